@@ -1,0 +1,182 @@
+"""``hermes-engine``: parse the command line, then run one command.
+
+Exit codes (engine.errors): 0 ok, 1 the input is invalid (or a call failed),
+2 usage error, 3 internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from engine.build.loader import ProjectLoader
+from engine.cli.reporters import REPORTERS
+from engine.definitions.formats import FORMATS
+from engine.engine import Engine
+from engine.errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, HermesError, UsageError, ValidationFailed
+from engine.schemas import SCHEMA_NAMES, load_schema
+from engine.source.project import builtin_pack_dir
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Cli(click.Group):
+    """Maps the engine's exceptions to exit codes; nothing reaches the user as a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except UsageError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(EXIT_USAGE)
+        except ValidationFailed as exc:
+            for problem in exc.problems:
+                click.echo(problem.format(), err=True)
+            click.echo(f"invalid: {len(exc.errors)} error(s); run `hermes-engine validate` for details", err=True)
+            ctx.exit(EXIT_INVALID)
+        except HermesError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(EXIT_INVALID)
+        except KeyboardInterrupt:
+            ctx.exit(130)
+        except Exception as exc:
+            click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo("this is a bug in hermes-engine; please report it with the command you ran", err=True)
+            if os.environ.get("HERMES_ENGINE_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(EXIT_INTERNAL)
+
+
+def _remember_root(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+    if value is not None:
+        ctx.find_root().ensure_object(dict)["root"] = value
+    return value
+
+
+def _remember_builtin(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.find_root().ensure_object(dict)["builtin"] = True
+    return value
+
+
+def root_options(func: F) -> F:
+    """--root and --builtin, accepted by the group and by every command."""
+    func = click.option(
+        "--builtin", is_flag=True, expose_value=False, callback=_remember_builtin, is_eager=True,
+        help="Use the builtin pack itself as the project.",
+    )(func)
+    return click.option(
+        "--root", type=click.Path(path_type=Path, file_okay=False), expose_value=False,
+        callback=_remember_root, is_eager=True,
+        help="Project root (default: the current directory).",
+    )(func)
+
+
+def project_root(ctx: click.Context) -> Path:
+    obj = ctx.find_root().ensure_object(dict)
+    if obj.get("builtin"):
+        return builtin_pack_dir()
+    root: Path | None = obj.get("root")
+    return root if root is not None else Path.cwd()
+
+
+def load_engine(ctx: click.Context) -> Engine:
+    return Engine.load(project_root(ctx))
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
+@root_options
+@click.version_option(package_name="hermes-engine", prog_name="hermes-engine")
+def cli() -> None:
+    """A declarative tool engine for LLM agents.
+
+    The project root (current directory, or --root PATH) holds manifests/,
+    toolsets/, policies/ and an optional hermes-engine.yaml.
+    """
+
+
+@cli.command()
+@root_options
+@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option("--strict", "strict", multiple=True, type=click.Choice(["openai"]),
+              help="Also report, as errors, what this provider's strict mode would reject.")
+@click.pass_context
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...]) -> None:
+    """Check every manifest; exit 0 when valid, 1 when not."""
+    result = ProjectLoader(project_root(ctx)).load(strict=strict)
+    click.echo(REPORTERS[fmt](result))
+    ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
+@cli.command("list")
+@root_options
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@click.option("--toolset", default=None, help="Only tools of this toolset (includes followed).")
+@click.pass_context
+def list_tools(ctx: click.Context, as_json: bool, toolset: str | None) -> None:
+    """List tools with their toolset, availability and source."""
+    engine = load_engine(ctx)
+    infos = engine.list_tools(toolset)
+    if as_json:
+        click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
+        return
+    width = max((len(i.name) for i in infos), default=4)
+    for info in infos:
+        state = "available" if info.available else f"unavailable: {info.reason}"
+        click.echo(f"{info.name:<{width}}  {info.toolset:<12} {state:<12}  {info.source}")
+
+
+@cli.command()
+@root_options
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="openai", show_default=True)
+@click.option("--enable", multiple=True, help="Offer only these toolsets (repeatable; default: the config's).")
+@click.option("--disable", multiple=True, help="Remove these toolsets (repeatable).")
+@click.pass_context
+def schema(ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple[str, ...]) -> None:
+    """Print the definitions of available tools as a JSON array."""
+    engine = load_engine(ctx)
+    definitions = engine.definitions(fmt, enabled=enable or None, disabled=disable or None)
+    click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
+
+
+@cli.command("json-schema")
+@root_options
+@click.argument("kind", required=False, type=click.Choice(list(SCHEMA_NAMES)))
+@click.option("--write", "write_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Write every schema as KIND.schema.json into this directory (for editors).")
+def json_schema(kind: str | None, write_dir: Path | None) -> None:
+    """Print the JSON Schema of a manifest kind (or write them all for an editor)."""
+    if write_dir is not None:
+        write_dir.mkdir(parents=True, exist_ok=True)
+        for name in SCHEMA_NAMES:
+            target = write_dir / f"{name}.schema.json"
+            target.write_text(json.dumps(load_schema(name), indent=2) + "\n", encoding="utf-8")
+            click.echo(str(target))
+        return
+    if kind is None:
+        raise UsageError(f"name a kind: {', '.join(SCHEMA_NAMES)} (or use --write DIR)")
+    click.echo(json.dumps(load_schema(kind), indent=2))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        code = cli.main(args=argv, prog_name="hermes-engine", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    sys.exit(code or 0)

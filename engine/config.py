@@ -1,0 +1,287 @@
+"""The project config, ``hermes-engine.yaml``: normalised with cerberus.
+
+Cerberus fills defaults and coerces the YAML 1.1 surprises (``mode: off`` is read
+by YAML as ``False``); its error tree is mapped back to file positions. The
+JSON Schema published for editors is derived from the same cerberus schema, so
+the two can never drift apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cerberus
+
+from engine.errors import Problem
+from engine.source.yamlfile import Document, is_yaml11_bool
+
+CONFIG_FILE = "hermes-engine.yaml"
+
+_MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+_DOTTED = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
+_TOOLSET = r"^([A-Za-z0-9_-]{1,64}|\*)$"
+
+
+def _off_word(value: Any) -> Any:
+    """YAML 1.1 reads a bare ``off`` as ``False``; the approval mode means the word."""
+    return "off" if value is False else value
+
+
+def _strings(regex: str | None = None, **extra: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": "string", "empty": False}
+    if regex:
+        item["regex"] = regex
+    return {"type": "list", "schema": item, **extra}
+
+
+def _hook_list(doc: str) -> dict[str, Any]:
+    return _strings(_DOTTED, default=[], meta={"description": doc})
+
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "handler_roots": _strings(_MODULE, default=["handlers"], meta={
+        "description": "Module prefixes manifests in this project may bind handlers and checks under. "
+        "The project root is importable for them.",
+    }),
+    "include_builtin": {"type": "boolean", "default": True, "meta": {
+        "description": "Whether the builtin pack's tools, toolsets and policies are part of this project.",
+    }},
+    "toolsets": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "enabled": {**_strings(_TOOLSET), "nullable": True, "default": None, "meta": {
+                "description": "Toolsets offered to the model; null means all.",
+            }},
+            "disabled": {**_strings(_TOOLSET), "default": [], "meta": {
+                "description": "Toolsets removed last, after enabled is resolved.",
+            }},
+        },
+    },
+    "workdir": {"type": "string", "empty": False, "nullable": True, "default": None, "meta": {
+        "description": "The working directory of file tools and the terminal (relative to the project root); "
+        "null means the directory the engine was started in.",
+    }},
+    "state_dir": {"type": "string", "empty": False, "default": ".hermes-engine", "meta": {
+        "description": "Where spilled results, todo/memory state, background process logs and the audit log live "
+        "(relative to the project root).",
+    }},
+    "check_ttl": {"type": "number", "min": 0, "default": 30, "meta": {
+        "description": "Seconds an availability check result is reused.",
+    }},
+    "max_result_size_chars": {"type": "integer", "min": 1, "default": 100_000, "meta": {
+        "description": "Project default cap on a result's length; longer results are spilled to a file.",
+    }},
+    "max_manifest_bytes": {"type": "integer", "min": 1, "default": 1024 * 1024},
+    "hook_timeout": {"type": "number", "min": 0, "default": 5},
+    "hooks": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "pre_tool_call": _hook_list("Called before a tool runs; may block, rewrite arguments or ask."),
+            "post_tool_call": _hook_list("Called after a tool ran, with its result."),
+            "transform_tool_result": _hook_list("May replace the text of a result."),
+        },
+    },
+    "approvals": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "mode": {"type": "string", "allowed": ["manual", "smart", "off"], "coerce": _off_word,
+                     "nullable": True, "default": None},
+            "timeout": {"type": "number", "min": 0, "nullable": True, "default": None},
+            "yolo": {"type": "boolean", "nullable": True, "default": None},
+            "judge": {"type": "string", "regex": _DOTTED, "nullable": True, "default": None},
+            "command_allowlist": _strings(default=[]),
+            "audit_log": {"type": "string", "empty": False, "nullable": True, "default": None},
+        },
+    },
+    "terminal": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "timeout": {"type": "number", "min": 0, "default": 180},
+            "max_timeout": {"type": "number", "min": 0, "default": 3600},
+            "cwd": {"type": "string", "empty": False, "nullable": True, "default": None},
+            "env_allowlist": _strings(r"^[A-Za-z_][A-Za-z0-9_]*$", default=[]),
+            "shell": {"type": "string", "empty": False, "default": "/bin/sh"},
+        },
+    },
+    "files": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "roots": _strings(default=[], meta={
+                "description": "Directories file tools may read and write besides the working directory.",
+            }),
+            "safe_root": {"type": "string", "empty": False, "nullable": True, "default": None, "meta": {
+                "description": "When set, every write must land under this directory.",
+            }},
+            "max_read_chars": {"type": "integer", "min": 1, "default": 200_000},
+        },
+    },
+    "web": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "timeout": {"type": "number", "min": 0, "default": 20},
+            "max_bytes": {"type": "integer", "min": 1, "default": 2_000_000},
+            "allow_private_networks": {"type": "boolean", "default": False},
+        },
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The normalised project config. ``data`` holds every key with its default filled."""
+
+    data: Mapping[str, Any]
+    root: Path
+    file: str | None = None  # display path of the config file, when there is one
+    fingerprint: str = field(default="")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, *path: str) -> Any:
+        value: Any = self.data
+        for key in path:
+            value = value[key]
+        return value
+
+    @property
+    def state_dir(self) -> Path:
+        return (self.root / str(self.data["state_dir"])).resolve()
+
+    def workdir(self, started_in: Path) -> Path:
+        configured = self.data.get("workdir")
+        return (self.root / configured).resolve() if configured else started_in
+
+
+class _Validator(cerberus.Validator):  # type: ignore[misc]
+    # The meta rule only carries editor documentation.
+    def _validate_meta(self, constraint: Any, field: Any, value: Any) -> None:
+        """{'type': 'dict'}"""
+
+
+def _flatten(errors: Mapping[Any, Any], path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    for key, items in errors.items():
+        for item in items:
+            if isinstance(item, Mapping):
+                yield from _flatten(item, (*path, key))
+            else:
+                yield (*path, key), str(item)
+
+
+def normalise(document: Document | None, root: Path, overrides: Mapping[str, Any] | None = None) -> tuple[Config, list[Problem]]:
+    """Validate and normalise the config document (``None``: no config file)."""
+    raw: Any = document.data if document is not None else {}
+    problems: list[Problem] = []
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        assert document is not None
+        problems.append(document.problem([], "config-invalid", "hermes-engine.yaml must be a mapping"))
+        raw = {}
+    if overrides:
+        raw = _deep_merge(raw, overrides)
+    validator = _Validator(CONFIG_SCHEMA)
+    if not validator.validate(raw):
+        for path, message in _flatten(validator.errors):
+            pointer = [p for p in path]
+            if document is None:
+                problems.append(Problem("<overrides>", 1, 1, "config-invalid", f"{'.'.join(map(str, path))}: {message}"))
+                continue
+            text = message
+            node = document.node_at(pointer)
+            if message == "unknown field":
+                node = document.node_at(pointer, key=True)
+                text = f"unknown field {path[-1]!r}"
+            elif is_yaml11_bool(node):
+                text = f"{message} ({node.value!r} is read as a boolean by YAML 1.1; quote it)"
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            problems.append(Problem(document.file, line, column, "config-invalid",
+                                    f"{'.'.join(map(str, path))}: {text}", "/" + "/".join(map(str, path))))
+        data = validator.normalized(raw) or {}
+        data = _fill_defaults(data)
+    else:
+        data = validator.document
+    fingerprint = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return Config(data, root, document.file if document else None, fingerprint), problems
+
+
+def _fill_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    # An invalid config still yields a usable shape so later checks can run.
+    fallback = _Validator(CONFIG_SCHEMA)
+    base = fallback.normalized({}) or {}
+    for key, value in base.items():
+        if key not in data or not isinstance(data[key], type(value)) and value is not None:
+            data[key] = value
+    return data
+
+
+def _deep_merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def default_config(root: Path) -> Config:
+    config, _ = normalise(None, root)
+    return config
+
+
+_CERBERUS_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
+                   "list": "array", "dict": "object"}
+
+
+def _to_json_schema(rule: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    kind = rule.get("type")
+    if kind:
+        json_type: Any = _CERBERUS_TYPES[kind]
+        out["type"] = [json_type, "null"] if rule.get("nullable") else json_type
+    if "allowed" in rule:
+        allowed = list(rule["allowed"])
+        if rule.get("coerce") is _off_word:
+            allowed.append(False)
+        out["enum"] = allowed + ([None] if rule.get("nullable") else [])
+        out.pop("type", None)
+    if "regex" in rule:
+        out["pattern"] = rule["regex"]
+    if rule.get("empty") is False and kind == "string":
+        out["minLength"] = 1
+    if "min" in rule:
+        out["minimum"] = rule["min"]
+    if "default" in rule and not callable(rule["default"]):
+        out["default"] = rule["default"]
+    if "meta" in rule and "description" in rule["meta"]:
+        out["description"] = rule["meta"]["description"]
+    if kind == "list" and "schema" in rule:
+        out["items"] = _to_json_schema(rule["schema"])
+    if kind == "dict" and "schema" in rule:
+        out["properties"] = {k: _to_json_schema(v) for k, v in rule["schema"].items()}
+        out["additionalProperties"] = False
+    return out
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``hermes-engine.yaml``, derived from the cerberus schema."""
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://hermes-engine.dev/schemas/config.schema.json",
+        "title": "hermes-engine project config (hermes-engine.yaml)",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {k: _to_json_schema(v) for k, v in CONFIG_SCHEMA.items()},
+    }

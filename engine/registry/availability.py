@@ -1,0 +1,74 @@
+"""Whether a tool can be offered right now: requires_env and check functions, TTL-cached."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.registry.specs import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    available: bool
+    reason: str | None = None
+
+
+AVAILABLE = Availability(True)
+
+
+class AvailabilityCache:
+    """Per-tool availability, reused for ``ttl`` seconds.
+
+    Tools without ``requires_env`` or a check are always available and never
+    cached. A check that raises makes its tool unavailable with the reason.
+    """
+
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl
+        self._clock = clock
+        self._entries: dict[str, tuple[float, Availability]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: ToolSpec) -> Availability:
+        if not spec.requires_env and spec.check is None:
+            return AVAILABLE
+        now = self._clock()
+        entry = self._entries.get(spec.name)
+        if entry is not None and entry[0] > now:
+            return entry[1]
+        result = evaluate(spec)
+        with self._lock:
+            self._entries[spec.name] = (now + self.ttl, result)
+        return result
+
+    def expires_at(self, spec: ToolSpec) -> float:
+        """When the cached answer for ``spec`` stops being valid (inf: never cached)."""
+        if not spec.requires_env and spec.check is None:
+            return float("inf")
+        entry = self._entries.get(spec.name)
+        return entry[0] if entry is not None else 0.0
+
+    def invalidate(self, name: str | None = None) -> None:
+        with self._lock:
+            if name is None:
+                self._entries.clear()
+            else:
+                self._entries.pop(name, None)
+
+
+def evaluate(spec: ToolSpec) -> Availability:
+    missing = [v for v in spec.requires_env if not os.environ.get(v)]
+    if missing:
+        return Availability(False, f"missing environment variable{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
+    if spec.check is not None:
+        try:
+            ok = spec.check.function()
+        except Exception as exc:
+            return Availability(False, f"check {spec.check.path} raised {type(exc).__name__}: {exc}")
+        if not ok:
+            return Availability(False, f"check {spec.check.path} returned {ok!r}")
+    return AVAILABLE

@@ -1,0 +1,120 @@
+"""Where manifests come from: the project root and the builtin pack.
+
+A *pack* is a directory holding ``manifests/``, ``toolsets/`` and ``policies/``
+plus the Python package its handlers live in. The builtin pack ships with the
+engine: at the top of a source checkout, under ``engine/_builtin`` in a wheel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import UsageError
+
+MANIFEST_DIRS = ("manifests", "toolsets", "policies")
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+CONFIG_NAMES = ("hermes-engine.yaml", "hermes-engine.yml")
+
+# The builtin pack's handlers are imported under this private name, so a user's
+# own package called ``handlers`` can never shadow them, nor be shadowed by them.
+BUILTIN_HANDLER_PACKAGE = "engine._pack_handlers"
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    name: str  # "builtin" or "project"
+    root: Path
+    handler_roots: tuple[str, ...]
+    # Manifest module prefix -> the name it is imported under.
+    module_alias: Mapping[str, str] = field(default_factory=dict)
+    display_prefix: str = ""
+
+    def display(self, path: Path) -> str:
+        return self.display_prefix + path.relative_to(self.root).as_posix()
+
+
+def builtin_pack_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent  # engine/
+    installed = here / "_builtin"
+    if (installed / "manifests").is_dir():
+        return installed
+    checkout = here.parent
+    if (checkout / "manifests").is_dir() and (checkout / "handlers").is_dir():
+        return checkout
+    raise UsageError(f"the builtin pack is missing: neither {installed} nor {checkout} holds manifests/")
+
+
+def builtin_pack() -> Pack:
+    return Pack(
+        name="builtin",
+        root=builtin_pack_dir(),
+        handler_roots=("handlers",),
+        module_alias={"handlers": BUILTIN_HANDLER_PACKAGE},
+        display_prefix="<builtin>/",
+    )
+
+
+def check_project_root(root: Path) -> Path:
+    """Resolve ``root`` and make sure it looks like a project.
+
+    Raises:
+        UsageError: the directory does not exist or holds none of the project folders.
+    """
+    resolved = root.expanduser().resolve()
+    if not resolved.is_dir():
+        raise UsageError(f"project root {root} is not a directory")
+    markers = [*MANIFEST_DIRS, *CONFIG_NAMES]
+    if not any((resolved / m).exists() for m in markers):
+        raise UsageError(
+            f"{resolved} is not a hermes-engine project: it has none of "
+            f"{', '.join(d + '/' for d in MANIFEST_DIRS)} or {CONFIG_NAMES[0]} (use --root PATH)"
+        )
+    return resolved
+
+
+def is_builtin_root(root: Path) -> bool:
+    try:
+        return root.resolve() == builtin_pack_dir().resolve()
+    except UsageError:
+        return False
+
+
+def is_ignored_name(name: str) -> bool:
+    """Editor temporaries and hidden files are never manifests."""
+    return (
+        name.startswith(".")
+        or name.endswith("~")
+        or name.endswith((".swp", ".swx", ".swo", ".tmp", ".part"))
+        or name == "4913"  # vim's write-permission probe
+    )
+
+
+def manifest_files(pack: Pack) -> list[Path]:
+    """Every manifest file of a pack, in a stable order."""
+    found: list[Path] = []
+    for folder in MANIFEST_DIRS:
+        base = pack.root / folder
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            rel = path.relative_to(base)
+            if any(is_ignored_name(part) for part in rel.parts):
+                continue
+            if path.suffix in MANIFEST_SUFFIXES and path.is_file():
+                found.append(path)
+    return sorted(found)
+
+
+def is_manifest_path(pack: Pack, path: Path) -> bool:
+    try:
+        rel = path.relative_to(pack.root)
+    except ValueError:
+        return False
+    return (
+        len(rel.parts) >= 2
+        and rel.parts[0] in MANIFEST_DIRS
+        and path.suffix in MANIFEST_SUFFIXES
+        and not any(is_ignored_name(p) for p in rel.parts)
+    )

@@ -1,0 +1,59 @@
+"""Shared fixtures. Each test runs with a clean import state for project handlers."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECTS = Path(__file__).resolve().parent / "projects"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_imports() -> Iterator[None]:
+    """Project handler packages are imported by name; forget them after each test."""
+    modules = set(sys.modules)
+    path = list(sys.path)
+    yield
+    for name in set(sys.modules) - modules:
+        if not name.startswith(("engine", "_pytest", "hypothesis", "openai", "anthropic", "pydantic", "httpx")):
+            del sys.modules[name]
+    sys.path[:] = path
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Callable[[str], Path]:
+    """Copy a fixture project (tests/projects/<name>) into a temp dir."""
+
+    def copy(name: str) -> Path:
+        target = tmp_path / Path(name).name
+        shutil.copytree(PROJECTS / name, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture
+def write_project(tmp_path: Path) -> Callable[..., Path]:
+    """Write a project from {relative path: text}; text is dedented."""
+
+    def write(files: dict[str, str], root: Path | None = None) -> Path:
+        base = root or tmp_path / "project"
+        for rel, text in files.items():
+            path = base / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return base
+
+    return write

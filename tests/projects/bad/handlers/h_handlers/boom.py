@@ -1,0 +1,1 @@
+raise RuntimeError("module failed at import")
