@@ -179,7 +179,9 @@ def _flatten(errors: Mapping[Any, Any], path: tuple[Any, ...] = ()) -> Iterator[
                 yield (*path, key), str(item)
 
 
-def normalise(document: Document | None, root: Path, overrides: Mapping[str, Any] | None = None) -> tuple[Config, list[Problem]]:
+def normalise(
+    document: Document | None, root: Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[Config, list[Problem]]:
     """Validate and normalise the config document (``None``: no config file)."""
     raw: Any = document.data if document is not None else {}
     problems: list[Problem] = []
@@ -196,7 +198,8 @@ def normalise(document: Document | None, root: Path, overrides: Mapping[str, Any
         for path, message in _flatten(validator.errors):
             pointer = [p for p in path]
             if document is None:
-                problems.append(Problem("<overrides>", 1, 1, "config-invalid", f"{'.'.join(map(str, path))}: {message}"))
+                dotted = ".".join(map(str, path))
+                problems.append(Problem("<overrides>", 1, 1, "config-invalid", f"{dotted}: {message}"))
                 continue
             text = message
             node = document.node_at(pointer)
@@ -221,7 +224,7 @@ def _fill_defaults(data: dict[str, Any]) -> dict[str, Any]:
     fallback = _Validator(CONFIG_SCHEMA)
     base = fallback.normalized({}) or {}
     for key, value in base.items():
-        if key not in data or not isinstance(data[key], type(value)) and value is not None:
+        if key not in data or (not isinstance(data[key], type(value)) and value is not None):
             data[key] = value
     return data
 

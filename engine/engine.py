@@ -7,20 +7,29 @@ never sees a half-built state and never waits for a writer.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from time import perf_counter
 from typing import Any
 
+from engine.build.binding import Bound, describe
 from engine.build.loader import LoadResult, ProjectLoader
 from engine.config import Config
 from engine.definitions.build import build_definitions, check_format
-from engine.errors import ValidationFailed
+from engine.dispatch import adapters
+from engine.dispatch.batch import BatchCall, run_batch
+from engine.dispatch.context import CallContext, SharedState
+from engine.dispatch.hooks import HookRunner, make_hook
+from engine.dispatch.pipeline import Dispatcher, Prepared
+from engine.dispatch.results import ToolResult, failure
+from engine.errors import ConfigurationError, ValidationFailed
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
-from engine.registry.specs import ToolSpec, ToolsetSpec
+from engine.registry.specs import ToolsetSpec, ToolSpec
 
 _DEFS_CACHE_LIMIT = 256
 
@@ -50,6 +59,12 @@ class Engine:
         self._availability = AvailabilityCache(float(result.snapshot.config["check_ttl"]))
         self._defs_cache: dict[tuple[Any, ...], tuple[float, list[dict[str, Any]]]] = {}
         self._reload_lock = threading.Lock()
+        self._started_in = Path.cwd()
+        self.shared = SharedState()
+        self._providers: dict[str, Bound] = {}
+        self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]))
+        self._hooks.set_config_hooks(result.snapshot.config_hooks)
+        self._dispatcher = Dispatcher(self)
 
     @classmethod
     def load(
@@ -173,3 +188,182 @@ class Engine:
 
     def _render(self, spec: ToolSpec, available: frozenset[str]) -> tuple[str, Mapping[str, Any]]:
         return spec.description, spec.parameters
+
+    # -- calls -------------------------------------------------------------------
+
+    def call(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        """Run one tool call. Failures come back as error results, never as exceptions.
+
+        Raises:
+            ConfigurationError: the engine itself is misconfigured (a bug to fix, not a bad call).
+        """
+        return self._dispatcher.call(name, args, session_id, task_id, tool_call_id)
+
+    async def acall(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        """:meth:`call` for async hosts: async handlers are awaited on the caller's loop,
+        sync handlers run in a worker thread so they never block it."""
+        return await self._dispatcher.acall(name, args, session_id, task_id, tool_call_id)
+
+    def handle_function_call(
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any] | None,
+        *,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> str:
+        """Take the model's raw arguments (JSON text or a dict); return what the model should see."""
+        return self._call_raw(BatchCall(name, arguments, tool_call_id), session_id, task_id).output
+
+    def _call_raw(self, call: BatchCall, session_id: str | None, task_id: str | None) -> ToolResult:
+        args, problem = adapters.parse_arguments(call.args)
+        if problem is not None:
+            now = perf_counter()
+            return failure("invalid_arguments", problem, recoverable=True, generation=self.generation,
+                           started=now, now=now, tool=call.name, tool_call_id=call.tool_call_id)
+        return self._dispatcher.call(call.name, args, session_id, task_id, call.tool_call_id)
+
+    def call_batch(
+        self,
+        calls: Iterable[Any],
+        *,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        max_workers: int = 8,
+    ) -> list[ToolResult]:
+        """Run several calls, concurrently where manifests allow; results in call order.
+
+        Each call is ``(name, args)``, ``(name, args, id)``, ``{"name", "arguments", "id"}``
+        or a :class:`BatchCall`; arguments may be JSON text.
+        """
+        snap = self._snapshot
+        return run_batch(snap, calls, snap.config.workdir(self._started_in),
+                         lambda c: self._call_raw(c, session_id, task_id), max_workers)
+
+    def openai_tool_messages(self, tool_calls: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
+        """OpenAI chat-completions ``tool_calls`` → ``{"role": "tool", ...}`` messages."""
+        return adapters.openai_tool_messages(tool_calls, lambda b: self.call_batch(b, session_id=session_id))
+
+    def anthropic_tool_results(self, content: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
+        """Anthropic ``tool_use`` blocks → ``tool_result`` blocks (``is_error`` on failures)."""
+        return adapters.anthropic_tool_results(content, lambda b: self.call_batch(b, session_id=session_id))
+
+    # -- providers and hooks -------------------------------------------------------
+
+    def register_provider(self, tool: str, function: Callable[..., Any]) -> None:
+        """Let the host answer an agent-loop tool (clarify, delegate_task, ...).
+
+        The provider is called like a handler: with the arguments as keywords (and
+        ``ctx`` if it declares it); sync or async.
+
+        Raises:
+            ConfigurationError: the tool does not exist or is not marked agent_loop.
+        """
+        spec = self._snapshot.tools.get(tool)
+        if spec is None:
+            raise ConfigurationError(f"cannot register a provider: unknown tool {tool!r}")
+        if not spec.agent_loop:
+            raise ConfigurationError(f"tool {tool!r} is not an agent-loop tool; only those take providers")
+        bound = describe(f"<provider for {tool}>", function)
+        properties = spec.parameters.get("properties") or {}
+        missing = [p for p in bound.required if p not in properties]
+        if missing:
+            raise ConfigurationError(f"provider for {tool!r} requires {missing}, which the tool does not declare")
+        self._providers[tool] = bound
+        self._snapshot.plans.clear()
+
+    def unregister_provider(self, tool: str) -> None:
+        self._providers.pop(tool, None)
+        self._snapshot.plans.clear()
+
+    def provider_for(self, tool: str) -> Bound | None:
+        return self._providers.get(tool)
+
+    def add_hook(self, point: str, function: Callable[..., Any], *, name: str | None = None) -> Callable[[], None]:
+        """Register a hook (pre_tool_call, post_tool_call, transform_tool_result); returns its remover.
+
+        Raises:
+            ConfigurationError: unknown point or an unusable callable.
+        """
+        return self._hooks.add(make_hook(point, function, name))
+
+    def hook(self, point: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form of :meth:`add_hook`."""
+
+        def register(function: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_hook(point, function)
+            return function
+
+        return register
+
+    # -- the policy seam -----------------------------------------------------------
+
+    def is_guarded(self, snap: Snapshot, tool: str) -> bool:
+        """Whether danger patterns or approval rules apply to ``tool``."""
+        return False
+
+    def gate(self, prepared: Prepared, asked: Sequence[str]) -> ToolResult | None:
+        """Decide a guarded call: None lets it run, a result refuses it."""
+        if not asked:
+            return None
+        pending = {"status": "pending_approval", "pattern_keys": ["hook"], "description": "; ".join(asked),
+                   "tool": prepared.plan.spec.name, "args": prepared.args}
+        return failure("pending_approval", f"approval required: {'; '.join(asked)}", recoverable=False,
+                       generation=prepared.generation, started=prepared.started, now=perf_counter(),
+                       tool=prepared.plan.spec.name, tool_call_id=prepared.tool_call_id, pending=pending)
+
+    # -- handler context -------------------------------------------------------------
+
+    @property
+    def state_dir(self) -> Path:
+        return self._snapshot.config.state_dir
+
+    @property
+    def workdir(self) -> Path:
+        return self._snapshot.config.workdir(self._started_in)
+
+    def context(self, tool: str, prepared: Prepared) -> CallContext:
+        snap = self._snapshot
+        return CallContext(
+            tool=tool,
+            session_id=prepared.session_id,
+            task_id=prepared.task_id,
+            tool_call_id=prepared.tool_call_id,
+            generation=prepared.generation,
+            config=snap.config,
+            root=snap.root,
+            workdir=snap.config.workdir(self._started_in),
+            state_dir=snap.config.state_dir,
+            shared=self.shared,
+        )
+
+    def close(self) -> None:
+        """Stop what the engine started (background processes, watchers)."""
+        for item in self.shared.values():
+            closer = getattr(item, "close", None)
+            if callable(closer):
+                with contextlib.suppress(Exception):
+                    closer()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

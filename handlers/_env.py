@@ -10,7 +10,9 @@ _SECRET_NAME = re.compile(
     r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PASS$|_PWD$|DSN$|API)",
     re.IGNORECASE,
 )
-_SAFE_NAMES = frozenset({"PWD", "OLDPWD", "XAUTHORITY", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KEYBOARD", "SESSION_MANAGER"})
+_SAFE_NAMES = frozenset(
+    {"PWD", "OLDPWD", "XAUTHORITY", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KEYBOARD", "SESSION_MANAGER"}
+)
 _SECRET_VALUE = re.compile(
     r"(^sk-[A-Za-z0-9_-]{16,}|^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|^github_pat_|^xox[abpr]-|^AKIA[0-9A-Z]{16}"
     r"|^AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY|://[^/\s:@]+:[^/\s@]+@)"

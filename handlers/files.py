@@ -268,7 +268,9 @@ def _python_grep(regex: re.Pattern[str], base: Path, include: str | None, limit:
     return hits
 
 
-def _ripgrep(rg: str, pattern: str, base: Path, include: str | None, ignore_case: bool, limit: int) -> list[tuple[str, int, str]]:
+def _ripgrep(
+    rg: str, pattern: str, base: Path, include: str | None, ignore_case: bool, limit: int
+) -> list[tuple[str, int, str]]:
     cmd = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename"]
     if ignore_case:
         cmd.append("--ignore-case")

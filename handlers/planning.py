@@ -26,7 +26,8 @@ def _load(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ToolFailure(f"the stored state at {path} is unreadable ({exc}); move it aside", recoverable=False) from None
+        message = f"the stored state at {path} is unreadable ({exc}); move it aside"
+        raise ToolFailure(message, recoverable=False) from None
 
 
 def _lock(path: Path) -> FileLock:

@@ -148,6 +148,29 @@ def schema(ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
+@cli.command()
+@root_options
+@click.argument("tool")
+@click.argument("args_json", required=False, default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole ToolResult as JSON.")
+@click.option("--session", "session_id", default=None, help="Session id (todo, memory and approvals are per session).")
+@click.pass_context
+def call(ctx: click.Context, tool: str, args_json: str | None, as_json: bool, session_id: str | None) -> None:
+    """Run TOOL with ARGS_JSON (a JSON object; - reads stdin) and print what the model would see.
+
+    Exit 0 when the call succeeded, 1 when the result is an error.
+    """
+    if args_json == "-":
+        args_json = sys.stdin.read()
+    with load_engine(ctx) as engine:
+        result = engine.call_batch([(tool, args_json)], session_id=session_id)[0]
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(result.output)
+    ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
 @cli.command("json-schema")
 @root_options
 @click.argument("kind", required=False, type=click.Choice(list(SCHEMA_NAMES)))

@@ -91,10 +91,9 @@ def lint_openai_strict(doc: Document) -> list[Problem]:
                     continue
                 nullable = isinstance(sub, dict) and ("null" in _types(sub) or any(
                     isinstance(b, dict) and "null" in _types(b) for b in sub.get("anyOf") or []))
-                advice = "add it to required" if nullable else "add it to required and make it nullable (type: [..., 'null'])"
-                out.append(doc.problem([*path, "properties", prop], "openai-strict",
-                                       f"tool {name!r}: strict mode needs every property required; {prop!r} is optional: {advice}",
-                                       key=True))
+                advice = "add it to required" + ("" if nullable else " and make it nullable (type: [..., 'null'])")
+                message = f"tool {name!r}: strict mode needs every property required; {prop!r} is optional: {advice}"
+                out.append(doc.problem([*path, "properties", prop], "openai-strict", message, key=True))
     return out
 
 

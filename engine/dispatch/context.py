@@ -35,7 +35,7 @@ class SharedState:
                 if item is None:
                     item = factory()
                     self._items[key] = item
-        return item  # type: ignore[no-any-return]
+        return item
 
     def values(self) -> list[Any]:
         return list(self._items.values())

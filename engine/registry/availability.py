@@ -63,7 +63,8 @@ class AvailabilityCache:
 def evaluate(spec: ToolSpec) -> Availability:
     missing = [v for v in spec.requires_env if not os.environ.get(v)]
     if missing:
-        return Availability(False, f"missing environment variable{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
+        plural = "s" if len(missing) > 1 else ""
+        return Availability(False, f"missing environment variable{plural}: {', '.join(missing)}")
     if spec.check is not None:
         try:
             ok = spec.check.function()

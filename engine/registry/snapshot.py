@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.errors import Problem, UsageError
-from engine.registry.specs import ManifestSpec, ToolSpec, ToolsetSpec
+from engine.registry.specs import ManifestSpec, ToolsetSpec, ToolSpec
 
 ALL_TOOLSETS = frozenset({"all", "*"})
 
@@ -32,6 +32,10 @@ class Snapshot:
     policy: Any = None
     # Rendering state for Jinja-templated definitions; see engine.templates.
     templates: Any = None
+    # Hooks named in the project config, bound at load: point -> functions.
+    config_hooks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    # Per-tool dispatch plans, filled lazily by the dispatcher for this generation.
+    plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def canonical_tool(self, name: str) -> str | None:
         if name in self.tools:

@@ -8,6 +8,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from engine.config import config_json_schema
+
 # Names on the command line (`hermes-engine json-schema NAME`) -> file stem.
 SCHEMA_NAMES = ("tool", "toolset", "danger-patterns", "approval-policy", "config")
 KIND_TO_SCHEMA = {
@@ -22,8 +24,6 @@ KIND_TO_SCHEMA = {
 def load_schema(name: str) -> dict[str, Any]:
     """The published schema called ``name`` (see :data:`SCHEMA_NAMES`)."""
     if name == "config":
-        from engine.config import config_json_schema
-
         return config_json_schema()
     text = resources.files(__package__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)

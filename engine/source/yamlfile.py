@@ -9,6 +9,7 @@ alias expansion bombs, recursive aliases, absurd nesting and foreign tags.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from engine.errors import Problem
 
 try:  # libyaml is part of every PyYAML wheel; the pure-Python parser is a slow fallback.
-    from yaml.cyaml import CParser as _Parser
+    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - exercised only without libyaml
     from yaml.composer import Composer
     from yaml.parser import Parser
@@ -52,7 +53,7 @@ _MAP = "tag:yaml.org,2002:map"
 
 # YAML 1.1 words PyYAML reads as booleans; used to explain a type error.
 YAML11_BOOL_WORDS = frozenset(
-    "yes Yes YES no No NO on On ON off Off OFF".split()
+    ["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"]
 )
 
 
@@ -77,7 +78,7 @@ class _Resolver(yaml.resolver.Resolver):
         return _SEQ if kind is SequenceNode else _MAP
 
 
-class _Loader(_Parser, _Resolver):  # type: ignore[misc, valid-type]
+class _Loader(_Parser, _Resolver):
     def __init__(self, stream: bytes) -> None:
         _Parser.__init__(self, stream)
         _Resolver.__init__(self)
@@ -297,7 +298,7 @@ class _Builder:
                 return None
             if tag == _FLOAT:
                 value = _SAFE.construct_yaml_float(node)
-                if value != value or value in (float("inf"), float("-inf")):
+                if not math.isfinite(value):
                     self._problem(node, path, "yaml-not-json", f"{node.value!r} is not a JSON number")
                 return value
             if tag == _TIMESTAMP:
@@ -396,7 +397,7 @@ def is_yaml11_bool(node: Node) -> bool:
     return (
         isinstance(node, ScalarNode)
         and node.tag == _BOOL
-        and node.style is None
+        and not node.style  # plain (unquoted): libyaml says '' and PyYAML None
         and node.value in YAML11_BOOL_WORDS
     )
 

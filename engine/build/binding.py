@@ -1,0 +1,240 @@
+"""Dotted paths in manifests → Python callables, under the allowed handler roots only.
+
+A manifest names ``package.module:function``. It may only name code the project
+allowed: the module must sit under one of the pack's handler roots, and the
+object found must be a function *defined* there (``handlers.x:run`` where
+``handlers/x.py`` did ``from subprocess import run`` is refused).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from difflib import get_close_matches
+from pathlib import Path
+from typing import Any
+
+from engine.source.project import BUILTIN_HANDLER_PACKAGE, Pack
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A resolved handler or check function and what its signature accepts."""
+
+    path: str  # as written in the manifest
+    function: Callable[..., Any]
+    is_async: bool
+    accepts_ctx: bool
+    params: frozenset[str]
+    required: frozenset[str]
+    var_kwargs: bool
+
+
+class BindError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _under(module: str, roots: tuple[str, ...]) -> bool:
+    return any(module == r or module.startswith(r + ".") for r in roots)
+
+
+def _location(module: Any) -> Path | None:
+    file = getattr(module, "__file__", None)
+    if file:
+        return Path(file).resolve()
+    paths = list(getattr(module, "__path__", []) or [])
+    return Path(paths[0]).resolve() if paths else None
+
+
+class Binder:
+    """Imports handler modules for packs and resolves dotted paths.
+
+    Imported modules are cached by ``sys.modules`` as usual; :meth:`reimport`
+    drops a pack's modules so a reload picks up edited handler files.
+    """
+
+    def __init__(self) -> None:
+        self._prepared: set[tuple[str, Path]] = set()
+
+    def prepare(self, pack: Pack) -> None:
+        if pack.name == "builtin":
+            # Cheap when installed; needed again after reimport() dropped it.
+            _install_builtin_package(pack.root / "handlers")
+            return
+        key = (pack.name, pack.root)
+        if key in self._prepared:
+            return
+        root = str(pack.root)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        self._prepared.add(key)
+
+    def import_name(self, module: str, pack: Pack) -> str:
+        for prefix, real in pack.module_alias.items():
+            if module == prefix or module.startswith(prefix + "."):
+                return real + module[len(prefix):]
+        return module
+
+    def allowed_roots(self, pack: Pack) -> tuple[str, ...]:
+        return tuple(self.import_name(r, pack) for r in pack.handler_roots)
+
+    def bind(self, dotted: str, pack: Pack) -> Bound:
+        """Resolve ``module:function`` for ``pack``.
+
+        Raises:
+            BindError: the path is not allowed, does not import or is not a function.
+        """
+        module_name, _, attr = dotted.partition(":")
+        if not _under(module_name, pack.handler_roots):
+            roots = ", ".join(pack.handler_roots) or "(none)"
+            raise BindError(
+                "handler-not-allowed",
+                f"outside the handler roots ({roots}); a manifest may only bind "
+                "functions under the project's handler_roots (see hermes-engine.yaml)",
+            )
+        if attr.startswith("__"):
+            raise BindError("handler-not-allowed", "dunder names cannot be bound")
+        self.prepare(pack)
+        real = self.import_name(module_name, pack)
+        module = self._import(real, module_name, pack)
+        try:
+            obj = getattr(module, attr)
+        except AttributeError:
+            names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
+            close = get_close_matches(attr, names, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise BindError("handler-not-found", f"module {module_name!r} has no attribute {attr!r}{hint}") from None
+        function = inspect.unwrap(obj) if callable(obj) else obj
+        if not (inspect.isfunction(function) or inspect.isbuiltin(function)) or not callable(obj):
+            raise BindError("handler-not-callable", f"not a function (it is {type(obj).__name__})")
+        defined_in = getattr(function, "__module__", None) or ""
+        if not _under(defined_in, self.allowed_roots(pack)):
+            raise BindError(
+                "handler-not-allowed",
+                f"it is {defined_in}.{getattr(function, '__qualname__', attr)}, defined outside "
+                "the handler roots; bind a function defined in your handler package instead",
+            )
+        return describe(dotted, obj)
+
+    def _import(self, real: str, written: str, pack: Pack) -> Any:
+        top = real.split(".", 1)[0]
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as exc:
+            if exc.name and (real == exc.name or real.startswith(exc.name + ".")):
+                raise BindError("handler-import-failed", f"no module named {written!r}") from None
+            raise BindError("handler-import-failed", f"importing {written!r} failed: {_summary(exc)}") from None
+        except SyntaxError as exc:
+            where = f"{Path(exc.filename or '?').name}:{exc.lineno}" if exc.lineno else ""
+            raise BindError("handler-import-failed", f"importing {written!r} failed: SyntaxError at {where}: {exc.msg}") from None
+        except BaseException as exc:  # a handler module runs arbitrary code when imported
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise BindError("handler-import-failed", f"importing {written!r} failed: {_summary(exc)}") from None
+        if pack.name != "builtin":
+            self._check_shadowing(top, pack)
+        return module
+
+    def _check_shadowing(self, top: str, pack: Pack) -> None:
+        own = [pack.root / top, pack.root / f"{top}.py"]
+        if not any(p.exists() for p in own):
+            return  # an installed package the config allowed explicitly
+        location = _location(sys.modules.get(top))
+        if location is None or not location.is_relative_to(pack.root):
+            raise BindError(
+                "handler-shadowed",
+                f"module {top!r} is already imported from {location}, not from this project's "
+                f"{top}/; another package with the same name was loaded first in this process "
+                "(rename your handler package and its handler_roots entry)",
+            )
+
+    def reimport(self, pack: Pack, files: set[Path] | None = None) -> list[str]:
+        """Forget a pack's handler modules (all, or those loaded from ``files``)."""
+        roots = self.allowed_roots(pack)
+        dropped: list[str] = []
+        for name, module in list(sys.modules.items()):
+            if not _under(name, roots):
+                continue
+            location = _location(module)
+            if files is None or (location is not None and location in files):
+                del sys.modules[name]
+                dropped.append(name)
+        if files is not None and dropped:
+            # Parents cache their submodules as attributes; a changed leaf must be
+            # re-executed, so its parents are dropped too.
+            for name in list(sys.modules):
+                if _under(name, roots) and any(d.startswith(name + ".") for d in dropped):
+                    del sys.modules[name]
+                    dropped.append(name)
+        importlib.invalidate_caches()
+        return dropped
+
+
+def _summary(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def describe(dotted: str, obj: Callable[..., Any]) -> Bound:
+    """What a callable accepts, as the dispatcher needs to know it."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError) as exc:
+        raise BindError("handler-not-callable", f"cannot read its signature ({exc})") from None
+    params: set[str] = set()
+    required: set[str] = set()
+    var_kwargs = False
+    for p in signature.parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            var_kwargs = True
+        elif p.kind is p.VAR_POSITIONAL:
+            continue
+        elif p.kind is p.POSITIONAL_ONLY:
+            if p.default is p.empty:
+                raise BindError(
+                    "handler-signature",
+                    f"positional-only parameter {p.name!r} cannot receive a named argument",
+                )
+        else:
+            params.add(p.name)
+            if p.default is p.empty:
+                required.add(p.name)
+    is_async = inspect.iscoroutinefunction(inspect.unwrap(obj))
+    return Bound(
+        path=dotted,
+        function=obj,
+        is_async=is_async,
+        accepts_ctx="ctx" in params,
+        params=frozenset(params - {"ctx"}),
+        required=frozenset(required - {"ctx"}),
+        var_kwargs=var_kwargs,
+    )
+
+
+def _install_builtin_package(directory: Path) -> None:
+    """Make ``engine._pack_handlers`` the builtin handlers package, wherever it lives."""
+    existing = sys.modules.get(BUILTIN_HANDLER_PACKAGE)
+    if existing is not None:
+        return
+    init = directory / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        BUILTIN_HANDLER_PACKAGE, init, submodule_search_locations=[str(directory)]
+    )
+    if spec is None or spec.loader is None:  # pragma: no cover - the pack ships __init__.py
+        raise BindError("handler-import-failed", f"cannot load the builtin handlers from {directory}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[BUILTIN_HANDLER_PACKAGE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[BUILTIN_HANDLER_PACKAGE]
+        raise

@@ -1,0 +1,433 @@
+"""The load pipeline: files → documents → checked → linked → bound → Snapshot.
+
+Parsing and per-document checks are cached per file (by stat), so a reload
+re-reads only what changed; everything that spans documents is recomputed.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from engine import config as config_mod
+from engine.build.binding import BindError, Binder, Bound
+from engine.build.link import Linked, check_enabled_names, link
+from engine.build.structure import check_parameters, check_structure, document_kind
+from engine.config import Config
+from engine.definitions.lint import STRICT_LINTS, lint_gemini
+from engine.errors import Problem, UsageError
+from engine.registry.snapshot import Snapshot
+from engine.registry.specs import Annotations, ManifestSpec, Source, ToolSpec, ToolsetSpec
+from engine.source.project import (
+    CONFIG_NAMES,
+    Pack,
+    builtin_pack,
+    check_project_root,
+    is_builtin_root,
+    manifest_files,
+)
+from engine.source.yamlfile import Document, ParsedFile, parse_file
+
+POLICY_KINDS = ("DangerPatterns", "ApprovalPolicy")
+
+
+@dataclass(slots=True)
+class _Checked:
+    """A document with the checks that depend on it alone."""
+
+    doc: Document
+    kind: str | None
+    problems: list[Problem]
+    validator: Any = None
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind is not None and not any(p.severity == "error" for p in self.problems)
+
+
+@dataclass(slots=True)
+class _FileEntry:
+    stat: tuple[int, int, int]
+    parsed: ParsedFile
+    checked: list[_Checked]
+
+
+@dataclass(slots=True)
+class LoadResult:
+    """What a load found. ``snapshot`` is ``None`` when there are errors."""
+
+    snapshot: Snapshot | None
+    problems: list[Problem]
+    counts: dict[str, int]
+    documents: dict[str, Document] = field(default_factory=dict)  # tool name -> its document
+    files: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.snapshot is not None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class ProjectLoader:
+    """Loads one project (plus the builtin pack) into snapshots, reusing unchanged files."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        include_builtin: bool | None = None,
+        config_overrides: Mapping[str, Any] | None = None,
+        binder: Binder | None = None,
+    ) -> None:
+        self.root = check_project_root(Path(root))
+        self.include_builtin = include_builtin
+        self.config_overrides = dict(config_overrides or {})
+        self.binder = binder or Binder()
+        self._files: dict[Path, _FileEntry] = {}
+        self.is_builtin_project = is_builtin_root(self.root)
+
+    # -- files -------------------------------------------------------------------
+
+    def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
+        key = _stat_key(path) or (0, 0, 0)
+        cached = self._files.get(path)
+        if cached is not None and cached.stat == key and not force:
+            return cached
+        parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
+        checked = [self._check(doc) for doc in parsed.documents]
+        entry = _FileEntry(key, parsed, checked)
+        self._files[path] = entry
+        return entry
+
+    @staticmethod
+    def _check(doc: Document) -> _Checked:
+        kind, problem = document_kind(doc)
+        if problem is not None:
+            return _Checked(doc, None, [problem])
+        assert kind is not None
+        problems = check_structure(doc, kind)
+        validator = None
+        warnings: list[Problem] = []
+        if kind == "Tool" and not problems:
+            validator, problems = check_parameters(doc)
+            if not problems:
+                warnings = lint_gemini(doc)
+        return _Checked(doc, kind, problems, validator, warnings)
+
+    def _config(self, force: set[Path]) -> tuple[Config, Document | None, list[Problem]]:
+        problems: list[Problem] = []
+        path = self.root / CONFIG_NAMES[0]
+        other = self.root / CONFIG_NAMES[1]
+        if other.exists():
+            problems.append(Problem(CONFIG_NAMES[1], 1, 1, "config-misnamed",
+                                    f"the config file must be called {CONFIG_NAMES[0]}; {CONFIG_NAMES[1]} is not read"))
+        doc: Document | None = None
+        if path.exists():
+            entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
+            problems.extend(entry.parsed.problems)
+            docs = entry.parsed.documents
+            if len(docs) > 1:
+                problems.append(docs[1].problem([], "config-invalid", f"{CONFIG_NAMES[0]} must hold a single document"))
+            doc = docs[0] if docs else None
+            if entry.parsed.problems and doc is None:
+                config = config_mod.default_config(self.root)
+                return config, None, problems
+        config, config_problems = config_mod.normalise(doc, self.root, self.config_overrides or None)
+        problems.extend(config_problems)
+        return config, doc, problems
+
+    def packs(self, config: Config) -> list[Pack]:
+        if self.is_builtin_project:
+            pack = builtin_pack()
+            return [Pack("builtin", self.root, pack.handler_roots, pack.module_alias, "")]
+        include = config["include_builtin"] if self.include_builtin is None else self.include_builtin
+        project = Pack("project", self.root, tuple(config["handler_roots"]))
+        return [builtin_pack(), project] if include else [project]
+
+    # -- the pipeline ------------------------------------------------------------
+
+    def load(
+        self,
+        generation: int = 1,
+        *,
+        changed: Iterable[Path] = (),
+        strict: Sequence[str] = (),
+    ) -> LoadResult:
+        """Load the project. Never raises for bad manifests: they become problems.
+
+        Raises:
+            UsageError: the root stopped being a project, or an unknown strict target.
+        """
+        for target in strict:
+            if target not in STRICT_LINTS:
+                raise UsageError(f"unknown --strict target {target!r} (known: {', '.join(STRICT_LINTS)})")
+        # The cyclic GC finds nothing to free while thousands of small containers are
+        # being built, but its passes over them cost about a third of a cold load.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._load(generation, {Path(p).resolve() for p in changed}, strict)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _load(self, generation: int, force: set[Path], strict: Sequence[str]) -> LoadResult:
+        config, config_doc, problems = self._config(force)
+        packs = self.packs(config)
+        max_bytes = int(config["max_manifest_bytes"])
+
+        seen: set[Path] = set()
+        checked: list[tuple[_Checked, Pack]] = []
+        for pack in packs:
+            for path in manifest_files(pack):
+                seen.add(path)
+                entry = self._entry(path, pack.display(path), pack.name, max_bytes, path in force)
+                problems.extend(entry.parsed.problems)
+                checked.extend((c, pack) for c in entry.checked)
+        config_path = self.root / CONFIG_NAMES[0]
+        for path in list(self._files):
+            if path not in seen and path != config_path:
+                del self._files[path]
+
+        tool_docs: list[Document] = []
+        toolset_docs: list[Document] = []
+        policy_docs: list[Document] = []
+        broken_tools: set[str] = set()
+        broken_toolsets: set[str] = set()
+        validators: dict[int, Any] = {}
+        pack_of: dict[int, Pack] = {}
+        warnings: list[Problem] = []
+        for item, pack in checked:
+            problems.extend(item.problems)
+            doc = item.doc
+            if not item.ok:
+                name = doc.data.get("name") if isinstance(doc.data, dict) else None
+                if isinstance(name, str):
+                    (broken_tools if item.kind == "Tool" else broken_toolsets).add(name)
+                continue
+            pack_of[id(doc)] = pack
+            if item.kind == "Tool":
+                tool_docs.append(doc)
+                validators[id(doc)] = item.validator
+                if pack.name == "project" or self.is_builtin_project:
+                    warnings.extend(item.warnings)
+            elif item.kind == "Toolset":
+                toolset_docs.append(doc)
+            else:
+                policy_docs.append(doc)
+
+        linked = link(tool_docs, toolset_docs, broken_tools, broken_toolsets)
+        problems.extend(linked.problems)
+        problems.extend(check_enabled_names(config_doc, dict(config.data), linked, broken_toolsets))
+
+        tools: dict[str, ToolSpec] = {}
+        tool_validators: dict[str, Any] = {}
+        for name, doc in linked.tools.items():
+            spec, spec_problems = self._tool_spec(doc, pack_of[id(doc)])
+            problems.extend(spec_problems)
+            if spec is not None:
+                tools[name] = spec
+                tool_validators[name] = validators[id(doc)]
+        for target in strict:
+            for doc in linked.tools.values():
+                problems.extend(STRICT_LINTS[target](doc))
+
+        toolsets = self._toolsets(linked, pack_of)
+        manifests = tuple(
+            ManifestSpec(d.data["kind"], str(d.data.get("name") or Path(d.file).stem), MappingProxyType(d.data),
+                         Source(d.file, d.line, d.column), d.pack)
+            for d in policy_docs
+        )
+        policy, policy_problems = self._policy(policy_docs, tools, config, pack_of)
+        problems.extend(policy_problems)
+        config_hooks, hook_problems = self._config_hooks(config, config_doc, packs[-1])
+        problems.extend(hook_problems)
+
+        all_problems = sorted(problems + warnings)
+        counts = {
+            "tools": len(tools),
+            "toolsets": len(toolsets),
+            "patterns": _count_patterns(policy_docs),
+        }
+        errors = [p for p in all_problems if p.severity == "error"]
+        snapshot = None
+        if not errors:
+            snapshot = Snapshot(
+                generation=generation,
+                root=self.root,
+                config=config,
+                tools=MappingProxyType(tools),
+                toolsets=MappingProxyType(toolsets),
+                tool_aliases=MappingProxyType(dict(linked.tool_aliases)),
+                toolset_aliases=MappingProxyType(dict(linked.toolset_aliases)),
+                manifests=manifests,
+                warnings=tuple(p for p in all_problems if p.severity == "warning"),
+                validators=MappingProxyType(tool_validators),
+                policy=policy,
+                config_hooks=MappingProxyType(config_hooks),
+            )
+        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen))
+
+    # -- specs -------------------------------------------------------------------
+
+    def _bind(self, doc: Document, field_name: str, pack: Pack) -> tuple[Bound | None, Problem | None]:
+        dotted = doc.data.get(field_name)
+        if dotted is None:
+            return None, None
+        try:
+            return self.binder.bind(dotted, pack), None
+        except BindError as exc:
+            what = "check" if field_name == "check" else "handler"
+            return None, doc.problem([field_name], exc.code, f"{what} {dotted!r}: {exc.message}")
+
+    def _tool_spec(self, doc: Document, pack: Pack) -> tuple[ToolSpec | None, list[Problem]]:
+        data = doc.data
+        problems: list[Problem] = []
+        handler, problem = self._bind(doc, "handler", pack)
+        if problem:
+            problems.append(problem)
+        check, problem = self._bind(doc, "check", pack)
+        if problem:
+            problems.append(problem)
+        if "handler" not in data and not data.get("agent_loop"):
+            problems.append(doc.problem([], "handler-missing",
+                                        f"tool {data['name']!r} needs handler: (or agent_loop: true when the host provides it)"))
+        params = data["parameters"]
+        properties = params.get("properties") or {}
+        required = set(params.get("required") or [])
+        if "ctx" in properties:
+            problems.append(doc.problem(["parameters", "properties", "ctx"], "handler-signature",
+                                        "'ctx' is reserved for the call context; rename the argument", key=True))
+        if handler is not None:
+            problems.extend(_signature_problems(doc, handler, properties, required))
+        if check is not None and (check.is_async or check.required or check.accepts_ctx):
+            problems.append(doc.problem(["check"], "handler-signature",
+                                        f"check {check.path!r}: must be a synchronous function taking no arguments"))
+        for i, arg in enumerate(data.get("path_arguments") or []):
+            if arg not in properties:
+                problems.append(doc.problem(["path_arguments", i], "argument-unknown", f"{arg!r} is not an argument of this tool"))
+        for old, new in (data.get("argument_aliases") or {}).items():
+            if new not in properties:
+                problems.append(doc.problem(["argument_aliases", old], "argument-unknown", f"{new!r} is not an argument of this tool"))
+            if old in properties:
+                problems.append(doc.problem(["argument_aliases", old], "alias-conflict",
+                                            f"{old!r} is a current argument name, it cannot also be an alias", key=True))
+        if problems:
+            return None, problems
+        ann = data.get("annotations") or {}
+        spec = ToolSpec(
+            name=data["name"],
+            toolset=data["toolset"],
+            description=data["description"],
+            parameters=params,
+            source=Source(doc.file, doc.line, doc.column),
+            pack=pack.name,
+            emoji=data.get("emoji"),
+            handler_path=data.get("handler"),
+            check_path=data.get("check"),
+            requires_env=tuple(data.get("requires_env") or ()),
+            max_result_size_chars=data.get("max_result_size_chars"),
+            timeout=data.get("timeout"),
+            override=bool(data.get("override", False)),
+            annotations=Annotations(**{k: ann.get(k) for k in ("title", "read_only", "destructive", "idempotent", "open_world")}),
+            tags=tuple(data.get("tags") or ()),
+            aliases=tuple(data.get("aliases") or ()),
+            argument_aliases=MappingProxyType(dict(data.get("argument_aliases") or {})),
+            parallel_safe=bool(data.get("parallel_safe", False)),
+            path_arguments=tuple(data.get("path_arguments") or ()),
+            agent_loop=bool(data.get("agent_loop", False)),
+            template_env=tuple(data.get("template_env") or ()),
+            overrides=MappingProxyType(dict(data.get("overrides") or {})),
+            handler=handler,
+            check=check,
+        )
+        return spec, []
+
+    @staticmethod
+    def _toolsets(linked: Linked, pack_of: dict[int, Pack]) -> dict[str, ToolsetSpec]:
+        out: dict[str, ToolsetSpec] = {}
+        for name, doc in linked.toolsets.items():
+            data = doc.data
+            out[name] = ToolsetSpec(
+                name=name,
+                description=data["description"],
+                source=Source(doc.file, doc.line, doc.column),
+                pack=pack_of[id(doc)].name,
+                tools=tuple(data.get("tools") or ()),
+                includes=tuple(data.get("includes") or ()),
+                aliases=tuple(data.get("aliases") or ()),
+                members=linked.members.get(name, frozenset()),
+            )
+        return out
+
+    def _config_hooks(
+        self, config: Config, config_doc: Document | None, pack: Pack
+    ) -> tuple[dict[str, tuple[Bound, ...]], list[Problem]]:
+        """Bind the hooks named in the config, under the project's handler roots."""
+        problems: list[Problem] = []
+        out: dict[str, tuple[Bound, ...]] = {}
+        for point, paths in (config.get("hooks") or {}).items():
+            bound: list[Bound] = []
+            for i, dotted in enumerate(paths or ()):
+                try:
+                    bound.append(self.binder.bind(dotted, pack))
+                except BindError as exc:
+                    message = f"hook {dotted!r}: {exc.message}"
+                    if config_doc is None:
+                        problems.append(Problem("<config>", 1, 1, exc.code, message))
+                    else:
+                        problems.append(config_doc.problem(["hooks", point, i], exc.code, message))
+            out[point] = tuple(bound)
+        return out, problems
+
+    def _policy(
+        self, docs: list[Document], tools: dict[str, ToolSpec], config: Config, pack_of: dict[int, Pack]
+    ) -> tuple[Any, list[Problem]]:
+        return None, []
+
+
+def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:
+    problems: list[Problem] = []
+    for param in sorted(bound.required):
+        if param not in required:
+            where = ["parameters", "properties", param] if param in properties else ["handler"]
+            problems.append(doc.problem(
+                where, "handler-signature",
+                f"{bound.path} requires argument {param!r} but the schema "
+                + ("does not require it" if param in properties else "does not declare it")
+                + "; give the parameter a default or list it in required",
+                key=param in properties,
+            ))
+    if not bound.var_kwargs:
+        for prop in properties:
+            if prop not in bound.params and prop != "ctx":
+                problems.append(doc.problem(
+                    ["parameters", "properties", prop], "handler-signature",
+                    f"argument {prop!r} is not a parameter of {bound.path}", key=True,
+                ))
+    return problems
+
+
+def _count_patterns(docs: list[Document]) -> int:
+    return sum(len(d.data.get("patterns") or []) for d in docs if d.data.get("kind") == "DangerPatterns")
+

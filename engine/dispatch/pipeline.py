@@ -1,0 +1,346 @@
+"""One call, in order: lookup → availability → aliases → coercion → validation →
+pre hooks → policy → invocation → result contract → post/transform hooks → size cap.
+
+Two channels: whatever goes wrong *inside* a handler becomes an error result the
+model can read; a bug in the engine or its configuration is raised to the host.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from difflib import get_close_matches
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from engine.build.binding import Bound
+from engine.dispatch.coercion import coerce_arguments
+from engine.dispatch.context import ToolFailure
+from engine.dispatch.hooks import AskApproval, Block, HookTimeout, ModifyArgs, interpret_pre
+from engine.dispatch.invoke import CallTimeout, run_async, run_coroutine, run_sync
+from engine.dispatch.results import ResultMetadata, ToolResult, failure
+from engine.dispatch.shape import BadResult, shape, spill
+from engine.registry.snapshot import Snapshot
+from engine.registry.specs import ToolSpec
+
+if TYPE_CHECKING:
+    from engine.engine import Engine
+
+log = logging.getLogger("hermes_engine.dispatch")
+
+_BUG_EXCEPTIONS = (AttributeError, NameError, AssertionError, ImportError, NotImplementedError, SyntaxError)
+
+
+@dataclass(slots=True)
+class Plan:
+    """Everything per-tool the hot path needs, computed once per generation."""
+
+    spec: ToolSpec
+    validator: Any
+    properties: Mapping[str, Any]
+    function: Callable[..., Any] | None
+    is_async: bool
+    accepts_ctx: bool
+    accepted: frozenset[str] | None  # handler parameters, when undeclared arguments must be dropped
+    cap: int
+    timeout: float | None
+    guarded: bool  # danger patterns or approval rules apply to this tool
+
+
+@dataclass(slots=True)
+class Prepared:
+    plan: Plan
+    args: dict[str, Any]
+    started: float
+    session_id: str | None
+    task_id: str | None
+    tool_call_id: str | None
+    generation: int
+
+
+class Dispatcher:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- plans -------------------------------------------------------------------
+
+    def plan(self, snap: Snapshot, name: str) -> Plan | None:
+        plan: Plan | None = snap.plans.get(name)
+        if plan is not None:
+            return plan
+        canonical = snap.canonical_tool(name)
+        if canonical is None:
+            return None
+        plan = snap.plans.get(canonical) or self._build_plan(snap, snap.tools[canonical])
+        snap.plans[canonical] = plan
+        return plan
+
+    def _build_plan(self, snap: Snapshot, spec: ToolSpec) -> Plan:
+        bound: Bound | None = self.engine.provider_for(spec.name) or spec.handler
+        params = spec.parameters
+        properties: Mapping[str, Any] = params.get("properties") or {}
+        closed = params.get("additionalProperties") is False
+        accepted = None
+        if bound is not None and not bound.var_kwargs and not closed:
+            accepted = bound.params
+        guarded = self.engine.is_guarded(snap, spec.name)
+        cap = spec.max_result_size_chars or int(snap.config["max_result_size_chars"])
+        return Plan(
+            spec=spec,
+            validator=snap.validators[spec.name],
+            properties=properties,
+            function=bound.function if bound else None,
+            is_async=bound.is_async if bound else False,
+            accepts_ctx=bound.accepts_ctx if bound else False,
+            accepted=accepted,
+            cap=cap,
+            timeout=spec.timeout,
+            guarded=guarded,
+        )
+
+    # -- the pipeline ------------------------------------------------------------
+
+    def prepare(
+        self,
+        name: str,
+        args: Any,
+        session_id: str | None,
+        task_id: str | None,
+        tool_call_id: str | None,
+    ) -> Prepared | ToolResult:
+        started = perf_counter()
+        snap = self.engine._snapshot
+        plan = self.plan(snap, name)
+        if plan is None:
+            return self._unknown(snap, name, started, tool_call_id)
+        spec = plan.spec
+        if spec.requires_env or spec.check is not None:
+            avail = self.engine._availability.get(spec)
+            if not avail.available:
+                return failure("unavailable", f"tool {spec.name!r} is unavailable: {avail.reason}",
+                               recoverable=False, generation=snap.generation, started=started,
+                               now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+        if args is None:
+            args = {}
+        elif type(args) is not dict:
+            if not isinstance(args, Mapping):
+                return failure("invalid_arguments",
+                               f"arguments must be a JSON object, not {type(args).__name__}",
+                               recoverable=True, generation=snap.generation, started=started,
+                               now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+            args = dict(args)
+        if spec.argument_aliases:
+            args = _rename(args, spec.argument_aliases)
+        if not plan.validator.is_valid(args):
+            args = coerce_arguments(args, plan.properties)
+            problem = self._invalid(plan, args)
+            if problem is not None:
+                return failure("invalid_arguments", problem, recoverable=True, generation=snap.generation,
+                               started=started, now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+        prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap.generation)
+        hooks = self.engine._hooks
+        asked: list[str] = []
+        if hooks.get("pre_tool_call"):
+            outcome = self._pre_hooks(prepared, asked)
+            if outcome is not None:
+                return outcome
+        if plan.guarded or asked:
+            refused = self.engine.gate(prepared, asked)
+            if refused is not None:
+                return refused
+        if plan.function is None:
+            return failure(
+                "host_required",
+                f"tool {spec.name!r} is handled by the agent host, and the host registered no provider "
+                f"for it (Engine.register_provider({spec.name!r}, fn))",
+                recoverable=False, generation=snap.generation, started=started, now=perf_counter(),
+                tool=spec.name, tool_call_id=tool_call_id,
+            )
+        return prepared
+
+    def kwargs(self, prepared: Prepared) -> dict[str, Any]:
+        plan = prepared.plan
+        args = prepared.args
+        if plan.accepted is not None:
+            args = {k: v for k, v in args.items() if k in plan.accepted}
+        elif plan.accepts_ctx:
+            args = dict(args)
+        if plan.accepts_ctx:
+            args["ctx"] = self.engine.context(plan.spec.name, prepared)
+        return args
+
+    def call(
+        self,
+        name: str,
+        args: Any = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
+        if prepared.__class__ is not Prepared:
+            return prepared  # type: ignore[return-value]
+        assert isinstance(prepared, Prepared)
+        plan = prepared.plan
+        kwargs = self.kwargs(prepared) if (plan.accepts_ctx or plan.accepted is not None) else prepared.args
+        try:
+            if plan.is_async:
+                value = run_coroutine(plan.function(**kwargs), plan.timeout)  # type: ignore[misc]
+            elif plan.timeout:
+                value = run_sync(plan.function, kwargs, plan.timeout)  # type: ignore[arg-type]
+            else:
+                value = plan.function(**kwargs)  # type: ignore[misc]
+        except Exception as exc:
+            return self._handler_failed(prepared, exc)
+        return self.finish(prepared, value)
+
+    async def acall(
+        self,
+        name: str,
+        args: Any = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
+        if not isinstance(prepared, Prepared):
+            return prepared
+        plan = prepared.plan
+        try:
+            value = await run_async(plan.function, self.kwargs(prepared), plan.is_async, plan.timeout)  # type: ignore[arg-type]
+        except Exception as exc:
+            return self._handler_failed(prepared, exc)
+        return self.finish(prepared, value)
+
+    def finish(self, prepared: Prepared, value: Any) -> ToolResult:
+        plan = prepared.plan
+        try:
+            output, content = shape(value)
+        except BadResult as exc:
+            return self._fail(prepared, "bad_result", str(exc), recoverable=False)
+        hooks = self.engine._hooks
+        meta = ResultMetadata(0.0, prepared.generation, tool=plan.spec.name, tool_call_id=prepared.tool_call_id)
+        result = ToolResult(True, output, None, meta, content)
+        if hooks.get("post_tool_call") or hooks.get("transform_tool_result"):
+            self._post_hooks(prepared, result)
+        if len(result.output) > plan.cap:
+            result.output, meta.spilled_to = spill(
+                result.output, plan.cap, self.engine.state_dir, plan.spec.name
+            )
+            meta.truncated = True
+        meta.duration_ms = round((perf_counter() - prepared.started) * 1000, 3)
+        return result
+
+    # -- failures ----------------------------------------------------------------
+
+    def _fail(self, prepared: Prepared, kind: str, message: str, *, recoverable: bool,
+              pending: dict[str, Any] | None = None) -> ToolResult:
+        return failure(kind, message, recoverable=recoverable, generation=prepared.generation,
+                       started=prepared.started, now=perf_counter(), tool=prepared.plan.spec.name,
+                       tool_call_id=prepared.tool_call_id, pending=pending)
+
+    def _handler_failed(self, prepared: Prepared, exc: Exception) -> ToolResult:
+        name = prepared.plan.spec.name
+        if isinstance(exc, ToolFailure):
+            return self._fail(prepared, exc.type, exc.message, recoverable=exc.recoverable)
+        if isinstance(exc, CallTimeout):
+            return self._fail(prepared, "timeout", f"tool {name!r} timed out: {exc}", recoverable=True)
+        log.info("handler of %s raised", name, exc_info=exc)
+        text = str(exc)
+        message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return self._fail(prepared, "handler_error", message, recoverable=not isinstance(exc, _BUG_EXCEPTIONS))
+
+    def _unknown(self, snap: Snapshot, name: str, started: float, tool_call_id: str | None) -> ToolResult:
+        known = [*snap.tools, *snap.tool_aliases]
+        close = get_close_matches(str(name), known, n=3, cutoff=0.5)
+        if close:
+            hint = f"; did you mean {', '.join(close)}?"
+        else:
+            names = sorted(snap.tools)
+            hint = f"; available tools: {', '.join(names[:30])}{' …' if len(names) > 30 else ''}"
+        return failure("unknown_tool", f"unknown tool {name!r}{hint}", recoverable=True,
+                       generation=snap.generation, started=started, now=perf_counter(),
+                       tool_call_id=tool_call_id)
+
+    @staticmethod
+    def _invalid(plan: Plan, args: dict[str, Any]) -> str | None:
+        if plan.validator.is_valid(args):
+            return None
+        lines = []
+        for error in plan.validator.iter_errors(args):
+            pointer = "/" + "/".join(str(p) for p in error.instance_path)
+            lines.append(f"{pointer}: {error.message.splitlines()[0]}")
+        return "invalid arguments for {}:\n{}".format(plan.spec.name, "\n".join(sorted(set(lines))))
+
+    # -- hooks -------------------------------------------------------------------
+
+    def _hook_kwargs(self, prepared: Prepared, **extra: Any) -> dict[str, Any]:
+        return {
+            "tool": prepared.plan.spec.name,
+            "args": prepared.args,
+            "session_id": prepared.session_id,
+            "task_id": prepared.task_id,
+            "tool_call_id": prepared.tool_call_id,
+            "generation": prepared.generation,
+            "spec": prepared.plan.spec,
+            **extra,
+        }
+
+    def _pre_hooks(self, prepared: Prepared, asked: list[str]) -> ToolResult | None:
+        runner = self.engine._hooks
+        for hook in runner.get("pre_tool_call"):
+            try:
+                outcome = interpret_pre(runner.invoke(hook, self._hook_kwargs(prepared)))
+            except HookTimeout as exc:
+                return self._fail(prepared, "blocked", f"blocked: {exc}", recoverable=False)
+            except Exception as exc:
+                log.info("pre_tool_call hook %s raised", hook.name, exc_info=exc)
+                return self._fail(prepared, "blocked",
+                                  f"blocked: pre_tool_call hook {hook.name} failed ({type(exc).__name__}: {exc})",
+                                  recoverable=False)
+            if isinstance(outcome, Block):
+                return self._fail(prepared, "blocked", outcome.message, recoverable=False)
+            if isinstance(outcome, ModifyArgs):
+                args = dict(outcome.args)
+                problem = self._invalid(prepared.plan, args)
+                if problem is not None:
+                    return self._fail(prepared, "blocked",
+                                      f"pre_tool_call hook {hook.name} produced {problem}", recoverable=False)
+                prepared.args = args
+            elif isinstance(outcome, AskApproval):
+                asked.append(outcome.reason)
+        return None
+
+    def _post_hooks(self, prepared: Prepared, result: ToolResult) -> None:
+        runner = self.engine._hooks
+        for hook in runner.get("post_tool_call"):
+            try:
+                runner.invoke(hook, self._hook_kwargs(prepared, result=result))
+            except Exception as exc:
+                log.warning("post_tool_call hook %s failed: %s", hook.name, exc)
+        for hook in runner.get("transform_tool_result"):
+            try:
+                replaced = runner.invoke(hook, self._hook_kwargs(prepared, result=result, output=result.output))
+            except Exception as exc:
+                log.warning("transform_tool_result hook %s failed: %s", hook.name, exc)
+                continue
+            if isinstance(replaced, str):
+                result.output = replaced
+            elif replaced is not None:
+                log.warning("transform_tool_result hook %s returned %s, not str; ignored",
+                            hook.name, type(replaced).__name__)
+
+
+def _rename(args: dict[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
+    if not any(k in args for k in aliases):
+        return args
+    out = {}
+    for key, value in args.items():
+        target = aliases.get(key)
+        if target is not None and target not in args:
+            out[target] = value
+        else:
+            out[key] = value
+    return out
+
