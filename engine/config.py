@@ -44,39 +44,77 @@ def _hook_list(doc: str) -> dict[str, Any]:
 
 
 CONFIG_SCHEMA: dict[str, Any] = {
-    "handler_roots": _strings(_MODULE, default=["handlers"], meta={
-        "description": "Module prefixes manifests in this project may bind handlers and checks under. "
-        "The project root is importable for them.",
-    }),
-    "include_builtin": {"type": "boolean", "default": True, "meta": {
-        "description": "Whether the builtin pack's tools, toolsets and policies are part of this project.",
-    }},
+    "handler_roots": _strings(
+        _MODULE,
+        default=["handlers"],
+        meta={
+            "description": "Module prefixes manifests in this project may bind handlers and checks under. "
+            "The project root is importable for them.",
+        },
+    ),
+    "include_builtin": {
+        "type": "boolean",
+        "default": True,
+        "meta": {
+            "description": "Whether the builtin pack's tools, toolsets and policies are part of this project.",
+        },
+    },
     "toolsets": {
         "type": "dict",
         "default": {},
         "schema": {
-            "enabled": {**_strings(_TOOLSET), "nullable": True, "default": None, "meta": {
-                "description": "Toolsets offered to the model; null means all.",
-            }},
-            "disabled": {**_strings(_TOOLSET), "default": [], "meta": {
-                "description": "Toolsets removed last, after enabled is resolved.",
-            }},
+            "enabled": {
+                **_strings(_TOOLSET),
+                "nullable": True,
+                "default": None,
+                "meta": {
+                    "description": "Toolsets offered to the model; null means all.",
+                },
+            },
+            "disabled": {
+                **_strings(_TOOLSET),
+                "default": [],
+                "meta": {
+                    "description": "Toolsets removed last, after enabled is resolved.",
+                },
+            },
         },
     },
-    "workdir": {"type": "string", "empty": False, "nullable": True, "default": None, "meta": {
-        "description": "The working directory of file tools and the terminal (relative to the project root); "
-        "null means the directory the engine was started in.",
-    }},
-    "state_dir": {"type": "string", "empty": False, "default": ".hermes-engine", "meta": {
-        "description": "Where spilled results, todo/memory state, background process logs and the audit log live "
-        "(relative to the project root).",
-    }},
-    "check_ttl": {"type": "number", "min": 0, "default": 30, "meta": {
-        "description": "Seconds an availability check result is reused.",
-    }},
-    "max_result_size_chars": {"type": "integer", "min": 1, "default": 100_000, "meta": {
-        "description": "Project default cap on a result's length; longer results are spilled to a file.",
-    }},
+    "workdir": {
+        "type": "string",
+        "empty": False,
+        "nullable": True,
+        "default": None,
+        "meta": {
+            "description": "The working directory of file tools and the terminal (relative to the project root); "
+            "null means the directory the engine was started in.",
+        },
+    },
+    "state_dir": {
+        "type": "string",
+        "empty": False,
+        "default": ".hermes-engine",
+        "meta": {
+            "description": "Where spilled results, todo/memory state, background process logs and the audit log live "
+            "(relative to the project root).",
+        },
+    },
+    "check_ttl": {
+        "type": "number",
+        "min": 0,
+        "default": 30,
+        "meta": {
+            "description": "Seconds an availability check result is reused.",
+        },
+    },
+    "max_result_size_chars": {
+        "type": "integer",
+        "min": 1,
+        "default": 100_000,
+        "meta": {
+            "description": "Project default cap on a result's length; longer results are spilled to a file.",
+        },
+    },
     "max_manifest_bytes": {"type": "integer", "min": 1, "default": 1024 * 1024},
     "hook_timeout": {"type": "number", "min": 0, "default": 5},
     "hooks": {
@@ -92,8 +130,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "type": "dict",
         "default": {},
         "schema": {
-            "mode": {"type": "string", "allowed": ["manual", "smart", "off"], "coerce": _off_word,
-                     "nullable": True, "default": None},
+            "mode": {
+                "type": "string",
+                "allowed": ["manual", "smart", "off"],
+                "coerce": _off_word,
+                "nullable": True,
+                "default": None,
+            },
             "timeout": {"type": "number", "min": 0, "nullable": True, "default": None},
             "yolo": {"type": "boolean", "nullable": True, "default": None},
             "judge": {"type": "string", "regex": _DOTTED, "nullable": True, "default": None},
@@ -116,12 +159,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "type": "dict",
         "default": {},
         "schema": {
-            "roots": _strings(default=[], meta={
-                "description": "Directories file tools may read and write besides the working directory.",
-            }),
-            "safe_root": {"type": "string", "empty": False, "nullable": True, "default": None, "meta": {
-                "description": "When set, every write must land under this directory.",
-            }},
+            "roots": _strings(
+                default=[],
+                meta={
+                    "description": "Directories file tools may read and write besides the working directory.",
+                },
+            ),
+            "safe_root": {
+                "type": "string",
+                "empty": False,
+                "nullable": True,
+                "default": None,
+                "meta": {
+                    "description": "When set, every write must land under this directory.",
+                },
+            },
             "max_read_chars": {"type": "integer", "min": 1, "default": 200_000},
         },
     },
@@ -209,8 +261,16 @@ def normalise(
             elif is_yaml11_bool(node):
                 text = f"{message} ({node.value!r} is read as a boolean by YAML 1.1; quote it)"
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
-            problems.append(Problem(document.file, line, column, "config-invalid",
-                                    f"{'.'.join(map(str, path))}: {text}", "/" + "/".join(map(str, path))))
+            problems.append(
+                Problem(
+                    document.file,
+                    line,
+                    column,
+                    "config-invalid",
+                    f"{'.'.join(map(str, path))}: {text}",
+                    "/" + "/".join(map(str, path)),
+                )
+            )
         data = validator.normalized(raw) or {}
         data = _fill_defaults(data)
     else:
@@ -244,8 +304,14 @@ def default_config(root: Path) -> Config:
     return config
 
 
-_CERBERUS_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
-                   "list": "array", "dict": "object"}
+_CERBERUS_TYPES = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "list": "array",
+    "dict": "object",
+}
 
 
 def _to_json_schema(rule: Mapping[str, Any]) -> dict[str, Any]:

@@ -43,8 +43,13 @@ class ToolInfo:
     source: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "toolset": self.toolset, "available": self.available,
-                "reason": self.reason, "source": self.source}
+        return {
+            "name": self.name,
+            "toolset": self.toolset,
+            "available": self.available,
+            "reason": self.reason,
+            "source": self.source,
+        }
 
 
 class Engine:
@@ -236,8 +241,16 @@ class Engine:
         args, problem = adapters.parse_arguments(call.args)
         if problem is not None:
             now = perf_counter()
-            return failure("invalid_arguments", problem, recoverable=True, generation=self.generation,
-                           started=now, now=now, tool=call.name, tool_call_id=call.tool_call_id)
+            return failure(
+                "invalid_arguments",
+                problem,
+                recoverable=True,
+                generation=self.generation,
+                started=now,
+                now=now,
+                tool=call.name,
+                tool_call_id=call.tool_call_id,
+            )
         return self._dispatcher.call(call.name, args, session_id, task_id, call.tool_call_id)
 
     def call_batch(
@@ -254,8 +267,13 @@ class Engine:
         or a :class:`BatchCall`; arguments may be JSON text.
         """
         snap = self._snapshot
-        return run_batch(snap, calls, snap.config.workdir(self._started_in),
-                         lambda c: self._call_raw(c, session_id, task_id), max_workers)
+        return run_batch(
+            snap,
+            calls,
+            snap.config.workdir(self._started_in),
+            lambda c: self._call_raw(c, session_id, task_id),
+            max_workers,
+        )
 
     def openai_tool_messages(self, tool_calls: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
         """OpenAI chat-completions ``tool_calls`` → ``{"role": "tool", ...}`` messages."""
@@ -323,11 +341,24 @@ class Engine:
         """Decide a guarded call: None lets it run, a result refuses it."""
         if not asked:
             return None
-        pending = {"status": "pending_approval", "pattern_keys": ["hook"], "description": "; ".join(asked),
-                   "tool": prepared.plan.spec.name, "args": prepared.args}
-        return failure("pending_approval", f"approval required: {'; '.join(asked)}", recoverable=False,
-                       generation=prepared.generation, started=prepared.started, now=perf_counter(),
-                       tool=prepared.plan.spec.name, tool_call_id=prepared.tool_call_id, pending=pending)
+        pending = {
+            "status": "pending_approval",
+            "pattern_keys": ["hook"],
+            "description": "; ".join(asked),
+            "tool": prepared.plan.spec.name,
+            "args": prepared.args,
+        }
+        return failure(
+            "pending_approval",
+            f"approval required: {'; '.join(asked)}",
+            recoverable=False,
+            generation=prepared.generation,
+            started=prepared.started,
+            now=perf_counter(),
+            tool=prepared.plan.spec.name,
+            tool_call_id=prepared.tool_call_id,
+            pending=pending,
+        )
 
     # -- handler context -------------------------------------------------------------
 

@@ -10,8 +10,20 @@ from engine.dispatch.context import CallContext, ToolFailure
 
 # Where a model must never write, wherever the working directory is.
 _HOME_CREDENTIALS = (
-    ".ssh", ".aws", ".gnupg", ".kube", ".docker/config.json", ".netrc", ".git-credentials",
-    ".config/gh", ".config/gcloud", ".azure", ".pgpass", ".pypirc", ".npmrc", ".hermes",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".config/gcloud",
+    ".azure",
+    ".pgpass",
+    ".pypirc",
+    ".npmrc",
+    ".hermes",
 )
 _SYSTEM_CREDENTIALS = ("/etc/passwd", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh")
 _SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "credentials")

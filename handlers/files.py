@@ -17,8 +17,22 @@ from ._paths import display, resolve
 
 _SNIFF = 8192
 _MAX_LINE = 2000
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
-              ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".hermes-engine"}
+_SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    "dist",
+    "build",
+    ".hermes-engine",
+}
 
 
 def _is_binary(head: bytes) -> bool:
@@ -190,7 +204,7 @@ def _find_hunk(lines: list[str], old: list[str], hint: int, floor: int) -> int |
     size = len(old)
     for delta in range(len(lines) + 1):
         for at in (hint + delta, hint - delta):
-            if floor <= at <= len(lines) - size and stripped[at:at + size] == old:
+            if floor <= at <= len(lines) - size and stripped[at : at + size] == old:
                 return at
     return None
 
@@ -218,7 +232,8 @@ def search_files(
         rg = shutil.which("rg")
         raw = (
             _ripgrep(rg, pattern, base, include, ignore_case, max_results + 1)
-            if rg else _python_grep(regex, base, include, max_results + 1)
+            if rg
+            else _python_grep(regex, base, include, max_results + 1)
         )
         lines = [f"{display(ctx, Path(p))}:{n}:{text[:_MAX_LINE]}" for p, n, text in raw]
     if not lines:
@@ -271,7 +286,9 @@ def _python_grep(regex: re.Pattern[str], base: Path, include: str | None, limit:
 def _ripgrep(
     rg: str, pattern: str, base: Path, include: str | None, ignore_case: bool, limit: int
 ) -> list[tuple[str, int, str]]:
-    cmd = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename"]
+    cmd = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename", "--sort", "path"]
+    for skipped in sorted(_SKIP_DIRS):
+        cmd += ["--glob", f"!{skipped}/"]
     if ignore_case:
         cmd.append("--ignore-case")
     if include:

@@ -45,9 +45,11 @@ def _read_output(path: Path) -> str:
         handle.seek(size - half)
         tail = handle.read()
     skipped = size - 2 * half
-    return (head.decode("utf-8", errors="replace")
-            + f"\n[... {skipped} bytes of output omitted ...]\n"
-            + tail.decode("utf-8", errors="replace"))
+    return (
+        head.decode("utf-8", errors="replace")
+        + f"\n[... {skipped} bytes of output omitted ...]\n"
+        + tail.decode("utf-8", errors="replace")
+    )
 
 
 def terminal(
@@ -68,8 +70,17 @@ def terminal(
     timed_out = False
     with open(out_path, "wb") as sink:
         proc = _shell(ctx)(
-            "-c", command, _bg=True, _bg_exc=False, _new_session=True, _out=sink, _err_to_out=True,
-            _ok_code=range(256), _in="", _cwd=str(run_dir), _env=env,
+            "-c",
+            command,
+            _bg=True,
+            _bg_exc=False,
+            _new_session=True,
+            _out=sink,
+            _err_to_out=True,
+            _ok_code=range(256),
+            _in="",
+            _cwd=str(run_dir),
+            _env=env,
         )
         try:
             proc.wait(timeout=limit)
@@ -89,7 +100,7 @@ def terminal(
             "output": output,
             "timed_out": True,
             "message": f"command timed out after {limit:g}s and was stopped; "
-                       "use a longer timeout or background: true for long jobs",
+            "use a longer timeout or background: true for long jobs",
         }
     code = proc.exit_code
     result: dict[str, Any] = {"exit_code": code, "output": output}
@@ -147,8 +158,17 @@ class ProcessManager:
         stdin: queue.Queue[Any] = queue.Queue()
         sink = open(log, "wb")  # noqa: SIM115 - owned by the process until it exits
         proc = shell(
-            "-c", command, _bg=True, _bg_exc=False, _new_session=True, _out=sink, _err_to_out=True,
-            _ok_code=range(256), _in=stdin, _cwd=str(cwd), _env=env,
+            "-c",
+            command,
+            _bg=True,
+            _bg_exc=False,
+            _new_session=True,
+            _out=sink,
+            _err_to_out=True,
+            _ok_code=range(256),
+            _in=stdin,
+            _cwd=str(cwd),
+            _env=env,
             _done=lambda *_: sink.close(),
         )
         with self._lock:
@@ -212,8 +232,10 @@ def process(
     if action == "log":
         return manager.tail(proc, lines) or "(no output yet)"
     if action == "wait":
-        return {**manager.wait(proc, min(timeout, float(ctx.config.get("terminal", "max_timeout")))),
-                "tail": manager.tail(proc, 20)}
+        return {
+            **manager.wait(proc, min(timeout, float(ctx.config.get("terminal", "max_timeout")))),
+            "tail": manager.tail(proc, 20),
+        }
     if action == "kill":
         return manager.kill(proc)
     if action == "write":

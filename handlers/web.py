@@ -17,8 +17,29 @@ from engine.dispatch.context import CallContext, ToolFailure
 
 _USER_AGENT = "hermes-engine/0.1 (+web_extract)"
 _SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "iframe"}
-_BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
-               "header", "footer", "pre", "blockquote", "table", "ul", "ol", "hr"}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "br",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "pre",
+    "blockquote",
+    "table",
+    "ul",
+    "ol",
+    "hr",
+}
 
 
 class _TextExtractor(HTMLParser):
@@ -79,8 +100,14 @@ def _check_host(url: str, allow_private: bool) -> None:
         raise ToolFailure(f"cannot resolve {parsed.hostname!r}: {exc.strerror}") from None
     for info in infos:
         address = ipaddress.ip_address(info[4][0])
-        if address.is_private or address.is_loopback or address.is_link_local or address.is_reserved \
-                or address.is_multicast or address.is_unspecified:
+        if (
+            address.is_private
+            or address.is_loopback
+            or address.is_link_local
+            or address.is_reserved
+            or address.is_multicast
+            or address.is_unspecified
+        ):
             raise ToolFailure(
                 f"refusing to fetch {url!r}: {parsed.hostname} is a private or local address ({address})",
                 recoverable=False,
@@ -106,6 +133,7 @@ def _fetch(url: str, timeout: float, max_bytes: int, allow_private: bool) -> tup
             content_type = response.headers.get("Content-Type", "")
             final_url = response.geturl()
     except urllib.error.HTTPError as exc:
+        exc.close()
         raise ToolFailure(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
@@ -151,13 +179,18 @@ def web_search(query: str, ctx: CallContext, limit: int = 5) -> dict[str, Any]:
         raise ToolFailure("TAVILY_API_KEY is not set", recoverable=False)
     base = os.environ.get("TAVILY_BASE_URL", "https://api.tavily.com").rstrip("/")
     payload = json.dumps({"api_key": key, "query": query, "max_results": limit}).encode()
-    request = urllib.request.Request(f"{base}/search", data=payload, method="POST",
-                                     headers={"Content-Type": "application/json", "User-Agent": _USER_AGENT})
+    request = urllib.request.Request(
+        f"{base}/search",
+        data=payload,
+        method="POST",
+        headers={"Content-Type": "application/json", "User-Agent": _USER_AGENT},
+    )
     timeout = float(ctx.config.get("web", "timeout"))
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             data = json.loads(response.read(int(ctx.config.get("web", "max_bytes"))))
     except urllib.error.HTTPError as exc:
+        exc.close()
         raise ToolFailure(f"search provider answered HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
         raise ToolFailure(f"search provider unreachable or invalid answer: {getattr(exc, 'reason', exc)}") from None

@@ -37,8 +37,6 @@ def test_bad_project_text_report_is_one_located_line_per_error(case: str, runner
     result = runner.invoke(cli, ["validate", "--root", str(root)])
     assert result.exit_code == 1
     lines = [line for line in result.stdout.splitlines() if ": error[" in line]
-    assert [line.split(": error[")[0] for line in lines] == [
-        f"{e['file']}:{e['line']}:{e['column']}" for e in expected
-    ]
+    assert [line.split(": error[")[0] for line in lines] == [f"{e['file']}:{e['line']}:{e['column']}" for e in expected]
     assert result.stdout.splitlines()[-1].startswith("invalid:")
     assert "Traceback" not in result.output

@@ -48,8 +48,9 @@ def test_validate_github_format_emits_one_annotation_per_error(runner: CliRunner
 def test_a_directory_that_is_not_a_project_is_a_usage_error_for_every_command(
     command: list[str], runner: CliRunner, tmp_path: Path
 ) -> None:
-    result = runner.invoke(cli, [*command, "--root", str(tmp_path)] if command[0] != "call" else
-                           ["--root", str(tmp_path), *command])
+    result = runner.invoke(
+        cli, [*command, "--root", str(tmp_path)] if command[0] != "call" else ["--root", str(tmp_path), *command]
+    )
     assert result.exit_code == 2
     assert "not a hermes-engine project" in result.stderr
     assert "Traceback" not in result.output
@@ -76,8 +77,13 @@ def test_list_json_reports_availability_and_source(runner: CliRunner, monkeypatc
     result = runner.invoke(cli, ["list", "--json", "--root", str(BASIC)])
     assert result.exit_code == 0
     rows = {row["name"]: row for row in json.loads(result.stdout)}
-    assert rows["echo"] == {"name": "echo", "toolset": "text", "available": True, "reason": None,
-                            "source": "manifests/tools.yaml:1"}
+    assert rows["echo"] == {
+        "name": "echo",
+        "toolset": "text",
+        "available": True,
+        "reason": None,
+        "source": "manifests/tools.yaml:1",
+    }
     assert rows["flagged"]["available"] is False
     assert rows["flagged"]["reason"] == "check basic_handlers.tools:has_flag returned False"
 
@@ -93,8 +99,16 @@ def test_list_on_an_invalid_project_exits_one_with_located_errors(runner: CliRun
     assert "manifests/t.yaml:2:7: error[invalid-name]" in result.stderr
 
 
-@pytest.mark.parametrize("fmt,key", [("openai", "function"), ("openai-responses", "name"),
-                                     ("anthropic", "input_schema"), ("gemini", "parameters"), ("mcp", "inputSchema")])
+@pytest.mark.parametrize(
+    "fmt,key",
+    [
+        ("openai", "function"),
+        ("openai-responses", "name"),
+        ("anthropic", "input_schema"),
+        ("gemini", "parameters"),
+        ("mcp", "inputSchema"),
+    ],
+)
 def test_schema_prints_a_json_array_of_available_tools(
     fmt: str, key: str, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -107,8 +121,9 @@ def test_schema_prints_a_json_array_of_available_tools(
 
 
 def test_schema_enable_and_disable(runner: CliRunner) -> None:
-    result = runner.invoke(cli, ["schema", "--format", "anthropic", "--enable", "everything",
-                                 "--disable", "math", "--root", str(BASIC)])
+    result = runner.invoke(
+        cli, ["schema", "--format", "anthropic", "--enable", "everything", "--disable", "math", "--root", str(BASIC)]
+    )
     assert [d["name"] for d in json.loads(result.stdout)] == ["aecho", "echo"]
     result = runner.invoke(cli, ["schema", "--enable", "nope", "--root", str(BASIC)])
     assert result.exit_code == 2
@@ -124,8 +139,12 @@ def test_json_schema_prints_a_valid_draft7_schema(name: str, runner: CliRunner) 
 
 
 def test_published_schemas_accept_every_builtin_manifest() -> None:
-    by_kind = {"Tool": "tool", "Toolset": "toolset", "DangerPatterns": "danger-patterns",
-               "ApprovalPolicy": "approval-policy"}
+    by_kind = {
+        "Tool": "tool",
+        "Toolset": "toolset",
+        "DangerPatterns": "danger-patterns",
+        "ApprovalPolicy": "approval-policy",
+    }
     checked = 0
     for folder in ("manifests", "toolsets", "policies"):
         for path in sorted((REPO / folder).glob("*.yaml")):
@@ -145,11 +164,12 @@ def test_json_schema_write_creates_files_for_editors(runner: CliRunner, tmp_path
 def test_strict_openai_reports_each_rejected_node_located(
     runner: CliRunner, write_project: Callable[..., Path]
 ) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [strict_h]\n",
-        "strict_h/__init__.py": "def f(a: str, b: str = '') -> str:\n    return a\n",
-        "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-        "manifests/m.yaml": """
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [strict_h]\n",
+            "strict_h/__init__.py": "def f(a: str, b: str = '') -> str:\n    return a\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": """
             kind: Tool
             name: f
             toolset: t
@@ -162,7 +182,8 @@ def test_strict_openai_reports_each_rejected_node_located(
                 b: {type: string}
               required: [a]
         """,
-    })
+        }
+    )
     assert runner.invoke(cli, ["validate", "--root", str(root)]).exit_code == 0
     result = runner.invoke(cli, ["validate", "--root", str(root), "--strict", "openai", "--format", "json"])
     assert result.exit_code == 1
@@ -176,10 +197,12 @@ def test_strict_openai_reports_each_rejected_node_located(
 def test_yaml11_boolean_in_a_string_field_gets_a_quoting_hint(
     runner: CliRunner, write_project: Callable[..., Path]
 ) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "include_builtin: false\n",
-        "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: no\n",
-    })
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: no\n",
+        }
+    )
     result = runner.invoke(cli, ["validate", "--root", str(root), "--format", "json"])
     [error] = json.loads(result.stdout)["errors"]
     assert (error["code"], error["line"], error["column"]) == ("wrong-type", 3, 14)
@@ -187,7 +210,9 @@ def test_yaml11_boolean_in_a_string_field_gets_a_quoting_hint(
 
 
 def test_approval_mode_off_is_read_as_the_word(runner: CliRunner, write_project: Callable[..., Path]) -> None:
-    root = write_project({"hermes-engine.yaml": "include_builtin: false\napprovals:\n  mode: off\n", "manifests/.keep": ""})
+    root = write_project(
+        {"hermes-engine.yaml": "include_builtin: false\napprovals:\n  mode: off\n", "manifests/.keep": ""}
+    )
     result = runner.invoke(cli, ["validate", "--root", str(root)])
     assert result.exit_code == 0, result.output
 
@@ -199,12 +224,14 @@ def test_hermes_engine_yml_is_reported_not_ignored(runner: CliRunner, write_proj
 
 
 def test_editor_temp_files_are_not_manifests(runner: CliRunner, write_project: Callable[..., Path]) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "include_builtin: false\n",
-        "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-        "toolsets/.t.yaml.swp": "garbage: [",
-        "toolsets/t.yaml~": "garbage: [",
-        "toolsets/.#t.yaml": "garbage: [",
-        "toolsets/4913": "garbage: [",
-    })
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "toolsets/.t.yaml.swp": "garbage: [",
+            "toolsets/t.yaml~": "garbage: [",
+            "toolsets/.#t.yaml": "garbage: [",
+            "toolsets/4913": "garbage: [",
+        }
+    )
     assert runner.invoke(cli, ["validate", "--root", str(root)]).exit_code == 0

@@ -18,8 +18,21 @@ from tests.conftest import REPO
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out), str(REPO)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     [built] = out.glob("hermes_engine-*.whl")
     return built
@@ -27,28 +40,60 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_ships_the_builtin_pack_inside_the_package(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for required in ("engine/py.typed", "engine/schemas/tool.schema.json", "engine/_builtin/manifests/file.yaml",
-                     "engine/_builtin/toolsets/core.yaml", "engine/_builtin/handlers/files.py",
-                     "engine/_builtin/handlers/__init__.py"):
+    for required in (
+        "engine/py.typed",
+        "engine/schemas/tool.schema.json",
+        "engine/_builtin/manifests/file.yaml",
+        "engine/_builtin/toolsets/core.yaml",
+        "engine/_builtin/handlers/files.py",
+        "engine/_builtin/handlers/__init__.py",
+    ):
         assert required in names
     assert not any(n.startswith(("handlers/", "manifests/", "tests/")) for n in names)
 
 
 def test_installed_engine_runs_the_builtin_pack_from_anywhere(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--target", str(site), str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
     (workdir / "hello.txt").write_text("hello from the installed engine\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "engine", *args], cwd=workdir, env=env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "engine", *args],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
-    where = subprocess.run([sys.executable, "-c", "import engine; print(engine.__file__)"],
-                           cwd=workdir, env=env, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import engine; print(engine.__file__)"],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.strip().startswith(str(site))
     validated = run("--builtin", "validate", "--format", "json")
     assert validated.returncode == 0, validated.stderr

@@ -88,8 +88,11 @@ def test_definitions_in_every_format_list_only_available_tools(basic: Engine, mo
     assert [d["function"]["name"] for d in openai] == ["add", "aecho", "echo"]
     assert openai[2] == {
         "type": "function",
-        "function": {"name": "echo", "description": "Repeat the text.",
-                     "parameters": dict(basic.tools["echo"].parameters)},
+        "function": {
+            "name": "echo",
+            "description": "Repeat the text.",
+            "parameters": dict(basic.tools["echo"].parameters),
+        },
     }
     responses = basic.definitions("openai-responses")
     assert responses[0]["type"] == "function" and responses[0]["name"] == "add" and "parameters" in responses[0]
@@ -110,7 +113,9 @@ def test_definitions_respect_enabled_and_disabled_toolsets(basic: Engine) -> Non
     assert names == ["add"]
 
 
-def test_warm_definitions_are_served_from_cache_until_invalidated(basic: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_definitions_are_served_from_cache_until_invalidated(
+    basic: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("BASIC_FLAG", raising=False)
     first = basic.definitions("openai")
     assert basic.definitions("openai") is first
@@ -122,11 +127,12 @@ def test_warm_definitions_are_served_from_cache_until_invalidated(basic: Engine,
 
 
 def test_mcp_definitions_carry_annotations(write_project: Callable[..., Path]) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [mcp_h]\n",
-        "mcp_h/__init__.py": "def look(q: str) -> str:\n    return q\n",
-        "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-        "manifests/m.yaml": """
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [mcp_h]\n",
+            "mcp_h/__init__.py": "def look(q: str) -> str:\n    return q\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": """
             kind: Tool
             name: look
             toolset: t
@@ -135,17 +141,19 @@ def test_mcp_definitions_carry_annotations(write_project: Callable[..., Path]) -
             annotations: {read_only: true, open_world: false, title: Look up}
             parameters: {type: object, properties: {q: {type: string}}, required: [q]}
         """,
-    })
+        }
+    )
     [definition] = Engine.load(root).definitions("mcp")
     assert definition["annotations"] == {"title": "Look up", "readOnlyHint": True, "openWorldHint": False}
 
 
 def test_gemini_format_folds_nullable_types_and_const(write_project: Callable[..., Path]) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [gem_h]\n",
-        "gem_h/__init__.py": "def f(a=None, b=None):\n    return ''\n",
-        "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-        "manifests/m.yaml": """
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [gem_h]\n",
+            "gem_h/__init__.py": "def f(a=None, b=None):\n    return ''\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": """
             kind: Tool
             name: f
             toolset: t
@@ -158,7 +166,8 @@ def test_gemini_format_folds_nullable_types_and_const(write_project: Callable[..
                 b: {const: fixed}
               additionalProperties: false
         """,
-    })
+        }
+    )
     [definition] = Engine.load(root).definitions("gemini")
     assert definition["parameters"] == {
         "type": "object",
@@ -181,8 +190,20 @@ def test_a_directory_that_is_not_a_project_is_a_usage_error(tmp_path: Path) -> N
 
 def test_builtin_pack_loads_from_the_repository_root() -> None:
     engine = Engine.load(REPO)
-    assert {"read_file", "write_file", "patch", "search_files", "list_dir", "terminal", "process",
-            "todo", "memory", "clarify", "web_search", "web_extract"} <= set(engine.tools)
+    assert {
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "list_dir",
+        "terminal",
+        "process",
+        "todo",
+        "memory",
+        "clarify",
+        "web_search",
+        "web_extract",
+    } <= set(engine.tools)
     assert engine.snapshot.resolve_toolsets(["coding"]) >= {"read_file", "terminal", "todo"}
     assert engine.snapshot.resolve_toolsets(["hermes-cli"]) == engine.snapshot.resolve_toolsets(["agent"])
 
@@ -190,12 +211,13 @@ def test_builtin_pack_loads_from_the_repository_root() -> None:
 def test_user_handlers_package_named_handlers_does_not_shadow_the_builtin_pack(
     write_project: Callable[..., Path],
 ) -> None:
-    root = write_project({
-        "hermes-engine.yaml": "handler_roots: [handlers]\n",
-        "handlers/__init__.py": "",
-        "handlers/files.py": "def read_file(path: str) -> str:\n    return 'USER ' + path\n",
-        "toolsets/mine.yaml": "kind: Toolset\nname: mine\ndescription: Mine.\n",
-        "manifests/mine.yaml": """
+    root = write_project(
+        {
+            "hermes-engine.yaml": "handler_roots: [handlers]\n",
+            "handlers/__init__.py": "",
+            "handlers/files.py": "def read_file(path: str) -> str:\n    return 'USER ' + path\n",
+            "toolsets/mine.yaml": "kind: Toolset\nname: mine\ndescription: Mine.\n",
+            "manifests/mine.yaml": """
             kind: Tool
             name: my_read
             toolset: mine
@@ -203,8 +225,9 @@ def test_user_handlers_package_named_handlers_does_not_shadow_the_builtin_pack(
             handler: handlers.files:read_file
             parameters: {type: object, properties: {path: {type: string}}, required: [path]}
         """,
-        "notes.txt": "builtin content\n",
-    })
+            "notes.txt": "builtin content\n",
+        }
+    )
     engine = Engine.load(root, config={"workdir": "."})
     assert engine.call("my_read", {"path": "x"}).output == "USER x"
     builtin = engine.call("read_file", {"path": "notes.txt"})

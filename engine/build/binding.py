@@ -63,6 +63,10 @@ class Binder:
 
     def __init__(self) -> None:
         self._prepared: set[tuple[str, Path]] = set()
+        # (pack, dotted path) -> (the function object, its description): many tools
+        # share one handler, and reading a signature is the costly part of binding.
+        self._bound: dict[tuple[str, str], tuple[Any, Bound]] = {}
+        self._unshadowed: dict[tuple[str, str], Any] = {}
 
     def prepare(self, pack: Pack) -> None:
         if pack.name == "builtin":
@@ -80,7 +84,7 @@ class Binder:
     def import_name(self, module: str, pack: Pack) -> str:
         for prefix, real in pack.module_alias.items():
             if module == prefix or module.startswith(prefix + "."):
-                return real + module[len(prefix):]
+                return real + module[len(prefix) :]
         return module
 
     def allowed_roots(self, pack: Pack) -> tuple[str, ...]:
@@ -105,6 +109,9 @@ class Binder:
         self.prepare(pack)
         real = self.import_name(module_name, pack)
         module = self._import(real, module_name, pack)
+        cached = self._bound.get((pack.name, dotted))
+        if cached is not None and getattr(module, attr, None) is cached[0]:
+            return cached[1]
         try:
             obj = getattr(module, attr)
         except AttributeError:
@@ -122,7 +129,9 @@ class Binder:
                 f"it is {defined_in}.{getattr(function, '__qualname__', attr)}, defined outside "
                 "the handler roots; bind a function defined in your handler package instead",
             )
-        return describe(dotted, obj)
+        bound = describe(dotted, obj)
+        self._bound[(pack.name, dotted)] = (obj, bound)
+        return bound
 
     def _import(self, real: str, written: str, pack: Pack) -> Any:
         top = real.split(".", 1)[0]
@@ -134,7 +143,9 @@ class Binder:
             raise BindError("handler-import-failed", f"importing {written!r} failed: {_summary(exc)}") from None
         except SyntaxError as exc:
             where = f"{Path(exc.filename or '?').name}:{exc.lineno}" if exc.lineno else ""
-            raise BindError("handler-import-failed", f"importing {written!r} failed: SyntaxError at {where}: {exc.msg}") from None
+            raise BindError(
+                "handler-import-failed", f"importing {written!r} failed: SyntaxError at {where}: {exc.msg}"
+            ) from None
         except BaseException as exc:  # a handler module runs arbitrary code when imported
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -144,6 +155,9 @@ class Binder:
         return module
 
     def _check_shadowing(self, top: str, pack: Pack) -> None:
+        module = sys.modules.get(top)
+        if self._unshadowed.get((str(pack.root), top)) is module:
+            return
         own = [pack.root / top, pack.root / f"{top}.py"]
         if not any(p.exists() for p in own):
             return  # an installed package the config allowed explicitly
@@ -155,6 +169,7 @@ class Binder:
                 f"{top}/; another package with the same name was loaded first in this process "
                 "(rename your handler package and its handler_roots entry)",
             )
+        self._unshadowed[(str(pack.root), top)] = module
 
     def reimport(self, pack: Pack, files: set[Path] | None = None) -> list[str]:
         """Forget a pack's handler modules (all, or those loaded from ``files``)."""

@@ -48,10 +48,13 @@ def link(
             continue
         first = out.toolsets.get(name)
         if first is not None:
-            problems.append(doc.problem(
-                ["name"], "toolset-duplicate",
-                f"toolset {name!r} is already defined at {_where(first)}",
-            ))
+            problems.append(
+                doc.problem(
+                    ["name"],
+                    "toolset-duplicate",
+                    f"toolset {name!r} is already defined at {_where(first)}",
+                )
+            )
             continue
         out.toolsets[name] = doc
 
@@ -61,11 +64,17 @@ def link(
             continue
         for i, alias in enumerate(doc.data.get("aliases") or []):
             if alias in out.toolsets or alias in ALL_TOOLSETS:
-                problems.append(doc.problem(["aliases", i], "alias-conflict",
-                                            f"alias {alias!r} is the name of a toolset"))
+                problems.append(
+                    doc.problem(["aliases", i], "alias-conflict", f"alias {alias!r} is the name of a toolset")
+                )
             elif alias in out.toolset_aliases:
-                problems.append(doc.problem(["aliases", i], "alias-conflict",
-                                            f"alias {alias!r} already names toolset {out.toolset_aliases[alias]!r}"))
+                problems.append(
+                    doc.problem(
+                        ["aliases", i],
+                        "alias-conflict",
+                        f"alias {alias!r} already names toolset {out.toolset_aliases[alias]!r}",
+                    )
+                )
             else:
                 out.toolset_aliases[alias] = name
 
@@ -75,7 +84,9 @@ def link(
         home = doc.data["toolset"]
         if home not in known_toolsets:
             if home in out.toolset_aliases:
-                message = f"toolset {home!r} is a legacy alias of {out.toolset_aliases[home]!r}; name the toolset itself"
+                message = (
+                    f"toolset {home!r} is a legacy alias of {out.toolset_aliases[home]!r}; name the toolset itself"
+                )
             else:
                 message = f"toolset {home!r} is not declared by any Toolset manifest{_hint(home, out.toolsets)}"
             problems.append(doc.problem(["toolset"], "toolset-unknown", message))
@@ -83,17 +94,23 @@ def link(
         if first is not None:
             same_home = first.data["toolset"] == home
             if same_home and first.pack == doc.pack:
-                problems.append(doc.problem(
-                    ["name"], "tool-duplicate",
-                    f"tool {name!r} is defined twice in toolset {home!r}: first at {_where(first)}",
-                ))
+                problems.append(
+                    doc.problem(
+                        ["name"],
+                        "tool-duplicate",
+                        f"tool {name!r} is defined twice in toolset {home!r}: first at {_where(first)}",
+                    )
+                )
                 continue
             if doc.data.get("override") is not True:
-                problems.append(doc.problem(
-                    ["name"], "tool-override-required",
-                    f"tool {name!r} is already defined in toolset {first.data['toolset']!r} at {_where(first)}; "
-                    "set override: true to replace it",
-                ))
+                problems.append(
+                    doc.problem(
+                        ["name"],
+                        "tool-override-required",
+                        f"tool {name!r} is already defined in toolset {first.data['toolset']!r} at {_where(first)}; "
+                        "set override: true to replace it",
+                    )
+                )
                 continue
         out.tools[name] = doc
 
@@ -102,8 +119,13 @@ def link(
             if alias in out.tools:
                 problems.append(doc.problem(["aliases", i], "alias-conflict", f"alias {alias!r} is the name of a tool"))
             elif alias in out.tool_aliases:
-                problems.append(doc.problem(["aliases", i], "alias-conflict",
-                                            f"alias {alias!r} already names tool {out.tool_aliases[alias]!r}"))
+                problems.append(
+                    doc.problem(
+                        ["aliases", i],
+                        "alias-conflict",
+                        f"alias {alias!r} already names tool {out.tool_aliases[alias]!r}",
+                    )
+                )
             else:
                 out.tool_aliases[alias] = name
 
@@ -119,7 +141,8 @@ def link(
                 alias_of = out.tool_aliases.get(tool)
                 message = (
                     f"tool {tool!r} is a legacy alias of {alias_of!r}; list the tool itself"
-                    if alias_of else f"unknown tool {tool!r}{_hint(tool, out.tools)}"
+                    if alias_of
+                    else f"unknown tool {tool!r}{_hint(tool, out.tools)}"
                 )
                 problems.append(doc.problem(["tools", i], "tool-unknown", message))
             elif tool in out.tools:
@@ -129,7 +152,8 @@ def link(
                 alias_of = out.toolset_aliases.get(inc)
                 message = (
                     f"toolset {inc!r} is a legacy alias of {alias_of!r}; include the toolset itself"
-                    if alias_of else f"unknown toolset {inc!r}{_hint(inc, out.toolsets)}"
+                    if alias_of
+                    else f"unknown toolset {inc!r}{_hint(inc, out.toolsets)}"
                 )
                 problems.append(doc.problem(["includes", i], "toolset-unknown", message))
         direct[name] = members
@@ -168,13 +192,14 @@ def _report_cycles(toolsets: dict[str, Document], problems: list[Problem]) -> se
             if inc not in toolsets:
                 continue
             if state.get(inc) == 1:
-                cycle = [*stack[stack.index(inc):], inc]
+                cycle = [*stack[stack.index(inc) :], inc]
                 key = frozenset(cycle)
                 cyclic.update(cycle)
                 if key not in reported:
                     reported.add(key)
-                    problems.append(doc.problem(["includes", i], "toolset-cycle",
-                                                f"include cycle: {' -> '.join(cycle)}"))
+                    problems.append(
+                        doc.problem(["includes", i], "toolset-cycle", f"include cycle: {' -> '.join(cycle)}")
+                    )
             elif state.get(inc) is None:
                 visit(inc)
         stack.pop()

@@ -14,14 +14,14 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import config as config_mod
-from engine.build.binding import BindError, Binder, Bound
+from engine.build.binding import Binder, BindError, Bound
 from engine.build.link import Linked, check_enabled_names, link
 from engine.build.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
 from engine.registry.snapshot import Snapshot
-from engine.registry.specs import Annotations, ManifestSpec, Source, ToolSpec, ToolsetSpec
+from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
 from engine.source.project import (
     CONFIG_NAMES,
     Pack,
@@ -139,8 +139,15 @@ class ProjectLoader:
         path = self.root / CONFIG_NAMES[0]
         other = self.root / CONFIG_NAMES[1]
         if other.exists():
-            problems.append(Problem(CONFIG_NAMES[1], 1, 1, "config-misnamed",
-                                    f"the config file must be called {CONFIG_NAMES[0]}; {CONFIG_NAMES[1]} is not read"))
+            problems.append(
+                Problem(
+                    CONFIG_NAMES[1],
+                    1,
+                    1,
+                    "config-misnamed",
+                    f"the config file must be called {CONFIG_NAMES[0]}; {CONFIG_NAMES[1]} is not read",
+                )
+            )
         doc: Document | None = None
         if path.exists():
             entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
@@ -254,8 +261,13 @@ class ProjectLoader:
 
         toolsets = self._toolsets(linked, pack_of)
         manifests = tuple(
-            ManifestSpec(d.data["kind"], str(d.data.get("name") or Path(d.file).stem), MappingProxyType(d.data),
-                         Source(d.file, d.line, d.column), d.pack)
+            ManifestSpec(
+                d.data["kind"],
+                str(d.data.get("name") or Path(d.file).stem),
+                MappingProxyType(d.data),
+                Source(d.file, d.line, d.column),
+                d.pack,
+            )
             for d in policy_docs
         )
         policy, policy_problems = self._policy(policy_docs, tools, config, pack_of)
@@ -310,28 +322,56 @@ class ProjectLoader:
         if problem:
             problems.append(problem)
         if "handler" not in data and not data.get("agent_loop"):
-            problems.append(doc.problem([], "handler-missing",
-                                        f"tool {data['name']!r} needs handler: (or agent_loop: true when the host provides it)"))
+            problems.append(
+                doc.problem(
+                    [],
+                    "handler-missing",
+                    f"tool {data['name']!r} needs handler: (or agent_loop: true when the host provides it)",
+                )
+            )
         params = data["parameters"]
         properties = params.get("properties") or {}
         required = set(params.get("required") or [])
         if "ctx" in properties:
-            problems.append(doc.problem(["parameters", "properties", "ctx"], "handler-signature",
-                                        "'ctx' is reserved for the call context; rename the argument", key=True))
+            problems.append(
+                doc.problem(
+                    ["parameters", "properties", "ctx"],
+                    "handler-signature",
+                    "'ctx' is reserved for the call context; rename the argument",
+                    key=True,
+                )
+            )
         if handler is not None:
             problems.extend(_signature_problems(doc, handler, properties, required))
         if check is not None and (check.is_async or check.required or check.accepts_ctx):
-            problems.append(doc.problem(["check"], "handler-signature",
-                                        f"check {check.path!r}: must be a synchronous function taking no arguments"))
+            problems.append(
+                doc.problem(
+                    ["check"],
+                    "handler-signature",
+                    f"check {check.path!r}: must be a synchronous function taking no arguments",
+                )
+            )
         for i, arg in enumerate(data.get("path_arguments") or []):
             if arg not in properties:
-                problems.append(doc.problem(["path_arguments", i], "argument-unknown", f"{arg!r} is not an argument of this tool"))
+                problems.append(
+                    doc.problem(["path_arguments", i], "argument-unknown", f"{arg!r} is not an argument of this tool")
+                )
         for old, new in (data.get("argument_aliases") or {}).items():
             if new not in properties:
-                problems.append(doc.problem(["argument_aliases", old], "argument-unknown", f"{new!r} is not an argument of this tool"))
+                problems.append(
+                    doc.problem(
+                        ["argument_aliases", old], "argument-unknown", f"{new!r} is not an argument of this tool"
+                    )
+                )
             if old in properties:
-                problems.append(doc.problem(["argument_aliases", old], "alias-conflict",
-                                            f"{old!r} is a current argument name, it cannot also be an alias", key=True))
+                problems.append(
+                    doc.problem(
+                        ["argument_aliases", old],
+                        "alias-conflict",
+                        f"{old!r} is a current argument name, it cannot also be an alias",
+                        key=True,
+                    )
+                )
         if problems:
             return None, problems
         ann = data.get("annotations") or {}
@@ -349,7 +389,9 @@ class ProjectLoader:
             max_result_size_chars=data.get("max_result_size_chars"),
             timeout=data.get("timeout"),
             override=bool(data.get("override", False)),
-            annotations=Annotations(**{k: ann.get(k) for k in ("title", "read_only", "destructive", "idempotent", "open_world")}),
+            annotations=Annotations(
+                **{k: ann.get(k) for k in ("title", "read_only", "destructive", "idempotent", "open_world")}
+            ),
             tags=tuple(data.get("tags") or ()),
             aliases=tuple(data.get("aliases") or ()),
             argument_aliases=MappingProxyType(dict(data.get("argument_aliases") or {})),
@@ -411,23 +453,29 @@ def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any],
     for param in sorted(bound.required):
         if param not in required:
             where = ["parameters", "properties", param] if param in properties else ["handler"]
-            problems.append(doc.problem(
-                where, "handler-signature",
-                f"{bound.path} requires argument {param!r} but the schema "
-                + ("does not require it" if param in properties else "does not declare it")
-                + "; give the parameter a default or list it in required",
-                key=param in properties,
-            ))
+            problems.append(
+                doc.problem(
+                    where,
+                    "handler-signature",
+                    f"{bound.path} requires argument {param!r} but the schema "
+                    + ("does not require it" if param in properties else "does not declare it")
+                    + "; give the parameter a default or list it in required",
+                    key=param in properties,
+                )
+            )
     if not bound.var_kwargs:
         for prop in properties:
             if prop not in bound.params and prop != "ctx":
-                problems.append(doc.problem(
-                    ["parameters", "properties", prop], "handler-signature",
-                    f"argument {prop!r} is not a parameter of {bound.path}", key=True,
-                ))
+                problems.append(
+                    doc.problem(
+                        ["parameters", "properties", prop],
+                        "handler-signature",
+                        f"argument {prop!r} is not a parameter of {bound.path}",
+                        key=True,
+                    )
+                )
     return problems
 
 
 def _count_patterns(docs: list[Document]) -> int:
     return sum(len(d.data.get("patterns") or []) for d in docs if d.data.get("kind") == "DangerPatterns")
-

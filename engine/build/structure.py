@@ -35,7 +35,9 @@ def document_kind(doc: Document) -> tuple[str | None, Problem | None]:
     data = doc.data
     if not isinstance(data, dict):
         what = "empty" if data is None else type(data).__name__
-        return None, doc.problem([], "not-a-mapping", f"a manifest must be a mapping with a kind: field (this document is {what})")
+        return None, doc.problem(
+            [], "not-a-mapping", f"a manifest must be a mapping with a kind: field (this document is {what})"
+        )
     kind = data.get("kind")
     if kind is None:
         return None, doc.problem([], "kind-missing", f"missing kind: (one of {', '.join(KIND_TO_SCHEMA)})")
@@ -64,13 +66,20 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
     if not meta.is_valid(params):
         for error in meta.iter_errors(params):
             path = [*base, *error.instance_path]
-            problems.append(doc.problem(path, "parameters-invalid", f"not a valid JSON Schema: {_short(error.message)}"))
+            problems.append(
+                doc.problem(path, "parameters-invalid", f"not a valid JSON Schema: {_short(error.message)}")
+            )
         return None, _dedupe(problems)
     properties = params.get("properties") or {}
     for i, name in enumerate(params.get("required") or []):
         if isinstance(properties, dict) and name not in properties:
-            problems.append(doc.problem([*base, "required", i], "parameters-required-unknown",
-                                        f"required argument {name!r} is not declared in properties"))
+            problems.append(
+                doc.problem(
+                    [*base, "required", i],
+                    "parameters-required-unknown",
+                    f"required argument {name!r} is not declared in properties",
+                )
+            )
     try:
         validator = jsonschema_rs.validator_for(params)
     except (jsonschema_rs.ValidationError, ValueError) as exc:
@@ -137,7 +146,9 @@ def _problem(doc: Document, error: Any, schema: dict[str, Any], kind: str) -> Pr
         where = f" in {'/'.join(map(str, path))}" if path else ""
         return doc.problem(path, "missing-field", f"missing required field {missing!r}{where}")
     if path[:1] == ["parameters"] and path[1:] == ["type"]:
-        return doc.problem(path, "parameters-not-object", "parameters must be a JSON Schema with type: object at its root")
+        return doc.problem(
+            path, "parameters-not-object", "parameters must be a JSON Schema with type: object at its root"
+        )
     if keyword == "type":
         node = doc.node_at(path)
         expected = " or ".join(error.kind.types)
@@ -146,9 +157,13 @@ def _problem(doc: Document, error: Any, schema: dict[str, Any], kind: str) -> Pr
             message += f" ({node.value!r} is read as a boolean by YAML 1.1; quote it: '{node.value}')"
         return doc.problem(path, "wrong-type", message)
     if keyword == "pattern" and field_of in _NAME_FIELDS:
-        return doc.problem(path, "invalid-name", f"{error.instance!r} is not a valid name: use 1-64 characters of A-Z a-z 0-9 _ -")
+        return doc.problem(
+            path, "invalid-name", f"{error.instance!r} is not a valid name: use 1-64 characters of A-Z a-z 0-9 _ -"
+        )
     if keyword == "pattern" and field_of in _DOTTED_FIELDS:
-        return doc.problem(path, "invalid-dotted-path", f"{error.instance!r} is not of the form package.module:function")
+        return doc.problem(
+            path, "invalid-dotted-path", f"{error.instance!r} is not of the form package.module:function"
+        )
     if keyword in {"enum", "const"}:
         node = doc.node_at(path)
         message = f"{field or 'value'}: {_short(error.message)}"

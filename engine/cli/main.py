@@ -71,12 +71,19 @@ def _remember_builtin(ctx: click.Context, _param: click.Parameter, value: bool) 
 def root_options(func: F) -> F:
     """--root and --builtin, accepted by the group and by every command."""
     func = click.option(
-        "--builtin", is_flag=True, expose_value=False, callback=_remember_builtin, is_eager=True,
+        "--builtin",
+        is_flag=True,
+        expose_value=False,
+        callback=_remember_builtin,
+        is_eager=True,
         help="Use the builtin pack itself as the project.",
     )(func)
     return click.option(
-        "--root", type=click.Path(path_type=Path, file_okay=False), expose_value=False,
-        callback=_remember_root, is_eager=True,
+        "--root",
+        type=click.Path(path_type=Path, file_okay=False),
+        expose_value=False,
+        callback=_remember_root,
+        is_eager=True,
         help="Project root (default: the current directory).",
     )(func)
 
@@ -107,8 +114,13 @@ def cli() -> None:
 @cli.command()
 @root_options
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
-@click.option("--strict", "strict", multiple=True, type=click.Choice(["openai"]),
-              help="Also report, as errors, what this provider's strict mode would reject.")
+@click.option(
+    "--strict",
+    "strict",
+    multiple=True,
+    type=click.Choice(["openai"]),
+    help="Also report, as errors, what this provider's strict mode would reject.",
+)
 @click.pass_context
 def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...]) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
@@ -174,8 +186,12 @@ def call(ctx: click.Context, tool: str, args_json: str | None, as_json: bool, se
 @cli.command("json-schema")
 @root_options
 @click.argument("kind", required=False, type=click.Choice(list(SCHEMA_NAMES)))
-@click.option("--write", "write_dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Write every schema as KIND.schema.json into this directory (for editors).")
+@click.option(
+    "--write",
+    "write_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write every schema as KIND.schema.json into this directory (for editors).",
+)
 def json_schema(kind: str | None, write_dir: Path | None) -> None:
     """Print the JSON Schema of a manifest kind (or write them all for an editor)."""
     if write_dir is not None:

@@ -44,8 +44,10 @@ def _escape(value: str, *, prop: bool = False) -> str:
 
 
 def _annotation(level: str, p: Problem) -> str:
-    return (f"::{level} file={_escape(p.file, prop=True)},line={p.line},col={p.column},"
-            f"title={_escape(p.code, prop=True)}::{_escape(p.message)}")
+    return (
+        f"::{level} file={_escape(p.file, prop=True)},line={p.line},col={p.column},"
+        f"title={_escape(p.code, prop=True)}::{_escape(p.message)}"
+    )
 
 
 def github(result: LoadResult) -> str:

@@ -11,13 +11,37 @@ from engine.registry.specs import ToolSpec
 Formatter = Callable[[ToolSpec, str, Mapping[str, Any]], dict[str, Any]]
 
 # JSON Schema keywords Gemini's function-declaration schema (an OpenAPI 3.0 subset) rejects.
-GEMINI_REJECTED = frozenset({
-    "additionalProperties", "$ref", "$defs", "definitions", "const", "oneOf", "allOf", "not",
-    "$schema", "$id", "$comment", "patternProperties", "dependentRequired", "dependentSchemas",
-    "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "prefixItems",
-    "contains", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems",
-    "propertyNames", "examples",
-})
+GEMINI_REJECTED = frozenset(
+    {
+        "additionalProperties",
+        "$ref",
+        "$defs",
+        "definitions",
+        "const",
+        "oneOf",
+        "allOf",
+        "not",
+        "$schema",
+        "$id",
+        "$comment",
+        "patternProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "if",
+        "then",
+        "else",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "prefixItems",
+        "contains",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "uniqueItems",
+        "propertyNames",
+        "examples",
+    }
+)
 
 
 def _openai(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,18 @@ from engine.source.yamlfile import Document
 
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_SINGLE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-                     "propertyNames", "unevaluatedProperties", "unevaluatedItems")
+_SUBSCHEMA_SINGLE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
 
 
 def walk_schemas(schema: Any, path: list[str | int]) -> Iterator[tuple[dict[str, Any], list[str | int]]]:
@@ -36,27 +46,56 @@ def walk_schemas(schema: Any, path: list[str | int]) -> Iterator[tuple[dict[str,
             yield from walk_schemas(value, [*path, key])
 
 
+def _gemini_rejections(schema: Any, path: list[str | int], found: list[tuple[str, list[str | int]]]) -> None:
+    # Hot at load (every tool, every subschema): set checks first, recursion only into schemas.
+    if type(schema) is not dict:
+        return
+    if not GEMINI_REJECTED.isdisjoint(schema):
+        found.extend((key, [*path, key]) for key in schema if key in GEMINI_REJECTED)
+    kind = schema.get("type")
+    if type(kind) is list and len([t for t in kind if t != "null"]) > 1:
+        found.append(("type unions", [*path, "type"]))
+    props = schema.get("properties")
+    if type(props) is dict:
+        for name, sub in props.items():
+            if type(sub) is dict:
+                _gemini_rejections(sub, [*path, "properties", name], found)
+    for key in ("items", "additionalProperties"):
+        sub = schema.get(key)
+        if type(sub) is dict:
+            _gemini_rejections(sub, [*path, key], found)
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(key)
+        if type(branches) is list:
+            for i, sub in enumerate(branches):
+                _gemini_rejections(sub, [*path, key, i], found)
+    for key in ("$defs", "definitions"):
+        defs = schema.get(key)
+        if type(defs) is dict:
+            for name, sub in defs.items():
+                _gemini_rejections(sub, [*path, key, name], found)
+
+
 def lint_gemini(doc: Document) -> list[Problem]:
     """One warning per tool naming every keyword Gemini would refuse, at the first one."""
     name = doc.data.get("name")
     found: list[tuple[str, list[str | int]]] = []
-    for schema, path in walk_schemas(doc.data.get("parameters"), ["parameters"]):
-        for key in schema:
-            if key in GEMINI_REJECTED:
-                found.append((key, [*path, key]))
-        if isinstance(schema.get("type"), list) and len([t for t in schema["type"] if t != "null"]) > 1:
-            found.append(("type unions", [*path, "type"]))
+    _gemini_rejections(doc.data.get("parameters"), ["parameters"], found)
     if not found:
         return []
     counts: dict[str, int] = {}
     for key, _ in found:
         counts[key] = counts.get(key, 0) + 1
     listed = ", ".join(f"{k} ({n}x)" if n > 1 else k for k, n in counts.items())
-    return [doc.problem(
-        found[0][1], "gemini-incompatible",
-        f"tool {name!r}: Gemini rejects {listed}; the gemini definition drops or rewrites them",
-        key=True, severity="warning",
-    )]
+    return [
+        doc.problem(
+            found[0][1],
+            "gemini-incompatible",
+            f"tool {name!r}: Gemini rejects {listed}; the gemini definition drops or rewrites them",
+            key=True,
+            severity="warning",
+        )
+    ]
 
 
 def _types(schema: dict[str, Any]) -> set[str]:
@@ -74,23 +113,36 @@ def lint_openai_strict(doc: Document) -> list[Problem]:
     params = doc.data.get("parameters")
     out: list[Problem] = []
     if isinstance(params, dict) and "anyOf" in params:
-        out.append(doc.problem(["parameters", "anyOf"], "openai-strict",
-                               f"tool {name!r}: strict mode does not allow anyOf at the root", key=True))
+        out.append(
+            doc.problem(
+                ["parameters", "anyOf"],
+                "openai-strict",
+                f"tool {name!r}: strict mode does not allow anyOf at the root",
+                key=True,
+            )
+        )
     for schema, path in walk_schemas(params, ["parameters"]):
         if "object" not in _types(schema) and "properties" not in schema:
             continue
         if schema.get("additionalProperties") is not False:
             where = [*path, "additionalProperties"] if "additionalProperties" in schema else path
-            out.append(doc.problem(where, "openai-strict",
-                                   f"tool {name!r}: strict mode needs additionalProperties: false on every object"))
+            out.append(
+                doc.problem(
+                    where,
+                    "openai-strict",
+                    f"tool {name!r}: strict mode needs additionalProperties: false on every object",
+                )
+            )
         properties = schema.get("properties") or {}
         required = set(schema.get("required") or [])
         if isinstance(properties, dict):
             for prop, sub in properties.items():
                 if prop in required:
                     continue
-                nullable = isinstance(sub, dict) and ("null" in _types(sub) or any(
-                    isinstance(b, dict) and "null" in _types(b) for b in sub.get("anyOf") or []))
+                nullable = isinstance(sub, dict) and (
+                    "null" in _types(sub)
+                    or any(isinstance(b, dict) and "null" in _types(b) for b in sub.get("anyOf") or [])
+                )
                 advice = "add it to required" + ("" if nullable else " and make it nullable (type: [..., 'null'])")
                 message = f"tool {name!r}: strict mode needs every property required; {prop!r} is optional: {advice}"
                 out.append(doc.problem([*path, "properties", prop], "openai-strict", message, key=True))

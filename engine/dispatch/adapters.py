@@ -33,8 +33,9 @@ def parse_arguments(raw: Any) -> tuple[Any, str | None]:
         try:
             value = json.loads(raw)
         except ValueError as exc:
-            return None, (f"the arguments are not valid JSON ({exc}); send one JSON object, "
-                          'e.g. {"path": "README.md"}')
+            return None, (
+                f'the arguments are not valid JSON ({exc}); send one JSON object, e.g. {{"path": "README.md"}}'
+            )
         if not isinstance(value, dict):
             return None, f"the arguments must be a JSON object, not a JSON {type(value).__name__}"
         return value, None
@@ -78,8 +79,11 @@ def anthropic_tool_results(blocks: Iterable[Any], run: RunBatch) -> list[dict[st
     results = run(batch)
     out = []
     for call, result in zip(batch, results, strict=True):
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.tool_call_id,
-                                 "content": _anthropic_content(result)}
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": call.tool_call_id,
+            "content": _anthropic_content(result),
+        }
         if not result.ok:
             block["is_error"] = True
         out.append(block)

@@ -3,7 +3,8 @@
 Coercion is schema-guided and conservative: a value that already matches one
 member of a union type is left alone ("00123" for ["string", "integer"] stays a
 string), integers never come from fractions, inf or nan, and only "true" and
-"false" become booleans.
+"false" become booleans. The text "null" becomes null for a nullable property
+whose other types cannot hold it (a nullable string keeps the text: it matches).
 """
 
 from __future__ import annotations

@@ -80,8 +80,9 @@ def make_hook(point: str, function: Callable[..., Any], name: str | None = None)
         if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
             accepts.add(param.name)  # type: ignore[union-attr]
     label = name or getattr(function, "__qualname__", None) or repr(function)
-    return Hook(point, function, label, None if accepts is None else frozenset(accepts),
-                inspect.iscoroutinefunction(function))
+    return Hook(
+        point, function, label, None if accepts is None else frozenset(accepts), inspect.iscoroutinefunction(function)
+    )
 
 
 class HookTimeout(Exception):
@@ -135,6 +136,7 @@ class HookRunner:
         """
         kwargs = hook.arguments(available)
         if hook.is_async:
+
             async def bounded() -> Any:
                 return await asyncio.wait_for(hook.function(**kwargs), self.timeout or None)
 
@@ -164,7 +166,7 @@ def interpret_pre(value: Any) -> PreOutcome:
     if value is None or isinstance(value, (Block, ModifyArgs, AskApproval)):
         return value
     if isinstance(value, Mapping) and len(value) == 1:
-        (key, item), = value.items()
+        ((key, item),) = value.items()
         if key == "block":
             return Block(str(item))
         if key == "args" and isinstance(item, Mapping):
@@ -172,4 +174,3 @@ def interpret_pre(value: Any) -> PreOutcome:
         if key == "ask":
             return AskApproval(str(item))
     raise ValueError(f"a pre_tool_call hook returned {value!r}; expected None, Block, ModifyArgs or AskApproval")
-

@@ -97,9 +97,7 @@ def run_sync(function: Callable[..., Any], kwargs: dict[str, Any], timeout: floa
         raise CallTimeout(timeout) from None
 
 
-async def run_async(
-    function: Callable[..., Any], kwargs: dict[str, Any], is_async: bool, timeout: float | None
-) -> Any:
+async def run_async(function: Callable[..., Any], kwargs: dict[str, Any], is_async: bool, timeout: float | None) -> Any:
     """Call a handler from async code: coroutines awaited, sync functions in a thread."""
     if is_async:
         if timeout:

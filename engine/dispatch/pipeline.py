@@ -118,17 +118,30 @@ class Dispatcher:
         if spec.requires_env or spec.check is not None:
             avail = self.engine._availability.get(spec)
             if not avail.available:
-                return failure("unavailable", f"tool {spec.name!r} is unavailable: {avail.reason}",
-                               recoverable=False, generation=snap.generation, started=started,
-                               now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+                return failure(
+                    "unavailable",
+                    f"tool {spec.name!r} is unavailable: {avail.reason}",
+                    recoverable=False,
+                    generation=snap.generation,
+                    started=started,
+                    now=perf_counter(),
+                    tool=spec.name,
+                    tool_call_id=tool_call_id,
+                )
         if args is None:
             args = {}
         elif type(args) is not dict:
             if not isinstance(args, Mapping):
-                return failure("invalid_arguments",
-                               f"arguments must be a JSON object, not {type(args).__name__}",
-                               recoverable=True, generation=snap.generation, started=started,
-                               now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+                return failure(
+                    "invalid_arguments",
+                    f"arguments must be a JSON object, not {type(args).__name__}",
+                    recoverable=True,
+                    generation=snap.generation,
+                    started=started,
+                    now=perf_counter(),
+                    tool=spec.name,
+                    tool_call_id=tool_call_id,
+                )
             args = dict(args)
         if spec.argument_aliases:
             args = _rename(args, spec.argument_aliases)
@@ -136,8 +149,16 @@ class Dispatcher:
             args = coerce_arguments(args, plan.properties)
             problem = self._invalid(plan, args)
             if problem is not None:
-                return failure("invalid_arguments", problem, recoverable=True, generation=snap.generation,
-                               started=started, now=perf_counter(), tool=spec.name, tool_call_id=tool_call_id)
+                return failure(
+                    "invalid_arguments",
+                    problem,
+                    recoverable=True,
+                    generation=snap.generation,
+                    started=started,
+                    now=perf_counter(),
+                    tool=spec.name,
+                    tool_call_id=tool_call_id,
+                )
         prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap.generation)
         hooks = self.engine._hooks
         asked: list[str] = []
@@ -154,8 +175,12 @@ class Dispatcher:
                 "host_required",
                 f"tool {spec.name!r} is handled by the agent host, and the host registered no provider "
                 f"for it (Engine.register_provider({spec.name!r}, fn))",
-                recoverable=False, generation=snap.generation, started=started, now=perf_counter(),
-                tool=spec.name, tool_call_id=tool_call_id,
+                recoverable=False,
+                generation=snap.generation,
+                started=started,
+                now=perf_counter(),
+                tool=spec.name,
+                tool_call_id=tool_call_id,
             )
         return prepared
 
@@ -225,20 +250,27 @@ class Dispatcher:
         if hooks.get("post_tool_call") or hooks.get("transform_tool_result"):
             self._post_hooks(prepared, result)
         if len(result.output) > plan.cap:
-            result.output, meta.spilled_to = spill(
-                result.output, plan.cap, self.engine.state_dir, plan.spec.name
-            )
+            result.output, meta.spilled_to = spill(result.output, plan.cap, self.engine.state_dir, plan.spec.name)
             meta.truncated = True
         meta.duration_ms = round((perf_counter() - prepared.started) * 1000, 3)
         return result
 
     # -- failures ----------------------------------------------------------------
 
-    def _fail(self, prepared: Prepared, kind: str, message: str, *, recoverable: bool,
-              pending: dict[str, Any] | None = None) -> ToolResult:
-        return failure(kind, message, recoverable=recoverable, generation=prepared.generation,
-                       started=prepared.started, now=perf_counter(), tool=prepared.plan.spec.name,
-                       tool_call_id=prepared.tool_call_id, pending=pending)
+    def _fail(
+        self, prepared: Prepared, kind: str, message: str, *, recoverable: bool, pending: dict[str, Any] | None = None
+    ) -> ToolResult:
+        return failure(
+            kind,
+            message,
+            recoverable=recoverable,
+            generation=prepared.generation,
+            started=prepared.started,
+            now=perf_counter(),
+            tool=prepared.plan.spec.name,
+            tool_call_id=prepared.tool_call_id,
+            pending=pending,
+        )
 
     def _handler_failed(self, prepared: Prepared, exc: Exception) -> ToolResult:
         name = prepared.plan.spec.name
@@ -259,9 +291,15 @@ class Dispatcher:
         else:
             names = sorted(snap.tools)
             hint = f"; available tools: {', '.join(names[:30])}{' …' if len(names) > 30 else ''}"
-        return failure("unknown_tool", f"unknown tool {name!r}{hint}", recoverable=True,
-                       generation=snap.generation, started=started, now=perf_counter(),
-                       tool_call_id=tool_call_id)
+        return failure(
+            "unknown_tool",
+            f"unknown tool {name!r}{hint}",
+            recoverable=True,
+            generation=snap.generation,
+            started=started,
+            now=perf_counter(),
+            tool_call_id=tool_call_id,
+        )
 
     @staticmethod
     def _invalid(plan: Plan, args: dict[str, Any]) -> str | None:
@@ -296,17 +334,21 @@ class Dispatcher:
                 return self._fail(prepared, "blocked", f"blocked: {exc}", recoverable=False)
             except Exception as exc:
                 log.info("pre_tool_call hook %s raised", hook.name, exc_info=exc)
-                return self._fail(prepared, "blocked",
-                                  f"blocked: pre_tool_call hook {hook.name} failed ({type(exc).__name__}: {exc})",
-                                  recoverable=False)
+                return self._fail(
+                    prepared,
+                    "blocked",
+                    f"blocked: pre_tool_call hook {hook.name} failed ({type(exc).__name__}: {exc})",
+                    recoverable=False,
+                )
             if isinstance(outcome, Block):
                 return self._fail(prepared, "blocked", outcome.message, recoverable=False)
             if isinstance(outcome, ModifyArgs):
                 args = dict(outcome.args)
                 problem = self._invalid(prepared.plan, args)
                 if problem is not None:
-                    return self._fail(prepared, "blocked",
-                                      f"pre_tool_call hook {hook.name} produced {problem}", recoverable=False)
+                    return self._fail(
+                        prepared, "blocked", f"pre_tool_call hook {hook.name} produced {problem}", recoverable=False
+                    )
                 prepared.args = args
             elif isinstance(outcome, AskApproval):
                 asked.append(outcome.reason)
@@ -328,8 +370,9 @@ class Dispatcher:
             if isinstance(replaced, str):
                 result.output = replaced
             elif replaced is not None:
-                log.warning("transform_tool_result hook %s returned %s, not str; ignored",
-                            hook.name, type(replaced).__name__)
+                log.warning(
+                    "transform_tool_result hook %s returned %s, not str; ignored", hook.name, type(replaced).__name__
+                )
 
 
 def _rename(args: dict[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
@@ -343,4 +386,3 @@ def _rename(args: dict[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-

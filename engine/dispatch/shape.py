@@ -58,7 +58,9 @@ def spill(output: str, cap: int, state_dir: Path, tool: str) -> tuple[str, str]:
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(output)
     os.replace(tmp, path)
-    footer = (f"\n\n[result truncated: {len(output)} characters in all; the full result is saved at {path} "
-              "(read it in parts with read_file offset/limit)]")
+    footer = (
+        f"\n\n[result truncated: {len(output)} characters in all; the full result is saved at {path} "
+        "(read it in parts with read_file offset/limit)]"
+    )
     keep = max(cap - len(footer), min(cap, 200))
     return output[:keep] + footer, str(path)

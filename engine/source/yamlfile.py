@@ -9,7 +9,9 @@ alias expansion bombs, recursive aliases, absurd nesting and foreign tags.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,36 +54,39 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 
 # YAML 1.1 words PyYAML reads as booleans; used to explain a type error.
-YAML11_BOOL_WORDS = frozenset(
-    ["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"]
-)
+YAML11_BOOL_WORDS = frozenset(["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"])
 
 
-class _Resolver(yaml.resolver.Resolver):
-    """PyYAML's YAML 1.1 resolver without the per-node path-resolver bookkeeping."""
-
-    _by_first = yaml.resolver.Resolver.yaml_implicit_resolvers
-
-    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        return None
-
-    def ascend_resolver(self) -> None:
-        return None
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is ScalarNode:
-            if implicit[0]:
-                for tag, regexp in self._by_first.get(value[:1], ()):
-                    if regexp.match(value):
-                        return str(tag)
-            return _STR
-        return _SEQ if kind is SequenceNode else _MAP
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
 
 
-class _Loader(_Parser, _Resolver):
+def _resolve(kind: Any, value: Any, implicit: Any) -> str:
+    """PyYAML's YAML 1.1 implicit tag resolution, without path resolvers."""
+    if kind is ScalarNode:
+        if implicit[0]:
+            for tag, regexp in _IMPLICIT.get(value[:1], ()):
+                if regexp.match(value):
+                    return str(tag)
+        return _STR
+    return _SEQ if kind is SequenceNode else _MAP
+
+
+class _Loader(_Parser, yaml.resolver.Resolver):
+    """libyaml's composer with a cheaper resolver.
+
+    The composer calls back into Python for every node. Keys and short values
+    repeat across manifests, so resolution goes through a C-level LRU cache, and
+    the path-resolver hooks (unused here) are C builtins that accept the same
+    arguments and do nothing, so no Python frame is created for them.
+    """
+
+    resolve = staticmethod(functools.lru_cache(maxsize=16384)(_resolve))
+    descend_resolver = staticmethod(operator.is_)  # type: ignore[assignment]  # (node, index) -> ignored
+    ascend_resolver = staticmethod(int)  # type: ignore[assignment]  # () -> ignored
+
     def __init__(self, stream: bytes) -> None:
         _Parser.__init__(self, stream)
-        _Resolver.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
 
 
 _SAFE = yaml.constructor.SafeConstructor()
@@ -123,7 +128,12 @@ class Document:
     ) -> Problem:
         line, column = self.locate(pointer, key=key)
         return Problem(
-            self.file, line, column, code, message, to_pointer(pointer),
+            self.file,
+            line,
+            column,
+            code,
+            message,
+            to_pointer(pointer),
             severity,  # type: ignore[arg-type]
         )
 
@@ -193,9 +203,7 @@ class _Builder:
 
     def _problem(self, node: Node, path: list[str | int], code: str, message: str) -> None:
         m = node.start_mark
-        self.problems.append(
-            Problem(self.file, m.line + 1, m.column + 1, code, message, to_pointer(path))
-        )
+        self.problems.append(Problem(self.file, m.line + 1, m.column + 1, code, message, to_pointer(path)))
 
     def build(self, node: Node, path: list[str | int]) -> Any:
         if node.__class__ is ScalarNode:
@@ -213,7 +221,8 @@ class _Builder:
             self.expanded += self.sizes[ident]
             if self.expanded > MAX_EXPANDED_NODES:
                 raise _TooComplex(
-                    node, "yaml-too-complex",
+                    node,
+                    "yaml-too-complex",
                     f"aliases expand to more than {MAX_EXPANDED_NODES} values",
                 )
             return self.built[ident]
@@ -232,6 +241,10 @@ class _Builder:
                 self._problem(node, path, "yaml-unsupported-tag", f"unsupported tag {node.tag!r}")
             value = []
             for i, item in enumerate(node.value):
+                if item.__class__ is ScalarNode and item.tag == _STR:
+                    self.expanded += 1
+                    value.append(item.value)
+                    continue
                 path.append(i)
                 value.append(self.build(item, path))
                 path.pop()
@@ -239,9 +252,7 @@ class _Builder:
         self.built[ident] = value
         self.sizes[ident] = self.expanded - before
         if self.expanded > MAX_EXPANDED_NODES:
-            raise _TooComplex(
-                node, "yaml-too-complex", f"document expands to more than {MAX_EXPANDED_NODES} values"
-            )
+            raise _TooComplex(node, "yaml-too-complex", f"document expands to more than {MAX_EXPANDED_NODES} values")
         return value
 
     def _mapping(self, node: MappingNode, path: list[str | int]) -> dict[str, Any]:
@@ -262,13 +273,19 @@ class _Builder:
             if first is not None:
                 path.append(key)
                 self._problem(
-                    key_node, path, "yaml-duplicate-key",
+                    key_node,
+                    path,
+                    "yaml-duplicate-key",
                     f"duplicate key {key!r} (first defined on line {first.start_mark.line + 1}); "
                     "YAML would silently keep only the last value",
                 )
                 path.pop()
                 continue
             seen[key] = key_node
+            if value_node.__class__ is ScalarNode and value_node.tag == _STR:
+                self.expanded += 1
+                out[key] = value_node.value
+                continue
             path.append(key)
             out[key] = self.build(value_node, path)
             path.pop()
@@ -291,6 +308,9 @@ class _Builder:
         tag = node.tag
         try:
             if tag == _INT:
+                text = node.value
+                if text.isdigit() and (text == "0" or text[0] != "0"):  # plain decimal: the common case
+                    return int(text)
                 return _SAFE.construct_yaml_int(node)
             if tag == _BOOL:
                 return _SAFE.construct_yaml_bool(node)
@@ -361,10 +381,19 @@ def parse_file(path: Path, file: str, *, pack: str = "project", max_bytes: int =
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            return ParsedFile(file, [], [Problem(
-                file, 1, 1, "file-too-large",
-                f"file is {size} bytes; manifests are limited to {max_bytes} bytes",
-            )])
+            return ParsedFile(
+                file,
+                [],
+                [
+                    Problem(
+                        file,
+                        1,
+                        1,
+                        "file-too-large",
+                        f"file is {size} bytes; manifests are limited to {max_bytes} bytes",
+                    )
+                ],
+            )
         data = path.read_bytes()
     except OSError as exc:
         return ParsedFile(file, [], [Problem(file, 1, 1, "file-unreadable", exc.strerror or str(exc))])
