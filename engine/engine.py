@@ -27,9 +27,14 @@ from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
 from engine.errors import ConfigurationError, ValidationFailed
+from engine.policy.approval import ApprovalChain, ApprovalRequest
+from engine.policy.audit import AuditLog
+from engine.policy.evaluate import Evaluator
+from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolsetSpec, ToolSpec
+from engine.source.project import CONFIG_NAMES
 
 _DEFS_CACHE_LIMIT = 256
 
@@ -69,6 +74,7 @@ class Engine:
         self._providers: dict[str, Bound] = {}
         self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]))
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
+        self._approvals = ApprovalChain()
         self._dispatcher = Dispatcher(self)
 
     @classmethod
@@ -305,11 +311,11 @@ class Engine:
         if missing:
             raise ConfigurationError(f"provider for {tool!r} requires {missing}, which the tool does not declare")
         self._providers[tool] = bound
-        self._snapshot.plans.clear()
+        self._snapshot.cache.clear()
 
     def unregister_provider(self, tool: str) -> None:
         self._providers.pop(tool, None)
-        self._snapshot.plans.clear()
+        self._snapshot.cache.clear()
 
     def provider_for(self, tool: str) -> Bound | None:
         return self._providers.get(tool)
@@ -331,34 +337,67 @@ class Engine:
 
         return register
 
-    # -- the policy seam -----------------------------------------------------------
+    # -- policy ----------------------------------------------------------------------
+
+    def _evaluator(self, snap: Snapshot) -> Evaluator:
+        key = ("policy", str(self.workdir))
+        evaluator: Evaluator | None = snap.cache.get(key)
+        if evaluator is None:
+            evaluator = snap.cache[key] = Evaluator(snap.policy, str(self.workdir))
+        return evaluator
 
     def is_guarded(self, snap: Snapshot, tool: str) -> bool:
         """Whether danger patterns or approval rules apply to ``tool``."""
-        return False
+        return snap.policy is not None and bool(snap.policy.is_guarded(tool))
+
+    def check(self, command: str, tool: str = "terminal") -> Verdict:
+        """Judge a command (or a path, for file tools) as a call to ``tool`` would be judged.
+
+        Nobody is asked and nothing is logged: this is the policy's verdict alone.
+        """
+        return self._evaluator(self._snapshot).check(command, tool)
+
+    def set_approval_callback(self, callback: Callable[..., Any] | None) -> None:
+        """Register who answers approval requests: ``callback(request) -> "once"|"session"|"always"|"deny"``.
+
+        Sync or async; bounded by the policy's timeout (a timeout is a denial).
+        Without a callback, a call that needs approval is denied with a pending_approval payload.
+        """
+        self._approvals.callback = callback
 
     def gate(self, prepared: Prepared, asked: Sequence[str]) -> ToolResult | None:
-        """Decide a guarded call: None lets it run, a result refuses it."""
-        if not asked:
+        """The policy seam: None lets the call run, a result refuses it."""
+        snap = self._snapshot
+        tool = prepared.plan.spec.name
+        verdict = self._evaluator(snap).verdict(tool, prepared.args) if prepared.plan.guarded else Verdict(ALLOW, False)
+        if asked and verdict.decision != DENY:
+            hooks = tuple(Match("hook", reason, "ask", tool) for reason in asked)
+            verdict = Verdict(ASK, False, (*verdict.matches, *hooks), "a pre_tool_call hook asked for approval")
+        values = [v for argument, _ in snap.policy.targets.get(tool, ()) for v in _as_list(prepared.args.get(argument))]
+        request = ApprovalRequest(
+            tool, prepared.args, " ; ".join(values) or tool, verdict, prepared.session_id, prepared.task_id
+        )
+        settings = snap.policy.settings
+        audit = AuditLog(self._audit_path(settings))
+        resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
+        if resolution.allowed:
             return None
-        pending = {
-            "status": "pending_approval",
-            "pattern_keys": ["hook"],
-            "description": "; ".join(asked),
-            "tool": prepared.plan.spec.name,
-            "args": prepared.args,
-        }
+        kind = "pending_approval" if resolution.pending is not None else "denied"
         return failure(
-            "pending_approval",
-            f"approval required: {'; '.join(asked)}",
+            kind,
+            resolution.message,
             recoverable=False,
             generation=prepared.generation,
             started=prepared.started,
             now=perf_counter(),
-            tool=prepared.plan.spec.name,
+            tool=tool,
             tool_call_id=prepared.tool_call_id,
-            pending=pending,
+            pending=resolution.pending,
         )
+
+    def _audit_path(self, settings: Any) -> Path:
+        configured = settings.audit_log
+        return (self.root / configured) if configured else self.state_dir / "audit.jsonl"
 
     # -- handler context -------------------------------------------------------------
 
@@ -398,3 +437,11 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return []

@@ -20,6 +20,8 @@ from engine.build.structure import check_parameters, check_structure, document_k
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
+from engine.policy.compile import compile_policy
+from engine.policy.model import CompiledPolicy
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
 from engine.source.project import (
@@ -270,7 +272,7 @@ class ProjectLoader:
             )
             for d in policy_docs
         )
-        policy, policy_problems = self._policy(policy_docs, tools, config, pack_of)
+        policy, policy_problems = self._policy(policy_docs, tools, config, config_doc, packs[-1])
         problems.extend(policy_problems)
         config_hooks, hook_problems = self._config_hooks(config, config_doc, packs[-1])
         problems.extend(hook_problems)
@@ -443,9 +445,16 @@ class ProjectLoader:
         return out, problems
 
     def _policy(
-        self, docs: list[Document], tools: dict[str, ToolSpec], config: Config, pack_of: dict[int, Pack]
-    ) -> tuple[Any, list[Problem]]:
-        return None, []
+        self,
+        docs: list[Document],
+        tools: dict[str, ToolSpec],
+        config: Config,
+        config_doc: Document | None,
+        project: Pack,
+    ) -> tuple[CompiledPolicy, list[Problem]]:
+        patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
+        policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
+        return compile_policy(patterns, policies, config, config_doc, self.binder, project, tools)
 
 
 def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:

@@ -21,6 +21,7 @@ from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine
 from engine.errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, HermesError, UsageError, ValidationFailed
+from engine.policy.approval import OUTCOMES, ApprovalRequest, normalise_answer
 from engine.schemas import SCHEMA_NAMES, load_schema
 from engine.source.project import builtin_pack_dir
 
@@ -160,14 +161,32 @@ def schema(ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
+def _prompt(request: ApprovalRequest) -> str:
+    """Ask the person at the terminal; anything but o/s/a is a denial."""
+    click.echo(f"\napproval required for {request.tool}: {request.command}", err=True)
+    for match in request.verdict.matches:
+        click.echo(f"  [{match.severity}] {match.key}: {match.description}", err=True)
+    answer = click.prompt("[o]nce/[s]ession/[a]lways/[d]eny", default="d", show_default=True, err=True)
+    return normalise_answer(answer) or "deny"
+
+
 @cli.command()
 @root_options
 @click.argument("tool")
 @click.argument("args_json", required=False, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole ToolResult as JSON.")
 @click.option("--session", "session_id", default=None, help="Session id (todo, memory and approvals are per session).")
+@click.option(
+    "--approve",
+    type=click.Choice(OUTCOMES),
+    default=None,
+    help="Answer an approval prompt without asking (scripts, tests). Without it and without a TTY, "
+    "a call that needs approval is denied.",
+)
 @click.pass_context
-def call(ctx: click.Context, tool: str, args_json: str | None, as_json: bool, session_id: str | None) -> None:
+def call(
+    ctx: click.Context, tool: str, args_json: str | None, as_json: bool, session_id: str | None, approve: str | None
+) -> None:
     """Run TOOL with ARGS_JSON (a JSON object; - reads stdin) and print what the model would see.
 
     Exit 0 when the call succeeded, 1 when the result is an error.
@@ -175,12 +194,38 @@ def call(ctx: click.Context, tool: str, args_json: str | None, as_json: bool, se
     if args_json == "-":
         args_json = sys.stdin.read()
     with load_engine(ctx) as engine:
+        if approve is not None:
+            engine.set_approval_callback(lambda request: approve)
+        elif sys.stdin.isatty() and sys.stderr.isatty():
+            engine.set_approval_callback(_prompt)
         result = engine.call_batch([(tool, args_json)], session_id=session_id)[0]
     if as_json:
         click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(result.output)
     ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
+@cli.command()
+@root_options
+@click.argument("command")
+@click.option("--tool", default="terminal", show_default=True, help="Judge COMMAND as this tool's argument.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.pass_context
+def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
+    """Judge COMMAND with the project's policies: allow, ask or deny (exit 0 only for allow)."""
+    verdict = load_engine(ctx).check(command, tool)
+    if as_json:
+        click.echo(json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        label = verdict.decision + (" (hardline)" if verdict.hardline else "")
+        click.echo(label)
+        for match in verdict.matches:
+            via = f"  (via {' > '.join(match.via)})" if match.via else ""
+            click.echo(f"  [{match.severity}] {match.key}: {match.description} -- {match.command}{via}")
+        if verdict.reason and verdict.decision != "allow":
+            click.echo(f"  {verdict.reason}")
+    ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
 
 
 @cli.command("json-schema")

@@ -11,8 +11,6 @@ fails is logged and ignored.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import inspect
 import logging
 import threading
@@ -20,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dispatch.invoke import run_coroutine
+from engine.dispatch.invoke import CallTimeout, call_bounded
 from engine.errors import ConfigurationError
 
 log = logging.getLogger("hermes_engine.hooks")
@@ -98,7 +96,6 @@ class HookRunner:
         self._configured: dict[str, tuple[Hook, ...]] = {p: () for p in HOOK_POINTS}
         self._hooks: dict[str, tuple[Hook, ...]] = {p: () for p in HOOK_POINTS}
         self._lock = threading.Lock()
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     def _combine(self) -> None:
         # Config hooks first (the operator's), then those the host added in code.
@@ -134,26 +131,9 @@ class HookRunner:
             HookTimeout: the hook did not return in time.
             Exception: whatever the hook raised.
         """
-        kwargs = hook.arguments(available)
-        if hook.is_async:
-
-            async def bounded() -> Any:
-                return await asyncio.wait_for(hook.function(**kwargs), self.timeout or None)
-
-            try:
-                return run_coroutine(bounded(), None)
-            except TimeoutError:
-                raise HookTimeout(f"hook {hook.name} timed out after {self.timeout:g}s") from None
-        if not self.timeout:
-            return hook.function(**kwargs)
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="hermes-hook")
-        future = self._pool.submit(hook.function, **kwargs)
         try:
-            return future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
+            return call_bounded(hook.function, hook.arguments(available), self.timeout or None)
+        except CallTimeout:
             raise HookTimeout(f"hook {hook.name} timed out after {self.timeout:g}s") from None
 
 

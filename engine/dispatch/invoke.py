@@ -97,6 +97,21 @@ def run_sync(function: Callable[..., Any], kwargs: dict[str, Any], timeout: floa
         raise CallTimeout(timeout) from None
 
 
+def call_bounded(function: Callable[..., Any], kwargs: dict[str, Any], timeout: float | None) -> Any:
+    """Call a sync or async callable from sync code, bounded by ``timeout`` (hooks, judges, approvers).
+
+    Raises:
+        CallTimeout: it did not return in time.
+        Exception: whatever it raised.
+    """
+    if asyncio.iscoroutinefunction(function):
+        return run_coroutine(function(**kwargs), timeout)
+    result = run_sync(function, kwargs, timeout)
+    if asyncio.iscoroutine(result):  # a sync wrapper handing back a coroutine
+        return run_coroutine(result, timeout)
+    return result
+
+
 async def run_async(function: Callable[..., Any], kwargs: dict[str, Any], is_async: bool, timeout: float | None) -> Any:
     """Call a handler from async code: coroutines awaited, sync functions in a thread."""
     if is_async:

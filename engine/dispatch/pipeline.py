@@ -66,14 +66,14 @@ class Dispatcher:
     # -- plans -------------------------------------------------------------------
 
     def plan(self, snap: Snapshot, name: str) -> Plan | None:
-        plan: Plan | None = snap.plans.get(name)
+        plan: Plan | None = snap.cache.get(name)
         if plan is not None:
             return plan
         canonical = snap.canonical_tool(name)
         if canonical is None:
             return None
-        plan = snap.plans.get(canonical) or self._build_plan(snap, snap.tools[canonical])
-        snap.plans[canonical] = plan
+        plan = snap.cache.get(canonical) or self._build_plan(snap, snap.tools[canonical])
+        snap.cache[canonical] = plan
         return plan
 
     def _build_plan(self, snap: Snapshot, spec: ToolSpec) -> Plan:

@@ -34,8 +34,8 @@ class Snapshot:
     templates: Any = None
     # Hooks named in the project config, bound at load: point -> functions.
     config_hooks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    # Per-tool dispatch plans, filled lazily by the dispatcher for this generation.
-    plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Work done lazily for this generation (dispatch plans by tool name, the policy evaluator).
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def canonical_tool(self, name: str) -> str | None:
         if name in self.tools:

@@ -1,0 +1,308 @@
+"""DangerPatterns and ApprovalPolicy manifests → a CompiledPolicy, with located problems.
+
+Every pattern's examples are run here: a `match` example the pattern does not
+match, or a `not_match` example it does, is a validation error at the example.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from engine.build.binding import Binder, BindError
+from engine.config import Config
+from engine.errors import Problem
+from engine.policy.evaluate import Evaluator
+from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
+from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
+from engine.policy.paths import COMPUTED_CLASSES, GlobError, glob_to_regex
+from engine.registry.specs import Source
+from engine.source.project import Pack
+from engine.source.yamlfile import Document
+
+# Shell commands reach the machine through the terminal, and through a shell
+# running in the background when the model writes to its stdin.
+DEFAULT_TARGETS = (Target("terminal", "command", "command"), Target("process", "input", "command"))
+_COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command"})
+
+
+def command_glob(text: str) -> re.Pattern[str]:
+    """A rule glob: `*` matches anything, spaces and slashes included."""
+    return re.compile(fnmatch.translate(text), re.DOTALL)
+
+
+def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[str, ...]]:
+    merged: dict[str, list[str]] = {}
+    for doc in docs:
+        for name, globs in (doc.data.get("path_classes") or {}).items():
+            if name in COMPUTED_CLASSES:
+                problems.append(
+                    doc.problem(
+                        ["path_classes", name],
+                        "pattern-invalid",
+                        f"path class {name!r} is computed by the engine; pick another name",
+                        key=True,
+                    )
+                )
+                continue
+            for i, glob in enumerate(globs):
+                try:
+                    glob_to_regex(glob.lstrip("!"))
+                except GlobError as exc:
+                    problems.append(doc.problem(["path_classes", name, i], "pattern-invalid", str(exc)))
+                    continue
+                merged.setdefault(name, []).append(glob)
+    return {k: tuple(v) for k, v in merged.items()}
+
+
+def _targets(data: Mapping[str, Any]) -> tuple[Target, ...]:
+    applies = data.get("applies_to")
+    if not applies:
+        return DEFAULT_TARGETS
+    out = []
+    for item in applies:
+        mode = item.get("as") or ("command" if item["argument"] in _COMMAND_ARGUMENTS else "path")
+        out.append(Target(item["tool"], item["argument"], mode))
+    return tuple(out)
+
+
+def compile_policy(
+    pattern_docs: list[Document],
+    policy_docs: list[Document],
+    config: Config,
+    config_doc: Document | None,
+    binder: Binder,
+    project_pack: Pack,
+    tool_names: Iterable[str],
+) -> tuple[CompiledPolicy, list[Problem]]:
+    """Compile every policy manifest of the project (builtin pack first)."""
+    problems: list[Problem] = []
+    classes = _classes(pattern_docs, problems)
+    known = frozenset(classes) | COMPUTED_CLASSES
+    examples = Evaluator(CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True))
+    tools = set(tool_names)
+    patterns: list[CompiledPattern] = []
+    seen: dict[str, Document] = {}
+    words: set[str] = set()
+    substrings: set[str] = set()
+    always_parse = False
+    for doc in pattern_docs:
+        for index, data in enumerate(doc.data.get("patterns") or ()):
+            base: list[str | int] = ["patterns", index]
+            key = data["key"]
+            if key in seen:
+                first = seen[key]
+                problems.append(
+                    doc.problem(
+                        [*base, "key"],
+                        "pattern-duplicate",
+                        f"pattern key {key!r} is already used at {first.file}:{first.line}",
+                    )
+                )
+                continue
+            seen[key] = doc
+            raw = data.get("match")
+            specs = raw if isinstance(raw, list) else [raw] if raw else []
+            try:
+                matchers = tuple(
+                    compile_matcher(spec, known, ["match", i] if isinstance(raw, list) else ["match"])
+                    for i, spec in enumerate(specs)
+                )
+                regex = compile_regex(data["regex"], ["regex"]) if "regex" in data else None
+            except PatternError as exc:
+                problems.append(doc.problem([*base, *exc.pointer], "pattern-invalid", exc.message))
+                continue
+            targets = _targets(data)
+            is_path = any(m.path is not None for m in matchers)
+            if is_path and not data.get("applies_to"):
+                problems.append(
+                    doc.problem(
+                        [*base, "match", "path"],
+                        "pattern-invalid",
+                        "a path matcher needs applies_to naming the tools and arguments it reads",
+                    )
+                )
+                continue
+            for i, target in enumerate(targets):
+                if data.get("applies_to") and target.tool not in tools:
+                    problems.append(
+                        doc.problem(
+                            [*base, "applies_to", i, "tool"],
+                            "tool-unknown",
+                            f"applies_to names tool {target.tool!r}, which this project does not have",
+                            severity="warning",
+                        )
+                    )
+            pattern = CompiledPattern(
+                key,
+                data["description"],
+                data["severity"],
+                matchers,
+                regex,
+                targets,
+                Source(doc.file, *doc.locate([*base])),
+            )
+            problems.extend(_run_examples(examples, pattern, doc, base))
+            patterns.append(pattern)
+            if not is_path and matchers and any(t.mode == "command" for t in targets):
+                # A bare regex is checked on every command anyway; matchers need triggers.
+                for spec in specs:
+                    found = triggers(spec, classes)
+                    if found is None:
+                        always_parse = True
+                    else:
+                        words |= found[0]
+                        substrings |= found[1]
+    settings, setting_problems = _settings(policy_docs, config, config_doc, binder, project_pack, set(seen))
+    problems.extend(setting_problems)
+    by_tool: dict[str, list[tuple[str, str]]] = {}
+
+    def guard(tool: str, argument: str, mode: str) -> None:
+        entries = by_tool.setdefault(tool, [])
+        if (argument, mode) not in entries:
+            entries.append((argument, mode))
+
+    for pattern in patterns:
+        for target in pattern.targets:
+            guard(target.tool, target.argument, target.mode)
+    for tool, kinds in settings.rules.items():
+        for rules in kinds.values():
+            for rule in rules:
+                for name, _ in rule.globs:
+                    guard(tool, name, "command" if name in _COMMAND_ARGUMENTS else "path")
+    if settings.deny_globs:
+        for default in DEFAULT_TARGETS:
+            guard(default.tool, default.argument, "command")
+    policy = CompiledPolicy(
+        patterns=tuple(patterns),
+        classes=classes,
+        settings=settings,
+        targets={k: tuple(v) for k, v in by_tool.items()},
+        trigger_words=frozenset(words),
+        trigger_substrings=tuple(sorted(substrings)),
+        always_parse=always_parse,
+    )
+    return policy, problems
+
+
+def _run_examples(
+    evaluator: Evaluator, pattern: CompiledPattern, doc: Document, base: list[str | int]
+) -> list[Problem]:
+    """Each example must (or must not) be matched by its own pattern."""
+    examples = _examples(doc, base)
+    problems: list[Problem] = []
+    as_path = pattern.targets[0].mode == "path"
+    for expected, key in ((True, "match"), (False, "not_match")):
+        for i, example in enumerate(examples.get(key) or ()):
+            problem: str | None = None
+            if as_path:
+                hit = bool(evaluator.detect_path(example, [pattern]))
+            else:
+                found, problem = evaluator.detect_command(example, [pattern])
+                hit = bool(found)
+            if hit == expected:
+                continue
+            verb = "does not match" if expected else "matches"
+            note = f" (it cannot be parsed: {problem})" if problem and expected else ""
+            problems.append(
+                doc.problem(
+                    [*base, "examples", key, i],
+                    "pattern-example-failed",
+                    f"pattern {pattern.key!r} {verb} its {key} example {example!r}{note}",
+                )
+            )
+    return problems
+
+
+def _examples(doc: Document, base: list[str | int]) -> Mapping[str, list[str]]:
+    node: Any = doc.data
+    for part in base:
+        node = node[part]
+    examples: Mapping[str, list[str]] = node.get("examples") or {}
+    return examples
+
+
+def _settings(
+    docs: list[Document],
+    config: Config,
+    config_doc: Document | None,
+    binder: Binder,
+    pack: Pack,
+    pattern_keys: set[str],
+) -> tuple[ApprovalSettings, list[Problem]]:
+    """Builtin policy ← project policy ← the operator's config (approvals:)."""
+    problems: list[Problem] = []
+    merged: dict[str, Any] = {}
+    allowlist: list[str] = []
+    deny: list[str] = []
+    rules: dict[str, dict[str, list[Rule]]] = {}
+    by_pack: dict[str, Document] = {}
+    for doc in docs:
+        first = by_pack.get(doc.pack)
+        if first is not None:
+            problems.append(
+                doc.problem(
+                    [],
+                    "policy-duplicate",
+                    f"a second ApprovalPolicy in this pack (the first is at {first.file}:{first.line})",
+                )
+            )
+            continue
+        by_pack[doc.pack] = doc
+        data = doc.data
+        for key in ("mode", "timeout", "unattended", "yolo", "judge"):
+            if key in data:
+                merged[key] = "off" if key == "mode" and data[key] is False else data[key]
+                merged[f"{key}@"] = (doc, [key])
+        allowlist.extend(data.get("command_allowlist") or ())
+        deny.extend(data.get("deny") or ())
+        for tool, kinds in (data.get("rules") or {}).items():
+            for kind, items in kinds.items():
+                for item in items:
+                    text = ", ".join(f"{k}: {v!r}" for k, v in item.items())
+                    rule = Rule(tuple((k, command_glob(v)) for k, v in item.items()), f"{tool}({text})")
+                    rules.setdefault(tool, {}).setdefault(kind, []).append(rule)
+    operator = config.get("approvals")
+    for key in ("mode", "timeout", "yolo", "judge"):
+        if operator.get(key) is not None:
+            merged[key] = operator[key]
+            merged[f"{key}@"] = (config_doc, ["approvals", key])
+    allowlist.extend(operator.get("command_allowlist") or ())
+    judge = None
+    if merged.get("judge"):
+        try:
+            judge = binder.bind(merged["judge"], pack)
+        except BindError as exc:
+            where_doc, pointer = merged["judge@"]
+            message = f"judge {merged['judge']!r}: {exc.message}"
+            problems.append(
+                where_doc.problem(pointer, exc.code, message)
+                if where_doc
+                else Problem("<config>", 1, 1, exc.code, message)
+            )
+    if merged.get("mode") == "smart" and judge is None and not problems:
+        where_doc, pointer = merged["mode@"]
+        message = "mode: smart needs a judge (package.module:function)"
+        problems.append(
+            where_doc.problem(pointer, "policy-invalid", message)
+            if where_doc
+            else Problem("<config>", 1, 1, "policy-invalid", message)
+        )
+    # An entry naming a pattern key approves that pattern; anything else is a command glob.
+    keys = frozenset(a for a in allowlist if a in pattern_keys)
+    globs = tuple((a, command_glob(a)) for a in allowlist if a not in keys)
+    settings = ApprovalSettings(
+        mode=str(merged.get("mode", "manual")),
+        timeout=float(merged.get("timeout", 60)),
+        unattended=str(merged.get("unattended", "deny")),
+        yolo=bool(merged.get("yolo", False)),
+        judge=judge,
+        allowlist_keys=keys,
+        allowlist_globs=globs,
+        deny_globs=tuple((d, command_glob(d)) for d in deny),
+        rules={tool: {kind: tuple(r) for kind, r in kinds.items()} for tool, kinds in rules.items()},
+        audit_log=operator.get("audit_log"),
+    )
+    return settings, problems

@@ -1,0 +1,391 @@
+"""Shell text → tokens, the way a POSIX shell (and bash) would split it.
+
+Words keep their parts (literal text, variable references, command
+substitutions) so the analyzer can resolve them; quoting is recorded, because a
+dangerous word inside quotes is data, not a command. Here-document bodies are
+read at the end of their line, as the shell does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+LIT = 0  # literal text
+VAR = 1  # $NAME or ${NAME...}
+SUB = 2  # $(...), `...`, <(...), >(...)
+ARITH = 3  # $((...))
+
+MAX_LENGTH = 64 * 1024
+
+
+class ShellSyntaxError(Exception):
+    """The text cannot be split the way a shell would (unbalanced quotes, ...)."""
+
+
+@dataclass(slots=True)
+class Seg:
+    kind: int
+    text: str
+    quoted: bool = False
+
+
+@dataclass(slots=True)
+class HereDoc:
+    delimiter: str
+    strip_tabs: bool
+    body: str | None = None
+
+
+@dataclass(slots=True)
+class Token:
+    kind: str  # "word", "op" or "nl"
+    value: str  # operator text, or the word's source text
+    segs: list[Seg] = field(default_factory=list)
+    brace: bool = False  # an unquoted {a,b} may expand
+    heredoc: HereDoc | None = None
+
+    @property
+    def literal(self) -> str | None:
+        """The word's text when it is plain literal text (no expansions)."""
+        if all(s.kind == LIT for s in self.segs):
+            return "".join(s.text for s in self.segs)
+        return None
+
+    @property
+    def quoted(self) -> bool:
+        return any(s.quoted for s in self.segs)
+
+
+# Longest operators first: the lexer takes the first that matches.
+_OPERATORS = (
+    ";;&",
+    "&>>",
+    "<<<",
+    "<<-",
+    ">>",
+    "<<",
+    "&&",
+    "||",
+    "|&",
+    ";;",
+    ";&",
+    ">&",
+    "<&",
+    "&>",
+    ">|",
+    "<>",
+    ";",
+    "&",
+    "|",
+    "<",
+    ">",
+    "(",
+    ")",
+)
+_REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
+_PLAIN = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
+_FD_PREFIX = re.compile(r"[0-9]+$")
+_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+
+
+def decode_ansi_c(body: str) -> str:
+    """The value of a bash $'...' string."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        head = code[0]
+        if head in "xuU":
+            try:
+                return chr(int(code[1:], 16))
+            except (ValueError, OverflowError):
+                return code
+        if head.isdigit():
+            return chr(int(code, 8) & 0xFF)
+        if head == "c" and len(code) == 2:
+            return chr(ord(code[1]) & 0x1F)
+        return _SIMPLE_ESCAPES.get(code, "\\" + code)
+
+    return _ANSI_C.sub(one, body)
+
+
+class Lexer:
+    def __init__(self, text: str) -> None:
+        if len(text) > MAX_LENGTH:
+            raise ShellSyntaxError(f"command is {len(text)} characters long; the limit is {MAX_LENGTH}")
+        self.text = text
+        self.pos = 0
+        self.tokens: list[Token] = []
+        self._pending: list[HereDoc] = []
+
+    # -- top level ---------------------------------------------------------------
+
+    def run(self) -> list[Token]:
+        text = self.text
+        n = len(text)
+        expect_heredoc_word = False
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch == "\n":
+                self.pos += 1
+                self.tokens.append(Token("nl", "\n"))
+                if self._pending:
+                    self._read_heredocs()
+                continue
+            if ch in " \t\r":
+                self.pos += 1
+                continue
+            if ch == "#":
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+                continue
+            op = self._operator()
+            if op is not None:
+                if op in ("<", ">") and self._process_substitution(op):
+                    continue
+                self.tokens.append(Token("op", op))
+                expect_heredoc_word = op in ("<<", "<<-")
+                continue
+            token = self._word()
+            # A word made only of digits right before a redirection is its file descriptor.
+            if token.literal is not None and _FD_PREFIX.match(token.value) and self.pos < n and text[self.pos] in "<>":
+                continue
+            if expect_heredoc_word:
+                delimiter = "".join(s.text for s in token.segs)
+                doc = HereDoc(delimiter, self.tokens[-1].value == "<<-")
+                token.heredoc = doc
+                self._pending.append(doc)
+                expect_heredoc_word = False
+            self.tokens.append(token)
+        if self._pending:
+            raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
+        return self.tokens
+
+    def _operator(self) -> str | None:
+        text = self.text
+        for op in _OPERATORS:
+            if text.startswith(op, self.pos):
+                self.pos += len(op)
+                return op
+        return None
+
+    def _process_substitution(self, op: str) -> bool:
+        # `<(cmd)` / `>(cmd)`: the operator was consumed; a "(" right after makes it a word.
+        if self.pos < len(self.text) and self.text[self.pos] == "(":
+            self.pos += 1
+            inner = self._balanced(")")
+            self.tokens.append(Token("word", f"{op}({inner})", [Seg(SUB, inner)]))
+            return True
+        return False
+
+    def _read_heredocs(self) -> None:
+        text = self.text
+        for doc in self._pending:
+            lines: list[str] = []
+            while True:
+                if self.pos >= len(text):
+                    raise ShellSyntaxError(f"here-document delimited by {doc.delimiter!r} is never closed")
+                end = text.find("\n", self.pos)
+                line = text[self.pos :] if end < 0 else text[self.pos : end]
+                self.pos = len(text) if end < 0 else end + 1
+                check = line.lstrip("\t") if doc.strip_tabs else line
+                if check == doc.delimiter:
+                    break
+                lines.append(check)
+            doc.body = "\n".join(lines)
+        self._pending = []
+
+    # -- words -------------------------------------------------------------------
+
+    def _word(self) -> Token:
+        text = self.text
+        n = len(text)
+        start = self.pos
+        segs: list[Seg] = []
+        brace = False
+        while self.pos < n:
+            ch = text[self.pos]
+            plain = _PLAIN.match(text, self.pos)
+            if plain is not None:
+                segs.append(Seg(LIT, plain.group()))
+                self.pos = plain.end()
+                continue
+            if ch in " \t\r\n;&|<>()":
+                break
+            if ch in "{}":
+                brace = True
+                segs.append(Seg(LIT, ch))
+                self.pos += 1
+            elif ch == "#":
+                segs.append(Seg(LIT, ch))  # inside a word, # is literal
+                self.pos += 1
+            elif ch == "\\":
+                if self.pos + 1 < n:
+                    segs.append(Seg(LIT, text[self.pos + 1], quoted=True))
+                self.pos += 2
+            elif ch == "'":
+                end = text.find("'", self.pos + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated single quote")
+                segs.append(Seg(LIT, text[self.pos + 1 : end], quoted=True))
+                self.pos = end + 1
+            elif ch == '"':
+                self.pos += 1
+                self._double_quoted(segs)
+            elif ch == "`":
+                self.pos += 1
+                end = self._backtick_end()
+                segs.append(Seg(SUB, text[self.pos : end].replace("\\`", "`")))
+                self.pos = end + 1
+            else:  # "$"
+                self._dollar(segs, quoted=False)
+        return Token("word", text[start : self.pos], segs, brace)
+
+    def _backtick_end(self) -> int:
+        text = self.text
+        i = self.pos
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "`":
+                return i
+            i += 1
+        raise ShellSyntaxError("unterminated backquote")
+
+    def _double_quoted(self, segs: list[Seg]) -> None:
+        text = self.text
+        n = len(text)
+        buf: list[str] = []
+
+        def flush() -> None:
+            if buf:
+                segs.append(Seg(LIT, "".join(buf), quoted=True))
+                buf.clear()
+
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch == '"':
+                self.pos += 1
+                flush()
+                if not segs or segs[-1].kind != LIT or not segs[-1].quoted:
+                    segs.append(Seg(LIT, "", quoted=True))  # "" is an empty, quoted word
+                return
+            if ch == "\\" and self.pos + 1 < n and text[self.pos + 1] in '$`"\\\n':
+                if text[self.pos + 1] != "\n":
+                    buf.append(text[self.pos + 1])
+                self.pos += 2
+            elif ch == "$":
+                flush()
+                self._dollar(segs, quoted=True)
+            elif ch == "`":
+                flush()
+                self.pos += 1
+                end = self._backtick_end()
+                segs.append(Seg(SUB, text[self.pos : end].replace("\\`", "`"), quoted=True))
+                self.pos = end + 1
+            else:
+                buf.append(ch)
+                self.pos += 1
+        raise ShellSyntaxError("unterminated double quote")
+
+    def _dollar(self, segs: list[Seg], *, quoted: bool) -> None:
+        text = self.text
+        nxt = text[self.pos + 1] if self.pos + 1 < len(text) else ""
+        if nxt == "(":
+            if text.startswith("$((", self.pos):
+                self.pos += 3
+                inner = self._balanced(")")
+                if self.pos < len(text) and text[self.pos] == ")":
+                    self.pos += 1
+                segs.append(Seg(ARITH, inner, quoted))
+                return
+            self.pos += 2
+            segs.append(Seg(SUB, self._balanced(")"), quoted))
+            return
+        if nxt == "{":
+            self.pos += 2
+            inner = self._balanced("}")
+            name = _NAME.match(inner.lstrip("!#"))
+            segs.append(Seg(VAR, name.group() if name else inner, quoted))
+            return
+        if nxt == "'" and not quoted:
+            end = self.pos + 2
+            while end < len(text) and text[end] != "'":
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text):
+                raise ShellSyntaxError("unterminated $'...' string")
+            segs.append(Seg(LIT, decode_ansi_c(text[self.pos + 2 : end]), quoted=True))
+            self.pos = end + 1
+            return
+        if nxt == '"' and not quoted:
+            self.pos += 1  # $"..." is a translated string: a double-quoted one here
+            return
+        name = _NAME.match(text, self.pos + 1)
+        if name is None:
+            segs.append(Seg(LIT, "$", quoted))
+            self.pos += 1
+            return
+        segs.append(Seg(VAR, name.group(), quoted))
+        self.pos = name.end()
+
+    def _balanced(self, closer: str) -> str:
+        """Text up to the matching closer, skipping quotes and nested groups."""
+        text = self.text
+        opener = "(" if closer == ")" else "{"
+        depth = 1
+        start = self.pos
+        i = self.pos
+        n = len(text)
+        while i < n:
+            ch = text[i]
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == "'":
+                end = text.find("'", i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated single quote")
+                i = end + 1
+                continue
+            if ch == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    i += 2 if text[i] == "\\" else 1
+                i += 1
+                continue
+            if ch == opener:
+                depth += 1
+            elif ch == closer:
+                depth -= 1
+                if depth == 0:
+                    self.pos = i + 1
+                    return text[start:i]
+            i += 1
+        raise ShellSyntaxError(f"unterminated {'$(' if closer == ')' else '${'}")
+
+
+def tokenize(text: str) -> list[Token]:
+    """Raises:
+    ShellSyntaxError: the text is not something a shell could run as written.
+    """
+    return Lexer(text).run()
+
+
+REDIRECT_OPS = _REDIRECTS

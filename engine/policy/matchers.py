@@ -1,0 +1,351 @@
+"""Compiled danger patterns: structural matchers over parsed commands, and path matchers."""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.policy.paths import literal_fragments
+from engine.policy.shell import Command
+
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+_CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
+# The home directory named by an expression rather than a string literal.
+_CODE_HOME_EXPR = re.compile(
+    r"process\.env\.HOME|os\.homedir\(\)|Path\.home\(\)|Dir\.home|expanduser\(\s*['\"]~['\"]\s*\)"
+    r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
+)
+_WILDCARDS = frozenset("*?[")
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern), re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    globs: tuple[re.Pattern[str], ...] = ()
+    regex: re.Pattern[str] | None = None
+    classes: frozenset[str] = frozenset()
+    not_classes: frozenset[str] = frozenset()
+    position: str = "any"
+
+    def test(self, word: str, classify: Any) -> bool:
+        if self.globs and not any(g.match(word) for g in self.globs):
+            return False
+        if self.regex is not None and not self.regex.search(word):
+            return False
+        if self.classes or self.not_classes:
+            found = classify(word)
+            if self.classes and not (found & self.classes):
+                return False
+            if self.not_classes and found & self.not_classes:
+                return False
+        return True
+
+    def any(self, words: Sequence[str], classify: Any) -> bool:
+        if not words:
+            return False
+        if self.position == "first":
+            return self.test(words[0], classify)
+        if self.position == "last":
+            return self.test(words[-1], classify)
+        return any(self.test(w, classify) for w in words)
+
+
+@dataclass(slots=True)
+class Shape:
+    """Flags, positionals and option words of a command, computed once per command."""
+
+    short: set[str]
+    long: set[str]
+    positionals: list[str]
+    words: list[str]
+
+
+def shape(command: Command) -> Shape:
+    short: set[str] = set()
+    long: set[str] = set()
+    positionals: list[str] = []
+    words = list(command.argv[1:])
+    options_done = False
+    for word in words:
+        if options_done or word == "-" or not word.startswith("-"):
+            positionals.append(word)
+        elif word == "--":
+            options_done = True
+        elif word.startswith("--"):
+            long.add(word[2:].split("=", 1)[0])
+        else:
+            short.update(word[1:])
+    return Shape(short, long, positionals, words)
+
+
+def _in_directory(classify: Any, cwd: str) -> Any:
+    """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
+
+    def resolved(word: str) -> frozenset[str]:
+        if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
+            return frozenset(classify(word)) | {"variable"}
+        if word.startswith(("/", "~", "$", "-")) or "://" in word:
+            return frozenset(classify(word))
+        return frozenset(classify(posixpath.join(cwd, word)))
+
+    return resolved
+
+
+def _flag_present(flag: str, shaped: Shape) -> bool:
+    return flag in shaped.short if len(flag) == 1 else flag in shaped.long
+
+
+def option_values(name: str, words: Sequence[str]) -> list[str]:
+    values: list[str] = []
+    for i, word in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if len(name) == 1:
+            if word == f"-{name}" and nxt is not None:
+                values.append(nxt)
+            elif word.startswith(f"-{name}") and not word.startswith("--") and len(word) > 2:
+                values.append(word[2:])
+            continue
+        for prefix in (f"--{name}=", f"-{name}=", f"{name}="):
+            if word.startswith(prefix):
+                values.append(word[len(prefix) :])
+        if word in (f"--{name}", f"-{name}") and nxt is not None:
+            values.append(nxt)
+    return values
+
+
+def code_paths(code: str) -> list[str]:
+    """Path literals in an inline program, and ``~`` when it names the home directory otherwise."""
+    out = []
+    for a, b in _CODE_STRINGS.findall(code):
+        literal = _CODE_HOME.sub("~", a or b)
+        if literal.startswith(("/", "~")):
+            out.append(literal)
+    if _CODE_HOME_EXPR.search(_CODE_STRINGS.sub("", code)):
+        out.append("~")
+    return out
+
+
+@dataclass(slots=True)
+class Matcher:
+    names: frozenset[str] | None = None  # None: any command
+    name_globs: tuple[re.Pattern[str], ...] = ()
+    not_names: frozenset[str] = frozenset()
+    subcommands: tuple[tuple[str, ...], ...] = ()
+    flags: tuple[str, ...] = ()
+    all_flags: tuple[str, ...] = ()
+    without_flags: tuple[str, ...] = ()
+    args: ArgSpec | None = None
+    words: ArgSpec | None = None
+    options: tuple[tuple[str, ArgSpec], ...] = ()
+    redirects: ArgSpec | None = None
+    via: frozenset[str] = frozenset()
+    fed_by: tuple[re.Pattern[str], ...] = ()
+    text: re.Pattern[str] | None = None
+    code: re.Pattern[str] | None = None
+    code_paths: ArgSpec | None = None
+    path: ArgSpec | None = None
+    dynamic: bool | None = None
+    no_args: bool | None = None
+    uses_shape: bool = field(default=False)
+
+    def _name_ok(self, command: Command) -> bool:
+        if command.is_dynamic:
+            # A name only known at run time could be any command: fail closed.
+            return self.dynamic is not False
+        if self.dynamic is True:
+            return False
+        if command.name in self.not_names:
+            return False
+        if self.names is None and not self.name_globs:
+            return True
+        if self.names is not None and command.name in self.names:
+            return True
+        return any(g.match(command.name) for g in self.name_globs)
+
+    def matches_command(self, command: Command, classify: Any, shapes: dict[int, Shape]) -> bool:
+        if self.path is not None:
+            return False
+        if not self._name_ok(command):
+            return False
+        if command.cwd is not None:
+            classify = _in_directory(classify, command.cwd)
+        if self.via and not (self.via & set(command.via)):
+            return False
+        if self.fed_by and not any(g.match(n) for g in self.fed_by for n in command.fed_by):
+            return False
+        shaped: Shape | None = None
+        if self.uses_shape:
+            shaped = shapes.get(id(command))
+            if shaped is None:
+                shaped = shapes[id(command)] = shape(command)
+        if shaped is not None:
+            positionals = shaped.positionals
+            if self.subcommands:
+                lowered = [p.lower() for p in positionals]
+                hit = next((s for s in self.subcommands if lowered[: len(s)] == list(s)), None)
+                if hit is None:
+                    return False
+                positionals = positionals[len(hit) :]
+            if self.flags and not any(_flag_present(f, shaped) for f in self.flags):
+                return False
+            if self.all_flags and not all(_flag_present(f, shaped) for f in self.all_flags):
+                return False
+            if self.without_flags and any(_flag_present(f, shaped) for f in self.without_flags):
+                return False
+            if self.no_args is not None and (not positionals) != self.no_args:
+                return False
+            if self.args is not None and not self.args.any(positionals, classify):
+                return False
+            if self.words is not None and not self.words.any(shaped.words, classify):
+                return False
+            for name, spec in self.options:
+                if not any(spec.test(v, classify) for v in option_values(name, shaped.words)):
+                    return False
+        if self.redirects is not None:
+            targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+            if not self.redirects.any(targets, classify):
+                return False
+        if self.text is not None and not self.text.search(command.text + "\n" + command.stdin):
+            return False
+        if self.code is not None and (command.code is None or not self.code.search(command.code)):
+            return False
+        return not (
+            self.code_paths is not None
+            and (command.code is None or not self.code_paths.any(code_paths(command.code), classify))
+        )
+
+    def matches_path(self, value: str, classify: Any) -> bool:
+        return self.path is not None and self.path.test(value, classify)
+
+
+class PatternError(ValueError):
+    """A pattern field that does not compile; ``pointer`` locates it inside the pattern."""
+
+    def __init__(self, pointer: list[str | int], message: str) -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.message = message
+
+
+def compile_regex(value: str, pointer: list[str | int], flags: int = 0) -> re.Pattern[str]:
+    try:
+        return re.compile(value, flags)
+    except re.error as exc:
+        raise PatternError(pointer, f"invalid regex {value!r}: {exc}") from None
+
+
+def _arg_spec(data: Mapping[str, Any], pointer: list[str | int], known: frozenset[str]) -> ArgSpec:
+    for key in ("classes", "not_classes"):
+        for i, name in enumerate(data.get(key) or ()):
+            if name not in known:
+                raise PatternError(
+                    [*pointer, key, i], f"unknown path class {name!r} (known: {', '.join(sorted(known))})"
+                )
+    return ArgSpec(
+        globs=tuple(_glob(g) for g in data.get("glob") or ()),
+        regex=compile_regex(data["regex"], [*pointer, "regex"]) if "regex" in data else None,
+        classes=frozenset(data.get("classes") or ()),
+        not_classes=frozenset(data.get("not_classes") or ()),
+        position=data.get("position", "any"),
+    )
+
+
+def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base: list[str | int]) -> Matcher:
+    """Raises:
+    PatternError: a regex, glob or class reference that does not compile.
+    """
+    names: set[str] | None = None
+    globs: list[re.Pattern[str]] = []
+    for name in data.get("command") or ():
+        lowered = name.lower()
+        if lowered == "*":
+            names = None
+            globs = []
+            break
+        if _WILDCARDS & set(lowered):
+            globs.append(_glob(lowered))
+        else:
+            names = (names or set()) | {lowered}
+    matcher = Matcher(
+        names=frozenset(names) if names is not None else None,
+        name_globs=tuple(globs),
+        not_names=frozenset(n.lower() for n in data.get("not_command") or ()),
+        subcommands=tuple(tuple(s.lower().split()) for s in data.get("subcommand") or ()),
+        flags=tuple(f.lstrip("-") for f in data.get("flags") or ()),
+        all_flags=tuple(f.lstrip("-") for f in data.get("all_flags") or ()),
+        without_flags=tuple(f.lstrip("-") for f in data.get("without_flags") or ()),
+        args=_arg_spec(data["args"], [*base, "args"], known_classes) if "args" in data else None,
+        words=_arg_spec(data["words"], [*base, "words"], known_classes) if "words" in data else None,
+        options=tuple(
+            (name, _arg_spec(spec, [*base, "options", name], known_classes))
+            for name, spec in (data.get("options") or {}).items()
+        ),
+        redirects=_arg_spec(data["redirects"], [*base, "redirects"], known_classes) if "redirects" in data else None,
+        via=frozenset(v.lower() for v in data.get("via") or ()),
+        fed_by=tuple(_glob(f.lower()) for f in data.get("fed_by") or ()),
+        text=compile_regex(data["text"], [*base, "text"]) if "text" in data else None,
+        code=compile_regex(data["code"], [*base, "code"]) if "code" in data else None,
+        code_paths=_arg_spec(data["code_paths"], [*base, "code_paths"], known_classes)
+        if "code_paths" in data
+        else None,
+        path=_arg_spec(data["path"], [*base, "path"], known_classes) if "path" in data else None,
+        dynamic=data.get("dynamic"),
+        no_args=data.get("no_args"),
+    )
+    matcher.uses_shape = bool(
+        matcher.subcommands
+        or matcher.flags
+        or matcher.all_flags
+        or matcher.without_flags
+        or matcher.args
+        or matcher.words
+        or matcher.options
+        or matcher.no_args is not None
+    )
+    return matcher
+
+
+def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> tuple[set[str], set[str]] | None:
+    """(words, substrings) whose absence proves the matcher cannot match; None if unknown."""
+    commands = [c.lower() for c in data.get("command") or ()]
+    if commands and "*" not in commands:
+        words = {c for c in commands if not _WILDCARDS & set(c)}
+        subs = {c.split("*")[0] for c in commands if _WILDCARDS & set(c) and len(c.split("*")[0]) >= 2}
+        if len(words) + len(subs) == len(commands):
+            return words, subs
+        return None
+    if data.get("fed_by"):
+        names = [f.lower() for f in data["fed_by"]]
+        if not any(_WILDCARDS & set(n) for n in names):
+            return set(names), set()
+    fragments: set[str] = set()
+    for key in ("args", "words", "redirects"):
+        spec = data.get(key)
+        if not spec:
+            continue
+        if spec.get("glob"):
+            parts = [max(literal_fragments(g), key=len, default="") for g in spec["glob"]]
+        elif spec.get("classes"):
+            parts = [
+                max(literal_fragments(g), key=len, default="")
+                for c in spec["classes"]
+                for g in classes.get(c, ())
+                if not g.startswith("!")
+            ]
+            if not all(spec["classes"][i] in classes for i in range(len(spec["classes"]))):
+                return None
+        else:
+            return None
+        if not parts or any(len(p) < 2 for p in parts):
+            return None
+        fragments.update(p.lower() for p in parts)
+        return set(), fragments
+    return None

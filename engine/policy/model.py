@@ -1,0 +1,110 @@
+"""What the policy layer produces: matches, verdicts, and the compiled policy."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.build.binding import Bound
+from engine.policy.matchers import Matcher
+from engine.registry.specs import Source
+
+Decision = Literal["allow", "ask", "deny"]
+ALLOW: Decision = "allow"
+ASK: Decision = "ask"
+DENY: Decision = "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    key: str
+    description: str
+    severity: str  # "hardline", "dangerous", "deny" (a policy floor) or "ask" (a rule)
+    command: str  # the simple command (or value) that matched
+    via: tuple[str, ...] = ()  # wrappers it was found inside (sudo, bash -c, ...)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "key": self.key,
+            "description": self.description,
+            "severity": self.severity,
+            "command": self.command,
+        }
+        if self.via:
+            out["via"] = list(self.via)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    decision: Decision
+    hardline: bool
+    matches: tuple[Match, ...] = ()
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "decision": self.decision,
+            "hardline": self.hardline,
+            "matches": [m.as_dict() for m in self.matches],
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    tool: str
+    argument: str
+    mode: str  # "command" or "path"
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPattern:
+    key: str
+    description: str
+    severity: str
+    matchers: tuple[Matcher, ...]  # any may match; empty for a bare regex pattern
+    regex: re.Pattern[str] | None
+    targets: tuple[Target, ...]
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """Every listed argument's value must match its glob."""
+
+    globs: tuple[tuple[str, re.Pattern[str]], ...]
+    text: str  # as written, for messages
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalSettings:
+    mode: str = "manual"
+    timeout: float = 60.0
+    unattended: str = "deny"
+    yolo: bool = False
+    judge: Bound | None = None
+    allowlist_keys: frozenset[str] = frozenset()
+    allowlist_globs: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    deny_globs: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    rules: Mapping[str, Mapping[str, tuple[Rule, ...]]] = field(default_factory=dict)
+    audit_log: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPolicy:
+    patterns: tuple[CompiledPattern, ...]
+    classes: Mapping[str, tuple[str, ...]]
+    settings: ApprovalSettings
+    # tool -> [(argument, mode)] that patterns or rules look at
+    targets: Mapping[str, tuple[tuple[str, str], ...]]
+    trigger_words: frozenset[str]
+    trigger_substrings: tuple[str, ...]
+    always_parse: bool
+
+    def is_guarded(self, tool: str) -> bool:
+        return tool in self.targets or tool in self.settings.rules

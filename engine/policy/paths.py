@@ -1,0 +1,181 @@
+"""Which classes a path-like word belongs to: root, home, block_device, credential...
+
+Classes are declared in DangerPatterns manifests as globs over normalised paths
+(``~`` for the home directory, ``**`` crossing ``/``, ``{a,b}`` alternatives, a
+leading ``!`` excluding, ``\\*`` a literal star). A few classes are computed
+here because no glob can express them: ``relative``, ``escapes_workdir``,
+``absolute``, ``variable`` (only known at run time), ``remote`` and ``url``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+COMPUTED_CLASSES = frozenset({"relative", "escapes_workdir", "absolute", "variable", "remote", "url", "workdir"})
+# When the working directory itself is one of these, a relative path is as
+# dangerous as the absolute path it names.
+_CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
+
+_HOME_VARS = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$ENV\{HOME\}|%USERPROFILE%|%HOMEPATH%)(?=/|$)")
+_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
+_FORM_FILE = re.compile(r"^[\w.-]+=@(.+)$")
+
+
+class GlobError(ValueError):
+    pass
+
+
+def glob_to_regex(glob: str) -> str:
+    """Translate one class glob to a regex (anchored by the caller).
+
+    Raises:
+        GlobError: an unbalanced ``[`` or ``{``.
+    """
+    out: list[str] = []
+    i = 0
+    n = len(glob)
+    while i < n:
+        ch = glob[i]
+        if ch == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+            continue
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = glob.find("]", i + 1)
+            if end < 0:
+                raise GlobError(f"unbalanced '[' in {glob!r}")
+            body = glob[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(f"[{body}]")
+            i = end
+        elif ch == "{":
+            end = glob.find("}", i + 1)
+            if end < 0:
+                raise GlobError(f"unbalanced '{{' in {glob!r}")
+            options = glob[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(glob_to_regex(o) for o in options) + ")")
+            i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+def literal_fragments(glob: str) -> list[str]:
+    """Literal runs of a glob, for the fast path's trigger check."""
+    cleaned = re.sub(r"\{[^}]*\}|\[[^\]]*\]|\\.", "*", glob.lstrip("!"))
+    return [f for f in re.split(r"[*?]+", cleaned) if f]
+
+
+@dataclass(frozen=True, slots=True)
+class _Class:
+    include: re.Pattern[str]
+    exclude: re.Pattern[str] | None
+
+
+def normalize_path(word: str) -> tuple[str, set[str]]:
+    """(normalised path, computed classes) for a word used as a path."""
+    computed: set[str] = set()
+    text = word.strip()
+    if text.startswith("file://"):
+        text = text[len("file://") :]
+    form = _FORM_FILE.match(text)
+    if form is not None:
+        text = form.group(1)  # curl -F name=@file
+    if text.startswith("@") and len(text) > 1 and text[1] in "/~.$":
+        text = text[1:]  # curl's @file
+    if _URL.match(text):
+        return text, {"url"}
+    if _WINDOWS.match(text):
+        return text.replace("\\", "/"), {"absolute", "windows"}
+    text = _HOME_VARS.sub("~", text)
+    if text.startswith("~") and len(text) > 1 and text[1] != "/":
+        user, _, rest = text[1:].partition("/")
+        text = f"/home/{user}" + (f"/{rest}" if rest else "")
+    if "$" in text or "`" in text:
+        computed.add("variable")
+    if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
+        return text, {"remote"}
+    if text.startswith("~"):
+        rest = posixpath.normpath("/" + text[1:].lstrip("/")) if text != "~" else "/"
+        normalised = "~" + ("" if rest == "/" else rest)
+        computed.add("absolute")
+        return normalised, computed
+    if text.startswith("/"):
+        normalised = posixpath.normpath(text)
+        if normalised.startswith("//"):
+            normalised = "/" + normalised.lstrip("/")
+        computed.add("absolute")
+        return normalised, computed
+    normalised = posixpath.normpath(text) if text else "."
+    computed.add("relative")
+    if normalised == ".." or normalised.startswith("../"):
+        computed.add("escapes_workdir")
+    elif normalised in (".", "*"):
+        computed.add("workdir")
+    return normalised, computed
+
+
+class PathClassifier:
+    """Classifies words against the classes declared in policy manifests."""
+
+    def __init__(self, classes: Mapping[str, Sequence[str]], cwd: str | None = None) -> None:
+        compiled: dict[str, _Class] = {}
+        for name, globs in classes.items():
+            include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
+            exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
+            compiled[name] = _Class(
+                re.compile("(?:" + "|".join(include or ["(?!)"]) + r")\Z"),
+                re.compile("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
+            )
+        self._classes = compiled
+        self.names = frozenset(compiled) | COMPUTED_CLASSES
+        self._cwd_critical: str | None = None
+        if cwd:
+            cwd_path, _ = normalize_path(cwd)
+            if self._match(cwd_path) & set(_CRITICAL_CWD_CLASSES):
+                self._cwd_critical = cwd_path
+        self.classify = lru_cache(maxsize=4096)(self._classify)
+
+    def _match(self, path: str) -> set[str]:
+        found = set()
+        for name, spec in self._classes.items():
+            if spec.include.match(path) and not (spec.exclude is not None and spec.exclude.match(path)):
+                found.add(name)
+        return found
+
+    def _classify(self, word: str) -> frozenset[str]:
+        path, classes = normalize_path(word)
+        if "url" in classes or "remote" in classes:
+            return frozenset(classes)
+        classes |= self._match(path)
+        if "relative" in classes and self._cwd_critical is not None and "escapes_workdir" not in classes:
+            base = self._cwd_critical
+            if path == "*":
+                joined = base.rstrip("/") + "/*"
+            elif path == ".":
+                joined = base
+            else:
+                joined = posixpath.normpath(posixpath.join(base if base != "~" else "/~", path))
+                joined = joined[1:] if base == "~" else joined
+            classes |= self._match(joined)
+        return frozenset(classes)
