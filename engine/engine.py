@@ -340,10 +340,10 @@ class Engine:
     # -- policy ----------------------------------------------------------------------
 
     def _evaluator(self, snap: Snapshot) -> Evaluator:
-        key = ("policy", str(self.workdir))
-        evaluator: Evaluator | None = snap.cache.get(key)
+        # One evaluator per generation: its caches (classified paths, matcher indexes) stay warm.
+        evaluator: Evaluator | None = snap.cache.get("policy")
         if evaluator is None:
-            evaluator = snap.cache[key] = Evaluator(snap.policy, str(self.workdir))
+            evaluator = snap.cache["policy"] = Evaluator(snap.policy, str(snap.config.workdir(self._started_in)))
         return evaluator
 
     def is_guarded(self, snap: Snapshot, tool: str) -> bool:

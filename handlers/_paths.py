@@ -53,6 +53,15 @@ def is_credential_path(real: Path) -> bool:
     return any(fnmatch.fnmatch(real.name, pattern) for pattern in _SECRET_NAMES)
 
 
+def is_policy_path(ctx: CallContext, real: Path) -> bool:
+    """The engine's own config and policies: editing them would let a model approve itself."""
+    root = _real(ctx.root)
+    if real.parent == root and real.name in ("hermes-engine.yaml", "hermes-engine.yml"):
+        return True
+    policies = root / "policies"
+    return real == policies or real.is_relative_to(policies)
+
+
 def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
     """The real path for ``raw``, refused unless it stays inside an allowed root.
 
@@ -74,6 +83,11 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
     if write:
         if is_credential_path(real):
             raise ToolFailure(f"refusing to write {raw!r}: it is a credential or secrets location", recoverable=False)
+        if is_policy_path(ctx, real):
+            raise ToolFailure(
+                f"refusing to write {raw!r}: the agent cannot edit the project config or its approval policies",
+                recoverable=False,
+            )
         safe_root = ctx.config.get("files", "safe_root")
         if safe_root:
             safe = _real(ctx.root / Path(safe_root).expanduser())

@@ -46,10 +46,17 @@ class _Checked:
     problems: list[Problem]
     validator: Any = None
     warnings: list[Problem] = field(default_factory=list)
+    # DangerPatterns whose only problems sit inside some patterns: the others are still compiled,
+    # so one bad pattern does not hide the mistakes in the rest.
+    broken_patterns: frozenset[int] | None = None
 
     @property
     def ok(self) -> bool:
         return self.kind is not None and not any(p.severity == "error" for p in self.problems)
+
+    @property
+    def usable(self) -> bool:
+        return self.ok or self.broken_patterns is not None
 
 
 @dataclass(slots=True)
@@ -134,7 +141,12 @@ class ProjectLoader:
             validator, problems = check_parameters(doc)
             if not problems:
                 warnings = lint_gemini(doc)
-        return _Checked(doc, kind, problems, validator, warnings)
+        broken: frozenset[int] | None = None
+        if kind == "DangerPatterns" and problems:
+            indexes = [_pattern_index(p.pointer) for p in problems]
+            if all(i is not None for i in indexes):
+                broken = frozenset(i for i in indexes if i is not None)
+        return _Checked(doc, kind, problems, validator, warnings, broken)
 
     def _config(self, force: set[Path]) -> tuple[Config, Document | None, list[Problem]]:
         problems: list[Problem] = []
@@ -226,10 +238,13 @@ class ProjectLoader:
         validators: dict[int, Any] = {}
         pack_of: dict[int, Pack] = {}
         warnings: list[Problem] = []
+        skipped_patterns: dict[int, frozenset[int]] = {}
         for item, pack in checked:
             problems.extend(item.problems)
             doc = item.doc
-            if not item.ok:
+            if item.broken_patterns is not None:
+                skipped_patterns[id(doc)] = item.broken_patterns
+            if not item.usable:
                 name = doc.data.get("name") if isinstance(doc.data, dict) else None
                 if isinstance(name, str):
                     (broken_tools if item.kind == "Tool" else broken_toolsets).add(name)
@@ -272,7 +287,7 @@ class ProjectLoader:
             )
             for d in policy_docs
         )
-        policy, policy_problems = self._policy(policy_docs, tools, config, config_doc, packs[-1])
+        policy, policy_problems = self._policy(policy_docs, tools, config, config_doc, packs[-1], skipped_patterns)
         problems.extend(policy_problems)
         config_hooks, hook_problems = self._config_hooks(config, config_doc, packs[-1])
         problems.extend(hook_problems)
@@ -451,10 +466,11 @@ class ProjectLoader:
         config: Config,
         config_doc: Document | None,
         project: Pack,
+        skipped: dict[int, frozenset[int]],
     ) -> tuple[CompiledPolicy, list[Problem]]:
         patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
         policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
-        return compile_policy(patterns, policies, config, config_doc, self.binder, project, tools)
+        return compile_policy(patterns, policies, config, config_doc, self.binder, project, tools, skipped)
 
 
 def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:
@@ -484,6 +500,13 @@ def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any],
                     )
                 )
     return problems
+
+
+def _pattern_index(pointer: str) -> int | None:
+    parts = pointer.split("/")
+    if len(parts) >= 3 and parts[1] == "patterns" and parts[2].isdigit():
+        return int(parts[2])
+    return None
 
 
 def _count_patterns(docs: list[Document]) -> int:

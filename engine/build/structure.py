@@ -127,9 +127,26 @@ def _resolve(schema: dict[str, Any], ref: str) -> Any:
     return node
 
 
+def _closest_branch(error: Any) -> list[Any] | None:
+    """For a failed oneOf/anyOf: the errors of the branch the value was evidently meant for."""
+    branches = [list(b) for b in getattr(error.kind, "context", None) or []]
+    plausible = [
+        b
+        for b in branches
+        if b and not any(e.kind.name == "type" and list(e.instance_path) == list(error.instance_path) for e in b)
+    ]
+    if len(plausible) == 1:
+        return plausible[0]
+    return None
+
+
 def _problem(doc: Document, error: Any, schema: dict[str, Any], kind: str) -> Problem:
     path = list(error.instance_path)
     keyword = error.kind.name
+    if keyword in ("oneOf", "anyOf"):
+        branch = _closest_branch(error)
+        if branch:
+            return _problem(doc, branch[0], schema, kind)
     field = str(path[-1]) if path else ""
     field_of = str(path[-2]) if len(path) >= 2 and isinstance(path[-1], int) else field
     if keyword == "additionalProperties":

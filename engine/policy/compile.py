@@ -76,6 +76,7 @@ def compile_policy(
     binder: Binder,
     project_pack: Pack,
     tool_names: Iterable[str],
+    skipped: Mapping[int, frozenset[int]] | None = None,
 ) -> tuple[CompiledPolicy, list[Problem]]:
     """Compile every policy manifest of the project (builtin pack first)."""
     problems: list[Problem] = []
@@ -84,25 +85,22 @@ def compile_policy(
     examples = Evaluator(CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True))
     tools = set(tool_names)
     patterns: list[CompiledPattern] = []
-    seen: dict[str, Document] = {}
+    seen: dict[str, str] = {}  # pattern key -> where it was first defined
     words: set[str] = set()
     substrings: set[str] = set()
     always_parse = False
     for doc in pattern_docs:
+        broken = (skipped or {}).get(id(doc), frozenset())
         for index, data in enumerate(doc.data.get("patterns") or ()):
+            if index in broken:
+                continue  # its structural problems are already reported
             base: list[str | int] = ["patterns", index]
             key = data["key"]
             if key in seen:
-                first = seen[key]
-                problems.append(
-                    doc.problem(
-                        [*base, "key"],
-                        "pattern-duplicate",
-                        f"pattern key {key!r} is already used at {first.file}:{first.line}",
-                    )
-                )
+                message = f"pattern key {key!r} is already used at {seen[key]}"
+                problems.append(doc.problem([*base, "key"], "pattern-duplicate", message))
                 continue
-            seen[key] = doc
+            seen[key] = f"{doc.file}:{doc.locate([*base])[0]}"
             raw = data.get("match")
             specs = raw if isinstance(raw, list) else [raw] if raw else []
             try:
@@ -148,13 +146,16 @@ def compile_policy(
             patterns.append(pattern)
             if not is_path and matchers and any(t.mode == "command" for t in targets):
                 # A bare regex is checked on every command anyway; matchers need triggers.
-                for spec in specs:
+                for spec, matcher in zip(specs, matchers, strict=True):
                     found = triggers(spec, classes)
                     if found is None:
                         always_parse = True
                     else:
                         words |= found[0]
                         substrings |= found[1]
+                        if matcher.names is None and not matcher.name_globs and found[1]:
+                            ordered = sorted(found[1], key=len, reverse=True)
+                            matcher.prefilter = re.compile("|".join(re.escape(f) for f in ordered))
     settings, setting_problems = _settings(policy_docs, config, config_doc, binder, project_pack, set(seen))
     problems.extend(setting_problems)
     by_tool: dict[str, list[tuple[str, str]]] = {}
@@ -180,7 +181,8 @@ def compile_policy(
         classes=classes,
         settings=settings,
         targets={k: tuple(v) for k, v in by_tool.items()},
-        trigger_words=frozenset(words),
+        # `cd` moves relative paths somewhere else: such lines are always parsed.
+        trigger_words=frozenset(words | {"cd", "pushd"}),
         trigger_substrings=tuple(sorted(substrings)),
         always_parse=always_parse,
     )

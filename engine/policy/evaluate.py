@@ -9,18 +9,94 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.policy.lexer import ShellSyntaxError
+from engine.policy.matchers import Matcher
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Verdict
 from engine.policy.normalize import normalize
 from engine.policy.paths import PathClassifier
-from engine.policy.shell import parse
+from engine.policy.shell import Command, parse
 
 # Characters that hide words from the fast path (quotes, escapes, expansions, braces).
 _OBFUSCATION = re.compile(r"[$`'\"\\{]")
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 _QUOTES = re.compile(r"[\"'`]")
+
+
+_NONE_CHECKED: dict[int, bool] = {}
+_ALLOWED = Verdict(ALLOW, False)
+
+
+@dataclass(slots=True)
+class _Index:
+    """Which matchers can apply to a command of a given name, so each command meets only those."""
+
+    by_name: dict[str, list[tuple[int, Matcher]]]
+    generic: list[tuple[int, Matcher]]  # any command name
+    redirecting: list[tuple[int, Matcher]]  # any command name, but only judging its redirections
+    globbed: list[tuple[int, Matcher]]  # names given as globs (mkfs.*)
+    dynamic: list[tuple[int, Matcher]]  # those that also apply to names known only at run time
+    regex_only: list[int]  # patterns that are a bare regex over the text
+    _names: dict[str, list[tuple[int, Matcher]]]
+    _checked: dict[int, bool]
+
+    @classmethod
+    def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
+        by_name: dict[str, list[tuple[int, Matcher]]] = {}
+        generic: list[tuple[int, Matcher]] = []
+        redirecting: list[tuple[int, Matcher]] = []
+        globbed: list[tuple[int, Matcher]] = []
+        dynamic: list[tuple[int, Matcher]] = []
+        regex_only: list[int] = []
+        for i, pattern in enumerate(patterns):
+            if not pattern.matchers:
+                if pattern.regex is not None:
+                    regex_only.append(i)
+                continue
+            for matcher in pattern.matchers:
+                if matcher.path is not None:
+                    continue
+                entry = (i, matcher)
+                if matcher.dynamic is not False:
+                    dynamic.append(entry)
+                if matcher.names is None and not matcher.name_globs:
+                    only_redirects = (
+                        matcher.redirects is not None
+                        and not matcher.uses_shape
+                        and not (matcher.text or matcher.code or matcher.code_paths or matcher.via or matcher.fed_by)
+                    )
+                    (redirecting if only_redirects else generic).append(entry)
+                    continue
+                for name in matcher.names or ():
+                    by_name.setdefault(name, []).append(entry)
+                if matcher.name_globs:
+                    globbed.append(entry)
+        # Matchers found by their exact or glob name need no second name test; the others
+        # (any name, not_command lists) still run it.
+        checked = {id(m): True for entries in by_name.values() for _, m in entries if not m.not_names}
+        checked.update({id(m): True for _, m in globbed if not m.not_names})
+        return cls(by_name, generic, redirecting, globbed, dynamic, regex_only, {}, checked)
+
+    def candidates(self, command: Command) -> tuple[list[tuple[int, Matcher]], dict[int, bool]]:
+        """Matchers that may apply to ``command``, and which of them already passed the name test."""
+        if command.is_dynamic:
+            return self.dynamic, _NONE_CHECKED
+        cached = self._names.get(command.name)
+        if cached is None:
+            name = command.name
+            globbed = [e for e in self.globbed if any(g.match(name) for g in e[1].name_globs)]
+            cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
+        generic = self.generic
+        if command.cwd is None:
+            # Name-less matchers look for paths: skip those whose path text is absent.
+            lowered = command.text.lower()
+            generic = [e for e in generic if e[1].prefilter is None or e[1].prefilter.search(lowered)]
+        checked = self._checked
+        if command.redirects:
+            return [*cached, *generic, *self.redirecting], checked
+        return ([*cached, *generic] if generic else cached), checked
 
 
 class Evaluator:
@@ -30,6 +106,8 @@ class Evaluator:
         self.policy = policy
         self.classifier = PathClassifier(policy.classes, cwd)
         self._by_target: dict[tuple[str, str], tuple[CompiledPattern, ...]] = {}
+        self._indexes: dict[int, tuple[tuple[CompiledPattern, ...], _Index]] = {}
+        self._substrings = _alternation(policy.trigger_substrings)
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -40,15 +118,18 @@ class Evaluator:
     def patterns_for(self, tool: str, argument: str) -> tuple[CompiledPattern, ...]:
         return self._by_target.get((tool, argument), ())
 
-    def detect_command(self, value: str, patterns: Iterable[CompiledPattern]) -> tuple[list[Match], str | None]:
+    def detect_command(
+        self, value: str, patterns: Iterable[CompiledPattern], *, normalized: bool = False
+    ) -> tuple[list[Match], str | None]:
         """Matches of ``patterns`` in a shell command, and why it could not be parsed (if so)."""
-        text = normalize(value)
+        text = value if normalized else normalize(value)
         patterns = tuple(patterns)
+        index = self._index(patterns)
         matches: list[Match] = []
         if self._can_skip(text):
-            for pattern in patterns:
-                if not pattern.matchers and pattern.regex is not None and pattern.regex.search(text):
-                    matches.append(Match(pattern.key, pattern.description, pattern.severity, text.strip()))
+            for i in index.regex_only:
+                if patterns[i].regex.search(text):  # type: ignore[union-attr]
+                    matches.append(Match(patterns[i].key, patterns[i].description, patterns[i].severity, text.strip()))
             return matches, None
         unparseable: str | None = None
         try:
@@ -60,18 +141,39 @@ class Evaluator:
             except ShellSyntaxError:
                 commands = []
         classify = self.classifier.classify
-        shapes: dict[int, Any] = {}
-        for pattern in patterns:
-            if pattern.regex is not None and not pattern.regex.search(text):
-                continue
-            if not pattern.matchers:
-                matches.append(Match(pattern.key, pattern.description, pattern.severity, text.strip()))
-                continue
-            for command in commands:
-                if any(m.matches_command(command, classify, shapes) for m in pattern.matchers):
-                    matches.append(Match(pattern.key, pattern.description, pattern.severity, command.text, command.via))
-                    break
+        regex_ok: dict[int, bool] = {}
+        hits: list[tuple[int, Match]] = []
+        seen: set[tuple[int, str]] = set()
+        for command in commands:
+            candidates, checked = index.candidates(command)
+            for i, matcher in candidates:
+                # Every matching command is reported: an allow rule may cover one and not another.
+                if (i, command.text) in seen:
+                    continue
+                pattern = patterns[i]
+                if pattern.regex is not None:
+                    if i not in regex_ok:
+                        regex_ok[i] = pattern.regex.search(text) is not None
+                    if not regex_ok[i]:
+                        continue
+                if matcher.matches_command(command, classify, name_checked=checked.get(id(matcher), False)):
+                    seen.add((i, command.text))
+                    match = Match(pattern.key, pattern.description, pattern.severity, command.text, command.via)
+                    hits.append((i, match))
+        for i in index.regex_only:
+            if patterns[i].regex.search(text):  # type: ignore[union-attr]
+                hits.append((i, Match(patterns[i].key, patterns[i].description, patterns[i].severity, text.strip())))
+        hits.sort(key=lambda hit: hit[0])
+        matches.extend(match for _, match in hits)
         return matches, unparseable
+
+    def _index(self, patterns: tuple[CompiledPattern, ...]) -> _Index:
+        # Keyed by the tuple's identity: the per-target tuples live as long as the evaluator,
+        # and the entry keeps its tuple alive so the id cannot be reused.
+        entry = self._indexes.get(id(patterns))
+        if entry is None or entry[0] is not patterns:
+            entry = self._indexes[id(patterns)] = (patterns, _Index.build(patterns))
+        return entry[1]
 
     def detect_path(self, value: str, patterns: Iterable[CompiledPattern]) -> list[Match]:
         classify = self.classifier.classify
@@ -82,11 +184,12 @@ class Evaluator:
         ]
 
     def _can_skip(self, text: str) -> bool:
+        """True when no pattern can possibly match: no trigger word or path fragment, nothing hidden."""
         policy = self.policy
         if policy.always_parse or _OBFUSCATION.search(text):
             return False
         lowered = text.lower()
-        if any(s in lowered for s in policy.trigger_substrings):
+        if self._substrings is not None and self._substrings.search(lowered):
             return False
         return policy.trigger_words.isdisjoint(_WORDS.findall(lowered))
 
@@ -102,10 +205,11 @@ class Evaluator:
             for value in _strings(args.get(argument)):
                 patterns = self.patterns_for(tool, argument)
                 if mode == "command":
-                    found, problem = self.detect_command(value, patterns)
+                    text = normalize(value)
+                    found, problem = self.detect_command(text, patterns, normalized=True)
                     matches.extend(found)
                     unparseable = unparseable or problem
-                    commands.append(normalize(value))
+                    commands.append(text)
                 else:
                     matches.extend(self.detect_path(value, patterns))
         return self._decide(tool, args, matches, commands, unparseable)
@@ -129,10 +233,13 @@ class Evaluator:
         unparseable: str | None,
     ) -> Verdict:
         settings = self.policy.settings
+        rules = settings.rules.get(tool)
+        if not matches and unparseable is None and not rules and not settings.deny_globs:
+            return _ALLOWED  # the common case: nothing matched, nothing to weigh
+        rules = rules or {}
         hard = [m for m in matches if m.severity == "hardline"]
         if hard:
             return Verdict(DENY, True, tuple(hard + [m for m in matches if m not in hard]), "hardline pattern")
-        rules = settings.rules.get(tool, {})
         pieces = _pieces(commands) if (settings.deny_globs or rules) else []
         floors = [
             Match(f"deny:{text}", f"denied by the policy: {text}", "deny", piece)
@@ -174,6 +281,11 @@ class Evaluator:
             _rule_hits(rule, {**args, **{n: match.command for n, _ in rule.globs}}, [match.command])
             for rule in allow_rules
         )
+
+
+def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:
+    ordered = sorted(set(texts), key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
 
 
 def _strings(value: Any) -> list[str]:

@@ -44,17 +44,21 @@ class Token:
     segs: list[Seg] = field(default_factory=list)
     brace: bool = False  # an unquoted {a,b} may expand
     heredoc: HereDoc | None = None
+    # The word's text when it is plain literal text (no expansions), else None.
+    literal: str | None = field(init=False, default=None)
+    quoted: bool = field(init=False, default=False)  # some part of the word was quoted
 
-    @property
-    def literal(self) -> str | None:
-        """The word's text when it is plain literal text (no expansions)."""
-        if all(s.kind == LIT for s in self.segs):
-            return "".join(s.text for s in self.segs)
-        return None
-
-    @property
-    def quoted(self) -> bool:
-        return any(s.quoted for s in self.segs)
+    def __post_init__(self) -> None:
+        segs = self.segs
+        if len(segs) == 1:  # the common case: one plain run
+            seg = segs[0]
+            self.quoted = seg.quoted
+            if seg.kind == LIT:
+                self.literal = seg.text
+            return
+        self.quoted = any(s.quoted for s in segs)
+        if self.kind == "word" and all(s.kind == LIT for s in segs):
+            self.literal = "".join(s.text for s in segs)
 
 
 # Longest operators first: the lexer takes the first that matches.
@@ -83,8 +87,11 @@ _OPERATORS = (
     "(",
     ")",
 )
+_OPERATOR = re.compile("|".join(re.escape(op) for op in _OPERATORS))
 _REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+")
+# A whole word that is plain text, ending where the word ends: most words of most commands.
+_PLAIN_WORD = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
@@ -162,7 +169,12 @@ class Lexer:
                 self.tokens.append(Token("op", op))
                 expect_heredoc_word = op in ("<<", "<<-")
                 continue
-            token = self._word()
+            plain = _PLAIN_WORD.match(text, self.pos)
+            if plain is not None:
+                self.pos = plain.end()
+                token = Token("word", plain.group(), [Seg(LIT, plain.group())])
+            else:
+                token = self._word()
             # A word made only of digits right before a redirection is its file descriptor.
             if token.literal is not None and _FD_PREFIX.match(token.value) and self.pos < n and text[self.pos] in "<>":
                 continue
@@ -178,12 +190,11 @@ class Lexer:
         return self.tokens
 
     def _operator(self) -> str | None:
-        text = self.text
-        for op in _OPERATORS:
-            if text.startswith(op, self.pos):
-                self.pos += len(op)
-                return op
-        return None
+        match = _OPERATOR.match(self.text, self.pos)
+        if match is None:
+            return None
+        self.pos = match.end()
+        return match.group()
 
     def _process_substitution(self, op: str) -> bool:
         # `<(cmd)` / `>(cmd)`: the operator was consumed; a "(" right after makes it a word.

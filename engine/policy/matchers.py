@@ -155,6 +155,8 @@ class Matcher:
     dynamic: bool | None = None
     no_args: bool | None = None
     uses_shape: bool = field(default=False)
+    # Text one of which must appear in the command for this (name-less) matcher to match at all.
+    prefilter: re.Pattern[str] | None = None
 
     def _name_ok(self, command: Command) -> bool:
         if command.is_dynamic:
@@ -170,10 +172,11 @@ class Matcher:
             return True
         return any(g.match(command.name) for g in self.name_globs)
 
-    def matches_command(self, command: Command, classify: Any, shapes: dict[int, Shape]) -> bool:
+    def matches_command(self, command: Command, classify: Any, *, name_checked: bool = False) -> bool:
+        """Whether this matcher matches ``command`` (``name_checked``: the caller already matched the name)."""
         if self.path is not None:
             return False
-        if not self._name_ok(command):
+        if not name_checked and not self._name_ok(command):
             return False
         if command.cwd is not None:
             classify = _in_directory(classify, command.cwd)
@@ -183,9 +186,9 @@ class Matcher:
             return False
         shaped: Shape | None = None
         if self.uses_shape:
-            shaped = shapes.get(id(command))
+            shaped = command.shape
             if shaped is None:
-                shaped = shapes[id(command)] = shape(command)
+                shaped = command.shape = shape(command)
         if shaped is not None:
             positionals = shaped.positionals
             if self.subcommands:
@@ -332,16 +335,13 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if not spec:
             continue
         if spec.get("glob"):
-            parts = [max(literal_fragments(g), key=len, default="") for g in spec["glob"]]
+            parts = [f for g in spec["glob"] for f in literal_fragments(g)]
         elif spec.get("classes"):
-            parts = [
-                max(literal_fragments(g), key=len, default="")
-                for c in spec["classes"]
-                for g in classes.get(c, ())
-                if not g.startswith("!")
-            ]
-            if not all(spec["classes"][i] in classes for i in range(len(spec["classes"]))):
+            if not all(c in classes for c in spec["classes"]):
                 return None
+            parts = [
+                f for c in spec["classes"] for g in classes[c] if not g.startswith("!") for f in literal_fragments(g)
+            ]
         else:
             return None
         if not parts or any(len(p) < 2 for p in parts):

@@ -80,10 +80,28 @@ def glob_to_regex(glob: str) -> str:
     return "".join(out)
 
 
+def _expand_alternatives(glob: str) -> list[str]:
+    match = re.search(r"\{([^{}]*)\}", glob)
+    if match is None:
+        return [glob]
+    out: list[str] = []
+    for option in match.group(1).split(","):
+        out.extend(_expand_alternatives(glob[: match.start()] + option + glob[match.end() :]))
+    return out
+
+
 def literal_fragments(glob: str) -> list[str]:
-    """Literal runs of a glob, for the fast path's trigger check."""
-    cleaned = re.sub(r"\{[^}]*\}|\[[^\]]*\]|\\.", "*", glob.lstrip("!"))
-    return [f for f in re.split(r"[*?]+", cleaned) if f]
+    """For each alternative a glob spells out, its longest literal run (for trigger checks).
+
+    A path matching the glob contains at least one of the returned strings.
+    """
+    out: list[str] = []
+    for alternative in _expand_alternatives(glob.lstrip("!")):
+        # `**/` may match nothing at all, so the text after it is all a path must contain.
+        cleaned = re.sub(r"\[[^\]]*\]|\\.|\*\*/", "*", alternative)
+        runs = [f for f in re.split(r"[*?]+", cleaned) if f]
+        out.append(max(runs, key=len, default=""))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,157 @@
+"""The shell layer: normalisation, splitting, unwrapping and following payloads."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.policy.lexer import ShellSyntaxError
+from engine.policy.normalize import normalize
+from engine.policy.paths import PathClassifier, normalize_path
+from engine.policy.shell import parse
+
+
+def names(text: str) -> list[str]:
+    return [c.name for c in parse(normalize(text))]
+
+
+def test_normalize_strips_terminal_escapes_invisible_characters_and_continuations() -> None:
+    assert normalize("\x1b[31mrm\x1b[0m -rf /") == "rm -rf /"
+    assert normalize("r\u200bm\u202e -rf /") == "rm -rf /"
+    assert normalize("ｒｍ －ｒｆ ／") == "rm -rf /"
+    assert normalize("rm \\\n-rf /") == "rm -rf /"
+    assert normalize("\x1b]8;;http://x\x07link\x1b]8;;\x07") == "link"
+
+
+def test_operators_split_simple_commands_everywhere() -> None:
+    text = "a; b && c || d | e & f\ng (h) ; x $(i) `j` <(k)"
+    assert sorted(names(text)) == sorted(["a", "b", "c", "d", "e", "f", "g", "h", "x", "i", "j", "k"])
+    # A command whose name is a substitution is only known at run time.
+    assert parse("$(i) arg")[-1].is_dynamic
+
+
+def test_quoting_and_escapes_are_resolved() -> None:
+    for text in ("r'm' -rf /", "r''m -rf /", 'r"m" -rf /', "r\\m -rf /", "$'\\x72\\x6d' -rf /", "$'\\162\\155' x"):
+        assert parse(text)[-1].name == "rm", text
+    assert parse("grep 'rm -rf /' notes")[0].argv == ("grep", "rm -rf /", "notes")
+
+
+def test_wrappers_are_seen_at_every_stage() -> None:
+    commands = parse("sudo -u root env A=1 nice -n 5 timeout -s KILL 10 nohup /usr/bin/rm -rf /x")
+    assert [c.name for c in commands] == ["sudo", "env", "nice", "timeout", "nohup", "rm"]
+    assert commands[-1].via == ("sudo", "env", "nice", "timeout", "nohup")
+    assert commands[-1].argv == ("/usr/bin/rm", "-rf", "/x")
+
+
+def test_command_v_is_a_lookup_not_an_execution() -> None:
+    assert names("command -v rm") == ["command"]
+
+
+def test_shell_payloads_eval_ssh_su_and_heredocs_are_followed() -> None:
+    assert "rm" in names("bash -lc 'rm -rf x'")
+    assert "rm" in names("eval rm -rf x")
+    assert "rm" in names("ssh -p 22 host rm -rf x")
+    assert "rm" in names("su -c 'rm -rf x' root")
+    assert "rm" in names("bash <<'EOF'\nrm -rf x\nEOF")
+    assert "rm" in names("sh <<< 'rm -rf x'")
+    assert "rm" not in names("bash script.sh <<< 'rm -rf x'")
+
+
+def test_literal_data_flowing_into_a_shell_is_analysed_even_when_encoded() -> None:
+    assert "rm" in names("echo 'rm -rf /' | sh")
+    assert "rm" in names("echo cm0gLXJmIC8= | base64 -d | bash")
+    assert "rm" in names("printf 'rm -rf /' | tr -d x | sh")
+
+
+def test_variables_assigned_earlier_are_substituted() -> None:
+    commands = parse("X=rm; Y=/; $X -rf $Y")
+    assert commands[-1].name == "rm" and commands[-1].argv == ("rm", "-rf", "/")
+    unknown = parse("$CMD -rf /")[-1]
+    assert unknown.is_dynamic and unknown.dynamic[0]
+
+
+def test_static_command_substitution_is_evaluated() -> None:
+    assert parse("$(echo rm) -rf /")[-1].name == "rm"
+    assert parse("`printf rm` -rf /")[-1].name == "rm"
+    assert parse("$(which rm) -rf /")[-1].is_dynamic
+
+
+def test_fed_by_records_pipes_and_substitutions() -> None:
+    assert parse("curl x | sh")[-1].fed_by == {"curl"}
+    assert "wget" in parse('eval "$(wget -qO- x)"')[1].fed_by
+    assert "curl" in parse("bash <(curl -s x)")[-1].fed_by
+
+
+def test_find_exec_and_xargs_payloads() -> None:
+    commands = parse("find /srv -name x -exec rm -rf {} +")
+    assert commands[-1].argv == ("rm", "-rf", "/srv/*") and commands[-1].via == ("find",)
+    assert parse("ls | xargs -0 -n 1 rm -f")[-1].via == ("xargs",)
+
+
+def test_inline_programs_are_read_and_their_shell_calls_followed() -> None:
+    [python, rm] = parse("python3 -c \"import os; os.system('rm -rf x')\"")
+    assert python.name == "python" and python.code is not None and "os.system" in python.code
+    assert rm.via == ("python",)
+    assert parse("python -m pip uninstall x")[-1].name == "pip"
+    decoded = parse("powershell -enc SQBFAFgA")[0]
+    assert decoded.code == "IEX"
+
+
+def test_brace_expansion_and_cd_tracking() -> None:
+    assert parse("find . -{delete,print}")[0].argv == ("find", ".", "-delete", "-print")
+    commands = parse("cd /etc && rm -rf *")
+    assert commands[-1].cwd == "/etc"
+
+
+def test_keywords_and_clause_headers_do_not_hide_commands() -> None:
+    assert "rm" in names("if true; then rm -rf x; fi")
+    assert "rm" in names("for f in a b; do rm $f; done")
+    assert "rm" in names('while read f; do rm "$f"; done < list')
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["echo 'unterminated", 'echo "unterminated', "echo $(unclosed", "cat <<EOF\nno end", "echo `x", "x" * 70_000],
+)
+def test_unparseable_input_raises_a_syntax_error(text: str) -> None:
+    with pytest.raises(ShellSyntaxError):
+        parse(text)
+
+
+def test_path_normalisation_and_computed_classes() -> None:
+    assert normalize_path("$HOME/x") == ("~/x", {"absolute"})
+    assert normalize_path("/usr/../etc//passwd")[0] == "/etc/passwd"
+    assert normalize_path("../x")[1] == {"relative", "escapes_workdir"}
+    assert normalize_path("@~/.netrc")[0] == "~/.netrc"
+    assert normalize_path("https://x.example/a")[1] == {"url"}
+    assert "variable" in normalize_path("$BUILD/out")[1]
+
+
+def test_path_classes_from_globs_with_exclusions_and_literal_stars() -> None:
+    classifier = PathClassifier(
+        {"root": ["/", "/\\*"], "keys": ["~/.ssh/id_*", "!~/.ssh/*.pub"], "sys": ["/{etc,usr}", "/{etc,usr}/**"]}
+    )
+    assert "root" in classifier.classify("/*")
+    assert "root" not in classifier.classify("/etc")
+    assert "keys" in classifier.classify("~/.ssh/id_rsa")
+    assert "keys" not in classifier.classify("~/.ssh/id_rsa.pub")
+    assert "sys" in classifier.classify("/usr/lib/x")
+
+
+def test_relative_paths_count_as_absolute_when_the_working_directory_is_critical() -> None:
+    at_root = PathClassifier({"root": ["/", "/\\*"], "top": ["/{etc,usr}"]}, cwd="/")
+    assert "top" in at_root.classify("etc")
+    assert "root" in at_root.classify("*")
+    in_project = PathClassifier({"root": ["/", "/\\*"], "top": ["/{etc,usr}"]}, cwd="/home/me/project")
+    assert in_project.classify("etc") == {"relative"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("rm -f/'\"$(){}`;|&<>\\\n~*=x0!#\t")), max_size=60))
+def test_any_text_parses_or_raises_a_syntax_error(text: str) -> None:
+    try:
+        for command in parse(normalize(text)):
+            assert isinstance(command.argv, tuple)
+    except ShellSyntaxError:
+        pass
