@@ -160,14 +160,14 @@ def test_async_callbacks_are_supported(make: Callable[..., Engine]) -> None:
     assert run(engine, DANGEROUS).ok
 
 
-def test_hardline_is_never_asked_and_never_bypassed(make: Callable[..., Engine]) -> None:
-    for extra in ("  yolo: true", "  mode: off"):
-        engine = make(extra)
-        called: list[Any] = []
-        engine.set_approval_callback(lambda request: called.append(1) or "always")
-        result = run(engine, HARDLINE)
-        assert result.error is not None and result.error.type == "denied" and "hardline" in result.error.message
-        assert called == [] and not marker(engine).exists()
+@pytest.mark.parametrize("extra", ["  yolo: true", "  mode: off", ""])
+def test_hardline_is_never_asked_and_never_bypassed(make: Callable[..., Engine], extra: str) -> None:
+    engine = make(extra)
+    called: list[Any] = []
+    engine.set_approval_callback(lambda request: called.append(1) or "always")
+    result = run(engine, HARDLINE)
+    assert result.error is not None and result.error.type == "denied" and "hardline" in result.error.message
+    assert called == [] and not marker(engine).exists()
 
 
 @pytest.mark.parametrize("extra", ["  yolo: true", "  mode: off"])
