@@ -8,6 +8,8 @@ never sees a half-built state and never waits for a writer.
 from __future__ import annotations
 
 import contextlib
+import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,7 +21,7 @@ from typing import Any
 from engine.build.binding import Bound, describe
 from engine.build.loader import LoadResult, ProjectLoader
 from engine.config import Config
-from engine.definitions.build import build_definitions, check_format
+from engine.definitions.build import Renderer, build_definitions, check_format, static_render
 from engine.dispatch import adapters
 from engine.dispatch.batch import BatchCall, run_batch
 from engine.dispatch.context import CallContext, SharedState
@@ -34,9 +36,13 @@ from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolsetSpec, ToolSpec
+from engine.reload.events import ReloadEvent, diff
+from engine.reload.watcher import DEFAULT_DEBOUNCE_MS, DEFAULT_STEP_MS, Watcher
 from engine.source.project import CONFIG_NAMES
+from engine.templates import ToolTemplates, render_or_fallback
 
 _DEFS_CACHE_LIMIT = 256
+log = logging.getLogger("hermes_engine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,8 @@ class Engine:
         self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]))
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
         self._approvals = ApprovalChain()
+        self._listeners: list[Callable[[ReloadEvent], Any]] = []
+        self._watchers: list[Watcher] = []
         self._dispatcher = Dispatcher(self)
 
     @classmethod
@@ -167,6 +175,7 @@ class Engine:
         snap = self._snapshot
         key = (
             snap.generation,
+            snap.config.fingerprint,
             format,
             None if enabled is None else tuple(enabled),
             () if disabled is None else tuple(disabled),
@@ -177,7 +186,7 @@ class Engine:
         return self._build_definitions(snap, key)
 
     def _build_definitions(self, snap: Snapshot, key: tuple[Any, ...]) -> list[dict[str, Any]]:
-        _, fmt, enabled, disabled = key
+        _, _, fmt, enabled, disabled = key
         check_format(fmt)
         if enabled is None:
             configured = snap.config.get("toolsets", "enabled")
@@ -191,14 +200,32 @@ class Engine:
             if self._availability.get(spec).available:
                 available.append(spec)
             expires = min(expires, self._availability.expires_at(spec))
-        result = build_definitions(available, fmt, frozenset(s.name for s in available), self._render)
+        result = build_definitions(available, fmt, self._renderer(snap, available))
         if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
             self._defs_cache.clear()
         self._defs_cache[key] = (expires, result)
         return result
 
-    def _render(self, spec: ToolSpec, available: frozenset[str]) -> tuple[str, Mapping[str, Any]]:
-        return spec.description, spec.parameters
+    def _renderer(self, snap: Snapshot, available: list[ToolSpec]) -> Renderer:
+        """Static text, or the tool's templates rendered for what is being offered."""
+        templates: Mapping[str, ToolTemplates] = snap.templates or {}
+        if not templates or not any(s.name in templates for s in available):
+            return static_render
+        names = {s.name for s in available}
+        context = {
+            "available_tools": sorted(names),
+            "toolsets": sorted(n for n, t in snap.toolsets.items() if t.members & names),
+            "config": dict(snap.config.data),
+            "platform": sys.platform,
+        }
+
+        def render(spec: ToolSpec) -> tuple[str, Mapping[str, Any]]:
+            compiled = templates.get(spec.name)
+            if compiled is None:
+                return spec.description, spec.parameters
+            return render_or_fallback(spec.name, compiled, spec.description, spec.parameters, context)
+
+        return render
 
     # -- calls -------------------------------------------------------------------
 
@@ -367,7 +394,7 @@ class Engine:
 
     def gate(self, prepared: Prepared, asked: Sequence[str]) -> ToolResult | None:
         """The policy seam: None lets the call run, a result refuses it."""
-        snap = self._snapshot
+        snap = prepared.snap
         tool = prepared.plan.spec.name
         verdict = self._evaluator(snap).verdict(tool, prepared.args) if prepared.plan.guarded else Verdict(ALLOW, False)
         if asked and verdict.decision != DENY:
@@ -410,7 +437,7 @@ class Engine:
         return self._snapshot.config.workdir(self._started_in)
 
     def context(self, tool: str, prepared: Prepared) -> CallContext:
-        snap = self._snapshot
+        snap = prepared.snap
         return CallContext(
             tool=tool,
             session_id=prepared.session_id,
@@ -424,8 +451,76 @@ class Engine:
             shared=self.shared,
         )
 
+    # -- reload ----------------------------------------------------------------------
+
+    def reload(self, changed: Iterable[Path | str] = ()) -> ReloadEvent:
+        """Load again and swap in the next generation; on errors the current one keeps serving.
+
+        ``changed`` names the files that changed (only those are parsed again; with
+        none, every file is checked by its size and mtime). Changed handler modules
+        are imported again. Listeners registered with :meth:`on_reload` are told.
+        """
+        with self._reload_lock:
+            started = perf_counter()
+            old = self._snapshot
+            paths = [Path(p).resolve() for p in changed]
+            modules = {p for p in paths if p.suffix == ".py"}
+            if modules:
+                for pack in self._loader.packs(old.config):
+                    self._loader.binder.reimport(pack, modules)
+            result = self._loader.load(old.generation + 1, changed=paths)
+            ms = (perf_counter() - started) * 1000
+            files = tuple(_display(p, old.root) for p in paths)
+            new = result.snapshot
+            if new is None:
+                event = ReloadEvent(False, old.generation, old.generation, ms, problems=tuple(result.problems),
+                                    files=files)
+                self.last_result = result
+            else:
+                # Order matters: a reader takes the snapshot first, so everything it reaches
+                # through the engine afterwards must already belong to the new generation.
+                self._availability = AvailabilityCache(float(new.config["check_ttl"]))
+                self._hooks.set_config_hooks(new.config_hooks)
+                self._snapshot = new
+                self.last_result = result
+                self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
+                event = diff(old, new, ms, files)
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("an on_reload listener raised")
+        return event
+
+    def on_reload(self, listener: Callable[[ReloadEvent], Any]) -> Callable[[], None]:
+        """Call ``listener(event)`` after every reload attempt; returns a function that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def watch(self, *, debounce_ms: int = DEFAULT_DEBOUNCE_MS, step_ms: int = DEFAULT_STEP_MS) -> Watcher:
+        """Reload on save. Use as a context manager, or call ``.start()`` / ``.stop()``."""
+        watcher = Watcher(self, debounce_ms=debounce_ms, step_ms=step_ms)
+        self._watchers.append(watcher)
+        return watcher
+
+    def handler_dirs(self) -> list[Path]:
+        """Folders of the project's handler packages (watched for changes)."""
+        snap = self._snapshot
+        dirs = []
+        for pack in self._loader.packs(snap.config):
+            if pack.root != snap.root:
+                continue
+            for prefix in pack.handler_roots:
+                top = prefix.split(".", 1)[0]
+                candidate = pack.root / top
+                if candidate.is_dir():
+                    dirs.append(candidate)
+        return dirs
+
     def close(self) -> None:
         """Stop what the engine started (background processes, watchers)."""
+        for watcher in self._watchers:
+            watcher.stop()
         for item in self.shared.values():
             closer = getattr(item, "close", None)
             if callable(closer):
@@ -445,3 +540,10 @@ def _as_list(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value]
     return []
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

@@ -33,6 +33,7 @@ from engine.source.project import (
     manifest_files,
 )
 from engine.source.yamlfile import Document, ParsedFile, parse_file
+from engine.templates import ToolTemplates, compile_tool, sample_context
 
 POLICY_KINDS = ("DangerPatterns", "ApprovalPolicy")
 
@@ -113,6 +114,12 @@ class ProjectLoader:
         self.config_overrides = dict(config_overrides or {})
         self.binder = binder or Binder()
         self._files: dict[Path, _FileEntry] = {}
+        self._template_cache: dict[int, tuple[Document, Any, ToolTemplates | None, list[Problem]]] = {}
+        # Work reused across reloads while its inputs are the very same objects.
+        self._listing_cache: tuple[Any, list[tuple[Pack, list[Path]]]] | None = None
+        self._spec_cache: dict[int, tuple[Document, Bound | None, Bound | None, ToolSpec]] = {}
+        self._config_cache: tuple[Document | None, Config, list[Problem]] | None = None
+        self._policy_cache: tuple[Any, tuple[CompiledPolicy, list[Problem]]] | None = None
         self.is_builtin_project = is_builtin_root(self.root)
 
     # -- files -------------------------------------------------------------------
@@ -173,7 +180,12 @@ class ProjectLoader:
             if entry.parsed.problems and doc is None:
                 config = config_mod.default_config(self.root)
                 return config, None, problems
-        config, config_problems = config_mod.normalise(doc, self.root, self.config_overrides or None)
+        cached = self._config_cache
+        if cached is not None and cached[0] is doc and doc is not None:
+            config, config_problems = cached[1], cached[2]
+        else:
+            config, config_problems = config_mod.normalise(doc, self.root, self.config_overrides or None)
+            self._config_cache = (doc, config, config_problems)
         problems.extend(config_problems)
         return config, doc, problems
 
@@ -212,6 +224,22 @@ class ProjectLoader:
             if gc_was_enabled:
                 gc.enable()
 
+    def _listing(self, packs: list[Pack], force: set[Path]) -> list[tuple[Pack, list[Path]]]:
+        """Every manifest file, by pack. When the changed files are known and are all files
+        we already track, the previous listing is reused instead of walking the folders."""
+        key = tuple((p.name, p.root) for p in packs)
+        cached = self._listing_cache
+        if (
+            cached is not None
+            and cached[0] == key
+            and force
+            and all(p in self._files and p.is_file() for p in force if p.name not in CONFIG_NAMES)
+        ):
+            return cached[1]
+        listing = [(pack, manifest_files(pack)) for pack in packs]
+        self._listing_cache = (key, listing)
+        return listing
+
     def _load(self, generation: int, force: set[Path], strict: Sequence[str]) -> LoadResult:
         config, config_doc, problems = self._config(force)
         packs = self.packs(config)
@@ -219,10 +247,15 @@ class ProjectLoader:
 
         seen: set[Path] = set()
         checked: list[tuple[_Checked, Pack]] = []
-        for pack in packs:
-            for path in manifest_files(pack):
+        trust_stat = bool(force)  # the watcher named what changed: the rest needs no stat()
+        for pack, paths in self._listing(packs, force):
+            for path in paths:
                 seen.add(path)
-                entry = self._entry(path, pack.display(path), pack.name, max_bytes, path in force)
+                cached = self._files.get(path)
+                if trust_stat and cached is not None and path not in force:
+                    entry = cached
+                else:
+                    entry = self._entry(path, pack.display(path), pack.name, max_bytes, path in force)
                 problems.extend(entry.parsed.problems)
                 checked.extend((c, pack) for c in entry.checked)
         config_path = self.root / CONFIG_NAMES[0]
@@ -272,11 +305,15 @@ class ProjectLoader:
             if spec is not None:
                 tools[name] = spec
                 tool_validators[name] = validators[id(doc)]
+        live = {id(doc) for doc in linked.tools.values()}
+        self._spec_cache = {k: v for k, v in self._spec_cache.items() if k in live}
         for target in strict:
             for doc in linked.tools.values():
                 problems.extend(STRICT_LINTS[target](doc))
 
         toolsets = self._toolsets(linked, pack_of)
+        templates, template_problems = self._templates(linked, tools, toolsets, config)
+        problems.extend(template_problems)
         manifests = tuple(
             ManifestSpec(
                 d.data["kind"],
@@ -313,6 +350,7 @@ class ProjectLoader:
                 warnings=tuple(p for p in all_problems if p.severity == "warning"),
                 validators=MappingProxyType(tool_validators),
                 policy=policy,
+                templates=MappingProxyType(templates),
                 config_hooks=MappingProxyType(config_hooks),
             )
         return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen))
@@ -338,6 +376,18 @@ class ProjectLoader:
         check, problem = self._bind(doc, "check", pack)
         if problem:
             problems.append(problem)
+        cached = self._spec_cache.get(id(doc))
+        if not problems and cached is not None and cached[0] is doc and cached[1] is handler and cached[2] is check:
+            return cached[3], []  # same document, same bound functions: the same spec
+        spec, found = self._new_tool_spec(doc, pack, handler, check, problems)
+        if spec is not None:
+            self._spec_cache[id(doc)] = (doc, handler, check, spec)
+        return spec, found
+
+    def _new_tool_spec(
+        self, doc: Document, pack: Pack, handler: Bound | None, check: Bound | None, problems: list[Problem]
+    ) -> tuple[ToolSpec | None, list[Problem]]:
+        data = doc.data
         if "handler" not in data and not data.get("agent_loop"):
             problems.append(
                 doc.problem(
@@ -439,6 +489,30 @@ class ProjectLoader:
             )
         return out
 
+    def _templates(
+        self, linked: Linked, tools: dict[str, ToolSpec], toolsets: dict[str, ToolsetSpec], config: Config
+    ) -> tuple[dict[str, ToolTemplates], list[Problem]]:
+        """Compile and test-render every tool's Jinja templates (cached per document and context)."""
+        context = sample_context(list(tools), list(toolsets), config.data)
+        fingerprint = (tuple(sorted(tools)), tuple(sorted(toolsets)), config.fingerprint)
+        out: dict[str, ToolTemplates] = {}
+        problems: list[Problem] = []
+        cache: dict[int, tuple[Document, Any, ToolTemplates | None, list[Problem]]] = {}
+        for name, doc in linked.tools.items():
+            if name not in tools:
+                continue
+            cached = self._template_cache.get(id(doc))
+            if cached is not None and cached[0] is doc and cached[1] == fingerprint:
+                compiled, found = cached[2], cached[3]
+            else:
+                compiled, found = compile_tool(doc, context)
+            cache[id(doc)] = (doc, fingerprint, compiled, found)
+            problems.extend(found)
+            if compiled is not None:
+                out[name] = compiled
+        self._template_cache = cache
+        return out, problems
+
     def _config_hooks(
         self, config: Config, config_doc: Document | None, pack: Pack
     ) -> tuple[dict[str, tuple[Bound, ...]], list[Problem]]:
@@ -470,7 +544,14 @@ class ProjectLoader:
     ) -> tuple[CompiledPolicy, list[Problem]]:
         patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
         policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
-        return compile_policy(patterns, policies, config, config_doc, self.binder, project, tools, skipped)
+        # Compiling runs every example; skip it when nothing it depends on changed.
+        key = (tuple(id(d) for d in docs), config.fingerprint, frozenset(tools), tuple(sorted(skipped.items())),
+               project.root)
+        if self._policy_cache is not None and self._policy_cache[0] == key:
+            return self._policy_cache[1]
+        result = compile_policy(patterns, policies, config, config_doc, self.binder, project, tools, skipped)
+        self._policy_cache = (key, result)
+        return result
 
 
 def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:

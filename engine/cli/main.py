@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import watchfiles
 
 from engine.build.loader import ProjectLoader
 from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine
-from engine.errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, HermesError, UsageError, ValidationFailed
+from engine.errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, HermesError, Problem, UsageError, ValidationFailed
 from engine.policy.approval import OUTCOMES, ApprovalRequest, normalise_answer
+from engine.reload.events import ReloadEvent
 from engine.schemas import SCHEMA_NAMES, load_schema
 from engine.source.project import builtin_pack_dir
 
@@ -226,6 +231,67 @@ def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
         if verdict.reason and verdict.decision != "allow":
             click.echo(f"  {verdict.reason}")
     ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
+
+
+def _emit(event: dict[str, Any], text: str, as_json: bool) -> None:
+    click.echo(json.dumps(event, ensure_ascii=False) if as_json else text)
+
+
+def _error_event(generation: int, problems: list[Problem], as_json: bool) -> None:
+    errors = [p for p in problems if p.severity == "error"]
+    lines = [p.format() for p in errors] + [f"generation {generation} keeps serving: {len(errors)} error(s)"]
+    _emit({"event": "error", "generation": generation, "errors": [p.as_dict() for p in errors]},
+          "\n".join(lines), as_json)
+
+
+@cli.command()
+@root_options
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per event, one per line.")
+@click.pass_context
+def dev(ctx: click.Context, as_json: bool) -> None:
+    """Watch the project and reload on every save until interrupted (Ctrl-C or SIGTERM exits 0)."""
+    root = project_root(ctx)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    loader = ProjectLoader(root)
+    started = time.perf_counter()
+    result = loader.load(1)
+    try:
+        while result.snapshot is None:
+            # A broken project at start-up is normal while editing: report, wait, try again.
+            _error_event(0, result.problems, as_json)
+            if not _wait_for_change(loader, stop):
+                return
+            started = time.perf_counter()
+            result = loader.load(1)
+        engine = Engine(loader, result)
+        ms = (time.perf_counter() - started) * 1000
+        _emit({"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
+              f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)", as_json)
+
+        def report(event: ReloadEvent) -> None:
+            if event.ok:
+                _emit(event.as_dict(), event.summary(), as_json)
+            else:
+                _error_event(event.old_generation, list(event.problems), as_json)
+
+        engine.on_reload(report)
+        with engine, engine.watch():
+            while not stop.wait(0.2):
+                pass
+    except KeyboardInterrupt:
+        pass
+
+
+def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
+    """Block until something under the root changes; False when asked to stop."""
+    for changes in watchfiles.watch(loader.root, stop_event=stop, debounce=250, step=10,
+                                    raise_interrupt=False, yield_on_timeout=True, rust_timeout=200):
+        if stop.is_set():
+            return False
+        if changes:
+            return True
+    return False
 
 
 @cli.command("json-schema")

@@ -9,11 +9,11 @@ from engine.definitions.formats import FORMATS
 from engine.errors import UsageError
 from engine.registry.specs import ToolSpec
 
-# (spec, available tool names) -> (description, parameters) as the model should see them.
-Renderer = Callable[[ToolSpec, frozenset[str]], tuple[str, Mapping[str, Any]]]
+# spec -> (description, parameters) as the model should see them.
+Renderer = Callable[[ToolSpec], tuple[str, Mapping[str, Any]]]
 
 
-def static_render(spec: ToolSpec, available: frozenset[str]) -> tuple[str, Mapping[str, Any]]:
+def static_render(spec: ToolSpec) -> tuple[str, Mapping[str, Any]]:
     return spec.description, spec.parameters
 
 
@@ -25,13 +25,11 @@ def check_format(name: str) -> None:
         raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
 
 
-def build_definitions(
-    specs: Iterable[ToolSpec], fmt: str, available: frozenset[str], render: Renderer = static_render
-) -> list[dict[str, Any]]:
+def build_definitions(specs: Iterable[ToolSpec], fmt: str, render: Renderer = static_render) -> list[dict[str, Any]]:
     check_format(fmt)
     formatter = FORMATS[fmt]
     out = []
     for spec in sorted(specs, key=lambda s: s.name):
-        description, parameters = render(spec, available)
+        description, parameters = render(spec)
         out.append(formatter(spec, description, parameters))
     return out

@@ -56,7 +56,12 @@ class Prepared:
     session_id: str | None
     task_id: str | None
     tool_call_id: str | None
-    generation: int
+    # The generation this call runs against, from start to end, whatever reloads happen meanwhile.
+    snap: Snapshot
+
+    @property
+    def generation(self) -> int:
+        return self.snap.generation
 
 
 class Dispatcher:
@@ -159,7 +164,7 @@ class Dispatcher:
                     tool=spec.name,
                     tool_call_id=tool_call_id,
                 )
-        prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap.generation)
+        prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap)
         hooks = self.engine._hooks
         asked: list[str] = []
         if hooks.get("pre_tool_call"):
@@ -250,7 +255,8 @@ class Dispatcher:
         if hooks.get("post_tool_call") or hooks.get("transform_tool_result"):
             self._post_hooks(prepared, result)
         if len(result.output) > plan.cap:
-            result.output, meta.spilled_to = spill(result.output, plan.cap, self.engine.state_dir, plan.spec.name)
+            state_dir = prepared.snap.config.state_dir
+            result.output, meta.spilled_to = spill(result.output, plan.cap, state_dir, plan.spec.name)
             meta.truncated = True
         meta.duration_ms = round((perf_counter() - prepared.started) * 1000, 3)
         return result
