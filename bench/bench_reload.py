@@ -74,12 +74,24 @@ def main() -> None:
 
     ms = 1000.0
     rows = [
-        ("save -> new generation visible (watchfiles)", f"{statistics.median(visible) * ms:.1f} ms",
-         f"{max(visible) * ms:.1f} ms", "<= 100 ms median"),
-        ("engine work, one changed file (reload)", f"{statistics.median(work) * ms:.1f} ms",
-         f"{max(work) * ms:.1f} ms", "<= 15 ms"),
-        (f"definitions() for {opts.tools} tools after a reload", f"{statistics.median(render) * ms:.2f} ms",
-         f"{max(render) * ms:.2f} ms", "<= 5 ms"),
+        (
+            "save -> new generation visible (watchfiles)",
+            f"{statistics.median(visible) * ms:.1f} ms",
+            f"{max(visible) * ms:.1f} ms",
+            "<= 100 ms median",
+        ),
+        (
+            "engine work, one changed file (reload)",
+            f"{statistics.median(work) * ms:.1f} ms",
+            f"{max(work) * ms:.1f} ms",
+            "<= 15 ms",
+        ),
+        (
+            f"definitions() for {opts.tools} tools after a reload",
+            f"{statistics.median(render) * ms:.2f} ms",
+            f"{max(render) * ms:.2f} ms",
+            "<= 5 ms",
+        ),
         ("definitions() warm cache", f"{warm * 1e6:.2f} us", "-", "<= 2 us"),
     ]
     print(f"{opts.tools} tools, {opts.saves} saves")

@@ -473,8 +473,9 @@ class Engine:
             files = tuple(_display(p, old.root) for p in paths)
             new = result.snapshot
             if new is None:
-                event = ReloadEvent(False, old.generation, old.generation, ms, problems=tuple(result.problems),
-                                    files=files)
+                event = ReloadEvent(
+                    False, old.generation, old.generation, ms, problems=tuple(result.problems), files=files
+                )
                 self.last_result = result
             else:
                 # Order matters: a reader takes the snapshot first, so everything it reaches

@@ -68,7 +68,7 @@ class ToolTemplates:
         for path, template, override in self.templates:
             try:
                 text = template.render(values)
-            except jinja2.TemplateError as exc:
+            except Exception as exc:  # a template can fail in any way its expressions can (1 // 0)
                 raise ValueError(f"{'/' + '/'.join(map(str, path))}: {type(exc).__name__}: {exc}") from None
             _assign(document, path, text, override)
         if not isinstance(document["description"], str):
@@ -84,8 +84,10 @@ def _assign(document: dict[str, Any], path: tuple[str | int, ...], text: str, ov
     for segment in path[:-1]:
         parent = parent[segment]
     last = path[-1]
-    current = parent[last] if isinstance(parent, dict) and last in parent else (
-        parent[last] if isinstance(parent, list) and isinstance(last, int) and last < len(parent) else None
+    current = (
+        parent[last]
+        if isinstance(parent, dict) and last in parent
+        else (parent[last] if isinstance(parent, list) and isinstance(last, int) and last < len(parent) else None)
     )
     value: Any = text
     if override and current is not None and not isinstance(current, str):
@@ -117,8 +119,12 @@ def _pointer_path(pointer: str) -> tuple[str | int, ...]:
 
 def sample_context(tool_names: list[str], toolset_names: list[str], config: Mapping[str, Any]) -> dict[str, Any]:
     """The context templates are test-rendered with at load: everything available."""
-    return {"available_tools": sorted(tool_names), "toolsets": sorted(toolset_names), "config": dict(config),
-            "platform": sys.platform}
+    return {
+        "available_tools": sorted(tool_names),
+        "toolsets": sorted(toolset_names),
+        "config": dict(config),
+        "platform": sys.platform,
+    }
 
 
 def compile_tool(doc: Document, context: Mapping[str, Any]) -> tuple[ToolTemplates | None, list[Problem]]:

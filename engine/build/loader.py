@@ -545,8 +545,13 @@ class ProjectLoader:
         patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
         policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
         # Compiling runs every example; skip it when nothing it depends on changed.
-        key = (tuple(id(d) for d in docs), config.fingerprint, frozenset(tools), tuple(sorted(skipped.items())),
-               project.root)
+        key = (
+            tuple(id(d) for d in docs),
+            config.fingerprint,
+            frozenset(tools),
+            tuple(sorted(skipped.items())),
+            project.root,
+        )
         if self._policy_cache is not None and self._policy_cache[0] == key:
             return self._policy_cache[1]
         result = compile_policy(patterns, policies, config, config_doc, self.binder, project, tools, skipped)

@@ -240,8 +240,9 @@ def _emit(event: dict[str, Any], text: str, as_json: bool) -> None:
 def _error_event(generation: int, problems: list[Problem], as_json: bool) -> None:
     errors = [p for p in problems if p.severity == "error"]
     lines = [p.format() for p in errors] + [f"generation {generation} keeps serving: {len(errors)} error(s)"]
-    _emit({"event": "error", "generation": generation, "errors": [p.as_dict() for p in errors]},
-          "\n".join(lines), as_json)
+    _emit(
+        {"event": "error", "generation": generation, "errors": [p.as_dict() for p in errors]}, "\n".join(lines), as_json
+    )
 
 
 @cli.command()
@@ -266,8 +267,11 @@ def dev(ctx: click.Context, as_json: bool) -> None:
             result = loader.load(1)
         engine = Engine(loader, result)
         ms = (time.perf_counter() - started) * 1000
-        _emit({"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
-              f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)", as_json)
+        _emit(
+            {"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
+            f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)",
+            as_json,
+        )
 
         def report(event: ReloadEvent) -> None:
             if event.ok:
@@ -285,8 +289,15 @@ def dev(ctx: click.Context, as_json: bool) -> None:
 
 def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
     """Block until something under the root changes; False when asked to stop."""
-    for changes in watchfiles.watch(loader.root, stop_event=stop, debounce=250, step=10,
-                                    raise_interrupt=False, yield_on_timeout=True, rust_timeout=200):
+    for changes in watchfiles.watch(
+        loader.root,
+        stop_event=stop,
+        debounce=250,
+        step=10,
+        raise_interrupt=False,
+        yield_on_timeout=True,
+        rust_timeout=200,
+    ):
         if stop.is_set():
             return False
         if changes:

@@ -34,8 +34,7 @@ class ReloadEvent:
 
     def as_dict(self) -> dict[str, Any]:
         if not self.ok:
-            return {"event": "error", "generation": self.old_generation,
-                    "errors": [p.as_dict() for p in self.errors]}
+            return {"event": "error", "generation": self.old_generation, "errors": [p.as_dict() for p in self.errors]}
         out: dict[str, Any] = {
             "event": "reloaded",
             "generation": self.new_generation,
@@ -45,8 +44,11 @@ class ReloadEvent:
             "ms": round(self.ms, 1),
         }
         if self.toolsets_added or self.toolsets_changed or self.toolsets_removed:
-            out["toolsets"] = {"added": list(self.toolsets_added), "changed": list(self.toolsets_changed),
-                               "removed": list(self.toolsets_removed)}
+            out["toolsets"] = {
+                "added": list(self.toolsets_added),
+                "changed": list(self.toolsets_changed),
+                "removed": list(self.toolsets_removed),
+            }
         if self.policies_changed:
             out["policies_changed"] = True
         return out
@@ -86,5 +88,18 @@ def diff(old: Snapshot, new: Snapshot, ms: float, files: tuple[str, ...]) -> Rel
     policies_changed = [(m.kind, m.name, dict(m.data)) for m in old.manifests] != [
         (m.kind, m.name, dict(m.data)) for m in new.manifests
     ]
-    return ReloadEvent(True, old.generation, new.generation, ms, added, changed, removed, ts_added, ts_changed,
-                       ts_removed, policies_changed, tuple(new.warnings), files)
+    return ReloadEvent(
+        True,
+        old.generation,
+        new.generation,
+        ms,
+        added,
+        changed,
+        removed,
+        ts_added,
+        ts_changed,
+        ts_removed,
+        policies_changed,
+        tuple(new.warnings),
+        files,
+    )

@@ -165,4 +165,3 @@ class _Either:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.second.wait(timeout) or self.first.is_set()
-

@@ -1,0 +1,372 @@
+"""Live reload: Engine.reload, the watcher, the dev command, and consistency under load."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Engine
+from engine.reload.events import ReloadEvent
+from tests.conftest import REPO
+
+TOOL = """\
+kind: Tool
+name: {name}
+toolset: {toolset}
+description: {description}
+handler: rl_handlers:{handler}
+parameters:
+  type: object
+  properties:
+    text: {{type: string}}
+  required: [text]
+"""
+HANDLERS = """\
+def echo(text: str) -> str:
+    return text
+
+
+def shout(text: str) -> str:
+    return text.upper()
+
+
+def version(text: str, ctx) -> dict:
+    return {"generation": ctx.generation, "text": text}
+"""
+
+
+@pytest.fixture
+def root(write_project: Callable[..., Path]) -> Path:
+    return write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [rl_handlers]\nstate_dir: .state\n",
+            "rl_handlers/__init__.py": HANDLERS,
+            "toolsets/sets.yaml": "kind: Toolset\nname: main\ndescription: Main.\n---\n"
+            "kind: Toolset\nname: extra\ndescription: Extra.\nincludes: [main]\n",
+            "manifests/echo.yaml": TOOL.format(name="echo", toolset="main", description="Echo v1.", handler="echo"),
+        }
+    )
+
+
+@pytest.fixture
+def engine(root: Path) -> Iterator[Engine]:
+    engine = Engine.load(root)
+    yield engine
+    engine.close()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_reload_bumps_the_generation_and_reports_the_diff(engine: Engine, root: Path) -> None:
+    events: list[ReloadEvent] = []
+    engine.on_reload(events.append)
+    write(
+        root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Echo v2.", handler="echo")
+    )
+    write(
+        root / "manifests/shout.yaml", TOOL.format(name="shout", toolset="main", description="Shout.", handler="shout")
+    )
+    event = engine.reload()
+    assert (event.ok, event.old_generation, event.new_generation) == (True, 1, 2)
+    assert (event.added, event.changed, event.removed) == (("shout",), ("echo",), ())
+    assert event.toolsets_changed == ("extra", "main")
+    assert events == [event]
+    assert engine.generation == 2
+    assert engine.call("shout", {"text": "hi"}).output == "HI"
+    assert [d["function"]["description"] for d in engine.definitions()] == ["Echo v2.", "Shout."]
+    (root / "manifests/shout.yaml").unlink()
+    event = engine.reload()
+    assert event.removed == ("shout",) and engine.generation == 3
+    assert event.summary().startswith("generation 3: -shout ~toolset:extra ~toolset:main")
+
+
+@pytest.mark.parametrize(
+    "name,files,code",
+    [
+        ("half-written file", {"manifests/echo.yaml": "kind: Tool\nname: echo\ntoolset: ma"}, "missing-field"),
+        ("yaml syntax error", {"manifests/echo.yaml": "kind: Tool\nname: [echo\n"}, "yaml-syntax"),
+        (
+            "missing handler",
+            {"manifests/echo.yaml": TOOL.format(name="echo", toolset="main", description="E.", handler="nowhere")},
+            "handler-not-found",
+        ),
+        (
+            "broken template",
+            {
+                "manifests/echo.yaml": TOOL.format(
+                    name="echo", toolset="main", handler="echo", description="'{{ available_tools | nope }}'"
+                )
+            },
+            "template-syntax",
+        ),
+        (
+            "toolset cycle",
+            {
+                "toolsets/sets.yaml": "kind: Toolset\nname: main\ndescription: M.\nincludes: [extra]\n---\n"
+                "kind: Toolset\nname: extra\ndescription: E.\nincludes: [main]\n"
+            },
+            "toolset-cycle",
+        ),
+        (
+            "deleted toolset still referenced",
+            {"toolsets/sets.yaml": "kind: Toolset\nname: extra\ndescription: E.\n"},
+            "toolset-unknown",
+        ),
+    ],
+)
+def test_a_bad_edit_keeps_the_previous_generation_serving_and_a_fix_recovers(
+    engine: Engine, root: Path, name: str, files: dict[str, str], code: str
+) -> None:
+    originals = {rel: (root / rel).read_text() for rel in files}
+    for rel, text in files.items():
+        write(root / rel, text)
+    event = engine.reload([root / rel for rel in files])
+    assert not event.ok, name
+    assert event.new_generation == event.old_generation == engine.generation == 1
+    assert code in [p.code for p in event.errors]
+    assert all(p.line >= 1 and p.file for p in event.errors)
+    assert event.as_dict()["event"] == "error"
+    assert engine.call("echo", {"text": "still"}).output == "still"
+    assert [d["function"]["name"] for d in engine.definitions()] == ["echo"]
+    for rel, text in originals.items():
+        write(root / rel, text)
+    recovered = engine.reload([root / rel for rel in files])
+    assert recovered.ok and engine.generation == 2
+
+
+def test_changed_handler_modules_are_imported_again(engine: Engine, root: Path) -> None:
+    assert engine.call("echo", {"text": "a"}).output == "a"
+    write(root / "rl_handlers/__init__.py", HANDLERS.replace("    return text\n", "    return 'v2:' + text\n", 1))
+    event = engine.reload([root / "rl_handlers/__init__.py"])
+    assert event.ok and event.changed == ("echo",)
+    assert engine.call("echo", {"text": "a"}).output == "v2:a"
+
+
+def test_availability_checks_run_again_after_a_reload(
+    write_project: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [ck_handlers]\ncheck_ttl: 3600\n",
+            "ck_handlers/__init__.py": "import os\n\ndef ok() -> bool:\n    return os.environ.get('CK_FLAG') == '1'\n\n"
+            "def run(text: str) -> str:\n    return text\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": "kind: Tool\nname: gated\ntoolset: t\ndescription: G.\nhandler: ck_handlers:run\n"
+            "check: ck_handlers:ok\nparameters: {type: object, properties: {text: {type: string}}, required: [text]}\n",
+        }
+    )
+    monkeypatch.delenv("CK_FLAG", raising=False)
+    engine = Engine.load(root)
+    assert engine.definitions() == []
+    monkeypatch.setenv("CK_FLAG", "1")
+    assert engine.definitions() == []  # cached for an hour...
+    engine.reload()
+    assert [d["function"]["name"] for d in engine.definitions()] == ["gated"]  # ...but not past a reload
+
+
+def test_a_listener_that_raises_does_not_stop_the_reload(engine: Engine, root: Path) -> None:
+    def broken(event: ReloadEvent) -> None:
+        raise RuntimeError("listener bug")
+
+    seen: list[int] = []
+    engine.on_reload(broken)
+    remove = engine.on_reload(lambda event: seen.append(event.new_generation))
+    assert engine.reload().ok and seen == [2]
+    remove()
+    engine.reload()
+    assert seen == [2]
+
+
+# -- the watcher ------------------------------------------------------------------------
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.005)
+
+
+@pytest.fixture
+def watched(engine: Engine) -> Iterator[tuple[Engine, list[ReloadEvent]]]:
+    events: list[ReloadEvent] = []
+    engine.on_reload(events.append)
+    with engine.watch():
+        yield engine, events
+
+
+def test_watcher_picks_up_an_atomic_rename_save(watched: tuple[Engine, list[ReloadEvent]], root: Path) -> None:
+    engine, events = watched
+    temp = root / "manifests" / ".echo.yaml.tmp"
+    temp.write_text(TOOL.format(name="echo", toolset="main", description="Saved atomically.", handler="echo"))
+    os.replace(temp, root / "manifests/echo.yaml")
+    wait_for(lambda: engine.generation == 2)
+    assert engine.definitions()[0]["function"]["description"] == "Saved atomically."
+    assert events[-1].changed == ("echo",)
+
+
+def test_watcher_sees_deletes_and_new_folders(watched: tuple[Engine, list[ReloadEvent]], root: Path) -> None:
+    engine, events = watched
+    write(
+        root / "manifests/more/shout.yaml", TOOL.format(name="shout", toolset="main", description="S.", handler="shout")
+    )
+    wait_for(lambda: "shout" in engine.tools)
+    (root / "manifests/more/shout.yaml").unlink()
+    wait_for(lambda: "shout" not in engine.tools)
+    write(root / "policies/project.yaml", "kind: ApprovalPolicy\nmode: manual\n")
+    wait_for(lambda: any(e.policies_changed for e in events))
+
+
+def test_watcher_ignores_editor_temporary_files(watched: tuple[Engine, list[ReloadEvent]], root: Path) -> None:
+    engine, events = watched
+    for name in (".echo.yaml.swp", "echo.yaml~", ".#echo.yaml", "4913"):
+        write(root / "manifests" / name, "not: [yaml")
+    # A real change afterwards is the first event: the temporary files caused none.
+    write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Real.", handler="echo"))
+    wait_for(lambda: engine.generation >= 2)
+    assert events[0].ok and events[0].changed == ("echo",)
+
+
+def test_a_burst_of_saves_becomes_one_reload(watched: tuple[Engine, list[ReloadEvent]], root: Path) -> None:
+    engine, events = watched
+    for i in range(8):
+        write(
+            root / f"manifests/burst_{i}.yaml",
+            TOOL.format(name=f"burst_{i}", toolset="main", description="B.", handler="echo"),
+        )
+    wait_for(lambda: all(f"burst_{i}" in engine.tools for i in range(8)))
+    assert len(events) <= 2 and engine.generation <= 3
+
+
+# -- the dev command ------------------------------------------------------------------------
+
+
+def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "engine", "--root", str(root), "dev", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as proc:
+        _dev_json_session(proc, root)
+
+
+def _dev_json_session(proc: subprocess.Popen[str], root: Path) -> None:
+    assert proc.stdout is not None
+    try:
+        ready = json.loads(proc.stdout.readline())
+        assert ready == {"event": "ready", "generation": 1, "tools": 1}
+        time.sleep(0.3)  # the watcher is armed before "ready" is printed; this only avoids a same-mtime save
+        write(root / "manifests/echo.yaml", "kind: Tool\nname: [broken\n")
+        error = json.loads(proc.stdout.readline())
+        assert error["event"] == "error" and error["generation"] == 1
+        assert error["errors"][0]["code"] == "yaml-syntax" and error["errors"][0]["file"] == "manifests/echo.yaml"
+        write(root / "manifests/echo.yaml", TOOL.format(name="echo2", toolset="main", description="E.", handler="echo"))
+        reloaded = json.loads(proc.stdout.readline())
+        assert reloaded["event"] == "reloaded" and reloaded["generation"] == 2
+        assert (reloaded["added"], reloaded["removed"]) == (["echo2"], ["echo"])
+        assert reloaded["ms"] >= 0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+
+
+def test_dev_text_output_shows_one_line_per_event(root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "engine", "--root", str(root), "dev"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as proc:
+        _dev_text_session(proc, root)
+
+
+def _dev_text_session(proc: subprocess.Popen[str], root: Path) -> None:
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().startswith("generation 1: ready, 1 tools")
+        time.sleep(0.3)
+        write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E2.", handler="echo"))
+        line = proc.stdout.readline()
+        assert line.startswith("generation 2: ~echo (") and line.rstrip().endswith("ms)")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+
+
+# -- consistency under load -------------------------------------------------------------------
+
+
+def test_readers_never_see_a_mixed_generation_during_200_reloads(write_project: Callable[..., Path]) -> None:
+    files = {
+        "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [rl_handlers]\nstate_dir: .state\n",
+        "rl_handlers/__init__.py": HANDLERS,
+        "toolsets/sets.yaml": "kind: Toolset\nname: main\ndescription: Main.\n",
+    }
+    for i in range(5):
+        files[f"manifests/t{i}.yaml"] = TOOL.format(name=f"t{i}", toolset="main", description="v0", handler="version")
+    root = write_project(files)
+    engine = Engine.load(root)
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    calls = [0]
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                definitions = engine.definitions("anthropic")
+                versions = {d["description"] for d in definitions}
+                assert len(versions) == 1, versions  # one generation's descriptions, never a mix
+                result = engine.call("t0", {"text": "x"})
+                assert result.ok, result.output
+                seen = json.loads(result.output)["generation"]
+                assert seen == result.metadata.generation  # the handler ran in the generation the call began in
+                calls[0] += 1
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    valid = 0
+    try:
+        for step in range(200):
+            if step % 2 == 0:
+                valid += 1
+                for i in range(5):
+                    write(
+                        root / f"manifests/t{i}.yaml",
+                        TOOL.format(name=f"t{i}", toolset="main", description=f"v{valid}", handler="version"),
+                    )
+                event = engine.reload([root / f"manifests/t{i}.yaml" for i in range(5)])
+                assert event.ok
+            else:
+                write(root / "manifests/t0.yaml", "kind: Tool\nname: [broken")
+                event = engine.reload([root / "manifests/t0.yaml"])
+                assert not event.ok
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+    assert failures == []
+    assert calls[0] > 0
+    assert engine.generation == 101
