@@ -368,7 +368,6 @@ class ProjectLoader:
             return None, doc.problem([field_name], exc.code, f"{what} {dotted!r}: {exc.message}")
 
     def _tool_spec(self, doc: Document, pack: Pack) -> tuple[ToolSpec | None, list[Problem]]:
-        data = doc.data
         problems: list[Problem] = []
         handler, problem = self._bind(doc, "handler", pack)
         if problem:
