@@ -8,14 +8,13 @@ the two can never drift apart.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import cerberus
 
 from engine.errors import Problem
 from engine.source.yamlfile import Document, is_yaml11_bool
@@ -216,10 +215,20 @@ class Config:
         return (self.root / configured).resolve() if configured else started_in
 
 
-class _Validator(cerberus.Validator):  # type: ignore[misc]
-    # The meta rule only carries editor documentation.
-    def _validate_meta(self, constraint: Any, field: Any, value: Any) -> None:
-        """{'type': 'dict'}"""
+@functools.cache
+def _validator_class() -> Any:
+    import cerberus  # noqa: PLC0415  (imported when a config is first read, not with the package)
+
+    class _Validator(cerberus.Validator):  # type: ignore[misc]
+        # The meta rule only carries editor documentation.
+        def _validate_meta(self, constraint: Any, field: Any, value: Any) -> None:
+            """{'type': 'dict'}"""
+
+    return _Validator
+
+
+def _Validator(schema: dict[str, Any]) -> Any:
+    return _validator_class()(schema)
 
 
 def _flatten(errors: Mapping[Any, Any], path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:

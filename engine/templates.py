@@ -24,22 +24,31 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-import jinja2.sandbox
 import jsonschema_rs
 
 from engine.errors import Problem
 from engine.source.yamlfile import Document
 
-log = logging.getLogger("hermes_engine.templates")
+if TYPE_CHECKING:
+    import jinja2
 
-_ENV = jinja2.sandbox.ImmutableSandboxedEnvironment(
-    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
-)
-_ENV.filters["tojson"] = json.dumps  # plain JSON (the default tojson escapes for HTML)
+log = logging.getLogger("hermes_engine.templates")
 _META = jsonschema_rs.Draft202012Validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    # Imported on first use: projects without templates never pay for Jinja.
+    import jinja2.sandbox  # noqa: PLC0415
+
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
+    )
+    env.filters["tojson"] = json.dumps  # plain JSON (the default tojson escapes for HTML)
+    return env
 
 
 def is_template(text: Any) -> bool:
@@ -144,11 +153,13 @@ def compile_tool(doc: Document, context: Mapping[str, Any]) -> tuple[ToolTemplat
         found.append((path, ["overrides", pointer], text, True))
     if not found:
         return None, []
+    import jinja2  # noqa: PLC0415  (already imported by _environment)
+
     problems: list[Problem] = []
     compiled: list[tuple[tuple[str | int, ...], jinja2.Template, bool]] = []
     for path, where, text, override in found:
         try:
-            compiled.append((path, _ENV.from_string(text), override))
+            compiled.append((path, _environment().from_string(text), override))
         except jinja2.TemplateSyntaxError as exc:
             message = f"template syntax error (line {exc.lineno}): {exc.message}"
             problems.append(doc.problem(where, "template-syntax", message))

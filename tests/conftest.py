@@ -15,6 +15,14 @@ REPO = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).resolve().parent / "projects"
 
 
+def _is_project_module(module: object) -> bool:
+    """A handler module of a test project (not a library, not the engine itself)."""
+    file = getattr(module, "__file__", None) or ""
+    if not file or "site-packages" in file or file.startswith(sys.base_prefix):
+        return False
+    return not Path(file).resolve().is_relative_to(REPO / "engine")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_imports() -> Iterator[None]:
     """Project handler packages are imported by name; forget them after each test."""
@@ -22,7 +30,7 @@ def _isolated_imports() -> Iterator[None]:
     path = list(sys.path)
     yield
     for name in set(sys.modules) - modules:
-        if not name.startswith(("engine", "_pytest", "hypothesis", "openai", "anthropic", "pydantic", "httpx")):
+        if _is_project_module(sys.modules[name]):
             del sys.modules[name]
     sys.path[:] = path
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import config as config_mod
 from engine.build.binding import Binder, BindError, Bound
@@ -20,8 +20,6 @@ from engine.build.structure import check_parameters, check_structure, document_k
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
-from engine.policy.compile import compile_policy
-from engine.policy.model import CompiledPolicy
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
 from engine.source.project import (
@@ -34,6 +32,9 @@ from engine.source.project import (
 )
 from engine.source.yamlfile import Document, ParsedFile, parse_file
 from engine.templates import ToolTemplates, compile_tool, sample_context
+
+if TYPE_CHECKING:
+    from engine.policy.model import CompiledPolicy
 
 POLICY_KINDS = ("DangerPatterns", "ApprovalPolicy")
 
@@ -541,6 +542,9 @@ class ProjectLoader:
         project: Pack,
         skipped: dict[int, frozenset[int]],
     ) -> tuple[CompiledPolicy, list[Problem]]:
+        # The policy machinery (shell parser, matchers) is imported with the first load.
+        from engine.policy.compile import compile_policy  # noqa: PLC0415
+
         patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
         policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
         # Compiling runs every example; skip it when nothing it depends on changed.

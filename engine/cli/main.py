@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-import watchfiles
 
 from engine.build.loader import ProjectLoader
 from engine.cli.reporters import REPORTERS
@@ -289,6 +288,7 @@ def dev(ctx: click.Context, as_json: bool) -> None:
 
 def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
     """Block until something under the root changes; False when asked to stop."""
+    import watchfiles  # noqa: PLC0415
     for changes in watchfiles.watch(
         loader.root,
         stop_event=stop,

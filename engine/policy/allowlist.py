@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from engine.errors import HermesError
@@ -93,6 +92,8 @@ def append_allowlist(config_path: Path, keys: Iterable[str]) -> list[str]:
     Raises:
         AllowlistError: the config cannot be edited safely (it is left untouched).
     """
+    from filelock import FileLock  # noqa: PLC0415
+
     wanted = list(dict.fromkeys(keys))
     config_path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(config_path) + ".lock", timeout=10):

@@ -14,8 +14,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 GENESIS = "0" * 64
 MAX_FIELD = 2000
 _SECRETS = re.compile(
@@ -49,6 +47,8 @@ class AuditLog:
         self.path = path
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
+        from filelock import FileLock  # noqa: PLC0415
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.path) + ".lock", timeout=10):
             previous, seq = _last_hash(self.path)

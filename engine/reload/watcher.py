@@ -15,8 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import watchfiles
-
 from engine.source.project import CONFIG_NAMES, MANIFEST_DIRS, MANIFEST_SUFFIXES, is_ignored_name
 
 if TYPE_CHECKING:
@@ -97,6 +95,8 @@ class Watcher:
         self.stop()
 
     def _events(self, paths: Iterable[Path], *, recursive: bool, stop: threading.Event) -> Any:
+        import watchfiles  # noqa: PLC0415  (only hosts that watch pay for it)
+
         return watchfiles.watch(
             *paths,
             watch_filter=lambda _change, path: self.relevant(Path(path)),
