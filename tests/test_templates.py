@@ -23,7 +23,7 @@ def project(write_project: Callable[..., Path], tool: str, extra_tools: str = ""
             "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [tpl_handlers]\n",
             "tpl_handlers/__init__.py": HANDLERS,
             "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n---\n"
-        "kind: Toolset\nname: other\ndescription: O.\n",
+            "kind: Toolset\nname: other\ndescription: O.\n",
             "manifests/m.yaml": tool + extra_tools,
         }
     )

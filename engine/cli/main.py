@@ -289,6 +289,7 @@ def dev(ctx: click.Context, as_json: bool) -> None:
 def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
     """Block until something under the root changes; False when asked to stop."""
     import watchfiles  # noqa: PLC0415
+
     for changes in watchfiles.watch(
         loader.root,
         stop_event=stop,

@@ -34,6 +34,8 @@ class _Index:
     """Which matchers can apply to a command of a given name, so each command meets only those."""
 
     by_name: dict[str, list[tuple[int, Matcher]]]
+    # (name, first subcommand word) -> matchers that require that subcommand (git push, docker rm ...)
+    by_subcommand: dict[tuple[str, str], list[tuple[int, Matcher]]]
     generic: list[tuple[int, Matcher]]  # any command name
     redirecting: list[tuple[int, Matcher]]  # any command name, but only judging its redirections
     globbed: list[tuple[int, Matcher]]  # names given as globs (mkfs.*)
@@ -45,6 +47,7 @@ class _Index:
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
         by_name: dict[str, list[tuple[int, Matcher]]] = {}
+        by_subcommand: dict[tuple[str, str], list[tuple[int, Matcher]]] = {}
         generic: list[tuple[int, Matcher]] = []
         redirecting: list[tuple[int, Matcher]] = []
         globbed: list[tuple[int, Matcher]] = []
@@ -69,15 +72,21 @@ class _Index:
                     )
                     (redirecting if only_redirects else generic).append(entry)
                     continue
+                firsts = {sub[0] for sub in matcher.subcommands if sub}
                 for name in matcher.names or ():
-                    by_name.setdefault(name, []).append(entry)
+                    if firsts and len(firsts) == len(matcher.subcommands):
+                        for first in firsts:
+                            by_subcommand.setdefault((name, first), []).append(entry)
+                    else:
+                        by_name.setdefault(name, []).append(entry)
                 if matcher.name_globs:
                     globbed.append(entry)
         # Matchers found by their exact or glob name need no second name test; the others
         # (any name, not_command lists) still run it.
         checked = {id(m): True for entries in by_name.values() for _, m in entries if not m.not_names}
+        checked.update({id(m): True for entries in by_subcommand.values() for _, m in entries if not m.not_names})
         checked.update({id(m): True for _, m in globbed if not m.not_names})
-        return cls(by_name, generic, redirecting, globbed, dynamic, regex_only, {}, checked)
+        return cls(by_name, by_subcommand, generic, redirecting, globbed, dynamic, regex_only, {}, checked)
 
     def candidates(self, command: Command) -> tuple[list[tuple[int, Matcher]], dict[int, bool]]:
         """Matchers that may apply to ``command``, and which of them already passed the name test."""
@@ -88,6 +97,12 @@ class _Index:
             name = command.name
             globbed = [e for e in self.globbed if any(g.match(name) for g in e[1].name_globs)]
             cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
+        if self.by_subcommand:
+            first = _first_positional(command)
+            if first is not None:
+                specific = self.by_subcommand.get((command.name, first))
+                if specific:
+                    cached = [*cached, *specific]
         generic = self.generic
         if command.cwd is None:
             # Name-less matchers look for paths: skip those whose path text is absent.
@@ -97,6 +112,13 @@ class _Index:
         if command.redirects:
             return [*cached, *generic, *self.redirecting], checked
         return ([*cached, *generic] if generic else cached), checked
+
+
+def _first_positional(command: Command) -> str | None:
+    for word in command.argv[1:]:
+        if not word.startswith("-"):
+            return word.lower()
+    return None
 
 
 class Evaluator:

@@ -87,11 +87,15 @@ _OPERATORS = (
     "(",
     ")",
 )
-_OPERATOR = re.compile("|".join(re.escape(op) for op in _OPERATORS))
 _REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+")
-# A whole word that is plain text, ending where the word ends: most words of most commands.
-_PLAIN_WORD = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z)")
+# The common tokens in one pass: blanks, newlines, comments, operators, and whole
+# words of plain text (ending where the word ends) -- most words of most commands.
+_TOKEN = re.compile(
+    r"(?P<ws>[ \t\r]+)|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
+    r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
+    r"|(?P<word>[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z))"
+)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
@@ -146,33 +150,37 @@ class Lexer:
     def run(self) -> list[Token]:
         text = self.text
         n = len(text)
+        tokens = self.tokens
         expect_heredoc_word = False
         while self.pos < n:
-            ch = text[self.pos]
-            if ch == "\n":
-                self.pos += 1
-                self.tokens.append(Token("nl", "\n"))
+            # One regex recognises the common tokens; anything else is a word with quotes,
+            # escapes or expansions, which _word takes apart character by character.
+            match = _TOKEN.match(text, self.pos)
+            kind = match.lastgroup if match is not None else "complex"
+            if kind == "ws":
+                self.pos = match.end()  # type: ignore[union-attr]
+                continue
+            if kind == "nl":
+                self.pos = match.end()  # type: ignore[union-attr]
+                tokens.append(Token("nl", "\n"))
                 if self._pending:
                     self._read_heredocs()
                 continue
-            if ch in " \t\r":
-                self.pos += 1
+            if kind == "comment":
+                self.pos = match.end()  # type: ignore[union-attr]
                 continue
-            if ch == "#":
-                end = text.find("\n", self.pos)
-                self.pos = n if end < 0 else end
-                continue
-            op = self._operator()
-            if op is not None:
+            if kind == "op":
+                op = match.group()  # type: ignore[union-attr]
+                self.pos = match.end()  # type: ignore[union-attr]
                 if op in ("<", ">") and self._process_substitution(op):
                     continue
-                self.tokens.append(Token("op", op))
+                tokens.append(Token("op", op))
                 expect_heredoc_word = op in ("<<", "<<-")
                 continue
-            plain = _PLAIN_WORD.match(text, self.pos)
-            if plain is not None:
-                self.pos = plain.end()
-                token = Token("word", plain.group(), [Seg(LIT, plain.group())])
+            if kind == "word":
+                word = match.group()  # type: ignore[union-attr]
+                self.pos = match.end()  # type: ignore[union-attr]
+                token = Token("word", word, [Seg(LIT, word)])
             else:
                 token = self._word()
             # A word made only of digits right before a redirection is its file descriptor.
@@ -180,21 +188,14 @@ class Lexer:
                 continue
             if expect_heredoc_word:
                 delimiter = "".join(s.text for s in token.segs)
-                doc = HereDoc(delimiter, self.tokens[-1].value == "<<-")
+                doc = HereDoc(delimiter, tokens[-1].value == "<<-")
                 token.heredoc = doc
                 self._pending.append(doc)
                 expect_heredoc_word = False
-            self.tokens.append(token)
+            tokens.append(token)
         if self._pending:
             raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
-        return self.tokens
-
-    def _operator(self) -> str | None:
-        match = _OPERATOR.match(self.text, self.pos)
-        if match is None:
-            return None
-        self.pos = match.end()
-        return match.group()
+        return tokens
 
     def _process_substitution(self, op: str) -> bool:
         # `<(cmd)` / `>(cmd)`: the operator was consumed; a "(" right after makes it a word.

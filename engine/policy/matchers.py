@@ -66,6 +66,7 @@ class Shape:
     long: set[str]
     positionals: list[str]
     words: list[str]
+    lowered: tuple[str, ...] = ()  # positionals in lower case, for subcommands
 
 
 def shape(command: Command) -> Shape:
@@ -83,7 +84,7 @@ def shape(command: Command) -> Shape:
             long.add(word[2:].split("=", 1)[0])
         else:
             short.update(word[1:])
-    return Shape(short, long, positionals, words)
+    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
 
 
 def _in_directory(classify: Any, cwd: str) -> Any:
@@ -192,8 +193,8 @@ class Matcher:
         if shaped is not None:
             positionals = shaped.positionals
             if self.subcommands:
-                lowered = [p.lower() for p in positionals]
-                hit = next((s for s in self.subcommands if lowered[: len(s)] == list(s)), None)
+                lowered = shaped.lowered
+                hit = next((s for s in self.subcommands if lowered[: len(s)] == s), None)
                 if hit is None:
                     return False
                 positionals = positionals[len(hit) :]
