@@ -69,19 +69,7 @@ def terminal(
     out_path = out_dir / f"run-{time.time_ns()}-{threading.get_ident()}.log"
     timed_out = False
     with open(out_path, "wb") as sink:
-        proc = _shell(ctx)(
-            "-c",
-            command,
-            _bg=True,
-            _bg_exc=False,
-            _new_session=True,
-            _out=sink,
-            _err_to_out=True,
-            _ok_code=range(256),
-            _in="",
-            _cwd=str(run_dir),
-            _env=env,
-        )
+        proc = spawn(_shell(ctx), command, run_dir, env, sink, "")
         try:
             proc.wait(timeout=limit)
         except sh.TimeoutException:
@@ -107,6 +95,24 @@ def terminal(
     if code is not None and code < 0:
         result["message"] = f"command was killed by signal {-code}"
     return result
+
+
+def spawn(shell: Any, command: str, cwd: Path, env: dict[str, str], sink: Any, stdin: Any, **extra: Any) -> Any:
+    """Start ``shell -c command`` in its own session (so a kill reaches its children), output to ``sink``."""
+    return shell(
+        "-c",
+        command,
+        _bg=True,
+        _bg_exc=False,
+        _new_session=True,
+        _out=sink,
+        _err_to_out=True,
+        _ok_code=range(256),
+        _in=stdin,
+        _cwd=str(cwd),
+        _env=env,
+        **extra,
+    )
 
 
 def _kill(proc: Any) -> None:
@@ -157,20 +163,7 @@ class ProcessManager:
         log = self.log_dir / f"{key}-{time.time_ns()}.log"
         stdin: queue.Queue[Any] = queue.Queue()
         sink = open(log, "wb")  # noqa: SIM115 - owned by the process until it exits
-        proc = shell(
-            "-c",
-            command,
-            _bg=True,
-            _bg_exc=False,
-            _new_session=True,
-            _out=sink,
-            _err_to_out=True,
-            _ok_code=range(256),
-            _in=stdin,
-            _cwd=str(cwd),
-            _env=env,
-            _done=lambda *_: sink.close(),
-        )
+        proc = spawn(shell, command, cwd, env, sink, stdin, _done=lambda *_: sink.close())
         with self._lock:
             self._procs[key] = _Process(key, command, proc, log, stdin)
         return {"process_id": key, "pid": proc.pid, "status": "running", "log": str(log)}

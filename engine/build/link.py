@@ -62,21 +62,7 @@ def link(
         name = doc.data["name"]
         if out.toolsets.get(name) is not doc:
             continue
-        for i, alias in enumerate(doc.data.get("aliases") or []):
-            if alias in out.toolsets or alias in ALL_TOOLSETS:
-                problems.append(
-                    doc.problem(["aliases", i], "alias-conflict", f"alias {alias!r} is the name of a toolset")
-                )
-            elif alias in out.toolset_aliases:
-                problems.append(
-                    doc.problem(
-                        ["aliases", i],
-                        "alias-conflict",
-                        f"alias {alias!r} already names toolset {out.toolset_aliases[alias]!r}",
-                    )
-                )
-            else:
-                out.toolset_aliases[alias] = name
+        _register_aliases(doc, name, "toolset", set(out.toolsets) | ALL_TOOLSETS, out.toolset_aliases, problems)
 
     known_toolsets = set(out.toolsets) | broken_toolsets
     for doc in tool_docs:
@@ -115,19 +101,7 @@ def link(
         out.tools[name] = doc
 
     for name, doc in out.tools.items():
-        for i, alias in enumerate(doc.data.get("aliases") or []):
-            if alias in out.tools:
-                problems.append(doc.problem(["aliases", i], "alias-conflict", f"alias {alias!r} is the name of a tool"))
-            elif alias in out.tool_aliases:
-                problems.append(
-                    doc.problem(
-                        ["aliases", i],
-                        "alias-conflict",
-                        f"alias {alias!r} already names tool {out.tool_aliases[alias]!r}",
-                    )
-                )
-            else:
-                out.tool_aliases[alias] = name
+        _register_aliases(doc, name, "tool", set(out.tools), out.tool_aliases, problems)
 
     known_tools = set(out.tools) | broken_tools
     home_members: dict[str, set[str]] = {name: set() for name in out.toolsets}
@@ -175,6 +149,25 @@ def link(
     for name in out.toolsets:
         out.members[name] = members_of(name)
     return out
+
+
+def _register_aliases(
+    doc: Document,
+    name: str,
+    what: str,
+    taken: set[str] | frozenset[str],
+    aliases: dict[str, str],
+    problems: list[Problem],
+) -> None:
+    """Record ``doc``'s legacy names for ``name``; a name already in use is an alias-conflict."""
+    for i, alias in enumerate(doc.data.get("aliases") or []):
+        if alias in taken:
+            problems.append(doc.problem(["aliases", i], "alias-conflict", f"alias {alias!r} is the name of a {what}"))
+        elif alias in aliases:
+            message = f"alias {alias!r} already names {what} {aliases[alias]!r}"
+            problems.append(doc.problem(["aliases", i], "alias-conflict", message))
+        else:
+            aliases[alias] = name
 
 
 def _report_cycles(toolsets: dict[str, Document], problems: list[Problem]) -> set[str]:

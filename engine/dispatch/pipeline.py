@@ -123,30 +123,14 @@ class Dispatcher:
         if spec.requires_env or spec.check is not None:
             avail = self.engine._availability.get(spec)
             if not avail.available:
-                return failure(
-                    "unavailable",
-                    f"tool {spec.name!r} is unavailable: {avail.reason}",
-                    recoverable=False,
-                    generation=snap.generation,
-                    started=started,
-                    now=perf_counter(),
-                    tool=spec.name,
-                    tool_call_id=tool_call_id,
-                )
+                message = f"tool {spec.name!r} is unavailable: {avail.reason}"
+                return _refuse(snap, started, spec.name, tool_call_id, "unavailable", message, recoverable=False)
         if args is None:
             args = {}
         elif type(args) is not dict:
             if not isinstance(args, Mapping):
-                return failure(
-                    "invalid_arguments",
-                    f"arguments must be a JSON object, not {type(args).__name__}",
-                    recoverable=True,
-                    generation=snap.generation,
-                    started=started,
-                    now=perf_counter(),
-                    tool=spec.name,
-                    tool_call_id=tool_call_id,
-                )
+                message = f"arguments must be a JSON object, not {type(args).__name__}"
+                return _refuse(snap, started, spec.name, tool_call_id, "invalid_arguments", message, recoverable=True)
             args = dict(args)
         if spec.argument_aliases:
             args = _rename(args, spec.argument_aliases)
@@ -154,16 +138,7 @@ class Dispatcher:
             args = coerce_arguments(args, plan.properties)
             problem = self._invalid(plan, args)
             if problem is not None:
-                return failure(
-                    "invalid_arguments",
-                    problem,
-                    recoverable=True,
-                    generation=snap.generation,
-                    started=started,
-                    now=perf_counter(),
-                    tool=spec.name,
-                    tool_call_id=tool_call_id,
-                )
+                return _refuse(snap, started, spec.name, tool_call_id, "invalid_arguments", problem, recoverable=True)
         prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap)
         hooks = self.engine._hooks
         asked: list[str] = []
@@ -392,3 +367,26 @@ def _rename(args: dict[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def _refuse(
+    snap: Snapshot,
+    started: float,
+    tool: str | None,
+    tool_call_id: str | None,
+    kind: str,
+    message: str,
+    *,
+    recoverable: bool,
+) -> ToolResult:
+    """An error result for a call refused before its handler could run."""
+    return failure(
+        kind,
+        message,
+        recoverable=recoverable,
+        generation=snap.generation,
+        started=started,
+        now=perf_counter(),
+        tool=tool,
+        tool_call_id=tool_call_id,
+    )
