@@ -58,11 +58,12 @@ def link(
             continue
         out.toolsets[name] = doc
 
+    toolset_names = set(out.toolsets) | ALL_TOOLSETS
     for doc in toolset_docs:
         name = doc.data["name"]
         if out.toolsets.get(name) is not doc:
             continue
-        _register_aliases(doc, name, "toolset", set(out.toolsets) | ALL_TOOLSETS, out.toolset_aliases, problems)
+        _register_aliases(doc, name, "toolset", toolset_names, out.toolset_aliases, problems)
 
     known_toolsets = set(out.toolsets) | broken_toolsets
     for doc in tool_docs:
@@ -100,8 +101,9 @@ def link(
                 continue
         out.tools[name] = doc
 
+    tool_names = set(out.tools)
     for name, doc in out.tools.items():
-        _register_aliases(doc, name, "tool", set(out.tools), out.tool_aliases, problems)
+        _register_aliases(doc, name, "tool", tool_names, out.tool_aliases, problems)
 
     known_tools = set(out.tools) | broken_tools
     home_members: dict[str, set[str]] = {name: set() for name in out.toolsets}
