@@ -174,6 +174,11 @@ def test_a_handler_bug_is_an_unrecoverable_error_result_not_an_exception(engine:
     assert result.error is not None and result.error.type == "handler_error" and not result.error.recoverable
 
 
+def test_a_handler_calling_sys_exit_does_not_end_the_host(engine: Engine) -> None:
+    result = engine.call("exits")
+    assert result.error is not None and result.error.type == "handler_error" and "SystemExit" in result.error.message
+
+
 @pytest.mark.parametrize("kind", ["object", "int", "none", "bytes", "nan"])
 def test_results_outside_the_contract_are_errors(engine: Engine, kind: str) -> None:
     result = engine.call("returns", {"kind": kind})

@@ -104,7 +104,14 @@ def test_installed_engine_runs_the_builtin_pack_from_anywhere(wheel: Path, tmp_p
     # The README's quickstart: the installed engine, run inside this checkout, takes the checkout
     # as its project; it must not load the installed copy of the builtin pack beside it.
     # -P keeps the checkout itself off sys.path, so the installed engine is the one that runs.
-    in_checkout = subprocess.run([sys.executable, "-P", "-m", "engine", "validate", "--format", "json"], cwd=REPO,
-                                 env=env, capture_output=True, text=True, timeout=120, check=False)
+    in_checkout = subprocess.run(
+        [sys.executable, "-P", "-m", "engine", "validate", "--format", "json"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert in_checkout.returncode == 0, in_checkout.stdout[-2000:]
     assert json.loads(in_checkout.stdout)["counts"]["tools"] >= 12

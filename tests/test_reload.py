@@ -312,6 +312,31 @@ def _dev_text_session(proc: subprocess.Popen[str], root: Path) -> None:
         assert proc.wait(timeout=20) == 0
 
 
+def test_dev_waits_for_a_broken_project_to_be_fixed(root: Path) -> None:
+    write(root / "manifests/echo.yaml", "kind: Tool\nname: [broken\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "engine", "--root", str(root), "dev", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as proc:
+        assert proc.stdout is not None
+        try:
+            error = json.loads(proc.stdout.readline())
+            assert (error["event"], error["generation"]) == ("error", 0)
+            assert error["errors"][0]["code"] == "yaml-syntax"
+            time.sleep(0.3)
+            write(
+                root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E.", handler="echo")
+            )
+            assert json.loads(proc.stdout.readline()) == {"event": "ready", "generation": 1, "tools": 1}
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=20) == 0
+
+
 # -- consistency under load -------------------------------------------------------------------
 
 

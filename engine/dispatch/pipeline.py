@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_engine.dispatch")
 
-_BUG_EXCEPTIONS = (AttributeError, NameError, AssertionError, ImportError, NotImplementedError, SyntaxError)
+_BUG_EXCEPTIONS = (AttributeError, NameError, AssertionError, ImportError, NotImplementedError, SyntaxError, SystemExit)
+# A handler calling sys.exit() must not end the host; Ctrl-C (KeyboardInterrupt) still does.
+_HANDLER_ERRORS = (Exception, SystemExit)
 
 
 @dataclass(slots=True)
@@ -196,7 +198,7 @@ class Dispatcher:
                 value = run_sync(plan.function, kwargs, plan.timeout)  # type: ignore[arg-type]
             else:
                 value = plan.function(**kwargs)  # type: ignore[misc]
-        except Exception as exc:
+        except _HANDLER_ERRORS as exc:
             return self._handler_failed(prepared, exc)
         return self.finish(prepared, value)
 
@@ -214,7 +216,7 @@ class Dispatcher:
         plan = prepared.plan
         try:
             value = await run_async(plan.function, self.kwargs(prepared), plan.is_async, plan.timeout)  # type: ignore[arg-type]
-        except Exception as exc:
+        except _HANDLER_ERRORS as exc:
             return self._handler_failed(prepared, exc)
         return self.finish(prepared, value)
 
@@ -253,7 +255,7 @@ class Dispatcher:
             pending=pending,
         )
 
-    def _handler_failed(self, prepared: Prepared, exc: Exception) -> ToolResult:
+    def _handler_failed(self, prepared: Prepared, exc: BaseException) -> ToolResult:
         name = prepared.plan.spec.name
         if isinstance(exc, ToolFailure):
             return self._fail(prepared, exc.type, exc.message, recoverable=exc.recoverable)

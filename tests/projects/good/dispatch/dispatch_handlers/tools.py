@@ -43,6 +43,10 @@ def failure(message: str) -> str:
     raise ToolFailure(message, recoverable=False)
 
 
+def exits() -> str:
+    raise SystemExit(3)
+
+
 def bug() -> str:
     return undefined_name  # type: ignore[name-defined]  # noqa: F821
 
