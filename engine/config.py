@@ -19,8 +19,6 @@ from typing import Any
 from engine.errors import Problem
 from engine.source.yamlfile import Document, is_yaml11_bool
 
-CONFIG_FILE = "hermes-engine.yaml"
-
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 _DOTTED = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
 _TOOLSET = r"^([A-Za-z0-9_-]{1,64}|\*)$"

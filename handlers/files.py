@@ -46,27 +46,27 @@ def _is_binary(head: bytes) -> bool:
     return False
 
 
-def _read_text(real: Path, raw: str) -> str:
+def _check_text_file(real: Path, raw: str) -> None:
+    """Raises:
+    ToolFailure: ``real`` is missing, a directory, or binary.
+    """
     if not real.exists():
         raise ToolFailure(f"no such file: {raw!r}")
     if real.is_dir():
         raise ToolFailure(f"{raw!r} is a directory; use list_dir")
     with open(real, "rb") as handle:
-        head = handle.read(_SNIFF)
-    if _is_binary(head):
-        raise ToolFailure(f"{raw!r} is a binary file ({real.stat().st_size} bytes); it is not shown")
+        if _is_binary(handle.read(_SNIFF)):
+            raise ToolFailure(f"{raw!r} is a binary file ({real.stat().st_size} bytes); it is not shown")
+
+
+def _read_text(real: Path, raw: str) -> str:
+    _check_text_file(real, raw)
     return real.read_text(encoding="utf-8", errors="replace")
 
 
 def read_file(path: str, ctx: CallContext, offset: int = 1, limit: int = 500) -> str:
     real = resolve(ctx, path)
-    if not real.exists():
-        raise ToolFailure(f"no such file: {path!r}")
-    if real.is_dir():
-        raise ToolFailure(f"{path!r} is a directory; use list_dir")
-    with open(real, "rb") as handle:
-        if _is_binary(handle.read(_SNIFF)):
-            raise ToolFailure(f"{path!r} is a binary file ({real.stat().st_size} bytes); it is not shown")
+    _check_text_file(real, path)
     budget = int(ctx.config.get("files", "max_read_chars"))
     out: list[str] = []
     used = 0

@@ -36,8 +36,6 @@ from engine.templates import ToolTemplates, compile_tool, sample_context
 if TYPE_CHECKING:
     from engine.policy.model import CompiledPolicy
 
-POLICY_KINDS = ("DangerPatterns", "ApprovalPolicy")
-
 
 @dataclass(slots=True)
 class _Checked:

@@ -34,7 +34,6 @@ _SHORT = {
     "n": "deny",
     "no": "deny",
 }
-JUDGE_ANSWERS = ("approve", "deny", "escalate")
 
 
 @dataclass(frozen=True, slots=True)

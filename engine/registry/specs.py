@@ -79,10 +79,6 @@ class ToolSpec:
     def is_async(self) -> bool:
         return self.handler is not None and self.handler.is_async
 
-    @property
-    def has_templates(self) -> bool:
-        return bool(self.overrides) or "{{" in self.description or "{%" in self.description
-
 
 @dataclass(frozen=True, slots=True)
 class ToolsetSpec:

@@ -105,16 +105,3 @@ def manifest_files(pack: Pack) -> list[Path]:
             if path.suffix in MANIFEST_SUFFIXES and path.is_file():
                 found.append(path)
     return sorted(found)
-
-
-def is_manifest_path(pack: Pack, path: Path) -> bool:
-    try:
-        rel = path.relative_to(pack.root)
-    except ValueError:
-        return False
-    return (
-        len(rel.parts) >= 2
-        and rel.parts[0] in MANIFEST_DIRS
-        and path.suffix in MANIFEST_SUFFIXES
-        and not any(is_ignored_name(p) for p in rel.parts)
-    )
