@@ -21,6 +21,7 @@ EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader went away (`hermes-engine schema | head`)
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -23,7 +23,16 @@ from engine.build.loader import ProjectLoader
 from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine
-from engine.errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, HermesError, Problem, UsageError, ValidationFailed
+from engine.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_INVALID,
+    EXIT_USAGE,
+    HermesError,
+    Problem,
+    UsageError,
+    ValidationFailed,
+)
 from engine.policy.approval import OUTCOMES, ApprovalRequest, normalise_answer
 from engine.reload.events import ReloadEvent
 from engine.schemas import SCHEMA_NAMES, load_schema
@@ -53,6 +62,10 @@ class _Cli(click.Group):
             ctx.exit(EXIT_INVALID)
         except KeyboardInterrupt:
             ctx.exit(130)
+        except BrokenPipeError:
+            # Nobody reads any more: stop quietly, and keep the interpreter's final flush quiet too.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+            ctx.exit(EXIT_BROKEN_PIPE)
         except Exception as exc:
             click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
             click.echo("this is a bug in hermes-engine; please report it with the command you ran", err=True)

@@ -19,8 +19,9 @@ from engine.policy.normalize import normalize
 from engine.policy.paths import PathClassifier
 from engine.policy.shell import Command, parse
 
-# Characters that hide words from the fast path (quotes, escapes, expansions, braces).
-_OBFUSCATION = re.compile(r"[$`'\"\\{]")
+# What hides words from the fast path (quotes, escapes, expansions, braces), or needs
+# the parser to be judged at all (a here-document may be unterminated).
+_OBFUSCATION = re.compile(r"[$`'\"\\{]|<<")
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 _QUOTES = re.compile(r"[\"'`]")
 
