@@ -151,40 +151,44 @@ class Lexer:
         text = self.text
         n = len(text)
         tokens = self.tokens
+        append = tokens.append
+        match_token = _TOKEN.match
         expect_heredoc_word = False
-        while self.pos < n:
+        pos = 0
+        while pos < n:
             # One regex recognises the common tokens; anything else is a word with quotes,
             # escapes or expansions, which _word takes apart character by character.
-            match = _TOKEN.match(text, self.pos)
-            kind = match.lastgroup if match is not None else "complex"
-            if kind == "ws":
-                self.pos = match.end()  # type: ignore[union-attr]
-                continue
-            if kind == "nl":
-                self.pos = match.end()  # type: ignore[union-attr]
-                tokens.append(Token("nl", "\n"))
-                if self._pending:
-                    self._read_heredocs()
-                continue
-            if kind == "comment":
-                self.pos = match.end()  # type: ignore[union-attr]
-                continue
-            if kind == "op":
-                op = match.group()  # type: ignore[union-attr]
-                self.pos = match.end()  # type: ignore[union-attr]
-                if op in ("<", ">") and self._process_substitution(op):
-                    continue
-                tokens.append(Token("op", op))
-                expect_heredoc_word = op in ("<<", "<<-")
-                continue
-            if kind == "word":
-                word = match.group()  # type: ignore[union-attr]
-                self.pos = match.end()  # type: ignore[union-attr]
-                token = Token("word", word, [Seg(LIT, word)])
-            else:
+            match = match_token(text, pos)
+            if match is None:
+                self.pos = pos
                 token = self._word()
+                pos = self.pos
+            else:
+                kind = match.lastgroup
+                pos = match.end()
+                if kind in ("ws", "comment"):
+                    continue
+                if kind == "nl":
+                    append(Token("nl", "\n"))
+                    if self._pending:
+                        self.pos = pos
+                        self._read_heredocs()
+                        pos = self.pos
+                    continue
+                if kind == "op":
+                    op = match.group()
+                    if op in ("<", ">") and pos < n and text[pos] == "(":
+                        self.pos = pos
+                        self._process_substitution(op)
+                        pos = self.pos
+                        continue
+                    append(Token("op", op))
+                    expect_heredoc_word = op in ("<<", "<<-")
+                    continue
+                word = match.group()
+                token = Token("word", word, [Seg(LIT, word)])
             # A word made only of digits right before a redirection is its file descriptor.
-            if token.literal is not None and _FD_PREFIX.match(token.value) and self.pos < n and text[self.pos] in "<>":
+            if pos < n and text[pos] in "<>" and token.literal is not None and _FD_PREFIX.match(token.value):
                 continue
             if expect_heredoc_word:
                 delimiter = "".join(s.text for s in token.segs)
@@ -192,19 +196,17 @@ class Lexer:
                 token.heredoc = doc
                 self._pending.append(doc)
                 expect_heredoc_word = False
-            tokens.append(token)
+            append(token)
+        self.pos = pos
         if self._pending:
             raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
         return tokens
 
-    def _process_substitution(self, op: str) -> bool:
-        # `<(cmd)` / `>(cmd)`: the operator was consumed; a "(" right after makes it a word.
-        if self.pos < len(self.text) and self.text[self.pos] == "(":
-            self.pos += 1
-            inner = self._balanced(")")
-            self.tokens.append(Token("word", f"{op}({inner})", [Seg(SUB, inner)]))
-            return True
-        return False
+    def _process_substitution(self, op: str) -> None:
+        # `<(cmd)` / `>(cmd)`: the operator was consumed and a "(" follows: one word.
+        self.pos += 1
+        inner = self._balanced(")")
+        self.tokens.append(Token("word", f"{op}({inner})", [Seg(SUB, inner)]))
 
     def _read_heredocs(self) -> None:
         text = self.text

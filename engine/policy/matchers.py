@@ -100,10 +100,6 @@ def _in_directory(classify: Any, cwd: str) -> Any:
     return resolved
 
 
-def _flag_present(flag: str, shaped: Shape) -> bool:
-    return flag in shaped.short if len(flag) == 1 else flag in shaped.long
-
-
 def option_values(name: str, words: Sequence[str]) -> list[str]:
     values: list[str] = []
     for i, word in enumerate(words):
@@ -158,6 +154,17 @@ class Matcher:
     uses_shape: bool = field(default=False)
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None = None
+    _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    _all_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+    def __post_init__(self) -> None:
+        def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+            return frozenset(f for f in flags if len(f) == 1), frozenset(f for f in flags if len(f) > 1)
+
+        self._flags = split(self.flags)
+        self._all_flags = split(self.all_flags)
+        self._without_flags = split(self.without_flags)
 
     def _name_ok(self, command: Command) -> bool:
         if command.is_dynamic:
@@ -181,7 +188,7 @@ class Matcher:
             return False
         if command.cwd is not None:
             classify = _in_directory(classify, command.cwd)
-        if self.via and not (self.via & set(command.via)):
+        if self.via and self.via.isdisjoint(command.via):
             return False
         if self.fed_by and not any(g.match(n) for g in self.fed_by for n in command.fed_by):
             return False
@@ -198,11 +205,16 @@ class Matcher:
                 if hit is None:
                     return False
                 positionals = positionals[len(hit) :]
-            if self.flags and not any(_flag_present(f, shaped) for f in self.flags):
+            # Flags as sets: one-letter flags are looked up among clustered short options, longer
+            # ones among --long options (split once, when the pattern was compiled).
+            short, long = shaped.short, shaped.long
+            if self.flags and short.isdisjoint(self._flags[0]) and long.isdisjoint(self._flags[1]):
                 return False
-            if self.all_flags and not all(_flag_present(f, shaped) for f in self.all_flags):
+            if self.all_flags and not (self._all_flags[0] <= short and self._all_flags[1] <= long):
                 return False
-            if self.without_flags and any(_flag_present(f, shaped) for f in self.without_flags):
+            if self.without_flags and not (
+                short.isdisjoint(self._without_flags[0]) and long.isdisjoint(self._without_flags[1])
+            ):
                 return False
             if self.no_args is not None and (not positionals) != self.no_args:
                 return False
