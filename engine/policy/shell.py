@@ -257,40 +257,42 @@ class Analyzer:
         piped: str | None,
     ) -> tuple[list[Command], str | None]:
         words: list[_Word] = [self._resolve(t) for t in raw.words]
-        for word in words:
-            for sub in word.subs:
-                self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+        extra_fed: frozenset[str] = fed_by
+        if any(word.subs for word in words):
+            names = set(fed_by)
+            for word in words:
+                for sub in word.subs:
+                    self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                    names.update(_names_in(sub))
+            extra_fed = frozenset(names)
         redirects: list[tuple[str, str]] = []
-        stdin_parts: list[str] = []
-        for op, target in raw.redirects:
-            if target is None:
-                continue
-            if target.heredoc is not None and op in ("<<", "<<-"):
-                stdin_parts.append(target.heredoc.body or "")
-                continue
-            resolved = self._resolve(target)
-            for sub in resolved.subs:
-                self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
-            if op == "<<<":
-                stdin_parts.append(resolved.texts[0])
-            else:
-                redirects.append((op, resolved.texts[0]))
-        if piped is not None:
-            stdin_parts.append(piped)
-        stdin = "\n".join(stdin_parts)
+        stdin = piped or ""
+        if raw.redirects:
+            stdin_parts: list[str] = []
+            for op, target in raw.redirects:
+                if target is None:
+                    continue
+                if target.heredoc is not None and op in ("<<", "<<-"):
+                    stdin_parts.append(target.heredoc.body or "")
+                    continue
+                resolved = self._resolve(target)
+                for sub in resolved.subs:
+                    self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                if op == "<<<":
+                    stdin_parts.append(resolved.texts[0])
+                else:
+                    redirects.append((op, resolved.texts[0]))
+            if piped is not None:
+                stdin_parts.append(piped)
+            stdin = "\n".join(stdin_parts)
 
         # Leading NAME=value words set variables (for this command, or the rest of the line).
         argv: list[str] = []
         dynamic: list[bool] = []
-        extra_fed = set(fed_by)
-        for word in words:
-            if word.subs:
-                for sub in word.subs:
-                    extra_fed.update(_names_in(sub))
         assigning = True
         for word in words:
             text = word.texts[0]
-            match = ASSIGNMENT.match(text) if assigning else None
+            match = ASSIGNMENT.match(text) if assigning and "=" in text else None
             if match is not None:
                 if word.dynamic:
                     self.env.pop(match.group(1), None)
@@ -298,14 +300,18 @@ class Analyzer:
                     self.env[match.group(1)] = text[match.end() :]
                 continue
             assigning = False
-            argv.extend(word.texts)
-            dynamic.extend([word.dynamic] * len(word.texts))
+            if len(word.texts) == 1:
+                argv.append(text)
+                dynamic.append(word.dynamic)
+            else:
+                argv.extend(word.texts)
+                dynamic.extend([word.dynamic] * len(word.texts))
         if not argv:
             return [], None
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
             return [], None
-        stages = self._unwrap(argv, dynamic, redirects, stdin, frozenset(extra_fed), via, depth)
+        stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         return stages, self._output(stages[-1] if stages else None, stdin)
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
