@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.build.binding import Bound, describe
 from engine.build.loader import LoadResult, ProjectLoader
@@ -29,10 +29,6 @@ from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
 from engine.errors import ConfigurationError, ValidationFailed
-from engine.policy.approval import ApprovalChain, ApprovalRequest
-from engine.policy.audit import AuditLog
-from engine.policy.evaluate import Evaluator
-from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolsetSpec, ToolSpec
@@ -40,6 +36,10 @@ from engine.reload.events import ReloadEvent, diff
 from engine.reload.watcher import DEFAULT_DEBOUNCE_MS, DEFAULT_STEP_MS, Watcher
 from engine.source.project import CONFIG_NAMES
 from engine.templates import ToolTemplates, render_or_fallback
+
+if TYPE_CHECKING:
+    from engine.policy.evaluate import Evaluator
+    from engine.policy.model import Verdict
 
 _DEFS_CACHE_LIMIT = 256
 log = logging.getLogger("hermes_engine")
@@ -80,6 +80,9 @@ class Engine:
         self._providers: dict[str, Bound] = {}
         self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]))
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
+        # The policy machinery is imported with the first engine, not with the package.
+        from engine.policy.approval import ApprovalChain  # noqa: PLC0415
+
         self._approvals = ApprovalChain()
         self._listeners: list[Callable[[ReloadEvent], Any]] = []
         self._watchers: list[Watcher] = []
@@ -370,6 +373,8 @@ class Engine:
         # One evaluator per generation: its caches (classified paths, matcher indexes) stay warm.
         evaluator: Evaluator | None = snap.cache.get("policy")
         if evaluator is None:
+            from engine.policy.evaluate import Evaluator  # noqa: PLC0415
+
             evaluator = snap.cache["policy"] = Evaluator(snap.policy, str(snap.config.workdir(self._started_in)))
         return evaluator
 
@@ -394,6 +399,10 @@ class Engine:
 
     def gate(self, prepared: Prepared, asked: Sequence[str]) -> ToolResult | None:
         """The policy seam: None lets the call run, a result refuses it."""
+        from engine.policy.approval import ApprovalRequest  # noqa: PLC0415
+        from engine.policy.audit import AuditLog  # noqa: PLC0415
+        from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict  # noqa: PLC0415
+
         snap = prepared.snap
         tool = prepared.plan.spec.name
         verdict = self._evaluator(snap).verdict(tool, prepared.args) if prepared.plan.guarded else Verdict(ALLOW, False)
