@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -255,86 +256,53 @@ def test_a_burst_of_saves_becomes_one_reload(watched: tuple[Engine, list[ReloadE
 # -- the dev command ------------------------------------------------------------------------
 
 
-def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
+@contextlib.contextmanager
+def dev(root: Path, *args: str, stop: int = signal.SIGTERM) -> Iterator[Callable[[], str]]:
+    """Run `hermes-engine dev` and yield a reader of its next output line; it must exit 0 when stopped."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "engine", "--root", str(root), "dev", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    ) as proc:
-        _dev_json_session(proc, root)
+    command = [sys.executable, "-m", "engine", "--root", str(root), "dev", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) as proc:
+        assert proc.stdout is not None
+        try:
+            yield proc.stdout.readline
+        finally:
+            proc.send_signal(stop)
+            assert proc.wait(timeout=20) == 0
 
 
-def _dev_json_session(proc: subprocess.Popen[str], root: Path) -> None:
-    assert proc.stdout is not None
-    try:
-        ready = json.loads(proc.stdout.readline())
-        assert ready == {"event": "ready", "generation": 1, "tools": 1}
+def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
+    with dev(root, "--json") as line:
+        assert json.loads(line()) == {"event": "ready", "generation": 1, "tools": 1}
         time.sleep(0.3)  # the watcher is armed before "ready" is printed; this only avoids a same-mtime save
         write(root / "manifests/echo.yaml", "kind: Tool\nname: [broken\n")
-        error = json.loads(proc.stdout.readline())
+        error = json.loads(line())
         assert error["event"] == "error" and error["generation"] == 1
         assert error["errors"][0]["code"] == "yaml-syntax" and error["errors"][0]["file"] == "manifests/echo.yaml"
         write(root / "manifests/echo.yaml", TOOL.format(name="echo2", toolset="main", description="E.", handler="echo"))
-        reloaded = json.loads(proc.stdout.readline())
+        reloaded = json.loads(line())
         assert reloaded["event"] == "reloaded" and reloaded["generation"] == 2
         assert (reloaded["added"], reloaded["removed"]) == (["echo2"], ["echo"])
         assert reloaded["ms"] >= 0
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
 
 
-def test_dev_text_output_shows_one_line_per_event(root: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "engine", "--root", str(root), "dev"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    ) as proc:
-        _dev_text_session(proc, root)
-
-
-def _dev_text_session(proc: subprocess.Popen[str], root: Path) -> None:
-    assert proc.stdout is not None
-    try:
-        assert proc.stdout.readline().startswith("generation 1: ready, 1 tools")
+def test_dev_text_output_shows_one_line_per_event_and_exits_zero_on_ctrl_c(root: Path) -> None:
+    with dev(root, stop=signal.SIGINT) as line:
+        assert line().startswith("generation 1: ready, 1 tools")
         time.sleep(0.3)
         write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E2.", handler="echo"))
-        line = proc.stdout.readline()
-        assert line.startswith("generation 2: ~echo (") and line.rstrip().endswith("ms)")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=20) == 0
+        event = line()
+        assert event.startswith("generation 2: ~echo (") and event.rstrip().endswith("ms)")
 
 
 def test_dev_waits_for_a_broken_project_to_be_fixed(root: Path) -> None:
     write(root / "manifests/echo.yaml", "kind: Tool\nname: [broken\n")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "engine", "--root", str(root), "dev", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    ) as proc:
-        assert proc.stdout is not None
-        try:
-            error = json.loads(proc.stdout.readline())
-            assert (error["event"], error["generation"]) == ("error", 0)
-            assert error["errors"][0]["code"] == "yaml-syntax"
-            time.sleep(0.3)
-            write(
-                root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E.", handler="echo")
-            )
-            assert json.loads(proc.stdout.readline()) == {"event": "ready", "generation": 1, "tools": 1}
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=20) == 0
+    with dev(root, "--json") as line:
+        error = json.loads(line())
+        assert (error["event"], error["generation"]) == ("error", 0)
+        assert error["errors"][0]["code"] == "yaml-syntax"
+        time.sleep(0.3)
+        write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E.", handler="echo"))
+        assert json.loads(line()) == {"event": "ready", "generation": 1, "tools": 1}
 
 
 # -- consistency under load -------------------------------------------------------------------
