@@ -20,8 +20,9 @@ BENCHES = ("load", "dispatch", "policy", "reload")
 
 
 def run(name: str) -> str:
-    done = subprocess.run([sys.executable, "-m", f"bench.bench_{name}"], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", f"bench.bench_{name}"], cwd=REPO, capture_output=True, text=True, check=True
+    )
     return done.stdout.rstrip()
 
 
@@ -34,11 +35,15 @@ def version(package: str) -> str:
 
 def main() -> None:
     out = {name: run(name) for name in BENCHES}
-    versions = ", ".join(f"`{p}` {version(p)}" for p in
-                         ("jsonschema-rs", "PyYAML", "watchfiles", "mcp", "langchain-core", "openai-agents"))
+    versions = ", ".join(
+        f"`{p}` {version(p)}"
+        for p in ("jsonschema-rs", "PyYAML", "watchfiles", "mcp", "langchain-core", "openai-agents")
+    )
     body = TEMPLATE.format(
         machine=f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
-        versions=versions, date=datetime.date.today().isoformat(), **out,
+        versions=versions,
+        date=datetime.date.today().isoformat(),
+        **out,
     )
     (REPO / "BENCHMARKS.md").write_text(body)
     print(body)

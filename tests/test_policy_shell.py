@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policy.lexer import ShellSyntaxError
+from engine.policy.lexer import Lexer, ShellSyntaxError, Token, tokenize
 from engine.policy.normalize import normalize
 from engine.policy.paths import PathClassifier, normalize_path
 from engine.policy.shell import parse
@@ -155,3 +155,33 @@ def test_any_text_parses_or_raises_a_syntax_error(text: str) -> None:
             assert isinstance(command.argv, tuple)
     except ShellSyntaxError:
         pass
+
+
+def _full_lexer(text: str) -> list[Token] | str:
+    try:
+        return Lexer(text).run()
+    except ShellSyntaxError:
+        return "error"
+
+
+def _tokenize(text: str) -> list[Token] | str:
+    try:
+        return tokenize(text)
+    except ShellSyntaxError:
+        return "error"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab-/ \t|&;*~!1=.é\n\r<>$\"'#{}()\\")), max_size=24))
+def test_the_plain_line_fast_path_tokenizes_exactly_as_the_full_lexer(text: str) -> None:
+    assert _tokenize(text) == _full_lexer(text)
+
+
+def test_the_plain_line_fast_path_covers_pipes_and_lists() -> None:
+    tokens = tokenize("git status && ls -la | wc -l ;; x |& y")
+    assert [t.value for t in tokens] == ["git", "status", "&&", "ls", "-la", "|", "wc", "-l", ";;", "x", "|&", "y"]
+    assert tokens == Lexer("git status && ls -la | wc -l ;; x |& y").run()
+    # A line that is not plain leaves the fast path without backtracking through its words or
+    # operator runs (a backtracking regex would not finish these within the test timeout).
+    for text in ("a b" * 20_000 + " $x", "&" * 60 + "$", "|" * 60 + "'", "ab" * 30_000 + "`"):
+        assert _tokenize(text) == _full_lexer(text)

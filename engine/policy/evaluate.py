@@ -26,98 +26,98 @@ _WORDS = re.compile(r"[a-z0-9_.+-]+")
 _QUOTES = re.compile(r"[\"'`]")
 
 
-_NONE_CHECKED: dict[int, bool] = {}
 _ALLOWED = Verdict(ALLOW, False)
+
+# (pattern index, pattern, matcher, whether the command's name is already known to pass)
+_Entry = tuple[int, CompiledPattern, Matcher, bool]
 
 
 @dataclass(slots=True)
 class _Index:
     """Which matchers can apply to a command of a given name, so each command meets only those."""
 
-    by_name: dict[str, list[tuple[int, Matcher]]]
+    by_name: dict[str, list[_Entry]]
     # (name, first subcommand word) -> matchers that require that subcommand (git push, docker rm ...)
-    by_subcommand: dict[tuple[str, str], list[tuple[int, Matcher]]]
-    generic: list[tuple[int, Matcher]]  # any command name
-    redirecting: list[tuple[int, Matcher]]  # any command name, but only judging its redirections
-    globbed: list[tuple[int, Matcher]]  # names given as globs (mkfs.*)
-    dynamic: list[tuple[int, Matcher]]  # those that also apply to names known only at run time
-    regex_only: list[int]  # patterns that are a bare regex over the text
-    _names: dict[str, list[tuple[int, Matcher]]]
-    _checked: dict[int, bool]
+    by_subcommand: dict[tuple[str, str], list[_Entry]]
+    generic: list[_Entry]  # any command name
+    redirecting: list[_Entry]  # any command name, but only judging its redirections
+    globbed: list[_Entry]  # names given as globs (mkfs.*)
+    dynamic: list[_Entry]  # those that also apply to names known only at run time
+    regex_only: list[tuple[int, CompiledPattern]]  # patterns that are a bare regex over the text
+    _names: dict[str, list[_Entry]]
+    _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
-        by_name: dict[str, list[tuple[int, Matcher]]] = {}
-        by_subcommand: dict[tuple[str, str], list[tuple[int, Matcher]]] = {}
-        generic: list[tuple[int, Matcher]] = []
-        redirecting: list[tuple[int, Matcher]] = []
-        globbed: list[tuple[int, Matcher]] = []
-        dynamic: list[tuple[int, Matcher]] = []
-        regex_only: list[int] = []
+        by_name: dict[str, list[_Entry]] = {}
+        by_subcommand: dict[tuple[str, str], list[_Entry]] = {}
+        generic: list[_Entry] = []
+        redirecting: list[_Entry] = []
+        globbed: list[_Entry] = []
+        dynamic: list[_Entry] = []
+        regex_only: list[tuple[int, CompiledPattern]] = []
         for i, pattern in enumerate(patterns):
             if not pattern.matchers:
                 if pattern.regex is not None:
-                    regex_only.append(i)
+                    regex_only.append((i, pattern))
                 continue
             for matcher in pattern.matchers:
                 if matcher.path is not None:
                     continue
-                entry = (i, matcher)
+                # Matchers found by their exact or glob name need no second name test; the
+                # others (any name, names known only at run time, not_command lists) run it.
+                unnamed: _Entry = (i, pattern, matcher, False)
+                named: _Entry = (i, pattern, matcher, not matcher.not_names)
                 if matcher.dynamic is not False:
-                    dynamic.append(entry)
+                    dynamic.append(unnamed)
                 if matcher.names is None and not matcher.name_globs:
                     only_redirects = (
                         matcher.redirects is not None
                         and not matcher.uses_shape
                         and not (matcher.text or matcher.code or matcher.code_paths or matcher.via or matcher.fed_by)
                     )
-                    (redirecting if only_redirects else generic).append(entry)
+                    (redirecting if only_redirects else generic).append(unnamed)
                     continue
                 firsts = {sub[0] for sub in matcher.subcommands if sub}
                 for name in matcher.names or ():
                     if firsts and len(firsts) == len(matcher.subcommands):
                         for first in firsts:
-                            by_subcommand.setdefault((name, first), []).append(entry)
+                            by_subcommand.setdefault((name, first), []).append(named)
                     else:
-                        by_name.setdefault(name, []).append(entry)
+                        by_name.setdefault(name, []).append(named)
                 if matcher.name_globs:
-                    globbed.append(entry)
-        # Matchers found by their exact or glob name need no second name test; the others
-        # (any name, not_command lists) still run it.
-        checked = {id(m): True for entries in by_name.values() for _, m in entries if not m.not_names}
-        checked.update({id(m): True for entries in by_subcommand.values() for _, m in entries if not m.not_names})
-        checked.update({id(m): True for _, m in globbed if not m.not_names})
-        return cls(by_name, by_subcommand, generic, redirecting, globbed, dynamic, regex_only, {}, checked)
+                    globbed.append(named)
+        sub_names = frozenset(name for name, _ in by_subcommand)
+        return cls(by_name, by_subcommand, generic, redirecting, globbed, dynamic, regex_only, {}, sub_names)
 
-    def candidates(self, command: Command) -> tuple[list[tuple[int, Matcher]], dict[int, bool]]:
-        """Matchers that may apply to ``command``, and which of them already passed the name test."""
+    def candidates(self, command: Command) -> list[_Entry]:
+        """Matchers that may apply to ``command``."""
         if command.is_dynamic:
-            return self.dynamic, _NONE_CHECKED
-        cached = self._names.get(command.name)
+            return self.dynamic
+        name = command.name
+        cached = self._names.get(name)
         if cached is None:
-            name = command.name
-            globbed = [e for e in self.globbed if any(g.match(name) for g in e[1].name_globs)]
+            globbed = [e for e in self.globbed if any(g.match(name) for g in e[2].name_globs)]
             cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
-        if self.by_subcommand:
+        if name in self._sub_names:
             first = _first_positional(command)
             if first is not None:
-                specific = self.by_subcommand.get((command.name, first))
+                specific = self.by_subcommand.get((name, first))
                 if specific:
                     cached = [*cached, *specific]
         generic = self.generic
-        if command.cwd is None:
+        if generic and command.cwd is None:
             # Name-less matchers look for paths: skip those whose path text is absent.
             lowered = command.text.lower()
-            generic = [e for e in generic if e[1].prefilter is None or e[1].prefilter.search(lowered)]
-        checked = self._checked
+            generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
         if command.redirects:
-            return [*cached, *generic, *self.redirecting], checked
-        return ([*cached, *generic] if generic else cached), checked
+            return [*cached, *generic, *self.redirecting]
+        return [*cached, *generic] if generic else cached
 
 
 def _first_positional(command: Command) -> str | None:
     for word in command.argv[1:]:
-        if not word.startswith("-"):
+        if word[:1] != "-":
             return word.lower()
     return None
 
@@ -150,9 +150,9 @@ class Evaluator:
         index = self._index(patterns)
         matches: list[Match] = []
         if self._can_skip(text):
-            for i in index.regex_only:
-                if patterns[i].regex.search(text):  # type: ignore[union-attr]
-                    matches.append(Match(patterns[i].key, patterns[i].description, patterns[i].severity, text.strip()))
+            for _, pattern in index.regex_only:
+                if pattern.regex.search(text):  # type: ignore[union-attr]
+                    matches.append(Match(pattern.key, pattern.description, pattern.severity, text.strip()))
             return matches, None
         unparseable: str | None = None
         try:
@@ -168,25 +168,26 @@ class Evaluator:
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
         for command in commands:
-            candidates, checked = index.candidates(command)
-            for i, matcher in candidates:
+            shown = command.text
+            for i, pattern, matcher, name_checked in index.candidates(command):
                 # Every matching command is reported: an allow rule may cover one and not another.
-                if (i, command.text) in seen:
+                if seen and (i, shown) in seen:
                     continue
-                pattern = patterns[i]
-                if pattern.regex is not None:
-                    if i not in regex_ok:
-                        regex_ok[i] = pattern.regex.search(text) is not None
-                    if not regex_ok[i]:
+                regex = pattern.regex
+                if regex is not None:
+                    ok = regex_ok.get(i)
+                    if ok is None:
+                        ok = regex_ok[i] = regex.search(text) is not None
+                    if not ok:
                         continue
-                if matcher.matches_command(command, classify, name_checked=checked.get(id(matcher), False)):
-                    seen.add((i, command.text))
-                    match = Match(pattern.key, pattern.description, pattern.severity, command.text, command.via)
-                    hits.append((i, match))
-        for i in index.regex_only:
-            if patterns[i].regex.search(text):  # type: ignore[union-attr]
-                hits.append((i, Match(patterns[i].key, patterns[i].description, patterns[i].severity, text.strip())))
-        hits.sort(key=lambda hit: hit[0])
+                if matcher.matches_command(command, classify, name_checked):
+                    seen.add((i, shown))
+                    hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
+        for i, pattern in index.regex_only:
+            if pattern.regex.search(text):  # type: ignore[union-attr]
+                hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
+        if len(hits) > 1:
+            hits.sort(key=_first)
         matches.extend(match for _, match in hits)
         return matches, unparseable
 
@@ -304,6 +305,10 @@ class Evaluator:
             _rule_hits(rule, {**args, **{n: match.command for n, _ in rule.globs}}, [match.command])
             for rule in allow_rules
         )
+
+
+def _first(hit: tuple[int, Match]) -> int:
+    return hit[0]
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:

@@ -9,7 +9,7 @@ read at the end of their line, as the shell does.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 LIT = 0  # literal text
 VAR = 1  # $NAME or ${NAME...}
@@ -41,24 +41,19 @@ class HereDoc:
 class Token:
     kind: str  # "word", "op" or "nl"
     value: str  # operator text, or the word's source text
-    segs: list[Seg] = field(default_factory=list)
+    # The word's parts; empty for a word that is one plain run (then ``literal`` holds it).
+    segs: list[Seg] | tuple[()] = ()
     brace: bool = False  # an unquoted {a,b} may expand
     heredoc: HereDoc | None = None
     # The word's text when it is plain literal text (no expansions), else None.
-    literal: str | None = field(init=False, default=None)
-    quoted: bool = field(init=False, default=False)  # some part of the word was quoted
+    literal: str | None = None
+    quoted: bool = False  # some part of the word was quoted
 
-    def __post_init__(self) -> None:
-        segs = self.segs
-        if len(segs) == 1:  # the common case: one plain run
-            seg = segs[0]
-            self.quoted = seg.quoted
-            if seg.kind == LIT:
-                self.literal = seg.text
-            return
-        self.quoted = any(s.quoted for s in segs)
-        if self.kind == "word" and all(s.kind == LIT for s in segs):
-            self.literal = "".join(s.text for s in segs)
+
+def _compound(value: str, segs: list[Seg], brace: bool = False) -> Token:
+    """A word token made of parts (quotes, escapes, expansions)."""
+    literal = "".join(s.text for s in segs) if all(s.kind == LIT for s in segs) else None
+    return Token("word", value, segs, brace, None, literal, any(s.quoted for s in segs))
 
 
 # Longest operators first: the lexer takes the first that matches.
@@ -92,9 +87,9 @@ _PLAIN = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+")
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
 _TOKEN = re.compile(
-    r"(?P<ws>[ \t\r]+)|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
+    r"(?P<word>[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z))|(?P<ws>[ \t\r]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
-    r"|(?P<word>[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z))"
+    r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
@@ -186,12 +181,16 @@ class Lexer:
                     expect_heredoc_word = op in ("<<", "<<-")
                     continue
                 word = match.group()
-                token = Token("word", word, [Seg(LIT, word)])
+                token = Token("word", word, (), False, None, word)
             # A word made only of digits right before a redirection is its file descriptor.
             if pos < n and text[pos] in "<>" and token.literal is not None and _FD_PREFIX.match(token.value):
                 continue
             if expect_heredoc_word:
-                delimiter = "".join(s.text for s in token.segs)
+                delimiter = (
+                    token.literal
+                    if token.literal is not None and not token.segs
+                    else "".join(s.text for s in token.segs)
+                )
                 doc = HereDoc(delimiter, tokens[-1].value == "<<-")
                 token.heredoc = doc
                 self._pending.append(doc)
@@ -206,7 +205,7 @@ class Lexer:
         # `<(cmd)` / `>(cmd)`: the operator was consumed and a "(" follows: one word.
         self.pos += 1
         inner = self._balanced(")")
-        self.tokens.append(Token("word", f"{op}({inner})", [Seg(SUB, inner)]))
+        self.tokens.append(_compound(f"{op}({inner})", [Seg(SUB, inner)]))
 
     def _read_heredocs(self) -> None:
         text = self.text
@@ -269,7 +268,7 @@ class Lexer:
                 self.pos = end + 1
             else:  # "$"
                 self._dollar(segs, quoted=False)
-        return Token("word", text[start : self.pos], segs, brace)
+        return _compound(text[start : self.pos], segs, brace)
 
     def _backtick_end(self) -> int:
         text = self.text
@@ -395,10 +394,27 @@ class Lexer:
         raise ShellSyntaxError(f"unterminated {'$(' if closer == ')' else '${'}")
 
 
+# A line of plain words joined by list and pipe operators only (no quotes, expansions,
+# redirections, groups or comments): most commands an agent runs. Its tokens are the
+# regex's pieces, and the full lexer would produce the same ones.
+# Possessive and atomic throughout: a word or an operator run is never split another way,
+# so a line that is not plain fails in linear time.
+_WORD_CHARS = r"[^\s'\"\\$`;&|<>()#{}]++"
+_LIST_OPS = "|".join(re.escape(op) for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
+_PLAIN_LINE = re.compile(rf"[ \t]*+(?:(?>{_WORD_CHARS}|{_LIST_OPS})[ \t]*+)*+")
+_PLAIN_PIECE = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")
+_LIST_OP_SET = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
+
+
 def tokenize(text: str) -> list[Token]:
     """Raises:
     ShellSyntaxError: the text is not something a shell could run as written.
     """
+    if len(text) <= MAX_LENGTH and text.isascii() and _PLAIN_LINE.fullmatch(text):
+        return [
+            Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
+            for piece in _PLAIN_PIECE.findall(text)
+        ]
     return Lexer(text).run()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,10 @@ _CODE_HOME_EXPR = re.compile(
     r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
 )
 _WILDCARDS = frozenset("*?[")
+
+
+def _never(command: Command, classify: Any) -> bool:
+    return False
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
@@ -151,12 +155,14 @@ class Matcher:
     path: ArgSpec | None = None
     dynamic: bool | None = None
     no_args: bool | None = None
-    uses_shape: bool = field(default=False)
+    uses_shape: bool = field(init=False, default=False)
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None = None
     _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     _all_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    # The tests this matcher needs beyond its name, cheapest first (built once, run per command).
+    _checks: tuple[Callable[[Command, Any], bool], ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
@@ -165,6 +171,34 @@ class Matcher:
         self._flags = split(self.flags)
         self._all_flags = split(self.all_flags)
         self._without_flags = split(self.without_flags)
+        self.uses_shape = bool(
+            self.subcommands
+            or self.flags
+            or self.all_flags
+            or self.without_flags
+            or self.args
+            or self.words
+            or self.options
+            or self.no_args is not None
+        )
+        checks: list[Callable[[Command, Any], bool]] = []
+        if self.path is not None:
+            checks.append(_never)
+        if self.via:
+            checks.append(self._via_ok)
+        if self.fed_by:
+            checks.append(self._fed_ok)
+        if self.uses_shape:
+            checks.append(self._shape_ok)
+        if self.redirects is not None:
+            checks.append(self._redirects_ok)
+        if self.text is not None:
+            checks.append(self._text_ok)
+        if self.code is not None:
+            checks.append(self._code_ok)
+        if self.code_paths is not None:
+            checks.append(self._code_paths_ok)
+        self._checks = tuple(checks)
 
     def _name_ok(self, command: Command) -> bool:
         if command.is_dynamic:
@@ -180,62 +214,71 @@ class Matcher:
             return True
         return any(g.match(command.name) for g in self.name_globs)
 
-    def matches_command(self, command: Command, classify: Any, *, name_checked: bool = False) -> bool:
+    def matches_command(self, command: Command, classify: Any, name_checked: bool = False) -> bool:
         """Whether this matcher matches ``command`` (``name_checked``: the caller already matched the name)."""
-        if self.path is not None:
-            return False
         if not name_checked and not self._name_ok(command):
             return False
         if command.cwd is not None:
             classify = _in_directory(classify, command.cwd)
-        if self.via and self.via.isdisjoint(command.via):
+        for check in self._checks:  # noqa: SIM110 -- a plain loop is cheaper than all(<genexpr>) here
+            if not check(command, classify):
+                return False
+        return True
+
+    def _via_ok(self, command: Command, classify: Any) -> bool:
+        return not self.via.isdisjoint(command.via)
+
+    def _fed_ok(self, command: Command, classify: Any) -> bool:
+        return any(g.match(n) for g in self.fed_by for n in command.fed_by)
+
+    def _shape_ok(self, command: Command, classify: Any) -> bool:
+        shaped: Shape | None = command.shape
+        if shaped is None:
+            shaped = command.shape = shape(command)
+        positionals = shaped.positionals
+        if self.subcommands:
+            lowered = shaped.lowered
+            hit = next((s for s in self.subcommands if lowered[: len(s)] == s), None)
+            if hit is None:
+                return False
+            positionals = positionals[len(hit) :]
+        # Flags as sets: one-letter flags are looked up among clustered short options, longer
+        # ones among --long options (split once, when the pattern was compiled).
+        short, long = shaped.short, shaped.long
+        if self.flags and short.isdisjoint(self._flags[0]) and long.isdisjoint(self._flags[1]):
             return False
-        if self.fed_by and not any(g.match(n) for g in self.fed_by for n in command.fed_by):
+        if self.all_flags and not (self._all_flags[0] <= short and self._all_flags[1] <= long):
             return False
-        shaped: Shape | None = None
-        if self.uses_shape:
-            shaped = command.shape
-            if shaped is None:
-                shaped = command.shape = shape(command)
-        if shaped is not None:
-            positionals = shaped.positionals
-            if self.subcommands:
-                lowered = shaped.lowered
-                hit = next((s for s in self.subcommands if lowered[: len(s)] == s), None)
-                if hit is None:
-                    return False
-                positionals = positionals[len(hit) :]
-            # Flags as sets: one-letter flags are looked up among clustered short options, longer
-            # ones among --long options (split once, when the pattern was compiled).
-            short, long = shaped.short, shaped.long
-            if self.flags and short.isdisjoint(self._flags[0]) and long.isdisjoint(self._flags[1]):
-                return False
-            if self.all_flags and not (self._all_flags[0] <= short and self._all_flags[1] <= long):
-                return False
-            if self.without_flags and not (
-                short.isdisjoint(self._without_flags[0]) and long.isdisjoint(self._without_flags[1])
-            ):
-                return False
-            if self.no_args is not None and (not positionals) != self.no_args:
-                return False
-            if self.args is not None and not self.args.any(positionals, classify):
-                return False
-            if self.words is not None and not self.words.any(shaped.words, classify):
-                return False
-            for name, spec in self.options:
-                if not any(spec.test(v, classify) for v in option_values(name, shaped.words)):
-                    return False
-        if self.redirects is not None:
-            targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
-            if not self.redirects.any(targets, classify):
-                return False
-        if self.text is not None and not self.text.search(command.text + "\n" + command.stdin):
+        if self.without_flags and not (
+            short.isdisjoint(self._without_flags[0]) and long.isdisjoint(self._without_flags[1])
+        ):
             return False
-        if self.code is not None and (command.code is None or not self.code.search(command.code)):
+        if self.no_args is not None and (not positionals) != self.no_args:
             return False
-        return not (
+        if self.args is not None and not self.args.any(positionals, classify):
+            return False
+        if self.words is not None and not self.words.any(shaped.words, classify):
+            return False
+        for name, spec in self.options:
+            if not any(spec.test(v, classify) for v in option_values(name, shaped.words)):
+                return False
+        return True
+
+    def _redirects_ok(self, command: Command, classify: Any) -> bool:
+        targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+        return self.redirects is not None and self.redirects.any(targets, classify)
+
+    def _text_ok(self, command: Command, classify: Any) -> bool:
+        return self.text is not None and self.text.search(command.text + "\n" + command.stdin) is not None
+
+    def _code_ok(self, command: Command, classify: Any) -> bool:
+        return self.code is not None and command.code is not None and self.code.search(command.code) is not None
+
+    def _code_paths_ok(self, command: Command, classify: Any) -> bool:
+        return (
             self.code_paths is not None
-            and (command.code is None or not self.code_paths.any(code_paths(command.code), classify))
+            and command.code is not None
+            and self.code_paths.any(code_paths(command.code), classify)
         )
 
     def matches_path(self, value: str, classify: Any) -> bool:
@@ -290,7 +333,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
             globs.append(_glob(lowered))
         else:
             names = (names or set()) | {lowered}
-    matcher = Matcher(
+    return Matcher(
         names=frozenset(names) if names is not None else None,
         name_globs=tuple(globs),
         not_names=frozenset(n.lower() for n in data.get("not_command") or ()),
@@ -316,17 +359,6 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         dynamic=data.get("dynamic"),
         no_args=data.get("no_args"),
     )
-    matcher.uses_shape = bool(
-        matcher.subcommands
-        or matcher.flags
-        or matcher.all_flags
-        or matcher.without_flags
-        or matcher.args
-        or matcher.words
-        or matcher.options
-        or matcher.no_args is not None
-    )
-    return matcher
 
 
 def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> tuple[set[str], set[str]] | None:

@@ -26,10 +26,14 @@ _CONTINUATION = re.compile(r"\\\r?\n")
 
 
 def normalize(text: str) -> str:
+    ascii_only = text.isascii()
+    if ascii_only and text.isprintable():
+        return text  # no escapes, controls or line breaks: nothing to undo
     text = _ANSI.sub("", text)
-    text = _INVISIBLE.sub("", text)
-    text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)  # NFKC can produce some of them
+    if not ascii_only:  # ASCII has no invisible characters and is its own NFKC form
+        text = _INVISIBLE.sub("", text)
+        text = unicodedata.normalize("NFKC", text)
+        text = _INVISIBLE.sub("", text)  # NFKC can produce some of them
     text = text.replace("\r\n", "\n")
     text = _CONTROL.sub("", text)
     return _CONTINUATION.sub("", text)

@@ -34,6 +34,9 @@ from engine.policy.lexer import ARITH, LIT, REDIRECT_OPS, SUB, VAR, ShellSyntaxE
 
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
+_NOTHING: frozenset[str] = frozenset()
+# Commands whose arguments may hold more commands to follow (see Analyzer._follow).
+_FOLLOWED = SHELLS | {"eval", "su", "sg", "script", "ssh", "find", "env"}
 
 
 @dataclass(slots=True)
@@ -107,44 +110,31 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     """Tokens → pipelines of raw simple commands."""
     pipelines: list[list[_Raw]] = []
     pipeline: list[_Raw] = []
-    current = _Raw()
-
-    def end_command() -> None:
-        nonlocal current
-        if current.words or current.redirects:
-            pipeline.append(current)
-        current = _Raw()
-
-    def end_pipeline() -> None:
-        nonlocal pipeline
-        end_command()
-        if pipeline:
-            pipelines.append(pipeline)
-        pipeline = []
-
+    words: list[Token] = []
+    redirects: list[tuple[str, Token | None]] = []
     i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token.kind == "op":
-            if token.value in REDIRECT_OPS:
-                target = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1].kind == "word" else None
-                current.redirects.append((token.value, target))
-                i += 2 if target is not None else 1
-                continue
-            if token.value in ("|", "|&"):
-                end_command()
-            else:
-                end_pipeline()
-        elif token.kind == "nl":
-            end_pipeline()
-        else:
-            word = token.literal
-            if not current.words and word in _KEYWORDS:
-                i += 1
-                continue
-            current.words.append(token)
+    n = len(tokens)
+    while i <= n:
+        token = tokens[i] if i < n else None
         i += 1
-    end_pipeline()
+        if token is not None and token.kind == "word":
+            if words or token.literal not in _KEYWORDS:
+                words.append(token)
+            continue
+        if token is not None and token.kind == "op" and token.value in REDIRECT_OPS:
+            target = tokens[i] if i < n and tokens[i].kind == "word" else None
+            redirects.append((token.value, target))
+            if target is not None:
+                i += 1
+            continue
+        # An operator or a newline (or the end) ends the simple command ...
+        if words or redirects:
+            pipeline.append(_Raw(words, redirects))
+            words, redirects = [], []
+        # ... and all but a pipe end the pipeline.
+        if pipeline and (token is None or token.value not in ("|", "|&")):
+            pipelines.append(pipeline)
+            pipeline = []
     return pipelines
 
 
@@ -241,11 +231,12 @@ class Analyzer:
 
     def _pipeline(self, pipeline: list[_Raw], depth: int, via: tuple[str, ...]) -> str | None:
         """Analyze one pipeline; return the literal data it finally writes, if knowable."""
-        upstream: set[str] = set()
+        upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
         for raw in pipeline:
-            stages, data = self._simple(raw, depth, via, frozenset(upstream), data)
-            upstream.update(c.name or "$dynamic" for c in stages)
+            stages, data = self._simple(raw, depth, via, upstream, data)
+            if stages:
+                upstream = upstream.union(c.name or "$dynamic" for c in stages)
         return data
 
     def _simple(
@@ -256,15 +247,21 @@ class Analyzer:
         fed_by: frozenset[str],
         piped: str | None,
     ) -> tuple[list[Command], str | None]:
-        words: list[_Word] = [self._resolve(t) for t in raw.words]
         extra_fed: frozenset[str] = fed_by
-        if any(word.subs for word in words):
-            names = set(fed_by)
-            for word in words:
-                for sub in word.subs:
-                    self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
-                    names.update(_names_in(sub))
-            extra_fed = frozenset(names)
+        # (texts, dynamic) per word; texts has more than one entry after brace expansion.
+        words: list[tuple[list[str], bool]]
+        if all(t.literal is not None and not t.brace for t in raw.words):
+            words = [([t.literal], False) for t in raw.words]  # type: ignore[list-item]
+        else:
+            resolved = [self._resolve(t) for t in raw.words]
+            words = [(w.texts, w.dynamic) for w in resolved]
+            if any(w.subs for w in resolved):
+                names = set(fed_by)
+                for word in resolved:
+                    for sub in word.subs:
+                        self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                        names.update(_names_in(sub))
+                extra_fed = frozenset(names)
         redirects: list[tuple[str, str]] = []
         stdin = piped or ""
         if raw.redirects:
@@ -275,13 +272,13 @@ class Analyzer:
                 if target.heredoc is not None and op in ("<<", "<<-"):
                     stdin_parts.append(target.heredoc.body or "")
                     continue
-                resolved = self._resolve(target)
-                for sub in resolved.subs:
+                resolved_target = self._resolve(target)
+                for sub in resolved_target.subs:
                     self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
                 if op == "<<<":
-                    stdin_parts.append(resolved.texts[0])
+                    stdin_parts.append(resolved_target.texts[0])
                 else:
-                    redirects.append((op, resolved.texts[0]))
+                    redirects.append((op, resolved_target.texts[0]))
             if piped is not None:
                 stdin_parts.append(piped)
             stdin = "\n".join(stdin_parts)
@@ -290,22 +287,22 @@ class Analyzer:
         argv: list[str] = []
         dynamic: list[bool] = []
         assigning = True
-        for word in words:
-            text = word.texts[0]
+        for texts, is_dynamic in words:
+            text = texts[0]
             match = ASSIGNMENT.match(text) if assigning and "=" in text else None
             if match is not None:
-                if word.dynamic:
+                if is_dynamic:
                     self.env.pop(match.group(1), None)
                 else:
                     self.env[match.group(1)] = text[match.end() :]
                 continue
             assigning = False
-            if len(word.texts) == 1:
+            if len(texts) == 1:
                 argv.append(text)
-                dynamic.append(word.dynamic)
+                dynamic.append(is_dynamic)
             else:
-                argv.extend(word.texts)
-                dynamic.extend([word.dynamic] * len(word.texts))
+                argv.extend(texts)
+                dynamic.extend([is_dynamic] * len(texts))
         if not argv:
             return [], None
         first = raw.words[0] if raw.words else None
@@ -378,7 +375,10 @@ class Analyzer:
     # -- payloads a command runs ---------------------------------------------------
 
     def _follow(self, command: Command, depth: int) -> None:
-        name, argv = command.name, list(command.argv)
+        name = command.name
+        if name not in _FOLLOWED and not command.code:
+            return
+        argv = list(command.argv)
         via = (*command.via, name)
         if name in SHELLS:
             payload = shell_payload(argv)
