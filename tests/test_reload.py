@@ -362,3 +362,40 @@ def test_readers_never_see_a_mixed_generation_during_200_reloads(write_project: 
     assert failures == []
     assert calls[0] > 0
     assert engine.generation == 101
+
+
+def test_templates_are_test_rendered_again_when_the_set_of_tools_changes(engine: Engine, root: Path) -> None:
+    # Unchanged documents keep their compiled templates only while the render context is the same.
+    description = "'Echo.{% if \"shout\" in available_tools %} {{ 1 // 0 }}{% endif %}'"
+    write(
+        root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description=description, handler="echo")
+    )
+    assert engine.reload([root / "manifests/echo.yaml"]).ok
+    shout = write(
+        root / "manifests/shout.yaml", TOOL.format(name="shout", toolset="main", description="Shout.", handler="shout")
+    )
+    event = engine.reload([shout])
+    assert not event.ok
+    assert [(p.code, p.file) for p in event.errors] == [("template-render", "manifests/echo.yaml")]
+    shout.unlink()
+    assert engine.reload([shout]).ok
+
+
+def test_a_handler_root_removed_from_the_config_unbinds_tools_on_reload(engine: Engine, root: Path) -> None:
+    config = root / "hermes-engine.yaml"
+    write(config, "include_builtin: false\nhandler_roots: [other_handlers]\nstate_dir: .state\n")
+    event = engine.reload([config])
+    assert not event.ok
+    assert "handler-not-allowed" in [p.code for p in event.errors]
+    assert engine.call("echo", {"text": "still"}).output == "still"
+
+
+def test_a_lower_size_limit_in_the_config_applies_to_unchanged_manifests_on_reload(engine: Engine, root: Path) -> None:
+    config = root / "hermes-engine.yaml"
+    write(config, "include_builtin: false\nhandler_roots: [rl_handlers]\nstate_dir: .state\nmax_manifest_bytes: 64\n")
+    event = engine.reload([config])
+    assert not event.ok
+    assert [(p.code, p.file) for p in event.errors] == [
+        ("file-too-large", "manifests/echo.yaml"),
+        ("file-too-large", "toolsets/sets.yaml"),
+    ]

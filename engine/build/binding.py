@@ -66,6 +66,10 @@ class Binder:
         # (pack, dotted path) -> (the function object, its description): many tools
         # share one handler, and reading a signature is the costly part of binding.
         self._bound: dict[tuple[str, str], tuple[Any, Bound]] = {}
+        # (pack, root, handler roots, dotted path) -> (module, function, description): a
+        # reload re-binds every tool, and most still name the same function of the same
+        # module object, which needs no import, allow-list or shadowing work again.
+        self._recent: dict[tuple[str, Path, tuple[str, ...], str], tuple[Any, Any, Bound]] = {}
         self._unshadowed: dict[tuple[str, str], Any] = {}
 
     def prepare(self, pack: Pack) -> None:
@@ -97,6 +101,12 @@ class Binder:
             BindError: the path is not allowed, does not import or is not a function.
         """
         module_name, _, attr = dotted.partition(":")
+        key = (pack.name, pack.root, pack.handler_roots, dotted)
+        recent = self._recent.get(key)
+        if recent is not None:
+            module, obj, bound = recent
+            if sys.modules.get(module.__name__) is module and getattr(module, attr, None) is obj:
+                return bound
         if not _under(module_name, pack.handler_roots):
             roots = ", ".join(pack.handler_roots) or "(none)"
             raise BindError(
@@ -111,6 +121,7 @@ class Binder:
         module = self._import(real, module_name, pack)
         cached = self._bound.get((pack.name, dotted))
         if cached is not None and getattr(module, attr, None) is cached[0]:
+            self._recent[key] = (module, cached[0], cached[1])
             return cached[1]
         try:
             obj = getattr(module, attr)
@@ -131,6 +142,7 @@ class Binder:
             )
         bound = describe(dotted, obj)
         self._bound[(pack.name, dotted)] = (obj, bound)
+        self._recent[key] = (module, obj, bound)
         return bound
 
     def _import(self, real: str, written: str, pack: Pack) -> Any:

@@ -64,6 +64,7 @@ class _FileEntry:
     stat: tuple[int, int, int]
     parsed: ParsedFile
     checked: list[_Checked]
+    max_bytes: int  # the size limit it was read under (a config setting)
 
 
 @dataclass(slots=True)
@@ -113,7 +114,8 @@ class ProjectLoader:
         self.config_overrides = dict(config_overrides or {})
         self.binder = binder or Binder()
         self._files: dict[Path, _FileEntry] = {}
-        self._template_cache: dict[int, tuple[Document, Any, ToolTemplates | None, list[Problem]]] = {}
+        self._template_cache: dict[int, tuple[Document, ToolTemplates | None, list[Problem]]] = {}
+        self._template_fingerprint: tuple[Any, ...] | None = None
         # Work reused across reloads while its inputs are the very same objects.
         self._listing_cache: tuple[Any, list[tuple[Pack, list[Path]]]] | None = None
         self._spec_cache: dict[int, tuple[Document, Bound | None, Bound | None, ToolSpec]] = {}
@@ -126,11 +128,11 @@ class ProjectLoader:
     def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
         key = _stat_key(path) or (0, 0, 0)
         cached = self._files.get(path)
-        if cached is not None and cached.stat == key and not force:
+        if cached is not None and cached.stat == key and cached.max_bytes == max_bytes and not force:
             return cached
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
         checked = [self._check(doc) for doc in parsed.documents]
-        entry = _FileEntry(key, parsed, checked)
+        entry = _FileEntry(key, parsed, checked, max_bytes)
         self._files[path] = entry
         return entry
 
@@ -234,7 +236,8 @@ class ProjectLoader:
             and force
             and all(p in self._files and p.is_file() for p in force if p.name not in CONFIG_NAMES)
         ):
-            return cached[1]
+            # Paired with the packs of this load: a config edit may change their handler roots.
+            return [(pack, paths) for pack, (_, paths) in zip(packs, cached[1], strict=True)]
         listing = [(pack, manifest_files(pack)) for pack in packs]
         self._listing_cache = (key, listing)
         return listing
@@ -251,7 +254,7 @@ class ProjectLoader:
             for path in paths:
                 seen.add(path)
                 cached = self._files.get(path)
-                if trust_stat and cached is not None and path not in force:
+                if trust_stat and cached is not None and path not in force and cached.max_bytes == max_bytes:
                     entry = cached
                 else:
                     entry = self._entry(path, pack.display(path), pack.name, max_bytes, path in force)
@@ -491,20 +494,25 @@ class ProjectLoader:
         self, linked: Linked, tools: dict[str, ToolSpec], toolsets: dict[str, ToolsetSpec], config: Config
     ) -> tuple[dict[str, ToolTemplates], list[Problem]]:
         """Compile and test-render every tool's Jinja templates (cached per document and context)."""
-        context = sample_context(list(tools), list(toolsets), config.data)
         fingerprint = (tuple(sorted(tools)), tuple(sorted(toolsets)), config.fingerprint)
+        # Compared once per load, not once per tool: the names are a thousand long.
+        same_context = fingerprint == self._template_fingerprint
+        self._template_fingerprint = fingerprint
+        context: dict[str, Any] | None = None
         out: dict[str, ToolTemplates] = {}
         problems: list[Problem] = []
-        cache: dict[int, tuple[Document, Any, ToolTemplates | None, list[Problem]]] = {}
+        cache: dict[int, tuple[Document, ToolTemplates | None, list[Problem]]] = {}
         for name, doc in linked.tools.items():
             if name not in tools:
                 continue
-            cached = self._template_cache.get(id(doc))
-            if cached is not None and cached[0] is doc and cached[1] == fingerprint:
-                compiled, found = cached[2], cached[3]
+            cached = self._template_cache.get(id(doc)) if same_context else None
+            if cached is not None and cached[0] is doc:
+                compiled, found = cached[1], cached[2]
             else:
+                if context is None:
+                    context = sample_context(list(tools), list(toolsets), config.data)
                 compiled, found = compile_tool(doc, context)
-            cache[id(doc)] = (doc, fingerprint, compiled, found)
+            cache[id(doc)] = (doc, compiled, found)
             problems.extend(found)
             if compiled is not None:
                 out[name] = compiled
