@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from engine.policy.lexer import decode_ansi_c
 
 # -- wrappers ------------------------------------------------------------------------
 
@@ -307,3 +310,159 @@ def embedded_shell(code: str) -> list[str]:
         if script:
             scripts.append(script)
     return scripts
+
+
+# -- files written and run on the same line --------------------------------------------
+
+# Programs that run a script named by their first operand (the script is code, the rest data).
+SCRIPT_RUNNERS = SHELLS | frozenset(
+    {
+        "python",
+        "perl",
+        "ruby",
+        "node",
+        "nodejs",
+        "php",
+        "deno",
+        "bun",
+        "lua",
+        "rscript",
+        "powershell",
+        "pwsh",
+        "source",
+        ".",
+        "osascript",
+        "tclsh",
+        "expect",
+    }
+)
+_INTERPRETER_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q", "-I", "-r", "--require", "--import"})
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def script_operand(name: str, argv: tuple[str, ...] | list[str]) -> str | None:
+    """The file a script runner executes: `bash -x run.sh` -> run.sh, `python3 a.py data` -> a.py.
+
+    None when the code comes from elsewhere (-c, -e, -m, -s, stdin).
+    """
+    if name in ("source", "."):
+        return argv[1] if len(argv) > 1 else None
+    inline = INTERPRETER_CODE_FLAGS.get(name, frozenset())
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return argv[i + 1] if i + 1 < len(argv) else None
+        if word in ("-", "-s", "-m") or word in inline:
+            return None
+        if name in SHELLS and word.startswith("-") and not word.startswith("--") and "c" in word[1:]:
+            return None
+        if word.startswith(("-", "+")):
+            i += 2 if word in _INTERPRETER_VALUE_OPTIONS else 1
+            continue
+        return word
+    return None
+
+
+def download_targets(name: str, argv: tuple[str, ...] | list[str]) -> list[str]:
+    """Files curl or wget save on this command line (``-`` for stdout is left out)."""
+    if name not in ("curl", "wget"):
+        return []
+    urls = [w for w in argv[1:] if _URL.match(w)]
+    out: list[str] = []
+    if name == "curl":
+        out += [v for v in _values(argv, "-o", "--output") if v != "-"]
+        if any(w in ("-O", "--remote-name", "--remote-name-all") or _clustered(w, "O") for w in argv[1:]):
+            out += [_url_basename(u) for u in urls]
+        return out
+    document = _values(argv, "-O", "--output-document")
+    if document:
+        return [v for v in document if v != "-"]
+    prefix = next(iter(_values(argv, "-P", "--directory-prefix")), "")
+    return [posixpath.join(prefix, _url_basename(u)) if prefix else _url_basename(u) for u in urls]
+
+
+def _clustered(word: str, letter: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and letter in word[1:] and word[1:].isalpha()
+
+
+def _values(argv: tuple[str, ...] | list[str], short: str, long: str) -> list[str]:
+    """Values of an option: `-o F`, `-oF`, `-so F`, `-qO-`, `--output F`, `--output=F`."""
+    values = []
+    letter = short[1:]
+    for i, word in enumerate(argv[1:], start=1):
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if word in (short, long):
+            if nxt is not None:
+                values.append(nxt)
+        elif word.startswith(long + "="):
+            values.append(word[len(long) + 1 :])
+        elif word.startswith("-") and not word.startswith("--"):
+            at = word.find(letter, 1)
+            if at < 0 or not word[1:at].isalpha():
+                continue
+            attached = word[at + 1 :]
+            if attached:
+                values.append(attached)
+            elif nxt is not None:
+                values.append(nxt)
+    return values
+
+
+def _url_basename(url: str) -> str:
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    _, _, rest = path.partition("/")
+    name = rest.rstrip("/").rsplit("/", 1)[-1]
+    return name or "index.html"
+
+
+def file_operands(word: str) -> str:
+    """The file a word names for reading: curl's `@file` and `name=@file` / `name=<file` forms."""
+    if word.startswith("@"):
+        return word[1:]
+    head, sep, tail = word.partition("=")
+    if sep and tail[:1] in ("@", "<") and head.replace("-", "").replace("_", "").isalnum():
+        return tail[1:]
+    return word
+
+
+_PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?([sbcdiuxXoq]))")
+
+
+def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
+    """What `echo ...` or `printf FORMAT ARGS...` writes, escapes decoded; None if not knowable."""
+    if name == "echo":
+        flags: set[str] = set()
+        words = list(args)
+        while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            flags.update(words.pop(0)[1:])
+        text = " ".join(words)
+        return decode_ansi_c(text) if "e" in flags else text
+    if name != "printf" or not args:
+        return None
+    fmt, rest = args[0], list(args[1:])
+    out: list[str] = []
+    for _ in range(64):  # the format is reused while arguments remain
+        at = 0
+        consumed = False
+        for match in _PRINTF_SPEC.finditer(fmt):
+            out.append(decode_ansi_c(fmt[at : match.start()]))  # escapes live in the format only
+            at = match.end()
+            kind = match.group(2)
+            if match.group(1) == "%":
+                out.append("%")
+                continue
+            consumed = True
+            value = rest.pop(0) if rest else ""
+            if kind in "sq":
+                out.append(value)
+            elif kind == "b":
+                out.append(decode_ansi_c(value))
+            elif kind == "c":
+                out.append(value[:1])
+            else:
+                return None  # numbers are rarely how a command is spelled; do not guess
+        out.append(decode_ansi_c(fmt[at:]))
+        if not rest or not consumed:
+            break
+    return "".join(out)

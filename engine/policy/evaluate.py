@@ -72,7 +72,7 @@ class _Index:
                     dynamic.append(unnamed)
                 if matcher.names is None and not matcher.name_globs:
                     only_redirects = (
-                        matcher.redirects is not None
+                        (matcher.redirects is not None or matcher.reads is not None)
                         and not matcher.uses_shape
                         and not (matcher.text or matcher.code or matcher.code_paths or matcher.via or matcher.fed_by)
                     )

@@ -13,6 +13,7 @@ from engine.policy.paths import literal_fragments
 from engine.policy.shell import Command
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_INPUT_REDIRECTS = frozenset({"<", "<>"})
 _CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
 # The home directory named by an expression rather than a string literal.
@@ -147,6 +148,7 @@ class Matcher:
     words: ArgSpec | None = None
     options: tuple[tuple[str, ArgSpec], ...] = ()
     redirects: ArgSpec | None = None
+    reads: ArgSpec | None = None
     via: frozenset[str] = frozenset()
     fed_by: tuple[re.Pattern[str], ...] = ()
     text: re.Pattern[str] | None = None
@@ -192,6 +194,8 @@ class Matcher:
             checks.append(self._shape_ok)
         if self.redirects is not None:
             checks.append(self._redirects_ok)
+        if self.reads is not None:
+            checks.append(self._reads_ok)
         if self.text is not None:
             checks.append(self._text_ok)
         if self.code is not None:
@@ -267,6 +271,10 @@ class Matcher:
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
         return self.redirects is not None and self.redirects.any(targets, classify)
+
+    def _reads_ok(self, command: Command, classify: Any) -> bool:
+        sources = [t for op, t in command.redirects if op in _INPUT_REDIRECTS]
+        return self.reads is not None and self.reads.any(sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:
         return self.text is not None and self.text.search(command.text + "\n" + command.stdin) is not None
@@ -348,6 +356,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
             for name, spec in (data.get("options") or {}).items()
         ),
         redirects=_arg_spec(data["redirects"], [*base, "redirects"], known_classes) if "redirects" in data else None,
+        reads=_arg_spec(data["reads"], [*base, "reads"], known_classes) if "reads" in data else None,
         via=frozenset(v.lower() for v in data.get("via") or ()),
         fed_by=tuple(_glob(f.lower()) for f in data.get("fed_by") or ()),
         text=compile_regex(data["text"], [*base, "text"]) if "text" in data else None,
@@ -375,7 +384,7 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if not any(_WILDCARDS & set(n) for n in names):
             return set(names), set()
     fragments: set[str] = set()
-    for key in ("args", "words", "redirects"):
+    for key in ("args", "words", "redirects", "reads"):
         spec = data.get(key)
         if not spec:
             continue

@@ -17,16 +17,21 @@ from typing import Any
 
 from engine.policy.commands import (
     ASSIGNMENT,
+    SCRIPT_RUNNERS,
     SHELLS,
     command_name,
     decode_filter,
+    download_targets,
     embedded_shell,
+    file_operands,
     find_exec,
     find_roots,
     inline_code,
     inner_command,
     option_value,
+    printed_text,
     runs_script_file,
+    script_operand,
     shell_payload,
     ssh_command,
 )
@@ -36,7 +41,9 @@ MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 # Commands whose arguments may hold more commands to follow (see Analyzer._follow).
-_FOLLOWED = SHELLS | {"eval", "su", "sg", "script", "ssh", "find", "env"}
+_FOLLOWED = SHELLS | {"eval", "su", "sg", "script", "ssh", "find", "env", "source", ".", "at", "batch"}
+_WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
+_FILE_WRITERS = frozenset({"tee", "curl", "wget"})  # write files named by their arguments
 
 
 @dataclass(slots=True)
@@ -62,6 +69,12 @@ class Command:
     @property
     def is_dynamic(self) -> bool:
         return not self.name
+
+
+@dataclass(slots=True)
+class _Written:
+    writers: frozenset[str]
+    content: str | None
 
 
 class TooComplex(ShellSyntaxError):
@@ -160,6 +173,10 @@ class Analyzer:
         self.commands: list[Command] = []
         self.env: dict[str, str] = {"HOME": "~"}
         self.cwd: str | None = None
+        # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
+        # them and, when it is literal, what. A later command that runs or reads one is fed
+        # by its writers; a shell that runs one runs its text.
+        self.files: dict[str, _Written] = {}
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
@@ -219,13 +236,7 @@ class Analyzer:
         words = [w.literal for w in raw.words]
         if raw.redirects or not words or any(w is None for w in words):
             return None
-        name = command_name(words[0] or "")
-        args = [w for w in words[1:] if w is not None]
-        if name == "echo":
-            return " ".join(a for a in args if a not in ("-n", "-e", "-E"))
-        if name == "printf" and args and "%" not in args[0]:
-            return args[0].replace("\\n", "\n")
-        return None
+        return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
 
     # -- commands ----------------------------------------------------------------
 
@@ -236,7 +247,11 @@ class Analyzer:
         for raw in pipeline:
             stages, data = self._simple(raw, depth, via, upstream, data)
             if stages:
+                # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
+                fed = [c.fed_by for c in stages if c.fed_by is not upstream]
+                if fed:
+                    upstream = upstream.union(*fed)
         return data
 
     def _simple(
@@ -304,21 +319,26 @@ class Analyzer:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
         if not argv:
-            return [], None
+            if not redirects:
+                return [], None
+            # `> file` (or `X=1 > file`) still opens, and truncates, its targets: judge it as
+            # the null command `:` with those redirections.
+            argv, dynamic = [":"], [False]
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
             return [], None
         stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
-        return stages, self._output(stages[-1] if stages else None, stdin)
+        output = self._output(stages[-1] if stages else None, stdin)
+        if stages and (redirects or stages[-1].name in _FILE_WRITERS):
+            self._record_writes(stages[-1], stages, redirects, stdin, output)
+        return stages, output
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
         """Literal data this command writes to its stdout, when it only echoes text."""
         if command is None or any(command.dynamic):
             return None
-        if command.name == "echo":
-            return " ".join(a for a in command.argv[1:] if a not in ("-n", "-e", "-E"))
-        if command.name == "printf" and len(command.argv) > 1:
-            return command.argv[1].replace("\\n", "\n")
+        if command.name in ("echo", "printf"):
+            return printed_text(command.name, command.argv[1:])
         if stdin:
             return decode_filter(command.argv, stdin)
         return None
@@ -341,8 +361,9 @@ class Analyzer:
         stages: list[Command] = []
         while argv:
             name = "" if dynamic[0] else command_name(argv[0])
+            fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
             command = Command(
-                name, tuple(argv), tuple(dynamic), tuple(redirects), stdin, fed_by, via, None, depth, self.cwd
+                name, tuple(argv), tuple(dynamic), tuple(redirects), stdin, fed, via, None, depth, self.cwd
             )
             code = inline_code(command.name, command.argv, command.stdin)
             if code is not None:
@@ -350,6 +371,24 @@ class Analyzer:
             self._emit(command)
             stages.append(command)
             if not name:
+                break
+            if self.files and "/" in argv[0] and self._file_key(argv[0]) in self.files:
+                # `./fetched.sh`: a file written on this line, run by its interpreter.
+                runner = Command(
+                    "sh",
+                    ("sh", *argv),
+                    (False, *dynamic),
+                    tuple(redirects),
+                    stdin,
+                    fed | self.files[self._file_key(argv[0])].writers,
+                    (*via, argv[0]),
+                    None,
+                    depth,
+                    self.cwd,
+                )
+                self._emit(runner)
+                stages.append(runner)
+                self._follow(runner, depth)
                 break
             if name in ("cd", "pushd") and not via:
                 self._change_directory(argv, dynamic)
@@ -380,12 +419,22 @@ class Analyzer:
             return
         argv = list(command.argv)
         via = (*command.via, name)
-        if name in SHELLS:
-            payload = shell_payload(argv)
+        if name in SHELLS or name in ("source", "."):
+            payload = shell_payload(argv) if name in SHELLS else None
+            script = script_operand(name, argv) if payload is None else None
+            content = self._content(script) if script is not None else None
             if payload is not None:
                 self.analyze(payload, depth=depth + 1, via=via)
-            elif command.stdin and not runs_script_file(argv):
+            elif content is not None:
+                self.analyze(content, depth=depth + 1, via=(*via, script or ""))
+            elif name in SHELLS and command.stdin and not runs_script_file(argv):
                 self.analyze(command.stdin, depth=depth + 1, via=(*via, "stdin"))
+        elif name in ("at", "batch"):
+            # Commands for later: from -f FILE (when written on this line) or from stdin.
+            script = option_value(argv, ("-f",))
+            content = self._content(script) if script is not None else command.stdin
+            if content:
+                self.analyze(content, depth=depth + 1, via=(*via, "stdin"))
         elif name == "eval" and len(argv) > 1:
             self.analyze(" ".join(argv[1:]), depth=depth + 1, via=via)
         elif name in ("su", "sg", "script"):
@@ -411,6 +460,53 @@ class Analyzer:
         if command.code:
             for script in embedded_shell(command.code):
                 self.analyze(script, depth=depth + 1, via=via)
+
+    # -- files written and read on the same line ------------------------------------
+
+    def _file_key(self, word: str) -> str:
+        path = file_operands(word)
+        if self.cwd is not None and self.cwd != "$unknown" and path and not path.startswith(("/", "~")):
+            path = posixpath.join(self.cwd, path)
+        return posixpath.normpath(path) if path else path
+
+    def _content(self, word: str) -> str | None:
+        entry = self.files.get(self._file_key(word))
+        return entry.content if entry is not None else None
+
+    def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
+        """Writers of the files this command reads: for a script runner, only its script."""
+        if name in SCRIPT_RUNNERS:
+            script = script_operand(name, argv)
+            words = [script] if script is not None else []
+        else:
+            words = argv[1:]
+        words += [target for op, target in redirects if op in ("<", "<>")]
+        writers: set[str] = set()
+        for word in words:
+            entry = self.files.get(self._file_key(word))
+            if entry is not None:
+                writers |= entry.writers
+        return frozenset(writers)
+
+    def _record_writes(
+        self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
+    ) -> None:
+        targets = [(t, op.endswith(">>"), output) for op, t in redirects if op in _WRITE_REDIRECTS]
+        if last.name == "tee":
+            append = any(a in ("-a", "--append") for a in last.argv[1:])
+            targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]
+        targets += [(t, False, None) for t in download_targets(last.name, last.argv)]
+        if not targets:
+            return
+        writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
+        for target, append, data in targets:
+            key = self._file_key(target)
+            old = self.files.get(key)
+            if append and old is not None:
+                both = None if old.content is None or data is None else old.content + "\n" + data
+                self.files[key] = _Written(writers | old.writers, both)
+            else:
+                self.files[key] = _Written(writers, data)
 
 
 def _names_in(script: str) -> set[str]:
