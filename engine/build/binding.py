@@ -33,6 +33,8 @@ class Bound:
     params: frozenset[str]
     required: frozenset[str]
     var_kwargs: bool
+    # The declared return type when it is one the result contract refuses (int, None, ...).
+    refused_return: str | None = None
 
 
 class BindError(Exception):
@@ -244,7 +246,37 @@ def describe(dotted: str, obj: Callable[..., Any]) -> Bound:
         params=frozenset(params - {"ctx"}),
         required=frozenset(required - {"ctx"}),
         var_kwargs=var_kwargs,
+        refused_return=_refused_return(signature.return_annotation),
     )
+
+
+# Return types a handler may not have: the result contract takes str, dict, list (or
+# multimodal parts), so a function declared to return one of these fails every call.
+_REFUSED_RETURNS = {
+    int: "int",
+    float: "float",
+    bool: "bool",
+    bytes: "bytes",
+    bytearray: "bytearray",
+    complex: "complex",
+    set: "set",
+    frozenset: "frozenset",
+    tuple: "tuple",
+    type(None): "None",
+}
+_REFUSED_NAMES = frozenset(_REFUSED_RETURNS.values())
+
+
+def _refused_return(annotation: Any) -> str | None:
+    if annotation is None:
+        return "None"
+    if isinstance(annotation, str):  # postponed annotations: judge the plain names only
+        name = annotation.strip()
+        return name if name in _REFUSED_NAMES else None
+    try:
+        return _REFUSED_RETURNS.get(annotation)
+    except TypeError:  # an unhashable annotation object
+        return None
 
 
 def _install_builtin_package(directory: Path) -> None:

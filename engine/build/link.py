@@ -27,8 +27,14 @@ def _where(doc: Document) -> str:
 
 
 def _hint(name: str, known: Iterable[str]) -> str:
-    close = get_close_matches(name, list(known), n=3)
-    return f"; did you mean {', '.join(close)}?" if close else ""
+    names = sorted(known)
+    close = get_close_matches(name, names, n=3)
+    if close:
+        return f"; did you mean {', '.join(close)}?"
+    if not names:
+        return ""
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f" (known: {shown})"
 
 
 def link(

@@ -570,6 +570,15 @@ class ProjectLoader:
 
 def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:
     problems: list[Problem] = []
+    if bound.refused_return is not None:
+        problems.append(
+            doc.problem(
+                ["handler"],
+                "handler-signature",
+                f"{bound.path} is declared to return {bound.refused_return}; a handler must return str, "
+                "dict, list or multimodal content parts (return str(value) or a dict)",
+            )
+        )
     for param in sorted(bound.required):
         if param not in required:
             where = ["parameters", "properties", param] if param in properties else ["handler"]
