@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
+from google.genai import types
 
 from engine import Engine, UsageError, ValidationFailed
+from engine.cli import cli
 from engine.registry.availability import AvailabilityCache
 from tests.conftest import PROJECTS, REPO
 
@@ -172,8 +176,87 @@ def test_gemini_format_folds_nullable_types_and_const(write_project: Callable[..
     [definition] = Engine.load(root).definitions("gemini")
     assert definition["parameters"] == {
         "type": "object",
-        "properties": {"a": {"type": "string", "nullable": True}, "b": {"enum": ["fixed"]}},
+        "properties": {"a": {"type": "string", "nullable": True}, "b": {"enum": ["fixed"], "type": "string"}},
     }
+
+
+GEMINI_HARD = """
+kind: Tool
+name: hard
+toolset: t
+description: Every JSON Schema construct Gemini's subset lacks.
+handler: gem_h:f
+parameters:
+  $schema: https://json-schema.org/draft/2020-12/schema
+  type: object
+  additionalProperties: false
+  properties:
+    count: {type: integer, exclusiveMinimum: 0, exclusiveMaximum: 10, multipleOf: 2}
+    ratio: {type: number, exclusiveMinimum: 0.5}
+    level: {enum: [1, 2, 3], description: How loud.}
+    flag: {const: true}
+    mode: {oneOf: [{type: string, enum: [fast, slow]}, {type: "null"}]}
+    either: {type: [string, integer]}
+    tags: {type: array, items: {type: string, pattern: "^[a-z]+$"}, uniqueItems: true, x-ui: chips}
+    nested:
+      type: object
+      properties: {deep: {not: {type: string}, type: [object, "null"], patternProperties: {"^x": {}}}}
+"""
+
+
+def _gemini_project(write_project: Callable[..., Path]) -> Path:
+    return write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [gem_h]\n",
+            "gem_h/__init__.py": "def f(**kwargs):\n    return ''\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": GEMINI_HARD,
+        }
+    )
+
+
+def test_gemini_definitions_are_accepted_by_the_google_genai_sdk(write_project: Callable[..., Path]) -> None:
+    # google-genai's Schema model forbids unknown keys and types enum values as strings:
+    # every definition the engine emits, builtin pack and hard cases alike, must parse.
+    engine = Engine.load(_gemini_project(write_project))
+    builtin = Engine.load(REPO)
+    for definition in [*engine.definitions("gemini"), *builtin.definitions("gemini")]:
+        types.FunctionDeclaration.model_validate(definition)
+    [hard] = engine.definitions("gemini")
+    props = hard["parameters"]["properties"]
+    assert props["count"] == {"type": "integer", "minimum": 1, "maximum": 9}
+    assert props["ratio"] == {"type": "number", "minimum": 0.5}
+    assert props["level"] == {"type": "integer", "description": "How loud. Allowed values: 1, 2, 3."}
+    assert props["flag"] == {"type": "boolean", "description": "Allowed values: true."}
+    assert props["mode"] == {"anyOf": [{"type": "string", "enum": ["fast", "slow"]}, {"nullable": True}]}
+    assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert props["tags"] == {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}
+    assert props["nested"]["properties"]["deep"] == {"type": "object", "nullable": True}
+
+
+def test_validate_warns_once_per_tool_about_what_the_gemini_definition_changes(
+    write_project: Callable[..., Path], runner: CliRunner
+) -> None:
+    root = _gemini_project(write_project)
+    result = runner.invoke(cli, ["--root", str(root), "validate", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [warning] = json.loads(result.output)["warnings"]
+    assert (warning["code"], warning["file"], warning["line"]) == ("gemini-incompatible", "manifests/m.yaml", 7)
+    for named in (
+        "$schema",
+        "additionalProperties",
+        "exclusiveMinimum (2x)",
+        "multipleOf",
+        "non-string enum",
+        "const",
+        "oneOf",
+        "type unions",
+        "uniqueItems",
+        "x-ui",
+        "not",
+        "patternProperties",
+    ):
+        assert named in warning["message"], named
 
 
 def test_invalid_project_raises_validation_failed_with_every_problem() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.definitions.formats import GEMINI_REJECTED
+from engine.definitions.formats import GEMINI_KEEP
 from engine.errors import Problem
 from engine.source.yamlfile import Document
 
@@ -50,30 +50,27 @@ def _gemini_rejections(schema: Any, path: list[str | int], found: list[tuple[str
     # Hot at load (every tool, every subschema): set checks first, recursion only into schemas.
     if type(schema) is not dict:
         return
-    if not GEMINI_REJECTED.isdisjoint(schema):
-        found.extend((key, [*path, key]) for key in schema if key in GEMINI_REJECTED)
+    if not GEMINI_KEEP.issuperset(schema):
+        found.extend((key, [*path, key]) for key in schema if key not in GEMINI_KEEP)
     kind = schema.get("type")
     if type(kind) is list and len([t for t in kind if t != "null"]) > 1:
         found.append(("type unions", [*path, "type"]))
+    enum = schema.get("enum")
+    if type(enum) is list and not all(type(v) is str for v in enum):
+        found.append(("non-string enum", [*path, "enum"]))
     props = schema.get("properties")
     if type(props) is dict:
         for name, sub in props.items():
             if type(sub) is dict:
                 _gemini_rejections(sub, [*path, "properties", name], found)
-    for key in ("items", "additionalProperties"):
-        sub = schema.get(key)
-        if type(sub) is dict:
-            _gemini_rejections(sub, [*path, key], found)
-    for key in ("anyOf", "oneOf", "allOf"):
+    items = schema.get("items")
+    if type(items) is dict:
+        _gemini_rejections(items, [*path, "items"], found)
+    for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if type(branches) is list:
             for i, sub in enumerate(branches):
                 _gemini_rejections(sub, [*path, key, i], found)
-    for key in ("$defs", "definitions"):
-        defs = schema.get(key)
-        if type(defs) is dict:
-            for name, sub in defs.items():
-                _gemini_rejections(sub, [*path, key, name], found)
 
 
 def lint_gemini(doc: Document) -> list[Problem]:
@@ -91,7 +88,7 @@ def lint_gemini(doc: Document) -> list[Problem]:
         doc.problem(
             found[0][1],
             "gemini-incompatible",
-            f"tool {name!r}: Gemini rejects {listed}; the gemini definition drops or rewrites them",
+            f"tool {name!r}: Gemini's schema has no {listed}; the gemini definition rewrites or drops them",
             key=True,
             severity="warning",
         )
