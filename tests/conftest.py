@@ -65,3 +65,20 @@ def write_project(tmp_path: Path) -> Callable[..., Path]:
         return base
 
     return write
+
+
+@pytest.fixture
+def tool_project(write_project: Callable[..., Path]) -> Callable[[str, str, str], Path]:
+    """A project of one toolset `t`: a handler package (name, source) and manifests/m.yaml."""
+
+    def make(package: str, handlers: str, manifest: str) -> Path:
+        return write_project(
+            {
+                "hermes-engine.yaml": f"include_builtin: false\nhandler_roots: [{package}]\n",
+                f"{package}/__init__.py": handlers,
+                "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+                "manifests/m.yaml": manifest,
+            }
+        )
+
+    return make

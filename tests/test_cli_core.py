@@ -162,14 +162,12 @@ def test_json_schema_write_creates_files_for_editors(runner: CliRunner, tmp_path
 
 
 def test_strict_openai_reports_each_rejected_node_located(
-    runner: CliRunner, write_project: Callable[..., Path]
+    runner: CliRunner, tool_project: Callable[[str, str, str], Path]
 ) -> None:
-    root = write_project(
-        {
-            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [strict_h]\n",
-            "strict_h/__init__.py": "def f(a: str, b: str = '') -> str:\n    return a\n",
-            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-            "manifests/m.yaml": """
+    root = tool_project(
+        "strict_h",
+        "def f(a: str, b: str = '') -> str:\n    return a\n",
+        """
             kind: Tool
             name: f
             toolset: t
@@ -182,7 +180,6 @@ def test_strict_openai_reports_each_rejected_node_located(
                 b: {type: string}
               required: [a]
         """,
-        }
     )
     assert runner.invoke(cli, ["validate", "--root", str(root)]).exit_code == 0
     result = runner.invoke(cli, ["validate", "--root", str(root), "--strict", "openai", "--format", "json"])

@@ -75,43 +75,23 @@ def test_installed_engine_runs_the_builtin_pack_from_anywhere(wheel: Path, tmp_p
     (workdir / "hello.txt").write_text("hello from the installed engine\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def python(*args: str, cwd: Path = workdir) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "engine", *args],
-            cwd=workdir,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+            [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
         )
 
-    where = subprocess.run(
-        [sys.executable, "-c", "import engine; print(engine.__file__)"],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    where = python("-c", "import engine; print(engine.__file__)")
+    assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(site))
-    validated = run("--builtin", "validate", "--format", "json")
+    validated = python("-m", "engine", "--builtin", "validate", "--format", "json")
     assert validated.returncode == 0, validated.stderr
     assert json.loads(validated.stdout)["counts"]["tools"] >= 12
-    called = run("--builtin", "call", "read_file", '{"path": "hello.txt"}')
+    called = python("-m", "engine", "--builtin", "call", "read_file", '{"path": "hello.txt"}')
     assert called.returncode == 0, called.stderr
     assert "hello from the installed engine" in called.stdout
     # The README's quickstart: the installed engine, run inside this checkout, takes the checkout
     # as its project; it must not load the installed copy of the builtin pack beside it.
     # -P keeps the checkout itself off sys.path, so the installed engine is the one that runs.
-    in_checkout = subprocess.run(
-        [sys.executable, "-P", "-m", "engine", "validate", "--format", "json"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    in_checkout = python("-P", "-m", "engine", "validate", "--format", "json", cwd=REPO)
     assert in_checkout.returncode == 0, in_checkout.stdout[-2000:]
     assert json.loads(in_checkout.stdout)["counts"]["tools"] >= 12

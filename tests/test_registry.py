@@ -131,13 +131,11 @@ def test_warm_definitions_are_served_from_cache_until_invalidated(
     assert "flagged" in [d["function"]["name"] for d in fresh]
 
 
-def test_mcp_definitions_carry_annotations(write_project: Callable[..., Path]) -> None:
-    root = write_project(
-        {
-            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [mcp_h]\n",
-            "mcp_h/__init__.py": "def look(q: str) -> str:\n    return q\n",
-            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-            "manifests/m.yaml": """
+def test_mcp_definitions_carry_annotations(tool_project: Callable[[str, str, str], Path]) -> None:
+    root = tool_project(
+        "mcp_h",
+        "def look(q: str) -> str:\n    return q\n",
+        """
             kind: Tool
             name: look
             toolset: t
@@ -146,19 +144,16 @@ def test_mcp_definitions_carry_annotations(write_project: Callable[..., Path]) -
             annotations: {read_only: true, open_world: false, title: Look up}
             parameters: {type: object, properties: {q: {type: string}}, required: [q]}
         """,
-        }
     )
     [definition] = Engine.load(root).definitions("mcp")
     assert definition["annotations"] == {"title": "Look up", "readOnlyHint": True, "openWorldHint": False}
 
 
-def test_gemini_format_folds_nullable_types_and_const(write_project: Callable[..., Path]) -> None:
-    root = write_project(
-        {
-            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [gem_h]\n",
-            "gem_h/__init__.py": "def f(a=None, b=None):\n    return ''\n",
-            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-            "manifests/m.yaml": """
+def test_gemini_format_folds_nullable_types_and_const(tool_project: Callable[[str, str, str], Path]) -> None:
+    root = tool_project(
+        "gem_h",
+        "def f(a=None, b=None):\n    return ''\n",
+        """
             kind: Tool
             name: f
             toolset: t
@@ -171,7 +166,6 @@ def test_gemini_format_folds_nullable_types_and_const(write_project: Callable[..
                 b: {const: fixed}
               additionalProperties: false
         """,
-        }
     )
     [definition] = Engine.load(root).definitions("gemini")
     assert definition["parameters"] == {
@@ -204,21 +198,18 @@ parameters:
 """
 
 
-def _gemini_project(write_project: Callable[..., Path]) -> Path:
-    return write_project(
-        {
-            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [gem_h]\n",
-            "gem_h/__init__.py": "def f(**kwargs):\n    return ''\n",
-            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
-            "manifests/m.yaml": GEMINI_HARD,
-        }
+def _gemini_project(tool_project: Callable[[str, str, str], Path]) -> Path:
+    return tool_project(
+        "gem_h",
+        "def f(**kwargs):\n    return ''\n",
+        GEMINI_HARD,
     )
 
 
-def test_gemini_definitions_are_accepted_by_the_google_genai_sdk(write_project: Callable[..., Path]) -> None:
+def test_gemini_definitions_are_accepted_by_the_google_genai_sdk(tool_project: Callable[[str, str, str], Path]) -> None:
     # google-genai's Schema model forbids unknown keys and types enum values as strings:
     # every definition the engine emits, builtin pack and hard cases alike, must parse.
-    engine = Engine.load(_gemini_project(write_project))
+    engine = Engine.load(_gemini_project(tool_project))
     builtin = Engine.load(REPO)
     for definition in [*engine.definitions("gemini"), *builtin.definitions("gemini")]:
         types.FunctionDeclaration.model_validate(definition)
@@ -235,9 +226,9 @@ def test_gemini_definitions_are_accepted_by_the_google_genai_sdk(write_project: 
 
 
 def test_validate_warns_once_per_tool_about_what_the_gemini_definition_changes(
-    write_project: Callable[..., Path], runner: CliRunner
+    tool_project: Callable[[str, str, str], Path], runner: CliRunner
 ) -> None:
-    root = _gemini_project(write_project)
+    root = _gemini_project(tool_project)
     result = runner.invoke(cli, ["--root", str(root), "validate", "--format", "json"])
     assert result.exit_code == 0, result.output
     [warning] = json.loads(result.output)["warnings"]

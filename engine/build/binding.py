@@ -65,13 +65,11 @@ class Binder:
 
     def __init__(self) -> None:
         self._prepared: set[tuple[str, Path]] = set()
-        # (pack, dotted path) -> (the function object, its description): many tools
-        # share one handler, and reading a signature is the costly part of binding.
-        self._bound: dict[tuple[str, str], tuple[Any, Bound]] = {}
-        # (pack, root, handler roots, dotted path) -> (module, function, description): a
-        # reload re-binds every tool, and most still name the same function of the same
-        # module object, which needs no import, allow-list or shadowing work again.
-        self._recent: dict[tuple[str, Path, tuple[str, ...], str], tuple[Any, Any, Bound]] = {}
+        # (pack, root, handler roots, dotted path) -> (module, function, description). Many
+        # tools share a handler, and a reload re-binds every tool: while the module object
+        # and the function are the very same, no import, allow-list, shadowing or signature
+        # work is needed again (a re-imported module is a new object and misses).
+        self._bound: dict[tuple[str, Path, tuple[str, ...], str], tuple[Any, Any, Bound]] = {}
         self._unshadowed: dict[tuple[str, str], Any] = {}
 
     def prepare(self, pack: Pack) -> None:
@@ -104,9 +102,9 @@ class Binder:
         """
         module_name, _, attr = dotted.partition(":")
         key = (pack.name, pack.root, pack.handler_roots, dotted)
-        recent = self._recent.get(key)
-        if recent is not None:
-            module, obj, bound = recent
+        cached = self._bound.get(key)
+        if cached is not None:
+            module, obj, bound = cached
             if sys.modules.get(module.__name__) is module and getattr(module, attr, None) is obj:
                 return bound
         if not _under(module_name, pack.handler_roots):
@@ -121,10 +119,6 @@ class Binder:
         self.prepare(pack)
         real = self.import_name(module_name, pack)
         module = self._import(real, module_name, pack)
-        cached = self._bound.get((pack.name, dotted))
-        if cached is not None and getattr(module, attr, None) is cached[0]:
-            self._recent[key] = (module, cached[0], cached[1])
-            return cached[1]
         try:
             obj = getattr(module, attr)
         except AttributeError:
@@ -143,8 +137,7 @@ class Binder:
                 "the handler roots; bind a function defined in your handler package instead",
             )
         bound = describe(dotted, obj)
-        self._bound[(pack.name, dotted)] = (obj, bound)
-        self._recent[key] = (module, obj, bound)
+        self._bound[key] = (module, obj, bound)
         return bound
 
     def _import(self, real: str, written: str, pack: Pack) -> Any:

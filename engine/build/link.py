@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
@@ -35,6 +35,14 @@ def _hint(name: str, known: Iterable[str]) -> str:
         return ""
     shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
     return f" (known: {shown})"
+
+
+def _unknown(what: str, name: str, known: Iterable[str], aliases: Mapping[str, str], advice: str) -> str:
+    """Why a referenced tool or toolset is not there: a legacy alias, or unknown (with a hint)."""
+    alias_of = aliases.get(name)
+    if alias_of:
+        return f"{what} {name!r} is a legacy alias of {alias_of!r}; {advice}"
+    return f"unknown {what} {name!r}{_hint(name, known)}"
 
 
 def link(
@@ -120,23 +128,13 @@ def link(
         members = set(home_members.get(name, ()))
         for i, tool in enumerate(doc.data.get("tools") or []):
             if tool not in known_tools:
-                alias_of = out.tool_aliases.get(tool)
-                message = (
-                    f"tool {tool!r} is a legacy alias of {alias_of!r}; list the tool itself"
-                    if alias_of
-                    else f"unknown tool {tool!r}{_hint(tool, out.tools)}"
-                )
+                message = _unknown("tool", tool, out.tools, out.tool_aliases, "list the tool itself")
                 problems.append(doc.problem(["tools", i], "tool-unknown", message))
             elif tool in out.tools:
                 members.add(tool)
         for i, inc in enumerate(doc.data.get("includes") or []):
             if inc not in known_toolsets:
-                alias_of = out.toolset_aliases.get(inc)
-                message = (
-                    f"toolset {inc!r} is a legacy alias of {alias_of!r}; include the toolset itself"
-                    if alias_of
-                    else f"unknown toolset {inc!r}{_hint(inc, out.toolsets)}"
-                )
+                message = _unknown("toolset", inc, out.toolsets, out.toolset_aliases, "include the toolset itself")
                 problems.append(doc.problem(["includes", i], "toolset-unknown", message))
         direct[name] = members
 

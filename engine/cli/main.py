@@ -116,12 +116,8 @@ def project_root(ctx: click.Context) -> Path:
     return root if root is not None else Path.cwd()
 
 
-# Set by main(): the process ends with the command (the console script, python -m engine).
-_STATE = {"exits_after_command": False}
-
-
 @contextlib.contextmanager
-def _one_shot_heap() -> Iterator[None]:
+def _one_shot_heap(ctx: click.Context) -> Iterator[None]:
     """Around the load of a one-shot command: what it builds lives until the process exits.
 
     The cyclic GC stays off while loading and the result is frozen out of its reach, so
@@ -129,7 +125,8 @@ def _one_shot_heap() -> Iterator[None]:
     work on 1,000 tools is spent scanning objects that can never be garbage) is skipped.
     Not for `dev`: a long-running process must be able to collect replaced generations.
     """
-    if not _STATE["exits_after_command"]:  # embedded (tests, CliRunner): leave the host's GC alone
+    # main() says the process ends with the command; embedded (tests, CliRunner): leave the host's GC alone.
+    if not ctx.find_root().ensure_object(dict).get("exits_after_command"):
         yield
         return
     was_enabled = gc.isenabled()
@@ -143,7 +140,7 @@ def _one_shot_heap() -> Iterator[None]:
 
 
 def load_engine(ctx: click.Context) -> Engine:
-    with _one_shot_heap():
+    with _one_shot_heap(ctx):
         return Engine.load(project_root(ctx))
 
 
@@ -171,7 +168,7 @@ def cli() -> None:
 @click.pass_context
 def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...]) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
-    with _one_shot_heap():
+    with _one_shot_heap(ctx):
         result = ProjectLoader(project_root(ctx)).load(strict=strict)
     click.echo(REPORTERS[fmt](result))
     ctx.exit(0 if result.ok else EXIT_INVALID)
@@ -374,9 +371,8 @@ def json_schema(kind: str | None, write_dir: Path | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    _STATE["exits_after_command"] = True
     try:
-        code = cli.main(args=argv, prog_name="hermes-engine", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="hermes-engine", standalone_mode=False, obj={"exits_after_command": True})
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.Abort:

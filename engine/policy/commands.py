@@ -12,10 +12,11 @@ import base64
 import binascii
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.policy.lexer import decode_ansi_c
+from engine.policy.paths import URL
 
 # -- wrappers ------------------------------------------------------------------------
 
@@ -337,7 +338,6 @@ SCRIPT_RUNNERS = SHELLS | frozenset(
     }
 )
 _INTERPRETER_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q", "-I", "-r", "--require", "--import"})
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def script_operand(name: str, argv: tuple[str, ...] | list[str]) -> str | None:
@@ -368,17 +368,18 @@ def download_targets(name: str, argv: tuple[str, ...] | list[str]) -> list[str]:
     """Files curl or wget save on this command line (``-`` for stdout is left out)."""
     if name not in ("curl", "wget"):
         return []
-    urls = [w for w in argv[1:] if _URL.match(w)]
+    words = argv[1:]
+    urls = [w for w in words if URL.match(w)]
     out: list[str] = []
     if name == "curl":
-        out += [v for v in _values(argv, "-o", "--output") if v != "-"]
+        out += [v for v in option_values("o", words) + option_values("output", words) if v != "-"]
         if any(w in ("-O", "--remote-name", "--remote-name-all") or _clustered(w, "O") for w in argv[1:]):
             out += [_url_basename(u) for u in urls]
         return out
-    document = _values(argv, "-O", "--output-document")
+    document = option_values("O", words) + option_values("output-document", words)
     if document:
         return [v for v in document if v != "-"]
-    prefix = next(iter(_values(argv, "-P", "--directory-prefix")), "")
+    prefix = next(iter(option_values("P", words) + option_values("directory-prefix", words)), "")
     return [posixpath.join(prefix, _url_basename(u)) if prefix else _url_basename(u) for u in urls]
 
 
@@ -386,26 +387,32 @@ def _clustered(word: str, letter: str) -> bool:
     return word.startswith("-") and not word.startswith("--") and letter in word[1:] and word[1:].isalpha()
 
 
-def _values(argv: tuple[str, ...] | list[str], short: str, long: str) -> list[str]:
-    """Values of an option: `-o F`, `-oF`, `-so F`, `-qO-`, `--output F`, `--output=F`."""
-    values = []
-    letter = short[1:]
-    for i, word in enumerate(argv[1:], start=1):
-        nxt = argv[i + 1] if i + 1 < len(argv) else None
-        if word in (short, long):
-            if nxt is not None:
-                values.append(nxt)
-        elif word.startswith(long + "="):
-            values.append(word[len(long) + 1 :])
-        elif word.startswith("-") and not word.startswith("--"):
-            at = word.find(letter, 1)
-            if at < 0 or not word[1:at].isalpha():
+def option_values(name: str, words: Sequence[str]) -> list[str]:
+    """Values of an option among a command's words.
+
+    One letter: `-o V`, `-oV`, and in a cluster of flags `-so V`, `-qO-`.
+    Longer: `--name=V`, `-name=V`, `name=V` (dd), `--name V`, `-name V`.
+    """
+    values: list[str] = []
+    for i, word in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if len(name) == 1:
+            if word.startswith("--") or not word.startswith("-"):
+                continue
+            at = word.find(name, 1)
+            if at < 0 or (at > 1 and not word[1:at].isalpha()):  # only flag letters may come before it
                 continue
             attached = word[at + 1 :]
             if attached:
                 values.append(attached)
             elif nxt is not None:
                 values.append(nxt)
+            continue
+        for prefix in (f"--{name}=", f"-{name}=", f"{name}="):
+            if word.startswith(prefix):
+                values.append(word[len(prefix) :])
+        if word in (f"--{name}", f"-{name}") and nxt is not None:
+            values.append(nxt)
     return values
 
 
@@ -414,16 +421,6 @@ def _url_basename(url: str) -> str:
     _, _, rest = path.partition("/")
     name = rest.rstrip("/").rsplit("/", 1)[-1]
     return name or "index.html"
-
-
-def file_operands(word: str) -> str:
-    """The file a word names for reading: curl's `@file` and `name=@file` / `name=<file` forms."""
-    if word.startswith("@"):
-        return word[1:]
-    head, sep, tail = word.partition("=")
-    if sep and tail[:1] in ("@", "<") and head.replace("-", "").replace("_", "").isalnum():
-        return tail[1:]
-    return word
 
 
 _PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?([sbcdiuxXoq]))")

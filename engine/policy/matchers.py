@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.policy.commands import option_values
 from engine.policy.paths import literal_fragments
 from engine.policy.shell import Command
 
@@ -103,24 +104,6 @@ def _in_directory(classify: Any, cwd: str) -> Any:
         return frozenset(classify(posixpath.join(cwd, word)))
 
     return resolved
-
-
-def option_values(name: str, words: Sequence[str]) -> list[str]:
-    values: list[str] = []
-    for i, word in enumerate(words):
-        nxt = words[i + 1] if i + 1 < len(words) else None
-        if len(name) == 1:
-            if word == f"-{name}" and nxt is not None:
-                values.append(nxt)
-            elif word.startswith(f"-{name}") and not word.startswith("--") and len(word) > 2:
-                values.append(word[2:])
-            continue
-        for prefix in (f"--{name}=", f"-{name}=", f"{name}="):
-            if word.startswith(prefix):
-                values.append(word[len(prefix) :])
-        if word in (f"--{name}", f"-{name}") and nxt is not None:
-            values.append(nxt)
-    return values
 
 
 def code_paths(code: str) -> list[str]:

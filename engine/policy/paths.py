@@ -22,9 +22,9 @@ _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
 
 _HOME_VARS = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$ENV\{HOME\}|%USERPROFILE%|%HOMEPATH%)(?=/|$)")
 _REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
-_FORM_FILE = re.compile(r"^[\w.-]+=@(.+)$")
+_FORM_FILE = re.compile(r"^[\w.-]+=[@<](.+)$")
 
 
 class GlobError(ValueError):
@@ -110,18 +110,24 @@ class _Class:
     exclude: re.Pattern[str] | None
 
 
+def file_operand(word: str) -> str:
+    """The file a word names for reading: curl's `@file`, `name=@file` and `name=<file` forms."""
+    form = _FORM_FILE.match(word)
+    if form is not None:
+        return form.group(1)
+    if word.startswith("@") and len(word) > 1:
+        return word[1:]
+    return word
+
+
 def normalize_path(word: str) -> tuple[str, set[str]]:
     """(normalised path, computed classes) for a word used as a path."""
     computed: set[str] = set()
     text = word.strip()
     if text.startswith("file://"):
         text = text[len("file://") :]
-    form = _FORM_FILE.match(text)
-    if form is not None:
-        text = form.group(1)  # curl -F name=@file
-    if text.startswith("@") and len(text) > 1 and text[1] in "/~.$":
-        text = text[1:]  # curl's @file
-    if _URL.match(text):
+    text = file_operand(text)
+    if URL.match(text):
         return text, {"url"}
     if _WINDOWS.match(text):
         return text.replace("\\", "/"), {"absolute", "windows"}

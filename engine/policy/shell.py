@@ -23,7 +23,6 @@ from engine.policy.commands import (
     decode_filter,
     download_targets,
     embedded_shell,
-    file_operands,
     find_exec,
     find_roots,
     inline_code,
@@ -36,6 +35,7 @@ from engine.policy.commands import (
     ssh_command,
 )
 from engine.policy.lexer import ARITH, LIT, REDIRECT_OPS, SUB, VAR, ShellSyntaxError, Token, tokenize
+from engine.policy.paths import file_operand
 
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
@@ -372,7 +372,8 @@ class Analyzer:
             stages.append(command)
             if not name:
                 break
-            if self.files and "/" in argv[0] and self._file_key(argv[0]) in self.files:
+            written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
+            if written is not None:
                 # `./fetched.sh`: a file written on this line, run by its interpreter.
                 runner = Command(
                     "sh",
@@ -380,7 +381,7 @@ class Analyzer:
                     (False, *dynamic),
                     tuple(redirects),
                     stdin,
-                    fed | self.files[self._file_key(argv[0])].writers,
+                    fed | written.writers,
                     (*via, argv[0]),
                     None,
                     depth,
@@ -464,7 +465,7 @@ class Analyzer:
     # -- files written and read on the same line ------------------------------------
 
     def _file_key(self, word: str) -> str:
-        path = file_operands(word)
+        path = file_operand(word)
         if self.cwd is not None and self.cwd != "$unknown" and path and not path.startswith(("/", "~")):
             path = posixpath.join(self.cwd, path)
         return posixpath.normpath(path) if path else path
