@@ -24,6 +24,10 @@ class Match:
     severity: str  # "hardline", "dangerous", "deny" (a policy floor) or "ask" (a rule)
     command: str  # the simple command (or value) that matched
     via: tuple[str, ...] = ()  # wrappers it was found inside (sudo, bash -c, ...)
+    # False for matches that say "this could not be read for certain" (unparseable input,
+    # a limit reached, text a normalisation changed): a human may allow such a call once,
+    # but a session or "always" grant must never cover a different command.
+    grantable: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -34,6 +38,8 @@ class Match:
         }
         if self.via:
             out["via"] = list(self.via)
+        if not self.grantable:
+            out["grantable"] = False
         return out
 
 
@@ -43,6 +49,11 @@ class Verdict:
     hardline: bool
     matches: tuple[Match, ...] = ()
     reason: str | None = None
+
+    @property
+    def grantable(self) -> bool:
+        """Whether a session or "always" approval may cover this verdict's matches."""
+        return all(m.grantable for m in self.matches)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
