@@ -397,8 +397,11 @@ class Engine:
         """
         self._approvals.callback = callback
 
-    def gate(self, prepared: Prepared, asked: Sequence[str]) -> ToolResult | None:
-        """The policy seam: None lets the call run, a result refuses it."""
+    def gate(self, prepared: Prepared, asked: Sequence[tuple[str, str]]) -> ToolResult | None:
+        """The policy seam: None lets the call run, a result refuses it.
+
+        ``asked`` holds (hook name, reason) for each pre_tool_call hook that asked for approval.
+        """
         from engine.policy.approval import ApprovalRequest  # noqa: PLC0415
         from engine.policy.audit import AuditLog  # noqa: PLC0415
         from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict  # noqa: PLC0415
@@ -407,11 +410,20 @@ class Engine:
         tool = prepared.plan.spec.name
         verdict = self._evaluator(snap).verdict(tool, prepared.args) if prepared.plan.guarded else Verdict(ALLOW, False)
         if asked and verdict.decision != DENY:
-            hooks = tuple(Match("hook", reason, "ask", tool) for reason in asked)
-            verdict = Verdict(ASK, False, (*verdict.matches, *hooks), "a pre_tool_call hook asked for approval")
+            # Keyed by hook and reason: approving one hook's question answers no other.
+            hooks = tuple(Match(f"hook:{name}", reason, "ask", tool) for name, reason in asked)
+            reason = "a pre_tool_call hook asked for approval"
+            verdict = Verdict(ASK, False, (*verdict.matches, *hooks), reason, verdict.commands)
         values = [v for argument, _ in snap.policy.targets.get(tool, ()) for v in _as_list(prepared.args.get(argument))]
         request = ApprovalRequest(
-            tool, prepared.args, " ; ".join(values) or tool, verdict, prepared.session_id, prepared.task_id
+            tool,
+            prepared.args,
+            " ; ".join(values) or tool,
+            verdict,
+            prepared.session_id,
+            prepared.task_id,
+            tuple(values),
+            str(snap.config.workdir(self._started_in)),
         )
         settings = snap.policy.settings
         audit = AuditLog(self._audit_path(settings))

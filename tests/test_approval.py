@@ -108,17 +108,22 @@ def test_session_approval_is_remembered_for_that_session_and_pattern(make: Calla
     assert run(engine, "git branch -D x", "a").error is not None  # another pattern asks again
 
 
-def test_always_appends_to_the_config_allowlist_keeping_comments(make: Callable[..., Engine]) -> None:
+def test_always_appends_the_command_it_saw_to_the_config_allowlist_keeping_comments(
+    make: Callable[..., Engine],
+) -> None:
     engine = make()
     engine.set_approval_callback(lambda request: "always")
     assert run(engine, DANGEROUS).ok
     config = (engine.root / "hermes-engine.yaml").read_text()
     assert "# the operator's settings" in config and "# seconds" in config
-    assert yaml.safe_load(config)["approvals"]["command_allowlist"] == ["git_force_push"]
+    assert yaml.safe_load(config)["approvals"]["command_allowlist"] == ["git push --force origin main"]
     engine.set_approval_callback(None)
     assert run(engine, DANGEROUS, "other-session").ok
+    assert run(engine, "git push --force origin release", "other-session").error is not None
     fresh = Engine.load(engine.root)
-    assert fresh.check("git push -f").decision == "allow"
+    assert fresh.check("git push --force origin main").decision == "allow"
+    assert fresh.check("git push --force origin release").decision == "ask"
+    assert fresh.check("git push -f").decision == "ask"
 
 
 @pytest.mark.parametrize("answer", ["deny", "d", "nonsense", None, 42])

@@ -143,7 +143,7 @@ class Dispatcher:
                 return _refuse(snap, started, spec.name, tool_call_id, "invalid_arguments", problem, recoverable=True)
         prepared = Prepared(plan, args, started, session_id, task_id, tool_call_id, snap)
         hooks = self.engine._hooks
-        asked: list[str] = []
+        asked: list[tuple[str, str]] = []  # (hook, reason) of each hook that asked for approval
         if hooks.get("pre_tool_call"):
             outcome = self._pre_hooks(prepared, asked)
             if outcome is not None:
@@ -308,7 +308,7 @@ class Dispatcher:
             **extra,
         }
 
-    def _pre_hooks(self, prepared: Prepared, asked: list[str]) -> ToolResult | None:
+    def _pre_hooks(self, prepared: Prepared, asked: list[tuple[str, str]]) -> ToolResult | None:
         runner = self.engine._hooks
         for hook in runner.get("pre_tool_call"):
             try:
@@ -334,7 +334,7 @@ class Dispatcher:
                     )
                 prepared.args = args
             elif isinstance(outcome, AskApproval):
-                asked.append(outcome.reason)
+                asked.append((hook.name, outcome.reason))
         return None
 
     def _post_hooks(self, prepared: Prepared, result: ToolResult) -> None:

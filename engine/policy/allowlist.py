@@ -8,12 +8,15 @@ approving at once never lose each other's entries).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from engine.errors import HermesError
@@ -22,6 +25,10 @@ from engine.source.yamlfile import parse_bytes
 
 class AllowlistError(HermesError):
     pass
+
+
+# Entries that may be written unquoted (if YAML also reads them back as the same string).
+_PLAIN = re.compile(r"[A-Za-z_./~][A-Za-z0-9_./~+=@%^-]*(?: [A-Za-z0-9_./~+=@%^-]+)*")
 
 
 def _child(node: Node | None, key: str) -> tuple[Node | None, Node | None]:
@@ -39,7 +46,19 @@ def _current(data: Any) -> list[str]:
     return [str(x) for x in listed] if isinstance(listed, list) else []
 
 
-def _edit(text: str, keys: list[str]) -> str:
+def _scalar(entry: str) -> str:
+    """``entry`` as YAML that reads back as exactly that string, in a block or a flow list."""
+    if _PLAIN.fullmatch(entry) is not None:
+        try:
+            if yaml.safe_load(f"[{entry}]") == [entry] and yaml.safe_load(f"- {entry}") == [entry]:
+                return entry
+        except yaml.YAMLError:
+            pass
+    return json.dumps(entry, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+
+
+def _edit(text: str, entries: list[str]) -> str:
+    keys = [_scalar(e) for e in entries]
     parsed = parse_bytes(text.encode("utf-8"), "hermes-engine.yaml")
     if parsed.problems:
         raise AllowlistError(f"cannot edit hermes-engine.yaml: {parsed.problems[0].format()}")

@@ -1,7 +1,10 @@
 """The approval chain: what happens to a call the policy says to ask about.
 
 session grant → yolo / mode off → smart judge → the human (a host callback or
-the CLI prompt) → once, session, always, deny or timeout. Nobody to ask means
+the CLI prompt) → once, session, always, deny or timeout. A session or "always"
+answer covers each match for its own target only (engine.policy.scope): approving
+`rm -rf ../build_other` never approves `rm -rf ~/projects`; what cannot be read
+for certain is approved once, whatever the answer. Nobody to ask means
 deny, with a ``pending_approval`` payload the host can surface; a timeout is a
 denial, never consent; a judge or callback that raises or hangs means deny.
 Every decision is written to the hash-chained audit log.
@@ -12,14 +15,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from engine.dispatch.invoke import CallTimeout, call_bounded
 from engine.policy.allowlist import AllowlistError, append_allowlist
 from engine.policy.audit import AuditLog, redact
-from engine.policy.model import ALLOW, DENY, ApprovalSettings, Verdict
+from engine.policy.model import ALLOW, ASK, DENY, ApprovalSettings, Verdict
+from engine.policy.scope import Scoped, scope_matches
 
 log = logging.getLogger("hermes_engine.approval")
 
@@ -46,6 +50,10 @@ class ApprovalRequest:
     verdict: Verdict
     session_id: str | None
     task_id: str | None
+    values: tuple[str, ...] = ()  # the guarded argument values, as the tool receives them
+    workdir: str = "."
+    # Each match with what a session or "always" grant of it would cover (filled by the chain).
+    scoped: tuple[Scoped, ...] = ()
 
     @property
     def pattern_keys(self) -> list[str]:
@@ -55,6 +63,16 @@ class ApprovalRequest:
     def description(self) -> str:
         return "; ".join(dict.fromkeys(m.description for m in self.verdict.matches)) or "approval required"
 
+    @property
+    def grantable(self) -> bool:
+        """Whether "session" and "always" mean more than "once" for this request."""
+        return bool(self.scoped) and all(s.scope is not None for s in self.scoped)
+
+    @property
+    def always_globs(self) -> list[str]:
+        """What an "always" answer adds to approvals.command_allowlist (the rest is granted for the session)."""
+        return list(dict.fromkeys(s.glob for s in self.scoped if s.glob is not None))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": "pending_approval",
@@ -63,6 +81,7 @@ class ApprovalRequest:
             "pattern_keys": self.pattern_keys,
             "description": self.description,
             "session_id": self.session_id,
+            "grantable": self.grantable,
             "matches": [m.as_dict() for m in self.verdict.matches],
         }
 
@@ -73,6 +92,7 @@ class Resolution:
     outcome: str  # allow, once, session, always, deny, timeout, hardline, yolo, mode-off, judge-*, unattended, error
     message: str
     pending: dict[str, Any] | None = None
+    note: str = ""  # recorded in the audit log (an answer narrowed, an allowlist not written)
 
 
 def normalise_answer(answer: Any) -> str | None:
@@ -87,28 +107,34 @@ def normalise_answer(answer: Any) -> str | None:
     return text if text in OUTCOMES else None
 
 
+# A grant: (tool, pattern key, scope). See engine.policy.scope.
+Grant = tuple[str, str, str]
+
+
 @dataclass
 class ApprovalChain:
     """Per-engine approval state: session grants and the registered approver."""
 
     callback: Callable[..., Any] | None = None
-    grants: dict[str, set[str]] = field(default_factory=dict)
-    # Keys approved "always" since the config was last loaded (the config holds them from then on).
-    always: set[str] = field(default_factory=set)
+    grants: dict[str, set[Grant]] = field(default_factory=dict)
+    # Approved "always" since the config was last loaded (the config holds their globs from then on).
+    always: set[Grant] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def granted(self, session_id: str | None, keys: list[str]) -> bool:
-        if not keys:
+    def granted(self, request: ApprovalRequest) -> bool:
+        """Whether earlier answers already cover every match of ``request``, each for its own target."""
+        if not request.grantable:
             return False
+        wanted = _grants(request)
         with self.lock:
-            have = self.always | self.grants.get(session_id, set()) if session_id is not None else self.always
-            return all(k in have for k in keys)
+            session = self.grants.get(request.session_id, set()) if request.session_id is not None else set()
+            return all(g in self.always or g in session for g in wanted)
 
-    def grant(self, session_id: str | None, keys: list[str]) -> None:
-        if session_id is None:
+    def grant(self, request: ApprovalRequest) -> None:
+        if request.session_id is None or not request.grantable:
             return
         with self.lock:
-            self.grants.setdefault(session_id, set()).update(keys)
+            self.grants.setdefault(request.session_id, set()).update(_grants(request))
 
     def resolve(
         self,
@@ -117,6 +143,9 @@ class ApprovalChain:
         config_path: Path,
         audit: AuditLog,
     ) -> Resolution:
+        if request.verdict.decision == ASK and not request.scoped:
+            scoped = scope_matches(request.tool, request.verdict, request.values, request.workdir)
+            request = replace(request, scoped=scoped)
         resolution = self._resolve(request, settings, config_path)
         record = {
             "tool": request.tool,
@@ -129,6 +158,8 @@ class ApprovalChain:
             "keys": request.pattern_keys,
             "command": redact(request.command),
         }
+        if resolution.note:
+            record["note"] = resolution.note
         try:
             audit.append(record)
         except Exception as exc:  # an unwritable audit log must not let a risky call through
@@ -145,8 +176,7 @@ class ApprovalChain:
             kind = "hardline" if verdict.hardline else "deny"
             why = "a hardline pattern, never allowed" if verdict.hardline else "denied by the approval policy"
             return Resolution(False, kind, f"refused ({why}): {request.description}")
-        keys = request.pattern_keys
-        if self.granted(request.session_id, keys):
+        if self.granted(request):
             return Resolution(True, "session", "")
         if settings.yolo:
             return Resolution(True, "yolo", "")
@@ -191,19 +221,36 @@ class ApprovalChain:
             return Resolution(False, "error", f"the approval callback failed ({type(exc).__name__}); denied", pending)
         if answer is None or answer == "deny":
             return Resolution(False, "deny", f"denied by the user: {request.description}")
+        if answer in ("session", "always") and not request.grantable:
+            # What cannot be read for certain is approved for this call only, whatever the answer.
+            return Resolution(True, "once", "", note=f"answered {answer}; this call cannot be granted beyond once")
         if answer == "session":
-            self.grant(request.session_id, request.pattern_keys)
+            self.grant(request)
         elif answer == "always":
-            keys = [
-                m.key
-                for m in request.verdict.matches
-                if m.severity == "dangerous" and ":" not in m.key and m.key != "unparseable"
-            ]
+            return self._always(request, config_path)
+        return Resolution(True, answer, "")
+
+    def _always(self, request: ApprovalRequest, config_path: Path) -> Resolution:
+        """Record the globs the human saw in the config; what no glob can say is granted for the session."""
+        self.grant(request)
+        globs = request.always_globs
+        note = ""
+        if globs:
             try:
-                append_allowlist(config_path, keys)
+                append_allowlist(config_path, globs)
             except AllowlistError as exc:
                 log.warning("could not record the approval in %s: %s", config_path, exc)
+                note = f"not recorded in {config_path}: {exc}"
             with self.lock:
-                self.always.update(keys)
-            self.grant(request.session_id, request.pattern_keys)
-        return Resolution(True, answer, "")
+                self.always.update(_grants(request, only_globbed=True))
+        if any(s.glob is None for s in request.scoped):
+            note = (note + "; " if note else "") + "approved for this session only where no glob says it exactly"
+        return Resolution(True, "always", "", note=note)
+
+
+def _grants(request: ApprovalRequest, *, only_globbed: bool = False) -> set[Grant]:
+    return {
+        (request.tool, s.match.key, s.scope)
+        for s in request.scoped
+        if s.scope is not None and (s.glob is not None or not only_globbed)
+    }

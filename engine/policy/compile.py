@@ -28,13 +28,20 @@ DEFAULT_TARGETS = (Target("terminal", "command", "command"), Target("process", "
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command"})
 
 
-def command_glob(text: str) -> re.Pattern[str]:
-    """A rule glob: `*` matches anything, spaces and slashes included."""
-    return re.compile(fnmatch.translate(text), re.DOTALL)
+def command_glob(text: str, *, fold: bool = False) -> re.Pattern[str]:
+    """A rule glob: `*` matches anything, spaces and slashes included.
+
+    Deny and ask globs ``fold`` case (the strictest reading: hosts are case-insensitive);
+    allow globs never do.
+    """
+    return re.compile(fnmatch.translate(text), re.DOTALL | (re.IGNORECASE if fold else 0))
 
 
 def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[str, ...]]:
     merged: dict[str, list[str]] = {}
+    # A project may add to the builtin pack's classes, never carve an exception out of one:
+    # `!/Users/bob` on home_top would turn a hardline delete into something askable.
+    builtin = {name for doc in docs if doc.pack == "builtin" for name in doc.data.get("path_classes") or {}}
     for doc in docs:
         for name, globs in (doc.data.get("path_classes") or {}).items():
             if name in COMPUTED_CLASSES:
@@ -48,6 +55,13 @@ def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[s
                 )
                 continue
             for i, glob in enumerate(globs):
+                if glob.startswith("!") and name in builtin and doc.pack != "builtin":
+                    message = (
+                        f"{glob!r} excludes paths from the builtin path class {name!r}; "
+                        "a project may add to a builtin class but not exclude from it"
+                    )
+                    problems.append(doc.problem(["path_classes", name, i], "class-exclusion", message))
+                    continue
                 try:
                     glob_to_regex(glob.lstrip("!"))
                 except GlobError as exc:
@@ -264,7 +278,9 @@ def _settings(
             for kind, items in kinds.items():
                 for item in items:
                     text = ", ".join(f"{k}: {v!r}" for k, v in item.items())
-                    rule = Rule(tuple((k, command_glob(v)) for k, v in item.items()), f"{tool}({text})")
+                    fold = kind != "allow"
+                    globs = tuple((k, command_glob(v, fold=fold)) for k, v in item.items())
+                    rule = Rule(globs, f"{tool}({text})", tuple(item.values()))
                     rules.setdefault(tool, {}).setdefault(kind, []).append(rule)
     operator = config.get("approvals")
     for key in ("mode", "timeout", "yolo", "judge"):
@@ -303,7 +319,7 @@ def _settings(
         judge=judge,
         allowlist_keys=keys,
         allowlist_globs=globs,
-        deny_globs=tuple((d, command_glob(d)) for d in deny),
+        deny_globs=tuple((d, command_glob(d, fold=True)) for d in deny),
         rules={tool: {kind: tuple(r) for kind, r in kinds.items()} for tool, kinds in rules.items()},
         audit_log=operator.get("audit_log"),
     )

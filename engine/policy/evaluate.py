@@ -7,16 +7,19 @@ rule) > allow. A command that cannot be parsed is never allowed by default.
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.matchers import Matcher
-from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Verdict
+from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import normalize
 from engine.policy.paths import PathClassifier
+from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Command, parse
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
@@ -24,6 +27,8 @@ from engine.policy.shell import Command, parse
 _OBFUSCATION = re.compile(r"[$`'\"\\{]|<<")
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 _QUOTES = re.compile(r"[\"'`]")
+# Arguments rule globs read as shell commands (matched against each simple command too).
+_COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
 
 
 _ALLOWED = Verdict(ALLOW, False)
@@ -264,47 +269,64 @@ class Evaluator:
         hard = [m for m in matches if m.severity == "hardline"]
         if hard:
             return Verdict(DENY, True, tuple(hard + [m for m in matches if m not in hard]), "hardline pattern")
-        pieces = _pieces(commands) if (settings.deny_globs or rules) else []
-        floors = [
-            Match(f"deny:{text}", f"denied by the policy: {text}", "deny", piece)
-            for text, glob in settings.deny_globs
-            for piece in pieces
-            if glob.match(piece)
-        ]
-        floors += [
-            Match(f"rule:deny:{r.text}", f"denied by the rule {r.text}", "deny", r.text)
-            for r in rules.get("deny", ())
-            if _rule_hits(r, args, pieces)
-        ]
+        parsed = _pieces(commands) if (settings.deny_globs or rules) else None
+        floors: list[Match] = []
+        if parsed is not None:
+            lines, found = parsed
+            floors = [
+                Match(f"deny:{text}", f"denied by the policy: {text}", "deny", hit)
+                for text, glob in settings.deny_globs
+                for hit in hit_texts(glob, text, lines, found)
+            ]
+            floors += [
+                Match(f"rule:deny:{r.text}", f"denied by the rule {r.text}", "deny", r.text)
+                for r in rules.get("deny", ())
+                if _rule_hits(r, args, parsed)
+            ]
         if floors:
             return Verdict(DENY, False, tuple(floors + matches), "denied by the approval policy")
         if unparseable is not None:
             reason = f"the command cannot be parsed ({unparseable}); it is not allowed without approval"
-            return Verdict(
-                ASK, False, (Match("unparseable", reason, "dangerous", " ".join(commands)), *matches), reason
-            )
+            unread = Match("unparseable", reason, "dangerous", " ".join(commands), grantable=False)
+            return Verdict(ASK, False, (unread, *matches), reason, tuple(commands))
         asks = [
             Match(f"rule:ask:{r.text}", f"the rule {r.text} asks for approval", "ask", r.text)
             for r in rules.get("ask", ())
-            if _rule_hits(r, args, pieces)
+            if parsed is not None and _rule_hits(r, args, parsed)
         ]
         allow_rules = rules.get("allow", ())
-        pending = [m for m in matches if not self._covered(m, tool, args, allow_rules)]
+        plain_pieces = functools.cache(lambda: parsed[1] if parsed is not None else _pieces(commands)[1])
+        pending = [m for m in matches if not self._covered(m, allow_rules, commands, plain_pieces)]
         if asks or pending:
-            return Verdict(ASK, False, tuple(asks + pending), "approval required")
+            return Verdict(ASK, False, tuple(asks + pending), "approval required", tuple(commands))
         return Verdict(ALLOW, False, tuple(matches))
 
-    def _covered(self, match: Match, tool: str, args: Mapping[str, Any], allow_rules: Iterable[Any]) -> bool:
-        """A dangerous match the allowlist or an allow rule has already approved."""
+    def _covered(
+        self, match: Match, allow_rules: Iterable[Rule], commands: list[str], found: Callable[[], list[Piece]]
+    ) -> bool:
+        """A dangerous match the allowlist or an allow rule has already approved.
+
+        A pattern key in the allowlist approves the pattern; a glob or an allow rule approves
+        a command only as written and only where its context does not change what it does.
+        What the detector could not read for certain is never approved in advance.
+        """
+        if not match.grantable:
+            return False
         settings = self.policy.settings
         if match.key in settings.allowlist_keys:
             return True
-        if any(glob.match(match.command) for _, glob in settings.allowlist_globs):
+        if not settings.allowlist_globs and not allow_rules:
+            return False
+        if commands:
+            same = [p for p in found() if p.text == match.command and p.via == match.via]
+            if not same or not all(p.plain for p in same):
+                return False
+            spellings = [match.command]
+        else:  # a path argument: the spelling given and the path it normalises to must both be covered
+            spellings = [match.command, posixpath.normpath(match.command)]
+        if any(all(glob.match(s) for s in spellings) for _, glob in settings.allowlist_globs):
             return True
-        return any(
-            _rule_hits(rule, {**args, **{n: match.command for n, _ in rule.globs}}, [match.command])
-            for rule in allow_rules
-        )
+        return any(all(glob.match(s) for _, glob in rule.globs for s in spellings) for rule in allow_rules)
 
 
 def _first(hit: tuple[int, Match]) -> int:
@@ -324,22 +346,19 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _pieces(commands: list[str]) -> list[str]:
+def _pieces(commands: list[str]) -> tuple[list[str], list[Piece]]:
     """Each whole command and each of its simple commands, for glob rules."""
-    out: list[str] = []
-    for command in commands:
-        out.append(command.strip())
-        try:
-            out.extend(c.text for c in parse(command) if c.name)
-        except ShellSyntaxError:
+    return pieces(commands)
+
+
+def _rule_hits(rule: Rule, args: Mapping[str, Any], parsed: tuple[list[str], list[Piece]]) -> bool:
+    """Whether a deny or ask rule hits the call: every glob hits its argument (commands in any spelling)."""
+    lines, found = parsed
+    for i, (name, glob) in enumerate(rule.globs):
+        source = rule.sources[i] if i < len(rule.sources) else ""
+        if any(glob.match(v) for v in _strings(args.get(name))):
             continue
-    return out
-
-
-def _rule_hits(rule: Any, args: Mapping[str, Any], pieces: list[str]) -> bool:
-    for name, glob in rule.globs:
-        values = _strings(args.get(name))
-        candidates = values + (pieces if name == "command" else [])
-        if not any(glob.match(v) for v in candidates):
-            return False
+        if name in _COMMAND_ARGUMENTS and strict_hit(glob, source, lines, found):
+            continue
+        return False
     return True

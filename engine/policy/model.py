@@ -49,6 +49,8 @@ class Verdict:
     hardline: bool
     matches: tuple[Match, ...] = ()
     reason: str | None = None
+    # The command texts that were judged (normalised): what an approval's scope is computed from.
+    commands: tuple[str, ...] = ()
 
     @property
     def grantable(self) -> bool:
@@ -90,6 +92,7 @@ class Rule:
 
     globs: tuple[tuple[str, re.Pattern[str]], ...]
     text: str  # as written, for messages
+    sources: tuple[str, ...] = ()  # each glob as written (abbreviations are completed against its words)
 
 
 @dataclass(frozen=True, slots=True)
