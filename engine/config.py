@@ -114,6 +114,17 @@ CONFIG_SCHEMA: dict[str, Any] = {
     },
     "max_manifest_bytes": {"type": "integer", "min": 1, "default": 1024 * 1024},
     "hook_timeout": {"type": "number", "min": 0, "default": 5},
+    "max_handler_threads": {
+        "type": "integer",
+        "min": 1,
+        "max": 4096,
+        "default": 256,
+        "meta": {
+            "description": "Worker threads for handlers with a timeout (and for sync handlers called with acall). "
+            "A handler past its timeout keeps its thread until it returns; when every thread is taken, "
+            "calls fail with an overloaded error instead of waiting.",
+        },
+    },
     "hooks": {
         "type": "dict",
         "default": {},

@@ -28,6 +28,7 @@ from engine.dispatch.context import CallContext, SharedState
 from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
+from engine.dispatch.workers import RunningCall, Workers
 from engine.errors import ConfigurationError, ValidationFailed
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
@@ -78,7 +79,8 @@ class Engine:
         self._started_in = Path.cwd()
         self.shared = SharedState()
         self._providers: dict[str, Bound] = {}
-        self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]))
+        self.workers = Workers(int(result.snapshot.config["max_handler_threads"]))
+        self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]), self.workers)
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
         # The policy machinery is imported with the first engine, not with the package.
         from engine.policy.approval import ApprovalChain  # noqa: PLC0415
@@ -241,11 +243,8 @@ class Engine:
         task_id: str | None = None,
         tool_call_id: str | None = None,
     ) -> ToolResult:
-        """Run one tool call. Failures come back as error results, never as exceptions.
-
-        Raises:
-            ConfigurationError: the engine itself is misconfigured (a bug to fix, not a bad call).
-        """
+        """Run one tool call. Failures come back as error results, never as exceptions
+        (only KeyboardInterrupt goes through)."""
         return self._dispatcher.call(name, args, session_id, task_id, tool_call_id)
 
     async def acall(
@@ -258,7 +257,8 @@ class Engine:
         tool_call_id: str | None = None,
     ) -> ToolResult:
         """:meth:`call` for async hosts: async handlers are awaited on the caller's loop,
-        sync handlers run in a worker thread so they never block it."""
+        sync handlers run in a worker thread so they never block it. Cancelling the
+        awaiting task cancels the call."""
         return await self._dispatcher.acall(name, args, session_id, task_id, tool_call_id)
 
     def handle_function_call(
@@ -274,7 +274,12 @@ class Engine:
         return self._call_raw(BatchCall(name, arguments, tool_call_id), session_id, task_id).output
 
     def _call_raw(self, call: BatchCall, session_id: str | None, task_id: str | None) -> ToolResult:
-        args, problem = adapters.parse_arguments(call.args)
+        try:
+            args, problem = adapters.parse_arguments(call.args)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # bytes-like objects that will not decode, and their like
+            return self._dispatcher.internal_failure(call.name, call.tool_call_id, exc)
         if problem is not None:
             now = perf_counter()
             return failure(
@@ -300,16 +305,22 @@ class Engine:
         """Run several calls, concurrently where manifests allow; results in call order.
 
         Each call is ``(name, args)``, ``(name, args, id)``, ``{"name", "arguments", "id"}``
-        or a :class:`BatchCall`; arguments may be JSON text.
+        or a :class:`BatchCall`; arguments may be JSON text. There is one result per
+        item, and never an exception: an item that is not a call gets an error result.
         """
         snap = self._snapshot
-        return run_batch(
-            snap,
-            calls,
-            snap.config.workdir(self._started_in),
-            lambda c: self._call_raw(c, session_id, task_id),
-            max_workers,
-        )
+        try:
+            return run_batch(
+                snap,
+                calls,
+                snap.config.workdir(self._started_in),
+                lambda c: self._call_raw(c, session_id, task_id),
+                max_workers,
+            )
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # `calls` itself could not be read
+            return [self._dispatcher.internal_failure(None, None, exc)]
 
     def openai_tool_messages(self, tool_calls: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
         """OpenAI chat-completions ``tool_calls`` → ``{"role": "tool", ...}`` messages."""
@@ -385,9 +396,15 @@ class Engine:
     def check(self, command: str, tool: str = "terminal") -> Verdict:
         """Judge a command (or a path, for file tools) as a call to ``tool`` would be judged.
 
-        Nobody is asked and nothing is logged: this is the policy's verdict alone.
+        Nobody is asked and nothing is logged: this is the policy's verdict alone. It never
+        raises: a command the detector fails on gets a fail-closed verdict (ask, not grantable).
         """
-        return self._evaluator(self._snapshot).check(command, tool)
+        try:
+            return self._evaluator(self._snapshot).check(command, tool)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            return _unjudged(command, exc)
 
     def set_approval_callback(self, callback: Callable[..., Any] | None) -> None:
         """Register who answers approval requests: ``callback(request) -> "once"|"session"|"always"|"deny"``.
@@ -408,7 +425,14 @@ class Engine:
 
         snap = prepared.snap
         tool = prepared.plan.spec.name
-        verdict = self._evaluator(snap).verdict(tool, prepared.args) if prepared.plan.guarded else Verdict(ALLOW, False)
+        verdict = Verdict(ALLOW, False)
+        if prepared.plan.guarded:
+            try:
+                verdict = self._evaluator(snap).verdict(tool, prepared.args)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                verdict = _unjudged(prepared.args, exc)
         if asked and verdict.decision != DENY:
             # Keyed by hook and reason: approving one hook's question answers no other.
             hooks = tuple(Match(f"hook:{name}", reason, "ask", tool) for name, reason in asked)
@@ -446,6 +470,12 @@ class Engine:
     def _audit_path(self, settings: Any) -> Path:
         configured = settings.audit_log
         return (self.root / configured) if configured else self.state_dir / "audit.jsonl"
+
+    def overdue_calls(self) -> list[RunningCall]:
+        """Handlers still running past their timeout (their calls were already reported as
+        timed out), longest overdue first. Each holds a worker thread, or a task on a loop,
+        until it returns; ``max_handler_threads`` bounds the threads."""
+        return self.workers.overdue()
 
     # -- handler context -------------------------------------------------------------
 
@@ -503,6 +533,8 @@ class Engine:
                 # through the engine afterwards must already belong to the new generation.
                 self._availability = AvailabilityCache(float(new.config["check_ttl"]))
                 self._hooks.set_config_hooks(new.config_hooks)
+                self._hooks.timeout = float(new.config["hook_timeout"])
+                self.workers.limit = int(new.config["max_handler_threads"])
                 self._snapshot = new
                 self.last_result = result
                 self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
@@ -554,6 +586,17 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unjudged(value: Any, exc: BaseException) -> Verdict:
+    """Fail closed: what the detector could not judge is asked about, once, never granted wider."""
+    from engine.policy.model import ASK, Match, Verdict  # noqa: PLC0415
+
+    log.error("the policy check failed", exc_info=exc)
+    reason = f"the command could not be judged ({type(exc).__name__}); it is not allowed without approval"
+    shown = value[:1000] if isinstance(value, str) else "(the call's arguments)"
+    match = Match("unjudged", reason, "dangerous", shown, grantable=False)
+    return Verdict(ASK, False, (match,), reason)
 
 
 def _as_list(value: Any) -> list[str]:

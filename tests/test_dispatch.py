@@ -449,3 +449,11 @@ def test_handle_function_call_takes_json_text_or_a_dict(engine: Engine) -> None:
 def test_definitions_and_calls_work_for_the_copied_fixture(engine: Engine) -> None:
     assert len(engine.definitions()) == len(engine.tools)
     assert PROJECTS.is_dir()
+
+
+def test_conflict_detection_reads_arguments_sent_as_json_text(engine: Engine) -> None:
+    from dispatch_handlers import tools
+
+    tools.EVENTS.clear()
+    engine.call_batch([("read_thing", '{"path": "dir/a.txt"}'), ("write_thing", '{"path": "dir/a.txt"}')])
+    assert tools.EVENTS == ["start dir/a.txt", "end dir/a.txt", "start dir/a.txt", "end dir/a.txt"]

@@ -5,12 +5,13 @@ Both accept the SDKs' own objects or plain dicts of the same shape.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from engine.dispatch.batch import BatchCall
+from engine.dispatch.batch import BatchCall, parse_arguments
 from engine.dispatch.results import ToolResult
+
+__all__ = ["anthropic_tool_results", "openai_tool_messages", "parse_arguments"]
 
 RunBatch = Callable[[Sequence[BatchCall]], list[ToolResult]]
 
@@ -19,27 +20,6 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key, default)
     return getattr(obj, key, default)
-
-
-def parse_arguments(raw: Any) -> tuple[Any, str | None]:
-    """The model's raw arguments (JSON text or a mapping) → (value, problem)."""
-    if raw is None:
-        return {}, None
-    if isinstance(raw, (bytes, bytearray)):
-        raw = raw.decode("utf-8", errors="replace")
-    if isinstance(raw, str):
-        if not raw.strip():
-            return {}, None
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            return None, (
-                f'the arguments are not valid JSON ({exc}); send one JSON object, e.g. {{"path": "README.md"}}'
-            )
-        if not isinstance(value, dict):
-            return None, f"the arguments must be a JSON object, not a JSON {type(value).__name__}"
-        return value, None
-    return raw, None
 
 
 def openai_tool_messages(tool_calls: Iterable[Any], run: RunBatch) -> list[dict[str, Any]]:

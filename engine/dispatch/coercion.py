@@ -58,9 +58,9 @@ def _matches(value: Any, kind: str) -> bool:
 
 def _to_number(text: str, *, integer: bool) -> Any:
     stripped = text.strip()
-    if _INT_TEXT.match(stripped):
-        return int(stripped)
     try:
+        if _INT_TEXT.match(stripped):
+            return int(stripped)  # past Python's digit limit this raises ValueError too
         number = float(stripped)
     except ValueError:
         return _MISSING
@@ -86,7 +86,7 @@ def _from_text(text: str, kind: str) -> Any:
             return _MISSING
         try:
             parsed = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             return _MISSING
         return parsed if _matches(parsed, kind) else _MISSING
     return _MISSING

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.dispatch.invoke import CallTimeout, call_bounded
+from engine.dispatch.workers import Workers
 from engine.errors import ConfigurationError
 
 log = logging.getLogger("hermes_engine.hooks")
@@ -90,8 +91,9 @@ class HookTimeout(Exception):
 class HookRunner:
     """Registered hooks, kept as tuples swapped whole so a call never sees a half-updated list."""
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, workers: Workers | None = None) -> None:
         self.timeout = timeout
+        self.workers = workers
         self._added: dict[str, tuple[Hook, ...]] = {p: () for p in HOOK_POINTS}
         self._configured: dict[str, tuple[Hook, ...]] = {p: () for p in HOOK_POINTS}
         self._hooks: dict[str, tuple[Hook, ...]] = {p: () for p in HOOK_POINTS}
@@ -132,7 +134,9 @@ class HookRunner:
             Exception: whatever the hook raised.
         """
         try:
-            return call_bounded(hook.function, hook.arguments(available), self.timeout or None)
+            return call_bounded(
+                hook.function, hook.arguments(available), self.timeout or None, self.workers, f"hook {hook.name}"
+            )
         except CallTimeout:
             raise HookTimeout(f"hook {hook.name} timed out after {self.timeout:g}s") from None
 

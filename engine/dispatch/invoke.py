@@ -1,19 +1,33 @@
 """Running handlers: sync inline, async bridged, both under an optional timeout.
 
-- A sync handler runs on the calling thread (no hop) unless it has a timeout,
-  which needs a worker thread to wait on.
-- An async handler runs on a persistent event loop owned by the calling thread;
-  when the calling thread already runs a loop (a sync call from async code), it
-  runs on a helper thread's loop instead, since a loop cannot be re-entered.
+- A sync handler runs on the calling thread (no hop) unless it has a timeout, which
+  needs a worker thread to wait on (:mod:`engine.dispatch.workers`).
+- An async handler runs on a persistent event loop owned by the calling thread; when
+  the calling thread already runs a loop (a sync call from async code), it runs on a
+  helper thread's loop instead, since a loop cannot be re-entered.
+- A timeout holds whatever the handler does with it: at the deadline an async handler
+  is cancelled and given ``GRACE_SECONDS`` to stop; then the call is reported as timed
+  out even if the handler swallowed the cancellation (it stays listed as overdue until
+  it ends). A sync handler's thread cannot be stopped; it is listed the same way.
+- What a handler raises never crosses a task or a future as itself: asyncio re-raises
+  SystemExit out of the loop that runs the task, throws a GeneratorExit that resolves
+  a future into every coroutine awaiting it, and refuses StopIteration. A carrier
+  exception takes it across, and the original is raised again on the caller's side.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
+
+from engine.dispatch.workers import Workers, default_workers, worker_loop
+
+GRACE_SECONDS = 0.5
 
 
 class CallTimeout(Exception):
@@ -22,10 +36,17 @@ class CallTimeout(Exception):
         self.seconds = seconds
 
 
+class _Raised(Exception):
+    """Carries what a handler raised across a task or future boundary."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(type(raised).__name__)
+        self.raised = raised
+
+
 _local = threading.local()
 _helper_lock = threading.Lock()
 _helper: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
-_workers: concurrent.futures.ThreadPoolExecutor | None = None
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
@@ -52,52 +73,145 @@ def _in_running_loop() -> bool:
     return asyncio._get_running_loop() is not None
 
 
-def run_coroutine(coro: Coroutine[Any, Any, Any], timeout: float | None) -> Any:
-    """Run ``coro`` to completion from synchronous code.
+def _call_carried(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return function(**kwargs)
+    except BaseException as exc:
+        raise _Raised(exc) from None
+
+
+async def _carried(coro: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        return await coro
+    except asyncio.CancelledError:
+        raise  # a task must still end as cancelled
+    except BaseException as exc:
+        raise _Raised(exc) from None
+
+
+async def _bounded(coro: Coroutine[Any, Any, Any], timeout: float, workers: Workers, label: str) -> Any:
+    """Run ``coro`` as a task; at ``timeout`` cancel it and, after a grace, give up on it.
 
     Raises:
-        CallTimeout: ``timeout`` elapsed (the coroutine is cancelled).
+        CallTimeout: the deadline passed, whether or not the task has stopped.
+        _Raised: what the coroutine raised.
     """
-    if timeout:
-        coro = _bounded(coro, timeout)
-    if _in_running_loop():
-        future = asyncio.run_coroutine_threadsafe(coro, _helper_loop())
-        return future.result()
-    return _thread_loop().run_until_complete(coro)
-
-
-async def _bounded(coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+    started = time.monotonic()
+    task = asyncio.ensure_future(_carried(coro))
     try:
-        return await asyncio.wait_for(coro, timeout)
-    except TimeoutError:
-        raise CallTimeout(timeout) from None
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+        if not done:
+            task.cancel()
+            done, _ = await asyncio.wait((task,), timeout=GRACE_SECONDS)
+            if done:
+                _retrieve(task)
+            else:
+                workers.adopt(task, label, started, started + timeout)
+            raise CallTimeout(timeout)
+    except asyncio.CancelledError:
+        task.cancel()  # the caller is cancelled: so is the call
+        raise
+    return task.result()
 
 
-def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _workers
-    with _helper_lock:
-        if _workers is None:
-            _workers = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="hermes-call")
-        return _workers
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """Take a finished task's exception so asyncio does not log it as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
-def run_sync(function: Callable[..., Any], kwargs: dict[str, Any], timeout: float | None) -> Any:
+def run_coroutine(
+    coro: Coroutine[Any, Any, Any], timeout: float | None, workers: Workers | None = None, label: str = "handler"
+) -> Any:
+    """Run ``coro`` to completion from synchronous code.
+
+    With a timeout it runs on a worker thread's loop, so the deadline holds even if the
+    handler blocks its loop or ignores its cancellation.
+
+    Raises:
+        CallTimeout: ``timeout`` elapsed (the coroutine was cancelled).
+        Overloaded: no worker thread is free and no more may be started.
+        BaseException: whatever the coroutine raised.
+    """
+    try:
+        if timeout:
+            pool = workers or default_workers()
+            future = pool.submit(functools.partial(_run_on_this_thread, coro, timeout), label, timeout)
+            done, _ = concurrent.futures.wait((future,), timeout=timeout + GRACE_SECONDS)
+            if not done:
+                raise CallTimeout(timeout)  # the worker goes on running it, listed as overdue
+            return future.result()
+        if _in_running_loop():
+            # A SystemExit escaping a task ends the loop that runs it: the helper's must keep running.
+            return asyncio.run_coroutine_threadsafe(_carried(coro), _helper_loop()).result()
+        return _thread_loop().run_until_complete(coro)
+    except _Raised as carrier:
+        raise _original(carrier) from None
+
+
+def _run_on_this_thread(coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+    """On a worker thread: run ``coro``, cancel it at ``timeout``, and wait for it to end.
+
+    Raises:
+        CallTimeout: the deadline passed (the caller may have stopped waiting already).
+        _Raised: what the coroutine raised.
+    """
+    loop = worker_loop()
+    task = loop.create_task(_carried(coro))
+    expired: list[bool] = []
+
+    def expire() -> None:
+        expired.append(True)
+        task.cancel()
+
+    timer = loop.call_later(timeout, expire)
+    try:
+        loop.run_until_complete(asyncio.wait((task,)))
+    finally:
+        timer.cancel()
+    if expired:
+        _retrieve(task)
+        raise CallTimeout(timeout)
+    return task.result()
+
+
+def _original(carrier: _Raised) -> BaseException:
+    raised = carrier.raised
+    while isinstance(raised, _Raised):
+        raised = raised.raised
+    return raised
+
+
+def run_sync(
+    function: Callable[..., Any],
+    kwargs: dict[str, Any],
+    timeout: float | None,
+    workers: Workers | None = None,
+    label: str = "handler",
+) -> Any:
     """Call a sync handler; with a timeout it runs on a worker thread we wait on.
 
     Raises:
         CallTimeout: ``timeout`` elapsed. The worker thread cannot be stopped and
-            finishes in the background; its result is discarded.
+            finishes in the background (listed as overdue); its result is discarded.
+        Overloaded: no worker thread is free and no more may be started.
     """
     if not timeout:
         return function(**kwargs)
-    future = _worker_pool().submit(function, **kwargs)
-    try:
-        return future.result(timeout=timeout)
-    except concurrent.futures.TimeoutError:
-        raise CallTimeout(timeout) from None
+    future = (workers or default_workers()).submit(functools.partial(function, **kwargs), label, timeout)
+    done, _ = concurrent.futures.wait((future,), timeout=timeout)
+    if not done:
+        raise CallTimeout(timeout)
+    return future.result()
 
 
-def call_bounded(function: Callable[..., Any], kwargs: dict[str, Any], timeout: float | None) -> Any:
+def call_bounded(
+    function: Callable[..., Any],
+    kwargs: dict[str, Any],
+    timeout: float | None,
+    workers: Workers | None = None,
+    label: str = "callback",
+) -> Any:
     """Call a sync or async callable from sync code, bounded by ``timeout`` (hooks, judges, approvers).
 
     Raises:
@@ -105,20 +219,39 @@ def call_bounded(function: Callable[..., Any], kwargs: dict[str, Any], timeout: 
         Exception: whatever it raised.
     """
     if asyncio.iscoroutinefunction(function):
-        return run_coroutine(function(**kwargs), timeout)
-    result = run_sync(function, kwargs, timeout)
+        return run_coroutine(function(**kwargs), timeout, workers, label)
+    result = run_sync(function, kwargs, timeout, workers, label)
     if asyncio.iscoroutine(result):  # a sync wrapper handing back a coroutine
-        return run_coroutine(result, timeout)
+        return run_coroutine(result, timeout, workers, label)
     return result
 
 
-async def run_async(function: Callable[..., Any], kwargs: dict[str, Any], is_async: bool, timeout: float | None) -> Any:
-    """Call a handler from async code: coroutines awaited, sync functions in a thread."""
-    if is_async:
-        if timeout:
-            return await _bounded(function(**kwargs), timeout)
-        return await function(**kwargs)
-    call = asyncio.to_thread(function, **kwargs)
-    if timeout:
-        return await _bounded(call, timeout)
-    return await call
+async def run_async(
+    function: Callable[..., Any],
+    kwargs: dict[str, Any],
+    is_async: bool,
+    timeout: float | None,
+    workers: Workers,
+    label: str = "handler",
+) -> Any:
+    """Call a handler from async code: coroutines awaited, sync functions on a worker thread.
+
+    Raises:
+        CallTimeout: ``timeout`` elapsed.
+        Overloaded: no worker thread is free and no more may be started.
+        BaseException: whatever the handler raised.
+    """
+    try:
+        if is_async:
+            if timeout:
+                return await _bounded(function(**kwargs), timeout, workers, label)
+            return await function(**kwargs)
+        future = asyncio.wrap_future(workers.submit(functools.partial(_call_carried, function, kwargs), label, timeout))
+        if not timeout:
+            return await future
+        done, _ = await asyncio.wait((future,), timeout=timeout)
+        if not done:
+            raise CallTimeout(timeout)
+        return future.result()
+    except _Raised as carrier:
+        raise _original(carrier) from None

@@ -1,12 +1,16 @@
 """One call, in order: lookup → availability → aliases → coercion → validation →
 pre hooks → policy → invocation → result contract → post/transform hooks → size cap.
 
-Two channels: whatever goes wrong *inside* a handler becomes an error result the
-model can read; a bug in the engine or its configuration is raised to the host.
+Nothing a call sends or a handler does reaches the host as an exception: a failure
+inside a handler becomes an error result the model can read; anything else that
+escapes the pipeline (a bug in the engine, exhausted recursion or memory) becomes an
+``internal_error`` result and is logged with its traceback. Only KeyboardInterrupt
+(and, for ``acall``, the cancellation of the caller's own task) goes through.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +25,7 @@ from engine.dispatch.hooks import AskApproval, Block, HookTimeout, ModifyArgs, i
 from engine.dispatch.invoke import CallTimeout, run_async, run_coroutine, run_sync
 from engine.dispatch.results import ResultMetadata, ToolResult, failure
 from engine.dispatch.shape import BadResult, shape, spill
+from engine.dispatch.workers import Overloaded
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolSpec
 
@@ -30,8 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_engine.dispatch")
 
 _BUG_EXCEPTIONS = (AttributeError, NameError, AssertionError, ImportError, NotImplementedError, SyntaxError, SystemExit)
-# A handler calling sys.exit() must not end the host; Ctrl-C (KeyboardInterrupt) still does.
-_HANDLER_ERRORS = (Exception, SystemExit)
+_NAME_SHOWN = 200  # characters of an unknown tool name repeated back to the model
 
 
 @dataclass(slots=True)
@@ -72,10 +76,15 @@ class Dispatcher:
 
     # -- plans -------------------------------------------------------------------
 
-    def plan(self, snap: Snapshot, name: str) -> Plan | None:
-        plan: Plan | None = snap.cache.get(name)
+    def plan(self, snap: Snapshot, name: Any) -> Plan | None:
+        try:
+            plan: Plan | None = snap.cache.get(name)
+        except TypeError:  # an unhashable "name"
+            return None
         if plan is not None:
             return plan
+        if not isinstance(name, str):
+            return None
         canonical = snap.canonical_tool(name)
         if canonical is None:
             return None
@@ -185,22 +194,30 @@ class Dispatcher:
         task_id: str | None = None,
         tool_call_id: str | None = None,
     ) -> ToolResult:
-        prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
-        if prepared.__class__ is not Prepared:
-            return prepared  # type: ignore[return-value]
-        assert isinstance(prepared, Prepared)
-        plan = prepared.plan
-        kwargs = self.kwargs(prepared) if (plan.accepts_ctx or plan.accepted is not None) else prepared.args
         try:
-            if plan.is_async:
-                value = run_coroutine(plan.function(**kwargs), plan.timeout)  # type: ignore[misc]
-            elif plan.timeout:
-                value = run_sync(plan.function, kwargs, plan.timeout)  # type: ignore[arg-type]
-            else:
-                value = plan.function(**kwargs)  # type: ignore[misc]
-        except _HANDLER_ERRORS as exc:
-            return self._handler_failed(prepared, exc)
-        return self.finish(prepared, value)
+            prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
+            if prepared.__class__ is not Prepared:
+                return prepared  # type: ignore[return-value]
+            assert isinstance(prepared, Prepared)
+            plan = prepared.plan
+            kwargs = self.kwargs(prepared) if (plan.accepts_ctx or plan.accepted is not None) else prepared.args
+            try:
+                if plan.is_async:
+                    coro = plan.function(**kwargs)  # type: ignore[misc]
+                    value = run_coroutine(coro, plan.timeout, self.engine.workers, plan.spec.name)
+                elif plan.timeout:
+                    value = run_sync(plan.function, kwargs, plan.timeout, self.engine.workers, plan.spec.name)  # type: ignore[arg-type]
+                else:
+                    value = plan.function(**kwargs)  # type: ignore[misc]
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # sys.exit(), GeneratorExit, a bare BaseException: all the handler's
+                return self._handler_failed(prepared, exc)
+            return self.finish(prepared, value)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            return self.internal_failure(name, tool_call_id, exc)
 
     async def acall(
         self,
@@ -210,15 +227,33 @@ class Dispatcher:
         task_id: str | None = None,
         tool_call_id: str | None = None,
     ) -> ToolResult:
-        prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
-        if not isinstance(prepared, Prepared):
-            return prepared
-        plan = prepared.plan
         try:
-            value = await run_async(plan.function, self.kwargs(prepared), plan.is_async, plan.timeout)  # type: ignore[arg-type]
-        except _HANDLER_ERRORS as exc:
-            return self._handler_failed(prepared, exc)
-        return self.finish(prepared, value)
+            prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
+            if not isinstance(prepared, Prepared):
+                return prepared
+            plan = prepared.plan
+            try:
+                value = await run_async(
+                    plan.function,  # type: ignore[arg-type]
+                    self.kwargs(prepared),
+                    plan.is_async,
+                    plan.timeout,
+                    self.engine.workers,
+                    plan.spec.name,
+                )
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                if isinstance(exc, asyncio.CancelledError) and _being_cancelled():
+                    raise
+                return self._handler_failed(prepared, exc)
+            return self.finish(prepared, value)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError) and _being_cancelled():
+                raise
+            return self.internal_failure(name, tool_call_id, exc)
 
     def finish(self, prepared: Prepared, value: Any) -> ToolResult:
         plan = prepared.plan
@@ -258,17 +293,34 @@ class Dispatcher:
     def _handler_failed(self, prepared: Prepared, exc: BaseException) -> ToolResult:
         name = prepared.plan.spec.name
         if isinstance(exc, ToolFailure):
-            return self._fail(prepared, exc.type, exc.message, recoverable=exc.recoverable)
+            return self._fail(prepared, str(exc.type), str(exc.message), recoverable=bool(exc.recoverable))
         if isinstance(exc, CallTimeout):
             return self._fail(prepared, "timeout", f"tool {name!r} timed out: {exc}", recoverable=True)
+        if isinstance(exc, Overloaded):
+            return self._fail(prepared, "overloaded", f"tool {name!r} could not start: {exc}", recoverable=False)
         log.info("handler of %s raised", name, exc_info=exc)
-        text = str(exc)
-        message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        return self._fail(prepared, "handler_error", message, recoverable=not isinstance(exc, _BUG_EXCEPTIONS))
+        return self._fail(
+            prepared, "handler_error", describe_exception(exc), recoverable=not isinstance(exc, _BUG_EXCEPTIONS)
+        )
 
-    def _unknown(self, snap: Snapshot, name: str, started: float, tool_call_id: str | None) -> ToolResult:
+    def internal_failure(self, name: Any, tool_call_id: Any, exc: BaseException) -> ToolResult:
+        """The result for a call the engine itself failed on: logged, never raised to the host."""
+        log.error("the engine failed on a call to %s", _shown(name), exc_info=exc)
+        now = perf_counter()
+        return failure(
+            "internal_error",
+            f"the engine could not complete this call ({describe_exception(exc)})",
+            recoverable=False,
+            generation=self.engine._snapshot.generation,
+            started=now,
+            now=now,
+            tool=name if isinstance(name, str) else None,
+            tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
+        )
+
+    def _unknown(self, snap: Snapshot, name: Any, started: float, tool_call_id: str | None) -> ToolResult:
         known = [*snap.tools, *snap.tool_aliases]
-        close = get_close_matches(str(name), known, n=3, cutoff=0.5)
+        close = get_close_matches(name, known, n=3, cutoff=0.5) if isinstance(name, str) else []
         if close:
             hint = f"; did you mean {', '.join(close)}?"
         else:
@@ -276,7 +328,7 @@ class Dispatcher:
             hint = f"; available tools: {', '.join(names[:30])}{' …' if len(names) > 30 else ''}"
         return failure(
             "unknown_tool",
-            f"unknown tool {name!r}{hint}",
+            f"unknown tool {_shown(name)}{hint}",
             recoverable=True,
             generation=snap.generation,
             started=started,
@@ -286,12 +338,15 @@ class Dispatcher:
 
     @staticmethod
     def _invalid(plan: Plan, args: dict[str, Any]) -> str | None:
-        if plan.validator.is_valid(args):
-            return None
-        lines = []
-        for error in plan.validator.iter_errors(args):
-            pointer = "/" + "/".join(str(p) for p in error.instance_path)
-            lines.append(f"{pointer}: {error.message.splitlines()[0]}")
+        try:
+            if plan.validator.is_valid(args):
+                return None
+            lines = []
+            for error in plan.validator.iter_errors(args):
+                pointer = "/" + "/".join(str(p) for p in error.instance_path)
+                lines.append(f"{pointer}: {(error.message.splitlines() or [''])[0][:500]}")
+        except (ValueError, RecursionError) as exc:  # jsonschema-rs refuses values nested too deeply
+            return f"invalid arguments for {plan.spec.name}: they cannot be checked ({exc})"
         return "invalid arguments for {}:\n{}".format(plan.spec.name, "\n".join(sorted(set(lines))))
 
     # -- hooks -------------------------------------------------------------------
@@ -315,12 +370,14 @@ class Dispatcher:
                 outcome = interpret_pre(runner.invoke(hook, self._hook_kwargs(prepared)))
             except HookTimeout as exc:
                 return self._fail(prepared, "blocked", f"blocked: {exc}", recoverable=False)
-            except Exception as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
                 log.info("pre_tool_call hook %s raised", hook.name, exc_info=exc)
                 return self._fail(
                     prepared,
                     "blocked",
-                    f"blocked: pre_tool_call hook {hook.name} failed ({type(exc).__name__}: {exc})",
+                    f"blocked: pre_tool_call hook {hook.name} failed ({describe_exception(exc)})",
                     recoverable=False,
                 )
             if isinstance(outcome, Block):
@@ -342,13 +399,17 @@ class Dispatcher:
         for hook in runner.get("post_tool_call"):
             try:
                 runner.invoke(hook, self._hook_kwargs(prepared, result=result))
-            except Exception as exc:
-                log.warning("post_tool_call hook %s failed: %s", hook.name, exc)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                log.warning("post_tool_call hook %s failed: %s", hook.name, describe_exception(exc))
         for hook in runner.get("transform_tool_result"):
             try:
                 replaced = runner.invoke(hook, self._hook_kwargs(prepared, result=result, output=result.output))
-            except Exception as exc:
-                log.warning("transform_tool_result hook %s failed: %s", hook.name, exc)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                log.warning("transform_tool_result hook %s failed: %s", hook.name, describe_exception(exc))
                 continue
             if isinstance(replaced, str):
                 result.output = replaced
@@ -356,6 +417,31 @@ class Dispatcher:
                 log.warning(
                     "transform_tool_result hook %s returned %s, not str; ignored", hook.name, type(replaced).__name__
                 )
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` for any exception, even one whose ``__str__`` fails."""
+    kind = type(exc).__name__
+    try:
+        text = str(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        text = "(its message cannot be shown)"
+    return f"{kind}: {text}" if text else kind
+
+
+def _shown(name: Any) -> str:
+    """A tool name as the model may see it back: quoted, bounded; a non-string says what it was."""
+    if not isinstance(name, str):
+        return f"(a tool name must be a string, not {type(name).__name__})"
+    return repr(name[:_NAME_SHOWN] + ("…" if len(name) > _NAME_SHOWN else ""))
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task itself is being cancelled (as opposed to a handler raising CancelledError)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _rename(args: dict[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:

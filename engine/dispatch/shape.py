@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -40,6 +41,8 @@ def shape(value: Any) -> tuple[str, list[dict[str, Any]] | None]:
     if isinstance(value, (dict, list)):
         try:
             return json.dumps(value, ensure_ascii=False, allow_nan=False), None
+        except RecursionError:
+            raise BadResult(f"the handler returned a {type(value).__name__} nested too deeply to serialise") from None
         except (TypeError, ValueError) as exc:
             raise BadResult(f"the handler returned a {type(value).__name__} that is not JSON: {exc}") from None
     raise BadResult(
@@ -48,19 +51,41 @@ def shape(value: Any) -> tuple[str, list[dict[str, Any]] | None]:
     )
 
 
-def spill(output: str, cap: int, state_dir: Path, tool: str) -> tuple[str, str]:
-    """Write the full ``output`` under the state dir; return (preview, path)."""
+def spill(output: str, cap: int, state_dir: Path, tool: str) -> tuple[str, str | None]:
+    """Write the full ``output`` under the state dir; return (preview, path).
+
+    When the state dir cannot take the file, the preview says so and the path is None:
+    the call already ran, so its result is still returned, cut to the cap.
+    """
+    try:
+        path: Path | None = _write_spill(output, state_dir, tool)
+        footer = (
+            f"\n\n[result truncated: {len(output)} characters in all; the full result is saved at {path} "
+            "(read it in parts with read_file offset/limit)]"
+        )
+    except (OSError, ValueError) as exc:
+        path = None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        footer = (
+            f"\n\n[result truncated: {len(output)} characters in all; the rest could not be saved "
+            f"under the state dir ({reason})]"
+        )
+    keep = max(cap - len(footer), min(cap, 200))
+    return output[:keep] + footer, None if path is None else str(path)
+
+
+def _write_spill(output: str, state_dir: Path, tool: str) -> Path:
     folder = state_dir / "results"
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = folder / f"{tool}-{stamp}-{secrets.token_hex(4)}.txt"
     tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(output)
-    os.replace(tmp, path)
-    footer = (
-        f"\n\n[result truncated: {len(output)} characters in all; the full result is saved at {path} "
-        "(read it in parts with read_file offset/limit)]"
-    )
-    keep = max(cap - len(footer), min(cap, 200))
-    return output[:keep] + footer, str(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(output)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+    return path
