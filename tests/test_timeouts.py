@@ -5,6 +5,7 @@ other tools; past the thread cap a call is a clear error."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -57,10 +58,8 @@ def _until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
 def _stubborn(stop: threading.Event, finished: threading.Event) -> Callable[[], Any]:
     async def stubborn() -> str:
         while not stop.is_set():
-            try:
+            with contextlib.suppress(asyncio.CancelledError):  # swallowed: the handler refuses to stop
                 await asyncio.sleep(0.02)
-            except asyncio.CancelledError:
-                pass  # swallowed: the handler refuses to stop
         finished.set()
         return "late"
 
