@@ -24,7 +24,7 @@ from engine.config import Config
 from engine.definitions.build import Renderer, build_definitions, check_format, static_render
 from engine.dispatch import adapters
 from engine.dispatch.batch import BatchCall, run_batch
-from engine.dispatch.context import CallContext, SharedState
+from engine.dispatch.context import CallContext, CallReporter, SharedState
 from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
@@ -39,6 +39,7 @@ from engine.source.project import CONFIG_NAMES
 from engine.templates import ToolTemplates, render_or_fallback
 
 if TYPE_CHECKING:
+    from engine.policy.approval import GrantStore
     from engine.policy.evaluate import Evaluator
     from engine.policy.model import Verdict
 
@@ -255,11 +256,13 @@ class Engine:
         session_id: str | None = None,
         task_id: str | None = None,
         tool_call_id: str | None = None,
+        reporter: CallReporter | None = None,
     ) -> ToolResult:
         """:meth:`call` for async hosts: async handlers are awaited on the caller's loop,
         sync handlers run in a worker thread so they never block it. Cancelling the
-        awaiting task cancels the call."""
-        return await self._dispatcher.acall(name, args, session_id, task_id, tool_call_id)
+        awaiting task cancels the call. ``reporter`` receives what the handler reports
+        with ``ctx.progress(...)`` and tells it of a cancellation."""
+        return await self._dispatcher.acall(name, args, session_id, task_id, tool_call_id, reporter)
 
     def handle_function_call(
         self,
@@ -414,6 +417,11 @@ class Engine:
         """
         self._approvals.callback = callback
 
+    def set_grant_store(self, store: GrantStore | None) -> None:
+        """Keep session grants in ``store`` (``granted``/``grant``) instead of in memory, so
+        several processes serving the same sessions share them (see engine.mcp.grants)."""
+        self._approvals.store = store
+
     def gate(self, prepared: Prepared, asked: Sequence[tuple[str, str]]) -> ToolResult | None:
         """The policy seam: None lets the call run, a result refuses it.
 
@@ -500,6 +508,7 @@ class Engine:
             workdir=snap.config.workdir(self._started_in),
             state_dir=snap.config.state_dir,
             shared=self.shared,
+            reporter=prepared.reporter,
         )
 
     # -- reload ----------------------------------------------------------------------

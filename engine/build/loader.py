@@ -468,6 +468,8 @@ class ProjectLoader:
             agent_loop=bool(data.get("agent_loop", False)),
             template_env=tuple(data.get("template_env") or ()),
             overrides=MappingProxyType(dict(data.get("overrides") or {})),
+            title=data.get("title") or ann.get("title"),
+            output_schema=data.get("output_schema"),
             handler=handler,
             check=check,
         )

@@ -62,7 +62,7 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
     params = doc.data.get("parameters")
     base = ["parameters"]
     meta = _parameters_metaschema()
-    problems: list[Problem] = []
+    problems: list[Problem] = _output_schema_problems(doc, meta)
     if not meta.is_valid(params):
         for error in meta.iter_errors(params):
             path = [*base, *error.instance_path]
@@ -86,6 +86,22 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
         problems.append(doc.problem(base, "parameters-invalid", f"the schema does not compile: {_short(str(exc))}"))
         return None, problems
     return validator, problems
+
+
+def _output_schema_problems(doc: Document, meta: Any) -> list[Problem]:
+    schema = doc.data.get("output_schema")
+    if schema is None or meta.is_valid(schema):
+        return []
+    return _dedupe(
+        [
+            doc.problem(
+                ["output_schema", *error.instance_path],
+                "output-schema-invalid",
+                f"not a valid JSON Schema: {_short(error.message)}",
+            )
+            for error in meta.iter_errors(schema)
+        ]
+    )
 
 
 def _short(message: str) -> str:

@@ -346,6 +346,57 @@ def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
     return False
 
 
+@cli.command()
+@root_options
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind (not loopback: a token is required)."
+)
+@click.option(
+    "--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="HTTP: port (0: any free one)."
+)
+@click.option("--enable", multiple=True, help="Offer only these toolsets (repeatable; default: the config's).")
+@click.option("--disable", multiple=True, help="Remove these toolsets (repeatable).")
+@click.option(
+    "--stateless", is_flag=True, help="HTTP: no server-side sessions (several processes behind one balancer)."
+)
+@click.option("--allow-origin", "origins", multiple=True, help="HTTP: a browser Origin allowed besides loopback ones.")
+@click.option(
+    "--grants", default=None, help="SQLite file for session approval grants (default: STATE_DIR/mcp-grants.sqlite)."
+)
+@click.pass_context
+def serve(
+    ctx: click.Context,
+    transport: str,
+    host: str,
+    port: int,
+    enable: tuple[str, ...],
+    disable: tuple[str, ...],
+    stateless: bool,
+    origins: tuple[str, ...],
+    grants: str | None,
+) -> None:
+    """Serve the tools to MCP clients (stdio, or streamable HTTP at /mcp), reloading on save.
+
+    HTTP binds 127.0.0.1 by default; any other address needs a bearer token in
+    HERMES_ENGINE_MCP_TOKEN, which clients then send as `Authorization: Bearer TOKEN`.
+    """
+    from engine.mcp.transports import serve as run  # noqa: PLC0415
+
+    engine = Engine.load(project_root(ctx))
+    run(
+        engine,
+        transport=transport,
+        host=host,
+        port=port,
+        enabled=enable or None,
+        disabled=disable,
+        stateless=stateless,
+        origins=origins,
+        grants=grants,
+    )
+
+
 @cli.command("json-schema")
 @root_options
 @click.argument("kind", required=False, type=click.Choice(list(SCHEMA_NAMES)))

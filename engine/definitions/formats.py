@@ -66,6 +66,10 @@ def _anthropic(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) 
 
 def _mcp(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": spec.name, "description": description, "inputSchema": parameters}
+    if spec.title:
+        out["title"] = spec.title
+    if spec.output_schema is not None:
+        out["outputSchema"] = spec.output_schema
     annotations = spec.annotations.as_mcp()
     if annotations:
         out["annotations"] = annotations

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine.config import Config
 
@@ -41,6 +41,15 @@ class SharedState:
         return list(self._items.values())
 
 
+class CallReporter(Protocol):
+    """Where a call's progress goes, and how it learns that its caller gave up (an MCP client)."""
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None: ...
+
+    @property
+    def cancelled(self) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class CallContext:
     tool: str
@@ -53,6 +62,17 @@ class CallContext:
     workdir: Path
     state_dir: Path
     shared: SharedState
+    reporter: CallReporter | None = None
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report how far the call has got; sent to the caller when it asked for progress, else dropped."""
+        if self.reporter is not None:
+            self.reporter.progress(done, total, message)
+
+    @property
+    def cancelled(self) -> bool:
+        """The caller cancelled this call: a long sync handler should stop and return."""
+        return self.reporter is not None and self.reporter.cancelled
 
     def session_dir(self) -> Path:
         """A private directory for this session's state (created on demand)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.build.binding import Bound
 from engine.dispatch.coercion import coerce_arguments
-from engine.dispatch.context import ToolFailure
+from engine.dispatch.context import CallReporter, ToolFailure
 from engine.dispatch.hooks import AskApproval, Block, HookTimeout, ModifyArgs, interpret_pre
 from engine.dispatch.invoke import CallTimeout, run_async, run_coroutine, run_sync
 from engine.dispatch.results import ResultMetadata, ToolResult, failure
@@ -64,6 +64,7 @@ class Prepared:
     tool_call_id: str | None
     # The generation this call runs against, from start to end, whatever reloads happen meanwhile.
     snap: Snapshot
+    reporter: CallReporter | None = None
 
     @property
     def generation(self) -> int:
@@ -226,11 +227,18 @@ class Dispatcher:
         session_id: str | None = None,
         task_id: str | None = None,
         tool_call_id: str | None = None,
+        reporter: CallReporter | None = None,
     ) -> ToolResult:
         try:
-            prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
+            plan = self.plan(self.engine._snapshot, name)
+            if plan is not None and (plan.guarded or self.engine._hooks.get("pre_tool_call")):
+                # Hooks and the approval chain may wait on a person: never on the caller's event loop.
+                prepared = await asyncio.to_thread(self.prepare, name, args, session_id, task_id, tool_call_id)
+            else:
+                prepared = self.prepare(name, args, session_id, task_id, tool_call_id)
             if not isinstance(prepared, Prepared):
                 return prepared
+            prepared.reporter = reporter
             plan = prepared.plan
             try:
                 value = await run_async(

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.dispatch.invoke import CallTimeout, call_bounded
 from engine.policy.allowlist import AllowlistError, append_allowlist
@@ -38,6 +38,24 @@ _SHORT = {
     "n": "deny",
     "no": "deny",
 }
+
+
+# A grant: (tool, pattern key, scope). See engine.policy.scope.
+Grant = tuple[str, str, str]
+
+
+class NobodyToAsk(Exception):
+    """Raised by an approval callback that has no person to ask for this request (an MCP
+    client without elicitation): the call is refused with its ``pending_approval`` payload."""
+
+
+class GrantStore(Protocol):
+    """Where session grants live: in memory by default; a file or a shared database when
+    several processes serve the same sessions."""
+
+    def granted(self, session_id: str, grants: set[Grant]) -> bool: ...
+
+    def grant(self, session_id: str, grants: set[Grant]) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +125,6 @@ def normalise_answer(answer: Any) -> str | None:
     return text if text in OUTCOMES else None
 
 
-# A grant: (tool, pattern key, scope). See engine.policy.scope.
-Grant = tuple[str, str, str]
-
-
 @dataclass
 class ApprovalChain:
     """Per-engine approval state: session grants and the registered approver."""
@@ -120,18 +134,26 @@ class ApprovalChain:
     # Approved "always" since the config was last loaded (the config holds their globs from then on).
     always: set[Grant] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    store: GrantStore | None = None
 
     def granted(self, request: ApprovalRequest) -> bool:
         """Whether earlier answers already cover every match of ``request``, each for its own target."""
         if not request.grantable:
             return False
         wanted = _grants(request)
+        if self.store is not None and request.session_id is not None:
+            with self.lock:
+                rest = {g for g in wanted if g not in self.always}
+            return not rest or self.store.granted(request.session_id, rest)
         with self.lock:
             session = self.grants.get(request.session_id, set()) if request.session_id is not None else set()
             return all(g in self.always or g in session for g in wanted)
 
     def grant(self, request: ApprovalRequest) -> None:
         if request.session_id is None or not request.grantable:
+            return
+        if self.store is not None:
+            self.store.grant(request.session_id, _grants(request))
             return
         with self.lock:
             self.grants.setdefault(request.session_id, set()).update(_grants(request))
@@ -216,6 +238,9 @@ class ApprovalChain:
             answer = normalise_answer(call_bounded(self.callback, {"request": request}, settings.timeout))
         except CallTimeout:
             return Resolution(False, "timeout", f"no answer within {settings.timeout:g}s; denied", pending)
+        except NobodyToAsk as exc:
+            message = f"approval required and nobody can answer ({exc or 'unattended'}: deny): {request.description}"
+            return Resolution(False, "unattended", message, pending)
         except Exception as exc:
             log.warning("the approval callback raised %s; denying", exc)
             return Resolution(False, "error", f"the approval callback failed ({type(exc).__name__}); denied", pending)

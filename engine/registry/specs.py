@@ -20,7 +20,8 @@ class Source:
     column: int = 1
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        # Line 0: not from a file (a tool listed by an MCP server says "SERVER (mcp)").
+        return f"{self.file}:{self.line}" if self.line else self.file
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,9 @@ class ToolSpec:
     agent_loop: bool = False
     template_env: tuple[str, ...] = ()
     overrides: Mapping[str, str] = field(default_factory=dict)
+    title: str | None = None
+    # JSON Schema of a structured result (MCP structuredContent); None: text only.
+    output_schema: Mapping[str, Any] | None = None
     # Bound at load; excluded from equality so a spec compares by what it declares.
     handler: Bound | None = field(default=None, compare=False)
     check: Bound | None = field(default=None, compare=False)
