@@ -13,7 +13,6 @@ from engine.cli import cli
 from engine.mcp.grants import MemoryGrantStore, SqliteGrantStore
 from tests.mcp_project import write_served_project
 
-
 RM = ("terminal", "recursive_delete", "rm -rf ./build")
 HOOK = ("risky", "hook", "risky")
 
