@@ -7,21 +7,38 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.policy.lexer import Lexer, ShellSyntaxError, Token, tokenize
-from engine.policy.normalize import normalize
+from engine.policy.normalize import readings
 from engine.policy.paths import PathClassifier, normalize_path
 from engine.policy.shell import parse
 
 
 def names(text: str) -> list[str]:
-    return [c.name for c in parse(normalize(text))]
+    return [c.name for c in parse(text)]
 
 
-def test_normalize_strips_terminal_escapes_invisible_characters_and_continuations() -> None:
-    assert normalize("\x1b[31mrm\x1b[0m -rf /") == "rm -rf /"
-    assert normalize("r\u200bm\u202e -rf /") == "rm -rf /"
-    assert normalize("ｒｍ －ｒｆ ／") == "rm -rf /"
-    assert normalize("rm \\\n-rf /") == "rm -rf /"
-    assert normalize("\x1b]8;;http://x\x07link\x1b]8;;\x07") == "link"
+def test_readings_add_the_folded_text_and_never_replace_the_raw_one() -> None:
+    for raw, folded in [
+        ("\x1b[31mrm\x1b[0m -rf /", "rm -rf /"),
+        ("r\u200bm\u202e -rf /", "rm -rf /"),
+        ("ｒｍ －ｒｆ ／", "rm -rf /"),
+        ("\x1b]8;;http://x\x07link\x1b]8;;\x07", "link"),
+        ("rm —rf ～", "rm -rf ~"),
+    ]:
+        seen = readings(raw)
+        assert seen.raw == raw and folded in seen.extra, raw
+        assert seen.disguised is not None or raw == "rm —rf ～"
+    # An unterminated escape hides nothing from the raw reading, and eats nothing in the others.
+    assert all("rm -rf ~" in text for text in readings("true \x1b]; rm -rf ~").extra)
+    # Printable ASCII has no other reading; a look-alike letter alone is a reading, not a disguise.
+    assert readings("ls -la\n\tpwd") == readings("ls -la\n\tpwd").__class__("ls -la\n\tpwd")
+    assert readings("echo Привет").disguised is None
+
+
+def test_continuations_join_words_outside_single_quotes_and_comments() -> None:
+    assert parse("r\\\nm -rf x")[0].argv == ("rm", "-rf", "x")
+    assert parse("echo 'a\\\nb'")[0].argv == ("echo", "a\\\nb")
+    assert names("# a comment \\\nrm -rf x") == ["rm"]
+    assert parse("echo a \\\n b")[0].argv == ("echo", "a", "b")
 
 
 def test_operators_split_simple_commands_everywhere() -> None:
@@ -151,7 +168,7 @@ def test_relative_paths_count_as_absolute_when_the_working_directory_is_critical
 @given(st.text(alphabet=st.sampled_from(list("rm -f/'\"$(){}`;|&<>\\\n~*=x0!#\t")), max_size=60))
 def test_any_text_parses_or_raises_a_syntax_error(text: str) -> None:
     try:
-        for command in parse(normalize(text)):
+        for command in parse(text):
             assert isinstance(command.argv, tuple)
     except ShellSyntaxError:
         pass

@@ -3,24 +3,33 @@
 Precedence: hardline > deny (policy floors and deny rules) > ask (ask rules,
 unparseable input, dangerous matches not covered by the allowlist or an allow
 rule) > allow. A command that cannot be parsed is never allowed by default.
+
+A command is judged in every reading (normalize.readings): the raw text first,
+then each folding that changes it; the verdict is the strictest. What cannot be
+read for certain -- disguised text, input past a size, depth or command limit,
+or past the time budget -- needs approval that no grant covers, and is denied
+when a hardline command appears anywhere in it (a flat scan that needs no parse).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
-from engine.policy.lexer import ShellSyntaxError
+from engine.policy.commands import command_name
+from engine.policy.lexer import MAX_LENGTH, ShellSyntaxError
 from engine.policy.matchers import Matcher
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
-from engine.policy.normalize import normalize
+from engine.policy.normalize import Readings, readings
 from engine.policy.paths import PathClassifier
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
-from engine.policy.shell import Command, parse
+from engine.policy.shell import Analyzer, Command, TooComplex, parse
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
 # the parser to be judged at all (a here-document may be unterminated).
@@ -29,6 +38,16 @@ _WORDS = re.compile(r"[a-z0-9_.+-]+")
 _QUOTES = re.compile(r"[\"'`]")
 # Arguments rule globs read as shell commands (matched against each simple command too).
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
+# The flat scan: quoting removed, the text cut at anything that may end a command.
+_FLAT_QUOTING = re.compile(r"[\"'\\]")
+_FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
+_FLAT_WINDOW = 64  # words judged after a command name in the flat scan
+
+# Seconds one command may take to judge, a backstop: size, depth and command limits bound the
+# work, and the adversarial benchmark measures it (a few ms at 64 KiB). Past it, the command
+# is judged by the flat scan. Generous, so that a loaded machine does not change a verdict.
+BUDGET = 0.25
+DISGUISED = "disguised_text"
 
 
 _ALLOWED = Verdict(ALLOW, False)
@@ -51,6 +70,9 @@ class _Index:
     regex_only: list[tuple[int, CompiledPattern]]  # patterns that are a bare regex over the text
     _names: dict[str, list[_Entry]]
     _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
+    # Command names (exact, and globs as one regex) that some hardline matcher looks for.
+    hardline_names: frozenset[str] = frozenset()
+    hardline_globs: re.Pattern[str] | None = None
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -93,7 +115,26 @@ class _Index:
                 if matcher.name_globs:
                     globbed.append(named)
         sub_names = frozenset(name for name, _ in by_subcommand)
-        return cls(by_name, by_subcommand, generic, redirecting, globbed, dynamic, regex_only, {}, sub_names)
+        hard_names = {
+            name
+            for table in (by_name, {k[0]: v for k, v in by_subcommand.items()})
+            for name, entries in table.items()
+            if any(e[1].severity == "hardline" for e in entries)
+        }
+        hard_globs = [g.pattern for e in globbed if e[1].severity == "hardline" for g in e[2].name_globs]
+        return cls(
+            by_name,
+            by_subcommand,
+            generic,
+            redirecting,
+            globbed,
+            dynamic,
+            regex_only,
+            {},
+            sub_names,
+            frozenset(hard_names),
+            re.compile("|".join(f"(?:{g})" for g in hard_globs), re.IGNORECASE) if hard_globs else None,
+        )
 
     def candidates(self, command: Command) -> list[_Entry]:
         """Matchers that may apply to ``command``."""
@@ -147,32 +188,74 @@ class Evaluator:
         return self._by_target.get((tool, argument), ())
 
     def detect_command(
-        self, value: str, patterns: Iterable[CompiledPattern], *, normalized: bool = False
+        self, value: str, patterns: Iterable[CompiledPattern], *, cwd: str | None = None
     ) -> tuple[list[Match], str | None]:
-        """Matches of ``patterns`` in a shell command, and why it could not be parsed (if so)."""
-        text = value if normalized else normalize(value)
+        """Matches of ``patterns`` in a shell command, in every reading, and why it could not be read.
+
+        ``cwd`` is where it runs (the terminal's argument): judged as if `cd CWD &&` preceded it.
+        Matches found only in another reading than the raw text are not grantable.
+        """
         patterns = tuple(patterns)
+        deadline = perf_counter() + BUDGET
+        prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
+        seen = readings(value)
+        matches, problem = self._detect_text(prefix + value, patterns, deadline)
+        if seen.extra:
+            known = {(m.key, m.command) for m in matches}
+            for extra in seen.extra:
+                found, _ = self._detect_text(prefix + extra, patterns, deadline)
+                for match in found:
+                    if (match.key, match.command) not in known:
+                        known.add((match.key, match.command))
+                        matches.append(dataclasses.replace(match, grantable=False))
+        return matches, problem
+
+    def _detect_text(
+        self, text: str, patterns: tuple[CompiledPattern, ...], deadline: float
+    ) -> tuple[list[Match], str | None]:
+        """Matches in one reading, and why it could not be read in full (if so)."""
         index = self._index(patterns)
         matches: list[Match] = []
+        if len(text) > MAX_LENGTH:
+            problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
+            return self._flat_scan(text, index), problem
         if self._can_skip(text):
             for _, pattern in index.regex_only:
                 if pattern.regex.search(text):  # type: ignore[union-attr]
                     matches.append(Match(pattern.key, pattern.description, pattern.severity, text.strip()))
             return matches, None
         unparseable: str | None = None
+        analyzer = Analyzer()
         try:
-            commands = parse(text)
+            analyzer.analyze(text)
+            commands = analyzer.commands
+        except TooComplex as exc:
+            # Past the depth or command limit: what was read so far, and a flat scan of the rest.
+            read = self._match(analyzer.commands, text, index, None) or []
+            return [*read, *self._flat_scan(text, index)], str(exc)
         except ShellSyntaxError as exc:
             unparseable = str(exc)
             try:  # judge what the words would do if the quoting were fixed
                 commands = parse(_QUOTES.sub(" ", text))
+            except TooComplex:
+                return self._flat_scan(text, index), unparseable
             except ShellSyntaxError:
                 commands = []
+        found = self._match(commands, text, index, deadline)
+        if found is None:
+            reason = f"judging it took longer than the budget of {BUDGET * 1000:.0f} ms"
+            return self._flat_scan(text, index), reason
+        return found, unparseable
+
+    def _match(self, commands: list[Command], text: str, index: _Index, deadline: float | None) -> list[Match] | None:
+        """Every pattern matching a command (or the text); None once past ``deadline``."""
         classify = self.classifier.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
         for command in commands:
+            if deadline is not None and perf_counter() > deadline:
+                return None
             shown = command.text
             for i, pattern, matcher, name_checked in index.candidates(command):
                 # Every matching command is reported: an allow rule may cover one and not another.
@@ -193,8 +276,37 @@ class Evaluator:
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)
-        matches.extend(match for _, match in hits)
-        return matches, unparseable
+        return [match for _, match in hits]
+
+    def _flat_scan(self, text: str, index: _Index) -> list[Match]:
+        """Hardline matches in text that cannot be parsed in full, found without parsing it.
+
+        Quoting is removed and the text is cut at every character that may end a command;
+        each run of words that starts with a name a hardline pattern knows is judged as a
+        command (so wrappers, `eval` chains and `bash -c` payloads are seen through). Linear
+        in the text; every match is not grantable.
+        """
+        classify = self.classifier.classify
+        out: dict[tuple[str, str], Match] = {}
+        judged: set[tuple[str, ...]] = set()
+        for argv in _flat_commands(text, index):
+            if argv in judged:
+                continue
+            judged.add(argv)
+            command = Command(command_name(argv[0]), argv, (False,) * len(argv))
+            for _, pattern, matcher, name_checked in index.candidates(command):
+                if pattern.severity != "hardline" or (pattern.key, command.text) in out:
+                    continue
+                if matcher.matches_command(command, classify, name_checked):
+                    out[pattern.key, command.text] = Match(
+                        pattern.key, pattern.description, pattern.severity, command.text, grantable=False
+                    )
+        for _, pattern in index.regex_only:
+            if pattern.severity == "hardline" and pattern.regex.search(text):  # type: ignore[union-attr]
+                out[pattern.key, ""] = Match(
+                    pattern.key, pattern.description, pattern.severity, text[:200].strip(), grantable=False
+                )
+        return list(out.values())
 
     def _index(self, patterns: tuple[CompiledPattern, ...]) -> _Index:
         # Keyed by the tuple's identity: the per-target tuples live as long as the evaluator,
@@ -225,7 +337,30 @@ class Evaluator:
     # -- verdicts ---------------------------------------------------------------------
 
     def verdict(self, tool: str, args: Mapping[str, Any]) -> Verdict:
-        """The decision for a call to ``tool`` with ``args`` (before anyone is asked)."""
+        """The decision for a call to ``tool`` with ``args`` (before anyone is asked).
+
+        Never raises: a failure of the detector itself is a verdict that needs approval.
+        """
+        try:
+            return self._verdict(tool, args)
+        except Exception as exc:  # whatever the input, the caller gets a verdict
+            return self._failed(tool, args, exc)
+
+    def _failed(self, tool: str, args: Mapping[str, Any], exc: Exception) -> Verdict:
+        """The detector itself failed: approval that no grant covers, or hardline from the flat scan."""
+        reason = f"the command could not be judged ({type(exc).__name__}); it needs approval"
+        values = [v for argument, _ in self.policy.targets.get(tool, ()) for v in _strings(args.get(argument))]
+        unread = Match("unparseable", reason, "dangerous", " ; ".join(values)[:200] or tool, grantable=False)
+        try:
+            index = self._index(self.patterns_for(tool, "command"))
+            hard = [m for value in values for m in self._flat_scan(value, index)]
+        except Exception:  # the scan is plain string work; if even it fails, asking is what is left
+            hard = []
+        if hard:
+            return Verdict(DENY, True, (*hard, unread), "hardline pattern")
+        return Verdict(ASK, False, (unread,), reason)
+
+    def _verdict(self, tool: str, args: Mapping[str, Any]) -> Verdict:
         policy = self.policy
         matches: list[Match] = []
         commands: list[str] = []  # values read as commands, with their simple commands
@@ -234,11 +369,15 @@ class Evaluator:
             for value in _strings(args.get(argument)):
                 patterns = self.patterns_for(tool, argument)
                 if mode == "command":
-                    text = normalize(value)
-                    found, problem = self.detect_command(text, patterns, normalized=True)
+                    cwd = args.get("cwd") if argument == "command" else None
+                    found, problem = self.detect_command(value, patterns, cwd=cwd if isinstance(cwd, str) else None)
                     matches.extend(found)
                     unparseable = unparseable or problem
-                    commands.append(text)
+                    disguised = readings(value).disguised
+                    if disguised is not None:
+                        reason = f"the command holds {disguised}: it may not do what it shows"
+                        matches.append(Match(DISGUISED, reason, "dangerous", value.strip(), grantable=False))
+                    commands.append(value)
                 else:
                     matches.extend(self.detect_path(value, patterns))
         return self._decide(tool, args, matches, commands, unparseable)
@@ -331,6 +470,34 @@ class Evaluator:
 
 def _first(hit: tuple[int, Match]) -> int:
     return hit[0]
+
+
+def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
+    """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan)."""
+    names = index.hardline_names
+    globs = index.hardline_globs
+    known: dict[str, bool] = {}
+    for segment in _FLAT_BREAKS.split(_FLAT_QUOTING.sub("", text)):
+        words = segment.split()
+        for i, word in enumerate(words):
+            hit = known.get(word)
+            if hit is None:
+                name = command_name(word)
+                hit = known[word] = name in names or (globs is not None and globs.match(name) is not None)
+            if hit:
+                yield tuple(words[i : i + _FLAT_WINDOW])
+
+
+def _shell_word(text: str) -> str:
+    """``text`` as one shell word; a leading `~` or `~user` stays unquoted, as the tools expand it."""
+    head, sep, rest = text.partition("/")
+    if head.startswith("~") and re.fullmatch(r"~[A-Za-z0-9._-]*", head):
+        return head + sep + (_quote(rest) if rest else "")
+    return _quote(text)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:

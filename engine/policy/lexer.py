@@ -4,6 +4,13 @@ Words keep their parts (literal text, variable references, command
 substitutions) so the analyzer can resolve them; quoting is recorded, because a
 dangerous word inside quotes is data, not a command. Here-document bodies are
 read at the end of their line, as the shell does.
+
+Only bash's blanks (space and tab) and metacharacters (`|&;()<>`, newline)
+separate words: a carriage return, a no-break or an em space is part of a word,
+so `#` after one is literal, as in bash. `#` starts a comment only at the start
+of a word; inside `((...))`, an extglob group or the parenthesised part of a
+`[[ =~ ]]` regex it does not. A backslash-newline joins lines outside single
+quotes. All loops are iterative: nesting depth costs no stack.
 """
 
 from __future__ import annotations
@@ -83,11 +90,13 @@ _OPERATORS = (
     ")",
 )
 _REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
-_PLAIN = re.compile(r"[^\s'\"\\$`;&|<>()#{}]+")
+_PLAIN = re.compile(r"[^ \t\n'\"\\$`;&|<>()#{}]+")
+_BREAK = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a word
+_EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
 _TOKEN = re.compile(
-    r"(?P<word>[^\s'\"\\$`;&|<>()#{}]+(?=[\s;&|<>()]|\Z))|(?P<ws>[ \t\r]+)"
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|<>)]|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
     r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
@@ -149,39 +158,59 @@ class Lexer:
         append = tokens.append
         match_token = _TOKEN.match
         expect_heredoc_word = False
+        conditional = False  # inside `[[ ... ]]`, where && || ( ) < > are its own operators
         pos = 0
         while pos < n:
-            # One regex recognises the common tokens; anything else is a word with quotes,
-            # escapes or expansions, which _word takes apart character by character.
-            match = match_token(text, pos)
-            if match is None:
+            ch = text[pos]
+            if ch == "\\" and text.startswith("\\\n", pos):
+                pos += 2  # a line continuation between words joins nothing
+                continue
+            previous = tokens[-1] if tokens else None
+            if previous is not None and previous.literal == "=~" and ch not in " \t\n":
+                # The right side of `[[ x =~ RE ]]`: parentheses group the regex; blanks,
+                # `|` and `#` inside them are part of it.
                 self.pos = pos
-                token = self._word()
+                token = self._word(regex=True)
                 pos = self.pos
             else:
-                kind = match.lastgroup
-                pos = match.end()
-                if kind in ("ws", "comment"):
-                    continue
-                if kind == "nl":
-                    append(Token("nl", "\n"))
-                    if self._pending:
-                        self.pos = pos
-                        self._read_heredocs()
-                        pos = self.pos
-                    continue
-                if kind == "op":
-                    op = match.group()
-                    if op in ("<", ">") and pos < n and text[pos] == "(":
-                        self.pos = pos
-                        self._process_substitution(op)
+                if ch == "(" and text.startswith("((", pos) and _command_position(previous):
+                    self.pos = pos
+                    if self._arithmetic_command():
                         pos = self.pos
                         continue
-                    append(Token("op", op))
-                    expect_heredoc_word = op in ("<<", "<<-")
-                    continue
-                word = match.group()
-                token = Token("word", word, (), False, None, word)
+                # One regex recognises the common tokens; anything else is a word with quotes,
+                # escapes or expansions, which _word takes apart character by character.
+                match = match_token(text, pos)
+                kind = match.lastgroup if match is not None else None
+                if match is None or (kind == "op" and text.startswith(("<(", ">("), pos)):
+                    self.pos = pos
+                    token = self._word(command=_command_position(previous))
+                    pos = self.pos
+                else:
+                    pos = match.end()
+                    if kind in ("ws", "comment"):
+                        continue
+                    if kind == "nl":
+                        append(Token("nl", "\n"))
+                        if self._pending:
+                            self.pos = pos
+                            self._read_heredocs()
+                            pos = self.pos
+                        continue
+                    if kind == "op":
+                        op = match.group()
+                        if conditional and op in _CONDITIONAL_OPERATORS:
+                            append(Token("word", op, (), False, None, op))  # `[[ a && b ]]`: one command
+                            continue
+                        append(Token("op", op))
+                        expect_heredoc_word = op in ("<<", "<<-")
+                        continue
+                    word = match.group()
+                    token = Token("word", word, (), False, None, word)
+                    if word == "[[" and _command_position(previous):
+                        conditional = True
+                    elif word == "]]":
+                        conditional = False
             # A word made only of digits right before a redirection is its file descriptor.
             if pos < n and text[pos] in "<>" and token.literal is not None and _FD_PREFIX.match(token.value):
                 continue
@@ -201,11 +230,22 @@ class Lexer:
             raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
         return tokens
 
-    def _process_substitution(self, op: str) -> None:
-        # `<(cmd)` / `>(cmd)`: the operator was consumed and a "(" follows: one word.
-        self.pos += 1
-        inner = self._balanced(")")
-        self.tokens.append(_compound(f"{op}({inner})", [Seg(SUB, inner)]))
+    def _arithmetic_command(self) -> bool:
+        """`(( expr ))` at the start of a command: no comments, no words, only its substitutions.
+
+        Returns False (nothing consumed) when the parentheses close as two subshells instead.
+        """
+        text = self.text
+        start = self.pos + 2
+        end = _arithmetic_end(text, start)
+        if end is None:
+            return False
+        self.tokens.append(Token("op", "(("))
+        for script in substitutions(text[start:end]):
+            self.tokens.append(_compound(f"$({script})", [Seg(SUB, script)]))
+        self.tokens.append(Token("op", "))"))
+        self.pos = end + 2
+        return True
 
     def _read_heredocs(self) -> None:
         text = self.text
@@ -226,12 +266,16 @@ class Lexer:
 
     # -- words -------------------------------------------------------------------
 
-    def _word(self) -> Token:
+    def _word(self, *, command: bool = False, regex: bool = False) -> Token:
         text = self.text
         n = len(text)
         start = self.pos
         segs: list[Seg] = []
         brace = False
+        if text.startswith(("<(", ">("), start):
+            # Process substitution: `<(cmd)` runs cmd; the word may go on after it.
+            self.pos += 2
+            segs.append(Seg(SUB, self._balanced(")", comments=True)))
         while self.pos < n:
             ch = text[self.pos]
             plain = _PLAIN.match(text, self.pos)
@@ -239,7 +283,10 @@ class Lexer:
                 segs.append(Seg(LIT, plain.group()))
                 self.pos = plain.end()
                 continue
-            if ch in " \t\r\n;&|<>()":
+            if ch == "(" and (regex or self._opens_extglob(segs, start, command)):
+                self._group(segs)
+                continue
+            if ch in _BREAK:
                 break
             if ch in "{}":
                 brace = True
@@ -249,7 +296,7 @@ class Lexer:
                 segs.append(Seg(LIT, ch))  # inside a word, # is literal
                 self.pos += 1
             elif ch == "\\":
-                if self.pos + 1 < n:
+                if self.pos + 1 < n and text[self.pos + 1] != "\n":  # backslash-newline joins lines
                     segs.append(Seg(LIT, text[self.pos + 1], quoted=True))
                 self.pos += 2
             elif ch == "'":
@@ -269,6 +316,67 @@ class Lexer:
             else:  # "$"
                 self._dollar(segs, quoted=False)
         return _compound(text[start : self.pos], segs, brace)
+
+    def _opens_extglob(self, segs: list[Seg], start: int, command: bool) -> bool:
+        """Whether the `(` at the current position opens `?(...)`, `*(...)` ... `!(...)`."""
+        if self.pos == start or self.text[self.pos - 1] not in _EXTGLOB:
+            return False
+        last = segs[-1] if segs else None
+        if last is None or last.kind != LIT or last.quoted:
+            return False
+        # `!(cmd)` at the start of a command negates a subshell (without extglob, bash's default).
+        return not (command and self.pos - start == 1 and last.text == "!")
+
+    def _group(self, segs: list[Seg]) -> None:
+        """A parenthesised pattern group (extglob, or a `[[ =~ ]]` regex): one part of the word."""
+        text = self.text
+        n = len(text)
+        depth = 0
+        buf: list[str] = []
+
+        def flush() -> None:
+            if buf:
+                segs.append(Seg(LIT, "".join(buf)))
+                buf.clear()
+
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    buf.append(ch)
+                    self.pos += 1
+                    flush()
+                    return
+            elif ch == "\\":
+                buf.append(text[self.pos : self.pos + 2])
+                self.pos += 2
+                continue
+            elif ch == "'":
+                end = text.find("'", self.pos + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated single quote")
+                buf.append(text[self.pos : end + 1])
+                self.pos = end + 1
+                continue
+            elif ch in '"$`':
+                flush()
+                if ch == '"':
+                    self.pos += 1
+                    self._double_quoted(segs)
+                elif ch == "`":
+                    self.pos += 1
+                    end = self._backtick_end()
+                    segs.append(Seg(SUB, text[self.pos : end].replace("\\`", "`")))
+                    self.pos = end + 1
+                else:
+                    self._dollar(segs, quoted=False)
+                continue
+            buf.append(ch)
+            self.pos += 1
+        raise ShellSyntaxError("unterminated pattern group '('")
 
     def _backtick_end(self) -> int:
         text = self.text
@@ -323,20 +431,24 @@ class Lexer:
         nxt = text[self.pos + 1] if self.pos + 1 < len(text) else ""
         if nxt == "(":
             if text.startswith("$((", self.pos):
-                self.pos += 3
-                inner = self._balanced(")")
-                if self.pos < len(text) and text[self.pos] == ")":
-                    self.pos += 1
-                segs.append(Seg(ARITH, inner, quoted))
-                return
+                end = _arithmetic_end(text, self.pos + 3)
+                if end is not None:
+                    inner = text[self.pos + 3 : end]
+                    self.pos = end + 2
+                    segs.append(Seg(ARITH, inner, quoted))
+                    # `$(( $(cmd) ))` still runs cmd.
+                    segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
+                    return
             self.pos += 2
-            segs.append(Seg(SUB, self._balanced(")"), quoted))
+            segs.append(Seg(SUB, self._balanced(")", comments=True), quoted))
             return
         if nxt == "{":
             self.pos += 2
             inner = self._balanced("}")
             name = _NAME.match(inner.lstrip("!#"))
             segs.append(Seg(VAR, name.group() if name else inner, quoted))
+            # `${x:-$(cmd)}` still runs cmd.
+            segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
             return
         if nxt == "'" and not quoted:
             end = self.pos + 2
@@ -358,40 +470,125 @@ class Lexer:
         segs.append(Seg(VAR, name.group(), quoted))
         self.pos = name.end()
 
-    def _balanced(self, closer: str) -> str:
-        """Text up to the matching closer, skipping quotes and nested groups."""
-        text = self.text
-        opener = "(" if closer == ")" else "{"
-        depth = 1
+    def _balanced(self, closer: str, *, comments: bool = False) -> str:
+        """Text up to the matching closer, skipping quotes and nested groups.
+
+        With ``comments`` (the body of `$(...)`, a script), `#` at the start of a word
+        comments out the rest of its line, closer included, as bash reads it.
+        """
+        end = _balanced_end(self.text, self.pos, closer, comments=comments)
+        if end is None:
+            raise ShellSyntaxError(f"unterminated {'$(' if closer == ')' else '${'}")
         start = self.pos
-        i = self.pos
-        n = len(text)
-        while i < n:
-            ch = text[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == "'":
-                end = text.find("'", i + 1)
-                if end < 0:
-                    raise ShellSyntaxError("unterminated single quote")
-                i = end + 1
-                continue
-            if ch == '"':
-                i += 1
-                while i < n and text[i] != '"':
-                    i += 2 if text[i] == "\\" else 1
-                i += 1
-                continue
-            if ch == opener:
-                depth += 1
-            elif ch == closer:
-                depth -= 1
-                if depth == 0:
-                    self.pos = i + 1
-                    return text[start:i]
+        self.pos = end + 1
+        return self.text[start:end]
+
+
+def _command_position(previous: Token | None) -> bool:
+    """Whether the next word would start a command."""
+    if previous is None or previous.kind == "nl":
+        return True
+    if previous.kind == "op":
+        return previous.value not in _REDIRECTS
+    return previous.literal in _COMMAND_STARTERS
+
+
+_CONDITIONAL_OPERATORS = frozenset({"&&", "||", "(", ")", "<", ">"})
+_COMMAND_STARTERS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
+
+
+def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False) -> int | None:
+    """Index of the closer matching an opener just before ``start``, or None."""
+    opener = "(" if closer == ")" else "{"
+    depth = 1
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            i = end + 1
+            continue
+        if ch == '"':
             i += 1
-        raise ShellSyntaxError(f"unterminated {'$(' if closer == ')' else '${'}")
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if ch == "#" and comments and (i == start or text[i - 1] in _BREAK):
+            end = text.find("\n", i)
+            if end < 0:
+                return None
+            i = end
+            continue
+        if ch == opener:
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _arithmetic_end(text: str, start: int) -> int | None:
+    """Index of the `))` closing `((` (or `$((`) just before ``start``; None if it closes as `) )`."""
+    depth = 0
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "'\"":
+            end = text.find(ch, i + 1)
+            if end < 0:
+                return None
+            i = end + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                return i if text.startswith("))", i) else None
+            depth -= 1
+        i += 1
+    return None
+
+
+def substitutions(text: str) -> list[str]:
+    """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion."""
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            i = n if end < 0 else end + 1
+        elif ch == "`":
+            close = text.find("`", i + 1)
+            if close < 0:
+                break
+            out.append(text[i + 1 : close])
+            i = close + 1
+        elif ch == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
+            found = _balanced_end(text, i + 2, ")", comments=True)
+            if found is None:
+                break
+            out.append(text[i + 2 : found])
+            i = found + 1
+        else:
+            i += 1
+    return out
 
 
 # A line of plain words joined by list and pipe operators only (no quotes, expansions,
@@ -399,7 +596,7 @@ class Lexer:
 # regex's pieces, and the full lexer would produce the same ones.
 # Possessive and atomic throughout: a word or an operator run is never split another way,
 # so a line that is not plain fails in linear time.
-_WORD_CHARS = r"[^\s'\"\\$`;&|<>()#{}]++"
+_WORD_CHARS = r"[^ \t\n'\"\\$`;&|<>()#{}]++"
 _LIST_OPS = "|".join(re.escape(op) for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
 _PLAIN_LINE = re.compile(rf"[ \t]*+(?:(?>{_WORD_CHARS}|{_LIST_OPS})[ \t]*+)*+")
 _PLAIN_PIECE = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")

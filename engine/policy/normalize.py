@@ -1,39 +1,104 @@
-"""Command text as the shell would see it, with display tricks removed.
+"""Readings of a command: the text the shell receives, and what display tricks make of it.
 
-Terminal escapes, zero-width and bidi characters, fullwidth letters (NFKC) and
-line continuations are how `rm` hides from a regex over raw text; they are
-undone here, before anything is parsed or matched.
+The shell runs the raw text, so the raw text alone gives a command its structure
+(words, quotes, comments, operators, continuations, here-documents). Terminal
+escapes, control and invisible characters, compatibility forms (NFKC) and
+look-alike letters change what a human reviewer sees, what another interpreter
+runs (PowerShell reads `–` as `-` and `“` as `"`), or how a regex over the text
+reads it: each folding only adds a *reading* that is judged as well, and the
+verdict is the strictest over all readings. None of them is ever used instead
+of the raw text.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
-    r"|\x1b[@-Z\\-_]"  # two-byte escapes
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+# Anything but printable ASCII, tab and newline: only such text has other readings.
+_SUSPECT = re.compile(r"[^\t\n\x20-\x7e]")
+# C0 and C1 controls other than tab and newline (DEL included).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Terminal escape sequences, each bounded: an unterminated string sequence (OSC, DCS,
+# SOS, PM, APC) loses only its introducer here, never the text after it.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]"  # CSI: colours, cursor moves
+    r"|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]"  # 8-bit CSI
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"  # terminated strings
+    r"|\x1b[ -/]{0,4}[0-~]"  # two-byte escapes (and nF sequences)
 )
 _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_CONTINUATION = re.compile(r"\\\r?\n")
+# Characters that read as shell syntax or as ASCII letters to a person or another
+# program, and that NFKC leaves alone.
+_CONFUSABLES = str.maketrans(
+    {
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63", "-"),
+        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036", '"'),
+        **dict.fromkeys("\u2215\u2044\u29f8", "/"),
+        **dict.fromkeys("\u29f5\u29f9\u2216", "\\"),
+        **dict.fromkeys("\u2217\u204e\u2731", "*"),
+        **dict.fromkeys("\u223c\u2053\u02dc", "~"),
+        **dict.fromkeys("\u01c0\u2223\u23d0", "|"),
+        **dict.fromkeys("\u037e", ";"),
+        **dict.fromkeys("\u0589\u2236", ":"),
+        # Latin look-alikes from Cyrillic and Greek.
+        **dict(zip("аеорсухѕіјһԁԛԝӏмт", "aeopcyxsijhdqwlmt", strict=True)),
+        **dict(zip("АВЕКМНОРСТХЅІЈ", "ABEKMHOPCTXSIJ", strict=True)),
+        **dict(zip("αοριτκνυε", "aopitkvue", strict=True)),
+        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),
+    }
+)
 
 
-def normalize(text: str) -> str:
-    ascii_only = text.isascii()
-    if ascii_only and text.isprintable():
-        return text  # no escapes, controls or line breaks: nothing to undo
-    text = _ANSI.sub("", text)
-    if not ascii_only:  # ASCII has no invisible characters and is its own NFKC form
-        text = _INVISIBLE.sub("", text)
-        text = unicodedata.normalize("NFKC", text)
-        text = _INVISIBLE.sub("", text)  # NFKC can produce some of them
-    text = text.replace("\r\n", "\n")
-    text = _CONTROL.sub("", text)
-    return _CONTINUATION.sub("", text)
+@dataclass(frozen=True, slots=True)
+class Readings:
+    """The raw text and every other reading of it (each distinct from the raw text and the others)."""
+
+    raw: str
+    extra: tuple[str, ...] = ()
+    # Set when the text holds control characters, terminal escapes or characters that
+    # NFKC or the removal of invisible characters changes: nobody can read it for certain.
+    disguised: str | None = None
+
+
+def suspicious(text: str) -> bool:
+    """Whether ``text`` has characters any folding could change (false for printable ASCII)."""
+    return _SUSPECT.search(text) is not None
+
+
+def readings(text: str) -> Readings:
+    """Every reading of ``text``: itself first, then each folding that changes it."""
+    if not suspicious(text):
+        return Readings(text)
+    bases = [text]
+    reasons: list[str] = []
+    if _CONTROL.search(text):
+        reasons.append("control characters or terminal escapes")
+        bases += [
+            # What a terminal shows: escape sequences and controls gone, CRLF a line break.
+            _CONTROL.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n"))),
+            # What a program that drops control bytes reads (a shell reading NULs from a pipe).
+            _CONTROL.sub("", text),
+            # What a program that splits on them reads.
+            _CONTROL.sub(" ", text.replace("\r", "\n")),
+        ]
+    found = bases[1:]
+    compatibility = False
+    for base in bases:
+        if base.isascii():
+            continue
+        bare = _INVISIBLE.sub("", base)
+        folded = unicodedata.normalize("NFKC", bare)
+        if folded != bare:
+            folded = _INVISIBLE.sub("", folded)  # NFKC can produce some of them
+        compatibility = compatibility or folded != base
+        found += [folded, folded.translate(_CONFUSABLES)]
+    if compatibility:
+        reasons.append("invisible or compatibility characters")
+    extra = tuple(r for r in dict.fromkeys(found) if r != text)
+    return Readings(text, extra, " and ".join(reasons) or None)

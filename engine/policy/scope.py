@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.model import Match, Verdict
-from engine.policy.normalize import normalize
+from engine.policy.normalize import readings
 from engine.policy.shell import Command, parse
 
 # Commands that change what a later relative path on the same line means.
@@ -110,7 +110,7 @@ def scope_matches(tool: str, verdict: Verdict, values: Sequence[str], workdir: s
     """
     matches = verdict.matches
     # Text a normalisation changed (escapes, invisible characters): what was judged is not what runs.
-    if any(normalize(v) != v for v in values):
+    if any(readings(v).extra for v in values):
         return tuple(Scoped(m, None, None) for m in matches)
     lines: list[list[Command]] = []
     try:

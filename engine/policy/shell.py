@@ -98,7 +98,6 @@ _KEYWORDS = frozenset(
         "time",
         "coproc",
         "function",
-        "[[",
         "]]",
     }
 )

@@ -1,0 +1,87 @@
+"""Size, depth, command and time limits: past one, never `allow`; a hardline command anywhere is denied.
+
+What the detector could not read in full needs approval that no session or always
+grant covers. Nothing it is given raises out of `Engine.check`.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Engine
+from engine.policy import evaluate
+from tests.redteam.conftest import judge
+
+
+def _nested(command: str, levels: int) -> str:
+    for _ in range(levels):
+        command = "sh -c " + shlex.quote(command)
+    return command
+
+
+HARDLINE_PAST_A_LIMIT = [
+    "eval " * 9 + "rm -rf /*",
+    "eval " * 40 + "rm -rf /",
+    _nested("eval " * 9 + "rm -rf /", 3),
+    _nested("rm -rf ~", 12),
+    "true;" * 512 + "rm -rf /",
+    "true;" * 5000 + "rm -rf /",
+    "true\n" * 600 + "sudo rm -rf --no-preserve-root /",
+    "rm -rf / " + " " * 70_000,
+    " " * 70_000 + "rm -rf /",
+    "echo " + "a" * 70_000 + "; rm -rf ~",
+    "x=$(" * 20 + "rm -rf /" + ")" * 20,
+    "echo '" + "x" * 10 + "; rm -rf /",  # unbalanced quote
+]
+
+ASK_PAST_A_LIMIT = [
+    "eval " * 12 + "ls",
+    "echo " + "a" * 70_000,
+    "true;" * 600 + "cd /tmp",
+    "echo '" + "a" * 70_000,  # unterminated and oversized
+    "echo 'unterminated",
+    "cat <<EOF\nno end",
+]
+
+
+@pytest.mark.parametrize("command", HARDLINE_PAST_A_LIMIT, ids=range(len(HARDLINE_PAST_A_LIMIT)))
+def test_hardline_past_a_limit_is_still_hardline(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+@pytest.mark.parametrize("command", ASK_PAST_A_LIMIT, ids=range(len(ASK_PAST_A_LIMIT)))
+def test_past_a_limit_is_an_ask_no_grant_covers(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert verdict.decision == "ask" and not verdict.grantable
+    assert "unparseable" in [m.key for m in verdict.matches]
+
+
+def test_past_the_time_budget_the_flat_scan_decides(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluate, "BUDGET", -1.0)
+    hard = judge(engine, "cd /tmp && sudo rm -rf /")
+    assert (hard.decision, hard.hardline, hard.grantable) == ("deny", True, False)
+    plain = judge(engine, "cd /tmp && ls -la")
+    assert plain.decision == "ask" and not plain.grantable
+
+
+def test_a_failing_detector_fails_closed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise RecursionError("deep")
+
+    monkeypatch.setattr(evaluate.Evaluator, "_detect_text", broken)
+    asked = judge(engine, "ls")
+    assert asked.decision == "ask" and not asked.grantable
+    denied = judge(engine, "sudo rm -rf /")
+    assert (denied.decision, denied.hardline) == ("deny", True)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=300))
+def test_nothing_raises_out_of_check(engine: Engine, text: str) -> None:
+    verdict = engine.check(text)
+    assert verdict.decision in ("allow", "ask", "deny")
