@@ -188,7 +188,12 @@ class Evaluator:
         return self._by_target.get((tool, argument), ())
 
     def detect_command(
-        self, value: str, patterns: Iterable[CompiledPattern], *, cwd: str | None = None
+        self,
+        value: str,
+        patterns: Iterable[CompiledPattern],
+        *,
+        cwd: str | None = None,
+        seen: Readings | None = None,
     ) -> tuple[list[Match], str | None]:
         """Matches of ``patterns`` in a shell command, in every reading, and why it could not be read.
 
@@ -198,7 +203,8 @@ class Evaluator:
         patterns = tuple(patterns)
         deadline = perf_counter() + BUDGET
         prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
-        seen = readings(value)
+        if seen is None:
+            seen = readings(value)
         matches, problem = self._detect_text(prefix + value, patterns, deadline)
         if seen.extra:
             known = {(m.key, m.command) for m in matches}
@@ -253,8 +259,8 @@ class Evaluator:
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
-        for command in commands:
-            if deadline is not None and perf_counter() > deadline:
+        for n, command in enumerate(commands):
+            if deadline is not None and n & 15 == 0 and perf_counter() > deadline:
                 return None
             shown = command.text
             for i, pattern, matcher, name_checked in index.candidates(command):
@@ -370,10 +376,13 @@ class Evaluator:
                 patterns = self.patterns_for(tool, argument)
                 if mode == "command":
                     cwd = args.get("cwd") if argument == "command" else None
-                    found, problem = self.detect_command(value, patterns, cwd=cwd if isinstance(cwd, str) else None)
+                    seen = readings(value)
+                    found, problem = self.detect_command(
+                        value, patterns, cwd=cwd if isinstance(cwd, str) else None, seen=seen
+                    )
                     matches.extend(found)
                     unparseable = unparseable or problem
-                    disguised = readings(value).disguised
+                    disguised = seen.disguised
                     if disguised is not None:
                         reason = f"the command holds {disguised}: it may not do what it shows"
                         matches.append(Match(DISGUISED, reason, "dangerous", value.strip(), grantable=False))
