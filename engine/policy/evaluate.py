@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from time import perf_counter
+from time import thread_time
 from typing import Any
 
 from engine.policy.commands import command_name
@@ -43,9 +43,9 @@ _FLAT_QUOTING = re.compile(r"[\"'\\]")
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a command name in the flat scan
 
-# Seconds one command may take to judge, a backstop: size, depth and command limits bound the
-# work, and the adversarial benchmark measures it (a few ms at 64 KiB). Past it, the command
-# is judged by the flat scan. Generous, so that a loaded machine does not change a verdict.
+# CPU seconds one command may take to judge, a backstop: size, depth and command limits bound
+# the work, and the adversarial benchmark measures it (a few ms at 64 KiB). Past it, the command
+# is judged by the flat scan. CPU time of this thread, so a loaded machine changes no verdict.
 BUDGET = 0.25
 DISGUISED = "disguised_text"
 
@@ -201,7 +201,7 @@ class Evaluator:
         Matches found only in another reading than the raw text are not grantable.
         """
         patterns = tuple(patterns)
-        deadline = perf_counter() + BUDGET
+        deadline = thread_time() + BUDGET
         prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
         if seen is None:
             seen = readings(value)
@@ -260,7 +260,7 @@ class Evaluator:
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
         for n, command in enumerate(commands):
-            if deadline is not None and n & 15 == 0 and perf_counter() > deadline:
+            if deadline is not None and n & 15 == 0 and thread_time() > deadline:
                 return None
             shown = command.text
             for i, pattern, matcher, name_checked in index.candidates(command):
