@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "reload")
+BENCHES = ("load", "dispatch", "policy", "reload", "audit")
 
 
 def run(name: str) -> str:
@@ -53,7 +53,7 @@ TEMPLATE = """# Benchmarks
 
 Every benchmark compares against its named peers or floor **in the same run** and prints ratios.
 They are not unit tests (the machines are shared and noisy): run them by hand, read the medians.
-`python -m bench.report` runs all four and rewrites this file.
+`python -m bench.report` runs them all and rewrites this file.
 
 Recorded {date} on a 2-core {machine}; {versions}.
 
@@ -137,6 +137,23 @@ python -m bench.bench_reload
 - "engine work" is `Engine.reload([changed file])`: only that file is parsed again; unchanged documents
   keep their checked state, tool specs, compiled templates and the compiled policy.
 - A max far above its median is a cyclic-GC pass over the 1,000-tool heap landing in the timed region.
+
+## Verifying the audit log
+
+```bash
+python -m bench.bench_audit
+```
+
+```
+{audit}
+```
+
+- 100,000 records of the engine's shape (~360 bytes each), written with the engine's key and head files.
+- `verify()` checks each line's HMAC-SHA256 over the previous MAC and its own bytes (no JSON parsing
+  except for break records) and that the chain reaches the head kept outside the state dir; the CLI
+  figure is a whole `hermes-engine audit verify` process, which reads only the config, not the manifests.
+- The peers are unkeyed SHA-256 chains: one over the raw lines, one parsing and re-serialising every
+  line as JSON (the format the engine used before); neither detects a re-chained or truncated log.
 """
 
 

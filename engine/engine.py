@@ -458,7 +458,7 @@ class Engine:
             str(snap.config.workdir(self._started_in)),
         )
         settings = snap.policy.settings
-        audit = AuditLog(self._audit_path(settings))
+        audit = AuditLog(self._audit_path(snap))
         resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
         if resolution.allowed:
             return None
@@ -475,9 +475,10 @@ class Engine:
             pending=resolution.pending,
         )
 
-    def _audit_path(self, settings: Any) -> Path:
-        configured = settings.audit_log
-        return (self.root / configured) if configured else self.state_dir / "audit.jsonl"
+    def _audit_path(self, snap: Snapshot) -> Path:
+        from engine.policy.audit import audit_path  # noqa: PLC0415
+
+        return audit_path(snap.config)
 
     def overdue_calls(self) -> list[RunningCall]:
         """Handlers still running past their timeout (their calls were already reported as

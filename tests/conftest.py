@@ -35,6 +35,12 @@ def _isolated_imports() -> Iterator[None]:
     sys.path[:] = path
 
 
+@pytest.fixture(autouse=True)
+def _audit_keys_in_a_temporary_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit keys and heads live in the user's config dir: never the real one during tests."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()

@@ -286,13 +286,12 @@ def test_every_decision_is_in_a_hash_chained_audit_log(make: Callable[..., Engin
         ("ask", "unattended", False),
         ("deny", "hardline", False),
     ]
-    assert verify(log) is None
+    assert verify(log).intact
     lines = log.read_text().splitlines()
-    tampered = json.loads(lines[1])
-    tampered["allowed"] = True
-    lines[1] = json.dumps(tampered)
+    lines[1] = lines[1].replace('"allowed":false', '"allowed":true')
     log.write_text("\n".join(lines) + "\n")
-    assert verify(log) == 2
+    report = verify(log)
+    assert (report.intact, report.first_bad_seq, report.first_bad_line) == (False, 2, 2)
 
 
 def test_secrets_are_redacted_in_the_audit_log(make: Callable[..., Engine]) -> None:

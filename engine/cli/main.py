@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import click
 
 from engine.build.loader import ProjectLoader
+from engine.cli.prompt import printable, prompt
 from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine
@@ -35,7 +36,7 @@ from engine.errors import (
     UsageError,
     ValidationFailed,
 )
-from engine.policy.approval import OUTCOMES, ApprovalRequest, normalise_answer
+from engine.policy.approval import OUTCOMES
 from engine.reload.events import ReloadEvent
 from engine.schemas import SCHEMA_NAMES, load_schema
 from engine.source.project import builtin_pack_dir
@@ -205,13 +206,9 @@ def schema(ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
-def _prompt(request: ApprovalRequest) -> str:
-    """Ask the person at the terminal; anything but o/s/a is a denial."""
-    click.echo(f"\napproval required for {request.tool}: {request.command}", err=True)
-    for match in request.verdict.matches:
-        click.echo(f"  [{match.severity}] {match.key}: {match.description}", err=True)
-    answer = click.prompt("[o]nce/[s]ession/[a]lways/[d]eny", default="d", show_default=True, err=True)
-    return normalise_answer(answer) or "deny"
+def _interactive() -> bool:
+    """Someone at a terminal can answer an approval prompt."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 @cli.command()
@@ -240,8 +237,8 @@ def call(
     with load_engine(ctx) as engine:
         if approve is not None:
             engine.set_approval_callback(lambda request: approve)
-        elif sys.stdin.isatty() and sys.stderr.isatty():
-            engine.set_approval_callback(_prompt)
+        elif _interactive():
+            engine.set_approval_callback(prompt)
         result = engine.call_batch([(tool, args_json)], session_id=session_id)[0]
     if as_json:
         click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
@@ -265,10 +262,11 @@ def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
         label = verdict.decision + (" (hardline)" if verdict.hardline else "")
         click.echo(label)
         for match in verdict.matches:
-            via = f"  (via {' > '.join(match.via)})" if match.via else ""
-            click.echo(f"  [{match.severity}] {match.key}: {match.description} -- {match.command}{via}")
+            via = f"  (via {printable(' > '.join(match.via))})" if match.via else ""
+            shown = f"{printable(match.key)}: {printable(match.description)} -- {printable(match.command)}"
+            click.echo(f"  [{match.severity}] {shown}{via}")
         if verdict.reason and verdict.decision != "allow":
-            click.echo(f"  {verdict.reason}")
+            click.echo(f"  {printable(verdict.reason)}")
     ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
 
 
@@ -433,3 +431,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code = exc.exit_code
     sys.exit(code or 0)
+
+
+# Command groups kept in their own modules add themselves to `cli` (they use its options from here).
+from engine.cli import audit as _audit  # noqa: E402, F401
