@@ -9,10 +9,12 @@ the definition → template). Templates render when definitions are built, with:
 - ``config``: the project config, ``platform``: ``sys.platform``,
 - ``env``: only the environment variables the manifest lists in ``template_env``.
 
-The environment is sandboxed and undefined names are errors. Everything is compiled
-and test-rendered at load (a mistake is a located validation error); a rendered
-schema is validated again, and at run time a failing render falls back to the
-static text with a logged warning, so a model never receives a broken schema.
+The environment is sandboxed and undefined names are errors; a render is bounded
+in time, memory and size (engine.sandbox). Everything is compiled and
+test-rendered at load (a mistake, or a template past a limit, is a located
+validation error); a rendered schema is validated again, and at run time a
+failing render falls back to the static text with a logged warning, so a model
+never receives a broken schema.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
 from engine.errors import Problem
+from engine.sandbox import RenderLimit, environment
+from engine.sandbox import render as bounded_render
 from engine.source.yamlfile import Document
 
 if TYPE_CHECKING:
@@ -37,18 +40,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_engine.templates")
 _META = jsonschema_rs.Draft202012Validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    # Imported on first use: projects without templates never pay for Jinja.
-    import jinja2.sandbox  # noqa: PLC0415
-
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
-        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
-    )
-    env.filters["tojson"] = json.dumps  # plain JSON (the default tojson escapes for HTML)
-    return env
 
 
 def is_template(text: Any) -> bool:
@@ -75,10 +66,13 @@ class ToolTemplates:
         document: dict[str, Any] = {"description": description, "parameters": copy.deepcopy(dict(parameters))}
         values = {**context, "env": {name: os.environ.get(name, "") for name in self.env_names}}
         for path, template, override in self.templates:
+            where = "/" + "/".join(map(str, path))
             try:
-                text = template.render(values)
+                text = bounded_render(template, values)
+            except RenderLimit as exc:
+                raise ValueError(f"{where}: stopped: {exc}") from None
             except Exception as exc:  # a template can fail in any way its expressions can (1 // 0)
-                raise ValueError(f"{'/' + '/'.join(map(str, path))}: {type(exc).__name__}: {exc}") from None
+                raise ValueError(f"{where}: {type(exc).__name__}: {exc}") from None
             _assign(document, path, text, override)
         if not isinstance(document["description"], str):
             raise ValueError("/description must render to text")
@@ -153,15 +147,18 @@ def compile_tool(doc: Document, context: Mapping[str, Any]) -> tuple[ToolTemplat
         found.append((path, ["overrides", pointer], text, True))
     if not found:
         return None, []
-    import jinja2  # noqa: PLC0415  (already imported by _environment)
+    import jinja2  # noqa: PLC0415  (already imported by environment())
 
     problems: list[Problem] = []
     compiled: list[tuple[tuple[str | int, ...], jinja2.Template, bool]] = []
     for path, where, text, override in found:
         try:
-            compiled.append((path, _environment().from_string(text), override))
+            compiled.append((path, environment().from_string(text), override))
         except jinja2.TemplateSyntaxError as exc:
             message = f"template syntax error (line {exc.lineno}): {exc.message}"
+            problems.append(doc.problem(where, "template-syntax", message))
+        except (RecursionError, MemoryError) as exc:  # `{{ ((((...)))) }}` thousands deep
+            message = f"template too deeply nested to compile ({type(exc).__name__})"
             problems.append(doc.problem(where, "template-syntax", message))
     if problems:
         return None, problems
