@@ -32,6 +32,7 @@ from engine.dispatch.workers import RunningCall, Workers
 from engine.errors import ConfigurationError, ValidationFailed
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
+from engine.registry.sources import ToolSource
 from engine.registry.specs import ToolsetSpec, ToolSpec
 from engine.reload.events import ReloadEvent, diff
 from engine.reload.watcher import DEFAULT_DEBOUNCE_MS, DEFAULT_STEP_MS, Watcher
@@ -90,6 +91,7 @@ class Engine:
         self._listeners: list[Callable[[ReloadEvent], Any]] = []
         self._watchers: list[Watcher] = []
         self._dispatcher = Dispatcher(self)
+        self._start_sources(result.snapshot)
 
     @classmethod
     def load(
@@ -549,12 +551,25 @@ class Engine:
                 self.last_result = result
                 self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
                 event = diff(old, new, ms, files)
+        if event.ok:
+            self._start_sources(self._snapshot)
         for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:
                 log.exception("an on_reload listener raised")
         return event
+
+    def add_tool_source(self, source: ToolSource) -> None:
+        """Ask ``source`` for tools on every load (engine.registry.sources); the next reload shows them."""
+        self._loader.sources.append(source)
+
+    def _start_sources(self, snap: Snapshot) -> None:
+        # Servers declared by McpServer manifests connect in the background; loading never waits.
+        if any(m.kind == "McpServer" for m in snap.manifests):
+            from engine.mcp.client import attach  # noqa: PLC0415
+
+            attach(self)
 
     def on_reload(self, listener: Callable[[ReloadEvent], Any]) -> Callable[[], None]:
         """Call ``listener(event)`` after every reload attempt; returns a function that removes it."""

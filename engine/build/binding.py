@@ -75,7 +75,7 @@ class Binder:
     def prepare(self, pack: Pack) -> None:
         if pack.name == "builtin":
             # Cheap when installed; needed again after reimport() dropped it.
-            _install_builtin_package(pack.root / "handlers")
+            install_builtin_package(pack.root / "handlers")
             return
         key = (pack.name, pack.root)
         if key in self._prepared:
@@ -272,7 +272,7 @@ def _refused_return(annotation: Any) -> str | None:
         return None
 
 
-def _install_builtin_package(directory: Path) -> None:
+def install_builtin_package(directory: Path) -> None:
     """Make ``engine._pack_handlers`` the builtin handlers package, wherever it lives."""
     existing = sys.modules.get(BUILTIN_HANDLER_PACKAGE)
     if existing is not None:

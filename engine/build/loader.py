@@ -21,6 +21,7 @@ from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
 from engine.registry.snapshot import Snapshot
+from engine.registry.sources import ToolSource
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
 from engine.source.project import (
     CONFIG_NAMES,
@@ -113,6 +114,8 @@ class ProjectLoader:
         self.include_builtin = include_builtin
         self.config_overrides = dict(config_overrides or {})
         self.binder = binder or Binder()
+        # Sources of tools other than files (engine.registry.sources), asked on every load.
+        self.sources: list[ToolSource] = []
         self._files: dict[Path, _FileEntry] = {}
         self._template_cache: dict[int, tuple[Document, ToolTemplates | None, list[Problem]]] = {}
         self._template_fingerprint: tuple[Any, ...] | None = None
@@ -297,7 +300,14 @@ class ProjectLoader:
 
         linked = link(tool_docs, toolset_docs, broken_tools, broken_toolsets)
         problems.extend(linked.problems)
-        problems.extend(check_enabled_names(config_doc, dict(config.data), linked, broken_toolsets))
+        servers = [d for d in policy_docs if d.data["kind"] == "McpServer"]
+        declared: set[str] = set()
+        if servers:
+            from engine.mcp.manifest import check_servers  # noqa: PLC0415
+
+            server_problems, declared = check_servers(servers, linked.toolsets, linked.toolset_aliases)
+            problems.extend(server_problems)
+        problems.extend(check_enabled_names(config_doc, dict(config.data), linked, broken_toolsets | declared))
 
         tools: dict[str, ToolSpec] = {}
         tool_validators: dict[str, Any] = {}
@@ -331,6 +341,21 @@ class ProjectLoader:
         config_hooks, hook_problems = self._config_hooks(config, config_doc, packs[-1])
         problems.extend(hook_problems)
 
+        tool_aliases, toolset_aliases = dict(linked.tool_aliases), dict(linked.toolset_aliases)
+        for source in self.sources:
+            # After the policy is compiled: a source's tools change often and must not recompile it.
+            extra = source.contribute(manifests, tools, {*toolsets, *toolset_aliases})
+            warnings.extend(extra.problems)
+            for name, spec in extra.tools.items():
+                if name not in tools and name not in tool_aliases:
+                    tools[name] = spec
+                    tool_validators[name] = extra.validators[name]
+            for name, toolset in extra.toolsets.items():
+                toolsets.setdefault(name, toolset)
+            for alias, target in extra.toolset_aliases.items():
+                if alias not in toolsets:
+                    toolset_aliases.setdefault(alias, target)
+
         all_problems = sorted(problems + warnings)
         counts = {
             "tools": len(tools),
@@ -346,8 +371,8 @@ class ProjectLoader:
                 config=config,
                 tools=MappingProxyType(tools),
                 toolsets=MappingProxyType(toolsets),
-                tool_aliases=MappingProxyType(dict(linked.tool_aliases)),
-                toolset_aliases=MappingProxyType(dict(linked.toolset_aliases)),
+                tool_aliases=MappingProxyType(tool_aliases),
+                toolset_aliases=MappingProxyType(toolset_aliases),
                 manifests=manifests,
                 warnings=tuple(p for p in all_problems if p.severity == "warning"),
                 validators=MappingProxyType(tool_validators),

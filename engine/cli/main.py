@@ -21,11 +21,11 @@ from typing import Any, TypeVar
 
 import click
 
-from engine.build.loader import ProjectLoader
+from engine.build.loader import LoadResult, ProjectLoader
 from engine.cli.prompt import printable, prompt
 from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
-from engine.engine import Engine
+from engine.engine import Engine, ToolInfo
 from engine.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
@@ -142,7 +142,13 @@ def _one_shot_heap(ctx: click.Context) -> Iterator[None]:
 
 def load_engine(ctx: click.Context) -> Engine:
     with _one_shot_heap(ctx):
-        return Engine.load(project_root(ctx))
+        engine = Engine.load(project_root(ctx))
+    if any(m.kind == "McpServer" for m in engine.snapshot.manifests):
+        from engine.mcp.client import settle  # noqa: PLC0415
+
+        settle(engine)  # a one-shot command shows what the servers offer, or why they do not
+        ctx.call_on_close(engine.close)
+    return engine
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
@@ -166,13 +172,29 @@ def cli() -> None:
     type=click.Choice(["openai"]),
     help="Also report, as errors, what this provider's strict mode would reject.",
 )
+@click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
 @click.pass_context
-def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...]) -> None:
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], connect: bool) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
     with _one_shot_heap(ctx):
-        result = ProjectLoader(project_root(ctx)).load(strict=strict)
+        loader = ProjectLoader(project_root(ctx))
+        result = loader.load(strict=strict)
+    if connect and result.ok:
+        result = _connect(loader, result)
     click.echo(REPORTERS[fmt](result))
     ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
+def _connect(loader: ProjectLoader, result: LoadResult) -> LoadResult:
+    """The load again with every McpServer connected: their listings' warnings and connection errors."""
+    from engine.mcp.client import check_connections  # noqa: PLC0415
+
+    with Engine(loader, result) as engine:
+        failed = check_connections(engine)
+        final = engine.last_result
+    problems = sorted([*final.problems, *failed])
+    ok = not any(p.severity == "error" for p in problems)
+    return LoadResult(final.snapshot if ok else None, problems, final.counts, final.documents, final.files)
 
 
 @cli.command("list")
@@ -184,6 +206,16 @@ def list_tools(ctx: click.Context, as_json: bool, toolset: str | None) -> None:
     """List tools with their toolset, availability and source."""
     engine = load_engine(ctx)
     infos = engine.list_tools(toolset)
+    if toolset is None and any(m.kind == "McpServer" for m in engine.snapshot.manifests):
+        from engine.mcp.client import server_rows  # noqa: PLC0415
+        from engine.mcp.manifest import tool_name  # noqa: PLC0415
+
+        # A declared server that offers no tool (yet) still gets a row saying why.
+        infos += [
+            ToolInfo(tool_name(s.name, "") + "*", s.toolset, False, f"{s.state}: {s.reason}", s.source)
+            for s in server_rows(engine)
+            if s.tools == 0
+        ]
     if as_json:
         click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
         return

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from engine.registry.specs import ToolSpec
 
 
+class Unavailable(Exception):
+    """Raised by a check to say why its tool cannot be used now, in words a user reads as is."""
+
+
 @dataclass(frozen=True, slots=True)
 class Availability:
     available: bool
@@ -68,6 +72,8 @@ def evaluate(spec: ToolSpec) -> Availability:
     if spec.check is not None:
         try:
             ok = spec.check.function()
+        except Unavailable as exc:
+            return Availability(False, str(exc))
         except Exception as exc:
             return Availability(False, f"check {spec.check.path} raised {type(exc).__name__}: {exc}")
         if not ok:

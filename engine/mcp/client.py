@@ -1,0 +1,594 @@
+"""Connections to the MCP servers that McpServer manifests declare, owned by the engine.
+
+One background thread runs one event loop holding every connection. A server that
+connects, drops, or says its tool list changed makes the engine load the next generation
+(``Engine.reload()``: the same swap as a file save), so a call always runs against one
+consistent generation and a tool never vanishes from under a running call: a call whose
+server died fails with an error result. A dead server is retried with backoff; three
+failures in a row open a circuit for 60 s. Loading never waits for a server: until one
+answers, its toolset is empty and ``list`` says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from engine.build.binding import Bound, describe
+from engine.dispatch.context import ToolFailure
+from engine.errors import Problem
+from engine.mcp.manifest import ServerConfig, expand
+from engine.mcp.tools import ServerTools, check_listing
+from engine.registry.availability import Unavailable
+from engine.registry.sources import Contribution
+from engine.registry.specs import ManifestSpec, Source, ToolsetSpec, ToolSpec
+
+if TYPE_CHECKING:
+    from engine.engine import Engine
+    from engine.reload.events import ReloadEvent
+
+log = logging.getLogger("hermes_engine.mcp.client")
+
+FAILURES_TO_OPEN = 3
+OPEN_SECONDS = 60.0
+MAX_BACKOFF = 10.0
+MAX_PAGES = 20
+_CALL_GRACE = 5.0
+
+CONNECTING, CONNECTED, RETRYING, OPEN, FAILED, DISABLED = (
+    "connecting",
+    "connected",
+    "retrying",
+    "circuit open",
+    "failed",
+    "disabled",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    name: str
+    toolset: str
+    state: str
+    reason: str | None
+    tools: int
+    source: str
+
+
+class _Watched:
+    """A transport's read stream that sets ``closed`` when the peer goes away (EOF)."""
+
+    def __init__(self, stream: Any, closed: asyncio.Event) -> None:
+        self._stream = stream
+        self._closed = closed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def __aenter__(self) -> _Watched:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        self._closed.set()
+        return await self._stream.__aexit__(*exc)
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._stream.__anext__()
+        except BaseException:
+            self._closed.set()
+            raise
+
+    async def receive(self) -> Any:
+        try:
+            return await self._stream.receive()
+        except BaseException:
+            self._closed.set()
+            raise
+
+
+class _Server:
+    """One declared server: its connection task and what it last listed."""
+
+    def __init__(self, clients: McpClients, config: ServerConfig) -> None:
+        self.clients = clients
+        self.config = config
+        self.state = DISABLED if not config.enabled else CONNECTING
+        self.reason: str | None = "enabled: false" if not config.enabled else "connecting"
+        self.session: Any = None
+        self.listing = ServerTools()
+        self.failures = 0
+        self.settled = not config.enabled
+        self.task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._relist: asyncio.Event | None = None
+        # Bound once per server so that specs built from equal listings compare equal.
+        self.check = describe(f"mcp:{config.name}", self.available)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def available(self) -> bool:
+        if self.session is None:
+            raise Unavailable(f"MCP server {self.config.name!r} is {self.state}: {self.reason}")
+        return True
+
+    def _set(self, state: str, reason: str | None, *, settled: bool = True) -> None:
+        self.state, self.reason = state, reason
+        self.settled = self.settled or settled
+        self.clients.changed()
+
+    # -- the connection loop -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        self._stop = asyncio.Event()
+        self._relist = asyncio.Event()
+        config = self.config
+        while not self._stop.is_set():
+            missing = config.missing_env()
+            if missing:
+                self._set(
+                    FAILED, f"missing environment variable{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"
+                )
+                return  # nothing to retry until the environment or the manifest changes
+            try:
+                await self._connect_once()
+                reason = "the server closed the connection"
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # a hostile server may raise anything through the SDK
+                reason = _describe(exc, config)
+            self.session = None
+            if self._stop.is_set():
+                return
+            self.failures += 1
+            if self.failures >= FAILURES_TO_OPEN:
+                until = time.strftime("%H:%M:%S", time.localtime(time.time() + OPEN_SECONDS))
+                self._set(OPEN, f"{reason}; {self.failures} failures in a row, next try at {until}")
+                await self._pause(OPEN_SECONDS)
+                self.failures = FAILURES_TO_OPEN - 1  # half open: one more failure opens it again
+            else:
+                delay = min(MAX_BACKOFF, 0.5 * 2 ** (self.failures - 1))
+                self._set(RETRYING, f"{reason}; retrying in {delay:g}s")
+                await self._pause(delay)
+
+    async def _pause(self, seconds: float) -> None:
+        assert self._stop is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
+
+    async def _connect_once(self) -> None:
+        from mcp import ClientSession  # noqa: PLC0415
+
+        assert self._stop is not None and self._relist is not None
+        config = self.config
+        async with contextlib.AsyncExitStack() as stack:
+            closed = asyncio.Event()
+            async with asyncio.timeout(config.connect_timeout):
+                read, write = await stack.enter_async_context(self._transport(stack))
+                session = await stack.enter_async_context(
+                    ClientSession(_Watched(read, closed), write, message_handler=self._on_message)
+                )
+                await session.initialize()
+                listing = await self._list(session)
+            self.listing = listing
+            self.session = session
+            self.failures = 0
+            self._set(CONNECTED, None)
+            while True:
+                waits = [asyncio.ensure_future(e.wait()) for e in (closed, self._stop, self._relist)]
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for w in waits:
+                        w.cancel()
+                if closed.is_set() or self._stop.is_set():
+                    self.session = None
+                    return
+                self._relist.clear()
+                async with asyncio.timeout(config.connect_timeout):
+                    self.listing = await self._list(session)
+                self.clients.changed()
+
+    def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        config = self.config
+        if config.transport == "stdio":
+            from mcp import StdioServerParameters, stdio_client  # noqa: PLC0415
+
+            params = StdioServerParameters(
+                command=config.command or "",
+                args=list(config.args),
+                env=self.clients.child_env(config),
+                cwd=config.working_dir(self.clients.root),
+            )
+            return stdio_client(params, errlog=self.clients.errlog(config.name, stack))
+        import httpx2  # noqa: PLC0415
+        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
+        headers = {k: expand(v)[0] for k, v in config.headers.items()}
+        client = httpx2.AsyncClient(headers=headers, timeout=config.timeout)
+        stack.push_async_callback(client.aclose)
+        return streamable_http_client(config.url or "", http_client=client)
+
+    async def _list(self, session: Any) -> ServerTools:
+        tools: list[Any] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            from mcp_types import PaginatedRequestParams  # noqa: PLC0415
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return check_listing(self.config, tools, self._handler, self.check)
+
+    def _handler(self, tool: str) -> Bound:
+        server = self.config.name
+        clients = self.clients
+
+        def call(**arguments: Any) -> Any:
+            return clients.call(server, tool, arguments)
+
+        return describe(f"mcp:{server}:{tool}", call)
+
+    async def _on_message(self, message: Any) -> None:
+        from mcp_types import ToolListChangedNotification  # noqa: PLC0415
+
+        if isinstance(message, ToolListChangedNotification) and self._relist is not None:
+            self._relist.set()
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+
+def _describe(exc: BaseException, config: ServerConfig) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"no answer within connect_timeout ({config.connect_timeout:g}s)"
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start {config.command!r}: not found"
+    if isinstance(exc, BaseExceptionGroup):
+        inner = exc.exceptions[0] if exc.exceptions else exc
+        return _describe(inner, config)
+    text = str(exc).splitlines()[0][:300] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class McpClients:
+    """The engine's MCP connections (a ToolSource); created by :func:`attach`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.root = engine.root
+        self._state_dir = engine.state_dir
+        self._servers: dict[str, _Server] = {}
+        self._lock = threading.Condition()
+        self._version = 0  # bumped on every state change
+        self._applied = 0  # the version the engine's snapshot reflects
+        self._closed = threading.Event()
+        self._refresh = threading.Event()
+        self._decisions: dict[str, str] = {}
+        self._remove_hook: Any = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="hermes-mcp", daemon=True)
+        self._thread.start()
+        self._refresher = threading.Thread(target=self._refresh_loop, name="hermes-mcp-refresh", daemon=True)
+        self._refresher.start()
+        engine.add_tool_source(self)
+        self._unlisten = engine.on_reload(self._reloaded)
+        self.reconcile(engine.snapshot.manifests)
+
+    # -- what the engine sees -----------------------------------------------------------------
+
+    def contribute(
+        self, manifests: Sequence[ManifestSpec], tools: Collection[str], toolsets: Collection[str]
+    ) -> Contribution:
+        out_tools: dict[str, ToolSpec] = {}
+        validators: dict[str, Any] = {}
+        out_toolsets: dict[str, ToolsetSpec] = {}
+        aliases: dict[str, str] = {}
+        problems: list[Problem] = []
+        decisions: dict[str, str] = {}
+        with self._lock:
+            servers = dict(self._servers)
+        for manifest in manifests:
+            if manifest.kind != "McpServer":
+                continue
+            config = _config(manifest)
+            server = servers.get(config.name)
+            current = server is not None and server.config == config
+            members: list[str] = []
+            if current:
+                assert server is not None
+                problems.extend(server.listing.problems)
+                if server.state not in (CONNECTED, CONNECTING, DISABLED):
+                    problems.append(
+                        config.problem("mcp-server-unavailable", f"MCP server {config.name!r}: {server.reason}")
+                    )
+                for name, spec in server.listing.specs.items():
+                    if name in tools:
+                        problems.append(
+                            config.problem(
+                                "mcp-tool-skipped",
+                                f"MCP server {config.name!r}: tool {name!r} skipped: a local tool has that name",
+                            )
+                        )
+                        continue
+                    out_tools[name] = spec
+                    validators[name] = server.listing.validators[name]
+                    members.append(name)
+                    decisions[name] = config.approval(server.listing.remote_names[name])
+            if config.toolset not in toolsets:
+                out_toolsets[config.toolset] = ToolsetSpec(
+                    name=config.toolset,
+                    description=f"Tools of the MCP server {config.name}.",
+                    source=Source(config.file, config.line, config.column),
+                    tools=tuple(sorted(members)),
+                    aliases=(config.name,) if config.name != config.toolset else (),
+                    members=frozenset(members),
+                )
+                if config.name != config.toolset and config.name not in toolsets:
+                    aliases[config.name] = config.toolset
+        self._decisions = {k: v for k, v in decisions.items() if v != "allow"}
+        return Contribution(
+            MappingProxyType(out_tools),
+            MappingProxyType(validators),
+            MappingProxyType(out_toolsets),
+            MappingProxyType(aliases),
+            tuple(problems),
+        )
+
+    def status(self) -> list[ServerStatus]:
+        with self._lock:
+            servers = list(self._servers.values())
+        return [
+            ServerStatus(
+                s.config.name,
+                s.config.toolset,
+                s.state,
+                s.reason,
+                len(s.listing.specs) if s.session is not None else 0,
+                f"{s.config.name} (mcp)",
+            )
+            for s in sorted(servers, key=lambda s: s.config.name)
+        ]
+
+    # -- keeping connections in line with the manifests --------------------------------------
+
+    def reconcile(self, manifests: Sequence[ManifestSpec]) -> None:
+        wanted = {c.name: c for c in (_config(m) for m in manifests if m.kind == "McpServer")}
+        started: list[_Server] = []
+        stopped: list[_Server] = []
+        with self._lock:
+            for name, server in list(self._servers.items()):
+                if wanted.get(name) != server.config:
+                    stopped.append(self._servers.pop(name))
+            for name, config in wanted.items():
+                if name not in self._servers:
+                    server = _Server(self, config)
+                    self._servers[name] = server
+                    if config.enabled:
+                        started.append(server)
+        for server in stopped:
+            self._loop.call_soon_threadsafe(server.stop)
+        for server in started:
+            self._loop.call_soon_threadsafe(self._start, server)
+        self._install_hook(any(c.approval_default != "allow" or c.approval_tools for c in wanted.values()))
+        if started or stopped:
+            self.changed()
+
+    def _start(self, server: _Server) -> None:
+        server.task = self._loop.create_task(server.run(), name=f"mcp-{server.config.name}")
+
+    def _reloaded(self, event: ReloadEvent) -> None:
+        if event.ok and not self._closed.is_set():
+            self.reconcile(self._engine.snapshot.manifests)
+
+    def changed(self) -> None:
+        """A server's state or listing changed: the engine loads the next generation."""
+        with self._lock:
+            self._version += 1
+            self._lock.notify_all()
+        self._refresh.set()
+
+    def _refresh_loop(self) -> None:
+        while True:
+            self._refresh.wait()
+            if self._closed.is_set():
+                return
+            self._refresh.clear()
+            with self._lock:
+                version = self._version
+            try:
+                self._engine.reload()
+            except Exception:  # the watcher's rule: a reload never kills the thread that asked
+                log.exception("reload after an MCP server change failed")
+            with self._lock:
+                self._applied = max(self._applied, version)
+                self._lock.notify_all()
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until every enabled server has connected or failed once and the engine shows it.
+
+        Returns False when ``timeout`` (default: the longest connect_timeout, plus a margin) passed first.
+        """
+        with self._lock:
+            if timeout is None:
+                timeout = max((s.config.connect_timeout for s in self._servers.values()), default=0) + 5
+            return self._lock.wait_for(
+                lambda: all(s.settled for s in self._servers.values()) and self._applied >= self._version, timeout
+            )
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def call(self, server_name: str, tool: str, arguments: dict[str, Any]) -> Any:
+        """Run one call on the connection loop and wait for it (a tool handler; any thread but that loop).
+
+        Raises:
+            ToolFailure: the server is not connected, failed, timed out or reported an error.
+        """
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+
+        from engine.mcp.content import from_call_result  # noqa: PLC0415
+
+        server = self._servers.get(server_name)
+        session = None if server is None else server.session
+        if server is None or session is None:
+            reason = "it is not declared" if server is None else f"{server.state}: {server.reason}"
+            raise ToolFailure(
+                f"MCP server {server_name!r} is not connected ({reason})", recoverable=True, type="unavailable"
+            )
+        timeout = server.config.timeout
+        future = asyncio.run_coroutine_threadsafe(
+            session.call_tool(tool, arguments, read_timeout_seconds=timeout), self._loop
+        )
+        try:
+            result = future.result(timeout + _CALL_GRACE)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ToolFailure(
+                f"MCP server {server_name!r} did not answer within {timeout:g}s", type="timeout"
+            ) from None
+        except MCPError as exc:
+            raise ToolFailure(f"MCP server {server_name!r}: {exc}", type="mcp_error") from None
+        except ToolFailure:
+            raise
+        except Exception as exc:  # a malformed result, a claimed extension result
+            raise ToolFailure(
+                f"MCP server {server_name!r} sent an unusable result: {_describe(exc, server.config)}", type="mcp_error"
+            ) from None
+        return from_call_result(result, server_name)
+
+    # -- approval ------------------------------------------------------------------------------
+
+    def _install_hook(self, needed: bool) -> None:
+        if needed and self._remove_hook is None:
+            self._remove_hook = self._engine.add_hook("pre_tool_call", self._approval, name="mcp-approval")
+        elif not needed and self._remove_hook is not None:
+            self._remove_hook()
+            self._remove_hook = None
+
+    def _approval(self, tool: str) -> dict[str, str] | None:
+        decision = self._decisions.get(tool)
+        if decision == "ask":
+            return {"ask": f"{tool}: its McpServer manifest says approval: ask"}
+        if decision == "deny":
+            return {"block": f"{tool}: its McpServer manifest says approval: deny"}
+        return None
+
+    # -- the child's environment and log -------------------------------------------------------
+
+    def child_env(self, config: ServerConfig) -> dict[str, str]:
+        """The secret-free environment of the builtin terminal plus what the manifest grants."""
+        base = _terminal_child_env()
+        base.update({k: expand(v)[0] for k, v in config.env.items()})
+        return base
+
+    def errlog(self, name: str, stack: contextlib.AsyncExitStack) -> Any:
+        folder = self._state_dir / "mcp"
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / f"{name}.stderr.log", "a", encoding="utf-8")  # noqa: SIM115 - closed by the stack
+        stack.callback(handle.close)
+        return handle
+
+    # -- shutting down --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self._refresh.set()
+        self._unlisten()
+        self._install_hook(False)
+        with self._lock:
+            servers = list(self._servers.values())
+            self._servers.clear()
+
+        async def stop_all() -> None:
+            for server in servers:
+                server.stop()
+            tasks = [s.task for s in servers if s.task is not None]
+            if tasks:
+                await asyncio.wait(tasks, timeout=10)
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(stop_all(), self._loop).result(15)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._refresher.join(10)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+
+def _config(manifest: ManifestSpec) -> ServerConfig:
+    source = manifest.source
+    return ServerConfig.from_data(manifest.data, source.file, source.line, source.column)
+
+
+def _terminal_child_env() -> dict[str, str]:
+    """The builtin terminal's child environment (handlers/_env.py): one definition of "no secrets"."""
+    import importlib  # noqa: PLC0415
+
+    from engine.build.binding import install_builtin_package  # noqa: PLC0415
+    from engine.source.project import BUILTIN_HANDLER_PACKAGE, builtin_pack_dir  # noqa: PLC0415
+
+    install_builtin_package(Path(builtin_pack_dir()) / "handlers")
+    module = importlib.import_module(f"{BUILTIN_HANDLER_PACKAGE}._env")
+    env: dict[str, str] = module.child_env()
+    return env
+
+
+def attach(engine: Engine) -> McpClients:
+    """The engine's MCP connections, created (and started) on first use."""
+    clients: McpClients = engine.shared.get_or_create("mcp", lambda: McpClients(engine))
+    return clients
+
+
+def settle(engine: Engine, timeout: float | None = None) -> bool:
+    """For one-shot commands: wait until declared servers have answered (or failed)."""
+    if not any(m.kind == "McpServer" for m in engine.snapshot.manifests):
+        return True
+    return attach(engine).settle(timeout)
+
+
+def check_connections(engine: Engine) -> list[Problem]:
+    """``validate --connect``: connect every enabled server and list its tools; each that does not
+    answer is an error located at its manifest (what its listing holds are warnings of the load)."""
+    if not settle(engine):
+        log.warning("some MCP servers were still connecting when validate --connect stopped waiting")
+    problems: list[Problem] = []
+    configs = {c.name: c for c in (_config(m) for m in engine.snapshot.manifests if m.kind == "McpServer")}
+    for status in attach(engine).status() if configs else []:
+        config = configs.get(status.name)
+        if config is None or status.state in (CONNECTED, DISABLED):
+            continue
+        problems.append(
+            Problem(
+                config.file,
+                config.line,
+                config.column,
+                "mcp-connect-failed",
+                f"MCP server {status.name!r} is {status.state}: {status.reason}",
+            )
+        )
+    return problems
+
+
+def server_rows(engine: Engine) -> list[ServerStatus]:
+    """The declared servers and their state ([] when the project declares none)."""
+    if not any(m.kind == "McpServer" for m in engine.snapshot.manifests):
+        return []
+    return attach(engine).status()

@@ -1,0 +1,167 @@
+"""Another MCP server's tool listing → checked specs. Everything in a listing is untrusted.
+
+A tool whose name, schema or size is unusable is skipped with a located warning (at the
+McpServer manifest); the server's other tools and every local tool are unaffected. Schemas
+may only refer inside themselves: a remote ``$ref`` would make the engine fetch a URL the
+server chose.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema_rs
+import mcp_types as types
+
+from engine.build.binding import Bound
+from engine.dispatch.results import sanitize
+from engine.errors import Problem
+from engine.mcp.manifest import MAX_NAME, ServerConfig, tool_name
+from engine.registry.specs import Annotations, Source, ToolSpec
+
+MAX_TOOLS = 256
+MAX_SCHEMA_CHARS = 64_000
+MAX_SCHEMA_NODES = 10_000
+MAX_SCHEMA_DEPTH = 32
+MAX_DESCRIPTION_CHARS = 4000
+_REF_KEYS = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_METASCHEMA = jsonschema_rs.Draft202012Validator(
+    {"$ref": "https://json-schema.org/draft/2020-12/schema"}, validate_formats=True
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTools:
+    """One listing of one server, checked: specs by engine name, their validators, the warnings."""
+
+    specs: Mapping[str, ToolSpec] = field(default_factory=dict)
+    validators: Mapping[str, Any] = field(default_factory=dict)
+    remote_names: Mapping[str, str] = field(default_factory=dict)  # engine name -> the server's name
+    problems: tuple[Problem, ...] = ()
+
+
+class SchemaRefused(Exception):
+    pass
+
+
+def _walk(schema: Any) -> None:
+    """Size, depth and reference limits, without recursion (a hostile schema may be deep)."""
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    nodes = 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_SCHEMA_NODES:
+            raise SchemaRefused(f"more than {MAX_SCHEMA_NODES} nodes")
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaRefused(f"nested deeper than {MAX_SCHEMA_DEPTH} levels")
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _REF_KEYS and not (isinstance(value, str) and value.startswith("#")):
+                    raise SchemaRefused(f"{key} {str(value)[:80]!r} points outside the schema")
+                stack.append((value, depth + 1))
+        elif isinstance(node, list):
+            stack.extend((item, depth + 1) for item in node)
+
+
+def check_schema(schema: Any, what: str) -> tuple[Mapping[str, Any], Any]:
+    """A server's JSON Schema for arguments or results, and its compiled validator.
+
+    Raises:
+        SchemaRefused: why it cannot be used.
+    """
+    if not isinstance(schema, dict):
+        raise SchemaRefused(f"its {what} is not a JSON object")
+    _walk(schema)
+    if len(json.dumps(schema)) > MAX_SCHEMA_CHARS:
+        raise SchemaRefused(f"its {what} is larger than {MAX_SCHEMA_CHARS} characters")
+    if schema.get("type") != "object":
+        raise SchemaRefused(f"its {what} does not have type: object at its root")
+    body = {k: v for k, v in schema.items() if k != "$schema"}
+    if not _METASCHEMA.is_valid(body):
+        error = next(iter(_METASCHEMA.iter_errors(body)))
+        where = "/" + "/".join(str(p) for p in error.instance_path)
+        raise SchemaRefused(f"its {what} is not a valid JSON Schema at {where}: {error.message.splitlines()[0]}")
+    try:
+        validator = jsonschema_rs.validator_for(body)
+    except (jsonschema_rs.ValidationError, ValueError) as exc:
+        raise SchemaRefused(f"its {what} does not compile: {str(exc).splitlines()[0]}") from None
+    return body, validator
+
+
+def check_listing(
+    config: ServerConfig,
+    listed: list[types.Tool],
+    handler_for: Callable[[str], Bound],
+    check: Bound,
+) -> ServerTools:
+    """Turn a listing into specs, skipping (with a warning) what cannot be used."""
+    problems: list[Problem] = []
+    specs: dict[str, ToolSpec] = {}
+    validators: dict[str, Any] = {}
+    remote: dict[str, str] = {}
+    source = Source(f"{config.name} (mcp)", 0)
+    if len(listed) > MAX_TOOLS:
+        problems.append(
+            config.problem(
+                "mcp-tool-skipped", f"{config.name} lists {len(listed)} tools; only the first {MAX_TOOLS} are used"
+            )
+        )
+        listed = listed[:MAX_TOOLS]
+    for tool in listed:
+        label = f"MCP server {config.name!r}: tool {tool.name[:80]!r}"
+        if not config.wanted(tool.name):
+            continue
+        name = tool_name(config.name, tool.name)
+        if not tool.name or len(name) > MAX_NAME:
+            problems.append(
+                config.problem(
+                    "mcp-tool-skipped",
+                    f"{label} skipped: its name makes {name[:100]!r}, longer than {MAX_NAME} characters",
+                )
+            )
+            continue
+        if name in specs:
+            problems.append(
+                config.problem(
+                    "mcp-tool-skipped", f"{label} skipped: another of its tools is also called {name!r} here"
+                )
+            )
+            continue
+        try:
+            parameters, validator = check_schema(tool.input_schema, "input schema")
+            output = None if tool.output_schema is None else check_schema(tool.output_schema, "output schema")[0]
+        except SchemaRefused as exc:
+            problems.append(config.problem("mcp-tool-skipped", f"{label} skipped: {exc}"))
+            continue
+        hints = tool.annotations
+        title = tool.title or (hints.title if hints else None)
+        description = sanitize(
+            tool.description or f"{tool.name} (from MCP server {config.name})", MAX_DESCRIPTION_CHARS
+        )
+        specs[name] = ToolSpec(
+            name=name,
+            toolset=config.toolset,
+            description=description,
+            parameters=parameters,
+            source=source,
+            check_path=f"mcp:{config.name}",
+            annotations=Annotations(
+                title=None if title is None else sanitize(title, 200),
+                read_only=hints.read_only_hint if hints else None,
+                destructive=hints.destructive_hint if hints else None,
+                idempotent=hints.idempotent_hint if hints else None,
+                open_world=hints.open_world_hint if hints else None,
+            ),
+            title=None if title is None else sanitize(title, 200),
+            output_schema=output,
+            handler=handler_for(tool.name),
+            check=check,
+        )
+        validators[name] = validator
+        remote[name] = tool.name
+    return ServerTools(MappingProxyType(specs), MappingProxyType(validators), MappingProxyType(remote), tuple(problems))
