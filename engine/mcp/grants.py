@@ -8,12 +8,16 @@ a shared store (a database server) implements the same two methods. A grant is
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from engine.policy.approval import Grant
+from engine.state_files import keep_aside
+
+log = logging.getLogger("hermes_engine.grants")
 
 
 class MemoryGrantStore:
@@ -39,12 +43,30 @@ class SqliteGrantStore:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=10, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS grants (session TEXT NOT NULL, tool TEXT NOT NULL, key TEXT NOT NULL, "
-            "scope TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (session, tool, key, scope))"
-        )
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            # A damaged file is kept for inspection, never written over; grants start empty
+            # (every answer is asked again: fail closed).
+            kept = keep_aside(path)
+            for extra in ("-wal", "-shm"):
+                path.with_name(path.name + extra).unlink(missing_ok=True)
+            log.error("the grants file %s is damaged (%s); kept as %s, starting with no grants", path, exc, kept)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS grants (session TEXT NOT NULL, tool TEXT NOT NULL, key TEXT NOT NULL, "
+                "scope TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (session, tool, key, scope))"
+            )
+            db.execute("SELECT session, tool, key, scope, created FROM grants LIMIT 1").fetchall()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def granted(self, session_id: str, grants: set[Grant]) -> bool:
         if not grants:

@@ -144,7 +144,11 @@ class ApprovalChain:
         if self.store is not None and request.session_id is not None:
             with self.lock:
                 rest = {g for g in wanted if g not in self.always}
-            return not rest or self.store.granted(request.session_id, rest)
+            try:
+                return not rest or self.store.granted(request.session_id, rest)
+            except Exception as exc:  # a store that cannot be read grants nothing: ask again
+                log.error("cannot read session grants (%s: %s); asking again", type(exc).__name__, exc)
+                return False
         with self.lock:
             session = self.grants.get(request.session_id, set()) if request.session_id is not None else set()
             return all(g in self.always or g in session for g in wanted)
@@ -153,7 +157,10 @@ class ApprovalChain:
         if request.session_id is None or not request.grantable:
             return
         if self.store is not None:
-            self.store.grant(request.session_id, _grants(request))
+            try:
+                self.store.grant(request.session_id, _grants(request))
+            except Exception as exc:  # the answer still holds for this call
+                log.error("cannot record a session grant (%s: %s); it covers this call only", type(exc).__name__, exc)
             return
         with self.lock:
             self.grants.setdefault(request.session_id, set()).update(_grants(request))

@@ -30,6 +30,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.policy.redact import MAX_FIELD, redact
+from engine.state_files import keep_aside
 
 __all__ = ["MAX_FIELD", "AuditLog", "AuditReport", "audit_path", "key_dir", "redact", "tail", "verify"]
 
@@ -58,15 +59,6 @@ def audit_path(config: Config) -> Path:
 
 def _log_id(path: Path) -> str:
     return hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
-
-
-def _aside(path: Path) -> Path:
-    """Move a damaged file out of the way as ``NAME.corrupt-N``; it is kept, never overwritten."""
-    n = 1
-    while (target := path.with_name(f"{path.name}.corrupt-{n}")).exists():
-        n += 1
-    os.replace(path, target)
-    return target
 
 
 @dataclass
@@ -131,7 +123,7 @@ class _Keys:
             if seq < 0 or len(mac) != 64:
                 raise ValueError("out of range")
         except (ValueError, KeyError, TypeError, UnicodeEncodeError) as exc:
-            kept = _aside(self.head_file)
+            kept = keep_aside(self.head_file)
             log.error("the audit head %s is damaged (%s); kept as %s", self.head_file, exc, kept)
             return None, f"the head file was damaged and kept as {kept.name}"
         return (seq, mac), None
@@ -218,7 +210,7 @@ class AuditLog:
             try:
                 key = keys.create()
             except AuditError as exc:
-                kept = _aside(keys.key_file)
+                kept = keep_aside(keys.key_file)
                 log.error("%s; kept as %s, a new key starts a new segment", exc, kept)
                 key_problem = f"the key was damaged and kept as {kept.name}"
                 key = keys.create()
