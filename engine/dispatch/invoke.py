@@ -49,12 +49,25 @@ _helper_lock = threading.Lock()
 _helper: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
 
 
+class _OwnLoop:
+    """A thread's own event loop, closed when the thread ends and its locals are dropped
+    (batch threads come and go; an unclosed loop leaks its self-pipe sockets)."""
+
+    __slots__ = ("loop",)
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        if not self.loop.is_running():
+            self.loop.close()
+
+
 def _thread_loop() -> asyncio.AbstractEventLoop:
-    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _local.loop = loop
-    return loop
+    own: _OwnLoop | None = getattr(_local, "own", None)
+    if own is None or own.loop.is_closed():
+        own = _local.own = _OwnLoop()
+    return own.loop
 
 
 def _helper_loop() -> asyncio.AbstractEventLoop:

@@ -146,7 +146,11 @@ class Dispatcher:
             args = dict(args)
         if spec.argument_aliases:
             args = _rename(args, spec.argument_aliases)
-        if not plan.validator.is_valid(args):
+        try:
+            valid = plan.validator.is_valid(args)
+        except ValueError:  # text jsonschema-rs cannot take (a lone surrogate), values nested too deeply
+            valid = False
+        if not valid:
             args = coerce_arguments(args, plan.properties)
             problem = self._invalid(plan, args)
             if problem is not None:

@@ -18,13 +18,18 @@ class BadResult(Exception):
 
 
 def _is_multimodal(value: list[Any]) -> bool:
-    return bool(value) and all(isinstance(p, dict) and p.get("type") in MULTIMODAL_TYPES for p in value)
+    return bool(value) and all(
+        isinstance(p, dict) and isinstance(p.get("type"), str) and p["type"] in MULTIMODAL_TYPES for p in value
+    )
 
 
 def _describe_part(part: dict[str, Any]) -> str:
     if part["type"] == "text":
-        return str(part.get("text", ""))
-    mime = part.get("mimeType") or part.get("mime_type") or part.get("media_type") or ""
+        text = part.get("text", "")
+        if not isinstance(text, str):
+            raise BadResult(f"a text content part must hold a string, not {type(text).__name__}")
+        return text
+    mime = next((m for k in ("mimeType", "mime_type", "media_type") if isinstance(m := part.get(k), str) and m), "")
     return f"[{part['type']}{': ' + mime if mime else ''}]"
 
 
