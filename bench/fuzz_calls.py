@@ -116,7 +116,7 @@ names = st.one_of(
 argument_keys = st.sampled_from(["key", "text", "count", "flag", "items", "command", "path"]) | texts
 argument_objects = st.dictionaries(argument_keys, json_values | deep, max_size=5).map(lambda d: {"key": "fz", **d})
 raw_arguments = st.one_of(
-    argument_objects.map(lambda d: _json_text(d)),
+    argument_objects.map(_json_text),
     texts,
     st.integers(0, 120_000).map(lambda n: '{"text": ' + "[" * n + "]" * n + "}"),
     st.integers(4_000, 6_000).map(lambda n: '{"count": ' + "9" * n + "}"),
