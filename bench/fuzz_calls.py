@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -173,6 +174,9 @@ class Harness:
         self.loop.close()
         self.engine.close()
         self.checker.close()
+        # The copy's handler package must not shadow the next load of a chaos project.
+        sys.modules.pop("chaos_handlers", None)
+        sys.path[:] = [p for p in sys.path if not p.startswith(str(self.tmp))]
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _spills(self) -> None:
