@@ -122,6 +122,25 @@ def test_a_grant_does_not_follow_the_command_into_another_directory(tree: Callab
     assert (t.work / "build_other" / "keep").exists()
 
 
+def test_a_grant_does_not_follow_the_command_into_another_cwd_argument(tree: Callable[..., Tree]) -> None:
+    t = tree("", ALLOW_POLICY)
+    answers = Answers(["session"])
+    t.engine.set_approval_callback(answers)
+    assert t.run("rm -rf ../build_other").ok
+    (t.work / "build_other").mkdir()
+    (t.work / "build_other" / "keep").write_text("x")
+    moved = {"command": "rm -rf ../build_other", "cwd": "sub"}
+    result = t.engine.call("terminal", moved, session_id="s1")
+    assert result.error is not None and len(answers.asked) == 2
+    assert (t.work / "build_other" / "keep").exists()
+    # An allowlist glob covers the command where it was written for, not in another directory.
+    t.run("git push --force origin scratch-1 2>/dev/null")
+    assert len(answers.asked) == 2
+    forced = {"command": "git push --force origin scratch-1 2>/dev/null; touch ran", "cwd": "sub"}
+    assert t.engine.call("terminal", forced, session_id="s1").error is not None
+    assert len(answers.asked) == 3 and not (t.work / "sub" / "ran").exists()
+
+
 def test_a_grant_does_not_follow_a_symlink_that_now_points_elsewhere(tree: Callable[..., Tree]) -> None:
     t = tree()
     link = t.work.parent / "current"

@@ -173,7 +173,9 @@ class ApprovalChain:
         audit: AuditLog,
     ) -> Resolution:
         if request.verdict.decision == ASK and not request.scoped:
-            scoped = scope_matches(request.tool, request.verdict, request.values, request.workdir)
+            cwd = request.args.get("cwd")
+            where = cwd if isinstance(cwd, str) else None
+            scoped = scope_matches(request.tool, request.verdict, request.values, request.workdir, where)
             request = replace(request, scoped=scoped)
         resolution = self._resolve(request, settings, config_path)
         record = {

@@ -444,13 +444,20 @@ class Evaluator:
         ]
         allow_rules = rules.get("allow", ())
         plain_pieces = functools.cache(lambda: parsed[1] if parsed is not None else _pieces(commands)[1])
-        pending = [m for m in matches if not self._covered(m, allow_rules, commands, plain_pieces)]
+        # A command run in another directory (the terminal's cwd) is not the command a glob names.
+        moved = bool(args.get("cwd")) and isinstance(args.get("cwd"), str)
+        pending = [m for m in matches if not self._covered(m, allow_rules, commands, plain_pieces, moved)]
         if asks or pending:
             return Verdict(ASK, False, tuple(asks + pending), "approval required", tuple(commands))
         return Verdict(ALLOW, False, tuple(matches))
 
     def _covered(
-        self, match: Match, allow_rules: Iterable[Rule], commands: list[str], found: Callable[[], list[Piece]]
+        self,
+        match: Match,
+        allow_rules: Iterable[Rule],
+        commands: list[str],
+        found: Callable[[], list[Piece]],
+        moved: bool = False,
     ) -> bool:
         """A dangerous match the allowlist or an allow rule has already approved.
 
@@ -463,7 +470,7 @@ class Evaluator:
         settings = self.policy.settings
         if match.key in settings.allowlist_keys:
             return True
-        if not settings.allowlist_globs and not allow_rules:
+        if moved or (not settings.allowlist_globs and not allow_rules):
             return False
         if commands:
             same = [p for p in found() if p.text == match.command and p.via == match.via]

@@ -102,12 +102,18 @@ def _dump(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def scope_matches(tool: str, verdict: Verdict, values: Sequence[str], workdir: str) -> tuple[Scoped, ...]:
+def scope_matches(
+    tool: str, verdict: Verdict, values: Sequence[str], workdir: str, cwd: str | None = None
+) -> tuple[Scoped, ...]:
     """Each match of ``verdict`` with the scope a grant of it would have.
 
     ``values`` are the call's guarded argument values as the tool receives them;
-    ``verdict.commands`` the same values, normalised, that were read as commands.
+    ``verdict.commands`` the values that were read as commands; ``cwd`` the directory
+    the call runs in when it names one (the terminal's argument), relative to ``workdir``.
     """
+    if cwd:
+        # Where it runs is part of what it does: `rm -rf build` in another directory is another delete.
+        workdir = resolve_path(cwd, workdir)
     matches = verdict.matches
     # Text a normalisation changed (escapes, invisible characters): what was judged is not what runs.
     if any(readings(v).extra for v in values):
@@ -119,7 +125,8 @@ def scope_matches(tool: str, verdict: Verdict, values: Sequence[str], workdir: s
         return tuple(Scoped(m, None, None) for m in matches)
     moves = any(line_moves(line) for line in lines)
     canonicals = [[canonical(c, workdir) for c in line] for line in lines]
-    whole = None if any(c is None for line in canonicals for c in line) else _dump(["call", canonicals])
+    unknown = any(c is None for line in canonicals for c in line)
+    whole = None if unknown else _dump(["call", workdir, canonicals])
     out: list[Scoped] = []
     for match in matches:
         if not match.grantable or match.key == "unparseable":
@@ -135,7 +142,7 @@ def scope_matches(tool: str, verdict: Verdict, values: Sequence[str], workdir: s
                 for c in line
                 if c.text == match.command and c.via == match.via and is_plain(c)
             ]
-            plain = bool(located) and not moves and len(located) == _count(lines, match)
+            plain = bool(located) and not moves and not cwd and len(located) == _count(lines, match)
             if plain:
                 scope = _dump(["command", sorted({_dump(c) for c in located})])
                 out.append(Scoped(match, scope, glob_literal(match.command)))
