@@ -6,7 +6,6 @@ match, or a `not_match` example it does, is a validation error at the example.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -18,6 +17,7 @@ from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
 from engine.policy.paths import COMPUTED_CLASSES, GlobError, glob_to_regex
+from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.registry.specs import Source
 from engine.source.project import Pack
 from engine.source.yamlfile import Document
@@ -28,13 +28,13 @@ DEFAULT_TARGETS = (Target("terminal", "command", "command"), Target("process", "
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command"})
 
 
-def command_glob(text: str, *, fold: bool = False) -> re.Pattern[str]:
+def command_glob(text: str, *, fold: bool = False) -> Regex:
     """A rule glob: `*` matches anything, spaces and slashes included.
 
     Deny and ask globs ``fold`` case (the strictest reading: hosts are case-insensitive);
     allow globs never do.
     """
-    return re.compile(fnmatch.translate(text), re.DOTALL | (re.IGNORECASE if fold else 0))
+    return compile_glob(text, ignore_case=fold)
 
 
 def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[str, ...]]:
@@ -213,11 +213,20 @@ def _run_examples(
     for expected, key in ((True, "match"), (False, "not_match")):
         for i, example in enumerate(examples.get(key) or ()):
             problem: str | None = None
-            if as_path:
-                hit = bool(evaluator.detect_path(example, [pattern]))
-            else:
-                found, problem = evaluator.detect_command(example, [pattern])
-                hit = bool(found)
+            try:
+                if as_path:
+                    hit = bool(evaluator.detect_path(example, [pattern]))
+                else:
+                    found, problem = evaluator.detect_command(example, [pattern])
+                    hit = bool(found)
+            except RegexTimeout as exc:
+                hit, problem = not expected, str(exc)
+            if problem is not None and "took longer than" in problem:
+                # The example runs under the limits every check has: past them it is an error,
+                # whatever was expected (a catastrophic regex must not pass as "no match").
+                message = f"pattern {pattern.key!r} cannot judge its {key} example {example!r} in time: {problem}"
+                problems.append(doc.problem([*base, "examples", key, i], "pattern-example-failed", message))
+                continue
             if hit == expected:
                 continue
             verb = "does not match" if expected else "matches"

@@ -23,11 +23,13 @@ from time import thread_time
 from typing import Any
 
 from engine.policy.commands import command_name
-from engine.policy.lexer import MAX_LENGTH, ShellSyntaxError
+from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
+from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
 from engine.policy.matchers import Matcher
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings
 from engine.policy.paths import PathClassifier
+from engine.policy.regexes import Regex, RegexTimeout, compile_linear
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
 
@@ -43,10 +45,12 @@ _FLAT_QUOTING = re.compile(r"[\"'\\]")
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a command name in the flat scan
 
-# CPU seconds one command may take to judge, a backstop: size, depth and command limits bound
-# the work, and the adversarial benchmark measures it (a few ms at 64 KiB). Past it, the command
-# is judged by the flat scan. CPU time of this thread, so a loaded machine changes no verdict.
-BUDGET = 0.25
+# CPU seconds one command may take to judge: a backstop for what the deterministic limits (size,
+# depth, tokens, commands, brace groups) do not foresee; those bound the work, and the adversarial
+# benchmark measures it (a few ms at 64 KiB). Past it, the command is judged by the flat scan.
+# This thread's CPU time, so other processes change no verdict; large, because a garbage
+# collection that happens to run during a check counts too.
+BUDGET = 0.5
 DISGUISED = "disguised_text"
 
 
@@ -72,7 +76,7 @@ class _Index:
     _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
     # Command names (exact, and globs as one regex) that some hardline matcher looks for.
     hardline_names: frozenset[str] = frozenset()
-    hardline_globs: re.Pattern[str] | None = None
+    hardline_globs: Regex | None = None
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -133,7 +137,7 @@ class _Index:
             {},
             sub_names,
             frozenset(hard_names),
-            re.compile("|".join(f"(?:{g})" for g in hard_globs), re.IGNORECASE) if hard_globs else None,
+            compile_linear("|".join(f"(?:{g})" for g in hard_globs), re.IGNORECASE | re.DOTALL) if hard_globs else None,
         )
 
     def candidates(self, command: Command) -> list[_Entry]:
@@ -201,15 +205,15 @@ class Evaluator:
         Matches found only in another reading than the raw text are not grantable.
         """
         patterns = tuple(patterns)
-        deadline = thread_time() + BUDGET
+        budget = Budget(MAX_TOKENS, thread_time() + BUDGET)
         prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
         if seen is None:
             seen = readings(value)
-        matches, problem = self._detect_text(prefix + value, patterns, deadline)
+        matches, problem = self._detect_text(prefix + value, patterns, budget)
         if seen.extra:
             known = {(m.key, m.command) for m in matches}
             for extra in seen.extra:
-                found, _ = self._detect_text(prefix + extra, patterns, deadline)
+                found, _ = self._detect_text(prefix + extra, patterns, budget)
                 for match in found:
                     if (match.key, match.command) not in known:
                         known.add((match.key, match.command))
@@ -217,41 +221,42 @@ class Evaluator:
         return matches, problem
 
     def _detect_text(
-        self, text: str, patterns: tuple[CompiledPattern, ...], deadline: float
+        self, text: str, patterns: tuple[CompiledPattern, ...], budget: Budget
     ) -> tuple[list[Match], str | None]:
         """Matches in one reading, and why it could not be read in full (if so)."""
         index = self._index(patterns)
-        matches: list[Match] = []
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
             return self._flat_scan(text, index), problem
-        if self._can_skip(text):
-            for _, pattern in index.regex_only:
-                if pattern.regex.search(text):  # type: ignore[union-attr]
-                    matches.append(Match(pattern.key, pattern.description, pattern.severity, text.strip()))
-            return matches, None
-        unparseable: str | None = None
         analyzer = Analyzer()
+        token = BUDGET_OF_CHECK.set(budget)
         try:
-            analyzer.analyze(text)
-            commands = analyzer.commands
-        except TooComplex as exc:
-            # Past the depth or command limit: what was read so far, and a flat scan of the rest.
-            read = self._match(analyzer.commands, text, index, None) or []
-            return [*read, *self._flat_scan(text, index)], str(exc)
-        except ShellSyntaxError as exc:
-            unparseable = str(exc)
-            try:  # judge what the words would do if the quoting were fixed
-                commands = parse(_QUOTES.sub(" ", text))
-            except TooComplex:
-                return self._flat_scan(text, index), unparseable
-            except ShellSyntaxError:
-                commands = []
-        found = self._match(commands, text, index, deadline)
-        if found is None:
-            reason = f"judging it took longer than the budget of {BUDGET * 1000:.0f} ms"
-            return self._flat_scan(text, index), reason
-        return found, unparseable
+            if self._can_skip(text):
+                return self._match([], text, index, None) or [], None
+            unparseable: str | None = None
+            try:
+                analyzer.analyze(text)
+                commands = analyzer.commands
+            except (TooComplex, OverBudget) as exc:
+                # Past a limit: what was read so far, and a flat scan of the whole text.
+                read = self._match(analyzer.commands, text, index, None) or []
+                return [*read, *self._flat_scan(text, index)], str(exc)
+            except ShellSyntaxError as exc:
+                unparseable = str(exc)
+                try:  # judge what the words would do if the quoting were fixed
+                    commands = parse(_QUOTES.sub(" ", text))
+                except (TooComplex, OverBudget):
+                    return self._flat_scan(text, index), unparseable
+                except ShellSyntaxError:
+                    commands = []
+            found = self._match(commands, text, index, budget.deadline)
+            if found is None:
+                return self._flat_scan(text, index), "judging it took longer than its time budget"
+            return found, unparseable
+        except RegexTimeout as exc:
+            return self._flat_scan(text, index), str(exc)
+        finally:
+            BUDGET_OF_CHECK.reset(token)
 
     def _match(self, commands: list[Command], text: str, index: _Index, deadline: float | None) -> list[Match] | None:
         """Every pattern matching a command (or the text); None once past ``deadline``."""
@@ -308,7 +313,9 @@ class Evaluator:
                         pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                     )
         for _, pattern in index.regex_only:
-            if pattern.severity == "hardline" and pattern.regex.search(text):  # type: ignore[union-attr]
+            regex = pattern.regex
+            # A bounded (non-linear) regex may have just run out of time: only linear ones here.
+            if pattern.severity == "hardline" and regex is not None and regex.linear and regex.search(text):
                 out[pattern.key, ""] = Match(
                     pattern.key, pattern.description, pattern.severity, text[:200].strip(), grantable=False
                 )

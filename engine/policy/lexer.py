@@ -15,8 +15,11 @@ quotes. All loops are iterative: nesting depth costs no stack.
 
 from __future__ import annotations
 
+import itertools
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
+from time import thread_time
 
 LIT = 0  # literal text
 VAR = 1  # $NAME or ${NAME...}
@@ -24,10 +27,42 @@ SUB = 2  # $(...), `...`, <(...), >(...)
 ARITH = 3  # $((...))
 
 MAX_LENGTH = 64 * 1024
+# Words and operators one check may lex in all (payloads re-lexed included): the analysis of
+# each costs about the same, so this bounds the whole parse. Past it, OverBudget.
+MAX_TOKENS = 4096
 
 
 class ShellSyntaxError(Exception):
     """The text cannot be split the way a shell would (unbalanced quotes, ...)."""
+
+
+class OverBudget(ShellSyntaxError):
+    """The check has lexed more than its token budget, or run past its CPU deadline."""
+
+
+class Budget:
+    """What one check may still spend: tokens, and a deadline in this thread's CPU time."""
+
+    __slots__ = ("_clock_at", "deadline", "tokens")
+
+    def __init__(self, tokens: int, deadline: float) -> None:
+        self.tokens = tokens
+        self.deadline = deadline
+        self._clock_at = tokens  # the clock is read every 256 tokens, or once the deadline is known past
+
+    def spend(self, tokens: int) -> None:
+        self.tokens -= tokens
+        if self.tokens < 0:
+            raise OverBudget(f"more than {MAX_TOKENS} words and operators to read")
+        if self.tokens <= self._clock_at:
+            self._clock_at = self.tokens - 256
+            if thread_time() > self.deadline:
+                self._clock_at = self.tokens + 1
+                raise OverBudget("reading it took longer than its time budget")
+
+
+# The budget of the check running in this context (the evaluator sets it around a parse).
+BUDGET: ContextVar[Budget | None] = ContextVar("hermes_policy_budget", default=None)
 
 
 @dataclass(slots=True)
@@ -152,21 +187,28 @@ class Lexer:
     # -- top level ---------------------------------------------------------------
 
     def run(self) -> list[Token]:
+        budget = BUDGET.get()
+        if budget is not None:
+            budget.spend(0)
         text = self.text
         n = len(text)
         tokens = self.tokens
+        spent = 0
         append = tokens.append
         match_token = _TOKEN.match
         expect_heredoc_word = False
         conditional = False  # inside `[[ ... ]]`, where && || ( ) < > are its own operators
         pos = 0
         while pos < n:
+            if budget is not None and len(tokens) - spent >= 256:
+                budget.spend(len(tokens) - spent)
+                spent = len(tokens)
             ch = text[pos]
             if ch == "\\" and text.startswith("\\\n", pos):
                 pos += 2  # a line continuation between words joins nothing
                 continue
             previous = tokens[-1] if tokens else None
-            if previous is not None and previous.literal == "=~" and ch not in " \t\n":
+            if previous is not None and previous.literal == "=~" and (ch == "(" or ch not in _BREAK):
                 # The right side of `[[ x =~ RE ]]`: parentheses group the regex; blanks,
                 # `|` and `#` inside them are part of it.
                 self.pos = pos
@@ -226,6 +268,8 @@ class Lexer:
                 expect_heredoc_word = False
             append(token)
         self.pos = pos
+        if budget is not None:
+            budget.spend(len(tokens) - spent)
         if self._pending:
             raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
         return tokens
@@ -608,11 +652,129 @@ def tokenize(text: str) -> list[Token]:
     ShellSyntaxError: the text is not something a shell could run as written.
     """
     if len(text) <= MAX_LENGTH and text.isascii() and _PLAIN_LINE.fullmatch(text):
+        pieces = _PLAIN_PIECE.findall(text)
+        budget = BUDGET.get()
+        if budget is not None:
+            budget.spend(len(pieces))
         return [
             Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
-            for piece in _PLAIN_PIECE.findall(text)
+            for piece in pieces
         ]
     return Lexer(text).run()
 
 
 REDIRECT_OPS = _REDIRECTS
+
+
+# Brace expansion: at most this many words, groups nested at most this deep, and a bound on
+# the scanning (past any, the word is reported incomplete, and the analyzer treats it as only
+# known at run time).
+MAX_EXPANSIONS = 64
+MAX_BRACE_DEPTH = 16
+MAX_BRACE_GROUPS = 64  # per word and level
+_MAX_BRACE_STEPS = 2048
+_BRACES = re.compile(r"[{},]")
+_BRACES_ONLY = re.compile(r"[{}]")
+
+
+class _Steps:
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+
+
+def expand_braces(text: str) -> tuple[list[str], bool]:
+    """The words bash's brace expansion makes of ``text`` (`a{b,c}d` → abd acd), in bash's order.
+
+    As bash reads a group: from an opening brace, the first closing brace at the same level
+    after a comma at that level closes it (`{a}b,c}` is one group of `a}b` and `c`); a brace
+    that never closes is literal. Returns (words, complete): ``complete`` is False when a
+    limit cut the expansion short.
+    """
+    if "{" not in text or "," not in text or "}" not in text:
+        return [text], True
+    budget = _Steps(_MAX_BRACE_STEPS)
+    return _expand(text, 0, len(text), 0, budget)
+
+
+def _expand(text: str, lo: int, hi: int, depth: int, budget: _Steps) -> tuple[list[str], bool]:
+    parts: list[list[str]] = []
+    complete = True
+    literal = pos = origin = lo  # origin: where bash starts reading the rest as a new word
+    groups = 0
+    while True:
+        start = text.find("{", pos, hi)
+        if start < 0:
+            break
+        pos = start + 1
+        if start == origin and text.startswith("{}", start):
+            continue  # bash ignores a `{}` that starts a word (find -exec ... {} ;)
+        if depth >= MAX_BRACE_DEPTH:
+            return [text[lo:hi]], False
+        found = _group_end(text, start, hi, budget)
+        if budget.steps < 0:
+            return [text[lo:hi]], False
+        if found is None:
+            origin = pos
+            continue  # never closed: a literal brace
+        close, commas = found
+        groups += 1
+        if groups > MAX_BRACE_GROUPS:
+            return [text[lo:hi]], False
+        if start > literal:
+            parts.append([text[literal:start]])
+        alternatives: list[str] = []
+        bounds = [start, *commas, close]
+        for left, right in itertools.pairwise(bounds):
+            words, done = _expand(text, left + 1, right, depth + 1, budget)
+            complete = complete and done
+            alternatives.extend(words[: MAX_EXPANSIONS - len(alternatives)])
+            if len(alternatives) >= MAX_EXPANSIONS and right != close:
+                complete = False
+                break
+        parts.append(alternatives)
+        literal = pos = origin = close + 1
+    if literal < hi:
+        parts.append([text[literal:hi]])
+    # Bash's order varies the last group fastest: the first words take the first alternative
+    # of every group but the last few, which are folded into one fixed prefix.
+    total = 1
+    varying = len(parts)
+    while varying > 0 and total * len(parts[varying - 1]) <= MAX_EXPANSIONS:
+        varying -= 1
+        total *= len(parts[varying])
+    if varying > 0:
+        complete = False
+        varying -= 1  # the part that overflows still varies, cut short by islice
+    fixed = "".join(options[0] for options in parts[:varying])
+    combinations = itertools.islice(itertools.product(*parts[varying:]), MAX_EXPANSIONS)
+    return [fixed + "".join(chosen) for chosen in combinations], complete
+
+
+def _group_end(text: str, start: int, hi: int, budget: _Steps) -> tuple[int, list[int]] | None:
+    """The closing brace and top-level commas of the group opened at ``start``, if it closes."""
+    level = 0
+    commas: list[int] = []
+    pattern = _BRACES
+    pos = start + 1
+    while True:
+        match = pattern.search(text, pos, hi)
+        budget.steps -= 1
+        if match is None or budget.steps < 0:
+            return None
+        pos = match.end()
+        ch = match.group()
+        if pos == start + 2 and ch == "}":
+            continue  # a closing brace right after the opening one is a literal (`{}`)
+        if ch == "{":
+            level += 1
+        elif ch == "}":
+            if level:
+                level -= 1
+            elif commas:
+                return match.start(), commas
+        elif level == 0:
+            commas.append(match.start())
+            if len(commas) > MAX_EXPANSIONS:
+                pattern = _BRACES_ONLY  # more alternatives than are kept: only the close matters

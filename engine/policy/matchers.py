@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -11,6 +10,7 @@ from typing import Any
 
 from engine.policy.commands import option_values
 from engine.policy.paths import literal_fragments
+from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -29,14 +29,14 @@ def _never(command: Command, classify: Any) -> bool:
     return False
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(fnmatch.translate(pattern), re.IGNORECASE)
+def _glob(pattern: str) -> Regex:
+    return compile_glob(pattern, ignore_case=True)
 
 
 @dataclass(frozen=True, slots=True)
 class ArgSpec:
-    globs: tuple[re.Pattern[str], ...] = ()
-    regex: re.Pattern[str] | None = None
+    globs: tuple[Regex, ...] = ()
+    regex: Regex | None = None
     classes: frozenset[str] = frozenset()
     not_classes: frozenset[str] = frozenset()
     position: str = "any"
@@ -121,7 +121,7 @@ def code_paths(code: str) -> list[str]:
 @dataclass(slots=True)
 class Matcher:
     names: frozenset[str] | None = None  # None: any command
-    name_globs: tuple[re.Pattern[str], ...] = ()
+    name_globs: tuple[Regex, ...] = ()
     not_names: frozenset[str] = frozenset()
     subcommands: tuple[tuple[str, ...], ...] = ()
     flags: tuple[str, ...] = ()
@@ -133,9 +133,9 @@ class Matcher:
     redirects: ArgSpec | None = None
     reads: ArgSpec | None = None
     via: frozenset[str] = frozenset()
-    fed_by: tuple[re.Pattern[str], ...] = ()
-    text: re.Pattern[str] | None = None
-    code: re.Pattern[str] | None = None
+    fed_by: tuple[Regex, ...] = ()
+    text: Regex | None = None
+    code: Regex | None = None
     code_paths: ArgSpec | None = None
     path: ArgSpec | None = None
     dynamic: bool | None = None
@@ -285,10 +285,11 @@ class PatternError(ValueError):
         self.message = message
 
 
-def compile_regex(value: str, pointer: list[str | int], flags: int = 0) -> re.Pattern[str]:
+def compile_regex(value: str, pointer: list[str | int], flags: int = 0) -> Regex:
+    """``value`` on a linear-time engine (or the bounded fallback: see engine.policy.regexes)."""
     try:
-        return re.compile(value, flags)
-    except re.error as exc:
+        return compile_linear(value, flags)
+    except RegexError as exc:
         raise PatternError(pointer, f"invalid regex {value!r}: {exc}") from None
 
 
@@ -313,7 +314,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
     PatternError: a regex, glob or class reference that does not compile.
     """
     names: set[str] | None = None
-    globs: list[re.Pattern[str]] = []
+    globs: list[Regex] = []
     for name in data.get("command") or ():
         lowered = name.lower()
         if lowered == "*":

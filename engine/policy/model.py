@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.build.binding import Bound
 from engine.policy.matchers import Matcher
+from engine.policy.regexes import Regex
 from engine.registry.specs import Source
 
 Decision = Literal["allow", "ask", "deny"]
@@ -81,7 +81,7 @@ class CompiledPattern:
     description: str
     severity: str
     matchers: tuple[Matcher, ...]  # any may match; empty for a bare regex pattern
-    regex: re.Pattern[str] | None
+    regex: Regex | None
     targets: tuple[Target, ...]
     source: Source
 
@@ -90,7 +90,7 @@ class CompiledPattern:
 class Rule:
     """Every listed argument's value must match its glob."""
 
-    globs: tuple[tuple[str, re.Pattern[str]], ...]
+    globs: tuple[tuple[str, Regex], ...]
     text: str  # as written, for messages
     sources: tuple[str, ...] = ()  # each glob as written (abbreviations are completed against its words)
 
@@ -103,8 +103,8 @@ class ApprovalSettings:
     yolo: bool = False
     judge: Bound | None = None
     allowlist_keys: frozenset[str] = frozenset()
-    allowlist_globs: tuple[tuple[str, re.Pattern[str]], ...] = ()
-    deny_globs: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    allowlist_globs: tuple[tuple[str, Regex], ...] = ()
+    deny_globs: tuple[tuple[str, Regex], ...] = ()
     rules: Mapping[str, Mapping[str, tuple[Rule, ...]]] = field(default_factory=dict)
     audit_log: str | None = None
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.policy.regexes import Regex, compile_linear
+
 COMPUTED_CLASSES = frozenset({"relative", "escapes_workdir", "absolute", "variable", "remote", "url", "workdir"})
 # When the working directory itself is one of these, a relative path is as
 # dangerous as the absolute path it names.
@@ -106,8 +108,8 @@ def literal_fragments(glob: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Class:
-    include: re.Pattern[str]
-    exclude: re.Pattern[str] | None
+    include: Regex
+    exclude: Regex | None
 
 
 def file_operand(word: str) -> str:
@@ -168,8 +170,8 @@ class PathClassifier:
             include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
             exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
             compiled[name] = _Class(
-                re.compile("(?:" + "|".join(include or ["(?!)"]) + r")\Z"),
-                re.compile("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
+                compile_linear("(?:" + "|".join(include or [r"\b\B"]) + r")\Z"),
+                compile_linear("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
             )
         self._classes = compiled
         self.names = frozenset(compiled) | COMPUTED_CLASSES

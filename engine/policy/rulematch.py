@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
+from engine.policy.regexes import Regex
 from engine.policy.scope import is_plain, line_moves
 from engine.policy.shell import Command, parse
 
@@ -119,7 +120,7 @@ def _complete(word: str, literals: frozenset[str]) -> str:
     return word
 
 
-def strict_hit(glob: re.Pattern[str], source: str, lines: list[str], found: list[Piece]) -> bool:
+def strict_hit(glob: Regex, source: str, lines: list[str], found: list[Piece]) -> bool:
     """Whether a deny/ask glob (compiled case-insensitively) hits any spelling of the call."""
     if any(glob.match(line) for line in lines):
         return True
@@ -135,7 +136,7 @@ def strict_hit(glob: re.Pattern[str], source: str, lines: list[str], found: list
     return False
 
 
-def hit_texts(glob: re.Pattern[str], source: str, lines: list[str], found: list[Piece]) -> list[str]:
+def hit_texts(glob: Regex, source: str, lines: list[str], found: list[Piece]) -> list[str]:
     """The commands (or whole lines) a deny glob hits, for the verdict's matches."""
     hits = [line for line in lines if glob.match(line)]
     single = [p for p in found if strict_hit(glob, source, [], [p])]

@@ -11,7 +11,6 @@ is marked ``dynamic`` so a policy can treat it as possibly anything.
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +33,17 @@ from engine.policy.commands import (
     shell_payload,
     ssh_command,
 )
-from engine.policy.lexer import ARITH, LIT, REDIRECT_OPS, SUB, VAR, ShellSyntaxError, Token, tokenize
+from engine.policy.lexer import (
+    ARITH,
+    LIT,
+    REDIRECT_OPS,
+    SUB,
+    VAR,
+    ShellSyntaxError,
+    Token,
+    expand_braces,
+    tokenize,
+)
 from engine.policy.paths import file_operand
 
 MAX_DEPTH = 8
@@ -150,21 +159,6 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     return pipelines
 
 
-_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
-
-
-def _expand_braces(text: str) -> list[str]:
-    match = _BRACE.search(text)
-    if match is None:
-        return [text]
-    out: list[str] = []
-    for option in match.group(1).split(","):
-        out.extend(_expand_braces(text[: match.start()] + option + text[match.end() :]))
-        if len(out) > 64:
-            break
-    return out
-
-
 class Analyzer:
     """Turns one command line into every simple command it would run."""
 
@@ -214,7 +208,11 @@ class Analyzer:
                 parts.append(f"$(({seg.text}))")
                 dynamic = True
         joined = "".join(parts)
-        texts = _expand_braces(joined) if token.brace and not token.quoted else [joined]
+        texts = [joined]
+        if token.brace and not token.quoted:
+            texts, complete = expand_braces(joined)
+            if not complete:
+                raise TooComplex("a brace expansion past its limits (64 words, 64 groups, 16 levels)")
         return _Word(texts, dynamic, token.quoted, subs)
 
     def _static_output(self, script: str) -> str | None:

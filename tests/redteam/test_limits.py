@@ -85,3 +85,22 @@ def test_a_failing_detector_fails_closed(engine: Engine, monkeypatch: pytest.Mon
 def test_nothing_raises_out_of_check(engine: Engine, text: str) -> None:
     verdict = engine.check(text)
     assert verdict.decision in ("allow", "ask", "deny")
+
+
+# Inputs that once took seconds to hours (or raised RecursionError) out of a single check.
+SLOW_ONCE = {
+    "kill" + " -s" * 38 + " x": ("allow", "ask"),
+    "a(){ " + "a" * 64_000: ("ask",),
+    "echo {a" + "," * 65_000: ("allow", "ask"),
+    "python -c '" + "exec(" * 12_000 + "'": ("allow", "ask"),
+    "echo " + "{a,b}" * 988: ("ask",),  # past the brace limits: not read for certain
+    "rm -rf " + "{a,b}" * 988: ("ask",),
+    "rm -rf " + "{a,b}" * 988 + " /": ("deny",),
+    "echo " + "{" * 30_000 + "a,b" + "}" * 30_000: ("ask",),
+    "echo " + "$(" * 20_000 + ")" * 20_000: ("ask",),
+}
+
+
+@pytest.mark.parametrize("command", list(SLOW_ONCE), ids=range(len(SLOW_ONCE)))
+def test_inputs_built_to_be_slow_are_judged(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision in SLOW_ONCE[command]

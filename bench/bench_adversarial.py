@@ -1,0 +1,115 @@
+"""Danger detection against inputs built to be slow: worst case per size, 1 KiB … 1 MiB.
+
+    python -m bench.bench_adversarial [--max-kib 1024] [--rounds 3]
+
+Each shape (the ones that once took seconds to hours, and others like them) is
+scaled to each size; every input is judged by `Engine.check` `--rounds` times and
+its median kept. Per size the worst shape is reported, against the target
+(<= 5 ms up to 64 KiB, linear growth beyond) and against a floor in the same run:
+`str.split()` over the same text (the cost of looking at every byte once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.common import table
+
+REPO = Path(__file__).resolve().parent.parent
+KIB = 1024
+
+
+def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
+    count = max(1, (size - len(head) - len(tail)) // len(unit))
+    return head + unit * count + tail
+
+
+# name -> builder(size in characters)
+SHAPES: dict[str, Callable[[int], str]] = {
+    "kill -s -s ... x (flag-repetition regex)": lambda n: _fill(" -s", n, "kill", " x"),
+    "a(){ aaaa... (backreference regex)": lambda n: _fill("a", n, "a(){ "),
+    "echo {a,,,,... (unclosed brace)": lambda n: _fill(",", n, "echo {a"),
+    "echo {a,,,,...} (one wide group)": lambda n: _fill(",", n, "echo {a", "}"),
+    "echo {a,b}{a,b}... (brace groups)": lambda n: _fill("{a,b}", n, "echo "),
+    "{{{a,b}}} (nested braces)": lambda n: "echo " + "{" * (n // 2) + "a,b" + "}" * (n // 2),
+    "python -c 'exec(exec(... (inline code)": lambda n: _fill("exec(", n, "python -c '", "'"),
+    "eval eval ... rm -rf /* (depth)": lambda n: _fill("eval ", n, "", "rm -rf /*"),
+    "true;true;... rm -rf / (commands)": lambda n: _fill("true;", n, "", "rm -rf /"),
+    "rm -rf / + blanks (size)": lambda n: _fill(" ", n, "rm -rf / "),
+    "$($($(... (nested substitutions)": lambda n: "echo " + "$(" * (n // 3) + ")" * (n // 3),
+    "'a' 'a' ... (quoted words)": lambda n: _fill("'a' ", n, "echo "),
+    "rm a1; rm a2; ... (distinct commands)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)),
+    "ESC] ESC] ... (escapes, readings)": lambda n: _fill("true \x1b]", n),
+    "ｒｍ ｒｍ ... (fullwidth, readings)": lambda n: _fill("ｒｍ －ｒｆ ", n),
+    "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
+    "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
+    "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",
+}
+
+
+def measure(fn: Callable[[str], object], text: str, rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        fn(text)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max-kib", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=3)
+    opts = parser.parse_args()
+
+    from engine import Engine
+
+    engine = Engine.load(REPO)
+    check = engine.check
+    check("rm -rf /")  # warm the caches a running engine has
+    gc.collect()
+    gc.freeze()
+    sizes = [kib * KIB for kib in (1, 4, 16, 64, 256, 1024) if kib <= opts.max_kib]
+    rows = []
+    per_shape: dict[str, list[float]] = {name: [] for name in SHAPES}
+    previous: float | None = None
+    for size in sizes:
+        worst, worst_name, floor = 0.0, "", 0.0
+        for name, build in SHAPES.items():
+            text = build(size)
+            seconds = measure(check, text, opts.rounds)
+            per_shape[name].append(seconds)
+            if seconds > worst:
+                worst, worst_name = seconds, name
+                floor = measure(str.split, text, opts.rounds)
+        target = "<= 5 ms" if size <= 64 * KIB else "linear"
+        growth = f"{worst / previous:.1f}x" if previous else "-"
+        rows.append(
+            (
+                f"{size // KIB} KiB",
+                f"{worst * 1e3:.2f}",
+                target,
+                growth,
+                f"{worst / floor:.0f}x" if floor else "-",
+                worst_name,
+            )
+        )
+        previous = worst
+    print(
+        table(
+            "Engine.check, worst shape per size (ms)",
+            rows,
+            ("size", "worst ms", "target", "vs previous size", "vs str.split floor", "worst shape"),
+        )
+    )
+    shape_rows = [(name, *(f"{t * 1e3:.2f}" for t in times)) for name, times in per_shape.items()]
+    print(table("every shape (ms)", shape_rows, ("shape", *(f"{s // KIB} KiB" for s in sizes))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Policy regexes run on a linear-time engine, or on a bounded fallback; globs mean what fnmatch means."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cli import cli
+from engine.policy.regexes import RegexError, RegexTimeout, compile_glob, compile_linear
+
+
+def test_catastrophic_patterns_run_in_linear_time_on_re2() -> None:
+    # Each of these takes longer than the test timeout on a backtracking engine.
+    cases = [
+        (r"^(a+)+$", "a" * 100_000 + "b"),
+        (r"^\S+(?:\s+(?:-s\s+\S+|-n\s+\S+|-[A-Za-z0-9]+|--))*\s+-1\s*$", "kill" + " -s" * 5_000 + " x"),
+        (r"(?is)\b(exec|eval)\s*\(.*(b64decode|base64)", "exec(" * 20_000),
+        (r"(x+x+)+y", "x" * 50_000),
+    ]
+    for pattern, text in cases:
+        regex = compile_linear(pattern)
+        assert regex.linear, pattern
+        assert regex.search(text) is None
+    assert compile_linear(r"^(a+)+$").search("aaaa")
+
+
+def test_python_syntax_is_the_reference() -> None:
+    assert compile_linear(r"a\Z").search("ba") and not compile_linear(r"a\Z").search("ab")
+    assert compile_linear(r"a\\Z").search("a\\Z")
+    assert compile_linear("(?i)DEL").search("del") and compile_linear("del", re.IGNORECASE).search("DEL")
+    assert compile_linear("a.b", re.DOTALL).search("a\nb") and not compile_linear("a.b").search("a\nb")
+    assert compile_linear("x").search("\ud800x")  # a lone surrogate is no error
+    with pytest.raises(RegexError):
+        compile_linear("(unclosed")
+
+
+def test_what_re2_cannot_express_runs_bounded() -> None:
+    backref = compile_linear(r"(?P<f>\w+)\(\)\{ (?P=f)\|(?P=f)& \}")
+    assert not backref.linear
+    assert backref.search("x :(){ :|:& };:") is None
+    assert backref.search("bomb(){ bomb|bomb& }")
+    with pytest.raises(RegexTimeout):
+        compile_linear(r"^(a|aa)+\1$").search("a" * 40 + "b")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab*?[]!^-/\\.")), max_size=8),
+    st.lists(st.text(alphabet=st.sampled_from(list("ab[]!^-/\\.")), max_size=8), max_size=5),
+)
+def test_globs_match_what_fnmatch_matches(glob: str, texts: list[str]) -> None:
+    ours = compile_glob(glob)
+    reference = re.compile(fnmatch.translate(glob), re.DOTALL)
+    for text in [*texts, glob]:
+        assert bool(ours.match(text)) == bool(reference.match(text)), (glob, text)
+
+
+def _project(write_project: Callable[..., Path], pattern: dict[str, object]) -> Path:
+    return write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\n",
+            "policies/mine.yaml": "kind: DangerPatterns\nname: mine\npatterns:\n  - " + json.dumps(pattern) + "\n",
+        }
+    )
+
+
+def test_a_catastrophic_author_regex_validates_in_linear_time(write_project: Callable[..., Path]) -> None:
+    pattern = {
+        "key": "nested",
+        "description": "nested quantifiers",
+        "severity": "dangerous",
+        "regex": "^(a+)+$",
+        "examples": {"match": ["aaaa"], "not_match": ["a" * 60_000 + "b"]},
+    }
+    result = CliRunner().invoke(cli, ["--root", str(_project(write_project, pattern)), "validate"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_regex_past_its_bound_on_an_example_is_a_located_error(write_project: Callable[..., Path]) -> None:
+    pattern = {
+        "key": "slow",
+        "description": "a backreference RE2 cannot run",
+        "severity": "dangerous",
+        "regex": "^(a|aa)+\\1$",
+        "examples": {"match": ["aa"], "not_match": ["a" * 40 + "b"]},
+    }
+    root = _project(write_project, pattern)
+    result = CliRunner().invoke(cli, ["--root", str(root), "validate", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    (error,) = json.loads(result.stdout)["errors"]  # the short match example runs in time
+    assert error["code"] == "pattern-example-failed" and error["file"].endswith("mine.yaml")
+    assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]
