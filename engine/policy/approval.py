@@ -7,7 +7,7 @@ answer covers each match for its own target only (engine.policy.scope): approvin
 for certain is approved once, whatever the answer. Nobody to ask means
 deny, with a ``pending_approval`` payload the host can surface; a timeout is a
 denial, never consent; a judge or callback that raises or hangs means deny.
-Every decision is written to the hash-chained audit log.
+Every decision is written to the HMAC-chained audit log (engine.policy.audit).
 """
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ class ApprovalChain:
         if globs:
             try:
                 append_allowlist(config_path, globs)
-            except AllowlistError as exc:
+            except (AllowlistError, OSError, UnicodeError, TimeoutError) as exc:  # the file is left as it was
                 log.warning("could not record the approval in %s: %s", config_path, exc)
                 note = f"not recorded in {config_path}: {exc}"
             with self.lock:
