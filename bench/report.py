@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit")
+BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp")
 
 
 def run(name: str) -> str:
@@ -173,6 +173,26 @@ python -m bench.bench_audit
   figure is a whole `hermes-engine audit verify` process, which reads only the config, not the manifests.
 - The peers are unkeyed SHA-256 chains: one over the raw lines, one parsing and re-serialising every
   line as JSON (the format the engine used before); neither detects a re-chained or truncated log.
+
+## MCP both ways
+
+```bash
+python -m bench.bench_mcp
+```
+
+```
+{mcp}
+```
+
+- Round trips go through the official `ClientSession` over stdio to a child process; the peer is the
+  same one-line `echo` tool on the SDK's own high-level server (`bench/mcp_peer_server.py`).
+- The engine's overhead on an McpServer tool: `Engine.call` (pipeline, then a hand-off to the engine's
+  connection loop and back) against `await ClientSession.call_tool` on its own connection to another
+  process of the same server; their batches alternate and the figure is the median of the per-round
+  differences. The floor row is the hand-off alone (a no-op coroutine run on another thread's loop).
+  On a loaded machine every extra thread wake-up waits for a time slice, so read it with the load.
+- list_changed: from writing a manifest to the notification arriving at a connected client, through
+  the watcher (step 10 ms), the reload and the MCP session.
 """
 
 
