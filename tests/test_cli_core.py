@@ -144,6 +144,7 @@ def test_published_schemas_accept_every_builtin_manifest() -> None:
         "Toolset": "toolset",
         "DangerPatterns": "danger-patterns",
         "ApprovalPolicy": "approval-policy",
+        "Programs": "programs",
     }
     checked = 0
     for folder in ("manifests", "toolsets", "policies"):

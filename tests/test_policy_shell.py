@@ -6,10 +6,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import Engine
 from engine.policy.lexer import Lexer, ShellSyntaxError, Token, tokenize
 from engine.policy.normalize import readings
 from engine.policy.paths import PathClassifier, normalize_path
-from engine.policy.shell import parse
+from engine.policy.shell import Command
+from engine.policy.shell import parse as parse_with
+from tests.conftest import REPO
+
+# The builtin Programs table: how wrappers, shells and interpreters read their arguments.
+PROGRAMS = Engine.load(REPO).snapshot.policy.programs
+
+
+def parse(text: str) -> list[Command]:
+    return parse_with(text, PROGRAMS)
 
 
 def names(text: str) -> list[str]:

@@ -47,8 +47,8 @@ class _Checked:
     problems: list[Problem]
     validator: Any = None
     warnings: list[Problem] = field(default_factory=list)
-    # DangerPatterns whose only problems sit inside some patterns: the others are still compiled,
-    # so one bad pattern does not hide the mistakes in the rest.
+    # DangerPatterns (Programs) whose only problems sit inside some patterns (programs): the others
+    # are still compiled, so one bad entry does not hide the mistakes in the rest.
     broken_patterns: frozenset[int] | None = None
 
     @property
@@ -153,7 +153,7 @@ class ProjectLoader:
             if not problems:
                 warnings = lint_gemini(doc)
         broken: frozenset[int] | None = None
-        if kind == "DangerPatterns" and problems:
+        if kind in ("DangerPatterns", "Programs") and problems:
             indexes = [_pattern_index(p.pointer) for p in problems]
             if all(i is not None for i in indexes):
                 broken = frozenset(i for i in indexes if i is not None)
@@ -580,6 +580,7 @@ class ProjectLoader:
 
         patterns = [d for d in docs if d.data["kind"] == "DangerPatterns"]
         policies = [d for d in docs if d.data["kind"] == "ApprovalPolicy"]
+        programs = [d for d in docs if d.data["kind"] == "Programs"]
         # Compiling runs every example; skip it when nothing it depends on changed.
         key = (
             tuple(id(d) for d in docs),
@@ -590,7 +591,9 @@ class ProjectLoader:
         )
         if self._policy_cache is not None and self._policy_cache[0] == key:
             return self._policy_cache[1]
-        result = compile_policy(patterns, policies, config, config_doc, self.binder, project, tools, skipped)
+        result = compile_policy(
+            patterns, policies, config, config_doc, self.binder, project, tools, skipped, program_docs=programs
+        )
         self._policy_cache = (key, result)
         return result
 
@@ -635,7 +638,7 @@ def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any],
 
 def _pattern_index(pointer: str) -> int | None:
     parts = pointer.split("/")
-    if len(parts) >= 3 and parts[1] == "patterns" and parts[2].isdigit():
+    if len(parts) >= 3 and parts[1] in ("patterns", "programs") and parts[2].isdigit():
         return int(parts[2])
     return None
 

@@ -1,9 +1,10 @@
-"""What the analyzer knows about particular commands.
+"""What the analyzer knows about commands beyond their arguments' grammar.
 
-Wrappers (sudo, env, nice, timeout, xargs ...) and the command they run; shells
-and where their script comes from (-c, stdin); interpreters and their inline
-programs; find's -exec payloads; ssh's remote command; filters that pass or
-decode data on its way down a pipe.
+Command names as patterns see them (`/usr/bin/python3.11` is `python`), shell
+commands an inline program hands to system() or backticks, filters that pass or
+decode data on its way down a pipe, files curl and wget save, and what echo and
+printf print. How programs read their arguments, and what they run, is data:
+the Programs table (policies/executors.yaml, engine/policy/programs.py).
 """
 
 from __future__ import annotations
@@ -12,120 +13,27 @@ import base64
 import binascii
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from engine.policy.lexer import decode_ansi_c
 from engine.policy.paths import URL
 
-# -- wrappers ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Wrapper:
-    value_options: frozenset[str] = frozenset()  # options that consume the next word
-    skip_positionals: int = 0  # leading positionals that are not the command (timeout DURATION)
-    assignments: bool = False  # NAME=VALUE words are skipped (env)
-
-
-def _w(values: str = "", skip: int = 0, assignments: bool = False) -> _Wrapper:
-    return _Wrapper(frozenset(values.split()), skip, assignments)
-
-
-WRAPPERS: dict[str, _Wrapper] = {
-    "sudo": _w("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role --type"),
-    "doas": _w("-u -C"),
-    "pkexec": _w("--user"),
-    "env": _w("-u -C -S --unset --chdir --split-string", assignments=True),
-    "nice": _w("-n --adjustment"),
-    "nohup": _w(),
-    "timeout": _w("-s -k --signal --kill-after", skip=1),
-    "stdbuf": _w("-i -o -e --input --output --error"),
-    "xargs": _w(
-        "-n -I -i -P -d -L -l -s -E -e -a --max-args --replace --max-procs --delimiter --max-lines "
-        "--max-chars --eof --arg-file"
-    ),
-    "busybox": _w(),
-    "command": _w(),
-    "builtin": _w(),
-    "exec": _w("-a"),
-    "time": _w("-f -o --format --output"),
-    "setsid": _w(),
-    "chrt": _w(skip=1),
-    "ionice": _w("-c -n -p -t --class --classdata --pid"),
-    "taskset": _w("-c --cpu-list", skip=1),
-    "unbuffer": _w(),
-    "torsocks": _w(),
-    "proxychains": _w("-f"),
-    "proxychains4": _w("-f"),
-    "strace": _w("-o -p -e -s -u -P -E"),
-    "ltrace": _w("-o -p -e -s -u"),
-    "watch": _w("-n -d --interval --differences"),
-    "flock": _w("-w -E --timeout --conflict-exit-code", skip=1),
-    "chroot": _w("--userspec --groups", skip=1),
-    "runuser": _w("-u -g -G --user --group"),
-    "faketime": _w("-f", skip=1),
-    "caffeinate": _w("-t -w"),
-    "systemd-run": _w("-u -p -M -E --unit --property --machine --setenv --description --slice"),
-    "firejail": _w(),
-    "nsenter": _w("-t -S -G --target --setuid --setgid"),
-    "unshare": _w(),
-    "catchsegv": _w(),
-}
-# numeric option words some wrappers take (`nice -10 cmd`)
-_NUMERIC_OPTION = re.compile(r"^-\d+$")
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "busybox-sh"})
-INTERPRETER_CODE_FLAGS: dict[str, frozenset[str]] = {
-    "python": frozenset({"-c"}),
-    "perl": frozenset({"-e", "-E"}),
-    "ruby": frozenset({"-e"}),
-    "node": frozenset({"-e", "--eval", "-p", "--print"}),
-    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
-    "deno": frozenset({"eval"}),
-    "bun": frozenset({"-e", "--eval"}),
-    "php": frozenset({"-r"}),
-    "osascript": frozenset({"-e"}),
-    "lua": frozenset({"-e"}),
-    "rscript": frozenset({"-e"}),
-    "powershell": frozenset({"-c", "-command"}),
-    "pwsh": frozenset({"-c", "-command"}),
-}
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
-_PYTHON = re.compile(r"^python[0-9.]*$")
 _EMBEDDED_SHELL = re.compile(
     r"(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
-    r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command)\s*\(\s*"
+    r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command|execute|execFileSync|execFile)\s*\(\s*"
     r"(\[[^\]]*\]|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')",
     re.DOTALL,
 )
+_PYTHON = re.compile(r"^python[0-9.]*$")
+# awk's pipes: `print | "cmd"`, `"cmd" | getline`, `"cmd" |& getline`.
+# AppleScript's `do shell script "..."`; Tcl/expect's `exec ...` and `spawn ...`.
+_DO_SHELL_SCRIPT = re.compile(r"do\s+shell\s+script\s+(\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
+_TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
+_AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*\|&?\s*getline")
 _BACKTICK_CODE = re.compile(r"`([^`]+)`|%x\(([^)]*)\)|qx[({]([^)}]*)[)}]")
 _QUOTED = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
-_SSH_VALUE_OPTIONS = frozenset(
-    [
-        "-b",
-        "-c",
-        "-D",
-        "-E",
-        "-e",
-        "-F",
-        "-I",
-        "-i",
-        "-J",
-        "-L",
-        "-l",
-        "-m",
-        "-O",
-        "-o",
-        "-p",
-        "-Q",
-        "-R",
-        "-S",
-        "-W",
-        "-w",
-    ]
-)
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
 PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
 
@@ -136,8 +44,10 @@ def basename(word: str) -> str:
 
 
 def command_name(word: str) -> str:
-    """The name patterns match: basename, lower-case, python3.11 → python."""
+    """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun."""
     name = basename(word)
+    if name.endswith(".exe") and len(name) > 4:
+        name = name[:-4]
     if _PYTHON.match(name):
         return "python"
     return name
@@ -165,139 +75,18 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     return None
 
 
-def inner_command(name: str, argv: list[str]) -> list[str] | None:
-    """The command a wrapper runs, or None when ``argv`` is not a wrapper."""
-    if name == "python" and len(argv) > 2 and argv[1] == "-m":
-        return argv[2:]
-    if name == "command" and any(a in ("-v", "-V") for a in argv[1:3]):
-        return None  # a lookup, not an execution
-    if name == "find":
-        return None  # its -exec payloads are followed separately
-    spec = WRAPPERS.get(name)
-    if spec is None:
-        return None
-    i = 1
-    skipped = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            i += 1
-            break
-        if spec.assignments and ASSIGNMENT.match(word):
-            i += 1
-            continue
-        if word.startswith("-") and len(word) > 1:
-            option = word.split("=", 1)[0]
-            if option in spec.value_options and "=" not in word:
-                i += 2
-            else:
-                i += 1
-            continue
-        if _NUMERIC_OPTION.match(word):
-            i += 1
-            continue
-        if skipped < spec.skip_positionals:
-            skipped += 1
-            i += 1
-            continue
-        break
-    return argv[i:] or None
-
-
-def inline_code(name: str, argv: tuple[str, ...], stdin: str) -> str | None:
-    """The program an interpreter runs from its command line (or from stdin), if any."""
-    if name in _AWKS:
-        if "-f" in argv:
-            return None
-        positional = [a for a in argv[1:] if not a.startswith("-")]
-        return positional[0] if positional else None
-    flags = INTERPRETER_CODE_FLAGS.get(name)
-    if flags is None:
-        return None
-    lowered = [a.lower() for a in argv]
-    if name in ("powershell", "pwsh"):
-        for i, word in enumerate(lowered[1:-1], start=1):
-            if word in ("-encodedcommand", "-enc", "-e", "-ec"):
-                try:
-                    return base64.b64decode(argv[i + 1]).decode("utf-16-le", errors="replace")
-                except (binascii.Error, ValueError):
-                    return argv[i + 1]
-    if any(a in flags for a in lowered[1:]):
-        return " ".join(argv[1:])
-    if stdin and (len(argv) == 1 or argv[1] == "-"):
-        return stdin
-    return None
-
-
-def option_value(argv: list[str] | tuple[str, ...], names: Iterable[str]) -> str | None:
-    wanted = tuple(names)
-    for i, word in enumerate(argv[1:], start=1):
-        if word in wanted and i + 1 < len(argv):
-            return argv[i + 1]
-        for name in wanted:
-            if name.startswith("--") and word.startswith(name + "="):
-                return word[len(name) + 1 :]
-    return None
-
-
-def shell_payload(argv: list[str]) -> str | None:
-    """The command string of `sh -c '...'` (flags may be clustered: -lc, -xec)."""
-    for i, word in enumerate(argv[1:], start=1):
-        if word == "--":
-            return None
-        if word.startswith("-") and not word.startswith("--") and "c" in word[1:]:
-            return argv[i + 1] if i + 1 < len(argv) else None
-        if not word.startswith("-") and not word.startswith("+"):
-            return None
-    return None
-
-
-def runs_script_file(argv: list[str]) -> bool:
-    """`bash script.sh` reads the script, not stdin; `bash -s` and bare `bash` read stdin."""
-    for word in argv[1:]:
-        if word == "-s":
-            return False
-        if not word.startswith(("-", "+")):
-            return True
-    return False
-
-
-def ssh_command(argv: list[str]) -> str | None:
-    i = 1
-    while i < len(argv) and argv[i].startswith("-"):
-        i += 2 if argv[i] in _SSH_VALUE_OPTIONS else 1
-    if i + 1 < len(argv):
-        return " ".join(argv[i + 1 :])
-    return None
-
-
-def find_roots(argv: list[str]) -> list[str]:
-    roots = []
-    for word in argv[1:]:
-        if word.startswith(("-", "(", "!")) or word in (")", ","):
-            break
-        roots.append(word)
-    return roots or ["."]
-
-
-def find_exec(argv: list[str]) -> list[list[str]]:
-    out: list[list[str]] = []
-    i = 1
-    while i < len(argv):
-        if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = i + 1
-            while end < len(argv) and argv[end] not in (";", "+"):
-                end += 1
-            if end > i + 1:
-                out.append(argv[i + 1 : end])
-            i = end
-        i += 1
-    return out
-
-
-def embedded_shell(code: str) -> list[str]:
-    """Shell commands an inline program hands to system(), subprocess, backticks..."""
+def embedded_shell(code: str, language: str = "") -> list[str]:
+    """Shell commands an inline program hands to system(), subprocess, backticks (and, in
+    awk, to its pipes)."""
     scripts: list[str] = []
+    if language == "awk":
+        for match in _AWK_PIPE.finditer(code):
+            literal = match.group(1) or match.group(2)
+            scripts.append(literal[1:-1].replace('\\"', '"'))
+    elif language == "osascript":
+        scripts += [m.group(1)[1:-1].replace('\\"', '"') for m in _DO_SHELL_SCRIPT.finditer(code)]
+    elif language in ("expect", "tclsh"):
+        scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
     for match in _EMBEDDED_SHELL.finditer(code):
         literal = match.group(1)
         if literal.startswith("["):
@@ -311,57 +100,6 @@ def embedded_shell(code: str) -> list[str]:
         if script:
             scripts.append(script)
     return scripts
-
-
-# -- files written and run on the same line --------------------------------------------
-
-# Programs that run a script named by their first operand (the script is code, the rest data).
-SCRIPT_RUNNERS = SHELLS | frozenset(
-    {
-        "python",
-        "perl",
-        "ruby",
-        "node",
-        "nodejs",
-        "php",
-        "deno",
-        "bun",
-        "lua",
-        "rscript",
-        "powershell",
-        "pwsh",
-        "source",
-        ".",
-        "osascript",
-        "tclsh",
-        "expect",
-    }
-)
-_INTERPRETER_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q", "-I", "-r", "--require", "--import"})
-
-
-def script_operand(name: str, argv: tuple[str, ...] | list[str]) -> str | None:
-    """The file a script runner executes: `bash -x run.sh` -> run.sh, `python3 a.py data` -> a.py.
-
-    None when the code comes from elsewhere (-c, -e, -m, -s, stdin).
-    """
-    if name in ("source", "."):
-        return argv[1] if len(argv) > 1 else None
-    inline = INTERPRETER_CODE_FLAGS.get(name, frozenset())
-    i = 1
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            return argv[i + 1] if i + 1 < len(argv) else None
-        if word in ("-", "-s", "-m") or word in inline:
-            return None
-        if name in SHELLS and word.startswith("-") and not word.startswith("--") and "c" in word[1:]:
-            return None
-        if word.startswith(("-", "+")):
-            i += 2 if word in _INTERPRETER_VALUE_OPTIONS else 1
-            continue
-        return word
-    return None
 
 
 def download_targets(name: str, argv: tuple[str, ...] | list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from engine.policy.matchers import PatternError, compile_matcher, compile_regex,
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
 from engine.policy.paths import COMPUTED_CLASSES, GlobError, glob_to_regex
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
+from engine.policy.programs import compile_programs
 from engine.registry.specs import Source
 from engine.source.project import Pack
 from engine.source.yamlfile import Document
@@ -91,12 +92,13 @@ def compile_policy(
     project_pack: Pack,
     tool_names: Iterable[str],
     skipped: Mapping[int, frozenset[int]] | None = None,
+    program_docs: Iterable[Document] = (),
 ) -> tuple[CompiledPolicy, list[Problem]]:
     """Compile every policy manifest of the project (builtin pack first)."""
-    problems: list[Problem] = []
+    programs, problems = compile_programs(list(program_docs), skipped)
     classes = _classes(pattern_docs, problems)
     known = frozenset(classes) | COMPUTED_CLASSES
-    examples = Evaluator(CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True))
+    examples = Evaluator(CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs))
     tools = set(tool_names)
     patterns: list[CompiledPattern] = []
     seen: dict[str, str] = {}  # pattern key -> where it was first defined
@@ -199,6 +201,7 @@ def compile_policy(
         trigger_words=frozenset(words | {"cd", "pushd"}),
         trigger_substrings=tuple(sorted(substrings)),
         always_parse=always_parse,
+        programs=programs,
     )
     return policy, problems
 

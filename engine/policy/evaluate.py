@@ -25,10 +25,11 @@ from typing import Any
 from engine.policy.commands import command_name
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher
+from engine.policy.matchers import Matcher, first_operand
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings
 from engine.policy.paths import PathClassifier
+from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Regex, RegexTimeout, compile_linear
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
@@ -166,10 +167,8 @@ class _Index:
 
 
 def _first_positional(command: Command) -> str | None:
-    for word in command.argv[1:]:
-        if word[:1] != "-":
-            return word.lower()
-    return None
+    """The verb after a program's global options (`git -C dir reset` → reset)."""
+    return first_operand(command)
 
 
 class Evaluator:
@@ -228,7 +227,7 @@ class Evaluator:
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
             return self._flat_scan(text, index), problem
-        analyzer = Analyzer()
+        analyzer = Analyzer(self.policy.programs)
         token = BUDGET_OF_CHECK.set(budget)
         try:
             if self._can_skip(text):
@@ -244,7 +243,7 @@ class Evaluator:
             except ShellSyntaxError as exc:
                 unparseable = str(exc)
                 try:  # judge what the words would do if the quoting were fixed
-                    commands = parse(_QUOTES.sub(" ", text))
+                    commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
                 except (TooComplex, OverBudget):
                     return self._flat_scan(text, index), unparseable
                 except ShellSyntaxError:
@@ -424,7 +423,7 @@ class Evaluator:
         hard = [m for m in matches if m.severity == "hardline"]
         if hard:
             return Verdict(DENY, True, tuple(hard + [m for m in matches if m not in hard]), "hardline pattern")
-        parsed = _pieces(commands) if (settings.deny_globs or rules) else None
+        parsed = _pieces(commands, self.policy.programs) if (settings.deny_globs or rules) else None
         floors: list[Match] = []
         if parsed is not None:
             lines, found = parsed
@@ -450,7 +449,8 @@ class Evaluator:
             if parsed is not None and _rule_hits(r, args, parsed)
         ]
         allow_rules = rules.get("allow", ())
-        plain_pieces = functools.cache(lambda: parsed[1] if parsed is not None else _pieces(commands)[1])
+        programs = self.policy.programs
+        plain_pieces = functools.cache(lambda: parsed[1] if parsed is not None else _pieces(commands, programs)[1])
         # A command run in another directory (the terminal's cwd) is not the command a glob names.
         moved = bool(args.get("cwd")) and isinstance(args.get("cwd"), str)
         pending = [m for m in matches if not self._covered(m, allow_rules, commands, plain_pieces, moved)]
@@ -536,9 +536,9 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _pieces(commands: list[str]) -> tuple[list[str], list[Piece]]:
+def _pieces(commands: list[str], programs: ProgramTable) -> tuple[list[str], list[Piece]]:
     """Each whole command and each of its simple commands, for glob rules."""
-    return pieces(commands)
+    return pieces(commands, programs)
 
 
 def _rule_hits(rule: Rule, args: Mapping[str, Any], parsed: tuple[list[str], list[Piece]]) -> bool:

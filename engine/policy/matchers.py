@@ -8,7 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
+from engine.policy.follow import subcommand_levels
 from engine.policy.paths import literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
@@ -76,10 +78,36 @@ class Shape:
 
 
 def shape(command: Command) -> Shape:
+    """Flags and positionals as the program reads them: global options before a verb are
+    skipped with their values (`git -C dir reset --ha`), long options are expanded from
+    any unique prefix, and option values are not positionals."""
+    words = list(command.argv[1:])
+    program = command.program
     short: set[str] = set()
     long: set[str] = set()
     positionals: list[str] = []
-    words = list(command.argv[1:])
+    if program is None:
+        _plain(words, short, long, positionals)
+        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+    argv = command.argv
+    reading = command.reading
+    if reading is None:
+        reading = command.reading = parse_argv(program.grammar, argv)
+    levels = subcommand_levels(program, reading, argv)
+    for _, at in levels[1:]:
+        positionals.append(argv[at.start - 1])
+    level, reading = levels[-1]
+    grammar = level.grammar
+    _flags(grammar, reading, short, long)
+    positionals.extend(reading.operands)
+    if reading.rest is not None:
+        # A verb the table does not describe: its words are read the plain way.
+        _plain(list(argv[reading.rest :]), short, long, positionals)
+    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+
+
+def _plain(words: list[str], short: set[str], long: set[str], positionals: list[str]) -> None:
+    """Split words without a grammar: `-abc` are letters, `--name[=v]` a long option."""
     options_done = False
     for word in words:
         if options_done or word == "-" or not word.startswith("-"):
@@ -90,7 +118,26 @@ def shape(command: Command) -> Shape:
             long.add(word[2:].split("=", 1)[0])
         else:
             short.update(word[1:])
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+
+
+def _flags(grammar: Grammar, reading: Parsed, short: set[str], long: set[str]) -> None:
+    aliases = grammar.aliases
+    for name, _, _ in reading.options:
+        if len(name) == 1:
+            short.add(name)
+            other = aliases.get(name)
+            if other:
+                long.add(other)
+        else:
+            long.add(name)
+
+
+def first_operand(command: Command) -> str | None:
+    """The first positional word, after global options and their values, in lower case."""
+    shaped: Shape | None = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    return shaped.lowered[0] if shaped.lowered else None
 
 
 def _in_directory(classify: Any, cwd: str) -> Any:
@@ -140,6 +187,7 @@ class Matcher:
     path: ArgSpec | None = None
     dynamic: bool | None = None
     no_args: bool | None = None
+    indirect: bool | None = None
     uses_shape: bool = field(init=False, default=False)
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None = None
@@ -171,6 +219,8 @@ class Matcher:
             checks.append(_never)
         if self.via:
             checks.append(self._via_ok)
+        if self.indirect is not None:
+            checks.append(self._indirect_ok)
         if self.fed_by:
             checks.append(self._fed_ok)
         if self.uses_shape:
@@ -214,6 +264,9 @@ class Matcher:
 
     def _via_ok(self, command: Command, classify: Any) -> bool:
         return not self.via.isdisjoint(command.via)
+
+    def _indirect_ok(self, command: Command, classify: Any) -> bool:
+        return command.indirect == self.indirect
 
     def _fed_ok(self, command: Command, classify: Any) -> bool:
         return any(g.match(n) for g in self.fed_by for n in command.fed_by)
@@ -351,6 +404,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         path=_arg_spec(data["path"], [*base, "path"], known_classes) if "path" in data else None,
         dynamic=data.get("dynamic"),
         no_args=data.get("no_args"),
+        indirect=data.get("indirect"),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from engine.build.binding import Bound
 from engine.policy.matchers import Matcher
 from engine.policy.regexes import Regex
+from engine.policy.programs import EMPTY, ProgramTable
 from engine.registry.specs import Source
 
 Decision = Literal["allow", "ask", "deny"]
@@ -119,6 +120,7 @@ class CompiledPolicy:
     trigger_words: frozenset[str]
     trigger_substrings: tuple[str, ...]
     always_parse: bool
+    programs: ProgramTable = EMPTY  # how programs read their arguments and what they run
 
     def is_guarded(self, tool: str) -> bool:
         return tool in self.targets or tool in self.settings.rules

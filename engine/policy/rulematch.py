@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.regexes import Regex
+from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.scope import is_plain, line_moves
 from engine.policy.shell import Command, parse
 
@@ -41,17 +42,18 @@ class Piece:
     spellings: tuple[tuple[str, ...], ...]  # lower-case word lists deny/ask globs are tried on
 
 
-def pieces(commands: Iterable[str]) -> tuple[list[str], list[Piece]]:
-    """The whole command texts (stripped) and every simple command in them."""
+def pieces(commands: Iterable[str], programs: ProgramTable = EMPTY) -> tuple[list[str], list[Piece]]:
+    """The whole command texts (stripped) and every simple command in them (``programs``: how
+    wrappers and shells read their arguments)."""
     lines: list[str] = []
     out: list[Piece] = []
     for text in commands:
         lines.append(text.strip())
         try:
-            parsed = parse(text)
+            parsed = parse(text, programs)
         except ShellSyntaxError:
             try:  # judge what the words would do if the quoting were fixed
-                parsed = parse(_QUOTES.sub(" ", text))
+                parsed = parse(_QUOTES.sub(" ", text), programs)
             except ShellSyntaxError:
                 continue
         moves = line_moves(parsed)

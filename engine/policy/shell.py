@@ -1,58 +1,41 @@
 """Tokens → the simple commands a shell would run, wrappers and disguises removed.
 
 `sudo env X=1 nice /usr/bin/rm -rf /` is seen at every stage (sudo, env, nice,
-rm); `bash -c '...'`, `eval`, `ssh host ...`, `find -exec`, `xargs`, command
-substitutions, here-documents fed to a shell and inline interpreter programs
-are followed into the commands they run. Variables assigned earlier on the
-line are substituted; `$(echo rm)` is evaluated. What cannot be known statically
-is marked ``dynamic`` so a policy can treat it as possibly anything.
+rm). What a program runs -- the command after a wrapper's options, `bash -c`,
+`sed 1e`, `git -c core.pager=`, `find -exec` -- is read from the Programs table
+(see follow.py) and followed like any other command. Variables assigned earlier
+on the line are substituted and split into words as the shell splits them;
+`$(echo rm)` is evaluated; symbolic links made on the line are followed. What
+cannot be known statically is marked ``dynamic`` so a policy can treat it as
+possibly anything.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.policy.commands import (
-    ASSIGNMENT,
-    SCRIPT_RUNNERS,
-    SHELLS,
-    command_name,
-    decode_filter,
-    download_targets,
-    embedded_shell,
-    find_exec,
-    find_roots,
-    inline_code,
-    inner_command,
-    option_value,
-    printed_text,
-    runs_script_file,
-    script_operand,
-    shell_payload,
-    ssh_command,
-)
-from engine.policy.lexer import (
-    ARITH,
-    LIT,
-    REDIRECT_OPS,
-    SUB,
-    VAR,
-    ShellSyntaxError,
-    Token,
-    expand_braces,
-    tokenize,
-)
+from engine.policy.argv import parse_argv
+from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
+from engine.policy.follow import Follower, join_path
+from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, ShellSyntaxError, Token, expand_braces, tokenize
 from engine.policy.paths import file_operand
+from engine.policy.programs import EMPTY, Program, ProgramTable
 
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
-# Commands whose arguments may hold more commands to follow (see Analyzer._follow).
-_FOLLOWED = SHELLS | {"eval", "su", "sg", "script", "ssh", "find", "env", "source", ".", "at", "batch"}
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
 _FILE_WRITERS = frozenset({"tee", "curl", "wget"})  # write files named by their arguments
+# Builtins whose NAME=VALUE arguments set variables for the rest of the line.
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# Programs that make a second name for a file or directory (`ln -s TARGET NAME`).
+_LINKERS = frozenset({"ln", "cp", "mount"})
+_DEFAULT_IFS = " \t\n"
+# A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
+_WINDOWS_WORD = re.compile(r'^"?[A-Za-z]:\\')
 
 
 @dataclass(slots=True)
@@ -69,6 +52,9 @@ class Command:
     code: str | None = None  # an interpreter's inline program
     depth: int = 0
     cwd: str | None = None  # set when an earlier `cd` on the line moved away from the working directory
+    program: Program | None = None  # how this program reads its arguments (the Programs table)
+    indirect: bool = False  # reached through an escape hatch (sed e, tar --checkpoint-action, git -c ...)
+    reading: Any = None  # its argv as its program reads it (argv.Parsed), once something needed it
     text: str = field(init=False, default="")  # the words joined, as rules and messages show them
     shape: Any = field(init=False, default=None)  # flags and positionals, filled by the first matcher that needs them
 
@@ -159,17 +145,21 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     return pipelines
 
 
-class Analyzer:
+class Analyzer(Follower):
     """Turns one command line into every simple command it would run."""
 
-    def __init__(self) -> None:
+    def __init__(self, programs: ProgramTable = EMPTY) -> None:
+        self.programs = programs
         self.commands: list[Command] = []
         self.env: dict[str, str] = {"HOME": "~"}
         self.cwd: str | None = None
+        self.indirect = 0
         # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
         # them and, when it is literal, what. A later command that runs or reads one is fed
         # by its writers; a shell that runs one runs its text.
         self.files: dict[str, _Written] = {}
+        # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
+        self.links: dict[str, str] = {}
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
@@ -179,40 +169,62 @@ class Analyzer:
 
     # -- words -------------------------------------------------------------------
 
-    def _resolve(self, token: Token) -> _Word:
+    def _resolve(self, token: Token, split: bool = True) -> _Word:
+        """A word's values after expansion: brace expansion, and the field splitting the shell
+        applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words)."""
         literal = token.literal
         if literal is not None and not token.brace:
+            if "\\" not in literal and _WINDOWS_WORD.match(token.value) and "$" not in token.value:
+                # `C:\Users\me`: cmd.exe and PowerShell keep the backslashes a POSIX shell drops.
+                return _Word([token.value.replace('"', "")], False, token.quoted, [])
             return _Word([literal], False, token.quoted, [])
-        parts: list[str] = []
+        fields: list[list[str]] = [[]]
         dynamic = False
         subs: list[str] = []
+        separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
+        quoted_part = False
         for seg in token.segs:
+            value: str | None
             if seg.kind == LIT:
-                parts.append(seg.text)
-            elif seg.kind == VAR:
+                fields[-1].append(seg.text)
+                quoted_part = quoted_part or seg.quoted
+                continue
+            if seg.kind == VAR:
                 value = self.env.get(seg.text)
+                if value is None and seg.text == "IFS":
+                    value = _DEFAULT_IFS
                 if value is None:
-                    parts.append("$" + seg.text)
+                    fields[-1].append("$" + seg.text)
                     dynamic = True
-                else:
-                    parts.append(value)
+                    continue
             elif seg.kind == SUB:
                 subs.append(seg.text)
-                static = self._static_output(seg.text)
-                if static is None:
-                    parts.append(f"$({seg.text})")
+                value = self._static_output(seg.text)
+                if value is None:
+                    fields[-1].append(f"$({seg.text})")
                     dynamic = True
-                else:
-                    parts.append(static)
-            elif seg.kind == ARITH:
-                parts.append(f"$(({seg.text}))")
+                    continue
+            else:
+                fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
-        joined = "".join(parts)
-        texts = [joined]
-        if token.brace and not token.quoted:
-            texts, complete = expand_braces(joined)
+                continue
+            if seg.quoted or not separators:
+                fields[-1].append(value)
+                quoted_part = quoted_part or seg.quoted
+                continue
+            _split_fields(value, separators, fields)
+        words = ["".join(f) for f in fields]
+        if split and not quoted_part:
+            # Unquoted expansions that are empty vanish: `$EMPTY rm -rf /` runs rm.
+            words = [w for w in words if w]
+        if not token.brace or token.quoted:
+            return _Word(words, dynamic, token.quoted, subs)
+        texts: list[str] = []
+        for word in words:
+            expanded, complete = expand_braces(word)
             if not complete:
                 raise TooComplex("a brace expansion past its limits (64 words, 64 groups, 16 levels)")
+            texts.extend(expanded)
         return _Word(texts, dynamic, token.quoted, subs)
 
     def _static_output(self, script: str) -> str | None:
@@ -226,7 +238,7 @@ class Analyzer:
         if len(pipelines[0]) > 1:
             # `$(echo cm0gLXJmIC8= | base64 -d)`: literal data through decoders is knowable.
             try:
-                return Analyzer()._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
+                return Analyzer(self.programs)._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
             except ShellSyntaxError:
                 return None
         raw = pipelines[0][0]
@@ -260,12 +272,17 @@ class Analyzer:
         piped: str | None,
     ) -> tuple[list[Command], str | None]:
         extra_fed: frozenset[str] = fed_by
-        # (texts, dynamic) per word; texts has more than one entry after brace expansion.
+        # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]]
-        if all(t.literal is not None and not t.brace for t in raw.words):
+        if all(t.literal is not None and not t.brace and "\\" not in t.value for t in raw.words):
             words = [([t.literal], False) for t in raw.words]  # type: ignore[list-item]
         else:
-            resolved = [self._resolve(t) for t in raw.words]
+            resolved = []
+            assigning = True
+            for t in raw.words:
+                # Assignment words are not split: `X=$(echo a b)` is one value.
+                assigning = assigning and ASSIGNMENT.match(t.value) is not None
+                resolved.append(self._resolve(t, split=not assigning))
             words = [(w.texts, w.dynamic) for w in resolved]
             if any(w.subs for w in resolved):
                 names = set(fed_by)
@@ -278,28 +295,36 @@ class Analyzer:
         stdin = piped or ""
         if raw.redirects:
             stdin_parts: list[str] = []
+            fed_names: set[str] = set()
             for op, target in raw.redirects:
                 if target is None:
                     continue
                 if target.heredoc is not None and op in ("<<", "<<-"):
                     stdin_parts.append(target.heredoc.body or "")
                     continue
-                resolved_target = self._resolve(target)
+                resolved_target = self._resolve(target, split=False)
                 for sub in resolved_target.subs:
                     self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                    if op == "<":
+                        # `bash < <(curl ...)`: its input is what the substitution prints.
+                        fed_names.update(_names_in(sub))
                 if op == "<<<":
-                    stdin_parts.append(resolved_target.texts[0])
-                else:
+                    stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
+                elif resolved_target.texts:
                     redirects.append((op, resolved_target.texts[0]))
             if piped is not None:
                 stdin_parts.append(piped)
             stdin = "\n".join(stdin_parts)
+            if fed_names:
+                extra_fed = extra_fed | fed_names
 
         # Leading NAME=value words set variables (for this command, or the rest of the line).
         argv: list[str] = []
         dynamic: list[bool] = []
         assigning = True
         for texts, is_dynamic in words:
+            if not texts:
+                continue
             text = texts[0]
             match = ASSIGNMENT.match(text) if assigning and "=" in text else None
             if match is not None:
@@ -345,6 +370,15 @@ class Analyzer:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
         self.commands.append(command)
 
+    def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
+        """A command the line runs without spelling it out (the shell behind `sed 1e`, ...)."""
+        command = Command(
+            name, argv, (False,) * len(argv), (), "", _NOTHING, via, None, depth, self.cwd, self.programs.get(name)
+        )
+        command.indirect = self.indirect > 0
+        self._emit(command)
+        return command
+
     def _unwrap(
         self,
         argv: list[str],
@@ -356,47 +390,79 @@ class Analyzer:
         depth: int,
     ) -> list[Command]:
         stages: list[Command] = []
-        while argv:
-            name = "" if dynamic[0] else command_name(argv[0])
-            fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
-            command = Command(
-                name, tuple(argv), tuple(dynamic), tuple(redirects), stdin, fed, via, None, depth, self.cwd
-            )
-            code = inline_code(command.name, command.argv, command.stdin)
-            if code is not None:
-                command.code = code
-            self._emit(command)
-            stages.append(command)
-            if not name:
-                break
-            written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
-            if written is not None:
-                # `./fetched.sh`: a file written on this line, run by its interpreter.
-                runner = Command(
-                    "sh",
-                    ("sh", *argv),
-                    (False, *dynamic),
+        table = self.programs
+        local: dict[str, str] = {}  # variables set by wrappers along the way (`env A=1 ...`)
+        escaped = 0  # escape hatches entered along this chain (they end with the chain)
+        try:
+            while argv:
+                if self.links:
+                    argv = self._through_links(argv)
+                name = "" if dynamic[0] else command_name(argv[0])
+                fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
+                program = table.get(name) if name else None
+                command = Command(
+                    name,
+                    tuple(argv),
+                    tuple(dynamic),
                     tuple(redirects),
                     stdin,
-                    fed | written.writers,
-                    (*via, argv[0]),
+                    fed,
+                    via,
                     None,
                     depth,
                     self.cwd,
+                    program,
+                    self.indirect > 0,
                 )
-                self._emit(runner)
-                stages.append(runner)
-                self._follow(runner, depth)
-                break
-            if name in ("cd", "pushd") and not via:
-                self._change_directory(argv, dynamic)
-            self._follow(command, depth)
-            inner = inner_command(name, argv)
-            if inner is None:
-                break
-            dynamic = dynamic[len(argv) - len(inner) :]
-            argv = inner
-            via = (*via, name)
+                self._emit(command)
+                stages.append(command)
+                if not name:
+                    break
+                written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
+                if written is not None:
+                    # `./fetched.sh`: a file written on this line, run by its interpreter.
+                    runner = Command(
+                        "sh",
+                        ("sh", *argv),
+                        (False, *dynamic),
+                        tuple(redirects),
+                        stdin,
+                        fed | written.writers,
+                        (*via, argv[0]),
+                        None,
+                        depth,
+                        self.cwd,
+                        table.get("sh"),
+                        self.indirect > 0,
+                    )
+                    self._emit(runner)
+                    stages.append(runner)
+                    if written.content is not None:
+                        self.analyze(written.content, depth=depth + 1, via=(*via, argv[0]))
+                    break
+                if not via:
+                    if name in ("cd", "pushd"):
+                        self._change_directory(argv, dynamic)
+                    elif name in _LINKERS:
+                        self._record_link(command)
+                if name in _DECLARERS:
+                    self._declare(argv, dynamic)
+                if table.everyone is not None and (local or len(self.env) > 1):
+                    self.follow_environment(command, table.everyone, local)
+                if program is None:
+                    if table.anyone is not None:
+                        self.follow_unknown(command, table.anyone)
+                    break
+                inner = self.follow_program(command, program, local)
+                if inner is None:
+                    break
+                argv, dynamic, indirect = inner
+                via = (*via, name)
+                if indirect:
+                    self.indirect += 1
+                    escaped += 1
+        finally:
+            self.indirect -= escaped
         return stages
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
@@ -409,63 +475,66 @@ class Analyzer:
         elif self.cwd is not None and self.cwd != "$unknown":
             self.cwd = posixpath.join(self.cwd, target)
 
-    # -- payloads a command runs ---------------------------------------------------
+    def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
+        """`export NAME=VALUE`: the variable is set for the rest of the line."""
+        for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
+            match = ASSIGNMENT.match(word)
+            if match is None:
+                continue
+            if is_dynamic:
+                self.env.pop(match.group(1), None)
+            else:
+                self.env[match.group(1)] = word[match.end() :]
 
-    def _follow(self, command: Command, depth: int) -> None:
-        name = command.name
-        if name not in _FOLLOWED and not command.code:
+    # -- second names for files ------------------------------------------------------
+
+    def _record_link(self, command: Command) -> None:
+        """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
+        program = command.program
+        if program is None or any(command.dynamic):
             return
-        argv = list(command.argv)
-        via = (*command.via, name)
-        if name in SHELLS or name in ("source", "."):
-            payload = shell_payload(argv) if name in SHELLS else None
-            script = script_operand(name, argv) if payload is None else None
-            content = self._content(script) if script is not None else None
-            if payload is not None:
-                self.analyze(payload, depth=depth + 1, via=via)
-            elif content is not None:
-                self.analyze(content, depth=depth + 1, via=(*via, script or ""))
-            elif name in SHELLS and command.stdin and not runs_script_file(argv):
-                self.analyze(command.stdin, depth=depth + 1, via=(*via, "stdin"))
-        elif name in ("at", "batch"):
-            # Commands for later: from -f FILE (when written on this line) or from stdin.
-            script = option_value(argv, ("-f",))
-            content = self._content(script) if script is not None else command.stdin
-            if content:
-                self.analyze(content, depth=depth + 1, via=(*via, "stdin"))
-        elif name == "eval" and len(argv) > 1:
-            self.analyze(" ".join(argv[1:]), depth=depth + 1, via=via)
-        elif name in ("su", "sg", "script"):
-            payload = option_value(argv, ("-c", "--command"))
-            if payload is not None:
-                self.analyze(payload, depth=depth + 1, via=via)
-        elif name == "ssh":
-            remote = ssh_command(argv)
-            if remote:
-                self.analyze(remote, depth=depth + 1, via=via)
-        elif name == "find":
-            roots = find_roots(argv)
-            for exec_argv in find_exec(argv):
-                # `{}` stands for what find found: something under each starting point.
-                for root in roots:
-                    found = root.rstrip("/") + "/*" if root not in (".", "") else "./*"
-                    expanded = [found if word == "{}" else word for word in exec_argv]
-                    self._unwrap(expanded, [False] * len(expanded), [], "", command.fed_by, via, depth + 1)
-        elif name == "env" and ("-S" in argv or any(a.startswith("--split-string") for a in argv)):
-            payload = option_value(argv, ("-S", "--split-string"))
-            if payload:
-                self.analyze(payload, depth=depth + 1, via=via)
-        if command.code:
-            for script in embedded_shell(command.code):
-                self.analyze(script, depth=depth + 1, via=via)
+        parsed = parse_argv(program.grammar, command.argv)
+        present = {name for name, _, _ in parsed.options}
+        if command.name == "cp" and not present & {"s", "l"}:
+            return
+        if command.name == "mount" and not present & {"bind", "rbind", "B", "R"}:
+            return
+        operands = parsed.all_operands(command.argv)
+        # ln and cp -t DIR (mount's -t is a filesystem type).
+        directories = parsed.values(frozenset({"t"})) if command.name != "mount" else []
+        directory = directories[0] if directories else None
+        if directory is not None:
+            pairs = [(target, posixpath.join(directory, posixpath.basename(target.rstrip("/")))) for target in operands]
+        elif len(operands) == 1:
+            pairs = [(operands[0], posixpath.basename(operands[0].rstrip("/")) or operands[0])]
+        elif len(operands) >= 2:
+            *targets, last = operands
+            if len(targets) > 1 or last.endswith("/"):
+                pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/")))) for t in targets]
+            else:
+                pairs = [(targets[0], last)]
+        else:
+            return
+        for target, name in pairs:
+            resolved = target if target.startswith(("/", "~")) else join_path(self.cwd, target)
+            self.links[self._file_key(name)] = self._through_link(resolved)
+
+    def _through_links(self, argv: list[str]) -> list[str]:
+        return [self._through_link(word) if i == 0 or not word.startswith("-") else word for i, word in enumerate(argv)]
+
+    def _through_link(self, word: str) -> str:
+        key = self._file_key(word) if word else word
+        for name, target in self.links.items():
+            if key == name:
+                return target
+            if key.startswith(name + "/"):
+                return target.rstrip("/") + key[len(name) :]
+        return word
 
     # -- files written and read on the same line ------------------------------------
 
     def _file_key(self, word: str) -> str:
-        path = file_operand(word)
-        if self.cwd is not None and self.cwd != "$unknown" and path and not path.startswith(("/", "~")):
-            path = posixpath.join(self.cwd, path)
-        return posixpath.normpath(path) if path else path
+        return join_path(self.cwd, file_operand(word))
 
     def _content(self, word: str) -> str | None:
         entry = self.files.get(self._file_key(word))
@@ -473,11 +542,9 @@ class Analyzer:
 
     def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
         """Writers of the files this command reads: for a script runner, only its script."""
-        if name in SCRIPT_RUNNERS:
-            script = script_operand(name, argv)
-            words = [script] if script is not None else []
-        else:
-            words = argv[1:]
+        program = self.programs.get(name)
+        script = _script_words(program, argv) if program is not None else None
+        words = script if script is not None else argv[1:]
         words += [target for op, target in redirects if op in ("<", "<>")]
         writers: set[str] = set()
         for word in words:
@@ -507,6 +574,41 @@ class Analyzer:
                 self.files[key] = _Written(writers, data)
 
 
+def _split_fields(value: str, separators: str, fields: list[list[str]]) -> None:
+    """Append an unquoted expansion's value to ``fields``, starting a new field at each run of
+    separators (IFS whitespace)."""
+    start = 0
+    n = len(value)
+    i = 0
+    while i < n:
+        if value[i] in separators:
+            if i > start:
+                fields[-1].append(value[start:i])
+            while i < n and value[i] in separators:
+                i += 1
+            if fields[-1]:
+                fields.append([])
+            start = i
+            continue
+        i += 1
+    if start < n:
+        fields[-1].append(value[start:])
+
+
+def _script_words(program: Program, argv: list[str]) -> list[str] | None:
+    """For a program that runs a script named by an operand: that operand (or nothing, when its
+    code comes from -c, -e or stdin). None for other programs: all their words are read."""
+    for run in program.runs:
+        if run.kind == "file" and run.source == "operand":
+            parsed = parse_argv(program.grammar, argv)
+            present = frozenset(name for name, _, _ in parsed.options)
+            operands = parsed.all_operands(argv)
+            if run.applies(present, len(operands)) and len(operands) > run.index:
+                return [operands[run.index]]
+            return []
+    return None
+
+
 def _names_in(script: str) -> set[str]:
     """Command names inside a substitution (for fed_by), without recursing further."""
     try:
@@ -522,12 +624,13 @@ def _names_in(script: str) -> set[str]:
     return names
 
 
-def parse(text: str) -> list[Command]:
-    """Every simple command ``text`` would run, at each unwrapping stage.
+def parse(text: str, programs: ProgramTable = EMPTY) -> list[Command]:
+    """Every simple command ``text`` would run, at each unwrapping stage, reading programs'
+    arguments as ``programs`` describes them.
 
     Raises:
         ShellSyntaxError: the text cannot be parsed (unbalanced quotes, too long, too deep).
     """
-    analyzer = Analyzer()
+    analyzer = Analyzer(programs)
     analyzer.analyze(text)
     return analyzer.commands

@@ -11,13 +11,14 @@ from typing import Any
 from engine.config import config_json_schema
 
 # Names on the command line (`hermes-engine json-schema NAME`) -> file stem.
-SCHEMA_NAMES = ("tool", "toolset", "danger-patterns", "approval-policy", "mcp-server", "config")
+SCHEMA_NAMES = ("tool", "toolset", "danger-patterns", "approval-policy", "mcp-server", "programs", "config")
 KIND_TO_SCHEMA = {
     "Tool": "tool",
     "Toolset": "toolset",
     "DangerPatterns": "danger-patterns",
     "ApprovalPolicy": "approval-policy",
     "McpServer": "mcp-server",
+    "Programs": "programs",
 }
 
 

@@ -1,0 +1,268 @@
+"""How a program reads its arguments: getopt_long, written as data.
+
+A program's grammar comes from the Programs table (policies/executors.yaml):
+short options in getopt(3) syntax, long options (abbreviated to any unique
+prefix, as getopt_long accepts), option values a program refuses, operands it
+reads before the command it runs, and NAME=VALUE words. Parsing an argv the way
+the program would is what lets `timeout --foreground echo reboot` be `echo`,
+`git -C dir reset --ha` be `git reset --hard`, and `env -iS'sh -c x'` be `sh -c x`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+NONE, REQUIRED, OPTIONAL = 0, 1, 2
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class GrammarError(ValueError):
+    """A getopt string or long-option spelling that does not parse."""
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """The option syntax of one program (or of one of its subcommands)."""
+
+    short: Mapping[str, int] = field(default_factory=dict)  # letter -> NONE/REQUIRED/OPTIONAL
+    long: Mapping[str, int] = field(default_factory=dict)  # name -> NONE/REQUIRED/OPTIONAL
+    aliases: Mapping[str, str] = field(default_factory=dict)  # long name <-> letter, both ways
+    stop_at_operand: bool = False  # getopt's leading '+': options end at the first operand
+    plus: bool = False  # `+x` words are options too (shells)
+    long_only: bool = False  # `-name` is a long option when it names one (getopt_long_only)
+    ignore_case: bool = False
+    values: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # option -> the values it accepts
+    leading: tuple[re.Pattern[str], ...] = ()  # operands read before the command (timeout DURATION)
+    assignments: str = "none"  # NAME=VALUE words before the command: none | identifier | any
+    ends_options: frozenset[str] = frozenset()  # options after which every word is an operand (python -c)
+    no_command_with: frozenset[str] = frozenset()  # options that make the program refuse a command (env -0)
+
+    def canonical(self, name: str) -> str:
+        """The one name an option is known by in payload rules: its letter when it has one."""
+        if len(name) > 1:
+            return self.aliases.get(name, name)
+        return name
+
+    def names(self, name: str) -> tuple[str, ...]:
+        """Every spelling of an option (its letter and its long name)."""
+        other = self.aliases.get(name)
+        return (name, other) if other else (name,)
+
+    def resolve_long(self, name: str) -> list[str]:
+        """Long options ``name`` may stand for: an exact name, or every one it is a prefix of."""
+        key = name.lower() if self.ignore_case else name
+        if key in self.long:
+            return [key]
+        return [n for n in self.long if n.startswith(key)] if key else []
+
+
+@dataclass(slots=True)
+class Parsed:
+    """An argv as its program reads it."""
+
+    options: list[tuple[str, str | None, int]]  # (canonical name, value, index of the word it came from)
+    operands: list[str]
+    assignments: list[tuple[str, str]]
+    operand_at: list[int]  # index of each operand in argv
+    start: int = 1  # index of the first word read (after the program, or after its subcommand)
+    rest: int | None = None  # index where the command it runs begins
+    refused: bool = False  # the program would refuse these arguments: nothing runs
+    unknown: bool = False  # some option is not in the grammar (read as a flag without a value)
+    # The subcommands it was read down to, with their readings ([(program, Parsed)], top first).
+    levels: list[tuple[Any, Parsed]] | None = None
+
+    def all_operands(self, argv: Sequence[str]) -> list[str]:
+        """Operands before the command and, for a program that stops at its first operand, the rest."""
+        return self.operands + list(argv[self.rest :]) if self.rest is not None else self.operands
+
+    def has(self, names: frozenset[str]) -> bool:
+        return any(name in names for name, _, _ in self.options)
+
+    def values(self, names: frozenset[str]) -> list[str]:
+        return [value for name, value, _ in self.options if name in names and value is not None]
+
+
+def parse_getopt(spec: str) -> tuple[dict[str, int], bool, bool]:
+    """`+ab:c::` → ({a: NONE, b: REQUIRED, c: OPTIONAL}, stop_at_operand, plus).
+
+    A leading ``+`` stops at the first operand; a leading ``±`` also reads `+x` words
+    as options (shells).
+
+    Raises:
+        GrammarError: a ``:`` with no option letter before it.
+    """
+    stop = plus = False
+    if spec.startswith("±"):
+        stop = plus = True
+        spec = spec[1:]
+    elif spec.startswith("+"):
+        stop = True
+        spec = spec[1:]
+    out: dict[str, int] = {}
+    i = 0
+    while i < len(spec):
+        letter = spec[i]
+        if letter == ":":
+            raise GrammarError(f"':' at {i} follows no option letter")
+        kind = NONE
+        if spec.startswith("::", i + 1):
+            kind = OPTIONAL
+            i += 2
+        elif spec.startswith(":", i + 1):
+            kind = REQUIRED
+            i += 1
+        out[letter] = kind
+        i += 1
+    return out, stop, plus
+
+
+_LONG = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)(=\??)?(?:/(.))?$")
+
+
+def parse_long(items: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
+    """`["unset=/u", "debug/v", "color=?"]` → ({unset: REQUIRED, ...}, {unset: u, u: unset, ...}).
+
+    Raises:
+        GrammarError: a spelling that is not NAME, NAME=, NAME=? with an optional /LETTER.
+    """
+    long: dict[str, int] = {}
+    aliases: dict[str, str] = {}
+    for item in items:
+        match = _LONG.match(item)
+        if match is None:
+            raise GrammarError(f"{item!r} is not NAME, NAME= or NAME=? (optionally /LETTER)")
+        name, arg, letter = match.groups()
+        long[name] = NONE if not arg else OPTIONAL if arg == "=?" else REQUIRED
+        if letter:
+            aliases[name] = letter
+            aliases[letter] = name
+    return long, aliases
+
+
+def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
+    """Read ``argv[start:]`` as the program would (argv[0] is the program)."""
+    options: list[tuple[str, str | None, int]] = []
+    operands: list[str] = []
+    assignments: list[tuple[str, str]] = []
+    operand_at: list[int] = []
+    parsed = Parsed(options, operands, assignments, operand_at, start)
+    n = len(argv)
+    i = start
+    leading = grammar.leading
+    plus = grammar.plus
+    ends = grammar.ends_options
+    assigns = grammar.assignments != "none"
+    stop = grammar.stop_at_operand
+    options_done = False
+    while i < n:
+        word = argv[i]
+        if not options_done and len(word) > 1 and (word[0] == "-" or (plus and word[0] == "+")):
+            if word == "--":
+                options_done = True
+                i += 1
+                continue
+            i = _option(grammar, argv, i, parsed)
+            if ends and options and options[-1][0] in ends:
+                options_done = True
+            continue
+        if assigns and not operands and _is_assignment(grammar, word):
+            name, _, value = word.partition("=")
+            assignments.append((name, value))
+            i += 1
+            # Assignments end option parsing: `env A=1 -i` runs the command `-i`.
+            options_done = True
+            continue
+        if leading and len(operands) < len(leading):
+            if not leading[len(operands)].fullmatch(word):
+                parsed.refused = True  # `timeout echo x`: no valid DURATION, nothing runs
+                return parsed
+        elif stop:
+            parsed.rest = i
+            break
+        operands.append(word)
+        operand_at.append(i)
+        i += 1
+    if grammar.values:
+        for option, given, _ in options:
+            accepted = grammar.values.get(option)
+            if accepted is not None and (given is None or not accepted.fullmatch(given)):
+                parsed.refused = True
+    if grammar.no_command_with and parsed.rest is not None and parsed.has(grammar.no_command_with):
+        parsed.refused = True
+    return parsed
+
+
+def _is_assignment(grammar: Grammar, word: str) -> bool:
+    if grammar.assignments == "none" or "=" not in word:
+        return False
+    return grammar.assignments == "any" or _IDENTIFIER.match(word) is not None
+
+
+def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
+    """Read the option word at ``argv[i]``; return the index of the next word."""
+    word = argv[i]
+    options = parsed.options
+    long_form = word.startswith("--")
+    if long_form or (grammar.long_only and word[0] == "-" and _long_only_match(grammar, word[1:])):
+        body = word[2:] if long_form else word[1:]
+        name, eq, value = body.partition("=")
+        matches = grammar.resolve_long(name)
+        if len(matches) != 1:
+            # Unknown or ambiguous: getopt_long would refuse it; read it as a flag so a
+            # grammar that is missing an option never hides the command after it.
+            parsed.unknown = True
+            options.append((name.lower() if grammar.ignore_case else name, value if eq else None, i))
+            return i + 1
+        full = matches[0]
+        kind = grammar.long[full]
+        canonical = grammar.canonical(full)
+        if kind == REQUIRED and not eq:
+            if i + 1 >= len(argv):
+                parsed.refused = True
+                return i + 1
+            options.append((canonical, argv[i + 1], i))
+            return i + 2
+        options.append((canonical, value if eq and kind != NONE else None, i))
+        if eq and kind == NONE:
+            parsed.refused = True  # `--force=x`: "option doesn't allow an argument"
+        return i + 1
+    short = grammar.short
+    j = 1
+    while j < len(word):
+        letter = word[j]
+        if grammar.ignore_case and letter not in short:
+            letter = letter.lower()
+        found = short.get(letter)
+        if found is None:
+            parsed.unknown = True
+            options.append((letter, None, i))
+            j += 1
+            continue
+        if found == NONE:
+            options.append((letter, None, i))
+            j += 1
+            continue
+        attached = word[j + 1 :]
+        if attached:
+            options.append((letter, attached, i))
+            return i + 1
+        if found == OPTIONAL:
+            options.append((letter, None, i))
+            return i + 1
+        if i + 1 >= len(argv):
+            parsed.refused = True
+            return i + 1
+        options.append((letter, argv[i + 1], i))
+        return i + 2
+    return i + 1
+
+
+def _long_only_match(grammar: Grammar, body: str) -> bool:
+    """getopt_long_only: `-ex` is a long option if it names one; otherwise short letters."""
+    name = body.partition("=")[0]
+    if len(name) == 1 and name in grammar.short:
+        return False
+    return len(grammar.resolve_long(name)) >= 1

@@ -1,0 +1,289 @@
+"""Readers for the small languages programs execute commands from.
+
+sed scripts (`e`, `s///e`), ex-style command lines (vim `-c`, `+cmd`, gdb `-ex`,
+less `+!cmd`), typed keys (tmux send-keys, screen stuff), makefiles, and env's
+-S split strings. Each returns the shell commands its input would run; ``None``
+stands for a command that comes from data the program reads at run time.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+# -- env -S ------------------------------------------------------------------------
+
+_ENV_ESCAPES = {"_": " ", "t": "\t", "n": "\n", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '"': '"', "'": "'"}
+_ENV_ESCAPES.update({"#": "#", "$": "$"})
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def split_string(text: str, env: dict[str, str] | None = None) -> list[str]:
+    """The words GNU env -S makes of ``text``: blanks separate, quotes group, `\\_` is a
+    separating blank, `\\c` ends the string, `#` at a word start comments out the rest,
+    and only ``${NAME}`` is expanded."""
+    words: list[str] = []
+    current: list[str] = []
+    in_word = False
+    i = 0
+    n = len(text)
+    quote = ""
+
+    def finish() -> None:
+        nonlocal in_word
+        if in_word:
+            words.append("".join(current))
+            current.clear()
+            in_word = False
+
+    while i < n:
+        ch = text[i]
+        if quote == "'":
+            if ch == "'":
+                quote = ""
+            else:
+                current.append(ch)
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            i += 2
+            if nxt == "c":
+                break
+            if nxt == "_" and not quote:
+                finish()
+                continue
+            current.append(_ENV_ESCAPES.get(nxt, "\\" + nxt))
+            in_word = True
+            continue
+        if quote == '"':
+            if ch == '"':
+                quote = ""
+            else:
+                current.append(ch)
+            i += 1
+            continue
+        if ch in " \t\n\v\f\r":
+            finish()
+            i += 1
+            continue
+        if ch == "#" and not in_word:
+            break
+        if ch in "'\"":
+            quote = ch
+            in_word = True
+            i += 1
+            continue
+        if ch == "$":
+            var = _VAR.match(text, i)
+            if var is not None:
+                value = (env or {}).get(var.group(1))
+                current.append(value if value is not None else var.group())
+                in_word = True
+                i = var.end()
+                continue
+        current.append(ch)
+        in_word = True
+        i += 1
+    finish()
+    return words
+
+
+# -- sed ---------------------------------------------------------------------------
+
+_SED_ADDRESS = re.compile(r"\s*(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)")
+_SED_SECOND = re.compile(r"\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)")
+
+
+def sed_payloads(script: str) -> list[str | None]:
+    """Commands a sed script executes: `e COMMAND`, `e` (the pattern space: data), and
+    `s/RE/REPLACEMENT/e` (the replaced pattern space, read as its replacement)."""
+    out: list[str | None] = []
+    i = 0
+    n = len(script)
+    while i < n:
+        ch = script[i]
+        if ch in " \t\n;{}!":
+            i += 1
+            continue
+        if ch == "#":
+            i = _line_end(script, i)
+            continue
+        address = _SED_ADDRESS.match(script, i)
+        if address is not None and address.end() > i:
+            i = address.end()
+            second = _SED_SECOND.match(script, i)
+            if second is not None:
+                i = second.end()
+            continue
+        if ch == "e":
+            end = _line_end(script, i)
+            command = script[i + 1 : end].strip()
+            out.append(command or None)
+            i = end
+        elif ch == "s" and i + 1 < n:
+            i = _substitute(script, i, out)
+        elif ch == "y" and i + 1 < n:
+            delimiter = script[i + 1]
+            i = _delimited(script, _delimited(script, i + 2, delimiter), delimiter)
+        elif ch in "aicrRwWbtT:vLlqQ":
+            i = _line_end(script, i) if ch in "aicrRwW:" else _command_end(script, i + 1)
+        else:
+            i += 1
+    return out
+
+
+def _line_end(script: str, i: int) -> int:
+    end = script.find("\n", i)
+    return len(script) if end < 0 else end
+
+
+def _command_end(script: str, i: int) -> int:
+    while i < len(script) and script[i] not in ";\n}":
+        i += 1
+    return i
+
+
+def _delimited(script: str, i: int, delimiter: str) -> int:
+    """Index after the next unescaped ``delimiter`` from ``i``."""
+    while i < len(script):
+        if script[i] == "\\":
+            i += 2
+            continue
+        if script[i] == delimiter:
+            return i + 1
+        i += 1
+    return i
+
+
+def _substitute(script: str, i: int, out: list[str | None]) -> int:
+    delimiter = script[i + 1]
+    after_regex = _delimited(script, i + 2, delimiter)
+    after_replacement = _delimited(script, after_regex, delimiter)
+    replacement = script[after_regex : max(after_regex, after_replacement - 1)]
+    end = after_replacement
+    flags = []
+    while end < len(script) and script[end] not in ";\n}":
+        if script[end] == "w":  # `w FILE` takes the rest of the line
+            end = _line_end(script, end)
+            break
+        flags.append(script[end])
+        end += 1
+    if "e" in flags:
+        text = re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), replacement)
+        # `&` and `\1` put the input line back in: the command is then partly data.
+        out.append(text if text.strip() and not re.search(r"&|\\[0-9]", replacement) else None)
+        if re.search(r"&|\\[0-9]", replacement) and text.strip():
+            out.append(text.replace("&", " "))
+    return end
+
+
+# -- ex-style command lines (vim -c / +cmd, gdb -ex, less +cmd) ---------------------
+
+_EX_PREFIX = re.compile(r"^[\s:]*(?:(?:%|[.$\d]+(?:,[.$\d]+)?|'[a-z<>])\s*)?(?:sil(?:ent)?!?\s+)?(?:exe(?:cute)?\s+)?")
+_EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL)
+_EX_SHELL = re.compile(r"^(?:sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
+_EX_CODE = re.compile(
+    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi)"
+    r"(?:\s+(?P<code>.*))?$",
+    re.DOTALL,
+)
+_EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
+_EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
+
+
+def ex_payloads(text: str) -> list[tuple[str, str | None]]:
+    """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
+    for an interactive shell, or (interpreter, CODE) for `:python ...`, `:lua ...`."""
+    out: list[tuple[str, str | None]] = []
+    for line in _ex_lines(text):
+        body = _EX_PREFIX.sub("", line, count=1).strip()
+        if not body:
+            continue
+        bang = _EX_BANG.match(body)
+        if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
+            command = bang.group(1).strip()
+            out.append(("shell", command) if command else ("spawn", None))
+            continue
+        shell = _EX_SHELL.match(body)
+        if shell is not None:
+            command = (shell.group(1) or "").strip()
+            out.append(("shell", command) if command else ("spawn", None))
+            continue
+        code = _EX_CODE.match(body)
+        if code is not None:
+            lang = _EX_LANGUAGES.get(code.group("lang"), "python")
+            out.append((lang, code.group("code")))
+            continue
+        for call in _EX_SYSTEM.finditer(body):
+            literal = call.group(1)
+            out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
+    return out
+
+
+def _ex_lines(text: str) -> list[str]:
+    """Split on newlines and on `|` (vim's command separator), except inside a `!` command."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        rest = line
+        while rest:
+            body = _EX_PREFIX.sub("", rest, count=1)
+            if body.lstrip().startswith(("!", "r!", "r !", "w !", "w!", "read !", "write !")):
+                lines.append(rest)
+                break
+            at = rest.find("|")
+            if at < 0:
+                lines.append(rest)
+                break
+            lines.append(rest[:at])
+            rest = rest[at + 1 :]
+    return lines
+
+
+# -- typed keys (tmux send-keys, screen stuff) ----------------------------------------
+
+_ENTER_KEYS = frozenset({"enter", "c-m", "kpenter", "c-j", "^m", "^j"})
+
+
+def typed_text(words: list[str], literal: bool = False) -> str:
+    """The text `tmux send-keys WORD...` types: key names become keys, other words their text."""
+    out: list[str] = []
+    for word in words:
+        if not literal and word.lower() in _ENTER_KEYS:
+            out.append("\n")
+        elif not literal and word.lower() in ("space", "tab"):
+            out.append(" " if word.lower() == "space" else "\t")
+        else:
+            out.append(word.replace("^M", "\n").replace("\\n", "\n").replace("\\r", "\n"))
+    return "".join(out)
+
+
+# -- makefiles ---------------------------------------------------------------------
+
+_MAKE_SHELL = re.compile(r"\$[({]shell\s+((?:[^()]|\([^()]*\))*)[)}]")
+_MAKE_SHELL_VARIABLE = re.compile(r"^\s*(?:override\s+)?SHELL\s*[:?+!]?=\s*(.+)$", re.MULTILINE)
+
+
+def make_payloads(text: str) -> list[str]:
+    """Commands a makefile runs: recipe lines (tab-indented), `$(shell ...)` calls and a SHELL it sets."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("\t"):
+            out.append(line[1:].lstrip("@+-"))
+    out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
+    out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
+    return out
+
+
+# -- encodings ---------------------------------------------------------------------
+
+
+def decode(value: str, encoding: str | None) -> str:
+    """A payload as its program decodes it before running it (PowerShell -EncodedCommand)."""
+    if encoding == "base64-utf16le":
+        try:
+            return base64.b64decode(value).decode("utf-16-le", errors="replace")
+        except (binascii.Error, ValueError):
+            return value
+    return value

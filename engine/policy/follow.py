@@ -1,0 +1,472 @@
+"""Following what a program runs, as the Programs table describes it.
+
+For each simple command the analyzer finds, its program's grammar is applied to
+its words and every *run* of the table is read: the command a wrapper runs next,
+a shell string in an option, a script in a file written earlier on the line, an
+inline program, a sed or ex command. Each payload is analysed like `bash -c`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from engine.policy.argv import Parsed, parse_argv
+from engine.policy.commands import embedded_shell
+from engine.policy.executors import decode, ex_payloads, make_payloads, sed_payloads, split_string, typed_text
+from engine.policy.programs import Program, ProgramTable, Run
+
+if TYPE_CHECKING:
+    from engine.policy.shell import Command
+
+# env -S may hold another -S; GNU env reads them in turn. A bound keeps this linear.
+_MAX_REPARSE = 4
+_EXPRESSION_START = ("-", "(", "!")
+
+
+class Follower:
+    """Mixin of the analyzer: reads a command's program and follows its payloads."""
+
+    programs: ProgramTable
+    env: dict[str, str]
+    indirect: int  # > 0 while analysing an escape hatch's payload
+
+    # Provided by the analyzer.
+    def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
+        raise NotImplementedError
+
+    def _unwrap(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> list[Command]:
+        raise NotImplementedError
+
+    def _content(self, word: str) -> str | None:
+        raise NotImplementedError
+
+    def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
+        raise NotImplementedError
+
+    # -- the table -------------------------------------------------------------------
+
+    def follow_program(
+        self, command: Command, program: Program, local: dict[str, str]
+    ) -> tuple[list[str], list[bool], bool] | None:
+        """Follow every payload of ``command``; return the command it runs next (argv, dynamic,
+        whether that is an escape hatch), or None when it runs nothing more."""
+        if not program.active:
+            return None  # a grammar only (rm, chmod ...): nothing it runs
+        argv = list(command.argv)
+        dynamic = list(command.dynamic)
+        parsed = parse_argv(program.grammar, argv)
+        command.reading = parsed
+        reparse = program.reparse
+        if reparse is not None:
+            argv, dynamic, parsed = self._reparse(program, reparse, argv, dynamic, parsed)
+        if parsed.refused:
+            return None  # the program rejects its arguments: nothing runs
+        local.update(parsed.assignments)
+        levels = subcommand_levels(program, parsed, argv)
+        inner: tuple[list[str], list[bool], bool] | None = None
+        via = (*command.via, command.name)
+        variables = bool(local) or len(self.env) > 1  # HOME is always there
+        for level, reading in levels:
+            if not level.runs:
+                continue
+            present = frozenset(name for name, _, _ in reading.options)
+            count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
+            for run in level.runs:
+                source = run.source
+                # Cheap tests first: most runs have nothing to read in most commands.
+                if source == "option" and run.names.isdisjoint(present):
+                    continue
+                if (source == "env" or source == "env_pairs") and not variables:
+                    continue
+                if (source == "stdin" and not command.stdin) or (source == "files" and not self.files):
+                    continue
+                if run.kind == "reparse" or not run.applies(present, count):
+                    continue
+                found = self._run(run, command, level, reading, argv, dynamic, local, via)
+                if found is not None and inner is None:
+                    inner = found
+        return inner
+
+    def follow_unknown(self, command: Command, rules: Program) -> None:
+        """Options of a program the table does not describe whose value looks like a command."""
+        argv = command.argv
+        if not any(word[:1] == "-" for word in argv[1:]):
+            return  # no options: nothing to look at
+        via = (*command.via, command.name)
+        words = list(argv)
+        for run in rules.runs:
+            if run.source == "options":
+                for value in _named_option_values(run, words):
+                    payload = _matched(run, value)
+                    if payload is not None:
+                        self._payload(run, command, rules, payload, via, command.depth + 1)
+
+    def follow_environment(self, command: Command, rules: Program, local: dict[str, str]) -> None:
+        """Variables every program obeys (LD_PRELOAD, BASH_ENV ...)."""
+        via = (*command.via, command.name)
+        for run in rules.runs:
+            if run.source != "env":
+                continue
+            for name in sorted(run.names):
+                value = local.get(name, self.env.get(name))
+                if value is not None and (payload := _matched(run, value)) is not None:
+                    self._payload(run, command, rules, payload, via, command.depth + 1)
+
+    def _reparse(
+        self, program: Program, run: Run, argv: list[str], dynamic: list[bool], parsed: Parsed
+    ) -> tuple[list[str], list[bool], Parsed]:
+        """`env -S STRING`: the string's words take the option's place and parsing starts over."""
+        for _ in range(_MAX_REPARSE):
+            hit = next(((v, i) for name, v, i in parsed.options if name in run.names and v is not None), None)
+            if hit is None:
+                break
+            value, index = hit
+            word = argv[index]
+            attached = word != value and word.endswith(value) and len(word) > len(value)
+            end = index + 1 if attached else index + 2
+            # Letters bundled before it stay options (`env -0S x` keeps -0).
+            letter = "" if word.startswith("--") else next((n for n in run.names if len(n) == 1), "")
+            at = word.find(letter, 1) if letter else -1
+            kept = [word[:at]] if at > 1 else []
+            words = [*kept, *split_string(value, self.env)]
+            was_dynamic = any(dynamic[index:end])
+            argv = [*argv[:index], *words, *argv[end:]]
+            dynamic = [*dynamic[:index], *([was_dynamic] * len(words)), *dynamic[end:]]
+            parsed = parse_argv(program.grammar, argv)
+        return argv, dynamic, parsed
+
+    # -- one run ---------------------------------------------------------------------
+
+    def _run(
+        self,
+        run: Run,
+        command: Command,
+        program: Program,
+        parsed: Parsed,
+        argv: list[str],
+        dynamic: list[bool],
+        local: dict[str, str],
+        via: tuple[str, ...],
+    ) -> tuple[list[str], list[bool], bool] | None:
+        source = run.source
+        depth = command.depth + 1
+        if source == "rest" or run.with_rest or source == "after":
+            return self._words_run(run, command, parsed, argv, dynamic, via, depth)
+        values: list[str] = []
+        if source == "option":
+            values = [v for name, v, _ in parsed.options if name in run.names and v is not None]
+            if run.last:
+                values = values[-1:]
+        elif source == "options":
+            values = _named_option_values(run, argv)
+        elif source == "operand":
+            operands = parsed.all_operands(argv)
+            values = operands[run.index : run.index + 1]
+        elif source == "operands":
+            values = parsed.all_operands(argv)
+        elif source == "prefixed":
+            prefix = next(iter(run.names))
+            values = [w[len(prefix) :] for w in argv[1:] if w.startswith(prefix) and len(w) > len(prefix)]
+        elif source == "env":
+            values = [v for name in sorted(run.names) if (v := local.get(name, self.env.get(name))) is not None]
+        elif source == "env_pairs":
+            values = self._env_pairs(run, local)
+        elif source == "stdin":
+            values = [command.stdin] if command.stdin else []
+            via = (*via, "stdin")
+        elif source == "files":
+            values = [name for name in sorted(run.names) if self._content(name) is not None]
+        for value in values:
+            payload = _matched(run, value)
+            if payload is not None:
+                self._payload(run, command, program, decode(payload, run.decode), via, depth)
+        return None
+
+    def _words_run(
+        self,
+        run: Run,
+        command: Command,
+        parsed: Parsed,
+        argv: list[str],
+        dynamic: list[bool],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> tuple[list[str], list[bool], bool] | None:
+        """Payloads made of words: the rest of the line, an option that starts a command
+        (`python -m MOD ARGS`), or find's `-exec ... ;`."""
+        if run.source == "after":
+            spans = _marked(argv, run.names, run.until)
+            if run.first:
+                spans = [s for s in spans if parsed.rest is not None and s[0] == parsed.rest + 1]
+            for start, end in spans:
+                words = argv[start:end]
+                flags = dynamic[start:end]
+                if run.placeholder is not None:
+                    for root in _expression_roots(parsed.all_operands(argv)):
+                        found = "./*" if root in (".", "") else root.rstrip("/") + "/*"
+                        expanded = [found if w == run.placeholder else w for w in words]
+                        self._words(run, command, expanded, flags, via, depth)
+                else:
+                    self._words(run, command, words, flags, via, depth)
+            return None
+        if run.with_rest:
+            hit = next(((v, i) for name, v, i in parsed.options if name in run.names and v is not None), None)
+            if hit is None:
+                return None
+            tail = argv[parsed.rest :] if parsed.rest is not None else []
+            words = [hit[0], *tail]
+            flags = [dynamic[min(hit[1] + 1, len(dynamic) - 1)], *dynamic[len(argv) - len(tail) :]]
+            if run.kind == "argv":
+                return words, flags, run.indirect
+            self._words(run, command, words, flags, via, depth)
+            return None
+        if parsed.rest is not None:
+            words = argv[parsed.rest :]
+            flags = dynamic[parsed.rest :]
+        elif not program_stops(command):
+            # A program that reads options anywhere (`runuser -u app -- cmd`): its operands.
+            words = list(parsed.operands)
+            flags = [dynamic[i] for i in parsed.operand_at]
+        else:
+            return None
+        if run.until:
+            stop = next((i for i, w in enumerate(words) if w in run.until), len(words))
+            words, flags = words[:stop], flags[:stop]
+        if not words:
+            return None
+        if run.kind == "argv":
+            return words, flags, run.indirect
+        self._words(run, command, words, flags, via, depth)
+        return None
+
+    def _words(
+        self,
+        run: Run,
+        command: Command,
+        words: list[str],
+        flags: list[bool],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        if run.kind == "argv":
+            self._nested(run, lambda: self._unwrap(words, flags, [], "", command.fed_by, via, depth))
+            return
+        if run.kind == "keys":
+            self._payload(run, command, None, typed_text(words), via, depth)
+            return
+        texts = words if run.each else [" ".join(words)]
+        for text in texts:
+            self._payload(run, command, None, text, via, depth)
+
+    def _env_pairs(self, run: Run, local: dict[str, str]) -> list[str]:
+        """`GIT_CONFIG_KEY_0=k GIT_CONFIG_VALUE_0=v` → ["k=v"]."""
+        key_prefix, value_prefix = sorted(run.names, key=lambda n: "VALUE" in n)
+        out = []
+        for i in range(64):
+            key = local.get(f"{key_prefix}{i}", self.env.get(f"{key_prefix}{i}"))
+            if key is None:
+                break
+            value = local.get(f"{value_prefix}{i}", self.env.get(f"{value_prefix}{i}", ""))
+            out.append(f"{key}={value}")
+        return out
+
+    # -- one payload -----------------------------------------------------------------
+
+    def _payload(
+        self, run: Run, command: Command, program: Program | None, text: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        kind = run.kind
+        if command.program is not None and command.program.windows and kind == "shell":
+            text = windows_text(text)
+        if kind == "argv":
+            words = text.split()
+            if words:
+                self._nested(run, lambda: self._unwrap(words, [False] * len(words), [], "", command.fed_by, via, depth))
+        elif kind in ("shell", "keys"):
+            if run.spawn:
+                self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
+            self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+        elif kind == "code":
+            self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
+        elif kind == "sed":
+            for item in sed_payloads(text):
+                self._escape_hatch(item, via, depth)
+        elif kind == "ex":
+            for language, code in ex_payloads(text):
+                if language in ("shell", "spawn"):
+                    self._escape_hatch(code, via, depth)
+                else:
+                    self._nested(run, partial(self.code, command, language, code or "", via, depth))
+        elif kind == "make":
+            for recipe in make_payloads(text):
+                self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
+        elif kind == "file":
+            self._file(run, command, text, via, depth)
+
+    def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
+        """A file the program runs: read when it was written earlier on the line (or is stdin)."""
+        content = command.stdin if path in ("-", "/dev/stdin") else self._content(path)
+        language = run.language or "shell"
+        if content is None:
+            if run.indirect:
+                # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
+                runner = "sh" if language in ("shell", "make", "sed", "ex") else language
+                self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
+            return
+        inner = (*via, path)
+        if language == "shell":
+            self._nested(run, lambda: self.analyze(content, depth=depth, via=inner))
+        elif language in ("make", "sed", "ex"):
+            self._payload(_as(run, language), command, None, content, inner, depth)
+        else:
+            self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _escape_hatch(self, text: str | None, via: tuple[str, ...], depth: int) -> None:
+        """A command a non-shell program hands to `sh -c`: reported as that shell (an escape
+        hatch), and what it runs judged too. ``None``: the command comes from data."""
+        self.indirect += 1
+        try:
+            if text is None:
+                self._synthetic("sh", ("sh",), via, depth)
+                return
+            self._synthetic("sh", ("sh", "-c", text), via, depth)
+            self.analyze(text, depth=depth, via=via)
+        finally:
+            self.indirect -= 1
+
+    def code(self, command: Command, language: str, code: str, via: tuple[str, ...], depth: int) -> None:
+        """An inline program: the interpreter's own command carries it, or one read as it."""
+        if command.name == language or (command.program is not None and language in command.program.names):
+            command.code = code if command.code is None else command.code + "\n" + code
+            target = command
+        else:
+            target = self._synthetic(language, (language, "-e", code), (*via,), depth)
+            target.code = code
+        for script in embedded_shell(code, language):
+            self.indirect += 1
+            try:
+                self.analyze(script, depth=depth, via=(*via, language) if target is not command else via)
+            finally:
+                self.indirect -= 1
+
+    def _nested(self, run: Run, action: Callable[[], object]) -> None:
+        """Run ``action``; what it finds is marked as reached through an escape hatch if ``run`` is one."""
+        if not run.indirect:
+            action()
+            return
+        self.indirect += 1
+        try:
+            action()
+        finally:
+            self.indirect -= 1
+
+
+def program_stops(command: Command) -> bool:
+    return command.program is None or command.program.grammar.stop_at_operand
+
+
+def windows_text(text: str) -> str:
+    """cmd.exe and PowerShell text for the POSIX lexer: backslashes are path separators, not
+    escapes, and PowerShell's escape character is the backtick."""
+    text = re.sub(r"`(.)", r"\1", text)
+    return text.replace("\\", "\\\\")
+
+
+def _as(run: Run, kind: str) -> Run:
+    return replace(run, kind=kind)
+
+
+def _matched(run: Run, value: str) -> str | None:
+    if run.match is None:
+        return value
+    found = run.match.search(value)
+    if found is None:
+        return None
+    if "payload" in run.match.groupindex:
+        payload = found.group("payload")
+        return payload if payload else None
+    return value
+
+
+def _named_option_values(run: Run, argv: Sequence[str]) -> list[str]:
+    """`--NAME=VALUE` (and `--NAME VALUE` unless attached-only) for long names the run's regex accepts."""
+    assert run.pattern is not None
+    out = []
+    for i, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-") or word == "--":
+            continue
+        name, eq, value = word.lstrip("-").partition("=")
+        if not run.pattern.fullmatch(name):
+            continue
+        if eq:
+            out.append(value)
+        elif not run.attached and (word.startswith("--") or len(name) == 1) and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
+def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -> list[tuple[int, int]]:
+    """Spans of words between a start word (find's -exec) and an end word (`;`, `+`)."""
+    spans = []
+    i = 1
+    while i < len(argv):
+        if argv[i] in starts:
+            end = i + 1
+            while end < len(argv) and argv[end] not in ends:
+                end += 1
+            if end > i + 1:
+                spans.append((i + 1, end))
+            i = end
+        i += 1
+    return spans
+
+
+def _expression_roots(operands: Sequence[str]) -> list[str]:
+    """find's starting points: the operands before its expression."""
+    roots = []
+    for word in operands:
+        if word.startswith(_EXPRESSION_START) or word in (")", ","):
+            break
+        roots.append(word)
+    return roots or ["."]
+
+
+def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
+    """The program and the subcommands its operands name (`git -C d push` → git, push), each
+    with its own reading of the words after it. Kept on ``parsed`` for the matchers."""
+    if parsed.levels is not None:
+        return parsed.levels
+    levels = [(program, parsed)]
+    current, at = program, parsed
+    while current.subcommands:
+        index = at.operand_at[0] if at.operand_at else at.rest
+        if index is None or index >= len(argv):
+            break
+        sub = current.subcommand(argv[index])
+        if sub is None:
+            break
+        at = parse_argv(sub.grammar, argv, start=index + 1)
+        current = sub
+        levels.append((sub, at))
+    parsed.levels = levels
+    return levels
+
+
+def join_path(cwd: str | None, path: str) -> str:
+    if cwd is not None and cwd != "$unknown" and path and not path.startswith(("/", "~")):
+        path = posixpath.join(cwd, path)
+    return posixpath.normpath(path) if path else path

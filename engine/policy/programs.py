@@ -1,0 +1,328 @@
+"""The Programs table: how ordinary programs read their arguments and what they run.
+
+A `Programs` manifest (policies/executors.yaml) declares, per program, its option
+grammar (see :mod:`engine.policy.argv`), its subcommands, and the *runs*: where a
+command, a shell string, a script or an inline program hides in its arguments,
+its environment or its input (`sed 1e CMD`, `tar --checkpoint-action=exec=CMD`,
+`git -c core.pager=CMD`, `ssh -o ProxyCommand=CMD`, `find -exec CMD ;` ...). The
+analyzer judges every payload as if it were on the line. Entries carry examples
+that are run when the table is compiled, like the danger patterns' examples.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import Problem
+from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
+from engine.source.yamlfile import Document
+
+# What a payload is: words to run, a shell string, a file to run, or a language to read.
+STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "code"})
+SOURCES = (
+    "rest",
+    "option",
+    "options",
+    "operand",
+    "operands",
+    "prefixed",
+    "env",
+    "env_pairs",
+    "after",
+    "stdin",
+    "files",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One place a program takes something to run from, and how to read it."""
+
+    source: str  # one of SOURCES
+    kind: str  # one of STRUCTURAL
+    names: frozenset[str] = frozenset()  # options, variables, marker words or file names
+    index: int = 0  # operand index
+    pattern: re.Pattern[str] | None = None  # `options:` long option names to read (any program)
+    attached: bool = False  # `options:` only `--name=VALUE`
+    until: frozenset[str] = frozenset()  # words that end an `after:` or a `rest:` payload
+    first: bool = False  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
+    language: str | None = None  # code payloads and files: the interpreter that reads them
+    match: re.Pattern[str] | None = None  # the value must match; its `payload` group (if any) is the payload
+    last: bool = False  # only the last value counts (su -c A -c B runs B)
+    indirect: bool = False  # an escape hatch of a program whose job is not running commands
+    spawn: bool = False  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
+    each: bool = False  # each word is a command of its own (parallel ::: A B)
+    placeholder: str | None = None  # find's {}: what the program found under its starting points
+    with_rest: bool = False  # the option's value starts a command that the remaining words continue
+    decode: str | None = None  # "base64-utf16le" (powershell -EncodedCommand)
+    if_flags: frozenset[str] = frozenset()
+    unless_flags: frozenset[str] = frozenset()
+    if_operands: int = 0
+    unless_operands: int = 0
+
+    def applies(self, present: frozenset[str], operands: int) -> bool:
+        if self.if_flags and present.isdisjoint(self.if_flags):
+            return False
+        if self.unless_flags and not present.isdisjoint(self.unless_flags):
+            return False
+        if self.if_operands and operands < self.if_operands:
+            return False
+        return not (self.unless_operands and operands >= self.unless_operands)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    names: tuple[str, ...]
+    grammar: Grammar
+    runs: tuple[Run, ...] = ()
+    subcommands: Mapping[str, Program] = field(default_factory=dict)
+    windows: bool = False  # a cmd.exe / PowerShell program: backslashes are path separators
+    active: bool = field(init=False, default=False)  # it, or one of its subcommands, runs something
+    reparse: Run | None = field(init=False, default=None)  # env -S: words put back in its arguments
+
+    def __post_init__(self) -> None:
+        active = bool(self.runs) or any(sub.active for sub in self.subcommands.values())
+        object.__setattr__(self, "active", active)
+        object.__setattr__(self, "reparse", next((r for r in self.runs if r.kind == "reparse"), None))
+
+    def subcommand(self, word: str) -> Program | None:
+        return self.subcommands.get(word.lower()) if self.subcommands else None
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramTable:
+    by_name: Mapping[str, Program] = field(default_factory=dict)
+    anyone: Program | None = None  # runs that apply to every program not in the table ("*")
+    everyone: Program | None = None  # environment runs that apply to every program ("**")
+
+    def get(self, name: str) -> Program | None:
+        return self.by_name.get(name)
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+
+EMPTY = ProgramTable()
+
+
+class TableError(ValueError):
+    def __init__(self, pointer: list[str | int], message: str) -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.message = message
+
+
+def _regex(value: str, pointer: list[str | int]) -> re.Pattern[str]:
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise TableError(pointer, f"invalid regex {value!r}: {exc}") from None
+
+
+def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
+    try:
+        short, stop, plus = parse_getopt(data.get("getopt") or "")
+    except GrammarError as exc:
+        raise TableError([*base, "getopt"], str(exc)) from None
+    try:
+        long, aliases = parse_long(data.get("long") or ())
+    except GrammarError as exc:
+        raise TableError([*base, "long"], str(exc)) from None
+    ignore_case = bool(data.get("ignore_case"))
+    if ignore_case:
+        long = {k.lower(): v for k, v in long.items()}
+        aliases = {_fold(k): _fold(v) for k, v in aliases.items()}
+    known = frozenset(short) | frozenset(long)
+
+    def canonical(key: str, names: Iterable[str]) -> frozenset[str]:
+        return frozenset(
+            _option_name(name, known, aliases, ignore_case, [*base, key, i]) for i, name in enumerate(names)
+        )
+
+    values = {
+        next(iter(canonical("values", [name]))): _regex(regex, [*base, "values", name])
+        for name, regex in (data.get("values") or {}).items()
+    }
+    return Grammar(
+        short=short,
+        long=long,
+        aliases=aliases,
+        stop_at_operand=stop,
+        plus=plus,
+        long_only=bool(data.get("long_only")),
+        ignore_case=ignore_case,
+        values=values,
+        leading=tuple(_regex(r, [*base, "leading", i]) for i, r in enumerate(data.get("leading") or ())),
+        assignments=str(data.get("assignments") or "none"),
+        ends_options=canonical("ends_options", data.get("ends_options") or ()),
+        no_command_with=canonical("no_command_with", data.get("no_command_with") or ()),
+    )
+
+
+def _fold(name: str) -> str:
+    return name.lower() if len(name) > 1 else name
+
+
+def _option_name(
+    written: str, known: frozenset[str], aliases: Mapping[str, str], ignore_case: bool, pointer: list[str | int]
+) -> str:
+    """A run's or value's option name, checked against the grammar, as the parser reports it."""
+    name = written.lstrip("-")
+    if ignore_case:
+        name = _fold(name)
+    if name not in known:
+        raise TableError(pointer, f"option {name!r} is not declared in getopt or long")
+    return aliases.get(name, name) if len(name) > 1 else name
+
+
+def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Run:
+    sources = [s for s in SOURCES if s in data]
+    if len(sources) != 1:
+        raise TableError(base, f"a run needs exactly one of {', '.join(SOURCES)} (found {len(sources)})")
+    source = sources[0]
+    kind = data["as"]
+    language = data.get("language")
+    if kind == "code" and not language:
+        raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
+    known = frozenset(grammar.short) | frozenset(grammar.long)
+
+    def options(key: str) -> frozenset[str]:
+        return frozenset(
+            _option_name(name, known, grammar.aliases, grammar.ignore_case, [*base, key, i])
+            for i, name in enumerate(data.get(key) or ())
+        )
+
+    names: frozenset[str] = frozenset()
+    pattern = None
+    index = 0
+    if source == "option":
+        names = options("option")
+    elif source == "options":
+        pattern = _regex(data["options"], [*base, "options"])
+    elif source in ("env", "after", "files"):
+        names = frozenset(data[source])
+    elif source == "env_pairs":
+        names = frozenset(data["env_pairs"])
+    elif source == "operand":
+        index = int(data["operand"])
+    elif source == "prefixed":
+        names = frozenset([data["prefixed"]])
+    return Run(
+        source=source,
+        kind=kind,
+        names=names,
+        index=index,
+        pattern=pattern,
+        attached=bool(data.get("attached")),
+        until=frozenset(data.get("until") or ()),
+        first=bool(data.get("first")),
+        language=language,
+        match=_regex(data["match"], [*base, "match"]) if "match" in data else None,
+        last=bool(data.get("last")),
+        indirect=bool(data.get("indirect")),
+        spawn=bool(data.get("spawn")),
+        each=bool(data.get("each")),
+        placeholder=data.get("placeholder"),
+        with_rest=bool(data.get("with_rest")),
+        decode=data.get("decode"),
+        if_flags=options("if_flags"),
+        unless_flags=options("unless_flags"),
+        if_operands=int(data.get("if_operands") or 0),
+        unless_operands=int(data.get("unless_operands") or 0),
+    )
+
+
+def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...]) -> Program:
+    grammar = _grammar(data, base)
+    runs = tuple(_run(r, grammar, [*base, "runs", i]) for i, r in enumerate(data.get("runs") or ()))
+    subcommands: dict[str, Program] = {}
+    for verb, sub in (data.get("subcommands") or {}).items():
+        program = _program(sub or {}, [*base, "subcommands", verb], (verb,))
+        for alias in [verb, *(sub or {}).get("aliases", ())]:
+            subcommands[alias.lower()] = program
+    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")))
+
+
+def compile_programs(
+    docs: Sequence[Document], skipped: Mapping[int, frozenset[int]] | None = None
+) -> tuple[ProgramTable, list[Problem]]:
+    """Every Programs manifest → one table; a project's entry replaces the builtin one of that name.
+
+    ``skipped``: per document, the entries whose structure is already reported as broken.
+    """
+    problems: list[Problem] = []
+    by_name: dict[str, Program] = {}
+    where: dict[str, tuple[str, str]] = {}  # name -> (pack, "file:line")
+    anyone: Program | None = None
+    everyone: Program | None = None
+    entries: list[tuple[Document, list[str | int], Program]] = []
+    for doc in docs:
+        broken = (skipped or {}).get(id(doc), frozenset())
+        for index, data in enumerate(doc.data.get("programs") or ()):
+            if index in broken:
+                continue
+            base: list[str | int] = ["programs", index]
+            names = tuple(n.lower() for n in data["program"])
+            try:
+                program = _program(data, base, names)
+            except TableError as exc:
+                pointer = exc.pointer if exc.pointer[:2] == base else [*base, *exc.pointer]
+                problems.append(doc.problem(pointer, "program-invalid", exc.message))
+                continue
+            for name in names:
+                seen = where.get(name)
+                if seen is not None and seen[0] == doc.pack:
+                    message = f"program {name!r} is already described at {seen[1]}"
+                    problems.append(doc.problem([*base, "program"], "program-duplicate", message))
+                    continue
+                where[name] = (doc.pack, f"{doc.file}:{doc.locate(base)[0]}")
+                if name == "*":
+                    anyone = program
+                elif name == "**":
+                    everyone = program
+                else:
+                    by_name[name] = program
+            entries.append((doc, base, program))
+    table = ProgramTable(MappingProxyType(by_name), anyone, everyone)
+    for doc, base, program in entries:
+        problems.extend(_run_examples(table, doc, base, program))
+    return table, problems
+
+
+def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], program: Program) -> list[Problem]:
+    """`runs: {LINE: COMMAND}`: reading LINE finds COMMAND; `not_runs`: it does not."""
+    # The shell analyzer reads the examples; it needs this module's table, so it is imported here.
+    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
+    from engine.policy.shell import parse  # noqa: PLC0415
+
+    node: Any = doc.data
+    for part in base:
+        node = node[part]
+    examples = node.get("examples") or {}
+    problems: list[Problem] = []
+    for key, expected in (("runs", True), ("not_runs", False)):
+        for line, command in (examples.get(key) or {}).items():
+            try:
+                found = {c.text for c in parse(line, table)}
+            except ShellSyntaxError as exc:
+                problems.append(
+                    doc.problem([*base, "examples", key, line], "program-example-failed", f"{line!r}: {exc}", key=True)
+                )
+                continue
+            if (command in found) == expected:
+                continue
+            verb = "does not run" if expected else "runs"
+            shown = ", ".join(sorted(found)[:8])
+            problems.append(
+                doc.problem(
+                    [*base, "examples", key, line],
+                    "program-example-failed",
+                    f"{line!r} {verb} {command!r} (it runs: {shown})",
+                    key=True,
+                )
+            )
+    return problems
