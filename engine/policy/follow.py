@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import embedded_shell
@@ -33,6 +33,7 @@ class Follower:
 
     programs: ProgramTable
     env: dict[str, str]
+    files: dict[str, Any]  # files written earlier on the line
     indirect: int  # > 0 while analysing an escape hatch's payload
 
     # Provided by the analyzer.
@@ -90,7 +91,7 @@ class Follower:
                 # Cheap tests first: most runs have nothing to read in most commands.
                 if source == "option" and run.names.isdisjoint(present):
                     continue
-                if (source == "env" or source == "env_pairs") and not variables:
+                if source in ("env", "env_pairs") and not variables:
                     continue
                 if (source == "stdin" and not command.stdin) or (source == "files" and not self.files):
                     continue
