@@ -34,8 +34,8 @@ class Grammar:
     plus: bool = False  # `+x` words are options too (shells)
     long_only: bool = False  # `-name` is a long option when it names one (getopt_long_only)
     ignore_case: bool = False
-    values: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # option -> the values it accepts
-    leading: tuple[re.Pattern[str], ...] = ()  # operands read before the command (timeout DURATION)
+    values: Mapping[str, Any] = field(default_factory=dict)  # option -> the values it accepts (a fullmatch())
+    leading: tuple[Any, ...] = ()  # operands read before the command (timeout DURATION), each a fullmatch()
     assignments: str = "none"  # NAME=VALUE words before the command: none | identifier | any
     ends_options: frozenset[str] = frozenset()  # options after which every word is an operand (python -c)
     no_command_with: frozenset[str] = frozenset()  # options that make the program refuse a command (env -0)

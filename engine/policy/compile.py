@@ -17,8 +17,8 @@ from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
 from engine.policy.paths import COMPUTED_CLASSES, GlobError, glob_to_regex
-from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.policy.programs import compile_programs
+from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.registry.specs import Source
 from engine.source.project import Pack
 from engine.source.yamlfile import Document

@@ -397,9 +397,9 @@ def _matched(run: Run, value: str) -> str | None:
     found = run.match.search(value)
     if found is None:
         return None
-    if "payload" in run.match.groupindex:
-        payload = found.group("payload")
-        return payload if payload else None
+    if run.match.has_payload:
+        payload: str | None = found.group("payload")
+        return payload or None
     return value
 
 

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from engine.build.binding import Bound
 from engine.policy.matchers import Matcher
-from engine.policy.regexes import Regex
 from engine.policy.programs import EMPTY, ProgramTable
+from engine.policy.regexes import Regex
 from engine.registry.specs import Source
 
 Decision = Literal["allow", "ask", "deny"]

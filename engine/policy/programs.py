@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import regex as fallback_engine
+
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
+from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout
 from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
@@ -46,12 +49,12 @@ class Run:
     kind: str  # one of STRUCTURAL
     names: frozenset[str] = frozenset()  # options, variables, marker words or file names
     index: int = 0  # operand index
-    pattern: re.Pattern[str] | None = None  # `options:` long option names to read (any program)
+    pattern: Extractor | None = None  # `options:` long option names to read (any program)
     attached: bool = False  # `options:` only `--name=VALUE`
     until: frozenset[str] = frozenset()  # words that end an `after:` or a `rest:` payload
     first: bool = False  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
     language: str | None = None  # code payloads and files: the interpreter that reads them
-    match: re.Pattern[str] | None = None  # the value must match; its `payload` group (if any) is the payload
+    match: Extractor | None = None  # the value must match; its `payload` group (if any) is the payload
     last: bool = False  # only the last value counts (su -c A -c B runs B)
     indirect: bool = False  # an escape hatch of a program whose job is not running commands
     spawn: bool = False  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
@@ -116,10 +119,35 @@ class TableError(ValueError):
         self.message = message
 
 
-def _regex(value: str, pointer: list[str | int]) -> re.Pattern[str]:
+class Extractor:
+    """A table regex, run on the bounded `regex` engine: the model writes the text it searches,
+    so a search past ``FALLBACK_TIMEOUT`` raises RegexTimeout (the evaluator then fails closed)."""
+
+    __slots__ = ("compiled", "has_payload", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.compiled = fallback_engine.compile(pattern, fallback_engine.V0)
+        self.has_payload = "payload" in self.compiled.groupindex
+
+    def search(self, text: str) -> Any:
+        try:
+            return self.compiled.search(text, timeout=FALLBACK_TIMEOUT)
+        except TimeoutError:
+            raise RegexTimeout(self.pattern) from None
+
+    def fullmatch(self, text: str) -> bool:
+        try:
+            return self.compiled.fullmatch(text, timeout=FALLBACK_TIMEOUT) is not None
+        except TimeoutError:
+            raise RegexTimeout(self.pattern) from None
+
+
+def _regex(value: str, pointer: list[str | int]) -> Extractor:
     try:
-        return re.compile(value)
-    except re.error as exc:
+        re.compile(value)
+        return Extractor(value)
+    except Exception as exc:  # re's error for a bad pattern; the regex module's for one it refuses
         raise TableError(pointer, f"invalid regex {value!r}: {exc}") from None
 
 

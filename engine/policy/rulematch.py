@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
-from engine.policy.regexes import Regex
 from engine.policy.programs import EMPTY, ProgramTable
+from engine.policy.regexes import Regex
 from engine.policy.scope import is_plain, line_moves
 from engine.policy.shell import Command, parse
 
