@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+# bwrap, docker_daemon, sshd_server: real services for the runtime tests, started on first use.
+pytest_plugins = ["tests.services"]
+
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).resolve().parent / "projects"
 

@@ -1,0 +1,103 @@
+"""Runtime types by name, and the frozen spec of each declared runtime.
+
+The four builtin types are always known. A plugin adds one with
+:meth:`RuntimeTypes.register` before the project is loaded (a ``Runtime`` manifest naming
+an unknown type is a located error); its settings are checked against the JSON Schema it
+registers, like the builtin types are checked against the published runtime schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import ConfigurationError
+from engine.registry.specs import Source
+from engine.runtime.base import Runtime, Session
+from engine.runtime.docker import DockerRuntime
+from engine.runtime.local import LocalRuntime
+from engine.runtime.sandbox import SandboxRuntime
+from engine.runtime.ssh import SshRuntime
+
+# The runtime every project has, and the name a manifest uses for "the terminal's runtime".
+LOCAL = "local"
+DEFAULT = "default"
+RESERVED = frozenset({LOCAL, DEFAULT})
+_TYPE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeType:
+    name: str
+    runtime_class: type[Runtime]
+    # JSON Schema of the type's own settings (plugin types); None: the published runtime schema covers it.
+    schema: Mapping[str, Any] | None = None
+
+    def create(self, name: str, settings: Mapping[str, Any], session: Session) -> Runtime:
+        return self.runtime_class(name, settings, session)
+
+    def check(self, settings: Mapping[str, Any]) -> str | None:
+        return self.runtime_class.check(settings)
+
+
+class RuntimeTypes:
+    """The runtime types a loader knows: the builtin ones plus what plugins registered."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, RuntimeType] = {
+            t.type_name: RuntimeType(t.type_name, t) for t in (LocalRuntime, SandboxRuntime, DockerRuntime, SshRuntime)
+        }
+
+    def register(
+        self,
+        name: str,
+        runtime_class: type[Runtime],
+        *,
+        schema: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Add a runtime type, e.g. from a plugin: ``types.register("modal", ModalRuntime, schema={...})``.
+
+        ``runtime_class(name, settings, session)`` must implement :class:`Runtime` (its
+        ``check`` classmethod answers availability); ``schema``
+        (JSON Schema, an object) checks the settings of every manifest of this type at load.
+
+        Raises:
+            ConfigurationError: a bad or taken type name, or not a Runtime class.
+        """
+        if not _TYPE_NAME.match(name):
+            raise ConfigurationError(f"runtime type {name!r}: use a lowercase name of letters, digits, _ and -")
+        if name in self._types:
+            raise ConfigurationError(f"runtime type {name!r} is already registered")
+        if not (isinstance(runtime_class, type) and issubclass(runtime_class, Runtime)):
+            raise ConfigurationError(f"runtime type {name!r}: {runtime_class!r} is not a subclass of Runtime")
+        self._types[name] = RuntimeType(name, runtime_class, schema)
+
+    def get(self, name: str) -> RuntimeType | None:
+        return self._types.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._types)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSpec:
+    """A declared runtime: its name, type and settings (paths already made absolute)."""
+
+    name: str
+    type: str
+    settings: Mapping[str, Any]
+    source: Source
+    pack: str = "project"
+    description: str = ""
+    # Settings that name host paths, as written (for messages).
+    written: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def idle_timeout(self) -> float:
+        return float(self.settings.get("idle_timeout") or 600)
+
+
+LOCAL_SPEC = RuntimeSpec(LOCAL, LOCAL, MappingProxyType({}), Source("<builtin>", 1), "builtin", "the host")
