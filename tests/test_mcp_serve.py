@@ -431,3 +431,55 @@ def test_serving_beyond_loopback_without_a_token_is_a_usage_error(project: Path)
     )
     assert done.returncode == 2
     assert "HERMES_ENGINE_MCP_TOKEN" in done.stderr
+
+
+# -- the 2026-07-28 protocol: questions as input_required results ------------------------------
+
+
+@contextlib.asynccontextmanager
+async def modern_client(root: Path, **options: Any) -> AsyncIterator[Any]:
+    from mcp import Client
+
+    params = StdioServerParameters(command=sys.executable, args=_serve_args(root), cwd=str(REPO))
+    with anyio.fail_after(BOUND):
+        async with Client(params, **options) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            yield client
+
+
+def test_modern_client_answers_an_approval_through_input_required(project: Path) -> None:
+    approved, denied = project / "approved", project / "denied"
+    asked: list[str] = []
+
+    async def scenario() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with modern_client(project, elicitation_callback=_answer("once", asked)) as client:
+            ok = await client.call_tool("risky", {"marker": str(approved)})
+        async with modern_client(project, elicitation_callback=_answer("deny", asked)) as client:
+            refused = await client.call_tool("risky", {"marker": str(denied)})
+        return ok, refused
+
+    ok, refused = run(scenario)
+    assert not ok.is_error and approved.read_text() == "ran"
+    assert refused.is_error and not denied.exists()
+    assert len(asked) == 2 and "risky writes a file" in asked[0]
+
+
+def test_a_forged_answer_without_the_issued_state_is_a_denial(project: Path) -> None:
+    target = project / "forged"
+    from engine.mcp.approval import INPUT_KEY
+
+    forged = {INPUT_KEY: types.ElicitResult(action="accept", content={"decision": "once"})}
+
+    async def scenario() -> Any:
+        async with modern_client(project) as client:
+            return await client.session.call_tool(
+                "risky",
+                {"marker": str(target)},
+                input_responses=forged,
+                request_state="9999999999.0000",
+                allow_input_required=True,
+            )
+
+    result = run(scenario)
+    assert isinstance(result, types.CallToolResult) and result.is_error
+    assert not target.exists()

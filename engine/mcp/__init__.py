@@ -2,8 +2,9 @@
 manifests bring other MCP servers' tools into the engine.
 
 One concern per module: ``server`` (the protocol side of ``serve``), ``transports``
-(stdio, streamable HTTP and its guard), ``content`` (results to and from MCP content),
-``grants`` (where session approvals live), ``manifest`` (McpServer manifests: static
-checks, tool names), ``tools`` (a server's listing → checked specs), ``client``
-(connections in one background loop, owned by the engine).
+(stdio, streamable HTTP and its guard), ``approval`` (an ask verdict as an MCP question),
+``content`` (results to and from MCP content), ``grants`` (where session approvals live),
+``manifest`` (McpServer manifests: static checks, tool names), ``tools`` (a server's
+listing → checked specs), ``connection`` (one server's connection task), ``client`` (the
+engine's set of connections, a tool source for each load).
 """

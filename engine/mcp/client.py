@@ -16,19 +16,16 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
-import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from engine.build.binding import Bound, describe
 from engine.dispatch.context import ToolFailure
 from engine.errors import Problem
+from engine.mcp.connection import CONNECTED, CONNECTING, DISABLED, Connection, describe_failure
 from engine.mcp.manifest import ServerConfig, expand
-from engine.mcp.tools import ServerTools, check_listing
-from engine.registry.availability import Unavailable
 from engine.registry.sources import Contribution
 from engine.registry.specs import ManifestSpec, Source, ToolsetSpec, ToolSpec
 
@@ -38,20 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_engine.mcp.client")
 
-FAILURES_TO_OPEN = 3
-OPEN_SECONDS = 60.0
-MAX_BACKOFF = 10.0
-MAX_PAGES = 20
 _CALL_GRACE = 5.0
-
-CONNECTING, CONNECTED, RETRYING, OPEN, FAILED, DISABLED = (
-    "connecting",
-    "connected",
-    "retrying",
-    "circuit open",
-    "failed",
-    "disabled",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,209 +48,6 @@ class ServerStatus:
     source: str
 
 
-class _Watched:
-    """A transport's read stream that sets ``closed`` when the peer goes away (EOF)."""
-
-    def __init__(self, stream: Any, closed: asyncio.Event) -> None:
-        self._stream = stream
-        self._closed = closed
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-    async def __aenter__(self) -> _Watched:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> Any:
-        self._closed.set()
-        return await self._stream.__aexit__(*exc)
-
-    def __aiter__(self) -> _Watched:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self._stream.__anext__()
-        except BaseException:
-            self._closed.set()
-            raise
-
-    async def receive(self) -> Any:
-        try:
-            return await self._stream.receive()
-        except BaseException:
-            self._closed.set()
-            raise
-
-
-class _Server:
-    """One declared server: its connection task and what it last listed."""
-
-    def __init__(self, clients: McpClients, config: ServerConfig) -> None:
-        self.clients = clients
-        self.config = config
-        self.state = DISABLED if not config.enabled else CONNECTING
-        self.reason: str | None = "enabled: false" if not config.enabled else "connecting"
-        self.session: Any = None
-        self.listing = ServerTools()
-        self.failures = 0
-        self.settled = not config.enabled
-        self.task: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
-        self._relist: asyncio.Event | None = None
-        # Bound once per server so that specs built from equal listings compare equal.
-        self.check = describe(f"mcp:{config.name}", self.available)
-
-    # -- state ----------------------------------------------------------------------------
-
-    def available(self) -> bool:
-        if self.session is None:
-            raise Unavailable(f"MCP server {self.config.name!r} is {self.state}: {self.reason}")
-        return True
-
-    def _set(self, state: str, reason: str | None, *, settled: bool = True) -> None:
-        self.state, self.reason = state, reason
-        self.settled = self.settled or settled
-        self.clients.changed()
-
-    # -- the connection loop -----------------------------------------------------------------
-
-    async def run(self) -> None:
-        self._stop = asyncio.Event()
-        self._relist = asyncio.Event()
-        config = self.config
-        while not self._stop.is_set():
-            missing = config.missing_env()
-            if missing:
-                self._set(
-                    FAILED, f"missing environment variable{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"
-                )
-                return  # nothing to retry until the environment or the manifest changes
-            try:
-                await self._connect_once()
-                reason = "the server closed the connection"
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:  # a hostile server may raise anything through the SDK
-                reason = _describe(exc, config)
-            self.session = None
-            if self._stop.is_set():
-                return
-            self.failures += 1
-            if self.failures >= FAILURES_TO_OPEN:
-                until = time.strftime("%H:%M:%S", time.localtime(time.time() + OPEN_SECONDS))
-                self._set(OPEN, f"{reason}; {self.failures} failures in a row, next try at {until}")
-                await self._pause(OPEN_SECONDS)
-                self.failures = FAILURES_TO_OPEN - 1  # half open: one more failure opens it again
-            else:
-                delay = min(MAX_BACKOFF, 0.5 * 2 ** (self.failures - 1))
-                self._set(RETRYING, f"{reason}; retrying in {delay:g}s")
-                await self._pause(delay)
-
-    async def _pause(self, seconds: float) -> None:
-        assert self._stop is not None
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stop.wait(), seconds)
-
-    async def _connect_once(self) -> None:
-        from mcp import ClientSession  # noqa: PLC0415
-
-        assert self._stop is not None and self._relist is not None
-        config = self.config
-        async with contextlib.AsyncExitStack() as stack:
-            closed = asyncio.Event()
-            async with asyncio.timeout(config.connect_timeout):
-                read, write = await stack.enter_async_context(self._transport(stack))
-                session = await stack.enter_async_context(
-                    ClientSession(_Watched(read, closed), write, message_handler=self._on_message)
-                )
-                await session.initialize()
-                listing = await self._list(session)
-            self.listing = listing
-            self.session = session
-            self.failures = 0
-            self._set(CONNECTED, None)
-            while True:
-                waits = [asyncio.ensure_future(e.wait()) for e in (closed, self._stop, self._relist)]
-                try:
-                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for w in waits:
-                        w.cancel()
-                if closed.is_set() or self._stop.is_set():
-                    self.session = None
-                    return
-                self._relist.clear()
-                async with asyncio.timeout(config.connect_timeout):
-                    self.listing = await self._list(session)
-                self.clients.changed()
-
-    def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
-        config = self.config
-        if config.transport == "stdio":
-            from mcp import StdioServerParameters, stdio_client  # noqa: PLC0415
-
-            params = StdioServerParameters(
-                command=config.command or "",
-                args=list(config.args),
-                env=self.clients.child_env(config),
-                cwd=config.working_dir(self.clients.root),
-            )
-            return stdio_client(params, errlog=self.clients.errlog(config.name, stack))
-        import httpx2  # noqa: PLC0415
-        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
-
-        headers = {k: expand(v)[0] for k, v in config.headers.items()}
-        client = httpx2.AsyncClient(headers=headers, timeout=config.timeout)
-        stack.push_async_callback(client.aclose)
-        return streamable_http_client(config.url or "", http_client=client)
-
-    async def _list(self, session: Any) -> ServerTools:
-        tools: list[Any] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            from mcp_types import PaginatedRequestParams  # noqa: PLC0415
-
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return check_listing(self.config, tools, self._handler, self.check)
-
-    def _handler(self, tool: str) -> Bound:
-        server = self.config.name
-        clients = self.clients
-
-        def call(**arguments: Any) -> Any:
-            return clients.call(server, tool, arguments)
-
-        return describe(f"mcp:{server}:{tool}", call)
-
-    async def _on_message(self, message: Any) -> None:
-        from mcp_types import ToolListChangedNotification  # noqa: PLC0415
-
-        if isinstance(message, ToolListChangedNotification) and self._relist is not None:
-            self._relist.set()
-
-    def stop(self) -> None:
-        if self._stop is not None:
-            self._stop.set()
-
-
-def _describe(exc: BaseException, config: ServerConfig) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"no answer within connect_timeout ({config.connect_timeout:g}s)"
-    if isinstance(exc, FileNotFoundError):
-        return f"cannot start {config.command!r}: not found"
-    if isinstance(exc, BaseExceptionGroup):
-        inner = exc.exceptions[0] if exc.exceptions else exc
-        return _describe(inner, config)
-    text = str(exc).splitlines()[0][:300] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 class McpClients:
     """The engine's MCP connections (a ToolSource); created by :func:`attach`."""
 
@@ -274,7 +55,7 @@ class McpClients:
         self._engine = engine
         self.root = engine.root
         self._state_dir = engine.state_dir
-        self._servers: dict[str, _Server] = {}
+        self._servers: dict[str, Connection] = {}
         self._lock = threading.Condition()
         self._version = 0  # bumped on every state change
         self._applied = 0  # the version the engine's snapshot reflects
@@ -370,15 +151,15 @@ class McpClients:
 
     def reconcile(self, manifests: Sequence[ManifestSpec]) -> None:
         wanted = {c.name: c for c in (_config(m) for m in manifests if m.kind == "McpServer")}
-        started: list[_Server] = []
-        stopped: list[_Server] = []
+        started: list[Connection] = []
+        stopped: list[Connection] = []
         with self._lock:
             for name, server in list(self._servers.items()):
                 if wanted.get(name) != server.config:
                     stopped.append(self._servers.pop(name))
             for name, config in wanted.items():
                 if name not in self._servers:
-                    server = _Server(self, config)
+                    server = Connection(self, config)
                     self._servers[name] = server
                     if config.enabled:
                         started.append(server)
@@ -390,7 +171,7 @@ class McpClients:
         if started or stopped:
             self.changed()
 
-    def _start(self, server: _Server) -> None:
+    def _start(self, server: Connection) -> None:
         server.task = self._loop.create_task(server.run(), name=f"mcp-{server.config.name}")
 
     def _reloaded(self, event: ReloadEvent) -> None:
@@ -468,7 +249,8 @@ class McpClients:
             raise
         except Exception as exc:  # a malformed result, a claimed extension result
             raise ToolFailure(
-                f"MCP server {server_name!r} sent an unusable result: {_describe(exc, server.config)}", type="mcp_error"
+                f"MCP server {server_name!r} sent an unusable result: {describe_failure(exc, server.config)}",
+                type="mcp_error",
             ) from None
         return from_call_result(result, server_name)
 

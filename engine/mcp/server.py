@@ -26,7 +26,9 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from engine.mcp import approval
 from engine.mcp.content import error_result, to_call_result
 from engine.policy.approval import ApprovalRequest, NobodyToAsk
 
@@ -36,9 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_engine.mcp.server")
 
-_MAX_PROMPT_CHARS = 2000
 _PROGRESS_FLUSH_SECONDS = 2.0
-DECISIONS = ("once", "session", "deny")
 
 
 def _version() -> str:
@@ -101,7 +101,11 @@ class _InFlight:
     tool: str
     session: ServerSession
     request_id: Any
-    can_elicit: bool
+    can_elicit: bool  # the client declared elicitation
+    can_send: bool  # the server can send it a request while the call waits (handshake protocol)
+    by_input: bool  # the protocol asks by input_required results instead (2026-07-28 and later)
+    answer: str | None = None  # from a retry carrying the user's response (input_required)
+    asked: ApprovalRequest | None = None  # the question to return as input_required
 
 
 @dataclass(slots=True)
@@ -142,6 +146,7 @@ class McpService:
         self._connections: dict[int, tuple[ServerSession, str]] = {}
         self._inflight: dict[str, list[_InFlight]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._tokens = approval.AnswerTokens()
         engine.set_approval_callback(self._approve)
         self._unlisten = engine.on_reload(self._reloaded)
 
@@ -199,7 +204,7 @@ class McpService:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         offer = self.offer()
         name = params.name
         if name not in offer.names:
@@ -209,13 +214,24 @@ class McpService:
         reporter = Reporter(self._loop, ctx.session, token)
         session_id = self._session_of(ctx)
         caps = ctx.session.client_capabilities
-        inflight = _InFlight(name, ctx.session, ctx.request_id, caps is not None and caps.elicitation is not None)
+        arguments = params.arguments or {}
+        inflight = _InFlight(
+            name,
+            ctx.session,
+            ctx.request_id,
+            caps is not None and caps.elicitation is not None,
+            ctx.session.can_send_request,
+            ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS,
+        )
+        if params.input_responses and approval.INPUT_KEY in params.input_responses:
+            valid = self._tokens.verify(params.request_state, name, arguments)
+            inflight.answer = approval.decision(params.input_responses[approval.INPUT_KEY]) if valid else "deny"
         calls = self._inflight.setdefault(session_id, [])
         calls.append(inflight)
         try:
             result = await self.engine.acall(
                 name,
-                params.arguments or {},
+                arguments,
                 session_id=session_id,
                 tool_call_id=None if ctx.request_id is None else str(ctx.request_id),
                 reporter=reporter,
@@ -230,6 +246,8 @@ class McpService:
             if not calls:
                 self._inflight.pop(session_id, None)
         await reporter.flush()
+        if inflight.asked is not None and result.pending_approval is not None:
+            return approval.input_required(inflight.asked, self._tokens.issue(name, arguments))
         return to_call_result(result, self._output_validator(offer, name))
 
     # -- approvals -------------------------------------------------------------------
@@ -241,8 +259,16 @@ class McpService:
         call = next((c for c in calls if c.tool == request.tool), None)
         if loop is None or call is None:
             raise NobodyToAsk("no MCP request to attach the question to")
+        if call.answer is not None:  # the user answered the input_required question of this call
+            answer, call.answer = call.answer, None
+            return answer if answer in approval.options(request) else "deny"
         if not call.can_elicit:
             raise NobodyToAsk("the MCP client does not support elicitation")
+        if call.by_input:
+            call.asked = request
+            raise NobodyToAsk("asked the client with an input_required result")
+        if not call.can_send:
+            raise NobodyToAsk("this connection cannot carry a question to the client")
         future = asyncio.run_coroutine_threadsafe(self._elicit(call, request), loop)
         timeout = float(self.engine.snapshot.policy.settings.timeout)
         try:
@@ -252,29 +278,9 @@ class McpService:
             return "deny"
 
     async def _elicit(self, call: _InFlight, request: ApprovalRequest) -> str:
-        options = ["once", "session", "deny"] if request.session_id and request.grantable else ["once", "deny"]
-        reasons = "\n".join(f"- {m.description}" for m in request.verdict.matches) or "- approval required"
-        command = (
-            request.command if len(request.command) <= _MAX_PROMPT_CHARS else request.command[:_MAX_PROMPT_CHARS] + " …"
-        )
-        message = f"Allow {request.tool} to run?\n\n{command}\n\nWhy it needs approval:\n{reasons}"
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {
-                "decision": {
-                    "type": "string",
-                    "title": "Decision",
-                    "enum": options,
-                    "description": "once: this call only; session: this and the same kind for the session; deny",
-                }
-            },
-            "required": ["decision"],
-        }
+        message, schema = approval.question(request)
         answer = await call.session.elicit_form(message, schema, related_request_id=call.request_id)
-        if answer.action != "accept" or not answer.content:
-            return "deny"
-        decision = answer.content.get("decision")
-        return decision if isinstance(decision, str) and decision in options else "deny"
+        return approval.decision(answer, approval.options(request))
 
     # -- reloads ---------------------------------------------------------------------
 
