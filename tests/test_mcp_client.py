@@ -425,3 +425,14 @@ def test_the_client_speaks_streamable_http_with_a_header_from_the_environment(
     assert echoed.ok and echoed.output == "over http"
     assert weather.ok and json.loads(weather.output) == {"city": "Quito", "celsius": 21}
     assert engine.tools["mcp__peer__weather"].output_schema is not None
+
+
+def test_approval_policy_rules_apply_to_mcp_tools_like_any_tool(
+    write_project: Callable[..., Path], engines: list[Engine]
+) -> None:
+    rule = "kind: ApprovalPolicy\nname: p\nrules:\n  mcp__hostile__ok:\n    ask:\n      - {text: 'rm *'}\n"
+    root = write_project({**LOCAL, "manifests/server.yaml": hostile("schemas"), "policies/p.yaml": rule})
+    engine = load(root, engines)
+    asked = engine.call("mcp__hostile__ok", {"text": "rm -rf"})
+    assert not asked.ok and asked.pending_approval is not None
+    assert engine.call("mcp__hostile__ok", {"text": "hello"}).output == "ok: hello"
