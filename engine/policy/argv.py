@@ -39,6 +39,7 @@ class Grammar:
     assignments: str = "none"  # NAME=VALUE words before the command: none | identifier | any
     ends_options: frozenset[str] = frozenset()  # options after which every word is an operand (python -c)
     no_command_with: frozenset[str] = frozenset()  # options that make the program refuse a command (env -0)
+    conflicts: tuple[frozenset[str], ...] = ()  # options the program refuses together (su -m -w)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -192,6 +193,10 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
                 parsed.refused = True
     if grammar.no_command_with and parsed.rest is not None and parsed.has(grammar.no_command_with):
         parsed.refused = True
+    if grammar.conflicts:
+        present = {name for name, _, _ in options}
+        if any(group <= present for group in grammar.conflicts):
+            parsed.refused = True
     return parsed
 
 

@@ -198,8 +198,8 @@ def compile_policy(
         settings=settings,
         targets={k: tuple(v) for k, v in by_tool.items()},
         # `cd` moves relative paths somewhere else: such lines are always parsed.
-        trigger_words=frozenset(words | {"cd", "pushd"}),
-        trigger_substrings=tuple(sorted(substrings)),
+        trigger_words=frozenset(words | {"cd", "pushd"} | programs.triggers()[0]),
+        trigger_substrings=tuple(sorted(substrings | programs.triggers()[1])),
         always_parse=always_parse,
         programs=programs,
     )

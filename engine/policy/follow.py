@@ -23,6 +23,16 @@ from engine.policy.programs import Program, ProgramTable, Run
 if TYPE_CHECKING:
     from engine.policy.shell import Command
 
+# Where the programs of the system live: a path under them names a program, not a script of the caller's.
+_SYSTEM_PROGRAMS = (
+    "/bin/",
+    "/usr/bin/",
+    "/sbin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/libexec/",
+    "/opt/homebrew/bin/",
+)
 # env -S may hold another -S; GNU env reads them in turn. A bound keeps this linear.
 _MAX_REPARSE = 4
 _EXPRESSION_START = ("-", "(", "!")
@@ -294,9 +304,17 @@ class Follower:
         if command.program is not None and command.program.windows and kind == "shell":
             text = windows_text(text)
         if kind == "argv":
-            words = text.split()
-            if words:
-                self._nested(run, lambda: self._unwrap(words, [False] * len(words), [], "", command.fed_by, via, depth))
+            # A program named by an option or a variable (`scp -S PROG`, `sort --compress-program=PROG`):
+            # one word, run without a shell. A script of its own that nobody can read here is run as
+            # an escape hatch runs it.
+            if "/" in text and not text.startswith(_SYSTEM_PROGRAMS) and self._content(text) is None:
+                self.indirect += 1
+                try:
+                    self._synthetic("sh", ("sh", text), via, depth)
+                finally:
+                    self.indirect -= 1
+                return
+            self._nested(run, partial(self._unwrap, [text], [False], [], "", command.fed_by, via, depth))
         elif kind in ("shell", "keys"):
             if run.spawn:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))

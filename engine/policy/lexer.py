@@ -500,7 +500,8 @@ class Lexer:
                 end += 2 if text[end] == "\\" else 1
             if end >= len(text):
                 raise ShellSyntaxError("unterminated $'...' string")
-            segs.append(Seg(LIT, decode_ansi_c(text[self.pos + 2 : end]), quoted=True))
+            # A NUL ends a C string: bash keeps what comes before it (`re$'\0x'boot` is `reboot`).
+            segs.append(Seg(LIT, decode_ansi_c(text[self.pos + 2 : end]).split("\0", 1)[0], quoted=True))
             self.pos = end + 1
             return
         if nxt == '"' and not quoted:

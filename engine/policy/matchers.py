@@ -23,6 +23,7 @@ _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOM
 _CODE_HOME_EXPR = re.compile(
     r"process\.env\.HOME|os\.homedir\(\)|Path\.home\(\)|Dir\.home|expanduser\(\s*['\"]~['\"]\s*\)"
     r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
+    r"|(?:environ|env)\.get\(\s*['\"]HOME['\"]\s*\)|Deno\.homeDir\(\)|ENV\[['\"]HOME['\"]\]|\$_SERVER\[['\"]HOME['\"]\]"
 )
 _WILDCARDS = frozenset("*?[")
 
@@ -160,7 +161,7 @@ def code_paths(code: str) -> list[str]:
         literal = _CODE_HOME.sub("~", a or b)
         if literal.startswith(("/", "~")):
             out.append(literal)
-    if _CODE_HOME_EXPR.search(_CODE_STRINGS.sub("", code)):
+    if _CODE_HOME_EXPR.search(code):
         out.append("~")
     return out
 

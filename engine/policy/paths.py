@@ -22,7 +22,13 @@ COMPUTED_CLASSES = frozenset({"relative", "escapes_workdir", "absolute", "variab
 # dangerous as the absolute path it names.
 _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
 
-_HOME_VARS = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$ENV\{HOME\}|%USERPROFILE%|%HOMEPATH%)(?=/|$)")
+_HOME_VARS = re.compile(
+    r"^(?:\$HOME|\$\{HOME\}|\$ENV\{HOME\}|%USERPROFILE%|%HOMEPATH%|\$env:(?:USERPROFILE|HOME)|\$\{env:(?:USERPROFILE|HOME)\})"
+    r"(?=[/\\]|$)",
+    re.IGNORECASE,
+)
+# A Windows home directory (`C:\Users\me\...`, `C:/Users/me/...`): folded like `~`.
+_WINDOWS_HOME = re.compile(r"^[A-Za-z]:/(?:Users|Documents and Settings)/[^/]+(?=/|$)", re.IGNORECASE)
 _REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
@@ -132,8 +138,13 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     if URL.match(text):
         return text, {"url"}
     if _WINDOWS.match(text):
-        return text.replace("\\", "/"), {"absolute", "windows"}
-    text = _HOME_VARS.sub("~", text)
+        text = text.replace("\\", "/")
+        home = _WINDOWS_HOME.match(text)
+        if home is None:
+            return text, {"absolute", "windows"}
+        text = "~" + text[home.end() :]
+    if _HOME_VARS.match(text):
+        text = _HOME_VARS.sub("~", text).replace("\\", "/")
     if text.startswith("~") and len(text) > 1 and text[1] != "/":
         user, _, rest = text[1:].partition("/")
         text = f"/home/{user}" + (f"/{rest}" if rest else "")

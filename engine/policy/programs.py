@@ -105,6 +105,13 @@ class ProgramTable:
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
 
+    def triggers(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(words, substrings) whose presence means a line may run something through this table:
+        the names of programs that run something, and for options of any program whose value is a
+        command, the `=!` of `--hook=!cmd` (a value naming a shell names a trigger word already)."""
+        words = frozenset(name for name, program in self.by_name.items() if program.active)
+        return words, frozenset({"=!"} if self.anyone is not None else ())
+
     def __len__(self) -> int:
         return len(self.by_name)
 
@@ -188,6 +195,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         assignments=str(data.get("assignments") or "none"),
         ends_options=canonical("ends_options", data.get("ends_options") or ()),
         no_command_with=canonical("no_command_with", data.get("no_command_with") or ()),
+        conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
     )
 
 

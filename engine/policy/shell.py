@@ -33,6 +33,7 @@ _FILE_WRITERS = frozenset({"tee", "curl", "wget"})  # write files named by their
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Programs that make a second name for a file or directory (`ln -s TARGET NAME`).
 _LINKERS = frozenset({"ln", "cp", "mount"})
+_ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
 _WINDOWS_WORD = re.compile(r'^"?[A-Za-z]:\\')
@@ -397,6 +398,7 @@ class Analyzer(Follower):
             while argv:
                 if self.links:
                     argv = self._through_links(argv)
+                    redirects = [(op, self._through_link(target)) for op, target in redirects]
                 name = "" if dynamic[0] else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
@@ -470,10 +472,13 @@ class Analyzer(Follower):
         target = next((a for a in argv[1:] if not a.startswith("-")), "~")
         if any(dynamic[1:]):
             self.cwd = "$unknown"
-        elif target.startswith(("/", "~")):
+            return
+        target = self._through_link(target) if self.links else target
+        if target.startswith(("/", "~")):
             self.cwd = target
-        elif self.cwd is not None and self.cwd != "$unknown":
-            self.cwd = posixpath.join(self.cwd, target)
+        elif self.cwd != "$unknown":
+            # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
+            self.cwd = posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line."""
@@ -520,13 +525,19 @@ class Analyzer(Follower):
             self.links[self._file_key(name)] = self._through_link(resolved)
 
     def _through_links(self, argv: list[str]) -> list[str]:
-        return [self._through_link(word) if i == 0 or not word.startswith("-") else word for i, word in enumerate(argv)]
+        # rm, unlink and mv act on a link named by itself (`rm -rf hl` removes the link); through
+        # `hl/` or `hl/x` they reach what it points to.
+        final = command_name(argv[0]) not in _ON_THE_LINK
+        return [
+            self._through_link(word, final) if i == 0 or not word.startswith("-") else word
+            for i, word in enumerate(argv)
+        ]
 
-    def _through_link(self, word: str) -> str:
+    def _through_link(self, word: str, final: bool = True) -> str:
         key = self._file_key(word) if word else word
         for name, target in self.links.items():
-            if key == name:
-                return target
+            if key == name and (final or word.endswith("/")):
+                return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
             if key.startswith(name + "/"):
                 return target.rstrip("/") + key[len(name) :]
         return word
