@@ -34,6 +34,7 @@ class Grammar:
     plus: bool = False  # `+x` words are options too (shells)
     long_only: bool = False  # `-name` is a long option when it names one (getopt_long_only)
     ignore_case: bool = False
+    first_match: bool = False  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
     values: Mapping[str, Any] = field(default_factory=dict)  # option -> the values it accepts (a fullmatch())
     leading: tuple[Any, ...] = ()  # operands read before the command (timeout DURATION), each a fullmatch()
     assignments: str = "none"  # NAME=VALUE words before the command: none | identifier | any
@@ -57,7 +58,8 @@ class Grammar:
         key = name.lower() if self.ignore_case else name
         if key in self.long:
             return [key]
-        return [n for n in self.long if n.startswith(key)] if key else []
+        found = [n for n in self.long if n.startswith(key)] if key else []
+        return found[:1] if self.first_match else found
 
 
 @dataclass(slots=True)
@@ -216,10 +218,12 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
         name, eq, value = body.partition("=")
         matches = grammar.resolve_long(name)
         if len(matches) != 1:
-            # Unknown or ambiguous: getopt_long would refuse it; read it as a flag so a
-            # grammar that is missing an option never hides the command after it.
+            # Unknown or ambiguous: getopt_long would refuse it; read it as a flag (and as every
+            # option it may abbreviate) so a grammar that lists one option too many or too few
+            # never hides what the command does.
             parsed.unknown = True
             options.append((name.lower() if grammar.ignore_case else name, value if eq else None, i))
+            options.extend((grammar.canonical(full), None, i) for full in matches)
             return i + 1
         full = matches[0]
         kind = grammar.long[full]

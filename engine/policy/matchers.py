@@ -76,6 +76,15 @@ class Shape:
     positionals: list[str]
     words: list[str]
     lowered: tuple[str, ...] = ()  # positionals in lower case, for subcommands
+    # Option values as the program reads them (abbreviated, bundled, attached), by every name of
+    # the option; None when the program has no grammar in the Programs table.
+    values: dict[str, list[str]] | None = None
+    known: frozenset[str] = frozenset()  # option names the grammar declares
+
+    def option_values(self, name: str) -> list[str]:
+        if self.values is not None and name in self.known:
+            return self.values.get(name, [])
+        return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
 
 
 def shape(command: Command) -> Shape:
@@ -104,7 +113,16 @@ def shape(command: Command) -> Shape:
     if reading.rest is not None:
         # A verb the table does not describe: its words are read the plain way.
         _plain(list(argv[reading.rest :]), short, long, positionals)
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+    if reading.rest is not None:
+        # The words after an undescribed verb are its own: its options are read from the words.
+        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+    values: dict[str, list[str]] = {}
+    for name, value, _ in reading.options:
+        if value is not None:
+            for spelling in grammar.names(name):
+                values.setdefault(spelling, []).append(value)
+    known = frozenset(grammar.short) | frozenset(grammar.long)
+    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, known)
 
 
 def _plain(words: list[str], short: set[str], long: set[str], positionals: list[str]) -> None:
@@ -149,7 +167,11 @@ def _in_directory(classify: Any, cwd: str) -> Any:
             return frozenset(classify(word)) | {"variable"}
         if word.startswith(("/", "~", "$", "-")) or "://" in word:
             return frozenset(classify(word))
-        return frozenset(classify(posixpath.join(cwd, word)))
+        joined = frozenset(classify(posixpath.join(cwd, word)))
+        if word.startswith("..") and not cwd.startswith(("/", "~")):
+            # Relative to a directory itself relative to the work tree: read both ways (the strictest).
+            return joined | frozenset(classify(word))
+        return joined
 
     return resolved
 
@@ -300,10 +322,7 @@ class Matcher:
             return False
         if self.words is not None and not self.words.any(shaped.words, classify):
             return False
-        for name, spec in self.options:
-            if not any(spec.test(v, classify) for v in option_values(name, shaped.words)):
-                return False
-        return True
+        return all(any(spec.test(v, classify) for v in shaped.option_values(name)) for name, spec in self.options)
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]

@@ -107,10 +107,13 @@ class ProgramTable:
 
     def triggers(self) -> tuple[frozenset[str], frozenset[str]]:
         """(words, substrings) whose presence means a line may run something through this table:
-        the names of programs that run something, and for options of any program whose value is a
-        command, the `=!` of `--hook=!cmd` (a value naming a shell names a trigger word already)."""
-        words = frozenset(name for name, program in self.by_name.items() if program.active)
-        return words, frozenset({"=!"} if self.anyone is not None else ())
+        the names of programs that run something and of the variables every program obeys, and for
+        options of any program whose value is a command, the `=!` of `--hook=!cmd` (a value naming
+        a shell names a trigger word already)."""
+        words = {name for name, program in self.by_name.items() if program.active}
+        if self.everyone is not None:  # LD_PRELOAD=... cmd
+            words |= {name.lower() for run in self.everyone.runs for name in run.names}
+        return frozenset(words), frozenset({"=!"} if self.anyone is not None else ())
 
     def __len__(self) -> int:
         return len(self.by_name)
@@ -190,6 +193,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         plus=plus,
         long_only=bool(data.get("long_only")),
         ignore_case=ignore_case,
+        first_match=bool(data.get("first_match")),
         values=values,
         leading=tuple(_regex(r, [*base, "leading", i]) for i, r in enumerate(data.get("leading") or ())),
         assignments=str(data.get("assignments") or "none"),

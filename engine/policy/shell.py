@@ -36,7 +36,7 @@ _LINKERS = frozenset({"ln", "cp", "mount"})
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
-_WINDOWS_WORD = re.compile(r'^"?[A-Za-z]:\\')
+_WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -174,10 +174,12 @@ class Analyzer(Follower):
         """A word's values after expansion: brace expansion, and the field splitting the shell
         applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words)."""
         literal = token.literal
+        raw = token.value
+        if "\\" in raw and "\\\\" not in raw and _WINDOWS_WORD.match(raw):
+            # `C:\Users\me`, `%USERPROFILE%\.ssh`: cmd.exe and PowerShell keep the backslashes
+            # a POSIX shell drops.
+            return _Word([raw.replace('"', "")], False, token.quoted, [])
         if literal is not None and not token.brace:
-            if "\\" not in literal and _WINDOWS_WORD.match(token.value) and "$" not in token.value:
-                # `C:\Users\me`: cmd.exe and PowerShell keep the backslashes a POSIX shell drops.
-                return _Word([token.value.replace('"', "")], False, token.quoted, [])
             return _Word([literal], False, token.quoted, [])
         fields: list[list[str]] = [[]]
         dynamic = False
@@ -309,7 +311,8 @@ class Analyzer(Follower):
                     if op == "<":
                         # `bash < <(curl ...)`: its input is what the substitution prints.
                         fed_names.update(_names_in(sub))
-                if op == "<<<":
+                if op == "<<<" or (op == "<" and target.value.startswith("<(") and not resolved_target.dynamic):
+                    # A here-string, or `< <(echo ...)`: what the substitution prints, when knowable.
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
                 elif resolved_target.texts:
                     redirects.append((op, resolved_target.texts[0]))
