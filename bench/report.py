@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp")
+BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust")
 
 
 def run(name: str) -> str:
@@ -193,6 +193,26 @@ python -m bench.bench_mcp
   On a loaded machine every extra thread wake-up waits for a time slice, so read it with the load.
 - list_changed: from writing a manifest to the notification arriving at a connected client, through
   the watcher (step 10 ms), the reload and the MCP session.
+
+## Robustness under fuzzing
+
+```bash
+python -m bench.bench_robust
+```
+
+```
+{robust}
+```
+
+- Projects: the builtin pack and every test project, one to three YAML files (or the config) mutated
+  per run (`bench/fuzz_projects.py`): keys deleted or renamed, values swapped for other types, huge
+  numbers, deep nesting, random unicode, extra documents; bytes inserted, cut, repeated or made
+  invalid UTF-8, alias chains, tabs. Each is loaded as `validate` does and, when it validates, also
+  listed, rendered and used for a check. "Its seed's unmutated load" is the same project unmutated.
+- Calls: hypothesis-generated names, argument JSON (deep, huge numbers, lone surrogates, NUL bytes)
+  and handler outcomes (any value, 100,000-deep lists, GeneratorExit, SystemExit, exceptions whose
+  `__str__` fails...) through each entry point of the chaos test project (`bench/fuzz_calls.py`);
+  `check` runs on the builtin policies. "vs plain" compares with a plain call in the same run.
 """
 
 

@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import Problem
-from engine.source.yamlfile import Document, is_yaml11_bool
+from engine.source.yamlfile import Document, is_yaml11_bool, to_pointer
 
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 _DOTTED = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
 _TOOLSET = r"^([A-Za-z0-9_-]{1,64}|\*)$"
+
+# Upper bounds: every number is one the engine can hold (a float, a thread wait, a slice).
+_HOUR = 3600
+_DAY = 86_400
+_WEEK = 7 * _DAY
+_YEAR = 365 * _DAY
+_MAX_CHARS = 100_000_000
 
 
 def _off_word(value: Any) -> Any:
@@ -99,6 +106,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "check_ttl": {
         "type": "number",
         "min": 0,
+        "max": _YEAR,
         "default": 30,
         "meta": {
             "description": "Seconds an availability check result is reused.",
@@ -107,13 +115,14 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "max_result_size_chars": {
         "type": "integer",
         "min": 1,
+        "max": _MAX_CHARS,
         "default": 100_000,
         "meta": {
             "description": "Project default cap on a result's length; longer results are spilled to a file.",
         },
     },
-    "max_manifest_bytes": {"type": "integer", "min": 1, "default": 1024 * 1024},
-    "hook_timeout": {"type": "number", "min": 0, "default": 5},
+    "max_manifest_bytes": {"type": "integer", "min": 1, "max": 64 * 1024 * 1024, "default": 1024 * 1024},
+    "hook_timeout": {"type": "number", "min": 0, "max": _HOUR, "default": 5},
     "max_handler_threads": {
         "type": "integer",
         "min": 1,
@@ -145,7 +154,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "nullable": True,
                 "default": None,
             },
-            "timeout": {"type": "number", "min": 0, "nullable": True, "default": None},
+            "timeout": {"type": "number", "min": 0, "max": _DAY, "nullable": True, "default": None},
             "yolo": {"type": "boolean", "nullable": True, "default": None},
             "judge": {"type": "string", "regex": _DOTTED, "nullable": True, "default": None},
             "command_allowlist": _strings(default=[]),
@@ -156,8 +165,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "type": "dict",
         "default": {},
         "schema": {
-            "timeout": {"type": "number", "min": 0, "default": 180},
-            "max_timeout": {"type": "number", "min": 0, "default": 3600},
+            "timeout": {"type": "number", "min": 0, "max": _WEEK, "default": 180},
+            "max_timeout": {"type": "number", "min": 0, "max": _WEEK, "default": 3600},
             "cwd": {"type": "string", "empty": False, "nullable": True, "default": None},
             "env_allowlist": _strings(r"^[A-Za-z_][A-Za-z0-9_]*$", default=[]),
             "shell": {"type": "string", "empty": False, "default": "/bin/sh"},
@@ -182,15 +191,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "description": "When set, every write must land under this directory.",
                 },
             },
-            "max_read_chars": {"type": "integer", "min": 1, "default": 200_000},
+            "max_read_chars": {"type": "integer", "min": 1, "max": _MAX_CHARS, "default": 200_000},
         },
     },
     "web": {
         "type": "dict",
         "default": {},
         "schema": {
-            "timeout": {"type": "number", "min": 0, "default": 20},
-            "max_bytes": {"type": "integer", "min": 1, "default": 2_000_000},
+            "timeout": {"type": "number", "min": 0, "max": _HOUR, "default": 20},
+            "max_bytes": {"type": "integer", "min": 1, "max": 1024**3, "default": 2_000_000},
             "allow_private_networks": {"type": "boolean", "default": False},
         },
     },
@@ -263,48 +272,100 @@ def normalise(
         raw = {}
     if overrides:
         raw = _deep_merge(raw, overrides)
+    # Containers of the wrong kind are refused before cerberus sees them: it crashes on some
+    # (a mapping where a list of strings belongs), and a removed key takes its default.
+    found = _wrong_containers(CONFIG_SCHEMA, raw)
+    raw = _without(raw, [path for path, _ in found])
     validator = _Validator(CONFIG_SCHEMA)
-    if not validator.validate(raw):
-        for path, message in _flatten(validator.errors):
-            pointer = [p for p in path]
-            if document is None:
-                dotted = ".".join(map(str, path))
-                problems.append(Problem("<overrides>", 1, 1, "config-invalid", f"{dotted}: {message}"))
-                continue
-            text = message
-            node = document.node_at(pointer)
-            if message == "unknown field":
-                node = document.node_at(pointer, key=True)
-                text = f"unknown field {path[-1]!r}"
-            elif is_yaml11_bool(node):
-                text = f"{message} ({node.value!r} is read as a boolean by YAML 1.1; quote it)"
-            line, column = node.start_mark.line + 1, node.start_mark.column + 1
-            problems.append(
-                Problem(
-                    document.file,
-                    line,
-                    column,
-                    "config-invalid",
-                    f"{'.'.join(map(str, path))}: {text}",
-                    "/" + "/".join(map(str, path)),
-                )
-            )
-        data = validator.normalized(raw) or {}
-        data = _fill_defaults(data)
+    try:
+        if not validator.validate(raw):
+            found.extend(_flatten(validator.errors))
+        document_data = validator.document
+    except Exception as exc:  # cerberus failing on a shape it did not expect: still an input problem
+        found.append(((), f"cannot be checked ({type(exc).__name__}: {exc})"))
+        document_data = None
+    if found:
+        for path, message in found:
+            problems.append(_config_problem(document, path, message))
+        defaults = _Validator(CONFIG_SCHEMA).normalized({}) or {}
+        failed = {tuple(path) for path, _ in found}
+        data = _salvage(CONFIG_SCHEMA, defaults, document_data or raw, failed)
     else:
-        data = validator.document
+        data = document_data
     fingerprint = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Config(data, root, document.file if document else None, fingerprint), problems
 
 
-def _fill_defaults(data: dict[str, Any]) -> dict[str, Any]:
-    # An invalid config still yields a usable shape so later checks can run.
-    fallback = _Validator(CONFIG_SCHEMA)
-    base = fallback.normalized({}) or {}
-    for key, value in base.items():
-        if key not in data or (not isinstance(data[key], type(value)) and value is not None):
-            data[key] = value
-    return data
+def _config_problem(document: Document | None, path: tuple[Any, ...], message: str) -> Problem:
+    dotted = ".".join(map(str, path))
+    if document is None:
+        return Problem("<overrides>", 1, 1, "config-invalid", f"{dotted}: {message}")
+    text = message
+    node = document.node_at(list(path))
+    if message == "unknown field":
+        node = document.node_at(list(path), key=True)
+        text = f"unknown field {path[-1]!r}"
+    elif is_yaml11_bool(node):
+        text = f"{message} ({node.value!r} is read as a boolean by YAML 1.1; quote it)"
+    line, column = node.start_mark.line + 1, node.start_mark.column + 1
+    message = f"{dotted or 'the config'}: {text}"
+    return Problem(document.file, line, column, "config-invalid", message, to_pointer(list(path)))
+
+
+def _wrong_containers(
+    schema: Mapping[str, Any], values: Mapping[str, Any], prefix: tuple[Any, ...] = ()
+) -> list[tuple[tuple[Any, ...], str]]:
+    """(path, message) for every value that should be a mapping or a list and is not."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    for key, rule in schema.items():
+        value = values.get(key)
+        if value is None:
+            continue
+        kind = rule.get("type")
+        if kind == "dict":
+            if not isinstance(value, dict):
+                out.append(((*prefix, key), "must be of dict type"))
+            elif "schema" in rule:
+                out.extend(_wrong_containers(rule["schema"], value, (*prefix, key)))
+        elif kind == "list" and not isinstance(value, list):
+            out.append(((*prefix, key), "must be of list type"))
+    return out
+
+
+def _without(values: dict[str, Any], paths: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """A copy of ``values`` without the keys at ``paths`` (copied only along them)."""
+    if not paths:
+        return values
+    out = dict(values)
+    for path in paths:
+        parent = out
+        for key in path[:-1]:
+            parent[key] = dict(parent[key])
+            parent = parent[key]
+        parent.pop(path[-1], None)
+    return out
+
+
+def _salvage(
+    schema: Mapping[str, Any], defaults: Mapping[str, Any], values: Any, failed: set[tuple[Any, ...]]
+) -> dict[str, Any]:
+    """An invalid config's values where they are valid, defaults everywhere else.
+
+    Later checks (toolset names, hooks, the policy) still run on an invalid config to
+    report what else is wrong, so every value they read must have its declared type.
+    """
+    out = dict(defaults)
+    if not isinstance(values, Mapping):
+        return out
+    for key, rule in schema.items():
+        if key not in values:
+            continue
+        inside = {path[1:] for path in failed if path[:1] == (key,)}
+        if not inside:
+            out[key] = values[key]
+        elif rule.get("type") == "dict" and "schema" in rule and () not in inside:
+            out[key] = _salvage(rule["schema"], defaults.get(key) or {}, values[key], inside)
+    return out
 
 
 def _deep_merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -350,6 +411,8 @@ def _to_json_schema(rule: Mapping[str, Any]) -> dict[str, Any]:
         out["minLength"] = 1
     if "min" in rule:
         out["minimum"] = rule["min"]
+    if "max" in rule:
+        out["maximum"] = rule["max"]
     if "default" in rule and not callable(rule["default"]):
         out["default"] = rule["default"]
     if "meta" in rule and "description" in rule["meta"]:

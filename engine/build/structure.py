@@ -41,6 +41,9 @@ def document_kind(doc: Document) -> tuple[str | None, Problem | None]:
     kind = data.get("kind")
     if kind is None:
         return None, doc.problem([], "kind-missing", f"missing kind: (one of {', '.join(KIND_TO_SCHEMA)})")
+    if not isinstance(kind, str):
+        message = f"kind must be one word (one of {', '.join(KIND_TO_SCHEMA)}), not a {type(kind).__name__}"
+        return None, doc.problem(["kind"], "kind-unknown", message)
     if kind not in KIND_TO_SCHEMA:
         close = get_close_matches(str(kind), list(KIND_TO_SCHEMA), n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]}?" if close else f" (expected one of {', '.join(KIND_TO_SCHEMA)})"

@@ -88,23 +88,39 @@ def glob_to_regex(glob: str) -> str:
     return "".join(out)
 
 
-def _expand_alternatives(glob: str) -> list[str]:
-    match = re.search(r"\{([^{}]*)\}", glob)
-    if match is None:
-        return [glob]
+_MAX_ALTERNATIVES = 256
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+def _expand_alternatives(glob: str) -> list[str] | None:
+    """Every alternative a glob's braces spell out; None past _MAX_ALTERNATIVES (a glob of
+    braces after braces multiplies them: an author's typo must not exhaust memory)."""
+    pending = [glob]
     out: list[str] = []
-    for option in match.group(1).split(","):
-        out.extend(_expand_alternatives(glob[: match.start()] + option + glob[match.end() :]))
+    while pending:
+        text = pending.pop()
+        match = _BRACES.search(text)
+        if match is None:
+            out.append(text)
+            continue
+        options = match.group(1).split(",")
+        if len(out) + len(pending) + len(options) > _MAX_ALTERNATIVES:
+            return None
+        pending.extend(text[: match.start()] + o + text[match.end() :] for o in reversed(options))
     return out
 
 
 def literal_fragments(glob: str) -> list[str]:
     """For each alternative a glob spells out, its longest literal run (for trigger checks).
 
-    A path matching the glob contains at least one of the returned strings.
+    A path matching the glob contains at least one of the returned strings ("" when
+    there are too many alternatives to list: every path then qualifies).
     """
+    alternatives = _expand_alternatives(glob.lstrip("!"))
+    if alternatives is None:
+        return [""]
     out: list[str] = []
-    for alternative in _expand_alternatives(glob.lstrip("!")):
+    for alternative in alternatives:
         # `**/` may match nothing at all, so the text after it is all a path must contain.
         cleaned = re.sub(r"\[[^\]]*\]|\\.|\*\*/", "*", alternative)
         runs = [f for f in re.split(r"[*?]+", cleaned) if f]
