@@ -99,6 +99,7 @@ class Reporter:
 @dataclass(slots=True)
 class _InFlight:
     tool: str
+    arguments: dict[str, Any]
     session: ServerSession
     request_id: Any
     can_elicit: bool  # the client declared elicitation
@@ -140,7 +141,7 @@ class McpService:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.server.middleware.append(self._track)
-        self._offer_cache: tuple[int, _Offer] | None = None
+        self._offer_cache: _Offer | None = None
         self._offer_lock = threading.Lock()
         self._announced = self.offer().definitions
         self._connections: dict[int, tuple[ServerSession, str]] = {}
@@ -153,7 +154,7 @@ class McpService:
     # -- what is offered -----------------------------------------------------------
 
     def offer(self) -> _Offer:
-        """The tools of the live generation, as MCP ``Tool`` objects (cached per definitions list).
+        """The tools of the live generation, as MCP ``Tool`` objects (rebuilt when the definitions are).
 
         Raises:
             UsageError: an unknown toolset in --enable/--disable.
@@ -161,11 +162,12 @@ class McpService:
         definitions = self.engine.definitions("mcp", self.enabled, self.disabled or None)
         with self._offer_lock:
             cached = self._offer_cache
-            if cached is not None and cached[0] == id(definitions):
-                return cached[1]
+            # The engine hands out the same list while nothing changed; holding it keeps its identity unique.
+            if cached is not None and cached.definitions is definitions:
+                return cached
             tools = [types.Tool.model_validate(d) for d in definitions]
             offer = _Offer(definitions, types.ListToolsResult(tools=tools), frozenset(d["name"] for d in definitions))
-            self._offer_cache = (id(definitions), offer)
+            self._offer_cache = offer
             return offer
 
     def _output_validator(self, offer: _Offer, name: str) -> Any:
@@ -217,6 +219,7 @@ class McpService:
         arguments = params.arguments or {}
         inflight = _InFlight(
             name,
+            arguments,
             ctx.session,
             ctx.request_id,
             caps is not None and caps.elicitation is not None,
@@ -255,8 +258,7 @@ class McpService:
     def _approve(self, request: ApprovalRequest) -> str:
         """The engine's approval callback (a worker thread): ask the client's user, or nobody."""
         loop = self._loop
-        calls = self._inflight.get(request.session_id or "", [])
-        call = next((c for c in calls if c.tool == request.tool), None)
+        call = self._call_for(request)
         if loop is None or call is None:
             raise NobodyToAsk("no MCP request to attach the question to")
         if call.answer is not None:  # the user answered the input_required question of this call
@@ -276,6 +278,15 @@ class McpService:
         except concurrent.futures.TimeoutError:
             future.cancel()
             return "deny"
+
+    def _call_for(self, request: ApprovalRequest) -> _InFlight | None:
+        """The request this question belongs to: same session, tool and arguments; when the
+        arguments were coerced, the only call of that tool in flight. Never a guess between two."""
+        calls = [c for c in self._inflight.get(request.session_id or "", []) if c.tool == request.tool]
+        exact = [c for c in calls if c.arguments == dict(request.args)]
+        if len(exact) == 1 or (exact and all(c.answer is None for c in exact)):
+            return exact[0]
+        return calls[0] if len(calls) == 1 else None
 
     async def _elicit(self, call: _InFlight, request: ApprovalRequest) -> str:
         message, schema = approval.question(request)
