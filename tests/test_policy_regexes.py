@@ -98,3 +98,42 @@ def test_a_regex_past_its_bound_on_an_example_is_a_located_error(write_project: 
     (error,) = json.loads(result.stdout)["errors"]  # the short match example runs in time
     assert error["code"] == "pattern-example-failed" and error["file"].endswith("mine.yaml")
     assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]
+
+
+def _builtin_regexes() -> list[object]:
+    from engine import Engine
+    from tests.conftest import REPO
+
+    engine = Engine.load(REPO)
+    try:
+        found: list[object] = []
+        for pattern in engine._snapshot.policy.patterns:
+            if pattern.regex is not None:
+                found.append(pattern.regex)
+            for matcher in pattern.matchers:
+                found += [r for r in (matcher.text, matcher.code) if r is not None]
+                found += [*matcher.name_globs, *matcher.fed_by]
+        return found
+    finally:
+        engine.close()
+
+
+BUILTIN = _builtin_regexes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("rm -fR/~.$()[]{}|&;:\n\tabcdeinstx019É")), max_size=40))
+def test_short_texts_on_re_agree_with_re2(text: str) -> None:
+    # Short texts run on `re` (ASCII classes), long ones on RE2: both must say the same.
+    for regex in BUILTIN:
+        if regex.linear:  # type: ignore[attr-defined]
+            python = regex._python  # type: ignore[attr-defined]
+            data = text.encode("utf-8", "surrogatepass")
+            engine = regex._compiled.Match(re2_anchor(), data, 0, len(data))[0][0] >= 0  # type: ignore[attr-defined]
+            assert (python.search(text) is not None) == engine, (regex, text)
+
+
+def re2_anchor() -> object:
+    from re2 import _re2
+
+    return _re2.RE2.Anchor.UNANCHORED

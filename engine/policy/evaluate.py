@@ -27,7 +27,7 @@ from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
 from engine.policy.matchers import Matcher, first_operand
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
-from engine.policy.normalize import Readings, readings
+from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import PathClassifier
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Regex, RegexTimeout, compile_linear
@@ -53,6 +53,8 @@ _FLAT_WINDOW = 64  # words judged after a command name in the flat scan
 # collection that happens to run during a check counts too.
 BUDGET = 0.5
 DISGUISED = "disguised_text"
+_BUDGETED = 256  # texts longer than this parse under the token budget
+_PLAIN = Readings("")  # printable ASCII: no other reading
 
 
 _ALLOWED = Verdict(ALLOW, False)
@@ -204,12 +206,12 @@ class Evaluator:
         Matches found only in another reading than the raw text are not grantable.
         """
         patterns = tuple(patterns)
-        budget = Budget(MAX_TOKENS, thread_time() + BUDGET)
+        budget = _LazyBudget()
         prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
-        if seen is None:
+        if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
         matches, problem = self._detect_text(prefix + value, patterns, budget)
-        if seen.extra:
+        if seen is not None and seen.extra:
             known = {(m.key, m.command) for m in matches}
             for extra in seen.extra:
                 found, _ = self._detect_text(prefix + extra, patterns, budget)
@@ -220,18 +222,24 @@ class Evaluator:
         return matches, problem
 
     def _detect_text(
-        self, text: str, patterns: tuple[CompiledPattern, ...], budget: Budget
+        self, text: str, patterns: tuple[CompiledPattern, ...], lazy: _LazyBudget
     ) -> tuple[list[Match], str | None]:
         """Matches in one reading, and why it could not be read in full (if so)."""
         index = self._index(patterns)
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
             return self._flat_scan(text, index), problem
-        analyzer = Analyzer(self.policy.programs)
-        token = BUDGET_OF_CHECK.set(budget)
-        try:
-            if self._can_skip(text):
+        if self._can_skip(text):
+            try:
                 return self._match([], text, index, None) or [], None
+            except RegexTimeout as exc:
+                return self._flat_scan(text, index), str(exc)
+        analyzer = Analyzer(self.policy.programs)
+        # A short text cannot reach the token budget in any way that matters (its parse is
+        # bounded by its size, the depth and command limits): only longer ones pay for it.
+        budget = lazy.get() if len(text) > _BUDGETED else None
+        token = BUDGET_OF_CHECK.set(budget) if budget is not None else None
+        try:
             unparseable: str | None = None
             try:
                 analyzer.analyze(text)
@@ -248,14 +256,15 @@ class Evaluator:
                     return self._flat_scan(text, index), unparseable
                 except ShellSyntaxError:
                     commands = []
-            found = self._match(commands, text, index, budget.deadline)
+            found = self._match(commands, text, index, budget.deadline if budget is not None else None)
             if found is None:
                 return self._flat_scan(text, index), "judging it took longer than its time budget"
             return found, unparseable
         except RegexTimeout as exc:
             return self._flat_scan(text, index), str(exc)
         finally:
-            BUDGET_OF_CHECK.reset(token)
+            if token is not None:
+                BUDGET_OF_CHECK.reset(token)
 
     def _match(self, commands: list[Command], text: str, index: _Index, deadline: float | None) -> list[Match] | None:
         """Every pattern matching a command (or the text); None once past ``deadline``."""
@@ -264,7 +273,7 @@ class Evaluator:
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
         for n, command in enumerate(commands):
-            if deadline is not None and n & 15 == 0 and thread_time() > deadline:
+            if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             shown = command.text
             for i, pattern, matcher, name_checked in index.candidates(command):
@@ -382,7 +391,7 @@ class Evaluator:
                 patterns = self.patterns_for(tool, argument)
                 if mode == "command":
                     cwd = args.get("cwd") if argument == "command" else None
-                    seen = readings(value)
+                    seen = _PLAIN if value.isascii() and value.isprintable() else readings(value)
                     found, problem = self.detect_command(
                         value, patterns, cwd=cwd if isinstance(cwd, str) else None, seen=seen
                     )
@@ -489,6 +498,20 @@ class Evaluator:
         if any(all(glob.match(s) for s in spellings) for _, glob in settings.allowlist_globs):
             return True
         return any(all(glob.match(s) for _, glob in rule.globs for s in spellings) for rule in allow_rules)
+
+
+class _LazyBudget:
+    """One check's budget, shared by its readings, made only when something is parsed."""
+
+    __slots__ = ("budget",)
+
+    def __init__(self) -> None:
+        self.budget: Budget | None = None
+
+    def get(self) -> Budget:
+        if self.budget is None:
+            self.budget = Budget(MAX_TOKENS, BUDGET)
+        return self.budget
 
 
 def _first(hit: tuple[int, Match]) -> int:

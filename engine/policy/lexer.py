@@ -41,14 +41,17 @@ class OverBudget(ShellSyntaxError):
 
 
 class Budget:
-    """What one check may still spend: tokens, and a deadline in this thread's CPU time."""
+    """What one check may still spend: tokens, and CPU time of this thread (from the first spend)."""
 
-    __slots__ = ("_clock_at", "deadline", "tokens")
+    __slots__ = ("_clock_at", "deadline", "seconds", "tokens")
 
-    def __init__(self, tokens: int, deadline: float) -> None:
+    def __init__(self, tokens: int, seconds: float) -> None:
         self.tokens = tokens
-        self.deadline = deadline
-        self._clock_at = tokens  # the clock is read every 256 tokens, or once the deadline is known past
+        self.seconds = seconds
+        # Set once 256 tokens are spent: the small commands nearly every check is about never
+        # read the clock.
+        self.deadline: float | None = None
+        self._clock_at = tokens - 256
 
     def spend(self, tokens: int) -> None:
         self.tokens -= tokens
@@ -56,7 +59,10 @@ class Budget:
             raise OverBudget(f"more than {MAX_TOKENS} words and operators to read")
         if self.tokens <= self._clock_at:
             self._clock_at = self.tokens - 256
-            if thread_time() > self.deadline:
+            now = thread_time()
+            if self.deadline is None:
+                self.deadline = now + self.seconds
+            elif now > self.deadline:
                 self._clock_at = self.tokens + 1
                 raise OverBudget("reading it took longer than its time budget")
 
@@ -198,6 +204,7 @@ class Lexer:
         match_token = _TOKEN.match
         expect_heredoc_word = False
         conditional = False  # inside `[[ ... ]]`, where && || ( ) < > are its own operators
+        regex_next = False  # the last token was `=~`: the next word is a regex
         pos = 0
         while pos < n:
             if budget is not None and len(tokens) - spent >= 256:
@@ -207,15 +214,14 @@ class Lexer:
             if ch == "\\" and text.startswith("\\\n", pos):
                 pos += 2  # a line continuation between words joins nothing
                 continue
-            previous = tokens[-1] if tokens else None
-            if previous is not None and previous.literal == "=~" and (ch == "(" or ch not in _BREAK):
+            if regex_next and (ch == "(" or ch not in _BREAK):
                 # The right side of `[[ x =~ RE ]]`: parentheses group the regex; blanks,
                 # `|` and `#` inside them are part of it.
                 self.pos = pos
                 token = self._word(regex=True)
                 pos = self.pos
             else:
-                if ch == "(" and text.startswith("((", pos) and _command_position(previous):
+                if ch == "(" and text.startswith("((", pos) and _command_position(tokens):
                     self.pos = pos
                     if self._arithmetic_command():
                         pos = self.pos
@@ -226,12 +232,13 @@ class Lexer:
                 kind = match.lastgroup if match is not None else None
                 if match is None or (kind == "op" and text.startswith(("<(", ">("), pos)):
                     self.pos = pos
-                    token = self._word(command=_command_position(previous))
+                    token = self._word()
                     pos = self.pos
                 else:
                     pos = match.end()
                     if kind in ("ws", "comment"):
                         continue
+                    regex_next = False
                     if kind == "nl":
                         append(Token("nl", "\n"))
                         if self._pending:
@@ -249,10 +256,11 @@ class Lexer:
                         continue
                     word = match.group()
                     token = Token("word", word, (), False, None, word)
-                    if word == "[[" and _command_position(previous):
+                    if word == "[[" and _command_position(tokens):
                         conditional = True
                     elif word == "]]":
                         conditional = False
+            regex_next = token.literal == "=~"
             # A word made only of digits right before a redirection is its file descriptor.
             if pos < n and text[pos] in "<>" and token.literal is not None and _FD_PREFIX.match(token.value):
                 continue
@@ -310,7 +318,7 @@ class Lexer:
 
     # -- words -------------------------------------------------------------------
 
-    def _word(self, *, command: bool = False, regex: bool = False) -> Token:
+    def _word(self, *, regex: bool = False) -> Token:
         text = self.text
         n = len(text)
         start = self.pos
@@ -327,7 +335,7 @@ class Lexer:
                 segs.append(Seg(LIT, plain.group()))
                 self.pos = plain.end()
                 continue
-            if ch == "(" and (regex or self._opens_extglob(segs, start, command)):
+            if ch == "(" and (regex or self._opens_extglob(segs, start)):
                 self._group(segs)
                 continue
             if ch in _BREAK:
@@ -361,7 +369,7 @@ class Lexer:
                 self._dollar(segs, quoted=False)
         return _compound(text[start : self.pos], segs, brace)
 
-    def _opens_extglob(self, segs: list[Seg], start: int, command: bool) -> bool:
+    def _opens_extglob(self, segs: list[Seg], start: int) -> bool:
         """Whether the `(` at the current position opens `?(...)`, `*(...)` ... `!(...)`."""
         if self.pos == start or self.text[self.pos - 1] not in _EXTGLOB:
             return False
@@ -369,7 +377,7 @@ class Lexer:
         if last is None or last.kind != LIT or last.quoted:
             return False
         # `!(cmd)` at the start of a command negates a subshell (without extglob, bash's default).
-        return not (command and self.pos - start == 1 and last.text == "!")
+        return not (self.pos - start == 1 and last.text == "!" and _command_position(self.tokens))
 
     def _group(self, segs: list[Seg]) -> None:
         """A parenthesised pattern group (extglob, or a `[[ =~ ]]` regex): one part of the word."""
@@ -529,8 +537,9 @@ class Lexer:
         return self.text[start:end]
 
 
-def _command_position(previous: Token | None) -> bool:
+def _command_position(tokens: list[Token]) -> bool:
     """Whether the next word would start a command."""
+    previous = tokens[-1] if tokens else None
     if previous is None or previous.kind == "nl":
         return True
     if previous.kind == "op":

@@ -68,6 +68,8 @@ class Readings:
 
 def suspicious(text: str) -> bool:
     """Whether ``text`` has characters any folding could change (false for printable ASCII)."""
+    if text.isascii() and text.isprintable():
+        return False  # the common case, without a regex
     return _SUSPECT.search(text) is not None
 
 

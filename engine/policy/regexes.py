@@ -20,10 +20,16 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
+from importlib import import_module
 from typing import Any
 
 import regex as fallback_engine
 from re2 import _re2
+
+# The standard library's own regex parser: its tree tells how a pattern backtracks (see _degree).
+re_parser: Any = import_module("re._parser")
+C: Any = import_module("re._constants")
 
 # Seconds one search of a pattern RE2 cannot run may take.
 FALLBACK_TIMEOUT = 0.002
@@ -58,24 +64,64 @@ def _encode(text: str) -> bytes:
 
 
 class Regex:
-    """A compiled policy regex: ``search`` and ``match`` return True or None, like a match object's truth."""
+    """A compiled policy regex with ``search`` and ``match`` (truthy on a match, None otherwise).
 
-    __slots__ = ("_compiled", "_fallback", "linear", "pattern")
+    Where ``re`` provably runs in linear time on this pattern (see _degree: no quantifier
+    that can try every length besides the one scanning the text), ``search``/``match`` are
+    ``re``'s own (compiled ASCII, as RE2 reads classes): nothing is faster per call. Otherwise
+    texts short enough that ``re``'s backtracking stays under a bound run on ``re``, longer
+    ones on RE2 (or on the bounded fallback).
+    """
 
-    def __init__(self, pattern: str, compiled: Any, fallback: Any) -> None:
+    __slots__ = (
+        "_compiled",
+        "_fallback",
+        "_match_short",
+        "_python",
+        "_required",
+        "_search_short",
+        "linear",
+        "match",
+        "pattern",
+        "search",
+    )
+
+    def __init__(
+        self,
+        pattern: str,
+        compiled: Any,
+        fallback: Any,
+        python: re.Pattern[str],
+        shorts: tuple[int, int],
+        required: tuple[str, ...] = (),
+    ) -> None:
         self.pattern = pattern
         self._compiled = compiled
         self._fallback = fallback
+        self._python = python
+        self._search_short, self._match_short = shorts  # texts up to these lengths run on ``re``
+        self._required = required  # characters every match contains: a text without one cannot match
         self.linear = compiled is not None
+        self.search: Callable[[str], object] = python.search if self._search_short >= _ANY else self._search
+        self.match: Callable[[str], object] = python.match if self._match_short >= _ANY else self._match
 
-    def search(self, text: str) -> bool | None:
+    def _search(self, text: str) -> bool | None:
+        for ch in self._required:
+            if ch not in text:
+                return None
+        if len(text) <= self._search_short:
+            return True if self._python.search(text) is not None else None
         if self._compiled is not None:
             data = _encode(text)
             return True if self._compiled.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
         return self._bounded("search", text)
 
-    def match(self, text: str) -> bool | None:
-        """Anchored at the start of ``text`` (like ``re.Pattern.match``)."""
+    def _match(self, text: str) -> bool | None:
+        for ch in self._required:
+            if ch not in text:
+                return None
+        if len(text) <= self._match_short:
+            return True if self._python.match(text) is not None else None
         if self._compiled is not None:
             data = _encode(text)
             return True if self._compiled.Match(_ANCHOR_START, data, 0, len(data))[0][0] >= 0 else None
@@ -99,19 +145,113 @@ def compile_linear(pattern: str, flags: int = 0) -> Regex:
         RegexError: the pattern is not a valid Python regex.
     """
     try:
-        re.compile(pattern, flags)
+        python = re.compile(pattern, flags | re.ASCII)
+        tree = re_parser.parse(pattern, flags)
     except (re.error, OverflowError, RecursionError) as exc:
         raise RegexError(str(exc)) from None
+    items = list(tree)
+    degree = _degree(items)
+    starts = 0 if _anchored(items, tree.state.flags) else 1  # an unanchored search tries every start
+    shorts = (_short(None if degree is None else degree + starts), _short(degree))
     ignore_case = bool(flags & re.IGNORECASE)
     dot_all = bool(flags & re.DOTALL)
-    compiled = _re2.RE2(_encode(_to_re2(pattern)), _options(ignore_case, dot_all))
+    compiled = _re2.RE2(_encode(_to_re2(pattern, tree.state.flags)), _options(ignore_case, dot_all))
+    required = tuple(sorted(_required(items, bool((flags | tree.state.flags) & re.IGNORECASE))))
     if compiled.ok():
-        return Regex(pattern, compiled, None)
+        return Regex(pattern, compiled, None, python, shorts, required)
     try:
         slow = fallback_engine.compile(pattern, flags | fallback_engine.V0)
     except Exception as exc:  # the regex module refusing a pattern `re` accepts: say so, located
         raise RegexError(f"no engine can run it within a bound ({exc})") from None
-    return Regex(pattern, None, slow)
+    return Regex(pattern, None, slow, python, shorts, required)
+
+
+def _short(degree: int | None) -> int:
+    """The longest text ``re`` may take for a backtracking cost of degree ``degree`` (-1: none)."""
+    if degree is None:
+        return -1
+    if degree <= 1:
+        return _ANY  # linear: any text
+    return int(_BACKTRACK_STEPS ** (1 / degree))
+
+
+# Backtracking steps ``re`` may take on one text: texts up to the length where n ** degree
+# reaches this run on ``re``; longer ones on RE2.
+_BACKTRACK_STEPS = 1 << 16
+_ANY = 1 << 62
+_SINGLE = frozenset({C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN, C.CATEGORY})
+_REPEATS = frozenset({C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT})
+
+
+def _degree(items: list[Any]) -> int | None:
+    """The degree d of a polynomial bound O(n ** d) on ``re``'s backtracking for one start, or None.
+
+    Each unbounded quantifier may try every length: a sequence adds their degrees. A repeated
+    group that can match in more than one way (a quantifier or a choice inside) may take
+    exponential time: None.
+    """
+    total = 0
+    for op, av in items:
+        if op in _SINGLE or op is C.AT:
+            continue
+        if op is C.SUBPATTERN:
+            inner = _degree(list(av[-1]))
+        elif op is C.ATOMIC_GROUP:
+            inner = _degree(list(av))
+        elif op is C.BRANCH:
+            branches = [_degree(list(b)) for b in av[1]]
+            inner = None if any(b is None for b in branches) else max(b for b in branches if b is not None)
+        elif op in _REPEATS:
+            _, high, item = av
+            body = list(item)
+            inner = _degree(body)
+            if inner is None:
+                return None
+            if high > 1 and not all(o in _SINGLE for o, _ in body):
+                return None
+            inner += 1 if high is C.MAXREPEAT or high > 32 else 0
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            inner = _degree(list(av[1]))
+        elif op is C.GROUPREF:
+            inner = 1
+        else:
+            return None
+        if inner is None:
+            return None
+        total += inner
+    return total
+
+
+def _required(items: list[Any], fold: bool) -> set[str]:
+    """Characters every match of this sequence contains (literals outside options and choices).
+
+    Under case folding only characters that have no other case count.
+    """
+    found: set[str] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            ch = chr(av)
+            if not fold or ch.lower() == ch.upper():
+                found.add(ch)
+        elif op is C.SUBPATTERN:
+            found |= _required(list(av[-1]), (fold or bool(av[1] & re.IGNORECASE)) and not av[2] & re.IGNORECASE)
+        elif op is C.BRANCH:
+            branches = [_required(list(b), fold) for b in av[1]]
+            found |= set.intersection(*branches) if branches else set()
+        elif op in _REPEATS and av[0] >= 1:
+            found |= _required(list(av[2]), fold)
+        elif op is C.ASSERT and av[0] == 1:  # a lookahead must match in the text too
+            found |= _required(list(av[1]), fold)
+    return found
+
+
+def _anchored(items: list[Any], flags: int) -> bool:
+    if not items:
+        return False
+    first = items[0]
+    return bool(
+        first == (C.AT, C.AT_BEGINNING_STRING) or (first == (C.AT, C.AT_BEGINNING) and not flags & re.MULTILINE)
+    )
 
 
 def compile_glob(glob: str, *, ignore_case: bool = False) -> Regex:
@@ -150,19 +290,43 @@ def _glob_class(bracket: str) -> str:
     return r"\b\B" if inner == "(?!)" else inner  # an empty class never matches
 
 
-def _to_re2(pattern: str) -> str:
-    r"""Python syntax → RE2 syntax where they differ: `\Z` (Python's end of text) is RE2's `\z`."""
-    if "\\Z" not in pattern:
+def _to_re2(pattern: str, flags: int) -> str:
+    r"""Python syntax → RE2 syntax where they differ.
+
+    `\Z` (Python's end of text) is RE2's `\z`; Python's `$` also matches before a final
+    newline, which RE2's does not (a boolean search cannot tell `\n?\z` from it).
+    """
+    if "\\Z" not in pattern and ("$" not in pattern or flags & re.MULTILINE):
         return pattern
     out: list[str] = []
     i = 0
     n = len(pattern)
+    in_class = False
     while i < n:
         ch = pattern[i]
         if ch == "\\" and i + 1 < n:
             pair = pattern[i : i + 2]
-            out.append("\\z" if pair == "\\Z" else pair)
+            out.append("\\z" if pair == "\\Z" and not in_class else pair)
             i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            out.append(ch)
+            i += 1
+            # A leading ^ and a ] right after the bracket are members, not the end.
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":
+                out.append("]")
+                i += 1
+            continue
+        elif ch == "$" and not flags & re.MULTILINE:
+            out.append("(?:\\n?\\z)")
+            i += 1
             continue
         out.append(ch)
         i += 1

@@ -63,9 +63,9 @@ def test_past_a_limit_is_an_ask_no_grant_covers(engine: Engine, command: str) ->
 
 def test_past_the_time_budget_the_flat_scan_decides(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evaluate, "BUDGET", -1.0)
-    hard = judge(engine, "cd /tmp && sudo rm -rf /")
+    hard = judge(engine, "cd /tmp && " + "ls -la; " * 100 + "sudo rm -rf /")
     assert (hard.decision, hard.hardline, hard.grantable) == ("deny", True, False)
-    plain = judge(engine, "cd /tmp && ls -la")
+    plain = judge(engine, "cd /tmp && " + "ls -la; " * 100)
     assert plain.decision == "ask" and not plain.grantable
 
 
@@ -90,7 +90,7 @@ def test_nothing_raises_out_of_check(engine: Engine, text: str) -> None:
 # Inputs that once took seconds to hours (or raised RecursionError) out of a single check.
 SLOW_ONCE = {
     "kill" + " -s" * 38 + " x": ("allow", "ask"),
-    "a(){ " + "a" * 64_000: ("ask",),
+    "a(){ " + "a" * 64_000: ("allow", "ask"),  # an unterminated function: bash runs nothing
     "echo {a" + "," * 65_000: ("allow", "ask"),
     "python -c '" + "exec(" * 12_000 + "'": ("allow", "ask"),
     "echo " + "{a,b}" * 988: ("ask",),  # past the brace limits: not read for certain
