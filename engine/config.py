@@ -170,6 +170,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "cwd": {"type": "string", "empty": False, "nullable": True, "default": None},
             "env_allowlist": _strings(r"^[A-Za-z_][A-Za-z0-9_]*$", default=[]),
             "shell": {"type": "string", "empty": False, "default": "/bin/sh"},
+            "runtime": {
+                "type": "string",
+                "regex": r"^[A-Za-z0-9_-]{1,64}$",
+                "default": "local",
+                "meta": {
+                    "description": "Where the terminal, process, file and code tools run: local (the host) "
+                    "or the name of a Runtime manifest.",
+                },
+            },
         },
     },
     "files": {

@@ -36,6 +36,8 @@ from engine.registry.sources import ToolSource
 from engine.registry.specs import ToolsetSpec, ToolSpec
 from engine.reload.events import ReloadEvent, diff
 from engine.reload.watcher import DEFAULT_DEBOUNCE_MS, DEFAULT_STEP_MS, Watcher
+from engine.runtime import LOCAL, RuntimeManager, RuntimeRef, RuntimeTypes
+from engine.runtime import Session as RuntimeSession
 from engine.source.project import CONFIG_NAMES
 from engine.templates import ToolTemplates, render_or_fallback
 
@@ -75,7 +77,10 @@ class Engine:
         self._loader = loader
         self._snapshot: Snapshot = result.snapshot
         self.last_result = result
-        self._availability = AvailabilityCache(float(result.snapshot.config["check_ttl"]))
+        self._availability = AvailabilityCache(
+            float(result.snapshot.config["check_ttl"]), runtime_reason=self._runtime_reason
+        )
+        self._runtimes: RuntimeManager | None = None
         self._defs_cache: dict[tuple[Any, ...], tuple[float, list[dict[str, Any]]]] = {}
         self._reload_lock = threading.Lock()
         self._started_in = Path.cwd()
@@ -100,16 +105,20 @@ class Engine:
         *,
         include_builtin: bool | None = None,
         config: Mapping[str, Any] | None = None,
+        runtime_types: RuntimeTypes | None = None,
     ) -> Engine:
         """Load a project (the builtin pack included unless the config says otherwise).
 
-        ``config`` overrides keys of ``hermes-engine.yaml`` (deep-merged).
+        ``config`` overrides keys of ``hermes-engine.yaml`` (deep-merged). ``runtime_types``
+        holds runtime types registered besides the builtin ones (see engine.runtime).
 
         Raises:
             UsageError: ``root`` is not a project.
             ValidationFailed: the manifests have errors; ``.problems`` lists them all.
         """
-        loader = ProjectLoader(root, include_builtin=include_builtin, config_overrides=config)
+        loader = ProjectLoader(
+            root, include_builtin=include_builtin, config_overrides=config, runtime_types=runtime_types
+        )
         return cls(loader, loader.load(1))
 
     # -- the registry ------------------------------------------------------------
@@ -512,7 +521,45 @@ class Engine:
             state_dir=snap.config.state_dir,
             shared=self.shared,
             reporter=prepared.reporter,
+            runtime=self._runtime_ref(snap, prepared.plan.spec, prepared.session_id),
         )
+
+    # -- runtimes ----------------------------------------------------------------------
+
+    @property
+    def runtimes(self) -> RuntimeManager:
+        """The live runtimes of this engine's sessions (containers, connections), started on first use."""
+        if self._runtimes is None:
+            with self._reload_lock:
+                if self._runtimes is None:
+                    self._runtimes = RuntimeManager(self._loader.runtime_types)
+        return self._runtimes
+
+    def _runtime_ref(self, snap: Snapshot, spec: ToolSpec, session_id: str | None) -> RuntimeRef | None:
+        runtime = snap.runtime_of(spec)
+        if runtime is None:
+            return None
+        return RuntimeRef(runtime, self._runtime_session(snap, session_id), self.runtimes)
+
+    def _runtime_session(self, snap: Snapshot, session_id: str | None) -> RuntimeSession:
+        places = snap.cache.get("<runtime-places>")
+        if places is None:
+            # What a runtime must not change (the files the loader reads) or see (the engine's state).
+            protected = [snap.root / name for name in CONFIG_NAMES]
+            for pack in self._loader.packs(snap.config):
+                protected += [pack.root / folder for folder in ("manifests", "toolsets", "policies")]
+            protected += self.handler_dirs()
+            hidden = [snap.config.state_dir]
+            places = snap.cache["<runtime-places>"] = (tuple(protected), tuple(hidden))
+        workdir = snap.config.workdir(self._started_in)
+        return RuntimeSession(session_id or "default", workdir, snap.config.state_dir, places[0], places[1])
+
+    def _runtime_reason(self, spec: ToolSpec) -> str | None:
+        runtime = self._snapshot.runtime_of(spec)
+        if runtime is None or runtime.type == LOCAL:
+            return None
+        reason = self.runtimes.check(runtime)
+        return None if reason is None else f"runtime {runtime.name!r} ({runtime.type}) is unavailable: {reason}"
 
     # -- reload ----------------------------------------------------------------------
 
@@ -543,7 +590,9 @@ class Engine:
             else:
                 # Order matters: a reader takes the snapshot first, so everything it reaches
                 # through the engine afterwards must already belong to the new generation.
-                self._availability = AvailabilityCache(float(new.config["check_ttl"]))
+                self._availability = AvailabilityCache(
+                    float(new.config["check_ttl"]), runtime_reason=self._runtime_reason
+                )
                 self._hooks.set_config_hooks(new.config_hooks)
                 self._hooks.timeout = float(new.config["hook_timeout"])
                 self.workers.limit = int(new.config["max_handler_threads"])
@@ -597,7 +646,7 @@ class Engine:
         return dirs
 
     def close(self) -> None:
-        """Stop what the engine started (background processes, watchers)."""
+        """Stop what the engine started (background processes, watchers, containers, connections)."""
         for watcher in self._watchers:
             watcher.stop()
         for item in self.shared.values():
@@ -605,6 +654,8 @@ class Engine:
             if callable(closer):
                 with contextlib.suppress(Exception):
                     closer()
+        if self._runtimes is not None:
+            self._runtimes.close()
 
     def __enter__(self) -> Engine:
         return self

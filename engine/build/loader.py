@@ -23,6 +23,8 @@ from engine.errors import Problem, UsageError
 from engine.registry.snapshot import Snapshot
 from engine.registry.sources import ToolSource
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
+from engine.runtime.manifest import check_references, check_runtimes
+from engine.runtime.registry import RuntimeTypes
 from engine.source.project import (
     CONFIG_NAMES,
     Pack,
@@ -109,11 +111,14 @@ class ProjectLoader:
         include_builtin: bool | None = None,
         config_overrides: Mapping[str, Any] | None = None,
         binder: Binder | None = None,
+        runtime_types: RuntimeTypes | None = None,
     ) -> None:
         self.root = check_project_root(Path(root))
         self.include_builtin = include_builtin
         self.config_overrides = dict(config_overrides or {})
         self.binder = binder or Binder()
+        # Runtime types Runtime manifests may name (plugins register more before loading).
+        self.runtime_types = runtime_types or RuntimeTypes()
         # Sources of tools other than files (engine.registry.sources), asked on every load.
         self.sources: list[ToolSource] = []
         self._files: dict[Path, _FileEntry] = {}
@@ -308,6 +313,14 @@ class ProjectLoader:
             server_problems, declared = check_servers(servers, linked.toolsets, linked.toolset_aliases)
             problems.extend(server_problems)
         problems.extend(check_enabled_names(config_doc, dict(config.data), linked, broken_toolsets | declared))
+        runtime_docs = [d for d in policy_docs if d.data["kind"] == "Runtime"]
+        runtimes, runtime_problems = check_runtimes(runtime_docs, self.runtime_types, self.root)
+        problems.extend(runtime_problems)
+        broken_runtimes = broken_toolsets | ({str(d.data["name"]) for d in runtime_docs} - set(runtimes))
+        terminal_runtime = str(config.get("terminal", "runtime"))
+        problems.extend(
+            check_references(list(linked.tools.values()), runtimes, terminal_runtime, config_doc, broken_runtimes)
+        )
 
         tools: dict[str, ToolSpec] = {}
         tool_validators: dict[str, Any] = {}
@@ -379,6 +392,7 @@ class ProjectLoader:
                 policy=policy,
                 templates=MappingProxyType(templates),
                 config_hooks=MappingProxyType(config_hooks),
+                runtimes=MappingProxyType(runtimes),
             )
         return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen))
 
@@ -492,6 +506,7 @@ class ProjectLoader:
             path_arguments=tuple(data.get("path_arguments") or ()),
             agent_loop=bool(data.get("agent_loop", False)),
             template_env=tuple(data.get("template_env") or ()),
+            runtime=data.get("runtime"),
             overrides=MappingProxyType(dict(data.get("overrides") or {})),
             title=data.get("title") or ann.get("title"),
             output_schema=data.get("output_schema"),

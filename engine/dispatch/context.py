@@ -63,6 +63,8 @@ class CallContext:
     state_dir: Path
     shared: SharedState
     reporter: CallReporter | None = None
+    # The session's runtime (engine.runtime.RuntimeRef) for a tool whose manifest names one.
+    runtime: Any = None
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report how far the call has got; sent to the caller when it asked for progress, else dropped."""

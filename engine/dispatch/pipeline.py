@@ -132,7 +132,7 @@ class Dispatcher:
         if plan is None:
             return self._unknown(snap, name, started, tool_call_id)
         spec = plan.spec
-        if spec.requires_env or spec.check is not None:
+        if spec.requires_env or spec.check is not None or spec.runtime is not None:
             avail = self.engine._availability.get(spec)
             if not avail.available:
                 message = f"tool {spec.name!r} is unavailable: {avail.reason}"

@@ -31,27 +31,38 @@ class AvailabilityCache:
     cached. A check that raises makes its tool unavailable with the reason.
     """
 
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        ttl: float,
+        clock: Callable[[], float] = time.monotonic,
+        runtime_reason: Callable[[ToolSpec], str | None] | None = None,
+    ) -> None:
         self.ttl = ttl
         self._clock = clock
+        # Why the runtime a tool names cannot work (None: it can, or the tool names none).
+        self._runtime_reason = runtime_reason
         self._entries: dict[str, tuple[float, Availability]] = {}
         self._lock = threading.Lock()
 
     def get(self, spec: ToolSpec) -> Availability:
-        if not spec.requires_env and spec.check is None:
+        if not spec.requires_env and spec.check is None and spec.runtime is None:
             return AVAILABLE
         now = self._clock()
         entry = self._entries.get(spec.name)
         if entry is not None and entry[0] > now:
             return entry[1]
         result = evaluate(spec)
+        if result.available and spec.runtime is not None and self._runtime_reason is not None:
+            reason = self._runtime_reason(spec)
+            if reason is not None:
+                result = Availability(False, reason)
         with self._lock:
             self._entries[spec.name] = (now + self.ttl, result)
         return result
 
     def expires_at(self, spec: ToolSpec) -> float:
         """When the cached answer for ``spec`` stops being valid (inf: never cached)."""
-        if not spec.requires_env and spec.check is None:
+        if not spec.requires_env and spec.check is None and spec.runtime is None:
             return float("inf")
         entry = self._entries.get(spec.name)
         return entry[0] if entry is not None else 0.0

@@ -34,6 +34,8 @@ class Snapshot:
     templates: Any = None
     # Hooks named in the project config, bound at load: point -> functions.
     config_hooks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    # Declared runtimes by name (engine.runtime.RuntimeSpec); "local" is always there.
+    runtimes: Mapping[str, Any] = field(default_factory=dict)
     # Work done lazily for this generation (dispatch plans by tool name, the policy evaluator).
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -41,6 +43,15 @@ class Snapshot:
         if name in self.tools:
             return name
         return self.tool_aliases.get(name)
+
+    def runtime_of(self, spec: ToolSpec) -> Any:
+        """The RuntimeSpec a tool runs in (``default`` is ``terminal.runtime``); None: it names none."""
+        name = spec.runtime
+        if name is None:
+            return None
+        if name == "default":
+            name = str(self.config.get("terminal", "runtime"))
+        return self.runtimes.get(name)
 
     def canonical_toolset(self, name: str) -> str | None:
         if name in self.toolsets:

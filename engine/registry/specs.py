@@ -71,6 +71,8 @@ class ToolSpec:
     path_arguments: tuple[str, ...] = ()
     agent_loop: bool = False
     template_env: tuple[str, ...] = ()
+    # Where its handler's commands and files live: a Runtime's name, or "default" (terminal.runtime).
+    runtime: str | None = None
     overrides: Mapping[str, str] = field(default_factory=dict)
     title: str | None = None
     # JSON Schema of a structured result (MCP structuredContent); None: text only.

@@ -14,7 +14,7 @@ from engine.runtime.base import (
     RuntimeUnavailable,
     Session,
 )
-from engine.runtime.manager import RuntimeManager
+from engine.runtime.manager import RuntimeManager, RuntimeRef
 from engine.runtime.registry import DEFAULT, LOCAL, LOCAL_SPEC, RuntimeSpec, RuntimeType, RuntimeTypes
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "Runtime",
     "RuntimeFailure",
     "RuntimeManager",
+    "RuntimeRef",
     "RuntimeSpec",
     "RuntimeType",
     "RuntimeTypes",

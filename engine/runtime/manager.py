@@ -178,3 +178,38 @@ class RuntimeManager:
 
 def _with_loop(session: Session, loop: LoopThread) -> Session:
     return replace(session, loop=loop)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeRef:
+    """What a handler gets as ``ctx.runtime``: its session's runtime, started on first use."""
+
+    spec: RuntimeSpec
+    session: Session
+    manager: RuntimeManager
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def is_local(self) -> bool:
+        return self.spec.type == LOCAL
+
+    @property
+    def shares_host_files(self) -> bool:
+        """Whether its files are the host's (local, sandbox): then the host's path rules apply."""
+        kind = self.manager.types.get(self.spec.type)
+        return kind is not None and kind.runtime_class.shares_host_files
+
+    def use(self) -> contextlib.AbstractContextManager[Runtime]:
+        """``with ctx.runtime.use() as rt: rt.exec(...)``.
+
+        Raises:
+            RuntimeUnavailable: it cannot start (the reason says why).
+        """
+        return self.manager.use(self.spec, self.session)
+
+    def track(self, process: Any) -> None:
+        """Keep the runtime open (not idle) while a background ``process`` lives."""
+        self.manager.track(self.spec, self.session, process)

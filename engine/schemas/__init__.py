@@ -11,7 +11,7 @@ from typing import Any
 from engine.config import config_json_schema
 
 # Names on the command line (`hermes-engine json-schema NAME`) -> file stem.
-SCHEMA_NAMES = ("tool", "toolset", "danger-patterns", "approval-policy", "mcp-server", "programs", "config")
+SCHEMA_NAMES = ("tool", "toolset", "danger-patterns", "approval-policy", "mcp-server", "programs", "runtime", "config")
 KIND_TO_SCHEMA = {
     "Tool": "tool",
     "Toolset": "toolset",
@@ -19,6 +19,7 @@ KIND_TO_SCHEMA = {
     "ApprovalPolicy": "approval-policy",
     "McpServer": "mcp-server",
     "Programs": "programs",
+    "Runtime": "runtime",
 }
 
 
