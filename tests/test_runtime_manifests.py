@@ -133,7 +133,10 @@ def test_reserved_and_repeated_names_are_errors(write_project: Callable[..., Pat
 
 def test_a_tool_or_the_terminal_naming_no_runtime_is_located(write_project: Callable[..., Path]) -> None:
     root = _project(
-        write_project, "kind: Runtime\nname: box\ntype: sandbox\n", tool_runtime="bx", config="terminal: {runtime: nope}\n"
+        write_project,
+        "kind: Runtime\nname: box\ntype: sandbox\n",
+        tool_runtime="bx",
+        config="terminal: {runtime: nope}\n",
     )
     with pytest.raises(ValidationFailed) as caught:
         Engine.load(root)
