@@ -20,20 +20,7 @@ from engine.policy.paths import URL
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
-_EMBEDDED_SHELL = re.compile(
-    r"(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
-    r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command|execute|execFileSync|execFile)\s*\(\s*"
-    r"(\[[^\]]*\]|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')",
-    re.DOTALL,
-)
 _PYTHON = re.compile(r"^python[0-9.]*$")
-# awk's pipes: `print | "cmd"`, `"cmd" | getline`, `"cmd" |& getline`.
-# AppleScript's `do shell script "..."`; Tcl/expect's `exec ...` and `spawn ...`.
-_DO_SHELL_SCRIPT = re.compile(r"do\s+shell\s+script\s+(\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
-_TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
-_AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*\|&?\s*getline")
-_BACKTICK_CODE = re.compile(r"`([^`]+)`|%x\(([^)]*)\)|qx[({]([^)}]*)[)}]")
-_QUOTED = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
 PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
 
@@ -73,33 +60,6 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     if name in PASS_THROUGH:
         return data
     return None
-
-
-def embedded_shell(code: str, language: str = "") -> list[str]:
-    """Shell commands an inline program hands to system(), subprocess, backticks (and, in
-    awk, to its pipes)."""
-    scripts: list[str] = []
-    if language == "awk":
-        for match in _AWK_PIPE.finditer(code):
-            literal = match.group(1) or match.group(2)
-            scripts.append(literal[1:-1].replace('\\"', '"'))
-    elif language == "osascript":
-        scripts += [m.group(1)[1:-1].replace('\\"', '"') for m in _DO_SHELL_SCRIPT.finditer(code)]
-    elif language in ("expect", "tclsh"):
-        scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
-    for match in _EMBEDDED_SHELL.finditer(code):
-        literal = match.group(1)
-        if literal.startswith("["):
-            items = [a or b for a, b in _QUOTED.findall(literal)]
-            if items:
-                scripts.append(" ".join(items))
-        else:
-            scripts.append(literal[1:-1].replace('\\"', '"').replace("\\'", "'"))
-    for match in _BACKTICK_CODE.finditer(code):
-        script = next((g for g in match.groups() if g), None)
-        if script:
-            scripts.append(script)
-    return scripts
 
 
 def download_targets(name: str, argv: tuple[str, ...] | list[str]) -> list[str]:

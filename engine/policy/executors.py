@@ -241,6 +241,22 @@ def _ex_lines(text: str) -> list[str]:
     return lines
 
 
+# -- database shells (mysql, psql, sqlite3) -----------------------------------------------
+
+_SQL_SHELL = re.compile(
+    r"(?im)(?:^|;)\s*(?:\\!|\\system|system|\.shell|\.system|\\o\s*\||\\g\s*\||\.output\s*\||\.once\s*\|)\s*([^\n;]*)"
+)
+_SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
+
+
+def sql_payloads(text: str) -> list[str | None]:
+    """Commands a database shell's input hands to the system shell: `\\! CMD`, `system CMD`,
+    `.shell CMD`, `.system CMD`, output piped to `|CMD`, and `COPY ... PROGRAM 'CMD'`."""
+    out: list[str | None] = [m.group(1).strip() or None for m in _SQL_SHELL.finditer(text)]
+    out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
+    return out
+
+
 # -- typed keys (tmux send-keys, screen stuff) ----------------------------------------
 
 _ENTER_KEYS = frozenset({"enter", "c-m", "kpenter", "c-j", "^m", "^j"})

@@ -16,8 +16,16 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import Parsed, parse_argv
-from engine.policy.commands import embedded_shell
-from engine.policy.executors import decode, ex_payloads, make_payloads, sed_payloads, split_string, typed_text
+from engine.policy.executors import (
+    decode,
+    ex_payloads,
+    make_payloads,
+    sed_payloads,
+    split_string,
+    sql_payloads,
+    typed_text,
+)
+from engine.policy.inline import embedded_shell
 from engine.policy.programs import Program, ProgramTable, Run
 
 if TYPE_CHECKING:
@@ -257,6 +265,8 @@ class Follower:
         if run.until:
             stop = next((i for i, w in enumerate(words) if w in run.until), len(words))
             words, flags = words[:stop], flags[:stop]
+        if run.input_args and command.stdin:
+            words, flags = _with_input(run, parsed, words, flags, command.stdin)
         if not words:
             return None
         if run.kind == "argv":
@@ -273,6 +283,8 @@ class Follower:
         via: tuple[str, ...],
         depth: int,
     ) -> None:
+        if run.prepend is not None:
+            words, flags = [run.prepend, *words], [False, *flags]
         if run.kind == "argv":
             self._nested(run, lambda: self._unwrap(words, flags, [], "", command.fed_by, via, depth))
             return
@@ -324,6 +336,9 @@ class Follower:
         elif kind == "sed":
             for item in sed_payloads(text):
                 self._escape_hatch(item, via, depth)
+        elif kind == "sql":
+            for item in sql_payloads(text):
+                self._escape_hatch(item, via, depth)
         elif kind == "ex":
             for language, code in ex_payloads(text):
                 if language in ("shell", "spawn"):
@@ -343,13 +358,13 @@ class Follower:
         if content is None:
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
-                runner = "sh" if language in ("shell", "make", "sed", "ex") else language
+                runner = "sh" if language in ("shell", "make", "sed", "ex", "sql") else language
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
         if language == "shell":
             self._nested(run, lambda: self.analyze(content, depth=depth, via=inner))
-        elif language in ("make", "sed", "ex"):
+        elif language in ("make", "sed", "ex", "sql"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
@@ -392,6 +407,24 @@ class Follower:
             action()
         finally:
             self.indirect -= 1
+
+
+def _with_input(
+    run: Run, parsed: Parsed, words: list[str], flags: list[bool], data: str
+) -> tuple[list[str], list[bool]]:
+    """xargs: the words it reads (when the data piped in is known) complete the command; with
+    -I R they replace R in it, one line at a time (the first line is judged: the others differ
+    only in their data)."""
+    replace = [v for name, v, _ in parsed.options if name in run.input_args and v is not None]
+    replaced = next((name for name, v, _ in parsed.options if name in run.input_args), None)
+    if replaced is not None:
+        marker = replace[0] if replace else "{}"
+        line = next((line.strip() for line in data.splitlines() if line.strip()), "")
+        return [w.replace(marker, line) for w in words], flags
+    extra = data.split()[:64]
+    if not words:  # no command: xargs runs echo
+        words, flags = ["echo"], [False]
+    return [*words, *extra], [*flags, *([False] * len(extra))]
 
 
 def program_stops(command: Command) -> bool:

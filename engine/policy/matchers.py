@@ -11,6 +11,7 @@ from typing import Any
 from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
+from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
@@ -20,11 +21,7 @@ _INPUT_REDIRECTS = frozenset({"<", "<>"})
 _CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
 # The home directory named by an expression rather than a string literal.
-_CODE_HOME_EXPR = re.compile(
-    r"process\.env\.HOME|os\.homedir\(\)|Path\.home\(\)|Dir\.home|expanduser\(\s*['\"]~['\"]\s*\)"
-    r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
-    r"|(?:environ|env)\.get\(\s*['\"]HOME['\"]\s*\)|Deno\.homeDir\(\)|ENV\[['\"]HOME['\"]\]|\$_SERVER\[['\"]HOME['\"]\]"
-)
+_CODE_HOME_EXPR = re.compile(HOME_EXPRESSIONS)
 _WILDCARDS = frozenset("*?[")
 
 

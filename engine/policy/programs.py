@@ -25,7 +25,7 @@ from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout
 from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
-STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "code"})
+STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "sql", "code"})
 SOURCES = (
     "rest",
     "option",
@@ -61,6 +61,10 @@ class Run:
     each: bool = False  # each word is a command of its own (parallel ::: A B)
     placeholder: str | None = None  # find's {}: what the program found under its starting points
     with_rest: bool = False  # the option's value starts a command that the remaining words continue
+    prepend: str | None = None  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
+    # The command's words are completed by what the program reads on stdin (xargs); these options
+    # name a marker the input replaces instead (-I R). Set when the run has `input_args`.
+    input_args: frozenset[str] = frozenset()
     decode: str | None = None  # "base64-utf16le" (powershell -EncodedCommand)
     if_flags: frozenset[str] = frozenset()
     unless_flags: frozenset[str] = frozenset()
@@ -268,6 +272,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         each=bool(data.get("each")),
         placeholder=data.get("placeholder"),
         with_rest=bool(data.get("with_rest")),
+        prepend=data.get("prepend"),
+        input_args=options("input_args") if data.get("input_args") else frozenset(),
         decode=data.get("decode"),
         if_flags=options("if_flags"),
         unless_flags=options("unless_flags"),

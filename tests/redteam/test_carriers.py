@@ -65,6 +65,27 @@ CARRIED = [
     "command -p rm -rf ~",
     "exec -a innocent rm -rf ~",
     "su --command re$'\\0'boot root",
+    # programs whose job is running the command after their options
+    "poetry run rm -rf ~",
+    "uv run --with requests rm -rf ~",
+    "conda run -n base rm -rf ~",
+    "bundle exec rm -rf ~",
+    "mise x -- rm -rf ~",
+    "nix-shell -p hello --run 'rm -rf ~'",
+    "nix develop -c rm -rf ~",
+    "direnv exec . rm -rf ~",
+    "fakeroot rm -rf ~",
+    "sshpass -p secret rm -rf ~",
+    "setarch x86_64 -R rm -rf ~",
+    "ip netns exec blue rm -rf ~",
+    "capsh -- -c 'rm -rf ~'",
+    "gosu app rm -rf ~",
+    "ls | entr -p rm -rf ~",
+    "logsave /tmp/log rm -rf ~",
+    "echo ~ | xargs rm -rf",
+    "echo 'rm -rf ~' | xargs -I{} sh -c '{}'",
+    "docker exec -u root web rm -rf ~",
+    "kubectl exec -it web -- rm -rf ~",
 ]
 
 ONLY_LOOK_LIKE_CARRIERS = [
@@ -104,6 +125,12 @@ NEAR_MISSES = [
     "grep -c reboot access.log",
     "env EDITOR=vim git commit",
     "xargs -0 sh -c 'echo \"$1\"' _",
+    "poetry run pytest -q",
+    "uv run python app.py",
+    "bundle exec rake test",
+    "echo a.txt b.txt | xargs wc -l",
+    "docker exec web ls /srv",
+    "kubectl exec -it web -- ls",
 ]
 
 

@@ -91,6 +91,21 @@ DELETES_HOME = [
     "bun -e \"require('child_process').execSync('rm -rf ~')\"",
     "deno eval \"Deno.removeSync(Deno.env.get('HOME'), {recursive: true})\"",
     "osascript -e 'do shell script \"rm -rf ~\"'",
+    "python3 -c \"import subprocess, os; subprocess.run(['rm', '-rf', os.path.expanduser('~')])\"",
+    "node -e \"require('child_process').spawnSync('rm', ['-rf', require('os').homedir()])\"",
+    'perl -e \'system "rm", "-rf", $ENV{HOME}\'',
+    "emacs --batch --eval '(shell-command \"rm -rf ~\")'",
+    'awk \'BEGIN { system("rm -rf " ENVIRON["HOME"]) }\'',
+    # database shells, package tools and other hatches
+    "mysql -e '\\! rm -rf ~'",
+    "psql -c '\\! rm -rf ~' db",
+    "sqlite3 app.db '.shell rm -rf ~'",
+    "echo '.system rm -rf ~' | sqlite3 app.db",
+    "apt-get update -o APT::Update::Pre-Invoke::='rm -rf ~'",
+    "dpkg --pre-invoke='rm -rf ~' -i pkg.deb",
+    "rpm --eval '%(rm -rf ~)'",
+    "strace -o '|rm -rf ~' true",
+    "mosh host -- rm -rf ~",
     # any program: an option whose value is a command
     "some-tool --exec='rm -rf ~'",
     "some-tool --hook='!rm -rf ~'",
@@ -118,6 +133,8 @@ ESCAPE_HATCHES = [
     "some-tool --callback=!id",
     "LD_PRELOAD=/tmp/hook.so ls",
     "BASH_ENV=/tmp/env.sh bash -c ls",
+    "tcpdump -i eth0 -w x.pcap -G 60 -z /tmp/rotate.sh",
+    "psql -c '\\! sh' db",
 ]
 
 NEAR_MISSES = [
@@ -165,6 +182,11 @@ NEAR_MISSES = [
     "some-tool --output=report.txt --verbose",
     "some-tool --shell-completion zsh",
     "docker run --entrypoint=/app/start.sh image",
+    "psql -c 'select count(*) from users' db",
+    "sqlite3 app.db '.tables'",
+    "apt-get -o Dpkg::Options::=--force-confold install nginx",
+    "python3 -c \"import subprocess; subprocess.run(['ls', '-la'], check=True)\"",
+    "node -e \"require('child_process').execSync('ls', {stdio: 'inherit'})\"",
 ]
 
 
