@@ -92,8 +92,9 @@ def split_string(text: str, env: dict[str, str] | None = None) -> list[str]:
 
 # -- sed ---------------------------------------------------------------------------
 
-_SED_ADDRESS = re.compile(r"\s*(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)")
-_SED_SECOND = re.compile(r"\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)")
+# Addresses are bounded: an unterminated one costs at most its bound, whatever follows it.
+_SED_ADDRESS = re.compile(r"\s*(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.){0,4096}/[IM]*|\\(.)(?:(?!\1).){0,4096}\1[IM]*)")
+_SED_SECOND = re.compile(r"\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.){0,4096}/[IM]*|\\(.)(?:(?!\1).){0,4096}\1[IM]*)")
 
 
 def sed_payloads(script: str) -> list[str | None]:
@@ -226,18 +227,18 @@ def _ex_lines(text: str) -> list[str]:
     """Split on newlines and on `|` (vim's command separator), except inside a `!` command."""
     lines: list[str] = []
     for line in text.split("\n"):
-        rest = line
-        while rest:
-            body = _EX_PREFIX.sub("", rest, count=1)
+        start = 0
+        while start < len(line):
+            body = _EX_PREFIX.sub("", line[start : start + 64], count=1)
             if body.lstrip().startswith(("!", "r!", "r !", "w !", "w!", "read !", "write !")):
-                lines.append(rest)
+                lines.append(line[start:])
                 break
-            at = rest.find("|")
+            at = line.find("|", start)
             if at < 0:
-                lines.append(rest)
+                lines.append(line[start:])
                 break
-            lines.append(rest[:at])
-            rest = rest[at + 1 :]
+            lines.append(line[start:at])
+            start = at + 1
     return lines
 
 

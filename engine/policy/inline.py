@@ -40,6 +40,7 @@ _AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*
 _DO_SHELL_SCRIPT = re.compile(r"do\s+shell\s+script\s+(\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
 _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
+_MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
 
 
 def embedded_shell(code: str, language: str = "") -> list[str]:
@@ -53,7 +54,9 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [_unescape(m.group(1)[1:-1]) for m in _DO_SHELL_SCRIPT.finditer(code)]
     elif language in ("expect", "tclsh"):
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
-    for match in _CALL.finditer(code):
+    for n, match in enumerate(_CALL.finditer(code)):
+        if n >= _MAX_CALLS:
+            break
         arguments = _arguments(code, match.start(), match.end())
         if arguments:
             words = _words(arguments)
@@ -109,7 +112,7 @@ def _balanced(code: str, i: int, closer: str) -> str:
             if depth == 0 and ch == closer:
                 return code[start:i]
         i += 1
-    return code[start:i]
+    return ""  # not closed within the limit: nothing certain to read
 
 
 def _words(arguments: str) -> list[str]:
