@@ -20,7 +20,7 @@ from typing import Any
 from engine.policy.argv import parse_argv
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
 from engine.policy.follow import Follower, join_path
-from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, ShellSyntaxError, Token, expand_braces, tokenize
+from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, Seg, ShellSyntaxError, Token, expand_braces, tokenize
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
@@ -71,6 +71,11 @@ class Command:
 class _Written:
     writers: frozenset[str]
     content: str | None
+
+
+# Brace expansion of words with quoted or expanded parts: each part is one private-use character.
+_PLACEHOLDER_BASE = 0xF0000
+_PLACEHOLDERS = 0x10FFFD - _PLACEHOLDER_BASE
 
 
 class TooComplex(ShellSyntaxError):
@@ -181,6 +186,8 @@ class Analyzer(Follower):
             return _Word([raw.replace('"', "")], False, token.quoted, [])
         if literal is not None and not token.brace:
             return _Word([literal], False, token.quoted, [])
+        if token.brace and any(seg.kind != LIT or seg.quoted for seg in token.segs):
+            return self._resolve_braced(token, split)
         fields: list[list[str]] = [[]]
         dynamic = False
         subs: list[str] = []
@@ -227,8 +234,41 @@ class Analyzer(Follower):
             expanded, complete = expand_braces(word)
             if not complete:
                 raise TooComplex("a brace expansion past its limits (64 words, 64 groups, 16 levels)")
-            texts.extend(expanded)
+            texts.extend(w for w in expanded if w)  # an empty unquoted word vanishes: `{,}`
         return _Word(texts, dynamic, token.quoted, subs)
+
+    def _resolve_braced(self, token: Token, split: bool) -> _Word:
+        """Brace expansion first, as bash does it: only unquoted braces count (`""{/,x}` is `/ x`),
+        and what quotes or expansions hold is never a brace. Each quoted or expanded part stands
+        in for itself as one placeholder character while the braces expand."""
+        segs = token.segs
+        if len(segs) > _PLACEHOLDERS or any(ord(c) >= _PLACEHOLDER_BASE for s in segs for c in s.text):
+            raise TooComplex("a word too complex to expand for certain")
+        masked = "".join(
+            seg.text if seg.kind == LIT and not seg.quoted else chr(_PLACEHOLDER_BASE + i) for i, seg in enumerate(segs)
+        )
+        expanded, complete = expand_braces(masked)
+        if not complete:
+            raise TooComplex("a brace expansion past its limits (64 words, 64 groups, 16 levels)")
+        out = _Word([], False, token.quoted, [])
+        for text in expanded:
+            parts: list[Seg] = []
+            run: list[str] = []
+            for ch in text:
+                if ord(ch) >= _PLACEHOLDER_BASE:
+                    if run:
+                        parts.append(Seg(LIT, "".join(run)))
+                        run.clear()
+                    parts.append(segs[ord(ch) - _PLACEHOLDER_BASE])
+                else:
+                    run.append(ch)
+            if run:
+                parts.append(Seg(LIT, "".join(run)))
+            word = self._resolve(Token("word", token.value, parts, False, None, None, token.quoted), split)
+            out.texts.extend(word.texts)
+            out.dynamic = out.dynamic or word.dynamic
+            out.subs.extend(sub for sub in word.subs if sub not in out.subs)
+        return out
 
     def _static_output(self, script: str) -> str | None:
         """What `$(echo rm)` prints, when that is knowable without running anything."""
