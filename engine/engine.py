@@ -29,7 +29,7 @@ from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
 from engine.dispatch.workers import RunningCall, Workers
-from engine.errors import ConfigurationError, ValidationFailed
+from engine.errors import ConfigurationError, Problem, ValidationFailed
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.sources import ToolSource
@@ -38,7 +38,7 @@ from engine.reload.events import ReloadEvent, diff
 from engine.reload.watcher import DEFAULT_DEBOUNCE_MS, DEFAULT_STEP_MS, Watcher
 from engine.runtime import LOCAL, RuntimeManager, RuntimeRef, RuntimeTypes
 from engine.runtime import Session as RuntimeSession
-from engine.source.project import CONFIG_NAMES
+from engine.source.project import CONFIG_NAMES, resolved
 from engine.templates import ToolTemplates, render_or_fallback
 
 if TYPE_CHECKING:
@@ -573,33 +573,23 @@ class Engine:
         with self._reload_lock:
             started = perf_counter()
             old = self._snapshot
-            paths = [Path(p).resolve() for p in changed]
-            modules = {p for p in paths if p.suffix == ".py"}
-            if modules:
-                for pack in self._loader.packs(old.config):
-                    self._loader.binder.reimport(pack, modules)
-            result = self._loader.load(old.generation + 1, changed=paths)
-            ms = (perf_counter() - started) * 1000
+            paths = [resolved(p) for p in changed]
             files = tuple(_display(p, old.root) for p in paths)
-            new = result.snapshot
-            if new is None:
-                event = ReloadEvent(
-                    False, old.generation, old.generation, ms, problems=tuple(result.problems), files=files
+            try:
+                event = self._swap(old, paths, files, started)
+            except Exception as exc:  # a reload never raises into the watcher or the host
+                log.debug("reload failed", exc_info=exc)
+                where = files[0] if files else CONFIG_NAMES[0]
+                problem = Problem(
+                    where,
+                    1,
+                    1,
+                    "reload-failed",
+                    f"the engine failed while loading ({type(exc).__name__}: {exc}); generation "
+                    f"{old.generation} keeps serving; this is a bug in hermes-engine, please report it",
                 )
-                self.last_result = result
-            else:
-                # Order matters: a reader takes the snapshot first, so everything it reaches
-                # through the engine afterwards must already belong to the new generation.
-                self._availability = AvailabilityCache(
-                    float(new.config["check_ttl"]), runtime_reason=self._runtime_reason
-                )
-                self._hooks.set_config_hooks(new.config_hooks)
-                self._hooks.timeout = float(new.config["hook_timeout"])
-                self.workers.limit = int(new.config["max_handler_threads"])
-                self._snapshot = new
-                self.last_result = result
-                self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
-                event = diff(old, new, ms, files)
+                ms = (perf_counter() - started) * 1000
+                event = ReloadEvent(False, old.generation, old.generation, ms, problems=(problem,), files=files)
         if event.ok:
             self._start_sources(self._snapshot)
         for listener in list(self._listeners):
@@ -607,6 +597,34 @@ class Engine:
                 listener(event)
             except Exception:
                 log.exception("an on_reload listener raised")
+        return event
+
+    def _swap(self, old: Snapshot, paths: list[Path], files: tuple[str, ...], started: float) -> ReloadEvent:
+        modules = {p for p in paths if p.suffix == ".py"}
+        if modules:
+            for pack in self._loader.packs(old.config):
+                self._loader.binder.reimport(pack, modules)
+        result = self._loader.load(old.generation + 1, changed=paths)
+        ms = (perf_counter() - started) * 1000
+        new = result.snapshot
+        if new is None:
+            event = ReloadEvent(
+                False, old.generation, old.generation, ms, problems=tuple(result.problems), files=files
+            )
+            self.last_result = result
+        else:
+            # Order matters: a reader takes the snapshot first, so everything it reaches
+            # through the engine afterwards must already belong to the new generation.
+            self._availability = AvailabilityCache(
+                float(new.config["check_ttl"]), runtime_reason=self._runtime_reason
+            )
+            self._hooks.set_config_hooks(new.config_hooks)
+            self._hooks.timeout = float(new.config["hook_timeout"])
+            self.workers.limit = int(new.config["max_handler_threads"])
+            self._snapshot = new
+            self.last_result = result
+            self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
+            event = diff(old, new, ms, files)
         return event
 
     def add_tool_source(self, source: ToolSource) -> None:

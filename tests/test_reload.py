@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -399,3 +401,92 @@ def test_a_lower_size_limit_in_the_config_applies_to_unchanged_manifests_on_relo
         ("file-too-large", "manifests/echo.yaml"),
         ("file-too-large", "toolsets/sets.yaml"),
     ]
+
+
+# -- robustness: packages, a root that goes away, what dev reports -----------------------------
+
+
+def test_a_reload_rebinds_a_tool_to_an_unchanged_module_of_a_package_whose_other_module_changed(
+    write_project: Callable[..., Path],
+) -> None:
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [rb_pkg]\n",
+            "rb_pkg/__init__.py": "",
+            "rb_pkg/a.py": "from rb_pkg.b import b as _b\n\ndef a() -> str:\n    return 'a1' + _b()\n",
+            "rb_pkg/b.py": "def b() -> str:\n    return 'b'\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/m.yaml": "kind: Tool\nname: x\ntoolset: t\ndescription: X.\nhandler: rb_pkg.a:a\n"
+            "parameters: {type: object}\n",
+        }
+    )
+    engine = Engine.load(root)
+    assert engine.call("x").output == "a1b"
+    write(root / "rb_pkg/a.py", "def a() -> str:\n    return 'a2'\n")
+    write(root / "manifests/m.yaml", (root / "manifests/m.yaml").read_text().replace("rb_pkg.a:a", "rb_pkg.b:b"))
+    event = engine.reload([root / "rb_pkg/a.py", root / "manifests/m.yaml"])
+    assert event.ok, [p.format() for p in event.problems]
+    assert engine.call("x").output == "b"
+    assert sys.modules["rb_pkg"].b is sys.modules["rb_pkg.b"]  # the package is whole again
+
+
+def test_the_watcher_judges_the_root_itself_relevant(engine: Engine) -> None:
+    watcher = engine.watch()
+    assert watcher.relevant(engine.root) is True
+    assert watcher.relevant(engine.root / "hermes-engine.yaml") is True
+    assert watcher.relevant(engine.root.parent) is False
+
+
+@pytest.mark.parametrize("how", ["rename", "remove"])
+def test_the_watcher_survives_the_root_going_away_and_coming_back(
+    watched: tuple[Engine, list[ReloadEvent]], root: Path, how: str
+) -> None:
+    engine, _ = watched
+    away = root.with_name(root.name + ".away")
+    if how == "rename":
+        os.rename(root, away)
+    else:
+        shutil.copytree(root, away)
+        shutil.rmtree(root)
+    wait_for(lambda: all(t.is_alive() for t in engine._watchers[0]._threads) and not root.exists())
+    if how == "rename":
+        os.rename(away, root)
+    else:
+        shutil.copytree(away, root)
+    write(root / "hermes-engine.yaml", (root / "hermes-engine.yaml").read_text() + "check_ttl: 7\n")
+    wait_for(lambda: engine.config["check_ttl"] == 7)
+    generation = engine.generation
+    write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Back.", handler="echo"))
+    wait_for(lambda: engine.generation > generation)
+    assert engine.definitions()[0]["function"]["description"] == "Back."
+
+
+def test_a_symlink_loop_among_the_manifests_is_a_located_error_not_a_skipped_file(root: Path, runner: Any) -> None:
+    from engine.cli import cli
+
+    os.symlink("loop.yaml", root / "manifests/loop.yaml")
+    result = runner.invoke(cli, ["validate", "--root", str(root), "--format", "json"])
+    assert result.exit_code == 1, result.output
+    [error] = json.loads(result.stdout)["errors"]
+    assert (error["file"], error["line"], error["code"]) == ("manifests/loop.yaml", 1, "file-unreadable")
+
+
+def test_dev_reports_every_problem_as_an_error_event_and_never_a_traceback(root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "engine", "--root", str(root), "dev", "--json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert json.loads(proc.stdout.readline())["event"] == "ready"
+        time.sleep(0.3)  # the watcher is armed before "ready"; this only avoids a same-mtime save
+        write(root / "manifests/bad.yaml", "kind: [Tool]\nname: x\n")
+        error = json.loads(proc.stdout.readline())
+        assert error["event"] == "error"
+        assert [(e["file"], e["code"]) for e in error["errors"]] == [("manifests/bad.yaml", "kind-unknown")]
+        (root / "manifests/bad.yaml").unlink()
+        assert json.loads(proc.stdout.readline())["event"] == "reloaded"
+        os.symlink("loop.yaml", root / "manifests/loop.yaml")
+        error = json.loads(proc.stdout.readline())
+        assert [(e["file"], e["code"]) for e in error["errors"]] == [("manifests/loop.yaml", "file-unreadable")]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert "Traceback" not in proc.stderr.read()

@@ -143,6 +143,7 @@ class Binder:
     def _import(self, real: str, written: str, pack: Pack) -> Any:
         top = real.split(".", 1)[0]
         try:
+            _import_parents(real)
             module = importlib.import_module(real)
         except ModuleNotFoundError as exc:
             if exc.name and (real == exc.name or real.startswith(exc.name + ".")):
@@ -198,6 +199,26 @@ class Binder:
                     dropped.append(name)
         importlib.invalidate_caches()
         return dropped
+
+
+def _import_parents(name: str) -> None:
+    """Import the packages above ``name`` that a reload dropped, and hang their kept
+    submodules back on them.
+
+    A reload drops a changed module and its parents but keeps unchanged siblings, and
+    ``import_module`` returns a kept ``pkg.b`` without importing ``pkg`` again: the
+    package would be missing (and ``pkg.b`` no attribute of it).
+    """
+    parts = name.split(".")
+    for depth in range(1, len(parts)):
+        parent = ".".join(parts[:depth])
+        if parent not in sys.modules:
+            importlib.import_module(parent)
+    for depth in range(1, len(parts)):
+        parent, child = ".".join(parts[:depth]), ".".join(parts[: depth + 1])
+        package, module = sys.modules.get(parent), sys.modules.get(child)
+        if package is not None and module is not None and not hasattr(package, parts[depth]):
+            setattr(package, parts[depth], module)
 
 
 def _summary(exc: BaseException) -> str:

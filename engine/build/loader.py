@@ -32,6 +32,7 @@ from engine.source.project import (
     check_project_root,
     is_builtin_root,
     manifest_files,
+    resolved,
 )
 from engine.source.yamlfile import Document, ParsedFile, parse_file
 from engine.templates import ToolTemplates, compile_tool, sample_context
@@ -228,7 +229,7 @@ class ProjectLoader:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._load(generation, {Path(p).resolve() for p in changed}, strict)
+            return self._load(generation, {resolved(p) for p in changed}, strict)
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -611,6 +612,16 @@ class ProjectLoader:
         )
         self._policy_cache = (key, result)
         return result
+
+
+def load_reporting(loader: ProjectLoader, generation: int = 1) -> LoadResult:
+    """:meth:`ProjectLoader.load` for long-running commands (``dev``): a failure of the engine
+    itself becomes a problem to report (on the config file), never an exception that ends it."""
+    try:
+        return loader.load(generation)
+    except Exception as exc:
+        message = f"the engine failed while loading ({type(exc).__name__}: {exc}); this is a bug in hermes-engine"
+        return LoadResult(None, [Problem(CONFIG_NAMES[0], 1, 1, "load-failed", message)], {})
 
 
 def _signature_problems(doc: Document, bound: Bound, properties: dict[str, Any], required: set[str]) -> list[Problem]:

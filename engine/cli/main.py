@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from engine.build.loader import LoadResult, ProjectLoader
+from engine.build.loader import LoadResult, ProjectLoader, load_reporting
 from engine.cli.prompt import printable, prompt
 from engine.cli.reporters import REPORTERS
 from engine.definitions.formats import FORMATS
@@ -325,7 +325,7 @@ def dev(ctx: click.Context, as_json: bool) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     loader = ProjectLoader(root)
     started = time.perf_counter()
-    result = loader.load(1)
+    result = load_reporting(loader)
     try:
         while result.snapshot is None:
             # A broken project at start-up is normal while editing: report, wait, try again.
@@ -333,7 +333,7 @@ def dev(ctx: click.Context, as_json: bool) -> None:
             if not _wait_for_change(loader, stop):
                 return
             started = time.perf_counter()
-            result = loader.load(1)
+            result = load_reporting(loader)
         engine = Engine(loader, result)
         ms = (time.perf_counter() - started) * 1000
         _emit(
@@ -360,19 +360,22 @@ def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
     """Block until something under the root changes; False when asked to stop."""
     import watchfiles  # noqa: PLC0415
 
-    for changes in watchfiles.watch(
-        loader.root,
-        stop_event=stop,
-        debounce=250,
-        step=10,
-        raise_interrupt=False,
-        yield_on_timeout=True,
-        rust_timeout=200,
-    ):
-        if stop.is_set():
-            return False
-        if changes:
-            return True
+    try:
+        for changes in watchfiles.watch(
+            loader.root,
+            stop_event=stop,
+            debounce=250,
+            step=10,
+            raise_interrupt=False,
+            yield_on_timeout=True,
+            rust_timeout=200,
+        ):
+            if stop.is_set():
+                return False
+            if changes:
+                return True
+    except Exception:  # the root went away, or cannot be watched: look again shortly
+        return not stop.wait(0.5)
     return False
 
 

@@ -4,6 +4,11 @@ Two watchers run: one recursive over the folders that hold manifests and handler
 modules, one non-recursive over the project root (the config file, and folders
 that appear or disappear). Editors' temporary files are ignored; a burst of
 events (an atomic-rename save is several) becomes one reload.
+
+Neither thread ends before :meth:`Watcher.stop`: when the root is renamed away or
+removed, the root watcher waits for it to come back, then watches again and reloads
+every file (anything may have changed meanwhile); a watch that fails (a folder gone
+between listing and watching) is set up again.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +30,7 @@ log = logging.getLogger("hermes_engine.watch")
 
 DEFAULT_DEBOUNCE_MS = 250
 DEFAULT_STEP_MS = 10
+RETRY_SECONDS = 0.2
 
 
 class Watcher:
@@ -43,6 +50,8 @@ class Watcher:
         self.force_polling = force_polling
         self._stop = threading.Event()
         self._restart = threading.Event()
+        self._lost = threading.Event()  # the root was gone: reload everything once it is back
+        self._arrived: set[str] = set()
         self._threads: list[threading.Thread] = []
         self._ready = threading.Barrier(3, timeout=10)
 
@@ -60,6 +69,8 @@ class Watcher:
             rel = path.relative_to(root)
         except ValueError:
             return False
+        if not rel.parts:
+            return True  # the root itself: renamed, removed or replaced
         if any(is_ignored_name(part) for part in rel.parts) or "__pycache__" in rel.parts:
             return False
         if len(rel.parts) == 1:
@@ -111,38 +122,94 @@ class Watcher:
         )
 
     def _watch_root(self) -> None:
-        first = True
-        for changes in self._events([self.engine.root], recursive=False, stop=self._stop):
-            if first:
-                first = False
+        while not self._stop.is_set():
+            root = self.engine.root
+            identity = _identity(root)
+            if identity is None:  # renamed away or removed: wait for it to come back
+                self._lost.set()
                 self._arrive()
-            if not changes:
+                self._stop.wait(RETRY_SECONDS)
                 continue
-            paths = {Path(p) for _, p in changes}
-            if any(p.name in MANIFEST_DIRS or p.is_dir() for p in paths):
-                self._restart.set()  # a watched folder appeared or went away
-            self._reload(paths)
+            if self._lost.is_set():
+                self._lost.clear()
+                self._restart.set()
+                self._reload(self._everything())
+            try:
+                for changes in self._events([root], recursive=False, stop=self._stop):
+                    self._arrive()
+                    paths = {Path(p) for _, p in changes}
+                    # The root itself changed (removed, moved; a new directory may even get the
+                    # old inode number): its watch is gone, so watch again and read everything.
+                    if root in paths or _identity(root) != identity:
+                        self._lost.set()
+                        self._restart.set()
+                        break
+                    if not paths:
+                        continue
+                    if any(p.name in MANIFEST_DIRS or p.is_dir() for p in paths):
+                        self._restart.set()  # a watched folder appeared or went away
+                    self._reload(paths)
+            except Exception:
+                log.debug("watching the project root failed; watching it again", exc_info=True)
+                self._arrive()
+                self._stop.wait(RETRY_SECONDS)
 
     def _watch_folders(self) -> None:
-        first = True
+        ended: float | None = None  # when the previous watch stopped: files saved since were missed
         while not self._stop.is_set():
             self._restart.clear()
-            folders = self.folders()
+            folders = self.folders() if self.engine.root.is_dir() else []
             if not folders:
-                if first:
-                    first = False
-                    self._arrive()
-                self._restart.wait(0.2)
+                self._arrive()
+                self._restart.wait(RETRY_SECONDS)
                 continue
             stop = _Either(self._stop, self._restart)
-            for changes in self._events(folders, recursive=True, stop=stop):  # type: ignore[arg-type]
-                if first:
-                    first = False
+            armed = False
+            try:
+                for changes in self._events(folders, recursive=True, stop=stop):  # type: ignore[arg-type]
                     self._arrive()
-                if changes:
-                    self._reload({Path(p) for _, p in changes})
+                    if not armed:  # the first yield: the new watch is in place
+                        armed = True
+                        missed = self._saved_since(ended, folders) if ended is not None else set()
+                        if missed:
+                            self._reload(missed)
+                    if changes:
+                        paths = {Path(p) for _, p in changes}
+                        self._reload(paths)
+                        if paths.intersection(folders):  # a watched folder itself went away or moved
+                            break
+            except Exception:
+                log.debug("watching the project folders failed; watching them again", exc_info=True)
+                self._arrive()
+                self._restart.wait(RETRY_SECONDS)
+            ended = time.time()
+
+    def _saved_since(self, moment: float, folders: list[Path]) -> set[Path]:
+        """Relevant files under ``folders`` modified at or after ``moment`` (wall clock, as mtimes are)."""
+        found: set[Path] = set()
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                for path in folder.rglob("*"):
+                    with contextlib.suppress(OSError):
+                        if path.stat().st_mtime >= moment - 0.01 and path.is_file() and self.relevant(path):
+                            found.add(path)
+        return found
+
+    def _everything(self) -> set[Path]:
+        """Every file a reload reads, so that each is parsed (and each handler module imported) again."""
+        root = self.engine.root
+        found = {root / name for name in CONFIG_NAMES}
+        for folder in self.folders():
+            with contextlib.suppress(OSError):
+                found.update(p for p in folder.rglob("*") if p.is_file() and self.relevant(p))
+        return found
 
     def _arrive(self) -> None:
+        """Tell start() this thread is watching (once per thread)."""
+        name = threading.current_thread().name
+        if name in self._arrived:
+            return
+        self._arrived.add(name)
         with contextlib.suppress(threading.BrokenBarrierError):
             self._ready.wait()
 
@@ -151,6 +218,15 @@ class Watcher:
             self.engine.reload(sorted(paths))
         except Exception:  # a reload never kills the watcher; the engine reports what went wrong
             log.exception("reload failed")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which directory ``path`` is now (None: there is none)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if path.is_dir() else None
 
 
 class _Either:

@@ -7,6 +7,7 @@ engine: at the top of a source checkout, under ``engine/_builtin`` in a wheel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +82,14 @@ def is_builtin_root(root: Path) -> bool:
         return False
 
 
+def resolved(path: Path | str) -> Path:
+    """``path`` made absolute with its links followed; as far as they go when they loop."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return Path(os.path.abspath(path))
+
+
 def is_ignored_name(name: str) -> bool:
     """Editor temporaries and hidden files are never manifests."""
     return (
@@ -102,6 +111,8 @@ def manifest_files(pack: Pack) -> list[Path]:
             rel = path.relative_to(base)
             if any(is_ignored_name(part) for part in rel.parts):
                 continue
-            if path.suffix in MANIFEST_SUFFIXES and path.is_file():
+            # A link that leads nowhere (dangling, or a loop) is listed too: reading it fails
+            # with a located error instead of the manifest being skipped in silence.
+            if path.suffix in MANIFEST_SUFFIXES and (path.is_file() or path.is_symlink()):
                 found.append(path)
     return sorted(found)
