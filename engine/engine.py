@@ -608,16 +608,12 @@ class Engine:
         ms = (perf_counter() - started) * 1000
         new = result.snapshot
         if new is None:
-            event = ReloadEvent(
-                False, old.generation, old.generation, ms, problems=tuple(result.problems), files=files
-            )
+            event = ReloadEvent(False, old.generation, old.generation, ms, problems=tuple(result.problems), files=files)
             self.last_result = result
         else:
             # Order matters: a reader takes the snapshot first, so everything it reaches
             # through the engine afterwards must already belong to the new generation.
-            self._availability = AvailabilityCache(
-                float(new.config["check_ttl"]), runtime_reason=self._runtime_reason
-            )
+            self._availability = AvailabilityCache(float(new.config["check_ttl"]), runtime_reason=self._runtime_reason)
             self._hooks.set_config_hooks(new.config_hooks)
             self._hooks.timeout = float(new.config["hook_timeout"])
             self.workers.limit = int(new.config["max_handler_threads"])
