@@ -12,8 +12,10 @@ from pathlib import Path
 
 from engine.dispatch.context import CallContext, ToolFailure
 
+from . import _remote_files
 from ._io import atomic_write
 from ._paths import display, resolve
+from ._runtime import files_elsewhere
 
 _SNIFF = 8192
 _MAX_LINE = 2000
@@ -65,6 +67,8 @@ def _read_text(real: Path, raw: str) -> str:
 
 
 def read_file(path: str, ctx: CallContext, offset: int = 1, limit: int = 500) -> str:
+    if files_elsewhere(ctx):
+        return _remote_files.read_file(ctx, path, offset, limit)
     real = resolve(ctx, path)
     _check_text_file(real, path)
     budget = int(ctx.config.get("files", "max_read_chars"))
@@ -99,6 +103,8 @@ def read_file(path: str, ctx: CallContext, offset: int = 1, limit: int = 500) ->
 
 
 def write_file(path: str, content: str, ctx: CallContext) -> str:
+    if files_elsewhere(ctx):
+        return _remote_files.write_file(ctx, path, content)
     real = resolve(ctx, path, write=True)
     if real.is_dir():
         raise ToolFailure(f"{path!r} is a directory")
@@ -117,6 +123,8 @@ def patch(
     replace_all: bool = False,
     diff: str | None = None,
 ) -> str:
+    if files_elsewhere(ctx):
+        return _remote_files.patch(ctx, path, old_string, new_string, replace_all, diff)
     real = resolve(ctx, path, write=True)
     original = _read_text(real, path)
     if diff is not None:
@@ -218,6 +226,8 @@ def search_files(
     ignore_case: bool = False,
     max_results: int = 100,
 ) -> str:
+    if files_elsewhere(ctx):
+        return _remote_files.search_files(ctx, pattern, mode, path, include, ignore_case, max_results)
     base = resolve(ctx, path)
     if not base.is_dir():
         raise ToolFailure(f"{path!r} is not a directory")
@@ -309,6 +319,8 @@ def _ripgrep(
 
 
 def list_dir(ctx: CallContext, path: str = ".", hidden: bool = False) -> str:
+    if files_elsewhere(ctx):
+        return _remote_files.list_dir(ctx, path, hidden)
     real = resolve(ctx, path)
     if not real.exists():
         raise ToolFailure(f"no such directory: {path!r}")

@@ -16,6 +16,7 @@ import sh
 
 from engine.dispatch.context import CallContext, ToolFailure
 
+from . import _runtime
 from ._env import child_env
 from ._paths import resolve
 
@@ -59,6 +60,8 @@ def terminal(
     cwd: str | None = None,
     background: bool = False,
 ) -> dict[str, Any]:
+    if _runtime.elsewhere(ctx):
+        return _runtime.terminal(ctx, command, timeout, cwd, background)
     run_dir, env = _settings(ctx, cwd)
     if background:
         return processes(ctx).start(_shell(ctx), command, run_dir, env)
@@ -216,6 +219,8 @@ def process(
     timeout: float = 30,
     lines: int = 200,
 ) -> Any:
+    if _runtime.elsewhere(ctx):
+        return _runtime.process(action, ctx, process_id, input, timeout, lines)
     manager = processes(ctx)
     if action == "list":
         return {"processes": manager.list()}

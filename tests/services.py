@@ -140,9 +140,14 @@ def _busybox_rootfs() -> bytes:
     applets = subprocess.run([busybox, "--list"], capture_output=True, text=True, check=True).stdout.split()
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for folder in ("bin", "tmp", "root", "etc", "proc", "dev", "sys"):
+        for folder in ("bin", "tmp", "root", "etc", "proc", "dev", "sys", "usr"):
             info = tarfile.TarInfo(folder)
             info.type, info.mode = tarfile.DIRTYPE, 0o1777 if folder == "tmp" else 0o755
+            tar.addfile(info)
+        # A runtime that mounts the host's /usr (merged-usr Debian) gets its python3 and node.
+        for link in ("lib", "lib64"):
+            info = tarfile.TarInfo(link)
+            info.type, info.linkname = tarfile.SYMTYPE, f"usr/{link}"
             tar.addfile(info)
         tar.add(busybox, "bin/busybox")
         for applet in applets:

@@ -23,9 +23,14 @@ from engine.registry.specs import Source
 from engine.source.project import Pack
 from engine.source.yamlfile import Document
 
-# Shell commands reach the machine through the terminal, and through a shell
-# running in the background when the model writes to its stdin.
-DEFAULT_TARGETS = (Target("terminal", "command", "command"), Target("process", "input", "command"))
+# Shell commands reach the machine through the terminal, through a shell running in the
+# background when the model writes to its stdin, and through execute_code (its program is
+# read as the `python3 -c CODE` or `node -e CODE` line that runs it).
+DEFAULT_TARGETS = (
+    Target("terminal", "command", "command"),
+    Target("process", "input", "command"),
+    Target("execute_code", "code", "code"),
+)
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command"})
 
 
@@ -191,7 +196,7 @@ def compile_policy(
                     guard(tool, name, "command" if name in _COMMAND_ARGUMENTS else "path")
     if settings.deny_globs:
         for default in DEFAULT_TARGETS:
-            guard(default.tool, default.argument, "command")
+            guard(default.tool, default.argument, default.mode)
     policy = CompiledPolicy(
         patterns=tuple(patterns),
         classes=classes,

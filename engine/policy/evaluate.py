@@ -33,6 +33,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Regex, RegexTimeout, compile_linear
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
+from engine.runtime.code import inline_command
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
 # the parser to be judged at all (a here-document may be unterminated).
@@ -387,9 +388,12 @@ class Evaluator:
         commands: list[str] = []  # values read as commands, with their simple commands
         unparseable: str | None = None
         for argument, mode in policy.targets.get(tool, ()):
-            for value in _strings(args.get(argument)):
+            for given in _strings(args.get(argument)):
                 patterns = self.patterns_for(tool, argument)
-                if mode == "command":
+                value, kind = given, mode
+                if kind == "code":  # an inline program, judged as the command line that runs it
+                    value, kind = inline_command(args.get("language"), given), "command"
+                if kind == "command":
                     cwd = args.get("cwd") if argument == "command" else None
                     seen = _PLAIN if value.isascii() and value.isprintable() else readings(value)
                     found, problem = self.detect_command(

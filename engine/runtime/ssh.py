@@ -20,6 +20,7 @@ import getpass
 import os
 import re
 import signal
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -137,8 +138,16 @@ class SshRuntime(Runtime):
             for field in ("host", "user", "key", "port"):
                 if settings.get(field) is not None:
                     expand(settings[field])
+            host, port = expand(settings["host"]), int(expand(settings.get("port") or 22))
         except RuntimeUnavailable as exc:
             return exc.reason
+        # Reachable at all? (a TCP connect, bounded; the login itself is tried on first use)
+        try:
+            socket.create_connection(
+                (host, port), timeout=min(3.0, float(settings.get("connect_timeout") or 10))
+            ).close()
+        except OSError as exc:
+            return f"cannot reach {host}:{port}: {exc.strerror or exc}"
         return None
 
     # -- the connection ------------------------------------------------------------------

@@ -1,0 +1,195 @@
+"""The tools' side of runtimes: run a command where ``ctx.runtime`` says, with the terminal's contract."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from engine.dispatch.context import CallContext, ToolFailure
+from engine.runtime import ExecResult, ProcessHandle, Runtime, RuntimeFailure, RuntimeUnavailable
+
+from ._env import child_env
+from ._paths import resolve
+
+
+@contextlib.contextmanager
+def runtime(ctx: CallContext) -> Iterator[Runtime]:
+    """The call's runtime, started; its failures become clean tool failures.
+
+    Raises:
+        ToolFailure: the runtime is unavailable (not recoverable) or an operation failed.
+    """
+    ref = ctx.runtime
+    if ref is None:
+        message = f"tool {ctx.tool!r} names no runtime (add runtime: default to its manifest)"
+        raise ToolFailure(message, recoverable=False)
+    try:
+        with ref.use() as live:
+            yield live
+    except RuntimeUnavailable as exc:
+        message = f"runtime {ref.name!r} is unavailable: {exc.reason}"
+        raise ToolFailure(message, recoverable=False, type="unavailable") from None
+    except RuntimeFailure as exc:
+        raise ToolFailure(str(exc)) from None
+
+
+def time_limit(ctx: CallContext, timeout: float | None) -> float:
+    limit = float(timeout or ctx.config.get("terminal", "timeout"))
+    return min(limit, float(ctx.config.get("terminal", "max_timeout")))
+
+
+def env(ctx: CallContext) -> dict[str, str]:
+    return child_env(ctx.config.get("terminal", "env_allowlist"))
+
+
+def shape(result: ExecResult, limit: float, *, with_cwd: bool) -> dict[str, Any]:
+    """An exec result as the terminal reports it."""
+    out: dict[str, Any] = {"exit_code": result.exit_code, "output": result.output}
+    if result.timed_out:
+        out["timed_out"] = True
+        out["message"] = (
+            f"command timed out after {limit:g}s and was stopped; "
+            "use a longer timeout or background: true for long jobs"
+        )
+    elif result.exit_code < 0:
+        out["message"] = f"command was killed by signal {-result.exit_code}"
+    if with_cwd and result.cwd:
+        out["cwd"] = result.cwd
+    return out
+
+
+def run(ctx: CallContext, command: str, *, cwd: str | None = None, timeout: float | None = None) -> dict[str, Any]:
+    """Run ``command`` in the call's runtime and wait for it."""
+    limit = time_limit(ctx, timeout)
+    with runtime(ctx) as live:
+        result = live.exec(command, cwd=cwd, env=env(ctx), timeout=limit)
+        return shape(result, limit, with_cwd=not live.shares_host_files)
+
+
+def elsewhere(ctx: CallContext) -> bool:
+    """Commands run somewhere other than the host itself (sandbox, container, ssh host)."""
+    return ctx.runtime is not None and not ctx.runtime.is_local
+
+
+def files_elsewhere(ctx: CallContext) -> bool:
+    """Files live somewhere other than the host's filesystem (container, ssh host)."""
+    return ctx.runtime is not None and not ctx.runtime.shares_host_files
+
+
+# -- background processes in a runtime ----------------------------------------------------
+
+
+class _Job:
+    def __init__(self, key: str, session: str, handle: ProcessHandle) -> None:
+        self.id = key
+        self.session = session
+        self.handle = handle
+        self.started = time.time()
+
+    def status(self) -> dict[str, Any]:
+        alive = self.handle.is_alive()
+        info: dict[str, Any] = {
+            "process_id": self.id,
+            "pid": self.handle.pid,
+            "command": self.handle.command,
+            "status": "running" if alive else "exited",
+            "runtime_s": round(time.time() - self.started, 1),
+        }
+        if not alive:
+            info["exit_code"] = self.handle.exit_code
+        return info
+
+    def tail(self, lines: int) -> str:
+        try:
+            text = self.handle.log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class RuntimeJobs:
+    """Background processes started in runtimes, by id; each belongs to the session that started it."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self._jobs: dict[str, _Job] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def start(self, ctx: CallContext, command: str, cwd: str | None) -> dict[str, Any]:
+        with self._lock:
+            key = f"rproc_{next(self._ids)}"
+        log = self.log_dir / f"{key}-{time.time_ns()}.log"
+        with runtime(ctx) as live:
+            handle = live.spawn(command, log=log, cwd=cwd, env=env(ctx))
+        ctx.runtime.track(handle)
+        with self._lock:
+            self._jobs[key] = _Job(key, ctx.session_id or "default", handle)
+        return {"process_id": key, "status": "running", "log": str(log), "runtime": ctx.runtime.name}
+
+    def get(self, ctx: CallContext, key: str | None) -> _Job:
+        if not key:
+            raise ToolFailure("process_id is required for this action")
+        job = self._jobs.get(key)
+        if job is None or job.session != (ctx.session_id or "default"):
+            known = ", ".join(k for k, j in self._jobs.items() if j.session == (ctx.session_id or "default")) or "none"
+            raise ToolFailure(f"no background process {key!r} (known: {known})")
+        return job
+
+    def list(self, ctx: CallContext) -> list[dict[str, Any]]:
+        return [j.status() for j in self._jobs.values() if j.session == (ctx.session_id or "default")]
+
+    def close(self) -> None:
+        for job in list(self._jobs.values()):
+            if job.handle.is_alive():
+                with contextlib.suppress(Exception):
+                    job.handle.kill()
+
+
+def jobs(ctx: CallContext) -> RuntimeJobs:
+    return ctx.shared.get_or_create("runtime.processes", lambda: RuntimeJobs(ctx.state_dir / "processes"))
+
+
+def process(
+    action: str, ctx: CallContext, process_id: str | None, input: str | None, timeout: float, lines: int
+) -> Any:
+    """The process tool for processes started in a runtime."""
+    manager = jobs(ctx)
+    if action == "list":
+        return {"processes": manager.list(ctx)}
+    job = manager.get(ctx, process_id)
+    if action == "poll":
+        return {**job.status(), "tail": job.tail(20)}
+    if action == "log":
+        return job.tail(lines) or "(no output yet)"
+    if action == "wait":
+        limit = min(timeout, float(ctx.config.get("terminal", "max_timeout")))
+        if not job.handle.wait(limit):
+            return {**job.status(), "message": f"still running after {limit:g}s", "tail": job.tail(20)}
+        return {**job.status(), "tail": job.tail(20)}
+    if action == "kill":
+        job.handle.kill()
+        return job.status()
+    if action == "write":
+        if input is None:
+            raise ToolFailure("write needs input")
+        try:
+            job.handle.write(input)
+        except RuntimeFailure as exc:
+            raise ToolFailure(f"{job.id}: {exc}") from None
+        return {"process_id": job.id, "written": len(input)}
+    raise ToolFailure(f"unknown action {action!r}")
+
+
+def terminal(ctx: CallContext, command: str, timeout: float | None, cwd: str | None, background: bool) -> Any:
+    """The terminal tool in a runtime other than the host."""
+    if cwd and ctx.runtime.shares_host_files:
+        cwd = str(resolve(ctx, cwd))  # the host's files: the host's confinement
+    if background:
+        return jobs(ctx).start(ctx, command, cwd)
+    return run(ctx, command, cwd=cwd, timeout=timeout)
