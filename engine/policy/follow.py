@@ -98,20 +98,27 @@ class Follower:
         levels = subcommand_levels(program, parsed, argv)
         inner: tuple[list[str], list[bool], bool] | None = None
         via = (*command.via, command.name)
+        # What there is to read: most runs have nothing in most commands, and are skipped by kind.
         variables = bool(local) or len(self.env) > 1  # HOME is always there
+        stdin = bool(command.stdin)
+        files = bool(self.files)
         for level, reading in levels:
-            if not level.runs:
+            runs = level.runs
+            if not runs:
                 continue
             present = frozenset(name for name, _, _ in reading.options)
+            if level.option_names.isdisjoint(present):
+                runs = level.plain_runs
+                if not (variables or stdin or files):
+                    runs = level.word_runs
             count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
-            for run in level.runs:
+            for run in runs:
                 source = run.source
-                # Cheap tests first: most runs have nothing to read in most commands.
                 if source == "option" and run.names.isdisjoint(present):
                     continue
-                if source in ("env", "env_pairs") and not variables:
+                if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
                     continue
-                if (source == "stdin" and not command.stdin) or (source == "files" and not self.files):
+                if (source == "stdin" and not stdin) or (source == "files" and not files):
                     continue
                 if run.kind == "reparse" or not run.applies(present, count):
                     continue
@@ -123,16 +130,23 @@ class Follower:
     def follow_unknown(self, command: Command, rules: Program) -> None:
         """Options of a program the table does not describe whose value looks like a command."""
         argv = command.argv
-        if not any(word[:1] == "-" for word in argv[1:]):
-            return  # no options: nothing to look at
-        via = (*command.via, command.name)
-        words = list(argv)
-        for run in rules.runs:
-            if run.source == "options":
-                for value in _named_option_values(run, words):
-                    payload = _matched(run, value)
-                    if payload is not None:
-                        self._payload(run, command, rules, payload, via, command.depth + 1)
+        for i in range(1, len(argv)):
+            word = argv[i]
+            if word[:1] != "-" or word in ("--", "-"):
+                continue
+            name, eq, value = word.lstrip("-").partition("=")
+            for run in rules.runs:
+                if run.source != "options" or (run.attached and not eq):
+                    continue
+                if run.pattern is None or not run.pattern.fullmatch(name):
+                    continue
+                if not eq:
+                    if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
+                        continue
+                    value = argv[i + 1]
+                payload = _matched(run, value)
+                if payload is not None:
+                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def follow_environment(self, command: Command, rules: Program, local: dict[str, str]) -> None:
         """Variables every program obeys (LD_PRELOAD, BASH_ENV ...)."""
@@ -190,8 +204,6 @@ class Follower:
             values = [v for name, v, _ in parsed.options if name in run.names and v is not None]
             if run.last:
                 values = values[-1:]
-        elif source == "options":
-            values = _named_option_values(run, argv)
         elif source == "operand":
             operands = parsed.all_operands(argv)
             values = operands[run.index : run.index + 1]
@@ -448,27 +460,10 @@ def _matched(run: Run, value: str) -> str | None:
     found = run.match.search(value)
     if found is None:
         return None
-    if run.match.has_payload:
-        payload: str | None = found.group("payload")
+    if run.match.payloads:
+        payload: str | None = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
         return payload or None
     return value
-
-
-def _named_option_values(run: Run, argv: Sequence[str]) -> list[str]:
-    """`--NAME=VALUE` (and `--NAME VALUE` unless attached-only) for long names the run's regex accepts."""
-    assert run.pattern is not None
-    out = []
-    for i, word in enumerate(argv[1:], start=1):
-        if not word.startswith("-") or word == "--":
-            continue
-        name, eq, value = word.lstrip("-").partition("=")
-        if not run.pattern.fullmatch(name):
-            continue
-        if eq:
-            out.append(value)
-        elif not run.attached and (word.startswith("--") or len(name) == 1) and i + 1 < len(argv):
-            out.append(argv[i + 1])
-    return out
 
 
 def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -> list[tuple[int, int]]:

@@ -21,7 +21,7 @@ import regex as fallback_engine
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
-from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout
+from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout, compile_linear
 from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
@@ -90,11 +90,23 @@ class Program:
     windows: bool = False  # a cmd.exe / PowerShell program: backslashes are path separators
     active: bool = field(init=False, default=False)  # it, or one of its subcommands, runs something
     reparse: Run | None = field(init=False, default=None)  # env -S: words put back in its arguments
+    # For skipping runs quickly: the options any run reads, the runs that read no option, and of
+    # those the ones that read only the words (no variables, input or files).
+    option_names: frozenset[str] = field(init=False, default=frozenset())
+    plain_runs: tuple[Run, ...] = field(init=False, default=())
+    word_runs: tuple[Run, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         active = bool(self.runs) or any(sub.active for sub in self.subcommands.values())
         object.__setattr__(self, "active", active)
         object.__setattr__(self, "reparse", next((r for r in self.runs if r.kind == "reparse"), None))
+        reading_options = [r for r in self.runs if r.source == "option" or r.with_rest]
+        names = frozenset().union(*(r.names for r in reading_options)) if reading_options else frozenset()
+        plain = tuple(r for r in self.runs if r not in reading_options)
+        elsewhere = ("env", "env_pairs", "stdin", "files")
+        object.__setattr__(self, "option_names", names)
+        object.__setattr__(self, "plain_runs", plain)
+        object.__setattr__(self, "word_runs", tuple(r for r in plain if r.source not in elsewhere))
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
@@ -137,24 +149,60 @@ class Extractor:
     """A table regex, run on the bounded `regex` engine: the model writes the text it searches,
     so a search past ``FALLBACK_TIMEOUT`` raises RegexTimeout (the evaluator then fails closed)."""
 
-    __slots__ = ("compiled", "has_payload", "pattern")
+    __slots__ = ("compiled", "linear", "literal", "pattern", "payloads", "prefix", "quick")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.compiled = fallback_engine.compile(pattern, fallback_engine.V0)
-        self.has_payload = "payload" in self.compiled.groupindex
+        # Groups named payload, payload2, ...: the first that took part in the match is the payload.
+        self.payloads = tuple(sorted(g for g in self.compiled.groupindex if g.startswith("payload")))
+        self.prefix = _literal_prefix(pattern)
+        # Most values do not match: RE2 says so first, in linear time; groups are read only on a match.
+        quick = compile_linear(pattern)
+        self.quick = quick if quick.linear else None
+        # Whole-text tests need no groups: a literal is compared, anything else runs on RE2.
+        self.literal = pattern if not _META.search(pattern) else None
+        flags = _FLAGS.match(pattern)
+        head = flags.group() if flags else ""
+        whole = compile_linear(f"{head}(?:{pattern[len(head) :]})\\Z")
+        self.linear = whole if whole.linear else None
 
     def search(self, text: str) -> Any:
+        if self.prefix and not text.startswith(self.prefix):
+            return None  # `^ext::...` cannot match what does not start with `ext::`
+        if self.quick is not None and not self.quick.search(text):
+            return None
         try:
             return self.compiled.search(text, timeout=FALLBACK_TIMEOUT)
         except TimeoutError:
             raise RegexTimeout(self.pattern) from None
 
     def fullmatch(self, text: str) -> bool:
+        if self.literal is not None:
+            return text == self.literal
+        if self.linear is not None:
+            return bool(self.linear.match(text))
         try:
             return self.compiled.fullmatch(text, timeout=FALLBACK_TIMEOUT) is not None
         except TimeoutError:
             raise RegexTimeout(self.pattern) from None
+
+
+_META = re.compile(r"[\\.^$*+?{}\[\]|()]")
+_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The literal text every match starts with, for an anchored, case-sensitive pattern."""
+    if not pattern.startswith("^"):
+        return ""
+    out = []
+    for ch in pattern[1:]:
+        if ch in "\\.^$*+?{}[]|()":
+            break
+        out.append(ch)
+    # A quantifier may follow the last character and make it optional.
+    return "".join(out[:-1]) if out else ""
 
 
 def _regex(value: str, pointer: list[str | int]) -> Extractor:
