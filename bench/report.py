@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust")
+BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust", "runtimes")
 
 
 def run(name: str) -> str:
@@ -213,6 +213,26 @@ python -m bench.bench_robust
   and handler outcomes (any value, 100,000-deep lists, GeneratorExit, SystemExit, exceptions whose
   `__str__` fails...) through each entry point of the chaos test project (`bench/fuzz_calls.py`);
   `check` runs on the builtin policies. "vs plain" compares with a plain call in the same run.
+
+## Runtimes: what running a command elsewhere costs
+
+```bash
+python -m bench.bench_runtimes
+```
+
+```
+{runtimes}
+```
+
+- The floor is `/bin/sh -c true` started with `subprocess` on the host; each row alternates one floor
+  call with one call of the runtime and reports the median of the per-round differences.
+- sandbox: a bubblewrap box per command (read-only root, private /tmp and HOME, new user, pid, ipc,
+  uts and net namespaces, every capability dropped). docker: an exec of the wrapper in the session's
+  running container through the Engine API (the SDK measured ~10 ms faster than `docker exec`).
+  ssh: a warm connection to a loopback sshd; commands go to a reused `/bin/sh` on its own channel,
+  since a new channel costs sshd a fork and a login shell (~120 ms).
+- The dockerd (private data root and socket, no bridge) and the sshd are started by the benchmark
+  as the tests start them, and stopped at its end; it needs root and the packages `.ci/run` installs.
 """
 
 

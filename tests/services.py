@@ -30,6 +30,12 @@ from pathlib import Path
 import pytest
 
 IMAGE = "hermes-test:busybox"
+
+
+class ServiceError(Exception):
+    """A service could not start; the message says why (the fixtures turn it into a test failure)."""
+
+
 LABEL = "hermes-engine"
 
 
@@ -38,7 +44,7 @@ def _need(program: str, package: str) -> str:
         (p for p in (f"/usr/sbin/{program}", f"/sbin/{program}") if os.path.exists(p)), None
     )
     if found is None:
-        pytest.fail(f"{program} is not installed: apt-get install -y {package}", pytrace=False)
+        raise ServiceError(f"{program} is not installed: apt-get install -y {package}")
     return found
 
 
@@ -52,9 +58,9 @@ def _wait_for(condition: object, what: str, proc: subprocess.Popen[bytes] | None
             except subprocess.TimeoutExpired:
                 pass
             else:
-                pytest.fail(f"{what} exited with {proc.returncode}:\n{_tail(log)}", pytrace=False)
+                raise ServiceError(f"{what} exited with {proc.returncode}:\n{_tail(log)}")
         if time.monotonic() > deadline:
-            pytest.fail(f"{what} did not become ready within {limit:g}s:\n{_tail(log)}", pytrace=False)
+            raise ServiceError(f"{what} did not become ready within {limit:g}s:\n{_tail(log)}")
 
 
 def _tail(log: Path) -> str:
@@ -100,15 +106,22 @@ def _stop(proc: subprocess.Popen[bytes], *, tree: bool) -> None:
 # -- bubblewrap --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def bwrap() -> str:
+def check_bwrap() -> str:
     from engine.runtime.sandbox import SandboxRuntime
 
     path = _need("bwrap", "bubblewrap")
     reason = SandboxRuntime.check({})
     if reason:
-        pytest.fail(f"the sandbox cannot work here: {reason}", pytrace=False)
+        raise ServiceError(f"the sandbox cannot work here: {reason}")
     return path
+
+
+@pytest.fixture(scope="session")
+def bwrap() -> str:
+    try:
+        return check_bwrap()
+    except ServiceError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 # -- docker ------------------------------------------------------------------------------
@@ -136,7 +149,7 @@ class DockerDaemon:
 def _busybox_rootfs() -> bytes:
     busybox = Path("/bin/busybox")
     if not busybox.exists():
-        pytest.fail("busybox is not installed: apt-get install -y busybox-static", pytrace=False)
+        raise ServiceError("busybox is not installed: apt-get install -y busybox-static")
     applets = subprocess.run([busybox, "--list"], capture_output=True, text=True, check=True).stdout.split()
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -164,11 +177,21 @@ def _busybox_rootfs() -> bytes:
 
 @pytest.fixture(scope="session")
 def docker_daemon() -> Iterator[DockerDaemon]:
+    try:
+        with start_dockerd() as daemon:
+            yield daemon
+    except ServiceError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@contextlib.contextmanager
+def start_dockerd() -> Iterator[DockerDaemon]:
+    """A private dockerd with the test image (root only)."""
     import docker
 
     dockerd = _need("dockerd", "docker.io")
     if os.geteuid() != 0:
-        pytest.fail("the docker tests start their own dockerd, which needs root", pytrace=False)
+        raise ServiceError("the docker tests start their own dockerd, which needs root")
     base = Path(tempfile.mkdtemp(prefix="hermes-dockerd-"))
     sock = base / "docker.sock"
     log = base / "dockerd.log"
@@ -268,6 +291,16 @@ def _start_sshd(argv: list[str], log: Path, port: int) -> subprocess.Popen[bytes
 
 @pytest.fixture(scope="session")
 def sshd_server() -> Iterator[SshServer]:
+    try:
+        with start_sshd() as server:
+            yield server
+    except ServiceError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@contextlib.contextmanager
+def start_sshd() -> Iterator[SshServer]:
+    """sshd on a free loopback port, with a host key and a user key made here."""
     sshd = _need("sshd", "openssh-server")
     keygen = _need("ssh-keygen", "openssh-client")
     if os.geteuid() == 0:
