@@ -6,7 +6,10 @@ only when it did not.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +21,82 @@ from ._io import atomic_write
 
 _STATUSES = ("pending", "in_progress", "completed", "cancelled")
 _MAX_MEMORY_ENTRY = 4000
+_MAX_ITEMS = 1000  # todo items, memory entries
+_MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
-def _load(path: Path, default: Any) -> Any:
-    if not path.exists():
-        return default
+def _is_todo_list(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, dict)
+        and isinstance(item.get("id"), str)
+        and isinstance(item.get("content"), str)
+        and item.get("status") in _STATUSES
+        for item in value
+    )
+
+
+def _is_memory(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+
+
+def _load(path: Path, what: str, valid: Callable[[Any], bool]) -> Any:
+    """The stored state, checked; a file that is not what this tool wrote is moved aside.
+
+    Raises:
+        ToolFailure: (not recoverable) the file could not be read, or held something else;
+            it is kept as ``<name>.corrupt-N`` and the next call starts afresh.
+    """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        message = f"the stored state at {path} is unreadable ({exc}); move it aside"
-        raise ToolFailure(message, recoverable=False) from None
+        with path.open("rb") as handle:
+            data = handle.read(_MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise ToolFailure(f"the stored {what} at {path} cannot be read ({exc.strerror})", recoverable=False) from None
+    problem = None
+    if len(data) > _MAX_FILE_BYTES:
+        problem = f"it is larger than {_MAX_FILE_BYTES} bytes"
+    else:
+        try:
+            value = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:
+            problem = f"it is not JSON ({exc})"
+        else:
+            if valid(value):
+                return value
+            problem = f"it holds a JSON {type(value).__name__} that is not a {what}"
+    kept = _set_aside(path)
+    raise ToolFailure(
+        f"the stored {what} at {path} is damaged: {problem}. It was moved to {kept.name} (nothing was "
+        "overwritten); the next call starts with an empty one",
+        recoverable=False,
+    )
+
+
+def _set_aside(path: Path) -> Path:
+    for n in itertools.count(1):
+        target = path.with_name(f"{path.name}.corrupt-{n}")
+        try:
+            os.link(path, target)  # never replaces an earlier .corrupt-N
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links here: a rename that might race is still better than nothing
+            if target.exists():
+                continue
+            os.rename(path, target)
+            return target
+        path.unlink()
+        return target
+    raise AssertionError("unreachable")
+
+
+def _store(path: Path, value: list[Any], what: str) -> None:
+    if len(value) > _MAX_ITEMS:
+        raise ToolFailure(f"the {what} holds at most {_MAX_ITEMS} entries")
+    text = json.dumps(value, ensure_ascii=False, indent=1)
+    if len(text.encode("utf-8")) > _MAX_FILE_BYTES:
+        raise ToolFailure(f"the {what} would take more than {_MAX_FILE_BYTES} bytes; remove entries first")
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _lock(path: Path) -> FileLock:
@@ -42,7 +111,7 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
 def todo(ctx: CallContext, todos: list[dict[str, Any]] | None = None, merge: bool = False) -> dict[str, Any]:
     path = ctx.session_dir() / "todo.json"
     with _lock(path):
-        items: list[dict[str, Any]] = _load(path, [])
+        items: list[dict[str, Any]] = _load(path, "todo list", _is_todo_list)
         if todos is None:
             return _summary(items)
         ids = [t["id"] for t in todos]
@@ -55,7 +124,7 @@ def todo(ctx: CallContext, todos: list[dict[str, Any]] | None = None, merge: boo
             items = list(by_id.values())
         else:
             items = [dict(t) for t in todos]
-        atomic_write(path, json.dumps(items, ensure_ascii=False, indent=1))
+        _store(path, items, "todo list")
     return _summary(items)
 
 
@@ -67,7 +136,7 @@ def memory(
 ) -> dict[str, Any]:
     path = ctx.session_dir() / "memory.json"
     with _lock(path):
-        entries: list[str] = _load(path, [])
+        entries: list[str] = _load(path, "memory", _is_memory)
         if action == "list":
             return {"entries": entries}
         if action == "add":
@@ -89,8 +158,11 @@ def memory(
             else:
                 if not content:
                     raise ToolFailure("replace needs content")
-                entries[hits[0]] = entries[hits[0]].replace(old_text, content)
+                replaced = entries[hits[0]].replace(old_text, content)
+                if len(replaced) > _MAX_MEMORY_ENTRY:
+                    raise ToolFailure(f"an entry holds at most {_MAX_MEMORY_ENTRY} characters")
+                entries[hits[0]] = replaced
         else:
             raise ToolFailure(f"unknown action {action!r}")
-        atomic_write(path, json.dumps(entries, ensure_ascii=False, indent=1))
+        _store(path, entries, "memory")
     return {"entries": entries}

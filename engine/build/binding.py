@@ -116,6 +116,13 @@ class Binder:
             )
         if attr.startswith("__"):
             raise BindError("handler-not-allowed", "dunder names cannot be bound")
+        top = module_name.split(".", 1)[0]
+        if pack.name != "builtin" and not is_project_package(top, pack.root):
+            raise BindError(
+                "handler-not-allowed",
+                f"{top!r} is not a package of this project (there is no {top}/ or {top}.py in "
+                f"{pack.root}); handlers must be the project's own code, not an installed or standard module",
+            )
         self.prepare(pack)
         real = self.import_name(module_name, pack)
         module = self._import(real, module_name, pack)
@@ -166,9 +173,6 @@ class Binder:
         module = sys.modules.get(top)
         if self._unshadowed.get((str(pack.root), top)) is module:
             return
-        own = [pack.root / top, pack.root / f"{top}.py"]
-        if not any(p.exists() for p in own):
-            return  # an installed package the config allowed explicitly
         location = _location(sys.modules.get(top))
         if location is None or not location.is_relative_to(pack.root):
             raise BindError(
@@ -219,6 +223,11 @@ def _import_parents(name: str) -> None:
         package, module = sys.modules.get(parent), sys.modules.get(child)
         if package is not None and module is not None and not hasattr(package, parts[depth]):
             setattr(package, parts[depth], module)
+
+
+def is_project_package(top: str, root: Path) -> bool:
+    """Whether the top-level module ``top`` is a folder or a ``.py`` file of the project at ``root``."""
+    return (root / top).is_dir() or (root / f"{top}.py").is_file()
 
 
 def _summary(exc: BaseException) -> str:

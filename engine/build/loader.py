@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import config as config_mod
-from engine.build.binding import Binder, BindError, Bound
+from engine.build.binding import Binder, BindError, Bound, is_project_package
 from engine.build.link import Linked, check_enabled_names, link
 from engine.build.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
@@ -314,6 +314,8 @@ class ProjectLoader:
             server_problems, declared = check_servers(servers, linked.toolsets, linked.toolset_aliases)
             problems.extend(server_problems)
         problems.extend(check_enabled_names(config_doc, dict(config.data), linked, broken_toolsets | declared))
+        if not self.is_builtin_project:
+            problems.extend(_outside_handler_roots(config_doc, config, self.root))
         runtime_docs = [d for d in policy_docs if d.data["kind"] == "Runtime"]
         runtimes, runtime_problems = check_runtimes(runtime_docs, self.runtime_types, self.root)
         problems.extend(runtime_problems)
@@ -612,6 +614,29 @@ class ProjectLoader:
         )
         self._policy_cache = (key, result)
         return result
+
+
+def _outside_handler_roots(config_doc: Document | None, config: Config, root: Path) -> list[Problem]:
+    """handler_roots written in the config must be packages of the project: naming `subprocess`
+    or an installed package would let a manifest bind code the project does not hold."""
+    written = (
+        config_doc.data.get("handler_roots") if config_doc is not None and isinstance(config_doc.data, dict) else None
+    )
+    if config_doc is None or written != list(config["handler_roots"]):  # not written, or invalid (reported)
+        return []
+    problems = []
+    for i, prefix in enumerate(config["handler_roots"]):
+        top = prefix.split(".", 1)[0]
+        if not is_project_package(top, root):
+            problems.append(
+                config_doc.problem(
+                    ["handler_roots", i],
+                    "handler-root-outside",
+                    f"handler root {prefix!r} is not a package of this project (no {top}/ or {top}.py here); "
+                    "handlers must be the project's own code, not a standard or installed module",
+                )
+            )
+    return problems
 
 
 def load_reporting(loader: ProjectLoader, generation: int = 1) -> LoadResult:

@@ -7,6 +7,7 @@ handler modules need no globals and two engines in one process stay apart.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Callable
@@ -17,7 +18,28 @@ from typing import Any, Protocol, TypeVar
 from engine.config import Config
 
 T = TypeVar("T")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_KEPT = re.compile(r"[a-z0-9_-]")
+_NAME_LIMIT = 100
+
+
+def session_dirname(session_id: str | None) -> str:
+    """The directory name of a session: distinct ids never share one.
+
+    Everything but ``a-z 0-9 _ -`` is percent-encoded (so ``alice@corp`` and ``alice_corp``,
+    ``Alice`` and ``alice`` on a case-insensitive disk, and ``..`` all stay apart); a long
+    name keeps its start and ends in a hash after ``~``, which the encoding never produces.
+    No session (None or "") is ``default``.
+    """
+    if not session_id:
+        return "default"
+    text = str(session_id)
+    name = "".join(
+        c if _KEPT.match(c) else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in text
+    )
+    if len(name) > _NAME_LIMIT:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        name = f"{name[:60]}~{digest}"
+    return name
 
 
 class SharedState:
@@ -78,8 +100,7 @@ class CallContext:
 
     def session_dir(self) -> Path:
         """A private directory for this session's state (created on demand)."""
-        name = _UNSAFE.sub("_", self.session_id or "default")[:100] or "default"
-        path = self.state_dir / "sessions" / name
+        path = self.state_dir / "sessions" / session_dirname(self.session_id)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
