@@ -30,7 +30,7 @@ from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolic
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import PathClassifier
 from engine.policy.programs import ProgramTable
-from engine.policy.regexes import Regex, RegexTimeout, compile_linear
+from engine.policy.regexes import Finder, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
 from engine.runtime.code import inline_command
@@ -45,7 +45,14 @@ _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "in
 # The flat scan: quoting removed, the text cut at anything that may end a command.
 _FLAT_QUOTING = re.compile(r"[\"'\\]")
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
-_FLAT_WINDOW = 64  # words judged after a command name in the flat scan
+_FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
+_FLAT_LONG = 512  # words judged after the first one between two operators
+_FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
+_FLAT_REMEMBERED = 4096  # stretches remembered, so a repeated one is judged once
+_FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
+_FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
+_FLAT_BREAKS_BYTES = re.compile(rb"[;&|\n()<>`]+|\$\(")
+_FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
 
 # CPU seconds one command may take to judge: a backstop for what the deterministic limits (size,
 # depth, tokens, commands, brace groups) do not foresee; those bound the work, and the adversarial
@@ -80,7 +87,8 @@ class _Index:
     _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
     # Command names (exact, and globs as one regex) that some hardline matcher looks for.
     hardline_names: frozenset[str] = frozenset()
-    hardline_globs: Regex | None = None
+    # Where a word the flat scan judges may start: a hardline command name, with or without a path.
+    hardline_words: Finder | None = None
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -129,7 +137,7 @@ class _Index:
             for name, entries in table.items()
             if any(e[1].severity == "hardline" for e in entries)
         }
-        hard_globs = [g.pattern for e in globbed if e[1].severity == "hardline" for g in e[2].name_globs]
+        hard_globs = [g.glob for e in globbed if e[1].severity == "hardline" for g in e[2].name_globs if g.glob]
         return cls(
             by_name,
             by_subcommand,
@@ -141,7 +149,7 @@ class _Index:
             {},
             sub_names,
             frozenset(hard_names),
-            compile_linear("|".join(f"(?:{g})" for g in hard_globs), re.IGNORECASE | re.DOTALL) if hard_globs else None,
+            _word_finder(hard_names, hard_globs),
         )
 
     def candidates(self, command: Command) -> list[_Entry]:
@@ -523,19 +531,63 @@ def _first(hit: tuple[int, Match]) -> int:
 
 
 def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
-    """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan)."""
-    names = index.hardline_names
-    globs = index.hardline_globs
-    known: dict[str, bool] = {}
-    for segment in _FLAT_BREAKS.split(_FLAT_QUOTING.sub("", text)):
-        words = segment.split()
-        for i, word in enumerate(words):
-            hit = known.get(word)
-            if hit is None:
-                name = command_name(word)
-                hit = known[word] = name in names or (globs is not None and globs.match(name) is not None)
-            if hit:
-                yield tuple(words[i : i + _FLAT_WINDOW])
+    """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
+
+    Between two operators, the first occurrence of each name is judged with every word after
+    it (up to _FLAT_LONG: `rm x rm x ... -rf /` is one rm to bash), later ones with the next
+    _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text; names are found
+    on RE2, so stretches without one cost next to nothing.
+    """
+    finder = index.hardline_words
+    if finder is None:
+        return
+    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass")
+    size = len(flat)
+    end = -1
+    names: set[bytes] = set()
+    stretches: set[bytes] = set()
+    repeated = False
+    extra = 0
+    for found, stop in finder.spans(flat):
+        start = found + 1 if flat[found : found + 1] in _FLAT_SEPARATORS else found  # past the separator
+        if stop < size and flat[stop : stop + 1] not in _FLAT_SEPARATORS:
+            continue  # only the start of a longer word (`rmdir` for `rm`)
+        if start >= end:  # a new stretch between operators
+            brk = _FLAT_BREAKS_BYTES.search(flat, start)
+            end = brk.start() if brk else size
+            names.clear()
+            extra = 0
+            stretch = flat[start:end]
+            repeated = stretch in stretches  # the same text again judges the same way
+            if not repeated and len(stretches) < _FLAT_REMEMBERED:
+                stretches.add(stretch)
+        if repeated:
+            continue
+        name = flat[start:stop].rsplit(b"/", 1)[-1].lower()
+        if name not in names:
+            names.add(name)
+            words = _FLAT_WORDS_LONG.match(flat, start, end)
+        elif extra < _FLAT_PER_SEGMENT:
+            extra += 1
+            words = _FLAT_WORDS.match(flat, start, end)
+        else:
+            continue
+        if words is not None:
+            yield tuple(w.decode("utf-8", "surrogateescape") for w in words.group().split())
+
+
+_WORD_CHAR = r"[^\s;&|()<>`]"
+
+
+def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
+    """Where a word whose basename is one of ``names`` or matches one of ``globs`` may start."""
+    ordered = sorted(set(names), key=len, reverse=True)
+    options = [re.escape(n) + (r"[0-9.]*" if n == "python" else "") for n in ordered]
+    options += [glob_in_word(g, r"[^\s;&|()<>`/]") for g in set(globs)]
+    if not options:
+        return None
+    body = "|".join(options)
+    return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
 
 
 def _shell_word(text: str) -> str:

@@ -29,7 +29,10 @@ ARITH = 3  # $((...))
 MAX_LENGTH = 64 * 1024
 # Words and operators one check may lex in all (payloads re-lexed included): the analysis of
 # each costs about the same, so this bounds the whole parse. Past it, OverBudget.
-MAX_TOKENS = 4096
+MAX_TOKENS = 1024
+# Parentheses or braces nested inside one `$(...)`, `${...}` or `((...))`: the analyzer reads
+# payloads only 8 levels deep, and every level would scan the text again.
+MAX_NESTING = 64
 
 
 class ShellSyntaxError(Exception):
@@ -328,7 +331,12 @@ class Lexer:
             # Process substitution: `<(cmd)` runs cmd; the word may go on after it.
             self.pos += 2
             segs.append(Seg(SUB, self._balanced(")", comments=True)))
+        budget = BUDGET.get()
+        charged = 0
         while self.pos < n:
+            if budget is not None and len(segs) - charged >= 64:
+                budget.spend(8)  # a word of many parts costs like the words it could have been
+                charged = len(segs)
             ch = text[self.pos]
             plain = _PLAIN.match(text, self.pos)
             if plain is not None:
@@ -582,6 +590,8 @@ def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False)
             continue
         if ch == opener:
             depth += 1
+            if depth > MAX_NESTING:
+                raise OverBudget(f"groups nested more than {MAX_NESTING} deep")
         elif ch == closer:
             depth -= 1
             if depth == 0:
@@ -608,6 +618,8 @@ def _arithmetic_end(text: str, start: int) -> int | None:
             continue
         if ch == "(":
             depth += 1
+            if depth > MAX_NESTING:
+                raise OverBudget(f"groups nested more than {MAX_NESTING} deep")
         elif ch == ")":
             if depth == 0:
                 return i if text.startswith("))", i) else None
