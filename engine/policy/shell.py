@@ -21,6 +21,7 @@ from engine.policy.argv import parse_argv
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
 from engine.policy.follow import Follower, join_path
 from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, Seg, ShellSyntaxError, Token, expand_braces, tokenize
+from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
@@ -31,9 +32,6 @@ _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
 _FILE_WRITERS = frozenset({"tee", "curl", "wget"})  # write files named by their arguments
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# Programs that make a second name for a file or directory (`ln -s TARGET NAME`).
-_LINKERS = frozenset({"ln", "cp", "mount"})
-_ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
@@ -151,7 +149,7 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     return pipelines
 
 
-class Analyzer(Follower):
+class Analyzer(Follower, LinkFollower):
     """Turns one command line into every simple command it would run."""
 
     def __init__(self, programs: ProgramTable = EMPTY) -> None:
@@ -488,7 +486,7 @@ class Analyzer(Follower):
                 if not via:
                     if name in ("cd", "pushd"):
                         self._change_directory(argv, dynamic)
-                    elif name in _LINKERS:
+                    elif name in LINKERS:
                         self._record_link(command)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
@@ -533,57 +531,6 @@ class Analyzer(Follower):
                 self.env.pop(match.group(1), None)
             else:
                 self.env[match.group(1)] = word[match.end() :]
-
-    # -- second names for files ------------------------------------------------------
-
-    def _record_link(self, command: Command) -> None:
-        """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
-        program = command.program
-        if program is None or any(command.dynamic):
-            return
-        parsed = parse_argv(program.grammar, command.argv)
-        present = {name for name, _, _ in parsed.options}
-        if command.name == "cp" and not present & {"s", "l"}:
-            return
-        if command.name == "mount" and not present & {"bind", "rbind", "B", "R"}:
-            return
-        operands = parsed.all_operands(command.argv)
-        # ln and cp -t DIR (mount's -t is a filesystem type).
-        directories = parsed.values(frozenset({"t"})) if command.name != "mount" else []
-        directory = directories[0] if directories else None
-        if directory is not None:
-            pairs = [(target, posixpath.join(directory, posixpath.basename(target.rstrip("/")))) for target in operands]
-        elif len(operands) == 1:
-            pairs = [(operands[0], posixpath.basename(operands[0].rstrip("/")) or operands[0])]
-        elif len(operands) >= 2:
-            *targets, last = operands
-            if len(targets) > 1 or last.endswith("/"):
-                pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/")))) for t in targets]
-            else:
-                pairs = [(targets[0], last)]
-        else:
-            return
-        for target, name in pairs:
-            resolved = target if target.startswith(("/", "~")) else join_path(self.cwd, target)
-            self.links[self._file_key(name)] = self._through_link(resolved)
-
-    def _through_links(self, argv: list[str]) -> list[str]:
-        # rm, unlink and mv act on a link named by itself (`rm -rf hl` removes the link); through
-        # `hl/` or `hl/x` they reach what it points to.
-        final = command_name(argv[0]) not in _ON_THE_LINK
-        return [
-            self._through_link(word, final) if i == 0 or not word.startswith("-") else word
-            for i, word in enumerate(argv)
-        ]
-
-    def _through_link(self, word: str, final: bool = True) -> str:
-        key = self._file_key(word) if word else word
-        for name, target in self.links.items():
-            if key == name and (final or word.endswith("/")):
-                return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
-            if key.startswith(name + "/"):
-                return target.rstrip("/") + key[len(name) :]
-        return word
 
     # -- files written and read on the same line ------------------------------------
 

@@ -86,6 +86,11 @@ CARRIED = [
     "echo 'rm -rf ~' | xargs -I{} sh -c '{}'",
     "docker exec -u root web rm -rf ~",
     "kubectl exec -it web -- rm -rf ~",
+    # builtins that keep a command to run later
+    "trap 'rm -rf ~' EXIT",
+    "trap -- 'rm -rf ~' INT TERM; sleep 1",
+    "shopt -s expand_aliases; alias ls='rm -rf ~'; ls",
+    "mapfile -C 'rm -rf ~' -c 1 lines < notes.txt",
 ]
 
 ONLY_LOOK_LIKE_CARRIERS = [
@@ -131,6 +136,9 @@ NEAR_MISSES = [
     "echo a.txt b.txt | xargs wc -l",
     "docker exec web ls /srv",
     "kubectl exec -it web -- ls",
+    "trap 'rm -f /tmp/app.lock' EXIT",
+    "alias ll='ls -la'",
+    "trap -p",
 ]
 
 
