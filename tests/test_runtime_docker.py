@@ -147,3 +147,26 @@ def test_a_missing_image_or_daemon_is_unavailable_with_the_reason(docker_daemon:
         runtime.start()
     runtime.close()
     assert docker_daemon.containers() == before
+
+
+def test_containers_left_by_a_dead_engine_are_removed_when_a_runtime_starts(
+    docker_daemon: DockerDaemon, tmp_path: Path
+) -> None:
+    import socket
+    import subprocess
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    client = docker_daemon.client()
+    try:
+        labels = {"hermes-engine": "1", "hermes-engine.host": socket.gethostname(), "hermes-engine.pid": str(dead.pid)}
+        orphan = client.containers.run(docker_daemon.image, ["sleep", "600"], detach=True, labels=labels)
+        runtime = DockerRuntime("o", _settings(docker_daemon), Session("orphans", tmp_path, tmp_path / "state"))
+        runtime.start()
+        try:
+            assert orphan.id not in docker_daemon.containers()
+            assert runtime.container_id in docker_daemon.containers()
+        finally:
+            runtime.close()
+    finally:
+        client.close()

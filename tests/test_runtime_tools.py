@@ -101,6 +101,16 @@ def test_execute_code_in_the_sandbox_cannot_write_outside_the_workdir(sandboxed:
     assert out["output"].count("refused") == 3 and "wrote" not in out["output"]
 
 
+def test_sandbox_background_processes_run_boxed_and_end_with_the_engine(sandboxed: Engine, home: Path) -> None:
+    started = call(sandboxed, "terminal", command="read x; echo got $x; ls -A ~; exec sleep 4291", background=True)
+    key = started["process_id"]
+    call(sandboxed, "process", action="write", process_id=key, input="hi\n")
+    assert eventually(lambda: "got hi" in call(sandboxed, "process", action="log", process_id=key))
+    assert "notes.txt" not in call(sandboxed, "process", action="log", process_id=key)
+    sandboxed.close()
+    assert gone("sleep 4291")
+
+
 def test_execute_code_runs_javascript_too(sandboxed: Engine) -> None:
     out = call(sandboxed, "execute_code", code="console.log(6 * 7)", language="javascript")
     assert out == {"exit_code": 0, "output": "42\n"}

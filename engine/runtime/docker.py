@@ -104,6 +104,16 @@ def _short(exc: BaseException) -> str:
     return (text[0] if text else type(exc).__name__)[:300]
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _refused(text: str) -> bool:
     """Whether an exec's only output is the daemon saying the container was not there to run it."""
     return not text or any(s in text for s in ("OCI runtime", "not running", "stopped", "No such exec"))
@@ -203,8 +213,10 @@ class DockerRuntime(Runtime):
             LABEL: "1",
             f"{LABEL}.runtime": self.name,
             f"{LABEL}.session": self.session.session_id[:200],
+            f"{LABEL}.host": socket.gethostname(),
             f"{LABEL}.pid": str(os.getpid()),
         }
+        self._sweep_orphans()
         mounts = [
             docker.types.Mount(str(m["target"]), str(m["source"]), type="bind", read_only=not m.get("writable"))
             for m in settings.get("mounts") or ()
@@ -242,6 +254,15 @@ class DockerRuntime(Runtime):
             self._remove(container)
             raise RuntimeUnavailable(f"cannot create {self.workdir()} in the container: {out.decode(errors='replace')}")
         return container
+
+    def _sweep_orphans(self) -> None:
+        """Remove containers left by an engine on this host that died without closing them."""
+        wanted = {"label": [f"{LABEL}=1", f"{LABEL}.host={socket.gethostname()}"]}
+        with contextlib.suppress(Exception):
+            for container in self._client.containers.list(all=True, filters=wanted):
+                pid = container.labels.get(f"{LABEL}.pid", "")
+                if pid.isdigit() and not _alive(int(pid)):
+                    self._remove(container)
 
     def _remove(self, container: Any) -> None:
         with contextlib.suppress(Exception):
