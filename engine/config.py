@@ -203,6 +203,45 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "max_read_chars": {"type": "integer", "min": 1, "max": _MAX_CHARS, "default": 200_000},
         },
     },
+    "tool_search": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "budget_tokens": {
+                "type": "integer",
+                "min": 1,
+                "nullable": True,
+                "default": None,
+                "meta": {
+                    "description": "Tokens the tool definitions may take; the tools that do not fit are deferred "
+                    "behind tool_search, tool_describe and tool_call. null: every tool is listed.",
+                },
+            },
+            "always": _strings(
+                default=[],
+                meta={
+                    "description": "Tools listed first (tool names, toolset names or globs of either); "
+                    "overrides defer.",
+                },
+            ),
+            "defer": _strings(
+                default=[],
+                meta={
+                    "description": "Tools never listed, only found through tool_search "
+                    "(tool names, toolset names or globs of either).",
+                },
+            ),
+            "max_catalog": {
+                "type": "integer",
+                "min": 1,
+                "max": 10_000,
+                "default": 200,
+                "meta": {
+                    "description": "Tools a session keeps found at once; the oldest are forgotten first.",
+                },
+            },
+        },
+    },
     "web": {
         "type": "dict",
         "default": {},

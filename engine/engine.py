@@ -40,6 +40,7 @@ from engine.runtime import LOCAL, RuntimeManager, RuntimeRef, RuntimeTypes
 from engine.runtime import Session as RuntimeSession
 from engine.source.project import CONFIG_NAMES, resolved
 from engine.templates import ToolTemplates, render_or_fallback
+from engine.toolsearch.service import ToolSearch
 
 if TYPE_CHECKING:
     from engine.policy.approval import GrantStore
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from engine.policy.model import Verdict
 
 _DEFS_CACHE_LIMIT = 256
+# In a definitions cache key, in place of a budget: every tool, whatever the config's budget.
+_EVERY_TOOL = "every-tool"
 log = logging.getLogger("hermes_engine")
 
 
@@ -96,6 +99,7 @@ class Engine:
         self._listeners: list[Callable[[ReloadEvent], Any]] = []
         self._watchers: list[Watcher] = []
         self._dispatcher = Dispatcher(self)
+        self.tool_search = ToolSearch(self)
         self._start_sources(result.snapshot)
 
     @classmethod
@@ -181,13 +185,21 @@ class Engine:
         format: str = "openai",
         enabled: Iterable[str] | None = None,
         disabled: Iterable[str] | None = None,
+        *,
+        budget_tokens: int | None = None,
+        session_id: str | None = None,
     ) -> list[dict[str, Any]]:
         """Tool definitions for the model, available tools only, sorted by name.
+
+        With ``budget_tokens`` (or the config's ``tool_search.budget_tokens``), only the
+        tools that fit are listed, in tier order, followed by the tool search meta-tools
+        when anything was left out (see engine.definitions.budget). ``session_id`` limits
+        what that session reaches through the meta-tools to ``enabled``/``disabled``.
 
         The returned list is cached and shared: copy it before changing it.
 
         Raises:
-            UsageError: unknown format or toolset name.
+            UsageError: unknown format or toolset name; a budget that cannot hold the meta-tools.
         """
         snap = self._snapshot
         key = (
@@ -196,6 +208,27 @@ class Engine:
             format,
             None if enabled is None else tuple(enabled),
             () if disabled is None else tuple(disabled),
+            budget_tokens,
+        )
+        if session_id is not None:
+            self.tool_search.bind(session_id, key[3], key[4])
+        entry = self._defs_cache.get(key)
+        if entry is not None and entry[0] > time.monotonic():
+            return entry[1]
+        return self._build_definitions(snap, key)
+
+    def full_definitions(
+        self, format: str, enabled: Iterable[str] | None = None, disabled: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every available tool's definition, whatever the budget (cached like :meth:`definitions`)."""
+        snap = self._snapshot
+        key = (
+            snap.generation,
+            snap.config.fingerprint,
+            format,
+            None if enabled is None else tuple(enabled),
+            () if disabled is None else tuple(disabled),
+            _EVERY_TOOL,
         )
         entry = self._defs_cache.get(key)
         if entry is not None and entry[0] > time.monotonic():
@@ -203,7 +236,18 @@ class Engine:
         return self._build_definitions(snap, key)
 
     def _build_definitions(self, snap: Snapshot, key: tuple[Any, ...]) -> list[dict[str, Any]]:
-        _, _, fmt, enabled, disabled = key
+        _, _, fmt, enabled, disabled, budget = key
+        if budget != _EVERY_TOOL:
+            if budget is None:
+                budget = snap.config.get("tool_search", "budget_tokens")
+            if budget is not None:
+                full = self.full_definitions(fmt, enabled, disabled)
+                expires = self._defs_cache.get((*key[:5], _EVERY_TOOL), (0.0,))[0]
+                result = self.tool_search.fit(snap, fmt, full, budget, enabled, disabled)
+                if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
+                    self._defs_cache.clear()
+                self._defs_cache[key] = (expires, result)
+                return result
         check_format(fmt)
         if enabled is None:
             configured = snap.config.get("toolsets", "enabled")

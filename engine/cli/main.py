@@ -230,11 +230,22 @@ def list_tools(ctx: click.Context, as_json: bool, toolset: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="openai", show_default=True)
 @click.option("--enable", multiple=True, help="Offer only these toolsets (repeatable; default: the config's).")
 @click.option("--disable", multiple=True, help="Remove these toolsets (repeatable).")
+@click.option(
+    "--budget-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="List only the tools that fit in this many tokens, plus tool_search/tool_describe/tool_call "
+    "for the rest (default: the config's tool_search.budget_tokens).",
+)
 @click.pass_context
-def schema(ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple[str, ...]) -> None:
+def schema(
+    ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple[str, ...], budget_tokens: int | None
+) -> None:
     """Print the definitions of available tools as a JSON array."""
     engine = load_engine(ctx)
-    definitions = engine.definitions(fmt, enabled=enable or None, disabled=disable or None)
+    definitions = engine.definitions(
+        fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens
+    )
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 

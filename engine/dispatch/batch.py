@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.dispatch.results import ToolResult, failure
 from engine.registry.snapshot import Snapshot
+from engine.toolsearch.meta import inner_call
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,10 @@ class _Access:
 def _access(snap: Snapshot, call: BatchCall, workdir: Path) -> _Access:
     name = snap.canonical_tool(call.name)
     if name is None:
+        inner = inner_call(call.name, call.args)
+        if inner is not None:  # tool_call: planned as the call it wraps
+            arguments, _ = parse_arguments(inner[1])
+            return _access(snap, BatchCall(inner[0], arguments, call.tool_call_id), workdir)
         return _Access(True, False, ())  # fails fast without touching anything
     spec = snap.tools[name]
     paths: list[Path] = []

@@ -28,6 +28,7 @@ from engine.dispatch.shape import BadResult, shape, spill
 from engine.dispatch.workers import Overloaded
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolSpec
+from engine.toolsearch.meta import CALL, Redirect
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -130,7 +131,13 @@ class Dispatcher:
         snap = self.engine._snapshot
         plan = self.plan(snap, name)
         if plan is None:
-            return self._unknown(snap, name, started, tool_call_id)
+            # The tool search meta-tools: tool_call names a call that runs this whole pipeline.
+            answer = self.engine.tool_search.answer(snap, name, args, session_id, tool_call_id, started)
+            if answer is None:
+                return self._unknown(snap, name, started, tool_call_id)
+            if isinstance(answer, Redirect):
+                return self.prepare(answer.name, answer.args, session_id, task_id, tool_call_id)
+            return answer
         spec = plan.spec
         if spec.requires_env or spec.check is not None or spec.runtime is not None:
             avail = self.engine._availability.get(spec)
@@ -235,7 +242,9 @@ class Dispatcher:
     ) -> ToolResult:
         try:
             plan = self.plan(self.engine._snapshot, name)
-            if plan is not None and (plan.guarded or self.engine._hooks.get("pre_tool_call")):
+            if (plan is None and name == CALL) or (
+                plan is not None and (plan.guarded or self.engine._hooks.get("pre_tool_call"))
+            ):
                 # Hooks and the approval chain may wait on a person: never on the caller's event loop.
                 prepared = await asyncio.to_thread(self.prepare, name, args, session_id, task_id, tool_call_id)
             else:
