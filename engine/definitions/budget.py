@@ -67,26 +67,30 @@ def tier_of(spec: ToolSpec, always: set[str], defer: set[str]) -> int | None:
     return CORE if spec.pack == "builtin" else PROJECT
 
 
+def rank(entries: Sequence[Entry]) -> list[Entry]:
+    """The listable entries in listing order (tier, then name); deferred-by-name ones left out."""
+    return sorted((e for e in entries if e.tier is not None), key=lambda e: (e.tier, e.name))
+
+
 def fit(
     entries: Sequence[Entry],
+    ranked: Sequence[Entry],
     budget: int,
-    meta: Callable[[Sequence[Entry]], list[dict[str, Any]]],
-    count: Callable[[dict[str, Any]], int],
+    meta: Callable[[Sequence[Entry]], tuple[list[dict[str, Any]], int]],
 ) -> Fitted:
     """List what fits in ``budget`` tokens, meta-tools included when anything is deferred.
 
-    ``meta(deferred)`` renders the meta-tools for the deferred entries; ``count`` gives
-    a definition's tokens.
+    ``ranked`` is :func:`rank` of ``entries``; ``meta(deferred)`` renders the meta-tools
+    for the deferred entries and counts their tokens.
 
     Raises:
         UsageError: the budget cannot hold even the meta-tools.
     """
-    listable = sorted((e for e in entries if e.tier is not None), key=lambda e: (e.tier, e.name))
-    if len(listable) == len(entries):
-        total = sum(e.tokens for e in listable)
+    if len(ranked) == len(entries):
+        total = sum(e.tokens for e in ranked)
         if total <= budget:
-            return Fitted([e.definition for e in listable], frozenset(e.name for e in listable), (), total)
-    reserve = sum(count(d) for d in meta(entries))
+            return Fitted([e.definition for e in ranked], frozenset(e.name for e in ranked), (), total)
+    _, reserve = meta(entries)
     if reserve > budget:
         raise UsageError(
             f"budget_tokens {budget} cannot hold the tool search meta-tools ({reserve} tokens); "
@@ -94,15 +98,16 @@ def fit(
         )
     listed: list[Entry] = []
     used = 0
-    for entry in listable:
-        if used + entry.tokens <= budget - reserve:
+    room = budget - reserve
+    for entry in ranked:
+        if used + entry.tokens <= room:
             listed.append(entry)
             used += entry.tokens
     while True:
         chosen = {e.name for e in listed}
         deferred = [e for e in entries if e.name not in chosen]
-        tools = meta(deferred)
-        total = used + sum(count(d) for d in tools)
+        tools, cost = meta(deferred)
+        total = used + cost
         if total <= budget or not listed:
             break
         # The meta-tools name what was deferred, so their text can outgrow the reserve.

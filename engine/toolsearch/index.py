@@ -89,27 +89,54 @@ def _fields(spec: ToolSpec, toolset: ToolsetSpec | None) -> Iterable[tuple[str, 
                     yield "parameter_text", text
 
 
-class SearchIndex:
-    """BM25 over a generation's tools. Read-only once built; safe to share between threads."""
+DocVector = dict[str, float]
 
-    def __init__(self, tools: Mapping[str, ToolSpec], toolsets: Mapping[str, ToolsetSpec]) -> None:
-        weighted: list[dict[str, float]] = []
+
+def vector(spec: ToolSpec, toolset: ToolsetSpec | None, analysed: dict[str, list[str]]) -> DocVector:
+    """A tool's weighted term counts; ``analysed`` memoises the terms of texts seen before."""
+    counts: DocVector = {}
+    for field, text in _fields(spec, toolset):
+        weight = _WEIGHTS[field]
+        found = analysed.get(text)
+        if found is None:
+            found = analysed[text] = terms(text)
+        for t in found:
+            counts[t] = counts.get(t, 0.0) + weight
+    return counts
+
+
+class SearchIndex:
+    """BM25 over a generation's tools. Read-only once built; safe to share between threads.
+
+    ``previous`` is the index of the generation before: the term counts of tools whose spec
+    and toolset are the very same objects (a reload keeps unchanged ones) are reused, so a
+    reload pays only for what changed, plus the scores.
+    """
+
+    def __init__(
+        self,
+        tools: Mapping[str, ToolSpec],
+        toolsets: Mapping[str, ToolsetSpec],
+        previous: SearchIndex | None = None,
+    ) -> None:
+        weighted: list[DocVector] = []
         self.names: list[str] = []
         self.summaries: dict[str, str] = {}
         self.toolsets: dict[str, str] = {}
+        # Keyed by the spec objects themselves (kept alive here), compared by identity.
+        self.vectors: dict[tuple[int, int], tuple[ToolSpec, ToolsetSpec | None, DocVector]] = {}
+        reused = previous.vectors if previous is not None else {}
         # The same text recurs across a catalog (parameter and toolset descriptions): analyse it once.
         analysed: dict[str, list[str]] = {}
         for name in sorted(tools):
             spec = tools[name]
-            counts: dict[str, float] = {}
-            for field, text in _fields(spec, toolsets.get(spec.toolset)):
-                weight = _WEIGHTS[field]
-                found = analysed.get(text)
-                if found is None:
-                    found = analysed[text] = terms(text)
-                for t in found:
-                    counts[t] = counts.get(t, 0.0) + weight
-            weighted.append(counts)
+            toolset = toolsets.get(spec.toolset)
+            key = (id(spec), id(toolset))
+            entry = reused.get(key)
+            if entry is None or entry[0] is not spec or entry[1] is not toolset:
+                entry = (spec, toolset, vector(spec, toolset, analysed))
+            self.vectors[key] = entry
+            weighted.append(entry[2])
             self.names.append(name)
             self.summaries[name] = summary(spec.description)
             self.toolsets[name] = spec.toolset
@@ -138,25 +165,33 @@ class SearchIndex:
         Ties are broken by name, so the same query always gives the same answer.
         """
         wanted = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
-        scores: dict[int, float] = defaultdict(float)
+        scores: dict[int, float] = {}
+        get = scores.get
         for t in wanted:
             for doc, score in self.postings.get(t, ()):
-                scores[doc] += score
+                scores[doc] = get(doc, 0.0) + score
         for word in query.lower().replace("`", " ").replace('"', " ").replace("'", " ").split():
             named = self._by_name.get(word.strip(".,;:()[]{}<>!?"))
             if named is not None:
-                scores[named] += _NAME_BONUS
+                scores[named] = get(named, 0.0) + _NAME_BONUS
         hits: list[Hit] = []
         if not scores:
             return hits
-        # Rank everything that scored (a few hundred at most), then filter from the top.
-        ranked = heapq.nsmallest(len(scores), scores.items(), key=lambda item: (-item[1], self.names[item[0]]))
-        for doc, score in ranked:
-            name = self.names[doc]
-            if allowed(name):
-                hits.append(Hit(name, round(score, 4)))
-                if len(hits) >= limit:
-                    break
+        # Documents are numbered in name order and the selection is stable: ties go by name.
+        docs = sorted(scores)
+        # Most searches are answered from the best few; rank everything only when the filter
+        # turned too many of them away.
+        score_of = scores.__getitem__
+        for ranked in (heapq.nlargest(limit * 4, docs, key=score_of), sorted(docs, key=score_of, reverse=True)):
+            hits.clear()
+            for doc in ranked:
+                name = self.names[doc]
+                if allowed(name):
+                    hits.append(Hit(name, round(scores[doc], 4)))
+                    if len(hits) >= limit:
+                        return hits
+            if len(ranked) == len(docs):
+                break
         return hits
 
     def describe(self) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from difflib import get_close_matches
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engine.definitions.budget import Entry, fit, matching, tier_of
+from engine.definitions.budget import Entry, fit, matching, rank, tier_of
 from engine.definitions.formats import FORMATS
 from engine.definitions.tokens import counter_for, definition_text
 from engine.dispatch.batch import parse_arguments
@@ -48,7 +48,8 @@ class ToolSearch:
         self._index: tuple[int, SearchIndex] | None = None
         self._scopes: dict[tuple[int, Scope], frozenset[str]] = {}
         self._listed: dict[Scope, set[str]] = {}
-        self._tokens: dict[tuple[Any, ...], tuple[list[dict[str, Any]], list[int]]] = {}
+        self._ranked: dict[tuple[Any, ...], tuple[list[dict[str, Any]], list[Entry], list[Entry]]] = {}
+        self._meta_cache: dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]] = {}
 
     # -- the index and the scopes ---------------------------------------------------
 
@@ -60,7 +61,8 @@ class ToolSearch:
         with self._lock:
             cached = self._index
             if cached is None or cached[0] != snap.generation:
-                cached = self._index = (snap.generation, SearchIndex(snap.tools, snap.toolsets))
+                previous = None if cached is None else cached[1]
+                cached = self._index = (snap.generation, SearchIndex(snap.tools, snap.toolsets, previous))
         return cached[1]
 
     def scope_names(self, snap: Snapshot, scope: Scope) -> frozenset[str]:
@@ -107,45 +109,58 @@ class ToolSearch:
         """
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise UsageError(f"budget_tokens must be a positive integer, not {budget!r}")
-        taken = sorted(META_NAMES & set(snap.tools))
+        taken = [n for n in meta.META_TOOLS if n in snap.tools]
         if taken:
             where = ", ".join(f"{n} ({snap.tools[n].source})" for n in taken)
             raise UsageError(f"tool search needs the names {', '.join(meta.META_TOOLS)}; taken by {where}")
-        _, counter = counter_for(fmt)
-        counts = self._counts(snap, fmt, full, counter)
-        settings = snap.config.get("tool_search")
-        members = {name: ts.members for name, ts in snap.toolsets.items()}
-        members.update({alias: snap.toolsets[target].members for alias, target in snap.toolset_aliases.items()})
-        always = matching(settings["always"], snap.tools, members)
-        defer = matching(settings["defer"], snap.tools, members)
-        entries = []
-        for definition, tokens in zip(full, counts, strict=True):
-            spec = snap.tools[_name_of(definition)]
-            entries.append(Entry(spec.name, spec.toolset, definition, tokens, tier_of(spec, always, defer)))
-        formatter = FORMATS[fmt]
-
-        def render_meta(deferred: Sequence[Entry]) -> list[dict[str, Any]]:
-            toolsets = sorted({e.toolset for e in deferred})
-            return [formatter(s, s.description, s.parameters) for s in meta.meta_specs(len(deferred), toolsets)]
-
-        fitted = fit(entries, budget, render_meta, lambda d: counter(definition_text(d)))
+        entries, ranked = self._entries(snap, fmt, full)
+        fitted = fit(entries, ranked, budget, lambda deferred: self._meta(fmt, deferred))
         with self._lock:
             if len(self._listed) >= _SCOPES_KEPT:
                 self._listed.clear()
             self._listed.setdefault((enabled, disabled), set()).update(fitted.listed)
         return fitted.definitions
 
-    def _counts(self, snap: Snapshot, fmt: str, full: list[dict[str, Any]], counter: Any) -> list[int]:
+    def _entries(self, snap: Snapshot, fmt: str, full: list[dict[str, Any]]) -> tuple[list[Entry], list[Entry]]:
+        """``full`` as budget entries (tokens counted, tiers set) and ranked; cached per list."""
         key = (snap.generation, fmt, id(full))
-        cached = self._tokens.get(key)
+        cached = self._ranked.get(key)
         if cached is not None and cached[0] is full:
-            return cached[1]
-        counts = [counter(definition_text(d)) for d in full]
+            return cached[1], cached[2]
+        _, counter = counter_for(fmt)
+        settings = snap.config.get("tool_search")
+        members = {name: ts.members for name, ts in snap.toolsets.items()}
+        members.update({alias: snap.toolsets[target].members for alias, target in snap.toolset_aliases.items()})
+        always = matching(settings["always"], snap.tools, members)
+        defer = matching(settings["defer"], snap.tools, members)
+        entries = []
+        for definition in full:
+            spec = snap.tools[_name_of(definition)]
+            tokens = counter(definition_text(definition))
+            entries.append(Entry(spec.name, spec.toolset, definition, tokens, tier_of(spec, always, defer)))
+        ranked = rank(entries)
         with self._lock:
-            if len(self._tokens) >= _SCOPES_KEPT:
-                self._tokens.clear()
-            self._tokens[key] = (full, counts)
-        return counts
+            if len(self._ranked) >= _SCOPES_KEPT:
+                self._ranked.clear()
+            self._ranked[key] = (full, entries, ranked)
+        return entries, ranked
+
+    def _meta(self, fmt: str, deferred: Sequence[Entry]) -> tuple[list[dict[str, Any]], int]:
+        """The meta-tools' definitions for ``deferred``, and their tokens (memoised: their text
+        depends only on how many tools were deferred and from which toolsets)."""
+        toolsets = tuple(sorted({e.toolset for e in deferred}))
+        key = (fmt, len(deferred), toolsets)
+        cached = self._meta_cache.get(key)
+        if cached is None:
+            _, counter = counter_for(fmt)
+            formatter = FORMATS[fmt]
+            tools = [formatter(s, s.description, s.parameters) for s in meta.meta_specs(len(deferred), toolsets)]
+            cached = (tools, sum(counter(definition_text(d)) for d in tools))
+            with self._lock:
+                if len(self._meta_cache) >= _SCOPES_KEPT:
+                    self._meta_cache.clear()
+                self._meta_cache[key] = cached
+        return cached
 
     # -- the meta-tools -----------------------------------------------------------------
 

@@ -140,6 +140,8 @@ def _word_terms(word: str) -> tuple[str, ...]:
 def terms(text: str) -> list[str]:
     """The terms of ``text`` in order (repeats kept)."""
     out: list[str] = []
+    known = _TERMS.get
     for word in _SPLIT.findall(text):
-        out.extend(_word_terms(word))
+        found = known(word)
+        out.extend(_word_terms(word) if found is None else found)
     return out
