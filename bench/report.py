@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust", "runtimes")
+BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust", "runtimes", "toolsearch")
 
 
 def run(name: str) -> str:
@@ -233,6 +233,25 @@ python -m bench.bench_runtimes
   since a new channel costs sshd a fork and a login shell (~120 ms).
 - The dockerd (private data root and socket, no bridge) and the sshd are started by the benchmark
   as the tests start them, and stopped at its end; it needs root and the packages `.ci/run` installs.
+
+## Tool search over 1,000 tools
+
+```bash
+python -m bench.bench_toolsearch
+```
+
+```
+{toolsearch}
+```
+
+- The catalog is `tests/data/toolsearch/catalog.yaml` expanded by `bench/catalog.py` (40 toolsets of 25
+  tools, plus the builtin pack); the requests are `tests/data/toolsearch/queries.yaml`. The held-out
+  requests were written after the search was tuned and never used to tune it.
+- Peers get the same text per tool with their usual tokenization; their recall is what plain BM25 gives.
+- "build" is the index of one generation from scratch; a reload reuses unchanged tools' term counts.
+- Budgeted definitions are cached like unbudgeted ones; "a budget not seen before" keeps the token
+  counts of the generation and only fits again; "cold" is the first call after a reload (definitions
+  rendered, every one counted with tiktoken's cl100k).
 """
 
 

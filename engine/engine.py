@@ -185,7 +185,6 @@ class Engine:
         format: str = "openai",
         enabled: Iterable[str] | None = None,
         disabled: Iterable[str] | None = None,
-        *,
         budget_tokens: int | None = None,
         session_id: str | None = None,
     ) -> list[dict[str, Any]]:
@@ -194,7 +193,8 @@ class Engine:
         With ``budget_tokens`` (or the config's ``tool_search.budget_tokens``), only the
         tools that fit are listed, in tier order, followed by the tool search meta-tools
         when anything was left out (see engine.definitions.budget). ``session_id`` limits
-        what that session reaches through the meta-tools to ``enabled``/``disabled``.
+        what that session reaches through the meta-tools to ``enabled``/``disabled``. Pass
+        both by keyword (they are not keyword-only because that costs the cached path ~20 ns).
 
         The returned list is cached and shared: copy it before changing it.
 
@@ -208,10 +208,22 @@ class Engine:
             format,
             None if enabled is None else tuple(enabled),
             () if disabled is None else tuple(disabled),
-            budget_tokens,
         )
+        if budget_tokens is not None or session_id is not None:
+            return self._definitions_for(snap, key, budget_tokens, session_id)
+        entry = self._defs_cache.get(key)
+        if entry is not None and entry[0] > time.monotonic():
+            return entry[1]
+        return self._build_definitions(snap, key)
+
+    def _definitions_for(
+        self, snap: Snapshot, key: tuple[Any, ...], budget: Any, session_id: str | None
+    ) -> list[dict[str, Any]]:
+        """:meth:`definitions` with an explicit budget or a session to bind."""
         if session_id is not None:
             self.tool_search.bind(session_id, key[3], key[4])
+        if budget is not None:
+            key = (*key, budget)
         entry = self._defs_cache.get(key)
         if entry is not None and entry[0] > time.monotonic():
             return entry[1]
@@ -236,18 +248,18 @@ class Engine:
         return self._build_definitions(snap, key)
 
     def _build_definitions(self, snap: Snapshot, key: tuple[Any, ...]) -> list[dict[str, Any]]:
-        _, _, fmt, enabled, disabled, budget = key
-        if budget != _EVERY_TOOL:
-            if budget is None:
-                budget = snap.config.get("tool_search", "budget_tokens")
-            if budget is not None:
-                full = self.full_definitions(fmt, enabled, disabled)
-                expires = self._defs_cache.get((*key[:5], _EVERY_TOOL), (0.0,))[0]
-                result = self.tool_search.fit(snap, fmt, full, budget, enabled, disabled)
-                if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
-                    self._defs_cache.clear()
-                self._defs_cache[key] = (expires, result)
-                return result
+        # key: (generation, config, format, enabled, disabled[, budget or _EVERY_TOOL]); without
+        # a budget of its own, the config's applies.
+        fmt, enabled, disabled = key[2:5]
+        budget = key[5] if len(key) > 5 else snap.config.get("tool_search", "budget_tokens")
+        if budget is not None and budget != _EVERY_TOOL:
+            full = self.full_definitions(fmt, enabled, disabled)
+            expires = self._defs_cache.get((*key[:5], _EVERY_TOOL), (0.0,))[0]
+            result = self.tool_search.fit(snap, fmt, full, budget, enabled, disabled)
+            if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
+                self._defs_cache.clear()
+            self._defs_cache[key] = (expires, result)
+            return result
         check_format(fmt)
         if enabled is None:
             configured = snap.config.get("toolsets", "enabled")

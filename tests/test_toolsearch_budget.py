@@ -15,7 +15,7 @@ from engine import Engine
 from engine.cli import cli
 from engine.definitions.formats import FORMATS
 from engine.definitions.tokens import counter_for, definition_text, estimate_tokens
-from engine.errors import UsageError
+from engine.errors import UsageError, ValidationFailed
 from engine.toolsearch import META_NAMES
 from tests.catalog_project import catalog_engine
 from tests.conftest import REPO
@@ -148,21 +148,39 @@ def test_cli_schema_lists_what_fits(runner: CliRunner) -> None:
     assert [d["name"] for d in listed][-3:] == ["tool_search", "tool_describe", "tool_call"]
 
 
-def test_a_tool_named_like_a_meta_tool_makes_budgeted_definitions_fail_clearly(tool_project: Any) -> None:
-    root = tool_project(
-        "tshandlers",
-        "def run(query: str) -> str:\n    return query\n",
-        """
-        kind: Tool
-        name: tool_search
-        toolset: t
-        description: My own search.
-        handler: tshandlers:run
-        parameters: {type: object, properties: {query: {type: string}}, required: [query]}
-        """,
-    )
+META_TOOL_PROJECT = """
+kind: Tool
+name: tool_search
+toolset: t
+description: My own search.
+handler: tshandlers:run
+parameters: {type: object, properties: {query: {type: string}}, required: [query]}
+"""
+
+
+def test_a_tool_named_like_a_meta_tool_wins_and_budgets_fail_clearly(tool_project: Any) -> None:
+    root = tool_project("tshandlers", "def run(query: str) -> str:\n    return query\n", META_TOOL_PROJECT)
     engine = Engine.load(root)
     assert engine.definitions("openai")  # unbudgeted: the project's tool, as always
     with pytest.raises(UsageError, match="tool_search"):
         engine.definitions("openai", budget_tokens=100_000)
     assert engine.call("tool_search", {"query": "x"}).output == "x"  # a real tool wins over the meta-tool
+
+
+def test_with_a_configured_budget_a_tool_named_like_a_meta_tool_is_a_located_error(tool_project: Any) -> None:
+    root = tool_project("tshandlers", "def run(query: str) -> str:\n    return query\n", META_TOOL_PROJECT)
+    config = root / "hermes-engine.yaml"
+    config.write_text(config.read_text() + "tool_search:\n  budget_tokens: 5000\n")
+    with pytest.raises(ValidationFailed) as failed:
+        Engine.load(root)
+    [problem] = [p for p in failed.value.problems if p.code == "tool-name-reserved"]
+    assert problem.file == "hermes-engine.yaml" and problem.line == 4
+
+
+def test_always_and_defer_entries_that_name_nothing_are_warnings(tmp_path: Path) -> None:
+    engine = catalog_engine(tmp_path, "tool_search:\n  always: [github, stripe_refund]\n  defer: ['mcp-*', 'aws_*']\n")
+    warned = {(p.code, p.line) for p in engine.snapshot.warnings if p.code == "tool-search-unmatched"}
+    text = (engine.root / "hermes-engine.yaml").read_text().splitlines()
+    lines = {i + 1 for i, line in enumerate(text) if "stripe_refund" in line or "mcp-*" in line}
+    assert {line for _, line in warned} == lines
+    assert len(warned) == 2

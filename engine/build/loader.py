@@ -36,6 +36,7 @@ from engine.source.project import (
 )
 from engine.source.yamlfile import Document, ParsedFile, parse_file
 from engine.templates import ToolTemplates, compile_tool, sample_context
+from engine.toolsearch.settings import check_settings
 
 if TYPE_CHECKING:
     from engine.policy.model import CompiledPolicy
@@ -372,6 +373,7 @@ class ProjectLoader:
                 if alias not in toolsets:
                     toolset_aliases.setdefault(alias, target)
 
+        problems.extend(check_settings(config_doc, config.data, tools, toolsets, toolset_aliases))
         all_problems = sorted(problems + warnings)
         counts = {
             "tools": len(tools),

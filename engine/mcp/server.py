@@ -28,9 +28,11 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from engine.dispatch.batch import parse_arguments
 from engine.mcp import approval
 from engine.mcp.content import error_result, to_call_result
 from engine.policy.approval import ApprovalRequest, NobodyToAsk
+from engine.toolsearch.meta import META_NAMES, inner_call
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -217,9 +219,18 @@ class McpService:
         session_id = self._session_of(ctx)
         caps = ctx.session.client_capabilities
         arguments = params.arguments or {}
+        if name in META_NAMES:
+            # tool_call reaches only the toolsets this server offers; approvals name the inner tool.
+            self.engine.tool_search.bind(session_id, self.enabled, self.disabled or None)
+        inner = inner_call(name, arguments)
+        asked_tool, asked_args = name, arguments
+        if inner is not None:  # a question about the call tool_call makes names that call
+            parsed, _ = parse_arguments(inner[1])
+            asked_tool = self.engine.snapshot.canonical_tool(inner[0]) or inner[0]
+            asked_args = parsed if isinstance(parsed, dict) else {}
         inflight = _InFlight(
-            name,
-            arguments,
+            asked_tool,
+            asked_args,
             ctx.session,
             ctx.request_id,
             caps is not None and caps.elicitation is not None,
