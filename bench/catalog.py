@@ -100,9 +100,9 @@ def write_catalog(root: Path, *, include_builtin: bool = True, config: str = "")
     (root / "toolsets").mkdir(exist_ok=True)
     (root / "catalog_handlers").mkdir(exist_ok=True)
     (root / "catalog_handlers" / "__init__.py").write_text(HANDLERS, encoding="utf-8")
-    roots = "[handlers, catalog_handlers]" if include_builtin else "[catalog_handlers]"
     (root / "hermes-engine.yaml").write_text(
-        f"include_builtin: {str(include_builtin).lower()}\nhandler_roots: {roots}\n{config}", encoding="utf-8"
+        f"include_builtin: {str(include_builtin).lower()}\nhandler_roots: [catalog_handlers]\n{config}",
+        encoding="utf-8",
     )
     toolsets = [
         {"kind": "Toolset", "name": name, "description": spec["about"]} for name, spec in data["toolsets"].items()
