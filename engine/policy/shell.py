@@ -162,6 +162,7 @@ class Analyzer(Follower, LinkFollower):
         # them and, when it is literal, what. A later command that runs or reads one is fed
         # by its writers; a shell that runs one runs its text.
         self.files: dict[str, _Written] = {}
+        self.pipes = 0  # process substitutions read so far (each is a /dev/fd/N file)
         # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
         self.links: dict[str, str] = {}
 
@@ -184,6 +185,8 @@ class Analyzer(Follower, LinkFollower):
             return _Word([raw.replace('"', "")], False, token.quoted, [])
         if literal is not None and not token.brace:
             return _Word([literal], False, token.quoted, [])
+        if raw.startswith(("<(", ">(")) and len(token.segs) == 1 and token.segs[0].kind == SUB:
+            return self._process_substitution(raw[0], token.segs[0].text)
         if token.brace and any(seg.kind != LIT or seg.quoted for seg in token.segs):
             return self._resolve_braced(token, split)
         fields: list[list[str]] = [[]]
@@ -268,6 +271,15 @@ class Analyzer(Follower, LinkFollower):
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
         return out
 
+    def _process_substitution(self, direction: str, script: str) -> _Word:
+        """`<(cmd)` is a file, /dev/fd/N, holding what cmd prints: a program that runs or reads it
+        (`bash <(echo ...)`, `awk -f <(...)`, `curl -T <(env)`) runs or reads that."""
+        path = f"/dev/fd/{63 + self.pipes}"
+        self.pipes += 1
+        content = self._static_output(script) if direction == "<" else None
+        self.files[path] = _Written(frozenset(_names_in(script)), content)
+        return _Word([path], False, False, [script])
+
     def _static_output(self, script: str) -> str | None:
         """What `$(echo rm)` prints, when that is knowable without running anything."""
         try:
@@ -349,9 +361,14 @@ class Analyzer(Follower, LinkFollower):
                     if op == "<":
                         # `bash < <(curl ...)`: its input is what the substitution prints.
                         fed_names.update(_names_in(sub))
-                if op == "<<<" or (op == "<" and target.value.startswith("<(") and not resolved_target.dynamic):
-                    # A here-string, or `< <(echo ...)`: what the substitution prints, when knowable.
+                if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
+                elif op == "<" and target.value.startswith("<("):
+                    # `bash < <(echo ...)`: what the substitution prints, when knowable, is the input.
+                    piped_in = self._content(resolved_target.texts[0]) if resolved_target.texts else None
+                    if piped_in is not None:
+                        stdin_parts.append(piped_in)
+                    redirects.append((op, resolved_target.texts[0]))
                 elif resolved_target.texts:
                     redirects.append((op, resolved_target.texts[0]))
             if piped is not None:

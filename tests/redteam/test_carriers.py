@@ -86,6 +86,13 @@ CARRIED = [
     "echo 'rm -rf ~' | xargs -I{} sh -c '{}'",
     "docker exec -u root web rm -rf ~",
     "kubectl exec -it web -- rm -rf ~",
+    # a process substitution is a file holding what it prints
+    "bash <(echo 'rm -rf ~')",
+    "source <(printf 'rm -rf ~')",
+    ". <(echo 'rm -rf ~')",
+    "bash < <(echo 'rm -rf ~')",
+    "awk -f <(echo 'BEGIN { system(\"rm -rf ~\") }')",
+    "python3 <(echo 'import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))')",
     # builtins that keep a command to run later
     "trap 'rm -rf ~' EXIT",
     "trap -- 'rm -rf ~' INT TERM; sleep 1",
@@ -139,6 +146,8 @@ NEAR_MISSES = [
     "trap 'rm -f /tmp/app.lock' EXIT",
     "alias ll='ls -la'",
     "trap -p",
+    "diff <(sort a.txt) <(sort b.txt)",
+    "bash <(echo 'echo hello')",
 ]
 
 

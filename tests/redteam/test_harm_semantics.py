@@ -42,6 +42,7 @@ PAYLOADS = {
         ["python3"],
     ),
     "process substitution on stdin": ("bash < <(echo 'rm -rf ~')", ["bash"]),
+    "process substitution as a script": ("bash <(echo 'rm -rf ~')", ["bash"]),
 }
 
 
