@@ -18,7 +18,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engine.build.binding import Bound, describe
+from engine.build.binding import Bound, describe, is_project_package
 from engine.build.loader import LoadResult, ProjectLoader
 from engine.config import Config
 from engine.definitions.build import Renderer, build_definitions, check_format, static_render
@@ -711,7 +711,7 @@ class Engine:
             for prefix in pack.handler_roots:
                 top = prefix.split(".", 1)[0]
                 candidate = pack.root / top
-                if candidate.is_dir():
+                if is_project_package(top, pack.root) and candidate.is_dir():
                     dirs.append(candidate)
         return dirs
 

@@ -115,3 +115,12 @@ def test_a_hook_naming_a_standard_module_is_refused_before_it_is_imported(write_
     result = CliRunner().invoke(cli, ["validate", "--root", str(root), "--format", "json"])
     codes = [(e["line"], e["code"]) for e in json.loads(result.stdout)["errors"]]
     assert (2, "handler-root-outside") in codes and (3, "handler-not-allowed") in codes
+
+
+def test_a_handler_root_too_long_for_the_file_system_is_a_located_error(write_project: Any) -> None:
+    long_name = "x" * 5000
+    root = _roots_project(write_project, f"[own, {long_name}]", f"{long_name}:run")
+    result = CliRunner().invoke(cli, ["validate", "--root", str(root), "--format", "json"])
+    assert result.exit_code == 1, result.output
+    codes = {(e["file"], e["code"]) for e in json.loads(result.stdout)["errors"]}
+    assert codes == {("hermes-engine.yaml", "handler-root-outside"), ("manifests/m.yaml", "handler-not-allowed")}

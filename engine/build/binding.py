@@ -227,7 +227,10 @@ def _import_parents(name: str) -> None:
 
 def is_project_package(top: str, root: Path) -> bool:
     """Whether the top-level module ``top`` is a folder or a ``.py`` file of the project at ``root``."""
-    return (root / top).is_dir() or (root / f"{top}.py").is_file()
+    try:
+        return (root / top).is_dir() or (root / f"{top}.py").is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte: no such package
+        return False
 
 
 def _summary(exc: BaseException) -> str:

@@ -127,7 +127,7 @@ async def _bounded(coro: Coroutine[Any, Any, Any], timeout: float, workers: Work
     return task.result()
 
 
-def _retrieve(task: asyncio.Task[Any]) -> None:
+def _retrieve(task: asyncio.Future[Any]) -> None:
     """Take a finished task's exception so asyncio does not log it as never retrieved."""
     if not task.cancelled():
         task.exception()
@@ -264,6 +264,7 @@ async def run_async(
             return await future
         done, _ = await asyncio.wait((future,), timeout=timeout)
         if not done:
+            future.add_done_callback(_retrieve)  # it ends later; what it raises is nobody's to log
             raise CallTimeout(timeout)
         return future.result()
     except _Raised as carrier:
