@@ -243,9 +243,7 @@ def schema(
 ) -> None:
     """Print the definitions of available tools as a JSON array."""
     engine = load_engine(ctx)
-    definitions = engine.definitions(
-        fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens
-    )
+    definitions = engine.definitions(fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens)
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 

@@ -94,7 +94,6 @@ _KEYWORDS = frozenset(
         "!",
         "{",
         "}",
-        "time",
         "coproc",
         "function",
         "]]",
@@ -163,6 +162,8 @@ class Analyzer(Follower, LinkFollower):
         # by its writers; a shell that runs one runs its text.
         self.files: dict[str, _Written] = {}
         self.pipes = 0  # process substitutions read so far (each is a /dev/fd/N file)
+        # What `exec N<<< ...` / `exec N< file` gave a file descriptor: a later `<&N` reads it.
+        self.descriptors: str | None = None
         # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
         self.links: dict[str, str] = {}
 
@@ -373,6 +374,8 @@ class Analyzer(Follower, LinkFollower):
                     redirects.append((op, resolved_target.texts[0]))
             if piped is not None:
                 stdin_parts.append(piped)
+            if self.descriptors is not None and any(op == "<&" and t != "-" for op, t in redirects):
+                stdin_parts.append(self.descriptors)  # `bash <&3` after `exec 3<<< ...`
             stdin = "\n".join(stdin_parts)
             if fed_names:
                 extra_fed = extra_fed | fed_names
@@ -408,6 +411,10 @@ class Analyzer(Follower, LinkFollower):
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
             return [], None
+        if argv == ["exec"] and stdin:
+            # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
+            # any later `<&N` is taken to read it).
+            self.descriptors = stdin
         stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):

@@ -93,6 +93,9 @@ CARRIED = [
     "bash < <(echo 'rm -rf ~')",
     "awk -f <(echo 'BEGIN { system(\"rm -rf ~\") }')",
     "python3 <(echo 'import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))')",
+    "exec 3<<< 'rm -rf ~'; bash <&3",
+    "exec 4< <(echo 'rm -rf ~'); sh <&4",
+    "time -p rm -rf ~",
     # builtins that keep a command to run later
     "trap 'rm -rf ~' EXIT",
     "trap -- 'rm -rf ~' INT TERM; sleep 1",
