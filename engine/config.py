@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,10 +99,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "state_dir": {
         "type": "string",
         "empty": False,
-        "default": ".hermes-engine",
+        "nullable": True,
+        "default": None,
         "meta": {
             "description": "Where spilled results, todo/memory state, background process logs and the audit log live "
-            "(relative to the project root).",
+            "(relative to the project root; ~ is the home directory). null: a directory per user and project "
+            "outside the project, under $XDG_STATE_HOME/hermes-engine (default ~/.local/state/hermes-engine).",
         },
     },
     "check_ttl": {
@@ -274,11 +278,50 @@ class Config:
 
     @property
     def state_dir(self) -> Path:
-        return (self.root / str(self.data["state_dir"])).resolve()
+        configured = self.data.get("state_dir")
+        if not configured:
+            return default_state_dir(self.root)
+        return (self.root / Path(str(configured)).expanduser()).resolve()
 
     def workdir(self, started_in: Path) -> Path:
         configured = self.data.get("workdir")
         return (self.root / configured).resolve() if configured else started_in
+
+
+def state_root() -> Path:
+    """Where every project's default state dir lives: per user, outside any project."""
+    base = os.environ.get("XDG_STATE_HOME") or ""
+    home = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return home.resolve() / "hermes-engine"
+
+
+def default_state_dir(root: Path) -> Path:
+    """The state dir of the project at ``root`` when the config names none: keyed by its real path,
+    so two projects (or two checkouts with one name) never share one, and no tool working in the
+    project reaches it by a relative path."""
+    real = root.resolve()
+    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", real.name)[:40] or "root"
+    return state_root() / f"{name}-{digest}"
+
+
+def _state_dir_problem(value: Any, root: Path) -> str | None:
+    """Why ``value`` cannot be the state dir: it must be (or become) a directory the engine can write in."""
+    if not isinstance(value, str) or not value:
+        return None  # the schema reports it
+    path = root / Path(value).expanduser()
+    probe = path
+    while not os.path.lexists(probe):
+        if probe.parent == probe:
+            return f"{value!r} cannot be created (no existing parent)"
+        probe = probe.parent
+    if not probe.is_dir():
+        what = "is not a directory" if probe == path else f"cannot be created: {probe} is not a directory"
+        return f"{value!r} {what}"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        where = "" if probe == path else f" (its parent {probe})"
+        return f"{value!r}{where} is not writable by this user"
+    return None
 
 
 @functools.cache
@@ -340,6 +383,9 @@ def normalise(
         data = _salvage(CONFIG_SCHEMA, defaults, document_data or raw, failed)
     else:
         data = document_data
+    state_problem = _state_dir_problem(data.get("state_dir"), root)
+    if state_problem is not None:
+        problems.append(_config_problem(document, ("state_dir",), state_problem))
     fingerprint = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Config(data, root, document.file if document else None, fingerprint), problems
 

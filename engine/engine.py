@@ -452,11 +452,15 @@ class Engine:
 
     def _evaluator(self, snap: Snapshot) -> Evaluator:
         # One evaluator per generation: its caches (classified paths, matcher indexes) stay warm.
-        evaluator: Evaluator | None = snap.cache.get("policy")
+        evaluator: Evaluator | None = snap.cache.get("<policy>")
         if evaluator is None:
             from engine.policy.evaluate import Evaluator  # noqa: PLC0415
+            from engine.policy.places import engine_places  # noqa: PLC0415
 
-            evaluator = snap.cache["policy"] = Evaluator(snap.policy, str(snap.config.workdir(self._started_in)))
+            workdir = snap.config.workdir(self._started_in)
+            audit = self._audit_path(snap)
+            places = engine_places(self._loader.packs(snap.config), snap.config, workdir, audit)
+            evaluator = snap.cache["<policy>"] = Evaluator(snap.policy, str(workdir), places)
         return evaluator
 
     def is_guarded(self, snap: Snapshot, tool: str) -> bool:
@@ -578,6 +582,7 @@ class Engine:
             shared=self.shared,
             reporter=prepared.reporter,
             runtime=self._runtime_ref(snap, prepared.plan.spec, prepared.session_id),
+            paths=self._evaluator(snap).classifier,
         )
 
     # -- runtimes ----------------------------------------------------------------------

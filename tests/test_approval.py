@@ -186,14 +186,14 @@ def test_yolo_cannot_be_switched_on_by_a_tool_call(write_project: Callable[..., 
     root = write_project({"hermes-engine.yaml": "workdir: .\nstate_dir: .state\n", "policies/.keep": ""})
     engine = Engine.load(root)
     config = root / "hermes-engine.yaml"
-    # The policy asks first; even an approved write is refused by the file tool itself.
-    assert engine.call("write_file", {"path": "hermes-engine.yaml", "content": "approvals: {yolo: true}\n"}).error
+    # The engine's own files are hardline: nobody is asked, whatever the answer would be.
     engine.set_approval_callback(lambda request: "once")
     for path in ("hermes-engine.yaml", "policies/open.yaml"):
         written = engine.call("write_file", {"path": path, "content": "approvals: {yolo: true}\n"})
-        assert written.error is not None and "cannot edit the project config" in written.error.message
-    engine.set_approval_callback(lambda request: "deny")
+        assert written.error is not None and "engine's own files" in written.error.message
     assert run(engine, "echo 'approvals: {yolo: true}' >> hermes-engine.yaml").error is not None
+    assert not (root / "policies/open.yaml").exists()
+    engine.set_approval_callback(lambda request: "deny")
     assert "yolo" not in config.read_text()
     assert run(engine, DANGEROUS).error is not None
 

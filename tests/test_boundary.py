@@ -145,9 +145,9 @@ def test_a_path_with_a_nul_byte_in_a_batch_is_the_handlers_error_not_an_exceptio
 def test_an_unusable_state_dir_still_returns_the_capped_result_and_says_why(
     chaos: tuple[Engine, dict[str, Any]], tmp_path: Path
 ) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a directory")
-    engine = Engine.load(chaos[0].root, config={"state_dir": str(blocker / "state")})
+    blocker = tmp_path / "state"
+    engine = Engine.load(chaos[0].root, config={"state_dir": str(blocker)})
+    blocker.write_text("not a directory")  # unusable after the load (validate refuses it before)
     import chaos_handlers
 
     chaos_handlers.OUTCOMES["big"] = "y" * 50_000

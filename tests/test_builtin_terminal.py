@@ -63,7 +63,7 @@ def test_timeout_stops_the_whole_process_group_with_exit_124(engine: Engine, wor
     assert not marker.exists(), "a child of the timed-out command kept running"
 
 
-def test_secrets_never_reach_the_child_but_the_allowlist_can_readmit_one(
+def test_only_allowlisted_variables_reach_the_child(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-1234567890abcdefghij")
@@ -71,14 +71,18 @@ def test_secrets_never_reach_the_child_but_the_allowlist_can_readmit_one(
     monkeypatch.setenv("DB_PASSWORD", "hunter2")
     monkeypatch.setenv("DATABASE_URL", "postgres://user:pw@db/x")
     monkeypatch.setenv("INNOCENT_LOOKING", "ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    monkeypatch.setenv("REDIS_URL", "redis://:s3cret-pass@cache:6379/0")
+    monkeypatch.setenv("SLACK_HOOK", "https://hooks.slack.com/services/T000/B000/XXXX")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock")
     monkeypatch.setenv("HERMES_TEST_ALLOWED_TOKEN", "allowed")
-    monkeypatch.setenv("PLAIN_SETTING", "visible")
+    monkeypatch.setenv("PLAIN_SETTING", "not on the list")
+    monkeypatch.setenv("LC_TIME", "C")
     env = run(engine, command="env")["output"]
-    for secret in ("sk-test", "t0k3n", "hunter2", "user:pw", "ghp_"):
+    for secret in ("sk-test", "t0k3n", "hunter2", "user:pw", "ghp_", "s3cret-pass", "hooks.slack", "ssh-agent"):
         assert secret not in env
     assert "HERMES_TEST_ALLOWED_TOKEN=allowed" in env
-    assert "PLAIN_SETTING=visible" in env
-    assert "PATH=" in env
+    assert "PLAIN_SETTING" not in env
+    assert "LC_TIME=C" in env and "PATH=" in env and "HOME=" in env
 
 
 def test_background_process_lifecycle(engine: Engine) -> None:

@@ -71,7 +71,7 @@ overrides:
 parameters:
   type: object
   properties:
-    text: {type: string, description: "state dir is {{ config.state_dir }}"}
+    text: {type: string, description: "checks last {{ config.check_ttl }} s"}
     mode: {type: string, enum: [a]}
 """
     )
@@ -80,7 +80,7 @@ parameters:
     lead = definitions["lead"]
     assert lead["description"].startswith("Offered: helper, lead on ")
     assert lead["description"].endswith("; sets other,t.")
-    assert lead["input_schema"]["properties"]["text"]["description"] == "state dir is .hermes-engine"
+    assert lead["input_schema"]["properties"]["text"]["description"] == "checks last 30 s"
     assert lead["input_schema"]["properties"]["mode"]["enum"] == ["fast", "slow"]
     only = engine.definitions("anthropic", enabled=["t"])
     assert only[0]["description"].startswith("Offered: lead on ")

@@ -13,9 +13,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from engine.config import Config
+
+if TYPE_CHECKING:
+    from engine.policy.paths import PathClassifier
 
 T = TypeVar("T")
 _KEPT = re.compile(r"[a-z0-9_-]")
@@ -87,6 +90,9 @@ class CallContext:
     reporter: CallReporter | None = None
     # The session's runtime (engine.runtime.RuntimeRef) for a tool whose manifest names one.
     runtime: Any = None
+    # Classes of paths on this machine (``engine_files``, ``credential``...); file tools refuse
+    # the engine's own files and judge where a path lands with it.
+    paths: PathClassifier | None = None
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report how far the call has got; sent to the caller when it asked for progress, else dropped."""

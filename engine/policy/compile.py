@@ -16,7 +16,7 @@ from engine.errors import Problem
 from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
-from engine.policy.paths import COMPUTED_CLASSES, GlobError, glob_to_regex
+from engine.policy.paths import COMPUTED_CLASSES, EXAMPLE_PLACES, GlobError, fewest_fragments, glob_to_regex
 from engine.policy.programs import compile_programs
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.registry.specs import Source
@@ -103,7 +103,8 @@ def compile_policy(
     programs, problems = compile_programs(list(program_docs), skipped)
     classes = _classes(pattern_docs, problems)
     known = frozenset(classes) | COMPUTED_CLASSES
-    examples = Evaluator(CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs))
+    bare = CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs)
+    examples = Evaluator(bare, places=EXAMPLE_PLACES)
     tools = set(tool_names)
     patterns: list[CompiledPattern] = []
     seen: dict[str, str] = {}  # pattern key -> where it was first defined
@@ -175,7 +176,7 @@ def compile_policy(
                         words |= found[0]
                         substrings |= found[1]
                         if matcher.names is None and not matcher.name_globs and found[1]:
-                            ordered = sorted(found[1], key=len, reverse=True)
+                            ordered = fewest_fragments(found[1])
                             matcher.prefilter = re.compile("|".join(re.escape(f) for f in ordered))
     settings, setting_problems = _settings(policy_docs, config, config_doc, binder, project_pack, set(seen))
     problems.extend(setting_problems)

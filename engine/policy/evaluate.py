@@ -28,7 +28,7 @@ from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, Shel
 from engine.policy.matchers import Matcher, first_operand
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
-from engine.policy.paths import PathClassifier
+from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
@@ -89,6 +89,9 @@ class _Index:
     hardline_names: frozenset[str] = frozenset()
     # Where a word the flat scan judges may start: a hardline command name, with or without a path.
     hardline_words: Finder | None = None
+    # Matchers that only look for the engine's own files: the names of those files are known
+    # at run time only, and a command that mentions none of them meets none of these.
+    engine: tuple[_Entry, ...] = ()
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -99,6 +102,7 @@ class _Index:
         globbed: list[_Entry] = []
         dynamic: list[_Entry] = []
         regex_only: list[tuple[int, CompiledPattern]] = []
+        engine: list[_Entry] = []
         for i, pattern in enumerate(patterns):
             if not pattern.matchers:
                 if pattern.regex is not None:
@@ -113,6 +117,9 @@ class _Index:
                 named: _Entry = (i, pattern, matcher, not matcher.not_names)
                 if matcher.dynamic is not False:
                     dynamic.append(unnamed)
+                if _engine_only(matcher):
+                    engine.append(unnamed)
+                    continue
                 if matcher.names is None and not matcher.name_globs:
                     only_redirects = (
                         (matcher.redirects is not None or matcher.reads is not None)
@@ -137,6 +144,7 @@ class _Index:
             for name, entries in table.items()
             if any(e[1].severity == "hardline" for e in entries)
         }
+        hard_names.update(n for e in engine if e[1].severity == "hardline" for n in e[2].names or ())
         hard_globs = [g.glob for e in globbed if e[1].severity == "hardline" for g in e[2].name_globs if g.glob]
         return cls(
             by_name,
@@ -150,10 +158,14 @@ class _Index:
             sub_names,
             frozenset(hard_names),
             _word_finder(hard_names, hard_globs),
+            tuple(engine),
         )
 
-    def candidates(self, command: Command) -> list[_Entry]:
-        """Matchers that may apply to ``command``."""
+    def candidates(
+        self, command: Command, engine_names: re.Pattern[str] | None = None, view: View | None = None
+    ) -> list[_Entry]:
+        """Matchers that may apply to ``command``. When a word of it may land elsewhere than it
+        reads (``view`` knows: a symbolic link), no matcher is skipped for the text it lacks."""
         if command.is_dynamic:
             return self.dynamic
         name = command.name
@@ -168,13 +180,39 @@ class _Index:
                 if specific:
                     cached = [*cached, *specific]
         generic = self.generic
-        if generic and command.cwd is None:
-            # Name-less matchers look for paths: skip those whose path text is absent.
-            lowered = command.text.lower()
-            generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
+        engine = bool(self.engine)
+        if command.cwd is None:
+            if generic:
+                # Name-less matchers look for paths: skip those whose path text is absent.
+                lowered = command.text.lower()
+                generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
+            engine = engine and _names_engine_files(command, engine_names)
+            if (len(generic) < len(self.generic) or (self.engine and not engine)) and view is not None:
+                words = (*command.argv, *(target for _, target in command.redirects))
+                if view.words_land_elsewhere(words):
+                    generic, engine = self.generic, bool(self.engine)
+        if engine:
+            generic = [*generic, *self.engine]
         if command.redirects:
             return [*cached, *generic, *self.redirecting]
         return [*cached, *generic] if generic else cached
+
+
+def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None) -> bool:
+    if engine_names is None:
+        return False
+    if engine_names.search(command.text.lower()):
+        return True
+    return any(engine_names.search(target.lower()) for _, target in command.redirects)
+
+
+def _engine_only(matcher: Matcher) -> bool:
+    """Whether every path test of a matcher is about the engine's own files."""
+    specs = [
+        s for s in (matcher.args, matcher.words, matcher.redirects, matcher.reads, matcher.code_paths) if s is not None
+    ]
+    specs += [spec for _, spec in matcher.options]
+    return bool(specs) and all(s.classes and s.classes <= ENGINE_CLASSES for s in specs)
 
 
 def _first_positional(command: Command) -> str | None:
@@ -185,12 +223,14 @@ def _first_positional(command: Command) -> str | None:
 class Evaluator:
     """Verdicts for one compiled policy and one working directory."""
 
-    def __init__(self, policy: CompiledPolicy, cwd: str | None = None) -> None:
+    def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
-        self.classifier = PathClassifier(policy.classes, cwd)
+        self.classifier = PathClassifier(policy.classes, cwd, places)
         self._by_target: dict[tuple[str, str], tuple[CompiledPattern, ...]] = {}
         self._indexes: dict[int, tuple[tuple[CompiledPattern, ...], _Index]] = {}
-        self._substrings = _alternation(policy.trigger_substrings)
+        # The names of the engine's own files are path fragments too: only known at run time.
+        self._engine_names = _alternation(places.names) if places else None
+        self._substrings = _alternation((*policy.trigger_substrings, *(places.names if places else ())))
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -238,9 +278,11 @@ class Evaluator:
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
             return self._flat_scan(text, index), problem
-        if self._can_skip(text):
+        # One view of the file system per check: where words land (symbolic links) is looked up once.
+        view = self.classifier.view()
+        if self._can_skip(text, view):
             try:
-                return self._match([], text, index, None) or [], None
+                return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
                 return self._flat_scan(text, index), str(exc)
         analyzer = Analyzer(self.policy.programs)
@@ -265,7 +307,7 @@ class Evaluator:
                     return self._flat_scan(text, index), unparseable
                 except ShellSyntaxError:
                     commands = []
-            found = self._match(commands, text, index, budget.deadline if budget is not None else None)
+            found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index), "judging it took longer than its time budget"
             return found, unparseable
@@ -275,9 +317,13 @@ class Evaluator:
             if token is not None:
                 BUDGET_OF_CHECK.reset(token)
 
-    def _match(self, commands: list[Command], text: str, index: _Index, deadline: float | None) -> list[Match] | None:
+    def _match(
+        self, commands: list[Command], text: str, index: _Index, deadline: float | None, view: View | None = None
+    ) -> list[Match] | None:
         """Every pattern matching a command (or the text); None once past ``deadline``."""
-        classify = self.classifier.classify
+        if view is None:
+            view = self.classifier.view()
+        classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
@@ -285,7 +331,7 @@ class Evaluator:
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             shown = command.text
-            for i, pattern, matcher, name_checked in index.candidates(command):
+            for i, pattern, matcher, name_checked in index.candidates(command, self._engine_names, view):
                 # Every matching command is reported: an allow rule may cover one and not another.
                 if seen and (i, shown) in seen:
                     continue
@@ -322,7 +368,7 @@ class Evaluator:
                 continue
             judged.add(argv)
             command = Command(command_name(argv[0]), argv, (False,) * len(argv))
-            for _, pattern, matcher, name_checked in index.candidates(command):
+            for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                 if pattern.severity != "hardline" or (pattern.key, command.text) in out:
                     continue
                 if matcher.matches_command(command, classify, name_checked):
@@ -354,7 +400,7 @@ class Evaluator:
             if any(m.matches_path(value, classify) for m in p.matchers)
         ]
 
-    def _can_skip(self, text: str) -> bool:
+    def _can_skip(self, text: str, view: View) -> bool:
         """True when no pattern can possibly match: no trigger word or path fragment, nothing hidden."""
         policy = self.policy
         if policy.always_parse or _OBFUSCATION.search(text):
@@ -362,7 +408,10 @@ class Evaluator:
         lowered = text.lower()
         if self._substrings is not None and self._substrings.search(lowered):
             return False
-        return policy.trigger_words.isdisjoint(_WORDS.findall(lowered))
+        if not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
+            return False
+        # A word may land elsewhere than it reads (a symbolic link): judge it where it lands.
+        return not view.text_lands_elsewhere(text)
 
     # -- verdicts ---------------------------------------------------------------------
 
@@ -603,7 +652,7 @@ def _quote(text: str) -> str:
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:
-    ordered = sorted(set(texts), key=len, reverse=True)
+    ordered = fewest_fragments(texts)
     return re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
 
 

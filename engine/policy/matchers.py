@@ -12,7 +12,7 @@ from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
-from engine.policy.paths import literal_fragments
+from engine.policy.paths import ENGINE_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
 
@@ -48,11 +48,16 @@ class ArgSpec:
             return False
         if self.classes or self.not_classes:
             found = classify(word)
-            if self.classes and not (found & self.classes):
-                return False
-            if self.not_classes and found & self.not_classes:
-                return False
+            if found.__class__ is frozenset:
+                return self._classes_hold(found)
+            # A word judged in several forms (as spelled, where it lands) matches when one does.
+            return any(self._classes_hold(form) for form in forms_of(found))
         return True
+
+    def _classes_hold(self, found: frozenset[str]) -> bool:
+        if self.classes and not (found & self.classes):
+            return False
+        return not (self.not_classes and found & self.not_classes)
 
     def any(self, words: Sequence[str], classify: Any) -> bool:
         if not words:
@@ -163,11 +168,12 @@ def _in_directory(classify: Any, cwd: str) -> Any:
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
             return frozenset(classify(word)) | {"variable"}
         if word.startswith(("/", "~", "$", "-")) or "://" in word:
-            return frozenset(classify(word))
-        joined = frozenset(classify(posixpath.join(cwd, word)))
+            return classify(word)  # type: ignore[no-any-return]
+        joined: frozenset[str] = classify(posixpath.join(cwd, word))
         if word.startswith("..") and not cwd.startswith(("/", "~")):
-            # Relative to a directory itself relative to the work tree: read both ways (the strictest).
-            return joined | frozenset(classify(word))
+            # Relative to a directory itself relative to the work tree: read both ways (the strictest;
+            # each reading is kept apart, so one reading's exclusions do not excuse the other).
+            return Classes([*forms_of(joined), *forms_of(classify(word))])
         return joined
 
     return resolved
@@ -446,6 +452,11 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if spec.get("glob"):
             parts = [f for g in spec["glob"] for f in literal_fragments(g)]
         elif spec.get("classes"):
+            engine = ENGINE_CLASSES.intersection(spec["classes"])
+            if engine:
+                # The engine's own file names are added to the fast path at run time (Evaluator);
+                # mixed with declared classes, a prefilter could not know them: always parse.
+                return (set(), set()) if len(engine) == len(spec["classes"]) else None
             if not all(c in classes for c in spec["classes"]):
                 return None
             parts = [

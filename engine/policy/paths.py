@@ -4,20 +4,38 @@ Classes are declared in DangerPatterns manifests as globs over normalised paths
 (``~`` for the home directory, ``**`` crossing ``/``, ``{a,b}`` alternatives, a
 leading ``!`` excluding, ``\\*`` a literal star). A few classes are computed
 here because no glob can express them: ``relative``, ``escapes_workdir``,
-``absolute``, ``variable`` (only known at run time), ``remote`` and ``url``.
+``absolute``, ``variable`` (only known at run time), ``remote`` and ``url``; and
+two from the loaded project: ``engine_files`` (every file the engine's loader
+reads, the engine itself and its state) and ``engine_state`` (the state dir).
+
+On a live engine a word is judged where it lands as well as how it is spelled
+(:class:`Places`): its absolute path (relative to the working directory, ``~``
+for the real home), and the files it reaches through symbolic links or glob
+characters. Each of those forms is judged on its own and the strictest wins.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Regex, compile_linear
 
-COMPUTED_CLASSES = frozenset({"relative", "escapes_workdir", "absolute", "variable", "remote", "url", "workdir"})
+# Classes only the running engine can compute: they name this project's own files.
+ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
+COMPUTED_CLASSES = (
+    frozenset({"relative", "escapes_workdir", "absolute", "variable", "remote", "url", "workdir"}) | ENGINE_CLASSES
+)
+# Classes that say where a directory tree lives rather than what a file is: every file of a
+# working directory under /opt or a home directory shares them, so inside the working
+# directory they say nothing about one file (and would make every `rm x` look like
+# deleting a system file).
+_AREA_CLASSES = frozenset({"home_any", "system_any", "tmp"})
+_MAX_GLOB_LANDINGS = 64
 # When the working directory itself is one of these, a relative path is as
 # dangerous as the absolute path it names.
 _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
@@ -128,10 +146,89 @@ def literal_fragments(glob: str) -> list[str]:
     return out
 
 
+def fewest_fragments(fragments: Iterable[str]) -> list[str]:
+    """The fragments no other one is part of: a text holding ``/root/.ssh/id_`` holds
+    ``/.ssh/id_`` too, so searching for the shorter one alone answers the same question."""
+    kept: list[str] = []
+    for fragment in sorted(set(fragments), key=len):
+        if not any(k in fragment for k in kept):
+            kept.append(fragment)
+    return sorted(kept, key=len, reverse=True)
+
+
 @dataclass(frozen=True, slots=True)
 class _Class:
     include: Regex
     exclude: Regex | None
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """What a path means on this machine, for this engine.
+
+    ``engine_files`` and ``engine_state`` are globs over absolute paths (see :func:`literal`);
+    ``names`` are literal parts any spelling of those paths contains (for the fast path).
+    ``derive`` judges declared classes on the absolute form too; ``resolve`` follows symbolic
+    links and glob characters on disk. Pattern examples use neither, so they mean the same on
+    every machine.
+    """
+
+    cwd: str
+    home: str
+    engine_files: tuple[str, ...] = ()
+    engine_state: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    derive: bool = True
+    resolve: bool = True
+    # Where a tool can plant a symbolic link (the working directory, home, temp dirs, the file
+    # tools' roots): links elsewhere (/bin -> usr/bin) are the system's own and not followed.
+    link_areas: tuple[str, ...] = ()
+
+
+# The project pattern examples are judged in: a checkout at /project of a user whose home is
+# /home/user, with the usual layout.
+EXAMPLE_PLACES = Places(
+    cwd="/project",
+    home="/home/user",
+    engine_files=(
+        "/project/{manifests,toolsets,policies,handlers,.hermes-engine}",
+        "/project/{manifests,toolsets,policies,handlers,.hermes-engine}/**",
+        "/project/hermes-engine.{yaml,yml}",
+        "/home/user/.local/state/hermes-engine/**",
+    ),
+    engine_state=("/project/.hermes-engine/**", "/home/user/.local/state/hermes-engine/**"),
+    names=("manifests", "toolsets", "policies", "handlers", "hermes-engine"),
+    derive=False,
+    resolve=False,
+)
+
+
+def literal(path: str) -> str:
+    """``path`` as a class glob that matches exactly that path."""
+    return re.sub(r"([\\*?\[\]{}!])", r"\\\1", path)
+
+
+class Classes(frozenset[str]):
+    """The classes of one word judged in several forms (as spelled, where it lands).
+
+    As a set it is their union; a matcher that excludes classes tests each form on its own,
+    so the strictest reading wins: ``../x`` that lands in /tmp still escapes the workdir.
+    """
+
+    __slots__ = ("forms",)
+    forms: tuple[frozenset[str], ...]
+
+    def __new__(cls, forms: Sequence[frozenset[str]]) -> Classes:
+        self = super().__new__(cls, frozenset().union(*forms))
+        self.forms = tuple(forms)
+        return self
+
+
+def forms_of(found: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """Each form a word was judged in (one, for a word judged as spelled only)."""
+    if isinstance(found, Classes):
+        return found.forms
+    return (found,)
 
 
 def file_operand(word: str) -> str:
@@ -188,26 +285,49 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     return normalised, computed
 
 
+def _compile(globs: Iterable[str]) -> _Class:
+    """One class from globs; a leading ``!`` excludes."""
+    globs = list(globs)
+    include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
+    exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
+    return _Class(
+        compile_linear("(?:" + "|".join(include or [r"\b\B"]) + r")\Z"),
+        compile_linear("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
+    )
+
+
 class PathClassifier:
     """Classifies words against the classes declared in policy manifests."""
 
-    def __init__(self, classes: Mapping[str, Sequence[str]], cwd: str | None = None) -> None:
-        compiled: dict[str, _Class] = {}
-        for name, globs in classes.items():
-            include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
-            exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
-            compiled[name] = _Class(
-                compile_linear("(?:" + "|".join(include or [r"\b\B"]) + r")\Z"),
-                compile_linear("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
-            )
-        self._classes = compiled
-        self.names = frozenset(compiled) | COMPUTED_CLASSES
+    def __init__(
+        self, classes: Mapping[str, Sequence[str]], cwd: str | None = None, places: Places | None = None
+    ) -> None:
+        self._classes = {name: _compile(globs) for name, globs in classes.items()}
+        self.names = frozenset(self._classes) | COMPUTED_CLASSES
+        self.places = places
+        if places is not None and cwd is None:
+            cwd = places.cwd
         self._cwd_critical: str | None = None
         if cwd:
             cwd_path, _ = normalize_path(cwd)
             if self._match(cwd_path) & set(_CRITICAL_CWD_CLASSES):
                 self._cwd_critical = cwd_path
-        self.classify = lru_cache(maxsize=4096)(self._classify)
+        self._lexical = lru_cache(maxsize=4096)(self._classify)
+        self._links: LinkFinder | None = None
+        if places is not None:
+            self._engine = {
+                "engine_files": _compile(places.engine_files),
+                "engine_state": _compile(places.engine_state),
+            }
+            self._cwd_area = self._match(self._tilde(places.cwd)) & _AREA_CLASSES
+            self._links = LinkFinder(places.link_areas or ("/",)) if places.resolve else None
+            self._where = lru_cache(maxsize=4096)(self._locate)
+            self._at = lru_cache(maxsize=4096)(self._classes_at)
+
+    @property
+    def classify(self) -> Callable[[str], frozenset[str]]:
+        """The classes of a word. On a live engine, take it once per check (see :meth:`view`)."""
+        return self._lexical if self.places is None else self.view().classify
 
     def _match(self, path: str) -> set[str]:
         found = set()
@@ -232,3 +352,145 @@ class PathClassifier:
                 joined = joined[1:] if base == "~" else joined
             classes |= self._match(joined)
         return frozenset(classes)
+
+    # -- where a word lands (live engines only) ------------------------------------------
+
+    def _tilde(self, path: str) -> str:
+        home = self.places.home if self.places is not None else ""
+        if home and (path == home or path.startswith(home + "/")):
+            return "~" + path[len(home) :]
+        return path
+
+    def _locate(self, word: str) -> tuple[str, str] | None:
+        """(normalised absolute path, absolute path as spelled) of a word, or None when it names
+        no local path (a URL, a remote path, a variable)."""
+        places = self.places
+        assert places is not None
+        path, computed = normalize_path(word)
+        if computed & {"url", "remote", "variable", "windows"}:
+            return None
+        raw = _HOME_VARS.sub("~", file_operand(word.strip()).removeprefix("file://"))
+        if raw == "~" or raw.startswith("~/"):
+            raw = places.home + raw[1:]
+        elif raw.startswith("~"):
+            raw = "/home/" + raw[1:]
+        elif not raw.startswith("/"):
+            raw = posixpath.join(places.cwd, raw)
+        if path.startswith("~"):
+            normal = places.home + path[1:]
+        elif path.startswith("/"):
+            normal = path
+        else:
+            normal = posixpath.normpath(posixpath.join(places.cwd, path))
+        return normal, raw
+
+    def _classes_at(self, path: str) -> frozenset[str]:
+        """Classes of an absolute path: the declared ones (without the working directory's own
+        area classes when it lies inside it) and the engine's."""
+        places = self.places
+        assert places is not None
+        found: set[str] = set()
+        if places.derive:
+            found = self._match(path) | self._match(self._tilde(path))
+            cwd = places.cwd
+            if self._cwd_area and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
+                found -= self._cwd_area
+        for name, spec in self._engine.items():
+            if spec.include.match(path) and not (spec.exclude is not None and spec.exclude.match(path)):
+                found.add(name)
+        return frozenset(found)
+
+    def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
+        lexical = self._lexical(word)
+        where = self._where(word)
+        if where is None:
+            return lexical
+        normal, raw = where
+        forms = [lexical]
+        at = self._at(normal)
+        if at:
+            forms.append(at)
+        if walk is not None:
+            for landing in walk.landings(normal, raw):
+                found = self._at(landing)
+                if found:
+                    forms.append(found)
+        if len(forms) == 1:
+            return lexical
+        return Classes(forms)
+
+    def view(self) -> View:
+        """The classifier for one check: each directory on the way of its words is looked at
+        once, so one check sees one state of the file system."""
+        return View(self)
+
+
+class View:
+    """One check's classifier (see :meth:`PathClassifier.view`).
+
+    ``lands_elsewhere`` says whether a word may name another path than it spells (a symbolic
+    link, a glob, ``..`` after a link), or any relative word when the working directory is
+    itself critical: then no matcher may be skipped for the text it lacks.
+    """
+
+    __slots__ = ("_classifier", "_critical", "_cwd", "_lands", "_memo", "_walk", "classify")
+
+    def __init__(self, classifier: PathClassifier) -> None:
+        self._classifier = classifier
+        self._critical = classifier._cwd_critical is not None
+        places = classifier.places
+        self._walk = classifier._links.walk() if classifier._links is not None else None
+        self._cwd = places.cwd if places is not None else "."
+        self._memo: dict[str, frozenset[str]] = {}
+        self._lands: dict[str, bool] = {}
+        self.classify: Callable[[str], frozenset[str]] = classifier._lexical if places is None else self._classify
+
+    def _classify(self, word: str) -> frozenset[str]:
+        found = self._memo.get(word)
+        if found is None:
+            found = self._memo[word] = self._classifier._classify_here(word, self._walk)
+        return found
+
+    def text_lands_elsewhere(self, text: str) -> bool:
+        """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""
+        if self._critical:
+            return True
+        if self._walk is None:
+            return False
+        return self.words_land_elsewhere(_PATH_WORDS.findall(_QUOTES.sub("", text)))
+
+    def words_land_elsewhere(self, words: Iterable[str]) -> bool:
+        if self._critical:
+            return True
+        walk = self._walk
+        if walk is None:
+            return False
+        links_here = walk.links_in(self._cwd)
+        for word in words:
+            if not word or word[0] == "-":
+                continue
+            if _PATHLIKE_CHARS.search(word) is None:
+                # A plain name in the working directory: one set lookup in its listing.
+                if word in links_here if links_here is not None else walk.is_link(self._cwd, word):
+                    return True
+                continue
+            lands = self._lands.get(word)
+            if lands is None:
+                lands = self._lands[word] = self._pathlike_lands(word)
+            if lands:
+                return True
+        return False
+
+    def _pathlike_lands(self, word: str) -> bool:
+        assert self._walk is not None
+        where = self._classifier._where(word)
+        if where is None:
+            return False
+        normal, raw = where
+        return any(c in raw for c in "*?[") or ".." in raw.split("/") or self._walk.landing(normal) is not None
+
+
+_QUOTES = re.compile(r"[\"'\\\\]")
+_PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
+# A word naming a path by more than a plain name holds one of these.
+_PATHLIKE_CHARS = re.compile(r"[/~*?\[]")

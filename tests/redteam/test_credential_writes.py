@@ -33,10 +33,10 @@ NEAR_MISSES = [
     "cp input ~/.ssh-backup/",
     "cp -t ~/backups input",
     "mv --target-directory=./out input",
-    "cp ~/.ssh/config /tmp/ssh-config-copy",
+    "cp ~/.ssh/id_ed25519.pub /tmp/key-copy.pub",  # reading ~/.ssh itself asks (the secret class)
     "install -m755 tool ~/.local/share/tool",
     "echo x > ~/.aws#backup",
-    "sed -n 's/a/b/p' ~/.aws/token",
+    "sed -n 's/a/b/p' ~/.aws-notes/token",
 ]
 
 

@@ -1,0 +1,175 @@
+"""Where a path lands on disk: the symbolic links on its way, and what glob characters reach.
+
+A policy judged on the spelling alone is fooled by ``gc -> .git/config``. Looking every
+word up with ``lstat`` on each check would cost more than the rest of the check, so each
+directory a check walks through is listed once and kept while its modification time (and
+inode) stays the same: creating, removing or renaming an entry, a symbolic link included,
+changes it. A listing younger than the clock's granularity could miss a change made in
+the same tick, so recently changed directories are asked entry by entry instead.
+
+Only the areas a tool can plant a link in are followed (the working directory, home,
+temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import os
+import posixpath
+import stat
+import time
+from collections.abc import Sequence
+
+_LINK, _DIR, _OTHER = 1, 2, 3
+# Timestamps are only as fine as the kernel's clock tick: trust a listing once it is older.
+_RACY_NS = 2_000_000_000
+_MAX_ENTRIES = 4096  # larger directories are asked entry by entry
+_MAX_DIRS = 1024
+_MAX_GLOB_LANDINGS = 64
+
+Listing = dict[str, int]
+
+
+class LinkFinder:
+    """Finds where absolute normalised paths land, with listings cached per directory."""
+
+    def __init__(self, areas: Sequence[str]) -> None:
+        ordered = sorted(set(areas), key=len, reverse=True)
+        self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
+        self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
+        self._is_real = {a: os.path.realpath(a) == a for a in ordered}
+        self._listings: dict[str, tuple[tuple[int, int], Listing]] = {}
+        # The links of each cached listing (keyed by the listing's identity, kept alive with it).
+        self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
+
+    def walk(self) -> Walk:
+        """A view for one check: each directory is looked at once, each path resolved once."""
+        return Walk(self)
+
+    def listing(self, directory: str) -> Listing | None:
+        """The directory's entries by kind, or None when it must be asked entry by entry."""
+        try:
+            st = os.stat(directory)
+        except (OSError, ValueError):
+            return None
+        key = (st.st_mtime_ns, st.st_ino)
+        cached = self._listings.get(directory)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+            return None
+        entries: Listing = {}
+        try:
+            with os.scandir(directory) as scan:
+                for count, entry in enumerate(scan):
+                    if count >= _MAX_ENTRIES:
+                        return None
+                    if entry.is_symlink():
+                        entries[entry.name] = _LINK
+                    else:
+                        entries[entry.name] = _DIR if entry.is_dir(follow_symlinks=False) else _OTHER
+        except OSError:
+            return None
+        if len(self._listings) >= _MAX_DIRS:
+            self._listings.clear()
+            self._link_names.clear()
+        self._listings[directory] = (key, entries)
+        return entries
+
+
+class Walk:
+    """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
+
+    __slots__ = ("_dirs", "_finder", "_landed")
+
+    def __init__(self, finder: LinkFinder) -> None:
+        self._finder = finder
+        self._dirs: dict[str, Listing | None] = {}
+        self._landed: dict[str, str | None] = {}
+
+    def links_in(self, directory: str) -> frozenset[str] | None:
+        """The names of the symbolic links in ``directory``; None when it cannot be listed now."""
+        listing = self._listing(directory)
+        if listing is None:
+            return None
+        found = self._finder._link_names.get(id(listing))
+        if found is None or found[0] is not listing:
+            found = self._finder._link_names[id(listing)] = (
+                listing,
+                frozenset(n for n, kind in listing.items() if kind == _LINK),
+            )
+        return found[1]
+
+    def is_link(self, directory: str, name: str) -> bool:
+        """Whether ``directory/name`` (a real directory) is a symbolic link."""
+        return self._kind(directory, name) == _LINK
+
+    def landing(self, path: str) -> str | None:
+        """The real path of ``path`` when a symbolic link is on its way; None when there is
+        none (or the path stops existing first, or lies outside the areas)."""
+        if not path.startswith(self._finder._any_prefix):
+            return None
+        if path in self._landed:
+            return self._landed[path]
+        found = self._landed[path] = self._resolve(path)
+        return found
+
+    def landings(self, normal: str, raw: str) -> list[str]:
+        """Every real path a word reaches when that differs from ``normal``: through links
+        (``..`` after a link climbs from the link's target, as the kernel does) and every
+        existing match of its glob characters (first 64, inside the areas)."""
+        if any(c in raw for c in "*?["):
+            if not self._finder._any_prefix or not raw.startswith(self._finder._any_prefix):
+                return []
+            found = []
+            for i, match in enumerate(globbing.iglob(raw)):
+                if i >= _MAX_GLOB_LANDINGS:
+                    break
+                clean = posixpath.normpath(match)
+                found.append(self.landing(clean) or clean)
+            return found
+        if ".." in raw.split("/") and self._linked_before_dotdot(raw):
+            real = os.path.realpath(raw)
+            return [real] if real != normal else []
+        linked = self.landing(normal)
+        return [linked] if linked is not None else []
+
+    def _linked_before_dotdot(self, raw: str) -> bool:
+        parts = raw.split("/")
+        for i, part in enumerate(parts):
+            if part == ".." and i > 1 and self.landing(posixpath.normpath("/".join(parts[:i]))) is not None:
+                return True
+        return False
+
+    def _resolve(self, path: str) -> str | None:
+        finder = self._finder
+        area = next(a for a, prefix in finder._prefixes if path.startswith(prefix))
+        if not finder._is_real[area]:
+            real = os.path.realpath(path)
+            return real if real != path else None
+        current = area
+        for part in path[len(area) :].strip("/").split("/"):
+            kind = self._kind(current, part)
+            if kind == _LINK:
+                real = os.path.realpath(path)
+                return real if real != path else None
+            if kind != _DIR:
+                return None
+            current = f"{current.rstrip('/')}/{part}"
+        return None
+
+    def _listing(self, directory: str) -> Listing | None:
+        if directory in self._dirs:
+            return self._dirs[directory]
+        listing = self._dirs[directory] = self._finder.listing(directory)
+        return listing
+
+    def _kind(self, directory: str, name: str) -> int | None:
+        listing = self._listing(directory)
+        if listing is not None:
+            return listing.get(name)
+        try:
+            mode = os.lstat(f"{directory.rstrip('/')}/{name}").st_mode
+        except (OSError, ValueError):
+            return None
+        return _LINK if stat.S_ISLNK(mode) else _DIR if stat.S_ISDIR(mode) else _OTHER

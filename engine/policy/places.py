@@ -1,0 +1,96 @@
+"""The engine's own files, computed from the loaded project: no tool may change them.
+
+Whatever the loader reads decides what the engine is: ``kind:`` makes any document in
+a manifest folder a tool, a policy or an approval setting, and a handler package runs
+inside the host. So every folder and file the loader reads (in the project and in the
+builtin pack), the engine's own package, and its state (audit log, grants, logs) form
+the computed path class ``engine_files``; the state alone is ``engine_state``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from engine.config import Config, state_root
+from engine.policy.paths import Places, literal
+from engine.source.project import CONFIG_NAMES, MANIFEST_DIRS, Pack
+
+_ENGINE_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _tree(path: Path) -> list[str]:
+    """Globs for a path and everything under it, by its real path and as spelled."""
+    out: list[str] = []
+    for spelling in dict.fromkeys((str(path), os.path.realpath(path))):
+        out += [literal(spelling), literal(spelling) + "/**"]
+    return out
+
+
+def _file(path: Path) -> list[str]:
+    return [literal(p) for p in dict.fromkeys((str(path), os.path.realpath(path)))]
+
+
+def config_home() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or ""
+    home = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
+    return home / "hermes-engine"
+
+
+def pack_files(pack: Pack) -> tuple[list[str], set[str]]:
+    """(globs, names) of what the loader reads from one pack, existing or not yet."""
+    globs: list[str] = []
+    names: set[str] = set()
+    root = pack.root
+    for folder in MANIFEST_DIRS:
+        globs += _tree(root / folder)
+        names.add(folder)
+    for config in CONFIG_NAMES:
+        globs += _file(root / config)
+        names.add(config)
+    for prefix in pack.handler_roots:
+        top = prefix.split(".", 1)[0]
+        # The root is first on sys.path: the package, a module of that name, and its bytecode.
+        globs += _tree(root / top) + _file(root / f"{top}.py")
+        globs += [g + "/" + literal(top) + ".*" for g in _file(root / "__pycache__")]
+        names.add(top)
+    return globs, names
+
+
+def engine_places(
+    packs: Iterable[Pack], config: Config, workdir: Path, audit_log: Path, *, resolve: bool = True
+) -> Places:
+    """Where the engine runs and which files are its own, for the path classifier."""
+    files: list[str] = []
+    names: set[str] = {"__pycache__"}
+    for pack in packs:
+        globs, found = pack_files(pack)
+        files += globs
+        names |= found
+    state = config.state_dir
+    roots = (_ENGINE_PACKAGE, state, state_root(), config_home())
+    for path in roots:
+        files += _tree(path)
+        names.add(path.name)
+    files += _file(audit_log)
+    names.add(audit_log.name)
+    # Spilled results are the model's own output, and it is told to read them back.
+    readable = [g for p in (state / "results",) for g in _tree(p)]
+    # The engine's state and its keys (the audit log's HMAC key lives under config_home()).
+    secret = [*_tree(state), *_tree(state_root()), *_tree(config_home()), *_file(audit_log)]
+    secret += ["!" + g for g in readable]
+    cwd = os.path.realpath(workdir)
+    home = os.path.realpath(Path.home())
+    extra = [os.path.realpath(config.root / Path(r).expanduser()) for r in config.get("files", "roots")]
+    temp = {os.path.realpath(tempfile.gettempdir()), "/tmp", "/var/tmp", "/dev/shm"}
+    return Places(
+        cwd=cwd,
+        home=home,
+        engine_files=tuple(dict.fromkeys(files)),
+        engine_state=tuple(dict.fromkeys(secret)),
+        names=tuple(sorted(n.lower() for n in names if len(n) >= 2)),
+        resolve=resolve,
+        link_areas=tuple(dict.fromkeys((cwd, home, *extra, *sorted(temp)))),
+    )
