@@ -673,7 +673,8 @@ def tokenize(text: str) -> list[Token]:
     """Raises:
     ShellSyntaxError: the text is not something a shell could run as written.
     """
-    if len(text) <= MAX_LENGTH and text.isascii() and _PLAIN_LINE.fullmatch(text):
+    # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
+    if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
         pieces = _PLAIN_PIECE.findall(text)
         budget = BUDGET.get()
         if budget is not None:
