@@ -6,15 +6,18 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.dispatch.context import CallContext, ToolFailure
 from engine.runtime import ExecResult, ProcessHandle, Runtime, RuntimeFailure, RuntimeUnavailable
 
 from ._env import child_env
+from ._isolation import mark_host, spawn_isolated
 from ._paths import resolve
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -58,6 +61,13 @@ def shape(result: ExecResult, limit: float, *, with_cwd: bool) -> dict[str, Any]
         )
     elif result.exit_code < 0:
         out["message"] = f"command was killed by signal {-result.exit_code}"
+    if result.omitted:
+        out["output_omitted_bytes"] = result.omitted
+        out.setdefault(
+            "message",
+            f"{result.omitted} bytes from the middle of the output were dropped (only the first and last "
+            "parts are kept); redirect long output to a file and read parts of it",
+        )
     if with_cwd and result.cwd:
         out["cwd"] = result.cwd
     return out
@@ -67,13 +77,16 @@ def run(ctx: CallContext, command: str, *, cwd: str | None = None, timeout: floa
     """Run ``command`` in the call's runtime and wait for it."""
     limit = time_limit(ctx, timeout)
     with runtime(ctx) as live:
-        result = live.exec(command, cwd=cwd, env=env(ctx), timeout=limit)
+        result = _start(ctx, lambda: live.exec(command, cwd=cwd, env=env(ctx), timeout=limit))
         return shape(result, limit, with_cwd=not live.shares_host_files)
 
 
-def elsewhere(ctx: CallContext) -> bool:
-    """Commands run somewhere other than the host itself (sandbox, container, ssh host)."""
-    return ctx.runtime is not None and not ctx.runtime.is_local
+def _start(ctx: CallContext, start: Callable[[], T]) -> T:
+    """Start a command so that it cannot read the engine's environment (see _isolation)."""
+    if ctx.runtime is not None and ctx.runtime.is_local:
+        return spawn_isolated(start)
+    mark_host()  # a sandbox's pid namespace hides the engine; the mark costs nothing
+    return start()
 
 
 def files_elsewhere(ctx: CallContext) -> bool:
@@ -123,14 +136,14 @@ class RuntimeJobs:
 
     def start(self, ctx: CallContext, command: str, cwd: str | None) -> dict[str, Any]:
         with self._lock:
-            key = f"rproc_{next(self._ids)}"
+            key = f"proc_{next(self._ids)}"
         log = self.log_dir / f"{key}-{time.time_ns()}.log"
         with runtime(ctx) as live:
-            handle = live.spawn(command, log=log, cwd=cwd, env=env(ctx))
+            handle = _start(ctx, lambda: live.spawn(command, log=log, cwd=cwd, env=env(ctx)))
         ctx.runtime.track(handle)
         with self._lock:
             self._jobs[key] = _Job(key, ctx.session_id or "default", handle)
-        return {"process_id": key, "status": "running", "log": str(log), "runtime": ctx.runtime.name}
+        return {"process_id": key, "pid": handle.pid, "status": "running", "runtime": ctx.runtime.name}
 
     def get(self, ctx: CallContext, key: str | None) -> _Job:
         if not key:
@@ -187,7 +200,7 @@ def process(
 
 
 def terminal(ctx: CallContext, command: str, timeout: float | None, cwd: str | None, background: bool) -> Any:
-    """The terminal tool in a runtime other than the host."""
+    """The terminal tool: a command in the call's runtime, waited for or in the background."""
     if cwd and ctx.runtime.shares_host_files:
         cwd = str(resolve(ctx, cwd))  # the host's files: the host's confinement
     if background:

@@ -5,7 +5,10 @@ work tree that is also the project."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -146,3 +149,115 @@ def test_reading_a_secret_file_asks_like_cat_does(engine: Engine, repo: Path) ->
         assert result.error is not None and result.error.type == "pending_approval", (tool, args)
         assert "sk-live" not in result.output
     assert engine.check(".env", tool="read_file").decision == engine.check("cat .env").decision == "ask"
+
+
+# -- Why: "read the host's secrets" -----------------------------------------------------------
+
+KEY = "sk-hermes-test-0123456789abcdefghij"
+_PROBE = """
+import json, os, sys
+from engine import Engine
+engine = Engine.load(sys.argv[1], config={"workdir": sys.argv[2], "state_dir": sys.argv[3]})
+engine.set_approval_callback(lambda request: "once")  # even a human saying yes does not help
+me = os.getpid()
+command = (
+    "tr '\\\\0' '\\\\n' < /proc/$PPID/environ; cat /proc/%d/environ; cat /proc/%d/task/*/environ; "
+    "sh -c 'cat /proc/%d/environ; setsid sh -c \\"cat /proc/%d/environ\\"'; env" % (me, me, me, me)
+)
+result = engine.call("terminal", {"command": command})
+print(json.dumps({"ok": result.ok, "output": result.output}))
+engine.close()
+"""
+
+
+def test_a_child_cannot_read_the_engines_environment(tmp_path: Path, home: Path) -> None:
+    from tests.conftest import REPO
+
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "REDIS_URL": f"redis://:{KEY}@cache:6379/0", "SSH_AUTH_SOCK": KEY}
+    # The probe is live: an ordinary child of a process holding the key reads it.
+    control = subprocess.run(
+        [sys.executable, "-c", "import subprocess; subprocess.run(['sh', '-c', 'cat /proc/$PPID/environ'])"],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert KEY.encode() in control.stdout
+    work = tmp_path / "work"
+    work.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(REPO), str(work), str(tmp_path / "state")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["ok"], result
+    assert KEY not in result["output"]
+    assert "PATH=" in result["output"]  # the probe ran: its own environment is there
+
+
+# -- Issue 10: output on disk, orphans, processes of other sessions ---------------------------
+
+
+def _alive(tag: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", tag], capture_output=True, check=False)
+    return found.returncode == 0
+
+
+def _gone(tag: str, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(tag):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _output(result: object) -> dict[str, object]:
+    """The terminal's JSON result, from the spilled file when it was longer than the result cap."""
+    spilled = result.metadata.spilled_to  # type: ignore[attr-defined]
+    return json.loads(Path(spilled).read_text() if spilled else result.output)  # type: ignore[attr-defined]
+
+
+def _disk_use(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def test_endless_output_is_capped_in_memory_and_never_fills_the_disk(engine: Engine, repo: Path) -> None:
+    started = _disk_use(engine.state_dir) + _disk_use(repo)
+    out = _output(engine.call("terminal", {"command": "yes hermes-flood", "timeout": 2}))
+    assert out["timed_out"] and out["output_omitted_bytes"] > 10_000_000  # type: ignore[operator]
+    assert len(str(out["output"])) < 6 * 1024 * 1024 and "bytes of output omitted" in str(out["output"])
+    # What reaches the disk is at most the capped output, spilled once for the model to page through.
+    assert _disk_use(engine.state_dir) + _disk_use(repo) - started < 7 * 1024 * 1024
+    assert _gone("yes hermes-flood")
+
+
+def test_orphaned_writers_die_and_setsid_children_end_at_timeout_and_close(engine: Engine, repo: Path) -> None:
+    tag = f"hermes-orphan-{os.getpid()}"
+    out = _output(engine.call("terminal", {"command": f"(timeout 12 yes {tag} &); echo done"}))
+    assert "done" in str(out["output"])
+    assert _gone(tag)  # the writer lost its pipe; nothing was written to disk
+    out = json.loads(
+        engine.call("terminal", {"command": f"setsid sh -c 'sleep 4301 #{tag}' & sleep 30", "timeout": 0.5}).output
+    )
+    assert out["timed_out"] and _gone(f"sleep 4301 #{tag}")
+    engine.call("terminal", {"command": f"setsid sh -c 'sleep 4302 #{tag}' > /dev/null 2>&1 < /dev/null &"})
+    assert _alive(f"sleep 4302 #{tag}")
+    engine.close()
+    assert _gone(f"sleep 4302 #{tag}")
+
+
+def test_a_background_process_belongs_to_the_session_that_started_it(engine: Engine, repo: Path) -> None:
+    started = engine.call("terminal", {"command": "read line; echo got $line", "background": True}, session_id="alice")
+    key = json.loads(started.output)["process_id"]
+    for action, extra in (("poll", {}), ("log", {}), ("kill", {}), ("write", {"input": "hello\n"})):
+        result = engine.call("process", {"action": action, "process_id": key, **extra}, session_id="mallory")
+        assert result.error is not None and "no background process" in result.error.message, action
+    listed = json.loads(engine.call("process", {"action": "list"}, session_id="mallory").output)
+    assert listed["processes"] == []
+    polled = json.loads(engine.call("process", {"action": "poll", "process_id": key}, session_id="alice").output)
+    assert polled["status"] == "running"
