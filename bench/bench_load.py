@@ -48,7 +48,7 @@ def main() -> None:
             yaml.load(f.read_bytes(), Loader=yaml.CSafeLoader)
 
     from engine import Engine
-    from engine.build.loader import ProjectLoader
+    from engine.compile.loader import ProjectLoader
 
     def timed_loads(repeat: int = 7) -> tuple[float, float]:
         # Each load starts from a fresh loader (no cached files); the previous result is

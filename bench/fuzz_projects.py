@@ -338,7 +338,7 @@ def restore(touched: list[tuple[Path, bytes | None]]) -> None:
 
 def judge(root: Path, seed: str, index: int) -> Outcome:
     """Load ``root`` as validate does, then use it when it validates; nothing may escape."""
-    from engine.build.loader import ProjectLoader
+    from engine.compile.loader import ProjectLoader
     from engine.engine import Engine
     from engine.errors import UsageError
 

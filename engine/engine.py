@@ -18,8 +18,8 @@ from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engine.build.binding import Bound, describe, is_project_package
-from engine.build.loader import LoadResult, ProjectLoader
+from engine.compile.binding import Bound, describe, is_project_package
+from engine.compile.loader import LoadResult, ProjectLoader
 from engine.config import Config
 from engine.definitions.build import Renderer, build_definitions, check_format, static_render
 from engine.dispatch import adapters

@@ -65,7 +65,7 @@ def test_an_engine_bug_is_exit_three_without_a_traceback(runner: CliRunner, monk
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("engine.build.loader.ProjectLoader.load", explode)
+    monkeypatch.setattr("engine.compile.loader.ProjectLoader.load", explode)
     result = runner.invoke(cli, ["validate", "--root", str(BASIC)])
     assert result.exit_code == 3
     assert "internal error: RuntimeError: boom" in result.stderr

@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import jsonschema_rs
 
-from engine.build.binding import describe
+from engine.compile.binding import describe
 from engine.registry.sources import Contribution
 from engine.registry.specs import ManifestSpec, Source, ToolsetSpec, ToolSpec
 from engine.toolsearch.catalog import Sessions

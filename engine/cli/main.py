@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 
 import click
 
-from engine.build.loader import LoadResult, ProjectLoader, load_reporting
 from engine.cli.prompt import printable, prompt
 from engine.cli.reporters import REPORTERS
+from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine, ToolInfo
 from engine.errors import (

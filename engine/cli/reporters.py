@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from engine.build.loader import LoadResult
+from engine.compile.loader import LoadResult
 from engine.errors import Problem
 
 

@@ -12,31 +12,57 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import get_close_matches
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from engine.build.binding import Bound
+from engine.compile.binding import Bound
 from engine.dispatch.coercion import coerce_arguments
-from engine.dispatch.context import CallReporter, ToolFailure
-from engine.dispatch.hooks import AskApproval, Block, HookTimeout, ModifyArgs, interpret_pre
+from engine.dispatch.context import CallContext, CallReporter, ToolFailure
+from engine.dispatch.hooks import AskApproval, Block, HookRunner, HookTimeout, ModifyArgs, interpret_pre
 from engine.dispatch.invoke import CallTimeout, run_async, run_coroutine, run_sync
 from engine.dispatch.results import ResultMetadata, ToolResult, failure
 from engine.dispatch.shape import BadResult, shape, spill
-from engine.dispatch.workers import Overloaded
+from engine.dispatch.workers import Overloaded, Workers
+from engine.registry.availability import AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.specs import ToolSpec
 from engine.toolsearch.meta import CALL, Redirect
-
-if TYPE_CHECKING:
-    from engine.engine import Engine
 
 log = logging.getLogger("hermes_engine.dispatch")
 
 _BUG_EXCEPTIONS = (AttributeError, NameError, AssertionError, ImportError, NotImplementedError, SyntaxError, SystemExit)
 _NAME_SHOWN = 200  # characters of an unknown tool name repeated back to the model
+
+
+class MetaTools(Protocol):
+    """Answers the tool search meta-tools (engine.toolsearch.service.ToolSearch)."""
+
+    def answer(
+        self, snap: Snapshot, name: Any, args: Any, session_id: str | None, tool_call_id: str | None, started: float
+    ) -> ToolResult | Redirect | None: ...
+
+
+class CallHost(Protocol):
+    """What the pipeline needs from its owner (the Engine), and nothing more.
+
+    The pipeline depends on this, not on ``engine.engine``: the engine module imports the
+    pipeline, never the other way round (tests/test_layout.py checks the import graph).
+    ``_snapshot`` is read once per call, so it is a plain attribute, not a property.
+    """
+
+    _snapshot: Snapshot
+    _hooks: HookRunner
+    _availability: AvailabilityCache
+    workers: Workers
+    tool_search: MetaTools
+
+    def provider_for(self, tool: str) -> Bound | None: ...
+    def is_guarded(self, snap: Snapshot, tool: str) -> bool: ...
+    def gate(self, prepared: Prepared, asked: Sequence[tuple[str, str]]) -> ToolResult | None: ...
+    def context(self, tool: str, prepared: Prepared) -> CallContext: ...
 
 
 @dataclass(slots=True)
@@ -73,7 +99,7 @@ class Prepared:
 
 
 class Dispatcher:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: CallHost) -> None:
         self.engine = engine
 
     # -- plans -------------------------------------------------------------------

@@ -324,7 +324,7 @@ def _terminal_child_env() -> dict[str, str]:
     """The builtin terminal's child environment (handlers/_env.py): one definition of "no secrets"."""
     import importlib  # noqa: PLC0415
 
-    from engine.build.binding import install_builtin_package  # noqa: PLC0415
+    from engine.compile.binding import install_builtin_package  # noqa: PLC0415
     from engine.source.project import BUILTIN_HANDLER_PACKAGE, builtin_pack_dir  # noqa: PLC0415
 
     install_builtin_package(Path(builtin_pack_dir()) / "handlers")

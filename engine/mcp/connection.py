@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.build.binding import Bound, describe
+from engine.compile.binding import Bound, describe
 from engine.mcp.manifest import ServerConfig, expand
 from engine.mcp.tools import ServerTools, check_listing
 from engine.registry.availability import Unavailable

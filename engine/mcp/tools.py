@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema_rs
 import mcp_types as types
 
-from engine.build.binding import Bound
+from engine.compile.binding import Bound
 from engine.dispatch.results import sanitize
 from engine.errors import Problem
 from engine.mcp.manifest import MAX_NAME, ServerConfig, tool_name

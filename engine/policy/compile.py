@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.build.binding import Binder, BindError
+from engine.compile.binding import Binder, BindError
 from engine.config import Config
 from engine.errors import Problem
 from engine.policy.evaluate import Evaluator

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.build.binding import Bound
+from engine.compile.binding import Bound
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex

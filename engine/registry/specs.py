@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.build.binding import Bound
+from engine.compile.binding import Bound
 
 
 @dataclass(frozen=True, slots=True)

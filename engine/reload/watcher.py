@@ -19,12 +19,9 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.source.project import CONFIG_NAMES, MANIFEST_DIRS, MANIFEST_SUFFIXES, is_ignored_name
-
-if TYPE_CHECKING:
-    from engine.engine import Engine
 
 log = logging.getLogger("hermes_engine.watch")
 
@@ -33,12 +30,22 @@ DEFAULT_STEP_MS = 10
 RETRY_SECONDS = 0.2
 
 
+class Reloadable(Protocol):
+    """What a watcher needs from what it reloads (the Engine): not the Engine itself, so
+    this module never imports ``engine.engine`` (tests/test_layout.py checks it)."""
+
+    @property
+    def root(self) -> Path: ...
+    def handler_dirs(self) -> list[Path]: ...
+    def reload(self, changed: Iterable[Path | str] = ()) -> object: ...
+
+
 class Watcher:
     """Reloads ``engine`` whenever a file it was loaded from changes. A context manager."""
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Reloadable,
         *,
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
         step_ms: int = DEFAULT_STEP_MS,

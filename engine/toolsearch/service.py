@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from difflib import get_close_matches
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.definitions.budget import Entry, fit, matching, rank, tier_of
 from engine.definitions.formats import FORMATS
@@ -25,14 +25,22 @@ from engine.definitions.tokens import counter_for, definition_text
 from engine.dispatch.batch import parse_arguments
 from engine.dispatch.results import ResultMetadata, ToolResult, failure
 from engine.errors import UsageError
+from engine.registry.availability import AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.toolsearch import meta
 from engine.toolsearch.catalog import Scope, Sessions, scope_of
 from engine.toolsearch.index import SearchIndex
 from engine.toolsearch.meta import CALL, DESCRIBE, META_NAMES, SEARCH, Redirect
 
-if TYPE_CHECKING:
-    from engine.engine import Engine
+
+class SearchHost(Protocol):
+    """What tool search needs from its owner (the Engine); it never imports ``engine.engine``."""
+
+    _availability: AvailabilityCache
+
+    def full_definitions(
+        self, format: str, enabled: Iterable[str] | None = None, disabled: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]: ...
 
 _SCOPES_KEPT = 256
 _NAME_SHOWN = 100
@@ -41,7 +49,7 @@ _NAME_SHOWN = 100
 class ToolSearch:
     """Owned by an :class:`~engine.engine.Engine`; every method is thread-safe."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: SearchHost) -> None:
         self._engine = engine
         self.sessions = Sessions()
         self._lock = threading.Lock()

@@ -14,9 +14,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import config as config_mod
-from engine.build.binding import Binder, BindError, Bound, is_project_package
-from engine.build.link import Linked, check_enabled_names, link
-from engine.build.structure import check_parameters, check_structure, document_kind
+from engine.compile.binding import Binder, BindError, Bound, is_project_package
+from engine.compile.link import Linked, check_enabled_names, link
+from engine.compile.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
