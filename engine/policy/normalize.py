@@ -12,8 +12,10 @@ of the raw text.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Anything but printable ASCII, tab and newline: only such text has other readings.
@@ -25,7 +27,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]"  # CSI: colours, cursor moves
     r"|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]"  # 8-bit CSI
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"  # terminated strings
+    # Terminated strings; their body holds no other introducer, so a match is short where they repeat.
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9b-\x9f]{0,4096}(?:\x07|\x1b\\|\x9c)"
     r"|\x1b[ -/]{0,4}[0-~]"  # two-byte escapes (and nF sequences)
 )
 _INVISIBLE = re.compile(
@@ -66,6 +69,65 @@ class Readings:
     disguised: str | None = None
 
 
+# An escape sequence may start here: ESC, or a C1 control that introduces one (CSI, DCS, SOS, OSC, PM, APC).
+_INTRODUCER = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+# An escape's introducer: ESC and the printable character after it (C1 controls go with the rest).
+_INTRODUCED = re.compile(r"\x1b[\x20-\x7e]?")
+# Deletion readings enumerated per escape, past which only the uniform ones are made (see _deletions).
+_MIXED_READINGS = 27
+_MIXED_LENGTH = 4096
+
+
+def _deletions(text: str) -> list[str]:
+    """The text with its control characters and escape sequences deleted, in every plausible way.
+
+    Each escape is read three ways: its first character alone deleted (a lone control), its
+    introducer deleted (ESC and the character after it, as a disguise inserted it), or the whole
+    sequence as a terminal consumes it (an unterminated string sequence is only its introducer:
+    it never eats the text after it). Then every other control character is deleted. With few
+    escapes in a short text every combination is a reading (the disguise may mix kinds); past
+    that, each way applied to all of them.
+    """
+    mixed = _mixed(text) if len(text) <= _MIXED_LENGTH else None
+    if mixed is None:  # uniform: each way for every escape, linear in the text
+        uniform = (text, _INTRODUCED.sub("", text), _ESCAPES.sub("", text))
+        return list(dict.fromkeys(_CONTROL.sub("", t) for t in uniform))
+    spans, picks = mixed
+    out: dict[str, None] = {}
+    for pick in picks:
+        parts: list[str] = []
+        at = 0
+        for start, end in zip(spans, pick, strict=True):
+            if start < at:
+                continue  # inside an escape deleted whole
+            parts.append(text[at:start])
+            at = end
+        parts.append(text[at:])
+        out[_CONTROL.sub("", "".join(parts))] = None
+    return list(out)
+
+
+def _mixed(text: str) -> tuple[list[int], Iterable[tuple[int, ...]]] | None:
+    """Where each escape starts and every combination of where it may end; None past _MIXED_READINGS."""
+    starts: list[int] = []
+    stops: list[tuple[int, ...]] = []
+    choices = 1
+    for found in _INTRODUCER.finditer(text):
+        start = found.start()
+        ends = {start + 1}
+        if text[start] == "\x1b" and start + 1 < len(text) and "\x20" <= text[start + 1] <= "\x7e":
+            ends.add(start + 2)
+        full = _ESCAPES.match(text, start)
+        if full is not None:
+            ends.add(full.end())
+        choices *= len(ends)
+        if choices > _MIXED_READINGS:
+            return None
+        starts.append(start)
+        stops.append(tuple(sorted(ends)))
+    return starts, itertools.product(*stops)
+
+
 def suspicious(text: str) -> bool:
     """Whether ``text`` has characters any folding could change (false for printable ASCII)."""
     if text.isascii() and text.isprintable():
@@ -81,14 +143,9 @@ def readings(text: str) -> Readings:
     reasons: list[str] = []
     if _CONTROL.search(text):
         reasons.append("control characters or terminal escapes")
-        bases += [
-            # What a terminal shows: escape sequences and controls gone, CRLF a line break.
-            _CONTROL.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n"))),
-            # What a program that drops control bytes reads (a shell reading NULs from a pipe).
-            _CONTROL.sub("", text),
-            # What a program that splits on them reads.
-            _CONTROL.sub(" ", text.replace("\r", "\n")),
-        ]
+        bases += _deletions(text)
+        # What a program that splits on control characters reads.
+        bases.append(_CONTROL.sub(" ", text.replace("\r", "\n")))
     found = bases[1:]
     compatibility = False
     for base in bases:

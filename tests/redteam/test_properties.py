@@ -8,6 +8,7 @@ it, and the verdict is the strictest over all readings: it can only get stricter
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,4 +69,20 @@ def rank(engine: Engine, text: str) -> tuple[int, bool]:
 @given(disguised())
 def test_a_disguise_never_makes_a_verdict_more_lenient(engine: Engine, pair: tuple[str, str]) -> None:
     plain, hidden = pair
+    assert rank(engine, hidden) >= rank(engine, plain), (plain, hidden)
+
+
+# Disguises the property test found: each must judge at least as strictly as its plain command.
+FOUND = [
+    # An unterminated OSC introducer and an 8-bit CSI that a terminal reads as `CSI m`: only the
+    # reading that deletes the introducers, and not what follows them, is the plain command.
+    ("/ -r rm", "/\x1b] -r r\x9bm"),
+    ("rm -rf /", "rm\x1b -rf \x1b]/"),  # a lone ESC before a blank, and an OSC introducer
+    ("rm -rf /", "\x1b[31mrm \x9b-rf /"),  # a whole colour sequence, and a CSI before `-rf`
+    ("rm -rf ~", "rm -rf \x9d~\x07"),  # an 8-bit OSC "terminated" around the target
+]
+
+
+@pytest.mark.parametrize(("plain", "hidden"), FOUND)
+def test_disguises_found_before_stay_at_least_as_strict(engine: Engine, plain: str, hidden: str) -> None:
     assert rank(engine, hidden) >= rank(engine, plain), (plain, hidden)
