@@ -18,6 +18,9 @@ PROJECTS = 300
 HUGE = "1" + "0" * 400
 
 
+# The per-project bound (HANG_SECONDS) is the hang check; the suite-wide pytest timeout is not
+# meant for 300 whole loads on a shared, loaded 2-core machine.
+@pytest.mark.timeout(900)
 def test_mutated_projects_never_crash_hang_or_report_an_unlocated_error() -> None:
     outcomes = list(run(PROJECTS, seed=1))
     assert len(outcomes) == PROJECTS
