@@ -196,7 +196,7 @@ def test_a_listener_that_raises_does_not_stop_the_reload(engine: Engine, root: P
 # -- the watcher ------------------------------------------------------------------------
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
