@@ -16,10 +16,12 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import Problem
-from engine.source.yamlfile import Document, is_yaml11_bool, to_pointer
+
+if TYPE_CHECKING:
+    from engine.source.yamlfile import Document
 
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 _DOTTED = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
@@ -391,6 +393,8 @@ def normalise(
 
 
 def _config_problem(document: Document | None, path: tuple[Any, ...], message: str) -> Problem:
+    from engine.source.yamlfile import is_yaml11_bool, to_pointer  # noqa: PLC0415
+
     dotted = ".".join(map(str, path))
     if document is None:
         return Problem("<overrides>", 1, 1, "config-invalid", f"{dotted}: {message}")

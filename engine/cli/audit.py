@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from engine.cli.main import cli, project_root, root_options
+from engine.cli.main import cli
+from engine.cli.options import project_root, root_options
 from engine.cli.prompt import printable
 from engine.config import normalise
 from engine.errors import EXIT_INVALID, Problem, UsageError, ValidationFailed

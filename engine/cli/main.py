@@ -9,112 +9,30 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import os
 import signal
 import sys
 import threading
 import time
-import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from engine.cli.prompt import printable, prompt
+from engine.cli.options import _Cli, project_root, root_options
+from engine.cli.prompt import prompt
 from engine.cli.reporters import REPORTERS
 from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine, ToolInfo
 from engine.errors import (
-    EXIT_BROKEN_PIPE,
-    EXIT_INTERNAL,
     EXIT_INVALID,
-    EXIT_USAGE,
-    HermesError,
     Problem,
     UsageError,
-    ValidationFailed,
 )
 from engine.policy.approval import OUTCOMES
 from engine.reload.events import ReloadEvent
 from engine.schemas import SCHEMA_NAMES, load_schema
-from engine.source.project import builtin_pack_dir
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class _Cli(click.Group):
-    """Maps the engine's exceptions to exit codes; nothing reaches the user as a traceback."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-            raise
-        except UsageError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(EXIT_USAGE)
-        except ValidationFailed as exc:
-            for problem in exc.problems:
-                click.echo(problem.format(), err=True)
-            click.echo(f"invalid: {len(exc.errors)} error(s); run `hermes-engine validate` for details", err=True)
-            ctx.exit(EXIT_INVALID)
-        except HermesError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(EXIT_INVALID)
-        except KeyboardInterrupt:
-            ctx.exit(130)
-        except BrokenPipeError:
-            # Nobody reads any more: stop quietly, and keep the interpreter's final flush quiet too.
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-            ctx.exit(EXIT_BROKEN_PIPE)
-        except Exception as exc:
-            click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
-            click.echo("this is a bug in hermes-engine; please report it with the command you ran", err=True)
-            if os.environ.get("HERMES_ENGINE_DEBUG"):
-                traceback.print_exc()
-            ctx.exit(EXIT_INTERNAL)
-
-
-def _remember_root(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
-    if value is not None:
-        ctx.find_root().ensure_object(dict)["root"] = value
-    return value
-
-
-def _remember_builtin(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
-    if value:
-        ctx.find_root().ensure_object(dict)["builtin"] = True
-    return value
-
-
-def root_options(func: F) -> F:
-    """--root and --builtin, accepted by the group and by every command."""
-    func = click.option(
-        "--builtin",
-        is_flag=True,
-        expose_value=False,
-        callback=_remember_builtin,
-        is_eager=True,
-        help="Use the builtin pack itself as the project.",
-    )(func)
-    return click.option(
-        "--root",
-        type=click.Path(path_type=Path, file_okay=False),
-        expose_value=False,
-        callback=_remember_root,
-        is_eager=True,
-        help="Project root (default: the current directory).",
-    )(func)
-
-
-def project_root(ctx: click.Context) -> Path:
-    obj = ctx.find_root().ensure_object(dict)
-    if obj.get("builtin"):
-        return builtin_pack_dir()
-    root: Path | None = obj.get("root")
-    return root if root is not None else Path.cwd()
 
 
 @contextlib.contextmanager
@@ -288,29 +206,6 @@ def call(
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
-@cli.command()
-@root_options
-@click.argument("command")
-@click.option("--tool", default="terminal", show_default=True, help="Judge COMMAND as this tool's argument.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@click.pass_context
-def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
-    """Judge COMMAND with the project's policies: allow, ask or deny (exit 0 only for allow)."""
-    verdict = load_engine(ctx).check(command, tool)
-    if as_json:
-        click.echo(json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False))
-    else:
-        label = verdict.decision + (" (hardline)" if verdict.hardline else "")
-        click.echo(label)
-        for match in verdict.matches:
-            via = f"  (via {printable(' > '.join(match.via))})" if match.via else ""
-            shown = f"{printable(match.key)}: {printable(match.description)} -- {printable(match.command)}"
-            click.echo(f"  [{match.severity}] {shown}{via}")
-        if verdict.reason and verdict.decision != "allow":
-            click.echo(f"  {printable(verdict.reason)}")
-    ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
-
-
 def _emit(event: dict[str, Any], text: str, as_json: bool) -> None:
     click.echo(json.dumps(event, ensure_ascii=False) if as_json else text)
 
@@ -479,3 +374,7 @@ def main(argv: list[str] | None = None) -> None:
 
 # Command groups kept in their own modules add themselves to `cli` (they use its options from here).
 from engine.cli import audit as _audit  # noqa: E402, F401
+from engine.cli import fast as _fast  # noqa: E402
+
+cli.add_command(_fast.check)
+cli.add_command(_fast.guard)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from engine.compile.binding import Bound
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
 from engine.registry.specs import Source
+
+if TYPE_CHECKING:
+    from engine.compile.binding import Bound
 
 Decision = Literal["allow", "ask", "deny"]
 ALLOW: Decision = "allow"

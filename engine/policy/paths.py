@@ -285,9 +285,17 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     return normalised, computed
 
 
+# Classes compiled ahead, by their globs: filled from the compiled-project cache (engine.guard.cache)
+# so an evaluator built from a cached project reads its classes back instead of compiling them.
+COMPILED_CLASSES: dict[tuple[str, ...], _Class] = {}
+
+
 def _compile(globs: Iterable[str]) -> _Class:
     """One class from globs; a leading ``!`` excludes."""
-    globs = list(globs)
+    globs = tuple(globs)
+    ahead = COMPILED_CLASSES.get(globs)
+    if ahead is not None:
+        return ahead
     include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
     exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
     return _Class(

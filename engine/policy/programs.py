@@ -15,14 +15,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
-
-import regex as fallback_engine
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
-from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout, compile_linear
-from engine.source.yamlfile import Document
+from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout, compile_linear, fallback_engine
+
+if TYPE_CHECKING:
+    from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
 STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "sql", "code"})
@@ -153,7 +153,7 @@ class Extractor:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self.compiled = fallback_engine.compile(pattern, fallback_engine.V0)
+        self.compiled = fallback_engine().compile(pattern, fallback_engine().V0)
         # Groups named payload, payload2, ...: the first that took part in the match is the payload.
         self.payloads = tuple(sorted(g for g in self.compiled.groupindex if g.startswith("payload")))
         self.prefix = _literal_prefix(pattern)
@@ -166,6 +166,11 @@ class Extractor:
         head = flags.group() if flags else ""
         whole = compile_linear(f"{head}(?:{pattern[len(head) :]})\\Z")
         self.linear = whole if whole.linear else None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # For the compiled-project cache: everything but the `regex` pattern, compiled on first use.
+        state = (self.pattern, self.payloads, self.prefix, self.quick, self.literal, self.linear)
+        return (_revive_extractor, state)
 
     def search(self, text: str) -> Any:
         if self.prefix and not text.startswith(self.prefix):
@@ -186,6 +191,27 @@ class Extractor:
             return self.compiled.fullmatch(text, timeout=FALLBACK_TIMEOUT) is not None
         except TimeoutError:
             raise RegexTimeout(self.pattern) from None
+
+
+class _RevivedExtractor(Extractor):
+    """An :class:`Extractor` read back from the cache: its `regex` pattern compiled when first used."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "compiled":
+            raise AttributeError(name)
+        self.compiled = fallback_engine().compile(self.pattern, fallback_engine().V0)
+        return self.compiled
+
+
+def _revive_extractor(
+    pattern: str, payloads: tuple[str, ...], prefix: str, quick: Any, literal: str | None, linear: Any
+) -> Extractor:
+    extractor = _RevivedExtractor.__new__(_RevivedExtractor)
+    extractor.pattern, extractor.payloads, extractor.prefix = pattern, payloads, prefix
+    extractor.quick, extractor.literal, extractor.linear = quick, literal, linear
+    return extractor
 
 
 _META = re.compile(r"[\\.^$*+?{}\[\]|()]")

@@ -24,12 +24,17 @@ from collections.abc import Callable, Iterator
 from importlib import import_module
 from typing import Any
 
-import regex as fallback_engine
 from re2 import _re2
 
 # The standard library's own regex parser: its tree tells how a pattern backtracks (see _degree).
 re_parser: Any = import_module("re._parser")
 C: Any = import_module("re._constants")
+
+
+def fallback_engine() -> Any:
+    """The `regex` module, imported when a pattern first needs it (most never do; it is slow to import)."""
+    return import_module("regex")
+
 
 # Seconds one search of a pattern RE2 cannot run may take.
 FALLBACK_TIMEOUT = 0.002
@@ -80,6 +85,7 @@ class Regex:
         "_python",
         "_required",
         "_search_short",
+        "flags",
         "glob",
         "linear",
         "match",
@@ -95,8 +101,10 @@ class Regex:
         python: re.Pattern[str],
         shorts: tuple[int, int],
         required: tuple[str, ...] = (),
+        flags: int = 0,
     ) -> None:
         self.pattern = pattern
+        self.flags = flags
         self._compiled = compiled
         self._fallback = fallback
         self._python = python
@@ -139,6 +147,94 @@ class Regex:
     def __repr__(self) -> str:
         return f"Regex({self.pattern!r}{'' if self.linear else ', bounded'})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # For the compiled-project cache (engine.guard.cache): the pattern and what compiling it
+        # found; read back, it is compiled again on first use, on the same engines as before.
+        state = (self.pattern, self.flags, self._search_short, self._match_short, self._required, self.linear)
+        return (_revive, (*state, self.glob, _sre_program(self.pattern, self.flags | re.ASCII)))
+
+
+class _Revived(Regex):
+    """A :class:`Regex` read back from the cache: each engine compiled when first used.
+
+    Its slots for compiled objects start empty; reading one calls ``__getattr__`` (once:
+    it fills the slot). A pattern read back from a cache was valid when it was written
+    (the cache holds only validated projects), so compiling it again cannot fail.
+    """
+
+    __slots__ = ("_program",)
+    _program: tuple[Any, ...] | None
+
+    def __getattr__(self, name: str) -> Any:
+        pattern, flags = self.pattern, self.flags
+        if name == "_compiled":
+            if not self.linear:
+                self._compiled = None
+            else:
+                tree = re_parser.parse(pattern, flags)
+                self._compiled = _re2.RE2(_encode(_to_re2(pattern, tree.state.flags)), _regex_options(flags))
+            return self._compiled
+        if name == "_fallback":
+            self._fallback = None if self.linear else fallback_engine().compile(pattern, flags | fallback_engine().V0)
+            return self._fallback
+        if name in ("_python", "search", "match"):
+            python = self._python = _from_program(pattern, flags | re.ASCII, self._program)
+            self.search = python.search if self._search_short >= _ANY else self._search
+            self.match = python.match if self._match_short >= _ANY else self._match
+            return getattr(self, name)
+        raise AttributeError(name)
+
+
+def _revive(
+    pattern: str,
+    flags: int,
+    search_short: int,
+    match_short: int,
+    required: tuple[str, ...],
+    linear: bool,
+    glob: str | None,
+    program: tuple[Any, ...] | None = None,
+) -> Regex:
+    regex = _Revived.__new__(_Revived)
+    regex.pattern, regex.flags, regex.linear, regex.glob, regex._program = pattern, flags, linear, glob, program
+    regex._search_short, regex._match_short, regex._required = search_short, match_short, required
+    return regex
+
+
+_sre: Any = import_module("_sre")
+_re_compiler: Any = import_module("re._compiler")
+
+
+def _sre_program(pattern: str, flags: int) -> tuple[Any, ...] | None:
+    """What ``re`` compiles ``pattern`` to (flags, code, groups, group names): reading it back skips
+    the parse, most of the cost of compiling. None when this interpreter's ``re`` works otherwise."""
+    try:
+        tree = re_parser.parse(pattern, flags)
+        code = _re_compiler._code(tree, flags)
+        groupindex = dict(tree.state.groupdict)
+        indexgroup = [None] * tree.state.groups
+        for key, index in groupindex.items():
+            indexgroup[index] = key
+        program = [int(c) for c in code]  # plain ints: re's named constants do not pickle
+        return (int(flags | tree.state.flags), program, tree.state.groups - 1, groupindex, tuple(indexgroup))
+    except Exception:
+        return None
+
+
+def _from_program(pattern: Any, flags: int, program: tuple[Any, ...] | None) -> re.Pattern[Any]:
+    if program is not None:
+        try:
+            final_flags, code, groups, groupindex, indexgroup = program
+            compiled: re.Pattern[Any] = _sre.compile(pattern, final_flags, code, groups, groupindex, indexgroup)
+            return compiled
+        except Exception:  # _sre checks the code it is given; anything it refuses is compiled again
+            pass
+    return re.compile(pattern, flags)
+
+
+def _regex_options(flags: int) -> Any:
+    return _options(bool(flags & re.IGNORECASE), bool(flags & re.DOTALL))
+
 
 def compile_linear(pattern: str, flags: int = 0) -> Regex:
     """``pattern`` (Python syntax) on RE2, or on the bounded fallback when RE2 cannot express it.
@@ -160,12 +256,12 @@ def compile_linear(pattern: str, flags: int = 0) -> Regex:
     compiled = _re2.RE2(_encode(_to_re2(pattern, tree.state.flags)), _options(ignore_case, dot_all))
     required = tuple(sorted(_required(items, bool((flags | tree.state.flags) & re.IGNORECASE))))
     if compiled.ok():
-        return Regex(pattern, compiled, None, python, shorts, required)
+        return Regex(pattern, compiled, None, python, shorts, required, flags)
     try:
-        slow = fallback_engine.compile(pattern, flags | fallback_engine.V0)
+        slow = fallback_engine().compile(pattern, flags | fallback_engine().V0)
     except Exception as exc:  # the regex module refusing a pattern `re` accepts: say so, located
         raise RegexError(f"no engine can run it within a bound ({exc})") from None
-    return Regex(pattern, None, slow, python, shorts, required)
+    return Regex(pattern, None, slow, python, shorts, required, flags)
 
 
 def _short(degree: int | None) -> int:

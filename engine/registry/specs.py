@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.compile.binding import Bound
+if TYPE_CHECKING:
+    from engine.compile.binding import Bound
 
 
 @dataclass(frozen=True, slots=True)

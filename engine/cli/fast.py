@@ -1,0 +1,160 @@
+"""``hermes-engine check`` and ``hermes-engine guard``: the commands that judge one call and exit.
+
+They read the compiled project from its cache (engine.guard.cache) and import only the
+policy machinery, so a warm start costs little more than the interpreter's own. Run as
+``hermes-engine check|guard ...`` they are dispatched here without importing the rest of
+the command line (engine.cli.__init__); they are also commands of the full group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from engine.cli.options import _Cli, project_root, root_options
+from engine.errors import EXIT_INVALID, ValidationFailed
+
+
+def _printable(text: str) -> str:
+    from engine.cli.prompt import printable  # noqa: PLC0415
+
+    return printable(text)
+
+
+@click.command()
+@root_options
+@click.argument("command")
+@click.option("--tool", default="terminal", show_default=True, help="Judge COMMAND as this tool's argument.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.pass_context
+def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
+    """Judge COMMAND with the project's policies: allow, ask or deny (exit 0 only for allow)."""
+    from engine.guard.cache import load_project  # noqa: PLC0415
+    from engine.guard.hook import evaluator_for  # noqa: PLC0415
+
+    project, result = load_project(project_root(ctx))
+    if project is None:
+        raise ValidationFailed(result.problems)
+    verdict = evaluator_for(project, Path(project.config.workdir(Path.cwd()))).check(command, tool)
+    if as_json:
+        click.echo(json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        label = verdict.decision + (" (hardline)" if verdict.hardline else "")
+        click.echo(label)
+        for match in verdict.matches:
+            via = f"  (via {_printable(' > '.join(match.via))})" if match.via else ""
+            shown = f"{_printable(match.key)}: {_printable(match.description)} -- {_printable(match.command)}"
+            click.echo(f"  [{match.severity}] {shown}{via}")
+        if verdict.reason and verdict.decision != "allow":
+            click.echo(f"  {_printable(verdict.reason)}")
+    ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
+
+
+AGENT_CHOICE = click.Choice(["claude-code", "codex", "gemini"])
+
+
+@click.group(cls=_Cli, invoke_without_command=True)
+@root_options
+@click.option("--for", "agent", type=AGENT_CHOICE, default=None, help="The agent whose hook event is on stdin.")
+@click.option("--serve", is_flag=True, help="Answer hook events over HTTP instead (loopback only, token required).")
+@click.option("--port", default=8766, show_default=True, type=click.IntRange(0, 65535), help="--serve: port (0: any).")
+@click.pass_context
+def guard(ctx: click.Context, agent: str | None, serve: bool, port: int) -> None:
+    """Judge a coding agent's tool call before it runs (a pre-tool hook).
+
+    Reads the hook event JSON (Claude Code PreToolUse, Codex PreToolUse, Gemini CLI
+    BeforeTool) on stdin and answers in that agent's protocol: allow, ask (the agent's own
+    prompt) or deny, with a reason. Exit 2 on any failure: every agent blocks the call.
+
+    With --serve, answers the same events POSTed to http://127.0.0.1:PORT/guard/AGENT
+    with `Authorization: Bearer $HERMES_ENGINE_GUARD_TOKEN`.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if serve:
+        from engine.guard.serve import serve_forever  # noqa: PLC0415
+
+        serve_forever(project_root(ctx), port)
+        return
+    if agent is None:
+        raise click.UsageError("name the agent: --for claude-code|codex|gemini")
+    from engine.guard.hook import fail, run  # noqa: PLC0415
+
+    try:
+        data = sys.stdin.buffer.read()
+        code, out, err = run(agent, data, project_root(ctx))
+    except BaseException as exc:  # fail closed: an agent reads exit 2 as "block"
+        code, out, err = fail(f"internal error ({type(exc).__name__})")
+    if out:
+        click.echo(out)
+    if err:
+        click.echo(err, err=True, nl=False)
+    ctx.exit(code)
+
+
+@guard.command()
+@click.option("--for", "agent", type=click.Choice(["claude-code"]), default="claude-code", show_default=True)
+@click.option("--project", "scope", flag_value="project", default=True, help="The project's .claude/settings.json.")
+@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
+@click.option("--settings", "settings_file", type=click.Path(path_type=Path, dir_okay=False), help="This file instead.")
+@click.pass_context
+def install(ctx: click.Context, agent: str, scope: str, settings_file: Path | None) -> None:
+    """Add the guard hook to the agent's settings (merged; a backup first; idempotent)."""
+    from engine.guard.install import install as do_install  # noqa: PLC0415
+    from engine.guard.install import settings_path  # noqa: PLC0415
+
+    path = settings_file or settings_path(scope, Path(os.getcwd()))
+    click.echo(do_install(path, _hook_command(ctx, scope)))
+
+
+@guard.command()
+@click.option("--for", "agent", type=click.Choice(["claude-code"]), default="claude-code", show_default=True)
+@click.option("--project", "scope", flag_value="project", default=True, help="The project's .claude/settings.json.")
+@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
+@click.option("--settings", "settings_file", type=click.Path(path_type=Path, dir_okay=False), help="This file instead.")
+def uninstall(agent: str, scope: str, settings_file: Path | None) -> None:
+    """Remove exactly the hook `guard install` added (a backup first)."""
+    from engine.guard.install import settings_path  # noqa: PLC0415
+    from engine.guard.install import uninstall as do_uninstall  # noqa: PLC0415
+
+    path = settings_file or settings_path(scope, Path(os.getcwd()))
+    click.echo(do_uninstall(path))
+
+
+def _hook_command(ctx: click.Context, scope: str) -> str:
+    """The command the agent runs: this interpreter's engine, for the project (--root when given)."""
+    import shlex  # noqa: PLC0415
+
+    argv = [sys.executable, "-m", "engine", "guard", "--for", "claude-code"]
+    obj = ctx.find_root().ensure_object(dict)
+    if obj.get("root") is not None or obj.get("builtin"):
+        argv += ["--root", str(project_root(ctx).resolve())]
+    elif scope == "project":
+        argv += ["--root", str(Path.cwd().resolve())]
+    return shlex.join(argv)
+
+
+def run_fast(argv: list[str]) -> None:
+    """Run ``check`` or ``guard`` as their own program (``hermes-engine check|guard ...``)."""
+    import click.exceptions  # noqa: PLC0415
+
+    group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard})
+    try:
+        code = group.main(
+            args=argv, prog_name="hermes-engine", standalone_mode=False, obj={"exits_after_command": True}
+        )
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+        if argv[:1] == ["guard"]:
+            code = 2  # a hook that cannot even read its options still blocks the call
+    sys.exit(code or 0)

@@ -1,0 +1,380 @@
+"""The compiled-project cache: a validated project's policy, read back without compiling it.
+
+A one-shot command that only judges (``guard``, ``check``) needs the compiled policy, the
+config and the packs, nothing else. Building them means parsing every manifest, normalising
+the config, compiling every pattern and running every example: hundreds of milliseconds.
+So after a successful load they are kept in ``<default state dir>/compiled-project.bin``
+(under ``$XDG_STATE_HOME/hermes-engine``, outside the project, in the ``engine_files``
+class no tool may write), and the next start reads them back.
+
+Never a stale verdict: the entry is keyed by a SHA-256 over the engine (its version and
+the size and mtime of each of its own source files), the interpreter, the project root,
+the home and XDG directories, and the *content* of every file the loader reads (the
+config, each manifest of each pack, each handler source file). The file list itself is
+recomputed from the packs on every start, so a manifest added or removed changes the key.
+
+Never a weakened verdict: the file is ``MAGIC + HMAC-SHA256 + body``, the MAC under a key
+in the user's config directory (the audit log's key directory, 0600, outside the state
+dir and any work tree). The MAC is checked, in constant time, *before* anything in the
+body is read, and the body is only unpickled when it verifies: a file a tool could have
+written (it cannot, but if it did) is never unpickled. Any problem at all -- missing,
+short, bad MAC, wrong key, unpickling error, wrong type -- is a cache miss: the project is
+built again from source and the entry rewritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copyreg
+import gc
+import hashlib
+import hmac
+import io
+import json
+import os
+import pickle
+import re
+import sys
+import tempfile
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.source.project import CONFIG_NAMES, Pack, manifest_files
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.policy.model import CompiledPolicy
+
+__all__ = ["CACHE_NAME", "CompiledProject", "cache_path", "load_project"]
+
+CACHE_NAME = "compiled-project.bin"
+_MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
+_MAC_SIZE = 32
+_ENGINE = Path(__file__).resolve().parent.parent
+_KEY_NAME = "compiled-project"
+
+
+@dataclass(slots=True)
+class CompiledProject:
+    """What judging a call needs: the compiled policy, the config and the packs it came from."""
+
+    root: Path
+    config: Config
+    packs: tuple[Pack, ...]
+    policy: CompiledPolicy | None
+    warnings: int
+    tools: int
+    patterns: int
+    from_cache: bool = False
+    # Path classes compiled ahead (engine.policy.paths.COMPILED_CLASSES), by their globs.
+    classes: dict[tuple[str, ...], Any] = field(default_factory=dict)
+
+    def audit_path(self) -> Path:
+        from engine.policy.audit import audit_path  # noqa: PLC0415
+
+        return audit_path(self.config)
+
+
+# -- the key -------------------------------------------------------------------------
+
+
+def cache_path(root: Path) -> Path:
+    """Where the entry of the project at ``root`` lives: its default state dir, whatever the config says
+    (the config is what the entry saves reading)."""
+    from engine.config import default_state_dir  # noqa: PLC0415
+
+    return default_state_dir(root) / CACHE_NAME
+
+
+def _engine_stamp() -> bytes:
+    """The engine's version and the (path, size, mtime) of each of its own files: a changed engine is a miss."""
+    from engine import __version__  # noqa: PLC0415
+
+    digest = hashlib.sha256(__version__.encode())
+    for dirpath, dirnames, filenames in os.walk(_ENGINE):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".json", ".yaml")):
+                st = os.stat(os.path.join(dirpath, name))
+                digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
+def _handler_files(pack: Pack) -> Iterator[Path]:
+    for prefix in pack.handler_roots:
+        top = prefix.split(".", 1)[0]
+        module = pack.root / f"{top}.py"
+        if module.is_file():
+            yield module
+        package = pack.root / top
+        if package.is_dir():
+            yield from sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def input_files(root: Path, packs: tuple[Pack, ...]) -> list[Path]:
+    """Every file a load of the project reads: configs, manifests of each pack, handler sources."""
+    files = [root / name for name in CONFIG_NAMES]
+    for pack in packs:
+        if pack.root != root:
+            files += [pack.root / name for name in CONFIG_NAMES]
+        files += manifest_files(pack)
+        files += _handler_files(pack)
+    return files
+
+
+def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
+    """The key of the project's compiled form: the engine, the interpreter, the environment and the
+    content of every input file (a missing file hashes as missing)."""
+    digest = hashlib.sha256(_engine_stamp())
+    env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
+    head = [sys.version, sys.prefix, str(root), *env]
+    digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
+    for path in input_files(root, packs):
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            content = path.read_bytes()
+        except FileNotFoundError:
+            digest.update(b"-\n")
+            continue
+        digest.update(hashlib.sha256(content).digest() + b"\n")
+    return digest.hexdigest()
+
+
+# -- the MAC key ---------------------------------------------------------------------
+
+
+def _mac_key(create: bool) -> bytes | None:
+    """The key the entries are authenticated with, kept beside the audit keys (0600, user config dir)."""
+    from engine.policy.audit import AuditError, _Keys, key_dir  # noqa: PLC0415
+
+    directory = key_dir()
+    keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
+    try:
+        return keys.create() if create else keys.load()
+    except (AuditError, OSError):
+        return None
+
+
+# -- reading and writing -------------------------------------------------------------
+
+
+def _reduce_pattern(pattern: re.Pattern[Any]) -> tuple[Any, ...]:
+    from engine.policy.regexes import _sre_program  # noqa: PLC0415
+
+    return (_pattern, (pattern.pattern, pattern.flags, _sre_program(pattern.pattern, pattern.flags)))
+
+
+def _pattern(source: Any, flags: int, program: tuple[Any, ...] | None) -> re.Pattern[Any]:
+    """A ``re`` pattern from its compiled program (no parse), or compiled again."""
+    from engine.policy.regexes import _from_program  # noqa: PLC0415
+
+    return _from_program(source, flags, program)
+
+
+def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(data)
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        return _reduce_slots(obj)
+
+
+def _dumps(payload: Any) -> bytes:
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    table = copyreg.dispatch_table.copy()
+    table[types.MappingProxyType] = lambda proxy: (_mapping_proxy, (dict(proxy),))
+    table[re.Pattern] = _reduce_pattern
+    pickler.dispatch_table = table
+    pickler.dump(payload)
+    return buffer.getvalue()
+
+
+def _reduce_slots(obj: Any) -> Any:
+    """Slotted dataclasses are read back by one C-level setter per field, not through ``dataclasses.fields``."""
+    cls = type(obj)
+    slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
+    if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
+        return NotImplemented
+    # The object is created (and remembered, for cycles) before its fields are read back.
+    return (copyreg.__newobj__, (cls,), tuple(getattr(obj, name) for name in slots), None, None, _set_slots)  # type: ignore[attr-defined]
+
+
+_SETTERS: dict[type, tuple[Any, ...]] = {}
+
+
+def _set_slots(obj: Any, values: tuple[Any, ...]) -> None:
+    cls = type(obj)
+    setters = _SETTERS.get(cls)
+    if setters is None:
+        setters = _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in cls.__dict__["__slots__"])
+    for setter, value in zip(setters, values, strict=True):
+        setter(obj, value)
+
+
+def _read(path: Path, key: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """(header, pickled body) of an authentic entry, or None. Nothing is unpickled here."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if not raw.startswith(_MAGIC) or len(raw) < len(_MAGIC) + _MAC_SIZE:
+        return None
+    mac = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE]
+    signed = raw[len(_MAGIC) + _MAC_SIZE :]
+    if not hmac.compare_digest(mac, hmac.new(key, signed, hashlib.sha256).digest()):
+        return None
+    newline = signed.find(b"\n")
+    if newline < 0:
+        return None
+    try:
+        header = json.loads(signed[:newline])
+    except ValueError:
+        return None
+    if not isinstance(header, dict):
+        return None
+    return header, signed[newline + 1 :]
+
+
+def _write(path: Path, key: bytes, header: dict[str, Any], body: bytes) -> None:
+    signed = json.dumps(header, sort_keys=True).encode("utf-8", "surrogateescape") + b"\n" + body
+    mac = hmac.new(key, signed, hashlib.sha256).digest()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".compiled.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_MAGIC + mac + signed)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _packs_of(header: dict[str, Any]) -> tuple[Pack, ...] | None:
+    try:
+        return tuple(
+            Pack(str(p["name"]), Path(p["root"]), tuple(p["handler_roots"]), dict(p["alias"]), str(p["prefix"]))
+            for p in header["packs"]
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _pack_dicts(packs: tuple[Pack, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": p.name,
+            "root": str(p.root),
+            "handler_roots": list(p.handler_roots),
+            "alias": dict(p.module_alias),
+            "prefix": p.display_prefix,
+        }
+        for p in packs
+    ]
+
+
+def _from_cache(root: Path, path: Path) -> CompiledProject | None:
+    key = _mac_key(create=False)
+    if key is None:
+        return None
+    entry = _read(path, key)
+    if entry is None:
+        return None
+    header, body = entry
+    packs = _packs_of(header)
+    if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs):
+        return None
+    was_enabled = gc.isenabled()
+    gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
+    try:
+        project = pickle.loads(body)  # authentic: written by this engine for these very inputs
+    except Exception:
+        return None
+    finally:
+        if was_enabled:
+            gc.enable()
+    if not isinstance(project, CompiledProject) or project.root != root:
+        return None
+    project.from_cache = True
+    from engine.policy.paths import COMPILED_CLASSES  # noqa: PLC0415
+
+    COMPILED_CLASSES.update(project.classes)
+    return project
+
+
+def build(root: Path) -> tuple[CompiledProject | None, Any]:
+    """Load the project from source (every check, every example): (the compiled project or None, LoadResult)."""
+    from engine.compile.loader import ProjectLoader  # noqa: PLC0415
+
+    loader = ProjectLoader(root)
+    result = loader.load()
+    snapshot = result.snapshot
+    if snapshot is None:
+        return None, result
+    packs = tuple(loader.packs(snapshot.config))
+    project = CompiledProject(
+        loader.root,
+        snapshot.config,
+        packs,
+        snapshot.policy,
+        len(result.warnings),
+        result.counts.get("tools", 0),
+        result.counts.get("patterns", 0),
+    )
+    return project, result
+
+
+def store(project: CompiledProject) -> None:
+    """Write the entry of a freshly built project (best effort: a failure leaves no entry)."""
+    key = _mac_key(create=True)
+    if key is None:
+        return
+    path = cache_path(project.root)
+    project.classes = _path_classes(project)
+    header = {
+        "root": str(project.root),
+        "packs": _pack_dicts(project.packs),
+        "key": project_key(project.root, project.packs),
+    }
+    try:
+        _write(path, key, header, _dumps(project))
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _path_classes(project: CompiledProject) -> dict[tuple[str, ...], Any]:
+    """The project's path classes and the engine's own (they do not depend on the working directory), compiled."""
+    from engine.policy.paths import _compile  # noqa: PLC0415
+    from engine.policy.places import engine_places  # noqa: PLC0415
+
+    if project.policy is None:
+        return {}
+    places = engine_places(project.packs, project.config, project.root, project.audit_path())
+    every = [*project.policy.classes.values(), places.engine_files, places.engine_state]
+    return {tuple(globs): _compile(globs) for globs in every}
+
+
+def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject | None, Any]:
+    """The compiled project at ``root``: from the cache when its entry is authentic and current,
+    else built from source (and the entry written). (project, LoadResult or None when cached).
+
+    Raises:
+        UsageError: ``root`` is not a project.
+    """
+    from engine.source.project import check_project_root  # noqa: PLC0415
+
+    root = check_project_root(Path(root))
+    if use_cache:
+        cached = _from_cache(root, cache_path(root))
+        if cached is not None:
+            return cached, None
+    project, result = build(root)
+    if project is not None and use_cache:
+        store(project)
+    return project, result

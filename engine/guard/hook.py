@@ -1,0 +1,395 @@
+"""One pre-tool hook event of a coding agent, judged by the project's policy.
+
+An agent (Claude Code, Codex CLI, Gemini CLI) sends the call it is about to make as JSON;
+:func:`parse_event` maps its tool onto the engine's (its shell tool onto ``terminal``, its
+write and edit tools onto ``write_file``/``patch``, its read and search tools onto
+``read_file``/``search_files``/``list_dir``, MCP tools ``mcp__srv__tool`` onto the same
+name), :func:`judge` decides, and :func:`render` answers in that agent's protocol.
+
+What the engine does not guard gets no opinion (the agent's own permission rules apply);
+what it judged is allowed, asked about (in the agent's own prompt) or denied. Every
+decision is written to the project's audit log. Anything unexpected -- input that is not
+a hook event, a project that does not load, a bug -- raises :class:`GuardError` or another
+exception, which the command turns into exit 2 (the code every agent reads as "block").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.guard.cache import CompiledProject
+    from engine.policy.evaluate import Evaluator
+
+AGENTS = ("claude-code", "codex", "gemini")
+MAX_EVENT_BYTES = 8 << 20
+DEFER = "defer"  # no opinion: the agent's own permission rules decide
+
+# Claude Code's tools (https://docs.anthropic.com/en/docs/claude-code/hooks): tool -> (engine tool, path keys).
+_CLAUDE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Write": ("write_file", ("file_path",)),
+    "Edit": ("patch", ("file_path",)),
+    "MultiEdit": ("patch", ("file_path",)),
+    "NotebookEdit": ("write_file", ("notebook_path",)),
+    "Read": ("read_file", ("file_path",)),
+    "NotebookRead": ("read_file", ("notebook_path",)),
+    "Grep": ("search_files", ("path",)),
+    "Glob": ("search_files", ("path",)),
+    "LS": ("list_dir", ("path",)),
+}
+# Gemini CLI's built-in tools (docs/tools in google-gemini/gemini-cli).
+_GEMINI_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "write_file": ("write_file", ("file_path", "absolute_path", "path")),
+    "replace": ("patch", ("file_path", "absolute_path", "path")),
+    "edit": ("patch", ("file_path", "absolute_path", "path")),
+    "read_file": ("read_file", ("file_path", "absolute_path", "path")),
+    "read_many_files": ("read_file", ("paths", "include")),
+    "list_directory": ("list_dir", ("dir_path", "path")),
+    "glob": ("search_files", ("dir_path", "path")),
+    "search_file_content": ("search_files", ("dir_path", "path")),
+    "grep_search": ("search_files", ("dir_path", "path")),
+}
+_SEARCH_TOOLS = frozenset({"search_files", "list_dir"})
+_EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+
+
+class GuardError(Exception):
+    """The input is not a hook event this guard can judge (the message says why)."""
+
+
+@dataclass(slots=True)
+class Call:
+    """An agent's tool call as the engine judges it: one or more (engine tool, arguments)."""
+
+    agent: str
+    tool: str  # as the agent names it
+    session_id: str | None
+    cwd: str | None
+    checks: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Decision:
+    decision: str  # allow, ask, deny, or defer (no opinion)
+    reason: str
+    keys: tuple[str, ...] = ()
+
+
+# -- reading the event ---------------------------------------------------------------
+
+
+def read_event(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_EVENT_BYTES:
+        raise GuardError(f"the hook event is larger than {MAX_EVENT_BYTES} bytes")
+    try:
+        event = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise GuardError(f"the hook event is not JSON ({exc})") from None
+    if not isinstance(event, dict):
+        raise GuardError(f"the hook event is a JSON {type(event).__name__}, not an object")
+    return event
+
+
+def _text(event: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
+    value = event.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise GuardError(f"the hook event's {key!r} must be a non-empty string")
+    return value
+
+
+def parse_event(agent: str, event: Mapping[str, Any]) -> Call:
+    """The engine's view of one hook event. Raises GuardError when it is not a pre-tool event."""
+    if agent not in AGENTS:
+        raise GuardError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    name = event.get("hook_event_name")
+    if name is not None and name != _EVENTS[agent]:
+        raise GuardError(f"the guard answers {_EVENTS[agent]} events, not {name!r}")
+    tool = _text(event, "tool_name", required=True)
+    assert tool is not None
+    tool_input = event.get("tool_input", {})
+    if not isinstance(tool_input, dict):
+        raise GuardError("the hook event's 'tool_input' must be an object")
+    session = event.get("session_id")
+    call = Call(agent, tool, session if isinstance(session, str) and session else None, _text(event, "cwd"))
+    if tool.startswith("mcp__"):
+        call.checks.append((tool, dict(tool_input)))
+    elif agent == "gemini":
+        _gemini(call, tool, tool_input)
+    else:
+        _claude_or_codex(call, tool, tool_input)
+    return call
+
+
+def _command(value: Any, tool: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return shlex.join(value)  # an argv, as older Codex shell tools send it
+    raise GuardError(f"{tool}: 'command' must be a string or a list of strings")
+
+
+def _paths(tool: str, tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
+    found: list[str] = []
+    for key in keys:
+        value = tool_input.get(key)
+        if value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, str) for v in values):
+            raise GuardError(f"{tool}: {key!r} must be a path (a string) or a list of them")
+        found += values
+    return found
+
+
+def _files(call: Call, engine_tool: str, paths: list[str]) -> None:
+    if not paths and engine_tool in _SEARCH_TOOLS:
+        paths = ["."]  # a search without a path searches the working directory
+    if not paths:
+        raise GuardError(f"{call.tool}: no path in the tool input")
+    for path in paths:
+        call.checks.append((engine_tool, {"path": path}))
+
+
+def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
+    if tool in ("Bash", "shell", "exec_command", "local_shell"):
+        command = _command(tool_input.get("command", tool_input.get("cmd")), tool)
+        args: dict[str, Any] = {"command": command}
+        workdir = tool_input.get("workdir")
+        if isinstance(workdir, str) and workdir:
+            args["cwd"] = workdir
+        call.checks.append(("terminal", args))
+    elif tool == "apply_patch" and call.agent == "codex":
+        body = _command(tool_input.get("command", tool_input.get("input")), tool)
+        for engine_tool, path in patch_targets(body):
+            call.checks.append((engine_tool, {"path": path}))
+        if not call.checks:
+            raise GuardError("apply_patch: the patch names no file")
+    elif tool in _CLAUDE_FILES:
+        engine_tool, keys = _CLAUDE_FILES[tool]
+        _files(call, engine_tool, _paths(tool, tool_input, keys))
+    else:
+        call.checks.append((tool, dict(tool_input)))
+
+
+def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
+    if tool == "run_shell_command":
+        args: dict[str, Any] = {"command": _command(tool_input.get("command"), tool)}
+        where = tool_input.get("dir_path", tool_input.get("directory"))
+        if isinstance(where, str) and where:
+            args["cwd"] = where
+        call.checks.append(("terminal", args))
+    elif tool in _GEMINI_FILES:
+        engine_tool, keys = _GEMINI_FILES[tool]
+        _files(call, engine_tool, _paths(tool, tool_input, keys))
+    else:
+        call.checks.append((tool, dict(tool_input)))
+
+
+_PATCH_HEADERS = (
+    ("*** Add File: ", "write_file"),
+    ("*** Update File: ", "patch"),
+    ("*** Delete File: ", "patch"),
+    ("*** Move to: ", "write_file"),
+)
+
+
+def patch_targets(body: str) -> list[tuple[str, str]]:
+    """(engine tool, path) for each file a Codex ``apply_patch`` body adds, changes, deletes or moves to."""
+    out: list[tuple[str, str]] = []
+    for line in body.splitlines():
+        for header, engine_tool in _PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if path:
+                    out.append((engine_tool, path))
+    return out
+
+
+# -- judging -------------------------------------------------------------------------
+
+
+def _workdir(project: CompiledProject, call: Call) -> Path:
+    if call.cwd and os.path.isabs(call.cwd):
+        return Path(call.cwd)
+    return Path(project.config.workdir(project.root))
+
+
+def evaluator_for(project: CompiledProject, workdir: Path) -> Evaluator:
+    from engine.policy.evaluate import Evaluator  # noqa: PLC0415
+    from engine.policy.places import engine_places  # noqa: PLC0415
+
+    assert project.policy is not None
+    places = engine_places(project.packs, project.config, workdir, project.audit_path())
+    return Evaluator(project.policy, str(workdir), places)
+
+
+def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = None) -> Decision:
+    """Judge every check of ``call``; the strictest wins. Each check is written to the audit log."""
+    from engine.policy.audit import AuditLog, redact  # noqa: PLC0415
+
+    if project.policy is None:
+        raise GuardError("the project has no compiled policy")
+    workdir = _workdir(project, call)
+    evaluator = evaluator or evaluator_for(project, workdir)
+    audit = AuditLog(project.audit_path())
+    decisions: list[Decision] = []
+    for tool, args in call.checks:
+        guarded = project.policy.is_guarded(tool)
+        decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        verdict_keys = list(decision.keys)
+        record = {
+            "tool": tool,
+            "session_id": call.session_id,
+            "task_id": None,
+            "agent": call.agent,
+            "agent_tool": call.tool,
+            "decision": decision.decision,
+            "outcome": f"guard-{decision.decision}",
+            "allowed": decision.decision in ("allow", DEFER),
+            "keys": verdict_keys,
+            "command": redact(" ; ".join(_values(project, tool, args)) or tool),
+        }
+        try:
+            audit.append(record)
+        except Exception as exc:  # an unwritable audit log lets nothing risky through
+            if decision.decision not in ("allow", DEFER):
+                decision = Decision(
+                    "deny", f"the audit log cannot be written ({exc}); {decision.reason}", decision.keys
+                )
+        decisions.append(decision)
+    for kind in ("deny", "ask", "allow"):
+        chosen = [d for d in decisions if d.decision == kind]
+        if chosen:
+            reason = "; ".join(dict.fromkeys(d.reason for d in chosen if d.reason))
+            return Decision(kind, reason, tuple(k for d in chosen for k in d.keys))
+    return Decision(DEFER, "")
+
+
+def _values(project: CompiledProject, tool: str, args: Mapping[str, Any]) -> list[str]:
+    assert project.policy is not None
+    out: list[str] = []
+    for argument, _ in project.policy.targets.get(tool, ()):
+        value = args.get(argument)
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [str(v) for v in value]
+    return out
+
+
+def _decide(
+    project: CompiledProject, evaluator: Evaluator, call: Call, tool: str, args: dict[str, Any], workdir: Path
+) -> Decision:
+    from engine.policy.model import ALLOW, DENY  # noqa: PLC0415
+
+    verdict = evaluator.verdict(tool, args)
+    keys = tuple(m.key for m in verdict.matches)
+    described = "; ".join(dict.fromkeys(m.description for m in verdict.matches))
+    if verdict.decision == ALLOW:
+        return Decision("allow", "", keys)
+    if verdict.decision == DENY:
+        why = "a hardline pattern, never allowed" if verdict.hardline else "denied by the approval policy"
+        return Decision("deny", f"hermes-engine refused ({why}): {described or verdict.reason or tool}", keys)
+    return _ask(project, call, tool, args, verdict, workdir, described, keys)
+
+
+def _ask(
+    project: CompiledProject,
+    call: Call,
+    tool: str,
+    args: dict[str, Any],
+    verdict: Any,
+    workdir: Path,
+    described: str,
+    keys: tuple[str, ...],
+) -> Decision:
+    """A call the policy asks about: a session grant or the policy's own settings may allow it;
+    otherwise the agent asks its user (its own prompt; there is no second prompt of ours)."""
+    from engine.policy.approval import ApprovalChain, ApprovalRequest  # noqa: PLC0415
+    from engine.policy.scope import scope_matches  # noqa: PLC0415
+
+    assert project.policy is not None
+    settings = project.policy.settings
+    values = tuple(_values(project, tool, args))
+    where = args.get("cwd")
+    scoped = scope_matches(tool, verdict, values, str(workdir), where if isinstance(where, str) else None)
+    request = ApprovalRequest(
+        tool, args, " ; ".join(values) or tool, verdict, call.session_id, None, values, str(workdir), scoped
+    )
+    chain = ApprovalChain()
+    if call.session_id is not None and request.grantable:
+        chain.store = _grant_store(project)
+    if chain.granted(request):
+        return Decision("allow", "granted earlier in this session", keys)
+    if settings.yolo:
+        return Decision("allow", "approvals.yolo is on", keys)
+    if settings.mode == "off":
+        return Decision("allow", "approvals.mode is off", keys)
+    return Decision("ask", f"hermes-engine asks: {described or verdict.reason or 'approval required'}", keys)
+
+
+def _grant_store(project: CompiledProject) -> Any:
+    from engine.mcp.grants import SqliteGrantStore  # noqa: PLC0415
+
+    return SqliteGrantStore(project.config.state_dir / "guard-grants.sqlite")
+
+
+# -- answering -----------------------------------------------------------------------
+
+
+def render(agent: str, decision: Decision) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) answering ``decision`` in ``agent``'s protocol."""
+    reason = decision.reason
+    if agent == "gemini":
+        # BeforeTool: {"decision": "allow"|"deny"|"ask", "reason": ...} on exit 0.
+        if decision.decision == DEFER:
+            return 0, "{}", ""
+        return 0, json.dumps({"decision": decision.decision, "reason": reason or decision.decision}), ""
+    kind = decision.decision
+    if agent == "codex" and kind == "ask":
+        # Codex's PreToolUse honours "deny" only: a call that needs a person's approval is refused,
+        # with the reason, rather than let through unasked.
+        kind = "deny"
+        reason = f"{reason} (Codex hooks cannot ask; run it yourself if it is intended)"
+    if kind == DEFER or (agent == "codex" and kind == "allow"):
+        return 0, "{}", ""
+    output = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": kind,
+            "permissionDecisionReason": reason or "hermes-engine: no danger pattern matched",
+        }
+    }
+    return 0, json.dumps(output), ""
+
+
+def fail(reason: str) -> tuple[int, str, str]:
+    """Fail closed: exit 2 is the one code all three agents read as "block this call"."""
+    return 2, "", f"hermes-engine guard: {reason}; the call is blocked\n"
+
+
+def run(agent: str, data: bytes, root: Path) -> tuple[int, str, str]:
+    """One hook invocation, start to end. Never raises: any failure is exit 2."""
+    try:
+        call = parse_event(agent, read_event(data))
+        from engine.guard.cache import load_project  # noqa: PLC0415
+
+        project, result = load_project(root)
+        if project is None:
+            errors = [p.format() for p in (result.errors if result is not None else [])][:5]
+            return fail("the project does not load: " + ("; ".join(errors) or "unknown error"))
+        return render(agent, judge(project, call))
+    except GuardError as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        return fail("interrupted")
+    except BaseException as exc:  # fail closed, whatever it is
+        return fail(f"internal error ({type(exc).__name__}: {exc})")
