@@ -16,7 +16,19 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHES = ("load", "dispatch", "policy", "adversarial", "reload", "audit", "mcp", "robust", "runtimes", "toolsearch")
+BENCHES = (
+    "load",
+    "dispatch",
+    "policy",
+    "adversarial",
+    "reload",
+    "audit",
+    "mcp",
+    "robust",
+    "runtimes",
+    "toolsearch",
+    "guard",
+)
 
 
 def run(name: str) -> str:
@@ -252,6 +264,20 @@ python -m bench.bench_toolsearch
 - Budgeted definitions are cached like unbudgeted ones; "a budget not seen before" keeps the token
   counts of the generation and only fits again; "cold" is the first call after a reload (definitions
   rendered, every one counted with tiktoken's cl100k).
+
+## `guard`, `check` and `validate` as processes
+
+```bash
+python -m bench.bench_guard
+```
+
+```
+{guard}
+```
+
+- Each command is a whole process, as an agent's hook is: interpreter start, imports, the project, the
+  verdict, the audit record. They run in rounds (each once per round) beside `python -c pass`, with
+  bytecode caching on and the compiled-project cache warm; "cold" removes the cache before each run.
 """
 
 

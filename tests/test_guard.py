@@ -424,3 +424,25 @@ def test_serve_answers_on_loopback_with_a_token(project: Path, homes: dict[str, 
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("args", "parsed"),
+    [
+        (["guard", "--for", "codex"], ("codex", None, False)),
+        (["guard", "--root", "/p", "--for=gemini"], ("gemini", "/p", False)),
+        (["guard", "--builtin", "--for", "claude-code"], ("claude-code", None, True)),
+        (["guard", "--for", "claude-code", "--for", "codex"], None),
+        (["guard", "--for", "nobody"], None),
+        (["guard", "--for", "codex", "--root", "/p", "--builtin"], None),
+        (["guard", "--for", "codex", "--serve"], None),
+        (["guard", "install", "--for", "claude-code"], None),
+        (["guard", "--for"], None),
+        (["guard", "--root="], None),
+    ],
+)
+def test_the_hook_form_is_read_without_the_full_parser(args: list[str], parsed: object) -> None:
+    """What an agent runs per call skips click; every other form goes to the full parser."""
+    from engine.cli import _hook_call
+
+    assert _hook_call(args) == parsed

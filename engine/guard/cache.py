@@ -35,7 +35,6 @@ import os
 import pickle
 import re
 import sys
-import tempfile
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -244,6 +243,8 @@ def _write(path: Path, key: bytes, header: dict[str, Any], body: bytes) -> None:
     signed = json.dumps(header, sort_keys=True).encode("utf-8", "surrogateescape") + b"\n" + body
     mac = hmac.new(key, signed, hashlib.sha256).digest()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import tempfile  # noqa: PLC0415
+
     fd, tmp = tempfile.mkstemp(prefix=".compiled.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -393,3 +393,28 @@ def run(agent: str, data: bytes, root: Path) -> tuple[int, str, str]:
         return fail("interrupted")
     except BaseException as exc:  # fail closed, whatever it is
         return fail(f"internal error ({type(exc).__name__}: {exc})")
+
+
+def run_process(agent: str, root: str | None, builtin: bool) -> None:
+    """``hermes-engine guard --for AGENT [--root PATH | --builtin]`` as a whole process: stdin in,
+    the answer out, the exit code. Parsed without the command-line library (engine.cli): it is
+    what an agent starts once per tool call."""
+    import sys  # noqa: PLC0415
+
+    try:
+        if builtin:
+            from engine.source.project import builtin_pack_dir  # noqa: PLC0415
+
+            where = builtin_pack_dir()
+        else:
+            where = Path(root) if root is not None else Path.cwd()
+        code, out, err = run(agent, sys.stdin.buffer.read(), where)
+    except BaseException as exc:  # fail closed
+        code, out, err = fail(f"internal error ({type(exc).__name__})")
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    if err:
+        sys.stderr.write(err)
+        sys.stderr.flush()
+    sys.exit(code)
