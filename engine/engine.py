@@ -503,7 +503,19 @@ class Engine:
         from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict  # noqa: PLC0415
 
         snap = prepared.snap
-        tool = prepared.plan.spec.name
+        spec = prepared.plan.spec
+        tool = spec.name
+        if spec.approval is not None and spec.approval[0] == "deny":
+            return failure(
+                "blocked",
+                f"{tool}: {spec.approval[1]}",
+                recoverable=False,
+                generation=prepared.generation,
+                started=prepared.started,
+                now=perf_counter(),
+                tool=tool,
+                tool_call_id=prepared.tool_call_id,
+            )
         verdict = Verdict(ALLOW, False)
         if prepared.plan.guarded:
             try:
@@ -517,6 +529,10 @@ class Engine:
             hooks = tuple(Match(f"hook:{name}", reason, "ask", tool) for name, reason in asked)
             reason = "a pre_tool_call hook asked for approval"
             verdict = Verdict(ASK, False, (*verdict.matches, *hooks), reason, verdict.commands)
+        if spec.approval is not None and verdict.decision != DENY:
+            # The source's question (keyed like a hook's: a grant covers this tool as defined now).
+            asks = Match("hook:source", f"{tool}: {spec.approval[1]}", "ask", tool)
+            verdict = Verdict(ASK, False, (*verdict.matches, asks), "approval required", verdict.commands)
         values = [v for argument, _ in snap.policy.targets.get(tool, ()) for v in _as_list(prepared.args.get(argument))]
         request = ApprovalRequest(
             tool,

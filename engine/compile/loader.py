@@ -373,6 +373,9 @@ class ProjectLoader:
                 if alias not in toolsets:
                     toolset_aliases.setdefault(alias, target)
 
+        from engine.policy.compile import apply_to_tools  # noqa: PLC0415
+
+        policy = apply_to_tools(policy, tools)  # globs naming tools (MCP servers' tools arrive just now)
         problems.extend(check_settings(config_doc, config.data, tools, toolsets, toolset_aliases))
         all_problems = sorted(problems + warnings)
         counts = {

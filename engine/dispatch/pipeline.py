@@ -128,7 +128,8 @@ class Dispatcher:
         accepted = None
         if bound is not None and not bound.var_kwargs and not closed:
             accepted = bound.params
-        guarded = self.engine.is_guarded(snap, spec.name)
+        # A decision of the tool's source (an McpServer manifest, a destructive hint) is policy too.
+        guarded = self.engine.is_guarded(snap, spec.name) or spec.approval is not None
         cap = spec.max_result_size_chars or int(snap.config["max_result_size_chars"])
         return Plan(
             spec=spec,

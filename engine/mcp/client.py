@@ -61,8 +61,6 @@ class McpClients:
         self._applied = 0  # the version the engine's snapshot reflects
         self._closed = threading.Event()
         self._refresh = threading.Event()
-        self._decisions: dict[str, str] = {}
-        self._remove_hook: Any = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="hermes-mcp", daemon=True)
         self._thread.start()
@@ -82,17 +80,22 @@ class McpClients:
         out_toolsets: dict[str, ToolsetSpec] = {}
         aliases: dict[str, str] = {}
         problems: list[Problem] = []
-        decisions: dict[str, str] = {}
         with self._lock:
             servers = dict(self._servers)
-        for manifest in manifests:
-            if manifest.kind != "McpServer":
-                continue
-            config = _config(manifest)
+        configs = [_config(m) for m in manifests if m.kind == "McpServer"]
+        listings = {
+            c.name: servers[c.name].listing for c in configs if c.name in servers and servers[c.name].config == c
+        }
+        # Two servers whose tools get the same engine name (server "a" tool "b__c" and server
+        # "a__b" tool "c"): neither may stand in for the other, so both are skipped.
+        claimed: dict[str, list[str]] = {}
+        for server_name, listing in listings.items():
+            for name in listing.specs:
+                claimed.setdefault(name, []).append(server_name)
+        for config in configs:
             server = servers.get(config.name)
-            current = server is not None and server.config == config
             members: list[str] = []
-            if current:
+            if config.name in listings:
                 assert server is not None
                 problems.extend(server.listing.problems)
                 if server.state not in (CONNECTED, CONNECTING, DISABLED):
@@ -108,10 +111,19 @@ class McpClients:
                             )
                         )
                         continue
+                    if len(claimed[name]) > 1:
+                        others = ", ".join(repr(n) for n in claimed[name] if n != config.name)
+                        problems.append(
+                            config.problem(
+                                "mcp-tool-skipped",
+                                f"MCP server {config.name!r}: tool {name!r} skipped: MCP server {others} "
+                                "has a tool of that name too",
+                            )
+                        )
+                        continue
                     out_tools[name] = spec
                     validators[name] = server.listing.validators[name]
                     members.append(name)
-                    decisions[name] = config.approval(server.listing.remote_names[name])
             if config.toolset not in toolsets:
                 out_toolsets[config.toolset] = ToolsetSpec(
                     name=config.toolset,
@@ -123,7 +135,6 @@ class McpClients:
                 )
                 if config.name != config.toolset and config.name not in toolsets:
                     aliases[config.name] = config.toolset
-        self._decisions = {k: v for k, v in decisions.items() if v != "allow"}
         return Contribution(
             MappingProxyType(out_tools),
             MappingProxyType(validators),
@@ -167,7 +178,6 @@ class McpClients:
             self._loop.call_soon_threadsafe(server.stop)
         for server in started:
             self._loop.call_soon_threadsafe(self._start, server)
-        self._install_hook(any(c.approval_default != "allow" or c.approval_tools for c in wanted.values()))
         if started or stopped:
             self.changed()
 
@@ -254,23 +264,6 @@ class McpClients:
             ) from None
         return from_call_result(result, server_name)
 
-    # -- approval ------------------------------------------------------------------------------
-
-    def _install_hook(self, needed: bool) -> None:
-        if needed and self._remove_hook is None:
-            self._remove_hook = self._engine.add_hook("pre_tool_call", self._approval, name="mcp-approval")
-        elif not needed and self._remove_hook is not None:
-            self._remove_hook()
-            self._remove_hook = None
-
-    def _approval(self, tool: str) -> dict[str, str] | None:
-        decision = self._decisions.get(tool)
-        if decision == "ask":
-            return {"ask": f"{tool}: its McpServer manifest says approval: ask"}
-        if decision == "deny":
-            return {"block": f"{tool}: its McpServer manifest says approval: deny"}
-        return None
-
     # -- the child's environment and log -------------------------------------------------------
 
     def child_env(self, config: ServerConfig) -> dict[str, str]:
@@ -294,7 +287,6 @@ class McpClients:
         self._closed.set()
         self._refresh.set()
         self._unlisten()
-        self._install_hook(False)
         with self._lock:
             servers = list(self._servers.values())
             self._servers.clear()

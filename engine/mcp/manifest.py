@@ -65,7 +65,7 @@ class ServerConfig:
     connect_timeout: float
     enabled: bool
     toolset: str
-    approval_default: str
+    approval_default: str | None  # None: not written (a destructive tool asks, the rest are allowed)
     approval_tools: Mapping[str, str]
     file: str
     line: int
@@ -73,9 +73,9 @@ class ServerConfig:
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], file: str, line: int, column: int = 1) -> ServerConfig:
-        approval = data.get("approval", "allow")
+        approval = data.get("approval")
         if isinstance(approval, Mapping):
-            default, per_tool = approval.get("default", "allow"), dict(approval.get("tools") or {})
+            default, per_tool = approval.get("default"), dict(approval.get("tools") or {})
         else:
             default, per_tool = approval, {}
         name = data["name"]
@@ -107,11 +107,19 @@ class ServerConfig:
             return False
         return not any(fnmatch.fnmatchcase(tool, p) for p in self.exclude)
 
-    def approval(self, tool: str) -> str:
+    def approval(self, tool: str, destructive: bool = False) -> str:
+        """allow, ask or deny for the server's tool ``tool``: the first per-tool glob that matches,
+        else the written default, else ask for a tool the server marks destructive.
+
+        A server's hints only ever add a question: an unwritten approval never allows what the
+        server itself says may destroy something.
+        """
         for pattern, decision in self.approval_tools.items():
             if fnmatch.fnmatchcase(tool, pattern):
                 return decision
-        return self.approval_default
+        if self.approval_default is not None:
+            return self.approval_default
+        return "ask" if destructive else "allow"
 
     def missing_env(self) -> list[str]:
         """The engine variables its env/headers name that are unset (the server cannot start)."""

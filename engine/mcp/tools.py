@@ -8,7 +8,10 @@ server chose.
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -28,6 +31,9 @@ MAX_SCHEMA_CHARS = 64_000
 MAX_SCHEMA_NODES = 10_000
 MAX_SCHEMA_DEPTH = 32
 MAX_DESCRIPTION_CHARS = 4000
+# Terminal escapes, bidi overrides and invisible characters have no business in text a model
+# or a person reads as the server's description of a tool (newlines and tabs stay).
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _REF_KEYS = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 _METASCHEMA = jsonschema_rs.Draft202012Validator(
     {"$ref": "https://json-schema.org/draft/2020-12/schema"}, validate_formats=True
@@ -42,6 +48,37 @@ class ServerTools:
     validators: Mapping[str, Any] = field(default_factory=dict)
     remote_names: Mapping[str, str] = field(default_factory=dict)  # engine name -> the server's name
     problems: tuple[Problem, ...] = ()
+
+
+def _text(text: str, limit: int) -> str:
+    return sanitize(_INVISIBLE.sub("", text[: limit * 4]), limit)
+
+
+def is_destructive(hints: types.ToolAnnotations | None) -> bool:
+    """What the MCP spec says of a tool's hints: destructive unless it says otherwise.
+
+    Only an explicit ``destructiveHint: true``, or ``readOnlyHint: false`` without a
+    destructiveHint (the spec's default for a writing tool), counts: a tool with no hints
+    at all follows the manifest's approval alone.
+    """
+    if hints is None:
+        return False
+    if hints.destructive_hint is not None:
+        return hints.destructive_hint is True and hints.read_only_hint is not True
+    return hints.read_only_hint is False
+
+
+def _why(config: ServerConfig, tool: types.Tool, decision: str, parameters: Any, output: Any) -> str:
+    """The reason an approval names. It holds a digest of the tool's definition, so a session
+    grant never covers a tool the server later redefines under the same name."""
+    written = config.approval_default is not None or any(
+        fnmatch.fnmatchcase(tool.name, p) for p in config.approval_tools
+    )
+    because = f"its McpServer manifest says approval: {decision}" if written else "its server marks it destructive"
+    hints = tool.annotations.model_dump(mode="json") if tool.annotations else None
+    body = json.dumps([tool.name, tool.description, parameters, output, hints], sort_keys=True, default=str)
+    digest = hashlib.sha256(body.encode("utf-8", "replace")).hexdigest()[:12]
+    return f"{because} (MCP server {config.name!r}, definition {digest})"
 
 
 class SchemaRefused(Exception):
@@ -140,9 +177,8 @@ def check_listing(
             continue
         hints = tool.annotations
         title = tool.title or (hints.title if hints else None)
-        description = sanitize(
-            tool.description or f"{tool.name} (from MCP server {config.name})", MAX_DESCRIPTION_CHARS
-        )
+        decision = config.approval(tool.name, is_destructive(hints))
+        description = _text(tool.description or f"{tool.name} (from MCP server {config.name})", MAX_DESCRIPTION_CHARS)
         specs[name] = ToolSpec(
             name=name,
             toolset=config.toolset,
@@ -151,14 +187,15 @@ def check_listing(
             source=source,
             check_path=f"mcp:{config.name}",
             annotations=Annotations(
-                title=None if title is None else sanitize(title, 200),
+                title=None if title is None else _text(title, 200),
                 read_only=hints.read_only_hint if hints else None,
                 destructive=hints.destructive_hint if hints else None,
                 idempotent=hints.idempotent_hint if hints else None,
                 open_world=hints.open_world_hint if hints else None,
             ),
-            title=None if title is None else sanitize(title, 200),
+            title=None if title is None else _text(title, 200),
             output_schema=output,
+            approval=None if decision == "allow" else (decision, _why(config, tool, decision, parameters, output)),
             handler=handler_for(tool.name),
             check=check,
         )

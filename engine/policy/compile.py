@@ -6,6 +6,8 @@ match, or a `not_match` example it does, is a validation error at the example.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -146,7 +148,8 @@ def compile_policy(
                 )
                 continue
             for i, target in enumerate(targets):
-                if data.get("applies_to") and target.tool not in tools:
+                # A glob, or another MCP server's tool, names tools that join after this compile.
+                if data.get("applies_to") and target.tool not in tools and not _later(target.tool):
                     problems.append(
                         doc.problem(
                             [*base, "applies_to", i, "tool"],
@@ -210,6 +213,58 @@ def compile_policy(
         programs=programs,
     )
     return policy, problems
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _later(tool: str) -> bool:
+    return tool.startswith("mcp__") or not _GLOB_CHARS.isdisjoint(tool)
+
+
+def apply_to_tools(policy: CompiledPolicy, names: Iterable[str]) -> CompiledPolicy:
+    """``policy`` with the rules and pattern targets that name tools by glob (``mcp__git__*``)
+    applied to each tool in ``names`` that the glob matches.
+
+    The policy is compiled before other MCP servers' tools join a load; this runs after,
+    on every tool, so a glob covers a server's tools whenever they arrive.
+    """
+    rule_globs = [t for t in policy.settings.rules if not _GLOB_CHARS.isdisjoint(t)]
+    target_globs = {t.tool for p in policy.patterns for t in p.targets if not _GLOB_CHARS.isdisjoint(t.tool)}
+    if not rule_globs and not target_globs:
+        return policy
+    names = [n for n in names if _GLOB_CHARS.isdisjoint(n)]
+    rules = {tool: dict(kinds) for tool, kinds in policy.settings.rules.items()}
+    targets = {tool: list(entries) for tool, entries in policy.targets.items()}
+
+    def guard(tool: str, argument: str, mode: str) -> None:
+        entries = targets.setdefault(tool, [])
+        if (argument, mode) not in entries:
+            entries.append((argument, mode))
+
+    for glob in rule_globs:
+        for name in (n for n in names if fnmatch.fnmatchcase(n, glob)):
+            for kind, found in policy.settings.rules[glob].items():
+                rules.setdefault(name, {})[kind] = (*rules.get(name, {}).get(kind, ()), *found)
+                for rule in found:
+                    for argument, _ in rule.globs:
+                        guard(name, argument, "command" if argument in _COMMAND_ARGUMENTS else "path")
+    patterns = []
+    for pattern in policy.patterns:
+        extra = tuple(
+            Target(name, t.argument, t.mode)
+            for t in pattern.targets
+            if t.tool in target_globs
+            for name in names
+            if fnmatch.fnmatchcase(name, t.tool)
+        )
+        for target in extra:
+            guard(target.tool, target.argument, target.mode)
+        patterns.append(dataclasses.replace(pattern, targets=(*pattern.targets, *extra)) if extra else pattern)
+    settings = dataclasses.replace(policy.settings, rules=rules)
+    return dataclasses.replace(
+        policy, patterns=tuple(patterns), settings=settings, targets={k: tuple(v) for k, v in targets.items()}
+    )
 
 
 def _run_examples(

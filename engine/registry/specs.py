@@ -78,6 +78,9 @@ class ToolSpec:
     title: str | None = None
     # JSON Schema of a structured result (MCP structuredContent); None: text only.
     output_schema: Mapping[str, Any] | None = None
+    # What the tool's source decided before any policy (an McpServer manifest's approval, or
+    # ask for a tool its server marks destructive): None, or ("ask"|"deny", why).
+    approval: tuple[str, str] | None = None
     # Bound at load; excluded from equality so a spec compares by what it declares.
     handler: Bound | None = field(default=None, compare=False)
     check: Bound | None = field(default=None, compare=False)
