@@ -8,9 +8,12 @@ needs a new one; two servers cannot stand in for each other's tools.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ import pytest
 
 from engine import Engine
 from tests.peers import python_bin
-from tests.test_mcp_client import BOUND, HOSTILE, load, server_manifest
+from tests.test_mcp_client import BOUND, HOSTILE, children, load, server_manifest
 
 BASE = {"hermes-engine.yaml": "include_builtin: false\n"}
 
@@ -190,3 +193,84 @@ def test_hostile_names_descriptions_and_results_are_bounded(
     huge = engine.call("mcp__s__huge", {})
     cap = int(engine.config["max_result_size_chars"])
     assert huge.ok and huge.metadata.truncated and len(huge.output) <= cap + 1000
+
+
+def test_a_call_past_its_timeout_is_cancelled_at_the_server_and_the_connection_goes_on(
+    write_project: Callable[..., Path], tmp_path: Path, engines: list[Engine]
+) -> None:
+    root = write_project({**BASE, "manifests/s.yaml": sneak("s", timeout=1)})
+    engine = load(root, engines)
+    marker = tmp_path / "slow"
+    slow = engine.call("mcp__s__slow", {"marker": str(marker)})
+    assert not slow.ok and slow.error is not None and slow.error.type == "timeout"
+    assert engine.call("mcp__s__notes", {"marker": str(tmp_path / "n")}).output == "notes ran"
+    deadline = time.monotonic() + BOUND
+    while marker.read_text() != "cancelled" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.read_text() == "cancelled"  # the server was told, by the id of that call
+
+
+def test_a_call_whose_server_dies_fails_at_once(
+    write_project: Callable[..., Path], tmp_path: Path, engines: list[Engine]
+) -> None:
+    root = write_project({**BASE, "manifests/s.yaml": sneak("s")})
+    engine = load(root, engines)
+    marker = tmp_path / "slow"
+    results: list[Any] = []
+    caller = threading.Thread(target=lambda: results.append(engine.call("mcp__s__slow", {"marker": str(marker)})))
+    started = time.monotonic()
+    caller.start()
+    while not marker.exists():
+        time.sleep(0.02)
+    (pid,) = children("hostile.py")
+    os.kill(pid, signal.SIGKILL)
+    caller.join(BOUND)
+    (result,) = results
+    assert not result.ok and result.error is not None and result.error.type == "unavailable"
+    assert time.monotonic() - started < 20  # not the 60 s timeout, not the server's 30 s
+
+
+INCLUDING = """
+kind: Toolset
+name: work
+description: Local tools and the time server's.
+includes: [mcp-time]
+---
+kind: Toolset
+name: outer
+description: Includes work, so the time server's tools too.
+includes: [work, gone]
+"""
+
+
+def test_a_file_toolset_includes_mcp_toolsets_and_a_dead_server_is_a_located_reason(
+    write_project: Callable[..., Path], engines: list[Engine]
+) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import cli
+
+    root = write_project(
+        {
+            **BASE,
+            "toolsets/work.yaml": INCLUDING,
+            "manifests/time.yaml": server_manifest(
+                "time", python_bin("mcp-server-time"), ["--local-timezone", "UTC"], include=["get_current_time"]
+            ),
+            "manifests/gone.yaml": server_manifest("gone", "no-such-mcp-server-binary", [], connect_timeout=2),
+        }
+    )
+    checked = CliRunner().invoke(cli, ["validate", "--root", str(root), "--format", "json"])
+    assert checked.exit_code == 0, checked.output  # the includes resolve before any server answers
+    engine = load(root, engines)
+    assert engine.toolsets["work"].members == {"mcp__time__get_current_time"}
+    assert engine.toolsets["outer"].members == {"mcp__time__get_current_time"}
+    names = [d["function"]["name"] for d in engine.definitions(enabled=["outer"])]
+    assert names == ["mcp__time__get_current_time"]
+    (reason,) = [w for w in engine.snapshot.warnings if w.code == "toolset-unavailable"]
+    assert Path(reason.file).name == "work.yaml" and reason.line == 9
+    assert "'gone'" in reason.message and "not found" in reason.message
+    typo = "kind: Toolset\nname: typo\ndescription: T.\nincludes: [mcp-tme]\n"
+    write_project({"toolsets/typo.yaml": typo}, root)
+    checked = CliRunner().invoke(cli, ["validate", "--root", str(root), "--format", "json"])
+    assert checked.exit_code == 1 and "toolset-unknown" in checked.output

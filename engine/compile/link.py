@@ -50,8 +50,13 @@ def link(
     toolset_docs: list[Document],
     broken_tools: set[str],
     broken_toolsets: set[str],
+    later: frozenset[str] | set[str] = frozenset(),
 ) -> Linked:
-    """Resolve names across documents. Documents come in load order (builtin first)."""
+    """Resolve names across documents. Documents come in load order (builtin first).
+
+    ``later`` names toolsets that join after linking (an McpServer's): they may be included,
+    and their tools are added to the including toolsets when they arrive.
+    """
     out = Linked()
     problems = out.problems
 
@@ -133,7 +138,7 @@ def link(
             elif tool in out.tools:
                 members.add(tool)
         for i, inc in enumerate(doc.data.get("includes") or []):
-            if inc not in known_toolsets:
+            if inc not in known_toolsets and inc not in later:
                 message = _unknown("toolset", inc, out.toolsets, out.toolset_aliases, "include the toolset itself")
                 problems.append(doc.problem(["includes", i], "toolset-unknown", message))
         direct[name] = members

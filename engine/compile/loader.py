@@ -6,6 +6,7 @@ re-reads only what changed; everything that spans documents is recomputed.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -305,9 +306,12 @@ class ProjectLoader:
             else:
                 policy_docs.append(doc)
 
-        linked = link(tool_docs, toolset_docs, broken_tools, broken_toolsets)
-        problems.extend(linked.problems)
         servers = [d for d in policy_docs if d.data["kind"] == "McpServer"]
+        # An McpServer's toolset (and its alias, the server's name) may be included by a Toolset.
+        later = {str(d.data.get("toolset") or f"mcp-{d.data['name']}") for d in servers}
+        later |= {str(d.data["name"]) for d in servers}
+        linked = link(tool_docs, toolset_docs, broken_tools, broken_toolsets, later)
+        problems.extend(linked.problems)
         declared: set[str] = set()
         if servers:
             from engine.mcp.manifest import check_servers  # noqa: PLC0415
@@ -359,6 +363,7 @@ class ProjectLoader:
         problems.extend(hook_problems)
 
         tool_aliases, toolset_aliases = dict(linked.tool_aliases), dict(linked.toolset_aliases)
+        reasons: dict[str, str] = {}
         for source in self.sources:
             # After the policy is compiled: a source's tools change often and must not recompile it.
             extra = source.contribute(manifests, tools, {*toolsets, *toolset_aliases})
@@ -372,6 +377,10 @@ class ProjectLoader:
             for alias, target in extra.toolset_aliases.items():
                 if alias not in toolsets:
                     toolset_aliases.setdefault(alias, target)
+            reasons.update(extra.reasons)
+        if later and any(t.includes for t in toolsets.values()):
+            toolsets, include_problems = _include_later(linked, toolsets, toolset_aliases, later, reasons)
+            warnings.extend(include_problems)
 
         from engine.policy.compile import apply_to_tools  # noqa: PLC0415
 
@@ -619,6 +628,45 @@ class ProjectLoader:
         )
         self._policy_cache = (key, result)
         return result
+
+
+def _include_later(
+    linked: Linked,
+    toolsets: dict[str, ToolsetSpec],
+    aliases: dict[str, str],
+    later: set[str],
+    reasons: dict[str, str],
+) -> tuple[dict[str, ToolsetSpec], list[Problem]]:
+    """Toolsets with the tools of the McpServer toolsets they include (directly or through
+    another), which joined after linking; an include of one that holds no tools now says why,
+    as a warning located at the include."""
+    problems: list[Problem] = []
+    memo: dict[str, frozenset[str]] = {}
+
+    def members(name: str, seen: frozenset[str]) -> frozenset[str]:
+        name = name if name in toolsets else aliases.get(name, name)
+        spec = toolsets.get(name)
+        if spec is None or name in seen:
+            return frozenset()
+        if name not in memo:
+            found = set(spec.members)
+            for inc in spec.includes:
+                found |= members(inc, seen | {name})
+            memo[name] = frozenset(found)
+        return memo[name]
+
+    out = dict(toolsets)
+    for name, doc in linked.toolsets.items():
+        spec = toolsets.get(name)
+        if spec is None or not spec.includes:
+            continue
+        out[name] = dataclasses.replace(spec, members=members(name, frozenset()))
+        for i, inc in enumerate(spec.includes):
+            target = inc if inc in toolsets else aliases.get(inc, inc)
+            if inc in later and target in reasons:
+                message = f"toolset {name!r} includes {inc!r}, which holds no tools now: {reasons[target]}"
+                problems.append(doc.problem(["includes", i], "toolset-unavailable", message, severity="warning"))
+    return out, problems
 
 
 def _outside_handler_roots(config_doc: Document | None, config: Config, root: Path) -> list[Problem]:

@@ -12,7 +12,6 @@ answers, its toolset is empty and ``list`` says why.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import threading
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.dispatch.context import ToolFailure
 from engine.errors import Problem
+from engine.mcp.calls import Waiter, cancelled, deliver, request
 from engine.mcp.connection import CONNECTED, CONNECTING, DISABLED, Connection, describe_failure
 from engine.mcp.manifest import ServerConfig, expand
 from engine.registry.sources import Contribution
@@ -80,6 +80,7 @@ class McpClients:
         out_toolsets: dict[str, ToolsetSpec] = {}
         aliases: dict[str, str] = {}
         problems: list[Problem] = []
+        reasons: dict[str, str] = {}
         with self._lock:
             servers = dict(self._servers)
         configs = [_config(m) for m in manifests if m.kind == "McpServer"]
@@ -124,6 +125,12 @@ class McpClients:
                     out_tools[name] = spec
                     validators[name] = server.listing.validators[name]
                     members.append(name)
+            if server is None or server.state != CONNECTED:
+                state = "connecting" if server is None or config.name not in listings else server.state
+                why = "connecting" if server is None or config.name not in listings else server.reason
+                reasons[config.toolset] = f"MCP server {config.name!r} is {state}" + (
+                    f": {why}" if why and why != state else ""
+                )
             if config.toolset not in toolsets:
                 out_toolsets[config.toolset] = ToolsetSpec(
                     name=config.toolset,
@@ -141,6 +148,7 @@ class McpClients:
             MappingProxyType(out_toolsets),
             MappingProxyType(aliases),
             tuple(problems),
+            MappingProxyType(reasons),
         )
 
     def status(self) -> list[ServerStatus]:
@@ -226,15 +234,15 @@ class McpClients:
     # -- calls -----------------------------------------------------------------------------
 
     def call(self, server_name: str, tool: str, arguments: dict[str, Any]) -> Any:
-        """Run one call on the connection loop and wait for it (a tool handler; any thread but that loop).
+        """Run one call on the server's connection and wait for it (a tool handler; any thread but
+        the connection loop's).
+
+        Over stdio the request goes past the SDK's session with one hand-off each way
+        (engine.mcp.calls); over HTTP the session's ``call_tool`` runs as a task.
 
         Raises:
             ToolFailure: the server is not connected, failed, timed out or reported an error.
         """
-        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
-
-        from engine.mcp.content import from_call_result  # noqa: PLC0415
-
         server = self._servers.get(server_name)
         session = None if server is None else server.session
         if server is None or session is None:
@@ -242,27 +250,87 @@ class McpClients:
             raise ToolFailure(
                 f"MCP server {server_name!r} is not connected ({reason})", recoverable=True, type="unavailable"
             )
-        timeout = server.config.timeout
-        future = asyncio.run_coroutine_threadsafe(
-            session.call_tool(tool, arguments, read_timeout_seconds=timeout), self._loop
-        )
+        if threading.get_ident() == self._thread.ident:
+            raise ToolFailure(f"MCP server {server_name!r}: a call cannot wait on the connection thread itself")
+        writer, pending = server.writer, server.pending
+        if writer is not None:
+            request_id, waiter = pending.open()
+            message = request(session, request_id, tool, arguments)
+            if message is not None:
+                return self._sent(server, tool, request_id, waiter, message)
+            pending.take(request_id)
+        return self._through_session(server, session, tool, arguments)
+
+    def _sent(self, server: Connection, tool: str, request_id: str, waiter: Waiter, message: Any) -> Any:
+        from mcp_types import CallToolResult, JSONRPCError  # noqa: PLC0415
+        from pydantic import ValidationError  # noqa: PLC0415
+
+        name, timeout, writer = server.config.name, server.config.timeout, server.writer
+        self._loop.call_soon_threadsafe(deliver, writer, message, waiter)
+        if not waiter.wait(timeout):
+            if server.pending.take(request_id) is not None:  # still unanswered: the server is told
+                self._loop.call_soon_threadsafe(deliver, writer, cancelled(request_id, "timed out"), Waiter())
+                raise ToolFailure(f"MCP server {name!r} did not answer within {timeout:g}s", type="timeout")
+            waiter.wait()  # answered as the wait ended
+        if waiter.error is not None:
+            raise ToolFailure(f"MCP server {name!r}: {waiter.error}", recoverable=True, type="unavailable")
+        answer = waiter.message
+        if isinstance(answer, JSONRPCError):
+            raise ToolFailure(f"MCP server {name!r}: {answer.error.message[:2000]}", type="mcp_error")
         try:
-            result = future.result(timeout + _CALL_GRACE)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise ToolFailure(
-                f"MCP server {server_name!r} did not answer within {timeout:g}s", type="timeout"
-            ) from None
+            result = CallToolResult.model_validate(answer.result, by_name=False)
+        except ValidationError as exc:
+            problem = describe_failure(exc, server.config)
+            raise ToolFailure(f"MCP server {name!r} sent an unusable result: {problem}", type="mcp_error") from None
+        return self._result(server, tool, result)
+
+    def _through_session(self, server: Connection, session: Any, tool: str, arguments: dict[str, Any]) -> Any:
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+
+        name, timeout = server.config.name, server.config.timeout
+        waiter = Waiter()
+        tasks: list[asyncio.Task[Any]] = []
+
+        def start() -> None:
+            task = self._loop.create_task(session.call_tool(tool, arguments, read_timeout_seconds=timeout))
+            task.add_done_callback(waiter.resolve)
+            tasks.append(task)
+
+        self._loop.call_soon_threadsafe(start)
+        if not waiter.wait(timeout + _CALL_GRACE):
+            self._loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
+            raise ToolFailure(f"MCP server {name!r} did not answer within {timeout:g}s", type="timeout")
+        task = waiter.message
+        try:
+            result = task.result()
         except MCPError as exc:
-            raise ToolFailure(f"MCP server {server_name!r}: {exc}", type="mcp_error") from None
-        except ToolFailure:
-            raise
+            raise ToolFailure(f"MCP server {name!r}: {exc}", type="mcp_error") from None
+        except asyncio.CancelledError:
+            raise ToolFailure(f"MCP server {name!r}: the call was cancelled", type="unavailable") from None
         except Exception as exc:  # a malformed result, a claimed extension result
             raise ToolFailure(
-                f"MCP server {server_name!r} sent an unusable result: {describe_failure(exc, server.config)}",
+                f"MCP server {name!r} sent an unusable result: {describe_failure(exc, server.config)}",
                 type="mcp_error",
             ) from None
-        return from_call_result(result, server_name)
+        return self._result(server, tool, result)
+
+    @staticmethod
+    def _result(server: Connection, tool: str, result: Any) -> Any:
+        from engine.mcp.content import from_call_result  # noqa: PLC0415
+
+        name = server.config.name
+        if getattr(result, "result_type", None) not in (None, "complete"):
+            raise ToolFailure(f"MCP server {name!r} asked for input the engine cannot give", type="mcp_error")
+        output = server.listing.outputs.get(tool)
+        structured = result.structured_content
+        # What the SDK's call_tool checks: a declared output schema needs a matching structuredContent.
+        if output is not None and not result.is_error and (structured is None or not output.is_valid(structured)):
+            raise ToolFailure(
+                f"MCP server {name!r} sent an unusable result: its structured content does not match "
+                "the tool's output schema",
+                type="mcp_error",
+            )
+        return from_call_result(result, name)
 
     # -- the child's environment and log -------------------------------------------------------
 

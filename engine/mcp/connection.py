@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.compile.binding import Bound, describe
+from engine.mcp.calls import PendingCalls
 from engine.mcp.manifest import ServerConfig, expand
 from engine.mcp.tools import ServerTools, check_listing
 from engine.registry.availability import Unavailable
@@ -49,11 +50,13 @@ class Owner(Protocol):
 
 
 class Watched:
-    """A transport's read stream that sets ``closed`` when the peer goes away (EOF)."""
+    """A transport's read stream that sets ``closed`` when the peer goes away (EOF), and hands
+    the responses to calls sent past the SDK (engine.mcp.calls) to their waiters."""
 
-    def __init__(self, stream: Any, closed: asyncio.Event) -> None:
+    def __init__(self, stream: Any, closed: asyncio.Event, pending: PendingCalls) -> None:
         self._stream = stream
         self._closed = closed
+        self._pending = pending
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -71,14 +74,20 @@ class Watched:
 
     async def __anext__(self) -> Any:
         try:
-            return await self._stream.__anext__()
+            while True:
+                message = await self._stream.__anext__()
+                if not self._pending.intercept(message):
+                    return message
         except BaseException:
             self._closed.set()
             raise
 
     async def receive(self) -> Any:
         try:
-            return await self._stream.receive()
+            while True:
+                message = await self._stream.receive()
+                if not self._pending.intercept(message):
+                    return message
         except BaseException:
             self._closed.set()
             raise
@@ -93,6 +102,9 @@ class Connection:
         self.state = DISABLED if not config.enabled else CONNECTING
         self.reason: str | None = "enabled: false" if not config.enabled else "connecting"
         self.session: Any = None
+        # While connected over stdio: the transport's write stream and the calls sent past the SDK.
+        self.writer: Any = None
+        self.pending = PendingCalls()
         self.listing = ServerTools()
         self.failures = 0
         self.settled = not config.enabled
@@ -134,7 +146,7 @@ class Connection:
                 raise
             except BaseException as exc:  # a hostile server may raise anything through the SDK
                 reason = describe_failure(exc, config)
-            self.session = None
+            self.session = self.writer = None
             if self._stop.is_set():
                 return
             self.failures += 1
@@ -158,16 +170,19 @@ class Connection:
 
         assert self._stop is not None and self._relist is not None
         config = self.config
+        pending = PendingCalls()
         async with contextlib.AsyncExitStack() as stack:
+            stack.callback(pending.close, "the server closed the connection")
             closed = asyncio.Event()
             async with asyncio.timeout(config.connect_timeout):
                 read, write = await stack.enter_async_context(self._transport(stack))
                 session = await stack.enter_async_context(
-                    ClientSession(Watched(read, closed), write, message_handler=self._on_message)
+                    ClientSession(Watched(read, closed, pending), write, message_handler=self._on_message)
                 )
                 await session.initialize()
                 listing = await self._list(session)
             self.listing = listing
+            self.pending, self.writer = pending, (write if config.transport == "stdio" else None)
             self.session = session
             self.failures = 0
             self._set(CONNECTED, None)
@@ -179,7 +194,7 @@ class Connection:
                     for w in waits:
                         w.cancel()
                 if closed.is_set() or self._stop.is_set():
-                    self.session = None
+                    self.session = self.writer = None
                     return
                 self._relist.clear()
                 async with asyncio.timeout(config.connect_timeout):

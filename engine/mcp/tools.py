@@ -47,6 +47,8 @@ class ServerTools:
     specs: Mapping[str, ToolSpec] = field(default_factory=dict)
     validators: Mapping[str, Any] = field(default_factory=dict)
     remote_names: Mapping[str, str] = field(default_factory=dict)  # engine name -> the server's name
+    # The server's name -> the validator of its output schema (a structured result must match it).
+    outputs: Mapping[str, Any] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
 
 
@@ -141,6 +143,7 @@ def check_listing(
     specs: dict[str, ToolSpec] = {}
     validators: dict[str, Any] = {}
     remote: dict[str, str] = {}
+    outputs: dict[str, Any] = {}
     source = Source(f"{config.name} (mcp)", 0)
     if len(listed) > MAX_TOOLS:
         problems.append(
@@ -171,7 +174,9 @@ def check_listing(
             continue
         try:
             parameters, validator = check_schema(tool.input_schema, "input schema")
-            output = None if tool.output_schema is None else check_schema(tool.output_schema, "output schema")[0]
+            output, output_validator = (None, None)
+            if tool.output_schema is not None:
+                output, output_validator = check_schema(tool.output_schema, "output schema")
         except SchemaRefused as exc:
             problems.append(config.problem("mcp-tool-skipped", f"{label} skipped: {exc}"))
             continue
@@ -201,4 +206,12 @@ def check_listing(
         )
         validators[name] = validator
         remote[name] = tool.name
-    return ServerTools(MappingProxyType(specs), MappingProxyType(validators), MappingProxyType(remote), tuple(problems))
+        if output_validator is not None:
+            outputs[tool.name] = output_validator
+    return ServerTools(
+        MappingProxyType(specs),
+        MappingProxyType(validators),
+        MappingProxyType(remote),
+        MappingProxyType(outputs),
+        tuple(problems),
+    )

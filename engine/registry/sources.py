@@ -25,6 +25,9 @@ class Contribution:
     # Warnings located at the manifest that declared the source (never errors: a remote
     # source's mistakes must not stop the local tools from loading).
     problems: Sequence[Problem] = ()
+    # Toolset -> why it holds no tools now (its server is connecting, failed...): a Toolset
+    # that includes it gets this as a warning located at the include.
+    reasons: Mapping[str, str] = field(default_factory=dict)
 
 
 class ToolSource(Protocol):
