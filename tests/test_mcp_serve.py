@@ -483,3 +483,41 @@ def test_a_forged_answer_without_the_issued_state_is_a_denial(project: Path) -> 
     result = run(scenario)
     assert isinstance(result, types.CallToolResult) and result.is_error
     assert not target.exists()
+
+
+def test_an_input_required_answer_counts_at_another_stateless_process_sharing_the_grants(
+    project: Path, tmp_path: Path
+) -> None:
+    from engine.mcp.approval import INPUT_KEY
+
+    grants = str(tmp_path / "shared-grants.sqlite")
+    approved, forged = project / "approved", project / "forged"
+    yes = {INPUT_KEY: types.ElicitResult(action="accept", content={"decision": "once"})}
+
+    async def scenario(first: str, second: str, other: str) -> tuple[Any, Any, Any]:
+        from mcp import Client
+
+        async def call(url: str, marker: Path, **answer: Any) -> Any:
+            with anyio.fail_after(BOUND):
+                async with Client(url, elicitation_callback=_answer("deny", [])) as client:
+                    assert client.session.protocol_version == "2026-07-28"
+                    return await client.session.call_tool(
+                        "risky", {"marker": str(marker)}, allow_input_required=True, **answer
+                    )
+
+        asked = await call(first, approved)
+        assert isinstance(asked, types.InputRequiredResult) and asked.request_state
+        answer = {"input_responses": yes, "request_state": asked.request_state}
+        answered = await call(second, approved, **answer)
+        refused = await call(other, forged, **answer)  # its own grants file: its own key
+        return asked, answered, refused
+
+    with (
+        http_server(project, "--stateless", "--grants", grants) as first,
+        http_server(project, "--stateless", "--grants", grants) as second,
+        http_server(project, "--stateless", "--grants", str(tmp_path / "other.sqlite")) as other,
+    ):
+        _, answered, refused = run(lambda: scenario(first, second, other))
+    assert isinstance(answered, types.CallToolResult) and not answered.is_error, answered
+    assert approved.read_text() == "ran"
+    assert isinstance(refused, types.CallToolResult) and refused.is_error and not forged.exists()

@@ -87,3 +87,25 @@ def test_over_mcp_a_denied_inner_call_does_not_run_and_disabled_toolsets_stay_ou
     assert refused.is_error and "denied" in text_of(refused) and not denied.exists()
     assert len(asked) == 1
     assert hidden.is_error and "unknown_tool" in text_of(hidden)
+
+
+def test_stateless_http_serve_reaches_found_tools_across_requests_and_only_in_scope(tmp_path: Path) -> None:
+    from tests.test_mcp_serve import http_server, http_session
+
+    root = project(tmp_path)
+
+    async def scenario(url: str) -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with http_session(url) as first:
+            await first.call_tool("tool_search", {"query": "a picture"})
+        async with http_session(url) as second:  # another request, another worker: nothing is remembered
+            return await second.call_tool("tool_call", {"name": "picture", "arguments": {}}), await second.call_tool(
+                "tool_call", {"name": "risky", "arguments": {"marker": str(root / "never")}}
+            )
+
+    with http_server(root, "--stateless") as url:
+        picture, risky = asyncio.run(scenario(url))
+    assert not picture.is_error and "a picture" in text_of(picture)
+    assert risky.is_error and not (root / "never").exists()  # in scope, but its approval still holds
+    with http_server(root, "--stateless", "--disable", "pics") as url:
+        hidden, _ = asyncio.run(scenario(url))
+    assert hidden.is_error and "unknown_tool" in text_of(hidden)

@@ -9,6 +9,7 @@ a shared store (a database server) implements the same two methods. A grant is
 from __future__ import annotations
 
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -25,6 +26,7 @@ class MemoryGrantStore:
 
     def __init__(self) -> None:
         self._grants: dict[str, set[Grant]] = {}
+        self._secrets: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
     def granted(self, session_id: str, grants: set[Grant]) -> bool:
@@ -34,6 +36,11 @@ class MemoryGrantStore:
     def grant(self, session_id: str, grants: set[Grant]) -> None:
         with self._lock:
             self._grants.setdefault(session_id, set()).update(grants)
+
+    def secret(self, name: str) -> bytes:
+        """A random key for ``name``, the same for every caller of this store (this process)."""
+        with self._lock:
+            return self._secrets.setdefault(name, secrets.token_bytes(32))
 
 
 class SqliteGrantStore:
@@ -63,6 +70,7 @@ class SqliteGrantStore:
                 "scope TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (session, tool, key, scope))"
             )
             db.execute("SELECT session, tool, key, scope, created FROM grants LIMIT 1").fetchall()
+            db.execute("CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -88,6 +96,23 @@ class SqliteGrantStore:
                 "INSERT OR IGNORE INTO grants (session, tool, key, scope, created) VALUES (?, ?, ?, ?, ?)",
                 [(session_id, tool, key, scope, now) for tool, key, scope in grants],
             )
+
+    def secret(self, name: str) -> bytes:
+        """A random key for ``name``, the same for every process that shares this file (the first
+        one written wins), such as the key of input_required answer tokens: a stateless client's
+        retry may reach another ``serve`` process than the one that asked."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", (name, secrets.token_bytes(32))
+            )
+            row = self._db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+        value = row[0] if row else None
+        if not isinstance(value, bytes) or len(value) < 32:  # a damaged row: this process's own key
+            log.error(
+                "the grants file %s holds no usable %s key; answers issued elsewhere will not count", self.path, name
+            )
+            return secrets.token_bytes(32)
+        return value
 
     def close(self) -> None:
         with self._lock:

@@ -129,8 +129,12 @@ class McpService:
         engine: Engine,
         enabled: Iterable[str] | None = None,
         disabled: Iterable[str] | None = None,
+        answer_key: bytes | None = None,
     ) -> None:
+        """``answer_key`` signs input_required state tokens; processes serving the same clients
+        (stateless HTTP behind a balancer) need the same key (see engine.mcp.grants)."""
         self.engine = engine
+        self.stateless = False  # set by http_app: every request is a session of its own
         self.enabled = None if enabled is None else tuple(enabled)
         self.disabled = tuple(disabled or ())
         self.bus = InMemorySubscriptionBus()
@@ -149,7 +153,7 @@ class McpService:
         self._connections: dict[int, tuple[ServerSession, str]] = {}
         self._inflight: dict[str, list[_InFlight]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._tokens = approval.AnswerTokens()
+        self._tokens = approval.AnswerTokens(answer_key)
         engine.set_approval_callback(self._approve)
         self._unlisten = engine.on_reload(self._reloaded)
 
@@ -221,7 +225,7 @@ class McpService:
         arguments = params.arguments or {}
         if name in META_NAMES:
             # tool_call reaches only the toolsets this server offers; approvals name the inner tool.
-            self.engine.tool_search.bind(session_id, self.enabled, self.disabled or None)
+            self.engine.tool_search.bind(session_id, self.enabled, self.disabled or None, self.stateless)
         inner = inner_call(name, arguments)
         asked_tool, asked_args = name, arguments
         if inner is not None:  # a question about the call tool_call makes names that call

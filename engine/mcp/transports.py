@@ -110,6 +110,7 @@ def http_app(
     service: McpService, *, host: str, token: str | None, stateless: bool, origins: Iterable[str] = ()
 ) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``, behind the guard."""
+    service.stateless = stateless
     app = service.server.streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=stateless, host=host)
     return Guard(app, token, origins, on_start=service.bind_loop)
 
@@ -170,7 +171,7 @@ def serve(
 
     store = SqliteGrantStore(Path(grants) if grants else engine.state_dir / "mcp-grants.sqlite")
     engine.set_grant_store(store)
-    service = McpService(engine, enabled, disabled)
+    service = McpService(engine, enabled, disabled, answer_key=store.secret("input-required"))
     try:
         if watch:
             engine.watch().start()

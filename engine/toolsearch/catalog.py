@@ -28,6 +28,8 @@ class Session:
     scope: Scope = DEFAULT_SCOPE
     found: OrderedDict[str, None] = field(default_factory=OrderedDict)
     forgotten: int = 0  # tools dropped because the catalog was full
+    # No catalog can outlive a request (stateless serve): every tool in scope counts as found.
+    stateless: bool = False
 
 
 class Sessions:
@@ -48,10 +50,15 @@ class Sessions:
             self._sessions.move_to_end(session_id)
         return session
 
-    def bind(self, session_id: str | None, scope: Scope) -> None:
-        """Limit a session to the toolsets it was offered (its catalog is kept when the scope is the same)."""
+    def bind(self, session_id: str | None, scope: Scope, stateless: bool = False) -> None:
+        """Limit a session to the toolsets it was offered (its catalog is kept when the scope is the same).
+
+        ``stateless``: the session lasts one request (stateless HTTP serve), so a tool found by one
+        request cannot be remembered for the next; tool_call reaches any tool in scope instead.
+        """
         with self._lock:
             session = self._get(session_id)
+            session.stateless = stateless
             if session.scope != scope:
                 session.scope = scope
                 session.found.clear()
@@ -75,7 +82,7 @@ class Sessions:
     def has(self, session_id: str | None, name: str) -> bool:
         with self._lock:
             session = self._sessions.get(session_id)
-            return session is not None and name in session.found
+            return session is not None and (session.stateless or name in session.found)
 
     def forget(self, session_id: str | None, name: str) -> None:
         with self._lock:

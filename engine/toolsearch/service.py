@@ -42,6 +42,7 @@ class SearchHost(Protocol):
         self, format: str, enabled: Iterable[str] | None = None, disabled: Iterable[str] | None = None
     ) -> list[dict[str, Any]]: ...
 
+
 _SCOPES_KEPT = 256
 _NAME_SHOWN = 100
 
@@ -94,9 +95,16 @@ class ToolSearch:
                 self._scopes[key] = names
         return names
 
-    def bind(self, session_id: str | None, enabled: Sequence[str] | None, disabled: Sequence[str] | None) -> None:
-        """Limit what ``session_id`` reaches through the meta-tools to these toolsets."""
-        self.sessions.bind(session_id, scope_of(enabled, disabled))
+    def bind(
+        self,
+        session_id: str | None,
+        enabled: Sequence[str] | None,
+        disabled: Sequence[str] | None,
+        stateless: bool = False,
+    ) -> None:
+        """Limit what ``session_id`` reaches through the meta-tools to these toolsets
+        (``stateless``: a session of one request, see Sessions.bind)."""
+        self.sessions.bind(session_id, scope_of(enabled, disabled), stateless)
 
     # -- budgeted definitions ---------------------------------------------------------
 
