@@ -70,7 +70,11 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
     """
     if not raw or "\x00" in raw:
         raise ToolFailure("path must be a non-empty string without NUL bytes")
-    candidate = Path(raw).expanduser()
+    try:
+        candidate = Path(raw).expanduser()
+    except RuntimeError:
+        user = raw[1:].split("/", 1)[0]
+        raise ToolFailure(f"{raw!r}: there is no user {user!r} on this machine to expand ~{user} for") from None
     if not candidate.is_absolute():
         candidate = ctx.workdir / candidate
     real = _real(candidate)
@@ -80,6 +84,7 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
             f"{raw!r} resolves to {real}, outside the working directory {roots[0]}"
             + (" and the configured roots" if len(roots) > 1 else "")
         )
+    protected(ctx, raw, real, write=write)
     if write:
         if is_credential_path(real):
             raise ToolFailure(f"refusing to write {raw!r}: it is a credential or secrets location", recoverable=False)
@@ -94,6 +99,45 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
             if not (real == safe or real.is_relative_to(safe)):
                 raise ToolFailure(f"refusing to write {raw!r}: writes are restricted to {safe}")
     return real
+
+
+# What no file tool may do whatever a human answers: change the engine's files, read its state.
+_HARD_WRITE = frozenset({"engine_files"})
+_HARD_READ = frozenset({"engine_state"})
+# What a search or a listing skips (a read of each asks on its own): secrets and the state.
+SKIPPED = frozenset({"credential", "secret", "engine_state"})
+
+
+def classes_of(ctx: CallContext, real: Path) -> frozenset[str]:
+    """The path classes of a real path on this engine (empty without a classifier)."""
+    if ctx.paths is None:
+        return frozenset()
+    return frozenset(ctx.paths.view().classify(str(real)))
+
+
+def protected(ctx: CallContext, raw: str, real: Path, *, write: bool) -> None:
+    """Judge the real path the handler is about to use again: the policy judged the spelling
+    and where it landed when it was checked; a link made since lands here.
+
+    Raises:
+        ToolFailure: a write to the engine's files or a read of its state (not recoverable).
+    """
+    found = classes_of(ctx, real)
+    hard = found & (_HARD_WRITE if write else _HARD_READ)
+    if hard:
+        what = "change the engine's own files" if write else "read the engine's state"
+        raise ToolFailure(
+            f"refusing {raw!r} (resolved to {real}): no tool may {what} (hardline class {sorted(hard)[0]})",
+            recoverable=False,
+        )
+
+
+def root_of(ctx: CallContext, real: Path) -> Path:
+    """The allowed root that confines ``real`` (the innermost one)."""
+    inside = [root for root in allowed_roots(ctx) if real == root or real.is_relative_to(root)]
+    if not inside:
+        raise ToolFailure(f"{real} is outside the working directory")
+    return max(inside, key=lambda root: len(root.parts))
 
 
 def display(ctx: CallContext, real: Path) -> str:

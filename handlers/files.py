@@ -7,18 +7,24 @@ import fnmatch
 import os
 import re
 import shutil
+import stat
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from engine.dispatch.context import CallContext, ToolFailure
 
 from . import _remote_files
-from ._io import atomic_write
-from ._paths import display, resolve
+from ._io import confined_write, kind_of, open_regular
+from ._paths import SKIPPED, allowed_roots, classes_of, display, resolve, root_of
 from ._runtime import files_elsewhere
 
 _SNIFF = 8192
 _MAX_LINE = 2000
+# A search stops here and says so (the manifest's timeout is the call's hard limit).
+_SEARCH_SECONDS = 20.0
+_MAX_LISTED = 2000
 _SKIP_DIRS = {
     ".git",
     ".hg",
@@ -48,36 +54,46 @@ def _is_binary(head: bytes) -> bool:
     return False
 
 
-def _check_text_file(real: Path, raw: str) -> None:
-    """Raises:
-    ToolFailure: ``real`` is missing, a directory, or binary.
+def _open_text(ctx: CallContext, real: Path, raw: str) -> int:
+    """A descriptor of the regular text file ``real``, opened without following a link on the way.
+
+    Raises:
+        ToolFailure: missing, a directory, a special file, binary, or changed on the way.
     """
-    if not real.exists():
-        raise ToolFailure(f"no such file: {raw!r}")
-    if real.is_dir():
-        raise ToolFailure(f"{raw!r} is a directory; use list_dir")
-    with open(real, "rb") as handle:
-        if _is_binary(handle.read(_SNIFF)):
-            raise ToolFailure(f"{raw!r} is a binary file ({real.stat().st_size} bytes); it is not shown")
+    fd = open_regular(root_of(ctx, real), real, raw)
+    try:
+        head = os.pread(fd, _SNIFF, 0)
+        if _is_binary(head):
+            raise ToolFailure(f"{raw!r} is a binary file ({os.fstat(fd).st_size} bytes); it is not shown")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
-def _read_text(real: Path, raw: str) -> str:
-    _check_text_file(real, raw)
-    return real.read_text(encoding="utf-8", errors="replace")
+def _read_text(ctx: CallContext, real: Path, raw: str) -> str:
+    with open(_open_text(ctx, real, raw), encoding="utf-8", errors="replace", closefd=True) as handle:
+        return handle.read()
+
+
+def _write(ctx: CallContext, real: Path, raw: str, content: str) -> tuple[bool, int]:
+    payload = content.encode("utf-8")
+    existed = confined_write(root_of(ctx, real), real, raw, payload, ctx.state_dir / "tmp-writes")
+    return existed, len(payload)
 
 
 def read_file(path: str, ctx: CallContext, offset: int = 1, limit: int = 500) -> str:
     if files_elsewhere(ctx):
         return _remote_files.read_file(ctx, path, offset, limit)
     real = resolve(ctx, path)
-    _check_text_file(real, path)
+    fd = _open_text(ctx, real, path)
     budget = int(ctx.config.get("files", "max_read_chars"))
     out: list[str] = []
     used = 0
     total = 0
     last = offset - 1
     cut_by_budget = False
-    with open(real, encoding="utf-8", errors="replace", newline=None) as handle:
+    with open(fd, encoding="utf-8", errors="replace", newline=None, closefd=True) as handle:
         for number, line in enumerate(handle, start=1):
             total = number
             if number < offset or number >= offset + limit or cut_by_budget:
@@ -106,10 +122,7 @@ def write_file(path: str, content: str, ctx: CallContext) -> str:
     if files_elsewhere(ctx):
         return _remote_files.write_file(ctx, path, content)
     real = resolve(ctx, path, write=True)
-    if real.is_dir():
-        raise ToolFailure(f"{path!r} is a directory")
-    existed = real.exists()
-    size = atomic_write(real, content)
+    existed, size = _write(ctx, real, path, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "replaced" if existed else "created"
     return f"{verb} {display(ctx, real)} ({size} bytes, {lines} lines)"
@@ -126,7 +139,7 @@ def patch(
     if files_elsewhere(ctx):
         return _remote_files.patch(ctx, path, old_string, new_string, replace_all, diff)
     real = resolve(ctx, path, write=True)
-    original = _read_text(real, path)
+    original = _read_text(ctx, real, path)
     if diff is not None:
         if old_string is not None or new_string is not None:
             raise ToolFailure("give either diff or old_string/new_string, not both")
@@ -147,7 +160,7 @@ def patch(
         updated = original.replace(old_string, new_string)
     if updated == original:
         return f"{display(ctx, real)} unchanged"
-    atomic_write(real, updated)
+    _write(ctx, real, path, updated)
     shown = display(ctx, real)
     change = difflib.unified_diff(
         original.splitlines(keepends=True), updated.splitlines(keepends=True), f"a/{shown}", f"b/{shown}", n=2
@@ -231,8 +244,9 @@ def search_files(
     base = resolve(ctx, path)
     if not base.is_dir():
         raise ToolFailure(f"{path!r} is not a directory")
+    scope = _Scope(ctx)
     if mode == "files":
-        hits = _find_files(base, pattern, max_results + 1)
+        hits = _find_files(base, pattern, max_results + 1, scope)
         lines = [display(ctx, p) for p in hits]
     else:
         try:
@@ -241,30 +255,86 @@ def search_files(
             raise ToolFailure(f"invalid regular expression: {exc}") from None
         rg = shutil.which("rg")
         raw = (
-            _ripgrep(rg, pattern, base, include, ignore_case, max_results + 1)
+            _ripgrep(rg, pattern, base, include, ignore_case, max_results + 1, scope)
             if rg
-            else _python_grep(regex, base, include, max_results + 1)
+            else _python_grep(regex, base, include, max_results + 1, scope)
         )
         lines = [f"{display(ctx, Path(p))}:{n}:{text[:_MAX_LINE]}" for p, n, text in raw]
+    notes = scope.notes()
     if not lines:
-        return f"no matches for {pattern!r} in {display(ctx, base)}"
+        return f"no matches for {pattern!r} in {display(ctx, base)}" + notes
     more = len(lines) > max_results
     body = "\n".join(lines[:max_results])
-    return body + (f"\n[more than {max_results} results; narrow the search]" if more else "")
+    return body + (f"\n[more than {max_results} results; narrow the search]" if more else "") + notes
 
 
-def _walk(base: Path) -> list[Path]:
-    out: list[Path] = []
+class _Scope:
+    """What a search may look into: regular files inside the roots, not secrets or the
+    engine's state (reading one of those asks on its own), within the time limit."""
+
+    def __init__(self, ctx: CallContext) -> None:
+        self.ctx = ctx
+        self.roots = allowed_roots(ctx)
+        self.deadline = time.monotonic() + _SEARCH_SECONDS
+        self.skipped: list[str] = []
+        self.timed_out = False
+
+    def expired(self) -> bool:
+        if time.monotonic() > self.deadline:
+            self.timed_out = True
+        return self.timed_out
+
+    def admits(self, file: Path) -> Path | None:
+        """The real path of ``file`` when the search may read it."""
+        try:
+            info = file.lstat()
+        except OSError:
+            return None
+        real = file
+        if stat.S_ISLNK(info.st_mode):
+            real = Path(os.path.realpath(file))
+            if not any(real == root or real.is_relative_to(root) for root in self.roots):
+                return None  # a link out of the roots is never followed
+            try:
+                info = real.stat()
+            except OSError:
+                return None
+        if not stat.S_ISREG(info.st_mode):
+            return None  # FIFOs, sockets and devices would block or never end
+        if classes_of(self.ctx, real) & SKIPPED:
+            if len(self.skipped) < 5:
+                self.skipped.append(display(self.ctx, file))
+            else:
+                self.skipped.append("")
+            return None
+        return real
+
+    def notes(self) -> str:
+        out = ""
+        if self.skipped:
+            named = ", ".join(s for s in self.skipped if s)
+            more = len(self.skipped) - len([s for s in self.skipped if s])
+            others = f" and {more} more" if more else ""
+            out += f"\n[not searched: {named}{others} (secret files; read_file asks for each)]"
+        if self.timed_out:
+            out += f"\n[search stopped after {_SEARCH_SECONDS:g}s; results are partial: narrow the path or pattern]"
+        return out
+
+
+def _walk(base: Path, scope: _Scope) -> Iterator[Path]:
+    """Files under ``base``: directories are never entered through a link (os.walk)."""
     for dirpath, dirnames, filenames in os.walk(base):
+        if scope.expired():
+            return
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        out.extend(Path(dirpath) / f for f in sorted(filenames))
-    return out
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
 
 
-def _find_files(base: Path, pattern: str, limit: int) -> list[Path]:
+def _find_files(base: Path, pattern: str, limit: int, scope: _Scope) -> list[Path]:
     glob = pattern if "/" in pattern or pattern.startswith("**") else f"**/{pattern}"
     hits: list[Path] = []
-    for file in _walk(base):
+    for file in _walk(base, scope):
         rel = file.relative_to(base).as_posix()
         if fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(file.name, pattern):
             hits.append(file)
@@ -273,30 +343,41 @@ def _find_files(base: Path, pattern: str, limit: int) -> list[Path]:
     return hits
 
 
-def _python_grep(regex: re.Pattern[str], base: Path, include: str | None, limit: int) -> list[tuple[str, int, str]]:
+def _python_grep(
+    regex: re.Pattern[str], base: Path, include: str | None, limit: int, scope: _Scope
+) -> list[tuple[str, int, str]]:
     hits: list[tuple[str, int, str]] = []
-    for file in _walk(base):
+    for file in _walk(base, scope):
         if include and not fnmatch.fnmatch(file.name, include):
             continue
+        real = scope.admits(file)
+        if real is None:
+            continue
         try:
-            with open(file, "rb") as handle:
-                if _is_binary(handle.read(_SNIFF)):
-                    continue
-            with open(file, encoding="utf-8", errors="replace") as handle:
-                for number, line in enumerate(handle, start=1):
-                    if regex.search(line):
-                        hits.append((str(file), number, line.rstrip("\n")))
-                        if len(hits) >= limit:
-                            return hits
+            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             continue
+        with open(fd, "rb", closefd=True) as raw:
+            if not stat.S_ISREG(os.fstat(fd).st_mode) or _is_binary(raw.read(_SNIFF)):
+                continue
+            raw.seek(0)
+            for number, line in enumerate(raw, start=1):
+                text = line.decode("utf-8", errors="replace")
+                if regex.search(text):
+                    hits.append((str(file), number, text.rstrip("\r\n")))
+                    if len(hits) >= limit:
+                        return hits
+                if number % 4096 == 0 and scope.expired():
+                    return hits
     return hits
 
 
 def _ripgrep(
-    rg: str, pattern: str, base: Path, include: str | None, ignore_case: bool, limit: int
+    rg: str, pattern: str, base: Path, include: str | None, ignore_case: bool, limit: int, scope: _Scope
 ) -> list[tuple[str, int, str]]:
-    cmd = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename", "--sort", "path"]
+    # --no-config: no RIPGREP_CONFIG_PATH can add --follow; rg never follows links otherwise
+    # and skips FIFOs, sockets and devices on its walk.
+    cmd = [rg, "--no-config", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--sort", "path"]
     for skipped in sorted(_SKIP_DIRS):
         cmd += ["--glob", f"!{skipped}/"]
     if ignore_case:
@@ -304,14 +385,32 @@ def _ripgrep(
     if include:
         cmd += ["--glob", include]
     cmd += ["--regexp", pattern, "--", str(base)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60, check=False)
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, errors="replace", timeout=_SEARCH_SECONDS, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        scope.timed_out = True
+        output = exc.stdout or b""
+        stdout = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
+        return _rg_hits(stdout, limit, scope)
     if proc.returncode not in (0, 1):
         raise ToolFailure(f"ripgrep failed: {proc.stderr.strip()[:500]}")
+    return _rg_hits(proc.stdout, limit, scope)
+
+
+def _rg_hits(stdout: str, limit: int, scope: _Scope) -> list[tuple[str, int, str]]:
     hits: list[tuple[str, int, str]] = []
-    for line in proc.stdout.splitlines():
+    admitted: dict[str, bool] = {}
+    for line in stdout.splitlines():
         file, _, rest = line.partition(":")
         number, _, text = rest.partition(":")
-        if number.isdigit():
+        if not number.isdigit():
+            continue
+        ok = admitted.get(file)
+        if ok is None:
+            ok = admitted[file] = scope.admits(Path(file)) is not None
+        if ok:
             hits.append((file, int(number), text))
             if len(hits) >= limit:
                 break
@@ -326,16 +425,31 @@ def list_dir(ctx: CallContext, path: str = ".", hidden: bool = False) -> str:
         raise ToolFailure(f"no such directory: {path!r}")
     if not real.is_dir():
         raise ToolFailure(f"{path!r} is a file; use read_file")
-    entries = sorted(real.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
-    lines: list[str] = []
-    for entry in entries:
-        if not hidden and entry.name.startswith("."):
-            continue
-        if entry.is_symlink():
-            lines.append(f"{entry.name} -> {os.readlink(entry)}")
-        elif entry.is_dir():
-            lines.append(f"{entry.name}/")
-        else:
-            lines.append(f"{entry.name}  ({entry.stat().st_size} bytes)")
-    header = f"{display(ctx, real)}/ ({len(lines)} entries)"
-    return "\n".join([header, *lines]) if lines else f"{display(ctx, real)}/ is empty"
+    lines: list[tuple[bool, str, str]] = []
+    cut = 0
+    with os.scandir(real) as found:
+        for entry in found:
+            if not hidden and entry.name.startswith("."):
+                continue
+            if len(lines) >= _MAX_LISTED:
+                cut += 1
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                # The link itself, never what it points at (it may lead out of the roots).
+                line, is_dir = f"{entry.name} -> {os.readlink(entry.path)}", False
+            elif stat.S_ISDIR(info.st_mode):
+                line, is_dir = f"{entry.name}/", True
+            elif stat.S_ISREG(info.st_mode):
+                line, is_dir = f"{entry.name}  ({info.st_size} bytes)", False
+            else:
+                line, is_dir = f"{entry.name}  ({kind_of(info.st_mode)})", False
+            lines.append((not is_dir, entry.name.lower(), line))
+    shown = [line for _, _, line in sorted(lines)]
+    if cut:
+        shown.append(f"[{cut} more entries not shown]")
+    header = f"{display(ctx, real)}/ ({len(lines) + cut} entries)"
+    return "\n".join([header, *shown]) if shown else f"{display(ctx, real)}/ is empty"
