@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import json
 import os
 import re
 import socket
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +18,12 @@ from typing import Any
 from engine.dispatch.context import CallContext, ToolFailure
 
 _USER_AGENT = "hermes-engine/0.1 (+web_extract)"
+# Ranges `is_global` lets through that no fetch should reach: the shared address space
+# (carrier NAT, 100.100.100.200 metadata) and the deprecated 6to4 relay anycast.
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_NEVER = (ipaddress.ip_network("100.64.0.0/10"), ipaddress.ip_network("192.88.99.0/24"))
+# NAT64 prefixes (well-known and local-use): the last 32 bits are the IPv4 address reached.
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "iframe"}
 _BLOCK_TAGS = {
     "p",
@@ -88,57 +96,140 @@ def html_to_text(html: str) -> tuple[str, str]:
     return parser.title.strip(), text
 
 
-def _check_host(url: str, allow_private: bool) -> None:
-    parsed = urllib.parse.urlsplit(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ToolFailure(f"only http and https URLs can be fetched, not {url!r}")
-    if allow_private:
-        return
+def _unwrap(
+    address: _Address,
+) -> list[_Address]:
+    """The address and every IPv4 address it carries (IPv4-mapped, 6to4, NAT64, Teredo)."""
+    out: list[_Address] = [address]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            out.append(address.ipv4_mapped)
+        if address.sixtofour is not None:
+            out.append(address.sixtofour)
+        if address.teredo is not None:
+            out.extend(address.teredo)
+        if any(address in net for net in _NAT64):
+            out.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return out
+
+
+def _refusal(address: _Address) -> str | None:
+    """Why ``address`` must not be fetched from (None: a public address)."""
+    for carried in _unwrap(address):
+        if any(carried in net for net in _NEVER):
+            return f"{carried} is in a special-purpose range"
+        if not carried.is_global:
+            return f"{carried} is not a public address"
+    return None
+
+
+def _addresses(host: str, port: int, url: str, allow_private: bool) -> list[str]:
+    """The addresses ``host`` resolves to, every one checked; the connection uses these only.
+
+    Raises:
+        ToolFailure: the name does not resolve, or an address is private, local or special.
+    """
     try:
-        infos = socket.getaddrinfo(parsed.hostname, parsed.port or 443, proto=socket.IPPROTO_TCP)
-    except socket.gaierror as exc:
-        raise ToolFailure(f"cannot resolve {parsed.hostname!r}: {exc.strerror}") from None
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ToolFailure(f"cannot resolve {host!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    found: list[str] = []
     for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if (
-            address.is_private
-            or address.is_loopback
-            or address.is_link_local
-            or address.is_reserved
-            or address.is_multicast
-            or address.is_unspecified
-        ):
-            raise ToolFailure(
-                f"refusing to fetch {url!r}: {parsed.hostname} is a private or local address ({address})",
-                recoverable=False,
-            )
+        text = str(info[4][0]).split("%", 1)[0]
+        if text in found:
+            continue
+        if not allow_private:
+            reason = _refusal(ipaddress.ip_address(text))
+            if reason is not None:
+                raise ToolFailure(
+                    f"refusing to fetch {url!r}: {host} is a private or local address ({reason}; "
+                    "web.allow_private_networks allows it)",
+                    recoverable=False,
+                )
+        found.append(text)
+    if not found:
+        raise ToolFailure(f"cannot resolve {host!r}: no addresses")
+    return found
 
 
-class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
-    def __init__(self, allow_private: bool) -> None:
-        self.allow_private = allow_private
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to the address that was checked; the Host header keeps the name."""
 
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
-        _check_host(newurl, self.allow_private)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """Connects to the checked address; SNI and the certificate check use the name."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+        self._tls = ssl.create_default_context()
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        try:
+            self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+        except BaseException:
+            raw.close()
+            raise
+
+
+_MAX_REDIRECTS = 5
 
 
 def _fetch(url: str, timeout: float, max_bytes: int, allow_private: bool) -> tuple[str, bytes, str]:
-    _check_host(url, allow_private)
-    opener = urllib.request.build_opener(_CheckedRedirects(allow_private))
-    request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT, "Accept": "text/html,text/plain,*/*"})
-    try:
-        with opener.open(request, timeout=timeout) as response:
+    """GET ``url`` (following up to five redirects), each hop pinned to the addresses it checked.
+
+    Raises:
+        ToolFailure: a refused address, a network error, an HTTP error or too many redirects.
+    """
+    current = url
+    for _ in range(_MAX_REDIRECTS + 1):
+        parsed = urllib.parse.urlsplit(current)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ToolFailure(f"only http and https URLs can be fetched, not {current!r}")
+        try:
+            port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        except ValueError:
+            raise ToolFailure(f"invalid port in {current!r}") from None
+        host = parsed.hostname
+        addresses = _addresses(host, port, current, allow_private)
+        target = urllib.parse.urlunsplit(("", "", parsed.path or "/", parsed.query, ""))
+        response, body = _get(parsed.scheme, host, port, addresses, target, timeout, max_bytes, current)
+        if response.status in (301, 302, 303, 307, 308) and response.getheader("Location"):
+            current = urllib.parse.urljoin(current, response.getheader("Location", ""))
+            continue
+        if response.status >= 400:
+            raise ToolFailure(f"{url}: HTTP {response.status} {response.reason}")
+        return current, body, response.getheader("Content-Type", "") or ""
+    raise ToolFailure(f"{url}: more than {_MAX_REDIRECTS} redirects")
+
+
+def _get(
+    scheme: str, host: str, port: int, addresses: list[str], target: str, timeout: float, max_bytes: int, url: str
+) -> tuple[http.client.HTTPResponse, bytes]:
+    last: BaseException | None = None
+    for address in addresses:
+        kind = _PinnedHTTPS if scheme == "https" else _PinnedHTTP
+        connection = kind(host, port, address, timeout)
+        try:
+            connection.request("GET", target, headers={"User-Agent": _USER_AGENT, "Accept": "text/html,text/plain,*/*"})
+            response = connection.getresponse()
             body = response.read(max_bytes + 1)
-            content_type = response.headers.get("Content-Type", "")
-            final_url = response.geturl()
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        raise ToolFailure(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ToolFailure(f"{url}: {reason}") from None
-    return final_url, body, content_type
+            return response, body
+        except (OSError, http.client.HTTPException) as exc:
+            last = exc
+        finally:
+            connection.close()
+    reason = getattr(last, "reason", None) or last
+    raise ToolFailure(f"{url}: {reason}")
 
 
 def web_extract(urls: list[str], ctx: CallContext, max_chars: int = 20000) -> str:
