@@ -98,6 +98,10 @@ class Prepared:
         return self.snap.generation
 
 
+# Builtin tools whose writes later calls of the session are judged with (engine.policy.session_memory).
+_WRITERS = frozenset({"terminal", "write_file", "patch"})
+
+
 class Dispatcher:
     def __init__(self, engine: CallHost) -> None:
         self.engine = engine
@@ -311,6 +315,8 @@ class Dispatcher:
         hooks = self.engine._hooks
         meta = ResultMetadata(0.0, prepared.generation, tool=plan.spec.name, tool_call_id=prepared.tool_call_id)
         result = ToolResult(True, output, None, meta, content)
+        if plan.spec.name in _WRITERS:
+            self.engine.remember(prepared)
         if hooks.get("post_tool_call") or hooks.get("transform_tool_result"):
             self._post_hooks(prepared, result)
         if len(result.output) > plan.cap:
