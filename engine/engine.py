@@ -52,6 +52,8 @@ _DEFS_CACHE_LIMIT = 256
 # In a definitions cache key, in place of a budget: every tool, whatever the config's budget.
 _EVERY_TOOL = "every-tool"
 log = logging.getLogger("hermes_engine")
+# Builtin tools whose writes later calls of the session are judged with (engine.policy.session_memory).
+_WRITERS = frozenset({"terminal", "write_file", "patch"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,6 +546,10 @@ class Engine:
         if resolution.allowed:
             if held is not None:
                 self.session_memory.judged(held, prepared.args["input"])
+            elif tool in _WRITERS:
+                # Remembered before it runs: a call judged meanwhile (another thread, a later
+                # batch group) already sees what this one is about to write.
+                self.remember(prepared)
             return None
         kind = "pending_approval" if resolution.pending is not None else "denied"
         return failure(
@@ -566,7 +572,7 @@ class Engine:
         return memory_of(self.shared)
 
     def remember(self, prepared: Prepared) -> None:
-        """After a call ran: the files it wrote are remembered for its session (see session_memory)."""
+        """The files an allowed call writes are remembered for its session (see session_memory)."""
         tool = prepared.plan.spec.name
         args = prepared.args
         snap = prepared.snap

@@ -63,7 +63,6 @@ class CallHost(Protocol):
     def is_guarded(self, snap: Snapshot, tool: str) -> bool: ...
     def gate(self, prepared: Prepared, asked: Sequence[tuple[str, str]]) -> ToolResult | None: ...
     def context(self, tool: str, prepared: Prepared) -> CallContext: ...
-    def remember(self, prepared: Prepared) -> None: ...
 
 
 @dataclass(slots=True)
@@ -97,10 +96,6 @@ class Prepared:
     @property
     def generation(self) -> int:
         return self.snap.generation
-
-
-# Builtin tools whose writes later calls of the session are judged with (engine.policy.session_memory).
-_WRITERS = frozenset({"terminal", "write_file", "patch"})
 
 
 class Dispatcher:
@@ -316,8 +311,6 @@ class Dispatcher:
         hooks = self.engine._hooks
         meta = ResultMetadata(0.0, prepared.generation, tool=plan.spec.name, tool_call_id=prepared.tool_call_id)
         result = ToolResult(True, output, None, meta, content)
-        if plan.spec.name in _WRITERS:
-            self.engine.remember(prepared)
         if hooks.get("post_tool_call") or hooks.get("transform_tool_result"):
             self._post_hooks(prepared, result)
         if len(result.output) > plan.cap:

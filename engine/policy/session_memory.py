@@ -209,11 +209,9 @@ class SessionMemory:
     def to_judge(self, state: ProcessInput, data: str) -> str | None:
         """The command text a write of ``data`` runs (its complete lines with the state before
         them), or None when it completes no line (nothing is sent)."""
-        text = state.pending + data
-        end = text.rfind("\n")
-        if end < 0:
+        lines, _ = _cut(state, state.pending + data)
+        if not lines:
             return None
-        lines = text[: end + 1]
         if state.kind != "shell":
             from engine.runtime.code import inline_command  # noqa: PLC0415
 
@@ -222,25 +220,22 @@ class SessionMemory:
 
     def judged(self, state: ProcessInput, data: str) -> None:
         """The gate judged a write of ``data`` and let it through: its lines may be sent."""
-        text = state.pending + data
-        end = text.rfind("\n")
-        if end >= 0:
+        lines, _ = _cut(state, state.pending + data)
+        if lines:
             with self._lock:
-                state.judged.append(text[: end + 1])
+                state.judged.append(lines)
                 del state.judged[:-16]
 
     def take(self, state: ProcessInput, data: str, programs: ProgramTable = EMPTY) -> str | None:
         """What to send for a write of ``data``: the complete lines the gate judged; the rest is
         held. None when the lines differ from what was judged (another write came between)."""
         with self._lock:
-            text = state.pending + data
-            end = text.rfind("\n")
-            if end < 0:
-                if len(text) > MAX_PENDING:
+            lines, rest = _cut(state, state.pending + data)
+            if not lines:
+                if len(rest) > MAX_PENDING:
                     return None
-                state.pending = text
+                state.pending = rest
                 return ""
-            lines, rest = text[: end + 1], text[end + 1 :]
             if len(rest) > MAX_PENDING or (state.guarded and lines not in state.judged):
                 return None
             if state.guarded:
@@ -387,6 +382,60 @@ def reader_kind(command: str) -> str | None:
         elif name in INTERPRETERS:
             kind = kind or INTERPRETERS[name]
     return kind
+
+
+_OPENERS = frozenset({"if", "case", "for", "while", "until", "select", "{"})
+_CLOSERS = frozenset({"fi", "esac", "done", "}"})
+_CONTINUING = frozenset({"|", "|&", "&&", "||", "("})
+_COMMAND_START = frozenset({"do", "then", "else", "elif", "{", "!", "time"})
+
+
+def _cut(state: ProcessInput, text: str) -> tuple[str, str]:
+    """(the lines a write completes, the text held after them). A shell's lines are held
+    whole until the construct they start ends, as the shell itself waits for it: an open
+    quote, here-document or substitution, a trailing `\\`, `|`, `&&` or `||`, an `if`,
+    loop, `case`, group or subshell not yet closed."""
+    end = text.rfind("\n")
+    if end < 0:
+        return "", text
+    lines = text[: end + 1]
+    if state.kind == "shell" and _incomplete(lines):
+        return "", text
+    return lines, text[end + 1 :]
+
+
+def _incomplete(lines: str) -> bool:
+    from engine.policy.lexer import ShellSyntaxError, tokenize  # noqa: PLC0415
+
+    try:
+        tokens = tokenize(lines)
+    except ShellSyntaxError as exc:
+        message = str(exc)
+        return "unterminated" in message or "never closed" in message
+    except RecursionError:
+        return False  # judged, and failed closed there
+    if not tokens or tokens[-1].kind != "nl":
+        return bool(tokens)  # the last newline was a continuation (`\\` at the end)
+    last = next((t for t in reversed(tokens) if t.kind != "nl"), None)
+    if last is not None and last.kind == "op" and last.value in _CONTINUING:
+        return True
+    depth = 0
+    start = True  # at the start of a command, where keywords are keywords
+    for token in tokens:
+        if token.kind == "word":
+            word = token.literal
+            if start and word in _OPENERS:
+                depth += 1
+            elif start and word in _CLOSERS:
+                depth -= 1
+            start = word in _COMMAND_START
+        else:
+            if token.value == "(":
+                depth += 1
+            elif token.value == ")":
+                depth -= 1
+            start = True
+    return depth > 0
 
 
 def shell_state(state: ProcessInput) -> str:

@@ -127,6 +127,7 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     pipeline: list[_Raw] = []
     words: list[Token] = []
     redirects: list[tuple[str, Token | None]] = []
+    piped = False  # the last operator was a pipe, and no word came after it
     i = 0
     n = len(tokens)
     while i <= n:
@@ -142,6 +143,9 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
             if target is not None:
                 i += 1
             continue
+        if token is not None and token.kind == "nl" and piped and not (words or redirects):
+            continue  # `a |` then newlines: the pipe goes on on the next line
+        piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
         if words or redirects:
             pipeline.append(_Raw(words, redirects))

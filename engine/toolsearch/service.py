@@ -42,6 +42,7 @@ class SearchHost(Protocol):
         self, format: str, enabled: Iterable[str] | None = None, disabled: Iterable[str] | None = None
     ) -> list[dict[str, Any]]: ...
 
+
 _SCOPES_KEPT = 256
 _NAME_SHOWN = 100
 

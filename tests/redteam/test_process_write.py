@@ -85,6 +85,11 @@ ATTACKS: dict[str, tuple[str, list[str]]] = {
     "an exported variable": ("bash", ["export T=$HOME\n", 'rm -rf "$T"\n']),
     "the delete in the last of several lines": ("bash", ["echo a\necho b\nrm -rf ~\n"]),
     "a pipeline into a shell": ("cat | sh", ["rm -rf", " ~\n"]),
+    "a continued line": ("bash", ["rm -rf \\\n", "~\n"]),
+    "a pipe continued on the next line": ("bash", ["echo 'rm -rf ~' |\n", "sh\n"]),
+    "a loop over two writes": ("bash", ["for d in ~; do\n", 'rm -rf "$d"; done\n']),
+    "a here-document over two writes": ("bash", ["bash <<'EOF'\n", "rm -rf ~\nEOF\n"]),
+    "a quote left open": ("bash", ['echo "\n', '"; rm -rf ~\n']),
     "python, split": ("python3 -i", ["import shutil, os\n", "shutil.rmtree(os.path.expand", "user('~'))\n"]),
     "node, one line": ("node --interactive", ["require('fs').rmSync(require('os').homedir(), {recursive: true})\n"]),
 }
@@ -101,11 +106,12 @@ def test_writes_to_a_shell_are_judged_by_line_with_its_state(
     assert refused, (name, [r.output for r in results])
     assert all(r.error.type in ("denied", "pending_approval") for r in refused)
     # The harm: a marker line after the attack. When it is sent, the process has read (and
-    # run) every line before it; when it is refused (a refused line is still held), nothing
-    # dangerous was sent at all.
+    # run) every line before it; when it is refused or held (a refused line is still held),
+    # nothing dangerous was sent at all.
     done = work / "done.txt"
     marker = MARKERS[program.split()[-1]].format(done=done)
-    if _write(engine, process_id, "\n" + marker + "\n").ok:
+    sent = _write(engine, process_id, "\n" + marker + "\n")
+    if sent.ok and json.loads(sent.output)["written"]:
         deadline = time.monotonic() + 20
         while not done.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -134,6 +140,16 @@ def test_a_partial_line_is_held_not_sent(engine: Engine, work: Path, fake_home: 
     # The shell got one line, whole: `echo hel` + `lo` would have been two commands.
     assert (work / "partial.txt").read_text() == "hello\n"
     assert (work / "done.txt").is_file()
+    assert _intact(fake_home)
+
+
+def test_a_construct_over_several_writes_runs_whole(engine: Engine, work: Path, fake_home: Path) -> None:
+    process_id = _start(engine, "bash")
+    for text in ["for i in 1 2; do\n", f"  echo $i >> {work}/loop.txt\n", "done\n"]:
+        result = _write(engine, process_id, text)
+        assert result.ok, (text, result.error)
+    _finish(engine, process_id, work)
+    assert (work / "loop.txt").read_text() == "1\n2\n"
     assert _intact(fake_home)
 
 
@@ -182,3 +198,10 @@ def test_a_line_judged_for_one_write_is_not_sent_for_another(engine: Engine, wor
     assert memory.take(held, "echo ok\n") == "echo ok\n"
     assert memory.take(held, "echo ok\n") is None  # judged once, sent once
     engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s1")
+
+
+@pytest.mark.parametrize("command", ["echo 'rm -rf ~' |\nsh", "echo 'rm -rf ~' |\n\n  sh\n", "echo 'rm -rf ~' |&\nsh"])
+def test_a_pipe_goes_on_after_a_newline(engine: Engine, command: str) -> None:
+    # Found by the buffering above: after `|` the shell reads on past newlines, so the
+    # next line is the pipe's reader (it was judged as a command of its own).
+    assert engine.check(command).decision == "deny"
