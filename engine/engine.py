@@ -46,11 +46,14 @@ if TYPE_CHECKING:
     from engine.policy.approval import GrantStore
     from engine.policy.evaluate import Evaluator
     from engine.policy.model import Verdict
+    from engine.policy.session_memory import SessionMemory
 
 _DEFS_CACHE_LIMIT = 256
 # In a definitions cache key, in place of a budget: every tool, whatever the config's budget.
 _EVERY_TOOL = "every-tool"
 log = logging.getLogger("hermes_engine")
+# Builtin tools whose writes later calls of the session are judged with (engine.policy.session_memory).
+_WRITERS = frozenset({"terminal", "write_file", "patch"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,13 +520,22 @@ class Engine:
                 tool_call_id=prepared.tool_call_id,
             )
         verdict = Verdict(ALLOW, False)
+        args: Mapping[str, Any] = prepared.args
+        held = None  # a background shell's input: what a write sends is judged with what it holds
         if prepared.plan.guarded:
             try:
-                verdict = self._evaluator(snap).verdict(tool, prepared.args)
+                memory = self.session_memory
+                session = memory.view(prepared.session_id, str(snap.config.workdir(self._started_in)))
+                if tool == "process" and args.get("action") == "write" and isinstance(args.get("input"), str):
+                    held = memory.process(prepared.session_id, args.get("process_id"))
+                    if held is not None:
+                        held.guarded = True
+                        args = {**args, "input": memory.to_judge(held, args["input"]) or ""}
+                verdict = self._evaluator(snap).verdict(tool, args, session)
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:
-                verdict = _unjudged(prepared.args, exc)
+                verdict = _unjudged(args, exc)
         if asked and verdict.decision != DENY:
             # Keyed by hook and reason: approving one hook's question answers no other.
             hooks = tuple(Match(f"hook:{name}", reason, "ask", tool) for name, reason in asked)
@@ -533,10 +545,10 @@ class Engine:
             # The source's question (keyed like a hook's: a grant covers this tool as defined now).
             asks = Match("hook:source", f"{tool}: {spec.approval[1]}", "ask", tool)
             verdict = Verdict(ASK, False, (*verdict.matches, asks), "approval required", verdict.commands)
-        values = [v for argument, _ in snap.policy.targets.get(tool, ()) for v in _as_list(prepared.args.get(argument))]
+        values = [v for argument, _ in snap.policy.targets.get(tool, ()) for v in _as_list(args.get(argument))]
         request = ApprovalRequest(
             tool,
-            prepared.args,
+            args,
             " ; ".join(values) or tool,
             verdict,
             prepared.session_id,
@@ -548,6 +560,12 @@ class Engine:
         audit = AuditLog(self._audit_path(snap))
         resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
         if resolution.allowed:
+            if held is not None:
+                self.session_memory.judged(held, prepared.args["input"])
+            elif tool in _WRITERS:
+                # Remembered before it runs: a call judged meanwhile (another thread, a later
+                # batch group) already sees what this one is about to write.
+                self.remember(prepared)
             return None
         kind = "pending_approval" if resolution.pending is not None else "denied"
         return failure(
@@ -561,6 +579,34 @@ class Engine:
             tool_call_id=prepared.tool_call_id,
             pending=resolution.pending,
         )
+
+    @property
+    def session_memory(self) -> SessionMemory:
+        """What each session wrote and holds for its processes (engine.policy.session_memory)."""
+        from engine.policy.session_memory import memory_of  # noqa: PLC0415
+
+        return memory_of(self.shared)
+
+    def remember(self, prepared: Prepared) -> None:
+        """The files an allowed call writes are remembered for its session (see session_memory)."""
+        tool = prepared.plan.spec.name
+        args = prepared.args
+        snap = prepared.snap
+        try:
+            workdir = str(snap.config.workdir(self._started_in))
+            path = args.get("path")
+            if tool == "terminal" and isinstance(args.get("command"), str):
+                cwd = args.get("cwd")
+                programs = snap.policy.programs if snap.policy is not None else None
+                self.session_memory.terminal_wrote(
+                    prepared.session_id, workdir, args["command"], cwd if isinstance(cwd, str) else None, programs
+                )
+            elif isinstance(path, str):
+                content = args.get("content") if tool == "write_file" else None
+                written = content if isinstance(content, str) else None
+                self.session_memory.wrote(prepared.session_id, workdir, path, written)
+        except Exception as exc:
+            log.warning("could not remember what %s wrote: %s", tool, exc)
 
     def _audit_path(self, snap: Snapshot) -> Path:
         from engine.policy.audit import audit_path  # noqa: PLC0415

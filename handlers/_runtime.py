@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine.dispatch.context import CallContext, ToolFailure
+from engine.policy.session_memory import MAX_PENDING, file_key, memory_of
 from engine.runtime import ExecResult, ProcessHandle, Runtime, RuntimeFailure, RuntimeUnavailable
 
 from ._env import child_env
@@ -143,6 +144,9 @@ class RuntimeJobs:
         ctx.runtime.track(handle)
         with self._lock:
             self._jobs[key] = _Job(key, ctx.session_id or "default", handle)
+        # A shell or an interpreter reads its input as commands: writes to it are held by line.
+        place = file_key(cwd, str(ctx.workdir)) if cwd else None
+        memory_of(ctx.shared).started(ctx.session_id, key, command, place)
         return {"process_id": key, "pid": handle.pid, "status": "running", "runtime": ctx.runtime.name}
 
     def get(self, ctx: CallContext, key: str | None) -> _Job:
@@ -191,11 +195,24 @@ def process(
     if action == "write":
         if input is None:
             raise ToolFailure("write needs input")
+        memory = memory_of(ctx.shared)
+        held = memory.process(ctx.session_id, job.id)
+        data = input if held is None else memory.take(held, input)
+        if data is None:
+            raise ToolFailure(
+                f"{job.id}: the input was not sent: another write changed its line while it was judged, "
+                f"or a line is longer than {MAX_PENDING} characters; write it again"
+            )
         try:
-            job.handle.write(input)
+            if data:
+                job.handle.write(data)
         except RuntimeFailure as exc:
             raise ToolFailure(f"{job.id}: {exc}") from None
-        return {"process_id": job.id, "written": len(input)}
+        out: dict[str, Any] = {"process_id": job.id, "written": len(data)}
+        if held is not None and held.pending:
+            out["held"] = len(held.pending)
+            out["message"] = "the text after the last newline is held until its line ends (it is judged as a whole)"
+        return out
     raise ToolFailure(f"unknown action {action!r}")
 
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from time import thread_time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.policy.commands import command_name
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
@@ -34,6 +34,9 @@ from engine.policy.regexes import Finder, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
 from engine.runtime.code import inline_command
+
+if TYPE_CHECKING:
+    from engine.policy.session_memory import SessionView
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
 # the parser to be judged at all (a here-document may be unterminated).
@@ -248,22 +251,24 @@ class Evaluator:
         *,
         cwd: str | None = None,
         seen: Readings | None = None,
+        session: SessionView | None = None,
     ) -> tuple[list[Match], str | None]:
         """Matches of ``patterns`` in a shell command, in every reading, and why it could not be read.
 
         ``cwd`` is where it runs (the terminal's argument): judged as if `cd CWD &&` preceded it.
-        Matches found only in another reading than the raw text are not grantable.
+        Matches found only in another reading than the raw text are not grantable. ``session``:
+        what the caller's session wrote before (a file it runs is judged by its text).
         """
         patterns = tuple(patterns)
         budget = _LazyBudget()
         prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
         if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
-        matches, problem = self._detect_text(prefix + value, patterns, budget)
+        matches, problem = self._detect_text(prefix + value, patterns, budget, session)
         if seen is not None and seen.extra:
             known = {(m.key, m.command) for m in matches}
             for extra in seen.extra:
-                found, _ = self._detect_text(prefix + extra, patterns, budget)
+                found, _ = self._detect_text(prefix + extra, patterns, budget, session)
                 for match in found:
                     if (match.key, match.command) not in known:
                         known.add((match.key, match.command))
@@ -271,7 +276,7 @@ class Evaluator:
         return matches, problem
 
     def _detect_text(
-        self, text: str, patterns: tuple[CompiledPattern, ...], lazy: _LazyBudget
+        self, text: str, patterns: tuple[CompiledPattern, ...], lazy: _LazyBudget, session: SessionView | None = None
     ) -> tuple[list[Match], str | None]:
         """Matches in one reading, and why it could not be read in full (if so)."""
         index = self._index(patterns)
@@ -280,12 +285,12 @@ class Evaluator:
             return self._flat_scan(text, index), problem
         # One view of the file system per check: where words land (symbolic links) is looked up once.
         view = self.classifier.view()
-        if self._can_skip(text, view):
+        if self._can_skip(text, view) and (session is None or not session.mentioned(text)):
             try:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
                 return self._flat_scan(text, index), str(exc)
-        analyzer = Analyzer(self.policy.programs)
+        analyzer = Analyzer(self.policy.programs, session)
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.
         budget = lazy.get() if len(text) > _BUDGETED else None
@@ -310,6 +315,8 @@ class Evaluator:
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index), "judging it took longer than its time budget"
+            if analyzer.unread:
+                found.extend(_unread(analyzer.unread))
             return found, unparseable
         except RegexTimeout as exc:
             return self._flat_scan(text, index), str(exc)
@@ -415,13 +422,14 @@ class Evaluator:
 
     # -- verdicts ---------------------------------------------------------------------
 
-    def verdict(self, tool: str, args: Mapping[str, Any]) -> Verdict:
+    def verdict(self, tool: str, args: Mapping[str, Any], session: SessionView | None = None) -> Verdict:
         """The decision for a call to ``tool`` with ``args`` (before anyone is asked).
 
+        ``session``: what the caller's session wrote before this call (see session_memory).
         Never raises: a failure of the detector itself is a verdict that needs approval.
         """
         try:
-            return self._verdict(tool, args)
+            return self._verdict(tool, args, session)
         except Exception as exc:  # whatever the input, the caller gets a verdict
             return self._failed(tool, args, exc)
 
@@ -439,7 +447,7 @@ class Evaluator:
             return Verdict(DENY, True, (*hard, unread), "hardline pattern")
         return Verdict(ASK, False, (unread,), reason)
 
-    def _verdict(self, tool: str, args: Mapping[str, Any]) -> Verdict:
+    def _verdict(self, tool: str, args: Mapping[str, Any], session: SessionView | None = None) -> Verdict:
         policy = self.policy
         matches: list[Match] = []
         commands: list[str] = []  # values read as commands, with their simple commands
@@ -454,7 +462,7 @@ class Evaluator:
                     cwd = args.get("cwd") if argument == "command" else None
                     seen = _PLAIN if value.isascii() and value.isprintable() else readings(value)
                     found, problem = self.detect_command(
-                        value, patterns, cwd=cwd if isinstance(cwd, str) else None, seen=seen
+                        value, patterns, cwd=cwd if isinstance(cwd, str) else None, seen=seen, session=session
                     )
                     matches.extend(found)
                     unparseable = unparseable or problem
@@ -573,6 +581,16 @@ class _LazyBudget:
         if self.budget is None:
             self.budget = Budget(MAX_TOKENS, BUDGET)
         return self.budget
+
+
+UNREAD = "session_file_unread"
+
+
+def _unread(paths: list[str]) -> list[Match]:
+    """Files the line runs that were written (on the line or earlier in the session) and whose
+    text cannot be read: what they do is unknown, so running them needs approval."""
+    reason = "it runs a file written in this session whose content cannot be read"
+    return [Match(UNREAD, reason, "dangerous", path, grantable=False) for path in dict.fromkeys(paths)]
 
 
 def _first(hit: tuple[int, Match]) -> int:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
+from collections.abc import Sequence
 
 # -- env -S ------------------------------------------------------------------------
 
@@ -291,6 +293,30 @@ def make_payloads(text: str) -> list[str]:
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
     return out
+
+
+_NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
+_NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+
+
+def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
+    """Commands `npm run NAME` / `npm test` runs from a package.json: the script and its pre- and
+    post- scripts; every script when the name cannot be read. Not JSON: the text itself."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [text]
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return []
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    name: str | None = None
+    if words and words[0] in _NPM_LIFECYCLE:
+        name = _NPM_LIFECYCLE[words[0]]
+    elif len(words) > 1 and words[0] in _NPM_RUN:
+        name = words[1]
+    names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
+    return [str(scripts[n]) for n in names if n in scripts]
 
 
 # -- encodings ---------------------------------------------------------------------

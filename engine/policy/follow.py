@@ -20,6 +20,7 @@ from engine.policy.executors import (
     decode,
     ex_payloads,
     make_payloads,
+    npm_scripts,
     sed_payloads,
     split_string,
     sql_payloads,
@@ -52,6 +53,7 @@ class Follower:
     programs: ProgramTable
     env: dict[str, str]
     files: dict[str, Any]  # files written earlier on the line
+    session: Any  # what the session wrote before the line (session_memory.SessionView), or None
     indirect: int  # > 0 while analysing an escape hatch's payload
 
     # Provided by the analyzer.
@@ -71,6 +73,12 @@ class Follower:
         raise NotImplementedError
 
     def _content(self, word: str) -> str | None:
+        raise NotImplementedError
+
+    def _known(self, word: str) -> bool:
+        raise NotImplementedError
+
+    def _script(self, word: str) -> str | None:
         raise NotImplementedError
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
@@ -101,7 +109,7 @@ class Follower:
         # What there is to read: most runs have nothing in most commands, and are skipped by kind.
         variables = bool(local) or len(self.env) > 1  # HOME is always there
         stdin = bool(command.stdin)
-        files = bool(self.files)
+        files = bool(self.files) or self.session is not None
         for level, reading in levels:
             runs = level.runs
             if not runs:
@@ -220,7 +228,7 @@ class Follower:
             values = [command.stdin] if command.stdin else []
             via = (*via, "stdin")
         elif source == "files":
-            values = [name for name in sorted(run.names) if self._content(name) is not None]
+            values = [name for name in sorted(run.names) if self._known(name)]
         for value in values:
             payload = _matched(run, value)
             if payload is not None:
@@ -365,7 +373,7 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
-        content = command.stdin if path in ("-", "/dev/stdin") else self._content(path)
+        content = command.stdin if path in ("-", "/dev/stdin") else self._script(path)
         language = run.language or "shell"
         if content is None:
             if run.indirect:
@@ -378,6 +386,9 @@ class Follower:
             self._nested(run, lambda: self.analyze(content, depth=depth, via=inner))
         elif language in ("make", "sed", "ex", "sql"):
             self._payload(_as(run, language), command, None, content, inner, depth)
+        elif language == "npm":
+            for script in npm_scripts(content, command.argv):
+                self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
 

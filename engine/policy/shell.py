@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import parse_argv
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
@@ -25,11 +25,16 @@ from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
+if TYPE_CHECKING:
+    from engine.policy.session_memory import SessionView
+
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
-_FILE_WRITERS = frozenset({"tee", "curl", "wget"})  # write files named by their arguments
+_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install"})  # write files named by their arguments
+_COPIERS = frozenset({"cp", "mv", "install"})
+_COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DEFAULT_IFS = " \t\n"
@@ -122,6 +127,7 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     pipeline: list[_Raw] = []
     words: list[Token] = []
     redirects: list[tuple[str, Token | None]] = []
+    piped = False  # the last operator was a pipe, and no word came after it
     i = 0
     n = len(tokens)
     while i <= n:
@@ -137,6 +143,9 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
             if target is not None:
                 i += 1
             continue
+        if token is not None and token.kind == "nl" and piped and not (words or redirects):
+            continue  # `a |` then newlines: the pipe goes on on the next line
+        piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
         if words or redirects:
             pipeline.append(_Raw(words, redirects))
@@ -151,8 +160,12 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
 class Analyzer(Follower, LinkFollower):
     """Turns one command line into every simple command it would run."""
 
-    def __init__(self, programs: ProgramTable = EMPTY) -> None:
+    def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
+        # What the session wrote before this line (see session_memory): files it runs are read there.
+        self.session = session
+        self.unread: list[str] = []  # files the line runs that were written but cannot be read
+        self.moved: list[str] = []  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
         self.env: dict[str, str] = {"HOME": "~"}
         self.cwd: str | None = None
@@ -486,6 +499,8 @@ class Analyzer(Follower, LinkFollower):
                 if not name:
                     break
                 written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
+                if written is None and self.session is not None and "/" in argv[0]:
+                    written = self._session_file(argv[0])
                 if written is not None:
                     # `./fetched.sh`: a file written on this line, run by its interpreter.
                     runner = Command(
@@ -506,6 +521,8 @@ class Analyzer(Follower, LinkFollower):
                     stages.append(runner)
                     if written.content is not None:
                         self.analyze(written.content, depth=depth + 1, via=(*via, argv[0]))
+                    else:
+                        self.unread.append(argv[0])
                     break
                 if not via:
                     if name in ("cd", "pushd"):
@@ -562,8 +579,40 @@ class Analyzer(Follower, LinkFollower):
         return join_path(self.cwd, file_operand(word))
 
     def _content(self, word: str) -> str | None:
-        entry = self.files.get(self._file_key(word))
+        key = self._file_key(word)
+        entry = self.files.get(key)
+        if entry is None and self.session is not None:
+            found = self.session.read(key)
+            return found if isinstance(found, str) else None
         return entry.content if entry is not None else None
+
+    def _known(self, word: str) -> bool:
+        """Whether the line or the session wrote ``word`` (or its text is to be judged)."""
+        key = self._file_key(word)
+        return key in self.files or (self.session is not None and self.session.read(key) is not None)
+
+    def _script(self, word: str) -> str | None:
+        """The text of a file the line runs; a file written but unreadable is noted as unread."""
+        key = self._file_key(word)
+        entry = self.files.get(key)
+        if entry is not None:
+            if entry.content is None:
+                self.unread.append(word)
+            return entry.content
+        if self.session is None:
+            return None
+        found = self.session.read(key)
+        if found is False:
+            self.unread.append(word)
+        return found if isinstance(found, str) else None
+
+    def _session_file(self, word: str) -> _Written | None:
+        """A file the session wrote (or changed on disk since it began), as a line-written one."""
+        assert self.session is not None
+        found = self.session.read(self._file_key(word))
+        if found is None:
+            return None
+        return _Written(frozenset(), found if isinstance(found, str) else None)
 
     def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
         """Writers of the files this command reads: for a script runner, only its script."""
@@ -586,6 +635,8 @@ class Analyzer(Follower, LinkFollower):
             append = any(a in ("-a", "--append") for a in last.argv[1:])
             targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]
         targets += [(t, False, None) for t in download_targets(last.name, last.argv)]
+        if last.name in _COPIERS:
+            targets += self._copies(last)
         if not targets:
             return
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
@@ -597,6 +648,47 @@ class Analyzer(Follower, LinkFollower):
                 self.files[key] = _Written(writers | old.writers, both)
             else:
                 self.files[key] = _Written(writers, data)
+
+    def _copies(self, command: Command) -> list[tuple[str, bool, str | None]]:
+        """`cp SRC DST`, `mv SRC... DIR/`, `install -t DIR SRC`: each file it writes, with the
+        source's text when the line or the session knows it."""
+        words: list[str] = []
+        target: str | None = None
+        argv = command.argv
+        i = 1
+        while i < len(argv):
+            word = argv[i]
+            if word == "--":
+                words.extend(argv[i + 1 :])
+                break
+            if word in ("-t", "--target-directory") and i + 1 < len(argv):
+                target, i = argv[i + 1], i + 2
+                continue
+            if word.startswith("--target-directory="):
+                target = word.split("=", 1)[1]
+            elif word in _COPY_VALUED:
+                i += 1
+            elif not word.startswith("-") or word == "-":
+                words.append(word)
+            i += 1
+        if target is None:
+            if len(words) < 2:
+                return []
+            *sources, dest = words
+        else:
+            sources, dest = words, target
+        out: list[tuple[str, bool, str | None]] = []
+        for source in sources:
+            content = self._content(source)
+            if command.name == "mv":
+                self.moved.append(self._file_key(source))
+            name = posixpath.basename(source.rstrip("/"))
+            if target is not None or len(sources) > 1 or dest.endswith("/"):
+                out.append((posixpath.join(dest, name), False, content))
+            else:  # DST may be a directory: both places are remembered
+                out.append((dest, False, content))
+                out.append((posixpath.join(dest, name), False, content))
+        return out
 
 
 def _split_fields(value: str, separators: str, fields: list[list[str]]) -> None:

@@ -1,0 +1,477 @@
+"""What one session did that a later call depends on: the files it wrote, the input a
+process of its has not run yet.
+
+A command is judged with what its session wrote before it. A file written by the file
+tools (``write_file``, ``patch``) or by the terminal (redirections, ``tee``, ``curl -o``,
+``wget -O``, ``cp``, ``mv``, ``install``) is remembered under the path the analyzer keys it
+by (relative to the working directory, ``~/...`` or absolute). When a later line runs one
+(``sh x.sh``, ``./x``, ``python x.py``, ``source x``, ``make``, ``npm test``...), the
+analyzer reads its text as if it were on the line: the remembered content and the file as
+it is on disk when judged, both (the strictest wins). A file the session wrote whose text
+nobody can read (``curl -o``, ``echo "$X" > f``, too large, gone) is *unread*: running it
+needs approval. A file in the working directory changed since the session began is judged
+by its text on disk too, whoever wrote it.
+
+``process write`` to a shell or an interpreter started in the background is buffered
+here per process: each complete line is judged with the shell's state so far (its
+directory after ``cd``, simple variables), and the partial line after the last newline is
+held -- never sent before it is judged.
+
+Everything is bounded (sessions, files, bytes, buffered input); what falls out of the
+bounds is remembered as unread, never as harmless. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shlex
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.policy.commands import command_name
+from engine.policy.lexer import MAX_LENGTH
+from engine.policy.programs import EMPTY, ProgramTable
+
+MAX_SESSIONS = 1024
+MAX_FILES = 256  # files remembered with their content, per session
+MAX_NAMES = 4096  # files remembered at all (past MAX_FILES: as unread), per session
+MAX_BYTES = 4 * 1024 * 1024  # remembered content, per session
+MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
+MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
+_SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
+
+# Shells that read commands from their input, and interpreters whose lines are programs.
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "ash", "busybox", "fish", "rbash", "tcsh", "csh"}
+)
+INTERPRETERS = {
+    "python": "python",
+    "node": "node",
+    "nodejs": "node",
+    "bun": "node",
+    "deno": "node",
+    "perl": "perl",
+    "ruby": "ruby",
+    "irb": "ruby",
+    "php": "php",
+    "lua": "lua",
+}
+_PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
+_BINARY = b"\x00"
+
+
+@dataclass(slots=True)
+class Remembered:
+    """A file the session wrote: its text when the engine saw it, else None (unread)."""
+
+    content: str | None
+
+
+@dataclass(slots=True)
+class ProcessInput:
+    """A background shell's or interpreter's input: the held partial line and the shell's state."""
+
+    kind: str  # "shell" or an interpreter's language
+    pending: str = ""
+    cwd: str | None = None  # the shell's directory, in the analyzer's key space
+    env: dict[str, str] = field(default_factory=dict)
+    judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
+    guarded: bool = False  # the policy judges writes to it: only judged lines are sent
+
+
+class SessionFiles:
+    """One session's remembered files."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.files: OrderedDict[str, Remembered] = OrderedDict()
+        self.size = 0
+        self.kept = 0  # entries holding content
+        self.names: frozenset[str] = frozenset()  # basenames, for the fast path
+        self.processes: dict[str, ProcessInput] = {}
+
+    def remember(self, key: str, content: str | None) -> None:
+        if content is not None and (len(content) > MAX_CONTENT or content.encode("utf-8", "replace").count(_BINARY)):
+            content = None  # too large to judge, or not text: unread
+        old = self.files.pop(key, None)
+        if old is not None and old.content is not None:
+            self.size -= len(old.content)
+            self.kept -= 1
+        self.files[key] = Remembered(content)
+        if content is not None:
+            self.size += len(content)
+            self.kept += 1
+        # Over the bounds: the oldest lose their content first (they stay known, as unread),
+        # then their names.
+        if self.size > MAX_BYTES or self.kept > MAX_FILES:
+            for entry in self.files.values():
+                if self.size <= MAX_BYTES and self.kept <= MAX_FILES:
+                    break
+                if entry.content is not None:
+                    self.size -= len(entry.content)
+                    self.kept -= 1
+                    entry.content = None
+        while len(self.files) > MAX_NAMES:
+            self.files.popitem(last=False)
+        self.names = frozenset(posixpath.basename(k) for k in self.files)
+
+    def forget(self, key: str) -> None:
+        old = self.files.pop(key, None)
+        if old is not None:
+            if old.content is not None:
+                self.size -= len(old.content)
+                self.kept -= 1
+            self.names = frozenset(posixpath.basename(k) for k in self.files)
+
+
+class SessionMemory:
+    """Every session's memory, by session id (bounded: the least recently used go first)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._sessions: OrderedDict[str, SessionFiles] = OrderedDict()
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def session(self, session_id: str | None) -> SessionFiles:
+        key = session_id or "default"
+        with self._lock:
+            found = self._sessions.get(key)
+            if found is None:
+                found = self._sessions[key] = SessionFiles(self._clock())
+                while len(self._sessions) > MAX_SESSIONS:
+                    self._sessions.popitem(last=False)
+            else:
+                self._sessions.move_to_end(key)
+            return found
+
+    def view(self, session_id: str | None, workdir: str) -> SessionView:
+        return SessionView(self.session(session_id), workdir, self._lock)
+
+    # -- recording -------------------------------------------------------------------
+
+    def wrote(self, session_id: str | None, workdir: str, path: str, content: str | None) -> None:
+        """A file tool wrote ``path`` (as its caller spelled it) with ``content`` (None: unseen)."""
+        files = self.session(session_id)
+        with self._lock:
+            files.remember(file_key(path, workdir), content)
+
+    def terminal_wrote(
+        self, session_id: str | None, workdir: str, command: str, cwd: str | None, programs: ProgramTable | None = None
+    ) -> None:
+        """Remember the files a terminal command that ran wrote (as the analyzer read them)."""
+        from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
+
+        if not _MAY_WRITE.search(command):
+            return
+        view = self.view(session_id, workdir)
+        analyzer = Analyzer(programs or EMPTY, view)
+        prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
+        try:
+            analyzer.analyze(prefix + command)
+        except Exception:
+            targets = _rough_targets(command, cwd)
+            with self._lock:
+                for key in targets:
+                    view.files.remember(file_key(key, workdir), None)
+            return
+        with self._lock:
+            for key, written in analyzer.files.items():
+                if key.startswith(("/dev/", "/proc/")) or key in ("", "$unknown"):
+                    continue
+                view.files.remember(file_key(key, workdir), written.content)
+            for key in analyzer.moved:
+                view.files.forget(file_key(key, workdir))
+
+    # -- process input -----------------------------------------------------------------
+
+    def started(self, session_id: str | None, process_id: str, command: str, cwd: str | None) -> None:
+        """A background process started: when it reads commands, its input is buffered by line."""
+        kind = reader_kind(command)
+        if kind is None:
+            return
+        files = self.session(session_id)
+        with self._lock:
+            if len(files.processes) >= MAX_NAMES:
+                files.processes.pop(next(iter(files.processes)))
+            files.processes[process_id] = ProcessInput(kind, cwd=posixpath.normpath(cwd) if cwd else None)
+
+    def process(self, session_id: str | None, process_id: Any) -> ProcessInput | None:
+        if not isinstance(process_id, str):
+            return None
+        return self.session(session_id).processes.get(process_id)
+
+    def to_judge(self, state: ProcessInput, data: str) -> str | None:
+        """The command text a write of ``data`` runs (its complete lines with the state before
+        them), or None when it completes no line (nothing is sent)."""
+        lines, _ = _cut(state, state.pending + data)
+        if not lines:
+            return None
+        if state.kind != "shell":
+            from engine.runtime.code import inline_command  # noqa: PLC0415
+
+            return inline_command(state.kind, lines)
+        return shell_state(state) + lines
+
+    def judged(self, state: ProcessInput, data: str) -> None:
+        """The gate judged a write of ``data`` and let it through: its lines may be sent."""
+        lines, _ = _cut(state, state.pending + data)
+        if lines:
+            with self._lock:
+                state.judged.append(lines)
+                del state.judged[:-16]
+
+    def take(self, state: ProcessInput, data: str, programs: ProgramTable = EMPTY) -> str | None:
+        """What to send for a write of ``data``: the complete lines the gate judged; the rest is
+        held. None when the lines differ from what was judged (another write came between)."""
+        with self._lock:
+            lines, rest = _cut(state, state.pending + data)
+            if not lines:
+                if len(rest) > MAX_PENDING:
+                    return None
+                state.pending = rest
+                return ""
+            if len(rest) > MAX_PENDING or (state.guarded and lines not in state.judged):
+                return None
+            if state.guarded:
+                state.judged.remove(lines)
+            state.pending = rest
+        if state.kind == "shell":
+            _advance(state, lines, programs)
+        return lines
+
+
+class SessionView:
+    """What one check reads from its session: remembered files, and files on disk."""
+
+    __slots__ = ("_lock", "_real", "files", "workdir")
+
+    def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
+        self.files = files
+        self.workdir = workdir
+        self._lock = lock
+        self._real: str | None = None
+
+    def mentioned(self, text: str) -> bool:
+        """Whether ``text`` may run a file this view knows (a fast-path test: no parse)."""
+        if "/" in text:
+            return True
+        names = self.files.names
+        return bool(names) and any(name in text for name in names)
+
+    def read(self, key: str) -> str | bool | None:
+        """The text to judge for running the file the analyzer keys ``key``: the remembered
+        text and the text on disk (joined when they differ); False when the session wrote it
+        but nobody can read it; None when the session knows nothing of it (not judged)."""
+        name = file_key(key, self.workdir)
+        with self._lock:
+            entry = self.files.files.get(name)
+            remembered = entry.content if entry is not None else None
+        disk = self._disk(name, entry is not None)
+        if entry is None:
+            return disk if isinstance(disk, str) else None
+        if remembered is None:
+            return disk if isinstance(disk, str) else False
+        if isinstance(disk, str) and disk != remembered:
+            return remembered + "\n" + disk
+        return remembered
+
+    def _disk(self, name: str, written: bool) -> str | bool | None:
+        """The file's text on disk; False when it is there but cannot be judged; None when it is
+        not read (absent, outside the working directory and not written by the session, a
+        program file, or unchanged since the session began)."""
+        path = self._path(name)
+        if path is None:
+            return None
+        try:
+            real = os.path.realpath(path)
+            inside = self._inside(real)
+            if not inside and not (written and real == os.path.abspath(path)):
+                return None
+            stat = os.stat(real)
+            if not written and stat.st_mtime < self.files.started - _SLACK:
+                return None
+            if stat.st_size > MAX_CONTENT * 4:
+                return False
+            with open(real, "rb") as handle:
+                data = handle.read(MAX_CONTENT * 4 + 1)
+        except (OSError, ValueError):
+            return False if written else None
+        if _BINARY in data[:4096]:
+            return None  # a program, not a script: no text to judge
+        text = data.decode("utf-8", "replace")
+        return False if len(text) > MAX_CONTENT else text
+
+    def _inside(self, real: str) -> bool:
+        if self._real is None:
+            self._real = os.path.realpath(self.workdir)
+        root = self._real
+        return real == root or real.startswith(root.rstrip("/") + "/")
+
+    def _path(self, name: str) -> str | None:
+        if not name or name.startswith("$") or "$" in name:
+            return None
+        if name.startswith("~"):
+            expanded = os.path.expanduser(name)
+            return None if expanded.startswith("~") else expanded
+        return name if name.startswith("/") else os.path.join(self.workdir, name)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+SHARED_KEY = "policy.session_memory"
+
+
+def memory_of(shared: Any) -> SessionMemory:
+    """The engine's session memory, kept in its shared state (``ctx.shared`` for handlers)."""
+    memory: SessionMemory = shared.get_or_create(SHARED_KEY, SessionMemory)
+    return memory
+
+
+# Text that may write a file: a redirection, or a program that writes files it is given.
+_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync)\b")
+_TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
+
+
+def file_key(path: str, workdir: str) -> str:
+    """The key a path is remembered under: relative to the working directory when inside it."""
+    if not path:
+        return path
+    path = posixpath.normpath(path)
+    if path.startswith("/"):
+        root = workdir.rstrip("/")
+        if path == root:
+            return "."
+        if root and path.startswith(root + "/"):
+            return path[len(root) + 1 :]
+    return path
+
+
+def _rough_targets(command: str, cwd: str | None) -> list[str]:
+    """Redirection targets of a command the analyzer could not read (remembered as unread)."""
+    out = []
+    for match in _TARGET.finditer(command):
+        target = match.group(1).strip("'\"")
+        if target and not target.startswith("&"):
+            out.append(posixpath.join(cwd, target) if cwd and not target.startswith(("/", "~")) else target)
+    return out
+
+
+def reader_kind(command: str) -> str | None:
+    """How a background command reads what is written to it: "shell" when a shell reads its
+    input, an interpreter's language, or None (data: each write judged alone, sent at once)."""
+    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
+    from engine.policy.shell import TooComplex, parse  # noqa: PLC0415
+
+    try:
+        commands = parse(command)
+        names = [c.name for c in commands]
+    except (ShellSyntaxError, TooComplex, RecursionError):
+        names = [command_name(w) for w in command.split()]
+    kind: str | None = None
+    for name in names:
+        if not name or name in SHELLS:
+            return "shell"  # a shell anywhere (or a program known only at run time): the strictest
+        if _PYTHON.match(name):
+            kind = kind or "python"
+        elif name in INTERPRETERS:
+            kind = kind or INTERPRETERS[name]
+    return kind
+
+
+_OPENERS = frozenset({"if", "case", "for", "while", "until", "select", "{"})
+_CLOSERS = frozenset({"fi", "esac", "done", "}"})
+_CONTINUING = frozenset({"|", "|&", "&&", "||", "("})
+_COMMAND_START = frozenset({"do", "then", "else", "elif", "{", "!", "time"})
+
+
+def _cut(state: ProcessInput, text: str) -> tuple[str, str]:
+    """(the lines a write completes, the text held after them). A shell's lines are held
+    whole until the construct they start ends, as the shell itself waits for it: an open
+    quote, here-document or substitution, a trailing `\\`, `|`, `&&` or `||`, an `if`,
+    loop, `case`, group or subshell not yet closed."""
+    end = text.rfind("\n")
+    if end < 0:
+        return "", text
+    lines = text[: end + 1]
+    if state.kind == "shell" and _incomplete(lines):
+        return "", text
+    return lines, text[end + 1 :]
+
+
+def _incomplete(lines: str) -> bool:
+    from engine.policy.lexer import ShellSyntaxError, tokenize  # noqa: PLC0415
+
+    try:
+        tokens = tokenize(lines)
+    except ShellSyntaxError as exc:
+        message = str(exc)
+        return "unterminated" in message or "never closed" in message
+    except RecursionError:
+        return False  # judged, and failed closed there
+    if not tokens or tokens[-1].kind != "nl":
+        return bool(tokens)  # the last newline was a continuation (`\\` at the end)
+    last = next((t for t in reversed(tokens) if t.kind != "nl"), None)
+    if last is not None and last.kind == "op" and last.value in _CONTINUING:
+        return True
+    depth = 0
+    start = True  # at the start of a command, where keywords are keywords
+    for token in tokens:
+        if token.kind == "word":
+            word = token.literal
+            if start and word in _OPENERS:
+                depth += 1
+            elif start and word in _CLOSERS:
+                depth -= 1
+            start = word in _COMMAND_START
+        else:
+            if token.value == "(":
+                depth += 1
+            elif token.value == ")":
+                depth -= 1
+            start = True
+    return depth > 0
+
+
+def shell_state(state: ProcessInput) -> str:
+    """A prefix that puts a fresh line where the shell is: its directory and its variables."""
+    parts = []
+    if state.cwd == "$unknown":
+        parts.append('cd -- "$__unknown_directory" && ')
+    elif state.cwd:
+        parts.append(f"cd -- {_tilde_word(state.cwd)} && ")
+    for name, value in state.env.items():
+        parts.append(f"{name}={shlex.quote(value)}; ")
+    return "".join(parts)
+
+
+def _tilde_word(path: str) -> str:
+    head, sep, rest = path.partition("/")
+    if re.fullmatch(r"~[A-Za-z0-9._-]*", head):
+        return head + sep + (shlex.quote(rest) if rest else "")
+    return shlex.quote(path)
+
+
+def _advance(state: ProcessInput, lines: str, programs: ProgramTable) -> None:
+    """Follow the shell's directory and variables through ``lines`` it is about to run."""
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    analyzer = Analyzer(programs)
+    analyzer.cwd = state.cwd
+    analyzer.env.update(state.env)
+    try:
+        analyzer.analyze(lines)
+    except Exception:
+        state.cwd = "$unknown"
+        state.env.clear()
+        return
+    state.cwd = analyzer.cwd
+    env = {k: v for k, v in analyzer.env.items() if k != "HOME"}
+    if len(env) > 256 or sum(len(v) for v in env.values()) > MAX_PENDING:
+        env = {}
+    state.env = env
