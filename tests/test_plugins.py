@@ -31,8 +31,9 @@ ENTRY_POINTS = {
     "outside": "bad_plugins.outside:register",
     "badtool": "bad_plugins.badtool:register",
     "overrider": "override_plugin:register",
+    "recorder": "recorder_plugin:register",
 }
-PACKAGES = ("hello_plugin", "marker_plugin", "bad_plugins", "override_plugin")
+PACKAGES = ("hello_plugin", "marker_plugin", "bad_plugins", "override_plugin", "recorder_plugin")
 
 
 @pytest.fixture(scope="session")
@@ -513,3 +514,36 @@ def test_the_watcher_reloads_on_a_plugin_folder_save(installed: Path, tmp_path: 
                 time.sleep(0.01)
         assert events and events[-1].ok, events
         assert engine.tools["forecast"].description == "Tomorrow's weather."
+
+
+def test_a_plugin_adds_a_runtime_type(installed: Path, tmp_path: Path) -> None:
+    runtime = "kind: Runtime\nname: box\ntype: recorder\nprefix: 5\n"
+    tool = textwrap.dedent(
+        """
+        kind: Tool
+        name: run
+        toolset: proj
+        description: Run a command in the box.
+        handler: proj_handlers:run
+        runtime: box
+        parameters: {type: object, properties: {command: {type: string}}, required: [command]}
+        """
+    )
+    handler = (
+        "def lookup(key: str) -> str:\n    return key\n\n"
+        "def run(command, ctx):\n    with ctx.runtime.use() as rt:\n        return rt.exec(command, timeout=5).output\n"
+    )
+    extra = {"manifests/box.yaml": runtime, "manifests/run.yaml": tool, "proj_handlers/__init__.py": handler}
+    root = project(tmp_path, "plugins: {enabled: [recorder]}\n", extra=extra)
+    assert [(f, line, c) for f, line, c, _ in errors(root)] == [("manifests/box.yaml", 4, "invalid-value")]
+    (root / "manifests" / "box.yaml").write_text(runtime.replace("prefix: 5", "prefix: '>'\nready: true"))
+    config = root / "hermes-engine.yaml"
+    with Engine.load(root) as engine:
+        result = engine.call("run", {"command": "echo hi"})
+        assert result.ok and result.output == ">echo hi\n"
+        assert sys.modules["recorder_plugin"].RUNS == ["echo hi"]
+        # Without the plugin, the type is unknown: the reload fails and the box keeps working.
+        config.write_text(config.read_text().replace("[recorder]", "[]"))
+        event = engine.reload([config])
+        assert [p.code for p in event.problems if p.severity == "error"] == ["runtime-type-unknown"]
+        assert engine.call("run", {"command": "echo again"}).output == ">echo again\n"

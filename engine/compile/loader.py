@@ -339,7 +339,8 @@ class ProjectLoader:
         if not self.is_builtin_project:
             problems.extend(_outside_handler_roots(config_doc, config, self.root))
         runtime_docs = [d for d in policy_docs if d.data["kind"] == "Runtime"]
-        runtime_types = self.runtime_types.staged(plugins.runtime_types()) if plugins.loaded else self.runtime_types
+        # The types of this load's plugins, not those of the generation serving now.
+        runtime_types = self.runtime_types.staged(plugins.runtime_types())
         runtimes, runtime_problems = check_runtimes(runtime_docs, runtime_types, self.root)
         problems.extend(runtime_problems)
         broken_runtimes = broken_toolsets | ({str(d.data["name"]) for d in runtime_docs} - set(runtimes))
