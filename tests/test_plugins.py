@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from engine import Engine, ValidationFailed
-from engine.build.loader import ProjectLoader
 from engine.cli.main import cli
+from engine.compile.loader import ProjectLoader
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "plugins"

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from engine.build.binding import BindError, Bound, describe
+from engine.compile.binding import BindError, Bound, describe
 from engine.config import PLUGIN_NAME, Config
 from engine.errors import ConfigurationError, Problem
 from engine.plugins.context import CallSite, PluginContext
