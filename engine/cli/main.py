@@ -343,8 +343,10 @@ def plugins_command(ctx: click.Context, as_json: bool) -> None:
 
     Exit 0 when the project loads, 1 when it does not (a failed plugin fails the load).
     """
+    loader = ProjectLoader(project_root(ctx))
+    loader.plugins.list_installed = True
     with _one_shot_heap(ctx):
-        result = ProjectLoader(project_root(ctx)).load()
+        result = loader.load()
     reports = result.plugins.reports if result.plugins is not None else []
     others = [p for p in result.errors if not p.message.startswith("plugin ")]
     if as_json:

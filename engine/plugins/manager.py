@@ -145,6 +145,9 @@ class PluginManager:
         self._cache: dict[str, LoadedPlugin] = {}
         self.committed: list[LoadedPlugin] = []
         self._lock = threading.Lock()
+        # Whether loads list installed plugins the config does not enable (the `plugins` command
+        # does): scanning every distribution's metadata costs tens of milliseconds.
+        self.list_installed = False
 
     # -- one load -------------------------------------------------------------------------
 
@@ -161,7 +164,7 @@ class PluginManager:
         grants = section["grants"]
         candidates: list[_Candidate] = []
 
-        installed = _entry_points()
+        installed = _entry_points() if (enabled or self.list_installed) else {}
         for name, eps in sorted(installed.items()):
             origin = ", ".join(_ep_origin(ep) for ep in eps)
             if name in disabled:
@@ -545,8 +548,28 @@ class _Located(ConfigurationError):
         self.where = where
 
 
+_EP_CACHE: list[tuple[tuple[tuple[str, int], ...], dict[str, list[importlib.metadata.EntryPoint]]]] = []
+
+
 def _entry_points() -> dict[str, list[importlib.metadata.EntryPoint]]:
-    """Installed plugins by name, from package metadata only (nothing is imported)."""
+    """Installed plugins by name, from package metadata only (nothing is imported); reused while
+    no folder of sys.path changed (installing a package changes its folder)."""
+    key = tuple((p, _mtime(p)) for p in sys.path)
+    if _EP_CACHE and _EP_CACHE[0][0] == key:
+        return _EP_CACHE[0][1]
+    found = _scan_entry_points()
+    _EP_CACHE[:] = [(key, found)]
+    return found
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path or ".").st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _scan_entry_points() -> dict[str, list[importlib.metadata.EntryPoint]]:
     found: dict[str, list[importlib.metadata.EntryPoint]] = {}
     seen: set[tuple[str, str]] = set()
     for ep in importlib.metadata.entry_points(group=GROUP):
