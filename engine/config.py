@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 _DOTTED = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
 _TOOLSET = r"^([A-Za-z0-9_-]{1,64}|\*)$"
+PLUGIN_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+PLUGIN_CAPABILITIES = ("override",)
 
 # Upper bounds: every number is one the engine can hold (a float, a thread wait, a slice).
 _HOUR = 3600
@@ -244,6 +246,58 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "default": 200,
                 "meta": {
                     "description": "Tools a session keeps found at once; the oldest are forgotten first.",
+                },
+            },
+        },
+    },
+    "plugins": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "enabled": _strings(
+                PLUGIN_NAME,
+                default=[],
+                meta={
+                    "description": "Installed plugins (entry point group hermes_engine.plugins) to load, by name. "
+                    "An installed plugin that is not listed is never imported.",
+                },
+            ),
+            "folders": _strings(
+                default=[],
+                meta={
+                    "description": "Plugin folders (a plugin.yaml and its package) inside the project, "
+                    "relative to the project root.",
+                },
+            ),
+            "disabled": _strings(
+                PLUGIN_NAME,
+                default=[],
+                meta={
+                    "description": "Plugins never loaded (their code is not imported), "
+                    "whatever enabled and folders say.",
+                },
+            ),
+            "grants": {
+                "type": "dict",
+                "default": {},
+                "keysrules": {"type": "string", "regex": PLUGIN_NAME},
+                "valuesrules": {
+                    "type": "list",
+                    "schema": {"type": "string", "allowed": list(PLUGIN_CAPABILITIES)},
+                },
+                "meta": {
+                    "description": "Capabilities granted to plugins by name: override lets a plugin replace "
+                    "a builtin or project tool.",
+                },
+            },
+            "timeout": {
+                "type": "number",
+                "min": 0.01,
+                "max": _HOUR,
+                "default": 10,
+                "meta": {
+                    "description": "Seconds a plugin's import and register(ctx) may take; past it the plugin "
+                    "fails to load.",
                 },
             },
         },
@@ -520,6 +574,10 @@ def _to_json_schema(rule: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "dict" and "schema" in rule:
         out["properties"] = {k: _to_json_schema(v) for k, v in rule["schema"].items()}
         out["additionalProperties"] = False
+    if kind == "dict" and "valuesrules" in rule:
+        out["additionalProperties"] = _to_json_schema(rule["valuesrules"])
+    if kind == "dict" and "keysrules" in rule:
+        out["propertyNames"] = _to_json_schema(rule["keysrules"])
     return out
 
 

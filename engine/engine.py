@@ -30,6 +30,7 @@ from engine.dispatch.pipeline import Dispatcher, Prepared
 from engine.dispatch.results import ToolResult, failure
 from engine.dispatch.workers import RunningCall, Workers
 from engine.errors import ConfigurationError, Problem, ValidationFailed
+from engine.plugins.context import provider_problem
 from engine.registry.availability import Availability, AvailabilityCache
 from engine.registry.snapshot import Snapshot
 from engine.registry.sources import ToolSource
@@ -92,6 +93,8 @@ class Engine:
         self._started_in = Path.cwd()
         self.shared = SharedState()
         self._providers: dict[str, Bound] = {}
+        # Providers registered by plugins (engine.plugins), replaced with each generation.
+        self._plugin_providers: Mapping[str, Bound] = result.plugins.providers if result.plugins else {}
         self.workers = Workers(int(result.snapshot.config["max_handler_threads"]))
         self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]), self.workers)
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
@@ -415,15 +418,12 @@ class Engine:
             ConfigurationError: the tool does not exist or is not marked agent_loop.
         """
         spec = self._snapshot.tools.get(tool)
-        if spec is None:
-            raise ConfigurationError(f"cannot register a provider: unknown tool {tool!r}")
-        if not spec.agent_loop:
-            raise ConfigurationError(f"tool {tool!r} is not an agent-loop tool; only those take providers")
+        if spec is None or not spec.agent_loop:
+            raise ConfigurationError(str(provider_problem(tool, spec, frozenset())))
         bound = describe(f"<provider for {tool}>", function)
-        properties = spec.parameters.get("properties") or {}
-        missing = [p for p in bound.required if p not in properties]
-        if missing:
-            raise ConfigurationError(f"provider for {tool!r} requires {missing}, which the tool does not declare")
+        problem = provider_problem(tool, spec, bound.required)
+        if problem is not None:
+            raise ConfigurationError(problem)
         self._providers[tool] = bound
         self._snapshot.cache.clear()
 
@@ -432,7 +432,8 @@ class Engine:
         self._snapshot.cache.clear()
 
     def provider_for(self, tool: str) -> Bound | None:
-        return self._providers.get(tool)
+        """The host's provider for ``tool``, else a plugin's."""
+        return self._providers.get(tool) or self._plugin_providers.get(tool)
 
     def add_hook(self, point: str, function: Callable[..., Any], *, name: str | None = None) -> Callable[[], None]:
         """Register a hook (pre_tool_call, post_tool_call, transform_tool_result); returns its remover.
@@ -462,7 +463,7 @@ class Engine:
 
             workdir = snap.config.workdir(self._started_in)
             audit = self._audit_path(snap)
-            places = engine_places(self._loader.packs(snap.config), snap.config, workdir, audit)
+            places = engine_places(self._loader.all_packs(snap.config), snap.config, workdir, audit)
             evaluator = snap.cache["<policy>"] = Evaluator(snap.policy, str(workdir), places)
         return evaluator
 
@@ -669,8 +670,10 @@ class Engine:
         if places is None:
             # What a runtime must not change (the files the loader reads) or see (the engine's state).
             protected = [snap.root / name for name in CONFIG_NAMES]
-            for pack in self._loader.packs(snap.config):
+            for pack in self._loader.all_packs(snap.config):
                 protected += [pack.root / folder for folder in ("manifests", "toolsets", "policies")]
+                if pack.is_plugin:  # a plugin's folder and its code, whole
+                    protected += [pack.root, *(pack.package_root / r.split(".", 1)[0] for r in pack.handler_roots)]
             protected += self.handler_dirs()
             hidden = [snap.config.state_dir]
             places = snap.cache["<runtime-places>"] = (tuple(protected), tuple(hidden))
@@ -725,7 +728,7 @@ class Engine:
     def _swap(self, old: Snapshot, paths: list[Path], files: tuple[str, ...], started: float) -> ReloadEvent:
         modules = {p for p in paths if p.suffix == ".py"}
         if modules:
-            for pack in self._loader.packs(old.config):
+            for pack in self._loader.all_packs(old.config):
                 self._loader.binder.reimport(pack, modules)
         result = self._loader.load(old.generation + 1, changed=paths)
         ms = (perf_counter() - started) * 1000
@@ -740,6 +743,7 @@ class Engine:
             self._hooks.set_config_hooks(new.config_hooks)
             self._hooks.timeout = float(new.config["hook_timeout"])
             self.workers.limit = int(new.config["max_handler_threads"])
+            self._plugin_providers = result.plugins.providers if result.plugins else {}
             self._snapshot = new
             self.last_result = result
             self._defs_cache = {k: v for k, v in self._defs_cache.items() if k[0] == new.generation}
@@ -781,6 +785,12 @@ class Engine:
                 if is_project_package(top, pack.root) and candidate.is_dir():
                     dirs.append(candidate)
         return dirs
+
+    def plugin_dirs(self) -> list[Path]:
+        """Folders of the loaded plugins that are inside the project (watched for changes)."""
+        root = self._snapshot.root
+        dirs = {p.root for p in self._loader.all_packs(self._snapshot.config) if p.is_plugin}
+        return sorted(d for d in dirs if d.is_relative_to(root))
 
     def close(self) -> None:
         """Stop what the engine started (background processes, watchers, containers, connections)."""

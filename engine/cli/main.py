@@ -334,6 +334,44 @@ def serve(
     )
 
 
+@cli.command("plugins")
+@root_options
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object.")
+@click.pass_context
+def plugins_command(ctx: click.Context, as_json: bool) -> None:
+    """List plugins: installed and configured, their state and what each added.
+
+    Exit 0 when the project loads, 1 when it does not (a failed plugin fails the load).
+    """
+    loader = ProjectLoader(project_root(ctx))
+    loader.plugins.list_installed = True
+    with _one_shot_heap(ctx):
+        result = loader.load()
+    reports = result.plugins.reports if result.plugins is not None else []
+    others = [p for p in result.errors if not p.message.startswith("plugin ")]
+    if as_json:
+        payload = {
+            "ok": result.ok,
+            "plugins": [r.as_dict() for r in reports],
+            "errors": [p.as_dict() for p in result.errors],
+        }
+        click.echo(json.dumps(payload, indent=2))
+        ctx.exit(0 if result.ok else EXIT_INVALID)
+    if not reports:
+        click.echo("no plugins (none installed in the entry point group hermes_engine.plugins, none configured)")
+    width = max((len(r.name) for r in reports), default=4)
+    for report in reports:
+        click.echo(f"{report.name:<{width}}  {report.state:<8}  {report.origin}")
+        if report.reason:
+            click.echo(f"{'':<{width}}  {'':<8}  {report.reason}")
+        for what, items in report.added.items():
+            if items:
+                click.echo(f"{'':<{width}}  {'':<8}  {what}: {', '.join(items)}")
+    if others:
+        click.echo(f"the project does not load: {len(others)} other error(s); run `hermes-engine validate`", err=True)
+    ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
 @cli.command("json-schema")
 @root_options
 @click.argument("kind", required=False, type=click.Choice(list(SCHEMA_NAMES)))

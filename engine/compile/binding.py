@@ -77,6 +77,8 @@ class Binder:
             # Cheap when installed; needed again after reimport() dropped it.
             install_builtin_package(pack.root / "handlers")
             return
+        if pack.is_plugin:
+            return  # a plugin's package is imported by engine.plugins, never put on sys.path
         key = (pack.name, pack.root)
         if key in self._prepared:
             return
@@ -117,11 +119,11 @@ class Binder:
         if attr.startswith("__"):
             raise BindError("handler-not-allowed", "dunder names cannot be bound")
         top = module_name.split(".", 1)[0]
-        if pack.name != "builtin" and not is_project_package(top, pack.root):
+        if pack.name != "builtin" and not is_project_package(top, pack.package_root):
             raise BindError(
                 "handler-not-allowed",
                 f"{top!r} is not a package of this project (there is no {top}/ or {top}.py in "
-                f"{pack.root}); handlers must be the project's own code, not an installed or standard module",
+                f"{pack.package_root}); handlers must be the project's own code, not an installed or standard module",
             )
         self.prepare(pack)
         real = self.import_name(module_name, pack)
@@ -171,17 +173,18 @@ class Binder:
 
     def _check_shadowing(self, top: str, pack: Pack) -> None:
         module = sys.modules.get(top)
-        if self._unshadowed.get((str(pack.root), top)) is module:
+        base = pack.package_root
+        if self._unshadowed.get((str(base), top)) is module:
             return
         location = _location(sys.modules.get(top))
-        if location is None or not location.is_relative_to(pack.root):
+        if location is None or not location.is_relative_to(base):
             raise BindError(
                 "handler-shadowed",
                 f"module {top!r} is already imported from {location}, not from this project's "
                 f"{top}/; another package with the same name was loaded first in this process "
                 "(rename your handler package and its handler_roots entry)",
             )
-        self._unshadowed[(str(pack.root), top)] = module
+        self._unshadowed[(str(base), top)] = module
 
     def reimport(self, pack: Pack, files: set[Path] | None = None) -> list[str]:
         """Forget a pack's handler modules (all, or those loaded from ``files``)."""

@@ -6,6 +6,7 @@ re-reads only what changed; everything that spans documents is recomputed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,6 +22,8 @@ from engine.compile.structure import check_parameters, check_structure, document
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
+from engine.plugins.context import provider_problem
+from engine.plugins.manager import PluginManager, PluginSet, grant_problem, remap_problems
 from engine.registry.snapshot import Snapshot
 from engine.registry.sources import ToolSource
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
@@ -82,6 +85,7 @@ class LoadResult:
     counts: dict[str, int]
     documents: dict[str, Document] = field(default_factory=dict)  # tool name -> its document
     files: int = 0
+    plugins: PluginSet | None = None  # the plugins of this load (engine.plugins)
 
     @property
     def ok(self) -> bool:
@@ -133,6 +137,8 @@ class ProjectLoader:
         self._config_cache: tuple[Document | None, Config, list[Problem]] | None = None
         self._policy_cache: tuple[Any, tuple[CompiledPolicy, list[Problem]]] | None = None
         self.is_builtin_project = is_builtin_root(self.root)
+        # Plugins named in the config (engine.plugins); their packs join the load.
+        self.plugins = PluginManager(self.root)
 
     # -- files -------------------------------------------------------------------
 
@@ -209,6 +215,10 @@ class ProjectLoader:
         project = Pack("project", self.root, tuple(config["handler_roots"]))
         return [builtin_pack(), project] if include else [project]
 
+    def all_packs(self, config: Config) -> list[Pack]:
+        """The packs of the config plus those of the plugins the engine serves now."""
+        return [*self.packs(config), *(p for plugin in self.plugins.committed for p in plugin.packs)]
+
     # -- the pipeline ------------------------------------------------------------
 
     def load(
@@ -257,11 +267,14 @@ class ProjectLoader:
         config, config_doc, problems = self._config(force)
         packs = self.packs(config)
         max_bytes = int(config["max_manifest_bytes"])
+        plugins = self.plugins.resolve(config, config_doc, self.runtime_types)
+        problems.extend(plugins.problems)
+        plugin_of = {pack.name: plugin for plugin in plugins.loaded for pack in plugin.packs}
 
         seen: set[Path] = set()
         checked: list[tuple[_Checked, Pack]] = []
         trust_stat = bool(force)  # the watcher named what changed: the rest needs no stat()
-        for pack, paths in self._listing(packs, force):
+        for pack, paths in self._listing([*packs, *plugins.packs], force):
             for path in paths:
                 seen.add(path)
                 cached = self._files.get(path)
@@ -271,6 +284,9 @@ class ProjectLoader:
                     entry = self._entry(path, pack.display(path), pack.name, max_bytes, path in force)
                 problems.extend(entry.parsed.problems)
                 checked.extend((c, pack) for c in entry.checked)
+        for plugin in plugins.loaded:
+            # Tools a plugin declared in Python are manifests like any other from here on.
+            checked.extend((self._check(doc), plugin.packs[0]) for doc in plugin.tool_docs)
         config_path = self.root / CONFIG_NAMES[0]
         for path in list(self._files):
             if path not in seen and path != config_path:
@@ -295,6 +311,9 @@ class ProjectLoader:
                 if isinstance(name, str):
                     (broken_tools if item.kind == "Tool" else broken_toolsets).add(name)
                 continue
+            if pack.is_plugin and item.kind in _PROJECT_ONLY_KINDS:
+                problems.append(doc.problem(["kind"], "plugin-kind-refused", _PROJECT_ONLY_KINDS[str(item.kind)]))
+                continue
             pack_of[id(doc)] = pack
             if item.kind == "Tool":
                 tool_docs.append(doc)
@@ -306,6 +325,8 @@ class ProjectLoader:
             else:
                 policy_docs.append(doc)
 
+        if plugins.loaded:
+            tool_docs = _granted(tool_docs, pack_of, plugin_of, problems)
         servers = [d for d in policy_docs if d.data["kind"] == "McpServer"]
         # An McpServer's toolset (and its alias, the server's name) may be included by a Toolset.
         later = {str(d.data.get("toolset") or f"mcp-{d.data['name']}") for d in servers}
@@ -322,7 +343,9 @@ class ProjectLoader:
         if not self.is_builtin_project:
             problems.extend(_outside_handler_roots(config_doc, config, self.root))
         runtime_docs = [d for d in policy_docs if d.data["kind"] == "Runtime"]
-        runtimes, runtime_problems = check_runtimes(runtime_docs, self.runtime_types, self.root)
+        # The types of this load's plugins, not those of the generation serving now.
+        runtime_types = self.runtime_types.staged(plugins.runtime_types())
+        runtimes, runtime_problems = check_runtimes(runtime_docs, runtime_types, self.root)
         problems.extend(runtime_problems)
         broken_runtimes = broken_toolsets | ({str(d.data["name"]) for d in runtime_docs} - set(runtimes))
         terminal_runtime = str(config.get("terminal", "runtime"))
@@ -361,6 +384,10 @@ class ProjectLoader:
         problems.extend(policy_problems)
         config_hooks, hook_problems = self._config_hooks(config, config_doc, packs[-1])
         problems.extend(hook_problems)
+        if plugins.loaded:
+            problems.extend(
+                _plugin_contributions(plugins, plugin_of, pack_of, linked, policy_docs, tools, config_hooks, self.root)
+            )
 
         tool_aliases, toolset_aliases = dict(linked.tool_aliases), dict(linked.toolset_aliases)
         reasons: dict[str, str] = {}
@@ -387,6 +414,13 @@ class ProjectLoader:
         policy = apply_to_tools(policy, tools)  # globs naming tools (MCP servers' tools arrive just now)
         problems.extend(check_settings(config_doc, config.data, tools, toolsets, toolset_aliases))
         all_problems = sorted(problems + warnings)
+        failing: dict[int, Problem] = {}
+        if plugins.loaded:
+            for problem in all_problems:
+                owner = plugins.owner(problem.file) if problem.severity == "error" else None
+                if owner is not None:
+                    failing.setdefault(id(owner), problem)
+            all_problems = sorted(remap_problems(all_problems, plugins, self.root))
         counts = {
             "tools": len(tools),
             "toolsets": len(toolsets),
@@ -411,7 +445,15 @@ class ProjectLoader:
                 config_hooks=MappingProxyType(config_hooks),
                 runtimes=MappingProxyType(runtimes),
             )
-        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen))
+            self.plugins.commit(plugins, self.runtime_types)
+        else:
+            located = remap_problems(list(failing.values()), plugins, self.root)
+            for plugin in plugins.loaded:
+                if id(plugin) in failing:
+                    first = located[list(failing).index(id(plugin))]
+                    plugin.report.state, plugin.report.reason = "failed", first.format()
+                    self.plugins.discard(plugin)
+        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen), plugins)
 
     # -- specs -------------------------------------------------------------------
 
@@ -689,6 +731,76 @@ def _outside_handler_roots(config_doc: Document | None, config: Config, root: Pa
                     "handlers must be the project's own code, not a standard or installed module",
                 )
             )
+    return problems
+
+
+_PROJECT_ONLY_KINDS = {
+    "ApprovalPolicy": "a plugin cannot ship an ApprovalPolicy: approval settings are the project's and the operator's",
+    "Programs": "a plugin cannot ship Programs: they change how every command is read; only the project may",
+}
+
+
+def _granted(
+    tool_docs: list[Document], pack_of: dict[int, Pack], plugin_of: Mapping[str, Any], problems: list[Problem]
+) -> list[Document]:
+    """A plugin's tool that replaces one already defined (builtin, project or another plugin's)
+    needs ``plugins.grants: {NAME: [override]}``; without it the tool is refused, the first kept."""
+    first: dict[str, Document] = {}
+    out: list[Document] = []
+    for doc in tool_docs:
+        name = doc.data["name"]
+        plugin = plugin_of.get(pack_of[id(doc)].name)
+        if plugin is not None and name in first and first[name].pack != doc.pack:
+            problem = grant_problem(plugin, doc, first[name])
+            if problem is not None:
+                problems.append(problem)
+                continue
+        first.setdefault(name, doc)
+        out.append(doc)
+    return out
+
+
+def _plugin_contributions(
+    plugins: PluginSet,
+    plugin_of: Mapping[str, Any],
+    pack_of: dict[int, Pack],
+    linked: Linked,
+    policy_docs: list[Document],
+    tools: Mapping[str, ToolSpec],
+    config_hooks: dict[str, tuple[Bound, ...]],
+    root: Path,
+) -> list[Problem]:
+    """Hooks and providers of the plugins, checked; what each plugin added, for its report."""
+    problems: list[Problem] = []
+    for plugin in plugins.loaded:
+        for key in ("tools", "toolsets", "manifests"):
+            plugin.report.added[key] = []
+        plugin.report.state, plugin.report.reason = "loaded", None
+    for what, docs in (("tools", linked.tools), ("toolsets", linked.toolsets)):
+        for name, doc in docs.items():
+            owner = plugin_of.get(pack_of[id(doc)].name) if id(doc) in pack_of else None
+            if owner is not None:
+                owner.report.added[what].append(name)
+    for doc in policy_docs:
+        owner = plugin_of.get(pack_of[id(doc)].name) if id(doc) in pack_of else None
+        if owner is not None:
+            owner.report.added["manifests"].append(f"{doc.data['kind']} {doc.data.get('name') or doc.file}")
+    plugins.providers = {}
+    for plugin in plugins.loaded:
+        for point, items in plugin.hooks.items():
+            config_hooks[point] = (*config_hooks.get(point, ()), *items)
+        for tool, (bound, where) in plugin.providers.items():
+            message = provider_problem(tool, tools.get(tool), bound.required)
+            if message is None and tool in plugins.providers:
+                message = f"another plugin already provides {tool!r}"
+            if message is not None:
+                file = where.file
+                with contextlib.suppress(ValueError, OSError):
+                    file = Path(file).resolve().relative_to(root).as_posix()
+                message = f"plugin {plugin.name!r}: {message}"
+                problems.append(Problem(file, where.line, 1, "plugin-provider-invalid", message))
+            else:
+                plugins.providers[tool] = bound
     return problems
 
 

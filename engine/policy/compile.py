@@ -50,7 +50,11 @@ def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[s
     # A project may add to the builtin pack's classes, never carve an exception out of one:
     # `!/Users/bob` on home_top would turn a hardline delete into something askable.
     builtin = {name for doc in docs if doc.pack == "builtin" for name in doc.data.get("path_classes") or {}}
+    # A plugin may not carve one out of the project's classes either.
+    project = builtin | {name for doc in docs if doc.pack == "project" for name in doc.data.get("path_classes") or {}}
     for doc in docs:
+        plugin = doc.pack.startswith("plugin:")
+        guarded, owner = (project, "the project's or builtin") if plugin else (builtin, "the builtin")
         for name, globs in (doc.data.get("path_classes") or {}).items():
             if name in COMPUTED_CLASSES:
                 problems.append(
@@ -63,10 +67,10 @@ def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[s
                 )
                 continue
             for i, glob in enumerate(globs):
-                if glob.startswith("!") and name in builtin and doc.pack != "builtin":
+                if glob.startswith("!") and name in guarded and doc.pack != "builtin":
                     message = (
-                        f"{glob!r} excludes paths from the builtin path class {name!r}; "
-                        "a project may add to a builtin class but not exclude from it"
+                        f"{glob!r} excludes paths from {owner} path class {name!r}; "
+                        "a project or plugin may add to such a class but not exclude from it"
                     )
                     problems.append(doc.problem(["path_classes", name, i], "class-exclusion", message))
                     continue

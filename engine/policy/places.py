@@ -50,11 +50,17 @@ def pack_files(pack: Pack) -> tuple[list[str], set[str]]:
     for config in CONFIG_NAMES:
         globs += _file(root / config)
         names.add(config)
+    if pack.is_plugin:
+        # A plugin's folder (plugin.yaml, its manifests, its package) is read whole; its name is
+        # a word a command must contain to reach it (the detector's prefilter).
+        globs += _tree(root)
+        names |= {root.name, "plugin.yaml"}
+    code = pack.package_root
     for prefix in pack.handler_roots:
         top = prefix.split(".", 1)[0]
         # The root is first on sys.path: the package, a module of that name, and its bytecode.
-        globs += _tree(root / top) + _file(root / f"{top}.py")
-        globs += [g + "/" + literal(top) + ".*" for g in _file(root / "__pycache__")]
+        globs += _tree(code / top) + _file(code / f"{top}.py")
+        globs += [g + "/" + literal(top) + ".*" for g in _file(code / "__pycache__")]
         names.add(top)
     return globs, names
 

@@ -37,6 +37,7 @@ class Reloadable(Protocol):
     @property
     def root(self) -> Path: ...
     def handler_dirs(self) -> list[Path]: ...
+    def plugin_dirs(self) -> list[Path]: ...
     def reload(self, changed: Iterable[Path | str] = ()) -> object: ...
 
 
@@ -68,6 +69,7 @@ class Watcher:
         root = self.engine.root
         found = [root / d for d in MANIFEST_DIRS if (root / d).is_dir()]
         found += [p for p in self.engine.handler_dirs() if p.is_dir()]
+        found += [p for p in self.engine.plugin_dirs() if p.is_dir()]
         return found
 
     def relevant(self, path: Path) -> bool:
@@ -82,8 +84,8 @@ class Watcher:
             return False
         if len(rel.parts) == 1:
             return rel.name in CONFIG_NAMES or rel.name in MANIFEST_DIRS or (root / rel).is_dir()
-        if rel.parts[0] in MANIFEST_DIRS:
-            return path.suffix in MANIFEST_SUFFIXES or not path.suffix
+        if rel.parts[0] in MANIFEST_DIRS or any(path.is_relative_to(d) for d in self.engine.plugin_dirs()):
+            return path.suffix in MANIFEST_SUFFIXES or not path.suffix or path.suffix == ".py"
         return path.suffix == ".py"
 
     # -- threads -----------------------------------------------------------------------

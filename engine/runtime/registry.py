@@ -50,6 +50,8 @@ class RuntimeTypes:
         self._types: dict[str, RuntimeType] = {
             t.type_name: RuntimeType(t.type_name, t) for t in (LocalRuntime, SandboxRuntime, DockerRuntime, SshRuntime)
         }
+        # Types the plugins of the current generation added (replaced whole on each load).
+        self._plugin: dict[str, RuntimeType] = {}
 
     def register(
         self,
@@ -67,19 +69,40 @@ class RuntimeTypes:
         Raises:
             ConfigurationError: a bad or taken type name, or not a Runtime class.
         """
-        if not _TYPE_NAME.match(name):
+        self._types[name] = self.make(name, runtime_class, schema)
+
+    def make(self, name: str, runtime_class: type[Runtime], schema: Mapping[str, Any] | None) -> RuntimeType:
+        """The type ``register`` would add, checked against the types known here (nothing is added).
+
+        Raises:
+            ConfigurationError: a bad or taken type name, or not a Runtime class.
+        """
+        if not isinstance(name, str) or not _TYPE_NAME.match(name):
             raise ConfigurationError(f"runtime type {name!r}: use a lowercase name of letters, digits, _ and -")
-        if name in self._types:
+        if name in self._types or name in self._plugin:
             raise ConfigurationError(f"runtime type {name!r} is already registered")
         if not (isinstance(runtime_class, type) and issubclass(runtime_class, Runtime)):
             raise ConfigurationError(f"runtime type {name!r}: {runtime_class!r} is not a subclass of Runtime")
-        self._types[name] = RuntimeType(name, runtime_class, schema)
+        if schema is not None and not isinstance(schema, Mapping):
+            raise ConfigurationError(f"runtime type {name!r}: its schema must be a JSON Schema object")
+        return RuntimeType(name, runtime_class, schema)
+
+    def staged(self, plugin_types: Mapping[str, RuntimeType]) -> RuntimeTypes:
+        """These types with ``plugin_types`` in place of the plugins' current ones (a load in progress)."""
+        view = RuntimeTypes.__new__(RuntimeTypes)
+        view._types = self._types
+        view._plugin = dict(plugin_types)
+        return view
+
+    def set_plugin_types(self, plugin_types: Mapping[str, RuntimeType]) -> None:
+        """Replace the types plugins added (a load that succeeded commits its plugins' types)."""
+        self._plugin = dict(plugin_types)
 
     def get(self, name: str) -> RuntimeType | None:
-        return self._types.get(name)
+        return self._types.get(name) or self._plugin.get(name)
 
     def names(self) -> list[str]:
-        return sorted(self._types)
+        return sorted({*self._types, *self._plugin})
 
 
 @dataclass(frozen=True, slots=True)

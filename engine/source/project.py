@@ -31,6 +31,16 @@ class Pack:
     # Manifest module prefix -> the name it is imported under.
     module_alias: Mapping[str, str] = field(default_factory=dict)
     display_prefix: str = ""
+    # Where the pack's handler packages live when not at its root (a plugin's code); None: the root.
+    code_root: Path | None = None
+
+    @property
+    def package_root(self) -> Path:
+        return self.code_root if self.code_root is not None else self.root
+
+    @property
+    def is_plugin(self) -> bool:
+        return self.name.startswith("plugin:")
 
     def display(self, path: Path) -> str:
         return self.display_prefix + path.relative_to(self.root).as_posix()

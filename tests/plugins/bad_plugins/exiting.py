@@ -1,0 +1,2 @@
+def register(ctx):
+    raise SystemExit(3)

@@ -1,0 +1,2 @@
+def shout(text: str) -> str:
+    return text.upper() + "!"
