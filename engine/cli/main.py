@@ -7,6 +7,7 @@ Exit codes (engine.errors): 0 ok, 1 the input is invalid (or a call failed),
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import signal
@@ -232,19 +233,14 @@ def dev(ctx: click.Context, as_json: bool) -> None:
     result = load_reporting(loader)
     try:
         while result.snapshot is None:
-            # A broken project at start-up is normal while editing: report, wait, try again.
-            _error_event(0, result.problems, as_json)
-            if not _wait_for_change(loader, stop):
+            # A broken project at start-up is normal while editing: report (once the watch is
+            # armed, so a fix saved the moment the error shows is seen), wait, try again.
+            report_error = functools.partial(_error_event, 0, result.problems, as_json)
+            if not _wait_for_change(loader, stop, report_error):
                 return
             started = time.perf_counter()
             result = load_reporting(loader)
         engine = Engine(loader, result)
-        ms = (time.perf_counter() - started) * 1000
-        _emit(
-            {"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
-            f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)",
-            as_json,
-        )
 
         def report(event: ReloadEvent) -> None:
             if event.ok:
@@ -254,16 +250,29 @@ def dev(ctx: click.Context, as_json: bool) -> None:
 
         engine.on_reload(report)
         with engine, engine.watch():
+            # "ready" only now: the watcher is armed (start() returned), so a save made the
+            # moment a client reads this line is reloaded.
+            ms = (time.perf_counter() - started) * 1000
+            _emit(
+                {"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
+                f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)",
+                as_json,
+            )
             while not stop.wait(0.2):
                 pass
     except KeyboardInterrupt:
         pass
 
 
-def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
-    """Block until something under the root changes; False when asked to stop."""
+def _wait_for_change(loader: ProjectLoader, stop: threading.Event, armed: Callable[[], None]) -> bool:
+    """Block until something under the root changes; False when asked to stop.
+
+    ``armed`` is called once the watch is in place (watchfiles yields only after its
+    watcher is set up), or once it is known that it cannot be.
+    """
     import watchfiles  # noqa: PLC0415
 
+    told = False
     try:
         for changes in watchfiles.watch(
             loader.root,
@@ -274,12 +283,19 @@ def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
             yield_on_timeout=True,
             rust_timeout=200,
         ):
+            if not told:
+                told = True
+                armed()
             if stop.is_set():
                 return False
             if changes:
                 return True
     except Exception:  # the root went away, or cannot be watched: look again shortly
+        if not told:
+            armed()
         return not stop.wait(0.5)
+    if not told:
+        armed()
     return False
 
 
