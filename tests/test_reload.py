@@ -481,10 +481,10 @@ def test_the_watcher_survives_the_root_going_away_and_coming_back(
         shutil.copytree(away, root)
     write(root / "hermes-engine.yaml", (root / "hermes-engine.yaml").read_text() + "check_ttl: 7\n")
     wait_for(lambda: engine.config["check_ttl"] == 7)
-    generation = engine.generation
     write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Back.", handler="echo"))
-    wait_for(lambda: engine.generation > generation)
-    assert engine.definitions()[0]["function"]["description"] == "Back."
+    # Not "the generation moved": the folder watcher, set up again after the root came back,
+    # may reload the copied files first (a generation without this save).
+    wait_for(lambda: engine.definitions()[0]["function"]["description"] == "Back.")
 
 
 def test_a_symlink_loop_among_the_manifests_is_a_located_error_not_a_skipped_file(root: Path, runner: Any) -> None:
