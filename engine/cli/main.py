@@ -24,6 +24,8 @@ from engine.cli.options import _Cli, project_root, root_options
 from engine.cli.prompt import prompt
 from engine.cli.reporters import REPORTERS
 from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
+from engine.config import TARGETS
+from engine.definitions.build import Strict
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine, ToolInfo
 from engine.errors import (
@@ -89,18 +91,26 @@ def cli() -> None:
     "strict",
     multiple=True,
     type=click.Choice(["openai"]),
-    help="Also report, as errors, what this provider's strict mode would reject.",
+    help="Also report, as errors, each tool this provider's strict mode cannot take, and why.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(list(TARGETS)),
+    help="Warn about what these providers would refuse (repeatable; default: the config's targets, "
+    "all but gemini).",
 )
 @click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
 @click.pass_context
-def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], connect: bool) -> None:
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
     with _one_shot_heap(ctx):
         loader = ProjectLoader(project_root(ctx))
-        result = loader.load(strict=strict)
+        result = loader.load(strict=strict, targets=targets or None)
     if connect and result.ok:
         result = _connect(loader, result)
-    click.echo(REPORTERS[fmt](result))
+    click.echo(REPORTERS[fmt](result, root=loader.root))
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
@@ -156,13 +166,28 @@ def list_tools(ctx: click.Context, as_json: bool, toolset: str | None) -> None:
     help="List only the tools that fit in this many tokens, plus tool_search/tool_describe/tool_call "
     "for the rest (default: the config's tool_search.budget_tokens).",
 )
+@click.option(
+    "--strict",
+    "strict",
+    type=click.Choice(["auto", "true", "false"]),
+    default=None,
+    help="OpenAI strict mode for the openai formats (default: the config's openai.strict, auto).",
+)
 @click.pass_context
 def schema(
-    ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple[str, ...], budget_tokens: int | None
+    ctx: click.Context,
+    fmt: str,
+    enable: tuple[str, ...],
+    disable: tuple[str, ...],
+    budget_tokens: int | None,
+    strict: str | None,
 ) -> None:
     """Print the definitions of available tools as a JSON array."""
     engine = load_engine(ctx)
-    definitions = engine.definitions(fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens)
+    mode: Strict | None = None if strict is None else "auto" if strict == "auto" else strict == "true"
+    definitions = engine.definitions(
+        fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens, strict=mode
+    )
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
