@@ -53,6 +53,9 @@ def _hook_list(doc: str) -> dict[str, Any]:
     return _strings(_DOTTED, default=[], meta={"description": doc})
 
 
+# Providers a project may target (config `targets`, `validate --target`).
+TARGETS = ("openai", "anthropic", "gemini", "mcp")
+
 CONFIG_SCHEMA: dict[str, Any] = {
     "handler_roots": _strings(
         _MODULE,
@@ -127,6 +130,30 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "default": 100_000,
         "meta": {
             "description": "Project default cap on a result's length; longer results are spilled to a file.",
+        },
+    },
+    "targets": {
+        **_strings(default=["openai", "anthropic", "mcp"]),
+        "schema": {"type": "string", "allowed": list(TARGETS)},
+        "meta": {
+            "description": "The providers whose definitions this project uses (openai, anthropic, gemini, mcp): "
+            "validate warns only about what those would refuse. Default: all but gemini.",
+        },
+    },
+    "openai": {
+        "type": "dict",
+        "default": {},
+        "schema": {
+            "strict": {
+                "type": ["string", "boolean"],
+                "allowed": ["auto", True, False],
+                "default": "auto",
+                "meta": {
+                    "description": "OpenAI strict mode in the openai and openai-responses formats: auto (strict: true "
+                    "for every tool whose schema strict mode can take, rewritten for it), true (every tool must be: "
+                    "one that cannot is a load error), false (never).",
+                },
+            },
         },
     },
     "max_manifest_bytes": {"type": "integer", "min": 1, "max": 64 * 1024 * 1024, "default": 1024 * 1024},
@@ -549,7 +576,7 @@ def _to_json_schema(rule: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     kind = rule.get("type")
     if kind:
-        json_type: Any = _CERBERUS_TYPES[kind]
+        json_type: Any = [_CERBERUS_TYPES[k] for k in kind] if isinstance(kind, list) else _CERBERUS_TYPES[kind]
         out["type"] = [json_type, "null"] if rule.get("nullable") else json_type
     if "allowed" in rule:
         allowed = list(rule["allowed"])

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from engine.compile.binding import Bound, describe, is_project_package
 from engine.compile.loader import LoadResult, ProjectLoader
 from engine.config import Config
-from engine.definitions.build import Renderer, build_definitions, check_format, static_render
+from engine.definitions.build import Renderer, Strict, build_definitions, check_format, check_strict, static_render
 from engine.dispatch import adapters
 from engine.dispatch.batch import BatchCall, run_batch
 from engine.dispatch.context import CallContext, CallReporter, SharedState
@@ -193,8 +193,16 @@ class Engine:
         disabled: Iterable[str] | None = None,
         budget_tokens: int | None = None,
         session_id: str | None = None,
+        strict: Strict | None = None,
     ) -> list[dict[str, Any]]:
         """Tool definitions for the model, available tools only, sorted by name.
+
+        ``strict`` (default: the config's ``openai.strict``, ``auto``): in the ``openai`` and
+        ``openai-responses`` formats, ``auto`` emits ``strict: true`` with the schema rewritten
+        for OpenAI strict mode for every tool it can take (engine.definitions.strict), and
+        ``strict: false`` with the schema as written for the others; ``True`` requires every
+        tool to be strict; ``False`` never rewrites. Calls are validated against the full
+        schema either way.
 
         With ``budget_tokens`` (or the config's ``tool_search.budget_tokens``), only the
         tools that fit are listed, in tier order, followed by the tool search meta-tools
@@ -211,7 +219,7 @@ class Engine:
         key = (
             snap.generation,
             snap.config.fingerprint,
-            format,
+            format if strict is None else (format, check_strict(strict)),
             None if enabled is None else tuple(enabled),
             () if disabled is None else tuple(disabled),
         )
@@ -239,6 +247,12 @@ class Engine:
         self, format: str, enabled: Iterable[str] | None = None, disabled: Iterable[str] | None = None
     ) -> list[dict[str, Any]]:
         """Every available tool's definition, whatever the budget (cached like :meth:`definitions`)."""
+        return self._full_definitions(format, enabled, disabled)
+
+    def _full_definitions(
+        self, format: str | tuple[str, Strict], enabled: Iterable[str] | None, disabled: Iterable[str] | None
+    ) -> list[dict[str, Any]]:
+        # format: a format name (strict mode from the config), or (name, strict mode).
         snap = self._snapshot
         key = (
             snap.generation,
@@ -256,10 +270,11 @@ class Engine:
     def _build_definitions(self, snap: Snapshot, key: tuple[Any, ...]) -> list[dict[str, Any]]:
         # key: (generation, config, format, enabled, disabled[, budget or _EVERY_TOOL]); without
         # a budget of its own, the config's applies.
-        fmt, enabled, disabled = key[2:5]
+        fmt_key, enabled, disabled = key[2:5]
+        fmt, strict = fmt_key if isinstance(fmt_key, tuple) else (fmt_key, snap.config.get("openai", "strict"))
         budget = key[5] if len(key) > 5 else snap.config.get("tool_search", "budget_tokens")
         if budget is not None and budget != _EVERY_TOOL:
-            full = self.full_definitions(fmt, enabled, disabled)
+            full = self._full_definitions(fmt_key, enabled, disabled)
             expires = self._defs_cache.get((*key[:5], _EVERY_TOOL), (0.0,))[0]
             result = self.tool_search.fit(snap, fmt, full, budget, enabled, disabled)
             if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
@@ -279,7 +294,7 @@ class Engine:
             if self._availability.get(spec).available:
                 available.append(spec)
             expires = min(expires, self._availability.expires_at(spec))
-        result = build_definitions(available, fmt, self._renderer(snap, available))
+        result = build_definitions(available, fmt, self._renderer(snap, available), strict)
         if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
             self._defs_cache.clear()
         self._defs_cache[key] = (expires, result)

@@ -182,14 +182,26 @@ def test_strict_openai_reports_each_rejected_node_located(
               required: [a]
         """,
     )
+    # An optional property and an object without additionalProperties: false are what the
+    # strict rewrite handles (required-and-nullable, closed): nothing to report.
     assert runner.invoke(cli, ["validate", "--root", str(root)]).exit_code == 0
+    result = runner.invoke(cli, ["validate", "--root", str(root), "--strict", "openai", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (root / "manifests/m.yaml").write_text(
+        (root / "manifests/m.yaml")
+        .read_text()
+        .replace("b: {type: string}", "b: {type: object, additionalProperties: true}")
+        + "  allOf: [{required: [a]}]\n"
+    )
     result = runner.invoke(cli, ["validate", "--root", str(root), "--strict", "openai", "--format", "json"])
     assert result.exit_code == 1
     errors = [(e["code"], e["line"], e["column"], e["pointer"]) for e in json.loads(result.stdout)["errors"]]
     assert errors == [
-        ("openai-strict", 7, 3, "/parameters"),
-        ("openai-strict", 10, 5, "/parameters/properties/b"),
+        ("openai-strict", 10, 23, "/parameters/properties/b/additionalProperties"),
+        ("openai-strict", 12, 3, "/parameters/allOf"),
     ]
+    messages = [e["message"] for e in json.loads(result.stdout)["errors"]]
+    assert "open object" in messages[0] and "allOf" in messages[1]
 
 
 def test_yaml11_boolean_in_a_string_field_gets_a_quoting_hint(

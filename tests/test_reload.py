@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
@@ -265,8 +266,17 @@ def dev(root: Path, *args: str, stop: int = signal.SIGTERM) -> Iterator[Callable
     command = [sys.executable, "-m", "engine", "--root", str(root), "dev", *args]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) as proc:
         assert proc.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+
+        def line(timeout: float = 20) -> str:
+            try:
+                return lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"dev printed nothing more within {timeout}s") from None
+
         try:
-            yield proc.stdout.readline
+            yield line
         finally:
             proc.send_signal(stop)
             assert proc.wait(timeout=20) == 0
@@ -275,7 +285,6 @@ def dev(root: Path, *args: str, stop: int = signal.SIGTERM) -> Iterator[Callable
 def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
     with dev(root, "--json") as line:
         assert json.loads(line()) == {"event": "ready", "generation": 1, "tools": 1}
-        time.sleep(0.3)  # the watcher is armed before "ready" is printed; this only avoids a same-mtime save
         write(root / "manifests/echo.yaml", "kind: Tool\nname: [broken\n")
         error = json.loads(line())
         assert error["event"] == "error" and error["generation"] == 1
@@ -287,10 +296,27 @@ def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
         assert reloaded["ms"] >= 0
 
 
+def test_dev_reloads_a_save_made_the_moment_ready_is_printed(root: Path) -> None:
+    """An editor integration waits for "ready", then saves: that save must not be lost.
+
+    "ready" used to be printed before the watcher was armed (~50-170 ms); a save in that
+    window was reloaded only with some later save. Each round saves with no pause at all.
+    """
+    with dev(root, "--json") as line:
+        assert json.loads(line()) == {"event": "ready", "generation": 1, "tools": 1}
+        write(root / "manifests/echo.yaml", TOOL.format(name="first", toolset="main", description="F.", handler="echo"))
+        reloaded = json.loads(line())
+        assert (reloaded["event"], reloaded["generation"], reloaded["added"]) == ("reloaded", 2, ["first"])
+        # And again right after that event: each reload leaves the watch armed.
+        second = TOOL.format(name="second", toolset="main", description="S.", handler="echo")
+        write(root / "manifests/echo.yaml", second)
+        reloaded = json.loads(line())
+        assert (reloaded["generation"], reloaded["added"], reloaded["removed"]) == (3, ["second"], ["first"])
+
+
 def test_dev_text_output_shows_one_line_per_event_and_exits_zero_on_ctrl_c(root: Path) -> None:
     with dev(root, stop=signal.SIGINT) as line:
         assert line().startswith("generation 1: ready, 1 tools")
-        time.sleep(0.3)
         write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E2.", handler="echo"))
         event = line()
         assert event.startswith("generation 2: ~echo (") and event.rstrip().endswith("ms)")
@@ -302,7 +328,7 @@ def test_dev_waits_for_a_broken_project_to_be_fixed(root: Path) -> None:
         error = json.loads(line())
         assert (error["event"], error["generation"]) == ("error", 0)
         assert error["errors"][0]["code"] == "yaml-syntax"
-        time.sleep(0.3)
+        # No pause: the error is printed once the watch is armed, so this fix is seen.
         write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E.", handler="echo"))
         assert json.loads(line()) == {"event": "ready", "generation": 1, "tools": 1}
 
@@ -455,10 +481,10 @@ def test_the_watcher_survives_the_root_going_away_and_coming_back(
         shutil.copytree(away, root)
     write(root / "hermes-engine.yaml", (root / "hermes-engine.yaml").read_text() + "check_ttl: 7\n")
     wait_for(lambda: engine.config["check_ttl"] == 7)
-    generation = engine.generation
     write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Back.", handler="echo"))
-    wait_for(lambda: engine.generation > generation)
-    assert engine.definitions()[0]["function"]["description"] == "Back."
+    # Not "the generation moved": the folder watcher, set up again after the root came back,
+    # may reload the copied files first (a generation without this save).
+    wait_for(lambda: engine.definitions()[0]["function"]["description"] == "Back.")
 
 
 def test_a_symlink_loop_among_the_manifests_is_a_located_error_not_a_skipped_file(root: Path, runner: Any) -> None:
@@ -477,7 +503,6 @@ def test_dev_reports_every_problem_as_an_error_event_and_never_a_traceback(root:
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         assert json.loads(proc.stdout.readline())["event"] == "ready"
-        time.sleep(0.3)  # the watcher is armed before "ready"; this only avoids a same-mtime save
         write(root / "manifests/bad.yaml", "kind: [Tool]\nname: x\n")
         error = json.loads(proc.stdout.readline())
         assert error["event"] == "error"

@@ -7,13 +7,14 @@ Exit codes (engine.errors): 0 ok, 1 the input is invalid (or a call failed),
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from engine.cli.options import _Cli, project_root, root_options
 from engine.cli.prompt import prompt
 from engine.cli.reporters import REPORTERS
 from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
+from engine.config import TARGETS
+from engine.definitions.build import Strict
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine, ToolInfo
 from engine.errors import (
@@ -88,18 +91,26 @@ def cli() -> None:
     "strict",
     multiple=True,
     type=click.Choice(["openai"]),
-    help="Also report, as errors, what this provider's strict mode would reject.",
+    help="Also report, as errors, each tool this provider's strict mode cannot take, and why.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(list(TARGETS)),
+    help="Warn about what these providers would refuse (repeatable; default: the config's targets, "
+    "all but gemini).",
 )
 @click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
 @click.pass_context
-def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], connect: bool) -> None:
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
     with _one_shot_heap(ctx):
         loader = ProjectLoader(project_root(ctx))
-        result = loader.load(strict=strict)
+        result = loader.load(strict=strict, targets=targets or None)
     if connect and result.ok:
         result = _connect(loader, result)
-    click.echo(REPORTERS[fmt](result))
+    click.echo(REPORTERS[fmt](result, root=loader.root))
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
@@ -155,13 +166,28 @@ def list_tools(ctx: click.Context, as_json: bool, toolset: str | None) -> None:
     help="List only the tools that fit in this many tokens, plus tool_search/tool_describe/tool_call "
     "for the rest (default: the config's tool_search.budget_tokens).",
 )
+@click.option(
+    "--strict",
+    "strict",
+    type=click.Choice(["auto", "true", "false"]),
+    default=None,
+    help="OpenAI strict mode for the openai formats (default: the config's openai.strict, auto).",
+)
 @click.pass_context
 def schema(
-    ctx: click.Context, fmt: str, enable: tuple[str, ...], disable: tuple[str, ...], budget_tokens: int | None
+    ctx: click.Context,
+    fmt: str,
+    enable: tuple[str, ...],
+    disable: tuple[str, ...],
+    budget_tokens: int | None,
+    strict: str | None,
 ) -> None:
     """Print the definitions of available tools as a JSON array."""
     engine = load_engine(ctx)
-    definitions = engine.definitions(fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens)
+    mode: Strict | None = None if strict is None else "auto" if strict == "auto" else strict == "true"
+    definitions = engine.definitions(
+        fmt, enabled=enable or None, disabled=disable or None, budget_tokens=budget_tokens, strict=mode
+    )
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
@@ -232,19 +258,14 @@ def dev(ctx: click.Context, as_json: bool) -> None:
     result = load_reporting(loader)
     try:
         while result.snapshot is None:
-            # A broken project at start-up is normal while editing: report, wait, try again.
-            _error_event(0, result.problems, as_json)
-            if not _wait_for_change(loader, stop):
+            # A broken project at start-up is normal while editing: report (once the watch is
+            # armed, so a fix saved the moment the error shows is seen), wait, try again.
+            report_error = functools.partial(_error_event, 0, result.problems, as_json)
+            if not _wait_for_change(loader, stop, report_error):
                 return
             started = time.perf_counter()
             result = load_reporting(loader)
         engine = Engine(loader, result)
-        ms = (time.perf_counter() - started) * 1000
-        _emit(
-            {"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
-            f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)",
-            as_json,
-        )
 
         def report(event: ReloadEvent) -> None:
             if event.ok:
@@ -254,16 +275,29 @@ def dev(ctx: click.Context, as_json: bool) -> None:
 
         engine.on_reload(report)
         with engine, engine.watch():
+            # "ready" only now: the watcher is armed (start() returned), so a save made the
+            # moment a client reads this line is reloaded.
+            ms = (time.perf_counter() - started) * 1000
+            _emit(
+                {"event": "ready", "generation": engine.generation, "tools": len(engine.tools)},
+                f"generation {engine.generation}: ready, {len(engine.tools)} tools ({ms:.0f} ms)",
+                as_json,
+            )
             while not stop.wait(0.2):
                 pass
     except KeyboardInterrupt:
         pass
 
 
-def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
-    """Block until something under the root changes; False when asked to stop."""
+def _wait_for_change(loader: ProjectLoader, stop: threading.Event, armed: Callable[[], None]) -> bool:
+    """Block until something under the root changes; False when asked to stop.
+
+    ``armed`` is called once the watch is in place (watchfiles yields only after its
+    watcher is set up), or once it is known that it cannot be.
+    """
     import watchfiles  # noqa: PLC0415
 
+    told = False
     try:
         for changes in watchfiles.watch(
             loader.root,
@@ -274,12 +308,19 @@ def _wait_for_change(loader: ProjectLoader, stop: threading.Event) -> bool:
             yield_on_timeout=True,
             rust_timeout=200,
         ):
+            if not told:
+                told = True
+                armed()
             if stop.is_set():
                 return False
             if changes:
                 return True
     except Exception:  # the root went away, or cannot be watched: look again shortly
+        if not told:
+            armed()
         return not stop.wait(0.5)
+    if not told:
+        armed()
     return False
 
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from engine.compile.loader import LoadResult
 from engine.errors import Problem
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
 def _summary(result: LoadResult) -> str:
@@ -18,13 +23,13 @@ def _summary(result: LoadResult) -> str:
     return f"ok: {what}" + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
 
 
-def text(result: LoadResult) -> str:
+def text(result: LoadResult, root: Path | None = None) -> str:
     lines = [p.format() for p in result.errors] + [p.format() for p in result.warnings]
     lines.append(_summary(result))
     return "\n".join(lines)
 
 
-def as_json(result: LoadResult) -> str:
+def as_json(result: LoadResult, root: Path | None = None) -> str:
     return json.dumps(
         {
             "ok": not result.errors,
@@ -50,11 +55,57 @@ def _annotation(level: str, p: Problem) -> str:
     )
 
 
-def github(result: LoadResult) -> str:
+def github(result: LoadResult, root: Path | None = None) -> str:
     lines = [_annotation("error", p) for p in result.errors]
     lines += [_annotation("warning", p) for p in result.warnings]
     lines.append(_summary(result))
     return "\n".join(lines)
 
 
-REPORTERS: dict[str, Callable[[LoadResult], str]] = {"text": text, "json": as_json, "github": github}
+def _sarif_result(p: Problem, rule_index: int) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": max(1, p.line), "startColumn": max(1, p.column)}
+    out: dict[str, Any] = {
+        "ruleId": p.code,
+        "ruleIndex": rule_index,
+        "level": "error" if p.severity == "error" else "warning",
+        "message": {"text": p.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(p.file), "uriBaseId": "PROJECTROOT"},
+                    "region": region,
+                }
+            }
+        ],
+    }
+    if p.pointer:
+        out["properties"] = {"pointer": p.pointer}
+    return out
+
+
+def sarif(result: LoadResult, root: Path | None = None) -> str:
+    """SARIF 2.1.0 (what code scanning services read): one result per problem, paths relative
+    to the project root (``PROJECTROOT``, given as a file URI when ``root`` is known)."""
+    from engine import __version__  # noqa: PLC0415
+
+    problems = [*result.errors, *result.warnings]
+    codes = sorted({p.code for p in problems})
+    index = {code: i for i, code in enumerate(codes)}
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "hermes-engine",
+                "version": __version__,
+                "informationUri": "https://example.invalid/hermes-engine",
+                "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": [_sarif_result(p, index[p.code]) for p in problems],
+    }
+    if root is not None:
+        run["originalUriBaseIds"] = {"PROJECTROOT": {"uri": root.resolve().as_uri() + "/"}}
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)
+
+
+REPORTERS: dict[str, Callable[..., str]] = {"text": text, "json": as_json, "github": github, "sarif": sarif}

@@ -20,7 +20,7 @@ from engine.compile.binding import Binder, BindError, Bound, is_project_package
 from engine.compile.link import Linked, check_enabled_names, link
 from engine.compile.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
-from engine.definitions.lint import STRICT_LINTS, lint_gemini
+from engine.definitions.lint import GEMINI_WARNING, STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
 from engine.plugins.context import provider_problem
 from engine.plugins.manager import PluginManager, PluginSet, grant_problem, remap_problems
@@ -227,21 +227,29 @@ class ProjectLoader:
         *,
         changed: Iterable[Path] = (),
         strict: Sequence[str] = (),
+        targets: Sequence[str] | None = None,
     ) -> LoadResult:
         """Load the project. Never raises for bad manifests: they become problems.
 
+        ``targets`` (default: the config's ``targets``) are the providers warned about:
+        Gemini's schema warnings only when ``gemini`` is one of them.
+
         Raises:
-            UsageError: the root stopped being a project, or an unknown strict target.
+            UsageError: the root stopped being a project, or an unknown strict target or target.
         """
         for target in strict:
             if target not in STRICT_LINTS:
                 raise UsageError(f"unknown --strict target {target!r} (known: {', '.join(STRICT_LINTS)})")
+        for target in targets or ():
+            if target not in config_mod.TARGETS:
+                raise UsageError(f"unknown target {target!r} (known: {', '.join(config_mod.TARGETS)})")
+
         # The cyclic GC finds nothing to free while thousands of small containers are
         # being built, but its passes over them cost about a third of a cold load.
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._load(generation, {resolved(p) for p in changed}, strict)
+            return self._load(generation, {resolved(p) for p in changed}, strict, targets)
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -263,7 +271,9 @@ class ProjectLoader:
         self._listing_cache = (key, listing)
         return listing
 
-    def _load(self, generation: int, force: set[Path], strict: Sequence[str]) -> LoadResult:
+    def _load(
+        self, generation: int, force: set[Path], strict: Sequence[str], targets: Sequence[str] | None = None
+    ) -> LoadResult:
         config, config_doc, problems = self._config(force)
         packs = self.packs(config)
         max_bytes = int(config["max_manifest_bytes"])
@@ -300,6 +310,7 @@ class ProjectLoader:
         validators: dict[int, Any] = {}
         pack_of: dict[int, Pack] = {}
         warnings: list[Problem] = []
+        gemini = "gemini" in (targets if targets is not None else config["targets"])
         skipped_patterns: dict[int, frozenset[int]] = {}
         for item, pack in checked:
             problems.extend(item.problems)
@@ -319,7 +330,7 @@ class ProjectLoader:
                 tool_docs.append(doc)
                 validators[id(doc)] = item.validator
                 if pack.name == "project" or self.is_builtin_project:
-                    warnings.extend(item.warnings)
+                    warnings.extend(w for w in item.warnings if gemini or w.code != GEMINI_WARNING)
             elif item.kind == "Toolset":
                 toolset_docs.append(doc)
             else:
@@ -363,6 +374,8 @@ class ProjectLoader:
                 tool_validators[name] = validators[id(doc)]
         live = {id(doc) for doc in linked.tools.values()}
         self._spec_cache = {k: v for k, v in self._spec_cache.items() if k in live}
+        if config["openai"]["strict"] is True and "openai" not in strict:
+            strict = [*strict, "openai"]  # every tool must be strict: one that cannot is an error
         for target in strict:
             for doc in linked.tools.values():
                 problems.extend(STRICT_LINTS[target](doc))

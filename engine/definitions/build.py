@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from engine.definitions.formats import FORMATS
+from engine.definitions.formats import FORMATS, STRICT_FORMATS
+from engine.definitions.strict import to_strict
 from engine.errors import UsageError
 from engine.registry.specs import ToolSpec
+
+# OpenAI strict mode: "auto" (strict for every tool that can be), True (every tool must be:
+# one that cannot is a UsageError), False (never; the schemas as written).
+Strict = bool | Literal["auto"]
+STRICT_CHOICES: tuple[Strict, ...] = ("auto", True, False)
 
 # spec -> (description, parameters) as the model should see them.
 Renderer = Callable[[ToolSpec], tuple[str, Mapping[str, Any]]]
@@ -25,11 +31,43 @@ def check_format(name: str) -> None:
         raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
 
 
-def build_definitions(specs: Iterable[ToolSpec], fmt: str, render: Renderer = static_render) -> list[dict[str, Any]]:
+def check_strict(value: Any) -> Strict:
+    """Raises:
+    UsageError: ``value`` is not a strict mode.
+    """
+    if value is True or value is False or value == "auto":
+        return value  # type: ignore[no-any-return]
+    raise UsageError(f"unknown strict mode {value!r} (known: auto, true, false)")
+
+
+def build_definitions(
+    specs: Iterable[ToolSpec], fmt: str, render: Renderer = static_render, strict: Strict = False
+) -> list[dict[str, Any]]:
+    """Raises:
+    UsageError: unknown format; ``strict=True`` and a tool that strict mode cannot take.
+    """
     check_format(fmt)
     formatter = FORMATS[fmt]
+    strict = strict if fmt in STRICT_FORMATS else False
     out = []
+    refused: list[str] = []
     for spec in sorted(specs, key=lambda s: s.name):
         description, parameters = render(spec)
-        out.append(formatter(spec, description, parameters))
+        if strict is False:
+            definition = formatter(spec, description, parameters)
+            out.append(definition)
+            continue
+        found = to_strict(parameters)
+        if found.schema is not None:
+            definition = formatter(spec, description, found.schema)
+        else:
+            definition = formatter(spec, description, parameters)
+            if strict is True:
+                reasons = "; ".join(f"{'/'.join(map(str, w.path)) or '(root)'}: {w.message}" for w in found.reasons)
+                refused.append(f"{spec.name} ({reasons})")
+        function = definition["function"] if fmt == "openai" else definition
+        function["strict"] = found.schema is not None
+        out.append(definition)
+    if refused:
+        raise UsageError(f"strict mode cannot take these tools: {'; '.join(refused)}")
     return out

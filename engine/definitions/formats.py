@@ -57,7 +57,15 @@ def _openai(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> 
 
 
 def _openai_responses(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "name": spec.name, "description": description, "parameters": parameters}
+    # `strict` is a required key of the SDK's FunctionToolParam; build_definitions sets it
+    # to true for the tools strict mode can take.
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": description,
+        "parameters": parameters,
+        "strict": False,
+    }
 
 
 def _anthropic(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -134,6 +142,9 @@ def gemini_schema(schema: Any) -> Any:
 def _gemini(spec: ToolSpec, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
     return {"name": spec.name, "description": description, "parameters": gemini_schema(parameters)}
 
+
+# The formats whose definitions can carry OpenAI's `strict: true` (engine.definitions.strict).
+STRICT_FORMATS = frozenset({"openai", "openai-responses"})
 
 FORMATS: dict[str, Formatter] = {
     "openai": _openai,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine.definitions.formats import GEMINI_KEEP
+from engine.definitions.strict import to_strict
 from engine.errors import Problem
 from engine.source.yamlfile import Document
 
@@ -73,6 +74,9 @@ def _gemini_rejections(schema: Any, path: list[str | int], found: list[tuple[str
                 _gemini_rejections(sub, [*path, key, i], found)
 
 
+GEMINI_WARNING = "gemini-incompatible"
+
+
 def lint_gemini(doc: Document) -> list[Problem]:
     """One warning per tool naming every keyword Gemini would refuse, at the first one."""
     name = doc.data.get("name")
@@ -87,7 +91,7 @@ def lint_gemini(doc: Document) -> list[Problem]:
     return [
         doc.problem(
             found[0][1],
-            "gemini-incompatible",
+            GEMINI_WARNING,
             f"tool {name!r}: Gemini's schema has no {listed}; the gemini definition rewrites or drops them",
             key=True,
             severity="warning",
@@ -95,55 +99,23 @@ def lint_gemini(doc: Document) -> list[Problem]:
     ]
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
-    t = schema.get("type")
-    if isinstance(t, str):
-        return {t}
-    if isinstance(t, list):
-        return {x for x in t if isinstance(x, str)}
-    return set()
-
-
 def lint_openai_strict(doc: Document) -> list[Problem]:
-    """What OpenAI's strict mode would refuse, one problem per offending node."""
+    """Why a tool cannot be emitted in OpenAI strict mode, one problem per reason, located.
+
+    A tool that can be made strict (engine.definitions.strict rewrites optional properties,
+    closes objects, moves unsupported keywords into text) has none.
+    """
     name = doc.data.get("name")
-    params = doc.data.get("parameters")
-    out: list[Problem] = []
-    if isinstance(params, dict) and "anyOf" in params:
-        out.append(
-            doc.problem(
-                ["parameters", "anyOf"],
-                "openai-strict",
-                f"tool {name!r}: strict mode does not allow anyOf at the root",
-                key=True,
-            )
+    found = to_strict(doc.data.get("parameters"))
+    return [
+        doc.problem(
+            ["parameters", *why.path],
+            "openai-strict",
+            f"tool {name!r} cannot be strict: {why.message}; it is offered without strict mode",
+            key=bool(why.path),
         )
-    for schema, path in walk_schemas(params, ["parameters"]):
-        if "object" not in _types(schema) and "properties" not in schema:
-            continue
-        if schema.get("additionalProperties") is not False:
-            where = [*path, "additionalProperties"] if "additionalProperties" in schema else path
-            out.append(
-                doc.problem(
-                    where,
-                    "openai-strict",
-                    f"tool {name!r}: strict mode needs additionalProperties: false on every object",
-                )
-            )
-        properties = schema.get("properties") or {}
-        required = set(schema.get("required") or [])
-        if isinstance(properties, dict):
-            for prop, sub in properties.items():
-                if prop in required:
-                    continue
-                nullable = isinstance(sub, dict) and (
-                    "null" in _types(sub)
-                    or any(isinstance(b, dict) and "null" in _types(b) for b in sub.get("anyOf") or [])
-                )
-                advice = "add it to required" + ("" if nullable else " and make it nullable (type: [..., 'null'])")
-                message = f"tool {name!r}: strict mode needs every property required; {prop!r} is optional: {advice}"
-                out.append(doc.problem([*path, "properties", prop], "openai-strict", message, key=True))
-    return out
+        for why in found.reasons
+    ]
 
 
 STRICT_LINTS = {"openai": lint_openai_strict}

@@ -19,6 +19,7 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from engine.compile.binding import Bound
+from engine.definitions.strict import Nulls, absent_if_null
 from engine.dispatch.coercion import coerce_arguments
 from engine.dispatch.context import CallContext, CallReporter, ToolFailure
 from engine.dispatch.hooks import AskApproval, Block, HookRunner, HookTimeout, ModifyArgs, interpret_pre
@@ -79,6 +80,8 @@ class Plan:
     cap: int
     timeout: float | None
     guarded: bool  # danger patterns or approval rules apply to this tool
+    # Where a null argument means "absent" (optional, not nullable: what OpenAI strict mode sends).
+    nulls: Nulls | None = None
 
 
 @dataclass(slots=True)
@@ -142,6 +145,7 @@ class Dispatcher:
             cap=cap,
             timeout=spec.timeout,
             guarded=guarded,
+            nulls=absent_if_null(params),
         )
 
     # -- the pipeline ------------------------------------------------------------
@@ -185,6 +189,10 @@ class Dispatcher:
         except ValueError:  # text jsonschema-rs cannot take (a lone surrogate), values nested too deeply
             valid = False
         if not valid:
+            if plan.nulls is not None:
+                # OpenAI strict mode sends null for an optional property (the strict definition
+                # made it required and nullable): that is "absent", so the handler's default applies.
+                args = plan.nulls.strip(args)
             args = coerce_arguments(args, plan.properties)
             problem = self._invalid(plan, args)
             if problem is not None:
