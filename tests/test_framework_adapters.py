@@ -174,8 +174,11 @@ def test_bad_input_from_a_hand_written_loop_is_an_error_message_and_the_others_r
     first, second = asyncio.run(run_async())
     assert error_type(first) == "invalid_arguments"
     assert second.content == "async ok"
-    # Invoked without a tool call (a plain dict, or JSON text): the content itself.
+    # Invoked without a tool call (a plain dict, or JSON text): the content itself, and no call id.
+    seen: list[str | None] = []
+    engine.add_hook("pre_tool_call", lambda tool_call_id: seen.append(tool_call_id))  # noqa: PLW0108
     assert tools["echo"].invoke({"text": "plain"}) == "plain"
+    assert seen == [None]
     assert tools["echo"].invoke('{"text": "raw"}') == "raw"
 
 

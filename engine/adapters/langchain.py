@@ -49,13 +49,16 @@ class _Unparsed(dict[str, Any]):
         return self
 
 
-def _readable(value: Any) -> Any:
-    """A tool call whose ``args`` is not a mapping, made one LangChain can pass along."""
+def _readable(value: Any) -> tuple[Any, str | None]:
+    """(input, tool call id): a tool call whose ``args`` is not a mapping made one LangChain can
+    pass along; the id only from a tool call (a plain argument named "id" is not one)."""
     if value.__class__ is dict and value.get("type") == "tool_call":
         args = value.get("args")
+        call_id = value.get("id")
         if args.__class__ is not dict:
-            return {**value, "args": _Unparsed(args)}
-    return value
+            value = {**value, "args": _Unparsed(args)}
+        return value, None if call_id is None else str(call_id)
+    return value, None
 
 
 class HermesTool(BaseTool):
@@ -70,8 +73,8 @@ class HermesTool(BaseTool):
     def invoke(
         self, input: str | dict[str, Any] | ToolCall, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
-        input = _readable(input)
-        token = _CALL_ID.set(input.get("id") if input.__class__ is dict else None)
+        input, call_id = _readable(input)
+        token = _CALL_ID.set(call_id)
         try:
             return super().invoke(input, config, **kwargs)
         finally:
@@ -80,8 +83,8 @@ class HermesTool(BaseTool):
     async def ainvoke(
         self, input: str | dict[str, Any] | ToolCall, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
-        input = _readable(input)
-        token = _CALL_ID.set(input.get("id") if input.__class__ is dict else None)
+        input, call_id = _readable(input)
+        token = _CALL_ID.set(call_id)
         try:
             return await super().ainvoke(input, config, **kwargs)
         finally:
