@@ -28,6 +28,7 @@ BENCHES = (
     "runtimes",
     "toolsearch",
     "guard",
+    "adapters",
 )
 
 
@@ -245,6 +246,25 @@ python -m bench.bench_runtimes
   since a new channel costs sshd a fork and a login shell (~120 ms).
 - The dockerd (private data root and socket, no bridge) and the sshd are started by the benchmark
   as the tests start them, and stopped at its end; it needs root and the packages `.ci/run` installs.
+
+## Framework adapters: LangChain and the OpenAI Agents SDK
+
+```bash
+python -m bench.bench_adapters
+```
+
+```
+{adapters}
+```
+
+- The same one-line echo as plain function, engine tool (`Engine.call` / `await Engine.acall`), the
+  framework's native tool (LangChain `@tool`, Agents SDK `@function_tool`) and the engine's tool from
+  `engine.adapters`, each invoked as the framework invokes tools; batches interleaved round by round.
+- "overhead above the engine" = per round (adapter - native) - (engine - plain), median over rounds:
+  what the adapter costs beyond the engine call and beyond what the framework costs any tool. A
+  negative figure means the framework does less around the adapter than around its native tool
+  (LangChain validates a native tool's arguments with pydantic; the adapter leaves that to the engine).
+- "glue" is the adapter's own method called directly, minus the engine call.
 
 ## Tool search over 1,000 tools
 

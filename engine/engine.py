@@ -364,16 +364,17 @@ class Engine:
         """Take the model's raw arguments (JSON text or a dict); return what the model should see."""
         return self._call_raw(BatchCall(name, arguments, tool_call_id), session_id, task_id).output
 
-    def _call_raw(self, call: BatchCall, session_id: str | None, task_id: str | None) -> ToolResult:
+    def _raw_arguments(self, call: BatchCall) -> tuple[Any, ToolResult | None]:
+        """(arguments, None) from the model's raw arguments, or (None, the error result)."""
         try:
             args, problem = adapters.parse_arguments(call.args)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # bytes-like objects that will not decode, and their like
-            return self._dispatcher.internal_failure(call.name, call.tool_call_id, exc)
+            return None, self._dispatcher.internal_failure(call.name, call.tool_call_id, exc)
         if problem is not None:
             now = perf_counter()
-            return failure(
+            return None, failure(
                 "invalid_arguments",
                 problem,
                 recoverable=True,
@@ -383,7 +384,20 @@ class Engine:
                 tool=call.name,
                 tool_call_id=call.tool_call_id,
             )
+        return args, None
+
+    def _call_raw(self, call: BatchCall, session_id: str | None, task_id: str | None) -> ToolResult:
+        args, refused = self._raw_arguments(call)
+        if refused is not None:
+            return refused
         return self._dispatcher.call(call.name, args, session_id, task_id, call.tool_call_id)
+
+    async def _acall_raw(self, call: BatchCall, session_id: str | None, task_id: str | None) -> ToolResult:
+        """:meth:`_call_raw` for async hosts (the framework adapters)."""
+        args, refused = self._raw_arguments(call)
+        if refused is not None:
+            return refused
+        return await self._dispatcher.acall(call.name, args, session_id, task_id, call.tool_call_id)
 
     def call_batch(
         self,
@@ -413,11 +427,22 @@ class Engine:
         except BaseException as exc:  # `calls` itself could not be read
             return [self._dispatcher.internal_failure(None, None, exc)]
 
-    def openai_tool_messages(self, tool_calls: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
-        """OpenAI chat-completions ``tool_calls`` → ``{"role": "tool", ...}`` messages."""
+    def openai_tool_messages(
+        self, tool_calls: Iterable[Any] | None, *, session_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """OpenAI chat-completions ``tool_calls`` → ``{"role": "tool", ...}`` messages (a Responses
+        ``function_call`` item is read too; None is no call)."""
         return adapters.openai_tool_messages(tool_calls, lambda b: self.call_batch(b, session_id=session_id))
 
-    def anthropic_tool_results(self, content: Iterable[Any], *, session_id: str | None = None) -> list[dict[str, Any]]:
+    def openai_response_outputs(
+        self, items: Iterable[Any] | None, *, session_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """OpenAI Responses ``response.output`` → ``function_call_output`` items (other items skipped)."""
+        return adapters.openai_response_outputs(items, lambda b: self.call_batch(b, session_id=session_id))
+
+    def anthropic_tool_results(
+        self, content: Iterable[Any] | None, *, session_id: str | None = None
+    ) -> list[dict[str, Any]]:
         """Anthropic ``tool_use`` blocks → ``tool_result`` blocks (``is_error`` on failures)."""
         return adapters.anthropic_tool_results(content, lambda b: self.call_batch(b, session_id=session_id))
 

@@ -382,9 +382,10 @@ class Dispatcher:
         else:
             names = sorted(snap.tools)
             hint = f"; available tools: {', '.join(names[:30])}{' …' if len(names) > 30 else ''}"
+        what = "the call names no tool" if name is None or name == "" else f"unknown tool {_shown(name)}"
         return failure(
             "unknown_tool",
-            f"unknown tool {_shown(name)}{hint}",
+            f"{what}{hint}",
             recoverable=True,
             generation=snap.generation,
             started=started,
