@@ -288,7 +288,7 @@ def test_the_cache_is_out_of_reach_of_the_tools_it_guards(project: Path, homes: 
     write = {"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": str(path), "content": "x"}}
     bash = {"tool_name": "Bash", "cwd": str(project), "tool_input": {"command": f"echo x > {path}"}}
     read = {"tool_name": "Read", "cwd": str(project), "tool_input": {"file_path": str(path)}}
-    for payload, expected in ((write, "deny"), (bash, "deny"), (read, "ask")):
+    for payload, expected in ((write, "deny"), (bash, "deny"), (read, "deny")):  # engine state: hardline for file tools
         code, out, _ = run_guard("claude-code", json.dumps(payload).encode(), project)
         assert code == 0
         assert decision_of("claude-code", out) == expected
