@@ -596,6 +596,7 @@ class Engine:
             prepared.task_id,
             tuple(values),
             str(snap.config.workdir(self._started_in)),
+            programs=snap.policy.programs,
         )
         settings = snap.policy.settings
         audit = AuditLog(self._audit_path(snap))

@@ -23,6 +23,7 @@ from engine.dispatch.invoke import CallTimeout, call_bounded
 from engine.policy.allowlist import AllowlistError, append_allowlist
 from engine.policy.audit import AuditLog, redact
 from engine.policy.model import ALLOW, ASK, DENY, ApprovalSettings, Verdict
+from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.scope import Scoped, scope_matches
 
 log = logging.getLogger("hermes_engine.approval")
@@ -72,6 +73,8 @@ class ApprovalRequest:
     workdir: str = "."
     # Each match with what a session or "always" grant of it would cover (filled by the chain).
     scoped: tuple[Scoped, ...] = ()
+    # How programs read their arguments and what they run: the commands are read as the detector read them.
+    programs: ProgramTable = EMPTY
 
     @property
     def pattern_keys(self) -> list[str]:
@@ -175,7 +178,9 @@ class ApprovalChain:
         if request.verdict.decision == ASK and not request.scoped:
             cwd = request.args.get("cwd")
             where = cwd if isinstance(cwd, str) else None
-            scoped = scope_matches(request.tool, request.verdict, request.values, request.workdir, where)
+            scoped = scope_matches(
+                request.tool, request.verdict, request.values, request.workdir, where, request.programs
+            )
             request = replace(request, scoped=scoped)
         resolution = self._resolve(request, settings, config_path)
         record = {

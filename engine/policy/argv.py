@@ -202,6 +202,54 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
     return parsed
 
 
+def without_unknown_values(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> list[int] | None:
+    """The indices left when every option the grammar does not know takes the word after it as
+    its value (`docker --new-opt VAL rm -f web`): the other reading of an unknown option, which a
+    newer version of the program than the table describes may have. None when nothing changes.
+
+    Only options before the first operand (where a program's verb or command starts) count."""
+    if not parsed.unknown:
+        return None
+    end = parsed.rest if parsed.rest is not None else (parsed.operand_at[0] if parsed.operand_at else len(argv))
+    dropped: set[int] = set()
+    i = parsed.start
+    while i < end:
+        word = argv[i]
+        if word == "--":
+            break
+        if (
+            len(word) > 1
+            and word[0] == "-"
+            and "=" not in word
+            and _unknown_last(grammar, word)
+            and i + 1 < len(argv)
+            and argv[i + 1][:1] != "-"
+        ):
+            dropped.update((i, i + 1))
+            i += 2
+            continue
+        i += 1
+    if not dropped:
+        return None
+    return [j for j in range(len(argv)) if j not in dropped]
+
+
+def _unknown_last(grammar: Grammar, word: str) -> bool:
+    """Whether the option word ends in an option the grammar does not know (so it may take a value)."""
+    if word.startswith("--"):
+        return len(grammar.resolve_long(word[2:])) != 1
+    if grammar.long_only and len(grammar.resolve_long(word[1:])) == 1:
+        return False
+    letters = word[1:]
+    for j, letter in enumerate(letters):
+        kind = grammar.short.get(letter if not grammar.ignore_case else letter.lower())
+        if kind is None:
+            return j == len(letters) - 1
+        if kind != NONE:
+            return False  # a known option with a value takes the rest of the word
+    return False
+
+
 def _is_assignment(grammar: Grammar, word: str) -> bool:
     if grammar.assignments == "none" or "=" not in word:
         return False

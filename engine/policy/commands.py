@@ -25,6 +25,19 @@ _PYTHON = re.compile(r"^python[0-9.]*$")
 PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one shell word; a leading `~` or `~user` stays unquoted, as a program that
+    hands it to a shell may leave it (the stricter reading: it is the home directory)."""
+    head, sep, rest = text.partition("/")
+    if head.startswith("~") and re.fullmatch(r"~[A-Za-z0-9._-]*", head):
+        return head + sep + (_quote(rest) if rest else "")
+    return _quote(text)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 def basename(word: str) -> str:
     name = word.rsplit("/", 1)[-1]
     return name.lower()

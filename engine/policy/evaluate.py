@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from time import thread_time
 from typing import TYPE_CHECKING, Any
 
-from engine.policy.commands import command_name
+from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
 from engine.policy.matchers import Matcher, first_operand
@@ -261,7 +261,7 @@ class Evaluator:
         """
         patterns = tuple(patterns)
         budget = _LazyBudget()
-        prefix = f"cd -- {_shell_word(cwd)} && " if cwd else ""
+        prefix = f"cd -- {shell_word(cwd)} && " if cwd else ""
         if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
         matches, problem = self._detect_text(prefix + value, patterns, budget, session)
@@ -655,18 +655,6 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
         return None
     body = "|".join(options)
     return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
-
-
-def _shell_word(text: str) -> str:
-    """``text`` as one shell word; a leading `~` or `~user` stays unquoted, as the tools expand it."""
-    head, sep, rest = text.partition("/")
-    if head.startswith("~") and re.fullmatch(r"~[A-Za-z0-9._-]*", head):
-        return head + sep + (_quote(rest) if rest else "")
-    return _quote(text)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:

@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import Parsed, parse_argv
+from engine.policy.commands import shell_word
 from engine.policy.executors import (
     decode,
     ex_payloads,
@@ -231,6 +232,12 @@ class Follower:
             values = [name for name in sorted(run.names) if self._known(name)]
         for value in values:
             payload = _matched(run, value)
+            if payload is not None and run.variable:
+                # The payload is a variable's name: its value runs; one not set on the line is data.
+                payload = local.get(payload, self.env.get(payload))
+                if payload is None:
+                    self._escape_hatch(None, via, depth)
+                    continue
             if payload is not None:
                 self._payload(run, command, program, decode(payload, run.decode), via, depth)
         return None
@@ -289,6 +296,11 @@ class Follower:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         if not words:
             return None
+        if run.arguments:
+            # parallel CMD ::: A B: the command runs once per argument, completed by it.
+            for argument in _arguments(argv, run.arguments, run.until):
+                completed = _completed(run, words, argument)
+                self._words(run, command, completed, [*flags, *([False] * (len(completed) - len(flags)))], via, depth)
         if run.kind == "argv":
             return words, flags, run.indirect
         self._words(run, command, words, flags, via, depth)
@@ -370,6 +382,11 @@ class Follower:
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
         elif kind == "file":
             self._file(run, command, text, via, depth)
+        elif kind == "path":
+            # A path the program hands to something else (a container's bind mount): judged as the
+            # operand of the command the table names for it (`bind-mount PATH`).
+            name = run.prepend or "path"
+            self._nested(run, lambda: self._synthetic(name, (name, text), via, depth))
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
@@ -491,6 +508,36 @@ def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -
             i = end
         i += 1
     return spans
+
+
+_MAX_ARGUMENTS = 64  # arguments judged per command (each one is a command of its own)
+
+
+def _arguments(argv: Sequence[str], markers: frozenset[str], ends: frozenset[str]) -> list[str]:
+    """The words after each marker word, up to the next marker or end word (parallel's `::: A B`)."""
+    out: list[str] = []
+    taking = False
+    for word in argv[1:]:
+        if word in markers:
+            taking = True
+        elif word in ends:
+            taking = False
+        elif taking:
+            out.append(word)
+            if len(out) >= _MAX_ARGUMENTS:
+                break
+    return out
+
+
+def _completed(run: Run, words: list[str], argument: str) -> list[str]:
+    """The command's words with ``argument`` put in: where ``run.replace`` matches, or at the end.
+    The argument is one word of the command (quoted) when the command is a shell string."""
+    value = shell_word(argument) if run.kind == "shell" else argument
+    if run.replace is not None:
+        replaced = [run.replace.sub(value, w) for w in words]
+        if replaced != words:
+            return replaced
+    return [*words, value]
 
 
 def _expression_roots(operands: Sequence[str]) -> list[str]:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
-STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "sql", "code"})
+STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "sql", "code", "path"})
 SOURCES = (
     "rest",
     "option",
@@ -56,10 +56,15 @@ class Run:
     language: str | None = None  # code payloads and files: the interpreter that reads them
     match: Extractor | None = None  # the value must match; its `payload` group (if any) is the payload
     last: bool = False  # only the last value counts (su -c A -c B runs B)
+    variable: bool = False  # the value names a variable; its value is the payload (git --config-env=K=VAR)
     indirect: bool = False  # an escape hatch of a program whose job is not running commands
     spawn: bool = False  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
     each: bool = False  # each word is a command of its own (parallel ::: A B)
     placeholder: str | None = None  # find's {}: what the program found under its starting points
+    # Marker words after which the arguments that complete the command are listed (parallel's :::):
+    # each one makes a command of its own, put where `replace` matches in it, or appended.
+    arguments: frozenset[str] = frozenset()
+    replace: Extractor | None = None
     with_rest: bool = False  # the option's value starts a command that the remaining words continue
     prepend: str | None = None  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
     # The command's words are completed by what the program reads on stdin (xargs); these options
@@ -179,6 +184,15 @@ class Extractor:
             return None
         try:
             return self.compiled.search(text, timeout=FALLBACK_TIMEOUT)
+        except TimeoutError:
+            raise RegexTimeout(self.pattern) from None
+
+    def sub(self, replacement: str, text: str) -> str:
+        """``text`` with every match replaced by ``replacement`` (taken literally)."""
+        if self.quick is not None and not self.quick.search(text):
+            return text
+        try:
+            return str(self.compiled.sub(lambda _: replacement, text, timeout=FALLBACK_TIMEOUT))
         except TimeoutError:
             raise RegexTimeout(self.pattern) from None
 
@@ -306,6 +320,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
     language = data.get("language")
     if kind == "code" and not language:
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
+    if kind == "path" and not data.get("prepend"):
+        raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)
 
     def options(key: str) -> frozenset[str]:
@@ -341,10 +357,13 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         language=language,
         match=_regex(data["match"], [*base, "match"]) if "match" in data else None,
         last=bool(data.get("last")),
+        variable=bool(data.get("variable")),
         indirect=bool(data.get("indirect")),
         spawn=bool(data.get("spawn")),
         each=bool(data.get("each")),
         placeholder=data.get("placeholder"),
+        arguments=frozenset(data.get("arguments") or ()),
+        replace=_regex(data["replace"], [*base, "replace"]) if "replace" in data else None,
         with_rest=bool(data.get("with_rest")),
         prepend=data.get("prepend"),
         input_args=options("input_args") if data.get("input_args") else frozenset(),

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.model import Match, Verdict
 from engine.policy.normalize import readings
+from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.shell import Command, parse
 
 # Commands that change what a later relative path on the same line means.
@@ -43,6 +44,8 @@ class Scoped:
 def is_plain(command: Command) -> bool:
     """Whether ``command`` means the same wherever it appears: its argv alone says what it does."""
     if command.via or command.fed_by or command.stdin or command.depth or command.cwd is not None:
+        return False
+    if command.reread:  # `git --new-opt VAL push` read as `git push`: not the command as written
         return False
     if command.is_dynamic or any(command.dynamic):
         return False
@@ -103,13 +106,20 @@ def _dump(value: object) -> str:
 
 
 def scope_matches(
-    tool: str, verdict: Verdict, values: Sequence[str], workdir: str, cwd: str | None = None
+    tool: str,
+    verdict: Verdict,
+    values: Sequence[str],
+    workdir: str,
+    cwd: str | None = None,
+    programs: ProgramTable = EMPTY,
 ) -> tuple[Scoped, ...]:
     """Each match of ``verdict`` with the scope a grant of it would have.
 
     ``values`` are the call's guarded argument values as the tool receives them;
     ``verdict.commands`` the values that were read as commands; ``cwd`` the directory
-    the call runs in when it names one (the terminal's argument), relative to ``workdir``.
+    the call runs in when it names one (the terminal's argument), relative to ``workdir``;
+    ``programs`` the Programs table the detector read them with (a match reached through a
+    wrapper or an executor is found, and counted, where the detector found it).
     """
     if cwd:
         # Where it runs is part of what it does: `rm -rf build` in another directory is another delete.
@@ -120,7 +130,7 @@ def scope_matches(
         return tuple(Scoped(m, None, None) for m in matches)
     lines: list[list[Command]] = []
     try:
-        lines = [parse(text) for text in verdict.commands]
+        lines = [parse(text, programs) for text in verdict.commands]
     except ShellSyntaxError:
         return tuple(Scoped(m, None, None) for m in matches)
     moves = any(line_moves(line) for line in lines)

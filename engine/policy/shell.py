@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.policy.argv import parse_argv
+from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
 from engine.policy.follow import Follower, join_path
 from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, Seg, ShellSyntaxError, Token, expand_braces, tokenize
@@ -59,6 +59,7 @@ class Command:
     program: Program | None = None  # how this program reads its arguments (the Programs table)
     indirect: bool = False  # reached through an escape hatch (sed e, tar --checkpoint-action, git -c ...)
     reading: Any = None  # its argv as its program reads it (argv.Parsed), once something needed it
+    reread: bool = False  # found by another reading of a command (an unknown option taking a value)
     text: str = field(init=False, default="")  # the words joined, as rules and messages show them
     shape: Any = field(init=False, default=None)  # flags and positionals, filled by the first matcher that needs them
 
@@ -79,6 +80,10 @@ class _Written:
 # Brace expansion of words with quoted or expanded parts: each part is one private-use character.
 _PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDERS = 0x10FFFD - _PLACEHOLDER_BASE
+
+
+# Rounds of reading unknown options as taking a value (each round drops the ones before the verb).
+_MAX_UNKNOWN_ROUNDS = 4
 
 
 class TooComplex(ShellSyntaxError):
@@ -179,6 +184,7 @@ class Analyzer(Follower, LinkFollower):
         self.descriptors: str | None = None
         # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
         self.links: dict[str, str] = {}
+        self.alternate = False  # reading a command again with unknown options taking values
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
@@ -447,6 +453,8 @@ class Analyzer(Follower, LinkFollower):
     def _emit(self, command: Command) -> None:
         if len(self.commands) >= MAX_COMMANDS:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
+        if self.alternate:
+            command.reread = True
         self.commands.append(command)
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
@@ -538,6 +546,8 @@ class Analyzer(Follower, LinkFollower):
                         self.follow_unknown(command, table.anyone)
                     break
                 inner = self.follow_program(command, program, local)
+                if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
+                    self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
                     break
                 argv, dynamic, indirect = inner
@@ -548,6 +558,41 @@ class Analyzer(Follower, LinkFollower):
         finally:
             self.indirect -= escaped
         return stages
+
+    def _alternate_reading(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """An option the table does not know may take a value (a newer program than the table
+        describes): the command is also read with each such option and the word after it left
+        out, so `git --new-opt VAL push --force` is `git push --force` too. Once per chain."""
+        reading = command.reading
+        if reading is None:
+            if not any(w[:1] == "-" for w in argv[1:]):
+                return
+            reading = command.reading = parse_argv(program.grammar, argv)
+        words, flags = argv, dynamic
+        for _ in range(_MAX_UNKNOWN_ROUNDS):  # `git --a x --b y push`: x ends git's options, then y
+            kept = without_unknown_values(program.grammar, words, reading)
+            if kept is None:
+                break
+            words, flags = [words[j] for j in kept], [flags[j] for j in kept]
+            reading = parse_argv(program.grammar, words)
+        if words is argv:
+            return
+        self.alternate = True
+        try:
+            self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
+        finally:
+            self.alternate = False
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
