@@ -46,6 +46,7 @@ from engine.runtime.output import CappedLog, CappedOutput
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SPAWN_SETTLE = 2.0  # how long after a spawn close keeps sweeping for its not-yet-started process
 _GRACE = 5.0  # after a kill, how long the control shell has to report the command's end
 
 
@@ -451,6 +452,12 @@ class SshRuntime(Runtime):
 
         async def finish() -> None:
             await self._kill(self._prefix, prefix=True)
+            # A process spawned just before close may not have exec'd yet (its channel is open, its
+            # marker not yet in /proc): sweep again until a few seconds after the newest spawn.
+            newest = max((p.started for p in procs), default=0.0)
+            while time.monotonic() - newest < _SPAWN_SETTLE:
+                await asyncio.sleep(0.25)
+                await self._kill(self._prefix, prefix=True)
             for proc in procs:
                 proc.detach_now()
             self._drop_connection()
@@ -477,6 +484,7 @@ class SshProcess(ProcessHandle):
     ) -> None:
         self.command = command
         self.log = log
+        self.started = time.monotonic()
         self._runtime = runtime
         self._control = control
         self._marker = marker
