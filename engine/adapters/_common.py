@@ -50,4 +50,3 @@ def missing(framework: str, extra: str, exc: ImportError) -> ImportError:
     error = ImportError(f"this adapter needs {framework}: pip install 'hermes-engine[{extra}]' ({exc})")
     error.name = exc.name
     return error
-

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from engine.adapters._common import missing, offered
-from engine.dispatch.adapters import media_type
+from engine.dispatch.adapters import content_blocks, media_type
 from engine.dispatch.batch import BatchCall
 from engine.dispatch.results import ToolResult
 
@@ -121,17 +121,12 @@ def _content(result: ToolResult) -> Any:
         raise ToolException(result.output)
     if result.content is None:
         return result.output
-    blocks: list[dict[str, Any]] = []
-    for part in result.content:
-        kind = part.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": str(part.get("text", ""))})
-        elif kind == "image" and part.get("data"):
-            # LangChain's standard image block (langchain_core.messages.content.ImageContentBlock).
-            blocks.append({"type": "image", "base64": str(part["data"]), "mime_type": media_type(part)})
-        else:
-            blocks.append({"type": "text", "text": f"[{kind} omitted]"})
-    return blocks
+    return content_blocks(
+        result.content,
+        lambda text: {"type": "text", "text": text},
+        # LangChain's standard image block (langchain_core.messages.content.ImageContentBlock).
+        lambda part: {"type": "image", "base64": str(part["data"]), "mime_type": media_type(part)},
+    )
 
 
 def build(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from engine.cli.options import _Cli, project_root, root_options
+from engine.cli.options import _Cli, project_root, root_options, run_group
 from engine.errors import EXIT_INVALID, ValidationFailed
 
 
@@ -140,21 +140,6 @@ def _hook_command(ctx: click.Context, scope: str) -> str:
 
 def run_fast(argv: list[str]) -> None:
     """Run ``check`` or ``guard`` as their own program (``hermes-engine check|guard ...``)."""
-    import click.exceptions  # noqa: PLC0415
-
     group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard})
-    try:
-        code = group.main(
-            args=argv, prog_name="hermes-engine", standalone_mode=False, obj={"exits_after_command": True}
-        )
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        code = 130
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
-        if argv[:1] == ["guard"]:
-            code = 2  # a hook that cannot even read its options still blocks the call
-    sys.exit(code or 0)
+    # A hook that cannot even read its options still blocks the call.
+    sys.exit(run_group(group, argv, failed_usage=2 if argv[:1] == ["guard"] else None))

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from engine.cli.options import _Cli, project_root, root_options
+from engine.cli.options import _Cli, project_root, root_options, run_group
 from engine.cli.prompt import prompt
 from engine.cli.reporters import REPORTERS
 from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
@@ -98,8 +98,7 @@ def cli() -> None:
     "targets",
     multiple=True,
     type=click.Choice(list(TARGETS)),
-    help="Warn about what these providers would refuse (repeatable; default: the config's targets, "
-    "all but gemini).",
+    help="Warn about what these providers would refuse (repeatable; default: the config's targets, all but gemini).",
 )
 @click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
 @click.pass_context
@@ -438,17 +437,7 @@ def json_schema(kind: str | None, write_dir: Path | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    try:
-        code = cli.main(args=argv, prog_name="hermes-engine", standalone_mode=False, obj={"exits_after_command": True})
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        code = 130
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
-    sys.exit(code or 0)
+    sys.exit(run_group(cli, argv))
 
 
 # Command groups kept in their own modules add themselves to `cli` (they use its options from here).

@@ -102,3 +102,23 @@ def project_root(ctx: click.Context) -> Path:
         return builtin_pack_dir()
     root: Path | None = obj.get("root")
     return root if root is not None else Path.cwd()
+
+
+def run_group(group: click.Group, argv: list[str] | None, *, failed_usage: int | None = None) -> int:
+    """Run ``group`` as the program and return its exit code: click's own exits, 130 on abort, a
+    usage error shown and its code (or ``failed_usage`` when the caller must exit otherwise)."""
+    import click.exceptions  # noqa: PLC0415
+
+    try:
+        code = group.main(
+            args=argv, prog_name="hermes-engine", standalone_mode=False, obj={"exits_after_command": True}
+        )
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code if failed_usage is None else failed_usage
+    return int(code or 0)

@@ -70,20 +70,34 @@ def openai_tool_messages(tool_calls: Iterable[Any] | None, run: RunBatch) -> lis
     ]
 
 
+def content_blocks(
+    content: Iterable[Mapping[str, Any]],
+    text: Callable[[str], dict[str, Any]],
+    image: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """A multimodal result's parts in a provider's block shapes: ``text`` builds a text block,
+    ``image`` an image block; any other part is named as omitted, in a text block."""
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        kind = part.get("type")
+        if kind == "text":
+            blocks.append(text(str(part.get("text", ""))))
+        elif kind == "image" and part.get("data"):
+            blocks.append(image(part))
+        else:
+            blocks.append(text(f"[{kind} omitted]"))
+    return blocks
+
+
 def _response_output(result: ToolResult) -> str | list[dict[str, Any]]:
     """The ``output`` of a ``function_call_output``: text, or input_text/input_image parts."""
     if result.content is None:
         return result.output
-    parts: list[dict[str, Any]] = []
-    for part in result.content:
-        kind = part.get("type")
-        if kind == "text":
-            parts.append({"type": "input_text", "text": str(part.get("text", ""))})
-        elif kind == "image" and part.get("data"):
-            parts.append({"type": "input_image", "image_url": image_data_url(part)})
-        else:
-            parts.append({"type": "input_text", "text": f"[{kind} omitted]"})
-    return parts
+    return content_blocks(
+        result.content,
+        lambda text: {"type": "input_text", "text": text},
+        lambda part: {"type": "input_image", "image_url": image_data_url(part)},
+    )
 
 
 def openai_response_outputs(items: Iterable[Any] | None, run: RunBatch) -> list[dict[str, Any]]:
@@ -114,17 +128,14 @@ def image_data_url(part: Mapping[str, Any]) -> str:
 def _anthropic_content(result: ToolResult) -> str | list[dict[str, Any]]:
     if result.content is None:
         return result.output
-    blocks: list[dict[str, Any]] = []
-    for part in result.content:
-        kind = part.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": str(part.get("text", ""))})
-        elif kind == "image" and part.get("data"):
-            source = {"type": "base64", "media_type": media_type(part), "data": part["data"]}
-            blocks.append({"type": "image", "source": source})
-        else:
-            blocks.append({"type": "text", "text": f"[{kind} omitted]"})
-    return blocks
+    return content_blocks(
+        result.content,
+        lambda text: {"type": "text", "text": text},
+        lambda part: {
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type(part), "data": part["data"]},
+        },
+    )
 
 
 def anthropic_tool_results(blocks: Iterable[Any] | None, run: RunBatch) -> list[dict[str, Any]]:
