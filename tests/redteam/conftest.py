@@ -7,6 +7,7 @@ look like the payloads) must stay `allow`. Harm itself is tested end to end in t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +33,23 @@ def judge(engine: Engine, command: str) -> Verdict:
 def strictness(verdict: Verdict) -> tuple[int, bool, bool]:
     """Orders verdicts: a larger value is stricter (hardline above deny, a grant-proof ask above an ask)."""
     return RANK[verdict.decision], verdict.hardline, not verdict.grantable
+
+
+def make_home(root: Path) -> Path:
+    """A fake HOME under ``root`` holding a key and a note: what a harmful command would destroy."""
+    home = root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    (home / "notes.txt").write_text("keep me\n")
+    return home
+
+
+def home_intact(home: Path) -> bool:
+    return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
+
+
+@pytest.fixture
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = make_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    return home

@@ -17,6 +17,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
+from tests.redteam.conftest import home_intact, make_home
 
 PAYLOADS = [
     "true \x1b]; rm -rf ~",
@@ -33,25 +34,6 @@ PAYLOADS = [
 ]
 
 
-def _home(root: Path) -> Path:
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
-    (home / "notes.txt").write_text("keep me\n")
-    return home
-
-
-def _intact(home: Path) -> bool:
-    return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
-
-
-@pytest.fixture
-def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = _home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    return home
-
-
 @pytest.fixture
 def engine(tmp_path: Path, fake_home: Path) -> Iterator[Engine]:
     work = tmp_path / "work"
@@ -63,11 +45,11 @@ def engine(tmp_path: Path, fake_home: Path) -> Iterator[Engine]:
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=range(len(PAYLOADS)))
 def test_the_payload_is_live_when_the_shell_runs_it(tmp_path: Path, payload: str) -> None:
-    home = _home(tmp_path)
-    assert home.is_relative_to(tmp_path) and _intact(home)
+    home = make_home(tmp_path)
+    assert home.is_relative_to(tmp_path) and home_intact(home)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     subprocess.run(["/bin/sh", "-c", payload], env=env, cwd=tmp_path, capture_output=True, timeout=30, check=False)
-    assert not _intact(home), "the payload should delete a home directory when nothing stops it"
+    assert not home_intact(home), "the payload should delete a home directory when nothing stops it"
 
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=range(len(PAYLOADS)))
@@ -75,7 +57,7 @@ def test_through_the_engine_the_home_directory_survives(engine: Engine, fake_hom
     result = engine.call("terminal", {"command": payload})
     assert not result.ok
     assert result.error is not None and result.error.type in ("denied", "pending_approval")
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_a_safe_command_does_run(engine: Engine, tmp_path: Path, fake_home: Path) -> None:
@@ -89,4 +71,4 @@ def test_the_cwd_argument_is_part_of_the_verdict(engine: Engine, fake_home: Path
     (fake_home / "data").mkdir()
     result = engine.call("terminal", {"command": "rm -rf .[!.]* *", "cwd": "~"})
     assert result.error is not None and result.error.type == "denied"
-    assert _intact(fake_home) and (fake_home / "data").is_dir()
+    assert home_intact(fake_home) and (fake_home / "data").is_dir()

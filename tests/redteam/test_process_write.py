@@ -20,25 +20,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-
-
-def _home(root: Path) -> Path:
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
-    (home / "notes.txt").write_text("keep me\n")
-    return home
-
-
-def _intact(home: Path) -> bool:
-    return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
-
-
-@pytest.fixture
-def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = _home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    return home
+from tests.redteam.conftest import home_intact
 
 
 @pytest.fixture
@@ -117,7 +99,7 @@ def test_writes_to_a_shell_are_judged_by_line_with_its_state(
             time.sleep(0.05)
         assert done.exists()
     engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s1")
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 MARKERS = {
@@ -140,7 +122,7 @@ def test_a_partial_line_is_held_not_sent(engine: Engine, work: Path, fake_home: 
     # The shell got one line, whole: `echo hel` + `lo` would have been two commands.
     assert (work / "partial.txt").read_text() == "hello\n"
     assert (work / "done.txt").is_file()
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_a_construct_over_several_writes_runs_whole(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -150,7 +132,7 @@ def test_a_construct_over_several_writes_runs_whole(engine: Engine, work: Path, 
         assert result.ok, (text, result.error)
     _finish(engine, process_id, work)
     assert (work / "loop.txt").read_text() == "1\n2\n"
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_the_shell_state_follows_lines_that_ran(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -163,7 +145,7 @@ def test_the_shell_state_follows_lines_that_ran(engine: Engine, work: Path, fake
     _finish(engine, process_id, work)
     # Inside the work tree, a relative delete is an ordinary one: it stays allowed and runs.
     assert not (work / "build" / "out.o").exists()
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_an_interpreter_runs_harmless_lines(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -173,7 +155,7 @@ def test_an_interpreter_runs_harmless_lines(engine: Engine, work: Path, fake_hom
         assert result.ok, (line, result.error)
     engine.call("process", {"action": "wait", "process_id": process_id, "timeout": 20}, session_id="s1")
     assert (work / "py.txt").read_text() == "42"
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_a_program_reading_data_gets_each_write_at_once(engine: Engine, work: Path, fake_home: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
+from tests.redteam.conftest import home_intact
 
 Call = tuple[str, dict[str, Any]]
 RM_HOME = "rm -rf ~\n"
@@ -74,25 +75,6 @@ SEQUENCES: dict[str, list[Call]] = {
 }
 
 
-def _home(root: Path) -> Path:
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
-    (home / "notes.txt").write_text("keep me\n")
-    return home
-
-
-def _intact(home: Path) -> bool:
-    return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
-
-
-@pytest.fixture
-def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = _home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    return home
-
-
 @pytest.fixture
 def work(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work = tmp_path / "work"
@@ -129,7 +111,7 @@ def test_running_a_file_the_session_wrote_judges_its_content(
     result = _sent(engine, work, "s1", last)
     assert not result.ok, (name, result.output)
     assert result.error is not None and result.error.type in ("denied", "pending_approval"), result.error
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_a_file_changed_on_disk_since_the_session_began_is_judged(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -139,7 +121,7 @@ def test_a_file_changed_on_disk_since_the_session_began_is_judged(engine: Engine
     (work / "x.sh").write_text(RM_HOME)
     result = _sent(engine, work, "s1", _run("sh x.sh"))
     assert result.error is not None and result.error.type == "denied"
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_what_the_file_holds_when_judged_counts_too(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -148,7 +130,7 @@ def test_what_the_file_holds_when_judged_counts_too(engine: Engine, work: Path, 
     (work / "x.sh").write_text(RM_HOME)
     result = _sent(engine, work, "s1", _run("sh x.sh"))
     assert result.error is not None and result.error.type == "denied"
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_a_written_file_that_cannot_be_read_needs_approval(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -192,7 +174,7 @@ def test_writing_and_running_a_harmless_script_still_runs(
         result = _sent(engine, work, "s1", call)
         assert result.ok, (call, result.error)
     assert expected in json.loads(result.output)["output"]
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_sessions_do_not_share_what_they_wrote(engine: Engine, work: Path, fake_home: Path) -> None:
@@ -206,7 +188,7 @@ def test_sessions_do_not_share_what_they_wrote(engine: Engine, work: Path, fake_
     # Another session never saw the write, and the file is outside the working directory:
     # its text is not read (a sandbox is what stops a file nobody wrote through the engine).
     assert evaluator.verdict("terminal", args, memory.view("s2", str(work))).decision == "allow"
-    assert _intact(fake_home)
+    assert home_intact(fake_home)
 
 
 def test_memory_is_bounded(engine: Engine, work: Path) -> None:
