@@ -114,6 +114,17 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "outside the project, under $XDG_STATE_HOME/hermes-engine (default ~/.local/state/hermes-engine).",
         },
     },
+    "integrity": {
+        "type": "string",
+        "allowed": ["pinned", "off"],
+        "default": "pinned",
+        "meta": {
+            "description": "pinned: a load refuses engine files (this config, manifests, handler sources, plugin "
+            "folders) whose content changed since they were last approved (hermes-engine trust, the dev loop, or "
+            "the first load), so a tool call that writes one cannot change what the engine loads. off: no check "
+            "(honoured only when this config is itself the approved one).",
+        },
+    },
     "check_ttl": {
         "type": "number",
         "min": 0,

@@ -116,18 +116,27 @@ class Engine:
         include_builtin: bool | None = None,
         config: Mapping[str, Any] | None = None,
         runtime_types: RuntimeTypes | None = None,
+        approve_changes: bool = False,
     ) -> Engine:
         """Load a project (the builtin pack included unless the config says otherwise).
 
         ``config`` overrides keys of ``hermes-engine.yaml`` (deep-merged). ``runtime_types``
         holds runtime types registered besides the builtin ones (see engine.runtime).
 
+        Engine files that changed since they were last approved are refused (a tool call may
+        have written them; see engine.compile.approved). ``approve_changes=True`` says this
+        host vouches for every change it loads, on this load and each reload (what ``dev`` does).
+
         Raises:
             UsageError: ``root`` is not a project.
             ValidationFailed: the manifests have errors; ``.problems`` lists them all.
         """
         loader = ProjectLoader(
-            root, include_builtin=include_builtin, config_overrides=config, runtime_types=runtime_types
+            root,
+            include_builtin=include_builtin,
+            config_overrides=config,
+            runtime_types=runtime_types,
+            pin="approve" if approve_changes else "enforce",
         )
         return cls(loader, loader.load(1))
 
@@ -730,33 +739,25 @@ class Engine:
 
     # -- reload ----------------------------------------------------------------------
 
-    def reload(self, changed: Iterable[Path | str] = ()) -> ReloadEvent:
+    def reload(self, changed: Iterable[Path | str] = (), *, approve: bool = False) -> ReloadEvent:
         """Load again and swap in the next generation; on errors the current one keeps serving.
 
         ``changed`` names the files that changed (only those are parsed again; with
         none, every file is checked by its size and mtime). Changed handler modules
         are imported again. Listeners registered with :meth:`on_reload` are told.
+        A change to an engine file that was not approved is refused (``unapproved-change``)
+        unless ``approve`` says the caller vouches for it (see :meth:`load`).
         """
+        pin = self._loader.approved
         with self._reload_lock:
-            started = perf_counter()
-            old = self._snapshot
-            paths = [resolved(p) for p in changed]
-            files = tuple(_display(p, old.root) for p in paths)
+            mode = pin.mode if pin is not None else None
+            if pin is not None and approve:
+                pin.mode = "approve"
             try:
-                event = self._swap(old, paths, files, started)
-            except Exception as exc:  # a reload never raises into the watcher or the host
-                log.debug("reload failed", exc_info=exc)
-                where = files[0] if files else CONFIG_NAMES[0]
-                problem = Problem(
-                    where,
-                    1,
-                    1,
-                    "reload-failed",
-                    f"the engine failed while loading ({type(exc).__name__}: {exc}); generation "
-                    f"{old.generation} keeps serving; this is a bug in hermes-engine, please report it",
-                )
-                ms = (perf_counter() - started) * 1000
-                event = ReloadEvent(False, old.generation, old.generation, ms, problems=(problem,), files=files)
+                event = self._reload_locked(changed)
+            finally:
+                if pin is not None and mode is not None:
+                    pin.mode = mode
         if event.ok:
             self._start_sources(self._snapshot)
         for listener in list(self._listeners):
@@ -764,6 +765,28 @@ class Engine:
                 listener(event)
             except Exception:
                 log.exception("an on_reload listener raised")
+        return event
+
+    def _reload_locked(self, changed: Iterable[Path | str]) -> ReloadEvent:
+        started = perf_counter()
+        old = self._snapshot
+        paths = [resolved(p) for p in changed]
+        files = tuple(_display(p, old.root) for p in paths)
+        try:
+            event = self._swap(old, paths, files, started)
+        except Exception as exc:  # a reload never raises into the watcher or the host
+            log.debug("reload failed", exc_info=exc)
+            where = files[0] if files else CONFIG_NAMES[0]
+            problem = Problem(
+                where,
+                1,
+                1,
+                "reload-failed",
+                f"the engine failed while loading ({type(exc).__name__}: {exc}); generation "
+                f"{old.generation} keeps serving; this is a bug in hermes-engine, please report it",
+            )
+            ms = (perf_counter() - started) * 1000
+            event = ReloadEvent(False, old.generation, old.generation, ms, problems=(problem,), files=files)
         return event
 
     def _swap(self, old: Snapshot, paths: list[Path], files: tuple[str, ...], started: float) -> ReloadEvent:

@@ -40,8 +40,10 @@ def _isolated_imports() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _audit_keys_in_a_temporary_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Audit keys and heads live in the user's config dir: never the real one during tests."""
+    """Audit keys and heads live in the user's config dir, state (the record of approved engine
+    files, spills, logs) in the state dir: never the real ones during tests."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture

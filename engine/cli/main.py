@@ -105,7 +105,8 @@ def cli() -> None:
 def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
     """Check every manifest; exit 0 when valid, 1 when not."""
     with _one_shot_heap(ctx):
-        loader = ProjectLoader(project_root(ctx))
+        # A static check: unapproved changes are warnings (a host would refuse them); it writes no record.
+        loader = ProjectLoader(project_root(ctx), pin="report")
         result = loader.load(strict=strict, targets=targets or None)
     if connect and result.ok:
         result = _connect(loader, result)
@@ -252,7 +253,8 @@ def dev(ctx: click.Context, as_json: bool) -> None:
     root = project_root(ctx)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    loader = ProjectLoader(root)
+    # The dev loop is a person saving in an editor: what it loads, it approves.
+    loader = ProjectLoader(root, pin="approve")
     started = time.perf_counter()
     result = load_reporting(loader)
     try:
@@ -443,6 +445,8 @@ def main(argv: list[str] | None = None) -> None:
 # Command groups kept in their own modules add themselves to `cli` (they use its options from here).
 from engine.cli import audit as _audit  # noqa: E402, F401
 from engine.cli import fast as _fast  # noqa: E402
+from engine.cli.trust import trust as _trust  # noqa: E402
 
 cli.add_command(_fast.check)
 cli.add_command(_fast.guard)
+cli.add_command(_trust)

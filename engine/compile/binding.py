@@ -9,6 +9,8 @@ object found must be a function *defined* there (``handlers.x:run`` where
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
 import sys
@@ -35,6 +37,48 @@ class Bound:
     var_kwargs: bool
     # The declared return type when it is one the result contract refuses (int, None, ...).
     refused_return: str | None = None
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the ``.py`` on every import; no ``__pycache__`` file is read or written.
+
+    Python takes a cached ``.pyc`` whose recorded size and mtime match the source; a tool
+    could plant one next to an approved handler (engine.compile.approved hashes sources).
+    Without source stats the import system neither trusts nor writes bytecode."""
+
+    def path_stats(self, path: str) -> Any:
+        raise OSError("bytecode caches are not used for project handlers")
+
+
+class _HandlerSources(importlib.abc.MetaPathFinder):
+    """Project handler packages import from their ``.py`` sources only (never a ``.pyc``, ``.so``)."""
+
+    def __init__(self) -> None:
+        self.places: dict[str, set[Path]] = {}  # top-level package name -> its project directories
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        places = self.places.get(fullname.partition(".")[0])
+        if not places:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.has_location:
+            return spec
+        origin = Path(spec.origin)
+        if not any(origin.is_relative_to(d) or origin == d.with_suffix(".py") for d in places):
+            return spec
+        if type(spec.loader) is not importlib.machinery.SourceFileLoader:
+            raise ImportError(f"{origin.name} is not a .py source; handler packages import sources only", name=fullname)
+        spec.loader = _SourceOnlyLoader(fullname, spec.origin)
+        return spec
+
+
+_SOURCES = _HandlerSources()
+
+
+def _source_only(top: str, root: Path) -> None:
+    _SOURCES.places.setdefault(top, set()).add(root / top)
+    if _SOURCES not in sys.meta_path:
+        sys.meta_path.insert(0, _SOURCES)
 
 
 class BindError(Exception):
@@ -79,6 +123,8 @@ class Binder:
             return
         if pack.is_plugin:
             return  # a plugin's package is imported by engine.plugins, never put on sys.path
+        for prefix in pack.handler_roots:
+            _source_only(prefix.split(".", 1)[0], pack.root)
         key = (pack.name, pack.root)
         if key in self._prepared:
             return

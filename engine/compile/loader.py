@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import config as config_mod
+from engine.compile.approved import ApprovedFiles
 from engine.compile.binding import Binder, BindError, Bound, is_project_package
 from engine.compile.link import Linked, check_enabled_names, link
 from engine.compile.structure import check_parameters, check_structure, document_kind
@@ -119,8 +120,13 @@ class ProjectLoader:
         config_overrides: Mapping[str, Any] | None = None,
         binder: Binder | None = None,
         runtime_types: RuntimeTypes | None = None,
+        pin: str = "enforce",
     ) -> None:
         self.root = check_project_root(Path(root))
+        # Approved engine files (engine.compile.approved): "enforce" refuses what changed since the
+        # last approval, "approve" approves what it loads (the dev loop), "off" checks nothing
+        # (validate: a static check that writes no state).
+        self.approved = ApprovedFiles(self.root, pin) if pin != "off" else None
         self.include_builtin = include_builtin
         self.config_overrides = dict(config_overrides or {})
         self.binder = binder or Binder()
@@ -215,6 +221,11 @@ class ProjectLoader:
         project = Pack("project", self.root, tuple(config["handler_roots"]))
         return [builtin_pack(), project] if include else [project]
 
+    def engine_inputs(self) -> tuple[list[Pack], list[str]]:
+        """The packs and plugin folders whose files the record of approved files covers."""
+        config, _doc, _problems = self._config(set())
+        return self.packs(config), list(config["plugins"]["folders"])
+
     def all_packs(self, config: Config) -> list[Pack]:
         """The packs of the config plus those of the plugins the engine serves now."""
         return [*self.packs(config), *(p for plugin in self.plugins.committed for p in plugin.packs)]
@@ -277,6 +288,14 @@ class ProjectLoader:
         config, config_doc, problems = self._config(force)
         packs = self.packs(config)
         max_bytes = int(config["max_manifest_bytes"])
+        if self.approved is not None:
+            # Before any plugin or handler code is imported: a file a tool call wrote is never run.
+            refused = self.approved.check(
+                packs, config["plugins"]["folders"], config["integrity"] == "off", force, generation
+            )
+            if any(p.severity == "error" for p in refused):
+                return LoadResult(None, sorted([*problems, *refused]), {"tools": 0, "toolsets": 0, "patterns": 0})
+            problems.extend(refused)
         plugins = self.plugins.resolve(config, config_doc, self.runtime_types)
         problems.extend(plugins.problems)
         plugin_of = {pack.name: plugin for plugin in plugins.loaded for pack in plugin.packs}
