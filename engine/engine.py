@@ -820,6 +820,12 @@ class Engine:
         self._watchers.append(watcher)
         return watcher
 
+    def changed_since_load(self, candidates: Iterable[Path] = ()) -> list[Path]:
+        """Files that changed since the serving generation was loaded: those it read, and any
+        of ``candidates`` modified since (see ProjectLoader.changed_since_load). A watcher,
+        once armed, reloads these: a save made before it was watching is not lost."""
+        return self._loader.changed_since_load(candidates)
+
     def handler_dirs(self) -> list[Path]:
         """Folders of the project's handler packages (watched for changes)."""
         snap = self._snapshot
