@@ -296,11 +296,18 @@ def test_a_save_while_the_watches_are_being_set_up_is_reloaded(engine: Engine, r
         assert engine.call("shout", {"text": "Hi"}).output == "hi!"
 
 
-def test_arming_a_watcher_on_an_unchanged_project_reloads_nothing(engine: Engine) -> None:
+def test_arming_a_watcher_on_an_unchanged_project_reloads_nothing(engine: Engine, root: Path) -> None:
     events: list[ReloadEvent] = []
     engine.on_reload(events.append)
     with engine.watch():
         assert engine.generation == 1 and events == []
+    # Nor after files were removed and that reload served: what is gone is not "changed" again.
+    (root / "hermes-engine.yaml").unlink()
+    (root / "manifests/echo.yaml").unlink()
+    engine.reload()
+    served = engine.generation
+    with engine.watch():
+        assert engine.generation == served and len(events) == 1
 
 
 # -- the dev command ------------------------------------------------------------------------

@@ -190,7 +190,9 @@ class ProjectLoader:
                 )
             )
         doc: Document | None = None
-        if path.exists():
+        if not path.exists():
+            self._files.pop(path, None)  # deleted since it was read: nothing of it is served
+        else:
             entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
             problems.extend(entry.parsed.problems)
             docs = entry.parsed.documents

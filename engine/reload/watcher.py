@@ -105,7 +105,11 @@ class Watcher:
         # A save made after the engine read its files and before the watches were in place
         # raised no event: compare with what the load read, and reload what differs. Saves
         # from now on are the watches' to see.
-        missed = {p for p in self.engine.changed_since_load(self._everything()) if self.relevant(p)}
+        try:
+            missed = {p for p in self.engine.changed_since_load(self._everything()) if self.relevant(p)}
+        except Exception:  # never keeps the watcher from starting; the watches see what comes next
+            log.warning("could not compare the project with what was loaded", exc_info=True)
+            missed = set()
         if missed:
             self._reload(missed)
         return self
