@@ -16,12 +16,11 @@ import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
+import pre_commit  # noqa: F401  (the dev extra: missing, these tests fail here, never skipped)
 import pytest
 import yaml
 
 from tests.conftest import REPO
-
-pytest.importorskip("pre_commit")
 
 HOOK = "hermes-engine-validate"
 HANDLERS = 'def read(path: str, offset: int = 0) -> str:\n    return f"{path}@{offset}"\n'
@@ -110,7 +109,7 @@ def project(sandbox: tuple[Path, dict[str, str]], tmp_path: Path) -> Callable[[s
     return make
 
 
-def pre_commit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def run_pre_commit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args],
         cwd=cwd,
@@ -127,12 +126,12 @@ def test_try_repo_passes_a_good_project_and_fails_a_bad_one_with_the_located_err
 ) -> None:
     _, env = sandbox
     repo, rev = hook_repo
-    good = pre_commit(project("read"), env, "try-repo", str(repo), HOOK, "--ref", rev, "--all-files")
+    good = run_pre_commit(project("read"), env, "try-repo", str(repo), HOOK, "--ref", rev, "--all-files")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "hermes-engine validate" in good.stdout and "Passed" in good.stdout
 
     root = project("nope")
-    bad = pre_commit(root, env, "try-repo", str(repo), HOOK, "--ref", rev, "--all-files")
+    bad = run_pre_commit(root, env, "try-repo", str(repo), HOOK, "--ref", rev, "--all-files")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "Failed" in bad.stdout
     assert "manifests/read.yaml:5:10: error[handler-not-found]: handler 'pc_handlers:nope'" in bad.stdout
@@ -150,6 +149,6 @@ def test_args_in_the_users_config_reach_validate(
     hooks = [{"id": HOOK, "args": ["--format", "github", "--target", "gemini"]}]
     config = {"repos": [{"repo": str(repo), "rev": rev, "hooks": hooks}]}
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
-    run = pre_commit(root, env, "run", HOOK, "--all-files")
+    run = run_pre_commit(root, env, "run", HOOK, "--all-files")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "::error file=manifests/read.yaml,line=5,col=10,title=handler-not-found::" in run.stdout
