@@ -3,7 +3,9 @@
 Two watchers run: one recursive over the folders that hold manifests and handler
 modules, one non-recursive over the project root (the config file, and folders
 that appear or disappear). Editors' temporary files are ignored; a burst of
-events (an atomic-rename save is several) becomes one reload.
+events (an atomic-rename save is several) becomes one reload. Once both watches are
+armed, :meth:`Watcher.start` reloads whatever changed since the engine's load read the
+files (a save in between raised no event), before it returns.
 
 Neither thread ends before :meth:`Watcher.stop`: when the root is renamed away or
 removed, the root watcher waits for it to come back, then watches again and reloads
