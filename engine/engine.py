@@ -23,7 +23,7 @@ from engine.compile.loader import LoadResult, ProjectLoader
 from engine.config import Config
 from engine.definitions.build import Renderer, Strict, build_definitions, check_format, check_strict, static_render
 from engine.dispatch import adapters
-from engine.dispatch.batch import BatchCall, run_batch
+from engine.dispatch.batch import BatchCall, BatchPool, run_batch
 from engine.dispatch.context import CallContext, CallReporter, SharedState
 from engine.dispatch.hooks import HookRunner, make_hook
 from engine.dispatch.pipeline import Dispatcher, Prepared
@@ -96,6 +96,7 @@ class Engine:
         # Providers registered by plugins (engine.plugins), replaced with each generation.
         self._plugin_providers: Mapping[str, Bound] = result.plugins.providers if result.plugins else {}
         self.workers = Workers(int(result.snapshot.config["max_handler_threads"]))
+        self._batch_pool = BatchPool()  # call_batch's threads, reused from batch to batch
         self._hooks = HookRunner(float(result.snapshot.config["hook_timeout"]), self.workers)
         self._hooks.set_config_hooks(result.snapshot.config_hooks)
         # The policy machinery is imported with the first engine, not with the package.
@@ -421,6 +422,11 @@ class Engine:
         Each call is ``(name, args)``, ``(name, args, id)``, ``{"name", "arguments", "id"}``
         or a :class:`BatchCall`; arguments may be JSON text. There is one result per
         item, and never an exception: an item that is not a call gets an error result.
+
+        At most ``max_workers`` calls of the batch run at once: on the calling thread and on
+        the engine's batch threads, which are kept from batch to batch (at most 64, shared by
+        every batch) and stopped by :meth:`close`. When they are all busy, or closed, the
+        calling thread runs the calls itself.
         """
         snap = self._snapshot
         try:
@@ -430,6 +436,7 @@ class Engine:
                 snap.config.workdir(self._started_in),
                 lambda c: self._call_raw(c, session_id, task_id),
                 max_workers,
+                self._batch_pool,
             )
         except KeyboardInterrupt:
             raise
@@ -836,6 +843,12 @@ class Engine:
         self._watchers.append(watcher)
         return watcher
 
+    def changed_since_load(self, candidates: Iterable[Path] = ()) -> list[Path]:
+        """Files that changed since the serving generation was loaded: those it read, and any
+        of ``candidates`` modified since (see ProjectLoader.changed_since_load). A watcher,
+        once armed, reloads these: a save made before it was watching is not lost."""
+        return self._loader.changed_since_load(candidates)
+
     def handler_dirs(self) -> list[Path]:
         """Folders of the project's handler packages (watched for changes)."""
         snap = self._snapshot
@@ -860,6 +873,7 @@ class Engine:
         """Stop what the engine started (background processes, watchers, containers, connections)."""
         for watcher in self._watchers:
             watcher.stop()
+        self._batch_pool.close()
         for item in self.shared.values():
             closer = getattr(item, "close", None)
             if callable(closer):

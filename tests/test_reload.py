@@ -256,6 +256,60 @@ def test_a_burst_of_saves_becomes_one_reload(watched: tuple[Engine, list[ReloadE
     assert len(events) <= 2 and engine.generation <= 3
 
 
+def test_a_save_between_the_load_and_the_watcher_is_reloaded_when_it_arms(engine: Engine, root: Path) -> None:
+    """The load has read the files; the watch is not set up yet: a save then raises no event.
+    start() compares with what the load read, so the save is served before it returns."""
+    events: list[ReloadEvent] = []
+    engine.on_reload(events.append)
+    write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="Early.", handler="echo"))
+    with engine.watch():
+        assert engine.generation == 2  # no waiting: start() reloaded it
+        assert engine.definitions()[0]["function"]["description"] == "Early."
+        assert [e.changed for e in events] == [("echo",)]
+
+
+def test_a_save_while_the_watches_are_being_set_up_is_reloaded(engine: Engine, root: Path) -> None:
+    """The same window inside start(): each watching thread saves just before its watch exists
+    (the seam runs on the thread, right before watchfiles sets the watch up)."""
+    watcher = engine.watch()
+    saves = iter(
+        [
+            lambda: write(root / "rl_handlers/__init__.py", HANDLERS.replace("text.upper()", "text.lower() + '!'")),
+            lambda: write(
+                root / "manifests/shout.yaml",
+                TOOL.format(name="shout", toolset="main", description="S.", handler="shout"),
+            ),
+        ]
+    )
+    lock = threading.Lock()
+
+    def save() -> None:
+        with lock:
+            step = next(saves, None)
+        if step is not None:
+            step()
+
+    watcher._before_arming = save
+    with watcher:
+        watcher._before_arming = None
+        # Both saves are served when start() returns: a new tool, and a handler module imported again.
+        assert engine.call("shout", {"text": "Hi"}).output == "hi!"
+
+
+def test_arming_a_watcher_on_an_unchanged_project_reloads_nothing(engine: Engine, root: Path) -> None:
+    events: list[ReloadEvent] = []
+    engine.on_reload(events.append)
+    with engine.watch():
+        assert engine.generation == 1 and events == []
+    # Nor after files were removed and that reload served: what is gone is not "changed" again.
+    (root / "hermes-engine.yaml").unlink()
+    (root / "manifests/echo.yaml").unlink()
+    engine.reload()
+    served = engine.generation
+    with engine.watch():
+        assert engine.generation == served and len(events) == 1
+
+
 # -- the dev command ------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,7 @@ class ProjectLoader:
         # Sources of tools other than files (engine.registry.sources), asked on every load.
         self.sources: list[ToolSource] = []
         self._files: dict[Path, _FileEntry] = {}
+        self.load_started_ns = 0  # wall clock (as file mtimes are) when the last load began
         self._template_cache: dict[int, tuple[Document, ToolTemplates | None, list[Problem]]] = {}
         self._template_fingerprint: tuple[Any, ...] | None = None
         # Work reused across reloads while its inputs are the very same objects.
@@ -194,7 +196,9 @@ class ProjectLoader:
                 )
             )
         doc: Document | None = None
-        if path.exists():
+        if not path.exists():
+            self._files.pop(path, None)  # deleted since it was read: nothing of it is served
+        else:
             entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
             problems.extend(entry.parsed.problems)
             docs = entry.parsed.documents
@@ -212,6 +216,26 @@ class ProjectLoader:
             self._config_cache = (doc, config, config_problems)
         problems.extend(config_problems)
         return config, doc, problems
+
+    def changed_since_load(self, candidates: Iterable[Path]) -> list[Path]:
+        """Which files differ from what the last load read.
+
+        A file the load parsed (manifests, the config) is compared by the (mtime, size, inode)
+        it had when it was read, so any save since shows, and so does its removal. Any other of
+        ``candidates`` (handler modules, files that are new) counts when it was modified after
+        the load began (its mtime is past ``load_started_ns``).
+        """
+        changed: set[Path] = set()
+        for path, entry in list(self._files.items()):
+            if path.is_relative_to(self.root) and (_stat_key(path) or (0, 0, 0)) != entry.stat:
+                changed.add(path)
+        for path in candidates:
+            if path in self._files:
+                continue
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime_ns > self.load_started_ns:
+                    changed.add(path)
+        return sorted(changed)
 
     def packs(self, config: Config) -> list[Pack]:
         if self.is_builtin_project:
@@ -255,6 +279,7 @@ class ProjectLoader:
             if target not in config_mod.TARGETS:
                 raise UsageError(f"unknown target {target!r} (known: {', '.join(config_mod.TARGETS)})")
 
+        self.load_started_ns = time.time_ns()
         # The cyclic GC finds nothing to free while thousands of small containers are
         # being built, but its passes over them cost about a third of a cold load.
         gc_was_enabled = gc.isenabled()

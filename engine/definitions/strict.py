@@ -3,7 +3,7 @@
 With ``strict: true`` OpenAI constrains the model's arguments to the schema, but accepts only
 a subset of JSON Schema (source: OpenAI's Structured Outputs guide, "Supported schemas",
 https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas; see
-docs/providers.md for the list and the date it was read):
+docs/strict.md for the list and what the engine does with each keyword):
 
 - every object lists its ``properties``, all of them ``required``, with
   ``additionalProperties: false``; an optional property is emulated by a ``null`` union;

@@ -11,9 +11,12 @@ per call: an item that is not a call at all gets an error result of its own.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
+import functools
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +54,9 @@ def _call_id(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_DECODER = json.JSONDecoder()  # what json.loads uses when given no options
+
+
 def parse_arguments(raw: Any) -> tuple[Any, str | None]:
     """The model's raw arguments (JSON text or a mapping) → (value, problem)."""
     if raw is None:
@@ -58,6 +64,16 @@ def parse_arguments(raw: Any) -> tuple[Any, str | None]:
     if isinstance(raw, (bytes, bytearray)):
         raw = raw.decode("utf-8", errors="replace")
     if isinstance(raw, str):
+        # The common case first: text that is exactly one JSON object, nothing around it. It is
+        # what json.loads would return (same decoder) without json.loads's whitespace passes
+        # (~1 us of a tool call). Anything else, errors included, takes the full path below.
+        try:
+            value, end = _DECODER.raw_decode(raw)
+        except Exception:
+            pass
+        else:
+            if end == len(raw) and type(value) is dict:
+                return value, None
         if not raw.strip():
             return {}, None
         try:
@@ -154,14 +170,100 @@ def plan_groups(snap: Snapshot, calls: Sequence[BatchCall], workdir: Path) -> li
     return groups
 
 
+BATCH_THREADS = 64
+
+
+class BatchPool:
+    """The threads an engine runs batches on: started as needed, at most ``limit``, kept for the
+    next batch, stopped by :meth:`close` (``Engine.close``).
+
+    A batch never waits for one of these threads: the calling thread runs calls of its group
+    too, and helpers only take calls nobody has started. So a batch makes progress when every
+    thread is busy (other batches, a handler that calls ``call_batch`` itself), and after
+    :meth:`close` a batch still runs, on the calling thread alone.
+    """
+
+    def __init__(self, limit: int = BATCH_THREADS) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._closed = False
+
+    def submit(self, function: Callable[[], None]) -> bool:
+        """Run ``function`` on a pool thread when one is free; False once the pool is closed."""
+        with self._lock:
+            if self._closed:
+                return False
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(self.limit, thread_name_prefix="hermes-batch")
+            try:
+                self._executor.submit(function)
+            except RuntimeError:  # the interpreter is shutting down
+                return False
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _run_group(
+    pool: BatchPool,
+    call: Callable[[BatchCall], ToolResult],
+    items: list[BatchCall],
+    group: list[int],
+    results: list[ToolResult | None],
+    width: int,
+) -> None:
+    """Run the calls of one group, at most ``width`` at a time: the caller and up to width-1 helpers."""
+    todo = collections.deque(group)
+    lock = threading.Lock()
+    done = threading.Event()
+    left = [len(group)]
+    failed: list[BaseException] = []
+
+    def work(helper: bool) -> None:
+        while True:
+            try:
+                index = todo.popleft()
+            except IndexError:
+                return
+            try:
+                results[index] = call(items[index])
+            except BaseException as exc:  # `call` does not raise; should it, the caller raises it
+                if not helper:
+                    raise
+                failed.append(exc)
+            finally:
+                with lock:
+                    left[0] -= 1
+                    if not left[0]:
+                        done.set()
+
+    for _ in range(min(width, len(group)) - 1):
+        if not pool.submit(functools.partial(work, True)):
+            break
+    work(False)
+    done.wait()  # helpers still running the group's last calls
+    if failed:
+        raise failed[0]
+
+
 def run_batch(
     snap: Snapshot,
     calls: Iterable[Any],
     workdir: Path,
     call: Callable[[BatchCall], ToolResult],
     max_workers: int = 8,
+    pool: BatchPool | None = None,
 ) -> list[ToolResult]:
-    """One result per item of ``calls``, in order; ``call`` must not raise."""
+    """One result per item of ``calls``, in order; ``call`` must not raise.
+
+    ``pool`` is the engine's (a pool of its own, closed on return, without one).
+    """
     items: list[BatchCall] = []
     results: list[ToolResult | None] = []
     runnable: list[int] = []
@@ -175,14 +277,17 @@ def run_batch(
         results.append(None)
         runnable.append(index)
     groups = [[runnable[i] for i in group] for group in plan_groups(snap, [items[i] for i in runnable], workdir)]
-    with concurrent.futures.ThreadPoolExecutor(max(1, max_workers), thread_name_prefix="hermes-batch") as pool:
+    own = pool is None
+    threads = BatchPool() if pool is None else pool
+    try:
         for group in groups:
             if len(group) == 1:
                 results[group[0]] = call(items[group[0]])
-                continue
-            futures = {pool.submit(call, items[i]): i for i in group}
-            for future in concurrent.futures.as_completed(futures):
-                results[futures[future]] = future.result()
+            else:
+                _run_group(threads, call, items, group, results, max(1, max_workers))
+    finally:
+        if own:
+            threads.close()
     return [r if r is not None else _unreadable(snap, i, None) for i, r in enumerate(results)]
 
 

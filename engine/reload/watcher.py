@@ -3,7 +3,9 @@
 Two watchers run: one recursive over the folders that hold manifests and handler
 modules, one non-recursive over the project root (the config file, and folders
 that appear or disappear). Editors' temporary files are ignored; a burst of
-events (an atomic-rename save is several) becomes one reload.
+events (an atomic-rename save is several) becomes one reload. Once both watches are
+armed, :meth:`Watcher.start` reloads whatever changed since the engine's load read the
+files (a save in between raised no event), before it returns.
 
 Neither thread ends before :meth:`Watcher.stop`: when the root is renamed away or
 removed, the root watcher waits for it to come back, then watches again and reloads
@@ -17,7 +19,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +41,7 @@ class Reloadable(Protocol):
     def handler_dirs(self) -> list[Path]: ...
     def plugin_dirs(self) -> list[Path]: ...
     def reload(self, changed: Iterable[Path | str] = ()) -> object: ...
+    def changed_since_load(self, candidates: Iterable[Path] = ()) -> list[Path]: ...
 
 
 class Watcher:
@@ -62,6 +65,8 @@ class Watcher:
         self._arrived: set[str] = set()
         self._threads: list[threading.Thread] = []
         self._ready = threading.Barrier(3, timeout=10)
+        # A test seam: called on each watching thread just before its watch is set up.
+        self._before_arming: Callable[[], None] | None = None
 
     # -- what to watch ---------------------------------------------------------------
 
@@ -99,6 +104,16 @@ class Watcher:
             self._ready.wait()  # both watchers are set up before start() returns
         except threading.BrokenBarrierError:
             log.warning("the file watcher took too long to start")
+        # A save made after the engine read its files and before the watches were in place
+        # raised no event: compare with what the load read, and reload what differs. Saves
+        # from now on are the watches' to see.
+        try:
+            missed = {p for p in self.engine.changed_since_load(self._everything()) if self.relevant(p)}
+        except Exception:  # never keeps the watcher from starting; the watches see what comes next
+            log.warning("could not compare the project with what was loaded", exc_info=True)
+            missed = set()
+        if missed:
+            self._reload(missed)
         return self
 
     def stop(self) -> None:
@@ -143,6 +158,7 @@ class Watcher:
                 self._lost.clear()
                 self._restart.set()
                 self._reload(self._everything())
+            self._arming()
             try:
                 for changes in self._events([root], recursive=False, stop=self._stop):
                     self._arrive()
@@ -174,6 +190,7 @@ class Watcher:
                 continue
             stop = _Either(self._stop, self._restart)
             armed = False
+            self._arming()
             try:
                 for changes in self._events(folders, recursive=True, stop=stop):  # type: ignore[arg-type]
                     self._arrive()
@@ -212,6 +229,10 @@ class Watcher:
             with contextlib.suppress(OSError):
                 found.update(p for p in folder.rglob("*") if p.is_file() and self.relevant(p))
         return found
+
+    def _arming(self) -> None:
+        if self._before_arming is not None:
+            self._before_arming()
 
     def _arrive(self) -> None:
         """Tell start() this thread is watching (once per thread)."""
