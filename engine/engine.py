@@ -105,6 +105,9 @@ class Engine:
         self._approvals = ApprovalChain()
         self._listeners: list[Callable[[ReloadEvent], Any]] = []
         self._watchers: list[Watcher] = []
+        # Watching engines wait for a refused change to be approved (hermes-engine trust), then reload.
+        self._closing = threading.Event()
+        self._awaiting_approval: threading.Thread | None = None
         self._dispatcher = Dispatcher(self)
         self.tool_search = ToolSearch(self)
         self._start_sources(result.snapshot)
@@ -765,14 +768,47 @@ class Engine:
             finally:
                 if pin is not None and mode is not None:
                     pin.mode = mode
+        return self._announce(event)
+
+    def _announce(self, event: ReloadEvent) -> ReloadEvent:
         if event.ok:
             self._start_sources(self._snapshot)
+        elif self._watchers and any(p.code in _AWAITS_APPROVAL for p in event.problems):
+            self._await_approval(event)
         for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:
                 log.exception("an on_reload listener raised")
         return event
+
+    def _await_approval(self, refused: ReloadEvent) -> None:
+        """A watched reload was refused for unapproved files: reload them once the record of approved
+        files changes (someone ran ``hermes-engine trust``), so a running host needs no restart."""
+        if self._awaiting_approval is not None and self._awaiting_approval.is_alive():
+            return
+        from engine.compile.approved import record_stamp  # noqa: PLC0415
+
+        pin = self._loader.approved
+        files = [self.root / p.file for p in refused.problems if p.code == "unapproved-change"]
+
+        def wait() -> None:
+            while not self._closing.wait(APPROVAL_POLL_SECONDS):
+                # Compared with the record as the refused load read it: an approval made at any
+                # moment since then is seen.
+                if pin is None or record_stamp(self.root) == pin.seen_record:
+                    continue
+                event = self._reload_after_approval(files)
+                if event.ok or not any(p.code in _AWAITS_APPROVAL for p in event.problems):
+                    return
+
+        self._awaiting_approval = threading.Thread(target=wait, name="hermes-await-approval", daemon=True)
+        self._awaiting_approval.start()
+
+    def _reload_after_approval(self, files: list[Path]) -> ReloadEvent:
+        with self._reload_lock:
+            event = self._reload_locked(files)
+        return self._announce(event)
 
     def _reload_locked(self, changed: Iterable[Path | str]) -> ReloadEvent:
         started = perf_counter()
@@ -871,6 +907,7 @@ class Engine:
 
     def close(self) -> None:
         """Stop what the engine started (background processes, watchers, containers, connections)."""
+        self._closing.set()
         for watcher in self._watchers:
             watcher.stop()
         self._batch_pool.close()
@@ -887,6 +924,11 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# Problems of a reload refused because engine files await approval (engine.compile.approved).
+_AWAITS_APPROVAL = frozenset({"unapproved-change", "approval-record-invalid"})
+APPROVAL_POLL_SECONDS = 0.25
 
 
 def _unjudged(value: Any, exc: BaseException) -> Verdict:

@@ -62,7 +62,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[.
         if policy is not None:
             (work / "policies").mkdir(exist_ok=True)
             (work / "policies" / "project.yaml").write_text(policy)
-        engine = Engine.load(work)
+        engine = Engine.load(work, approve_changes=True)
         engines.append(engine)
         return Tree(home, work, engine)
 
@@ -103,7 +103,7 @@ def test_an_always_approval_records_the_command_it_showed_and_nothing_wider(tree
     config = yaml.safe_load((t.work / "hermes-engine.yaml").read_text())
     assert config["approvals"]["command_allowlist"] == ["rm -rf ../build_other"]
     assert answers.asked[0].always_globs == ["rm -rf ../build_other"]
-    for engine in (t.engine, Engine.load(t.work)):
+    for engine in (t.engine, Engine.load(t.work, approve_changes=True)):
         engine.set_approval_callback(None)
         result = engine.call("terminal", {"command": "rm -rf ~/projects"}, session_id="other")
         assert result.error is not None and result.error.type == "pending_approval"
@@ -273,7 +273,7 @@ def test_a_glob_the_human_saw_is_written_so_yaml_reads_it_back(tree: Callable[..
     assert t.run(command).ok
     listed = yaml.safe_load((t.work / "hermes-engine.yaml").read_text())["approvals"]["command_allowlist"]
     assert listed == ["chmod 777 ../build_other: #1"]
-    fresh = Engine.load(t.work)
+    fresh = Engine.load(t.work, approve_changes=True)
     assert fresh.check(command).decision == "allow"
     assert fresh.check("chmod 777 ../build_other").decision == "ask"
     assert os.stat(t.work.parent / "build_other: #1").st_mode & 0o777 == 0o777
@@ -305,10 +305,10 @@ def test_a_project_cannot_exclude_paths_from_a_builtin_class(runner: CliRunner, 
         ("class-exclusion", "policies/relax.yaml", 8),
     ]
     with pytest.raises(ValidationFailed):
-        Engine.load(work)
+        Engine.load(work, approve_changes=True)
     (work / "policies" / "relax.yaml").write_text(
         RELAX.replace('    - "!/Users/bob"\n', "").replace('  credential: ["!~/.ssh/id_*"]\n', "")
     )
-    engine = Engine.load(work)
+    engine = Engine.load(work, approve_changes=True)
     assert engine.check("rm -rf /Users/bob").hardline
     assert engine.check("rm -rf ~/scratch").hardline

@@ -263,4 +263,3 @@ def test_a_planted_bytecode_cache_is_never_imported(
     with pytest.raises(ImportError, match="sources only"):
         importlib.import_module("tools_pkg.extra")
     assert not marker.exists()
-

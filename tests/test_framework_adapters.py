@@ -190,7 +190,7 @@ def test_a_tool_gone_since_the_tools_were_built_answers_unknown_tool(
     manifest = engine.root / "manifests" / "demo.yaml"
     documents = manifest.read_text().split("---\n")
     manifest.write_text("---\n".join(d for d in documents if "name: boom" not in d))
-    engine.reload([manifest])
+    engine.reload([manifest], approve=True)  # the test removed it, not a tool
     assert "boom" not in engine.tools
     gone = tools["boom"].invoke(call("boom", {"message": "x"}, "g1"))
     assert error_type(gone) == "unknown_tool"

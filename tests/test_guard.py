@@ -242,9 +242,19 @@ def test_a_warm_start_reads_the_cache_and_an_edit_is_seen_on_the_next_call(fresh
     project, result = cache.load_project(fresh)
     assert project is not None and project.from_cache and result is None
     patterns.write_text(patterns.read_text().replace("dangerous", "hardline"))
+    # An edit nobody approved (a tool may have made it) is not loaded, from the cache or from source.
+    refused = CliRunner().invoke(cli, ["check", "--root", str(fresh), "deploy-prod now"])
+    assert refused.exit_code == 1 and "unapproved-change" in refused.output
+    _trust(fresh)
     assert _check(fresh, "deploy-prod now") == "deny (hardline)"
     patterns.unlink()
+    _trust(fresh)
     assert _check(fresh, "deploy-prod now") == "allow"
+
+
+def _trust(root: Path) -> None:
+    result = CliRunner().invoke(cli, ["trust", "--root", str(root), "--yes"])
+    assert result.exit_code == 0, result.output
 
 
 def test_a_corrupt_cache_is_rebuilt_and_the_verdict_stays_right(fresh: Path) -> None:

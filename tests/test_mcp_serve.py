@@ -16,9 +16,11 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from click.testing import CliRunner
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from engine.cli import cli
 from tests.mcp_project import write_served_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,7 +38,9 @@ def _serve_args(root: Path, *extra: str) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def stdio_session(root: Path, *extra: str, **callbacks: Any) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=_serve_args(root, *extra), cwd=str(REPO))
+    # The test's own state and config dirs (conftest): the SDK passes only a default set of variables.
+    env = {k: os.environ[k] for k in ("XDG_STATE_HOME", "XDG_CONFIG_HOME") if k in os.environ}
+    params = StdioServerParameters(command=sys.executable, args=_serve_args(root, *extra), cwd=str(REPO), env=env)
     with anyio.fail_after(BOUND):
         async with stdio_client(params) as (read, write), ClientSession(read, write, **callbacks) as session:
             await session.initialize()
@@ -274,6 +278,7 @@ def test_a_manifest_save_sends_list_changed_and_the_new_list(project: Path) -> N
             await session.list_tools()
             path = project / "manifests" / "m.yaml"
             path.write_text(path.read_text() + NEW_TOOL)
+            approve_engine_files(project)  # a save is served once someone approves it
             with anyio.fail_after(BOUND):
                 await changed.wait()
             names = {t.name for t in (await session.list_tools()).tools}
@@ -285,6 +290,12 @@ def test_a_manifest_save_sends_list_changed_and_the_new_list(project: Path) -> N
 
 
 # -- streamable HTTP -------------------------------------------------------------------------
+
+
+def approve_engine_files(root: Path) -> None:
+    """`hermes-engine trust --yes`: the running server reloads what it then approves."""
+    result = CliRunner().invoke(cli, ["trust", "--root", str(root), "--yes"])
+    assert result.exit_code == 0, result.output
 
 
 @contextlib.contextmanager
@@ -383,6 +394,7 @@ def test_http_list_changed_reaches_a_connected_client(project: Path) -> None:
                 await session.list_tools()
                 path = project / "manifests" / "m.yaml"
                 path.write_text(path.read_text() + NEW_TOOL)
+                approve_engine_files(project)  # a save is served once someone approves it
                 await changed.wait()
                 return {t.name for t in (await session.list_tools()).tools}
 

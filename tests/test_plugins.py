@@ -107,7 +107,7 @@ def line_of(file: str, text: str) -> int:
 
 def errors(root: Path) -> list[tuple[str, int, str, str]]:
     with pytest.raises(ValidationFailed) as caught:
-        Engine.load(root)
+        Engine.load(root, approve_changes=True)
     return [(p.file, p.line, p.code, p.message) for p in caught.value.errors]
 
 
@@ -116,7 +116,7 @@ def errors(root: Path) -> list[tuple[str, int, str, str]]:
 
 def test_an_installed_plugin_is_never_imported_unless_enabled(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "")
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert "greet" not in engine.tools
     result = CliRunner().invoke(cli, ["plugins", "--json", "--root", str(root)])
     assert result.exit_code == 0, result.output
@@ -129,19 +129,19 @@ def test_an_installed_plugin_is_never_imported_unless_enabled(installed: Path, t
 
 def test_a_disabled_plugin_is_never_imported_even_when_enabled(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {enabled: [marker], disabled: [marker]}\n")
-    Engine.load(root).close()
+    Engine.load(root, approve_changes=True).close()
     assert not installed.exists()
     # The same project without the disabled entry imports it: the test can fail.
     root.joinpath("hermes-engine.yaml").write_text(
         "include_builtin: false\nhandler_roots: [proj_handlers]\nplugins: {enabled: [marker]}\n"
     )
-    Engine.load(root).close()
+    Engine.load(root, approve_changes=True).close()
     assert installed.read_text() == "imported\n"
 
 
 def test_a_disabled_plugin_folder_is_read_for_its_name_only(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {folders: [plugins/weather], disabled: [weather]}\n", weather=True)
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert "forecast" not in engine.tools
     assert not installed.exists()  # weather_tools writes the marker when imported
 
@@ -206,7 +206,7 @@ def test_a_plugin_cannot_weaken_builtin_danger_patterns_or_approvals(
     assert all(m.startswith("plugin 'weather'") for m in messages)
     # Without the plugin's policies, the builtin classes still guard /etc.
     shutil.rmtree(policies)
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.check("rm -rf /etc").decision == "deny"
 
 
@@ -217,7 +217,7 @@ def test_a_tool_call_cannot_write_a_plugins_files(installed: Path, tmp_path: Pat
     folder = root / "plugins" / "weather"
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     payload = "import os\nos.system('touch pwned')\ndef register(ctx):\n    pass\n"
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         engine.set_approval_callback(lambda request: "once")  # even a human saying yes does not help
         for path in (
             "plugins/weather/weather_tools/__init__.py",
@@ -248,7 +248,7 @@ def test_an_installed_plugins_code_is_out_of_reach_too(
     root.joinpath("hermes-engine.yaml").write_text(text)
     target = plugin_site / "hello_plugin" / "tools.py"
     before = target.read_bytes()
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         engine.set_approval_callback(lambda request: "once")
         assert engine.call("write_file", {"path": str(target), "content": "x"}).error is not None
         assert not engine.call("terminal", {"command": f"echo x > {target}"}).ok
@@ -332,7 +332,7 @@ def test_a_python_tool_that_fails_validation_is_located_at_its_declaration(insta
 def test_reload_rolls_back_a_failing_plugin_and_keeps_serving(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {enabled: [hello]}\n")
     config = root / "hermes-engine.yaml"
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.call("greet", {"name": "ada"}).output == "hello, ada [hello-plugin]"
         config.write_text(config.read_text().replace("[hello]", "[hello, raising]"))
         event = engine.reload([config])
@@ -354,7 +354,7 @@ def test_reload_rolls_back_a_failing_plugin_and_keeps_serving(installed: Path, t
 def test_reload_picks_up_a_changed_plugin_folder(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {folders: [plugins/weather]}\n", weather=True)
     code = root / "plugins" / "weather" / "weather_tools" / "__init__.py"
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.call("forecast", {"city": "Oslo"}).output == "sunny in Oslo"
         time.sleep(0.01)
         code.write_text(code.read_text().replace("sunny in", "rain in"))
@@ -375,7 +375,7 @@ def test_reload_picks_up_a_changed_plugin_folder(installed: Path, tmp_path: Path
 
 def test_an_installed_plugin_adds_tools_hooks_and_patterns(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {enabled: [hello]}\n")
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.tools["greet"].toolset == "hello" and engine.tools["greet"].pack == "plugin:hello"
         assert engine.call("greet", {"name": "ada"}).output == "hello, ada [hello-plugin]"
         assert engine.call("shout", {"text": "hi"}).output == "HI!"
@@ -385,7 +385,7 @@ def test_an_installed_plugin_adds_tools_hooks_and_patterns(installed: Path, tmp_
 
 def test_a_plugin_folder_adds_manifests_and_hooks(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {folders: [plugins/weather]}\n", weather=True)
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.call("forecast", {"city": "Oslo"}).output == "sunny in Oslo"
         assert sys.modules["weather_tools"].CALLS == ["forecast"]
         # The plugin's package is not put on sys.path: it shadows nothing.
@@ -404,7 +404,7 @@ def test_overriding_a_project_tool_needs_the_grant(installed: Path, tmp_path: Pa
         "include_builtin: false\nhandler_roots: [proj_handlers]\n"
         "plugins: {enabled: [overrider], grants: {overrider: [override]}}\n"
     )
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.call("lookup", {"key": "k"}).output == "plugin answer for k"
 
 
@@ -423,7 +423,7 @@ def test_overriding_a_builtin_tool_needs_the_grant(installed: Path, tmp_path: Pa
     root.joinpath("hermes-engine.yaml").write_text(
         "handler_roots: [proj_handlers]\nplugins: {folders: [plugins/weather], grants: {weather: [override]}}\n"
     )
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         assert engine.tools["read_file"].pack == "plugin:weather"
         assert engine.call("read_file", {"city": "Oslo"}).output == "sunny in Oslo"
 
@@ -504,7 +504,7 @@ def _no_leftover_plugin_modules() -> Iterator[None]:
 def test_the_watcher_reloads_on_a_plugin_folder_save(installed: Path, tmp_path: Path) -> None:
     root = project(tmp_path, "plugins: {folders: [plugins/weather]}\n", weather=True)
     manifest = root / "plugins" / "weather" / "manifests" / "forecast.yaml"
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         events = []
         engine.on_reload(events.append)
         with engine.watch():
@@ -538,7 +538,7 @@ def test_a_plugin_adds_a_runtime_type(installed: Path, tmp_path: Path) -> None:
     assert [(f, line, c) for f, line, c, _ in errors(root)] == [("manifests/box.yaml", 4, "invalid-value")]
     (root / "manifests" / "box.yaml").write_text(runtime.replace("prefix: 5", "prefix: '>'\nready: true"))
     config = root / "hermes-engine.yaml"
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         result = engine.call("run", {"command": "echo hi"})
         assert result.ok and result.output == ">echo hi\n"
         assert sys.modules["recorder_plugin"].RUNS == ["echo hi"]

@@ -20,7 +20,7 @@ from tests.conftest import PROJECTS, REPO
 
 @pytest.fixture
 def basic() -> Engine:
-    return Engine.load(PROJECTS / "good" / "basic")
+    return Engine.load(PROJECTS / "good" / "basic", approve_changes=True)
 
 
 def test_load_gives_generation_one_and_every_tool(basic: Engine) -> None:
@@ -145,7 +145,7 @@ def test_mcp_definitions_carry_annotations(tool_project: Callable[[str, str, str
             parameters: {type: object, properties: {q: {type: string}}, required: [q]}
         """,
     )
-    [definition] = Engine.load(root).definitions("mcp")
+    [definition] = Engine.load(root, approve_changes=True).definitions("mcp")
     assert definition["annotations"] == {"title": "Look up", "readOnlyHint": True, "openWorldHint": False}
 
 
@@ -167,7 +167,7 @@ def test_gemini_format_folds_nullable_types_and_const(tool_project: Callable[[st
               additionalProperties: false
         """,
     )
-    [definition] = Engine.load(root).definitions("gemini")
+    [definition] = Engine.load(root, approve_changes=True).definitions("gemini")
     assert definition["parameters"] == {
         "type": "object",
         "properties": {"a": {"type": "string", "nullable": True}, "b": {"enum": ["fixed"], "type": "string"}},
@@ -209,8 +209,8 @@ def _gemini_project(tool_project: Callable[[str, str, str], Path]) -> Path:
 def test_gemini_definitions_are_accepted_by_the_google_genai_sdk(tool_project: Callable[[str, str, str], Path]) -> None:
     # google-genai's Schema model forbids unknown keys and types enum values as strings:
     # every definition the engine emits, builtin pack and hard cases alike, must parse.
-    engine = Engine.load(_gemini_project(tool_project))
-    builtin = Engine.load(REPO)
+    engine = Engine.load(_gemini_project(tool_project), approve_changes=True)
+    builtin = Engine.load(REPO, approve_changes=True)
     for definition in [*engine.definitions("gemini"), *builtin.definitions("gemini")]:
         types.FunctionDeclaration.model_validate(definition)
     [hard] = engine.definitions("gemini")
@@ -256,7 +256,7 @@ def test_validate_warns_once_per_tool_about_what_the_gemini_definition_changes(
 
 def test_invalid_project_raises_validation_failed_with_every_problem() -> None:
     with pytest.raises(ValidationFailed) as info:
-        Engine.load(PROJECTS / "bad" / "handlers")
+        Engine.load(PROJECTS / "bad" / "handlers", approve_changes=True)
     expected = yaml.safe_load((PROJECTS / "bad" / "handlers" / "expected.yaml").read_text())["errors"]
     got = [(p.code, p.file, p.line) for p in info.value.errors]
     assert got == [(e["code"], e["file"], e["line"]) for e in expected]
@@ -264,11 +264,11 @@ def test_invalid_project_raises_validation_failed_with_every_problem() -> None:
 
 def test_a_directory_that_is_not_a_project_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a hermes-engine project"):
-        Engine.load(tmp_path)
+        Engine.load(tmp_path, approve_changes=True)
 
 
 def test_builtin_pack_loads_from_the_repository_root() -> None:
-    engine = Engine.load(REPO)
+    engine = Engine.load(REPO, approve_changes=True)
     assert {
         "read_file",
         "write_file",
@@ -307,7 +307,7 @@ def test_user_handlers_package_named_handlers_does_not_shadow_the_builtin_pack(
             "notes.txt": "builtin content\n",
         }
     )
-    engine = Engine.load(root, config={"workdir": "."})
+    engine = Engine.load(root, config={"workdir": "."}, approve_changes=True)
     assert engine.call("my_read", {"path": "x"}).output == "USER x"
     builtin = engine.call("read_file", {"path": "notes.txt"})
     assert builtin.ok, builtin.output
@@ -334,14 +334,14 @@ def test_a_project_tool_may_override_a_builtin_tool_only_with_override_true(
     }
     root = write_project(files)
     with pytest.raises(ValidationFailed) as info:
-        Engine.load(root)
+        Engine.load(root, approve_changes=True)
     [problem] = info.value.errors
     assert problem.code == "tool-override-required"
     assert "<builtin>/manifests/file.yaml" in problem.message
     (root / "manifests/mine.yaml").write_text(
         (root / "manifests/mine.yaml").read_text().replace("toolset: mine", "toolset: mine\noverride: true")
     )
-    engine = Engine.load(root)
+    engine = Engine.load(root, approve_changes=True)
     assert engine.tools["read_file"].toolset == "mine"
     assert engine.call("read_file", {"path": "x"}).output == "mine"
 
@@ -366,6 +366,6 @@ def test_a_handler_declared_to_return_a_refused_type_is_an_error_at_load(write_p
         }
     )
     with pytest.raises(ValidationFailed) as raised:
-        Engine.load(root)
+        Engine.load(root, approve_changes=True)
     assert [(p.code, p.line) for p in raised.value.errors] == [("handler-signature", 5)]
     assert "declared to return None" in raised.value.errors[0].message

@@ -63,7 +63,7 @@ def root(write_project: Callable[..., Path]) -> Path:
 
 @pytest.fixture
 def engine(root: Path) -> Iterator[Engine]:
-    engine = Engine.load(root)
+    engine = Engine.load(root, approve_changes=True)
     yield engine
     engine.close()
 
@@ -173,7 +173,7 @@ def test_availability_checks_run_again_after_a_reload(
         }
     )
     monkeypatch.delenv("CK_FLAG", raising=False)
-    engine = Engine.load(root)
+    engine = Engine.load(root, approve_changes=True)
     assert engine.definitions() == []
     monkeypatch.setenv("CK_FLAG", "1")
     assert engine.definitions() == []  # cached for an hour...
@@ -399,7 +399,7 @@ def test_readers_never_see_a_mixed_generation_during_200_reloads(write_project: 
     for i in range(5):
         files[f"manifests/t{i}.yaml"] = TOOL.format(name=f"t{i}", toolset="main", description="v0", handler="version")
     root = write_project(files)
-    engine = Engine.load(root)
+    engine = Engine.load(root, approve_changes=True)
     stop = threading.Event()
     failures: list[BaseException] = []
     calls = [0]
@@ -500,7 +500,7 @@ def test_a_reload_rebinds_a_tool_to_an_unchanged_module_of_a_package_whose_other
             "parameters: {type: object}\n",
         }
     )
-    engine = Engine.load(root)
+    engine = Engine.load(root, approve_changes=True)
     assert engine.call("x").output == "a1b"
     write(root / "rb_pkg/a.py", "def a() -> str:\n    return 'a2'\n")
     write(root / "manifests/m.yaml", (root / "manifests/m.yaml").read_text().replace("rb_pkg.a:a", "rb_pkg.b:b"))

@@ -46,7 +46,7 @@ def _project(write_project: Callable[..., Path], runtimes: str, *, tool_runtime:
 
 def _errors(root: Path, **kwargs: Any) -> list[tuple[str, int, str]]:
     with pytest.raises(ValidationFailed) as caught:
-        Engine.load(root, **kwargs)
+        Engine.load(root, **kwargs, approve_changes=True)
     return [(p.file, p.line, p.code) for p in caught.value.errors]
 
 
@@ -77,7 +77,7 @@ def test_valid_runtimes_load_with_their_host_paths_made_absolute(
         memory: 512m
         """,
     )
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         runtimes = engine.snapshot.runtimes
         assert sorted(runtimes) == ["box", "container", "local", "remote"]
         assert runtimes["box"].settings["binds"][0]["source"] == str(root / "rt_handlers")
@@ -88,7 +88,7 @@ def test_valid_runtimes_load_with_their_host_paths_made_absolute(
 def test_an_unknown_type_is_located_with_a_suggestion(write_project: Callable[..., Path]) -> None:
     root = _project(write_project, "kind: Runtime\nname: box\ntype: dockr\nimage: x\n")
     with pytest.raises(ValidationFailed) as caught:
-        Engine.load(root)
+        Engine.load(root, approve_changes=True)
     problem = next(p for p in caught.value.errors if p.code == "runtime-type-unknown")
     assert (problem.file, problem.line, problem.pointer) == ("manifests/runtimes.yaml", 3, "/type")
     assert "'docker'" in problem.message
@@ -139,7 +139,7 @@ def test_a_tool_or_the_terminal_naming_no_runtime_is_located(write_project: Call
         config="terminal: {runtime: nope}\n",
     )
     with pytest.raises(ValidationFailed) as caught:
-        Engine.load(root)
+        Engine.load(root, approve_changes=True)
     found = {(p.file, p.line, p.code, p.pointer) for p in caught.value.errors}
     assert found == {
         ("manifests/echo.yaml", 6, "runtime-unknown", "/runtime"),
@@ -154,7 +154,7 @@ def test_a_runtime_that_cannot_work_makes_its_tools_unavailable_with_the_reason(
     root = _project(
         write_project, f"kind: Runtime\nname: box\ntype: docker\nimage: x\nhost: unix://{tmp_path}/absent.sock\n"
     )
-    with Engine.load(root) as engine:
+    with Engine.load(root, approve_changes=True) as engine:
         avail = engine.availability("echo")
         assert not avail.available and "runtime 'box' (docker)" in (avail.reason or "")
         assert "cannot reach the Docker daemon" in (avail.reason or "")
@@ -214,12 +214,12 @@ def test_a_plugin_runtime_type_is_validated_checked_and_used(write_project: Call
     assert _errors(bad, runtime_types=_types()) == [("manifests/runtimes.yaml", 4, "invalid-value")]
     assert _errors(bad) == [("manifests/runtimes.yaml", 3, "runtime-type-unknown")]  # not registered here
     (bad / "manifests" / "runtimes.yaml").write_text("kind: Runtime\nname: box\ntype: recorder\nprefix: '>'\n")
-    with Engine.load(bad, runtime_types=_types()) as engine:
+    with Engine.load(bad, runtime_types=_types(), approve_changes=True) as engine:
         assert engine.availability("echo").reason == "runtime 'box' (recorder) is unavailable: not ready"
     (bad / "manifests" / "runtimes.yaml").write_text(
         "kind: Runtime\nname: box\ntype: recorder\nprefix: '>'\nready: true\n"
     )
-    with Engine.load(bad, runtime_types=_types()) as engine:
+    with Engine.load(bad, runtime_types=_types(), approve_changes=True) as engine:
         result = engine.call("echo", {"text": "hi"})
         assert result.ok and result.output == ">echo hi\n"
     assert _Recorder.runs[-1] == "echo hi"

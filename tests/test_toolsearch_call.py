@@ -317,7 +317,7 @@ def test_a_reload_rebuilds_the_index_and_a_removed_tool_is_a_clear_error(tree: C
     assert "stripe_refund_payment" in t.search("refund a stripe payment")
     index = t.engine.tool_search.index(t.engine.snapshot)
     _drop_tool(t.engine.root, "stripe", "stripe_refund_payment")
-    event = t.engine.reload([t.engine.root / "manifests" / "stripe.yaml"])
+    event = t.engine.reload([t.engine.root / "manifests" / "stripe.yaml"], approve=True)
     assert event.ok and "stripe_refund_payment" in event.removed
     assert t.engine.tool_search.index(t.engine.snapshot) is not index
     message = refused(t.call("stripe_refund_payment", {"id": "ch_1"}), "tool_removed")

@@ -89,23 +89,23 @@ def _handler_files(pack: Pack) -> Iterator[Path]:
     for prefix in pack.handler_roots:
         top = prefix.split(".", 1)[0]
         module = pack.package_root / f"{top}.py"
-        if module.is_file():
+        if os.path.isfile(module):  # os.path: a name too long for the file system is just absent
             yield module
         package = pack.package_root / top
-        if package.is_dir():
+        if os.path.isdir(package):
             yield from sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def _plugin_files(root: Path, folders: Iterable[str]) -> Iterator[Path]:
     for written in folders:
         folder = Path(os.path.normpath(root / Path(str(written)).expanduser()))
-        if not folder.is_relative_to(root) or not folder.is_dir():
+        if not folder.is_relative_to(root) or not os.path.isdir(folder):
             continue  # the plugin manager refuses it, with a located error
         for path in sorted(folder.rglob("*")):
             rel = path.relative_to(folder).parts
             if "__pycache__" in rel or any(is_ignored_name(part) for part in rel):
                 continue
-            if path.suffix in _PLUGIN_SUFFIXES and (path.is_file() or path.is_symlink()):
+            if path.suffix in _PLUGIN_SUFFIXES and (os.path.isfile(path) or os.path.islink(path)):
                 yield path
 
 
@@ -139,6 +139,11 @@ def engine_files(root: Path, packs: Iterable[Pack], plugin_folders: Iterable[str
 
 
 # -- digests ----------------------------------------------------------------------------
+
+
+def record_stamp(root: Path) -> tuple[int, ...] | None:
+    """The stat of the project's record (changes whenever it is written)."""
+    return _stat_key(record_path(root))
 
 
 def _stat_key(path: Path) -> tuple[int, ...] | None:
@@ -194,7 +199,7 @@ def record_path(root: Path) -> Path:
 def _mac_key(create: bool) -> bytes | None:
     from engine.policy.audit import _Keys, key_dir  # noqa: PLC0415
 
-    directory = key_dir()
+    directory = key_dir().parent / "trust"  # beside the audit keys, in the user's config dir
     keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
     return keys.create() if create else keys.load()
 
@@ -272,14 +277,17 @@ class ApprovedFiles:
     # "report": unapproved changes are warnings and nothing is written (validate).
     mode: str = "enforce"
     _digests: _Digests = field(default_factory=_Digests)
+    # The record's stat when the last check read it: a waiting host reloads once it differs.
+    seen_record: tuple[int, ...] | None = None
 
     def check(
         self, packs: Iterable[Pack], plugin_folders: Iterable[str], config_off: bool, force: set[Path], generation: int
     ) -> list[Problem]:
         """The problems that stop this load; approves it first when the mode (or a missing record) says so."""
+        where = record_path(self.root)
+        self.seen_record = _stat_key(where)
         files = engine_files(self.root, packs, plugin_folders)
         current = self._digests.of(files, force)
-        where = record_path(self.root)
         if self.mode == "report":  # validate: say what a host would refuse, write nothing
             try:
                 approved = read_record(self.root)
@@ -326,6 +334,20 @@ class ApprovedFiles:
                 )
             ]
         return []
+
+
+def reapprove(path: Path, before: bytes, after: bytes) -> None:
+    """The engine itself rewrote ``path`` (an "always" approval added to the config's allowlist):
+    when what it replaced was the approved content, the new content is approved in its place."""
+    root = path.parent.resolve()
+    rel = path.name
+    try:
+        approved = read_record(root)
+    except RecordError:
+        return
+    if approved is None or approved.get(rel) != hashlib.sha256(before).hexdigest():
+        return  # a pending change stays pending
+    write_record(root, {**approved, rel: hashlib.sha256(after).hexdigest()}, "an approval saved to the config")
 
 
 def approve(root: Path, packs: Iterable[Pack], plugin_folders: Iterable[str]) -> tuple[list[Change], Path]:

@@ -116,7 +116,8 @@ def append_allowlist(config_path: Path, keys: Iterable[str]) -> list[str]:
     wanted = list(dict.fromkeys(keys))
     config_path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(config_path) + ".lock", timeout=10):
-        text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+        raw = config_path.read_bytes() if config_path.exists() else b""
+        text = config_path.read_text(encoding="utf-8") if raw else ""
         before = parse_bytes(text.encode("utf-8"), config_path.name)
         before_data = before.documents[0].data if before.documents else {}
         existing = _current(before_data or {})
@@ -142,4 +143,8 @@ def append_allowlist(config_path: Path, keys: Iterable[str]) -> list[str]:
         if config_path.exists():
             os.chmod(tmp, config_path.stat().st_mode & 0o7777)
         os.replace(tmp, config_path)
+        # The person who answered "always" changed the config, not a tool: keep it approved.
+        from engine.compile.approved import reapprove  # noqa: PLC0415
+
+        reapprove(config_path, raw, updated.encode("utf-8"))
     return added
