@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +38,14 @@ def _isolated_imports() -> Iterator[None]:
         if _is_project_module(sys.modules[name]):
             del sys.modules[name]
     sys.path[:] = path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before collection (some test modules load an engine at import time): state and config dirs
+    of the whole run in a temporary directory, never the user's. Each test then gets its own."""
+    base = Path(tempfile.mkdtemp(prefix="hermes-tests-"))
+    os.environ["XDG_STATE_HOME"] = str(base / "state")
+    os.environ["XDG_CONFIG_HOME"] = str(base / "config")
 
 
 @pytest.fixture(autouse=True)
