@@ -44,8 +44,18 @@ def pytest_configure(config: pytest.Config) -> None:
     """Before collection (some test modules load an engine at import time): state and config dirs
     of the whole run in a temporary directory, never the user's. Each test then gets its own."""
     base = Path(tempfile.mkdtemp(prefix="hermes-tests-"))
+    config.stash[_RUN_DIRS] = base
     os.environ["XDG_STATE_HOME"] = str(base / "state")
     os.environ["XDG_CONFIG_HOME"] = str(base / "config")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    base = config.stash.get(_RUN_DIRS, None)
+    if base is not None:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+_RUN_DIRS = pytest.StashKey[Path]()
 
 
 @pytest.fixture(autouse=True)

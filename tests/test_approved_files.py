@@ -227,6 +227,8 @@ def test_one_reload_may_be_approved_by_the_host(project: Path) -> None:
         "hermes-engine --root . trust --yes",
         "nohup hermes-engine dev >/dev/null 2>&1 &",
         "python3 -m engine trust --yes",
+        "python3 /opt/venv/bin/hermes-engine trust --yes",
+        "python -c 'from engine.cli import main; main()' trust --yes",
     ],
 )
 def test_a_tool_call_cannot_approve_engine_files(project: Path, command: str) -> None:
@@ -262,4 +264,105 @@ def test_a_planted_bytecode_cache_is_never_imported(
     sys.modules.pop("tools_pkg", None)
     with pytest.raises(ImportError, match="sources only"):
         importlib.import_module("tools_pkg.extra")
+    assert not marker.exists()
+
+
+# -- what the adversary found against the first version ------------------------------------------
+
+
+def test_a_stale_parse_is_never_served_after_the_bytes_are_put_back(project: Path) -> None:
+    """Same size, mtime put back, written through a hard link: the reload is refused, but its parse of the
+    relaxed file must not be served once the approved bytes (and mtime) are back."""
+    config = project / "hermes-engine.yaml"
+    original = config.read_bytes()
+    link = project / "notes.txt"
+    os.link(config, link)
+    with Engine.load(project) as engine:
+        st = config.stat()
+        with open(link, "r+b") as handle:  # printf ... 1<> notes.txt
+            handle.write(original.replace(b"mode: manual", b"mode: off   "))
+        os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert not engine.reload().ok
+        with open(link, "r+b") as handle:
+            handle.write(original)
+        os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+        engine.reload()
+        assert engine.snapshot.config["approvals"]["mode"] == "manual"
+
+
+def test_a_file_flipped_between_the_parse_and_the_check_is_refused(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background writer flips the config: relaxed when the loader parses it, approved when the
+    check hashes it. What was parsed is what counts."""
+    from engine.compile import approved
+
+    config = project / "hermes-engine.yaml"
+    original = config.read_bytes()
+    Engine.load(project).close()
+    _relax(project)
+    check = approved.ApprovedFiles.check
+
+    def flip_back_then_check(self: approved.ApprovedFiles, *args: object, **kwargs: object) -> object:
+        config.write_bytes(original)
+        return check(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(approved.ApprovedFiles, "check", flip_back_then_check)
+    with pytest.raises(ValidationFailed) as caught:
+        Engine.load(project)
+    assert [(p.file, p.code) for p in caught.value.problems] == [("hermes-engine.yaml", "unapproved-change")]
+    assert "while the engine was loading" in caught.value.problems[0].message
+
+
+def test_a_handler_changed_between_the_check_and_its_import_never_runs(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.compile import approved
+
+    marker = tmp_path / "planted-ran"
+    monkeypatch.setenv("PLANTED_MARKER", str(marker))
+    Engine.load(project).close()
+    sys.modules.pop("tools_pkg", None)
+    check = approved.ApprovedFiles.check
+
+    def check_then_plant(self: approved.ApprovedFiles, *args: object, **kwargs: object) -> object:
+        problems = check(self, *args, **kwargs)  # type: ignore[arg-type]
+        (project / "tools_pkg" / "__init__.py").write_text(
+            MARKER_CODE + "\ndef echo(text: str) -> str:\n    return text\n"
+        )
+        return problems
+
+    monkeypatch.setattr(approved.ApprovedFiles, "check", check_then_plant)
+    with pytest.raises(ValidationFailed) as caught:
+        Engine.load(project)
+    assert any("changed after its approved content was checked" in p.message for p in caught.value.problems)
+    assert not marker.exists()
+
+
+def test_a_removed_record_is_not_a_first_use(project: Path) -> None:
+    with Engine.load(project) as engine:
+        record = record_path(project.resolve())
+        record.unlink()
+        _relax(project)
+        event = engine.reload()  # the running engine saw a record: its absence is a removal
+        assert [p.code for p in event.problems] == ["approval-record-invalid"]
+        assert engine.snapshot.config["approvals"]["mode"] == "manual"
+    with pytest.raises(ValidationFailed) as caught:  # a restart knows the project had one
+        Engine.load(project)
+    assert [p.code for p in caught.value.problems] == ["approval-record-invalid"]
+    assert "was removed" in caught.value.problems[0].message
+
+
+def test_the_project_root_is_never_on_the_import_path(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module a tool writes at the root (resource.py, stringprep.py...) would shadow the standard one."""
+    marker = tmp_path / "planted-ran"
+    monkeypatch.setenv("PLANTED_MARKER", str(marker))
+    (project / "hermes_planted_probe.py").write_text(MARKER_CODE)
+    with Engine.load(project) as engine:
+        assert engine.call("echo", {"text": "a"}).output == "a"
+        assert str(project) not in sys.path and str(project.resolve()) not in sys.path
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("hermes_planted_probe")
     assert not marker.exists()

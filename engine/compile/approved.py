@@ -223,6 +223,8 @@ def read_record(root: Path) -> dict[str, str] | None:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
+        if _known_marker(root).exists():
+            raise RecordError(f"{path} was removed after the project was approved") from None
         return None
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc}") from exc
@@ -241,10 +243,22 @@ def read_record(root: Path) -> dict[str, str] | None:
     return files
 
 
+def _known_marker(root: Path) -> Path:
+    """Kept beside the key (not the record) once a project has a record: a record that goes
+    missing afterwards is a removed record, never a first use."""
+    from engine.policy.audit import key_dir  # noqa: PLC0415
+
+    name = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return key_dir().parent / "trust" / "known" / name
+
+
 def write_record(root: Path, files: Mapping[str, str], by: str) -> Path:
     """Record ``files`` as the approved contents of the project (atomically)."""
     key = _mac_key(create=True)
     assert key is not None
+    marker = _known_marker(root)
+    marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    marker.write_text(str(root) + "\n", encoding="utf-8", errors="surrogateescape")
     path = record_path(root)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     body = {
@@ -279,6 +293,10 @@ class ApprovedFiles:
     _digests: _Digests = field(default_factory=_Digests)
     # The record's stat when the last check read it: a waiting host reloads once it differs.
     seen_record: tuple[int, ...] | None = None
+    # A record was seen (or written) by this loader: its absence later is a removal, not a first use.
+    had_record: bool = False
+    # The checked digest of each engine file of the current load: what is parsed or imported must match.
+    expected: dict[Path, str] = field(default_factory=dict)
 
     def check(
         self, packs: Iterable[Pack], plugin_folders: Iterable[str], config_off: bool, force: set[Path], generation: int
@@ -298,6 +316,8 @@ class ApprovedFiles:
             return [c.problem(None, warning=True) for c in changes(approved, current)]
         try:
             approved = read_record(self.root)
+            if approved is None and self.had_record:
+                raise RecordError(f"{where} was removed after this engine loaded the project")
         except RecordError as exc:
             if self.mode == "approve":
                 approved = None
@@ -312,16 +332,22 @@ class ApprovedFiles:
                         "review the project's files, then run `hermes-engine trust`",
                     )
                 ]
+        self.expected = {}
         if approved is not None and self.mode != "approve":
+            self.had_record = True
             found = changes(approved, current)
             if config_off and not any(c.path in CONFIG_NAMES for c in found):
                 return []  # the approved config itself turns the check off
             keeps = generation - 1 if generation > 1 else None
+            if not found:
+                self._expect(files, current)
             return [c.problem(keeps) for c in found]
         if config_off and approved is None:
             return []
         try:
             write_record(self.root, current, "dev/host approval" if self.mode == "approve" else "first load")
+            self.had_record = True
+            self._expect(files, current)
         except Exception as exc:  # no key dir, read-only state dir: the check cannot be kept
             return [
                 Problem(
@@ -334,6 +360,36 @@ class ApprovedFiles:
                 )
             ]
         return []
+
+
+    def _expect(self, files: Mapping[str, Path], digests: Mapping[str, str]) -> None:
+        from engine.compile.binding import EXPECTED_SOURCES  # noqa: PLC0415
+
+        self.expected = {files[rel]: digests[rel] for rel in files}
+        for path, digest in self.expected.items():
+            if path.suffix == ".py":
+                EXPECTED_SOURCES[str(path)] = digest
+
+    def verify_parsed(self, parsed: Iterable[tuple[Path, str, str]]) -> list[Problem]:
+        """``(path, display, digest of the bytes parsed)`` of each file the load used: any that is not
+        the content just checked changed while loading (or is a stale parse) and is refused."""
+        if not self.expected:
+            return []
+        problems = []
+        for path, display, digest in parsed:
+            expected = self.expected.get(path)
+            if expected is not None and digest and digest != expected:
+                problems.append(
+                    Problem(
+                        display,
+                        1,
+                        1,
+                        "unapproved-change",
+                        f"{display} changed while the engine was loading it; what was read is not the "
+                        "approved content, so it is not loaded",
+                    )
+                )
+        return problems
 
 
 def reapprove(path: Path, before: bytes, after: bytes) -> None:

@@ -8,6 +8,8 @@ object found must be a function *defined* there (``handlers.x:run`` where
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -39,7 +41,7 @@ class Bound:
     refused_return: str | None = None
 
 
-class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the ``.py`` on every import; no ``__pycache__`` file is read or written.
 
     Python takes a cached ``.pyc`` whose recorded size and mtime match the source; a tool
@@ -49,18 +51,36 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     def path_stats(self, path: str) -> Any:
         raise OSError("bytecode caches are not used for project handlers")
 
+    def get_data(self, path: str) -> bytes:
+        data: bytes = super().get_data(path)
+        expected = EXPECTED_SOURCES.get(path)
+        if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+            # Changed between the approval check and this import: never run it.
+            raise ImportError(f"{Path(path).name} changed after its approved content was checked", path=path)
+        return data
+
+
+# Approved SHA-256 of handler and plugin sources, by path (engine.compile.approved sets it): an
+# import reads the bytes once and runs them only when they are the approved ones.
+EXPECTED_SOURCES: dict[str, str] = {}
+
 
 class _HandlerSources(importlib.abc.MetaPathFinder):
     """Project handler packages import from their ``.py`` sources only (never a ``.pyc``, ``.so``)."""
 
     def __init__(self) -> None:
-        self.places: dict[str, set[Path]] = {}  # top-level package name -> its project directories
+        # top-level package name -> its project directories, the most recently prepared first
+        # (as sys.path.insert(0, root) ordered them when the roots were put on sys.path)
+        self.places: dict[str, list[Path]] = {}
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         places = self.places.get(fullname.partition(".")[0])
         if not places:
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        # A top-level handler package is looked up in its project only: the project root is never
+        # on sys.path, so a file the tools write there (resource.py, stringprep.py) shadows nothing.
+        where = path if path is not None else [str(d.parent) for d in places]
+        spec = importlib.machinery.PathFinder.find_spec(fullname, where)
         if spec is None or not spec.origin or not spec.has_location:
             return spec
         origin = Path(spec.origin)
@@ -68,15 +88,20 @@ class _HandlerSources(importlib.abc.MetaPathFinder):
             return spec
         if type(spec.loader) is not importlib.machinery.SourceFileLoader:
             raise ImportError(f"{origin.name} is not a .py source; handler packages import sources only", name=fullname)
-        spec.loader = _SourceOnlyLoader(fullname, spec.origin)
+        spec.loader = SourceOnlyLoader(fullname, spec.origin)
         return spec
 
 
 _SOURCES = _HandlerSources()
 
 
-def _source_only(top: str, root: Path) -> None:
-    _SOURCES.places.setdefault(top, set()).add(root / top)
+def source_only(top: str, root: Path) -> None:
+    """Import the package (or module) ``top`` found in ``root`` from its approved ``.py`` sources only."""
+    places = _SOURCES.places.setdefault(top, [])
+    if places[:1] != [root / top]:
+        with contextlib.suppress(ValueError):
+            places.remove(root / top)
+        places.insert(0, root / top)
     if _SOURCES not in sys.meta_path:
         sys.meta_path.insert(0, _SOURCES)
 
@@ -124,14 +149,8 @@ class Binder:
         if pack.is_plugin:
             return  # a plugin's package is imported by engine.plugins, never put on sys.path
         for prefix in pack.handler_roots:
-            _source_only(prefix.split(".", 1)[0], pack.root)
-        key = (pack.name, pack.root)
-        if key in self._prepared:
-            return
-        root = str(pack.root)
-        if root not in sys.path:
-            sys.path.insert(0, root)
-        self._prepared.add(key)
+            source_only(prefix.split(".", 1)[0], pack.root)
+        self._prepared.add((pack.name, pack.root))
 
     def import_name(self, module: str, pack: Pack) -> str:
         for prefix, real in pack.module_alias.items():

@@ -72,7 +72,7 @@ class _Checked:
 
 @dataclass(slots=True)
 class _FileEntry:
-    stat: tuple[int, int, int]
+    stat: tuple[int, int, int, int]
     parsed: ParsedFile
     checked: list[_Checked]
     max_bytes: int  # the size limit it was read under (a config setting)
@@ -102,12 +102,13 @@ class LoadResult:
         return [p for p in self.problems if p.severity == "warning"]
 
 
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
+def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    # ctime too: ``touch -d`` puts an mtime back, nothing puts a ctime back.
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class ProjectLoader:
@@ -151,7 +152,7 @@ class ProjectLoader:
     # -- files -------------------------------------------------------------------
 
     def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
-        key = _stat_key(path) or (0, 0, 0)
+        key = _stat_key(path) or (0, 0, 0, 0)
         cached = self._files.get(path)
         if cached is not None and cached.stat == key and cached.max_bytes == max_bytes and not force:
             return cached
@@ -227,7 +228,7 @@ class ProjectLoader:
         """
         changed: set[Path] = set()
         for path, entry in list(self._files.items()):
-            if path.is_relative_to(self.root) and (_stat_key(path) or (0, 0, 0)) != entry.stat:
+            if path.is_relative_to(self.root) and (_stat_key(path) or (0, 0, 0, 0)) != entry.stat:
                 changed.add(path)
         for path in candidates:
             if path in self._files:
@@ -345,6 +346,13 @@ class ProjectLoader:
         for path in list(self._files):
             if path not in seen and path != config_path:
                 del self._files[path]
+        if self.approved is not None:
+            # What was parsed must be the very content just approved: a file flipped between the
+            # check and the parse, or a stale parse kept by its stat, is refused.
+            used = [(p, e.parsed.file, e.parsed.digest) for p, e in self._files.items()]
+            stale = self.approved.verify_parsed(used)
+            if stale:
+                return LoadResult(None, sorted([*problems, *stale]), {"tools": 0, "toolsets": 0, "patterns": 0})
 
         tool_docs: list[Document] = []
         toolset_docs: list[Document] = []

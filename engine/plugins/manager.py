@@ -17,6 +17,7 @@ validated by the loader like the project's own manifests; any error anywhere fai
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
@@ -31,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from engine.compile.binding import BindError, Bound, describe
+from engine.compile.binding import BindError, Bound, SourceOnlyLoader, describe, source_only
 from engine.config import PLUGIN_NAME, Config
 from engine.errors import ConfigurationError, Problem
 from engine.plugins.context import CallSite, PluginContext
@@ -651,8 +652,13 @@ def _shadow_problem(package: str, folder: Path) -> str | None:
         if location is not None and location.is_relative_to(folder.resolve()):
             return None
         return f"a module named {package!r} is already imported from {location}; rename the plugin's package"
+    # Standard and installed modules only: not the project packages the engine registered itself.
     try:
-        spec = importlib.util.find_spec(package)
+        spec = (
+            importlib.machinery.BuiltinImporter.find_spec(package)
+            or importlib.machinery.FrozenImporter.find_spec(package)
+            or importlib.machinery.PathFinder.find_spec(package)
+        )
     except (ImportError, ValueError):
         spec = None
     if spec is not None:
@@ -665,13 +671,22 @@ def _import_folder_package(folder: Path, package: str) -> ModuleType:
     existing = sys.modules.get(package)
     if existing is not None:
         return existing
+    # From the approved .py sources only, the package and its submodules (never a planted .pyc).
+    source_only(package, folder)
     directory = folder / package
     if directory.is_dir():
+        init = directory / "__init__.py"
         spec = importlib.util.spec_from_file_location(
-            package, directory / "__init__.py", submodule_search_locations=[str(directory)]
+            package,
+            init,
+            loader=SourceOnlyLoader(package, str(init)),
+            submodule_search_locations=[str(directory)],
         )
     else:
-        spec = importlib.util.spec_from_file_location(package, folder / f"{package}.py")
+        module_file = folder / f"{package}.py"
+        spec = importlib.util.spec_from_file_location(
+            package, module_file, loader=SourceOnlyLoader(package, str(module_file))
+        )
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {package!r} from {folder}")
     module = importlib.util.module_from_spec(spec)

@@ -10,6 +10,7 @@ alias expansion bombs, recursive aliases, absurd nesting and foreign tags.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import operator
 import re
@@ -336,6 +337,7 @@ class ParsedFile:
     file: str
     documents: list[Document]
     problems: list[Problem]
+    digest: str = ""  # SHA-256 of the very bytes parsed (engine.compile.approved compares it)
 
 
 def parse_bytes(data: bytes, file: str, *, pack: str = "project", path: Path | None = None) -> ParsedFile:
@@ -397,7 +399,9 @@ def parse_file(path: Path, file: str, *, pack: str = "project", max_bytes: int =
         data = path.read_bytes()
     except OSError as exc:
         return ParsedFile(file, [], [Problem(file, 1, 1, "file-unreadable", exc.strerror or str(exc))])
-    return parse_bytes(data, file, pack=pack, path=path)
+    parsed = parse_bytes(data, file, pack=pack, path=path)
+    parsed.digest = hashlib.sha256(data).hexdigest()
+    return parsed
 
 
 _SPACES = re.compile(r"\s+")
