@@ -29,6 +29,16 @@ def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
     return head + unit * count + tail
 
 
+def _deep_quoting(size: int) -> str:
+    """`sh -c 'sh -c '"'"'...` nested as deep as ``size`` allows (each level quotes the one inside)."""
+    command = "rm -rf ./x"
+    while True:
+        quoted = "sh -c '" + command.replace("'", "'\"'\"'") + "'"
+        if len(quoted) > size:
+            return command
+        command = quoted
+
+
 # name -> builder(size in characters)
 SHAPES: dict[str, Callable[[int], str]] = {
     "kill -s -s ... x (flag-repetition regex)": lambda n: _fill(" -s", n, "kill", " x"),
@@ -49,6 +59,13 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
     "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
     "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",
+    "python -c 'run(1);... (inline calls)": lambda n: _fill("run(1);", n, "python3 -c '", "'"),
+    "cat x | cat x | ... (long pipeline)": lambda n: _fill("cat x | ", n, "", "sh"),
+    "echo $(a) $(a) ... (many substitutions)": lambda n: _fill("$(a) ", n, "echo "),
+    'echo "\\"\\"... (escapes in quotes)': lambda n: _fill('\\"', n, 'echo "', '"'),
+    "sh -c 'sh -c ... (deep quoting)": _deep_quoting,
+    "cat <<E x E ... (many here-documents)": lambda n: _fill("cat <<E\nx\nE\n", n),
+    "echo x >a >a ... (many redirects)": lambda n: _fill(" >a", n, "echo x"),
 }
 
 
@@ -65,7 +82,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-kib", type=int, default=1024)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="", help="run only the shapes whose name contains this text")
     opts = parser.parse_args()
+    shapes = {name: build for name, build in SHAPES.items() if opts.only in name}
 
     from engine import Engine
 
@@ -76,11 +95,11 @@ def main() -> None:
     gc.freeze()
     sizes = [kib * KIB for kib in (1, 4, 16, 64, 256, 1024) if kib <= opts.max_kib]
     rows = []
-    per_shape: dict[str, list[float]] = {name: [] for name in SHAPES}
+    per_shape: dict[str, list[float]] = {name: [] for name in shapes}
     previous: float | None = None
     for size in sizes:
         worst, worst_name, floor = 0.0, "", 0.0
-        for name, build in SHAPES.items():
+        for name, build in shapes.items():
             text = build(size)
             seconds = measure(check, text, opts.rounds)
             per_shape[name].append(seconds)

@@ -36,6 +36,9 @@ HARDLINE_PAST_A_LIMIT = [
     "echo " + "a" * 70_000 + "; rm -rf ~",
     "x=$(" * 20 + "rm -rf /" + ")" * 20,
     "echo '" + "x" * 10 + "; rm -rf /",  # unbalanced quote
+    # An inline program padded with calls (once read up to 64 of them, the rest skipped unread).
+    "python3 -c '" + "run(1);" * 70 + 'os.system("reboot")' + "'",
+    "python3 -c '" + "exec(" * 3000 + 'os.system("reboot")' + "'",
 ]
 
 ASK_PAST_A_LIMIT = [
@@ -45,6 +48,7 @@ ASK_PAST_A_LIMIT = [
     "echo '" + "a" * 70_000,  # unterminated and oversized
     "echo 'unterminated",
     "cat <<EOF\nno end",
+    "python3 -c '" + "exec(" * 3000 + "'",  # more brackets in its calls than are read
 ]
 
 
