@@ -54,6 +54,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "$($($(... (nested substitutions)": lambda n: "echo " + "$(" * (n // 3) + ")" * (n // 3),
     "'a' 'a' ... (quoted words)": lambda n: _fill("'a' ", n, "echo "),
     "rm a1; rm a2; ... (distinct commands)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)),
+    "rm -rf a1; ... (distinct paths to classify)": lambda n: "".join(f"rm -rf a{i}; " for i in range(n // 12)),
     "ESC] ESC] ... (escapes, readings)": lambda n: _fill("true \x1b]", n),
     "ｒｍ ｒｍ ... (fullwidth, readings)": lambda n: _fill("ｒｍ －ｒｆ ", n),
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),

@@ -39,6 +39,9 @@ HARDLINE_PAST_A_LIMIT = [
     # An inline program padded with calls (once read up to 64 of them, the rest skipped unread).
     "python3 -c '" + "run(1);" * 70 + 'os.system("reboot")' + "'",
     "python3 -c '" + "exec(" * 3000 + 'os.system("reboot")' + "'",
+    # Thousands of distinct commands (each judged by the flat scan), then one that is hardline.
+    "".join(f"rm a{i}; " for i in range(3000)) + "Remove-Item -Recurse ~",
+    "".join(f"rm -rf a{i}; " for i in range(600)) + "rm -rf ~/",
 ]
 
 ASK_PAST_A_LIMIT = [
