@@ -234,6 +234,9 @@ class Evaluator:
         # The names of the engine's own files are path fragments too: only known at run time.
         self._engine_names = _alternation(places.names) if places else None
         self._substrings = _alternation((*policy.trigger_substrings, *(places.names if places else ())))
+        # The same tests on RE2 for long texts (`re` tries each alternative at each position).
+        self._long_substrings = _LongSearch(self._substrings)
+        self._long_triggers = _LongSearch(_trigger_words(policy.trigger_words))
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -413,10 +416,14 @@ class Evaluator:
         if policy.always_parse or _OBFUSCATION.search(text):
             return False
         lowered = text.lower()
-        if self._substrings is not None and self._substrings.search(lowered):
-            return False
-        if not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
-            return False
+        if len(lowered) > _LONG:
+            if self._long_substrings.found(lowered) or self._long_triggers.found(lowered):
+                return False
+        else:
+            if self._substrings is not None and self._substrings.search(lowered):
+                return False
+            if not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
+                return False
         # A word may land elsewhere than it reads (a symbolic link): judge it where it lands.
         return not view.text_lands_elsewhere(text)
 
@@ -655,6 +662,36 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
         return None
     body = "|".join(options)
     return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
+
+
+_LONG = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
+
+
+class _LongSearch:
+    """Whether a long text holds a match of a pattern of literal alternatives, on RE2: linear,
+    where `re` tries every alternative at every position. Made when first used."""
+
+    __slots__ = ("_finder", "_pattern")
+
+    def __init__(self, pattern: re.Pattern[str] | None) -> None:
+        self._pattern = pattern
+        self._finder: Finder | None = None
+
+    def found(self, text: str) -> bool:
+        if self._pattern is None:
+            return False
+        if self._finder is None:
+            self._finder = Finder(self._pattern.pattern)
+        return next(self._finder.spans(text.encode("utf-8", "surrogatepass")), None) is not None
+
+
+def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
+    """A trigger word as a whole run of _WORDS characters (what `_WORDS.findall` would find)."""
+    ordered = sorted(words, key=len, reverse=True)
+    if not ordered:
+        return None
+    body = "|".join(re.escape(w) for w in ordered)
+    return re.compile(rf"(?:^|[^a-z0-9_.+\-])(?:{body})(?:[^a-z0-9_.+\-]|$)")
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:

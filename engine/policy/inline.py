@@ -8,10 +8,10 @@ literals of the call's arguments, in order, with expressions naming the home
 directory read as `~`. What the arguments compute beyond literals is left to the
 patterns on the program itself (a computed call is at least an ask).
 
-Reading is linear in the program: the scan jumps from bracket to quote on `re`,
-each call's arguments are read within _MAX_ARGUMENTS characters, and a program
-has _MAX_SCAN brackets and _MAX_READ characters of arguments to spend
-in all. A program with more calls or more to read than that is past a limit
+Reading is linear in the program: the scan jumps from bracket to bracket on `re`
+(quoted strings stepped over whole), each call's arguments are read within
+_MAX_ARGUMENTS characters, and a program has _MAX_SCAN brackets and _MAX_READ
+characters of arguments to spend in all. A program with more calls or more to read than that is past a limit
 (OverBudget: the check asks, and denies when the flat scan finds a hardline command).
 """
 
