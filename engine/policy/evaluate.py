@@ -350,14 +350,14 @@ class Evaluator:
                 if regex is not None:
                     ok = regex_ok.get(i)
                     if ok is None:
-                        ok = regex_ok[i] = regex.search(text) is not None
+                        ok = regex_ok[i] = regex.search_text(text) is not None
                     if not ok:
                         continue
                 if matcher.matches_command(command, classify, name_checked):
                     seen.add((i, shown))
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
         for i, pattern in index.regex_only:
-            if pattern.regex.search(text):  # type: ignore[union-attr]
+            if pattern.regex.search_text(text):  # type: ignore[union-attr]
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)
@@ -389,7 +389,7 @@ class Evaluator:
         for _, pattern in index.regex_only:
             regex = pattern.regex
             # A bounded (non-linear) regex may have just run out of time: only linear ones here.
-            if pattern.severity == "hardline" and regex is not None and regex.linear and regex.search(text):
+            if pattern.severity == "hardline" and regex is not None and regex.linear and regex.search_text(text):
                 out[pattern.key, ""] = Match(
                     pattern.key, pattern.description, pattern.severity, text[:200].strip(), grantable=False
                 )

@@ -343,10 +343,10 @@ class Matcher:
         return self.reads is not None and self.reads.any(sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:
-        return self.text is not None and self.text.search(command.text + "\n" + command.stdin) is not None
+        return self.text is not None and self.text.search_text(command.text + "\n" + command.stdin) is not None
 
     def _code_ok(self, command: Command, classify: Any) -> bool:
-        return self.code is not None and command.code is not None and self.code.search(command.code) is not None
+        return self.code is not None and command.code is not None and self.code.search_text(command.code) is not None
 
     def _code_paths_ok(self, command: Command, classify: Any) -> bool:
         return (

@@ -172,6 +172,15 @@ class Regex:
             return True if self._compiled.Match(_ANCHOR_START, data, 0, len(data))[0][0] >= 0 else None
         return self._bounded("match", text)
 
+    def search_text(self, text: str) -> object:
+        """``search`` over what may be a whole command line: past _LONG_TEXT characters on RE2
+        when it can run the pattern (`re` tries each alternative at each position: a
+        case-insensitive alternation takes milliseconds over 64 KiB, RE2 a tenth of one)."""
+        if len(text) > _LONG_TEXT and self.linear:
+            data = _encode(text)
+            return True if self._compiled.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
+        return self.search(text)
+
     def _bounded(self, how: str, text: str) -> bool | None:
         found = bounded(self.pattern, getattr(self._fallback, how), text)
         return True if found is not None else None
@@ -305,6 +314,7 @@ def _short(degree: int | None) -> int:
     return int(_BACKTRACK_STEPS ** (1 / degree))
 
 
+_LONG_TEXT = 4096  # characters past which search_text runs on RE2
 # Backtracking steps ``re`` may take on one text: texts up to the length where n ** degree
 # reaches this run on ``re``; longer ones on RE2.
 _BACKTRACK_STEPS = 1 << 16
