@@ -29,6 +29,16 @@ def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
     return head + unit * count + tail
 
 
+def _deep_quoting(size: int) -> str:
+    """`sh -c 'sh -c '"'"'...` nested as deep as ``size`` allows (each level quotes the one inside)."""
+    command = "rm -rf ./x"
+    while True:
+        quoted = "sh -c '" + command.replace("'", "'\"'\"'") + "'"
+        if len(quoted) > size:
+            return command
+        command = quoted
+
+
 # name -> builder(size in characters)
 SHAPES: dict[str, Callable[[int], str]] = {
     "kill -s -s ... x (flag-repetition regex)": lambda n: _fill(" -s", n, "kill", " x"),
@@ -44,11 +54,19 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "$($($(... (nested substitutions)": lambda n: "echo " + "$(" * (n // 3) + ")" * (n // 3),
     "'a' 'a' ... (quoted words)": lambda n: _fill("'a' ", n, "echo "),
     "rm a1; rm a2; ... (distinct commands)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)),
+    "rm -rf a1; ... (distinct paths to classify)": lambda n: "".join(f"rm -rf a{i}; " for i in range(n // 12)),
     "ESC] ESC] ... (escapes, readings)": lambda n: _fill("true \x1b]", n),
     "ｒｍ ｒｍ ... (fullwidth, readings)": lambda n: _fill("ｒｍ －ｒｆ ", n),
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
     "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
     "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",
+    "python -c 'run(1);... (inline calls)": lambda n: _fill("run(1);", n, "python3 -c '", "'"),
+    "cat x | cat x | ... (long pipeline)": lambda n: _fill("cat x | ", n, "", "sh"),
+    "echo $(a) $(a) ... (many substitutions)": lambda n: _fill("$(a) ", n, "echo "),
+    'echo "\\"\\"... (escapes in quotes)': lambda n: _fill('\\"', n, 'echo "', '"'),
+    "sh -c 'sh -c ... (deep quoting)": _deep_quoting,
+    "cat <<E x E ... (many here-documents)": lambda n: _fill("cat <<E\nx\nE\n", n),
+    "echo x >a >a ... (many redirects)": lambda n: _fill(" >a", n, "echo x"),
 }
 
 
@@ -65,7 +83,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-kib", type=int, default=1024)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="", help="run only the shapes whose name contains this text")
     opts = parser.parse_args()
+    shapes = {name: build for name, build in SHAPES.items() if opts.only in name}
 
     from engine import Engine
 
@@ -76,11 +96,11 @@ def main() -> None:
     gc.freeze()
     sizes = [kib * KIB for kib in (1, 4, 16, 64, 256, 1024) if kib <= opts.max_kib]
     rows = []
-    per_shape: dict[str, list[float]] = {name: [] for name in SHAPES}
+    per_shape: dict[str, list[float]] = {name: [] for name in shapes}
     previous: float | None = None
     for size in sizes:
         worst, worst_name, floor = 0.0, "", 0.0
-        for name, build in SHAPES.items():
+        for name, build in shapes.items():
             text = build(size)
             seconds = measure(check, text, opts.rounds)
             per_shape[name].append(seconds)

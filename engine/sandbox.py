@@ -9,10 +9,12 @@ template. Jinja's sandbox stops attribute tricks but not work: nested
   concatenation (``+`` and ``~``), printf and format widths, the padding methods
   and filters, ``replace``, ``batch`` fill, ``tojson`` indent — are checked
   before they run, so no one value exceeds MAX_TEXT.
-- **Time and memory** of Python-level work (every loop a template runs is Python
+- **Work and memory** of Python-level work (every loop a template runs is Python
   code) are watched by a trace function on the rendering thread, which stops the
-  render past its deadline or when the process has grown by more than the
-  allowance while rendering.
+  render past a number of steps (calls, and lines of template code: the same
+  template stops at the same step on any machine, however busy), past a backstop
+  of CPU time of the rendering thread (what other processes do does not count), or
+  when the process has grown by more than the allowance while rendering.
 - **Output** is streamed and cut at its limit.
 
 Past any limit the render raises :class:`RenderLimit`: at load a located
@@ -33,7 +35,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jinja2
 
-RENDER_SECONDS = 1.0
+# Trace events (calls, and lines of template code) one render may take: about half a second of
+# work on an idle machine. Counted, not timed, so a busy machine refuses no template it would
+# otherwise render.
+RENDER_STEPS = 1_000_000
+# CPU seconds of the rendering thread (not wall time): a backstop for steps that each do much
+# work in C; other processes on the machine do not add to it.
+RENDER_SECONDS = 2.0
 MAX_TEXT = 1_000_000  # characters of any one value a template builds, and of its output
 MAX_GROWTH = 256 * 1024 * 1024  # bytes the process may grow by while one template renders
 _MAX_INT_BITS = 1 << 16
@@ -238,8 +246,9 @@ def _grown() -> Callable[[], int]:
 class _Watchdog:
     """A trace function that stops Python-level work past a deadline or a memory allowance."""
 
-    def __init__(self, seconds: float, growth: int) -> None:
-        self.deadline = time.monotonic() + seconds
+    def __init__(self, steps: int, seconds: float, growth: int) -> None:
+        self.steps = steps
+        self.deadline = time.thread_time() + seconds
         self.seconds = seconds
         self.growth = growth
         self.grown = _grown()
@@ -260,8 +269,10 @@ class _Watchdog:
         # outgrow the allowance by more than 16 of them between two checks.
         self.events += 1
         if not self.events & 0xF:
-            if time.monotonic() > self.deadline:
-                raise RenderLimit(f"rendering took longer than {self.seconds:g} s")
+            if self.events > self.steps:
+                raise RenderLimit(f"rendering took more than {self.steps:,} steps")
+            if time.thread_time() > self.deadline:
+                raise RenderLimit(f"rendering took more than {self.seconds:g} s of CPU time")
             if self.grown() > self.growth:
                 raise RenderLimit(f"rendering used more than {self.growth // (1 << 20)} MiB")
 
@@ -273,7 +284,7 @@ def render(template: jinja2.Template, values: Mapping[str, Any]) -> str:
         RenderLimit: past the time, memory or size limit.
         Exception: whatever the template's own expressions raise.
     """
-    watchdog = _Watchdog(RENDER_SECONDS, MAX_GROWTH)
+    watchdog = _Watchdog(RENDER_STEPS, RENDER_SECONDS, MAX_GROWTH)
     previous = sys.gettrace()
     sys.settrace(watchdog)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,3 +138,70 @@ def re2_anchor() -> object:
     from re2 import _re2
 
     return _re2.RE2.Anchor.UNANCHORED
+
+
+class _Busy:
+    """The `regex` module on a machine so busy that each first search of a text reaches its wall
+    timeout before it has run at all (the thread was kept off the CPU): what it then does is
+    exactly what the real module does."""
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+        self.V0 = real.V0  # type: ignore[attr-defined]
+
+    def compile(self, pattern: str, flags: int) -> object:
+        return _BusyPattern(self.real.compile(pattern, flags))  # type: ignore[attr-defined]
+
+
+class _BusyPattern:
+    def __init__(self, compiled: object) -> None:
+        self.compiled = compiled
+        self.groupindex = compiled.groupindex  # type: ignore[attr-defined]
+        self.seen: set[str] = set()
+
+    def _busy(self, how: str, text: str, *args: object, timeout: float) -> object:
+        if text not in self.seen:
+            self.seen.add(text)
+            time.sleep(timeout * 2)  # off the CPU past the wall timeout
+            raise TimeoutError("regex timed out")
+        return getattr(self.compiled, how)(text, *args, timeout=timeout)
+
+    def search(self, text: str, timeout: float) -> object:
+        return self._busy("search", text, timeout=timeout)
+
+    def match(self, text: str, timeout: float) -> object:
+        return self._busy("match", text, timeout=timeout)
+
+    def fullmatch(self, text: str, timeout: float) -> object:
+        return self._busy("fullmatch", text, timeout=timeout)
+
+
+def test_the_regex_bound_counts_cpu_time_not_the_wall_clock(
+    write_project: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a machine busy enough to miss every wall-clock timeout, a pattern RE2 cannot run still
+    # judges its examples (validate passes), and a catastrophic one is still refused.
+    from engine.policy import regexes
+
+    real = regexes.fallback_engine()
+    monkeypatch.setattr(regexes, "fallback_engine", lambda: _Busy(real))
+    fine = {
+        "key": "bomb",
+        "description": "a backreference RE2 cannot run",
+        "severity": "dangerous",
+        "regex": r"(?P<f>\w+)\(\)\{ (?P=f)\|(?P=f)& \}",
+        "examples": {"match": ["bomb(){ bomb|bomb& }"], "not_match": ["x :(){ :|:& };:"]},
+    }
+    result = CliRunner().invoke(cli, ["--root", str(_project(write_project, fine)), "validate"])
+    assert result.exit_code == 0, result.output
+    slow = {
+        "key": "slow",
+        "description": "a backreference RE2 cannot run",
+        "severity": "dangerous",
+        "regex": "^(a|aa)+\\1$",
+        "examples": {"match": ["aa"], "not_match": ["a" * 40 + "b"]},
+    }
+    result = CliRunner().invoke(cli, ["--root", str(_project(write_project, slow)), "validate", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]

@@ -78,7 +78,7 @@ def test_a_template_that_runs_away_only_at_run_time_falls_back_to_its_load_time_
     [lead] = engine.definitions("openai", enabled=["t"])
     assert time.monotonic() - started < RENDER_SECONDS + 10
     assert lead["function"]["description"] == "With helper."
-    assert "longer than" in caplog.text
+    assert "took more than" in caplog.text
 
 
 def test_ordinary_templates_render_as_before(write_project: Callable[..., Path]) -> None:
@@ -90,3 +90,26 @@ def test_ordinary_templates_render_as_before(write_project: Callable[..., Path])
     [lead] = engine.definitions("openai")
     expected = "lead".center(30) + "     3    a ab [1, 2, 3] 1024 2"
     assert lead["function"]["description"] == expected
+
+
+def test_the_render_limit_counts_steps_not_the_clock(
+    write_project: Callable[..., Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A machine so busy that every look at the wall clock finds a second gone, and a CPU clock
+    # that never moves: an ordinary template still renders, a runaway loop is still stopped (by
+    # its step count), so what validate says does not depend on what else the machine runs.
+    from engine import sandbox
+
+    wall = iter(range(0, 10**9))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(wall)))
+    monkeypatch.setattr(sandbox.time, "thread_time", lambda: 0.0)
+    ordinary = "{% for i in range(2000) %}{{ i }}{% endfor %}"
+    tool = BASE + f"description: {json.dumps(ordinary)}\n" + PARAMS
+    result = runner.invoke(cli, ["validate", "--root", str(project(write_project, tool)), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    loop = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    tool = BASE + f"description: {json.dumps(loop)}\n" + PARAMS
+    result = runner.invoke(cli, ["validate", "--root", str(project(write_project, tool)), "--format", "json"])
+    assert result.exit_code == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["code"] == "template-render" and "steps" in error["message"]

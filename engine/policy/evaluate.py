@@ -30,7 +30,7 @@ from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolic
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments
 from engine.policy.programs import ProgramTable
-from engine.policy.regexes import Finder, RegexTimeout, glob_in_word
+from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
 from engine.runtime.code import inline_command
@@ -234,6 +234,10 @@ class Evaluator:
         # The names of the engine's own files are path fragments too: only known at run time.
         self._engine_names = _alternation(places.names) if places else None
         self._substrings = _alternation((*policy.trigger_substrings, *(places.names if places else ())))
+        # The fast path's tests on RE2 (`re` tries each alternative at each position): the
+        # substrings always, the trigger words in long texts (a set lookup per word is cheaper in short ones).
+        self._substring_finder = _LongSearch(self._substrings)
+        self._long_triggers = _LongSearch(_trigger_words(policy.trigger_words))
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -346,14 +350,14 @@ class Evaluator:
                 if regex is not None:
                     ok = regex_ok.get(i)
                     if ok is None:
-                        ok = regex_ok[i] = regex.search(text) is not None
+                        ok = regex_ok[i] = regex.search_text(text) is not None
                     if not ok:
                         continue
                 if matcher.matches_command(command, classify, name_checked):
                     seen.add((i, shown))
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
         for i, pattern in index.regex_only:
-            if pattern.regex.search(text):  # type: ignore[union-attr]
+            if pattern.regex.search_text(text):  # type: ignore[union-attr]
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)
@@ -385,7 +389,7 @@ class Evaluator:
         for _, pattern in index.regex_only:
             regex = pattern.regex
             # A bounded (non-linear) regex may have just run out of time: only linear ones here.
-            if pattern.severity == "hardline" and regex is not None and regex.linear and regex.search(text):
+            if pattern.severity == "hardline" and regex is not None and regex.linear and regex.search_text(text):
                 out[pattern.key, ""] = Match(
                     pattern.key, pattern.description, pattern.severity, text[:200].strip(), grantable=False
                 )
@@ -413,9 +417,13 @@ class Evaluator:
         if policy.always_parse or _OBFUSCATION.search(text):
             return False
         lowered = text.lower()
-        if self._substrings is not None and self._substrings.search(lowered):
+        # Hundreds of literal fragments: RE2 finds one faster than `re` even in a short line.
+        if self._substring_finder.found(lowered):
             return False
-        if not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
+        if len(lowered) > _LONG:
+            if self._long_triggers.found(lowered):
+                return False
+        elif not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
             return False
         # A word may land elsewhere than it reads (a symbolic link): judge it where it lands.
         return not view.text_lands_elsewhere(text)
@@ -655,6 +663,43 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
         return None
     body = "|".join(options)
     return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
+
+
+_LONG = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
+
+
+class _LongSearch:
+    """Whether a text holds a match of a pattern of literal alternatives, on RE2: linear, where
+    `re` tries every alternative at every position. Made when first used."""
+
+    __slots__ = ("_finder", "_pattern")
+
+    def __init__(self, pattern: re.Pattern[str] | None) -> None:
+        self._pattern = pattern
+        self._finder: Finder | bool | None = None  # False: RE2 cannot run it (then `re` does)
+
+    def found(self, text: str) -> bool:
+        pattern = self._pattern
+        if pattern is None:
+            return False
+        finder = self._finder
+        if finder is None:
+            try:
+                finder = self._finder = Finder(pattern.pattern)
+            except RegexError:
+                finder = self._finder = False
+        if finder is False:
+            return pattern.search(text) is not None
+        return next(finder.spans(text.encode("utf-8", "surrogatepass")), None) is not None  # type: ignore[union-attr]
+
+
+def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
+    """A trigger word as a whole run of _WORDS characters (what `_WORDS.findall` would find)."""
+    ordered = sorted(words, key=len, reverse=True)
+    if not ordered:
+        return None
+    body = "|".join(re.escape(w) for w in ordered)
+    return re.compile(rf"(?:^|[^a-z0-9_.+\-])(?:{body})(?:[^a-z0-9_.+\-]|$)")
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:

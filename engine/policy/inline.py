@@ -7,11 +7,19 @@
 literals of the call's arguments, in order, with expressions naming the home
 directory read as `~`. What the arguments compute beyond literals is left to the
 patterns on the program itself (a computed call is at least an ask).
+
+Reading is linear in the program: the scan jumps from bracket to bracket on `re`
+(quoted strings stepped over whole), each call's arguments are read within
+_MAX_ARGUMENTS characters, and a program has _MAX_SCAN brackets and _MAX_READ
+characters of arguments to spend in all. A program with more calls or more to read than that is past a limit
+(OverBudget: the check asks, and denies when the flat scan finds a hardline command).
 """
 
 from __future__ import annotations
 
 import re
+
+from engine.policy.lexer import OverBudget
 
 # Expressions that name the home directory (for paths in code, and arguments of calls).
 HOME_EXPRESSIONS = (
@@ -41,11 +49,40 @@ _DO_SHELL_SCRIPT = re.compile(r"do\s+shell\s+script\s+(\"(?:[^\"\\]|\\.)*\")", r
 _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
 _MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
+_MAX_SCAN = 2048  # brackets stepped over per program, in all its calls
+_MAX_READ = 64 * 1024  # characters of arguments read per program, in all its calls
+# From where a scan is to the next bracket, quoted strings (their backslash escapes skipped) and
+# other text stepped over at once: group 1 is the bracket, or a quote that is never closed.
+_NEXT = re.compile(
+    r"""(?:[^"'()\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+')*+([()\[\]{}"'])""",
+    re.DOTALL,
+)
+
+
+class _Spent:
+    """What reading one program has spent of its budget."""
+
+    __slots__ = ("read", "steps")
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.read = 0
+
+    def take(self, text: str) -> str:
+        self.read += len(text)
+        if self.read > _MAX_READ:
+            raise OverBudget(f"an inline program with more than {_MAX_READ} characters of call arguments")
+        return text
 
 
 def embedded_shell(code: str, language: str = "") -> list[str]:
-    """Shell commands ``code`` hands to the system, as far as its literals say."""
+    """Shell commands ``code`` hands to the system, as far as its literals say.
+
+    Raises:
+        OverBudget: more calls, or more to read in them, than the limits (see the module).
+    """
     scripts: list[str] = []
+    spent = _Spent()
     if language == "awk":
         for match in _AWK_PIPE.finditer(code):
             literal = match.group(1) or match.group(2)
@@ -56,8 +93,8 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
     for n, match in enumerate(_CALL.finditer(code)):
         if n >= _MAX_CALLS:
-            break
-        arguments = _arguments(code, match.start(), match.end())
+            raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may run a command")
+        arguments = spent.take(_arguments(code, match.start(), match.end(), spent))
         if arguments:
             words = _words(arguments)
             if words:
@@ -69,50 +106,58 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     return scripts
 
 
-def _arguments(code: str, start: int, end: int) -> str:
+def _arguments(code: str, start: int, end: int, spent: _Spent) -> str:
     """The text of a call's arguments: `f(ARGS)`, perl/ruby `f ARGS;`, or lisp `(f ARGS)`."""
-    before = code[:start].rstrip()
+    before = start
+    while before > 0 and code[before - 1].isspace():
+        before -= 1
     i = end
     while i < len(code) and code[i] in " \t":
         i += 1
-    if before.endswith("("):  # (shell-command "...")
-        return _balanced(code, end, ")")
+    if before > 0 and code[before - 1] == "(":  # (shell-command "...")
+        return _balanced(code, end, ")", spent)
     if i < len(code) and code[i] == "(":
-        return _balanced(code, i + 1, ")")
+        return _balanced(code, i + 1, ")", spent)
     if i < len(code) and code[i] in "\"'[":
-        stop = len(code)
+        # Up to the first mark; the search is bounded by what is left to read (past it, OverBudget).
+        limit = min(len(code), i + _MAX_READ - spent.read + 1)
+        stop = limit
         for mark in (";", "\n", "}"):
-            at = code.find(mark, i)
+            at = code.find(mark, i, stop)
             if at >= 0:
-                stop = min(stop, at)
+                stop = at
         return code[i:stop]
     return ""
 
 
-def _balanced(code: str, i: int, closer: str) -> str:
+def _balanced(code: str, i: int, closer: str, spent: _Spent) -> str:
     """Text from ``i`` to the closer that ends the group open before it (quotes skipped)."""
     depth = 1
     start = i
     limit = min(len(code), i + _MAX_ARGUMENTS)
-    quote = ""
-    while i < limit:
-        ch = code[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0 and ch == closer:
-                return code[start:i]
-        i += 1
-    return ""  # not closed within the limit: nothing certain to read
+    step = _NEXT.match
+    steps = spent.steps
+    try:
+        while True:
+            found = step(code, i, limit)
+            if found is None:
+                return ""  # not closed within the limit: nothing certain to read
+            steps += 1
+            at = found.end() - 1
+            ch = code[at]
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0 and ch == closer:
+                    return code[start:at]
+            else:
+                return ""  # a quote not closed within the limit
+            if steps > _MAX_SCAN:
+                raise OverBudget(f"an inline program with more than {_MAX_SCAN} brackets in its calls")
+            i = at + 1
+    finally:
+        spent.steps = steps
 
 
 def _words(arguments: str) -> list[str]:

@@ -35,6 +35,11 @@ MAX_TOKENS = 1024
 MAX_NESTING = 64
 
 
+# Inside double quotes: characters that are none of `"`, `\`, `$`, a backquote; runs of escapes.
+_DQ_PLAIN = re.compile(r'[^"\\$`]+')
+_DQ_ESCAPES = re.compile(r'(?:\\[$`"\\\n])+')
+
+
 class ShellSyntaxError(Exception):
     """The text cannot be split the way a shell would (unbalanced quotes, ...)."""
 
@@ -460,7 +465,15 @@ class Lexer:
                 segs.append(Seg(LIT, "".join(buf), quoted=True))
                 buf.clear()
 
+        plain = _DQ_PLAIN.match
+        escapes = _DQ_ESCAPES.match
         while self.pos < n:
+            # Runs of ordinary characters, and of escapes, are taken whole (linear in C).
+            found = plain(text, self.pos)
+            if found is not None:
+                buf.append(found.group())
+                self.pos = found.end()
+                continue
             ch = text[self.pos]
             if ch == '"':
                 self.pos += 1
@@ -468,10 +481,12 @@ class Lexer:
                 if not segs or segs[-1].kind != LIT or not segs[-1].quoted:
                     segs.append(Seg(LIT, "", quoted=True))  # "" is an empty, quoted word
                 return
-            if ch == "\\" and self.pos + 1 < n and text[self.pos + 1] in '$`"\\\n':
-                if text[self.pos + 1] != "\n":
-                    buf.append(text[self.pos + 1])
-                self.pos += 2
+            if ch == "\\" and (found := escapes(text, self.pos)) is not None:
+                # Each `\X` (X one of $ ` " \ newline) is X; a backslash-newline is nothing.
+                unescaped = found.group()[1::2].replace("\n", "")
+                if unescaped:
+                    buf.append(unescaped)
+                self.pos = found.end()
             elif ch == "$":
                 flush()
                 self._dollar(segs, quoted=True)

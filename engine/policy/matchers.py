@@ -222,6 +222,9 @@ class Matcher:
     _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     # The tests this matcher needs beyond its name, cheapest first (built once, run per command).
     _checks: tuple[Callable[[Command, Any], bool], ...] = field(init=False, default=())
+    # `words` tests no path classes (a regex or glob on each word): run before `args`, whose
+    # classes make it look at the file system (`rm a1` fails `-(recurse|r)` before `a1` is classified).
+    _words_first: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
@@ -240,6 +243,7 @@ class Matcher:
             or self.options
             or self.no_args is not None
         )
+        self._words_first = self.words is not None and not (self.words.classes or self.words.not_classes)
         checks: list[Callable[[Command, Any], bool]] = []
         if self.path is not None:
             checks.append(_never)
@@ -321,9 +325,12 @@ class Matcher:
             return False
         if self.no_args is not None and (not positionals) != self.no_args:
             return False
+        words = self.words
+        if self._words_first and not words.any(shaped.words, classify):  # type: ignore[union-attr]
+            return False
         if self.args is not None and not self.args.any(positionals, classify):
             return False
-        if self.words is not None and not self.words.any(shaped.words, classify):
+        if words is not None and not self._words_first and not words.any(shaped.words, classify):
             return False
         return all(any(spec.test(v, classify) for v in shaped.option_values(name)) for name, spec in self.options)
 
@@ -336,10 +343,10 @@ class Matcher:
         return self.reads is not None and self.reads.any(sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:
-        return self.text is not None and self.text.search(command.text + "\n" + command.stdin) is not None
+        return self.text is not None and self.text.search_text(command.text + "\n" + command.stdin) is not None
 
     def _code_ok(self, command: Command, classify: Any) -> bool:
-        return self.code is not None and command.code is not None and self.code.search(command.code) is not None
+        return self.code is not None and command.code is not None and self.code.search_text(command.code) is not None
 
     def _code_paths_ok(self, command: Command, classify: Any) -> bool:
         return (

@@ -463,9 +463,20 @@ class View:
         """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""
         if self._critical:
             return True
-        if self._walk is None:
+        walk = self._walk
+        if walk is None:
             return False
-        return self.words_land_elsewhere(_PATH_WORDS.findall(_QUOTES.sub("", text)))
+        bare = _QUOTES.sub("", text)
+        words = _PATH_WORDS.findall(bare)
+        links_here = walk.links_in(self._cwd)
+        if links_here is not None:
+            # Set work first (a long line has many words): a word that names a link here (an
+            # option too: that only judges more), then none that is more than a name.
+            if links_here and not links_here.isdisjoint(words):
+                return True
+            if _PATHLIKE_CHARS.search(bare) is None:
+                return False
+        return self.words_land_elsewhere(set(words))
 
     def words_land_elsewhere(self, words: Iterable[str]) -> bool:
         if self._critical:

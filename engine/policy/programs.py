@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
-from engine.policy.regexes import FALLBACK_TIMEOUT, RegexTimeout, compile_linear, fallback_engine
+from engine.policy.regexes import bounded, compile_linear, fallback_engine
 
 if TYPE_CHECKING:
     from engine.source.yamlfile import Document
@@ -152,7 +152,7 @@ class TableError(ValueError):
 
 class Extractor:
     """A table regex, run on the bounded `regex` engine: the model writes the text it searches,
-    so a search past ``FALLBACK_TIMEOUT`` raises RegexTimeout (the evaluator then fails closed)."""
+    so a search past ``FALLBACK_TIMEOUT`` of CPU time raises RegexTimeout (the evaluator then fails closed)."""
 
     __slots__ = ("compiled", "linear", "literal", "pattern", "payloads", "prefix", "quick")
 
@@ -182,29 +182,20 @@ class Extractor:
             return None  # `^ext::...` cannot match what does not start with `ext::`
         if self.quick is not None and not self.quick.search(text):
             return None
-        try:
-            return self.compiled.search(text, timeout=FALLBACK_TIMEOUT)
-        except TimeoutError:
-            raise RegexTimeout(self.pattern) from None
+        return bounded(self.pattern, self.compiled.search, text)
 
     def sub(self, replacement: str, text: str) -> str:
         """``text`` with every match replaced by ``replacement`` (taken literally)."""
         if self.quick is not None and not self.quick.search(text):
             return text
-        try:
-            return str(self.compiled.sub(lambda _: replacement, text, timeout=FALLBACK_TIMEOUT))
-        except TimeoutError:
-            raise RegexTimeout(self.pattern) from None
+        return str(bounded(self.pattern, self.compiled.sub, lambda _: replacement, text))
 
     def fullmatch(self, text: str) -> bool:
         if self.literal is not None:
             return text == self.literal
         if self.linear is not None:
             return bool(self.linear.match(text))
-        try:
-            return self.compiled.fullmatch(text, timeout=FALLBACK_TIMEOUT) is not None
-        except TimeoutError:
-            raise RegexTimeout(self.pattern) from None
+        return bounded(self.pattern, self.compiled.fullmatch, text) is not None
 
 
 class _RevivedExtractor(Extractor):
