@@ -188,11 +188,15 @@ def _in_directory(classify: Any, cwd: str) -> Any:
 def code_paths(code: str) -> list[str]:
     """Path literals in an inline program, and ``~`` when it names the home directory otherwise."""
     out = []
+    home = _CODE_HOME_EXPR.search(code) is not None
     for a, b in _CODE_STRINGS.findall(code):
         literal = _CODE_HOME.sub("~", a or b)
         if literal.startswith(("/", "~")) or _CODE_RELATIVE.match(literal):
             out.append(literal)
-    if _CODE_HOME_EXPR.search(code):
+            if home and not literal.startswith("~"):
+                # joined to the home directory somewhere: `Dir.home + "/.bashrc"`, `join(homedir(), ".bashrc")`
+                out.append("~/" + literal.lstrip("/"))
+    if home:
         out.append("~")
     return out
 

@@ -20,6 +20,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from engine.policy.landing import LinkFinder, Walk
@@ -46,6 +47,7 @@ PARENTS_PREFIX = "parents:"
 # deleting a system file).
 _AREA_CLASSES = frozenset({"home_any", "system_any", "tmp"})
 _MAX_GLOB_LANDINGS = 64
+_GLOB_CHARS = frozenset("*?[")
 # When the working directory itself is one of these, a relative path is as
 # dangerous as the absolute path it names.
 _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
@@ -357,6 +359,8 @@ class PathClassifier:
         self, classes: Mapping[str, Sequence[str]], cwd: str | None = None, places: Places | None = None
     ) -> None:
         self._classes = {name: _compile(globs) for name, globs in classes.items()}
+        self._globs = classes
+        self._alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # built on the first glob word
         self.names = frozenset(self._classes) | COMPUTED_CLASSES
         self.places = places
         if places is not None and cwd is None:
@@ -396,6 +400,8 @@ class PathClassifier:
         if "url" in classes or "remote" in classes:
             return frozenset(classes)
         classes |= self._match(path)
+        if path.startswith(("/", "~")) and not _GLOB_CHARS.isdisjoint(path):
+            classes |= self._glob_classes(path)
         if "relative" in classes and self._cwd_critical is not None and "escapes_workdir" not in classes:
             base = self._cwd_critical
             if path == "*":
@@ -407,6 +413,34 @@ class PathClassifier:
                 joined = joined[1:] if base == "~" else joined
             classes |= self._match(joined)
         return frozenset(classes)
+
+    def _glob_classes(self, path: str) -> set[str]:
+        """The classes a glob word may name (`rm ~/.bash*` names ~/.bashrc): each component is
+        matched both ways against each alternative of a class glob (not those after a `**`)
+        with as many components. Exclusions are not applied: the glob may name either."""
+        if self._alternatives is None:
+            alternatives: list[tuple[str, tuple[str, ...]]] = []
+            for name, globs in self._globs.items():
+                for glob in globs:
+                    if glob.startswith("!"):
+                        continue
+                    for spelled in _expand_alternatives(glob) or ():
+                        # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
+                        if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
+                            alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
+            self._alternatives = alternatives
+        parts = path.split("/")
+        found: set[str] = set()
+        for name, alternative in self._alternatives:
+            if name in found:
+                continue
+            under = alternative[-1] == "**"  # the folder's contents: one component or more below it
+            head = alternative[:-1] if under else alternative
+            if (len(parts) <= len(head)) if under else (len(parts) != len(head)):
+                continue
+            if all(a == p or fnmatchcase(a, p) or fnmatchcase(p, a) for a, p in zip(head, parts, strict=False)):
+                found.add(name)
+        return found
 
     # -- where a word lands (live engines only) ------------------------------------------
 
