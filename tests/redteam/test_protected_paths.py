@@ -51,6 +51,10 @@ STARTUP = [
     "mv ~/.ssh /tmp/x",
     "tar --remove-files -cf x.tar ~/.ssh",
     "zip -m keys.zip ~/.ssh/id_ed25519",
+    "ed -s ~/.bashrc",
+    "cat x | sponge ~/.bashrc",
+    "tar -xf x.tar -C ~",
+    "cp -r dotfiles/. ~",
     # named by a glob, or by a home expression in an inline program
     "rm ~/.bash*",
     "cat f > ~/.bash_al*",
@@ -123,6 +127,10 @@ ENGINE = [
     "rsync -a x/ policies/",
     "git checkout -- policies",
     "git restore policies",
+    "tar -xf t.tar policies/x.yaml",
+    "unzip -o t.zip 'policies/*'",
+    "touch manifests/x.yaml",
+    "cat x | sponge policies/deny.yaml",
 ]
 ENGINE_PARENTS = ["rm -rf {root}", "mv {root} /tmp/elsewhere", "rm -rf {parent}"]
 
@@ -170,6 +178,8 @@ NEAR_MISSES = [
     "git show HEAD~1",
     "git show HEAD:README.md",
     "tar czf src.tgz src",
+    "tar xzf file.tgz",
+    "unzip -l t.zip",
     "tar -xf x.tar -C build",
     "rm -r build",
     "docker run alpine ls -v /",
