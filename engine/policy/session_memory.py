@@ -364,7 +364,7 @@ def memory_of(shared: Any) -> SessionMemory:
 
 
 # Text that may write a file: a redirection, or a program that writes files it is given.
-_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync)\b")
+_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount)\b")
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 
 
