@@ -309,7 +309,9 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
         computed.add("variable")
         # Where it lands is only known when the command runs: a command substitution, or a last
         # component that is itself an expansion (`> $F`, `"$D/$F"`; `$TMPDIR/x` names its file).
-        if ("$(" in text or "`" in text or "$" in text.rstrip("/").rsplit("/", 1)[-1][:1]) and not _FRESH.match(text):
+        if ("$(" in text or "`" in text or "$" in text.rstrip("/").rsplit("/", 1)[-1][:1]) and not (
+            _FRESH.match(text) and ".." not in text
+        ):
             computed.add("computed")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}

@@ -100,9 +100,11 @@ class SessionFiles:
         # from its file on disk by its path).
         self.links: OrderedDict[str, str] = OrderedDict()
 
-    def link(self, name: str, target: str) -> None:
-        self.links.pop(name, None)
-        self.links[name] = target
+    def link(self, made: dict[str, str]) -> None:
+        """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
+        for name, target in made.items():
+            self.links.pop(name, None)
+            self.links[name] = target
         while len(self.links) > MAX_NAMES:
             self.links.popitem(last=False)
         self._names()
@@ -184,6 +186,7 @@ class SessionMemory:
         if not _MAY_WRITE.search(command):
             return
         view = self.view(session_id, workdir)
+        known = view.links()
         analyzer = Analyzer(programs or EMPTY, view)
         prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
         try:
@@ -201,9 +204,13 @@ class SessionMemory:
                 view.files.remember(file_key(key, workdir), written.content)
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
-            for name, target in analyzer.links.items():
-                if "$" not in name and "$" not in target:
-                    view.files.link(_absolute(name, workdir), _absolute(target, workdir))
+            made = {
+                _absolute(name, workdir): _absolute(target, workdir)
+                for name, target in analyzer.links.items()
+                if known.get(name) != target and "$" not in name and "$" not in target
+            }
+            if made:
+                view.files.link(made)
 
     # -- process input -----------------------------------------------------------------
 
