@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from engine.errors import ValidationFailed
 from engine.policy.approval import ApprovalRequest
 from tests.redteam.conftest import judge, make_home
 
@@ -72,6 +73,7 @@ COMPUTED = [
     "echo x > `ls -d ~/.b*`",
     'tee -a "$TARGET" < x',
     "dd of=$(ls ~/.ssh/a*) if=x",
+    "echo x > $(pwd)/../.bashrc",
 ]
 
 # git configuration that names a program git runs on its own.
@@ -128,6 +130,7 @@ ENGINE = [
     "git checkout -- policies",
     "git restore policies",
     "tar -xf t.tar policies/x.yaml",
+    "tar xf t.tar policies/deny.yaml",
     "unzip -o t.zip 'policies/*'",
     "touch manifests/x.yaml",
     "cat x | sponge policies/deny.yaml",
@@ -179,6 +182,7 @@ NEAR_MISSES = [
     "git show HEAD:README.md",
     "tar czf src.tgz src",
     "tar xzf file.tgz",
+    "tar tf a.tar",
     "unzip -l t.zip",
     "tar -xf x.tar -C build",
     "rm -r build",
@@ -354,3 +358,17 @@ def test_a_folder_above_a_plugin_folder_cannot_be_deleted_or_moved(
             assert verdict.decision == "deny" and verdict.hardline, command
             assert not engine.call("terminal", {"command": command}).ok, command
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
+def test_parents_of_an_unknown_class_is_a_located_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(make_home(tmp_path)))
+    root = tmp_path / "project"
+    (root / "policies").mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    (root / "policies" / "mine.yaml").write_text(
+        "kind: DangerPatterns\nname: mine\npath_classes:\n  above: ['parents:no_such_class']\n"
+    )
+    with pytest.raises(ValidationFailed) as caught:
+        Engine.load(root)
+    [problem] = [p for p in caught.value.errors if "no_such_class" in p.message]
+    assert problem.file.endswith("policies/mine.yaml") and problem.line == 4
