@@ -74,6 +74,8 @@ COMPUTED = [
     'tee -a "$TARGET" < x',
     "dd of=$(ls ~/.ssh/a*) if=x",
     "echo x > $(pwd)/../.bashrc",
+    "find ~ -name authorized_keys | xargs -I{} cp f {}",
+    "find ~ -name .bashrc | xargs -n1 cp f",
 ]
 
 # git configuration that names a program git runs on its own.
@@ -183,6 +185,8 @@ NEAR_MISSES = [
     "tar czf src.tgz src",
     "tar xzf file.tgz",
     "tar tf a.tar",
+    "find . -name '*.py' | xargs wc -l",
+    "git ls-files | xargs sed -n 1p",
     "unzip -l t.zip",
     "tar -xf x.tar -C build",
     "rm -r build",
