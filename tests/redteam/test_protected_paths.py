@@ -111,6 +111,7 @@ SECRETS = [
     "git cat-file -p HEAD:config/.env",
     "find ~ -type f -exec grep -H KEY {} +",
     "cp -r ~ /tmp/copy",
+    "git grep --no-index KEY ~",
     "scp -r ~ host:",
 ]
 
@@ -187,6 +188,9 @@ NEAR_MISSES = [
     "tar tf a.tar",
     "find . -name '*.py' | xargs wc -l",
     "git ls-files | xargs sed -n 1p",
+    "python3 -c \"import yaml; print(yaml.safe_load(open('policies/approval.yaml')))\"",
+    "python3 -c \"print(open('/root/.bashrc').read())\"",
+    "git grep TODO",
     "unzip -l t.zip",
     "tar -xf x.tar -C build",
     "rm -r build",
