@@ -158,6 +158,8 @@ RUNNERS = [
     "yarn exec rm -rf ~",
     "bunx rm -rf ~",
     'echo \'{"scripts": {"build": "rm -rf ~"}}\' > package.json; yarn run build',
+    'echo \'{"scripts": {"build": "rm -rf ~"}}\' > package.json; yarn build',
+    'echo \'{"scripts": {"postinstall": "rm -rf ~"}}\' > package.json; yarn install',
 ]
 
 NEAR_MISSES = [
