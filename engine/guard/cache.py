@@ -357,7 +357,7 @@ def _path_classes(project: CompiledProject) -> dict[tuple[str, ...], Any]:
     if project.policy is None:
         return {}
     places = engine_places(project.packs, project.config, project.root, project.audit_path())
-    every = [*project.policy.classes.values(), places.engine_files, places.engine_state]
+    every = [*project.policy.classes.values(), places.engine_files, places.engine_state, places.engine_parents]
     return {tuple(globs): _compile(globs) for globs in every}
 
 

@@ -33,6 +33,7 @@ class Grammar:
     stop_at_operand: bool = False  # getopt's leading '+': options end at the first operand
     plus: bool = False  # `+x` words are options too (shells)
     long_only: bool = False  # `-name` is a long option when it names one (getopt_long_only)
+    traditional: bool = False  # a dashless first word of option letters is options (tar xzf A.tar)
     ignore_case: bool = False
     first_match: bool = False  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
     values: Mapping[str, Any] = field(default_factory=dict)  # option -> the values it accepts (a fullmatch())
@@ -160,6 +161,8 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
     assigns = grammar.assignments != "none"
     stop = grammar.stop_at_operand
     options_done = False
+    if grammar.traditional and i < n and _traditional(grammar, argv[i]):
+        i = _traditional_options(grammar, argv, i, parsed)
     while i < n:
         word = argv[i]
         if not options_done and len(word) > 1 and (word[0] == "-" or (plus and word[0] == "+")):
@@ -254,6 +257,27 @@ def _is_assignment(grammar: Grammar, word: str) -> bool:
     if grammar.assignments == "none" or "=" not in word:
         return False
     return grammar.assignments == "any" or _IDENTIFIER.match(word) is not None
+
+
+def _traditional(grammar: Grammar, word: str) -> bool:
+    return bool(word) and word[0] not in "-+" and all(letter in grammar.short for letter in word)
+
+
+def _traditional_options(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
+    """tar's old style: `tar cvzf A.tar DIR` is `-c -v -z -f A.tar DIR` (values in order after the
+    letters). Returns the index of the first word after the option values."""
+    following = i + 1
+    for letter in argv[i]:
+        if grammar.short[letter] == REQUIRED:
+            if following >= len(argv):
+                parsed.refused = True
+                return following
+            # Recorded one before its value, as a `-x VALUE` pair is (the value is at index + 1).
+            parsed.options.append((letter, argv[following], following - 1))
+            following += 1
+        else:
+            parsed.options.append((letter, None, i))
+    return following
 
 
 def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:

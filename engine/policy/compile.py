@@ -18,7 +18,15 @@ from engine.errors import Problem
 from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
-from engine.policy.paths import COMPUTED_CLASSES, EXAMPLE_PLACES, GlobError, fewest_fragments, glob_to_regex
+from engine.policy.paths import (
+    COMPUTED_CLASSES,
+    EXAMPLE_PLACES,
+    PARENTS_PREFIX,
+    GlobError,
+    fewest_fragments,
+    glob_to_regex,
+    parent_globs,
+)
 from engine.policy.programs import compile_programs
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.registry.specs import Source
@@ -80,7 +88,29 @@ def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[s
                     problems.append(doc.problem(["path_classes", name, i], "pattern-invalid", str(exc)))
                     continue
                 merged.setdefault(name, []).append(glob)
-    return {k: tuple(v) for k, v in merged.items()}
+    return {k: tuple(_parents(k, v, merged, problems, docs)) for k, v in merged.items()}
+
+
+def _parents(
+    name: str, globs: list[str], merged: Mapping[str, list[str]], problems: list[Problem], docs: list[Document]
+) -> list[str]:
+    """A class's globs with each `parents:OTHER` replaced by the folders above OTHER's paths."""
+    out: list[str] = []
+    for glob in globs:
+        if not glob.startswith(PARENTS_PREFIX):
+            out.append(glob)
+            continue
+        other = glob[len(PARENTS_PREFIX) :]
+        source = merged.get(other)
+        if source is None or any(g.startswith(PARENTS_PREFIX) for g in source):
+            doc = next(d for d in docs if glob in ((d.data.get("path_classes") or {}).get(name) or ()))
+            where: list[str | int] = ["path_classes", name, list(doc.data["path_classes"][name]).index(glob)]
+            problems.append(
+                doc.problem(where, "pattern-invalid", f"{glob!r}: no declared path class {other!r} without parents:")
+            )
+            continue
+        out += parent_globs(source)
+    return out
 
 
 def _targets(data: Mapping[str, Any]) -> tuple[Target, ...]:

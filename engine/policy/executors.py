@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -315,6 +316,9 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
         name = _NPM_LIFECYCLE[words[0]]
     elif len(words) > 1 and words[0] in _NPM_RUN:
         name = words[1]
+    elif words and posixpath.basename(argv[0]) == "yarn":
+        # `yarn NAME` runs the script NAME (and `yarn install` its install scripts), as `yarn run NAME`.
+        name = words[0]
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
     return [str(scripts[n]) for n in names if n in scripts]
 

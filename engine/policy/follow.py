@@ -294,6 +294,10 @@ class Follower:
             words, flags = words[:stop], flags[:stop]
         if run.input_args and command.stdin:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
+        elif run.input_args and words:
+            # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
+            words, flags = _with_input(run, parsed, words, flags, _UNKNOWN_INPUT)
+            flags = [f or _UNKNOWN_INPUT in w for f, w in zip(flags, words, strict=True)]
         if not words:
             return None
         if run.arguments:
@@ -447,6 +451,9 @@ class Follower:
             action()
         finally:
             self.indirect -= 1
+
+
+_UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
 def _with_input(

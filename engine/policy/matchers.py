@@ -12,7 +12,7 @@ from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
-from engine.policy.paths import ENGINE_CLASSES, Classes, forms_of, literal_fragments
+from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
 
@@ -20,6 +20,8 @@ _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
 _CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
+# A relative path literal: a name with a folder in it, or a dot file (`policies/x.yaml`, `.bashrc`).
+_CODE_RELATIVE = re.compile(r"(?:[\w.-]+/)+[\w.-]+/?\Z|\.[\w][\w.-]*\Z")
 # The home directory named by an expression rather than a string literal.
 _CODE_HOME_EXPR = re.compile(HOME_EXPRESSIONS)
 _WILDCARDS = frozenset("*?[")
@@ -112,11 +114,15 @@ def shape(command: Command) -> Shape:
     grammar = level.grammar
     _flags(grammar, reading, short, long)
     positionals.extend(reading.operands)
-    if reading.rest is not None:
-        # A verb the table does not describe: its words are read the plain way.
+    if reading.rest is not None and len(levels) > 1 and not level.subcommands:
+        # A described verb that stops at its first operand (`docker run IMAGE CMD...`): the words
+        # after it belong to the command it hands them to, never its own options
+        # (`docker run alpine ls -v /` mounts nothing).
+        _plain(list(argv[reading.rest :]), set(), set(), positionals)
+    elif reading.rest is not None:
+        # A verb the table does not describe: its words are read the plain way, and its options
+        # are read from the words.
         _plain(list(argv[reading.rest :]), short, long, positionals)
-    if reading.rest is not None:
-        # The words after an undescribed verb are its own: its options are read from the words.
         return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
     values: dict[str, list[str]] = {}
     for name, value, _ in reading.options:
@@ -182,11 +188,15 @@ def _in_directory(classify: Any, cwd: str) -> Any:
 def code_paths(code: str) -> list[str]:
     """Path literals in an inline program, and ``~`` when it names the home directory otherwise."""
     out = []
+    home = _CODE_HOME_EXPR.search(code) is not None
     for a, b in _CODE_STRINGS.findall(code):
         literal = _CODE_HOME.sub("~", a or b)
-        if literal.startswith(("/", "~")):
+        if literal.startswith(("/", "~")) or _CODE_RELATIVE.match(literal):
             out.append(literal)
-    if _CODE_HOME_EXPR.search(code):
+            if home and not literal.startswith("~"):
+                # joined to the home directory somewhere: `Dir.home + "/.bashrc"`, `join(homedir(), ".bashrc")`
+                out.append("~/" + literal.lstrip("/"))
+    if home:
         out.append("~")
     return out
 
@@ -459,6 +469,9 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if spec.get("glob"):
             parts = [f for g in spec["glob"] for f in literal_fragments(g)]
         elif spec.get("classes"):
+            if set(spec["classes"]) <= EXPANSION_CLASSES:
+                # Only a word with `$` or a backtick is in them, and such a text is always parsed.
+                return set(), set()
             engine = ENGINE_CLASSES.intersection(spec["classes"])
             if engine:
                 # The engine's own file names are added to the fast path at run time (Evaluator);

@@ -20,6 +20,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from engine.policy.landing import LinkFinder, Walk
@@ -27,15 +28,26 @@ from engine.policy.regexes import Regex, compile_linear
 
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
+# Every folder above one of the engine's own files: deleting or moving it away deletes or moves them.
+# Not an ENGINE_CLASSES member: a word naming it need not contain an engine file's name.
+ENGINE_PARENT = "engine_parent"
+# Classes a word belongs to only when it holds an expansion (`$`, a backtick): the fast path
+# never skips such a text, so a matcher testing only these needs no trigger.
+EXPANSION_CLASSES = frozenset({"variable", "computed"})
 COMPUTED_CLASSES = (
-    frozenset({"relative", "escapes_workdir", "absolute", "variable", "remote", "url", "workdir"}) | ENGINE_CLASSES
+    frozenset({"relative", "escapes_workdir", "absolute", "remote", "url", "workdir", ENGINE_PARENT})
+    | EXPANSION_CLASSES
+    | ENGINE_CLASSES
 )
+# `parents:NAME` in a class's globs stands for every folder above a path of class NAME.
+PARENTS_PREFIX = "parents:"
 # Classes that say where a directory tree lives rather than what a file is: every file of a
 # working directory under /opt or a home directory shares them, so inside the working
 # directory they say nothing about one file (and would make every `rm x` look like
 # deleting a system file).
 _AREA_CLASSES = frozenset({"home_any", "system_any", "tmp"})
 _MAX_GLOB_LANDINGS = 64
+_GLOB_CHARS = frozenset("*?[")
 # When the working directory itself is one of these, a relative path is as
 # dangerous as the absolute path it names.
 _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
@@ -50,11 +62,41 @@ _WINDOWS_HOME = re.compile(r"^[A-Za-z]:/(?:Users|Documents and Settings)/[^/]+(?
 _REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
+# A fresh temporary file or the working directory, named by the command that makes or prints it.
+_FRESH = re.compile(r"^\$\((?:mktemp|pwd)\b[^()$`;|&<>]*\)(?:/[^$`]*)?$")
 _FORM_FILE = re.compile(r"^[\w.-]+=[@<](.+)$")
 
 
 class GlobError(ValueError):
     pass
+
+
+def parent_globs(globs: Iterable[str]) -> list[str]:
+    """Globs for every folder above a path the (including) ``globs`` match: ``~/.ssh/id_*`` gives
+    ``~`` and ``~/.ssh``; ``~/.gnupg/**`` gives ``~`` and ``~/.gnupg``. A glob that starts with
+    ``**`` (``**/.env``: any folder may hold one) gives none, and the parts after a ``**`` none either."""
+    out: dict[str, None] = {}
+    for glob in globs:
+        if glob.startswith("!"):
+            continue
+        for alternative in _expand_alternatives(glob) or ():
+            parts = alternative.split("/")
+            for end in range(1, len(parts)):
+                if "**" in parts[end - 1]:
+                    break
+                out["/".join(parts[:end]) or "/"] = None
+    return list(out)
+
+
+def ancestors(paths: Iterable[str]) -> list[str]:
+    """Every folder above the absolute ``paths`` (``/`` left out: it is a class of its own), as literal globs."""
+    out: dict[str, None] = {}
+    for path in paths:
+        parent = posixpath.dirname(path.rstrip("/"))
+        while parent and parent != "/":
+            out[literal(parent)] = None
+            parent = posixpath.dirname(parent)
+    return list(out)
 
 
 def glob_to_regex(glob: str) -> str:
@@ -177,6 +219,7 @@ class Places:
     home: str
     engine_files: tuple[str, ...] = ()
     engine_state: tuple[str, ...] = ()
+    engine_parents: tuple[str, ...] = ()  # every folder above an engine file (see :func:`ancestors`)
     names: tuple[str, ...] = ()
     derive: bool = True
     resolve: bool = True
@@ -197,6 +240,7 @@ EXAMPLE_PLACES = Places(
         "/home/user/.local/state/hermes-engine/**",
     ),
     engine_state=("/project/.hermes-engine/**", "/home/user/.local/state/hermes-engine/**"),
+    engine_parents=("/project", "/home/user/.local/state", "/home/user/.local", "/home/user", "/home"),
     names=("manifests", "toolsets", "policies", "handlers", "hermes-engine"),
     derive=False,
     resolve=False,
@@ -263,6 +307,12 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
         text = f"/home/{user}" + (f"/{rest}" if rest else "")
     if "$" in text or "`" in text:
         computed.add("variable")
+        # Where it lands is only known when the command runs: a command substitution, or a last
+        # component that is itself an expansion (`> $F`, `"$D/$F"`; `$TMPDIR/x` names its file).
+        if ("$(" in text or "`" in text or "$" in text.rstrip("/").rsplit("/", 1)[-1][:1]) and not (
+            _FRESH.match(text) and ".." not in text
+        ):
+            computed.add("computed")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):
@@ -311,6 +361,8 @@ class PathClassifier:
         self, classes: Mapping[str, Sequence[str]], cwd: str | None = None, places: Places | None = None
     ) -> None:
         self._classes = {name: _compile(globs) for name, globs in classes.items()}
+        self._globs = classes
+        self._alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # built on the first glob word
         self.names = frozenset(self._classes) | COMPUTED_CLASSES
         self.places = places
         if places is not None and cwd is None:
@@ -326,6 +378,7 @@ class PathClassifier:
             self._engine = {
                 "engine_files": _compile(places.engine_files),
                 "engine_state": _compile(places.engine_state),
+                ENGINE_PARENT: _compile(places.engine_parents),
             }
             self._cwd_area = self._match(self._tilde(places.cwd)) & _AREA_CLASSES
             self._links = LinkFinder(places.link_areas or ("/",)) if places.resolve else None
@@ -349,6 +402,8 @@ class PathClassifier:
         if "url" in classes or "remote" in classes:
             return frozenset(classes)
         classes |= self._match(path)
+        if path.startswith(("/", "~")) and not _GLOB_CHARS.isdisjoint(path):
+            classes |= self._glob_classes(path)
         if "relative" in classes and self._cwd_critical is not None and "escapes_workdir" not in classes:
             base = self._cwd_critical
             if path == "*":
@@ -360,6 +415,34 @@ class PathClassifier:
                 joined = joined[1:] if base == "~" else joined
             classes |= self._match(joined)
         return frozenset(classes)
+
+    def _glob_classes(self, path: str) -> set[str]:
+        """The classes a glob word may name (`rm ~/.bash*` names ~/.bashrc): each component is
+        matched both ways against each alternative of a class glob (not those after a `**`)
+        with as many components. Exclusions are not applied: the glob may name either."""
+        if self._alternatives is None:
+            alternatives: list[tuple[str, tuple[str, ...]]] = []
+            for name, globs in self._globs.items():
+                for glob in globs:
+                    if glob.startswith("!"):
+                        continue
+                    for spelled in _expand_alternatives(glob) or ():
+                        # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
+                        if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
+                            alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
+            self._alternatives = alternatives
+        parts = path.split("/")
+        found: set[str] = set()
+        for name, alternative in self._alternatives:
+            if name in found:
+                continue
+            under = alternative[-1] == "**"  # the folder's contents: one component or more below it
+            head = alternative[:-1] if under else alternative
+            if (len(parts) <= len(head)) if under else (len(parts) != len(head)):
+                continue
+            if all(a == p or fnmatchcase(a, p) or fnmatchcase(p, a) for a, p in zip(head, parts, strict=False)):
+                found.add(name)
+        return found
 
     # -- where a word lands (live engines only) ------------------------------------------
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from engine.config import Config, state_root
-from engine.policy.paths import Places, literal
+from engine.policy.paths import Places, ancestors, literal
 from engine.source.project import CONFIG_NAMES, MANIFEST_DIRS, Pack
 
 _ENGINE_PACKAGE = Path(__file__).resolve().parent.parent
@@ -71,16 +71,20 @@ def engine_places(
     """Where the engine runs and which files are its own, for the path classifier."""
     files: list[str] = []
     names: set[str] = {"__pycache__"}
+    tops: list[Path] = []  # what the loader reads, for the folders above it
     for pack in packs:
         globs, found = pack_files(pack)
         files += globs
         names |= found
+        tops += [pack.root / n for n in (*MANIFEST_DIRS, *CONFIG_NAMES)] + [pack.package_root]
     state = config.state_dir
     roots = (_ENGINE_PACKAGE, state, state_root(), config_home())
     for path in roots:
         files += _tree(path)
         names.add(path.name)
     files += _file(audit_log)
+    tops += [*roots, audit_log]
+    parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), os.path.realpath(top))))
     names.add(audit_log.name)
     # Spilled results are the model's own output, and it is told to read them back.
     readable = [g for p in (state / "results",) for g in _tree(p)]
@@ -96,6 +100,7 @@ def engine_places(
         home=home,
         engine_files=tuple(dict.fromkeys(files)),
         engine_state=tuple(dict.fromkeys(secret)),
+        engine_parents=tuple(parents),
         names=tuple(sorted(n.lower() for n in names if len(n) >= 2)),
         resolve=resolve,
         link_areas=tuple(dict.fromkeys((cwd, home, *extra, *sorted(temp)))),

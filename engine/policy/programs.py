@@ -275,6 +275,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         stop_at_operand=stop,
         plus=plus,
         long_only=bool(data.get("long_only")),
+        traditional=bool(data.get("traditional")),
         ignore_case=ignore_case,
         first_match=bool(data.get("first_match")),
         values=values,

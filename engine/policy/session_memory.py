@@ -95,6 +95,22 @@ class SessionFiles:
         self.kept = 0  # entries holding content
         self.names: frozenset[str] = frozenset()  # basenames, for the fast path
         self.processes: dict[str, ProcessInput] = {}
+        # Second names the session made (`ln TARGET NAME`, `ln -s`, `cp -l`): NAME -> TARGET, both
+        # absolute. A later line writing through NAME writes TARGET (a hard link cannot be told
+        # from its file on disk by its path).
+        self.links: OrderedDict[str, str] = OrderedDict()
+
+    def link(self, made: dict[str, str]) -> None:
+        """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
+        for name, target in made.items():
+            self.links.pop(name, None)
+            self.links[name] = target
+        while len(self.links) > MAX_NAMES:
+            self.links.popitem(last=False)
+        self._names()
+
+    def _names(self) -> None:
+        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links))
 
     def remember(self, key: str, content: str | None) -> None:
         if content is not None and (len(content) > MAX_CONTENT or content.encode("utf-8", "replace").count(_BINARY)):
@@ -119,7 +135,7 @@ class SessionFiles:
                     entry.content = None
         while len(self.files) > MAX_NAMES:
             self.files.popitem(last=False)
-        self.names = frozenset(posixpath.basename(k) for k in self.files)
+        self._names()
 
     def forget(self, key: str) -> None:
         old = self.files.pop(key, None)
@@ -127,7 +143,7 @@ class SessionFiles:
             if old.content is not None:
                 self.size -= len(old.content)
                 self.kept -= 1
-            self.names = frozenset(posixpath.basename(k) for k in self.files)
+            self._names()
 
 
 class SessionMemory:
@@ -170,6 +186,7 @@ class SessionMemory:
         if not _MAY_WRITE.search(command):
             return
         view = self.view(session_id, workdir)
+        known = view.links()
         analyzer = Analyzer(programs or EMPTY, view)
         prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
         try:
@@ -187,6 +204,13 @@ class SessionMemory:
                 view.files.remember(file_key(key, workdir), written.content)
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
+            made = {
+                _absolute(name, workdir): _absolute(target, workdir)
+                for name, target in analyzer.links.items()
+                if known.get(name) != target and "$" not in name and "$" not in target
+            }
+            if made:
+                view.files.link(made)
 
     # -- process input -----------------------------------------------------------------
 
@@ -256,6 +280,19 @@ class SessionView:
         self.workdir = workdir
         self._lock = lock
         self._real: str | None = None
+
+    def links(self) -> dict[str, str]:
+        """The second names the session made, under every key the analyzer may look them up by
+        (absolute, and relative to the working directory when inside it)."""
+        if not self.files.links:
+            return {}
+        with self._lock:
+            made = list(self.files.links.items())
+        out: dict[str, str] = {}
+        for name, target in made:
+            out[name] = target
+            out[file_key(name, self.workdir)] = target
+        return out
 
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse)."""
@@ -334,7 +371,7 @@ def memory_of(shared: Any) -> SessionMemory:
 
 
 # Text that may write a file: a redirection, or a program that writes files it is given.
-_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync)\b")
+_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount)\b")
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 
 
@@ -350,6 +387,13 @@ def file_key(path: str, workdir: str) -> str:
         if root and path.startswith(root + "/"):
             return path[len(root) + 1 :]
     return path
+
+
+def _absolute(key: str, workdir: str) -> str:
+    """An analyzer's key (relative to the working directory, `~/...` or absolute) made absolute."""
+    if key.startswith(("/", "~")):
+        return posixpath.normpath(key)
+    return posixpath.normpath(posixpath.join(workdir, key))
 
 
 def _rough_targets(command: str, cwd: str | None) -> list[str]:

@@ -183,7 +183,8 @@ class Analyzer(Follower, LinkFollower):
         # What `exec N<<< ...` / `exec N< file` gave a file descriptor: a later `<&N` reads it.
         self.descriptors: str | None = None
         # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
-        self.links: dict[str, str] = {}
+        # The session's own, from earlier calls, come first (see session_memory).
+        self.links: dict[str, str] = session.links() if session is not None else {}
         self.alternate = False  # reading a command again with unknown options taking values
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
