@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -31,3 +34,42 @@ def keep_aside(path: Path) -> Path:
             return target
         os.unlink(path)
         return target
+
+
+@contextlib.contextmanager
+def locked(path: Path, timeout: float = 10.0) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created 0600 if missing) while the block runs.
+
+    ``flock`` on the lock file, as the ``filelock`` package does on POSIX (the two exclude each
+    other), without importing it: a one-shot ``guard`` process pays for every import.
+
+    Raises:
+        TimeoutError: another process held the lock for ``timeout`` seconds.
+        OSError: the lock file cannot be opened.
+    """
+    try:
+        import fcntl  # noqa: PLC0415
+    except ImportError:  # not POSIX
+        from filelock import FileLock  # noqa: PLC0415
+
+        with FileLock(str(path), timeout=timeout):
+            yield
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError(f"{path} is locked by another process") from None
+                    time.sleep(0.01)
+            if os.fstat(fd).st_nlink == 0:  # the file was removed while we waited: lock the new one
+                continue
+            yield
+            return
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock

@@ -30,7 +30,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.policy.redact import MAX_FIELD, redact
-from engine.state_files import keep_aside
+from engine.state_files import keep_aside, locked
 
 __all__ = ["MAX_FIELD", "AuditLog", "AuditReport", "audit_path", "key_dir", "redact", "tail", "verify"]
 
@@ -205,11 +205,9 @@ class AuditLog:
         Raises:
             OSError, AuditError: the log, its key or its head cannot be written.
         """
-        from filelock import FileLock  # noqa: PLC0415
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = _Keys.of(self.path)
-        with FileLock(str(self.path) + ".lock", timeout=10):
+        with locked(Path(str(self.path) + ".lock"), timeout=10):
             key_problem = None
             try:
                 key = keys.create()
