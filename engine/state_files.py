@@ -9,6 +9,35 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+def key_dir() -> Path:
+    """Where the audit keys and heads (and the compiled-project cache's key) live: the user's config
+    directory, outside any work tree."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "hermes-engine" / "audit"
+
+
+def read_key(path: Path) -> bytes | None:
+    """The 32-byte key kept as 64 hex digits in ``path``; None when there is no such file.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it does not hold a key.
+    """
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise ValueError(str(exc)) from exc
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise ValueError("expected 64 hex digits")
+    return key
+
+
 def keep_aside(path: Path) -> Path:
     """Move ``path`` to the first free ``NAME.corrupt-N`` beside it and return where it went.
 

@@ -1,7 +1,8 @@
 """The ``hermes-engine`` command line.
 
-``check`` and ``guard`` run without importing the rest of it (engine.cli.fast): they are
-called once per tool call by other agents, and their start-up is most of their cost.
+``check``, ``guard`` and ``validate`` run without importing the rest of it (engine.cli.fast):
+the first two are called once per tool call by other agents, the last on every save or commit,
+and their start-up is most of their cost.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 __all__ = ["cli", "main"]
 
-_FAST = ("check", "guard")
+_FAST = ("check", "guard", "validate")
 
 
 def _hook_call(args: list[str]) -> tuple[str, str | None, bool] | None:

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import click
 
-from engine.cli.options import _Cli, project_root, root_options, run_group
+from engine.cli.options import _Cli, _one_shot_heap, project_root, root_options, run_group
+from engine.cli.reporters import REPORTERS
+from engine.config import TARGETS
 from engine.errors import EXIT_INVALID, ValidationFailed
 
 
@@ -52,6 +54,58 @@ def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
         if verdict.reason and verdict.decision != "allow":
             click.echo(f"  {_printable(verdict.reason)}")
     ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
+
+
+@click.command()
+@root_options
+@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option(
+    "--strict",
+    "strict",
+    multiple=True,
+    type=click.Choice(["openai"]),
+    help="Also report, as errors, each tool this provider's strict mode cannot take, and why.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(TARGETS),
+    help="Warn about what these providers would refuse (repeatable; default: the config's targets, all but gemini).",
+)
+@click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
+@click.pass_context
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
+    """Check every manifest; exit 0 when valid, 1 when not."""
+    root = project_root(ctx)
+    if not (strict or targets or connect):
+        # The default load is the one the compiled-project cache holds: a project whose files,
+        # engine and interpreter are those of an authentic entry is reported from it (its
+        # warnings, counts), without loading it; any change, or no entry, loads it (and
+        # writes the entry when it is valid).
+        from engine.guard import cache  # noqa: PLC0415
+
+        report, resolved = cache.validated(root)
+        if report is not None:
+            click.echo(REPORTERS[fmt](report, root=resolved))
+            return
+        with _one_shot_heap(ctx):
+            project, result = cache.build(resolved)
+            if project is not None:
+                cache.store(project, result)
+        click.echo(REPORTERS[fmt](result, root=resolved))
+        ctx.exit(0 if result.ok else EXIT_INVALID)
+    from engine.compile.loader import ProjectLoader  # noqa: PLC0415
+
+    with _one_shot_heap(ctx):
+        loader = ProjectLoader(root)
+        result = loader.load(strict=strict, targets=targets or None)
+    if connect and result.ok:
+        from engine.cli.main import _connect  # noqa: PLC0415
+
+        result = _connect(loader, result)
+    click.echo(REPORTERS[fmt](result, root=loader.root))
+    ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
 AGENT_CHOICE = click.Choice(["claude-code", "codex", "gemini"])
@@ -139,7 +193,7 @@ def _hook_command(ctx: click.Context, scope: str) -> str:
 
 
 def run_fast(argv: list[str]) -> None:
-    """Run ``check`` or ``guard`` as their own program (``hermes-engine check|guard ...``)."""
-    group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard})
+    """Run ``check``, ``guard`` or ``validate`` as their own program (``hermes-engine check|guard|validate ...``)."""
+    group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard, "validate": validate})
     # A hook that cannot even read its options still blocks the call.
     sys.exit(run_group(group, argv, failed_usage=2 if argv[:1] == ["guard"] else None))

@@ -45,9 +45,10 @@ from engine.source.project import CONFIG_NAMES, Pack, manifest_files
 
 if TYPE_CHECKING:
     from engine.config import Config
+    from engine.errors import Problem
     from engine.policy.model import CompiledPolicy
 
-__all__ = ["CACHE_NAME", "CompiledProject", "cache_path", "load_project"]
+__all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
 _MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
@@ -102,6 +103,21 @@ def _engine_stamp() -> bytes:
     return digest.digest()
 
 
+def _import_path_stamp() -> list[str]:
+    """Each folder packages are installed in, with its mtime: a package installed or removed (which
+    handlers may import, and whose absence ``validate`` reports) changes the folder, so the key.
+    (Not the working directory ``python -m`` puts first: any file created there would be a miss.)"""
+    out = []
+    for entry in sys.path:
+        if not entry.rstrip("/").endswith(("site-packages", "dist-packages")):
+            continue
+        try:
+            out.append(f"{entry}\0{os.stat(entry or '.').st_mtime_ns}")
+        except OSError:
+            out.append(f"{entry}\0-")
+    return out
+
+
 def _handler_files(pack: Pack) -> Iterator[Path]:
     for prefix in pack.handler_roots:
         top = prefix.split(".", 1)[0]
@@ -129,7 +145,7 @@ def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
     content of every input file (a missing file hashes as missing)."""
     digest = hashlib.sha256(_engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
-    head = [sys.version, sys.prefix, str(root), *env]
+    head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
     for path in input_files(root, packs):
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
@@ -147,9 +163,16 @@ def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
 
 def _mac_key(create: bool) -> bytes | None:
     """The key the entries are authenticated with, kept beside the audit keys (0600, user config dir)."""
-    from engine.policy.audit import AuditError, _Keys, key_dir  # noqa: PLC0415
+    from engine.state_files import key_dir, read_key  # noqa: PLC0415
 
     directory = key_dir()
+    if not create:  # read without importing the audit module (a warm start's import budget)
+        try:
+            return read_key(directory / f"{_KEY_NAME}.key")
+        except (OSError, ValueError):
+            return None
+    from engine.policy.audit import AuditError, _Keys  # noqa: PLC0415
+
     keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
     try:
         return keys.create() if create else keys.load()
@@ -279,17 +302,27 @@ def _pack_dicts(packs: tuple[Pack, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def _from_cache(root: Path, path: Path) -> CompiledProject | None:
+def _current(root: Path, path: Path) -> tuple[dict[str, Any], bytes] | None:
+    """(header, body) of the entry at ``path`` when it is authentic (its MAC verifies under our key)
+    and current (its key is the key of the project's files as they are now), else None."""
     key = _mac_key(create=False)
     if key is None:
         return None
     entry = _read(path, key)
     if entry is None:
         return None
-    header, body = entry
+    header, _ = entry
     packs = _packs_of(header)
     if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs):
         return None
+    return entry
+
+
+def _from_cache(root: Path, path: Path) -> CompiledProject | None:
+    entry = _current(root, path)
+    if entry is None:
+        return None
+    _, body = entry
     was_enabled = gc.isenabled()
     gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
     try:
@@ -306,6 +339,85 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
 
     COMPILED_CLASSES.update(project.classes)
     return project
+
+
+@dataclass(frozen=True, slots=True)
+class CachedReport:
+    """What ``validate`` reports of a project whose valid load is cached: its warnings, counts
+    and file count, as the load that wrote the entry found them (never errors: a project with
+    errors has no entry)."""
+
+    problems: tuple[Problem, ...]
+    counts: dict[str, int]
+    files: int
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+    @property
+    def errors(self) -> list[Problem]:
+        return []
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return list(self.problems)
+
+
+def _report_of(result: Any) -> dict[str, Any]:
+    return {
+        "problems": [{**p.as_dict(), "severity": p.severity} for p in result.problems],
+        "counts": list(result.counts.items()),  # pairs: the header is written with sorted keys
+        "files": result.files,
+    }
+
+
+def _report_from(data: Any) -> CachedReport | None:
+    from engine.errors import Problem  # noqa: PLC0415
+
+    try:
+        problems = tuple(
+            Problem(
+                str(p["file"]),
+                int(p["line"]),
+                int(p["column"]),
+                str(p["code"]),
+                str(p["message"]),
+                str(p["pointer"]),
+                "warning",
+            )
+            for p in data["problems"]
+            if p["severity"] == "warning"
+        )
+        if len(problems) != len(data["problems"]):
+            return None  # an entry is written only for a load without errors
+        counts = {str(k): int(v) for k, v in data["counts"]}
+        return CachedReport(problems, counts, int(data["files"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def validated(root: Path) -> tuple[CachedReport | None, Path]:
+    """``validate``'s report of the project at ``root`` from its cache entry, without loading it:
+    (the report, or None when there is no authentic and current entry; the resolved root).
+
+    Raises:
+        UsageError: ``root`` is not a project.
+    """
+    from engine.source.project import check_project_root  # noqa: PLC0415
+
+    root = check_project_root(Path(root))
+    entry = _current(root, cache_path(root))
+    if entry is None:
+        return None, root
+    return _report_from(entry[0].get("report")), root
+
+
+def _cacheable(config: Config) -> bool:
+    """Plugins are code outside the key's files (installed packages, plugin folders): a project
+    that loads any is built from source every time."""
+    plugins = config.get("plugins") or {}
+    return not (plugins.get("enabled") or plugins.get("folders"))
 
 
 def build(root: Path) -> tuple[CompiledProject | None, Any]:
@@ -330,8 +442,11 @@ def build(root: Path) -> tuple[CompiledProject | None, Any]:
     return project, result
 
 
-def store(project: CompiledProject) -> None:
-    """Write the entry of a freshly built project (best effort: a failure leaves no entry)."""
+def store(project: CompiledProject, result: Any) -> None:
+    """Write the entry of a freshly built project and the ``result`` of its load (best effort:
+    a failure leaves no entry)."""
+    if not _cacheable(project.config):
+        return
     key = _mac_key(create=True)
     if key is None:
         return
@@ -341,6 +456,7 @@ def store(project: CompiledProject) -> None:
         "root": str(project.root),
         "packs": _pack_dicts(project.packs),
         "key": project_key(project.root, project.packs),
+        "report": _report_of(result),
     }
     try:
         _write(path, key, header, _dumps(project))
@@ -377,5 +493,5 @@ def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject
             return cached, None
     project, result = build(root)
     if project is not None and use_cache:
-        store(project)
+        store(project, result)
     return project, result

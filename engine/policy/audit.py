@@ -30,7 +30,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.policy.redact import MAX_FIELD, redact
-from engine.state_files import keep_aside, locked
+from engine.state_files import keep_aside, key_dir, locked, read_key
 
 __all__ = ["MAX_FIELD", "AuditLog", "AuditReport", "audit_path", "key_dir", "redact", "tail", "verify"]
 
@@ -43,12 +43,6 @@ _SEQ = b'{"seq":'
 _BREAK = b',"event":"break"'
 _TAIL_BYTES = 1 << 16
 _MAX_PROBLEMS = 20
-
-
-def key_dir() -> Path:
-    """Where audit keys and heads live: the user's config directory, outside any work tree."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "hermes-engine" / "audit"
 
 
 def audit_path(config: Config) -> Path:
@@ -76,18 +70,11 @@ class _Keys:
 
     def load(self) -> bytes | None:
         try:
-            text = self.key_file.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
+            return read_key(self.key_file)
+        except OSError as exc:
             raise AuditError(f"cannot read the audit key {self.key_file}: {exc}") from exc
-        try:
-            key = bytes.fromhex(text)
-        except ValueError:
-            key = b""
-        if len(key) != 32:
-            raise AuditError(f"the audit key {self.key_file} is damaged (expected 64 hex digits)")
-        return key
+        except ValueError as exc:
+            raise AuditError(f"the audit key {self.key_file} is damaged ({exc})") from exc
 
     def create(self) -> bytes:
         """The key, created (0600, in a 0700 directory) when there is none yet."""

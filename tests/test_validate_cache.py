@@ -1,0 +1,143 @@
+"""`validate` from the compiled-project cache: the same report as a fresh load, never a stale or forged one.
+
+A valid project's default load is kept (engine.guard.cache, MAC'd under a key in the user's
+config dir); `validate` reports from it while every input file is as it was. Here: an edit
+is validated again (its error located), and an entry signed by anyone but the engine --
+a tool that can write the state dir, say -- is ignored, whatever report it carries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import cli
+from engine.guard import cache
+
+GEMINI_ONLY = """kind: Tool
+name: f
+toolset: t
+description: F.
+handler: vc_h:f
+parameters:
+  type: object
+  properties:
+    n: {type: integer, multipleOf: 2}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        path = tmp_path / f"home-{name.lower()}"
+        path.mkdir()
+        monkeypatch.setenv(name, str(path))
+
+
+@pytest.fixture
+def warned(tool_project: Callable[[str, str, str], Path]) -> Path:
+    """A valid project with one warning (Gemini refuses multipleOf; the config targets Gemini)."""
+    root = tool_project("vc_h", "def f(n: int = 0) -> str:\n    return ''\n", GEMINI_ONLY)
+    config = root / "hermes-engine.yaml"
+    config.write_text(config.read_text() + "targets: [openai, gemini]\n")
+    return root
+
+
+def validate(root: Path, fmt: str = "json") -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["validate", "--root", str(root), "--format", fmt])
+    return result.exit_code, result.stdout
+
+
+def test_a_cached_report_is_the_fresh_report(warned: Path) -> None:
+    fresh = {fmt: validate(warned, fmt) for fmt in ("json", "text", "github", "sarif")}
+    code, out = fresh["json"]
+    assert code == 0
+    [warning] = json.loads(out)["warnings"]
+    assert (warning["code"], warning["file"], warning["line"]) == ("gemini-incompatible", "manifests/m.yaml", 9)
+    report, _ = cache.validated(warned)
+    assert report is not None  # the entry was written by the first validate, and is read back
+    for fmt, expected in fresh.items():
+        assert validate(warned, fmt) == expected
+
+
+def test_a_warm_validate_loads_nothing(warned: Path) -> None:
+    """Served from the entry: the loader (and its YAML, schema and template libraries) is never imported."""
+    assert validate(warned)[0] == 0
+    probe = (
+        "import sys\nfrom engine.cli import main\n"
+        "try:\n    main(['validate', '--root', sys.argv[1]])\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = ('engine.compile.loader', 'yaml', 'cerberus', 'jinja2', 'jsonschema_rs', 'engine.policy.model')\n"
+        "print(code, ' '.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(warned)], capture_output=True, env=os.environ, timeout=120, check=False
+    )
+    assert done.stdout.decode().splitlines()[-1] == "ok: 1 tools, 1 toolsets, 0 patterns in 2 files, 1 warning"
+    assert "gemini-incompatible" in done.stdout.decode()
+    assert done.stderr.decode().strip() == "0"
+
+
+def test_an_edited_file_is_validated_again(warned: Path) -> None:
+    assert validate(warned)[0] == 0
+    manifest = warned / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("description: F.\n", "description: F.\nnot_a_field: 1\n"))
+    code, out = validate(warned)
+    assert code == 1
+    [error] = json.loads(out)["errors"]
+    assert (error["file"], error["line"]) == ("manifests/m.yaml", 5)
+    assert cache.validated(warned)[0] is None  # no entry for an invalid project
+    manifest.write_text(GEMINI_ONLY)
+    assert validate(warned)[0] == 0
+    # A new file is an input too (the file list is recomputed on every run).
+    (warned / "manifests" / "g.yaml").write_text(GEMINI_ONLY.replace("name: f", "name: g"))
+    code, out = validate(warned)
+    assert code == 0 and json.loads(out)["counts"]["tools"] == 2 and len(json.loads(out)["warnings"]) == 2
+
+
+def _forge(path: Path, change: Callable[[dict[str, object]], None]) -> None:
+    """Rewrite the entry's header, signed with a key of the forger's own (it cannot read ours)."""
+    raw = path.read_bytes()
+    signed = raw[len(cache._MAGIC) + 32 :]
+    newline = signed.index(b"\n")
+    header = json.loads(signed[:newline])
+    change(header)
+    forged = json.dumps(header, sort_keys=True).encode() + b"\n" + signed[newline + 1 :]
+    mac = hmac.new(os.urandom(32), forged, hashlib.sha256).digest()
+    path.write_bytes(cache._MAGIC + mac + forged)
+
+
+def test_a_forged_entry_is_ignored(warned: Path) -> None:
+    assert validate(warned)[0] == 0
+    path = cache.cache_path(warned.resolve())
+    # A report with the warning dropped.
+    _forge(path, lambda header: header["report"].update(problems=[]))  # type: ignore[union-attr]
+    code, out = validate(warned)
+    assert code == 0 and len(json.loads(out)["warnings"]) == 1
+    assert cache.validated(warned)[0] is not None  # the fresh load wrote an authentic entry again
+    # A project broken since, with an entry claiming it is valid under the key of its current files.
+    manifest = warned / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("handler: vc_h:f", "handler: vc_h:missing"))
+    packs = cache._packs_of(json.loads(path.read_bytes()[len(cache._MAGIC) + 32 :].split(b"\n", 1)[0]))
+    assert packs is not None
+    key = cache.project_key(warned.resolve(), packs)
+    _forge(path, lambda header: header.update(key=key))
+    code, out = validate(warned)
+    assert code == 1 and json.loads(out)["errors"]
+    # Bytes that are not an entry at all: a miss, never a traceback.
+    path.write_bytes(b"garbage")
+    assert validate(warned)[0] == 1
+
+
+def test_options_that_change_the_load_are_never_served_from_the_entry(warned: Path) -> None:
+    assert validate(warned)[0] == 0
+    result = CliRunner().invoke(cli, ["validate", "--root", str(warned), "--format", "json", "--target", "openai"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["warnings"] == []
