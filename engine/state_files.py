@@ -9,6 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+def state_root() -> Path:
+    """Where every project's default state dir lives: per user, outside any project."""
+    base = os.environ.get("XDG_STATE_HOME") or ""
+    home = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return home.resolve() / "hermes-engine"
+
+
 def key_dir() -> Path:
     """Where the audit keys and heads (and the compiled-project cache's key) live: the user's config
     directory, outside any work tree."""

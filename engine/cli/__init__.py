@@ -51,6 +51,14 @@ def _hook_call(args: list[str]) -> tuple[str, str | None, bool] | None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] and args[0] in _FAST:
+        # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
+        import atexit  # noqa: PLC0415
+
+        from engine.guard import warm  # noqa: PLC0415
+
+        warm.install()
+        atexit.register(warm.save)
     hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
     if hook is not None:
         from engine.guard.hook import run_process  # noqa: PLC0415

@@ -7,9 +7,12 @@ sequence or a bidi override cannot repaint the prompt to show something else.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from engine.policy.approval import ApprovalRequest, normalise_answer
+if TYPE_CHECKING:
+    from engine.policy.approval import ApprovalRequest
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
@@ -42,6 +45,8 @@ def prompt(request: ApprovalRequest) -> str:
         for glob in request.always_globs:
             click.echo(f"  always adds to approvals.command_allowlist: {printable(glob)}", err=True)
         choices = "[o]nce/[s]ession/[a]lways/[d]eny"
+    from engine.policy.approval import normalise_answer  # noqa: PLC0415  (printable alone imports nothing)
+
     answer = click.prompt(choices, default="d", show_default=True, err=True)
     chosen = normalise_answer(answer) or "deny"
     return chosen if request.grantable or chosen in ("once", "deny") else "deny"

@@ -53,7 +53,6 @@ __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_
 CACHE_NAME = "compiled-project.bin"
 _MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
 _MAC_SIZE = 32
-_ENGINE = Path(__file__).resolve().parent.parent
 _KEY_NAME = "compiled-project"
 
 
@@ -87,20 +86,6 @@ def cache_path(root: Path) -> Path:
     from engine.config import default_state_dir  # noqa: PLC0415
 
     return default_state_dir(root) / CACHE_NAME
-
-
-def _engine_stamp() -> bytes:
-    """The engine's version and the (path, size, mtime) of each of its own files: a changed engine is a miss."""
-    from engine import __version__  # noqa: PLC0415
-
-    digest = hashlib.sha256(__version__.encode())
-    for dirpath, dirnames, filenames in os.walk(_ENGINE):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".json", ".yaml")):
-                st = os.stat(os.path.join(dirpath, name))
-                digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return digest.digest()
 
 
 def _import_path_stamp() -> list[str]:
@@ -143,7 +128,9 @@ def input_files(root: Path, packs: tuple[Pack, ...]) -> list[Path]:
 def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
     """The key of the project's compiled form: the engine, the interpreter, the environment and the
     content of every input file (a missing file hashes as missing)."""
-    digest = hashlib.sha256(_engine_stamp())
+    from engine.guard.warm import engine_stamp  # noqa: PLC0415
+
+    digest = hashlib.sha256(engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
@@ -184,16 +171,16 @@ def _mac_key(create: bool) -> bytes | None:
 
 
 def _reduce_pattern(pattern: re.Pattern[Any]) -> tuple[Any, ...]:
-    from engine.policy.regexes import _sre_program  # noqa: PLC0415
+    from engine.policy.sre import sre_program  # noqa: PLC0415
 
-    return (_pattern, (pattern.pattern, pattern.flags, _sre_program(pattern.pattern, pattern.flags)))
+    return (_pattern, (pattern.pattern, pattern.flags, sre_program(pattern.pattern, pattern.flags)))
 
 
 def _pattern(source: Any, flags: int, program: tuple[Any, ...] | None) -> re.Pattern[Any]:
     """A ``re`` pattern from its compiled program (no parse), or compiled again."""
-    from engine.policy.regexes import _from_program  # noqa: PLC0415
+    from engine.policy.sre import from_program  # noqa: PLC0415
 
-    return _from_program(source, flags, program)
+    return from_program(source, flags, program)
 
 
 def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
@@ -335,6 +322,9 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     if not isinstance(project, CompiledProject) or project.root != root:
         return None
     project.from_cache = True
+    from engine.guard.warm import mark_warm  # noqa: PLC0415
+
+    mark_warm()
     from engine.policy.paths import COMPILED_CLASSES  # noqa: PLC0415
 
     COMPILED_CLASSES.update(project.classes)
@@ -410,7 +400,12 @@ def validated(root: Path) -> tuple[CachedReport | None, Path]:
     entry = _current(root, cache_path(root))
     if entry is None:
         return None, root
-    return _report_from(entry[0].get("report")), root
+    report = _report_from(entry[0].get("report"))
+    if report is not None:
+        from engine.guard.warm import mark_warm  # noqa: PLC0415
+
+        mark_warm()
+    return report, root
 
 
 def _cacheable(config: Config) -> bool:
