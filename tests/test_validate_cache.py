@@ -141,3 +141,16 @@ def test_options_that_change_the_load_are_never_served_from_the_entry(warned: Pa
     assert validate(warned)[0] == 0
     result = CliRunner().invoke(cli, ["validate", "--root", str(warned), "--format", "json", "--target", "openai"])
     assert result.exit_code == 0 and json.loads(result.stdout)["warnings"] == []
+
+
+def test_an_unreadable_input_is_a_located_error_not_a_crash(warned: Path) -> None:
+    """Every manifest is hashed before the entry is looked up: one that is a folder or a link loop
+    is hashed as such, and the load reports it where it is."""
+    assert validate(warned)[0] == 0
+    (warned / "manifests" / "folder.yaml").symlink_to(warned / "toolsets")
+    (warned / "manifests" / "loop.yaml").symlink_to(warned / "manifests" / "loop.yaml")
+    result = CliRunner().invoke(cli, ["validate", "--root", str(warned)])
+    assert result.exit_code == 1, result.output
+    assert "manifests/folder.yaml:1:1: error[file-unreadable]" in result.stdout
+    assert "manifests/loop.yaml:1:1: error[file-unreadable]" in result.stdout
+    assert "internal error" not in result.output

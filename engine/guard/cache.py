@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.source.project import CONFIG_NAMES, Pack, manifest_files
+from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -114,14 +114,14 @@ def _handler_files(pack: Pack) -> Iterator[Path]:
             yield from sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def input_files(root: Path, packs: tuple[Pack, ...]) -> list[Path]:
+def input_files(root: Path, packs: tuple[Pack, ...]) -> list[str]:
     """Every file a load of the project reads: configs, manifests of each pack, handler sources."""
-    files = [root / name for name in CONFIG_NAMES]
+    files = [os.path.join(root, name) for name in CONFIG_NAMES]
     for pack in packs:
         if pack.root != root:
-            files += [pack.root / name for name in CONFIG_NAMES]
-        files += manifest_files(pack)
-        files += _handler_files(pack)
+            files += [os.path.join(pack.root, name) for name in CONFIG_NAMES]
+        files += manifest_paths(pack)
+        files += [str(path) for path in _handler_files(pack)]
     return files
 
 
@@ -135,11 +135,15 @@ def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
     for path in input_files(root, packs):
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            content = path.read_bytes()
+            with open(path, "rb") as handle:
+                content = handle.read()
         except FileNotFoundError:
             digest.update(b"-\n")
+            continue
+        except OSError as exc:  # a folder, a link loop, unreadable: hashed as such (the load reports it)
+            digest.update(f"!{exc.errno}\n".encode())
             continue
         digest.update(hashlib.sha256(content).digest() + b"\n")
     return digest.hexdigest()

@@ -112,13 +112,18 @@ def is_ignored_name(name: str) -> bool:
 
 def manifest_files(pack: Pack) -> list[Path]:
     """Every manifest file of a pack, in a stable order (``Path`` order)."""
+    return [Path(path) for path in manifest_paths(pack)]
+
+
+def manifest_paths(pack: Pack) -> list[str]:
+    """:func:`manifest_files` as strings (what the compiled-project cache hashes on every start)."""
     found: list[tuple[list[str], str]] = []
     for folder in MANIFEST_DIRS:
         base = os.path.join(pack.root, folder)
         if os.path.isdir(base):
             _walk(base, found)
     found.sort(key=lambda item: item[0])
-    return [Path(path) for _, path in found]
+    return [path for _, path in found]
 
 
 def _walk(folder: str, found: list[tuple[list[str], str]]) -> None:
