@@ -25,6 +25,8 @@ BUILTIN_HANDLER_PACKAGE = "engine._pack_handlers"
 
 @dataclass(frozen=True, slots=True)
 class Pack:
+    """A folder of manifests and handlers loaded as one: the builtin pack or the project."""
+
     name: str  # "builtin" or "project"
     root: Path
     handler_roots: tuple[str, ...]
