@@ -154,3 +154,29 @@ def test_an_unreadable_input_is_a_located_error_not_a_crash(warned: Path) -> Non
     assert "manifests/folder.yaml:1:1: error[file-unreadable]" in result.stdout
     assert "manifests/loop.yaml:1:1: error[file-unreadable]" in result.stdout
     assert "internal error" not in result.output
+
+
+def test_the_process_ends_with_its_whole_report_and_its_status(warned: Path) -> None:
+    """A one-shot process skips the interpreter's teardown: its output is still flushed, its status kept."""
+    (warned / "manifests" / "m.yaml").write_text(GEMINI_ONLY.replace("name: f", "name: 'bad name'"))
+    for _ in range(2):  # nothing cached for an invalid project: both load it
+        done = subprocess.run(
+            [sys.executable, "-m", "engine", "validate", "--root", str(warned), "--format", "json"],
+            capture_output=True,
+            env=os.environ,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        assert json.loads(done.stdout)["errors"][0]["file"] == "manifests/m.yaml"
+    (warned / "manifests" / "m.yaml").write_text(GEMINI_ONLY)
+    for _ in range(2):  # a fresh load, then the entry
+        done = subprocess.run(
+            [sys.executable, "-m", "engine", "validate", "--root", str(warned), "--format", "sarif"],
+            capture_output=True,
+            env=os.environ,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(json.loads(done.stdout)["runs"][0]["results"]) == 1

@@ -51,28 +51,56 @@ def _hook_call(args: list[str]) -> tuple[str, str | None, bool] | None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] and args[0] in _FAST:
-        # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
-        import atexit  # noqa: PLC0415
+    if not (args[:1] and args[0] in _FAST):
+        from engine.cli.main import main as full  # noqa: PLC0415
 
-        from engine.guard import warm  # noqa: PLC0415
-
-        warm.install()
-        atexit.register(warm.save)
-    hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
-    if hook is not None:
-        from engine.guard.hook import run_process  # noqa: PLC0415
-
-        run_process(*hook)
+        full(argv)
         return
-    if args[:1] and args[0] in _FAST:
-        from engine.cli.fast import run_fast  # noqa: PLC0415
+    # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
+    import atexit  # noqa: PLC0415
 
-        run_fast(list(args))
-        return
-    from engine.cli.main import main as full  # noqa: PLC0415
+    from engine.guard import warm  # noqa: PLC0415
 
-    full(argv)
+    warm.install()
+    atexit.register(warm.save)
+    try:
+        hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
+        if hook is not None:
+            from engine.guard.hook import run_process  # noqa: PLC0415
+
+            run_process(*hook)
+        else:
+            from engine.cli.fast import run_fast  # noqa: PLC0415
+
+            run_fast(list(args))
+    except SystemExit as exc:
+        if argv is None:  # the program itself (not a caller's main([...])): end it now
+            _exit_now(exc.code)
+        raise
+
+
+def _exit_now(code: object) -> None:
+    """Exit as ``sys.exit(code)`` would, without tearing the interpreter down: a hook process ends
+    right after its answer, and freeing every module and object it loaded costs more than the
+    verdict (~20 ms of a warm guard here). Output is flushed and the warm-start file saved first;
+    nothing else is left open (the audit log is fsynced and closed by each append)."""
+    import contextlib  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from engine.guard import warm  # noqa: PLC0415
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on stderr, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    warm.save()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that went away: nothing more to say
+            stream.flush()
+    os._exit(status & 0xFF)
 
 
 def __getattr__(name: str) -> Any:

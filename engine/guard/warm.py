@@ -194,6 +194,7 @@ def save() -> None:
         signed = warm.tag + marshal.dumps({"regexes": regexes, "codes": codes})
         mac = hmac.new(key, signed, hashlib.sha256).digest()
         _write(warm.path, _MAGIC + mac + signed)
+        warm.added_codes = False  # saved: a second call (atexit after an explicit save) writes nothing
     except Exception:
         return
 
