@@ -180,3 +180,17 @@ def test_the_process_ends_with_its_whole_report_and_its_status(warned: Path) -> 
         )
         assert done.returncode == 0, done.stderr
         assert len(json.loads(done.stdout)["runs"][0]["results"]) == 1
+
+
+def test_an_entry_validate_wrote_serves_check_and_is_completed_once(warned: Path) -> None:
+    """validate leaves the compiled path classes out; the first check compiles them and rewrites the
+    entry, which still answers validate with the same report."""
+    assert validate(warned)[0] == 0
+    path = cache.cache_path(warned.resolve())
+    assert path.exists()
+    result = CliRunner().invoke(cli, ["check", "--root", str(warned), "cat /etc/hostname"])
+    assert result.exit_code == 0 and result.stdout.startswith("allow"), result.output
+    project, _ = cache.load_project(warned)
+    assert project is not None and project.from_cache and project.classes
+    report, _ = cache.validated(warned)
+    assert report is not None and [w.code for w in report.warnings] == ["gemini-incompatible"]

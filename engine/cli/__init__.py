@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> None:
 
             run_fast(list(args))
     except SystemExit as exc:
-        if argv is None:  # the program itself (not a caller's main([...])): end it now
+        # The program itself (not a caller's main([...])), and nothing profiling or tracing it
+        # (cProfile, coverage: they write their data at exit): end it now.
+        if argv is None and sys.getprofile() is None and sys.gettrace() is None:
             _exit_now(exc.code)
         raise
 

@@ -92,7 +92,7 @@ def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tup
         with _one_shot_heap(ctx):
             project, result = cache.build(resolved)
             if project is not None:
-                cache.store(project, result)
+                cache.store(project, result, classes=False)
         click.echo(REPORTERS[fmt](result, root=resolved))
         ctx.exit(0 if result.ok else EXIT_INVALID)
     from engine.compile.loader import ProjectLoader  # noqa: PLC0415

@@ -157,11 +157,12 @@ def _mac_key(create: bool) -> bytes | None:
     from engine.state_files import key_dir, read_key  # noqa: PLC0415
 
     directory = key_dir()
-    if not create:  # read without importing the audit module (a warm start's import budget)
-        try:
-            return read_key(directory / f"{_KEY_NAME}.key")
-        except (OSError, ValueError):
-            return None
+    try:  # read without importing the audit module (a warm start's import budget)
+        existing = read_key(directory / f"{_KEY_NAME}.key")
+    except (OSError, ValueError):
+        existing = None
+    if existing is not None or not create:
+        return existing
     from engine.policy.audit import AuditError, _Keys  # noqa: PLC0415
 
     keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
@@ -313,7 +314,7 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     entry = _current(root, path)
     if entry is None:
         return None
-    _, body = entry
+    header, body = entry
     was_enabled = gc.isenabled()
     gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
     try:
@@ -329,6 +330,10 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     from engine.guard.warm import mark_warm  # noqa: PLC0415
 
     mark_warm()
+    if project.policy is not None and not project.classes and isinstance(header.get("report"), dict):
+        # Written by validate, without the compiled path classes: completed once, best effort.
+        with contextlib.suppress(Exception):
+            store(project, None, report=header["report"])
     from engine.policy.paths import COMPILED_CLASSES  # noqa: PLC0415
 
     COMPILED_CLASSES.update(project.classes)
@@ -441,21 +446,26 @@ def build(root: Path) -> tuple[CompiledProject | None, Any]:
     return project, result
 
 
-def store(project: CompiledProject, result: Any) -> None:
-    """Write the entry of a freshly built project and the ``result`` of its load (best effort:
-    a failure leaves no entry)."""
+def store(project: CompiledProject, result: Any, *, classes: bool = True, report: Any = None) -> None:
+    """Write the entry of a freshly built project and the ``result`` of its load (or its ``report``
+    as an entry holds it) (best effort: a failure leaves no entry).
+
+    ``classes=False`` leaves the path classes out (``validate``, which never judges: compiling
+    them is a third of the cost of writing the entry); the first ``guard`` or ``check`` that
+    reads the entry compiles them and writes it again.
+    """
     if not _cacheable(project.config):
         return
     key = _mac_key(create=True)
     if key is None:
         return
     path = cache_path(project.root)
-    project.classes = _path_classes(project)
+    project.classes = _path_classes(project) if classes else {}
     header = {
         "root": str(project.root),
         "packs": _pack_dicts(project.packs),
         "key": project_key(project.root, project.packs),
-        "report": _report_of(result),
+        "report": _report_of(result) if report is None else report,
     }
     try:
         _write(path, key, header, _dumps(project))
