@@ -65,10 +65,19 @@ def main(argv: list[str] | None = None) -> None:
     atexit.register(warm.save)
     try:
         hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
+        check = None
+        if args[:1] == ["check"]:
+            from engine.cli.verdict import check_call  # noqa: PLC0415
+
+            check = check_call(list(args))
         if hook is not None:
             from engine.guard.hook import run_process  # noqa: PLC0415
 
             run_process(*hook)
+        elif check is not None:
+            from engine.cli.verdict import run_check  # noqa: PLC0415
+
+            run_check(list(args), check)
         else:
             from engine.cli.fast import run_fast  # noqa: PLC0415
 

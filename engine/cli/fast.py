@@ -8,7 +8,6 @@ the command line (engine.cli.__init__); they are also commands of the full group
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -18,13 +17,7 @@ import click
 from engine.cli.options import _Cli, _one_shot_heap, project_root, root_options, run_group
 from engine.cli.reporters import REPORTERS
 from engine.config import TARGETS
-from engine.errors import EXIT_INVALID, ValidationFailed
-
-
-def _printable(text: str) -> str:
-    from engine.cli.prompt import printable  # noqa: PLC0415
-
-    return printable(text)
+from engine.errors import EXIT_INVALID
 
 
 @click.command()
@@ -35,25 +28,11 @@ def _printable(text: str) -> str:
 @click.pass_context
 def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
     """Judge COMMAND with the project's policies: allow, ask or deny (exit 0 only for allow)."""
-    from engine.guard.cache import load_project  # noqa: PLC0415
-    from engine.guard.hook import evaluator_for  # noqa: PLC0415
+    from engine.cli.verdict import check_output  # noqa: PLC0415
 
-    project, result = load_project(project_root(ctx))
-    if project is None:
-        raise ValidationFailed(result.problems)
-    verdict = evaluator_for(project, Path(project.config.workdir(Path.cwd()))).check(command, tool)
-    if as_json:
-        click.echo(json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False))
-    else:
-        label = verdict.decision + (" (hardline)" if verdict.hardline else "")
-        click.echo(label)
-        for match in verdict.matches:
-            via = f"  (via {_printable(' > '.join(match.via))})" if match.via else ""
-            shown = f"{_printable(match.key)}: {_printable(match.description)} -- {_printable(match.command)}"
-            click.echo(f"  [{match.severity}] {shown}{via}")
-        if verdict.reason and verdict.decision != "allow":
-            click.echo(f"  {_printable(verdict.reason)}")
-    ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
+    code, text = check_output(project_root(ctx), command, tool, as_json)
+    click.echo(text)
+    ctx.exit(code)
 
 
 @click.command()

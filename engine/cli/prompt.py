@@ -11,26 +11,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from engine.cli.verdict import printable
+
 if TYPE_CHECKING:
     from engine.policy.approval import ApprovalRequest
 
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
-def printable(text: str) -> str:
-    """``text`` with every character a terminal would not print as itself escaped (``\\x1b``, ``\\u202e``)."""
-    if text.isprintable() and "\\" not in text:
-        return text
-    out: list[str] = []
-    for char in text:
-        if char in _NAMED:
-            out.append(_NAMED[char])
-        elif char.isprintable():
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out)
+__all__ = ["printable", "prompt"]
 
 
 def prompt(request: ApprovalRequest) -> str:
