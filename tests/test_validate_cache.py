@@ -194,3 +194,25 @@ def test_an_entry_validate_wrote_serves_check_and_is_completed_once(warned: Path
     assert project is not None and project.from_cache and project.classes
     report, _ = cache.validated(warned)
     assert report is not None and [w.code for w in report.warnings] == ["gemini-incompatible"]
+
+
+def test_the_short_exit_still_runs_what_was_registered_to_run_at_exit(
+    tool_project: Callable[[str, str, str], Path], tmp_path: Path
+) -> None:
+    """Only the interpreter's teardown is skipped: an atexit function (here one a handler module
+    registers when the load imports it) still runs."""
+    marker = tmp_path / "ran-at-exit"
+    handlers = (
+        f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').close())\n"
+        "def f(n: int = 0) -> str:\n    return ''\n"
+    )
+    root = tool_project("vc_h", handlers, GEMINI_ONLY)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "validate", "--root", str(root)],
+        capture_output=True,
+        env=os.environ,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.exists()

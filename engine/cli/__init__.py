@@ -90,16 +90,21 @@ def main(argv: list[str] | None = None) -> None:
         raise
 
 
-def _exit_now(code: object) -> None:
+def _exit_now(code: str | int | None) -> None:
     """Exit as ``sys.exit(code)`` would, without tearing the interpreter down: a hook process ends
     right after its answer, and freeing every module and object it loaded costs more than the
-    verdict (~20 ms of a warm guard here). Output is flushed and the warm-start file saved first;
-    nothing else is left open (the audit log is fsynced and closed by each append)."""
+    verdict (~20 ms of a warm guard here). What an exit does besides is still done: the atexit
+    functions run (the warm-start file, logging's flush, anything a plugin registered) and the
+    output is flushed. A process with another thread still running exits the usual way."""
+    import atexit  # noqa: PLC0415
     import contextlib  # noqa: PLC0415
     import os  # noqa: PLC0415
 
-    from engine.guard import warm  # noqa: PLC0415
-
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
+        t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate()
+    ):
+        sys.exit(code)
     if code is None:
         status = 0
     elif isinstance(code, int):
@@ -107,9 +112,15 @@ def _exit_now(code: object) -> None:
     else:  # sys.exit("message"): the message on stderr, status 1
         print(code, file=sys.stderr)
         status = 1
-    warm.save()
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
+    if run_exitfuncs is None:  # not CPython's atexit: the usual exit
+        sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader that went away: nothing more to say
+            stream.flush()
+    run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
     os._exit(status & 0xFF)
 
