@@ -70,6 +70,9 @@ class CompiledProject:
     from_cache: bool = False
     # Path classes compiled ahead (engine.policy.paths.COMPILED_CLASSES), by their globs.
     classes: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    # Python files of the project the load imported besides the handler roots' (a helper module a
+    # handler imports): inputs too.
+    extra_files: tuple[str, ...] = ()
 
     def audit_path(self) -> Path:
         from engine.policy.audit import audit_path  # noqa: PLC0415
@@ -125,16 +128,33 @@ def input_files(root: Path, packs: tuple[Pack, ...]) -> list[str]:
     return files
 
 
-def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
+def imported_files(packs: tuple[Pack, ...]) -> tuple[str, ...]:
+    """The Python files under the packs' roots that this process has imported (a load imports the
+    handlers, and whatever they import), less the handler roots' own (already inputs) and the
+    engine's (in its stamp)."""
+    roots = tuple(str(pack.root) + os.sep for pack in packs)
+    engine_dir = str(Path(__file__).resolve().parent.parent) + os.sep
+    known = {str(p) for pack in packs for p in _handler_files(pack)}
+    found = set()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.endswith(".py"):
+            file = os.path.abspath(file)
+            if file.startswith(roots) and not file.startswith(engine_dir) and file not in known:
+                found.add(file)
+    return tuple(sorted(found))
+
+
+def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | list[str] = ()) -> str:
     """The key of the project's compiled form: the engine, the interpreter, the environment and the
-    content of every input file (a missing file hashes as missing)."""
+    content of every input file and of the ``extra`` ones (a missing file hashes as missing)."""
     from engine.guard.warm import engine_stamp  # noqa: PLC0415
 
     digest = hashlib.sha256(engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
-    for path in input_files(root, packs):
+    for path in [*input_files(root, packs), *extra]:
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             with open(path, "rb") as handle:
@@ -305,7 +325,10 @@ def _current(root: Path, path: Path) -> tuple[dict[str, Any], bytes] | None:
         return None
     header, _ = entry
     packs = _packs_of(header)
-    if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs):
+    extra = header.get("extra", [])
+    if not (isinstance(extra, list) and all(isinstance(f, str) for f in extra)):
+        return None
+    if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs, extra):
         return None
     return entry
 
@@ -443,6 +466,7 @@ def build(root: Path) -> tuple[CompiledProject | None, Any]:
         result.counts.get("tools", 0),
         result.counts.get("patterns", 0),
     )
+    project.extra_files = imported_files(packs)
     return project, result
 
 
@@ -464,7 +488,8 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
     header = {
         "root": str(project.root),
         "packs": _pack_dicts(project.packs),
-        "key": project_key(project.root, project.packs),
+        "key": project_key(project.root, project.packs, project.extra_files),
+        "extra": list(project.extra_files),
         "report": _report_of(result) if report is None else report,
     }
     try:
