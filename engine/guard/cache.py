@@ -53,7 +53,6 @@ __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_
 CACHE_NAME = "compiled-project.bin"
 _MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
 _MAC_SIZE = 32
-_KEY_NAME = "compiled-project"
 
 
 @dataclass(slots=True)
@@ -174,22 +173,9 @@ def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | li
 
 def _mac_key(create: bool) -> bytes | None:
     """The key the entries are authenticated with, kept beside the audit keys (0600, user config dir)."""
-    from engine.state_files import key_dir, read_key  # noqa: PLC0415
+    from engine.guard.warm import mac_key  # noqa: PLC0415
 
-    directory = key_dir()
-    try:  # read without importing the audit module (a warm start's import budget)
-        existing = read_key(directory / f"{_KEY_NAME}.key")
-    except (OSError, ValueError):
-        existing = None
-    if existing is not None or not create:
-        return existing
-    from engine.policy.audit import AuditError, _Keys  # noqa: PLC0415
-
-    keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
-    try:
-        return keys.create() if create else keys.load()
-    except (AuditError, OSError):
-        return None
+    return mac_key(create)
 
 
 # -- reading and writing -------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import Any
 
 from engine.policy.sre import from_program, sre_program
 
-__all__ = ["engine_stamp", "install", "mark_warm", "save"]
+__all__ = ["engine_stamp", "install", "mac_key", "mark_warm", "save"]
 
 _MAGIC = b"HERMES-ENGINE-WARM/1\n"
 _MAC_SIZE = 32
@@ -100,18 +100,25 @@ def _tag() -> bytes:
     return hashlib.sha256(engine_stamp() + head.encode("utf-8", "surrogateescape")).digest()
 
 
-def _key(create: bool) -> bytes | None:
+def mac_key(create: bool) -> bytes | None:
+    """The key the compiled-project cache and this file are authenticated with, kept beside the
+    audit keys (0600, user config dir); created when ``create`` and there is none. Read without
+    importing the audit module (a warm start's import budget), which only creating it needs."""
     from engine.state_files import key_dir, read_key  # noqa: PLC0415
 
+    directory = key_dir()
     try:
-        key = read_key(key_dir() / f"{_KEY_NAME}.key")
+        existing = read_key(directory / f"{_KEY_NAME}.key")
     except (OSError, ValueError):
-        return None
-    if key is None and create:
-        from engine.guard.cache import _mac_key  # noqa: PLC0415
+        existing = None
+    if existing is not None or not create:
+        return existing
+    from engine.policy.audit import AuditError, _Keys  # noqa: PLC0415
 
-        key = _mac_key(create=True)
-    return key
+    try:
+        return _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head").create()
+    except (AuditError, OSError):
+        return None
 
 
 def install() -> None:
@@ -135,7 +142,7 @@ def install() -> None:
 
 
 def _load(warm: _Warm) -> None:
-    key = _key(create=False)
+    key = mac_key(create=False)
     if key is None:
         return
     try:
@@ -186,7 +193,7 @@ def save() -> None:
                 added = True
         if not (added or warm.added_codes):
             return
-        key = _key(create=True)
+        key = mac_key(create=True)
         if key is None:
             return
         codes = dict(list(warm.codes.items())[:_MAX_CODES])
