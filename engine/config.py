@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine import state_files
 from engine.errors import Problem
 
 if TYPE_CHECKING:
@@ -384,9 +385,7 @@ class Config:
 
 def state_root() -> Path:
     """Where every project's default state dir lives: per user, outside any project."""
-    base = os.environ.get("XDG_STATE_HOME") or ""
-    home = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
-    return home.resolve() / "hermes-engine"
+    return state_files.state_root()
 
 
 def default_state_dir(root: Path) -> Path:

@@ -200,3 +200,19 @@ def test_the_mac_is_hmac_sha256_over_the_previous_mac_and_the_line() -> None:
         _Signer(key).mac(b"p" * 64, b'{"seq":1')
         == hmac.new(key, b"p" * 64 + b'{"seq":1', "sha256").hexdigest().encode()
     )
+
+
+def test_the_log_lock_excludes_a_filelock_holder(tmp_path: Path) -> None:
+    """The audit log's lock is flock on NAME.lock, as the filelock package takes it: an engine of
+    an older version appending to the same log (with filelock) and this one exclude each other."""
+    from filelock import FileLock
+
+    from engine.state_files import locked
+
+    lock = tmp_path / "audit.jsonl.lock"
+    with FileLock(str(lock)), pytest.raises(TimeoutError), locked(lock, timeout=0.05):
+        pass
+    with locked(lock, timeout=0.05), pytest.raises(TimeoutError):
+        FileLock(str(lock)).acquire(timeout=0.05)
+    with locked(lock, timeout=0.05):  # released: taken again at once
+        pass

@@ -316,7 +316,7 @@ def test_a_warm_guard_imports_only_what_it_uses(project: Path, homes: dict[str, 
         "try:\n    main(['guard', '--for', 'claude-code', '--root', sys.argv[1]])\n"
         "except SystemExit:\n    pass\n"
         "heavy = ('cerberus', 'jinja2', 'watchfiles', 'jsonschema_rs', 'engine.adapters', 'engine.compile.loader',\n"
-        "         'engine.engine', 'engine.mcp.client', 'yaml')\n"
+        "         'engine.engine', 'engine.mcp.client', 'yaml', 'asyncio', 'engine.runtime', 'filelock', 'click')\n"
         "print(' '.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
     done = subprocess.run(

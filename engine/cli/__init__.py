@@ -1,7 +1,8 @@
 """The ``hermes-engine`` command line.
 
-``check`` and ``guard`` run without importing the rest of it (engine.cli.fast): they are
-called once per tool call by other agents, and their start-up is most of their cost.
+``check``, ``guard`` and ``validate`` run without importing the rest of it (engine.cli.fast):
+the first two are called once per tool call by other agents, the last on every save or commit,
+and their start-up is most of their cost.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 __all__ = ["cli", "main"]
 
-_FAST = ("check", "guard")
+_FAST = ("check", "guard", "validate")
 
 
 def _hook_call(args: list[str]) -> tuple[str, str | None, bool] | None:
@@ -50,20 +51,78 @@ def _hook_call(args: list[str]) -> tuple[str, str | None, bool] | None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
-    hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
-    if hook is not None:
-        from engine.guard.hook import run_process  # noqa: PLC0415
+    if not (args[:1] and args[0] in _FAST):
+        from engine.cli.main import main as full  # noqa: PLC0415
 
-        run_process(*hook)
+        full(argv)
         return
-    if args[:1] and args[0] in _FAST:
-        from engine.cli.fast import run_fast  # noqa: PLC0415
+    # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
+    import atexit  # noqa: PLC0415
 
-        run_fast(list(args))
-        return
-    from engine.cli.main import main as full  # noqa: PLC0415
+    from engine.guard import warm  # noqa: PLC0415
 
-    full(argv)
+    warm.install()
+    atexit.register(warm.save)
+    try:
+        hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
+        check = None
+        if args[:1] == ["check"]:
+            from engine.cli.verdict import check_call  # noqa: PLC0415
+
+            check = check_call(list(args))
+        if hook is not None:
+            from engine.guard.hook import run_process  # noqa: PLC0415
+
+            run_process(*hook)
+        elif check is not None:
+            from engine.cli.verdict import run_check  # noqa: PLC0415
+
+            run_check(list(args), check)
+        else:
+            from engine.cli.fast import run_fast  # noqa: PLC0415
+
+            run_fast(list(args))
+    except SystemExit as exc:
+        # The program itself (not a caller's main([...])), and nothing profiling or tracing it
+        # (cProfile, coverage: they write their data at exit): end it now.
+        if argv is None and sys.getprofile() is None and sys.gettrace() is None:
+            _exit_now(exc.code)
+        raise
+
+
+def _exit_now(code: str | int | None) -> None:
+    """Exit as ``sys.exit(code)`` would, without tearing the interpreter down: a hook process ends
+    right after its answer, and freeing every module and object it loaded costs more than the
+    verdict (~20 ms of a warm guard here). What an exit does besides is still done: the atexit
+    functions run (the warm-start file, logging's flush, anything a plugin registered) and the
+    output is flushed. A process with another thread still running exits the usual way."""
+    import atexit  # noqa: PLC0415
+    import contextlib  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
+        t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate()
+    ):
+        sys.exit(code)
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on stderr, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
+    if run_exitfuncs is None:  # not CPython's atexit: the usual exit
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that went away: nothing more to say
+            stream.flush()
+    run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status & 0xFF)
 
 
 def __getattr__(name: str) -> Any:

@@ -8,21 +8,16 @@ the command line (engine.cli.__init__); they are also commands of the full group
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
 import click
 
-from engine.cli.options import _Cli, project_root, root_options, run_group
-from engine.errors import EXIT_INVALID, ValidationFailed
-
-
-def _printable(text: str) -> str:
-    from engine.cli.prompt import printable  # noqa: PLC0415
-
-    return printable(text)
+from engine.cli.options import _Cli, _one_shot_heap, project_root, root_options, run_group
+from engine.cli.reporters import REPORTERS
+from engine.config import TARGETS
+from engine.errors import EXIT_INVALID
 
 
 @click.command()
@@ -33,25 +28,64 @@ def _printable(text: str) -> str:
 @click.pass_context
 def check(ctx: click.Context, command: str, tool: str, as_json: bool) -> None:
     """Judge COMMAND with the project's policies: allow, ask or deny (exit 0 only for allow)."""
-    from engine.guard.cache import load_project  # noqa: PLC0415
-    from engine.guard.hook import evaluator_for  # noqa: PLC0415
+    from engine.cli.verdict import check_output  # noqa: PLC0415
 
-    project, result = load_project(project_root(ctx))
-    if project is None:
-        raise ValidationFailed(result.problems)
-    verdict = evaluator_for(project, Path(project.config.workdir(Path.cwd()))).check(command, tool)
-    if as_json:
-        click.echo(json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False))
-    else:
-        label = verdict.decision + (" (hardline)" if verdict.hardline else "")
-        click.echo(label)
-        for match in verdict.matches:
-            via = f"  (via {_printable(' > '.join(match.via))})" if match.via else ""
-            shown = f"{_printable(match.key)}: {_printable(match.description)} -- {_printable(match.command)}"
-            click.echo(f"  [{match.severity}] {shown}{via}")
-        if verdict.reason and verdict.decision != "allow":
-            click.echo(f"  {_printable(verdict.reason)}")
-    ctx.exit(0 if verdict.decision == "allow" else EXIT_INVALID)
+    code, text = check_output(project_root(ctx), command, tool, as_json)
+    click.echo(text)
+    ctx.exit(code)
+
+
+@click.command()
+@root_options
+@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option(
+    "--strict",
+    "strict",
+    multiple=True,
+    type=click.Choice(["openai"]),
+    help="Also report, as errors, each tool this provider's strict mode cannot take, and why.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(TARGETS),
+    help="Warn about what these providers would refuse (repeatable; default: the config's targets, all but gemini).",
+)
+@click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
+@click.pass_context
+def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
+    """Check every manifest; exit 0 when valid, 1 when not."""
+    root = project_root(ctx)
+    if not (strict or targets or connect):
+        # The default load is the one the compiled-project cache holds: a project whose files,
+        # engine and interpreter are those of an authentic entry is reported from it (its
+        # warnings, counts), without loading it; any change, or no entry, loads it (and
+        # writes the entry when it is valid).
+        from engine.guard import cache  # noqa: PLC0415
+
+        report, resolved = cache.validated(root)
+        if report is not None:
+            click.echo(REPORTERS[fmt](report, root=resolved))
+            return
+        with _one_shot_heap(ctx):
+            # A static check: unapproved changes are warnings (a judging command refuses them), no record written.
+            project, result = cache.build(resolved, pin="report")
+            if project is not None and cache.storable(result):
+                cache.store(project, result, classes=False)
+        click.echo(REPORTERS[fmt](result, root=resolved))
+        ctx.exit(0 if result.ok else EXIT_INVALID)
+    from engine.compile.loader import ProjectLoader  # noqa: PLC0415
+
+    with _one_shot_heap(ctx):
+        loader = ProjectLoader(root, pin="report")
+        result = loader.load(strict=strict, targets=targets or None)
+    if connect and result.ok:
+        from engine.cli.main import _connect  # noqa: PLC0415
+
+        result = _connect(loader, result)
+    click.echo(REPORTERS[fmt](result, root=loader.root))
+    ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
 AGENT_CHOICE = click.Choice(["claude-code", "codex", "gemini"])
@@ -139,7 +173,7 @@ def _hook_command(ctx: click.Context, scope: str) -> str:
 
 
 def run_fast(argv: list[str]) -> None:
-    """Run ``check`` or ``guard`` as their own program (``hermes-engine check|guard ...``)."""
-    group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard})
+    """Run ``check``, ``guard`` or ``validate`` as their own program (``hermes-engine check|guard|validate ...``)."""
+    group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard, "validate": validate})
     # A hook that cannot even read its options still blocks the call.
     sys.exit(run_group(group, argv, failed_usage=2 if argv[:1] == ["guard"] else None))

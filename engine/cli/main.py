@@ -6,25 +6,21 @@ Exit codes (engine.errors): 0 ok, 1 the input is invalid (or a call failed),
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import json
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from engine.cli.options import _Cli, project_root, root_options, run_group
+from engine.cli.options import _Cli, _one_shot_heap, project_root, root_options, run_group
 from engine.cli.prompt import prompt
-from engine.cli.reporters import REPORTERS
 from engine.compile.loader import LoadResult, ProjectLoader, load_reporting
-from engine.config import TARGETS
 from engine.definitions.build import Strict
 from engine.definitions.formats import FORMATS
 from engine.engine import Engine, ToolInfo
@@ -36,29 +32,6 @@ from engine.errors import (
 from engine.policy.approval import OUTCOMES
 from engine.reload.events import ReloadEvent
 from engine.schemas import SCHEMA_NAMES, load_schema
-
-
-@contextlib.contextmanager
-def _one_shot_heap(ctx: click.Context) -> Iterator[None]:
-    """Around the load of a one-shot command: what it builds lives until the process exits.
-
-    The cyclic GC stays off while loading and the result is frozen out of its reach, so
-    the pass the first allocation after a big load would trigger (a third of a second's
-    work on 1,000 tools is spent scanning objects that can never be garbage) is skipped.
-    Not for `dev`: a long-running process must be able to collect replaced generations.
-    """
-    # main() says the process ends with the command; embedded (tests, CliRunner): leave the host's GC alone.
-    if not ctx.find_root().ensure_object(dict).get("exits_after_command"):
-        yield
-        return
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 def load_engine(ctx: click.Context) -> Engine:
@@ -81,37 +54,6 @@ def cli() -> None:
     The project root (current directory, or --root PATH) holds manifests/,
     toolsets/, policies/ and an optional hermes-engine.yaml.
     """
-
-
-@cli.command()
-@root_options
-@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
-@click.option(
-    "--strict",
-    "strict",
-    multiple=True,
-    type=click.Choice(["openai"]),
-    help="Also report, as errors, each tool this provider's strict mode cannot take, and why.",
-)
-@click.option(
-    "--target",
-    "targets",
-    multiple=True,
-    type=click.Choice(list(TARGETS)),
-    help="Warn about what these providers would refuse (repeatable; default: the config's targets, all but gemini).",
-)
-@click.option("--connect", is_flag=True, help="Also connect to each McpServer and list its tools.")
-@click.pass_context
-def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tuple[str, ...], connect: bool) -> None:
-    """Check every manifest; exit 0 when valid, 1 when not."""
-    with _one_shot_heap(ctx):
-        # A static check: unapproved changes are warnings (a host would refuse them); it writes no record.
-        loader = ProjectLoader(project_root(ctx), pin="report")
-        result = loader.load(strict=strict, targets=targets or None)
-    if connect and result.ok:
-        result = _connect(loader, result)
-    click.echo(REPORTERS[fmt](result, root=loader.root))
-    ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
 def _connect(loader: ProjectLoader, result: LoadResult) -> LoadResult:
@@ -450,3 +392,4 @@ from engine.cli.trust import trust as _trust  # noqa: E402
 cli.add_command(_fast.check)
 cli.add_command(_fast.guard)
 cli.add_command(_trust)
+cli.add_command(_fast.validate)

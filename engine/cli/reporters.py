@@ -5,11 +5,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Protocol
 
-from engine.compile.loader import LoadResult
 from engine.errors import Problem
+
+
+class LoadResult(Protocol):
+    """What a reporter reads of a load: a fresh ``engine.compile.loader.LoadResult`` or the report
+    of a cached one (``engine.guard.cache.CachedReport``)."""
+
+    @property
+    def errors(self) -> list[Problem]: ...
+    @property
+    def warnings(self) -> list[Problem]: ...
+    @property
+    def counts(self) -> dict[str, int]: ...
+    @property
+    def files(self) -> int: ...
+
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -63,6 +76,8 @@ def github(result: LoadResult, root: Path | None = None) -> str:
 
 
 def _sarif_result(p: Problem, rule_index: int) -> dict[str, Any]:
+    from urllib.parse import quote  # noqa: PLC0415
+
     region: dict[str, Any] = {"startLine": max(1, p.line), "startColumn": max(1, p.column)}
     out: dict[str, Any] = {
         "ruleId": p.code,

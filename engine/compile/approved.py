@@ -246,7 +246,7 @@ def read_record(root: Path) -> dict[str, str] | None:
 def _known_marker(root: Path) -> Path:
     """Kept beside the key (not the record) once a project has a record: a record that goes
     missing afterwards is a removed record, never a first use."""
-    from engine.policy.audit import key_dir  # noqa: PLC0415
+    from engine.state_files import key_dir  # noqa: PLC0415
 
     name = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return key_dir().parent / "trust" / "known" / name

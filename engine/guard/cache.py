@@ -41,19 +41,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.source.project import CONFIG_NAMES, Pack, manifest_files
+from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
 if TYPE_CHECKING:
     from engine.config import Config
+    from engine.errors import Problem
     from engine.policy.model import CompiledPolicy
 
-__all__ = ["CACHE_NAME", "CompiledProject", "cache_path", "load_project"]
+__all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
 _MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
 _MAC_SIZE = 32
-_ENGINE = Path(__file__).resolve().parent.parent
-_KEY_NAME = "compiled-project"
 
 
 @dataclass(slots=True)
@@ -70,6 +69,9 @@ class CompiledProject:
     from_cache: bool = False
     # Path classes compiled ahead (engine.policy.paths.COMPILED_CLASSES), by their globs.
     classes: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    # Python files of the project the load imported besides the handler roots' (a helper module a
+    # handler imports): inputs too.
+    extra_files: tuple[str, ...] = ()
 
     def audit_path(self) -> Path:
         from engine.policy.audit import audit_path  # noqa: PLC0415
@@ -88,18 +90,19 @@ def cache_path(root: Path) -> Path:
     return default_state_dir(root) / CACHE_NAME
 
 
-def _engine_stamp() -> bytes:
-    """The engine's version and the (path, size, mtime) of each of its own files: a changed engine is a miss."""
-    from engine import __version__  # noqa: PLC0415
-
-    digest = hashlib.sha256(__version__.encode())
-    for dirpath, dirnames, filenames in os.walk(_ENGINE):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".json", ".yaml")):
-                st = os.stat(os.path.join(dirpath, name))
-                digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return digest.digest()
+def _import_path_stamp() -> list[str]:
+    """Each folder packages are installed in, with its mtime: a package installed or removed (which
+    handlers may import, and whose absence ``validate`` reports) changes the folder, so the key.
+    (Not the working directory ``python -m`` puts first: any file created there would be a miss.)"""
+    out = []
+    for entry in sys.path:
+        if not entry.rstrip("/").endswith(("site-packages", "dist-packages")):
+            continue
+        try:
+            out.append(f"{entry}\0{os.stat(entry or '.').st_mtime_ns}")
+        except OSError:
+            out.append(f"{entry}\0-")
+    return out
 
 
 def _handler_files(pack: Pack) -> Iterator[Path]:
@@ -113,30 +116,56 @@ def _handler_files(pack: Pack) -> Iterator[Path]:
             yield from sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def input_files(root: Path, packs: tuple[Pack, ...]) -> list[Path]:
+def input_files(root: Path, packs: tuple[Pack, ...]) -> list[str]:
     """Every file a load of the project reads: configs, manifests of each pack, handler sources."""
-    files = [root / name for name in CONFIG_NAMES]
+    files = [os.path.join(root, name) for name in CONFIG_NAMES]
     for pack in packs:
         if pack.root != root:
-            files += [pack.root / name for name in CONFIG_NAMES]
-        files += manifest_files(pack)
-        files += _handler_files(pack)
+            files += [os.path.join(pack.root, name) for name in CONFIG_NAMES]
+        files += manifest_paths(pack)
+        files += [str(path) for path in _handler_files(pack)]
     return files
 
 
-def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
+def imported_files(packs: tuple[Pack, ...]) -> tuple[str, ...]:
+    """The Python files under the packs' roots that this process has imported (a load imports the
+    handlers, and whatever they import), less the handler roots' own (already inputs) and the
+    engine's (in its stamp)."""
+    roots = tuple(str(pack.root) + os.sep for pack in packs)
+    engine_dir = str(Path(__file__).resolve().parent.parent) + os.sep
+    known = {str(p) for pack in packs for p in _handler_files(pack)}
+    found = set()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.endswith(".py"):
+            file = os.path.abspath(file)
+            if file.startswith(roots) and not file.startswith(engine_dir) and file not in known:
+                found.add(file)
+    return tuple(sorted(found))
+
+
+def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | list[str] = ()) -> str:
     """The key of the project's compiled form: the engine, the interpreter, the environment and the
-    content of every input file (a missing file hashes as missing)."""
-    digest = hashlib.sha256(_engine_stamp())
+    content of every input file and of the ``extra`` ones (a missing file hashes as missing)."""
+    from engine.guard.warm import engine_stamp  # noqa: PLC0415
+
+    digest = hashlib.sha256(engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
-    head = [sys.version, sys.prefix, str(root), *env]
+    head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
-    for path in input_files(root, packs):
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+    from engine.compile.approved import record_path  # noqa: PLC0415
+
+    # The record of approved files too: an entry holds for the approvals it was built under.
+    for path in [*input_files(root, packs), *extra, str(record_path(root))]:
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            content = path.read_bytes()
+            with open(path, "rb") as handle:
+                content = handle.read()
         except FileNotFoundError:
             digest.update(b"-\n")
+            continue
+        except OSError as exc:  # a folder, a link loop, unreadable: hashed as such (the load reports it)
+            digest.update(f"!{exc.errno}\n".encode())
             continue
         digest.update(hashlib.sha256(content).digest() + b"\n")
     return digest.hexdigest()
@@ -147,30 +176,25 @@ def project_key(root: Path, packs: tuple[Pack, ...]) -> str:
 
 def _mac_key(create: bool) -> bytes | None:
     """The key the entries are authenticated with, kept beside the audit keys (0600, user config dir)."""
-    from engine.policy.audit import AuditError, _Keys, key_dir  # noqa: PLC0415
+    from engine.guard.warm import mac_key  # noqa: PLC0415
 
-    directory = key_dir()
-    keys = _Keys(directory / f"{_KEY_NAME}.key", directory / f"{_KEY_NAME}.head")
-    try:
-        return keys.create() if create else keys.load()
-    except (AuditError, OSError):
-        return None
+    return mac_key(create)
 
 
 # -- reading and writing -------------------------------------------------------------
 
 
 def _reduce_pattern(pattern: re.Pattern[Any]) -> tuple[Any, ...]:
-    from engine.policy.regexes import _sre_program  # noqa: PLC0415
+    from engine.policy.sre import sre_program  # noqa: PLC0415
 
-    return (_pattern, (pattern.pattern, pattern.flags, _sre_program(pattern.pattern, pattern.flags)))
+    return (_pattern, (pattern.pattern, pattern.flags, sre_program(pattern.pattern, pattern.flags)))
 
 
 def _pattern(source: Any, flags: int, program: tuple[Any, ...] | None) -> re.Pattern[Any]:
     """A ``re`` pattern from its compiled program (no parse), or compiled again."""
-    from engine.policy.regexes import _from_program  # noqa: PLC0415
+    from engine.policy.sre import from_program  # noqa: PLC0415
 
-    return _from_program(source, flags, program)
+    return from_program(source, flags, program)
 
 
 def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
@@ -279,17 +303,30 @@ def _pack_dicts(packs: tuple[Pack, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def _from_cache(root: Path, path: Path) -> CompiledProject | None:
+def _current(root: Path, path: Path) -> tuple[dict[str, Any], bytes] | None:
+    """(header, body) of the entry at ``path`` when it is authentic (its MAC verifies under our key)
+    and current (its key is the key of the project's files as they are now), else None."""
     key = _mac_key(create=False)
     if key is None:
         return None
     entry = _read(path, key)
     if entry is None:
         return None
-    header, body = entry
+    header, _ = entry
     packs = _packs_of(header)
-    if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs):
+    extra = header.get("extra", [])
+    if not (isinstance(extra, list) and all(isinstance(f, str) for f in extra)):
         return None
+    if packs is None or header.get("root") != str(root) or header.get("key") != project_key(root, packs, extra):
+        return None
+    return entry
+
+
+def _from_cache(root: Path, path: Path) -> CompiledProject | None:
+    entry = _current(root, path)
+    if entry is None:
+        return None
+    header, body = entry
     was_enabled = gc.isenabled()
     gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
     try:
@@ -302,17 +339,116 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     if not isinstance(project, CompiledProject) or project.root != root:
         return None
     project.from_cache = True
+    from engine.guard.warm import mark_warm  # noqa: PLC0415
+
+    mark_warm()
+    if project.policy is not None and not project.classes and isinstance(header.get("report"), dict):
+        # Written by validate, without the compiled path classes: completed once, best effort.
+        with contextlib.suppress(Exception):
+            store(project, None, report=header["report"])
     from engine.policy.paths import COMPILED_CLASSES  # noqa: PLC0415
 
     COMPILED_CLASSES.update(project.classes)
     return project
 
 
-def build(root: Path) -> tuple[CompiledProject | None, Any]:
-    """Load the project from source (every check, every example): (the compiled project or None, LoadResult)."""
+@dataclass(frozen=True, slots=True)
+class CachedReport:
+    """What ``validate`` reports of a project whose valid load is cached: its warnings, counts
+    and file count, as the load that wrote the entry found them (never errors: a project with
+    errors has no entry)."""
+
+    problems: tuple[Problem, ...]
+    counts: dict[str, int]
+    files: int
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+    @property
+    def errors(self) -> list[Problem]:
+        return []
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return list(self.problems)
+
+
+def _report_of(result: Any) -> dict[str, Any]:
+    return {
+        "problems": [{**p.as_dict(), "severity": p.severity} for p in result.problems],
+        "counts": list(result.counts.items()),  # pairs: the header is written with sorted keys
+        "files": result.files,
+    }
+
+
+def _report_from(data: Any) -> CachedReport | None:
+    from engine.errors import Problem  # noqa: PLC0415
+
+    try:
+        problems = tuple(
+            Problem(
+                str(p["file"]),
+                int(p["line"]),
+                int(p["column"]),
+                str(p["code"]),
+                str(p["message"]),
+                str(p["pointer"]),
+                "warning",
+            )
+            for p in data["problems"]
+            if p["severity"] == "warning"
+        )
+        if len(problems) != len(data["problems"]):
+            return None  # an entry is written only for a load without errors
+        counts = {str(k): int(v) for k, v in data["counts"]}
+        return CachedReport(problems, counts, int(data["files"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def validated(root: Path) -> tuple[CachedReport | None, Path]:
+    """``validate``'s report of the project at ``root`` from its cache entry, without loading it:
+    (the report, or None when there is no authentic and current entry; the resolved root).
+
+    Raises:
+        UsageError: ``root`` is not a project.
+    """
+    from engine.source.project import check_project_root  # noqa: PLC0415
+
+    root = check_project_root(Path(root))
+    entry = _current(root, cache_path(root))
+    if entry is None:
+        return None, root
+    report = _report_from(entry[0].get("report"))
+    if report is not None:
+        from engine.guard.warm import mark_warm  # noqa: PLC0415
+
+        mark_warm()
+    return report, root
+
+
+def storable(result: Any) -> bool:
+    """A load whose engine files await approval is never cached: a judging command would serve it."""
+    return not any(p.code == "unapproved-change" for p in result.problems)
+
+
+def _cacheable(config: Config) -> bool:
+    """Plugins are code outside the key's files (installed packages, plugin folders): a project
+    that loads any is built from source every time."""
+    plugins = config.get("plugins") or {}
+    return not (plugins.get("enabled") or plugins.get("folders"))
+
+
+def build(root: Path, *, pin: str = "enforce") -> tuple[CompiledProject | None, Any]:
+    """Load the project from source (every check, every example): (the compiled project or None, LoadResult).
+
+    ``pin`` is the loader's handling of approved engine files (engine.compile.approved): a judging
+    command enforces it; ``validate`` only reports (see :func:`storable`)."""
     from engine.compile.loader import ProjectLoader  # noqa: PLC0415
 
-    loader = ProjectLoader(root)
+    loader = ProjectLoader(root, pin=pin)
     result = loader.load()
     snapshot = result.snapshot
     if snapshot is None:
@@ -327,20 +463,31 @@ def build(root: Path) -> tuple[CompiledProject | None, Any]:
         result.counts.get("tools", 0),
         result.counts.get("patterns", 0),
     )
+    project.extra_files = imported_files(packs)
     return project, result
 
 
-def store(project: CompiledProject) -> None:
-    """Write the entry of a freshly built project (best effort: a failure leaves no entry)."""
+def store(project: CompiledProject, result: Any, *, classes: bool = True, report: Any = None) -> None:
+    """Write the entry of a freshly built project and the ``result`` of its load (or its ``report``
+    as an entry holds it) (best effort: a failure leaves no entry).
+
+    ``classes=False`` leaves the path classes out (``validate``, which never judges: compiling
+    them is a third of the cost of writing the entry); the first ``guard`` or ``check`` that
+    reads the entry compiles them and writes it again.
+    """
+    if not _cacheable(project.config):
+        return
     key = _mac_key(create=True)
     if key is None:
         return
     path = cache_path(project.root)
-    project.classes = _path_classes(project)
+    project.classes = _path_classes(project) if classes else {}
     header = {
         "root": str(project.root),
         "packs": _pack_dicts(project.packs),
-        "key": project_key(project.root, project.packs),
+        "key": project_key(project.root, project.packs, project.extra_files),
+        "extra": list(project.extra_files),
+        "report": _report_of(result) if report is None else report,
     }
     try:
         _write(path, key, header, _dumps(project))
@@ -368,14 +515,16 @@ def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject
     Raises:
         UsageError: ``root`` is not a project.
     """
+    from engine.compile.approved import record_path  # noqa: PLC0415
     from engine.source.project import check_project_root  # noqa: PLC0415
 
     root = check_project_root(Path(root))
-    if use_cache:
+    # No record of approved files (a first use, or one removed): only a load from source decides.
+    if use_cache and record_path(root).exists():
         cached = _from_cache(root, cache_path(root))
         if cached is not None:
             return cached, None
     project, result = build(root)
     if project is not None and use_cache:
-        store(project)
+        store(project, result)
     return project, result

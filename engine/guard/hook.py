@@ -76,6 +76,8 @@ class Call:
 
 @dataclass(slots=True)
 class Decision:
+    """The guard's answer to a call, before it is put in the agent's protocol."""
+
     decision: str  # allow, ask, deny, or defer (no opinion)
     reason: str
     keys: tuple[str, ...] = ()

@@ -44,13 +44,14 @@ class _Project:
         from engine.guard.cache import load_project, project_key  # noqa: PLC0415
 
         with self.lock:
-            if self.project is not None and project_key(self.project.root, self.project.packs) == self.key:
-                return self.project
+            held = self.project
+            if held is not None and project_key(held.root, held.packs, held.extra_files) == self.key:
+                return held
             project, result = load_project(self.root)
             if project is None:
                 errors = [p.format() for p in (result.errors if result is not None else [])][:5]
                 raise GuardError("the project does not load: " + ("; ".join(errors) or "unknown error"))
-            self.project, self.key = project, project_key(project.root, project.packs)
+            self.project, self.key = project, project_key(project.root, project.packs, project.extra_files)
             return project
 
 

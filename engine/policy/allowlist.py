@@ -21,6 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from engine.errors import HermesError
 from engine.source.yamlfile import parse_bytes
+from engine.state_files import locked
 
 
 class AllowlistError(HermesError):
@@ -111,11 +112,9 @@ def append_allowlist(config_path: Path, keys: Iterable[str]) -> list[str]:
     Raises:
         AllowlistError: the config cannot be edited safely (it is left untouched).
     """
-    from filelock import FileLock  # noqa: PLC0415
-
     wanted = list(dict.fromkeys(keys))
     config_path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(config_path) + ".lock", timeout=10):
+    with locked(Path(str(config_path) + ".lock"), timeout=10):
         raw = config_path.read_bytes() if config_path.exists() else b""
         text = config_path.read_text(encoding="utf-8") if raw else ""
         before = parse_bytes(text.encode("utf-8"), config_path.name)

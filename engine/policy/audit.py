@@ -19,10 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
-import secrets
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +27,18 @@ from typing import Any
 
 from engine.config import Config
 from engine.policy.redact import MAX_FIELD, redact
-from engine.state_files import keep_aside
+from engine.state_files import keep_aside, key_dir, locked, read_key
 
 __all__ = ["MAX_FIELD", "AuditLog", "AuditReport", "audit_path", "key_dir", "redact", "tail", "verify"]
 
-log = logging.getLogger("hermes_engine.audit")
+
+def _log() -> Any:
+    """The audit logger (logging is imported when there is something to say: a guard start pays
+    for every import, and a healthy log never speaks)."""
+    import logging  # noqa: PLC0415
+
+    return logging.getLogger("hermes_engine.audit")
+
 
 GENESIS = b"0" * 64
 _MAC_FIELD = b',"mac":"'
@@ -43,12 +47,6 @@ _SEQ = b'{"seq":'
 _BREAK = b',"event":"break"'
 _TAIL_BYTES = 1 << 16
 _MAX_PROBLEMS = 20
-
-
-def key_dir() -> Path:
-    """Where audit keys and heads live: the user's config directory, outside any work tree."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "hermes-engine" / "audit"
 
 
 def audit_path(config: Config) -> Path:
@@ -76,18 +74,11 @@ class _Keys:
 
     def load(self) -> bytes | None:
         try:
-            text = self.key_file.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
+            return read_key(self.key_file)
+        except OSError as exc:
             raise AuditError(f"cannot read the audit key {self.key_file}: {exc}") from exc
-        try:
-            key = bytes.fromhex(text)
-        except ValueError:
-            key = b""
-        if len(key) != 32:
-            raise AuditError(f"the audit key {self.key_file} is damaged (expected 64 hex digits)")
-        return key
+        except ValueError as exc:
+            raise AuditError(f"the audit key {self.key_file} is damaged ({exc})") from exc
 
     def create(self) -> bytes:
         """The key, created (0600, in a 0700 directory) when there is none yet."""
@@ -96,6 +87,9 @@ class _Keys:
             return existing
         directory = self.key_file.parent
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        import secrets  # noqa: PLC0415
+        import tempfile  # noqa: PLC0415
+
         fd, tmp = tempfile.mkstemp(prefix=".key.", dir=directory)  # mkstemp creates 0600
         try:
             with os.fdopen(fd, "w", encoding="ascii") as handle:
@@ -124,13 +118,15 @@ class _Keys:
                 raise ValueError("out of range")
         except (ValueError, KeyError, TypeError, UnicodeEncodeError) as exc:
             kept = keep_aside(self.head_file)
-            log.error("the audit head %s is damaged (%s); kept as %s", self.head_file, exc, kept)
+            _log().error("the audit head %s is damaged (%s); kept as %s", self.head_file, exc, kept)
             return None, f"the head file was damaged and kept as {kept.name}"
         return (seq, mac), None
 
     def write_head(self, log_path: Path, seq: int, mac: bytes) -> None:
         data = json.dumps({"log": str(log_path.resolve()), "seq": seq, "mac": mac.decode("ascii")})
-        fd, tmp = tempfile.mkstemp(prefix=".head.", dir=self.head_file.parent)
+        # A fresh 0600 file beside the head (as mkstemp makes, without importing tempfile).
+        tmp = str(self.head_file.parent / f".head.{os.getpid()}.{os.urandom(8).hex()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(data + "\n")
         os.replace(tmp, self.head_file)
@@ -205,17 +201,15 @@ class AuditLog:
         Raises:
             OSError, AuditError: the log, its key or its head cannot be written.
         """
-        from filelock import FileLock  # noqa: PLC0415
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = _Keys.of(self.path)
-        with FileLock(str(self.path) + ".lock", timeout=10):
+        with locked(Path(str(self.path) + ".lock"), timeout=10):
             key_problem = None
             try:
                 key = keys.create()
             except AuditError as exc:
                 kept = keep_aside(keys.key_file)
-                log.error("%s; kept as %s, a new key starts a new segment", exc, kept)
+                _log().error("%s; kept as %s, a new key starts a new segment", exc, kept)
                 key_problem = f"the key was damaged and kept as {kept.name}"
                 key = keys.create()
                 keys.head_file.unlink(missing_ok=True)
@@ -228,7 +222,7 @@ class AuditLog:
                 found = head_problem + (f"; {found}" if found else "")
             lines: list[bytes] = []
             if found is not None:
-                log.error("the audit log %s is damaged (%s); a new segment starts", self.path, found)
+                _log().error("the audit log %s is damaged (%s); a new segment starts", self.path, found)
                 brk = {"seq": seq + 1, "event": "break", "ts": _now(), "prev": previous.decode(), "found": found}
                 line, previous = _line(signer, previous, brk)
                 lines.append(line)

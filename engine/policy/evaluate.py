@@ -33,7 +33,6 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
-from engine.runtime.code import inline_command
 
 if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView
@@ -465,6 +464,9 @@ class Evaluator:
                 patterns = self.patterns_for(tool, argument)
                 value, kind = given, mode
                 if kind == "code":  # an inline program, judged as the command line that runs it
+                    # Imported here: engine.runtime's package imports asyncio (30 ms a guard start).
+                    from engine.runtime.code import inline_command  # noqa: PLC0415
+
                     value, kind = inline_command(args.get("language"), given), "command"
                 if kind == "command":
                     cwd = args.get("cwd") if argument == "command" else None

@@ -37,6 +37,8 @@ def _glob(pattern: str) -> Regex:
 
 @dataclass(frozen=True, slots=True)
 class ArgSpec:
+    """What a matcher asks of an argument: globs, a regex or path classes it must fall in."""
+
     globs: tuple[Regex, ...] = ()
     regex: Regex | None = None
     classes: frozenset[str] = frozenset()
@@ -203,6 +205,8 @@ def code_paths(code: str) -> list[str]:
 
 @dataclass(slots=True)
 class Matcher:
+    """A structured condition on one simple command: its name, subcommands, flags and arguments."""
+
     names: frozenset[str] | None = None  # None: any command
     name_globs: tuple[Regex, ...] = ()
     not_names: frozenset[str] = frozenset()

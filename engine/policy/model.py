@@ -22,6 +22,8 @@ DENY: Decision = "deny"
 
 @dataclass(frozen=True, slots=True)
 class Match:
+    """One pattern or rule that matched a call: what it is, how bad, and where it was found."""
+
     key: str
     description: str
     severity: str  # "hardline", "dangerous", "deny" (a policy floor) or "ask" (a rule)
@@ -48,6 +50,8 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """The policy's answer to one call: allow, ask or deny, with the matches behind it."""
+
     decision: Decision
     hardline: bool
     matches: tuple[Match, ...] = ()
@@ -73,6 +77,8 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class Target:
+    """A tool argument a pattern reads, and as what (a command line or a path)."""
+
     tool: str
     argument: str
     mode: str  # "command" or "path"
@@ -80,6 +86,8 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class CompiledPattern:
+    """A danger pattern ready to match: its matchers or regex and the arguments it reads."""
+
     key: str
     description: str
     severity: str
@@ -100,6 +108,8 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalSettings:
+    """The project's approvals settings and rules, compiled."""
+
     mode: str = "manual"
     timeout: float = 60.0
     unattended: str = "deny"
@@ -114,6 +124,8 @@ class ApprovalSettings:
 
 @dataclass(frozen=True, slots=True)
 class CompiledPolicy:
+    """Every pattern, path class, rule and setting of a project, compiled for the evaluator."""
+
     patterns: tuple[CompiledPattern, ...]
     classes: Mapping[str, tuple[str, ...]]
     settings: ApprovalSettings

@@ -192,10 +192,12 @@ def fewest_fragments(fragments: Iterable[str]) -> list[str]:
     """The fragments no other one is part of: a text holding ``/root/.ssh/id_`` holds
     ``/.ssh/id_`` too, so searching for the shorter one alone answers the same question."""
     kept: list[str] = []
-    for fragment in sorted(set(fragments), key=len):
+    # Ties in a stable order (not the set's, which changes with every process): an alternation
+    # built from them is one text, so its compiled form can be kept (engine.guard.warm).
+    for fragment in sorted(set(fragments), key=lambda f: (len(f), f)):
         if not any(k in fragment for k in kept):
             kept.append(fragment)
-    return sorted(kept, key=len, reverse=True)
+    return sorted(kept, key=lambda f: (-len(f), f))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,9 @@ from typing import Any
 
 from re2 import _re2
 
+from engine.policy.sre import from_program as _from_program
+from engine.policy.sre import sre_program as _sre_program
+
 # The standard library's own regex parser: its tree tells how a pattern backtracks (see _degree).
 re_parser: Any = import_module("re._parser")
 C: Any = import_module("re._constants")
@@ -240,37 +243,6 @@ def _revive(
     regex.pattern, regex.flags, regex.linear, regex.glob, regex._program = pattern, flags, linear, glob, program
     regex._search_short, regex._match_short, regex._required = search_short, match_short, required
     return regex
-
-
-_sre: Any = import_module("_sre")
-_re_compiler: Any = import_module("re._compiler")
-
-
-def _sre_program(pattern: str, flags: int) -> tuple[Any, ...] | None:
-    """What ``re`` compiles ``pattern`` to (flags, code, groups, group names): reading it back skips
-    the parse, most of the cost of compiling. None when this interpreter's ``re`` works otherwise."""
-    try:
-        tree = re_parser.parse(pattern, flags)
-        code = _re_compiler._code(tree, flags)
-        groupindex = dict(tree.state.groupdict)
-        indexgroup = [None] * tree.state.groups
-        for key, index in groupindex.items():
-            indexgroup[index] = key
-        program = [int(c) for c in code]  # plain ints: re's named constants do not pickle
-        return (int(flags | tree.state.flags), program, tree.state.groups - 1, groupindex, tuple(indexgroup))
-    except Exception:
-        return None
-
-
-def _from_program(pattern: Any, flags: int, program: tuple[Any, ...] | None) -> re.Pattern[Any]:
-    if program is not None:
-        try:
-            final_flags, code, groups, groupindex, indexgroup = program
-            compiled: re.Pattern[Any] = _sre.compile(pattern, final_flags, code, groups, groupindex, indexgroup)
-            return compiled
-        except Exception:  # _sre checks the code it is given; anything it refuses is compiled again
-            pass
-    return re.compile(pattern, flags)
 
 
 def _regex_options(flags: int) -> Any:

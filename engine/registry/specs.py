@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Source:
+    """Where something was declared: a file, line and column (line 0: not from a file)."""
+
     file: str
     line: int
     column: int = 1
@@ -27,6 +29,8 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Annotations:
+    """A tool's behaviour hints, as MCP names them (read-only, destructive, ...)."""
+
     title: str | None = None
     read_only: bool | None = None
     destructive: bool | None = None
@@ -51,6 +55,8 @@ class Annotations:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
+    """A tool as declared: its name, toolset, description, parameters and where it came from."""
+
     name: str
     toolset: str
     description: str
@@ -92,6 +98,8 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True)
 class ToolsetSpec:
+    """A toolset as declared."""
+
     name: str
     description: str
     source: Source

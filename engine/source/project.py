@@ -25,6 +25,8 @@ BUILTIN_HANDLER_PACKAGE = "engine._pack_handlers"
 
 @dataclass(frozen=True, slots=True)
 class Pack:
+    """A folder of manifests and handlers loaded as one: the builtin pack or the project."""
+
     name: str  # "builtin" or "project"
     root: Path
     handler_roots: tuple[str, ...]
@@ -111,18 +113,39 @@ def is_ignored_name(name: str) -> bool:
 
 
 def manifest_files(pack: Pack) -> list[Path]:
-    """Every manifest file of a pack, in a stable order."""
-    found: list[Path] = []
+    """Every manifest file of a pack, in a stable order (``Path`` order)."""
+    return [Path(path) for path in manifest_paths(pack)]
+
+
+def manifest_paths(pack: Pack) -> list[str]:
+    """:func:`manifest_files` as strings (what the compiled-project cache hashes on every start)."""
+    found: list[tuple[list[str], str]] = []
     for folder in MANIFEST_DIRS:
-        base = pack.root / folder
-        if not base.is_dir():
+        base = os.path.join(pack.root, folder)
+        if os.path.isdir(base):
+            _walk(base, found)
+    found.sort(key=lambda item: item[0])
+    return [path for _, path in found]
+
+
+def _walk(folder: str, found: list[tuple[list[str], str]]) -> None:
+    """The manifests under ``folder`` (os.scandir: a project of 1,000 tools is listed on every
+    load and every warm ``validate``; pathlib's rglob costs several times as much)."""
+    try:
+        entries = list(os.scandir(folder))
+    except (PermissionError, NotADirectoryError, FileNotFoundError):
+        return
+    for entry in entries:
+        if is_ignored_name(entry.name):
             continue
-        for path in base.rglob("*"):
-            rel = path.relative_to(base)
-            if any(is_ignored_name(part) for part in rel.parts):
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _walk(entry.path, found)
                 continue
             # A link that leads nowhere (dangling, or a loop) is listed too: reading it fails
             # with a located error instead of the manifest being skipped in silence.
-            if path.suffix in MANIFEST_SUFFIXES and (path.is_file() or path.is_symlink()):
-                found.append(path)
-    return sorted(found)
+            wanted = os.path.splitext(entry.name)[1] in MANIFEST_SUFFIXES and (entry.is_symlink() or entry.is_file())
+        except OSError:
+            continue
+        if wanted:
+            found.append((entry.path.split(os.sep), entry.path))
