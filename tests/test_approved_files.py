@@ -25,6 +25,7 @@ from engine.cli import cli
 from engine.compile.approved import RECORD_NAME, record_path
 from engine.dispatch.results import ToolResult
 from engine.errors import ValidationFailed
+from tests.redteam.conftest import home_intact, make_home
 
 MARKER_CODE = """
 import os, pathlib
@@ -60,9 +61,7 @@ def project(write_project: Callable[..., Path]) -> Path:
 
 @pytest.fixture
 def victim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    home = make_home(tmp_path)
     monkeypatch.setenv("HOME", str(home))
     return home
 
@@ -88,7 +87,7 @@ def test_a_relaxed_config_written_behind_a_running_engine_is_refused(project: Pa
         assert engine.generation == generation
         result = _rm_home(engine, victim)
         assert not result.ok, result
-    assert (victim / ".ssh" / "id_ed25519").read_text() == "secret key\n"
+    assert home_intact(victim)
 
 
 def test_a_restart_refuses_a_planted_handler_before_importing_it(
