@@ -345,7 +345,7 @@ def judge(root: Path, seed: str, index: int) -> Outcome:
     started = time.perf_counter()
     outcome = Outcome(seed, index, 0.0)
     try:
-        loader = ProjectLoader(root)
+        loader = ProjectLoader(root, pin="report")
         result = loader.load()
         for problem in result.problems:
             if not _located(problem, root):

@@ -8,6 +8,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+# The record of approved engine files (engine.compile.approved), in a project's default state dir.
+APPROVED_RECORD_NAME = "approved-files.json"
+
 
 def state_root() -> Path:
     """Where every project's default state dir lives: per user, outside any project."""

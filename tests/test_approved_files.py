@@ -365,3 +365,31 @@ def test_the_project_root_is_never_on_the_import_path(
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module("hermes_planted_probe")
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("planted", ["tools_pkg.cpython-311-x86_64-linux-gnu.so", "tools_pkg.abi3.so", "tools_pkg.pyc"])
+def test_a_module_beside_the_handler_package_is_never_imported(
+    write_project: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: str
+) -> None:
+    """Python's finder takes an extension module before top.py, and top.pyc when top/ is a namespace
+    package: a file the tools write beside the handler package must never run (nor load)."""
+    marker = tmp_path / "planted-ran"
+    monkeypatch.setenv("PLANTED_MARKER", str(marker))
+    root = write_project(
+        {
+            "hermes-engine.yaml": "include_builtin: false\nhandler_roots: [tools_pkg]\n",
+            "tools_pkg.py"
+            if planted.endswith(".so")
+            else "tools_pkg/echo.py": "def echo(text: str) -> str:\n    return text\n",
+            "toolsets/t.yaml": "kind: Toolset\nname: t\ndescription: T.\n",
+            "manifests/echo.yaml": "kind: Tool\nname: echo\ndescription: E.\ntoolset: t\n"
+            f"handler: tools_pkg{'' if planted.endswith('.so') else '.echo'}:echo\n"
+            "parameters: {type: object, properties: {text: {type: string}}}\n",
+        }
+    )
+    code = compile(MARKER_CODE, "planted", "exec")
+    (root / planted).write_bytes(importlib._bootstrap_external._code_to_timestamp_pyc(code, 0, 0))  # type: ignore[attr-defined]
+    with pytest.raises(ValidationFailed) as caught:
+        Engine.load(root)
+    assert any("import sources only" in p.message or "__init__.py" in p.message for p in caught.value.problems)
+    assert not marker.exists()

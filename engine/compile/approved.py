@@ -43,6 +43,7 @@ from pathlib import Path
 
 from engine.errors import Problem
 from engine.source.project import CONFIG_NAMES, Pack, is_ignored_name, manifest_files
+from engine.state_files import APPROVED_RECORD_NAME
 
 __all__ = [
     "RECORD_NAME",
@@ -54,7 +55,7 @@ __all__ = [
     "record_path",
 ]
 
-RECORD_NAME = "approved-files.json"
+RECORD_NAME = APPROVED_RECORD_NAME
 _KEY_NAME = "approved-files"
 _PLUGIN_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".toml", ".cfg", ".txt", ".pth")
 

@@ -81,14 +81,24 @@ class _HandlerSources(importlib.abc.MetaPathFinder):
         # on sys.path, so a file the tools write there (resource.py, stringprep.py) shadows nothing.
         where = path if path is not None else [str(d.parent) for d in places]
         spec = importlib.machinery.PathFinder.find_spec(fullname, where)
-        if spec is None or not spec.origin or not spec.has_location:
-            return spec
-        origin = Path(spec.origin)
-        if not any(origin.is_relative_to(d) or origin == d.with_suffix(".py") for d in places):
-            return spec
-        if type(spec.loader) is not importlib.machinery.SourceFileLoader:
-            raise ImportError(f"{origin.name} is not a .py source; handler packages import sources only", name=fullname)
-        spec.loader = SourceOnlyLoader(fullname, spec.origin)
+        if spec is None:
+            return None
+        top_level = "." not in fullname
+        origin = Path(spec.origin) if spec.origin and spec.has_location else None
+        if origin is None:
+            if top_level:  # a namespace package: found by whatever (a .pyc, a .so) sits beside it
+                raise ImportError(f"{fullname!r} must be a .py module or a package with __init__.py", name=fullname)
+            return spec  # a folder without __init__.py inside the package: it runs nothing itself
+        # Only the exact names the approval check hashed: root/top.py, root/top/__init__.py and the
+        # .py files under root/top/. Python's finder prefers an extension module (top.abi3.so) and
+        # takes top.pyc when top/ has no __init__.py: neither is a source, neither is ever run.
+        allowed = any(origin.is_relative_to(d) or origin == d.with_suffix(".py") for d in places)
+        if not allowed or origin.suffix != ".py" or type(spec.loader) is not importlib.machinery.SourceFileLoader:
+            raise ImportError(
+                f"{origin.name} is not a .py source of the handler package; handler packages import sources only",
+                name=fullname,
+            )
+        spec.loader = SourceOnlyLoader(fullname, str(origin))
         return spec
 
 

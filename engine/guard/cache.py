@@ -82,6 +82,13 @@ class CompiledProject:
 # -- the key -------------------------------------------------------------------------
 
 
+def _record_path(root: Path) -> Path:
+    """The record of approved engine files (engine.compile.approved.record_path), without importing it."""
+    from engine.state_files import APPROVED_RECORD_NAME  # noqa: PLC0415
+
+    return cache_path(root).with_name(APPROVED_RECORD_NAME)
+
+
 def cache_path(root: Path) -> Path:
     """Where the entry of the project at ``root`` lives: its default state dir, whatever the config says
     (the config is what the entry saves reading)."""
@@ -153,10 +160,8 @@ def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | li
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
     digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
-    from engine.compile.approved import record_path  # noqa: PLC0415
-
     # The record of approved files too: an entry holds for the approvals it was built under.
-    for path in [*input_files(root, packs), *extra, str(record_path(root))]:
+    for path in [*input_files(root, packs), *extra, str(_record_path(root))]:
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             with open(path, "rb") as handle:
@@ -515,12 +520,11 @@ def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject
     Raises:
         UsageError: ``root`` is not a project.
     """
-    from engine.compile.approved import record_path  # noqa: PLC0415
     from engine.source.project import check_project_root  # noqa: PLC0415
 
     root = check_project_root(Path(root))
     # No record of approved files (a first use, or one removed): only a load from source decides.
-    if use_cache and record_path(root).exists():
+    if use_cache and _record_path(root).exists():
         cached = _from_cache(root, cache_path(root))
         if cached is not None:
             return cached, None

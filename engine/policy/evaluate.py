@@ -697,7 +697,8 @@ class _LongSearch:
 
 def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
     """A trigger word as a whole run of _WORDS characters (what `_WORDS.findall` would find)."""
-    ordered = sorted(words, key=len, reverse=True)
+    # Longest first, ties by text: the same pattern in every process (the warm-start file keeps it).
+    ordered = sorted(words, key=lambda w: (-len(w), w))
     if not ordered:
         return None
     body = "|".join(re.escape(w) for w in ordered)

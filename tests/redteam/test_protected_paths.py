@@ -309,6 +309,12 @@ HARMFUL = [
     "gzip -r policies",
     "tar --remove-files -cf p.tar policies",
     "cat x > $(ls | grep herm)",
+    # programs the table does not describe, writing what they are given (second red-team round)
+    "yes | ssh-keygen -q -t ed25519 -N '' -f ~/.ssh/id_ed25519",
+    "xxd x ~/.bashrc",
+    "iconv -f utf-8 -t ascii -o ~/.bashrc x",
+    "openssl enc -base64 -in x -out ~/.bashrc",
+    "python3 -m zipfile -c ~/.bashrc x",
 ]
 
 
