@@ -56,7 +56,11 @@ def project(root: Path, manifests: str = ECHO) -> Path:
     (root / "toolsets").mkdir()
     (root / "bench_handlers").mkdir()
     (root / "bench_handlers" / "__init__.py").write_text("def echo(text: str) -> str:\n    return text\n")
-    (root / "hermes-engine.yaml").write_text("include_builtin: false\nhandler_roots: [bench_handlers]\n")
+    # integrity off: list_changed measures the serve loop reacting to a save, not a person approving it
+    # (with the default, each save waits for `hermes-engine trust`; engine.compile.approved)
+    (root / "hermes-engine.yaml").write_text(
+        'include_builtin: false\nhandler_roots: [bench_handlers]\nintegrity: "off"\n'
+    )
     (root / "toolsets" / "t.yaml").write_text("kind: Toolset\nname: t\ndescription: T.\n")
     (root / "manifests" / "m.yaml").write_text(manifests)
     return root

@@ -32,7 +32,8 @@ def main() -> None:
 
     from engine import Engine
 
-    engine = Engine.load(root)
+    # The dev loop's engine: a person's saves are approved as they are reloaded (engine.compile.approved).
+    engine = Engine.load(root, approve_changes=True)
     assert len(engine.tools) == opts.tools
     target = root / "manifests" / "tool_0500.yaml"
     original = target.read_text()

@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.errors import Problem
 from engine.source.project import CONFIG_NAMES, Pack, is_ignored_name, manifest_files
@@ -162,11 +163,16 @@ class _Digests:
 
     cache: dict[Path, tuple[tuple[int, ...], str]] = field(default_factory=dict)
 
-    def of(self, files: Mapping[str, Path], force: set[Path]) -> dict[str, str]:
+    def of(self, files: Mapping[str, Path], force: set[Path], trust_stat: bool = False) -> dict[str, str]:
+        """``trust_stat``: the watcher named every changed file (``force``): the others keep their digest
+        without a stat (as the loader keeps their parse)."""
         out: dict[str, str] = {}
         for rel, path in files.items():
-            key = _stat_key(path)
             cached = self.cache.get(path)
+            if trust_stat and cached is not None and path not in force:
+                out[rel] = cached[1]
+                continue
+            key = _stat_key(path)
             if cached is not None and key is not None and cached[0] == key and path not in force:
                 out[rel] = cached[1]
                 continue
@@ -272,11 +278,9 @@ def write_record(root: Path, files: Mapping[str, str], by: str) -> Path:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(body, handle, indent=1)
+        json.dump(body, handle, separators=(",", ":"))
         handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    os.replace(tmp, path)  # atomic: a reader sees the old record or the new one, never a mix
     return path
 
 
@@ -298,6 +302,9 @@ class ApprovedFiles:
     had_record: bool = False
     # The checked digest of each engine file of the current load: what is parsed or imported must match.
     expected: dict[Path, str] = field(default_factory=dict)
+    # The engine files of the last check and what they were listed from, reused while a reload names
+    # only files already known (the loader reuses its listing the same way).
+    _listed: tuple[Any, dict[str, Path]] | None = None
 
     def check(
         self, packs: Iterable[Pack], plugin_folders: Iterable[str], config_off: bool, force: set[Path], generation: int
@@ -305,8 +312,13 @@ class ApprovedFiles:
         """The problems that stop this load; approves it first when the mode (or a missing record) says so."""
         where = record_path(self.root)
         self.seen_record = _stat_key(where)
-        files = engine_files(self.root, packs, plugin_folders)
-        current = self._digests.of(files, force)
+        packs, plugin_folders = list(packs), list(plugin_folders)
+        listed_from = (tuple((p.name, p.root, p.handler_roots, p.code_root) for p in packs), tuple(plugin_folders))
+        known = self._listed[1] if self._listed is not None and self._listed[0] == listed_from else None
+        reuse = bool(force) and known is not None and all(p in self.expected and p.is_file() for p in force)
+        files = known if reuse and known is not None else engine_files(self.root, packs, plugin_folders)
+        self._listed = (listed_from, files)
+        current = self._digests.of(files, force, trust_stat=reuse)
         if self.mode == "report":  # validate: say what a host would refuse, write nothing
             try:
                 approved = read_record(self.root)
@@ -344,6 +356,10 @@ class ApprovedFiles:
                 self._expect(files, current)
             return [c.problem(keeps) for c in found]
         if config_off and approved is None:
+            return []
+        if approved == current:  # approving what is approved already: nothing to write
+            self.had_record = True
+            self._expect(files, current)
             return []
         try:
             write_record(self.root, current, "dev/host approval" if self.mode == "approve" else "first load")
