@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engine.dispatch.context import ToolFailure
+from engine.runtime.base import pid_alive
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP = re.compile(r"^\.(?P<name>.+)\.hermes-(?P<pid>\d+)-[0-9a-f]+\.tmp$")
@@ -182,15 +183,7 @@ _SWEEP_LOCK = threading.Lock()
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid == os.getpid() or pid_alive(pid)
 
 
 def sweep_interrupted(journal: Path) -> int:

@@ -16,6 +16,7 @@ falls back to running somewhere else.
 from __future__ import annotations
 
 import abc
+import os
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -222,3 +223,14 @@ def remote_env(env: Mapping[str, str] | None, extra: Mapping[str, str]) -> dict[
     out = {k: v for k, v in (env or {}).items() if k not in HOST_ONLY_ENV}
     out.update(extra)
     return out
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one of another user counts: it cannot be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -35,6 +35,7 @@ from engine.runtime.base import (
     RuntimeFailure,
     RuntimeUnavailable,
     Session,
+    pid_alive,
     remote_env,
 )
 from engine.runtime.output import CappedLog, CappedOutput
@@ -102,16 +103,6 @@ def _client(settings: Mapping[str, Any], timeout: float = 30) -> Any:
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:300]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _refused(text: str) -> bool:
@@ -261,7 +252,7 @@ class DockerRuntime(Runtime):
         with contextlib.suppress(Exception):
             for container in self._client.containers.list(all=True, filters=wanted):
                 pid = container.labels.get(f"{LABEL}.pid", "")
-                if pid.isdigit() and not _alive(int(pid)):
+                if pid.isdigit() and not pid_alive(int(pid)):
                     self._remove(container)
 
     def _remove(self, container: Any) -> None:

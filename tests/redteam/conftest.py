@@ -6,6 +6,7 @@ look like the payloads) must stay `allow`. Harm itself is tested end to end in t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,3 +54,13 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = make_home(tmp_path)
     monkeypatch.setenv("HOME", str(home))
     return home
+
+
+@pytest.fixture
+def work_engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]:
+    """The repository's engine working in ``work`` (the test module's fixture) with a fake HOME
+    and its state under ``tmp_path``: what a harmful call reaches is all temporary."""
+    assert str(fake_home).startswith(str(tmp_path)) and os.environ["HOME"] == str(fake_home)
+    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
+    yield engine
+    engine.close()

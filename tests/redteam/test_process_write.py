@@ -10,16 +10,13 @@ fake HOME and nobody to approve.
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
 from tests.redteam.conftest import home_intact
 
 
@@ -32,11 +29,8 @@ def work(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
 
 
 @pytest.fixture
-def engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]:
-    assert str(fake_home).startswith(str(tmp_path)) and os.environ["HOME"] == str(fake_home)
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    yield engine
-    engine.close()
+def engine(work_engine: Engine) -> Engine:
+    return work_engine
 
 
 def _start(engine: Engine, command: str) -> str:

@@ -11,14 +11,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
 from tests.redteam.conftest import home_intact
 
 Call = tuple[str, dict[str, Any]]
@@ -87,11 +85,8 @@ def work(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
 
 
 @pytest.fixture
-def engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]:
-    assert str(fake_home).startswith(str(tmp_path)) and os.environ["HOME"] == str(fake_home)
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    yield engine
-    engine.close()
+def engine(work_engine: Engine) -> Engine:
+    return work_engine
 
 
 def _sent(engine: Engine, work: Path, session: str, call: Call) -> Any:
