@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 from engine.compile.binding import Bound, describe, is_project_package
 from engine.compile.loader import LoadResult, ProjectLoader
 from engine.config import Config
-from engine.definitions.build import Renderer, Strict, build_definitions, check_format, check_strict, static_render
+from engine.definitions.build import (
+    Renderer,
+    Strict,
+    StrictMemo,
+    build_definitions,
+    check_format,
+    check_strict,
+    static_render,
+)
 from engine.dispatch import adapters
 from engine.dispatch.batch import BatchCall, BatchPool, run_batch
 from engine.dispatch.context import CallContext, CallReporter, SharedState
@@ -89,6 +97,7 @@ class Engine:
         )
         self._runtimes: RuntimeManager | None = None
         self._defs_cache: dict[tuple[Any, ...], tuple[float, list[dict[str, Any]]]] = {}
+        self._strict_memo = StrictMemo()
         self._reload_lock = threading.Lock()
         self._started_in = Path.cwd()
         self.shared = SharedState()
@@ -307,7 +316,7 @@ class Engine:
             if self._availability.get(spec).available:
                 available.append(spec)
             expires = min(expires, self._availability.expires_at(spec))
-        result = build_definitions(available, fmt, self._renderer(snap, available), strict)
+        result = build_definitions(available, fmt, self._renderer(snap, available), strict, self._strict_memo)
         if len(self._defs_cache) >= _DEFS_CACHE_LIMIT:
             self._defs_cache.clear()
         self._defs_cache[key] = (expires, result)

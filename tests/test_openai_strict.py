@@ -25,6 +25,7 @@ from openai.types.shared import FunctionDefinition
 
 from engine import Engine, UsageError
 from engine.cli import cli
+from engine.definitions.build import StrictMemo
 from engine.definitions.strict import to_strict
 from tests.conftest import REPO
 
@@ -244,3 +245,28 @@ def test_config_strict_true_makes_a_tool_that_cannot_be_strict_a_load_error(
     assert result.exit_code == 0 and all("strict" not in d["function"] for d in json.loads(result.stdout))
     result = runner.invoke(cli, ["schema", "--root", str(project), "--format", "openai", "--strict", "auto"])
     assert [d["function"]["strict"] for d in json.loads(result.stdout)] == [True, False]
+
+
+def test_a_reload_rewrites_the_changed_schema_and_reuses_the_unchanged_ones(project: Path) -> None:
+    engine = Engine.load(project, approve_changes=True)
+    [read, save] = engine.definitions("openai")
+    manifest = project / "manifests" / "m.yaml"
+    manifest.write_text(MANIFEST.replace("limit: {type: integer, maximum: 5000}", "limit: {type: integer, maximum: 7}"))
+    assert engine.reload([manifest], approve=True).ok
+    [read2, save2] = engine.definitions("openai")
+    # The edit is what the model sees now, rewritten for strict mode like the rest.
+    assert read2["function"]["parameters"]["properties"]["limit"] == {"type": ["integer", "null"], "maximum": 7}
+    assert read["function"]["parameters"]["properties"]["limit"]["maximum"] == 5000
+    assert read2["function"]["strict"] is True and save2["function"]["strict"] is False
+    assert save2["function"]["parameters"] == save["function"]["parameters"]
+
+
+def test_the_strict_memo_is_keyed_on_the_schema_object_not_its_id_alone() -> None:
+    memo = StrictMemo(limit=2)
+    first = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    assert memo(first) is memo(first)
+    assert memo(first).schema == to_strict(first).schema
+    # A new mapping (a reload, a template render) is rewritten afresh even when an old id is free.
+    for n in range(5):
+        other = {"type": "object", "properties": {f"p{n}": {"type": "string"}}}
+        assert memo(other).schema is not None and memo(other).schema["required"] == [f"p{n}"]

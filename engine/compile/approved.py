@@ -278,8 +278,8 @@ def write_record(root: Path, files: Mapping[str, str], by: str) -> Path:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(body, handle, separators=(",", ":"))
-        handle.write("\n")
+        # One dumps (the C encoder) rather than dump (the pure-Python one): this runs on every save.
+        handle.write(json.dumps(body, separators=(",", ":")) + "\n")
     os.replace(tmp, path)  # atomic: a reader sees the old record or the new one, never a mix
     return path
 

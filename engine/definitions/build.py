@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from engine.definitions.formats import FORMATS, STRICT_FORMATS
-from engine.definitions.strict import to_strict
+from engine.definitions.strict import StrictSchema, to_strict
 from engine.errors import UsageError
 from engine.registry.specs import ToolSpec
 
@@ -40,8 +40,38 @@ def check_strict(value: Any) -> Strict:
     raise UsageError(f"unknown strict mode {value!r} (known: auto, true, false)")
 
 
+class StrictMemo:
+    """Strict rewrites kept across builds, keyed by the identity of the parameters mapping.
+
+    A reload keeps the parsed schemas of unchanged tools (the same objects), so re-rendering
+    after one save rewrites one schema, not all of them. An entry holds its mapping, so an id
+    is never reused while the entry lives; schemas are not mutated after loading. Bounded: past
+    ``limit`` entries the memo starts over.
+    """
+
+    __slots__ = ("_entries", "limit")
+
+    def __init__(self, limit: int = 8192) -> None:
+        self._entries: dict[int, tuple[Mapping[str, Any], StrictSchema]] = {}
+        self.limit = limit
+
+    def __call__(self, parameters: Mapping[str, Any]) -> StrictSchema:
+        entry = self._entries.get(id(parameters))
+        if entry is not None and entry[0] is parameters:
+            return entry[1]
+        found = to_strict(parameters)
+        if len(self._entries) >= self.limit:
+            self._entries.clear()
+        self._entries[id(parameters)] = (parameters, found)
+        return found
+
+
 def build_definitions(
-    specs: Iterable[ToolSpec], fmt: str, render: Renderer = static_render, strict: Strict = False
+    specs: Iterable[ToolSpec],
+    fmt: str,
+    render: Renderer = static_render,
+    strict: Strict = False,
+    memo: Callable[[Mapping[str, Any]], StrictSchema] = to_strict,
 ) -> list[dict[str, Any]]:
     """Raises:
     UsageError: unknown format; ``strict=True`` and a tool that strict mode cannot take.
@@ -57,7 +87,7 @@ def build_definitions(
             definition = formatter(spec, description, parameters)
             out.append(definition)
             continue
-        found = to_strict(parameters)
+        found = memo(parameters)
         if found.schema is not None:
             definition = formatter(spec, description, found.schema)
         else:
