@@ -138,6 +138,27 @@ def test_a_link_to_the_git_config_is_judged_where_it_lands(engine: Engine, repo:
     assert engine.check("echo x > notes.txt").decision == "allow"
 
 
+def test_a_glob_through_a_link_already_on_disk_is_judged_as_the_glob_where_it_lands(
+    engine: Engine, repo: Path, home: Path
+) -> None:
+    """`hl -> ~` made by an earlier call: `rm -rf hl/*` is `rm -rf ~/*` (found by a red-team helper:
+    each file the glob matched was judged alone, `~/notes.txt`, and the line was allowed)."""
+    (home / "notes.txt").write_text("keep me\n")
+    (repo / "hl").symlink_to(home)
+    (repo / "out").mkdir()
+    (repo / "out" / "a.o").write_text("")
+    (repo / "latest").symlink_to(repo / "out")
+    for command in ("rm -rf hl/*", "rm -rf ./hl/.[!.]*", "rm -rf hl/n*", f"rm -rf {home}/.[!.]*"):
+        verdict = engine.check(command)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), command
+        out = terminal(engine, command)
+        assert not out["ok"], command
+    assert (home / "notes.txt").read_text() == "keep me\n" and (home / ".ssh" / "id_rsa").exists()
+    # A link to an ordinary folder of the work tree: its glob is that folder's, and it runs.
+    assert engine.check("rm -rf latest/*").decision == "allow"
+    assert terminal(engine, "rm -rf latest/*")["ok"] and not (repo / "out" / "a.o").exists()
+
+
 # -- Why: "read what the terminal would ask about" ------------------------------------------
 
 

@@ -122,6 +122,12 @@ class Walk:
             if not self._finder._any_prefix or not raw.startswith(self._finder._any_prefix):
                 return []
             found = []
+            # The pattern where its literal head lands: `hl/*` with `hl -> ~` is `~/*` to rm, which
+            # its matches one by one (`~/notes.txt`, ...) would never say.
+            head, _, tail = raw.partition(next(p for p in raw.split("/") if any(c in p for c in "*?[")))
+            head_landing = self.landing(posixpath.normpath(head)) if head.rstrip("/") else None
+            if head_landing is not None:
+                found.append(f"{head_landing.rstrip('/')}/{raw[len(head):]}")
             for i, match in enumerate(globbing.iglob(raw)):
                 if i >= _MAX_GLOB_LANDINGS:
                     break

@@ -484,7 +484,11 @@ class PathClassifier:
         assert places is not None
         found: set[str] = set()
         if places.derive:
-            found = self._match(path) | self._match(self._tilde(path))
+            tilde = self._tilde(path)
+            found = self._match(path) | self._match(tilde)
+            if not _GLOB_CHARS.isdisjoint(path):
+                # What the glob may name, in either spelling (`/home/me/.[!.]*` is `~/.[!.]*`).
+                found |= self._glob_classes(path) | self._glob_classes(tilde)
             cwd = places.cwd
             if self._cwd_area and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
                 found -= self._cwd_area
