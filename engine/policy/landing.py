@@ -124,10 +124,12 @@ class Walk:
             found = []
             # The pattern where its literal head lands: `hl/*` with `hl -> ~` is `~/*` to rm, which
             # its matches one by one (`~/notes.txt`, ...) would never say.
-            head, _, tail = raw.partition(next(p for p in raw.split("/") if any(c in p for c in "*?[")))
+            parts = raw.split("/")
+            first = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+            head = "/".join(parts[:first])
             head_landing = self.landing(posixpath.normpath(head)) if head.rstrip("/") else None
             if head_landing is not None:
-                found.append(f"{head_landing.rstrip('/')}/{raw[len(head):]}")
+                found.append("/".join([head_landing.rstrip("/"), *parts[first:]]))
             for i, match in enumerate(globbing.iglob(raw)):
                 if i >= _MAX_GLOB_LANDINGS:
                     break
