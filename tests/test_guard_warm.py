@@ -125,3 +125,17 @@ def test_a_plain_check_does_not_import_click(env: dict[str, str]) -> None:
         )
         assert done.stdout.startswith("deny (hardline)")
     assert done.stderr.strip() == "1 False"
+
+
+def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str]) -> None:
+    """What a handler or plugin sees of a module the one-shot commands defer: the module, whole."""
+    probe = (
+        "import sys\nfrom engine.guard.deferred import DEFERRED, defer_stdlib\ndefer_stdlib()\n"
+        "import inspect, ipaddress\n"
+        "before = [type(sys.modules[m]).__name__ for m in DEFERRED]\n"
+        "from inspect import signature\n"
+        "print(before, str(signature(lambda a, b=1: a)), ipaddress.ip_address('10.0.0.1').is_private,\n"
+        "      [type(sys.modules[m]).__name__ for m in DEFERRED], inspect.isfunction(print))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.stdout.split() == ["['_Deferred',", "'_Deferred']", "(a,", "b=1)", "True", "['module',", "'module']", "False"]

@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
     import atexit  # noqa: PLC0415
 
+    from engine.guard.deferred import defer_stdlib  # noqa: PLC0415
+
+    defer_stdlib()
     from engine.guard import warm  # noqa: PLC0415
 
     warm.install()
