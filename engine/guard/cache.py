@@ -207,13 +207,20 @@ def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
 
 
 class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        # One object for each value of the fields written (equal frozensets, tuples, strings of the
+        # many matchers): pickle writes an object once and then refers to it, so the entry reads
+        # back with a fraction of the objects to build.
+        self.same: dict[tuple[type, Any], Any] = {}
+
     def reducer_override(self, obj: Any) -> Any:
-        return _reduce_slots(obj)
+        return _reduce_slots(obj, self.same)
 
 
 def _dumps(payload: Any) -> bytes:
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler = _Pickler(buffer)
     table = copyreg.dispatch_table.copy()
     table[types.MappingProxyType] = lambda proxy: (_mapping_proxy, (dict(proxy),))
     table[re.Pattern] = _reduce_pattern
@@ -222,14 +229,25 @@ def _dumps(payload: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _reduce_slots(obj: Any) -> Any:
+def _shared(value: Any, same: dict[tuple[type, Any], Any]) -> Any:
+    """The first value written equal to ``value`` when it is text, or a tuple or frozenset of texts
+    (equal ones are the same in every respect: not so ``(1,)`` and ``(True,)``, or objects whose
+    equality leaves fields out), else ``value``."""
+    kind = type(value)
+    if kind is str or (kind in (tuple, frozenset) and all(type(item) is str for item in value)):
+        return same.setdefault((kind, value), value)
+    return value
+
+
+def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     """Slotted dataclasses are read back by one C-level setter per field, not through ``dataclasses.fields``."""
     cls = type(obj)
     slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
     if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
         return NotImplemented
+    values = tuple(_shared(getattr(obj, name), same) for name in slots)
     # The object is created (and remembered, for cycles) before its fields are read back.
-    return (copyreg.__newobj__, (cls,), tuple(getattr(obj, name) for name in slots), None, None, _set_slots)  # type: ignore[attr-defined]
+    return (copyreg.__newobj__, (cls,), values, None, None, _set_slots)  # type: ignore[attr-defined]
 
 
 _SETTERS: dict[type, tuple[Any, ...]] = {}
