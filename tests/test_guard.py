@@ -321,6 +321,9 @@ def test_a_warm_guard_imports_only_what_it_uses(project: Path, homes: dict[str, 
         # Imported by the standard library for calls a guard never makes: never run (engine.guard.deferred).
         "ran = [m for m in ('inspect', 'ipaddress') if type(sys.modules.get(m)).__name__ == 'module']\n"
         "print(' '.join(ran), file=sys.stderr)\n"
+        # Collections held while it starts only (engine.guard.deferred.hold_collection): on while it judges.
+        "import gc\n"
+        "print('' if gc.isenabled() and gc.get_freeze_count() else 'gc off or none frozen', file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, str(project), data.decode()],

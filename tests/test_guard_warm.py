@@ -137,5 +137,8 @@ def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str])
         "print(before, str(signature(lambda a, b=1: a)), ipaddress.ip_address('10.0.0.1').is_private,\n"
         "      [type(sys.modules[m]).__name__ for m in DEFERRED], inspect.isfunction(print))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert done.stdout.split() == ["['_Deferred',", "'_Deferred']", "(a,", "b=1)", "True", "['module',", "'module']", "False"]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    before, after = "['_Deferred', '_Deferred']", "['module', 'module']"
+    assert done.stdout.strip() == f"{before} (a, b=1) True {after} False", done.stderr

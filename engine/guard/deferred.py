@@ -13,11 +13,12 @@ engine as a library.
 
 from __future__ import annotations
 
+import gc
 import sys
 import types
 from typing import Any
 
-__all__ = ["DEFERRED", "defer_stdlib"]
+__all__ = ["DEFERRED", "defer_stdlib", "hold_collection", "release_collection"]
 
 DEFERRED = ("inspect", "ipaddress")
 
@@ -57,3 +58,25 @@ def defer_stdlib() -> None:
             sys.modules[name] = module
         except Exception:
             sys.modules.pop(name, None)
+
+
+_HELD: list[bool] = []
+
+
+def hold_collection() -> None:
+    """No garbage collection while a judging process starts: what it imports and reads from the
+    cache lives as long as the process, and each collection would walk all of it again (tens of
+    them, several milliseconds of a warm ``guard``). See :func:`release_collection`."""
+    if gc.isenabled() and not _HELD:
+        gc.disable()
+        _HELD.append(True)
+
+
+def release_collection() -> None:
+    """The start is over (the evaluator is built): what exists now is kept out of every later
+    collection (``gc.freeze``: it lives as long as the process), and collection is on again, for
+    whatever judging a command makes. Does nothing unless :func:`hold_collection` turned it off."""
+    if _HELD:
+        _HELD.clear()
+        gc.freeze()
+        gc.enable()

@@ -225,12 +225,15 @@ def _workdir(project: CompiledProject, call: Call) -> Path:
 
 
 def evaluator_for(project: CompiledProject, workdir: Path) -> Evaluator:
+    from engine.guard.deferred import release_collection  # noqa: PLC0415
     from engine.policy.evaluate import Evaluator  # noqa: PLC0415
     from engine.policy.places import engine_places  # noqa: PLC0415
 
     assert project.policy is not None
     places = engine_places(project.packs, project.config, workdir, project.audit_path())
-    return Evaluator(project.policy, str(workdir), places)
+    evaluator = Evaluator(project.policy, str(workdir), places)
+    release_collection()  # a judging process has started: collections on again (engine.cli)
+    return evaluator
 
 
 def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = None) -> Decision:
