@@ -142,3 +142,19 @@ def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str])
     )
     before, after = "['_Deferred', '_Deferred']", "['module', 'module']"
     assert done.stdout.strip() == f"{before} (a, b=1) True {after} False", done.stderr
+
+
+def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]) -> None:
+    """The entry keeps each described program apart, read when a command names it: wrappers, shells
+    and runners judged from a warm cache as from source."""
+    commands = (
+        "sudo env bash -c 'rm -rf /'",
+        "xargs rm -rf < list",
+        "find / -exec rm {} \\;",
+        "timeout 5 nice -n 1 dd if=/dev/zero of=/dev/sda",
+        "env LD_PRELOAD=/tmp/x.so ls",
+    )
+    cold = [check(env, command).stdout for command in commands]  # the first builds the entry
+    warm = [check(env, command).stdout for command in commands]
+    assert warm == cold
+    assert [out.split()[0] for out in warm] == ["deny", "ask", "ask", "deny", "ask"], warm

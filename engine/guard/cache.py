@@ -36,7 +36,7 @@ import pickle
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,11 +218,61 @@ class _Pickler(pickle.Pickler):
         return _reduce_slots(obj, self.same)
 
 
-def _dumps(payload: Any) -> bytes:
+class _LazyPrograms(Mapping[str, Any]):
+    """A policy's programs by name (``ProgramTable.by_name``) read back from the cache: each program
+    read from its own pickle when first looked up. Most commands name a few programs, or none the
+    table describes; reading all of them back was a third of reading the entry."""
+
+    __slots__ = ("_blobs", "_names", "_read")
+
+    def __init__(self, names: dict[str, int], blobs: tuple[bytes, ...]) -> None:
+        self._names = names  # name -> its program's blob (aliases share one)
+        self._blobs = blobs
+        self._read: dict[int, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        index = self._names[name]
+        program = self._read.get(index)
+        if program is None:
+            # Authentic like the rest of the entry: these bytes were inside the MAC it was read under.
+            program = self._read[index] = pickle.loads(self._blobs[index])
+        return program
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_mapping_proxy, (dict(self.items()),))
+
+
+def _lazy_programs(names: dict[str, int], blobs: tuple[bytes, ...]) -> _LazyPrograms:
+    return _LazyPrograms(names, blobs)
+
+
+def _dumps(payload: Any, *, lazy: Any = None) -> bytes:
+    """``payload`` pickled; the mapping ``lazy`` (if any) as a :class:`_LazyPrograms`."""
     buffer = io.BytesIO()
     pickler = _Pickler(buffer)
     table = copyreg.dispatch_table.copy()
-    table[types.MappingProxyType] = lambda proxy: (_mapping_proxy, (dict(proxy),))
+
+    def proxy(mapping: Mapping[Any, Any]) -> tuple[Any, ...]:
+        if lazy is None or mapping is not lazy:
+            return (_mapping_proxy, (dict(mapping),))
+        names: dict[str, int] = {}
+        found: dict[int, int] = {}  # id of a program -> its blob
+        blobs: list[bytes] = []
+        for name, value in mapping.items():
+            if id(value) not in found:
+                found[id(value)] = len(blobs)
+                blobs.append(_dumps(value))
+            names[name] = found[id(value)]
+        return (_lazy_programs, (names, tuple(blobs)))
+
+    table[types.MappingProxyType] = proxy
+    table[_LazyPrograms] = proxy
     table[re.Pattern] = _reduce_pattern
     pickler.dispatch_table = table
     pickler.dump(payload)
@@ -513,7 +563,8 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
         "report": _report_of(result) if report is None else report,
     }
     try:
-        _write(path, key, header, _dumps(project))
+        lazy = project.policy.programs.by_name if project.policy is not None else None
+        _write(path, key, header, _dumps(project, lazy=lazy))
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         with contextlib.suppress(OSError):
             path.unlink()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +133,8 @@ def _command(value: Any, tool: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        import shlex  # noqa: PLC0415
+
         return shlex.join(value)  # an argv, as older Codex shell tools send it
     raise GuardError(f"{tool}: 'command' must be a string or a list of strings")
 
