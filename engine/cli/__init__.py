@@ -66,16 +66,16 @@ def main(argv: list[str] | None = None) -> None:
         # other shape of these commands).
         hold_collection()
     defer_stdlib()
+    from engine.guard import warm  # noqa: PLC0415
+
+    warm.install()  # before the first module that makes a dataclass or compiles a regex
+    atexit.register(warm.save)
     hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
     check = None
     if args[:1] == ["check"]:
         from engine.cli.verdict import check_call  # noqa: PLC0415
 
         check = check_call(list(args))
-    from engine.guard import warm  # noqa: PLC0415
-
-    warm.install()
-    atexit.register(warm.save)
     try:
         if hook is not None:
             from engine.guard.hook import run_process  # noqa: PLC0415
