@@ -7,8 +7,6 @@ HOME and the XDG dirs in a temporary dir. Nothing here runs the commands it judg
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import marshal
 import os
 import subprocess
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import digests
 from engine.guard import warm
 
 
@@ -75,7 +74,7 @@ def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> N
     forged_body = tag + marshal.dumps({"regexes": [], "codes": dict.fromkeys(data["codes"], evil)})
     original_mac = raw[len(warm._MAGIC) : len(warm._MAGIC) + 32]
     for key in (os.urandom(32), None):  # a key of the forger's own; the engine's MAC of another body
-        mac = hmac.new(key, forged_body, hashlib.sha256).digest() if key else original_mac
+        mac = digests.mac(key, forged_body) if key else original_mac
         path.write_bytes(warm._MAGIC + mac + forged_body)
         done = check(env, "rm -rf ~")
         assert (done.returncode, done.stdout.splitlines()[0]) == (1, "deny (hardline)"), done.stderr

@@ -7,14 +7,14 @@ So after a successful load they are kept in ``<default state dir>/compiled-proje
 (under ``$XDG_STATE_HOME/hermes-engine``, outside the project, in the ``engine_files``
 class no tool may write), and the next start reads them back.
 
-Never a stale verdict: the entry is keyed by a SHA-256 over the engine (its version and
+Never a stale verdict: the entry is keyed by a BLAKE2b-256 over the engine (its version and
 the size and mtime of each of its own source files), the interpreter, the project root,
 the home and XDG directories, and the *content* of every file the loader reads (the
 config, each manifest of each pack, each handler source file). The file list itself is
 recomputed from the packs on every start, so a manifest added or removed changes the key.
 
-Never a weakened verdict: the file is ``MAGIC + HMAC-SHA256 + body``, the MAC under a key
-in the user's config directory (the audit log's key directory, 0600, outside the state
+Never a weakened verdict: the file is ``MAGIC + MAC + body`` (keyed BLAKE2b-256, engine.digests),
+the MAC under a key in the user's config directory (the audit log's key directory, 0600, outside the state
 dir and any work tree). The MAC is checked, in constant time, *before* anything in the
 body is read, and the body is only unpickled when it verifies: a file a tool could have
 written (it cannot, but if it did) is never unpickled. Any problem at all -- missing,
@@ -27,8 +27,6 @@ from __future__ import annotations
 import contextlib
 import copyreg
 import gc
-import hashlib
-import hmac
 import io
 import json
 import os
@@ -41,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.digests import compare_digest, digest, mac
 from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
-_MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
+_MAGIC = b"HERMES-ENGINE-COMPILED/2\n"
 _MAC_SIZE = 32
 
 
@@ -156,24 +155,25 @@ def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | li
     content of every input file and of the ``extra`` ones (a missing file hashes as missing)."""
     from engine.guard.warm import engine_stamp  # noqa: PLC0415
 
-    digest = hashlib.sha256(engine_stamp())
+    key = digest(engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
-    digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
+    key.update(json.dumps(head).encode("utf-8", "surrogateescape"))
     # The record of approved files too: an entry holds for the approvals it was built under.
     for path in [*input_files(root, packs), *extra, str(_record_path(root))]:
-        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        key.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             with open(path, "rb") as handle:
                 content = handle.read()
         except FileNotFoundError:
-            digest.update(b"-\n")
+            key.update(b"-\n")
             continue
         except OSError as exc:  # a folder, a link loop, unreadable: hashed as such (the load reports it)
-            digest.update(f"!{exc.errno}\n".encode())
+            key.update(f"!{exc.errno}\n".encode())
             continue
-        digest.update(hashlib.sha256(content).digest() + b"\n")
-    return digest.hexdigest()
+        key.update(digest(content).digest() + b"\n")
+    text: str = key.hexdigest()
+    return text
 
 
 # -- the MAC key ---------------------------------------------------------------------
@@ -320,9 +320,9 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any], bytes] | None:
         return None
     if not raw.startswith(_MAGIC) or len(raw) < len(_MAGIC) + _MAC_SIZE:
         return None
-    mac = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE]
+    found = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE]
     signed = raw[len(_MAGIC) + _MAC_SIZE :]
-    if not hmac.compare_digest(mac, hmac.new(key, signed, hashlib.sha256).digest()):
+    if not compare_digest(found, mac(key, signed)):
         return None
     newline = signed.find(b"\n")
     if newline < 0:
@@ -338,14 +338,14 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any], bytes] | None:
 
 def _write(path: Path, key: bytes, header: dict[str, Any], body: bytes) -> None:
     signed = json.dumps(header, sort_keys=True).encode("utf-8", "surrogateescape") + b"\n" + body
-    mac = hmac.new(key, signed, hashlib.sha256).digest()
+    signature = mac(key, signed)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     import tempfile  # noqa: PLC0415
 
     fd, tmp = tempfile.mkstemp(prefix=".compiled.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_MAGIC + mac + signed)
+            handle.write(_MAGIC + signature + signed)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
