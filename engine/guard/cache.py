@@ -597,6 +597,9 @@ def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject
         cached = _from_cache(root, cache_path(root))
         if cached is not None:
             return cached, None
+    from engine.guard.deferred import release_collection  # noqa: PLC0415
+
+    release_collection()  # a load from source makes garbage: collected as ever (engine.cli holds it for a warm start)
     project, result = build(root)
     if project is not None and use_cache:
         store(project, result)

@@ -73,9 +73,10 @@ def hold_collection() -> None:
 
 
 def release_collection() -> None:
-    """The start is over (the evaluator is built): what exists now is kept out of every later
-    collection (``gc.freeze``: it lives as long as the process), and collection is on again, for
-    whatever judging a command makes. Does nothing unless :func:`hold_collection` turned it off."""
+    """The start is over (the evaluator is built), or is not a warm one (the project is built from
+    source): what exists now is kept out of every later collection (``gc.freeze``: it lives as long
+    as the process), and collection is on again. Does nothing unless :func:`hold_collection` turned
+    it off."""
     if _HELD:
         _HELD.clear()
         gc.freeze()
