@@ -630,3 +630,10 @@ def config_json_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {k: _to_json_schema(v) for k, v in CONFIG_SCHEMA.items()},
     }
+
+
+def audit_path(config: Config) -> Path:
+    """The audit log of a project: ``approvals.audit_log`` (relative to the root) or the state dir's.
+    (Here rather than in engine.policy.audit, which re-exports it: ``check`` needs the path, not the log.)"""
+    configured = config.get("approvals").get("audit_log")
+    return (config.root / configured) if configured else config.state_dir / "audit.jsonl"

@@ -30,7 +30,6 @@ import gc
 import io
 import json
 import os
-import pickle
 import re
 import sys
 import types
@@ -40,6 +39,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.digests import compare_digest, digest, mac
+
+try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
+    from _pickle import Pickler, PicklingError, loads
+except ImportError:  # pragma: no cover - not CPython
+    from pickle import Pickler, PicklingError, loads
 from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
 if TYPE_CHECKING:
@@ -52,6 +56,7 @@ __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_
 CACHE_NAME = "compiled-project.bin"
 _MAGIC = b"HERMES-ENGINE-COMPILED/2\n"
 _MAC_SIZE = 32
+_PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 
 
 @dataclass(slots=True)
@@ -73,7 +78,7 @@ class CompiledProject:
     extra_files: tuple[str, ...] = ()
 
     def audit_path(self) -> Path:
-        from engine.policy.audit import audit_path  # noqa: PLC0415
+        from engine.config import audit_path  # noqa: PLC0415
 
         return audit_path(self.config)
 
@@ -206,9 +211,9 @@ def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     return types.MappingProxyType(data)
 
 
-class _Pickler(pickle.Pickler):
+class _Pickler(Pickler):
     def __init__(self, file: io.BytesIO) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        super().__init__(file, protocol=_PROTOCOL)
         # One object for each value of the fields written (equal frozensets, tuples, strings of the
         # many matchers): pickle writes an object once and then refers to it, so the entry reads
         # back with a fraction of the objects to build.
@@ -235,7 +240,7 @@ class _LazyPrograms(Mapping[str, Any]):
         program = self._read.get(index)
         if program is None:
             # Authentic like the rest of the entry: these bytes were inside the MAC it was read under.
-            program = self._read[index] = pickle.loads(self._blobs[index])
+            program = self._read[index] = loads(self._blobs[index])
         return program
 
     def __iter__(self) -> Iterator[str]:
@@ -403,7 +408,7 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     was_enabled = gc.isenabled()
     gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
     try:
-        project = pickle.loads(body)  # authentic: written by this engine for these very inputs
+        project = loads(body)  # authentic: written by this engine for these very inputs
     except Exception:
         return None
     finally:
@@ -565,7 +570,7 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
     try:
         lazy = project.policy.programs.by_name if project.policy is not None else None
         _write(path, key, header, _dumps(project, lazy=lazy))
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+    except (OSError, PicklingError, TypeError, AttributeError, RecursionError):
         with contextlib.suppress(OSError):
             path.unlink()
 

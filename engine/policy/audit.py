@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.config import Config
+from engine.config import audit_path
 from engine.digests import sha256
 from engine.policy.redact import MAX_FIELD, redact
 from engine.state_files import keep_aside, key_dir, locked, read_key
@@ -47,12 +47,6 @@ _SEQ = b'{"seq":'
 _BREAK = b',"event":"break"'
 _TAIL_BYTES = 1 << 16
 _MAX_PROBLEMS = 20
-
-
-def audit_path(config: Config) -> Path:
-    """The audit log of a project: ``approvals.audit_log`` (relative to the root) or the state dir's."""
-    configured = config.get("approvals").get("audit_log")
-    return (config.root / configured) if configured else config.state_dir / "audit.jsonl"
 
 
 def _log_id(path: Path) -> str:
