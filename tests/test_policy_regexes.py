@@ -205,3 +205,19 @@ def test_the_regex_bound_counts_cpu_time_not_the_wall_clock(
     assert result.exit_code == 1, result.output
     (error,) = json.loads(result.stdout)["errors"]
     assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab/.\n\x00\x01", max_size=6), max_size=14))
+def test_fewest_fragments_are_those_no_other_one_is_part_of(fragments: list[str]) -> None:
+    """The reduction of the trigger texts (done once per judging start, in linear passes): what it
+    keeps says the same as all of them, in a stable order; separators a fragment may hold included."""
+    from engine.policy.paths import fewest_fragments
+
+    unique = set(fragments)
+    expected = {f for f in unique if not any(g != f and g in f for g in unique)}
+    kept = fewest_fragments(fragments)
+    assert set(kept) == expected and len(kept) == len(expected)
+    assert kept == sorted(kept, key=lambda f: (-len(f), f))
+    text = "".join(fragments)
+    assert any(k in text for k in kept) == any(f in text for f in unique)
