@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cli import cli
-from engine.policy.regexes import RegexError, RegexTimeout, compile_glob, compile_linear
+from engine.policy.regexes import Finder, RegexError, RegexTimeout, compile_glob, compile_linear
 
 
 def test_catastrophic_patterns_run_in_linear_time_on_re2() -> None:
@@ -221,3 +221,19 @@ def test_fewest_fragments_are_those_no_other_one_is_part_of(fragments: list[str]
     assert kept == sorted(kept, key=lambda f: (-len(f), f))
     text = "".join(fragments)
     assert any(k in text for k in kept) == any(f in text for f in unique)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_finder_finds_alike_built_now_or_when_first_searched(lazy: bool) -> None:
+    finder = Finder(r"(?:^|\s)(?:rm|dd)", lazy=lazy)
+    data = b"echo x; rm -rf y && dd if=z"
+    assert list(finder.spans(data)) == [(7, 10), (19, 22)]
+    assert list(finder.spans(b"ls -la")) == []
+
+
+def test_a_lazy_finder_refuses_what_re2_cannot_run_when_first_searched() -> None:
+    with pytest.raises(RegexError):
+        Finder(r"(a)\1")
+    finder = Finder(r"(a)\1", lazy=True)
+    with pytest.raises(RegexError):
+        list(finder.spans(b"aa"))

@@ -664,7 +664,7 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
     if not options:
         return None
     body = "|".join(options)
-    return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
+    return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})", lazy=True)  # RE2 built when a scan needs it
 
 
 _LONG = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
