@@ -17,11 +17,12 @@ Each falls back to ``hashlib``/``hmac`` on an interpreter without those modules.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
     import hashlib
     from hashlib import sha256
+    from typing import Any
 __all__ = ["compare_digest", "digest", "mac", "sha256"]
 
 

@@ -8,7 +8,10 @@ and their start-up is most of their cost.
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["cli", "main"]
 

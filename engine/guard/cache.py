@@ -36,7 +36,6 @@ import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from engine.digests import compare_digest, digest, mac
 
@@ -46,7 +45,10 @@ except ImportError:  # pragma: no cover - not CPython
     from pickle import Pickler, PicklingError, loads
 from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.config import Config
     from engine.errors import Problem
     from engine.policy.model import CompiledPolicy
@@ -223,7 +225,13 @@ class _Pickler(Pickler):
         return _reduce_slots(obj, self.same)
 
 
-class _LazyPrograms(Mapping[str, Any]):
+if TYPE_CHECKING:
+    _ProgramsBase = Mapping[str, Any]
+else:
+    _ProgramsBase = Mapping  # Any is the type checker's only
+
+
+class _LazyPrograms(_ProgramsBase):
     """A policy's programs by name (``ProgramTable.by_name``) read back from the cache: each program
     read from its own pickle when first looked up. Most commands name a few programs, or none the
     table describes; reading all of them back was a third of reading the entry."""

@@ -16,7 +16,10 @@ from __future__ import annotations
 import gc
 import sys
 import types
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DEFERRED", "defer_stdlib", "hold_collection", "release_collection"]
 

@@ -27,10 +27,13 @@ import re
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import Any
 
 from engine.digests import compare_digest, digest, mac
 from engine.policy.sre import from_program, sre_program
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["engine_stamp", "install", "mac_key", "mark_warm", "save"]
 

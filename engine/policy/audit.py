@@ -22,12 +22,15 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine.config import audit_path
 from engine.digests import sha256
 from engine.policy.redact import MAX_FIELD, redact
 from engine.state_files import keep_aside, key_dir, locked, read_key
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_FIELD", "AuditLog", "AuditReport", "audit_path", "key_dir", "redact", "tail", "verify"]
 

@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from time import thread_time
-from typing import TYPE_CHECKING, Any
 
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
@@ -34,7 +33,10 @@ from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.policy.session_memory import SessionView
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs

@@ -24,10 +24,13 @@ import re
 from collections.abc import Callable, Iterator
 from importlib import import_module
 from time import thread_time
-from typing import Any
 
 from engine.policy.sre import from_program as _from_program
 from engine.policy.sre import sre_program as _sre_program
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The standard library's own regex parser: its tree tells how a pattern backtracks (see _degree).
 re_parser: Any = import_module("re._parser")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
@@ -25,7 +24,10 @@ from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.policy.session_memory import SessionView
 
 MAX_DEPTH = 8

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["from_program", "sre_program"]
 
