@@ -319,7 +319,7 @@ def test_a_warm_guard_imports_only_what_it_uses(project: Path, homes: dict[str, 
         "         'engine.engine', 'engine.mcp.client', 'yaml', 'asyncio', 'engine.runtime', 'filelock', 'click',\n"
         # RE2's extension: built on when a long text or a flat scan needs it (engine.policy.regexes).
         # typing: annotations only (engine modules import it under TYPE_CHECKING).
-        "         're2._re2', 'typing')\n"
+        "         're2._re2', 'typing', 'glob', 'binascii')\n"
         "print(' '.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
         # Imported by the standard library for calls a guard never makes: never run (engine.guard.deferred).
         "ran = [m for m in ('inspect', 'ipaddress') if type(sys.modules.get(m)).__name__ == 'module']\n"

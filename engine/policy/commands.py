@@ -9,7 +9,6 @@ the Programs table (policies/executors.yaml, engine/policy/programs.py).
 
 from __future__ import annotations
 
-import binascii
 import posixpath
 import re
 from collections.abc import Sequence
@@ -61,13 +60,15 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
 
         try:
             raw = base64.b64decode(data.strip()) if name == "base64" else base64.b32decode(data.strip())
-        except (binascii.Error, ValueError):
+        except ValueError:  # binascii.Error is one
             return None
         return raw.decode("utf-8", errors="replace")
     if name == "xxd" and "-r" in flags:
+        import binascii  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
         try:
             return binascii.unhexlify(re.sub(r"\s+", "", data)).decode("utf-8", errors="replace")
-        except (binascii.Error, ValueError):
+        except ValueError:  # binascii.Error is one
             return None
     if name == "rev":
         return "\n".join(line[::-1] for line in data.split("\n"))

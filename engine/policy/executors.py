@@ -8,7 +8,6 @@ stands for a command that comes from data the program reads at run time.
 
 from __future__ import annotations
 
-import binascii
 import json
 import posixpath
 import re
@@ -332,6 +331,6 @@ def decode(value: str, encoding: str | None) -> str:
 
         try:
             return base64.b64decode(value).decode("utf-16-le", errors="replace")
-        except (binascii.Error, ValueError):
+        except ValueError:  # binascii.Error is one
             return value
     return value

@@ -13,7 +13,6 @@ temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) 
 
 from __future__ import annotations
 
-import glob as globbing
 import os
 import posixpath
 import stat
@@ -121,6 +120,8 @@ class Walk:
         if any(c in raw for c in "*?["):
             if not self._finder._any_prefix or not raw.startswith(self._finder._any_prefix):
                 return []
+            import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words are globs)
+
             found = []
             for i, match in enumerate(globbing.iglob(raw)):
                 if i >= _MAX_GLOB_LANDINGS:
