@@ -157,3 +157,13 @@ def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]
     warm = [check(env, command).stdout for command in commands]
     assert warm == cold
     assert [out.split()[0] for out in warm] == ["deny", "ask", "ask", "deny", "ask"], warm
+
+
+def test_no_module_without_typing_at_run_time_has_a_classvar() -> None:
+    # dataclasses tells a ClassVar annotation from a field only when typing is loaded, and a warm
+    # guard/check does not load it (those modules import it under a TYPE_CHECKING of their own):
+    # a ClassVar there would silently become a field in exactly these processes.
+    package = Path(digests.__file__).parent
+    without = [p for p in package.rglob("*.py") if "TYPE_CHECKING = False" in p.read_text()]
+    assert len(without) >= 20
+    assert [p.name for p in without if "ClassVar" in p.read_text() or "InitVar" in p.read_text()] == []
