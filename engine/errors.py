@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
-Severity = Literal["error", "warning"]
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+Severity: TypeAlias = "Literal['error', 'warning']"
 
 # Exit codes live here and nowhere else.
 EXIT_OK = 0

@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")

@@ -9,8 +9,6 @@ the Programs table (policies/executors.yaml, engine/policy/programs.py).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import posixpath
 import re
 from collections.abc import Sequence
@@ -58,15 +56,19 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     name = command_name(filter_argv[0])
     flags = {a for a in filter_argv[1:] if a.startswith("-")}
     if name in ("base64", "base32") and ({"-d", "--decode", "-D"} & flags):
+        import base64  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
         try:
             raw = base64.b64decode(data.strip()) if name == "base64" else base64.b32decode(data.strip())
-        except (binascii.Error, ValueError):
+        except ValueError:  # binascii.Error is one
             return None
         return raw.decode("utf-8", errors="replace")
     if name == "xxd" and "-r" in flags:
+        import binascii  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
         try:
             return binascii.unhexlify(re.sub(r"\s+", "", data)).decode("utf-8", errors="replace")
-        except (binascii.Error, ValueError):
+        except ValueError:  # binascii.Error is one
             return None
     if name == "rev":
         return "\n".join(line[::-1] for line in data.split("\n"))

@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
@@ -30,7 +29,10 @@ from engine.policy.executors import (
 from engine.policy.inline import embedded_shell
 from engine.policy.programs import Program, ProgramTable, Run
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.policy.shell import Command
 
 # Where the programs of the system live: a path under them names a program, not a script of the caller's.

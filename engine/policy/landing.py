@@ -13,7 +13,6 @@ temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) 
 
 from __future__ import annotations
 
-import glob as globbing
 import os
 import posixpath
 import stat
@@ -121,6 +120,8 @@ class Walk:
         if any(c in raw for c in "*?["):
             if not self._finder._any_prefix or not raw.startswith(self._finder._any_prefix):
                 return []
+            import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words are globs)
+
             found = []
             # The pattern where its literal head lands: `hl/*` with `hl -> ~` is `~/*` to rm, which
             # its matches one by one (`~/notes.txt`, ...) would never say.

@@ -8,12 +8,12 @@ itself; through `hl/` or `hl/x` they reach what it points to.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
 
 from engine.policy.argv import parse_argv
 from engine.policy.commands import command_name
 from engine.policy.follow import join_path
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
     from engine.policy.shell import Command
 

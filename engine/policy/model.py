@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
 
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
 from engine.registry.specs import Source
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
     from engine.compile.binding import Bound
 
-Decision = Literal["allow", "ask", "deny"]
+Decision: TypeAlias = "Literal['allow', 'ask', 'deny']"
 ALLOW: Decision = "allow"
 ASK: Decision = "ask"
 DENY: Decision = "deny"

@@ -10,8 +10,7 @@ the computed path class ``engine_files``; the state alone is ``engine_state``.
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.config import Config, state_root
@@ -21,16 +20,43 @@ from engine.source.project import CONFIG_NAMES, MANIFEST_DIRS, Pack
 _ENGINE_PACKAGE = Path(__file__).resolve().parent.parent
 
 
-def _tree(path: Path) -> list[str]:
+class _Real:
+    """``os.path.realpath`` of each path once within one call of :func:`engine_places` (the same
+    folders are resolved for several lists: 57 calls for 24 paths). Made per call: a link changed
+    between two calls (``guard --serve``) is resolved again."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def __call__(self, path: str | Path) -> str:
+        key = os.fspath(path)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = os.path.realpath(key)
+        return found
+
+
+def _tree(path: Path, real: Callable[[Path], str] = os.path.realpath) -> list[str]:
     """Globs for a path and everything under it, by its real path and as spelled."""
     out: list[str] = []
-    for spelling in dict.fromkeys((str(path), os.path.realpath(path))):
+    for spelling in dict.fromkeys((str(path), real(path))):
         out += [literal(spelling), literal(spelling) + "/**"]
     return out
 
 
-def _file(path: Path) -> list[str]:
-    return [literal(p) for p in dict.fromkeys((str(path), os.path.realpath(path)))]
+def _file(path: Path, real: Callable[[Path], str] = os.path.realpath) -> list[str]:
+    return [literal(p) for p in dict.fromkeys((str(path), real(path)))]
+
+
+def temp_dirs() -> list[str]:
+    """Every folder ``tempfile`` may choose as the temp dir (it takes the first it can write:
+    ``TMPDIR``, ``TEMP``, ``TMP``, then the usual ones; the working directory, its last resort, is
+    a link area anyway), and ``/dev/shm``. All of them rather than the one chosen: the same
+    areas or more, without importing ``tempfile`` and writing a probe file on every start."""
+    named = [os.path.abspath(d) for d in (os.environ.get(n) for n in ("TMPDIR", "TEMP", "TMP")) if d]
+    return [*named, "/tmp", "/var/tmp", "/usr/tmp", "/dev/shm"]
 
 
 def config_home() -> Path:
@@ -39,28 +65,28 @@ def config_home() -> Path:
     return home / "hermes-engine"
 
 
-def pack_files(pack: Pack) -> tuple[list[str], set[str]]:
+def pack_files(pack: Pack, real: Callable[[Path], str] = os.path.realpath) -> tuple[list[str], set[str]]:
     """(globs, names) of what the loader reads from one pack, existing or not yet."""
     globs: list[str] = []
     names: set[str] = set()
     root = pack.root
     for folder in MANIFEST_DIRS:
-        globs += _tree(root / folder)
+        globs += _tree(root / folder, real)
         names.add(folder)
     for config in CONFIG_NAMES:
-        globs += _file(root / config)
+        globs += _file(root / config, real)
         names.add(config)
     if pack.is_plugin:
         # A plugin's folder (plugin.yaml, its manifests, its package) is read whole; its name is
         # a word a command must contain to reach it (the detector's prefilter).
-        globs += _tree(root)
+        globs += _tree(root, real)
         names |= {root.name, "plugin.yaml"}
     code = pack.package_root
     for prefix in pack.handler_roots:
         top = prefix.split(".", 1)[0]
         # The root is first on sys.path: the package, a module of that name, and its bytecode.
-        globs += _tree(code / top) + _file(code / f"{top}.py")
-        globs += [g + "/" + literal(top) + ".*" for g in _file(code / "__pycache__")]
+        globs += _tree(code / top, real) + _file(code / f"{top}.py", real)
+        globs += [g + "/" + literal(top) + ".*" for g in _file(code / "__pycache__", real)]
         names.add(top)
     return globs, names
 
@@ -69,32 +95,33 @@ def engine_places(
     packs: Iterable[Pack], config: Config, workdir: Path, audit_log: Path, *, resolve: bool = True
 ) -> Places:
     """Where the engine runs and which files are its own, for the path classifier."""
+    real = _Real()
     files: list[str] = []
     names: set[str] = {"__pycache__"}
     tops: list[Path] = []  # what the loader reads, for the folders above it
     for pack in packs:
-        globs, found = pack_files(pack)
+        globs, found = pack_files(pack, real)
         files += globs
         names |= found
         tops += [pack.root / n for n in (*MANIFEST_DIRS, *CONFIG_NAMES)] + [pack.package_root]
     state = config.state_dir
     roots = (_ENGINE_PACKAGE, state, state_root(), config_home())
     for path in roots:
-        files += _tree(path)
+        files += _tree(path, real)
         names.add(path.name)
-    files += _file(audit_log)
+    files += _file(audit_log, real)
     tops += [*roots, audit_log]
-    parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), os.path.realpath(top))))
+    parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), real(top))))
     names.add(audit_log.name)
     # Spilled results are the model's own output, and it is told to read them back.
-    readable = [g for p in (state / "results",) for g in _tree(p)]
+    readable = [g for p in (state / "results",) for g in _tree(p, real)]
     # The engine's state and its keys (the audit log's HMAC key lives under config_home()).
-    secret = [*_tree(state), *_tree(state_root()), *_tree(config_home()), *_file(audit_log)]
+    secret = [*_tree(state, real), *_tree(state_root(), real), *_tree(config_home(), real), *_file(audit_log, real)]
     secret += ["!" + g for g in readable]
-    cwd = os.path.realpath(workdir)
-    home = os.path.realpath(Path.home())
-    extra = [os.path.realpath(config.root / Path(r).expanduser()) for r in config.get("files", "roots")]
-    temp = {os.path.realpath(tempfile.gettempdir()), "/tmp", "/var/tmp", "/dev/shm"}
+    cwd = real(workdir)
+    home = real(Path.home())
+    extra = [real(config.root / Path(r).expanduser()) for r in config.get("files", "roots")]
+    temp = {real(p) for p in temp_dirs()}
     return Places(
         cwd=cwd,
         home=home,

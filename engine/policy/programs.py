@@ -15,13 +15,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.regexes import bounded, compile_linear, fallback_engine
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
@@ -88,6 +90,8 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Program:
+    """What a program runs, by its grammar: its runs and its subcommands'."""
+
     names: tuple[str, ...]
     grammar: Grammar
     runs: tuple[Run, ...] = ()
@@ -119,6 +123,8 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class ProgramTable:
+    """The programs a policy describes, by name, and the runs of every program."""
+
     by_name: Mapping[str, Program] = field(default_factory=dict)
     anyone: Program | None = None  # runs that apply to every program not in the table ("*")
     everyone: Program | None = None  # environment runs that apply to every program ("**")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
@@ -25,7 +24,10 @@ from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Any
+
     from engine.policy.session_memory import SessionView
 
 MAX_DEPTH = 8
@@ -73,6 +75,8 @@ class Command:
 
 @dataclass(slots=True)
 class _Written:
+    """A file the line wrote: the programs that wrote it, and what, when known."""
+
     writers: frozenset[str]
     content: str | None
 
@@ -114,6 +118,8 @@ _CLAUSE_HEADERS = frozenset({"for", "select", "case"})
 
 @dataclass(slots=True)
 class _Word:
+    """A word of a command as expanded."""
+
     texts: list[str]  # more than one after brace expansion
     dynamic: bool
     quoted: bool
@@ -122,6 +128,8 @@ class _Word:
 
 @dataclass(slots=True)
 class _Raw:
+    """A simple command's words and redirections as read, before expansion."""
+
     words: list[Token] = field(default_factory=list)
     redirects: list[tuple[str, Token | None]] = field(default_factory=list)
 
