@@ -70,7 +70,11 @@ class ArgSpec:
             return self.test(words[0], classify)
         if self.position == "last":
             return self.test(words[-1], classify)
-        return any(self.test(w, classify) for w in words)
+        test = self.test
+        for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
+            if test(word, classify):
+                return True
+        return False
 
 
 @dataclass(slots=True)
@@ -131,8 +135,20 @@ def shape(command: Command) -> Shape:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
-    known = frozenset(grammar.short) | frozenset(grammar.long)
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, known)
+    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, _known(grammar))
+
+
+# The option names each grammar declares, by the grammar's identity (kept alive with it).
+_KNOWN: dict[int, tuple[Grammar, frozenset[str]]] = {}
+
+
+def _known(grammar: Grammar) -> frozenset[str]:
+    found = _KNOWN.get(id(grammar))
+    if found is None or found[0] is not grammar:
+        if len(_KNOWN) >= 4096:
+            _KNOWN.clear()
+        found = _KNOWN[id(grammar)] = (grammar, frozenset(grammar.short) | frozenset(grammar.long))
+    return found[1]
 
 
 def _plain(words: list[str], short: set[str], long: set[str], positionals: list[str]) -> None:
@@ -239,6 +255,9 @@ class Matcher:
     # `words` tests no path classes (a regex or glob on each word): run before `args`, whose
     # classes make it look at the file system (`rm a1` fails `-(recurse|r)` before `a1` is classified).
     _words_first: bool = field(init=False, default=False)
+    # Whether the shape test needs words after the command's name to hold (a flag, an argument,
+    # a subcommand, an option's value): a bare command (`sh`, `$(...)`) never meets such a matcher.
+    needs_words: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
@@ -258,6 +277,15 @@ class Matcher:
             or self.no_args is not None
         )
         self._words_first = self.words is not None and not (self.words.classes or self.words.not_classes)
+        self.needs_words = bool(
+            (self.subcommands and all(self.subcommands))
+            or self.flags
+            or self._all_flags[0]
+            or self._all_flags[1]
+            or self.args is not None
+            or self.words is not None
+            or self.options
+        )
         checks: list[Callable[[Command, Any], bool]] = []
         if self.path is not None:
             checks.append(_never)
@@ -313,7 +341,8 @@ class Matcher:
         return command.indirect == self.indirect
 
     def _fed_ok(self, command: Command, classify: Any) -> bool:
-        return any(g.match(n) for g in self.fed_by for n in command.fed_by)
+        fed_by = command.fed_by
+        return bool(fed_by) and any(g.match(n) for g in self.fed_by for n in fed_by)
 
     def _shape_ok(self, command: Command, classify: Any) -> bool:
         shaped: Shape | None = command.shape
