@@ -138,9 +138,12 @@ class _Index:
                     )
                     (redirecting if only_redirects else generic).append(unnamed)
                     continue
+                # A matcher whose every subcommand has a first word can only match a command whose
+                # first positional is one of those words (`docker compose down`, `docker compose stop`
+                # share `compose`).
                 firsts = {sub[0] for sub in matcher.subcommands if sub}
                 for name in matcher.names or ():
-                    if firsts and len(firsts) == len(matcher.subcommands):
+                    if firsts and all(matcher.subcommands):
                         for first in firsts:
                             by_subcommand.setdefault((name, first), []).append(named)
                     else:
