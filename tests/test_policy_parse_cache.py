@@ -128,3 +128,12 @@ def test_fed_by_reads_names_as_its_globs_do(engine: Engine) -> None:
             command = Command("sh", ("sh",), (False,), fed_by=frozenset({name}))
             expected = any(g.match(name) for g in matcher.fed_by)
             assert matcher._fed_ok(command, None) == expected, (name, matcher.fed_by)
+
+
+def test_a_call_with_its_session_is_parsed_every_time(engine: Engine, work: Path) -> None:
+    """What a session wrote changes what a line runs (`sh x.sh`): such a parse is never kept."""
+    evaluator = _evaluator(engine)
+    session = engine.session_memory.view("s1", str(work))
+    verdict = evaluator.verdict("terminal", {"command": "git status"}, session)
+    assert verdict.decision == "allow"
+    assert "git status" not in evaluator._parses
