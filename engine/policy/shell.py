@@ -205,11 +205,11 @@ class Analyzer(Follower, LinkFollower):
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
         lexing pays for itself as before: nothing is remembered."""
-        if BUDGET.get() is not None:
-            return tokenize(text)
         tokens = self.lexed.get(text)
         if tokens is None:
-            tokens = self.lexed[text] = tokenize(text)
+            tokens = tokenize(text)
+            if BUDGET.get() is None:
+                self.lexed[text] = tokens
         return tokens
 
     def _names_in(self, script: str) -> set[str]:
@@ -218,7 +218,12 @@ class Analyzer(Follower, LinkFollower):
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
-        for pipeline in _split(self._tokens(text)):
+        tokens = self.lexed.get(text)  # self._tokens(text), inlined: every line comes here
+        if tokens is None:
+            tokens = tokenize(text)
+            if BUDGET.get() is None:
+                self.lexed[text] = tokens
+        for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
 
     # -- words -------------------------------------------------------------------
@@ -357,9 +362,10 @@ class Analyzer(Follower, LinkFollower):
         """Analyze one pipeline; return the literal data it finally writes, if knowable."""
         upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
+        last = pipeline[-1]
         for raw in pipeline:
             stages, data = self._simple(raw, depth, via, upstream, data)
-            if stages:
+            if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
                 fed = [c.fed_by for c in stages if c.fed_by is not upstream]
@@ -377,9 +383,10 @@ class Analyzer(Follower, LinkFollower):
     ) -> tuple[list[Command], str | None]:
         extra_fed: frozenset[str] = fed_by
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
-        words: list[tuple[list[str], bool]]
+        words: list[tuple[list[str], bool]] = []
+        plain: list[str] | None = None  # every word's text, when each is one run of literal text
         if all(t.literal is not None and not t.brace and "\\" not in t.value for t in raw.words):
-            words = [([t.literal], False) for t in raw.words]  # type: ignore[list-item]
+            plain = [t.literal for t in raw.words]  # type: ignore[misc]
         else:
             resolved = []
             assigning = True
@@ -433,6 +440,13 @@ class Analyzer(Follower, LinkFollower):
         # Leading NAME=value words set variables (for this command, or the rest of the line).
         argv: list[str] = []
         dynamic: list[bool] = []
+        if plain is not None:
+            if plain and "=" not in plain[0]:
+                # No assignment leads: each word is one argument as it stands (the loop below
+                # would give the same, one word at a time).
+                argv, dynamic = plain, [False] * len(plain)
+            else:
+                words = [([w], False) for w in plain]
         assigning = True
         for texts, is_dynamic in words:
             if not texts:
