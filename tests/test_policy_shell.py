@@ -262,3 +262,36 @@ def test_printf_and_echo_escapes_are_decoded_where_they_feed_a_shell() -> None:
         assert "rm" in [c.name for c in parse(text)], text
     # %s arguments are data: escapes in them stay as written.
     assert "rm" not in [c.name for c in parse("printf '%s' '\\x72m x' | sh")]
+
+
+_PLAIN_WORD = st.text(alphabet=st.sampled_from(list("abcdegimnorstuwxyz0179-./_~:,+@%")), min_size=1, max_size=8)
+
+
+def _seen(commands: list[Command]) -> list[tuple[object, ...]]:
+    return [
+        (c.name, c.argv, c.dynamic, c.redirects, c.stdin, c.fed_by, c.via, c.code, c.depth, c.cwd, c.indirect, c.reread)
+        for c in commands
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["rm", "sudo", "git", "env", "find", "xargs", "bash", "curl", "docker", "tar", "ls", "nice"]),
+    st.lists(
+        st.one_of(_PLAIN_WORD, st.sampled_from(["-rf", "/", "-c", "-exec", ";", "A=1", "--", "-o", "x=y"])), max_size=6
+    ),
+)
+def test_plain_words_parse_as_the_full_path_reads_them(name: str, rest: list[str]) -> None:
+    """A line of plain words takes the lexer's and the analyzer's shortcuts (no quotes, no
+    expansions, no leading assignment); the same words each with an escaped first character take
+    the full lexer and the word-resolving path. Both must run the same commands."""
+    words = [name, *rest]
+    plain = " ".join(words)
+    escaped = " ".join("\\" + w if w != ";" else w for w in words)
+    try:
+        fast = parse_with(plain, PROGRAMS)
+    except ShellSyntaxError:
+        with pytest.raises(ShellSyntaxError):
+            parse_with(escaped, PROGRAMS)
+        return
+    assert _seen(fast) == _seen(parse_with(escaped, PROGRAMS))

@@ -43,10 +43,10 @@ def basename(word: str) -> str:
 
 def command_name(word: str) -> str:
     """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun."""
-    name = basename(word)
+    name = word[word.rfind("/") + 1 :].lower()  # basename(word), without a list
     if name.endswith(".exe") and len(name) > 4:
         name = name[:-4]
-    if _PYTHON.match(name):
+    if name.startswith("python") and _PYTHON.match(name):
         return "python"
     return name
 

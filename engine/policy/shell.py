@@ -14,12 +14,24 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
 from engine.policy.follow import Follower, join_path
-from engine.policy.lexer import LIT, REDIRECT_OPS, SUB, VAR, Seg, ShellSyntaxError, Token, expand_braces, tokenize
+from engine.policy.lexer import (
+    BUDGET,
+    LIT,
+    REDIRECT_OPS,
+    SUB,
+    VAR,
+    Seg,
+    ShellSyntaxError,
+    Token,
+    expand_braces,
+    tokenize,
+)
 from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
@@ -194,11 +206,32 @@ class Analyzer(Follower, LinkFollower):
         # The session's own, from earlier calls, come first (see session_memory).
         self.links: dict[str, str] = session.links() if session is not None else {}
         self.alternate = False  # reading a command again with unknown options taking values
+        # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
+        # runs and for its commands; tokens never change once lexed.
+        self.lexed: dict[str, list[Token]] = {}
+
+    def _tokens(self, text: str) -> list[Token]:
+        """tokenize(text), once per text on the line. Under a token budget (a long line) every
+        lexing pays for itself as before: nothing is remembered."""
+        tokens = self.lexed.get(text)
+        if tokens is None:
+            tokens = tokenize(text)
+            if BUDGET.get() is None:
+                self.lexed[text] = tokens
+        return tokens
+
+    def _names_in(self, script: str) -> set[str]:
+        return _names_in(script, self._tokens)
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
-        for pipeline in _split(tokenize(text)):
+        tokens = self.lexed.get(text)  # self._tokens(text), inlined: every line comes here
+        if tokens is None:
+            tokens = tokenize(text)
+            if BUDGET.get() is None:
+                self.lexed[text] = tokens
+        for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
 
     # -- words -------------------------------------------------------------------
@@ -306,13 +339,13 @@ class Analyzer(Follower, LinkFollower):
         path = f"/dev/fd/{63 + self.pipes}"
         self.pipes += 1
         content = self._static_output(script) if direction == "<" else None
-        self.files[path] = _Written(frozenset(_names_in(script)), content)
+        self.files[path] = _Written(frozenset(self._names_in(script)), content)
         return _Word([path], False, False, [script])
 
     def _static_output(self, script: str) -> str | None:
         """What `$(echo rm)` prints, when that is knowable without running anything."""
         try:
-            pipelines = _split(tokenize(script))
+            pipelines = _split(self._tokens(script))
         except ShellSyntaxError:
             return None
         if len(pipelines) != 1:
@@ -320,7 +353,9 @@ class Analyzer(Follower, LinkFollower):
         if len(pipelines[0]) > 1:
             # `$(echo cm0gLXJmIC8= | base64 -d)`: literal data through decoders is knowable.
             try:
-                return Analyzer(self.programs)._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
+                inner = Analyzer(self.programs)
+                inner.lexed = self.lexed
+                return inner._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
             except ShellSyntaxError:
                 return None
         raw = pipelines[0][0]
@@ -335,9 +370,10 @@ class Analyzer(Follower, LinkFollower):
         """Analyze one pipeline; return the literal data it finally writes, if knowable."""
         upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
+        last = pipeline[-1]
         for raw in pipeline:
             stages, data = self._simple(raw, depth, via, upstream, data)
-            if stages:
+            if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
                 fed = [c.fed_by for c in stages if c.fed_by is not upstream]
@@ -355,9 +391,10 @@ class Analyzer(Follower, LinkFollower):
     ) -> tuple[list[Command], str | None]:
         extra_fed: frozenset[str] = fed_by
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
-        words: list[tuple[list[str], bool]]
+        words: list[tuple[list[str], bool]] = []
+        plain: list[str] | None = None  # every word's text, when each is one run of literal text
         if all(t.literal is not None and not t.brace and "\\" not in t.value for t in raw.words):
-            words = [([t.literal], False) for t in raw.words]  # type: ignore[list-item]
+            plain = [t.literal for t in raw.words]  # type: ignore[misc]
         else:
             resolved = []
             assigning = True
@@ -371,7 +408,7 @@ class Analyzer(Follower, LinkFollower):
                 for word in resolved:
                     for sub in word.subs:
                         self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
-                        names.update(_names_in(sub))
+                        names.update(self._names_in(sub))
                 extra_fed = frozenset(names)
         redirects: list[tuple[str, str]] = []
         stdin = piped or ""
@@ -389,7 +426,7 @@ class Analyzer(Follower, LinkFollower):
                     self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
                     if op == "<":
                         # `bash < <(curl ...)`: its input is what the substitution prints.
-                        fed_names.update(_names_in(sub))
+                        fed_names.update(self._names_in(sub))
                 if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
                 elif op == "<" and target.value.startswith("<("):
@@ -411,6 +448,13 @@ class Analyzer(Follower, LinkFollower):
         # Leading NAME=value words set variables (for this command, or the rest of the line).
         argv: list[str] = []
         dynamic: list[bool] = []
+        if plain is not None:
+            if plain and "=" not in plain[0]:
+                # No assignment leads: each word is one argument as it stands (the loop below
+                # would give the same, one word at a time).
+                argv, dynamic = plain, [False] * len(plain)
+            else:
+                words = [([w], False) for w in plain]
         assigning = True
         for texts, is_dynamic in words:
             if not texts:
@@ -780,10 +824,10 @@ def _script_words(program: Program, argv: list[str]) -> list[str] | None:
     return None
 
 
-def _names_in(script: str) -> set[str]:
+def _names_in(script: str, lex: Callable[[str], list[Token]] = tokenize) -> set[str]:
     """Command names inside a substitution (for fed_by), without recursing further."""
     try:
-        pipelines = _split(tokenize(script))
+        pipelines = _split(lex(script))
     except ShellSyntaxError:
         return {"$dynamic"}
     names: set[str] = set()
