@@ -51,6 +51,7 @@ _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_REMEMBERED = 4096  # stretches remembered, so a repeated one is judged once
+_FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_BREAKS_BYTES = re.compile(rb"[;&|\n()<>`]+|\$\(")
@@ -370,13 +371,13 @@ class Evaluator:
         command (so wrappers, `eval` chains and `bash -c` payloads are seen through). Linear
         in the text; every match is not grantable.
         """
-        classify = self.classifier.classify
         out: dict[tuple[str, str], Match] = {}
-        judged: set[tuple[str, ...]] = set()
-        for argv in _flat_commands(text, index):
-            if argv in judged:
-                continue
-            judged.add(argv)
+        argvs = dict.fromkeys(_flat_commands(text, index))  # each distinct run judged once
+        view = self.classifier.view()
+        if len(argvs) > _FLAT_BULK:  # many distinct words: plain names classified at once
+            view.classify_plain(set().union(*argvs))
+        classify = view.classify
+        for argv in argvs:
             command = Command(command_name(argv[0]), argv, (False,) * len(argv))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                 if pattern.severity != "hardline" or (pattern.key, command.text) in out:
