@@ -55,6 +55,8 @@ _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_BREAKS_BYTES = re.compile(rb"[;&|\n()<>`]+|\$\(")
+# What str.split() splits ASCII at and bytes.split() does not (information separators).
+_STR_ONLY_BLANKS = re.compile(rb"[\x1c-\x1f]")
 _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
 
 # CPU seconds one command may take to judge: a backstop for what the deterministic limits (size,
@@ -95,6 +97,8 @@ class _Index:
     # Matchers that only look for the engine's own files: the names of those files are known
     # at run time only, and a command that mentions none of them meets none of these.
     engine: tuple[_Entry, ...] = ()
+    # Per command name, the word tests of the flat scan's representatives (see _flat_plan).
+    flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -372,11 +376,13 @@ class Evaluator:
         in the text; every match is not grantable.
         """
         out: dict[tuple[str, str], Match] = {}
-        argvs = dict.fromkeys(_flat_commands(text, index))  # each distinct run judged once
+        runs = dict.fromkeys(_flat_commands(text, index))  # each distinct run once
         view = self.classifier.view()
-        if len(argvs) > _FLAT_BULK:  # many distinct words: plain names classified at once
-            view.classify_plain(set().union(*argvs))
         classify = view.classify
+        argvs: Iterable[tuple[str, ...]] = runs
+        if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
+            view.classify_plain(set().union(*runs))
+            argvs = _representatives(runs, index, classify)
         for argv in argvs:
             command = Command(command_name(argv[0]), argv, (False,) * len(argv))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
@@ -651,7 +657,85 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
         else:
             continue
         if words is not None:
-            yield tuple(w.decode("utf-8", "surrogateescape") for w in words.group().split())
+            run = words.group()
+            if run.isascii() and _STR_ONLY_BLANKS.search(run) is None:  # str.split() splits the same
+                yield tuple(run.decode("ascii").split())
+            else:
+                yield tuple(w.decode("utf-8", "surrogateescape") for w in run.split())
+
+
+_RELATIVE = frozenset({"relative"})
+_ANY_WORD = "\x00"  # in a run's key: a word no hardline matcher of its command tells from another
+
+
+def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: Any) -> Iterator[tuple[str, ...]]:
+    """The runs that judge all of ``argvs``: one per command name and key, where the key
+    replaces each word that no hardline matcher of that name can tell from another.
+
+    In the flat scan a run is a Command with no program, code, redirects or wrappers: its
+    hardline matchers read the name, the words' dashes (flags, operands, their positions), the
+    words' classes and their globs and regexes. When those are all the matchers of the name
+    read (no text, option-value or subcommand tests), a word that is not an option, whose
+    classes are only `relative` and that no glob or regex of theirs matches, judges as any
+    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once. Name
+    prefilters (the generic matchers', the engine's) only skip matchers that cannot match, so
+    the representative's verdict is each run's.
+    """
+    plans = index.flat_plans
+    plain: dict[tuple[int, str], bool] = {}
+    keys: set[tuple[str, ...]] = set()
+    for argv in argvs:
+        name = command_name(argv[0])
+        if name in plans:
+            tests = plans[name]
+        else:
+            tests = plans[name] = _flat_plan(index, name)
+        if tests is None:
+            yield argv
+            continue
+        marker = id(tests)
+        key = [name]
+        for word in argv[1:]:
+            same = plain.get((marker, word))
+            if same is None:
+                same = plain[marker, word] = (
+                    word[:1] != "-" and classify(word) == _RELATIVE and not any(test(word) for test in tests)
+                )
+            key.append(_ANY_WORD if same else word)
+        folded = tuple(key)
+        if folded not in keys:
+            keys.add(folded)
+            yield argv
+
+
+def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+    """The word tests (globs, regexes) of the hardline matchers a flat run named ``name`` may
+    meet; None when they read more of a word than that (see _representatives)."""
+    if not name or name in index._sub_names:
+        return None
+    entries = [
+        *index.by_name.get(name, ()),
+        *(e for e in index.globbed if any(g.match(name) for g in e[2].name_globs)),
+        *index.generic,
+        *index.engine,
+    ]
+    tests: list[Callable[[str], Any]] = []
+    for _, pattern, matcher, _ in entries:
+        if pattern.severity != "hardline" or name in matcher.not_names:
+            continue
+        if (matcher.names is not None or matcher.name_globs) and not (
+            (matcher.names is not None and name in matcher.names) or any(g.match(name) for g in matcher.name_globs)
+        ):
+            continue  # another command's (the engine's and the generic lists hold every name's)
+        if matcher.text is not None or matcher.subcommands:
+            return None
+        # Option values are words after a flag, or `NAME=VALUE` words (never a plain word).
+        for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
+            if spec is not None:
+                tests += [g.match for g in spec.globs]
+                if spec.regex is not None:
+                    tests.append(spec.regex.search)
+    return tuple(tests)
 
 
 _WORD_CHAR = r"[^\s;&|()<>`]"

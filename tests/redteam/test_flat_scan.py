@@ -102,3 +102,23 @@ def test_bulk_classes_are_the_classes(tmp_path: Path, where: str) -> None:
     for word in WORDS:
         alone = classifier.view().classify(word)
         assert bulk.classify(word) == alone, word
+
+
+# -- runs judged once for many: a word a matcher tells apart keeps its run apart ---------------
+
+FOLDED = [
+    # parted's words regex (`mklabel`) reads a plain word: not folded with `print`
+    ("".join(f"parted a{i} print gpt; " for i in range(MAX_LENGTH // 20)), "parted a1 mklabel gpt"),
+    # the same run length and flags, one operand a planted link to home
+    (PADDING, "rm -rf hl"),
+    # a subcommand is a plain word too: `git checkout` is not `git aN`
+    ("".join(f"git a{i} state; " for i in range(MAX_LENGTH // 12)), "git checkout state"),
+]
+
+
+@pytest.mark.parametrize("padding,command", FOLDED, ids=range(len(FOLDED)))
+def test_a_run_like_thousands_of_others_is_still_judged(engine: Engine, padding: str, command: str) -> None:
+    assert judge(engine, command).hardline
+    for long in (padding + command, command + "; " + padding):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
