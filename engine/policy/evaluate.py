@@ -50,14 +50,17 @@ _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
-_FLAT_REMEMBERED = 4096  # stretches remembered, so a repeated one is judged once
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
-_FLAT_BREAKS_BYTES = re.compile(rb"[;&|\n()<>`]+|\$\(")
+_FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
 # What str.split() splits ASCII at and bytes.split() does not (information separators).
 _STR_ONLY_BLANKS = re.compile(rb"[\x1c-\x1f]")
 _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
+# `$(` is an operator too: it becomes `$` and a byte no UTF-8 text holds, then `(` cuts the text
+# there. A name just before it is a name only if it takes the `$` in (as `$(` was read before).
+_FLAT_SUBSTITUTION = b"$\xff"
+_FLAT_PIECE_ENDS = _FLAT_SEPARATORS | {b"\xff"}
 
 # CPU seconds one command may take to judge: a backstop for what the deterministic limits (size,
 # depth, tokens, commands, brace groups) do not foresee; those bound the work, and the adversarial
@@ -619,41 +622,38 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
 
     Between two operators, the first occurrence of each name is judged with every word after
     it (up to _FLAT_LONG: `rm x rm x ... -rf /` is one rm to bash), later ones with the next
-    _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text; names are found
-    on RE2, so stretches without one cost next to nothing.
+    _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text: it is cut at
+    the operators in one pass, each distinct piece is read once (the same text judges the
+    same way), and names are found on RE2, so pieces without one cost next to nothing.
     """
     finder = index.hardline_words
     if finder is None:
         return
-    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass")
-    size = len(flat)
-    end = -1
+    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass").replace(b"$(", _FLAT_SUBSTITUTION + b"(")
+    for piece in dict.fromkeys(_FLAT_PIECES.split(flat)):
+        if piece:
+            yield from _piece_commands(piece, finder)
+
+
+def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:
+    """The runs of one piece of the flat text between two operators (see _flat_commands)."""
+    size = len(piece)
+    end = size - 2 if piece.endswith(_FLAT_SUBSTITUTION) else size  # `$(` ends the words before it
     names: set[bytes] = set()
-    stretches: set[bytes] = set()
-    repeated = False
     extra = 0
-    for found, stop in finder.spans(flat):
-        start = found + 1 if flat[found : found + 1] in _FLAT_SEPARATORS else found  # past the separator
-        if stop < size and flat[stop : stop + 1] not in _FLAT_SEPARATORS:
+    for found, stop in finder.spans(piece):
+        start = found + 1 if piece[found : found + 1] in _FLAT_SEPARATORS else found  # past the separator
+        if start >= end:
+            return
+        if stop < size and piece[stop : stop + 1] not in _FLAT_PIECE_ENDS:
             continue  # only the start of a longer word (`rmdir` for `rm`)
-        if start >= end:  # a new stretch between operators
-            brk = _FLAT_BREAKS_BYTES.search(flat, start)
-            end = brk.start() if brk else size
-            names.clear()
-            extra = 0
-            stretch = flat[start:end]
-            repeated = stretch in stretches  # the same text again judges the same way
-            if not repeated and len(stretches) < _FLAT_REMEMBERED:
-                stretches.add(stretch)
-        if repeated:
-            continue
-        name = flat[start:stop].rsplit(b"/", 1)[-1].lower()
+        name = piece[start:stop].rsplit(b"/", 1)[-1].lower()
         if name not in names:
             names.add(name)
-            words = _FLAT_WORDS_LONG.match(flat, start, end)
+            words = _FLAT_WORDS_LONG.match(piece, start, end)
         elif extra < _FLAT_PER_SEGMENT:
             extra += 1
-            words = _FLAT_WORDS.match(flat, start, end)
+            words = _FLAT_WORDS.match(piece, start, end)
         else:
             continue
         if words is not None:
