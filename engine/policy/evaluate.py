@@ -655,13 +655,53 @@ def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:
             extra += 1
             words = _FLAT_WORDS.match(piece, start, end)
         else:
-            continue
+            # Repeats are spent: what is left is the first occurrence of each name not met yet.
+            yield from _new_names(piece, start, end, names, finder)
+            return
         if words is not None:
-            run = words.group()
-            if run.isascii() and _STR_ONLY_BLANKS.search(run) is None:  # str.split() splits the same
-                yield tuple(run.decode("ascii").split())
-            else:
-                yield tuple(w.decode("utf-8", "surrogateescape") for w in run.split())
+            yield _decoded(words.group().split())
+
+
+def _new_names(piece: bytes, start: int, end: int, names: set[bytes], finder: Finder) -> Iterator[tuple[str, ...]]:
+    """The runs from ``start`` on of names not in ``names``, each at its first occurrence (see
+    _piece_commands). Word by word: a name starts a word, and whether a word is one depends on
+    the word alone (and, for the last word, on a `$(` after it), so each distinct word is asked
+    once and the rest is a walk over the words."""
+    words = piece[start:end].split()
+    if not words:
+        return
+    last = piece[start:].split()[-1]  # the last word as the finder sees it (with a `$(` after it)
+    found: dict[bytes, bytes | None] = {}
+    for word in set(words):
+        found[word] = _name_of(word, finder)
+    tail = _name_of(last, finder)
+    if all(name is None or name in names for name in (*found.values(), tail)):
+        return  # no new name: nothing to walk to
+    final = len(words) - 1
+    for i, word in enumerate(words):
+        name = tail if i == final and last != word else found[word]
+        if name is not None and name not in names:
+            names.add(name)
+            yield _decoded(words[i : i + _FLAT_LONG])
+
+
+def _name_of(word: bytes, finder: Finder) -> bytes | None:
+    """The command name a word of the flat text is, if it is one (as _piece_commands reads it)."""
+    spaced = b" " + word
+    hit = next(finder.spans(spaced), None)
+    if hit is None or hit[0] != 0:
+        return None
+    stop = hit[1]
+    if stop < len(spaced) and spaced[stop : stop + 1] not in _FLAT_PIECE_ENDS:
+        return None
+    return spaced[1:stop].rsplit(b"/", 1)[-1].lower()
+
+
+def _decoded(words: list[bytes]) -> tuple[str, ...]:
+    joined = b" ".join(words)
+    if joined.isascii() and _STR_ONLY_BLANKS.search(joined) is None:  # str.split() splits the same
+        return tuple(joined.decode("ascii").split())
+    return tuple(w.decode("utf-8", "surrogateescape") for w in words)
 
 
 _RELATIVE = frozenset({"relative"})
