@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,6 +52,7 @@ _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
+_FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
@@ -624,13 +626,26 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
     it (up to _FLAT_LONG: `rm x rm x ... -rf /` is one rm to bash), later ones with the next
     _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text: it is cut at
     the operators in one pass, each distinct piece is read once (the same text judges the
-    same way), and names are found on RE2, so pieces without one cost next to nothing.
+    same way), and names are found on RE2, so pieces without one cost next to nothing. When
+    there are few names, only the pieces that hold one are cut out (from the name on).
     """
     finder = index.hardline_words
     if finder is None:
         return
     flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass").replace(b"$(", _FLAT_SUBSTITUTION + b"(")
-    for piece in dict.fromkeys(_FLAT_PIECES.split(flat)):
+    head = list(itertools.islice(finder.spans(flat), _FLAT_DENSE))
+    if len(head) < _FLAT_DENSE:
+        end = -1
+        pieces: dict[bytes, None] = {}
+        for found, _ in head:
+            if found < end:
+                continue  # in the piece of a name before it
+            brk = _FLAT_PIECES.search(flat, found + 1)
+            end = brk.start() if brk else len(flat)
+            pieces[flat[found:end]] = None
+    else:
+        pieces = dict.fromkeys(_FLAT_PIECES.split(flat))
+    for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
 
