@@ -739,8 +739,11 @@ def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: 
     plans = index.flat_plans
     plain: dict[tuple[int, str], bool] = {}
     keys: set[tuple[str, ...]] = set()
+    named: dict[str, str] = {}
     for argv in argvs:
-        name = command_name(argv[0])
+        name = named.get(argv[0])
+        if name is None:
+            name = named[argv[0]] = command_name(argv[0])
         if name in plans:
             tests = plans[name]
         else:
