@@ -46,7 +46,7 @@ _QUOTES = re.compile(r"[\"'`]")
 # Arguments rule globs read as shell commands (matched against each simple command too).
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
 # The flat scan: quoting removed, the text cut at anything that may end a command.
-_FLAT_QUOTING = re.compile(r"[\"'\\]")
+_FLAT_QUOTING = str.maketrans("", "", "\"'\\")  # quotes and backslashes, deleted
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
@@ -632,7 +632,10 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
     finder = index.hardline_words
     if finder is None:
         return
-    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass").replace(b"$(", _FLAT_SUBSTITUTION + b"(")
+    flat = text.translate(_FLAT_QUOTING).encode("utf-8", "surrogatepass")
+    if next(finder.spans(flat), None) is None:
+        return  # no name at all (marking `$(` adds none: a name ends where its `(` did)
+    flat = flat.replace(b"$(", _FLAT_SUBSTITUTION + b"(")
     head = list(itertools.islice(finder.spans(flat), _FLAT_DENSE))
     if len(head) < _FLAT_DENSE:
         end = -1
