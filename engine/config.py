@@ -9,7 +9,6 @@ the two can never drift apart.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import state_files
+from engine.digests import sha256
 from engine.errors import Problem
 
 if TYPE_CHECKING:
@@ -393,7 +393,7 @@ def default_state_dir(root: Path) -> Path:
     so two projects (or two checkouts with one name) never share one, and no tool working in the
     project reaches it by a relative path."""
     real = root.resolve()
-    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", real.name)[:40] or "root"
     return state_root() / f"{name}-{digest}"
 
@@ -479,6 +479,8 @@ def normalise(
     state_problem = _state_dir_problem(data.get("state_dir"), root)
     if state_problem is not None:
         problems.append(_config_problem(document, ("state_dir",), state_problem))
+    import hashlib  # noqa: PLC0415  (a load from source only)
+
     fingerprint = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Config(data, root, document.file if document else None, fingerprint), problems
 
@@ -628,3 +630,10 @@ def config_json_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {k: _to_json_schema(v) for k, v in CONFIG_SCHEMA.items()},
     }
+
+
+def audit_path(config: Config) -> Path:
+    """The audit log of a project: ``approvals.audit_log`` (relative to the root) or the state dir's.
+    (Here rather than in engine.policy.audit, which re-exports it: ``check`` needs the path, not the log.)"""
+    configured = config.get("approvals").get("audit_log")
+    return (config.root / configured) if configured else config.state_dir / "audit.jsonl"

@@ -316,8 +316,16 @@ def test_a_warm_guard_imports_only_what_it_uses(project: Path, homes: dict[str, 
         "try:\n    main(['guard', '--for', 'claude-code', '--root', sys.argv[1]])\n"
         "except SystemExit:\n    pass\n"
         "heavy = ('cerberus', 'jinja2', 'watchfiles', 'jsonschema_rs', 'engine.adapters', 'engine.compile.loader',\n"
-        "         'engine.engine', 'engine.mcp.client', 'yaml', 'asyncio', 'engine.runtime', 'filelock', 'click')\n"
+        "         'engine.engine', 'engine.mcp.client', 'yaml', 'asyncio', 'engine.runtime', 'filelock', 'click',\n"
+        # RE2's extension: built on when a long text or a flat scan needs it (engine.policy.regexes).
+        "         're2._re2')\n"
         "print(' '.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+        # Imported by the standard library for calls a guard never makes: never run (engine.guard.deferred).
+        "ran = [m for m in ('inspect', 'ipaddress') if type(sys.modules.get(m)).__name__ == 'module']\n"
+        "print(' '.join(ran), file=sys.stderr)\n"
+        # Collections held while it starts only (engine.guard.deferred.hold_collection): on while it judges.
+        "import gc\n"
+        "print('' if gc.isenabled() and gc.get_freeze_count() else 'gc off or none frozen', file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, str(project), data.decode()],

@@ -7,8 +7,6 @@ HOME and the XDG dirs in a temporary dir. Nothing here runs the commands it judg
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import marshal
 import os
 import subprocess
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import digests
 from engine.guard import warm
 
 
@@ -75,7 +74,7 @@ def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> N
     forged_body = tag + marshal.dumps({"regexes": [], "codes": dict.fromkeys(data["codes"], evil)})
     original_mac = raw[len(warm._MAGIC) : len(warm._MAGIC) + 32]
     for key in (os.urandom(32), None):  # a key of the forger's own; the engine's MAC of another body
-        mac = hmac.new(key, forged_body, hashlib.sha256).digest() if key else original_mac
+        mac = digests.mac(key, forged_body) if key else original_mac
         path.write_bytes(warm._MAGIC + mac + forged_body)
         done = check(env, "rm -rf ~")
         assert (done.returncode, done.stdout.splitlines()[0]) == (1, "deny (hardline)"), done.stderr
@@ -125,3 +124,36 @@ def test_a_plain_check_does_not_import_click(env: dict[str, str]) -> None:
         )
         assert done.stdout.startswith("deny (hardline)")
     assert done.stderr.strip() == "1 False"
+
+
+def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str]) -> None:
+    """What a handler or plugin sees of a module the one-shot commands defer: the module, whole."""
+    probe = (
+        "import sys\nfrom engine.guard.deferred import DEFERRED, defer_stdlib\ndefer_stdlib()\n"
+        "import inspect, ipaddress\n"
+        "before = [type(sys.modules[m]).__name__ for m in DEFERRED]\n"
+        "from inspect import signature\n"
+        "print(before, str(signature(lambda a, b=1: a)), ipaddress.ip_address('10.0.0.1').is_private,\n"
+        "      [type(sys.modules[m]).__name__ for m in DEFERRED], inspect.isfunction(print))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    before, after = "['_Deferred', '_Deferred']", "['module', 'module']"
+    assert done.stdout.strip() == f"{before} (a, b=1) True {after} False", done.stderr
+
+
+def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]) -> None:
+    """The entry keeps each described program apart, read when a command names it: wrappers, shells
+    and runners judged from a warm cache as from source."""
+    commands = (
+        "sudo env bash -c 'rm -rf /'",
+        "xargs rm -rf < list",
+        "find / -exec rm {} \\;",
+        "timeout 5 nice -n 1 dd if=/dev/zero of=/dev/sda",
+        "env LD_PRELOAD=/tmp/x.so ls",
+    )
+    cold = [check(env, command).stdout for command in commands]  # the first builds the entry
+    warm = [check(env, command).stdout for command in commands]
+    assert warm == cold
+    assert [out.split()[0] for out in warm] == ["deny", "ask", "ask", "deny", "ask"], warm

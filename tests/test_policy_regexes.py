@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cli import cli
-from engine.policy.regexes import RegexError, RegexTimeout, compile_glob, compile_linear
+from engine.policy.regexes import Finder, RegexError, RegexTimeout, compile_glob, compile_linear
 
 
 def test_catastrophic_patterns_run_in_linear_time_on_re2() -> None:
@@ -205,3 +205,35 @@ def test_the_regex_bound_counts_cpu_time_not_the_wall_clock(
     assert result.exit_code == 1, result.output
     (error,) = json.loads(result.stdout)["errors"]
     assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab/.\n\x00\x01", max_size=6), max_size=14))
+def test_fewest_fragments_are_those_no_other_one_is_part_of(fragments: list[str]) -> None:
+    """The reduction of the trigger texts (done once per judging start, in linear passes): what it
+    keeps says the same as all of them, in a stable order; separators a fragment may hold included."""
+    from engine.policy.paths import fewest_fragments
+
+    unique = set(fragments)
+    expected = {f for f in unique if not any(g != f and g in f for g in unique)}
+    kept = fewest_fragments(fragments)
+    assert set(kept) == expected and len(kept) == len(expected)
+    assert kept == sorted(kept, key=lambda f: (-len(f), f))
+    text = "".join(fragments)
+    assert any(k in text for k in kept) == any(f in text for f in unique)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_finder_finds_alike_built_now_or_when_first_searched(lazy: bool) -> None:
+    finder = Finder(r"(?:^|\s)(?:rm|dd)", lazy=lazy)
+    data = b"echo x; rm -rf y && dd if=z"
+    assert list(finder.spans(data)) == [(7, 10), (19, 22)]
+    assert list(finder.spans(b"ls -la")) == []
+
+
+def test_a_lazy_finder_refuses_what_re2_cannot_run_when_first_searched() -> None:
+    with pytest.raises(RegexError):
+        Finder(r"(a)\1")
+    finder = Finder(r"(a)\1", lazy=True)
+    with pytest.raises(RegexError):
+        list(finder.spans(b"aa"))

@@ -8,8 +8,6 @@ a tool that can write the state dir, say -- is ignored, whatever report it carri
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import subprocess
@@ -20,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from engine import digests
 from engine.cli import cli
 from engine.guard import cache
 
@@ -111,7 +110,7 @@ def _forge(path: Path, change: Callable[[dict[str, object]], None]) -> None:
     header = json.loads(signed[:newline])
     change(header)
     forged = json.dumps(header, sort_keys=True).encode() + b"\n" + signed[newline + 1 :]
-    mac = hmac.new(os.urandom(32), forged, hashlib.sha256).digest()
+    mac = digests.mac(os.urandom(32), forged)  # the engine's MAC, under a key of the forger's own
     path.write_bytes(cache._MAGIC + mac + forged)
 
 

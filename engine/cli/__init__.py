@@ -59,17 +59,24 @@ def main(argv: list[str] | None = None) -> None:
     # A one-shot process: what its imports compile is read back compiled (engine.guard.warm).
     import atexit  # noqa: PLC0415
 
+    from engine.guard.deferred import defer_stdlib, hold_collection  # noqa: PLC0415
+
+    if args[0] in ("check", "guard"):
+        # Until the evaluator is built (engine.guard.hook.evaluator_for; engine.cli.fast for any
+        # other shape of these commands).
+        hold_collection()
+    defer_stdlib()
     from engine.guard import warm  # noqa: PLC0415
 
-    warm.install()
+    warm.install()  # before the first module that makes a dataclass or compiles a regex
     atexit.register(warm.save)
-    try:
-        hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
-        check = None
-        if args[:1] == ["check"]:
-            from engine.cli.verdict import check_call  # noqa: PLC0415
+    hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
+    check = None
+    if args[:1] == ["check"]:
+        from engine.cli.verdict import check_call  # noqa: PLC0415
 
-            check = check_call(list(args))
+        check = check_call(list(args))
+    try:
         if hook is not None:
             from engine.guard.hook import run_process  # noqa: PLC0415
 

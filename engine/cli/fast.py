@@ -174,6 +174,9 @@ def _hook_command(ctx: click.Context, scope: str) -> str:
 
 def run_fast(argv: list[str]) -> None:
     """Run ``check``, ``guard`` or ``validate`` as their own program (``hermes-engine check|guard|validate ...``)."""
+    from engine.guard.deferred import release_collection  # noqa: PLC0415
+
+    release_collection()  # not a plain judging call after all (engine.cli): collections as usual
     group = _Cli(name="hermes-engine", commands={"check": check, "guard": guard, "validate": validate})
     # A hook that cannot even read its options still blocks the call.
     sys.exit(run_group(group, argv, failed_usage=2 if argv[:1] == ["guard"] else None))

@@ -7,14 +7,14 @@ So after a successful load they are kept in ``<default state dir>/compiled-proje
 (under ``$XDG_STATE_HOME/hermes-engine``, outside the project, in the ``engine_files``
 class no tool may write), and the next start reads them back.
 
-Never a stale verdict: the entry is keyed by a SHA-256 over the engine (its version and
+Never a stale verdict: the entry is keyed by a BLAKE2b-256 over the engine (its version and
 the size and mtime of each of its own source files), the interpreter, the project root,
 the home and XDG directories, and the *content* of every file the loader reads (the
 config, each manifest of each pack, each handler source file). The file list itself is
 recomputed from the packs on every start, so a manifest added or removed changes the key.
 
-Never a weakened verdict: the file is ``MAGIC + HMAC-SHA256 + body``, the MAC under a key
-in the user's config directory (the audit log's key directory, 0600, outside the state
+Never a weakened verdict: the file is ``MAGIC + MAC + body`` (keyed BLAKE2b-256, engine.digests),
+the MAC under a key in the user's config directory (the audit log's key directory, 0600, outside the state
 dir and any work tree). The MAC is checked, in constant time, *before* anything in the
 body is read, and the body is only unpickled when it verifies: a file a tool could have
 written (it cannot, but if it did) is never unpickled. Any problem at all -- missing,
@@ -27,20 +27,23 @@ from __future__ import annotations
 import contextlib
 import copyreg
 import gc
-import hashlib
-import hmac
 import io
 import json
 import os
-import pickle
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.digests import compare_digest, digest, mac
+
+try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
+    from _pickle import Pickler, PicklingError, loads
+except ImportError:  # pragma: no cover - not CPython
+    from pickle import Pickler, PicklingError, loads
 from engine.source.project import CONFIG_NAMES, Pack, manifest_paths
 
 if TYPE_CHECKING:
@@ -51,8 +54,9 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
-_MAGIC = b"HERMES-ENGINE-COMPILED/1\n"
+_MAGIC = b"HERMES-ENGINE-COMPILED/2\n"
 _MAC_SIZE = 32
+_PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 
 
 @dataclass(slots=True)
@@ -74,7 +78,7 @@ class CompiledProject:
     extra_files: tuple[str, ...] = ()
 
     def audit_path(self) -> Path:
-        from engine.policy.audit import audit_path  # noqa: PLC0415
+        from engine.config import audit_path  # noqa: PLC0415
 
         return audit_path(self.config)
 
@@ -156,24 +160,25 @@ def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | li
     content of every input file and of the ``extra`` ones (a missing file hashes as missing)."""
     from engine.guard.warm import engine_stamp  # noqa: PLC0415
 
-    digest = hashlib.sha256(engine_stamp())
+    key = digest(engine_stamp())
     env = [os.environ.get(name, "") for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")]
     head = [sys.version, sys.prefix, str(root), *env, *_import_path_stamp()]
-    digest.update(json.dumps(head).encode("utf-8", "surrogateescape"))
+    key.update(json.dumps(head).encode("utf-8", "surrogateescape"))
     # The record of approved files too: an entry holds for the approvals it was built under.
     for path in [*input_files(root, packs), *extra, str(_record_path(root))]:
-        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        key.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             with open(path, "rb") as handle:
                 content = handle.read()
         except FileNotFoundError:
-            digest.update(b"-\n")
+            key.update(b"-\n")
             continue
         except OSError as exc:  # a folder, a link loop, unreadable: hashed as such (the load reports it)
-            digest.update(f"!{exc.errno}\n".encode())
+            key.update(f"!{exc.errno}\n".encode())
             continue
-        digest.update(hashlib.sha256(content).digest() + b"\n")
-    return digest.hexdigest()
+        key.update(digest(content).digest() + b"\n")
+    text: str = key.hexdigest()
+    return text
 
 
 # -- the MAC key ---------------------------------------------------------------------
@@ -206,30 +211,98 @@ def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     return types.MappingProxyType(data)
 
 
-class _Pickler(pickle.Pickler):
+class _Pickler(Pickler):
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=_PROTOCOL)
+        # One object for each value of the fields written (equal frozensets, tuples, strings of the
+        # many matchers): pickle writes an object once and then refers to it, so the entry reads
+        # back with a fraction of the objects to build.
+        self.same: dict[tuple[type, Any], Any] = {}
+
     def reducer_override(self, obj: Any) -> Any:
-        return _reduce_slots(obj)
+        return _reduce_slots(obj, self.same)
 
 
-def _dumps(payload: Any) -> bytes:
+class _LazyPrograms(Mapping[str, Any]):
+    """A policy's programs by name (``ProgramTable.by_name``) read back from the cache: each program
+    read from its own pickle when first looked up. Most commands name a few programs, or none the
+    table describes; reading all of them back was a third of reading the entry."""
+
+    __slots__ = ("_blobs", "_names", "_read")
+
+    def __init__(self, names: dict[str, int], blobs: tuple[bytes, ...]) -> None:
+        self._names = names  # name -> its program's blob (aliases share one)
+        self._blobs = blobs
+        self._read: dict[int, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        index = self._names[name]
+        program = self._read.get(index)
+        if program is None:
+            # Authentic like the rest of the entry: these bytes were inside the MAC it was read under.
+            program = self._read[index] = loads(self._blobs[index])
+        return program
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_mapping_proxy, (dict(self.items()),))
+
+
+def _lazy_programs(names: dict[str, int], blobs: tuple[bytes, ...]) -> _LazyPrograms:
+    return _LazyPrograms(names, blobs)
+
+
+def _dumps(payload: Any, *, lazy: Any = None) -> bytes:
+    """``payload`` pickled; the mapping ``lazy`` (if any) as a :class:`_LazyPrograms`."""
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler = _Pickler(buffer)
     table = copyreg.dispatch_table.copy()
-    table[types.MappingProxyType] = lambda proxy: (_mapping_proxy, (dict(proxy),))
+
+    def proxy(mapping: Mapping[Any, Any]) -> tuple[Any, ...]:
+        if lazy is None or mapping is not lazy:
+            return (_mapping_proxy, (dict(mapping),))
+        names: dict[str, int] = {}
+        found: dict[int, int] = {}  # id of a program -> its blob
+        blobs: list[bytes] = []
+        for name, value in mapping.items():
+            if id(value) not in found:
+                found[id(value)] = len(blobs)
+                blobs.append(_dumps(value))
+            names[name] = found[id(value)]
+        return (_lazy_programs, (names, tuple(blobs)))
+
+    table[types.MappingProxyType] = proxy
+    table[_LazyPrograms] = proxy
     table[re.Pattern] = _reduce_pattern
     pickler.dispatch_table = table
     pickler.dump(payload)
     return buffer.getvalue()
 
 
-def _reduce_slots(obj: Any) -> Any:
+def _shared(value: Any, same: dict[tuple[type, Any], Any]) -> Any:
+    """The first value written equal to ``value`` when it is text, or a tuple or frozenset of texts
+    (equal ones are the same in every respect: not so ``(1,)`` and ``(True,)``, or objects whose
+    equality leaves fields out), else ``value``."""
+    kind = type(value)
+    if kind is str or (kind in (tuple, frozenset) and all(type(item) is str for item in value)):
+        return same.setdefault((kind, value), value)
+    return value
+
+
+def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     """Slotted dataclasses are read back by one C-level setter per field, not through ``dataclasses.fields``."""
     cls = type(obj)
     slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
     if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
         return NotImplemented
+    values = tuple(_shared(getattr(obj, name), same) for name in slots)
     # The object is created (and remembered, for cycles) before its fields are read back.
-    return (copyreg.__newobj__, (cls,), tuple(getattr(obj, name) for name in slots), None, None, _set_slots)  # type: ignore[attr-defined]
+    return (copyreg.__newobj__, (cls,), values, None, None, _set_slots)  # type: ignore[attr-defined]
 
 
 _SETTERS: dict[type, tuple[Any, ...]] = {}
@@ -252,9 +325,9 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any], bytes] | None:
         return None
     if not raw.startswith(_MAGIC) or len(raw) < len(_MAGIC) + _MAC_SIZE:
         return None
-    mac = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE]
+    found = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE]
     signed = raw[len(_MAGIC) + _MAC_SIZE :]
-    if not hmac.compare_digest(mac, hmac.new(key, signed, hashlib.sha256).digest()):
+    if not compare_digest(found, mac(key, signed)):
         return None
     newline = signed.find(b"\n")
     if newline < 0:
@@ -270,14 +343,14 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any], bytes] | None:
 
 def _write(path: Path, key: bytes, header: dict[str, Any], body: bytes) -> None:
     signed = json.dumps(header, sort_keys=True).encode("utf-8", "surrogateescape") + b"\n" + body
-    mac = hmac.new(key, signed, hashlib.sha256).digest()
+    signature = mac(key, signed)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     import tempfile  # noqa: PLC0415
 
     fd, tmp = tempfile.mkstemp(prefix=".compiled.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_MAGIC + mac + signed)
+            handle.write(_MAGIC + signature + signed)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -335,7 +408,7 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     was_enabled = gc.isenabled()
     gc.disable()  # thousands of small objects that live as long as the process: no collection finds garbage
     try:
-        project = pickle.loads(body)  # authentic: written by this engine for these very inputs
+        project = loads(body)  # authentic: written by this engine for these very inputs
     except Exception:
         return None
     finally:
@@ -495,8 +568,9 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
         "report": _report_of(result) if report is None else report,
     }
     try:
-        _write(path, key, header, _dumps(project))
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        lazy = project.policy.programs.by_name if project.policy is not None else None
+        _write(path, key, header, _dumps(project, lazy=lazy))
+    except (OSError, PicklingError, TypeError, AttributeError, RecursionError):
         with contextlib.suppress(OSError):
             path.unlink()
 
@@ -528,6 +602,9 @@ def load_project(root: Path, *, use_cache: bool = True) -> tuple[CompiledProject
         cached = _from_cache(root, cache_path(root))
         if cached is not None:
             return cached, None
+    from engine.guard.deferred import release_collection  # noqa: PLC0415
+
+    release_collection()  # a load from source makes garbage: collected as ever (engine.cli holds it for a warm start)
     project, result = build(root)
     if project is not None and use_cache:
         store(project, result)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +133,8 @@ def _command(value: Any, tool: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        import shlex  # noqa: PLC0415
+
         return shlex.join(value)  # an argv, as older Codex shell tools send it
     raise GuardError(f"{tool}: 'command' must be a string or a list of strings")
 
@@ -225,12 +226,15 @@ def _workdir(project: CompiledProject, call: Call) -> Path:
 
 
 def evaluator_for(project: CompiledProject, workdir: Path) -> Evaluator:
+    from engine.guard.deferred import release_collection  # noqa: PLC0415
     from engine.policy.evaluate import Evaluator  # noqa: PLC0415
     from engine.policy.places import engine_places  # noqa: PLC0415
 
     assert project.policy is not None
     places = engine_places(project.packs, project.config, workdir, project.audit_path())
-    return Evaluator(project.policy, str(workdir), places)
+    evaluator = Evaluator(project.policy, str(workdir), places)
+    release_collection()  # a judging process has started: collections on again (engine.cli)
+    return evaluator
 
 
 def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = None) -> Decision:

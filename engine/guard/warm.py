@@ -13,16 +13,14 @@ interpreter, so their compiled forms are kept in ``<state root>/warm-start.bin``
   builtin, for these processes only: the library never does this).
 
 A run that compiled anything not in the file adds it when the process ends. The file is
-``MAGIC + HMAC-SHA256 + marshal``, under the compiled-project cache's key (user config dir,
-0600); it is keyed by the interpreter and the engine's own files, and read only when its MAC
+``MAGIC + MAC + marshal`` (keyed BLAKE2b-256), under the compiled-project cache's key (user config
+dir, 0600); it is keyed by the interpreter and the engine's own files, and read only when its MAC
 verifies: code objects are code, and a file nobody but the engine could have written is the
 only one loaded. Any problem is a miss: everything is compiled as usual.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import marshal
 import os
 import re
@@ -31,11 +29,12 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from engine.digests import compare_digest, digest, mac
 from engine.policy.sre import from_program, sre_program
 
 __all__ = ["engine_stamp", "install", "mac_key", "mark_warm", "save"]
 
-_MAGIC = b"HERMES-ENGINE-WARM/1\n"
+_MAGIC = b"HERMES-ENGINE-WARM/2\n"
 _MAC_SIZE = 32
 _NAME = "warm-start.bin"
 _KEY_NAME = "compiled-project"
@@ -54,15 +53,29 @@ def engine_stamp() -> bytes:
         return _STAMP[0]
     from engine import __version__  # noqa: PLC0415
 
-    digest = hashlib.sha256(__version__.encode())
-    for dirpath, dirnames, filenames in os.walk(_ENGINE):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".json", ".yaml")):
-                st = os.stat(os.path.join(dirpath, name))
-                digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    _STAMP.append(digest.digest())
+    lines: list[str] = []
+    _stamp_lines(str(_ENGINE), lines)
+    stamp = digest(__version__.encode())
+    stamp.update("".join(lines).encode("utf-8", "surrogateescape"))
+    _STAMP.append(stamp.digest())
     return _STAMP[0]
+
+
+def _stamp_lines(directory: str, lines: list[str]) -> None:
+    """A line per engine file under ``directory``: its files by name, then its folders' (one
+    ``scandir`` and one ``stat`` per entry: what ``os.walk`` did, without its lists and joins)."""
+    folders: list[str] = []
+    with os.scandir(directory) as found:
+        entries = sorted(found, key=lambda entry: entry.name)
+    for entry in entries:
+        name = entry.name
+        if name.endswith((".py", ".json", ".yaml")) and not entry.is_dir():
+            st = entry.stat()
+            lines.append(f"{directory}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n")
+        elif name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+            folders.append(entry.path)
+    for folder in folders:
+        _stamp_lines(folder, lines)
 
 
 class _Warm:
@@ -97,7 +110,8 @@ def _path() -> Path:
 
 def _tag() -> bytes:
     head = f"{sys.version}\0{sys.executable}\0{sys.prefix}\0{marshal.version}\0{getattr(_sre, 'MAGIC', '')}"
-    return hashlib.sha256(engine_stamp() + head.encode("utf-8", "surrogateescape")).digest()
+    tag: bytes = digest(engine_stamp() + head.encode("utf-8", "surrogateescape")).digest()
+    return tag
 
 
 def mac_key(create: bool) -> bytes | None:
@@ -151,8 +165,8 @@ def _load(warm: _Warm) -> None:
         return
     if not raw.startswith(_MAGIC) or len(raw) < len(_MAGIC) + _MAC_SIZE:
         return
-    mac, signed = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE], raw[len(_MAGIC) + _MAC_SIZE :]
-    if not hmac.compare_digest(mac, hmac.new(key, signed, hashlib.sha256).digest()):
+    found, signed = raw[len(_MAGIC) : len(_MAGIC) + _MAC_SIZE], raw[len(_MAGIC) + _MAC_SIZE :]
+    if not compare_digest(found, mac(key, signed)):
         return
     if not signed.startswith(warm.tag):
         return  # another interpreter or engine: compiled again, and the file rewritten
@@ -199,8 +213,7 @@ def save() -> None:
         codes = dict(list(warm.codes.items())[:_MAX_CODES])
         regexes = [(kind is bytes, pattern, flags, program) for (kind, pattern, flags), program in warm.regexes.items()]
         signed = warm.tag + marshal.dumps({"regexes": regexes, "codes": codes})
-        mac = hmac.new(key, signed, hashlib.sha256).digest()
-        _write(warm.path, _MAGIC + mac + signed)
+        _write(warm.path, _MAGIC + mac(key, signed) + signed)
         warm.added_codes = False  # saved: a second call (atexit after an explicit save) writes nothing
     except Exception:
         return

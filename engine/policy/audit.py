@@ -17,7 +17,6 @@ the segment after it. Appends are serialised across processes by a file lock.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -25,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.config import Config
+from engine.config import audit_path
+from engine.digests import sha256
 from engine.policy.redact import MAX_FIELD, redact
 from engine.state_files import keep_aside, key_dir, locked, read_key
 
@@ -49,14 +49,8 @@ _TAIL_BYTES = 1 << 16
 _MAX_PROBLEMS = 20
 
 
-def audit_path(config: Config) -> Path:
-    """The audit log of a project: ``approvals.audit_log`` (relative to the root) or the state dir's."""
-    configured = config.get("approvals").get("audit_log")
-    return (config.root / configured) if configured else config.state_dir / "audit.jsonl"
-
-
 def _log_id(path: Path) -> str:
-    return hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
+    return sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass
@@ -155,12 +149,13 @@ def _seq_of(body: bytes) -> tuple[int, bool] | None:
 
 
 class _Signer:
-    """HMAC-SHA256 (RFC 2104) built on hashlib copies: the same MAC as ``hmac``, a third of the cost."""
+    """HMAC-SHA256 (RFC 2104) built on SHA-256 copies (engine.digests: no OpenSSL to load): the same MAC
+    as ``hmac``, a third of the cost."""
 
     def __init__(self, key: bytes) -> None:
         block = key.ljust(64, b"\0")
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+        self._inner = sha256(bytes(b ^ 0x36 for b in block))
+        self._outer = sha256(bytes(b ^ 0x5C for b in block))
 
     def pads(self) -> tuple[Any, Any]:
         """The keyed inner and outer hash states (copied per message)."""

@@ -9,7 +9,6 @@ the Programs table (policies/executors.yaml, engine/policy/programs.py).
 
 from __future__ import annotations
 
-import base64
 import binascii
 import posixpath
 import re
@@ -58,6 +57,8 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     name = command_name(filter_argv[0])
     flags = {a for a in filter_argv[1:] if a.startswith("-")}
     if name in ("base64", "base32") and ({"-d", "--decode", "-D"} & flags):
+        import base64  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
         try:
             raw = base64.b64decode(data.strip()) if name == "base64" else base64.b32decode(data.strip())
         except (binascii.Error, ValueError):

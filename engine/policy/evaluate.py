@@ -416,7 +416,7 @@ class Evaluator:
         if policy.always_parse or _OBFUSCATION.search(text):
             return False
         lowered = text.lower()
-        # Hundreds of literal fragments: RE2 finds one faster than `re` even in a short line.
+        # The literal fragments: on `re` in a short line (no RE2 program to build), else on RE2.
         if self._substring_finder.found(lowered):
             return False
         if len(lowered) > _LONG:
@@ -664,15 +664,19 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
     if not options:
         return None
     body = "|".join(options)
-    return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})")
+    return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})", lazy=True)  # RE2 built when a scan needs it
 
 
 _LONG = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
+_SHORT = 256  # texts up to this are searched on `re` (see _LongSearch)
 
 
 class _LongSearch:
-    """Whether a text holds a match of a pattern of literal alternatives, on RE2: linear, where
-    `re` tries every alternative at every position. Made when first used."""
+    """Whether a text holds a match of a pattern of literal alternatives, on RE2 past _SHORT: linear,
+    where `re` tries every alternative at every position. Made when first used. A text up to
+    _SHORT characters is searched with `re` (its program is read back from the warm-start file;
+    RE2's takes milliseconds to build in each process that judges one command): at most a few
+    microseconds a character, under a millisecond for the worst such text."""
 
     __slots__ = ("_finder", "_pattern")
 
@@ -684,6 +688,8 @@ class _LongSearch:
         pattern = self._pattern
         if pattern is None:
             return False
+        if len(text) <= _SHORT:
+            return pattern.search(text) is not None
         finder = self._finder
         if finder is None:
             try:

@@ -8,7 +8,6 @@ stands for a command that comes from data the program reads at run time.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import posixpath
@@ -329,6 +328,8 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
 def decode(value: str, encoding: str | None) -> str:
     """A payload as its program decodes it before running it (PowerShell -EncodedCommand)."""
     if encoding == "base64-utf16le":
+        import base64  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
         try:
             return base64.b64decode(value).decode("utf-16-le", errors="replace")
         except (binascii.Error, ValueError):

@@ -81,6 +81,8 @@ BUDGET: ContextVar[Budget | None] = ContextVar("hermes_policy_budget", default=N
 
 @dataclass(slots=True)
 class Seg:
+    """One part of a word: its kind, its text, whether it was quoted."""
+
     kind: int
     text: str
     quoted: bool = False
@@ -88,6 +90,8 @@ class Seg:
 
 @dataclass(slots=True)
 class HereDoc:
+    """A here-document: its delimiter, whether tabs are stripped, its body once read."""
+
     delimiter: str
     strip_tabs: bool
     body: str | None = None
@@ -95,6 +99,8 @@ class HereDoc:
 
 @dataclass(slots=True)
 class Token:
+    """One token of a command line: a word, an operator or a newline."""
+
     kind: str  # "word", "op" or "nl"
     value: str  # operator text, or the word's source text
     # The word's parts; empty for a word that is one plain run (then ``literal`` holds it).

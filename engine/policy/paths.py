@@ -16,6 +16,8 @@ characters. Each of those forms is judged on its own and the strictest wins.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -191,17 +193,49 @@ def literal_fragments(glob: str) -> list[str]:
 def fewest_fragments(fragments: Iterable[str]) -> list[str]:
     """The fragments no other one is part of: a text holding ``/root/.ssh/id_`` holds
     ``/.ssh/id_`` too, so searching for the shorter one alone answers the same question."""
-    kept: list[str] = []
+    unique = sorted(set(fragments))
+    # A fragment is left out when another one is part of it. Each fragment is looked for once in
+    # all of them joined (a search in C), not tested against each one kept (quadratic in Python:
+    # hundreds of trigger texts on every start of a judging command).
+    separator = next((c for c in "\0\n\x01" if not any(c in f for f in unique)), None)
+    if separator is None or "" in unique:
+        kept = _fewest_slowly(unique)
+    else:
+        joined = separator.join(unique)
+        starts = list(itertools.accumulate((len(f) + 1 for f in unique[:-1]), initial=0))
+        dropped = bytearray(len(unique))
+        # Shortest first: a fragment left out holds a shorter one, which leaves out whatever holds it.
+        for index in sorted(range(len(unique)), key=lambda i: len(unique[i])):
+            if dropped[index]:
+                continue
+            fragment = unique[index]
+            at = joined.find(fragment)
+            while at >= 0:
+                holder = bisect.bisect_right(starts, at) - 1
+                if holder != index:
+                    dropped[holder] = 1
+                if holder + 1 == len(starts):
+                    break
+                at = joined.find(fragment, starts[holder + 1])  # one finding per fragment that holds it
+        kept = [f for f, gone in zip(unique, dropped, strict=True) if not gone]
     # Ties in a stable order (not the set's, which changes with every process): an alternation
     # built from them is one text, so its compiled form can be kept (engine.guard.warm).
-    for fragment in sorted(set(fragments), key=lambda f: (len(f), f)):
+    return sorted(kept, key=lambda f: (-len(f), f))
+
+
+def _fewest_slowly(unique: list[str]) -> list[str]:
+    """:func:`fewest_fragments` for fragments no separator can join (or holding the empty one)."""
+    kept: list[str] = []
+    for fragment in sorted(unique, key=lambda f: (len(f), f)):
         if not any(k in fragment for k in kept):
             kept.append(fragment)
-    return sorted(kept, key=lambda f: (-len(f), f))
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
 class _Class:
+    """A path class compiled: what it includes, what it excludes."""
+
     include: Regex
     exclude: Regex | None
 

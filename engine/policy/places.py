@@ -10,7 +10,6 @@ the computed path class ``engine_files``; the state alone is ``engine_state``.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,6 +30,15 @@ def _tree(path: Path) -> list[str]:
 
 def _file(path: Path) -> list[str]:
     return [literal(p) for p in dict.fromkeys((str(path), os.path.realpath(path)))]
+
+
+def temp_dirs() -> list[str]:
+    """Every folder ``tempfile`` may choose as the temp dir (it takes the first it can write:
+    ``TMPDIR``, ``TEMP``, ``TMP``, then the usual ones; the working directory, its last resort, is
+    a link area anyway), and ``/dev/shm``. All of them rather than the one chosen: the same
+    areas or more, without importing ``tempfile`` and writing a probe file on every start."""
+    named = [os.path.abspath(d) for d in (os.environ.get(n) for n in ("TMPDIR", "TEMP", "TMP")) if d]
+    return [*named, "/tmp", "/var/tmp", "/usr/tmp", "/dev/shm"]
 
 
 def config_home() -> Path:
@@ -94,7 +102,7 @@ def engine_places(
     cwd = os.path.realpath(workdir)
     home = os.path.realpath(Path.home())
     extra = [os.path.realpath(config.root / Path(r).expanduser()) for r in config.get("files", "roots")]
-    temp = {os.path.realpath(tempfile.gettempdir()), "/tmp", "/var/tmp", "/dev/shm"}
+    temp = {os.path.realpath(p) for p in temp_dirs()}
     return Places(
         cwd=cwd,
         home=home,

@@ -88,6 +88,8 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Program:
+    """What a program runs, by its grammar: its runs and its subcommands'."""
+
     names: tuple[str, ...]
     grammar: Grammar
     runs: tuple[Run, ...] = ()
@@ -119,6 +121,8 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class ProgramTable:
+    """The programs a policy describes, by name, and the runs of every program."""
+
     by_name: Mapping[str, Program] = field(default_factory=dict)
     anyone: Program | None = None  # runs that apply to every program not in the table ("*")
     everyone: Program | None = None  # environment runs that apply to every program ("**")

@@ -26,8 +26,6 @@ from importlib import import_module
 from time import thread_time
 from typing import Any
 
-from re2 import _re2
-
 from engine.policy.sre import from_program as _from_program
 from engine.policy.sre import sre_program as _sre_program
 
@@ -49,8 +47,24 @@ FALLBACK_TIMEOUT = 0.002
 _RETRIES = 4
 _WALL_FACTOR = 50
 
-_UNANCHORED = _re2.RE2.Anchor.UNANCHORED
-_ANCHOR_START = _re2.RE2.Anchor.ANCHOR_START
+
+class _LazyRE2:
+    """google-re2's extension module, imported when a pattern is first compiled on RE2: a warm
+    ``guard``/``check`` of short texts never does (importing it is ~3 ms of each start). The
+    anchors are read with it: only a compiled RE2 object (made after this) uses them."""
+
+    def __getattr__(self, name: str) -> Any:
+        global _re2, _UNANCHORED, _ANCHOR_START
+        module = import_module("re2._re2")
+        _UNANCHORED = module.RE2.Anchor.UNANCHORED
+        _ANCHOR_START = module.RE2.Anchor.ANCHOR_START
+        _re2 = module
+        return getattr(module, name)
+
+
+_re2: Any = _LazyRE2()
+_UNANCHORED: Any = None  # set with _re2
+_ANCHOR_START: Any = None
 
 
 class RegexError(ValueError):
@@ -400,20 +414,32 @@ def compile_glob(glob: str, *, ignore_case: bool = False) -> Regex:
 class Finder:
     """Every match of a literal-heavy pattern in a text, on RE2 (linear, and fast where nothing matches).
 
-    Works on the UTF-8 bytes of the text: positions are byte offsets.
+    Works on the UTF-8 bytes of the text: positions are byte offsets. ``lazy``: compiled when
+    first searched (a process that never searches with it builds no RE2 program; a pattern RE2
+    refuses raises then).
     """
 
-    def __init__(self, pattern: str) -> None:
+    __slots__ = ("_compiled", "_pattern")
+
+    def __init__(self, pattern: str, lazy: bool = False) -> None:
+        self._pattern = pattern
+        self._compiled: Any = None
+        if not lazy:
+            self._compile()
+
+    def _compile(self) -> Any:
         options = _options(ignore_case=True, dot_all=False)
         options.never_capture = True
-        self._compiled = _re2.RE2(_encode(pattern), options)
-        if not self._compiled.ok():
-            raise RegexError(self._compiled.error().decode("utf-8", "replace"))
+        compiled = _re2.RE2(_encode(self._pattern), options)
+        if not compiled.ok():
+            raise RegexError(compiled.error().decode("utf-8", "replace"))
+        self._compiled = compiled
+        return compiled
 
     def spans(self, data: bytes) -> Iterator[tuple[int, int]]:
         pos = 0
         end = len(data)
-        match = self._compiled.Match
+        match = (self._compiled or self._compile()).Match
         while pos <= end:
             start, stop = match(_UNANCHORED, data, pos, end)[0]
             if start < 0:

@@ -73,6 +73,8 @@ class Command:
 
 @dataclass(slots=True)
 class _Written:
+    """A file the line wrote: the programs that wrote it, and what, when known."""
+
     writers: frozenset[str]
     content: str | None
 
@@ -114,6 +116,8 @@ _CLAUSE_HEADERS = frozenset({"for", "select", "case"})
 
 @dataclass(slots=True)
 class _Word:
+    """A word of a command as expanded."""
+
     texts: list[str]  # more than one after brace expansion
     dynamic: bool
     quoted: bool
@@ -122,6 +126,8 @@ class _Word:
 
 @dataclass(slots=True)
 class _Raw:
+    """A simple command's words and redirections as read, before expansion."""
+
     words: list[Token] = field(default_factory=list)
     redirects: list[tuple[str, Token | None]] = field(default_factory=list)
 
