@@ -3,7 +3,10 @@
     python -m bench.bench_policy [--corpus PATH]
 
 Speed is compared in the same run with a naive checker that searches a list of
-compiled regexes over the raw text (the approach this engine replaces).
+compiled regexes over the raw text (the approach this engine replaces). The headline
+figure is cold: the evaluator's parse cache is off, so every check parses its text (an
+agent's commands are mostly new). The figure with the cache on (each command judged
+again) is printed on its own line, labelled as such.
 """
 
 from __future__ import annotations
@@ -158,9 +161,14 @@ def main() -> None:
     print(table("detection quality", quality, ("measure", "count", "hermes-engine", "target", "naive regex list")))
 
     commands = [r["cmd"] for r in rows]
+    evaluator = engine._evaluator(engine._snapshot)
+    cache_size = evaluator.parse_cache
     for command in commands:  # warm caches the way a running engine has them
         check(command)
+    evaluator.parse_cache = 0  # cold: every check parses its text
     ours = timings(check, commands)
+    evaluator.parse_cache = cache_size  # a command judged again: its parse is remembered
+    cached = timings(check, commands)
     naive = timings(naive_check, commands)
     speed = [
         (
@@ -171,6 +179,13 @@ def main() -> None:
             "median <= 30, p99 <= 300",
         ),
         (
+            "Engine.check, same text again (parse cached)",
+            f"{statistics.median(cached) * 1e6:.1f}",
+            f"{pct(cached, 0.99) * 1e6:.1f}",
+            f"{max(cached) * 1e6:.1f}",
+            "",
+        ),
+        (
             f"naive: {len(NAIVE)} regexes on raw text",
             f"{statistics.median(naive) * 1e6:.1f}",
             f"{pct(naive, 0.99) * 1e6:.1f}",
@@ -179,7 +194,8 @@ def main() -> None:
         ),
     ]
     print(table("speed per command (us)", speed, ("checker", "median", "p99", "max", "target")))
-    print(f"median ratio hermes / naive = {statistics.median(ours) / statistics.median(naive):.2f}x")
+    print(f"median ratio hermes / naive = {statistics.median(ours) / statistics.median(naive):.2f}x (cold)")
+    print(f"median ratio hermes / naive = {statistics.median(cached) / statistics.median(naive):.2f}x (parse cached)")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,11 @@ _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
 BUDGET = 0.5
 DISGUISED = "disguised_text"
 _BUDGETED = 256  # texts longer than this parse under the token budget
+# Parses remembered per evaluator (one policy generation), by exact text: an agent runs the same
+# short commands again and again. Only texts parsed without a budget and without a session are
+# kept: then the parse depends on nothing but the text and the Programs table (links, the working
+# directory and the session's files are looked at when matching, on every check).
+PARSE_CACHE = 512
 _PLAIN = Readings("")  # printable ASCII: no other reading
 
 
@@ -84,6 +89,8 @@ class _Index:
     redirecting: list[_Entry]  # any command name, but only judging its redirections
     globbed: list[_Entry]  # names given as globs (mkfs.*)
     dynamic: list[_Entry]  # those that also apply to names known only at run time
+    # Of those, the ones a command without words can meet (`$(...)` alone: see Matcher.needs_words).
+    dynamic_bare: list[_Entry]
     regex_only: list[tuple[int, CompiledPattern]]  # patterns that are a bare regex over the text
     _names: dict[str, list[_Entry]]
     _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
@@ -118,7 +125,8 @@ class _Index:
                 unnamed: _Entry = (i, pattern, matcher, False)
                 named: _Entry = (i, pattern, matcher, not matcher.not_names)
                 if matcher.dynamic is not False:
-                    dynamic.append(unnamed)
+                    # A name known only at run time passes the name test of exactly these.
+                    dynamic.append((i, pattern, matcher, True))
                 if _engine_only(matcher):
                     engine.append(unnamed)
                     continue
@@ -130,9 +138,12 @@ class _Index:
                     )
                     (redirecting if only_redirects else generic).append(unnamed)
                     continue
+                # A matcher whose every subcommand has a first word can only match a command whose
+                # first positional is one of those words (`docker compose down`, `docker compose stop`
+                # share `compose`).
                 firsts = {sub[0] for sub in matcher.subcommands if sub}
                 for name in matcher.names or ():
-                    if firsts and len(firsts) == len(matcher.subcommands):
+                    if firsts and all(matcher.subcommands):
                         for first in firsts:
                             by_subcommand.setdefault((name, first), []).append(named)
                     else:
@@ -155,6 +166,7 @@ class _Index:
             redirecting,
             globbed,
             dynamic,
+            [e for e in dynamic if not e[2].needs_words],
             regex_only,
             {},
             sub_names,
@@ -169,7 +181,7 @@ class _Index:
         """Matchers that may apply to ``command``. When a word of it may land elsewhere than it
         reads (``view`` knows: a symbolic link), no matcher is skipped for the text it lacks."""
         if command.is_dynamic:
-            return self.dynamic
+            return self.dynamic if len(command.argv) > 1 else self.dynamic_bare
         name = command.name
         cached = self._names.get(name)
         if cached is None:
@@ -184,11 +196,11 @@ class _Index:
         generic = self.generic
         engine = bool(self.engine)
         if command.cwd is None:
+            lowered = command.text.lower()
             if generic:
                 # Name-less matchers look for paths: skip those whose path text is absent.
-                lowered = command.text.lower()
                 generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
-            engine = engine and _names_engine_files(command, engine_names)
+            engine = engine and _names_engine_files(command, engine_names, lowered)
             if (len(generic) < len(self.generic) or (self.engine and not engine)) and view is not None:
                 words = (*command.argv, *(target for _, target in command.redirects))
                 if view.words_land_elsewhere(words):
@@ -200,10 +212,10 @@ class _Index:
         return [*cached, *generic] if generic else cached
 
 
-def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None) -> bool:
+def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:
     if engine_names is None:
         return False
-    if engine_names.search(command.text.lower()):
+    if engine_names.search(lowered):
         return True
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
@@ -237,6 +249,10 @@ class Evaluator:
         # substrings always, the trigger words in long texts (a set lookup per word is cheaper in short ones).
         self._substring_finder = _LongSearch(self._substrings)
         self._long_triggers = _LongSearch(_trigger_words(policy.trigger_words))
+        # text -> (its simple commands, files it runs whose text is unknown); see PARSE_CACHE.
+        # Set parse_cache to 0 to parse every text (the benchmark's cold figure).
+        self.parse_cache = PARSE_CACHE
+        self._parses: dict[str, tuple[list[Command], tuple[str, ...]]] = {}
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -267,11 +283,13 @@ class Evaluator:
         prefix = f"cd -- {shell_word(cwd)} && " if cwd else ""
         if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
-        matches, problem = self._detect_text(prefix + value, patterns, budget, session)
+        # One view of the file system for every reading: one check sees one state of it.
+        view = self.classifier.view()
+        matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
         if seen is not None and seen.extra:
             known = {(m.key, m.command) for m in matches}
             for extra in seen.extra:
-                found, _ = self._detect_text(prefix + extra, patterns, budget, session)
+                found, _ = self._detect_text(prefix + extra, patterns, budget, session, view)
                 for match in found:
                     if (match.key, match.command) not in known:
                         known.add((match.key, match.command))
@@ -279,47 +297,64 @@ class Evaluator:
         return matches, problem
 
     def _detect_text(
-        self, text: str, patterns: tuple[CompiledPattern, ...], lazy: _LazyBudget, session: SessionView | None = None
+        self,
+        text: str,
+        patterns: tuple[CompiledPattern, ...],
+        lazy: _LazyBudget,
+        session: SessionView | None = None,
+        view: View | None = None,
     ) -> tuple[list[Match], str | None]:
         """Matches in one reading, and why it could not be read in full (if so)."""
         index = self._index(patterns)
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
             return self._flat_scan(text, index), problem
-        # One view of the file system per check: where words land (symbolic links) is looked up once.
-        view = self.classifier.view()
+        if view is None:
+            # One view of the file system per check: where words land (symbolic links) is looked up once.
+            view = self.classifier.view()
         if self._can_skip(text, view) and (session is None or not session.mentioned(text)):
             try:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
                 return self._flat_scan(text, index), str(exc)
-        analyzer = Analyzer(self.policy.programs, session)
+        cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
+        parsed = self._parses.get(text) if cacheable else None
+        analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.
         budget = lazy.get() if len(text) > _BUDGETED else None
         token = BUDGET_OF_CHECK.set(budget) if budget is not None else None
         try:
             unparseable: str | None = None
-            try:
-                analyzer.analyze(text)
-                commands = analyzer.commands
-            except (TooComplex, OverBudget) as exc:
-                # Past a limit: what was read so far, and a flat scan of the whole text.
-                read = self._match(analyzer.commands, text, index, None) or []
-                return [*read, *self._flat_scan(text, index)], str(exc)
-            except ShellSyntaxError as exc:
-                unparseable = str(exc)
-                try:  # judge what the words would do if the quoting were fixed
-                    commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
-                except (TooComplex, OverBudget):
-                    return self._flat_scan(text, index), unparseable
-                except ShellSyntaxError:
-                    commands = []
+            if parsed is not None:
+                commands, unread = parsed
+            else:
+                assert analyzer is not None
+                try:
+                    analyzer.analyze(text)
+                    commands = analyzer.commands
+                    if cacheable:
+                        if len(self._parses) >= self.parse_cache:
+                            self._parses.clear()  # simpler than an LRU, and safe under threads
+                        self._parses[text] = (commands, tuple(analyzer.unread))
+                except (TooComplex, OverBudget) as exc:
+                    # Past a limit: what was read so far, and a flat scan of the whole text.
+                    read = self._match(analyzer.commands, text, index, None) or []
+                    return [*read, *self._flat_scan(text, index)], str(exc)
+                except ShellSyntaxError as exc:
+                    unparseable = str(exc)
+                    try:  # judge what the words would do if the quoting were fixed
+                        commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
+                    except (TooComplex, OverBudget):
+                        return self._flat_scan(text, index), unparseable
+                    except ShellSyntaxError:
+                        commands = []
+                unread = tuple(analyzer.unread)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index), "judging it took longer than its time budget"
-            if analyzer.unread:
-                found.extend(_unread(analyzer.unread))
+            if unread:
+                found.extend(_unread(list(unread)))
             return found, unparseable
         except RegexTimeout as exc:
             return self._flat_scan(text, index), str(exc)
@@ -337,11 +372,16 @@ class Evaluator:
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
         seen: set[tuple[int, str]] = set()
+        candidates = index.candidates
+        engine_names = self._engine_names
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             shown = command.text
-            for i, pattern, matcher, name_checked in index.candidates(command, self._engine_names, view):
+            bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
+            for i, pattern, matcher, name_checked in candidates(command, engine_names, view):
+                if bare and matcher.needs_words:
+                    continue
                 # Every matching command is reported: an allow rule may cover one and not another.
                 if seen and (i, shown) in seen:
                     continue
@@ -416,13 +456,14 @@ class Evaluator:
         if policy.always_parse or _OBFUSCATION.search(text):
             return False
         lowered = text.lower()
-        # The literal fragments: on `re` in a short line (no RE2 program to build), else on RE2.
-        if self._substring_finder.found(lowered):
-            return False
+        # Trigger words first: most lines that reach here hold one, and a set test is cheaper.
         if len(lowered) > _LONG:
             if self._long_triggers.found(lowered):
                 return False
         elif not policy.trigger_words.isdisjoint(_WORDS.findall(lowered)):
+            return False
+        # The literal fragments: on `re` in a short line (no RE2 program to build), else on RE2.
+        if self._substring_finder.found(lowered):
             return False
         # A word may land elsewhere than it reads (a symbolic link): judge it where it lands.
         return not view.text_lands_elsewhere(text)
@@ -510,7 +551,9 @@ class Evaluator:
         rules = rules or {}
         hard = [m for m in matches if m.severity == "hardline"]
         if hard:
-            return Verdict(DENY, True, tuple(hard + [m for m in matches if m not in hard]), "hardline pattern")
+            # The others: every match of another severity (none of them equals a hardline one).
+            rest = [m for m in matches if m.severity != "hardline"]
+            return Verdict(DENY, True, tuple(hard + rest), "hardline pattern")
         parsed = _pieces(commands, self.policy.programs) if (settings.deny_globs or rules) else None
         floors: list[Match] = []
         if parsed is not None:

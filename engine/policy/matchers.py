@@ -31,6 +31,14 @@ def _never(command: Command, classify: Any) -> bool:
     return False
 
 
+def _has_code(command: Command, classify: Any) -> bool:
+    return command.code is not None
+
+
+def _has_redirects(command: Command, classify: Any) -> bool:
+    return bool(command.redirects)
+
+
 def _glob(pattern: str) -> Regex:
     return compile_glob(pattern, ignore_case=True)
 
@@ -70,7 +78,11 @@ class ArgSpec:
             return self.test(words[0], classify)
         if self.position == "last":
             return self.test(words[-1], classify)
-        return any(self.test(w, classify) for w in words)
+        test = self.test
+        for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
+            if test(word, classify):
+                return True
+        return False
 
 
 @dataclass(slots=True)
@@ -131,8 +143,20 @@ def shape(command: Command) -> Shape:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
-    known = frozenset(grammar.short) | frozenset(grammar.long)
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, known)
+    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, _known(grammar))
+
+
+# The option names each grammar declares, by the grammar's identity (kept alive with it).
+_KNOWN: dict[int, tuple[Grammar, frozenset[str]]] = {}
+
+
+def _known(grammar: Grammar) -> frozenset[str]:
+    found = _KNOWN.get(id(grammar))
+    if found is None or found[0] is not grammar:
+        if len(_KNOWN) >= 4096:
+            _KNOWN.clear()
+        found = _KNOWN[id(grammar)] = (grammar, frozenset(grammar.short) | frozenset(grammar.long))
+    return found[1]
 
 
 def _plain(words: list[str], short: set[str], long: set[str], positionals: list[str]) -> None:
@@ -203,6 +227,14 @@ def code_paths(code: str) -> list[str]:
     return out
 
 
+def _plain_name(glob: str | None) -> bool:
+    """A glob that is a lower-case ASCII name: its (case-insensitive) regex matches an ASCII word
+    exactly when the word's lower case equals it."""
+    if not glob:
+        return False
+    return glob.isascii() and glob == glob.lower() and not _WILDCARDS & set(glob)
+
+
 @dataclass(slots=True)
 class Matcher:
     """A structured condition on one simple command: its name, subcommands, flags and arguments."""
@@ -239,6 +271,14 @@ class Matcher:
     # `words` tests no path classes (a regex or glob on each word): run before `args`, whose
     # classes make it look at the file system (`rm a1` fails `-(recurse|r)` before `a1` is classified).
     _words_first: bool = field(init=False, default=False)
+    # Whether the shape test needs words after the command's name to hold (a flag, an argument,
+    # a subcommand, an option's value): a bare command (`sh`, `$(...)`) never meets such a matcher.
+    needs_words: bool = field(init=False, default=False)
+    # `fed_by` split for speed: lower-case ASCII names without wildcards (their glob matches an ASCII
+    # name exactly when the name's lower case is one of them), their globs, and the other globs.
+    _fed_names: frozenset[str] = field(init=False, default=frozenset())
+    _fed_literal: tuple[Regex, ...] = field(init=False, default=())
+    _fed_globs: tuple[Regex, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
@@ -258,6 +298,19 @@ class Matcher:
             or self.no_args is not None
         )
         self._words_first = self.words is not None and not (self.words.classes or self.words.not_classes)
+        literal = tuple(g for g in self.fed_by if _plain_name(g.glob))
+        self._fed_names = frozenset(g.glob for g in literal if g.glob)
+        self._fed_literal = literal
+        self._fed_globs = tuple(g for g in self.fed_by if not _plain_name(g.glob))
+        self.needs_words = bool(
+            (self.subcommands and all(self.subcommands))
+            or self.flags
+            or self._all_flags[0]
+            or self._all_flags[1]
+            or self.args is not None
+            or self.words is not None
+            or self.options
+        )
         checks: list[Callable[[Command, Any], bool]] = []
         if self.path is not None:
             checks.append(_never)
@@ -267,6 +320,10 @@ class Matcher:
             checks.append(self._indirect_ok)
         if self.fed_by:
             checks.append(self._fed_ok)
+        if self.code is not None or self.code_paths is not None:
+            checks.append(_has_code)  # cheap, and most commands carry no inline program
+        if (self.redirects is not None or self.reads is not None) and self.uses_shape:
+            checks.append(_has_redirects)  # before the shape test, which costs more
         if self.uses_shape:
             checks.append(self._shape_ok)
         if self.redirects is not None:
@@ -313,7 +370,17 @@ class Matcher:
         return command.indirect == self.indirect
 
     def _fed_ok(self, command: Command, classify: Any) -> bool:
-        return any(g.match(n) for g in self.fed_by for n in command.fed_by)
+        """Whether a command that feeds this one matches a `fed_by` glob."""
+        names, globs = self._fed_names, self._fed_globs
+        for name in command.fed_by:
+            if name.isascii():
+                if name.lower() in names:
+                    return True
+            elif any(g.match(name) for g in self._fed_literal):
+                return True
+            if globs and any(g.match(name) for g in globs):
+                return True
+        return False
 
     def _shape_ok(self, command: Command, classify: Any) -> bool:
         shaped: Shape | None = command.shape
