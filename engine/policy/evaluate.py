@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -50,11 +51,18 @@ _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
-_FLAT_REMEMBERED = 4096  # stretches remembered, so a repeated one is judged once
+_FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
+_FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
-_FLAT_BREAKS_BYTES = re.compile(rb"[;&|\n()<>`]+|\$\(")
+_FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
+# What str.split() splits ASCII at and bytes.split() does not (information separators).
+_STR_ONLY_BLANKS = re.compile(rb"[\x1c-\x1f]")
 _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
+# `$(` is an operator too: it becomes `$` and a byte no UTF-8 text holds, then `(` cuts the text
+# there. A name just before it is a name only if it takes the `$` in (as `$(` was read before).
+_FLAT_SUBSTITUTION = b"$\xff"
+_FLAT_PIECE_ENDS = _FLAT_SEPARATORS | {b"\xff"}
 
 # CPU seconds one command may take to judge: a backstop for what the deterministic limits (size,
 # depth, tokens, commands, brace groups) do not foresee; those bound the work, and the adversarial
@@ -101,6 +109,8 @@ class _Index:
     # Matchers that only look for the engine's own files: the names of those files are known
     # at run time only, and a command that mentions none of them meets none of these.
     engine: tuple[_Entry, ...] = ()
+    # Per command name, the word tests of the flat scan's representatives (see _flat_plan).
+    flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -410,13 +420,15 @@ class Evaluator:
         command (so wrappers, `eval` chains and `bash -c` payloads are seen through). Linear
         in the text; every match is not grantable.
         """
-        classify = self.classifier.classify
         out: dict[tuple[str, str], Match] = {}
-        judged: set[tuple[str, ...]] = set()
-        for argv in _flat_commands(text, index):
-            if argv in judged:
-                continue
-            judged.add(argv)
+        runs = dict.fromkeys(_flat_commands(text, index))  # each distinct run once
+        view = self.classifier.view()
+        classify = view.classify
+        argvs: Iterable[tuple[str, ...]] = runs
+        if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
+            view.classify_plain(set().union(*runs))
+            argvs = _representatives(runs, index, classify)
+        for argv in argvs:
             command = Command(command_name(argv[0]), argv, (False,) * len(argv))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                 if pattern.severity != "hardline" or (pattern.key, command.text) in out:
@@ -655,45 +667,173 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
 
     Between two operators, the first occurrence of each name is judged with every word after
     it (up to _FLAT_LONG: `rm x rm x ... -rf /` is one rm to bash), later ones with the next
-    _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text; names are found
-    on RE2, so stretches without one cost next to nothing.
+    _FLAT_WINDOW words, at most _FLAT_PER_SEGMENT of them. Linear in the text: it is cut at
+    the operators in one pass, each distinct piece is read once (the same text judges the
+    same way), and names are found on RE2, so pieces without one cost next to nothing. When
+    there are few names, only the pieces that hold one are cut out (from the name on).
     """
     finder = index.hardline_words
     if finder is None:
         return
-    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass")
-    size = len(flat)
-    end = -1
+    flat = _FLAT_QUOTING.sub("", text).encode("utf-8", "surrogatepass").replace(b"$(", _FLAT_SUBSTITUTION + b"(")
+    head = list(itertools.islice(finder.spans(flat), _FLAT_DENSE))
+    if len(head) < _FLAT_DENSE:
+        end = -1
+        pieces: dict[bytes, None] = {}
+        for found, _ in head:
+            if found < end:
+                continue  # in the piece of a name before it
+            brk = _FLAT_PIECES.search(flat, found + 1)
+            end = brk.start() if brk else len(flat)
+            pieces[flat[found:end]] = None
+    else:
+        pieces = dict.fromkeys(_FLAT_PIECES.split(flat))
+    for piece in pieces:
+        if piece:
+            yield from _piece_commands(piece, finder)
+
+
+def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:
+    """The runs of one piece of the flat text between two operators (see _flat_commands)."""
+    size = len(piece)
+    end = size - 2 if piece.endswith(_FLAT_SUBSTITUTION) else size  # `$(` ends the words before it
     names: set[bytes] = set()
-    stretches: set[bytes] = set()
-    repeated = False
     extra = 0
-    for found, stop in finder.spans(flat):
-        start = found + 1 if flat[found : found + 1] in _FLAT_SEPARATORS else found  # past the separator
-        if stop < size and flat[stop : stop + 1] not in _FLAT_SEPARATORS:
+    for found, stop in finder.spans(piece):
+        start = found + 1 if piece[found : found + 1] in _FLAT_SEPARATORS else found  # past the separator
+        if start >= end:
+            return
+        if stop < size and piece[stop : stop + 1] not in _FLAT_PIECE_ENDS:
             continue  # only the start of a longer word (`rmdir` for `rm`)
-        if start >= end:  # a new stretch between operators
-            brk = _FLAT_BREAKS_BYTES.search(flat, start)
-            end = brk.start() if brk else size
-            names.clear()
-            extra = 0
-            stretch = flat[start:end]
-            repeated = stretch in stretches  # the same text again judges the same way
-            if not repeated and len(stretches) < _FLAT_REMEMBERED:
-                stretches.add(stretch)
-        if repeated:
-            continue
-        name = flat[start:stop].rsplit(b"/", 1)[-1].lower()
+        name = piece[start:stop].rsplit(b"/", 1)[-1].lower()
         if name not in names:
             names.add(name)
-            words = _FLAT_WORDS_LONG.match(flat, start, end)
+            words = _FLAT_WORDS_LONG.match(piece, start, end)
         elif extra < _FLAT_PER_SEGMENT:
             extra += 1
-            words = _FLAT_WORDS.match(flat, start, end)
+            words = _FLAT_WORDS.match(piece, start, end)
         else:
-            continue
+            # Repeats are spent: what is left is the first occurrence of each name not met yet.
+            yield from _new_names(piece, start, end, names, finder)
+            return
         if words is not None:
-            yield tuple(w.decode("utf-8", "surrogateescape") for w in words.group().split())
+            yield _decoded(words.group().split())
+
+
+def _new_names(piece: bytes, start: int, end: int, names: set[bytes], finder: Finder) -> Iterator[tuple[str, ...]]:
+    """The runs from ``start`` on of names not in ``names``, each at its first occurrence (see
+    _piece_commands). Word by word: a name starts a word, and whether a word is one depends on
+    the word alone (and, for the last word, on a `$(` after it), so each distinct word is asked
+    once and the rest is a walk over the words."""
+    words = piece[start:end].split()
+    if not words:
+        return
+    last = piece[start:].split()[-1]  # the last word as the finder sees it (with a `$(` after it)
+    found: dict[bytes, bytes | None] = {}
+    for word in set(words):
+        found[word] = _name_of(word, finder)
+    tail = _name_of(last, finder)
+    if all(name is None or name in names for name in (*found.values(), tail)):
+        return  # no new name: nothing to walk to
+    final = len(words) - 1
+    for i, word in enumerate(words):
+        name = tail if i == final and last != word else found[word]
+        if name is not None and name not in names:
+            names.add(name)
+            yield _decoded(words[i : i + _FLAT_LONG])
+
+
+def _name_of(word: bytes, finder: Finder) -> bytes | None:
+    """The command name a word of the flat text is, if it is one (as _piece_commands reads it)."""
+    spaced = b" " + word
+    hit = next(finder.spans(spaced), None)
+    if hit is None or hit[0] != 0:
+        return None
+    stop = hit[1]
+    if stop < len(spaced) and spaced[stop : stop + 1] not in _FLAT_PIECE_ENDS:
+        return None
+    return spaced[1:stop].rsplit(b"/", 1)[-1].lower()
+
+
+def _decoded(words: list[bytes]) -> tuple[str, ...]:
+    joined = b" ".join(words)
+    if joined.isascii() and _STR_ONLY_BLANKS.search(joined) is None:  # str.split() splits the same
+        return tuple(joined.decode("ascii").split())
+    return tuple(w.decode("utf-8", "surrogateescape") for w in words)
+
+
+_RELATIVE = frozenset({"relative"})
+_ANY_WORD = "\x00"  # in a run's key: a word no hardline matcher of its command tells from another
+
+
+def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: Any) -> Iterator[tuple[str, ...]]:
+    """The runs that judge all of ``argvs``: one per command name and key, where the key
+    replaces each word that no hardline matcher of that name can tell from another.
+
+    In the flat scan a run is a Command with no program, code, redirects or wrappers: its
+    hardline matchers read the name, the words' dashes (flags, operands, their positions), the
+    words' classes and their globs and regexes. When those are all the matchers of the name
+    read (no text, option-value or subcommand tests), a word that is not an option, whose
+    classes are only `relative` and that no glob or regex of theirs matches, judges as any
+    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once. Name
+    prefilters (the generic matchers', the engine's) only skip matchers that cannot match, so
+    the representative's verdict is each run's.
+    """
+    plans = index.flat_plans
+    plain: dict[tuple[int, str], bool] = {}
+    keys: set[tuple[str, ...]] = set()
+    for argv in argvs:
+        name = command_name(argv[0])
+        if name in plans:
+            tests = plans[name]
+        else:
+            tests = plans[name] = _flat_plan(index, name)
+        if tests is None:
+            yield argv
+            continue
+        marker = id(tests)
+        key = [name]
+        for word in argv[1:]:
+            same = plain.get((marker, word))
+            if same is None:
+                same = plain[marker, word] = (
+                    word[:1] != "-" and classify(word) == _RELATIVE and not any(test(word) for test in tests)
+                )
+            key.append(_ANY_WORD if same else word)
+        folded = tuple(key)
+        if folded not in keys:
+            keys.add(folded)
+            yield argv
+
+
+def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+    """The word tests (globs, regexes) of the hardline matchers a flat run named ``name`` may
+    meet; None when they read more of a word than that (see _representatives)."""
+    if not name or name in index._sub_names:
+        return None
+    entries = [
+        *index.by_name.get(name, ()),
+        *(e for e in index.globbed if any(g.match(name) for g in e[2].name_globs)),
+        *index.generic,
+        *index.engine,
+    ]
+    tests: list[Callable[[str], Any]] = []
+    for _, pattern, matcher, _ in entries:
+        if pattern.severity != "hardline" or name in matcher.not_names:
+            continue
+        if (matcher.names is not None or matcher.name_globs) and not (
+            (matcher.names is not None and name in matcher.names) or any(g.match(name) for g in matcher.name_globs)
+        ):
+            continue  # another command's (the engine's and the generic lists hold every name's)
+        if matcher.text is not None or matcher.subcommands:
+            return None
+        # Option values are words after a flag, or `NAME=VALUE` words (never a plain word).
+        for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
+            if spec is not None:
+                tests += [g.match for g in spec.globs]
+                if spec.regex is not None:
+                    tests.append(spec.regex.search)
+    return tuple(tests)
 
 
 _WORD_CHAR = r"[^\s;&|()<>`]"

@@ -30,6 +30,23 @@ _MAX_GLOB_LANDINGS = 64
 Listing = dict[str, int]
 
 
+def scan(directory: str) -> Listing | None:
+    """The directory's entries by kind, as they are now; None past _MAX_ENTRIES or unreadable."""
+    entries: Listing = {}
+    try:
+        with os.scandir(directory) as found:
+            for count, entry in enumerate(found):
+                if count >= _MAX_ENTRIES:
+                    return None
+                if entry.is_symlink():
+                    entries[entry.name] = _LINK
+                else:
+                    entries[entry.name] = _DIR if entry.is_dir(follow_symlinks=False) else _OTHER
+    except OSError:
+        return None
+    return entries
+
+
 class LinkFinder:
     """Finds where absolute normalised paths land, with listings cached per directory."""
 
@@ -58,17 +75,8 @@ class LinkFinder:
             return cached[1]
         if time.time_ns() - st.st_mtime_ns < _RACY_NS:
             return None
-        entries: Listing = {}
-        try:
-            with os.scandir(directory) as scan:
-                for count, entry in enumerate(scan):
-                    if count >= _MAX_ENTRIES:
-                        return None
-                    if entry.is_symlink():
-                        entries[entry.name] = _LINK
-                    else:
-                        entries[entry.name] = _DIR if entry.is_dir(follow_symlinks=False) else _OTHER
-        except OSError:
+        entries = scan(directory)
+        if entries is None:
             return None
         if len(self._listings) >= _MAX_DIRS:
             self._listings.clear()
@@ -99,6 +107,26 @@ class Walk:
                 frozenset(n for n, kind in listing.items() if kind == _LINK),
             )
         return found[1]
+
+    def names_landing_elsewhere(self, directory: str) -> frozenset[str] | None:
+        """The plain names in ``directory`` (normalised, absolute) that land elsewhere than
+        ``directory/name``: its symbolic links, when :meth:`landing` of ``directory/name`` can
+        find no other link (none on the way to it, its area not itself behind one). None when
+        that cannot be said from one listing: then each name must be asked (:meth:`landing`)."""
+        finder = self._finder
+        inside = directory.rstrip("/") + "/"
+        area = next((a for a, prefix in finder._prefixes if inside.startswith(prefix)), None)
+        if area is None:
+            return frozenset()  # outside every area: nothing there is followed
+        if not finder._is_real[area] or self.landing(directory) is not None:
+            return None
+        links = self.links_in(directory)
+        if links is None:
+            # Changed too recently to keep a listing (see LinkFinder.listing): one listing now
+            # says what asking each name now would say.
+            listing = scan(directory)
+            return None if listing is None else frozenset(n for n, kind in listing.items() if kind == _LINK)
+        return links
 
     def is_link(self, directory: str, name: str) -> bool:
         """Whether ``directory/name`` (a real directory) is a symbolic link."""

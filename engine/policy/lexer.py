@@ -696,8 +696,12 @@ def tokenize(text: str) -> list[Token]:
     """
     # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
     if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
-        pieces = _PLAIN_PIECE.findall(text)
         budget = BUDGET.get()
+        if budget is not None and len(text) > budget.tokens:
+            # More characters than tokens left: read one past the budget at most (spend raises).
+            pieces = [m.group() for m in itertools.islice(_PLAIN_PIECE.finditer(text), max(budget.tokens, 0) + 1)]
+        else:
+            pieces = _PLAIN_PIECE.findall(text)
         if budget is not None:
             budget.spend(len(pieces))
         return [

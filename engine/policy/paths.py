@@ -26,7 +26,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from engine.policy.landing import LinkFinder, Walk
-from engine.policy.regexes import Regex, compile_linear
+from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
 
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
@@ -53,6 +53,18 @@ _GLOB_CHARS = frozenset("*?[")
 # When the working directory itself is one of these, a relative path is as
 # dangerous as the absolute path it names.
 _CRITICAL_CWD_CLASSES = ("root", "system_top", "home_top")
+_NEVER = r"\b\B"
+# A plain name: nothing in it is read as a path's syntax (no `/`, `~`, `$`, glob, `:`, `@`, `=`,
+# no leading dot or dash), so it names `./NAME` and nothing else (see View.classify_plain).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_RELATIVE = frozenset({"relative"})
+
+
+def _lines_finder(globs: Iterable[str]) -> Finder:
+    """A line that one of ``globs`` (includes; a `!` exclusion is left out) may match in full."""
+    body = "|".join(glob_to_regex(g) for g in dict.fromkeys(globs) if not g.startswith("!"))
+    return Finder(f"(?m)^(?:{body or _NEVER})$")
+
 
 _HOME_VARS = re.compile(
     r"^(?:\$HOME|\$\{HOME\}|\$ENV\{HOME\}|%USERPROFILE%|%HOMEPATH%|\$env:(?:USERPROFILE|HOME)|\$\{env:(?:USERPROFILE|HOME)\})"
@@ -409,6 +421,8 @@ class PathClassifier:
             if self._match(cwd_path) & set(_CRITICAL_CWD_CLASSES):
                 self._cwd_critical = cwd_path
         self._lexical = lru_cache(maxsize=4096)(self._classify)
+        # Built when first used (see _plain_finders); () when there are none.
+        self._plain: tuple[Finder, Finder] | tuple[()] | None = None
         self._links: LinkFinder | None = None
         if places is not None:
             self._engine = {
@@ -420,6 +434,28 @@ class PathClassifier:
             self._links = LinkFinder(places.link_areas or ("/",)) if places.resolve else None
             self._where = lru_cache(maxsize=4096)(self._locate)
             self._at = lru_cache(maxsize=4096)(self._classes_at)
+
+    def _plain_finders(self) -> tuple[Finder, Finder] | None:
+        """Where a line of a text may be a path a class holds, as multi-line RE2 patterns (see
+        :meth:`View.classify_plain`): (the declared classes, for a name as spelled; the declared
+        classes but the working directory's own area classes, and the engine's, for a path in
+        the working directory, as :meth:`_classes_at` judges it). Supersets: exclusions are
+        ignored, case too, and `*` may run on past the line's end. None without places, or
+        when they do not compile."""
+        finders = self._plain
+        if finders is None:
+            places = self.places
+            finders = ()
+            if places is not None:
+                declared = [g for spelled in self._globs.values() for g in spelled]
+                here = [g for name, spelled in self._globs.items() if name not in self._cwd_area for g in spelled]
+                here += [*places.engine_files, *places.engine_state, *places.engine_parents]
+                try:
+                    finders = (_lines_finder(declared), _lines_finder(here))
+                except (GlobError, RegexError):
+                    finders = ()
+            self._plain = finders
+        return finders or None
 
     @property
     def classify(self) -> Callable[[str], frozenset[str]]:
@@ -581,6 +617,57 @@ class View:
         if found is None:
             found = self._memo[word] = self._classifier._classify_here(word, self._walk)
         return found
+
+    def classify_plain(self, words: Iterable[str]) -> None:
+        """Classify the plain names among ``words`` at once, ahead of :attr:`classify`.
+
+        For a long text of many distinct words (the flat scan), one word at a time costs more
+        than all the rest. A plain name (_PLAIN_NAME) means `./NAME`: its only class is
+        ``relative`` unless a class glob matches NAME, CWD/NAME or its `~` form, or it is a
+        symbolic link. All of those are found in one RE2 pass over the names joined by lines
+        (any line a match touches is left to :attr:`classify`), and one listing of the working
+        directory; the others are remembered as ``relative``. Nothing is remembered when the
+        working directory is itself critical or a link may be on its way (then every word is
+        classified on its own, as before).
+        """
+        classifier = self._classifier
+        places = classifier.places
+        if places is None or self._critical:
+            return
+        finders = classifier._plain_finders()
+        cwd = self._cwd
+        if finders is None or not cwd.startswith("/") or posixpath.normpath(cwd) != cwd:
+            return
+        links: frozenset[str] = frozenset()
+        if self._walk is not None:
+            found = self._walk.names_landing_elsewhere(cwd)
+            if found is None:
+                return
+            links = found
+        memo = self._memo
+        fullmatch = _PLAIN_NAME.fullmatch
+        plain = [w for w in words if w not in memo and fullmatch(w) and w not in links]
+        if not plain:
+            return
+        prefix = cwd.rstrip("/") + "/"
+        here = [prefix + w for w in plain]
+        tilde = classifier._tilde(cwd)
+        if tilde != cwd:
+            here += [tilde.rstrip("/") + "/" + w for w in plain]
+        touched: set[str] = set()
+        for finder, lines in zip(finders, (plain, here), strict=True):
+            data = "\n".join(lines).encode("utf-8", "surrogatepass")
+            for start, stop in finder.spans(data):
+                first = data.rfind(b"\n", 0, start) + 1
+                last = data.find(b"\n", stop)
+                for line in data[first : last if last >= 0 else len(data)].split(b"\n"):
+                    touched.add(line.rsplit(b"/", 1)[-1].decode("utf-8", "replace"))
+        home = places.home
+        if home.startswith(prefix):  # CWD/NAME is home itself: `~`
+            touched.add(home[len(prefix) :])
+        for word in plain:
+            if word not in touched:
+                memo[word] = _RELATIVE
 
     def text_lands_elsewhere(self, text: str) -> bool:
         """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""

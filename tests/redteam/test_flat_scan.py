@@ -1,0 +1,124 @@
+"""Long inputs of many distinct words: the flat scan classifies plain names in bulk, and must
+judge each of them as strictly as the word's own short command would be judged.
+
+The attacker pads past the size limit with thousands of distinct harmless commands, so the
+flat scan (no parse) decides, and hides one word that only the file system makes critical:
+a symbolic link to home planted earlier, home itself named from its parent, the engine's
+own state folder, a key file. A bulk shortcut that treats every plain name as `./NAME`
+would let those through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from engine.policy.lexer import MAX_LENGTH
+from engine.policy.paths import PathClassifier, Places, literal
+from tests.conftest import REPO
+from tests.redteam.conftest import judge, strictness
+
+PADDING = "".join(f"rm -rf a{i}; " for i in range(MAX_LENGTH // 10))
+
+
+@pytest.fixture
+def parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The working directory: HOME is its child `alice`, `hl` a link planted to HOME."""
+    work = tmp_path / "top"
+    home = work / "alice"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    monkeypatch.setenv("HOME", str(home))
+    (work / "hl").symlink_to(home)
+    (work / "id_rsa").write_text("key\n")
+    return work
+
+
+@pytest.fixture
+def engine(parent: Path) -> Iterator[Engine]:
+    engine = Engine.load(REPO, config={"workdir": str(parent), "state_dir": str(parent / "state")})
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("word", ["hl", "alice", "state", "id_rsa", "HL", "a7.bak", "hl/", "./hl"])
+def test_a_word_in_a_long_line_is_judged_as_strictly_as_alone(engine: Engine, word: str) -> None:
+    alone = judge(engine, f"rm -rf {word}")
+    for long in (PADDING + f"rm -rf {word}", f"rm -rf {word}; " + PADDING):
+        assert len(long) > MAX_LENGTH
+        verdict = judge(engine, long)
+        assert verdict.decision != "allow" and not verdict.grantable
+        assert strictness(verdict) >= strictness(alone)
+        assert verdict.hardline == alone.hardline
+
+
+def test_planted_links_are_hardline_in_a_long_line(engine: Engine) -> None:
+    """The link to home and home named from its parent: each alone is hardline, and so is the pad."""
+    for word in ("hl", "alice"):
+        assert judge(engine, f"rm -rf {word}").hardline
+        verdict = judge(engine, PADDING + f"rm -rf {word}")
+        assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+def test_distinct_harmless_names_stay_an_ask(engine: Engine) -> None:
+    verdict = judge(engine, PADDING)
+    assert verdict.decision == "ask" and not verdict.grantable and not verdict.hardline
+
+
+# -- the seam: View.classify_plain must remember exactly what View.classify would say ---------
+
+CLASSES = {
+    "keep": ["~/proj/keep", "/srv/data/**"],
+    "home_top": ["~", "/home/*"],
+    "home_any": ["~/**"],
+    "secret": ["**/id_rsa", "**/*.pem"],
+    "numbered": ["**/x[0-9]"],
+}
+WORDS = ["a1", "b.txt", "keep", "KEEP", "id_rsa", "k.pem", "x7", "x77", "hl", "alice", "proj", "state", "_x", "9"]
+
+
+def _classifier(home: Path, cwd: Path) -> PathClassifier:
+    places = Places(
+        cwd=str(cwd),
+        home=str(home),
+        engine_files=(literal(str(cwd / "state")), literal(str(cwd / "state")) + "/**"),
+        link_areas=(str(cwd), str(home)),
+    )
+    return PathClassifier(CLASSES, places=places)
+
+
+@pytest.mark.parametrize("where", ["home/proj", "top", "home/proj/deep", "home"])
+def test_bulk_classes_are_the_classes(tmp_path: Path, where: str) -> None:
+    home = tmp_path / "top" / "alice"
+    cwd = tmp_path / where.replace("home", "top/alice")
+    cwd.mkdir(parents=True, exist_ok=True)
+    (cwd / "hl").symlink_to(home)
+    classifier = _classifier(home, cwd)
+    bulk = classifier.view()
+    bulk.classify_plain(WORDS)
+    for word in WORDS:
+        alone = classifier.view().classify(word)
+        assert bulk.classify(word) == alone, word
+
+
+# -- runs judged once for many: a word a matcher tells apart keeps its run apart ---------------
+
+FOLDED = [
+    # parted's words regex (`mklabel`) reads a plain word: not folded with `print`
+    ("".join(f"parted a{i} print gpt; " for i in range(MAX_LENGTH // 20)), "parted a1 mklabel gpt"),
+    # the same run length and flags, one operand a planted link to home
+    (PADDING, "rm -rf hl"),
+    # a subcommand is a plain word too: `git checkout` is not `git aN`
+    ("".join(f"git a{i} state; " for i in range(MAX_LENGTH // 12)), "git checkout state"),
+]
+
+
+@pytest.mark.parametrize("padding,command", FOLDED, ids=range(len(FOLDED)))
+def test_a_run_like_thousands_of_others_is_still_judged(engine: Engine, padding: str, command: str) -> None:
+    assert judge(engine, command).hardline
+    for long in (padding + command, command + "; " + padding):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
