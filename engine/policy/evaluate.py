@@ -842,8 +842,13 @@ _WORD_CHAR = r"[^\s;&|()<>`]"
 def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
     """Where a word whose basename is one of ``names`` or matches one of ``globs`` may start."""
     ordered = sorted(set(names), key=len, reverse=True)
-    options = [re.escape(n) + (r"[0-9.]*" if n == "python" else "") for n in ordered]
-    options += [glob_in_word(g, r"[^\s;&|()<>`/]") for g in set(globs)]
+    # The first alternative that matches at a place wins: a glob that runs to the word's end
+    # (`mkfs.*`) goes before the names, or `mkfs` would be found in `mkfs.ext4` and passed over
+    # as the start of a longer word. Other globs last: they may stop inside a name.
+    tailed = sorted(g for g in set(globs) if g.endswith("*"))
+    options = [glob_in_word(g, r"[^\s;&|()<>`/]") for g in tailed]
+    options += [re.escape(n) + (r"[0-9.]*" if n == "python" else "") for n in ordered]
+    options += [glob_in_word(g, r"[^\s;&|()<>`/]") for g in sorted(set(globs) - set(tailed))]
     if not options:
         return None
     body = "|".join(options)

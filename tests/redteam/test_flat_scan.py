@@ -122,3 +122,48 @@ def test_a_run_like_thousands_of_others_is_still_judged(engine: Engine, padding:
     for long in (padding + command, command + "; " + padding):
         verdict = judge(engine, long)
         assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+# -- names given as globs (mkfs.*): the word finder must not stop at the literal name inside -----
+
+GLOBBED = [
+    "mkfs.ext4 /dev/sda",
+    "mkfs.xfs /dev/sda1",
+    "/sbin/mkfs.vfat -F 32 /dev/sdb",
+    "sudo mkfs.ext4 /dev/nvme0n1p2",
+]
+
+
+@pytest.mark.parametrize("command", GLOBBED)
+def test_a_globbed_hardline_name_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    """`mkfs.*` and the name `mkfs` were one alternation, the name first: the flat scan found
+    `mkfs` in `mkfs.ext4`, passed it over as the start of a longer word, and the pad was an ask."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+# -- what the flat scan does not read (it is no shell): found by adv4, not fixed -----------------
+
+UNREAD = [
+    "echo x > /dev/sda",  # a redirection: the flat scan judges no redirection
+    "cat /dev/zero > /dev/sda",
+    "{rm,-rf,~}",  # brace expansion makes the command
+    "rm${IFS}-rf${IFS}~",  # IFS splits the word
+    "a=rm; $a -rf ~",  # a variable holds the name
+    "x=~; rm -rf $x",  # a variable holds the target
+    "rm -rf ~{/,}",  # brace expansion makes the target
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="flat scan (text past 64 KiB or the token budget) reads no redirection, brace "
+    "expansion, IFS or variable: hardline alone, a non-grantable ask when padded",
+)
+@pytest.mark.parametrize("command", UNREAD)
+def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    assert judge(engine, command).hardline
+    verdict = judge(engine, "echo " + "a" * MAX_LENGTH + "; " + command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
