@@ -120,6 +120,49 @@ def test_a_state_dir_the_engine_cannot_write_is_a_located_validation_error(repo:
     assert [(p["code"], p["line"], p["pointer"]) for p in problems] == [("config-invalid", 3, "/state_dir")]
 
 
+def test_a_glob_in_a_folder_above_the_engine_files_names_them(
+    repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A glob in a folder above the project or the state dir (`pro?/policies/deny.yaml`,
+    `xstat?/...`) may name the engine's own files. Found by adv4: where no link area reaches
+    (a project in /srv, a state dir in /var/lib; here: no temp dir is one, the workdir is apart)
+    each was allowed: the engine's classes were matched as spelled, a glob only against the
+    declared classes. Even a human saying yes must not let a policy be emptied or the log cut."""
+    monkeypatch.setattr("engine.policy.places.temp_dirs", list)  # /tmp is no link area here
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xstate"))  # outside HOME: no home class helps
+    work = tmp_path / "work"
+    work.mkdir()
+    project = repo.rename(tmp_path / "proj")
+    engine = Engine.load(project, config={"workdir": str(work)})
+    try:
+        state = engine.state_dir
+        assert state.is_relative_to(tmp_path / "xstate") and not state.is_relative_to(home)
+        assert terminal(engine, "git push -f origin main")["error"]  # audited (denied: nobody to ask)
+        log = state / "audit.jsonl"
+        before = log.read_bytes()
+        engine.set_approval_callback(lambda request: "once")
+        top = tmp_path
+        for command in (
+            f"cp /dev/null {top}/pro?/policies/deny.yaml",
+            f"cp /dev/null {top}/proj/polic?es/deny.yaml",
+            f"sed -i d {top}/*/hermes-engine.yaml",
+            f"truncate -s0 {top}/xstat?/hermes-engine/*/audit.jsonl",
+            f"rm -f {top}/xst*/hermes-engine/*/*",
+        ):
+            verdict = engine.check(command)
+            assert (verdict.decision, verdict.hardline) == ("deny", True), command
+            assert not terminal(engine, command)["ok"], command
+        assert (project / "policies" / "deny.yaml").read_text().startswith("kind: ApprovalPolicy")
+        assert (project / "hermes-engine.yaml").read_text() == "workdir: .\nhandler_roots: [myhandlers]\n"
+        assert log.read_bytes().startswith(before)
+        # A glob that names none of them is judged as before, and runs.
+        (project / "src" / "b.pyc").write_text("")
+        assert engine.check(f"rm -f {top}/pro?/src/*.pyc").decision == "allow"
+        assert terminal(engine, f"rm -f {top}/pro?/src/*.pyc")["ok"] and not (project / "src" / "b.pyc").exists()
+    finally:
+        engine.close()
+
+
 # -- Why: "write through a symlink" ---------------------------------------------------------
 
 
