@@ -215,6 +215,20 @@ def test_reading_a_secret_file_asks_like_cat_does(engine: Engine, repo: Path) ->
     assert engine.check(".env", tool="read_file").decision == engine.check("cat .env").decision == "ask"
 
 
+def test_an_inline_program_reading_a_key_asks_like_cat_does(engine: Engine, repo: Path, home: Path) -> None:
+    """Found by adv4: `cat ~/.ssh/id_rsa` asked, the same read by an inline program was allowed and
+    printed the key (no matcher read an inline program's paths for a read, only for a write)."""
+    key = home / ".ssh" / "id_rsa"
+    for command in (
+        f"python3 -c 'print(open(\"{key}\").read())'",
+        "python3 -c \"import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())\"",
+    ):
+        assert engine.check(command).decision == engine.check(f"cat {key}").decision == "ask", command
+        out = terminal(engine, command)  # nobody to ask: not run
+        assert not out["ok"] and "secret-key-material" not in str(out["output"]), command
+    assert engine.check("python3 -c 'print(open(\"src/app.py\").read())'").decision == "allow"
+
+
 # -- Why: "read the host's secrets" -----------------------------------------------------------
 
 KEY = "sk-hermes-test-0123456789abcdefghij"
