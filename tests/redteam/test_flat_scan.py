@@ -167,3 +167,18 @@ def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: 
     assert judge(engine, command).hardline
     verdict = judge(engine, "echo " + "a" * MAX_LENGTH + "; " + command)
     assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+# -- an archive extracted in a folder above start-up files: found by adv4, not fixed -------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="no matcher reads where an extraction lands when no word names it: "
+    "`tar -C ~` asks, `cd ~ && tar xf a.tar` (members .bashrc, .ssh/authorized_keys) is allowed",
+)
+@pytest.mark.parametrize(
+    "command", ["cd ~ && tar xf /tmp/a.tar", "cd ~ && unzip -o /tmp/a.zip", "cd ~ && cpio -i < /tmp/a.cpio"]
+)
+def test_an_archive_extracted_in_home_is_not_allowed(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision != "allow"
