@@ -120,6 +120,23 @@ def test_a_state_dir_the_engine_cannot_write_is_a_located_validation_error(repo:
     assert [(p["code"], p["line"], p["pointer"]) for p in problems] == [("config-invalid", 3, "/state_dir")]
 
 
+def test_a_glob_of_folders_through_a_link_on_disk_is_judged_where_it_lands(
+    engine: Engine, repo: Path, home: Path
+) -> None:
+    """`hl -> ~`: `rm -rf hl/*/` is `rm -rf ~/*/` (every folder in home), hardline. Found by adv4:
+    the glob's head landing kept the trailing `/` (`~/*/`), which no class glob matches: an ask,
+    and a human saying yes deleted the folders."""
+    (home / "projects").mkdir()
+    (home / "projects" / "notes.txt").write_text("keep me\n")
+    (repo / "hl").symlink_to(home)
+    engine.set_approval_callback(lambda request: "once")
+    for command in ("rm -rf hl/*/", "rm -rf hl/*/.", "rm -rf ./hl/*/"):
+        verdict = engine.check(command)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), command
+        assert not terminal(engine, command)["ok"], command
+    assert (home / "projects" / "notes.txt").read_text() == "keep me\n" and (home / ".ssh" / "id_rsa").exists()
+
+
 def test_a_glob_in_a_folder_above_the_engine_files_names_them(
     repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
