@@ -53,6 +53,9 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
+_FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
+_FLAT_CD = re.compile(r"(?:^|[\s;&|()<>`])(?:cd|pushd)(?=[\s;&|()<>`]|\Z)((?:[ \t]+[^\s;&|()<>`]+){0,3})")
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
@@ -428,15 +431,26 @@ class Evaluator:
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
             view.classify_plain(set().union(*runs))
             argvs = _representatives(runs, index, classify)
+        # The flat scan keeps no order: a run may run in any folder a `cd` of the text names.
+        folders: tuple[str | None, ...] = (None, *_flat_directories(text)) if runs else (None,)
+        bulk = len(runs) > _FLAT_BULK
+        plans = index.flat_plans
         for argv in argvs:
-            command = Command(command_name(argv[0]), argv, (False,) * len(argv))
-            for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
-                if pattern.severity != "hardline" or (pattern.key, command.text) in out:
-                    continue
-                if matcher.matches_command(command, classify, name_checked):
-                    out[pattern.key, command.text] = Match(
-                        pattern.key, pattern.description, pattern.severity, command.text, grantable=False
-                    )
+            # Only a run with a relative word can judge otherwise in another folder; among many
+            # runs, only those judged once for many (a name whose matchers read no subcommand or
+            # text: rm, find, shred ...), so a `cd` multiplies the work by at most _FLAT_FOLDERS.
+            moved = folders
+            if not any(w[:1] not in _ANCHORED for w in argv[1:]) or (bulk and plans.get(command_name(argv[0])) is None):
+                moved = (None,)
+            for folder in moved:
+                command = Command(command_name(argv[0]), argv, (False,) * len(argv), cwd=folder)
+                for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
+                    if pattern.severity != "hardline" or (pattern.key, command.text) in out:
+                        continue
+                    if matcher.matches_command(command, classify, name_checked):
+                        out[pattern.key, command.text] = Match(
+                            pattern.key, pattern.description, pattern.severity, command.text, grantable=False
+                        )
         for _, pattern in index.regex_only:
             regex = pattern.regex
             # A bounded (non-linear) regex may have just run out of time: only linear ones here.
@@ -691,6 +705,29 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
     for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
+
+
+def _flat_directories(text: str) -> tuple[str, ...]:
+    """The folders a `cd` or `pushd` of ``text`` names (a bare one: home), and where the relative
+    ones lead one after another; at most _FLAT_FOLDERS (past them the verdict is an ask anyway).
+    `cd ~; rm -rf *` past the size limit is `rm -rf ~/*`."""
+    found: dict[str, None] = {}
+    joined = "."
+    for match in _FLAT_CD.finditer(_FLAT_QUOTING.sub("", text)):
+        words = match.group(1).split()
+        target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
+        if target is None:
+            continue  # `cd -`, `cd -P` alone: where it leads is not in the text
+        if target.startswith(("/", "~")):
+            found[target] = None
+        else:
+            found[target] = None
+            joined = posixpath.normpath(posixpath.join(joined, target))
+            found[joined] = None
+        if len(found) >= _FLAT_FOLDERS:
+            break
+    found.pop(".", None)
+    return tuple(found)[:_FLAT_FOLDERS]
 
 
 def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:

@@ -182,3 +182,31 @@ def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: 
 )
 def test_an_archive_extracted_in_home_is_not_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow"
+
+
+# -- a `cd` in a long line: the runs after it judged where it leads ------------------------------
+
+MOVED = [
+    "cd ~; rm -rf *",
+    "cd /; rm -rf *",
+    "cd; rm -rf *",
+    "pushd ~; rm -rf *",
+    "cd ~ && find . -delete",
+    "cd .. && rm -rf *",
+]
+
+
+@pytest.mark.parametrize("command", MOVED)
+def test_a_cd_in_a_long_line_moves_the_runs_after_it(engine: Engine, command: str) -> None:
+    """Found by adv4: the flat scan judged `rm -rf *` in the working directory whatever `cd` came
+    before it, so `cd ~; rm -rf *` past the size limit was a non-grantable ask, not hardline."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+def test_a_cd_into_a_work_folder_in_a_long_line_stays_an_ask(engine: Engine, parent: Path) -> None:
+    (parent / "build").mkdir()
+    verdict = judge(engine, "cd build; " + PADDING)  # `rm -rf aN` in build: no folder above a critical one
+    assert verdict.decision == "ask" and not verdict.hardline and not verdict.grantable
