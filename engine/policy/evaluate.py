@@ -709,8 +709,8 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
 
 def _flat_directories(text: str) -> tuple[str, ...]:
     """The folders a `cd` or `pushd` of ``text`` names (a bare one: home), and where the relative
-    ones lead one after another; at most _FLAT_FOLDERS (past them the verdict is an ask anyway).
-    `cd ~; rm -rf *` past the size limit is `rm -rf ~/*`."""
+    ones lead one after another: `cd ~; rm -rf *` past the size limit is `rm -rf ~/*`. Past
+    _FLAT_FOLDERS of them (decoys before the one that matters), the first ones, home and `/`."""
     found: dict[str, None] = {}
     joined = "."
     for match in _FLAT_CD.finditer(_FLAT_QUOTING.sub("", text)):
@@ -718,16 +718,15 @@ def _flat_directories(text: str) -> tuple[str, ...]:
         target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
         if target is None:
             continue  # `cd -`, `cd -P` alone: where it leads is not in the text
-        if target.startswith(("/", "~")):
-            found[target] = None
-        else:
-            found[target] = None
+        if len(found) >= _FLAT_FOLDERS:
+            found.update(dict.fromkeys(("~", "/")))
+            break
+        found[target] = None
+        if not target.startswith(("/", "~")):
             joined = posixpath.normpath(posixpath.join(joined, target))
             found[joined] = None
-        if len(found) >= _FLAT_FOLDERS:
-            break
     found.pop(".", None)
-    return tuple(found)[:_FLAT_FOLDERS]
+    return tuple(found)
 
 
 def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:

@@ -210,3 +210,9 @@ def test_a_cd_into_a_work_folder_in_a_long_line_stays_an_ask(engine: Engine, par
     (parent / "build").mkdir()
     verdict = judge(engine, "cd build; " + PADDING)  # `rm -rf aN` in build: no folder above a critical one
     assert verdict.decision == "ask" and not verdict.hardline and not verdict.grantable
+
+
+def test_a_cd_after_many_decoys_in_a_long_line_still_moves_the_runs(engine: Engine) -> None:
+    decoys = "".join(f"cd /srv/d{i}; " for i in range(20))
+    verdict = judge(engine, decoys + PADDING + "cd ~; rm -rf *")
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
