@@ -53,6 +53,9 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
+_FLAT_DEVICES = 64
+_HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
 _FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
 _FLAT_CD = re.compile(r"(?:^|[\s;&|()<>`])(?:cd|pushd)(?=[\s;&|()<>`]|\Z)((?:[ \t]+[^\s;&|()<>`]+){0,3})")
@@ -451,6 +454,18 @@ class Evaluator:
                         out[pattern.key, command.text] = Match(
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
+        # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
+        for target in _flat_device_targets(text):
+            command = Command(":", (":",), (False,), redirects=((">", target),))
+            for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
+                if (
+                    pattern.severity == "hardline"
+                    and (pattern.key, target) not in out
+                    and matcher.matches_command(command, classify, name_checked)
+                ):
+                    out[pattern.key, target] = Match(
+                        pattern.key, pattern.description, pattern.severity, "> " + target, grantable=False
+                    )
         for _, pattern in index.regex_only:
             regex = pattern.regex
             # A bounded (non-linear) regex may have just run out of time: only linear ones here.
@@ -705,6 +720,19 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
     for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
+
+
+def _flat_device_targets(text: str) -> tuple[str, ...]:
+    """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), at most
+    _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...)."""
+    found: dict[str, None] = {}
+    for match in _FLAT_DEVICE.finditer(_FLAT_QUOTING.sub("", text)):
+        target = match.group(1)
+        if target not in _HARMLESS_DEVICES:
+            found[target] = None
+            if len(found) >= _FLAT_DEVICES:
+                break
+    return tuple(found)
 
 
 def _flat_directories(text: str) -> tuple[str, ...]:

@@ -146,9 +146,29 @@ def test_a_globbed_hardline_name_is_hardline_in_a_long_line(engine: Engine, comm
 
 # -- what the flat scan does not read (it is no shell): found by adv4, not fixed -----------------
 
-UNREAD = [
-    "echo x > /dev/sda",  # a redirection: the flat scan judges no redirection
+DEVICES = [
+    "echo x > /dev/sda",
     "cat /dev/zero > /dev/sda",
+    "cat /dev/urandom >/dev/nvme0n1",
+    "head -c 1M /dev/zero >> /dev/sdb1",
+]
+
+
+@pytest.mark.parametrize("command", DEVICES)
+def test_a_redirection_to_a_device_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    """Found by adv4: the flat scan judged runs of words only, so `> /dev/sda` past 64 KiB was an ask."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+def test_redirections_to_harmless_devices_keep_a_long_line_an_ask(engine: Engine) -> None:
+    verdict = judge(engine, PADDING + "echo x > /dev/null 2>/dev/stderr; cat x >/dev/tty")
+    assert verdict.decision == "ask" and not verdict.hardline
+
+
+UNREAD = [
     "{rm,-rf,~}",  # brace expansion makes the command
     "rm${IFS}-rf${IFS}~",  # IFS splits the word
     "a=rm; $a -rf ~",  # a variable holds the name
@@ -159,7 +179,7 @@ UNREAD = [
 
 @pytest.mark.xfail(
     strict=True,
-    reason="flat scan (text past 64 KiB or the token budget) reads no redirection, brace "
+    reason="flat scan (text past 64 KiB or the token budget) reads no brace "
     "expansion, IFS or variable: hardline alone, a non-grantable ask when padded",
 )
 @pytest.mark.parametrize("command", UNREAD)
