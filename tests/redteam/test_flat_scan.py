@@ -236,3 +236,14 @@ def test_a_cd_after_many_decoys_in_a_long_line_still_moves_the_runs(engine: Engi
     decoys = "".join(f"cd /srv/d{i}; " for i in range(20))
     verdict = judge(engine, decoys + PADDING + "cd ~; rm -rf *")
     assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the flat scan judges the first 64 distinct device targets (each costs ~0.1 ms: 6,000 of them were "
+    "0.7 s); 64 harmless ones before `> /dev/sda` keep a long line an ask. Needs a cheap block-device prefilter",
+)
+def test_a_device_redirection_after_many_decoys_is_hardline(engine: Engine) -> None:
+    decoys = "".join(f"echo > /dev/x{i}; " for i in range(80))
+    verdict = judge(engine, decoys + PADDING + "cat /dev/zero > /dev/sda")
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
