@@ -120,6 +120,66 @@ def test_a_state_dir_the_engine_cannot_write_is_a_located_validation_error(repo:
     assert [(p["code"], p["line"], p["pointer"]) for p in problems] == [("config-invalid", 3, "/state_dir")]
 
 
+def test_a_glob_of_folders_through_a_link_on_disk_is_judged_where_it_lands(
+    engine: Engine, repo: Path, home: Path
+) -> None:
+    """`hl -> ~`: `rm -rf hl/*/` is `rm -rf ~/*/` (every folder in home), hardline. Found by adv4:
+    the glob's head landing kept the trailing `/` (`~/*/`), which no class glob matches: an ask,
+    and a human saying yes deleted the folders."""
+    (home / "projects").mkdir()
+    (home / "projects" / "notes.txt").write_text("keep me\n")
+    (repo / "hl").symlink_to(home)
+    engine.set_approval_callback(lambda request: "once")
+    for command in ("rm -rf hl/*/", "rm -rf hl/*/.", "rm -rf ./hl/*/"):
+        verdict = engine.check(command)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), command
+        assert not terminal(engine, command)["ok"], command
+    assert (home / "projects" / "notes.txt").read_text() == "keep me\n" and (home / ".ssh" / "id_rsa").exists()
+
+
+def test_a_glob_in_a_folder_above_the_engine_files_names_them(
+    repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A glob in a folder above the project or the state dir (`pro?/policies/deny.yaml`,
+    `xstat?/...`) may name the engine's own files. Found by adv4: where no link area reaches
+    (a project in /srv, a state dir in /var/lib; here: no temp dir is one, the workdir is apart)
+    each was allowed: the engine's classes were matched as spelled, a glob only against the
+    declared classes. Even a human saying yes must not let a policy be emptied or the log cut."""
+    monkeypatch.setattr("engine.policy.places.temp_dirs", list)  # /tmp is no link area here
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xstate"))  # outside HOME: no home class helps
+    work = tmp_path / "work"
+    work.mkdir()
+    project = repo.rename(tmp_path / "proj")
+    engine = Engine.load(project, config={"workdir": str(work)})
+    try:
+        state = engine.state_dir
+        assert state.is_relative_to(tmp_path / "xstate") and not state.is_relative_to(home)
+        assert terminal(engine, "git push -f origin main")["error"]  # audited (denied: nobody to ask)
+        log = state / "audit.jsonl"
+        before = log.read_bytes()
+        engine.set_approval_callback(lambda request: "once")
+        top = tmp_path
+        for command in (
+            f"cp /dev/null {top}/pro?/policies/deny.yaml",
+            f"cp /dev/null {top}/proj/polic?es/deny.yaml",
+            f"sed -i d {top}/*/hermes-engine.yaml",
+            f"truncate -s0 {top}/xstat?/hermes-engine/*/audit.jsonl",
+            f"rm -f {top}/xst*/hermes-engine/*/*",
+        ):
+            verdict = engine.check(command)
+            assert (verdict.decision, verdict.hardline) == ("deny", True), command
+            assert not terminal(engine, command)["ok"], command
+        assert (project / "policies" / "deny.yaml").read_text().startswith("kind: ApprovalPolicy")
+        assert (project / "hermes-engine.yaml").read_text() == "workdir: .\nhandler_roots: [myhandlers]\n"
+        assert log.read_bytes().startswith(before)
+        # A glob that names none of them is judged as before, and runs.
+        (project / "src" / "b.pyc").write_text("")
+        assert engine.check(f"rm -f {top}/pro?/src/*.pyc").decision == "allow"
+        assert terminal(engine, f"rm -f {top}/pro?/src/*.pyc")["ok"] and not (project / "src" / "b.pyc").exists()
+    finally:
+        engine.close()
+
+
 # -- Why: "write through a symlink" ---------------------------------------------------------
 
 
@@ -170,6 +230,23 @@ def test_reading_a_secret_file_asks_like_cat_does(engine: Engine, repo: Path) ->
         assert result.error is not None and result.error.type == "pending_approval", (tool, args)
         assert "sk-live" not in result.output
     assert engine.check(".env", tool="read_file").decision == engine.check("cat .env").decision == "ask"
+
+
+def test_an_inline_program_reading_a_key_asks_like_cat_does(engine: Engine, repo: Path, home: Path) -> None:
+    """Found by adv4: `cat ~/.ssh/id_rsa` asked, the same read by an inline program was allowed and
+    printed the key (no matcher read an inline program's paths for a read, only for a write)."""
+    key = home / ".ssh" / "id_rsa"
+    for command in (
+        f"python3 -c 'print(open(\"{key}\").read())'",
+        "python3 -c \"import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())\"",
+    ):
+        assert engine.check(command).decision == engine.check(f"cat {key}").decision == "ask", command
+        out = terminal(engine, command)  # nobody to ask: not run
+        assert not out["ok"] and "secret-key-material" not in str(out["output"]), command
+    # The key the compiled-project cache and the warm-start file are MACed with: read, a cache forges.
+    mac_key = home / ".config" / "hermes-engine" / "audit" / "compiled-project.key"
+    assert engine.check(f'python3 -c \'print(open("{mac_key}", "rb").read().hex())\'').decision == "ask"
+    assert engine.check("python3 -c 'print(open(\"src/app.py\").read())'").decision == "allow"
 
 
 # -- Why: "read the host's secrets" -----------------------------------------------------------

@@ -156,7 +156,8 @@ def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]
     cold = [check(env, command).stdout for command in commands]  # the first builds the entry
     warm = [check(env, command).stdout for command in commands]
     assert warm == cold
-    assert [out.split()[0] for out in warm] == ["deny", "ask", "ask", "deny", "ask"], warm
+    # `find / -exec rm {} \;` removes every file, the engine's own too (`rm /*`: a glob naming its folders).
+    assert [out.split()[0] for out in warm] == ["deny", "ask", "deny", "deny", "ask"], warm
 
 
 def test_no_module_without_typing_at_run_time_has_a_classvar() -> None:

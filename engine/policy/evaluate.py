@@ -55,6 +55,12 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
+_FLAT_DEVICES = 64
+_HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
+_ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
+_FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
+_FLAT_CD = re.compile(r"(?:^|[\s;&|()<>`])(?:cd|pushd)(?=[\s;&|()<>`]|\Z)((?:[ \t]+[^\s;&|()<>`]+){0,3})")
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
@@ -430,14 +436,37 @@ class Evaluator:
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
             view.classify_plain(set().union(*runs))
             argvs = _representatives(runs, index, classify)
+        # The flat scan keeps no order: a run may run in any folder a `cd` of the text names.
+        folders: tuple[str | None, ...] = (None, *_flat_directories(text)) if runs else (None,)
+        bulk = len(runs) > _FLAT_BULK
+        plans = index.flat_plans
         for argv in argvs:
-            command = Command(command_name(argv[0]), argv, (False,) * len(argv))
+            # Only a run with a relative word can judge otherwise in another folder; among many
+            # runs, only those judged once for many (a name whose matchers read no subcommand or
+            # text: rm, find, shred ...), so a `cd` multiplies the work by at most _FLAT_FOLDERS.
+            moved = folders
+            if not any(w[:1] not in _ANCHORED for w in argv[1:]) or (bulk and plans.get(command_name(argv[0])) is None):
+                moved = (None,)
+            for folder in moved:
+                command = Command(command_name(argv[0]), argv, (False,) * len(argv), cwd=folder)
+                for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
+                    if pattern.severity != "hardline" or (pattern.key, command.text) in out:
+                        continue
+                    if matcher.matches_command(command, classify, name_checked):
+                        out[pattern.key, command.text] = Match(
+                            pattern.key, pattern.description, pattern.severity, command.text, grantable=False
+                        )
+        # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
+        for target in _flat_device_targets(text):
+            command = Command(":", (":",), (False,), redirects=((">", target),))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
-                if pattern.severity != "hardline" or (pattern.key, command.text) in out:
-                    continue
-                if matcher.matches_command(command, classify, name_checked):
-                    out[pattern.key, command.text] = Match(
-                        pattern.key, pattern.description, pattern.severity, command.text, grantable=False
+                if (
+                    pattern.severity == "hardline"
+                    and (pattern.key, target) not in out
+                    and matcher.matches_command(command, classify, name_checked)
+                ):
+                    out[pattern.key, target] = Match(
+                        pattern.key, pattern.description, pattern.severity, "> " + target, grantable=False
                     )
         for _, pattern in index.regex_only:
             regex = pattern.regex
@@ -698,6 +727,41 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
             yield from _piece_commands(piece, finder)
 
 
+def _flat_device_targets(text: str) -> tuple[str, ...]:
+    """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), at most
+    _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...)."""
+    found: dict[str, None] = {}
+    for match in _FLAT_DEVICE.finditer(_FLAT_QUOTING.sub("", text)):
+        target = match.group(1)
+        if target not in _HARMLESS_DEVICES:
+            found[target] = None
+            if len(found) >= _FLAT_DEVICES:
+                break
+    return tuple(found)
+
+
+def _flat_directories(text: str) -> tuple[str, ...]:
+    """The folders a `cd` or `pushd` of ``text`` names (a bare one: home), and where the relative
+    ones lead one after another: `cd ~; rm -rf *` past the size limit is `rm -rf ~/*`. Past
+    _FLAT_FOLDERS of them (decoys before the one that matters), the first ones, home and `/`."""
+    found: dict[str, None] = {}
+    joined = "."
+    for match in _FLAT_CD.finditer(_FLAT_QUOTING.sub("", text)):
+        words = match.group(1).split()
+        target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
+        if target is None:
+            continue  # `cd -`, `cd -P` alone: where it leads is not in the text
+        if len(found) >= _FLAT_FOLDERS:
+            found.update(dict.fromkeys(("~", "/")))
+            break
+        found[target] = None
+        if not target.startswith(("/", "~")):
+            joined = posixpath.normpath(posixpath.join(joined, target))
+            found[joined] = None
+    found.pop(".", None)
+    return tuple(found)
+
+
 def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:
     """The runs of one piece of the flat text between two operators (see _flat_commands)."""
     size = len(piece)
@@ -850,8 +914,13 @@ _WORD_CHAR = r"[^\s;&|()<>`]"
 def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
     """Where a word whose basename is one of ``names`` or matches one of ``globs`` may start."""
     ordered = sorted(set(names), key=len, reverse=True)
-    options = [re.escape(n) + (r"[0-9.]*" if n == "python" else "") for n in ordered]
-    options += [glob_in_word(g, r"[^\s;&|()<>`/]") for g in set(globs)]
+    # The first alternative that matches at a place wins: a glob that runs to the word's end
+    # (`mkfs.*`) goes before the names, or `mkfs` would be found in `mkfs.ext4` and passed over
+    # as the start of a longer word. Other globs last: they may stop inside a name.
+    tailed = sorted(g for g in set(globs) if g.endswith("*"))
+    options = [glob_in_word(g, r"[^\s;&|()<>`/]") for g in tailed]
+    options += [re.escape(n) + (r"[0-9.]*" if n == "python" else "") for n in ordered]
+    options += [glob_in_word(g, r"[^\s;&|()<>`/]") for g in sorted(set(globs) - set(tailed))]
     if not options:
         return None
     body = "|".join(options)

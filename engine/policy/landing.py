@@ -158,7 +158,9 @@ class Walk:
             head = "/".join(parts[:first])
             head_landing = self.landing(posixpath.normpath(head)) if head.rstrip("/") else None
             if head_landing is not None:
-                found.append("/".join([head_landing.rstrip("/"), *parts[first:]]))
+                # Normalised as the word itself is (`hl/*/` and `hl/*/.` are `~/*`: a class glob
+                # has no trailing `/` or `.` component).
+                found.append(posixpath.normpath("/".join([head_landing.rstrip("/"), *parts[first:]])))
             for i, match in enumerate(globbing.iglob(raw)):
                 if i >= _MAX_GLOB_LANDINGS:
                     break

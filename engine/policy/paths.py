@@ -402,6 +402,20 @@ def _compile(globs: Iterable[str]) -> _Class:
     )
 
 
+def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tuple[str, ...]]]:
+    """(class, components) of each absolute alternative of the including globs (see _glob_classes)."""
+    alternatives: list[tuple[str, tuple[str, ...]]] = []
+    for name, globs in classes.items():
+        for glob in globs:
+            if glob.startswith("!"):
+                continue
+            for spelled in _expand_alternatives(glob) or ():
+                # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
+                if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
+                    alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
+    return alternatives
+
+
 class PathClassifier:
     """Classifies words against the classes declared in policy manifests."""
 
@@ -411,6 +425,7 @@ class PathClassifier:
         self._classes = {name: _compile(globs) for name, globs in classes.items()}
         self._globs = classes
         self._alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # built on the first glob word
+        self._engine_alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # the same, the engine's
         self.names = frozenset(self._classes) | COMPUTED_CLASSES
         self.places = places
         if places is not None and cwd is None:
@@ -488,24 +503,30 @@ class PathClassifier:
             classes |= self._match(joined)
         return frozenset(classes)
 
-    def _glob_classes(self, path: str) -> set[str]:
+    def _glob_classes(self, path: str, engine: bool = False) -> set[str]:
         """The classes a glob word may name (`rm ~/.bash*` names ~/.bashrc): each component is
         matched both ways against each alternative of a class glob (not those after a `**`)
-        with as many components. Exclusions are not applied: the glob may name either."""
-        if self._alternatives is None:
-            alternatives: list[tuple[str, tuple[str, ...]]] = []
-            for name, globs in self._globs.items():
-                for glob in globs:
-                    if glob.startswith("!"):
-                        continue
-                    for spelled in _expand_alternatives(glob) or ():
-                        # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
-                        if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
-                            alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
-            self._alternatives = alternatives
+        with as many components. Exclusions are not applied: the glob may name either. With
+        ``engine``, the engine's own classes (`cp x /srv/proj?/policies/self.yaml`)."""
+        if engine:
+            if self._engine_alternatives is None:
+                places = self.places
+                assert places is not None
+                self._engine_alternatives = _alternatives_of(
+                    {
+                        "engine_files": places.engine_files,
+                        "engine_state": places.engine_state,
+                        ENGINE_PARENT: places.engine_parents,
+                    }
+                )
+            alternatives = self._engine_alternatives
+        else:
+            if self._alternatives is None:
+                self._alternatives = _alternatives_of(self._globs)
+            alternatives = self._alternatives
         parts = path.split("/")
         found: set[str] = set()
-        for name, alternative in self._alternatives:
+        for name, alternative in alternatives:
             if name in found:
                 continue
             under = alternative[-1] == "**"  # the folder's contents: one component or more below it
@@ -565,6 +586,9 @@ class PathClassifier:
         for name, spec in self._engine.items():
             if spec.include.match(path) and not (spec.exclude is not None and spec.exclude.match(path)):
                 found.add(name)
+        if not _GLOB_CHARS.isdisjoint(path):
+            # What the glob may name of the engine's own (a glob above its folder: `/srv/proj?/...`).
+            found |= self._glob_classes(path, engine=True)
         return frozenset(found)
 
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:

@@ -122,3 +122,128 @@ def test_a_run_like_thousands_of_others_is_still_judged(engine: Engine, padding:
     for long in (padding + command, command + "; " + padding):
         verdict = judge(engine, long)
         assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+# -- names given as globs (mkfs.*): the word finder must not stop at the literal name inside -----
+
+GLOBBED = [
+    "mkfs.ext4 /dev/sda",
+    "mkfs.xfs /dev/sda1",
+    "/sbin/mkfs.vfat -F 32 /dev/sdb",
+    "sudo mkfs.ext4 /dev/nvme0n1p2",
+]
+
+
+@pytest.mark.parametrize("command", GLOBBED)
+def test_a_globbed_hardline_name_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    """`mkfs.*` and the name `mkfs` were one alternation, the name first: the flat scan found
+    `mkfs` in `mkfs.ext4`, passed it over as the start of a longer word, and the pad was an ask."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+# -- what the flat scan does not read (it is no shell): found by adv4, not fixed -----------------
+
+DEVICES = [
+    "echo x > /dev/sda",
+    "cat /dev/zero > /dev/sda",
+    "cat /dev/urandom >/dev/nvme0n1",
+    "head -c 1M /dev/zero >> /dev/sdb1",
+]
+
+
+@pytest.mark.parametrize("command", DEVICES)
+def test_a_redirection_to_a_device_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    """Found by adv4: the flat scan judged runs of words only, so `> /dev/sda` past 64 KiB was an ask."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+def test_redirections_to_harmless_devices_keep_a_long_line_an_ask(engine: Engine) -> None:
+    verdict = judge(engine, PADDING + "echo x > /dev/null 2>/dev/stderr; cat x >/dev/tty")
+    assert verdict.decision == "ask" and not verdict.hardline
+
+
+UNREAD = [
+    "{rm,-rf,~}",  # brace expansion makes the command
+    "rm${IFS}-rf${IFS}~",  # IFS splits the word
+    "a=rm; $a -rf ~",  # a variable holds the name
+    "x=~; rm -rf $x",  # a variable holds the target
+    "rm -rf ~{/,}",  # brace expansion makes the target
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="flat scan (text past 64 KiB or the token budget) reads no brace "
+    "expansion, IFS or variable: hardline alone, a non-grantable ask when padded",
+)
+@pytest.mark.parametrize("command", UNREAD)
+def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: str) -> None:
+    assert judge(engine, command).hardline
+    verdict = judge(engine, "echo " + "a" * MAX_LENGTH + "; " + command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+# -- an archive extracted in a folder above start-up files: found by adv4, not fixed -------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="no matcher reads where an extraction lands when no word names it: "
+    "`tar -C ~` asks, `cd ~ && tar xf a.tar` (members .bashrc, .ssh/authorized_keys) is allowed",
+)
+@pytest.mark.parametrize(
+    "command", ["cd ~ && tar xf /tmp/a.tar", "cd ~ && unzip -o /tmp/a.zip", "cd ~ && cpio -i < /tmp/a.cpio"]
+)
+def test_an_archive_extracted_in_home_is_not_allowed(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision != "allow"
+
+
+# -- a `cd` in a long line: the runs after it judged where it leads ------------------------------
+
+MOVED = [
+    "cd ~; rm -rf *",
+    "cd /; rm -rf *",
+    "cd; rm -rf *",
+    "pushd ~; rm -rf *",
+    "cd ~ && find . -delete",
+    "cd .. && rm -rf *",
+]
+
+
+@pytest.mark.parametrize("command", MOVED)
+def test_a_cd_in_a_long_line_moves_the_runs_after_it(engine: Engine, command: str) -> None:
+    """Found by adv4: the flat scan judged `rm -rf *` in the working directory whatever `cd` came
+    before it, so `cd ~; rm -rf *` past the size limit was a non-grantable ask, not hardline."""
+    assert judge(engine, command).hardline
+    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+def test_a_cd_into_a_work_folder_in_a_long_line_stays_an_ask(engine: Engine, parent: Path) -> None:
+    (parent / "build").mkdir()
+    verdict = judge(engine, "cd build; " + PADDING)  # `rm -rf aN` in build: no folder above a critical one
+    assert verdict.decision == "ask" and not verdict.hardline and not verdict.grantable
+
+
+def test_a_cd_after_many_decoys_in_a_long_line_still_moves_the_runs(engine: Engine) -> None:
+    decoys = "".join(f"cd /srv/d{i}; " for i in range(20))
+    verdict = judge(engine, decoys + PADDING + "cd ~; rm -rf *")
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the flat scan judges the first 64 distinct device targets (each costs ~0.1 ms: 6,000 of them were "
+    "0.7 s); 64 harmless ones before `> /dev/sda` keep a long line an ask. Needs a cheap block-device prefilter",
+)
+def test_a_device_redirection_after_many_decoys_is_hardline(engine: Engine) -> None:
+    decoys = "".join(f"echo > /dev/x{i}; " for i in range(80))
+    verdict = judge(engine, decoys + PADDING + "cat /dev/zero > /dev/sda")
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
