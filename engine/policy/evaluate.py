@@ -731,7 +731,7 @@ def _flat_device_targets(text: str) -> tuple[str, ...]:
     """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), at most
     _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...)."""
     found: dict[str, None] = {}
-    for match in _FLAT_DEVICE.finditer(_FLAT_QUOTING.sub("", text)):
+    for match in _FLAT_DEVICE.finditer(text.translate(_FLAT_QUOTING)):
         target = match.group(1)
         if target not in _HARMLESS_DEVICES:
             found[target] = None
@@ -746,7 +746,7 @@ def _flat_directories(text: str) -> tuple[str, ...]:
     _FLAT_FOLDERS of them (decoys before the one that matters), the first ones, home and `/`."""
     found: dict[str, None] = {}
     joined = "."
-    for match in _FLAT_CD.finditer(_FLAT_QUOTING.sub("", text)):
+    for match in _FLAT_CD.finditer(text.translate(_FLAT_QUOTING)):
         words = match.group(1).split()
         target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
         if target is None:
