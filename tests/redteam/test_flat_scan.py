@@ -37,6 +37,20 @@ def parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return work
 
 
+def assert_hardline_padded(engine: Engine, command: str, longs: tuple[str, ...]) -> None:
+    """``command`` is hardline alone, and in each of ``longs`` (it padded past the size limit)."""
+    assert judge(engine, command).hardline
+    for long in longs:
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+
+
+def around(command: str, padding: str = "") -> tuple[str, str, str]:
+    """``command`` after a long word, after ``padding`` (PADDING) and before it."""
+    padding = padding or PADDING
+    return ("echo " + "a" * MAX_LENGTH + "; " + command, padding + command, command + "; " + padding)
+
+
 @pytest.fixture
 def engine(parent: Path) -> Iterator[Engine]:
     engine = Engine.load(REPO, config={"workdir": str(parent), "state_dir": str(parent / "state")})
@@ -118,10 +132,7 @@ FOLDED = [
 
 @pytest.mark.parametrize("padding,command", FOLDED, ids=range(len(FOLDED)))
 def test_a_run_like_thousands_of_others_is_still_judged(engine: Engine, padding: str, command: str) -> None:
-    assert judge(engine, command).hardline
-    for long in (padding + command, command + "; " + padding):
-        verdict = judge(engine, long)
-        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+    assert_hardline_padded(engine, command, around(command, padding)[1:])
 
 
 # -- names given as globs (mkfs.*): the word finder must not stop at the literal name inside -----
@@ -138,10 +149,7 @@ GLOBBED = [
 def test_a_globbed_hardline_name_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
     """`mkfs.*` and the name `mkfs` were one alternation, the name first: the flat scan found
     `mkfs` in `mkfs.ext4`, passed it over as the start of a longer word, and the pad was an ask."""
-    assert judge(engine, command).hardline
-    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
-        verdict = judge(engine, long)
-        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+    assert_hardline_padded(engine, command, around(command))
 
 
 # -- what the flat scan does not read (it is no shell): found by adv4, not fixed -----------------
@@ -157,10 +165,7 @@ DEVICES = [
 @pytest.mark.parametrize("command", DEVICES)
 def test_a_redirection_to_a_device_is_hardline_in_a_long_line(engine: Engine, command: str) -> None:
     """Found by adv4: the flat scan judged runs of words only, so `> /dev/sda` past 64 KiB was an ask."""
-    assert judge(engine, command).hardline
-    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command, command + "; " + PADDING):
-        verdict = judge(engine, long)
-        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+    assert_hardline_padded(engine, command, around(command))
 
 
 def test_redirections_to_harmless_devices_keep_a_long_line_an_ask(engine: Engine) -> None:
@@ -220,10 +225,7 @@ MOVED = [
 def test_a_cd_in_a_long_line_moves_the_runs_after_it(engine: Engine, command: str) -> None:
     """Found by adv4: the flat scan judged `rm -rf *` in the working directory whatever `cd` came
     before it, so `cd ~; rm -rf *` past the size limit was a non-grantable ask, not hardline."""
-    assert judge(engine, command).hardline
-    for long in ("echo " + "a" * MAX_LENGTH + "; " + command, PADDING + command):
-        verdict = judge(engine, long)
-        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-80:]
+    assert_hardline_padded(engine, command, around(command)[:2])
 
 
 def test_a_cd_into_a_work_folder_in_a_long_line_stays_an_ask(engine: Engine, parent: Path) -> None:
