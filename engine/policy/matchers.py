@@ -81,11 +81,31 @@ class ArgSpec:
             return self.test(words[0], classify)
         if self.position == "last":
             return self.test(words[-1], classify)
+        if self.position == "into":
+            return any(self.test(w, classify) for w in into_landings(words))
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
                 return True
         return False
+
+
+def into_landings(words: Sequence[str], directory: str | None = None) -> list[str]:
+    """Where a copy lands: the destination as named, and, since it may be a directory, each
+    source's last component inside it (`cp /tmp/.bashrc ~` writes ``~/.bashrc``).
+
+    ``directory``: a target directory given by an option (`cp -t DIR FILE...`); else the last word.
+    """
+    if directory is None:
+        if not words:
+            return []
+        directory, words = words[-1], words[:-1]
+    found = [directory]
+    for word in words:
+        name = posixpath.basename(word.rstrip("/"))
+        if name and name not in (".", ".."):
+            found.append(posixpath.join(directory, name))
+    return found
 
 
 @dataclass(slots=True)
@@ -260,6 +280,7 @@ class Matcher:
     code: Regex | None = None
     code_paths: ArgSpec | None = None
     path: ArgSpec | None = None
+    cwd: ArgSpec | None = None  # the directory the command runs in (after a `cd` on the line)
     dynamic: bool | None = None
     no_args: bool | None = None
     indirect: bool | None = None
@@ -339,6 +360,8 @@ class Matcher:
             checks.append(self._code_ok)
         if self.code_paths is not None:
             checks.append(self._code_paths_ok)
+        if self.cwd is not None:
+            checks.append(self._cwd_ok)
         self._checks = tuple(checks)
 
     def _name_ok(self, command: Command) -> bool:
@@ -416,7 +439,13 @@ class Matcher:
             return False
         if words is not None and not self._words_first and not words.any(shaped.words, classify):
             return False
-        return all(any(spec.test(v, classify) for v in shaped.option_values(name)) for name, spec in self.options)
+        for name, spec in self.options:
+            values = shaped.option_values(name)
+            if spec.position == "into":
+                values = [w for v in values for w in into_landings(positionals, v)]
+            if not any(spec.test(v, classify) for v in values):
+                return False
+        return True
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
@@ -438,6 +467,10 @@ class Matcher:
             and command.code is not None
             and self.code_paths.any(code_paths(command.code), classify)
         )
+
+    def _cwd_ok(self, command: Command, classify: Any) -> bool:
+        # `classify` already reads a relative word under the line's `cd`; "." is that directory.
+        return self.cwd is not None and self.cwd.test(".", classify)
 
     def matches_path(self, value: str, classify: Any) -> bool:
         return self.path is not None and self.path.test(value, classify)
@@ -516,6 +549,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         if "code_paths" in data
         else None,
         path=_arg_spec(data["path"], [*base, "path"], known_classes) if "path" in data else None,
+        cwd=_arg_spec(data["cwd"], [*base, "cwd"], known_classes) if "cwd" in data else None,
         dynamic=data.get("dynamic"),
         no_args=data.get("no_args"),
         indirect=data.get("indirect"),

@@ -197,16 +197,22 @@ def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: 
 # -- an archive extracted in a folder above start-up files: found by adv4, not fixed -------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="no matcher reads where an extraction lands when no word names it: "
-    "`tar -C ~` asks, `cd ~ && tar xf a.tar` (members .bashrc, .ssh/authorized_keys) is allowed",
-)
 @pytest.mark.parametrize(
-    "command", ["cd ~ && tar xf /tmp/a.tar", "cd ~ && unzip -o /tmp/a.zip", "cd ~ && cpio -i < /tmp/a.cpio"]
+    "command",
+    [
+        "cd ~ && tar xf /tmp/a.tar",
+        "cd ~ && unzip -o /tmp/a.zip",
+        "cd ~ && cpio -i < /tmp/a.cpio",
+        "cd ~/.ssh && tar xzf /tmp/k.tgz",
+        "cd /etc && tar xf /tmp/a.tar",
+        "cd ~ && 7z x /tmp/a.7z",
+        "cd ~ && bsdtar -xf /tmp/a.tar",
+    ],
 )
 def test_an_archive_extracted_in_home_is_not_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow"
+    """Found by adv4: the members (.bashrc, .ssh/authorized_keys) land where the line never names them."""
+    assert judge(engine, command).decision == "ask"
+    assert judge(engine, command.split("&& ", 1)[-1]).decision == "allow"  # in the work tree
 
 
 # -- a `cd` in a long line: the runs after it judged where it leads ------------------------------
