@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
 from tests.redteam.conftest import judge
 
 PLANTED = [
@@ -113,21 +111,18 @@ def test_the_near_misses_stay_allowed(engine: Engine, command: str) -> None:
 
 
 @pytest.fixture
-def home_engine(tmp_path: Path, fake_home: Path) -> Iterator[Engine]:
-    work = tmp_path / "work"
-    work.mkdir()
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    yield engine
-    engine.close()
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "work").mkdir()
+    return tmp_path / "work"
 
 
-def test_a_browser_login_store_is_not_printed(home_engine: Engine, fake_home: Path) -> None:
+def test_a_browser_login_store_is_not_printed(work_engine: Engine, fake_home: Path) -> None:
     store = fake_home / ".mozilla" / "firefox" / "abc.default" / "logins.json"
     store.parent.mkdir(parents=True)
     store.write_text('{"logins": [{"encryptedPassword": "browser-secret-0451"}]}')
     assert subprocess.run(["cat", str(store)], check=True, capture_output=True, text=True).stdout.count("0451") == 1
     for command in ("cat ~/.mozilla/firefox/abc.default/logins.json", f"head -c 400 {store}"):
-        result = home_engine.call("terminal", {"command": command})
+        result = work_engine.call("terminal", {"command": command})
         assert not result.ok and "browser-secret-0451" not in result.output, command
-    result = home_engine.call("terminal", {"command": "echo ran"})
+    result = work_engine.call("terminal", {"command": "echo ran"})
     assert result.ok and json.loads(result.output)["output"] == "ran\n"
