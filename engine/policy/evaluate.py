@@ -41,9 +41,14 @@ if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
-# the parser to be judged at all (a here-document may be unterminated).
-_OBFUSCATION = re.compile(r"[$`'\"\\{]|<<")
+# the parser to be judged at all (a here-document may be unterminated); and a word ending in `/`:
+# as a command its name is empty, known only at run time, and every matcher applies to it.
+_OBFUSCATION = re.compile(r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)")
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
+# A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):
+# path fragments in the text say nothing of it, so no name-less matcher is skipped for lack of them
+# (the engine's own file names are single path components: any spelling of a path holds them).
+_RESPELLED = re.compile(r"[$%\\]|(?<![a-z0-9])[a-z]:[/\\]")
 _QUOTES = re.compile(r"[\"'`]")
 # Arguments rule globs read as shell commands (matched against each simple command too).
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
@@ -215,7 +220,7 @@ class _Index:
         engine = bool(self.engine)
         if command.cwd is None:
             lowered = command.text.lower()
-            if generic:
+            if generic and _RESPELLED.search(lowered) is None:
                 # Name-less matchers look for paths: skip those whose path text is absent.
                 generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
             engine = engine and _names_engine_files(command, engine_names, lowered)
