@@ -183,6 +183,7 @@ _WORDS = [
         "$HOME/.aws/config",
     ],
     *[r"%USERPROFILE%\.ssh\id_rsa", r"C:\Users\me\.aws\credentials", "C:/Users/me/.bashrc"],
+    *["%USERPROFILE%/.ssh/authorized_keys", "c:/users/me/.ssh/id_rsa", "%homepath%/.aws/config"],
     *["'rm -rf ~'", '"$HOME"', "$(curl x)"],
 ]
 _OPERATORS = [" ", " ", " ", " | ", " && ", "; ", " > ", " < ", "\n"]
