@@ -57,6 +57,8 @@ _NEVER = r"\b\B"
 # A plain name: nothing in it is read as a path's syntax (no `/`, `~`, `$`, glob, `:`, `@`, `=`,
 # no leading dot or dash), so it names `./NAME` and nothing else (see View.classify_plain).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_UNSURE_FOLDER = re.compile(r"[$`*?\[{\\]")  # a `cd` target the text alone does not name
+_PLAIN_LINES = re.compile(r"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # the lines that are a plain name
 _RELATIVE = frozenset({"relative"})
 
 
@@ -642,8 +644,23 @@ class View:
             found = self._memo[word] = self._classifier._classify_here(word, self._walk)
         return found
 
-    def classify_plain(self, words: Iterable[str]) -> None:
-        """Classify the plain names among ``words`` at once, ahead of :attr:`classify`.
+    def folder(self, spelled: str) -> str | None:
+        """The absolute, normal path a `cd` to ``spelled`` leads to from the working directory;
+        None when the text alone cannot say (a variable, a glob, another user's home)."""
+        places = self._classifier.places
+        if places is None or not spelled or _UNSURE_FOLDER.search(spelled):
+            return None
+        if spelled == "~" or spelled.startswith("~/"):
+            path = places.home + spelled[1:]
+        elif spelled.startswith("~"):
+            return None
+        else:
+            path = posixpath.join(self._cwd, spelled)
+        return posixpath.normpath(path) if path.startswith("/") else None
+
+    def classify_plain(self, words: Iterable[str], directory: str | None = None) -> set[str]:
+        """Classify the plain names among ``words`` at once, ahead of :attr:`classify`; return
+        those of ``words`` whose only class is then known to be ``relative``.
 
         For a long text of many distinct words (the flat scan), one word at a time costs more
         than all the rest. A plain name (_PLAIN_NAME) means `./NAME`: its only class is
@@ -652,35 +669,45 @@ class View:
         (any line a match touches is left to :attr:`classify`), and one listing of the working
         directory; the others are remembered as ``relative``. Nothing is remembered when the
         working directory is itself critical or a link may be on its way (then every word is
-        classified on its own, as before).
+        classified on its own, as before). Set work in C, no Python step per word.
+
+        ``directory`` (absolute, normal; see :meth:`folder`): the names as they would be read
+        after a `cd` there, by every class glob and the engine's (a superset: the working
+        directory's own area classes are not left out); nothing is remembered.
         """
         classifier = self._classifier
         places = classifier.places
         if places is None or self._critical:
-            return
+            return set()
         finders = classifier._plain_finders()
-        cwd = self._cwd
+        cwd = self._cwd if directory is None else directory
         if finders is None or not cwd.startswith("/") or posixpath.normpath(cwd) != cwd:
-            return
+            return set()
         links: frozenset[str] = frozenset()
         if self._walk is not None:
             found = self._walk.names_landing_elsewhere(cwd)
             if found is None:
-                return
+                return set()
             links = found
-        memo = self._memo
-        fullmatch = _PLAIN_NAME.fullmatch
-        plain = [w for w in words if w not in memo and fullmatch(w) and w not in links]
+        memo: dict[str, frozenset[str]] = self._memo if directory is None else {}
+        given = set(words)
+        known = {w for w in memo.keys() & given if memo[w] == _RELATIVE}
+        plain = _PLAIN_LINES.findall("\n".join(given.difference(memo, links)))
         if not plain:
-            return
+            return known
         prefix = cwd.rstrip("/") + "/"
-        here = [prefix + w for w in plain]
+        spelled = "\n".join(plain)
+        here = prefix + spelled.replace("\n", "\n" + prefix)
         tilde = classifier._tilde(cwd)
         if tilde != cwd:
-            here += [tilde.rstrip("/") + "/" + w for w in plain]
+            other = tilde.rstrip("/") + "/"
+            here += "\n" + other + spelled.replace("\n", "\n" + other)
         touched: set[str] = set()
-        for finder, lines in zip(finders, (plain, here), strict=True):
-            data = "\n".join(lines).encode("utf-8", "surrogatepass")
+        scans = [(finders[0], spelled), (finders[1], here)]
+        if directory is not None:
+            scans.append((finders[0], here))  # every declared class, the area ones too
+        for finder, lines in scans:
+            data = lines.encode("utf-8", "surrogatepass")
             for start, stop in finder.spans(data):
                 first = data.rfind(b"\n", 0, start) + 1
                 last = data.find(b"\n", stop)
@@ -688,10 +715,10 @@ class View:
                     touched.add(line.rsplit(b"/", 1)[-1].decode("utf-8", "replace"))
         home = places.home
         if home.startswith(prefix):  # CWD/NAME is home itself: `~`
-            touched.add(home[len(prefix) :])
-        for word in plain:
-            if word not in touched:
-                memo[word] = _RELATIVE
+            touched.add(home[len(prefix) :].split("/", 1)[0])
+        relative = set(plain).difference(touched)
+        memo.update(dict.fromkeys(relative, _RELATIVE))
+        return relative | known
 
     def text_lands_elsewhere(self, text: str) -> bool:
         """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""
