@@ -451,6 +451,7 @@ class Evaluator:
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
             words = set().union(*runs)
+            words.update([w.split("=", 1)[1] for w in words if "=" in w])  # values: see _representatives
             anywhere = view.classify_plain(words)
             for place in where or ():
                 anywhere &= view.classify_plain(anywhere, place)
@@ -1009,7 +1010,9 @@ def _representatives(
     words' classes and their globs and regexes. When those are all the matchers of the name
     read (no text, option-value or subcommand tests), a word that is not an option, whose
     classes are only `relative` and that no glob or regex of theirs matches, judges as any
-    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once. Name
+    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once (a
+    `NAME=VALUE` word only when its value is such a word too: `dd of=/dev/sda` among thousands
+    of `dd of=b` was judged as `dd of=b`, found by adv11). Name
     prefilters (the generic matchers', the engine's) only skip matchers that cannot match, so
     the representative's verdict is each run's. ``anywhere``: when a `cd` moves the runs, the
     words that are plain in every folder it names too (`etc` is plain here, not in `/`).
@@ -1034,11 +1037,12 @@ def _representatives(
         for word in argv[1:]:
             same = plain.get((marker, word))
             if same is None:
+                # A `NAME=VALUE` word is an option's value too (`dd of=/dev/sda`): both must be plain.
+                parts = (word, word.split("=", 1)[1]) if "=" in word else (word,)
                 same = plain[marker, word] = (
                     word[:1] != "-"
                     and (anywhere is None or word in anywhere)
-                    and classify(word) == _RELATIVE
-                    and not any(test(word) for test in tests)
+                    and all(classify(p) == _RELATIVE and not any(test(p) for test in tests) for p in parts)
                 )
             key.append(_ANY_WORD if same else word)
         folded = tuple(key)

@@ -289,6 +289,11 @@ FOLD_HIDDEN = [
     (_decoys("systemctl status a{}"), "systemctl reboot"),
     # a words regex of the engine's own CLI: `trust` is a plain word
     (_decoys("hermes-engine a{}"), "hermes-engine trust"),
+    # an option's value in a NAME=VALUE word: `of=/dev/sda` is no plain word (it was, among `of=b`)
+    (_decoys("dd if=a{} of=b"), "dd if=/dev/zero of=/dev/sda"),
+    (_decoys("dd if=/dev/zero of=a{}"), "dd if=/dev/zero of=/dev/sda"),
+    # the engine's own CLI run by python: `engine` is a plain word a words regex reads
+    (_decoys("python3 -m a{}"), "python3 -m engine trust"),
     # a hardline name as a later word (after a wrapper): never folded into a plain word
     (_decoys("nice a{} b"), "nice rm -rf /"),
     # the same shape: the root, home, a link planted to home, home named from its parent
