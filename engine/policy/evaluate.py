@@ -56,6 +56,7 @@ _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
+_FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more runs
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
 _FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
@@ -454,7 +455,7 @@ class Evaluator:
             words.update([w.split("=", 1)[1] for w in words if "=" in w])  # values: see _representatives
             anywhere = view.classify_plain(words)
             for place in where or ():
-                anywhere &= view.classify_plain(anywhere, place)
+                anywhere &= view.classify_plain(anywhere, place, _FlatFold.of(index).classes)
             # A folder the text does not name (`cd $x`): read as before, by the working directory's
             # classes (found by adv11, left open: judging each run in it costs ~0.5 s at 64 KiB).
             argvs = _representatives(runs, index, classify, anywhere if moves and where is not None else None)
@@ -462,6 +463,8 @@ class Evaluator:
         bulk = len(runs) > _FLAT_BULK
         plans = index.flat_plans
         for argv in argvs:
+            if len(out) >= _FLAT_MATCHES:
+                break  # the verdict is a hardline deny already; more matches change nothing
             # Only a run with a relative word can judge otherwise in another folder; among many
             # runs, only those judged once for many (a name whose matchers read no subcommand or
             # text: rm, find, shred ...), so a `cd` multiplies the work by at most _FLAT_FOLDERS.
@@ -810,17 +813,26 @@ class _FlatFold:
     whose hardline matchers read the command's text or subcommands appears in the text (`kill`):
     their runs are judged word for word."""
 
-    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable")
+    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes")
 
     def __init__(self, index: _Index) -> None:
         entries = [
             e for table in (index.by_name.values(), index.by_subcommand.values()) for entries in table for e in entries
         ]
-        entries += [*index.generic, *index.globbed, *index.engine, *index.dynamic]
+        entries += [*index.generic, *index.globbed, *index.engine, *index.dynamic, *index.redirecting]
         hard = [(p, m) for _, p, m, _ in entries if p.severity == "hardline"]
         self._names = index.hardline_words
         self._subwords = frozenset(w.encode() for _, m in hard for sub in m.subcommands for w in sub)
         bodies = []
+        # The path classes any hardline matcher reads: in a folder a `cd` names, a word no glob
+        # of theirs holds is read as any other such word.
+        self.classes = frozenset(
+            c
+            for _, m in hard
+            for spec in (m.args, m.words, m.redirects, m.reads, m.code_paths, *(spec for _, spec in m.options))
+            if spec is not None
+            for c in (*spec.classes, *spec.not_classes)
+        )
         for _, matcher in hard:
             for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
                 if spec is not None:
@@ -869,7 +881,7 @@ class _FlatFold:
                 touched |= _touched(finder, lines)
         relative = view.classify_plain(lines.decode("ascii").split("\n"))
         for folder in folders:  # plain where each `cd` leads too (`cd /; rm -rf etc`)
-            relative &= view.classify_plain(relative, folder)
+            relative &= view.classify_plain(relative, folder, self.classes)
         return set(map(str.encode, relative)).difference(touched)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,6 +58,7 @@ _NEVER = r"\b\B"
 # A plain name: nothing in it is read as a path's syntax (no `/`, `~`, `$`, glob, `:`, `@`, `=`,
 # no leading dot or dash), so it names `./NAME` and nothing else (see View.classify_plain).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_MANY_TOUCHED = 256  # class matches past which classify_plain says no name in another folder is plain
 _UNSURE_FOLDER = re.compile(r"[$`*?\[{\\]")  # a `cd` target the text alone does not name
 _PLAIN_LINES = re.compile(r"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # the lines that are a plain name
 _RELATIVE = frozenset({"relative"})
@@ -440,6 +442,7 @@ class PathClassifier:
         self._lexical = lru_cache(maxsize=4096)(self._classify)
         # Built when first used (see _plain_finders); () when there are none.
         self._plain: tuple[Finder, Finder] | tuple[()] | None = None
+        self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
         if places is not None:
             self._engine = {
@@ -473,6 +476,28 @@ class PathClassifier:
                     finders = ()
             self._plain = finders
         return finders or None
+
+    def _class_finder(self, classes: frozenset[str]) -> Finder | None:
+        """Where a line may be a path one of ``classes`` holds (as _plain_finders, for these classes
+        only, the engine's by their globs); None when one of them is computed otherwise (then no
+        line can be said free of them) or the globs do not compile."""
+        if classes in self._class_finders:
+            return self._class_finders[classes]
+        finder: Finder | None = None
+        places = self.places
+        engine = {
+            "engine_files": places.engine_files if places else (),
+            "engine_state": places.engine_state if places else (),
+            ENGINE_PARENT: places.engine_parents if places else (),
+        }
+        if places is not None and not classes & (COMPUTED_CLASSES - set(engine)):
+            globs = [g for name in sorted(classes) for g in (*self._globs.get(name, ()), *engine.get(name, ()))]
+            try:
+                finder = _lines_finder(globs)
+            except (GlobError, RegexError):
+                finder = None
+        self._class_finders[classes] = finder
+        return finder
 
     @property
     def classify(self) -> Callable[[str], frozenset[str]]:
@@ -658,7 +683,9 @@ class View:
             path = posixpath.join(self._cwd, spelled)
         return posixpath.normpath(path) if path.startswith("/") else None
 
-    def classify_plain(self, words: Iterable[str], directory: str | None = None) -> set[str]:
+    def classify_plain(
+        self, words: Iterable[str], directory: str | None = None, classes: frozenset[str] | None = None
+    ) -> set[str]:
         """Classify the plain names among ``words`` at once, ahead of :attr:`classify`; return
         those of ``words`` whose only class is then known to be ``relative``.
 
@@ -673,7 +700,10 @@ class View:
 
         ``directory`` (absolute, normal; see :meth:`folder`): the names as they would be read
         after a `cd` there, by every class glob and the engine's (a superset: the working
-        directory's own area classes are not left out); nothing is remembered.
+        directory's own area classes are not left out); nothing is remembered. With ``classes``
+        too: the names no glob of those classes may hold there (what a caller that reads only
+        those classes cannot tell apart; `cd ~/.ssh` leaves `a1` and `a2` alike to a hardline
+        matcher, though both are credentials).
         """
         classifier = self._classifier
         places = classifier.places
@@ -687,7 +717,11 @@ class View:
         if self._walk is not None:
             found = self._walk.names_landing_elsewhere(cwd)
             if found is None:
-                return set()
+                # A folder a `cd` names that is not there (yet), on no link's way: nothing in it
+                # lands elsewhere now (`cd build` before thousands of runs was judged run by run).
+                if directory is None or os.path.lexists(directory) or self._walk.landing(directory) is not None:
+                    return set()
+                found = frozenset()
             links = found
         memo: dict[str, frozenset[str]] = self._memo if directory is None else {}
         given = set(words)
@@ -704,11 +738,18 @@ class View:
             here += "\n" + other + spelled.replace("\n", "\n" + other)
         touched: set[str] = set()
         scans = [(finders[0], spelled), (finders[1], here)]
-        if directory is not None:
+        if directory is not None and classes is not None:
+            only = classifier._class_finder(classes)
+            if only is None:
+                return set()
+            scans = [(only, spelled), (only, here)]
+        elif directory is not None:
             scans.append((finders[0], here))  # every declared class, the area ones too
         for finder, lines in scans:
             data = lines.encode("utf-8", "surrogatepass")
-            for start, stop in finder.spans(data):
+            for n, (start, stop) in enumerate(finder.spans(data)):
+                if directory is not None and n >= _MANY_TOUCHED:
+                    return set()  # a folder the classes hold most of (`cd engine`): none is said plain
                 first = data.rfind(b"\n", 0, start) + 1
                 last = data.find(b"\n", stop)
                 for line in data[first : last if last >= 0 else len(data)].split(b"\n"):

@@ -351,3 +351,33 @@ def test_the_home_survives_a_hardline_behind_look_alikes(tmp_path: Path, monkeyp
     assert not result.ok
     assert result.error is not None and result.error.type == "denied"
     assert home_intact(home)
+
+
+@pytest.mark.parametrize(
+    "cd,command",
+    [
+        ("cd /usr;", "rm -rf bin"),
+        ("cd /usr/;", "rm -rf lib"),
+        ("cd ~/.ssh;", "rm -rf ../.."),
+        ("cd /etc &&", "rm -rf ."),
+    ],
+)
+def test_in_a_folder_a_cd_names_only_words_no_hardline_class_holds_are_alike(
+    engine: Engine, cd: str, command: str
+) -> None:
+    """In a folder a `cd` names, words are read alike when no glob of a class a hardline matcher
+    reads holds them there (`a1`, `a2` in `~/.ssh` are credentials to other matchers: alike to
+    these). `bin` in `/usr` is system_top: it must keep its own run."""
+    alone = f"{cd} {command}"
+    assert judge(engine, alone).hardline
+    for long in (f"{cd} " + _decoys("rm -rf a{}") + command, _decoys("rm -rf a{}") + alone):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-60:]
+
+
+def test_a_cd_into_the_engines_files_before_look_alikes_is_hardline(engine: Engine, parent: Path) -> None:
+    """Every word there is the engine's own state: none is plain, each run is its own (and the
+    scan stops after the first matches: the verdict is a hardline deny already)."""
+    assert judge(engine, "cd state; rm -rf a1").hardline
+    verdict = judge(engine, "cd state; " + _decoys("rm -rf a{}"))
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
