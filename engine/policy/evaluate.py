@@ -57,7 +57,6 @@ _QUOTES = re.compile(r"[\"'`]")
 # Arguments rule globs read as shell commands (matched against each simple command too).
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
 # The flat scan: quoting removed, the text cut at anything that may end a command.
-_FLAT_QUOTING = str.maketrans("", "", "\"'\\")  # quotes and backslashes, deleted
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
@@ -66,13 +65,20 @@ _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
+_FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more runs
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
 _FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
-_FLAT_CD = re.compile(r"(?:^|[\s;&|()<>`])(?:cd|pushd)(?=[\s;&|()<>`]|\Z)((?:[ \t]+[^\s;&|()<>`]+){0,3})")
+# `cd`/`pushd` at the start of the text or after a separator: the look-behinds come after the
+# first letter, so `re` scans for `c`/`p` (a few times faster over 64 KiB than trying a separator
+# at every position).
+_FLAT_CD = re.compile(
+    r"(?:c(?<![^\s;&|()<>`]c)d|pushd(?<![^\s;&|()<>`]pushd))(?=[\s;&|()<>`]|\Z)((?:[ \t]+[^\s;&|()<>`]+){0,3})"
+)
 _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
+_FLAT_PIECE_BYTES = bytes.maketrans(b";&|()<>`", b"\n" * 8)
 # What str.split() splits ASCII at and bytes.split() does not (information separators).
 _STR_ONLY_BLANKS = re.compile(rb"[\x1c-\x1f]")
 _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
@@ -128,6 +134,8 @@ class _Index:
     engine: tuple[_Entry, ...] = ()
     # Per command name, the word tests of the flat scan's representatives (see _flat_plan).
     flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = dataclasses.field(default_factory=dict)
+    # The flat scan's fold of plain words (see _FlatFold), built when a long text first needs it.
+    flat_fold: _FlatFold | None = None
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -441,18 +449,34 @@ class Evaluator:
         in the text; every match is not grantable.
         """
         out: dict[tuple[str, str], Match] = {}
-        runs = dict.fromkeys(_flat_commands(text, index))  # each distinct run once
         view = self.classifier.view()
+        # The flat scan keeps no order: a run may run in any folder a `cd` of the text names.
+        unquoted = _unquoted(text)  # once: each reader below reads the text without quoting
+        moves = _flat_directories(unquoted)
+        # Where the words are read: here, and in each folder a `cd` names (None: one the text
+        # alone does not name; then no word is read as any other).
+        places = [view.folder(m) for m in moves]
+        where: tuple[str, ...] | None = None if None in places else tuple(p for p in places if p is not None)
+        # Pieces that differ only in plain words no hardline test tells apart are read once.
+        fold = _FlatFold.of(index).boring_in(view, where)
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
-            view.classify_plain(set().union(*runs))
-            argvs = _representatives(runs, index, classify)
-        # The flat scan keeps no order: a run may run in any folder a `cd` of the text names.
-        folders: tuple[str | None, ...] = (None, *_flat_directories(text)) if runs else (None,)
+            words = set().union(*runs)
+            words.update([w.split("=", 1)[1] for w in words if "=" in w])  # values: see _representatives
+            anywhere = view.classify_plain(words)
+            for place in where or ():
+                anywhere &= view.classify_plain(anywhere, place, _FlatFold.of(index).classes)
+            # A folder the text does not name (`cd $x`): read as before, by the working directory's
+            # classes (found by adv11, left open: judging each run in it costs ~0.5 s at 64 KiB).
+            argvs = _representatives(runs, index, classify, anywhere if moves and where is not None else None)
+        folders: tuple[str | None, ...] = (None, *moves) if runs else (None,)
         bulk = len(runs) > _FLAT_BULK
         plans = index.flat_plans
         for argv in argvs:
+            if len(out) >= _FLAT_MATCHES:
+                break  # the verdict is a hardline deny already; more matches change nothing
             # Only a run with a relative word can judge otherwise in another folder; among many
             # runs, only those judged once for many (a name whose matchers read no subcommand or
             # text: rm, find, shred ...), so a `cd` multiplies the work by at most _FLAT_FOLDERS.
@@ -469,7 +493,7 @@ class Evaluator:
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
         # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
-        for target in _flat_device_targets(text):
+        for target in _flat_device_targets(unquoted):
             command = Command(":", (":",), (False,), redirects=((">", target),))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                 if (
@@ -712,7 +736,7 @@ def _first(hit: tuple[int, Match]) -> int:
     return hit[0]
 
 
-def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
+def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
     Between two operators, the first occurrence of each name is judged with every word after
@@ -721,11 +745,14 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
     the operators in one pass, each distinct piece is read once (the same text judges the
     same way), and names are found on RE2, so pieces without one cost next to nothing. When
     there are few names, only the pieces that hold one are cut out (from the name on).
+    ``text`` is read without quoting (_unquoted). ``fold``: which of some words of the flat text
+    are plain words no hardline test tells apart (_FlatFold): among many pieces, those that differ
+    only in such words are read once (the first of them).
     """
     finder = index.hardline_words
     if finder is None:
         return
-    flat = text.translate(_FLAT_QUOTING).encode("utf-8", "surrogatepass")
+    flat = text.encode("utf-8", "surrogatepass")
     if next(finder.spans(flat), None) is None:
         return  # no name at all (marking `$(` adds none: a name ends where its `(` did)
     flat = flat.replace(b"$(", _FLAT_SUBSTITUTION + b"(")
@@ -740,17 +767,29 @@ def _flat_commands(text: str, index: _Index) -> Iterator[tuple[str, ...]]:
             end = brk.start() if brk else len(flat)
             pieces[flat[found:end]] = None
     else:
-        pieces = dict.fromkeys(_FLAT_PIECES.split(flat))
+        # Every operator byte made a line break, then one split (C, no regex): the same pieces as
+        # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
+        pieces = dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n"))
+        if fold is not None and len(pieces) > _FLAT_BULK:
+            pieces = _folded(pieces, functools.partial(fold, flat))
     for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
 
 
+def _unquoted(text: str) -> str:
+    """``text`` without quotes and backslashes (the flat scan's reading). Three C searches: as fast
+    for wide text as for ASCII, where `str.translate` maps each character of a non-ASCII text in
+    turn (18 ms for 64 KiB of fullwidth letters)."""
+    return text.replace('"', "").replace("'", "").replace("\\", "")
+
+
 def _flat_device_targets(text: str) -> tuple[str, ...]:
     """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), at most
-    _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...)."""
+    _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...).
+    ``text`` is read without quoting (_unquoted)."""
     found: dict[str, None] = {}
-    for match in _FLAT_DEVICE.finditer(text.translate(_FLAT_QUOTING)):
+    for match in _FLAT_DEVICE.finditer(text):
         target = match.group(1)
         if target not in _HARMLESS_DEVICES:
             found[target] = None
@@ -759,13 +798,150 @@ def _flat_device_targets(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+_FLAT_PLAIN = re.compile(rb"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # a plain name (paths._PLAIN_NAME), per line
+# What a folded word becomes: 0xFE is no byte of UTF-8 text, so no word of the text is this.
+_FLAT_PLACEHOLDER = b"\xfe"
+_Fold = Callable[[bytes, Iterable[bytes]], set[bytes]]  # (the flat text, some of its words) -> the plain ones
+
+
+def _folded(pieces: dict[bytes, None], fold: Callable[[Iterable[bytes]], set[bytes]]) -> dict[bytes, None]:
+    """The first of ``pieces`` of each form they take once the words ``fold`` names are one word.
+
+    All in C but the fold itself: the pieces are joined by lines (no piece holds one), cut at
+    spaces, each word mapped through a dict, and joined again. A word glued to another blank
+    (`a\tb`) is no plain word, so it stays as it is."""
+    tokens = b" \n ".join(pieces).split(b" ")
+    boring = fold(set(tokens))
+    if not boring:
+        return pieces
+    mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
+    forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
+    originals = list(pieces)
+    if len(forms) != len(originals):  # cannot happen (no word holds a line break): read them all
+        return pieces
+    first = dict(zip(reversed(forms), reversed(originals), strict=True))  # the first original wins
+    return dict.fromkeys(first.values())
+
+
+class _FlatFold:
+    """Which plain words of a long text the flat scan may read as one (see _representatives, whose
+    rule this is, for every command name at once): a plain name (no `-`, `/`, `~`, `$`, glob
+    character) whose only class is ``relative`` where the check runs (View.classify_plain: no class
+    glob, no link), that no hardline command name starts (`rm` in `rmx`), that no glob or regex of
+    any hardline matcher may match, and that is no subcommand of one. Not at all when a name
+    whose hardline matchers read the command's text or subcommands appears in the text (`kill`):
+    their runs are judged word for word."""
+
+    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes")
+
+    def __init__(self, index: _Index) -> None:
+        entries = [
+            e for table in (index.by_name.values(), index.by_subcommand.values()) for entries in table for e in entries
+        ]
+        entries += [*index.generic, *index.globbed, *index.engine, *index.dynamic, *index.redirecting]
+        hard = [(p, m) for _, p, m, _ in entries if p.severity == "hardline"]
+        self._names = index.hardline_words
+        self._subwords = frozenset(w.encode() for _, m in hard for sub in m.subcommands for w in sub)
+        bodies = []
+        # The path classes any hardline matcher reads: in a folder a `cd` names, a word no glob
+        # of theirs holds is read as any other such word.
+        self.classes = frozenset(
+            c
+            for _, m in hard
+            for spec in (m.args, m.words, m.redirects, m.reads, m.code_paths, *(spec for _, spec in m.options))
+            if spec is not None
+            for c in (*spec.classes, *spec.not_classes)
+        )
+        for _, matcher in hard:
+            for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
+                if spec is not None:
+                    bodies += [g.pattern for g in spec.globs]
+                    if spec.regex is not None:
+                        bodies.append(spec.regex.pattern)
+        self._never = any(
+            (m.text is not None or m.subcommands) and m.names is None and not m.name_globs for _, m in hard
+        )
+        self._tests: Finder | None = None
+        self._unfoldable: Finder | None = None
+        try:
+            if bodies:
+                self._tests = Finder(_lines_of(bodies))
+            plain = {n for n in index.hardline_names if _flat_plan(index, n) is None}
+            globs = [g.glob for _, m in hard if m.text is not None or m.subcommands for g in m.name_globs if g.glob]
+            self._unfoldable = _word_finder(plain, globs)
+        except RegexError:  # a test RE2 cannot read: no fold
+            self._never = True
+
+    @staticmethod
+    def of(index: _Index) -> _FlatFold:
+        fold = index.flat_fold
+        if fold is None:
+            fold = index.flat_fold = _FlatFold(index)
+        return fold
+
+    def boring_in(self, view: View, folders: tuple[str, ...] | None) -> _Fold | None:
+        """The fold for one check whose runs may run here and in ``folders`` (absolute, normal;
+        None: in a folder the text does not name): None when none may be made."""
+        if self._never or self._names is None or folders is None:
+            return None
+        return functools.partial(self._boring, view, folders)
+
+    def _boring(self, view: View, folders: tuple[str, ...], flat: bytes, words: Iterable[bytes]) -> set[bytes]:
+        if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
+            return set()  # a name whose hardline matchers read its text or subcommands
+        plain = _FLAT_PLAIN.findall(b"\n".join(words))
+        if not plain:
+            return set()
+        lines = b"\n".join(plain)
+        touched = set(self._subwords)
+        assert self._names is not None
+        for finder in (self._names, self._tests):
+            if finder is not None:
+                touched |= _touched(finder, lines)
+        relative = view.classify_plain(lines.decode("ascii").split("\n"))
+        for folder in folders:  # plain where each `cd` leads too (`cd /; rm -rf etc`)
+            relative &= view.classify_plain(relative, folder, self.classes)
+        return set(map(str.encode, relative)).difference(touched)
+
+
+def _lines_of(bodies: Iterable[str]) -> str:
+    """One multi-line pattern matching on each line where one of the regexes ``bodies`` may match
+    the line alone (as ``search``; a glob's ``match`` is a search that starts at the line's start):
+    `\\A`, `\\Z`, `\\z` become the line's ends. A superset (case is ignored, and a match
+    may run on into the next lines). Raises RegexError for what RE2 cannot read."""
+    out = []
+    for body in dict.fromkeys(bodies):
+        if _FLAGS_OFF.search(body):
+            raise RegexError("a regex that turns multi-line matching off")
+        out.append("(?:" + _TEXT_ENDS.sub(lambda m: "^" if m.group() == "\\A" else "$", body) + ")")
+    return "(?m)^[^\n]*?(?:" + "|".join(out) + ")"
+
+
+_TEXT_ENDS = re.compile(r"\\[AZz]")
+_FLAGS_OFF = re.compile(r"\(\?[a-zA-Z]*-[a-zA-Z]*m")
+
+
+def _touched(finder: Finder, lines: bytes) -> set[bytes]:
+    """The lines of ``lines`` that a match of ``finder`` touches (and the line before one that
+    starts at a line break)."""
+    found: set[bytes] = set()
+    for start, stop in finder.spans(lines):
+        first = lines.rfind(b"\n", 0, start) + 1
+        last = lines.find(b"\n", stop)
+        found.update(lines[first : last if last >= 0 else len(lines)].split(b"\n"))
+    return found
+
+
 def _flat_directories(text: str) -> tuple[str, ...]:
     """The folders a `cd` or `pushd` of ``text`` names (a bare one: home), and where the relative
     ones lead one after another: `cd ~; rm -rf *` past the size limit is `rm -rf ~/*`. Past
-    _FLAT_FOLDERS of them (decoys before the one that matters), the first ones, home and `/`."""
+    _FLAT_FOLDERS of them (decoys before the one that matters), the first ones, home and `/`.
+    ``text`` is read without quoting (_unquoted)."""
     found: dict[str, None] = {}
     joined = "."
-    for match in _FLAT_CD.finditer(text.translate(_FLAT_QUOTING)):
+    if "cd" not in text and "pushd" not in text:
+        return ()
+    for match in _FLAT_CD.finditer(text):
         words = match.group(1).split()
         target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
         if target is None:
@@ -854,7 +1030,9 @@ _RELATIVE = frozenset({"relative"})
 _ANY_WORD = "\x00"  # in a run's key: a word no hardline matcher of its command tells from another
 
 
-def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: Any) -> Iterator[tuple[str, ...]]:
+def _representatives(
+    argvs: Iterable[tuple[str, ...]], index: _Index, classify: Any, anywhere: set[str] | None = None
+) -> Iterator[tuple[str, ...]]:
     """The runs that judge all of ``argvs``: one per command name and key, where the key
     replaces each word that no hardline matcher of that name can tell from another.
 
@@ -863,9 +1041,12 @@ def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: 
     words' classes and their globs and regexes. When those are all the matchers of the name
     read (no text, option-value or subcommand tests), a word that is not an option, whose
     classes are only `relative` and that no glob or regex of theirs matches, judges as any
-    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once. Name
+    other such word in the same place: `rm -rf a1` ... `rm -rf a8191` are judged once (a
+    `NAME=VALUE` word only when its value is such a word too: `dd of=/dev/sda` among thousands
+    of `dd of=b` was judged as `dd of=b`, found by adv11). Name
     prefilters (the generic matchers', the engine's) only skip matchers that cannot match, so
-    the representative's verdict is each run's.
+    the representative's verdict is each run's. ``anywhere``: when a `cd` moves the runs, the
+    words that are plain in every folder it names too (`etc` is plain here, not in `/`).
     """
     plans = index.flat_plans
     plain: dict[tuple[int, str], bool] = {}
@@ -887,8 +1068,12 @@ def _representatives(argvs: Iterable[tuple[str, ...]], index: _Index, classify: 
         for word in argv[1:]:
             same = plain.get((marker, word))
             if same is None:
+                # A `NAME=VALUE` word is an option's value too (`dd of=/dev/sda`): both must be plain.
+                parts = (word, word.split("=", 1)[1]) if "=" in word else (word,)
                 same = plain[marker, word] = (
-                    word[:1] != "-" and classify(word) == _RELATIVE and not any(test(word) for test in tests)
+                    word[:1] != "-"
+                    and (anywhere is None or word in anywhere)
+                    and all(classify(p) == _RELATIVE and not any(test(p) for test in tests) for p in parts)
                 )
             key.append(_ANY_WORD if same else word)
         folded = tuple(key)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,6 +58,9 @@ _NEVER = r"\b\B"
 # A plain name: nothing in it is read as a path's syntax (no `/`, `~`, `$`, glob, `:`, `@`, `=`,
 # no leading dot or dash), so it names `./NAME` and nothing else (see View.classify_plain).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_MANY_TOUCHED = 256  # class matches past which classify_plain says no name in another folder is plain
+_UNSURE_FOLDER = re.compile(r"[$`*?\[{\\]")  # a `cd` target the text alone does not name
+_PLAIN_LINES = re.compile(r"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # the lines that are a plain name
 _RELATIVE = frozenset({"relative"})
 
 
@@ -438,6 +442,7 @@ class PathClassifier:
         self._lexical = lru_cache(maxsize=4096)(self._classify)
         # Built when first used (see _plain_finders); () when there are none.
         self._plain: tuple[Finder, Finder] | tuple[()] | None = None
+        self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
         if places is not None:
             self._engine = {
@@ -471,6 +476,28 @@ class PathClassifier:
                     finders = ()
             self._plain = finders
         return finders or None
+
+    def _class_finder(self, classes: frozenset[str]) -> Finder | None:
+        """Where a line may be a path one of ``classes`` holds (as _plain_finders, for these classes
+        only, the engine's by their globs); None when one of them is computed otherwise (then no
+        line can be said free of them) or the globs do not compile."""
+        if classes in self._class_finders:
+            return self._class_finders[classes]
+        finder: Finder | None = None
+        places = self.places
+        engine = {
+            "engine_files": places.engine_files if places else (),
+            "engine_state": places.engine_state if places else (),
+            ENGINE_PARENT: places.engine_parents if places else (),
+        }
+        if places is not None and not classes & (COMPUTED_CLASSES - set(engine)):
+            globs = [g for name in sorted(classes) for g in (*self._globs.get(name, ()), *engine.get(name, ()))]
+            try:
+                finder = _lines_finder(globs)
+            except (GlobError, RegexError):
+                finder = None
+        self._class_finders[classes] = finder
+        return finder
 
     @property
     def classify(self) -> Callable[[str], frozenset[str]]:
@@ -642,8 +669,25 @@ class View:
             found = self._memo[word] = self._classifier._classify_here(word, self._walk)
         return found
 
-    def classify_plain(self, words: Iterable[str]) -> None:
-        """Classify the plain names among ``words`` at once, ahead of :attr:`classify`.
+    def folder(self, spelled: str) -> str | None:
+        """The absolute, normal path a `cd` to ``spelled`` leads to from the working directory;
+        None when the text alone cannot say (a variable, a glob, another user's home)."""
+        places = self._classifier.places
+        if places is None or not spelled or _UNSURE_FOLDER.search(spelled):
+            return None
+        if spelled == "~" or spelled.startswith("~/"):
+            path = places.home + spelled[1:]
+        elif spelled.startswith("~"):
+            return None
+        else:
+            path = posixpath.join(self._cwd, spelled)
+        return posixpath.normpath(path) if path.startswith("/") else None
+
+    def classify_plain(
+        self, words: Iterable[str], directory: str | None = None, classes: frozenset[str] | None = None
+    ) -> set[str]:
+        """Classify the plain names among ``words`` at once, ahead of :attr:`classify`; return
+        those of ``words`` whose only class is then known to be ``relative``.
 
         For a long text of many distinct words (the flat scan), one word at a time costs more
         than all the rest. A plain name (_PLAIN_NAME) means `./NAME`: its only class is
@@ -652,46 +696,70 @@ class View:
         (any line a match touches is left to :attr:`classify`), and one listing of the working
         directory; the others are remembered as ``relative``. Nothing is remembered when the
         working directory is itself critical or a link may be on its way (then every word is
-        classified on its own, as before).
+        classified on its own, as before). Set work in C, no Python step per word.
+
+        ``directory`` (absolute, normal; see :meth:`folder`): the names as they would be read
+        after a `cd` there, by every class glob and the engine's (a superset: the working
+        directory's own area classes are not left out); nothing is remembered. With ``classes``
+        too: the names no glob of those classes may hold there (what a caller that reads only
+        those classes cannot tell apart; `cd ~/.ssh` leaves `a1` and `a2` alike to a hardline
+        matcher, though both are credentials).
         """
         classifier = self._classifier
         places = classifier.places
         if places is None or self._critical:
-            return
+            return set()
         finders = classifier._plain_finders()
-        cwd = self._cwd
+        cwd = self._cwd if directory is None else directory
         if finders is None or not cwd.startswith("/") or posixpath.normpath(cwd) != cwd:
-            return
+            return set()
         links: frozenset[str] = frozenset()
         if self._walk is not None:
             found = self._walk.names_landing_elsewhere(cwd)
             if found is None:
-                return
+                # A folder a `cd` names that is not there (yet), on no link's way: nothing in it
+                # lands elsewhere now (`cd build` before thousands of runs was judged run by run).
+                if directory is None or os.path.lexists(directory) or self._walk.landing(directory) is not None:
+                    return set()
+                found = frozenset()
             links = found
-        memo = self._memo
-        fullmatch = _PLAIN_NAME.fullmatch
-        plain = [w for w in words if w not in memo and fullmatch(w) and w not in links]
+        memo: dict[str, frozenset[str]] = self._memo if directory is None else {}
+        given = set(words)
+        known = {w for w in memo.keys() & given if memo[w] == _RELATIVE}
+        plain = _PLAIN_LINES.findall("\n".join(given.difference(memo, links)))
         if not plain:
-            return
+            return known
         prefix = cwd.rstrip("/") + "/"
-        here = [prefix + w for w in plain]
+        spelled = "\n".join(plain)
+        here = prefix + spelled.replace("\n", "\n" + prefix)
         tilde = classifier._tilde(cwd)
         if tilde != cwd:
-            here += [tilde.rstrip("/") + "/" + w for w in plain]
+            other = tilde.rstrip("/") + "/"
+            here += "\n" + other + spelled.replace("\n", "\n" + other)
         touched: set[str] = set()
-        for finder, lines in zip(finders, (plain, here), strict=True):
-            data = "\n".join(lines).encode("utf-8", "surrogatepass")
-            for start, stop in finder.spans(data):
+        scans = [(finders[0], spelled), (finders[1], here)]
+        if directory is not None and classes is not None:
+            only = classifier._class_finder(classes)
+            if only is None:
+                return set()
+            scans = [(only, spelled), (only, here)]
+        elif directory is not None:
+            scans.append((finders[0], here))  # every declared class, the area ones too
+        for finder, lines in scans:
+            data = lines.encode("utf-8", "surrogatepass")
+            for n, (start, stop) in enumerate(finder.spans(data)):
+                if directory is not None and n >= _MANY_TOUCHED:
+                    return set()  # a folder the classes hold most of (`cd engine`): none is said plain
                 first = data.rfind(b"\n", 0, start) + 1
                 last = data.find(b"\n", stop)
                 for line in data[first : last if last >= 0 else len(data)].split(b"\n"):
                     touched.add(line.rsplit(b"/", 1)[-1].decode("utf-8", "replace"))
         home = places.home
         if home.startswith(prefix):  # CWD/NAME is home itself: `~`
-            touched.add(home[len(prefix) :])
-        for word in plain:
-            if word not in touched:
-                memo[word] = _RELATIVE
+            touched.add(home[len(prefix) :].split("/", 1)[0])
+        relative = set(plain).difference(touched)
+        memo.update(dict.fromkeys(relative, _RELATIVE))
+        return relative | known
 
     def text_lands_elsewhere(self, text: str) -> bool:
         """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""

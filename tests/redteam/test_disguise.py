@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Engine
+from engine.policy.normalize import _CONTROL, _controls
 from tests.redteam.conftest import judge
 
 ESC = "\x1b"
@@ -119,3 +120,13 @@ def test_an_allow_rule_does_not_cover_a_disguised_command(tmp_path: object, writ
         assert disguised.decision == "ask" and not disguised.grantable
     finally:
         engine.close()
+
+
+def test_control_deletion_by_translation_is_the_regex_reading() -> None:
+    """The readings delete controls by a translation on ASCII text (speed): it must delete
+    exactly what the regex does, C0, DEL and C1 alike, or a disguise would read differently."""
+    every = "".join(map(chr, range(0x200)))
+    samples = [every, every[:0x80], "rm\x1b -rf\x7f ~\r#", "ｒｍ\x9b\x00 -rf", "\t\n plain"]
+    for text in samples:
+        for replacement in ("", " "):
+            assert _controls(text, replacement) == _CONTROL.sub(replacement, text), repr(text[:20])

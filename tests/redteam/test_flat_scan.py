@@ -19,7 +19,7 @@ from engine import Engine
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.paths import PathClassifier, Places, literal
 from tests.conftest import REPO
-from tests.redteam.conftest import judge, strictness
+from tests.redteam.conftest import home_intact, judge, make_home, strictness
 
 PADDING = "".join(f"rm -rf a{i}; " for i in range(MAX_LENGTH // 10))
 
@@ -112,10 +112,30 @@ def test_bulk_classes_are_the_classes(tmp_path: Path, where: str) -> None:
     (cwd / "hl").symlink_to(home)
     classifier = _classifier(home, cwd)
     bulk = classifier.view()
-    bulk.classify_plain(WORDS)
+    relative = bulk.classify_plain(WORDS)
     for word in WORDS:
         alone = classifier.view().classify(word)
         assert bulk.classify(word) == alone, word
+        assert (word in relative) <= (alone == {"relative"}), word
+
+
+@pytest.mark.parametrize("where", ["home/proj", "top", "home", "/", "/srv/data", "/etc"])
+def test_names_plain_in_another_folder_are_read_alike_there(tmp_path: Path, where: str) -> None:
+    """The names classify_plain calls plain in a folder a `cd` names all take the classes a
+    name no glob knows takes there: one of them judges for all (the flat scan's fold)."""
+    home = tmp_path / "top" / "alice"
+    cwd = tmp_path / "top"
+    (home / "proj").mkdir(parents=True)
+    (cwd / "hl").symlink_to(home)
+    folder = where if where.startswith("/") else str(tmp_path / where.replace("home", "top/alice"))
+    classifier = _classifier(home, cwd)
+    view = classifier.view()
+    assert view.folder(folder) == folder
+    relative = view.classify_plain([*WORDS, "etc", "usr", "root", "home"], folder)
+    reference = classifier.view().classify(folder.rstrip("/") + "/zz-no-glob-knows-me")
+    for word in relative:
+        assert classifier.view().classify(folder.rstrip("/") + "/" + word) == reference, word
+    assert not {"hl", "alice"} & relative or folder != str(cwd)
 
 
 # -- runs judged once for many: a word a matcher tells apart keeps its run apart ---------------
@@ -254,4 +274,116 @@ def test_a_cd_after_many_decoys_in_a_long_line_still_moves_the_runs(engine: Engi
 def test_a_device_redirection_after_many_decoys_is_hardline(engine: Engine) -> None:
     decoys = "".join(f"echo > /dev/x{i}; " for i in range(80))
     verdict = judge(engine, decoys + PADDING + "cat /dev/zero > /dev/sda")
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+# -- pieces read once for many (the fold): what an attacker hides among thousands of look-alikes --
+# Past _FLAT_BULK distinct pieces, the flat scan reads once each group of pieces that differ only
+# in plain words that no hardline test tells apart (its first piece). The attacker's way in is a
+# word the fold wrongly calls plain: a link, a word a `cd` moves, a word a matcher reads.
+
+
+def _decoys(template: str, size: int = MAX_LENGTH) -> str:
+    return "".join(template.format(i) + "; " for i in range(size // (len(template) + 3)))
+
+
+FOLD_HIDDEN = [
+    # the kill matchers read the command's text and `1` as an operand: never folded
+    (_decoys("kill -9 a{}"), "kill -9 -1"),
+    (_decoys("kill a{}"), "kill 1"),
+    # systemctl's hardline matchers read subcommands: `reboot` is a plain word
+    (_decoys("systemctl status a{}"), "systemctl reboot"),
+    # a words regex of the engine's own CLI: `trust` is a plain word
+    (_decoys("hermes-engine a{}"), "hermes-engine trust"),
+    # an option's value in a NAME=VALUE word: `of=/dev/sda` is no plain word (it was, among `of=b`)
+    (_decoys("dd if=a{} of=b"), "dd if=/dev/zero of=/dev/sda"),
+    (_decoys("dd if=/dev/zero of=a{}"), "dd if=/dev/zero of=/dev/sda"),
+    # the engine's own CLI run by python: `engine` is a plain word a words regex reads
+    (_decoys("python3 -m a{}"), "python3 -m engine trust"),
+    # a hardline name as a later word (after a wrapper): never folded into a plain word
+    (_decoys("nice a{} b"), "nice rm -rf /"),
+    # the same shape: the root, home, a link planted to home, home named from its parent
+    (_decoys("rm -rf a{}"), "rm -rf /"),
+    (_decoys("rm a{}"), "rm -r ~"),
+    (_decoys("rm -rf a{}"), "rm -rf hl"),
+    (_decoys("rm -rf a{}"), "rm -rf alice"),
+]
+
+
+@pytest.mark.parametrize("padding,command", FOLD_HIDDEN, ids=range(len(FOLD_HIDDEN)))
+def test_a_hardline_among_thousands_of_look_alikes_is_hardline(engine: Engine, padding: str, command: str) -> None:
+    assert_hardline_padded(engine, command, around(command, padding)[1:])
+
+
+@pytest.mark.parametrize("cd", ["cd /;", "cd / &&", "pushd /;"])
+def test_a_cd_before_look_alikes_keeps_each_word_apart(engine: Engine, cd: str) -> None:
+    """`etc` is a plain relative name here, as `a1` is: folded together, the run judged would be
+    `rm -rf a1` in `/` (harmless) for `rm -rf etc` in `/` (hardline). With a `cd` nothing is folded."""
+    command = f"{cd} rm -rf etc".replace(";", "; ")
+    assert judge(engine, command).hardline
+    for long in (f"{cd} " + _decoys("rm -rf a{}") + "rm -rf etc", _decoys("rm -rf a{}") + command):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-60:]
+
+
+def test_a_link_planted_on_the_same_line_is_no_way_past_the_fold(engine: Engine, parent: Path) -> None:
+    """The link does not exist when the line is judged: the fold sees a plain name, as a short
+    line's judge does. The long line is never allowed and at least as strict as the short one."""
+    command = "ln -s ~ zz; rm -rf zz"
+    alone = judge(engine, command)
+    verdict = judge(engine, _decoys("rm -rf a{}") + command)
+    assert verdict.decision != "allow" and not verdict.grantable
+    assert verdict.hardline == alone.hardline or verdict.hardline
+
+
+def test_the_fold_keeps_look_alikes_an_ask(engine: Engine) -> None:
+    for padding in (_decoys("rm a{}"), _decoys("rm -rf a{}"), _decoys("kill a{}")):
+        verdict = judge(engine, padding)
+        assert verdict.decision == "ask" and not verdict.grantable and not verdict.hardline
+
+
+def test_the_home_survives_a_hardline_behind_look_alikes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harm: through Engine.call, `rm -rf ~` after 6,000 look-alikes never runs (temp HOME and cwd)."""
+    home = make_home(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
+    try:
+        result = engine.call("terminal", {"command": _decoys("rm -rf a{}") + "rm -rf ~"})
+    finally:
+        engine.close()
+    assert not result.ok
+    assert result.error is not None and result.error.type == "denied"
+    assert home_intact(home)
+
+
+@pytest.mark.parametrize(
+    "cd,command",
+    [
+        ("cd /usr;", "rm -rf bin"),
+        ("cd /usr/;", "rm -rf lib"),
+        ("cd ~/.ssh;", "rm -rf ../.."),
+        ("cd /etc &&", "rm -rf ."),
+    ],
+)
+def test_in_a_folder_a_cd_names_only_words_no_hardline_class_holds_are_alike(
+    engine: Engine, cd: str, command: str
+) -> None:
+    """In a folder a `cd` names, words are read alike when no glob of a class a hardline matcher
+    reads holds them there (`a1`, `a2` in `~/.ssh` are credentials to other matchers: alike to
+    these). `bin` in `/usr` is system_top: it must keep its own run."""
+    alone = f"{cd} {command}"
+    assert judge(engine, alone).hardline
+    for long in (f"{cd} " + _decoys("rm -rf a{}") + command, _decoys("rm -rf a{}") + alone):
+        verdict = judge(engine, long)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), long[-60:]
+
+
+def test_a_cd_into_the_engines_files_before_look_alikes_is_hardline(engine: Engine, parent: Path) -> None:
+    """Every word there is the engine's own state: none is plain, each run is its own (and the
+    scan stops after the first matches: the verdict is a hardline deny already)."""
+    assert judge(engine, "cd state; rm -rf a1").hardline
+    verdict = judge(engine, "cd state; " + _decoys("rm -rf a{}"))
     assert (verdict.decision, verdict.hardline) == ("deny", True)
