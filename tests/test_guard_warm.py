@@ -17,6 +17,7 @@ import pytest
 
 from engine import digests
 from engine.guard import warm
+from engine.policy.sre import sre_program
 
 
 @pytest.fixture
@@ -57,7 +58,8 @@ def test_a_warm_run_keeps_what_it_compiled_once_and_judges_alike(env: dict[str, 
     assert path.stat().st_mtime_ns == written
     raw = path.read_bytes()
     data = marshal.loads(raw[len(warm._MAGIC) + 32 + 32 :])
-    assert data["regexes"] and data["codes"]
+    # The policy's classes are records (engine.records): a check start makes no dataclass, so keeps no code.
+    assert data["regexes"] and data["codes"] == {}
 
 
 def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> None:
@@ -68,10 +70,14 @@ def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> N
     raw = path.read_bytes()
     tag = raw[len(warm._MAGIC) + 32 : len(warm._MAGIC) + 64]
     marker = tmp_path / "pwned"
-    # Every dataclass method the engine generates, replaced by code that leaves a marker.
+    # Every regex the start compiles, read back as a program that matches nothing (were it loaded, the
+    # hardline pattern below would not match), and code that leaves a marker for any dataclass method.
     evil = compile(f"open({str(marker)!r}, 'w').close()\ndef __create_fn__(*a, **k):\n    return None\n", "x", "exec")
     data = marshal.loads(raw[len(warm._MAGIC) + 64 :])
-    forged_body = tag + marshal.dumps({"regexes": [], "codes": dict.fromkeys(data["codes"], evil)})
+    nothing = sre_program("(?!)", 0)
+    regexes = [(is_bytes, pattern, flags, nothing) for is_bytes, pattern, flags, _ in data["regexes"]]
+    assert regexes
+    forged_body = tag + marshal.dumps({"regexes": regexes, "codes": dict.fromkeys(data["codes"], evil)})
     original_mac = raw[len(warm._MAGIC) : len(warm._MAGIC) + 32]
     for key in (os.urandom(32), None):  # a key of the forger's own; the engine's MAC of another body
         mac = digests.mac(key, forged_body) if key else original_mac
