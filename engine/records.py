@@ -13,6 +13,9 @@ from here what a slotted dataclass gets besides, with the same behaviour:
   the instance hashes by its compared fields; otherwise it is unhashable, as an ``eq`` dataclass;
 - ``repr`` is ``Name(field=value, ...)``; copying and pickling keep every field (a frozen one too);
 - :func:`replace` is ``dataclasses.replace`` for them (a new instance through ``__init__``).
+
+The type checker reads them as the plain classes they are: it does not flag an assignment to a
+frozen record's field (the assignment raises at run time, as a frozen dataclass' does).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
     _R = TypeVar("_R", bound="Record")
 
-__all__ = ["MISSING", "OrderedRecord", "Record", "fields_of", "replace"]
+__all__ = ["MISSING", "OrderedRecord", "Record", "replace"]
 
 # The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
@@ -139,11 +142,6 @@ def _frozen_delattr(self: Record, name: str) -> None:
     from dataclasses import FrozenInstanceError  # noqa: PLC0415
 
     raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def fields_of(obj: Record) -> tuple[str, ...]:
-    """The field names of a record (its ``__slots__``)."""
-    return obj._fields
 
 
 def replace(obj: _R, /, **changes: Any) -> _R:
