@@ -1,7 +1,10 @@
 """Standard modules a one-shot process imports but almost never uses, loaded on first use.
 
-``dataclasses`` imports ``inspect`` (with ``ast``, ``dis``, ``tokenize``...: about a tenth of a
-warm ``guard``) for one call, made only for a dataclass without a docstring; ``pathlib`` imports
+``dataclasses`` itself (~2 ms with ``copy`` and the rest) is used by no module a warm ``guard`` or
+``check`` that allows or denies imports (their classes are engine.records'), only by those an
+``ask`` or a load from source imports; it imports ``inspect`` (with ``ast``, ``dis``,
+``tokenize``...: about a tenth of a warm ``guard``) for one call, made only for a dataclass
+without a docstring; ``pathlib`` imports
 ``urllib.parse`` (~2 ms) for one function, ``quote_from_bytes`` (``Path.as_uri``), and
 ``urllib.parse`` imports ``ipaddress`` for one function. In ``guard``, ``check`` and ``validate``
 processes (engine.cli) those modules are put in ``sys.modules`` as modules that hold only their
@@ -27,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFERRED", "defer_stdlib", "hold_collection", "release_collection"]
 
-DEFERRED = ("inspect", "ipaddress", "urllib.parse")
+DEFERRED = ("dataclasses", "inspect", "ipaddress", "urllib.parse")
 # What modules imported on a judging start take from a deferred one by name, at their import.
 _TAKEN = {"urllib.parse": ("quote_from_bytes",)}
 
