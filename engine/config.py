@@ -13,12 +13,12 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import state_files
 from engine.digests import sha256
 from engine.errors import Problem
+from engine.records import Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -355,14 +355,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(Record, frozen=True):
     """The normalised project config. ``data`` holds every key with its default filled."""
+
+    __slots__ = ("data", "root", "file", "fingerprint")  # noqa: RUF023  (the fields' order)
 
     data: Mapping[str, Any]
     root: Path
-    file: str | None = None  # display path of the config file, when there is one
-    fingerprint: str = field(default="")
+    file: str | None  # display path of the config file, when there is one
+    fingerprint: str
+
+    def __init__(self, data: Mapping[str, Any], root: Path, file: str | None = None, fingerprint: str = "") -> None:
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "fingerprint", fingerprint)
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]

@@ -11,7 +11,8 @@ Two channels, never mixed:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+
+from engine.records import OrderedRecord
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -27,17 +28,36 @@ EXIT_INTERNAL = 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader went away (`hermes-engine schema | head`)
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Problem:
+class Problem(OrderedRecord, frozen=True, compare=("file", "line", "column", "code", "message", "pointer")):
     """One located mistake. Orders by file, then line, then column."""
+
+    __slots__ = ("file", "line", "column", "code", "message", "pointer", "severity")  # noqa: RUF023  (the fields' order)
 
     file: str
     line: int
     column: int
     code: str
     message: str
-    pointer: str = ""
-    severity: Severity = field(default="error", compare=False)
+    pointer: str
+    severity: Severity
+
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        column: int,
+        code: str,
+        message: str,
+        pointer: str = "",
+        severity: Severity = "error",
+    ) -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "pointer", pointer)
+        object.__setattr__(self, "severity", severity)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,8 @@ import pytest
 
 from engine import digests
 from engine.guard import warm
+from engine.guard.deferred import DEFERRED
+from engine.policy.sre import sre_program
 
 
 @pytest.fixture
@@ -57,7 +59,8 @@ def test_a_warm_run_keeps_what_it_compiled_once_and_judges_alike(env: dict[str, 
     assert path.stat().st_mtime_ns == written
     raw = path.read_bytes()
     data = marshal.loads(raw[len(warm._MAGIC) + 32 + 32 :])
-    assert data["regexes"] and data["codes"]
+    # The policy's classes are records (engine.records): a check start makes no dataclass, so keeps no code.
+    assert data["regexes"] and data["codes"] == {}
 
 
 def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> None:
@@ -68,10 +71,14 @@ def test_a_forged_file_is_never_loaded(env: dict[str, str], tmp_path: Path) -> N
     raw = path.read_bytes()
     tag = raw[len(warm._MAGIC) + 32 : len(warm._MAGIC) + 64]
     marker = tmp_path / "pwned"
-    # Every dataclass method the engine generates, replaced by code that leaves a marker.
+    # Every regex the start compiles, read back as a program that matches nothing (were it loaded, the
+    # hardline pattern below would not match), and code that leaves a marker for any dataclass method.
     evil = compile(f"open({str(marker)!r}, 'w').close()\ndef __create_fn__(*a, **k):\n    return None\n", "x", "exec")
     data = marshal.loads(raw[len(warm._MAGIC) + 64 :])
-    forged_body = tag + marshal.dumps({"regexes": [], "codes": dict.fromkeys(data["codes"], evil)})
+    nothing = sre_program("(?!)", 0)
+    regexes = [(is_bytes, pattern, flags, nothing) for is_bytes, pattern, flags, _ in data["regexes"]]
+    assert regexes
+    forged_body = tag + marshal.dumps({"regexes": regexes, "codes": dict.fromkeys(data["codes"], evil)})
     original_mac = raw[len(warm._MAGIC) : len(warm._MAGIC) + 32]
     for key in (os.urandom(32), None):  # a key of the forger's own; the engine's MAC of another body
         mac = digests.mac(key, forged_body) if key else original_mac
@@ -128,19 +135,22 @@ def test_a_plain_check_does_not_import_click(env: dict[str, str]) -> None:
 
 def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str]) -> None:
     """What a handler or plugin sees of a module the one-shot commands defer: the module, whole."""
+
     probe = (
         "import sys\nfrom engine.guard.deferred import DEFERRED, defer_stdlib\ndefer_stdlib()\n"
-        "import inspect, ipaddress\n"
+        "import dataclasses, inspect, ipaddress, pathlib, urllib.parse\n"
         "before = [type(sys.modules[m]).__name__ for m in DEFERRED]\n"
         "from inspect import signature\n"
         "print(before, str(signature(lambda a, b=1: a)), ipaddress.ip_address('10.0.0.1').is_private,\n"
+        "      pathlib.Path('/a b/%').as_uri(), urllib.parse.urlsplit('http://h/p').netloc,\n"
+        "      dataclasses.is_dataclass(dataclasses.make_dataclass('P', ['x'])),\n"
         "      [type(sys.modules[m]).__name__ for m in DEFERRED], inspect.isfunction(print))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False
     )
-    before, after = "['_Deferred', '_Deferred']", "['module', 'module']"
-    assert done.stdout.strip() == f"{before} (a, b=1) True {after} False", done.stderr
+    before, after = str(["_Deferred"] * len(DEFERRED)), str(["module"] * len(DEFERRED))
+    assert done.stdout.strip() == f"{before} (a, b=1) True file:///a%20b/%25 h True {after} False", done.stderr
 
 
 def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]) -> None:

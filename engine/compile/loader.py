@@ -7,7 +7,6 @@ re-reads only what changed; everything that spans documents is recomputed.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,6 +25,7 @@ from engine.definitions.lint import GEMINI_WARNING, STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
 from engine.plugins.context import provider_problem
 from engine.plugins.manager import PluginManager, PluginSet, grant_problem, remap_problems
+from engine.records import replace
 from engine.registry.snapshot import Snapshot
 from engine.registry.sources import ToolSource
 from engine.registry.specs import Annotations, ManifestSpec, Source, ToolsetSpec, ToolSpec
@@ -767,7 +767,7 @@ def _include_later(
         spec = toolsets.get(name)
         if spec is None or not spec.includes:
             continue
-        out[name] = dataclasses.replace(spec, members=members(name, frozenset()))
+        out[name] = replace(spec, members=members(name, frozenset()))
         for i, inc in enumerate(spec.includes):
             target = inc if inc in toolsets else aliases.get(inc, inc)
             if inc in later and target in reasons:

@@ -34,10 +34,10 @@ import re
 import sys
 import types
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.digests import compare_digest, digest, mac
+from engine.records import MISSING, Record
 
 try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
     from _pickle import Pickler, PicklingError, loads
@@ -56,14 +56,26 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
-_MAGIC = b"HERMES-ENGINE-COMPILED/2\n"
+_MAGIC = b"HERMES-ENGINE-COMPILED/3\n"  # 3: the policy's classes are records (engine.records)
 _MAC_SIZE = 32
 _PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 
 
-@dataclass(slots=True)
-class CompiledProject:
+class CompiledProject(Record):
     """What judging a call needs: the compiled policy, the config and the packs it came from."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "root",
+        "config",
+        "packs",
+        "policy",
+        "warnings",
+        "tools",
+        "patterns",
+        "from_cache",
+        "classes",
+        "extra_files",
+    )
 
     root: Path
     config: Config
@@ -72,12 +84,36 @@ class CompiledProject:
     warnings: int
     tools: int
     patterns: int
-    from_cache: bool = False
+    from_cache: bool
     # Path classes compiled ahead (engine.policy.paths.COMPILED_CLASSES), by their globs.
-    classes: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    classes: dict[tuple[str, ...], Any]
     # Python files of the project the load imported besides the handler roots' (a helper module a
     # handler imports): inputs too.
-    extra_files: tuple[str, ...] = ()
+    extra_files: tuple[str, ...]
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        packs: tuple[Pack, ...],
+        policy: CompiledPolicy | None,
+        warnings: int,
+        tools: int,
+        patterns: int,
+        from_cache: bool = False,
+        classes: dict[tuple[str, ...], Any] = MISSING,
+        extra_files: tuple[str, ...] = (),
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.packs = packs
+        self.policy = policy
+        self.warnings = warnings
+        self.tools = tools
+        self.patterns = patterns
+        self.from_cache = from_cache
+        self.classes = {} if classes is MISSING else classes
+        self.extra_files = extra_files
 
     def audit_path(self) -> Path:
         from engine.config import audit_path  # noqa: PLC0415
@@ -303,11 +339,15 @@ def _shared(value: Any, same: dict[tuple[type, Any], Any]) -> Any:
 
 
 def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
-    """Slotted dataclasses are read back by one C-level setter per field, not through ``dataclasses.fields``."""
+    """Records (engine.records) and slotted dataclasses are read back by one C-level setter per field,
+    not through ``__setstate__`` or ``dataclasses.fields``."""
     cls = type(obj)
-    slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
-    if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
-        return NotImplemented
+    if isinstance(obj, Record):
+        slots = cls.__dict__["__slots__"]  # its fields, and only there (Record checks it)
+    else:
+        slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
+        if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
+            return NotImplemented
     values = tuple(_shared(getattr(obj, name), same) for name in slots)
     # The object is created (and remembered, for cycles) before its fields are read back.
     return (copyreg.__newobj__, (cls,), values, None, None, _set_slots)  # type: ignore[attr-defined]
@@ -438,15 +478,21 @@ def _from_cache(root: Path, path: Path) -> CompiledProject | None:
     return project
 
 
-@dataclass(frozen=True, slots=True)
-class CachedReport:
+class CachedReport(Record, frozen=True):
     """What ``validate`` reports of a project whose valid load is cached: its warnings, counts
     and file count, as the load that wrote the entry found them (never errors: a project with
     errors has no entry)."""
 
+    __slots__ = ("problems", "counts", "files")  # noqa: RUF023  (the fields' order)
+
     problems: tuple[Problem, ...]
     counts: dict[str, int]
     files: int
+
+    def __init__(self, problems: tuple[Problem, ...], counts: dict[str, int], files: int) -> None:
+        object.__setattr__(self, "problems", problems)
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "files", files)
 
     @property
     def ok(self) -> bool:

@@ -1,11 +1,18 @@
 """Standard modules a one-shot process imports but almost never uses, loaded on first use.
 
-``dataclasses`` imports ``inspect`` (with ``ast``, ``dis``, ``tokenize``...: about a tenth of a
-warm ``guard``) for one call, made only for a dataclass without a docstring; ``urllib.parse``
-(which ``pathlib`` imports) imports ``ipaddress`` for one function. In ``guard``, ``check`` and
-``validate`` processes (engine.cli) those modules are put in ``sys.modules`` as modules that
-hold only their spec: the first read of any other attribute runs the module's code in them, as
-an import would have, so any code that uses one (a handler, a plugin) sees no difference.
+``dataclasses`` itself (~2 ms with ``copy`` and the rest) is used by no module a warm ``guard`` or
+``check`` that allows or denies imports (their classes are engine.records'), only by those an
+``ask`` or a load from source imports; it imports ``inspect`` (with ``ast``, ``dis``,
+``tokenize``...: about a tenth of a warm ``guard``) for one call, made only for a dataclass
+without a docstring; ``pathlib`` imports
+``urllib.parse`` (~2 ms) for one function, ``quote_from_bytes`` (``Path.as_uri``), and
+``urllib.parse`` imports ``ipaddress`` for one function. In ``guard``, ``check`` and ``validate``
+processes (engine.cli) those modules are put in ``sys.modules`` as modules that hold only their
+spec (and the package's attribute, for ``urllib.parse``): the first read of any other attribute
+runs the module's code in them, as an import would have, so any code that uses one (a handler, a
+plugin) sees no difference. The functions a module takes from one by ``from ... import`` when it
+is imported (``pathlib``'s ``quote_from_bytes``) are there already, as functions that run the
+module on their first call and then call its own.
 (Not :class:`importlib.util.LazyLoader`: on this Python an ``import`` statement reads
 ``__spec__``, which loads its modules at once.) Nothing here runs in a process that imports the
 engine as a library.
@@ -23,23 +30,36 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFERRED", "defer_stdlib", "hold_collection", "release_collection"]
 
-DEFERRED = ("inspect", "ipaddress")
+DEFERRED = ("dataclasses", "inspect", "ipaddress", "urllib.parse")
+# What modules imported on a judging start take from a deferred one by name, at their import.
+_TAKEN = {"urllib.parse": ("quote_from_bytes",)}
 
 
 class _Deferred(types.ModuleType):
     """A module not run yet: its first missing attribute runs it (once) and is read from it."""
 
     def __getattr__(self, name: str) -> Any:
-        spec = self.__spec__
-        if spec is None or spec.loader is None:  # pragma: no cover - set by defer_stdlib
+        if name == "__path__":
+            # What ``from module import name`` asks first (is it a package?). A module's spec sets
+            # its ``__path__`` when it is one, so for these it is missing after running them too.
             raise AttributeError(name)
-        self.__class__ = types.ModuleType  # type: ignore[assignment]  # from now on an ordinary module
-        try:
-            spec.loader.exec_module(self)
-        except BaseException:
-            sys.modules.pop(spec.name, None)  # the next import loads it as usual (and reports its error)
-            raise
+        _run(self)
         return getattr(self, name)
+
+
+def _run(module: types.ModuleType) -> None:
+    """Run a deferred module's code in it (once: it is an ordinary module from then on)."""
+    if not isinstance(module, _Deferred):
+        return
+    spec = module.__spec__
+    if spec is None or spec.loader is None:  # pragma: no cover - set by defer_stdlib
+        raise AttributeError(module.__name__)
+    module.__class__ = types.ModuleType  # type: ignore[assignment]  # from now on an ordinary module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(spec.name, None)  # the next import loads it as usual (and reports its error)
+        raise
 
 
 def defer_stdlib() -> None:
@@ -58,9 +78,26 @@ def defer_stdlib() -> None:
                 continue
             module = importlib.util.module_from_spec(spec)
             module.__class__ = _Deferred
+            for taken in _TAKEN.get(name, ()):
+                setattr(module, taken, _on_first_call(module, taken))
+            parent, _, child = name.rpartition(".")
             sys.modules[name] = module
+            if parent:  # what an import of the submodule does to its package
+                setattr(sys.modules[parent], child, module)
         except Exception:
             sys.modules.pop(name, None)
+
+
+def _on_first_call(module: types.ModuleType, name: str) -> Any:
+    """``module.name`` for a module not run yet: the first call runs the module (which puts its own
+    function in its place), and every call is passed on to the module's own."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        _run(module)
+        return getattr(module, name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 _HELD: list[bool] = []

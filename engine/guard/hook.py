@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -64,24 +65,45 @@ class GuardError(Exception):
     """The input is not a hook event this guard can judge (the message says why)."""
 
 
-@dataclass(slots=True)
-class Call:
+class Call(Record):
     """An agent's tool call as the engine judges it: one or more (engine tool, arguments)."""
+
+    __slots__ = ("agent", "tool", "session_id", "cwd", "checks")  # noqa: RUF023  (the fields' order)
 
     agent: str
     tool: str  # as the agent names it
     session_id: str | None
     cwd: str | None
-    checks: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    checks: list[tuple[str, dict[str, Any]]]
+
+    def __init__(
+        self,
+        agent: str,
+        tool: str,
+        session_id: str | None,
+        cwd: str | None,
+        checks: list[tuple[str, dict[str, Any]]] = MISSING,
+    ) -> None:
+        self.agent = agent
+        self.tool = tool
+        self.session_id = session_id
+        self.cwd = cwd
+        self.checks = [] if checks is MISSING else checks
 
 
-@dataclass(slots=True)
-class Decision:
+class Decision(Record):
     """The guard's answer to a call, before it is put in the agent's protocol."""
+
+    __slots__ = ("decision", "reason", "keys")  # noqa: RUF023  (the fields' order)
 
     decision: str  # allow, ask, deny, or defer (no opinion)
     reason: str
-    keys: tuple[str, ...] = ()
+    keys: tuple[str, ...]
+
+    def __init__(self, decision: str, reason: str, keys: tuple[str, ...] = ()) -> None:
+        self.decision = decision
+        self.reason = reason
+        self.keys = keys
 
 
 # -- reading the event ---------------------------------------------------------------

@@ -153,7 +153,8 @@ def install() -> None:
     except Exception:
         warm.regexes.clear()
         warm.codes.clear()
-    dataclasses = import_module("dataclasses")
+    # Deferred in these processes (engine.guard.deferred): set on the module before it runs, read when it does.
+    dataclasses = sys.modules.get("dataclasses") or import_module("dataclasses")
     if "exec" not in vars(dataclasses):
         dataclasses.exec = warm.exec  # type: ignore[attr-defined]
 

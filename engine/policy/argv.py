@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -26,25 +27,76 @@ class GrammarError(ValueError):
     """A getopt string or long-option spelling that does not parse."""
 
 
-@dataclass(frozen=True, slots=True)
-class Grammar:
+class Grammar(Record, frozen=True):
     """The option syntax of one program (or of one of its subcommands)."""
 
-    short: Mapping[str, int] = field(default_factory=dict)  # letter -> NONE/REQUIRED/OPTIONAL
-    long: Mapping[str, int] = field(default_factory=dict)  # name -> NONE/REQUIRED/OPTIONAL
-    aliases: Mapping[str, str] = field(default_factory=dict)  # long name <-> letter, both ways
-    stop_at_operand: bool = False  # getopt's leading '+': options end at the first operand
-    plus: bool = False  # `+x` words are options too (shells)
-    long_only: bool = False  # `-name` is a long option when it names one (getopt_long_only)
-    traditional: bool = False  # a dashless first word of option letters is options (tar xzf A.tar)
-    ignore_case: bool = False
-    first_match: bool = False  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
-    values: Mapping[str, Any] = field(default_factory=dict)  # option -> the values it accepts (a fullmatch())
-    leading: tuple[Any, ...] = ()  # operands read before the command (timeout DURATION), each a fullmatch()
-    assignments: str = "none"  # NAME=VALUE words before the command: none | identifier | any
-    ends_options: frozenset[str] = frozenset()  # options after which every word is an operand (python -c)
-    no_command_with: frozenset[str] = frozenset()  # options that make the program refuse a command (env -0)
-    conflicts: tuple[frozenset[str], ...] = ()  # options the program refuses together (su -m -w)
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "short",
+        "long",
+        "aliases",
+        "stop_at_operand",
+        "plus",
+        "long_only",
+        "traditional",
+        "ignore_case",
+        "first_match",
+        "values",
+        "leading",
+        "assignments",
+        "ends_options",
+        "no_command_with",
+        "conflicts",
+    )
+
+    short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
+    long: Mapping[str, int]  # name -> NONE/REQUIRED/OPTIONAL
+    aliases: Mapping[str, str]  # long name <-> letter, both ways
+    stop_at_operand: bool  # getopt's leading '+': options end at the first operand
+    plus: bool  # `+x` words are options too (shells)
+    long_only: bool  # `-name` is a long option when it names one (getopt_long_only)
+    traditional: bool  # a dashless first word of option letters is options (tar xzf A.tar)
+    ignore_case: bool
+    first_match: bool  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
+    values: Mapping[str, Any]  # option -> the values it accepts (a fullmatch())
+    leading: tuple[Any, ...]  # operands read before the command (timeout DURATION), each a fullmatch()
+    assignments: str  # NAME=VALUE words before the command: none | identifier | any
+    ends_options: frozenset[str]  # options after which every word is an operand (python -c)
+    no_command_with: frozenset[str]  # options that make the program refuse a command (env -0)
+    conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
+
+    def __init__(
+        self,
+        short: Mapping[str, int] = MISSING,
+        long: Mapping[str, int] = MISSING,
+        aliases: Mapping[str, str] = MISSING,
+        stop_at_operand: bool = False,
+        plus: bool = False,
+        long_only: bool = False,
+        traditional: bool = False,
+        ignore_case: bool = False,
+        first_match: bool = False,
+        values: Mapping[str, Any] = MISSING,
+        leading: tuple[Any, ...] = (),
+        assignments: str = "none",
+        ends_options: frozenset[str] = frozenset(),
+        no_command_with: frozenset[str] = frozenset(),
+        conflicts: tuple[frozenset[str], ...] = (),
+    ) -> None:
+        object.__setattr__(self, "short", {} if short is MISSING else short)
+        object.__setattr__(self, "long", {} if long is MISSING else long)
+        object.__setattr__(self, "aliases", {} if aliases is MISSING else aliases)
+        object.__setattr__(self, "stop_at_operand", stop_at_operand)
+        object.__setattr__(self, "plus", plus)
+        object.__setattr__(self, "long_only", long_only)
+        object.__setattr__(self, "traditional", traditional)
+        object.__setattr__(self, "ignore_case", ignore_case)
+        object.__setattr__(self, "first_match", first_match)
+        object.__setattr__(self, "values", {} if values is MISSING else values)
+        object.__setattr__(self, "leading", leading)
+        object.__setattr__(self, "assignments", assignments)
+        object.__setattr__(self, "ends_options", ends_options)
+        object.__setattr__(self, "no_command_with", no_command_with)
+        object.__setattr__(self, "conflicts", conflicts)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -66,20 +118,43 @@ class Grammar:
         return found[:1] if self.first_match else found
 
 
-@dataclass(slots=True)
-class Parsed:
+class Parsed(Record):
     """An argv as its program reads it."""
+
+    __slots__ = ("options", "operands", "assignments", "operand_at", "start", "rest", "refused", "unknown", "levels")  # noqa: RUF023  (the fields' order)
 
     options: list[tuple[str, str | None, int]]  # (canonical name, value, index of the word it came from)
     operands: list[str]
     assignments: list[tuple[str, str]]
     operand_at: list[int]  # index of each operand in argv
-    start: int = 1  # index of the first word read (after the program, or after its subcommand)
-    rest: int | None = None  # index where the command it runs begins
-    refused: bool = False  # the program would refuse these arguments: nothing runs
-    unknown: bool = False  # some option is not in the grammar (read as a flag without a value)
+    start: int  # index of the first word read (after the program, or after its subcommand)
+    rest: int | None  # index where the command it runs begins
+    refused: bool  # the program would refuse these arguments: nothing runs
+    unknown: bool  # some option is not in the grammar (read as a flag without a value)
     # The subcommands it was read down to, with their readings ([(program, Parsed)], top first).
-    levels: list[tuple[Any, Parsed]] | None = None
+    levels: list[tuple[Any, Parsed]] | None
+
+    def __init__(
+        self,
+        options: list[tuple[str, str | None, int]],
+        operands: list[str],
+        assignments: list[tuple[str, str]],
+        operand_at: list[int],
+        start: int = 1,
+        rest: int | None = None,
+        refused: bool = False,
+        unknown: bool = False,
+        levels: list[tuple[Any, Parsed]] | None = None,
+    ) -> None:
+        self.options = options
+        self.operands = operands
+        self.assignments = assignments
+        self.operand_at = operand_at
+        self.start = start
+        self.rest = rest
+        self.refused = refused
+        self.unknown = unknown
+        self.levels = levels
 
     def all_operands(self, argv: Sequence[str]) -> list[str]:
         """Operands before the command and, for a program that stops at its first operand, the rest."""

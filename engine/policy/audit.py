@@ -20,12 +20,12 @@ import contextlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.config import audit_path
 from engine.digests import sha256
 from engine.policy.redact import MAX_FIELD, redact
+from engine.records import MISSING, Record
 from engine.state_files import keep_aside, key_dir, locked, read_key
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -56,12 +56,17 @@ def _log_id(path: Path) -> str:
     return sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
 
 
-@dataclass
-class _Keys:
+class _Keys(Record):
     """The key and the head file of one log."""
+
+    __slots__ = ("key_file", "head_file")  # noqa: RUF023  (the fields' order)
 
     key_file: Path
     head_file: Path
+
+    def __init__(self, key_file: Path, head_file: Path) -> None:
+        self.key_file = key_file
+        self.head_file = head_file
 
     @classmethod
     def of(cls, log_path: Path) -> _Keys:
@@ -273,17 +278,36 @@ def _line(signer: _Signer, previous: bytes, entry: dict[str, Any]) -> tuple[byte
     return body + _MAC_FIELD + mac + b'"}\n', mac
 
 
-@dataclass
-class AuditReport:
+class AuditReport(Record):
     """What :func:`verify` found."""
 
+    __slots__ = ("path", "records", "first_bad_seq", "first_bad_line", "problems", "breaks", "head")  # noqa: RUF023  (the fields' order)
+
     path: str
-    records: int = 0
-    first_bad_seq: int | None = None
-    first_bad_line: int | None = None
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    breaks: list[dict[str, Any]] = field(default_factory=list)
-    head: dict[str, Any] | None = None
+    records: int
+    first_bad_seq: int | None
+    first_bad_line: int | None
+    problems: list[dict[str, Any]]
+    breaks: list[dict[str, Any]]
+    head: dict[str, Any] | None
+
+    def __init__(
+        self,
+        path: str,
+        records: int = 0,
+        first_bad_seq: int | None = None,
+        first_bad_line: int | None = None,
+        problems: list[dict[str, Any]] = MISSING,
+        breaks: list[dict[str, Any]] = MISSING,
+        head: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = path
+        self.records = records
+        self.first_bad_seq = first_bad_seq
+        self.first_bad_line = first_bad_line
+        self.problems = [] if problems is MISSING else problems
+        self.breaks = [] if breaks is MISSING else breaks
+        self.head = head
 
     @property
     def intact(self) -> bool:

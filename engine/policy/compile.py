@@ -6,7 +6,6 @@ match, or a `not_match` example it does, is a validation error at the example.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping
@@ -29,6 +28,7 @@ from engine.policy.paths import (
 )
 from engine.policy.programs import compile_programs
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
+from engine.records import replace
 from engine.registry.specs import Source
 from engine.source.project import Pack
 from engine.source.yamlfile import Document
@@ -296,9 +296,9 @@ def apply_to_tools(policy: CompiledPolicy, names: Iterable[str]) -> CompiledPoli
         )
         for target in extra:
             guard(target.tool, target.argument, target.mode)
-        patterns.append(dataclasses.replace(pattern, targets=(*pattern.targets, *extra)) if extra else pattern)
-    settings = dataclasses.replace(policy.settings, rules=rules)
-    return dataclasses.replace(
+        patterns.append(replace(pattern, targets=(*pattern.targets, *extra)) if extra else pattern)
+    settings = replace(policy.settings, rules=rules)
+    return replace(
         policy, patterns=tuple(patterns), settings=settings, targets={k: tuple(v) for k, v in targets.items()}
     )
 

@@ -13,13 +13,11 @@ when a hardline command appears anywhere in it (a flat scan that needs no parse)
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from time import thread_time
 
 from engine.policy.commands import command_name, shell_word
@@ -33,6 +31,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
+from engine.records import MISSING, Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -109,9 +108,26 @@ _ALLOWED = Verdict(ALLOW, False)
 _Entry = tuple[int, CompiledPattern, Matcher, bool]
 
 
-@dataclass(slots=True)
-class _Index:
+class _Index(Record):
     """Which matchers can apply to a command of a given name, so each command meets only those."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "by_name",
+        "by_subcommand",
+        "generic",
+        "redirecting",
+        "globbed",
+        "dynamic",
+        "dynamic_bare",
+        "regex_only",
+        "_names",
+        "_sub_names",
+        "hardline_names",
+        "hardline_words",
+        "engine",
+        "flat_plans",
+        "flat_fold",
+    )
 
     by_name: dict[str, list[_Entry]]
     # (name, first subcommand word) -> matchers that require that subcommand (git push, docker rm ...)
@@ -124,18 +140,52 @@ class _Index:
     dynamic_bare: list[_Entry]
     regex_only: list[tuple[int, CompiledPattern]]  # patterns that are a bare regex over the text
     _names: dict[str, list[_Entry]]
-    _sub_names: frozenset[str] = frozenset()  # names with entries in by_subcommand
+    _sub_names: frozenset[str]  # names with entries in by_subcommand
     # Command names (exact, and globs as one regex) that some hardline matcher looks for.
-    hardline_names: frozenset[str] = frozenset()
+    hardline_names: frozenset[str]
     # Where a word the flat scan judges may start: a hardline command name, with or without a path.
-    hardline_words: Finder | None = None
+    hardline_words: Finder | None
     # Matchers that only look for the engine's own files: the names of those files are known
     # at run time only, and a command that mentions none of them meets none of these.
-    engine: tuple[_Entry, ...] = ()
+    engine: tuple[_Entry, ...]
     # Per command name, the word tests of the flat scan's representatives (see _flat_plan).
-    flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = dataclasses.field(default_factory=dict)
+    flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
     # The flat scan's fold of plain words (see _FlatFold), built when a long text first needs it.
-    flat_fold: _FlatFold | None = None
+    flat_fold: _FlatFold | None
+
+    def __init__(
+        self,
+        by_name: dict[str, list[_Entry]],
+        by_subcommand: dict[tuple[str, str], list[_Entry]],
+        generic: list[_Entry],
+        redirecting: list[_Entry],
+        globbed: list[_Entry],
+        dynamic: list[_Entry],
+        dynamic_bare: list[_Entry],
+        regex_only: list[tuple[int, CompiledPattern]],
+        _names: dict[str, list[_Entry]],
+        _sub_names: frozenset[str] = frozenset(),
+        hardline_names: frozenset[str] = frozenset(),
+        hardline_words: Finder | None = None,
+        engine: tuple[_Entry, ...] = (),
+        flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = MISSING,
+        flat_fold: _FlatFold | None = None,
+    ) -> None:
+        self.by_name = by_name
+        self.by_subcommand = by_subcommand
+        self.generic = generic
+        self.redirecting = redirecting
+        self.globbed = globbed
+        self.dynamic = dynamic
+        self.dynamic_bare = dynamic_bare
+        self.regex_only = regex_only
+        self._names = _names
+        self._sub_names = _sub_names
+        self.hardline_names = hardline_names
+        self.hardline_words = hardline_words
+        self.engine = engine
+        self.flat_plans = {} if flat_plans is MISSING else flat_plans
+        self.flat_fold = flat_fold
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -331,7 +381,7 @@ class Evaluator:
                 for match in found:
                     if (match.key, match.command) not in known:
                         known.add((match.key, match.command))
-                        matches.append(dataclasses.replace(match, grantable=False))
+                        matches.append(replace(match, grantable=False))
         return matches, problem
 
     def _detect_text(

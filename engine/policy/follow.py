@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import partial
 
 from engine.policy.argv import Parsed, parse_argv
@@ -28,6 +27,7 @@ from engine.policy.executors import (
 )
 from engine.policy.inline import embedded_shell
 from engine.policy.programs import Program, ProgramTable, Run
+from engine.records import replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:

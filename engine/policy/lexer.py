@@ -18,8 +18,9 @@ from __future__ import annotations
 import itertools
 import re
 from contextvars import ContextVar
-from dataclasses import dataclass
 from time import thread_time
+
+from engine.records import Record
 
 LIT = 0  # literal text
 VAR = 1  # $NAME or ${NAME...}
@@ -79,37 +80,68 @@ class Budget:
 BUDGET: ContextVar[Budget | None] = ContextVar("hermes_policy_budget", default=None)
 
 
-@dataclass(slots=True)
-class Seg:
+class Seg(Record):
     """One part of a word: its kind, its text, whether it was quoted."""
+
+    __slots__ = ("kind", "text", "quoted")  # noqa: RUF023  (the fields' order)
 
     kind: int
     text: str
-    quoted: bool = False
+    quoted: bool
+
+    def __init__(self, kind: int, text: str, quoted: bool = False) -> None:
+        self.kind = kind
+        self.text = text
+        self.quoted = quoted
 
 
-@dataclass(slots=True)
-class HereDoc:
+class HereDoc(Record):
     """A here-document: its delimiter, whether tabs are stripped, its body once read."""
+
+    __slots__ = ("delimiter", "strip_tabs", "body")  # noqa: RUF023  (the fields' order)
 
     delimiter: str
     strip_tabs: bool
-    body: str | None = None
+    body: str | None
+
+    def __init__(self, delimiter: str, strip_tabs: bool, body: str | None = None) -> None:
+        self.delimiter = delimiter
+        self.strip_tabs = strip_tabs
+        self.body = body
 
 
-@dataclass(slots=True)
-class Token:
+class Token(Record):
     """One token of a command line: a word, an operator or a newline."""
+
+    __slots__ = ("kind", "value", "segs", "brace", "heredoc", "literal", "quoted")  # noqa: RUF023  (the fields' order)
 
     kind: str  # "word", "op" or "nl"
     value: str  # operator text, or the word's source text
     # The word's parts; empty for a word that is one plain run (then ``literal`` holds it).
-    segs: list[Seg] | tuple[()] = ()
-    brace: bool = False  # an unquoted {a,b} may expand
-    heredoc: HereDoc | None = None
+    segs: list[Seg] | tuple[()]
+    brace: bool  # an unquoted {a,b} may expand
+    heredoc: HereDoc | None
     # The word's text when it is plain literal text (no expansions), else None.
-    literal: str | None = None
-    quoted: bool = False  # some part of the word was quoted
+    literal: str | None
+    quoted: bool  # some part of the word was quoted
+
+    def __init__(
+        self,
+        kind: str,
+        value: str,
+        segs: list[Seg] | tuple[()] = (),
+        brace: bool = False,
+        heredoc: HereDoc | None = None,
+        literal: str | None = None,
+        quoted: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.value = value
+        self.segs = segs
+        self.brace = brace
+        self.heredoc = heredoc
+        self.literal = literal
+        self.quoted = quoted
 
 
 def _compound(value: str, segs: list[Seg], brace: bool = False) -> Token:

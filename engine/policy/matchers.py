@@ -5,7 +5,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
@@ -14,6 +13,7 @@ from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
+from engine.records import Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -46,15 +46,30 @@ def _glob(pattern: str) -> Regex:
     return compile_glob(pattern, ignore_case=True)
 
 
-@dataclass(frozen=True, slots=True)
-class ArgSpec:
+class ArgSpec(Record, frozen=True):
     """What a matcher asks of an argument: globs, a regex or path classes it must fall in."""
 
-    globs: tuple[Regex, ...] = ()
-    regex: Regex | None = None
-    classes: frozenset[str] = frozenset()
-    not_classes: frozenset[str] = frozenset()
-    position: str = "any"
+    __slots__ = ("globs", "regex", "classes", "not_classes", "position")  # noqa: RUF023  (the fields' order)
+
+    globs: tuple[Regex, ...]
+    regex: Regex | None
+    classes: frozenset[str]
+    not_classes: frozenset[str]
+    position: str
+
+    def __init__(
+        self,
+        globs: tuple[Regex, ...] = (),
+        regex: Regex | None = None,
+        classes: frozenset[str] = frozenset(),
+        not_classes: frozenset[str] = frozenset(),
+        position: str = "any",
+    ) -> None:
+        object.__setattr__(self, "globs", globs)
+        object.__setattr__(self, "regex", regex)
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "not_classes", not_classes)
+        object.__setattr__(self, "position", position)
 
     def test(self, word: str, classify: Any) -> bool:
         if self.globs and not any(g.match(word) for g in self.globs):
@@ -110,19 +125,38 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     return found
 
 
-@dataclass(slots=True)
-class Shape:
+class Shape(Record):
     """Flags, positionals and option words of a command, computed once per command."""
+
+    __slots__ = ("short", "long", "positionals", "words", "lowered", "values", "known")  # noqa: RUF023  (the fields' order)
 
     short: set[str]
     long: set[str]
     positionals: list[str]
     words: list[str]
-    lowered: tuple[str, ...] = ()  # positionals in lower case, for subcommands
+    lowered: tuple[str, ...]  # positionals in lower case, for subcommands
     # Option values as the program reads them (abbreviated, bundled, attached), by every name of
     # the option; None when the program has no grammar in the Programs table.
-    values: dict[str, list[str]] | None = None
-    known: frozenset[str] = frozenset()  # option names the grammar declares
+    values: dict[str, list[str]] | None
+    known: frozenset[str]  # option names the grammar declares
+
+    def __init__(
+        self,
+        short: set[str],
+        long: set[str],
+        positionals: list[str],
+        words: list[str],
+        lowered: tuple[str, ...] = (),
+        values: dict[str, list[str]] | None = None,
+        known: frozenset[str] = frozenset(),
+    ) -> None:
+        self.short = short
+        self.long = long
+        self.positionals = positionals
+        self.words = words
+        self.lowered = lowered
+        self.values = values
+        self.known = known
 
     def option_values(self, name: str) -> list[str]:
         if self.values is not None and name in self.known:
@@ -260,51 +294,150 @@ def _plain_name(glob: str | None) -> bool:
     return glob.isascii() and glob == glob.lower() and not _WILDCARDS & set(glob)
 
 
-@dataclass(slots=True)
-class Matcher:
+class Matcher(Record):
     """A structured condition on one simple command: its name, subcommands, flags and arguments."""
 
-    names: frozenset[str] | None = None  # None: any command
-    name_globs: tuple[Regex, ...] = ()
-    not_names: frozenset[str] = frozenset()
-    subcommands: tuple[tuple[str, ...], ...] = ()
-    flags: tuple[str, ...] = ()
-    all_flags: tuple[str, ...] = ()
-    without_flags: tuple[str, ...] = ()
-    args: ArgSpec | None = None
-    words: ArgSpec | None = None
-    options: tuple[tuple[str, ArgSpec], ...] = ()
-    redirects: ArgSpec | None = None
-    reads: ArgSpec | None = None
-    via: frozenset[str] = frozenset()
-    fed_by: tuple[Regex, ...] = ()
-    text: Regex | None = None
-    code: Regex | None = None
-    code_paths: ArgSpec | None = None
-    path: ArgSpec | None = None
-    cwd: ArgSpec | None = None  # the directory the command runs in (after a `cd` on the line)
-    dynamic: bool | None = None
-    no_args: bool | None = None
-    indirect: bool | None = None
-    uses_shape: bool = field(init=False, default=False)
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "names",
+        "name_globs",
+        "not_names",
+        "subcommands",
+        "flags",
+        "all_flags",
+        "without_flags",
+        "args",
+        "words",
+        "options",
+        "redirects",
+        "reads",
+        "via",
+        "fed_by",
+        "text",
+        "code",
+        "code_paths",
+        "path",
+        "cwd",
+        "dynamic",
+        "no_args",
+        "indirect",
+        "uses_shape",
+        "prefilter",
+        "_flags",
+        "_all_flags",
+        "_without_flags",
+        "_checks",
+        "_words_first",
+        "needs_words",
+        "_fed_names",
+        "_fed_literal",
+        "_fed_globs",
+    )
+
+    names: frozenset[str] | None  # None: any command
+    name_globs: tuple[Regex, ...]
+    not_names: frozenset[str]
+    subcommands: tuple[tuple[str, ...], ...]
+    flags: tuple[str, ...]
+    all_flags: tuple[str, ...]
+    without_flags: tuple[str, ...]
+    args: ArgSpec | None
+    words: ArgSpec | None
+    options: tuple[tuple[str, ArgSpec], ...]
+    redirects: ArgSpec | None
+    reads: ArgSpec | None
+    via: frozenset[str]
+    fed_by: tuple[Regex, ...]
+    text: Regex | None
+    code: Regex | None
+    code_paths: ArgSpec | None
+    path: ArgSpec | None
+    cwd: ArgSpec | None  # the directory the command runs in (after a `cd` on the line)
+    dynamic: bool | None
+    no_args: bool | None
+    indirect: bool | None
+    uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
-    prefilter: re.Pattern[str] | None = None
-    _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-    _all_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-    _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    prefilter: re.Pattern[str] | None
+    _flags: tuple[frozenset[str], frozenset[str]]
+    _all_flags: tuple[frozenset[str], frozenset[str]]
+    _without_flags: tuple[frozenset[str], frozenset[str]]
     # The tests this matcher needs beyond its name, cheapest first (built once, run per command).
-    _checks: tuple[Callable[[Command, Any], bool], ...] = field(init=False, default=())
+    _checks: tuple[Callable[[Command, Any], bool], ...]
     # `words` tests no path classes (a regex or glob on each word): run before `args`, whose
     # classes make it look at the file system (`rm a1` fails `-(recurse|r)` before `a1` is classified).
-    _words_first: bool = field(init=False, default=False)
+    _words_first: bool
     # Whether the shape test needs words after the command's name to hold (a flag, an argument,
     # a subcommand, an option's value): a bare command (`sh`, `$(...)`) never meets such a matcher.
-    needs_words: bool = field(init=False, default=False)
+    needs_words: bool
     # `fed_by` split for speed: lower-case ASCII names without wildcards (their glob matches an ASCII
     # name exactly when the name's lower case is one of them), their globs, and the other globs.
-    _fed_names: frozenset[str] = field(init=False, default=frozenset())
-    _fed_literal: tuple[Regex, ...] = field(init=False, default=())
-    _fed_globs: tuple[Regex, ...] = field(init=False, default=())
+    _fed_names: frozenset[str]
+    _fed_literal: tuple[Regex, ...]
+    _fed_globs: tuple[Regex, ...]
+
+    def __init__(
+        self,
+        names: frozenset[str] | None = None,
+        name_globs: tuple[Regex, ...] = (),
+        not_names: frozenset[str] = frozenset(),
+        subcommands: tuple[tuple[str, ...], ...] = (),
+        flags: tuple[str, ...] = (),
+        all_flags: tuple[str, ...] = (),
+        without_flags: tuple[str, ...] = (),
+        args: ArgSpec | None = None,
+        words: ArgSpec | None = None,
+        options: tuple[tuple[str, ArgSpec], ...] = (),
+        redirects: ArgSpec | None = None,
+        reads: ArgSpec | None = None,
+        via: frozenset[str] = frozenset(),
+        fed_by: tuple[Regex, ...] = (),
+        text: Regex | None = None,
+        code: Regex | None = None,
+        code_paths: ArgSpec | None = None,
+        path: ArgSpec | None = None,
+        cwd: ArgSpec | None = None,
+        dynamic: bool | None = None,
+        no_args: bool | None = None,
+        indirect: bool | None = None,
+        prefilter: re.Pattern[str] | None = None,
+        _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+        _all_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+        _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    ) -> None:
+        self.names = names
+        self.name_globs = name_globs
+        self.not_names = not_names
+        self.subcommands = subcommands
+        self.flags = flags
+        self.all_flags = all_flags
+        self.without_flags = without_flags
+        self.args = args
+        self.words = words
+        self.options = options
+        self.redirects = redirects
+        self.reads = reads
+        self.via = via
+        self.fed_by = fed_by
+        self.text = text
+        self.code = code
+        self.code_paths = code_paths
+        self.path = path
+        self.cwd = cwd
+        self.dynamic = dynamic
+        self.no_args = no_args
+        self.indirect = indirect
+        self.uses_shape = False
+        self.prefilter = prefilter
+        self._flags = _flags
+        self._all_flags = _all_flags
+        self._without_flags = _without_flags
+        self._checks = ()
+        self._words_first = False
+        self.needs_words = False
+        self._fed_names = frozenset()
+        self._fed_literal = ()
+        self._fed_globs = ()
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:

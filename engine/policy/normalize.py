@@ -16,7 +16,8 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from engine.records import Record
 
 # Anything but printable ASCII, tab and newline: only such text has other readings.
 _SUSPECT = re.compile(r"[^\t\n\x20-\x7e]")
@@ -72,15 +73,21 @@ _CONFUSABLES = str.maketrans(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Readings:
+class Readings(Record, frozen=True):
     """The raw text and every other reading of it (each distinct from the raw text and the others)."""
 
+    __slots__ = ("raw", "extra", "disguised")  # noqa: RUF023  (the fields' order)
+
     raw: str
-    extra: tuple[str, ...] = ()
+    extra: tuple[str, ...]
     # Set when the text holds control characters, terminal escapes or characters that
     # NFKC or the removal of invisible characters changes: nobody can read it for certain.
-    disguised: str | None = None
+    disguised: str | None
+
+    def __init__(self, raw: str, extra: tuple[str, ...] = (), disguised: str | None = None) -> None:
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "extra", extra)
+        object.__setattr__(self, "disguised", disguised)
 
 
 # An escape sequence may start here: ESC, or a C1 control that introduces one (CSI, DCS, SOS, OSC, PM, APC).

@@ -22,12 +22,12 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
+from engine.records import Record
 
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
@@ -248,16 +248,20 @@ def _fewest_slowly(unique: list[str]) -> list[str]:
     return kept
 
 
-@dataclass(frozen=True, slots=True)
-class _Class:
+class _Class(Record, frozen=True):
     """A path class compiled: what it includes, what it excludes."""
+
+    __slots__ = ("include", "exclude")  # noqa: RUF023  (the fields' order)
 
     include: Regex
     exclude: Regex | None
 
+    def __init__(self, include: Regex, exclude: Regex | None) -> None:
+        object.__setattr__(self, "include", include)
+        object.__setattr__(self, "exclude", exclude)
 
-@dataclass(frozen=True, slots=True)
-class Places:
+
+class Places(Record, frozen=True):
     """What a path means on this machine, for this engine.
 
     ``engine_files`` and ``engine_state`` are globs over absolute paths (see :func:`literal`);
@@ -267,17 +271,51 @@ class Places:
     every machine.
     """
 
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "cwd",
+        "home",
+        "engine_files",
+        "engine_state",
+        "engine_parents",
+        "names",
+        "derive",
+        "resolve",
+        "link_areas",
+    )
+
     cwd: str
     home: str
-    engine_files: tuple[str, ...] = ()
-    engine_state: tuple[str, ...] = ()
-    engine_parents: tuple[str, ...] = ()  # every folder above an engine file (see :func:`ancestors`)
-    names: tuple[str, ...] = ()
-    derive: bool = True
-    resolve: bool = True
+    engine_files: tuple[str, ...]
+    engine_state: tuple[str, ...]
+    engine_parents: tuple[str, ...]  # every folder above an engine file (see :func:`ancestors`)
+    names: tuple[str, ...]
+    derive: bool
+    resolve: bool
     # Where a tool can plant a symbolic link (the working directory, home, temp dirs, the file
     # tools' roots): links elsewhere (/bin -> usr/bin) are the system's own and not followed.
-    link_areas: tuple[str, ...] = ()
+    link_areas: tuple[str, ...]
+
+    def __init__(
+        self,
+        cwd: str,
+        home: str,
+        engine_files: tuple[str, ...] = (),
+        engine_state: tuple[str, ...] = (),
+        engine_parents: tuple[str, ...] = (),
+        names: tuple[str, ...] = (),
+        derive: bool = True,
+        resolve: bool = True,
+        link_areas: tuple[str, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "cwd", cwd)
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "engine_files", engine_files)
+        object.__setattr__(self, "engine_state", engine_state)
+        object.__setattr__(self, "engine_parents", engine_parents)
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "derive", derive)
+        object.__setattr__(self, "resolve", resolve)
+        object.__setattr__(self, "link_areas", link_areas)
 
 
 # The project pattern examples are judged in: a checkout at /project of a user whose home is

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.regexes import bounded, compile_linear, fallback_engine
+from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -43,40 +43,124 @@ SOURCES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(Record, frozen=True):
     """One place a program takes something to run from, and how to read it."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "source",
+        "kind",
+        "names",
+        "index",
+        "pattern",
+        "attached",
+        "until",
+        "first",
+        "language",
+        "match",
+        "last",
+        "variable",
+        "indirect",
+        "spawn",
+        "each",
+        "placeholder",
+        "arguments",
+        "replace",
+        "with_rest",
+        "prepend",
+        "input_args",
+        "decode",
+        "if_flags",
+        "unless_flags",
+        "if_operands",
+        "unless_operands",
+    )
 
     source: str  # one of SOURCES
     kind: str  # one of STRUCTURAL
-    names: frozenset[str] = frozenset()  # options, variables, marker words or file names
-    index: int = 0  # operand index
-    pattern: Extractor | None = None  # `options:` long option names to read (any program)
-    attached: bool = False  # `options:` only `--name=VALUE`
-    until: frozenset[str] = frozenset()  # words that end an `after:` or a `rest:` payload
-    first: bool = False  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
-    language: str | None = None  # code payloads and files: the interpreter that reads them
-    match: Extractor | None = None  # the value must match; its `payload` group (if any) is the payload
-    last: bool = False  # only the last value counts (su -c A -c B runs B)
-    variable: bool = False  # the value names a variable; its value is the payload (git --config-env=K=VAR)
-    indirect: bool = False  # an escape hatch of a program whose job is not running commands
-    spawn: bool = False  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
-    each: bool = False  # each word is a command of its own (parallel ::: A B)
-    placeholder: str | None = None  # find's {}: what the program found under its starting points
+    names: frozenset[str]  # options, variables, marker words or file names
+    index: int  # operand index
+    pattern: Extractor | None  # `options:` long option names to read (any program)
+    attached: bool  # `options:` only `--name=VALUE`
+    until: frozenset[str]  # words that end an `after:` or a `rest:` payload
+    first: bool  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
+    language: str | None  # code payloads and files: the interpreter that reads them
+    match: Extractor | None  # the value must match; its `payload` group (if any) is the payload
+    last: bool  # only the last value counts (su -c A -c B runs B)
+    variable: bool  # the value names a variable; its value is the payload (git --config-env=K=VAR)
+    indirect: bool  # an escape hatch of a program whose job is not running commands
+    spawn: bool  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
+    each: bool  # each word is a command of its own (parallel ::: A B)
+    placeholder: str | None  # find's {}: what the program found under its starting points
     # Marker words after which the arguments that complete the command are listed (parallel's :::):
     # each one makes a command of its own, put where `replace` matches in it, or appended.
-    arguments: frozenset[str] = frozenset()
-    replace: Extractor | None = None
-    with_rest: bool = False  # the option's value starts a command that the remaining words continue
-    prepend: str | None = None  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
+    arguments: frozenset[str]
+    replace: Extractor | None
+    with_rest: bool  # the option's value starts a command that the remaining words continue
+    prepend: str | None  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
     # The command's words are completed by what the program reads on stdin (xargs); these options
     # name a marker the input replaces instead (-I R). Set when the run has `input_args`.
-    input_args: frozenset[str] = frozenset()
-    decode: str | None = None  # "base64-utf16le" (powershell -EncodedCommand)
-    if_flags: frozenset[str] = frozenset()
-    unless_flags: frozenset[str] = frozenset()
-    if_operands: int = 0
-    unless_operands: int = 0
+    input_args: frozenset[str]
+    decode: str | None  # "base64-utf16le" (powershell -EncodedCommand)
+    if_flags: frozenset[str]
+    unless_flags: frozenset[str]
+    if_operands: int
+    unless_operands: int
+
+    def __init__(
+        self,
+        source: str,
+        kind: str,
+        names: frozenset[str] = frozenset(),
+        index: int = 0,
+        pattern: Extractor | None = None,
+        attached: bool = False,
+        until: frozenset[str] = frozenset(),
+        first: bool = False,
+        language: str | None = None,
+        match: Extractor | None = None,
+        last: bool = False,
+        variable: bool = False,
+        indirect: bool = False,
+        spawn: bool = False,
+        each: bool = False,
+        placeholder: str | None = None,
+        arguments: frozenset[str] = frozenset(),
+        replace: Extractor | None = None,
+        with_rest: bool = False,
+        prepend: str | None = None,
+        input_args: frozenset[str] = frozenset(),
+        decode: str | None = None,
+        if_flags: frozenset[str] = frozenset(),
+        unless_flags: frozenset[str] = frozenset(),
+        if_operands: int = 0,
+        unless_operands: int = 0,
+    ) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "attached", attached)
+        object.__setattr__(self, "until", until)
+        object.__setattr__(self, "first", first)
+        object.__setattr__(self, "language", language)
+        object.__setattr__(self, "match", match)
+        object.__setattr__(self, "last", last)
+        object.__setattr__(self, "variable", variable)
+        object.__setattr__(self, "indirect", indirect)
+        object.__setattr__(self, "spawn", spawn)
+        object.__setattr__(self, "each", each)
+        object.__setattr__(self, "placeholder", placeholder)
+        object.__setattr__(self, "arguments", arguments)
+        object.__setattr__(self, "replace", replace)
+        object.__setattr__(self, "with_rest", with_rest)
+        object.__setattr__(self, "prepend", prepend)
+        object.__setattr__(self, "input_args", input_args)
+        object.__setattr__(self, "decode", decode)
+        object.__setattr__(self, "if_flags", if_flags)
+        object.__setattr__(self, "unless_flags", unless_flags)
+        object.__setattr__(self, "if_operands", if_operands)
+        object.__setattr__(self, "unless_operands", unless_operands)
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -88,22 +172,54 @@ class Run:
         return not (self.unless_operands and operands >= self.unless_operands)
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
+class Program(Record, frozen=True):
     """What a program runs, by its grammar: its runs and its subcommands'."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "names",
+        "grammar",
+        "runs",
+        "subcommands",
+        "windows",
+        "active",
+        "reparse",
+        "option_names",
+        "plain_runs",
+        "word_runs",
+    )
 
     names: tuple[str, ...]
     grammar: Grammar
-    runs: tuple[Run, ...] = ()
-    subcommands: Mapping[str, Program] = field(default_factory=dict)
-    windows: bool = False  # a cmd.exe / PowerShell program: backslashes are path separators
-    active: bool = field(init=False, default=False)  # it, or one of its subcommands, runs something
-    reparse: Run | None = field(init=False, default=None)  # env -S: words put back in its arguments
+    runs: tuple[Run, ...]
+    subcommands: Mapping[str, Program]
+    windows: bool  # a cmd.exe / PowerShell program: backslashes are path separators
+    active: bool  # it, or one of its subcommands, runs something
+    reparse: Run | None  # env -S: words put back in its arguments
     # For skipping runs quickly: the options any run reads, the runs that read no option, and of
     # those the ones that read only the words (no variables, input or files).
-    option_names: frozenset[str] = field(init=False, default=frozenset())
-    plain_runs: tuple[Run, ...] = field(init=False, default=())
-    word_runs: tuple[Run, ...] = field(init=False, default=())
+    option_names: frozenset[str]
+    plain_runs: tuple[Run, ...]
+    word_runs: tuple[Run, ...]
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        grammar: Grammar,
+        runs: tuple[Run, ...] = (),
+        subcommands: Mapping[str, Program] = MISSING,
+        windows: bool = False,
+    ) -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "grammar", grammar)
+        object.__setattr__(self, "runs", runs)
+        object.__setattr__(self, "subcommands", {} if subcommands is MISSING else subcommands)
+        object.__setattr__(self, "windows", windows)
+        object.__setattr__(self, "active", False)
+        object.__setattr__(self, "reparse", None)
+        object.__setattr__(self, "option_names", frozenset())
+        object.__setattr__(self, "plain_runs", ())
+        object.__setattr__(self, "word_runs", ())
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         active = bool(self.runs) or any(sub.active for sub in self.subcommands.values())
@@ -121,13 +237,24 @@ class Program:
         return self.subcommands.get(word.lower()) if self.subcommands else None
 
 
-@dataclass(frozen=True, slots=True)
-class ProgramTable:
+class ProgramTable(Record, frozen=True):
     """The programs a policy describes, by name, and the runs of every program."""
 
-    by_name: Mapping[str, Program] = field(default_factory=dict)
-    anyone: Program | None = None  # runs that apply to every program not in the table ("*")
-    everyone: Program | None = None  # environment runs that apply to every program ("**")
+    __slots__ = ("by_name", "anyone", "everyone")  # noqa: RUF023  (the fields' order)
+
+    by_name: Mapping[str, Program]
+    anyone: Program | None  # runs that apply to every program not in the table ("*")
+    everyone: Program | None  # environment runs that apply to every program ("**")
+
+    def __init__(
+        self,
+        by_name: Mapping[str, Program] = MISSING,
+        anyone: Program | None = None,
+        everyone: Program | None = None,
+    ) -> None:
+        object.__setattr__(self, "by_name", {} if by_name is MISSING else by_name)
+        object.__setattr__(self, "anyone", anyone)
+        object.__setattr__(self, "everyone", everyone)
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)

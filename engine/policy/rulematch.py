@@ -18,13 +18,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
 from engine.policy.scope import is_plain, line_moves
 from engine.policy.shell import Command, parse
+from engine.records import Record
 
 _QUOTES = re.compile(r"[\"'`]")
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]+")
@@ -32,14 +32,21 @@ _LONG_OPTION = re.compile(r"--[a-z0-9][a-z0-9-]*")
 _SPECIAL = re.compile(r"[*?\[]")
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(Record, frozen=True):
     """One simple command of a call, as rule globs see it."""
+
+    __slots__ = ("text", "via", "plain", "spellings")  # noqa: RUF023  (the fields' order)
 
     text: str  # argv joined, as written
     via: tuple[str, ...]
     plain: bool  # its argv alone says what it does (allow globs may cover it)
     spellings: tuple[tuple[str, ...], ...]  # lower-case word lists deny/ask globs are tried on
+
+    def __init__(self, text: str, via: tuple[str, ...], plain: bool, spellings: tuple[tuple[str, ...], ...]) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "via", via)
+        object.__setattr__(self, "plain", plain)
+        object.__setattr__(self, "spellings", spellings)
 
 
 def pieces(commands: Iterable[str], programs: ProgramTable = EMPTY) -> tuple[list[str], list[Piece]]:

@@ -19,26 +19,32 @@ import json
 import os
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.model import Match, Verdict
 from engine.policy.normalize import readings
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.shell import Command, parse
+from engine.records import Record
 
 # Commands that change what a later relative path on the same line means.
 _MOVERS = frozenset({"cd", "pushd", "popd"})
 _GLOB_SPECIAL = str.maketrans({"*": "[*]", "?": "[?]", "[": "[[]"})
 
 
-@dataclass(frozen=True, slots=True)
-class Scoped:
+class Scoped(Record, frozen=True):
     """One match of a request, with what a grant of it would cover."""
+
+    __slots__ = ("match", "scope", "glob")  # noqa: RUF023  (the fields' order)
 
     match: Match
     scope: str | None  # None: this match may be allowed once, never granted
     glob: str | None  # what "always" records in command_allowlist; None when no glob can say it exactly
+
+    def __init__(self, match: Match, scope: str | None, glob: str | None) -> None:
+        object.__setattr__(self, "match", match)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "glob", glob)
 
 
 def is_plain(command: Command) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
@@ -35,6 +34,7 @@ from engine.policy.lexer import (
 from engine.policy.links import LINKERS, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
+from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -56,26 +56,79 @@ _DEFAULT_IFS = " \t\n"
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
 
 
-@dataclass(slots=True)
-class Command:
+class Command(Record):
     """One simple command as it would run, at one unwrapping stage."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "name",
+        "argv",
+        "dynamic",
+        "redirects",
+        "stdin",
+        "fed_by",
+        "via",
+        "code",
+        "depth",
+        "cwd",
+        "program",
+        "indirect",
+        "reading",
+        "reread",
+        "text",
+        "shape",
+    )
 
     name: str  # lower-case basename of argv[0]; "" when only known at run time
     argv: tuple[str, ...]
     dynamic: tuple[bool, ...]  # per word: contains an unresolved expansion
-    redirects: tuple[tuple[str, str], ...] = ()  # (operator, target)
-    stdin: str = ""  # data it reads: here-docs, here-strings, literal text piped in
-    fed_by: frozenset[str] = frozenset()  # commands whose output reaches it
-    via: tuple[str, ...] = ()  # wrappers and interpreters it was found inside
-    code: str | None = None  # an interpreter's inline program
-    depth: int = 0
-    cwd: str | None = None  # set when an earlier `cd` on the line moved away from the working directory
-    program: Program | None = None  # how this program reads its arguments (the Programs table)
-    indirect: bool = False  # reached through an escape hatch (sed e, tar --checkpoint-action, git -c ...)
-    reading: Any = None  # its argv as its program reads it (argv.Parsed), once something needed it
-    reread: bool = False  # found by another reading of a command (an unknown option taking a value)
-    text: str = field(init=False, default="")  # the words joined, as rules and messages show them
-    shape: Any = field(init=False, default=None)  # flags and positionals, filled by the first matcher that needs them
+    redirects: tuple[tuple[str, str], ...]  # (operator, target)
+    stdin: str  # data it reads: here-docs, here-strings, literal text piped in
+    fed_by: frozenset[str]  # commands whose output reaches it
+    via: tuple[str, ...]  # wrappers and interpreters it was found inside
+    code: str | None  # an interpreter's inline program
+    depth: int
+    cwd: str | None  # set when an earlier `cd` on the line moved away from the working directory
+    program: Program | None  # how this program reads its arguments (the Programs table)
+    indirect: bool  # reached through an escape hatch (sed e, tar --checkpoint-action, git -c ...)
+    reading: Any  # its argv as its program reads it (argv.Parsed), once something needed it
+    reread: bool  # found by another reading of a command (an unknown option taking a value)
+    text: str  # the words joined, as rules and messages show them
+    shape: Any  # flags and positionals, filled by the first matcher that needs them
+
+    def __init__(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        dynamic: tuple[bool, ...],
+        redirects: tuple[tuple[str, str], ...] = (),
+        stdin: str = "",
+        fed_by: frozenset[str] = frozenset(),
+        via: tuple[str, ...] = (),
+        code: str | None = None,
+        depth: int = 0,
+        cwd: str | None = None,
+        program: Program | None = None,
+        indirect: bool = False,
+        reading: Any = None,
+        reread: bool = False,
+    ) -> None:
+        self.name = name
+        self.argv = argv
+        self.dynamic = dynamic
+        self.redirects = redirects
+        self.stdin = stdin
+        self.fed_by = fed_by
+        self.via = via
+        self.code = code
+        self.depth = depth
+        self.cwd = cwd
+        self.program = program
+        self.indirect = indirect
+        self.reading = reading
+        self.reread = reread
+        self.text = ""
+        self.shape = None
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         self.text = " ".join(self.argv)
@@ -85,12 +138,17 @@ class Command:
         return not self.name
 
 
-@dataclass(slots=True)
-class _Written:
+class _Written(Record):
     """A file the line wrote: the programs that wrote it, and what, when known."""
+
+    __slots__ = ("writers", "content")  # noqa: RUF023  (the fields' order)
 
     writers: frozenset[str]
     content: str | None
+
+    def __init__(self, writers: frozenset[str], content: str | None) -> None:
+        self.writers = writers
+        self.content = content
 
 
 # Brace expansion of words with quoted or expanded parts: each part is one private-use character.
@@ -128,22 +186,34 @@ _KEYWORDS = frozenset(
 _CLAUSE_HEADERS = frozenset({"for", "select", "case"})
 
 
-@dataclass(slots=True)
-class _Word:
+class _Word(Record):
     """A word of a command as expanded."""
+
+    __slots__ = ("texts", "dynamic", "quoted", "subs")  # noqa: RUF023  (the fields' order)
 
     texts: list[str]  # more than one after brace expansion
     dynamic: bool
     quoted: bool
     subs: list[str]
 
+    def __init__(self, texts: list[str], dynamic: bool, quoted: bool, subs: list[str]) -> None:
+        self.texts = texts
+        self.dynamic = dynamic
+        self.quoted = quoted
+        self.subs = subs
 
-@dataclass(slots=True)
-class _Raw:
+
+class _Raw(Record):
     """A simple command's words and redirections as read, before expansion."""
 
-    words: list[Token] = field(default_factory=list)
-    redirects: list[tuple[str, Token | None]] = field(default_factory=list)
+    __slots__ = ("words", "redirects")  # noqa: RUF023  (the fields' order)
+
+    words: list[Token]
+    redirects: list[tuple[str, Token | None]]
+
+    def __init__(self, words: list[Token] = MISSING, redirects: list[tuple[str, Token | None]] = MISSING) -> None:
+        self.words = [] if words is MISSING else words
+        self.redirects = [] if redirects is MISSING else redirects
 
 
 def _split(tokens: list[Token]) -> list[list[_Raw]]:

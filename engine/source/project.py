@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import UsageError
+from engine.records import MISSING, Record
 
 MANIFEST_DIRS = ("manifests", "toolsets", "policies")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -23,18 +23,35 @@ CONFIG_NAMES = ("hermes-engine.yaml", "hermes-engine.yml")
 BUILTIN_HANDLER_PACKAGE = "engine._pack_handlers"
 
 
-@dataclass(frozen=True, slots=True)
-class Pack:
+class Pack(Record, frozen=True):
     """A folder of manifests and handlers loaded as one: the builtin pack or the project."""
+
+    __slots__ = ("name", "root", "handler_roots", "module_alias", "display_prefix", "code_root")  # noqa: RUF023  (the fields' order)
 
     name: str  # "builtin" or "project"
     root: Path
     handler_roots: tuple[str, ...]
     # Manifest module prefix -> the name it is imported under.
-    module_alias: Mapping[str, str] = field(default_factory=dict)
-    display_prefix: str = ""
+    module_alias: Mapping[str, str]
+    display_prefix: str
     # Where the pack's handler packages live when not at its root (a plugin's code); None: the root.
-    code_root: Path | None = None
+    code_root: Path | None
+
+    def __init__(
+        self,
+        name: str,
+        root: Path,
+        handler_roots: tuple[str, ...],
+        module_alias: Mapping[str, str] = MISSING,
+        display_prefix: str = "",
+        code_root: Path | None = None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "handler_roots", handler_roots)
+        object.__setattr__(self, "module_alias", {} if module_alias is MISSING else module_alias)
+        object.__setattr__(self, "display_prefix", display_prefix)
+        object.__setattr__(self, "code_root", code_root)
 
     @property
     def package_root(self) -> Path:

@@ -1,0 +1,155 @@
+"""Plain value classes for the modules a judging start imports, instead of ``@dataclass``.
+
+``@dataclass`` works out each class when its module is imported (its fields, their annotations,
+then source text for each generated method, ``exec``'d): about a fifth of a millisecond a class,
+and the ``guard``/``check`` start imports dozens. A :class:`Record` subclass writes its
+``__slots__`` and ``__init__`` itself (compiled with its module, kept in its ``.pyc``) and gets
+from here what a slotted dataclass gets besides, with the same behaviour:
+
+- ``==`` between two instances of the same class compares the fields (``compare``: those named,
+  default all, in ``__slots__`` order); another class gives ``NotImplemented``;
+- an :class:`OrderedRecord` orders (``<``, ``<=``, ``>``, ``>=``) by the same fields, as tuples;
+- ``frozen=True``: assigning or deleting a field raises ``dataclasses.FrozenInstanceError``, and
+  the instance hashes by its compared fields; otherwise it is unhashable, as an ``eq`` dataclass;
+- ``repr`` is ``Name(field=value, ...)``; copying and pickling keep every field (a frozen one too);
+- :func:`replace` is ``dataclasses.replace`` for them (a new instance through ``__init__``).
+
+The type checker reads them as the plain classes they are: it does not flag an assignment to a
+frozen record's field (the assignment raises at run time, as a frozen dataclass' does).
+"""
+
+from __future__ import annotations
+
+from _thread import get_ident
+from operator import attrgetter
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _R = TypeVar("_R", bound="Record")
+
+__all__ = ["MISSING", "OrderedRecord", "Record", "replace"]
+
+# The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
+MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
+
+
+def _values(names: tuple[str, ...]) -> Any:
+    """The compared fields of an instance, as a tuple (also for one field)."""
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    if not names:
+        return lambda obj: ()
+    return attrgetter(*names)
+
+
+_REPRING: set[tuple[int, Any]] = set()
+
+
+class Record:
+    """Base of a slotted value class: ``class Point(Record, frozen=True): __slots__ = ("x", "y")``
+    with its own ``__init__``. See the module's documentation."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _compared: Any = None
+    _frozen = False
+
+    def __init_subclass__(cls, *, frozen: bool = False, compare: tuple[str, ...] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        slots = cls.__dict__.get("__slots__")
+        if not isinstance(slots, tuple) or any(vars(base).get("__slots__") for base in cls.__mro__[1:-1]):
+            raise TypeError(f"{cls.__qualname__}: a Record names its fields in a __slots__ tuple, and only there")
+        cls._fields = slots
+        cls._compared = staticmethod(_values(slots if compare is None else compare))
+        setattr(cls, "__match_args__", slots)  # noqa: B010  (not declared on Record: a class of its own)
+        cls._frozen = frozen
+        if frozen:
+            cls.__setattr__ = _frozen_setattr  # type: ignore[method-assign,assignment]
+            cls.__delattr__ = _frozen_delattr  # type: ignore[method-assign,assignment]
+            if "__hash__" not in cls.__dict__:
+                cls.__hash__ = Record.__hash__  # type: ignore[method-assign]
+        elif "__hash__" not in cls.__dict__:
+            cls.__hash__ = None  # type: ignore[assignment]  # as an eq dataclass: unhashable
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            result: bool = self._compared(self) == self._compared(other)
+            return result
+        return NotImplemented
+
+    def __hash__(self) -> int:  # frozen ones only (see __init_subclass__)
+        return hash(self._compared(self))
+
+    def __repr__(self) -> str:
+        key = (id(self), get_ident())
+        if key in _REPRING:
+            return "..."
+        _REPRING.add(key)
+        try:
+            inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        finally:
+            _REPRING.discard(key)
+        return f"{type(self).__qualname__}({inner})"
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self._fields, state, strict=True):
+            object.__setattr__(self, name, value)
+
+
+class OrderedRecord(Record):
+    """A record that also orders (``<``, ``<=``, ``>``, ``>=``) by its compared fields, as tuples."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            result: bool = self._compared(self) < self._compared(other)
+            return result
+        return NotImplemented
+
+    def __le__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            result: bool = self._compared(self) <= self._compared(other)
+            return result
+        return NotImplemented
+
+    def __gt__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            result: bool = self._compared(self) > self._compared(other)
+            return result
+        return NotImplemented
+
+    def __ge__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            result: bool = self._compared(self) >= self._compared(other)
+            return result
+        return NotImplemented
+
+
+def _frozen_setattr(self: Record, name: str, value: Any) -> None:
+    from dataclasses import FrozenInstanceError  # noqa: PLC0415
+
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Record, name: str) -> None:
+    from dataclasses import FrozenInstanceError  # noqa: PLC0415
+
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def replace(obj: _R, /, **changes: Any) -> _R:
+    """A new ``obj`` with ``changes``, made through its class' ``__init__`` (``dataclasses.replace``).
+    Every field of a record passed here must be an ``__init__`` parameter of the same name."""
+    values = {name: getattr(obj, name) for name in obj._fields}
+    unknown = set(changes) - set(values)
+    if unknown:
+        raise TypeError(f"{type(obj).__qualname__} has no field {sorted(unknown)[0]!r}")
+    values.update(changes)
+    return type(obj)(**values)

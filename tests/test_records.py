@@ -1,0 +1,91 @@
+"""engine.records: the value classes a judging start imports behave as the dataclasses they replace."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from engine.errors import Problem
+from engine.guard.hook import Decision
+from engine.policy.model import ApprovalSettings, Match, Verdict
+from engine.records import Record, replace
+from engine.registry.specs import Annotations
+
+
+def test_frozen_records_compare_hash_and_refuse_changes() -> None:
+    a = Match("k", "d", "hardline", "rm -rf /", ("sudo",))
+    b = Match("k", "d", "hardline", "rm -rf /", ("sudo",))
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a != Match("k", "d", "hardline", "rm -rf /", ("sudo",), grantable=False)
+    assert a != ("k", "d", "hardline", "rm -rf /", ("sudo",), True)  # another class: never equal
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.key = "other"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del a.key
+    assert a.key == "k"
+    assert (
+        repr(a)
+        == "Match(key='k', description='d', severity='hardline', command='rm -rf /', via=('sudo',), grantable=True)"
+    )
+
+
+def test_mutable_records_are_unhashable_and_defaults_are_per_instance() -> None:
+    decision = Decision("allow", "")
+    with pytest.raises(TypeError):
+        hash(decision)
+    decision.reason = "changed"
+    assert decision == Decision("allow", "changed") and decision.keys == ()
+    first, second = ApprovalSettings(), ApprovalSettings()
+    assert first.rules == {} and first.rules is not second.rules  # a default_factory's fresh value
+
+
+def test_fields_left_out_of_comparison_and_order() -> None:
+    error = Problem("a.yaml", 3, 1, "code", "message")
+    warning = Problem("a.yaml", 3, 1, "code", "message", severity="warning")
+    assert error == warning and hash(error) == hash(warning)  # severity is not compared
+    later = Problem("a.yaml", 10, 1, "code", "message")
+    assert sorted([later, error]) == [error, later] and error < later and later >= error
+    with pytest.raises(TypeError):
+        _ = error < Match("k", "d", "s", "c")
+
+
+def test_copies_and_pickles_keep_every_field() -> None:
+    verdict = Verdict("deny", True, (Match("k", "d", "hardline", "c"),), "why", ("c",))
+    for again in (copy.copy(verdict), copy.deepcopy(verdict), pickle.loads(pickle.dumps(verdict))):
+        assert again == verdict and again.reason == "why"
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            again.reason = None
+    annotations = Annotations()
+    assert pickle.loads(pickle.dumps(annotations)) == annotations
+
+
+def test_replace_makes_a_new_record_through_its_init() -> None:
+    match = Match("k", "d", "hardline", "c")
+    other = replace(match, grantable=False)
+    assert (other.grantable, match.grantable, other.key) == (False, True, "k")
+    with pytest.raises(TypeError):
+        replace(match, nonsense=1)
+
+
+def test_a_record_names_its_fields_in_its_own_slots() -> None:
+    with pytest.raises(TypeError):
+
+        class _NoSlots(Record):
+            pass
+
+    class Point(Record, frozen=True):
+        __slots__ = ("x", "y")
+
+        def __init__(self, x: int, y: int) -> None:
+            object.__setattr__(self, "x", x)
+            object.__setattr__(self, "y", y)
+
+    with pytest.raises(TypeError):
+
+        class _Deeper(Point):
+            __slots__ = ("z",)
+
+    assert getattr(Point, "__match_args__", None) == ("x", "y")  # positional `case Point(x, y)`, as a dataclass
