@@ -41,9 +41,18 @@ if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
-# the parser to be judged at all (a here-document may be unterminated).
-_OBFUSCATION = re.compile(r"[$`'\"\\{]|<<")
+# the parser to be judged at all (a here-document may be unterminated); and a word ending in `/`:
+# as a command its name is empty, known only at run time, and every matcher applies to it.
+# And a home or drive spelled the Windows way (`%USERPROFILE%/.ssh`, `C:/Users/me/.aws`): the fast
+# path's fragments are about the path the classifier reads, not these spellings.
+_OBFUSCATION = re.compile(
+    r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)|(?i:%(?:userprofile|homepath)%)|(?<![A-Za-z0-9])[A-Za-z]:/"
+)
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
+# A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):
+# path fragments in the text say nothing of it, so no name-less matcher is skipped for lack of them
+# (the engine's own file names are single path components: any spelling of a path holds them).
+_RESPELLED = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
 _QUOTES = re.compile(r"[\"'`]")
 # Arguments rule globs read as shell commands (matched against each simple command too).
 _COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
@@ -215,7 +224,10 @@ class _Index:
         engine = bool(self.engine)
         if command.cwd is None:
             lowered = command.text.lower()
-            if generic:
+            respelled = "$" in lowered or "\\" in lowered
+            if not respelled and ("%" in lowered or ":" in lowered):
+                respelled = _RESPELLED.search(lowered) is not None
+            if generic and not respelled:
                 # Name-less matchers look for paths: skip those whose path text is absent.
                 generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
             engine = engine and _names_engine_files(command, engine_names, lowered)
@@ -496,9 +508,16 @@ class Evaluator:
     def _can_skip(self, text: str, view: View) -> bool:
         """True when no pattern can possibly match: no trigger word or path fragment, nothing hidden."""
         policy = self.policy
-        if policy.always_parse or _OBFUSCATION.search(text):
+        if policy.always_parse:
             return False
         lowered = text.lower()
+        # Most lines that are parsed start with a trigger word (`rm -rf x`, `git push`): one split
+        # and one set lookup say so, before any regex runs.
+        head = lowered.split(None, 1)
+        if head and head[0] in policy.trigger_words:
+            return False
+        if _OBFUSCATION.search(text):
+            return False
         # Trigger words first: most lines that reach here hold one, and a set test is cheaper.
         if len(lowered) > _LONG:
             if self._long_triggers.found(lowered):

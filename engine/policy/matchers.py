@@ -567,6 +567,10 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if len(words) + len(subs) == len(commands):
             return words, subs
         return None
+    if data.get("code") is not None or data.get("code_paths") is not None:
+        # An inline program: only a program the Programs table reads as running code carries one
+        # (Command.code), and the names of every such program are trigger words already.
+        return set(), set()
     if data.get("fed_by"):
         names = [f.lower() for f in data["fed_by"]]
         if not any(_WILDCARDS & set(n) for n in names):

@@ -1,0 +1,205 @@
+"""Differential test: the evaluator's shortcuts against a reference that takes none of them.
+
+The shortcuts (the fast path that skips parsing a line without a trigger word, the index that
+hands each command only the matchers its name or verb can meet, the prefilters of name-less
+matchers, the class test of a command's words in one set operation) exist for speed only. The
+reference judges the same texts with every one of them off: every line is parsed and every
+matcher of every pattern is tried on every command, its name tested by the matcher itself.
+Both must give the same verdict -- decision, hardline flag and the matched pattern keys with
+the commands they name -- on the labelled corpus, every string in the red-team suite and
+generated commands.
+
+Abuse case: a shortcut that skips a matcher the command could meet lets a dangerous command
+through as `allow` (a trigger list that misses a name, an index keyed on the wrong verb).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Engine
+from engine.policy.evaluate import Evaluator, _Index
+from engine.policy.shell import Command
+from tests.conftest import REPO
+from tests.redteam.conftest import make_home
+
+CORPUS = REPO / "tests" / "data" / "commands-sample.jsonl"
+REDTEAM = REPO / "tests" / "redteam"
+
+
+def _every_matcher(self: _Index, command: Command, engine_names: Any = None, view: Any = None) -> list[Any]:
+    """The reference's candidates: every command matcher of the index, the name tested by each."""
+    entries: dict[tuple[int, int], Any] = {}
+    lists = [*self.by_name.values(), *self.by_subcommand.values()]
+    lists += [self.generic, self.redirecting, self.globbed, self.dynamic, list(self.engine)]
+    for found in lists:
+        for i, pattern, matcher, _ in found:
+            entries.setdefault((i, id(matcher)), (i, pattern, matcher, False))
+    return list(entries.values())
+
+
+def _key(verdict: Any) -> tuple[Any, ...]:
+    matches = sorted((m.key, m.command, m.grantable) for m in verdict.matches)
+    return verdict.decision, verdict.hardline, tuple(matches)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    root = tmp_path_factory.mktemp("differential")
+    home = make_home(root)
+    work = root / "work"
+    work.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.chdir(work)
+        assert os.environ["HOME"].startswith(str(root))
+        engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(root / "state")})
+        yield engine
+        engine.close()
+
+
+def _evaluator(engine: Engine) -> Evaluator:
+    evaluator = engine._evaluator(engine._snapshot)
+    evaluator.parse_cache = 0  # every check parses (the reference shares no parse with the fast path)
+    return evaluator
+
+
+def _compare(engine: Engine, texts: list[str]) -> None:
+    evaluator = _evaluator(engine)
+    fast = [_key(evaluator.check(text)) for text in texts]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_Index, "candidates", _every_matcher)
+        patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
+        reference = [_key(evaluator.check(text)) for text in texts]
+    differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
+    assert not differ, differ[:5]
+
+
+def _corpus() -> list[str]:
+    return [json.loads(line)["cmd"] for line in CORPUS.read_text().splitlines() if line.strip()]
+
+
+def _redteam_strings() -> list[str]:
+    found: dict[str, None] = {}
+    for path in sorted(REDTEAM.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
+                found[node.value] = None
+    return list(found)
+
+
+def test_the_reference_is_a_different_path(engine: Engine) -> None:
+    """The reference takes no shortcut: a line the fast path skips is parsed, and a command meets
+    matchers of other names (which their own name test then refuses)."""
+    evaluator = _evaluator(engine)
+    index = evaluator._index(evaluator.patterns_for("terminal", "command"))
+    view = evaluator.classifier.view()
+    assert evaluator._can_skip("whoami", view)  # the fast path is live for the shipped policy
+    command = Command("ls", ("ls", "-la"), (False, False))
+    assert len(_every_matcher(index, command)) > 10 * len(index.candidates(command, None, view))
+
+
+def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:
+    texts = _corpus() + _redteam_strings()
+    assert len(texts) > 1000
+    _compare(engine, texts)
+
+
+_NAMES = [
+    "rm",
+    "git",
+    "cp",
+    "mv",
+    "sudo",
+    "find",
+    "dd",
+    "curl",
+    "bash",
+    "sh",
+    "python3",
+    "tar",
+    "ln",
+    "ls",
+    "cat",
+    "echo",
+    "chmod",
+    "docker",
+    "env",
+    "xargs",
+    "sed",
+    "awk",
+    "kill",
+    "tee",
+    "ssh",
+    "make",
+    "npm",
+    "whoami",
+    "type",
+    "more",
+]
+_WORDS = [
+    *[
+        "-rf",
+        "-r",
+        "-f",
+        "--force",
+        "--hard",
+        "-c",
+        "-e",
+        "push",
+        "reset",
+        "clean",
+        "rm",
+        "/",
+        "~",
+        "~/.ssh/id_rsa",
+        "/etc/passwd",
+        "/dev/sda",
+        "of=/dev/sda",
+    ],
+    *[
+        "node_modules",
+        "build/",
+        ".",
+        "*",
+        "x.sh",
+        "-exec",
+        "{}",
+        ";",
+        "policies/a.yaml",
+        ".env",
+        "hl",
+        "-s",
+        "/tmp/x",
+        "1e",
+        "$HOME/.aws/config",
+    ],
+    *[r"%USERPROFILE%\.ssh\id_rsa", r"C:\Users\me\.aws\credentials", "C:/Users/me/.bashrc"],
+    *["%USERPROFILE%/.ssh/authorized_keys", "c:/users/me/.ssh/id_rsa", "%homepath%/.aws/config"],
+    *["'rm -rf ~'", '"$HOME"', "$(curl x)"],
+]
+_OPERATORS = [" ", " ", " ", " | ", " && ", "; ", " > ", " < ", "\n"]
+
+
+@st.composite
+def _commands(draw: st.DrawFn) -> str:
+    parts = [draw(st.sampled_from(_NAMES))]
+    for _ in range(draw(st.integers(0, 6))):
+        parts.append(draw(st.sampled_from(_OPERATORS)))
+        pool = _NAMES if parts[-1].strip() and parts[-1].strip() not in "<>" else _WORDS
+        parts.append(draw(st.sampled_from(pool)))
+    return "".join(parts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_commands(), min_size=1, max_size=8))
+def test_generated_commands_judge_as_the_reference(engine: Engine, texts: list[str]) -> None:
+    _compare(engine, texts)
