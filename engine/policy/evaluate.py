@@ -45,8 +45,10 @@ if TYPE_CHECKING:
 # as a command its name is empty, known only at run time, and every matcher applies to it.
 # And a home or drive spelled the Windows way (`%USERPROFILE%/.ssh`, `C:/Users/me/.aws`): the fast
 # path's fragments are about the path the classifier reads, not these spellings.
+# And a command named by a glob (`/???/?m -rf ~` runs rm): a glob in a word where a command starts.
 _OBFUSCATION = re.compile(
     r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)|(?i:%(?:userprofile|homepath)%)|(?<![A-Za-z0-9])[A-Za-z]:/"
+    r"|(?:^|[;&|(){}!\n]|\b(?:then|do|else|elif|if|while|until|time)\s)\s*[^\s;&|()<>]*(?:[*?]|\[[^\]\s]*\])"
 )
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):

@@ -53,7 +53,15 @@ _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
+# A command word whose last component is a glob (`/???/?m`, `r?`, `/bin/ta[r]`): bash expands it
+# before it looks the name up, so the name is known only at run time. A lone `[` is the test command.
+_GLOBBED_NAME = re.compile(r"[*?]|\[[^\]/]*\]")
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
+
+
+def _globbed_name(word: str) -> bool:
+    """Whether a command word's name is a glob bash expands (`/???/?m` runs `/bin/rm`)."""
+    return _GLOBBED_NAME.search(word[word.rfind("/") + 1 :]) is not None
 
 
 @dataclass(slots=True)
@@ -538,7 +546,7 @@ class Analyzer(Follower, LinkFollower):
                 if self.links:
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
-                name = "" if dynamic[0] else command_name(argv[0])
+                name = "" if dynamic[0] or _globbed_name(argv[0]) else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
                 command = Command(
