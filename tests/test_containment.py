@@ -247,6 +247,10 @@ def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_
         f"mv -t ~ {kit}/.bashrc",
         f"cp -r {kit}/. ~",
         f"rsync -a {kit}/ ~/",
+        # moved without a `cd` the line spells at its top (rt5)
+        f"sh -c 'cd ~ && tar xf {archive}'",
+        f"env -C ~ tar xf {archive}",
+        f"eval 'cd ~'; tar xf {archive}",
     ):
         assert engine.check(command).decision == "ask", command
         assert not terminal(engine, command)["ok"], command

@@ -45,6 +45,7 @@ class Grammar:
     ends_options: frozenset[str] = frozenset()  # options after which every word is an operand (python -c)
     no_command_with: frozenset[str] = frozenset()  # options that make the program refuse a command (env -0)
     conflicts: tuple[frozenset[str], ...] = ()  # options the program refuses together (su -m -w)
+    chdir: frozenset[str] = frozenset()  # options naming the directory the command runs in (env -C)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

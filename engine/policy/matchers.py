@@ -472,7 +472,8 @@ class Matcher:
 
     def _cwd_ok(self, command: Command, classify: Any) -> bool:
         # `classify` already reads a relative word under the line's `cd`; "." is that directory.
-        return self.cwd is not None and self.cwd.test(".", classify)
+        # A directory known only at run time (`cd "$D"`, `cd -`, CDPATH) may be any: fail closed.
+        return self.cwd is not None and (command.cwd == "$unknown" or self.cwd.test(".", classify))
 
     def matches_path(self, value: str, classify: Any) -> bool:
         return self.path is not None and self.path.test(value, classify)

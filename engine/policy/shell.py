@@ -56,6 +56,8 @@ _DEFAULT_IFS = " \t\n"
 # A command word whose last component is a glob (`/???/?m`, `r?`, `/bin/ta[r]`): bash expands it
 # before it looks the name up, so the name is known only at run time. A lone `[` is the test command.
 _GLOBBED_NAME = re.compile(r"[*?]|\[[^\]/]*\]")
+# `$(mktemp -d)` as a folder name: a new, empty folder.
+_FRESH_FOLDER = re.compile(r"^\$\(mktemp -d(?: -[pt] ?[^\s$`()]+| --tmpdir=[^\s$`()]+)?\)$")
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
 
 
@@ -239,8 +241,13 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokenize(text)
             if BUDGET.get() is None:
                 self.lexed[text] = tokens
+        # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`
+        # and `source` run in this shell.
+        saved = self.cwd
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
+        if via and via[-1] != "eval" and not (len(via) > 1 and via[-2] in ("source", ".")):
+            self.cwd = saved
 
     # -- words -------------------------------------------------------------------
 
@@ -541,6 +548,7 @@ class Analyzer(Follower, LinkFollower):
         table = self.programs
         local: dict[str, str] = {}  # variables set by wrappers along the way (`env A=1 ...`)
         escaped = 0  # escape hatches entered along this chain (they end with the chain)
+        here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
         try:
             while argv:
                 if self.links:
@@ -593,7 +601,7 @@ class Analyzer(Follower, LinkFollower):
                     else:
                         self.unread.append(argv[0])
                     break
-                if not via:
+                if len(stages) == 1:  # a `cd` a wrapper runs (`sudo cd`) moves nothing
                     if name in ("cd", "pushd"):
                         self._change_directory(argv, dynamic)
                     elif name in LINKERS:
@@ -612,12 +620,20 @@ class Analyzer(Follower, LinkFollower):
                 if inner is None:
                     break
                 argv, dynamic, indirect = inner
+                if program.grammar.chdir and command.reading is not None:
+                    for option, value, _ in command.reading.options:
+                        if option in program.grammar.chdir and value is not None:
+                            if not here:
+                                here.append(self.cwd)
+                            self.cwd = self._moved_to(value, "$" in value or "`" in value)
                 via = (*via, name)
                 if indirect:
                     self.indirect += 1
                     escaped += 1
         finally:
             self.indirect -= escaped
+            if here:
+                self.cwd = here[0]
         return stages
 
     def _alternate_reading(
@@ -657,16 +673,23 @@ class Analyzer(Follower, LinkFollower):
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
-        target = next((a for a in argv[1:] if not a.startswith("-")), "~")
-        if any(dynamic[1:]):
-            self.cwd = "$unknown"
-            return
+        target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
+        self.cwd = self._moved_to(target, any(dynamic[1:]))
+
+    def _moved_to(self, target: str, dynamic: bool) -> str | None:
+        """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
+        if dynamic:
+            # A fresh folder (`cd "$(mktemp -d)"`) holds nothing its members could replace.
+            return "/tmp/mktemp.XXXXXXXXXX" if _FRESH_FOLDER.match(target) else "$unknown"
+        if target == "-" or ("CDPATH" in self.env and not target.startswith(("/", "~", "./", "../"))):
+            return "$unknown"  # the previous directory, or one CDPATH names
         target = self._through_link(target) if self.links else target
         if target.startswith(("/", "~")):
-            self.cwd = target
-        elif self.cwd != "$unknown":
-            # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
-            self.cwd = posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
+            return target
+        if self.cwd == "$unknown":
+            return self.cwd
+        # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
+        return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line."""

@@ -59,6 +59,27 @@ PLANTED = [
     "systemctl --user enable --now /tmp/evil.service",
 ]
 
+# where the line moves to without a `cd` the engine followed (rt5)
+MOVED = [
+    "sh -c 'cd ~ && tar xf /tmp/kit.tar'",
+    "bash -c \"cd ~; cp /tmp/kit/.bashrc .\"",
+    "eval 'cd ~'; tar xf /tmp/kit.tar",
+    "env -C ~ tar xf /tmp/kit.tar",
+    "env --chdir=$HOME cp /tmp/kit/.bashrc .",
+    "sudo -D /root tar xf /tmp/kit.tar",
+    "cd \"$D\" && tar xf /tmp/kit.tar",
+    "cd - && tar xf /tmp/kit.tar",
+    "CDPATH=/home cd me && tar xf /tmp/kit.tar",
+]
+
+MOVED_NEAR_MISSES = [
+    "cd \"$(mktemp -d)\" && tar xf /tmp/pkg.tar",
+    "sh -c 'cd ~' && tar xf /tmp/pkg.tar",
+    "sh -c 'cd build && tar xf /tmp/pkg.tar'",
+    "env -C build tar xf /tmp/pkg.tar",
+    "cd /tmp && cd - && ls",
+]
+
 TOKENS = [
     "gh auth token",
     "gh auth status --show-token",
@@ -102,12 +123,12 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", PLANTED + TOKENS)
+@pytest.mark.parametrize("command", PLANTED + MOVED + TOKENS)
 def test_a_planted_file_or_a_printed_token_is_never_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow"
 
 
-@pytest.mark.parametrize("command", NEAR_MISSES)
+@pytest.mark.parametrize("command", NEAR_MISSES + MOVED_NEAR_MISSES)
 def test_the_near_misses_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow"
 
