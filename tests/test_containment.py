@@ -251,6 +251,11 @@ def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_
         f"sh -c 'cd ~ && tar xf {archive}'",
         f"env -C ~ tar xf {archive}",
         f"eval 'cd ~'; tar xf {archive}",
+        # files named only at run time, or under their own relative path (rt5)
+        f"ls -A {kit} | xargs -I{{}} cp -r {kit}/{{}} ~",
+        f'for f in {kit}/.bashrc; do cp "$f" ~; done',
+        f"cd {kit} && cp --parents .ssh/authorized_keys ~",
+        f"python3 -m tarfile -e {archive} ~/",
     ):
         assert engine.check(command).decision == "ask", command
         assert not terminal(engine, command)["ok"], command
