@@ -27,6 +27,8 @@ HARDLINE = [
     "ls; /???/?m -rf ~",
     "if true; then /???/?m -rf ~; fi",
     "for i in 1; do /???/?m -rf ~; done",
+    "grm -rf ~",
+    "uu-rm -rf /",
 ]
 
 NOT_ALLOWED = [

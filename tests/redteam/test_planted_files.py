@@ -62,12 +62,12 @@ PLANTED = [
 # where the line moves to without a `cd` the engine followed (rt5)
 MOVED = [
     "sh -c 'cd ~ && tar xf /tmp/kit.tar'",
-    "bash -c \"cd ~; cp /tmp/kit/.bashrc .\"",
+    'bash -c "cd ~; cp /tmp/kit/.bashrc ."',
     "eval 'cd ~'; tar xf /tmp/kit.tar",
     "env -C ~ tar xf /tmp/kit.tar",
     "env --chdir=$HOME cp /tmp/kit/.bashrc .",
     "sudo -D /root tar xf /tmp/kit.tar",
-    "cd \"$D\" && tar xf /tmp/kit.tar",
+    'cd "$D" && tar xf /tmp/kit.tar',
     "cd - && tar xf /tmp/kit.tar",
     "CDPATH=/home cd me && tar xf /tmp/kit.tar",
 ]
@@ -101,13 +101,27 @@ MISSED = [
     "cd /tmp/kit && cp --parents .ssh/authorized_keys ~",
     "rsync --files-from=/tmp/list /tmp/kit ~",
     "ls /tmp/kit | xargs -I{} cp {} ~",
-    "for f in /tmp/kit/.*; do cp \"$f\" ~; done",
+    'for f in /tmp/kit/.*; do cp "$f" ~; done',
     "cp $F ~/.ssh",
     "cp `cat /tmp/list` ~",
 ]
 
+# the same copy under another name of the program (rt5)
+RENAMED = [
+    "gcp /tmp/kit/.bashrc ~",
+    "uu-cp /tmp/kit/.bashrc ~",
+    "uutils cp /tmp/kit/.bashrc ~",
+    "coreutils cp /tmp/kit/.bashrc ~",
+    "gsed -i 's/a/b/' ~/.bashrc",
+    "/opt/homebrew/bin/gtar xf /tmp/kit.tar -C ~",
+]
+
 MISSED_NEAR_MISSES = [
-    "cp \"$F\" build/",
+    "gunzip pkg.gz",
+    "gcc -o app app.c",
+    "gawk '{print $1}' notes.txt",
+    "gcp notes.txt backup/",
+    'cp "$F" build/',
     "for f in *.txt; do cp $f backup/; done",
     "find . -name '*.log' | xargs -I{} cp {} logs/",
     "cd ~/src/app && git pull",
@@ -121,11 +135,11 @@ MISSED_NEAR_MISSES = [
     "python3 -m tarfile -e a.tar vendor",
     "dpkg-deb -x a.deb ./root",
     "patch -p1 -i fix.patch",
-    "cd \"$(mktemp -d)\" && unzip /tmp/a.zip",
+    'cd "$(mktemp -d)" && unzip /tmp/a.zip',
 ]
 
 MOVED_NEAR_MISSES = [
-    "cd \"$(mktemp -d)\" && tar xf /tmp/pkg.tar",
+    'cd "$(mktemp -d)" && tar xf /tmp/pkg.tar',
     "sh -c 'cd ~' && tar xf /tmp/pkg.tar",
     "sh -c 'cd build && tar xf /tmp/pkg.tar'",
     "env -C build tar xf /tmp/pkg.tar",
@@ -175,7 +189,7 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", PLANTED + MOVED + MISSED + TOKENS)
+@pytest.mark.parametrize("command", PLANTED + MOVED + MISSED + RENAMED + TOKENS)
 def test_a_planted_file_or_a_printed_token_is_never_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow"
 
