@@ -18,7 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.policy.argv import parse_argv, without_unknown_values
-from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
+from engine.policy.commands import (
+    ASSIGNMENT,
+    command_name,
+    decode_filter,
+    download_targets,
+    printed_text,
+    shell_word,
+)
 from engine.policy.follow import Follower, join_path
 from engine.policy.lexer import (
     BUDGET,
@@ -216,6 +223,9 @@ class Analyzer(Follower, LinkFollower):
         # The session's own, from earlier calls, come first (see session_memory).
         self.links: dict[str, str] = session.links() if session is not None else {}
         self.alternate = False  # reading a command again with unknown options taking values
+        # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
+        # expand_aliases, or an interactive shell), read with its words.
+        self.aliases: dict[str, str] = {}
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
@@ -241,12 +251,12 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokenize(text)
             if BUDGET.get() is None:
                 self.lexed[text] = tokens
-        # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`
-        # and `source` run in this shell.
+        # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
+        # `source` and an alias run in this shell.
         saved = self.cwd
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
-        if via and via[-1] != "eval" and not (len(via) > 1 and via[-2] in ("source", ".")):
+        if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
             self.cwd = saved
 
     # -- words -------------------------------------------------------------------
@@ -604,6 +614,14 @@ class Analyzer(Follower, LinkFollower):
                 if len(stages) == 1:  # a `cd` a wrapper runs (`sudo cd`) moves nothing
                     if name in ("cd", "pushd"):
                         self._change_directory(argv, dynamic)
+                    elif name == "alias":
+                        for word in argv[1:]:
+                            alias, sep, value = word.partition("=")
+                            if sep and alias:
+                                self.aliases[alias] = value
+                    elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
+                        expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
+                        self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
                     elif name in LINKERS:
                         self._record_link(command)
                 if name in _DECLARERS:

@@ -116,7 +116,42 @@ RENAMED = [
     "/opt/homebrew/bin/gtar xf /tmp/kit.tar -C ~",
 ]
 
+# printed by other commands of the same tools, after global options, or through an alias (rt5)
+MORE_TOKENS = [
+    "op --account acme read op://Private/github/token",
+    "bw --session S get password github",
+    "gh config get -h github.com oauth_token",
+    "glab config get token",
+    "git credential-cache get <<< 'host=github.com'",
+    "git-credential-libsecret get",
+    "kubectl create token default",
+    "secret-tool search --all service github",
+    "vault token lookup",
+    "aws codeartifact get-authorization-token --domain d",
+    "aws sts assume-role --role-arn a --role-session-name s",
+    "aws ssm get-parameter --name /db/pw --with-decryption",
+    "az acr login -n reg --expose-token",
+    "npm token create",
+    "flyctl auth token",
+    "infisical export",
+    "sops -d secrets.enc.yaml",
+    "ansible-vault view vault.yml",
+    "shopt -s expand_aliases\nalias g=gh\ng auth token",
+    "alias g='gh auth'\ng token",
+    "alias home='cd ~'\nhome; tar xf /tmp/kit.tar",
+    'f() { tar xf /tmp/kit.tar -C "$1"; }; f ~',
+]
+
 MISSED_NEAR_MISSES = [
+    "op --account acme whoami",
+    "aws ssm get-parameter --name /app/region",
+    "sops -e secrets.yaml",
+    "git credential-cache exit",
+    "vault token renew",
+    "kubectl create deployment web --image nginx",
+    "npm token list",
+    "alias ll='ls -la'\nll",
+    "alias g=git\ng status",
     "gunzip pkg.gz",
     "gcc -o app app.c",
     "gawk '{print $1}' notes.txt",
@@ -189,7 +224,7 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", PLANTED + MOVED + MISSED + RENAMED + TOKENS)
+@pytest.mark.parametrize("command", PLANTED + MOVED + MISSED + RENAMED + TOKENS + MORE_TOKENS)
 def test_a_planted_file_or_a_printed_token_is_never_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow"
 
