@@ -136,6 +136,16 @@ MORE_TOKENS = [
     "infisical export",
     "sops -d secrets.enc.yaml",
     "ansible-vault view vault.yml",
+    "cat ~/.vault-token",
+    "cat ~/.config/github-copilot/apps.json",
+    "cat ~/.claude/.credentials.json",
+    "cat ~/.codex/auth.json",
+    "cat ~/.config/glab-cli/config.yml",
+    "cat ~/.m2/settings.xml",
+    "cat ~/.gradle/gradle.properties",
+    "cat ~/.config/ngrok/ngrok.yml",
+    "cat ~/snap/firefox/common/.mozilla/firefox/x.default/logins.json",
+    "cat ~/.thunderbird/x.default/logins.json",
     "shopt -s expand_aliases\nalias g=gh\ng auth token",
     "alias g='gh auth'\ng token",
     "alias home='cd ~'\nhome; tar xf /tmp/kit.tar",
@@ -253,3 +263,13 @@ def test_a_browser_login_store_is_not_printed(home_engine: Engine, fake_home: Pa
         assert not result.ok and "browser-secret-0451" not in result.output, command
     result = home_engine.call("terminal", {"command": "echo ran"})
     assert result.ok and json.loads(result.output)["output"] == "ran\n"
+
+
+@pytest.mark.parametrize("relative", [".vault-token", ".config/github-copilot/apps.json", ".codex/auth.json"])
+def test_a_tool_token_file_is_not_printed(home_engine: Engine, fake_home: Path, relative: str) -> None:
+    token = fake_home / relative
+    token.parent.mkdir(parents=True, exist_ok=True)
+    token.write_text('{"oauth_token": "tool-secret-0451"}')
+    for command in (f"cat ~/{relative}", f"head -c 400 {token}"):
+        result = home_engine.call("terminal", {"command": command})
+        assert not result.ok and "tool-secret-0451" not in result.output, command
