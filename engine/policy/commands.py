@@ -94,7 +94,7 @@ def renamed(names: frozenset[str] | set[str]) -> set[str]:
 def command_name(word: str) -> str:
     """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun, gcp → cp."""
     name = word[word.rfind("/") + 1 :].lower()  # basename(word), without a list
-    if name.endswith(".exe") and len(name) > 4:
+    if name.endswith((".exe", ".cmd", ".bat")) and len(name) > 4:
         name = name[:-4]
     if name[:1] in ("g", "u"):
         if name[1:] in _RENAMED:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 _OBFUSCATION = re.compile(
     r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)|(?i:%(?:userprofile|homepath)%)|(?<![A-Za-z0-9])[A-Za-z]:/"
     r"|(?:^|[;&|(){}!\n]|\b(?:then|do|else|elif|if|while|until|time)\s)\s*[^\s;&|()<>]*(?:[*?]|\[[^\]\s]*\])"
+    r"|(?i:\.(?:exe|cmd|bat)(?![\w.]))"  # `gh.exe auth token` (WSL) is `gh`: its name is no trigger word's spelling
 )
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):

@@ -632,18 +632,18 @@ class Analyzer(Follower, LinkFollower):
                     if table.anyone is not None:
                         self.follow_unknown(command, table.anyone)
                     break
+                if program.grammar.chdir:
+                    for option, folder, _ in parse_argv(program.grammar, argv).options:
+                        if option in program.grammar.chdir and folder is not None:
+                            if not here:
+                                here.append(self.cwd)
+                            self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
                     self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
                     break
                 argv, dynamic, indirect = inner
-                if program.grammar.chdir and command.reading is not None:
-                    for option, value, _ in command.reading.options:
-                        if option in program.grammar.chdir and value is not None:
-                            if not here:
-                                here.append(self.cwd)
-                            self.cwd = self._moved_to(value, "$" in value or "`" in value)
                 via = (*via, name)
                 if indirect:
                     self.indirect += 1

@@ -29,6 +29,8 @@ HARDLINE = [
     "for i in 1; do /???/?m -rf ~; done",
     "grm -rf ~",
     "uu-rm -rf /",
+    "wsl.exe rm -rf /",
+    "wsl -u root -- rm -rf ~",
 ]
 
 NOT_ALLOWED = [

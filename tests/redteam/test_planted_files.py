@@ -114,6 +114,12 @@ RENAMED = [
     "coreutils cp /tmp/kit/.bashrc ~",
     "gsed -i 's/a/b/' ~/.bashrc",
     "/opt/homebrew/bin/gtar xf /tmp/kit.tar -C ~",
+    # WSL runs Windows programs by their file name (and the fast path read `gh.exe` as no trigger word)
+    "gh.exe auth token",
+    "git.exe credential fill",
+    "tar.exe xf /tmp/kit.tar -C ~",
+    "npm.cmd config set script-shell /tmp/evil.sh",
+    "wsl --cd ~ tar xf /tmp/kit.tar",
 ]
 
 # printed by other commands of the same tools, after global options, or through an alias (rt5)
@@ -166,6 +172,8 @@ MISSED_NEAR_MISSES = [
     "gcc -o app app.c",
     "gawk '{print $1}' notes.txt",
     "gcp notes.txt backup/",
+    "wsl ls -la",
+    "notepad.exe notes.txt",
     'cp "$F" build/',
     "for f in *.txt; do cp $f backup/; done",
     "find . -name '*.log' | xargs -I{} cp {} logs/",
