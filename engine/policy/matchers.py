@@ -83,6 +83,8 @@ class ArgSpec:
             return self.test(words[-1], classify)
         if self.position == "into":
             return any(self.test(w, classify) for w in into_landings(words))
+        if self.position == "inside":
+            return any(self.test(w, classify) for w in into_landings(words)[1:])
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
@@ -445,6 +447,8 @@ class Matcher:
             values = shaped.option_values(name)
             if spec.position == "into":
                 values = [w for v in values for w in into_landings(positionals, v)]
+            elif spec.position == "inside":
+                values = [w for v in values for w in into_landings(positionals, v)[1:]]
             if not any(spec.test(v, classify) for v in values):
                 return False
         return True
