@@ -39,7 +39,7 @@ from engine.policy.lexer import (
     expand_braces,
     tokenize,
 )
-from engine.policy.links import LINKERS, LinkFollower
+from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 
@@ -564,7 +564,8 @@ class Analyzer(Follower, LinkFollower):
                 if self.links:
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
-                name = "" if dynamic[0] or _globbed_name(argv[0]) else command_name(argv[0])
+                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
+                name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
                 command = Command(
@@ -702,6 +703,8 @@ class Analyzer(Follower, LinkFollower):
         if target == "-" or ("CDPATH" in self.env and not target.startswith(("/", "~", "./", "../"))):
             return "$unknown"  # the previous directory, or one CDPATH names
         target = self._through_link(target) if self.links else target
+        if target.startswith(UNKNOWN_TARGET):
+            return "$unknown"
         if target.startswith(("/", "~")):
             return target
         if self.cwd == "$unknown":

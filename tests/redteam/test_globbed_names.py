@@ -43,6 +43,10 @@ NOT_ALLOWED = [
     "un?ip /tmp/a.zip -d ~",
     "sudo /???/?m -rf ~/.ssh",
     "nohup /usr/bin/shre? -u ~/.ssh/id_ed25519",
+    # a link to a program named only at run time, run by the link's name
+    "ln -s $(which rm) /tmp/y; /tmp/y -rf ~",
+    'ln -s "$(command -v gh)" ./g; ./g auth token',
+    "ln -s $T hl; cd hl && tar xf /tmp/kit.tar",
 ]
 
 NEAR_MISSES = [
@@ -53,6 +57,7 @@ NEAR_MISSES = [
     "rm build/*.o",
     "echo a?b",
     "grep -r 'a[bc]' src",
+    "ln -s $(pwd)/build out; ls out",
 ]
 
 
