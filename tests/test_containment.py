@@ -256,6 +256,8 @@ def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_
         f'for f in {kit}/.bashrc; do cp "$f" ~; done',
         f"cd {kit} && cp --parents .ssh/authorized_keys ~",
         f"python3 -m tarfile -e {archive} ~/",
+        f"python3 -c \"import shutil,os; shutil.copy('{kit}/.bashrc', os.path.expanduser('~'))\"",
+        f"python3 -c \"import shutil; shutil.unpack_archive('{archive}', '{home}')\"",
     ):
         assert engine.check(command).decision == "ask", command
         assert not terminal(engine, command)["ok"], command
