@@ -242,7 +242,7 @@ def compile_policy(
         settings=settings,
         targets={k: tuple(v) for k, v in by_tool.items()},
         # `cd` moves relative paths somewhere else: such lines are always parsed.
-        trigger_words=frozenset(_with_renamed(words | {"cd", "pushd"} | programs.triggers()[0])),
+        trigger_words=frozenset(_with_renamed(words | {"cd", "pushd", "popd"} | programs.triggers()[0])),
         # Only those no other one is part of (the others say nothing more): the evaluator, built on
         # every start of a judging command, reduces a few instead of hundreds.
         trigger_substrings=tuple(sorted(fewest_fragments(substrings | programs.triggers()[1]))),

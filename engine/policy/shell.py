@@ -226,6 +226,7 @@ class Analyzer(Follower, LinkFollower):
         # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
         # expand_aliases, or an interactive shell), read with its words.
         self.aliases: dict[str, str] = {}
+        self.directories: list[str | None] = []  # pushd's stack: where each pushd on the line left
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
@@ -613,8 +614,19 @@ class Analyzer(Follower, LinkFollower):
                         self.unread.append(argv[0])
                     break
                 if len(stages) == 1:  # a `cd` a wrapper runs (`sudo cd`) moves nothing
-                    if name in ("cd", "pushd"):
+                    if name == "pushd":
+                        self.directories.append(self.cwd)
+                        operands = [a for a in argv[1:] if a not in ("-n", "--")]
+                        if not operands or re.fullmatch(r"[+-]\d+", operands[0]):
+                            self.cwd = "$unknown"  # a swap or a rotation of the stack
+                        else:
+                            self._change_directory(argv, dynamic)
+                    elif name == "cd":
                         self._change_directory(argv, dynamic)
+                    elif name == "popd":
+                        # back where the matching pushd left, when the line holds it
+                        known = self.directories and len(argv) == 1
+                        self.cwd = self.directories.pop() if known else "$unknown"
                     elif name == "alias":
                         for word in argv[1:]:
                             alias, sep, value = word.partition("=")

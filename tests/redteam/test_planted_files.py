@@ -70,6 +70,9 @@ MOVED = [
     'cd "$D" && tar xf /tmp/kit.tar',
     "cd - && tar xf /tmp/kit.tar",
     "CDPATH=/home cd me && tar xf /tmp/kit.tar",
+    "pushd ~; pushd /tmp; popd; tar xf /tmp/kit.tar",
+    "cd ~; pushd /tmp; popd; cp /tmp/kit/.bashrc .",
+    "pushd ~; pushd /tmp; pushd; tar xf /tmp/kit.tar",
 ]
 
 # unpackers, downloaders, repositories and copies the tables missed (rt5)
@@ -253,6 +256,8 @@ MOVED_NEAR_MISSES = [
     "sh -c 'cd build && tar xf /tmp/pkg.tar'",
     "env -C build tar xf /tmp/pkg.tar",
     "cd /tmp && cd - && ls",
+    "pushd build && tar xf /tmp/pkg.tar; popd",
+    "pushd build; popd; tar xf /tmp/pkg.tar",
 ]
 
 TOKENS = [
