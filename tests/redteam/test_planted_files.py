@@ -356,3 +356,20 @@ def test_nothing_is_unpacked_in_the_engine_state_folder(home_engine: Engine, tmp
     ):
         assert home_engine.check(command).decision != "allow", command
     assert home_engine.check(f"cd {state} && ls").decision == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env -C ~ rm -rf *",
+        "sudo -D / rm -rf *",
+        "wsl --cd ~ rm -rf *",
+        "sh -c 'cd / && rm -rf *'",
+        "alias home='cd ~'\nhome; rm -rf *",
+    ],
+)
+def test_a_delete_where_a_wrapper_moved_is_hardline(engine: Engine, command: str) -> None:
+    """Moved by a wrapper's option, an inner script or an alias: `rm -rf *` there is `rm -rf ~/*`
+    (each was an ask for the work tree's files before the engine followed the move; the wsl one allowed)."""
+    verdict = judge(engine, command)
+    assert verdict.decision == "deny" and verdict.hardline, command
