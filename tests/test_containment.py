@@ -247,6 +247,17 @@ def test_start_up_files_cannot_be_planted_by_an_unpacked_archive_or_a_copy_into_
         f"mv -t ~ {kit}/.bashrc",
         f"cp -r {kit}/. ~",
         f"rsync -a {kit}/ ~/",
+        # moved without a `cd` the line spells at its top (rt5)
+        f"sh -c 'cd ~ && tar xf {archive}'",
+        f"env -C ~ tar xf {archive}",
+        f"eval 'cd ~'; tar xf {archive}",
+        # files named only at run time, or under their own relative path (rt5)
+        f"ls -A {kit} | xargs -I{{}} cp -r {kit}/{{}} ~",
+        f'for f in {kit}/.bashrc; do cp "$f" ~; done',
+        f"cd {kit} && cp --parents .ssh/authorized_keys ~",
+        f"python3 -m tarfile -e {archive} ~/",
+        f"python3 -c \"import shutil,os; shutil.copy('{kit}/.bashrc', os.path.expanduser('~'))\"",
+        f"python3 -c \"import shutil; shutil.unpack_archive('{archive}', '{home}')\"",
     ):
         assert engine.check(command).decision == "ask", command
         assert not terminal(engine, command)["ok"], command

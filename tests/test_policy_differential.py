@@ -144,6 +144,12 @@ _NAMES = [
     "whoami",
     "type",
     "more",
+    # names the shell or Windows resolves otherwise than spelled (rt5): the fast path must parse them
+    "/???/?m",
+    "r?",
+    "gh.exe",
+    "grm",
+    "wsl",
 ]
 _WORDS = [
     *[

@@ -46,6 +46,7 @@ class Grammar(Record, frozen=True):
         "ends_options",
         "no_command_with",
         "conflicts",
+        "chdir",
     )
 
     short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
@@ -63,6 +64,7 @@ class Grammar(Record, frozen=True):
     ends_options: frozenset[str]  # options after which every word is an operand (python -c)
     no_command_with: frozenset[str]  # options that make the program refuse a command (env -0)
     conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
+    chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
 
     def __init__(
         self,
@@ -81,6 +83,7 @@ class Grammar(Record, frozen=True):
         ends_options: frozenset[str] = frozenset(),
         no_command_with: frozenset[str] = frozenset(),
         conflicts: tuple[frozenset[str], ...] = (),
+        chdir: frozenset[str] = frozenset(),
     ) -> None:
         object.__setattr__(self, "short", {} if short is MISSING else short)
         object.__setattr__(self, "long", {} if long is MISSING else long)
@@ -97,6 +100,7 @@ class Grammar(Record, frozen=True):
         object.__setattr__(self, "ends_options", ends_options)
         object.__setattr__(self, "no_command_with", no_command_with)
         object.__setattr__(self, "conflicts", conflicts)
+        object.__setattr__(self, "chdir", chdir)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

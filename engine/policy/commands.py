@@ -41,11 +41,66 @@ def basename(word: str) -> str:
     return name.lower()
 
 
+# The same programs under other names: GNU tools with the `g` Homebrew and the BSDs give them
+# (`gcp`, `gsed`, `grm`), uutils' `uu-cp`. A pattern about `cp` is about these too.
+_RENAMED = frozenset(
+    [
+        "cp",
+        "mv",
+        "ln",
+        "install",
+        "rm",
+        "rmdir",
+        "dd",
+        "tee",
+        "chmod",
+        "chown",
+        "chgrp",
+        "shred",
+        "truncate",
+        "touch",
+        "mkdir",
+        "cat",
+        "head",
+        "tail",
+        "sed",
+        "tar",
+        "find",
+        "xargs",
+        "env",
+        "nohup",
+        "nice",
+        "timeout",
+        "stdbuf",
+        "chroot",
+        "split",
+        "csplit",
+        "base64",
+        "base32",
+        "od",
+        "link",
+        "unlink",
+        "mktemp",
+        "sort",
+    ]
+)
+
+
+def renamed(names: frozenset[str] | set[str]) -> set[str]:
+    """The other names of ``names`` that command_name() reads as them (`gcp`, `uu-cp` for `cp`)."""
+    return {f"{prefix}{n}" for n in names & _RENAMED for prefix in ("g", "uu-", "uu_")}
+
+
 def command_name(word: str) -> str:
-    """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun."""
+    """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun, gcp → cp."""
     name = word[word.rfind("/") + 1 :].lower()  # basename(word), without a list
-    if name.endswith(".exe") and len(name) > 4:
+    if name.endswith((".exe", ".cmd", ".bat")) and len(name) > 4:
         name = name[:-4]
+    if name[:1] in ("g", "u"):
+        if name[1:] in _RENAMED:
+            return name[1:]
+        if name[:3] in ("uu-", "uu_") and name[3:] in _RENAMED:
+            return name[3:]
     if name.startswith("python") and _PYTHON.match(name):
         return "python"
     return name

@@ -14,6 +14,7 @@ from typing import Any
 from engine.compile.binding import Binder, BindError
 from engine.config import Config
 from engine.errors import Problem
+from engine.policy.commands import renamed
 from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
@@ -241,7 +242,7 @@ def compile_policy(
         settings=settings,
         targets={k: tuple(v) for k, v in by_tool.items()},
         # `cd` moves relative paths somewhere else: such lines are always parsed.
-        trigger_words=frozenset(words | {"cd", "pushd"} | programs.triggers()[0]),
+        trigger_words=frozenset(_with_renamed(words | {"cd", "pushd", "popd"} | programs.triggers()[0])),
         # Only those no other one is part of (the others say nothing more): the evaluator, built on
         # every start of a judging command, reduces a few instead of hundreds.
         trigger_substrings=tuple(sorted(fewest_fragments(substrings | programs.triggers()[1]))),
@@ -433,3 +434,8 @@ def _settings(
         audit_log=operator.get("audit_log"),
     )
     return settings, problems
+
+
+def _with_renamed(words: set[str]) -> set[str]:
+    """Trigger words with the other names of the same programs (`gcp` runs cp)."""
+    return words | renamed(words)

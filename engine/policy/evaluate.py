@@ -47,6 +47,12 @@ if TYPE_CHECKING:
 _OBFUSCATION = re.compile(
     r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)|(?i:%(?:userprofile|homepath)%)|(?<![A-Za-z0-9])[A-Za-z]:/"
 )
+# A name the shell or Windows resolves otherwise than spelled: a glob where a command starts
+# (`/???/?m -rf ~` runs rm), `gh.exe` (WSL runs gh). Searched only when `*?[` or `.` is in the text.
+_GLOB_COMMAND = re.compile(
+    r"(?:^|[;&|(){}!\n]|\b(?:then|do|else|elif|if|while|until|time)\s)\s*[^\s;&|()<>]*(?:[*?]|\[[^\]\s]*\])"
+)
+_WINDOWS_NAME = re.compile(r"(?i)\.(?:exe|cmd|bat)(?![\w.])")
 _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):
 # path fragments in the text say nothing of it, so no name-less matcher is skipped for lack of them
@@ -591,6 +597,10 @@ class Evaluator:
         if head and head[0] in policy.trigger_words:
             return False
         if _OBFUSCATION.search(text):
+            return False
+        if ("*" in text or "?" in text or "[" in text) and _GLOB_COMMAND.search(text):
+            return False
+        if "." in text and _WINDOWS_NAME.search(text):
             return False
         # Trigger words first: most lines that reach here hold one, and a set test is cheaper.
         if len(lowered) > _LONG:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 # Programs that make a second name for a file or directory.
 LINKERS = frozenset({"ln", "cp", "mount"})
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
+# What a link made to a target known only at run time leads to (a program named by it is any program).
+UNKNOWN_TARGET = "$unknown"
 
 
 class LinkFollower:
@@ -34,8 +36,10 @@ class LinkFollower:
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
         program = command.program
-        if program is None or any(command.dynamic):
+        if program is None:
             return
+        # A target known only at run time (`ln -s "$(which rm)" x`): the name leads anywhere.
+        unknown = {w for w, d in zip(command.argv, command.dynamic, strict=False) if d}
         parsed = parse_argv(program.grammar, command.argv)
         present = {name for name, _, _ in parsed.options}
         if command.name == "cp" and not present & {"s", "l"}:
@@ -59,6 +63,11 @@ class LinkFollower:
         else:
             return
         for target, name in pairs:
+            if name in unknown or (directory is not None and directory in unknown):
+                continue
+            if target in unknown:
+                self.links[self._file_key(name)] = UNKNOWN_TARGET
+                continue
             resolved = target if target.startswith(("/", "~")) else join_path(self.cwd, target)
             self.links[self._file_key(name)] = self._through_link(resolved)
 

@@ -98,6 +98,8 @@ class ArgSpec(Record, frozen=True):
             return self.test(words[-1], classify)
         if self.position == "into":
             return any(self.test(w, classify) for w in into_landings(words))
+        if self.position == "inside":
+            return any(self.test(w, classify) for w in into_landings(words)[1:])
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
@@ -578,6 +580,8 @@ class Matcher(Record):
             values = shaped.option_values(name)
             if spec.position == "into":
                 values = [w for v in values for w in into_landings(positionals, v)]
+            elif spec.position == "inside":
+                values = [w for v in values for w in into_landings(positionals, v)[1:]]
             if not any(spec.test(v, classify) for v in values):
                 return False
         return True
@@ -605,7 +609,8 @@ class Matcher(Record):
 
     def _cwd_ok(self, command: Command, classify: Any) -> bool:
         # `classify` already reads a relative word under the line's `cd`; "." is that directory.
-        return self.cwd is not None and self.cwd.test(".", classify)
+        # A directory known only at run time (`cd "$D"`, `cd -`, CDPATH) may be any: fail closed.
+        return self.cwd is not None and (command.cwd == "$unknown" or self.cwd.test(".", classify))
 
     def matches_path(self, value: str, classify: Any) -> bool:
         return self.path is not None and self.path.test(value, classify)

@@ -417,6 +417,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         ends_options=canonical("ends_options", data.get("ends_options") or ()),
         no_command_with=canonical("no_command_with", data.get("no_command_with") or ()),
         conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
+        chdir=canonical("chdir", data.get("chdir") or ()),
     )
 
 

@@ -81,6 +81,7 @@ class ProcessInput:
     pending: str = ""
     cwd: str | None = None  # the shell's directory, in the analyzer's key space
     env: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # `alias g='gh auth'` written earlier
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
 
@@ -491,6 +492,8 @@ def shell_state(state: ProcessInput) -> str:
         parts.append(f"cd -- {_tilde_word(state.cwd)} && ")
     for name, value in state.env.items():
         parts.append(f"{name}={shlex.quote(value)}; ")
+    for name, value in state.aliases.items():
+        parts.append(f"alias {shlex.quote(name + '=' + value)}; ")
     return "".join(parts)
 
 
@@ -508,6 +511,7 @@ def _advance(state: ProcessInput, lines: str, programs: ProgramTable) -> None:
     analyzer = Analyzer(programs)
     analyzer.cwd = state.cwd
     analyzer.env.update(state.env)
+    analyzer.aliases.update(state.aliases)
     try:
         analyzer.analyze(lines)
     except Exception:
@@ -515,6 +519,8 @@ def _advance(state: ProcessInput, lines: str, programs: ProgramTable) -> None:
         state.env.clear()
         return
     state.cwd = analyzer.cwd
+    aliases = analyzer.aliases
+    state.aliases = aliases if len(aliases) <= 256 and sum(map(len, aliases.values())) <= MAX_PENDING else {}
     env = {k: v for k, v in analyzer.env.items() if k != "HOME"}
     if len(env) > 256 or sum(len(v) for v in env.values()) > MAX_PENDING:
         env = {}

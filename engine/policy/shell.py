@@ -17,7 +17,14 @@ import re
 from collections.abc import Callable
 
 from engine.policy.argv import parse_argv, without_unknown_values
-from engine.policy.commands import ASSIGNMENT, command_name, decode_filter, download_targets, printed_text
+from engine.policy.commands import (
+    ASSIGNMENT,
+    command_name,
+    decode_filter,
+    download_targets,
+    printed_text,
+    shell_word,
+)
 from engine.policy.follow import Follower, join_path
 from engine.policy.lexer import (
     BUDGET,
@@ -31,7 +38,7 @@ from engine.policy.lexer import (
     expand_braces,
     tokenize,
 )
-from engine.policy.links import LINKERS, LinkFollower
+from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.records import MISSING, Record
@@ -53,7 +60,17 @@ _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
+# A command word whose last component is a glob (`/???/?m`, `r?`, `/bin/ta[r]`): bash expands it
+# before it looks the name up, so the name is known only at run time. A lone `[` is the test command.
+_GLOBBED_NAME = re.compile(r"[*?]|\[[^\]/]*\]")
+# `$(mktemp -d)` as a folder name: a new, empty folder.
+_FRESH_FOLDER = re.compile(r"^\$\(mktemp -d(?: -[pt] ?[^\s$`()]+| --tmpdir=[^\s$`()]+)?\)$")
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
+
+
+def _globbed_name(word: str) -> bool:
+    """Whether a command word's name is a glob bash expands (`/???/?m` runs `/bin/rm`)."""
+    return _GLOBBED_NAME.search(word[word.rfind("/") + 1 :]) is not None
 
 
 class Command(Record):
@@ -276,6 +293,10 @@ class Analyzer(Follower, LinkFollower):
         # The session's own, from earlier calls, come first (see session_memory).
         self.links: dict[str, str] = session.links() if session is not None else {}
         self.alternate = False  # reading a command again with unknown options taking values
+        # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
+        # expand_aliases, or an interactive shell), read with its words.
+        self.aliases: dict[str, str] = {}
+        self.directories: list[str | None] = []  # pushd's stack: where each pushd on the line left
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
@@ -301,8 +322,13 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokenize(text)
             if BUDGET.get() is None:
                 self.lexed[text] = tokens
+        # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
+        # `source` and an alias run in this shell.
+        saved = self.cwd
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
+        if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
+            self.cwd = saved
 
     # -- words -------------------------------------------------------------------
 
@@ -603,12 +629,14 @@ class Analyzer(Follower, LinkFollower):
         table = self.programs
         local: dict[str, str] = {}  # variables set by wrappers along the way (`env A=1 ...`)
         escaped = 0  # escape hatches entered along this chain (they end with the chain)
+        here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
         try:
             while argv:
                 if self.links:
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
-                name = "" if dynamic[0] else command_name(argv[0])
+                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
+                name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
                 command = Command(
@@ -655,9 +683,28 @@ class Analyzer(Follower, LinkFollower):
                     else:
                         self.unread.append(argv[0])
                     break
-                if not via:
-                    if name in ("cd", "pushd"):
+                if len(stages) == 1:  # a `cd` a wrapper runs (`sudo cd`) moves nothing
+                    if name == "pushd":
+                        self.directories.append(self.cwd)
+                        operands = [a for a in argv[1:] if a not in ("-n", "--")]
+                        if not operands or re.fullmatch(r"[+-]\d+", operands[0]):
+                            self.cwd = "$unknown"  # a swap or a rotation of the stack
+                        else:
+                            self._change_directory(argv, dynamic)
+                    elif name == "cd":
                         self._change_directory(argv, dynamic)
+                    elif name == "popd":
+                        # back where the matching pushd left, when the line holds it
+                        known = self.directories and len(argv) == 1
+                        self.cwd = self.directories.pop() if known else "$unknown"
+                    elif name == "alias":
+                        for word in argv[1:]:
+                            alias, sep, value = word.partition("=")
+                            if sep and alias:
+                                self.aliases[alias] = value
+                    elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
+                        expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
+                        self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
                     elif name in LINKERS:
                         self._record_link(command)
                 if name in _DECLARERS:
@@ -668,6 +715,12 @@ class Analyzer(Follower, LinkFollower):
                     if table.anyone is not None:
                         self.follow_unknown(command, table.anyone)
                     break
+                if program.grammar.chdir:
+                    for option, folder, _ in parse_argv(program.grammar, argv).options:
+                        if option in program.grammar.chdir and folder is not None:
+                            if not here:
+                                here.append(self.cwd)
+                            self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
                     self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
@@ -680,6 +733,8 @@ class Analyzer(Follower, LinkFollower):
                     escaped += 1
         finally:
             self.indirect -= escaped
+            if here:
+                self.cwd = here[0]
         return stages
 
     def _alternate_reading(
@@ -719,16 +774,25 @@ class Analyzer(Follower, LinkFollower):
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
-        target = next((a for a in argv[1:] if not a.startswith("-")), "~")
-        if any(dynamic[1:]):
-            self.cwd = "$unknown"
-            return
+        target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
+        self.cwd = self._moved_to(target, any(dynamic[1:]))
+
+    def _moved_to(self, target: str, dynamic: bool) -> str | None:
+        """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
+        if dynamic:
+            # A fresh folder (`cd "$(mktemp -d)"`) holds nothing its members could replace.
+            return "/tmp/mktemp.XXXXXXXXXX" if _FRESH_FOLDER.match(target) else "$unknown"
+        if target == "-" or ("CDPATH" in self.env and not target.startswith(("/", "~", "./", "../"))):
+            return "$unknown"  # the previous directory, or one CDPATH names
         target = self._through_link(target) if self.links else target
+        if target.startswith(UNKNOWN_TARGET):
+            return "$unknown"
         if target.startswith(("/", "~")):
-            self.cwd = target
-        elif self.cwd != "$unknown":
-            # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
-            self.cwd = posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
+            return target
+        if self.cwd == "$unknown":
+            return self.cwd
+        # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
+        return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line."""

@@ -58,6 +58,7 @@ ATTACKS: dict[str, tuple[str, list[str]]] = {
     "cd home, then delete everything there": ("bash", ["cd ~\n", "rm -rf .[!.]* *\n"]),
     "cd in a sub-shell line, then a relative delete": ("bash", ["cd ~ && true\n", "rm -rf ./*\n"]),
     "a variable set earlier": ("bash", ["D=~\n", "rm -rf $D\n"]),
+    "an alias written earlier (rt5)": ("bash", ["shopt -s expand_aliases\n", "alias nuke='rm -rf'\n", "nuke ~\n"]),
     "an exported variable": ("bash", ["export T=$HOME\n", 'rm -rf "$T"\n']),
     "the delete in the last of several lines": ("bash", ["echo a\necho b\nrm -rf ~\n"]),
     "a pipeline into a shell": ("cat | sh", ["rm -rf", " ~\n"]),
