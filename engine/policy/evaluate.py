@@ -429,6 +429,19 @@ class Evaluator:
         return [match for _, match in hits]
 
     def _flat_scan(self, text: str, index: _Index) -> list[Match]:
+        """Hardline matches in text that cannot be parsed in full, found without parsing it
+        (_flat_read). A backslash before a line break joins the lines in bash (`r\\<LF>m -rf
+        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged."""
+        found = self._flat_read(text, index)
+        if "\\\n" in text:
+            seen = {(m.key, m.command) for m in found}
+            for match in self._flat_read(text.replace("\\\n", ""), index):
+                if (match.key, match.command) not in seen:
+                    seen.add((match.key, match.command))
+                    found.append(match)
+        return found
+
+    def _flat_read(self, text: str, index: _Index) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
 
         Quoting is removed and the text is cut at every character that may end a command;

@@ -381,3 +381,21 @@ def test_a_cd_into_the_engines_files_before_look_alikes_is_hardline(engine: Engi
     assert judge(engine, "cd state; rm -rf a1").hardline
     verdict = judge(engine, "cd state; " + _decoys("rm -rf a{}"))
     assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+CONTINUED = [
+    "rm -rf \\\n~",
+    "r\\\nm -rf ~",
+    "rm -rf h\\\nl",
+    "cd \\\n/; rm -rf etc",
+    "c\\\nd /; rm -rf etc",
+    "echo a\\\\\nrm -rf ~",  # an escaped backslash: the line break ends the echo
+]
+
+
+@pytest.mark.parametrize("command", CONTINUED, ids=range(len(CONTINUED)))
+def test_a_line_continuation_behind_look_alikes_is_hardline(engine: Engine, command: str) -> None:
+    """Found by rt6: bash joins the lines at a backslash before a line break; the flat scan cut
+    the text there (a line break ends a piece) and dropped the backslash, so `rm -rf \\<LF>~`
+    was `rm -rf` and `~`, and `cd \\<LF>/` a bare `cd` (home), among look-alikes an ask."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
