@@ -948,6 +948,10 @@ def _flat_directories(text: str) -> tuple[str, ...]:
             joined = posixpath.normpath(posixpath.join(joined, target))
             found[joined] = None
     found.pop(".", None)
+    if found.keys() - {"~", "/"}:
+        # The text may make any folder it names a link before its `cd` (`ln -s / zz; cd zz; rm -rf
+        # etc`, found by rt6): where it leads is not on disk yet. Home and `/` are read too.
+        found.update(dict.fromkeys(("~", "/")))
     return tuple(found)
 
 

@@ -399,3 +399,19 @@ def test_a_line_continuation_behind_look_alikes_is_hardline(engine: Engine, comm
     the text there (a line break ends a piece) and dropped the backslash, so `rm -rf \\<LF>~`
     was `rm -rf` and `~`, and `cd \\<LF>/` a bare `cd` (home), among look-alikes an ask."""
     assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
+
+
+LINKED_THEN_ENTERED = [
+    "ln -s / zz; cd zz; rm -rf etc",
+    "ln -s / zz && cd zz && rm -rf usr",
+    "ln -sfn / a7; cd a7; rm -rf etc",
+    "cp -as / zz; cd zz; rm -rf etc",
+    "ln -s / zz; pushd zz; rm -rf etc",
+]
+
+
+@pytest.mark.parametrize("command", LINKED_THEN_ENTERED, ids=range(len(LINKED_THEN_ENTERED)))
+def test_a_folder_linked_on_the_line_then_entered_is_no_way_past_the_fold(engine: Engine, command: str) -> None:
+    """Found by rt6: `zz` is not on disk when the line is judged, so the fold read `etc` in it
+    like `a1` (and the run `rm -rf etc` in `zz` is harmless on disk): among look-alikes an ask."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
