@@ -939,7 +939,10 @@ def _flat_directories(text: str) -> tuple[str, ...]:
         words = match.group(1).split()
         target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
         if target is None:
-            continue  # `cd -`, `cd -P` alone: where it leads is not in the text
+            # `cd -`, or options past the words read (`cd -P -L -P /`, found by rt6): where it leads
+            # is not in the text; home and `/` are read too.
+            found.update(dict.fromkeys(("~", "/")))
+            continue
         if len(found) >= _FLAT_FOLDERS:
             found.update(dict.fromkeys(("~", "/")))
             break

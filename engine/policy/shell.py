@@ -56,6 +56,10 @@ _DEFAULT_IFS = " \t\n"
 _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
 
 
+# Wrappers that run a builtin in this shell: a `cd` under them moves it.
+_SAME_SHELL = frozenset({"builtin", "command"})
+
+
 @dataclass(slots=True)
 class Command:
     """One simple command as it would run, at one unwrapping stage."""
@@ -585,11 +589,12 @@ class Analyzer(Follower, LinkFollower):
                     else:
                         self.unread.append(argv[0])
                     break
-                if not via:
-                    if name in ("cd", "pushd"):
+                if name in ("cd", "pushd"):
+                    # `builtin cd /`, `command cd /` move this shell too (found by rt6: allowed).
+                    if _SAME_SHELL.issuperset(via):
                         self._change_directory(argv, dynamic)
-                    elif name in LINKERS:
-                        self._record_link(command)
+                elif name in LINKERS:
+                    self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
                 if table.everyone is not None and (local or len(self.env) > 1):
