@@ -497,6 +497,19 @@ class Evaluator:
         return [match for _, match in hits]
 
     def _flat_scan(self, text: str, index: _Index) -> list[Match]:
+        """Hardline matches in text that cannot be parsed in full, found without parsing it
+        (_flat_read). A backslash before a line break joins the lines in bash (`r\\<LF>m -rf
+        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged."""
+        found = self._flat_read(text, index)
+        if "\\\n" in text:
+            seen = {(m.key, m.command) for m in found}
+            for match in self._flat_read(text.replace("\\\n", ""), index):
+                if (match.key, match.command) not in seen:
+                    seen.add((match.key, match.command))
+                    found.append(match)
+        return found
+
+    def _flat_read(self, text: str, index: _Index) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
 
         Quoting is removed and the text is cut at every character that may end a command;
@@ -1005,7 +1018,10 @@ def _flat_directories(text: str) -> tuple[str, ...]:
         words = match.group(1).split()
         target = next((w for w in words if not w.startswith("-")), "~" if not words else None)
         if target is None:
-            continue  # `cd -`, `cd -P` alone: where it leads is not in the text
+            # `cd -`, or options past the words read (`cd -P -L -P /`, found by rt6): where it leads
+            # is not in the text; home and `/` are read too.
+            found.update(dict.fromkeys(("~", "/")))
+            continue
         if len(found) >= _FLAT_FOLDERS:
             found.update(dict.fromkeys(("~", "/")))
             break
@@ -1014,6 +1030,10 @@ def _flat_directories(text: str) -> tuple[str, ...]:
             joined = posixpath.normpath(posixpath.join(joined, target))
             found[joined] = None
     found.pop(".", None)
+    if found.keys() - {"~", "/"}:
+        # The text may make any folder it names a link before its `cd` (`ln -s / zz; cd zz; rm -rf
+        # etc`, found by rt6): where it leads is not on disk yet. Home and `/` are read too.
+        found.update(dict.fromkeys(("~", "/")))
     return tuple(found)
 
 

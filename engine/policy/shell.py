@@ -73,6 +73,10 @@ def _globbed_name(word: str) -> bool:
     return _GLOBBED_NAME.search(word[word.rfind("/") + 1 :]) is not None
 
 
+# Wrappers that run a builtin in this shell: a `cd` under them moves it.
+_SAME_SHELL = frozenset({"builtin", "command"})
+
+
 class Command(Record):
     """One simple command as it would run, at one unwrapping stage."""
 
@@ -683,7 +687,9 @@ class Analyzer(Follower, LinkFollower):
                     else:
                         self.unread.append(argv[0])
                     break
-                if len(stages) == 1:  # a `cd` a wrapper runs (`sudo cd`) moves nothing
+                # A `cd` a wrapper runs (`sudo cd`) moves nothing; under `builtin`/`command` it moves this
+                # shell (found by rt6: `builtin cd /; rm -rf etc` was allowed).
+                if len(stages) == 1 or all(s.name in _SAME_SHELL for s in stages[:-1]):
                     if name == "pushd":
                         self.directories.append(self.cwd)
                         operands = [a for a in argv[1:] if a not in ("-n", "--")]
@@ -705,8 +711,8 @@ class Analyzer(Follower, LinkFollower):
                     elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
                         expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
                         self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
-                    elif name in LINKERS:
-                        self._record_link(command)
+                if name in LINKERS:
+                    self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
                 if table.everyone is not None and (local or len(self.env) > 1):

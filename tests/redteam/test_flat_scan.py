@@ -387,3 +387,63 @@ def test_a_cd_into_the_engines_files_before_look_alikes_is_hardline(engine: Engi
     assert judge(engine, "cd state; rm -rf a1").hardline
     verdict = judge(engine, "cd state; " + _decoys("rm -rf a{}"))
     assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+CONTINUED = [
+    "rm -rf \\\n~",
+    "r\\\nm -rf ~",
+    "rm -rf h\\\nl",
+    "cd \\\n/; rm -rf etc",
+    "c\\\nd /; rm -rf etc",
+    "echo a\\\\\nrm -rf ~",  # an escaped backslash: the line break ends the echo
+]
+
+
+@pytest.mark.parametrize("command", CONTINUED, ids=range(len(CONTINUED)))
+def test_a_line_continuation_behind_look_alikes_is_hardline(engine: Engine, command: str) -> None:
+    """Found by rt6: bash joins the lines at a backslash before a line break; the flat scan cut
+    the text there (a line break ends a piece) and dropped the backslash, so `rm -rf \\<LF>~`
+    was `rm -rf` and `~`, and `cd \\<LF>/` a bare `cd` (home), among look-alikes an ask."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
+
+
+LINKED_THEN_ENTERED = [
+    "ln -s / zz; cd zz; rm -rf etc",
+    "ln -s / zz && cd zz && rm -rf usr",
+    "ln -sfn / a7; cd a7; rm -rf etc",
+    "cp -as / zz; cd zz; rm -rf etc",
+    "ln -s / zz; pushd zz; rm -rf etc",
+]
+
+
+@pytest.mark.parametrize("command", LINKED_THEN_ENTERED, ids=range(len(LINKED_THEN_ENTERED)))
+def test_a_folder_linked_on_the_line_then_entered_is_no_way_past_the_fold(engine: Engine, command: str) -> None:
+    """Found by rt6: `zz` is not on disk when the line is judged, so the fold read `etc` in it
+    like `a1` (and the run `rm -rf etc` in `zz` is harmless on disk): among look-alikes an ask."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
+
+
+@pytest.mark.parametrize("command", ["cd -P -L -P /; rm -rf etc", "cd -@ -P -L /; rm -rf usr"])
+def test_a_cd_behind_options_before_look_alikes_is_hardline(engine: Engine, command: str) -> None:
+    """Found by rt6: the flat scan reads three words after a `cd`; all options, it took the `cd`
+    for one that names no folder, and `etc` in `/` was read like `a1` here."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
+
+
+WRAPPED_MOVES = [
+    "builtin cd /; rm -rf etc",
+    "command cd /; rm -rf etc",
+    "builtin cd / && rm -rf usr",
+    "builtin pushd /; rm -rf etc",
+    "sudo ln -s / zz; cd zz; rm -rf etc",
+    "command ln -s / zz; cd zz; rm -rf etc",
+    "env ln -s / zz; cd zz; rm -rf etc",
+    "nice ln -s / zz; cd zz; rm -rf etc",
+]
+
+
+@pytest.mark.parametrize("command", WRAPPED_MOVES, ids=range(len(WRAPPED_MOVES)))
+def test_a_wrapped_cd_or_link_moves_the_runs_after_it(engine: Engine, command: str) -> None:
+    """Found by rt6, in SHORT lines (each was allowed): the parser followed a `cd` or a link only
+    when no wrapper ran it; `builtin cd /` moves this shell, `env ln -s / zz` links all the same."""
+    assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
