@@ -71,6 +71,11 @@ _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into piec
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
 _FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more runs
+# CPU seconds the flat scan may spend judging runs; what it cannot judge in that time is not
+# read as harmless: the text is denied as hardline (found by rt6: `cd hl; rm -rf aN; ...` and
+# `cd build; dd if=aN of=b; ...` at 64 KiB took 2-4 s, blocking the caller).
+FLAT_SECONDS = 0.25
+_UNJUDGED = "unjudged_text"
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
 _FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
@@ -543,9 +548,20 @@ class Evaluator:
         folders: tuple[str | None, ...] = (None, *moves) if runs else (None,)
         bulk = len(runs) > _FLAT_BULK
         plans = index.flat_plans
-        for argv in argvs:
+        deadline = thread_time() + FLAT_SECONDS
+        for n, argv in enumerate(argvs):
             if len(out) >= _FLAT_MATCHES:
                 break  # the verdict is a hardline deny already; more matches change nothing
+            if n & 15 == 15 and thread_time() > deadline:
+                out[_UNJUDGED, ""] = Match(
+                    _UNJUDGED,
+                    f"a text too long and too costly to judge in full ({FLAT_SECONDS:g} s of CPU judged "
+                    f"{n} of its commands): what was not read is not taken as harmless",
+                    "hardline",
+                    text[:200].strip(),
+                    grantable=False,
+                )
+                break
             # Only a run with a relative word can judge otherwise in another folder; among many
             # runs, only those judged once for many (a name whose matchers read no subcommand or
             # text: rm, find, shred ...), so a `cd` multiplies the work by at most _FLAT_FOLDERS.

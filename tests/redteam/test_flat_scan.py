@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from engine.policy import evaluate
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.paths import PathClassifier, Places, literal
 from tests.conftest import REPO
@@ -447,3 +448,14 @@ def test_a_wrapped_cd_or_link_moves_the_runs_after_it(engine: Engine, command: s
     """Found by rt6, in SHORT lines (each was allowed): the parser followed a `cd` or a link only
     when no wrapper ran it; `builtin cd /` moves this shell, `env ln -s / zz` links all the same."""
     assert_hardline_padded(engine, command, around(command, _decoys("rm -rf a{}"))[1:])
+
+
+def test_a_flat_scan_past_its_cpu_time_fails_closed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by rt6: `cd hl; rm -rf aN; ...` (hl -> HOME, nothing folds) took 2-4 s at 64 KiB. The flat
+    scan now stops after FLAT_SECONDS of CPU, and what it did not judge is a hardline deny, not an ask."""
+    text = "cd hl; " + PADDING
+    assert judge(engine, text).decision != "allow"
+    monkeypatch.setattr(evaluate, "FLAT_SECONDS", 0.0)
+    verdict = judge(engine, text + "x")  # another text: no cached parse
+    assert (verdict.decision, verdict.hardline, verdict.grantable) == ("deny", True, False)
+    assert any(m.key == "unjudged_text" for m in verdict.matches)
