@@ -28,7 +28,7 @@ EXIT_INTERNAL = 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader went away (`hermes-engine schema | head`)
 
 
-class Problem(OrderedRecord, frozen=True, compare=("file", "line", "column", "code", "message", "pointer")):
+class Problem(OrderedRecord, frozen=True, uncompared=("severity",)):
     """One located mistake. Orders by file, then line, then column."""
 
     __slots__ = ("file", "line", "column", "code", "message", "pointer", "severity")  # noqa: RUF023  (the fields' order)

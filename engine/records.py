@@ -6,8 +6,8 @@ and the ``guard``/``check`` start imports dozens. A :class:`Record` subclass wri
 ``__slots__`` and ``__init__`` itself (compiled with its module, kept in its ``.pyc``) and gets
 from here what a slotted dataclass gets besides, with the same behaviour:
 
-- ``==`` between two instances of the same class compares the fields (``compare``: those named,
-  default all, in ``__slots__`` order); another class gives ``NotImplemented``;
+- ``==`` between two instances of the same class compares the fields (all but those the class
+  names in ``uncompared``, in ``__slots__`` order); another class gives ``NotImplemented``;
 - an :class:`OrderedRecord` orders (``<``, ``<=``, ``>``, ``>=``) by the same fields, as tuples;
 - ``frozen=True``: assigning or deleting a field raises ``dataclasses.FrozenInstanceError``, and
   the instance hashes by its compared fields; otherwise it is unhashable, as an ``eq`` dataclass;
@@ -57,13 +57,17 @@ class Record:
     _compared: Any = None
     _frozen = False
 
-    def __init_subclass__(cls, *, frozen: bool = False, compare: tuple[str, ...] | None = None, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, frozen: bool = False, uncompared: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         slots = cls.__dict__.get("__slots__")
         if not isinstance(slots, tuple) or any(vars(base).get("__slots__") for base in cls.__mro__[1:-1]):
             raise TypeError(f"{cls.__qualname__}: a Record names its fields in a __slots__ tuple, and only there")
         cls._fields = slots
-        cls._compared = staticmethod(_values(slots if compare is None else compare))
+        unknown = set(uncompared).difference(slots)
+        if unknown:
+            raise TypeError(f"{cls.__qualname__}: uncompared names no field: {', '.join(sorted(unknown))}")
+        # The fields == and hash (and an OrderedRecord's order) read: all but `uncompared`, in slot order.
+        cls._compared = staticmethod(_values(tuple(f for f in slots if f not in uncompared)))
         setattr(cls, "__match_args__", slots)  # noqa: B010  (not declared on Record: a class of its own)
         cls._frozen = frozen
         if frozen:

@@ -89,3 +89,12 @@ def test_a_record_names_its_fields_in_its_own_slots() -> None:
             __slots__ = ("z",)
 
     assert getattr(Point, "__match_args__", None) == ("x", "y")  # positional `case Point(x, y)`, as a dataclass
+
+
+def test_uncompared_must_name_a_field() -> None:
+    from engine.records import Record
+
+    with pytest.raises(TypeError, match="uncompared names no field: handlr"):
+
+        class _Typo(Record, uncompared=("handlr",)):
+            __slots__ = ("handler", "name")

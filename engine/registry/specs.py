@@ -77,38 +77,7 @@ class Annotations(Record, frozen=True):
         return out
 
 
-class ToolSpec(
-    Record,
-    frozen=True,
-    compare=(
-        "name",
-        "toolset",
-        "description",
-        "parameters",
-        "source",
-        "pack",
-        "emoji",
-        "handler_path",
-        "check_path",
-        "requires_env",
-        "max_result_size_chars",
-        "timeout",
-        "override",
-        "annotations",
-        "tags",
-        "aliases",
-        "argument_aliases",
-        "parallel_safe",
-        "path_arguments",
-        "agent_loop",
-        "template_env",
-        "runtime",
-        "overrides",
-        "title",
-        "output_schema",
-        "approval",
-    ),
-):
+class ToolSpec(Record, frozen=True, uncompared=("handler", "check")):
     """A tool as declared: its name, toolset, description, parameters and where it came from."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)
