@@ -96,15 +96,22 @@ class ArgSpec(Record, frozen=True):
             return self.test(words[0], classify)
         if self.position == "last":
             return self.test(words[-1], classify)
-        if self.position == "into":
-            return any(self.test(w, classify) for w in into_landings(words))
-        if self.position == "inside":
-            return any(self.test(w, classify) for w in into_landings(words)[1:])
+        if self.position in _LANDING_POSITIONS:
+            return any(self.test(w, classify) for w in self.landings(words))
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
                 return True
         return False
+
+    def landings(self, words: Sequence[str], directory: str | None = None) -> list[str]:
+        """The paths an `into`/`inside` spec tests for a copy of ``words``: `into` the destination
+        and where each source lands in it, `inside` only the latter (see `into_landings`)."""
+        found = into_landings(words, directory)
+        return found[1:] if self.position == "inside" else found
+
+
+_LANDING_POSITIONS = frozenset({"into", "inside"})
 
 
 def into_landings(words: Sequence[str], directory: str | None = None) -> list[str]:
@@ -578,10 +585,8 @@ class Matcher(Record):
             return False
         for name, spec in self.options:
             values = shaped.option_values(name)
-            if spec.position == "into":
-                values = [w for v in values for w in into_landings(positionals, v)]
-            elif spec.position == "inside":
-                values = [w for v in values for w in into_landings(positionals, v)[1:]]
+            if spec.position in _LANDING_POSITIONS:
+                values = [w for v in values for w in spec.landings(positionals, v)]
             if not any(spec.test(v, classify) for v in values):
                 return False
         return True
