@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
     from engine.policy.evaluate import Evaluator
 
 AGENTS = ("claude-code", "codex", "gemini")
+# An agent's content search (Claude Code's Grep, Gemini's search_file_content): ripgrep over a
+# folder, reading and printing what matches. Unlike the engine's search_files it skips no secret
+# file, so it is a tool of its own for the policy: a folder above secrets (`~`) asks.
+AGENT_SEARCH = "agent_search"
 MAX_EVENT_BYTES = 8 << 20
 DEFER = "defer"  # no opinion: the agent's own permission rules decide
 
@@ -41,7 +46,7 @@ _CLAUDE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "NotebookEdit": ("write_file", ("notebook_path",)),
     "Read": ("read_file", ("file_path",)),
     "NotebookRead": ("read_file", ("notebook_path",)),
-    "Grep": ("search_files", ("path",)),
+    "Grep": (AGENT_SEARCH, ("path",)),
     "Glob": ("search_files", ("path",)),
     "LS": ("list_dir", ("path",)),
 }
@@ -54,10 +59,18 @@ _GEMINI_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "read_many_files": ("read_file", ("paths", "include")),
     "list_directory": ("list_dir", ("dir_path", "path")),
     "glob": ("search_files", ("dir_path", "path")),
-    "search_file_content": ("search_files", ("dir_path", "path")),
-    "grep_search": ("search_files", ("dir_path", "path")),
+    "search_file_content": (AGENT_SEARCH, ("dir_path", "path")),
+    "grep_search": (AGENT_SEARCH, ("dir_path", "path")),
 }
-_SEARCH_TOOLS = frozenset({"search_files", "list_dir"})
+# The input keys holding a search's globs (ripgrep's `--glob`): `*` or `.env*` brings hidden
+# files, which ripgrep otherwise skips, into the search.
+_GLOB_KEYS: dict[str, tuple[str, ...]] = {
+    "Grep": ("glob",),
+    "search_file_content": ("include",),
+    "grep_search": ("include",),
+    "read_many_files": ("paths", "include"),
+}
+_SEARCH_TOOLS = frozenset({"search_files", "list_dir", AGENT_SEARCH})
 _EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
 
@@ -176,13 +189,36 @@ def _paths(tool: str, tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> l
     return found
 
 
-def _files(call: Call, engine_tool: str, paths: list[str]) -> None:
+def _files(call: Call, engine_tool: str, paths: list[str], tool_input: Mapping[str, Any]) -> None:
     if not paths and engine_tool in _SEARCH_TOOLS:
         paths = ["."]  # a search without a path searches the working directory
     if not paths:
         raise GuardError(f"{call.tool}: no path in the tool input")
+    globs = _globs(call.tool, tool_input)
     for path in paths:
-        call.checks.append((engine_tool, {"path": path}))
+        args: dict[str, Any] = {"path": path}
+        if globs:
+            # What the globs bring into the search is judged by judge() (it needs the policy's classes).
+            args[_GLOBS] = globs
+        call.checks.append((engine_tool, args))
+
+
+_GLOBS = "\0globs"  # not an argument of any tool: judge() replaces it with the files it reaches
+_GLOB_SPLIT = re.compile(r"[\s,]+(?![^{]*\})")  # Claude Code splits `glob` at spaces and commas outside braces
+
+
+def _globs(tool: str, tool_input: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in _GLOB_KEYS.get(tool, ()):
+        value = tool_input.get(key)
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if item is None:
+                continue
+            if not isinstance(item, str):
+                raise GuardError(f"{tool}: {key!r} must be a glob (a string) or a list of them")
+            out += [g for g in _GLOB_SPLIT.split(item) if g]
+    return out
 
 
 def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
@@ -201,7 +237,7 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
             raise GuardError("apply_patch: the patch names no file")
     elif tool in _CLAUDE_FILES:
         engine_tool, keys = _CLAUDE_FILES[tool]
-        _files(call, engine_tool, _paths(tool, tool_input, keys))
+        _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
     else:
         call.checks.append((tool, dict(tool_input)))
 
@@ -215,7 +251,7 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         call.checks.append(("terminal", args))
     elif tool in _GEMINI_FILES:
         engine_tool, keys = _GEMINI_FILES[tool]
-        _files(call, engine_tool, _paths(tool, tool_input, keys))
+        _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
     else:
         call.checks.append((tool, dict(tool_input)))
 
@@ -271,7 +307,7 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, args in call.checks:
+    for tool, args in _reached(project, call.checks):
         guarded = project.policy.is_guarded(tool)
         decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
         verdict_keys = list(decision.keys)
@@ -301,6 +337,34 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
             reason = "; ".join(dict.fromkeys(d.reason for d in chosen if d.reason))
             return Decision(kind, reason, tuple(k for d in chosen for k in d.keys))
     return Decision(DEFER, "")
+
+
+def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """``checks`` with each search's globs replaced by the secret files they bring into it: a
+    glob that may select a hidden secret (`*`, `.env*`, `{.env,x}`: ripgrep searches hidden
+    files a glob names) adds a read of ``PATH/.env`` (the policy's own names), which asks."""
+    from engine.policy.paths import anywhere_names, glob_reaches  # noqa: PLC0415
+
+    assert project.policy is not None
+    out: list[tuple[str, dict[str, Any]]] = []
+    names: list[str] | None = None
+    for tool, args in checks:
+        globs = args.get(_GLOBS)
+        if not globs:
+            out.append((tool, args))
+            continue
+        plain = {k: v for k, v in args.items() if k != _GLOBS}
+        out.append((tool, plain))
+        if names is None:
+            classes = project.policy.classes
+            every = anywhere_names([*classes.get("secret", ()), *classes.get("credential", ())])
+            # ripgrep skips hidden files unless a glob names them; the others it reads without one.
+            names = [n for n in every if any(part.startswith(".") for part in n.split("/"))]
+        base = plain["path"] if tool == AGENT_SEARCH else "."
+        for name in names:
+            if any(glob_reaches(glob, name) for glob in globs):
+                out.append((tool, {"path": os.path.join(base, name)}))
+    return out
 
 
 def _values(project: CompiledProject, tool: str, args: Mapping[str, Any]) -> list[str]:

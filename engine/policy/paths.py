@@ -106,6 +106,42 @@ def parent_globs(globs: Iterable[str]) -> list[str]:
     return list(out)
 
 
+def anywhere_names(globs: Iterable[str]) -> list[str]:
+    """A sample name for each thing the (including) ``globs`` protect wherever it lies: ``**/.env``
+    gives ``.env``, ``**/*.{pem,key}`` gives ``x.pem`` and ``x.key``, ``**/.kube/config`` gives
+    ``.kube/config`` (each wildcard filled with ``x``). Globs anchored to a folder (``~/.ssh/**``)
+    give none: the folder itself says where those are. What a search glob may reach is tested
+    against these (a glob ``*`` or ``.env*`` brings them into a search)."""
+    out: dict[str, None] = {}
+    for glob in globs:
+        if glob.startswith("!") or not glob.startswith("**/"):
+            continue
+        for alternative in _expand_alternatives(glob[3:]) or ():
+            if "**" in alternative:
+                continue
+            name = re.sub(r"\[![^\]]*\]", "x", alternative)  # a negated set: some other character
+            name = re.sub(r"\[([^\]])[^\]]*\]", r"\1", name)
+            name = re.sub(r"\\(.)", r"\1", name).replace("*", "x").replace("?", "x")
+            if name:
+                out[name] = None
+    return list(out)
+
+
+def glob_reaches(glob: str, name: str) -> bool:
+    """Whether a search glob (ripgrep's and gitignore's syntax: without a ``/`` it matches a
+    name at any depth) may select ``name`` (a relative path). A glob that does not compile
+    reaches everything: the question is asked rather than a secret read."""
+    glob = glob.strip().removeprefix("/")
+    if not glob or glob.startswith("!"):
+        return False  # an exclusion selects nothing
+    try:
+        pattern = re.compile(f"(?:.*/)?(?:{glob_to_regex(glob)})(?:/.*)?", re.DOTALL)
+    except (GlobError, re.error):
+        return True
+    parts = name.split("/")
+    return any(pattern.fullmatch("/".join(parts[i:])) for i in range(len(parts)))
+
+
 def ancestors(paths: Iterable[str]) -> list[str]:
     """Every folder above the absolute ``paths`` (``/`` left out: it is a class of its own), as literal globs."""
     out: dict[str, None] = {}

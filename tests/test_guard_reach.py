@@ -1,0 +1,116 @@
+"""`hermes-engine guard`: what an agent's tool reaches beyond the path it names.
+
+A prompt-injected model controls the arguments of the agent's tools. Claude Code's Grep and
+Gemini's search tools are ripgrep: a `glob` of `*` or `.env*` makes it search the hidden files
+it otherwise skips, and a folder above `~/.ssh` is a read of every key below it (as `rg KEY ~`
+is in the terminal, which asks). Each test shows the harm is real where ripgrep is installed
+(ripgrep prints the secret for those arguments) and that the guard does not let the call
+through unasked. HOME and the XDG dirs are temporary; the guard runs nothing it judges.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import cli
+
+SECRET = "hunter2-db-password"
+KEY = "secret-key-material"
+
+
+@pytest.fixture
+def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{KEY}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / ".env").write_text(f"DB_PASSWORD={SECRET}\n")
+    (root / "hermes-engine.yaml").write_text("include_builtin: true\n")
+    return root, home
+
+
+def guard(agent: str, root: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    event = {
+        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(root),
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 0, result.stderr
+    answer = json.loads(result.stdout)
+    if agent == "gemini":
+        return str(answer.get("decision", "defer"))
+    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
+
+
+def ripgrep_prints(pattern: str, path: Path, globs: list[str], cwd: Path) -> str:
+    """What Claude Code's Grep would show for these arguments (ripgrep, as it runs it)."""
+    rg = shutil.which("rg")
+    if rg is None:
+        return ""
+    command = [rg, "--no-config", "--line-number", *[a for g in globs for a in ("--glob", g)], "--", pattern, str(path)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False).stdout
+
+
+@pytest.mark.parametrize("glob", ["*", "**/*", ".env*", "*.*", "*.ts,{.env,x}", ".e?v"])
+def test_a_grep_whose_glob_brings_in_a_hidden_secret_is_asked_about(where: tuple[Path, Path], glob: str) -> None:
+    root, _ = where
+    parts = [g for g in glob.replace(",{", " {").split(" ")]
+    if shutil.which("rg"):
+        assert SECRET in ripgrep_prints("DB_", root, parts, root)  # the harm, were it allowed
+    assert guard("claude-code", root, "Grep", {"pattern": "DB_", "glob": glob, "output_mode": "content"}) == "ask"
+    assert guard("gemini", root, "search_file_content", {"pattern": "DB_", "include": glob}) == "ask"
+
+
+def test_a_grep_of_a_folder_above_the_keys_is_asked_about(where: tuple[Path, Path]) -> None:
+    root, home = where
+    if shutil.which("rg"):
+        assert KEY in ripgrep_prints("KEY|key", home, ["*"], root)
+    for path in (str(home), "~", str(home / ".ssh"), "/"):
+        assert guard("claude-code", root, "Grep", {"pattern": "PRIVATE", "path": path}) == "ask", path
+        assert guard("gemini", root, "grep_search", {"pattern": "PRIVATE", "dir_path": path}) == "ask", path
+
+
+def test_read_many_files_with_a_glob_that_reaches_env_is_asked_about(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    assert guard("gemini", root, "read_many_files", {"paths": ["**/*"]}) == "ask"
+    assert guard("gemini", root, "read_many_files", {"paths": ["src/**/*.py"], "include": [".env*"]}) == "ask"
+
+
+def test_ordinary_searches_stay_allowed(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    for tool_input in (
+        {"pattern": "x"},
+        {"pattern": "x", "path": "src"},
+        {"pattern": "x", "glob": "*.py"},
+        {"pattern": "x", "glob": "*.{ts,tsx}"},
+        {"pattern": "x", "glob": "!*.md"},
+    ):
+        assert guard("claude-code", root, "Grep", tool_input) == "allow", tool_input
+    assert guard("gemini", root, "read_many_files", {"paths": ["src/**/*.py"]}) == "allow"
+
+
+def test_a_glob_that_is_not_text_blocks(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    event = {
+        "hook_event_name": "PreToolUse",
+        "cwd": str(root),
+        "tool_name": "Grep",
+        "tool_input": {"pattern": "x", "glob": 5},
+    }
+    result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 2 and "'glob' must be a glob" in result.stderr
