@@ -114,3 +114,75 @@ def test_a_glob_that_is_not_text_blocks(where: tuple[Path, Path]) -> None:
     }
     result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
     assert result.exit_code == 2 and "'glob' must be a glob" in result.stderr
+
+
+# -- MCP tools: a filesystem or shell server is a write or a command like any other ----------------
+
+POLICY = "kind: ApprovalPolicy\nname: project\ndescription: Project rules.\ndeny: ['npm publish*']\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        # @modelcontextprotocol/server-filesystem's tools and argument names
+        (
+            "mcp__filesystem__write_file",
+            {"path": "policies/relax.yaml", "content": "kind: ApprovalPolicy\nyolo: true\n"},
+        ),
+        ("mcp__filesystem__edit_file", {"path": "@ROOT@/hermes-engine.yaml", "edits": [], "dryRun": False}),
+        ("mcp__filesystem__move_file", {"source": "src/app.py", "destination": "@ROOT@/policies/app.yaml"}),
+        ("mcp__filesystem__create_directory", {"path": "manifests"}),
+        ("mcp__editor__apply", {"changes": [{"targetPath": "policies/x.yaml", "text": "yolo: true"}]}),
+        ("mcp__filesystem__write_file", {"path": "file://@ROOT@/policies/x.yaml", "content": ""}),
+        ("mcp__shell__run_command", {"command": "rm -rf ~"}),
+        ("mcp__shell__exec", {"cmd": ["rm", "-rf", "@HOME@"]}),
+    ],
+)
+def test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(
+    where: tuple[Path, Path], tool: str, tool_input: dict[str, Any]
+) -> None:
+    root, home = where
+    (root / "policies").mkdir()
+    (root / "policies" / "project.yaml").write_text(POLICY)
+    text = json.dumps(tool_input).replace("@ROOT@", str(root)).replace("@HOME@", str(home))
+    for agent in ("claude-code", "codex", "gemini"):
+        assert guard(agent, root, tool, json.loads(text)) == "deny", (agent, tool)
+
+
+def test_an_mcp_tool_reading_a_secret_is_asked_about(where: tuple[Path, Path]) -> None:
+    root, home = where
+    assert guard("claude-code", root, "mcp__filesystem__read_text_file", {"path": ".env"}) == "ask"
+    paths = ["src/app.py", str(home / ".ssh" / "id_ed25519")]
+    assert guard("claude-code", root, "mcp__filesystem__read_multiple_files", {"paths": paths}) == "ask"
+
+
+def test_a_harmless_mcp_call_stays_the_agents_own_decision(where: tuple[Path, Path]) -> None:
+    """A path or command the policy allows gives no opinion, never an allow: the agent's own
+    permission rules (which ask about an MCP tool the user did not allow) still decide."""
+    root, _ = where
+    for tool, tool_input in (
+        ("mcp__filesystem__write_file", {"path": "src/new.py", "content": "x = 1\n"}),
+        ("mcp__filesystem__read_text_file", {"path": "hermes-engine.yaml"}),
+        ("mcp__shell__run_command", {"command": "ls -la"}),
+        ("mcp__weather__forecast", {"city": "Oslo"}),
+    ):
+        assert guard("claude-code", root, tool, tool_input) == "defer", tool
+
+
+def test_an_mcp_input_too_deep_or_too_wide_to_judge_blocks(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    deep: dict[str, Any] = {"path": "x"}
+    for _ in range(40):
+        deep = {"a": deep}
+    wide = {"paths": [f"src/{i}" for i in range(300)]}
+    for tool_input in (deep, wide):
+        event = {
+            "hook_event_name": "PreToolUse",
+            "cwd": str(root),
+            "tool_name": "mcp__fs__write",
+            "tool_input": tool_input,
+        }
+        result = CliRunner().invoke(
+            cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event)
+        )
+        assert result.exit_code == 2, result.stdout

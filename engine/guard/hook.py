@@ -159,11 +159,88 @@ def parse_event(agent: str, event: Mapping[str, Any]) -> Call:
     call = Call(agent, tool, session if isinstance(session, str) and session else None, _text(event, "cwd"))
     if tool.startswith("mcp__"):
         call.checks.append((tool, dict(tool_input)))
+        _mcp(call, tool, tool_input)
     elif agent == "gemini":
         _gemini(call, tool, tool_input)
     else:
         _claude_or_codex(call, tool, tool_input)
     return call
+
+
+# An MCP tool's arguments that name files, and the ones that are a command line: a filesystem
+# server's write_file must not reach the engine's own files, nor a shell server's run_command
+# run `rm -rf ~`, unjudged. What such a tool does with a path is read from its name.
+# fmt: off
+_MCP_PATH_KEYS = frozenset({
+    "path", "paths", "file", "files", "file_path", "filepath", "filename", "file_name", "notebook_path",
+    "absolute_path", "dir", "dir_path", "directory", "folder", "source", "destination", "target", "src",
+    "dst", "dest", "old_path", "new_path", "from", "to", "uri", "root", "cwd", "workdir",
+})
+# ... and any key whose last word is one of these (`repo_path`, `targetPath`, `outputDir`).
+_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder"})
+_MCP_COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell_command", "commandline", "command_line"})
+_READ_VERBS = frozenset({
+    "read", "get", "list", "ls", "search", "find", "grep", "glob", "view", "show", "cat", "head", "tail",
+    "stat", "info", "tree", "query", "count", "diff", "exists", "describe", "inspect", "open", "lookup",
+})
+_WRITE_VERBS = frozenset({
+    "write", "edit", "create", "delete", "remove", "move", "rename", "copy", "patch", "append", "replace",
+    "set", "put", "update", "save",
+})
+# fmt: on
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_MAX_MCP_CHECKS = 256
+# Marks a check that may only make a call stricter: its "allow" is no opinion (an MCP tool the
+# user's own permission rules ask about must not be let through because its path is harmless).
+_FLOOR = "\0floor"
+
+
+def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
+    """Checks for what an MCP tool's arguments name: each path as a write and a read (only a read
+    when the tool's name says it reads: `read_file`, `list_directory`), each command line as a
+    terminal command. The tool's own `rules:` still apply to the call as a whole."""
+    words = {w.lower() for w in _WORD.findall(tool.rsplit("__", 1)[-1])}
+    reads_only = bool(words & _READ_VERBS) and not words & _WRITE_VERBS
+    engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
+    found: list[tuple[str, dict[str, Any]]] = []
+    for key, value in _leaves(tool_input, 0):
+        lowered = key.lower()
+        if lowered in _MCP_COMMAND_KEYS and (isinstance(value, str) or _is_argv(value)):
+            found.append(("terminal", {"command": _command(value, tool), _FLOOR: True}))
+        elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str) and text:
+                    path = text.removeprefix("file://")
+                    found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+        if len(found) > _MAX_MCP_CHECKS:
+            raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    call.checks += found
+
+
+def _last_word(key: str) -> str:
+    words = _WORD.findall(key)
+    return words[-1].lower() if words else ""
+
+
+def _is_argv(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _leaves(value: Any, depth: int) -> list[tuple[str, Any]]:
+    """(key, value) of every object member at any depth (lists of objects included), keys first."""
+    if depth > 16:
+        raise GuardError("the tool input is nested too deeply to judge")
+    out: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.append((str(key), item))
+            if isinstance(item, (dict, list)):
+                out += _leaves(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                out += _leaves(item, depth + 1)
+    return out
 
 
 def _command(value: Any, tool: str) -> str:
@@ -307,9 +384,13 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, args in _reached(project, call.checks):
+    for tool, given in _reached(project, call.checks):
+        floor = given.get(_FLOOR) is True
+        args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
         decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        if floor and decision.decision == "allow":
+            decision = Decision(DEFER, "", decision.keys)
         verdict_keys = list(decision.keys)
         record = {
             "tool": tool,
