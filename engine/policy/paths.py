@@ -461,6 +461,17 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     return normalised, computed
 
 
+def local_reading(word: str) -> str | None:
+    """``word`` read as a local file relative to the working directory, when it would otherwise
+    not be read as one (``ab:/../.env`` reads as a remote ``host:path``, ``http://x/../../.env`` as
+    a URL, ``C:/../.env`` as a Windows path), else None. A file tool opens such a word as a local
+    path (``./ab:/../.env`` is ``.env``), so a path argument is judged in this reading as well."""
+    _, computed = normalize_path(word)
+    if computed & {"url", "remote", "windows"}:
+        return "./" + word.strip()
+    return None
+
+
 # Classes compiled ahead, by their globs: filled from the compiled-project cache (engine.guard.cache)
 # so an evaluator built from a cached project reads its classes back instead of compiling them.
 COMPILED_CLASSES: dict[tuple[str, ...], _Class] = {}
