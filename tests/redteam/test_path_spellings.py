@@ -114,3 +114,28 @@ def test_the_guard_judges_such_a_spelling_as_the_local_file(repo: Path) -> None:
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask", (tool, path)
 
+
+@pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
+def test_a_search_does_not_print_a_key_whose_folder_name_holds_a_line_number(
+    engine: Engine, repo: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """ripgrep printed `/w/a:1:b/server.pem:1:KEY`; read at the first `:`, that was line 1 of the
+    harmless file `a` (which the search admits), so the key was shown. A folder holding a key may
+    be renamed without a question (`mv deploy 'a:1:b'`)."""
+    import shutil
+
+    if ripgrep and shutil.which("rg") is None:
+        pytest.skip("ripgrep is not installed")
+    if not ripgrep:
+        monkeypatch.setattr(shutil, "which", lambda name: None)
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "server.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n")
+    moved = engine.call("terminal", {"command": "mv deploy 'a:1:b'"})
+    assert moved.ok, moved.output
+    assert engine.call("write_file", {"path": "a", "content": "nothing\n"}).ok
+    (repo / "notes:v2.txt").write_text("hunter is a word\n")
+    out = engine.call("search_files", {"pattern": "PRIVATE|hunter"})
+    assert out.ok, out.output
+    assert SECRET not in out.output
+    assert "notes:v2.txt:1:hunter is a word" in out.output  # a colon in a name is still shown right
+    assert "a:1:b/server.pem" in out.output.split("[not searched: ", 1)[1]  # skipped, and said so
