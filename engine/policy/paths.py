@@ -461,13 +461,17 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     return normalised, computed
 
 
-def local_reading(word: str) -> str | None:
+def local_reading(word: str, *, urls: bool = True) -> str | None:
     """``word`` read as a local file relative to the working directory, when it would otherwise
     not be read as one (``ab:/../.env`` reads as a remote ``host:path``, ``http://x/../../.env`` as
     a URL, ``C:/../.env`` as a Windows path), else None. A file tool opens such a word as a local
-    path (``./ab:/../.env`` is ``.env``), so a path argument is judged in this reading as well."""
+    path (``./ab:/../.env`` is ``.env``), and so does any command but the few that take remote
+    paths (``mkdir ab:; cat ab:/../.env``), so a path is judged in this reading as well. Without
+    ``urls``, a URL only when a ``..`` in it climbs out of its folders (``curl`` fetches the rest)."""
     _, computed = normalize_path(word)
-    if computed & {"url", "remote", "windows"}:
+    if computed & {"remote", "windows"} or (
+        "url" in computed and (urls or ".." in word.strip().rstrip("/").split("/"))
+    ):
         return "./" + word.strip()
     return None
 
@@ -707,7 +711,11 @@ class PathClassifier:
         lexical = self._lexical(word)
         where = self._where(word)
         if where is None:
-            return lexical
+            local = local_reading(word, urls=False)
+            if local is None:
+                return lexical
+            # A command opens `ab:/../.env` as the local `.env` once a folder `ab:` exists.
+            return Classes([lexical, self._classify_here(local, walk)])
         normal, raw = where
         forms = [lexical]
         at = self._at(normal)
