@@ -186,3 +186,58 @@ def test_an_mcp_input_too_deep_or_too_wide_to_judge_blocks(where: tuple[Path, Pa
             cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event)
         )
         assert result.exit_code == 2, result.stdout
+
+
+# -- Codex patches: read as Codex reads them -------------------------------------------------------
+
+RELAX_PATCH = "*** Begin Patch\n*** Add File: policies/relax.yaml\n+yolo: true\n*** End Patch\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        # Codex trims a header line: an indented header is a header.
+        (
+            "apply_patch",
+            {
+                "command": "*** Begin Patch\n*** Add File: src/ok.txt\n+x\n"
+                "   *** Update File: policies/p.yaml\n@@\n-kind\n+kind\n*** End Patch\n"
+            },
+        ),
+        # Codex ends lines at \n only: U+2028 is part of the name (a folder `x\u2028` made earlier).
+        (
+            "apply_patch",
+            {"command": "*** Begin Patch\n*** Add File: x\u2028/../policies/p.yaml\n+yolo: true\n*** End Patch\n"},
+        ),
+        # A patch run as a shell command, which Codex applies itself.
+        (
+            "Bash",
+            {"command": f"apply_patch <<'EOF'\n{RELAX_PATCH}EOF\n"},
+        ),
+        (
+            "shell",
+            {
+                "command": [
+                    "apply_patch",
+                    "*** Begin Patch\n*** Add File: policies/relax.yaml\n+yolo: true\n*** End Patch\n",
+                ]
+            },
+        ),
+    ],
+)
+def test_a_codex_patch_cannot_reach_the_engine_by_its_spelling(
+    where: tuple[Path, Path], tool: str, tool_input: dict[str, Any]
+) -> None:
+    root, _ = where
+    (root / "policies").mkdir()
+    (root / "policies" / "p.yaml").write_text(POLICY)
+    assert guard("codex", root, tool, tool_input) == "deny"
+    if tool != "apply_patch":
+        assert guard("claude-code", root, tool, tool_input) == "deny"
+
+
+def test_an_ordinary_codex_patch_is_still_let_through(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
+    assert guard("codex", root, "apply_patch", {"command": patch}) == "defer"  # Codex's "allow" is {}
+    assert guard("claude-code", root, "Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF\n"}) == "allow"

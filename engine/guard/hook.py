@@ -306,6 +306,7 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
         if isinstance(workdir, str) and workdir:
             args["cwd"] = workdir
         call.checks.append(("terminal", args))
+        _shell_patch(call, command)
     elif tool == "apply_patch" and call.agent == "codex":
         body = _command(tool_input.get("command", tool_input.get("input")), tool)
         for engine_tool, path in patch_targets(body):
@@ -326,11 +327,20 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if isinstance(where, str) and where:
             args["cwd"] = where
         call.checks.append(("terminal", args))
+        _shell_patch(call, args["command"])
     elif tool in _GEMINI_FILES:
         engine_tool, keys = _GEMINI_FILES[tool]
         _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
     else:
         call.checks.append((tool, dict(tool_input)))
+
+
+def _shell_patch(call: Call, command: str) -> None:
+    """Codex applies a patch run as a shell command itself (`apply_patch <<'EOF'`, or the argv
+    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool."""
+    if "*** Begin Patch" in command:
+        for engine_tool, path in patch_targets(command):
+            call.checks.append((engine_tool, {"path": path}))
 
 
 _PATCH_HEADERS = (
@@ -342,12 +352,19 @@ _PATCH_HEADERS = (
 
 
 def patch_targets(body: str) -> list[tuple[str, str]]:
-    """(engine tool, path) for each file a Codex ``apply_patch`` body adds, changes, deletes or moves to."""
+    """(engine tool, path) for each file a Codex ``apply_patch`` body adds, changes, deletes or moves to.
+
+    Read as Codex reads it (codex-rs apply-patch): lines end at ``\n`` only (Python's
+    ``splitlines`` also ends one at U+2028, so `x\u2028/../policies/p.yaml` was judged as `x`),
+    and a header is recognised after leading and trailing white space (`   *** Update File: p`).
+    """
     out: list[tuple[str, str]] = []
-    for line in body.splitlines():
+    for raw in body.split("\n"):
+        line = raw.strip()
         for header, engine_tool in _PATCH_HEADERS:
-            if line.startswith(header):
-                path = line[len(header) :].strip()
+            marker = header.rstrip()
+            if line.startswith(marker):
+                path = line[len(marker) :].strip()
                 if path:
                     out.append((engine_tool, path))
     return out
