@@ -241,3 +241,14 @@ def test_an_ordinary_codex_patch_is_still_let_through(where: tuple[Path, Path]) 
     patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
     assert guard("codex", root, "apply_patch", {"command": patch}) == "defer"  # Codex's "allow" is {}
     assert guard("claude-code", root, "Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF\n"}) == "allow"
+
+
+def test_text_typed_into_a_codex_shell_session_is_judged_as_a_command(where: tuple[Path, Path]) -> None:
+    """`exec_command {"cmd": "bash"}` (allowed), then `write_stdin {"chars": "rm -rf ~\\n"}`."""
+    root, home = where
+    assert guard("codex", root, "exec_command", {"cmd": "bash"}) == "defer"  # Codex's allow is {}
+    for chars in ("rm -rf ~\n", f"cat {home}/.ssh/id_ed25519\n", f"apply_patch <<'EOF'\n{RELAX_PATCH}EOF\n"):
+        assert guard("codex", root, "write_stdin", {"session_id": 1, "chars": chars}) == "deny", chars
+    # Typing what the policy allows, or an answer to a program, leaves it to Codex.
+    for chars in ("ls -la\n", "y\n", ""):
+        assert guard("claude-code", root, "write_stdin", {"session_id": 1, "chars": chars}) == "defer", chars

@@ -307,6 +307,15 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
             args["cwd"] = workdir
         call.checks.append(("terminal", args))
         _shell_patch(call, command)
+    elif tool == "write_stdin":
+        # Codex's unified exec: text typed into a session exec_command started (`bash`) is a
+        # command line like any other. Only ever stricter: stdin may feed a program, not a shell.
+        chars = tool_input.get("chars")
+        if chars is not None and not isinstance(chars, str):
+            raise GuardError("write_stdin: 'chars' must be a string")
+        if chars and chars.strip():
+            call.checks.append(("terminal", {"command": chars, _FLOOR: True}))
+            _shell_patch(call, chars)
     elif tool == "apply_patch" and call.agent == "codex":
         body = _command(tool_input.get("command", tool_input.get("input")), tool)
         for engine_tool, path in patch_targets(body):
