@@ -113,17 +113,25 @@ def anywhere_names(globs: Iterable[str]) -> list[str]:
     give none: the folder itself says where those are. What a search glob may reach is tested
     against these (a glob ``*`` or ``.env*`` brings them into a search)."""
     out: dict[str, None] = {}
+    for alternative in anywhere_globs(globs):
+        name = re.sub(r"\[![^\]]*\]", "x", alternative)  # a negated set: some other character
+        name = re.sub(r"\[([^\]])[^\]]*\]", r"\1", name)
+        name = re.sub(r"\\(.)", r"\1", name).replace("*", "x").replace("?", "x")
+        if name:
+            out[name] = None
+    return list(out)
+
+
+def anywhere_globs(globs: Iterable[str]) -> list[str]:
+    """What the (including) ``globs`` protect wherever it lies, relative: ``**/*.{pem,key}`` gives
+    ``*.pem`` and ``*.key``, ``**/.kube/config`` gives ``.kube/config``."""
+    out: dict[str, None] = {}
     for glob in globs:
         if glob.startswith("!") or not glob.startswith("**/"):
             continue
         for alternative in _expand_alternatives(glob[3:]) or ():
-            if "**" in alternative:
-                continue
-            name = re.sub(r"\[![^\]]*\]", "x", alternative)  # a negated set: some other character
-            name = re.sub(r"\[([^\]])[^\]]*\]", r"\1", name)
-            name = re.sub(r"\\(.)", r"\1", name).replace("*", "x").replace("?", "x")
-            if name:
-                out[name] = None
+            if "**" not in alternative:
+                out[alternative] = None
     return list(out)
 
 
@@ -729,6 +737,12 @@ class PathClassifier:
         if len(forms) == 1:
             return lexical
         return Classes(forms)
+
+    def secret_names(self) -> list[str]:
+        """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect
+        wherever it lies (``*.pem``, ``id_rsa``): for a search that cannot ask about each file."""
+        every = [*self._globs.get("secret", ()), *self._globs.get("credential", ())]
+        return [g for g in anywhere_globs(every) if "/" not in g]
 
     def view(self) -> View:
         """The classifier for one check: each directory on the way of its words is looked at
