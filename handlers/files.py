@@ -377,7 +377,10 @@ def _ripgrep(
 ) -> list[tuple[str, int, str]]:
     # --no-config: no RIPGREP_CONFIG_PATH can add --follow; rg never follows links otherwise
     # and skips FIFOs, sockets and devices on its walk.
-    cmd = [rg, "--no-config", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--sort", "path"]
+    # --null: a NUL after each file name, so a name holding `:1:` cannot pass for the file name
+    # (`a:1:b/key.pem` read as the harmless file `a`, printing the key).
+    cmd = [rg, "--no-config", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--null"]
+    cmd += ["--sort", "path"]
     for skipped in sorted(_SKIP_DIRS):
         cmd += ["--glob", f"!{skipped}/"]
     if ignore_case:
@@ -402,10 +405,10 @@ def _ripgrep(
 def _rg_hits(stdout: str, limit: int, scope: _Scope) -> list[tuple[str, int, str]]:
     hits: list[tuple[str, int, str]] = []
     admitted: dict[str, bool] = {}
-    for line in stdout.splitlines():
-        file, _, rest = line.partition(":")
+    for line in stdout.split("\n"):
+        file, null, rest = line.partition("\0")
         number, _, text = rest.partition(":")
-        if not number.isdigit():
+        if not null or not number.isdigit():
             continue
         ok = admitted.get(file)
         if ok is None:

@@ -165,6 +165,16 @@ def test_docker_file_tools_act_on_the_containers_files(contained: Engine) -> Non
     assert call(contained, "terminal", command="cat /workspace/notes/a.txt")["output"] == "one\nthree\n"
 
 
+def test_docker_search_skips_secrets_as_the_host_search_does(contained: Engine) -> None:
+    """The runtime's own search read every file: `.env`, `~/.ssh` and keys were printed."""
+    for path in (".env", "deploy/server.pem", "deploy/.aws/credentials", "src/app.py"):
+        call(contained, "write_file", path=path, content=f"TOKEN={SECRET}\n")  # approved once, by the fixture
+    contained.set_approval_callback(None)
+    out = call(contained, "search_files", pattern="TOKEN")
+    assert "src/app.py:1:TOKEN=" in out
+    assert out.count(SECRET) == 1, out  # only the ordinary file's line
+
+
 def test_docker_background_processes_end_with_the_engine(docker_daemon: DockerDaemon, contained: Engine) -> None:
     started = call(contained, "terminal", command="read x; echo got $x; exec sleep 4271", background=True)
     key = started["process_id"]

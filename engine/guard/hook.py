@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
     from engine.policy.evaluate import Evaluator
 
 AGENTS = ("claude-code", "codex", "gemini")
+# An agent's content search (Claude Code's Grep, Gemini's search_file_content): ripgrep over a
+# folder, reading and printing what matches. Unlike the engine's search_files it skips no secret
+# file, so it is a tool of its own for the policy: a folder above secrets (`~`) asks.
+AGENT_SEARCH = "agent_search"
 MAX_EVENT_BYTES = 8 << 20
 DEFER = "defer"  # no opinion: the agent's own permission rules decide
 
@@ -41,7 +46,7 @@ _CLAUDE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "NotebookEdit": ("write_file", ("notebook_path",)),
     "Read": ("read_file", ("file_path",)),
     "NotebookRead": ("read_file", ("notebook_path",)),
-    "Grep": ("search_files", ("path",)),
+    "Grep": (AGENT_SEARCH, ("path",)),
     "Glob": ("search_files", ("path",)),
     "LS": ("list_dir", ("path",)),
 }
@@ -54,10 +59,18 @@ _GEMINI_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "read_many_files": ("read_file", ("paths", "include")),
     "list_directory": ("list_dir", ("dir_path", "path")),
     "glob": ("search_files", ("dir_path", "path")),
-    "search_file_content": ("search_files", ("dir_path", "path")),
-    "grep_search": ("search_files", ("dir_path", "path")),
+    "search_file_content": (AGENT_SEARCH, ("dir_path", "path")),
+    "grep_search": (AGENT_SEARCH, ("dir_path", "path")),
 }
-_SEARCH_TOOLS = frozenset({"search_files", "list_dir"})
+# The input keys holding a search's globs (ripgrep's `--glob`): `*` or `.env*` brings hidden
+# files, which ripgrep otherwise skips, into the search.
+_GLOB_KEYS: dict[str, tuple[str, ...]] = {
+    "Grep": ("glob",),
+    "search_file_content": ("include",),
+    "grep_search": ("include",),
+    "read_many_files": ("paths", "include"),
+}
+_SEARCH_TOOLS = frozenset({"search_files", "list_dir", AGENT_SEARCH})
 _EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
 
@@ -146,11 +159,88 @@ def parse_event(agent: str, event: Mapping[str, Any]) -> Call:
     call = Call(agent, tool, session if isinstance(session, str) and session else None, _text(event, "cwd"))
     if tool.startswith("mcp__"):
         call.checks.append((tool, dict(tool_input)))
+        _mcp(call, tool, tool_input)
     elif agent == "gemini":
         _gemini(call, tool, tool_input)
     else:
         _claude_or_codex(call, tool, tool_input)
     return call
+
+
+# An MCP tool's arguments that name files, and the ones that are a command line: a filesystem
+# server's write_file must not reach the engine's own files, nor a shell server's run_command
+# run `rm -rf ~`, unjudged. What such a tool does with a path is read from its name.
+# fmt: off
+_MCP_PATH_KEYS = frozenset({
+    "path", "paths", "file", "files", "file_path", "filepath", "filename", "file_name", "notebook_path",
+    "absolute_path", "dir", "dir_path", "directory", "folder", "source", "destination", "target", "src",
+    "dst", "dest", "old_path", "new_path", "from", "to", "uri", "root", "cwd", "workdir",
+})
+# ... and any key whose last word is one of these (`repo_path`, `targetPath`, `outputDir`).
+_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder"})
+_MCP_COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell_command", "commandline", "command_line"})
+_READ_VERBS = frozenset({
+    "read", "get", "list", "ls", "search", "find", "grep", "glob", "view", "show", "cat", "head", "tail",
+    "stat", "info", "tree", "query", "count", "diff", "exists", "describe", "inspect", "open", "lookup",
+})
+_WRITE_VERBS = frozenset({
+    "write", "edit", "create", "delete", "remove", "move", "rename", "copy", "patch", "append", "replace",
+    "set", "put", "update", "save",
+})
+# fmt: on
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_MAX_MCP_CHECKS = 256
+# Marks a check that may only make a call stricter: its "allow" is no opinion (an MCP tool the
+# user's own permission rules ask about must not be let through because its path is harmless).
+_FLOOR = "\0floor"
+
+
+def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
+    """Checks for what an MCP tool's arguments name: each path as a write and a read (only a read
+    when the tool's name says it reads: `read_file`, `list_directory`), each command line as a
+    terminal command. The tool's own `rules:` still apply to the call as a whole."""
+    words = {w.lower() for w in _WORD.findall(tool.rsplit("__", 1)[-1])}
+    reads_only = bool(words & _READ_VERBS) and not words & _WRITE_VERBS
+    engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
+    found: list[tuple[str, dict[str, Any]]] = []
+    for key, value in _leaves(tool_input, 0):
+        lowered = key.lower()
+        if lowered in _MCP_COMMAND_KEYS and (isinstance(value, str) or _is_argv(value)):
+            found.append(("terminal", {"command": _command(value, tool), _FLOOR: True}))
+        elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str) and text:
+                    path = text.removeprefix("file://")
+                    found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+        if len(found) > _MAX_MCP_CHECKS:
+            raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    call.checks += found
+
+
+def _last_word(key: str) -> str:
+    words = _WORD.findall(key)
+    return words[-1].lower() if words else ""
+
+
+def _is_argv(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _leaves(value: Any, depth: int) -> list[tuple[str, Any]]:
+    """(key, value) of every object member at any depth (lists of objects included), keys first."""
+    if depth > 16:
+        raise GuardError("the tool input is nested too deeply to judge")
+    out: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.append((str(key), item))
+            if isinstance(item, (dict, list)):
+                out += _leaves(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                out += _leaves(item, depth + 1)
+    return out
 
 
 def _command(value: Any, tool: str) -> str:
@@ -176,13 +266,36 @@ def _paths(tool: str, tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> l
     return found
 
 
-def _files(call: Call, engine_tool: str, paths: list[str]) -> None:
+def _files(call: Call, engine_tool: str, paths: list[str], tool_input: Mapping[str, Any]) -> None:
     if not paths and engine_tool in _SEARCH_TOOLS:
         paths = ["."]  # a search without a path searches the working directory
     if not paths:
         raise GuardError(f"{call.tool}: no path in the tool input")
+    globs = _globs(call.tool, tool_input)
     for path in paths:
-        call.checks.append((engine_tool, {"path": path}))
+        args: dict[str, Any] = {"path": path}
+        if globs:
+            # What the globs bring into the search is judged by judge() (it needs the policy's classes).
+            args[_GLOBS] = globs
+        call.checks.append((engine_tool, args))
+
+
+_GLOBS = "\0globs"  # not an argument of any tool: judge() replaces it with the files it reaches
+_GLOB_SPLIT = re.compile(r"[\s,]+(?![^{]*\})")  # Claude Code splits `glob` at spaces and commas outside braces
+
+
+def _globs(tool: str, tool_input: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in _GLOB_KEYS.get(tool, ()):
+        value = tool_input.get(key)
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if item is None:
+                continue
+            if not isinstance(item, str):
+                raise GuardError(f"{tool}: {key!r} must be a glob (a string) or a list of them")
+            out += [g for g in _GLOB_SPLIT.split(item) if g]
+    return out
 
 
 def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
@@ -193,6 +306,16 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
         if isinstance(workdir, str) and workdir:
             args["cwd"] = workdir
         call.checks.append(("terminal", args))
+        _shell_patch(call, command)
+    elif tool == "write_stdin":
+        # Codex's unified exec: text typed into a session exec_command started (`bash`) is a
+        # command line like any other. Only ever stricter: stdin may feed a program, not a shell.
+        chars = tool_input.get("chars")
+        if chars is not None and not isinstance(chars, str):
+            raise GuardError("write_stdin: 'chars' must be a string")
+        if chars and chars.strip():
+            call.checks.append(("terminal", {"command": chars, _FLOOR: True}))
+            _shell_patch(call, chars)
     elif tool == "apply_patch" and call.agent == "codex":
         body = _command(tool_input.get("command", tool_input.get("input")), tool)
         for engine_tool, path in patch_targets(body):
@@ -201,7 +324,7 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
             raise GuardError("apply_patch: the patch names no file")
     elif tool in _CLAUDE_FILES:
         engine_tool, keys = _CLAUDE_FILES[tool]
-        _files(call, engine_tool, _paths(tool, tool_input, keys))
+        _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
     else:
         call.checks.append((tool, dict(tool_input)))
 
@@ -213,11 +336,20 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if isinstance(where, str) and where:
             args["cwd"] = where
         call.checks.append(("terminal", args))
+        _shell_patch(call, args["command"])
     elif tool in _GEMINI_FILES:
         engine_tool, keys = _GEMINI_FILES[tool]
-        _files(call, engine_tool, _paths(tool, tool_input, keys))
+        _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
     else:
         call.checks.append((tool, dict(tool_input)))
+
+
+def _shell_patch(call: Call, command: str) -> None:
+    """Codex applies a patch run as a shell command itself (`apply_patch <<'EOF'`, or the argv
+    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool."""
+    if "*** Begin Patch" in command:
+        for engine_tool, path in patch_targets(command):
+            call.checks.append((engine_tool, {"path": path}))
 
 
 _PATCH_HEADERS = (
@@ -229,12 +361,19 @@ _PATCH_HEADERS = (
 
 
 def patch_targets(body: str) -> list[tuple[str, str]]:
-    """(engine tool, path) for each file a Codex ``apply_patch`` body adds, changes, deletes or moves to."""
+    """(engine tool, path) for each file a Codex ``apply_patch`` body adds, changes, deletes or moves to.
+
+    Read as Codex reads it (codex-rs apply-patch): lines end at ``\n`` only (Python's
+    ``splitlines`` also ends one at U+2028, so `x\u2028/../policies/p.yaml` was judged as `x`),
+    and a header is recognised after leading and trailing white space (`   *** Update File: p`).
+    """
     out: list[tuple[str, str]] = []
-    for line in body.splitlines():
+    for raw in body.split("\n"):
+        line = raw.strip()
         for header, engine_tool in _PATCH_HEADERS:
-            if line.startswith(header):
-                path = line[len(header) :].strip()
+            marker = header.rstrip()
+            if line.startswith(marker):
+                path = line[len(marker) :].strip()
                 if path:
                     out.append((engine_tool, path))
     return out
@@ -271,9 +410,13 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, args in call.checks:
+    for tool, given in _reached(project, call.checks):
+        floor = given.get(_FLOOR) is True
+        args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
         decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        if floor and decision.decision == "allow":
+            decision = Decision(DEFER, "", decision.keys)
         verdict_keys = list(decision.keys)
         record = {
             "tool": tool,
@@ -301,6 +444,34 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
             reason = "; ".join(dict.fromkeys(d.reason for d in chosen if d.reason))
             return Decision(kind, reason, tuple(k for d in chosen for k in d.keys))
     return Decision(DEFER, "")
+
+
+def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """``checks`` with each search's globs replaced by the secret files they bring into it: a
+    glob that may select a hidden secret (`*`, `.env*`, `{.env,x}`: ripgrep searches hidden
+    files a glob names) adds a read of ``PATH/.env`` (the policy's own names), which asks."""
+    from engine.policy.paths import anywhere_names, glob_reaches  # noqa: PLC0415
+
+    assert project.policy is not None
+    out: list[tuple[str, dict[str, Any]]] = []
+    names: list[str] | None = None
+    for tool, args in checks:
+        globs = args.get(_GLOBS)
+        if not globs:
+            out.append((tool, args))
+            continue
+        plain = {k: v for k, v in args.items() if k != _GLOBS}
+        out.append((tool, plain))
+        if names is None:
+            classes = project.policy.classes
+            every = anywhere_names([*classes.get("secret", ()), *classes.get("credential", ())])
+            # ripgrep skips hidden files unless a glob names them; the others it reads without one.
+            names = [n for n in every if any(part.startswith(".") for part in n.split("/"))]
+        base = plain["path"] if tool == AGENT_SEARCH else "."
+        for name in names:
+            if any(glob_reaches(glob, name) for glob in globs):
+                out.append((tool, {"path": os.path.join(base, name)}))
+    return out
 
 
 def _values(project: CompiledProject, tool: str, args: Mapping[str, Any]) -> list[str]:

@@ -255,8 +255,12 @@ def compile_policy(
 _GLOB_CHARS = frozenset("*?[")
 
 
+# Tools only `hermes-engine guard` judges (engine.guard.hook.AGENT_SEARCH: an agent's own search).
+GUARD_TOOLS = frozenset({"agent_search"})
+
+
 def _later(tool: str) -> bool:
-    return tool.startswith("mcp__") or not _GLOB_CHARS.isdisjoint(tool)
+    return tool.startswith("mcp__") or tool in GUARD_TOOLS or not _GLOB_CHARS.isdisjoint(tool)
 
 
 def apply_to_tools(policy: CompiledPolicy, names: Iterable[str]) -> CompiledPolicy:

@@ -26,7 +26,7 @@ from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, Shel
 from engine.policy.matchers import Matcher, first_operand
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
-from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments
+from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments, local_reading
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
@@ -608,10 +608,14 @@ class Evaluator:
 
     def detect_path(self, value: str, patterns: Iterable[CompiledPattern]) -> list[Match]:
         classify = self.classifier.classify
+        # A word that reads as remote, a URL or a Windows path is also judged as the local file a
+        # file tool opens for it (`ab:/../.env` is `./ab:/../.env`, that is `.env`): the strictest wins.
+        local = local_reading(value)
+        readings = (value,) if local is None else (value, local)
         return [
             Match(p.key, p.description, p.severity, value)
             for p in patterns
-            if any(m.matches_path(value, classify) for m in p.matchers)
+            if any(m.matches_path(reading, classify) for m in p.matchers for reading in readings)
         ]
 
     def _can_skip(self, text: str, view: View) -> bool:

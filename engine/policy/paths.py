@@ -106,6 +106,50 @@ def parent_globs(globs: Iterable[str]) -> list[str]:
     return list(out)
 
 
+def anywhere_names(globs: Iterable[str]) -> list[str]:
+    """A sample name for each thing the (including) ``globs`` protect wherever it lies: ``**/.env``
+    gives ``.env``, ``**/*.{pem,key}`` gives ``x.pem`` and ``x.key``, ``**/.kube/config`` gives
+    ``.kube/config`` (each wildcard filled with ``x``). Globs anchored to a folder (``~/.ssh/**``)
+    give none: the folder itself says where those are. What a search glob may reach is tested
+    against these (a glob ``*`` or ``.env*`` brings them into a search)."""
+    out: dict[str, None] = {}
+    for alternative in anywhere_globs(globs):
+        name = re.sub(r"\[![^\]]*\]", "x", alternative)  # a negated set: some other character
+        name = re.sub(r"\[([^\]])[^\]]*\]", r"\1", name)
+        name = re.sub(r"\\(.)", r"\1", name).replace("*", "x").replace("?", "x")
+        if name:
+            out[name] = None
+    return list(out)
+
+
+def anywhere_globs(globs: Iterable[str]) -> list[str]:
+    """What the (including) ``globs`` protect wherever it lies, relative: ``**/*.{pem,key}`` gives
+    ``*.pem`` and ``*.key``, ``**/.kube/config`` gives ``.kube/config``."""
+    out: dict[str, None] = {}
+    for glob in globs:
+        if glob.startswith("!") or not glob.startswith("**/"):
+            continue
+        for alternative in _expand_alternatives(glob[3:]) or ():
+            if "**" not in alternative:
+                out[alternative] = None
+    return list(out)
+
+
+def glob_reaches(glob: str, name: str) -> bool:
+    """Whether a search glob (ripgrep's and gitignore's syntax: without a ``/`` it matches a
+    name at any depth) may select ``name`` (a relative path). A glob that does not compile
+    reaches everything: the question is asked rather than a secret read."""
+    glob = glob.strip().removeprefix("/")
+    if not glob or glob.startswith("!"):
+        return False  # an exclusion selects nothing
+    try:
+        pattern = re.compile(f"(?:.*/)?(?:{glob_to_regex(glob)})(?:/.*)?", re.DOTALL)
+    except (GlobError, re.error):
+        return True
+    parts = name.split("/")
+    return any(pattern.fullmatch("/".join(parts[i:])) for i in range(len(parts)))
+
+
 def ancestors(paths: Iterable[str]) -> list[str]:
     """Every folder above the absolute ``paths`` (``/`` left out: it is a class of its own), as literal globs."""
     out: dict[str, None] = {}
@@ -425,6 +469,21 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     return normalised, computed
 
 
+def local_reading(word: str, *, urls: bool = True) -> str | None:
+    """``word`` read as a local file relative to the working directory, when it would otherwise
+    not be read as one (``ab:/../.env`` reads as a remote ``host:path``, ``http://x/../../.env`` as
+    a URL, ``C:/../.env`` as a Windows path), else None. A file tool opens such a word as a local
+    path (``./ab:/../.env`` is ``.env``), and so does any command but the few that take remote
+    paths (``mkdir ab:; cat ab:/../.env``), so a path is judged in this reading as well. Without
+    ``urls``, a URL only when a ``..`` in it climbs out of its folders (``curl`` fetches the rest)."""
+    _, computed = normalize_path(word)
+    if computed & {"remote", "windows"} or (
+        "url" in computed and (urls or ".." in word.strip().rstrip("/").split("/"))
+    ):
+        return "./" + word.strip()
+    return None
+
+
 # Classes compiled ahead, by their globs: filled from the compiled-project cache (engine.guard.cache)
 # so an evaluator built from a cached project reads its classes back instead of compiling them.
 COMPILED_CLASSES: dict[tuple[str, ...], _Class] = {}
@@ -660,7 +719,11 @@ class PathClassifier:
         lexical = self._lexical(word)
         where = self._where(word)
         if where is None:
-            return lexical
+            local = local_reading(word, urls=False)
+            if local is None:
+                return lexical
+            # A command opens `ab:/../.env` as the local `.env` once a folder `ab:` exists.
+            return Classes([lexical, self._classify_here(local, walk)])
         normal, raw = where
         forms = [lexical]
         at = self._at(normal)
@@ -674,6 +737,12 @@ class PathClassifier:
         if len(forms) == 1:
             return lexical
         return Classes(forms)
+
+    def secret_names(self) -> list[str]:
+        """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect
+        wherever it lies (``*.pem``, ``id_rsa``): for a search that cannot ask about each file."""
+        every = [*self._globs.get("secret", ()), *self._globs.get("credential", ())]
+        return [g for g in anywhere_globs(every) if "/" not in g]
 
     def view(self) -> View:
         """The classifier for one check: each directory on the way of its words is looked at
