@@ -26,7 +26,7 @@ from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, Shel
 from engine.policy.matchers import Matcher, first_operand
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
-from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments
+from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments, literal_union
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
@@ -1273,7 +1273,7 @@ def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:
     ordered = fewest_fragments(texts)
-    return re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
+    return re.compile(literal_union(ordered)) if ordered else None
 
 
 def _strings(value: Any) -> list[str]:

@@ -239,6 +239,33 @@ def fewest_fragments(fragments: Iterable[str]) -> list[str]:
     return sorted(kept, key=lambda f: (-len(f), f))
 
 
+class _Trie(dict[str, "_Trie"]):
+    """A node of :func:`literal_union`'s trie: the next character -> the node after it."""
+
+
+def literal_union(fragments: Iterable[str]) -> str:
+    """A regex that ``search`` finds in a text exactly when one of ``fragments`` (literal, at least
+    one, none empty) is in it: their alternation with common prefixes factored out (a trie).
+    `re` tries the alternatives of `a|b|...` one by one at each position of the text; here it
+    follows one branch per character (a search over hundreds of path fragments went from ~10 us
+    to ~1 us a command). The same text for the same fragments in every process (the warm-start
+    file keeps compiled programs by their pattern text)."""
+    trie = _Trie()
+    for fragment in fragments:
+        node = trie
+        for char in fragment:
+            node = node.setdefault(char, _Trie())
+        node[""] = _Trie()  # a fragment ends here: found already, whatever follows
+
+    def branch(node: _Trie) -> str:
+        if "" in node:
+            return ""
+        alternatives = [re.escape(char) + branch(node[char]) for char in sorted(node)]
+        return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+
+    return branch(trie)
+
+
 def _fewest_slowly(unique: list[str]) -> list[str]:
     """:func:`fewest_fragments` for fragments no separator can join (or holding the empty one)."""
     kept: list[str] = []
