@@ -76,8 +76,11 @@ class ArgSpec(Record, frozen=True):
             return False
         if self.regex is not None and not self.regex.search(word):
             return False
-        if self.classes or self.not_classes:
+        classes = self.classes
+        if classes or self.not_classes:
             found = classify(word)
+            if classes and found.isdisjoint(classes):
+                return False  # in no form (a word judged in several forms is, as a set, their union)
             if found.__class__ is frozenset:
                 return self._classes_hold(found)
             # A word judged in several forms (as spelled, where it lands) matches when one does.
@@ -100,6 +103,15 @@ class ArgSpec(Record, frozen=True):
             return any(self.test(w, classify) for w in into_landings(words))
         if self.position == "inside":
             return any(self.test(w, classify) for w in into_landings(words)[1:])
+        classes = self.classes
+        if classes and not self.globs and self.regex is None:
+            # Classes only (most path tests): a word in none of them is passed over without a call
+            # (a word judged in several forms is, as a set, their union).
+            for word in words:
+                found = classify(word)
+                if not found.isdisjoint(classes) and self.test(word, classify):
+                    return True
+            return False
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
