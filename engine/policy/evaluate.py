@@ -276,15 +276,15 @@ class _Index(Record):
     ) -> list[_Entry]:
         """Matchers that may apply to ``command``. When a word of it may land elsewhere than it
         reads (``view`` knows: a symbolic link), no matcher is skipped for the text it lacks."""
-        if command.is_dynamic:
-            return self.dynamic if len(command.argv) > 1 else self.dynamic_bare
         name = command.name
+        if not name:  # command.is_dynamic
+            return self.dynamic if len(command.argv) > 1 else self.dynamic_bare
         cached = self._names.get(name)
         if cached is None:
             globbed = [e for e in self.globbed if any(g.match(name) for g in e[2].name_globs)]
             cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
         if name in self._sub_names:
-            first = _first_positional(command)
+            first = first_operand(command)
             if first is not None:
                 specific = self.by_subcommand.get((name, first))
                 if specific:
@@ -326,11 +326,6 @@ def _engine_only(matcher: Matcher) -> bool:
     ]
     specs += [spec for _, spec in matcher.options]
     return bool(specs) and all(s.classes and s.classes <= ENGINE_CLASSES for s in specs)
-
-
-def _first_positional(command: Command) -> str | None:
-    """The verb after a program's global options (`git -C dir reset` → reset)."""
-    return first_operand(command)
 
 
 class Evaluator:

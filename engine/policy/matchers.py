@@ -189,7 +189,7 @@ def shape(command: Command) -> Shape:
     positionals: list[str] = []
     if program is None:
         _plain(words, short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)))
     argv = command.argv
     reading = command.reading
     if reading is None:
@@ -210,13 +210,13 @@ def shape(command: Command) -> Shape:
         # A verb the table does not describe: its words are read the plain way, and its options
         # are read from the words.
         _plain(list(argv[reading.rest :]), short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)))
     values: dict[str, list[str]] = {}
     for name, value, _ in reading.options:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, _known(grammar))
+    return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar))
 
 
 # The option names each grammar declares, by the grammar's identity (kept alive with it).
@@ -514,7 +514,7 @@ class Matcher(Record):
         self._checks = tuple(checks)
 
     def _name_ok(self, command: Command) -> bool:
-        if command.is_dynamic:
+        if not command.name:  # command.is_dynamic
             # A name only known at run time could be any command: fail closed.
             return self.dynamic is not False
         if self.dynamic is True:
@@ -564,8 +564,10 @@ class Matcher(Record):
         positionals = shaped.positionals
         if self.subcommands:
             lowered = shaped.lowered
-            hit = next((s for s in self.subcommands if lowered[: len(s)] == s), None)
-            if hit is None:
+            for hit in self.subcommands:
+                if lowered[: len(hit)] == hit:
+                    break
+            else:
                 return False
             positionals = positionals[len(hit) :]
         # Flags as sets: one-letter flags are looked up among clustered short options, longer
