@@ -23,7 +23,7 @@ from time import thread_time
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher, first_operand
+from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments, literal_union
@@ -319,6 +319,15 @@ def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, 
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
 
+def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
+    forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
+    shaped = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    return frozenset().union(*map(classify, shaped.positionals))
+
+
 def _engine_only(matcher: Matcher) -> bool:
     """Whether every path test of a matcher is about the engine's own files."""
     specs = [
@@ -330,6 +339,11 @@ def _engine_only(matcher: Matcher) -> bool:
 
 class Evaluator:
     """Verdicts for one compiled policy and one working directory."""
+
+    # Pass over a matcher whose `args` classes (Matcher.arg_classes) none of the command's positionals
+    # holds, without calling it: one set test instead of its checks. Speed only (off in the
+    # differential test's reference, which must judge alike).
+    by_classes = True
 
     def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
@@ -468,17 +482,28 @@ class Evaluator:
         seen: set[tuple[int, str]] = set()
         candidates = index.candidates
         engine_names = self._engine_names
+        by_classes = self.by_classes
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             shown = command.text
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
+            # The classes the command's positionals hold, all forms together (made when first needed).
+            # Not after a `cd` on the line: there a matcher reads relative words under that directory.
+            held: frozenset[str] | None = None
+            holding = by_classes and command.cwd is None
             for i, pattern, matcher, name_checked in candidates(command, engine_names, view):
                 if bare and matcher.needs_words:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
                 if seen and (i, shown) in seen:
                     continue
+                needed = matcher.arg_classes
+                if needed is not None and holding:
+                    if held is None:
+                        held = _positional_classes(command, classify)
+                    if held.isdisjoint(needed):
+                        continue  # its `args` test needs a positional in one of these: none is
                 regex = pattern.regex
                 if regex is not None:
                     ok = regex_ok.get(i)

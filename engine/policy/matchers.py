@@ -345,6 +345,7 @@ class Matcher(Record):
         "_fed_names",
         "_fed_literal",
         "_fed_globs",
+        "arg_classes",
     )
 
     names: frozenset[str] | None  # None: any command
@@ -388,6 +389,10 @@ class Matcher(Record):
     _fed_names: frozenset[str]
     _fed_literal: tuple[Regex, ...]
     _fed_globs: tuple[Regex, ...]
+    # The classes one of the command's positionals must be in for this matcher to match (its `args`
+    # test at any, the first or the last position), or None: the evaluator passes over a matcher
+    # whose classes no positional holds without calling it (Evaluator.by_classes).
+    arg_classes: frozenset[str] | None
 
     def __init__(
         self,
@@ -451,6 +456,7 @@ class Matcher(Record):
         self._fed_names = frozenset()
         self._fed_literal = ()
         self._fed_globs = ()
+        self.arg_classes = None
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -475,6 +481,9 @@ class Matcher(Record):
         self._fed_names = frozenset(g.glob for g in literal if g.glob)
         self._fed_literal = literal
         self._fed_globs = tuple(g for g in self.fed_by if not _plain_name(g.glob))
+        args = self.args
+        if args is not None and args.classes and args.position in ("any", "first", "last"):
+            self.arg_classes = args.classes
         self.needs_words = bool(
             (self.subcommands and all(self.subcommands))
             or self.flags
