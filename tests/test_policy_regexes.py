@@ -240,6 +240,18 @@ def test_a_literal_union_finds_what_the_plain_alternation_finds(fragments: list[
     assert re.compile(literal_union(fragments)).pattern == literal_union(fragments)  # the same text each time
 
 
+def test_a_literal_union_of_deeply_branching_or_long_fragments_compiles() -> None:
+    """Fragments whose trie branches deeper than `re` parses nested groups (each a prefix of the next
+    plus one letter), or one very long fragment, still give a pattern that compiles and finds them."""
+    from engine.policy.paths import literal_union
+
+    deep = ["a" * k + "b" for k in range(300)]
+    found = re.compile(literal_union(deep))
+    assert found.search("x" + "a" * 299 + "b") and found.search("ab") and not found.search("a" * 400)
+    long = re.compile(literal_union(["/x" * 3000]))
+    assert long.search("y" + "/x" * 3000) and not long.search("/x")
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_a_finder_finds_alike_built_now_or_when_first_searched(lazy: bool) -> None:
     finder = Finder(r"(?:^|\s)(?:rm|dd)", lazy=lazy)
