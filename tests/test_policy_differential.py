@@ -78,6 +78,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_Index, "candidates", _every_matcher)
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
+        patch.setattr(evaluator, "by_classes", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
     assert not differ, differ[:5]
@@ -105,6 +106,13 @@ def test_the_reference_is_a_different_path(engine: Engine) -> None:
     assert evaluator._can_skip("whoami", view)  # the fast path is live for the shipped policy
     command = Command("ls", ("ls", "-la"), (False, False))
     assert len(_every_matcher(index, command)) > 10 * len(index.candidates(command, None, view))
+    # Matchers whose `args` classes no positional holds are passed over (Evaluator.by_classes): `rm -rf
+    # node_modules` meets several that need a critical or home path, and the reference calls each.
+    assert evaluator.by_classes
+    rm = Command("rm", ("rm", "-rf", "node_modules"), (False,) * 3, program=evaluator.policy.programs.get("rm"))
+    needing = [e for e in index.candidates(rm, None, view) if e[2].arg_classes is not None]
+    passed_over = [e for e in needing if e[2].arg_classes.isdisjoint(view.classify("node_modules"))]
+    assert len(passed_over) >= 3
 
 
 def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:

@@ -223,6 +223,35 @@ def test_fewest_fragments_are_those_no_other_one_is_part_of(fragments: list[str]
     assert any(k in text for k in kept) == any(f in text for f in unique)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab/.(|*\\\n", min_size=1, max_size=5), min_size=1, max_size=12),
+    st.lists(st.text(alphabet="ab/.(|*\\\nc", max_size=12), max_size=6),
+)
+def test_a_literal_union_finds_what_the_plain_alternation_finds(fragments: list[str], texts: list[str]) -> None:
+    """The prefilters and the fast path's fragments are searched as a trie (speed only): in any text
+    it finds a fragment exactly when one is there, metacharacters and prefixes of others included."""
+    from engine.policy.paths import fewest_fragments, literal_union
+
+    plain = re.compile("|".join(re.escape(f) for f in fragments))
+    for trie in (re.compile(literal_union(fewest_fragments(fragments))), re.compile(literal_union(fragments))):
+        for text in [*texts, *fragments, "".join(fragments), "c".join(reversed(fragments))]:
+            assert (trie.search(text) is not None) == (plain.search(text) is not None), text
+    assert re.compile(literal_union(fragments)).pattern == literal_union(fragments)  # the same text each time
+
+
+def test_a_literal_union_of_deeply_branching_or_long_fragments_compiles() -> None:
+    """Fragments whose trie branches deeper than `re` parses nested groups (each a prefix of the next
+    plus one letter), or one very long fragment, still give a pattern that compiles and finds them."""
+    from engine.policy.paths import literal_union
+
+    deep = ["a" * k + "b" for k in range(300)]
+    found = re.compile(literal_union(deep))
+    assert found.search("x" + "a" * 299 + "b") and found.search("ab") and not found.search("a" * 400)
+    long = re.compile(literal_union(["/x" * 3000]))
+    assert long.search("y" + "/x" * 3000) and not long.search("/x")
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_a_finder_finds_alike_built_now_or_when_first_searched(lazy: bool) -> None:
     finder = Finder(r"(?:^|\s)(?:rm|dd)", lazy=lazy)

@@ -25,6 +25,7 @@ from engine.policy.paths import (
     GlobError,
     fewest_fragments,
     glob_to_regex,
+    literal_union,
     parent_globs,
 )
 from engine.policy.programs import compile_programs
@@ -215,7 +216,7 @@ def compile_policy(
                         substrings |= found[1]
                         if matcher.names is None and not matcher.name_globs and found[1]:
                             ordered = fewest_fragments(found[1])
-                            matcher.prefilter = re.compile("|".join(re.escape(f) for f in ordered))
+                            matcher.prefilter = re.compile(literal_union(ordered))
     settings, setting_problems = _settings(policy_docs, config, config_doc, binder, project_pack, set(seen))
     problems.extend(setting_problems)
     by_tool: dict[str, list[tuple[str, str]]] = {}

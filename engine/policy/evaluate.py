@@ -23,10 +23,18 @@ from time import thread_time
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher, first_operand
+from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
-from engine.policy.paths import ENGINE_CLASSES, PathClassifier, Places, View, fewest_fragments, local_reading
+from engine.policy.paths import (
+    ENGINE_CLASSES,
+    PathClassifier,
+    Places,
+    View,
+    fewest_fragments,
+    literal_union,
+    local_reading,
+)
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
@@ -276,15 +284,15 @@ class _Index(Record):
     ) -> list[_Entry]:
         """Matchers that may apply to ``command``. When a word of it may land elsewhere than it
         reads (``view`` knows: a symbolic link), no matcher is skipped for the text it lacks."""
-        if command.is_dynamic:
-            return self.dynamic if len(command.argv) > 1 else self.dynamic_bare
         name = command.name
+        if not name:  # command.is_dynamic
+            return self.dynamic if len(command.argv) > 1 else self.dynamic_bare
         cached = self._names.get(name)
         if cached is None:
             globbed = [e for e in self.globbed if any(g.match(name) for g in e[2].name_globs)]
             cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
         if name in self._sub_names:
-            first = _first_positional(command)
+            first = first_operand(command)
             if first is not None:
                 specific = self.by_subcommand.get((name, first))
                 if specific:
@@ -319,6 +327,15 @@ def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, 
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
 
+def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
+    forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
+    shaped = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    return frozenset().union(*map(classify, shaped.positionals))
+
+
 def _engine_only(matcher: Matcher) -> bool:
     """Whether every path test of a matcher is about the engine's own files."""
     specs = [
@@ -328,13 +345,13 @@ def _engine_only(matcher: Matcher) -> bool:
     return bool(specs) and all(s.classes and s.classes <= ENGINE_CLASSES for s in specs)
 
 
-def _first_positional(command: Command) -> str | None:
-    """The verb after a program's global options (`git -C dir reset` → reset)."""
-    return first_operand(command)
-
-
 class Evaluator:
     """Verdicts for one compiled policy and one working directory."""
+
+    # Pass over a matcher whose `args` classes (Matcher.arg_classes) none of the command's positionals
+    # holds, without calling it: one set test instead of its checks. Speed only (off in the
+    # differential test's reference, which must judge alike).
+    by_classes = True
 
     def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
@@ -473,17 +490,28 @@ class Evaluator:
         seen: set[tuple[int, str]] = set()
         candidates = index.candidates
         engine_names = self._engine_names
+        by_classes = self.by_classes
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             shown = command.text
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
+            # The classes the command's positionals hold, all forms together (made when first needed).
+            # Not after a `cd` on the line: there a matcher reads relative words under that directory.
+            held: frozenset[str] | None = None
+            holding = by_classes and command.cwd is None
             for i, pattern, matcher, name_checked in candidates(command, engine_names, view):
                 if bare and matcher.needs_words:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
                 if seen and (i, shown) in seen:
                     continue
+                needed = matcher.arg_classes
+                if needed is not None and holding:
+                    if held is None:
+                        held = _positional_classes(command, classify)
+                    if held.isdisjoint(needed):
+                        continue  # its `args` test needs a positional in one of these: none is
                 regex = pattern.regex
                 if regex is not None:
                     ok = regex_ok.get(i)
@@ -1277,7 +1305,7 @@ def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str] | None:
     ordered = fewest_fragments(texts)
-    return re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
+    return re.compile(literal_union(ordered)) if ordered else None
 
 
 def _strings(value: Any) -> list[str]:

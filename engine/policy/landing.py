@@ -134,18 +134,19 @@ class Walk:
     def landing(self, path: str) -> str | None:
         """The real path of ``path`` when a symbolic link is on its way; None when there is
         none (or the path stops existing first, or lies outside the areas)."""
+        landed = self._landed
+        if path in landed:
+            return landed[path]
         if not path.startswith(self._finder._any_prefix):
             return None
-        if path in self._landed:
-            return self._landed[path]
-        found = self._landed[path] = self._resolve(path)
+        found = landed[path] = self._resolve(path)
         return found
 
     def landings(self, normal: str, raw: str) -> list[str]:
         """Every real path a word reaches when that differs from ``normal``: through links
         (``..`` after a link climbs from the link's target, as the kernel does) and every
         existing match of its glob characters (first 64, inside the areas)."""
-        if any(c in raw for c in "*?["):
+        if "*" in raw or "?" in raw or "[" in raw:
             if not self._finder._any_prefix or not raw.startswith(self._finder._any_prefix):
                 return []
             import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words are globs)
@@ -167,7 +168,7 @@ class Walk:
                 clean = posixpath.normpath(match)
                 found.append(self.landing(clean) or clean)
             return found
-        if ".." in raw.split("/") and self._linked_before_dotdot(raw):
+        if ".." in raw and ".." in raw.split("/") and self._linked_before_dotdot(raw):
             real = os.path.realpath(raw)
             return [real] if real != normal else []
         linked = self.landing(normal)
@@ -182,7 +183,10 @@ class Walk:
 
     def _resolve(self, path: str) -> str | None:
         finder = self._finder
-        area = next(a for a, prefix in finder._prefixes if path.startswith(prefix))
+        area = ""
+        for area, prefix in finder._prefixes:  # noqa: B007 -- the first area holding the path
+            if path.startswith(prefix):
+                break
         if not finder._is_real[area]:
             real = os.path.realpath(path)
             return real if real != path else None
@@ -198,13 +202,15 @@ class Walk:
         return None
 
     def _listing(self, directory: str) -> Listing | None:
-        if directory in self._dirs:
-            return self._dirs[directory]
-        listing = self._dirs[directory] = self._finder.listing(directory)
+        dirs = self._dirs
+        if directory in dirs:
+            return dirs[directory]
+        listing = dirs[directory] = self._finder.listing(directory)
         return listing
 
     def _kind(self, directory: str, name: str) -> int | None:
-        listing = self._listing(directory)
+        dirs = self._dirs
+        listing = dirs[directory] if directory in dirs else self._listing(directory)
         if listing is not None:
             return listing.get(name)
         try:

@@ -76,8 +76,11 @@ class ArgSpec(Record, frozen=True):
             return False
         if self.regex is not None and not self.regex.search(word):
             return False
-        if self.classes or self.not_classes:
+        classes = self.classes
+        if classes or self.not_classes:
             found = classify(word)
+            if classes and found.isdisjoint(classes):
+                return False  # in no form (a word judged in several forms is, as a set, their union)
             if found.__class__ is frozenset:
                 return self._classes_hold(found)
             # A word judged in several forms (as spelled, where it lands) matches when one does.
@@ -98,6 +101,15 @@ class ArgSpec(Record, frozen=True):
             return self.test(words[-1], classify)
         if self.position in _LANDING_POSITIONS:
             return any(self.test(w, classify) for w in self.landings(words))
+        classes = self.classes
+        if classes and not self.globs and self.regex is None:
+            # Classes only (most path tests): a word in none of them is passed over without a call
+            # (a word judged in several forms is, as a set, their union).
+            for word in words:
+                found = classify(word)
+                if not found.isdisjoint(classes) and self.test(word, classify):
+                    return True
+            return False
         test = self.test
         for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
             if test(word, classify):
@@ -184,7 +196,7 @@ def shape(command: Command) -> Shape:
     positionals: list[str] = []
     if program is None:
         _plain(words, short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)))
     argv = command.argv
     reading = command.reading
     if reading is None:
@@ -205,13 +217,13 @@ def shape(command: Command) -> Shape:
         # A verb the table does not describe: its words are read the plain way, and its options
         # are read from the words.
         _plain(list(argv[reading.rest :]), short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals))
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)))
     values: dict[str, list[str]] = {}
     for name, value, _ in reading.options:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
-    return Shape(short, long, positionals, words, tuple(p.lower() for p in positionals), values, _known(grammar))
+    return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar))
 
 
 # The option names each grammar declares, by the grammar's identity (kept alive with it).
@@ -340,6 +352,7 @@ class Matcher(Record):
         "_fed_names",
         "_fed_literal",
         "_fed_globs",
+        "arg_classes",
     )
 
     names: frozenset[str] | None  # None: any command
@@ -383,6 +396,10 @@ class Matcher(Record):
     _fed_names: frozenset[str]
     _fed_literal: tuple[Regex, ...]
     _fed_globs: tuple[Regex, ...]
+    # The classes one of the command's positionals must be in for this matcher to match (its `args`
+    # test at any, the first or the last position), or None: the evaluator passes over a matcher
+    # whose classes no positional holds without calling it (Evaluator.by_classes).
+    arg_classes: frozenset[str] | None
 
     def __init__(
         self,
@@ -446,6 +463,7 @@ class Matcher(Record):
         self._fed_names = frozenset()
         self._fed_literal = ()
         self._fed_globs = ()
+        self.arg_classes = None
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -470,6 +488,9 @@ class Matcher(Record):
         self._fed_names = frozenset(g.glob for g in literal if g.glob)
         self._fed_literal = literal
         self._fed_globs = tuple(g for g in self.fed_by if not _plain_name(g.glob))
+        args = self.args
+        if args is not None and args.classes and args.position in ("any", "first", "last"):
+            self.arg_classes = args.classes
         self.needs_words = bool(
             (self.subcommands and all(self.subcommands))
             or self.flags
@@ -509,7 +530,7 @@ class Matcher(Record):
         self._checks = tuple(checks)
 
     def _name_ok(self, command: Command) -> bool:
-        if command.is_dynamic:
+        if not command.name:  # command.is_dynamic
             # A name only known at run time could be any command: fail closed.
             return self.dynamic is not False
         if self.dynamic is True:
@@ -559,8 +580,10 @@ class Matcher(Record):
         positionals = shaped.positionals
         if self.subcommands:
             lowered = shaped.lowered
-            hit = next((s for s in self.subcommands if lowered[: len(s)] == s), None)
-            if hit is None:
+            for hit in self.subcommands:
+                if lowered[: len(hit)] == hit:
+                    break
+            else:
                 return False
             positionals = positionals[len(hit) :]
         # Flags as sets: one-letter flags are looked up among clustered short options, longer

@@ -283,6 +283,51 @@ def fewest_fragments(fragments: Iterable[str]) -> list[str]:
     return sorted(kept, key=lambda f: (-len(f), f))
 
 
+class _Trie(dict[str, "_Trie"]):
+    """A node of :func:`literal_union`'s trie: the next character -> the node after it."""
+
+
+_UNION_DEPTH = 64  # nested groups past which literal_union gives the plain alternation (re parses groups recursively)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def literal_union(fragments: Iterable[str]) -> str:
+    """A regex that ``search`` finds in a text exactly when one of ``fragments`` (literal, at least
+    one, none empty) is in it: their alternation with common prefixes factored out (a trie).
+    `re` tries the alternatives of `a|b|...` one by one at each position of the text; here it
+    follows one branch per character (a search over hundreds of path fragments went from ~10 us
+    to ~1 us a command). The same text for the same fragments in every process (the warm-start
+    file keeps compiled programs by their pattern text)."""
+    given = list(fragments)
+    trie = _Trie()
+    for fragment in given:
+        node = trie
+        for char in fragment:
+            node = node.setdefault(char, _Trie())
+        node[""] = _Trie()  # a fragment ends here: found already, whatever follows
+
+    def branch(node: _Trie, depth: int) -> str:
+        head: list[str] = []
+        while "" not in node:
+            if len(node) > 1:
+                if depth >= _UNION_DEPTH:
+                    raise _TooDeep
+                alternatives = [re.escape(char) + branch(node[char], depth + 1) for char in sorted(node)]
+                head.append("(?:" + "|".join(alternatives) + ")")
+                break
+            ((char, node),) = node.items()  # one way on: a run of literal characters, no group
+            head.append(re.escape(char))
+        return "".join(head)
+
+    try:
+        return branch(trie, 0)
+    except _TooDeep:
+        return "|".join(re.escape(f) for f in given)
+
+
 def _fewest_slowly(unique: list[str]) -> list[str]:
     """:func:`fewest_fragments` for fragments no separator can join (or holding the empty one)."""
     kept: list[str] = []
