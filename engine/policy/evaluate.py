@@ -304,7 +304,10 @@ class _Index(Record):
                 respelled = _RESPELLED.search(lowered) is not None
             if generic and not respelled:
                 # Name-less matchers look for paths: skip those whose path text is absent.
-                generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
+                if len(lowered) > _LONG:  # on RE2 (see _LongSearch)
+                    generic = [e for e in generic if e[2].prefilter is None or _found_long(e[2].prefilter, lowered)]
+                else:
+                    generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
             engine = engine and _names_engine_files(command, engine_names, lowered)
             if (len(generic) < len(self.generic) or (self.engine and not engine)) and view is not None:
                 words = (*command.argv, *(target for _, target in command.redirects))
@@ -320,7 +323,7 @@ class _Index(Record):
 def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:
     if engine_names is None:
         return False
-    if engine_names.search(lowered):
+    if engine_names.search(lowered) if len(lowered) <= _LONG else _found_long(engine_names, lowered):
         return True
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
@@ -1277,6 +1280,18 @@ class _LongSearch:
         if finder is False:
             return pattern.search(text) is not None
         return next(finder.spans(text.encode("utf-8", "surrogatepass")), None) is not None  # type: ignore[union-attr]
+
+
+_LONG_SEARCHES: dict[re.Pattern[str], _LongSearch] = {}
+
+
+def _found_long(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a long ``text`` holds a match of ``pattern`` (literal alternatives: a matcher's
+    prefilter, the engine's file names) on RE2: `re` tries each alternative at each position."""
+    search = _LONG_SEARCHES.get(pattern)
+    if search is None:
+        search = _LONG_SEARCHES[pattern] = _LongSearch(pattern)
+    return search.found(text)
 
 
 def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:
