@@ -295,3 +295,33 @@ def test_plain_words_parse_as_the_full_path_reads_them(name: str, rest: list[str
             parse_with(escaped, PROGRAMS)
         return
     assert _seen(fast) == _seen(parse_with(escaped, PROGRAMS))
+
+
+@pytest.mark.parametrize(
+    ("text", "bodies"),
+    [
+        ("cat <<EOF\nEOF\n", [""]),  # the first line ends it
+        ("cat <<EOF\na\nEOFX\n EOF\nEOF", ["a\nEOFX\n EOF"]),  # a whole line only; the last one unended
+        ("cat <<''\na\n\nb\n", ["a"]),  # an empty delimiter: the first empty line
+        ("cat <<E; cat <<F\n1\nE\n2\nF\necho", ["1", "2"]),  # two bodies, one after the other
+        ("cat <<-E\n\t\ta\n\tE\n", ["a"]),  # `<<-`: tabs stripped, the delimiter after them too
+        ("cat <<E\nE\r\nE\n", ["E\r"]),  # a carriage return is part of the line
+    ],
+)
+def test_here_document_bodies_end_at_their_delimiter_line(text: str, bodies: list[str]) -> None:
+    assert [t.heredoc.body for t in tokenize(text) if t.heredoc is not None] == bodies
+
+
+@pytest.mark.parametrize("text", ["cat <<''\na\n", "cat <<E\na\nEE", "cat <<E\nxE\n", "cat <<E\n"])
+def test_a_here_document_without_its_delimiter_line_is_never_closed(text: str) -> None:
+    with pytest.raises(ShellSyntaxError, match="never closed"):
+        tokenize(text)
+
+
+def test_a_hardline_command_after_a_long_here_document_is_judged() -> None:
+    # The body is found by one search: what follows its delimiter is still read as commands.
+    engine = Engine.load(REPO)
+    body = "echo safe\n" * 500
+    verdict = engine.check("cat <<EOF\n" + body + "EOF\nrm -rf /")
+    assert verdict.decision == "deny" and verdict.hardline
+    assert engine.check("bash <<EOF\n" + body + "rm -rf /\nEOF\n").decision == "deny"
