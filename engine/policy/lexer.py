@@ -192,6 +192,11 @@ _TOKEN = re.compile(
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
+# A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
+# _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
+_SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
+_SIMPLE_PIECE = re.compile(r"([^ \t\n'\"\\$`;&|<>()#{}]+)|'([^']*)'")
+_SIMPLE_LENGTH = 256
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {
     "n": "\n",
@@ -392,6 +397,19 @@ class Lexer:
         text = self.text
         n = len(text)
         start = self.pos
+        if not regex:
+            # A short word of plain runs and single-quoted strings (`'a'`, `x'y z'`), up to a blank
+            # or an operator: its parts in one C pass, as the loop below would make them.
+            simple = _SIMPLE_WORD.match(text, start, start + _SIMPLE_LENGTH)
+            if simple is not None:
+                end = simple.end()
+                if end == n or (text[end] in _BREAK and text[end] != "("):
+                    self.pos = end
+                    found = _SIMPLE_PIECE.findall(text, start, end)
+                    parts = [Seg(LIT, plain) if plain else Seg(LIT, inner, True) for plain, inner in found]
+                    if len(parts) >= 64 and (budget := BUDGET.get()) is not None:
+                        budget.spend(32 * (len(parts) // 64))  # as the loop below charges them
+                    return _compound(text[start:end], parts)
         segs: list[Seg] = []
         brace = False
         if text.startswith(("<(", ">("), start):
