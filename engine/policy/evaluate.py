@@ -55,6 +55,12 @@ if TYPE_CHECKING:
 _OBFUSCATION = re.compile(
     r"[$`'\"\\{]|<<|/(?=[\s;&|()<>]|\Z)|(?i:%(?:userprofile|homepath)%)|(?<![A-Za-z0-9])[A-Za-z]:/"
 )
+# The same tests for a long text, each a C search of its own (`re` tries every alternative of
+# _OBFUSCATION at every position: ~3 ms over 64 KiB, and once per reading of the text).
+_OBFUSCATION_CHARS = "$`'\"\\{"
+_SLASH_WORD_END = re.compile(r"/(?=[\s;&|()<>]|\Z)")
+_WINDOWS_HOME = re.compile(r"(?i:%(?:userprofile|homepath)%)")
+_DRIVE = re.compile(r":/(?<=(?<![A-Za-z0-9])[A-Za-z]:/)")  # `:/` first: `re` scans for the literal
 # A name the shell or Windows resolves otherwise than spelled: a glob where a command starts
 # (`/???/?m -rf ~` runs rm), `gh.exe` (WSL runs gh). Searched only when `*?[` or `.` is in the text.
 _GLOB_COMMAND = re.compile(
@@ -306,7 +312,10 @@ class _Index(Record):
                 respelled = _RESPELLED.search(lowered) is not None
             if generic and not respelled:
                 # Name-less matchers look for paths: skip those whose path text is absent.
-                generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
+                if len(lowered) > _LONG:  # on RE2 (see _LongSearch)
+                    generic = [e for e in generic if e[2].prefilter is None or _found_long(e[2].prefilter, lowered)]
+                else:
+                    generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
             engine = engine and _names_engine_files(command, engine_names, lowered)
             if (len(generic) < len(self.generic) or (self.engine and not engine)) and view is not None:
                 words = (*command.argv, *(target for _, target in command.redirects))
@@ -322,7 +331,7 @@ class _Index(Record):
 def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:
     if engine_names is None:
         return False
-    if engine_names.search(lowered):
+    if engine_names.search(lowered) if len(lowered) <= _LONG else _found_long(engine_names, lowered):
         return True
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
@@ -334,6 +343,18 @@ def _positional_classes(command: Command, classify: Callable[[str], frozenset[st
     if shaped is None:
         shaped = command.shape = shape(command)
     return frozenset().union(*map(classify, shaped.positionals))
+
+
+def _obfuscated(text: str) -> bool:
+    """Whether _OBFUSCATION finds something in ``text`` (in a long text, without trying every
+    alternative at every position)."""
+    if len(text) <= _LONG:
+        return _OBFUSCATION.search(text) is not None
+    if "<<" in text or any(c in text for c in _OBFUSCATION_CHARS):
+        return True
+    if "%" in text and _WINDOWS_HOME.search(text) is not None:
+        return True
+    return "/" in text and (_SLASH_WORD_END.search(text) is not None or _DRIVE.search(text) is not None)
 
 
 def _engine_only(matcher: Matcher) -> bool:
@@ -657,7 +678,7 @@ class Evaluator:
         head = lowered.split(None, 1)
         if head and head[0] in policy.trigger_words:
             return False
-        if _OBFUSCATION.search(text):
+        if _obfuscated(text):
             return False
         if ("*" in text or "?" in text or "[" in text) and _GLOB_COMMAND.search(text):
             return False
@@ -1291,6 +1312,18 @@ class _LongSearch:
         if finder is False:
             return pattern.search(text) is not None
         return next(finder.spans(text.encode("utf-8", "surrogatepass")), None) is not None  # type: ignore[union-attr]
+
+
+_LONG_SEARCHES: dict[re.Pattern[str], _LongSearch] = {}
+
+
+def _found_long(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a long ``text`` holds a match of ``pattern`` (literal alternatives: a matcher's
+    prefilter, the engine's file names) on RE2: `re` tries each alternative at each position."""
+    search = _LONG_SEARCHES.get(pattern)
+    if search is None:
+        search = _LONG_SEARCHES[pattern] = _LongSearch(pattern)
+    return search.found(text)
 
 
 def _trigger_words(words: Iterable[str]) -> re.Pattern[str] | None:

@@ -146,6 +146,9 @@ class Token(Record):
 
 def _compound(value: str, segs: list[Seg], brace: bool = False) -> Token:
     """A word token made of parts (quotes, escapes, expansions)."""
+    if len(segs) == 1:  # most such words (`'a'`, `"$x"`, `$(cmd)`): no generator to run
+        only = segs[0]
+        return Token("word", value, segs, brace, None, only.text if only.kind == LIT else None, only.quoted)
     literal = "".join(s.text for s in segs) if all(s.kind == LIT for s in segs) else None
     return Token("word", value, segs, brace, None, literal, any(s.quoted for s in segs))
 
@@ -189,6 +192,11 @@ _TOKEN = re.compile(
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
+# A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
+# _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
+_SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
+_SIMPLE_PIECE = re.compile(r"([^ \t\n'\"\\$`;&|<>()#{}]+)|'([^']*)'")
+_SIMPLE_LENGTH = 256
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {
     "n": "\n",
@@ -348,6 +356,9 @@ class Lexer:
     def _read_heredocs(self) -> None:
         text = self.text
         for doc in self._pending:
+            if not doc.strip_tabs and "\n" not in doc.delimiter:
+                self._read_body(doc)
+                continue
             lines: list[str] = []
             while True:
                 if self.pos >= len(text):
@@ -362,12 +373,43 @@ class Lexer:
             doc.body = "\n".join(lines)
         self._pending = []
 
+    def _read_body(self, doc: HereDoc) -> None:
+        """A `<<` body (no tabs stripped): the lines up to the first that is the delimiter, found
+        by one C search for it between two line breaks (a body of thousands of lines is not
+        walked line by line). ``self.pos`` is at a line's start: right after a line break."""
+        text = self.text
+        start = self.pos
+        if start >= len(text):
+            raise ShellSyntaxError(f"here-document delimited by {doc.delimiter!r} is never closed")
+        marked = "\n" + doc.delimiter
+        at = text.find(marked + "\n", start - 1)
+        if at < 0:
+            # The last line, without a line break after it (an empty one is no line: the text ended).
+            if not doc.delimiter or not text.endswith(marked, start - 1):
+                raise ShellSyntaxError(f"here-document delimited by {doc.delimiter!r} is never closed")
+            at = len(text) - len(marked)
+        doc.body = text[start : max(start, at)]
+        self.pos = min(len(text), at + len(marked) + 1)
+
     # -- words -------------------------------------------------------------------
 
     def _word(self, *, regex: bool = False) -> Token:
         text = self.text
         n = len(text)
         start = self.pos
+        if not regex:
+            # A short word of plain runs and single-quoted strings (`'a'`, `x'y z'`), up to a blank
+            # or an operator: its parts in one C pass, as the loop below would make them.
+            simple = _SIMPLE_WORD.match(text, start, start + _SIMPLE_LENGTH)
+            if simple is not None:
+                end = simple.end()
+                if end == n or (text[end] in _BREAK and text[end] != "("):
+                    self.pos = end
+                    found = _SIMPLE_PIECE.findall(text, start, end)
+                    parts = [Seg(LIT, plain) if plain else Seg(LIT, inner, True) for plain, inner in found]
+                    if len(parts) >= 64 and (budget := BUDGET.get()) is not None:
+                        budget.spend(32 * (len(parts) // 64))  # as the loop below charges them
+                    return _compound(text[start:end], parts)
         segs: list[Seg] = []
         brace = False
         if text.startswith(("<(", ">("), start):
@@ -378,7 +420,7 @@ class Lexer:
         charged = 0
         while self.pos < n:
             if budget is not None and len(segs) - charged >= 64:
-                budget.spend(8)  # a word of many parts costs like the words it could have been
+                budget.spend(32)  # a word of many parts costs a token per two (each costs about a word to read)
                 charged = len(segs)
             ch = text[self.pos]
             plain = _PLAIN.match(text, self.pos)

@@ -920,17 +920,17 @@ class View:
         walk = self._walk
         if walk is None:
             return False
-        bare = _QUOTES.sub("", text)
-        words = _PATH_WORDS.findall(bare)
+        bare = text.replace('"', "").replace("'", "").replace("\\", "")  # quotes and backslashes gone (C, no regex)
         links_here = walk.links_in(self._cwd)
         if links_here is not None:
             # Set work first (a long line has many words): a word that names a link here (an
-            # option too: that only judges more), then none that is more than a name.
-            if links_here and not links_here.isdisjoint(words):
+            # option too: that only judges more), then none that is more than a name. The words
+            # are listed only when they are needed (a folder without links, a text without paths).
+            if links_here and not links_here.isdisjoint(_PATH_WORDS.findall(bare)):
                 return True
             if _PATHLIKE_CHARS.search(bare) is None:
                 return False
-        return self.words_land_elsewhere(set(words))
+        return self.words_land_elsewhere(set(_PATH_WORDS.findall(bare)))
 
     def words_land_elsewhere(self, words: Iterable[str]) -> bool:
         if self._critical:
@@ -963,7 +963,6 @@ class View:
         return any(c in raw for c in "*?[") or ".." in raw.split("/") or self._walk.landing(normal) is not None
 
 
-_QUOTES = re.compile(r"[\"'\\\\]")
 _PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
 # A word naming a path by more than a plain name holds one of these.
 _PATHLIKE_CHARS = re.compile(r"[/~*?\[]")
