@@ -63,8 +63,18 @@ def check_structure(doc: Document, kind: str) -> list[Problem]:
 
 # Compiled call-time validators by their schema's text: tools often share one schema (generated
 # catalogs: the same arguments for every resource), and compiling it is most of checking a tool.
+# The text is written only for a schema whose outline (its keys, its properties' names) an earlier
+# one had: a project of distinct schemas pays for no text.
 _COMPILED: dict[str, Any] = {}
+_OUTLINES: set[tuple[Any, ...]] = set()
 _MAX_COMPILED = 4096
+
+
+def _outline(schema: Any) -> tuple[Any, ...] | None:
+    if not isinstance(schema, dict):
+        return None
+    properties = schema.get("properties")
+    return (tuple(schema), tuple(properties) if isinstance(properties, dict) else None)
 
 
 def _schema_text(schema: Any) -> str | None:
@@ -82,7 +92,14 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
     base = ["parameters"]
     meta = _parameters_metaschema()
     problems: list[Problem] = _output_schema_problems(doc, meta)
-    text = _schema_text(params)
+    outline = _outline(params)
+    text = None
+    if outline is not None and outline in _OUTLINES:
+        text = _schema_text(params)
+    elif outline is not None:
+        if len(_OUTLINES) >= _MAX_COMPILED:
+            _OUTLINES.clear()
+        _OUTLINES.add(outline)
     known = _COMPILED.get(text) if text is not None else None
     if known is None and not meta.is_valid(params):
         for error in meta.iter_errors(params):
@@ -111,6 +128,7 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
     if text is not None:
         if len(_COMPILED) >= _MAX_COMPILED:
             _COMPILED.clear()
+            _OUTLINES.clear()
         _COMPILED[text] = validator
     return validator, problems
 
