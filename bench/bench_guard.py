@@ -6,7 +6,7 @@ Each command runs as its own process (what a hook costs an agent per tool call),
 every command once per round, so a busy machine slows all of them alike. The floor is
 `python -c pass` in the same rounds. Bytecode caching is on (as in an installed engine), the
 compiled-project cache is warmed first (``validate`` reads it too), and HOME and the XDG dirs
-point into a temp dir. The cold rows remove the cache before each run.
+point into a temp dir. The cold rows remove the cache (the state dir and the key dir) before each run.
 Prints the median and min wall time of each, its ratio to the floor, how far above the floor
 it is, the median CPU time (user + system: what the process itself costs, less sensitive to
 other load on a shared machine) and the issue's targets. ``--against REV`` runs the same
@@ -58,7 +58,7 @@ def run(argv: list[str], env: dict[str, str], stdin: bytes = b"", name: str = ""
 
 def against(rev: str, commands: dict[str, tuple[list[str], bytes]], base: Path, repeat: int) -> None:
     """Each command of this tree and of git revision ``rev`` in alternating runs (so load on the
-    machine falls on both alike), each with its own HOME/XDG dirs; cold rows remove the state first."""
+    machine falls on both alike), each with its own HOME/XDG dirs; cold rows remove the state and the keys first."""
     other = base / "against"
     other.mkdir()
     archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], capture_output=True, check=True).stdout
@@ -85,9 +85,14 @@ def against(rev: str, commands: dict[str, tuple[list[str], bytes]], base: Path, 
         for name, (argv, stdin) in [*commands.items(), *cold.items()]:
             for label, variant in envs.items():
                 env = variant
-                if name in cold:  # a state dir of its own, emptied: the warm rows keep theirs
-                    env = {**variant, "XDG_STATE_HOME": variant["XDG_STATE_HOME"] + "-cold"}
+                if name in cold:  # state and key dirs of their own, emptied: the warm rows keep theirs
+                    env = {
+                        **variant,
+                        "XDG_STATE_HOME": variant["XDG_STATE_HOME"] + "-cold",
+                        "XDG_CONFIG_HOME": variant["XDG_CONFIG_HOME"] + "-cold",
+                    }
                     shutil.rmtree(env["XDG_STATE_HOME"], ignore_errors=True)
+                    shutil.rmtree(env["XDG_CONFIG_HOME"], ignore_errors=True)
                 walls.setdefault((name, label), []).append(run(argv, env, stdin, f"{name}|{label}", cwd=base))
     rows: list[tuple[str, ...]] = []
     for name in [*commands, *cold]:
@@ -149,7 +154,10 @@ def main() -> None:
     cold: dict[str, list[float]] = {name: [] for name in cold_runs}
     for _ in range(max(3, opts.repeat // 4)):
         for name, (argv, stdin) in cold_runs.items():
+            # The keys too: with them, the key dir remembers the record of approved files the state
+            # dir held, and a judging command refuses the project (a cold start is a first one).
             shutil.rmtree(base / "state", ignore_errors=True)
+            shutil.rmtree(base / "config", ignore_errors=True)
             cold[name].append(run(argv, env, stdin, name))
     shutil.rmtree(base, ignore_errors=True)
 

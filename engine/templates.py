@@ -112,6 +112,21 @@ def _strings(value: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[st
             yield from _strings(item, (*path, index))
 
 
+def _holds_template(value: Any) -> bool:
+    """Whether a string :func:`_strings` yields from ``value`` is a template."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "{{" in item or "{%" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _pointer_path(pointer: str) -> tuple[str | int, ...]:
     parts: list[str | int] = []
     for raw in pointer.lstrip("/").split("/"):
@@ -136,9 +151,11 @@ def compile_tool(doc: Document, context: Mapping[str, Any]) -> tuple[ToolTemplat
     found: list[tuple[tuple[str | int, ...], list[str | int], str, bool]] = []
     if is_template(data.get("description")):
         found.append((("description",), ["description"], data["description"], False))
-    for path, text in _strings(data.get("parameters"), ("parameters",)):
-        if is_template(text):
-            found.append((path, list(path), text, False))
+    parameters = data.get("parameters")
+    if _holds_template(parameters):  # most schemas hold none: no walk naming every string's path
+        for path, text in _strings(parameters, ("parameters",)):
+            if is_template(text):
+                found.append((path, list(path), text, False))
     for pointer, text in (data.get("overrides") or {}).items():
         path = _pointer_path(pointer)
         if path[0] not in ("description", "parameters"):

@@ -457,3 +457,23 @@ def test_conflict_detection_reads_arguments_sent_as_json_text(engine: Engine) ->
     tools.EVENTS.clear()
     engine.call_batch([("read_thing", '{"path": "dir/a.txt"}'), ("write_thing", '{"path": "dir/a.txt"}')])
     assert tools.EVENTS == ["start dir/a.txt", "end dir/a.txt", "start dir/a.txt", "end dir/a.txt"]
+
+
+SHARED_HANDLERS = (
+    "def a(count: int) -> str:\n    return f'a{count}'\n\n\ndef b(count: int) -> str:\n    return f'b{count}'\n"
+)
+SHARED_MANIFEST = "".join(
+    f"---\nkind: Tool\nname: {name}\ntoolset: t\ndescription: {name.upper()}.\nhandler: shared_h:{name}\n"
+    "parameters:\n  type: object\n  properties:\n    count: {type: integer, maximum: 3}\n  required: [count]\n"
+    for name in ("a", "b")
+)
+
+
+def test_tools_sharing_one_schema_each_check_their_own_arguments(tool_project: Any) -> None:
+    # The loader compiles one validator for the schema both tools declare (engine.compile.structure).
+    engine = Engine.load(tool_project("shared_h", SHARED_HANDLERS, SHARED_MANIFEST))
+    assert engine.call("a", {"count": 2}).output == "a2"
+    assert engine.call("b", {"count": 3}).output == "b3"
+    for name in ("a", "b"):
+        result = engine.call(name, {"count": 9})
+        assert result.error is not None and result.error.type == "invalid_arguments", name

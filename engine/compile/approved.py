@@ -314,19 +314,21 @@ class ApprovedFiles:
         self.seen_record = _stat_key(where)
         packs, plugin_folders = list(packs), list(plugin_folders)
         listed_from = (tuple((p.name, p.root, p.handler_roots, p.code_root) for p in packs), tuple(plugin_folders))
+        reported = None
+        if self.mode == "report":  # validate: say what a host would refuse, write nothing
+            try:
+                reported = read_record(self.root)
+            except RecordError:
+                return []
+            if reported is None or config_off:
+                return []  # nothing to compare with: no file is read (a first validate reads each once, to parse it)
         known = self._listed[1] if self._listed is not None and self._listed[0] == listed_from else None
         reuse = bool(force) and known is not None and all(p in self.expected and p.is_file() for p in force)
         files = known if reuse and known is not None else engine_files(self.root, packs, plugin_folders)
         self._listed = (listed_from, files)
         current = self._digests.of(files, force, trust_stat=reuse)
-        if self.mode == "report":  # validate: say what a host would refuse, write nothing
-            try:
-                approved = read_record(self.root)
-            except RecordError:
-                return []
-            if approved is None or config_off:
-                return []
-            return [c.problem(None, warning=True) for c in changes(approved, current)]
+        if reported is not None:  # report mode, a record to compare with
+            return [c.problem(None, warning=True) for c in changes(reported, current)]
         try:
             approved = read_record(self.root)
             if approved is None and self.had_record:

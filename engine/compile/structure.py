@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from difflib import get_close_matches
 from functools import cache
@@ -60,13 +61,47 @@ def check_structure(doc: Document, kind: str) -> list[Problem]:
     return _dedupe(problems)
 
 
+# Compiled call-time validators by their schema's text: tools often share one schema (generated
+# catalogs: the same arguments for every resource), and compiling it is most of checking a tool.
+# The text is written only for a schema whose outline (its keys, its properties' names) an earlier
+# one had: a project of distinct schemas pays for no text.
+_COMPILED: dict[str, Any] = {}
+_OUTLINES: set[tuple[Any, ...]] = set()
+_MAX_COMPILED = 4096
+
+
+def _outline(schema: Any) -> tuple[Any, ...] | None:
+    if not isinstance(schema, dict):
+        return None
+    properties = schema.get("properties")
+    return (tuple(schema), tuple(properties) if isinstance(properties, dict) else None)
+
+
+def _schema_text(schema: Any) -> str | None:
+    """``schema`` as one canonical text (JSON, keys sorted): equal texts are equal schemas."""
+    try:
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
 def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
-    """Metaschema-check a Tool's ``parameters`` and compile the call-time validator."""
+    """Metaschema-check a Tool's ``parameters`` and compile the call-time validator (once per
+    distinct schema: the problems, which name the document, are found for each)."""
     params = doc.data.get("parameters")
     base = ["parameters"]
     meta = _parameters_metaschema()
     problems: list[Problem] = _output_schema_problems(doc, meta)
-    if not meta.is_valid(params):
+    outline = _outline(params)
+    text = None
+    if outline is not None and outline in _OUTLINES:
+        text = _schema_text(params)
+    elif outline is not None:
+        if len(_OUTLINES) >= _MAX_COMPILED:
+            _OUTLINES.clear()
+        _OUTLINES.add(outline)
+    known = _COMPILED.get(text) if text is not None else None
+    if known is None and not meta.is_valid(params):
         for error in meta.iter_errors(params):
             path = [*base, *error.instance_path]
             problems.append(
@@ -83,11 +118,18 @@ def check_parameters(doc: Document) -> tuple[Any, list[Problem]]:
                     f"required argument {name!r} is not declared in properties",
                 )
             )
+    if known is not None:
+        return known, problems  # a schema that passed the metaschema and compiled before
     try:
         validator = jsonschema_rs.validator_for(params)
     except (jsonschema_rs.ValidationError, ValueError) as exc:
         problems.append(doc.problem(base, "parameters-invalid", f"the schema does not compile: {_short(str(exc))}"))
         return None, problems
+    if text is not None:
+        if len(_COMPILED) >= _MAX_COMPILED:
+            _COMPILED.clear()
+            _OUTLINES.clear()
+        _COMPILED[text] = validator
     return validator, problems
 
 

@@ -530,8 +530,11 @@ def local_reading(word: str, *, urls: bool = True) -> str | None:
 
 
 # Classes compiled ahead, by their globs: filled from the compiled-project cache (engine.guard.cache)
-# so an evaluator built from a cached project reads its classes back instead of compiling them.
+# so an evaluator built from a cached project reads its classes back instead of compiling them, and
+# by each compile (a pure function of the globs): a load from source compiles each class once, not
+# again for the cache entry and for the evaluator that judges next.
 COMPILED_CLASSES: dict[tuple[str, ...], _Class] = {}
+_MAX_COMPILED = 1024
 
 
 def _compile(globs: Iterable[str]) -> _Class:
@@ -542,10 +545,13 @@ def _compile(globs: Iterable[str]) -> _Class:
         return ahead
     include = [glob_to_regex(g) for g in globs if not g.startswith("!")]
     exclude = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
-    return _Class(
+    made = _Class(
         compile_linear("(?:" + "|".join(include or [r"\b\B"]) + r")\Z"),
         compile_linear("(?:" + "|".join(exclude) + r")\Z") if exclude else None,
     )
+    if len(COMPILED_CLASSES) < _MAX_COMPILED:
+        COMPILED_CLASSES[globs] = made
+    return made
 
 
 def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tuple[str, ...]]]:

@@ -212,7 +212,9 @@ class Regex:
         # For the compiled-project cache (engine.guard.cache): the pattern and what compiling it
         # found; read back, it is compiled again on first use, on the same engines as before.
         state = (self.pattern, self.flags, self._search_short, self._match_short, self._required, self.linear)
-        return (_revive, (*state, self.glob, _sre_program(self.pattern, self.flags | re.ASCII)))
+        key = (self.pattern, self.flags | re.ASCII)
+        program = _PROGRAMS[key] if key in _PROGRAMS else _sre_program(*key)
+        return (_revive, (*state, self.glob, program))
 
 
 class _Revived(Regex):
@@ -266,6 +268,30 @@ def _regex_options(flags: int) -> Any:
     return _options(bool(flags & re.IGNORECASE), bool(flags & re.DOTALL))
 
 
+# The `re` program of each pattern compile_linear compiled in this process, by (pattern, flags): the
+# pattern is parsed once for `re` (not again by re.compile) and, when the compiled project is
+# written (engine.guard.cache), its program is not worked out a second time (Regex.__reduce__).
+_PROGRAMS: dict[tuple[str, int], tuple[Any, ...] | None] = {}
+_MAX_PROGRAMS = 4096
+
+
+def _compiled_python(pattern: str, flags: int) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, from a program worked out once (see _PROGRAMS).
+
+    Raises:
+        re.error: as re.compile (an invalid pattern is compiled by it, to say why).
+    """
+    key = (pattern, flags)
+    if key in _PROGRAMS:
+        program = _PROGRAMS[key]
+    else:
+        program = _sre_program(pattern, flags)
+        if len(_PROGRAMS) >= _MAX_PROGRAMS:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = program
+    return _from_program(pattern, flags, program)
+
+
 def compile_linear(pattern: str, flags: int = 0) -> Regex:
     """``pattern`` (Python syntax) on RE2, or on the bounded fallback when RE2 cannot express it.
 
@@ -273,7 +299,7 @@ def compile_linear(pattern: str, flags: int = 0) -> Regex:
         RegexError: the pattern is not a valid Python regex.
     """
     try:
-        python = re.compile(pattern, flags | re.ASCII)
+        python = _compiled_python(pattern, flags | re.ASCII)
         tree = re_parser.parse(pattern, flags)
     except (re.error, OverflowError, RecursionError) as exc:
         raise RegexError(str(exc)) from None
