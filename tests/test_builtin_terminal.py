@@ -109,6 +109,26 @@ def test_wait_returns_the_exit_code(engine: Engine) -> None:
     assert "bye" in waited["tail"]
 
 
+def test_wait_returns_the_output_the_log_copier_had_not_written_yet(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen under load: the process had exited but the thread copying its output had not written
+    it yet, so `wait` answered with an empty tail. A slow copier stands in for the load here."""
+    from engine.runtime import output
+
+    write = output.CappedLog.write
+
+    def slow_write(self: output.CappedLog, data: bytes) -> None:
+        time.sleep(0.3)
+        write(self, data)
+
+    monkeypatch.setattr(output.CappedLog, "write", slow_write)
+    pid_key = run(engine, command="echo bye; exit 3", background=True)["process_id"]
+    waited = json.loads(engine.call("process", {"action": "wait", "process_id": pid_key, "timeout": 10}).output)
+    assert waited["status"] == "exited" and waited["exit_code"] == 3
+    assert "bye" in waited["tail"]
+
+
 def test_process_errors_are_clear(engine: Engine) -> None:
     result = engine.call("process", {"action": "poll", "process_id": "proc_99"})
     assert result.error is not None and "no background process 'proc_99'" in result.error.message

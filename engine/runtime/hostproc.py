@@ -178,6 +178,11 @@ def _pump(proc: subprocess.Popen[bytes], out: CappedOutput, stdin: bytes | None,
         selector.close()
 
 
+# How long a wait on an exited process lets the log copier catch up (a child holding the pipe
+# open after its parent exited would otherwise keep the wait).
+_DRAIN_SECONDS = 1.0
+
+
 class HostProcess(ProcessHandle):
     """A background process on the host; a thread copies its output into the capped log."""
 
@@ -230,6 +235,10 @@ class HostProcess(ProcessHandle):
             self._proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return False
+        # The process has exited; what it wrote last may still be in the pipe. Let the copying
+        # thread reach the end (it does at once unless a child left running holds the pipe open),
+        # so a wait's tail holds the output (under load `echo bye; exit 3` returned an empty tail).
+        self._reader.join(timeout=_DRAIN_SECONDS)
         return True
 
     def write(self, data: str) -> None:
