@@ -304,6 +304,11 @@ class Analyzer(Follower, LinkFollower):
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
+        # Shell functions defined on the line: NAME -> the bodies given it (all of them are read:
+        # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
+        self.functions: dict[str, list[list[Token]]] = {}
+        self.calling: set[str] = set()  # functions being read (a recursive call is read once)
+        self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -329,6 +334,19 @@ class Analyzer(Follower, LinkFollower):
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
         # `source` and an alias run in this shell.
         saved = self.cwd
+        spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
+        if spans:
+            # Each definition's body is read where it stands (it may never run, or run later
+            # with other arguments: its variables are unknown after it).
+            at = 0
+            for begin, body, end in spans:
+                if begin < at:
+                    continue  # a definition inside a body read already
+                for pipeline in _split(tokens[at:begin]):
+                    self._pipeline(pipeline, depth, via)
+                self._read_body(tokens[body:end], depth, (*via, "function"), None)
+                at = end
+            tokens = tokens[at:]
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
         if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
@@ -363,6 +381,12 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
+                if seg.text == "@" and seg.quoted and self.positional is not None:
+                    # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`)
+                    if self.positional:
+                        fields[-1].append(self.positional[0])
+                        fields.extend([arg] for arg in self.positional[1:])
+                    continue
                 value = self.env.get(seg.text)
                 if value is None and seg.text == "IFS":
                     value = _DEFAULT_IFS
@@ -708,6 +732,10 @@ class Analyzer(Follower, LinkFollower):
                             alias, sep, value = word.partition("=")
                             if sep and alias:
                                 self.aliases[alias] = value
+                    elif name in ("set", "shift"):
+                        self._set_positional(argv, dynamic)
+                    elif self.functions and argv[0] in self.functions and argv[0] not in self.calling:
+                        self._call_function(argv, dynamic, depth, via)
                     elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
                         expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
                         self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
@@ -777,6 +805,78 @@ class Analyzer(Follower, LinkFollower):
             self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
         finally:
             self.alternate = False
+
+    def _call_function(self, argv: list[str], dynamic: list[bool], depth: int, via: tuple[str, ...]) -> None:
+        """`f() { gh "$@"; }; f auth token` runs `gh auth token`: each body given the function is
+        read again with the call's arguments as its positional parameters (an argument known
+        only at run time stays unknown there)."""
+        name = argv[0]
+        self.calling.add(name)
+        try:
+            for body in self.functions[name]:
+                self._read_body(body, depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+        finally:
+            self.calling.discard(name)
+
+    def _read_body(
+        self, body: list[Token], depth: int, via: tuple[str, ...], args: tuple[list[str], list[bool]] | None
+    ) -> None:
+        """Read a function's body with ``args`` as its positional parameters (None: unknown).
+        A variable the body sets is unknown after it: `local` keeps the old value, a plain
+        assignment the new one, and a branch may set it or not."""
+        before = dict(self.env)
+        saved_positional = self.positional
+        if args is None:
+            self._positional(["$unknown"], [True])
+        else:
+            self._positional(*args)
+        try:
+            for pipeline in _split(body):
+                self._pipeline(pipeline, depth, via)
+        finally:
+            self.positional = saved_positional
+            for key in _POSITIONAL_KEYS:
+                self.env.pop(key, None)
+            for key, value in list(self.env.items()):
+                if before.get(key) != value:
+                    del self.env[key]
+            for key in _POSITIONAL_KEYS:
+                if key in before:
+                    self.env[key] = before[key]
+
+    def _positional(self, args: list[str], dynamic: list[bool]) -> None:
+        """Make ``args`` the positional parameters ($1.., $#, $@, $*)."""
+        for key in _POSITIONAL_KEYS:
+            self.env.pop(key, None)
+        known = not any(dynamic)
+        self.positional = list(args) if known else None
+        for i, (arg, is_dynamic) in enumerate(zip(args, dynamic, strict=False), start=1):
+            if i > 9:
+                break
+            if not is_dynamic:
+                self.env[str(i)] = arg
+        if known:
+            self.env["#"] = str(len(args))
+            self.env["@"] = " ".join(args)
+            self.env["*"] = self.env.get("IFS", _DEFAULT_IFS)[:1].join(args)
+
+    def _set_positional(self, argv: list[str], dynamic: list[bool]) -> None:
+        """`set -- a b` sets the positional parameters; `shift [N]` drops the first N."""
+        if argv[0] == "shift":
+            count = argv[1] if len(argv) > 1 else "1"
+            if self.positional is not None and count.isdigit() and not any(dynamic[1:]):
+                rest = self.positional[int(count) :]
+                self._positional(rest, [False] * len(rest))
+            else:
+                self._positional(["$unknown"], [True])
+            return
+        if "--" in argv:
+            start = argv.index("--") + 1
+        elif len(argv) > 1 and not argv[1].startswith(("-", "+")):
+            start = 1
+        else:
+            return  # `set -e`, `set -o pipefail`: options only
+        self._positional(argv[start:], dynamic[start:])
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
@@ -927,6 +1027,64 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, name), False, content))
         return out
+
+
+_POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+
+
+def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]]]) -> list[tuple[int, int, int]]:
+    """Record every `NAME() BODY` and `function NAME [()] BODY` in ``tokens``: NAME -> BODY's
+    tokens (a `{ ... }` group or a `( ... )` subshell; the rest of the text when it does not end).
+    Returns where each definition begins, where its body begins and where it ends."""
+    spans: list[tuple[int, int, int]] = []
+    n = len(tokens)
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.literal is None:
+            continue
+        if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word":
+            name_at = i + 1
+            start = name_at + 1
+            if start + 1 < n and tokens[start].value == "(" and tokens[start + 1].value == ")":
+                start += 2
+        elif i + 2 < n and tokens[i + 1].kind == "op" and tokens[i + 1].value == "(" and tokens[i + 2].value == ")":
+            if i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function":
+                continue  # `echo f ()` is no definition
+            name_at, start = i, i + 3
+        else:
+            continue
+        name = tokens[name_at].literal
+        if not name:
+            continue
+        while start < n and tokens[start].kind == "nl":
+            start += 1
+        body = _body(tokens, start)
+        functions.setdefault(name, []).append(body)
+        spans.append((i, start, start + len(body)))
+    return spans
+
+
+def _body(tokens: list[Token], start: int) -> list[Token]:
+    """The compound command starting at ``start``: up to its matching `}` or `)`."""
+    if start >= len(tokens):
+        return []
+    first = tokens[start]
+    opener, closer, kind = ("{", "}", "word") if first.kind == "word" else ("(", ")", "op")
+    if first.value != opener:
+        opener, closer, kind = "", "", ""
+    level = 0
+    for j in range(start, len(tokens)):
+        token = tokens[j]
+        if not kind:
+            if token.kind in ("op", "nl") and token.value in (";", "\n", "&", "&&", "||"):
+                return tokens[start:j]
+            continue
+        if token.kind == kind and token.value == opener:
+            level += 1
+        elif token.kind == kind and token.value == closer:
+            level -= 1
+            if level == 0:
+                return tokens[start : j + 1]
+    return tokens[start:]
 
 
 def _split_fields(value: str, separators: str, fields: list[list[str]]) -> None:
