@@ -559,7 +559,10 @@ class Lexer:
             self.pos += 2
             inner = self._balanced("}")
             name = _NAME.match(inner.lstrip("!#"))
-            segs.append(Seg(VAR, name.group() if name else inner, quoted))
+            # `${x}`, `${#x}`: the name; with an operator (`${x:-rm}`, `${x/ls/rm}`, `${!x}`) the
+            # whole text, for the analyzer to expand or to take as known only at run time.
+            plain = name is not None and (inner in (name.group(), "#" + name.group()) or inner == "#")
+            segs.append(Seg(VAR, name.group() if plain and name else inner, quoted))
             # `${x:-$(cmd)}` still runs cmd.
             segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
             return

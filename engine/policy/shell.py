@@ -387,7 +387,7 @@ class Analyzer(Follower, LinkFollower):
                         fields[-1].append(self.positional[0])
                         fields.extend([arg] for arg in self.positional[1:])
                     continue
-                value = self.env.get(seg.text)
+                value = self.env.get(seg.text) if _NAME_ONLY.fullmatch(seg.text) else self._parameter(seg.text)
                 if value is None and seg.text == "IFS":
                     value = _DEFAULT_IFS
                 if value is None:
@@ -878,6 +878,28 @@ class Analyzer(Follower, LinkFollower):
             return  # `set -e`, `set -o pipefail`: options only
         self._positional(argv[start:], dynamic[start:])
 
+    def _parameter(self, text: str) -> str | None:
+        """The value of `${TEXT}` with an operator, when the line makes it knowable: `${x:-w}`,
+        `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}` (w literal text). Anything else
+        (`${x/a/b}`, `${!x}`, `${x:1}`, case changes) is known only at run time: None."""
+        match = _DEFAULTING.fullmatch(text)
+        if match is None:
+            return None
+        name, colon, op, word = match.groups()
+        value = self.env.get(name)
+        if value is None:
+            return None  # not assigned on the line: unset, or set in the environment inherited
+        if any(ch in word for ch in "$`\\\"'"):
+            return None
+        is_set = value is not None and (value != "" or not colon)
+        if op == "+":
+            return word if is_set else ""
+        if is_set:
+            return value
+        if op == "=":
+            self.env[name] = word
+        return word
+
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
         target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
@@ -1030,6 +1052,11 @@ class Analyzer(Follower, LinkFollower):
 
 
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+
+
+# `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
+_NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
+_DEFAULTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9])(:?)([-=+])(.*)", re.DOTALL)
 
 
 def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]]]) -> list[tuple[int, int, int]]:
