@@ -338,7 +338,9 @@ class Lexer:
         end = _arithmetic_end(text, start)
         if end is None:
             return False
-        self.tokens.append(Token("op", "(("))
+        # The expression rides on the operator (`literal`): a variable it names is evaluated
+        # again, so `x='a[$(cmd)]'; (( x ))` runs cmd.
+        self.tokens.append(Token("op", "((", literal=text[start:end]))
         for script in substitutions(text[start:end]):
             self.tokens.append(_compound(f"$({script})", [Seg(SUB, script)]))
         self.tokens.append(Token("op", "))"))

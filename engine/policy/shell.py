@@ -36,6 +36,7 @@ from engine.policy.lexer import (
     ShellSyntaxError,
     Token,
     expand_braces,
+    substitutions,
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
@@ -259,6 +260,10 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
             if target is not None:
                 i += 1
             continue
+        if token is not None and token.kind == "op" and token.value == "((" and token.literal:
+            # `(( expr ))` is `let 'expr'` (its substitutions follow as words of their own)
+            words.extend((_LET, Token("word", token.literal, (), False, None, token.literal, True)))
+            continue
         if token is not None and token.kind == "nl" and piped and not (words or redirects):
             continue  # `a |` then newlines: the pipe goes on on the next line
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
@@ -387,7 +392,13 @@ class Analyzer(Follower, LinkFollower):
                         fields[-1].append(self.positional[0])
                         fields.extend([arg] for arg in self.positional[1:])
                     continue
-                value = self.env.get(seg.text) if _NAME_ONLY.fullmatch(seg.text) else self._parameter(seg.text)
+                if _NAME_ONLY.fullmatch(seg.text):
+                    value = self.env.get(seg.text)
+                else:
+                    # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
+                    named = _PARAMETER_NAME.match(seg.text)
+                    subs.extend(self._arithmetic(seg.text[named.end() if named else 0 :], literal=False))
+                    value = self._parameter(seg.text)
                 if value is None and seg.text == "IFS":
                     value = _DEFAULT_IFS
                 if value is None:
@@ -402,6 +413,7 @@ class Analyzer(Follower, LinkFollower):
                     dynamic = True
                     continue
             else:
+                subs.extend(self._arithmetic(seg.text, literal=False))
                 fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
                 continue
@@ -732,6 +744,10 @@ class Analyzer(Follower, LinkFollower):
                             alias, sep, value = word.partition("=")
                             if sep and alias:
                                 self.aliases[alias] = value
+                    elif name in _ARITHMETIC_NAMES:
+                        for text in _arithmetic_words(name, argv):
+                            for script in self._arithmetic(text):
+                                self.analyze(script, depth=depth + 1, via=(*via, name))
                     elif name in ("set", "shift"):
                         self._set_positional(argv, dynamic)
                     elif self.functions and argv[0] in self.functions and argv[0] not in self.calling:
@@ -877,6 +893,20 @@ class Analyzer(Follower, LinkFollower):
         else:
             return  # `set -e`, `set -o pipefail`: options only
         self._positional(argv[start:], dynamic[start:])
+
+    def _arithmetic(self, text: str, *, literal: bool = True, seen: set[str] | None = None) -> list[str]:
+        """The scripts evaluating arithmetic ``text`` runs: its command substitutions (when
+        ``literal``, the text reaches the evaluator unexpanded, as `let 'a[$(cmd)]'` does), and
+        those of every variable it names, whose value is evaluated again in turn
+        (`x='a[$(cmd)]'; echo $((x))`). Each variable is read once."""
+        scripts = substitutions(text) if literal else []
+        seen = set() if seen is None else seen
+        for name in _IDENTIFIER.findall(text):
+            value = self.env.get(name)
+            if value and name not in seen:
+                seen.add(name)
+                scripts.extend(self._arithmetic(value, seen=seen))
+        return scripts
 
     def _parameter(self, text: str) -> str | None:
         """The value of `${TEXT}` with an operator, when the line makes it knowable: `${x:-w}`,
@@ -1052,6 +1082,51 @@ class Analyzer(Follower, LinkFollower):
 
 
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+
+
+_LET = Token("word", "let", (), False, None, "let", False)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAMETER_NAME = re.compile(r"[!#]?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]?)")
+# Builtins that evaluate some of their words as arithmetic, or take variable names whose
+# subscript is arithmetic (`read 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]'`, `declare -i n=EXPR`).
+_ARITHMETIC_NAMES = frozenset(
+    {
+        "let",
+        "[[",
+        "test",
+        "[",
+        "read",
+        "mapfile",
+        "readarray",
+        "printf",
+        "unset",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "wait",
+        "getopts",
+    }
+)
+_COMPARISONS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
+    """The words of a builtin call that the shell evaluates as arithmetic (a variable name's
+    subscript included)."""
+    args = argv[1:]
+    if name == "let":
+        return args
+    if name == "[[":
+        # an arithmetic comparison or -v: `[[ ]]` does not split its words, so all of them
+        return [" ".join(args)] if any(w in _COMPARISONS or w == "-v" for w in args) else []
+    if name in ("test", "["):
+        return [word for i, word in enumerate(args) if i > 0 and args[i - 1] == "-v"]
+    if name == "printf":
+        return [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2] if "[" in word]
+    integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
+    return [word if integer else word.partition("=")[0] for word in args if "[" in word or (integer and "=" in word)]
 
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
