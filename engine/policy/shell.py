@@ -25,7 +25,8 @@ from engine.policy.commands import (
     printed_text,
     shell_word,
 )
-from engine.policy.follow import Follower, join_path
+from engine.policy.executors import split_string
+from engine.policy.follow import Follower, join_path, matched_payload
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -313,6 +314,7 @@ class Analyzer(Follower, LinkFollower):
         # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
         self.functions: dict[str, list[list[Token]]] = {}
         self.calling: set[str] = set()  # functions being read (a recursive call is read once)
+        self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
     def _tokens(self, text: str) -> list[Token]:
@@ -679,6 +681,8 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
+                if program is not None and (local or len(self.env) > 1) and program.runs:
+                    argv, dynamic = self._environment_options(program, argv, dynamic, local)
                 command = Command(
                     name,
                     tuple(argv),
@@ -786,6 +790,33 @@ class Analyzer(Follower, LinkFollower):
             if here:
                 self.cwd = here[0]
         return stages
+
+    def _environment_options(
+        self, program: Program, argv: list[str], dynamic: list[bool], local: dict[str, str]
+    ) -> tuple[list[str], list[bool]]:
+        """Variables the program reads as options (`TAR_OPTIONS='--to-command=…' tar x`,
+        `GIT_WORK_TREE=~ git checkout -f`): their words go before the program's own."""
+        words: list[str] = []
+        for run in program.runs:
+            if run.kind != "options" or run.source != "env":
+                continue
+            for variable in sorted(run.names):
+                value = local.get(variable, self.env.get(variable))
+                if value is None:
+                    continue
+                payload = matched_payload(run, value)
+                if payload is None:
+                    continue
+                if run.prepend is not None:
+                    words.append(run.prepend + payload)
+                else:
+                    words.extend(split_string(payload, self.env))
+        if not words:
+            return argv, dynamic
+        # Before the first word when options end at the first operand (`git VERB`), else last
+        # (`tar xf a.tar` keeps its first word), ahead of a `--`.
+        at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
+        return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
 
     def _alternate_reading(
         self,
