@@ -314,6 +314,10 @@ class Analyzer(Follower, LinkFollower):
         # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
         self.functions: dict[str, list[list[Token]]] = {}
         self.calling: set[str] = set()  # functions being read (a recursive call is read once)
+        # `>(CMD)`: the file is CMD's input (`echo 'rm -rf ~' > >(sh)` pipes into sh); `exec N> >(CMD)`
+        # leaves a descriptor the rest of the line writes to (sink), no fd numbers kept.
+        self.sinks: dict[str, str] = {}
+        self.sink: str | None = None
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
@@ -478,6 +482,8 @@ class Analyzer(Follower, LinkFollower):
         self.pipes += 1
         content = self._static_output(script) if direction == "<" else None
         self.files[path] = _Written(frozenset(self._names_in(script)), content)
+        if direction == ">":
+            self.sinks[path] = script
         return _Word([path], False, False, [script])
 
     def _static_output(self, script: str) -> str | None:
@@ -612,6 +618,12 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        home = self.env.get("HOME", "~")
+        if home != "~" and home:
+            # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
+            # comes after the words' expansion in bash: read as set, the stricter reading)
+            argv = [_rehome(word, home) for word in argv]
+            redirects = [(op, _rehome(target, home)) for op, target in redirects]
         if not argv:
             if not redirects:
                 return [], None
@@ -629,7 +641,40 @@ class Analyzer(Follower, LinkFollower):
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
+        if stages and (self.sinks or self.sink is not None):
+            self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
         return stages, output
+
+    def _feed_sinks(
+        self,
+        argv: list[str],
+        stages: list[Command],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        output: str | None,
+        depth: int,
+        via: tuple[str, ...],
+    ) -> None:
+        """What a command writes into `>(CMD)` is CMD's input: CMD is read again with it."""
+        last = stages[-1]
+        fed: list[tuple[str, str | None]] = []
+        for op, target in redirects:
+            if op in _WRITE_REDIRECTS and target in self.sinks:
+                if argv == ["exec"]:
+                    self.sink = self.sinks[target]
+                else:
+                    fed.append((self.sinks[target], output))
+        if last.name == "tee":
+            fed += [(self.sinks[a], stdin or None) for a in last.argv[1:] if a in self.sinks]
+        if self.sink is not None and argv != ["exec"] and output is not None:
+            fed.append((self.sink, output))
+        writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
+        for script, data in fed:
+            for pipeline in _split(self._tokens(script)):
+                # the data (unknown: its writers) goes into the first stage
+                self._simple(pipeline[0], depth + 1, (*via, ">()"), writers, data)
+                for raw in pipeline[1:]:
+                    self._simple(raw, depth + 1, (*via, ">()"), writers, None)
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
         """Literal data this command writes to its stdout, when it only echoes text."""
@@ -1110,6 +1155,10 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, name), False, content))
         return out
+
+
+def _rehome(word: str, home: str) -> str:
+    return home + word[1:] if word == "~" or word.startswith("~/") else word
 
 
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
