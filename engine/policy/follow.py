@@ -403,7 +403,7 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
-        content = command.stdin if path in ("-", "/dev/stdin") else self._script(path)
+        content = command.stdin if path in _STDIN_FILES else self._script(path)
         language = run.language or "shell"
         if content is None:
             if run.indirect:
@@ -462,6 +462,8 @@ class Follower:
             self.indirect -= 1
 
 
+# names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 

@@ -55,7 +55,7 @@ MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
-_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install"})  # write files named by their arguments
+_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install", "dd"})  # write files named by their arguments
 _COPIERS = frozenset({"cp", "mv", "install"})
 _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
@@ -605,6 +605,15 @@ class Analyzer(Follower, LinkFollower):
                 continue
             text = texts[0]
             match = ASSIGNMENT.match(text) if assigning and "=" in text else None
+            appended = _APPEND.match(text) if assigning and match is None and "+=" in text else None
+            if appended is not None:
+                # `c=r; c+=m`: the value grows (unknown when either part is)
+                known = self.env.get(appended.group(1))
+                if is_dynamic or known is None:
+                    self.env.pop(appended.group(1), None)
+                else:
+                    self.env[appended.group(1)] = known + text[appended.end() :]
+                continue
             if match is not None:
                 if is_dynamic:
                     self.env.pop(match.group(1), None)
@@ -1101,6 +1110,10 @@ class Analyzer(Follower, LinkFollower):
             append = any(a in ("-a", "--append") for a in last.argv[1:])
             targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]
         targets += [(t, False, None) for t in download_targets(last.name, last.argv)]
+        if last.name == "dd":
+            # `dd of=x.sh <<< TEXT`: the file holds its input (another source: unknown)
+            source = any(a.startswith("if=") for a in last.argv[1:])
+            targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
         if not targets:
@@ -1155,6 +1168,9 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, name), False, content))
         return out
+
+
+_APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 
 def _rehome(word: str, home: str) -> str:
