@@ -360,6 +360,8 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokens[at:]
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
+        if len(tokens) > 5:
+            self._read_loops(tokens, depth, via)
         if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
             self.cwd = saved
 
@@ -907,6 +909,28 @@ class Analyzer(Follower, LinkFollower):
         finally:
             self.alternate = False
 
+    def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        """`for d in ~; do rm -rf "$d"; done`: each loop's body is read again with its variable set
+        to each word of its list (the first _MAX_LOOP_VALUES), as well as unknown."""
+        for name, words, body in _for_loops(tokens):
+            values: list[str] = []
+            for word in words:
+                resolved = self._resolve(word)
+                if resolved.dynamic:
+                    continue
+                values.extend(resolved.texts)
+            saved = self.env.get(name)
+            try:
+                for value in dict.fromkeys(values[:_MAX_LOOP_VALUES]):
+                    self.env[name] = value
+                    for pipeline in _split(body):
+                        self._pipeline(pipeline, depth, (*via, "for"))
+            finally:
+                if saved is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = saved
+
     def _call_function(self, argv: list[str], dynamic: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`f() { gh "$@"; }; f auth token` runs `gh auth token`: each body given the function is
         read again with the call's arguments as its positional parameters (an argument known
@@ -1175,6 +1199,43 @@ _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 def _rehome(word: str, home: str) -> str:
     return home + word[1:] if word == "~" or word.startswith("~/") else word
+
+
+_MAX_LOOP_VALUES = 16
+_LOOP_HEADERS = frozenset({"for", "select"})
+
+
+def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]]:
+    """(variable, its words, the body's tokens) of each `for NAME in WORDS; do BODY done`."""
+    loops: list[tuple[str, list[Token], list[Token]]] = []
+    n = len(tokens)
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.literal not in _LOOP_HEADERS or i + 2 >= n:
+            continue
+        name, keyword = tokens[i + 1], tokens[i + 2]
+        if name.literal is None or not _NAME_ONLY.fullmatch(name.literal) or keyword.literal != "in":
+            continue
+        j = i + 3
+        words: list[Token] = []
+        while j < n and tokens[j].kind == "word":
+            words.append(tokens[j])
+            j += 1
+        while j < n and (tokens[j].kind == "nl" or tokens[j].value == ";"):
+            j += 1
+        if j >= n or tokens[j].literal != "do" or not words:
+            continue
+        level = 0
+        end = n
+        for k in range(j, n):
+            if tokens[k].kind == "word" and tokens[k].literal == "do":
+                level += 1
+            elif tokens[k].kind == "word" and tokens[k].literal == "done":
+                level -= 1
+                if level == 0:
+                    end = k
+                    break
+        loops.append((name.literal, words, tokens[j + 1 : end]))
+    return loops
 
 
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
