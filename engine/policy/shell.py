@@ -318,6 +318,9 @@ class Analyzer(Follower, LinkFollower):
         # leaves a descriptor the rest of the line writes to (sink), no fd numbers kept.
         self.sinks: dict[str, str] = {}
         self.sink: str | None = None
+        # A download unpacked or cloned earlier on the line (`curl … | tar x`, `git clone URL`): a
+        # script run afterwards that the line did not write may come from it.
+        self.fetched = False
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
@@ -757,6 +760,12 @@ class Analyzer(Follower, LinkFollower):
                 stages.append(command)
                 if not name:
                     break
+                if (
+                    name in _UNPACKERS
+                    or (self.fetched and name in _SCRIPT_RUNNERS)
+                    or (self.fetched and "/" in argv[0])
+                ):
+                    self._fetched_code(command, via, depth)
                 written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
@@ -908,6 +917,24 @@ class Analyzer(Follower, LinkFollower):
             self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
         finally:
             self.alternate = False
+
+    def _fetched_code(self, command: Command, via: tuple[str, ...], depth: int) -> None:
+        """Remember an unpacked download or a clone; a later script it may hold runs as fetched code
+        (`curl -s URL | tar x && ./install.sh`, `git clone URL && cd x && make`)."""
+        argv = command.argv
+        if command.name in _UNPACKERS:
+            if command.name == "git":
+                self.fetched = self.fetched or "clone" in argv[1:3] or any(w == "clone" for w in argv[1:4])
+                return
+            archives = [self.files.get(self._file_key(w)) for w in argv[1:] if not w.startswith("-")]
+            writers = command.fed_by.union(*(a.writers for a in archives if a is not None))
+            self.fetched = self.fetched or not writers.isdisjoint(_FETCHERS)
+            return
+        operands = [w for w in argv[1:] if not w.startswith("-")]
+        target = argv[0] if "/" in argv[0] else (operands[0] if operands else "")
+        if command.name in ("make", "gmake") or (target and not self._known(target)):
+            runner = self._synthetic("sh", ("sh", target or command.name), via, depth)
+            runner.fed_by = frozenset({"download"})
 
     def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         """`for d in ~; do rm -rf "$d"; done`: each loop's body is read again with its variable set
@@ -1202,6 +1229,28 @@ def _rehome(word: str, home: str) -> str:
 
 
 _MAX_LOOP_VALUES = 16
+# Programs that unpack or fetch a tree of files; network fetchers; programs that run a script file.
+_UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
+_FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"})
+_SCRIPT_RUNNERS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "source",
+        ".",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+        "php",
+        "make",
+        "gmake",
+    }
+)
 _LOOP_HEADERS = frozenset({"for", "select"})
 
 
