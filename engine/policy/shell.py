@@ -397,11 +397,16 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
-                if seg.text == "@" and seg.quoted and self.positional is not None:
-                    # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`)
-                    if self.positional:
-                        fields[-1].append(self.positional[0])
-                        fields.extend([arg] for arg in self.positional[1:])
+                sliced = _SLICE.fullmatch(seg.text) if self.positional is not None and seg.quoted else None
+                if self.positional is not None and seg.quoted and (seg.text == "@" or sliced is not None):
+                    # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`); "${@:N[:M]}" a slice
+                    args = self.positional
+                    if sliced is not None:
+                        first = max(int(sliced.group(1)) - 1, 0)
+                        args = args[first : first + int(sliced.group(2))] if sliced.group(2) else args[first:]
+                    if args:
+                        fields[-1].append(args[0])
+                        fields.extend([arg] for arg in args[1:])
                     continue
                 if _NAME_ONLY.fullmatch(seg.text):
                     value = self.env.get(seg.text)
@@ -941,6 +946,8 @@ class Analyzer(Follower, LinkFollower):
         to each word of its list (the first _MAX_LOOP_VALUES), as well as unknown."""
         for name, words, body in _for_loops(tokens):
             values: list[str] = []
+            if not words and self.positional is not None:
+                values = list(self.positional)  # `for d; do`: the positional parameters
             for word in words:
                 resolved = self._resolve(word)
                 if resolved.dynamic:
@@ -985,6 +992,8 @@ class Analyzer(Follower, LinkFollower):
         try:
             for pipeline in _split(body):
                 self._pipeline(pipeline, depth, via)
+            if len(body) > 5:
+                self._read_loops(body, depth, via)
         finally:
             self.positional = saved_positional
             for key in _POSITIONAL_KEYS:
@@ -1221,6 +1230,7 @@ class Analyzer(Follower, LinkFollower):
         return out
 
 
+_SLICE = re.compile(r"@:(\d+)(?::(\d+))?")
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 
@@ -1262,16 +1272,21 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
         if token.kind != "word" or token.literal not in _LOOP_HEADERS or i + 2 >= n:
             continue
         name, keyword = tokens[i + 1], tokens[i + 2]
-        if name.literal is None or not _NAME_ONLY.fullmatch(name.literal) or keyword.literal != "in":
+        if name.literal is None or not _NAME_ONLY.fullmatch(name.literal):
             continue
-        j = i + 3
         words: list[Token] = []
-        while j < n and tokens[j].kind == "word":
-            words.append(tokens[j])
-            j += 1
+        if keyword.literal == "in":
+            j = i + 3
+            while j < n and tokens[j].kind == "word":
+                words.append(tokens[j])
+                j += 1
+        elif keyword.kind in ("op", "nl") or keyword.literal == "do":
+            j = i + 2  # `for NAME; do`: over the positional parameters
+        else:
+            continue
         while j < n and (tokens[j].kind == "nl" or tokens[j].value == ";"):
             j += 1
-        if j >= n or tokens[j].literal != "do" or not words:
+        if j >= n or tokens[j].literal != "do" or (not words and keyword.literal == "in"):
             continue
         level = 0
         end = n
@@ -1371,14 +1386,20 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
     return spans
 
 
+_COMPOUND_ENDS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
+
+
 def _body(tokens: list[Token], start: int) -> list[Token]:
     """The compound command starting at ``start``: up to its matching `}` or `)`."""
     if start >= len(tokens):
         return []
     first = tokens[start]
     opener, closer, kind = ("{", "}", "word") if first.kind == "word" else ("(", ")", "op")
-    if first.value != opener:
+    if first.kind == "word" and first.literal in _COMPOUND_ENDS:
+        opener, closer = first.literal, _COMPOUND_ENDS[first.literal]  # `f() if …; fi`
+    elif first.value != opener:
         opener, closer, kind = "", "", ""
+    openers = {"for", "while", "until", "select"} if closer == "done" else {opener}
     level = 0
     for j in range(start, len(tokens)):
         token = tokens[j]
@@ -1386,7 +1407,7 @@ def _body(tokens: list[Token], start: int) -> list[Token]:
             if token.kind in ("op", "nl") and token.value in (";", "\n", "&", "&&", "||"):
                 return tokens[start:j]
             continue
-        if token.kind == kind and token.value == opener:
+        if token.kind == kind and token.value in openers:
             level += 1
         elif token.kind == kind and token.value == closer:
             level -= 1

@@ -26,6 +26,13 @@ HARDLINE = [
     "x=rm; f() { local x=ls; }; f; $x -rf ~",
     "f() { X=rm; }; f; $X -rf ~",
     'f()\n{\n  rm -rf "$1"\n}\nf ~',
+    'f() { rm -rf "${@:1}"; }; f ~',
+    'f() if true; then rm -rf "$1"; fi; f ~',
+    'f() { for d; do rm -rf "$d"; done; }; f ~',
+    'set -- ~; for d; do rm -rf "$d"; done',
+    'f() { while [ $# -gt 0 ]; do rm -rf "$1"; shift; done; }; f ~',
+    "eval 'f() { rm -rf \"$@\"; }'; f ~",
+    'f() { rm -rf "$@"; }; c=f; $c ~',
 ]
 
 ASK = [
