@@ -58,6 +58,7 @@ class Follower:
     files: dict[str, Any]  # files written earlier on the line
     session: Any  # what the session wrote before the line (session_memory.SessionView), or None
     indirect: int  # > 0 while analysing an escape hatch's payload
+    descriptors: str | None  # input given to a descriptor earlier on the line (`exec 3<<< …`)
     following: set[str]  # variables whose payload is being read (a payload's own commands obey them too)
 
     # Provided by the analyzer.
@@ -404,6 +405,10 @@ class Follower:
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
         content = command.stdin if path in _STDIN_FILES else self._script(path)
+        if content is None and _DESCRIPTOR_FILE.match(path):
+            # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
+            # are kept, so any input the line gave a descriptor is what it reads
+            content = command.stdin or self.descriptors or None
         language = run.language or "shell"
         if content is None:
             if run.indirect:
@@ -463,6 +468,7 @@ class Follower:
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
+_DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/self|proc/thread-self)/fd/")
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 

@@ -652,7 +652,7 @@ class Analyzer(Follower, LinkFollower):
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
             return [], None
-        if argv == ["exec"] and stdin:
+        if argv[0] == "exec" and stdin and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
             # any later `<&N` is taken to read it).
             self.descriptors = stdin
@@ -1230,6 +1230,7 @@ class Analyzer(Follower, LinkFollower):
         return out
 
 
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
 _SLICE = re.compile(r"@:(\d+)(?::(\d+))?")
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 

@@ -51,3 +51,21 @@ def test_the_payload_is_live_and_the_engine_stops_it(
     home, _, _ = run_confined(tmp_path, payload)
     assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
     blocked(work_engine, fake_home, payload)
+
+
+DESCRIPTORS = [
+    "exec {fd}<<< 'rm -rf ~'; bash <&$fd",
+    "source /dev/fd/3 3<<< 'rm -rf ~'",
+    "bash /dev/fd/3 3<<< 'rm -rf ~'",
+    "exec 3<<< 'rm -rf ~'; bash /dev/fd/3",
+]
+
+
+@pytest.mark.parametrize("command", DESCRIPTORS)
+def test_a_script_read_from_a_descriptor_is_judged(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), command
+
+
+def test_a_descriptor_script_from_a_file_stays_allowed(engine: Engine) -> None:
+    assert judge(engine, "bash /dev/fd/3 3< script.sh").decision == "allow"
