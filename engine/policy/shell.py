@@ -321,6 +321,7 @@ class Analyzer(Follower, LinkFollower):
         # A download unpacked or cloned earlier on the line (`curl … | tar x`, `git clone URL`): a
         # script run afterwards that the line did not write may come from it.
         self.fetched = False
+        self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
@@ -409,7 +410,7 @@ class Analyzer(Follower, LinkFollower):
                         fields.extend([arg] for arg in args[1:])
                     continue
                 if _NAME_ONLY.fullmatch(seg.text):
-                    value = self.env.get(seg.text)
+                    value = self.env.get(seg.text) if seg.text not in self.namerefs else None
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -1098,8 +1099,16 @@ class Analyzer(Follower, LinkFollower):
         return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
-        """`export NAME=VALUE`: the variable is set for the rest of the line."""
+        """`export NAME=VALUE`: the variable is set for the rest of the line. A name reference
+        (`declare -n r=x`) stands for another variable: known only at run time here."""
+        reference = any(w[:1] in "-+" and "n" in w[1:] and not w.startswith("--") for w in argv[1:])
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
+            if reference and _IDENTIFIER.match(word):
+                name = _IDENTIFIER.match(word)
+                if name is not None:
+                    self.namerefs.add(name.group())
+                    self.env.pop(name.group(), None)
+                continue
             match = ASSIGNMENT.match(word)
             if match is None:
                 continue

@@ -69,3 +69,20 @@ def test_a_script_read_from_a_descriptor_is_judged(engine: Engine, command: str)
 
 def test_a_descriptor_script_from_a_file_stays_allowed(engine: Engine) -> None:
     assert judge(engine, "bash /dev/fd/3 3< script.sh").decision == "allow"
+
+
+NAME_REFERENCES = [
+    "declare -n r=x; x=rm; $r -rf ~",
+    'x=rm; declare -n r=x; "$r" -rf ~',
+    "typeset -n r=x; x=rm; $r -rf ~",
+]
+
+
+@pytest.mark.parametrize("command", NAME_REFERENCES)
+def test_a_name_reference_is_known_only_at_run_time(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), command
+
+
+def test_an_echoed_name_reference_stays_allowed(engine: Engine) -> None:
+    assert judge(engine, "declare -n r=x; x=hi; echo $r").decision == "allow"
