@@ -58,6 +58,8 @@ class Follower:
     files: dict[str, Any]  # files written earlier on the line
     session: Any  # what the session wrote before the line (session_memory.SessionView), or None
     indirect: int  # > 0 while analysing an escape hatch's payload
+    descriptors: str | None  # input given to a descriptor earlier on the line (`exec 3<<< …`)
+    following: set[str]  # variables whose payload is being read (a payload's own commands obey them too)
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -131,7 +133,7 @@ class Follower:
                     continue
                 if (source == "stdin" and not stdin) or (source == "files" and not files):
                     continue
-                if run.kind == "reparse" or not run.applies(present, count):
+                if run.kind in ("reparse", "options") or not run.applies(present, count):
                     continue
                 found = self._run(run, command, level, reading, argv, dynamic, local, via)
                 if found is not None and inner is None:
@@ -155,7 +157,7 @@ class Follower:
                     if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
                         continue
                     value = argv[i + 1]
-                payload = _matched(run, value)
+                payload = matched_payload(run, value)
                 if payload is not None:
                     self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
@@ -167,8 +169,14 @@ class Follower:
                 continue
             for name in sorted(run.names):
                 value = local.get(name, self.env.get(name))
-                if value is not None and (payload := _matched(run, value)) is not None:
+                if name in self.following or value is None or (payload := matched_payload(run, value)) is None:
+                    continue
+                # `BROWSER=firefox x`: firefox obeys BROWSER too; it is read once
+                self.following.add(name)
+                try:
                     self._payload(run, command, rules, payload, via, command.depth + 1)
+                finally:
+                    self.following.discard(name)
 
     def _reparse(
         self, program: Program, run: Run, argv: list[str], dynamic: list[bool], parsed: Parsed
@@ -233,7 +241,7 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         for value in values:
-            payload = _matched(run, value)
+            payload = matched_payload(run, value)
             if payload is not None and run.variable:
                 # The payload is a variable's name: its value runs; one not set on the line is data.
                 payload = local.get(payload, self.env.get(payload))
@@ -396,7 +404,11 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
-        content = command.stdin if path in ("-", "/dev/stdin") else self._script(path)
+        content = command.stdin if path in _STDIN_FILES else self._script(path)
+        if content is None and _DESCRIPTOR_FILE.match(path):
+            # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
+            # are kept, so any input the line gave a descriptor is what it reads
+            content = command.stdin or self.descriptors or None
         language = run.language or "shell"
         if content is None:
             if run.indirect:
@@ -455,6 +467,9 @@ class Follower:
             self.indirect -= 1
 
 
+# names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
+_DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/self|proc/thread-self)/fd/")
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
@@ -491,7 +506,8 @@ def _as(run: Run, kind: str) -> Run:
     return replace(run, kind=kind)
 
 
-def _matched(run: Run, value: str) -> str | None:
+def matched_payload(run: Run, value: str) -> str | None:
+    """The payload a run finds in ``value`` (its `match` group, or the whole value); None: no match."""
     if run.match is None:
         return value
     found = run.match.search(value)

@@ -41,6 +41,13 @@ _ARGUMENT = re.compile(
     r"|(?P<name>(?<![\w.$])[$@]?[A-Za-z_]\w*(?:\.\w+)*(?![\w(]))"  # a variable: a word known only at run time
 )
 _ESCAPE = re.compile(r"\\(.)")
+# Second names for a call (`from os import system as s`, `s = os.system`, `{execSync: run1}`):
+# group 1 the name the call goes by, group 2 the new name.
+_ALIAS = re.compile(
+    r"\b(\w+)\s+as\s+(\w+)"
+    r"|(?<![\w.])(\w+)\s*=\s*(?:[\w.]+\.)?(\w+)\s*(?=[;\n,)]|$)"
+    r"|\b(\w+)\s*:\s*(\w+)\s*[,}]"
+)
 _BACKTICK_CODE = re.compile(r"`([^`]+)`|%x\(([^)]*)\)|qx[({]([^)}]*)[)}]")
 # awk's pipes: `print | "cmd"`, `"cmd" | getline`, `"cmd" |& getline`.
 _AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*\|&?\s*getline")
@@ -91,12 +98,19 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [_unescape(m.group(1)[1:-1]) for m in _DO_SHELL_SCRIPT.finditer(code)]
     elif language in ("expect", "tclsh"):
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
-    for n, match in enumerate(_CALL.finditer(code)):
+    calls = list(_CALL.finditer(code))
+    aliases = _aliases(code)
+    if aliases:
+        calls += re.finditer(r"(?<![\w.$])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", code)
+    for n, match in enumerate(calls):
         if n >= _MAX_CALLS:
             raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may run a command")
         arguments = spent.take(_arguments(code, match.start(), match.end(), spent))
         if arguments:
             words = _words(arguments)
+            if len(words) > 1 and _ARGV_FORM.match(arguments) and "+" not in arguments:
+                # a list of arguments (`["sh", "-c", "rm -rf ~"]`, `"rm", "-rf", $HOME`): each one word
+                words = [w if w == "~" or w.startswith("$") or _PLAIN.fullmatch(w) else _quoted(w) for w in words]
             if words:
                 scripts.append(" ".join(words))
     for match in _BACKTICK_CODE.finditer(code):
@@ -104,6 +118,33 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         if script:
             scripts.append(script)
     return scripts
+
+
+_ARGV_FORM = re.compile(r"\s*\[|[^,]*,")
+_PLAIN = re.compile(r"[\w@%+=:,./~-]+")
+
+
+def _quoted(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _aliases(code: str) -> list[str]:
+    """Names a call that may run a command goes by besides its own (`system as s`, `s = os.system`)."""
+    if " as " not in code and "=" not in code and ":" not in code:
+        return []
+    out: list[str] = []
+    for match in _ALIAS.finditer(code):
+        if match.group(1) is not None:
+            name, alias = match.group(1), match.group(2)
+        elif match.group(3) is not None:
+            alias, name = match.group(3), match.group(4)
+        else:
+            name, alias = match.group(5), match.group(6)
+        if alias != name and _CALL.fullmatch(name) and alias not in out:
+            out.append(alias)
+            if len(out) >= _MAX_CALLS:
+                break
+    return out
 
 
 def _arguments(code: str, start: int, end: int, spent: _Spent) -> str:

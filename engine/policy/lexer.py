@@ -346,7 +346,9 @@ class Lexer:
         end = _arithmetic_end(text, start)
         if end is None:
             return False
-        self.tokens.append(Token("op", "(("))
+        # The expression rides on the operator (`literal`): a variable it names is evaluated
+        # again, so `x='a[$(cmd)]'; (( x ))` runs cmd.
+        self.tokens.append(Token("op", "((", literal=text[start:end]))
         for script in substitutions(text[start:end]):
             self.tokens.append(_compound(f"$({script})", [Seg(SUB, script)]))
         self.tokens.append(Token("op", "))"))
@@ -601,7 +603,10 @@ class Lexer:
             self.pos += 2
             inner = self._balanced("}")
             name = _NAME.match(inner.lstrip("!#"))
-            segs.append(Seg(VAR, name.group() if name else inner, quoted))
+            # `${x}`, `${#x}`: the name; with an operator (`${x:-rm}`, `${x/ls/rm}`, `${!x}`) the
+            # whole text, for the analyzer to expand or to take as known only at run time.
+            plain = name is not None and (inner in (name.group(), "#" + name.group()) or inner == "#")
+            segs.append(Seg(VAR, name.group() if plain and name else inner, quoted))
             # `${x:-$(cmd)}` still runs cmd.
             segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
             return

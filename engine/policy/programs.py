@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     from engine.source.yamlfile import Document
 
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
-STRUCTURAL = frozenset({"argv", "shell", "file", "reparse", "sed", "ex", "keys", "make", "sql", "code", "path"})
+# options: a variable the program reads as options put before its own (TAR_OPTIONS, GIT_WORK_TREE as --work-tree=).
+STRUCTURAL = frozenset(
+    {"argv", "shell", "file", "reparse", "options", "sed", "ex", "keys", "make", "sql", "code", "path"}
+)
 SOURCES = (
     "rest",
     "option",

@@ -25,7 +25,8 @@ from engine.policy.commands import (
     printed_text,
     shell_word,
 )
-from engine.policy.follow import Follower, join_path
+from engine.policy.executors import split_string
+from engine.policy.follow import Follower, join_path, matched_payload
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -36,6 +37,7 @@ from engine.policy.lexer import (
     ShellSyntaxError,
     Token,
     expand_braces,
+    substitutions,
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
@@ -53,7 +55,7 @@ MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
-_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install"})  # write files named by their arguments
+_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install", "dd"})  # write files named by their arguments
 _COPIERS = frozenset({"cp", "mv", "install"})
 _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
@@ -259,6 +261,10 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
             if target is not None:
                 i += 1
             continue
+        if token is not None and token.kind == "op" and token.value == "((" and token.literal:
+            # `(( expr ))` is `let 'expr'` (its substitutions follow as words of their own)
+            words.extend((_LET, Token("word", token.literal, (), False, None, token.literal, True)))
+            continue
         if token is not None and token.kind == "nl" and piped and not (words or redirects):
             continue  # `a |` then newlines: the pipe goes on on the next line
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
@@ -304,6 +310,20 @@ class Analyzer(Follower, LinkFollower):
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
+        # Shell functions defined on the line: NAME -> the bodies given it (all of them are read:
+        # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
+        self.functions: dict[str, list[list[Token]]] = {}
+        self.calling: set[str] = set()  # functions being read (a recursive call is read once)
+        # `>(CMD)`: the file is CMD's input (`echo 'rm -rf ~' > >(sh)` pipes into sh); `exec N> >(CMD)`
+        # leaves a descriptor the rest of the line writes to (sink), no fd numbers kept.
+        self.sinks: dict[str, str] = {}
+        self.sink: str | None = None
+        # A download unpacked or cloned earlier on the line (`curl … | tar x`, `git clone URL`): a
+        # script run afterwards that the line did not write may come from it.
+        self.fetched = False
+        self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
+        self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
+        self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -329,8 +349,23 @@ class Analyzer(Follower, LinkFollower):
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
         # `source` and an alias run in this shell.
         saved = self.cwd
+        spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
+        if spans:
+            # Each definition's body is read where it stands (it may never run, or run later
+            # with other arguments: its variables are unknown after it).
+            at = 0
+            for begin, body, end in spans:
+                if begin < at:
+                    continue  # a definition inside a body read already
+                for pipeline in _split(tokens[at:begin]):
+                    self._pipeline(pipeline, depth, via)
+                self._read_body(tokens[body:end], depth, (*via, "function"), None)
+                at = end
+            tokens = tokens[at:]
         for pipeline in _split(tokens):
             self._pipeline(pipeline, depth, via)
+        if len(tokens) > 5:
+            self._read_loops(tokens, depth, via)
         if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
             self.cwd = saved
 
@@ -363,7 +398,24 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
-                value = self.env.get(seg.text)
+                sliced = _SLICE.fullmatch(seg.text) if self.positional is not None and seg.quoted else None
+                if self.positional is not None and seg.quoted and (seg.text == "@" or sliced is not None):
+                    # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`); "${@:N[:M]}" a slice
+                    args = self.positional
+                    if sliced is not None:
+                        first = max(int(sliced.group(1)) - 1, 0)
+                        args = args[first : first + int(sliced.group(2))] if sliced.group(2) else args[first:]
+                    if args:
+                        fields[-1].append(args[0])
+                        fields.extend([arg] for arg in args[1:])
+                    continue
+                if _NAME_ONLY.fullmatch(seg.text):
+                    value = self.env.get(seg.text) if seg.text not in self.namerefs else None
+                else:
+                    # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
+                    named = _PARAMETER_NAME.match(seg.text)
+                    subs.extend(self._arithmetic(seg.text[named.end() if named else 0 :], literal=False))
+                    value = self._parameter(seg.text)
                 if value is None and seg.text == "IFS":
                     value = _DEFAULT_IFS
                 if value is None:
@@ -378,6 +430,7 @@ class Analyzer(Follower, LinkFollower):
                     dynamic = True
                     continue
             else:
+                subs.extend(self._arithmetic(seg.text, literal=False))
                 fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
                 continue
@@ -440,6 +493,8 @@ class Analyzer(Follower, LinkFollower):
         self.pipes += 1
         content = self._static_output(script) if direction == "<" else None
         self.files[path] = _Written(frozenset(self._names_in(script)), content)
+        if direction == ">":
+            self.sinks[path] = script
         return _Word([path], False, False, [script])
 
     def _static_output(self, script: str) -> str | None:
@@ -561,6 +616,15 @@ class Analyzer(Follower, LinkFollower):
                 continue
             text = texts[0]
             match = ASSIGNMENT.match(text) if assigning and "=" in text else None
+            appended = _APPEND.match(text) if assigning and match is None and "+=" in text else None
+            if appended is not None:
+                # `c=r; c+=m`: the value grows (unknown when either part is)
+                known = self.env.get(appended.group(1))
+                if is_dynamic or known is None:
+                    self.env.pop(appended.group(1), None)
+                else:
+                    self.env[appended.group(1)] = known + text[appended.end() :]
+                continue
             if match is not None:
                 if is_dynamic:
                     self.env.pop(match.group(1), None)
@@ -574,6 +638,12 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        home = self.env.get("HOME", "~")
+        if home != "~" and home:
+            # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
+            # comes after the words' expansion in bash: read as set, the stricter reading)
+            argv = [_rehome(word, home) for word in argv]
+            redirects = [(op, _rehome(target, home)) for op, target in redirects]
         if not argv:
             if not redirects:
                 return [], None
@@ -583,7 +653,7 @@ class Analyzer(Follower, LinkFollower):
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
             return [], None
-        if argv == ["exec"] and stdin:
+        if argv[0] == "exec" and stdin and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
             # any later `<&N` is taken to read it).
             self.descriptors = stdin
@@ -591,7 +661,40 @@ class Analyzer(Follower, LinkFollower):
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
+        if stages and (self.sinks or self.sink is not None):
+            self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
         return stages, output
+
+    def _feed_sinks(
+        self,
+        argv: list[str],
+        stages: list[Command],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        output: str | None,
+        depth: int,
+        via: tuple[str, ...],
+    ) -> None:
+        """What a command writes into `>(CMD)` is CMD's input: CMD is read again with it."""
+        last = stages[-1]
+        fed: list[tuple[str, str | None]] = []
+        for op, target in redirects:
+            if op in _WRITE_REDIRECTS and target in self.sinks:
+                if argv == ["exec"]:
+                    self.sink = self.sinks[target]
+                else:
+                    fed.append((self.sinks[target], output))
+        if last.name == "tee":
+            fed += [(self.sinks[a], stdin or None) for a in last.argv[1:] if a in self.sinks]
+        if self.sink is not None and argv != ["exec"] and output is not None:
+            fed.append((self.sink, output))
+        writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
+        for script, data in fed:
+            for pipeline in _split(self._tokens(script)):
+                # the data (unknown: its writers) goes into the first stage
+                self._simple(pipeline[0], depth + 1, (*via, ">()"), writers, data)
+                for raw in pipeline[1:]:
+                    self._simple(raw, depth + 1, (*via, ">()"), writers, None)
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
         """Literal data this command writes to its stdout, when it only echoes text."""
@@ -643,6 +746,8 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
+                if program is not None and (local or len(self.env) > 1) and program.runs:
+                    argv, dynamic = self._environment_options(program, argv, dynamic, local)
                 command = Command(
                     name,
                     tuple(argv),
@@ -661,6 +766,12 @@ class Analyzer(Follower, LinkFollower):
                 stages.append(command)
                 if not name:
                     break
+                if (
+                    name in _UNPACKERS
+                    or (self.fetched and name in _SCRIPT_RUNNERS)
+                    or (self.fetched and "/" in argv[0])
+                ):
+                    self._fetched_code(command, via, depth)
                 written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
@@ -708,6 +819,14 @@ class Analyzer(Follower, LinkFollower):
                             alias, sep, value = word.partition("=")
                             if sep and alias:
                                 self.aliases[alias] = value
+                    elif name in _ARITHMETIC_NAMES:
+                        for text in _arithmetic_words(name, argv):
+                            for script in self._arithmetic(text):
+                                self.analyze(script, depth=depth + 1, via=(*via, name))
+                    elif name in ("set", "shift"):
+                        self._set_positional(argv, dynamic)
+                    elif self.functions and argv[0] in self.functions and argv[0] not in self.calling:
+                        self._call_function(argv, dynamic, depth, via)
                     elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
                         expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
                         self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
@@ -742,6 +861,33 @@ class Analyzer(Follower, LinkFollower):
             if here:
                 self.cwd = here[0]
         return stages
+
+    def _environment_options(
+        self, program: Program, argv: list[str], dynamic: list[bool], local: dict[str, str]
+    ) -> tuple[list[str], list[bool]]:
+        """Variables the program reads as options (`TAR_OPTIONS='--to-command=…' tar x`,
+        `GIT_WORK_TREE=~ git checkout -f`): their words go before the program's own."""
+        words: list[str] = []
+        for run in program.runs:
+            if run.kind != "options" or run.source != "env":
+                continue
+            for variable in sorted(run.names):
+                value = local.get(variable, self.env.get(variable))
+                if value is None:
+                    continue
+                payload = matched_payload(run, value)
+                if payload is None:
+                    continue
+                if run.prepend is not None:
+                    words.append(run.prepend + payload)
+                else:
+                    words.extend(split_string(payload, self.env))
+        if not words:
+            return argv, dynamic
+        # Before the first word when options end at the first operand (`git VERB`), else last
+        # (`tar xf a.tar` keeps its first word), ahead of a `--`.
+        at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
+        return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
 
     def _alternate_reading(
         self,
@@ -778,6 +924,158 @@ class Analyzer(Follower, LinkFollower):
         finally:
             self.alternate = False
 
+    def _fetched_code(self, command: Command, via: tuple[str, ...], depth: int) -> None:
+        """Remember an unpacked download or a clone; a later script it may hold runs as fetched code
+        (`curl -s URL | tar x && ./install.sh`, `git clone URL && cd x && make`)."""
+        argv = command.argv
+        if command.name in _UNPACKERS:
+            if command.name == "git":
+                self.fetched = self.fetched or "clone" in argv[1:3] or any(w == "clone" for w in argv[1:4])
+                return
+            archives = [self.files.get(self._file_key(w)) for w in argv[1:] if not w.startswith("-")]
+            writers = command.fed_by.union(*(a.writers for a in archives if a is not None))
+            self.fetched = self.fetched or not writers.isdisjoint(_FETCHERS)
+            return
+        operands = [w for w in argv[1:] if not w.startswith("-")]
+        target = argv[0] if "/" in argv[0] else (operands[0] if operands else "")
+        if command.name in ("make", "gmake") or (target and not self._known(target)):
+            runner = self._synthetic("sh", ("sh", target or command.name), via, depth)
+            runner.fed_by = frozenset({"download"})
+
+    def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        """`for d in ~; do rm -rf "$d"; done`: each loop's body is read again with its variable set
+        to each word of its list (the first _MAX_LOOP_VALUES), as well as unknown."""
+        for name, words, body in _for_loops(tokens):
+            values: list[str] = []
+            if not words and self.positional is not None:
+                values = list(self.positional)  # `for d; do`: the positional parameters
+            for word in words:
+                resolved = self._resolve(word)
+                if resolved.dynamic:
+                    continue
+                values.extend(resolved.texts)
+            saved = self.env.get(name)
+            try:
+                for value in dict.fromkeys(values[:_MAX_LOOP_VALUES]):
+                    self.env[name] = value
+                    for pipeline in _split(body):
+                        self._pipeline(pipeline, depth, (*via, "for"))
+            finally:
+                if saved is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = saved
+
+    def _call_function(self, argv: list[str], dynamic: list[bool], depth: int, via: tuple[str, ...]) -> None:
+        """`f() { gh "$@"; }; f auth token` runs `gh auth token`: each body given the function is
+        read again with the call's arguments as its positional parameters (an argument known
+        only at run time stays unknown there)."""
+        name = argv[0]
+        self.calling.add(name)
+        try:
+            for body in self.functions[name]:
+                self._read_body(body, depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+        finally:
+            self.calling.discard(name)
+
+    def _read_body(
+        self, body: list[Token], depth: int, via: tuple[str, ...], args: tuple[list[str], list[bool]] | None
+    ) -> None:
+        """Read a function's body with ``args`` as its positional parameters (None: unknown).
+        A variable the body sets is unknown after it: `local` keeps the old value, a plain
+        assignment the new one, and a branch may set it or not."""
+        before = dict(self.env)
+        saved_positional = self.positional
+        if args is None:
+            self._positional(["$unknown"], [True])
+        else:
+            self._positional(*args)
+        try:
+            for pipeline in _split(body):
+                self._pipeline(pipeline, depth, via)
+            if len(body) > 5:
+                self._read_loops(body, depth, via)
+        finally:
+            self.positional = saved_positional
+            for key in _POSITIONAL_KEYS:
+                self.env.pop(key, None)
+            for key, value in list(self.env.items()):
+                if before.get(key) != value:
+                    del self.env[key]
+            for key in _POSITIONAL_KEYS:
+                if key in before:
+                    self.env[key] = before[key]
+
+    def _positional(self, args: list[str], dynamic: list[bool]) -> None:
+        """Make ``args`` the positional parameters ($1.., $#, $@, $*)."""
+        for key in _POSITIONAL_KEYS:
+            self.env.pop(key, None)
+        known = not any(dynamic)
+        self.positional = list(args) if known else None
+        for i, (arg, is_dynamic) in enumerate(zip(args, dynamic, strict=False), start=1):
+            if i > 9:
+                break
+            if not is_dynamic:
+                self.env[str(i)] = arg
+        if known:
+            self.env["#"] = str(len(args))
+            self.env["@"] = " ".join(args)
+            self.env["*"] = self.env.get("IFS", _DEFAULT_IFS)[:1].join(args)
+
+    def _set_positional(self, argv: list[str], dynamic: list[bool]) -> None:
+        """`set -- a b` sets the positional parameters; `shift [N]` drops the first N."""
+        if argv[0] == "shift":
+            count = argv[1] if len(argv) > 1 else "1"
+            if self.positional is not None and count.isdigit() and not any(dynamic[1:]):
+                rest = self.positional[int(count) :]
+                self._positional(rest, [False] * len(rest))
+            else:
+                self._positional(["$unknown"], [True])
+            return
+        if "--" in argv:
+            start = argv.index("--") + 1
+        elif len(argv) > 1 and not argv[1].startswith(("-", "+")):
+            start = 1
+        else:
+            return  # `set -e`, `set -o pipefail`: options only
+        self._positional(argv[start:], dynamic[start:])
+
+    def _arithmetic(self, text: str, *, literal: bool = True, seen: set[str] | None = None) -> list[str]:
+        """The scripts evaluating arithmetic ``text`` runs: its command substitutions (when
+        ``literal``, the text reaches the evaluator unexpanded, as `let 'a[$(cmd)]'` does), and
+        those of every variable it names, whose value is evaluated again in turn
+        (`x='a[$(cmd)]'; echo $((x))`). Each variable is read once."""
+        scripts = substitutions(text) if literal else []
+        seen = set() if seen is None else seen
+        for name in _IDENTIFIER.findall(text):
+            value = self.env.get(name)
+            if value and name not in seen:
+                seen.add(name)
+                scripts.extend(self._arithmetic(value, seen=seen))
+        return scripts
+
+    def _parameter(self, text: str) -> str | None:
+        """The value of `${TEXT}` with an operator, when the line makes it knowable: `${x:-w}`,
+        `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}` (w literal text). Anything else
+        (`${x/a/b}`, `${!x}`, `${x:1}`, case changes) is known only at run time: None."""
+        match = _DEFAULTING.fullmatch(text)
+        if match is None:
+            return None
+        name, colon, op, word = match.groups()
+        value = self.env.get(name)
+        if value is None:
+            return None  # not assigned on the line: unset, or set in the environment inherited
+        if any(ch in word for ch in "$`\\\"'"):
+            return None
+        is_set = value is not None and (value != "" or not colon)
+        if op == "+":
+            return word if is_set else ""
+        if is_set:
+            return value
+        if op == "=":
+            self.env[name] = word
+        return word
+
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
         """Follow `cd` so later relative paths on the line are judged where they land."""
         target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
@@ -801,8 +1099,16 @@ class Analyzer(Follower, LinkFollower):
         return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
-        """`export NAME=VALUE`: the variable is set for the rest of the line."""
+        """`export NAME=VALUE`: the variable is set for the rest of the line. A name reference
+        (`declare -n r=x`) stands for another variable: known only at run time here."""
+        reference = any(w[:1] in "-+" and "n" in w[1:] and not w.startswith("--") for w in argv[1:])
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
+            if reference and _IDENTIFIER.match(word):
+                name = _IDENTIFIER.match(word)
+                if name is not None:
+                    self.namerefs.add(name.group())
+                    self.env.pop(name.group(), None)
+                continue
             match = ASSIGNMENT.match(word)
             if match is None:
                 continue
@@ -873,6 +1179,10 @@ class Analyzer(Follower, LinkFollower):
             append = any(a in ("-a", "--append") for a in last.argv[1:])
             targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]
         targets += [(t, False, None) for t in download_targets(last.name, last.argv)]
+        if last.name == "dd":
+            # `dd of=x.sh <<< TEXT`: the file holds its input (another source: unknown)
+            source = any(a.startswith("if=") for a in last.argv[1:])
+            targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
         if not targets:
@@ -927,6 +1237,193 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, name), False, content))
         return out
+
+
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
+_SLICE = re.compile(r"@:(\d+)(?::(\d+))?")
+_APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
+
+
+def _rehome(word: str, home: str) -> str:
+    return home + word[1:] if word == "~" or word.startswith("~/") else word
+
+
+_MAX_LOOP_VALUES = 16
+# Programs that unpack or fetch a tree of files; network fetchers; programs that run a script file.
+_UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
+_FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"})
+_SCRIPT_RUNNERS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "source",
+        ".",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+        "php",
+        "make",
+        "gmake",
+    }
+)
+_LOOP_HEADERS = frozenset({"for", "select"})
+
+
+def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]]:
+    """(variable, its words, the body's tokens) of each `for NAME in WORDS; do BODY done`."""
+    loops: list[tuple[str, list[Token], list[Token]]] = []
+    n = len(tokens)
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.literal not in _LOOP_HEADERS or i + 2 >= n:
+            continue
+        name, keyword = tokens[i + 1], tokens[i + 2]
+        if name.literal is None or not _NAME_ONLY.fullmatch(name.literal):
+            continue
+        words: list[Token] = []
+        if keyword.literal == "in":
+            j = i + 3
+            while j < n and tokens[j].kind == "word":
+                words.append(tokens[j])
+                j += 1
+        elif keyword.kind in ("op", "nl") or keyword.literal == "do":
+            j = i + 2  # `for NAME; do`: over the positional parameters
+        else:
+            continue
+        while j < n and (tokens[j].kind == "nl" or tokens[j].value == ";"):
+            j += 1
+        if j >= n or tokens[j].literal != "do" or (not words and keyword.literal == "in"):
+            continue
+        level = 0
+        end = n
+        for k in range(j, n):
+            if tokens[k].kind == "word" and tokens[k].literal == "do":
+                level += 1
+            elif tokens[k].kind == "word" and tokens[k].literal == "done":
+                level -= 1
+                if level == 0:
+                    end = k
+                    break
+        loops.append((name.literal, words, tokens[j + 1 : end]))
+    return loops
+
+
+_POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+
+
+_LET = Token("word", "let", (), False, None, "let", False)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAMETER_NAME = re.compile(r"[!#]?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]?)")
+# Builtins that evaluate some of their words as arithmetic, or take variable names whose
+# subscript is arithmetic (`read 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]'`, `declare -i n=EXPR`).
+_ARITHMETIC_NAMES = frozenset(
+    {
+        "let",
+        "[[",
+        "test",
+        "[",
+        "read",
+        "mapfile",
+        "readarray",
+        "printf",
+        "unset",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "wait",
+        "getopts",
+    }
+)
+_COMPARISONS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
+    """The words of a builtin call that the shell evaluates as arithmetic (a variable name's
+    subscript included)."""
+    args = argv[1:]
+    if name == "let":
+        return args
+    if name == "[[":
+        # an arithmetic comparison or -v: `[[ ]]` does not split its words, so all of them
+        return [" ".join(args)] if any(w in _COMPARISONS or w == "-v" for w in args) else []
+    if name in ("test", "["):
+        return [word for i, word in enumerate(args) if i > 0 and args[i - 1] == "-v"]
+    if name == "printf":
+        return [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2] if "[" in word]
+    integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
+    return [word if integer else word.partition("=")[0] for word in args if "[" in word or (integer and "=" in word)]
+
+
+# `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
+_NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
+_DEFAULTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9])(:?)([-=+])(.*)", re.DOTALL)
+
+
+def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]]]) -> list[tuple[int, int, int]]:
+    """Record every `NAME() BODY` and `function NAME [()] BODY` in ``tokens``: NAME -> BODY's
+    tokens (a `{ ... }` group or a `( ... )` subshell; the rest of the text when it does not end).
+    Returns where each definition begins, where its body begins and where it ends."""
+    spans: list[tuple[int, int, int]] = []
+    n = len(tokens)
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.literal is None:
+            continue
+        if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word":
+            name_at = i + 1
+            start = name_at + 1
+            if start + 1 < n and tokens[start].value == "(" and tokens[start + 1].value == ")":
+                start += 2
+        elif i + 2 < n and tokens[i + 1].kind == "op" and tokens[i + 1].value == "(" and tokens[i + 2].value == ")":
+            if i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function":
+                continue  # `echo f ()` is no definition
+            name_at, start = i, i + 3
+        else:
+            continue
+        name = tokens[name_at].literal
+        if not name:
+            continue
+        while start < n and tokens[start].kind == "nl":
+            start += 1
+        body = _body(tokens, start)
+        functions.setdefault(name, []).append(body)
+        spans.append((i, start, start + len(body)))
+    return spans
+
+
+_COMPOUND_ENDS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
+
+
+def _body(tokens: list[Token], start: int) -> list[Token]:
+    """The compound command starting at ``start``: up to its matching `}` or `)`."""
+    if start >= len(tokens):
+        return []
+    first = tokens[start]
+    opener, closer, kind = ("{", "}", "word") if first.kind == "word" else ("(", ")", "op")
+    if first.kind == "word" and first.literal in _COMPOUND_ENDS:
+        opener, closer = first.literal, _COMPOUND_ENDS[first.literal]  # `f() if …; fi`
+    elif first.value != opener:
+        opener, closer, kind = "", "", ""
+    openers = {"for", "while", "until", "select"} if closer == "done" else {opener}
+    level = 0
+    for j in range(start, len(tokens)):
+        token = tokens[j]
+        if not kind:
+            if token.kind in ("op", "nl") and token.value in (";", "\n", "&", "&&", "||"):
+                return tokens[start:j]
+            continue
+        if token.kind == kind and token.value in openers:
+            level += 1
+        elif token.kind == kind and token.value == closer:
+            level -= 1
+            if level == 0:
+                return tokens[start : j + 1]
+    return tokens[start:]
 
 
 def _split_fields(value: str, separators: str, fields: list[list[str]]) -> None:
