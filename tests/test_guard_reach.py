@@ -149,6 +149,29 @@ def test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(
         assert guard(agent, root, tool, json.loads(text)) == "deny", (agent, tool)
 
 
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        # A command and its arguments in two members (mcp-server-commands, many shell servers).
+        ("mcp__shell__run_command", {"command": "rm", "args": ["-rf", "@HOME@"]}),
+        ("mcp__shell__exec", {"program": "rm", "arguments": ["-rf", "~"]}),
+        ("mcp__shell__exec", {"cmd": "rm", "argv": ["-rf", "/"]}),
+        # A key ending in `file` (outputFile, target_file), as `path` keys already were.
+        ("mcp__editor__save", {"outputFile": "policies/relax.yaml", "text": "yolo: true"}),
+        ("mcp__editor__save", {"target_file": "@ROOT@/hermes-engine.yaml", "text": ""}),
+        # A file URI read as the server reads it: any case of the scheme, localhost, percent-encoding.
+        ("mcp__filesystem__write_file", {"path": "FILE://@ROOT@/policies/x.yaml", "content": ""}),
+        ("mcp__filesystem__write_file", {"uri": "file://localhost@ROOT@/policies/x.yaml", "content": ""}),
+        ("mcp__filesystem__write_file", {"uri": "file://@ROOT@/%70olicies/x.yaml", "content": ""}),
+    ],
+)
+def test_an_mcp_tool_cannot_reach_the_engine_by_split_commands_file_keys_or_uris(
+    where: tuple[Path, Path], tool: str, tool_input: dict[str, Any]
+) -> None:
+    """rt9: each of these reached the engine's files, or ran `rm -rf ~`, with no opinion."""
+    test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(where, tool, tool_input)
+
+
 def test_an_mcp_tool_reading_a_secret_is_asked_about(where: tuple[Path, Path]) -> None:
     root, home = where
     assert guard("claude-code", root, "mcp__filesystem__read_text_file", {"path": ".env"}) == "ask"
@@ -165,6 +188,9 @@ def test_a_harmless_mcp_call_stays_the_agents_own_decision(where: tuple[Path, Pa
         ("mcp__filesystem__read_text_file", {"path": "hermes-engine.yaml"}),
         ("mcp__shell__run_command", {"command": "ls -la"}),
         ("mcp__weather__forecast", {"city": "Oslo"}),
+        ("mcp__shell__run_command", {"command": "git", "args": ["status", "--short"]}),
+        ("mcp__editor__save", {"outputFile": "src/out.txt", "text": "hi"}),
+        ("mcp__filesystem__write_file", {"uri": "file://localhost/tmp/notes%20x.txt", "content": ""}),
     ):
         assert guard("claude-code", root, tool, tool_input) == "defer", tool
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from engine.records import MISSING, Record
@@ -177,8 +177,11 @@ _MCP_PATH_KEYS = frozenset({
     "dst", "dest", "old_path", "new_path", "from", "to", "uri", "root", "cwd", "workdir",
 })
 # ... and any key whose last word is one of these (`repo_path`, `targetPath`, `outputDir`).
-_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder"})
+_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder", "file", "files", "filename", "uri"})
 _MCP_COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell_command", "commandline", "command_line"})
+# A program and its arguments in two members (`{"command": "rm", "args": ["-rf", "~"]}`): judged joined.
+_MCP_PROGRAM_KEYS = frozenset({*_MCP_COMMAND_KEYS, "program", "executable", "binary", "exe"})
+_MCP_ARGV_KEYS = frozenset({"args", "arguments", "argv", "params", "parameters"})
 _READ_VERBS = frozenset({
     "read", "get", "list", "ls", "search", "find", "grep", "glob", "view", "show", "cat", "head", "tail",
     "stat", "info", "tree", "query", "count", "diff", "exists", "describe", "inspect", "open", "lookup",
@@ -210,11 +213,57 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str) and text:
-                    path = text.removeprefix("file://")
-                    found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+                    for path in _file_uri_paths(text):
+                        found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+        if len(found) > _MAX_MCP_CHECKS:
+            raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    for argv in _split_commands(tool_input, 0):
+        # Run as an argv (each word as given) or joined into a shell line (`~` expands): both judged.
+        for line in dict.fromkeys((_command(argv, tool), " ".join(argv))):
+            found.append(("terminal", {"command": line, _FLOOR: True}))
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
     call.checks += found
+
+
+def _file_uri_paths(text: str) -> list[str]:
+    """The paths a path argument names: itself, and for a `file:` URI (any case of the scheme)
+    the path a server opens for it: without `//`, `//localhost`, and percent-decoded."""
+    if text[:5].lower() != "file:":
+        return [text]
+    from urllib.parse import unquote  # noqa: PLC0415
+
+    rest = text[5:]
+    if rest.startswith("//"):
+        host, slash, tail = rest[2:].partition("/")
+        # `file:///x` and `file://localhost/x` name /x; the old reading (`file://` cut) is kept too
+        rest = "/" + tail if slash and host.lower() in ("", "localhost") else rest[2:]
+    found = [text.removeprefix("file://"), rest, unquote(rest)]
+    return list(dict.fromkeys(p for p in found if p))
+
+
+def _split_commands(value: Any, depth: int) -> list[list[str]]:
+    """[program, *args] of each object at any depth that gives a program and its arguments in
+    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+    if depth > 16:
+        raise GuardError("the tool input is nested too deeply to judge")
+    out: list[list[str]] = []
+    if isinstance(value, dict):
+        lowered = {str(k).lower(): v for k, v in value.items()}
+        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
+        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
+        for program in programs:
+            for argv in argvs:
+                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+        items: Iterable[Any] = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return out
+    for item in items:
+        if isinstance(item, (dict, list)):
+            out += _split_commands(item, depth + 1)
+    return out
 
 
 def _last_word(key: str) -> str:
