@@ -262,11 +262,41 @@ def test_a_codex_patch_cannot_reach_the_engine_by_its_spelling(
         assert guard("claude-code", root, tool, tool_input) == "deny"
 
 
+INNER_PATCH = "*** Begin Patch\n*** Add File: relax.yaml\n+yolo: true\n*** End Patch\n"
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [
+        # Codex applies the patch in the call's workdir, and after a leading `cd DIR &&`
+        # (codex-rs apply-patch reads `cd DIR && apply_patch <<'EOF'` too).
+        {"cmd": f"apply_patch <<'EOF'\n{INNER_PATCH}EOF\n", "workdir": "policies"},
+        {"cmd": f"apply_patch <<'EOF'\n{INNER_PATCH}EOF\n", "workdir": "@ROOT@/policies"},
+        {"cmd": f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"cd 'policies' && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": ["bash", "-lc", f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"]},
+    ],
+)
+def test_a_codex_shell_patch_is_judged_where_codex_applies_it(
+    where: tuple[Path, Path], tool_input: dict[str, Any]
+) -> None:
+    """rt9: `relax.yaml` was judged in the project root, where Codex wrote policies/relax.yaml."""
+    root, _ = where
+    (root / "policies").mkdir()
+    (root / "policies" / "p.yaml").write_text(POLICY)
+    text = json.loads(json.dumps(tool_input).replace("@ROOT@", str(root)))
+    assert guard("codex", root, "exec_command", text) == "deny"
+
+
 def test_an_ordinary_codex_patch_is_still_let_through(where: tuple[Path, Path]) -> None:
     root, _ = where
     patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
     assert guard("codex", root, "apply_patch", {"command": patch}) == "defer"  # Codex's "allow" is {}
     assert guard("claude-code", root, "Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF\n"}) == "allow"
+    inner = patch.replace("src/app.py", "app.py")
+    assert guard("codex", root, "exec_command", {"cmd": f"cd src && apply_patch <<'EOF'\n{inner}EOF\n"}) == "defer"
+    in_src = {"cmd": f"apply_patch <<'EOF'\n{inner}EOF\n", "workdir": "src"}
+    assert guard("codex", root, "exec_command", in_src) == "defer"
 
 
 def test_text_typed_into_a_codex_shell_session_is_judged_as_a_command(where: tuple[Path, Path]) -> None:

@@ -355,7 +355,7 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
         if isinstance(workdir, str) and workdir:
             args["cwd"] = workdir
         call.checks.append(("terminal", args))
-        _shell_patch(call, command)
+        _shell_patch(call, command, args.get("cwd"))
     elif tool == "write_stdin":
         # Codex's unified exec: text typed into a session exec_command started (`bash`) is a
         # command line like any other. Only ever stricter: stdin may feed a program, not a shell.
@@ -385,7 +385,7 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if isinstance(where, str) and where:
             args["cwd"] = where
         call.checks.append(("terminal", args))
-        _shell_patch(call, args["command"])
+        _shell_patch(call, args["command"], args.get("cwd"))
     elif tool in _GEMINI_FILES:
         engine_tool, keys = _GEMINI_FILES[tool]
         _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
@@ -393,12 +393,24 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         call.checks.append((tool, dict(tool_input)))
 
 
-def _shell_patch(call: Call, command: str) -> None:
+_CD = re.compile(r"""(?:^|[;&|(\n'"])\s*cd\s+(?:--\s+)?("[^"]*"|'[^']*'|[^\s;&|()]+)""")
+
+
+def _shell_patch(call: Call, command: str, workdir: str | None = None) -> None:
     """Codex applies a patch run as a shell command itself (`apply_patch <<'EOF'`, or the argv
-    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool."""
-    if "*** Begin Patch" in command:
-        for engine_tool, path in patch_targets(command):
-            call.checks.append((engine_tool, {"path": path}))
+    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool,
+    where Codex applies it too: in the call's ``workdir`` and after a `cd DIR &&` before it (each
+    folder a `cd` of the command names, and the plain path: the strictest wins)."""
+    if "*** Begin Patch" not in command:
+        return
+    folders = [m.group(1).strip("'\"") for m in _CD.finditer(command)]
+    if workdir:
+        folders += [os.path.join(workdir, f) for f in folders] + [workdir]
+    for engine_tool, path in patch_targets(command):
+        call.checks.append((engine_tool, {"path": path}))
+        if not os.path.isabs(path):
+            for folder in dict.fromkeys(folders):
+                call.checks.append((engine_tool, {"path": os.path.join(folder, path)}))
 
 
 _PATCH_HEADERS = (
