@@ -149,6 +149,29 @@ def test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(
         assert guard(agent, root, tool, json.loads(text)) == "deny", (agent, tool)
 
 
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        # A command and its arguments in two members (mcp-server-commands, many shell servers).
+        ("mcp__shell__run_command", {"command": "rm", "args": ["-rf", "@HOME@"]}),
+        ("mcp__shell__exec", {"program": "rm", "arguments": ["-rf", "~"]}),
+        ("mcp__shell__exec", {"cmd": "rm", "argv": ["-rf", "/"]}),
+        # A key ending in `file` (outputFile, target_file), as `path` keys already were.
+        ("mcp__editor__save", {"outputFile": "policies/relax.yaml", "text": "yolo: true"}),
+        ("mcp__editor__save", {"target_file": "@ROOT@/hermes-engine.yaml", "text": ""}),
+        # A file URI read as the server reads it: any case of the scheme, localhost, percent-encoding.
+        ("mcp__filesystem__write_file", {"path": "FILE://@ROOT@/policies/x.yaml", "content": ""}),
+        ("mcp__filesystem__write_file", {"uri": "file://localhost@ROOT@/policies/x.yaml", "content": ""}),
+        ("mcp__filesystem__write_file", {"uri": "file://@ROOT@/%70olicies/x.yaml", "content": ""}),
+    ],
+)
+def test_an_mcp_tool_cannot_reach_the_engine_by_split_commands_file_keys_or_uris(
+    where: tuple[Path, Path], tool: str, tool_input: dict[str, Any]
+) -> None:
+    """rt9: each of these reached the engine's files, or ran `rm -rf ~`, with no opinion."""
+    test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(where, tool, tool_input)
+
+
 def test_an_mcp_tool_reading_a_secret_is_asked_about(where: tuple[Path, Path]) -> None:
     root, home = where
     assert guard("claude-code", root, "mcp__filesystem__read_text_file", {"path": ".env"}) == "ask"
@@ -165,6 +188,9 @@ def test_a_harmless_mcp_call_stays_the_agents_own_decision(where: tuple[Path, Pa
         ("mcp__filesystem__read_text_file", {"path": "hermes-engine.yaml"}),
         ("mcp__shell__run_command", {"command": "ls -la"}),
         ("mcp__weather__forecast", {"city": "Oslo"}),
+        ("mcp__shell__run_command", {"command": "git", "args": ["status", "--short"]}),
+        ("mcp__editor__save", {"outputFile": "src/out.txt", "text": "hi"}),
+        ("mcp__filesystem__write_file", {"uri": "file://localhost/tmp/notes%20x.txt", "content": ""}),
     ):
         assert guard("claude-code", root, tool, tool_input) == "defer", tool
 
@@ -236,11 +262,41 @@ def test_a_codex_patch_cannot_reach_the_engine_by_its_spelling(
         assert guard("claude-code", root, tool, tool_input) == "deny"
 
 
+INNER_PATCH = "*** Begin Patch\n*** Add File: relax.yaml\n+yolo: true\n*** End Patch\n"
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [
+        # Codex applies the patch in the call's workdir, and after a leading `cd DIR &&`
+        # (codex-rs apply-patch reads `cd DIR && apply_patch <<'EOF'` too).
+        {"cmd": f"apply_patch <<'EOF'\n{INNER_PATCH}EOF\n", "workdir": "policies"},
+        {"cmd": f"apply_patch <<'EOF'\n{INNER_PATCH}EOF\n", "workdir": "@ROOT@/policies"},
+        {"cmd": f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"cd 'policies' && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": ["bash", "-lc", f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"]},
+    ],
+)
+def test_a_codex_shell_patch_is_judged_where_codex_applies_it(
+    where: tuple[Path, Path], tool_input: dict[str, Any]
+) -> None:
+    """rt9: `relax.yaml` was judged in the project root, where Codex wrote policies/relax.yaml."""
+    root, _ = where
+    (root / "policies").mkdir()
+    (root / "policies" / "p.yaml").write_text(POLICY)
+    text = json.loads(json.dumps(tool_input).replace("@ROOT@", str(root)))
+    assert guard("codex", root, "exec_command", text) == "deny"
+
+
 def test_an_ordinary_codex_patch_is_still_let_through(where: tuple[Path, Path]) -> None:
     root, _ = where
     patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
     assert guard("codex", root, "apply_patch", {"command": patch}) == "defer"  # Codex's "allow" is {}
     assert guard("claude-code", root, "Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF\n"}) == "allow"
+    inner = patch.replace("src/app.py", "app.py")
+    assert guard("codex", root, "exec_command", {"cmd": f"cd src && apply_patch <<'EOF'\n{inner}EOF\n"}) == "defer"
+    in_src = {"cmd": f"apply_patch <<'EOF'\n{inner}EOF\n", "workdir": "src"}
+    assert guard("codex", root, "exec_command", in_src) == "defer"
 
 
 def test_text_typed_into_a_codex_shell_session_is_judged_as_a_command(where: tuple[Path, Path]) -> None:

@@ -57,6 +57,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     home = make_home(root)
     work = root / "work"
     work.mkdir()
+    # On disk, so a glob or a remote spelling that names it (`x/../.en?`, `ab:/../.en?`) lands on it.
+    (work / ".env").write_text("KEY=1\n")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
         patch.chdir(work)
@@ -199,6 +201,8 @@ _WORDS = [
     *[r"%USERPROFILE%\.ssh\id_rsa", r"C:\Users\me\.aws\credentials", "C:/Users/me/.bashrc"],
     *["%USERPROFILE%/.ssh/authorized_keys", "c:/users/me/.ssh/id_rsa", "%homepath%/.aws/config"],
     *["'rm -rf ~'", '"$HOME"', "$(curl x)"],
+    # spellings judged as the local file only where they land (a glob, a `..` past a folder not made yet)
+    *["ab:/../.en?", "x/../.en?", "user@h:/../.e*", "http://x/../../.en[v]"],
 ]
 _OPERATORS = [" ", " ", " ", " | ", " && ", "; ", " > ", " < ", "\n"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from engine.records import MISSING, Record
@@ -177,8 +177,11 @@ _MCP_PATH_KEYS = frozenset({
     "dst", "dest", "old_path", "new_path", "from", "to", "uri", "root", "cwd", "workdir",
 })
 # ... and any key whose last word is one of these (`repo_path`, `targetPath`, `outputDir`).
-_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder"})
+_PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder", "file", "files", "filename", "uri"})
 _MCP_COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell_command", "commandline", "command_line"})
+# A program and its arguments in two members (`{"command": "rm", "args": ["-rf", "~"]}`): judged joined.
+_MCP_PROGRAM_KEYS = frozenset({*_MCP_COMMAND_KEYS, "program", "executable", "binary", "exe"})
+_MCP_ARGV_KEYS = frozenset({"args", "arguments", "argv", "params", "parameters"})
 _READ_VERBS = frozenset({
     "read", "get", "list", "ls", "search", "find", "grep", "glob", "view", "show", "cat", "head", "tail",
     "stat", "info", "tree", "query", "count", "diff", "exists", "describe", "inspect", "open", "lookup",
@@ -210,11 +213,57 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str) and text:
-                    path = text.removeprefix("file://")
-                    found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+                    for path in _file_uri_paths(text):
+                        found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+        if len(found) > _MAX_MCP_CHECKS:
+            raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    for argv in _split_commands(tool_input, 0):
+        # Run as an argv (each word as given) or joined into a shell line (`~` expands): both judged.
+        for line in dict.fromkeys((_command(argv, tool), " ".join(argv))):
+            found.append(("terminal", {"command": line, _FLOOR: True}))
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
     call.checks += found
+
+
+def _file_uri_paths(text: str) -> list[str]:
+    """The paths a path argument names: itself, and for a `file:` URI (any case of the scheme)
+    the path a server opens for it: without `//`, `//localhost`, and percent-decoded."""
+    if text[:5].lower() != "file:":
+        return [text]
+    from urllib.parse import unquote  # noqa: PLC0415
+
+    rest = text[5:]
+    if rest.startswith("//"):
+        host, slash, tail = rest[2:].partition("/")
+        # `file:///x` and `file://localhost/x` name /x; the old reading (`file://` cut) is kept too
+        rest = "/" + tail if slash and host.lower() in ("", "localhost") else rest[2:]
+    found = [text.removeprefix("file://"), rest, unquote(rest)]
+    return list(dict.fromkeys(p for p in found if p))
+
+
+def _split_commands(value: Any, depth: int) -> list[list[str]]:
+    """[program, *args] of each object at any depth that gives a program and its arguments in
+    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+    if depth > 16:
+        raise GuardError("the tool input is nested too deeply to judge")
+    out: list[list[str]] = []
+    if isinstance(value, dict):
+        lowered = {str(k).lower(): v for k, v in value.items()}
+        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
+        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
+        for program in programs:
+            for argv in argvs:
+                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+        items: Iterable[Any] = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return out
+    for item in items:
+        if isinstance(item, (dict, list)):
+            out += _split_commands(item, depth + 1)
+    return out
 
 
 def _last_word(key: str) -> str:
@@ -306,7 +355,7 @@ def _claude_or_codex(call: Call, tool: str, tool_input: Mapping[str, Any]) -> No
         if isinstance(workdir, str) and workdir:
             args["cwd"] = workdir
         call.checks.append(("terminal", args))
-        _shell_patch(call, command)
+        _shell_patch(call, command, args.get("cwd"))
     elif tool == "write_stdin":
         # Codex's unified exec: text typed into a session exec_command started (`bash`) is a
         # command line like any other. Only ever stricter: stdin may feed a program, not a shell.
@@ -336,7 +385,7 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if isinstance(where, str) and where:
             args["cwd"] = where
         call.checks.append(("terminal", args))
-        _shell_patch(call, args["command"])
+        _shell_patch(call, args["command"], args.get("cwd"))
     elif tool in _GEMINI_FILES:
         engine_tool, keys = _GEMINI_FILES[tool]
         _files(call, engine_tool, _paths(tool, tool_input, keys), tool_input)
@@ -344,12 +393,24 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         call.checks.append((tool, dict(tool_input)))
 
 
-def _shell_patch(call: Call, command: str) -> None:
+_CD = re.compile(r"""(?:^|[;&|(\n'"])\s*cd\s+(?:--\s+)?("[^"]*"|'[^']*'|[^\s;&|()]+)""")
+
+
+def _shell_patch(call: Call, command: str, workdir: str | None = None) -> None:
     """Codex applies a patch run as a shell command itself (`apply_patch <<'EOF'`, or the argv
-    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool."""
-    if "*** Begin Patch" in command:
-        for engine_tool, path in patch_targets(command):
-            call.checks.append((engine_tool, {"path": path}))
+    `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool,
+    where Codex applies it too: in the call's ``workdir`` and after a `cd DIR &&` before it (each
+    folder a `cd` of the command names, and the plain path: the strictest wins)."""
+    if "*** Begin Patch" not in command:
+        return
+    folders = [m.group(1).strip("'\"") for m in _CD.finditer(command)]
+    if workdir:
+        folders += [os.path.join(workdir, f) for f in folders] + [workdir]
+    for engine_tool, path in patch_targets(command):
+        call.checks.append((engine_tool, {"path": path}))
+        if not os.path.isabs(path):
+            for folder in dict.fromkeys(folders):
+                call.checks.append((engine_tool, {"path": os.path.join(folder, path)}))
 
 
 _PATCH_HEADERS = (

@@ -13,6 +13,7 @@ temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) 
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import stat
@@ -162,7 +163,11 @@ class Walk:
                 # Normalised as the word itself is (`hl/*/` and `hl/*/.` are `~/*`: a class glob
                 # has no trailing `/` or `.` component).
                 found.append(posixpath.normpath("/".join([head_landing.rstrip("/"), *parts[first:]])))
-            for i, match in enumerate(globbing.iglob(raw)):
+            # A `..` after a folder that does not exist yet (`mkdir x && cat x/../.en?`): the shell
+            # globs the word once the folder is made, so the glob is read where `..` leads too.
+            spellings = [raw, normal] if normal != raw and ".." in raw.split("/") else [raw]
+            matches = itertools.chain.from_iterable(globbing.iglob(s) for s in spellings)
+            for i, match in enumerate(matches):
                 if i >= _MAX_GLOB_LANDINGS:
                     break
                 clean = posixpath.normpath(match)

@@ -964,7 +964,10 @@ class View:
         assert self._walk is not None
         where = self._classifier._where(word)
         if where is None:
-            return False
+            # Judged as the local file it names too (`ab:/../.en?`: see _classify_here), which may
+            # be a glob or climb with `..` like any other path.
+            local = local_reading(word, urls=False)
+            return local is not None and self._pathlike_lands(local)
         normal, raw = where
         return any(c in raw for c in "*?[") or ".." in raw.split("/") or self._walk.landing(normal) is not None
 

@@ -170,3 +170,19 @@ def test_with_the_workdir_at_home_a_command_cannot_append_to_a_startup_file_by_a
     finally:
         engine.close()
     assert (home / ".bashrc").read_text() == "# my shell\n"
+
+
+def test_a_glob_past_a_folder_made_on_the_line_or_a_remote_spelling_does_not_print_the_secret(
+    engine: Engine,
+) -> None:
+    """`x/../.en?` is only a glob for `.env` once `x` exists (the shell globs `x/..` through it), and
+    `ab:/../.en?` is one once `ab:` exists: the words were judged as the glob found nothing on disk
+    (or, for the remote spelling, the prefilter passed over the matcher for want of `.env` in the
+    text), so `mkdir x && cat x/../.en?` and, after `mkdir ab:`, `cat ab:/../.en?` printed .env."""
+    for command in ("mkdir x && cat x/../.en?", "mkdir -p y; cat y/../.e*", "cat z/../.en[v]"):
+        assert SECRET not in shown(engine, "terminal", {"command": command}), command
+    assert engine.call("terminal", {"command": "mkdir ab: && mkdir -p http:/x"}).ok
+    for command in ("cat ab:/../.en?", "cat user@host:/../.e*", "cat http://x/../../.en[v]", "cat 'ab:/../.en?'"):
+        assert SECRET not in shown(engine, "terminal", {"command": command}), command
+    for command in ("cat ab:/../src/app.py", "cat x/../src/app.?y", "ls ab:/../*"):
+        assert engine.check(command).decision == "allow", command  # what is not a secret stays allowed
