@@ -6,9 +6,12 @@ own name act on the link (`rm -rf hl` removes a symlink), so that is not the tar
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Engine
+from tests.conftest import REPO
 from tests.redteam.conftest import judge
 
 THROUGH_A_LINK = [
@@ -58,3 +61,24 @@ def test_reading_or_writing_through_a_link_is_judged_as_its_target(engine: Engin
 @pytest.mark.parametrize("command", NEAR_MISSES)
 def test_links_to_ordinary_places_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
+
+
+# A link already on disk in the work tree that leads to a home folder; `/home/alice` (not the
+# test's own HOME, which lies under /tmp and so is classed `tmp`, which permission rules leave out).
+MODE_CHANGES_THROUGH_A_LINK = ["chmod -R 777 ha/", "chmod -R 777 ha", "chown -R me ha/", "chmod 777 ha"]
+
+
+@pytest.mark.parametrize("command", MODE_CHANGES_THROUGH_A_LINK)
+def test_a_mode_change_through_a_link_to_a_home_is_asked(tmp_path: Path, command: str) -> None:
+    """Found by rt9: `chmod -R 777 ~` asked but `chmod -R 777 hl/` (hl -> home) was allowed: the
+    link's target form is a home folder (home_top) but neither absolute nor outside the work tree
+    as spelled, the only classes the rule tested. Only judged here, never run."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "ha").symlink_to("/home/alice")
+    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
+    try:
+        assert engine.check(command).decision == "ask", command
+        assert engine.check(command.replace("ha", "dist")).decision == "allow"
+    finally:
+        engine.close()
