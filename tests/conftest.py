@@ -57,6 +57,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 _RUN_DIRS = pytest.StashKey[Path]()
 
+# At most this many workers for `-n auto` (pyproject's addopts): each worker starts its own
+# dockerd and sshd on first use, and past a few workers the machine's I/O, not its cores, limits.
+MAX_WORKERS = 4
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
+
 
 @pytest.fixture(autouse=True)
 def _audit_keys_in_a_temporary_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
