@@ -57,6 +57,14 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """The working directory of ``work_engine`` (a module may give its own, e.g. with folders in it)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def work_engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]:
     """The repository's engine working in ``work`` (the test module's fixture) with a fake HOME
     and its state under ``tmp_path``: what a harmful call reaches is all temporary."""

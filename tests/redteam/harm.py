@@ -41,3 +41,14 @@ def blocked(engine: Engine, home: Path, payload: str) -> str:
     assert home_intact(home), payload
     assert SECRET not in (result.output or ""), payload
     return result.output or ""
+
+
+def live_then_stopped(
+    tmp_path: Path, engine: Engine, home: Path, payload: str, *, shell: str = "/bin/bash", live: str | None = None
+) -> None:
+    """The red-team families' harm test: ``payload`` (or its ``live`` spelling, e.g. with its input
+    closed) deletes a fake home or prints its key when a real ``shell`` runs it unguarded, and
+    through the engine's terminal it is refused with the ``home`` intact and the key not printed."""
+    deleted, _, printed = run_confined(tmp_path, live or payload, shell)
+    assert not (deleted / "notes.txt").is_file() or SECRET in printed, "the payload should do harm unguarded"
+    blocked(engine, home, payload)

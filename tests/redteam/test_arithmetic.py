@@ -15,7 +15,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     "let 'a[$(rm -rf ~)]'",
@@ -57,19 +57,10 @@ def test_plain_arithmetic_stays_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 @pytest.mark.parametrize(
     "payload", ["let 'a[$(rm -rf ~)]'", "x='a[$(rm -rf ~)]'; echo $((x))", "x='a[$(rm -rf ~)]'; [[ $x -eq 1 ]]"]
 )
 def test_the_payload_is_live_and_the_engine_stops_it(
     tmp_path: Path, work_engine: Engine, fake_home: Path, payload: str
 ) -> None:
-    home, _, _ = run_confined(tmp_path, payload)
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload)

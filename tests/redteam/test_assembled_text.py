@@ -13,7 +13,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     "c=r; c+=m; $c -rf ~",
@@ -37,20 +37,11 @@ def test_harmless_assembly_stays_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 @pytest.mark.parametrize("payload", ["c=r; c+=m; $c -rf ~", "dd of=x.sh <<< 'rm -rf ~' 2>/dev/null; sh x.sh"])
 def test_the_payload_is_live_and_the_engine_stops_it(
     tmp_path: Path, work_engine: Engine, fake_home: Path, payload: str
 ) -> None:
-    home, _, _ = run_confined(tmp_path, payload)
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload)
 
 
 DESCRIPTORS = [

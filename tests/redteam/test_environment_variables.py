@@ -17,7 +17,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     "TAR_OPTIONS='--checkpoint=1 \"--checkpoint-action=exec=rm -rf ~\"' tar cf /dev/null x",
@@ -82,13 +82,6 @@ def test_ordinary_variables_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 HARM = [
     "TAR_OPTIONS='--checkpoint=1 \"--checkpoint-action=exec=rm -rf ~\"' tar cf /dev/null . </dev/null",
     "PROMPT_COMMAND='rm -rf ~' bash -i </dev/null",
@@ -99,6 +92,4 @@ HARM = [
 def test_the_payload_is_live_and_the_engine_stops_it(
     tmp_path: Path, work_engine: Engine, fake_home: Path, payload: str
 ) -> None:
-    home, _, _ = run_confined(tmp_path, payload)
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload)

@@ -13,7 +13,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge, strictness
-from tests.redteam.harm import SECRET, blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     'f() { rm -rf "$@"; }; f ~',
@@ -73,13 +73,6 @@ def test_harmless_functions_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 HARM = ['f() { rm -rf "$@"; }; f ~', 'f() { cat "$@"; }; f ~/.ssh/id_ed25519']
 
 
@@ -87,6 +80,4 @@ HARM = ['f() { rm -rf "$@"; }; f ~', 'f() { cat "$@"; }; f ~/.ssh/id_ed25519']
 def test_the_payload_is_live_and_the_engine_stops_it(
     tmp_path: Path, work_engine: Engine, fake_home: Path, payload: str
 ) -> None:
-    home, _, printed = run_confined(tmp_path, payload, "/bin/sh")
-    assert not (home / "notes.txt").is_file() or SECRET in printed, "the payload should do harm unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload, shell="/bin/sh")

@@ -12,7 +12,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     "cd ~ && git init -q && git clean -fdxq",
@@ -36,17 +36,8 @@ def test_git_clean_in_a_project_stays_a_question(engine: Engine, command: str) -
     assert verdict.decision == "ask" and not verdict.hardline, command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 def test_the_payload_is_live_and_the_engine_stops_it(tmp_path: Path, work_engine: Engine, fake_home: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed here")
     payload = "cd ~ && git init -q && git clean -fdxq"
-    home, _, _ = run_confined(tmp_path, payload)
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload)

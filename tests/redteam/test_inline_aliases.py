@@ -15,7 +15,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     "python3 -c \"from os import system as s; s('rm -rf ~')\"",
@@ -55,13 +55,6 @@ def test_ordinary_inline_programs_stay_allowed(engine: Engine, command: str) -> 
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 @pytest.mark.parametrize(
     "payload",
     [
@@ -72,6 +65,4 @@ def work(tmp_path: Path) -> Path:
 def test_the_payload_is_live_and_the_engine_stops_it(
     tmp_path: Path, work_engine: Engine, fake_home: Path, payload: str
 ) -> None:
-    home, _, _ = run_confined(tmp_path, payload + " </dev/null")
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload, live=payload + " </dev/null")

@@ -12,7 +12,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import live_then_stopped
 
 HARDLINE = [
     'for d in ~; do rm -rf "$d"; done',
@@ -38,15 +38,6 @@ def test_ordinary_loops_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 def test_the_payload_is_live_and_the_engine_stops_it(tmp_path: Path, work_engine: Engine, fake_home: Path) -> None:
     payload = 'for d in ~; do rm -rf "$d"; done'
-    home, _, _ = run_confined(tmp_path, payload)
-    assert not (home / "notes.txt").is_file(), "the payload should delete the home unguarded"
-    blocked(work_engine, fake_home, payload)
+    live_then_stopped(tmp_path, work_engine, fake_home, payload)

@@ -311,12 +311,6 @@ def test_the_near_misses_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow"
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    (tmp_path / "work").mkdir()
-    return tmp_path / "work"
-
-
 def test_a_browser_login_store_is_not_printed(work_engine: Engine, fake_home: Path) -> None:
     store = fake_home / ".mozilla" / "firefox" / "abc.default" / "logins.json"
     store.parent.mkdir(parents=True)
