@@ -60,6 +60,14 @@ _COPIERS = frozenset({"cp", "mv", "install"})
 _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# Builtins that give the variables they name a new value (or none): see Analyzer._forget.
+_VARIABLE_WRITERS = frozenset({"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc"})
+_DEFAULT_VARIABLES = {
+    "read": ("REPLY",),
+    "mapfile": ("MAPFILE",),
+    "readarray": ("MAPFILE",),
+    "getopts": ("OPTARG", "OPTIND"),
+}
 _DEFAULT_IFS = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
 # A command word whose last component is a glob (`/???/?m`, `r?`, `/bin/ta[r]`): bash expands it
@@ -652,6 +660,10 @@ class Analyzer(Follower, LinkFollower):
             argv, dynamic = [":"], [False]
         first = raw.words[0] if raw.words else None
         if first is not None and first.literal in _CLAUSE_HEADERS:
+            if first.literal in _LOOP_HEADERS and len(argv) > 1:
+                # After the loop the variable holds its last value (read again per value in
+                # _read_loops): what the line assigned before is no longer it.
+                self._forget(first.literal, argv)
             return [], None
         if argv[0] == "exec" and stdin and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
@@ -834,6 +846,8 @@ class Analyzer(Follower, LinkFollower):
                     self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
+                elif name in _VARIABLE_WRITERS:
+                    self._forget(name, argv)
                 if table.everyone is not None and (local or len(self.env) > 1):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
@@ -1097,6 +1111,19 @@ class Analyzer(Follower, LinkFollower):
             return self.cwd
         # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
         return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
+
+    def _forget(self, name: str, argv: list[str]) -> None:
+        """`unset X`, `read X`, `mapfile X`, `printf -v X`, `getopts o X`, `for X in`: the variables
+        such a builtin names get a value known only at run time (or none), so what the line assigned
+        them before is no longer theirs: `X=a; unset X; rm -rf "$X"/*` runs `rm -rf /*`, and
+        `d=x; read d <<< ~; rm -rf "$d"` deletes home. Every word that starts like a name is taken
+        for one (stricter: an extra unknown variable), plus the builtins' default variables."""
+        for word in argv[1:]:
+            match = _IDENTIFIER.match(word)
+            if match is not None:
+                self.env.pop(match.group(), None)
+        for default in _DEFAULT_VARIABLES.get(name, ()):
+            self.env.pop(default, None)
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line. A name reference
