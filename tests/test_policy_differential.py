@@ -2,7 +2,8 @@
 
 The shortcuts (the fast path that skips parsing a line without a trigger word, the index that
 hands each command only the matchers its name or verb can meet, the prefilters of name-less
-matchers, the class test of a command's words in one set operation) exist for speed only. The
+matchers, the class test of a command's words in one set operation, the reading of a line of
+plain words without tokens) exist for speed only. The
 reference judges the same texts with every one of them off: every line is parsed and every
 matcher of every pattern is tried on every command, its name tested by the matcher itself.
 Both must give the same verdict -- decision, hardline flag and the matched pattern keys with
@@ -27,7 +28,8 @@ from hypothesis import strategies as st
 
 from engine import Engine
 from engine.policy.evaluate import Evaluator, _Index
-from engine.policy.shell import Command
+from engine.policy.lexer import ShellSyntaxError
+from engine.policy.shell import Analyzer, Command, _plain_words
 from tests.conftest import REPO
 from tests.redteam.conftest import make_home
 
@@ -81,6 +83,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(_Index, "candidates", _every_matcher)
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
         patch.setattr(evaluator, "by_classes", False)
+        patch.setattr(Analyzer, "plain_words", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
     assert not differ, differ[:5]
@@ -115,6 +118,33 @@ def test_the_reference_is_a_different_path(engine: Engine) -> None:
     needing = [e for e in index.candidates(rm, None, view) if e[2].arg_classes is not None]
     passed_over = [e for e in needing if e[2].arg_classes.isdisjoint(view.classify("node_modules"))]
     assert len(passed_over) >= 3
+    # A line of plain words is read without tokens (Analyzer.plain_words); one with anything else is lexed.
+    assert Analyzer.plain_words
+    assert _plain_words("git push -f origin main") == ["git", "push", "-f", "origin", "main"]
+    for lexed in ("rm -rf ~/$x", "X=1 rm -rf /", "for x", "ls; rm -rf /", "rm '-rf' /", "[[ a =~ b ]]", "a\nb"):
+        assert _plain_words(lexed) is None, lexed
+
+
+def _analyzed(engine: Engine, text: str, plain: bool) -> Any:
+    """Everything the analyzer read of ``text``: each command's fields, files it could not read, files written."""
+    analyzer = Analyzer(_evaluator(engine).policy.programs)
+    analyzer.plain_words = plain
+    try:
+        analyzer.analyze(text)
+    except ShellSyntaxError as exc:
+        return type(exc).__name__, str(exc)
+    commands = [[getattr(c, f) for f in Command.__slots__ if f not in ("shape", "reading")] for c in analyzer.commands]
+    files = {key: (w.writers, w.content) for key, w in analyzer.files.items()}
+    return commands, analyzer.unread, files, analyzer.cwd
+
+
+def test_plain_lines_read_as_the_lexer_reads_them(engine: Engine) -> None:
+    """Every line of plain words in the corpus and the red-team suite gives the same commands, field by
+    field, whether it is read without tokens or lexed (so a verdict cannot differ either)."""
+    texts = [t for t in dict.fromkeys(_corpus() + _redteam_strings()) if _plain_words(t) is not None]
+    assert len(texts) > 500
+    differ = [t for t in texts if _analyzed(engine, t, True) != _analyzed(engine, t, False)]
+    assert not differ, differ[:5]
 
 
 def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:
@@ -221,3 +251,22 @@ def _commands(draw: st.DrawFn) -> str:
 @given(st.lists(_commands(), min_size=1, max_size=8))
 def test_generated_commands_judge_as_the_reference(engine: Engine, texts: list[str]) -> None:
     _compare(engine, texts)
+
+
+_PLAIN_NAMES = [*_NAMES, "busybox", "timeout", "nice", "bash"]
+_PLAIN_WORDS = [w for w in [*_NAMES, *_WORDS] if _plain_words("x " + w) is not None]
+_PLAIN_WORDS += ["--checkpoint-action=exec=sh", "-S", "x=1", "-lc"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PLAIN_NAMES), min_size=1, max_size=3),
+    st.lists(st.sampled_from(_PLAIN_WORDS), max_size=6),
+    st.sampled_from([" ", "\t", "  "]),
+)
+def test_generated_plain_lines_read_as_the_lexer_reads_them(
+    engine: Engine, names: list[str], words: list[str], blank: str
+) -> None:
+    text = blank.join([*names, *words])
+    assert _plain_words(text) is not None
+    assert _analyzed(engine, text, True) == _analyzed(engine, text, False)

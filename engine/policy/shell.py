@@ -346,9 +346,18 @@ class Analyzer(Follower, LinkFollower):
     def _names_in(self, script: str) -> set[str]:
         return _names_in(script, self._tokens)
 
+    # A line of plain words is read without tokens (see _plain_words). Speed only: off in the
+    # differential test's reference, which must read alike.
+    plain_words = True
+
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
+        if not via and self.plain_words and BUDGET.get() is None and self.env.get("HOME", "~") == "~":
+            words = _plain_words(text)
+            if words is not None:
+                self._plain_command(words)
+                return
         tokens = self.lexed.get(text)  # self._tokens(text), inlined: every line comes here
         if tokens is None:
             tokens = tokenize(text)
@@ -528,6 +537,16 @@ class Analyzer(Follower, LinkFollower):
         return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
 
     # -- commands ----------------------------------------------------------------
+
+    def _plain_command(self, argv: list[str]) -> None:
+        """What analyze, _pipeline and _simple do with one simple command of plain words (no
+        assignment first, redirection, input, keyword or expansion): the same stages."""
+        stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
+        output = self._output(stages[-1] if stages else None, "")
+        if stages and stages[-1].name in _FILE_WRITERS:
+            self._record_writes(stages[-1], stages, [], "", output)
+        if stages and (self.sinks or self.sink is not None):
+            self._feed_sinks(argv, stages, [], "", output, 0, ())
 
     def _pipeline(self, pipeline: list[_Raw], depth: int, via: tuple[str, ...]) -> str | None:
         """Analyze one pipeline; return the literal data it finally writes, if knowable."""
@@ -1390,6 +1409,28 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 _NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _DEFAULTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9])(:?)([-=+])(.*)", re.DOTALL)
+
+
+# One simple command of plain words: letters, digits and punctuation that neither the lexer nor
+# the shell reads as anything but part of a word (no quote, `$`, backquote, backslash, operator,
+# redirection, group, brace or comment), blanks between them. The lexer's tokens for it are its
+# words (lexer._PLAIN_LINE), so the line is those words, split at its blanks.
+_PLAIN_COMMAND = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
+_PLAIN_MAX = 1024
+# Words _split, _define_functions, _read_loops or _simple read as more than a word somewhere.
+_PLAIN_RESERVED = _KEYWORDS | _CLAUSE_HEADERS
+
+
+def _plain_words(text: str) -> list[str] | None:
+    """The words of ``text`` when it is one simple command of plain words whose first word assigns
+    nothing (_PLAIN_COMMAND, no reserved word anywhere); else None. `=~` makes the lexer read the
+    next word as a regex: such a line is lexed."""
+    if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
+        return None
+    words = text.split()
+    if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
+        return None
+    return words
 
 
 def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]]]) -> list[tuple[int, int, int]]:
