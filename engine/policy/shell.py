@@ -506,13 +506,11 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
-                sliced = _SLICE.fullmatch(seg.text) if self.positional is not None and seg.quoted else None
-                if self.positional is not None and seg.quoted and (seg.text == "@" or sliced is not None):
+                args = (
+                    _positional_words(seg.text, self.positional) if self.positional is not None and seg.quoted else None
+                )
+                if args is not None:
                     # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`); "${@:N[:M]}" a slice
-                    args = self.positional
-                    if sliced is not None:
-                        first = max(int(sliced.group(1)) - 1, 0)
-                        args = args[first : first + int(sliced.group(2))] if sliced.group(2) else args[first:]
                     if args:
                         fields[-1].append(args[0])
                         fields.extend([arg] for arg in args[1:])
@@ -1298,10 +1296,13 @@ class Analyzer(Follower, LinkFollower):
         """`set -- a b` sets the positional parameters; `shift [N]` drops the first N."""
         if argv[0] == "shift":
             operands = argv[2:] if argv[1:2] == ["--"] else argv[1:]
-            if argv[1:2] == ["--"]:
-                dynamic = dynamic[:1] + dynamic[2:]
             count = operands[0] if operands else "1"
-            if self.positional is not None and count.isdigit() and not any(dynamic[1:]):
+            arithmetic = _ARITHMETIC_WORD.fullmatch(count)
+            if arithmetic is not None and self.positional is not None:
+                # `shift $(( $# - 1 ))`
+                shifted = _sum(arithmetic.group(1), len(self.positional))
+                count = str(shifted) if shifted is not None and shifted >= 0 else count
+            if self.positional is not None and count.isdigit() and len(operands) <= 1:
                 rest = self.positional[int(count) :]
                 self._positional(rest, [False] * len(rest))
             else:
@@ -1577,7 +1578,38 @@ class Analyzer(Follower, LinkFollower):
 
 
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
-_SLICE = re.compile(r"@:(\d+)(?::(\d+))?")
+_SLICE = re.compile(r"@:([^:]+)(?::([^:]+))?")
+_ARITHMETIC_WORD = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)
+_SUM = re.compile(r"\s*[+-]?\s*\d+(?:\s*[+-]\s*\d+)*\s*")
+
+
+def _sum(expression: str, count: int) -> int | None:
+    """An arithmetic expression of whole numbers, `+`, `-` and `$#` (``count``); None for any other."""
+    text = expression.replace("$#", str(count))
+    if _SUM.fullmatch(text) is None:
+        return None
+    return sum(int(sign + "1") * int(digits) for sign, digits in re.findall(r"([+-]?)\s*(\d+)", text))
+
+
+def _positional_words(text: str, positional: list[str]) -> list[str] | None:
+    """The words "${TEXT}" gives with the positional parameters known: "$@", a slice "${@:N[:M]}"
+    (`${@: -1}`, `${@:$#}` the last), "${!#}" the last; None for any other."""
+    if text == "@":
+        return positional
+    if text == "!#":
+        return positional[-1:]
+    sliced = _SLICE.fullmatch(text)
+    if sliced is None:
+        return None
+    count = len(positional)
+    offset = _sum(sliced.group(1), count)
+    length = _sum(sliced.group(2), count) if sliced.group(2) is not None else count
+    if offset is None or length is None or length < 0:
+        return None
+    first = count + offset if offset < 0 else max(offset - 1, 0)  # $0 (offset 0) is not kept
+    return positional[first : first + length] if first >= 0 else []
+
+
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 

@@ -63,6 +63,12 @@ HARDLINE = [
     "f() { export TAR_OPTIONS='\"--to-command=rm -rf ~\"'; }; f; tar xf a.tar",
     'f() { local x=a; d=$1; }; f ~; rm -rf "$d"',
     'set -- ~ a; shift -- 0; rm -rf "$1"',
+    'f() { rm -rf "${@: -1}"; }; f a ~',
+    'f() { rm -rf "${!#}"; }; f a ~',
+    'f() { rm -rf "${@:$#}"; }; f a ~',
+    'f() { rm -rf "${@:$# - 1:1}"; }; f ~ a',
+    'f() { shift $(( $# - 1 )); rm -rf "$1"; }; f a ~',
+    'set -- a ~; rm -rf "${@: -1}"',
 ]
 
 # Each may or may not run what it names: never allowed.
@@ -102,6 +108,8 @@ NEAR_MISSES = [
     'x=1; [ -n "$y" ] && x=2; echo $x',
     'declare -n r=d; r=hello; echo "$d"',
     'set -- a b; shift -- 1; echo "$1"',
+    'set -- a ~; echo "${@: -1}"',
+    'f() { ls "${@: -1}"; }; f a ~',
     "if true; then ls; fi",
 ]
 
@@ -134,6 +142,7 @@ HARM = [
     'd=x; declare -n r=d; r=~; rm -rf "$d"',
     'f() { a=$1; }; f ~; rm -rf "$a"',
     'd=~; false && d=x; rm -rf "$d"',
+    'f() { rm -rf "${@: -1}"; }; f a ~',
 ]
 
 
