@@ -515,7 +515,9 @@ class Analyzer(Follower, LinkFollower):
                         fields[-1].append(args[0])
                         fields.extend([arg] for arg in args[1:])
                     continue
-                if _NAME_ONLY.fullmatch(seg.text):
+                if self.positional is not None and seg.text[:1] in _DIGITS and seg.text[:1] != "0":
+                    value = _positional_value(seg.text, self.positional, self.env)  # `f() { rm -rf $1/; }; f`
+                elif _NAME_ONLY.fullmatch(seg.text):
                     value = self.env.get(seg.text) if seg.text not in self.namerefs else None
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
@@ -1589,6 +1591,37 @@ def _sum(expression: str, count: int) -> int | None:
     if _SUM.fullmatch(text) is None:
         return None
     return sum(int(sign + "1") * int(digits) for sign, digits in re.findall(r"([+-]?)\s*(\d+)", text))
+
+
+_DIGITS = frozenset("0123456789")
+_POSITIONAL_OPERATOR = re.compile(r"(\d+)(?:(:?)([-+])(.*))?", re.DOTALL)
+_WORD_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _positional_value(text: str, positional: list[str], env: dict[str, str]) -> str | None:
+    """`${N}`, `${N:-w}`, `${N-w}`, `${N:+w}`, `${N+w}` with the positional parameters known: past
+    the last one $N is unset (`f() { rm -rf $1/; }; f` runs `rm -rf /`). The word w is literal text
+    or one variable the line set (`${1:-$HOME}`); None for anything else."""
+    match = _POSITIONAL_OPERATOR.fullmatch(text)
+    if match is None:
+        return None
+    number, colon, operator, word = match.groups()
+    index = int(number)
+    value = positional[index - 1] if index <= len(positional) else None
+    if operator is None:
+        return value if value is not None else ""
+    variable = _WORD_VARIABLE.fullmatch(word)
+    if variable is not None:
+        known = env.get(variable.group(1) or variable.group(2) or "")
+        if known is None:
+            return None
+        word = known
+    elif any(ch in word for ch in "$`\\\"'"):
+        return None
+    is_set = value is not None and (value != "" or not colon)
+    if operator == "+":
+        return word if is_set else ""
+    return value if is_set and value is not None else word
 
 
 def _positional_words(text: str, positional: list[str]) -> list[str] | None:

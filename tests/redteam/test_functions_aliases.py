@@ -69,6 +69,13 @@ HARDLINE = [
     'f() { rm -rf "${@:$# - 1:1}"; }; f ~ a',
     'f() { shift $(( $# - 1 )); rm -rf "$1"; }; f a ~',
     'set -- a ~; rm -rf "${@: -1}"',
+    "f() { rm -rf $1/; }; f",
+    'f() { rm -rf "${1:-/}"; }; f',
+    'f() { rm -rf "${1-/}"; }; f',
+    'f() { rm -rf "${1:-$HOME}"; }; f',
+    'f() { rm -rf "${2:-~}"; }; f a',
+    'f() { rm -rf "${1:+$HOME}"; }; f a',
+    "set -- a; rm -rf $2/*",
 ]
 
 # Each may or may not run what it names: never allowed.
@@ -110,6 +117,8 @@ NEAR_MISSES = [
     'set -- a b; shift -- 1; echo "$1"',
     'set -- a ~; echo "${@: -1}"',
     'f() { ls "${@: -1}"; }; f a ~',
+    'f() { echo "${1:-default}"; }; f',
+    'f() { ls "${1:-.}"; }; f',
     "if true; then ls; fi",
 ]
 
@@ -143,6 +152,7 @@ HARM = [
     'f() { a=$1; }; f ~; rm -rf "$a"',
     'd=~; false && d=x; rm -rf "$d"',
     'f() { rm -rf "${@: -1}"; }; f a ~',
+    'f() { rm -rf "${1:-$HOME}"; }; f',
 ]
 
 

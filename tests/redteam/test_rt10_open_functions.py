@@ -22,9 +22,6 @@ ALLOWED: list[tuple[str, str]] = []
 # today: a grantable ask (or an ask after stop 21's fix); harm is hardline-class
 ASKED: list[tuple[str, str]] = [
     ('d=x; f() { read d <<< ~; }; f; rm -rf "$d"', "a function body's read sets the global d"),
-    ("f() { rm -rf $1/; }; f", "an empty $1 makes rm -rf /"),
-    ('f() { rm -rf "${1:-/}"; }; f', "the default of an absent $1"),
-    ('f() { rm -rf "${1:-$HOME}"; }; f', "the default of an absent $1"),
     ('f() { local x; read x <<< "$1"; rm -rf "$x"; }; f ~', "read inside the body"),
     ('set -- a ~; i=2; rm -rf "${!i}"', "an indirect positional"),
 ]
@@ -37,7 +34,7 @@ def test_rt10_miss(engine: Engine, command: str, why: str) -> None:
     assert (verdict.decision, verdict.hardline) == ("deny", True), why
 
 
-LIVE = ['f() { rm -rf "${1:-$HOME}"; }; f', 'd=x; f() { read d <<< ~; }; f; rm -rf "$d"']
+LIVE = ['d=x; f() { read d <<< ~; }; f; rm -rf "$d"']
 
 
 @pytest.mark.parametrize("payload", LIVE)
