@@ -100,6 +100,13 @@ _SAME_SHELL_MARKS = frozenset({"$()", ">()", "function", "alias", "for", "stdin"
 # An alias whose text is known only at run time: a command word that may be anything.
 _UNKNOWN_ALIAS = '"$__alias_known_at_run_time"'
 _MAX_ALIASES = 64  # alias expansions for one command
+# bash's tables of aliases and of command paths (`BASH_CMDS[ls]=/bin/rm` makes ls run rm), and
+# what runs a command through the second (not a wrapper, which looks the name up itself).
+_NAME_TABLES = ("BASH_ALIASES", "BASH_CMDS")
+_TABLE_ENTRY = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
+_HASH_USERS = frozenset({"builtin", "command", "exec", "time"})
+# `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
+_IMPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
 
 class Command(Record):
@@ -389,6 +396,7 @@ class Analyzer(Follower, LinkFollower):
         self.alias_scopes: dict[str, tuple[str, ...]] = {}
         # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
         self.references: dict[str, str | None] = {}
+        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -653,6 +661,8 @@ class Analyzer(Follower, LinkFollower):
         piped: str | None,
         aliases: bool = True,
     ) -> tuple[list[Command], str | None]:
+        if raw.words and raw.words[0].value.startswith(_NAME_TABLES):
+            self._name_table(raw.words[0], via)
         if aliases and self.aliases and raw.words:
             read = self._alias_reading(raw, depth, via, fed_by, piped)
             if read is not None:
@@ -862,6 +872,14 @@ class Analyzer(Follower, LinkFollower):
                 if self.links:
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
+                if self.hashed and argv[0] in self.hashed and all(s.name in _HASH_USERS for s in stages):
+                    # `hash -p /bin/rm ls; ls -rf ~` runs /bin/rm: that reading too
+                    program_path = self.hashed.pop(argv[0])  # once: `hash -p /bin/ls ls`
+                    try:
+                        hashed = [program_path, *argv[1:]]
+                        self._unwrap(hashed, dynamic, redirects, stdin, fed_by, (*via, "hash"), depth + 1)
+                    finally:
+                        self.hashed[argv[0]] = program_path
                 unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
@@ -953,6 +971,8 @@ class Analyzer(Follower, LinkFollower):
                         self.cwd = self.directories.pop() if known else "$unknown"
                     elif name == "alias":
                         self._define_aliases(argv, dynamic, via)
+                    elif name == "hash":
+                        self._hash(argv, dynamic)
                     elif name in _ARITHMETIC_NAMES:
                         for text in _arithmetic_words(name, argv):
                             for script in self._arithmetic(text):
@@ -982,6 +1002,8 @@ class Analyzer(Follower, LinkFollower):
                                 here.append(self.cwd)
                             self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
+                if local and any(key.startswith("BASH_FUNC_") for key in local):
+                    self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
                     self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
@@ -1207,6 +1229,38 @@ class Analyzer(Follower, LinkFollower):
             self.alias_scopes[alias] = scope
             if alias in _RESERVED:
                 self.kept = self.kept | {alias}
+
+    def _hash(self, argv: list[str], dynamic: list[bool]) -> None:
+        """`hash -p PATH NAME...`: the command NAME runs the program at PATH."""
+        if "-p" not in argv[1:-2]:
+            return
+        at = argv.index("-p")
+        for word, is_dynamic in zip(argv[at + 2 :], dynamic[at + 2 :], strict=False):
+            if is_dynamic or dynamic[at + 1]:
+                raise TooComplex("a command path set with hash known only at run time")
+            if word[:1] != "-":
+                self.hashed[word] = argv[at + 1]
+
+    def _name_table(self, token: Token, via: tuple[str, ...]) -> None:
+        """`BASH_ALIASES[NAME]=TEXT` is `alias NAME=TEXT`; `BASH_CMDS[NAME]=PATH` is `hash -p PATH
+        NAME`. Any other way of setting them (a whole array, `+=`) is past what is read here."""
+        word = self._resolve(token, split=False)
+        entry = _TABLE_ENTRY.fullmatch(word.texts[0]) if len(word.texts) == 1 else None
+        if entry is None or word.dynamic:
+            raise TooComplex(f"{token.value.split('=', 1)[0]} set in a way not read here")
+        table, name, value = entry.groups()
+        if table == "BASH_CMDS":
+            self.hashed[name] = value
+        else:
+            self._define_aliases(["alias", f"{name}={value}"], [False, False], via)
+
+    def _import_functions(self, local: dict[str, str], depth: int, via: tuple[str, ...]) -> None:
+        """`env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f`: the function a bash started with that
+        variable has (defined here for the whole line: stricter)."""
+        for key, value in local.items():
+            match = _IMPORTED_FUNCTION.fullmatch(key)
+            if match is not None and value.lstrip().startswith("()"):
+                self.analyze(f"{match.group(1)} {value}", depth=depth + 1, via=(*via, "function"))
 
     def _expand_alias(
         self, words: list[Token], i: int, used: frozenset[str], scope: tuple[str, ...], left: list[int]

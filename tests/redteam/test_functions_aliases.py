@@ -76,6 +76,14 @@ HARDLINE = [
     'f() { rm -rf "${2:-~}"; }; f a',
     'f() { rm -rf "${1:+$HOME}"; }; f a',
     "set -- a; rm -rf $2/*",
+    # the shell's other tables of names: a command path, an alias array, a function a child imports
+    "hash -p /bin/rm ls; ls -rf ~",
+    "hash -p /bin/rm ls; 'ls' -rf ~",
+    "hash -p /bin/rm ls; c=ls; $c -rf ~",
+    "BASH_CMDS[ls]=/bin/rm; ls -rf ~",
+    "shopt -s expand_aliases\nBASH_ALIASES[cd]='rm -rf'\ncd ~",
+    "env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f",
+    "env 'BASH_FUNC_cd%%=() { rm -rf \"$@\"; }' bash -c 'cd ~'",
 ]
 
 # Each may or may not run what it names: never allowed.
@@ -88,6 +96,7 @@ NOT_ALLOWED = [
     'd=~; declare -n r=$1; r=x; rm -rf "$d"',
     'alias cd="$X"; cd ~',
     'alias "$X"; cd ~',
+    "BASH_ALIASES=([cd]='rm -rf'); cd ~",
 ]
 
 # What runs is the first command, not an alias or a function: judged as it.
@@ -120,6 +129,9 @@ NEAR_MISSES = [
     'f() { echo "${1:-default}"; }; f',
     'f() { ls "${1:-.}"; }; f',
     "if true; then ls; fi",
+    "hash -p /usr/bin/git g; g status",
+    "hash ls; ls",
+    "env 'BASH_FUNC_f%%=() { ls; }' bash -c f",
 ]
 
 
@@ -153,6 +165,8 @@ HARM = [
     'd=~; false && d=x; rm -rf "$d"',
     'f() { rm -rf "${@: -1}"; }; f a ~',
     'f() { rm -rf "${1:-$HOME}"; }; f',
+    "hash -p /bin/rm ls; ls -rf ~",
+    "env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f",
 ]
 
 
