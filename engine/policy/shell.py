@@ -104,6 +104,7 @@ _MAX_ALIASES = 64  # alias expansions for one command
 # what runs a command through the second (not a wrapper, which looks the name up itself).
 _NAME_TABLES = ("BASH_ALIASES", "BASH_CMDS")
 _TABLE_ENTRY = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
+_NOT_FOUND = "command_not_found_handle"  # the function bash runs for a command it does not find
 _HASH_USERS = frozenset({"builtin", "command", "exec", "time"})
 # `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
 _IMPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
@@ -994,6 +995,15 @@ class Analyzer(Follower, LinkFollower):
                 if program is None:
                     if table.anyone is not None:
                         self.follow_unknown(command, table.anyone)
+                    if (
+                        self.functions
+                        and _NOT_FOUND in self.functions
+                        and _NOT_FOUND not in self.calling
+                        and argv[0] not in self.functions
+                        and argv[0] not in _BASH_BUILTINS
+                    ):
+                        # a command bash does not find runs this function with its words
+                        self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
                 if program.grammar.chdir:
                     for option, folder, _ in parse_argv(program.grammar, argv).options:

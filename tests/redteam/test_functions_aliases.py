@@ -84,6 +84,7 @@ HARDLINE = [
     "shopt -s expand_aliases\nBASH_ALIASES[cd]='rm -rf'\ncd ~",
     "env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f",
     "env 'BASH_FUNC_cd%%=() { rm -rf \"$@\"; }' bash -c 'cd ~'",
+    'command_not_found_handle() { rm -rf "$3"; }; nosuchcommand x ~',
 ]
 
 # Each may or may not run what it names: never allowed.
@@ -132,6 +133,7 @@ NEAR_MISSES = [
     "hash -p /usr/bin/git g; g status",
     "hash ls; ls",
     "env 'BASH_FUNC_f%%=() { ls; }' bash -c f",
+    'command_not_found_handle() { echo "no $1" >&2; }; ls',
 ]
 
 
@@ -167,6 +169,7 @@ HARM = [
     'f() { rm -rf "${1:-$HOME}"; }; f',
     "hash -p /bin/rm ls; ls -rf ~",
     "env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f",
+    'command_not_found_handle() { rm -rf "$3"; }; nosuchcommand x ~',
 ]
 
 
