@@ -1315,6 +1315,8 @@ class Analyzer(Follower, LinkFollower):
         k = 0
         while k < len(words) - 1 and ASSIGNMENT.match(words[k].value) is not None:
             k += 1
+        if k == 0 and len(words) > 1 and words[0].value == "time" and "time" not in self.aliases:
+            k = 2 if words[1].value == "-p" and len(words) > 2 else 1  # the reserved word `time [-p]`
         if words[k].literal not in self.aliases:
             return None
         expanded = list(words)

@@ -31,6 +31,9 @@ HARDLINE = [
     *(f"shopt -s expand_aliases\nalias {name}='rm -rf'\n{name} ~" for name in _ALIASED),
     "alias cd='rm -rf'; cd ~",
     "alias cd='rm -rf'; X=1 cd ~",
+    "alias cd='rm -rf'\ntime cd ~",
+    "alias cd='rm -rf'\ntime -p cd ~",
+    "alias cd='rm -rf'\n! cd ~",
     "alias s='sudo '; alias cd='rm -rf'; s cd ~",  # a text ending in a blank: the next word too
     "alias t='time '\nalias cd='rm -rf'\nt cd ~",
     "alias a=b; alias b='rm -rf'; a ~",
