@@ -1140,10 +1140,22 @@ class Analyzer(Follower, LinkFollower):
         read again with the call's arguments as its positional parameters (an argument known
         only at run time stays unknown there)."""
         name = argv[0]
+        bodies = self.functions[name]
         self.calling.add(name)
         try:
-            for body in self.functions[name]:
+            if len(bodies) == 1:
+                self._read_body(bodies[0], depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+                return
+            # Defined more than once: one of the bodies runs, each from where the call starts;
+            # what they leave different is unknown after.
+            start = self._state()
+            ends: list[_State] = []
+            for body in bodies:
+                self._restore(start)
                 self._read_body(body, depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+                ends.append(self._state())
+            for end in ends[:-1]:
+                self._merge(end)
         finally:
             self.calling.discard(name)
 

@@ -100,6 +100,7 @@ NOT_ALLOWED = [
     'd=~; declare -n r=$1; r=x; rm -rf "$d"',
     'alias cd="$X"; cd ~',
     'alias "$X"; cd ~',
+    'd=~; f() { d=x; }; f() { :; }; f; rm -rf "$d"',  # the second body runs
     "BASH_ALIASES=([cd]='rm -rf'); cd ~",
 ]
 
