@@ -527,7 +527,7 @@ class Analyzer(Follower, LinkFollower):
                 if self.positional is not None and seg.text[:1] in _DIGITS and seg.text[:1] != "0":
                     value = _positional_value(seg.text, self.positional, self.env)  # `f() { rm -rf $1/; }; f`
                 elif _NAME_ONLY.fullmatch(seg.text):
-                    value = self.env.get(seg.text) if seg.text not in self.namerefs else None
+                    value = self.env.get(seg.text) if seg.text not in self.namerefs else self._dereference(seg.text)
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -1485,6 +1485,11 @@ class Analyzer(Follower, LinkFollower):
                 return target
             name = target
         return None
+
+    def _dereference(self, name: str) -> str | None:
+        """`$r` with `declare -n r=d`: d's value, when the line knows it."""
+        target = self._referent(name)
+        return self.env.get(target) if target else None
 
     def _assign_references(self) -> None:
         """`declare -n r=d; r=~`: what the line assigned to a reference is its target's value (the
