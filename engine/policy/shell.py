@@ -23,7 +23,6 @@ from engine.policy.commands import (
     decode_filter,
     download_targets,
     printed_text,
-    shell_word,
 )
 from engine.policy.executors import split_string
 from engine.policy.follow import Follower, join_path, matched_payload
@@ -85,6 +84,30 @@ def _globbed_name(word: str) -> bool:
 
 # Wrappers that run a builtin in this shell: a `cd` under them moves it.
 _SAME_SHELL = frozenset({"builtin", "command"})
+# bash's builtins (`compgen -b`) and reserved words (`compgen -k`): a function may be named like
+# one; an alias may be named like either; none of them starts another shell.
+_BUILTIN_NAMES = (
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown "
+    "echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile "
+    "popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true "
+    "type typeset ulimit umask unalias unset wait"
+)
+_BASH_BUILTINS = frozenset(_BUILTIN_NAMES.split())
+_RESERVED_WORDS = "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
+_RESERVED = frozenset(_RESERVED_WORDS.split())
+# What `via` holds that runs in the same shell: substitutions, function bodies, alias texts, loops.
+_SAME_SHELL_MARKS = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
+# An alias whose text is known only at run time: a command word that may be anything.
+_UNKNOWN_ALIAS = '"$__alias_known_at_run_time"'
+_MAX_ALIASES = 64  # alias expansions for one command
+# bash's tables of aliases and of command paths (`BASH_CMDS[ls]=/bin/rm` makes ls run rm), and
+# what runs a command through the second (not a wrapper, which looks the name up itself).
+_NAME_TABLES = ("BASH_ALIASES", "BASH_CMDS")
+_TABLE_ENTRY = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
+_NOT_FOUND = "command_not_found_handle"  # the function bash runs for a command it does not find
+_HASH_USERS = frozenset({"builtin", "command", "exec", "time"})
+# `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
+_IMPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
 
 class Command(Record):
@@ -215,6 +238,13 @@ _KEYWORDS = frozenset(
     }
 )
 _CLAUSE_HEADERS = frozenset({"for", "select", "case"})
+# Words that open and close a compound command or a group, in a command's place (see _split).
+_OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{"})
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+
+
+# What two readings of one command may leave different: variables, the directory, "$@", pushd's stack.
+_State = tuple[dict[str, str], str | None, list[str] | None, list[str | None]]
 
 
 class _Word(Record):
@@ -247,22 +277,45 @@ class _Raw(Record):
         self.redirects = [] if redirects is MISSING else redirects
 
 
-def _split(tokens: list[Token]) -> list[list[_Raw]]:
-    """Tokens → pipelines of raw simple commands."""
+def _split(
+    tokens: list[Token], sure: list[tuple[bool, int]] | None = None, kept: frozenset[str] = _NOTHING
+) -> list[list[_Raw]]:
+    """Tokens → pipelines of raw simple commands. With ``sure``, whether each pipeline surely runs
+    in this shell is appended to it, with where the next one starts: not after `&&`/`||`, not
+    inside a compound command, a subshell or a group, not piped and not in the background (see
+    Analyzer._run_pipelines). Reserved words in ``kept`` (named by an alias) stay words."""
     pipelines: list[list[_Raw]] = []
     pipeline: list[_Raw] = []
     words: list[Token] = []
     redirects: list[tuple[str, Token | None]] = []
     piped = False  # the last operator was a pipe, and no word came after it
+    level = 0  # compound commands, groups and subshells open (only counted for ``sure``)
+    parens = 0  # subshells among them
+    nested = False  # the pipeline being read is inside one, or a coprocess
+    after = ""  # the operator that ended the pipeline before
     i = 0
     n = len(tokens)
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
         if token is not None and token.kind == "word":
-            if words or token.literal not in _KEYWORDS:
+            if sure is not None and not words:
+                if token.literal in _OPENERS:
+                    level += 1
+                elif token.literal in _CLOSERS and level:
+                    level -= 1
+                nested = nested or level > 0 or token.literal == "coproc"
+            if words or token.literal not in _KEYWORDS or token.literal in kept:
                 words.append(token)
             continue
+        if sure is not None and token is not None and token.kind == "op":
+            if token.value == "(" and not words:
+                level += 1
+                parens += 1
+                nested = True
+            elif token.value == ")" and parens:  # not a case pattern's
+                level -= 1
+                parens -= 1
         if token is not None and token.kind == "op" and token.value in REDIRECT_OPS:
             target = tokens[i] if i < n and tokens[i].kind == "word" else None
             redirects.append((token.value, target))
@@ -283,6 +336,11 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
         # ... and all but a pipe end the pipeline.
         if pipeline and (token is None or token.value not in ("|", "|&")):
             pipelines.append(pipeline)
+            if sure is not None:
+                end = token.value if token is not None else ""
+                sure.append((not nested and len(pipeline) == 1 and after not in ("&&", "||") and end != "&", i))
+                after = end
+                nested = level > 0
             pipeline = []
     return pipelines
 
@@ -332,6 +390,14 @@ class Analyzer(Follower, LinkFollower):
         self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
+        self.frames: list[set[str]] = []  # the `local` variables of each function call being read
+        # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
+        self.kept: frozenset[str] = _NOTHING
+        # The shell (see _shell_scope) each alias was defined in: a new shell (`bash -c`) has none.
+        self.alias_scopes: dict[str, tuple[str, ...]] = {}
+        # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
+        self.references: dict[str, str | None] = {}
+        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -353,7 +419,13 @@ class Analyzer(Follower, LinkFollower):
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
-        if not via and self.plain_words and BUDGET.get() is None and self.env.get("HOME", "~") == "~":
+        if (
+            not via
+            and self.plain_words
+            and not (self.aliases or self.functions or self.hashed)  # a word may name one (a session's shell)
+            and BUDGET.get() is None
+            and self.env.get("HOME", "~") == "~"
+        ):
             words = _plain_words(text)
             if words is not None:
                 self._plain_command(words)
@@ -363,28 +435,71 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokenize(text)
             if BUDGET.get() is None:
                 self.lexed[text] = tokens
+        self._analyze_tokens(tokens, depth, via)
+
+    def _analyze_tokens(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        if depth > MAX_DEPTH:
+            raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
         # `source` and an alias run in this shell.
         saved = self.cwd
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
         if spans:
-            # Each definition's body is read where it stands (it may never run, or run later
-            # with other arguments: its variables are unknown after it).
+            # Each definition's body is read where it stands, with unknown arguments: it may run
+            # later through a call the line does not spell. A definition runs nothing: what the
+            # body sets is not set after it (each call reads the body again with its arguments).
             at = 0
             for begin, body, end in spans:
                 if begin < at:
                     continue  # a definition inside a body read already
-                for pipeline in _split(tokens[at:begin]):
-                    self._pipeline(pipeline, depth, via)
+                self._run_pipelines(tokens[at:begin], depth, via)
                 self._read_body(tokens[body:end], depth, (*via, "function"), None)
                 at = end
             tokens = tokens[at:]
-        for pipeline in _split(tokens):
-            self._pipeline(pipeline, depth, via)
+        self._run_pipelines(tokens, depth, via)
         if len(tokens) > 5:
             self._read_loops(tokens, depth, via)
         if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
             self.cwd = saved
+
+    def _run_pipelines(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        """Read each pipeline of ``tokens`` in turn. One that may not run, or runs in a subshell
+        (after `&&`/`||`, in a compound command, piped, in the background), leaves a variable the
+        line had set with two possible values: it is unknown after (`d=~; false && d=x; rm -rf
+        "$d"` deletes home), as are the positional parameters it changed."""
+        sure: list[tuple[bool, int]] = []
+        before: tuple[dict[str, str], list[str] | None] | None = None
+        kept = self.kept
+        pipelines = _split(tokens, sure, kept)
+        k = 0
+        while k < len(pipelines):
+            certain, end = sure[k]
+            if certain:
+                if before is not None:
+                    self._settle(*before)
+                    before = None
+            elif before is None:
+                before = (dict(self.env), self.positional)
+            self._pipeline(pipelines[k], depth, via)
+            k += 1
+            if self.kept is not kept:
+                # `alias if='rm -rf'`: the rest is read again with that word a command's
+                kept, tokens, k = self.kept, tokens[end:], 0
+                sure = []
+                pipelines = _split(tokens, sure, kept)
+        if before is not None:
+            self._settle(*before)
+
+    def _settle(self, env: dict[str, str], positional: list[str] | None) -> None:
+        """After commands that may not have run: what they changed of ``env`` (and of the
+        positional parameters) is unknown. A variable the line had not set keeps its new value."""
+        for key, value in list(self.env.items()):
+            if key in env and env[key] != value:
+                del self.env[key]
+        if positional is not None and self.positional != positional:
+            for key in _POSITIONAL_KEYS:
+                self.env.pop(key, None)
+            self.positional = None
 
     # -- words -------------------------------------------------------------------
 
@@ -415,19 +530,19 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
-                sliced = _SLICE.fullmatch(seg.text) if self.positional is not None and seg.quoted else None
-                if self.positional is not None and seg.quoted and (seg.text == "@" or sliced is not None):
+                args = (
+                    _positional_words(seg.text, self.positional) if self.positional is not None and seg.quoted else None
+                )
+                if args is not None:
                     # "$@": each argument its own word (`f() { gh "$@"; }; f auth token`); "${@:N[:M]}" a slice
-                    args = self.positional
-                    if sliced is not None:
-                        first = max(int(sliced.group(1)) - 1, 0)
-                        args = args[first : first + int(sliced.group(2))] if sliced.group(2) else args[first:]
                     if args:
                         fields[-1].append(args[0])
                         fields.extend([arg] for arg in args[1:])
                     continue
-                if _NAME_ONLY.fullmatch(seg.text):
-                    value = self.env.get(seg.text) if seg.text not in self.namerefs else None
+                if self.positional is not None and seg.text[:1] in _DIGITS and seg.text[:1] != "0":
+                    value = _positional_value(seg.text, self.positional, self.env)  # `f() { rm -rf $1/; }; f`
+                elif _NAME_ONLY.fullmatch(seg.text):
+                    value = self.env.get(seg.text) if seg.text not in self.namerefs else self._dereference(seg.text)
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -570,7 +685,14 @@ class Analyzer(Follower, LinkFollower):
         via: tuple[str, ...],
         fed_by: frozenset[str],
         piped: str | None,
+        aliases: bool = True,
     ) -> tuple[list[Command], str | None]:
+        if raw.words and raw.words[0].value.startswith(_NAME_TABLES):
+            self._name_table(raw.words[0], via)
+        if aliases and self.aliases and raw.words:
+            read = self._alias_reading(raw, depth, via, fed_by, piped)
+            if read is not None:
+                return read
         extra_fed: frozenset[str] = fed_by
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
@@ -665,6 +787,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        if self.references:
+            self._assign_references()
         home = self.env.get("HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
@@ -768,11 +892,20 @@ class Analyzer(Follower, LinkFollower):
         local: dict[str, str] = {}  # variables set by wrappers along the way (`env A=1 ...`)
         escaped = 0  # escape hatches entered along this chain (they end with the chain)
         here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
+        shadowed: _State | None = None  # what a function named like a builtin left (see below)
         try:
             while argv:
                 if self.links:
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
+                if self.hashed and argv[0] in self.hashed and all(s.name in _HASH_USERS for s in stages):
+                    # `hash -p /bin/rm ls; ls -rf ~` runs /bin/rm: that reading too
+                    program_path = self.hashed.pop(argv[0])  # once: `hash -p /bin/ls ls`
+                    try:
+                        hashed = [program_path, *argv[1:]]
+                        self._unwrap(hashed, dynamic, redirects, stdin, fed_by, (*via, "hash"), depth + 1)
+                    finally:
+                        self.hashed[argv[0]] = program_path
                 unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
@@ -829,6 +962,23 @@ class Analyzer(Follower, LinkFollower):
                     else:
                         self.unread.append(argv[0])
                     break
+                # A function runs in place of a builtin or a program of its name, `time` before it
+                # or not; `builtin NAME` and `command NAME` skip it. Named like a builtin the engine
+                # follows, the builtin is read too (the definition may not have run): what the two
+                # readings leave different is unknown after (see _merge).
+                if (
+                    self.functions
+                    and argv[0] in self.functions
+                    and argv[0] not in self.calling
+                    and all(s.name == "time" for s in stages[:-1])
+                ):
+                    if argv[0] in _BASH_BUILTINS:
+                        start = self._state()
+                        self._call_function(argv, dynamic, depth, via)
+                        shadowed = self._state()
+                        self._restore(start)
+                    else:
+                        self._call_function(argv, dynamic, depth, via)
                 # A `cd` a wrapper runs (`sudo cd`) moves nothing; under `builtin`/`command` it moves this
                 # shell (found by rt6: `builtin cd /; rm -rf etc` was allowed).
                 if len(stages) == 1 or all(s.name in _SAME_SHELL for s in stages[:-1]):
@@ -846,32 +996,39 @@ class Analyzer(Follower, LinkFollower):
                         known = self.directories and len(argv) == 1
                         self.cwd = self.directories.pop() if known else "$unknown"
                     elif name == "alias":
-                        for word in argv[1:]:
-                            alias, sep, value = word.partition("=")
-                            if sep and alias:
-                                self.aliases[alias] = value
+                        self._define_aliases(argv, dynamic, via)
+                    elif name == "hash":
+                        self._hash(argv, dynamic)
                     elif name in _ARITHMETIC_NAMES:
                         for text in _arithmetic_words(name, argv):
                             for script in self._arithmetic(text):
                                 self.analyze(script, depth=depth + 1, via=(*via, name))
                     elif name in ("set", "shift"):
                         self._set_positional(argv, dynamic)
-                    elif self.functions and argv[0] in self.functions and argv[0] not in self.calling:
-                        self._call_function(argv, dynamic, depth, via)
-                    elif self.aliases and argv[0] in self.aliases and not dynamic[0]:
-                        expanded = " ".join([self.aliases[argv[0]], *map(shell_word, argv[1:])])
-                        self.analyze(expanded, depth=depth + 1, via=(*via, "alias"))
                 if name in LINKERS:
                     self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
+                    if self.frames and name not in ("export", "readonly"):
+                        self._localize(argv)
                 elif name in _VARIABLE_WRITERS:
                     self._forget(name, argv)
+                    if self.references:
+                        self._forget_references(argv)
                 if table.everyone is not None and (local or len(self.env) > 1):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
                     if table.anyone is not None:
                         self.follow_unknown(command, table.anyone)
+                    if (
+                        self.functions
+                        and _NOT_FOUND in self.functions
+                        and _NOT_FOUND not in self.calling
+                        and argv[0] not in self.functions
+                        and argv[0] not in _BASH_BUILTINS
+                    ):
+                        # a command bash does not find runs this function with its words
+                        self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
                 if program.grammar.chdir:
                     for option, folder, _ in parse_argv(program.grammar, argv).options:
@@ -880,6 +1037,8 @@ class Analyzer(Follower, LinkFollower):
                                 here.append(self.cwd)
                             self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
+                if local and any(key.startswith("BASH_FUNC_") for key in local):
+                    self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
                     self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
@@ -893,6 +1052,8 @@ class Analyzer(Follower, LinkFollower):
             self.indirect -= escaped
             if here:
                 self.cwd = here[0]
+        if shadowed is not None:
+            self._merge(shadowed)
         return stages
 
     def _environment_options(
@@ -1004,40 +1165,221 @@ class Analyzer(Follower, LinkFollower):
         read again with the call's arguments as its positional parameters (an argument known
         only at run time stays unknown there)."""
         name = argv[0]
+        bodies = self.functions[name]
         self.calling.add(name)
         try:
-            for body in self.functions[name]:
+            if len(bodies) == 1:
+                self._read_body(bodies[0], depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+                return
+            # Defined more than once: one of the bodies runs, each from where the call starts;
+            # what they leave different is unknown after.
+            start = self._state()
+            ends: list[_State] = []
+            for body in bodies:
+                self._restore(start)
                 self._read_body(body, depth + 1, (*via, name), (argv[1:], dynamic[1:]))
+                ends.append(self._state())
+            for end in ends[:-1]:
+                self._merge(end)
         finally:
             self.calling.discard(name)
 
     def _read_body(
         self, body: list[Token], depth: int, via: tuple[str, ...], args: tuple[list[str], list[bool]] | None
     ) -> None:
-        """Read a function's body with ``args`` as its positional parameters (None: unknown).
-        A variable the body sets is unknown after it: `local` keeps the old value, a plain
-        assignment the new one, and a branch may set it or not."""
+        """Read a function's body with ``args`` as its positional parameters (None: unknown, at
+        its definition, which runs nothing: what the body sets or moves is put back after). A call
+        runs the body in this shell: what it sets stays set (`f() { a=$1; }; f ~` sets a to ~),
+        but a `local` variable gets its old value back; what a command that may not run sets is
+        unknown (see _run_pipelines)."""
         before = dict(self.env)
         saved_positional = self.positional
+        saved_cwd, saved_directories = self.cwd, list(self.directories)
         if args is None:
             self._positional(["$unknown"], [True])
         else:
             self._positional(*args)
+        # A group runs in this shell: its commands surely run.
+        grouped = len(body) > 1 and body[0].literal == "{" and body[-1].literal == "}"
+        inner = body[1:-1] if grouped else body
+        self.frames.append(set())
         try:
-            for pipeline in _split(body):
-                self._pipeline(pipeline, depth, via)
+            self._run_pipelines(inner, depth, via)
             if len(body) > 5:
                 self._read_loops(body, depth, via)
         finally:
+            local = self.frames.pop()
             self.positional = saved_positional
+            if args is None:
+                self.env.clear()
+                self.env.update(before)
+                self.cwd, self.directories = saved_cwd, saved_directories
+            else:
+                for key in (*_POSITIONAL_KEYS, *local):
+                    if key in before:
+                        self.env[key] = before[key]
+                    else:
+                        self.env.pop(key, None)
+
+    def _state(self) -> _State:
+        return dict(self.env), self.cwd, self.positional, list(self.directories)
+
+    def _restore(self, state: _State) -> None:
+        env, self.cwd, self.positional, directories = state
+        self.env.clear()
+        self.env.update(env)
+        self.directories = list(directories)
+
+    def _merge(self, other: _State) -> None:
+        """Two readings of one command (an alias live or not, a function or the builtin it is
+        named like), this one and ``other``: what they leave different is unknown after."""
+        env, cwd, positional, directories = other
+        for key, value in list(self.env.items()):
+            if env.get(key) != value:
+                del self.env[key]
+        if cwd != self.cwd:
+            self.cwd = "$unknown"
+        if positional != self.positional:
             for key in _POSITIONAL_KEYS:
                 self.env.pop(key, None)
-            for key, value in list(self.env.items()):
-                if before.get(key) != value:
-                    del self.env[key]
-            for key in _POSITIONAL_KEYS:
-                if key in before:
-                    self.env[key] = before[key]
+            self.positional = None
+        if directories != self.directories:
+            self.directories = []  # a popd goes where it may
+
+    def _shell_scope(self, via: tuple[str, ...]) -> tuple[str, ...]:
+        """The shells ``via`` started (`bash -c`, `sudo`, a script run as ./x.sh): an alias is
+        known in the shell it was defined in, and in its subshells, not in another one."""
+        scope: list[str] = []
+        sourced = False
+        for step in via:
+            if sourced:
+                sourced = False  # the file `source` reads
+            elif step in ("source", "."):
+                sourced = True
+            elif not (
+                step in _BASH_BUILTINS or step in _SAME_SHELL_MARKS or step in _RESERVED or step in self.functions
+            ):
+                scope.append(step)
+        return tuple(scope)
+
+    def _define_aliases(self, argv: list[str], dynamic: list[bool], via: tuple[str, ...]) -> None:
+        """`alias NAME=TEXT ...`: a later command word NAME runs TEXT. A text known only at run time
+        is a command word that may be anything; a name known only at run time, any command's."""
+        scope = self._shell_scope(via) if via else ()
+        for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
+            alias, sep, value = word.partition("=")
+            if is_dynamic and (not sep or "$" in alias or "`" in alias):
+                raise TooComplex("an alias whose name is known only at run time")
+            if not sep or not alias:
+                continue
+            self.aliases[alias] = _UNKNOWN_ALIAS if is_dynamic else value
+            self.alias_scopes[alias] = scope
+            if alias in _RESERVED:
+                self.kept = self.kept | {alias}
+
+    def _hash(self, argv: list[str], dynamic: list[bool]) -> None:
+        """`hash -p PATH NAME...`: the command NAME runs the program at PATH."""
+        if "-p" not in argv[1:-2]:
+            return
+        at = argv.index("-p")
+        for word, is_dynamic in zip(argv[at + 2 :], dynamic[at + 2 :], strict=False):
+            if is_dynamic or dynamic[at + 1]:
+                raise TooComplex("a command path set with hash known only at run time")
+            if word[:1] != "-":
+                self.hashed[word] = argv[at + 1]
+
+    def _name_table(self, token: Token, via: tuple[str, ...]) -> None:
+        """`BASH_ALIASES[NAME]=TEXT` is `alias NAME=TEXT`; `BASH_CMDS[NAME]=PATH` is `hash -p PATH
+        NAME`. Any other way of setting them (a whole array, `+=`) is past what is read here."""
+        word = self._resolve(token, split=False)
+        entry = _TABLE_ENTRY.fullmatch(word.texts[0]) if len(word.texts) == 1 else None
+        if entry is None or word.dynamic:
+            raise TooComplex(f"{token.value.split('=', 1)[0]} set in a way not read here")
+        table, name, value = entry.groups()
+        if table == "BASH_CMDS":
+            self.hashed[name] = value
+        else:
+            self._define_aliases(["alias", f"{name}={value}"], [False, False], via)
+
+    def _import_functions(self, local: dict[str, str], depth: int, via: tuple[str, ...]) -> None:
+        """`env 'BASH_FUNC_f%%=() { rm -rf ~; }' bash -c f`: the function a bash started with that
+        variable has (defined here for the whole line: stricter)."""
+        for key, value in local.items():
+            match = _IMPORTED_FUNCTION.fullmatch(key)
+            if match is not None and value.lstrip().startswith("()"):
+                self.analyze(f"{match.group(1)} {value}", depth=depth + 1, via=(*via, "function"))
+
+    def _expand_alias(
+        self, words: list[Token], i: int, used: frozenset[str], scope: tuple[str, ...], left: list[int]
+    ) -> bool:
+        """Expand, in place, the alias ``words[i]`` names, as bash does: an unquoted word, then the
+        first word of its text (not an alias being expanded), and the word after the text when it
+        ends in a blank. True when a text holds operators (the words after it were left as they are)."""
+        if i >= len(words):
+            return False
+        token = words[i]
+        name = token.literal
+        if (
+            name is None
+            or token.quoted
+            or name in used
+            or name not in self.aliases
+            or self.alias_scopes.get(name, ()) != scope
+        ):
+            return False
+        left[0] -= 1
+        if left[0] < 0:
+            raise TooComplex(f"aliases expanding more than {_MAX_ALIASES} times for one command")
+        value = self.aliases[name]
+        tokens = self._tokens(value)
+        words[i : i + 1] = tokens
+        if any(t.kind != "word" for t in tokens):
+            return True
+        size = len(words)
+        if self._expand_alias(words, i, used | {name}, scope, left):
+            return True
+        if value[-1:] in (" ", "\t"):
+            return self._expand_alias(words, i + len(tokens) + len(words) - size, used, scope, left)
+        return False
+
+    def _alias_reading(
+        self, raw: _Raw, depth: int, via: tuple[str, ...], fed_by: frozenset[str], piped: str | None
+    ) -> tuple[list[Command], str | None] | None:
+        """A command whose word is an alias is read twice: as written (aliases off, as in `bash -c`
+        unless `shopt -s expand_aliases`) and with its aliases expanded (an interactive shell, or
+        expand_aliases on; the engine cannot tell). None: no alias applies."""
+        words = raw.words
+        k = 0
+        while k < len(words) - 1 and ASSIGNMENT.match(words[k].value) is not None:
+            k += 1
+        if k == 0 and len(words) > 1 and words[0].value == "time" and "time" not in self.aliases:
+            k = 2 if words[1].value == "-p" and len(words) > 2 else 1  # the reserved word `time [-p]`
+        if words[k].literal not in self.aliases:
+            return None
+        expanded = list(words)
+        left = [_MAX_ALIASES]
+        operators = self._expand_alias(expanded, k, _NOTHING, self._shell_scope(via) if via else (), left)
+        if left[0] == _MAX_ALIASES:
+            return None
+        start = self._state()
+        stages, output = self._simple(raw, depth, via, fed_by, piped, aliases=False)
+        plain = self._state()
+        self._restore(start)
+        inner = (*via, "alias")
+        if operators:
+            tokens = list(expanded)
+            for op, target in raw.redirects:
+                if target is not None:
+                    tokens += (Token("op", op), target)
+            mark = len(self.commands)
+            self._analyze_tokens(tokens, depth + 1, inner)
+            stages = stages + self.commands[mark:]
+        else:
+            more, aliased = self._simple(_Raw(expanded, raw.redirects), depth + 1, inner, fed_by, piped, aliases=False)
+            stages = stages + more
+            output = aliased if aliased is not None else output
+        self._merge(plain)
+        return stages, output
 
     def _positional(self, args: list[str], dynamic: list[bool]) -> None:
         """Make ``args`` the positional parameters ($1.., $#, $@, $*)."""
@@ -1058,8 +1400,14 @@ class Analyzer(Follower, LinkFollower):
     def _set_positional(self, argv: list[str], dynamic: list[bool]) -> None:
         """`set -- a b` sets the positional parameters; `shift [N]` drops the first N."""
         if argv[0] == "shift":
-            count = argv[1] if len(argv) > 1 else "1"
-            if self.positional is not None and count.isdigit() and not any(dynamic[1:]):
+            operands = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+            count = operands[0] if operands else "1"
+            arithmetic = _ARITHMETIC_WORD.fullmatch(count)
+            if arithmetic is not None and self.positional is not None:
+                # `shift $(( $# - 1 ))`
+                shifted = _sum(arithmetic.group(1), len(self.positional))
+                count = str(shifted) if shifted is not None and shifted >= 0 else count
+            if self.positional is not None and count.isdigit() and len(operands) <= 1:
                 rest = self.positional[int(count) :]
                 self._positional(rest, [False] * len(rest))
             else:
@@ -1144,6 +1492,56 @@ class Analyzer(Follower, LinkFollower):
         for default in _DEFAULT_VARIABLES.get(name, ()):
             self.env.pop(default, None)
 
+    def _localize(self, argv: list[str]) -> None:
+        """`local x`, `declare x` in a function body (not `declare -g`): x is the call's own."""
+        if any(w[:1] == "-" and "g" in w for w in argv[1:]):
+            return
+        for word in argv[1:]:
+            match = _IDENTIFIER.match(word)
+            if match is not None and word[:1] != "-":
+                self.frames[-1].add(match.group())
+
+    def _referent(self, name: str) -> str | None:
+        """The variable a name reference stands for, through references to references ("" none
+        yet, None unknown)."""
+        for _ in range(MAX_DEPTH):
+            target = self.references.get(name)
+            if target is None or target == "" or target not in self.references:
+                return target
+            name = target
+        return None
+
+    def _dereference(self, name: str) -> str | None:
+        """`$r` with `declare -n r=d`: d's value, when the line knows it."""
+        target = self._referent(name)
+        return self.env.get(target) if target else None
+
+    def _assign_references(self) -> None:
+        """`declare -n r=d; r=~`: what the line assigned to a reference is its target's value (the
+        first assignment to a reference without one names its target). An unknown target may be
+        any variable: every value the line knew is unknown after."""
+        for name in [key for key in self.env if key in self.references]:
+            value = self.env.pop(name)
+            target = self._referent(name)
+            if target is None:
+                self.env.clear()
+                return
+            if target == "":
+                self.references[name] = _referent_name(value)
+            else:
+                self.env[target] = value
+
+    def _forget_references(self, argv: list[str]) -> None:
+        """`read r`, `unset r` with r a reference: its target's value is unknown after."""
+        for word in argv[1:]:
+            match = _IDENTIFIER.match(word)
+            if match is not None and match.group() in self.references:
+                target = self._referent(match.group())
+                if target is None:
+                    self.env.clear()
+                    return
+                self.env.pop(target, None)
+
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line. A name reference
         (`declare -n r=x`) stands for another variable: known only at run time here."""
@@ -1154,6 +1552,8 @@ class Analyzer(Follower, LinkFollower):
                 if name is not None:
                     self.namerefs.add(name.group())
                     self.env.pop(name.group(), None)
+                    target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
+                    self.references[name.group()] = None if is_dynamic else _referent_name(target)
                 continue
             match = ASSIGNMENT.match(word)
             if match is None:
@@ -1162,6 +1562,8 @@ class Analyzer(Follower, LinkFollower):
                 self.env.pop(match.group(1), None)
             else:
                 self.env[match.group(1)] = word[match.end() :]
+        if self.references:
+            self._assign_references()
 
     # -- files written and read on the same line ------------------------------------
 
@@ -1286,7 +1688,69 @@ class Analyzer(Follower, LinkFollower):
 
 
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
-_SLICE = re.compile(r"@:(\d+)(?::(\d+))?")
+_SLICE = re.compile(r"@:([^:]+)(?::([^:]+))?")
+_ARITHMETIC_WORD = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)
+_SUM = re.compile(r"\s*[+-]?\s*\d+(?:\s*[+-]\s*\d+)*\s*")
+
+
+def _sum(expression: str, count: int) -> int | None:
+    """An arithmetic expression of whole numbers, `+`, `-` and `$#` (``count``); None for any other."""
+    text = expression.replace("$#", str(count))
+    if _SUM.fullmatch(text) is None:
+        return None
+    return sum(int(sign + "1") * int(digits) for sign, digits in re.findall(r"([+-]?)\s*(\d+)", text))
+
+
+_DIGITS = frozenset("0123456789")
+_POSITIONAL_OPERATOR = re.compile(r"(\d+)(?:(:?)([-+])(.*))?", re.DOTALL)
+_WORD_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _positional_value(text: str, positional: list[str], env: dict[str, str]) -> str | None:
+    """`${N}`, `${N:-w}`, `${N-w}`, `${N:+w}`, `${N+w}` with the positional parameters known: past
+    the last one $N is unset (`f() { rm -rf $1/; }; f` runs `rm -rf /`). The word w is literal text
+    or one variable the line set (`${1:-$HOME}`); None for anything else."""
+    match = _POSITIONAL_OPERATOR.fullmatch(text)
+    if match is None:
+        return None
+    number, colon, operator, word = match.groups()
+    index = int(number)
+    value = positional[index - 1] if index <= len(positional) else None
+    if operator is None:
+        return value if value is not None else ""
+    variable = _WORD_VARIABLE.fullmatch(word)
+    if variable is not None:
+        known = env.get(variable.group(1) or variable.group(2) or "")
+        if known is None:
+            return None
+        word = known
+    elif any(ch in word for ch in "$`\\\"'"):
+        return None
+    is_set = value is not None and (value != "" or not colon)
+    if operator == "+":
+        return word if is_set else ""
+    return value if is_set and value is not None else word
+
+
+def _positional_words(text: str, positional: list[str]) -> list[str] | None:
+    """The words "${TEXT}" gives with the positional parameters known: "$@", a slice "${@:N[:M]}"
+    (`${@: -1}`, `${@:$#}` the last), "${!#}" the last; None for any other."""
+    if text == "@":
+        return positional
+    if text == "!#":
+        return positional[-1:]
+    sliced = _SLICE.fullmatch(text)
+    if sliced is None:
+        return None
+    count = len(positional)
+    offset = _sum(sliced.group(1), count)
+    length = _sum(sliced.group(2), count) if sliced.group(2) is not None else count
+    if offset is None or length is None or length < 0:
+        return None
+    first = count + offset if offset < 0 else max(offset - 1, 0)  # $0 (offset 0) is not kept
+    return positional[first : first + length] if first >= 0 else []
+
+
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 
@@ -1431,6 +1895,16 @@ def _plain_words(text: str) -> list[str] | None:
     if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
         return None
     return words
+
+
+def _referent_name(target: str) -> str | None:
+    """The variable a reference's target names (`a[1]`: a); None when it names none for certain."""
+    if target == "":
+        return ""
+    match = _IDENTIFIER.match(target)
+    if match is None or (match.end() < len(target) and target[match.end()] != "["):
+        return None
+    return match.group()
 
 
 def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]]]) -> list[tuple[int, int, int]]:
