@@ -24,10 +24,6 @@ ALLOWED: list[tuple[str, str]] = [
     ("shopt -s expand_aliases\nalias set='rm -rf'\nset ~", "the alias makes set ~ run rm -rf ~"),
     ("shopt -s expand_aliases\nalias read='rm -rf'\nread ~", "the alias makes read ~ run rm -rf ~"),
     ("shopt -s expand_aliases\nalias export='rm -rf'\nexport ~", "the alias makes export ~ run rm -rf ~"),
-    (
-        "f() { export TAR_OPTIONS='\"--to-command=rm -rf ~\"'; }; f; tar xf a.tar",
-        "a function body exports TAR_OPTIONS for the caller",
-    ),
 ]
 
 # today: a grantable ask (or an ask after stop 21's fix); harm is hardline-class
