@@ -367,12 +367,19 @@ _MAKE_SHELL = re.compile(r"\$[({]shell\s+((?:[^()]|\([^()]*\))*)[)}]")
 _MAKE_SHELL_VARIABLE = re.compile(r"^\s*(?:override\s+)?SHELL\s*[:?+!]?=\s*(.+)$", re.MULTILINE)
 
 
+# `TARGETS: PREREQUISITES; RECIPE`: a recipe on the rule's line (not `X := a; b`, `all: X = a; b`)
+_MAKE_INLINE_RECIPE = re.compile(r"^[^\t=;#:\n][^=;#:\n]*::?(?!=)[^=;\n]*;(.*)$", re.MULTILINE)
+
+
 def make_payloads(text: str) -> list[str]:
-    """Commands a makefile runs: recipe lines (tab-indented), `$(shell ...)` calls and a SHELL it sets."""
+    """Commands a makefile runs: recipe lines (tab-indented, or after a rule's `;`), `$(shell ...)`
+    calls and a SHELL it sets."""
     out: list[str] = []
     for line in text.split("\n"):
         if line.startswith("\t"):
             out.append(line[1:].lstrip("@+-"))
+    if ";" in text:
+        out.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
     return out

@@ -1160,6 +1160,10 @@ class Analyzer(Follower, LinkFollower):
                 if name is not None:
                     self.namerefs.add(name.group())
                     self.env.pop(name.group(), None)
+                    # what it names gets the values written through it: known only at run time
+                    target = _IDENTIFIER.match(word, name.end() + 1)
+                    if target is not None and word[name.end() : name.end() + 1] == "=":
+                        self.env.pop(target.group(), None)
                 continue
             match = ASSIGNMENT.match(word)
             if match is None:

@@ -53,6 +53,8 @@ HARDLINE = [
     "MAKEFLAGS='k $(shell rm -rf ~)' make",
     "MAKEFLAGS='--eval=$$(shell\\ rm\\ -rf\\ ~)' make",
     "CC='rm -rf ~ #' make x.o",
+    "MAKEFLAGS='--eval=all:;rm\\ -rf\\ ~' make",
+    "echo 'all:; rm -rf ~' > Makefile; make",
     # PS4 under xtrace, turned on before or after
     "set -x; PS4='$(rm -rf ~)'; true",
     "PS4='$(rm -rf ~)'; set -x; true",
@@ -93,6 +95,9 @@ ASK = [
     "npm_config_node_options='--require /tmp/x.js' npm test",
     "RUSTC_WRAPPER=/tmp/w.sh cargo build",
     "read CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER; cargo run",
+    "declare -n r=TAR_OPTIONS; r='--to-command=rm\\ -rf\\ ~'; tar xf a.tar",
+    "for TAR_OPTIONS in '--to-command=rm\\ -rf\\ ~'; do :; done; tar xf a.tar",
+    "MAKEFILES=/tmp/evil.mk make",
 ]
 
 NEAR_MISSES = [
@@ -105,6 +110,8 @@ NEAR_MISSES = [
     "MAKEFLAGS=-j4 make",
     "MAKEFLAGS='-j4 --no-print-directory' make",
     "MAKEFLAGS=k make",
+    "make CFLAGS='-O2; x'",
+    "declare -n r=x; r=1; echo $x",
     "set -x; make",
     "PS4='+ ${BASH_SOURCE}:${LINENO}: '; set -x; make",
     "PS4='+ $(date +%s) '; set -x; make",
