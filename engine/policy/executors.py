@@ -91,6 +91,90 @@ def split_string(text: str, env: dict[str, str] | None = None) -> list[str]:
     return words
 
 
+# -- option variables (TAR_OPTIONS, MAKEFLAGS) ----------------------------------------
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_HEX_ESCAPE = re.compile(r"x([0-9A-Fa-f]{1,2})")
+_OCTAL_ESCAPE = re.compile(r"0([0-7]{1,3})")
+
+
+def wordsplit(text: str, env: dict[str, str] | None = None) -> list[str]:
+    """The words GNU tar makes of TAR_OPTIONS (its `wordsplit`, default flags): blanks separate,
+    single and double quotes group, a backslash escapes the next character inside quotes and out
+    (`\\ ` is a blank in a word, `\\t` a tab, `\\x41` an A), nothing is expanded, `#` is a character."""
+    words: list[str] = []
+    current: list[str] = []
+    in_word = False
+    quote = ""
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            code = _HEX_ESCAPE.match(text, i + 1) or _OCTAL_ESCAPE.match(text, i + 1)
+            if code is not None:
+                current.append(chr(int(code.group(1), 16 if code.group().startswith("x") else 8)))
+                i = code.end()
+            else:
+                current.append(_C_ESCAPES.get(text[i + 1], text[i + 1]))
+                i += 2
+            in_word = True
+            continue
+        if quote:
+            if ch == quote:
+                quote = ""
+            else:
+                current.append(ch)
+        elif ch in "'\"":
+            quote = ch
+            in_word = True
+        elif ch in " \t\n":
+            if in_word:
+                words.append("".join(current))
+                current.clear()
+                in_word = False
+        else:
+            current.append(ch)
+            in_word = True
+        i += 1
+    if in_word:
+        words.append("".join(current))
+    return words
+
+
+def make_flags(text: str, env: dict[str, str] | None = None) -> list[str]:
+    """The words GNU make makes of MAKEFLAGS / GNUMAKEFLAGS: the value is expanded as make text
+    first (`$$` is a dollar; a `$(shell ...)` in it runs, judged apart), then blanks separate and a
+    backslash escapes the next character; a first word without a dash or `=` is a group of letters."""
+    words: list[str] = []
+    current: list[str] = []
+    text = text.replace("$$", "$")
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if ch in " \t":
+            if current:
+                words.append("".join(current))
+                current.clear()
+        else:
+            current.append(ch)
+        i += 1
+    if current:
+        words.append("".join(current))
+    if words and not words[0].startswith("-") and "=" not in words[0]:
+        words[0] = "-" + words[0]
+    return words
+
+
+# How a program splits an option variable into words (a run's `language:` for `as: options`).
+OPTION_SPLITTERS = {"env": split_string, "tar": wordsplit, "make": make_flags}
+
+
 # -- sed ---------------------------------------------------------------------------
 
 # Addresses are bounded: an unterminated one costs at most its bound, whatever follows it.
@@ -283,12 +367,19 @@ _MAKE_SHELL = re.compile(r"\$[({]shell\s+((?:[^()]|\([^()]*\))*)[)}]")
 _MAKE_SHELL_VARIABLE = re.compile(r"^\s*(?:override\s+)?SHELL\s*[:?+!]?=\s*(.+)$", re.MULTILINE)
 
 
+# `TARGETS: PREREQUISITES; RECIPE`: a recipe on the rule's line (not `X := a; b`, `all: X = a; b`)
+_MAKE_INLINE_RECIPE = re.compile(r"^[^\t=;#:\n][^=;#:\n]*::?(?!=)[^=;\n]*;(.*)$", re.MULTILINE)
+
+
 def make_payloads(text: str) -> list[str]:
-    """Commands a makefile runs: recipe lines (tab-indented), `$(shell ...)` calls and a SHELL it sets."""
+    """Commands a makefile runs: recipe lines (tab-indented, or after a rule's `;`), `$(shell ...)`
+    calls and a SHELL it sets."""
     out: list[str] = []
     for line in text.split("\n"):
         if line.startswith("\t"):
             out.append(line[1:].lstrip("@+-"))
+    if ";" in text:
+        out.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
     return out

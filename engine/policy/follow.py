@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from engine.policy.shell import Command
+    from engine.policy.variables import Variables
 
 # Where the programs of the system live: a path under them names a program, not a script of the caller's.
 _SYSTEM_PROGRAMS = (
@@ -54,7 +55,7 @@ class Follower:
     """Mixin of the analyzer: reads a command's program and follows its payloads."""
 
     programs: ProgramTable
-    env: dict[str, str]
+    env: Variables
     files: dict[str, Any]  # files written earlier on the line
     session: Any  # what the session wrote before the line (session_memory.SessionView), or None
     indirect: int  # > 0 while analysing an escape hatch's payload
@@ -112,7 +113,7 @@ class Follower:
         inner: tuple[list[str], list[bool], bool] | None = None
         via = (*command.via, command.name)
         # What there is to read: most runs have nothing in most commands, and are skipped by kind.
-        variables = bool(local) or len(self.env) > 1  # HOME is always there
+        variables = bool(local) or len(self.env) > 1 or bool(self.env.lost)  # HOME is always there
         stdin = bool(command.stdin)
         files = bool(self.files) or self.session is not None
         for level, reading in levels:
@@ -167,16 +168,40 @@ class Follower:
         for run in rules.runs:
             if run.source != "env":
                 continue
-            for name in sorted(run.names):
-                value = local.get(name, self.env.get(name))
-                if name in self.following or value is None or (payload := matched_payload(run, value)) is None:
+            for name in self.variables_read(run, local):
+                if name in self.following:
                     continue
+                values, lost = self.env.readings(name, local)
+                if lost:
+                    self._escape_hatch(None, via, command.depth + 1)
                 # `BROWSER=firefox x`: firefox obeys BROWSER too; it is read once
                 self.following.add(name)
                 try:
-                    self._payload(run, command, rules, payload, via, command.depth + 1)
+                    for value in values:
+                        payload = matched_payload(run, value)
+                        if payload is not None:
+                            self._payload(run, command, rules, payload, via, command.depth + 1)
                 finally:
                     self.following.discard(name)
+
+    def variables_read(self, run: Run, local: dict[str, str]) -> list[str]:
+        """The variables an `env:` run reads: its names, and those its globs match on the line."""
+        if run.pattern is None:
+            return sorted(run.names)
+        match = run.pattern.fullmatch
+        return sorted(run.names.union(k for k in (*local, *self.env, *self.env.lost) if match(k)))
+
+    def variable_values(self, run: Run, local: dict[str, str], via: tuple[str, ...], depth: int) -> list[str]:
+        """The values an `env:` run's variables may hold. One the line gave a value known only at
+        run time (`read X`, `printf -v X`, `X=$(cmd)`) holds any value it had before, and one
+        nobody can read here: a command that comes from data (an approval)."""
+        values: list[str] = []
+        for name in self.variables_read(run, local):
+            held, lost = self.env.readings(name, local)
+            values.extend(held)
+            if lost:
+                self._escape_hatch(None, via, depth)
+        return values
 
     def _reparse(
         self, program: Program, run: Run, argv: list[str], dynamic: list[bool], parsed: Parsed
@@ -232,7 +257,7 @@ class Follower:
             prefix = next(iter(run.names))
             values = [w[len(prefix) :] for w in argv[1:] if w.startswith(prefix) and len(w) > len(prefix)]
         elif source == "env":
-            values = [v for name in sorted(run.names) if (v := local.get(name, self.env.get(name))) is not None]
+            values = self.variable_values(run, local, via, depth)
         elif source == "env_pairs":
             values = self._env_pairs(run, local)
         elif source == "stdin":

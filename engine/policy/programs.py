@@ -11,12 +11,14 @@ that are run when the table is compiled, like the danger patterns' examples.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
+from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.regexes import bounded, compile_linear, fallback_engine
 from engine.records import MISSING, Record
 
@@ -44,6 +46,9 @@ SOURCES = (
     "stdin",
     "files",
 )
+
+
+_GLOB = re.compile(r"[*?\[]")
 
 
 class Run(Record, frozen=True):
@@ -82,11 +87,11 @@ class Run(Record, frozen=True):
     kind: str  # one of STRUCTURAL
     names: frozenset[str]  # options, variables, marker words or file names
     index: int  # operand index
-    pattern: Extractor | None  # `options:` long option names to read (any program)
+    pattern: Extractor | None  # `options:` long option names to read (any program); `env:` the globbed names
     attached: bool  # `options:` only `--name=VALUE`
     until: frozenset[str]  # words that end an `after:` or a `rest:` payload
     first: bool  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
-    language: str | None  # code payloads and files: the interpreter that reads them
+    language: str | None  # code payloads and files: the interpreter that reads them; options: how they split
     match: Extractor | None  # the value must match; its `payload` group (if any) is the payload
     last: bool  # only the last value counts (su -c A -c B runs B)
     variable: bool  # the value names a variable; its value is the payload (git --config-env=K=VAR)
@@ -449,6 +454,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
     language = data.get("language")
     if kind == "code" and not language:
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
+    if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
+        raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)
@@ -466,7 +473,13 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         names = options("option")
     elif source == "options":
         pattern = _regex(data["options"], [*base, "options"])
-    elif source in ("env", "after", "files"):
+    elif source == "env":
+        # CARGO_TARGET_*_RUNNER: a glob names every variable it matches, whatever its case
+        names = frozenset(n for n in data["env"] if not _GLOB.search(n))
+        globs = [n for n in data["env"] if _GLOB.search(n)]
+        if globs:
+            pattern = _regex("(?i)" + "|".join(fnmatch.translate(g) for g in globs), [*base, "env"])
+    elif source in ("after", "files"):
         names = frozenset(data[source])
     elif source == "env_pairs":
         names = frozenset(data["env_pairs"])

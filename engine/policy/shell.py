@@ -24,7 +24,7 @@ from engine.policy.commands import (
     download_targets,
     printed_text,
 )
-from engine.policy.executors import split_string
+from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.follow import Follower, join_path, matched_payload
 from engine.policy.lexer import (
     BUDGET,
@@ -42,6 +42,7 @@ from engine.policy.lexer import (
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
+from engine.policy.variables import Variables
 from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -355,7 +356,7 @@ class Analyzer(Follower, LinkFollower):
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = []  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
-        self.env: dict[str, str] = {"HOME": "~"}
+        self.env = Variables(HOME="~")  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
         self.indirect = 0
         # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
@@ -398,6 +399,7 @@ class Analyzer(Follower, LinkFollower):
         # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
         self.references: dict[str, str | None] = {}
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
+        self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -789,6 +791,8 @@ class Analyzer(Follower, LinkFollower):
                 dynamic.extend([is_dynamic] * len(texts))
         if self.references:
             self._assign_references()
+        if "PS4" in self.env or "PS4" in self.env.lost:
+            self._trace_prompt(depth, via)
         home = self.env.get("HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
@@ -819,6 +823,22 @@ class Analyzer(Follower, LinkFollower):
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
         return stages, output
+
+    def _trace_prompt(self, depth: int, via: tuple[str, ...]) -> None:
+        """PS4: bash expands it (substitutions and all) before each command it traces, and any
+        later `set -x`, `set -o xtrace`, `shopt -os xtrace`, SHELLOPTS or `bash -x` turns tracing on:
+        a PS4 the line sets is read as run, once per value (nobody's to read here: an approval)."""
+        values, lost = self.env.readings("PS4", {})
+        seen = (*values, lost)
+        if seen == self.traced:
+            return
+        self.traced = seen
+        via = (*via, "PS4")
+        if lost:
+            self._escape_hatch(None, via, depth + 1)
+        for value in values:
+            if "$" in value or "`" in value:
+                self.analyze(': "' + value + '"', depth=depth + 1, via=via)
 
     def _feed_sinks(
         self,
@@ -910,8 +930,8 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
-                if program is not None and (local or len(self.env) > 1) and program.runs:
-                    argv, dynamic = self._environment_options(program, argv, dynamic, local)
+                if program is not None and (local or len(self.env) > 1 or self.env.lost) and program.runs:
+                    argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 command = Command(
                     name,
                     tuple(argv),
@@ -1015,7 +1035,7 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv)
                     if self.references:
                         self._forget_references(argv)
-                if table.everyone is not None and (local or len(self.env) > 1):
+                if table.everyone is not None and (local or len(self.env) > 1 or self.env.lost):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
                     if table.anyone is not None:
@@ -1057,25 +1077,30 @@ class Analyzer(Follower, LinkFollower):
         return stages
 
     def _environment_options(
-        self, program: Program, argv: list[str], dynamic: list[bool], local: dict[str, str]
+        self,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        local: dict[str, str],
+        via: tuple[str, ...],
+        depth: int,
     ) -> tuple[list[str], list[bool]]:
         """Variables the program reads as options (`TAR_OPTIONS='--to-command=…' tar x`,
-        `GIT_WORK_TREE=~ git checkout -f`): their words go before the program's own."""
+        `GIT_WORK_TREE=~ git checkout -f`): their words, split as the program splits them (the
+        run's `language`), go before the program's own."""
         words: list[str] = []
         for run in program.runs:
             if run.kind != "options" or run.source != "env":
                 continue
-            for variable in sorted(run.names):
-                value = local.get(variable, self.env.get(variable))
-                if value is None:
-                    continue
+            split = OPTION_SPLITTERS[run.language or "env"]
+            for value in self.variable_values(run, local, (*via, argv[0]), depth + 1):
                 payload = matched_payload(run, value)
                 if payload is None:
                     continue
                 if run.prepend is not None:
                     words.append(run.prepend + payload)
                 else:
-                    words.extend(split_string(payload, self.env))
+                    words.extend(split(payload, self.env))
         if not words:
             return argv, dynamic
         # Before the first word when options end at the first operand (`git VERB`), else last
@@ -1554,6 +1579,10 @@ class Analyzer(Follower, LinkFollower):
                     self.env.pop(name.group(), None)
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
+                    # what it names gets the values written through it: known only at run time
+                    target = _IDENTIFIER.match(word, name.end() + 1)
+                    if target is not None and word[name.end() : name.end() + 1] == "=":
+                        self.env.pop(target.group(), None)
                 continue
             match = ASSIGNMENT.match(word)
             if match is None:

@@ -1,7 +1,8 @@
 """Copies to another host's start-up and credential files.
 
 `scp k.pub host:.ssh/authorized_keys` plants a login on that host, `rsync x host:~/.bashrc` code
-it runs at the next login: a remote path is relative to the remote home. Each was allowed.
+it runs at the next login: a remote path is relative to the remote home, and so is the working
+directory of a command ssh runs there (`ssh host "echo x >> .bashrc"`). Each was allowed.
 (No harm test: it needs a second host.)
 """
 
@@ -20,6 +21,11 @@ PAYLOADS = [
     "scp -r dir user@10.0.0.1:/root/.ssh/",
     "rsync -a dotfiles/ host:~/.config/autostart/",
     "scp x.service host:.config/systemd/user/",
+    'ssh host "echo x >> .bashrc"',
+    "ssh host 'cat >> .ssh/authorized_keys' < k.pub",
+    "ssh host 'cd .ssh && echo k >> authorized_keys'",
+    "ssh -p 2222 user@host 'printf x > .profile'",
+    "ssh host tee -a .bashrc <<< x",
 ]
 
 NEAR_MISSES = [
@@ -28,6 +34,11 @@ NEAR_MISSES = [
     "rsync -av src/ host:backup/",
     "scp file.txt user@host:",
     "rsync -av dist/ host:/var/www/.well-known/",
+    'ssh host "ls -la"',
+    "ssh host uptime",
+    'ssh host "echo hi > notes.txt"',
+    'ssh host "cd /srv/app && git pull"',
+    'ssh host "tail -f logs/app.log"',
 ]
 
 

@@ -1,0 +1,52 @@
+"""The line's shell variables as the analyzer knows them.
+
+A variable is known (its literal value), absent, or *lost*: the line gave it a value known
+only at run time (`read X`, `printf -v X`, `X=$(cmd)`, `unset X` in a branch, an assignment
+in a function body). The analyzer drops such a variable from its values; this mapping
+remembers that it was dropped and what it held on the line before, so a program that obeys
+it (`read TAR_OPTIONS; tar x`) is judged with each value it may hold, and with one nobody
+can read (an approval), instead of as if it were not set.
+"""
+
+from __future__ import annotations
+
+_MAX_VALUES = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
+_ABSENT = object()
+
+
+class Variables(dict[str, str]):
+    """NAME -> literal value, plus `lost`: NAME -> the values it held before it was dropped."""
+
+    __slots__ = ("lost",)
+
+    def __init__(self, *args: object, **kwargs: str) -> None:
+        super().__init__(*args, **kwargs)
+        self.lost: dict[str, list[str]] = {}
+
+    def _drop(self, key: str, value: object) -> None:
+        held = self.lost.setdefault(key, [])
+        if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
+            held.append(value)
+
+    def pop(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        value = super().pop(key, _ABSENT)
+        self._drop(key, value)
+        return default if value is _ABSENT else value
+
+    def __delitem__(self, key: str) -> None:
+        value = self[key]
+        super().__delitem__(key)
+        self._drop(key, value)
+
+    def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
+        """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
+        whether it may also hold one known only at run time."""
+        value = local.get(name)
+        if value is None:
+            value = self.get(name)
+        if value is not None:
+            return [value], False
+        held = self.lost.get(name)
+        if held is None:
+            return [], False
+        return list(held), True
