@@ -1546,7 +1546,8 @@ class Analyzer(Follower, LinkFollower):
         first assignment to a reference without one names its target). An unknown target may be
         any variable: every value the line knew is unknown after."""
         for name in [key for key in self.env if key in self.references]:
-            value = self.env.pop(name)
+            value = self.env[name]
+            del self.env[name]
             target = self._referent(name)
             if target is None:
                 self.env.clear()
@@ -1580,9 +1581,9 @@ class Analyzer(Follower, LinkFollower):
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
                     # what it names gets the values written through it: known only at run time
-                    target = _IDENTIFIER.match(word, name.end() + 1)
-                    if target is not None and word[name.end() : name.end() + 1] == "=":
-                        self.env.pop(target.group(), None)
+                    named = _IDENTIFIER.match(word, name.end() + 1)
+                    if named is not None and word[name.end() : name.end() + 1] == "=":
+                        self.env.pop(named.group(), None)
                 continue
             match = ASSIGNMENT.match(word)
             if match is None:

@@ -38,6 +38,12 @@ class Variables(dict[str, str]):
         super().__delitem__(key)
         self._drop(key, value)
 
+    def clear(self) -> None:
+        """Every value is unknown from here on: each is remembered as lost, not as never set."""
+        for key, value in self.items():
+            self._drop(key, value)
+        super().clear()
+
     def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
         """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
         whether it may also hold one known only at run time."""
