@@ -1580,10 +1580,6 @@ class Analyzer(Follower, LinkFollower):
                     self.env.pop(name.group(), None)
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
-                    # what it names gets the values written through it: known only at run time
-                    named = _IDENTIFIER.match(word, name.end() + 1)
-                    if named is not None and word[name.end() : name.end() + 1] == "=":
-                        self.env.pop(named.group(), None)
                 continue
             match = ASSIGNMENT.match(word)
             if match is None:
