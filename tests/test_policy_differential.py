@@ -25,7 +25,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.bench_adversarial import SHAPES
 from engine import Engine
+from engine.policy import lexer
 from engine.policy.evaluate import Evaluator, _Index
 from engine.policy.shell import Command
 from tests.conftest import REPO
@@ -81,6 +83,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(_Index, "candidates", _every_matcher)
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
         patch.setattr(evaluator, "by_classes", False)
+        patch.setattr(lexer, "LOOK_AHEAD", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
     assert not differ, differ[:5]
@@ -121,6 +124,27 @@ def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> No
     texts = _corpus() + _redteam_strings()
     assert len(texts) > 1000
     _compare(engine, texts)
+
+
+@pytest.mark.parametrize("size", [4096, 16384, 65536])
+def test_adversarial_shapes_judge_alike_without_the_lexers_look_ahead(engine: Engine, size: int) -> None:
+    """The lexer's look-ahead past the token budget (a text that starts with more plain tokens
+    than the budget holds is past it without lexing them) on the benchmark's adversarial shapes,
+    and the same shapes with a hardline command after them: the same verdict, reason included."""
+    texts = [build(size) for build in SHAPES.values()]
+    texts += [text + "\nrm -rf ~" for text in texts] + ["'a' " * (size // 4) + "; rm -rf ~"]
+    evaluator = _evaluator(engine)
+    fast = [evaluator.check(text) for text in texts]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lexer, "LOOK_AHEAD", False)
+        slow = [evaluator.check(text) for text in texts]
+    differ = [
+        (text[:80], f, s)
+        for text, f, s in zip(texts, fast, slow, strict=True)
+        if (_key(f), f.reason) != (_key(s), s.reason)
+    ]
+    assert not differ, differ[:3]
+    assert any(v.decision == "deny" for v in fast) and any(v.decision == "ask" for v in fast)
 
 
 _NAMES = [
