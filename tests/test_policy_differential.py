@@ -83,6 +83,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(_Index, "candidates", _every_matcher)
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
         patch.setattr(evaluator, "by_classes", False)
+        patch.setattr(evaluator, "skip_repeats", False)
         patch.setattr(lexer, "LOOK_AHEAD", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
@@ -118,6 +119,24 @@ def test_the_reference_is_a_different_path(engine: Engine) -> None:
     needing = [e for e in index.candidates(rm, None, view) if e[2].arg_classes is not None]
     passed_over = [e for e in needing if e[2].arg_classes.isdisjoint(view.classify("node_modules"))]
     assert len(passed_over) >= 3
+
+
+def test_a_repeated_command_is_matched_once(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Evaluator.skip_repeats is live: 40 equal commands on a line meet their matchers once; one
+    that differs in any field (here its redirection) is judged on its own."""
+    evaluator = _evaluator(engine)
+    index = evaluator._index(evaluator.patterns_for("terminal", "command"))
+    met: list[str] = []
+    candidates = _Index.candidates
+
+    def counted(self: _Index, command: Command, *args: Any) -> Any:
+        met.append(command.text)
+        return candidates(self, command, *args)
+
+    monkeypatch.setattr(_Index, "candidates", counted)
+    verdict = evaluator.check("echo " + "$(rm -rf x) " * 40 + "; rm -rf x > /dev/sda")
+    assert index is evaluator._index(evaluator.patterns_for("terminal", "command"))
+    assert met.count("rm -rf x") == 2 and verdict.decision == "deny"
 
 
 def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:
