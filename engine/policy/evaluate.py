@@ -1074,7 +1074,7 @@ class _FlatFold:
         for finder in (self._names, self._tests):
             if finder is not None:
                 touched |= _touched(finder, lines)
-        relative = view.classify_plain(lines.decode("ascii").split("\n"))
+        relative = view.classify_plain(lines.decode("ascii").split("\n"), all_plain=True)
         for folder in folders:  # plain where each `cd` leads too (`cd /; rm -rf etc`)
             relative &= view.classify_plain(relative, folder, self.classes)
         return set(map(str.encode, relative)).difference(touched)
