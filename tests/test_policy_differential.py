@@ -29,7 +29,7 @@ from bench.bench_adversarial import SHAPES
 from engine import Engine
 from engine.policy import lexer
 from engine.policy.evaluate import Evaluator, _Index
-from engine.policy.shell import Command
+from engine.policy.shell import Analyzer, Command
 from tests.conftest import REPO
 from tests.redteam.conftest import make_home
 
@@ -85,6 +85,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(evaluator, "by_classes", False)
         patch.setattr(evaluator, "skip_repeats", False)
         patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(Analyzer, "replay", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
     assert not differ, differ[:5]
@@ -146,16 +147,18 @@ def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> No
 
 
 @pytest.mark.parametrize("size", [4096, 16384, 65536])
-def test_adversarial_shapes_judge_alike_without_the_lexers_look_ahead(engine: Engine, size: int) -> None:
+def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(engine: Engine, size: int) -> None:
     """The lexer's look-ahead past the token budget (a text that starts with more plain tokens
-    than the budget holds is past it without lexing them) on the benchmark's adversarial shapes,
-    and the same shapes with a hardline command after them: the same verdict, reason included."""
+    than the budget holds is past it without lexing them) and the tokens of a text lexed again
+    under the budget, reused and charged again, on the benchmark's adversarial shapes and the same
+    shapes with a hardline command after them: the same verdict, reason included."""
     texts = [build(size) for build in SHAPES.values()]
     texts += [text + "\nrm -rf ~" for text in texts] + ["'a' " * (size // 4) + "; rm -rf ~"]
     evaluator = _evaluator(engine)
     fast = [evaluator.check(text) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(Analyzer, "replay", False)
         slow = [evaluator.check(text) for text in texts]
     differ = [
         (text[:80], f, s)
@@ -264,3 +267,26 @@ def _commands(draw: st.DrawFn) -> str:
 @given(st.lists(_commands(), min_size=1, max_size=8))
 def test_generated_commands_judge_as_the_reference(engine: Engine, texts: list[str]) -> None:
     _compare(engine, texts)
+
+
+def test_a_text_lexed_again_under_the_budget_reuses_its_tokens(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Analyzer.replay is live: past 256 characters (a budget), `a` in 60 `$(a)` is lexed once, not
+    three times each (what it prints, the names it runs, its commands); the budget is charged alike."""
+    from engine.policy import shell
+
+    lexed: list[str] = []
+    tokenize = shell.tokenize
+
+    def counted(text: str) -> Any:
+        lexed.append(text)
+        return tokenize(text)
+
+    monkeypatch.setattr(shell, "tokenize", counted)
+    text = "echo " + "$(a) " * 60 + "; rm -rf ~"
+    evaluator = _evaluator(engine)
+    assert evaluator.check(text).decision == "deny"
+    assert lexed.count("a") == 1
+    lexed.clear()
+    monkeypatch.setattr(Analyzer, "replay", False)
+    assert evaluator.check(text).decision == "deny"
+    assert lexed.count("a") >= 120
