@@ -26,7 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.bench_adversarial import SHAPES
 from engine import Engine
+from engine.policy import lexer
 from engine.policy.evaluate import Evaluator, _Index
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.shell import Analyzer, Command, _plain_words
@@ -84,6 +86,9 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
         patch.setattr(evaluator, "by_classes", False)
         patch.setattr(Analyzer, "plain_words", False)
+        patch.setattr(evaluator, "skip_repeats", False)
+        patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(Analyzer, "replay", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
     assert not differ, differ[:5]
@@ -147,10 +152,51 @@ def test_plain_lines_read_as_the_lexer_reads_them(engine: Engine) -> None:
     assert not differ, differ[:5]
 
 
+def test_a_repeated_command_is_matched_once(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Evaluator.skip_repeats is live: 40 equal commands on a line meet their matchers once; one
+    that differs in any field (here its redirection) is judged on its own."""
+    evaluator = _evaluator(engine)
+    index = evaluator._index(evaluator.patterns_for("terminal", "command"))
+    met: list[str] = []
+    candidates = _Index.candidates
+
+    def counted(self: _Index, command: Command, *args: Any) -> Any:
+        met.append(command.text)
+        return candidates(self, command, *args)
+
+    monkeypatch.setattr(_Index, "candidates", counted)
+    verdict = evaluator.check("echo " + "$(rm -rf x) " * 40 + "; rm -rf x > /dev/sda")
+    assert index is evaluator._index(evaluator.patterns_for("terminal", "command"))
+    assert met.count("rm -rf x") == 2 and verdict.decision == "deny"
+
+
 def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:
     texts = _corpus() + _redteam_strings()
     assert len(texts) > 1000
     _compare(engine, texts)
+
+
+@pytest.mark.parametrize("size", [4096, 16384, 65536])
+def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(engine: Engine, size: int) -> None:
+    """The lexer's look-ahead past the token budget (a text that starts with more plain tokens
+    than the budget holds is past it without lexing them) and the tokens of a text lexed again
+    under the budget, reused and charged again, on the benchmark's adversarial shapes and the same
+    shapes with a hardline command after them: the same verdict, reason included."""
+    texts = [build(size) for build in SHAPES.values()]
+    texts += [text + "\nrm -rf ~" for text in texts] + ["'a' " * (size // 4) + "; rm -rf ~"]
+    evaluator = _evaluator(engine)
+    fast = [evaluator.check(text) for text in texts]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(Analyzer, "replay", False)
+        slow = [evaluator.check(text) for text in texts]
+    differ = [
+        (text[:80], f, s)
+        for text, f, s in zip(texts, fast, slow, strict=True)
+        if (_key(f), f.reason) != (_key(s), s.reason)
+    ]
+    assert not differ, differ[:3]
+    assert any(v.decision == "deny" for v in fast) and any(v.decision == "ask" for v in fast)
 
 
 _NAMES = [
@@ -270,3 +316,26 @@ def test_generated_plain_lines_read_as_the_lexer_reads_them(
     text = blank.join([*names, *words])
     assert _plain_words(text) is not None
     assert _analyzed(engine, text, True) == _analyzed(engine, text, False)
+
+
+def test_a_text_lexed_again_under_the_budget_reuses_its_tokens(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Analyzer.replay is live: past 256 characters (a budget), `a` in 60 `$(a)` is lexed once, not
+    three times each (what it prints, the names it runs, its commands); the budget is charged alike."""
+    from engine.policy import shell
+
+    lexed: list[str] = []
+    tokenize = shell.tokenize
+
+    def counted(text: str) -> Any:
+        lexed.append(text)
+        return tokenize(text)
+
+    monkeypatch.setattr(shell, "tokenize", counted)
+    text = "echo " + "$(a) " * 60 + "; rm -rf ~"
+    evaluator = _evaluator(engine)
+    assert evaluator.check(text).decision == "deny"
+    assert lexed.count("a") == 1
+    lexed.clear()
+    monkeypatch.setattr(Analyzer, "replay", False)
+    assert evaluator.check(text).decision == "deny"
+    assert lexed.count("a") >= 120

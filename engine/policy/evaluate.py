@@ -345,6 +345,28 @@ def _positional_classes(command: Command, classify: Callable[[str], frozenset[st
     return frozenset().union(*map(classify, shaped.positionals))
 
 
+_REPEATS_PAST = 8  # commands on a line past which _match passes over repeated ones
+
+
+def _identity(command: Command) -> tuple[Any, ...]:
+    """What a matcher may read of ``command`` (its `text`, `reading` and `shape` follow from these)."""
+    return (
+        command.name,
+        command.argv,
+        command.dynamic,
+        command.redirects,
+        command.stdin,
+        command.fed_by,
+        command.via,
+        command.code,
+        command.depth,
+        command.cwd,
+        id(command.program),  # the Programs table's own entry: alive as long as the command
+        command.indirect,
+        command.reread,
+    )
+
+
 def _obfuscated(text: str) -> bool:
     """Whether _OBFUSCATION finds something in ``text`` (in a long text, without trying every
     alternative at every position)."""
@@ -373,6 +395,9 @@ class Evaluator:
     # holds, without calling it: one set test instead of its checks. Speed only (off in the
     # differential test's reference, which must judge alike).
     by_classes = True
+    # Pass over a command equal to one judged before on the same line (see _match). Speed only
+    # (off in the differential test's reference).
+    skip_repeats = True
 
     def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
@@ -512,9 +537,18 @@ class Evaluator:
         candidates = index.candidates
         engine_names = self._engine_names
         by_classes = self.by_classes
+        # A command equal to one judged before in every field a matcher reads meets the same
+        # matchers alike: each of its matches is already in `seen`, so it is passed over whole
+        # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
+        judged: set[tuple[Any, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
+            if judged is not None:
+                same = _identity(command)
+                if same in judged:
+                    continue
+                judged.add(same)
             shown = command.text
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
             # The classes the command's positionals hold, all forms together (made when first needed).
@@ -1040,7 +1074,7 @@ class _FlatFold:
         for finder in (self._names, self._tests):
             if finder is not None:
                 touched |= _touched(finder, lines)
-        relative = view.classify_plain(lines.decode("ascii").split("\n"))
+        relative = view.classify_plain(lines.decode("ascii").split("\n"), all_plain=True)
         for folder in folders:  # plain where each `cd` leads too (`cd /; rm -rf etc`)
             relative &= view.classify_plain(relative, folder, self.classes)
         return set(map(str.encode, relative)).difference(touched)

@@ -17,6 +17,7 @@ characters of arguments to spend in all. A program with more calls or more to re
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from engine.policy.lexer import OverBudget
@@ -98,7 +99,8 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [_unescape(m.group(1)[1:-1]) for m in _DO_SHELL_SCRIPT.finditer(code)]
     elif language in ("expect", "tclsh"):
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
-    calls = list(_CALL.finditer(code))
+    # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).
+    calls = list(itertools.islice(_CALL.finditer(code), _MAX_CALLS + 1))
     aliases = _aliases(code)
     if aliases:
         calls += re.finditer(r"(?<![\w.$])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", code)

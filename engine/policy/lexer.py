@@ -197,6 +197,10 @@ _FD_PREFIX = re.compile(r"[0-9]+$")
 _SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
 _SIMPLE_PIECE = re.compile(r"([^ \t\n'\"\\$`;&|<>()#{}]+)|'([^']*)'")
 _SIMPLE_LENGTH = 256
+# Inside a pattern group (_Lexer._group): runs of what it copies as it is, and of one bracket.
+_GROUP_PLAIN = re.compile(r"[^()\\'\"$`]+")
+_OPENING = re.compile(r"\(+")
+_CLOSING = re.compile(r"\)+")
 _ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {
     "n": "\n",
@@ -488,15 +492,23 @@ class Lexer:
 
         while self.pos < n:
             ch = text[self.pos]
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    buf.append(ch)
-                    self.pos += 1
+            if ch in "()":
+                # A run of one bracket at once (`((((...` at 16 KiB: one C match, not a step each).
+                bracket = (_OPENING if ch == "(" else _CLOSING).match(text, self.pos)
+                run = bracket.end() if bracket is not None else self.pos + 1
+                if ch == "(":
+                    depth += run - self.pos
+                elif run - self.pos >= depth:
+                    run = self.pos + depth  # the bracket that closes the group
+                    buf.append(text[self.pos : run])
+                    self.pos = run
                     flush()
                     return
+                else:
+                    depth -= run - self.pos
+                buf.append(text[self.pos : run])
+                self.pos = run
+                continue
             elif ch == "\\":
                 buf.append(text[self.pos : self.pos + 2])
                 self.pos += 2
@@ -521,8 +533,10 @@ class Lexer:
                 else:
                     self._dollar(segs, quoted=False)
                 continue
-            buf.append(ch)
-            self.pos += 1
+            plain = _GROUP_PLAIN.match(text, self.pos)  # ch is none of the others: a run from here
+            run = plain.end() if plain is not None else self.pos + 1
+            buf.append(text[self.pos : run])
+            self.pos = run
         raise ShellSyntaxError("unterminated pattern group '('")
 
     def _backtick_end(self) -> int:
@@ -768,6 +782,30 @@ _PLAIN_LINE = re.compile(rf"[ \t]*+(?:(?>{_WORD_CHARS}|{_LIST_OPS})[ \t]*+)*+")
 _PLAIN_PIECE = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")
 _LIST_OP_SET = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
 
+# Tokens the Lexer certainly makes one each of, the same whatever follows them and whatever
+# came before (see _over_budget): a word of plain runs (`#` not first), single-quoted strings,
+# double-quoted ones without `\`, `$` or a backquote, `$NAME` and `$(...)` of plain text, ending at
+# a blank, a newline or `;&|`; an operator but `(`, `)` and the here-document ones (`<(`, `>(`
+# excluded too); a newline (no here-document is pending). Atomic throughout: linear, also when it fails.
+_AHEAD_WORD = (
+    r"(?!\#)(?:[^ \t\n'\"\\$`;&|<>(){}]++|'[^']*+'|\"[^\"\\$`]*+\"|\$\([^()'\"\\`#$]*+\)|\$[A-Za-z_][A-Za-z0-9_]*+)++"
+    r"(?=[ \t\n;&|]|\Z)"
+)
+_AHEAD_OPS = "|".join(re.escape(op) for op in _OPERATORS if op not in ("(", ")", "<<", "<<-"))
+_AHEAD_TOKEN = rf"(?>[ \t]*+(?:{_AHEAD_WORD}|(?!<<(?!<)|[<>]\()(?:{_AHEAD_OPS})|\n))"
+_AHEAD: dict[int, re.Pattern[str]] = {}
+# Whether tokenize looks ahead for a text past the budget (off in the differential test's reference).
+LOOK_AHEAD = True
+
+
+def _over_budget(text: str, count: int) -> bool:
+    """Whether ``text`` starts with ``count`` tokens the Lexer certainly reads one each of (one C
+    match): then lexing it spends ``count`` tokens before any error it could raise."""
+    pattern = _AHEAD.get(count)
+    if pattern is None:
+        pattern = _AHEAD[count] = re.compile(rf"(?>{_AHEAD_TOKEN}{{{count}}})")
+    return pattern.match(text) is not None
+
 
 def tokenize(text: str) -> list[Token]:
     """Raises:
@@ -791,6 +829,14 @@ def tokenize(text: str) -> list[Token]:
             Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
             for piece in pieces
         ]
+    if budget is not None and LOOK_AHEAD:
+        # The Lexer spends its tokens 256 at a time; the spend that leaves the budget below zero
+        # raises. When the text starts with that many tokens of the plainest kinds, it raises
+        # OverBudget once it has read them: said at once (lexing 1,280 quoted words or
+        # substitutions costs milliseconds, and its tokens are never read).
+        past = (budget.tokens // 256 + 1) * 256
+        if len(text) >= past and _over_budget(text, past):
+            budget.spend(past)
     return Lexer(text).run()
 
 

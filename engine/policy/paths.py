@@ -842,7 +842,12 @@ class View:
         return posixpath.normpath(path) if path.startswith("/") else None
 
     def classify_plain(
-        self, words: Iterable[str], directory: str | None = None, classes: frozenset[str] | None = None
+        self,
+        words: Iterable[str],
+        directory: str | None = None,
+        classes: frozenset[str] | None = None,
+        *,
+        all_plain: bool = False,
     ) -> set[str]:
         """Classify the plain names among ``words`` at once, ahead of :attr:`classify`; return
         those of ``words`` whose only class is then known to be ``relative``.
@@ -861,7 +866,8 @@ class View:
         directory's own area classes are not left out); nothing is remembered. With ``classes``
         too: the names no glob of those classes may hold there (what a caller that reads only
         those classes cannot tell apart; `cd ~/.ssh` leaves `a1` and `a2` alike to a hardline
-        matcher, though both are credentials).
+        matcher, though both are credentials). ``all_plain``: the caller has kept only plain names
+        (one search of them all less).
         """
         classifier = self._classifier
         places = classifier.places
@@ -884,7 +890,8 @@ class View:
         memo: dict[str, frozenset[str]] = self._memo if directory is None else {}
         given = set(words)
         known = {w for w in memo.keys() & given if memo[w] == _RELATIVE}
-        plain = _PLAIN_LINES.findall("\n".join(given.difference(memo, links)))
+        unknown = given.difference(memo, links)
+        plain = unknown if all_plain else _PLAIN_LINES.findall("\n".join(unknown))
         if not plain:
             return known
         prefix = cwd.rstrip("/") + "/"
@@ -915,7 +922,7 @@ class View:
         home = places.home
         if home.startswith(prefix):  # CWD/NAME is home itself: `~`
             touched.add(home[len(prefix) :].split("/", 1)[0])
-        relative = set(plain).difference(touched)
+        relative = (unknown if all_plain else set(plain)).difference(touched)
         memo.update(dict.fromkeys(relative, _RELATIVE))
         return relative | known
 

@@ -349,6 +349,10 @@ def _split(
 class Analyzer(Follower, LinkFollower):
     """Turns one command line into every simple command it would run."""
 
+    # A text lexed again under a token budget reuses its tokens, charged again (see _tokens).
+    # Speed only (off in the differential test's reference).
+    replay = True
+
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
         # What the session wrote before this line (see session_memory): files it runs are read there.
@@ -377,6 +381,9 @@ class Analyzer(Follower, LinkFollower):
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
         self.lexed: dict[str, list[Token]] = {}
+        # The same under a token budget (a long line), with what lexing each cost the budget: a
+        # text lexed again is charged that again, so the budget runs out where it did.
+        self.charged: dict[str, tuple[list[Token], int]] = {}
         # Shell functions defined on the line: NAME -> the bodies given it (all of them are read:
         # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
         self.functions: dict[str, list[list[Token]]] = {}
@@ -403,12 +410,19 @@ class Analyzer(Follower, LinkFollower):
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
-        lexing pays for itself as before: nothing is remembered."""
+        lexing pays for itself as before: a text read again is charged what lexing it cost."""
         tokens = self.lexed.get(text)
         if tokens is None:
-            tokens = tokenize(text)
-            if BUDGET.get() is None:
-                self.lexed[text] = tokens
+            budget = BUDGET.get()
+            if budget is None:
+                tokens = self.lexed[text] = tokenize(text)
+            elif (known := self.charged.get(text)) is not None and Analyzer.replay:
+                budget.spend(known[1])
+                tokens = known[0]
+            else:
+                before = budget.tokens
+                tokens = tokenize(text)
+                self.charged[text] = (tokens, before - budget.tokens)
         return tokens
 
     def _names_in(self, script: str) -> set[str]:
@@ -434,9 +448,7 @@ class Analyzer(Follower, LinkFollower):
                 return
         tokens = self.lexed.get(text)  # self._tokens(text), inlined: every line comes here
         if tokens is None:
-            tokens = tokenize(text)
-            if BUDGET.get() is None:
-                self.lexed[text] = tokens
+            tokens = self._tokens(text)
         self._analyze_tokens(tokens, depth, via)
 
     def _analyze_tokens(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
@@ -644,6 +656,7 @@ class Analyzer(Follower, LinkFollower):
             try:
                 inner = Analyzer(self.programs)
                 inner.lexed = self.lexed
+                inner.charged = self.charged
                 return inner._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
             except ShellSyntaxError:
                 return None
