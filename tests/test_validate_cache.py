@@ -102,6 +102,24 @@ def test_an_edited_file_is_validated_again(warned: Path) -> None:
     assert code == 0 and json.loads(out)["counts"]["tools"] == 2 and len(json.loads(out)["warnings"]) == 2
 
 
+def test_an_entry_is_keyed_by_what_was_compiled_not_by_what_is_there_when_it_is_written(warned: Path) -> None:
+    """A manifest rewritten between the load and the write of its entry (an editor saving, a tool call
+    writing it): the entry holds the old compilation, so it must not be taken for the new content's."""
+    root = warned.resolve()
+    project, result = cache.build(root, pin="report")
+    assert project is not None and result.fingerprints  # the digest of each file as parsed
+    manifest = root / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("handler: vc_h:f", "handler: vc_h:missing"))
+    cache.store(project, result, classes=False)
+    assert cache.validated(root)[0] is None  # a miss: the file is not what was compiled
+    code, out = validate(root)
+    assert code == 1 and json.loads(out)["errors"][0]["code"] == "handler-not-found"
+    # Put back as it was parsed, the entry is the right one again (keyed by content, not by time).
+    manifest.write_text(GEMINI_ONLY)
+    cache.store(project, result, classes=False)
+    assert cache.validated(root)[0] is not None
+
+
 def _forge(path: Path, change: Callable[[dict[str, object]], None]) -> None:
     """Rewrite the entry's header, signed with a key of the forger's own (it cannot read ours)."""
     raw = path.read_bytes()

@@ -95,6 +95,9 @@ class LoadResult:
     documents: dict[str, Document] = field(default_factory=dict)  # tool name -> its document
     files: int = 0
     plugins: PluginSet | None = None  # the plugins of this load (engine.plugins)
+    # The BLAKE2b-256 of each file the load parsed, by path: the content the compiled-project cache
+    # keys an entry of this load with (engine.guard.cache.project_key), not whatever is there later.
+    fingerprints: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -525,7 +528,8 @@ class ProjectLoader:
                     first = located[list(failing).index(id(plugin))]
                     plugin.report.state, plugin.report.reason = "failed", first.format()
                     self.plugins.discard(plugin)
-        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen), plugins)
+        fingerprints = {str(p): e.parsed.fingerprint for p, e in self._files.items() if e.parsed.fingerprint}
+        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen), plugins, fingerprints)
 
     # -- specs -------------------------------------------------------------------
 
