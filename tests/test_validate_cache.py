@@ -254,3 +254,33 @@ def test_a_module_a_handler_imports_is_an_input_too(tool_project: Callable[[str,
     helper.write_text("DEFAULT = 2\n")  # an edit: a miss (the load finds nothing wrong with it)
     assert cache.validated(root)[0] is None
     assert validate(root)[0] == 0
+
+
+def _plain(root: Path, *options: str) -> tuple[int, str, bool]:
+    """``validate`` as the program runs it (engine.cli.main): exit code, output, whether click was imported."""
+    probe = (
+        "import sys\nfrom engine.cli import main\n"
+        "try:\n    main(['validate', '--root', *sys.argv[1:]])\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "print(code, 'click' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(root), *options], capture_output=True, text=True, timeout=120, check=False
+    )
+    code, clicked = done.stderr.split()[-2:]
+    return int(code), done.stdout, clicked == "True"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_a_plain_validate_runs_without_click_and_reports_as_the_full_command_line(warned: Path, fmt: str) -> None:
+    manifest = warned / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("description: F.\n", "description: F.\nnot_a_field: 1\n"))
+    for state in ("invalid", "valid, cold", "valid, warm"):
+        if state == "valid, cold":
+            manifest.write_text(GEMINI_ONLY)
+        code, out, clicked = _plain(warned, "--format", fmt)
+        assert (code, out, clicked) == (*validate(warned, fmt), False), state
+        assert code == (1 if state == "invalid" else 0)
+    # Any other shape is the full command line's, as ever.
+    assert _plain(warned, "--format", "xml")[0] == 2
+    code, out, clicked = _plain(warned, "--target", "gemini")
+    assert clicked and code == 0 and "gemini-incompatible" in out
