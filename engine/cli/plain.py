@@ -2,8 +2,9 @@
 
 ``hermes-engine validate [--builtin | --root PATH] [--format FMT]`` (what editors, hooks and CI
 run on every save or commit) is parsed here when it has exactly that shape: importing click and
-the full command line is a tenth of a cold ``validate`` of a large project. Any other shape, and
-any failure, goes through the full parser (engine.cli.fast), which reports it as it always has.
+the full command line is ~2% of the instructions of a cold ``validate`` of 1,000 tools, more of a
+warm one. Any other shape, and any failure, goes through the full parser (engine.cli.fast), which
+reports it as it always has.
 ``check`` shares the option reading (engine.cli.verdict).
 """
 

@@ -6,8 +6,8 @@
 ``tokenize``...: about a tenth of a warm ``guard``) for one call, made only for a dataclass
 without a docstring; ``pathlib`` imports
 ``urllib.parse`` (~2 ms) for one function, ``quote_from_bytes`` (``Path.as_uri``), and
-``urllib.parse`` imports ``ipaddress`` for one function; ``importlib.metadata`` (~3% of a cold
-``validate`` of 1,000 tools, with its zip, csv and e-mail modules) is imported by cerberus, which
+``urllib.parse`` imports ``ipaddress`` for one function; ``importlib.metadata`` (with its zip, csv and e-mail
+modules) is imported by cerberus, which
 reads it only in its own ``__init__`` (see :data:`DEFERRED_INITS`), and by the plugin manager
 only to list installed plugins. In ``guard``, ``check`` and ``validate``
 processes (engine.cli) those modules are put in ``sys.modules`` as modules that hold only their
@@ -38,10 +38,10 @@ DEFERRED = ("dataclasses", "inspect", "ipaddress", "urllib.parse", "importlib.me
 _TAKEN = {"urllib.parse": ("quote_from_bytes",)}
 # Packages whose own ``__init__`` does work that the submodules a load imports never need:
 # cerberus reads its own version from package metadata (importlib.metadata and an e-mail parser:
-# ~4% of a cold ``validate`` of 1,000 tools); the engine imports only cerberus.validator and
-# cerberus.schema. Deferred as the modules above when a one-shot process first reads a config
-# (defer_init): its submodules import as usual, and the first read of any other attribute of the
-# package (``cerberus.Validator``) runs its ``__init__``.
+# with importlib.metadata's import, ~1% of the instructions of a cold ``validate`` of 1,000 tools);
+# the engine imports only cerberus.validator and cerberus.schema. Deferred as the modules above
+# when a one-shot process first reads a config (defer_init): its submodules import as usual, and
+# the first read of any other attribute of the package (``cerberus.Validator``) runs its ``__init__``.
 DEFERRED_INITS = ("cerberus",)
 
 

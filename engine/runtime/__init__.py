@@ -5,7 +5,7 @@ session; ``ssh`` a remote host. A plugin adds a type with :meth:`RuntimeTypes.re
 
 The names below are imported on first use: a load that only checks manifests (``validate``)
 reads :mod:`engine.runtime.registry` and :mod:`engine.runtime.manifest`, never the runtimes
-themselves (their event loop thread imports asyncio, a tenth of a cold ``validate``).
+themselves (their event loop thread imports asyncio: ~4% of the instructions of a cold ``validate``).
 """
 
 from __future__ import annotations
