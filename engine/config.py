@@ -429,10 +429,15 @@ def _state_dir_problem(value: Any, root: Path) -> str | None:
 @functools.cache
 def _validator_class() -> tuple[Any, Any]:
     """(the validator class, the class of the engine's own schemas in it)."""
-    import cerberus  # noqa: PLC0415  (imported when a config is first read, not with the package)
-    from cerberus.schema import DefinitionSchema  # noqa: PLC0415
+    # Imported when a config is first read, not with the package; from its submodules, which a
+    # one-shot process imports without running cerberus' own __init__ (engine.guard.deferred).
+    from engine.guard.deferred import defer_init  # noqa: PLC0415
 
-    class _Validator(cerberus.Validator):  # type: ignore[misc]
+    defer_init("cerberus")
+    from cerberus.schema import DefinitionSchema  # noqa: PLC0415
+    from cerberus.validator import Validator  # noqa: PLC0415
+
+    class _Validator(Validator):  # type: ignore[misc]
         # The meta rule only carries editor documentation.
         def _validate_meta(self, constraint: Any, field: Any, value: Any) -> None:
             """{'type': 'dict'}"""

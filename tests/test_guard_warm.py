@@ -17,7 +17,7 @@ import pytest
 
 from engine import digests
 from engine.guard import warm
-from engine.guard.deferred import DEFERRED
+from engine.guard.deferred import DEFERRED, DEFERRED_INITS
 from engine.policy.sre import sre_program
 
 
@@ -137,20 +137,29 @@ def test_a_deferred_module_runs_on_first_use_as_if_imported(env: dict[str, str])
     """What a handler or plugin sees of a module the one-shot commands defer: the module, whole."""
 
     probe = (
-        "import sys\nfrom engine.guard.deferred import DEFERRED, defer_stdlib\ndefer_stdlib()\n"
-        "import dataclasses, inspect, ipaddress, pathlib, urllib.parse\n"
-        "before = [type(sys.modules[m]).__name__ for m in DEFERRED]\n"
+        "import sys\nfrom engine.guard.deferred import DEFERRED, DEFERRED_INITS, defer_init, defer_stdlib\n"
+        "defer_stdlib()\ndefer_init('cerberus')\n"
+        "import dataclasses, inspect, ipaddress, pathlib, urllib.parse, importlib.metadata\n"
+        "import cerberus.validator  # a submodule: the package's own __init__ is not run for it\n"
+        "names = (*DEFERRED, *DEFERRED_INITS)\n"
+        "before = [type(sys.modules[m]).__name__ for m in names]\n"
         "from inspect import signature\n"
+        "import cerberus\n"
         "print(before, str(signature(lambda a, b=1: a)), ipaddress.ip_address('10.0.0.1').is_private,\n"
         "      pathlib.Path('/a b/%').as_uri(), urllib.parse.urlsplit('http://h/p').netloc,\n"
         "      dataclasses.is_dataclass(dataclasses.make_dataclass('P', ['x'])),\n"
-        "      [type(sys.modules[m]).__name__ for m in DEFERRED], inspect.isfunction(print))\n"
+        "      importlib.metadata.version('cerberus') == cerberus.__version__,\n"
+        "      cerberus.Validator is cerberus.validator.Validator,\n"
+        "      cerberus.Validator({'n': {'type': 'integer'}})({'n': 1}),\n"
+        "      [type(sys.modules[m]).__name__ for m in names], inspect.isfunction(print))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120, check=False
     )
-    before, after = str(["_Deferred"] * len(DEFERRED)), str(["module"] * len(DEFERRED))
-    assert done.stdout.strip() == f"{before} (a, b=1) True file:///a%20b/%25 h True {after} False", done.stderr
+    count = len(DEFERRED) + len(DEFERRED_INITS)
+    before, after = str(["_Deferred"] * count), str(["module"] * count)
+    expected = f"{before} (a, b=1) True file:///a%20b/%25 h True True True True {after} False"
+    assert done.stdout.strip() == expected, done.stderr
 
 
 def test_programs_read_back_from_the_cache_judge_as_compiled(env: dict[str, str]) -> None:

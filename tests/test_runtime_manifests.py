@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,14 @@ def echo(text, ctx):
 TOOLSET = "kind: Toolset\nname: t\ndescription: T.\n"
 
 
-def _project(write_project: Callable[..., Path], runtimes: str, *, tool_runtime: str = "box", config: str = "") -> Path:
+def _project(
+    write_project: Callable[..., Path],
+    runtimes: str,
+    *,
+    tool_runtime: str = "box",
+    config: str = "",
+    root: Path | None = None,
+) -> Path:
     return write_project(
         {
             "hermes-engine.yaml": f"include_builtin: false\nhandler_roots: [rt_handlers]\n{config}",
@@ -40,7 +50,8 @@ def _project(write_project: Callable[..., Path], runtimes: str, *, tool_runtime:
                   properties: {{text: {{type: string}}}}
                   required: [text]
                 """,
-        }
+        },
+        root,
     )
 
 
@@ -232,3 +243,33 @@ def test_the_runtime_schema_is_published(runner: Any) -> None:
     assert result.exit_code == 0
     assert json.loads(result.output)["properties"]["kind"] == {"const": "Runtime"}
     assert load_schema("runtime")["definitions"]["docker"]["required"] == ["image"]
+
+
+def test_the_builtin_types_are_imported_only_when_a_load_names_one(
+    write_project: Callable[..., Path], tmp_path: Path
+) -> None:
+    """`validate` of a project that declares no runtime imports no runtime (their event loop thread
+    imports asyncio); one that declares a docker runtime gets the docker class, as before."""
+    from engine.runtime.registry import BUILTIN_TYPES
+
+    types = RuntimeTypes()
+    assert types.names() == sorted(BUILTIN_TYPES)
+    for name in BUILTIN_TYPES:
+        kind = types.get(name)
+        assert kind is not None and issubclass(kind.runtime_class, Runtime) and kind.runtime_class.type_name == name
+    plain = _project(write_project, "kind: Toolset\nname: t2\ndescription: T2.\n", tool_runtime="default")
+    boxed = _project(write_project, "kind: Runtime\nname: box\ntype: docker\nimage: alpine\n", root=tmp_path / "boxed")
+    env = {**os.environ, **{n: str(tmp_path / n.lower()) for n in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")}}
+    probe = (
+        "import sys\nfrom engine.cli import main\n"
+        "try:\n    main(['validate', '--root', sys.argv[1]])\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = ('asyncio', 'engine.runtime.base', 'engine.runtime.docker', 'engine.runtime.manager')\n"
+        "print(code, *(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    imported = {}
+    for root in (plain, boxed):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(root)], env=env, capture_output=True, text=True, cwd=tmp_path, check=False
+        )
+        imported[root.name] = done.stderr.strip().splitlines()[-1].split()
+    assert imported == {"project": ["0"], "boxed": ["0", "asyncio", "engine.runtime.base", "engine.runtime.docker"]}

@@ -102,6 +102,24 @@ def test_an_edited_file_is_validated_again(warned: Path) -> None:
     assert code == 0 and json.loads(out)["counts"]["tools"] == 2 and len(json.loads(out)["warnings"]) == 2
 
 
+def test_an_entry_is_keyed_by_what_was_compiled_not_by_what_is_there_when_it_is_written(warned: Path) -> None:
+    """A manifest rewritten between the load and the write of its entry (an editor saving, a tool call
+    writing it): the entry holds the old compilation, so it must not be taken for the new content's."""
+    root = warned.resolve()
+    project, result = cache.build(root, pin="report")
+    assert project is not None and result.fingerprints  # the digest of each file as parsed
+    manifest = root / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("handler: vc_h:f", "handler: vc_h:missing"))
+    cache.store(project, result, classes=False)
+    assert cache.validated(root)[0] is None  # a miss: the file is not what was compiled
+    code, out = validate(root)
+    assert code == 1 and json.loads(out)["errors"][0]["code"] == "handler-not-found"
+    # Put back as it was parsed, the entry is the right one again (keyed by content, not by time).
+    manifest.write_text(GEMINI_ONLY)
+    cache.store(project, result, classes=False)
+    assert cache.validated(root)[0] is not None
+
+
 def _forge(path: Path, change: Callable[[dict[str, object]], None]) -> None:
     """Rewrite the entry's header, signed with a key of the forger's own (it cannot read ours)."""
     raw = path.read_bytes()
@@ -236,3 +254,33 @@ def test_a_module_a_handler_imports_is_an_input_too(tool_project: Callable[[str,
     helper.write_text("DEFAULT = 2\n")  # an edit: a miss (the load finds nothing wrong with it)
     assert cache.validated(root)[0] is None
     assert validate(root)[0] == 0
+
+
+def _plain(root: Path, *options: str) -> tuple[int, str, bool]:
+    """``validate`` as the program runs it (engine.cli.main): exit code, output, whether click was imported."""
+    probe = (
+        "import sys\nfrom engine.cli import main\n"
+        "try:\n    main(['validate', '--root', *sys.argv[1:]])\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "print(code, 'click' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(root), *options], capture_output=True, text=True, timeout=120, check=False
+    )
+    code, clicked = done.stderr.split()[-2:]
+    return int(code), done.stdout, clicked == "True"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_a_plain_validate_runs_without_click_and_reports_as_the_full_command_line(warned: Path, fmt: str) -> None:
+    manifest = warned / "manifests" / "m.yaml"
+    manifest.write_text(GEMINI_ONLY.replace("description: F.\n", "description: F.\nnot_a_field: 1\n"))
+    for state in ("invalid", "valid, cold", "valid, warm"):
+        if state == "valid, cold":
+            manifest.write_text(GEMINI_ONLY)
+        code, out, clicked = _plain(warned, "--format", fmt)
+        assert (code, out, clicked) == (*validate(warned, fmt), False), state
+        assert code == (1 if state == "invalid" else 0)
+    # Any other shape is the full command line's, as ever.
+    assert _plain(warned, "--format", "xml")[0] == 2
+    code, out, clicked = _plain(warned, "--target", "gemini")
+    assert clicked and code == 0 and "gemini-incompatible" in out

@@ -115,3 +115,45 @@ def test_any_text_parses_to_documents_or_problems_and_never_raises(text: str) ->
         assert problem.line >= 1 and problem.column >= 1
     for document in parsed.documents:
         document.locate(["a", 0, "b"])
+
+
+_TRICKY = [
+    b"a: 1\nb: yes\nc: 'yes'\nd: ~\ne: 1.5\nf: 2001-12-14\ng: !!str 3\nh: ! 4\ni: [on, 'off', 0x1F]\n",
+    b"a: 1\na: {x: [1, {y: yes}], z: null}\n",  # a repeated key's value: never built
+    b"? [complex, key]\n: {value: [yes, 1]}\nb: 2\n",  # a complex key and its value: never built
+    b"base: &b {k: 1, n: no}\n<<: [*b, [1, 2], plain]\n'<<': quoted\nc: *b\n",  # merges, a refused source
+    b"- &x {a: [1, true]}\n- *x\n- !!map {b: 2}\n- !custom {c: 3}\n- ! [yes]\n",
+    b"a: {b: {c: {d: [1, [2, [3, {e: null}]]]}}}\n---\n- 1\n--- plain\n...\n",
+]
+
+
+def _nodes(node, seen=None):  # type: ignore[no-untyped-def]
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    yield node
+    if isinstance(node.value, list):
+        for item in node.value:
+            for child in item if isinstance(item, tuple) else (item,):
+                yield from _nodes(child, seen)
+
+
+def test_every_node_has_the_tag_pyyaml_resolves() -> None:
+    """The composer's cheaper resolver (engine.source.yamlfile._Loader): every node of a parsed
+    document, the ones the builder does not build too, has the tag and position PyYAML's own
+    composer gives it."""
+    import yaml
+
+    for text in _TRICKY:
+        parsed = parse_bytes(text, "f.yaml")
+        expected = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        assert len(parsed.documents) == len(expected), text
+        for doc, reference in zip(parsed.documents, expected, strict=True):
+            ours, theirs = list(_nodes(doc.node)), list(_nodes(reference))
+            assert len(ours) == len(theirs), text
+            for a, b in zip(ours, theirs, strict=True):
+                assert type(a.tag) is str and (a.tag, type(a).__name__) == (b.tag, type(b).__name__), text
+                assert (a.start_mark.line, a.start_mark.column) == (b.start_mark.line, b.start_mark.column)
+                if isinstance(a.value, str):
+                    assert a.value == b.value

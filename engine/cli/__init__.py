@@ -74,11 +74,15 @@ def main(argv: list[str] | None = None) -> None:
     warm.install()  # before the first module that makes a dataclass or compiles a regex
     atexit.register(warm.save)
     hook = _hook_call(list(args)) if args[:1] == ["guard"] else None
-    check = None
+    check = plain = None
     if args[:1] == ["check"]:
         from engine.cli.verdict import check_call  # noqa: PLC0415
 
         check = check_call(list(args))
+    elif args[:1] == ["validate"]:
+        from engine.cli.plain import validate_call  # noqa: PLC0415
+
+        plain = validate_call(list(args))
     try:
         if hook is not None:
             from engine.guard.hook import run_process  # noqa: PLC0415
@@ -88,6 +92,10 @@ def main(argv: list[str] | None = None) -> None:
             from engine.cli.verdict import run_check  # noqa: PLC0415
 
             run_check(list(args), check)
+        elif plain is not None:
+            from engine.cli.plain import run_validate  # noqa: PLC0415
+
+            run_validate(list(args), plain)
         else:
             from engine.cli.fast import run_fast  # noqa: PLC0415
 

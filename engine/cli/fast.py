@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from engine.cli.options import _Cli, _one_shot_heap, project_root, root_options, run_group
+from engine.cli.plain import validate_report
 from engine.cli.reporters import REPORTERS
 from engine.config import TARGETS
 from engine.errors import EXIT_INVALID
@@ -58,23 +59,9 @@ def validate(ctx: click.Context, fmt: str, strict: tuple[str, ...], targets: tup
     """Check every manifest; exit 0 when valid, 1 when not."""
     root = project_root(ctx)
     if not (strict or targets or connect):
-        # The default load is the one the compiled-project cache holds: a project whose files,
-        # engine and interpreter are those of an authentic entry is reported from it (its
-        # warnings, counts), without loading it; any change, or no entry, loads it (and
-        # writes the entry when it is valid).
-        from engine.guard import cache  # noqa: PLC0415
-
-        report, resolved = cache.validated(root)
-        if report is not None:
-            click.echo(REPORTERS[fmt](report, root=resolved))
-            return
-        with _one_shot_heap(ctx):
-            # A static check: unapproved changes are warnings (a judging command refuses them), no record written.
-            project, result = cache.build(resolved, pin="report")
-            if project is not None and cache.storable(result):
-                cache.store(project, result, classes=False)
-        click.echo(REPORTERS[fmt](result, root=resolved))
-        ctx.exit(0 if result.ok else EXIT_INVALID)
+        code, text = validate_report(root, fmt, lambda: _one_shot_heap(ctx))
+        click.echo(text)
+        ctx.exit(code)
     from engine.compile.loader import ProjectLoader  # noqa: PLC0415
 
     with _one_shot_heap(ctx):

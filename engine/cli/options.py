@@ -8,7 +8,6 @@ from the compiled-project cache) can be run without importing the whole engine.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
 import traceback
@@ -139,11 +138,7 @@ def _one_shot_heap(ctx: click.Context) -> Iterator[None]:
     if not ctx.find_root().ensure_object(dict).get("exits_after_command"):
         yield
         return
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    from engine.cli.plain import one_shot_heap  # noqa: PLC0415
+
+    with one_shot_heap():
         yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()

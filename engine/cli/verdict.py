@@ -64,46 +64,17 @@ def check_output(root: Path, command: str, tool: str, as_json: bool) -> tuple[in
 def check_call(args: list[str]) -> tuple[str | None, bool, str, str, bool] | None:
     """(root, builtin, command, tool, as_json) when ``args`` is ``check`` in the plain shape (each
     option once, one argument not starting with "-", not both --root and --builtin); else None."""
-    root: str | None = None
-    builtin = as_json = False
-    tool = "terminal"
-    command: str | None = None
-    seen: set[str] = set()
-    rest = args[1:]
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        name, equals, value = word.partition("=")
-        if name in ("--root", "--tool"):
-            if name in seen:
-                return None
-            seen.add(name)
-            if not equals:
-                if i + 1 >= len(rest):
-                    return None
-                value, i = rest[i + 1], i + 2
-            else:
-                i += 1
-            if name == "--root":
-                if not value:
-                    return None
-                root = value
-            else:
-                tool = value
-            continue
-        if word in ("--builtin", "--json"):
-            if word in seen:
-                return None
-            seen.add(word)
-            builtin, as_json = builtin or word == "--builtin", as_json or word == "--json"
-            i += 1
-            continue
-        if word.startswith("-") or command is not None:
-            return None
-        command, i = word, i + 1
-    if command is None or (root is not None and builtin):
+    from engine.cli.plain import plain_options  # noqa: PLC0415
+
+    parsed = plain_options(args[1:], ("--root", "--tool"), ("--builtin", "--json"))
+    if parsed is None or len(parsed[1]) != 1:
         return None
-    return root, builtin, command, tool, as_json
+    found, [command] = parsed
+    root, tool = found.get("--root"), found.get("--tool", "terminal")
+    builtin = "--builtin" in found
+    if root == "" or (root is not None and builtin):
+        return None
+    return (str(root) if root is not None else None), builtin, command, str(tool), "--json" in found
 
 
 def run_check(args: list[str], spec: tuple[str | None, bool, str, str, bool]) -> None:

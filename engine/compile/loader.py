@@ -21,7 +21,7 @@ from engine.compile.binding import Binder, BindError, Bound, is_project_package
 from engine.compile.link import Linked, check_enabled_names, link
 from engine.compile.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
-from engine.definitions.lint import GEMINI_WARNING, STRICT_LINTS, lint_gemini
+from engine.definitions.lint import STRICT_LINTS, lint_gemini
 from engine.errors import Problem, UsageError
 from engine.plugins.context import provider_problem
 from engine.plugins.manager import PluginManager, PluginSet, grant_problem, remap_problems
@@ -56,7 +56,9 @@ class _Checked:
     kind: str | None
     problems: list[Problem]
     validator: Any = None
-    warnings: list[Problem] = field(default_factory=list)
+    # Gemini's schema warnings of a valid Tool: found the first time a load targets gemini (most
+    # never do: the lint walks every schema and locates a warning for most tools), then kept.
+    gemini: list[Problem] | None = None
     # DangerPatterns (Programs) whose only problems sit inside some patterns (programs): the others
     # are still compiled, so one bad entry does not hide the mistakes in the rest.
     broken_patterns: frozenset[int] | None = None
@@ -68,6 +70,11 @@ class _Checked:
     @property
     def usable(self) -> bool:
         return self.ok or self.broken_patterns is not None
+
+    def gemini_warnings(self) -> list[Problem]:
+        if self.gemini is None:
+            self.gemini = lint_gemini(self.doc)
+        return self.gemini
 
 
 @dataclass(slots=True)
@@ -88,6 +95,9 @@ class LoadResult:
     documents: dict[str, Document] = field(default_factory=dict)  # tool name -> its document
     files: int = 0
     plugins: PluginSet | None = None  # the plugins of this load (engine.plugins)
+    # The BLAKE2b-256 of each file the load parsed, by path: the content the compiled-project cache
+    # keys an entry of this load with (engine.guard.cache.project_key), not whatever is there later.
+    fingerprints: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -170,17 +180,17 @@ class ProjectLoader:
         assert kind is not None
         problems = check_structure(doc, kind)
         validator = None
-        warnings: list[Problem] = []
+        gemini: list[Problem] | None = []
         if kind == "Tool" and not problems:
             validator, problems = check_parameters(doc)
             if not problems:
-                warnings = lint_gemini(doc)
+                gemini = None  # linted when a load asks for them
         broken: frozenset[int] | None = None
         if kind in ("DangerPatterns", "Programs") and problems:
             indexes = [_pattern_index(p.pointer) for p in problems]
             if all(i is not None for i in indexes):
                 broken = frozenset(i for i in indexes if i is not None)
-        return _Checked(doc, kind, problems, validator, warnings, broken)
+        return _Checked(doc, kind, problems, validator, gemini, broken)
 
     def _config(self, force: set[Path]) -> tuple[Config, Document | None, list[Problem]]:
         problems: list[Problem] = []
@@ -381,8 +391,8 @@ class ProjectLoader:
             if item.kind == "Tool":
                 tool_docs.append(doc)
                 validators[id(doc)] = item.validator
-                if pack.name == "project" or self.is_builtin_project:
-                    warnings.extend(w for w in item.warnings if gemini or w.code != GEMINI_WARNING)
+                if gemini and (pack.name == "project" or self.is_builtin_project):
+                    warnings.extend(item.gemini_warnings())
             elif item.kind == "Toolset":
                 toolset_docs.append(doc)
             else:
@@ -518,7 +528,8 @@ class ProjectLoader:
                     first = located[list(failing).index(id(plugin))]
                     plugin.report.state, plugin.report.reason = "failed", first.format()
                     self.plugins.discard(plugin)
-        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen), plugins)
+        fingerprints = {str(p): e.parsed.fingerprint for p, e in self._files.items() if e.parsed.fingerprint}
+        return LoadResult(snapshot, all_problems, counts, dict(linked.tools), len(seen), plugins, fingerprints)
 
     # -- specs -------------------------------------------------------------------
 

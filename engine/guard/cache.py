@@ -193,9 +193,18 @@ def imported_files(packs: tuple[Pack, ...]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | list[str] = ()) -> str:
+def project_key(
+    root: Path,
+    packs: tuple[Pack, ...],
+    extra: tuple[str, ...] | list[str] = (),
+    fingerprints: Mapping[str, bytes] | None = None,
+) -> str:
     """The key of the project's compiled form: the engine, the interpreter, the environment and the
-    content of every input file and of the ``extra`` ones (a missing file hashes as missing)."""
+    content of every input file and of the ``extra`` ones (a missing file hashes as missing).
+
+    ``fingerprints``: the digest of what a load parsed, by path (LoadResult.fingerprints): a file
+    named there is keyed by the content that was compiled, without reading it again (one changed
+    since is a miss on the next read, never an entry that holds another content than its key says)."""
     from engine.guard.warm import engine_stamp  # noqa: PLC0415
 
     key = digest(engine_stamp())
@@ -205,6 +214,10 @@ def project_key(root: Path, packs: tuple[Pack, ...], extra: tuple[str, ...] | li
     # The record of approved files too: an entry holds for the approvals it was built under.
     for path in [*input_files(root, packs), *extra, str(_record_path(root))]:
         key.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        parsed = fingerprints.get(path) if fingerprints else None
+        if parsed is not None:
+            key.update(parsed + b"\n")
+            continue
         try:
             with open(path, "rb") as handle:
                 content = handle.read()
@@ -614,10 +627,11 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
         return
     path = cache_path(project.root)
     project.classes = _path_classes(project) if classes else {}
+    parsed = result.fingerprints if result is not None else None
     header = {
         "root": str(project.root),
         "packs": _pack_dicts(project.packs),
-        "key": project_key(project.root, project.packs, project.extra_files),
+        "key": project_key(project.root, project.packs, project.extra_files, parsed),
         "extra": list(project.extra_files),
         "report": _report_of(result) if report is None else report,
     }

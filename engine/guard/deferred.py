@@ -6,7 +6,10 @@
 ``tokenize``...: about a tenth of a warm ``guard``) for one call, made only for a dataclass
 without a docstring; ``pathlib`` imports
 ``urllib.parse`` (~2 ms) for one function, ``quote_from_bytes`` (``Path.as_uri``), and
-``urllib.parse`` imports ``ipaddress`` for one function. In ``guard``, ``check`` and ``validate``
+``urllib.parse`` imports ``ipaddress`` for one function; ``importlib.metadata`` (with its zip, csv and e-mail
+modules) is imported by cerberus, which
+reads it only in its own ``__init__`` (see :data:`DEFERRED_INITS`), and by the plugin manager
+only to list installed plugins. In ``guard``, ``check`` and ``validate``
 processes (engine.cli) those modules are put in ``sys.modules`` as modules that hold only their
 spec (and the package's attribute, for ``urllib.parse``): the first read of any other attribute
 runs the module's code in them, as an import would have, so any code that uses one (a handler, a
@@ -28,11 +31,18 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DEFERRED", "defer_stdlib", "hold_collection", "release_collection"]
+__all__ = ["DEFERRED", "DEFERRED_INITS", "defer_init", "defer_stdlib", "hold_collection", "release_collection"]
 
-DEFERRED = ("dataclasses", "inspect", "ipaddress", "urllib.parse")
+DEFERRED = ("dataclasses", "inspect", "ipaddress", "urllib.parse", "importlib.metadata")
 # What modules imported on a judging start take from a deferred one by name, at their import.
 _TAKEN = {"urllib.parse": ("quote_from_bytes",)}
+# Packages whose own ``__init__`` does work that the submodules a load imports never need:
+# cerberus reads its own version from package metadata (importlib.metadata and an e-mail parser:
+# with importlib.metadata's import, ~1% of the instructions of a cold ``validate`` of 1,000 tools);
+# the engine imports only cerberus.validator and cerberus.schema. Deferred as the modules above
+# when a one-shot process first reads a config (defer_init): its submodules import as usual, and
+# the first read of any other attribute of the package (``cerberus.Validator``) runs its ``__init__``.
+DEFERRED_INITS = ("cerberus",)
 
 
 class _Deferred(types.ModuleType):
@@ -43,8 +53,21 @@ class _Deferred(types.ModuleType):
             # What ``from module import name`` asks first (is it a package?). A module's spec sets
             # its ``__path__`` when it is one, so for these it is missing after running them too.
             raise AttributeError(name)
+        if "__path__" in vars(self) and _is_submodule(self, name):
+            # ``from package import submodule``: missing here, so the import system imports it
+            # (as it would before the package's own code set it), without running the package.
+            raise AttributeError(name)
         _run(self)
         return getattr(self, name)
+
+
+def _is_submodule(package: types.ModuleType, name: str) -> bool:
+    try:
+        import importlib.util  # noqa: PLC0415
+
+        return importlib.util.find_spec(f"{package.__name__}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _run(module: types.ModuleType) -> None:
@@ -65,27 +88,41 @@ def _run(module: types.ModuleType) -> None:
 def defer_stdlib() -> None:
     """Put each of :data:`DEFERRED` not imported yet in ``sys.modules``, run on first use. Never raises:
     a module that cannot be deferred is left to the usual import."""
+    _ACTIVE.append(True)
+    for name in DEFERRED:
+        _defer(name)
+
+
+def defer_init(name: str) -> None:
+    """In a one-shot process (after :func:`defer_stdlib`), just before the first import of one of
+    :data:`DEFERRED_INITS`' submodules: the package in ``sys.modules`` with its own ``__init__`` not
+    run yet (see :data:`DEFERRED_INITS`). Anywhere else, and when it is imported already, nothing."""
+    if _ACTIVE and name in DEFERRED_INITS:
+        _defer(name)
+
+
+def _defer(name: str) -> None:
+    if name in sys.modules:
+        return
     try:
         import importlib.util  # noqa: PLC0415
-    except Exception:  # pragma: no cover - the standard library is there
-        return
-    for name in DEFERRED:
-        if name in sys.modules:
-            continue
-        try:
-            spec = importlib.util.find_spec(name)
-            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-                continue
-            module = importlib.util.module_from_spec(spec)
-            module.__class__ = _Deferred
-            for taken in _TAKEN.get(name, ()):
-                setattr(module, taken, _on_first_call(module, taken))
-            parent, _, child = name.rpartition(".")
-            sys.modules[name] = module
-            if parent:  # what an import of the submodule does to its package
-                setattr(sys.modules[parent], child, module)
-        except Exception:
-            sys.modules.pop(name, None)
+
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return
+        module = importlib.util.module_from_spec(spec)
+        module.__class__ = _Deferred
+        for taken in _TAKEN.get(name, ()):
+            setattr(module, taken, _on_first_call(module, taken))
+        parent, _, child = name.rpartition(".")
+        sys.modules[name] = module
+        if parent:  # what an import of the submodule does to its package
+            setattr(sys.modules[parent], child, module)
+    except Exception:
+        sys.modules.pop(name, None)
+
+
+_ACTIVE: list[bool] = []  # defer_stdlib ran: a one-shot process
 
 
 def _on_first_call(module: types.ModuleType, name: str) -> Any:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
-import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -28,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -39,6 +38,9 @@ from engine.plugins.context import CallSite, PluginContext
 from engine.runtime.registry import RuntimeType, RuntimeTypes
 from engine.source.project import MANIFEST_DIRS, Pack, is_ignored_name
 from engine.source.yamlfile import Document, parse_bytes, parse_file
+
+if TYPE_CHECKING:
+    import importlib.metadata  # read only when plugins are listed or enabled (with zipfile, csv and e-mail modules)
 
 GROUP = "hermes_engine.plugins"
 PLUGIN_FILE = "plugin.yaml"
@@ -573,6 +575,8 @@ def _mtime(path: str) -> int:
 def _scan_entry_points() -> dict[str, list[importlib.metadata.EntryPoint]]:
     found: dict[str, list[importlib.metadata.EntryPoint]] = {}
     seen: set[tuple[str, str]] = set()
+    import importlib.metadata  # noqa: PLC0415
+
     for ep in importlib.metadata.entry_points(group=GROUP):
         dist = getattr(ep, "dist", None)
         ident = (ep.name, ep.value)

@@ -11,22 +11,29 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import import_module
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ConfigurationError
 from engine.registry.specs import Source
-from engine.runtime.base import Runtime, Session
-from engine.runtime.docker import DockerRuntime
-from engine.runtime.local import LocalRuntime
-from engine.runtime.sandbox import SandboxRuntime
-from engine.runtime.ssh import SshRuntime
+
+if TYPE_CHECKING:
+    from engine.runtime.base import Runtime, Session
 
 # The runtime every project has, and the name a manifest uses for "the terminal's runtime".
 LOCAL = "local"
 DEFAULT = "default"
 RESERVED = frozenset({LOCAL, DEFAULT})
 _TYPE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+# The builtin types (each class's ``type_name``) and where their classes are: imported when a
+# type is first asked for, so a load that declares no runtime imports none of them (nor asyncio).
+BUILTIN_TYPES = {
+    "local": ("engine.runtime.local", "LocalRuntime"),
+    "sandbox": ("engine.runtime.sandbox", "SandboxRuntime"),
+    "docker": ("engine.runtime.docker", "DockerRuntime"),
+    "ssh": ("engine.runtime.ssh", "SshRuntime"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +54,8 @@ class RuntimeTypes:
     """The runtime types a loader knows: the builtin ones plus what plugins registered."""
 
     def __init__(self) -> None:
-        self._types: dict[str, RuntimeType] = {
-            t.type_name: RuntimeType(t.type_name, t) for t in (LocalRuntime, SandboxRuntime, DockerRuntime, SshRuntime)
-        }
+        # A builtin type is None until it is first asked for (see BUILTIN_TYPES).
+        self._types: dict[str, RuntimeType | None] = dict.fromkeys(BUILTIN_TYPES)
         # Types the plugins of the current generation added (replaced whole on each load).
         self._plugin: dict[str, RuntimeType] = {}
 
@@ -81,6 +87,8 @@ class RuntimeTypes:
             raise ConfigurationError(f"runtime type {name!r}: use a lowercase name of letters, digits, _ and -")
         if name in self._types or name in self._plugin:
             raise ConfigurationError(f"runtime type {name!r} is already registered")
+        from engine.runtime.base import Runtime  # noqa: PLC0415
+
         if not (isinstance(runtime_class, type) and issubclass(runtime_class, Runtime)):
             raise ConfigurationError(f"runtime type {name!r}: {runtime_class!r} is not a subclass of Runtime")
         if schema is not None and not isinstance(schema, Mapping):
@@ -99,7 +107,13 @@ class RuntimeTypes:
         self._plugin = dict(plugin_types)
 
     def get(self, name: str) -> RuntimeType | None:
-        return self._types.get(name) or self._plugin.get(name)
+        if name not in self._types:
+            return self._plugin.get(name)
+        found = self._types[name]
+        if found is None:
+            module, attr = BUILTIN_TYPES[name]
+            found = self._types[name] = RuntimeType(name, getattr(import_module(module), attr))
+        return found
 
     def names(self) -> list[str]:
         return sorted({*self._types, *self._plugin})

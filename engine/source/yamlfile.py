@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from engine.digests import digest
 from engine.errors import Problem
 
 try:  # libyaml is part of every PyYAML wheel; the pure-Python parser is a slow fallback.
@@ -338,6 +339,9 @@ class ParsedFile:
     documents: list[Document]
     problems: list[Problem]
     digest: str = ""  # SHA-256 of the very bytes parsed (engine.compile.approved compares it)
+    # BLAKE2b-256 of the same bytes: what the compiled-project cache keys an entry with
+    # (engine.guard.cache.project_key), so writing one reads no file a second time.
+    fingerprint: bytes = b""
 
 
 def parse_bytes(data: bytes, file: str, *, pack: str = "project", path: Path | None = None) -> ParsedFile:
@@ -401,6 +405,7 @@ def parse_file(path: Path, file: str, *, pack: str = "project", max_bytes: int =
         return ParsedFile(file, [], [Problem(file, 1, 1, "file-unreadable", exc.strerror or str(exc))])
     parsed = parse_bytes(data, file, pack=pack, path=path)
     parsed.digest = hashlib.sha256(data).hexdigest()
+    parsed.fingerprint = digest(data).digest()
     return parsed
 
 
