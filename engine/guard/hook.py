@@ -471,7 +471,7 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, given in _reached(project, call.checks):
+    for tool, given in _case_spellings(workdir, _reached(project, call.checks)):
         floor = given.get(_FLOOR) is True
         args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
@@ -532,6 +532,26 @@ def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]])
         for name in names:
             if any(glob_reaches(glob, name) for glob in globs):
                 out.append((tool, {"path": os.path.join(base, name)}))
+    return out
+
+
+_WRITE_TOOLS = ("write_file", "patch")
+
+
+def _case_spellings(workdir: Path, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """``checks`` with each write also judged where a file system that ignores case lands it (the
+    agent's own Write on macOS: `POLICIES/x.yaml` is `policies/x.yaml` there)."""
+    from engine.policy.landing import case_folded  # noqa: PLC0415
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for tool, args in checks:
+        out.append((tool, args))
+        path = args.get("path")
+        if tool in _WRITE_TOOLS and isinstance(path, str) and path and "\0" not in path:
+            spelled = os.path.normpath(os.path.join(workdir, os.path.expanduser(path)))
+            folded = case_folded(spelled)
+            if folded != spelled:
+                out.append((tool, {**args, "path": folded}))
     return out
 
 
