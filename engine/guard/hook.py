@@ -190,6 +190,15 @@ _WRITE_VERBS = frozenset({
     "write", "edit", "create", "delete", "remove", "move", "rename", "copy", "patch", "append", "replace",
     "set", "put", "update", "save",
 })
+# A version-control server's verbs that record or show what is on disk read the files they name
+# (git writes its own folder, which the policy judges as `.git` wherever it is named); the verbs that
+# put files back (checkout, reset, restore, merge...) write them, as does any unknown verb.
+_VCS_NAMES = frozenset({"git", "hg", "svn", "jj"})
+_VCS_RECORDING = frozenset({"add", "stage", "unstage", "commit", "status", "diff", "log", "show", "blame"})
+_VCS_RESTORING = frozenset({
+    "checkout", "switch", "reset", "restore", "revert", "merge", "rebase", "pull", "stash", "clean", "apply",
+    "init", "clone", "rm", "mv", "am", "cherry", "pick",
+})
 # fmt: on
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _MAX_MCP_CHECKS = 256
@@ -204,6 +213,8 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     terminal command. The tool's own `rules:` still apply to the call as a whole."""
     words = {w.lower() for w in _WORD.findall(tool.rsplit("__", 1)[-1])}
     reads_only = bool(words & _READ_VERBS) and not words & _WRITE_VERBS
+    if words & _VCS_NAMES and words & _VCS_RECORDING and not words & (_WRITE_VERBS | _VCS_RESTORING):
+        reads_only = True  # `git_add {files: [policies/p.yaml]}` stages the file: it writes .git, not it
     engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
     found: list[tuple[str, dict[str, Any]]] = []
     for key, value in _leaves(tool_input, 0):
