@@ -86,6 +86,19 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
             + (" and the configured roots" if len(roots) > 1 else "")
         )
     protected(ctx, raw, real, write=write)
+    if not write:
+        # A read where a file system that ignores case lands it: `.ENV` opens `.env` on macOS, and
+        # the policy, which asks for `.env`, judged the spelling.
+        folded = Path(case_folded(str(real), str(root_of(ctx, real))))
+        if folded != real:
+            protected(ctx, raw, folded, write=False)
+            hidden = (classes_of(ctx, folded) & SKIPPED) - classes_of(ctx, real)
+            if hidden:
+                raise ToolFailure(
+                    f"refusing {raw!r}: a file system that ignores case opens {display(ctx, folded)} for it "
+                    f"({sorted(hidden)[0]}); name it as it is spelled on disk (reading it asks)",
+                    recoverable=False,
+                )
     if write:
         # Judged as spelled and where a case-insensitive file system (macOS, Windows, a casefold
         # folder) lands it: `POLICIES/x.yaml` is `policies/x.yaml` there.

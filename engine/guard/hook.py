@@ -546,21 +546,22 @@ def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]])
     return out
 
 
-_WRITE_TOOLS = ("write_file", "patch")
+_FOLDED_TOOLS = ("write_file", "patch", "read_file", "list_dir", "search_files", AGENT_SEARCH)
 
 
 def _case_spellings(workdir: Path, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """``checks`` with each write also judged where a file system that ignores case lands it (the
-    agent's own Write on macOS: `POLICIES/x.yaml` is `policies/x.yaml` there)."""
+    """``checks`` with each file tool's path also judged where a file system that ignores case lands
+    it (the agent's own tools on macOS: `POLICIES/x.yaml` is `policies/x.yaml`, `.ENV` is `.env`)."""
     from engine.policy.landing import case_folded  # noqa: PLC0415
 
     out: list[tuple[str, dict[str, Any]]] = []
     for tool, args in checks:
         out.append((tool, args))
         path = args.get("path")
-        if tool in _WRITE_TOOLS and isinstance(path, str) and path and "\0" not in path:
+        if tool in _FOLDED_TOOLS and isinstance(path, str) and path and "\0" not in path:
             spelled = os.path.normpath(os.path.join(workdir, os.path.expanduser(path)))
-            folded = case_folded(spelled)
+            inside = spelled.startswith(str(workdir).rstrip("/") + "/")
+            folded = case_folded(spelled, str(workdir) if inside else "/")
             if folded != spelled:
                 out.append((tool, {**args, "path": folded}))
     return out

@@ -134,3 +134,38 @@ def test_the_guard_asks_for_a_home_credential_folder_in_another_case(root: Path)
 @pytest.mark.parametrize("path", NEAR_MISSES)
 def test_the_guard_allows_ordinary_names_in_any_case(root: Path, path: str) -> None:
     assert guard("claude-code", root, "Write", {"file_path": path, "content": "hello\n"}) == "allow"
+
+
+# Reads: `.ENV` opens `.env` where case is ignored, and the policy asks for `.env` only.
+SECRET_SPELLINGS = [".ENV", ".Env", "src/../.ENV", "CONFIG/.ENV.local"]
+
+
+@pytest.fixture
+def secrets(root: Path) -> Path:
+    (root / ".env").write_text("DB_PASSWORD=hunter2-rt11-case\n")
+    (root / "config").mkdir()
+    (root / "config" / ".env.local").write_text("TOKEN=hunter2-rt11-case\n")
+    (root / "notes.txt").write_text("plain notes\n")
+    return root
+
+
+@pytest.mark.parametrize("path", SECRET_SPELLINGS)
+def test_a_read_of_a_secret_in_another_case_is_refused(engine: Engine, secrets: Path, path: str) -> None:
+    result = engine.call("read_file", {"path": path})
+    assert not result.ok and "hunter2" not in str(result.output) + str(result.error), path
+    # Here the spelling names no file; where case is ignored it opens the secret: refused as that.
+    assert "ignores case" in str(result.error), path
+
+
+@pytest.mark.parametrize("path", SECRET_SPELLINGS)
+def test_the_guard_asks_for_an_agents_read_of_a_secret_in_another_case(secrets: Path, path: str) -> None:
+    assert guard("claude-code", secrets, "Read", {"file_path": path}) in ("ask", "deny"), path
+    assert guard("gemini", secrets, "read_file", {"file_path": path}) in ("ask", "deny"), path
+
+
+def test_reads_of_ordinary_files_are_unchanged(engine: Engine, secrets: Path) -> None:
+    assert "plain notes" in str(engine.call("read_file", {"path": "notes.txt"}).output)
+    missing = engine.call("read_file", {"path": "NOTES.TXT"})  # this file system keeps case
+    assert not missing.ok and "no such file" in str(missing.error)
+    assert guard("claude-code", secrets, "Read", {"file_path": "notes.txt"}) == "allow"
+    assert guard("claude-code", secrets, "Read", {"file_path": "Notes.TXT"}) == "allow"
