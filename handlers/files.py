@@ -17,7 +17,7 @@ from engine.dispatch.context import CallContext, ToolFailure
 
 from . import _remote_files
 from ._io import confined_write, kind_of, open_regular
-from ._links import HardLinks
+from ._links import hard_links
 from ._paths import SKIPPED, allowed_roots, classes_of, display, resolve, root_of
 from ._runtime import files_elsewhere
 
@@ -64,7 +64,7 @@ def _open_text(ctx: CallContext, real: Path, raw: str) -> int:
     fd = open_regular(root_of(ctx, real), real, raw)
     try:
         # Judged on the opened descriptor: a name swapped for a link to a key after this is not read.
-        refused = HardLinks(ctx).refusal(real, os.fstat(fd), raw)
+        refused = hard_links(ctx).refusal(real, os.fstat(fd), raw)
         if refused is not None:
             raise ToolFailure(refused, recoverable=False)
         head = os.pread(fd, _SNIFF, 0)
@@ -283,7 +283,7 @@ class _Scope:
         self.deadline = time.monotonic() + _SEARCH_SECONDS
         self.skipped: list[str] = []
         self.linked: list[str] = []
-        self.links = HardLinks(ctx)
+        self.links = hard_links(ctx)
         self.timed_out = False
 
     def expired(self) -> bool:

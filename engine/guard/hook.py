@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -487,6 +488,10 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
         args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
         decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        if tool == "read_file" and decision.decision in ("allow", DEFER):
+            linked = _hard_linked(evaluator, workdir, args.get("path"))
+            if linked is not None:
+                decision = Decision("ask", f"hermes-engine asks: {linked}", decision.keys)
         if floor and decision.decision == "allow":
             decision = Decision(DEFER, "", decision.keys)
         verdict_keys = list(decision.keys)
@@ -544,6 +549,26 @@ def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]])
             if any(glob_reaches(glob, name) for glob in globs):
                 out.append((tool, {"path": os.path.join(base, name)}))
     return out
+
+
+def _hard_linked(evaluator: Evaluator, workdir: Path, path: Any) -> str | None:
+    """Why the agent's read of ``path`` asks when the file has other names (hard links) that are
+    secrets or lie outside the working directory (see engine.policy.hardlinks), else None."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        return None
+    spelled = os.path.join(workdir, os.path.expanduser(path))
+    try:
+        info = os.stat(spelled)
+    except (OSError, ValueError):
+        return None
+    if info.st_nlink <= 1 or not stat.S_ISREG(info.st_mode):
+        return None
+    from engine.policy.hardlinks import HardLinks  # noqa: PLC0415
+
+    classify = evaluator.classifier.classify
+    hidden = frozenset({"credential", "secret", "engine_state"})
+    finder = HardLinks([Path(os.path.realpath(workdir))], lambda p: frozenset(classify(str(p))), hidden)
+    return finder.refusal(Path(os.path.realpath(spelled)), info, path)
 
 
 _FOLDED_TOOLS = ("write_file", "patch", "read_file", "list_dir", "search_files", AGENT_SEARCH)

@@ -10,12 +10,15 @@ temporary (the redteam fixtures); the harm is the key in a tool's result.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from engine import Engine
+from engine.cli import cli
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-rt11\n-----END OPENSSH PRIVATE KEY-----\n"
 
@@ -83,3 +86,27 @@ def test_links_between_ordinary_files_of_the_work_tree_are_read(work_engine: Eng
     assert "b.py:1:" in found and "src/a.py:1:" in found and "not searched" not in found
     (work / "plain.txt").write_text("plain\n")
     assert "plain" in str(work_engine.call("read_file", {"path": "plain.txt"}).output)
+
+
+def _guard_read(root: Path, path: str) -> str:
+    event = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": "Read"}
+    event["tool_input"] = {"file_path": path}
+    result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 0, result.stderr
+    return str(json.loads(result.stdout).get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
+
+
+def test_the_guard_asks_before_an_agent_reads_a_link_to_a_key(
+    work: Path, key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's Read opens the name it is given: a link its Bash made to the key is the key."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    (work / "hermes-engine.yaml").write_text("include_builtin: true\n")
+    os.link(key, work / "k")
+    (work / "a.py").write_text("print('a')\n")
+    os.link(work / "a.py", work / "b.py")
+    assert _guard_read(work, "k") == "ask"
+    assert _guard_read(work, str(work / "k")) == "ask"
+    assert _guard_read(work, "b.py") == "allow"
+    assert _guard_read(work, "a.py") == "allow"
