@@ -65,3 +65,20 @@ def test_a_recursive_grep_of_the_work_tree_does_not_print_its_env(work_engine: E
     (work / ".env").write_text("DB_PASSWORD=hunter2-rt11-open\n")
     result = work_engine.call("terminal", {"command": "grep -r PASSWORD ."})
     assert "hunter2" not in str(result.output) + str(result.error)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="policy (paths/landing): a terminal word naming a file with other names (hard links) is judged by its "
+    "spelling; the file tools check the inode (engine.policy.hardlinks), the terminal's classifier does not stat words",
+)
+@pytest.mark.parametrize("command", ["cat k", "base64 k", "cp k copy.txt && cat copy.txt"])
+def test_a_hard_link_to_the_key_is_not_printed_by_the_terminal(
+    work_engine: Engine, planted: Path, work: Path, command: str
+) -> None:
+    import os
+
+    os.link(planted, work / "k")
+    result = work_engine.call("terminal", {"command": command, "timeout": 10})
+    printed = str(result.output) + str(result.error)
+    assert KEY not in printed and "b3BlbnNz" not in printed and "LS0tLS1CRUdJTi" not in printed
