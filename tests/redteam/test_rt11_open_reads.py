@@ -11,6 +11,7 @@ work tree file as `$(echo ...)` is evaluated).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -76,8 +77,6 @@ def test_a_recursive_grep_of_the_work_tree_does_not_print_its_env(work_engine: E
 def test_a_hard_link_to_the_key_is_not_printed_by_the_terminal(
     work_engine: Engine, planted: Path, work: Path, command: str
 ) -> None:
-    import os
-
     os.link(planted, work / "k")
     result = work_engine.call("terminal", {"command": command, "timeout": 10})
     printed = str(result.output) + str(result.error)
