@@ -77,9 +77,10 @@ _HOME_VARS = re.compile(
 )
 # A Windows home directory (`C:\Users\me\...`, `C:/Users/me/...`): folded like `~`.
 _WINDOWS_HOME = re.compile(r"^[A-Za-z]:/(?:Users|Documents and Settings)/[^/]+(?=/|$)", re.IGNORECASE)
-# The directory the command runs in, spelled as the shell gives it (`$PWD/hl`, `"$(pwd)"/hl`): `.`,
-# so a link on the way is followed as for `./hl` (`docker run -v $PWD/hl:/h` with hl -> ~).
-_CWD_VARS = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)(?=/|$)")
+# The directory the command runs in, as the shell's variable gives it (`$PWD/hl`): `.`, so a link on
+# the way is followed as for `./hl` (`docker run -v $PWD/hl:/h` with hl -> ~). An assignment on the
+# line is substituted before this. `$(pwd)` stays computed: a function may redefine `pwd`.
+_CWD_VARS = re.compile(r"^(?:\$PWD|\$\{PWD\})(?=/|$)")
 _REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
@@ -468,8 +469,8 @@ def file_operand(word: str) -> str:
 
 
 def cwd_spelled(word: str) -> str:
-    """``word`` with a leading `$PWD`, `${PWD}` or `$(pwd)` spelled as `.` (the command's directory)."""
-    return _CWD_VARS.sub(".", word) if word[:1] in "$`" else word
+    """``word`` with a leading `$PWD` or `${PWD}` spelled as `.` (the command's directory)."""
+    return _CWD_VARS.sub(".", word) if word[:1] == "$" else word
 
 
 def normalize_path(word: str) -> tuple[str, set[str]]:
