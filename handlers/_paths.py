@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from engine.dispatch.context import CallContext, ToolFailure
+from engine.policy.landing import case_folded
 
 # Where a model must never write, wherever the working directory is.
 _HOME_CREDENTIALS = (
@@ -85,14 +86,34 @@ def resolve(ctx: CallContext, raw: str, *, write: bool = False) -> Path:
             + (" and the configured roots" if len(roots) > 1 else "")
         )
     protected(ctx, raw, real, write=write)
+    if not write:
+        # A read where a file system that ignores case lands it: `.ENV` opens `.env` on macOS, and
+        # the policy, which asks for `.env`, judged the spelling.
+        folded = Path(case_folded(str(real), str(root_of(ctx, real))))
+        if folded != real:
+            protected(ctx, raw, folded, write=False)
+            hidden = (classes_of(ctx, folded) & SKIPPED) - classes_of(ctx, real)
+            if hidden:
+                raise ToolFailure(
+                    f"refusing {raw!r}: a file system that ignores case opens {display(ctx, folded)} for it "
+                    f"({sorted(hidden)[0]}); name it as it is spelled on disk (reading it asks)",
+                    recoverable=False,
+                )
     if write:
-        if is_credential_path(real):
-            raise ToolFailure(f"refusing to write {raw!r}: it is a credential or secrets location", recoverable=False)
-        if is_policy_path(ctx, real):
-            raise ToolFailure(
-                f"refusing to write {raw!r}: the agent cannot edit the project config or its approval policies",
-                recoverable=False,
-            )
+        # Judged as spelled and where a case-insensitive file system (macOS, Windows, a casefold
+        # folder) lands it: `POLICIES/x.yaml` is `policies/x.yaml` there.
+        for spelling in dict.fromkeys((real, Path(case_folded(str(real), str(root_of(ctx, real)))))):
+            if spelling != real:
+                protected(ctx, raw, spelling, write=True)
+            if is_credential_path(spelling):
+                raise ToolFailure(
+                    f"refusing to write {raw!r}: it is a credential or secrets location", recoverable=False
+                )
+            if is_policy_path(ctx, spelling):
+                raise ToolFailure(
+                    f"refusing to write {raw!r}: the agent cannot edit the project config or its approval policies",
+                    recoverable=False,
+                )
         safe_root = ctx.config.get("files", "safe_root")
         if safe_root:
             safe = _real(ctx.root / Path(safe_root).expanduser())

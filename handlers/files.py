@@ -17,6 +17,7 @@ from engine.dispatch.context import CallContext, ToolFailure
 
 from . import _remote_files
 from ._io import confined_write, kind_of, open_regular
+from ._links import hard_links
 from ._paths import SKIPPED, allowed_roots, classes_of, display, resolve, root_of
 from ._runtime import files_elsewhere
 
@@ -62,6 +63,10 @@ def _open_text(ctx: CallContext, real: Path, raw: str) -> int:
     """
     fd = open_regular(root_of(ctx, real), real, raw)
     try:
+        # Judged on the opened descriptor: a name swapped for a link to a key after this is not read.
+        refused = hard_links(ctx).refusal(real, os.fstat(fd), raw)
+        if refused is not None:
+            raise ToolFailure(refused, recoverable=False)
         head = os.pread(fd, _SNIFF, 0)
         if _is_binary(head):
             raise ToolFailure(f"{raw!r} is a binary file ({os.fstat(fd).st_size} bytes); it is not shown")
@@ -277,6 +282,8 @@ class _Scope:
         self.roots = allowed_roots(ctx)
         self.deadline = time.monotonic() + _SEARCH_SECONDS
         self.skipped: list[str] = []
+        self.linked: list[str] = []
+        self.links = hard_links(ctx)
         self.timed_out = False
 
     def expired(self) -> bool:
@@ -302,23 +309,41 @@ class _Scope:
         if not stat.S_ISREG(info.st_mode):
             return None  # FIFOs, sockets and devices would block or never end
         if classes_of(self.ctx, real) & SKIPPED:
-            if len(self.skipped) < 5:
-                self.skipped.append(display(self.ctx, file))
-            else:
-                self.skipped.append("")
+            _note(self.skipped, display(self.ctx, file))
+            return None
+        if not self.admits_links(real, info, file):
             return None
         return real
+
+    def admits_links(self, real: Path, info: os.stat_result, file: Path) -> bool:
+        """Whether a file with these stats may be read under this name (see handlers._links)."""
+        if info.st_nlink > 1 and self.links.refusal(real, info, str(file)) is not None:
+            _note(self.linked, display(self.ctx, file))
+            return False
+        return True
 
     def notes(self) -> str:
         out = ""
         if self.skipped:
-            named = ", ".join(s for s in self.skipped if s)
-            more = len(self.skipped) - len([s for s in self.skipped if s])
-            others = f" and {more} more" if more else ""
-            out += f"\n[not searched: {named}{others} (secret files; read_file asks for each)]"
+            out += f"\n[not searched: {_named(self.skipped)} (secret files; read_file asks for each)]"
+        if self.linked:
+            out += (
+                f"\n[not searched: {_named(self.linked)} (hard links with names outside the working directory, "
+                "which may be secrets)]"
+            )
         if self.timed_out:
             out += f"\n[search stopped after {_SEARCH_SECONDS:g}s; results are partial: narrow the path or pattern]"
         return out
+
+
+def _note(found: list[str], shown: str) -> None:
+    found.append(shown if len(found) < 5 else "")
+
+
+def _named(found: list[str]) -> str:
+    named = ", ".join(s for s in found if s)
+    more = len(found) - len([s for s in found if s])
+    return named + (f" and {more} more" if more else "")
 
 
 def _walk(base: Path, scope: _Scope) -> Iterator[Path]:
@@ -358,7 +383,10 @@ def _python_grep(
         except OSError:
             continue
         with open(fd, "rb", closefd=True) as raw:
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or _is_binary(raw.read(_SNIFF)):
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode) or not scope.admits_links(real, opened, file):
+                continue
+            if _is_binary(raw.read(_SNIFF)):
                 continue
             raw.seek(0)
             for number, line in enumerate(raw, start=1):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -190,6 +191,15 @@ _WRITE_VERBS = frozenset({
     "write", "edit", "create", "delete", "remove", "move", "rename", "copy", "patch", "append", "replace",
     "set", "put", "update", "save",
 })
+# A version-control server's verbs that record or show what is on disk read the files they name
+# (git writes its own folder, which the policy judges as `.git` wherever it is named); the verbs that
+# put files back (checkout, reset, restore, merge...) write them, as does any unknown verb.
+_VCS_NAMES = frozenset({"git", "hg", "svn", "jj"})
+_VCS_RECORDING = frozenset({"add", "stage", "unstage", "commit", "status", "diff", "log", "show", "blame"})
+_VCS_RESTORING = frozenset({
+    "checkout", "switch", "reset", "restore", "revert", "merge", "rebase", "pull", "stash", "clean", "apply",
+    "init", "clone", "rm", "mv", "am", "cherry", "pick",
+})
 # fmt: on
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _MAX_MCP_CHECKS = 256
@@ -204,6 +214,8 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     terminal command. The tool's own `rules:` still apply to the call as a whole."""
     words = {w.lower() for w in _WORD.findall(tool.rsplit("__", 1)[-1])}
     reads_only = bool(words & _READ_VERBS) and not words & _WRITE_VERBS
+    if words & _VCS_NAMES and words & _VCS_RECORDING and not words & (_WRITE_VERBS | _VCS_RESTORING):
+        reads_only = True  # `git_add {files: [policies/p.yaml]}` stages the file: it writes .git, not it
     engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
     found: list[tuple[str, dict[str, Any]]] = []
     for key, value in _leaves(tool_input, 0):
@@ -471,11 +483,15 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, given in _reached(project, call.checks):
+    for tool, given in _case_spellings(workdir, _reached(project, call.checks)):
         floor = given.get(_FLOOR) is True
         args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
         decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        if tool == "read_file" and decision.decision in ("allow", DEFER):
+            linked = _hard_linked(evaluator, workdir, args.get("path"))
+            if linked is not None:
+                decision = Decision("ask", f"hermes-engine asks: {linked}", decision.keys)
         if floor and decision.decision == "allow":
             decision = Decision(DEFER, "", decision.keys)
         verdict_keys = list(decision.keys)
@@ -532,6 +548,47 @@ def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]])
         for name in names:
             if any(glob_reaches(glob, name) for glob in globs):
                 out.append((tool, {"path": os.path.join(base, name)}))
+    return out
+
+
+def _hard_linked(evaluator: Evaluator, workdir: Path, path: Any) -> str | None:
+    """Why the agent's read of ``path`` asks when the file has other names (hard links) that are
+    secrets or lie outside the working directory (see engine.policy.hardlinks), else None."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        return None
+    spelled = os.path.join(workdir, os.path.expanduser(path))
+    try:
+        info = os.stat(spelled)
+    except (OSError, ValueError):
+        return None
+    if info.st_nlink <= 1 or not stat.S_ISREG(info.st_mode):
+        return None
+    from engine.policy.hardlinks import HardLinks  # noqa: PLC0415
+
+    classify = evaluator.classifier.classify
+    hidden = frozenset({"credential", "secret", "engine_state"})
+    finder = HardLinks([Path(os.path.realpath(workdir))], lambda p: frozenset(classify(str(p))), hidden)
+    return finder.refusal(Path(os.path.realpath(spelled)), info, path)
+
+
+_FOLDED_TOOLS = ("write_file", "patch", "read_file", "list_dir", "search_files", AGENT_SEARCH)
+
+
+def _case_spellings(workdir: Path, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """``checks`` with each file tool's path also judged where a file system that ignores case lands
+    it (the agent's own tools on macOS: `POLICIES/x.yaml` is `policies/x.yaml`, `.ENV` is `.env`)."""
+    from engine.policy.landing import case_folded  # noqa: PLC0415
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for tool, args in checks:
+        out.append((tool, args))
+        path = args.get("path")
+        if tool in _FOLDED_TOOLS and isinstance(path, str) and path and "\0" not in path:
+            spelled = os.path.normpath(os.path.join(workdir, os.path.expanduser(path)))
+            inside = spelled.startswith(str(workdir).rstrip("/") + "/")
+            folded = case_folded(spelled, str(workdir) if inside else "/")
+            if folded != spelled:
+                out.append((tool, {**args, "path": folded}))
     return out
 
 

@@ -407,6 +407,10 @@ class Evaluator:
         # The names of the engine's own files are path fragments too: only known at run time.
         self._engine_names = _alternation(places.names) if places else None
         self._substrings = _alternation((*policy.trigger_substrings, *(places.names if places else ())))
+        if places is not None and "engine_files" in self.classifier.classify(places.cwd):
+            # Working inside an engine folder (a guard event's cwd after `cd policies`): a relative
+            # name there (`deny.yaml`) is an engine file that holds none of those names (rt11).
+            self._engine_names = self._substrings = re.compile("")
         # The fast path's tests on RE2 (`re` tries each alternative at each position): the
         # substrings always, the trigger words in long texts (a set lookup per word is cheaper in short ones).
         self._substring_finder = _LongSearch(self._substrings)

@@ -274,7 +274,10 @@ class Follower:
                     self._escape_hatch(None, via, depth)
                     continue
             if payload is not None:
-                self._payload(run, command, program, decode(payload, run.decode), via, depth)
+                text = decode(payload, run.decode)
+                if run.prepend is not None and run.kind == "shell":
+                    text = f"{run.prepend} {text}"  # where it runs (ssh's stdin: in the remote home)
+                self._payload(run, command, program, text, via, depth)
         return None
 
     def _words_run(

@@ -223,3 +223,28 @@ class Walk:
         except (OSError, ValueError):
             return None
         return _LINK if stat.S_ISLNK(mode) else _DIR if stat.S_ISDIR(mode) else _OTHER
+
+
+def case_folded(path: str, base: str = "/") -> str:
+    """Where ``path`` (absolute, normalised, inside ``base``) lands on a file system that ignores
+    case (macOS, Windows, a casefold folder): each component below ``base`` as the entry of its
+    folder that differs from it only in case, and from the first that has none, in lower case
+    (the engine's own names are: `HERMES-ENGINE.YML` is its config there)."""
+    root = base.rstrip("/")
+    if not path.startswith(root + "/"):
+        return path
+    current = root
+    listing = True
+    for part in path[len(root) + 1 :].split("/"):
+        name = part.lower()
+        if listing and part:
+            try:
+                names = os.listdir(current or "/")
+            except (OSError, ValueError):
+                names = []
+            folded = part.casefold()
+            found = part if part in names else next((n for n in names if n.casefold() == folded), None)
+            listing = found is not None  # nothing below a folder that does not exist
+            name = found or name
+        current = f"{current}/{name}"
+    return current

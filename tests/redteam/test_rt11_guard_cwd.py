@@ -1,0 +1,105 @@
+"""rt11: `hermes-engine guard` when the agent's shell stands inside an engine folder.
+
+Claude Code keeps its Bash tool's working directory between calls and sends it as the event's
+`cwd`. A prompt-injected model runs a harmless `cd policies`, then `echo 'mode: off' >> deny.yaml`:
+the command names no engine file, and the detector skipped the engine-file patterns for a text
+holding none of their names (`policies`, `hermes-engine.yaml`...), so the write was allowed.
+Inside an engine folder every relative name may be an engine file: nothing is skipped there.
+
+The guard runs nothing it judges; the harm is shown by running the payload itself in the same
+folder of a temporary copy (the policy's bytes change), and the guarded call must not be allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import cli
+
+POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "proj"
+    (root / "policies").mkdir(parents=True)
+    (root / "policies" / "deny.yaml").write_text(POLICY)
+    (root / "myhandlers").mkdir()
+    (root / "myhandlers" / "__init__.py").write_text("")
+    (root / "src").mkdir()
+    (root / "hermes-engine.yaml").write_text("workdir: .\nhandler_roots: [myhandlers]\n")
+    return root
+
+
+def guard(agent: str, root: Path, cwd: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    event = {
+        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(cwd),
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 0, result.stderr
+    answer = json.loads(result.stdout)
+    if agent == "gemini":
+        return str(answer.get("decision", "defer"))
+    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "allow" if answer == {} else "defer"))
+
+
+WRITES_IN_AN_ENGINE_FOLDER = [
+    ("policies", "echo 'mode: off' >> deny.yaml"),
+    ("policies", "cp /dev/null deny.yaml"),
+    ("policies", "printf 'kind: ApprovalPolicy\\nmode: off\\n' > relax.yaml"),
+    ("policies", "sed -i s/publish/nothing/ deny.yaml"),
+    ("policies", "rm deny.yaml"),
+    ("myhandlers", "echo 'import os' >> __init__.py"),
+]
+
+
+@pytest.mark.parametrize(("folder", "command"), WRITES_IN_AN_ENGINE_FOLDER)
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_write_from_inside_an_engine_folder_is_refused(
+    root: Path, tmp_path: Path, agent: str, folder: str, command: str
+) -> None:
+    # The harm, in a copy: the payload changes an engine file when run there.
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-r", str(root), str(copy)], check=True)
+    before = {p: p.read_bytes() for p in (copy / folder).iterdir()}
+    subprocess.run(["bash", "-c", command], cwd=copy / folder, check=False, env={"PATH": "/usr/bin:/bin"})
+    assert {p: p.read_bytes() for p in (copy / folder).iterdir() if p.is_file()} != before
+    tool = "Bash" if agent == "claude-code" else "shell"
+    assert guard(agent, root, root / folder, tool, {"command": command}) == "deny", command
+    assert (root / "policies" / "deny.yaml").read_text() == POLICY
+
+
+def test_gemini_run_in_an_engine_folder_is_refused(root: Path) -> None:
+    command = "echo 'mode: off' >> deny.yaml"
+    assert guard("gemini", root, root / "policies", "run_shell_command", {"command": command}) == "deny"
+
+
+NEAR_MISSES = [
+    ("policies", "ls -la"),
+    ("policies", "cat deny.yaml"),
+    ("policies", "git log --oneline -3"),
+    ("src", "echo x >> deny.yaml"),
+    (".", "echo x >> notes.txt"),
+]
+
+
+@pytest.mark.parametrize(("folder", "command"), NEAR_MISSES)
+def test_reading_inside_an_engine_folder_and_writing_elsewhere_stay_allowed(
+    root: Path, folder: str, command: str
+) -> None:
+    assert guard("claude-code", root, root / folder, "Bash", {"command": command}) == "allow", command

@@ -1,0 +1,74 @@
+"""rt11: what an MCP tool does with the paths it is given, read from its name (the guard).
+
+The guard judges every path argument of an MCP tool as a write and a read unless the tool's
+name says it only reads. `git_add {repo_path: ROOT, files: [policies/deny.yaml]}` was refused
+as a hardline write of a policy, but staging a file writes `.git/index`, never the file: a user
+who edited their policy could not have the agent stage it. A version-control server's verbs that
+record or show (add, commit, status, diff, log...) now read the files they name; the verbs that
+put files back (checkout, reset, restore, merge, init...) and any unknown verb still write them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import cli
+
+POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "proj"
+    (root / "policies").mkdir(parents=True)
+    (root / "policies" / "deny.yaml").write_text(POLICY)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def guard(root: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    event = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": tool}
+    event["tool_input"] = tool_input
+    result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 0, result.stderr
+    answer = json.loads(result.stdout)
+    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
+
+
+def test_staging_a_policy_leaves_it_as_it_was_and_is_not_refused(root: Path) -> None:
+    # What git_add does (mcp-server-git runs `repo.index.add(files)`): the file's bytes stay.
+    subprocess.run(["git", "-C", str(root), "add", "policies/deny.yaml"], check=True)
+    assert (root / "policies" / "deny.yaml").read_text() == POLICY
+    files = {"repo_path": str(root), "files": ["policies/deny.yaml"]}
+    assert guard(root, "mcp__git__git_add", files) != "deny"
+    assert guard(root, "mcp__git__git_diff_unstaged", {"repo_path": str(root)}) != "deny"
+    assert guard(root, "mcp__git__git_add", {"repo_path": "policies", "files": ["deny.yaml"]}) != "deny"
+
+
+WRITES = [
+    ("mcp__git__git_checkout", {"repo_path": "policies", "branch_name": "relaxed"}),
+    ("mcp__git__git_init", {"repo_path": "policies"}),
+    ("mcp__git__git_restore", {"repo_path": ".", "files": ["policies/deny.yaml"]}),
+    ("mcp__git__git_add_and_write", {"path": "policies/deny.yaml"}),
+    ("mcp__filesystem__write_file", {"path": "policies/relax.yaml", "content": "mode: off"}),
+    ("mcp__vcs__stage_file", {"path": "policies/relax.yaml"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), WRITES)
+def test_verbs_that_put_files_back_or_are_unknown_still_write(
+    root: Path, tool: str, tool_input: dict[str, Any]
+) -> None:
+    assert guard(root, tool, tool_input) == "deny", tool
