@@ -10,7 +10,7 @@ from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
-from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, cwd_spelled, forms_of, literal_fragments
+from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
 from engine.records import Record
@@ -285,7 +285,6 @@ def _in_directory(classify: Any, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
 
     def resolved(word: str) -> frozenset[str]:
-        word = cwd_spelled(word)  # `$PWD/x` after `cd ~` is `~/x`
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
             return frozenset(classify(word)) | {"variable"}
         if word.startswith(("/", "~", "$", "-")) or "://" in word:

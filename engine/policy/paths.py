@@ -77,10 +77,6 @@ _HOME_VARS = re.compile(
 )
 # A Windows home directory (`C:\Users\me\...`, `C:/Users/me/...`): folded like `~`.
 _WINDOWS_HOME = re.compile(r"^[A-Za-z]:/(?:Users|Documents and Settings)/[^/]+(?=/|$)", re.IGNORECASE)
-# The directory the command runs in, as the shell's variable gives it (`$PWD/hl`): `.`, so a link on
-# the way is followed as for `./hl` (`docker run -v $PWD/hl:/h` with hl -> ~). An assignment on the
-# line is substituted before this. `$(pwd)` stays computed: a function may redefine `pwd`.
-_CWD_VARS = re.compile(r"^(?:\$PWD|\$\{PWD\})(?=/|$)")
 _REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)[^\s]*$")
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
@@ -468,11 +464,6 @@ def file_operand(word: str) -> str:
     return word
 
 
-def cwd_spelled(word: str) -> str:
-    """``word`` with a leading `$PWD` or `${PWD}` spelled as `.` (the command's directory)."""
-    return _CWD_VARS.sub(".", word) if word[:1] == "$" else word
-
-
 def normalize_path(word: str) -> tuple[str, set[str]]:
     """(normalised path, computed classes) for a word used as a path."""
     computed: set[str] = set()
@@ -490,8 +481,6 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
         text = "~" + text[home.end() :]
     if _HOME_VARS.match(text):
         text = _HOME_VARS.sub("~", text).replace("\\", "/")
-    elif _CWD_VARS.match(text):
-        text = _CWD_VARS.sub(".", text)
     if text.startswith("~") and len(text) > 1 and text[1] != "/":
         user, _, rest = text[1:].partition("/")
         text = f"/home/{user}" + (f"/{rest}" if rest else "")
@@ -740,7 +729,6 @@ class PathClassifier:
         if computed & {"url", "remote", "variable", "windows"}:
             return None
         raw = _HOME_VARS.sub("~", file_operand(word.strip()).removeprefix("file://"))
-        raw = _CWD_VARS.sub(".", raw)
         if raw == "~" or raw.startswith("~/"):
             raw = places.home + raw[1:]
         elif raw.startswith("~"):
