@@ -240,21 +240,26 @@ class _Word(Record):
 class _Raw(Record):
     """A simple command's words and redirections as read, before expansion."""
 
-    __slots__ = ("words", "redirects", "arrays")  # noqa: RUF023  (the fields' order)
+    __slots__ = ("words", "redirects", "arrays", "conditional")  # noqa: RUF023  (the fields' order)
 
     words: list[Token]
     redirects: list[tuple[str, Token | None]]
     arrays: list[tuple[str, list[Token] | None]]  # `a=(x y)`, `a+=(z)`: NAME= or NAME+=, the elements
+    # What it does to variables may not last: it may not run (after && or ||, in an if, case or
+    # loop), runs in a subshell (`( … )`, a pipe), or its NAME=VALUE words are only the command's.
+    conditional: bool
 
     def __init__(
         self,
         words: list[Token] = MISSING,
         redirects: list[tuple[str, Token | None]] = MISSING,
         arrays: list[tuple[str, list[Token] | None]] = MISSING,
+        conditional: bool = False,
     ) -> None:
         self.words = [] if words is MISSING else words
         self.redirects = [] if redirects is MISSING else redirects
         self.arrays = [] if arrays is MISSING else arrays
+        self.conditional = conditional
 
 
 def _split(tokens: list[Token]) -> list[list[_Raw]]:
@@ -265,11 +270,19 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     redirects: list[tuple[str, Token | None]] = []
     arrays: list[tuple[str, list[Token] | None]] = []
     piped = False  # the last operator was a pipe, and no word came after it
+    nest = 0  # inside an if, case, loop or subshell
+    maybe = False  # after && or || (until the list ends), or in a pipe
+    opened = 0  # `for`/`select`/`case` headers being read
     i = 0
     n = len(tokens)
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
+        if token is not None and token.kind == "word" and not words and token.literal in _NESTING:
+            if token.literal in _CLAUSE_HEADERS:
+                opened += 1  # the header itself runs: its body is what may not
+            else:
+                nest = max(nest + _NESTING[token.literal], 0)
         if token is not None and token.kind == "word":
             if i < n and tokens[i].value == "(" and tokens[i].kind == "op" and _ARRAY_ASSIGNMENT.fullmatch(token.value):
                 # `a=(x ~)`: an array's elements (None: not a plain list of words)
@@ -297,11 +310,30 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
             continue
         if token is not None and token.kind == "nl" and piped and not (words or redirects):
             continue  # `a |` then newlines: the pipe goes on on the next line
+        was_piped = piped
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
         if words or redirects or arrays:
-            pipeline.append(_Raw(words, redirects, arrays))
+            prefixed = (  # `X=1 cmd`: X is cmd's only
+                bool(words)
+                and ASSIGNMENT.match(words[0].value) is not None
+                and any(ASSIGNMENT.match(w.value) is None and _APPEND.match(w.value) is None for w in words)
+            )
+            conditional = nest > 0 or maybe or piped or was_piped or prefixed
+            pipeline.append(_Raw(words, redirects, arrays, conditional))
             words, redirects, arrays = [], [], []
+            nest, opened = nest + opened, 0
+        if token is not None and token.kind == "op":
+            if token.value in ("&&", "||"):
+                maybe = True
+            elif token.value == "(":
+                nest += 1
+            elif token.value == ")":
+                nest = max(nest - 1, 0)
+            elif token.value not in ("|", "|&"):
+                maybe = False
+        elif token is not None and token.kind == "nl" and not was_piped:
+            maybe = False
         # ... and all but a pipe end the pipeline.
         if pipeline and (token is None or token.value not in ("|", "|&")):
             pipelines.append(pipeline)
@@ -360,6 +392,9 @@ class Analyzer(Follower, LinkFollower):
         self.options: list[int] = []  # how many options each choice met so far had
         self.taken: list[int] = []  # the option taken at each
         self.unset: set[str] = set()  # variables known to be unset (their value "" in env)
+        self.loops = False  # a loop header with known words was read
+        self.breaking = False  # this reading takes loops for left early: see _readings
+        self.assumed: set[str] = set()  # variables this reading takes for set (to values known at run time)
         self.readonly: set[str] = set()
         self.arrays: dict[str, list[str]] = {}  # `a=(x y)`: the elements, when all are known
         self.oldpwd: str | None = None  # where the last `cd` left from (None: not known)
@@ -369,6 +404,7 @@ class Analyzer(Follower, LinkFollower):
         # The literal input of the command being read, when it has one: (text, whether the command is
         # a while/until loop's condition, whether the text comes down a pipe).
         self.input: tuple[str, bool, bool] | None = None
+        self.here = False  # the command being read took $PWD for "." (see _moved_to)
         self.loop_heads: dict[int, list[tuple[str, Token | None]]] = {}  # see _loop_inputs
 
     def _tokens(self, text: str) -> list[Token]:
@@ -393,37 +429,51 @@ class Analyzer(Follower, LinkFollower):
     def _readings(self, text: str) -> None:
         """Read the line once taking the first option at every choice (see _choose); then again
         for each other combination of options (up to _MAX_READINGS readings in all), adding the
-        commands those readings find (marked as read again: not the command as written)."""
+        commands those readings find (marked as read again: not the command as written). A loop
+        that may be left early (a `break`, or a command known only at run time) is read again
+        with its variable holding each of its words after it."""
         start = (dict(self.env), self.cwd, dict(self.aliases), self.positional, set(self.namerefs))
         self.script = []
         self._analyze(text, 0, ())
-        if not self.options:
+        breaking = self.loops and any(c.name == "break" or not c.name for c in self.commands)
+        if not self.options and not breaking:
             return
         seen = {_command_key(c) for c in self.commands}
         readings = 1
         script = _next_script(self.taken, self.options)
-        while script is not None and readings < _MAX_READINGS:
-            other = Analyzer(self.programs, self.session)
-            other.lexed = self.lexed
-            env, other.cwd, aliases, other.positional, namerefs = start
-            other.env, other.aliases, other.namerefs = dict(env), dict(aliases), set(namerefs)
-            other.script = script
-            try:
-                other._analyze(text, 0, ())
-            finally:
-                for command in other.commands:
-                    key = _command_key(command)
-                    if key not in seen:
-                        seen.add(key)
-                        command.reread = True
-                        self.commands.append(command)
-                self.unread.extend(w for w in other.unread if w not in self.unread)
-                self.moved.extend(other.moved)
-                self.fetched = self.fetched or other.fetched
-                if len(self.commands) > MAX_COMMANDS:
-                    raise TooComplex(f"more than {MAX_COMMANDS} commands")
-            script = _next_script(other.taken, other.options)
-            readings += 1
+        for leaving in (False, True) if breaking else (False,):
+            if leaving:
+                script = []
+            while script is not None and readings < _MAX_READINGS:
+                other = Analyzer(self.programs, self.session)
+                other.lexed = self.lexed
+                env, other.cwd, aliases, other.positional, namerefs = start
+                other.env, other.aliases, other.namerefs = dict(env), dict(aliases), set(namerefs)
+                other.script = script
+                other.breaking = leaving
+                try:
+                    other._analyze(text, 0, ())
+                finally:
+                    self._merge(other, seen)
+                script = _next_script(other.taken, other.options)
+                readings += 1
+            if script is not None:
+                # Readings left unjudged (an attacker may hide the harmful one past the limit).
+                raise TooComplex(f"more than {_MAX_READINGS} readings of the line's values")
+
+    def _merge(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
+        """Add what another reading of the line found."""
+        for command in other.commands:
+            key = _command_key(command)
+            if key not in seen:
+                seen.add(key)
+                command.reread = True
+                self.commands.append(command)
+        self.unread.extend(w for w in other.unread if w not in self.unread)
+        self.moved.extend(other.moved)
+        self.fetched = self.fetched or other.fetched
+        if len(self.commands) > MAX_COMMANDS:
+            raise TooComplex(f"more than {MAX_COMMANDS} commands")
 
     def _choose(self, options: int) -> int:
         """The option (0 .. options-1) this reading takes at the next choice. The first reading
@@ -447,6 +497,8 @@ class Analyzer(Follower, LinkFollower):
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
         # `source` and an alias run in this shell.
         saved = self.cwd
+        child = bool(via) and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", "."))
+        values = (dict(self.env), dict(self.arrays), set(self.unset), set(self.assumed)) if child else None
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
         if spans:
             # Each definition's body is read where it stands (it may never run, or run later
@@ -472,8 +524,11 @@ class Analyzer(Follower, LinkFollower):
             self._pipeline(pipeline, depth, via)
         if len(tokens) > 5:
             self._read_loops(tokens, depth, via)
-        if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
+        if child:
             self.cwd = saved
+        if values is not None:
+            # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
+            self.env, self.arrays, self.unset, self.assumed = values
 
     # -- words -------------------------------------------------------------------
 
@@ -649,7 +704,12 @@ class Analyzer(Follower, LinkFollower):
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
         for raw in pipeline:
+            before = (dict(self.env), dict(self.arrays), set(self.unset)) if raw.conditional else None
             stages, data = self._simple(raw, depth, via, upstream, data)
+            if before is not None and (before[0] != self.env or before[1] != self.arrays) and self._choose(2):
+                # another reading: what it did to variables did not last (`false && x=build`,
+                # `(x=build)`, `x=build true`)
+                self.env, self.arrays, self.unset = before
             if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
@@ -667,6 +727,7 @@ class Analyzer(Follower, LinkFollower):
         piped: str | None,
     ) -> tuple[list[Command], str | None]:
         extra_fed: frozenset[str] = fed_by
+        here = self.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
@@ -760,7 +821,9 @@ class Analyzer(Follower, LinkFollower):
                 continue
             element = _ELEMENT.match(text) if assigning and "[" in text else None
             if element is not None:
-                self._assign_element(element.group(1), element.group(2), None if is_dynamic else text[element.end() :])
+                # (read as a command word, it was split: `a[1]=$x` with x='b ~' is one value)
+                whole = not is_dynamic and len(texts) == 1
+                self._assign_element(element.group(1), element.group(2), text[element.end() :] if whole else None)
                 continue
             assigning = False
             if len(texts) == 1:
@@ -800,6 +863,7 @@ class Analyzer(Follower, LinkFollower):
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
             self.input = None
+            self.here = here
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
@@ -1211,9 +1275,12 @@ class Analyzer(Follower, LinkFollower):
         if name == "IFS":
             return _DEFAULT_IFS
         if name == "PWD":
-            if self.cwd is None:
-                return "." if relative else None
-            return self.cwd if self.cwd.startswith(("/", "~")) else ("." if relative else None)
+            if self.cwd is not None and self.cwd.startswith(("/", "~")):
+                return self.cwd
+            if relative and self.cwd != "$unknown":
+                self.here = True
+                return "."
+            return None
         if name == "OLDPWD" and self.oldpwd is not None and self.oldpwd.startswith(("/", "~")):
             return self.oldpwd if self.cwd == self.oldpwd_at else None  # not after a popd
         return None
@@ -1269,6 +1336,10 @@ class Analyzer(Follower, LinkFollower):
                 return None
             return self._parameter(target + rest, quoted, subs, depth + 1)
         value = self._element(name, subscript)
+        if (length or (rest and not _DEFAULT.match(rest))) and (
+            not _NAME_OR_DIGIT.fullmatch(name) or subscript in ("[@]", "[*]")
+        ):
+            return None  # `${@:1:1}`, `${a[@]%x}`, `${#@}`: per argument or element, not on one text
         if length:
             if rest:
                 return None
@@ -1286,8 +1357,8 @@ class Analyzer(Follower, LinkFollower):
             # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd)
             if subs is not None:
                 subs.extend(substitutions(value))
-            if "\\" in value or '"' in value:
-                return None  # prompt escapes (`\w` is the directory)
+            if "\\" in value or '"' in value or "!" in value:
+                return None  # prompt escapes (`\w` is the directory), `!` the history number
             return self._word_value(value, True)
         if value is None or "~" in value or not value.isascii() or len(value) > values.MAX_VALUE:
             return None  # `~` stands for a home whose text is not known here
@@ -1317,10 +1388,19 @@ class Analyzer(Follower, LinkFollower):
         """`${x:-w}`, `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}`, `${x:?}`, `${x?}`."""
         # Not set on the line: set to a value known only at run time (the first reading), or unset.
         # (`${x:?}` has no unset reading: the shell stops there.)
-        if value is None and subscript is None and op != "?" and _NAME_OR_DIGIT.fullmatch(name) and self._choose(2):
-            value = ""
-            self.env[name] = ""
-            self.unset.add(name)
+        if (
+            value is None
+            and subscript is None
+            and op != "?"
+            and name not in self.assumed
+            and _NAME_OR_DIGIT.fullmatch(name)
+        ):
+            if self._choose(2):
+                value = ""
+                self.env[name] = ""
+                self.unset.add(name)
+            else:
+                self.assumed.add(name)  # this reading takes it for set: every use of it alike
         if value is None:
             return self._word_value(word, quoted) if op == "+" else None
         is_set = value != "" or (not colon and name not in self.unset)
@@ -1333,13 +1413,10 @@ class Analyzer(Follower, LinkFollower):
         result = self._word_value(word, quoted)
         if op == "=":
             if subscript is not None:
-                self.arrays.pop(name, None)
-            elif result is None:
-                self.env.pop(name, None)
+                self._drop(name)
             else:
-                self.env[name] = result
-            self.unset.discard(name)
-            self.written.add(name)
+                self._assign(name, result)
+                result = self._variable(name)  # as its attributes store it (`declare -i x; ${x:=1-1}` is 0)
         return result
 
     def _word_value(self, word: str, quoted: bool, subs: list[str] | None = None) -> str | None:
@@ -1413,18 +1490,24 @@ class Analyzer(Follower, LinkFollower):
         """Follow `cd` so later relative paths on the line are judged where they land. `cd` sets
         $PWD and $OLDPWD (see _variable); a relative value kept in a variable stays where it was."""
         target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
+        self.here = False  # `cd "$PWD/x"` moves from where $PWD was read
         before = self.cwd
         self.cwd = self._moved_to(target, any(dynamic[1:]))
         self.oldpwd, self.oldpwd_at = before, self.cwd
         for name in ("PWD", "OLDPWD"):
             self.env.pop(name, None)
             self.written.discard(name)
-        if before is None and self.cwd is not None and len(self.env) > 1:
+        relative = before is None or not before.startswith(("/", "~"))
+        if relative and self.cwd is not None and len(self.env) > 1:
             for name in [n for n, v in self.env.items() if v == "." or v.startswith("./")]:
                 del self.env[name]
 
     def _moved_to(self, target: str, dynamic: bool) -> str | None:
         """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
+        if self.here:
+            # `env -C /tmp rm -rf "$PWD"`: the words took $PWD for "." where the shell is, not
+            # where the wrapper goes: the command's place is not known here
+            return "$unknown"
         if dynamic:
             # A fresh folder (`cd "$(mktemp -d)"`) holds nothing its members could replace.
             return "/tmp/mktemp.XXXXXXXXXX" if _FRESH_FOLDER.match(target) else "$unknown"
@@ -1454,7 +1537,11 @@ class Analyzer(Follower, LinkFollower):
             dynamic = any("$" in word or "`" in word for word in words)
             loop = None if dynamic else self._written_values(name, words, None)
             if loop:
-                self.env.update(loop[self._choose(len(loop))])  # type: ignore[arg-type]
+                self.loops = True
+                if not self.breaking and name == "for":
+                    loop = loop[:1]  # after the loop: its last word
+                for variable, item in loop[self._choose(len(loop))].items():
+                    self._assign(variable, item if isinstance(item, str) else None)
             return
         if name == "let":
             for word in words:
@@ -1493,10 +1580,12 @@ class Analyzer(Follower, LinkFollower):
             pick = self._choose(len(known))
             for variable, written in known[pick].items():
                 if isinstance(written, list):
+                    if variable in self.attributes or variable in self.readonly:
+                        continue  # stays unknown
                     self.arrays[variable] = written
                     self.env[variable] = written[0] if written else ""
                 elif written is not None:
-                    self.env[variable] = written
+                    self._assign(variable, written)  # as its attributes store it (`declare -i d; read d`)
 
     def _let(self, expression: str) -> None:
         """`let x=1-1`, `(( x = n * 2 ))`: the variables it assigns (known when a plain
@@ -1523,6 +1612,7 @@ class Analyzer(Follower, LinkFollower):
             self.env.pop(name, None)
             self.arrays.pop(name, None)
             self.unset.discard(name)
+            self.assumed.discard(name)
             self.written.add(name)
 
     def _written_values(
@@ -1573,7 +1663,7 @@ class Analyzer(Follower, LinkFollower):
             if (not raw and "\\" in line) or ifs is None:
                 return None
             if array is not None:
-                fields = values.read_fields(line, 1 << 16, ifs)
+                fields = values.read_fields(line, len(line) + 1, ifs)
                 if fields is None:
                     return None
                 out.append({array: [f for f in fields if f]})
@@ -1696,6 +1786,7 @@ class Analyzer(Follower, LinkFollower):
             elif "u" in attributes:
                 value = value.upper()
         self.unset.discard(name)
+        self.assumed.discard(name)
         self.written.add(name)
         if value is None:
             self.env.pop(name, None)
@@ -1910,6 +2001,8 @@ _SCRIPT_RUNNERS = frozenset(
     }
 )
 _LOOP_HEADERS = frozenset({"for", "select"})
+# Words that open (+1) or close (-1) a compound command whose parts may not run.
+_NESTING = {"if": 1, "case": 1, "while": 1, "until": 1, "for": 1, "select": 1, "fi": -1, "esac": -1, "done": -1}
 
 
 def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]]:
@@ -1950,7 +2043,7 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
     return loops
 
 
-_MAX_READINGS = 16
+_MAX_READINGS = 32
 
 
 def _next_script(taken: list[int], options: list[int]) -> list[int] | None:

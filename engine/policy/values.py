@@ -90,8 +90,16 @@ def _bracket(text: str, start: int) -> tuple[int, str | None]:
     return i, "[" + ("^" if negate else "") + "".join(members) + "]"
 
 
-def remove(value: str, pattern: re.Pattern[str], op: str) -> str:
-    """`${x#p}`, `${x##p}` (a prefix), `${x%p}`, `${x%%p}` (a suffix): shortest, or longest when doubled."""
+def remove(value: str, pattern: re.Pattern[str], op: str) -> str | None:
+    """`${x#p}`, `${x##p}` (a prefix), `${x%p}`, `${x%%p}` (a suffix): shortest, or longest when
+    doubled. None when the case of letters would change the result (a range like `[a-z]` covers
+    capitals in some locales when `globasciiranges` is off)."""
+    result = _removed(value, pattern, op)
+    folded = re.compile(pattern.pattern, re.DOTALL | re.IGNORECASE)
+    return result if _removed(value, folded, op) == result else None
+
+
+def _removed(value: str, pattern: re.Pattern[str], op: str) -> str:
     n = len(value)
     if op in ("#", "##"):
         ends = range(n, -1, -1) if op == "##" else range(n + 1)

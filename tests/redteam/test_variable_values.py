@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import judge
+from tests.redteam.conftest import judge, strictness
 from tests.redteam.harm import live_then_stopped, run_confined
 
 HARDLINE = [
@@ -56,6 +56,9 @@ HARDLINE = [
     'let x=1-1; rm -rf ~/"${x//0}"',
     'x=1; (( x = 0 )); rm -rf ~/"${x#0}"',
     "readonly X=/etc; X=build; rm -rf $X",
+    'declare -i d; read d <<< 1-1; rm -rf ~/"${d%0}"',
+    'declare -i d; for d in 1-1; do :; done; rm -rf ~/"${d%0}"',
+    'declare -i d; : ${d:=1-1}; rm -rf ~/"${d%0}"',
     # arrays
     'a=(x ~); rm -rf "${a[1]}"',
     'a=(x ~); rm -rf "${a[@]}"',
@@ -87,6 +90,10 @@ HARDLINE = [
     'while read d; do rm -rf "$d"; done <<< ~',
     "printf '%s\\n' build ~ | while read d; do rm -rf \"$d\"; done",
     "d=/etc; echo build | while read d; do :; done; rm -rf $d",
+    "for d in ~ x; do break; done; rm -rf $d",
+    'for d in ~ x; do $(echo YnJlYWs= | base64 -d); done; rm -rf "$d"',  # an encoded break
+    'f() { break; }; for d in ~ x; do f; done; rm -rf "$d"',
+    "for d in x ~; do break; done; : ${a:-} ${b:-}; rm -rf $d",
     # $PWD / $OLDPWD
     'cd ~ && rm -rf "$PWD"',
     'cd ~; cd /tmp; rm -rf "$OLDPWD"',
@@ -95,6 +102,15 @@ HARDLINE = [
     "read PWD <<< /; rm -rf $PWD/etc",
     "PWD=/; rm -rf $PWD/etc",
     "n=PWD; unset $n; rm -rf $PWD/etc",
+    # what a child process, a subshell, a branch or a command's own NAME=VALUE did does not last
+    "x=/etc; bash -c 'x=build'; rm -rf $x",
+    "x=/etc; y=$(x=build); rm -rf $x",
+    "x=/etc; (x=build); rm -rf $x",
+    "x=/etc; false && x=build; rm -rf $x",
+    "x=/etc; x=build true; rm -rf $x",
+    "x=/etc; if false; then x=build; fi; rm -rf $x",
+    "x=/etc; true || export x=build; rm -rf $x",
+    "x=/etc; x=build :; rm -rf $x",
     # a stale literal in command position (fixed at the end of stop 21)
     "c=ls; read c <<< rm; $c -rf ~",
     "c=ls; unset c; ${c:-rm} -rf ~",
@@ -117,10 +133,19 @@ NOT_ALLOWED = [
     'i=build; let i++; rm -rf ~/"$i"',
     "X=/etc; unset -f X; rm -rf $X",
     'X=build; n=X; declare -n r=$n; r=/; rm -rf "$X"',
+    "set -- /etc b; rm -rf ${@:1:1}",  # a slice of the arguments, not of their joined text
+    "a=(/etc b); rm -rf ${a[@]:0:1}",
+    'env -C "$(mktemp -d)" rm -rf "$PWD/.git"',  # $PWD is where the shell is, not where env goes
     'd=build; while read d; do :; done <<< build; rm -rf ~/"$d"',  # the last read empties d
 ]
 
 NEAR_MISSES = [
+    "x=build && rm -rf $x",
+    "cd src && X=1 make",
+    "[ -d build ] && d=build; echo $d",
+    'for d in ~ x; do :; done; rm -rf "$d"',  # after the loop d is x
+    "for i in 1 2 3 4 5 6; do for j in a b c d e f; do echo $i$j; done; done",
+    "echo ${PORT:-8080} ${PORT:-8080} ${HOST:-localhost}",
     'for d in build dist; do rm -rf "$d"; done',
     'a=(build dist); rm -rf "${a[@]}"',
     'rm -rf "${PWD}/build"',
@@ -188,3 +213,14 @@ def test_an_emptied_variable_deletes_home_unguarded(tmp_path: Path, payload: str
     """bash empties the variable (the engine now reads it so): the fake home goes."""
     home, _, _ = run_confined(tmp_path, payload)
     assert not home.exists(), payload
+
+
+def test_pwd_reads_as_the_working_directory(tmp_path: Path, work: Path, work_engine: Engine, fake_home: Path) -> None:
+    """`$PWD/hl` is `./hl`: a folder linked to the home is judged alike (rt9: `-v $PWD/hl:/h` was
+    allowed while `-v ./hl:/h` asked)."""
+    (work / "hl").symlink_to(fake_home)
+    for command in ("docker run -v $PWD/hl:/h alpine ls", 'docker run -v "$PWD"/hl:/h alpine ls'):
+        spelled = command.replace("$PWD", ".").replace('"."', ".")
+        assert strictness(judge(work_engine, command)) == strictness(judge(work_engine, spelled)), command
+        assert judge(work_engine, command).decision != "allow", command
+    assert judge(work_engine, "rm -rf $PWD/hl/").hardline
