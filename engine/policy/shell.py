@@ -278,13 +278,14 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
-        if token is not None and token.kind == "word" and not words and token.literal in _NESTING:
-            if token.literal in _CLAUSE_HEADERS:
-                opened += 1  # the header itself runs: its body is what may not
-            else:
-                nest = max(nest + _NESTING[token.literal], 0)
         if token is not None and token.kind == "word":
-            if i < n and tokens[i].value == "(" and tokens[i].kind == "op" and _ARRAY_ASSIGNMENT.fullmatch(token.value):
+            if (
+                token.value[-1] == "="
+                and i < n
+                and tokens[i].value == "("
+                and tokens[i].kind == "op"
+                and _ARRAY_ASSIGNMENT.fullmatch(token.value)
+            ):
                 # `a=(x ~)`: an array's elements (None: not a plain list of words)
                 end = i + 1
                 while end < n and tokens[end].kind in ("word", "nl"):
@@ -295,7 +296,16 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
                     arrays.append((token.value, elements if plain else None))
                     i = end + 1
                     continue
-            if words or token.literal not in _KEYWORDS:
+            if words:
+                words.append(token)
+                continue
+            literal = token.literal
+            if literal in _NESTING:
+                if literal in _CLAUSE_HEADERS:
+                    opened += 1  # the header itself runs: its body is what may not
+                else:
+                    nest = max(nest + _NESTING[literal], 0)
+            if literal not in _KEYWORDS:
                 words.append(token)
             continue
         if token is not None and token.kind == "op" and token.value in REDIRECT_OPS:
@@ -314,12 +324,18 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
         if words or redirects or arrays:
-            prefixed = (  # `X=1 cmd`: X is cmd's only
-                bool(words)
-                and ASSIGNMENT.match(words[0].value) is not None
-                and any(ASSIGNMENT.match(w.value) is None and _APPEND.match(w.value) is None for w in words)
+            conditional = (
+                nest > 0
+                or maybe
+                or piped
+                or was_piped
+                or (  # `X=1 cmd`: X is cmd's only
+                    bool(words)
+                    and "=" in words[0].value
+                    and ASSIGNMENT.match(words[0].value) is not None
+                    and any(ASSIGNMENT.match(w.value) is None and _APPEND.match(w.value) is None for w in words)
+                )
             )
-            conditional = nest > 0 or maybe or piped or was_piped or prefixed
             pipeline.append(_Raw(words, redirects, arrays, conditional))
             words, redirects, arrays = [], [], []
             nest, opened = nest + opened, 0
@@ -341,8 +357,65 @@ def _split(tokens: list[Token]) -> list[list[_Raw]]:
     return pipelines
 
 
+class _Values(Record):
+    """What the line did to variables, beyond the values in Analyzer.env."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "unset",
+        "assumed",
+        "readonly",
+        "arrays",
+        "written",
+        "attributes",
+        "heads",
+        "oldpwd",
+        "oldpwd_at",
+        "input",
+        "here",
+        "loops",
+    )
+
+    unset: set[str]  # variables known to be unset (their value "" in env)
+    assumed: set[str]  # variables this reading takes for set (to values known at run time)
+    readonly: set[str]
+    arrays: dict[str, list[str]]  # `a=(x y)`: the elements, when all are known
+    written: set[str]  # variables the line wrote or unset ($PWD/$OLDPWD are then not cd's)
+    attributes: dict[str, frozenset[str]]  # `declare -i/-l/-u NAME`: how assignments store
+    heads: dict[int, list[tuple[str, Token | None]]]  # see _loop_inputs
+    oldpwd: str | None  # where the last `cd` left from (None: not known)
+    oldpwd_at: str | None  # where that `cd` went (OLDPWD is known while the shell is there)
+    # The literal input of the command being read, when it has one: (text, whether the command is
+    # a while/until loop's condition, whether the text comes down a pipe).
+    input: tuple[str, bool, bool] | None
+    here: bool  # the command being read took $PWD for "." (see _moved_to)
+    loops: bool  # a loop header with known words was read
+
+    def __init__(self) -> None:
+        self.unset = set()
+        self.assumed = set()
+        self.readonly = set()
+        self.arrays = {}
+        self.written = set()
+        self.attributes = {}
+        self.heads = {}
+        self.oldpwd = None
+        self.oldpwd_at = None
+        self.input = None
+        self.here = False
+        self.loops = False
+
+
 class Analyzer(Follower, LinkFollower):
     """Turns one command line into every simple command it would run."""
+
+    # Readings of the line (see _choose): where a value may be one of several (`${x:-~}` with x
+    # not set on the line is x's unknown value, or ~), each reading is judged: the strictest wins.
+    # (Class defaults, set on an instance when used: an instance with more than 30 attributes is
+    # slower to make, and every line makes one.)
+    script: list[int] | None = None  # the options this reading takes at each choice, in order
+    options: list[int]  # how many options each choice met so far had
+    taken: list[int]  # the option taken at each
+    breaking = False  # this reading takes loops for left early: see _readings
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -386,26 +459,7 @@ class Analyzer(Follower, LinkFollower):
         self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
-        # Readings of the line (see _choose): where a value may be one of several (`${x:-~}` with x
-        # not set on the line is x's unknown value, or ~), each reading is judged: the strictest wins.
-        self.script: list[int] | None = None  # the options this reading takes at each choice, in order
-        self.options: list[int] = []  # how many options each choice met so far had
-        self.taken: list[int] = []  # the option taken at each
-        self.unset: set[str] = set()  # variables known to be unset (their value "" in env)
-        self.loops = False  # a loop header with known words was read
-        self.breaking = False  # this reading takes loops for left early: see _readings
-        self.assumed: set[str] = set()  # variables this reading takes for set (to values known at run time)
-        self.readonly: set[str] = set()
-        self.arrays: dict[str, list[str]] = {}  # `a=(x y)`: the elements, when all are known
-        self.oldpwd: str | None = None  # where the last `cd` left from (None: not known)
-        self.written: set[str] = set()  # variables the line wrote or unset ($PWD/$OLDPWD are then not cd's)
-        self.attributes: dict[str, frozenset[str]] = {}  # `declare -i/-l/-u NAME`: how assignments store
-        self.oldpwd_at: str | None = None  # where that `cd` went (OLDPWD is known while the shell is there)
-        # The literal input of the command being read, when it has one: (text, whether the command is
-        # a while/until loop's condition, whether the text comes down a pipe).
-        self.input: tuple[str, bool, bool] | None = None
-        self.here = False  # the command being read took $PWD for "." (see _moved_to)
-        self.loop_heads: dict[int, list[tuple[str, Token | None]]] = {}  # see _loop_inputs
+        self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -432,10 +486,12 @@ class Analyzer(Follower, LinkFollower):
         commands those readings find (marked as read again: not the command as written). A loop
         that may be left early (a `break`, or a command known only at run time) is read again
         with its variable holding each of its words after it."""
-        start = (dict(self.env), self.cwd, dict(self.aliases), self.positional, set(self.namerefs))
-        self.script = []
+        fresh = self.env == _FRESH_ENV and not self.aliases and not self.namerefs
+        start = None if fresh else (dict(self.env), self.cwd, dict(self.aliases), self.positional, set(self.namerefs))
+        cwd, positional = self.cwd, self.positional
+        self.script, self.options, self.taken = [], [], []
         self._analyze(text, 0, ())
-        breaking = self.loops and any(c.name == "break" or not c.name for c in self.commands)
+        breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
             return
         seen = {_command_key(c) for c in self.commands}
@@ -447,9 +503,11 @@ class Analyzer(Follower, LinkFollower):
             while script is not None and readings < _MAX_READINGS:
                 other = Analyzer(self.programs, self.session)
                 other.lexed = self.lexed
-                env, other.cwd, aliases, other.positional, namerefs = start
-                other.env, other.aliases, other.namerefs = dict(env), dict(aliases), set(namerefs)
-                other.script = script
+                other.cwd, other.positional = cwd, positional
+                if start is not None:
+                    env, _, aliases, _, namerefs = start
+                    other.env, other.aliases, other.namerefs = dict(env), dict(aliases), set(namerefs)
+                other.script, other.options, other.taken = script, [], []
                 other.breaking = leaving
                 try:
                     other._analyze(text, 0, ())
@@ -498,7 +556,8 @@ class Analyzer(Follower, LinkFollower):
         # `source` and an alias run in this shell.
         saved = self.cwd
         child = bool(via) and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", "."))
-        values = (dict(self.env), dict(self.arrays), set(self.unset), set(self.assumed)) if child else None
+        vals = self.vals
+        values = (dict(self.env), dict(vals.arrays), set(vals.unset), set(vals.assumed)) if child else None
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
         if spans:
             # Each definition's body is read where it stands (it may never run, or run later
@@ -514,7 +573,7 @@ class Analyzer(Follower, LinkFollower):
             tokens = tokens[at:]
         heads = _loop_inputs(tokens) if len(tokens) > 4 and ("while" in text or "until" in text) else None
         if heads:
-            self.loop_heads.update(heads)
+            self.vals.heads.update(heads)
         for pipeline in _split(tokens):
             if heads:
                 for raw in pipeline:
@@ -528,7 +587,7 @@ class Analyzer(Follower, LinkFollower):
             self.cwd = saved
         if values is not None:
             # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
-            self.env, self.arrays, self.unset, self.assumed = values
+            self.env, self.vals.arrays, self.vals.unset, self.vals.assumed = values
 
     # -- words -------------------------------------------------------------------
 
@@ -583,7 +642,7 @@ class Analyzer(Follower, LinkFollower):
                     subs.extend(self._arithmetic(seg.text[named.end() if named else 0 :], literal=False))
                     if "$(" in seg.text or "`" in seg.text:
                         inner = len(substitutions(seg.text))
-                    if seg.quoted and seg.text.endswith("[@]") and seg.text[:-3] in self.arrays:
+                    if seg.quoted and seg.text.endswith("[@]") and seg.text[:-3] in self.vals.arrays:
                         elements = self._elements(seg.text[:-3])
                         if elements is not None:  # "${a[@]}": each element its own word
                             if elements:
@@ -704,12 +763,12 @@ class Analyzer(Follower, LinkFollower):
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
         for raw in pipeline:
-            before = (dict(self.env), dict(self.arrays), set(self.unset)) if raw.conditional else None
+            before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             stages, data = self._simple(raw, depth, via, upstream, data)
-            if before is not None and (before[0] != self.env or before[1] != self.arrays) and self._choose(2):
+            if before is not None and (before[0] != self.env or before[1] != self.vals.arrays) and self._choose(2):
                 # another reading: what it did to variables did not last (`false && x=build`,
                 # `(x=build)`, `x=build true`)
-                self.env, self.arrays, self.unset = before
+                self.env, self.vals.arrays, self.vals.unset = before
             if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
@@ -727,7 +786,7 @@ class Analyzer(Follower, LinkFollower):
         piped: str | None,
     ) -> tuple[list[Command], str | None]:
         extra_fed: frozenset[str] = fed_by
-        here = self.here  # (a substitution's commands are read while the outer command's words are)
+        here = self.vals.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
@@ -857,13 +916,13 @@ class Analyzer(Follower, LinkFollower):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
             # any later `<&N` is taken to read it).
             self.descriptors = stdin
-        looped = bool(self.loop_heads) and bool(raw.words) and id(raw.words[0]) in self.loop_heads
-        self.input = None if literal is None else (literal, looped, literal is piped)
+        looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
+        self.vals.input = None if literal is None else (literal, looped, literal is piped)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
-            self.input = None
-            self.here = here
+            self.vals.input = None
+            self.vals.here = here
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
@@ -1041,7 +1100,7 @@ class Analyzer(Follower, LinkFollower):
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
                 elif name in _VARIABLE_WRITERS:
-                    self._forget(name, argv, self.input)
+                    self._forget(name, argv, self.vals.input)
                 if table.everyone is not None and (local or len(self.env) > 1):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
@@ -1270,7 +1329,7 @@ class Analyzer(Follower, LinkFollower):
         if name in self.namerefs:
             return None
         value = self.env.get(name)
-        if value is not None or name in self.written or (self.namerefs and name in ("PWD", "OLDPWD")):
+        if value is not None or name in self.vals.written or (self.namerefs and name in ("PWD", "OLDPWD")):
             return value
         if name == "IFS":
             return _DEFAULT_IFS
@@ -1278,16 +1337,16 @@ class Analyzer(Follower, LinkFollower):
             if self.cwd is not None and self.cwd.startswith(("/", "~")):
                 return self.cwd
             if relative and self.cwd != "$unknown":
-                self.here = True
+                self.vals.here = True
                 return "."
             return None
-        if name == "OLDPWD" and self.oldpwd is not None and self.oldpwd.startswith(("/", "~")):
-            return self.oldpwd if self.cwd == self.oldpwd_at else None  # not after a popd
+        if name == "OLDPWD" and self.vals.oldpwd is not None and self.vals.oldpwd.startswith(("/", "~")):
+            return self.vals.oldpwd if self.cwd == self.vals.oldpwd_at else None  # not after a popd
         return None
 
     def _elements(self, name: str) -> list[str] | None:
         """The elements of array NAME, when the line made them all known (and they are still its)."""
-        elements = self.arrays.get(name)
+        elements = self.vals.arrays.get(name)
         if elements is None or name in self.namerefs or (elements[0] if elements else "") != self.env.get(name):
             return None
         return elements
@@ -1301,14 +1360,14 @@ class Analyzer(Follower, LinkFollower):
             elements = self._elements(name)
             if elements is None:
                 value = self._variable(name)
-                return None if value is None or name in self.arrays else value
+                return None if value is None or name in self.vals.arrays else value
             return " ".join(elements)
         if not re.fullmatch(r"-?[0-9]+", index):
             return None
         number = int(index)
         elements = self._elements(name)
         if elements is None:
-            return self._variable(name) if number == 0 and name not in self.arrays else None
+            return self._variable(name) if number == 0 and name not in self.vals.arrays else None
         if number < -len(elements):
             return None  # bad array subscript
         return elements[number] if number < len(elements) else ""
@@ -1392,18 +1451,18 @@ class Analyzer(Follower, LinkFollower):
             value is None
             and subscript is None
             and op != "?"
-            and name not in self.assumed
+            and name not in self.vals.assumed
             and _NAME_OR_DIGIT.fullmatch(name)
         ):
             if self._choose(2):
                 value = ""
                 self.env[name] = ""
-                self.unset.add(name)
+                self.vals.unset.add(name)
             else:
-                self.assumed.add(name)  # this reading takes it for set: every use of it alike
+                self.vals.assumed.add(name)  # this reading takes it for set: every use of it alike
         if value is None:
             return self._word_value(word, quoted) if op == "+" else None
-        is_set = value != "" or (not colon and name not in self.unset)
+        is_set = value != "" or (not colon and name not in self.vals.unset)
         if op == "+":
             return self._word_value(word, quoted) if is_set else ""
         if is_set:
@@ -1490,13 +1549,13 @@ class Analyzer(Follower, LinkFollower):
         """Follow `cd` so later relative paths on the line are judged where they land. `cd` sets
         $PWD and $OLDPWD (see _variable); a relative value kept in a variable stays where it was."""
         target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
-        self.here = False  # `cd "$PWD/x"` moves from where $PWD was read
+        self.vals.here = False  # `cd "$PWD/x"` moves from where $PWD was read
         before = self.cwd
         self.cwd = self._moved_to(target, any(dynamic[1:]))
-        self.oldpwd, self.oldpwd_at = before, self.cwd
+        self.vals.oldpwd, self.vals.oldpwd_at = before, self.cwd
         for name in ("PWD", "OLDPWD"):
             self.env.pop(name, None)
-            self.written.discard(name)
+            self.vals.written.discard(name)
         relative = before is None or not before.startswith(("/", "~"))
         if relative and self.cwd is not None and len(self.env) > 1:
             for name in [n for n, v in self.env.items() if v == "." or v.startswith("./")]:
@@ -1504,7 +1563,7 @@ class Analyzer(Follower, LinkFollower):
 
     def _moved_to(self, target: str, dynamic: bool) -> str | None:
         """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
-        if self.here:
+        if self.vals.here:
             # `env -C /tmp rm -rf "$PWD"`: the words took $PWD for "." where the shell is, not
             # where the wrapper goes: the command's place is not known here
             return "$unknown"
@@ -1537,7 +1596,7 @@ class Analyzer(Follower, LinkFollower):
             dynamic = any("$" in word or "`" in word for word in words)
             loop = None if dynamic else self._written_values(name, words, None)
             if loop:
-                self.loops = True
+                self.vals.loops = True
                 if not self.breaking and name == "for":
                     loop = loop[:1]  # after the loop: its last word
                 for variable, item in loop[self._choose(len(loop))].items():
@@ -1550,8 +1609,8 @@ class Analyzer(Follower, LinkFollower):
         if any("$" in word or "`" in word for word in words):
             home = self.env.get("HOME")
             self.env.clear()
-            self.arrays.clear()
-            self.written.update(("PWD", "OLDPWD", "IFS"))
+            self.vals.arrays.clear()
+            self.vals.written.update(("PWD", "OLDPWD", "IFS"))
             if home is not None:
                 self.env["HOME"] = home
             return
@@ -1562,13 +1621,13 @@ class Analyzer(Follower, LinkFollower):
             known.append({variable: self.env.get(variable) for variable in known[0]})
         if name == "unset" and not any(w[:1] == "-" and ("f" in w or "n" in w) for w in words):
             for word in words:
-                if word in self.readonly:
+                if word in self.vals.readonly:
                     continue  # unset fails: the value stays
                 if _IDENTIFIER.fullmatch(word) and word not in self.namerefs:
                     self.env[word] = ""
-                    self.unset.add(word)
-                    self.arrays[word] = []
-                    self.written.add(word)
+                    self.vals.unset.add(word)
+                    self.vals.arrays[word] = []
+                    self.vals.written.add(word)
                 elif _IDENTIFIER.match(word):
                     self._drop(word)
             return
@@ -1580,9 +1639,9 @@ class Analyzer(Follower, LinkFollower):
             pick = self._choose(len(known))
             for variable, written in known[pick].items():
                 if isinstance(written, list):
-                    if variable in self.attributes or variable in self.readonly:
+                    if variable in self.vals.attributes or variable in self.vals.readonly:
                         continue  # stays unknown
-                    self.arrays[variable] = written
+                    self.vals.arrays[variable] = written
                     self.env[variable] = written[0] if written else ""
                 elif written is not None:
                     self._assign(variable, written)  # as its attributes store it (`declare -i d; read d`)
@@ -1610,10 +1669,10 @@ class Analyzer(Follower, LinkFollower):
             if name in self.namerefs:
                 self._forget("unset", ["unset", "$name"])  # what it refers to changes
             self.env.pop(name, None)
-            self.arrays.pop(name, None)
-            self.unset.discard(name)
-            self.assumed.discard(name)
-            self.written.add(name)
+            self.vals.arrays.pop(name, None)
+            self.vals.unset.discard(name)
+            self.vals.assumed.discard(name)
+            self.vals.written.add(name)
 
     def _written_values(
         self, name: str, words: list[str], given: tuple[str, bool, bool] | None
@@ -1657,7 +1716,7 @@ class Analyzer(Follower, LinkFollower):
             return [{target: lines if "-t" in words else [line + "\n" for line in lines]}]
         if names is None:
             return None
-        ifs = self.env.get("IFS", _DEFAULT_IFS) if "IFS" not in self.written or "IFS" in self.env else None
+        ifs = self.env.get("IFS", _DEFAULT_IFS) if "IFS" not in self.vals.written or "IFS" in self.env else None
         out: list[dict[str, str | list[str] | None]] = []
         for line in (lines or [""])[:_MAX_LOOP_VALUES]:
             if (not raw and "\\" in line) or ifs is None:
@@ -1748,33 +1807,33 @@ class Analyzer(Follower, LinkFollower):
                 if "$" in word or "`" in word:
                     self._forget("unset", ["unset", word])  # `declare "$n=…"`: any variable
                 continue
-            attributes = (self.attributes.get(named, frozenset()) | (flags & _ATTRIBUTES)) - removed
+            attributes = (self.vals.attributes.get(named, frozenset()) | (flags & _ATTRIBUTES)) - removed
             if "l" in flags or "u" in flags:
                 attributes -= {"u"} if "l" in flags else {"l"}
             if attributes:
-                self.attributes[named] = frozenset(attributes)
+                self.vals.attributes[named] = frozenset(attributes)
             else:
-                self.attributes.pop(named, None)
+                self.vals.attributes.pop(named, None)
             if match is None:
-                if argv[0] == "local" and named not in self.readonly:
+                if argv[0] == "local" and named not in self.vals.readonly:
                     self.env[named] = ""
-                    self.unset.add(named)
-                    self.written.add(named)
+                    self.vals.unset.add(named)
+                    self.vals.written.add(named)
             else:
                 appended = match.re is _APPEND
                 known = self.env.get(named) if appended else ""
                 value = None if is_dynamic or known is None else known + word[match.end() :]
                 self._assign(named, value, appended=appended)
             if "r" in flags and "r" not in removed:
-                self.readonly.add(named)
+                self.vals.readonly.add(named)
 
     def _assign(self, name: str, value: str | None, appended: bool = False) -> None:
         """NAME=VALUE (None: a value known only at run time), as its attributes store it."""
-        if name in self.readonly:
+        if name in self.vals.readonly:
             return  # the assignment fails
         if name in self.namerefs:
             self._forget("unset", ["unset", "$name"])  # `declare -n r=X; r=/`: some variable changes
-        attributes = self.attributes.get(name) if self.attributes else None
+        attributes = self.vals.attributes.get(name) if self.vals.attributes else None
         if attributes and value is not None:
             if "i" in attributes:
                 number = None if appended else arithmetic_value(value, self.env)
@@ -1785,24 +1844,26 @@ class Analyzer(Follower, LinkFollower):
                 value = value.lower()
             elif "u" in attributes:
                 value = value.upper()
-        self.unset.discard(name)
-        self.assumed.discard(name)
-        self.written.add(name)
+        self.vals.unset.discard(name)
+        self.vals.assumed.discard(name)
+        self.vals.written.add(name)
         if value is None:
             self.env.pop(name, None)
-            self.arrays.pop(name, None)
+            self.vals.arrays.pop(name, None)
             return
         self.env[name] = value
-        elements = self.arrays.get(name)
+        elements = self.vals.arrays.get(name)
         if elements:
-            self.arrays[name] = [value, *elements[1:]]
+            self.vals.arrays[name] = [value, *elements[1:]]
 
     def _assign_element(self, name: str, index: str, value: str | None) -> None:
         """`a[N]=VALUE`: one element of an array (the array is unknown when N is not a literal
         number next to its known elements: arrays may have gaps)."""
-        elements = self._elements(name) if name in self.arrays else ([self.env[name]] if name in self.env else None)
+        arrays = self.vals.arrays
+        elements = self._elements(name) if name in arrays else ([self.env[name]] if name in self.env else None)
         number = int(index) if re.fullmatch(r"-?[0-9]+", index.strip()) else None
-        if elements is None or number is None or value is None or name in self.attributes or name in self.readonly:
+        fixed = name in self.vals.attributes or name in self.vals.readonly
+        if elements is None or number is None or value is None or fixed:
             self._drop(name)
             return
         if number < 0:
@@ -1811,10 +1872,10 @@ class Analyzer(Follower, LinkFollower):
             self._drop(name)
             return
         elements = [*elements[:number], value, *elements[number + 1 :]]
-        self.arrays[name] = elements
+        self.vals.arrays[name] = elements
         self.env[name] = elements[0]
-        self.unset.discard(name)
-        self.written.add(name)
+        self.vals.unset.discard(name)
+        self.vals.written.add(name)
 
     def _assign_arrays(self, arrays: list[tuple[str, list[Token] | None]]) -> None:
         """`a=(x ~)`, `a+=(y)`: the elements when every one is a known word (no glob to expand)."""
@@ -1828,23 +1889,23 @@ class Analyzer(Follower, LinkFollower):
                     break
                 assert elements is not None
                 elements.extend(resolved.texts)
-            if tokens is None or elements is None or "[" in target or name in self.attributes:
+            if tokens is None or elements is None or "[" in target or name in self.vals.attributes:
                 self._drop(name)
                 continue
             if target.endswith("+="):
-                before = self._elements(name) if name in self.arrays else None
-                if before is None and name in self.env and name not in self.arrays:
-                    before = [self.env[name]] if self.env[name] or name not in self.unset else []
+                before = self._elements(name) if name in self.vals.arrays else None
+                if before is None and name in self.env and name not in self.vals.arrays:
+                    before = [self.env[name]] if self.env[name] or name not in self.vals.unset else []
                 if before is None:
                     self._drop(name)
                     continue
                 elements = before + elements
-            if name in self.readonly:
+            if name in self.vals.readonly:
                 continue
-            self.arrays[name] = elements
+            self.vals.arrays[name] = elements
             self.env[name] = elements[0] if elements else ""
-            self.unset.discard(name)
-            self.written.add(name)
+            self.vals.unset.discard(name)
+            self.vals.written.add(name)
 
     # -- files written and read on the same line ------------------------------------
 
@@ -2044,6 +2105,7 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
 
 
 _MAX_READINGS = 32
+_FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
 
 
 def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
