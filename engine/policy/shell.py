@@ -16,6 +16,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from engine.policy import values
 from engine.policy.argv import parse_argv, without_unknown_values
 from engine.policy.commands import (
     ASSIGNMENT,
@@ -35,6 +36,7 @@ from engine.policy.lexer import (
     Seg,
     ShellSyntaxError,
     Token,
+    decode_ansi_c,
     expand_braces,
     substitutions,
     tokenize,
@@ -42,6 +44,7 @@ from engine.policy.lexer import (
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
+from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
 from engine.records import MISSING, Record
 
@@ -61,7 +64,7 @@ _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that give the variables they name a new value (or none): see Analyzer._forget.
-_VARIABLE_WRITERS = frozenset({"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc"})
+_VARIABLE_WRITERS = frozenset({"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc", "let"})
 _DEFAULT_VARIABLES = {
     "read": ("REPLY",),
     "mapfile": ("MAPFILE",),
@@ -268,14 +271,26 @@ class _Word(Record):
 class _Raw(Record):
     """A simple command's words and redirections as read, before expansion."""
 
-    __slots__ = ("words", "redirects")  # noqa: RUF023  (the fields' order)
+    __slots__ = ("words", "redirects", "arrays", "conditional")  # noqa: RUF023  (the fields' order)
 
     words: list[Token]
     redirects: list[tuple[str, Token | None]]
+    arrays: list[tuple[str, list[Token] | None]]  # `a=(x y)`, `a+=(z)`: NAME= or NAME+=, the elements
+    # What it does to variables may not last: it may not run (after && or ||, in an if, case or
+    # loop), runs in a subshell (`( … )`, a pipe), or its NAME=VALUE words are only the command's.
+    conditional: bool
 
-    def __init__(self, words: list[Token] = MISSING, redirects: list[tuple[str, Token | None]] = MISSING) -> None:
+    def __init__(
+        self,
+        words: list[Token] = MISSING,
+        redirects: list[tuple[str, Token | None]] = MISSING,
+        arrays: list[tuple[str, list[Token] | None]] = MISSING,
+        conditional: bool = False,
+    ) -> None:
         self.words = [] if words is MISSING else words
         self.redirects = [] if redirects is MISSING else redirects
+        self.arrays = [] if arrays is MISSING else arrays
+        self.conditional = conditional
 
 
 def _split(
@@ -289,24 +304,54 @@ def _split(
     pipeline: list[_Raw] = []
     words: list[Token] = []
     redirects: list[tuple[str, Token | None]] = []
+    arrays: list[tuple[str, list[Token] | None]] = []
     piped = False  # the last operator was a pipe, and no word came after it
     level = 0  # compound commands, groups and subshells open (only counted for ``sure``)
     parens = 0  # subshells among them
     nested = False  # the pipeline being read is inside one, or a coprocess
     after = ""  # the operator that ended the pipeline before
+    nest = 0  # inside an if, case, loop or subshell (each command's ``conditional``)
+    maybe = False  # after && or || (until the list ends), or in a pipe
+    opened = 0  # `for`/`select`/`case` headers being read
     i = 0
     n = len(tokens)
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
         if token is not None and token.kind == "word":
-            if sure is not None and not words:
-                if token.literal in _OPENERS:
+            if (
+                token.value[-1] == "="
+                and i < n
+                and tokens[i].value == "("
+                and tokens[i].kind == "op"
+                and _ARRAY_ASSIGNMENT.fullmatch(token.value)
+            ):
+                # `a=(x ~)`: an array's elements (None: not a plain list of words)
+                end = i + 1
+                while end < n and tokens[end].kind in ("word", "nl"):
+                    end += 1
+                if end < n and tokens[end].value == ")":
+                    elements = [t for t in tokens[i + 1 : end] if t.kind == "word"]
+                    plain = all(t.literal is None or not t.literal.startswith("[") for t in elements)
+                    arrays.append((token.value, elements if plain else None))
+                    i = end + 1
+                    continue
+            if words:
+                words.append(token)
+                continue
+            literal = token.literal
+            if sure is not None:
+                if literal in _OPENERS:
                     level += 1
-                elif token.literal in _CLOSERS and level:
+                elif literal in _CLOSERS and level:
                     level -= 1
-                nested = nested or level > 0 or token.literal == "coproc"
-            if words or token.literal not in _KEYWORDS or token.literal in kept:
+                nested = nested or level > 0 or literal == "coproc"
+            if literal in _NESTING and literal not in kept:
+                if literal in _CLAUSE_HEADERS:
+                    opened += 1  # the header itself runs: its body is what may not
+                else:
+                    nest = max(nest + _NESTING[literal], 0)
+            if literal not in _KEYWORDS or literal in kept:
                 words.append(token)
             continue
         if sure is not None and token is not None and token.kind == "op":
@@ -329,21 +374,94 @@ def _split(
             continue
         if token is not None and token.kind == "nl" and piped and not (words or redirects):
             continue  # `a |` then newlines: the pipe goes on on the next line
+        was_piped = piped
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
-        if words or redirects:
-            pipeline.append(_Raw(words, redirects))
-            words, redirects = [], []
+        if words or redirects or arrays:
+            conditional = (
+                nest > 0
+                or maybe
+                or piped
+                or was_piped
+                or (  # `X=1 cmd`: X is cmd's only
+                    bool(words)
+                    and "=" in words[0].value
+                    and ASSIGNMENT.match(words[0].value) is not None
+                    and any(ASSIGNMENT.match(w.value) is None and _APPEND.match(w.value) is None for w in words)
+                )
+            )
+            pipeline.append(_Raw(words, redirects, arrays, conditional))
+            words, redirects, arrays = [], [], []
+            nest, opened = nest + opened, 0
+        if token is not None and token.kind == "op":
+            if token.value in ("&&", "||"):
+                maybe = True
+            elif token.value == "(":
+                nest += 1
+            elif token.value == ")":
+                nest = max(nest - 1, 0)
+            elif token.value not in ("|", "|&"):
+                maybe = False
+        elif token is not None and token.kind == "nl" and not was_piped:
+            maybe = False
         # ... and all but a pipe end the pipeline.
         if pipeline and (token is None or token.value not in ("|", "|&")):
             pipelines.append(pipeline)
             if sure is not None:
-                end = token.value if token is not None else ""
-                sure.append((not nested and len(pipeline) == 1 and after not in ("&&", "||") and end != "&", i))
-                after = end
+                ended = token.value if token is not None else ""
+                sure.append((not nested and len(pipeline) == 1 and after not in ("&&", "||") and ended != "&", i))
+                after = ended
                 nested = level > 0
             pipeline = []
     return pipelines
+
+
+class _Values(Record):
+    """What the line did to variables, beyond the values in Analyzer.env."""
+
+    __slots__ = (  # noqa: RUF023  (the fields' order)
+        "unset",
+        "assumed",
+        "readonly",
+        "arrays",
+        "written",
+        "attributes",
+        "heads",
+        "oldpwd",
+        "oldpwd_at",
+        "input",
+        "here",
+        "loops",
+    )
+
+    unset: set[str]  # variables known to be unset (their value "" in env)
+    assumed: set[str]  # variables this reading takes for set (to values known at run time)
+    readonly: set[str]
+    arrays: dict[str, list[str]]  # `a=(x y)`: the elements, when all are known
+    written: set[str]  # variables the line wrote or unset ($PWD/$OLDPWD are then not cd's)
+    attributes: dict[str, frozenset[str]]  # `declare -i/-l/-u NAME`: how assignments store
+    heads: dict[int, list[tuple[str, Token | None]]]  # see _loop_inputs
+    oldpwd: str | None  # where the last `cd` left from (None: not known)
+    oldpwd_at: str | None  # where that `cd` went (OLDPWD is known while the shell is there)
+    # The literal input of the command being read, when it has one: (text, whether the command is
+    # a while/until loop's condition, whether the text comes down a pipe).
+    input: tuple[str, bool, bool] | None
+    here: bool  # the command being read took $PWD for "." (see _moved_to)
+    loops: bool  # a loop header with known words was read
+
+    def __init__(self) -> None:
+        self.unset = set()
+        self.assumed = set()
+        self.readonly = set()
+        self.arrays = {}
+        self.written = set()
+        self.attributes = {}
+        self.heads = {}
+        self.oldpwd = None
+        self.oldpwd_at = None
+        self.input = None
+        self.here = False
+        self.loops = False
 
 
 class Analyzer(Follower, LinkFollower):
@@ -352,6 +470,15 @@ class Analyzer(Follower, LinkFollower):
     # A text lexed again under a token budget reuses its tokens, charged again (see _tokens).
     # Speed only (off in the differential test's reference).
     replay = True
+    # Readings of the line (see _choose): where a value may be one of several (`${x:-~}` with x
+    # not set on the line is x's unknown value, or ~), each reading is judged: the strictest wins.
+    # (Class defaults, set on an instance when used: an instance with more than 30 attributes is
+    # slower to make, and every line makes one.)
+    script: list[int] | None = None  # the options this reading takes at each choice, in order
+    options: list[int]  # how many options each choice met so far had
+    taken: list[int]  # the option taken at each
+    breaking = False  # this reading takes loops for left early: see _readings
+    declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -407,6 +534,7 @@ class Analyzer(Follower, LinkFollower):
         self.references: dict[str, str | None] = {}
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
         self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
+        self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -433,6 +561,106 @@ class Analyzer(Follower, LinkFollower):
     plain_words = True
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
+        if self.script is None and not depth and not via:
+            self._readings(text)
+            return
+        self._analyze(text, depth, via)
+
+    def _readings(self, text: str) -> None:
+        """Read the line once taking the first option at every choice (see _choose); then again
+        for each other combination of options (up to _MAX_READINGS readings in all), adding the
+        commands those readings find (marked as read again: not the command as written). A loop
+        that may be left early (a `break`, or a command known only at run time) is read again
+        with its variable holding each of its words after it."""
+        fresh = (
+            self.env == _FRESH_ENV
+            and not (self.env.lost or self.aliases or self.namerefs or self.functions or self.hashed)
+        )
+        start = None if fresh else self._start()
+        cwd, positional = self.cwd, self.positional
+        self.script, self.options, self.taken = [], [], []
+        self._analyze(text, 0, ())
+        breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
+        if not self.options and not breaking:
+            return
+        seen = {_command_key(c) for c in self.commands}
+        readings = 1
+        script = _next_script(self.taken, self.options)
+        for leaving in (False, True) if breaking else (False,):
+            if leaving:
+                script = []
+            while script is not None and readings < _MAX_READINGS:
+                other = Analyzer(self.programs, self.session)
+                other.lexed = self.lexed
+                other.cwd, other.positional = cwd, positional
+                if start is not None:
+                    other._begin(start)
+                other.script, other.options, other.taken = script, [], []
+                other.breaking = leaving
+                try:
+                    other._analyze(text, 0, ())
+                finally:
+                    self._merge_reading(other, seen)
+                script = _next_script(other.taken, other.options)
+                readings += 1
+            if script is not None:
+                # Readings left unjudged (an attacker may hide the harmful one past the limit).
+                raise TooComplex(f"more than {_MAX_READINGS} readings of the line's values")
+
+    def _start(self) -> tuple[object, ...]:
+        """What the line starts from, beyond the cwd and positionals (a session's shell): each
+        reading of the line starts from it again."""
+        lost = {key: list(held) for key, held in self.env.lost.items()}
+        return (
+            dict(self.env),
+            lost,
+            dict(self.aliases),
+            dict(self.alias_scopes),
+            self.kept,
+            set(self.namerefs),
+            dict(self.references),
+            {name: list(bodies) for name, bodies in self.functions.items()},
+            dict(self.hashed),
+        )
+
+    def _begin(self, start: tuple[object, ...]) -> None:
+        env, lost, aliases, scopes, kept, namerefs, references, functions, hashed = start
+        self.env = Variables(env)
+        self.env.lost = {key: list(held) for key, held in lost.items()}  # type: ignore[attr-defined]
+        self.aliases = dict(aliases)  # type: ignore[call-overload]
+        self.alias_scopes = dict(scopes)  # type: ignore[call-overload]
+        self.kept = kept  # type: ignore[assignment]
+        self.namerefs = set(namerefs)  # type: ignore[call-overload]
+        self.references = dict(references)  # type: ignore[call-overload]
+        self.functions = {name: list(bodies) for name, bodies in functions.items()}  # type: ignore[attr-defined]
+        self.hashed = dict(hashed)  # type: ignore[call-overload]
+
+    def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
+        """Add what another reading of the line found."""
+        for command in other.commands:
+            key = _command_key(command)
+            if key not in seen:
+                seen.add(key)
+                command.reread = True
+                self.commands.append(command)
+        self.unread.extend(w for w in other.unread if w not in self.unread)
+        self.moved.extend(other.moved)
+        self.fetched = self.fetched or other.fetched
+        if len(self.commands) > MAX_COMMANDS:
+            raise TooComplex(f"more than {MAX_COMMANDS} commands")
+
+    def _choose(self, options: int) -> int:
+        """The option (0 .. options-1) this reading takes at the next choice. The first reading
+        takes 0 everywhere (the reading the analyzer always made); _readings tries the others."""
+        if self.script is None or options < 2:
+            return 0
+        at = len(self.taken)
+        pick = self.script[at] if at < len(self.script) else 0
+        self.taken.append(pick)
+        self.options.append(options)
+        return pick
+
+    def _analyze(self, text: str, depth: int, via: tuple[str, ...]) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
         if (
@@ -457,6 +685,9 @@ class Analyzer(Follower, LinkFollower):
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
         # `source` and an alias run in this shell.
         saved = self.cwd
+        child = bool(via) and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", "."))
+        vals = self.vals
+        values = (dict(self.env), dict(vals.arrays), set(vals.unset), set(vals.assumed)) if child else None
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
         if spans:
             # Each definition's body is read where it stands, with unknown arguments: it may run
@@ -473,8 +704,13 @@ class Analyzer(Follower, LinkFollower):
         self._run_pipelines(tokens, depth, via)
         if len(tokens) > 5:
             self._read_loops(tokens, depth, via)
-        if via and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", ".")):
+        if child:
             self.cwd = saved
+        if values is not None:
+            # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
+            env, self.vals.arrays, self.vals.unset, self.vals.assumed = values
+            self.env.clear()
+            self.env.update(env)
 
     def _run_pipelines(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         """Read each pipeline of ``tokens`` in turn. One that may not run, or runs in a subshell
@@ -484,6 +720,10 @@ class Analyzer(Follower, LinkFollower):
         sure: list[tuple[bool, int]] = []
         before: tuple[dict[str, str], list[str] | None] | None = None
         kept = self.kept
+        looped = len(tokens) > 4 and any(t.literal in ("while", "until") for t in tokens)
+        heads = _loop_inputs(tokens) if looped else None
+        if heads:
+            self.vals.heads.update(heads)
         pipelines = _split(tokens, sure, kept)
         k = 0
         while k < len(pipelines):
@@ -494,6 +734,11 @@ class Analyzer(Follower, LinkFollower):
                     before = None
             elif before is None:
                 before = (dict(self.env), self.positional)
+            if heads:
+                for raw in pipelines[k]:
+                    given = heads.get(id(raw.words[0])) if raw.words else None
+                    if given and not any(op in _INPUTS for op, _ in raw.redirects):
+                        raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
             self._pipeline(pipelines[k], depth, via)
             k += 1
             if self.kept is not kept:
@@ -506,11 +751,17 @@ class Analyzer(Follower, LinkFollower):
 
     def _settle(self, env: dict[str, str], positional: list[str] | None) -> None:
         """After commands that may not have run: what they changed of ``env`` (and of the
-        positional parameters) is unknown. A variable the line had not set keeps its new value."""
-        for key, value in list(self.env.items()):
-            if key in env and env[key] != value:
-                del self.env[key]
-        if positional is not None and self.positional != positional:
+        positional parameters) is unknown. A variable the line had not set keeps its new value.
+        Another reading (see _choose) keeps the new values: the commands ran (`d=x; while read d;
+        do break; done <<< ~` leaves d at ~); the reading where they did not is _pipeline's (a
+        command that may not run) -- the strictest wins."""
+        changed = [key for key, value in self.env.items() if key in env and env[key] != value]
+        moved = positional is not None and self.positional != positional
+        if not (changed or moved) or self._choose(2):
+            return
+        for key in changed:
+            del self.env[key]
+        if moved:
             for key in _POSITIONAL_KEYS:
                 self.env.pop(key, None)
             self.positional = None
@@ -537,8 +788,13 @@ class Analyzer(Follower, LinkFollower):
         subs: list[str] = []
         separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
         quoted_part = False
+        inner = 0  # substitutions inside an operator's word (`${x:-$(cmd)}`): run, not text of their own
         for seg in token.segs:
             value: str | None
+            if inner and seg.kind == SUB:
+                inner -= 1
+                subs.append(seg.text)
+                continue
             if seg.kind == LIT:
                 fields[-1].append(seg.text)
                 quoted_part = quoted_part or seg.quoted
@@ -556,14 +812,28 @@ class Analyzer(Follower, LinkFollower):
                 if self.positional is not None and seg.text[:1] in _DIGITS and seg.text[:1] != "0":
                     value = _positional_value(seg.text, self.positional, self.env)  # `f() { rm -rf $1/; }; f`
                 elif _NAME_ONLY.fullmatch(seg.text):
-                    value = self.env.get(seg.text) if seg.text not in self.namerefs else self._dereference(seg.text)
+                    if seg.text in self.namerefs:
+                        value = self._dereference(seg.text)
+                    else:
+                        # "." for $PWD in a word, not in a value kept for later (`x=$PWD`, `declare
+                        # x=$PWD`): `--mount type=bind,src=$PWD/hl` is a place all the same
+                        kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
+                        value = self._variable(seg.text, split and not kept)
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
                     subs.extend(self._arithmetic(seg.text[named.end() if named else 0 :], literal=False))
-                    value = self._parameter(seg.text)
-                if value is None and seg.text == "IFS":
-                    value = _DEFAULT_IFS
+                    if "$(" in seg.text or "`" in seg.text:
+                        inner = len(substitutions(seg.text))
+                    if seg.quoted and seg.text.endswith("[@]") and seg.text[:-3] in self.vals.arrays:
+                        elements = self._elements(seg.text[:-3])
+                        if elements is not None:  # "${a[@]}": each element its own word
+                            if elements:
+                                fields[-1].append(elements[0])
+                                fields.extend([e] for e in elements[1:])
+                            quoted_part = True
+                            continue
+                    value = self._parameter(seg.text, seg.quoted, subs)
                 if value is None:
                     fields[-1].append("$" + seg.text)
                     dynamic = True
@@ -577,6 +847,9 @@ class Analyzer(Follower, LinkFollower):
                     continue
             else:
                 subs.extend(self._arithmetic(seg.text, literal=False))
+                if "=" in seg.text or "++" in seg.text or "--" in seg.text:
+                    for before, after in _ASSIGNED.findall(seg.text):
+                        self._drop(before or after)  # `$((x=0))` assigns x
                 fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
                 continue
@@ -684,7 +957,14 @@ class Analyzer(Follower, LinkFollower):
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
         for raw in pipeline:
+            before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             stages, data = self._simple(raw, depth, via, upstream, data)
+            if before is not None and (before[0] != self.env or before[1] != self.vals.arrays) and self._choose(2):
+                # another reading: what it did to variables did not last (`false && x=build`,
+                # `(x=build)`, `x=build true`)
+                env, self.vals.arrays, self.vals.unset = before
+                self.env.clear()
+                self.env.update(env)
             if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
@@ -704,11 +984,15 @@ class Analyzer(Follower, LinkFollower):
     ) -> tuple[list[Command], str | None]:
         if raw.words and raw.words[0].value.startswith(_NAME_TABLES):
             self._name_table(raw.words[0], via)
+        for array, _ in raw.arrays:
+            if array.startswith(_NAME_TABLES):  # `BASH_ALIASES=([cd]='rm -rf')`: the whole table
+                raise TooComplex(f"{array.rstrip('+=')} set in a way not read here")
         if aliases and self.aliases and raw.words:
             read = self._alias_reading(raw, depth, via, fed_by, piped)
             if read is not None:
                 return read
         extra_fed: frozenset[str] = fed_by
+        here = self.vals.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
@@ -719,8 +1003,12 @@ class Analyzer(Follower, LinkFollower):
             assigning = True
             for t in raw.words:
                 # Assignment words are not split: `X=$(echo a b)` is one value.
+                prefixed = assigning
                 assigning = assigning and ASSIGNMENT.match(t.value) is not None
                 resolved.append(self._resolve(t, split=not assigning))
+                if prefixed and not assigning:  # the command word: `declare x=$PWD` keeps a value
+                    self.declaring = t.literal in _DECLARERS
+            self.declaring = False
             words = [(w.texts, w.dynamic) for w in resolved]
             if any(w.subs for w in resolved):
                 names = set(fed_by)
@@ -731,6 +1019,7 @@ class Analyzer(Follower, LinkFollower):
                 extra_fed = frozenset(names)
         redirects: list[tuple[str, str]] = []
         stdin = piped or ""
+        literal = piped  # its input, when that is one literal text (a `read` takes its value from it)
         if raw.redirects:
             stdin_parts: list[str] = []
             fed_names: set[str] = set()
@@ -738,9 +1027,18 @@ class Analyzer(Follower, LinkFollower):
                 if target is None:
                     continue
                 if target.heredoc is not None and op in ("<<", "<<-"):
-                    stdin_parts.append(target.heredoc.body or "")
+                    body = target.heredoc.body or ""
+                    stdin_parts.append(body)
+                    expands = not target.quoted and any(c in body for c in "$`\\")
+                    literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False)
+                if op in ("<", "<&", "<>", "<<<"):
+                    known = not resolved_target.dynamic and len(resolved_target.texts) == 1 and literal is None
+                    if op == "<<<":
+                        literal = resolved_target.texts[0] + "\n" if known else None
+                    else:  # a file the line wrote (`<(echo ~)` is one)
+                        literal = self._content(resolved_target.texts[0]) if known and op == "<" else None
                 for sub in resolved_target.subs:
                     self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
                     if op == "<":
@@ -783,17 +1081,18 @@ class Analyzer(Follower, LinkFollower):
             appended = _APPEND.match(text) if assigning and match is None and "+=" in text else None
             if appended is not None:
                 # `c=r; c+=m`: the value grows (unknown when either part is)
-                known = self.env.get(appended.group(1))
-                if is_dynamic or known is None:
-                    self.env.pop(appended.group(1), None)
-                else:
-                    self.env[appended.group(1)] = known + text[appended.end() :]
+                current = self.env.get(appended.group(1))
+                grown = None if is_dynamic or current is None else current + text[appended.end() :]
+                self._assign(appended.group(1), grown, appended=True)
                 continue
             if match is not None:
-                if is_dynamic:
-                    self.env.pop(match.group(1), None)
-                else:
-                    self.env[match.group(1)] = text[match.end() :]
+                self._assign(match.group(1), None if is_dynamic else text[match.end() :])
+                continue
+            element = _ELEMENT.match(text) if assigning and "[" in text else None
+            if element is not None:
+                # (read as a command word, it was split: `a[1]=$x` with x='b ~' is one value)
+                whole = not is_dynamic and len(texts) == 1
+                self._assign_element(element.group(1), element.group(2), text[element.end() :] if whole else None)
                 continue
             assigning = False
             if len(texts) == 1:
@@ -802,6 +1101,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        if raw.arrays:
+            self._assign_arrays(raw.arrays)
         if self.references:
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
@@ -829,7 +1130,13 @@ class Analyzer(Follower, LinkFollower):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
             # any later `<&N` is taken to read it).
             self.descriptors = stdin
-        stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
+        looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
+        self.vals.input = None if literal is None else (literal, looped, literal is piped)
+        try:
+            stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
+        finally:
+            self.vals.input = None
+            self.vals.here = here
         output = self._output(stages[-1] if stages else None, stdin)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
@@ -1045,7 +1352,7 @@ class Analyzer(Follower, LinkFollower):
                     if self.frames and name not in ("export", "readonly"):
                         self._localize(argv)
                 elif name in _VARIABLE_WRITERS:
-                    self._forget(name, argv)
+                    self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
                 if table.everyone is not None and (local or len(self.env) > 1 or self.env.lost):
@@ -1473,35 +1780,252 @@ class Analyzer(Follower, LinkFollower):
                 scripts.extend(self._arithmetic(value, seen=seen))
         return scripts
 
-    def _parameter(self, text: str) -> str | None:
-        """The value of `${TEXT}` with an operator, when the line makes it knowable: `${x:-w}`,
-        `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}` (w literal text). Anything else
-        (`${x/a/b}`, `${!x}`, `${x:1}`, case changes) is known only at run time: None."""
-        match = _DEFAULTING.fullmatch(text)
-        if match is None:
+    def _variable(self, name: str, relative: bool = False) -> str | None:
+        """The value of `$NAME` when the line makes it known. $PWD and $OLDPWD the line did not
+        write are where `cd` left (only an absolute place, or with ``relative`` "." for the
+        directory a command runs in: not for a value kept in a variable, which a later `cd`
+        would move)."""
+        if name in self.namerefs:
             return None
-        name, colon, op, word = match.groups()
         value = self.env.get(name)
-        if value is None:
-            return None  # not assigned on the line: unset, or set in the environment inherited
-        if any(ch in word for ch in "$`\\\"'"):
+        if value is not None or name in self.vals.written or (self.namerefs and name in ("PWD", "OLDPWD")):
+            return value
+        if name == "IFS":
+            return _DEFAULT_IFS
+        if name == "PWD":
+            if self.cwd is not None and self.cwd.startswith(("/", "~")):
+                return self.cwd
+            if relative and self.cwd != "$unknown":
+                self.vals.here = True
+                return "."
             return None
-        is_set = value is not None and (value != "" or not colon)
+        if name == "OLDPWD" and self.vals.oldpwd is not None and self.vals.oldpwd.startswith(("/", "~")):
+            return self.vals.oldpwd if self.cwd == self.vals.oldpwd_at else None  # not after a popd
+        return None
+
+    def _elements(self, name: str) -> list[str] | None:
+        """The elements of array NAME, when the line made them all known (and they are still its)."""
+        elements = self.vals.arrays.get(name)
+        if elements is None or name in self.namerefs or (elements[0] if elements else "") != self.env.get(name):
+            return None
+        return elements
+
+    def _element(self, name: str, subscript: str | None) -> str | None:
+        """`$NAME`, `${NAME[N]}`, `${NAME[@]}` (its elements joined) when known."""
+        if subscript is None:
+            return self._variable(name)
+        index = subscript[1:-1].strip()
+        if index in ("@", "*"):
+            elements = self._elements(name)
+            if elements is None:
+                value = self._variable(name)
+                return None if value is None or name in self.vals.arrays else value
+            return " ".join(elements)
+        if not re.fullmatch(r"-?[0-9]+", index):
+            return None
+        number = int(index)
+        elements = self._elements(name)
+        if elements is None:
+            return self._variable(name) if number == 0 and name not in self.vals.arrays else None
+        if number < -len(elements):
+            return None  # bad array subscript
+        return elements[number] if number < len(elements) else ""
+
+    def _parameter(self, text: str, quoted: bool = False, subs: list[str] | None = None, depth: int = 0) -> str | None:
+        """The value of `${TEXT}` with an operator, when the line makes it knowable: defaults
+        (`${x:-w}`, `${x=w}`, `${x:+w}` ...), indirection (`${!x}`), lengths, substrings, pattern
+        removal and substitution, case changes, `@Q` `@E` `@P` `@U` `@L`, array elements. A
+        variable the line did not set may be unset: a default's word is one more reading of it
+        (see _choose). Anything not certain is None (known only at run time)."""
+        if depth > MAX_DEPTH:
+            return None
+        length = text.startswith("#") and len(text) > 1
+        indirect = text.startswith("!")
+        operand = _OPERAND.match(text, 1 if length or indirect else 0)
+        if operand is None:
+            return None
+        name, subscript = operand.group(1), operand.group(2)
+        rest = text[operand.end() :]
+        if indirect:
+            if length or subscript in ("[@]", "[*]") or rest in ("*", "@"):
+                return None  # `${!a[@]}` (keys), `${!prefix*}` (names)
+            target = self._element(name, subscript)
+            if target is None or not _INDIRECT.fullmatch(target):
+                return None
+            return self._parameter(target + rest, quoted, subs, depth + 1)
+        value = self._element(name, subscript)
+        if (length or (rest and not _DEFAULT.match(rest))) and (
+            not _NAME_OR_DIGIT.fullmatch(name) or subscript in ("[@]", "[*]")
+        ):
+            return None  # `${@:1:1}`, `${a[@]%x}`, `${#@}`: per argument or element, not on one text
+        if length:
+            if rest:
+                return None
+            if subscript in ("[@]", "[*]"):
+                elements = self._elements(name)
+                return None if elements is None else str(len(elements))
+            return None if value is None or "~" in value or not value.isascii() else str(len(value))
+        if not rest:
+            return value
+        default = _DEFAULT.match(rest)
+        if default is not None:
+            colon, op = default.groups()
+            return self._default(name, subscript, value, colon, op, rest[default.end() :], quoted)
+        if rest == "@P" and value is not None:
+            # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd)
+            if subs is not None:
+                subs.extend(substitutions(value))
+            if "\\" in value or '"' in value or "!" in value:
+                return None  # prompt escapes (`\w` is the directory), `!` the history number
+            return self._word_value(value, True)
+        if value is None or "~" in value or not value.isascii() or len(value) > values.MAX_VALUE:
+            return None  # `~` stands for a home whose text is not known here
+        if rest[0] == ":":
+            bounds = _BOUNDS.fullmatch(rest)
+            if bounds is None:
+                return None
+            count = None if bounds.group(2) is None else int(bounds.group(2))
+            return values.substring(value, int(bounds.group(1)), count)
+        if rest in ("^", "^^", ",", ",,", "@U", "@u", "@L"):
+            return values.case_changed(value, rest)
+        if rest == "@Q":
+            return values.quoted(value)
+        if rest == "@E":
+            return decode_ansi_c(value).split("\0", 1)[0]
+        if rest[0] in "#%":
+            op = rest[:2] if rest[:2] in ("##", "%%") else rest[0]
+            pattern = self._pattern(rest[len(op) :])
+            return None if pattern is None else values.remove(value, pattern, op)
+        if rest[0] == "/":
+            return self._substituted(value, rest, quoted)
+        return None
+
+    def _default(
+        self, name: str, subscript: str | None, value: str | None, colon: str, op: str, word: str, quoted: bool
+    ) -> str | None:
+        """`${x:-w}`, `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}`, `${x:?}`, `${x?}`."""
+        # Not set on the line: set to a value known only at run time (the first reading), or unset.
+        # (`${x:?}` has no unset reading: the shell stops there.)
+        if (
+            value is None
+            and subscript is None
+            and op != "?"
+            and name not in self.vals.assumed
+            and _NAME_OR_DIGIT.fullmatch(name)
+        ):
+            if self._choose(2):
+                value = ""
+                self.env[name] = ""
+                self.vals.unset.add(name)
+            else:
+                self.vals.assumed.add(name)  # this reading takes it for set: every use of it alike
+        if value is None:
+            return self._word_value(word, quoted) if op == "+" else None
+        is_set = value != "" or (not colon and name not in self.vals.unset)
         if op == "+":
-            return word if is_set else ""
+            return self._word_value(word, quoted) if is_set else ""
         if is_set:
             return value
+        if op == "?":
+            return None  # the shell stops with an error: no value
+        result = self._word_value(word, quoted)
         if op == "=":
-            self.env[name] = word
-        return word
+            if subscript is not None:
+                self._drop(name)
+            else:
+                self._assign(name, result)
+                result = self._variable(name)  # as its attributes store it (`declare -i x; ${x:=1-1}` is 0)
+        return result
+
+    def _word_value(self, word: str, quoted: bool, subs: list[str] | None = None) -> str | None:
+        """An operator's word (`w` in `${x:-w}`) as the shell expands it: one word, known text.
+        Within double quotes it is read as double-quoted text (`"${x:-'a'}"` keeps the quotes)."""
+        if not word:
+            return ""
+        if quoted and '"' in word:
+            return None
+        try:
+            tokens = self._tokens('"' + word + '"' if quoted else word)
+        except ShellSyntaxError:
+            return None
+        if len(tokens) != 1 or tokens[0].kind != "word":
+            return None
+        token = tokens[0]
+        resolved = self._resolve(token, split=False)
+        if subs is not None:
+            subs.extend(resolved.subs)
+        if resolved.dynamic or len(resolved.texts) != 1:
+            return None
+        text = resolved.texts[0]
+        if not quoted and any(seg.quoted for seg in token.segs) and any(c in text for c in _DEFAULT_IFS):
+            return None  # `${x:-"a b"}` unquoted: which blanks split the word is not kept here
+        return text
+
+    def _pattern(self, word: str) -> re.Pattern[str] | None:
+        """A pattern word (`${x%PATTERN}`): quoted parts match themselves, unquoted ones are globs."""
+        if not word:
+            return values.glob_regex([])
+        try:
+            tokens = self._tokens(word)
+        except ShellSyntaxError:
+            return None
+        if len(tokens) != 1 or tokens[0].kind != "word" or tokens[0].brace:
+            return None
+        parts: list[tuple[str, bool]] = []
+        segs = tokens[0].segs or (Seg(LIT, tokens[0].value, tokens[0].quoted),)
+        for seg in segs:
+            if seg.kind == LIT:
+                parts.append((seg.text, seg.quoted))
+            elif seg.kind == VAR and _NAME_ONLY.fullmatch(seg.text):
+                value = self._variable(seg.text)
+                if value is None or "~" in value:
+                    return None
+                parts.append((value, seg.quoted))
+            else:
+                return None
+        return values.glob_regex(parts)
+
+    def _substituted(self, value: str, rest: str, quoted: bool) -> str | None:
+        """`${x/p/r}`, `${x//p/r}`, `${x/#p/r}`, `${x/%p/r}`."""
+        split = values.split_operation(rest)
+        if split is None:
+            return None
+        mode, pattern_word, replacement_word = split
+        if "&" in replacement_word:
+            return None  # bash 5.2's patsub_replacement: & is the matched text
+        pattern = self._pattern(pattern_word)
+        replacement = self._word_value(replacement_word, quoted)
+        if pattern is None or replacement is None:
+            return None
+        result = values.substitute(value, pattern, replacement, mode)
+        # `shopt -s nocasematch` (an earlier line may have set it) makes the match ignore case.
+        folded = re.compile(pattern.pattern, re.DOTALL | re.IGNORECASE)
+        if result is None or values.substitute(value, folded, replacement, mode) != result:
+            return None
+        return result
 
     def _change_directory(self, argv: list[str], dynamic: list[bool]) -> None:
-        """Follow `cd` so later relative paths on the line are judged where they land."""
+        """Follow `cd` so later relative paths on the line are judged where they land. `cd` sets
+        $PWD and $OLDPWD (see _variable); a relative value kept in a variable stays where it was."""
         target = next((a for a in argv[1:] if a == "-" or not a.startswith("-")), "~")
+        self.vals.here = False  # `cd "$PWD/x"` moves from where $PWD was read
+        before = self.cwd
         self.cwd = self._moved_to(target, any(dynamic[1:]))
+        self.vals.oldpwd, self.vals.oldpwd_at = before, self.cwd
+        for name in ("PWD", "OLDPWD"):
+            self.env.pop(name, None)
+            self.vals.written.discard(name)
+        relative = before is None or not before.startswith(("/", "~"))
+        if relative and self.cwd is not None and len(self.env) > 1:
+            for name in [n for n, v in self.env.items() if v == "." or v.startswith("./")]:
+                del self.env[name]
 
     def _moved_to(self, target: str, dynamic: bool) -> str | None:
         """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
+        if self.vals.here:
+            # `env -C /tmp rm -rf "$PWD"`: the words took $PWD for "." where the shell is, not
+            # where the wrapper goes: the command's place is not known here
+            return "$unknown"
         if dynamic:
             # A fresh folder (`cd "$(mktemp -d)"`) holds nothing its members could replace.
             return "/tmp/mktemp.XXXXXXXXXX" if _FRESH_FOLDER.match(target) else "$unknown"
@@ -1517,18 +2041,202 @@ class Analyzer(Follower, LinkFollower):
         # Relative to where the line started (`cd build && rm -rf *` is not the work tree's top).
         return posixpath.normpath(posixpath.join(self.cwd, target) if self.cwd is not None else target)
 
-    def _forget(self, name: str, argv: list[str]) -> None:
+    def _forget(self, name: str, argv: list[str], stdin: tuple[str, bool, bool] | None = None) -> None:
         """`unset X`, `read X`, `mapfile X`, `printf -v X`, `getopts o X`, `for X in`: the variables
-        such a builtin names get a value known only at run time (or none), so what the line assigned
-        them before is no longer theirs: `X=a; unset X; rm -rf "$X"/*` runs `rm -rf /*`, and
-        `d=x; read d <<< ~; rm -rf "$d"` deletes home. Every word that starts like a name is taken
-        for one (stricter: an extra unknown variable), plus the builtins' default variables."""
-        for word in argv[1:]:
-            match = _IDENTIFIER.match(word)
-            if match is not None:
-                self.env.pop(match.group(), None)
+        such a builtin names get a new value. `unset X` empties X (`X=a; unset X; rm -rf "$X"/*`
+        runs `rm -rf /*`); `read`/`mapfile` from a literal input (`read d <<< ~`), `printf -v` of
+        known words, a loop's known words give known values; anything else is known only at run
+        time. Every word that starts like a name is taken for one (stricter: an extra unknown
+        variable), plus the builtins' default variables. A name known only at run time
+        (`unset "$n"`) may be any variable: none is known afterwards."""
+        words = argv[1:]
+        if name in ("for", "select"):
+            self._drop(words[0])
+            dynamic = any("$" in word or "`" in word for word in words)
+            loop = None if dynamic else self._written_values(name, words, None)
+            if loop:
+                self.vals.loops = True
+                if not self.breaking and name == "for":
+                    loop = loop[:1]  # after the loop: its last word
+                for variable, item in loop[self._choose(len(loop))].items():
+                    self._assign(variable, item if isinstance(item, str) else None)
+            return
+        if name == "let":
+            for word in words:
+                self._let(word)
+            return
+        if any("$" in word or "`" in word for word in words):
+            home = self.env.get("HOME")
+            self.env.clear()
+            self.vals.arrays.clear()
+            self.vals.written.update(("PWD", "OLDPWD", "IFS"))
+            if home is not None:
+                self.env["HOME"] = home
+            return
+        known = self._written_values(name, words, stdin)
+        if known and stdin is not None and stdin[2]:
+            # `echo ~ | read d`: the last stage of a pipe runs in a subshell unless `lastpipe` is
+            # set: the variables may keep their values
+            known.append({variable: self.env.get(variable) for variable in known[0]})
+        if name == "unset" and not any(w[:1] == "-" and ("f" in w or "n" in w) for w in words):
+            for word in words:
+                if word in self.vals.readonly:
+                    continue  # unset fails: the value stays
+                if _IDENTIFIER.fullmatch(word) and word not in self.namerefs:
+                    self.env[word] = ""
+                    self.vals.unset.add(word)
+                    self.vals.arrays[word] = []
+                    self.vals.written.add(word)
+                elif _IDENTIFIER.match(word):
+                    self._drop(word)
+            return
+        for word in words:
+            self._drop(word)
         for default in _DEFAULT_VARIABLES.get(name, ()):
-            self.env.pop(default, None)
+            self._drop(default)
+        if known:
+            pick = self._choose(len(known))
+            for variable, written in known[pick].items():
+                if isinstance(written, list):
+                    if variable in self.vals.attributes or variable in self.vals.readonly:
+                        continue  # stays unknown
+                    self.vals.arrays[variable] = written
+                    self.env[variable] = written[0] if written else ""
+                elif written is not None:
+                    self._assign(variable, written)  # as its attributes store it (`declare -i d; read d`)
+
+    def _let(self, expression: str) -> None:
+        """`let x=1-1`, `(( x = n * 2 ))`: the variables it assigns (known when a plain
+        `NAME=EXPR` of known values; else known only at run time)."""
+        simple = _LET_ASSIGNMENT.fullmatch(expression)
+        if simple is not None and "$" not in expression:
+            value = arithmetic_value(simple.group(2), self.env)
+            self._assign(simple.group(1), None if value is None else str(value))
+            return
+        before = expression.split("=", 1)[0]
+        if "$" in before or "`" in before:
+            self._forget("unset", ["unset", "$name"])  # `let "$v=1"`: any variable
+            return
+        for before, after in _ASSIGNED.findall(expression):
+            self._drop(before or after)
+
+    def _drop(self, word: str) -> None:
+        """Variable ``word`` (`a[1]`: array a) gets a value known only at run time."""
+        match = _IDENTIFIER.match(word)
+        if match is not None:
+            name = match.group()
+            if name in self.namerefs:
+                target = self._referent(name) if name in self.references else None
+                if target:
+                    self._drop(target)  # `declare -n r=d; read r`: d
+                else:
+                    self._forget("unset", ["unset", "$name"])  # what it refers to changes
+            self.env.pop(name, None)
+            self.vals.arrays.pop(name, None)
+            self.vals.unset.discard(name)
+            self.vals.assumed.discard(name)
+            self.vals.written.add(name)
+
+    def _written_values(
+        self, name: str, words: list[str], given: tuple[str, bool, bool] | None
+    ) -> list[dict[str, str | list[str] | None]] | None:
+        """What `read`, `mapfile`, `printf -v` or a loop header give their variables, when known:
+        one mapping per possible reading (a `read` from several lines may take any: in a loop it
+        takes each). None when not known."""
+        if name in ("for", "select"):
+            if len(words) < 2 or words[1] != "in":
+                if len(words) == 1 and self.positional is not None and name == "for":
+                    items = self.positional
+                else:
+                    return None
+            else:
+                items = words[2:]
+            items = list(dict.fromkeys(items[-1:] + items[:-1]))[:_MAX_LOOP_VALUES]
+            if name == "select":
+                items.append("")  # an answer that is no item's number
+            # After a loop its variable holds the last word (an earlier one after a `break`).
+            return [{words[0]: item} for item in items] or None
+        if name == "printf":
+            if len(words) < 3 or words[0] != "-v" or not _IDENTIFIER.fullmatch(words[1]) or "q" in words[2]:
+                return None
+            printed = printed_text("printf", words[2:])
+            return None if printed is None else [{words[1]: printed}]
+        if name not in ("read", "mapfile", "readarray"):
+            return None
+        names, raw, array, descriptor = self._read_options(words) if name == "read" else ([], False, None, False)
+        stdin = self.descriptors if descriptor else (None if given is None else given[0])
+        if stdin is None:
+            return None
+        lines = stdin.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if name != "read":
+            if any(w != "-t" for w in words[:-1]) or (words and words[-1].startswith("-") and words[-1] != "-t"):
+                return None
+            target = words[-1] if words and words[-1] != "-t" else "MAPFILE"
+            if not _IDENTIFIER.fullmatch(target):
+                return None
+            return [{target: lines if "-t" in words else [line + "\n" for line in lines]}]
+        if names is None:
+            return None
+        ifs = self.env.get("IFS", _DEFAULT_IFS) if "IFS" not in self.vals.written or "IFS" in self.env else None
+        out: list[dict[str, str | list[str] | None]] = []
+        for line in (lines or [""])[:_MAX_LOOP_VALUES]:
+            if (not raw and "\\" in line) or ifs is None:
+                return None
+            if array is not None:
+                fields = values.read_fields(line, len(line) + 1, ifs)
+                if fields is None:
+                    return None
+                out.append({array: [f for f in fields if f]})
+            elif not names:
+                out.append({"REPLY": line})
+            else:
+                fields = values.read_fields(line, len(names), ifs)
+                if fields is None:
+                    return None
+                out.append(dict(zip(names, fields, strict=True)))
+        if not lines:
+            out.append({n: "" for n in (names or [array or "REPLY"])})  # no line: the names are emptied
+        elif given is not None and given[1]:
+            # a loop's last `read`, at the end of its input, empties them too; the loop's body
+            # never sees that (`rm -f ""` reads as the working directory): known at run time
+            out.append({n: None for n in (names or [array or "REPLY"])})
+        return out
+
+    @staticmethod
+    def _read_options(words: list[str]) -> tuple[list[str] | None, bool, str | None, bool]:
+        """`read`'s names, whether -r is given, -a's array and whether -u names a descriptor;
+        names None when an option makes the value unknowable here (-d, -n, -N, -t: another
+        delimiter, a count, a time limit)."""
+        raw = False
+        descriptor = False
+        array: str | None = None
+        i = 0
+        while i < len(words) and words[i].startswith("-") and words[i] != "-":
+            word = words[i]
+            i += 1
+            if word == "--":
+                break
+            for at, flag in enumerate(word[1:], start=1):
+                if flag == "r":
+                    raw = True
+                elif flag in "es":
+                    continue
+                elif flag in "aipu":
+                    argument = word[at + 1 :] or (words[i] if i < len(words) else "")
+                    if not word[at + 1 :]:
+                        i += 1
+                    if flag == "a":
+                        array = argument
+                    descriptor = descriptor or flag == "u"
+                    break
+                else:
+                    return None, raw, None, descriptor
+        names = words[i:]
+        if not all(_IDENTIFIER.fullmatch(n) for n in names) or (array is not None and not _IDENTIFIER.fullmatch(array)):
+            return None, raw, None, descriptor
+        return names, raw, array, descriptor
 
     def _localize(self, argv: list[str]) -> None:
         """`local x`, `declare x` in a function body (not `declare -g`): x is the call's own."""
@@ -1583,10 +2291,22 @@ class Analyzer(Follower, LinkFollower):
 
     def _declare(self, argv: list[str], dynamic: list[bool]) -> None:
         """`export NAME=VALUE`: the variable is set for the rest of the line. A name reference
-        (`declare -n r=x`) stands for another variable: known only at run time here."""
-        reference = any(w[:1] in "-+" and "n" in w[1:] and not w.startswith("--") for w in argv[1:])
+        (`declare -n r=x`) stands for another variable: known only at run time here. Attributes
+        change what later assignments store (`-i`: the arithmetic's value, `-l`/`-u`: the case);
+        `readonly` (`-r`) ones keep their value; `local NAME` is a new, unset variable."""
+        flags: set[str] = set()
+        removed: set[str] = set()
+        for word in argv[1:]:
+            if len(word) > 1 and word[0] in "-+" and not word.startswith("--"):
+                (flags if word[0] == "-" else removed).update(word[1:])
+        if argv[0] == "readonly":
+            flags.add("r")
+        if flags & {"f", "F", "p"}:
+            return  # functions, or printing: no variable changes
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
-            if reference and _IDENTIFIER.match(word):
+            if len(word) > 1 and word[0] in "-+" and not word.startswith("--"):
+                continue
+            if "n" in flags and _IDENTIFIER.match(word):
                 name = _IDENTIFIER.match(word)
                 if name is not None:
                     self.namerefs.add(name.group())
@@ -1594,15 +2314,115 @@ class Analyzer(Follower, LinkFollower):
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
                 continue
-            match = ASSIGNMENT.match(word)
-            if match is None:
+            match = ASSIGNMENT.match(word) or _APPEND.match(word)
+            named = match.group(1) if match is not None else (word if _IDENTIFIER.fullmatch(word) else None)
+            if named is None:
+                if "$" in word or "`" in word:
+                    self._forget("unset", ["unset", word])  # `declare "$n=…"`: any variable
                 continue
-            if is_dynamic:
-                self.env.pop(match.group(1), None)
+            attributes = (self.vals.attributes.get(named, frozenset()) | (flags & _ATTRIBUTES)) - removed
+            if "l" in flags or "u" in flags:
+                attributes -= {"u"} if "l" in flags else {"l"}
+            if attributes:
+                self.vals.attributes[named] = frozenset(attributes)
             else:
-                self.env[match.group(1)] = word[match.end() :]
+                self.vals.attributes.pop(named, None)
+            if match is None:
+                if argv[0] == "local" and named not in self.vals.readonly:
+                    self.env[named] = ""
+                    self.vals.unset.add(named)
+                    self.vals.written.add(named)
+            else:
+                appended = match.re is _APPEND
+                known = self.env.get(named) if appended else ""
+                value = None if is_dynamic or known is None else known + word[match.end() :]
+                self._assign(named, value, appended=appended)
+            if "r" in flags and "r" not in removed:
+                self.vals.readonly.add(named)
         if self.references:
             self._assign_references()
+
+    def _assign(self, name: str, value: str | None, appended: bool = False) -> None:
+        """NAME=VALUE (None: a value known only at run time), as its attributes store it."""
+        if name in self.vals.readonly:
+            return  # the assignment fails
+        if name in self.namerefs and (name not in self.references or self._referent(name) is None):
+            # `declare -n r=$x; r=/`: some variable changes (a known target is assigned through
+            # the reference: see _assign_references)
+            self._forget("unset", ["unset", "$name"])
+        attributes = self.vals.attributes.get(name) if self.vals.attributes else None
+        if attributes and value is not None:
+            if "i" in attributes:
+                number = None if appended else arithmetic_value(value, self.env)
+                value = None if number is None else str(number)
+            elif not value.isascii():
+                value = None
+            elif "l" in attributes:
+                value = value.lower()
+            elif "u" in attributes:
+                value = value.upper()
+        self.vals.unset.discard(name)
+        self.vals.assumed.discard(name)
+        self.vals.written.add(name)
+        if value is None:
+            self.env.pop(name, None)
+            self.vals.arrays.pop(name, None)
+            return
+        self.env[name] = value
+        elements = self.vals.arrays.get(name)
+        if elements:
+            self.vals.arrays[name] = [value, *elements[1:]]
+
+    def _assign_element(self, name: str, index: str, value: str | None) -> None:
+        """`a[N]=VALUE`: one element of an array (the array is unknown when N is not a literal
+        number next to its known elements: arrays may have gaps)."""
+        arrays = self.vals.arrays
+        elements = self._elements(name) if name in arrays else ([self.env[name]] if name in self.env else None)
+        number = int(index) if re.fullmatch(r"-?[0-9]+", index.strip()) else None
+        fixed = name in self.vals.attributes or name in self.vals.readonly
+        if elements is None or number is None or value is None or fixed:
+            self._drop(name)
+            return
+        if number < 0:
+            number += len(elements)
+        if not 0 <= number <= len(elements):
+            self._drop(name)
+            return
+        elements = [*elements[:number], value, *elements[number + 1 :]]
+        self.vals.arrays[name] = elements
+        self.env[name] = elements[0]
+        self.vals.unset.discard(name)
+        self.vals.written.add(name)
+
+    def _assign_arrays(self, arrays: list[tuple[str, list[Token] | None]]) -> None:
+        """`a=(x ~)`, `a+=(y)`: the elements when every one is a known word (no glob to expand)."""
+        for target, tokens in arrays:
+            name = target.rstrip("+=")
+            elements: list[str] | None = []
+            for token in tokens or ():
+                resolved = self._resolve(token)
+                if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
+                    elements = None
+                    break
+                assert elements is not None
+                elements.extend(resolved.texts)
+            if tokens is None or elements is None or "[" in target or name in self.vals.attributes:
+                self._drop(name)
+                continue
+            if target.endswith("+="):
+                before = self._elements(name) if name in self.vals.arrays else None
+                if before is None and name in self.env and name not in self.vals.arrays:
+                    before = [self.env[name]] if self.env[name] or name not in self.vals.unset else []
+                if before is None:
+                    self._drop(name)
+                    continue
+                elements = before + elements
+            if name in self.vals.readonly:
+                continue
+            self.vals.arrays[name] = elements
+            self.env[name] = elements[0] if elements else ""
+            self.vals.unset.discard(name)
+            self.vals.written.add(name)
 
     # -- files written and read on the same line ------------------------------------
 
@@ -1821,6 +2641,8 @@ _SCRIPT_RUNNERS = frozenset(
     }
 )
 _LOOP_HEADERS = frozenset({"for", "select"})
+# Words that open (+1) or close (-1) a compound command whose parts may not run.
+_NESTING = {"if": 1, "case": 1, "while": 1, "until": 1, "for": 1, "select": 1, "fi": -1, "esac": -1, "done": -1}
 
 
 def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]]:
@@ -1859,6 +2681,68 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
                     break
         loops.append((name.literal, words, tokens[j + 1 : end]))
     return loops
+
+
+_MAX_READINGS = 32
+_KEPT_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
+_FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
+
+
+def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
+    """The choices of the next reading after one that took ``taken`` (depth first), or None."""
+    for at in range(len(taken) - 1, -1, -1):
+        if taken[at] + 1 < options[at]:
+            return [*taken[:at], taken[at] + 1]
+    return None
+
+
+def _command_key(command: Command) -> tuple[object, ...]:
+    return (
+        command.name,
+        command.argv,
+        command.dynamic,
+        command.redirects,
+        command.stdin,
+        command.fed_by,
+        command.via,
+        command.code,
+        command.depth,
+        command.cwd,
+        command.indirect,
+    )
+
+
+_INPUTS = frozenset({"<", "<<<", "<<", "<<-"})
+
+
+def _loop_inputs(tokens: list[Token]) -> dict[int, list[tuple[str, Token | None]]]:
+    """The first token of each `while`/`until` condition (by id) → the input redirections after
+    the loop's `done` (the condition's `read` reads them: `while read d; do …; done <<< ~`)."""
+    heads: dict[int, list[tuple[str, Token | None]]] = {}
+    n = len(tokens)
+    for i, token in enumerate(tokens):
+        if token.kind != "word" or token.literal not in ("while", "until") or i + 1 >= n:
+            continue
+        if tokens[i + 1].kind != "word":
+            continue
+        level = 0
+        end = n
+        for k in range(i + 1, n):
+            if tokens[k].kind == "word" and tokens[k].literal == "do":
+                level += 1
+            elif tokens[k].kind == "word" and tokens[k].literal == "done":
+                level -= 1
+                if level <= 0:
+                    end = k
+                    break
+        given: list[tuple[str, Token | None]] = []
+        k = end + 1
+        while k + 1 < n and tokens[k].kind == "op" and tokens[k].value in REDIRECT_OPS and tokens[k + 1].kind == "word":
+            if tokens[k].value in _INPUTS:
+                given.append((tokens[k].value, tokens[k + 1]))
+            k += 2
+        heads[id(tokens[i + 1])] = given
+    return heads
 
 
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
@@ -1911,7 +2795,19 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 _NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
-_DEFAULTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9])(:?)([-=+])(.*)", re.DOTALL)
+_ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
+_ATTRIBUTES = frozenset("ilu")
+_LET_ASSIGNMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
+# A variable an arithmetic expression assigns: `x=`, `x+=` ... `x++`, `--x`.
+_ASSIGNED = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:(?:<<|>>|[-+*/%&|^])?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
+)
+_NAME_OR_DIGIT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
+_OPERAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
+_INDIRECT = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
+_DEFAULT = re.compile(r"(:?)([-=+?])")
+_BOUNDS = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 
 
 # One simple command of plain words: letters, digits and punctuation that neither the lexer nor

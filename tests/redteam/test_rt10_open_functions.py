@@ -20,7 +20,11 @@ from tests.redteam.harm import run_confined
 ALLOWED: list[tuple[str, str]] = []
 
 # today: a grantable ask (or an ask after stop 21's fix); harm is hardline-class
-ASKED: list[tuple[str, str]] = [
+# (merge of sec2's value model: the rest are ordinary assertions below)
+ASKED: list[tuple[str, str]] = []
+
+# fixed by sec2's value model merged with sec1's functions (read from literal input, ${!N})
+FIXED: list[tuple[str, str]] = [
     ('d=x; f() { read d <<< ~; }; f; rm -rf "$d"', "a function body's read sets the global d"),
     ('f() { local x; read x <<< "$1"; rm -rf "$x"; }; f ~', "read inside the body"),
     ('set -- a ~; i=2; rm -rf "${!i}"', "an indirect positional"),
@@ -34,12 +38,18 @@ def test_rt10_miss(engine: Engine, command: str, why: str) -> None:
     assert (verdict.decision, verdict.hardline) == ("deny", True), why
 
 
+@pytest.mark.parametrize(("command", "why"), FIXED)
+def test_rt10_fixed(engine: Engine, command: str, why: str) -> None:
+    verdict = judge(engine, command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), why
+
+
 LIVE = ['d=x; f() { read d <<< ~; }; f; rm -rf "$d"']
 
 
 @pytest.mark.parametrize("payload", LIVE)
 def test_rt10_payloads_are_live(tmp_path: Path, payload: str) -> None:
     """The payloads delete a fake home under a real bash (HOME and cwd under tmp_path)."""
-    assert payload in dict(ALLOWED + ASKED)
+    assert payload in dict(ALLOWED + ASKED + FIXED)
     home, _, _ = run_confined(tmp_path, payload)
     assert not home.exists(), payload

@@ -20,10 +20,6 @@ ALLOWED: list[tuple[str, str]] = []
 # today: a grantable ask (or an ask after stop 21's fix); harm is hardline-class
 ASKED: list[tuple[str, str]] = [
     (
-        "printf -v TAR_OPTIONS %s '\"--to-command=rm -rf ~\"'; export TAR_OPTIONS; tar xf a.tar",
-        "printf -v then export sets TAR_OPTIONS (an ask: printf -v's value is not read)",
-    ),
-    (
         "export TAR_OPTIONS; read -r TAR_OPTIONS <<< '\"--to-command=rm -rf ~\"'; tar xf a.tar",
         "export first, then read the value (an ask: read's value is not read)",
     ),
@@ -33,5 +29,20 @@ ASKED: list[tuple[str, str]] = [
 @pytest.mark.parametrize(("command", "why"), ALLOWED + ASKED)
 @pytest.mark.xfail(strict=True, reason="rt10: not a hardline deny today; bash runs hardline-class harm")
 def test_rt10_miss(engine: Engine, command: str, why: str) -> None:
+    verdict = judge(engine, command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), why
+
+
+# fixed by sec2's value model (printf -v of known words gives a known value)
+FIXED: list[tuple[str, str]] = [
+    (
+        "printf -v TAR_OPTIONS %s '\"--to-command=rm -rf ~\"'; export TAR_OPTIONS; tar xf a.tar",
+        "printf -v then export sets TAR_OPTIONS",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), FIXED)
+def test_rt10_fixed(engine: Engine, command: str, why: str) -> None:
     verdict = judge(engine, command)
     assert (verdict.decision, verdict.hardline) == ("deny", True), why
