@@ -17,7 +17,7 @@ workdir: work
 approvals:
   timeout: 0.5
 """
-HANDLERS = '''\
+HANDLERS = """\
 def echo(text: str) -> str:
     return text
 
@@ -32,7 +32,7 @@ def boom(message: str) -> str:
 
 def chart() -> list:
     return [{"type": "text", "text": "a chart"}, {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}]
-'''
+"""
 MANIFESTS = """\
 kind: Tool
 name: echo

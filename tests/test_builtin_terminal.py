@@ -63,9 +63,7 @@ def test_timeout_stops_the_whole_process_group_with_exit_124(engine: Engine, wor
     assert not marker.exists(), "a child of the timed-out command kept running"
 
 
-def test_only_allowlisted_variables_reach_the_child(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_only_allowlisted_variables_reach_the_child(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-1234567890abcdefghij")
     monkeypatch.setenv("MY_SERVICE_TOKEN", "t0k3n")
     monkeypatch.setenv("DB_PASSWORD", "hunter2")

@@ -29,7 +29,7 @@ from engine.definitions.build import StrictMemo
 from engine.definitions.strict import to_strict
 from tests.conftest import REPO
 
-HANDLERS = '''
+HANDLERS = """
 from pathlib import Path
 
 SEEN = []
@@ -43,7 +43,7 @@ def read(path: str, offset: int = 1, limit: int = 500, note: str | None = "n", o
 def save(target: str, name: str, tags: list | None = None) -> str:
     Path(target).write_text(name)
     return "saved"
-'''
+"""
 
 MANIFEST = """
 kind: Tool
@@ -107,6 +107,7 @@ def test_builtin_pack_is_strict_and_the_sdk_would_change_nothing() -> None:
         # The SDK's own strict helper (what pydantic_function_tool runs) finds nothing to change.
         params = copy.deepcopy(function["parameters"])
         assert _ensure_strict_json_schema(params, path=(), root=params) == function["parameters"]
+
     # Same shape as the SDK's own strict tool definitions.
     class Probe(pydantic.BaseModel):
         x: int
@@ -122,7 +123,7 @@ def test_optional_properties_become_required_and_nullable_unsupported_keywords_b
     params = read["function"]["parameters"]
     assert read["function"]["strict"] is True
     assert params["required"] == ["path", "offset", "limit", "note", "opts"] and params["additionalProperties"] is False
-    assert params["properties"]["path"] == {"type": "string", "description": '(minLength: 1)'}
+    assert params["properties"]["path"] == {"type": "string", "description": "(minLength: 1)"}
     assert params["properties"]["offset"] == {"type": ["integer", "null"], "minimum": 1, "description": "(default: 1)"}
     assert params["properties"]["note"] == {"type": ["string", "null"]}
     opts = params["properties"]["opts"]
@@ -222,9 +223,7 @@ def test_what_cannot_be_strict_says_why_located(
     assert any(w.path == pointer and said in w.message for w in found.reasons), found.reasons
 
 
-def test_config_strict_true_makes_a_tool_that_cannot_be_strict_a_load_error(
-    project: Path, runner: CliRunner
-) -> None:
+def test_config_strict_true_makes_a_tool_that_cannot_be_strict_a_load_error(project: Path, runner: CliRunner) -> None:
     config = project / "hermes-engine.yaml"
     config.write_text(config.read_text() + "openai: {strict: true}\n")
     result = runner.invoke(cli, ["validate", "--root", str(project), "--format", "json"])

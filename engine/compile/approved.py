@@ -380,7 +380,6 @@ class ApprovedFiles:
             ]
         return []
 
-
     def _expect(self, files: Mapping[str, Path], digests: Mapping[str, str]) -> None:
         from engine.compile.binding import EXPECTED_SOURCES  # noqa: PLC0415
 

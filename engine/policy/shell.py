@@ -572,9 +572,8 @@ class Analyzer(Follower, LinkFollower):
         commands those readings find (marked as read again: not the command as written). A loop
         that may be left early (a `break`, or a command known only at run time) is read again
         with its variable holding each of its words after it."""
-        fresh = (
-            self.env == _FRESH_ENV
-            and not (self.env.lost or self.aliases or self.namerefs or self.functions or self.hashed)
+        fresh = self.env == _FRESH_ENV and not (
+            self.env.lost or self.aliases or self.namerefs or self.functions or self.hashed
         )
         start = None if fresh else self._start()
         cwd, positional = self.cwd, self.positional
