@@ -600,6 +600,7 @@ class Engine:
                     if held is not None:
                         held.guarded = True
                         args = {**args, "input": memory.to_judge(held, args["input"]) or ""}
+                        session.shell = held.shell  # its lines are read from where the shell is
                 verdict = self._evaluator(snap).verdict(tool, args, session)
             except KeyboardInterrupt:
                 raise

@@ -13,9 +13,15 @@ needs approval. A file in the working directory changed since the session began 
 by its text on disk too, whoever wrote it.
 
 ``process write`` to a shell or an interpreter started in the background is buffered
-here per process: each complete line is judged with the shell's state so far (its
-directory after ``cd``, simple variables), and the partial line after the last newline is
-held -- never sent before it is judged.
+here per process: each complete line is judged with the shell's state so far, and the
+partial line after the last newline is held -- never sent before it is judged. The state
+(``ShellState``) is what the analyzer held after the lines sent before: functions (their
+bodies as tokens), ``hash``/``BASH_CMDS`` entries, aliases, variables with their readings
+and lost values, name references, positionals, the directory and ``pushd`` stack, file
+descriptors; a line is judged by an analyzer that starts from it (earlier lines are not
+read again). Where the readings of a line leave different states, what differs is unknown
+after it. A state past its bound, or left by a line the analyzer could not read, is lost:
+every later line to that shell needs approval that no grant covers.
 
 Everything is bounded (sessions, files, bytes, buffered input); what falls out of the
 bounds is remembered as unread, never as harmless. Thread-safe.
@@ -44,6 +50,7 @@ MAX_NAMES = 4096  # files remembered at all (past MAX_FILES: as unread), per ses
 MAX_BYTES = 4 * 1024 * 1024  # remembered content, per session
 MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
 MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
+MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Shells that read commands from their input, and interpreters whose lines are programs.
@@ -73,15 +80,147 @@ class Remembered:
     content: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ShellState:
+    """What a background shell holds after the lines it was sent, as the analyzer read them: a
+    later line is read by an analyzer that starts from it (see ``restore``). Copies only."""
+
+    start: tuple[object, ...]  # Analyzer._start(): variables, lost values, aliases, functions, hash...
+    cwd: str | None
+    positional: tuple[str, ...] | None
+    directories: tuple[str | None, ...]  # pushd's stack
+    values: tuple[object, ...]  # _Values: unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at
+    streams: tuple[object, ...]  # descriptors, sinks, sink, fetched
+    lost: str | None = None  # why the state is not known: every later line needs approval
+
+    def restore(self, analyzer: Any) -> None:
+        """Put ``analyzer`` where the shell is (before it reads a line)."""
+        analyzer.resumed = self
+        analyzer.plain_words = False  # the fast path reads no state
+        if self.lost is not None:
+            return  # see check
+        analyzer._begin(self.start)
+        analyzer.cwd = self.cwd
+        analyzer.positional = list(self.positional) if self.positional is not None else None
+        analyzer.directories = list(self.directories)
+        vals = analyzer.vals
+        unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at = self.values
+        vals.unset, vals.readonly, vals.written = set(unset), set(readonly), set(written)  # type: ignore[call-overload]
+        vals.arrays = {k: list(v) for k, v in arrays.items()}  # type: ignore[attr-defined]
+        vals.attributes = dict(attributes)  # type: ignore[call-overload]
+        vals.oldpwd, vals.oldpwd_at = oldpwd, oldpwd_at
+        descriptors, sinks, sink, fetched = self.streams
+        analyzer.descriptors = descriptors
+        analyzer.sinks = dict(sinks)  # type: ignore[call-overload]
+        analyzer.sink = sink
+        analyzer.fetched = fetched
+
+    def check(self) -> None:
+        """Raise (the line is past what can be read) when the state is lost."""
+        if self.lost is not None:
+            from engine.policy.shell import TooComplex  # noqa: PLC0415
+
+            raise TooComplex(f"the shell's state from earlier input is not known ({self.lost})")
+
+
+def shell_state_of(analyzer: Any, lost: str | None = None) -> ShellState:
+    """The state ``analyzer`` holds after reading lines, merged with the other readings it made
+    (``analyzer.ended``): what they leave different is unknown. Lost past MAX_STATE."""
+    for other in analyzer.ended or ():
+        lost = lost or _merge_state(analyzer, other)
+    vals = analyzer.vals
+    state = ShellState(
+        analyzer._start(),
+        analyzer.cwd,
+        tuple(analyzer.positional) if analyzer.positional is not None else None,
+        tuple(analyzer.directories),
+        (
+            frozenset(vals.unset),
+            frozenset(vals.readonly),
+            {k: tuple(v) for k, v in vals.arrays.items()},
+            frozenset(vals.written),
+            dict(vals.attributes),
+            vals.oldpwd,
+            vals.oldpwd_at,
+        ),
+        (analyzer.descriptors, dict(analyzer.sinks), analyzer.sink, analyzer.fetched),
+        lost,
+    )
+    if lost is None and _state_size(analyzer) > MAX_STATE:
+        return lost_state(f"more than {MAX_STATE} characters of functions, aliases and values")
+    return state
+
+
+def lost_state(reason: str) -> ShellState:
+    """A shell whose state is not known: every later line to it needs approval."""
+    return ShellState((), "$unknown", None, (), (), (), reason)
+
+
+def _merge_state(analyzer: Any, other: Any) -> str | None:
+    """Fold another reading's end state into ``analyzer``'s: a variable either leaves differently
+    is unknown (with both values remembered as lost), a function has the bodies of both. Returns
+    why the two cannot be folded (the state is then lost)."""
+    env, theirs = analyzer.env, other.env
+    for key in set(env) | set(theirs):
+        mine, their = env.get(key), theirs.get(key)
+        if mine != their:
+            if mine is not None:
+                del env[key]  # remembered as lost
+            held = env.lost.setdefault(key, [])
+            if their is not None and their not in held:
+                held.append(their)
+    for key, held_values in theirs.lost.items():
+        held = env.lost.setdefault(key, [])
+        held.extend(v for v in held_values if v not in held)
+    if analyzer.cwd != other.cwd:
+        analyzer.cwd = "$unknown"
+    if analyzer.positional != other.positional:
+        analyzer.positional = None
+    if analyzer.directories != other.directories:
+        analyzer.directories = []
+    for name, bodies in other.functions.items():
+        mine_bodies = analyzer.functions.setdefault(name, [])
+        mine_bodies.extend(b for b in bodies if all(b is not m for m in mine_bodies))
+    analyzer.namerefs |= other.namerefs
+    vals, their_vals = analyzer.vals, other.vals
+    vals.unset &= their_vals.unset
+    vals.readonly |= their_vals.readonly
+    vals.written |= their_vals.written
+    for key in set(vals.arrays) | set(their_vals.arrays):
+        if vals.arrays.get(key) != their_vals.arrays.get(key):
+            vals.arrays.pop(key, None)
+    for key in set(vals.attributes) | set(their_vals.attributes):
+        if vals.attributes.get(key) != their_vals.attributes.get(key):
+            vals.attributes.pop(key, None)
+    if (vals.oldpwd, vals.oldpwd_at) != (their_vals.oldpwd, their_vals.oldpwd_at):
+        vals.oldpwd = vals.oldpwd_at = None
+    analyzer.fetched = analyzer.fetched or other.fetched
+    for field_name in ("aliases", "alias_scopes", "kept", "references", "hashed", "descriptors", "sinks", "sink"):
+        if getattr(analyzer, field_name) != getattr(other, field_name):
+            return f"readings of a line leave its {field_name} different"
+    return None
+
+
+def _state_size(analyzer: Any) -> int:
+    size = sum(len(k) + len(v) for k, v in analyzer.env.items())
+    size += sum(len(k) + sum(map(len, v)) for k, v in analyzer.env.lost.items())
+    size += sum(len(k) + len(v) for k, v in analyzer.aliases.items())
+    size += sum(len(k) + len(v) for k, v in analyzer.hashed.items())
+    size += sum(len(k) + sum(map(len, v)) for k, v in analyzer.vals.arrays.items())
+    size += sum(len(str(d)) for d in analyzer.directories) + sum(map(len, analyzer.positional or ()))
+    size += len(analyzer.descriptors or "") + sum(len(k) + len(v) for k, v in analyzer.sinks.items())
+    for name, bodies in analyzer.functions.items():
+        size += len(name) + sum(len(t.value) + 1 for body in bodies for t in body)
+    return size
+
+
 @dataclass(slots=True)
 class ProcessInput:
     """A background shell's or interpreter's input: the held partial line and the shell's state."""
 
     kind: str  # "shell" or an interpreter's language
     pending: str = ""
-    cwd: str | None = None  # the shell's directory, in the analyzer's key space
-    env: dict[str, str] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # `alias g='gh auth'` written earlier
+    shell: ShellState | None = None  # what the shell's earlier lines left (None: a fresh shell)
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
 
@@ -221,10 +360,13 @@ class SessionMemory:
         if kind is None:
             return
         files = self.session(session_id)
+        state = ProcessInput(kind)
+        if cwd and kind == "shell":
+            state.shell = _after(None, f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n", EMPTY)
         with self._lock:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
-            files.processes[process_id] = ProcessInput(kind, cwd=posixpath.normpath(cwd) if cwd else None)
+            files.processes[process_id] = state
 
     def process(self, session_id: str | None, process_id: Any) -> ProcessInput | None:
         if not isinstance(process_id, str):
@@ -232,8 +374,8 @@ class SessionMemory:
         return self.session(session_id).processes.get(process_id)
 
     def to_judge(self, state: ProcessInput, data: str) -> str | None:
-        """The command text a write of ``data`` runs (its complete lines with the state before
-        them), or None when it completes no line (nothing is sent)."""
+        """The command text a write of ``data`` runs (its complete lines; a shell's are judged
+        from ``state.shell``: see SessionView.shell), or None when it completes no line."""
         lines, _ = _cut(state, state.pending + data)
         if not lines:
             return None
@@ -241,7 +383,7 @@ class SessionMemory:
             from engine.runtime.code import inline_command  # noqa: PLC0415
 
             return inline_command(state.kind, lines)
-        return shell_state(state) + lines
+        return lines
 
     def judged(self, state: ProcessInput, data: str) -> None:
         """The gate judged a write of ``data`` and let it through: its lines may be sent."""
@@ -267,20 +409,24 @@ class SessionMemory:
                 state.judged.remove(lines)
             state.pending = rest
         if state.kind == "shell":
-            _advance(state, lines, programs)
+            shell = _after(state.shell, lines, programs)
+            with self._lock:
+                state.shell = shell
         return lines
 
 
 class SessionView:
     """What one check reads from its session: remembered files, and files on disk."""
 
-    __slots__ = ("_lock", "_real", "files", "workdir")
+    __slots__ = ("_lock", "_real", "files", "shell", "workdir")
 
     def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
         self.files = files
         self.workdir = workdir
         self._lock = lock
         self._real: str | None = None
+        # The background shell a `process write` is judged for: its lines are read from there.
+        self.shell: ShellState | None = None
 
     def links(self) -> dict[str, str]:
         """The second names the session made, under every key the analyzer may look them up by
@@ -296,8 +442,9 @@ class SessionView:
         return out
 
     def mentioned(self, text: str) -> bool:
-        """Whether ``text`` may run a file this view knows (a fast-path test: no parse)."""
-        if "/" in text:
+        """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
+        name the shell it is written to defined (then it is read)."""
+        if "/" in text or self.shell is not None:
             return True
         names = self.files.names
         return bool(names) and any(name in text for name in names)
@@ -483,20 +630,6 @@ def _incomplete(lines: str) -> bool:
     return depth > 0
 
 
-def shell_state(state: ProcessInput) -> str:
-    """A prefix that puts a fresh line where the shell is: its directory and its variables."""
-    parts = []
-    if state.cwd == "$unknown":
-        parts.append('cd -- "$__unknown_directory" && ')
-    elif state.cwd:
-        parts.append(f"cd -- {_tilde_word(state.cwd)} && ")
-    for name, value in state.env.items():
-        parts.append(f"{name}={shlex.quote(value)}; ")
-    for name, value in state.aliases.items():
-        parts.append(f"alias {shlex.quote(name + '=' + value)}; ")
-    return "".join(parts)
-
-
 def _tilde_word(path: str) -> str:
     head, sep, rest = path.partition("/")
     if re.fullmatch(r"~[A-Za-z0-9._-]*", head):
@@ -504,24 +637,18 @@ def _tilde_word(path: str) -> str:
     return shlex.quote(path)
 
 
-def _advance(state: ProcessInput, lines: str, programs: ProgramTable) -> None:
-    """Follow the shell's directory and variables through ``lines`` it is about to run."""
+def _after(shell: ShellState | None, lines: str, programs: ProgramTable) -> ShellState:
+    """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read)."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
+    if shell is not None and shell.lost is not None:
+        return shell  # lost for good: what the shell holds is past knowing
     analyzer = Analyzer(programs)
-    analyzer.cwd = state.cwd
-    analyzer.env.update(state.env)
-    analyzer.aliases.update(state.aliases)
+    if shell is not None:
+        shell.restore(analyzer)
+    analyzer.ended = []
     try:
         analyzer.analyze(lines)
-    except Exception:
-        state.cwd = "$unknown"
-        state.env.clear()
-        return
-    state.cwd = analyzer.cwd
-    aliases = analyzer.aliases
-    state.aliases = aliases if len(aliases) <= 256 and sum(map(len, aliases.values())) <= MAX_PENDING else {}
-    env = {k: v for k, v in analyzer.env.items() if k != "HOME"}
-    if len(env) > 256 or sum(len(v) for v in env.values()) > MAX_PENDING:
-        env = {}
-    state.env = env
+    except Exception as exc:
+        return lost_state(f"a line it ran could not be read: {exc}"[:200])
+    return shell_state_of(analyzer)

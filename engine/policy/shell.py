@@ -52,7 +52,7 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any
 
-    from engine.policy.session_memory import SessionView
+    from engine.policy.session_memory import SessionView, ShellState
 
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
@@ -479,6 +479,11 @@ class Analyzer(Follower, LinkFollower):
     taken: list[int]  # the option taken at each
     breaking = False  # this reading takes loops for left early: see _readings
     declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
+    # A background shell's input (session_memory.ShellState): what its earlier lines left (its
+    # functions, variables, directory...) is where every reading of this line starts. `ended`,
+    # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
+    resumed: ShellState | None = None
+    ended: list[Analyzer] | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -535,6 +540,8 @@ class Analyzer(Follower, LinkFollower):
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
         self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
         self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
+        if session is not None and session.shell is not None:
+            session.shell.restore(self)
 
     def _tokens(self, text: str) -> list[Token]:
         """tokenize(text), once per text on the line. Under a token budget (a long line) every
@@ -572,6 +579,8 @@ class Analyzer(Follower, LinkFollower):
         commands those readings find (marked as read again: not the command as written). A loop
         that may be left early (a `break`, or a command known only at run time) is read again
         with its variable holding each of its words after it."""
+        if self.resumed is not None:
+            self.resumed.check()  # a shell whose state is lost: nothing written to it can be read
         fresh = self.env == _FRESH_ENV and not (
             self.env.lost or self.aliases or self.namerefs or self.functions or self.hashed
         )
@@ -590,6 +599,8 @@ class Analyzer(Follower, LinkFollower):
                 script = []
             while script is not None and readings < _MAX_READINGS:
                 other = Analyzer(self.programs, self.session)
+                if self.resumed is not None and other.resumed is None:
+                    self.resumed.restore(other)
                 other.lexed = self.lexed
                 other.cwd, other.positional = cwd, positional
                 if start is not None:
@@ -600,6 +611,8 @@ class Analyzer(Follower, LinkFollower):
                     other._analyze(text, 0, ())
                 finally:
                     self._merge_reading(other, seen)
+                    if self.ended is not None:
+                        self.ended.append(other)
                 script = _next_script(other.taken, other.options)
                 readings += 1
             if script is not None:
