@@ -36,7 +36,9 @@ ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
 ENGINE_PARENT = "engine_parent"
 # Classes a word belongs to only when it holds an expansion (`$`, a backtick): the fast path
 # never skips such a text, so a matcher testing only these needs no trigger.
-EXPANSION_CLASSES = frozenset({"variable", "computed"})
+# `computed_source`: `computed` except a substitution that only lists the working tree (see
+# lists_tree): what a program that prints files reads from, when only the run says where.
+EXPANSION_CLASSES = frozenset({"variable", "computed", "computed_source"})
 COMPUTED_CLASSES = (
     frozenset({"relative", "escapes_workdir", "absolute", "remote", "url", "workdir", ENGINE_PARENT})
     | EXPANSION_CLASSES
@@ -83,6 +85,39 @@ _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
 # A fresh temporary file or the working directory, named by the command that makes or prints it.
 _FRESH = re.compile(r"^\$\((?:mktemp|pwd)\b[^()$`;|&<>]*\)(?:/[^$`]*)?$")
 _FORM_FILE = re.compile(r"^[\w.-]+=[@<](.+)$")
+# A word that is one substitution running a program that only lists names of the working tree
+# (see lists_tree): git's index, find or ls below relative folders.
+_SUBSTITUTION = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)$")
+_LISTER = re.compile(r"^\s*(git\s+ls-files|git\s+diff\s+--name-only|find|ls)(?=\s|$)(.*)$", re.S)
+_LISTED_WORD = re.compile(r"""^(?:-[\w-]+|'[\w.*?\[\]{}/ -]*'|"[\w.*?\[\]{}/ -]*"|[\w.*?\[\]{}/-]+)$""")
+# What makes a lister print more than names below where it runs: symbolic links followed or
+# printed (`ls -l` shows targets), text of its own (`-printf`, `--format`), prefixes, other trees.
+_LISTER_OPTION = re.compile(
+    r"^-(?:L|H|P|follow|exec\w*|ok\w*|printf|fprint\w*|fls|ls|delete|newer\w*|files0-from|C|c|-format.*|"
+    r"-.*prefix.*|-git-dir.*|-work-tree.*|-full-name|-abbrev.*)$"
+)
+_LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
+
+
+def lists_tree(word: str) -> bool:
+    """Whether ``word`` is `$(LISTER ...)` whose output names only files below the working
+    directory: `git ls-files`, `git diff --name-only`, `find` of relative folders, plain `ls`
+    (no `..`, no absolute or home paths, nothing that prints link targets or text of its own).
+    Its words are read like a glob of the tree (a link in the tree is judged where words land)."""
+    found = _SUBSTITUTION.match(word)
+    if found is None:
+        return False
+    lister = _LISTER.match(found.group(1) if found.group(1) is not None else found.group(2))
+    if lister is None:
+        return False
+    program, rest = lister.groups()
+    for part in rest.split():
+        text = part.strip("'\"")
+        if not _LISTED_WORD.match(part) or ".." in text or text.startswith("/"):
+            return False
+        if part.startswith("-") and (_LISTER_OPTION.match(part) or (program == "ls" and not _LS_OPTION.match(part))):
+            return False
+    return True
 
 
 class GlobError(ValueError):
@@ -492,6 +527,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
             _FRESH.match(text) and ".." not in text
         ):
             computed.add("computed")
+            if not lists_tree(text):
+                computed.add("computed_source")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):

@@ -29,12 +29,16 @@ def planted(work: Path, fake_home: Path) -> Path:
     return key
 
 
-SHELL = "shell analyzer (sec*): a path read from a work-tree file at run time -- $(cat FILE), xargs < FILE"
 PROGRAM = "local runtime: a program that reads the path it opens from a file (SECURITY.md: use the sandbox runtime)"
 
 CASES = [
-    pytest.param("terminal", {"command": "cat $(cat cfg.txt)"}, marks=pytest.mark.xfail(strict=True, reason=SHELL)),
-    pytest.param("terminal", {"command": "xargs cat < cfg.txt"}, marks=pytest.mark.xfail(strict=True, reason=SHELL)),
+    # a printing program given a path only the run knows (read_computed_path): an ask
+    pytest.param("terminal", {"command": "cat $(cat cfg.txt)"}),
+    pytest.param("terminal", {"command": "cat `cat cfg.txt`"}),
+    pytest.param("terminal", {"command": "xargs cat < cfg.txt"}),
+    pytest.param("terminal", {"command": "cat cfg.txt | xargs base64"}),
+    pytest.param("terminal", {"command": "X=$(cat cfg.txt); cat $X"}),
+    pytest.param("terminal", {"command": "cp $(cat cfg.txt) copy.txt && cat copy.txt"}),
     # a loop reading its variable from a file: the value is known only at run time (an ask)
     pytest.param("terminal", {"command": 'while read -r p; do cat "$p"; done < cfg.txt'}),
     pytest.param(
@@ -51,6 +55,57 @@ def test_a_key_whose_path_is_read_from_a_file_is_not_printed(
 ) -> None:
     result = work_engine.call(tool, args)
     assert KEY not in str(result.output) + str(result.error)
+    if tool == "terminal":
+        assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat $(cat cfg.txt)", "xargs cat < cfg.txt", "cp $(cat cfg.txt) copy.txt && cat copy.txt"],
+)
+def test_the_payload_prints_the_key_unguarded(tmp_path: Path, command: str) -> None:
+    # The harm the cases above stop: under a real bash in a temp HOME and work tree, it is printed.
+    from tests.redteam.harm import SECRET, run_confined  # noqa: PLC0415
+
+    home = tmp_path / "live" / "home"  # where run_confined makes the fake HOME
+    payload = f"echo {home}/.ssh/id_ed25519 > cfg.txt; {command}"
+    _, _, printed = run_confined(tmp_path, payload)
+    assert SECRET in printed
+
+
+# Listings of the working tree stay allowed and run (a link in the tree is judged where it lands).
+TREE_LISTINGS = [
+    "cat $(git ls-files)",
+    "grep -n TODO $(git ls-files '*.py')",
+    "head -n 2 $(find . -name '*.md')",
+    "cat `ls`",
+    "for f in *.md; do cat \"$f\"; done",
+]
+
+
+@pytest.mark.parametrize("command", TREE_LISTINGS)
+def test_a_listing_of_the_work_tree_is_read_like_a_glob(work_engine: Engine, work: Path, command: str) -> None:
+    (work / "a.md").write_text("hello\n")
+    assert work_engine.check(command).decision == "allow", command
+    result = work_engine.call("terminal", {"command": "git init -q . 2>/dev/null; git add a.md; " + command})
+    assert result.ok, result.output
+
+
+# Decided (docs/policies.md): names read from input nobody can see are unknown, whoever lists them.
+STILL_ASKED = [
+    "find . -name '*.py' | xargs grep -n foo",
+    "xargs grep foo < files.txt",
+    "cat $(ls -l)",
+    "cat $(find . -printf '%l')",
+    "cat $(git ls-files ../other)",
+    "cat $(find ~ -name id_ed25519)",
+    'tail -f "$LOG"',
+]
+
+
+@pytest.mark.parametrize("command", STILL_ASKED)
+def test_names_from_unseen_input_are_asked(work_engine: Engine, command: str) -> None:
+    assert work_engine.check(command).decision == "ask", command
 
 
 @pytest.mark.xfail(
