@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.harm import SECRET, run_confined
 
 KEY = "b3BlbnNzaC1rZXktdjEAAAAA-rt11-open"
 
@@ -65,8 +66,6 @@ def test_a_key_whose_path_is_read_from_a_file_is_not_printed(
 )
 def test_the_payload_prints_the_key_unguarded(tmp_path: Path, command: str) -> None:
     # The harm the cases above stop: under a real bash in a temp HOME and work tree, it is printed.
-    from tests.redteam.harm import SECRET, run_confined  # noqa: PLC0415
-
     home = tmp_path / "live" / "home"  # where run_confined makes the fake HOME
     payload = f"echo {home}/.ssh/id_ed25519 > cfg.txt; {command}"
     _, _, printed = run_confined(tmp_path, payload)
@@ -79,7 +78,7 @@ TREE_LISTINGS = [
     "grep -n TODO $(git ls-files '*.py')",
     "head -n 2 $(find . -name '*.md')",
     "cat `ls`",
-    "for f in *.md; do cat \"$f\"; done",
+    'for f in *.md; do cat "$f"; done',
 ]
 
 
