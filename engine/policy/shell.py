@@ -853,6 +853,15 @@ class Analyzer(Follower, LinkFollower):
             elif seg.kind == SUB:
                 subs.append(seg.text)
                 value = self._static_output(seg.text)
+                if value is None and (fresh := _FRESH_OUTPUT.match(seg.text)) and self._redefines(fresh.group(1)):
+                    # `pwd() { echo ~; }; … $(pwd)`: not the program paths read as a fresh place
+                    fields[-1].append(f"$(redefined {fresh.group(1)})")
+                    dynamic = True
+                    continue
+                if value is None and _PWD_ONLY.fullmatch(seg.text):
+                    # `$(pwd)` is $PWD: where the shell is
+                    kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
+                    value = self._variable("PWD", split and not kept)
                 if value is None:
                     fields[-1].append(f"$({seg.text})")
                     dynamic = True
@@ -927,6 +936,10 @@ class Analyzer(Follower, LinkFollower):
         if direction == ">":
             self.sinks[path] = script
         return _Word([path], False, False, [script])
+
+    def _redefines(self, name: str) -> bool:
+        """Whether the line made the builtin ``name`` run something else (a function, alias, hash)."""
+        return name in self.functions or name in self.aliases or name in self.hashed
 
     def _static_output(self, script: str) -> str | None:
         """What `$(echo rm)` prints, when that is knowable without running anything."""
@@ -2757,6 +2770,8 @@ def _loop_inputs(tokens: list[Token]) -> dict[int, list[tuple[str, Token | None]
     return heads
 
 
+_PWD_ONLY = re.compile(r"\s*pwd(?:\s+-[LP])?\s*")
+_FRESH_OUTPUT = re.compile(r"\s*(pwd|mktemp)\b")  # what paths.py reads as a fresh place ($(mktemp))
 _POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
 
 
