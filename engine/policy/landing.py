@@ -132,6 +132,21 @@ class Walk:
         """Whether ``directory/name`` (a real directory) is a symbolic link."""
         return self._kind(directory, name) == _LINK
 
+    def hard_linked(self, path: str) -> bool:
+        """Whether ``path`` (absolute, normal, inside the areas) is a regular file with more than
+        one name (hard links): another name may be a secret's. Only an entry its directory lists
+        as a file or a link is asked (one stat; nothing for flags and names that do not exist)."""
+        if not path.startswith(self._finder._any_prefix):
+            return False
+        directory, name = posixpath.split(path)
+        if not name or self._kind(directory, name) not in (_OTHER, _LINK):
+            return False
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
     def landing(self, path: str) -> str | None:
         """The real path of ``path`` when a symbolic link is on its way; None when there is
         none (or the path stops existing first, or lies outside the areas)."""

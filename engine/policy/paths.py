@@ -39,8 +39,12 @@ ENGINE_PARENT = "engine_parent"
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
 EXPANSION_CLASSES = frozenset({"variable", "computed", "computed_source"})
+# A regular file with more than one name (hard links): what it holds may be a secret's under
+# another name (engine.policy.hardlinks checks the names for the file tools; a check of a
+# terminal line does not walk the tree, so each such file is unknown).
+HARD_LINKED = "hard_linked"
 COMPUTED_CLASSES = (
-    frozenset({"relative", "escapes_workdir", "absolute", "remote", "url", "workdir", ENGINE_PARENT})
+    frozenset({"relative", "escapes_workdir", "absolute", "remote", "url", "workdir", ENGINE_PARENT, HARD_LINKED})
     | EXPANSION_CLASSES
     | ENGINE_CLASSES
 )
@@ -96,6 +100,7 @@ _LISTER_OPTION = re.compile(
     r"^-(?:L|H|P|follow|exec\w*|ok\w*|printf|fprint\w*|fls|ls|delete|newer\w*|files0-from|C|c|-format.*|"
     r"-.*prefix.*|-git-dir.*|-work-tree.*|-full-name|-abbrev.*)$"
 )
+_HARD_LINKED_FORM = frozenset({HARD_LINKED})
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
 
@@ -822,6 +827,8 @@ class PathClassifier:
                 found = self._at(landing)
                 if found:
                     forms.append(found)
+            if walk.hard_linked(normal):
+                forms.append(_HARD_LINKED_FORM)
         if len(forms) == 1:
             return lexical
         return Classes(forms)

@@ -119,16 +119,39 @@ def test_a_recursive_grep_of_the_work_tree_does_not_print_its_env(work_engine: E
     assert "hunter2" not in str(result.output) + str(result.error)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="policy (paths/landing): a terminal word naming a file with other names (hard links) is judged by its "
-    "spelling; the file tools check the inode (engine.policy.hardlinks), the terminal's classifier does not stat words",
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat k",
+        "base64 k",
+        "cp k copy.txt && cat copy.txt",
+        "head -c 99 ./k",
+        "cat lk",
+        "xxd sub/../k",
+        "sort < k",
+        "awk 1 k",
+    ],
 )
-@pytest.mark.parametrize("command", ["cat k", "base64 k", "cp k copy.txt && cat copy.txt"])
 def test_a_hard_link_to_the_key_is_not_printed_by_the_terminal(
     work_engine: Engine, planted: Path, work: Path, command: str
 ) -> None:
+    # A file with another name is judged as unknown (hard_linked): an ask, with nobody to approve.
     os.link(planted, work / "k")
+    (work / "lk").symlink_to("k")
+    (work / "sub").mkdir()
     result = work_engine.call("terminal", {"command": command, "timeout": 10})
     printed = str(result.output) + str(result.error)
     assert KEY not in printed and "b3BlbnNz" not in printed and "LS0tLS1CRUdJTi" not in printed
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+
+
+def test_the_hard_link_prints_the_key_unguarded(tmp_path: Path) -> None:
+    home = tmp_path / "live" / "home"  # where run_confined makes the fake HOME
+    _, _, printed = run_confined(tmp_path, f"ln {home}/.ssh/id_ed25519 k && cat k")
+    assert SECRET in printed
+
+
+def test_a_file_with_one_name_is_read(work_engine: Engine, work: Path) -> None:
+    (work / "notes.txt").write_text("hello\n")
+    result = work_engine.call("terminal", {"command": "cat notes.txt && base64 notes.txt"})
+    assert result.ok and "hello" in str(result.output)
