@@ -101,6 +101,7 @@ _LISTER_OPTION = re.compile(
     r"-.*prefix.*|-git-dir.*|-work-tree.*|-full-name|-abbrev.*)$"
 )
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
+_MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
 
@@ -810,6 +811,8 @@ class PathClassifier:
 
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
         lexical = self._lexical(word)
+        if walk is not None and "computed" in lexical and "computed_source" not in lexical:
+            return self._listed(word, lexical)
         where = self._where(word)
         if where is None:
             local = local_reading(word, urls=False)
@@ -832,6 +835,49 @@ class PathClassifier:
         if len(forms) == 1:
             return lexical
         return Classes(forms)
+
+    def _listed(self, word: str, lexical: frozenset[str]) -> frozenset[str]:
+        """A listing of the tree (lists_tree): the names it prints are the tree's, so it is judged
+        as each of them would be by where it lands -- the links in the listed folders (where they
+        lead) and the files with other names (hard_linked). Past _MAX_LISTED entries, or a folder
+        that cannot be read, it is a path only the run knows (computed_source)."""
+        places = self.places
+        assert places is not None
+        found = _SUBSTITUTION.match(word)
+        assert found is not None
+        listing = found.group(1) if found.group(1) is not None else found.group(2)
+        words = listing.split()
+        args = [w.strip("'\"") for w in words[1:]]
+        if words[0] == "find":  # its start points: the words before the expression
+            starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), args))
+        elif words[0] == "ls":
+            starts = [w for w in args if not w.startswith("-")]
+        else:  # git: its pathspecs are inside the tree; the whole of it is read
+            starts = []
+        unknown = Classes([lexical, frozenset({"computed_source"})])
+        pending = [posixpath.normpath(posixpath.join(places.cwd, s)) for s in starts or ["."]]
+        forms = [lexical]
+        seen = 0
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if seen > _MAX_LISTED:
+                            return unknown
+                        if entry.is_symlink():
+                            at = self._at(os.path.realpath(entry.path))
+                            if at:
+                                forms.append(at)
+                        elif entry.is_dir():
+                            if entry.name != ".git" or words[0] != "git":
+                                pending.append(entry.path)
+                        elif entry.stat(follow_symlinks=False).st_nlink > 1:
+                            forms.append(_HARD_LINKED_FORM)
+            except OSError:
+                return unknown  # not a folder (`ls *.md`, a file), or not readable now
+        return Classes(forms) if len(forms) > 1 else lexical
 
     def secret_names(self) -> list[str]:
         """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect

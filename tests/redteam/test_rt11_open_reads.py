@@ -90,6 +90,19 @@ def test_a_listing_of_the_work_tree_is_read_like_a_glob(work_engine: Engine, wor
     assert result.ok, result.output
 
 
+@pytest.mark.parametrize("command", ["cat $(ls)", "cat `git ls-files`", "base64 $(find . -type f)"])
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_listing_of_a_tree_holding_a_link_to_the_key_is_asked(
+    work_engine: Engine, planted: Path, work: Path, command: str, link: str
+) -> None:
+    # A program planted a link to the key in the tree: the listing is judged by where its names land.
+    (work / "k").symlink_to(planted) if link == "symbolic" else os.link(planted, work / "k")
+    result = work_engine.call("terminal", {"command": "git init -q . 2>/dev/null; git add -A; " + command})
+    printed = str(result.output) + str(result.error)
+    assert KEY not in printed and "b3BlbnNz" not in printed and "LS0tLS1CRUdJTi" not in printed
+    assert not result.ok
+
+
 # Decided (docs/policies.md): names read from input nobody can see are unknown, whoever lists them.
 STILL_ASKED = [
     "find . -name '*.py' | xargs grep -n foo",
