@@ -105,6 +105,14 @@ _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathCla
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
 
+def _links_of(path: str) -> int:
+    """How many names the file at ``path`` has (2 when it cannot be read now: unknown is not one)."""
+    try:
+        return os.stat(path).st_nlink
+    except OSError:
+        return 2
+
+
 def lists_tree(word: str) -> bool:
     """Whether ``word`` is `$(LISTER ...)` whose output names only files below the working
     directory: `git ls-files`, `git diff --name-only`, `find` of relative folders, plain `ls`
@@ -855,9 +863,28 @@ class PathClassifier:
         else:  # git: its pathspecs are inside the tree; the whole of it is read
             starts = []
         unknown = Classes([lexical, frozenset({"computed_source"})])
-        pending = [posixpath.normpath(posixpath.join(places.cwd, s)) for s in starts or ["."]]
+        pending = []
         forms = [lexical]
         seen = 0
+        for start in starts or ["."]:
+            path = posixpath.normpath(posixpath.join(places.cwd, start))
+            if not _GLOB_CHARS.intersection(start):
+                pending.append(path)
+                continue
+            import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words list globs)
+
+            for match in globbing.iglob(path):  # `ls *.txt`: each match, a folder listed in turn
+                seen += 1
+                if seen > _MAX_LISTED:
+                    return unknown
+                if os.path.isdir(match) and not os.path.islink(match):
+                    pending.append(match)
+                elif os.path.islink(match):
+                    at = self._at(os.path.realpath(match))
+                    if at:
+                        forms.append(at)
+                elif _links_of(match) > 1:
+                    forms.append(_HARD_LINKED_FORM)
         while pending:
             folder = pending.pop()
             try:

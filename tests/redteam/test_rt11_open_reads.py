@@ -78,6 +78,7 @@ TREE_LISTINGS = [
     "grep -n TODO $(git ls-files '*.py')",
     "head -n 2 $(find . -name '*.md')",
     "cat `ls`",
+    "cat $(ls *.md) > all.txt",
     'for f in *.md; do cat "$f"; done',
 ]
 
@@ -112,6 +113,12 @@ STILL_ASKED = [
     "cat $(git ls-files ../other)",
     "cat $(find ~ -name id_ed25519)",
     'tail -f "$LOG"',
+    # near misses of other families (test_protected_paths, test_planted_files) that copy or print
+    # names only the run knows: asked since read_computed_path
+    "git ls-files | xargs sed -n 1p",
+    'cp "$F" build/',
+    "find . -name '*.log' | xargs -I{} cp {} logs/",
+    "ls | xargs -I XX cp XX backup/",
 ]
 
 
