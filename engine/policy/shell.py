@@ -570,6 +570,9 @@ class Analyzer(Follower, LinkFollower):
         # What `exec N<<< ...` / `exec N< file` gave a file descriptor: a later `<&N` reads it.
         self.descriptors: str | None = None
         self.exec_input: str | None = None  # see _simple: `exec < FILE` (its text, when known)
+        self.printing: list[str] | None = None  # what a function call's commands print (see _simple)
+        self.history: list[str] = []  # commands `history -s` added (see _fix_command)
+        self.expanding: set[str] = set()  # aliases whose text is being read as a line (see _alias_reading)
         self.exec_reads: list[tuple[str, str]] = []  # and the files it reads
         # `set -k` (keyword) was read: a NAME=VALUE word after a command's name is in its environment
         # too (`set -k; tar xf a.tar TAR_OPTIONS=--to-command=…`).
@@ -815,7 +818,9 @@ class Analyzer(Follower, LinkFollower):
                     given = heads.get(id(raw.words[0])) if raw.words else None
                     if given and not any(op in _INPUTS for op, _ in raw.redirects):
                         raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
-            self._pipeline(pipelines[k], depth, via)
+            printed = self._pipeline(pipelines[k], depth, via)
+            if printed is not None and self.printing is not None:
+                self.printing.append(printed)
             k += 1
             if self.kept is not kept:
                 # `alias if='rm -rf'`: the rest is read again with that word a command's
@@ -1243,6 +1248,9 @@ class Analyzer(Follower, LinkFollower):
             redirects = [*redirects, *self.exec_reads]
         looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
         self.vals.input = None if literal is None else (literal, looped, literal is piped)
+        printing = self.printing
+        if self.functions and argv[0] in self.functions:
+            self.printing = []
         if not self.keyword and (
             ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
         ):
@@ -1253,6 +1261,11 @@ class Analyzer(Follower, LinkFollower):
             self.vals.input = None
             self.vals.here = here
         output = self._output(stages[-1] if stages else None, stdin)
+        if self.printing is not printing:
+            # a function's call prints what its body's commands print (`f | bash`)
+            if output is None and self.printing:
+                output = "".join(self.printing)
+            self.printing = printing
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
@@ -1427,13 +1440,14 @@ class Analyzer(Follower, LinkFollower):
                     and argv[0] not in self.calling
                     and all(s.name == "time" for s in stages[:-1])
                 ):
+                    reads = [(op, target) for op, target in redirects if op in ("<", "<>")]
                     if argv[0] in _BASH_BUILTINS:
                         start = self._state()
-                        self._call_function(argv, dynamic, depth, via)
+                        self._call_function(argv, dynamic, depth, via, stdin, reads)
                         shadowed = self._state()
                         self._restore(start)
                     else:
-                        self._call_function(argv, dynamic, depth, via)
+                        self._call_function(argv, dynamic, depth, via, stdin, reads)
                 # A `cd` a wrapper runs (`sudo cd`) moves nothing; under `builtin`/`command` it moves this
                 # shell (found by rt6: `builtin cd /; rm -rf etc` was allowed).
                 if len(stages) == 1 or all(s.name in _SAME_SHELL for s in stages[:-1]):
@@ -1452,6 +1466,10 @@ class Analyzer(Follower, LinkFollower):
                         self.cwd = self.directories.pop() if known else "$unknown"
                     elif name == "alias":
                         self._define_aliases(argv, dynamic, via)
+                    elif name == "history" and len(argv) > 2 and argv[1] == "-s":
+                        self.history.append(" ".join(argv[2:]))  # `history -s 'rm -rf ~'`: a later `fc -s` runs it
+                    elif name == "fc":
+                        self._fix_command(argv, depth, via)
                     elif name == "hash":
                         self._hash(argv, dynamic)
                     elif name in _ARITHMETIC_NAMES:
@@ -1620,13 +1638,40 @@ class Analyzer(Follower, LinkFollower):
                 else:
                     self.env[name] = saved
 
-    def _call_function(self, argv: list[str], dynamic: list[bool], depth: int, via: tuple[str, ...]) -> None:
+    def _fix_command(self, argv: list[str], depth: int, via: tuple[str, ...]) -> None:
+        """`fc [-e EDITOR] …` runs EDITOR on a file (`fc -e 'rm -rf ~'`), then the commands it held:
+        the history entries the line added (`history -s …; fc -s`). `fc -l` only lists."""
+        options = [a for a in argv[1:] if a.startswith("-")]
+        if any("l" in a for a in options if a != "-e"):
+            return
+        editor = next((argv[k + 1] for k in range(1, len(argv) - 1) if argv[k] == "-e"), None)
+        if editor is not None and editor != "-" and "-s" not in options:
+            self.analyze(f"{editor} /tmp/bash-fc.tmp", depth=depth + 1, via=(*via, "fc"))
+        for entry in self.history:
+            self.analyze(entry, depth=depth + 1, via=(*via, "fc"))
+
+    def _call_function(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        depth: int,
+        via: tuple[str, ...],
+        stdin: str = "",
+        reads: list[tuple[str, str]] | None = None,
+    ) -> None:
         """`f() { gh "$@"; }; f auth token` runs `gh auth token`: each body given the function is
         read again with the call's arguments as its positional parameters (an argument known
-        only at run time stays unknown there)."""
+        only at run time stays unknown there). The call's input (``stdin``, the files it ``reads``)
+        is its commands' (`f() { bash; }; f <<< 'rm -rf ~'`), as after `exec <` (see _simple)."""
         name = argv[0]
         bodies = self.functions[name]
         self.calling.add(name)
+        saved = self.exec_input, self.exec_reads
+        if stdin:
+            self.exec_input = stdin
+        if reads:
+            self.exec_reads = [*self.exec_reads, *reads]
+        given = self.exec_input, self.exec_reads
         try:
             if len(bodies) == 1:
                 self._read_body(bodies[0], depth + 1, (*via, name), (argv[1:], dynamic[1:]))
@@ -1643,6 +1688,10 @@ class Analyzer(Follower, LinkFollower):
                 self._merge(end)
         finally:
             self.calling.discard(name)
+            if self.exec_input is given[0]:
+                self.exec_input = saved[0]  # (not when the body ran `exec <` itself)
+            if self.exec_reads is given[1]:
+                self.exec_reads = saved[1]
 
     def _read_body(
         self, body: list[Token], depth: int, via: tuple[str, ...], args: tuple[list[str], list[bool]] | None
@@ -1734,7 +1783,10 @@ class Analyzer(Follower, LinkFollower):
                 continue
             self.aliases[alias] = _UNKNOWN_ALIAS if is_dynamic else value
             self.alias_scopes[alias] = scope
-            if alias in _RESERVED:
+            if alias in _RESERVED and not self._choose(2):
+                # another reading: aliases are off (a non-interactive shell without expand_aliases,
+                # or the alias is defined on the line it is used on) and the word stays reserved
+                # (`alias coproc=echo; coproc X { rm -rf ~; }` runs the group)
                 self.kept = self.kept | {alias}
 
     def _hash(self, argv: list[str], dynamic: list[bool]) -> None:
@@ -1814,13 +1866,16 @@ class Analyzer(Follower, LinkFollower):
             k += 1
         if k == 0 and len(words) > 1 and words[0].value == "time" and "time" not in self.aliases:
             k = 2 if words[1].value == "-p" and len(words) > 2 else 1  # the reserved word `time [-p]`
-        if words[k].literal not in self.aliases:
-            return None
+        if words[k].literal not in self.aliases or words[k].literal in self.expanding:
+            return None  # (not within its own text, read as a line: `alias time='time -p'`)
         expanded = list(words)
         left = [_MAX_ALIASES]
         operators = self._expand_alias(expanded, k, _NOTHING, self._shell_scope(via) if via else (), left)
         if left[0] == _MAX_ALIASES:
             return None
+        # A text that gives a reserved word (`alias t='time '`, `alias g='{ '`) is read as a line:
+        # `t { rm -rf ~; }` runs the group.
+        operators = operators or any(t.literal in _RESERVED for t in expanded[k:])
         start = self._state()
         stages, output = self._simple(raw, depth, via, fed_by, piped, aliases=False)
         plain = self._state()
@@ -1832,7 +1887,12 @@ class Analyzer(Follower, LinkFollower):
                 if target is not None:
                     tokens += (Token("op", op), target)
             mark = len(self.commands)
-            self._analyze_tokens(tokens, depth + 1, inner)
+            name = words[k].literal or ""
+            self.expanding.add(name)
+            try:
+                self._analyze_tokens(tokens, depth + 1, inner)
+            finally:
+                self.expanding.discard(name)
             stages = stages + self.commands[mark:]
         else:
             more, aliased = self._simple(_Raw(expanded, raw.redirects), depth + 1, inner, fed_by, piped, aliases=False)

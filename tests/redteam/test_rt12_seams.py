@@ -83,6 +83,22 @@ PAYLOADS: list[tuple[str, str]] = [
     ("echo 'rm -rf ~' | (bash)", "a pipe into a subshell"),
     ("echo 'rm -rf ~' | if true; then bash; fi", "a pipe into an if"),
     ("{ cat; } <<< 'rm -rf ~' | bash", "a group's input passed on down a pipe"),
+    # aliases that give or name reserved words (both readings: aliases on and off)
+    ("shopt -s expand_aliases; alias t='time '\nt { rm -rf ~; }", "an alias giving `time `"),
+    ("shopt -s expand_aliases; alias c='coproc X '\nc { rm -rf ~; }", "an alias giving `coproc X `"),
+    ("shopt -s expand_aliases; alias g='{ '\ng rm -rf ~; }", "an alias giving `{ `"),
+    ("alias coproc=echo; coproc X { rm -rf ~; }", "an alias named coproc, off on its own line"),
+    ("alias time=echo; time { rm -rf ~; }", "an alias named time, off on its own line"),
+    # a function call's input and output
+    ("f() { bash; }; echo 'rm -rf ~' > x.txt; f < x.txt", "a call's input file"),
+    ("f() { bash; }; f <<< 'rm -rf ~'", "a call's here-string"),
+    ("g() { bash; }; echo 'rm -rf ~' | g", "a pipe into a call"),
+    ("f() { cat; }; f <<< 'rm -rf ~' | bash", "a call's input passed on"),
+    ("f() { echo 'rm -rf ~'; }; f | bash", "a call's output into a shell"),
+    # history entries run again
+    ("history -s 'rm -rf ~'; fc -s", "fc -s runs the entry history -s added"),
+    ("history -s 'rm -rf ~'; fc -e -", "fc -e - likewise"),
+    ("history -s x; fc -e 'rm -rf ~'", "fc's editor is a command"),
 ]
 
 # Ordinary developer commands shaped like the payloads: they stay `allow`.
@@ -122,6 +138,13 @@ NEAR_MISSES = [
     "echo hello | (cat; echo done)",
     "set -e; tar xf a.tar",
     "set -k; make all",
+    "alias ll='ls -l'; ll",
+    "alias time='time -p'; time make",
+    "f() { grep -c x; }; f < data.txt",
+    "f() { echo hello; }; f | tr a-z A-Z",
+    "history -s 'make test'; fc -s",
+    "fc -l",
+    "history | tail",
 ]
 
 
@@ -153,6 +176,9 @@ HARM = [
     TAR + "set -k; tar xf a.tar TAR_OPTIONS='--to-command=rm\\ -rf\\ ~'",
     "echo 'rm -rf ~' > x.txt; bash < x.txt",
     "{ echo 'rm -rf ~'; } | bash",
+    "f() { echo 'rm -rf ~'; }; f | bash",
+    "alias coproc=echo; coproc X { rm -rf ~; }",
+    "history -s 'rm -rf ~'; fc -s",
 ]
 
 
