@@ -1020,6 +1020,8 @@ class Analyzer(Follower, LinkFollower):
         words = [w.literal for w in raw.words]
         if raw.redirects or not words or any(w is None for w in words):
             return None
+        if words[0] == "pwd" and len(words) <= 2 and self.cwd is not None and self.cwd.startswith(("/", "~")):
+            return self.cwd + "\n"  # `cd; rm -rf "$(pwd)"`: where the line's cd went, as $PWD is
         return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
 
     # -- commands ----------------------------------------------------------------
@@ -1637,6 +1639,25 @@ class Analyzer(Follower, LinkFollower):
                     self.env.pop(name, None)
                 else:
                     self.env[name] = saved
+
+    def run_script(self, text: str, command: Command, path: str, depth: int, via: tuple[str, ...]) -> None:
+        """`echo 'rm -rf "$1"' > x.sh; bash x.sh ~`: the words after the script's path are its
+        "$1"… (`.`/`source` put back the caller's after it; an unknown word stays unknown)."""
+        argv = list(command.argv)
+        at = argv.index(path) + 1 if path in argv else len(argv)
+        if at >= len(argv) and command.name in (".", "source"):
+            self.analyze(text, depth=depth, via=via)  # no words: the caller's "$@" stays
+            return
+        saved = self.positional
+        saved_env = {key: self.env[key] for key in _POSITIONAL_KEYS if key in self.env}
+        self._positional(argv[at:], list(command.dynamic[at:]))
+        try:
+            self.analyze(text, depth=depth, via=via)
+        finally:
+            for key in _POSITIONAL_KEYS:
+                self.env.pop(key, None)
+            self.env.update(saved_env)
+            self.positional = saved
 
     def _fix_command(self, argv: list[str], depth: int, via: tuple[str, ...]) -> None:
         """`fc [-e EDITOR] …` runs EDITOR on a file (`fc -e 'rm -rf ~'`), then the commands it held:

@@ -99,6 +99,11 @@ PAYLOADS: list[tuple[str, str]] = [
     ("history -s 'rm -rf ~'; fc -s", "fc -s runs the entry history -s added"),
     ("history -s 'rm -rf ~'; fc -e -", "fc -e - likewise"),
     ("history -s x; fc -e 'rm -rf ~'", "fc's editor is a command"),
+    # a script's arguments are its "$1"...; `$(pwd)` is where the line's cd went
+    ("echo 'rm -rf \"$1\"' > x.sh; . ./x.sh ~", "source FILE ARGS"),
+    ("echo 'rm -rf \"$1\"' > x.sh; bash x.sh ~", "bash FILE ARGS"),
+    ("f() { . ./x.sh; }; echo 'rm -rf \"$1\"' > x.sh; f ~", "source without words keeps the caller's"),
+    ('cd; rm -rf "$(pwd)"', "$(pwd) after cd"),
 ]
 
 # Ordinary developer commands shaped like the payloads: they stay `allow`.
@@ -145,6 +150,9 @@ NEAR_MISSES = [
     "history -s 'make test'; fc -s",
     "fc -l",
     "history | tail",
+    r'echo "rm -rf \"\$1\"" > clean.sh; bash clean.sh build',
+    'echo "rm -rf build" > x.sh; bash x.sh a b',
+    'cd build && echo "$(pwd)"',
 ]
 
 
