@@ -87,6 +87,11 @@ class Follower:
     def _script(self, word: str) -> str | None:
         raise NotImplementedError
 
+    def run_script(self, text: str, command: Command, path: str, depth: int, via: tuple[str, ...]) -> None:
+        """Read a shell script ``command`` runs from ``path`` (the analyzer gives it the words after
+        the path as its positional parameters)."""
+        raise NotImplementedError
+
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         raise NotImplementedError
 
@@ -446,7 +451,7 @@ class Follower:
             return
         inner = (*via, path)
         if language == "shell":
-            self._nested(run, lambda: self.analyze(content, depth=depth, via=inner))
+            self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "sql"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "npm":

@@ -279,7 +279,7 @@ class Lexer:
                 token = self._word(regex=True)
                 pos = self.pos
             else:
-                if ch == "(" and text.startswith("((", pos) and _command_position(tokens):
+                if ch == "(" and text.startswith("((", pos) and (_command_position(tokens) or _for_header(tokens)):
                     self.pos = pos
                     if self._arithmetic_command():
                         pos = self.pos
@@ -613,6 +613,15 @@ class Lexer:
             self.pos += 2
             segs.append(Seg(SUB, self._balanced(")", comments=True), quoted))
             return
+        if nxt == "[":
+            end = _balanced_end(text, self.pos + 2, "]")
+            if end is not None:
+                # `$[ expr ]`: bash's old spelling of `$(( expr ))`
+                inner = text[self.pos + 2 : end]
+                self.pos = end + 1
+                segs.append(Seg(ARITH, inner, quoted))
+                segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
+                return
         if nxt == "{":
             self.pos += 2
             inner = self._balanced("}")
@@ -659,9 +668,14 @@ class Lexer:
         return self.text[start:end]
 
 
-def _command_position(tokens: list[Token]) -> bool:
-    """Whether the next word would start a command."""
-    previous = tokens[-1] if tokens else None
+def _for_header(tokens: list[Token]) -> bool:
+    """Whether the next `((` opens `for (( init; test; step ))`: arithmetic, as `(( … ))` is."""
+    return bool(tokens) and tokens[-1].literal == "for" and _command_position(tokens, 2)
+
+
+def _command_position(tokens: list[Token], back: int = 1) -> bool:
+    """Whether the next word would start a command (``back``: the word ``back - 1`` tokens before it)."""
+    previous = tokens[-back] if len(tokens) >= back else None
     if previous is None or previous.kind == "nl":
         return True
     if previous.kind == "op":
@@ -675,7 +689,7 @@ _COMMAND_STARTERS = frozenset({"then", "do", "else", "elif", "if", "while", "unt
 
 def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False) -> int | None:
     """Index of the closer matching an opener just before ``start``, or None."""
-    opener = "(" if closer == ")" else "{"
+    opener = "(" if closer == ")" else "[" if closer == "]" else "{"
     depth = 1
     i = start
     n = len(text)
@@ -743,7 +757,11 @@ def _arithmetic_end(text: str, start: int) -> int | None:
 
 
 def substitutions(text: str) -> list[str]:
-    """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion."""
+    """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion.
+
+    Single quotes do not hide one: in arithmetic (`$(( '$(cmd)' ))`, `(( … ))`, a subscript) and
+    in a double-quoted expansion's word (`"${x:-'$(cmd)'}"`) bash keeps them as characters and
+    runs cmd. Where they do quote (`${x:-'$(cmd)'}` unquoted) cmd is judged all the same."""
     out: list[str] = []
     i = 0
     n = len(text)
@@ -751,9 +769,6 @@ def substitutions(text: str) -> list[str]:
         ch = text[i]
         if ch == "\\":
             i += 2
-        elif ch == "'":
-            end = text.find("'", i + 1)
-            i = n if end < 0 else end + 1
         elif ch == "`":
             close = text.find("`", i + 1)
             if close < 0:

@@ -271,7 +271,7 @@ class _Word(Record):
 class _Raw(Record):
     """A simple command's words and redirections as read, before expansion."""
 
-    __slots__ = ("words", "redirects", "arrays", "conditional")  # noqa: RUF023  (the fields' order)
+    __slots__ = ("words", "redirects", "arrays", "conditional", "fed", "printed")  # noqa: RUF023
 
     words: list[Token]
     redirects: list[tuple[str, Token | None]]
@@ -279,6 +279,11 @@ class _Raw(Record):
     # What it does to variables may not last: it may not run (after && or ||, in an if, case or
     # loop), runs in a subshell (`( … )`, a pipe), or its NAME=VALUE words are only the command's.
     conditional: bool
+    # A pipe with a compound command on either side (`{ echo …; } | bash`, `echo … | (bash)`): the
+    # commands whose output is this one's input; and, for those, what they printed (the literal
+    # data when known, the names that fed it) once read (see Analyzer._pipeline).
+    fed: list[_Raw]
+    printed: tuple[str | None, frozenset[str]] | None
 
     def __init__(
         self,
@@ -291,6 +296,8 @@ class _Raw(Record):
         self.redirects = [] if redirects is MISSING else redirects
         self.arrays = [] if arrays is MISSING else arrays
         self.conditional = conditional
+        self.fed = []
+        self.printed = None
 
 
 def _split(
@@ -313,6 +320,20 @@ def _split(
     nest = 0  # inside an if, case, loop or subshell (each command's ``conditional``)
     maybe = False  # after && or || (until the list ends), or in a pipe
     opened = 0  # `for`/`select`/`case` headers being read
+    coproc = False  # the command is a coprocess (a NAME may follow)
+    # `{ … }` groups: where each starts in ``made`` (every raw command so far), and whether it runs
+    # in a subshell (a coprocess, piped into); after a `}`, where its group started (piped out of,
+    # or in the background, it ran in a subshell too).
+    made: list[_Raw] = []
+    groups: list[tuple[int, bool]] = []
+    closed: int | None = None
+    finished = False  # a compound command or group just ended (see ``sure``)
+    # Compound commands open (where each starts in ``made``, whether a subshell); after one ends,
+    # where it started (an input redirection that follows is its commands').
+    compounds: list[tuple[int, bool, list[_Raw] | None]] = []
+    pipe_from: list[_Raw] | None = None  # after `} |`: the compound's commands (see _Raw.fed)
+    compound_at: int | None = None
+    subshell_at: int | None = None
     i = 0
     n = len(tokens)
     while i <= n:
@@ -331,20 +352,38 @@ def _split(
                 while end < n and tokens[end].kind in ("word", "nl"):
                     end += 1
                 if end < n and tokens[end].value == ")":
-                    elements = [t for t in tokens[i + 1 : end] if t.kind == "word"]
-                    plain = all(t.literal is None or not t.literal.startswith("[") for t in elements)
-                    arrays.append((token.value, elements if plain else None))
+                    arrays.append((token.value, [t for t in tokens[i + 1 : end] if t.kind == "word"]))
                     i = end + 1
                     continue
-            if words:
+            literal = token.literal
+            if words and not (literal in _AFTER_PREFIX and literal not in kept and _prefix(words, coproc, kept)):
                 words.append(token)
                 continue
-            literal = token.literal
+            if words:  # `time -p { …; }`, `coproc NAME { …; }`: the word is reserved, what follows runs
+                if coproc and words[0].literal is None:
+                    made.append(_Raw(words, [], [], True))  # the NAME's substitutions run
+                    pipeline.append(made[-1])
+                words = []
+            coproc = coproc or (literal == "coproc" and literal not in kept)
+            if literal == "{" and "{" not in kept:
+                groups.append((len(made), coproc or piped))
+            elif literal == "}" and "}" not in kept and groups:
+                start, subshell = groups.pop()
+                if subshell:
+                    _not_lasting(made[start:])
+                else:
+                    closed = start
+            if literal in _OPENERS and literal not in kept:
+                compounds.append((len(made), False, _piped_source(made, pipe_from) if piped else None))
+                pipe_from = None
+            elif literal in _CLOSERS and literal not in kept and compounds and not compounds[-1][1]:
+                compound_at = _close(compounds, made)
             if sure is not None:
                 if literal in _OPENERS:
                     level += 1
                 elif literal in _CLOSERS and level:
                     level -= 1
+                    finished = True
                 nested = nested or level > 0 or literal == "coproc"
             if literal in _NESTING and literal not in kept:
                 if literal in _CLAUSE_HEADERS:
@@ -364,16 +403,39 @@ def _split(
                 parens -= 1
         if token is not None and token.kind == "op" and token.value in REDIRECT_OPS:
             target = tokens[i] if i < n and tokens[i].kind == "word" else None
+            if compound_at is not None and token.value in _INPUTS and all(w.literal == "esac" for w in words):
+                # `{ bash; } <<< 'rm -rf ~'`: a compound command's input is its commands'
+                for inner in made[compound_at:]:
+                    if not any(op in _INPUTS for op, _ in inner.redirects):
+                        inner.redirects.append((token.value, target))
             redirects.append((token.value, target))
             if target is not None:
                 i += 1
             continue
         if token is not None and token.kind == "op" and token.value == "((" and token.literal:
-            # `(( expr ))` is `let 'expr'` (its substitutions follow as words of their own)
+            # `(( expr ))` is `let 'expr'` (its substitutions follow as words of their own), and
+            # so is `for (( init; test; step ))`
+            if len(words) == 1 and words[0].literal == "for" and "for" not in kept:
+                words = []
             words.extend((_LET, Token("word", token.literal, (), False, None, token.literal, True)))
             continue
         if token is not None and token.kind == "nl" and piped and not (words or redirects):
             continue  # `a |` then newlines: the pipe goes on on the next line
+        if closed is not None and token is not None and token.value in ("&", "|", "|&"):
+            _not_lasting(made[closed:])
+        if compound_at is not None and token is not None and token.value in ("|", "|&"):
+            pipe_from = made[compound_at:]
+        closed = compound_at = None
+        if token is not None and token.kind == "op":
+            if token.value == "(" and not words:
+                compounds.append((len(made), True, _piped_source(made, pipe_from) if piped else None))
+                pipe_from = None
+            elif token.value == ")" and compounds and compounds[-1][1]:
+                subshell_at = len(made)  # the subshell's last command is read just below
+        if finished and not (words or redirects) and (token is None or token.value in (";", "&", "\n")):
+            # `{ cd build; } & rm -rf *`: what follows a compound command runs surely
+            nested, after = level > 0, ";"
+        finished = False
         was_piped = piped
         piped = token is not None and token.kind == "op" and token.value in ("|", "|&")
         # An operator or a newline (or the end) ends the simple command ...
@@ -389,10 +451,20 @@ def _split(
                     and ASSIGNMENT.match(words[0].value) is not None
                     and any(ASSIGNMENT.match(w.value) is None and _APPEND.match(w.value) is None for w in words)
                 )
+                or coproc  # `coproc x=build`, a subshell's
+                or (token is not None and token.value == "&")  # `x=build &`: the background job's
             )
-            pipeline.append(_Raw(words, redirects, arrays, conditional))
+            made.append(_Raw(words, redirects, arrays, conditional))
+            pipeline.append(made[-1])
+            if pipe_from is not None and made[-1].words and made[-1].words[0].literal != "esac":
+                # (not the compound's own redirections, nor the `esac` that ended it)
+                _feed(made[-1], pipe_from)
+                pipe_from = None
             words, redirects, arrays = [], [], []
             nest, opened = nest + opened, 0
+        coproc = False
+        if subshell_at is not None:
+            compound_at, subshell_at = _close(compounds, made), None
         if token is not None and token.kind == "op":
             if token.value in ("&&", "||"):
                 maybe = True
@@ -502,6 +574,14 @@ class Analyzer(Follower, LinkFollower):
         self.pipes = 0  # process substitutions read so far (each is a /dev/fd/N file)
         # What `exec N<<< ...` / `exec N< file` gave a file descriptor: a later `<&N` reads it.
         self.descriptors: str | None = None
+        self.exec_input: str | None = None  # see _simple: `exec < FILE` (its text, when known)
+        self.printing: list[str] | None = None  # what a function call's commands print (see _simple)
+        self.history: list[str] = []  # commands `history -s` added (see _fix_command)
+        self.expanding: set[str] = set()  # aliases whose text is being read as a line (see _alias_reading)
+        self.exec_reads: list[tuple[str, str]] = []  # and the files it reads
+        # `set -k` (keyword) was read: a NAME=VALUE word after a command's name is in its environment
+        # too (`set -k; tar xf a.tar TAR_OPTIONS=--to-command=…`).
+        self.keyword = False
         # Second names made earlier on the line (`ln -s TARGET NAME`): NAME -> TARGET.
         # The session's own, from earlier calls, come first (see session_memory).
         self.links: dict[str, str] = session.links() if session is not None else {}
@@ -730,7 +810,7 @@ class Analyzer(Follower, LinkFollower):
         line had set with two possible values: it is unknown after (`d=~; false && d=x; rm -rf
         "$d"` deletes home), as are the positional parameters it changed."""
         sure: list[tuple[bool, int]] = []
-        before: tuple[dict[str, str], list[str] | None] | None = None
+        before: tuple[dict[str, str], list[str] | None, str | None] | None = None
         kept = self.kept
         looped = len(tokens) > 4 and any(t.literal in ("while", "until") for t in tokens)
         heads = _loop_inputs(tokens) if looped else None
@@ -745,13 +825,15 @@ class Analyzer(Follower, LinkFollower):
                     self._settle(*before)
                     before = None
             elif before is None:
-                before = (dict(self.env), self.positional)
+                before = (dict(self.env), self.positional, self.cwd)
             if heads:
                 for raw in pipelines[k]:
                     given = heads.get(id(raw.words[0])) if raw.words else None
                     if given and not any(op in _INPUTS for op, _ in raw.redirects):
                         raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
-            self._pipeline(pipelines[k], depth, via)
+            printed = self._pipeline(pipelines[k], depth, via)
+            if printed is not None and self.printing is not None:
+                self.printing.append(printed)
             k += 1
             if self.kept is not kept:
                 # `alias if='rm -rf'`: the rest is read again with that word a command's
@@ -761,16 +843,18 @@ class Analyzer(Follower, LinkFollower):
         if before is not None:
             self._settle(*before)
 
-    def _settle(self, env: dict[str, str], positional: list[str] | None) -> None:
+    def _settle(self, env: dict[str, str], positional: list[str] | None, cwd: str | None) -> None:
         """After commands that may not have run: what they changed of ``env`` (and of the
         positional parameters) is unknown. A variable the line had not set keeps its new value.
         Another reading (see _choose) keeps the new values: the commands ran (`d=x; while read d;
         do break; done <<< ~` leaves d at ~); the reading where they did not is _pipeline's (a
-        command that may not run) -- the strictest wins."""
+        command that may not run) -- the strictest wins. A `cd` among them did not move this
+        shell in the first reading (`cd ~; (cd build); rm -rf *`, `cd build & rm -rf "$PWD"`)."""
         changed = [key for key, value in self.env.items() if key in env and env[key] != value]
         moved = positional is not None and self.positional != positional
-        if not (changed or moved) or self._choose(2):
+        if not (changed or moved or cwd != self.cwd) or self._choose(2):
             return
+        self.cwd = cwd
         for key in changed:
             del self.env[key]
         if moved:
@@ -962,6 +1046,8 @@ class Analyzer(Follower, LinkFollower):
         words = [w.literal for w in raw.words]
         if raw.redirects or not words or any(w is None for w in words):
             return None
+        if words[0] == "pwd" and len(words) <= 2 and self.cwd is not None and self.cwd.startswith(("/", "~")):
+            return self.cwd + "\n"  # `cd; rm -rf "$(pwd)"`: where the line's cd went, as $PWD is
         return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
 
     # -- commands ----------------------------------------------------------------
@@ -982,8 +1068,17 @@ class Analyzer(Follower, LinkFollower):
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
         for raw in pipeline:
+            if raw.fed and data is None:
+                # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
+                printed = [r.printed for r in raw.fed if r.printed is not None]
+                known = [text for text, _ in printed if text is not None]
+                data = "".join(known) if known else None
+                upstream = upstream.union(*(names for _, names in printed))
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             stages, data = self._simple(raw, depth, via, upstream, data)
+            if raw.printed is not None:
+                names = frozenset(c.name or "$dynamic" for c in stages)
+                raw.printed = (data, names.union(*(c.fed_by for c in stages)))
             if before is not None and (before[0] != self.env or before[1] != self.vals.arrays) and self._choose(2):
                 # another reading: what it did to variables did not last (`false && x=build`,
                 # `(x=build)`, `x=build true`)
@@ -1078,6 +1173,10 @@ class Analyzer(Follower, LinkFollower):
                         stdin_parts.append(piped_in)
                     redirects.append((op, resolved_target.texts[0]))
                 elif resolved_target.texts:
+                    if op in ("<", "<>") and not resolved_target.dynamic:
+                        written = self._content(resolved_target.texts[0])
+                        if written is not None:
+                            stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
                     redirects.append((op, resolved_target.texts[0]))
             if piped is not None:
                 stdin_parts.append(piped)
@@ -1114,6 +1213,11 @@ class Analyzer(Follower, LinkFollower):
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
                 continue
             element = _ELEMENT.match(text) if assigning and "[" in text else None
+            subscripted = _SUBSCRIPTED.match(" ".join(texts)) if assigning and "[" in text else None
+            if subscripted is not None:
+                # `a[$x]=1`, `a['$(cmd)']=1`: an indexed array's subscript is arithmetic (cmd runs)
+                for script in self._arithmetic(subscripted.group(1)):
+                    self.analyze(script, depth=depth + 1, via=(*via, "let"))
             if element is not None:
                 # (read as a command word, it was split: `a[1]=$x` with x='b ~' is one value)
                 whole = not is_dynamic and len(texts) == 1
@@ -1126,8 +1230,13 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        if self.keyword:
+            for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
+                keyed = ASSIGNMENT.match(arg) if "=" in arg else None
+                if keyed is not None:
+                    self._assign(keyed.group(1), None if varies else arg[keyed.end() :])
         if raw.arrays:
-            self._assign_arrays(raw.arrays)
+            self._assign_arrays(raw.arrays, depth, via)
         if self.references:
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
@@ -1151,18 +1260,40 @@ class Analyzer(Follower, LinkFollower):
                 # _read_loops): what the line assigned before is no longer it.
                 self._forget(first.literal, argv)
             return [], None
-        if argv[0] == "exec" and stdin and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
+        if argv[0] == "exec" and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
-            # any later `<&N` is taken to read it).
-            self.descriptors = stdin
+            # any later `<&N` is taken to read it) -- or is the shell's input from here on (`exec
+            # < x.txt; bash`): what later commands read when they are given no input of their own.
+            if stdin:
+                self.descriptors = self.exec_input = stdin
+            self.exec_reads.extend((op, target) for op, target in redirects if op in ("<", "<>"))
+        elif (
+            (self.exec_input is not None or self.exec_reads)
+            and piped is None
+            and not any(op in _INPUTS for op, _ in raw.redirects)
+        ):
+            stdin = stdin or self.exec_input or ""
+            redirects = [*redirects, *self.exec_reads]
         looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
         self.vals.input = None if literal is None else (literal, looped, literal is piped)
+        printing = self.printing
+        if self.functions and argv[0] in self.functions:
+            self.printing = []
+        if not self.keyword and (
+            ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
+        ):
+            self.keyword = True
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
             self.vals.input = None
             self.vals.here = here
         output = self._output(stages[-1] if stages else None, stdin)
+        if self.printing is not printing:
+            # a function's call prints what its body's commands print (`f | bash`)
+            if output is None and self.printing:
+                output = "".join(self.printing)
+            self.printing = printing
         if stages and (redirects or stages[-1].name in _FILE_WRITERS):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
@@ -1337,13 +1468,14 @@ class Analyzer(Follower, LinkFollower):
                     and argv[0] not in self.calling
                     and all(s.name == "time" for s in stages[:-1])
                 ):
+                    reads = [(op, target) for op, target in redirects if op in ("<", "<>")]
                     if argv[0] in _BASH_BUILTINS:
                         start = self._state()
-                        self._call_function(argv, dynamic, depth, via)
+                        self._call_function(argv, dynamic, depth, via, stdin, reads)
                         shadowed = self._state()
                         self._restore(start)
                     else:
-                        self._call_function(argv, dynamic, depth, via)
+                        self._call_function(argv, dynamic, depth, via, stdin, reads)
                 # A `cd` a wrapper runs (`sudo cd`) moves nothing; under `builtin`/`command` it moves this
                 # shell (found by rt6: `builtin cd /; rm -rf etc` was allowed).
                 if len(stages) == 1 or all(s.name in _SAME_SHELL for s in stages[:-1]):
@@ -1362,6 +1494,10 @@ class Analyzer(Follower, LinkFollower):
                         self.cwd = self.directories.pop() if known else "$unknown"
                     elif name == "alias":
                         self._define_aliases(argv, dynamic, via)
+                    elif name == "history" and len(argv) > 2 and argv[1] == "-s":
+                        self.history.append(" ".join(argv[2:]))  # `history -s 'rm -rf ~'`: a later `fc -s` runs it
+                    elif name == "fc":
+                        self._fix_command(argv, depth, via)
                     elif name == "hash":
                         self._hash(argv, dynamic)
                     elif name in _ARITHMETIC_NAMES:
@@ -1530,13 +1666,59 @@ class Analyzer(Follower, LinkFollower):
                 else:
                     self.env[name] = saved
 
-    def _call_function(self, argv: list[str], dynamic: list[bool], depth: int, via: tuple[str, ...]) -> None:
+    def run_script(self, text: str, command: Command, path: str, depth: int, via: tuple[str, ...]) -> None:
+        """`echo 'rm -rf "$1"' > x.sh; bash x.sh ~`: the words after the script's path are its
+        "$1"… (`.`/`source` put back the caller's after it; an unknown word stays unknown)."""
+        argv = list(command.argv)
+        at = argv.index(path) + 1 if path in argv else len(argv)
+        if at >= len(argv) and command.name in (".", "source"):
+            self.analyze(text, depth=depth, via=via)  # no words: the caller's "$@" stays
+            return
+        saved = self.positional
+        saved_env = {key: self.env[key] for key in _POSITIONAL_KEYS if key in self.env}
+        self._positional(argv[at:], list(command.dynamic[at:]))
+        try:
+            self.analyze(text, depth=depth, via=via)
+        finally:
+            for key in _POSITIONAL_KEYS:
+                self.env.pop(key, None)
+            self.env.update(saved_env)
+            self.positional = saved
+
+    def _fix_command(self, argv: list[str], depth: int, via: tuple[str, ...]) -> None:
+        """`fc [-e EDITOR] …` runs EDITOR on a file (`fc -e 'rm -rf ~'`), then the commands it held:
+        the history entries the line added (`history -s …; fc -s`). `fc -l` only lists."""
+        options = [a for a in argv[1:] if a.startswith("-")]
+        if any("l" in a for a in options if a != "-e"):
+            return
+        editor = next((argv[k + 1] for k in range(1, len(argv) - 1) if argv[k] == "-e"), None)
+        if editor is not None and editor != "-" and "-s" not in options:
+            self.analyze(f"{editor} /tmp/bash-fc.tmp", depth=depth + 1, via=(*via, "fc"))
+        for entry in self.history:
+            self.analyze(entry, depth=depth + 1, via=(*via, "fc"))
+
+    def _call_function(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        depth: int,
+        via: tuple[str, ...],
+        stdin: str = "",
+        reads: list[tuple[str, str]] | None = None,
+    ) -> None:
         """`f() { gh "$@"; }; f auth token` runs `gh auth token`: each body given the function is
         read again with the call's arguments as its positional parameters (an argument known
-        only at run time stays unknown there)."""
+        only at run time stays unknown there). The call's input (``stdin``, the files it ``reads``)
+        is its commands' (`f() { bash; }; f <<< 'rm -rf ~'`), as after `exec <` (see _simple)."""
         name = argv[0]
         bodies = self.functions[name]
         self.calling.add(name)
+        saved = self.exec_input, self.exec_reads
+        if stdin:
+            self.exec_input = stdin
+        if reads:
+            self.exec_reads = [*self.exec_reads, *reads]
+        given = self.exec_input, self.exec_reads
         try:
             if len(bodies) == 1:
                 self._read_body(bodies[0], depth + 1, (*via, name), (argv[1:], dynamic[1:]))
@@ -1553,6 +1735,10 @@ class Analyzer(Follower, LinkFollower):
                 self._merge(end)
         finally:
             self.calling.discard(name)
+            if self.exec_input is given[0]:
+                self.exec_input = saved[0]  # (not when the body ran `exec <` itself)
+            if self.exec_reads is given[1]:
+                self.exec_reads = saved[1]
 
     def _read_body(
         self, body: list[Token], depth: int, via: tuple[str, ...], args: tuple[list[str], list[bool]] | None
@@ -1644,7 +1830,10 @@ class Analyzer(Follower, LinkFollower):
                 continue
             self.aliases[alias] = _UNKNOWN_ALIAS if is_dynamic else value
             self.alias_scopes[alias] = scope
-            if alias in _RESERVED:
+            if alias in _RESERVED and not self._choose(2):
+                # another reading: aliases are off (a non-interactive shell without expand_aliases,
+                # or the alias is defined on the line it is used on) and the word stays reserved
+                # (`alias coproc=echo; coproc X { rm -rf ~; }` runs the group)
                 self.kept = self.kept | {alias}
 
     def _hash(self, argv: list[str], dynamic: list[bool]) -> None:
@@ -1724,13 +1913,16 @@ class Analyzer(Follower, LinkFollower):
             k += 1
         if k == 0 and len(words) > 1 and words[0].value == "time" and "time" not in self.aliases:
             k = 2 if words[1].value == "-p" and len(words) > 2 else 1  # the reserved word `time [-p]`
-        if words[k].literal not in self.aliases:
-            return None
+        if words[k].literal not in self.aliases or words[k].literal in self.expanding:
+            return None  # (not within its own text, read as a line: `alias time='time -p'`)
         expanded = list(words)
         left = [_MAX_ALIASES]
         operators = self._expand_alias(expanded, k, _NOTHING, self._shell_scope(via) if via else (), left)
         if left[0] == _MAX_ALIASES:
             return None
+        # A text that gives a reserved word (`alias t='time '`, `alias g='{ '`) is read as a line:
+        # `t { rm -rf ~; }` runs the group.
+        operators = operators or any(t.literal in _RESERVED for t in expanded[k:])
         start = self._state()
         stages, output = self._simple(raw, depth, via, fed_by, piped, aliases=False)
         plain = self._state()
@@ -1742,7 +1934,12 @@ class Analyzer(Follower, LinkFollower):
                 if target is not None:
                     tokens += (Token("op", op), target)
             mark = len(self.commands)
-            self._analyze_tokens(tokens, depth + 1, inner)
+            name = words[k].literal or ""
+            self.expanding.add(name)
+            try:
+                self._analyze_tokens(tokens, depth + 1, inner)
+            finally:
+                self.expanding.discard(name)
             stages = stages + self.commands[mark:]
         else:
             more, aliased = self._simple(_Raw(expanded, raw.redirects), depth + 1, inner, fed_by, piped, aliases=False)
@@ -1875,6 +2072,8 @@ class Analyzer(Follower, LinkFollower):
             if length or subscript in ("[@]", "[*]") or rest in ("*", "@"):
                 return None  # `${!a[@]}` (keys), `${!prefix*}` (names)
             target = self._element(name, subscript)
+            if target is not None and "[" in target and subs is not None:
+                subs.extend(self._arithmetic(target))  # `x='a[$(cmd)]'; : ${!x}` runs cmd
             if target is None or not _INDIRECT.fullmatch(target):
                 return None
             return self._parameter(target + rest, quoted, subs, depth + 1)
@@ -2419,19 +2618,25 @@ class Analyzer(Follower, LinkFollower):
         self.vals.unset.discard(name)
         self.vals.written.add(name)
 
-    def _assign_arrays(self, arrays: list[tuple[str, list[Token] | None]]) -> None:
-        """`a=(x ~)`, `a+=(y)`: the elements when every one is a known word (no glob to expand)."""
+    def _assign_arrays(self, arrays: list[tuple[str, list[Token] | None]], depth: int, via: tuple[str, ...]) -> None:
+        """`a=(x ~)`, `a+=(y)`: the elements when every one is a known word (no glob to expand).
+        A `[KEY]=value` element's KEY is arithmetic (`a=([$x]=1)`, `a=(['$(cmd)']=1)` run cmd)."""
         for target, tokens in arrays:
             name = target.rstrip("+=")
             elements: list[str] | None = []
-            for token in tokens or ():
+            keys = tokens is not None and any(t.value.startswith("[") for t in tokens)
+            for token in tokens or () if keys else ():
+                keyed = _SUBSCRIPTED.match("_" + " ".join(self._resolve(token).texts))
+                for script in self._arithmetic(keyed.group(1)) if keyed is not None else ():
+                    self.analyze(script, depth=depth + 1, via=(*via, "let"))
+            for token in () if keys else tokens or ():
                 resolved = self._resolve(token)
                 if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
                     elements = None
                     break
                 assert elements is not None
                 elements.extend(resolved.texts)
-            if tokens is None or elements is None or "[" in target or name in self.vals.attributes:
+            if tokens is None or keys or elements is None or "[" in target or name in self.vals.attributes:
                 self._drop(name)
                 continue
             if target.endswith("+="):
@@ -2666,6 +2871,70 @@ _SCRIPT_RUNNERS = frozenset(
     }
 )
 _LOOP_HEADERS = frozenset({"for", "select"})
+
+
+def _keyword_option(argv: list[str]) -> bool:
+    """Whether the command may turn on bash's keyword option (`set -k`, `set -o keyword`, `shopt
+    -so keyword`, `bash -k`, `SHELLOPTS=keyword`): NAME=VALUE words anywhere in a command are then
+    its environment. Loose on purpose: a false hit only judges those words twice."""
+    setter = False
+    for k, word in enumerate(argv):
+        if word.startswith("SHELLOPTS=") and "keyword" in word:
+            return True
+        if setter and word == "keyword" and argv[k - 1][:1] == "-" and "o" in argv[k - 1]:
+            return True
+        if setter and len(word) > 1 and word[0] == "-" and word[1] != "-" and "k" in word:
+            return True
+        setter = setter or posixpath.basename(word) in _KEYWORD_SETTERS
+    return False
+
+
+_KEYWORD_SETTERS = frozenset({"set", "shopt", "sh", "bash", "rbash", "dash", "ksh", "mksh", "zsh", "ash", "yash"})
+
+
+def _piped_source(made: list[_Raw], pipe_from: list[_Raw] | None) -> list[_Raw]:
+    """What a compound command opened after a pipe reads: the commands before the pipe."""
+    return pipe_from if pipe_from is not None else made[-1:]
+
+
+def _close(compounds: list[tuple[int, bool, list[_Raw] | None]], made: list[_Raw]) -> int:
+    """End the innermost compound command: its commands read what a pipe into it carries
+    (`echo 'rm -rf ~' | (bash)`). Returns where it started in ``made``."""
+    start, _, source = compounds.pop()
+    if source:
+        for raw in made[start:]:
+            if not raw.fed and not any(op in _INPUTS for op, _ in raw.redirects):
+                _feed(raw, source)
+    return start
+
+
+def _feed(raw: _Raw, source: list[_Raw]) -> None:
+    raw.fed = source
+    for fed in source:
+        if fed.printed is None:
+            fed.printed = (None, _NOTHING)  # to be filled when read
+
+
+def _not_lasting(raws: list[_Raw]) -> None:
+    """Mark commands that run in a subshell (a group piped or in the background, a coprocess): what
+    they set does not last (`d=~; { d=build; } & rm -rf "$d"` removes home)."""
+    for raw in raws:
+        raw.conditional = True
+
+
+# Reserved words bash reads as such after a prefix (`time -p`, `coproc NAME`): see _prefix.
+_AFTER_PREFIX = frozenset({"{", "!", "time", "if", "while", "until", "for", "select", "case", "coproc"})
+
+
+def _prefix(words: list[Token], coproc: bool, kept: frozenset[str]) -> bool:
+    """Whether ``words`` are a prefix after which bash still reads a reserved word: `time`, `time -p`,
+    `time -p --` (a pipeline follows), or a coprocess's NAME (a compound command follows)."""
+    if coproc:
+        return len(words) == 1
+    return words[0].literal == "time" and "time" not in kept and all(w.literal in _TIME_WORDS for w in words)
+
+
+_TIME_WORDS = frozenset({"time", "-p", "--"})
 # Words that open (+1) or close (-1) a compound command whose parts may not run.
 _NESTING = {"if": 1, "case": 1, "while": 1, "until": 1, "for": 1, "select": 1, "fi": -1, "esac": -1, "done": -1}
 
@@ -2817,6 +3086,12 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
     if name == "printf":
         return [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2] if "[" in word]
     integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
+    if name in _DECLARERS and any(w.startswith("-") and "n" in w for w in args):
+        # a name reference's target is evaluated at each use: `declare -n r='a[$(cmd)]'`; its
+        # value may have been split (`declare -n r=$x`): the words together
+        return [" ".join(args)]
+    if integer and any("=" in word for word in args):
+        return [" ".join(args)]  # `declare -i y=$x`: each value is arithmetic, split or not
     return [word if integer else word.partition("=")[0] for word in args if "[" in word or (integer and "=" in word)]
 
 
@@ -2824,6 +3099,7 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 _NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
+_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\+?=", re.DOTALL)  # the last `]=` (a[b[$(c)]]=1)
 _ATTRIBUTES = frozenset("ilu")
 _LET_ASSIGNMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
 # A variable an arithmetic expression assigns: `x=`, `x+=` ... `x++`, `--x`.
