@@ -70,6 +70,21 @@ def test_a_word_in_a_long_line_is_judged_as_strictly_as_alone(engine: Engine, wo
         assert verdict.hardline == alone.hardline
 
 
+@pytest.mark.parametrize("word", ["hl", "alice", "state", "id_rsa", "HL", "a7.bak", "hl/", "./hl", "~", ".."])
+def test_a_word_after_many_plain_commands_is_judged_as_alone(engine: Engine, word: str) -> None:
+    """Below the limits, the plain names of many commands are classified at once (Evaluator._match,
+    View.classify_plain): a link, home named from its parent or the engine's state among them is
+    still judged as it is alone."""
+    alone = judge(engine, f"rm -rf {word}")
+    for line in (
+        "".join(f"rm -rf b{i}; " for i in range(40)) + f"rm -rf {word}",
+        f"rm -rf {word}; " + "".join(f"rm -rf b{i}; " for i in range(40)),
+        "".join(f"rm -rf b{i} " for i in range(40)) + word + "; " + "".join(f"ls c{i}; " for i in range(40)),
+    ):
+        verdict = judge(engine, line)
+        assert (verdict.decision, verdict.hardline) == (alone.decision, alone.hardline), line[-60:]
+
+
 def test_planted_links_are_hardline_in_a_long_line(engine: Engine) -> None:
     """The link to home and home named from its parent: each alone is hardline, and so is the pad."""
     for word in ("hl", "alice"):
