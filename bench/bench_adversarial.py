@@ -16,7 +16,9 @@ looking at every byte once).
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import itertools
 import math
 import statistics
 import time
@@ -45,6 +47,15 @@ def _deep_quoting(size: int) -> str:
         command = quoted
 
 
+_ROUND = itertools.count()
+
+
+def _fresh_words(template: str, size: int) -> str:
+    """``template`` filled with words no earlier call made, as many times as ``size`` allows."""
+    prefix = f"n{next(_ROUND)}x"
+    return "".join(template.format(f"{prefix}{i}") for i in range(size // (len(template) + len(prefix) + 2)))
+
+
 # name -> builder(size in characters)
 SHAPES: dict[str, Callable[[int], str]] = {
     "kill -s -s ... x (flag-repetition regex)": lambda n: _fill(" -s", n, "kill", " x"),
@@ -61,6 +72,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "'a' 'a' ... (quoted words)": lambda n: _fill("'a' ", n, "echo "),
     "rm a1; rm a2; ... (distinct commands)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)),
     "rm -rf a1; ... (distinct paths to classify)": lambda n: "".join(f"rm -rf a{i}; " for i in range(n // 12)),
+    # Words never seen before in each round (a caller sends new text each time): the caches a
+    # running engine keeps across checks (path classes of words) do not help.
+    "rm n1; rm n2; ... (new words each round)": lambda n: _fresh_words("rm {}; ", n),
     "ESC] ESC] ... (escapes, readings)": lambda n: _fill("true \x1b]", n),
     "ｒｍ ｒｍ ... (fullwidth, readings)": lambda n: _fill("ｒｍ －ｒｆ ", n),
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
@@ -96,10 +110,13 @@ class Timing:
         )
 
 
-def measure(fn: Callable[[str], object], text: str, rounds: int) -> Timing:
+def measure(fn: Callable[[str], object], text: str, rounds: int, build: Callable[[], str] | None = None) -> Timing:
+    """``fn(text)`` ``rounds`` times (with ``build``, on a new text each round)."""
     cpu, wall = [], []
     thread_ns, wall_ns = time.thread_time_ns, time.perf_counter_ns
     for _ in range(rounds):
+        if build is not None:
+            text = build()
         started_cpu, started_wall = thread_ns(), wall_ns()
         fn(text)
         wall.append((wall_ns() - started_wall) / 1e9)
@@ -131,7 +148,8 @@ def main() -> None:
         worst_name, floor = "", 0.0
         for name, build in shapes.items():
             text = build(size)
-            timing = measure(check, text, opts.rounds)
+            fresh = functools.partial(build, size) if "each round" in name else None
+            timing = measure(check, text, opts.rounds, fresh)
             per_shape[name].append(timing)
             if worst is None or statistics.median(timing.cpu) > statistics.median(worst.cpu):
                 worst, worst_name = timing, name
