@@ -88,6 +88,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(Analyzer, "plain_words", False)
         patch.setattr(evaluator, "skip_repeats", False)
         patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(lexer.Lexer, "plain_substitutions", False)
         patch.setattr(Analyzer, "replay", False)
         reference = [_key(evaluator.check(text)) for text in texts]
     differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
@@ -188,6 +189,7 @@ def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(engine: 
     fast = [evaluator.check(text) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lexer, "LOOK_AHEAD", False)
+        patch.setattr(lexer.Lexer, "plain_substitutions", False)
         patch.setattr(Analyzer, "replay", False)
         slow = [evaluator.check(text) for text in texts]
     differ = [

@@ -416,6 +416,29 @@ def test_the_look_ahead_stops_a_long_text_of_quoted_words_without_lexing_it(monk
         assert not lexer._over_budget(text[:900] + stop + text[900:], 1280)
 
 
+# Words of one `$(plain text)` (Lexer.plain_substitutions): around and inside them, what ends,
+# quotes, nests, comments or expands them.
+_AROUND = ["$(a)", "$(a b)", "$()", "$(rm -rf ~)", "x", "'q'", '"q"', "(", ")", "{b,c}", "$b", "`b`", "\\", "#"]
+_AROUND += [" ", "\t", "\n", ";", "|", "&&", "<", ">", "=~", "[[ ", " ]]", "$((1))", "$(", "$( (a) )", "<<E\nx\nE\n"]
+_INSIDE = ["a", " ", "b;c", "|", ">", "#", "'", '"', "\\", "`", "$", "(", ")", "{", "}", "\n", "-rf ~"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_AROUND), st.lists(st.sampled_from(_INSIDE), max_size=4)), max_size=8))
+def test_a_plain_substitution_word_lexes_as_the_loop_reads_it(parts: list[str | list[str]]) -> None:
+    text = "".join(p if isinstance(p, str) else "$(" + "".join(p) + ")" for p in parts)
+
+    def lexed(plain: bool) -> object:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Lexer, "plain_substitutions", plain)
+            try:
+                return tokenize(text)
+            except ShellSyntaxError as exc:
+                return ("error", str(exc))
+
+    assert lexed(True) == lexed(False)
+
+
 def _group_one_by_one(self: Lexer, segs: list[Seg]) -> None:
     """Lexer._group as it was: one step per character (the reference for its runs)."""
     text = self.text

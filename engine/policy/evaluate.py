@@ -27,7 +27,9 @@ from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
+    COMPUTED_CLASSES,
     ENGINE_CLASSES,
+    ENGINE_PARENT,
     PathClassifier,
     Places,
     View,
@@ -545,6 +547,12 @@ class Evaluator:
         # matchers alike: each of its matches is already in `seen`, so it is passed over whole
         # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
         judged: set[tuple[Any, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
+        if by_classes and len(commands) > _REPEATS_PAST:
+            # Many commands: their plain names (`rm a1; rm a2; ...`) classified at once, one RE2 pass
+            # (View.classify_plain remembers those whose only class is `relative`), not ~70 µs each.
+            words = {word for command in commands for word in command.argv[1:]}
+            if len(words) > _FLAT_BULK:
+                view.classify_plain(words)
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
@@ -665,7 +673,10 @@ class Evaluator:
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
         # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
-        for target in _flat_device_targets(unquoted):
+        targets = _flat_device_targets(unquoted)
+        if len(targets) > _FLAT_DEVICES:
+            targets = _FlatFold.of(index).devices_to_judge(view, targets)
+        for target in targets[:_FLAT_DEVICES]:
             command = Command(":", (":",), (False,), redirects=((">", target),))
             for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                 if (
@@ -964,20 +975,17 @@ def _unquoted(text: str) -> str:
     return text.replace('"', "").replace("'", "").replace("\\", "")
 
 
-def _flat_device_targets(text: str) -> tuple[str, ...]:
-    """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), at most
-    _FLAT_DEVICES of them (the others a writer names are harmless: /dev/null, /dev/stderr ...).
-    ``text`` is read without quoting (_unquoted)."""
-    found: dict[str, None] = {}
-    for match in _FLAT_DEVICE.finditer(text):
-        target = match.group(1)
-        if target not in _HARMLESS_DEVICES:
-            found[target] = None
-            if len(found) >= _FLAT_DEVICES:
-                break
-    return tuple(found)
+def _flat_device_targets(text: str) -> list[str]:
+    """The distinct devices ``text`` redirects output to (`> /dev/sda`, `&>>/dev/nvme0n1`), in the
+    order they first appear, but those a writer names that are harmless (/dev/null, /dev/stderr
+    ...). ``text`` is read without quoting (_unquoted). One C search: see _FlatFold.devices_to_judge
+    for which of many are judged."""
+    return [t for t in dict.fromkeys(_FLAT_DEVICE.findall(text)) if t not in _HARMLESS_DEVICES]
 
 
+# A device target of plain names (no `.` or `..`, glob, expansion): (its folder, its name), one per line.
+_PLAIN_DEVICES = re.compile(r"(?m)^(/dev(?:/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*)/([A-Za-z0-9_][A-Za-z0-9_.+-]*)$")
+_FLAT_DEVICE_FOLDERS = 16  # folders whose plain device names are told apart at once (devices_to_judge)
 _FLAT_PLAIN = re.compile(rb"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # a plain name (paths._PLAIN_NAME), per line
 # What a folded word becomes: 0xFE is no byte of UTF-8 text, so no word of the text is this.
 _FLAT_PLACEHOLDER = b"\xfe"
@@ -1012,7 +1020,7 @@ class _FlatFold:
     whose hardline matchers read the command's text or subcommands appears in the text (`kill`):
     their runs are judged word for word."""
 
-    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes")
+    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes", "device_classes")
 
     def __init__(self, index: _Index) -> None:
         entries = [
@@ -1041,6 +1049,12 @@ class _FlatFold:
         self._never = any(
             (m.text is not None or m.subcommands) and m.names is None and not m.name_globs for _, m in hard
         )
+        # The classes a hardline test of a redirection's target reads (see devices_to_judge); None
+        # when one such test may hold for a target of no class (a glob, a regex, `not_classes`).
+        specs = [spec for _, m in hard for spec in (m.redirects, m.reads) if spec is not None]
+        self.device_classes: frozenset[str] | None = frozenset(c for spec in specs for c in spec.classes)
+        if any(not spec.classes or spec.not_classes for spec in specs):
+            self.device_classes = None
         self._tests: Finder | None = None
         self._unfoldable: Finder | None = None
         try:
@@ -1065,6 +1079,35 @@ class _FlatFold:
         if self._never or self._names is None or folders is None:
             return None
         return functools.partial(self._boring, view, folders)
+
+    def devices_to_judge(self, view: View, targets: list[str]) -> list[str]:
+        """Of many device targets of a long text (`echo > /dev/x1; ...; cat /dev/zero > /dev/sda`),
+        those the flat scan must judge one by one: the first plain one (`/dev/NAME`) that no class
+        a hardline redirection test reads may hold, as representative of them all, and every
+        other target. Those plain ones differ only in their names, and no hardline test reads a
+        name but through those classes (device_classes), so each judges as the first does.
+        Found in one RE2 pass over the names of each folder (View.classify_plain, which also
+        leaves out a name that is a link, or under one the engine follows): judging each target
+        costs ~0.1 ms, and 64 decoys before `> /dev/sda` kept a long line an ask."""
+        classes = self.device_classes
+        if classes is None or "absolute" in classes:
+            return targets  # a plain /dev/NAME is `absolute`: no plain one is said free of them
+        # A plain absolute name's only computed class is `absolute` (normalize_path); the engine's
+        # classes are read by their globs (PathClassifier._class_finder).
+        globbed = frozenset(
+            c for c in classes if c not in COMPUTED_CLASSES or c in ENGINE_CLASSES or c == ENGINE_PARENT
+        )
+        folders: dict[str, list[str]] = {}
+        for folder, name in _PLAIN_DEVICES.findall("\n".join(targets)):
+            folders.setdefault(folder, []).append(name)
+        quiet: set[str] = set()
+        for folder in itertools.islice(folders, _FLAT_DEVICE_FOLDERS):  # the others are judged
+            inside = folder + "/"
+            quiet.update(inside + name for name in view.classify_plain(folders[folder], folder, globbed))
+        if not quiet:
+            return targets
+        first = next(t for t in targets if t in quiet)
+        return [first, *(t for t in targets if t not in quiet)]
 
     def _boring(self, view: View, folders: tuple[str, ...], flat: bytes, words: Iterable[bytes]) -> set[bytes]:
         if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:

@@ -596,6 +596,9 @@ class Analyzer(Follower, LinkFollower):
         # The same under a token budget (a long line), with what lexing each cost the budget: a
         # text lexed again is charged that again, so the budget runs out where it did.
         self.charged: dict[str, tuple[list[Token], int]] = {}
+        # A substitution's pipelines as _static_output and _names_in read them (never changed),
+        # by its tokens: `$(a) $(a) ...` is split once for both, not twice per occurrence.
+        self.split_once: dict[int, tuple[list[Token], list[list[_Raw]] | None]] = {}
         # Shell functions defined on the line: NAME -> the bodies given it (all of them are read:
         # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
         self.functions: dict[str, list[list[Token]]] = {}
@@ -641,7 +644,22 @@ class Analyzer(Follower, LinkFollower):
         return tokens
 
     def _names_in(self, script: str) -> set[str]:
-        return _names_in(script, self._tokens)
+        pipelines = self._pipelines_of(script)
+        return {"$dynamic"} if pipelines is None else _names_of(pipelines)
+
+    def _pipelines_of(self, script: str) -> list[list[_Raw]] | None:
+        """_split(self._tokens(script)) for a reader that changes nothing in it (None: a syntax
+        error), split once per text. The budget is charged as by _tokens, each time."""
+        tokens = self._tokens(script)
+        known = self.split_once.get(id(tokens))
+        if known is not None and known[0] is tokens:
+            return known[1]
+        try:
+            pipelines: list[list[_Raw]] | None = _split(tokens)
+        except ShellSyntaxError:
+            pipelines = None
+        self.split_once[id(tokens)] = (tokens, pipelines)  # the entry keeps its tokens (and id) alive
+        return pipelines
 
     # A line of plain words is read without tokens (see _plain_words). Speed only: off in the
     # differential test's reference, which must read alike.
@@ -801,8 +819,7 @@ class Analyzer(Follower, LinkFollower):
         if values is not None:
             # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
             env, self.vals.arrays, self.vals.unset, self.vals.assumed = values
-            self.env.clear()
-            self.env.update(env)
+            self.env.restore(env)
 
     def _run_pipelines(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         """Read each pipeline of ``tokens`` in turn. One that may not run, or runs in a subshell
@@ -1027,11 +1044,8 @@ class Analyzer(Follower, LinkFollower):
 
     def _static_output(self, script: str) -> str | None:
         """What `$(echo rm)` prints, when that is knowable without running anything."""
-        try:
-            pipelines = _split(self._tokens(script))
-        except ShellSyntaxError:
-            return None
-        if len(pipelines) != 1:
+        pipelines = self._pipelines_of(script)
+        if pipelines is None or len(pipelines) != 1:
             return None
         if len(pipelines[0]) > 1:
             # `$(echo cm0gLXJmIC8= | base64 -d)`: literal data through decoders is knowable.
@@ -1083,8 +1097,7 @@ class Analyzer(Follower, LinkFollower):
                 # another reading: what it did to variables did not last (`false && x=build`,
                 # `(x=build)`, `x=build true`)
                 env, self.vals.arrays, self.vals.unset = before
-                self.env.clear()
-                self.env.update(env)
+                self.env.restore(env)
             if stages and raw is not last:  # what feeds the next stage: nothing after the last
                 # What fed a stage (substitutions, files it read) flows on down the pipe too.
                 upstream = upstream.union(c.name or "$dynamic" for c in stages)
@@ -1767,8 +1780,7 @@ class Analyzer(Follower, LinkFollower):
             local = self.frames.pop()
             self.positional = saved_positional
             if args is None:
-                self.env.clear()
-                self.env.update(before)
+                self.env.restore(before)
                 self.cwd, self.directories = saved_cwd, saved_directories
             else:
                 for key in (*_POSITIONAL_KEYS, *local):
@@ -1782,8 +1794,7 @@ class Analyzer(Follower, LinkFollower):
 
     def _restore(self, state: _State) -> None:
         env, self.cwd, self.positional, directories = state
-        self.env.clear()
-        self.env.update(env)
+        self.env.restore(env)
         self.directories = list(directories)
 
     def _merge(self, other: _State) -> None:
@@ -3247,6 +3258,10 @@ def _names_in(script: str, lex: Callable[[str], list[Token]] = tokenize) -> set[
         pipelines = _split(lex(script))
     except ShellSyntaxError:
         return {"$dynamic"}
+    return _names_of(pipelines)
+
+
+def _names_of(pipelines: list[list[_Raw]]) -> set[str]:
     names: set[str] = set()
     for pipeline in pipelines:
         for raw in pipeline:

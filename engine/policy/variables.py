@@ -44,6 +44,16 @@ class Variables(dict[str, str]):
             self._drop(key, value)
         super().clear()
 
+    def restore(self, values: dict[str, str]) -> None:
+        """Back to ``values`` (what a subshell or a reading set does not last): a value that
+        differs from its restored one is remembered as lost (as clear does), one that is the
+        same is not (a line of `$(a)` subshells leaves HOME known, not lost)."""
+        for key, value in self.items():
+            if values.get(key) != value:
+                self._drop(key, value)
+        super().clear()
+        self.update(values)
+
     def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
         """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
         whether it may also hold one known only at run time."""

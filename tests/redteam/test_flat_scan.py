@@ -70,6 +70,21 @@ def test_a_word_in_a_long_line_is_judged_as_strictly_as_alone(engine: Engine, wo
         assert verdict.hardline == alone.hardline
 
 
+@pytest.mark.parametrize("word", ["hl", "alice", "state", "id_rsa", "HL", "a7.bak", "hl/", "./hl", "~", ".."])
+def test_a_word_after_many_plain_commands_is_judged_as_alone(engine: Engine, word: str) -> None:
+    """Below the limits, the plain names of many commands are classified at once (Evaluator._match,
+    View.classify_plain): a link, home named from its parent or the engine's state among them is
+    still judged as it is alone."""
+    alone = judge(engine, f"rm -rf {word}")
+    for line in (
+        "".join(f"rm -rf b{i}; " for i in range(40)) + f"rm -rf {word}",
+        f"rm -rf {word}; " + "".join(f"rm -rf b{i}; " for i in range(40)),
+        "".join(f"rm -rf b{i} " for i in range(40)) + word + "; " + "".join(f"ls c{i}; " for i in range(40)),
+    ):
+        verdict = judge(engine, line)
+        assert (verdict.decision, verdict.hardline) == (alone.decision, alone.hardline), line[-60:]
+
+
 def test_planted_links_are_hardline_in_a_long_line(engine: Engine) -> None:
     """The link to home and home named from its parent: each alone is hardline, and so is the pad."""
     for word in ("hl", "alice"):
@@ -267,15 +282,24 @@ def test_a_cd_after_many_decoys_in_a_long_line_still_moves_the_runs(engine: Engi
     assert (verdict.decision, verdict.hardline) == ("deny", True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the flat scan judges the first 64 distinct device targets (each costs ~0.1 ms: 6,000 of them were "
-    "0.7 s); 64 harmless ones before `> /dev/sda` keep a long line an ask. Needs a cheap block-device prefilter",
+@pytest.mark.parametrize(
+    "target",
+    ["/dev/sda", "/dev/../dev/sda", "/dev//nvme0n1", "/dev/disk/by-id/ata-x", "/dev/mapper/root", "/dev/sd*"],
 )
-def test_a_device_redirection_after_many_decoys_is_hardline(engine: Engine) -> None:
-    decoys = "".join(f"echo > /dev/x{i}; " for i in range(80))
-    verdict = judge(engine, decoys + PADDING + "cat /dev/zero > /dev/sda")
+@pytest.mark.parametrize("decoy", ["/dev/x{}", "/dev/fd/{}", "/dev/a/b{}", "/dev/sdq{}"])
+def test_a_device_redirection_after_many_decoys_is_hardline(engine: Engine, target: str, decoy: str) -> None:
+    """Judging each device target costs ~0.1 ms, so the flat scan judges 64 of them: past that,
+    plain names no hardline redirection test can tell apart are judged once (devices_to_judge)."""
+    decoys = "".join(f"echo > {decoy.format(i)}; " for i in range(80))
+    verdict = judge(engine, decoys + PADDING + f"cat /dev/zero > {target}")
     assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+def test_many_harmless_device_redirections_stay_an_ask(engine: Engine) -> None:
+    """The near miss: thousands of plain /dev names, none a block device, are not hardline."""
+    decoys = "".join(f"echo > /dev/x{i}; " for i in range(3000))
+    verdict = judge(engine, decoys + PADDING + "echo done > /dev/x1")
+    assert (verdict.decision, verdict.hardline) == ("ask", False)
 
 
 # -- pieces read once for many (the fold): what an attacker hides among thousands of look-alikes --
