@@ -348,25 +348,6 @@ def _positional_classes(command: Command, classify: Callable[[str], frozenset[st
 _REPEATS_PAST = 8  # commands on a line past which _match passes over repeated ones
 
 
-def _identity(command: Command) -> tuple[Any, ...]:
-    """What a matcher may read of ``command`` (its `text`, `reading` and `shape` follow from these)."""
-    return (
-        command.name,
-        command.argv,
-        command.dynamic,
-        command.redirects,
-        command.stdin,
-        command.fed_by,
-        command.via,
-        command.code,
-        command.depth,
-        command.cwd,
-        id(command.program),  # the Programs table's own entry: alive as long as the command
-        command.indirect,
-        command.reread,
-    )
-
-
 def _obfuscated(text: str) -> bool:
     """Whether _OBFUSCATION finds something in ``text`` (in a long text, without trying every
     alternative at every position)."""
@@ -544,12 +525,12 @@ class Evaluator:
         # A command equal to one judged before in every field a matcher reads meets the same
         # matchers alike: each of its matches is already in `seen`, so it is passed over whole
         # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
-        judged: set[tuple[Any, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
+        judged: set[tuple[object, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             if judged is not None:
-                same = _identity(command)
+                same = command.identity()
                 if same in judged:
                     continue
                 judged.add(same)
