@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import cli
+from tests.redteam.conftest import guard
 
 SECRET = "hunter2-db-password"
 KEY = "secret-key-material"
@@ -39,22 +40,6 @@ def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     (root / ".env").write_text(f"DB_PASSWORD={SECRET}\n")
     (root / "hermes-engine.yaml").write_text("include_builtin: true\n")
     return root, home
-
-
-def guard(agent: str, root: Path, tool: str, tool_input: dict[str, Any]) -> str:
-    event = {
-        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
-        "session_id": "s1",
-        "cwd": str(root),
-        "tool_name": tool,
-        "tool_input": tool_input,
-    }
-    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    answer = json.loads(result.stdout)
-    if agent == "gemini":
-        return str(answer.get("decision", "defer"))
-    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
 
 
 def ripgrep_prints(pattern: str, path: Path, globs: list[str], cwd: Path) -> str:
