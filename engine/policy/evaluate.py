@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
+from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -73,8 +74,6 @@ _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # (the engine's own file names are single path components: any spelling of a path holds them).
 _RESPELLED = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
 _QUOTES = re.compile(r"[\"'`]")
-# Arguments rule globs read as shell commands (matched against each simple command too).
-_COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
 # The flat scan: quoting removed, the text cut at anything that may end a command.
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
@@ -1380,7 +1379,7 @@ def _rule_hits(rule: Rule, args: Mapping[str, Any], parsed: tuple[list[str], lis
         source = rule.sources[i] if i < len(rule.sources) else ""
         if any(glob.match(v) for v in _strings(args.get(name))):
             continue
-        if name in _COMMAND_ARGUMENTS and strict_hit(glob, source, lines, found):
+        if name in TYPED_ARGUMENTS and strict_hit(glob, source, lines, found):
             continue
         return False
     return True
