@@ -312,23 +312,6 @@ class _Raw(Record):
         self.conditional = conditional
 
 
-# What makes a pipeline one that may not run or runs apart (see _split's ``sure``).
-_APART_OPS = frozenset({"&&", "||", "|", "|&", "&", "("})
-_APART_WORDS = frozenset({*_OPENERS, "coproc"})
-
-
-def _may_skip(tokens: list[Token]) -> bool:
-    """Whether a pipeline of ``tokens`` may not run, or runs apart from this shell: an operator
-    or a reserved word that can make it so (a word that is no reserved word there only costs time)."""
-    for token in tokens:
-        if token.kind == "op":
-            if token.value in _APART_OPS:
-                return True
-        elif token.literal in _APART_WORDS:
-            return True
-    return False
-
-
 def _split(
     tokens: list[Token], sure: list[tuple[bool, int]] | None = None, kept: frozenset[str] = _NOTHING
 ) -> list[list[_Raw]]:
@@ -752,19 +735,18 @@ class Analyzer(Follower, LinkFollower):
         (after `&&`/`||`, in a compound command, piped, in the background), leaves a variable the
         line had set with two possible values: it is unknown after (`d=~; false && d=x; rm -rf
         "$d"` deletes home), as are the positional parameters it changed."""
+        sure: list[tuple[bool, int]] = []
         before: tuple[dict[str, str], list[str] | None] | None = None
         kept = self.kept
-        # Without `&&`, `||`, a pipe, `&`, a subshell or a compound command every pipeline surely
-        # runs: no bookkeeping (most lines).
-        sure: list[tuple[bool, int]] | None = [] if _may_skip(tokens) else None
-        looped = sure is not None and len(tokens) > 4 and any(t.literal in ("while", "until") for t in tokens)
+        looped = len(tokens) > 4 and any(t.literal in ("while", "until") for t in tokens)
         heads = _loop_inputs(tokens) if looped else None
         if heads:
             self.vals.heads.update(heads)
         pipelines = _split(tokens, sure, kept)
         k = 0
         while k < len(pipelines):
-            if sure is None or sure[k][0]:
+            certain, end = sure[k]
+            if certain:
                 if before is not None:
                     self._settle(*before)
                     before = None
@@ -776,17 +758,12 @@ class Analyzer(Follower, LinkFollower):
                     if given and not any(op in _INPUTS for op, _ in raw.redirects):
                         raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
             self._pipeline(pipelines[k], depth, via)
+            k += 1
             if self.kept is not kept:
                 # `alias if='rm -rf'`: the rest is read again with that word a command's
-                if sure is None:
-                    sure = []
-                    _split(tokens, sure, kept)  # where each pipeline ends
-                end = sure[k][1]
                 kept, tokens, k = self.kept, tokens[end:], 0
-                sure = [] if _may_skip(tokens) else None
+                sure = []
                 pipelines = _split(tokens, sure, kept)
-                continue
-            k += 1
         if before is not None:
             self._settle(*before)
 
