@@ -231,9 +231,9 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
                         found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
-    for line in _fed_commands(tool_input, 0, tool):
+    for line in _fed_commands(tool_input, tool):
         found.append(("terminal", {"command": line, _FLOOR: True}))
-    for argv in _split_commands(tool_input, 0):
+    for argv in _split_commands(tool_input):
         # Run as an argv (each word as given) or joined into a shell line (`~` expands): both judged.
         for line in dict.fromkeys((_command(argv, tool), " ".join(argv))):
             found.append(("terminal", {"command": line, _FLOOR: True}))
@@ -258,19 +258,13 @@ def _file_uri_paths(text: str) -> list[str]:
     return list(dict.fromkeys(p for p in found if p))
 
 
-def _split_commands(value: Any, depth: int) -> list[list[str]]:
-    """[program, *args] of each object at any depth that gives a program and its arguments in
-    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+def _objects(value: Any, depth: int) -> list[dict[str, Any]]:
+    """Every object in ``value`` at any depth (lists of objects included), keys in lower case."""
     if depth > 16:
         raise GuardError("the tool input is nested too deeply to judge")
-    out: list[list[str]] = []
+    out: list[dict[str, Any]] = []
     if isinstance(value, dict):
-        lowered = {str(k).lower(): v for k, v in value.items()}
-        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
-        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
-        for program in programs:
-            for argv in argvs:
-                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+        out.append({str(k).lower(): v for k, v in value.items()})
         items: Iterable[Any] = value.values()
     elif isinstance(value, list):
         items = value
@@ -278,20 +272,30 @@ def _split_commands(value: Any, depth: int) -> list[list[str]]:
         return out
     for item in items:
         if isinstance(item, (dict, list)):
-            out += _split_commands(item, depth + 1)
+            out += _objects(item, depth + 1)
     return out
 
 
-def _fed_commands(value: Any, depth: int, tool: str) -> list[str]:
+def _split_commands(value: Any) -> list[list[str]]:
+    """[program, *args] of each object at any depth that gives a program and its arguments in
+    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+    out: list[list[str]] = []
+    for lowered in _objects(value, 0):
+        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
+        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
+        for program in programs:
+            for argv in argvs:
+                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+    return out
+
+
+def _fed_commands(value: Any, tool: str) -> list[str]:
     """A command with the text it is given on its standard input (`{"command": "bash", "stdin":
     "rm -rf ~"}`), at any depth, as the shell line that feeds it so: `COMMAND <<'EOF'` (what
     reads the text as commands is judged so, `cat` reads it as data). A text with no command
     beside it is judged as a command line by itself (TYPED_ARGUMENTS)."""
-    if depth > 16:
-        raise GuardError("the tool input is nested too deeply to judge")
     out: list[str] = []
-    if isinstance(value, dict):
-        lowered = {str(k).lower(): v for k, v in value.items()}
+    for lowered in _objects(value, 0):
         commands = [v for k, v in lowered.items() if k in COMMAND_ARGUMENTS and (isinstance(v, str) or _is_argv(v))]
         for key, text in lowered.items():
             if key not in _MCP_STDIN_KEYS or not isinstance(text, str) or not text:
@@ -303,14 +307,6 @@ def _fed_commands(value: Any, depth: int, tool: str) -> list[str]:
                 out.append(f"{_command(command, tool)} <<'{end}'\n{text}\n{end}\n")
             if not commands and key not in TYPED_ARGUMENTS:
                 out.append(text)  # fed to a process the call does not name: any shell
-        items: Iterable[Any] = value.values()
-    elif isinstance(value, list):
-        items = value
-    else:
-        return out
-    for item in items:
-        if isinstance(item, (dict, list)):
-            out += _fed_commands(item, depth + 1, tool)
     return out
 
 
