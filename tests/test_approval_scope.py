@@ -166,6 +166,48 @@ def test_approving_a_piped_download_does_not_approve_another_source(tree: Callab
     assert len(answers.asked) == 2
 
 
+# Each deletes ../keep/build_other (as well as, or instead of, the granted ../build_other):
+# spelled through an alias, a function, another reading of a value or another directory, it is
+# another command. The work tree is under /tmp: `..` words land in /tmp from it.
+OTHER_DELETES = [
+    "shopt -s expand_aliases\nalias rm='rm -rf ../keep/build_other'\nrm -rf ../build_other",
+    "shopt -s expand_aliases\nalias r='rm -rf '\nalias b='../build_other ../keep/build_other'\nr b",
+    'rm() { command rm -rf ../keep/build_other "$@"; }; rm -rf ../build_other',
+    'function rm { /bin/rm -rf ../keep/build_other "$@"; }; rm -rf ../build_other',
+    'f() { rm -rf "$@"; }; f ../build_other ../keep/build_other',
+    'f() { rm -rf ../build_other "$1"; }; f ../keep/build_other',
+    'x=../build_other; [ -n "$HOME" ] && x=../keep/build_other; rm -rf $x',
+    "x=../build_other; test -d ../keep && x=../keep/build_other; rm -rf $x",
+    # The granted words, run in ../keep/inner: the directory is known only at run time (or
+    # through an alias), and ../build_other from there is ../keep/build_other.
+    "shopt -s expand_aliases\nalias go='cd ../keep/inner'\ngo; rm -rf ../build_other",
+    "OLDPWD=../keep/inner; cd -; rm -rf ../build_other",
+    "cd ../keep/inner; cd ..; cd -; rm -rf ../build_other",
+    "CDPATH=../keep cd inner; rm -rf ../build_other",
+    'cd "$(cat ../where)"; rm -rf ../build_other',
+]
+
+
+@pytest.mark.parametrize("command", OTHER_DELETES)
+def test_a_session_grant_does_not_cover_another_command_behind_an_alias_function_reading_or_directory(
+    tree: Callable[..., Tree], command: str
+) -> None:
+    t = tree()
+    victim = t.work.parent / "keep" / "build_other"
+    victim.mkdir(parents=True)
+    (victim / "data").write_text("keep me\n")
+    (t.work.parent / "keep" / "inner").mkdir()
+    (t.work.parent / "where").write_text(str(t.work.parent / "keep" / "inner"))
+    answers = Answers(["session"])
+    t.engine.set_approval_callback(answers)
+    assert t.run("rm -rf ../build_other").ok
+    (t.work.parent / "build_other").mkdir()
+    result = t.run(command)
+    assert result.error is not None and result.error.type == "denied"
+    assert len(answers.asked) == 2
+    assert (victim / "data").read_text() == "keep me\n"
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli import cli
+from tests.redteam.conftest import guard
 
 SECRET = "hunter2-db-password"
 KEY = "secret-key-material"
@@ -39,22 +40,6 @@ def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     (root / ".env").write_text(f"DB_PASSWORD={SECRET}\n")
     (root / "hermes-engine.yaml").write_text("include_builtin: true\n")
     return root, home
-
-
-def guard(agent: str, root: Path, tool: str, tool_input: dict[str, Any]) -> str:
-    event = {
-        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
-        "session_id": "s1",
-        "cwd": str(root),
-        "tool_name": tool,
-        "tool_input": tool_input,
-    }
-    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    answer = json.loads(result.stdout)
-    if agent == "gemini":
-        return str(answer.get("decision", "defer"))
-    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
 
 
 def ripgrep_prints(pattern: str, path: Path, globs: list[str], cwd: Path) -> str:
@@ -172,6 +157,36 @@ def test_an_mcp_tool_cannot_reach_the_engine_by_split_commands_file_keys_or_uris
     test_an_mcp_tool_cannot_reach_the_engine_or_run_a_hardline_command(where, tool, tool_input)
 
 
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        # Text typed into a process a server runs (Desktop Commander's interact_with_process).
+        ("mcp__commander__interact_with_process", {"pid": 4242, "input": "rm -rf ~"}),
+        # A command and what it reads on stdin (mcp-shell-server's shell_execute, mcp-server-commands).
+        ("mcp__shell__shell_execute", {"command": ["bash"], "stdin": "rm -rf ~", "directory": "@ROOT@"}),
+        ("mcp__commands__run_process", {"command_line": "sh", "stdin": "rm -rf ~"}),
+        ("mcp__commands__run_process", {"mode": "shell", "stdin": "rm -rf ~"}),
+        ("mcp__py__run", {"options": {"cmd": "python3", "input": "import shutil; shutil.rmtree('/home')"}}),
+        ("mcp__x__run", {"commandline": "rm -rf ~"}),
+    ],
+)
+def test_a_command_in_any_argument_that_holds_one_is_judged(
+    where: tuple[Path, Path], tool: str, tool_input: dict[str, Any]
+) -> None:
+    """One list of the argument names that hold a command (engine.policy.arguments): the first
+    three had no opinion, in an argument name the guard's own list did not know."""
+    root, _ = where
+    text = json.loads(json.dumps(tool_input).replace("@ROOT@", str(root)))
+    assert guard("claude-code", root, tool, text) == "deny", tool
+
+
+def test_text_fed_to_a_program_that_reads_it_as_data_is_not_a_command(where: tuple[Path, Path]) -> None:
+    root, _ = where
+    fed = {"command": ["cat"], "stdin": "never run rm -rf ~ here\n"}
+    assert guard("claude-code", root, "mcp__shell__shell_execute", fed) == "defer"
+    assert guard("claude-code", root, "mcp__commander__interact_with_process", {"pid": 1, "input": "ls\n"}) == "defer"
+
+
 def test_an_mcp_tool_reading_a_secret_is_asked_about(where: tuple[Path, Path]) -> None:
     root, home = where
     assert guard("claude-code", root, "mcp__filesystem__read_text_file", {"path": ".env"}) == "ask"
@@ -275,6 +290,14 @@ INNER_PATCH = "*** Begin Patch\n*** Add File: relax.yaml\n+yolo: true\n*** End P
         {"cmd": f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
         {"cmd": f"cd 'policies' && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
         {"cmd": ["bash", "-lc", f"cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"]},
+        # Where the shell really is (the analyzer's `cd` model, not a regex over `cd WORD`): each
+        # of these was judged in the project root, with no opinion.
+        {"cmd": f"pushd policies >/dev/null; apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"d=policies; cd $d && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"cd \"$(echo policies)\" && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"env -C policies apply_patch '{INNER_PATCH}'"},
+        {"cmd": f"CDPATH=. cd policies && apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
+        {"cmd": f"cd policies; cd /tmp; cd - >/dev/null; apply_patch <<'EOF'\n{INNER_PATCH}EOF\n"},
     ],
 )
 def test_a_codex_shell_patch_is_judged_where_codex_applies_it(
@@ -286,6 +309,27 @@ def test_a_codex_shell_patch_is_judged_where_codex_applies_it(
     (root / "policies" / "p.yaml").write_text(POLICY)
     text = json.loads(json.dumps(tool_input).replace("@ROOT@", str(root)))
     assert guard("codex", root, "exec_command", text) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cd \"$(cat where.txt)\" && apply_patch <<'EOF'\n{patch}EOF\n",
+        "cd src; cd - >/dev/null; cd \"$OLDPWD\" && apply_patch <<'EOF'\n{patch}EOF\n",
+        "CDPATH=/opt cd src && apply_patch <<'EOF'\n{patch}EOF\n",
+        "$(cat name.txt) <<'EOF'\n{patch}EOF\n",
+    ],
+)
+def test_a_codex_shell_patch_applied_where_only_the_run_knows_is_asked(where: tuple[Path, Path], line: str) -> None:
+    """The file a patch writes is not known: not judged as if it were in the project root."""
+    root, _ = where
+    (root / "where.txt").write_text(str(root / "policies"))
+    patch = "*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n"
+    command = line.format(patch=patch)
+    assert guard("claude-code", root, "Bash", {"command": command}) in ("ask", "deny")
+    assert guard("codex", root, "exec_command", {"cmd": command}) == "deny"  # Codex's hooks cannot ask
+    # Where the line says where it is, the same patch is Codex's own decision.
+    assert guard("codex", root, "exec_command", {"cmd": f"cd src && apply_patch <<'EOF'\n{patch}EOF\n"}) == "defer"
 
 
 def test_an_ordinary_codex_patch_is_still_let_through(where: tuple[Path, Path]) -> None:

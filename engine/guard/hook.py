@@ -22,6 +22,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from engine.policy.arguments import COMMAND_ARGUMENTS, TYPED_ARGUMENTS
 from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -179,9 +180,10 @@ _MCP_PATH_KEYS = frozenset({
 })
 # ... and any key whose last word is one of these (`repo_path`, `targetPath`, `outputDir`).
 _PATH_WORDS = frozenset({"path", "paths", "dir", "directory", "folder", "file", "files", "filename", "uri"})
-_MCP_COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell_command", "commandline", "command_line"})
 # A program and its arguments in two members (`{"command": "rm", "args": ["-rf", "~"]}`): judged joined.
-_MCP_PROGRAM_KEYS = frozenset({*_MCP_COMMAND_KEYS, "program", "executable", "binary", "exe"})
+_MCP_PROGRAM_KEYS = frozenset({*COMMAND_ARGUMENTS, "program", "executable", "binary", "exe"})
+# What a server feeds the command it runs on its standard input (`{"command": "bash", "stdin": …}`).
+_MCP_STDIN_KEYS = frozenset({"stdin", "input"})
 _MCP_ARGV_KEYS = frozenset({"args", "arguments", "argv", "params", "parameters"})
 _READ_VERBS = frozenset({
     "read", "get", "list", "ls", "search", "find", "grep", "glob", "view", "show", "cat", "head", "tail",
@@ -220,7 +222,7 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     found: list[tuple[str, dict[str, Any]]] = []
     for key, value in _leaves(tool_input, 0):
         lowered = key.lower()
-        if lowered in _MCP_COMMAND_KEYS and (isinstance(value, str) or _is_argv(value)):
+        if lowered in TYPED_ARGUMENTS and (isinstance(value, str) or _is_argv(value)):
             found.append(("terminal", {"command": _command(value, tool), _FLOOR: True}))
         elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
             for text in value if isinstance(value, list) else [value]:
@@ -229,7 +231,9 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
                         found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
-    for argv in _split_commands(tool_input, 0):
+    for line in _fed_commands(tool_input, tool):
+        found.append(("terminal", {"command": line, _FLOOR: True}))
+    for argv in _split_commands(tool_input):
         # Run as an argv (each word as given) or joined into a shell line (`~` expands): both judged.
         for line in dict.fromkeys((_command(argv, tool), " ".join(argv))):
             found.append(("terminal", {"command": line, _FLOOR: True}))
@@ -254,19 +258,13 @@ def _file_uri_paths(text: str) -> list[str]:
     return list(dict.fromkeys(p for p in found if p))
 
 
-def _split_commands(value: Any, depth: int) -> list[list[str]]:
-    """[program, *args] of each object at any depth that gives a program and its arguments in
-    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+def _objects(value: Any, depth: int) -> list[dict[str, Any]]:
+    """Every object in ``value`` at any depth (lists of objects included), keys in lower case."""
     if depth > 16:
         raise GuardError("the tool input is nested too deeply to judge")
-    out: list[list[str]] = []
+    out: list[dict[str, Any]] = []
     if isinstance(value, dict):
-        lowered = {str(k).lower(): v for k, v in value.items()}
-        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
-        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
-        for program in programs:
-            for argv in argvs:
-                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+        out.append({str(k).lower(): v for k, v in value.items()})
         items: Iterable[Any] = value.values()
     elif isinstance(value, list):
         items = value
@@ -274,7 +272,41 @@ def _split_commands(value: Any, depth: int) -> list[list[str]]:
         return out
     for item in items:
         if isinstance(item, (dict, list)):
-            out += _split_commands(item, depth + 1)
+            out += _objects(item, depth + 1)
+    return out
+
+
+def _split_commands(value: Any) -> list[list[str]]:
+    """[program, *args] of each object at any depth that gives a program and its arguments in
+    two members (`{"command": "rm", "args": ["-rf", "~"]}`)."""
+    out: list[list[str]] = []
+    for lowered in _objects(value, 0):
+        programs = [v for k, v in lowered.items() if k in _MCP_PROGRAM_KEYS and isinstance(v, str) and v.strip()]
+        argvs = [v for k, v in lowered.items() if k in _MCP_ARGV_KEYS and isinstance(v, list)]
+        for program in programs:
+            for argv in argvs:
+                out.append([program, *(a if isinstance(a, str) else json.dumps(a) for a in argv)])
+    return out
+
+
+def _fed_commands(value: Any, tool: str) -> list[str]:
+    """A command with the text it is given on its standard input (`{"command": "bash", "stdin":
+    "rm -rf ~"}`), at any depth, as the shell line that feeds it so: `COMMAND <<'EOF'` (what
+    reads the text as commands is judged so, `cat` reads it as data). A text with no command
+    beside it is judged as a command line by itself (TYPED_ARGUMENTS)."""
+    out: list[str] = []
+    for lowered in _objects(value, 0):
+        commands = [v for k, v in lowered.items() if k in COMMAND_ARGUMENTS and (isinstance(v, str) or _is_argv(v))]
+        for key, text in lowered.items():
+            if key not in _MCP_STDIN_KEYS or not isinstance(text, str) or not text:
+                continue
+            end = "HERMES_ENGINE_INPUT"
+            while end in text:
+                end += "_"
+            for command in commands:
+                out.append(f"{_command(command, tool)} <<'{end}'\n{text}\n{end}\n")
+            if not commands and key not in TYPED_ARGUMENTS:
+                out.append(text)  # fed to a process the call does not name: any shell
     return out
 
 
@@ -405,24 +437,59 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         call.checks.append((tool, dict(tool_input)))
 
 
-_CD = re.compile(r"""(?:^|[;&|(\n'"])\s*cd\s+(?:--\s+)?("[^"]*"|'[^']*'|[^\s;&|()]+)""")
+# A patch a shell line applies, placed at judging time (engine.policy.shell reads the line with
+# the project's Programs table); a patch applied where only the run knows.
+_SHELL_PATCH = "\0shell_patch"
+_UNPLACED = "\0unplaced"
 
 
 def _shell_patch(call: Call, command: str, workdir: str | None = None) -> None:
     """Codex applies a patch run as a shell command itself (`apply_patch <<'EOF'`, or the argv
     `["apply_patch", PATCH]`): each file it names is judged as a write, as in its apply_patch tool,
-    where Codex applies it too: in the call's ``workdir`` and after a `cd DIR &&` before it (each
-    folder a `cd` of the command names, and the plain path: the strictest wins)."""
+    where Codex applies it too: in the call's ``workdir``, in the directory the line has moved to
+    before it (see _placed_patches), and as the plain path: the strictest wins."""
     if "*** Begin Patch" not in command:
         return
-    folders = [m.group(1).strip("'\"") for m in _CD.finditer(command)]
-    if workdir:
-        folders += [os.path.join(workdir, f) for f in folders] + [workdir]
     for engine_tool, path in patch_targets(command):
         call.checks.append((engine_tool, {"path": path}))
-        if not os.path.isabs(path):
-            for folder in dict.fromkeys(folders):
-                call.checks.append((engine_tool, {"path": os.path.join(folder, path)}))
+        if workdir and not os.path.isabs(path):
+            call.checks.append((engine_tool, {"path": os.path.join(workdir, path)}))
+    call.checks.append((_SHELL_PATCH, {"command": command, "cwd": workdir}))
+
+
+def _placed_patches(
+    project: CompiledProject, checks: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """``checks`` with each shell line's patch placed where the shell applies it: the analyzer's
+    directory for each `apply_patch` the line runs (after `cd`, `pushd`, a wrapper's `-C`, an alias:
+    engine.policy.shell models them, as the terminal check does). A directory known only at run
+    time (`cd -`, `cd "$(…)"`, CDPATH), a command named only at run time, or a line the analyzer
+    cannot read is an _UNPLACED check: the guard asks."""
+    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
+    from engine.policy.shell import parse  # noqa: PLC0415
+
+    assert project.policy is not None
+    out: list[tuple[str, dict[str, Any]]] = []
+    for tool, args in checks:
+        if tool != _SHELL_PATCH:
+            out.append((tool, args))
+            continue
+        command, workdir = args["command"], args["cwd"]
+        try:
+            runs = [c for c in parse(command, project.policy.programs) if c.name in ("apply_patch", "")]
+        except ShellSyntaxError:
+            out.append((_UNPLACED, {"why": "a line the analyzer cannot read"}))
+            continue
+        places = dict.fromkeys(c.cwd for c in runs if c.cwd is not None)
+        if any(not c.name for c in runs) or any(p.startswith("$") for p in places):
+            out.append((_UNPLACED, {"why": "a directory or command known only when the line runs"}))
+        folders = [p for p in places if not p.startswith("$")]
+        if workdir:
+            folders += [os.path.join(workdir, f) for f in folders]
+        for engine_tool, path in patch_targets(command):
+            if not os.path.isabs(path):
+                out += [(engine_tool, {"path": os.path.join(f, path)}) for f in dict.fromkeys(folders)]
+    return out
 
 
 _PATCH_HEADERS = (
@@ -483,11 +550,18 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
     evaluator = evaluator or evaluator_for(project, workdir)
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
-    for tool, given in _case_spellings(workdir, _reached(project, call.checks)):
+    settings = project.policy.settings
+    for tool, given in _case_spellings(workdir, _reached(project, _placed_patches(project, call.checks))):
         floor = given.get(_FLOOR) is True
         args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
         guarded = project.policy.is_guarded(tool)
-        decision = _decide(project, evaluator, call, tool, args, workdir) if guarded else Decision(DEFER, "")
+        if tool == _UNPLACED:  # fail closed: the files a patch writes are not known
+            relaxed = settings.yolo or settings.mode == "off"
+            decision = Decision("allow" if relaxed else "ask", f"hermes-engine asks: a patch applied in {args['why']}")
+        elif guarded:
+            decision = _decide(project, evaluator, call, tool, args, workdir)
+        else:
+            decision = Decision(DEFER, "")
         if tool == "read_file" and decision.decision in ("allow", DEFER):
             linked = _hard_linked(evaluator, workdir, args.get("path"))
             if linked is not None:

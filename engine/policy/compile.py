@@ -14,6 +14,7 @@ from typing import Any
 from engine.compile.binding import Binder, BindError
 from engine.config import Config
 from engine.errors import Problem
+from engine.policy.arguments import COMMAND_ARGUMENTS
 from engine.policy.commands import renamed
 from engine.policy.evaluate import Evaluator
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
@@ -43,7 +44,6 @@ DEFAULT_TARGETS = (
     Target("process", "input", "command"),
     Target("execute_code", "code", "code"),
 )
-_COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command"})
 
 
 def command_glob(text: str, *, fold: bool = False) -> Regex:
@@ -121,7 +121,7 @@ def _targets(data: Mapping[str, Any]) -> tuple[Target, ...]:
         return DEFAULT_TARGETS
     out = []
     for item in applies:
-        mode = item.get("as") or ("command" if item["argument"] in _COMMAND_ARGUMENTS else "path")
+        mode = item.get("as") or ("command" if item["argument"] in COMMAND_ARGUMENTS else "path")
         out.append(Target(item["tool"], item["argument"], mode))
     return tuple(out)
 
@@ -233,7 +233,7 @@ def compile_policy(
         for rules in kinds.values():
             for rule in rules:
                 for name, _ in rule.globs:
-                    guard(tool, name, "command" if name in _COMMAND_ARGUMENTS else "path")
+                    guard(tool, name, "command" if name in COMMAND_ARGUMENTS else "path")
     if settings.deny_globs:
         for default in DEFAULT_TARGETS:
             guard(default.tool, default.argument, default.mode)
@@ -290,7 +290,7 @@ def apply_to_tools(policy: CompiledPolicy, names: Iterable[str]) -> CompiledPoli
                 rules.setdefault(name, {})[kind] = (*rules.get(name, {}).get(kind, ()), *found)
                 for rule in found:
                     for argument, _ in rule.globs:
-                        guard(name, argument, "command" if argument in _COMMAND_ARGUMENTS else "path")
+                        guard(name, argument, "command" if argument in COMMAND_ARGUMENTS else "path")
     patterns = []
     for pattern in policy.patterns:
         extra = tuple(

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
+from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -75,8 +76,6 @@ _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # (the engine's own file names are single path components: any spelling of a path holds them).
 _RESPELLED = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
 _QUOTES = re.compile(r"[\"'`]")
-# Arguments rule globs read as shell commands (matched against each simple command too).
-_COMMAND_ARGUMENTS = frozenset({"command", "cmd", "script", "shell_command", "input"})
 # The flat scan: quoting removed, the text cut at anything that may end a command.
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
@@ -350,25 +349,6 @@ def _positional_classes(command: Command, classify: Callable[[str], frozenset[st
 _REPEATS_PAST = 8  # commands on a line past which _match passes over repeated ones
 
 
-def _identity(command: Command) -> tuple[Any, ...]:
-    """What a matcher may read of ``command`` (its `text`, `reading` and `shape` follow from these)."""
-    return (
-        command.name,
-        command.argv,
-        command.dynamic,
-        command.redirects,
-        command.stdin,
-        command.fed_by,
-        command.via,
-        command.code,
-        command.depth,
-        command.cwd,
-        id(command.program),  # the Programs table's own entry: alive as long as the command
-        command.indirect,
-        command.reread,
-    )
-
-
 def _obfuscated(text: str) -> bool:
     """Whether _OBFUSCATION finds something in ``text`` (in a long text, without trying every
     alternative at every position)."""
@@ -546,7 +526,7 @@ class Evaluator:
         # A command equal to one judged before in every field a matcher reads meets the same
         # matchers alike: each of its matches is already in `seen`, so it is passed over whole
         # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
-        judged: set[tuple[Any, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
+        judged: set[tuple[object, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
         if by_classes and len(commands) > _REPEATS_PAST:
             # Many commands: their plain names (`rm a1; rm a2; ...`) classified at once, one RE2 pass
             # (View.classify_plain remembers those whose only class is `relative`), not ~70 µs each.
@@ -557,7 +537,7 @@ class Evaluator:
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
             if judged is not None:
-                same = _identity(command)
+                same = command.identity()
                 if same in judged:
                     continue
                 judged.add(same)
@@ -1442,7 +1422,7 @@ def _rule_hits(rule: Rule, args: Mapping[str, Any], parsed: tuple[list[str], lis
         source = rule.sources[i] if i < len(rule.sources) else ""
         if any(glob.match(v) for v in _strings(args.get(name))):
             continue
-        if name in _COMMAND_ARGUMENTS and strict_hit(glob, source, lines, found):
+        if name in TYPED_ARGUMENTS and strict_hit(glob, source, lines, found):
             continue
         return False
     return True

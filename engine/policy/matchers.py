@@ -286,7 +286,9 @@ def _in_directory(classify: Any, cwd: str) -> Any:
 
     def resolved(word: str) -> frozenset[str]:
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
-            return frozenset(classify(word)) | {"variable"}
+            # Under any directory: each form is kept apart, so that where the word would land
+            # from the work tree (`../x` in /tmp) does not excuse it as spelled (`cd "$D"; rm -rf ../x`).
+            return Classes([form | {"variable"} for form in forms_of(classify(word))])
         if word.startswith(("/", "~", "$", "-")) or "://" in word:
             return classify(word)  # type: ignore[no-any-return]
         joined: frozenset[str] = classify(posixpath.join(cwd, word))

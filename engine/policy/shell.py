@@ -195,6 +195,25 @@ class Command(Record):
     def is_dynamic(self) -> bool:
         return not self.name
 
+    def identity(self) -> tuple[object, ...]:
+        """Every field a matcher, a scope or a message may read (`text`, `reading` and `shape`
+        follow from these): two commands with one identity get the same verdict."""
+        return (
+            self.name,
+            self.argv,
+            self.dynamic,
+            self.redirects,
+            self.stdin,
+            self.fed_by,
+            self.via,
+            self.code,
+            self.depth,
+            self.cwd,
+            id(self.program),  # the Programs table's own entry: alive as long as the command
+            self.indirect,
+            self.reread,
+        )
+
 
 class _Written(Record):
     """A file the line wrote: the programs that wrote it, and what, when known."""
@@ -689,7 +708,7 @@ class Analyzer(Follower, LinkFollower):
         breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
             return
-        seen = {_command_key(c) for c in self.commands}
+        seen = {c.identity() for c in self.commands}
         readings = 1
         script = _next_script(self.taken, self.options)
         for leaving in (False, True) if breaking else (False,):
@@ -748,7 +767,7 @@ class Analyzer(Follower, LinkFollower):
     def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
         """Add what another reading of the line found."""
         for command in other.commands:
-            key = _command_key(command)
+            key = command.identity()
             if key not in seen:
                 seen.add(key)
                 command.reread = True
@@ -2999,22 +3018,6 @@ def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
         if taken[at] + 1 < options[at]:
             return [*taken[:at], taken[at] + 1]
     return None
-
-
-def _command_key(command: Command) -> tuple[object, ...]:
-    return (
-        command.name,
-        command.argv,
-        command.dynamic,
-        command.redirects,
-        command.stdin,
-        command.fed_by,
-        command.via,
-        command.code,
-        command.depth,
-        command.cwd,
-        command.indirect,
-    )
 
 
 _INPUTS = frozenset({"<", "<<<", "<<", "<<-"})

@@ -6,13 +6,17 @@ look like the payloads) must stay `allow`. Harm itself is tested end to end in t
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from engine import Engine
+from engine.cli import cli
 from engine.policy.model import Verdict
 from tests.conftest import REPO
 
@@ -72,3 +76,31 @@ def work_engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]
     engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
     yield engine
     engine.close()
+
+
+def guard(
+    agent: str,
+    root: Path,
+    tool: str,
+    tool_input: dict[str, Any],
+    *,
+    cwd: Path | None = None,
+    empty: str = "defer",
+) -> str:
+    """The decision `hermes-engine guard --for AGENT --root ROOT` answers for one pre-tool event
+    (the agent's session in ``cwd``, ROOT by default): allow, ask, deny, or ``empty`` for an answer
+    that says nothing ("defer": the agent's own rules decide; a red-team test that must not let a
+    payload through without a decision reads it as "allow")."""
+    event = {
+        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(cwd or root),
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
+    assert result.exit_code == 0, result.stderr
+    answer = json.loads(result.stdout)
+    if agent == "gemini":
+        return str(answer.get("decision", empty if answer == {} else "defer"))
+    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", empty if answer == {} else "defer"))

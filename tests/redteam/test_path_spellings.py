@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import guard
 
 SECRET = "hunter2-db-password"
 GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n"
@@ -95,24 +96,8 @@ def test_a_file_whose_name_has_a_colon_is_judged_by_its_name(engine: Engine, rep
 
 def test_the_guard_judges_such_a_spelling_as_the_local_file(repo: Path) -> None:
     """Claude Code resolves a relative `file_path` against its cwd, as the file tools do."""
-    import json
-
-    from click.testing import CliRunner
-
-    from engine.cli import cli
-
     for tool, path in (("Read", "ab:/../.env"), ("Write", "ab:/../.git/config"), ("Edit", "http://x/../../.envrc")):
-        event = {
-            "hook_event_name": "PreToolUse",
-            "cwd": str(repo),
-            "tool_name": tool,
-            "tool_input": {"file_path": path},
-        }
-        result = CliRunner().invoke(
-            cli, ["guard", "--for", "claude-code", "--root", str(repo)], input=json.dumps(event)
-        )
-        assert result.exit_code == 0, result.stderr
-        assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask", (tool, path)
+        assert guard("claude-code", repo, tool, {"file_path": path}) == "ask", (tool, path)
 
 
 @pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])

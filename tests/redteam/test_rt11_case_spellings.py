@@ -14,16 +14,14 @@ in any spelling": the policy folder holds its one file and no other spelling was
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from engine import Engine
-from engine.cli import cli
+from tests.redteam.conftest import guard
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 RELAX = "kind: ApprovalPolicy\nmode: off\nyolo: true\n"
@@ -94,22 +92,6 @@ def test_ordinary_names_in_any_case_are_written(engine: Engine, root: Path, path
     assert (root / path).read_text() == "hello\n"
 
 
-def guard(agent: str, root: Path, tool: str, tool_input: dict[str, Any]) -> str:
-    event = {
-        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
-        "session_id": "s1",
-        "cwd": str(root),
-        "tool_name": tool,
-        "tool_input": tool_input,
-    }
-    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    answer = json.loads(result.stdout)
-    if agent == "gemini":
-        return str(answer.get("decision", "defer"))
-    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "allow" if answer == {} else "defer"))
-
-
 GUARDED = [
     ("claude-code", "Write", {"file_path": "POLICIES/relax.yaml", "content": RELAX}),
     ("claude-code", "Edit", {"file_path": "Policies/deny.yaml", "old_string": "npm", "new_string": "x"}),
@@ -133,7 +115,7 @@ def test_the_guard_asks_for_a_home_credential_folder_in_another_case(root: Path)
 
 @pytest.mark.parametrize("path", NEAR_MISSES)
 def test_the_guard_allows_ordinary_names_in_any_case(root: Path, path: str) -> None:
-    assert guard("claude-code", root, "Write", {"file_path": path, "content": "hello\n"}) == "allow"
+    assert guard("claude-code", root, "Write", {"file_path": path, "content": "hello\n"}, empty="allow") == "allow"
 
 
 # Reads: `.ENV` opens `.env` where case is ignored, and the policy asks for `.env` only.
@@ -167,5 +149,5 @@ def test_reads_of_ordinary_files_are_unchanged(engine: Engine, secrets: Path) ->
     assert "plain notes" in str(engine.call("read_file", {"path": "notes.txt"}).output)
     missing = engine.call("read_file", {"path": "NOTES.TXT"})  # this file system keeps case
     assert not missing.ok and "no such file" in str(missing.error)
-    assert guard("claude-code", secrets, "Read", {"file_path": "notes.txt"}) == "allow"
-    assert guard("claude-code", secrets, "Read", {"file_path": "Notes.TXT"}) == "allow"
+    assert guard("claude-code", secrets, "Read", {"file_path": "notes.txt"}, empty="allow") == "allow"
+    assert guard("claude-code", secrets, "Read", {"file_path": "Notes.TXT"}, empty="allow") == "allow"

@@ -12,15 +12,12 @@ folder of a temporary copy (the policy's bytes change), and the guarded call mus
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from engine.cli import cli
+from tests.redteam.conftest import guard
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -40,22 +37,6 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "src").mkdir()
     (root / "hermes-engine.yaml").write_text("workdir: .\nhandler_roots: [myhandlers]\n")
     return root
-
-
-def guard(agent: str, root: Path, cwd: Path, tool: str, tool_input: dict[str, Any]) -> str:
-    event = {
-        "hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
-        "session_id": "s1",
-        "cwd": str(cwd),
-        "tool_name": tool,
-        "tool_input": tool_input,
-    }
-    result = CliRunner().invoke(cli, ["guard", "--for", agent, "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    answer = json.loads(result.stdout)
-    if agent == "gemini":
-        return str(answer.get("decision", "defer"))
-    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "allow" if answer == {} else "defer"))
 
 
 WRITES_IN_AN_ENGINE_FOLDER = [
@@ -80,13 +61,13 @@ def test_a_write_from_inside_an_engine_folder_is_refused(
     subprocess.run(["bash", "-c", command], cwd=copy / folder, check=False, env={"PATH": "/usr/bin:/bin"})
     assert {p: p.read_bytes() for p in (copy / folder).iterdir() if p.is_file()} != before
     tool = "Bash" if agent == "claude-code" else "shell"
-    assert guard(agent, root, root / folder, tool, {"command": command}) == "deny", command
+    assert guard(agent, root, tool, {"command": command}, cwd=root / folder) == "deny", command
     assert (root / "policies" / "deny.yaml").read_text() == POLICY
 
 
 def test_gemini_run_in_an_engine_folder_is_refused(root: Path) -> None:
     command = "echo 'mode: off' >> deny.yaml"
-    assert guard("gemini", root, root / "policies", "run_shell_command", {"command": command}) == "deny"
+    assert guard("gemini", root, "run_shell_command", {"command": command}, cwd=root / "policies") == "deny"
 
 
 NEAR_MISSES = [
@@ -102,4 +83,5 @@ NEAR_MISSES = [
 def test_reading_inside_an_engine_folder_and_writing_elsewhere_stay_allowed(
     root: Path, folder: str, command: str
 ) -> None:
-    assert guard("claude-code", root, root / folder, "Bash", {"command": command}) == "allow", command
+    answer = guard("claude-code", root, "Bash", {"command": command}, cwd=root / folder, empty="allow")
+    assert answer == "allow", command

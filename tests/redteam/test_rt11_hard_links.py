@@ -10,15 +10,13 @@ temporary (the redteam fixtures); the harm is the key in a tool's result.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from engine import Engine
-from engine.cli import cli
+from tests.redteam.conftest import guard
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-rt11\n-----END OPENSSH PRIVATE KEY-----\n"
 
@@ -88,14 +86,6 @@ def test_links_between_ordinary_files_of_the_work_tree_are_read(work_engine: Eng
     assert "plain" in str(work_engine.call("read_file", {"path": "plain.txt"}).output)
 
 
-def _guard_read(root: Path, path: str) -> str:
-    event = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": "Read"}
-    event["tool_input"] = {"file_path": path}
-    result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    return str(json.loads(result.stdout).get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
-
-
 def test_the_guard_asks_before_an_agent_reads_a_link_to_a_key(
     work: Path, key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,7 +96,7 @@ def test_the_guard_asks_before_an_agent_reads_a_link_to_a_key(
     os.link(key, work / "k")
     (work / "a.py").write_text("print('a')\n")
     os.link(work / "a.py", work / "b.py")
-    assert _guard_read(work, "k") == "ask"
-    assert _guard_read(work, str(work / "k")) == "ask"
-    assert _guard_read(work, "b.py") == "allow"
-    assert _guard_read(work, "a.py") == "allow"
+    assert guard("claude-code", work, "Read", {"file_path": "k"}) == "ask"
+    assert guard("claude-code", work, "Read", {"file_path": str(work / "k")}) == "ask"
+    assert guard("claude-code", work, "Read", {"file_path": "b.py"}) == "allow"
+    assert guard("claude-code", work, "Read", {"file_path": "a.py"}) == "allow"

@@ -10,15 +10,13 @@ put files back (checkout, reset, restore, merge, init...) and any unknown verb s
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from engine.cli import cli
+from tests.redteam.conftest import guard
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -38,23 +36,14 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def guard(root: Path, tool: str, tool_input: dict[str, Any]) -> str:
-    event = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": tool}
-    event["tool_input"] = tool_input
-    result = CliRunner().invoke(cli, ["guard", "--for", "claude-code", "--root", str(root)], input=json.dumps(event))
-    assert result.exit_code == 0, result.stderr
-    answer = json.loads(result.stdout)
-    return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "defer"))
-
-
 def test_staging_a_policy_leaves_it_as_it_was_and_is_not_refused(root: Path) -> None:
     # What git_add does (mcp-server-git runs `repo.index.add(files)`): the file's bytes stay.
     subprocess.run(["git", "-C", str(root), "add", "policies/deny.yaml"], check=True)
     assert (root / "policies" / "deny.yaml").read_text() == POLICY
     files = {"repo_path": str(root), "files": ["policies/deny.yaml"]}
-    assert guard(root, "mcp__git__git_add", files) != "deny"
-    assert guard(root, "mcp__git__git_diff_unstaged", {"repo_path": str(root)}) != "deny"
-    assert guard(root, "mcp__git__git_add", {"repo_path": "policies", "files": ["deny.yaml"]}) != "deny"
+    assert guard("claude-code", root, "mcp__git__git_add", files) != "deny"
+    assert guard("claude-code", root, "mcp__git__git_diff_unstaged", {"repo_path": str(root)}) != "deny"
+    assert guard("claude-code", root, "mcp__git__git_add", {"repo_path": "policies", "files": ["deny.yaml"]}) != "deny"
 
 
 WRITES = [
@@ -71,4 +60,4 @@ WRITES = [
 def test_verbs_that_put_files_back_or_are_unknown_still_write(
     root: Path, tool: str, tool_input: dict[str, Any]
 ) -> None:
-    assert guard(root, tool, tool_input) == "deny", tool
+    assert guard("claude-code", root, tool, tool_input) == "deny", tool
