@@ -15,7 +15,7 @@ import math
 import operator
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from engine.digests import digest
 from engine.errors import Problem
+from engine.source.plainyaml import read as read_plain
 
 try:  # libyaml is part of every PyYAML wheel; the pure-Python parser is a slow fallback.
     from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
@@ -94,22 +95,51 @@ class _Loader(_Parser, yaml.resolver.Resolver):
 _SAFE = yaml.constructor.SafeConstructor()
 
 
-@dataclass(slots=True)
 class Document:
-    """One YAML document of a manifest file, with its source positions."""
+    """One YAML document of a manifest file, with its source positions.
 
-    file: str  # display path, relative to the project root
-    index: int  # position of the document in its file
-    data: Any
-    node: Node
-    pack: str = "project"
-    path: Path | None = None
-    line: int = field(init=False)
-    column: int = field(init=False)
+    ``node`` (the root of its node tree, which maps any JSON Pointer to a line and column) is
+    composed when first asked for: a file the fast reader read (engine.source.plainyaml) is parsed
+    again by the located reader then, from the very bytes that were read, and a valid file is
+    never asked (only a problem is located)."""
 
-    def __post_init__(self) -> None:
-        self.line = self.node.start_mark.line + 1
-        self.column = self.node.start_mark.column + 1
+    __slots__ = ("_node", "_source", "column", "data", "file", "index", "line", "pack", "path")
+
+    def __init__(
+        self,
+        file: str,
+        index: int,
+        data: Any,
+        node: Node | None,
+        pack: str = "project",
+        path: Path | None = None,
+        *,
+        line: int = 1,
+        column: int = 1,
+        source: _Located | None = None,
+    ) -> None:
+        self.file = file  # display path, relative to the project root
+        self.index = index  # position of the document in its file
+        self.data = data
+        self.pack = pack
+        self.path = path
+        self._node = node
+        self._source = source
+        if node is not None:
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        self.line = line
+        self.column = column
+
+    def __repr__(self) -> str:
+        return f"Document({self.file!r}, {self.index}, line={self.line}, column={self.column}, pack={self.pack!r})"
+
+    @property
+    def node(self) -> Node:
+        node = self._node
+        if node is None:
+            assert self._source is not None  # a document is made with a node or with its file's bytes
+            node = self._node = self._source.root(self.index, self.line, self.column)
+        return node
 
     def node_at(self, pointer: Sequence[str | int], *, key: bool = False) -> Node:
         """The deepest node along ``pointer``; with ``key``, the last segment's key node."""
@@ -344,8 +374,50 @@ class ParsedFile:
     fingerprint: bytes = b""
 
 
+class _Located:
+    """The bytes of a file the fast reader read, parsed by the located reader when one of its
+    documents' nodes is first needed (to locate a problem)."""
+
+    __slots__ = ("data", "file", "roots")
+
+    def __init__(self, data: bytes, file: str) -> None:
+        self.data = data
+        self.file = file
+        self.roots: dict[int, Node] | None = None
+
+    def root(self, index: int, line: int, column: int) -> Node:
+        if self.roots is None:
+            self.roots = {d.index: d.node for d in _parse_located(self.data, self.file).documents}
+        node = self.roots.get(index)
+        if node is not None:
+            return node
+        # Never expected (the fast reader reads only what the located one reads alike, which
+        # tests/test_yaml_fast.py checks): a problem is then placed where the document starts.
+        mark = yaml.error.Mark(self.file, 0, line - 1, column - 1, None, 0)
+        return ScalarNode(_STR, "", mark, mark)
+
+
 def parse_bytes(data: bytes, file: str, *, pack: str = "project", path: Path | None = None) -> ParsedFile:
-    """Parse every document in ``data``; never raises for bad YAML."""
+    """Parse every document in ``data``; never raises for bad YAML.
+
+    The common shape of a manifest is read by the fast reader (engine.source.plainyaml), whose
+    documents compose their nodes only when a problem must be located; anything else, and every
+    file with a problem, by the located reader."""
+    # Patterns and programs are located one by one even when valid (engine.policy.compile,
+    # engine.policy.programs): their files are composed once, not read fast and then composed.
+    found = None if b"DangerPatterns" in data or b"Programs" in data else read_plain(data)
+    if found is None:
+        return _parse_located(data, file, pack=pack, path=path)
+    source = _Located(data, file)
+    documents = [
+        Document(file, index, value, None, pack, path, line=line, column=column, source=source)
+        for index, (value, line, column) in enumerate(found)
+    ]
+    return ParsedFile(file, documents, [])
+
+
+def _parse_located(data: bytes, file: str, *, pack: str = "project", path: Path | None = None) -> ParsedFile:
+    """Every document of ``data`` with its node tree, and every problem, located."""
     problems: list[Problem] = []
     documents: list[Document] = []
     loader = _Loader(data)
