@@ -149,6 +149,7 @@ TRICKY = [
     "a: x\u2028y\n",
     "\ufeffa: 1\n",
     'a: 🔧\nb: "🔧"\nc: é\n',
+    "a: é🔧\u00a0\nb: \u00a0x\nc: \ufffe\nd: \x9f\n",
     "a: -\n",
     "a: - b\n",
     "a: ? b\n",

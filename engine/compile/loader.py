@@ -40,7 +40,7 @@ from engine.source.project import (
     manifest_files,
     resolved,
 )
-from engine.source.yamlfile import Document, ParsedFile, parse_file
+from engine.source.yamlfile import Document, ParsedFile, parse_file, stat_key
 from engine.templates import ToolTemplates, compile_tool, sample_context
 from engine.toolsearch.settings import check_settings
 
@@ -114,11 +114,9 @@ class LoadResult:
 
 def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
     try:
-        st = path.stat()
+        return stat_key(path.stat())
     except OSError:
         return None
-    # ctime too: ``touch -d`` puts an mtime back, nothing puts a ctime back.
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class ProjectLoader:
@@ -162,11 +160,17 @@ class ProjectLoader:
     # -- files -------------------------------------------------------------------
 
     def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
-        key = _stat_key(path) or (0, 0, 0, 0)
         cached = self._files.get(path)
-        if cached is not None and cached.stat == key and cached.max_bytes == max_bytes and not force:
+        if (
+            cached is not None
+            and cached.max_bytes == max_bytes
+            and not force
+            and cached.stat == (_stat_key(path) or (0, 0, 0, 0))
+        ):
             return cached
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
+        # The stat of the file read (a file first seen is stat'ed once, by the read).
+        key = parsed.stat or _stat_key(path) or (0, 0, 0, 0)
         checked = [self._check(doc) for doc in parsed.documents]
         entry = _FileEntry(key, parsed, checked, max_bytes)
         self._files[path] = entry

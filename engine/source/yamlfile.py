@@ -13,6 +13,7 @@ import functools
 import hashlib
 import math
 import operator
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -372,6 +373,7 @@ class ParsedFile:
     # BLAKE2b-256 of the same bytes: what the compiled-project cache keys an entry with
     # (engine.guard.cache.project_key), so writing one reads no file a second time.
     fingerprint: bytes = b""
+    stat: tuple[int, int, int, int] | None = None  # engine.source.yamlfile.stat_key of the file read
 
 
 class _Located:
@@ -454,30 +456,30 @@ def _parse_located(data: bytes, file: str, *, pack: str = "project", path: Path 
     return ParsedFile(file, documents, problems)
 
 
+def stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells a file's versions apart: a save changes it (ctime too: ``touch -d`` puts an mtime
+    back, nothing puts a ctime back)."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 def parse_file(path: Path, file: str, *, pack: str = "project", max_bytes: int = MAX_FILE_BYTES) -> ParsedFile:
-    """Read and parse one manifest file; size and I/O problems are reported, not raised."""
+    """Read and parse one manifest file; size and I/O problems are reported, not raised.
+
+    One open, one fstat and one read: the stat the result carries is that of the file read."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return ParsedFile(
-                file,
-                [],
-                [
-                    Problem(
-                        file,
-                        1,
-                        1,
-                        "file-too-large",
-                        f"file is {size} bytes; manifests are limited to {max_bytes} bytes",
-                    )
-                ],
-            )
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            size = st.st_size
+            if size > max_bytes:
+                message = f"file is {size} bytes; manifests are limited to {max_bytes} bytes"
+                return ParsedFile(file, [], [Problem(file, 1, 1, "file-too-large", message)], stat=stat_key(st))
+            data = handle.read()
     except OSError as exc:
         return ParsedFile(file, [], [Problem(file, 1, 1, "file-unreadable", exc.strerror or str(exc))])
     parsed = parse_bytes(data, file, pack=pack, path=path)
     parsed.digest = hashlib.sha256(data).hexdigest()
     parsed.fingerprint = digest(data).digest()
+    parsed.stat = stat_key(st)
     return parsed
 
 
@@ -520,5 +522,6 @@ __all__ = [
     "node_at",
     "parse_bytes",
     "parse_file",
+    "stat_key",
     "to_pointer",
 ]
