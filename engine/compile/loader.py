@@ -159,7 +159,9 @@ class ProjectLoader:
 
     # -- files -------------------------------------------------------------------
 
-    def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
+    def _entry(
+        self, path: Path, display: str, pack: str, max_bytes: int, force: bool, *, manifests: bool = True
+    ) -> _FileEntry:
         cached = self._files.get(path)
         if (
             cached is not None
@@ -171,7 +173,9 @@ class ProjectLoader:
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
         # The stat of the file read (a file first seen is stat'ed once, by the read).
         key = parsed.stat or _stat_key(path) or (0, 0, 0, 0)
-        checked = [self._check(doc) for doc in parsed.documents]
+        # The config is no manifest: checking it as one would only make problems nobody reads
+        # (and locate them, composing its nodes).
+        checked = [self._check(doc) for doc in parsed.documents] if manifests else []
         entry = _FileEntry(key, parsed, checked, max_bytes)
         self._files[path] = entry
         return entry
@@ -214,7 +218,7 @@ class ProjectLoader:
         if not path.exists():
             self._files.pop(path, None)  # deleted since it was read: nothing of it is served
         else:
-            entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
+            entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force, manifests=False)
             problems.extend(entry.parsed.problems)
             docs = entry.parsed.documents
             if len(docs) > 1:

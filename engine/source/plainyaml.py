@@ -17,14 +17,9 @@ tricky texts and on generated ones.
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left
 from typing import Any
-
-from yaml.constructor import SafeConstructor
-from yaml.nodes import ScalarNode
-from yaml.resolver import Resolver
 
 __all__ = ["read"]
 
@@ -65,14 +60,20 @@ _PLAIN_START = frozenset("&*!%@`,[]{}?:#|>'\"")
 _MAX_DEPTH = 90  # below the located reader's limit (engine.source.yamlfile.MAX_DEPTH): deeper is its to report
 _MAX_KEY = 1000  # libyaml refuses implicit keys over 1,024 characters
 
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_BOOL = "tag:yaml.org,2002:bool"
-_NULL = "tag:yaml.org,2002:null"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_IMPLICIT = Resolver.yaml_implicit_resolvers
-_SAFE = SafeConstructor()
+# YAML 1.1's implicit types of a plain scalar, as PyYAML resolves and builds them, for the forms a
+# manifest holds: its boolean and null words, decimal integers, and floats with digits on each side
+# of a point. Any other text that PyYAML may read as a number or a date (it starts like one: a
+# digit, a sign then a digit or a point, a point then a digit, .inf, .nan), '<<' and '=' are left to
+# the located reader; tests/test_yaml_fast.py compares these against PyYAML's own on generated texts.
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), None),
+}
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_POINT = re.compile(r"[-+]?[0-9]+\.[0-9]*\Z|\.[0-9]+\Z")
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9]|\.[0-9]|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|<<\Z|=\Z")
+_MISSING = object()
 
 
 class _GiveUp(Exception):
@@ -126,27 +127,16 @@ def _plain(text: str) -> Any:
 
 
 def _construct(text: str) -> Any:
-    tag = _STR
-    for candidate, regexp in _IMPLICIT.get(text[:1], ()):
-        if regexp.match(text):
-            tag = candidate
-            break
-    if tag in (_STR, _TIMESTAMP):  # a date stays the text that was written
+    value = _WORDS.get(text, _MISSING)
+    if value is not _MISSING:
+        return value
+    if not _NUMBER_LIKE.match(text):
         return text
-    if tag == _NULL:
-        return None
-    node = ScalarNode(tag, text)
-    try:
-        if tag == _INT:
-            return _SAFE.construct_yaml_int(node)
-        if tag == _BOOL:
-            return _SAFE.construct_yaml_bool(node)
-        if tag == _FLOAT:
-            value = _SAFE.construct_yaml_float(node)
-            return value if math.isfinite(value) else _UNREADABLE
-    except (ValueError, ArithmeticError):
-        return _UNREADABLE
-    return _UNREADABLE  # merge keys, '=' and anything else: the located reader says what it is
+    if _DECIMAL.match(text):
+        return int(text)
+    if _POINT.match(text):
+        return float(text)
+    return _UNREADABLE
 
 
 def _unescape(match: re.Match[str]) -> str:
