@@ -90,6 +90,8 @@ _UNREADABLE = object()
 _PLAIN: dict[str, Any] = {}  # plain scalar text -> its value (or _UNREADABLE); they repeat across files
 # A one-line flow collection of scalars -> its items (or key/value pairs), to copy.
 _FLOWS: dict[str, tuple[Any, ...]] = {}
+# A mapping line "key: plain scalar" -> (key, value): most lines of a project's manifests repeat.
+_LINES: dict[str, tuple[str, Any]] = {}
 _KEYS: dict[str, Any] = {}  # the text before a mapping line's colon -> its key, or None when not one
 
 
@@ -282,20 +284,33 @@ class _Reader:
         out: dict[str, Any] = {}
         end = self.end
         known = _PLAIN.get
+        seen_line = _LINES.get
         while True:
-            entry = _entry(rows[at][2])
-            if entry is None:
-                raise _GIVE_UP
-            key, rest = entry
-            if key in out:
-                raise _GIVE_UP  # a duplicate: the located reader reports it
-            # A text read before as a plain scalar (the cache holds nothing else) is one again.
-            value = known(rest, _PLAIN) if rest else _PLAIN
-            if value is _PLAIN or value is _UNREADABLE:
-                value, at = self.value(rest, at, indent, True, depth)
-            else:
+            text = rows[at][2]
+            line = seen_line(text)
+            if line is not None:  # "key: plain scalar", read before
+                key, value = line
+                if key in out:
+                    raise _GIVE_UP
+                out[key] = value
                 at += 1
-            out[key] = value
+            else:
+                entry = _entry(text)
+                if entry is None:
+                    raise _GIVE_UP
+                key, rest = entry
+                if key in out:
+                    raise _GIVE_UP  # a duplicate: the located reader reports it
+                # A text read before as a plain scalar (the cache holds nothing else) is one again.
+                value = known(rest, _PLAIN) if rest else _PLAIN
+                if value is _PLAIN or value is _UNREADABLE:
+                    value, at = self.value(rest, at, indent, True, depth)
+                else:
+                    if len(_LINES) > 50_000:
+                        _LINES.clear()
+                    _LINES[text] = (key, value)
+                    at += 1
+                out[key] = value
             if at >= end:
                 return out, at
             found = rows[at][1]
