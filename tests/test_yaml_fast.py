@@ -340,6 +340,23 @@ def test_a_cold_validate_of_files_read_fast_imports_no_yaml_parser() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
 
+def test_a_flow_that_fools_the_bracket_count_is_read_again_a_few_times_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Brackets inside quotes make the multi-line flow reader guess "closed" on every line: it
+    tries a few times, then leaves the file to the located reader (never quadratic in its size)."""
+    calls: list[int] = []
+    real = plainyaml._flow
+
+    def counted(text: str, at: int, depth: int) -> Any:
+        calls.append(len(text))
+        return real(text, at, depth)
+
+    monkeypatch.setattr(plainyaml, "_flow", counted)
+    text = "a: [\n" + '  "]",\n' * 20_000 + "  x]\n"
+    assert read(text.encode()) is None
+    assert len(calls) <= 6
+    assert agrees(b'a: [\n  "]",\n  "[", x]\n')
+
+
 def test_a_document_read_fast_locates_like_a_located_one() -> None:
     text = b"kind: Tool\nparameters:\n  properties:\n    path: {type: string}\n---\n- a\n- b: [1, 2]\n"
     fast, slow = yamlfile.parse_bytes(text, "f.yaml"), yamlfile._parse_located(text, "f.yaml")

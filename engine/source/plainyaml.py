@@ -402,6 +402,10 @@ class _Reader:
         parts = [rest]
         opened = rest.count("[") + rest.count("{") - rest.count("]") - rest.count("}")
         i = self.raws[at] + 1
+        # The bracket count is a guess (brackets inside quotes count too): each time it says
+        # "closed", the joined lines are read again. A few wrong guesses and the located reader
+        # takes the file (linear in its size), so no text makes this quadratic.
+        guesses = 4
         while i < stop:
             line = lines[i].rstrip(" ")
             text = line.lstrip(" ")
@@ -415,6 +419,9 @@ class _Reader:
                 try:
                     value, after = _flow(joined, 0, depth)
                 except _Unclosed:
+                    guesses -= 1
+                    if not guesses:
+                        raise _GIVE_UP from None
                     continue
                 if not _ends(joined, after):
                     raise _GIVE_UP
