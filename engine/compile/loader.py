@@ -40,7 +40,7 @@ from engine.source.project import (
     manifest_files,
     resolved,
 )
-from engine.source.yamlfile import Document, ParsedFile, parse_file
+from engine.source.yamlfile import Document, ParsedFile, parse_file, stat_key
 from engine.templates import ToolTemplates, compile_tool, sample_context
 from engine.toolsearch.settings import check_settings
 
@@ -114,11 +114,9 @@ class LoadResult:
 
 def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
     try:
-        st = path.stat()
+        return stat_key(path.stat())
     except OSError:
         return None
-    # ctime too: ``touch -d`` puts an mtime back, nothing puts a ctime back.
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class ProjectLoader:
@@ -161,13 +159,23 @@ class ProjectLoader:
 
     # -- files -------------------------------------------------------------------
 
-    def _entry(self, path: Path, display: str, pack: str, max_bytes: int, force: bool) -> _FileEntry:
-        key = _stat_key(path) or (0, 0, 0, 0)
+    def _entry(
+        self, path: Path, display: str, pack: str, max_bytes: int, force: bool, *, manifests: bool = True
+    ) -> _FileEntry:
         cached = self._files.get(path)
-        if cached is not None and cached.stat == key and cached.max_bytes == max_bytes and not force:
+        if (
+            cached is not None
+            and cached.max_bytes == max_bytes
+            and not force
+            and cached.stat == (_stat_key(path) or (0, 0, 0, 0))
+        ):
             return cached
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
-        checked = [self._check(doc) for doc in parsed.documents]
+        # The stat of the file read (a file first seen is stat'ed once, by the read).
+        key = parsed.stat or _stat_key(path) or (0, 0, 0, 0)
+        # The config is no manifest: checking it as one would only make problems nobody reads
+        # (and locate them, composing its nodes).
+        checked = [self._check(doc) for doc in parsed.documents] if manifests else []
         entry = _FileEntry(key, parsed, checked, max_bytes)
         self._files[path] = entry
         return entry
@@ -210,7 +218,7 @@ class ProjectLoader:
         if not path.exists():
             self._files.pop(path, None)  # deleted since it was read: nothing of it is served
         else:
-            entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force)
+            entry = self._entry(path, CONFIG_NAMES[0], "project", 1024 * 1024, path in force, manifests=False)
             problems.extend(entry.parsed.problems)
             docs = entry.parsed.documents
             if len(docs) > 1:

@@ -29,8 +29,6 @@ from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from engine.compile.binding import BindError, Bound, SourceOnlyLoader, describe, source_only
 from engine.config import PLUGIN_NAME, Config
 from engine.errors import ConfigurationError, Problem
@@ -357,6 +355,8 @@ class PluginManager:
             return _callable(getattr(module, attr), register)
 
         tops = frozenset({package} if package else ())
+        import yaml  # noqa: PLC0415  (a plugin's load only: a load without plugins never imports PyYAML)
+
         key = ("folder", str(folder), fingerprint, yaml.safe_dump(data, sort_keys=True))
         return _Candidate(
             name,
@@ -444,6 +444,8 @@ class PluginManager:
                 pack_name, candidate.code_dir or self.root, handler_roots, {}, f"<plugin {name}>/", candidate.code_root
             )
         )
+
+        import yaml  # noqa: PLC0415
 
         tool_docs: list[Document] = []
         remap: dict[str, CallSite] = {}
