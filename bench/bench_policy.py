@@ -157,7 +157,10 @@ def main() -> None:
             f"{100 * naive_safe / len(safe):.1f}%",
         ),
     ]
-    print(f"corpus: {opts.corpus} ({len(rows)} commands)")
+    from engine.policy import shell
+
+    build = "pure Python" if shell.__file__.endswith(".py") else "compiled (mypyc)"
+    print(f"corpus: {opts.corpus} ({len(rows)} commands); engine/policy: {build}")
     print(table("detection quality", quality, ("measure", "count", "hermes-engine", "target", "naive regex list")))
 
     commands = [r["cmd"] for r in rows]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     _R = TypeVar("_R", bound="Record")
 
-__all__ = ["MISSING", "OrderedRecord", "Record", "replace"]
+__all__ = ["MISSING", "FrozenRecord", "Interpreted", "OrderedRecord", "Record", "replace"]
 
 # The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
@@ -48,7 +48,13 @@ def _values(names: tuple[str, ...]) -> Any:
 _REPRING: set[tuple[int, Any]] = set()
 
 
-class Record:
+class Interpreted(type):
+    """A metaclass that adds nothing: mypyc compiles a class whose metaclass is this one as a plain
+    Python class (not a native one), so it keeps ``__slots__``, ``__init_subclass__`` and its base
+    (records, a ``frozenset`` subclass) exactly as without mypyc. See docs/compiled.md."""
+
+
+class Record(metaclass=Interpreted):
     """Base of a slotted value class: ``class Point(Record, frozen=True): __slots__ = ("x", "y")``
     with its own ``__init__``. See the module's documentation."""
 
@@ -57,8 +63,10 @@ class Record:
     _compared: Any = None
     _frozen = False
 
-    def __init_subclass__(cls, *, frozen: bool = False, uncompared: tuple[str, ...] = (), **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, frozen: bool | None = None, uncompared: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if frozen is None:  # as its base: a FrozenRecord's subclass is frozen
+            frozen = cls._frozen
         slots = cls.__dict__.get("__slots__")
         if not isinstance(slots, tuple) or any(vars(base).get("__slots__") for base in cls.__mro__[1:-1]):
             raise TypeError(f"{cls.__qualname__}: a Record names its fields in a __slots__ tuple, and only there")
@@ -157,3 +165,10 @@ def replace(obj: _R, /, **changes: Any) -> _R:
         raise TypeError(f"{type(obj).__qualname__} has no field {sorted(unknown)[0]!r}")
     values.update(changes)
     return type(obj)(**values)
+
+
+class FrozenRecord(Record, frozen=True):
+    """``class Point(FrozenRecord)`` is ``class Point(Record, frozen=True)``. A module mypyc compiles
+    spells it so: mypyc drops a class statement's keywords (see docs/compiled.md)."""
+
+    __slots__ = ()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from engine.records import MISSING, Record
+from engine.records import MISSING, FrozenRecord, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class GrammarError(ValueError):
     """A getopt string or long-option spelling that does not parse."""
 
 
-class Grammar(Record, frozen=True):
+class Grammar(FrozenRecord):
     """The option syntax of one program (or of one of its subcommands)."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)

@@ -42,7 +42,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
-from engine.records import MISSING, Record, replace
+from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ class _Index(Record):
         hardline_names: frozenset[str] = frozenset(),
         hardline_words: Finder | None = None,
         engine: tuple[_Entry, ...] = (),
-        flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] = MISSING,
+        flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] | None = None,
         flat_fold: _FlatFold | None = None,
     ) -> None:
         self.by_name = by_name
@@ -210,7 +210,7 @@ class _Index(Record):
         self.hardline_names = hardline_names
         self.hardline_words = hardline_words
         self.engine = engine
-        self.flat_plans = {} if flat_plans is MISSING else flat_plans
+        self.flat_plans = {} if flat_plans is None else flat_plans
         self.flat_fold = flat_fold
 
     @classmethod
@@ -389,7 +389,8 @@ class Evaluator:
         # The names of the engine's own files are path fragments too: only known at run time.
         self._engine_names = _alternation(places.names) if places else None
         self._substrings = _alternation((*policy.trigger_substrings, *(places.names if places else ())))
-        if places is not None and "engine_files" in self.classifier.classify(places.cwd):
+        classify = self.classifier.classify  # a property's result, called apart (mypyc, see docs/compiled.md)
+        if places is not None and "engine_files" in classify(places.cwd):
             # Working inside an engine folder (a guard event's cwd after `cd policies`): a relative
             # name there (`deny.yaml`) is an engine file that holds none of those names (rt11).
             self._engine_names = self._substrings = re.compile("")

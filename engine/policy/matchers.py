@@ -13,7 +13,7 @@ from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
-from engine.records import Record
+from engine.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _glob(pattern: str) -> Regex:
     return compile_glob(pattern, ignore_case=True)
 
 
-class ArgSpec(Record, frozen=True):
+class ArgSpec(FrozenRecord):
     """What a matcher asks of an argument: globs, a regex or path classes it must fall in."""
 
     __slots__ = ("globs", "regex", "classes", "not_classes", "position")  # noqa: RUF023  (the fields' order)
@@ -334,6 +334,11 @@ def _plain_name(glob: str | None) -> bool:
     return glob.isascii() and glob == glob.lower() and not _WILDCARDS & set(glob)
 
 
+def _split_flags(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """Short (one-letter) and long flags, apart."""
+    return frozenset(f for f in flags if len(f) == 1), frozenset(f for f in flags if len(f) > 1)
+
+
 class Matcher(Record):
     """A structured condition on one simple command: its name, subcommands, flags and arguments."""
 
@@ -486,12 +491,9 @@ class Matcher(Record):
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        def split(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
-            return frozenset(f for f in flags if len(f) == 1), frozenset(f for f in flags if len(f) > 1)
-
-        self._flags = split(self.flags)
-        self._all_flags = split(self.all_flags)
-        self._without_flags = split(self.without_flags)
+        self._flags = _split_flags(self.flags)
+        self._all_flags = _split_flags(self.all_flags)
+        self._without_flags = _split_flags(self.without_flags)
         self.uses_shape = bool(
             self.subcommands
             or self.flags

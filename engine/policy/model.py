@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
-from engine.records import MISSING, Record
+from engine.records import MISSING, FrozenRecord
 from engine.registry.specs import Source
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -22,7 +22,7 @@ ASK: Decision = "ask"
 DENY: Decision = "deny"
 
 
-class Match(Record, frozen=True):
+class Match(FrozenRecord):
     """One pattern or rule that matched a call: what it is, how bad, and where it was found."""
 
     __slots__ = ("key", "description", "severity", "command", "via", "grantable")  # noqa: RUF023  (the fields' order)
@@ -67,7 +67,7 @@ class Match(Record, frozen=True):
         return out
 
 
-class Verdict(Record, frozen=True):
+class Verdict(FrozenRecord):
     """The policy's answer to one call: allow, ask or deny, with the matches behind it."""
 
     __slots__ = ("decision", "hardline", "matches", "reason", "commands")  # noqa: RUF023  (the fields' order)
@@ -109,7 +109,7 @@ class Verdict(Record, frozen=True):
         return out
 
 
-class Target(Record, frozen=True):
+class Target(FrozenRecord):
     """A tool argument a pattern reads, and as what (a command line or a path)."""
 
     __slots__ = ("tool", "argument", "mode")  # noqa: RUF023  (the fields' order)
@@ -124,7 +124,7 @@ class Target(Record, frozen=True):
         object.__setattr__(self, "mode", mode)
 
 
-class CompiledPattern(Record, frozen=True):
+class CompiledPattern(FrozenRecord):
     """A danger pattern ready to match: its matchers or regex and the arguments it reads."""
 
     __slots__ = ("key", "description", "severity", "matchers", "regex", "targets", "source")  # noqa: RUF023  (the fields' order)
@@ -156,7 +156,7 @@ class CompiledPattern(Record, frozen=True):
         object.__setattr__(self, "source", source)
 
 
-class Rule(Record, frozen=True):
+class Rule(FrozenRecord):
     """Every listed argument's value must match its glob."""
 
     __slots__ = ("globs", "text", "sources")  # noqa: RUF023  (the fields' order)
@@ -171,7 +171,7 @@ class Rule(Record, frozen=True):
         object.__setattr__(self, "sources", sources)
 
 
-class ApprovalSettings(Record, frozen=True):
+class ApprovalSettings(FrozenRecord):
     """The project's approvals settings and rules, compiled."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)
@@ -223,7 +223,7 @@ class ApprovalSettings(Record, frozen=True):
         object.__setattr__(self, "audit_log", audit_log)
 
 
-class CompiledPolicy(Record, frozen=True):
+class CompiledPolicy(FrozenRecord):
     """Every pattern, path class, rule and setting of a project, compiled for the evaluator."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from engine.records import Record
+from engine.records import FrozenRecord
 
 # Anything but printable ASCII, tab and newline: only such text has other readings.
 _SUSPECT = re.compile(r"[^\t\n\x20-\x7e]")
@@ -76,7 +76,7 @@ _CONFUSABLES = str.maketrans(
 )
 
 
-class Readings(Record, frozen=True):
+class Readings(FrozenRecord):
     """The raw text and every other reading of it (each distinct from the raw text and the others)."""
 
     __slots__ = ("raw", "extra", "disguised")  # noqa: RUF023  (the fields' order)

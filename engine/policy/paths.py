@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
-from engine.records import Record
+from engine.records import FrozenRecord, Interpreted
 
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
@@ -386,7 +386,7 @@ def _fewest_slowly(unique: list[str]) -> list[str]:
     return kept
 
 
-class _Class(Record, frozen=True):
+class _Class(FrozenRecord):
     """A path class compiled: what it includes, what it excludes."""
 
     __slots__ = ("include", "exclude")  # noqa: RUF023  (the fields' order)
@@ -399,7 +399,7 @@ class _Class(Record, frozen=True):
         object.__setattr__(self, "exclude", exclude)
 
 
-class Places(Record, frozen=True):
+class Places(FrozenRecord):
     """What a path means on this machine, for this engine.
 
     ``engine_files`` and ``engine_state`` are globs over absolute paths (see :func:`literal`);
@@ -480,7 +480,7 @@ def literal(path: str) -> str:
     return re.sub(r"([\\*?\[\]{}!])", r"\\\1", path)
 
 
-class Classes(frozenset[str]):
+class Classes(frozenset[str], metaclass=Interpreted):
     """The classes of one word judged in several forms (as spelled, where it lands).
 
     As a set it is their union; a matcher that excludes classes tests each form on its own,
@@ -491,7 +491,7 @@ class Classes(frozenset[str]):
     forms: tuple[frozenset[str], ...]
 
     def __new__(cls, forms: Sequence[frozenset[str]]) -> Classes:
-        self = super().__new__(cls, frozenset().union(*forms))
+        self = frozenset.__new__(cls, frozenset().union(*forms))  # not super(): mypyc compiles this
         self.forms = tuple(forms)
         return self
 

@@ -20,7 +20,7 @@ from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.regexes import bounded, compile_linear, fallback_engine
-from engine.records import MISSING, Record
+from engine.records import MISSING, FrozenRecord
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ SOURCES = (
 _GLOB = re.compile(r"[*?\[]")
 
 
-class Run(Record, frozen=True):
+class Run(FrozenRecord):
     """One place a program takes something to run from, and how to read it."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)
@@ -180,7 +180,7 @@ class Run(Record, frozen=True):
         return not (self.unless_operands and operands >= self.unless_operands)
 
 
-class Program(Record, frozen=True):
+class Program(FrozenRecord):
     """What a program runs, by its grammar: its runs and its subcommands'."""
 
     __slots__ = (  # noqa: RUF023  (the fields' order)
@@ -245,7 +245,7 @@ class Program(Record, frozen=True):
         return self.subcommands.get(word.lower()) if self.subcommands else None
 
 
-class ProgramTable(Record, frozen=True):
+class ProgramTable(FrozenRecord):
     """The programs a policy describes, by name, and the runs of every program."""
 
     __slots__ = ("by_name", "anyone", "everyone")  # noqa: RUF023  (the fields' order)

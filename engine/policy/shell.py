@@ -46,11 +46,11 @@ from engine.policy.paths import file_operand
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
-from engine.records import MISSING, Record
+from engine.records import Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
     from engine.policy.session_memory import SessionView, ShellState
 
@@ -306,14 +306,14 @@ class _Raw(Record):
 
     def __init__(
         self,
-        words: list[Token] = MISSING,
-        redirects: list[tuple[str, Token | None]] = MISSING,
-        arrays: list[tuple[str, list[Token] | None]] = MISSING,
+        words: list[Token] | None = None,
+        redirects: list[tuple[str, Token | None]] | None = None,
+        arrays: list[tuple[str, list[Token] | None]] | None = None,
         conditional: bool = False,
     ) -> None:
-        self.words = [] if words is MISSING else words
-        self.redirects = [] if redirects is MISSING else redirects
-        self.arrays = [] if arrays is MISSING else arrays
+        self.words = [] if words is None else words
+        self.redirects = [] if redirects is None else redirects
+        self.arrays = [] if arrays is None else arrays
         self.conditional = conditional
         self.fed = []
         self.printed = None
@@ -560,7 +560,7 @@ class Analyzer(Follower, LinkFollower):
 
     # A text lexed again under a token budget reuses its tokens, charged again (see _tokens).
     # Speed only (off in the differential test's reference).
-    replay = True
+    replay: ClassVar[bool] = True  # a class attribute (tests switch it off), also when compiled
     # Readings of the line (see _choose): where a value may be one of several (`${x:-~}` with x
     # not set on the line is x's unknown value, or ~), each reading is judged: the strictest wins.
     # (Class defaults, set on an instance when used: an instance with more than 30 attributes is
@@ -682,7 +682,7 @@ class Analyzer(Follower, LinkFollower):
 
     # A line of plain words is read without tokens (see _plain_words). Speed only: off in the
     # differential test's reference, which must read alike.
-    plain_words = True
+    plain_words: ClassVar[bool] = True
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if self.script is None and not depth and not via:
