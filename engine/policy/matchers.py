@@ -288,7 +288,12 @@ def _in_directory(classify: Any, cwd: str) -> Any:
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
             # Under any directory: each form is kept apart, so that where the word would land
             # from the work tree (`../x` in /tmp) does not excuse it as spelled (`cd "$D"; rm -rf ../x`).
-            return Classes([form | {"variable"} for form in forms_of(classify(word))])
+            forms = [form | {"variable"} for form in forms_of(classify(word))]
+            # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`): View.anywhere
+            anywhere = getattr(getattr(classify, "__self__", None), "anywhere", None)
+            if anywhere is not None:
+                forms += anywhere(word)
+            return Classes(forms)
         if word.startswith(("/", "~", "$", "-")) or "://" in word:
             return classify(word)  # type: ignore[no-any-return]
         joined: frozenset[str] = classify(posixpath.join(cwd, word))

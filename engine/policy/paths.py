@@ -24,10 +24,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from glob import iglob
 
 from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
 from engine.records import FrozenRecord, Interpreted
+from engine.source.project import MANIFEST_SUFFIXES
 
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
@@ -103,6 +105,13 @@ _LISTER_OPTION = re.compile(
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
+
+
+def _any_match(pattern: str) -> bool:
+    """Whether a glob names an existing entry (the first one found; `**` is not searched)."""
+    if "**" in pattern:
+        return True
+    return next(iglob(pattern), None) is not None
 
 
 def _links_of(path: str) -> int:
@@ -419,6 +428,8 @@ class Places(FrozenRecord):
         "derive",
         "resolve",
         "link_areas",
+        "engine_folders",
+        "manifest_folders",
     )
 
     cwd: str
@@ -432,6 +443,11 @@ class Places(FrozenRecord):
     # Where a tool can plant a symbolic link (the working directory, home, temp dirs, the file
     # tools' roots): links elsewhere (/bin -> usr/bin) are the system's own and not followed.
     link_areas: tuple[str, ...]
+    # The folders whose members the engine reads (manifest folders, handler packages, the
+    # project's top, its state): where a relative word may land after a `cd` the line cannot
+    # read (`cd "$(cat f)"; rm deny.yaml`, `cd -`). See View.anywhere.
+    engine_folders: tuple[str, ...]
+    manifest_folders: frozenset[str]  # those of engine_folders that load any new manifest
 
     def __init__(
         self,
@@ -444,6 +460,8 @@ class Places(FrozenRecord):
         derive: bool = True,
         resolve: bool = True,
         link_areas: tuple[str, ...] = (),
+        engine_folders: tuple[str, ...] = (),
+        manifest_folders: frozenset[str] = frozenset(),
     ) -> None:
         object.__setattr__(self, "cwd", cwd)
         object.__setattr__(self, "home", home)
@@ -454,6 +472,8 @@ class Places(FrozenRecord):
         object.__setattr__(self, "derive", derive)
         object.__setattr__(self, "resolve", resolve)
         object.__setattr__(self, "link_areas", link_areas)
+        object.__setattr__(self, "engine_folders", engine_folders)
+        object.__setattr__(self, "manifest_folders", manifest_folders)
 
 
 # The project pattern examples are judged in: a checkout at /project of a user whose home is
@@ -926,7 +946,7 @@ class View:
     itself critical: then no matcher may be skipped for the text it lacks.
     """
 
-    __slots__ = ("_classifier", "_critical", "_cwd", "_lands", "_memo", "_walk", "classify")
+    __slots__ = ("_anywhere", "_classifier", "_critical", "_cwd", "_lands", "_memo", "_walk", "classify")
 
     def __init__(self, classifier: PathClassifier) -> None:
         self._classifier = classifier
@@ -936,7 +956,39 @@ class View:
         self._cwd = places.cwd if places is not None else "."
         self._memo: dict[str, frozenset[str]] = {}
         self._lands: dict[str, bool] = {}
+        self._anywhere: dict[str, list[frozenset[str]]] = {}
         self.classify: Callable[[str], frozenset[str]] = classifier._lexical if places is None else self._classify
+
+    def anywhere(self, word: str) -> list[frozenset[str]]:
+        """The forms of a relative ``word`` read under a directory the line cannot know (`cd
+        "$(cat f)"`, `cd -`, CDPATH): it may land in any folder whose members the engine reads
+        (Places.engine_folders). Each folder where it would name something is a form: where an
+        entry of that name exists (or a glob of it matches one), or, in a manifest folder, where
+        a new file of that name would be loaded (a manifest suffix). A new `notes.txt` or a
+        `build/` that no engine folder holds lands nowhere the engine reads, so `cd "$D"; rm -rf
+        build` keeps its own verdict."""
+        found = self._anywhere.get(word)
+        if found is not None:
+            return found
+        found = []
+        places = self._classifier.places
+        if places is not None and places.engine_folders and word and not word.startswith(("/", "~", "$", "-")):
+            path, computed = normalize_path(word)
+            if not computed & {"url", "remote", "variable", "windows"} and not path.startswith(("/", "~")):
+                loaded = path.rstrip("/").endswith(MANIFEST_SUFFIXES)
+                globbed = not _GLOB_CHARS.isdisjoint(path)
+                for folder in places.engine_folders:
+                    joined = posixpath.normpath(posixpath.join(folder, path))
+                    if globbed:
+                        there = _any_match(joined)
+                    else:
+                        there = os.path.lexists(joined) or (loaded and folder in places.manifest_folders)
+                    if there:
+                        at = self._classifier._at(joined)
+                        if at:
+                            found.append(at)
+        self._anywhere[word] = found
+        return found
 
     def _classify(self, word: str) -> frozenset[str]:
         found = self._memo.get(word)

@@ -99,11 +99,16 @@ def engine_places(
     files: list[str] = []
     names: set[str] = {"__pycache__"}
     tops: list[Path] = []  # what the loader reads, for the folders above it
+    folders: list[str] = []  # where its members are (see Places.engine_folders)
+    manifest_folders: set[str] = set()
     for pack in packs:
         globs, found = pack_files(pack, real)
         files += globs
         names |= found
         tops += [pack.root / n for n in (*MANIFEST_DIRS, *CONFIG_NAMES)] + [pack.package_root]
+        manifest_folders.update(real(pack.root / n) for n in MANIFEST_DIRS)
+        folders += [real(pack.root), *(real(pack.root / n) for n in MANIFEST_DIRS)]
+        folders += [real(pack.package_root / prefix.split(".", 1)[0]) for prefix in pack.handler_roots]
     state = config.state_dir
     roots = (_ENGINE_PACKAGE, state, state_root(), config_home())
     for path in roots:
@@ -111,6 +116,7 @@ def engine_places(
         names.add(path.name)
     files += _file(audit_log, real)
     tops += [*roots, audit_log]
+    folders += [real(p) for p in roots]
     parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), real(top))))
     names.add(audit_log.name)
     # Spilled results are the model's own output, and it is told to read them back.
@@ -131,4 +137,6 @@ def engine_places(
         names=tuple(sorted(n.lower() for n in names if len(n) >= 2)),
         resolve=resolve,
         link_areas=tuple(dict.fromkeys((cwd, home, *extra, *sorted(temp)))),
+        engine_folders=tuple(dict.fromkeys(folders)),
+        manifest_folders=frozenset(manifest_folders),
     )
