@@ -61,6 +61,10 @@ class Follower:
     indirect: int  # > 0 while analysing an escape hatch's payload
     descriptors: str | None  # input given to a descriptor earlier on the line (`exec 3<<< …`)
     following: set[str]  # variables whose payload is being read (a payload's own commands obey them too)
+    # What the stage before this one in a pipe prints, when it only lists the working tree
+    # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
+    # substitution (paths.lists_tree); None: unknown input.
+    listing: str | None = None
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -339,8 +343,9 @@ class Follower:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         elif run.input_args and words:
             # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
-            words, flags = _with_input(run, parsed, words, flags, _UNKNOWN_INPUT)
-            flags = [f or _UNKNOWN_INPUT in w for f, w in zip(flags, words, strict=True)]
+            unknown = self.listing or _UNKNOWN_INPUT
+            words, flags = _with_input(run, parsed, words, flags, unknown, whole=True)
+            flags = [f or unknown in w for f, w in zip(flags, words, strict=True)]
         if not words:
             return None
         if run.arguments:
@@ -507,18 +512,19 @@ _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
 def _with_input(
-    run: Run, parsed: Parsed, words: list[str], flags: list[bool], data: str
+    run: Run, parsed: Parsed, words: list[str], flags: list[bool], data: str, whole: bool = False
 ) -> tuple[list[str], list[bool]]:
     """xargs: the words it reads (when the data piped in is known) complete the command; with
     -I R they replace R in it, one line at a time (the first line is judged: the others differ
-    only in their data)."""
+    only in their data). ``whole``: ``data`` is one word standing for input only the run knows
+    (`$(cat)`, or a listing of the tree)."""
     replace = [v for name, v, _ in parsed.options if name in run.input_args and v is not None]
     replaced = next((name for name, v, _ in parsed.options if name in run.input_args), None)
     if replaced is not None:
         marker = replace[0] if replace else "{}"
-        line = next((line.strip() for line in data.splitlines() if line.strip()), "")
+        line = data if whole else next((line.strip() for line in data.splitlines() if line.strip()), "")
         return [w.replace(marker, line) for w in words], flags
-    extra = data.split()[:64]
+    extra = [data] if whole else data.split()[:64]
     if not words:  # no command: xargs runs echo
         words, flags = ["echo"], [False]
     return [*words, *extra], [*flags, *([False] * len(extra))]

@@ -42,7 +42,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import file_operand
+from engine.policy.paths import file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
@@ -553,6 +553,20 @@ class _Values(Record):
         self.input = None
         self.here = False
         self.loops = False
+
+
+def _listing_of(command: Command) -> str | None:
+    """`$(LISTER ...)` when ``command`` only lists names of the working tree (paths.lists_tree):
+    what it pipes into the next stage (`find . -name '*.py' | xargs grep x`)."""
+    if command.name not in _LISTERS or any(command.dynamic) or command.redirects or command.via:
+        return None
+    if any(not word or any(c.isspace() or c in "'\"$`()" for c in word) for word in command.argv):
+        return None
+    text = "$(" + " ".join(command.argv) + ")"
+    return text if lists_tree(text) else None
+
+
+_LISTERS = frozenset({"find", "ls", "git"})
 
 
 class Analyzer(Follower, LinkFollower):
@@ -1100,6 +1114,7 @@ class Analyzer(Follower, LinkFollower):
         upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
+        listing: str | None = None  # what the stage before lists of the tree (see _listing_of)
         for raw in pipeline:
             if raw.fed and data is None:
                 # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
@@ -1108,7 +1123,12 @@ class Analyzer(Follower, LinkFollower):
                 data = "".join(known) if known else None
                 upstream = upstream.union(*(names for _, names in printed))
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
-            stages, data = self._simple(raw, depth, via, upstream, data)
+            self.listing = listing if data is None else None
+            try:
+                stages, data = self._simple(raw, depth, via, upstream, data)
+            finally:
+                self.listing = None
+            listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
                 raw.printed = (data, names.union(*(c.fed_by for c in stages)))

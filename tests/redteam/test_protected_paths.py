@@ -189,7 +189,7 @@ NEAR_MISSES = [
     "tar xzf file.tgz",
     "tar tf a.tar",
     "find . -name '*.py' | xargs wc -l",
-    # `git ls-files | xargs sed -n 1p`: names read from a pipe ask (read_computed_path, docs/policies.md)
+    "git ls-files | xargs sed -n 1p",  # a listing of the tree piped in (read like $(git ls-files))
     "python3 -c \"import yaml; print(yaml.safe_load(open('policies/approval.yaml')))\"",
     "python3 -c \"print(open('/root/.bashrc').read())\"",
     "git grep TODO",

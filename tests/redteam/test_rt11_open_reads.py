@@ -80,6 +80,11 @@ TREE_LISTINGS = [
     "cat `ls`",
     "cat $(ls *.md) > all.txt",
     'for f in *.md; do cat "$f"; done',
+    # a lister piped into xargs: its names are the tree's, read like `$(LISTER ...)`
+    "find . -name '*.md' | xargs cat",
+    "find . -name '*.md' -print0 | xargs -0 grep -n hello",
+    "git ls-files | xargs sed -n 1p",
+    "ls *.md | xargs -I XX cp XX copy.md",
 ]
 
 
@@ -91,7 +96,17 @@ def test_a_listing_of_the_work_tree_is_read_like_a_glob(work_engine: Engine, wor
     assert result.ok, result.output
 
 
-@pytest.mark.parametrize("command", ["cat $(ls)", "cat `git ls-files`", "base64 $(find . -type f)"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat $(ls)",
+        "cat `git ls-files`",
+        "base64 $(find . -type f)",
+        "find . -name k | xargs cat",
+        "git ls-files | xargs base64",
+        "ls | xargs -I{} cp {} /tmp/out-rt11",
+    ],
+)
 @pytest.mark.parametrize("link", ["symbolic", "hard"])
 def test_a_listing_of_a_tree_holding_a_link_to_the_key_is_asked(
     work_engine: Engine, planted: Path, work: Path, command: str, link: str
@@ -106,7 +121,9 @@ def test_a_listing_of_a_tree_holding_a_link_to_the_key_is_asked(
 
 # Decided (docs/policies.md): names read from input nobody can see are unknown, whoever lists them.
 STILL_ASKED = [
-    "find . -name '*.py' | xargs grep -n foo",
+    "find ~ -name id_ed25519 | xargs cat",
+    "find . -L -name k | xargs cat",
+    "cat files.txt | xargs cat",
     "xargs grep foo < files.txt",
     "cat $(ls -l)",
     "cat $(find . -printf '%l')",
@@ -115,10 +132,8 @@ STILL_ASKED = [
     'tail -f "$LOG"',
     # near misses of other families (test_protected_paths, test_planted_files) that copy or print
     # names only the run knows: asked since read_computed_path
-    "git ls-files | xargs sed -n 1p",
     'cp "$F" build/',
-    "find . -name '*.log' | xargs -I{} cp {} logs/",
-    "ls | xargs -I XX cp XX backup/",
+    "grep -rl foo . | xargs sed -n 1p",
 ]
 
 
