@@ -186,4 +186,7 @@ def test_no_module_without_typing_at_run_time_has_a_classvar() -> None:
     package = Path(digests.__file__).parent
     without = [p for p in package.rglob("*.py") if "TYPE_CHECKING = False" in p.read_text()]
     assert len(without) >= 20
-    assert [p.name for p in without if "ClassVar" in p.read_text() or "InitVar" in p.read_text()] == []
+    # (a ClassVar on a plain class, such as shell.Analyzer's switches, is only an annotation)
+    dataclasses = [p for p in without if "dataclass" in p.read_text()]
+    assert dataclasses
+    assert [p.name for p in dataclasses if "ClassVar" in p.read_text() or "InitVar" in p.read_text()] == []

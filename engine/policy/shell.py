@@ -1093,8 +1093,6 @@ class Analyzer(Follower, LinkFollower):
         words = [w.literal for w in raw.words]
         if raw.redirects or not words or any(w is None for w in words):
             return None
-        if words[0] == "pwd" and len(words) <= 2 and self.cwd is not None and self.cwd.startswith(("/", "~")):
-            return self.cwd + "\n"  # `cd; rm -rf "$(pwd)"`: where the line's cd went, as $PWD is
         return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
 
     # -- commands ----------------------------------------------------------------
