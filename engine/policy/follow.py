@@ -96,6 +96,10 @@ class Follower:
         the path as its positional parameters)."""
         raise NotImplementedError
 
+    def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
+        """Read shell ``text`` with ``words`` as its $0, $1… (``flags``: known only at run time)."""
+        raise NotImplementedError
+
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         raise NotImplementedError
 
@@ -274,6 +278,7 @@ class Follower:
             via = (*via, "stdin")
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
+        arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
         for value in values:
             payload = matched_payload(run, value)
             if payload is not None and run.variable:
@@ -286,7 +291,7 @@ class Follower:
                 text = decode(payload, run.decode)
                 if run.prepend is not None and run.kind == "shell":
                     text = f"{run.prepend} {text}"  # where it runs (ssh's stdin: in the remote home)
-                self._payload(run, command, program, text, via, depth)
+                self._payload(run, command, program, text, via, depth, arguments)
         return None
 
     def _words_run(
@@ -394,8 +399,17 @@ class Follower:
     # -- one payload -----------------------------------------------------------------
 
     def _payload(
-        self, run: Run, command: Command, program: Program | None, text: str, via: tuple[str, ...], depth: int
+        self,
+        run: Run,
+        command: Command,
+        program: Program | None,
+        text: str,
+        via: tuple[str, ...],
+        depth: int,
+        arguments: tuple[list[str], list[bool]] | None = None,
     ) -> None:
+        """Judge what ``run`` found; ``arguments``: a shell payload's positional parameters
+        (`sh -c 'rm -rf "$1"' _ ~`), with whether each is known only at run time."""
         kind = run.kind
         if command.program is not None and command.program.windows and kind == "shell":
             text = windows_text(text)
@@ -414,7 +428,11 @@ class Follower:
         elif kind in ("shell", "keys"):
             if run.spawn:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
-            self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+            if arguments is not None:
+                words, flags = arguments
+                self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
+            else:
+                self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
@@ -543,6 +561,18 @@ def windows_text(text: str) -> str:
 
 def _as(run: Run, kind: str) -> Run:
     return replace(run, kind=kind)
+
+
+def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> tuple[list[str], list[bool]]:
+    """The words a shell's payload gets as $0, $1…: `sh -c TEXT NAME A B` → NAME, A, B;
+    `sh -s A B` reading stdin → sh, A, B ($0 is the shell's name when no NAME is given)."""
+    at = list(parsed.operand_at)
+    if parsed.rest is not None:
+        at += range(parsed.rest, len(argv))
+    at = at[run.index + 1 :] if run.source == "operand" else [0, *at]
+    if not at:
+        at = [0]
+    return [argv[i] for i in at], [dynamic[i] for i in at]
 
 
 def matched_payload(run: Run, value: str) -> str | None:

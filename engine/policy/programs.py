@@ -81,6 +81,7 @@ class Run(FrozenRecord):
         "unless_flags",
         "if_operands",
         "unless_operands",
+        "positional",
     )
 
     source: str  # one of SOURCES
@@ -113,6 +114,8 @@ class Run(FrozenRecord):
     unless_flags: frozenset[str]
     if_operands: int
     unless_operands: int
+    # The operands after the payload are its $0, $1… (`sh -c TEXT NAME ARGS`); for stdin, its $1….
+    positional: bool
 
     def __init__(
         self,
@@ -142,6 +145,7 @@ class Run(FrozenRecord):
         unless_flags: frozenset[str] = frozenset(),
         if_operands: int = 0,
         unless_operands: int = 0,
+        positional: bool = False,
     ) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "kind", kind)
@@ -169,6 +173,7 @@ class Run(FrozenRecord):
         object.__setattr__(self, "unless_flags", unless_flags)
         object.__setattr__(self, "if_operands", if_operands)
         object.__setattr__(self, "unless_operands", unless_operands)
+        object.__setattr__(self, "positional", positional)
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -514,6 +519,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         unless_flags=options("unless_flags"),
         if_operands=int(data.get("if_operands") or 0),
         unless_operands=int(data.get("unless_operands") or 0),
+        positional=bool(data.get("positional")),
     )
 
 

@@ -1724,13 +1724,35 @@ class Analyzer(Follower, LinkFollower):
         if at >= len(argv) and command.name in (".", "source"):
             self.analyze(text, depth=depth, via=via)  # no words: the caller's "$@" stays
             return
+        self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via)
+
+    def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
+        """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
+        (after the shell's options for stdin) are its $0, $1…."""
+        self._with_positional(text, words[1:], flags[1:], depth, via, words[0] if not flags[0] else None)
+
+    def _with_positional(
+        self,
+        text: str,
+        args: list[str],
+        dynamic: list[bool],
+        depth: int,
+        via: tuple[str, ...],
+        name: str | None = None,
+    ) -> None:
+        """Read ``text`` with ``args`` as its "$1"… (and ``name`` as its $0 when given), then put the
+        line's own back."""
+        keys = (*_POSITIONAL_KEYS, "0")
         saved = self.positional
-        saved_env = {key: self.env[key] for key in _POSITIONAL_KEYS if key in self.env}
-        self._positional(argv[at:], list(command.dynamic[at:]))
+        saved_env = {key: self.env[key] for key in keys if key in self.env}
+        self._positional(args, dynamic)
+        self.env.pop("0", None)
+        if name is not None:
+            self.env["0"] = name
         try:
             self.analyze(text, depth=depth, via=via)
         finally:
-            for key in _POSITIONAL_KEYS:
+            for key in keys:
                 self.env.pop(key, None)
             self.env.update(saved_env)
             self.positional = saved
