@@ -1,0 +1,122 @@
+"""adv23: payloads still open on the stop-23 features (read_computed_path listings, a background
+shell's state, an unknown working directory). One strict xfail per working payload (its reason says
+why it works) and near misses that must keep their verdict. Every run is confined: a fake HOME and
+working directory under tmp_path."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import SECRET, blocked, run_confined
+
+# A listing of the tree ($(ls), $(find .), `find . | xargs`) is judged in the engine's working
+# directory (PathClassifier._listed walks places.cwd), not where the line moved to.
+MOVED_LISTINGS = [
+    "cd ~/.ssh; cat $(ls)",
+    "cd ~/.ssh; cat `ls`",
+    "cd ~/.ssh; head $(ls)",
+    "bash -c 'pushd ~/.ssh; cat $(ls)'",
+    "cd; cd .ssh; cat $(ls)",
+    "cd && cat $(ls .ssh/*)",
+    "f=~/.ssh; cd $f; cat $(ls)",
+    "cd ~ && cat $(find . -name 'id_*')",
+    "cd ~; find . -name 'id_*' | xargs cat",
+]
+
+
+@pytest.mark.parametrize("payload", MOVED_LISTINGS)
+@pytest.mark.xfail(
+    strict=True,
+    reason="paths.PathClassifier._listed walks places.cwd (the engine's workdir), not the line's "
+    "directory after cd/pushd: a listing of ~/.ssh is judged as a listing of the clean work tree",
+)
+def test_a_listing_after_cd_is_judged_where_the_line_is(
+    tmp_path: Path, work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
+) -> None:
+    monkeypatch.chdir(work)
+    _, _, printed = run_confined(tmp_path, payload)
+    assert SECRET in printed, "live: the payload prints the key"
+    blocked(work_engine, fake_home, payload)
+
+
+# A listing only judges links and hard links in the tree, not names the policy protects in
+# any folder (**/.env, **/*.pem): `cat .env` asks, `cat $(find .)` prints it.
+PROTECTED_IN_TREE = [
+    "cat $(find .)",
+    "cat $(ls -a)",
+    "find . -type f | xargs cat",
+]
+
+
+@pytest.mark.parametrize("payload", PROTECTED_IN_TREE)
+@pytest.mark.xfail(
+    strict=True,
+    reason="paths.PathClassifier._listed only adds forms for symlinks (where they lead) and hard "
+    "links; a protected name inside the listed tree (.env, *.pem) is not judged, so the listing "
+    "stays allowed while `cat .env` asks",
+)
+def test_a_listing_holding_a_protected_file_asks(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
+) -> None:
+    monkeypatch.chdir(work)
+    (work / ".env").write_text(f"TOKEN={SECRET}\n")
+    (work / "server.pem").write_text(SECRET + "\n")
+    assert work_engine.check("cat .env").decision != "allow"
+    output = blocked(work_engine, fake_home, payload)
+    assert SECRET not in output
+
+
+UNKNOWN_CWD_LISTINGS = ['cd "$(cat f)"; cat $(ls)', "cd -; cat $(ls)"]
+
+
+@pytest.mark.parametrize("payload", UNKNOWN_CWD_LISTINGS)
+@pytest.mark.xfail(
+    strict=True,
+    reason="after a cd the line cannot read, a listing substitution is still read as the work "
+    "tree's (paths.lists_tree / _listed ignore that the directory is unknown): f naming ~/.ssh "
+    "prints the key; it should be computed_source (ask)",
+)
+def test_a_listing_after_an_unknown_cd_asks(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
+) -> None:
+    monkeypatch.chdir(work)
+    assert work_engine.check(payload).decision != "allow"
+
+
+def test_near_miss_a_manifest_suffix_in_capitals_is_not_loaded(work_engine: Engine) -> None:
+    # The loader's suffixes are case-sensitive (source/project.MANIFEST_SUFFIXES): not a manifest.
+    assert work_engine.check('cd "$(cat f)"; cp x Zz.YAML').decision == "allow"
+    assert work_engine.check('cd "$(cat f)"; cp x zz.yaml').hardline
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="session_memory/ShellState: `source s.sh` is judged from s.sh on disk when the write "
+    "arrives; the earlier line that writes it (`sleep 1; echo 'rm -rf ~' > s.sh`) has not run yet, "
+    "so a missing file is read as harmless. A file an earlier line of the shell redirects into "
+    "should be unknown (unread) to later source/./bash",
+)
+def test_source_of_a_file_the_shell_has_not_written_yet(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    assert str(fake_home).startswith(str(work.parent))
+    started = work_engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    assert started.ok, started.error
+    pid = str(json.loads(started.output)["process_id"])
+    results = []
+    for text in ["sleep 1; echo 'rm -rf ~' > s.sh\n", "source s.sh\n", f"echo d > {work}/done.txt\n"]:
+        results.append(
+            work_engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
+        )
+    deadline = time.monotonic() + 20
+    while not (work / "done.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    work_engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+    assert home_intact(fake_home), [r.ok for r in results]
