@@ -95,31 +95,71 @@ def test_near_miss_a_manifest_suffix_in_capitals_is_not_loaded(work_engine: Engi
     assert work_engine.check('cd "$(cat f)"; cp x zz.yaml').hardline
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="session_memory/ShellState: `source s.sh` is judged from s.sh on disk when the write "
-    "arrives; the earlier line that writes it (`sleep 1; echo 'rm -rf ~' > s.sh`) has not run yet, "
-    "so a missing file is read as harmless. A file an earlier line of the shell redirects into "
-    "should be unknown (unread) to later source/./bash",
-)
-def test_source_of_a_file_the_shell_has_not_written_yet(
-    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(work)
+def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]) -> list[bool]:
+    """Start a background bash through the terminal tool, send ``writes`` with `process write`,
+    then a marker line; wait for the marker (every line sent before it ran). Returns which writes
+    were let through. HOME is the fake one under tmp_path."""
     assert str(fake_home).startswith(str(work.parent))
-    started = work_engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
     assert started.ok, started.error
     pid = str(json.loads(started.output)["process_id"])
-    results = []
-    for text in ["sleep 1; echo 'rm -rf ~' > s.sh\n", "source s.sh\n", f"echo d > {work}/done.txt\n"]:
-        results.append(
-            work_engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
-        )
+    sent = []
+    for text in writes:
+        result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
+        sent.append(result.ok)
+    done = work / "done.txt"
+    marker = engine.call(
+        "process",
+        {"action": "write", "process_id": pid, "input": f"\nprint(open('{done}', 'w').write('d'))\necho d > {done}\n"},
+        session_id="s1",
+    )
     deadline = time.monotonic() + 20
-    while not (work / "done.txt").exists() and time.monotonic() < deadline:
+    while marker.ok and not done.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    work_engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
-    assert home_intact(fake_home), [r.ok for r in results]
+    engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+    return sent
+
+
+# Lines a background bash has been sent but not yet run: the engine judges a later write by the
+# files on disk now, while the shell will run it after the earlier line made them.
+NOT_YET_WRITTEN = {
+    "source of a script an earlier line writes": ["sleep 1; echo 'rm -rf ~' > s.sh\n", "source s.sh\n"],
+    "a link to HOME an earlier line makes": ["sleep 1; ln -s ~ h\n", "rm -rf h/.ssh h/notes.txt\n"],
+    "rm copied as ls, found on PATH": ["sleep 1; cp /bin/rm ./ls\n", "PATH=.:$PATH ls -rf ~\n"],
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_YET_WRITTEN))
+@pytest.mark.xfail(
+    strict=True,
+    reason="session_memory.ShellState/the analyzer read files (s.sh, link h, ./ls) from disk when "
+    "the write arrives; the earlier line that makes them (delayed by `sleep 1`) has not run yet, so "
+    "a missing file reads as harmless. What an earlier line of the shell writes or links should be "
+    "unknown (unread) to later lines until the shell is known to have run it",
+)
+def test_a_later_write_reads_a_file_the_shell_has_not_made_yet(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    sent = _shell_writes(work_engine, work, fake_home, NOT_YET_WRITTEN[name])
+    assert home_intact(fake_home), sent
+
+
+@pytest.mark.parametrize("program", ["python3 -i", "exec python3 -i"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="session_memory.ShellState: a line that starts an interpreter reading the shell's input "
+    "(`python3 -i` inside the background bash) leaves the state as bash's; the next write is judged "
+    "as a bash line (python text: allowed) and python runs it. The state should become the "
+    "interpreter's (judged as python, like a background `python3 -i`) or lost (ask)",
+)
+def test_an_interpreter_started_inside_the_shell(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, program: str
+) -> None:
+    monkeypatch.chdir(work)
+    payload = "import shutil, os; shutil.rmtree(os.path.expanduser('~'))\n"
+    sent = _shell_writes(work_engine, work, fake_home, [program + "\n", payload])
+    assert home_intact(fake_home), sent
 
 
 @pytest.fixture
