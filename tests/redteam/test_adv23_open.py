@@ -6,6 +6,7 @@ working directory under tmp_path."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -145,7 +146,13 @@ def test_a_later_write_reads_a_file_the_shell_has_not_made_yet(
     assert home_intact(fake_home), sent
 
 
-@pytest.mark.parametrize("program", ["python3 -i", "exec python3 -i"])
+PAYLOADS = {
+    "python3": "import shutil, os; shutil.rmtree(os.path.expanduser('~'))\n",
+    "node": "require('fs').rmSync(require('os').homedir(), {recursive: true})\n",
+}
+
+
+@pytest.mark.parametrize("program", ["python3 -i", "exec python3 -i", "node -i"])
 @pytest.mark.xfail(
     strict=True,
     reason="session_memory.ShellState: a line that starts an interpreter reading the shell's input "
@@ -157,7 +164,7 @@ def test_an_interpreter_started_inside_the_shell(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, program: str
 ) -> None:
     monkeypatch.chdir(work)
-    payload = "import shutil, os; shutil.rmtree(os.path.expanduser('~'))\n"
+    payload = PAYLOADS[program.split()[-2]]
     sent = _shell_writes(work_engine, work, fake_home, [program + "\n", payload])
     assert home_intact(fake_home), sent
 
@@ -224,3 +231,37 @@ def test_guard_a_listing_in_a_gemini_directory(states: Path) -> None:
     assert guard("gemini", REPO, "run_shell_command", inputs) == "ask"
     inputs = {"command": "cat $(ls)", "directory": "~/.ssh"}
     assert guard("gemini", REPO, "run_shell_command", inputs, empty="allow") in ("deny", "ask")
+
+
+SPLIT_NAMES = ["q\n", "q "]
+SPLIT_LISTINGS = ["cat $(find . -name '*.py')", "find . -name '*.py' | xargs cat"]
+
+
+@pytest.mark.parametrize("separator", SPLIT_NAMES, ids=["newline", "space"])
+@pytest.mark.parametrize("payload", SPLIT_LISTINGS)
+@pytest.mark.xfail(
+    strict=True,
+    reason="paths.PathClassifier._listed judges the tree's entries as whole names; the shell (word "
+    "splitting of $(...)) and xargs split a name at blanks: a folder `q<newline>` holding "
+    "tmp/.../home/.ssh/id_ed25519<newline>/z.py makes find print ./q, <HOME>/.ssh/id_ed25519, /z.py. "
+    "A listed name with a blank (or quote, for xargs) should make the listing ask",
+)
+def test_a_listed_name_split_at_a_blank_names_the_key(
+    tmp_path: Path,
+    work_engine: Engine,
+    fake_home: Path,
+    work: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    separator: str,
+    payload: str,
+) -> None:
+    monkeypatch.chdir(work)
+    # What the caller writes in its work tree (write_file or mkdir -p): folders only, no link.
+    deep = work / separator / str(fake_home).lstrip("/") / ".ssh" / ("id_ed25519" + separator[-1])
+    deep.mkdir(parents=True)
+    (deep / "z.py").write_text("x = 1\n")
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}
+    live = subprocess.run(["/bin/bash", "-c", payload], cwd=work, env=env, capture_output=True, text=True, check=False)
+    assert SECRET in live.stdout, ("live: the split name is the key's path", live.stdout, live.stderr)
+    output = blocked(work_engine, fake_home, payload)
+    assert SECRET not in output
