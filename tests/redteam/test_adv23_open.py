@@ -96,6 +96,10 @@ def test_near_miss_a_manifest_suffix_in_capitals_is_not_loaded(work_engine: Engi
     assert work_engine.check('cd "$(cat f)"; cp x zz.yaml').hardline
 
 
+# A line each of bash, python and node runs to say it read everything before (the others' are errors).
+MARKER = "\nprint(open('{done}', 'w').write('d'))\nrequire('fs').writeFileSync('{done}', 'd')\necho d > {done}\n"
+
+
 def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]) -> list[bool]:
     """Start a background bash through the terminal tool, send ``writes`` with `process write`,
     then a marker line; wait for the marker (every line sent before it ran). Returns which writes
@@ -111,7 +115,7 @@ def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]
     done = work / "done.txt"
     marker = engine.call(
         "process",
-        {"action": "write", "process_id": pid, "input": f"\nprint(open('{done}', 'w').write('d'))\necho d > {done}\n"},
+        {"action": "write", "process_id": pid, "input": MARKER.format(done=done)},
         session_id="s1",
     )
     deadline = time.monotonic() + 20
