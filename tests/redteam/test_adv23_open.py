@@ -269,3 +269,32 @@ def test_a_listed_name_split_at_a_blank_names_the_key(
     assert SECRET in live.stdout, ("live: the split name is the key's path", live.stdout, live.stderr)
     output = blocked(work_engine, fake_home, payload)
     assert SECRET not in output
+
+
+# Near misses the fixes above must keep allowed: a listing after a cd into a plain folder of the
+# tree, and a NUL-separated listing (no split) in the tree with blank-named folders.
+@pytest.mark.parametrize(
+    "payload",
+    ["cd src; cat $(ls)", "cd src && find . -name '*.py' | xargs grep x", "cat $(find src -name '*.py')"],
+)
+def test_near_miss_a_listing_in_a_plain_folder_stays_allowed(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
+) -> None:
+    monkeypatch.chdir(work)
+    (work / "src").mkdir()
+    (work / "src" / "a.py").write_text("x = 1\n")
+    assert work_engine.check(payload).decision == "allow"
+
+
+def test_near_miss_a_nul_separated_listing_is_not_split(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    deep = work / "q\n" / str(fake_home).lstrip("/") / ".ssh" / "id_ed25519\n"
+    deep.mkdir(parents=True)
+    (deep / "z.py").write_text("x = 1\n")
+    payload = "find . -name '*.py' -print0 | xargs -0 cat"
+    result = work_engine.call("terminal", {"command": payload})
+    assert result.ok, result.output
+    assert "x = 1" in result.output and SECRET not in result.output
+    assert home_intact(fake_home)
