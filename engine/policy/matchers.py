@@ -281,11 +281,14 @@ def first_operand(command: Command) -> str | None:
     return shaped.lowered[0] if shaped.lowered else None
 
 
+_COMPUTED_SOURCE = frozenset({"computed", "computed_source"})
+
+
 def _in_directory(classify: Any, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
 
     def resolved(word: str) -> frozenset[str]:
-        if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-")):
+        if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-", "`")):
             # Under any directory: each form is kept apart, so that where the word would land
             # from the work tree (`../x` in /tmp) does not excuse it as spelled (`cd "$D"; rm -rf ../x`).
             forms = [form | {"variable"} for form in forms_of(classify(word))]
@@ -294,8 +297,13 @@ def _in_directory(classify: Any, cwd: str) -> Any:
             if anywhere is not None:
                 forms += anywhere(word)
             return Classes(forms)
-        if word.startswith(("/", "~", "$", "-")) or "://" in word:
-            return classify(word)  # type: ignore[no-any-return]
+        if word.startswith(("/", "~", "$", "-", "`")) or "://" in word:
+            found: frozenset[str] = classify(word)
+            if "computed" in found and "computed_source" not in found and word.startswith(("$(", "`")):
+                # A listing of the tree was judged at the engine's working directory: after a
+                # `cd` (`cd ~/.ssh; cat $(ls)`) it lists another folder, known only at run time.
+                return Classes([*forms_of(found), _COMPUTED_SOURCE])
+            return found
         joined: frozenset[str] = classify(posixpath.join(cwd, word))
         if word.startswith("..") and not cwd.startswith(("/", "~")):
             # Relative to a directory itself relative to the work tree: read both ways (the strictest;

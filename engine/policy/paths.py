@@ -24,7 +24,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from glob import iglob
 
 from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
@@ -103,6 +102,8 @@ _LISTER_OPTION = re.compile(
     r"-.*prefix.*|-git-dir.*|-work-tree.*|-full-name|-abbrev.*)$"
 )
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
+# What splits a listed name into other words: IFS blanks for `$(…)`, quotes and backslashes for xargs.
+_BLANKS_IN_NAME = re.compile(r"[\s'\"\\]")
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
@@ -111,7 +112,9 @@ def _any_match(pattern: str) -> bool:
     """Whether a glob names an existing entry (the first one found; `**` is not searched)."""
     if "**" in pattern:
         return True
-    return next(iglob(pattern), None) is not None
+    import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words need it)
+
+    return next(globbing.iglob(pattern), None) is not None
 
 
 def _links_of(path: str) -> int:
@@ -903,8 +906,14 @@ class PathClassifier:
                     at = self._at(os.path.realpath(match))
                     if at:
                         forms.append(at)
-                elif _links_of(match) > 1:
-                    forms.append(_HARD_LINKED_FORM)
+                else:
+                    if _BLANKS_IN_NAME.search(posixpath.basename(match)):
+                        return unknown
+                    if _links_of(match) > 1:
+                        forms.append(_HARD_LINKED_FORM)
+                    at = self._at(match)
+                    if at and at not in forms:
+                        forms.append(at)  # a file the tree holds that is protected itself (`.env`)
         while pending:
             folder = pending.pop()
             try:
@@ -913,6 +922,10 @@ class PathClassifier:
                         seen += 1
                         if seen > _MAX_LISTED:
                             return unknown
+                        if _BLANKS_IN_NAME.search(entry.name):
+                            # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
+                            # printed name, and a piece is another path
+                            return unknown
                         if entry.is_symlink():
                             at = self._at(os.path.realpath(entry.path))
                             if at:
@@ -920,8 +933,12 @@ class PathClassifier:
                         elif entry.is_dir():
                             if entry.name != ".git" or words[0] != "git":
                                 pending.append(entry.path)
-                        elif entry.stat(follow_symlinks=False).st_nlink > 1:
-                            forms.append(_HARD_LINKED_FORM)
+                        else:
+                            if entry.stat(follow_symlinks=False).st_nlink > 1:
+                                forms.append(_HARD_LINKED_FORM)
+                            at = self._at(entry.path)
+                            if at and at not in forms:
+                                forms.append(at)  # a protected file in the tree (`.env`, `*.pem`)
             except OSError:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
         return Classes(forms) if len(forms) > 1 else lexical

@@ -560,6 +560,8 @@ def _listing_of(command: Command) -> str | None:
     what it pipes into the next stage (`find . -name '*.py' | xargs grep x`)."""
     if command.name not in _LISTERS or any(command.dynamic) or command.redirects or command.via:
         return None
+    if command.cwd is not None:  # after a `cd` (`cd ~/.ssh; ls | xargs cat`): another folder
+        return None
     if any(not word or any(c.isspace() or c in "'\"$`()" for c in word) for word in command.argv):
         return None
     text = "$(" + " ".join(command.argv) + ")"

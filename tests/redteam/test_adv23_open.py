@@ -1,6 +1,7 @@
 """adv23: payloads still open on the stop-23 features (read_computed_path listings, a background
-shell's state, an unknown working directory). One strict xfail per working payload (its reason says
-why it works) and near misses that must keep their verdict. Every run is confined: a fake HOME and
+shell's state, an unknown working directory). One strict xfail per payload still open (its reason
+says why it works); the listing payloads were fixed by the lead in the same stop and are ordinary
+assertions now; near misses that must keep their verdict. Every run is confined: a fake HOME and
 working directory under tmp_path."""
 
 from __future__ import annotations
@@ -32,11 +33,6 @@ MOVED_LISTINGS = [
 
 
 @pytest.mark.parametrize("payload", MOVED_LISTINGS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="paths.PathClassifier._listed walks places.cwd (the engine's workdir), not the line's "
-    "directory after cd/pushd: a listing of ~/.ssh is judged as a listing of the clean work tree",
-)
 def test_a_listing_after_cd_is_judged_where_the_line_is(
     tmp_path: Path, work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
 ) -> None:
@@ -56,12 +52,6 @@ PROTECTED_IN_TREE = [
 
 
 @pytest.mark.parametrize("payload", PROTECTED_IN_TREE)
-@pytest.mark.xfail(
-    strict=True,
-    reason="paths.PathClassifier._listed only adds forms for symlinks (where they lead) and hard "
-    "links; a protected name inside the listed tree (.env, *.pem) is not judged, so the listing "
-    "stays allowed while `cat .env` asks",
-)
 def test_a_listing_holding_a_protected_file_asks(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
 ) -> None:
@@ -77,12 +67,6 @@ UNKNOWN_CWD_LISTINGS = ['cd "$(cat f)"; cat $(ls)', "cd -; cat $(ls)"]
 
 
 @pytest.mark.parametrize("payload", UNKNOWN_CWD_LISTINGS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="after a cd the line cannot read, a listing substitution is still read as the work "
-    "tree's (paths.lists_tree / _listed ignore that the directory is unknown): f naming ~/.ssh "
-    "prints the key; it should be computed_source (ask)",
-)
 def test_a_listing_after_an_unknown_cd_asks(
     work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
 ) -> None:
@@ -222,11 +206,6 @@ def test_guard_carries_a_processs_directory_across_inputs(states: Path) -> None:
     assert guard("claude-code", REPO, tool, {"pid": 1, "input": "rm -rf .ssh"}, empty="allow") in ("deny", "ask")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gemini's run_shell_command `directory` moves the line (cat id_ed25519 there asks), but "
-    "a listing substitution is still judged in the project (paths.PathClassifier._listed, places.cwd)",
-)
 def test_guard_a_listing_in_a_gemini_directory(states: Path) -> None:
     from tests.conftest import REPO
     from tests.redteam.conftest import guard
@@ -243,13 +222,6 @@ SPLIT_LISTINGS = ["cat $(find . -name '*.py')", "find . -name '*.py' | xargs cat
 
 @pytest.mark.parametrize("separator", SPLIT_NAMES, ids=["newline", "space"])
 @pytest.mark.parametrize("payload", SPLIT_LISTINGS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="paths.PathClassifier._listed judges the tree's entries as whole names; the shell (word "
-    "splitting of $(...)) and xargs split a name at blanks: a folder `q<newline>` holding "
-    "tmp/.../home/.ssh/id_ed25519<newline>/z.py makes find print ./q, <HOME>/.ssh/id_ed25519, /z.py. "
-    "A listed name with a blank (or quote, for xargs) should make the listing ask",
-)
 def test_a_listed_name_split_at_a_blank_names_the_key(
     tmp_path: Path,
     work_engine: Engine,
@@ -273,9 +245,22 @@ def test_a_listed_name_split_at_a_blank_names_the_key(
 
 # Near misses the fixes above must keep allowed: a listing after a cd into a plain folder of the
 # tree, and a NUL-separated listing (no split) in the tree with blank-named folders.
+OVER_BLOCK = (
+    "over-block (decided, stop 23): a listing after a cd on the line is a path only the run knows (an ask); "
+    "walking the line's directory instead needs the listing's start points rewritten"
+)
+
+
 @pytest.mark.parametrize(
     "payload",
-    ["cd src; cat $(ls)", "cd src && find . -name '*.py' | xargs grep x", "cat $(find src -name '*.py')"],
+    [
+        pytest.param("cd src; cat $(ls)", marks=pytest.mark.xfail(strict=True, reason=OVER_BLOCK)),
+        pytest.param(
+            "cd src && find . -name '*.py' | xargs grep x", marks=pytest.mark.xfail(strict=True, reason=OVER_BLOCK)
+        ),
+        "cat $(find src -name '*.py')",
+        "find src -name '*.py' | xargs grep x",
+    ],
 )
 def test_near_miss_a_listing_in_a_plain_folder_stays_allowed(
     work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, payload: str
@@ -286,6 +271,11 @@ def test_near_miss_a_listing_in_a_plain_folder_stays_allowed(
     assert work_engine.check(payload).decision == "allow"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="over-block (decided, stop 23): a listed name with a blank makes any listing ask, also one "
+    "xargs -0 reads whole (the listing word does not know its reader splits at NUL only)",
+)
 def test_near_miss_a_nul_separated_listing_is_not_split(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
