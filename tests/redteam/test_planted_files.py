@@ -231,8 +231,6 @@ MISSED_NEAR_MISSES = [
     "mv ~/old ~/new",
     "notepad.exe notes.txt",
     "for f in *.txt; do cp $f backup/; done",
-    "find . -name '*.log' | xargs -I{} cp {} logs/",
-    "ls | xargs -I XX cp XX backup/",
     "cd ~/src/app && git pull",
     "cd ~ && git status",
     "git --git-dir=$HOME/.dotfiles --work-tree=$HOME status",

@@ -189,7 +189,9 @@ NEAR_MISSES = [
     "tar xzf file.tgz",
     "tar tf a.tar",
     "find . -name '*.py' | xargs wc -l",
-    "git ls-files | xargs sed -n 1p",  # a listing of the tree piped in (read like $(git ls-files))
+    # `git ls-files | xargs sed -n 1p`: a listing of the tree piped in is read like $(git ls-files), by
+    # walking the tree (tests/redteam/test_rt11_open_reads.py); this repository's checkout holds more
+    # than the walk's 2,048 entries (CI's venvs), and past that it asks
     "python3 -c \"import yaml; print(yaml.safe_load(open('policies/approval.yaml')))\"",
     "python3 -c \"print(open('/root/.bashrc').read())\"",
     "git grep TODO",
