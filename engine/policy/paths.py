@@ -93,6 +93,7 @@ _FORM_FILE = re.compile(r"^[\w.-]+=[@<](.+)$")
 # A word that is one substitution running a program that only lists names of the working tree
 # (see lists_tree): git's index, find or ls below relative folders.
 _SUBSTITUTION = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)$")
+LISTER_NAMES = frozenset({"git", "find", "ls"})  # the programs _LISTER names (a prefilter for shell._listing_of)
 _LISTER = re.compile(r"^\s*(git\s+ls-files|git\s+diff\s+--name-only|find|ls)(?=\s|$)(.*)$", re.S)
 _LISTED_WORD = re.compile(r"""^(?:-[\w-]+|'[\w.*?\[\]{}/ -]*'|"[\w.*?\[\]{}/ -]*"|[\w.*?\[\]{}/-]+)$""")
 # What makes a lister print more than names below where it runs: symbolic links followed or

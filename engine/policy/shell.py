@@ -42,7 +42,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import file_operand, lists_tree
+from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
@@ -558,7 +558,7 @@ class _Values(Record):
 def _listing_of(command: Command) -> str | None:
     """`$(LISTER ...)` when ``command`` only lists names of the working tree (paths.lists_tree):
     what it pipes into the next stage (`find . -name '*.py' | xargs grep x`)."""
-    if command.name not in _LISTERS or any(command.dynamic) or command.redirects or command.via:
+    if command.name not in LISTER_NAMES or any(command.dynamic) or command.redirects or command.via:
         return None
     if command.cwd is not None:  # after a `cd` (`cd ~/.ssh; ls | xargs cat`): another folder
         return None
@@ -566,9 +566,6 @@ def _listing_of(command: Command) -> str | None:
         return None
     text = "$(" + " ".join(command.argv) + ")"
     return text if lists_tree(text) else None
-
-
-_LISTERS = frozenset({"find", "ls", "git"})
 
 
 class Analyzer(Follower, LinkFollower):
