@@ -100,7 +100,7 @@ def test_the_cache_is_bounded(engine: Engine) -> None:
 def test_a_command_without_words_meets_no_matcher_that_needs_them(engine: Engine) -> None:
     """What the skip of `needs_words` matchers relies on, for every matcher of the shipped policy."""
     evaluator = _evaluator(engine)
-    classify = evaluator.classifier.view().classify
+    view = evaluator.classifier.view()
     matchers = [m for p in evaluator.policy.patterns for m in p.matchers if m.path is None]
     names = {"", "sh", "bash", "rm", "git", "python", "$(curl)"} | {n for m in matchers for n in m.names or ()}
     needing = [m for m in matchers if m.needs_words]
@@ -109,7 +109,7 @@ def test_a_command_without_words_meets_no_matcher_that_needs_them(engine: Engine
         program = evaluator.policy.programs.get(name) if name else None
         bare = Command(name, (name or "$(curl x)",), (not name,), program=program)
         for matcher in needing:
-            assert not matcher.matches_command(bare, classify), (name, matcher)
+            assert not matcher.matches_command(bare, view), (name, matcher)
 
 
 def test_a_bare_unknown_command_fed_by_a_download_still_asks(engine: Engine) -> None:

@@ -567,7 +567,7 @@ class Evaluator:
                         ok = regex_ok[i] = regex.search_text(text) is not None
                     if not ok:
                         continue
-                if matcher.matches_command(command, classify, name_checked):
+                if matcher.matches_command(command, view, name_checked):
                     seen.add((i, shown))
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
         for i, pattern in index.regex_only:
@@ -649,7 +649,7 @@ class Evaluator:
                 for _, pattern, matcher, name_checked in index.candidates(command, self._engine_names):
                     if pattern.severity != "hardline" or (pattern.key, command.text) in out:
                         continue
-                    if matcher.matches_command(command, classify, name_checked):
+                    if matcher.matches_command(command, view, name_checked):
                         out[pattern.key, command.text] = Match(
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
@@ -663,7 +663,7 @@ class Evaluator:
                 if (
                     pattern.severity == "hardline"
                     and (pattern.key, target) not in out
-                    and matcher.matches_command(command, classify, name_checked)
+                    and matcher.matches_command(command, view, name_checked)
                 ):
                     out[pattern.key, target] = Match(
                         pattern.key, pattern.description, pattern.severity, "> " + target, grantable=False

@@ -10,7 +10,7 @@ from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
-from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
+from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, View, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
 from engine.records import FrozenRecord, Record
@@ -284,18 +284,18 @@ def first_operand(command: Command) -> str | None:
 _COMPUTED_SOURCE = frozenset({"computed", "computed_source"})
 
 
-def _in_directory(classify: Any, cwd: str) -> Any:
+def _in_directory(view: View, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
+    classify = view.classify
+    anywhere = view.anywhere
 
     def resolved(word: str) -> frozenset[str]:
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-", "`")):
             # Under any directory: each form is kept apart, so that where the word would land
             # from the work tree (`../x` in /tmp) does not excuse it as spelled (`cd "$D"; rm -rf ../x`).
             forms = [form | {"variable"} for form in forms_of(classify(word))]
-            # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`): View.anywhere
-            anywhere = getattr(getattr(classify, "__self__", None), "anywhere", None)
-            if anywhere is not None:
-                forms += anywhere(word)
+            # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`)
+            forms += anywhere(word)
             return Classes(forms)
         if word.startswith(("/", "~", "$", "-", "`")) or "://" in word:
             found: frozenset[str] = classify(word)
@@ -577,12 +577,12 @@ class Matcher(Record):
             return True
         return any(g.match(command.name) for g in self.name_globs)
 
-    def matches_command(self, command: Command, classify: Any, name_checked: bool = False) -> bool:
-        """Whether this matcher matches ``command`` (``name_checked``: the caller already matched the name)."""
+    def matches_command(self, command: Command, view: View, name_checked: bool = False) -> bool:
+        """Whether this matcher matches ``command``, its words classified by ``view`` (``name_checked``:
+        the caller already matched the name)."""
         if not name_checked and not self._name_ok(command):
             return False
-        if command.cwd is not None:
-            classify = _in_directory(classify, command.cwd)
+        classify: Any = view.classify if command.cwd is None else _in_directory(view, command.cwd)
         for check in self._checks:  # noqa: SIM110 -- a plain loop is cheaper than all(<genexpr>) here
             if not check(command, classify):
                 return False
