@@ -157,9 +157,9 @@ def main() -> None:
             f"{100 * naive_safe / len(safe):.1f}%",
         ),
     ]
-    from engine.policy import shell
+    from engine.build import build_name
 
-    build = "pure Python" if shell.__file__.endswith(".py") else "compiled (mypyc)"
+    build = build_name()
     print(f"corpus: {opts.corpus} ({len(rows)} commands); engine/policy: {build}")
     print(table("detection quality", quality, ("measure", "count", "hermes-engine", "target", "naive regex list")))
 

@@ -13,11 +13,24 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from engine.build import COMPILED, PURE, build_name
+
 # bwrap, docker_daemon, sshd_server: real services for the runtime tests, started on first use.
 pytest_plugins = ["tests.services"]
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).resolve().parent / "projects"
+
+# The build under test (docs/compiled.md). .ci/run also runs the policy tests on the compiled
+# install, with HERMES_TESTS_BUILD=compiled: then the run stops unless the engine is that build.
+BUILD = build_name()
+# In a build compiled with mypyc, calls between compiled modules are direct: a test that replaces a
+# function or method of one (monkeypatch.setattr(shell, "tokenize", ...)) is not seen by the others.
+pure_build_only = pytest.mark.skipif(
+    BUILD != PURE,
+    reason=f"replaces a function of a module compiled with mypyc ({BUILD}): compiled modules call each other "
+    "directly and never see it (docs/compiled.md); runs on the pure build",
+)
 
 
 def _is_project_module(module: object) -> bool:
@@ -43,10 +56,25 @@ def _isolated_imports() -> Iterator[None]:
 def pytest_configure(config: pytest.Config) -> None:
     """Before collection (some test modules load an engine at import time): state and config dirs
     of the whole run in a temporary directory, never the user's. Each test then gets its own."""
+    expected = {"compiled": COMPILED, "pure": PURE}.get(os.environ.get("HERMES_TESTS_BUILD", ""))
+    if expected is not None:
+        from engine.policy import shell
+
+        if expected != BUILD or not shell.__file__.endswith(".so" if expected == COMPILED else ".py"):
+            raise pytest.UsageError(
+                f"HERMES_TESTS_BUILD={os.environ['HERMES_TESTS_BUILD']}: the engine under test is {BUILD} "
+                f"({shell.__file__})"
+            )
     base = Path(tempfile.mkdtemp(prefix="hermes-tests-"))
     config.stash[_RUN_DIRS] = base
     os.environ["XDG_STATE_HOME"] = str(base / "state")
     os.environ["XDG_CONFIG_HOME"] = str(base / "config")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import engine
+
+    return f"hermes-engine under test: {Path(engine.__file__).parent} ({BUILD})"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

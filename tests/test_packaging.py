@@ -1,4 +1,8 @@
-"""A non-editable install carries the builtin pack and finds it next to itself."""
+"""A non-editable install carries the builtin pack and finds it next to itself.
+
+The wheels here are pure Python: HERMES_ENGINE_PURE=1, or no C compiler (docs/compiled.md). The
+compiled wheel is built and tested once, by .ci/run (minutes of compiling).
+"""
 
 from __future__ import annotations
 
@@ -14,28 +18,47 @@ import pytest
 from tests.conftest import REPO
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(out),
-            str(REPO),
-        ],
-        check=True,
+def build_wheel(out: Path, **env: str) -> tuple[Path, str]:
+    """A wheel of this checkout built in ``out`` (this environment's setuptools), and what the build said."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_ENGINE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "-w", str(out), str(REPO)],
+        check=False,
         capture_output=True,
         text=True,
+        env={**clean, **env},
+        timeout=600,
     )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [built] = out.glob("hermes_engine-*.whl")
-    return built
+    return built, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return build_wheel(tmp_path_factory.mktemp("wheel"), HERMES_ENGINE_PURE="1")
+
+
+@pytest.fixture(scope="module")
+def wheel(built: tuple[Path, str]) -> Path:
+    return built[0]
+
+
+def test_hermes_engine_pure_builds_a_pure_wheel_and_says_so(built: tuple[Path, str]) -> None:
+    wheel, said = built
+    assert wheel.name == "hermes_engine-0.1.0-py3-none-any.whl"
+    assert "hermes-engine: building pure Python: HERMES_ENGINE_PURE=1" in said
+    assert "hermes-engine: compiling" not in said
+
+
+def test_without_a_c_compiler_the_wheel_is_pure_and_the_build_succeeds(tmp_path: Path) -> None:
+    """The install never fails for want of a compiler: it is pure Python, said in one line."""
+    wheel, said = build_wheel(tmp_path, CC="false")
+    assert wheel.name.endswith("-py3-none-any.whl")
+    [line] = [line.strip() for line in said.splitlines() if "hermes-engine: building pure Python" in line]
+    assert line.startswith("hermes-engine: building pure Python: no usable C compiler and Python headers ("), line
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "engine/policy/shell.py" in names and "engine/_builtin/manifests/file.yaml" in names
 
 
 def test_wheel_ships_the_builtin_pack_inside_the_package(wheel: Path) -> None:
@@ -49,7 +72,10 @@ def test_wheel_ships_the_builtin_pack_inside_the_package(wheel: Path) -> None:
         "engine/_builtin/handlers/__init__.py",
     ):
         assert required in names
-    assert not any(n.startswith(("handlers/", "manifests/", "tests/")) for n in names)
+    assert not any(n.startswith(("handlers/", "manifests/", "tests/", "bench/", "build/")) for n in names)
+    # No build output (compiled modules, C sources, caches) and nothing outside the package.
+    assert not [n for n in names if n.endswith((".so", ".c", ".o", ".pyc", ".h")) or "__pycache__" in n]
+    assert {n.split("/")[0] for n in names} == {"engine", "hermes_engine-0.1.0.dist-info"}
 
 
 def test_installed_engine_runs_the_builtin_pack_from_anywhere(wheel: Path, tmp_path: Path) -> None:
@@ -83,6 +109,8 @@ def test_installed_engine_runs_the_builtin_pack_from_anywhere(wheel: Path, tmp_p
     where = python("-c", "import engine; print(engine.__file__)")
     assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(site))
+    versioned = python("-m", "engine", "--version")
+    assert versioned.stdout == "hermes-engine, version 0.1.0, pure Python\n", versioned.stderr
     validated = python("-m", "engine", "--builtin", "validate", "--format", "json")
     assert validated.returncode == 0, validated.stderr
     assert json.loads(validated.stdout)["counts"]["tools"] >= 12

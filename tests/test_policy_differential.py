@@ -32,7 +32,7 @@ from engine.policy import lexer
 from engine.policy.evaluate import Evaluator, _Index
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.shell import Analyzer, Command, _plain_words
-from tests.conftest import REPO
+from tests.conftest import REPO, pure_build_only
 from tests.redteam.conftest import make_home
 
 CORPUS = REPO / "tests" / "data" / "commands-sample.jsonl"
@@ -320,6 +320,7 @@ def test_generated_plain_lines_read_as_the_lexer_reads_them(
     assert _analyzed(engine, text, True) == _analyzed(engine, text, False)
 
 
+@pure_build_only
 def test_a_text_lexed_again_under_the_budget_reuses_its_tokens(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Analyzer.replay is live: past 256 characters (a budget), `a` in 60 `$(a)` is lexed once, not
     three times each (what it prints, the names it runs, its commands); the budget is charged alike."""

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from engine import Engine
 from engine.policy.evaluate import Evaluator
 from engine.policy.shell import Command
-from tests.conftest import REPO
+from tests.conftest import REPO, pure_build_only
 from tests.redteam.conftest import home_intact, make_home
 
 CORPUS = REPO / "tests" / "data" / "commands-sample.jsonl"
@@ -142,6 +142,7 @@ def test_a_call_with_its_session_is_parsed_every_time(engine: Engine, work: Path
     assert "git status" not in evaluator._parses
 
 
+@pure_build_only
 def test_a_substitution_is_lexed_once_per_line_and_judged_as_before(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

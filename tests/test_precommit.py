@@ -60,7 +60,9 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         "GIT_CONFIG_NOSYSTEM": "1",
         "PYTHONPATH": os.pathsep.join(dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))),
         "PIP_NO_INDEX": "1",
-        "PIP_NO_BUILD_ISOLATION": "0",  # pip reads this as "no build isolation": hatchling comes from PYTHONPATH
+        "PIP_NO_BUILD_ISOLATION": "0",  # pip reads this as "no build isolation": setuptools comes from PYTHONPATH
+        # The hook's install is pure Python: compiling (minutes) is tested once, by .ci/run.
+        "HERMES_ENGINE_PURE": "1",
         "PIP_NO_CACHE_DIR": "1",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }

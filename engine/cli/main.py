@@ -45,9 +45,28 @@ def load_engine(ctx: click.Context) -> Engine:
     return engine
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the version and the build (compiled with mypyc or pure Python, docs/compiled.md)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version  # noqa: PLC0415
+
+    from engine.build import build_name  # noqa: PLC0415
+
+    click.echo(f"hermes-engine, version {version('hermes-engine')}, {build_name()}")
+    ctx.exit()
+
+
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @root_options
-@click.version_option(package_name="hermes-engine", prog_name="hermes-engine")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Show the version and the build (compiled (mypyc) or pure Python), and exit.",
+)
 def cli() -> None:
     """A declarative tool engine for LLM agents.
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from engine import Engine
 from engine.policy import evaluate
+from tests.conftest import pure_build_only
 from tests.redteam.conftest import judge
 
 
@@ -76,6 +77,7 @@ def test_past_the_time_budget_the_flat_scan_decides(engine: Engine, monkeypatch:
     assert plain.decision == "ask" and not plain.grantable
 
 
+@pure_build_only
 def test_a_failing_detector_fails_closed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*_: object, **__: object) -> None:
         raise RecursionError("deep")
