@@ -941,9 +941,11 @@ def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Itera
     else:
         # Every operator byte made a line break, then one split (C, no regex): the same pieces as
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
-        pieces = dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n"))
-        if fold is not None and len(pieces) > _FLAT_BULK:
-            pieces = _folded(pieces, functools.partial(fold, flat))
+        cut = flat.translate(_FLAT_PIECE_BYTES)
+        if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
+            pieces = _folded(cut, functools.partial(fold, flat))
+        else:
+            pieces = dict.fromkeys(cut.split(b"\n"))
     for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
@@ -970,26 +972,67 @@ _FLAT_DEVICE_FOLDERS = 16  # folders whose plain device names are told apart at 
 _FLAT_PLAIN = re.compile(rb"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # a plain name (paths._PLAIN_NAME), per line
 # What a folded word becomes: 0xFE is no byte of UTF-8 text, so no word of the text is this.
 _FLAT_PLACEHOLDER = b"\xfe"
-_Fold = Callable[[bytes, Iterable[bytes]], set[bytes]]  # (the flat text, some of its words) -> the plain ones
+_Fold = Callable[[bytes, set[bytes]], set[bytes]]  # (the flat text, some of its words) -> the plain ones
 
 
-def _folded(pieces: dict[bytes, None], fold: Callable[[Iterable[bytes]], set[bytes]]) -> dict[bytes, None]:
-    """The first of ``pieces`` of each form they take once the words ``fold`` names are one word.
+def _folded(cut: bytes, fold: Callable[[set[bytes]], set[bytes]]) -> dict[bytes, None]:
+    """The first of the pieces of ``cut`` (one a line) of each form they take once the words
+    ``fold`` names are one word.
 
-    All in C but the fold itself: the pieces are joined by lines (no piece holds one), cut at
-    spaces, each word mapped through a dict, and joined again. A word glued to another blank
-    (`a\tb`) is no plain word, so it stays as it is."""
-    tokens = b" \n ".join(pieces).split(b" ")
-    boring = fold(set(tokens))
+    All in C but the fold itself: the pieces are joined by lines (no piece holds one) and cut
+    at spaces. A word glued to another blank (`a\tb`) is no plain word, so it stays as it is.
+    When few distinct words are not folded (a few command names and options among thousands of
+    plain names: the usual long line), the forms are made without a step per word
+    (_forms_by_bytes); else each word is mapped through a dict."""
+    joined = cut.replace(b"\n", b" \n ")
+    words = set(joined.split(b" "))
+    words.discard(b"\n")
+    words.discard(b"")
+    boring = fold(words)
+    originals = cut.split(b"\n")
     if not boring:
-        return pieces
-    mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
-    forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
-    originals = list(pieces)
+        return dict.fromkeys(originals)
+    kept = words.difference(boring)
+    if len(kept) <= len(_FLAT_MARKERS):
+        forms = _forms_by_bytes(joined, kept)
+    else:
+        tokens = joined.split(b" ")
+        mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
+        forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
     if len(forms) != len(originals):  # cannot happen (no word holds a line break): read them all
-        return pieces
+        return dict.fromkeys(originals)
     first = dict(zip(reversed(forms), reversed(originals), strict=True))  # the first original wins
     return dict.fromkeys(first.values())
+
+
+# Stand-ins for the words a fold keeps, and the mark of a folded word (_forms_by_bytes): bytes
+# 0xF8-0xFD are in no UTF-8 text (nor are the flat text's `$(` mark, 0xFF, and the placeholder,
+# 0xFE), so no word holds one: 0xFD and three of 0xF8-0xFB for a kept word, 0xFC for a folded one.
+_FLAT_FOLDED = b"\xfc"
+_FLAT_MARKERS = tuple(bytes((0xFD, 0xF8 + (n >> 4), 0xF8 + (n >> 2 & 3), 0xF8 + (n & 3))) for n in range(64))
+# Every byte a plain name (_FLAT_PLAIN) may hold becomes the placeholder.
+_FLAT_PLAIN_BYTES = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-", _FLAT_PLACEHOLDER * 66
+)
+
+
+def _forms_by_bytes(joined: bytes, kept: set[bytes]) -> list[bytes]:
+    """The form of each line of ``joined`` (pieces joined by ` \\n `, words cut at single spaces):
+    each word of ``kept`` (every word that is not a plain name the fold names) a stand-in of its
+    own, every other word (a plain name) one mark, as _folded's dict would map them.
+
+    In C, a pass per kept word: ` WORD ` is replaced (twice where two of it share a blank), so
+    whole words only; then only the folded words hold a byte of a plain name: each of those
+    bytes becomes the placeholder, the first of each word (after a blank) the mark, and the
+    other placeholders go. Each form, cut at single blanks, gives back its words' stand-ins:
+    equal forms are equal pieces but for folded words."""
+    spaced = b" " + joined + b" "
+    for marker, word in zip(_FLAT_MARKERS, kept, strict=False):
+        old, new = b" " + word + b" ", b" " + marker + b" "
+        while old in spaced:
+            spaced = spaced.replace(old, new)
+    spaced = spaced.translate(_FLAT_PLAIN_BYTES).replace(b" " + _FLAT_PLACEHOLDER, b" " + _FLAT_FOLDED)
+    return spaced.translate(None, _FLAT_PLACEHOLDER).split(b"\n")
 
 
 class _FlatFold:
@@ -1090,22 +1133,53 @@ class _FlatFold:
         first = next(t for t in targets if t in quiet)
         return [first, *(t for t in targets if t not in quiet)]
 
-    def _boring(self, view: View, folders: tuple[str, ...], flat: bytes, words: Iterable[bytes]) -> set[bytes]:
+    def _boring(self, view: View, folders: tuple[str, ...], flat: bytes, words: set[bytes]) -> set[bytes]:
         if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
             return set()  # a name whose hardline matchers read its text or subcommands
-        plain = _FLAT_PLAIN.findall(b"\n".join(words))
-        if not plain:
-            return set()
-        lines = b"\n".join(plain)
+        lines = b"\n".join(words)
+        unplain = _unplain(lines, words)
+        if folders:  # a folder most names hold is no fold (View.plain_touched): count plain ones only
+            lines = b"\n".join(words.difference(unplain))
         touched = set(self._subwords)
         assert self._names is not None
         for finder in (self._names, self._tests):
             if finder is not None:
                 touched |= _touched(finder, lines)
-        relative = view.classify_plain(lines.decode("ascii").split("\n"), all_plain=True)
-        for folder in folders:  # plain where each `cd` leads too (`cd /; rm -rf etc`)
-            relative &= view.classify_plain(relative, folder, self.classes)
-        return set(map(str.encode, relative)).difference(touched)
+        # Only `relative` where the check runs (View.classify_plain's test), and where each `cd`
+        # leads too (`cd /; rm -rf etc`), by the classes a hardline matcher reads there. Words
+        # that are no plain name are searched too (a superset; they are never folded).
+        for folder in (None, *folders):
+            found = view.plain_touched(lines, folder, None if folder is None else self.classes)
+            if found is None:
+                return set()
+            touched |= found
+        return words.difference(unplain, touched)
+
+
+# The start of a line that is no plain name (_FLAT_PLAIN), up to its first byte a plain name does
+# not hold; on RE2, made when first used.
+_UNPLAIN = Finder(r"(?m)^(?:[^A-Za-z0-9_\n]|[A-Za-z0-9_][A-Za-z0-9_.+\-]*[^A-Za-z0-9_.+\-\n])", lazy=True)
+_UNPLAIN_MANY = 256  # words that are no plain name past which _FLAT_PLAIN finds the plain ones
+
+
+def _unplain(lines: bytes, words: set[bytes]) -> set[bytes]:
+    """Those of ``words`` (joined by line breaks in ``lines``; none empty or a line break) that
+    are no plain name (_FLAT_PLAIN).
+
+    Most words of a long line are plain (`rm a1; rm a2; ...`): in ASCII text RE2 finds the few
+    that are not, where `re` would make every plain one anew (~1 ms at 64 KiB). RE2 reads UTF-8:
+    a byte of no UTF-8 character is no character to it, so any other text, or many words that
+    are no plain name, go to `re`."""
+    if lines.isascii():
+        unplain: set[bytes] = set()
+        for n, (start, stop) in enumerate(_UNPLAIN.spans(lines)):
+            if n >= _UNPLAIN_MANY:
+                break
+            end = lines.find(b"\n", stop)
+            unplain.add(lines[start : end if end >= 0 else len(lines)])
+        else:
+            return unplain
+    return words.difference(_FLAT_PLAIN.findall(lines))
 
 
 def _lines_of(bodies: Iterable[str]) -> str:

@@ -1056,24 +1056,10 @@ class View:
         matcher, though both are credentials). ``all_plain``: the caller has kept only plain names
         (one search of them all less).
         """
-        classifier = self._classifier
-        places = classifier.places
-        if places is None or self._critical:
+        scope = self._plain_scope(directory)
+        if scope is None:
             return set()
-        finders = classifier._plain_finders()
-        cwd = self._cwd if directory is None else directory
-        if finders is None or not cwd.startswith("/") or posixpath.normpath(cwd) != cwd:
-            return set()
-        links: frozenset[str] = frozenset()
-        if self._walk is not None:
-            found = self._walk.names_landing_elsewhere(cwd)
-            if found is None:
-                # A folder a `cd` names that is not there (yet), on no link's way: nothing in it
-                # lands elsewhere now (`cd build` before thousands of runs was judged run by run).
-                if directory is None or os.path.lexists(directory) or self._walk.landing(directory) is not None:
-                    return set()
-                found = frozenset()
-            links = found
+        cwd, links = scope
         memo: dict[str, frozenset[str]] = self._memo if directory is None else {}
         given = set(words)
         known = {w for w in memo.keys() & given if memo[w] == _RELATIVE}
@@ -1081,37 +1067,88 @@ class View:
         plain = unknown if all_plain else _PLAIN_LINES.findall("\n".join(unknown))
         if not plain:
             return known
-        prefix = cwd.rstrip("/") + "/"
-        spelled = "\n".join(plain)
-        here = prefix + spelled.replace("\n", "\n" + prefix)
+        found = self._touched_names("\n".join(plain).encode("utf-8", "surrogatepass"), cwd, directory, classes)
+        if found is None:
+            return set()
+        touched = {name.decode("utf-8", "replace") for name in found}
+        relative = (unknown if all_plain else set(plain)).difference(touched)
+        memo.update(dict.fromkeys(relative, _RELATIVE))
+        return relative | known
+
+    def plain_touched(
+        self, lines: bytes, directory: str | None = None, classes: frozenset[str] | None = None
+    ) -> set[bytes] | None:
+        """Of plain names joined by lines (UTF-8), a set that holds every one whose only class
+        may not be ``relative`` (see :meth:`classify_plain`, whose test this is, on bytes and
+        remembering nothing: the flat scan's fold reads thousands of new names at once); None
+        when no name can be said to be only ``relative``."""
+        scope = self._plain_scope(directory)
+        if scope is None:
+            return None
+        cwd, links = scope
+        touched = self._touched_names(lines, cwd, directory, classes)
+        if touched is not None:
+            touched.update(name.encode("utf-8", "surrogatepass") for name in links)
+        return touched
+
+    def _plain_scope(self, directory: str | None) -> tuple[str, frozenset[str]] | None:
+        """(the folder plain names are read in, its names that land elsewhere), or None when no
+        plain name there can be said to be only ``relative`` (see :meth:`classify_plain`)."""
+        classifier = self._classifier
+        if classifier.places is None or self._critical:
+            return None
+        cwd = self._cwd if directory is None else directory
+        if classifier._plain_finders() is None or not cwd.startswith("/") or posixpath.normpath(cwd) != cwd:
+            return None
+        links: frozenset[str] = frozenset()
+        if self._walk is not None:
+            found = self._walk.names_landing_elsewhere(cwd)
+            if found is None:
+                # A folder a `cd` names that is not there (yet), on no link's way: nothing in it
+                # lands elsewhere now (`cd build` before thousands of runs was judged run by run).
+                if directory is None or os.path.lexists(directory) or self._walk.landing(directory) is not None:
+                    return None
+                found = frozenset()
+            links = found
+        return cwd, links
+
+    def _touched_names(
+        self, spelled: bytes, cwd: str, directory: str | None, classes: frozenset[str] | None
+    ) -> set[bytes] | None:
+        """The names among ``spelled`` (plain names joined by lines) a class glob may hold, as
+        spelled or in ``cwd`` (see :meth:`classify_plain`); None when none can be said free of them."""
+        classifier = self._classifier
+        places = classifier.places
+        finders = classifier._plain_finders()
+        assert places is not None and finders is not None
+        inside = cwd.rstrip("/") + "/"
+        prefix = inside.encode("utf-8", "surrogatepass")
+        here = prefix + spelled.replace(b"\n", b"\n" + prefix)
         tilde = classifier._tilde(cwd)
         if tilde != cwd:
-            other = tilde.rstrip("/") + "/"
-            here += "\n" + other + spelled.replace("\n", "\n" + other)
-        touched: set[str] = set()
+            other = (tilde.rstrip("/") + "/").encode("utf-8", "surrogatepass")
+            here += b"\n" + other + spelled.replace(b"\n", b"\n" + other)
+        touched: set[bytes] = set()
         scans = [(finders[0], spelled), (finders[1], here)]
         if directory is not None and classes is not None:
             only = classifier._class_finder(classes)
             if only is None:
-                return set()
+                return None
             scans = [(only, spelled), (only, here)]
         elif directory is not None:
             scans.append((finders[0], here))  # every declared class, the area ones too
-        for finder, lines in scans:
-            data = lines.encode("utf-8", "surrogatepass")
+        for finder, data in scans:
             for n, (start, stop) in enumerate(finder.spans(data)):
                 if directory is not None and n >= _MANY_TOUCHED:
-                    return set()  # a folder the classes hold most of (`cd engine`): none is said plain
+                    return None  # a folder the classes hold most of (`cd engine`): none is said plain
                 first = data.rfind(b"\n", 0, start) + 1
                 last = data.find(b"\n", stop)
                 for line in data[first : last if last >= 0 else len(data)].split(b"\n"):
-                    touched.add(line.rsplit(b"/", 1)[-1].decode("utf-8", "replace"))
+                    touched.add(line.rsplit(b"/", 1)[-1])
         home = places.home
-        if home.startswith(prefix):  # CWD/NAME is home itself: `~`
-            touched.add(home[len(prefix) :].split("/", 1)[0])
-        relative = (unknown if all_plain else set(plain)).difference(touched)
-        memo.update(dict.fromkeys(relative, _RELATIVE))
-        return relative | known
+        if home.startswith(inside):  # CWD/NAME is home itself: `~`
+            touched.add(home[len(inside) :].split("/", 1)[0].encode("utf-8", "surrogatepass"))
+        return touched
 
     def text_lands_elsewhere(self, text: str) -> bool:
         """Whether a word of ``text`` (read roughly, before parsing) may land elsewhere."""

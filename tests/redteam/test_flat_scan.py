@@ -483,3 +483,57 @@ def test_a_flat_scan_past_its_cpu_time_fails_closed(engine: Engine, monkeypatch:
     verdict = judge(engine, text + "x")  # another text: no cached parse
     assert (verdict.decision, verdict.hardline, verdict.grantable) == ("deny", True, False)
     assert any(m.key == "unjudged_text" for m in verdict.matches)
+
+
+# -- forms made in bytes (_forms_by_bytes): a payload among thousands of distinct commands --------
+# The fold's forms are made without a step per word when few distinct words are kept: each kept
+# word is replaced whole (twice where two share a blank), the rest shrink to one mark. The
+# attacker's way in is a word replaced inside another, two pieces the marks make equal, or a
+# kept word next to its twin.
+
+FORMS_HIDDEN = [
+    # at the end of 64 KiB of distinct commands (the benchmark's shape)
+    ("".join(f"rm a{i}; " for i in range(MAX_LENGTH // 7)), "rm -rf /"),
+    ("".join(f"rm a{i}; " for i in range(MAX_LENGTH // 7)), "rm -rf hl"),
+    # words never seen before, as the 'new words' shape sends them
+    ("".join(f"rm n7x{i}; " for i in range(MAX_LENGTH // 9)), "rm -rf alice"),
+    # a kept word twice with one blank between them (`rm rm` shares the blank)
+    ("".join(f"rm rm a{i}; " for i in range(MAX_LENGTH // 10)), "rm rm -rf /"),
+    # a plain name that holds a kept word (`rmx`, `xrm`) is not the kept word
+    ("".join(f"rm xrm{i} rmx; " for i in range(MAX_LENGTH // 14)), "rm -rf ~"),
+    # an empty word (two blanks) is no folded word: `rm  ` is not `rm a`
+    ("".join(f"rm  a{i}; " for i in range(MAX_LENGTH // 8)), "rm  -rf  /"),
+]
+
+
+@pytest.mark.parametrize("padding,command", FORMS_HIDDEN, ids=range(len(FORMS_HIDDEN)))
+def test_a_hardline_among_distinct_commands_is_hardline(engine: Engine, padding: str, command: str) -> None:
+    assert len(padding) > MAX_LENGTH
+    assert_hardline_padded(engine, command, around(command, padding)[1:])
+
+
+@pytest.mark.parametrize("size", [4096, 4096 - 7, 4096 + 7])
+def test_a_hardline_at_a_4_kib_boundary_is_hardline(engine: Engine, size: int) -> None:
+    """Past the token budget (4 KiB of `rm aN;`), the flat scan reads the whole text: a payload
+    where the padding ends, or cut by the 4 KiB mark, is found."""
+    padding = "".join(f"rm a{i}; " for i in range(size // 7))
+    padding = padding[: padding.rfind("; ", 0, size - 1) + 2].ljust(size)  # the payload starts at `size`
+    for command in ("rm -rf /", "rm -rf hl"):
+        for text in (padding + command, padding[:-1] + command):
+            verdict = judge(engine, text)
+            assert (verdict.decision, verdict.hardline) == ("deny", True), text[-40:]
+
+
+def test_forms_by_bytes_are_the_dict_forms() -> None:
+    """The seam: _forms_by_bytes makes the same partition of pieces as mapping each word."""
+    pieces = [b"rm a1", b"rm a2", b"rm  a3", b"rm rm a4", b"rm xrm", b"rm -rf a5", b"rm -rf b6", b"ls a1", b"", b"rm"]
+    joined = b" \n ".join(pieces)
+    words = set(joined.split(b" ")) - {b"", b"\n"}
+    kept = {b"rm", b"ls", b"-rf"}
+    forms = evaluate._forms_by_bytes(joined, kept)
+    mapping = dict.fromkeys(words - kept, b"\xfe")
+    reference = [b" ".join(map(mapping.get, p.split(b" "), p.split(b" "))) for p in pieces]
+    assert len(forms) == len(pieces)
+    for i in range(len(pieces)):
+        for j in range(len(pieces)):
+            assert (forms[i] == forms[j]) == (reference[i] == reference[j]), (pieces[i], pieces[j])
