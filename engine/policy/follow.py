@@ -26,6 +26,7 @@ from engine.policy.executors import (
     typed_text,
 )
 from engine.policy.inline import embedded_shell
+from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.records import replace
 
@@ -64,7 +65,7 @@ class Follower:
     # What the stage before this one in a pipe prints, when it only lists the working tree
     # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
     # substitution (paths.lists_tree); None: unknown input.
-    listing: str | None = None
+    listing: tuple[str, str | None] | None = None  # (the listing, the folder it runs in: see shell._listing_of)
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -348,7 +349,7 @@ class Follower:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         elif run.input_args and words:
             # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
-            unknown = self.listing or _UNKNOWN_INPUT
+            unknown = _listing_input(parsed, self.listing, command.cwd)
             words, flags = _with_input(run, parsed, words, flags, unknown, whole=True)
             flags = [f or unknown in w for f, w in zip(flags, words, strict=True)]
         if not words:
@@ -527,6 +528,31 @@ class Follower:
 _DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/self|proc/thread-self)/fd/")
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
+
+
+def _listing_input(parsed: Parsed, listing: tuple[str, str | None] | None, cwd: str | None) -> str:
+    """The word xargs reads from a listing piped into it (shell._listing_of): the listing when
+    xargs reads its names as the listing prints them, where it was made; else input only the
+    run knows. Not from the pipe with `-a FILE`; another folder (`find . | (cd x; xargs cat)`);
+    a delimiter other than a newline (`-d .` cuts `./home/me/.ssh/k` into `/home/me/`...).
+    `-0` reads NUL-ended names whole: only from a lister that ends them so (`find -print0`,
+    `git ls-files -z`), marked for the walk (paths.NUL_READ: blanks in names do not split)."""
+    if listing is None or listing[1] != cwd:
+        return _UNKNOWN_INPUT
+    text = listing[0]
+    nul = False
+    for name, value, _ in parsed.options:
+        if name == "a":
+            return _UNKNOWN_INPUT
+        if name == "0":
+            nul = True
+        elif name == "d":
+            if value not in ("\\n", "\n"):
+                return _UNKNOWN_INPUT
+            nul = False
+    if nul != prints_nul(text):
+        return _UNKNOWN_INPUT
+    return text[:-1] + " " + NUL_READ + ")" if nul else text
 
 
 def _with_input(

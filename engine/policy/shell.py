@@ -555,17 +555,17 @@ class _Values(Record):
         self.loops = False
 
 
-def _listing_of(command: Command) -> str | None:
-    """`$(LISTER ...)` when ``command`` only lists names of the working tree (paths.lists_tree):
-    what it pipes into the next stage (`find . -name '*.py' | xargs grep x`)."""
+def _listing_of(command: Command) -> tuple[str, str | None] | None:
+    """(`$(LISTER ...)`, the folder it runs in) when ``command`` only lists names of the tree
+    (paths.lists_tree): what it pipes into the next stage (`find . -name '*.py' | xargs grep x`).
+    The folder is the line's after a `cd` (None: the working directory); the reader uses the
+    listing only when it runs there too (follow._listing_input)."""
     if command.name not in LISTER_NAMES or any(command.dynamic) or command.redirects or command.via:
-        return None
-    if command.cwd is not None:  # after a `cd` (`cd ~/.ssh; ls | xargs cat`): another folder
         return None
     if any(not word or any(c.isspace() or c in "'\"$`()" for c in word) for word in command.argv):
         return None
     text = "$(" + " ".join(command.argv) + ")"
-    return text if lists_tree(text) else None
+    return (text, command.cwd) if lists_tree(text) else None
 
 
 class Analyzer(Follower, LinkFollower):
@@ -991,6 +991,11 @@ class Analyzer(Follower, LinkFollower):
                     fields[-1].append(f"$(redefined {fresh.group(1)})")
                     dynamic = True
                     continue
+                if value is None and self._unsure_lister(seg.text):
+                    # not a listing of the tree (paths.lists_tree): what it prints is unknown
+                    fields[-1].append(f"$(unsure {seg.text.strip()})")
+                    dynamic = True
+                    continue
                 if value is None and _PWD_ONLY.fullmatch(seg.text):
                     # `$(pwd)` is $PWD: where the shell is
                     kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
@@ -1070,6 +1075,20 @@ class Analyzer(Follower, LinkFollower):
             self.sinks[path] = script
         return _Word([path], False, False, [script])
 
+    def _unsure_lister(self, text: str) -> bool:
+        """Whether the lister ``text`` runs (`ls`, `find`, `git ls-files`: paths.lists_tree) may
+        print other names than the tree's: the line made its name run something else (a function,
+        alias, hash), changed PATH (`PATH=.:$PATH; cat $(ls)` runs ./ls), or, for git, set a
+        variable git reads (`export GIT_INDEX_FILE=x.idx`: an index the caller wrote, whose
+        names may be `/home/me/.ssh/id_ed25519` or `../..`)."""
+        name = text.split(None, 1)[0] if text.strip() else ""
+        if name not in LISTER_NAMES:
+            return False
+        env = self.env
+        if self._redefines(name) or "PATH" in env or "PATH" in env.lost:
+            return True
+        return name == "git" and any(n.startswith("GIT_") for n in (*env, *env.lost))
+
     def _redefines(self, name: str) -> bool:
         """Whether the line made the builtin ``name`` run something else (a function, alias, hash)."""
         return name in self.functions or name in self.aliases or name in self.hashed
@@ -1111,7 +1130,7 @@ class Analyzer(Follower, LinkFollower):
         upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
-        listing: str | None = None  # what the stage before lists of the tree (see _listing_of)
+        listing: tuple[str, str | None] | None = None  # what the stage before lists of the tree (see _listing_of)
         for raw in pipeline:
             if raw.fed and data is None:
                 # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
@@ -1126,6 +1145,8 @@ class Analyzer(Follower, LinkFollower):
             finally:
                 self.listing = None
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
+            if listing is not None and self._unsure_lister(stages[-1].name or ""):
+                listing = None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
                 raw.printed = (data, names.union(*(c.fed_by for c in stages)))
