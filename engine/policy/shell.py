@@ -582,6 +582,8 @@ class Analyzer(Follower, LinkFollower):
     options: list[int]  # how many options each choice met so far had
     taken: list[int]  # the option taken at each
     breaking = False  # this reading takes loops for left early: see _readings
+    # Names the line may read (see _read_names); None: any (no choice is left out).
+    read_names: frozenset[str] | None = None
     declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
@@ -717,6 +719,7 @@ class Analyzer(Follower, LinkFollower):
         start = None if fresh else self._start()
         cwd, positional = self.cwd, self.positional
         self.script, self.options, self.taken = [], [], []
+        self.read_names = _read_names(text) if fresh and self.resumed is None else None
         self._analyze(text, 0, ())
         breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
@@ -737,6 +740,7 @@ class Analyzer(Follower, LinkFollower):
                     other._begin(start)
                 other.script, other.options, other.taken = script, [], []
                 other.breaking = leaving
+                other.read_names = self.read_names
                 try:
                     other._analyze(text, 0, ())
                 finally:
@@ -1075,6 +1079,18 @@ class Analyzer(Follower, LinkFollower):
             self.sinks[path] = script
         return _Word([path], False, False, [script])
 
+    def _unread_change(self, env: dict[str, str], arrays: object) -> bool:
+        """Whether what a conditional part changed (`(x0=1)`, `false && x0=1`) is only variables the
+        line never reads (_read_names): both readings (it lasted or not) give the same commands,
+        so the choice is not made (a line of such parts met the reading cap before the reading
+        that mattered: `d=~; (d=build); (x0=1)…(x6=1); rm -rf "$d"`)."""
+        read = self.read_names
+        if read is None or arrays != self.vals.arrays:
+            return False
+        current = self.env
+        changed = {k for k in env.keys() | current.keys() if env.get(k) != current.get(k)}
+        return all(_UNREAD_NAME.fullmatch(k) is not None and k not in read for k in changed)
+
     def _unsure_lister(self, text: str) -> bool:
         """Whether the lister ``text`` runs (`ls`, `find`, `git ls-files`: paths.lists_tree) may
         print other names than the tree's: the line made its name run something else (a function,
@@ -1150,7 +1166,12 @@ class Analyzer(Follower, LinkFollower):
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
                 raw.printed = (data, names.union(*(c.fed_by for c in stages)))
-            if before is not None and (before[0] != self.env or before[1] != self.vals.arrays) and self._choose(2):
+            if (
+                before is not None
+                and (before[0] != self.env or before[1] != self.vals.arrays)
+                and not self._unread_change(before[0], before[1])
+                and self._choose(2)
+            ):
                 # another reading: what it did to variables did not last (`false && x=build`,
                 # `(x=build)`, `x=build true`)
                 env, self.vals.arrays, self.vals.unset = before
@@ -3068,6 +3089,29 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
 
 
 _MAX_READINGS = 32
+# A name a choice may be left out for (Analyzer._unread_change): lower case, so none the shell
+# or a program reads by itself (IFS, PATH, HOME, TAR_OPTIONS, GIT_DIR… are upper case).
+_UNREAD_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_SPELLED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?!\+?=|[A-Za-z0-9_])")
+# What reads a variable by a name the text does not spell: indirection, eval, namerefs and
+# declarations, arithmetic (a value naming a variable is evaluated: `$(( $v$w ))`), `-v` tests,
+# exporting to programs, another file or shell's text (`source`, `.`).
+_READS_BY_NAME = re.compile(
+    r"\$\{!|\$\{\w+:(?![-=?+])|\(\(|\$\[|\[\[|\w\[|\b(?:eval|declare|typeset|local|export|readonly|set|let|"
+    r"source|unset|enable|shopt|trap|fc|history|alias|printf|read|mapfile|readarray|getopts|compgen|coproc|wait)\b|"
+    r"(?:^|[\s;&|(){}])\.(?=[\s])|-v\b"
+)
+
+
+def _read_names(text: str) -> frozenset[str] | None:
+    """Every identifier ``text`` spells other than as an assignment's target (a superset of the
+    variables it reads: `echo x0` counts), or None when something may read a variable whose name
+    is not spelled (_READS_BY_NAME)."""
+    if _READS_BY_NAME.search(text):
+        return None
+    return frozenset(_SPELLED_NAME.findall(text))
+
+
 _KEPT_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
 _FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
 
