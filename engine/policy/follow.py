@@ -431,6 +431,8 @@ class Follower:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
             if arguments is not None:
                 words, flags = arguments
+                if run.positional == "argv":
+                    text = sh_argv(text)
                 self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
             else:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
@@ -595,10 +597,33 @@ def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[b
     at = list(parsed.operand_at)
     if parsed.rest is not None:
         at += range(parsed.rest, len(argv))
-    at = at[run.index + 1 :] if run.source == "operand" else [0, *at]
+    if run.source == "operand":
+        at = at[run.index + 1 :]
+    elif run.source == "option" and run.positional == "argv":  # `fish -c TEXT A B`: the operands
+        pass
+    else:
+        at = [0, *at]
+    if run.positional == "argv" and (not at or at[0] != 0):
+        at = [0, *at]  # csh and fish: the operands are $1…, $0 is the shell's name
     if not at:
         at = [0]
     return [argv[i] for i in at], [dynamic[i] for i in at]
+
+
+# csh's and fish's `$argv` (`$argv[2]`, `${argv[2]}`, `$argv[1-2]`, `$argv[1..2]`, `$#argv`):
+# the positional parameters, spelled for sh (see _positional_words, positional: argv).
+_ARGV_ITEM = re.compile(r"\$\{?argv\[(\d+)\]\}?")
+_ARGV_ANY = re.compile(r"\$\{?argv(?:\[[^\]]*\])?\}?")
+
+
+def sh_argv(text: str) -> str:
+    """A csh or fish payload's `$argv` references as sh's positional parameters (the rest of the
+    text is read as sh reads it, as for any shell the table names)."""
+    if "argv" not in text:
+        return text
+    text = text.replace("$#argv", "$#")
+    text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
+    return _ARGV_ANY.sub("$@", text)
 
 
 def matched_payload(run: Run, value: str) -> str | None:
