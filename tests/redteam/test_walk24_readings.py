@@ -49,3 +49,37 @@ def test_past_the_cap_it_is_never_allowed(work_engine: Engine, payload: str) -> 
 )
 def test_near_miss_unread_noise_is_allowed(work_engine: Engine, payload: str) -> None:
     assert work_engine.check(payload).decision == "allow", payload
+
+
+@pytest.mark.parametrize(
+    "writes",
+    [
+        ["read y < /dev/null\n", "rm -rf ${y:-~}\n"],
+        ["y=$(cat missing.txt)\n", 'rm -rf "${y-~}"\n'],
+        ["y=build\n", "read y < /dev/null\n", "rm -rf ${y:=~}\n"],
+    ],
+    ids=[":-", "-", ":="],
+)
+def test_a_default_word_is_a_reading_after_a_value_lost_in_an_earlier_write(
+    work_engine: Engine, fake_home: Path, writes: list[str]
+) -> None:
+    # sec4's leftover: y's value was lost in an earlier `process write` to a background bash; the
+    # default word (`~`) is still judged: a hardline deny, and the fake home is intact.
+    import json
+
+    from tests.redteam.conftest import home_intact
+
+    started = work_engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    assert started.ok, started.error
+    pid = str(json.loads(started.output)["process_id"])
+    try:
+        results = [
+            work_engine.call("process", {"action": "write", "process_id": pid, "input": w}, session_id="s1")
+            for w in writes
+        ]
+    finally:
+        work_engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+    assert all(r.ok for r in results[:-1])
+    last = results[-1]
+    assert not last.ok and last.error is not None and last.error.type == "denied", last
+    assert home_intact(fake_home)
