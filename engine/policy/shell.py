@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from engine.policy import values
 from engine.policy.argv import parse_argv, without_unknown_values
@@ -582,8 +583,9 @@ class Analyzer(Follower, LinkFollower):
     options: list[int]  # how many options each choice met so far had
     taken: list[int]  # the option taken at each
     breaking = False  # this reading takes loops for left early: see _readings
-    # Names the line may read (see _read_names); None: any (no choice is left out).
-    read_names: frozenset[str] | None = None
+    # The line whose readings are made, when choices may be left out for variables it never
+    # reads (see _unread_change); None: none is.
+    line: str | None = None
     declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
@@ -719,7 +721,7 @@ class Analyzer(Follower, LinkFollower):
         start = None if fresh else self._start()
         cwd, positional = self.cwd, self.positional
         self.script, self.options, self.taken = [], [], []
-        self.read_names = _read_names(text) if fresh and self.resumed is None else None
+        self.line = text if fresh and self.resumed is None else None
         self._analyze(text, 0, ())
         breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
@@ -740,7 +742,7 @@ class Analyzer(Follower, LinkFollower):
                     other._begin(start)
                 other.script, other.options, other.taken = script, [], []
                 other.breaking = leaving
-                other.read_names = self.read_names
+                other.line = self.line
                 try:
                     other._analyze(text, 0, ())
                 finally:
@@ -1084,8 +1086,10 @@ class Analyzer(Follower, LinkFollower):
         line never reads (_read_names): both readings (it lasted or not) give the same commands,
         so the choice is not made (a line of such parts met the reading cap before the reading
         that mattered: `d=~; (d=build); (x0=1)…(x6=1); rm -rf "$d"`)."""
-        read = self.read_names
-        if read is None or arrays != self.vals.arrays:
+        if self.line is None or arrays != self.vals.arrays:
+            return False
+        read = _read_names(self.line)
+        if read is None:
             return False
         current = self.env
         changed = {k for k in env.keys() | current.keys() if env.get(k) != current.get(k)}
@@ -3103,6 +3107,7 @@ _READS_BY_NAME = re.compile(
 )
 
 
+@lru_cache(maxsize=16)
 def _read_names(text: str) -> frozenset[str] | None:
     """Every identifier ``text`` spells other than as an assignment's target (a superset of the
     variables it reads: `echo x0` counts), or None when something may read a variable whose name
