@@ -26,6 +26,7 @@ from engine.policy.executors import (
     typed_text,
 )
 from engine.policy.inline import embedded_shell
+from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.records import replace
 
@@ -64,7 +65,7 @@ class Follower:
     # What the stage before this one in a pipe prints, when it only lists the working tree
     # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
     # substitution (paths.lists_tree); None: unknown input.
-    listing: str | None = None
+    listing: tuple[str, str | None] | None = None  # (the listing, the folder it runs in: see shell._listing_of)
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -348,7 +349,7 @@ class Follower:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         elif run.input_args and words:
             # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
-            unknown = self.listing or _UNKNOWN_INPUT
+            unknown = _listing_input(parsed, self.listing, command.cwd)
             words, flags = _with_input(run, parsed, words, flags, unknown, whole=True)
             flags = [f or unknown in w for f, w in zip(flags, words, strict=True)]
         if not words:
@@ -430,6 +431,8 @@ class Follower:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
             if arguments is not None:
                 words, flags = arguments
+                if run.positional == "argv":
+                    text = sh_argv(text)
                 self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
             else:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
@@ -529,6 +532,31 @@ _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/p
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
+def _listing_input(parsed: Parsed, listing: tuple[str, str | None] | None, cwd: str | None) -> str:
+    """The word xargs reads from a listing piped into it (shell._listing_of): the listing when
+    xargs reads its names as the listing prints them, where it was made; else input only the
+    run knows. Not from the pipe with `-a FILE`; another folder (`find . | (cd x; xargs cat)`);
+    a delimiter other than a newline (`-d .` cuts `./home/me/.ssh/k` into `/home/me/`...).
+    `-0` reads NUL-ended names whole: only from a lister that ends them so (`find -print0`,
+    `git ls-files -z`), marked for the walk (paths.NUL_READ: blanks in names do not split)."""
+    if listing is None or listing[1] != cwd:
+        return _UNKNOWN_INPUT
+    text = listing[0]
+    nul = False
+    for name, value, _ in parsed.options:
+        if name == "a":
+            return _UNKNOWN_INPUT
+        if name == "0":
+            nul = True
+        elif name == "d":
+            if value not in ("\\n", "\n"):
+                return _UNKNOWN_INPUT
+            nul = False
+    if nul != prints_nul(text):
+        return _UNKNOWN_INPUT
+    return text[:-1] + " " + NUL_READ + ")" if nul else text
+
+
 def _with_input(
     run: Run, parsed: Parsed, words: list[str], flags: list[bool], data: str, whole: bool = False
 ) -> tuple[list[str], list[bool]]:
@@ -569,10 +597,33 @@ def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[b
     at = list(parsed.operand_at)
     if parsed.rest is not None:
         at += range(parsed.rest, len(argv))
-    at = at[run.index + 1 :] if run.source == "operand" else [0, *at]
+    if run.source == "operand":
+        at = at[run.index + 1 :]
+    elif run.source == "option" and run.positional == "argv":  # `fish -c TEXT A B`: the operands
+        pass
+    else:
+        at = [0, *at]
+    if run.positional == "argv" and (not at or at[0] != 0):
+        at = [0, *at]  # csh and fish: the operands are $1…, $0 is the shell's name
     if not at:
         at = [0]
     return [argv[i] for i in at], [dynamic[i] for i in at]
+
+
+# csh's and fish's `$argv` (`$argv[2]`, `${argv[2]}`, `$argv[1-2]`, `$argv[1..2]`, `$#argv`):
+# the positional parameters, spelled for sh (see _positional_words, positional: argv).
+_ARGV_ITEM = re.compile(r"\$\{?argv\[(\d+)\]\}?")
+_ARGV_ANY = re.compile(r"\$\{?argv(?:\[[^\]]*\])?\}?")
+
+
+def sh_argv(text: str) -> str:
+    """A csh or fish payload's `$argv` references as sh's positional parameters (the rest of the
+    text is read as sh reads it, as for any shell the table names)."""
+    if "argv" not in text:
+        return text
+    text = text.replace("$#argv", "$#")
+    text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
+    return _ARGV_ANY.sub("$@", text)
 
 
 def matched_payload(run: Run, value: str) -> str | None:

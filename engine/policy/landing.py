@@ -158,6 +158,13 @@ class Walk:
         found = landed[path] = self._resolve(path)
         return found
 
+    def leads_to(self, path: str) -> str:
+        """Where ``path`` (absolute, normal) leads: :meth:`landing` inside the areas (a link the
+        area itself sits behind keeps its spelling there: `~` stays `~`), the real path outside."""
+        if path.startswith(self._finder._any_prefix):
+            return self.landing(path) or path
+        return os.path.realpath(path)
+
     def landings(self, normal: str, raw: str) -> list[str]:
         """Every real path a word reaches when that differs from ``normal``: through links
         (``..`` after a link climbs from the link's target, as the kernel does) and every

@@ -298,10 +298,17 @@ def _in_directory(view: View, cwd: str) -> Any:
             forms += anywhere(word)
             return Classes(forms)
         if word.startswith(("/", "~", "$", "-", "`")) or "://" in word:
+            if word.startswith(("$(", "`")) and cwd != "$unknown":
+                # A listing of the tree after a `cd` (`cd src; cat $(ls)`) lists the folder the
+                # line moved to: walked there (View.listed_in; None for anything else).
+                listed_in = getattr(getattr(classify, "__self__", None), "listed_in", None)
+                there: frozenset[str] | None = listed_in(word, cwd) if listed_in is not None else None
+                if there is not None:
+                    return there
             found: frozenset[str] = classify(word)
             if "computed" in found and "computed_source" not in found and word.startswith(("$(", "`")):
-                # A listing of the tree was judged at the engine's working directory: after a
-                # `cd` (`cd ~/.ssh; cat $(ls)`) it lists another folder, known only at run time.
+                # A listing of the tree judged at the engine's working directory, where the line
+                # is not (a folder only the run knows: `cd -`): known only at run time.
                 return Classes([*forms_of(found), _COMPUTED_SOURCE])
             return found
         joined: frozenset[str] = classify(posixpath.join(cwd, word))

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from engine.policy import gitindex
 from engine.policy.landing import LinkFinder, Walk
 from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
 from engine.records import FrozenRecord, Interpreted
@@ -104,7 +105,10 @@ _LISTER_OPTION = re.compile(
 )
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
 # What splits a listed name into other words: IFS blanks for `$(…)`, quotes and backslashes for xargs.
-_BLANKS_IN_NAME = re.compile(r"[\s'\"\\]")
+_NAME_SPLITS = re.compile(r"[\s'\"\\]")
+# What git prints quoted (core.quotePath): control characters, `"`, `\`, bytes past ASCII.
+_GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
+_NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
@@ -124,6 +128,21 @@ def _links_of(path: str) -> int:
         return os.stat(path).st_nlink
     except OSError:
         return 2
+
+
+# A listing piped into `xargs -0` (see shell._listing_of, follow._listing_input): the reader takes
+# each NUL-ended name whole. The marker is an option no lister knows: spelled on a line, the
+# lister refuses it and prints nothing.
+NUL_READ = "--nul-read"
+# What makes a lister end its names with NUL instead of a newline.
+_PRINTS_NUL = frozenset({"-print0", "-z"})
+
+
+def prints_nul(listing: str) -> bool:
+    """Whether the lister of ``listing`` (`$(LISTER ...)`) ends its names with NUL (`find -print0`,
+    `git ls-files -z`): in a substitution the shell drops the NULs and joins the names (`.` then
+    `./x` reads `../x`), so only a reader that splits at NUL (`xargs -0`) gets the names."""
+    return not _PRINTS_NUL.isdisjoint(w.strip("'\"") for w in listing.removesuffix(")").split())
 
 
 def lists_tree(word: str) -> bool:
@@ -844,7 +863,7 @@ class PathClassifier:
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
         lexical = self._lexical(word)
         if walk is not None and "computed" in lexical and "computed_source" not in lexical:
-            return self._listed(word, lexical)
+            return self._listed(word, lexical, walk)
         where = self._where(word)
         if where is None:
             local = local_reading(word, urls=False)
@@ -868,32 +887,51 @@ class PathClassifier:
             return lexical
         return Classes(forms)
 
-    def _listed(self, word: str, lexical: frozenset[str]) -> frozenset[str]:
+    def _listed(self, word: str, lexical: frozenset[str], walk: Walk, base: str | None = None) -> frozenset[str]:
         """A listing of the tree (lists_tree): the names it prints are the tree's, so it is judged
         as each of them would be by where it lands -- the links in the listed folders (where they
         lead) and the files with other names (hard_linked). Past _MAX_LISTED entries, or a folder
-        that cannot be read, it is a path only the run knows (computed_source)."""
+        that cannot be read, it is a path only the run knows (computed_source).
+
+        ``base`` (absolute, normal): the directory the listing runs in and its names are read
+        from (after a `cd` on the line; the working directory by default). A start point is
+        walked where it leads (`ls lnk` with `lnk -> ~/.config/gh` lists the token's folder).
+        `ls DIR` prints bare names, read from ``base``: each is judged there as well."""
         places = self.places
         assert places is not None
+        base = places.cwd if base is None else base
         found = _SUBSTITUTION.match(word)
         assert found is not None
         listing = found.group(1) if found.group(1) is not None else found.group(2)
         words = listing.split()
         args = [w.strip("'\"") for w in words[1:]]
+        unknown = Classes([lexical, frozenset({"computed_source"})])
+        nul = NUL_READ in args
+        if nul != prints_nul(listing):
+            # NUL-ended names in a substitution are joined (`.` then `./x` is `../x`); a NUL
+            # reader of newline-ended names takes the whole output as one name
+            return unknown
         if words[0] == "find":  # its start points: the words before the expression
             starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), args))
         elif words[0] == "ls":
             starts = [w for w in args if not w.startswith("-")]
         else:  # git: its pathspecs are inside the tree; the whole of it is read
             starts = []
-        unknown = Classes([lexical, frozenset({"computed_source"})])
         pending = []
         forms = [lexical]
+        if words[0] == "git" and not self._indexed(walk.leads_to(base), words[1] == "ls-files", walk, nul, forms):
+            return unknown
         seen = 0
+        bare: set[str] = set()  # `ls DIR`: the names it prints, read from base
+        split = _NAME_SPLITS if not nul else _NEVER_SPLITS
         for start in starts or ["."]:
-            path = posixpath.normpath(posixpath.join(places.cwd, start))
+            path = posixpath.normpath(posixpath.join(base, start))
             if not _GLOB_CHARS.intersection(start):
-                pending.append(path)
+                if words[0] == "ls" and path != base:
+                    bare.add(start.rstrip("/") + ":")  # the header `ls A B` prints before each folder
+                # Where it leads: a link to a folder on its way is listed as that folder (a start
+                # point only: below it, links are judged one by one).
+                pending.append(walk.leads_to(path))
                 continue
             import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words list globs)
 
@@ -908,13 +946,16 @@ class PathClassifier:
                     if at:
                         forms.append(at)
                 else:
-                    if _BLANKS_IN_NAME.search(posixpath.basename(match)):
+                    if split.search(posixpath.basename(match)):
                         return unknown
                     if _links_of(match) > 1:
                         forms.append(_HARD_LINKED_FORM)
                     at = self._at(match)
                     if at and at not in forms:
                         forms.append(at)  # a file the tree holds that is protected itself (`.env`)
+        # `ls DIR` prints DIR's own names (every level with -R), read from base
+        tops = frozenset(p for p in pending if p != walk.leads_to(base)) if words[0] == "ls" else frozenset()
+        every_level = any(a.startswith("-") and not a.startswith("--") and "R" in a for a in args)
         while pending:
             folder = pending.pop()
             try:
@@ -923,10 +964,12 @@ class PathClassifier:
                         seen += 1
                         if seen > _MAX_LISTED:
                             return unknown
-                        if _BLANKS_IN_NAME.search(entry.name):
+                        if split.search(entry.name):
                             # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
                             # printed name, and a piece is another path
                             return unknown
+                        if tops and (every_level or folder in tops):
+                            bare.add(entry.name)
                         if entry.is_symlink():
                             at = self._at(os.path.realpath(entry.path))
                             if at:
@@ -942,7 +985,51 @@ class PathClassifier:
                                 forms.append(at)  # a protected file in the tree (`.env`, `*.pem`)
             except OSError:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
+        for name in bare:
+            # `cat $(ls src)` reads ./NAME, not src/NAME: a link of that name here leads elsewhere
+            path = posixpath.join(base, name)
+            if os.path.islink(path):
+                at = self._at(os.path.realpath(path))
+                if at:
+                    forms.append(at)
+            elif os.path.isdir(path):
+                return unknown  # a folder the walk did not list (`cp -r $(ls src) out`)
+            elif os.path.lexists(path):
+                if _links_of(path) > 1:
+                    forms.append(_HARD_LINKED_FORM)
+                at = self._at(path)
+                if at and at not in forms:
+                    forms.append(at)
         return Classes(forms) if len(forms) > 1 else lexical
+
+    def _indexed(self, folder: str, below: bool, walk: Walk, nul: bool, forms: list[frozenset[str]]) -> bool:
+        """Judge what a git listing in ``folder`` prints: the index's paths (engine.policy.gitindex;
+        an index is a file the caller can write, and git prints its paths as they are), each
+        where it lands, into ``forms``. False when that cannot be said for certain: an index
+        this reader cannot read, a path that leaves the tree (absolute, `..`, `.git`), or one git
+        prints quoted or the reader splits (without NUL ends)."""
+        paths = gitindex.listed(folder, below=below)
+        if paths is None:
+            return False
+        for raw in paths:
+            path = raw.decode("utf-8", "surrogateescape")
+            parts = path.split("/")
+            if not path or any(p in ("", ".", "..", ".git") for p in parts):
+                return False
+            if not nul and (_GIT_QUOTED.search(path) or _NAME_SPLITS.search(path)):
+                return False
+            full = posixpath.join(folder, path)
+            landing = walk.leads_to(full)
+            if landing != full:
+                at = self._at(landing)
+                if at:
+                    forms.append(at)
+            if _links_of(full) > 1 and os.path.isfile(full):
+                forms.append(_HARD_LINKED_FORM)
+            at = self._at(full)
+            if at and at not in forms:
+                forms.append(at)
+        return True
 
     def secret_names(self) -> list[str]:
         """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect
@@ -1006,6 +1093,29 @@ class View:
                         if at:
                             found.append(at)
         self._anywhere[word] = found
+        return found
+
+    def listed_in(self, word: str, cwd: str) -> frozenset[str] | None:
+        """A listing of the tree (lists_tree) run after a `cd` on the line to ``cwd`` (relative to
+        the working directory, `~/…` or absolute): judged by walking that folder, where its names
+        are read (PathClassifier._listed). None when the folder is not known for certain (`cd -`,
+        `cd "$D"`, `~user`) or nothing is walked here: the caller keeps it a path only the run knows."""
+        places = self._classifier.places
+        if places is None or self._walk is None or not lists_tree(word):
+            return None
+        if cwd == "~" or cwd.startswith("~/"):
+            folder = places.home + cwd[1:]
+        elif cwd.startswith(("~", "$")) or _UNSURE_FOLDER.search(cwd):
+            return None
+        else:
+            folder = posixpath.join(places.cwd, cwd)
+        folder = posixpath.normpath(folder)
+        key = f"{folder}\0{word}"
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._classifier._listed(
+                word, self._classifier._lexical(word), self._walk, folder
+            )
         return found
 
     def _classify(self, word: str) -> frozenset[str]:

@@ -114,8 +114,9 @@ class Run(FrozenRecord):
     unless_flags: frozenset[str]
     if_operands: int
     unless_operands: int
-    # The operands after the payload are its $0, $1… (`sh -c TEXT NAME ARGS`); for stdin, its $1….
-    positional: bool
+    # The operands after the payload are its $0, $1… (`sh -c TEXT NAME ARGS`); for stdin, its $1…
+    # ("sh"). "argv": they are its $1… and $argv (`tcsh -c TEXT ARGS`, `fish -c TEXT ARGS`). "": none.
+    positional: str
 
     def __init__(
         self,
@@ -145,7 +146,7 @@ class Run(FrozenRecord):
         unless_flags: frozenset[str] = frozenset(),
         if_operands: int = 0,
         unless_operands: int = 0,
-        positional: bool = False,
+        positional: str = "",
     ) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "kind", kind)
@@ -519,7 +520,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         unless_flags=options("unless_flags"),
         if_operands=int(data.get("if_operands") or 0),
         unless_operands=int(data.get("unless_operands") or 0),
-        positional=bool(data.get("positional")),
+        positional="argv" if data.get("positional") == "argv" else "sh" if data.get("positional") else "",
     )
 
 

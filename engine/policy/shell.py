@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from engine.policy import values
 from engine.policy.argv import parse_argv, without_unknown_values
@@ -555,17 +556,17 @@ class _Values(Record):
         self.loops = False
 
 
-def _listing_of(command: Command) -> str | None:
-    """`$(LISTER ...)` when ``command`` only lists names of the working tree (paths.lists_tree):
-    what it pipes into the next stage (`find . -name '*.py' | xargs grep x`)."""
+def _listing_of(command: Command) -> tuple[str, str | None] | None:
+    """(`$(LISTER ...)`, the folder it runs in) when ``command`` only lists names of the tree
+    (paths.lists_tree): what it pipes into the next stage (`find . -name '*.py' | xargs grep x`).
+    The folder is the line's after a `cd` (None: the working directory); the reader uses the
+    listing only when it runs there too (follow._listing_input)."""
     if command.name not in LISTER_NAMES or any(command.dynamic) or command.redirects or command.via:
-        return None
-    if command.cwd is not None:  # after a `cd` (`cd ~/.ssh; ls | xargs cat`): another folder
         return None
     if any(not word or any(c.isspace() or c in "'\"$`()" for c in word) for word in command.argv):
         return None
     text = "$(" + " ".join(command.argv) + ")"
-    return text if lists_tree(text) else None
+    return (text, command.cwd) if lists_tree(text) else None
 
 
 class Analyzer(Follower, LinkFollower):
@@ -582,6 +583,9 @@ class Analyzer(Follower, LinkFollower):
     options: list[int]  # how many options each choice met so far had
     taken: list[int]  # the option taken at each
     breaking = False  # this reading takes loops for left early: see _readings
+    # The line whose readings are made, when choices may be left out for variables it never
+    # reads (see _unread_change); None: none is.
+    line: str | None = None
     declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
@@ -717,6 +721,7 @@ class Analyzer(Follower, LinkFollower):
         start = None if fresh else self._start()
         cwd, positional = self.cwd, self.positional
         self.script, self.options, self.taken = [], [], []
+        self.line = text if fresh and self.resumed is None else None
         self._analyze(text, 0, ())
         breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
@@ -737,6 +742,7 @@ class Analyzer(Follower, LinkFollower):
                     other._begin(start)
                 other.script, other.options, other.taken = script, [], []
                 other.breaking = leaving
+                other.line = self.line
                 try:
                     other._analyze(text, 0, ())
                 finally:
@@ -991,6 +997,11 @@ class Analyzer(Follower, LinkFollower):
                     fields[-1].append(f"$(redefined {fresh.group(1)})")
                     dynamic = True
                     continue
+                if value is None and self._unsure_lister(seg.text):
+                    # not a listing of the tree (paths.lists_tree): what it prints is unknown
+                    fields[-1].append(f"$(unsure {seg.text.strip()})")
+                    dynamic = True
+                    continue
                 if value is None and _PWD_ONLY.fullmatch(seg.text):
                     # `$(pwd)` is $PWD: where the shell is
                     kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
@@ -1070,6 +1081,34 @@ class Analyzer(Follower, LinkFollower):
             self.sinks[path] = script
         return _Word([path], False, False, [script])
 
+    def _unread_change(self, env: dict[str, str], arrays: object) -> bool:
+        """Whether what a conditional part changed (`(x0=1)`, `false && x0=1`) is only variables the
+        line never reads (_read_names): both readings (it lasted or not) give the same commands,
+        so the choice is not made (a line of such parts met the reading cap before the reading
+        that mattered: `d=~; (d=build); (x0=1)…(x6=1); rm -rf "$d"`)."""
+        if self.line is None or arrays != self.vals.arrays:
+            return False
+        read = _read_names(self.line)
+        if read is None:
+            return False
+        current = self.env
+        changed = {k for k in env.keys() | current.keys() if env.get(k) != current.get(k)}
+        return all(_UNREAD_NAME.fullmatch(k) is not None and k not in read for k in changed)
+
+    def _unsure_lister(self, text: str) -> bool:
+        """Whether the lister ``text`` runs (`ls`, `find`, `git ls-files`: paths.lists_tree) may
+        print other names than the tree's: the line made its name run something else (a function,
+        alias, hash), changed PATH (`PATH=.:$PATH; cat $(ls)` runs ./ls), or, for git, set a
+        variable git reads (`export GIT_INDEX_FILE=x.idx`: an index the caller wrote, whose
+        names may be `/home/me/.ssh/id_ed25519` or `../..`)."""
+        name = text.split(None, 1)[0] if text.strip() else ""
+        if name not in LISTER_NAMES:
+            return False
+        env = self.env
+        if self._redefines(name) or "PATH" in env or "PATH" in env.lost:
+            return True
+        return name == "git" and any(n.startswith("GIT_") for n in (*env, *env.lost))
+
     def _redefines(self, name: str) -> bool:
         """Whether the line made the builtin ``name`` run something else (a function, alias, hash)."""
         return name in self.functions or name in self.aliases or name in self.hashed
@@ -1111,7 +1150,7 @@ class Analyzer(Follower, LinkFollower):
         upstream: frozenset[str] = _NOTHING
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
-        listing: str | None = None  # what the stage before lists of the tree (see _listing_of)
+        listing: tuple[str, str | None] | None = None  # what the stage before lists of the tree (see _listing_of)
         for raw in pipeline:
             if raw.fed and data is None:
                 # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
@@ -1126,10 +1165,17 @@ class Analyzer(Follower, LinkFollower):
             finally:
                 self.listing = None
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
+            if listing is not None and self._unsure_lister(stages[-1].name or ""):
+                listing = None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
                 raw.printed = (data, names.union(*(c.fed_by for c in stages)))
-            if before is not None and (before[0] != self.env or before[1] != self.vals.arrays) and self._choose(2):
+            if (
+                before is not None
+                and (before[0] != self.env or before[1] != self.vals.arrays)
+                and not self._unread_change(before[0], before[1])
+                and self._choose(2)
+            ):
                 # another reading: what it did to variables did not last (`false && x=build`,
                 # `(x=build)`, `x=build true`)
                 env, self.vals.arrays, self.vals.unset = before
@@ -3047,6 +3093,30 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
 
 
 _MAX_READINGS = 32
+# A name a choice may be left out for (Analyzer._unread_change): lower case, so none the shell
+# or a program reads by itself (IFS, PATH, HOME, TAR_OPTIONS, GIT_DIR… are upper case).
+_UNREAD_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_SPELLED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?!\+?=|[A-Za-z0-9_])")
+# What reads a variable by a name the text does not spell: indirection, eval, namerefs and
+# declarations, arithmetic (a value naming a variable is evaluated: `$(( $v$w ))`), `-v` tests,
+# exporting to programs, another file or shell's text (`source`, `.`).
+_READS_BY_NAME = re.compile(
+    r"\$\{!|\$\{\w+:(?![-=?+])|\(\(|\$\[|\[\[|\w\[|\b(?:eval|declare|typeset|local|export|readonly|set|let|"
+    r"source|unset|enable|shopt|trap|fc|history|alias|printf|read|mapfile|readarray|getopts|compgen|coproc|wait)\b|"
+    r"(?:^|[\s;&|(){}])\.(?=[\s])|-v\b"
+)
+
+
+@lru_cache(maxsize=16)
+def _read_names(text: str) -> frozenset[str] | None:
+    """Every identifier ``text`` spells other than as an assignment's target (a superset of the
+    variables it reads: `echo x0` counts), or None when something may read a variable whose name
+    is not spelled (_READS_BY_NAME)."""
+    if _READS_BY_NAME.search(text):
+        return None
+    return frozenset(_SPELLED_NAME.findall(text))
+
+
 _KEPT_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
 _FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,46 @@ def work_engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]
     engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
     yield engine
     engine.close()
+
+
+PROJECT_POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+
+
+def make_project(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    name: str = "proj",
+    handlers: str | None = None,
+    git: bool = False,
+    folders: tuple[str, ...] = (),
+    home_folders: tuple[str, ...] = (),
+) -> Path:
+    """A project under ``tmp_path`` that the engine loads: `policies/deny.yaml` (PROJECT_POLICY) and a
+    `hermes-engine.yaml` working in it; with a ``handlers`` package named as given (a handler root),
+    empty ``folders``, and `git init` when ``git``. HOME (with ``home_folders``), XDG_STATE_HOME and
+    XDG_CONFIG_HOME point under ``tmp_path``: nothing a test does reaches the real ones."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for folder in home_folders:
+        (home / folder).mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / name
+    (root / "policies").mkdir(parents=True)
+    (root / "policies" / "deny.yaml").write_text(PROJECT_POLICY)
+    config = "workdir: .\n"
+    if handlers is not None:
+        (root / handlers).mkdir()
+        (root / handlers / "__init__.py").write_text("")
+        config += f"handler_roots: [{handlers}]\n"
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text(config)
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
 
 
 def guard(

@@ -244,20 +244,13 @@ def test_a_listed_name_split_at_a_blank_names_the_key(
 
 
 # Near misses the fixes above must keep allowed: a listing after a cd into a plain folder of the
-# tree, and a NUL-separated listing (no split) in the tree with blank-named folders.
-OVER_BLOCK = (
-    "over-block (decided, stop 23): a listing after a cd on the line is a path only the run knows (an ask); "
-    "walking the line's directory instead needs the listing's start points rewritten"
-)
-
-
+# tree (walked where the line moved to: View.listed_in), and a NUL-separated listing (no split) in
+# the tree with blank-named folders.
 @pytest.mark.parametrize(
     "payload",
     [
-        pytest.param("cd src; cat $(ls)", marks=pytest.mark.xfail(strict=True, reason=OVER_BLOCK)),
-        pytest.param(
-            "cd src && find . -name '*.py' | xargs grep x", marks=pytest.mark.xfail(strict=True, reason=OVER_BLOCK)
-        ),
+        "cd src; cat $(ls)",
+        "cd src && find . -name '*.py' | xargs grep x",
         "cat $(find src -name '*.py')",
         "find src -name '*.py' | xargs grep x",
     ],
@@ -271,11 +264,6 @@ def test_near_miss_a_listing_in_a_plain_folder_stays_allowed(
     assert work_engine.check(payload).decision == "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="over-block (decided, stop 23): a listed name with a blank makes any listing ask, also one "
-    "xargs -0 reads whole (the listing word does not know its reader splits at NUL only)",
-)
 def test_near_miss_a_nul_separated_listing_is_not_split(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

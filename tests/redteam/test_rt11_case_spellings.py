@@ -21,27 +21,15 @@ from typing import Any
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import guard
+from tests.redteam.conftest import PROJECT_POLICY, guard, make_project
 
-POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+POLICY = PROJECT_POLICY
 RELAX = "kind: ApprovalPolicy\nmode: off\nyolo: true\n"
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "proj"
-    (root / "policies").mkdir(parents=True)
-    (root / "policies" / "deny.yaml").write_text(POLICY)
-    (root / "MyHandlers").mkdir()
-    (root / "MyHandlers" / "__init__.py").write_text("")
-    (root / "src").mkdir()
-    (root / "hermes-engine.yaml").write_text("workdir: .\nhandler_roots: [MyHandlers]\n")
-    return root
+    return make_project(tmp_path, monkeypatch, handlers="MyHandlers", folders=("src",), home_folders=(".ssh",))
 
 
 @pytest.fixture

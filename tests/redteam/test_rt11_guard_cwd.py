@@ -17,26 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.redteam.conftest import guard
+from tests.redteam.conftest import PROJECT_POLICY, guard, make_project
 
-POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+POLICY = PROJECT_POLICY
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "proj"
-    (root / "policies").mkdir(parents=True)
-    (root / "policies" / "deny.yaml").write_text(POLICY)
-    (root / "myhandlers").mkdir()
-    (root / "myhandlers" / "__init__.py").write_text("")
-    (root / "src").mkdir()
-    (root / "hermes-engine.yaml").write_text("workdir: .\nhandler_roots: [myhandlers]\n")
-    return root
+    return make_project(tmp_path, monkeypatch, handlers="myhandlers", folders=("src",))
 
 
 WRITES_IN_AN_ENGINE_FOLDER = [

@@ -16,24 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.redteam.conftest import guard
+from tests.redteam.conftest import PROJECT_POLICY, guard, make_project
 
-POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+POLICY = PROJECT_POLICY
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "proj"
-    (root / "policies").mkdir(parents=True)
-    (root / "policies" / "deny.yaml").write_text(POLICY)
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return make_project(tmp_path, monkeypatch, git=True)
 
 
 def test_staging_a_policy_leaves_it_as_it_was_and_is_not_refused(root: Path) -> None:

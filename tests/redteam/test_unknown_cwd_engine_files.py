@@ -22,22 +22,14 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import PROJECT_POLICY, make_project
 
-POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+POLICY = PROJECT_POLICY
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "project"
-    (root / "policies").mkdir(parents=True)
-    (root / "policies" / "deny.yaml").write_text(POLICY)
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    (root / "build").mkdir()
+    root = make_project(tmp_path, monkeypatch, name="project", folders=("build",))
     (root / "build" / "out.txt").write_text("x\n")
     # the caller's data file: where its `cd "$(cat f)"` goes
     (root / "f").write_text(str(root / "policies") + "\n")
