@@ -288,6 +288,7 @@ def _in_directory(view: View, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
     classify = view.classify
     anywhere = view.anywhere
+    listed_in = view.listed_in
 
     def resolved(word: str) -> frozenset[str]:
         if cwd == "$unknown" and not word.startswith(("/", "~", "$", "-", "`")):
@@ -301,8 +302,7 @@ def _in_directory(view: View, cwd: str) -> Any:
             if word.startswith(("$(", "`")) and cwd != "$unknown":
                 # A listing of the tree after a `cd` (`cd src; cat $(ls)`) lists the folder the
                 # line moved to: walked there (View.listed_in; None for anything else).
-                listed_in = getattr(getattr(classify, "__self__", None), "listed_in", None)
-                there: frozenset[str] | None = listed_in(word, cwd) if listed_in is not None else None
+                there = listed_in(word, cwd)
                 if there is not None:
                     return there
             found: frozenset[str] = classify(word)
