@@ -109,8 +109,9 @@ def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]
     return sent
 
 
-# Lines a background bash has been sent but not yet run: the engine judges a later write by the
-# files on disk now, while the shell will run it after the earlier line made them.
+# Lines a background bash has been sent but not yet run: a later write must not be judged by the
+# files on disk now, while the shell runs it after the earlier line made them. What an earlier line
+# writes, copies or links is remembered in the shell's state (session_memory.ShellState.made/linked).
 NOT_YET_WRITTEN = {
     "source of a script an earlier line writes": ["sleep 1; echo 'rm -rf ~' > s.sh\n", "source s.sh\n"],
     "a link to HOME an earlier line makes": ["sleep 1; ln -s ~ h\n", "rm -rf h/.ssh h/notes.txt\n"],
@@ -119,19 +120,40 @@ NOT_YET_WRITTEN = {
 
 
 @pytest.mark.parametrize("name", list(NOT_YET_WRITTEN))
-@pytest.mark.xfail(
-    strict=True,
-    reason="session_memory.ShellState/the analyzer read files (s.sh, link h, ./ls) from disk when "
-    "the write arrives; the earlier line that makes them (delayed by `sleep 1`) has not run yet, so "
-    "a missing file reads as harmless. What an earlier line of the shell writes or links should be "
-    "unknown (unread) to later lines until the shell is known to have run it",
-)
 def test_a_later_write_reads_a_file_the_shell_has_not_made_yet(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     monkeypatch.chdir(work)
     sent = _shell_writes(work_engine, work, fake_home, NOT_YET_WRITTEN[name])
+    assert sent == [True, False]
     assert home_intact(fake_home), sent
+
+
+def test_a_path_set_on_the_line_finds_a_copied_program(work_engine: Engine) -> None:
+    # The same on one line (it was allowed: PATH's folders were not searched for written files).
+    assert work_engine.check("cp /bin/rm ./ls; PATH=.:$PATH ls -rf ~").decision != "allow"
+    assert work_engine.check("cp /bin/rm ./ls; PATH=/usr/bin:. ls -rf ~").decision != "allow"
+    assert work_engine.check("cp /bin/rm ./ls; PATH=/usr/bin ls -la").decision == "allow"
+    assert work_engine.check("PATH=.:$PATH ls -la").decision == "allow"
+
+
+# What an earlier line made and a later one uses in the ordinary way stays allowed (and runs).
+MADE_NEAR_MISSES = {
+    "a file written, then printed": (["echo hi > out.txt\n", "cat out.txt > copy.txt\n"], "copy.txt", "hi\n"),
+    "a folder made, then entered": (["mkdir build\n", "cd build\n", "echo x > in.txt\n"], "build/in.txt", "x\n"),
+    "a script written, then run": (["echo 'echo hi' > s.sh\n", "bash s.sh > said.txt\n"], "said.txt", "hi\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(MADE_NEAR_MISSES))
+def test_near_miss_a_file_an_earlier_line_made_is_used(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    writes, path, text = MADE_NEAR_MISSES[name]
+    sent = _shell_writes(work_engine, work, fake_home, writes)
+    assert all(sent), sent
+    assert (work / path).read_text() == text
 
 
 PAYLOADS = {
@@ -141,20 +163,50 @@ PAYLOADS = {
 
 
 @pytest.mark.parametrize("program", ["python3 -i", "exec python3 -i", "node -i"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="session_memory.ShellState: a line that starts an interpreter reading the shell's input "
-    "(`python3 -i` inside the background bash) leaves the state as bash's; the next write is judged "
-    "as a bash line (python text: allowed) and python runs it. The state should become the "
-    "interpreter's (judged as python, like a background `python3 -i`) or lost (ask)",
-)
 def test_an_interpreter_started_inside_the_shell(
     work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, program: str
 ) -> None:
+    # `exec python3 -i`: the shell is gone, later writes are python (judged as a background
+    # `python3 -i`'s: a hardline delete); without exec nobody can tell when the shell reads
+    # again: every later write asks (a grant-proof ask; nobody answers here).
     monkeypatch.chdir(work)
     payload = PAYLOADS[program.split()[-2]]
     sent = _shell_writes(work_engine, work, fake_home, [program + "\n", payload])
+    assert sent == [True, False]
     assert home_intact(fake_home), sent
+
+
+@pytest.mark.parametrize("program", ["python3 -i", "node -i", "sqlite3 x.db", "ssh localhost", "bash"])
+def test_an_interpreter_and_its_program_in_one_write(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, program: str
+) -> None:
+    # The lines after the one that starts the reader were judged as the shell's: nothing is sent.
+    monkeypatch.chdir(work)
+    payload = PAYLOADS["node" if program.startswith("node") else "python3"]
+    sent = _shell_writes(work_engine, work, fake_home, [program + "\n" + payload])
+    assert sent == [False]
+    assert home_intact(fake_home)
+
+
+def test_near_miss_programs_that_end_keep_the_shells_state(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    writes = ["ls\n", "git status\n", "python3 -c 'print(1)' > one.txt\n", "echo 'print(2)' | python3 > two.txt\n"]
+    sent = _shell_writes(work_engine, work, fake_home, [*writes, "echo ok > ok.txt\n"])
+    assert all(sent), sent
+    assert (work / "one.txt").read_text() == "1\n" and (work / "two.txt").read_text() == "2\n"
+    assert (work / "ok.txt").read_text() == "ok\n"
+
+
+def test_near_miss_python_after_exec_is_judged_as_python(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    line = f"open({str(work / 'p.txt')!r}, 'w').write('from python')\n"
+    sent = _shell_writes(work_engine, work, fake_home, ["exec python3 -i\n", line])
+    assert sent == [True, True]
+    assert (work / "p.txt").read_text() == "from python"
 
 
 @pytest.fixture
