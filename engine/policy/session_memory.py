@@ -129,7 +129,17 @@ class ShellState:
         if self.made:
             from engine.policy.shell import _Written  # noqa: PLC0415
 
-            analyzer.files.update((key, _Written(writers, text)) for key, writers, text in self.made)
+            session = analyzer.session
+            for key, writers, spelled in self.made:
+                text = spelled
+                if session is not None and spelled is not None:
+                    # written since through the file tools or another call: that text is judged too
+                    found = session.read(key)
+                    if found is False:
+                        text = None
+                    elif isinstance(found, str) and found != spelled:
+                        text = spelled + "\n" + found
+                analyzer.files[key] = _Written(writers, text)
         if self.linked:
             analyzer.links = {**analyzer.links, **dict(self.linked)}
 
@@ -696,8 +706,9 @@ def _tilde_word(path: str) -> str:
     return shlex.quote(path)
 
 
-def _after(shell: ShellState | None, lines: str, programs: ProgramTable) -> ShellState:
-    """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read)."""
+def _after(shell: ShellState | None, lines: str, programs: ProgramTable, readers: bool = True) -> ShellState:
+    """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read).
+    ``readers``: a program a line starts that reads the shell's input switches it (see _input_reader)."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
     if shell is not None and shell.lost is not None:
@@ -706,12 +717,12 @@ def _after(shell: ShellState | None, lines: str, programs: ProgramTable) -> Shel
     if shell is not None:
         shell.restore(analyzer)
     analyzer.ended = []
-    analyzer.piped = {}
+    analyzer.piped = {} if readers else None
     try:
         analyzer.analyze(lines)
     except Exception as exc:
         return lost_state(f"a line it ran could not be read: {exc}"[:200])
-    reader = _input_reader(analyzer, programs)
+    reader = _input_reader(analyzer, programs) if readers else None
     if reader is not None:
         language, replaced = reader
         if replaced and language is not None and inline_text(programs, language, "") is not None:
@@ -745,8 +756,12 @@ def _input_reader(analyzer: Any, programs: ProgramTable) -> tuple[str | None, bo
     `ssh HOST`, `sqlite3 db`, `gdb` ...), or a command known only at run time. Returns (its
     language, or None when it is not an inline language or not known; whether `exec` replaced the
     shell with it), or None: the shell reads its next line itself."""
+    from engine.policy.follow import _STDIN_FILES  # noqa: PLC0415
+
     piped = analyzer.piped or {}
     for command in analyzer.commands:
+        # (a stage a pipe feeds is a reader too: `cat | python3` hands python the shell's input;
+        # only literal data piped in, `echo 'print(1)' | python3`, is its input instead)
         if id(command) in piped or command.stdin or any(op in _INPUTS for op, _ in command.redirects):
             continue
         if "function" in command.via or ">()" in command.via:
@@ -757,6 +772,9 @@ def _input_reader(analyzer: Any, programs: ProgramTable) -> tuple[str | None, bo
         run = stdin_run(command)
         if run is not None:
             return (run.language if run.kind == "code" else None), replaced
+        program = command.program
+        if program is not None and program.active and not _STDIN_FILES.isdisjoint(command.argv[1:]):
+            return None, replaced  # `python3 -`, `sh /dev/stdin`, `source /dev/fd/0`: its input is its program
     return None
 
 

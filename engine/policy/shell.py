@@ -588,8 +588,8 @@ class Analyzer(Follower, LinkFollower):
     # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
     resumed: ShellState | None = None
     ended: list[Analyzer] | None = None
-    # When a dict (session_memory._after): the commands whose input is a pipe, by id (kept alive),
-    # so what a background shell's line starts reading the shell's own input can be told apart.
+    # When a dict (session_memory._after): the commands whose input is `>(…)`'s pipe, by id (kept
+    # alive), so what a background shell's line starts reading the shell's own input can be told apart.
     piped: dict[int, Command] | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
@@ -1138,8 +1138,6 @@ class Analyzer(Follower, LinkFollower):
             finally:
                 self.listing = None
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
-            if self.piped is not None and (raw is not pipeline[0] or raw.fed):
-                self.piped.update((id(c), c) for c in stages)
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
                 raw.printed = (data, names.union(*(c.fed_by for c in stages)))
@@ -2840,6 +2838,10 @@ class Analyzer(Follower, LinkFollower):
             if append and old is not None:
                 both = None if old.content is None or data is None else old.content + "\n" + data
                 self.files[key] = _Written(writers | old.writers, both)
+            elif append:
+                # `echo x >> s.sh`: what s.sh held before, when the session knows it (else unread)
+                before = self._content(target) if self.session is not None else None
+                self.files[key] = _Written(writers, None if before is None or data is None else before + "\n" + data)
             else:
                 self.files[key] = _Written(writers, data)
 
