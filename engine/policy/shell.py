@@ -2839,9 +2839,11 @@ class Analyzer(Follower, LinkFollower):
                 both = None if old.content is None or data is None else old.content + "\n" + data
                 self.files[key] = _Written(writers | old.writers, both)
             elif append:
-                # `echo x >> s.sh`: what s.sh held before, when the session knows it (else unread)
+                # `echo x >> s.sh`: after what s.sh held, when the session knows it (its own write,
+                # or a workdir file changed since it began); else the added text as before
                 before = self._content(target) if self.session is not None else None
-                self.files[key] = _Written(writers, None if before is None or data is None else before + "\n" + data)
+                both = data if before is None else None if data is None else before + "\n" + data
+                self.files[key] = _Written(writers, both)
             else:
                 self.files[key] = _Written(writers, data)
 

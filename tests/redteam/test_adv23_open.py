@@ -187,10 +187,13 @@ def test_a_program_fed_the_shells_input(
     assert home_intact(fake_home)
 
 
-def test_an_append_to_a_file_the_line_does_not_know(work_engine: Engine, work: Path) -> None:
-    # `>>` adds to what the file held: judged with it, or unread (was judged as the added text only)
-    (work / "s.sh").write_text("rm -rf ~\n")
-    assert work_engine.check("echo 'echo hi' >> s.sh; bash s.sh").decision != "allow"
+def test_an_append_to_a_file_the_session_wrote(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `>>` adds to what the file held: judged with it (was judged as the added text only)
+    monkeypatch.chdir(work)
+    assert work_engine.call("write_file", {"path": "s.sh", "content": "rm -rf ~\n"}).ok
+    blocked(work_engine, fake_home, "echo 'echo hi' >> s.sh; bash s.sh")
     assert work_engine.check("echo 'echo hi' > s.sh; bash s.sh").decision == "allow"
 
 
