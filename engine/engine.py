@@ -599,7 +599,7 @@ class Engine:
                     held = memory.process(prepared.session_id, args.get("process_id"))
                     if held is not None:
                         held.guarded = True
-                        args = {**args, "input": memory.to_judge(held, args["input"]) or ""}
+                        args = {**args, "input": memory.to_judge(held, args["input"], snap.policy.programs) or ""}
                         session.shell = held.shell  # its lines are read from where the shell is
                 verdict = self._evaluator(snap).verdict(tool, args, session)
             except KeyboardInterrupt:
@@ -632,7 +632,7 @@ class Engine:
         resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
         if resolution.allowed:
             if held is not None:
-                self.session_memory.judged(held, prepared.args["input"])
+                self.session_memory.judged(held, prepared.args["input"], snap.policy.programs)
             elif tool in _WRITERS:
                 # Remembered before it runs: a call judged meanwhile (another thread, a later
                 # batch group) already sees what this one is about to write.

@@ -201,7 +201,8 @@ def process(
         if data is None:
             raise ToolFailure(
                 f"{job.id}: the input was not sent: another write changed its line while it was judged, "
-                f"or a line is longer than {MAX_PENDING} characters; write it again"
+                f"a line is longer than {MAX_PENDING} characters, or a line starts a program that reads "
+                "the lines after it (`python3 -i`: send those in another write); write it again"
             )
         try:
             if data:

@@ -22,7 +22,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from engine.policy.arguments import COMMAND_ARGUMENTS, TYPED_ARGUMENTS
+from engine.policy.arguments import COMMAND_ARGUMENTS, SHELL_LANGUAGES, TYPED_ARGUMENTS, key_words, names_a_command
 from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -219,18 +219,47 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     if words & _VCS_NAMES and words & _VCS_RECORDING and not words & (_WRITE_VERBS | _VCS_RESTORING):
         reads_only = True  # `git_add {files: [policies/p.yaml]}` stages the file: it writes .git, not it
     engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
+    # A server or tool whose name says it runs commands (`mcp__shell__run`, `mcp__tmux__send_text`):
+    # a string argument read neither as a path nor as a command by its name is judged as a command
+    # too (fail closed: its name is the server's own choice). A tool of another kind (a note writer's
+    # `content: "rm -rf ~"`) has its text judged only under the command names (see names_a_command).
+    named = key_words(tool.removeprefix("mcp__"))
+    runner = not _RUNNER_WORDS.isdisjoint(named)
     found: list[tuple[str, dict[str, Any]]] = []
+    from engine.guard.processes import process_input  # noqa: PLC0415
+
+    typed = process_input(tool, dict(tool_input))
+    if typed is not None:
+        # `interact_with_process {pid, input}`: judged with what the process was sent before
+        # (engine.guard.processes); its text is not judged again as a fresh line below.
+        found.append(("terminal", {"command": typed[1], _FLOOR: True, _PROCESS: typed[0]}))
+    starting = not _START_WORDS.isdisjoint(named)
     for key, value in _leaves(tool_input, 0):
         lowered = key.lower()
-        if lowered in TYPED_ARGUMENTS and (isinstance(value, str) or _is_argv(value)):
-            found.append(("terminal", {"command": _command(value, tool), _FLOOR: True}))
-        elif lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
+        if typed is not None and value is tool_input.get(key) and isinstance(value, str) and value == typed[1]:
+            continue
+        if starting and names_a_command(key) and isinstance(value, str) and value is tool_input.get(key):
+            found.append(("terminal", {"command": value, _FLOOR: True, _STARTS: True}))
+            continue  # judged as it is, and starts the process's record (see _process_checks)
+        if lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS:
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str) and text:
                     for path in _file_uri_paths(text):
                         found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+            if len(found) > _MAX_MCP_CHECKS:
+                raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+            if not names_a_command(key):
+                continue
+        if names_a_command(key) or runner or (lowered in _MCP_ARGV_KEYS and _is_argv(value)):
+            found += [("terminal", {"command": line, _FLOOR: True}) for line in _command_lines(value)]
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    for members in _objects(tool_input, 0):
+        # `{"code": "rm -rf ~", "language": "bash"}`: a shell program
+        language = members.get("language", members.get("lang"))
+        code = members.get("code")
+        if isinstance(language, str) and language.lower() in SHELL_LANGUAGES and isinstance(code, str):
+            found.append(("terminal", {"command": code, _FLOOR: True}))
     for line in _fed_commands(tool_input, tool):
         found.append(("terminal", {"command": line, _FLOOR: True}))
     for argv in _split_commands(tool_input):
@@ -240,6 +269,34 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
     call.checks += found
+
+
+# Markers on a check: the pid of the process an input is typed into, a process's start command, the
+# shell state a process's input is judged with (see judge and engine.guard.processes).
+_PROCESS = "\0process"
+_STARTS = "\0starts"
+_SHELL = "\0shell"
+_MARKERS = (_FLOOR, _PROCESS, _STARTS, _SHELL)
+_START_WORDS = frozenset({"start", "spawn", "launch"})
+# A server's or tool's name word that says it runs what it is given (see _mcp).
+_RUNNER_WORDS = frozenset({
+    "run", "exec", "execute", "shell", "terminal", "command", "commands", "cmd", "process", "bash", "sh", "zsh",
+    "tmux", "iterm", "iterm2", "console", "repl", "pty", "tty", "ssh", "commander", "powershell", "script",
+})  # fmt: skip
+
+
+def _command_lines(value: Any) -> list[str]:
+    """The command lines an argument holding a command gives: a string as it is; a list of strings
+    as an argv (quoted, each word as given), as words joined by blanks (a server that joins them
+    for a shell: `~` expands), and as several commands (`commands: ["cd ~", "rm -rf .ssh"]`:
+    each, and all of them in order as one script)."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if not _is_argv(value):
+        return []
+    import shlex  # noqa: PLC0415
+
+    return list(dict.fromkeys((shlex.join(value), " ".join(value), "\n".join(value), *value)))
 
 
 def _file_uri_paths(text: str) -> list[str]:
@@ -542,24 +599,36 @@ def evaluator_for(project: CompiledProject, workdir: Path) -> Evaluator:
 
 def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = None) -> Decision:
     """Judge every check of ``call``; the strictest wins. Each check is written to the audit log."""
-    from engine.policy.audit import AuditLog, redact  # noqa: PLC0415
-
     if project.policy is None:
         raise GuardError("the project has no compiled policy")
     workdir = _workdir(project, call)
     evaluator = evaluator or evaluator_for(project, workdir)
+    if any(_PROCESS in args or _STARTS in args for _, args in call.checks):
+        from engine.guard.processes import Processes  # noqa: PLC0415
+
+        with Processes(project.config.state_dir).locked() as processes:
+            return _judge(project, call, evaluator, workdir, processes)
+    return _judge(project, call, evaluator, workdir, None)
+
+
+def _judge(project: CompiledProject, call: Call, evaluator: Evaluator, workdir: Path, processes: Any) -> Decision:
+    from engine.policy.audit import AuditLog, redact  # noqa: PLC0415
+
+    assert project.policy is not None
     audit = AuditLog(project.audit_path())
     decisions: list[Decision] = []
     settings = project.policy.settings
-    for tool, given in _case_spellings(workdir, _reached(project, _placed_patches(project, call.checks))):
+    checks, typed, starts = _process_checks(project, call, processes)
+    for tool, given in _case_spellings(workdir, _reached(project, _placed_patches(project, checks))):
         floor = given.get(_FLOOR) is True
-        args = {k: v for k, v in given.items() if k != _FLOOR} if floor else given
+        shell = given.get(_SHELL)
+        args = {k: v for k, v in given.items() if k not in _MARKERS} if floor or shell is not None else given
         guarded = project.policy.is_guarded(tool)
         if tool == _UNPLACED:  # fail closed: the files a patch writes are not known
             relaxed = settings.yolo or settings.mode == "off"
             decision = Decision("allow" if relaxed else "ask", f"hermes-engine asks: a patch applied in {args['why']}")
         elif guarded:
-            decision = _decide(project, evaluator, call, tool, args, workdir)
+            decision = _decide(project, evaluator, call, tool, args, workdir, shell)
         else:
             decision = Decision(DEFER, "")
         if tool == "read_file" and decision.decision in ("allow", DEFER):
@@ -589,12 +658,62 @@ def judge(project: CompiledProject, call: Call, evaluator: Evaluator | None = No
                     "deny", f"the audit log cannot be written ({exc}); {decision.reason}", decision.keys
                 )
         decisions.append(decision)
+    final = Decision(DEFER, "")
     for kind in ("deny", "ask", "allow"):
         chosen = [d for d in decisions if d.decision == kind]
         if chosen:
             reason = "; ".join(dict.fromkeys(d.reason for d in chosen if d.reason))
-            return Decision(kind, reason, tuple(k for d in chosen for k in d.keys))
-    return Decision(DEFER, "")
+            final = Decision(kind, reason, tuple(k for d in chosen for k in d.keys))
+            break
+    if processes is not None and final.decision != "deny":
+        # What the process was sent (refused: nothing); asked about: sent or not, nobody knows.
+        for pid, text, candidates in typed:
+            processes.sent(call.session_id, pid, text if final.decision != "ask" else None, candidates)
+        for record in starts:
+            processes.start(call.session_id, record)
+        processes.save()
+    return final
+
+
+def _process_checks(
+    project: CompiledProject, call: Call, processes: Any
+) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, str, list[Any]]], list[Any]]:
+    """``call.checks`` with each input typed into a process judged with what that process was sent
+    before (one check per record it may be: see engine.guard.processes), and the records of the
+    processes it starts."""
+    if processes is None:
+        return call.checks, [], []
+    from engine.guard.processes import started  # noqa: PLC0415
+    from engine.policy.session_memory import inline_text  # noqa: PLC0415
+
+    assert project.policy is not None
+    programs = project.policy.programs
+    checks: list[tuple[str, dict[str, Any]]] = []
+    typed: list[tuple[str, str, list[Any]]] = []
+    starts: list[Any] = []
+    for tool, args in call.checks:
+        if _STARTS in args:
+            starts.append(started(args["command"], programs))
+            checks.append((tool, {k: v for k, v in args.items() if k != _STARTS}))
+            continue
+        pid = args.get(_PROCESS)
+        if not isinstance(pid, str):
+            checks.append((tool, args))
+            continue
+        text = args["command"]
+        candidates = processes.candidates(call.session_id, pid)
+        typed.append((pid, text, candidates))
+        for record in candidates:
+            kind, shell = record.state(programs)
+            line = text if text.endswith("\n") else text + "\n"
+            if kind == "shell":
+                checks.append((tool, {"command": line, _FLOOR: True, _SHELL: shell}))
+            elif kind == "data":
+                checks.append((tool, {"command": text, _FLOOR: True}))  # a program reading data: as before
+            else:
+                spelled = inline_text(programs, kind, line)
+                checks.append((tool, {"command": spelled if spelled is not None else text, _FLOOR: True}))
+    return checks, typed, starts
 
 
 def _reached(project: CompiledProject, checks: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
@@ -679,11 +798,24 @@ def _values(project: CompiledProject, tool: str, args: Mapping[str, Any]) -> lis
 
 
 def _decide(
-    project: CompiledProject, evaluator: Evaluator, call: Call, tool: str, args: dict[str, Any], workdir: Path
+    project: CompiledProject,
+    evaluator: Evaluator,
+    call: Call,
+    tool: str,
+    args: dict[str, Any],
+    workdir: Path,
+    shell: Any = None,
 ) -> Decision:
     from engine.policy.model import ALLOW, DENY  # noqa: PLC0415
 
-    verdict = evaluator.verdict(tool, args)
+    session = None
+    if shell is not None:
+        # a process's input: read from where the earlier inputs left its shell
+        from engine.policy.session_memory import SessionMemory  # noqa: PLC0415
+
+        session = SessionMemory().view(call.session_id, str(workdir))
+        session.shell = shell
+    verdict = evaluator.verdict(tool, args, session)
     keys = tuple(m.key for m in verdict.matches)
     described = "; ".join(dict.fromkeys(m.description for m in verdict.matches))
     if verdict.decision == ALLOW:

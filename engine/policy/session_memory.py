@@ -37,11 +37,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.policy.commands import command_name
 from engine.policy.lexer import MAX_LENGTH
+from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
 
 MAX_SESSIONS = 1024
@@ -92,6 +93,17 @@ class ShellState:
     values: tuple[object, ...]  # _Values: unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at
     streams: tuple[object, ...]  # descriptors, sinks, sink, fetched
     lost: str | None = None  # why the state is not known: every later line needs approval
+    # What the shell's earlier lines write, copy or move (KEY, writers, text when the line spelled
+    # it, else None: unread) and the links they make (NAME, TARGET), keyed as the analyzer keys
+    # them. The shell may not have run those lines yet when a later one is judged (`sleep 1; echo
+    # 'rm -rf ~' > s.sh` then `source s.sh`): the disk is no witness, these are what the files hold.
+    made: tuple[tuple[str, frozenset[str], str | None], ...] = ()
+    linked: tuple[tuple[str, str], ...] = ()
+    # `exec python3 -i`: the language of the interpreter that replaced the shell (its later input
+    # is that language's program, judged as a background `python3 -i`'s is: see SessionMemory.take).
+    # "" when a program the line started reads the input in a way not judged here (`python3 -i`
+    # without exec: the shell reads again once it ends, nobody can tell when): the state is lost.
+    replaced: str | None = None
 
     def restore(self, analyzer: Any) -> None:
         """Put ``analyzer`` where the shell is (before it reads a line)."""
@@ -114,6 +126,22 @@ class ShellState:
         analyzer.sinks = dict(sinks)  # type: ignore[call-overload]
         analyzer.sink = sink
         analyzer.fetched = fetched
+        if self.made:
+            from engine.policy.shell import _Written  # noqa: PLC0415
+
+            session = analyzer.session
+            for key, writers, spelled in self.made:
+                text = spelled
+                if session is not None and spelled is not None:
+                    # written since through the file tools or another call: that text is judged too
+                    found = session.read(key)
+                    if found is False:
+                        text = None
+                    elif isinstance(found, str) and found != spelled:
+                        text = spelled + "\n" + found
+                analyzer.files[key] = _Written(writers, text)
+        if self.linked:
+            analyzer.links = {**analyzer.links, **dict(self.linked)}
 
     def check(self) -> None:
         """Raise (the line is past what can be read) when the state is lost."""
@@ -146,9 +174,21 @@ def shell_state_of(analyzer: Any, lost: str | None = None) -> ShellState:
         (analyzer.descriptors, dict(analyzer.sinks), analyzer.sink, analyzer.fetched),
         lost,
     )
-    if lost is None and _state_size(analyzer) > MAX_STATE:
-        return lost_state(f"more than {MAX_STATE} characters of functions, aliases and values")
-    return state
+    if lost is not None:
+        return state
+    size = _state_size(analyzer)
+    made = tuple((key, entry.writers, entry.content) for key, entry in analyzer.files.items())
+    linked = tuple(analyzer.links.items())
+    size += sum(len(key) + len(target) for key, target in linked)
+    size += sum(len(key) + sum(map(len, writers)) for key, writers, _ in made)
+    texts = sum(len(text) for _, _, text in made if text is not None)
+    if size + texts > MAX_STATE:
+        made = tuple((key, writers, None) for key, writers, _ in made)  # their texts first: unread
+    else:
+        size += texts
+    if size > MAX_STATE:
+        return lost_state(f"more than {MAX_STATE} characters of functions, aliases, values and files made")
+    return replace(state, made=made, linked=linked) if made or linked else state
 
 
 def lost_state(reason: str) -> ShellState:
@@ -195,6 +235,20 @@ def _merge_state(analyzer: Any, other: Any) -> str | None:
     if (vals.oldpwd, vals.oldpwd_at) != (their_vals.oldpwd, their_vals.oldpwd_at):
         vals.oldpwd = vals.oldpwd_at = None
     analyzer.fetched = analyzer.fetched or other.fetched
+    files = analyzer.files
+    for key, entry in other.files.items():
+        mine = files.get(key)
+        if mine is None:
+            files[key] = entry
+        elif mine.content != entry.content or mine.writers != entry.writers:
+            text = mine.content if mine.content == entry.content else None  # either reading's: unread
+            files[key] = type(entry)(mine.writers | entry.writers, text)
+    links = analyzer.links
+    for name, target in other.links.items():
+        if links.get(name, target) != target:
+            links[name] = UNKNOWN_TARGET  # one reading links it here, another there
+        else:
+            links[name] = target
     for field_name in ("aliases", "alias_scopes", "kept", "references", "hashed", "descriptors", "sinks", "sink"):
         if getattr(analyzer, field_name) != getattr(other, field_name):
             return f"readings of a line leave its {field_name} different"
@@ -223,6 +277,7 @@ class ProcessInput:
     shell: ShellState | None = None  # what the shell's earlier lines left (None: a fresh shell)
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
+    programs: ProgramTable = EMPTY  # the policy's Programs table its lines were judged with (see judged)
 
 
 class SessionFiles:
@@ -373,30 +428,34 @@ class SessionMemory:
             return None
         return self.session(session_id).processes.get(process_id)
 
-    def to_judge(self, state: ProcessInput, data: str) -> str | None:
+    def to_judge(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> str | None:
         """The command text a write of ``data`` runs (its complete lines; a shell's are judged
-        from ``state.shell``: see SessionView.shell), or None when it completes no line."""
+        from ``state.shell``: see SessionView.shell), or None when it completes no line. An
+        interpreter's lines are judged as its inline program, spelled as ``programs`` (the
+        policy's table) says the language's interpreter takes one."""
         lines, _ = _cut(state, state.pending + data)
         if not lines:
             return None
         if state.kind != "shell":
-            from engine.runtime.code import inline_command  # noqa: PLC0415
-
-            return inline_command(state.kind, lines)
+            return inline_text(programs or state.programs, state.kind, lines)
         return lines
 
-    def judged(self, state: ProcessInput, data: str) -> None:
-        """The gate judged a write of ``data`` and let it through: its lines may be sent."""
+    def judged(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> None:
+        """The gate judged a write of ``data`` (with ``programs``, the policy's table: what the
+        shell's state after it is read with) and let it through: its lines may be sent."""
         lines, _ = _cut(state, state.pending + data)
         if lines:
             with self._lock:
+                if programs is not None:
+                    state.programs = programs
                 state.judged.append(lines)
                 del state.judged[:-16]
 
-    def take(self, state: ProcessInput, data: str, programs: ProgramTable = EMPTY) -> str | None:
+    def take(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> str | None:
         """What to send for a write of ``data``: the complete lines the gate judged; the rest is
         held. None when the lines differ from what was judged (another write came between)."""
         with self._lock:
+            before = state.pending
             lines, rest = _cut(state, state.pending + data)
             if not lines:
                 if len(rest) > MAX_PENDING:
@@ -409,9 +468,19 @@ class SessionMemory:
                 state.judged.remove(lines)
             state.pending = rest
         if state.kind == "shell":
-            shell = _after(state.shell, lines, programs)
+            table = state.programs if programs is None else programs
+            shell = _after(state.shell, lines, table)
+            if shell.replaced is not None and not _switched_last(state.shell, lines, table):
+                # `python3 -i⏎print(1)⏎` in one write: the lines after the one that starts a program
+                # reading the shell's input are that program's, but were judged as the shell's.
+                with self._lock:
+                    state.pending = before
+                return None
             with self._lock:
-                state.shell = shell
+                if shell.replaced:
+                    state.kind, state.shell = shell.replaced, None
+                else:
+                    state.shell = shell
         return lines
 
 
@@ -637,18 +706,113 @@ def _tilde_word(path: str) -> str:
     return shlex.quote(path)
 
 
-def _after(shell: ShellState | None, lines: str, programs: ProgramTable) -> ShellState:
-    """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read)."""
+def _after(shell: ShellState | None, lines: str, programs: ProgramTable, readers: bool = True) -> ShellState:
+    """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read).
+    ``readers``: a program a line starts that reads the shell's input switches it (see _input_reader)."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
     if shell is not None and shell.lost is not None:
-        return shell  # lost for good: what the shell holds is past knowing
+        return replace(shell, replaced=None) if shell.replaced is not None else shell  # lost for good
     analyzer = Analyzer(programs)
     if shell is not None:
         shell.restore(analyzer)
     analyzer.ended = []
+    analyzer.piped = {} if readers else None
     try:
         analyzer.analyze(lines)
     except Exception as exc:
         return lost_state(f"a line it ran could not be read: {exc}"[:200])
+    reader = _input_reader(analyzer, programs) if readers else None
+    if reader is not None:
+        language, replaced = reader
+        if replaced and language is not None and inline_text(programs, language, "") is not None:
+            return ShellState((), None, None, (), (), (), None, replaced=language)
+        what = f"a {language} program" if language else "a program"
+        return replace(lost_state(f"{what} it started reads what is written to the shell (its input)"), replaced="")
     return shell_state_of(analyzer)
+
+
+def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable) -> bool:
+    """Whether the line that starts a program reading the shell's input is the last of ``lines``
+    (none after it was judged as the shell's). Read again line by line: only when one does."""
+    end = lines.find("\n")
+    while 0 <= end < len(lines) - 1:
+        head = lines[: end + 1]
+        if not _incomplete(head):
+            after = _after(shell, head, programs)
+            if after.replaced is not None:
+                return False
+        end = lines.find("\n", end + 1)
+    return True
+
+
+_INPUTS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
+
+
+def _input_reader(analyzer: Any, programs: ProgramTable) -> tuple[str | None, bool] | None:
+    """What a line a background shell runs leaves reading the shell's own input: a command
+    whose input is neither a pipe nor redirected and that the Programs table says reads its input
+    as a program (a `stdin: true` run that applies to its words: `python3 -i`, `node`, `bash`,
+    `ssh HOST`, `sqlite3 db`, `gdb` ...), or a command known only at run time. Returns (its
+    language, or None when it is not an inline language or not known; whether `exec` replaced the
+    shell with it), or None: the shell reads its next line itself."""
+    from engine.policy.follow import _STDIN_FILES  # noqa: PLC0415
+
+    piped = analyzer.piped or {}
+    for command in analyzer.commands:
+        # (a stage a pipe feeds is a reader too: `cat | python3` hands python the shell's input;
+        # only literal data piped in, `echo 'print(1)' | python3`, is its input instead)
+        if id(command) in piped or command.stdin or any(op in _INPUTS for op, _ in command.redirects):
+            continue
+        if "function" in command.via or ">()" in command.via:
+            continue  # a definition's body, read where it stands (a call reads it again); `>(CMD)` reads a pipe
+        replaced = bool(command.via) and command.via[0] == "exec" and command.depth == 0
+        if not command.name:
+            return None, replaced  # a program known only at run time: any of them
+        run = stdin_run(command)
+        if run is not None:
+            return (run.language if run.kind == "code" else None), replaced
+        program = command.program
+        if program is not None and program.active and not _STDIN_FILES.isdisjoint(command.argv[1:]):
+            return None, replaced  # `python3 -`, `sh /dev/stdin`, `source /dev/fd/0`: its input is its program
+    return None
+
+
+def stdin_run(command: Any) -> Any:
+    """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
+    program, a shell's commands, ex or SQL commands), or None."""
+    from engine.policy.argv import parse_argv  # noqa: PLC0415
+    from engine.policy.follow import subcommand_levels  # noqa: PLC0415
+
+    program = command.program
+    if program is None or not program.active:
+        return None
+    argv = list(command.argv)
+    parsed = command.reading if command.reading is not None else parse_argv(program.grammar, argv)
+    if parsed.refused:
+        return None
+    for level, reading in subcommand_levels(program, parsed, argv):
+        present = frozenset(name for name, _, _ in reading.options)
+        count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
+        for run in level.runs:
+            if run.source == "stdin" and run.applies(present, count):
+                return run
+    return None
+
+
+def inline_text(programs: ProgramTable, language: str, lines: str) -> str | None:
+    """The command line that runs ``lines`` as a ``language`` program, spelled as the Programs
+    table says that language's interpreter takes one: its inline option (`python -c`, `node -e`,
+    `php -r`), else its input (`tclsh <<< …`). None when no program of the table reads it."""
+    inline: str | None = None
+    for name, program in sorted(programs.by_name.items()):
+        for run in program.runs:
+            if run.kind != "code" or run.language != language:
+                continue
+            if run.source == "option":
+                letter = min(run.names, key=lambda n: (len(n), n))
+                flag = f"-{letter}" if len(letter) == 1 else f"--{letter}"
+                return f"{name} {flag} {shlex.quote(lines)}"
+            if run.source == "stdin" and inline is None:
+                inline = f"{name} <<< {shlex.quote(lines)}"
+    return inline

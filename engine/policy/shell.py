@@ -592,6 +592,9 @@ class Analyzer(Follower, LinkFollower):
     # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
     resumed: ShellState | None = None
     ended: list[Analyzer] | None = None
+    # When a dict (session_memory._after): the commands whose input is `>(…)`'s pipe, by id (kept
+    # alive), so what a background shell's line starts reading the shell's own input can be told apart.
+    piped: dict[int, Command] | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -743,6 +746,7 @@ class Analyzer(Follower, LinkFollower):
                 other.script, other.options, other.taken = script, [], []
                 other.breaking = leaving
                 other.line = self.line
+                other.piped = self.piped
                 try:
                     other._analyze(text, 0, ())
                 finally:
@@ -1070,6 +1074,14 @@ class Analyzer(Follower, LinkFollower):
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
         return out
 
+    def _substitution(self, script: str, depth: int, via: tuple[str, ...]) -> None:
+        """Read a substitution's commands (`$(cmd)`, `<(cmd)`, `>(cmd)`). Those of `>(cmd)` read a
+        pipe, not the shell's input (see ``piped``)."""
+        start = len(self.commands)
+        self.analyze(script, depth=depth + 1, via=(*via, "$()"))
+        if self.piped is not None and script in self.sinks.values():
+            self.piped.update((id(c), c) for c in self.commands[start:])
+
     def _process_substitution(self, direction: str, script: str) -> _Word:
         """`<(cmd)` is a file, /dev/fd/N, holding what cmd prints: a program that runs or reads it
         (`bash <(echo ...)`, `awk -f <(...)`, `curl -T <(env)`) runs or reads that."""
@@ -1229,7 +1241,7 @@ class Analyzer(Follower, LinkFollower):
                 names = set(fed_by)
                 for word in resolved:
                     for sub in word.subs:
-                        self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                        self._substitution(sub, depth, via)
                         names.update(self._names_in(sub))
                 extra_fed = frozenset(names)
         redirects: list[tuple[str, str]] = []
@@ -1255,7 +1267,7 @@ class Analyzer(Follower, LinkFollower):
                     else:  # a file the line wrote (`<(echo ~)` is one)
                         literal = self._content(resolved_target.texts[0]) if known and op == "<" else None
                 for sub in resolved_target.subs:
-                    self.analyze(sub, depth=depth + 1, via=(*via, "$()"))
+                    self._substitution(sub, depth, via)
                     if op == "<":
                         # `bash < <(curl ...)`: its input is what the substitution prints.
                         fed_names.update(self._names_in(sub))
@@ -1530,6 +1542,13 @@ class Analyzer(Follower, LinkFollower):
                 written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
+                if (
+                    written is None
+                    and name
+                    and "/" not in argv[0]
+                    and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
+                ):
+                    written = self._on_path(argv[0], local)
                 if written is not None:
                     # `./fetched.sh`: a file written on this line, run by its interpreter.
                     runner = Command(
@@ -2810,6 +2829,25 @@ class Analyzer(Follower, LinkFollower):
             return None
         return _Written(frozenset(), found if isinstance(found, str) else None)
 
+    def _on_path(self, name: str, local: dict[str, str]) -> _Written | None:
+        """`PATH=.:$PATH ls`: the file a PATH the line or its shell set finds for ``name`` may be
+        one written before (`cp /bin/rm ./ls`), on the line, by the shell's earlier lines or in the
+        session. A PATH known only at run time may find any written file of that name (unread)."""
+        value = local.get("PATH", self.env.get("PATH"))
+        if value is None:
+            found = [entry for key, entry in self.files.items() if posixpath.basename(key) == name]
+            if self.session is not None and name in self.session.files.names:
+                found.append(_Written(frozenset(), None))
+            return _Written(frozenset().union(*(e.writers for e in found)), None) if found else None
+        for folder in value.split(":"):
+            word = posixpath.join(folder or ".", name)
+            entry = self.files.get(self._file_key(word))
+            if entry is None and self.session is not None:
+                entry = self._session_file(word)
+            if entry is not None:
+                return entry
+        return None
+
     def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
         """Writers of the files this command reads: for a script runner, only its script."""
         program = self.programs.get(name)
@@ -2846,6 +2884,12 @@ class Analyzer(Follower, LinkFollower):
             if append and old is not None:
                 both = None if old.content is None or data is None else old.content + "\n" + data
                 self.files[key] = _Written(writers | old.writers, both)
+            elif append:
+                # `echo x >> s.sh`: after what s.sh held, when the session knows it (its own write,
+                # or a workdir file changed since it began); else the added text as before
+                before = self._content(target) if self.session is not None else None
+                both = data if before is None else None if data is None else before + "\n" + data
+                self.files[key] = _Written(writers, both)
             else:
                 self.files[key] = _Written(writers, data)
 
