@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +311,122 @@ NEAR_MISSES = [
 def test_near_miss_stays_allowed(work_engine: Engine, here: Path, payload: str) -> None:
     # No file of the session holds anything: a fix must not ask for these.
     assert work_engine.check(payload).decision == "allow", payload
+
+
+# -- family 9: engine files rewritten by writers the table does not know ----------------------
+POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
+# The caller's material in its work tree (what a few allowed terminal calls or write_file make):
+# a policy that turns approvals off, packed, encoded, dumped and diffed.
+MATERIAL = r"""
+mkdir -p k/policies && printf 'mode: off\n' > k/policies/deny.yaml && printf 'mode: off\n' > x.txt
+tar cf x.tar -C k policies
+(cd k && zip -qr ../x.zip policies)
+openssl base64 -in k/policies/deny.yaml -out x.b64
+xxd k/policies/deny.yaml > x.hex
+busybox uuencode k/policies/deny.yaml x > x.uu
+(cd k && find policies | busybox cpio -o -H newc > ../x.cpio 2>/dev/null)
+diff -u policies/deny.yaml k/policies/deny.yaml | sed '1,2c--- policies/deny.yaml\n+++ policies/deny.yaml' > p
+rm -rf k
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    """One small project (a policy, the caller's material) and its engine, shared by the module's
+    engine-file tests (each restores the project first). HOME, state and config are temporary."""
+    missing = [p for p in ("tar", "zip", "openssl", "xxd", "busybox", "diff") if shutil.which(p) is None]
+    if missing:
+        pytest.skip(f"not installed: {missing}")
+    tmp = tmp_path_factory.mktemp("engine-files")
+    with pytest.MonkeyPatch.context() as mp:
+        (tmp / "home").mkdir()
+        mp.setenv("HOME", str(tmp / "home"))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        root = tmp / "project"
+        (root / "policies").mkdir(parents=True)
+        (root / "policies" / "deny.yaml").write_text(POLICY)
+        (root / "hermes-engine.yaml").write_text("workdir: .\n")
+        subprocess.run(["/bin/bash", "-c", MATERIAL], cwd=root, check=False, capture_output=True, timeout=60)
+        with Engine.load(root) as engine:
+            yield root, engine
+
+
+@pytest.fixture
+def project(loaded: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine]:
+    root, engine = loaded
+    for extra in (root / "policies").iterdir():
+        if extra.name != "deny.yaml":
+            extra.unlink()
+    (root / "policies" / "deny.yaml").write_text(POLICY)
+    (root / "x.txt").write_text("mode: off\n")
+    monkeypatch.setenv("HOME", str(root.parent / "home"))
+    monkeypatch.chdir(root)
+    return root, engine
+
+
+ENGINE_FILE_REASON = (
+    "engine_files writes (policies/self.yaml + the write targets in policies/executors.yaml / data.yaml): "
+    "these writers put caller text into policies/deny.yaml and the line is allowed, though SECURITY.md 1 makes "
+    "every terminal write to an engine file a hardline deny: an output operand or option no entry names "
+    "(uniq's 2nd operand, `xxd -r IN OUT`, `openssl ... -out`, `busybox uudecode -o`, `gpg -o`, sqlite3's "
+    "`.output`/`.once`, split/csplit prefixes with a .yaml suffix), a file named inside the input (ed's "
+    "`e FILE`/`w FILE`, `patch -p0 < diff`), or an archive's members extracted onto the project's top (tar "
+    "x, unzip, cpio -i, python -m zipfile/tarfile -e) — SECURITY.md says a tree copied onto the top asks. "
+    "Each writer needs its output named as a write target (and unknown members/diff targets: ask)"
+)
+ENGINE_FILE_PAYLOADS = {
+    "uniq IN OUT": "uniq x.txt policies/deny.yaml",
+    "xxd -r IN OUT": "xxd -r x.hex policies/deny.yaml",
+    "openssl base64 -out": "openssl base64 -d -in x.b64 -out policies/deny.yaml",
+    "openssl enc -out": "openssl enc -d -base64 -in x.b64 -out policies/deny.yaml",
+    "busybox uudecode -o": "busybox uudecode -o policies/deny.yaml x.uu",
+    "gpg -o": "gpg --yes -o policies/deny.yaml --dearmor x.txt",
+    "sqlite3 .output": "sqlite3 :memory: '.output policies/deny.yaml' \"select 'mode: off'\"",
+    "sqlite3 .once": "sqlite3 :memory: '.once policies/deny.yaml' \"select 'mode: off'\"",
+    "split suffix": "split --additional-suffix=.yaml x.txt policies/p",
+    "csplit suffix": "csplit -s -f policies/c -b '%d.yaml' x.txt 1",
+    "ed e FILE": "printf 'e policies/deny.yaml\\n,d\\nw\\n' | ed -s",
+    "ed w FILE": "printf 'w policies/deny.yaml\\n' | ed -s x.txt",
+    "start-stop-daemon cp": "start-stop-daemon -S -n adv24 -d . -a /bin/cp -- x.txt policies/deny.yaml",
+    "patch -p0 < diff": "patch -p0 < p",
+    "busybox patch -p0": "busybox patch -p0 < p",
+    "tar x on the top": "tar xf x.tar",
+    "busybox tar x": "busybox tar xf x.tar",
+    "unzip -o": "unzip -o x.zip",
+    "busybox unzip -o": "busybox unzip -o x.zip",
+    "busybox cpio -i": "busybox cpio -idu < x.cpio",
+    "python -m zipfile -e": "python3 -m zipfile -e x.zip .",
+    "python -m tarfile -e": "python3 -m tarfile -e x.tar .",
+}
+
+
+@pytest.mark.parametrize("name", list(ENGINE_FILE_PAYLOADS))
+@pytest.mark.xfail(strict=True, reason=ENGINE_FILE_REASON)
+def test_an_engine_file_rewritten_by_an_unknown_writer(project: tuple[Path, Engine], name: str) -> None:
+    root, engine = project
+    payload = ENGINE_FILE_PAYLOADS[name]
+    program = payload.split()[0] if not payload.startswith("printf") else "ed"
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    assert Path.cwd() == root and Path(os.environ["HOME"]).parent == root.parent
+    engine.call("terminal", {"command": payload})
+    assert (root / "policies" / "deny.yaml").read_text() == POLICY, "the policy was rewritten"
+    assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"], "a manifest was added"
+
+
+ENGINE_FILE_NEAR_MISSES = [
+    "uniq x.txt",
+    "uniq x.txt out.txt",
+    "xxd x.txt",
+    "openssl base64 -in x.txt -out x.b64",
+    "tar tf x.tar",
+    "unzip -l x.zip",
+    "split -b 1k x.txt parts/p",
+    "sqlite3 :memory: 'select 1'",
+]
+
+
+@pytest.mark.parametrize("payload", ENGINE_FILE_NEAR_MISSES)
+def test_near_miss_an_ordinary_writer_stays_allowed(project: tuple[Path, Engine], payload: str) -> None:
+    assert project[1].check(payload).decision == "allow", payload
