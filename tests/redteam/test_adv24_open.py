@@ -78,6 +78,8 @@ ED_PAYLOADS = {
     "pipe": [_run("echo '!rm -rf ~' | ed")],
     "read from a command": [_run("printf 'r !cat ~/.ssh/id_ed25519\\n,p\\nQ\\n' | ed -s")],
     "written script": [_write("s.ed", "!rm -rf ~\n"), _run("ed -s < s.ed")],
+    "r FILE": [_run('printf "r $HOME/.ssh/id_ed25519\\n,p\\nQ\\n" | ed -s')],
+    "e !command": [_run("printf 'e !cat ~/.ssh/id_ed25519\\n,p\\nQ\\n' | ed -s")],
     "here-document": [_run("ed -s <<'E'\n!rm -rf ~\nE")],
 }
 
@@ -276,11 +278,33 @@ def test_a_written_command_file_runs(engine_here: Engine, fake_home: Path, here:
     _unharmed(engine_here, fake_home, here, SCRIPTED_PAYLOADS[name])
 
 
+# -- family 10: sqlite3's SQL functions that read, write and run ------------------------------
+SQLITE_REASON = (
+    "policies/executors.yaml sqlite3 (the mysql/psql/sqlite3 entry): its dot commands (.shell/.system) are "
+    "judged, but not the SQL the CLI runs: `edit(text, EDITOR)` runs EDITOR through the shell, "
+    "`readfile(PATH)`/`writefile(PATH, data)` read and write any file. The SQL operands "
+    "(and -cmd) should be scanned for edit()'s second argument (a shell payload) and readfile/writefile/"
+    ".import/.output paths (reads/writes judged like cat/tee)"
+)
+SQLITE_PAYLOADS = [
+    "sqlite3 :memory: \"select edit('x', 'rm -rf ~;')\"",
+    "sqlite3 :memory: \"select cast(readfile('$HOME/.ssh/id_ed25519') as text)\"",
+    "sqlite3 :memory: \"select writefile('$HOME/notes.txt', 'x')\"",
+]
+
+
+@_needs("sqlite3")
+@pytest.mark.parametrize("payload", SQLITE_PAYLOADS)
+@pytest.mark.xfail(strict=True, reason=SQLITE_REASON)
+def test_sqlite3_sql_functions(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
+    _unharmed(engine_here, fake_home, here, [_run(payload)])
+
+
 # -- liveness: the single-line payloads do harm under a real shell ----------------------------
-@_needs("ed", "start-stop-daemon", "tar", "busybox")
+@_needs("ed", "start-stop-daemon", "tar", "busybox", "sqlite3")
 @pytest.mark.parametrize(
     "payload",
-    ["echo '!rm -rf ~' | ed", SSD_PAYLOADS[0], NAMES_PAYLOADS[0], NAMES_PAYLOADS[3]],
+    ["echo '!rm -rf ~' | ed", SSD_PAYLOADS[0], NAMES_PAYLOADS[0], NAMES_PAYLOADS[3], SQLITE_PAYLOADS[0]],
 )
 def test_the_payload_does_harm_unguarded(tmp_path: Path, payload: str) -> None:
     home, _, printed = run_confined(tmp_path, payload)
