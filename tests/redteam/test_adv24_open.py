@@ -300,6 +300,62 @@ def test_sqlite3_sql_functions(engine_here: Engine, fake_home: Path, here: Path,
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
 
+# -- family 11: programs that run the rest of their line (wrappers the table does not list) ----
+LOADER = "/lib64/ld-linux-x86-64.so.2"
+WRAPPER_REASON = (
+    "policies/executors.yaml: the dynamic loader run as a program (`ld-linux-x86-64.so.2 PROG ARGS`, `ld.so`) "
+    "and gdb with `--args PROG ARGS` plus `-ex run` (the gdb entry reads -ex/-x payloads, not the debuggee) "
+    "execute the command that follows, but have no `rest: true, as: argv` run, so `rm -rf ~` after them is a "
+    "plain operand. Needs a wrapper entry for ld*.so* paths (matched by basename ld-linux*.so*/ld.so) and "
+    "gdb's --args (and lldb's `--`)"
+)
+WRAPPER_PAYLOADS = [
+    f"{LOADER} /bin/rm -rf ~",
+    f"{LOADER} /bin/sh -c 'rm -rf ~'",
+    "gdb -batch -ex run --args rm -rf ~",
+    "gdb -batch -ex run --args /bin/sh -c 'cat ~/.ssh/id_ed25519'",
+]
+
+
+@pytest.mark.skipif(not Path(LOADER).exists() or shutil.which("gdb") is None, reason="no x86-64 loader or gdb")
+@pytest.mark.parametrize("payload", WRAPPER_PAYLOADS)
+@pytest.mark.xfail(strict=True, reason=WRAPPER_REASON)
+def test_a_wrapper_runs_the_rest_of_its_line(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
+    _unharmed(engine_here, fake_home, here, [_run(payload)])
+
+
+# Wrappers not installed on the test machine: only the verdict is asserted (strict xfail each).
+UNLISTED_WRAPPERS = [
+    "ld.so /bin/rm -rf ~",
+    "lldb -b -o run -- rm -rf ~",
+    "tini -- rm -rf ~",
+    "dumb-init rm -rf ~",
+    "daemonize /bin/rm -rf ~",
+    "ccache rm -rf ~",
+    "cpulimit -l 5 -- rm -rf ~",
+    "mispipe 'rm -rf ~' cat",
+    "pee 'rm -rf ~'",
+    "ifne rm -rf ~",
+    "lckdo l rm -rf ~",
+    "dtach -n s rm -rf ~",
+    "runcon x rm -rf ~",
+    "fakechroot rm -rf ~",
+    "nq rm -rf ~",
+    "pueue add -- rm -rf ~",
+]
+
+
+@pytest.mark.parametrize("payload", UNLISTED_WRAPPERS)
+@pytest.mark.xfail(
+    strict=True,
+    reason="policies/executors.yaml lists no entry for these wrappers (moreutils' pee/ifne/mispipe/lckdo, "
+    "init shims tini/dumb-init, daemonize, ccache, cpulimit, dtach, runcon, fakechroot, nq, pueue, lldb --): "
+    "the command they run is an operand, so `rm -rf ~` is allowed",
+)
+def test_an_unlisted_wrapper_is_judged(work_engine: Engine, payload: str) -> None:
+    assert work_engine.check(payload).decision != "allow"
+
+
 # -- liveness: the single-line payloads do harm under a real shell ----------------------------
 @_needs("ed", "start-stop-daemon", "tar", "busybox", "sqlite3")
 @pytest.mark.parametrize(
