@@ -153,7 +153,8 @@ NPM_REASON = (
     "`npm install`/`ci`/`pack`/`rebuild`/`link`/`version`/`publish` run the root package's lifecycle scripts "
     "(preinstall, install, postinstall, prepare, prepack, preversion ...) too, and `--prefix DIR`/`-C DIR`/"
     "`--workspace` read DIR/package.json, not the working directory's. Needs the lifecycle scripts each "
-    "subcommand runs, and the package.json under --prefix (pnpm install/pnpm <script>/bun run/node --run alike)"
+    "subcommand runs, and the package.json under --prefix (pnpm install/pnpm <script>/bun run/node --run alike); "
+    "`--script-shell=FILE` (the option spelling of npm_config_script_shell, which asks) runs FILE for every script"
 )
 NPM_PAYLOADS = {
     "npm install": [_write("package.json", PACKAGE), _run("npm install --no-audit --no-fund --offline")],
@@ -162,6 +163,11 @@ NPM_PAYLOADS = {
     "npm pack": [_write("package.json", PACKAGE), _run("npm pack --dry-run")],
     "npm --prefix": [_write("sub/package.json", PACKAGE), _run("npm --prefix sub run build")],
     "npm run --prefix=": [_write("sub/package.json", PACKAGE), _run("npm run build --prefix=sub")],
+    "npm --script-shell": [
+        _write("package.json", json.dumps({"name": "x", "scripts": {"build": "echo hi"}})),
+        _write("x.sh", RM_HOME),
+        _run("chmod +x x.sh && npm --script-shell=./x.sh run build"),
+    ],
 }
 
 
@@ -201,7 +207,8 @@ PY = sys.executable
 LOADED_REASON = (
     "engine/policy/session_memory + the executors' `file` runs: a file the session wrote is judged when a line "
     "names it as a script (`python3 x.py`, `node x.js`), not when the interpreter loads it by module name "
-    "(`python -m mod`, `import mod`, `node -r ./mod.js`, `require('./mod.js')`), by convention (pytest's "
+    "(`python -m mod`, `import mod`, `node -r ./mod.js`, `require('./mod.js')`, `perl -I. -Mx`), "
+    "by convention (pytest's "
     "conftest.py, pip's setup.py build backend) or from PYTHONPATH (sitecustomize.py). A written *.py/*.js "
     "in the tree should be judged when such a loader runs there (or the loader should ask once the session "
     "wrote code it may import)"
@@ -216,11 +223,13 @@ LOADED_PAYLOADS = {
         _run(f"{PY} -m pip wheel -q --no-build-isolation --no-deps --no-index -w dist ."),
     ],
     "node -r": [_write("mod.js", JS_RM_HOME), _run("node -r ./mod.js -e 1")],
+    "perl -I. -Mx": [_write("x.pm", 'package x; system("rm -rf ~"); 1;\n'), _run("perl -I. -Mx -e 1")],
+    "PERL5LIB=. perl -Mx": [_write("x.pm", 'package x; system("rm -rf ~"); 1;\n'), _run("PERL5LIB=. perl -Mx -e 1")],
     "node -e require": [_write("mod.js", JS_RM_HOME), _run("node -e 'require(\"./mod.js\")'")],
 }
 
 
-@_needs("python3", "node")
+@_needs("python3", "node", "perl")
 @pytest.mark.parametrize("name", list(LOADED_PAYLOADS))
 @pytest.mark.xfail(strict=True, reason=LOADED_REASON)
 def test_a_written_module_loaded_by_name(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
@@ -354,6 +363,23 @@ UNLISTED_WRAPPERS = [
 )
 def test_an_unlisted_wrapper_is_judged(work_engine: Engine, payload: str) -> None:
     assert work_engine.check(payload).decision != "allow"
+
+
+# -- family 12: interpreter variables that hold code -----------------------------------------
+PERL5DB_REASON = (
+    "policies/executors.yaml `**` env runs: PERL5OPT/RUBYOPT/NODE_OPTIONS/PYTHONSTARTUP are judged, but "
+    "PERL5DB (the code `perl -d` runs in place of `require 'perl5db.pl'`) is not: it is perl text, and "
+    "should be an `env: [PERL5DB], as: perl` run (when -d is given, or always)"
+)
+
+
+@_needs("perl")
+@pytest.mark.parametrize(
+    "payload", ["PERL5DB='system(\"rm -rf ~\")' perl -d -e 1", "PERL5DB='BEGIN { system q(rm -rf ~) }' perl -d -e 1"]
+)
+@pytest.mark.xfail(strict=True, reason=PERL5DB_REASON)
+def test_perl5db_code_runs(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
+    _unharmed(engine_here, fake_home, here, [_run(payload)])
 
 
 # -- liveness: the single-line payloads do harm under a real shell ----------------------------
