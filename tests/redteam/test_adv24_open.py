@@ -361,8 +361,9 @@ UNLISTED_WRAPPERS = [
     "init shims tini/dumb-init, daemonize, ccache, cpulimit, dtach, runcon, fakechroot, nq, pueue, lldb --): "
     "the command they run is an operand, so `rm -rf ~` is allowed",
 )
-def test_an_unlisted_wrapper_is_judged(work_engine: Engine, payload: str) -> None:
-    assert work_engine.check(payload).decision != "allow"
+def test_an_unlisted_wrapper_is_judged(engine: Engine, payload: str) -> None:
+    # Only the verdict (the shared engine of tests/redteam/conftest.py; nothing runs).
+    assert engine.check(payload).decision != "allow"
 
 
 # -- family 12: interpreter variables that hold code -----------------------------------------
