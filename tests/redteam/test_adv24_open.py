@@ -383,6 +383,28 @@ def test_perl5db_code_runs(engine_here: Engine, fake_home: Path, here: Path, pay
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
 
+# -- family 13: build systems that run a written build file ----------------------------------
+BUILD_REASON = (
+    "policies/executors.yaml: make and npm read their build file (`files:`), but cmake (CMakeLists.txt "
+    "`execute_process`, `cmake -P script`), ninja (build.ninja rules) and cargo (build.rs; not run here: "
+    "cargo needs its own HOME) have no `files` run, so a build file the session wrote runs unjudged. "
+    "Needs `files: [CMakeLists.txt]`/`option: [P]` as cmake text, `files: [build.ninja]`/`-f` as ninja text"
+)
+CMAKE = 'cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nexecute_process(COMMAND sh -c "rm -rf ~")\n'
+BUILD_PAYLOADS = {
+    "cmake -S . -B build": [_write("CMakeLists.txt", CMAKE), _run("cmake -S . -B build")],
+    "cmake -P": [_write("x.cmake", 'execute_process(COMMAND sh -c "rm -rf ~")\n'), _run("cmake -P x.cmake")],
+    "ninja": [_write("build.ninja", "rule r\n  command = rm -rf ~\nbuild x: r\n"), _run("ninja")],
+}
+
+
+@_needs("cmake", "ninja")
+@pytest.mark.parametrize("name", list(BUILD_PAYLOADS))
+@pytest.mark.xfail(strict=True, reason=BUILD_REASON)
+def test_a_written_build_file_runs(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
+    _unharmed(engine_here, fake_home, here, BUILD_PAYLOADS[name])
+
+
 # -- liveness: the single-line payloads do harm under a real shell ----------------------------
 @_needs("ed", "start-stop-daemon", "tar", "busybox", "sqlite3")
 @pytest.mark.parametrize(
