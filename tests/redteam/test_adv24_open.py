@@ -250,6 +250,8 @@ PIPED_PAYLOADS = [
     "sed '' x.sh | sh",
     "sort x.sh | sh",
     "cat x.sh | busybox sh",
+    "grep . x.sh | sh",
+    "awk 1 x.sh | sh",
     "find . -name x.sh -exec sh {} \\;",
     "ls x.sh | xargs sh",
 ]
@@ -258,6 +260,21 @@ PIPED_PAYLOADS = [
 @pytest.mark.parametrize("payload", PIPED_PAYLOADS)
 @pytest.mark.xfail(strict=True, reason=PIPED_REASON)
 def test_a_written_script_piped_into_a_shell(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
+    _unharmed(engine_here, fake_home, here, [_write("x.sh", RM_HOME), _run(payload)])
+
+
+GLOBBED_REASON = (
+    "engine/policy session files: `sh x.sh` is judged by the written x.sh, but a glob naming it "
+    "(`sh x.s?`, `sh [x].sh`, `sh x*`) or a listing (`sh $(ls *.sh)`) is not expanded against the files the "
+    "session wrote before the script operand is looked up; the glob should be matched in the line's directory "
+    "(as the path rules do for protected names) and each match judged as the script"
+)
+GLOBBED_PAYLOADS = ["sh x.s?", "sh [x].sh", "sh x*", "sh $(ls *.sh)"]
+
+
+@pytest.mark.parametrize("payload", GLOBBED_PAYLOADS)
+@pytest.mark.xfail(strict=True, reason=GLOBBED_REASON)
+def test_a_written_script_named_by_a_glob(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_write("x.sh", RM_HOME), _run(payload)])
 
 
