@@ -548,7 +548,6 @@ ENGINE_FILE_PAYLOADS = {
 
 
 @pytest.mark.parametrize("name", list(ENGINE_FILE_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=ENGINE_FILE_REASON)
 def test_an_engine_file_rewritten_by_an_unknown_writer(project: tuple[Path, Engine], name: str) -> None:
     root, engine = project
     payload = ENGINE_FILE_PAYLOADS[name]
