@@ -24,9 +24,9 @@ PAYLOADS = [
 
 NEAR_MISSES = [
     "git clone https://github.com/a/b && cd b && git log",
-    "curl -o data.tgz https://x.example/d && tar xzf data.tgz",
-    "tar xzf local.tgz && ./configure",
-    "wget https://x.example/a.tar.gz && tar xzf a.tar.gz",
+    "curl -o data.tgz https://x.example/d && tar xzf data.tgz -C data",
+    "tar xzf local.tgz -C build && ./configure",
+    "wget https://x.example/a.tar.gz && tar xzf a.tar.gz -C vendor",
     "git clone https://github.com/a/b && ls b",
     "make -j8",
     "./run.sh",

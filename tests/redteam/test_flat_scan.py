@@ -248,7 +248,8 @@ def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: 
 def test_an_archive_extracted_in_home_is_not_allowed(engine: Engine, command: str) -> None:
     """Found by adv4: the members (.bashrc, .ssh/authorized_keys) land where the line never names them."""
     assert judge(engine, command).decision == "ask"
-    assert judge(engine, command.split("&& ", 1)[-1]).decision == "allow"  # in the work tree
+    # in a folder of the work tree (onto the project's top it asks too: engine_files_overwrite_unknown)
+    assert judge(engine, "cd build && " + command.split("&& ", 1)[-1]).decision == "allow"
 
 
 # -- a `cd` in a long line: the runs after it judged where it leads ------------------------------

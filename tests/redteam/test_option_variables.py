@@ -101,11 +101,11 @@ ASK = [
 ]
 
 NEAR_MISSES = [
-    "TAR_OPTIONS='--wildcards -v' tar xf a.tar",
-    "TAR_OPTIONS=--no-same-owner tar xf a.tar",
+    "TAR_OPTIONS='--wildcards -v' tar xf a.tar -C build",
+    "TAR_OPTIONS=--no-same-owner tar xf a.tar -C build",
     "export TAR_OPTIONS='--to-command=cat'; tar xf a.tar",
-    'for f in *.tar; do tar xf "$f"; done',
-    'read x; tar xf "$x"',
+    'for f in *.tar; do tar xf "$f" -C build; done',
+    'read x; tar xf "$x" -C build',
     'read -r name; echo "$name"',
     "MAKEFLAGS=-j4 make",
     "MAKEFLAGS='-j4 --no-print-directory' make",

@@ -241,18 +241,18 @@ MISSED_NEAR_MISSES = [
     "7z x a.7z -ovendor",
     "python3 -m tarfile -e a.tar vendor",
     "dpkg-deb -x a.deb ./root",
-    "patch -p1 -i fix.patch",
+    "patch -p1 -i fix.patch src/a.py",
     'cd "$(mktemp -d)" && unzip /tmp/a.zip',
 ]
 
 MOVED_NEAR_MISSES = [
     'cd "$(mktemp -d)" && tar xf /tmp/pkg.tar',
-    "sh -c 'cd ~' && tar xf /tmp/pkg.tar",
+    "sh -c 'cd ~' && tar xf /tmp/pkg.tar -C vendor",
     "sh -c 'cd build && tar xf /tmp/pkg.tar'",
     "env -C build tar xf /tmp/pkg.tar",
     "cd /tmp && cd - && ls",
     "pushd build && tar xf /tmp/pkg.tar; popd",
-    "pushd build; popd; tar xf /tmp/pkg.tar",
+    "pushd build; popd; tar xf /tmp/pkg.tar -C vendor",
 ]
 
 TOKENS = [
@@ -275,7 +275,8 @@ NEAR_MISSES = [
     "cp ~/.bashrc ./bashrc.bak",
     "cp /tmp/a/.bashrc ~/backup/",
     "mv build/app.tar.gz ~/Downloads/",
-    "tar xf /tmp/pkg.tar",
+    # (extracted onto the project's top they ask: engine_files_overwrite_unknown)
+    "tar xf /tmp/pkg.tar -C build",
     "tar -xzf pkg.tgz -C vendor",
     "cd build && tar xf /tmp/pkg.tar",
     "cd ~ && tar tf /tmp/kit.tar",
@@ -284,8 +285,8 @@ NEAR_MISSES = [
     "rsync -a src/ dist/",
     "curl -O https://example.com/pkg.tgz",
     "wget https://example.com/pkg.tgz",
-    "patch -p1 < fix.patch",
-    "git apply fix.diff",
+    "cd build && patch -p1 < fix.patch",
+    "git apply --check fix.diff",
     "git clone https://github.com/o/r",
     "cd ~ && git clone https://github.com/o/r",
     "npm config get registry",

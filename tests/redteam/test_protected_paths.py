@@ -186,7 +186,7 @@ NEAR_MISSES = [
     "git show HEAD~1",
     "git show HEAD:README.md",
     "tar czf src.tgz src",
-    "tar xzf file.tgz",
+    "tar xzf file.tgz -C build",
     "tar tf a.tar",
     "find . -name '*.py' | xargs wc -l",
     # `git ls-files | xargs sed -n 1p`: a listing of the tree piped in is read like $(git ls-files), by

@@ -141,7 +141,7 @@ NEAR_MISSES = [
     "{ echo 'set -e'; echo 'make'; } > build.sh",
     "(echo SELECT 1) | sqlite3 db.sqlite",
     "echo hello | (cat; echo done)",
-    "set -e; tar xf a.tar",
+    "set -e; tar xf a.tar -C build",
     "set -k; make all",
     "alias ll='ls -l'; ll",
     "alias time='time -p'; time make",
