@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 
 from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
@@ -13,11 +14,11 @@ from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
-from engine.records import FrozenRecord, Record
+from engine.records import FrozenRecord, Record, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
@@ -154,10 +155,14 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     return found
 
 
-class Shape(Record):
+_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known")
+
+
+class Shape:
     """Flags, positionals and option words of a command, computed once per command."""
 
-    __slots__ = ("short", "long", "positionals", "words", "lowered", "values", "known")  # noqa: RUF023  (the fields' order)
+    __slots__ = _SHAPE_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     short: set[str]
     long: set[str]
@@ -191,6 +196,17 @@ class Shape(Record):
         if self.values is not None and name in self.known:
             return self.values.get(name, [])
         return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_shape_fields(self) == _shape_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _SHAPE_FIELDS)
+
+
+_shape_fields = attrgetter(*_SHAPE_FIELDS)
 
 
 def shape(command: Command) -> Shape:
