@@ -140,7 +140,8 @@ class Parsed:
     rest: int | None  # index where the command it runs begins
     refused: bool  # the program would refuse these arguments: nothing runs
     unknown: bool  # some option is not in the grammar (read as a flag without a value)
-    # The subcommands it was read down to, with their readings ([(program, Parsed)], top first).
+    # The subcommands it was read down to, with their readings ([(program, Parsed)], below the
+    # program itself; follow.subcommand_levels).
     levels: list[tuple[Any, Parsed]] | None
 
     def __init__(
