@@ -839,13 +839,7 @@ class Evaluator:
         ]
         allow_rules = rules.get("allow", ())
         programs = self.policy.programs
-        made: list[list[Piece]] = []  # the pieces, once a glob needs them (functools.cache costs more to make)
-
-        def plain_pieces() -> list[Piece]:
-            if not made:
-                made.append(parsed[1] if parsed is not None else _pieces(commands, programs)[1])
-            return made[0]
-
+        plain_pieces = functools.cache(lambda: parsed[1] if parsed is not None else _pieces(commands, programs)[1])
         # A command run in another directory (the terminal's cwd) is not the command a glob names.
         moved = bool(args.get("cwd")) and isinstance(args.get("cwd"), str)
         pending = [m for m in matches if not self._covered(m, allow_rules, commands, plain_pieces, moved)]
