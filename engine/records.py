@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     _R = TypeVar("_R", bound="Record")
 
-__all__ = ["MISSING", "FrozenRecord", "Interpreted", "OrderedRecord", "Record", "replace"]
+__all__ = ["MISSING", "FrozenRecord", "Interpreted", "OrderedRecord", "Record", "fields_repr", "replace"]
 
 # The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
@@ -96,15 +96,7 @@ class Record(metaclass=Interpreted):
         return hash(self._compared(self))
 
     def __repr__(self) -> str:
-        key = (id(self), get_ident())
-        if key in _REPRING:
-            return "..."
-        _REPRING.add(key)
-        try:
-            inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        finally:
-            _REPRING.discard(key)
-        return f"{type(self).__qualname__}({inner})"
+        return fields_repr(self, self._fields)
 
     def __getstate__(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields)
@@ -142,6 +134,20 @@ class OrderedRecord(Record):
             result: bool = self._compared(self) >= self._compared(other)
             return result
         return NotImplemented
+
+
+def fields_repr(obj: object, names: tuple[str, ...]) -> str:
+    """``Name(field=value, ...)`` (``...`` for an instance met again inside itself): a record's
+    repr, and that of a native value class (docs/compiled.md) written to behave as a record."""
+    key = (id(obj), get_ident())
+    if key in _REPRING:
+        return "..."
+    _REPRING.add(key)
+    try:
+        inner = ", ".join(f"{name}={getattr(obj, name)!r}" for name in names)
+    finally:
+        _REPRING.discard(key)
+    return f"{type(obj).__qualname__}({inner})"
 
 
 def _frozen_setattr(self: Record, name: str, value: Any) -> None:

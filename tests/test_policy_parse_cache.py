@@ -8,6 +8,7 @@ must still meet every matcher that could match it.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -193,3 +194,25 @@ def test_command_name_is_the_lower_case_basename_without_exe_and_python_version(
     if name.endswith(".exe") and len(name) > 4:
         name = name[:-4]
     assert command_name(word) == ("python" if re.match(r"^python[0-9.]*$", name) else name)
+
+
+def test_a_check_leaves_nothing_for_the_cycle_collector(engine: Engine) -> None:
+    """What a check makes is freed by reference counting when it ends. Left in reference cycles (a
+    view holding its own bound method, a reading holding itself), it waits for the cycle
+    collector, which then runs inside later checks (a few per check on the corpus)."""
+    commands = [json.loads(line)["cmd"] for line in CORPUS.read_text().splitlines() if line.strip()]
+    _evaluator(engine).parse_cache = 0  # every check parses (cached parses would hide a cycle)
+    for command in commands:
+        engine.check(command)  # the first check of a text may fill long-lived caches
+    gc.collect()
+    gc.disable()
+    try:
+        left = {}
+        for command in commands:
+            engine.check(command)
+            found = gc.collect(0)  # the youngest generation: what this check made (gc is off)
+            if found:
+                left[command] = found
+    finally:
+        gc.enable()
+    assert left == {}

@@ -98,3 +98,32 @@ def test_uncompared_must_name_a_field() -> None:
 
         class _Typo(Record, uncompared=("handlr",)):
             __slots__ = ("handler", "name")
+
+
+def test_the_native_value_classes_of_a_check_behave_as_records() -> None:
+    """Command, Token, Seg, Shape... are plain (mypyc-native) classes written to behave as
+    non-frozen records: equal by their fields, never equal to another class, unhashable, and
+    shown with every field (also on a compiled build, where they are C structs)."""
+    from engine.policy.lexer import LIT, Seg, Token
+    from engine.policy.matchers import Shape
+    from engine.policy.shell import Command
+
+    a = Command("rm", ("rm", "-rf", "x"), (False, False, False))
+    b = Command("rm", ("rm", "-rf", "x"), (False, False, False))
+    assert a == b and (a != b) is False
+    assert a != Command("rm", ("rm", "-rf", "y"), (False, False, False))
+    assert a != ("rm", ("rm", "-rf", "x"))  # another class: never equal
+    b.shape = Shape({"r", "f"}, set(), ["x"], ["-rf", "x"])
+    assert a != b  # every field counts, as in a record
+    with pytest.raises(TypeError):
+        hash(a)
+    assert repr(a).startswith("Command(name='rm', argv=('rm', '-rf', 'x'), dynamic=(False, False, False), ")
+    assert not hasattr(a, "__dict__")  # slotted: a misspelt field is an error, not a new attribute
+    with pytest.raises(AttributeError):
+        a.nmae = "x"  # type: ignore[attr-defined]
+    token = Token("word", "'a'b", [Seg(LIT, "a", True), Seg(LIT, "b")], literal="ab", quoted=True)
+    assert token == Token("word", "'a'b", [Seg(LIT, "a", True), Seg(LIT, "b")], literal="ab", quoted=True)
+    assert token != Token("word", "'a'b", [Seg(LIT, "a"), Seg(LIT, "b")], literal="ab", quoted=True)
+    assert repr(Seg(LIT, "a")) == "Seg(kind=0, text='a', quoted=False)"
+    with pytest.raises(TypeError):
+        {token}  # noqa: B018

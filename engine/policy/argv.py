@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
-from engine.records import MISSING, FrozenRecord, Record
+from engine.records import MISSING, FrozenRecord, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -122,10 +123,14 @@ class Grammar(FrozenRecord):
         return found[:1] if self.first_match else found
 
 
-class Parsed(Record):
+_PARSED_FIELDS = ("options", "operands", "assignments", "operand_at", "start", "rest", "refused", "unknown", "levels")
+
+
+class Parsed:
     """An argv as its program reads it."""
 
-    __slots__ = ("options", "operands", "assignments", "operand_at", "start", "rest", "refused", "unknown", "levels")  # noqa: RUF023  (the fields' order)
+    __slots__ = _PARSED_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     options: list[tuple[str, str | None, int]]  # (canonical name, value, index of the word it came from)
     operands: list[str]
@@ -135,7 +140,8 @@ class Parsed(Record):
     rest: int | None  # index where the command it runs begins
     refused: bool  # the program would refuse these arguments: nothing runs
     unknown: bool  # some option is not in the grammar (read as a flag without a value)
-    # The subcommands it was read down to, with their readings ([(program, Parsed)], top first).
+    # The subcommands it was read down to, with their readings ([(program, Parsed)], below the
+    # program itself; follow.subcommand_levels).
     levels: list[tuple[Any, Parsed]] | None
 
     def __init__(
@@ -169,6 +175,17 @@ class Parsed(Record):
 
     def values(self, names: frozenset[str]) -> list[str]:
         return [value for name, value, _ in self.options if name in names and value is not None]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_parsed_fields(self) == _parsed_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _PARSED_FIELDS)
+
+
+_parsed_fields = attrgetter(*_PARSED_FIELDS)
 
 
 def parse_getopt(spec: str) -> tuple[dict[str, int], bool, bool]:

@@ -697,9 +697,10 @@ def _expression_roots(operands: Sequence[str]) -> list[str]:
 
 def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
     """The program and the subcommands its operands name (`git -C d push` → git, push), each
-    with its own reading of the words after it. Kept on ``parsed`` for the matchers."""
+    with its own reading of the words after it. Kept on ``parsed`` for the matchers (the levels
+    below the program: ``parsed`` holding itself would be freed by the cycle collector only)."""
     if parsed.levels is not None:
-        return parsed.levels
+        return [(program, parsed), *parsed.levels]
     levels = [(program, parsed)]
     current, at = program, parsed
     while current.subcommands:
@@ -712,7 +713,7 @@ def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> 
         at = parse_argv(sub.grammar, argv, start=index + 1)
         current = sub
         levels.append((sub, at))
-    parsed.levels = levels
+    parsed.levels = levels[1:]
     return levels
 
 

@@ -18,9 +18,14 @@ from __future__ import annotations
 import itertools
 import re
 from contextvars import ContextVar
+from operator import attrgetter
 from time import thread_time
 
-from engine.records import Record
+from engine.records import fields_repr
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 LIT = 0  # literal text
 VAR = 1  # $NAME or ${NAME...}
@@ -80,10 +85,14 @@ class Budget:
 BUDGET: ContextVar[Budget | None] = ContextVar("hermes_policy_budget", default=None)
 
 
-class Seg(Record):
+_SEG_FIELDS = ("kind", "text", "quoted")
+
+
+class Seg:
     """One part of a word: its kind, its text, whether it was quoted."""
 
-    __slots__ = ("kind", "text", "quoted")  # noqa: RUF023  (the fields' order)
+    __slots__ = _SEG_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     kind: int
     text: str
@@ -94,11 +103,26 @@ class Seg(Record):
         self.text = text
         self.quoted = quoted
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_seg_fields(self) == _seg_fields(other))
 
-class HereDoc(Record):
+    def __repr__(self) -> str:
+        return fields_repr(self, _SEG_FIELDS)
+
+
+_seg_fields = attrgetter(*_SEG_FIELDS)
+
+
+_HERE_DOC_FIELDS = ("delimiter", "strip_tabs", "body")
+
+
+class HereDoc:
     """A here-document: its delimiter, whether tabs are stripped, its body once read."""
 
-    __slots__ = ("delimiter", "strip_tabs", "body")  # noqa: RUF023  (the fields' order)
+    __slots__ = _HERE_DOC_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     delimiter: str
     strip_tabs: bool
@@ -109,11 +133,26 @@ class HereDoc(Record):
         self.strip_tabs = strip_tabs
         self.body = body
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_heredoc_fields(self) == _heredoc_fields(other))
 
-class Token(Record):
+    def __repr__(self) -> str:
+        return fields_repr(self, _HERE_DOC_FIELDS)
+
+
+_heredoc_fields = attrgetter(*_HERE_DOC_FIELDS)
+
+
+_TOKEN_FIELDS = ("kind", "value", "segs", "brace", "heredoc", "literal", "quoted")
+
+
+class Token:
     """One token of a command line: a word, an operator or a newline."""
 
-    __slots__ = ("kind", "value", "segs", "brace", "heredoc", "literal", "quoted")  # noqa: RUF023  (the fields' order)
+    __slots__ = _TOKEN_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     kind: str  # "word", "op" or "nl"
     value: str  # operator text, or the word's source text
@@ -142,6 +181,17 @@ class Token(Record):
         self.heredoc = heredoc
         self.literal = literal
         self.quoted = quoted
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_token_fields(self) == _token_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _TOKEN_FIELDS)
+
+
+_token_fields = attrgetter(*_TOKEN_FIELDS)
 
 
 def _compound(value: str, segs: list[Seg], brace: bool = False) -> Token:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 
 from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
@@ -13,11 +14,11 @@ from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, View, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
-from engine.records import FrozenRecord, Record
+from engine.records import FrozenRecord, Record, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
@@ -77,52 +78,13 @@ class ArgSpec(FrozenRecord):
         object.__setattr__(self, "not_classes", not_classes)
         object.__setattr__(self, "position", position)
 
+    # The tests are module functions, called as such inside this module: under mypyc a call to a
+    # method of a record (a plain Python class) makes a bound method object each time.
     def test(self, word: str, classify: Any) -> bool:
-        if self.globs and not any(g.match(word) for g in self.globs):
-            return False
-        if self.regex is not None and not (
-            self.regex.search(word) if len(word) <= _LONG_CODE else self.regex.search_text(word)  # RE2: a long word
-        ):
-            return False
-        classes = self.classes
-        if classes or self.not_classes:
-            found = classify(word)
-            if classes and found.isdisjoint(classes):
-                return False  # in no form (a word judged in several forms is, as a set, their union)
-            if found.__class__ is frozenset:
-                return self._classes_hold(found)
-            # A word judged in several forms (as spelled, where it lands) matches when one does.
-            return any(self._classes_hold(form) for form in forms_of(found))
-        return True
-
-    def _classes_hold(self, found: frozenset[str]) -> bool:
-        if self.classes and not (found & self.classes):
-            return False
-        return not (self.not_classes and found & self.not_classes)
+        return spec_test(self, word, classify)
 
     def any(self, words: Sequence[str], classify: Any) -> bool:
-        if not words:
-            return False
-        if self.position == "first":
-            return self.test(words[0], classify)
-        if self.position == "last":
-            return self.test(words[-1], classify)
-        if self.position in _LANDING_POSITIONS:
-            return any(self.test(w, classify) for w in self.landings(words))
-        classes = self.classes
-        if classes and not self.globs and self.regex is None:
-            # Classes only (most path tests): a word in none of them is passed over without a call
-            # (a word judged in several forms is, as a set, their union).
-            for word in words:
-                found = classify(word)
-                if not found.isdisjoint(classes) and self.test(word, classify):
-                    return True
-            return False
-        test = self.test
-        for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
-            if test(word, classify):
-                return True
-        return False
+        return spec_any(self, words, classify)
 
     def landings(self, words: Sequence[str], directory: str | None = None) -> list[str]:
         """The paths an `into`/`inside` spec tests for a copy of ``words``: `into` the destination
@@ -132,6 +94,60 @@ class ArgSpec(FrozenRecord):
 
 
 _LANDING_POSITIONS = frozenset({"into", "inside"})
+
+
+def spec_test(spec: ArgSpec, word: str, classify: Any) -> bool:
+    """Whether ``word`` passes ``spec`` (ArgSpec.test)."""
+    if spec.globs and not any(g.match(word) for g in spec.globs):
+        return False
+    regex = spec.regex
+    if regex is not None and not (
+        regex.search(word) if len(word) <= _LONG_CODE else regex.search_text(word)  # RE2: a long word
+    ):
+        return False
+    classes = spec.classes
+    not_classes = spec.not_classes
+    if classes or not_classes:
+        found = classify(word)
+        if classes and found.isdisjoint(classes):
+            return False  # in no form (a word judged in several forms is, as a set, their union)
+        if found.__class__ is frozenset:
+            return _classes_hold(classes, not_classes, found)
+        # A word judged in several forms (as spelled, where it lands) matches when one does.
+        return any(_classes_hold(classes, not_classes, form) for form in forms_of(found))
+    return True
+
+
+def _classes_hold(classes: frozenset[str], not_classes: frozenset[str], found: frozenset[str]) -> bool:
+    if classes and not (found & classes):
+        return False
+    return not (not_classes and found & not_classes)
+
+
+def spec_any(spec: ArgSpec, words: Sequence[str], classify: Any) -> bool:
+    """Whether a word of ``words`` passes ``spec`` at its position (ArgSpec.any)."""
+    if not words:
+        return False
+    position = spec.position
+    if position == "first":
+        return spec_test(spec, words[0], classify)
+    if position == "last":
+        return spec_test(spec, words[-1], classify)
+    if position in _LANDING_POSITIONS:
+        return any(spec_test(spec, w, classify) for w in spec.landings(words))
+    classes = spec.classes
+    if classes and not spec.globs and spec.regex is None:
+        # Classes only (most path tests): a word in none of them is passed over without a call
+        # (a word judged in several forms is, as a set, their union).
+        for word in words:
+            found = classify(word)
+            if not found.isdisjoint(classes) and spec_test(spec, word, classify):
+                return True
+        return False
+    for word in words:  # noqa: SIM110 -- a plain loop is cheaper than any(<genexpr>) here
+        if spec_test(spec, word, classify):
+            return True
+    return False
 
 
 def into_landings(words: Sequence[str], directory: str | None = None) -> list[str]:
@@ -154,10 +170,14 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     return found
 
 
-class Shape(Record):
+_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known")
+
+
+class Shape:
     """Flags, positionals and option words of a command, computed once per command."""
 
-    __slots__ = ("short", "long", "positionals", "words", "lowered", "values", "known")  # noqa: RUF023  (the fields' order)
+    __slots__ = _SHAPE_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     short: set[str]
     long: set[str]
@@ -191,6 +211,17 @@ class Shape(Record):
         if self.values is not None and name in self.known:
             return self.values.get(name, [])
         return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_shape_fields(self) == _shape_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _SHAPE_FIELDS)
+
+
+_shape_fields = attrgetter(*_SHAPE_FIELDS)
 
 
 def shape(command: Command) -> Shape:
@@ -641,27 +672,27 @@ class Matcher(Record):
         if self.no_args is not None and (not positionals) != self.no_args:
             return False
         words = self.words
-        if self._words_first and not words.any(shaped.words, classify):  # type: ignore[union-attr]
+        if self._words_first and not spec_any(words, shaped.words, classify):  # type: ignore[arg-type]
             return False
-        if self.args is not None and not self.args.any(positionals, classify):
+        if self.args is not None and not spec_any(self.args, positionals, classify):
             return False
-        if words is not None and not self._words_first and not words.any(shaped.words, classify):
+        if words is not None and not self._words_first and not spec_any(words, shaped.words, classify):
             return False
         for name, spec in self.options:
             values = shaped.option_values(name)
             if spec.position in _LANDING_POSITIONS:
                 values = [w for v in values for w in spec.landings(positionals, v)]
-            if not any(spec.test(v, classify) for v in values):
+            if not any(spec_test(spec, v, classify) for v in values):
                 return False
         return True
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
-        return self.redirects is not None and self.redirects.any(targets, classify)
+        return self.redirects is not None and spec_any(self.redirects, targets, classify)
 
     def _reads_ok(self, command: Command, classify: Any) -> bool:
         sources = [t for op, t in command.redirects if op in _INPUT_REDIRECTS]
-        return self.reads is not None and self.reads.any(sources, classify)
+        return self.reads is not None and spec_any(self.reads, sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:
         return self.text is not None and self.text.search_text(command.text + "\n" + command.stdin) is not None
@@ -673,16 +704,16 @@ class Matcher(Record):
         return (
             self.code_paths is not None
             and command.code is not None
-            and self.code_paths.any(code_paths(command.code), classify)
+            and spec_any(self.code_paths, code_paths(command.code), classify)
         )
 
     def _cwd_ok(self, command: Command, classify: Any) -> bool:
         # `classify` already reads a relative word under the line's `cd`; "." is that directory.
         # A directory known only at run time (`cd "$D"`, `cd -`, CDPATH) may be any: fail closed.
-        return self.cwd is not None and (command.cwd == "$unknown" or self.cwd.test(".", classify))
+        return self.cwd is not None and (command.cwd == "$unknown" or spec_test(self.cwd, ".", classify))
 
     def matches_path(self, value: str, classify: Any) -> bool:
-        return self.path is not None and self.path.test(value, classify)
+        return self.path is not None and spec_test(self.path, value, classify)
 
 
 class PatternError(ValueError):

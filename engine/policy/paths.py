@@ -1051,7 +1051,7 @@ class View:
     itself critical: then no matcher may be skipped for the text it lacks.
     """
 
-    __slots__ = ("_anywhere", "_classifier", "_critical", "_cwd", "_lands", "_memo", "_walk", "classify")
+    __slots__ = ("_anywhere", "_classifier", "_critical", "_cwd", "_lands", "_lexical_only", "_memo", "_walk")
 
     def __init__(self, classifier: PathClassifier) -> None:
         self._classifier = classifier
@@ -1062,7 +1062,7 @@ class View:
         self._memo: dict[str, frozenset[str]] = {}
         self._lands: dict[str, bool] = {}
         self._anywhere: dict[str, list[frozenset[str]]] = {}
-        self.classify: Callable[[str], frozenset[str]] = classifier._lexical if places is None else self._classify
+        self._lexical_only = places is None
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
         """The forms of a relative ``word`` read under a directory the line cannot know (`cd
@@ -1118,7 +1118,12 @@ class View:
             )
         return found
 
-    def _classify(self, word: str) -> frozenset[str]:
+    def classify(self, word: str) -> frozenset[str]:
+        """The classes of ``word`` in this check's view of the file system. A method, not a bound
+        method kept on the view: a view that held its own would be freed by the cycle collector
+        only, with its walk and memos (on every check)."""
+        if self._lexical_only:
+            return self._classifier._lexical(word)
         found = self._memo.get(word)
         if found is None:
             found = self._memo[word] = self._classifier._classify_here(word, self._walk)

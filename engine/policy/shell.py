@@ -16,6 +16,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from operator import attrgetter
 
 from engine.policy import values
 from engine.policy.argv import parse_argv, without_unknown_values
@@ -47,7 +48,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
-from engine.records import Record
+from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -115,27 +116,31 @@ _HASH_USERS = frozenset({"builtin", "command", "exec", "time"})
 _IMPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
 
-class Command(Record):
+_COMMAND_FIELDS = (
+    "name",
+    "argv",
+    "dynamic",
+    "redirects",
+    "stdin",
+    "fed_by",
+    "via",
+    "code",
+    "depth",
+    "cwd",
+    "program",
+    "indirect",
+    "reading",
+    "reread",
+    "text",
+    "shape",
+)
+
+
+class Command:
     """One simple command as it would run, at one unwrapping stage."""
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "name",
-        "argv",
-        "dynamic",
-        "redirects",
-        "stdin",
-        "fed_by",
-        "via",
-        "code",
-        "depth",
-        "cwd",
-        "program",
-        "indirect",
-        "reading",
-        "reread",
-        "text",
-        "shape",
-    )
+    __slots__ = _COMMAND_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     name: str  # lower-case basename of argv[0]; "" when only known at run time
     argv: tuple[str, ...]
@@ -215,11 +220,26 @@ class Command(Record):
             self.reread,
         )
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_command_fields(self) == _command_fields(other))
 
-class _Written(Record):
+    def __repr__(self) -> str:
+        return fields_repr(self, _COMMAND_FIELDS)
+
+
+_command_fields = attrgetter(*_COMMAND_FIELDS)
+
+
+_WRITTEN_FIELDS = ("writers", "content")
+
+
+class _Written:
     """A file the line wrote: the programs that wrote it, and what, when known."""
 
-    __slots__ = ("writers", "content")  # noqa: RUF023  (the fields' order)
+    __slots__ = _WRITTEN_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     writers: frozenset[str]
     content: str | None
@@ -227,6 +247,17 @@ class _Written(Record):
     def __init__(self, writers: frozenset[str], content: str | None) -> None:
         self.writers = writers
         self.content = content
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_written_fields(self) == _written_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _WRITTEN_FIELDS)
+
+
+_written_fields = attrgetter(*_WRITTEN_FIELDS)
 
 
 # Brace expansion of words with quoted or expanded parts: each part is one private-use character.
@@ -271,10 +302,14 @@ _CLOSERS = frozenset({"fi", "done", "esac", "}"})
 _State = tuple[dict[str, str], str | None, list[str] | None, list[str | None]]
 
 
-class _Word(Record):
+_WORD_FIELDS = ("texts", "dynamic", "quoted", "subs")
+
+
+class _Word:
     """A word of a command as expanded."""
 
-    __slots__ = ("texts", "dynamic", "quoted", "subs")  # noqa: RUF023  (the fields' order)
+    __slots__ = _WORD_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     texts: list[str]  # more than one after brace expansion
     dynamic: bool
@@ -287,11 +322,26 @@ class _Word(Record):
         self.quoted = quoted
         self.subs = subs
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_word_fields(self) == _word_fields(other))
 
-class _Raw(Record):
+    def __repr__(self) -> str:
+        return fields_repr(self, _WORD_FIELDS)
+
+
+_word_fields = attrgetter(*_WORD_FIELDS)
+
+
+_RAW_FIELDS = ("words", "redirects", "arrays", "conditional", "fed", "printed")
+
+
+class _Raw:
     """A simple command's words and redirections as read, before expansion."""
 
-    __slots__ = ("words", "redirects", "arrays", "conditional", "fed", "printed")  # noqa: RUF023
+    __slots__ = _RAW_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     words: list[Token]
     redirects: list[tuple[str, Token | None]]
@@ -318,6 +368,17 @@ class _Raw(Record):
         self.conditional = conditional
         self.fed = []
         self.printed = None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_raw_fields(self) == _raw_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _RAW_FIELDS)
+
+
+_raw_fields = attrgetter(*_RAW_FIELDS)
 
 
 def _split(
@@ -508,23 +569,27 @@ def _split(
     return pipelines
 
 
-class _Values(Record):
+_VALUES_FIELDS = (
+    "unset",
+    "assumed",
+    "readonly",
+    "arrays",
+    "written",
+    "attributes",
+    "heads",
+    "oldpwd",
+    "oldpwd_at",
+    "input",
+    "here",
+    "loops",
+)
+
+
+class _Values:
     """What the line did to variables, beyond the values in Analyzer.env."""
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "unset",
-        "assumed",
-        "readonly",
-        "arrays",
-        "written",
-        "attributes",
-        "heads",
-        "oldpwd",
-        "oldpwd_at",
-        "input",
-        "here",
-        "loops",
-    )
+    __slots__ = _VALUES_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     unset: set[str]  # variables known to be unset (their value "" in env)
     assumed: set[str]  # variables this reading takes for set (to values known at run time)
@@ -554,6 +619,17 @@ class _Values(Record):
         self.input = None
         self.here = False
         self.loops = False
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_values_fields(self) == _values_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _VALUES_FIELDS)
+
+
+_values_fields = attrgetter(*_VALUES_FIELDS)
 
 
 def _listing_of(command: Command) -> tuple[str, str | None] | None:
