@@ -333,14 +333,48 @@ _SQL_SHELL = re.compile(
     r"(?im)(?:^|;)\s*(?:\\!|\\system|system|\.shell|\.system|\\o\s*\||\\g\s*\||\.output\s*\||\.once\s*\|)\s*([^\n;]*)"
 )
 _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
+# sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
+# writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
+_SQL_LITERAL = r"'((?:[^']|'')*)'"
+_SQL_EDIT = re.compile(r"(?is)\bedit\s*\((?:[^(),']|'(?:[^']|'')*'|\([^()]*\))*,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+_SQL_WRITEFILE = re.compile(r"(?is)\bwritefile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+_SQL_READ = re.compile(
+    r"(?is)\breadfile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)", re.MULTILINE
+)
 
 
 def sql_payloads(text: str) -> list[str | None]:
     """Commands a database shell's input hands to the system shell: `\\! CMD`, `system CMD`,
-    `.shell CMD`, `.system CMD`, output piped to `|CMD`, and `COPY ... PROGRAM 'CMD'`."""
+    `.shell CMD`, `.system CMD`, output piped to `|CMD`, `COPY ... PROGRAM 'CMD'`, sqlite3's
+    `edit(TEXT, 'EDITOR')` (EDITOR run on a temporary file) and `writefile('PATH', DATA)` (a file
+    written, reported as `tee PATH`). None: the command (or file) comes from data."""
     out: list[str | None] = [m.group(1).strip() or None for m in _SQL_SHELL.finditer(text)]
     out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
+    if "(" in text:
+        out += [
+            _sql_string(m.group(1)) + " /tmp/sqlite-edit" if m.group(1) is not None else None
+            for m in _SQL_EDIT.finditer(text)
+        ]
+        out += [
+            f'tee "{_sql_string(m.group(1))}"' if m.group(1) is not None else None
+            for m in _SQL_WRITEFILE.finditer(text)
+        ]
     return out
+
+
+def sql_reads(text: str) -> list[str | None]:
+    """Files a database shell's input reads: sqlite3's `readfile('PATH')`, `.import PATH TABLE`.
+    None: a path that comes from data."""
+    out: list[str | None] = []
+    for m in _SQL_READ.finditer(text):
+        path = m.group(1) if m.group(1) is not None else m.group(3)
+        out.append(None if path is None else _sql_string(path))
+    return out
+
+
+def _sql_string(literal: str) -> str:
+    """A SQL string literal's text, for a double-quoted shell word (its `$HOME` still read)."""
+    return literal.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
 
 
 # -- typed keys (tmux send-keys, screen stuff) ----------------------------------------

@@ -23,6 +23,7 @@ from engine.policy.executors import (
     sed_payloads,
     split_string,
     sql_payloads,
+    sql_reads,
     typed_text,
 )
 from engine.policy.inline import embedded_shell
@@ -441,6 +442,11 @@ class Follower:
         elif kind == "sql":
             for item in sql_payloads(text):
                 self._escape_hatch(item, via, depth)
+            for path in sql_reads(text):
+                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge
+                self._nested(
+                    run, partial(self.analyze, f'cat "{path}"' if path is not None else "cat", depth=depth, via=via)
+                )
         elif kind == "ex":
             for language, code in ex_payloads(text):
                 if language in ("shell", "spawn"):

@@ -320,7 +320,6 @@ SQLITE_PAYLOADS = [
 
 @_needs("sqlite3")
 @pytest.mark.parametrize("payload", SQLITE_PAYLOADS)
-@pytest.mark.xfail(strict=True, reason=SQLITE_REASON)
 def test_sqlite3_sql_functions(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
