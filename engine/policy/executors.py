@@ -308,6 +308,25 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+# ed(1): an address (line numbers, marks, /regex/, ?regex?) before a command letter.
+_ED_ADDRESS = r"(?:[ \t\d.$,;%+\-^]|'[a-z]|/(?:[^/\\\n]|\\.)*/|\?(?:[^?\\\n]|\\.)*\?)*"
+# `!CMD`, `r !CMD`, `w !CMD`, `e !CMD`, `E !CMD`: a shell command line; `g/re/!...` is ed's error.
+_ED_BANG = re.compile(r"^" + _ED_ADDRESS + r"(?:[rwWeE][ \t]*)?!(.*)$", re.MULTILINE)
+# `r FILE`, `e FILE`, `E FILE`: a file read into the buffer (and printed by `,p`).
+_ED_READ = re.compile(r"^" + _ED_ADDRESS + r"[reE][ \t]+([^!\s][^\n]*)$", re.MULTILINE)
+
+
+def ed_payloads(text: str) -> list[str | None]:
+    """Shell command lines an ed(1) script runs: `!CMD`, `r !CMD`, `w !CMD`, `e !CMD` (an
+    empty one: `!` alone repeats the last, nothing certain to read)."""
+    return [m.group(1).strip() or None for m in _ED_BANG.finditer(text)]
+
+
+def ed_reads(text: str) -> list[str | None]:
+    """Files an ed(1) script reads into its buffer (`r FILE`, `e FILE`, `E FILE`)."""
+    return [m.group(1).strip() for m in _ED_READ.finditer(text)]
+
+
 def _ex_lines(text: str) -> list[str]:
     """Split on newlines and on `|` (vim's command separator), except inside a `!` command."""
     lines: list[str] = []

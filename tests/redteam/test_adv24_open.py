@@ -86,7 +86,6 @@ ED_PAYLOADS = {
 
 @_needs("ed", "busybox")
 @pytest.mark.parametrize("name", list(ED_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=ED_REASON)
 def test_ed_bang_lines_run(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, ED_PAYLOADS[name])
 
