@@ -276,12 +276,15 @@ _EX_CODE = re.compile(
     re.DOTALL,
 )
 _EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
+# `:source FILE` / `:so FILE` (vim, gdb): a file of the same commands.
+_EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
 
 
 def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
-    for an interactive shell, or (interpreter, CODE) for `:python ...`, `:lua ...`."""
+    for an interactive shell, ("file", PATH) for a file of ex commands it sources, or
+    (interpreter, CODE) for `:python ...`, `:lua ...`."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
         body = _EX_PREFIX.sub("", line, count=1).strip()
@@ -296,6 +299,10 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
         if shell is not None:
             command = (shell.group(1) or "").strip()
             out.append(("shell", command) if command else ("spawn", None))
+            continue
+        source = _EX_SOURCE.match(body)
+        if source is not None:
+            out.append(("file", source.group(1).strip()))
             continue
         code = _EX_CODE.match(body)
         if code is not None:
@@ -379,6 +386,15 @@ def sql_payloads(text: str) -> list[str | None]:
             for m in _SQL_WRITEFILE.finditer(text)
         ]
     return out
+
+
+# `.read FILE` (sqlite3), `\\i FILE`/`\\ir FILE` (psql), `source FILE`/`\\. FILE` (mysql): SQL from a file.
+_SQL_SOURCE = re.compile(r"(?im)(?:^|;)\s*(?:\.read|\\ir?|source|\\\.)\s+([^\s;]+)")
+
+
+def sql_sources(text: str) -> list[str]:
+    """Files of commands a database shell's input runs (`.read FILE`, `\\i FILE`, `source FILE`)."""
+    return [m.group(1).strip("'\"") for m in _SQL_SOURCE.finditer(text)]
 
 
 def sql_reads(text: str) -> list[str | None]:

@@ -26,6 +26,7 @@ from engine.policy.executors import (
     split_string,
     sql_payloads,
     sql_reads,
+    sql_sources,
     typed_text,
 )
 from engine.policy.inline import embedded_shell
@@ -444,14 +445,18 @@ class Follower:
         elif kind == "sql" or kind == "ed":  # noqa: PLR1714
             for item in sql_payloads(text) if kind == "sql" else ed_payloads(text):
                 self._escape_hatch(item, via, depth)
-            for path in sql_reads(text) if kind == "sql" else ed_reads(text):
+            for source in sql_sources(text) if kind == "sql" else ():
+                self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
+            for read in sql_reads(text) if kind == "sql" else ed_reads(text):
                 # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge
                 self._nested(
-                    run, partial(self.analyze, f'cat "{path}"' if path is not None else "cat", depth=depth, via=via)
+                    run, partial(self.analyze, f'cat "{read}"' if read is not None else "cat", depth=depth, via=via)
                 )
         elif kind == "ex":
             for language, code in ex_payloads(text):
-                if language in ("shell", "spawn"):
+                if language == "file":  # `source FILE`
+                    self._file(replace(run, kind="file", language="ex", indirect=True), command, code or "", via, depth)
+                elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
                 else:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
