@@ -362,7 +362,9 @@ _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
 # sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
 # writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
 _SQL_LITERAL = r"'((?:[^']|'')*)'"
-_SQL_EDIT = re.compile(r"(?is)\bedit\s*\((?:[^(),']++|'(?:[^']|'')*+'|\([^()]*+\))*+,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+_SQL_EDIT = re.compile(
+    r"(?is)\bedit\s*\((?:[^(),']++|'(?:[^']|'')*+'|\([^()]*+\))*+,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))"
+)
 _SQL_WRITEFILE = re.compile(r"(?is)\bwritefile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
 _SQL_READ = re.compile(
     r"(?is)\breadfile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)", re.MULTILINE
