@@ -138,6 +138,34 @@ def test_inline_programs_are_read_and_their_shell_calls_followed() -> None:
     assert decoded.code == "IEX"
 
 
+def test_perl_quote_operators_are_strings() -> None:
+    # q(...), qq{...}, q!...!: a perl string like '...' (PERL5DB is perl code too)
+    for text in (
+        "perl -e 'system q(rm -rf x)'",
+        "perl -e 'system(qq{rm -rf x})'",
+        "perl -e 'system qq!rm -rf x!'",
+        "PERL5DB='BEGIN { system q(rm -rf x) }' perl -d -e 1",
+    ):
+        assert parse(text)[-1].argv == ("rm", "-rf", "x"), text
+    assert [c.name for c in parse("perl -e 'print q(rm -rf x)'")] == ["perl"]
+
+
+@pytest.mark.parametrize(
+    "loader",
+    [
+        "/lib64/ld-linux-x86-64.so.2",
+        "/lib/ld-linux-aarch64.so.1",
+        "ld.so",
+        "/lib/ld-musl-x86_64.so.1",
+        "/lib/x86_64-linux-gnu/ld-2.31.so",
+        "/lib64/ld64.so.2",
+    ],
+)
+def test_the_dynamic_loader_runs_the_rest_of_its_line(loader: str) -> None:
+    assert parse(f"{loader} --library-path /lib /bin/rm -rf x")[-1].argv == ("/bin/rm", "-rf", "x")
+    assert [c.name for c in parse(f"{loader} --list /bin/rm -rf x")] == ["ld.so"]
+
+
 def test_brace_expansion_and_cd_tracking() -> None:
     assert parse("find . -{delete,print}")[0].argv == ("find", ".", "-delete", "-print")
     commands = parse("cd /etc && rm -rf *")

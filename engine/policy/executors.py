@@ -276,12 +276,15 @@ _EX_CODE = re.compile(
     re.DOTALL,
 )
 _EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
+# `:source FILE` / `:so FILE` (vim, gdb): a file of the same commands.
+_EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
 
 
 def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
-    for an interactive shell, or (interpreter, CODE) for `:python ...`, `:lua ...`."""
+    for an interactive shell, ("file", PATH) for a file of ex commands it sources, or
+    (interpreter, CODE) for `:python ...`, `:lua ...`."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
         body = _EX_PREFIX.sub("", line, count=1).strip()
@@ -297,6 +300,10 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
             command = (shell.group(1) or "").strip()
             out.append(("shell", command) if command else ("spawn", None))
             continue
+        source = _EX_SOURCE.match(body)
+        if source is not None:
+            out.append(("file", source.group(1).strip()))
+            continue
         code = _EX_CODE.match(body)
         if code is not None:
             lang = _EX_LANGUAGES.get(code.group("lang"), "python")
@@ -306,6 +313,25 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
             literal = call.group(1)
             out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
     return out
+
+
+# ed(1): an address (line numbers, marks, /regex/, ?regex?) before a command letter.
+_ED_ADDRESS = r"(?:[ \t\d.$,;%+\-^]|'[a-z]|/(?:[^/\\\n]|\\.)*/|\?(?:[^?\\\n]|\\.)*\?)*"
+# `!CMD`, `r !CMD`, `w !CMD`, `e !CMD`, `E !CMD`: a shell command line; `g/re/!...` is ed's error.
+_ED_BANG = re.compile(r"^" + _ED_ADDRESS + r"(?:[rwWeE][ \t]*)?!(.*)$", re.MULTILINE)
+# `r FILE`, `e FILE`, `E FILE`: a file read into the buffer (and printed by `,p`).
+_ED_READ = re.compile(r"^" + _ED_ADDRESS + r"[reE][ \t]+([^!\s][^\n]*)$", re.MULTILINE)
+
+
+def ed_payloads(text: str) -> list[str | None]:
+    """Shell command lines an ed(1) script runs: `!CMD`, `r !CMD`, `w !CMD`, `e !CMD` (an
+    empty one: `!` alone repeats the last, nothing certain to read)."""
+    return [m.group(1).strip() or None for m in _ED_BANG.finditer(text)]
+
+
+def ed_reads(text: str) -> list[str | None]:
+    """Files an ed(1) script reads into its buffer (`r FILE`, `e FILE`, `E FILE`)."""
+    return [m.group(1).strip() for m in _ED_READ.finditer(text)]
 
 
 def _ex_lines(text: str) -> list[str]:
@@ -333,14 +359,59 @@ _SQL_SHELL = re.compile(
     r"(?im)(?:^|;)\s*(?:\\!|\\system|system|\.shell|\.system|\\o\s*\||\\g\s*\||\.output\s*\||\.once\s*\|)\s*([^\n;]*)"
 )
 _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
+# sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
+# writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
+_SQL_LITERAL = r"'((?:[^']|'')*)'"
+_SQL_EDIT = re.compile(
+    r"(?is)\bedit\s*\((?:[^(),']++|'(?:[^']|'')*+'|\([^()]*+\))*+,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))"
+)
+_SQL_WRITEFILE = re.compile(r"(?is)\bwritefile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+_SQL_READ = re.compile(
+    r"(?is)\breadfile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)", re.MULTILINE
+)
 
 
 def sql_payloads(text: str) -> list[str | None]:
     """Commands a database shell's input hands to the system shell: `\\! CMD`, `system CMD`,
-    `.shell CMD`, `.system CMD`, output piped to `|CMD`, and `COPY ... PROGRAM 'CMD'`."""
+    `.shell CMD`, `.system CMD`, output piped to `|CMD`, `COPY ... PROGRAM 'CMD'`, sqlite3's
+    `edit(TEXT, 'EDITOR')` (EDITOR run on a temporary file) and `writefile('PATH', DATA)` (a file
+    written, reported as `tee PATH`). None: the command (or file) comes from data."""
     out: list[str | None] = [m.group(1).strip() or None for m in _SQL_SHELL.finditer(text)]
     out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
+    if "(" in text:
+        out += [
+            _sql_string(m.group(1)) + " /tmp/sqlite-edit" if m.group(1) is not None else None
+            for m in _SQL_EDIT.finditer(text)
+        ]
+        out += [
+            f'tee "{_sql_string(m.group(1))}"' if m.group(1) is not None else None
+            for m in _SQL_WRITEFILE.finditer(text)
+        ]
     return out
+
+
+# `.read FILE` (sqlite3), `\\i FILE`/`\\ir FILE` (psql), `source FILE`/`\\. FILE` (mysql): SQL from a file.
+_SQL_SOURCE = re.compile(r"(?im)(?:^|;)\s*(?:\.read|\\ir?|source|\\\.)\s+([^\s;]+)")
+
+
+def sql_sources(text: str) -> list[str]:
+    """Files of commands a database shell's input runs (`.read FILE`, `\\i FILE`, `source FILE`)."""
+    return [m.group(1).strip("'\"") for m in _SQL_SOURCE.finditer(text)]
+
+
+def sql_reads(text: str) -> list[str | None]:
+    """Files a database shell's input reads: sqlite3's `readfile('PATH')`, `.import PATH TABLE`.
+    None: a path that comes from data."""
+    out: list[str | None] = []
+    for m in _SQL_READ.finditer(text):
+        path = m.group(1) if m.group(1) is not None else m.group(3)
+        out.append(None if path is None else _sql_string(path))
+    return out
+
+
+def _sql_string(literal: str) -> str:
+    """A SQL string literal's text, for a double-quoted shell word (its `$HOME` still read)."""
+    return literal.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
 
 
 # -- typed keys (tmux send-keys, screen stuff) ----------------------------------------

@@ -17,12 +17,16 @@ from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
     decode,
+    ed_payloads,
+    ed_reads,
     ex_payloads,
     make_payloads,
     npm_scripts,
     sed_payloads,
     split_string,
     sql_payloads,
+    sql_reads,
+    sql_sources,
     typed_text,
 )
 from engine.policy.inline import embedded_shell
@@ -441,12 +445,21 @@ class Follower:
         elif kind == "sed":
             for item in sed_payloads(text):
                 self._escape_hatch(item, via, depth)
-        elif kind == "sql":
-            for item in sql_payloads(text):
+        elif kind == "sql" or kind == "ed":  # noqa: PLR1714
+            for item in sql_payloads(text) if kind == "sql" else ed_payloads(text):
                 self._escape_hatch(item, via, depth)
+            for source in sql_sources(text) if kind == "sql" else ():
+                self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
+            for read in sql_reads(text) if kind == "sql" else ed_reads(text):
+                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge
+                self._nested(
+                    run, partial(self.analyze, f'cat "{read}"' if read is not None else "cat", depth=depth, via=via)
+                )
         elif kind == "ex":
             for language, code in ex_payloads(text):
-                if language in ("shell", "spawn"):
+                if language == "file":  # `source FILE`
+                    self._file(replace(run, kind="file", language="ex", indirect=True), command, code or "", via, depth)
+                elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
                 else:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
@@ -472,13 +485,13 @@ class Follower:
         if content is None:
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
-                runner = "sh" if language in ("shell", "make", "sed", "ex", "sql") else language
+                runner = "sh" if language in ("shell", "make", "sed", "ex", "ed", "sql") else language
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
         if language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
-        elif language in ("make", "sed", "ex", "sql"):
+        elif language in ("make", "sed", "ex", "ed", "sql"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "npm":
             for script in npm_scripts(content, command.argv):

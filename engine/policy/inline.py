@@ -35,9 +35,15 @@ _CALL = re.compile(
     r"|shell-command(?:-to-string)?|async-shell-command|call-process(?:-shell-command)?"
     r"|start-process(?:-shell-command)?|process-lines)(?![\w-])"
 )
+# perl's quote operators: q(...) qq{...} q[...] q<...> q!...! (a string like '...' or "...").
+_PERL_QUOTE = (
+    r"(?<![\w$@%&])qq?\s*(?:\((?P<qparen>[^()]*)\)|\{(?P<qbrace>[^{}]*)\}|\[(?P<qbracket>[^\[\]]*)\]"
+    r"|<(?P<qangle>[^<>]*)>|(?P<qd>[^\w\s(\[{<),;=+.])(?P<qother>(?:(?!(?P=qd)).)*)(?P=qd))"
+)
+_PERL_QUOTED = re.compile(_PERL_QUOTE, re.DOTALL)
 _ARGUMENT = re.compile(
     r"(?P<home>" + HOME_EXPRESSIONS + r")"
-    r"|\"(?P<double>(?:[^\"\\]|\\.)*)\"|'(?P<single>(?:[^'\\]|\\.)*)'"
+    r"|" + _PERL_QUOTE + r"|\"(?P<double>(?:[^\"\\]|\\.)*)\"|'(?P<single>(?:[^'\\]|\\.)*)'"
     r"|(?P<stop>\b[A-Za-z_]\w*\s*=(?!=)|\{|:\w+\s*=>)"  # keyword arguments and option objects end the command
     r"|(?P<name>(?<![\w.$])[$@]?[A-Za-z_]\w*(?:\.\w+)*(?![\w(]))"  # a variable: a word known only at run time
 )
@@ -161,6 +167,9 @@ def _arguments(code: str, start: int, end: int, spent: _Spent) -> str:
         return _balanced(code, end, ")", spent)
     if i < len(code) and code[i] == "(":
         return _balanced(code, i + 1, ")", spent)
+    if i < len(code) and code[i] == "q":  # perl: system q(rm -rf x)
+        quoted = _PERL_QUOTED.match(code, i, min(len(code), i + _MAX_ARGUMENTS))
+        return quoted.group(0) if quoted else ""
     if i < len(code) and code[i] in "\"'[":
         # Up to the first mark; the search is bounded by what is left to read (past it, OverBudget).
         limit = min(len(code), i + _MAX_READ - spent.read + 1)
@@ -212,6 +221,9 @@ def _words(arguments: str) -> list[str]:
             words.append("~")
         elif token.group("name"):
             words.append("$" + token.group("name").lstrip("$@").replace(".", "_"))
+        elif token.group("qd") is not None or token.group(0)[:1] == "q":
+            quoted = next((g for g in token.group("qparen", "qbrace", "qbracket", "qangle", "qother") if g), "")
+            words.append(quoted)
         else:
             literal = token.group("double") if token.group("double") is not None else token.group("single")
             words.append(_unescape(literal or ""))

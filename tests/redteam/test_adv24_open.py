@@ -86,7 +86,6 @@ ED_PAYLOADS = {
 
 @_needs("ed", "busybox")
 @pytest.mark.parametrize("name", list(ED_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=ED_REASON)
 def test_ed_bang_lines_run(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, ED_PAYLOADS[name])
 
@@ -108,7 +107,6 @@ SSD_PAYLOADS = [
 
 @_needs("start-stop-daemon", "busybox")
 @pytest.mark.parametrize("payload", SSD_PAYLOADS)
-@pytest.mark.xfail(strict=True, reason=SSD_REASON)
 def test_start_stop_daemon_runs_the_words_after_dashes(
     engine_here: Engine, fake_home: Path, here: Path, payload: str
 ) -> None:
@@ -297,9 +295,17 @@ SCRIPTED_PAYLOADS = {
 }
 
 
+SCRIPTED_OPEN = ("ssh -F ProxyCommand", "run-parts")  # still open: an ssh_config / a folder of scripts
+
+
 @_needs("ssh", "sqlite3", "gdb", "vim", "ex", "run-parts")
-@pytest.mark.parametrize("name", list(SCRIPTED_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=SCRIPTED_REASON)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=SCRIPTED_REASON)) if n in SCRIPTED_OPEN else n
+        for n in SCRIPTED_PAYLOADS
+    ],
+)
 def test_a_written_command_file_runs(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, SCRIPTED_PAYLOADS[name])
 
@@ -321,7 +327,6 @@ SQLITE_PAYLOADS = [
 
 @_needs("sqlite3")
 @pytest.mark.parametrize("payload", SQLITE_PAYLOADS)
-@pytest.mark.xfail(strict=True, reason=SQLITE_REASON)
 def test_sqlite3_sql_functions(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
@@ -345,7 +350,6 @@ WRAPPER_PAYLOADS = [
 
 @pytest.mark.skipif(not Path(LOADER).exists() or shutil.which("gdb") is None, reason="no x86-64 loader or gdb")
 @pytest.mark.parametrize("payload", WRAPPER_PAYLOADS)
-@pytest.mark.xfail(strict=True, reason=WRAPPER_REASON)
 def test_a_wrapper_runs_the_rest_of_its_line(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
@@ -372,12 +376,6 @@ UNLISTED_WRAPPERS = [
 
 
 @pytest.mark.parametrize("payload", UNLISTED_WRAPPERS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="policies/executors.yaml lists no entry for these wrappers (moreutils' pee/ifne/mispipe/lckdo, "
-    "init shims tini/dumb-init, daemonize, ccache, cpulimit, dtach, runcon, fakechroot, nq, pueue, lldb --): "
-    "the command they run is an operand, so `rm -rf ~` is allowed",
-)
 def test_an_unlisted_wrapper_is_judged(engine: Engine, payload: str) -> None:
     # Only the verdict (the shared engine of tests/redteam/conftest.py; nothing runs).
     assert engine.check(payload).decision != "allow"
@@ -395,7 +393,6 @@ PERL5DB_REASON = (
 @pytest.mark.parametrize(
     "payload", ["PERL5DB='system(\"rm -rf ~\")' perl -d -e 1", "PERL5DB='BEGIN { system q(rm -rf ~) }' perl -d -e 1"]
 )
-@pytest.mark.xfail(strict=True, reason=PERL5DB_REASON)
 def test_perl5db_code_runs(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
