@@ -12,6 +12,7 @@ possibly anything.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Callable
@@ -57,6 +58,13 @@ if TYPE_CHECKING:
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
+_GLOB = re.compile(r"[*?\[]")
+_MAX_GLOBBED = 256  # the names of a folder a glob is matched against
+# Fed to a command when an earlier stage printed something of a file the session wrote that is not
+# known (policies/exec.yaml: a shell or interpreter reading it asks).
+_WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
+# Programs that print the names (or sizes, sums) of the files they are given, not their text.
+_NAME_PRINTERS = LISTER_NAMES | frozenset({"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"})
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
 _FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install", "dd"})  # write files named by their arguments
 _COPIERS = frozenset({"cp", "mv", "install"})
@@ -1125,6 +1133,11 @@ class Analyzer(Follower, LinkFollower):
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
+            if data is None and stages and raw is not last and (self.files or self.session is not None):
+                # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
+                data, exact = self._printed_files(stages[-1])
+                if not exact:
+                    upstream = upstream | _WRITTEN_INPUT
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
@@ -2754,7 +2767,35 @@ class Analyzer(Follower, LinkFollower):
         found = self.session.read(key)
         if found is False:
             self.unread.append(word)
+        if found is None and ("$" in word or "`" in word):
+            if self.files or self.session.files.files:
+                # `sh $(ls *.sh)`, `xargs sh` fed a listing: a script named only at run time, in a
+                # session that wrote files it may name (fail closed: not judged, asked)
+                self.unread.append(word)
+            return None
+        if found is None and _GLOB.search(word):
+            return self._globbed_script(key)
         return found if isinstance(found, str) else None
+
+    def _globbed_script(self, key: str) -> str | None:
+        """`sh x.s?`, `sh [x].sh`, `sh ./*` (what `find . -exec sh {} ;` runs): the glob matched
+        against the names in its folder (the line's and the session's files, and the folder on
+        disk); the text of every match the line or the session wrote, joined."""
+        assert self.session is not None
+        folder, pattern = posixpath.split(key)
+        if not pattern or _GLOB.search(folder) or "$" in key:
+            return None
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == folder}
+        names.update(self.session.names_in(folder))
+        hidden = pattern.startswith(".")
+        texts: list[str] = []
+        for name in sorted(names)[:_MAX_GLOBBED]:
+            if _GLOB.search(name) or (name.startswith(".") and not hidden) or not fnmatch.fnmatchcase(name, pattern):
+                continue
+            text = self._script(posixpath.join(folder, name))
+            if text is not None:
+                texts.append(text)
+        return "\n".join(texts) if texts else None
 
     def _session_file(self, word: str) -> _Written | None:
         """A file the session wrote (or changed on disk since it began), as a line-written one."""
@@ -2763,6 +2804,36 @@ class Analyzer(Follower, LinkFollower):
         if found is None:
             return None
         return _Written(frozenset(), found if isinstance(found, str) else None)
+
+    def _printed_files(self, command: Command) -> tuple[str | None, bool]:
+        """What ``command`` prints of the files the line or the session wrote that it names (the
+        files' text: a filter's output is judged as its input), and whether that is all it prints:
+        not when a file cannot be read, or the program is not a plain copier of its input (`sed
+        s/x// x.sh`, `awk 1 x.sh`: their output, read by the next stage, is not known)."""
+        texts: list[str] = []
+        exact = True
+        for word, dynamic in zip(command.argv[1:], command.dynamic[1:], strict=False):
+            if dynamic or not word or word.startswith("-"):
+                continue
+            key = self._file_key(word)
+            entry = self.files.get(key)
+            found: str | bool | None
+            if entry is not None:
+                found = entry.content if entry.content is not None else False
+            elif self.session is not None:
+                found = self.session.read(key)
+            else:
+                found = None
+            if found is None:
+                continue
+            if isinstance(found, str):
+                texts.append(found)
+            else:
+                exact = False
+        if not texts or command.name in _NAME_PRINTERS:
+            return None, exact and not texts
+        plain = command.name == "cat" and not any(w.startswith("-") and w != "-" for w in command.argv[1:])
+        return "\n".join(texts), exact and plain
 
     def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
         """Writers of the files this command reads: for a script runner, only its script."""
