@@ -27,7 +27,7 @@ from engine.policy.commands import (
     printed_text,
 )
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.follow import Follower, join_path, matched_payload
+from engine.policy.follow import Follower, join_path, matched_payload, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -1594,11 +1594,15 @@ class Analyzer(Follower, LinkFollower):
                         self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
                 if program.grammar.chdir:
-                    for option, folder, _ in parse_argv(program.grammar, argv).options:
-                        if option in program.grammar.chdir and folder is not None:
-                            if not here:
-                                here.append(self.cwd)
-                            self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
+                    parsed = parse_argv(program.grammar, argv)
+                    # its subcommands' own (`npm run build --prefix DIR`) after the program's
+                    levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+                    for level, reading in levels:
+                        for option, folder, _ in reading.options:
+                            if option in level.grammar.chdir and folder is not None:
+                                if not here:
+                                    here.append(self.cwd)
+                                self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)

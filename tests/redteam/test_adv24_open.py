@@ -173,7 +173,6 @@ NPM_PAYLOADS = {
 
 @_needs("npm")
 @pytest.mark.parametrize("name", list(NPM_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=NPM_REASON)
 def test_npm_lifecycle_scripts_of_a_written_package(
     engine_here: Engine, fake_home: Path, here: Path, name: str
 ) -> None:
@@ -197,7 +196,6 @@ MAKE_PAYLOADS = {
 
 @_needs("make", "busybox")
 @pytest.mark.parametrize("name", list(MAKE_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=MAKE_REASON)
 def test_a_written_makefile_elsewhere_runs(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, MAKE_PAYLOADS[name])
 
