@@ -413,7 +413,6 @@ BUILD_PAYLOADS = {
 
 @_needs("cmake", "ninja")
 @pytest.mark.parametrize("name", list(BUILD_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=BUILD_REASON)
 def test_a_written_build_file_runs(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, BUILD_PAYLOADS[name])
 
