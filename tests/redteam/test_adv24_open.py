@@ -133,7 +133,6 @@ NAMES_PAYLOADS = [
 
 @_needs("tar", "zip", "busybox")
 @pytest.mark.parametrize("payload", NAMES_PAYLOADS)
-@pytest.mark.xfail(strict=True, reason=NAMES_REASON)
 def test_an_archiver_packs_names_from_its_input(engine_here: Engine, fake_home: Path, here: Path, payload: str) -> None:
     _unharmed(engine_here, fake_home, here, [_run(payload)])
 
