@@ -2756,7 +2756,14 @@ class Analyzer(Follower, LinkFollower):
     def _known(self, word: str) -> bool:
         """Whether the line or the session wrote ``word`` (or its text is to be judged)."""
         key = self._file_key(word)
-        return key in self.files or (self.session is not None and self.session.read(key) is not None)
+        if key in self.files or (self.session is not None and self.session.read(key) is not None):
+            return True
+        # `files: ["*.py"]`: any written file the glob matches in the line's directory
+        return (
+            (self.session is not None or bool(self.files))
+            and _GLOB.search(word) is not None
+            and self._globbed_script(key) is not None
+        )
 
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
@@ -2767,7 +2774,7 @@ class Analyzer(Follower, LinkFollower):
                 self.unread.append(word)
             return entry.content
         if self.session is None:
-            return None
+            return self._globbed_script(key) if self.files and _GLOB.search(word) else None
         found = self.session.read(key)
         if found is False:
             self.unread.append(word)
@@ -2785,12 +2792,12 @@ class Analyzer(Follower, LinkFollower):
         """`sh x.s?`, `sh [x].sh`, `sh ./*` (what `find . -exec sh {} ;` runs): the glob matched
         against the names in its folder (the line's and the session's files, and the folder on
         disk); the text of every match the line or the session wrote, joined."""
-        assert self.session is not None
         folder, pattern = posixpath.split(key)
         if not pattern or _GLOB.search(folder) or "$" in key:
             return None
         names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == folder}
-        names.update(self.session.names_in(folder))
+        if self.session is not None:
+            names.update(self.session.names_in(folder))
         hidden = pattern.startswith(".")
         texts: list[str] = []
         for name in sorted(names)[:_MAX_GLOBBED]:

@@ -228,7 +228,6 @@ LOADED_PAYLOADS = {
 
 @_needs("python3", "node", "perl")
 @pytest.mark.parametrize("name", list(LOADED_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason=LOADED_REASON)
 def test_a_written_module_loaded_by_name(engine_here: Engine, fake_home: Path, here: Path, name: str) -> None:
     _unharmed(engine_here, fake_home, here, LOADED_PAYLOADS[name])
 
