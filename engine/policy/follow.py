@@ -150,7 +150,9 @@ class Follower:
                     continue
                 if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
                     continue
-                if (source == "stdin" and not stdin) or (source == "files" and not files):
+                if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
+                    source == "files" and not files
+                ):
                     continue
                 if run.kind in ("reparse", "options") or not run.applies(present, count):
                     continue
@@ -281,6 +283,20 @@ class Follower:
         elif source == "stdin":
             values = [command.stdin] if command.stdin else []
             via = (*via, "stdin")
+            if _names_piped(run, command) or (values and run.kind == "argv" and run.prepend is not None):
+                # Names read one a line (`tar -T -`, `zip -@`, `cpio -o`): the operands of the
+                # command the table names for them (`cat -- NAMES`: reads, judged as cat's); names
+                # piped in that are not known here stand for the listing or the input, as xargs'.
+                names = [line for line in command.stdin.splitlines() if line.strip()][:_MAX_INPUT_NAMES]
+                if not command.stdin:
+                    listing = self.listing
+                    known = listing is not None and listing[1] == command.cwd and not prints_nul(listing[0])
+                    names = [listing[0] if known and listing is not None else _UNKNOWN_INPUT]
+                assert run.prepend is not None
+                words = [*run.prepend.split(), "--", *names]
+                flags = [False] * len(words)
+                self._nested(run, partial(self._unwrap, words, flags, [], "", command.fed_by, via, depth))
+                return None
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
@@ -542,6 +558,7 @@ class Follower:
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
 _DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/self|proc/thread-self)/fd/")
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
+_MAX_INPUT_NAMES = 64  # names read from a program's input (see _run)
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
@@ -587,6 +604,12 @@ def _with_input(
     if not words:  # no command: xargs runs echo
         words, flags = ["echo"], [False]
     return [*words, *extra], [*flags, *([False] * len(extra))]
+
+
+def _names_piped(run: Run, command: Command) -> bool:
+    """A names-from-input run (`as: argv` with `prepend`, from stdin) whose input is piped in but
+    not known here (`ls ~/.ssh/* | cpio -o`)."""
+    return run.kind == "argv" and run.prepend is not None and not command.stdin and bool(command.fed_by)
 
 
 def program_stops(command: Command) -> bool:

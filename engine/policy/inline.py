@@ -61,6 +61,11 @@ _AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*
 # AppleScript's `do shell script "..."`; Tcl/expect's `exec ...` and `spawn ...`.
 _DO_SHELL_SCRIPT = re.compile(r"do\s+shell\s+script\s+(\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
 _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
+# cmake: `execute_process(COMMAND sh -c "...")`, `add_custom_command(... COMMAND rm -rf x ...)`: the
+# words after COMMAND up to the next keyword or the call's end (run without a shell: as argv words).
+_CMAKE_COMMAND = re.compile(r"\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\))+?)(?=\s+[A-Z][A-Z_]{2,}\b|\s*\)|\n|$)")
+# ninja: a rule's `command = ...` (run through /bin/sh -c)
+_NINJA_COMMAND = re.compile(r"(?m)^[ \t]*command[ \t]*=[ \t]*(.+)$")
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
 _MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
 _MAX_SCAN = 2048  # brackets stepped over per program, in all its calls
@@ -105,6 +110,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [_unescape(m.group(1)[1:-1]) for m in _DO_SHELL_SCRIPT.finditer(code)]
     elif language in ("expect", "tclsh"):
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
+    elif language == "cmake":
+        scripts += [m.group(1).strip() for m in itertools.islice(_CMAKE_COMMAND.finditer(code), _MAX_CALLS)]
+    elif language == "ninja":
+        scripts += [m.group(1).strip() for m in itertools.islice(_NINJA_COMMAND.finditer(code), _MAX_CALLS)]
     # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).
     calls = list(itertools.islice(_CALL.finditer(code), _MAX_CALLS + 1))
     aliases = _aliases(code)

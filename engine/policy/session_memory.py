@@ -72,6 +72,7 @@ INTERPRETERS = {
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
 _BINARY = b"\x00"
+_MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in)
 
 
 @dataclass(slots=True)
@@ -534,6 +535,23 @@ class SessionView:
         if isinstance(disk, str) and disk != remembered:
             return remembered + "\n" + disk
         return remembered
+
+    def names_in(self, folder: str) -> list[str]:
+        """The names a glob in ``folder`` (a key, "" for the working directory) may match: of the
+        files the session wrote there, and of the folder on disk (the first few hundred)."""
+        with self._lock:
+            names = [posixpath.basename(k) for k in self.files.files if posixpath.dirname(k) == folder]
+        path = self._path(folder or ".")
+        if path is not None:
+            try:
+                with os.scandir(path) as entries:
+                    for i, entry in enumerate(entries):
+                        if i >= _MAX_LISTED:
+                            break
+                        names.append(entry.name)
+            except (OSError, ValueError):
+                pass
+        return names
 
     def _disk(self, name: str, written: bool) -> str | bool | None:
         """The file's text on disk; False when it is there but cannot be judged; None when it is

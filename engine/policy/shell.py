@@ -12,6 +12,7 @@ possibly anything.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from engine.policy.commands import (
     printed_text,
 )
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.follow import Follower, join_path, matched_payload
+from engine.policy.follow import Follower, join_path, matched_payload, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -59,6 +60,13 @@ if TYPE_CHECKING:
 MAX_DEPTH = 8
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
+_GLOB = re.compile(r"[*?\[]")
+_MAX_GLOBBED = 256  # the names of a folder a glob is matched against
+# Fed to a command when an earlier stage printed something of a file the session wrote that is not
+# known (policies/exec.yaml: a shell or interpreter reading it asks).
+_WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
+# Programs that print the names (or sizes, sums) of the files they are given, not their text.
+_NAME_PRINTERS = LISTER_NAMES | frozenset({"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"})
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
 _FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install", "dd"})  # write files named by their arguments
 _COPIERS = frozenset({"cp", "mv", "install"})
@@ -1252,6 +1260,11 @@ class Analyzer(Follower, LinkFollower):
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
+            if data is None and stages and raw is not last and (self.files or self.session is not None):
+                # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
+                data, exact = self._printed_files(stages[-1])
+                if not exact:
+                    upstream = upstream | _WRITTEN_INPUT
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
@@ -1722,11 +1735,15 @@ class Analyzer(Follower, LinkFollower):
                         self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
                 if program.grammar.chdir:
-                    for option, folder, _ in parse_argv(program.grammar, argv).options:
-                        if option in program.grammar.chdir and folder is not None:
-                            if not here:
-                                here.append(self.cwd)
-                            self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
+                    parsed = parse_argv(program.grammar, argv)
+                    # its subcommands' own (`npm run build --prefix DIR`) after the program's
+                    levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+                    for level, reading in levels:
+                        for option, folder, _ in reading.options:
+                            if option in level.grammar.chdir and folder is not None:
+                                if not here:
+                                    here.append(self.cwd)
+                                self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                 inner = self.follow_program(command, program, local)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
@@ -2880,7 +2897,14 @@ class Analyzer(Follower, LinkFollower):
     def _known(self, word: str) -> bool:
         """Whether the line or the session wrote ``word`` (or its text is to be judged)."""
         key = self._file_key(word)
-        return key in self.files or (self.session is not None and self.session.read(key) is not None)
+        if key in self.files or (self.session is not None and self.session.read(key) is not None):
+            return True
+        # `files: ["*.py"]`: any written file the glob matches in the line's directory
+        return (
+            (self.session is not None or bool(self.files))
+            and _GLOB.search(word) is not None
+            and self._globbed_script(key) is not None
+        )
 
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
@@ -2891,11 +2915,39 @@ class Analyzer(Follower, LinkFollower):
                 self.unread.append(word)
             return entry.content
         if self.session is None:
-            return None
+            return self._globbed_script(key) if self.files and _GLOB.search(word) else None
         found = self.session.read(key)
         if found is False:
             self.unread.append(word)
+        if found is None and ("$" in word or "`" in word):
+            if self.files or self.session.files.files:
+                # `sh $(ls *.sh)`, `xargs sh` fed a listing: a script named only at run time, in a
+                # session that wrote files it may name (fail closed: not judged, asked)
+                self.unread.append(word)
+            return None
+        if found is None and _GLOB.search(word):
+            return self._globbed_script(key)
         return found if isinstance(found, str) else None
+
+    def _globbed_script(self, key: str) -> str | None:
+        """`sh x.s?`, `sh [x].sh`, `sh ./*` (what `find . -exec sh {} ;` runs): the glob matched
+        against the names in its folder (the line's and the session's files, and the folder on
+        disk); the text of every match the line or the session wrote, joined."""
+        folder, pattern = posixpath.split(key)
+        if not pattern or _GLOB.search(folder) or "$" in key:
+            return None
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == folder}
+        if self.session is not None:
+            names.update(self.session.names_in(folder))
+        hidden = pattern.startswith(".")
+        texts: list[str] = []
+        for name in sorted(names)[:_MAX_GLOBBED]:
+            if _GLOB.search(name) or (name.startswith(".") and not hidden) or not fnmatch.fnmatchcase(name, pattern):
+                continue
+            text = self._script(posixpath.join(folder, name))
+            if text is not None:
+                texts.append(text)
+        return "\n".join(texts) if texts else None
 
     def _session_file(self, word: str) -> _Written | None:
         """A file the session wrote (or changed on disk since it began), as a line-written one."""
@@ -2923,6 +2975,36 @@ class Analyzer(Follower, LinkFollower):
             if entry is not None:
                 return entry
         return None
+
+    def _printed_files(self, command: Command) -> tuple[str | None, bool]:
+        """What ``command`` prints of the files the line or the session wrote that it names (the
+        files' text: a filter's output is judged as its input), and whether that is all it prints:
+        not when a file cannot be read, or the program is not a plain copier of its input (`sed
+        s/x// x.sh`, `awk 1 x.sh`: their output, read by the next stage, is not known)."""
+        texts: list[str] = []
+        exact = True
+        for word, dynamic in zip(command.argv[1:], command.dynamic[1:], strict=False):
+            if dynamic or not word or word.startswith("-"):
+                continue
+            key = self._file_key(word)
+            entry = self.files.get(key)
+            found: str | bool | None
+            if entry is not None:
+                found = entry.content if entry.content is not None else False
+            elif self.session is not None:
+                found = self.session.read(key)
+            else:
+                found = None
+            if found is None:
+                continue
+            if isinstance(found, str):
+                texts.append(found)
+            else:
+                exact = False
+        if not texts or command.name in _NAME_PRINTERS:
+            return None, exact and not texts
+        plain = command.name == "cat" and not any(w.startswith("-") and w != "-" for w in command.argv[1:])
+        return "\n".join(texts), exact and plain
 
     def _read_from(self, name: str, argv: list[str], redirects: list[tuple[str, str]]) -> frozenset[str]:
         """Writers of the files this command reads: for a script runner, only its script."""
