@@ -39,7 +39,7 @@ SH_REASON = (
     "session_memory._input_reader: a shell reading the background shell's input through a redirect "
     "(`sh <&0`, `sh < /dev/stdin`), a descriptor copied from 0 (`exec 3<&0; sh /dev/fd/3`) or "
     "/proc/$$/fd/0 is not seen as a reader: later writes are judged with bash's state (`x=build`) "
-    "but run in a fresh sh (`rm -rf \"${x:-$HOME}\"` deletes home). Fix in _input_reader/_STDIN_FILES"
+    'but run in a fresh sh (`rm -rf "${x:-$HOME}"` deletes home). Fix in _input_reader/_STDIN_FILES'
 )
 
 
@@ -84,7 +84,7 @@ START = "mcp__desktop__start_process"
 GUARD_REASON = (
     "engine/guard/processes.py keeps each pid's shell state with session_memory's _after/_input_reader: "
     "`sh <&0` typed into a Desktop Commander bash is not seen as a new shell reading the input, so "
-    "`rm -rf \"${x:-$HOME}\"` is judged with the old shell's x=build (allowed). Same fix as family 1"
+    '`rm -rf "${x:-$HOME}"` is judged with the old shell\'s x=build (allowed). Same fix as family 1'
 )
 
 
