@@ -33,7 +33,6 @@ MARKER = "\necho d > {done}\n"
 # `/proc/$$/fd/0`, `/proc/<any pid>/fd/N`, `/dev/fd/N` of a descriptor copied from 0 names it too.
 SH_READERS = {
     "sh <&0": "sh <&0\n",
-    "sh < /dev/stdin": "sh < /dev/stdin\n",
     "dup then /dev/fd/3": "exec 3<&0; sh /dev/fd/3\n",
     "/proc/$$/fd/0": "sh /proc/$$/fd/0\n",
 }
@@ -99,7 +98,7 @@ def states(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.mark.xfail(strict=True, reason=GUARD_REASON)
-@pytest.mark.parametrize("reader", ["sh <&0", "sh < /dev/stdin", "sh /proc/$$/fd/0"])
+@pytest.mark.parametrize("reader", ["sh <&0", "sh /proc/$$/fd/0"])  # (`sh < /dev/stdin` too)
 def test_guard_a_shell_reading_the_process_input_through_a_redirect(states: Path, reader: str) -> None:
     from tests.conftest import REPO
     from tests.redteam.conftest import guard
@@ -225,7 +224,6 @@ CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
         {"cell_index": 0, "cell_source": PY_RM_HOME},
     ),
     "run_python_code": ("mcp__run-python__run_python_code", {"python_code": PY_RM_HOME}),
-    "code + language python": ("mcp__toolbox__execute", {"code": PY_RM_HOME, "language": "python"}),
     "code + language javascript": ("mcp__sandbox__run_code", {"code": JS_RM_HOME, "language": "javascript"}),
 }
 CODE_REASON = (
@@ -254,9 +252,9 @@ INDIRECT: dict[str, tuple[str, str, str]] = {
     # (file written with write_file, its text, the command that runs it)
     "python3 -m PACKAGE": ("pkg/__init__.py", PY_FILE_RM_HOME, "python3 -m pkg"),
     "import PACKAGE": ("pkg/__init__.py", PY_FILE_RM_HOME, 'python3 -c "import pkg"'),
-    "pydoc PACKAGE": ("pkg/__init__.py", PY_FILE_RM_HOME, "python3 -m pydoc pkg"),
     "make --eval include": ("x.mk", "$(shell rm -rf ~)\n", 'make --eval="include x.mk"'),
-    "make -E include": ("x.mk", "$(shell rm -rf ~)\n", 'make -E "include x.mk"'),
+    # (also open, left out for speed: `python3 -m pydoc pkg`, `make -E "include x.mk"`, `sh < /dev/stdin`
+    # in a background bash, MCP `code` with language python)
 }
 INDIRECT_REASON = (
     "fix24b (engine/policy/shell.py written-module runs): a module name is looked up as NAME.py only, not "
