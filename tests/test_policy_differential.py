@@ -31,7 +31,7 @@ from engine import Engine
 from engine.policy import lexer
 from engine.policy.evaluate import Evaluator, _Index
 from engine.policy.lexer import ShellSyntaxError
-from engine.policy.shell import Analyzer, Command, _plain_words
+from engine.policy.shell import _COMMAND_FIELDS, Analyzer, Command, _plain_words
 from tests.conftest import REPO, pure_build_only
 from tests.redteam.conftest import make_home
 
@@ -139,7 +139,7 @@ def _analyzed(engine: Engine, text: str, plain: bool) -> Any:
         analyzer.analyze(text)
     except ShellSyntaxError as exc:
         return type(exc).__name__, str(exc)
-    commands = [[getattr(c, f) for f in Command.__slots__ if f not in ("shape", "reading")] for c in analyzer.commands]
+    commands = [[getattr(c, f) for f in _COMMAND_FIELDS if f not in ("shape", "reading")] for c in analyzer.commands]
     files = {key: (w.writers, w.content) for key, w in analyzer.files.items()}
     return commands, analyzer.unread, files, analyzer.cwd
 
