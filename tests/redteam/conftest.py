@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,44 @@ def guard(
     if agent == "gemini":
         return str(answer.get("decision", empty if answer == {} else "defer"))
     return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", empty if answer == {} else "defer"))
+
+
+def shell_writes(
+    engine: Engine, work: Path, home: Path, writes: list[str], marker: str, wait: float = 20, settle: float = 0
+) -> list[bool]:
+    """Start a background bash through the terminal tool (HOME and cwd temporary), send ``writes``
+    with `process write`, then ``marker`` (a line writing ``{done}``); wait up to ``wait`` seconds
+    for it to run (every line sent before it ran), and ``settle`` more when it did not. Returns
+    which writes were let through."""
+    assert str(home).startswith(str(work.parent))
+    assert Path.cwd() == work
+    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    assert started.ok, started.error
+    pid = str(json.loads(started.output)["process_id"])
+    sent = []
+    for text in writes:
+        result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
+        sent.append(result.ok)
+    done = work / "done.txt"
+    written = engine.call(
+        "process", {"action": "write", "process_id": pid, "input": marker.format(done=done)}, session_id="s1"
+    )
+    deadline = time.monotonic() + wait
+    while written.ok and not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not done.exists():
+        time.sleep(settle)  # the marker was refused or the shell is slow: give the payload line time to run
+    engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+    return sent
+
+
+# A tool call as (name, arguments); payloads that delete HOME in each language the session tests run.
+Call = tuple[str, dict[str, Any]]
+RM_HOME = "rm -rf ~\n"
+PY_RM_HOME = "import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n"
+JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true, force: true})\n"
+
+
+def write_call(path: str, content: str) -> Call:
+    """A write_file call (the file tool a caller writes its scripts with)."""
+    return ("write_file", {"path": path, "content": content})

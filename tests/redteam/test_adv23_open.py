@@ -6,15 +6,13 @@ working directory under tmp_path."""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import home_intact, shell_writes
 from tests.redteam.harm import SECRET, blocked, run_confined
 
 # A listing of the tree ($(ls), $(find .), `find . | xargs`) is judged in the engine's working
@@ -85,28 +83,8 @@ MARKER = "\nprint(open('{done}', 'w').write('d'))\nrequire('fs').writeFileSync('
 
 
 def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]) -> list[bool]:
-    """Start a background bash through the terminal tool, send ``writes`` with `process write`,
-    then a marker line; wait for the marker (every line sent before it ran). Returns which writes
-    were let through. HOME is the fake one under tmp_path."""
-    assert str(fake_home).startswith(str(work.parent))
-    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
-    assert started.ok, started.error
-    pid = str(json.loads(started.output)["process_id"])
-    sent = []
-    for text in writes:
-        result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
-        sent.append(result.ok)
-    done = work / "done.txt"
-    marker = engine.call(
-        "process",
-        {"action": "write", "process_id": pid, "input": MARKER.format(done=done)},
-        session_id="s1",
-    )
-    deadline = time.monotonic() + 20
-    while marker.ok and not done.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
-    return sent
+    """The writes through a background bash (conftest.shell_writes), with a marker any interpreter runs."""
+    return shell_writes(engine, work, fake_home, writes, MARKER)
 
 
 # Lines a background bash has been sent but not yet run: a later write must not be judged by the

@@ -7,17 +7,15 @@ tmp_path (asserted before anything runs)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import home_intact, shell_writes
 
 MARKER = "\necho d > {done}\n"
 
@@ -45,28 +43,9 @@ SH_REASON = (
 
 
 def _shell_writes(engine: Engine, work: Path, home: Path, writes: list[str]) -> list[bool]:
-    """Start a background bash through the terminal tool (HOME and cwd temporary), send ``writes``
-    with `process write`, then a marker line; wait until it ran. Returns which writes went through."""
+    """The writes through a background bash (conftest.shell_writes); the HOME the test set is ``home``."""
     assert os.environ["HOME"] == str(home) and home.parent == work.parent
-    assert Path.cwd() == work
-    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
-    assert started.ok, started.error
-    pid = str(json.loads(started.output)["process_id"])
-    sent = []
-    for text in writes:
-        result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
-        sent.append(result.ok)
-    done = work / "done.txt"
-    marker = engine.call(
-        "process", {"action": "write", "process_id": pid, "input": MARKER.format(done=done)}, session_id="s1"
-    )
-    deadline = time.monotonic() + 10
-    while marker.ok and not done.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not done.exists():
-        time.sleep(1)  # the marker was refused or sh is slow: give the payload line time to run
-    engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
-    return sent
+    return shell_writes(engine, work, home, writes, MARKER, wait=10, settle=1)
 
 
 @pytest.mark.xfail(strict=True, reason=SH_REASON)

@@ -17,16 +17,8 @@ from typing import Any
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
-
-Call = tuple[str, dict[str, Any]]
-RM_HOME = "rm -rf ~\n"
-PY_RM_HOME = "import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n"
-JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true, force: true})\n"
-
-
-def _write(path: str, content: str) -> Call:
-    return ("write_file", {"path": path, "content": content})
+from tests.redteam.conftest import JS_RM_HOME, PY_RM_HOME, RM_HOME, Call, home_intact
+from tests.redteam.conftest import write_call as _write
 
 
 def _run(command: str, **extra: Any) -> Call:
