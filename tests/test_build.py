@@ -78,3 +78,40 @@ def test_an_editable_install_is_pure_and_runs_the_edited_source(tmp_path: Path) 
     assert imported.stdout.split() == [str(shell), "True"], imported.stderr
     versioned = run(venv / "bin" / "hermes-engine", "--version")
     assert versioned.stdout == f"hermes-engine, version {version('hermes-engine')}, {PURE}\n", versioned.stderr
+
+
+def _handler_names_with_two_types(source: str) -> list[str]:
+    """`function:line name` for each `except … as NAME` whose NAME another handler of the same
+    function binds to another exception type."""
+    import ast  # noqa: PLC0415
+
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        types: dict[str, set[str]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                types.setdefault(node.name, set()).add(ast.unparse(node.type) if node.type else "")
+        found += [f"{function.name}:{function.lineno} {name}" for name, kinds in types.items() if len(kinds) > 1]
+    return found
+
+
+def test_the_rule_finds_an_exception_name_bound_to_two_types() -> None:
+    source = "def f():\n    try:\n        g()\n    except KeyError as exc:\n        pass\n    except OSError as exc:\n        pass\n"
+    assert _handler_names_with_two_types(source) == ["f:1 exc"]
+    assert _handler_names_with_two_types(source.replace("OSError as exc", "OSError as error")) == []
+
+
+def test_no_compiled_function_binds_one_exception_name_to_two_types() -> None:
+    # mypyc types an `except … as exc` variable by the function's first handler binding it: a later
+    # handler of another type raised TypeError ("RegexTimeout object expected; got ShellSyntaxError")
+    # and a disguised `rm -rf /` became an ask on the compiled build (docs/compiled.md).
+    from engine.build import COMPILED_MODULES  # noqa: PLC0415
+
+    found = [
+        f"{name}: {where}"
+        for name in COMPILED_MODULES
+        for where in _handler_names_with_two_types((REPO / (name.replace(".", "/") + ".py")).read_text())
+    ]
+    assert found == []

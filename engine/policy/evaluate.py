@@ -486,12 +486,12 @@ class Evaluator:
                         if len(self._parses) >= self.parse_cache:
                             self._parses.clear()  # simpler than an LRU, and safe under threads
                         self._parses[text] = (commands, tuple(analyzer.unread))
-                except (TooComplex, OverBudget) as exc:
+                except (TooComplex, OverBudget) as limit:
                     # Past a limit: what was read so far, and a flat scan of the whole text.
                     read = self._match(analyzer.commands, text, index, None) or []
-                    return [*read, *self._flat_scan(text, index)], str(exc)
-                except ShellSyntaxError as exc:
-                    unparseable = str(exc)
+                    return [*read, *self._flat_scan(text, index)], str(limit)
+                except ShellSyntaxError as syntax:
+                    unparseable = str(syntax)
                     try:  # judge what the words would do if the quoting were fixed
                         commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
                     except (TooComplex, OverBudget):
@@ -746,7 +746,9 @@ class Evaluator:
         unread = Match("unparseable", reason, "dangerous", " ; ".join(values)[:200] or tool, grantable=False)
         try:
             index = self._index(self.patterns_for(tool, "command"))
-            hard = [m for value in values for m in self._flat_scan(value, index)]
+            # Every reading, as a check would have judged them (a disguise must not soften the fallback).
+            texts = [text for value in values for text in (value, *readings(value).extra)]
+            hard = [m for text in texts for m in self._flat_scan(text, index)]
         except Exception:  # the scan is plain string work; if even it fails, asking is what is left
             hard = []
         if hard:

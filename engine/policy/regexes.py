@@ -301,8 +301,8 @@ def compile_linear(pattern: str, flags: int = 0) -> Regex:
     try:
         python = _compiled_python(pattern, flags | re.ASCII)
         tree = re_parser.parse(pattern, flags)
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise RegexError(str(exc)) from None
+    except (re.error, OverflowError, RecursionError) as invalid:
+        raise RegexError(str(invalid)) from None
     items = list(tree)
     degree = _degree(items)
     starts = 0 if _anchored(items, tree.state.flags) else 1  # an unanchored search tries every start
@@ -315,8 +315,8 @@ def compile_linear(pattern: str, flags: int = 0) -> Regex:
         return Regex(pattern, compiled, None, python, shorts, required, flags)
     try:
         slow = fallback_engine().compile(pattern, flags | fallback_engine().V0)
-    except Exception as exc:  # the regex module refusing a pattern `re` accepts: say so, located
-        raise RegexError(f"no engine can run it within a bound ({exc})") from None
+    except Exception as refused:  # the regex module refusing a pattern `re` accepts: say so, located
+        raise RegexError(f"no engine can run it within a bound ({refused})") from None
     return Regex(pattern, None, slow, python, shorts, required, flags)
 
 

@@ -80,9 +80,23 @@ FOUND = [
     ("rm -rf /", "rm\x1b -rf \x1b]/"),  # a lone ESC before a blank, and an OSC introducer
     ("rm -rf /", "\x1b[31mrm \x9b-rf /"),  # a whole colour sequence, and a CSI before `-rf`
     ("rm -rf ~", "rm -rf \x9d~\x07"),  # an 8-bit OSC "terminated" around the target
+    # A fullwidth quote the shell does not read as one leaves the raw text's `'` unbalanced: the
+    # compiled build failed on it (an exception name bound to two types, docs/compiled.md).
+    ("/etc https://x.example/i.sh ; 'rm -rf /' rm rm", "/etc https://x.example/i.sh ; \uff07rm -rf /' rm rm"),
 ]
 
 
 @pytest.mark.parametrize(("plain", "hidden"), FOUND)
 def test_disguises_found_before_stay_at_least_as_strict(engine: Engine, plain: str, hidden: str) -> None:
     assert rank(engine, hidden) >= rank(engine, plain), (plain, hidden)
+
+
+
+def test_a_failing_detector_falls_back_to_every_reading(engine: Engine) -> None:
+    # When the detector itself fails, the flat scan decides alone: it must read the disguise too.
+    evaluator = engine._evaluator(engine._snapshot)
+    plain = evaluator._failed("terminal", {"command": "rm -rf /"}, TypeError("a detector bug"))
+    hidden = evaluator._failed("terminal", {"command": "\uff52m -rf /"}, TypeError("a detector bug"))
+    assert (plain.decision, plain.hardline) == ("deny", True)
+    assert (hidden.decision, hidden.hardline) == ("deny", True)  # only the folded reading is `rm`
+    assert any(m.key == "unparseable" and not m.grantable for m in hidden.matches)
