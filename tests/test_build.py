@@ -6,6 +6,7 @@ built without a compiler or with HERMES_ENGINE_PURE=1 are test_packaging's.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from engine.build import COMPILED, PURE
+from engine.build import COMPILED, COMPILED_MODULES, PURE
 from engine.cli import cli
 from tests.conftest import BUILD, REPO
 
@@ -83,8 +84,6 @@ def test_an_editable_install_is_pure_and_runs_the_edited_source(tmp_path: Path) 
 def _handler_names_with_two_types(source: str) -> list[str]:
     """`function:line name` for each `except … as NAME` whose NAME another handler of the same
     function binds to another exception type."""
-    import ast  # noqa: PLC0415
-
     found = []
     for function in ast.walk(ast.parse(source)):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -98,7 +97,10 @@ def _handler_names_with_two_types(source: str) -> list[str]:
 
 
 def test_the_rule_finds_an_exception_name_bound_to_two_types() -> None:
-    source = "def f():\n    try:\n        g()\n    except KeyError as exc:\n        pass\n    except OSError as exc:\n        pass\n"
+    source = (
+        "def f():\n    try:\n        g()\n    except KeyError as exc:\n        pass\n"
+        "    except OSError as exc:\n        pass\n"
+    )
     assert _handler_names_with_two_types(source) == ["f:1 exc"]
     assert _handler_names_with_two_types(source.replace("OSError as exc", "OSError as error")) == []
 
@@ -107,8 +109,6 @@ def test_no_compiled_function_binds_one_exception_name_to_two_types() -> None:
     # mypyc types an `except … as exc` variable by the function's first handler binding it: a later
     # handler of another type raised TypeError ("RegexTimeout object expected; got ShellSyntaxError")
     # and a disguised `rm -rf /` became an ask on the compiled build (docs/compiled.md).
-    from engine.build import COMPILED_MODULES  # noqa: PLC0415
-
     found = [
         f"{name}: {where}"
         for name in COMPILED_MODULES

@@ -91,7 +91,6 @@ def test_disguises_found_before_stay_at_least_as_strict(engine: Engine, plain: s
     assert rank(engine, hidden) >= rank(engine, plain), (plain, hidden)
 
 
-
 def test_a_failing_detector_falls_back_to_every_reading(engine: Engine) -> None:
     # When the detector itself fails, the flat scan decides alone: it must read the disguise too.
     evaluator = engine._evaluator(engine._snapshot)
