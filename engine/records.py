@@ -29,7 +29,16 @@ if TYPE_CHECKING:
 
     _R = TypeVar("_R", bound="Record")
 
-__all__ = ["MISSING", "FrozenRecord", "Interpreted", "OrderedRecord", "Record", "fields_repr", "replace"]
+__all__ = [
+    "MISSING",
+    "NATIVE_RECORDS",
+    "FrozenRecord",
+    "Interpreted",
+    "OrderedRecord",
+    "Record",
+    "fields_repr",
+    "replace",
+]
 
 # The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
@@ -46,6 +55,12 @@ def _values(names: tuple[str, ...]) -> Any:
 
 
 _REPRING: set[tuple[int, Any]] = set()
+
+# Classes written to behave as records that are native under mypyc (docs/compiled.md) and live in
+# the compiled policy: each names its fields in a `_fields` class attribute, and the guard's cache
+# pickles them as it does records (field by field; a native instance's `__new__` runs `__init__`,
+# so each takes no required argument).
+NATIVE_RECORDS: set[type] = set()
 
 
 class Interpreted(type):

@@ -127,3 +127,35 @@ def test_the_native_value_classes_of_a_check_behave_as_records() -> None:
     assert repr(Seg(LIT, "a")) == "Seg(kind=0, text='a', quoted=False)"
     with pytest.raises(TypeError):
         {token}  # noqa: B018
+
+
+def test_matchers_read_back_from_the_guard_cache_field_by_field() -> None:
+    """Matcher and ArgSpec are native classes on the compiled build, written as records: the guard's
+    cache pickles them field by field, their tests are numbers (no bound methods), and they compare
+    and show as records (a regex reads back as an equal pattern, compiled again)."""
+    from engine.guard.cache import _dumps, _revivable
+    from engine.policy.matchers import _MATCHER_FIELDS, ArgSpec, Matcher, compile_matcher
+
+    data = {
+        "command": ["rm", "sh*"],
+        "flags": ["-r"],
+        "args": {"classes": ["home"]},
+        "redirects": {"glob": ["*.rc"]},
+        "text": "x+y",
+        "via": ["sudo"],
+        "fed_by": ["curl"],
+        "cwd": {"regex": "^/"},
+    }
+    matcher = compile_matcher(data, frozenset({"home"}), [])
+    assert all(isinstance(check, int) for check in matcher._checks) and len(matcher._checks) >= 6
+    plain = compile_matcher({"command": ["rm"]}, frozenset(), [])
+    assert plain == compile_matcher({"command": ["rm"]}, frozenset(), []) and matcher != plain
+    spec = ArgSpec(classes=frozenset({"home"}))
+    assert spec == ArgSpec(classes=frozenset({"home"})) and hash(spec) == hash(ArgSpec(classes=frozenset({"home"})))
+    assert repr(spec).startswith("ArgSpec(globs=(), regex=None, classes=frozenset({'home'})")
+    if _revivable():  # the pure build (see cache._revivable)
+        back = pickle.loads(_dumps(matcher))
+        assert type(back) is Matcher and type(back.args) is ArgSpec
+        for name in _MATCHER_FIELDS:
+            value, read = getattr(matcher, name), getattr(back, name)
+            assert value == read or repr(value) == repr(read), name

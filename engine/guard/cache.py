@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from engine.digests import compare_digest, digest, mac
-from engine.records import MISSING, Record
+from engine.records import MISSING, NATIVE_RECORDS, Record
 
 try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
     from _pickle import Pickler, PicklingError, loads
@@ -355,8 +355,8 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     """Records (engine.records) and slotted dataclasses are read back by one C-level setter per field,
     not through ``__setstate__`` or ``dataclasses.fields``."""
     cls = type(obj)
-    if isinstance(obj, Record):
-        slots = cls.__dict__["__slots__"]  # its fields, and only there (Record checks it)
+    if isinstance(obj, Record) or cls in NATIVE_RECORDS:
+        slots = cls.__dict__["_fields"]  # its fields (a record's are its __slots__)
     else:
         slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
         if not slots or "__weakref__" in slots or any("__slots__" in base.__dict__ for base in cls.__mro__[1:-1]):
@@ -373,7 +373,9 @@ def _set_slots(obj: Any, values: tuple[Any, ...]) -> None:
     cls = type(obj)
     setters = _SETTERS.get(cls)
     if setters is None:
-        setters = _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in cls.__dict__["__slots__"])
+        native = issubclass(cls, Record) or cls in NATIVE_RECORDS
+        fields = cls.__dict__["_fields"] if native else cls.__dict__["__slots__"]
+        setters = _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in fields)
     for setter, value in zip(setters, values, strict=True):
         setter(obj, value)
 
@@ -586,6 +588,16 @@ def _cacheable(config: Config) -> bool:
     return not (plugins.get("enabled") or plugins.get("folders"))
 
 
+def _revivable() -> bool:
+    """Whether a pickled policy reads back: not on the compiled (mypyc) build, where ``Regex`` is a
+    native class (its ``__new__`` runs ``__init__``, so ``regexes._revive`` fails, and a native read
+    of an empty slot never reaches ``_Revived.__getattr__``). There the entry's write used to fail
+    on the first bound method of a matcher (and leave no entry); now it is not attempted."""
+    from engine.policy import regexes  # noqa: PLC0415
+
+    return str(regexes.__file__).endswith(".py")
+
+
 def build(root: Path, *, pin: str = "enforce") -> tuple[CompiledProject | None, Any]:
     """Load the project from source (every check, every example): (the compiled project or None, LoadResult).
 
@@ -620,7 +632,7 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
     them is a third of the cost of writing the entry); the first ``guard`` or ``check`` that
     reads the entry compiles them and writes it again.
     """
-    if not _cacheable(project.config):
+    if not _cacheable(project.config) or not _revivable():
         return
     key = _mac_key(create=True)
     if key is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
 from engine.policy.argv import Grammar, Parsed, parse_argv
@@ -14,7 +14,7 @@ from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, View, forms_of, literal_fragments
 from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
 from engine.policy.shell import Command
-from engine.records import FrozenRecord, Record, fields_repr
+from engine.records import NATIVE_RECORDS, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -37,26 +37,27 @@ _BLANKS = "[\\s\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\
 _WILDCARDS = frozenset("*?[")
 
 
-def _never(command: Command, classify: Any) -> bool:
-    return False
-
-
-def _has_code(command: Command, classify: Any) -> bool:
-    return command.code is not None
-
-
-def _has_redirects(command: Command, classify: Any) -> bool:
-    return bool(command.redirects)
+# A matcher's tests beyond the command's name (Matcher._checks), by number.
+_NEVER, _VIA, _INDIRECT, _FED, _HAS_CODE, _HAS_REDIRECTS, _SHAPE = 0, 1, 2, 3, 4, 5, 6
+_REDIRECTS, _READS, _TEXT, _CODE, _CODE_PATHS, _CWD = 7, 8, 9, 10, 11, 12
 
 
 def _glob(pattern: str) -> Regex:
     return compile_glob(pattern, ignore_case=True)
 
 
-class ArgSpec(FrozenRecord):
-    """What a matcher asks of an argument: globs, a regex or path classes it must fall in."""
+_ARG_SPEC_FIELDS = ("globs", "regex", "classes", "not_classes", "position")
 
-    __slots__ = ("globs", "regex", "classes", "not_classes", "position")  # noqa: RUF023  (the fields' order)
+
+class ArgSpec:
+    """What a matcher asks of an argument: globs, a regex or path classes it must fall in.
+
+    A native class under mypyc (docs/compiled.md): a check reads its fields as C struct members.
+    It behaves as the frozen record it was (equality and hash by its fields, its repr); the guard's
+    cache pickles it field by field (engine.records.NATIVE_RECORDS)."""
+
+    __slots__ = _ARG_SPEC_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _ARG_SPEC_FIELDS
 
     globs: tuple[Regex, ...]
     regex: Regex | None
@@ -72,11 +73,22 @@ class ArgSpec(FrozenRecord):
         not_classes: frozenset[str] = frozenset(),
         position: str = "any",
     ) -> None:
-        object.__setattr__(self, "globs", globs)
-        object.__setattr__(self, "regex", regex)
-        object.__setattr__(self, "classes", classes)
-        object.__setattr__(self, "not_classes", not_classes)
-        object.__setattr__(self, "position", position)
+        self.globs = globs
+        self.regex = regex
+        self.classes = classes
+        self.not_classes = not_classes
+        self.position = position
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_arg_spec_fields(self) == _arg_spec_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_arg_spec_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _ARG_SPEC_FIELDS)
 
     # The tests are module functions, called as such inside this module: under mypyc a call to a
     # method of a record (a plain Python class) makes a bound method object each time.
@@ -94,6 +106,8 @@ class ArgSpec(FrozenRecord):
 
 
 _LANDING_POSITIONS = frozenset({"into", "inside"})
+_arg_spec_fields = attrgetter(*_ARG_SPEC_FIELDS)
+NATIVE_RECORDS.add(ArgSpec)
 
 
 def spec_test(spec: ArgSpec, word: str, classify: Any) -> bool:
@@ -390,45 +404,53 @@ def _split_flags(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]
     return frozenset(f for f in flags if len(f) == 1), frozenset(f for f in flags if len(f) > 1)
 
 
-class Matcher(Record):
-    """A structured condition on one simple command: its name, subcommands, flags and arguments."""
+_MATCHER_FIELDS = (  # the fields' order
+    "names",
+    "name_globs",
+    "not_names",
+    "subcommands",
+    "flags",
+    "all_flags",
+    "without_flags",
+    "args",
+    "words",
+    "options",
+    "redirects",
+    "reads",
+    "via",
+    "fed_by",
+    "text",
+    "code",
+    "code_paths",
+    "path",
+    "cwd",
+    "dynamic",
+    "no_args",
+    "indirect",
+    "uses_shape",
+    "prefilter",
+    "_flags",
+    "_all_flags",
+    "_without_flags",
+    "_checks",
+    "_words_first",
+    "needs_words",
+    "_fed_names",
+    "_fed_literal",
+    "_fed_globs",
+    "arg_classes",
+)
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "names",
-        "name_globs",
-        "not_names",
-        "subcommands",
-        "flags",
-        "all_flags",
-        "without_flags",
-        "args",
-        "words",
-        "options",
-        "redirects",
-        "reads",
-        "via",
-        "fed_by",
-        "text",
-        "code",
-        "code_paths",
-        "path",
-        "cwd",
-        "dynamic",
-        "no_args",
-        "indirect",
-        "uses_shape",
-        "prefilter",
-        "_flags",
-        "_all_flags",
-        "_without_flags",
-        "_checks",
-        "_words_first",
-        "needs_words",
-        "_fed_names",
-        "_fed_literal",
-        "_fed_globs",
-        "arg_classes",
-    )
+
+class Matcher:
+    """A structured condition on one simple command: its name, subcommands, flags and arguments.
+
+    A native class under mypyc, as ArgSpec (its fields read as C struct members, its methods
+    called directly); it compares by its fields as the record it was, and is unhashable."""
+
+    __slots__ = _MATCHER_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _MATCHER_FIELDS
+    __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
     names: frozenset[str] | None  # None: any command
     name_globs: tuple[Regex, ...]
@@ -458,8 +480,9 @@ class Matcher(Record):
     _flags: tuple[frozenset[str], frozenset[str]]
     _all_flags: tuple[frozenset[str], frozenset[str]]
     _without_flags: tuple[frozenset[str], frozenset[str]]
-    # The tests this matcher needs beyond its name, cheapest first (built once, run per command).
-    _checks: tuple[Callable[[Command, Any], bool], ...]
+    # The tests this matcher needs beyond its name, cheapest first (built once, run per command),
+    # by number (_SHAPE, _VIA, ...: see matches_command).
+    _checks: tuple[int, ...]
     # `words` tests no path classes (a regex or glob on each word): run before `args`, whose
     # classes make it look at the file system (`rm a1` fails `-(recurse|r)` before `a1` is classified).
     _words_first: bool
@@ -572,33 +595,33 @@ class Matcher(Record):
             or self.words is not None
             or self.options
         )
-        checks: list[Callable[[Command, Any], bool]] = []
+        checks: list[int] = []
         if self.path is not None:
-            checks.append(_never)
+            checks.append(_NEVER)
         if self.via:
-            checks.append(self._via_ok)
+            checks.append(_VIA)
         if self.indirect is not None:
-            checks.append(self._indirect_ok)
+            checks.append(_INDIRECT)
         if self.fed_by:
-            checks.append(self._fed_ok)
+            checks.append(_FED)
         if self.code is not None or self.code_paths is not None:
-            checks.append(_has_code)  # cheap, and most commands carry no inline program
+            checks.append(_HAS_CODE)  # cheap, and most commands carry no inline program
         if (self.redirects is not None or self.reads is not None) and self.uses_shape:
-            checks.append(_has_redirects)  # before the shape test, which costs more
+            checks.append(_HAS_REDIRECTS)  # before the shape test, which costs more
         if self.uses_shape:
-            checks.append(self._shape_ok)
+            checks.append(_SHAPE)
         if self.redirects is not None:
-            checks.append(self._redirects_ok)
+            checks.append(_REDIRECTS)
         if self.reads is not None:
-            checks.append(self._reads_ok)
+            checks.append(_READS)
         if self.text is not None:
-            checks.append(self._text_ok)
+            checks.append(_TEXT)
         if self.code is not None:
-            checks.append(self._code_ok)
+            checks.append(_CODE)
         if self.code_paths is not None:
-            checks.append(self._code_paths_ok)
+            checks.append(_CODE_PATHS)
         if self.cwd is not None:
-            checks.append(self._cwd_ok)
+            checks.append(_CWD)
         self._checks = tuple(checks)
 
     def _name_ok(self, command: Command) -> bool:
@@ -621,8 +644,35 @@ class Matcher(Record):
         if not name_checked and not self._name_ok(command):
             return False
         classify: Any = view.classify if command.cwd is None else _in_directory(view, command.cwd)
-        for check in self._checks:  # noqa: SIM110 -- a plain loop is cheaper than all(<genexpr>) here
-            if not check(command, classify):
+        # Each test called directly (a native method call under mypyc), not through a bound method.
+        for check in self._checks:
+            if check == _SHAPE:
+                ok = self._shape_ok(command, classify)
+            elif check == _HAS_REDIRECTS:
+                ok = bool(command.redirects)
+            elif check == _HAS_CODE:
+                ok = command.code is not None
+            elif check == _VIA:
+                ok = self._via_ok(command, classify)
+            elif check == _FED:
+                ok = self._fed_ok(command, classify)
+            elif check == _REDIRECTS:
+                ok = self._redirects_ok(command, classify)
+            elif check == _READS:
+                ok = self._reads_ok(command, classify)
+            elif check == _TEXT:
+                ok = self._text_ok(command, classify)
+            elif check == _CODE:
+                ok = self._code_ok(command, classify)
+            elif check == _CODE_PATHS:
+                ok = self._code_paths_ok(command, classify)
+            elif check == _CWD:
+                ok = self._cwd_ok(command, classify)
+            elif check == _INDIRECT:
+                ok = self._indirect_ok(command, classify)
+            else:  # _NEVER: a path matcher never matches a command
+                ok = False
+            if not ok:
                 return False
         return True
 
@@ -714,6 +764,18 @@ class Matcher(Record):
 
     def matches_path(self, value: str, classify: Any) -> bool:
         return self.path is not None and spec_test(self.path, value, classify)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_matcher_fields(self) == _matcher_fields(other))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _MATCHER_FIELDS)
+
+
+_matcher_fields = attrgetter(*_MATCHER_FIELDS)
+NATIVE_RECORDS.add(Matcher)
 
 
 class PatternError(ValueError):
