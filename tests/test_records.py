@@ -133,7 +133,7 @@ def test_matchers_read_back_from_the_guard_cache_field_by_field() -> None:
     """Matcher and ArgSpec are native classes on the compiled build, written as records: the guard's
     cache pickles them field by field, their tests are numbers (no bound methods), and they compare
     and show as records (a regex reads back as an equal pattern, compiled again)."""
-    from engine.guard.cache import _dumps, _revivable
+    from engine.guard.cache import _dumps
     from engine.policy.matchers import _MATCHER_FIELDS, ArgSpec, Matcher, compile_matcher
 
     data = {
@@ -153,9 +153,30 @@ def test_matchers_read_back_from_the_guard_cache_field_by_field() -> None:
     spec = ArgSpec(classes=frozenset({"home"}))
     assert spec == ArgSpec(classes=frozenset({"home"})) and hash(spec) == hash(ArgSpec(classes=frozenset({"home"})))
     assert repr(spec).startswith("ArgSpec(globs=(), regex=None, classes=frozenset({'home'})")
-    if _revivable():  # the pure build (see cache._revivable)
-        back = pickle.loads(_dumps(matcher))
-        assert type(back) is Matcher and type(back.args) is ArgSpec
-        for name in _MATCHER_FIELDS:
-            value, read = getattr(matcher, name), getattr(back, name)
-            assert value == read or repr(value) == repr(read), name
+    back = pickle.loads(_dumps(matcher))
+    assert type(back) is Matcher and type(back.args) is ArgSpec
+    for name in _MATCHER_FIELDS:
+        value, read = getattr(matcher, name), getattr(back, name)
+        assert value == read or repr(value) == repr(read), name
+
+
+@pytest.mark.parametrize("pattern", [r"rm\s+-rf", r"(a|b)*c$", r"(?i)^git\s+push.*--force", r"(\w+)\s+\1"])
+def test_a_regex_read_back_from_the_guard_cache_searches_like_the_original(pattern: str) -> None:
+    """A cached policy's regexes compile their engines on first use, on both builds (a native
+    class never reaches ``__getattr__``: the read-back failed on the compiled build before)."""
+    from engine.guard.cache import _dumps
+    from engine.policy.regexes import compile_linear
+
+    regex = compile_linear(pattern)
+    texts = ["rm  -rf x", "ababc", "GIT push origin --force", "word word", "", "x" * 300 + "c", "git push"]
+    back = pickle.loads(_dumps(regex))
+    again = pickle.loads(_dumps(back))  # written again before its first use (the cache rewrites entries)
+    for text in texts:
+        expected = bool(regex.search(text)), bool(regex.match(text)), bool(regex.search_text(text))
+        assert (bool(back.search(text)), bool(back.match(text)), bool(back.search_text(text))) == expected, text
+        assert (bool(again.search_text(text)), bool(again.search(text)), bool(again.match(text))) == (
+            expected[2],
+            expected[0],
+            expected[1],
+        ), text
+    assert back.linear == regex.linear and back.pattern == regex.pattern and repr(back) == repr(regex)

@@ -588,16 +588,6 @@ def _cacheable(config: Config) -> bool:
     return not (plugins.get("enabled") or plugins.get("folders"))
 
 
-def _revivable() -> bool:
-    """Whether a pickled policy reads back: not on the compiled (mypyc) build, where ``Regex`` is a
-    native class (its ``__new__`` runs ``__init__``, so ``regexes._revive`` fails, and a native read
-    of an empty slot never reaches ``_Revived.__getattr__``). There the entry's write used to fail
-    on the first bound method of a matcher (and leave no entry); now it is not attempted."""
-    from engine.policy import regexes  # noqa: PLC0415
-
-    return str(regexes.__file__).endswith(".py")
-
-
 def build(root: Path, *, pin: str = "enforce") -> tuple[CompiledProject | None, Any]:
     """Load the project from source (every check, every example): (the compiled project or None, LoadResult).
 
@@ -632,7 +622,7 @@ def store(project: CompiledProject, result: Any, *, classes: bool = True, report
     them is a third of the cost of writing the entry); the first ``guard`` or ``check`` that
     reads the entry compiles them and writes it again.
     """
-    if not _cacheable(project.config) or not _revivable():
+    if not _cacheable(project.config):
         return
     key = _mac_key(create=True)
     if key is None:

@@ -131,12 +131,18 @@ class Regex:
     ``re``'s own (compiled ASCII, as RE2 reads classes): nothing is faster per call. Otherwise
     texts short enough that ``re``'s backtracking stays under a bound run on ``re``, longer
     ones on RE2 (or on the bounded fallback).
+
+    A regex read back from the compiled-project cache (:func:`_revive`) has no engine compiled
+    yet: ``python`` is None, and the first ``search``/``match``/``search_text`` compiles them
+    (:meth:`_load`). A plain attribute, not ``__getattr__``: the class is native on the compiled
+    build (docs/compiled.md), where a read of an empty slot never reaches ``__getattr__``.
     """
 
     __slots__ = (
         "_compiled",
         "_fallback",
         "_match_short",
+        "_program",
         "_python",
         "_required",
         "_search_short",
@@ -153,43 +159,72 @@ class Regex:
         pattern: str,
         compiled: Any,
         fallback: Any,
-        python: re.Pattern[str],
+        python: re.Pattern[str] | None,
         shorts: tuple[int, int],
         required: tuple[str, ...] = (),
         flags: int = 0,
+        linear: bool | None = None,
+        program: tuple[Any, ...] | None = None,
     ) -> None:
         self.pattern = pattern
         self.flags = flags
         self._compiled = compiled
         self._fallback = fallback
         self._python = python
+        self._program = program  # the `re` program a revived regex compiles from (see _load)
         self._search_short, self._match_short = shorts  # texts up to these lengths run on ``re``
         self._required = required  # characters every match contains: a text without one cannot match
-        self.linear = compiled is not None
+        self.linear = compiled is not None if linear is None else linear
         self.glob: str | None = None  # the glob this was compiled from, if any
-        self.search: Callable[[str], object] = python.search if self._search_short >= _ANY else self._search
-        self.match: Callable[[str], object] = python.match if self._match_short >= _ANY else self._match
+        self.search: Callable[[str], object] = self._first_search
+        self.match: Callable[[str], object] = self._first_match
+        if python is not None:
+            self._bind(python)
+
+    def _bind(self, python: re.Pattern[str]) -> None:
+        self.search = python.search if self._search_short >= _ANY else self._search
+        self.match = python.match if self._match_short >= _ANY else self._match
+
+    def _load(self) -> re.Pattern[str]:
+        """Compile ``re``'s engine of a regex read back from the cache (valid when it was written: the
+        cache holds only validated projects, so compiling it again cannot fail). RE2's and the
+        fallback's are compiled when a text first needs them (:meth:`_long`, :meth:`_bounded`)."""
+        python = _from_program(self.pattern, self.flags | re.ASCII, self._program)
+        self._python = python
+        self._program = None
+        self._bind(python)
+        return python
+
+    def _first_search(self, text: str) -> object:
+        self._load()
+        return self.search(text)
+
+    def _first_match(self, text: str) -> object:
+        self._load()
+        return self.match(text)
 
     def _search(self, text: str) -> bool | None:
         for ch in self._required:
             if ch not in text:
                 return None
+        python = self._python if self._python is not None else self._load()
         if len(text) <= self._search_short:
-            return True if self._python.search(text) is not None else None
-        if self._compiled is not None:
+            return True if python.search(text) is not None else None
+        if self.linear:
             data = _encode(text)
-            return True if self._compiled.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
+            return True if self._long().Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
         return self._bounded("search", text)
 
     def _match(self, text: str) -> bool | None:
         for ch in self._required:
             if ch not in text:
                 return None
+        python = self._python if self._python is not None else self._load()
         if len(text) <= self._match_short:
-            return True if self._python.match(text) is not None else None
-        if self._compiled is not None:
+            return True if python.match(text) is not None else None
+        if self.linear:
             data = _encode(text)
-            return True if self._compiled.Match(_ANCHOR_START, data, 0, len(data))[0][0] >= 0 else None
+            return True if self._long().Match(_ANCHOR_START, data, 0, len(data))[0][0] >= 0 else None
         return self._bounded("match", text)
 
     def search_text(self, text: str) -> object:
@@ -198,10 +233,20 @@ class Regex:
         case-insensitive alternation takes milliseconds over 64 KiB, RE2 a tenth of one)."""
         if len(text) > _LONG_TEXT and self.linear:
             data = _encode(text)
-            return True if self._compiled.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
+            return True if self._long().Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
         return self.search(text)
 
+    def _long(self) -> Any:
+        """RE2's program (compiled here first for a regex read back from the cache)."""
+        if self._compiled is None:
+            pattern, flags = self.pattern, self.flags
+            tree = re_parser.parse(pattern, flags)
+            self._compiled = _re2.RE2(_encode(_to_re2(pattern, tree.state.flags)), _regex_options(flags))
+        return self._compiled
+
     def _bounded(self, how: str, text: str) -> bool | None:
+        if self._fallback is None:  # a regex read back from the cache
+            self._fallback = fallback_engine().compile(self.pattern, self.flags | fallback_engine().V0)
         found = bounded(self.pattern, getattr(self._fallback, how), text)
         return True if found is not None else None
 
@@ -213,39 +258,10 @@ class Regex:
         # found; read back, it is compiled again on first use, on the same engines as before.
         state = (self.pattern, self.flags, self._search_short, self._match_short, self._required, self.linear)
         key = (self.pattern, self.flags | re.ASCII)
-        program = _PROGRAMS[key] if key in _PROGRAMS else _sre_program(*key)
+        program = self._program
+        if self._python is not None:
+            program = _PROGRAMS[key] if key in _PROGRAMS else _sre_program(*key)
         return (_revive, (*state, self.glob, program))
-
-
-class _Revived(Regex):
-    """A :class:`Regex` read back from the cache: each engine compiled when first used.
-
-    Its slots for compiled objects start empty; reading one calls ``__getattr__`` (once:
-    it fills the slot). A pattern read back from a cache was valid when it was written
-    (the cache holds only validated projects), so compiling it again cannot fail.
-    """
-
-    __slots__ = ("_program",)
-    _program: tuple[Any, ...] | None
-
-    def __getattr__(self, name: str) -> Any:
-        pattern, flags = self.pattern, self.flags
-        if name == "_compiled":
-            if not self.linear:
-                self._compiled = None
-            else:
-                tree = re_parser.parse(pattern, flags)
-                self._compiled = _re2.RE2(_encode(_to_re2(pattern, tree.state.flags)), _regex_options(flags))
-            return self._compiled
-        if name == "_fallback":
-            self._fallback = None if self.linear else fallback_engine().compile(pattern, flags | fallback_engine().V0)
-            return self._fallback
-        if name in ("_python", "search", "match"):
-            python = self._python = _from_program(pattern, flags | re.ASCII, self._program)
-            self.search = python.search if self._search_short >= _ANY else self._search
-            self.match = python.match if self._match_short >= _ANY else self._match
-            return getattr(self, name)
-        raise AttributeError(name)
 
 
 def _revive(
@@ -258,9 +274,9 @@ def _revive(
     glob: str | None,
     program: tuple[Any, ...] | None = None,
 ) -> Regex:
-    regex = _Revived.__new__(_Revived)
-    regex.pattern, regex.flags, regex.linear, regex.glob, regex._program = pattern, flags, linear, glob, program
-    regex._search_short, regex._match_short, regex._required = search_short, match_short, required
+    """A :class:`Regex` read back from the cache: its engines compiled when first used."""
+    regex = Regex(pattern, None, None, None, (search_short, match_short), required, flags, linear, program)
+    regex.glob = glob
     return regex
 
 
