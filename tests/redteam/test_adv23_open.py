@@ -79,7 +79,10 @@ def test_near_miss_a_manifest_suffix_in_capitals_is_not_loaded(work_engine: Engi
 
 
 # A line each of bash, python and node runs to say it read everything before (the others' are errors).
-MARKER = "\nprint(open('{done}', 'w').write('d'))\nrequire('fs').writeFileSync('{done}', 'd')\necho d > {done}\n"
+# bash's first: a syntax error ends a bash that reads its script from a pipe (the python line put
+# first made every bash test wait out shell_writes' whole `wait`), while python -i and node's REPL
+# report one and read on.
+MARKER = "\necho d > {done}\nprint(open('{done}', 'w').write('d'))\nrequire('fs').writeFileSync('{done}', 'd')\n"
 
 
 def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]) -> list[bool]:
