@@ -61,6 +61,8 @@ READERS = {
     "another descriptor's here-string": ["sh 3<<< 'echo hi'"],
     "a named descriptor's input redirected": ["sh {fd}< /dev/null"],
     "tee >(sh)": ["tee >(sh)"],
+    "script -q /dev/null": ["script -q /dev/null"],
+    "parallel": ["parallel -j4"],
 }
 
 # Ordinary lines that read the input as data, or only copy it: the shell keeps its state.
@@ -75,6 +77,8 @@ NEAR_MISSES = {
     "a here-string": ["sh <<< 'echo hi'"],
     "a read loop on descriptor 3": ['while read -r -u 3 l; do echo "$l"; done 3< list.txt'],
     "python3 on a file": ["python3 tool.py < /dev/stdin"],
+    "script -qc CMD": ["script -qc make /dev/null"],
+    "parallel with a command": ["ls | parallel -j2 gzip"],
 }
 
 
@@ -171,8 +175,35 @@ def test_a_file_naming_the_programs_own_input_is_read(
     assert home_intact(fake_home), ("the fake home was deleted", command)
 
 
+# Programs that read their input as commands (policies/executors.yaml): `script` without -c runs
+# an interactive $SHELL on it, `parallel` without a command runs each line.
+STDIN_COMMANDS = {
+    "script -q /dev/null": "script -q /dev/null <<< 'rm -rf ~'",
+    "parallel": "echo 'rm -rf ~' | parallel -j2",
+}
+
+
+@pytest.mark.parametrize("name", list(STDIN_COMMANDS))
+def test_a_program_running_its_input_as_commands(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    assert os.environ["HOME"] == str(fake_home) and fake_home.parent == work.parent
+    command = STDIN_COMMANDS[name]
+    assert work_engine.check(command).decision == "deny"
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    work_engine.call("terminal", {"command": command, "timeout": 10}, session_id="s1")
+    assert home_intact(fake_home), ("the fake home was deleted", command)
+
+
 def test_near_miss_a_harmless_program_on_its_own_input(engine: Engine) -> None:
-    for command in ("sh /proc/$$/fd/0 <<< 'echo hi'", "python3 /dev/stdin <<< 'print(1)'"):
+    for command in (
+        "sh /proc/$$/fd/0 <<< 'echo hi'",
+        "python3 /dev/stdin <<< 'print(1)'",
+        "script -q /dev/null <<< 'ls'",
+        "echo 'make test' | parallel -j2",
+        "parallel echo ::: a b",
+    ):
         assert engine.check(command).decision == "allow", command
 
 
@@ -210,3 +241,33 @@ def test_guard_near_miss_a_copy_of_the_input_alone(states: Path) -> None:
     assert guard("claude-code", REPO, START, {"command": "bash"}, empty="allow") == "allow"
     for line in ("x=build", "exec 3<&0", "sort < /dev/stdin", 'rm -rf "${x:-$HOME}"'):
         assert guard("claude-code", REPO, INTERACT, {"pid": 5, "input": line}, empty="allow") == "allow", line
+
+
+# -- still open ------------------------------------------------------------------------------------
+OPEN_REASON = (
+    "engine/policy/shell.py (exec's redirections) / session_memory._input_reader: in a background shell "
+    "`exec < FILE` (or `exec 3< FILE; exec 0<&3`) makes the shell read its next commands from FILE, but "
+    "the line is judged as exec opening FILE for later commands' input (no descriptor numbers are kept, "
+    "`exec 3< list.txt` for a read loop looks the same), so a written `rm -rf ~` in FILE runs unjudged; "
+    "and a program that runs its input lines through an inline program (`perl -ne 'system $_'`, `awk "
+    "'{system($0)}'` once approved) hands the later writes to `sh -c` judged with bash's state. Fix: read "
+    "`exec < FILE` at depth 0 of a background shell's line as `source FILE` (and `<&N` as the files "
+    "exec_reads holds); an inline program whose system()/exec() argument is its input line: a reader "
+    "(the state lost)"
+)
+STILL_OPEN = {
+    "exec < FILE": ["exec < evil.sh\n"],
+    "exec 3< FILE; exec 0<&3": ["exec 3< evil.sh; exec 0<&3\n"],
+    "perl -ne 'system $_'": ["x=build\n", "perl -ne 'system $_'\n", PAYLOAD],
+}
+
+
+@pytest.mark.xfail(strict=True, reason=OPEN_REASON)
+@pytest.mark.parametrize("name", list(STILL_OPEN))
+def test_a_shells_input_handed_on_another_way(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    assert work_engine.call("write_file", {"path": "evil.sh", "content": "rm -rf ~\n"}, session_id="s1").ok
+    sent = _shell_writes(work_engine, work, fake_home, STILL_OPEN[name], wait=5)
+    assert home_intact(fake_home), ("the fake home was deleted", name, sent)
