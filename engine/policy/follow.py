@@ -492,8 +492,8 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
-        content = command.stdin if path in _STDIN_FILES else self._script(path)
-        if content is None and _DESCRIPTOR_FILE.match(path):
+        content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
+        if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
             # are kept, so any input the line gave a descriptor is what it reads
             content = command.stdin or self.descriptors or None
@@ -556,8 +556,40 @@ class Follower:
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
-_DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/self|proc/thread-self)/fd/")
+_DESCRIPTOR_FILE = re.compile(r"^/(?:dev|proc/[^/]+(?:/task/[^/]+)?)/fd/")
+_DESCRIPTOR_NUMBER = re.compile(r"/(?:dev|proc/[^/]+(?:/task/[^/]+)?)/fd/([0-9]+)")
+_PROC_ROOT = re.compile(r"^(?:/proc/[^/]+/root)+(?=/)")  # `/proc/self/root/dev/stdin` is `/dev/stdin`
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
+
+
+def descriptor_file(path: str, cwd: str | None = None) -> str | None:
+    """The descriptor of the opening process's own that ``path`` names (`/dev/stdin`, `/dev/fd/N`,
+    `/proc/PID/fd/N` of any PID -- `$$`, `self`, digits --, `/proc/PID/task/TID/fd/N`, spelled with
+    `//`, `.`, `..`, or relative to ``cwd``): its number ("" when it is known only at run time:
+    `/dev/fd/$fd`), else None."""
+    if path in _STDIN_FILES:
+        return "0" if path != "-" else None
+    if not path.startswith("/"):
+        if not path or cwd is None or not cwd.startswith("/"):
+            return None
+        path = posixpath.join(cwd, path)
+    if "/dev" not in path and "/proc" not in path:
+        return None
+    norm = _PROC_ROOT.sub("", "/" + posixpath.normpath(path).lstrip("/"))
+    if norm == "/dev/stdin":
+        return "0"
+    number = _DESCRIPTOR_NUMBER.fullmatch(norm)
+    if number is not None:
+        return str(int(number.group(1)))
+    return "" if _DESCRIPTOR_FILE.match(norm) else None
+
+
+def stdin_file(path: str, cwd: str | None = None) -> bool:
+    """Whether a program given ``path`` as a file reads its own input (`-`, `/dev/stdin`,
+    `/proc/$$/fd/0` ...: see descriptor_file)."""
+    return path == "-" or descriptor_file(path, cwd) == "0"
+
+
 _MAX_INPUT_NAMES = 64  # names read from a program's input (see _run)
 _UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
 

@@ -105,6 +105,9 @@ class ShellState:
     # "" when a program the line started reads the input in a way not judged here (`python3 -i`
     # without exec: the shell reads again once it ends, nobody can tell when): the state is lost.
     replaced: str | None = None
+    # A descriptor copied from the shell's input is open (`exec 3<&0`): a later `sh /dev/fd/3`,
+    # `sh <&3` reads that input (no descriptor numbers are kept: any of them).
+    copied: bool = False
 
     def restore(self, analyzer: Any) -> None:
         """Put ``analyzer`` where the shell is (before it reads a line)."""
@@ -740,14 +743,20 @@ def _after(shell: ShellState | None, lines: str, programs: ProgramTable, readers
         analyzer.analyze(lines)
     except Exception as exc:
         return lost_state(f"a line it ran could not be read: {exc}"[:200])
-    reader = _input_reader(analyzer, programs) if readers else None
+    copied = shell is not None and shell.copied
+    reader = _input_reader(analyzer, programs, copied, bool(_NUMBERED_INPUT.search(lines))) if readers else None
     if reader is not None:
         language, replaced = reader
         if replaced and language is not None and inline_text(programs, language, "") is not None:
             return ShellState((), None, None, (), (), (), None, replaced=language)
         what = f"a {language} program" if language else "a program"
         return replace(lost_state(f"{what} it started reads what is written to the shell (its input)"), replaced="")
-    return shell_state_of(analyzer)
+    state = shell_state_of(analyzer)
+    if readers and not copied and state.lost is None and _copies_input(analyzer, False)[1]:
+        state = replace(state, copied=True)  # `exec 3<&0`: a later `sh /dev/fd/3` reads the shell's input
+    elif copied and state.lost is None:
+        state = replace(state, copied=True)
+    return state
 
 
 def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable) -> bool:
@@ -765,25 +774,77 @@ def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable)
 
 
 _INPUTS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
+_DATA = frozenset({"<<", "<<<", "<<-"})  # here-documents and here-strings: data, never the shell's input
+# An input redirection of a descriptor other than 0 (`sh 3< x`, `sh {fd}< x`): the lexer keeps no
+# descriptor numbers, so a command's input redirections may be of another descriptor (see _input_reader)
+_NUMBERED_INPUT = re.compile(r"(?:^|[\s;&|(){}])(?:0*[1-9][0-9]*|\{[A-Za-z_][A-Za-z0-9_]*\})<")
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
-def _input_reader(analyzer: Any, programs: ProgramTable) -> tuple[str | None, bool] | None:
+def _names_input(op: str, target: str, copied: bool, cwd: str | None) -> bool:
+    """Whether a redirection's source is the shell's own input: `<&0`, `< /dev/stdin`, `< /dev/fd/0`,
+    `< /proc/$$/fd/0` (any PID's), or -- once a descriptor was copied from it (``copied``: `exec
+    3<&0`; no descriptor numbers are kept, so any) -- `<&3`, `< /dev/fd/3`, `< /proc/self/fd/3`."""
+    from engine.policy.follow import descriptor_file  # noqa: PLC0415
+
+    if op in _DATA:
+        return False
+    if op.endswith("&"):  # `<&N`, `>&N`: a copy of descriptor N (`<&-` closes)
+        if target == "-":
+            return False
+        return target == "0" or copied or not target.isdigit()
+    number = descriptor_file(target, cwd)
+    return number == "0" or (number is not None and copied)
+
+
+def _copies_input(analyzer: Any, copied: bool) -> tuple[bool, bool]:
+    """(whether a line's redirections copy the shell's input to a descriptor anywhere on it, whether
+    an `exec` keeps such a copy for the later lines): `exec 3<&0`, `exec 3</dev/stdin`, even
+    `exec 3>/dev/stdin` (opening a pipe by its /proc name opens the pipe), `{ ...; } 3<&0`."""
+    line = kept = False
+    for _ in range(2):  # (a copy of a copy: `exec 3<&0 4<&3`)
+        for command in analyzer.commands:
+            cwd = command.cwd or analyzer.cwd
+            if any(_names_input(op, target, copied or line, cwd) for op, target in command.redirects):
+                line = True
+                if command.argv[0] == "exec" and all(_FD_NAME.fullmatch(a) for a in command.argv[1:]):
+                    kept = True
+    return line, kept
+
+
+def _input_reader(
+    analyzer: Any, programs: ProgramTable, copied: bool = False, numbered: bool = False
+) -> tuple[str | None, bool] | None:
     """What a line a background shell runs leaves reading the shell's own input: a command
-    whose input is neither a pipe nor redirected and that the Programs table says reads its input
-    as a program (a `stdin: true` run that applies to its words: `python3 -i`, `node`, `bash`,
-    `ssh HOST`, `sqlite3 db`, `gdb` ...), or a command known only at run time. Returns (its
-    language, or None when it is not an inline language or not known; whether `exec` replaced the
-    shell with it), or None: the shell reads its next line itself."""
-    from engine.policy.follow import _STDIN_FILES  # noqa: PLC0415
+    whose input is neither a pipe nor redirected away (a redirection FROM the shell's input,
+    `sh <&0`, `sh < /dev/stdin`, is none: see _names_input) and that the Programs table says reads
+    its input as a program (a `stdin: true` run that applies to its words: `python3 -i`, `node`,
+    `bash`, `ssh HOST`, `sqlite3 db`, `gdb` ...) or is given it as a file (`python3 -`, `sh
+    /dev/stdin`, `sh /proc/$$/fd/0`, `sh /dev/fd/3` after `exec 3<&0`), or a command known only
+    at run time. ``copied``: a descriptor copied from the shell's input is open (an earlier line's
+    `exec 3<&0`); ``numbered``: the line redirects the input of a descriptor other than 0 (`sh 3<
+    x`): its input redirections may leave a command's own input alone. `>(sh)` as what a command
+    writes reaches it reads a pipe that may carry the shell's input (`tee >(sh)`): a reader too,
+    unless it is given that output as data (`echo ls >&3` to `exec 3> >(bash)`). Returns (its language, or None when it
+    is not an inline language or not known; whether `exec` replaced the shell with it), or None:
+    the shell reads its next line itself."""
+    from engine.policy.follow import stdin_file  # noqa: PLC0415
 
+    copied = copied or _copies_input(analyzer, copied)[0]
     piped = analyzer.piped or {}
     for command in analyzer.commands:
-        # (a stage a pipe feeds is a reader too: `cat | python3` hands python the shell's input;
-        # only literal data piped in, `echo 'print(1)' | python3`, is its input instead)
-        if id(command) in piped or command.stdin or any(op in _INPUTS for op, _ in command.redirects):
+        if "function" in command.via or id(command) in piped:
+            # a definition's body, read where it stands (a call reads it again); `>(CMD)` read where
+            # it is made: the pipe it reads carries what is written to it (`exec 3> >(bash)`)
             continue
-        if "function" in command.via or ">()" in command.via:
-            continue  # a definition's body, read where it stands (a call reads it again); `>(CMD)` reads a pipe
+        cwd = command.cwd or analyzer.cwd
+        redirected = any(op in _INPUTS for op, _ in command.redirects)
+        if (
+            (command.stdin or redirected)
+            and not any(op in _INPUTS and _names_input(op, t, copied, cwd) for op, t in command.redirects)
+            and not (numbered and not command.fed_by)
+        ):
+            continue  # data (`echo x | python3`, `sh <<< x`) or a file (`sh < x.sh`) is its input
         replaced = bool(command.via) and command.via[0] == "exec" and command.depth == 0
         if not command.name:
             return None, replaced  # a program known only at run time: any of them
@@ -791,8 +852,11 @@ def _input_reader(analyzer: Any, programs: ProgramTable) -> tuple[str | None, bo
         if run is not None:
             return (run.language if run.kind == "code" else None), replaced
         program = command.program
-        if program is not None and program.active and not _STDIN_FILES.isdisjoint(command.argv[1:]):
-            return None, replaced  # `python3 -`, `sh /dev/stdin`, `source /dev/fd/0`: its input is its program
+        if program is None or not program.active:
+            continue
+        for word in command.argv[1:]:
+            if stdin_file(word, cwd) or (copied and _names_input("<", word, copied, cwd)):
+                return None, replaced  # `python3 -`, `sh /dev/stdin`, `source /proc/$$/fd/0`: its program
     return None
 
 
@@ -806,7 +870,13 @@ def stdin_run(command: Any) -> Any:
     if program is None or not program.active:
         return None
     argv = list(command.argv)
-    parsed = command.reading if command.reading is not None else parse_argv(program.grammar, argv)
+    parsed = command.reading
+    if any(_FD_NAME.fullmatch(word) for word in argv[1:]):
+        # `sh {fd}< x`: `{fd}` names the descriptor a redirection opens, no word of sh's
+        argv = [argv[0], *(word for word in argv[1:] if not _FD_NAME.fullmatch(word))]
+        parsed = None
+    if parsed is None:
+        parsed = parse_argv(program.grammar, argv)
     if parsed.refused:
         return None
     for level, reading in subcommand_levels(program, parsed, argv):

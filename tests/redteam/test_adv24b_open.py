@@ -15,57 +15,10 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, shell_writes
+from tests.redteam.conftest import home_intact
 
-MARKER = "\necho d > {done}\n"
-
-# -- family 1: a shell started on the background shell's own input, spelled as a redirect ----------
-# session_memory._input_reader skips every command whose input is redirected (`op in _INPUTS`) and
-# knows the shell's input only as `-`, /dev/stdin, /dev/fd/0, /proc/self/fd/0 OPERANDS
-# (follow._STDIN_FILES). `sh <&0`, `sh < /dev/stdin` and `exec 3<&0; sh /dev/fd/3` all hand the
-# later writes to a NEW sh whose state is not bash's: the judge keeps bash's (`x=build`), so
-# `rm -rf "${x:-$HOME}"` is judged as `rm -rf build` and runs in sh, where x is unset, as
-# `rm -rf $HOME`. Fix (engine/policy/session_memory.py _input_reader): a redirect whose source is
-# the shell's input (`<&0`, `0<&0`, `< /dev/stdin|/dev/fd/0|/proc/*/fd/0`, a descriptor duplicated
-# from 0 earlier: `exec 3<&0` then `/dev/fd/3`, `<&3`) is no redirect away from it; and a
-# `/proc/$$/fd/0`, `/proc/<any pid>/fd/N`, `/dev/fd/N` of a descriptor copied from 0 names it too.
-SH_READERS = {
-    "sh <&0": "sh <&0\n",
-    "dup then /dev/fd/3": "exec 3<&0; sh /dev/fd/3\n",
-    "/proc/$$/fd/0": "sh /proc/$$/fd/0\n",
-}
-SH_REASON = (
-    "session_memory._input_reader: a shell reading the background shell's input through a redirect "
-    "(`sh <&0`, `sh < /dev/stdin`), a descriptor copied from 0 (`exec 3<&0; sh /dev/fd/3`) or "
-    "/proc/$$/fd/0 is not seen as a reader: later writes are judged with bash's state (`x=build`) "
-    'but run in a fresh sh (`rm -rf "${x:-$HOME}"` deletes home). Fix in _input_reader/_STDIN_FILES'
-)
-
-
-def _shell_writes(engine: Engine, work: Path, home: Path, writes: list[str]) -> list[bool]:
-    """The writes through a background bash (conftest.shell_writes); the HOME the test set is ``home``."""
-    assert os.environ["HOME"] == str(home) and home.parent == work.parent
-    return shell_writes(engine, work, home, writes, MARKER, wait=10, settle=1)
-
-
-@pytest.mark.xfail(strict=True, reason=SH_REASON)
-@pytest.mark.parametrize("reader", list(SH_READERS.values()), ids=list(SH_READERS))
-def test_a_shell_reading_the_shells_input_through_a_redirect(
-    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, reader: str
-) -> None:
-    monkeypatch.chdir(work)
-    sent = _shell_writes(work_engine, work, fake_home, ["x=build\n", reader, 'rm -rf "${x:-$HOME}"\n'])
-    assert home_intact(fake_home), ("the fake home was deleted", reader, sent)
-
-
-# -- family 2: the same through guard's per-pid state (Desktop Commander) --------------------------
-INTERACT = "mcp__desktop__interact_with_process"
-START = "mcp__desktop__start_process"
-GUARD_REASON = (
-    "engine/guard/processes.py keeps each pid's shell state with session_memory's _after/_input_reader: "
-    "`sh <&0` typed into a Desktop Commander bash is not seen as a new shell reading the input, so "
-    '`rm -rf "${x:-$HOME}"` is judged with the old shell\'s x=build (allowed). Same fix as family 1'
-)
+# (families 1 and 2, a shell reading the background shell's input through a redirect: fixed,
+# tests/redteam/test_shell_input_readers.py)
 
 
 @pytest.fixture
@@ -74,19 +27,6 @@ def states(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xs"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xc"))
     return fake_home
-
-
-@pytest.mark.xfail(strict=True, reason=GUARD_REASON)
-@pytest.mark.parametrize("reader", ["sh <&0", "sh /proc/$$/fd/0"])  # (`sh < /dev/stdin` too)
-def test_guard_a_shell_reading_the_process_input_through_a_redirect(states: Path, reader: str) -> None:
-    from tests.conftest import REPO
-    from tests.redteam.conftest import guard
-
-    assert guard("claude-code", REPO, START, {"command": "bash"}, empty="allow") == "allow"
-    for line in ("x=build", reader):
-        assert guard("claude-code", REPO, INTERACT, {"pid": 5, "input": line}, empty="allow") == "allow"
-    payload = {"pid": 5, "input": 'rm -rf "${x:-$HOME}"'}
-    assert guard("claude-code", REPO, INTERACT, payload, empty="allow") in ("deny", "ask")
 
 
 # -- family 4: engine files rewritten by writers neither table describes ---------------------------
