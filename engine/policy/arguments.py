@@ -57,7 +57,8 @@ def names_a_command(key: str) -> bool:
 # sandbox's `run_code {code, language}`): guard judges the text as that language's inline program,
 # the command line `python3 -c CODE` (engine.runtime.code does the same for the engine's own
 # execute_code). A tool runs what it is given when a word of its name is one of these (its own name,
-# or its server's unless its own name says what else it does: `search_code`, `format_code`).
+# or its server's unless its own name says what else it does: `search_code`, `format_code`), or its
+# own name is a language's (`python`, `run-js`) and says nothing else it does.
 EXECUTING_WORDS = frozenset(
     {
         "run", "runner", "exec", "execute", "executor", "eval", "evaluate", "interpret", "interpreter", "repl",
@@ -115,7 +116,10 @@ def runs_code(tool: str) -> bool:
     words = set(key_words(own))
     if not words.isdisjoint(EXECUTING_WORDS):
         return True
-    return words.isdisjoint(NOT_EXECUTING_WORDS) and not EXECUTING_WORDS.isdisjoint(key_words(server))
+    if not words.isdisjoint(NOT_EXECUTING_WORDS):
+        return False
+    # `mcp__pyodide__python {code}`: a tool named for a language, or a server named for running
+    return not words.isdisjoint(CODE_LANGUAGES) or not EXECUTING_WORDS.isdisjoint(key_words(server))
 
 
 def code_language(name: str) -> str | None:

@@ -53,6 +53,7 @@ CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
     "script of a node runner": ("mcp__node__run_script", {"script": JS_RM_HOME}),
     "jsCode in the argument's name": ("mcp__tools__execute", {"jsCode": JS_RM_HOME}),
     "source of an eval tool": ("mcp__python-repl__eval", {"source": PY_RM_HOME}),
+    "a tool named for its language": ("mcp__pyodide__python", {"code": PY_RM_HOME}),
     "a server named for running code": ("mcp__code-runner__python", {"code": PY_RM_HOME}),
     # a Jupyter kernel (IPython) hands these to a shell
     "an IPython shell escape": ("mcp__jupyter__execute_code", {"code": "import os\n!rm -rf ~"}),
@@ -105,6 +106,7 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
     "search_code": ("mcp__github__search_code", {"code": "rm -rf ~"}),
     "search_code on a code runner's server": ("mcp__code-runner__search_code", {"code": PY_RM_HOME}),
     "format_code": ("mcp__formatter__format_code", {"code": PY_RM_HOME, "language": "python"}),
+    "format_python": ("mcp__tools__format_python", {"code": PY_RM_HOME}),
     "explain_code": ("mcp__assistant__explain_code", {"code": JS_RM_HOME, "language": "javascript"}),
     # ordinary programs of a tool that runs them
     "execute_code print": ("mcp__jupyter__execute_code", {"code": "print(1)"}),
