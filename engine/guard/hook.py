@@ -22,7 +22,15 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from engine.policy.arguments import COMMAND_ARGUMENTS, SHELL_LANGUAGES, TYPED_ARGUMENTS, key_words, names_a_command
+from engine.policy.arguments import (
+    COMMAND_ARGUMENTS,
+    SHELL_LANGUAGES,
+    TYPED_ARGUMENTS,
+    key_words,
+    names_a_command,
+    names_code,
+    runs_code,
+)
 from engine.records import MISSING, Record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -234,6 +242,13 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         # (engine.guard.processes); its text is not judged again as a fresh line below.
         found.append(("terminal", {"command": typed[1], _FLOOR: True, _PROCESS: typed[0]}))
     starting = not _START_WORDS.isdisjoint(named)
+    # A program given to a tool that runs it (`execute_code {code}`): judged in its language.
+    # Its source in a language named (`language: javascript`, `run_python_code`) is not read as a
+    # command line too, unless the tool's name says it may be one (`mcp__shell__run_code`: the
+    # `language` may be an argument such a server ignores).
+    shellish = not _SHELL_NAME_WORDS.isdisjoint(named)
+    programs, in_language = _program_checks(tool, tool_input, shellish) if runs_code(tool) else ([], set())
+    found += programs
     for key, value in _leaves(tool_input, 0):
         lowered = key.lower()
         if typed is not None and value is tool_input.get(key) and isinstance(value, str) and value == typed[1]:
@@ -250,6 +265,8 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
                 raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
             if not names_a_command(key):
                 continue
+        if id(value) in in_language and names_code(key) and not names_a_command(key) and not shellish:
+            continue  # `{"code": "console.log(1)", "language": "javascript"}`: judged as node's, above
         if names_a_command(key) or runner or (lowered in _MCP_ARGV_KEYS and _is_argv(value)):
             found += [("terminal", {"command": line, _FLOOR: True}) for line in _command_lines(value)]
         if len(found) > _MAX_MCP_CHECKS:
@@ -283,6 +300,74 @@ _RUNNER_WORDS = frozenset({
     "run", "exec", "execute", "shell", "terminal", "command", "commands", "cmd", "process", "bash", "sh", "zsh",
     "tmux", "iterm", "iterm2", "console", "repl", "pty", "tty", "ssh", "commander", "powershell", "script",
 })  # fmt: skip
+# ... of those, the words that say it may run a shell's command lines (not only programs: `run_code`).
+_SHELL_NAME_WORDS = _RUNNER_WORDS - {"run", "exec", "execute", "repl"}
+
+
+def _program_checks(
+    tool: str, tool_input: Mapping[str, Any], shellish: bool
+) -> tuple[list[tuple[str, dict[str, Any]]], set[int]]:
+    """What a tool that runs programs (arguments.runs_code: `execute_code`, `run_python_code`) is
+    given as source, at any depth (arguments.names_code: `code`, `python_code`, `cell_source`): each
+    judged as a terminal command, the inline program that runs it in its language (`python3 -c CODE`).
+    The language is the one a `language` argument beside it names, else each one the argument's or
+    the tool's name names (`run_python_code`, `js_code`), else the default (python). A language named
+    that guard does not read (`"language": "rust"`), or a source or language that is not text, asks
+    (fail closed). Python is also read for IPython's shell escapes (`!rm -rf ~`, `%%bash`: a
+    Jupyter kernel runs them); on a tool whose name says it may run a shell's lines (``shellish``:
+    `mcp__terminal__execute {source}`) each source is a command line too. Also returns the ids of
+    the sources read in a language named for them, not a shell's: those are not read as command
+    lines too (`console.log(x => 1)` is not a shell's)."""
+    from engine.policy.arguments import (  # noqa: PLC0415
+        CODE_LANGUAGES,
+        DEFAULT_CODE_LANGUAGE,
+        LANGUAGE_ARGUMENTS,
+        code_command,
+        code_language,
+        ipython_commands,
+        named_languages,
+    )
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    programs: set[int] = set()
+    for members in _objects(tool_input, 0, lower=False):
+        given = [v for k, v in members.items() if k.lower() in LANGUAGE_ARGUMENTS and v not in (None, "")]
+        for key, value in members.items():
+            if not names_code(key) or value is None:
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                sources = list(dict.fromkeys(("".join(value), "\n".join(value))))  # a notebook cell's lines
+            elif isinstance(value, str):
+                sources = [value]
+            elif isinstance(value, list) and any(isinstance(v, str) for v in value):
+                out.append((_UNREAD, {"why": f"{tool}'s {key!r} is a program that is not text", _FLOOR: True}))
+                continue
+            else:
+                continue  # a number, or an object or list of objects (their members are read as objects)
+            sources = [s for s in sources if s.strip()]
+            if not sources:
+                continue
+            languages: list[str] = []
+            for name in given:
+                language = code_language(name) if isinstance(name, str) else None
+                if language is None:
+                    why = f"{tool} runs a program in a language guard does not read ({name!r})"
+                    out.append((_UNREAD, {"why": why, _FLOOR: True}))
+                else:
+                    languages.append(language)
+            if not given:
+                languages = [*named_languages(key), *named_languages(tool.removeprefix("mcp__"))]
+            if languages and all(CODE_LANGUAGES[language] for language in languages):
+                programs.add(id(value))  # a language named, and not a shell: not a command line too
+            if shellish:
+                languages = [*(languages or [DEFAULT_CODE_LANGUAGE]), "shell"]  # it may be a command line
+            for language in dict.fromkeys(languages or [DEFAULT_CODE_LANGUAGE]):
+                out += [("terminal", {"command": code_command(language, s), _FLOOR: True}) for s in sources]
+                if CODE_LANGUAGES[language] == CODE_LANGUAGES[DEFAULT_CODE_LANGUAGE]:  # IPython's escapes
+                    out += [("terminal", {"command": c, _FLOOR: True}) for s in sources for c in ipython_commands(s)]
+            if len(out) > _MAX_MCP_CHECKS:
+                raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} programs to judge")
+    return out, programs
 
 
 def _command_lines(value: Any) -> list[str]:
@@ -315,13 +400,14 @@ def _file_uri_paths(text: str) -> list[str]:
     return list(dict.fromkeys(p for p in found if p))
 
 
-def _objects(value: Any, depth: int) -> list[dict[str, Any]]:
-    """Every object in ``value`` at any depth (lists of objects included), keys in lower case."""
+def _objects(value: Any, depth: int, lower: bool = True) -> list[dict[str, Any]]:
+    """Every object in ``value`` at any depth (lists of objects included), keys in lower case
+    (as they are with ``lower`` false)."""
     if depth > 16:
         raise GuardError("the tool input is nested too deeply to judge")
     out: list[dict[str, Any]] = []
     if isinstance(value, dict):
-        out.append({str(k).lower(): v for k, v in value.items()})
+        out.append({(str(k).lower() if lower else str(k)): v for k, v in value.items()})
         items: Iterable[Any] = value.values()
     elif isinstance(value, list):
         items = value
@@ -329,7 +415,7 @@ def _objects(value: Any, depth: int) -> list[dict[str, Any]]:
         return out
     for item in items:
         if isinstance(item, (dict, list)):
-            out += _objects(item, depth + 1)
+            out += _objects(item, depth + 1, lower)
     return out
 
 
@@ -498,6 +584,7 @@ def _gemini(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
 # the project's Programs table); a patch applied where only the run knows.
 _SHELL_PATCH = "\0shell_patch"
 _UNPLACED = "\0unplaced"
+_UNREAD = "\0unread"  # a program guard cannot read (an MCP tool's code in an unknown language): asks
 
 
 def _shell_patch(call: Call, command: str, workdir: str | None = None) -> None:
@@ -627,6 +714,9 @@ def _judge(project: CompiledProject, call: Call, evaluator: Evaluator, workdir: 
         if tool == _UNPLACED:  # fail closed: the files a patch writes are not known
             relaxed = settings.yolo or settings.mode == "off"
             decision = Decision("allow" if relaxed else "ask", f"hermes-engine asks: a patch applied in {args['why']}")
+        elif tool == _UNREAD:  # fail closed: what the call runs cannot be read
+            relaxed = settings.yolo or settings.mode == "off"
+            decision = Decision("allow" if relaxed else "ask", f"hermes-engine asks: {args['why']}")
         elif guarded:
             decision = _decide(project, evaluator, call, tool, args, workdir, shell)
         else:

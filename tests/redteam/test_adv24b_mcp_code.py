@@ -1,0 +1,126 @@
+"""adv24b family 4: MCP tools that run a PROGRAM given as source, not a shell command (the guard).
+
+Jupyter MCP's `execute_code {code}` and `insert_execute_code_cell {cell_source}`, mcp-run-python's
+`run_python_code {python_code}`, a sandbox's `run_code {code, language}` had no opinion from guard,
+though `python3 -c` with the same text is a hardline deny: only shell text was judged in MCP
+arguments (`code` only with a shell `language`). Now a tool whose name says it runs what it is given
+(engine/policy/arguments.py runs_code) has its source arguments (names_code: `code`, `*_code`,
+`cell_source`, `script`, `source`) judged as the inline program of their language (a `language`
+argument, the tool's or argument's name, python by default); a language guard does not read asks.
+
+Guard runs nothing: these assert its verdict. No MCP server that runs code is among the test peers
+(pyproject dev extra, .ci/npm), so the payloads are the inputs those servers' schemas take.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.redteam.conftest import guard
+
+PY_RM_HOME = "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"
+PY_RM_HOME_2 = 'import shutil, os; shutil.rmtree(os.path.expanduser("~"))'
+JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true})"
+
+
+@pytest.fixture
+def states(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """guard's state and config under tmp_path (it runs nothing: only its answer is read)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xs"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xc"))
+    return fake_home
+
+
+CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
+    # jupyter-mcp-server runs cells in the user's local kernel
+    "jupyter execute_code": ("mcp__jupyter__execute_code", {"code": PY_RM_HOME}),
+    "jupyter execute_code, double quotes": ("mcp__jupyter__execute_code", {"code": PY_RM_HOME_2}),
+    "jupyter insert_execute_code_cell": (
+        "mcp__jupyter__insert_execute_code_cell",
+        {"cell_index": 0, "cell_source": PY_RM_HOME},
+    ),
+    "a cell's source as lines": (
+        "mcp__jupyter__append_execute_code_cell",
+        {"cell_source": ["import shutil, os\n", "shutil.rmtree(os.path.expanduser('~'))\n"]},
+    ),
+    "run_python_code": ("mcp__run-python__run_python_code", {"python_code": PY_RM_HOME}),
+    "code + language javascript": ("mcp__sandbox__run_code", {"code": JS_RM_HOME, "language": "javascript"}),
+    "code + language Node.js 20": ("mcp__e2b__run_code", {"code": JS_RM_HOME, "language": "Node.js 20"}),
+    "code + language python3.12": ("mcp__e2b__run_code", {"code": PY_RM_HOME, "language": "python3.12"}),
+    "script of a node runner": ("mcp__node__run_script", {"script": JS_RM_HOME}),
+    "jsCode in the argument's name": ("mcp__tools__execute", {"jsCode": JS_RM_HOME}),
+    "source of an eval tool": ("mcp__python-repl__eval", {"source": PY_RM_HOME}),
+    "a tool named for its language": ("mcp__pyodide__python", {"code": PY_RM_HOME}),
+    "a server named for running code": ("mcp__code-runner__python", {"code": PY_RM_HOME}),
+    # a Jupyter kernel (IPython) hands these to a shell
+    "an IPython shell escape": ("mcp__jupyter__execute_code", {"code": "import os\n!rm -rf ~"}),
+    "a %%bash cell": ("mcp__jupyter__insert_execute_code_cell", {"cell_index": 0, "cell_source": "%%bash\nrm -rf ~"}),
+    "files = !cmd": ("mcp__jupyter__execute_code", {"code": "files = !rm -rf ~"}),
+    "nested under a request object": ("mcp__sandbox__execute", {"request": {"code": PY_RM_HOME, "lang": "py"}}),
+}
+
+
+@pytest.mark.parametrize("name", list(CODE_TOOLS))
+def test_guard_an_mcp_tool_running_a_program(states: Path, name: str) -> None:
+    tool, inputs = CODE_TOOLS[name]
+    # The program deletes HOME: refused as `python3 -c`/`node -e` with the same text is (hardline).
+    assert guard("claude-code", REPO, tool, inputs, empty="allow") == "deny", (tool, inputs)
+
+
+SHELL_TOO: dict[str, tuple[str, dict[str, object]]] = {
+    # a shell server's `code` is still read as a command line, whatever `language` the caller adds
+    # (an argument the server may ignore)
+    "a shell server's run_code": ("mcp__shell__run_code", {"code": "rm -rf ~", "language": "python"}),
+    "a terminal's execute": ("mcp__terminal__execute", {"source": "rm -rf ~", "language": "javascript"}),
+    # no language named: read as python and, on a tool that runs things, as a command line too
+    "execute_code without a language": ("mcp__jupyter__execute_code", {"code": "rm -rf ~"}),
+    "a shell language named": ("mcp__sandbox__run_code", {"code": "rm -rf ~", "language": "Bash"}),
+}
+
+
+@pytest.mark.parametrize("name", list(SHELL_TOO))
+def test_guard_a_program_a_shell_may_run_is_a_command_too(states: Path, name: str) -> None:
+    tool, inputs = SHELL_TOO[name]
+    assert guard("claude-code", REPO, tool, inputs, empty="allow") == "deny", (tool, inputs)
+
+
+UNREAD: dict[str, tuple[str, dict[str, object]]] = {
+    "a language guard does not read": ("mcp__sandbox__run_code", {"code": "fn main() {}", "language": "rust"}),
+    "a language that is not text": ("mcp__sandbox__run_code", {"code": "print(1)", "language": ["python"]}),
+    "source lines that are not all text": ("mcp__jupyter__execute_code", {"code": ["print(1)", 2]}),
+}
+
+
+@pytest.mark.parametrize("name", list(UNREAD))
+def test_guard_asks_about_a_program_it_cannot_read(states: Path, name: str) -> None:
+    tool, inputs = UNREAD[name]
+    # fail closed: at least asked about, never let through without a decision
+    assert guard("claude-code", REPO, tool, inputs, empty="allow") in ("ask", "deny"), (tool, inputs)
+
+
+NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
+    # tools whose names say they do not run the code they are given
+    "search_code": ("mcp__github__search_code", {"code": "rm -rf ~"}),
+    "search_code on a code runner's server": ("mcp__code-runner__search_code", {"code": PY_RM_HOME}),
+    "format_code": ("mcp__formatter__format_code", {"code": PY_RM_HOME, "language": "python"}),
+    "format_python": ("mcp__tools__format_python", {"code": PY_RM_HOME}),
+    "explain_code": ("mcp__assistant__explain_code", {"code": JS_RM_HOME, "language": "javascript"}),
+    # ordinary programs of a tool that runs them
+    "execute_code print": ("mcp__jupyter__execute_code", {"code": "print(1)"}),
+    "a notebook cell": (
+        "mcp__jupyter__insert_execute_code_cell",
+        {"cell_index": 1, "cell_source": "import pandas as pd\ndf = pd.read_csv('data.csv')\ndf.describe()"},
+    ),
+    "run_python_code": ("mcp__run-python__run_python_code", {"python_code": "import math\nprint(math.pi)"}),
+    "an IPython escape that lists": ("mcp__jupyter__execute_code", {"code": "!ls -la\nx = 1 if a != b else 2"}),
+    "javascript": ("mcp__sandbox__run_code", {"code": "console.log([1, 2].map(x => x * 2))", "language": "javascript"}),
+}
+
+
+@pytest.mark.parametrize("name", list(NEAR_MISSES))
+def test_near_miss_code_that_is_not_run_or_is_harmless(states: Path, name: str) -> None:
+    tool, inputs = NEAR_MISSES[name]
+    assert guard("claude-code", REPO, tool, inputs) in ("defer", "allow"), (tool, inputs)
