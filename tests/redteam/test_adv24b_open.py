@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,72 +86,6 @@ def test_guard_a_shell_reading_the_process_input_through_a_redirect(states: Path
         assert guard("claude-code", REPO, INTERACT, {"pid": 5, "input": line}, empty="allow") == "allow"
     payload = {"pid": 5, "input": 'rm -rf "${x:-$HOME}"'}
     assert guard("claude-code", REPO, INTERACT, payload, empty="allow") in ("deny", "ask")
-
-
-# -- family 4: engine files rewritten by writers neither table describes ---------------------------
-POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
-
-
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    """A small project (a policy and the caller's `x.txt`, a policy that turns approvals off) and its
-    engine, shared by the module's engine-file tests. HOME, state and config are temporary."""
-    tmp = tmp_path_factory.mktemp("engine-files")
-    with pytest.MonkeyPatch.context() as mp:
-        (tmp / "home").mkdir()
-        mp.setenv("HOME", str(tmp / "home"))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        root = tmp / "project"
-        (root / "policies").mkdir(parents=True)
-        (root / "hermes-engine.yaml").write_text("workdir: .\n")
-        with Engine.load(root) as engine:
-            yield root, engine
-
-
-@pytest.fixture
-def project(loaded: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine]:
-    root, engine = loaded
-    for extra in (root / "policies").iterdir():
-        extra.unlink()
-    (root / "policies" / "deny.yaml").write_text(POLICY)
-    (root / "x.txt").write_text("mode: off\n")
-    monkeypatch.setenv("HOME", str(root.parent / "home"))
-    monkeypatch.chdir(root)
-    return root, engine
-
-
-WRITER_REASON = (
-    "engine_files (policies/self.yaml) + policies/writers.yaml / engine_files_unknown_writer: the file a "
-    "writer names INSIDE its program text is not read: sed's `w FILE`/`W FILE` command and `s///w FILE` flag "
-    '(sed is a known reader, so the fail-closed rule does not fire), perl -e\'s `open F, ">FILE"` (an inline '
-    "program's writes are judged for deletes, not for engine files), and an archive created under a "
-    "manifest name (`zip policies/e.yaml x`: zip's archive operand is no write target). Fix: sed's script "
-    "read for w/W/s///w targets (as ed's is), inline programs' open-for-write targets judged as `tee FILE`, "
-    "zip's (and `tar cf`'s, `7z a`'s) archive operand a write target in writers.yaml"
-)
-WRITER_PAYLOADS = {
-    "sed w FILE": "sed -n 'w policies/deny.yaml' x.txt",
-    "sed W FILE": "sed -n 'W policies/deny.yaml' x.txt",
-    "sed s///w FILE": "sed 's/^//w policies/deny.yaml' x.txt",
-    "sed w in a block": "sed -e '1{w policies/deny.yaml' -e '}' x.txt",
-    "sed w a new manifest": "sed -n '1w policies/new.yaml' x.txt",
-    "perl -ne open >FILE": "perl -ne 'open F, \">policies/deny.yaml\"; print F' x.txt",
-    "zip a new manifest": "zip -q policies/e.yaml x.txt",
-}
-
-
-@pytest.mark.xfail(strict=True, reason=WRITER_REASON)
-@pytest.mark.parametrize("name", list(WRITER_PAYLOADS))
-def test_an_engine_file_written_by_a_program_texts_own_target(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    program = WRITER_PAYLOADS[name].split()[0]
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")  # (a strict xfail that skips does not fail)
-    assert Path.cwd() == root and Path(os.environ["HOME"]).parent == root.parent
-    engine.call("terminal", {"command": WRITER_PAYLOADS[name]})
-    assert (root / "policies" / "deny.yaml").read_text() == POLICY, "the policy was rewritten"
-    assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"], "a manifest was added"
 
 
 # -- family 3: a link to home planted by a relative path, then a recursive reader that follows it -----
