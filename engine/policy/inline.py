@@ -310,8 +310,19 @@ _STRING = re.compile(
     r"""^[rRbBuU]{0,2}(?:"(?P<d>(?:[^"\\]|\\.)*)"|'(?P<s>(?:[^'\\]|\\.)*)'|`(?P<t>[^`]*)`)$""", re.DOTALL
 )
 _F_STRING = re.compile(r"""^[fF][rR]?(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')$""", re.DOTALL)
-_WRITE_LANGUAGES = frozenset(_WRITE_OPEN)
+# Words one of a language's calls above holds: a program with none of them writes no file this reads.
+_WRITE_KEYWORDS = {
+    "python": ("open", "write_", "touch", "link", "shutil", "rename", "replace"),
+    "ruby": ("File", "IO", "open"),
+    "node": ("write", "File", "open", "truncate", "rename", "link", "cp", "create"),
+    "php": ("file_put_contents", "touch", "copy", "rename", "link", "fopen"),
+    "perl": ("open", "copy", "move", "cp", "mv", "rename", "link"),
+    "lua": ("io.", "os.rename"),
+}
 _MAX_NAME_DEPTH = 4  # a name assigned from a name ...: followed this many steps
+# Calls that may write read per program (most open to read: a long program opens many files; each
+# call's reading is bounded by _MAX_ARGUMENTS, and all of them by _MAX_READ)
+_MAX_OPENS = _MAX_CALLS * 8
 
 
 def code_writes(code: str, language: str) -> list[str | None]:
@@ -323,27 +334,32 @@ def code_writes(code: str, language: str) -> list[str | None]:
     """
     if language == "awk":
         return _awk_writes(code)
-    if language not in _WRITE_LANGUAGES:
+    keywords = _WRITE_KEYWORDS.get(language)
+    if keywords is None or not any(k in code for k in keywords):
         return []
     out: list[str | None] = []
     spent = _Spent()
-    assigned: dict[str, list[str]] | None = None
+    assigned: dict[str, list[str]] = {}  # read when a name is first looked up
     for n, match in enumerate(_CALLS_OF[language].finditer(code)):
-        if n >= _MAX_CALLS:
-            raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may write a file")
-        arguments = _split_arguments(spent.take(_written_arguments(code, match.end(), spent)))
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+        if language == "python" and match.group("first") is not None:  # `Path('x').write_text(...)`
+            out.append(_path_of(_receiver(code, match.start()), language, code, assigned, 0))
+            continue
+        text = _written_arguments(code, match.end(), spent)
+        if text is None:  # a call too long to read: whatever it writes, nobody can say here
+            out.append(None)
+            continue
+        arguments = _split_arguments(spent.take(text))
         target: str | None = None
         if match.group("open") is not None:
             target = _opened(arguments, language, match.group("open"))
         elif match.group("first") is not None:
-            target = _receiver(code, match.start()) if language == "python" else next(iter(arguments), None)
+            target = next(iter(arguments), None)
         elif len(arguments) > 1:
             target = arguments[1]
-        if target is None:
-            continue
-        if assigned is None:
-            assigned = _assignments(code)
-        out.append(_path_of(target, language, assigned, 0))
+        if target is not None:
+            out.append(_path_of(target, language, code, assigned, 0))
     return out
 
 
@@ -402,13 +418,15 @@ def _perl_opened(arguments: list[str], name: str) -> str | None:
     return "'" + literal[mode.end() :].replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _written_arguments(code: str, end: int, spent: _Spent) -> str:
-    """A call's arguments: `f(ARGS)`, or perl/ruby's `f ARGS` up to the statement's end."""
+def _written_arguments(code: str, end: int, spent: _Spent) -> str | None:
+    """A call's arguments: `f(ARGS)`, or perl/ruby's `f ARGS` up to the statement's end; None
+    when they are not closed within _MAX_ARGUMENTS characters."""
     i = end
     while i < len(code) and code[i] in " \t":
         i += 1
     if i < len(code) and code[i] == "(":
-        return _balanced(code, i + 1, ")", spent)
+        inside = _balanced(code, i + 1, ")", spent)
+        return None if not inside and code[i + 1 : i + 2] != ")" else inside
     if i == end or i >= len(code) or code[i] in ".=;,)]}\n":
         return ""  # not a call: a name, an attribute, an assignment
     return code[i : _statement_end(code, i, min(len(code), i + _MAX_ARGUMENTS))]
@@ -505,9 +523,9 @@ def _literal(expression: str) -> str | None:
     return _unescape(body or "")
 
 
-def _path_of(expression: str, language: str, assigned: dict[str, list[str]], depth: int) -> str | None:
+def _path_of(expression: str, language: str, code: str, assigned: dict[str, list[str]], depth: int) -> str | None:
     """The file an expression names when its literals say it all (``~`` for the home directory);
-    None when the run computes it."""
+    None when the run computes it. ``assigned``: the names ``code`` assigns, read on first use."""
     text = expression.strip()
     for _ in range(_MAX_NAME_DEPTH):  # `(Path.home() / 'x')`: the parentheses around it
         if not (text[:1] == "(" and text[-1:] == ")" and _split_arguments(text[1:-1]) == [text[1:-1].strip()]):
@@ -532,22 +550,27 @@ def _path_of(expression: str, language: str, assigned: dict[str, list[str]], dep
         return "~"
     call = _PATH_CALL.match(text) or _JOIN_CALL.match(text)
     if call is not None:
-        return _joined(_split_arguments(call.group(1)), language, assigned, depth, "/")
+        return _joined(_split_arguments(call.group(1)), language, code, assigned, depth, "/")
     if " / " in text:  # Path('a') / 'b'
-        return _joined(text.split(" / "), language, assigned, depth, "/")
+        return _joined(text.split(" / "), language, code, assigned, depth, "/")
     if _CONCAT.search(text):  # 'out/' + name, perl's $dir . '/x'
-        return _joined(_CONCAT.split(text), language, assigned, depth, "")
+        return _joined(_CONCAT.split(text), language, code, assigned, depth, "")
+    if not assigned:
+        assigned.update(_assignments(code))
+        assigned[""] = []  # (read)
     values = assigned.get(text)
     if values is not None and len(values) == 1:
-        return _path_of(values[0], language, assigned, depth + 1)
+        return _path_of(values[0], language, code, assigned, depth + 1)
     return None
 
 
-def _joined(parts: list[str], language: str, assigned: dict[str, list[str]], depth: int, separator: str) -> str | None:
+def _joined(
+    parts: list[str], language: str, code: str, assigned: dict[str, list[str]], depth: int, separator: str
+) -> str | None:
     """Parts of a path put together, when every one is known."""
     names: list[str] = []
     for part in parts:
-        name = _path_of(part, language, assigned, depth + 1)
+        name = _path_of(part, language, code, assigned, depth + 1)
         if name is None:
             return None
         names.append(name)
@@ -569,8 +592,8 @@ def _awk_writes(code: str) -> list[str | None]:
     expression a name the run computes."""
     out: list[str | None] = []
     for n, match in enumerate(_AWK_PRINT.finditer(code)):
-        if n >= _MAX_CALLS:
-            raise OverBudget(f"an awk program with more than {_MAX_CALLS} print statements")
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"an awk program with more than {_MAX_OPENS} print statements")
         statement = match.group(1)
         depth = 0
         quote = False

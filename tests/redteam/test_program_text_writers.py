@@ -202,3 +202,50 @@ NEAR_MISSES = [
 def test_ordinary_outputs_stay_allowed(project: tuple[Path, Engine], command: str) -> None:
     _, engine = project
     assert engine.check(command).decision == "allow", command
+
+
+# What the readers make of a program's text (engine.policy.inline.code_writes, executors.sed_payloads).
+CODE_WRITES = [
+    ("python", "open('a.txt', encoding='utf-8').read()", []),
+    ("python", "open('a.txt', mode='a')", ["a.txt"]),
+    ("python", "import os; open(os.path.join(os.environ['HOME'], '.bashrc'), 'a')", ["~/.bashrc"]),
+    ("python", "(Path.home() / '.bashrc').write_text('x')", ["~/.bashrc"]),
+    ("python", "p = Path('o.txt'); p.write_text('x')", ["o.txt"]),
+    ("python", "import os; os.open('policies/x.yaml', os.O_RDONLY)", []),
+    ("python", "import os; os.open('policies/x.yaml', os.O_WRONLY | os.O_CREAT)", ["policies/x.yaml"]),
+    ("python", "open(f'out/{n}.json', 'w')", [None]),
+    ("python", "open('x', 'w', " + "1, " * 2000 + "1)", [None]),  # a call too long to read
+    ("perl", 'open(F, "<", "policies/x.yaml")', []),
+    ("perl", 'open(F, "ls |")', []),
+    ("perl", 'open F, ">>$ENV{HOME}/.bashrc" or die', ["~/.bashrc"]),
+    ("perl", 'open F, ">$f"', [None]),
+    ("ruby", 'File.open("x.txt") { |f| puts f.read }', []),
+    ("node", "fs.writeFileSync(path.join(os.homedir(), '.bashrc'), 'x')", ["~/.bashrc"]),
+    ("node", "fs.openSync('a', 'r')", []),
+    ("awk", '{print > "o.txt"; print $1 | "sort"}', ["o.txt"]),
+    ("awk", "{if ($1 > 3) print $1}", []),
+]
+
+
+@pytest.mark.parametrize(("language", "code", "expected"), CODE_WRITES)
+def test_the_files_a_program_opens_for_writing(language: str, code: str, expected: list[str | None]) -> None:
+    from engine.policy.inline import code_writes
+
+    assert code_writes(code, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("1{w a b;c}\n}", [("tee", "a b;c}")]),
+        ("s/x/y/gw out.txt\nR in.txt", [("tee", "out.txt"), ("cat", "in.txt")]),
+        ("/x/ W  o", [("tee", "o")]),
+        ("s/a/b/p", []),
+    ],
+)
+def test_the_files_a_sed_script_names(script: str, expected: list[tuple[str, str]]) -> None:
+    from engine.policy.executors import sed_payloads
+
+    files: list[tuple[str, str]] = []
+    sed_payloads(script, files)
+    assert files == expected
