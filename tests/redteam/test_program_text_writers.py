@@ -158,6 +158,11 @@ DENIED = [
     "python3 -c \"import shutil; shutil.copy('x.txt', 'policies/deny.yaml')\"",
     'perl -e \'my $f = "policies/deny.yaml"; open(F, ">", $f)\'',
     "printf 'w policies/deny.yaml\\n' | ed -s x.txt",
+    # git's own output files
+    "git archive -o policies/e.yaml HEAD",
+    "git diff --output=policies/deny.yaml",
+    "git log -p --output=hermes-engine.yaml",
+    "git bundle create policies/e.yaml HEAD",
 ]
 
 
@@ -195,6 +200,11 @@ NEAR_MISSES = [
     "tar tf a.tar",
     "tar -cf - . | gzip > /tmp/a.tgz",
     "7z a out.7z src",
+    "git archive -o out.tar HEAD",
+    "git diff --output=/tmp/d.diff",
+    "git format-patch -o patches HEAD~3",
+    "git bundle create repo.bundle --all",
+    "git log --oneline -5",
 ]
 
 
