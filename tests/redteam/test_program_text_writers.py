@@ -136,7 +136,6 @@ ASKED = [
     "python3 -c \"open(os.path.expanduser('~/.bashrc'), 'a').write('x')\"",
     'ruby -e \'File.write(Dir.home + "/.bashrc", "x")\'',
     "node -e \"require('fs').appendFileSync(require('os').homedir() + '/.bashrc', 'x')\"",
-    "tar cf ~/.bashrc x.txt",
     "python3 -c \"import sys; open(sys.argv[1], 'w').write('x')\" out.txt",  # a name only the run knows
     "awk '{print > $1}' x.txt",
 ]
