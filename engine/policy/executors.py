@@ -182,9 +182,11 @@ _SED_ADDRESS = re.compile(r"\s*(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.){0,4096}/[IM]
 _SED_SECOND = re.compile(r"\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.){0,4096}/[IM]*|\\(.)(?:(?!\1).){0,4096}\1[IM]*)")
 
 
-def sed_payloads(script: str) -> list[str | None]:
+def sed_payloads(script: str, files: list[tuple[str, str]] | None = None) -> list[str | None]:
     """Commands a sed script executes: `e COMMAND`, `e` (the pattern space: data), and
-    `s/RE/REPLACEMENT/e` (the replaced pattern space, read as its replacement)."""
+    `s/RE/REPLACEMENT/e` (the replaced pattern space, read as its replacement). ``files`` collects
+    the files it names, as the command that reads or writes them: ("tee", FILE) for `w FILE`,
+    `W FILE` and the `s///w FILE` flag, ("cat", FILE) for `r FILE` and `R FILE`."""
     out: list[str | None] = []
     i = 0
     n = len(script)
@@ -209,12 +211,18 @@ def sed_payloads(script: str) -> list[str | None]:
             out.append(command or None)
             i = end
         elif ch == "s" and i + 1 < n:
-            i = _substitute(script, i, out)
+            i = _substitute(script, i, out, files)
         elif ch == "y" and i + 1 < n:
             delimiter = script[i + 1]
             i = _delimited(script, _delimited(script, i + 2, delimiter), delimiter)
-        elif ch in "aicrRwWbtT:vLlqQ":
-            i = _line_end(script, i) if ch in "aicrRwW:" else _command_end(script, i + 1)
+        elif ch in "rRwW":
+            # the file name is the rest of the line (`;` and `}` in it are part of the name)
+            end = _line_end(script, i)
+            _sed_file(script[i + 1 : end], "tee" if ch in "wW" else "cat", files)
+            i = end
+        elif ch in "aicbtT:vLlqQ":
+            # (the lines after `a\\` are read as commands too: the stricter reading)
+            i = _line_end(script, i) if ch in "aic:" else _command_end(script, i + 1)
         else:
             i += 1
     return out
@@ -223,6 +231,13 @@ def sed_payloads(script: str) -> list[str | None]:
 def _line_end(script: str, i: int) -> int:
     end = script.find("\n", i)
     return len(script) if end < 0 else end
+
+
+def _sed_file(rest: str, verb: str, files: list[tuple[str, str]] | None) -> None:
+    """The file of a `w`/`r` command or flag: the rest of the line, blanks before it skipped."""
+    name = rest.lstrip(" \t")
+    if files is not None and name:
+        files.append((verb, name))
 
 
 def _command_end(script: str, i: int) -> int:
@@ -243,7 +258,7 @@ def _delimited(script: str, i: int, delimiter: str) -> int:
     return i
 
 
-def _substitute(script: str, i: int, out: list[str | None]) -> int:
+def _substitute(script: str, i: int, out: list[str | None], files: list[tuple[str, str]] | None) -> int:
     delimiter = script[i + 1]
     after_regex = _delimited(script, i + 2, delimiter)
     after_replacement = _delimited(script, after_regex, delimiter)
@@ -252,7 +267,9 @@ def _substitute(script: str, i: int, out: list[str | None]) -> int:
     flags = []
     while end < len(script) and script[end] not in ";\n}":
         if script[end] == "w":  # `w FILE` takes the rest of the line
-            end = _line_end(script, end)
+            stop = _line_end(script, end)
+            _sed_file(script[end + 1 : stop], "tee", files)
+            end = stop
             break
         flags.append(script[end])
         end += 1
@@ -321,6 +338,8 @@ _ED_ADDRESS = r"(?:[ \t\d.$,;%+\-^]|'[a-z]|/(?:[^/\\\n]|\\.)*/|\?(?:[^?\\\n]|\\.
 _ED_BANG = re.compile(r"^" + _ED_ADDRESS + r"(?:[rwWeE][ \t]*)?!(.*)$", re.MULTILINE)
 # `r FILE`, `e FILE`, `E FILE`: a file read into the buffer (and printed by `,p`).
 _ED_READ = re.compile(r"^" + _ED_ADDRESS + r"[reE][ \t]+([^!\s][^\n]*)$", re.MULTILINE)
+# `w FILE`, `W FILE` (appends), `wq FILE`: the buffer written to a file other than the one edited.
+_ED_WRITE = re.compile(r"^" + _ED_ADDRESS + r"(?:wq?|W)[ \t]+([^!\s][^\n]*)$", re.MULTILINE)
 
 
 def ed_payloads(text: str) -> list[str | None]:
@@ -332,6 +351,11 @@ def ed_payloads(text: str) -> list[str | None]:
 def ed_reads(text: str) -> list[str | None]:
     """Files an ed(1) script reads into its buffer (`r FILE`, `e FILE`, `E FILE`)."""
     return [m.group(1).strip() for m in _ED_READ.finditer(text)]
+
+
+def ed_writes(text: str) -> list[str]:
+    """Files an ed(1) script writes its buffer to (`w FILE`, `W FILE`, `wq FILE`)."""
+    return [m.group(1).strip() for m in _ED_WRITE.finditer(text)]
 
 
 def _ex_lines(text: str) -> list[str]:

@@ -19,6 +19,7 @@ from engine.policy.executors import (
     decode,
     ed_payloads,
     ed_reads,
+    ed_writes,
     ex_payloads,
     make_payloads,
     npm_scripts,
@@ -29,7 +30,7 @@ from engine.policy.executors import (
     sql_sources,
     typed_text,
 )
-from engine.policy.inline import embedded_shell
+from engine.policy.inline import code_writes, embedded_shell
 from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.records import replace
@@ -54,6 +55,8 @@ _SYSTEM_PROGRAMS = (
 # env -S may hold another -S; GNU env reads them in turn. A bound keeps this linear.
 _MAX_REPARSE = 4
 _EXPRESSION_START = ("-", "(", "!")
+# The file name an inline program computes (`open(sys.argv[1], "w")`): a word only the run knows.
+_COMPUTED_NAME = "$computed_name"
 
 
 class Follower:
@@ -459,11 +462,16 @@ class Follower:
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
-            for item in sed_payloads(text):
+            files: list[tuple[str, str]] = []
+            for item in sed_payloads(text, files):
                 self._escape_hatch(item, via, depth)
+            for verb, path in files:  # `w FILE` judged as `tee FILE`, `r FILE` as `cat FILE`
+                self._program_file(verb, path, via, depth)
         elif kind == "sql" or kind == "ed":  # noqa: PLR1714
             for item in sql_payloads(text) if kind == "sql" else ed_payloads(text):
                 self._escape_hatch(item, via, depth)
+            for written in () if kind == "sql" else ed_writes(text):
+                self._program_file("tee", written, via, depth)
             for source in sql_sources(text) if kind == "sql" else ():
                 self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
             for read in sql_reads(text) if kind == "sql" else ed_reads(text):
@@ -515,6 +523,15 @@ class Follower:
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
 
+    def _program_file(self, verb: str, path: str | None, via: tuple[str, ...], depth: int) -> None:
+        """A file a program's own text names (`sed 'w FILE'`, perl's `open F, ">FILE"`), judged as
+        ``verb`` (`tee`: written, `cat`: read) naming it on the line. None: a name the program
+        computes when it runs, judged as a name nobody can read here (`tee "$computed"`)."""
+        if path is None:
+            self._synthetic(verb, (verb, _COMPUTED_NAME), via, depth)
+        else:
+            self.analyze(f"{verb} -- {shell_word(path)}", depth=depth, via=via)
+
     def _escape_hatch(self, text: str | None, via: tuple[str, ...], depth: int) -> None:
         """A command a non-shell program hands to `sh -c`: reported as that shell (an escape
         hatch), and what it runs judged too. ``None``: the command comes from data."""
@@ -536,12 +553,15 @@ class Follower:
         else:
             target = self._synthetic(language, (language, "-e", code), (*via,), depth)
             target.code = code
+        inner = (*via, language) if target is not command else via
         for script in embedded_shell(code, language):
             self.indirect += 1
             try:
-                self.analyze(script, depth=depth, via=(*via, language) if target is not command else via)
+                self.analyze(script, depth=depth, via=inner)
             finally:
                 self.indirect -= 1
+        for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
+            self._program_file("tee", written, inner, depth)
 
     def _nested(self, run: Run, action: Callable[[], object]) -> None:
         """Run ``action``; what it finds is marked as reached through an escape hatch if ``run`` is one."""

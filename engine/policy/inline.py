@@ -18,6 +18,7 @@ characters of arguments to spend in all. A program with more calls or more to re
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
 
 from engine.policy.lexer import OverBudget
@@ -241,3 +242,379 @@ def _words(arguments: str) -> list[str]:
 
 def _unescape(text: str) -> str:
     return _ESCAPE.sub(lambda m: m.group(1), text)
+
+
+# -- files an inline program opens for writing -------------------------------------------------
+# What a program's own text names as a file it writes (`open('x', 'w')`, perl's `open F, ">x"`,
+# `fs.writeFileSync('x', ...)`, awk's `print > "x"`): each is judged as `tee FILE`, so every rule
+# about a written file holds for it (the engine's own files, start-up files, credentials). A name
+# the program computes (`open(sys.argv[1], 'w')`, `">$f"`) is None: a name nobody can read here.
+# Only calls that write are read: a program that writes no file names no target.
+
+# Calls whose first argument is the file written (python: the object they are called on).
+_WRITE_FIRST = {
+    "python": r"\.write_text|\.write_bytes|\.touch|\.symlink_to|\.hardlink_to",
+    "ruby": r"\b(?:File|IO)\.(?:write|binwrite)|\bFileUtils\.touch",
+    "node": r"\b(?:writeFile|appendFile|createWriteStream|truncate)(?:Sync)?"
+    r"|\bDeno\.(?:writeTextFile|writeFile)(?:Sync)?|\bBun\.write",
+    "php": r"\bfile_put_contents|\btouch",
+    "perl": r"(?!)",
+    "lua": r"\bio\.output",
+}
+# Calls whose second argument is the file written (copies, moves, links).
+_WRITE_SECOND = {
+    "python": r"\bshutil\.(?:copy\w*|move)|\bos\.(?:rename|replace|renames|symlink|link)",
+    "ruby": r"\bFileUtils\.(?:cp\w*|mv|move|copy\w*|ln\w*|install)|\bFile\.(?:rename|symlink|link)",
+    "node": r"\b(?:copyFile|rename|symlink|link|cp)(?:Sync)?",
+    "php": r"\b(?:copy|rename|symlink|link)",
+    "perl": r"\b(?:File::Copy::)?(?:copy|move|cp|mv|rename|symlink|link)",
+    "lua": r"\bos\.rename",
+}
+# Calls that open a file, writing when their mode (or flags) says so.
+_WRITE_OPEN = {
+    "python": r"(?<![\w.])open|\b(?:io|codecs|gzip|bz2|lzma|os)\.open",
+    "ruby": r"\b(?:File|IO)\.(?:open|new)|(?<![\w.])open",
+    "node": r"\b(?:open|openSync)|\bDeno\.(?:open|create)(?:Sync)?",
+    "php": r"\bfopen",
+    "perl": r"\bopen|\bsysopen",
+    "lua": r"\bio\.open",
+}
+_CALLS_OF = {
+    language: re.compile(
+        r"(?:(?P<first>" + _WRITE_FIRST[language] + r")|(?P<second>" + _WRITE_SECOND[language] + r")"
+        r"|(?P<open>" + _WRITE_OPEN[language] + r"))(?![\w-])"
+    )
+    for language in _WRITE_OPEN
+}
+# A mode that writes ("w", "a", "x", "r+", php's "c"), or flags that do (O_WRONLY, File::CREAT ...).
+_WRITE_MODE = re.compile(r"^\s*[rbtU]*[waxc+]")
+_WRITE_FLAGS = re.compile(r"\b(?:O_)?(?:WRONLY|RDWR|CREAT|APPEND|TRUNC)\b")
+_OPTIONS_FLAG = re.compile(r"""\bflags?\s*:\s*(['"][^'"]*['"])""")
+_KEYWORD = re.compile(r"^\s*:?(\w+)\s*(?:=(?![=>])|:(?!:)|=>)\s*")
+# perl's open modes: `>`, `>>`, `+<`, `+>`, with layers (`>:utf8`); a 2-argument open carries the name.
+_PERL_MODE = re.compile(r"^\s*(?:\+?>>?|\+<)(?::[\w()-]+)*\s*")
+# awk: `print ... > EXPR`, `printf ... >> EXPR` (a `>` inside parentheses is a comparison).
+_AWK_PRINT = re.compile(r"\bprintf?\b([^;{}\n]*)")
+# (a receiver before them: `os.path.`, `require('os').`)
+_RECEIVER = r"(?:[\w$]+(?:\([^()]*\))?\.)*"
+_HOME_CALL = re.compile(_RECEIVER + r"(?:expanduser|expand_path)\(\s*['\"](~[^'\"]*)['\"]\s*\)")
+_HOME_VALUE = re.compile(_RECEIVER + r"(?:" + HOME_EXPRESSIONS + r")")
+_HOME_INTERPOLATED = re.compile(r"\$ENV\{HOME\}|\$\{?HOME\}?|#\{\s*(?:Dir\.home|ENV\[['\"]HOME['\"]\])\s*\}")
+_INTERPOLATION = re.compile(r"[$@]|#\{")
+_ASSIGNED = re.compile(r"(?<![\w.$])(?:(?:my|let|const|var|local)\s+)?(\$?[A-Za-z_]\w*)\s*=(?![=~>])\s*([^;\n]+)")
+_PATH_CALL = re.compile(r"^(?:[\w.]+\.)?(?:Path|PurePath|PosixPath|Pathname)\s*\((.*)\)$", re.DOTALL)
+_JOIN_CALL = re.compile(r"^(?:[\w.]+\.)?join\s*\((.*)\)$", re.DOTALL)
+_STATEMENT_WORD = re.compile(r"(?:or|and|if|unless|do)\b")
+_CONCAT = re.compile(r"\s*\+\s*|\s+\.\s+")
+_STRING = re.compile(
+    r"""^[rRbBuU]{0,2}(?:"(?P<d>(?:[^"\\]|\\.)*)"|'(?P<s>(?:[^'\\]|\\.)*)'|`(?P<t>[^`]*)`)$""", re.DOTALL
+)
+_F_STRING = re.compile(r"""^[fF][rR]?(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')$""", re.DOTALL)
+# Words one of a language's calls above holds: a program with none of them writes no file this reads.
+_WRITE_KEYWORDS = {
+    "python": ("open", "write_", "touch", "link", "shutil", "rename", "replace"),
+    "ruby": ("File", "IO", "open"),
+    "node": ("write", "File", "open", "truncate", "rename", "link", "cp", "create"),
+    "php": ("file_put_contents", "touch", "copy", "rename", "link", "fopen"),
+    "perl": ("open", "copy", "move", "cp", "mv", "rename", "link"),
+    "lua": ("io.", "os.rename"),
+}
+_MAX_NAME_DEPTH = 4  # a name assigned from a name ...: followed this many steps
+# Calls that may write read per program (most open to read: a long program opens many files; each
+# call's reading is bounded by _MAX_ARGUMENTS, and all of them by _MAX_READ)
+_MAX_OPENS = _MAX_CALLS * 8
+
+
+def code_writes(code: str, language: str) -> list[str | None]:
+    """Files ``code`` (in ``language``: python, perl, ruby, node, php, lua, awk) opens for writing,
+    as far as its literals say; None for a name computed when it runs.
+
+    Raises:
+        OverBudget: more calls, or more to read in them, than the limits (see the module).
+    """
+    if language == "awk":
+        return _awk_writes(code)
+    keywords = _WRITE_KEYWORDS.get(language)
+    if keywords is None or not any(k in code for k in keywords):
+        return []
+    out: list[str | None] = []
+    spent = _Spent()
+    assigned: dict[str, list[str]] = {}  # read when a name is first looked up
+    for n, match in enumerate(_CALLS_OF[language].finditer(code)):
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+        if language == "python" and match.group("first") is not None:  # `Path('x').write_text(...)`
+            out.append(_path_of(_receiver(code, match.start()), language, code, assigned, 0))
+            continue
+        text = _written_arguments(code, match.end(), spent)
+        if text is None:  # a call too long to read: whatever it writes, nobody can say here
+            out.append(None)
+            continue
+        arguments = _split_arguments(spent.take(text))
+        target: str | None = None
+        if match.group("open") is not None:
+            target = _opened(arguments, language, match.group("open"))
+        elif match.group("first") is not None:
+            target = next(iter(arguments), None)
+        elif len(arguments) > 1:
+            target = arguments[1]
+        if target is not None:
+            out.append(_path_of(target, language, code, assigned, 0))
+    return out
+
+
+def _opened(arguments: list[str], language: str, name: str) -> str | None:
+    """The expression of the file an open call writes; None when it opens one only to read it."""
+    if language == "perl":
+        return _perl_opened(arguments, name)
+    if not arguments:
+        return None
+    if name.startswith("Deno.create"):
+        return arguments[0]
+    positional = [a for a in arguments if not _KEYWORD.match(a)]
+    mode = positional[1] if len(positional) > 1 else None
+    for argument in arguments:
+        keyword = _KEYWORD.match(argument)
+        if keyword is not None and keyword.group(1) in ("mode", "flags", "flag"):
+            mode = argument[keyword.end() :]
+    if mode is None:
+        return None  # the default: read
+    mode = mode.strip()
+    if mode.startswith("{"):  # node's options object: {flag: 'w'}
+        flag = _OPTIONS_FLAG.search(mode)
+        mode = flag.group(1) if flag is not None else "'r'"
+    literal = _literal(mode)
+    if literal is not None:
+        return arguments[0] if _WRITE_MODE.match(literal) else None
+    if _WRITE_FLAGS.search(mode) or "RDONLY" not in mode:
+        return arguments[0]  # flags that write, or a mode computed when it runs
+    return None
+
+
+def _perl_opened(arguments: list[str], name: str) -> str | None:
+    """perl: open(FH, MODE, FILE), open(FH, "MODEFILE"), sysopen(FH, FILE, FLAGS)."""
+    if name == "sysopen":
+        if len(arguments) < 3:
+            return None
+        return arguments[1] if _WRITE_FLAGS.search(arguments[2]) or "RDONLY" not in arguments[2] else None
+    if len(arguments) > 2:
+        given = _literal(arguments[1])
+        if given is None or _PERL_MODE.match(given):
+            return arguments[2]  # a mode that writes, or one computed when it runs
+        return None
+    if len(arguments) != 2:
+        return None
+    spec = arguments[1].strip()
+    literal = _literal(spec)
+    if literal is None:
+        return spec  # `open F, $spec`: the mode and the name computed together
+    mode = _PERL_MODE.match(literal)
+    if mode is None or literal.rstrip().endswith("|"):
+        return None  # a read (`<x`, `x`) or a pipe (embedded_shell reads those)
+    if spec[:1] in "'\"":
+        body = spec[1:-1]
+        raw = _PERL_MODE.match(body)
+        return spec[0] + body[raw.end() if raw is not None else 0 :] + spec[0]
+    return "'" + literal[mode.end() :].replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _written_arguments(code: str, end: int, spent: _Spent) -> str | None:
+    """A call's arguments: `f(ARGS)`, or perl/ruby's `f ARGS` up to the statement's end; None
+    when they are not closed within _MAX_ARGUMENTS characters."""
+    i = end
+    while i < len(code) and code[i] in " \t":
+        i += 1
+    if i < len(code) and code[i] == "(":
+        inside = _balanced(code, i + 1, ")", spent)
+        return None if not inside and code[i + 1 : i + 2] != ")" else inside
+    if i == end or i >= len(code) or code[i] in ".=;,)]}\n":
+        return ""  # not a call: a name, an attribute, an assignment
+    return code[i : _statement_end(code, i, min(len(code), i + _MAX_ARGUMENTS))]
+
+
+def _statement_end(code: str, i: int, limit: int) -> int:
+    """Where the statement from ``i`` ends: `;`, a newline, a closing brace, or perl's `or die`
+    and ruby's `do` (quoted strings stepped over)."""
+    quote = ""
+    while i < limit:
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif (
+            ch in ";\n}"
+            or (ch == "|" and code[i + 1 : i + 2] == "|")
+            or (ch == " " and _STATEMENT_WORD.match(code, i + 1) is not None)
+        ):
+            return i
+        i += 1
+    return limit
+
+
+def _split_arguments(text: str) -> list[str]:
+    """Top-level, comma-separated arguments (quotes and brackets stepped over); perl's `=>` separates too."""
+    out: list[str] = []
+    depth = 0
+    start = 0
+    quote = ""
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and (ch == "," or (ch == "=" and text[i + 1 : i + 2] == ">")):
+            out.append(text[start:i].strip())
+            i += ch == "="
+            start = i + 1
+        i += 1
+    last = text[start:].strip()
+    if last or out:
+        out.append(last)
+    return out
+
+
+def _receiver(code: str, at: int) -> str:
+    """The expression a method is called on: `Path('x')` of `Path('x').write_text(...)`."""
+    i = at
+    depth = 0
+    low = max(0, at - _MAX_ARGUMENTS)
+    while i > low:
+        ch = code[i - 1]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and not (ch.isalnum() or ch in "_."):
+            break
+        i -= 1
+    return code[i:at]
+
+
+def _literal(expression: str) -> str | None:
+    """A string literal's text (its escapes read); None for any other expression."""
+    text = expression.strip()
+    if text[:1] == "q":
+        quoted = _PERL_QUOTED.fullmatch(text)
+        if quoted is None:
+            return None
+        return next((g for g in quoted.group("qparen", "qbrace", "qbracket", "qangle", "qother") if g), "")
+    found = _STRING.match(text)
+    if found is None:
+        return None
+    if found.group("t") is not None:
+        return None if "${" in found.group("t") else found.group("t")
+    body = found.group("d") if found.group("d") is not None else found.group("s")
+    return _unescape(body or "")
+
+
+def _path_of(expression: str, language: str, code: str, assigned: dict[str, list[str]], depth: int) -> str | None:
+    """The file an expression names when its literals say it all (``~`` for the home directory);
+    None when the run computes it. ``assigned``: the names ``code`` assigns, read on first use."""
+    text = expression.strip()
+    for _ in range(_MAX_NAME_DEPTH):  # `(Path.home() / 'x')`: the parentheses around it
+        if not (text[:1] == "(" and text[-1:] == ")" and _split_arguments(text[1:-1]) == [text[1:-1].strip()]):
+            break
+        text = text[1:-1].strip()
+    if not text or depth > _MAX_NAME_DEPTH:
+        return None
+    literal = _literal(text)
+    if literal is not None:
+        interpolated = text[:1] == '"' or text[:2] == "qq"
+        if interpolated and language in ("perl", "ruby", "php") and _INTERPOLATION.search(literal):
+            # `"$ENV{HOME}/.bashrc"` names home; `">$f"` nothing certain
+            named = _HOME_INTERPOLATED.sub("~", literal)
+            return named if named.startswith("~") and not _INTERPOLATION.search(named) else None
+        return literal
+    if _F_STRING.match(text):
+        return None if "{" in text else _literal(text[1:])
+    home = _HOME_CALL.fullmatch(text)
+    if home is not None:
+        return home.group(1)
+    if _HOME_VALUE.fullmatch(text):
+        return "~"
+    call = _PATH_CALL.match(text) or _JOIN_CALL.match(text)
+    if call is not None:
+        return _joined(_split_arguments(call.group(1)), language, code, assigned, depth, "/")
+    if " / " in text:  # Path('a') / 'b'
+        return _joined(text.split(" / "), language, code, assigned, depth, "/")
+    if _CONCAT.search(text):  # 'out/' + name, perl's $dir . '/x'
+        return _joined(_CONCAT.split(text), language, code, assigned, depth, "")
+    if not assigned:
+        assigned.update(_assignments(code))
+        assigned[""] = []  # (read)
+    values = assigned.get(text)
+    if values is not None and len(values) == 1:
+        return _path_of(values[0], language, code, assigned, depth + 1)
+    return None
+
+
+def _joined(
+    parts: list[str], language: str, code: str, assigned: dict[str, list[str]], depth: int, separator: str
+) -> str | None:
+    """Parts of a path put together, when every one is known."""
+    names: list[str] = []
+    for part in parts:
+        name = _path_of(part, language, code, assigned, depth + 1)
+        if name is None:
+            return None
+        names.append(name)
+    if not names:
+        return None
+    return posixpath.join(*names) if separator else "".join(names)
+
+
+def _assignments(code: str) -> dict[str, list[str]]:
+    """The expressions each plain name is assigned (`p = 'out.txt'`, `my $f = "x"`)."""
+    out: dict[str, list[str]] = {}
+    for match in itertools.islice(_ASSIGNED.finditer(code), _MAX_CALLS * 4):
+        out.setdefault(match.group(1), []).append(match.group(2).strip())
+    return out
+
+
+def _awk_writes(code: str) -> list[str | None]:
+    """awk's `print ... > EXPR` and `printf ... >> EXPR`: a string literal is the file; any other
+    expression a name the run computes."""
+    out: list[str | None] = []
+    for n, match in enumerate(_AWK_PRINT.finditer(code)):
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"an awk program with more than {_MAX_OPENS} print statements")
+        statement = match.group(1)
+        depth = 0
+        quote = False
+        i = 0
+        while i < len(statement):
+            ch = statement[i]
+            if quote:
+                if ch == "\\":
+                    i += 1
+                elif ch == '"':
+                    quote = False
+            elif ch == '"':
+                quote = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            elif ch == "|":
+                break  # a pipe to a command (embedded_shell reads it)
+            elif ch == ">" and depth <= 0:
+                out.append(_literal(statement[i + 1 :].lstrip(">")))
+                break
+            i += 1
+    return out
