@@ -155,43 +155,6 @@ def test_an_engine_file_written_by_a_program_texts_own_target(project: tuple[Pat
     assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"], "a manifest was added"
 
 
-# -- family 3: a link to home planted by a relative path, then a recursive reader that follows it -----
-LINK_REASON = (
-    "`ln -s ../../home/.ssh src/k` is allowed (a relative target climbing out of the working directory is "
-    "not resolved to home's credentials folder: engine/policy/links.py / the ln write rule in "
-    "policies/secrets.yaml), and recursive readers that FOLLOW links inside the tree are judged as reading "
-    "the tree only: `grep -R` (-r does not follow), `rg -L`, `tar ch`, `cp -rL` then reading the copy. "
-    "Fix: resolve a link's relative target from its folder when it is made (ask as `ln -s ~/.ssh` does), "
-    "and give link-following recursive readers (grep -R/--dereference-recursive, rg -L/--follow, tar -h, "
-    "cp -L/-rL, find -L, du -L) the walk View.listed_in does for listings, links followed"
-)
-LINK_READERS = {
-    "grep -R": "grep -R . src",
-    "rg -L": "rg -L . src",
-    "tar ch | tar xO": "tar chf - src | tar xOf -",
-    "cp -rL then cat": "cp -rL src out && cat out/k/*",
-}
-
-
-@pytest.mark.xfail(strict=True, reason=LINK_REASON)
-@pytest.mark.parametrize("name", list(LINK_READERS))
-def test_a_relative_link_to_home_read_by_a_link_following_reader(
-    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    command = LINK_READERS[name]
-    if shutil.which(command.split()[0]) is None:
-        pytest.skip(f"{command.split()[0]} is not installed")
-    monkeypatch.chdir(work)
-    (work / "src").mkdir()
-    (work / "src" / "a.py").write_text("x = 1\n")
-    assert os.environ["HOME"] == str(fake_home) and fake_home.parent == work.parent
-    planted = work_engine.call("terminal", {"command": "ln -s ../../home/.ssh src/k"}, session_id="s1")
-    assert planted.ok and (work / "src" / "k" / "id_ed25519").is_file()
-    result = work_engine.call("terminal", {"command": command, "timeout": 20}, session_id="s1")
-    printed = (result.output or "") + (result.error.message if result.error else "")
-    assert "secret key" not in printed, ("the key was printed", command)
-
-
 # -- family 2b: MCP tools that run a PROGRAM, not a shell command (verdict only: guard runs nothing) --
 PY_RM_HOME = "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"
 JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true})"
