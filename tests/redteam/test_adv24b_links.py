@@ -26,7 +26,7 @@ import pytest
 from engine import Engine
 from engine.policy import paths
 from tests.conftest import pure_build_only
-from tests.redteam.conftest import judge
+from tests.redteam.conftest import judge, shell_writes
 
 KEY = "secret key"
 
@@ -199,3 +199,23 @@ def test_a_link_to_home_not_followed_stays_allowed(work_engine: Engine, in_work:
     os.symlink("../../home/.ssh", in_work / "src" / "k")
     for command in ("grep -r TODO src", "tar cf out.tar src", "cp -r src dist", "zip -qry o.zip src", "ls -R src"):
         assert work_engine.check(command).decision == "allow", command
+
+
+def test_a_link_made_by_an_earlier_line_of_a_background_shell_is_followed(
+    work_engine: Engine, in_work: Path, fake_home: Path
+) -> None:
+    # The earlier line may not have run yet when the reader is judged (`sleep 1; ln …`): the
+    # session's memory of the link, not the disk, says where the tree leads.
+    writes = ["sleep 1; ln -s ~ src/k\n", "grep -R . src > found.txt\n"]
+    sent = shell_writes(work_engine, in_work, fake_home, writes, "\necho d > {done}\n", wait=5, settle=1)
+    assert sent[0] and not sent[1], sent
+    found = in_work / "found.txt"
+    assert not found.exists() or KEY not in found.read_text()
+
+
+@pytest.mark.parametrize("command", ["du -L src", "true; du -L src", "du -sL src/"])
+def test_a_reader_named_by_no_rule_still_walks_the_tree(work_engine: Engine, in_work: Path, command: str) -> None:
+    # du names no rule of its own: the line is parsed all the same (links.FOLLOWERS are trigger words)
+    assert work_engine.check(command).decision == "allow", command
+    os.symlink("../../home/.ssh", in_work / "src" / "k")
+    assert work_engine.check(command).decision != "allow", command
