@@ -175,6 +175,24 @@ class LinkFollower:
                 out[i] = posixpath.normpath(posixpath.join(folder, target))
         return out
 
+    def _into_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str] | None:
+        """`ln -s ../../home/.ssh src` where `src` may be a folder (the text cannot say): the link is
+        then `src/.ssh`, its target read from `src`. That reading's argv (`src/`), for a relative
+        TARGET that climbs (`..`); None for any other line."""
+        parsed = parse_argv(grammar, argv)
+        present = {name for name, _, _ in parsed.options}
+        at = parsed.operand_at
+        if "s" not in present or present & {"r", "relative", "t", "T"} or parsed.rest is not None or len(at) != 2:
+            return None
+        target, last = argv[at[0]], argv[at[1]]
+        if dynamic[at[0]] or dynamic[at[1]] or last.endswith("/") or target.startswith(("/", "~")):
+            return None
+        if ".." not in target.split("/"):
+            return None
+        out = list(argv)
+        out[at[1]] = last + "/"
+        return out
+
     def _tree_links(self, command: Command) -> list[list[str]]:
         """A link-following recursive reader (followed_words) of a tree holding links made on the
         line: its argv with each word it walks replaced by each target of a link below that word

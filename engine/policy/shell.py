@@ -1604,7 +1604,9 @@ class Analyzer(Follower, LinkFollower):
                 program = table.get(name) if name else None
                 if program is not None and (local or len(self.env) > 1 or self.env.lost) and program.runs:
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
+                into = None
                 if name == "ln" and program is not None:
+                    into = self._into_folder(argv, dynamic, program.grammar)
                     argv = self._from_link_folder(argv, dynamic, program.grammar)
                 command = Command(
                     name,
@@ -1624,6 +1626,9 @@ class Analyzer(Follower, LinkFollower):
                 stages.append(command)
                 if not name:
                     break
+                if into is not None:
+                    # NAME may be a folder: the link is made in it (judged and remembered there too)
+                    self._unwrap(into, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                 if self.links and name in FOLLOWERS and "link" not in via:
                     # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
                     for followed in self._tree_links(command):

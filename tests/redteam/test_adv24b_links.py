@@ -79,6 +79,7 @@ def in_work(work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
         "ln -s ../../home/.ssh src/",
         "ln -st src ../../home/.ssh",
         "mkdir -p src/a && ln -s ../../../home/.ssh src/a/k",
+        "ln -s ../../home/.ssh src",  # src is a folder: the link is src/.ssh, read from src
     ],
 )
 def test_a_relative_link_made_to_the_keys_is_refused(work_engine: Engine, in_work: Path, command: str) -> None:
@@ -87,10 +88,13 @@ def test_a_relative_link_made_to_the_keys_is_refused(work_engine: Engine, in_wor
     assert not any(p.is_symlink() for p in (in_work / "src").rglob("*")), ("the link was made", command)
 
 
-def test_the_link_and_its_reader_on_one_line(work_engine: Engine, in_work: Path) -> None:
-    printed = _printed(work_engine, "ln -s ../../home/.ssh src/k && grep -R . src")
+@pytest.mark.parametrize(
+    "line", ["ln -s ../../home/.ssh src/k && grep -R . src", "ln -s ../../home src && grep -R . src"]
+)
+def test_the_link_and_its_reader_on_one_line(work_engine: Engine, in_work: Path, line: str) -> None:
+    printed = _printed(work_engine, line)
     assert KEY not in printed
-    assert not (in_work / "src" / "k").is_symlink()
+    assert not any(p.is_symlink() for p in (in_work / "src").iterdir())
 
 
 @pytest.mark.parametrize(
@@ -184,6 +188,7 @@ def test_a_walk_cut_short_asks(work_engine: Engine, in_work: Path, monkeypatch: 
         "tar cf out.tar src",  # nor does tar without -h
         "ln -s ../lib.py src/lib.py",  # a relative link inside the tree
         "ln -sr src/a.py b.py",
+        "ln -s ../lib.py src",  # into a folder, climbing to a plain file
     ],
 )
 def test_link_following_reads_inside_the_tree_stay_allowed(work_engine: Engine, in_work: Path, command: str) -> None:
