@@ -17,6 +17,7 @@ from engine.errors import Problem
 from engine.policy.arguments import COMMAND_ARGUMENTS
 from engine.policy.commands import renamed
 from engine.policy.evaluate import Evaluator
+from engine.policy.links import FOLLOWERS
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
 from engine.policy.paths import (
@@ -242,8 +243,9 @@ def compile_policy(
         classes=classes,
         settings=settings,
         targets={k: tuple(v) for k, v in by_tool.items()},
-        # `cd` moves relative paths somewhere else: such lines are always parsed.
-        trigger_words=frozenset(_with_renamed(words | {"cd", "pushd", "popd"} | programs.triggers()[0])),
+        # `cd` moves relative paths somewhere else: such lines are always parsed; so are readers that
+        # follow a tree's links (`du -L src` with `src/k -> ~/.ssh` reads `~/.ssh`: links.FOLLOWERS).
+        trigger_words=frozenset(_with_renamed(words | {"cd", "pushd", "popd"} | FOLLOWERS | programs.triggers()[0])),
         # Only those no other one is part of (the others say nothing more): the evaluator, built on
         # every start of a judging command, reduces a few instead of hundreds.
         trigger_substrings=tuple(sorted(fewest_fragments(substrings | programs.triggers()[1]))),

@@ -24,6 +24,7 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
+from engine.policy.links import FOLLOWERS, followed_words
 from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
@@ -517,6 +518,9 @@ class Evaluator:
         """Every pattern matching a command (or the text); None once past ``deadline``."""
         if view is None:
             view = self.classifier.view()
+        unwalked: list[Match] = []
+        if commands:
+            commands = _through_tree_links(commands, view, unwalked)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -575,7 +579,7 @@ class Evaluator:
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)
-        return [match for _, match in hits]
+        return [match for _, match in hits] + unwalked
 
     def _flat_scan(self, text: str, index: _Index) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it
@@ -897,6 +901,54 @@ class _LazyBudget:
 
 
 UNREAD = "session_file_unread"
+
+
+UNWALKED = "followed_tree_unwalked"
+
+
+def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
+    """The commands, and for each link-following recursive reader (links.followed_words: `grep -R`,
+    `tar ch`, `cp -rL`, `zip -r`) of a tree holding links that leave it, the reader again with
+    the tree's word replaced by where each leads (`grep -R . src` with `src/k -> ~/.ssh` is also
+    `grep -R . ~/.ssh`: judged by the rules as that). A tree that cannot be walked for certain
+    (View.followed: too large, a folder only the run knows) is a match in ``unwalked``."""
+    out = commands
+    for command in commands:
+        if command.name not in FOLLOWERS or "link" in command.via:
+            continue
+        argv = command.argv
+        for i in followed_words(command):
+            landings = None if command.dynamic[i] else view.followed(argv[i], command.cwd)
+            if landings is None:
+                if any(m.command == command.text for m in unwalked):
+                    continue
+                reason = (
+                    "a reader that follows symbolic links walks a tree that cannot be walked here for "
+                    "certain (too large, or a folder only the run knows): a link in it may lead to a secret"
+                )
+                unwalked.append(Match(UNWALKED, reason, "dangerous", command.text, command.via, grantable=False))
+                continue
+            for landing in landings:
+                if out is commands:
+                    out = list(commands)
+                followed = [*argv[:i], landing, *argv[i + 1 :]]
+                out.append(
+                    Command(
+                        command.name,
+                        tuple(followed),
+                        command.dynamic,
+                        command.redirects,
+                        command.stdin,
+                        command.fed_by,
+                        (*command.via, "link"),
+                        command.code,
+                        command.depth,
+                        command.cwd,
+                        command.program,
+                        command.indirect,
+                    )
+                )
+    return out
 
 
 def _unread(paths: list[str]) -> list[Match]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 
-from engine.policy.argv import parse_argv
+from engine.policy.argv import Grammar, parse_argv
 from engine.policy.commands import command_name
 from engine.policy.follow import join_path
 
@@ -22,6 +22,78 @@ LINKERS = frozenset({"ln", "cp", "mount"})
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"
+
+# Recursive readers that follow the symbolic links in the tree they walk, by the options that make
+# them follow (`grep -R`, `rg -L`, `tar -h`, `cp -L`): a link in the tree to `~/.ssh` is read as
+# `~/.ssh` (`-r` of grep, `tar c`, `cp -r` keep a link as a link). scp -r follows always.
+FOLLOWING: dict[str, frozenset[str]] = {
+    "grep": frozenset({"R", "dereference-recursive"}),
+    "egrep": frozenset({"R", "dereference-recursive"}),
+    "fgrep": frozenset({"R", "dereference-recursive"}),
+    "ugrep": frozenset({"R", "dereference-recursive"}),
+    "rg": frozenset({"L", "follow"}),
+    "ag": frozenset({"f", "follow"}),
+    "tar": frozenset({"h", "dereference"}),
+    "gtar": frozenset({"h", "dereference"}),
+    "bsdtar": frozenset({"h", "L", "dereference"}),
+    "cp": frozenset({"L", "dereference"}),
+    "gcp": frozenset({"L", "dereference"}),
+    "rsync": frozenset({"L", "copy-links", "copy-unsafe-links", "k", "copy-dirlinks"}),
+    "find": frozenset({"L", "follow"}),
+    "gfind": frozenset({"L", "follow"}),
+    "bfs": frozenset({"L", "follow"}),
+    "du": frozenset({"L", "dereference"}),
+    "scp": frozenset({"r"}),
+}
+# ... and those that follow them unless told not to (`zip -r` stores what a link leads to; `-y` the link).
+FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
+    "zip": frozenset({"y", "symlinks"}),
+    "7z": frozenset({"snl"}),
+    "7za": frozenset({"snl"}),
+    "7zz": frozenset({"snl"}),
+}
+FOLLOWERS = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
+_MAX_FOLLOWED = 16  # readings of one reader through the links made on the line
+
+
+def _below(name: str, folder: str) -> bool:
+    """Whether the file key ``name`` lies below ``folder`` (a file key: `.` is the working directory)."""
+    if folder == ".":
+        return not name.startswith(("/", "~", "../")) and name != ".."
+    return name.startswith(folder.rstrip("/") + "/")
+
+
+def followed_words(command: Command) -> list[int]:
+    """The indices of the words of ``command`` a link-following recursive reader may walk (its
+    words that are no option: a pattern or an archive's name too, which walks nothing), or none
+    when it is not one (FOLLOWING, FOLLOWING_UNLESS). Its options are read both ways: as its
+    grammar reads them, and letter by letter (`tar chf`: the old bundle without a dash too)."""
+    name = command.name
+    if name not in FOLLOWERS:
+        return []
+    argv = command.argv
+    present: set[str] = set()
+    words: list[int] = []
+    ended = False
+    for i, word in enumerate(argv[1:], 1):
+        if ended or word == "-" or not word.startswith("-"):
+            words.append(i)
+            if i == 1 and name in ("tar", "gtar", "bsdtar") and word.isalpha():
+                present.update(word)  # `tar chf x src`
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            present.add(word[2:].split("=", 1)[0])
+        else:
+            present.update(word[1:])
+            present.add(word[1:])  # `-follow` (find), `-snl` (7z)
+    program = command.program
+    if program is not None:
+        present.update(option for option, _, _ in parse_argv(program.grammar, list(argv)).options)
+    follows = FOLLOWING.get(name)
+    if follows is not None:
+        return words if not present.isdisjoint(follows) else []
+    return [] if not present.isdisjoint(FOLLOWING_UNLESS[name]) else words
 
 
 class LinkFollower:
@@ -70,6 +142,77 @@ class LinkFollower:
                 continue
             resolved = target if target.startswith(("/", "~")) else join_path(self.cwd, target)
             self.links[self._file_key(name)] = self._through_link(resolved)
+
+    def _from_link_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str]:
+        """`ln -s TARGET NAME` (not -r): the link reads a relative TARGET from NAME's folder, not
+        the working directory (`ln -s ../../home/.ssh src/k` leads to `../home/.ssh` from here).
+        The argv with each such TARGET as the path it names from the working directory, so the
+        line is judged (and the link remembered) where it leads."""
+        parsed = parse_argv(grammar, argv)
+        present = {name for name, _, _ in parsed.options}
+        if "s" not in present or present & {"r", "relative"} or parsed.rest is not None:
+            return argv
+        at = parsed.operand_at
+        directories = parsed.values(frozenset({"t"}))
+        if directories:
+            folder: str | None = directories[0]
+            targets = at
+        elif len(at) >= 2:
+            targets = at[:-1]
+            last = argv[at[-1]]
+            # NAME is a folder's link (`ln -s a b dir/`, several TARGETs), else its own folder.
+            folder = last if len(targets) > 1 or last.endswith("/") else posixpath.dirname(last)
+            if dynamic[at[-1]]:
+                return argv
+        else:
+            return argv
+        if not folder or folder.rstrip("/") in ("", ".") or "$" in folder or any(dynamic[i] for i in targets):
+            return argv
+        out = list(argv)
+        for i in targets:
+            target = argv[i]
+            if target and not target.startswith(("/", "~")):
+                out[i] = posixpath.normpath(posixpath.join(folder, target))
+        return out
+
+    def _into_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str] | None:
+        """`ln -s ../../home/.ssh src` where `src` may be a folder (the text cannot say): the link is
+        then `src/.ssh`, its target read from `src`. That reading's argv (`src/`), for a relative
+        TARGET that climbs (`..`); None for any other line."""
+        parsed = parse_argv(grammar, argv)
+        present = {name for name, _, _ in parsed.options}
+        at = parsed.operand_at
+        if "s" not in present or present & {"r", "relative", "t", "T"} or parsed.rest is not None or len(at) != 2:
+            return None
+        target, last = argv[at[0]], argv[at[1]]
+        if dynamic[at[0]] or dynamic[at[1]] or last.endswith("/") or target.startswith(("/", "~")):
+            return None
+        if ".." not in target.split("/"):
+            return None
+        out = list(argv)
+        out[at[1]] = last + "/"
+        return out
+
+    def _tree_links(self, command: Command) -> list[list[str]]:
+        """A link-following recursive reader (followed_words) of a tree holding links made on the
+        line: its argv with each word it walks replaced by each target of a link below that word
+        (and of links below those targets), up to _MAX_FOLLOWED."""
+        out: list[list[str]] = []
+        argv = command.argv
+        for i in followed_words(command):
+            if command.dynamic[i]:
+                continue
+            key = self._file_key(argv[i])
+            pending = [key]
+            seen = {key}
+            while pending and len(out) < _MAX_FOLLOWED:
+                folder = pending.pop()
+                for name, target in self.links.items():
+                    if target not in seen and _below(name, folder):
+                        seen.add(target)
+                        pending.append(target)
+                        out.append([*argv[:i], target, *argv[i + 1 :]])
+        return out
 
     def _through_links(self, argv: list[str]) -> list[str]:
         # rm, unlink and mv act on a link named by itself (`rm -rf hl` removes the link); through

@@ -110,6 +110,9 @@ _NAME_SPLITS = re.compile(r"[\s'\"\\]")
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
+# A tree a link-following reader walks (View.followed): entries walked, links out of it judged.
+_MAX_FOLLOWED_ENTRIES = 20000
+_MAX_FOLLOWED_LINKS = 16
 _LS_OPTION = re.compile(r"^-[1aAdRrtSUvX]+$")
 
 
@@ -1051,7 +1054,17 @@ class View:
     itself critical: then no matcher may be skipped for the text it lacks.
     """
 
-    __slots__ = ("_anywhere", "_classifier", "_critical", "_cwd", "_lands", "_lexical_only", "_memo", "_walk")
+    __slots__ = (
+        "_anywhere",
+        "_classifier",
+        "_critical",
+        "_cwd",
+        "_followed",
+        "_lands",
+        "_lexical_only",
+        "_memo",
+        "_walk",
+    )
 
     def __init__(self, classifier: PathClassifier) -> None:
         self._classifier = classifier
@@ -1062,6 +1075,7 @@ class View:
         self._memo: dict[str, frozenset[str]] = {}
         self._lands: dict[str, bool] = {}
         self._anywhere: dict[str, list[frozenset[str]]] = {}
+        self._followed: dict[str, list[str] | None] = {}
         self._lexical_only = places is None
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
@@ -1117,6 +1131,79 @@ class View:
                 word, self._classifier._lexical(word), self._walk, folder
             )
         return found
+
+    def followed(self, word: str, cwd: str | None) -> list[str] | None:
+        """Where the symbolic links in the tree ``word`` names (read after a `cd` to ``cwd``, None:
+        none) lead, for a reader that follows them (`grep -R`, `tar ch`, `cp -rL`): the real path
+        of each link that leaves the tree (and of links in the trees those lead to), first
+        _MAX_FOLLOWED_LINKS. None when that cannot be said for certain: a folder only the run
+        knows (`cd "$D"`), or a walk past _MAX_FOLLOWED_ENTRIES (the caller asks). A word that
+        names no folder walks nothing; a link it names itself is judged where it lands."""
+        if self._classifier.places is None or not word or word.startswith("-"):
+            return []
+        if cwd == "$unknown" and not word.startswith(("/", "~")):
+            return None
+        spelled = word if cwd is None or word.startswith(("/", "~")) else posixpath.join(cwd, word)
+        key = f"\0{spelled}"
+        memo = self._followed
+        if key in memo:
+            return memo[key]
+        found = memo[key] = self._walk_followed(spelled)
+        return found
+
+    def _walk_followed(self, spelled: str) -> list[str] | None:
+        places = self._classifier.places
+        if places is None:
+            return []
+        home = places.home
+        if spelled == "~" or spelled.startswith("~/"):
+            path = home + spelled[1:]
+        elif spelled.startswith("~"):
+            return None  # another user's home (`~bob`): not known here
+        else:
+            path = posixpath.join(self._cwd, spelled)
+        path = posixpath.normpath(path)
+        if _GLOB_CHARS.isdisjoint(path):
+            roots = [path]
+        else:
+            import glob as globbing  # noqa: PLC0415  (few words are globs)
+
+            roots = []
+            for n, match in enumerate(globbing.iglob(path)):
+                if n >= _MAX_LISTED:
+                    return None
+                roots.append(match)
+        trees = [os.path.realpath(root) for root in roots if os.path.isdir(root)]
+        pending = list(trees)
+        seen = set(trees)
+        landings: list[str] = []
+        count = 0
+        while pending:
+            current = pending.pop()
+            try:
+                with os.scandir(current) as entries:
+                    for entry in entries:
+                        count += 1
+                        if count > _MAX_FOLLOWED_ENTRIES:
+                            return None
+                        if entry.is_symlink():
+                            real = os.path.realpath(entry.path)
+                            if any(real == tree or real.startswith(tree.rstrip("/") + "/") for tree in trees):
+                                continue  # inside a tree already walked
+                            if len(landings) >= _MAX_FOLLOWED_LINKS:
+                                return None
+                            landings.append(real)
+                            if home.startswith(real.rstrip("/") + "/"):
+                                landings.append(home)  # a folder above home reads home (`ln -s ../.. up`)
+                            if os.path.isdir(real) and real not in seen:
+                                seen.add(real)
+                                trees.append(real)
+                                pending.append(real)
+                        elif entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+            except OSError:
+                continue  # unreadable: the reader cannot read it either
+        return landings
 
     def classify(self, word: str) -> frozenset[str]:
         """The classes of ``word`` in this check's view of the file system. A method, not a bound

@@ -44,7 +44,7 @@ from engine.policy.lexer import (
     substitutions,
     tokenize,
 )
-from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
+from engine.policy.links import FOLLOWERS, LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable
 from engine.policy.values import arithmetic_value
@@ -1604,6 +1604,10 @@ class Analyzer(Follower, LinkFollower):
                 program = table.get(name) if name else None
                 if program is not None and (local or len(self.env) > 1 or self.env.lost) and program.runs:
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
+                into = None
+                if name == "ln" and program is not None:
+                    into = self._into_folder(argv, dynamic, program.grammar)
+                    argv = self._from_link_folder(argv, dynamic, program.grammar)
                 command = Command(
                     name,
                     tuple(argv),
@@ -1622,6 +1626,17 @@ class Analyzer(Follower, LinkFollower):
                 stages.append(command)
                 if not name:
                     break
+                if into is not None:
+                    # NAME may be a folder: the link is made in it (judged and remembered there too)
+                    self._unwrap(into, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                if self.links and name in FOLLOWERS and "link" not in via:
+                    # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
+                    for followed in self._tree_links(command):
+                        here_cwd, self.cwd = self.cwd, None  # a link's target is kept from the working directory
+                        try:
+                            self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                        finally:
+                            self.cwd = here_cwd
                 if (
                     name in _UNPACKERS
                     or (self.fetched and name in _SCRIPT_RUNNERS)
