@@ -456,6 +456,21 @@ def make_payloads(text: str) -> list[str]:
     return out
 
 
+# `include FILES`, `-include FILES`, `sinclude FILES`: makefiles read in its place (globs allowed)
+_MAKE_INCLUDE = re.compile(r"^[ ]*(?:-|s)?include[ \t]+([^#\n]*)", re.MULTILINE)
+_MAX_MAKE_INCLUDES = 32
+
+
+def make_includes(text: str) -> list[str]:
+    """The makefiles a makefile (or `--eval` text) includes, as it names them."""
+    if "include" not in text:
+        return []
+    out: list[str] = []
+    for match in _MAKE_INCLUDE.finditer(text):
+        out.extend(match.group(1).split())
+    return out[:_MAX_MAKE_INCLUDES]
+
+
 _NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 

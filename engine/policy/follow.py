@@ -20,6 +20,7 @@ from engine.policy.executors import (
     ed_payloads,
     ed_reads,
     ex_payloads,
+    make_includes,
     make_payloads,
     npm_scripts,
     sed_payloads,
@@ -482,6 +483,10 @@ class Follower:
         elif kind == "make":
             for recipe in make_payloads(text):
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
+            for name in make_includes(text):
+                # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
+                if name not in via:
+                    self._file(replace(run, kind="file", language="make"), command, name, via, depth)
         elif kind == "file":
             self._file(run, command, text, via, depth)
         elif kind == "path":

@@ -2908,7 +2908,9 @@ class Analyzer(Follower, LinkFollower):
 
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
-        key = self._file_key(word)
+        return self._keyed_script(self._file_key(word), word)
+
+    def _keyed_script(self, key: str, word: str) -> str | None:
         entry = self.files.get(key)
         if entry is not None:
             if entry.content is None:
@@ -2933,6 +2935,8 @@ class Analyzer(Follower, LinkFollower):
         """`sh x.s?`, `sh [x].sh`, `sh ./*` (what `find . -exec sh {} ;` runs): the glob matched
         against the names in its folder (the line's and the session's files, and the folder on
         disk); the text of every match the line or the session wrote, joined."""
+        if "**" in key:
+            return self._deep_globbed_script(key)
         folder, pattern = posixpath.split(key)
         if not pattern or _GLOB.search(folder) or "$" in key:
             return None
@@ -2944,7 +2948,32 @@ class Analyzer(Follower, LinkFollower):
         for name in sorted(names)[:_MAX_GLOBBED]:
             if _GLOB.search(name) or (name.startswith(".") and not hidden) or not fnmatch.fnmatchcase(name, pattern):
                 continue
-            text = self._script(posixpath.join(folder, name))
+            match = posixpath.join(folder, name)
+            text = self._keyed_script(match, match)
+            if text is not None:
+                texts.append(text)
+        return "\n".join(texts) if texts else None
+
+    def _deep_globbed_script(self, key: str) -> str | None:
+        """`files: ["**/*.py"]`, `["/**/site-packages/*.pth"]`: every file the line or the session
+        wrote under the folder before `**` (any depth; `/`: anywhere) whose last path components
+        match the rest, and the files of the folders under it on disk that changed since the
+        session began (a bounded walk); their texts joined. Python imports packages (`pkg/__init__.py`,
+        namespace folders) from its directory and runs the `.pth` files of every site-packages."""
+        base, _, rest = key.partition("**")
+        if "$" in key or "**" in rest or (base and not base.endswith("/")):
+            return None
+        parts = rest.strip("/").split("/")
+        if not parts[-1]:
+            return None
+        base = base.rstrip("/") if base != "/" else "/"
+        keys = [k for k in self.files if _under(k, base)]
+        if self.session is not None:
+            keys += self.session.keys_under(base)
+        matched = sorted({k for k in keys if _tail_matches(k, parts)})
+        texts: list[str] = []
+        for name in matched[:_MAX_GLOBBED]:
+            text = self._keyed_script(name, name)
             if text is not None:
                 texts.append(text)
         return "\n".join(texts) if texts else None
@@ -3165,6 +3194,26 @@ def _rehome(word: str, home: str) -> str:
 
 
 _MAX_LOOP_VALUES = 16
+
+
+def _under(key: str, base: str) -> bool:
+    """Whether the analyzer's file ``key`` is under the folder ``base`` ("": the working
+    directory, relative keys; "/": anywhere)."""
+    if base == "/":
+        return True
+    if not base:
+        return not key.startswith(("/", "~", "$"))
+    return key.startswith(base + "/")
+
+
+def _tail_matches(key: str, parts: list[str]) -> bool:
+    """Whether the last components of ``key`` match the glob components ``parts``, one each."""
+    names = key.split("/")
+    if len(names) < len(parts):
+        return False
+    return all(fnmatch.fnmatchcase(name, part) for name, part in zip(names[-len(parts) :], parts, strict=True))
+
+
 # Programs that unpack or fetch a tree of files; network fetchers; programs that run a script file.
 _UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
 _FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"})

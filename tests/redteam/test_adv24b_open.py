@@ -223,38 +223,3 @@ def test_guard_an_mcp_tool_running_a_program(states: Path, name: str) -> None:
 
     tool, inputs = CODE_TOOLS[name]
     assert guard("claude-code", REPO, tool, inputs, empty="allow") in ("deny", "ask")
-
-
-# -- family 5: written files run indirectly (fix24b's leftovers) -----------------------------------
-PY_FILE_RM_HOME = "import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n"
-INDIRECT: dict[str, tuple[str, str, str]] = {
-    # (file written with write_file, its text, the command that runs it)
-    "python3 -m PACKAGE": ("pkg/__init__.py", PY_FILE_RM_HOME, "python3 -m pkg"),
-    "import PACKAGE": ("pkg/__init__.py", PY_FILE_RM_HOME, 'python3 -c "import pkg"'),
-    "make --eval include": ("x.mk", "$(shell rm -rf ~)\n", 'make --eval="include x.mk"'),
-    # (also open, left out for speed: `python3 -m pydoc pkg`, `make -E "include x.mk"`, `sh < /dev/stdin`
-    # in a background bash, MCP `code` with language python)
-}
-INDIRECT_REASON = (
-    "fix24b (engine/policy/shell.py written-module runs): a module name is looked up as NAME.py only, not "
-    "as a package NAME/__init__.py (or NAME/__main__.py for -m), so `python3 -m pkg`, `import pkg`, "
-    "`pydoc pkg` run a written package unread; make's `--eval TEXT`/`-E TEXT` is make text whose "
-    "`include FILE` reads a written makefile (the `-f`/MAKEFILES spellings are read, --eval is not). Fix: "
-    "resolve names to packages too; read --eval/-E text as a makefile (its includes, $(shell), recipes)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=INDIRECT_REASON)
-@pytest.mark.parametrize("name", list(INDIRECT))
-def test_a_written_file_run_indirectly(
-    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    path, text, command = INDIRECT[name]
-    if shutil.which(command.split()[0]) is None:
-        pytest.skip(f"{command.split()[0]} is not installed")
-    monkeypatch.chdir(work)
-    assert os.environ["HOME"] == str(fake_home) and fake_home.parent == work.parent
-    (work / "pkg").mkdir()
-    assert work_engine.call("write_file", {"path": path, "content": text}, session_id="s1").ok
-    work_engine.call("terminal", {"command": command, "timeout": 20}, session_id="s1")
-    assert home_intact(fake_home), ("the fake home was deleted", command)
