@@ -1883,6 +1883,37 @@ class Analyzer(Follower, LinkFollower):
             return
         self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via)
 
+    def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
+        """`run-parts DIR`: every file of DIR runs, with the `--arg` words as its $1…. The files the
+        line or the session wrote there (or changed on disk since it began) are judged, each as
+        its first line's interpreter reads it (a shell script otherwise); a folder named only at
+        run time, in a session that wrote files, is not judged (asked)."""
+        if "$" in folder or "`" in folder:
+            if self.files or (self.session is not None and self.session.files.files):
+                self.unread.append(folder)
+            return
+        key = self._file_key(folder.rstrip("/") or "/")
+        if key == ".":
+            key = ""
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == key}
+        if self.session is not None:
+            names.update(self.session.names_in(key))
+        reading = command.reading
+        args = [v for n, v, _ in reading.options if n in ("a", "arg") and v is not None] if reading is not None else []
+        for name in sorted(names)[:_MAX_GLOBBED]:
+            if name.startswith("."):
+                continue
+            match = posixpath.join(key, name)
+            text = self._keyed_script(match, match)
+            if text is None:
+                continue
+            inner = (*via, match)
+            language = _shebang_language(text)
+            if language is not None:
+                self.code(command, language, text, inner, depth)
+            else:
+                self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+
     def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
         (after the shell's options for stdin) are its $0, $1…."""
@@ -3194,6 +3225,19 @@ def _rehome(word: str, home: str) -> str:
 
 
 _MAX_LOOP_VALUES = 16
+
+
+_SHEBANG = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
+_SHEBANG_LANGUAGES = {"python": "python", "perl": "perl", "node": "node", "nodejs": "node", "ruby": "ruby"}
+
+
+def _shebang_language(text: str) -> str | None:
+    """The language of a script whose first line names an interpreter the table reads programs
+    of (`#!/usr/bin/env python3`), None for a shell script (or one it cannot tell)."""
+    if not text.startswith("#!"):
+        return None
+    found = _SHEBANG.match(text)
+    return _SHEBANG_LANGUAGES.get(found.group(1).lower()) if found is not None else None
 
 
 def _under(key: str, base: str) -> bool:
