@@ -575,6 +575,7 @@ class SessionView:
             return keys
         pending = [(path, prefix, 0)]
         seen = 0
+        since = self.files.started - _SLACK
         while pending and seen < _MAX_LISTED:
             here, key, depth = pending.pop()
             try:
@@ -588,7 +589,7 @@ class SessionView:
                         if entry.is_dir(follow_symlinks=False):
                             if depth < _MAX_DEPTH_WALKED:
                                 pending.append((entry.path, key + entry.name + "/", depth + 1))
-                        else:
+                        elif _changed_since(entry, since):  # older ones are not read (see _disk)
                             keys.append(key + entry.name)
             except (OSError, ValueError):
                 continue
@@ -636,6 +637,15 @@ class SessionView:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _changed_since(entry: os.DirEntry[str], since: float) -> bool:
+    """Whether a folder entry's file changed at ``since`` or later (a broken link: no)."""
+    try:
+        return entry.stat().st_mtime >= since
+    except OSError:
+        return False
+
 
 SHARED_KEY = "policy.session_memory"
 
