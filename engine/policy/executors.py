@@ -480,6 +480,63 @@ def make_payloads(text: str) -> list[str]:
     return out
 
 
+# `include FILES`, `-include FILES`, `sinclude FILES`: makefiles read in its place (globs allowed)
+_MAKE_INCLUDE = re.compile(r"^[ ]*(?:-|s)?include[ \t]+([^#\n]*)", re.MULTILINE)
+_MAX_MAKE_INCLUDES = 32
+
+
+def make_includes(text: str) -> list[str]:
+    """The makefiles a makefile (or `--eval` text) includes, as it names them."""
+    if "include" not in text:
+        return []
+    out: list[str] = []
+    for match in _MAKE_INCLUDE.finditer(text):
+        out.extend(match.group(1).split())
+    return out[:_MAX_MAKE_INCLUDES]
+
+
+# -- ssh_config ----------------------------------------------------------------------
+
+# Keys whose value is a command ssh hands to the user's shell (RemoteCommand: the remote one's)
+_SSH_COMMAND_KEY = re.compile(
+    r"^[ \t]*(?:proxycommand|localcommand|knownhostscommand|remotecommand)(?:[ \t]*=[ \t]*|[ \t]+)(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SSH_MATCH = re.compile(r"^[ \t]*match[ \t=]+(.*)$", re.IGNORECASE | re.MULTILINE)
+_SSH_EXEC = re.compile(r"(?:^|[ \t])!?exec[ \t]+(?:\"([^\"]*)\"|(\S+))", re.IGNORECASE)
+_SSH_INCLUDE = re.compile(r"^[ \t]*include(?:[ \t]*=[ \t]*|[ \t]+)(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def ssh_config_payloads(text: str) -> list[str]:
+    """Commands an ssh_config runs: ProxyCommand / LocalCommand / KnownHostsCommand /
+    RemoteCommand values, and `Match exec "CMD"` conditions."""
+    out: list[str] = []
+    for match in _SSH_COMMAND_KEY.finditer(text):
+        value = match.group(1).strip()
+        if value.startswith('"') and value.endswith('"') and len(value) > 1:
+            value = value[1:-1]
+        if value and value.lower() != "none":
+            out.append(value)
+    for match in _SSH_MATCH.finditer(text):
+        for found in _SSH_EXEC.finditer(match.group(1)):
+            out.append(found.group(1) if found.group(1) is not None else found.group(2))
+    return out
+
+
+def ssh_config_includes(text: str) -> list[str]:
+    """The files an ssh_config includes (`Include FILE…`), as it names them; a relative name is
+    read in ~/.ssh (a user configuration's) and where the line runs."""
+    out: list[str] = []
+    for match in _SSH_INCLUDE.finditer(text):
+        for word in match.group(1).split():
+            name = word.strip('"')
+            if name:
+                out.append(name)
+                if not name.startswith(("/", "~")):
+                    out.append("~/.ssh/" + name)
+    return out[:_MAX_MAKE_INCLUDES]
+
+
 _NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 

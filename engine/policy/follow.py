@@ -21,6 +21,7 @@ from engine.policy.executors import (
     ed_reads,
     ed_writes,
     ex_payloads,
+    make_includes,
     make_payloads,
     npm_scripts,
     sed_payloads,
@@ -28,6 +29,8 @@ from engine.policy.executors import (
     sql_payloads,
     sql_reads,
     sql_sources,
+    ssh_config_includes,
+    ssh_config_payloads,
     typed_text,
 )
 from engine.policy.inline import code_writes, embedded_shell
@@ -109,6 +112,9 @@ class Follower:
         raise NotImplementedError
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
+        raise NotImplementedError
+
+    def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
         raise NotImplementedError
 
     # -- the table -------------------------------------------------------------------
@@ -490,6 +496,16 @@ class Follower:
         elif kind == "make":
             for recipe in make_payloads(text):
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
+            for name in make_includes(text):
+                # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
+                if name not in via:
+                    self._file(replace(run, kind="file", language="make"), command, name, via, depth)
+        elif kind == "ssh_config":
+            for item in ssh_config_payloads(text):
+                self._escape_hatch(item, via, depth)
+            for name in ssh_config_includes(text):
+                if name not in via:
+                    self._file(replace(run, kind="file", language="ssh_config"), command, name, via, depth)
         elif kind == "file":
             self._file(run, command, text, via, depth)
         elif kind == "path":
@@ -500,6 +516,9 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
+        if run.language == "folder":
+            self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
+            return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
@@ -509,13 +528,13 @@ class Follower:
         if content is None:
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
-                runner = "sh" if language in ("shell", "make", "sed", "ex", "ed", "sql") else language
+                runner = "sh" if language in ("shell", "make", "sed", "ex", "ed", "sql", "ssh_config") else language
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
         if language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
-        elif language in ("make", "sed", "ex", "ed", "sql"):
+        elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "npm":
             for script in npm_scripts(content, command.argv):

@@ -31,7 +31,22 @@ if TYPE_CHECKING:
 # What a payload is: words to run, a shell string, a file to run, or a language to read.
 # options: a variable the program reads as options put before its own (TAR_OPTIONS, GIT_WORK_TREE as --work-tree=).
 STRUCTURAL = frozenset(
-    {"argv", "shell", "file", "reparse", "options", "sed", "ex", "ed", "keys", "make", "sql", "code", "path"}
+    {
+        "argv",
+        "shell",
+        "file",
+        "reparse",
+        "options",
+        "sed",
+        "ex",
+        "ed",
+        "keys",
+        "make",
+        "sql",
+        "ssh_config",
+        "code",
+        "path",
+    }
 )
 SOURCES = (
     "rest",

@@ -72,7 +72,9 @@ INTERPRETERS = {
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
 _BINARY = b"\x00"
-_MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in)
+_MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
+_MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
+_NOT_WALKED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages"})
 
 
 @dataclass(slots=True)
@@ -556,6 +558,46 @@ class SessionView:
                 pass
         return names
 
+    def keys_under(self, base: str) -> list[str]:
+        """The files under the folder ``base`` (an analyzer's key: "" the working directory, "/"
+        anywhere) that a `**` glob may match, at any depth: those the session wrote, and those
+        of the folders under it on disk (not hidden ones, not followed through links; the first
+        few hundred entries), which ``read`` judges only when they changed since it began."""
+        folder = file_key(base, self.workdir) if base not in ("", "/") else base
+        if folder == ".":
+            folder = ""
+        prefix = folder.rstrip("/") + "/" if folder else ""
+        with self._lock:
+            keys = [
+                k
+                for k in self.files.files
+                if folder == "/" or (k.startswith(prefix) if prefix else not k.startswith(("/", "~")))
+            ]
+        path = self._path(folder or ".") if folder != "/" else None
+        if path is None:
+            return keys
+        pending = [(path, prefix, 0)]
+        seen = 0
+        since = self.files.started - _SLACK
+        while pending and seen < _MAX_LISTED:
+            here, key, depth = pending.pop()
+            try:
+                with os.scandir(here) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if seen > _MAX_LISTED:
+                            break
+                        if entry.name.startswith(".") or entry.name in _NOT_WALKED:
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
+                            if depth < _MAX_DEPTH_WALKED:
+                                pending.append((entry.path, key + entry.name + "/", depth + 1))
+                        elif _changed_since(entry, since):  # older ones are not read (see _disk)
+                            keys.append(key + entry.name)
+            except (OSError, ValueError):
+                continue
+        return keys
+
     def _disk(self, name: str, written: bool) -> str | bool | None:
         """The file's text on disk; False when it is there but cannot be judged; None when it is
         not read (absent, outside the working directory and not written by the session, a
@@ -598,6 +640,15 @@ class SessionView:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _changed_since(entry: os.DirEntry[str], since: float) -> bool:
+    """Whether a folder entry's file changed at ``since`` or later (a broken link: no)."""
+    try:
+        return entry.stat().st_mtime >= since
+    except OSError:
+        return False
+
 
 SHARED_KEY = "policy.session_memory"
 

@@ -1898,6 +1898,37 @@ class Analyzer(Follower, LinkFollower):
             return
         self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via)
 
+    def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
+        """`run-parts DIR`: every file of DIR runs, with the `--arg` words as its $1…. The files the
+        line or the session wrote there (or changed on disk since it began) are judged, each as
+        its first line's interpreter reads it (a shell script otherwise); a folder named only at
+        run time, in a session that wrote files, is not judged (asked)."""
+        if "$" in folder or "`" in folder:
+            if self.files or (self.session is not None and self.session.files.files):
+                self.unread.append(folder)
+            return
+        key = self._file_key(folder.rstrip("/") or "/")
+        if key == ".":
+            key = ""
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == key}
+        if self.session is not None:
+            names.update(self.session.names_in(key))
+        reading = command.reading
+        args = [v for n, v, _ in reading.options if n in ("a", "arg") and v is not None] if reading is not None else []
+        for name in sorted(names)[:_MAX_GLOBBED]:
+            if name.startswith("."):
+                continue
+            match = posixpath.join(key, name)
+            text = self._keyed_script(match, match)
+            if text is None:
+                continue
+            inner = (*via, match)
+            language = _shebang_language(text)
+            if language is not None:
+                self.code(command, language, text, inner, depth)
+            else:
+                self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+
     def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
         (after the shell's options for stdin) are its $0, $1…."""
@@ -2923,7 +2954,9 @@ class Analyzer(Follower, LinkFollower):
 
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
-        key = self._file_key(word)
+        return self._keyed_script(self._file_key(word), word)
+
+    def _keyed_script(self, key: str, word: str) -> str | None:
         entry = self.files.get(key)
         if entry is not None:
             if entry.content is None:
@@ -2948,6 +2981,8 @@ class Analyzer(Follower, LinkFollower):
         """`sh x.s?`, `sh [x].sh`, `sh ./*` (what `find . -exec sh {} ;` runs): the glob matched
         against the names in its folder (the line's and the session's files, and the folder on
         disk); the text of every match the line or the session wrote, joined."""
+        if "**" in key:
+            return self._deep_globbed_script(key)
         folder, pattern = posixpath.split(key)
         if not pattern or _GLOB.search(folder) or "$" in key:
             return None
@@ -2959,7 +2994,32 @@ class Analyzer(Follower, LinkFollower):
         for name in sorted(names)[:_MAX_GLOBBED]:
             if _GLOB.search(name) or (name.startswith(".") and not hidden) or not fnmatch.fnmatchcase(name, pattern):
                 continue
-            text = self._script(posixpath.join(folder, name))
+            match = posixpath.join(folder, name)
+            text = self._keyed_script(match, match)
+            if text is not None:
+                texts.append(text)
+        return "\n".join(texts) if texts else None
+
+    def _deep_globbed_script(self, key: str) -> str | None:
+        """`files: ["**/*.py"]`, `["/**/site-packages/*.pth"]`: every file the line or the session
+        wrote under the folder before `**` (any depth; `/`: anywhere) whose last path components
+        match the rest, and the files of the folders under it on disk that changed since the
+        session began (a bounded walk); their texts joined. Python imports packages (`pkg/__init__.py`,
+        namespace folders) from its directory and runs the `.pth` files of every site-packages."""
+        base, _, rest = key.partition("**")
+        if "$" in key or "**" in rest or (base and not base.endswith("/")):
+            return None
+        parts = rest.strip("/").split("/")
+        if not parts[-1]:
+            return None
+        base = base.rstrip("/") if base != "/" else "/"
+        keys = [k for k in self.files if _under(k, base)]
+        if self.session is not None:
+            keys += self.session.keys_under(base)
+        matched = sorted({k for k in keys if _tail_matches(k, parts)})
+        texts: list[str] = []
+        for name in matched[:_MAX_GLOBBED]:
+            text = self._keyed_script(name, name)
             if text is not None:
                 texts.append(text)
         return "\n".join(texts) if texts else None
@@ -3180,6 +3240,39 @@ def _rehome(word: str, home: str) -> str:
 
 
 _MAX_LOOP_VALUES = 16
+
+
+_SHEBANG = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
+_SHEBANG_LANGUAGES = {"python": "python", "perl": "perl", "node": "node", "nodejs": "node", "ruby": "ruby"}
+
+
+def _shebang_language(text: str) -> str | None:
+    """The language of a script whose first line names an interpreter the table reads programs
+    of (`#!/usr/bin/env python3`), None for a shell script (or one it cannot tell)."""
+    if not text.startswith("#!"):
+        return None
+    found = _SHEBANG.match(text)
+    return _SHEBANG_LANGUAGES.get(found.group(1).lower()) if found is not None else None
+
+
+def _under(key: str, base: str) -> bool:
+    """Whether the analyzer's file ``key`` is under the folder ``base`` ("": the working
+    directory, relative keys; "/": anywhere)."""
+    if base == "/":
+        return True
+    if not base:
+        return not key.startswith(("/", "~", "$"))
+    return key.startswith(base + "/")
+
+
+def _tail_matches(key: str, parts: list[str]) -> bool:
+    """Whether the last components of ``key`` match the glob components ``parts``, one each."""
+    names = key.split("/")
+    if len(names) < len(parts):
+        return False
+    return all(fnmatch.fnmatchcase(name, part) for name, part in zip(names[-len(parts) :], parts, strict=True))
+
+
 # Programs that unpack or fetch a tree of files; network fetchers; programs that run a script file.
 _UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
 _FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"})

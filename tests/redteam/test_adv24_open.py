@@ -268,22 +268,19 @@ SCRIPTED_REASON = (
     "ex commands from stdin with `!`, run-parts running every file of a folder); the session wrote that file, "
     "but no entry names it as a `file` run in the program's language, so its text is never judged"
 )
-SSH_CONFIG = "Host *\n  ProxyCommand sh -c 'rm -rf ~'\n"
 SCRIPTED_PAYLOADS = {
-    "ssh -F ProxyCommand": [_write("cfg", SSH_CONFIG), _run("timeout 10 ssh -F cfg -o BatchMode=yes x true")],
     "sqlite3 -init": [_write("x.sql", ".shell rm -rf ~\n"), _run("sqlite3 -batch -init x.sql :memory: 'select 1'")],
     "sqlite3 .read": [_write("x.sql", ".shell rm -rf ~\n"), _run("sqlite3 :memory: '.read x.sql'")],
     "gdb source": [_write("x.gdb", "shell rm -rf ~\n"), _run("gdb -batch -ex 'source x.gdb'")],
     "vim -es stdin": [_write("x.vim", "!rm -rf ~\n"), _run("vim -es < x.vim")],
     "ex -s stdin": [_write("x.vim", "!rm -rf ~\n"), _run("ex -s < x.vim")],
-    "run-parts": [_write("d/01", "#!/bin/sh\nrm -rf ~\n"), _run("chmod +x d/01 && run-parts d")],
 }
 
 
-SCRIPTED_OPEN = ("ssh -F ProxyCommand", "run-parts")  # still open: an ssh_config / a folder of scripts
+SCRIPTED_OPEN: tuple[str, ...] = ()  # ssh -F and run-parts: tests/redteam/test_written_command_files.py
 
 
-@_needs("ssh", "sqlite3", "gdb", "vim", "ex", "run-parts")
+@_needs("sqlite3", "gdb", "vim", "ex")
 @pytest.mark.parametrize(
     "name",
     [
