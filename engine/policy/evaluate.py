@@ -153,6 +153,7 @@ class _Index(Record):
         "engine",
         "flat_plans",
         "flat_fold",
+        "match_plans",
     )
 
     by_name: dict[str, list[_Entry]]
@@ -178,6 +179,8 @@ class _Index(Record):
     flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
     # The flat scan's fold of plain words (see _FlatFold), built when a long text first needs it.
     flat_fold: _FlatFold | None
+    # Per command name, the word tests of _match's forms (see _match_plan).
+    match_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
 
     def __init__(
         self,
@@ -196,6 +199,7 @@ class _Index(Record):
         engine: tuple[_Entry, ...] = (),
         flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] | None = None,
         flat_fold: _FlatFold | None = None,
+        match_plans: dict[str, tuple[Callable[[str], Any], ...] | None] | None = None,
     ) -> None:
         self.by_name = by_name
         self.by_subcommand = by_subcommand
@@ -212,6 +216,7 @@ class _Index(Record):
         self.engine = engine
         self.flat_plans = {} if flat_plans is None else flat_plans
         self.flat_fold = flat_fold
+        self.match_plans = {} if match_plans is None else match_plans
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -528,12 +533,21 @@ class Evaluator:
         # matchers alike: each of its matches is already in `seen`, so it is passed over whole
         # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
         judged: set[tuple[object, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
+        plain: set[str] = set()
         if by_classes and len(commands) > _REPEATS_PAST:
             # Many commands: their plain names (`rm a1; rm a2; ...`) classified at once, one RE2 pass
             # (View.classify_plain remembers those whose only class is `relative`), not ~70 µs each.
             words = {word for command in commands for word in command.argv[1:]}
             if len(words) > _FLAT_BULK:
-                view.classify_plain(words)
+                plain = view.classify_plain(words)
+        # Commands that differ only in plain words no matcher of their name tells apart (see
+        # _match_plan) meet the same matchers alike: the first of each form is judged, the others
+        # take its matches (`rm n1; rm n2; ...`: a few hundred new names in one line).
+        forms: dict[tuple[object, ...], list[tuple[int, CompiledPattern]]] | None = None
+        if judged is not None and plain:
+            forms = {}
+        folded: dict[tuple[int, str], bool] = {}
+        plans = index.match_plans
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
@@ -543,6 +557,31 @@ class Evaluator:
                     continue
                 judged.add(same)
             shown = command.text
+            form: tuple[object, ...] | None = None
+            if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
+                name = command.name
+                if name in plans:
+                    tests = plans[name]
+                else:
+                    tests = plans[name] = _match_plan(index, name)
+                if tests is not None:
+                    marker = id(tests)
+                    key: list[str] = [command.argv[0]]
+                    for word in command.argv[1:]:
+                        alike = folded.get((marker, word))
+                        if alike is None:
+                            alike = folded[marker, word] = word in plain and not any(test(word) for test in tests)
+                        key.append(_ANY_WORD if alike else word)
+                    form = (name, tuple(key), *same[2:])
+                    known = forms.get(form)
+                    if known is not None:
+                        via = command.via
+                        for i, pattern in known:
+                            if (i, shown) not in seen:
+                                seen.add((i, shown))
+                                hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, via)))
+                        continue
+            found: list[tuple[int, CompiledPattern]] = []
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
             # The classes the command's positionals hold, all forms together (made when first needed).
             # Not after a `cd` on the line: there a matcher reads relative words under that directory.
@@ -552,7 +591,8 @@ class Evaluator:
                 if bare and matcher.needs_words:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
-                if seen and (i, shown) in seen:
+                # The first of a form is judged in full: the others take every match it has.
+                if form is None and seen and (i, shown) in seen:
                     continue
                 needed = matcher.arg_classes
                 if needed is not None and holding:
@@ -568,8 +608,14 @@ class Evaluator:
                     if not ok:
                         continue
                 if matcher.matches_command(command, view, name_checked):
+                    if form is not None:
+                        found.append((i, pattern))
+                        if (i, shown) in seen:
+                            continue
                     seen.add((i, shown))
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
+            if form is not None and forms is not None:
+                forms[form] = found
         for i, pattern in index.regex_only:
             if pattern.regex.search_text(text):  # type: ignore[union-attr]
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
@@ -1369,9 +1415,10 @@ def _representatives(
             yield argv
 
 
-def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+def _flat_plan(index: _Index, name: str, every: bool = False) -> tuple[Callable[[str], Any], ...] | None:
     """The word tests (globs, regexes) of the hardline matchers a flat run named ``name`` may
-    meet; None when they read more of a word than that (see _representatives)."""
+    meet; None when they read more of a word than that (see _representatives). ``every``: of
+    every matcher a command named ``name`` may meet, whatever its severity (see _match_plan)."""
     if not name or name in index._sub_names:
         return None
     entries = [
@@ -1380,9 +1427,11 @@ def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | N
         *index.generic,
         *index.engine,
     ]
+    if every:
+        entries += index.redirecting
     tests: list[Callable[[str], Any]] = []
     for _, pattern, matcher, _ in entries:
-        if pattern.severity != "hardline" or name in matcher.not_names:
+        if (not every and pattern.severity != "hardline") or name in matcher.not_names:
             continue
         if (matcher.names is not None or matcher.name_globs) and not (
             (matcher.names is not None and name in matcher.names) or any(g.match(name) for g in matcher.name_globs)
@@ -1393,10 +1442,40 @@ def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | N
         # Option values are words after a flag, or `NAME=VALUE` words (never a plain word).
         for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
             if spec is not None:
+                if every and spec.position in _JOINED_POSITIONS:
+                    return None  # a word read joined to another (`cp gcloud ~/.config`)
                 tests += [g.match for g in spec.globs]
                 if spec.regex is not None:
                     tests.append(spec.regex.search)
     return tuple(tests)
+
+
+# `args` positions whose test reads a word joined to another (matchers.ArgSpec.landings).
+_JOINED_POSITIONS = frozenset({"into", "inside"})
+
+
+def _match_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+    """The word tests (globs, regexes) of every matcher a parsed command named ``name`` may meet
+    (_Index.candidates), whatever its severity; None when one reads more of a word than its
+    classes and those tests (its text, subcommands, a word joined to another).
+
+    Two such commands (no `cd` before them, a grammar that reads no plain word as options or a
+    subcommand: _plain_grammar) that differ only in words that are plain names whose only class is
+    `relative` (View.classify_plain: no class glob, no link) and that no test holds for meet each
+    matcher alike: the flags, the positions of the words, the classes of each and the other fields
+    are the same. Name prefilters (the generic matchers', the engine's) only pass over matchers
+    that cannot match, so the first command's matches are the other's."""
+    return _flat_plan(index, name, True)
+
+
+def _plain_grammar(program: Any) -> bool:
+    """Whether ``program`` (a Programs entry, or None) reads a plain name after its own name as a
+    positional or an option's value only: no subcommands, no dashless first word of option letters
+    (`tar xzf`), no leading operands whose value decides how the rest is read (`timeout 5`)."""
+    if program is None:
+        return True
+    grammar = program.grammar
+    return not program.subcommands and not grammar.traditional and not grammar.leading
 
 
 _WORD_CHAR = r"[^\s;&|()<>`]"
