@@ -655,7 +655,8 @@ class Evaluator:
         where: tuple[str, ...] | None = None if None in places else tuple(p for p in places if p is not None)
         # Pieces that differ only in plain words no hardline test tells apart are read once.
         fold = _FlatFold.of(index).boring_in(view, where)
-        runs = dict.fromkeys(_flat_commands(unquoted, index, fold))  # each distinct run once
+        kept = _FlatFold.of(index).kept_in(view, where) if fold is not None else None
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
@@ -956,7 +957,9 @@ def _first(hit: tuple[int, Match]) -> int:
     return hit[0]
 
 
-def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Iterator[tuple[str, ...]]:
+def _flat_commands(
+    text: str, index: _Index, fold: _Fold | None = None, kept: _Kept | None = None
+) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
     Between two operators, the first occurrence of each name is judged with every word after
@@ -967,7 +970,8 @@ def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Itera
     there are few names, only the pieces that hold one are cut out (from the name on).
     ``text`` is read without quoting (_unquoted). ``fold``: which of some words of the flat text
     are plain words no hardline test tells apart (_FlatFold): among many pieces, those that differ
-    only in such words are read once (the first of them).
+    only in such words are read once (the first of them); ``kept``: the same fold, as the words
+    it does not fold (_FlatFold.kept_in).
     """
     finder = index.hardline_words
     if finder is None:
@@ -991,7 +995,8 @@ def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Itera
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
         cut = flat.translate(_FLAT_PIECE_BYTES)
         if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
-            pieces = _folded(cut, functools.partial(fold, flat))
+            quick = functools.partial(kept, flat) if kept is not None else None
+            pieces = _folded(cut, functools.partial(fold, flat), quick)
         else:
             pieces = dict.fromkeys(cut.split(b"\n"))
     for piece in pieces:
@@ -1021,9 +1026,13 @@ _FLAT_PLAIN = re.compile(rb"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # a plain name
 # What a folded word becomes: 0xFE is no byte of UTF-8 text, so no word of the text is this.
 _FLAT_PLACEHOLDER = b"\xfe"
 _Fold = Callable[[bytes, set[bytes]], set[bytes]]  # (the flat text, some of its words) -> the plain ones
+# (the flat text, its words one a line) -> the words it does not fold, or None (see _FlatFold._kept)
+_Kept = Callable[[bytes, bytes], "set[bytes] | None"]
 
 
-def _folded(cut: bytes, fold: Callable[[set[bytes]], set[bytes]]) -> dict[bytes, None]:
+def _folded(
+    cut: bytes, fold: Callable[[set[bytes]], set[bytes]], kept_of: Callable[[bytes], set[bytes] | None] | None = None
+) -> dict[bytes, None]:
     """The first of the pieces of ``cut`` (one a line) of each form they take once the words
     ``fold`` names are one word.
 
@@ -1031,22 +1040,27 @@ def _folded(cut: bytes, fold: Callable[[set[bytes]], set[bytes]]) -> dict[bytes,
     at spaces. A word glued to another blank (`a\tb`) is no plain word, so it stays as it is.
     When few distinct words are not folded (a few command names and options among thousands of
     plain names: the usual long line), the forms are made without a step per word
-    (_forms_by_bytes); else each word is mapped through a dict."""
+    (_forms_by_bytes); else each word is mapped through a dict. ``kept_of``: those few words,
+    found from ``cut``'s words in place (no set of every word: _FlatFold._kept), or None."""
     joined = cut.replace(b"\n", b" \n ")
-    words = set(joined.split(b" "))
-    words.discard(b"\n")
-    words.discard(b"")
-    boring = fold(words)
     originals = cut.split(b"\n")
-    if not boring:
-        return dict.fromkeys(originals)
-    kept = words.difference(boring)
-    if len(kept) <= len(_FLAT_MARKERS):
+    kept = kept_of(cut.replace(b" ", b"\n")) if kept_of is not None else None
+    if kept is not None:
         forms = _forms_by_bytes(joined, kept)
     else:
-        tokens = joined.split(b" ")
-        mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
-        forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
+        words = set(joined.split(b" "))
+        words.discard(b"\n")
+        words.discard(b"")
+        boring = fold(words)
+        if not boring:
+            return dict.fromkeys(originals)
+        kept = words.difference(boring)
+        if len(kept) <= len(_FLAT_MARKERS):
+            forms = _forms_by_bytes(joined, kept)
+        else:
+            tokens = joined.split(b" ")
+            mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
+            forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
     if len(forms) != len(originals):  # cannot happen (no word holds a line break): read them all
         return dict.fromkeys(originals)
     first = dict(zip(reversed(forms), reversed(originals), strict=True))  # the first original wins
@@ -1092,7 +1106,16 @@ class _FlatFold:
     whose hardline matchers read the command's text or subcommands appears in the text (`kill`):
     their runs are judged word for word."""
 
-    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes", "device_classes")
+    __slots__ = (
+        "_names",
+        "_never",
+        "_subword_lines",
+        "_subwords",
+        "_tests",
+        "_unfoldable",
+        "classes",
+        "device_classes",
+    )
 
     def __init__(self, index: _Index) -> None:
         entries = [
@@ -1102,6 +1125,11 @@ class _FlatFold:
         hard = [(p, m) for _, p, m, _ in entries if p.severity == "hardline"]
         self._names = index.hardline_words
         self._subwords = frozenset(w.encode() for _, m in hard for sub in m.subcommands for w in sub)
+        # The same words, each a line to itself (case ignored: a superset), on RE2 (see _kept).
+        self._subword_lines: Finder | None = None
+        if self._subwords:
+            names = "|".join(re.escape(w.decode("utf-8", "surrogateescape")) for w in sorted(self._subwords))
+            self._subword_lines = Finder(f"(?m)^(?:{names})$", lazy=True)
         bodies = []
         # The path classes any hardline matcher reads: in a folder a `cd` names, a word no glob
         # of theirs holds is read as any other such word.
@@ -1151,6 +1179,13 @@ class _FlatFold:
         if self._never or self._names is None or folders is None:
             return None
         return functools.partial(self._boring, view, folders)
+
+    def kept_in(self, view: View, folders: tuple[str, ...] | None) -> _Kept | None:
+        """The fold of boring_in as the words it does not fold (see _kept): only where no `cd`
+        moves the runs."""
+        if folders or self._never or self._names is None or folders is None:
+            return None
+        return functools.partial(self._kept, view)
 
     def devices_to_judge(self, view: View, targets: list[str]) -> list[str]:
         """Of many device targets of a long text (`echo > /dev/x1; ...; cat /dev/zero > /dev/sda`),
@@ -1202,6 +1237,45 @@ class _FlatFold:
                 return set()
             touched |= found
         return words.difference(unplain, touched)
+
+    def _kept(self, view: View, flat: bytes, lines: bytes) -> set[bytes] | None:
+        """The words of ``lines`` (the flat text's words, one a line, as they stand) that _boring
+        does not fold: those that are no plain name, and those a hardline name, test, subcommand
+        or class glob touches. The same searches over the words where they stand, with no set
+        of every word (~2 ms for the 16,000 words of 64 KiB): None when a search finds more
+        than a few (_UNPLAIN_MANY words that are no plain name, or more kept words than
+        _forms_by_bytes has stand-ins for), or a word is not ASCII (then _boring is asked)."""
+        if not lines.isascii():
+            return None
+        if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
+            return None  # no fold: _boring says so
+        # Each word found is taken out of the lines everywhere, so a word repeated thousands of
+        # times (`rm`) costs one search and one replace, not one step per time.
+        framed = b"\n" + lines + b"\n"
+        kept: set[bytes] = set()
+        for finder in (_UNPLAIN, self._names, self._tests, self._subword_lines):
+            while finder is not None:
+                hit = next(finder.spans(framed), None)
+                if hit is None:
+                    break
+                start, stop = hit
+                first = framed.rfind(b"\n", 0, start) + 1
+                last = framed.find(b"\n", stop)
+                touched = framed[first : last if last >= 0 else len(framed)].split(b"\n")
+                size = len(framed)
+                for word in touched:
+                    kept.add(word)
+                    old = b"\n" + word + b"\n"
+                    while old in framed:
+                        framed = framed.replace(old, b"\n")
+                if len(framed) == size or len(kept) > len(_FLAT_MARKERS):
+                    return None  # an empty match, or too many words kept: _boring's way
+        found = view.plain_touched(framed.strip(b"\n"), None, None)
+        if found is None:
+            return None
+        kept |= found
+        kept.discard(b"")
+        return kept if len(kept) <= len(_FLAT_MARKERS) else None
 
 
 # The start of a line that is no plain name (_FLAT_PLAIN), up to its first byte a plain name does
