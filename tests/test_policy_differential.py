@@ -20,7 +20,7 @@ import ast
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -29,8 +29,10 @@ from hypothesis import strategies as st
 from bench.bench_adversarial import SHAPES
 from engine import Engine
 from engine.policy import lexer
-from engine.policy.evaluate import Evaluator, _Index
+from engine.policy.evaluate import Evaluator, _Index, _match_plan, _plain_grammar
 from engine.policy.lexer import ShellSyntaxError
+from engine.policy.matchers import compile_matcher
+from engine.policy.model import CompiledPattern
 from engine.policy.shell import _COMMAND_FIELDS, Analyzer, Command, _plain_words
 from tests.conftest import REPO, pure_build_only
 from tests.redteam.conftest import make_home
@@ -342,3 +344,99 @@ def test_a_text_lexed_again_under_the_budget_reuses_its_tokens(engine: Engine, m
     monkeypatch.setattr(Analyzer, "replay", False)
     assert evaluator.check(text).decision == "deny"
     assert lexed.count("a") >= 120
+
+
+# Plain names a matcher may tell apart from others though their only class here is `relative`:
+# a landing (`cp gcloud ~/.config`), a subcommand, tar's dashless options, a DURATION, a glob
+# or regex of a matcher (`.git` is no plain name; `HEAD`, `id_rsa`, `main` are), an engine name.
+_TELLING = [
+    "gcloud",
+    "hosts.yml",
+    "authorized_keys",
+    "id_rsa",
+    "push",
+    "xzf",
+    "cf",
+    "5",
+    "HEAD",
+    "main",
+    "policies",
+    "hl",
+    "rm",
+    "sh",
+]
+
+
+def _long_line(commands: list[str], extra: list[str]) -> str:
+    """``commands`` on one line, each also with plain words after it (new ones, and ``extra``), past
+    the count where _match reads commands by their form."""
+    parts = [f"ls pad{i}" for i in range(40)]
+    for n, command in enumerate(commands):
+        parts += [command, f"{command} new{n}", f"{command} new{n} other{n}"]
+        parts += [f"{command} {word}" for word in extra]
+        parts += [f"{command.split()[0]} new{n} {command}"]
+    return "; ".join(parts)
+
+
+def test_commands_alike_but_for_plain_names_are_judged_by_their_form(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commands that differ only in plain names whose only class is `relative` meet their matchers once
+    (Evaluator._match's forms: `rm n1; rm n2; ...`), each still reported with its own text; a name a
+    matcher of that command tells apart (a landing, a subcommand, a glob) is judged on its own."""
+    evaluator = _evaluator(engine)
+    met: list[str] = []
+    candidates = _Index.candidates
+
+    def counted(self: _Index, command: Command, *args: Any) -> Any:
+        met.append(command.text)
+        return candidates(self, command, *args)
+
+    monkeypatch.setattr(_Index, "candidates", counted)
+    text = "; ".join(f"shred -u n{i}" for i in range(100)) + "; cp n1 ~/.config; cp gcloud ~/.config"
+    verdict = evaluator.check(text)
+    assert len([t for t in met if t.startswith("shred -u n")]) == 1
+    assert "cp gcloud ~/.config" in met
+    matched = {(m.key, m.command) for m in verdict.matches}
+    assert {c for k, c in matched if k == "shred_files"} == {f"shred -u n{i}" for i in range(100)}
+    assert ("write_sensitive_file", "cp gcloud ~/.config") in matched
+    assert ("write_sensitive_file", "cp n1 ~/.config") not in matched
+    monkeypatch.setattr(_Index, "candidates", candidates)
+    # Names a glob or regex of a matcher holds (`chmod 4755 x` asks, `chmod new0 x` does not).
+    tested = [*_TELLING, "777", "4755", "o+w", "http.server", "engine"]
+    heads = [("chmod", "x"), ("chmod -R", "~"), ("python3 -m", "-v"), ("shred", "~/.ssh/x"), ("rm -rf", "/")]
+    words = "; ".join(f"{head} {word} {tail}" for head, tail in heads for word in ["new0", "new1", *tested])
+    words += "".join(f"; ls pad{i}" for i in range(40))  # words enough to classify at once
+    lines = [text, _long_line(["tar", "git", "timeout", "cp x ~/.config", "rm -rf"], _TELLING), words]
+    _compare(engine, lines)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_commands(), min_size=1, max_size=6), st.lists(st.sampled_from(_TELLING), max_size=4))
+def test_generated_long_lines_judge_as_the_reference(engine: Engine, commands: list[str], extra: list[str]) -> None:
+    """Generated commands among many that differ from them only in plain names (new ones, and names a
+    matcher may tell apart): the forms of _match judge as the reference, which reads each command."""
+    _compare(engine, [_long_line(commands, extra)])
+
+
+def test_a_form_is_made_only_where_each_word_is_read_alone(engine: Engine) -> None:
+    """No form (_match_plan None) for a name one of whose matchers reads a word joined to another (`cp
+    gcloud ~/.config` writes ~/.config/gcloud, a credential; `cp n1 ~/.config` does not), its text or a
+    subcommand; none for a program whose grammar reads a plain name as options (`tar xzf`), a
+    subcommand (`git push`) or a leading operand (`timeout 5`)."""
+
+    def plan(data: dict[str, Any]) -> Any:
+        matcher = compile_matcher(data, frozenset({"credential"}), [])
+        pattern = CompiledPattern("k", "d", "dangerous", (matcher,), None, (), cast(Any, None))
+        return _match_plan(_Index.build((pattern,)), "cpx")
+
+    assert plan({"command": ["cpx"], "args": {"classes": ["credential"]}}) == ()
+    assert plan({"command": ["cpx"], "args": {"glob": ["*.pem"]}}) != ()
+    for spec in ({"position": "into"}, {"position": "inside"}):
+        assert plan({"command": ["cpx"], "args": {"classes": ["credential"], **spec}}) is None
+        assert plan({"command": ["cpx"], "options": {"t": {"classes": ["credential"], **spec}}}) is None
+    assert plan({"command": ["cpx"], "text": "x"}) is None
+    assert plan({"command": ["cpx"], "subcommand": ["a b"], "flags": ["-f"]}) is None
+    programs = _evaluator(engine).policy.programs
+    assert _plain_grammar(None) and _plain_grammar(programs.get("rm"))
+    assert not any(_plain_grammar(programs.get(name)) for name in ("tar", "git", "timeout"))

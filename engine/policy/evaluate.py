@@ -154,6 +154,7 @@ class _Index(Record):
         "engine",
         "flat_plans",
         "flat_fold",
+        "match_plans",
     )
 
     by_name: dict[str, list[_Entry]]
@@ -179,6 +180,8 @@ class _Index(Record):
     flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
     # The flat scan's fold of plain words (see _FlatFold), built when a long text first needs it.
     flat_fold: _FlatFold | None
+    # Per command name, the word tests of _match's forms (see _match_plan).
+    match_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
 
     def __init__(
         self,
@@ -197,6 +200,7 @@ class _Index(Record):
         engine: tuple[_Entry, ...] = (),
         flat_plans: dict[str, tuple[Callable[[str], Any], ...] | None] | None = None,
         flat_fold: _FlatFold | None = None,
+        match_plans: dict[str, tuple[Callable[[str], Any], ...] | None] | None = None,
     ) -> None:
         self.by_name = by_name
         self.by_subcommand = by_subcommand
@@ -213,6 +217,7 @@ class _Index(Record):
         self.engine = engine
         self.flat_plans = {} if flat_plans is None else flat_plans
         self.flat_fold = flat_fold
+        self.match_plans = {} if match_plans is None else match_plans
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -532,12 +537,21 @@ class Evaluator:
         # matchers alike: each of its matches is already in `seen`, so it is passed over whole
         # (`$(a) $(a) ...`, `true; true; ...`: hundreds of one command in a long line).
         judged: set[tuple[object, ...]] | None = set() if len(commands) > _REPEATS_PAST and self.skip_repeats else None
+        plain: set[str] = set()
         if by_classes and len(commands) > _REPEATS_PAST:
             # Many commands: their plain names (`rm a1; rm a2; ...`) classified at once, one RE2 pass
             # (View.classify_plain remembers those whose only class is `relative`), not ~70 µs each.
             words = {word for command in commands for word in command.argv[1:]}
             if len(words) > _FLAT_BULK:
-                view.classify_plain(words)
+                plain = view.classify_plain(words)
+        # Commands that differ only in plain words no matcher of their name tells apart (see
+        # _match_plan) meet the same matchers alike: the first of each form is judged, the others
+        # take its matches (`rm n1; rm n2; ...`: a few hundred new names in one line).
+        forms: dict[tuple[object, ...], list[tuple[int, CompiledPattern]]] | None = None
+        if judged is not None and plain:
+            forms = {}
+        folded: dict[tuple[int, str], bool] = {}
+        plans = index.match_plans
         for n, command in enumerate(commands):
             if n & 15 == 15 and deadline is not None and thread_time() > deadline:
                 return None
@@ -547,6 +561,31 @@ class Evaluator:
                     continue
                 judged.add(same)
             shown = command.text
+            form: tuple[object, ...] | None = None
+            if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
+                name = command.name
+                if name in plans:
+                    tests = plans[name]
+                else:
+                    tests = plans[name] = _match_plan(index, name)
+                if tests is not None:
+                    marker = id(tests)
+                    key: list[str] = [command.argv[0]]
+                    for word in command.argv[1:]:
+                        alike = folded.get((marker, word))
+                        if alike is None:
+                            alike = folded[marker, word] = word in plain and not any(test(word) for test in tests)
+                        key.append(_ANY_WORD if alike else word)
+                    form = (name, tuple(key), *same[2:])
+                    known = forms.get(form)
+                    if known is not None:
+                        via = command.via
+                        for i, pattern in known:
+                            if (i, shown) not in seen:
+                                seen.add((i, shown))
+                                hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, via)))
+                        continue
+            found: list[tuple[int, CompiledPattern]] = []
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
             # The classes the command's positionals hold, all forms together (made when first needed).
             # Not after a `cd` on the line: there a matcher reads relative words under that directory.
@@ -556,7 +595,8 @@ class Evaluator:
                 if bare and matcher.needs_words:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
-                if seen and (i, shown) in seen:
+                # The first of a form is judged in full: the others take every match it has.
+                if form is None and seen and (i, shown) in seen:
                     continue
                 needed = matcher.arg_classes
                 if needed is not None and holding:
@@ -572,8 +612,14 @@ class Evaluator:
                     if not ok:
                         continue
                 if matcher.matches_command(command, view, name_checked):
+                    if form is not None:
+                        found.append((i, pattern))
+                        if (i, shown) in seen:
+                            continue
                     seen.add((i, shown))
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
+            if form is not None and forms is not None:
+                forms[form] = found
         for i, pattern in index.regex_only:
             if pattern.regex.search_text(text):  # type: ignore[union-attr]
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
@@ -613,7 +659,8 @@ class Evaluator:
         where: tuple[str, ...] | None = None if None in places else tuple(p for p in places if p is not None)
         # Pieces that differ only in plain words no hardline test tells apart are read once.
         fold = _FlatFold.of(index).boring_in(view, where)
-        runs = dict.fromkeys(_flat_commands(unquoted, index, fold))  # each distinct run once
+        kept = _FlatFold.of(index).kept_in(view, where) if fold is not None else None
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
@@ -962,7 +1009,9 @@ def _first(hit: tuple[int, Match]) -> int:
     return hit[0]
 
 
-def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Iterator[tuple[str, ...]]:
+def _flat_commands(
+    text: str, index: _Index, fold: _Fold | None = None, kept: _Kept | None = None
+) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
     Between two operators, the first occurrence of each name is judged with every word after
@@ -973,7 +1022,8 @@ def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Itera
     there are few names, only the pieces that hold one are cut out (from the name on).
     ``text`` is read without quoting (_unquoted). ``fold``: which of some words of the flat text
     are plain words no hardline test tells apart (_FlatFold): among many pieces, those that differ
-    only in such words are read once (the first of them).
+    only in such words are read once (the first of them); ``kept``: the same fold, as the words
+    it does not fold (_FlatFold.kept_in).
     """
     finder = index.hardline_words
     if finder is None:
@@ -997,7 +1047,8 @@ def _flat_commands(text: str, index: _Index, fold: _Fold | None = None) -> Itera
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
         cut = flat.translate(_FLAT_PIECE_BYTES)
         if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
-            pieces = _folded(cut, functools.partial(fold, flat))
+            quick = functools.partial(kept, flat) if kept is not None else None
+            pieces = _folded(cut, functools.partial(fold, flat), quick)
         else:
             pieces = dict.fromkeys(cut.split(b"\n"))
     for piece in pieces:
@@ -1027,9 +1078,13 @@ _FLAT_PLAIN = re.compile(rb"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # a plain name
 # What a folded word becomes: 0xFE is no byte of UTF-8 text, so no word of the text is this.
 _FLAT_PLACEHOLDER = b"\xfe"
 _Fold = Callable[[bytes, set[bytes]], set[bytes]]  # (the flat text, some of its words) -> the plain ones
+# (the flat text, its words one a line) -> the words it does not fold, or None (see _FlatFold._kept)
+_Kept = Callable[[bytes, bytes], "set[bytes] | None"]
 
 
-def _folded(cut: bytes, fold: Callable[[set[bytes]], set[bytes]]) -> dict[bytes, None]:
+def _folded(
+    cut: bytes, fold: Callable[[set[bytes]], set[bytes]], kept_of: Callable[[bytes], set[bytes] | None] | None = None
+) -> dict[bytes, None]:
     """The first of the pieces of ``cut`` (one a line) of each form they take once the words
     ``fold`` names are one word.
 
@@ -1037,22 +1092,27 @@ def _folded(cut: bytes, fold: Callable[[set[bytes]], set[bytes]]) -> dict[bytes,
     at spaces. A word glued to another blank (`a\tb`) is no plain word, so it stays as it is.
     When few distinct words are not folded (a few command names and options among thousands of
     plain names: the usual long line), the forms are made without a step per word
-    (_forms_by_bytes); else each word is mapped through a dict."""
+    (_forms_by_bytes); else each word is mapped through a dict. ``kept_of``: those few words,
+    found from ``cut``'s words in place (no set of every word: _FlatFold._kept), or None."""
     joined = cut.replace(b"\n", b" \n ")
-    words = set(joined.split(b" "))
-    words.discard(b"\n")
-    words.discard(b"")
-    boring = fold(words)
     originals = cut.split(b"\n")
-    if not boring:
-        return dict.fromkeys(originals)
-    kept = words.difference(boring)
-    if len(kept) <= len(_FLAT_MARKERS):
+    kept = kept_of(cut.replace(b" ", b"\n")) if kept_of is not None else None
+    if kept is not None:
         forms = _forms_by_bytes(joined, kept)
     else:
-        tokens = joined.split(b" ")
-        mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
-        forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
+        words = set(joined.split(b" "))
+        words.discard(b"\n")
+        words.discard(b"")
+        boring = fold(words)
+        if not boring:
+            return dict.fromkeys(originals)
+        kept = words.difference(boring)
+        if len(kept) <= len(_FLAT_MARKERS):
+            forms = _forms_by_bytes(joined, kept)
+        else:
+            tokens = joined.split(b" ")
+            mapping = dict.fromkeys(boring, _FLAT_PLACEHOLDER)
+            forms = b" ".join(map(mapping.get, tokens, tokens)).split(b"\n")
     if len(forms) != len(originals):  # cannot happen (no word holds a line break): read them all
         return dict.fromkeys(originals)
     first = dict(zip(reversed(forms), reversed(originals), strict=True))  # the first original wins
@@ -1098,7 +1158,16 @@ class _FlatFold:
     whose hardline matchers read the command's text or subcommands appears in the text (`kill`):
     their runs are judged word for word."""
 
-    __slots__ = ("_names", "_never", "_subwords", "_tests", "_unfoldable", "classes", "device_classes")
+    __slots__ = (
+        "_names",
+        "_never",
+        "_subword_lines",
+        "_subwords",
+        "_tests",
+        "_unfoldable",
+        "classes",
+        "device_classes",
+    )
 
     def __init__(self, index: _Index) -> None:
         entries = [
@@ -1108,6 +1177,11 @@ class _FlatFold:
         hard = [(p, m) for _, p, m, _ in entries if p.severity == "hardline"]
         self._names = index.hardline_words
         self._subwords = frozenset(w.encode() for _, m in hard for sub in m.subcommands for w in sub)
+        # The same words, each a line to itself (case ignored: a superset), on RE2 (see _kept).
+        self._subword_lines: Finder | None = None
+        if self._subwords:
+            names = "|".join(re.escape(w.decode("utf-8", "surrogateescape")) for w in sorted(self._subwords))
+            self._subword_lines = Finder(f"(?m)^(?:{names})$", lazy=True)
         bodies = []
         # The path classes any hardline matcher reads: in a folder a `cd` names, a word no glob
         # of theirs holds is read as any other such word.
@@ -1157,6 +1231,13 @@ class _FlatFold:
         if self._never or self._names is None or folders is None:
             return None
         return functools.partial(self._boring, view, folders)
+
+    def kept_in(self, view: View, folders: tuple[str, ...] | None) -> _Kept | None:
+        """The fold of boring_in as the words it does not fold (see _kept): only where no `cd`
+        moves the runs."""
+        if folders or self._never or self._names is None or folders is None:
+            return None
+        return functools.partial(self._kept, view)
 
     def devices_to_judge(self, view: View, targets: list[str]) -> list[str]:
         """Of many device targets of a long text (`echo > /dev/x1; ...; cat /dev/zero > /dev/sda`),
@@ -1208,6 +1289,45 @@ class _FlatFold:
                 return set()
             touched |= found
         return words.difference(unplain, touched)
+
+    def _kept(self, view: View, flat: bytes, lines: bytes) -> set[bytes] | None:
+        """The words of ``lines`` (the flat text's words, one a line, as they stand) that _boring
+        does not fold: those that are no plain name, and those a hardline name, test, subcommand
+        or class glob touches. The same searches over the words where they stand, with no set
+        of every word (~2 ms for the 16,000 words of 64 KiB): None when a search finds more
+        than a few (_UNPLAIN_MANY words that are no plain name, or more kept words than
+        _forms_by_bytes has stand-ins for), or a word is not ASCII (then _boring is asked)."""
+        if not lines.isascii():
+            return None
+        if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
+            return None  # no fold: _boring says so
+        # Each word found is taken out of the lines everywhere, so a word repeated thousands of
+        # times (`rm`) costs one search and one replace, not one step per time.
+        framed = b"\n" + lines + b"\n"
+        kept: set[bytes] = set()
+        for finder in (_UNPLAIN, self._names, self._tests, self._subword_lines):
+            while finder is not None:
+                hit = next(finder.spans(framed), None)
+                if hit is None:
+                    break
+                start, stop = hit
+                first = framed.rfind(b"\n", 0, start) + 1
+                last = framed.find(b"\n", stop)
+                touched = framed[first : last if last >= 0 else len(framed)].split(b"\n")
+                size = len(framed)
+                for word in touched:
+                    kept.add(word)
+                    old = b"\n" + word + b"\n"
+                    while old in framed:
+                        framed = framed.replace(old, b"\n")
+                if len(framed) == size or len(kept) > len(_FLAT_MARKERS):
+                    return None  # an empty match, or too many words kept: _boring's way
+        found = view.plain_touched(framed.strip(b"\n"), None, None)
+        if found is None:
+            return None
+        kept |= found
+        kept.discard(b"")
+        return kept if len(kept) <= len(_FLAT_MARKERS) else None
 
 
 # The start of a line that is no plain name (_FLAT_PLAIN), up to its first byte a plain name does
@@ -1421,9 +1541,10 @@ def _representatives(
             yield argv
 
 
-def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+def _flat_plan(index: _Index, name: str, every: bool = False) -> tuple[Callable[[str], Any], ...] | None:
     """The word tests (globs, regexes) of the hardline matchers a flat run named ``name`` may
-    meet; None when they read more of a word than that (see _representatives)."""
+    meet; None when they read more of a word than that (see _representatives). ``every``: of
+    every matcher a command named ``name`` may meet, whatever its severity (see _match_plan)."""
     if not name or name in index._sub_names:
         return None
     entries = [
@@ -1432,9 +1553,11 @@ def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | N
         *index.generic,
         *index.engine,
     ]
+    if every:
+        entries += index.redirecting
     tests: list[Callable[[str], Any]] = []
     for _, pattern, matcher, _ in entries:
-        if pattern.severity != "hardline" or name in matcher.not_names:
+        if (not every and pattern.severity != "hardline") or name in matcher.not_names:
             continue
         if (matcher.names is not None or matcher.name_globs) and not (
             (matcher.names is not None and name in matcher.names) or any(g.match(name) for g in matcher.name_globs)
@@ -1445,10 +1568,40 @@ def _flat_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | N
         # Option values are words after a flag, or `NAME=VALUE` words (never a plain word).
         for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
             if spec is not None:
+                if every and spec.position in _JOINED_POSITIONS:
+                    return None  # a word read joined to another (`cp gcloud ~/.config`)
                 tests += [g.match for g in spec.globs]
                 if spec.regex is not None:
                     tests.append(spec.regex.search)
     return tuple(tests)
+
+
+# `args` positions whose test reads a word joined to another (matchers.ArgSpec.landings).
+_JOINED_POSITIONS = frozenset({"into", "inside"})
+
+
+def _match_plan(index: _Index, name: str) -> tuple[Callable[[str], Any], ...] | None:
+    """The word tests (globs, regexes) of every matcher a parsed command named ``name`` may meet
+    (_Index.candidates), whatever its severity; None when one reads more of a word than its
+    classes and those tests (its text, subcommands, a word joined to another).
+
+    Two such commands (no `cd` before them, a grammar that reads no plain word as options or a
+    subcommand: _plain_grammar) that differ only in words that are plain names whose only class is
+    `relative` (View.classify_plain: no class glob, no link) and that no test holds for meet each
+    matcher alike: the flags, the positions of the words, the classes of each and the other fields
+    are the same. Name prefilters (the generic matchers', the engine's) only pass over matchers
+    that cannot match, so the first command's matches are the other's."""
+    return _flat_plan(index, name, True)
+
+
+def _plain_grammar(program: Any) -> bool:
+    """Whether ``program`` (a Programs entry, or None) reads a plain name after its own name as a
+    positional or an option's value only: no subcommands, no dashless first word of option letters
+    (`tar xzf`), no leading operands whose value decides how the rest is read (`timeout 5`)."""
+    if program is None:
+        return True
+    grammar = program.grammar
+    return not program.subcommands and not grammar.traditional and not grammar.leading
 
 
 _WORD_CHAR = r"[^\s;&|()<>`]"

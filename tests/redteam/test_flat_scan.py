@@ -504,6 +504,11 @@ FORMS_HIDDEN = [
     ("".join(f"rm xrm{i} rmx; " for i in range(MAX_LENGTH // 14)), "rm -rf ~"),
     # an empty word (two blanks) is no folded word: `rm  ` is not `rm a`
     ("".join(f"rm  a{i}; " for i in range(MAX_LENGTH // 8)), "rm  -rf  /"),
+    # kept words found where they stand (_FlatFold._kept): each taken out of the text once found, in
+    # every place (first, last, twice in a row); words that are no plain name past _UNPLAIN_MANY
+    ("".join(f"rm -v a{i} -v -v; " for i in range(MAX_LENGTH // 18)), "rm -v -rf -v /"),
+    ("".join(f"rm\ta{i}; " for i in range(MAX_LENGTH // 8)), "rm\t-rf\t/"),
+    ("".join(f"rm id_rsa{i}; " for i in range(MAX_LENGTH // 13)), "rm -rf id_rsa ~"),
 ]
 
 
@@ -538,3 +543,24 @@ def test_forms_by_bytes_are_the_dict_forms() -> None:
     for i in range(len(pieces)):
         for j in range(len(pieces)):
             assert (forms[i] == forms[j]) == (reference[i] == reference[j]), (pieces[i], pieces[j])
+
+
+@pytest.mark.parametrize("padding,command", [*FORMS_HIDDEN, *FOLD_HIDDEN], ids=range(len(FORMS_HIDDEN + FOLD_HIDDEN)))
+def test_the_words_the_fold_keeps_where_they_stand_are_the_words_it_keeps(
+    engine: Engine, padding: str, command: str
+) -> None:
+    """The seam: a word _FlatFold._kept folds (found over the text's words in place) is one _boring
+    folds when asked of it alone, and the quick way is taken for the benchmark's shapes."""
+    evaluator = engine._evaluator(engine._snapshot)
+    index = evaluator._index(evaluator.patterns_for("terminal", "command"))
+    fold = evaluate._FlatFold.of(index)
+    text = (padding[:8000] + command).encode()
+    lines = text.translate(evaluate._FLAT_PIECE_BYTES).replace(b" ", b"\n")
+    kept = fold._kept(evaluator.classifier.view(), text, lines)
+    if padding.startswith("rm a"):
+        assert kept is not None and len(kept) < 8
+    if kept is None:
+        return
+    words = set(lines.split(b"\n")) - {b""}
+    for word in sorted(words - kept)[:300]:
+        assert fold._boring(evaluator.classifier.view(), (), text, {word}) == {word}, word
