@@ -19,7 +19,7 @@ from types import MappingProxyType
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.regexes import bounded, compile_linear, fallback_engine
+from engine.policy.regexes import Regex, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -317,9 +317,21 @@ class Extractor:
     so a search past ``FALLBACK_TIMEOUT`` of CPU time raises RegexTimeout (the evaluator then fails closed)."""
 
     __slots__ = ("compiled", "linear", "literal", "pattern", "payloads", "prefix", "quick")
+    compiled: Any
+    linear: Regex | None
+    literal: str | None
+    payloads: tuple[str, ...]
+    prefix: str
+    quick: Regex | None
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, revived: tuple[Any, ...] | None = None) -> None:
         self.pattern = pattern
+        if revived is not None:
+            # Read back from the compiled-project cache: the `regex` pattern is compiled on first use
+            # (:meth:`_regex`; not through ``__getattr__``, which a native class never reaches).
+            self.payloads, self.prefix, self.quick, self.literal, self.linear = revived
+            self.compiled = None
+            return
         self.compiled = fallback_engine().compile(pattern, fallback_engine().V0)
         # Groups named payload, payload2, ...: the first that took part in the match is the payload.
         self.payloads = tuple(sorted(g for g in self.compiled.groupindex if g.startswith("payload")))
@@ -344,41 +356,33 @@ class Extractor:
             return None  # `^ext::...` cannot match what does not start with `ext::`
         if self.quick is not None and not self.quick.search(text):
             return None
-        return bounded(self.pattern, self.compiled.search, text)
+        return bounded(self.pattern, self._regex().search, text)
 
     def sub(self, replacement: str, text: str) -> str:
         """``text`` with every match replaced by ``replacement`` (taken literally)."""
         if self.quick is not None and not self.quick.search(text):
             return text
-        return str(bounded(self.pattern, self.compiled.sub, lambda _: replacement, text))
+        return str(bounded(self.pattern, self._regex().sub, lambda _: replacement, text))
 
     def fullmatch(self, text: str) -> bool:
         if self.literal is not None:
             return text == self.literal
         if self.linear is not None:
             return bool(self.linear.match(text))
-        return bounded(self.pattern, self.compiled.fullmatch, text) is not None
+        return bounded(self.pattern, self._regex().fullmatch, text) is not None
 
-
-class _RevivedExtractor(Extractor):
-    """An :class:`Extractor` read back from the cache: its `regex` pattern compiled when first used."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "compiled":
-            raise AttributeError(name)
-        self.compiled = fallback_engine().compile(self.pattern, fallback_engine().V0)
+    def _regex(self) -> Any:
+        """The `regex` module's pattern (compiled here first for an extractor read back from the cache)."""
+        if self.compiled is None:
+            self.compiled = fallback_engine().compile(self.pattern, fallback_engine().V0)
         return self.compiled
 
 
 def _revive_extractor(
     pattern: str, payloads: tuple[str, ...], prefix: str, quick: Any, literal: str | None, linear: Any
 ) -> Extractor:
-    extractor = _RevivedExtractor.__new__(_RevivedExtractor)
-    extractor.pattern, extractor.payloads, extractor.prefix = pattern, payloads, prefix
-    extractor.quick, extractor.literal, extractor.linear = quick, literal, linear
-    return extractor
+    """An :class:`Extractor` read back from the cache: its `regex` pattern compiled when first used."""
+    return Extractor(pattern, (payloads, prefix, quick, literal, linear))
 
 
 _META = re.compile(r"[\\.^$*+?{}\[\]|()]")
