@@ -3,7 +3,8 @@ directory, running its setup.py (or an in-tree build backend). A setup.py the se
 (write_file) that deletes HOME ran through `pip install --no-build-isolation --no-deps .`
 (allowed: pip's entry in policies/executors.yaml named no files), though `python3 setup.py`,
 `python3 -m pip install .` and `python3 -m pkg` were refused. Now pip reads the *.py the line or
-the session wrote in its directory and below as python programs it runs."""
+the session wrote in its directory and below as python programs it runs. The same for `pytest`
+(the program, not `python3 -m pytest`): a written conftest.py deleting HOME ran through `pytest`."""
 
 from __future__ import annotations
 
@@ -62,3 +63,30 @@ def test_an_ordinary_setup_py_stays_allowed(session: Engine, command: str) -> No
         assert written.ok, written.error
     result = session.call("terminal", {"command": command, "timeout": 60}, session_id="s1")
     assert result.error is None or result.error.type not in ("denied", "pending_approval"), (command, result.error)
+
+
+@pytest.mark.skipif(shutil.which("pytest") is None, reason="pytest is not installed")
+@pytest.mark.parametrize(
+    ("path", "command"),
+    [
+        ("conftest.py", "pytest -q --co -p no:cacheprovider"),
+        ("tests/conftest.py", "py.test -q --co -p no:cacheprovider tests"),
+        ("test_x.py", "pytest -q -p no:cacheprovider"),
+    ],
+)
+def test_pytest_imports_a_written_conftest(session: Engine, fake_home: Path, path: str, command: str) -> None:
+    assert os.environ["HOME"] == str(fake_home)
+    written = session.call("write_file", {"path": path, "content": PY_RM_HOME}, session_id="s1")
+    assert written.ok, written.error
+    result = session.call("terminal", {"command": command, "timeout": 60}, session_id="s1")
+    assert home_intact(fake_home), "the fake home was deleted"
+    assert not result.ok, command
+
+
+@pytest.mark.skipif(shutil.which("pytest") is None, reason="pytest is not installed")
+def test_an_ordinary_test_run_stays_allowed(session: Engine) -> None:
+    for path, content in (("conftest.py", "import os\n"), ("test_x.py", "def test_x():\n    assert 1\n")):
+        written = session.call("write_file", {"path": path, "content": content}, session_id="s1")
+        assert written.ok, written.error
+    result = session.call("terminal", {"command": "pytest -q -p no:cacheprovider", "timeout": 60}, session_id="s1")
+    assert result.error is None, result.error
