@@ -45,8 +45,11 @@ FOLLOWING: dict[str, frozenset[str]] = {
     "du": frozenset({"L", "dereference"}),
     "scp": frozenset({"r"}),
 }
-# ... and those that follow them unless told not to (`zip -r` stores what a link leads to; `-y` the link).
+# ... and those that follow them unless told not to (`zip -r` stores what a link leads to; `-y` the link;
+# `diff -rN src empty` prints every file a link in src leads to, `--no-dereference` compares the links).
 FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
+    "diff": frozenset({"no-dereference"}),
+    "gdiff": frozenset({"no-dereference"}),
     "zip": frozenset({"y", "symlinks"}),
     "7z": frozenset({"snl"}),
     "7za": frozenset({"snl"}),
