@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from bench.bench_adversarial import SHAPES
 from engine import Engine
-from engine.policy import lexer
+from engine.policy import evaluate, lexer
 from engine.policy.evaluate import Evaluator, _Index, _match_plan, _plain_grammar
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.matchers import compile_matcher
@@ -180,7 +180,9 @@ def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> No
 
 
 @pytest.mark.parametrize("size", [4096, 16384, 65536])
-def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(engine: Engine, size: int) -> None:
+def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(
+    engine: Engine, size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lexer's look-ahead past the token budget (a text that starts with more plain tokens
     than the budget holds is past it without lexing them) and the tokens of a text lexed again
     under the budget, reused and charged again, on the benchmark's adversarial shapes and the same
@@ -188,6 +190,9 @@ def test_adversarial_shapes_judge_alike_without_the_long_text_shortcuts(engine: 
     texts = [build(size) for build in SHAPES.values()]
     texts += [text + "\nrm -rf ~" for text in texts] + ["'a' " * (size // 4) + "; rm -rf ~"]
     evaluator = _evaluator(engine)
+    # The comparison is of the parse, not of the clock: on a loaded machine the slow path's
+    # check can pass the 0.5 s time budget and end in the flat scan (a different reason).
+    monkeypatch.setattr(evaluate, "BUDGET", 60.0)
     fast = [evaluator.check(text) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lexer, "LOOK_AHEAD", False)
