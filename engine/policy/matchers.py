@@ -20,6 +20,8 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
+    from engine.policy.programs import Program
+
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
 _CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
@@ -184,7 +186,7 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     return found
 
 
-_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known")
+_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal")
 
 
 class Shape:
@@ -202,6 +204,9 @@ class Shape:
     # the option; None when the program has no grammar in the Programs table.
     values: dict[str, list[str]] | None
     known: frozenset[str]  # option names the grammar declares
+    # Program text the shell passes as written (`sed '$d'`, `awk '$1 > 3'`: an operand the
+    # Programs table runs as code, with no expansion in it): never a path "computed" at run time.
+    literal: frozenset[str]
 
     def __init__(
         self,
@@ -212,6 +217,7 @@ class Shape:
         lowered: tuple[str, ...] = (),
         values: dict[str, list[str]] | None = None,
         known: frozenset[str] = frozenset(),
+        literal: frozenset[str] = frozenset(),
     ) -> None:
         self.short = short
         self.long = long
@@ -220,6 +226,7 @@ class Shape:
         self.lowered = lowered
         self.values = values
         self.known = known
+        self.literal = literal
 
     def option_values(self, name: str) -> list[str]:
         if self.values is not None and name in self.known:
@@ -276,7 +283,53 @@ def shape(command: Command) -> Shape:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
-    return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar))
+    literal = _program_text(program, reading, command) if program.runs else frozenset()
+    return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal)
+
+
+# Run kinds whose operand is program text (awk's, sed's, a shell's), not a file to read.
+_TEXT_KINDS = frozenset({"code", "sed", "ex", "ed", "shell", "sql", "keys"})
+
+
+def _program_text(program: Program, reading: Parsed, command: Command) -> frozenset[str]:
+    """Operands ``program`` runs as program text that hold `$` or a backquote no expansion touched
+    (quoted): `awk '$1 > 3' f`, `sed -n '$p' f`."""
+    found: list[str] = []
+    operands: list[str] | None = None
+    present: frozenset[str] = frozenset()
+    argv, dynamic = command.argv, command.dynamic
+    for run in program.runs:
+        if run.source != "operand" or run.kind not in _TEXT_KINDS:
+            continue
+        if operands is None:
+            operands = reading.all_operands(argv)
+            present = frozenset(name for name, _, _ in reading.options)
+        if run.index >= len(operands) or not run.applies(present, len(operands)):
+            continue
+        word = operands[run.index]
+        if "$" not in word and "`" not in word:
+            continue
+        at = [i for i in range(1, min(len(argv), len(dynamic))) if argv[i] == word]
+        if at and not any(dynamic[i] for i in at):
+            found.append(word)
+    return frozenset(found)
+
+
+class _Literal:
+    """A classifier that reads program text passed as written (`'$p'`) without the classes of an
+    expansion: `sed -n '$p' f` reads no path known only when it runs."""
+
+    __slots__ = ("classify", "words")
+
+    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+        self.classify = classify
+        self.words = words
+
+    def __call__(self, word: str) -> frozenset[str]:
+        found: frozenset[str] = self.classify(word)
+        if word not in self.words or found.isdisjoint(EXPANSION_CLASSES):
+            return found
+        return Classes([form - EXPANSION_CLASSES for form in forms_of(found)])
 
 
 # The option names each grammar declares, by the grammar's identity (kept alive with it).
@@ -700,6 +753,8 @@ class Matcher:
         if shaped is None:
             shaped = command.shape = shape(command)
         positionals = shaped.positionals
+        if shaped.literal:
+            classify = _Literal(classify, shaped.literal)
         if self.subcommands:
             lowered = shaped.lowered
             for hit in self.subcommands:
