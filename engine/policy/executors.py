@@ -8,6 +8,7 @@ stands for a command that comes from data the program reads at run time.
 
 from __future__ import annotations
 
+import itertools
 import json
 import posixpath
 import re
@@ -573,10 +574,13 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
 # so the run asks).
 
 TASK_LANGUAGES = frozenset({"commands", "gogenerate", "rake", "compose", "opaque"})
-_MAX_TASK_LINES = 256  # command lines read from one task file; more: the rest is not judged (ask)
+_MAX_TASK_LINES = 128  # command lines read from one task file; more: the file is not judged (ask)
 _TASK_KEY = re.compile(r"^[\"']?[\w.@:/+-]+[\"']?\s*(?::|=)(?![:=])\s*")
 _TASK_SKIP = re.compile(r"^(?:#(?!!)|;|//|\[[^\]]*\]\s*$|[{}\[\],]+\s*$|---\s*$|\.\.\.\s*$)")
 _TASK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+# keys whose values are prose a runner prints (a description's `don't` is no unclosed quote)
+_TASK_PROSE = re.compile(r"(?i)desc|description|summary|help|title|label|comment|usage|name|prompt|msg|message")
+_TASK_MAPPING = re.compile(r"^\{\s*[\"']?[\w.@/-]+[\"']?\s*(?::|=)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _TASK_LIST = re.compile(r"\[[^\[\]]*\]")
 _TASK_SHEBANG = re.compile(r"(?m)^[ \t]*#!\s*\S*?(?:/env\s+(?:-S\s+)?)?(?:.*/)?(python3?|ruby|node|perl|php)\b")
@@ -597,7 +601,8 @@ def _unquote(value: str) -> list[str]:
     value = value.strip().rstrip(",").strip()
     if value[:1] == "[" and value[-1:] == "]":
         words = [
-            _json_string(m.group(1)) if m.group(1) is not None else m.group(2) for m in _TASK_STRING.finditer(value)
+            _json_string(m.group(1)) if m.group(1) is not None else m.group(2)
+            for m in itertools.islice(_TASK_STRING.finditer(value), _MAX_TASK_LINES + 1)
         ]
         return [" ".join(words), *words] if len(words) > 1 else words
     match = _TASK_STRING.fullmatch(value)
@@ -631,21 +636,25 @@ def task_commands(text: str) -> tuple[list[str], bool]:
             line = line[1:].lstrip()
         key = _TASK_KEY.match(line)
         if key is not None:
+            if _TASK_PROSE.fullmatch(key.group(0).strip(" \t:=\"'")) is not None:
+                continue  # `desc: Don't …`: prose a runner prints, not a command (a quote of its own)
             line = line[key.end() :]
         values = _unquote(line)
         if line.count('"') + line.count("'") > 2:
             # several values on one line (`{"test": "rm -rf ~"}`, `x = {cmd = ["rm", "-rf", "~"]}`): each
             # string, and each list of them as one argv
-            values += [
-                _json_string(m.group(1)) if m.group(1) is not None else m.group(2) for m in _TASK_STRING.finditer(line)
-            ]
-            values += [" ".join(_unquote(m.group(0))[:1]) for m in _TASK_LIST.finditer(line)]
+            strings = itertools.islice(_TASK_STRING.finditer(line), _MAX_TASK_LINES + 1)
+            values += [_json_string(m.group(1)) if m.group(1) is not None else m.group(2) for m in strings]
+            lists = itertools.islice(_TASK_LIST.finditer(line), _MAX_TASK_LINES + 1)
+            values += [" ".join(_unquote(m.group(0))[:1]) for m in lists]
         for value in values:
             command = value.strip()
             while command[:1] == "@" or (command[:1] == "-" and command[1:2] not in ("", "-")):
                 command = command[1:].lstrip()  # `@php x.php` (composer), `- cmd` (tox), `-cmd` (just: errors ignored)
             if command in ("", "|", ">", "|-", ">-", "{", "[", "({", "[{") or _not_a_command(command):
                 continue
+            if command[:1] == "{" and _TASK_MAPPING.search(command) is not None:
+                continue  # an inline table or object (`{cmd = [...]}`): its strings are read one by one
             if len(out) >= _MAX_TASK_LINES:
                 return out, True
             out.append(command)

@@ -577,10 +577,10 @@ class Follower:
             lines = go_generate_lines(content)
         else:
             lines, more = task_commands(content)
-        for line in lines:
-            self._nested(run, partial(self.analyze, line, depth=depth, via=via))
-        if more:  # more lines than are read: the rest nobody judged
+        if more:  # more command lines than are read: nobody judges the file (ask)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
+        elif lines:  # read as one script: one parse, the analyzer's budgets; a block's lines stay together
+            self._nested(run, partial(self.analyze, "\n".join(lines), depth=depth, via=via))
         code = task_code_language(content) if language == "commands" else None
         if code is not None:  # a recipe with a `#!` line: its text is that language's too
             self._nested(run, partial(self.code, command, code, content, via, depth))

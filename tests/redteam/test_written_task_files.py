@@ -279,3 +279,35 @@ LINE_PAYLOADS = [
 @pytest.mark.parametrize("line", LINE_PAYLOADS)
 def test_line_written_task_files(engine: Engine, line: str) -> None:
     assert judge(engine, line).decision != "allow", line
+
+
+def test_a_multi_line_block_is_read_whole(engine: Engine) -> None:
+    """A YAML block's lines are one script (an `if` around the payload)."""
+    line = (
+        "printf 'tasks:\\n  x:\\n    cmds:\\n      - |\\n        if true; then\\n          rm -rf ~\\n        fi\\n'"
+        " > Taskfile.yml; task x"
+    )
+    assert judge(engine, line).decision != "allow"
+
+
+def test_more_command_lines_than_are_read_ask(engine: Engine) -> None:
+    body = "\\n".join(f"    echo {i}" for i in range(200))
+    assert judge(engine, f"printf '[testenv]\\ncommands =\\n{body}\\n' > tox.ini; tox").decision == "ask"
+
+
+LINE_NEAR_MISSES = [
+    # a description's apostrophe is prose, not an unclosed quote
+    'printf "tasks:\\n  x:\\n    desc: Don\'t panic\\n    cmds:\\n      - echo ok\\n" > Taskfile.yml; task x',
+    "printf 'tasks:\\n  x:\\n    cmds:\\n      - |\\n        if [ -f go.mod ]; then\\n"
+    "          go vet ./...\\n        fi\\n' > Taskfile.yml; task x",
+    'printf \'{"scripts": {"test": "phpunit"}, "autoload": {"psr-4": {"App\\\\\\\\": "src/"}}}\' > composer.json;'
+    " composer test",
+    'printf \'[tool.pdm.scripts]\\nt = {cmd = ["pytest", "-q"]}\\n\' > pyproject.toml; pdm run t',
+    "printf 'x:\\n\\techo hi\\n' > justfile; cd /tmp && just --list",
+]
+
+
+@pytest.mark.parametrize("line", LINE_NEAR_MISSES)
+def test_line_near_misses(engine: Engine, line: str) -> None:
+    verdict = judge(engine, line)
+    assert verdict.decision == "allow", (line, verdict)
