@@ -18,7 +18,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import guard, home_intact
+from tests.redteam.conftest import guard
 from tests.redteam.harm import SECRET
 
 # --- links (4): a glob word through a link to a folder above HOME --------------------------------
