@@ -574,13 +574,14 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
 # so the run asks).
 
 TASK_LANGUAGES = frozenset({"commands", "gogenerate", "rake", "compose", "opaque"})
-_MAX_TASK_LINES = 128  # command lines read from one task file; more: the file is not judged (ask)
+_MAX_TASK_TEXT_LINES = 2048  # lines of a task file read; a longer one is not judged (ask)
+_MAX_TASK_LINES = 256  # distinct command lines read from one task file; more: the file is not judged (ask)
 _TASK_KEY = re.compile(r"^[\"']?[\w.@:/+-]+[\"']?\s*(?::|=)(?![:=])\s*")
 _TASK_SKIP = re.compile(r"^(?:#(?!!)|;|//|\[[^\]]*\]\s*$|[{}\[\],]+\s*$|---\s*$|\.\.\.\s*$)")
 _TASK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
 # keys whose values are prose a runner prints (a description's `don't` is no unclosed quote)
 _TASK_PROSE = re.compile(r"(?i)desc|description|summary|help|title|label|comment|usage|name|prompt|msg|message")
-_TASK_MAPPING = re.compile(r"^\{\s*[\"']?[\w.@/-]+[\"']?\s*(?::|=)")
+_TASK_MAPPING = re.compile(r"^\{\s*[\"']?[\w.@/-]*[\"']?\s*(?::|=)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _TASK_LIST = re.compile(r"\[[^\[\]]*\]")
 _TASK_SHEBANG = re.compile(r"(?m)^[ \t]*#!\s*\S*?(?:/env\s+(?:-S\s+)?)?(?:.*/)?(python3?|ruby|node|perl|php)\b")
@@ -628,7 +629,10 @@ def task_commands(text: str) -> tuple[list[str], bool]:
     skipped. Over-reading is the safe side: a value that is not a command is judged as one. Also
     whether lines were left unread (more than the limit)."""
     out: list[str] = []
-    for raw in text.splitlines():
+    seen: set[str] = set()
+    for n, raw in enumerate(text.splitlines()):
+        if n >= _MAX_TASK_TEXT_LINES:
+            return out, True
         line = raw.strip()
         if not line or _TASK_SKIP.match(line):
             continue
@@ -655,8 +659,11 @@ def task_commands(text: str) -> tuple[list[str], bool]:
                 continue
             if command[:1] == "{" and _TASK_MAPPING.search(command) is not None:
                 continue  # an inline table or object (`{cmd = [...]}`): its strings are read one by one
+            if command in seen:
+                continue
             if len(out) >= _MAX_TASK_LINES:
                 return out, True
+            seen.add(command)
             out.append(command)
     return out, False
 
@@ -665,6 +672,8 @@ def _not_a_command(value: str) -> bool:
     """A value no runner runs as a command line: a glob as its first word (`include = ["src/*"]`,
     a list of patterns: no shell expands an argv's first word), a folder alone (`/`, `~`, `src/`)."""
     first = value.split(None, 1)[0]
+    if first in ('""', "''"):
+        return True  # an empty program name: nothing runs ("command not found")
     if first.strip("/.~") == "" or first[-1:] == "/":  # `/`, `src/`: a folder, not a program
         return first == value
     return first not in ("[", "[[") and first[:1] != "/" and _GLOB_CHARS.search(first) is not None

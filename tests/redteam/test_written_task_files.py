@@ -15,12 +15,14 @@ a harmless task file) stay allowed.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
+from tests.conftest import REPO
 from tests.redteam.conftest import PY_RM_HOME, home_intact, judge
 
 RM = "rm -rf ~"
@@ -291,7 +293,7 @@ def test_a_multi_line_block_is_read_whole(engine: Engine) -> None:
 
 
 def test_more_command_lines_than_are_read_ask(engine: Engine) -> None:
-    body = "\\n".join(f"    echo {i}" for i in range(200))
+    body = "\\n".join(f"    echo {i}" for i in range(300))
     assert judge(engine, f"printf '[testenv]\\ncommands =\\n{body}\\n' > tox.ini; tox").decision == "ask"
 
 
@@ -311,3 +313,14 @@ LINE_NEAR_MISSES = [
 def test_line_near_misses(engine: Engine, line: str) -> None:
     verdict = judge(engine, line)
     assert verdict.decision == "allow", (line, verdict)
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "hermes-engine.yaml"])
+def test_this_repositorys_own_files_are_no_payload(engine: Engine, name: str) -> None:
+    """A real project file read as a task file (hundreds of values: requirements, globs, an empty
+    key `{ "" = "." }`, prose) stays allowed."""
+    content = (REPO / name).read_text()
+    target = "pyproject.toml" if name == "pyproject.toml" else "Taskfile.yml"
+    runner = "uv sync" if name == "pyproject.toml" else "task"
+    verdict = judge(engine, f"printf %s {shlex.quote(content)} > {target}; {runner}")
+    assert verdict.decision == "allow", verdict
