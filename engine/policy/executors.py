@@ -8,6 +8,7 @@ stands for a command that comes from data the program reads at run time.
 
 from __future__ import annotations
 
+import itertools
 import json
 import posixpath
 import re
@@ -562,6 +563,148 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
         name = words[0]
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
     return [str(scripts[n]) for n in names if n in scripts]
+
+
+# -- task files: what a runner reads from its project folder -------------------------
+# A `files:` run's language says how a runner reads a file of its folder (policies/executors.yaml):
+# `commands` (a task file whose values are shell lines: tox.ini, justfile, Taskfile.yml, pyproject's
+# scripts, composer.json, .pre-commit-config.yaml ...), `gogenerate` (Go sources' //go:generate
+# lines), `rake` (Ruby whose `sh` runs a shell line), `compose` (a compose file's host mounts) and
+# `opaque` (compiled or unreadable code: build.rs, build.gradle, pom.xml ...: the session wrote it,
+# so the run asks).
+
+TASK_LANGUAGES = frozenset({"commands", "gogenerate", "rake", "compose", "opaque"})
+_MAX_TASK_TEXT_LINES = 2048  # lines of a task file read; a longer one is not judged (ask)
+_MAX_TASK_LINES = 256  # distinct command lines read from one task file; more: the file is not judged (ask)
+_TASK_KEY = re.compile(r"^[\"']?[\w.@:/+-]+[\"']?\s*(?::|=)(?![:=])\s*")
+_TASK_SKIP = re.compile(r"^(?:#(?!!)|;|//|\[[^\]]*\]\s*$|[{}\[\],]+\s*$|---\s*$|\.\.\.\s*$)")
+_TASK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+# keys whose values are prose a runner prints (a description's `don't` is no unclosed quote)
+_TASK_PROSE = re.compile(r"(?i)desc|description|summary|help|title|label|comment|usage|name|prompt|msg|message")
+_TASK_MAPPING = re.compile(r"^\{\s*[\"']?[\w.@/-]*[\"']?\s*(?::|=)")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_TASK_LIST = re.compile(r"\[[^\[\]]*\]")
+_TASK_SHEBANG = re.compile(r"(?m)^[ \t]*#!\s*\S*?(?:/env\s+(?:-S\s+)?)?(?:.*/)?(python3?|ruby|node|perl|php)\b")
+_GO_GENERATE = re.compile(r"(?m)^//go:generate[ \t]+(.+)$")
+_RAKE_SH = re.compile(r"(?<![\w.:])(?:sh|ruby|safe_system|system!)(?=[\s(])")
+_COMPOSE_SHORT = re.compile(r"""(?m)^[ \t]*-[ \t]*["']?(?P<path>[/~.$][^:"'\s]*):[^\s"']""")
+_COMPOSE_LONG = re.compile(r"""(?m)^[ \t]*-?[ \t]*source[ \t]*:[ \t]*["']?(?P<path>[/~.$][^"'\s]*)""")
+_COMPOSE_HOST = re.compile(
+    r"(?im)^[ \t]*(?:privileged[ \t]*:[ \t]*[\"']?(?:true|yes|on)|(?:pid|network_mode|ipc|userns_mode)[ \t]*:[ \t]*"
+    r"[\"']?host|cap_add[ \t]*:.*\b(?:SYS_ADMIN|ALL)\b|-[ \t]*[\"']?(?:CAP_)?(?:SYS_ADMIN|ALL)[\"']?[ \t]*$)"
+)
+
+
+def _unquote(value: str) -> list[str]:
+    """A task file's value as its runner reads it: one quoted string unquoted (JSON/TOML escapes);
+    a list of strings (`["rm", "-rf", "~"]`) both as one argv (its words joined) and as commands
+    one each (composer's, deno's lists of command lines)."""
+    value = value.strip().rstrip(",").strip()
+    if value[:1] == "[" and value[-1:] == "]":
+        words = [
+            _json_string(m.group(1)) if m.group(1) is not None else m.group(2)
+            for m in itertools.islice(_TASK_STRING.finditer(value), _MAX_TASK_LINES + 1)
+        ]
+        return [" ".join(words), *words] if len(words) > 1 else words
+    match = _TASK_STRING.fullmatch(value)
+    if match is not None:
+        return [_json_string(match.group(1)) if match.group(1) is not None else match.group(2)]
+    return [value]
+
+
+def _json_string(text: str) -> str:
+    if "\\" not in text:
+        return text
+    try:
+        decoded = json.loads(f'"{text}"')
+    except ValueError:
+        return text
+    return decoded if isinstance(decoded, str) else text
+
+
+def task_commands(text: str) -> tuple[list[str], bool]:
+    """The shell lines a task file may run, read line by line whatever its format (ini, TOML, YAML,
+    JSON, a justfile): each line without its list marker (`- `), recipe prefixes (`@`, `-`) and key
+    (`commands =`, `cmd:`, `"build":`), its value unquoted; section headers, comments and brackets
+    skipped. Over-reading is the safe side: a value that is not a command is judged as one. Also
+    whether lines were left unread (more than the limit)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for n, raw in enumerate(text.splitlines()):
+        if n >= _MAX_TASK_TEXT_LINES:
+            return out, True
+        line = raw.strip()
+        if not line or _TASK_SKIP.match(line):
+            continue
+        while line[:2] in ("- ", "-\t") or line[:1] == "@":
+            line = line[1:].lstrip()
+        key = _TASK_KEY.match(line)
+        if key is not None:
+            if _TASK_PROSE.fullmatch(key.group(0).strip(" \t:=\"'")) is not None:
+                continue  # `desc: Don't …`: prose a runner prints, not a command (a quote of its own)
+            line = line[key.end() :]
+        values = _unquote(line)
+        if line.count('"') + line.count("'") > 2:
+            # several values on one line (`{"test": "rm -rf ~"}`, `x = {cmd = ["rm", "-rf", "~"]}`): each
+            # string, and each list of them as one argv
+            strings = itertools.islice(_TASK_STRING.finditer(line), _MAX_TASK_LINES + 1)
+            values += [_json_string(m.group(1)) if m.group(1) is not None else m.group(2) for m in strings]
+            lists = itertools.islice(_TASK_LIST.finditer(line), _MAX_TASK_LINES + 1)
+            values += [" ".join(_unquote(m.group(0))[:1]) for m in lists]
+        for value in values:
+            command = value.strip()
+            while command[:1] == "@" or (command[:1] == "-" and command[1:2] not in ("", "-")):
+                command = command[1:].lstrip()  # `@php x.php` (composer), `- cmd` (tox), `-cmd` (just: errors ignored)
+            if command in ("", "|", ">", "|-", ">-", "{", "[", "({", "[{") or _not_a_command(command):
+                continue
+            if command[:1] == "{" and _TASK_MAPPING.search(command) is not None:
+                continue  # an inline table or object (`{cmd = [...]}`): its strings are read one by one
+            if command in seen:
+                continue
+            if len(out) >= _MAX_TASK_LINES:
+                return out, True
+            seen.add(command)
+            out.append(command)
+    return out, False
+
+
+def _not_a_command(value: str) -> bool:
+    """A value no runner runs as a command line: a glob as its first word (`include = ["src/*"]`,
+    a list of patterns: no shell expands an argv's first word), a folder alone (`/`, `~`, `src/`)."""
+    first = value.split(None, 1)[0]
+    if first in ('""', "''"):
+        return True  # an empty program name: nothing runs ("command not found")
+    if first.strip("/.~") == "" or first[-1:] == "/":  # `/`, `src/`: a folder, not a program
+        return first == value
+    return first not in ("[", "[[") and first[:1] != "/" and _GLOB_CHARS.search(first) is not None
+
+
+def task_code_language(text: str) -> str | None:
+    """The interpreter a task file's recipe names in a `#!` line (a justfile's shebang recipe): its
+    text is then also read as that language."""
+    match = _TASK_SHEBANG.search(text)
+    if match is None:
+        return None
+    name = match.group(1)
+    return "python" if name.startswith("python") else name
+
+
+def go_generate_lines(text: str) -> list[str]:
+    """The commands `go generate` runs: each `//go:generate CMD` line of the Go sources."""
+    return [m.group(1).strip() for m in _GO_GENERATE.finditer(text)][:_MAX_TASK_LINES]
+
+
+def rake_as_ruby(text: str) -> str:
+    """A Rakefile as Ruby whose `sh`/`ruby` (Rake's FileUtils) calls read as `system` ones."""
+    return _RAKE_SH.sub("system", text)
+
+
+def compose_mounts(text: str) -> tuple[list[str], bool]:
+    """The host paths a compose file's services mount (`- /:/host`, `source: ~`), and whether a
+    service gets the host itself (privileged, pid/network/ipc: host, CAP_SYS_ADMIN)."""
+    paths = [m.group("path") for m in _COMPOSE_SHORT.finditer(text)]
+    paths += [m.group("path") for m in _COMPOSE_LONG.finditer(text)]
+    return paths[:_MAX_TASK_LINES], _COMPOSE_HOST.search(text) is not None
 
 
 # -- encodings ---------------------------------------------------------------------

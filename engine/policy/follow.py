@@ -16,14 +16,18 @@ from functools import partial
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
+    TASK_LANGUAGES,
+    compose_mounts,
     decode,
     ed_payloads,
     ed_reads,
     ed_writes,
     ex_payloads,
+    go_generate_lines,
     make_includes,
     make_payloads,
     npm_scripts,
+    rake_as_ruby,
     sed_payloads,
     split_string,
     sql_payloads,
@@ -31,6 +35,8 @@ from engine.policy.executors import (
     sql_sources,
     ssh_config_includes,
     ssh_config_payloads,
+    task_code_language,
+    task_commands,
     typed_text,
 )
 from engine.policy.inline import code_writes, embedded_shell
@@ -519,6 +525,9 @@ class Follower:
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
             return
+        if run.source == "files" and not run.names.isdisjoint(via[:-1]):
+            # the project files judged up this chain (tasks.py's `c.run("pytest")`: pytest reads *.py again)
+            return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
@@ -532,7 +541,9 @@ class Follower:
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
-        if language == "shell":
+        if language in TASK_LANGUAGES:
+            self._task_file(run, command, language, content, inner, depth)
+        elif language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
@@ -541,6 +552,38 @@ class Follower:
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _task_file(
+        self, run: Run, command: Command, language: str, content: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        """A file of its folder a runner reads (a `files:` run): the commands it runs from it, as
+        its language says (executors.TASK_LANGUAGES); code nobody reads here (`opaque`: build.rs,
+        build.gradle, _test.go ...) the session wrote: a run nobody can judge (ask)."""
+        if language == "opaque":
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
+        if language == "compose":
+            paths, host = compose_mounts(content)
+            for path in paths:  # judged as docker run's -v: `bind-mount PATH`
+                self._nested(run, partial(self._synthetic, "bind-mount", ("bind-mount", path), via, depth))
+            if host:
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
+        if language == "rake":
+            self._nested(run, partial(self.code, command, "ruby", rake_as_ruby(content), via, depth))
+            return
+        more = False
+        if language == "gogenerate":
+            lines = go_generate_lines(content)
+        else:
+            lines, more = task_commands(content)
+        if more:  # more command lines than are read: nobody judges the file (ask)
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+        elif lines:  # read as one script: one parse, the analyzer's budgets; a block's lines stay together
+            self._nested(run, partial(self.analyze, "\n".join(lines), depth=depth, via=via))
+        code = task_code_language(content) if language == "commands" else None
+        if code is not None:  # a recipe with a `#!` line: its text is that language's too
+            self._nested(run, partial(self.code, command, code, content, via, depth))
 
     def _program_file(self, verb: str, path: str | None, via: tuple[str, ...], depth: int) -> None:
         """A file a program's own text names (`sed 'w FILE'`, perl's `open F, ">FILE"`), judged as
