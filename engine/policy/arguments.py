@@ -96,6 +96,8 @@ CODE_LANGUAGES: dict[str, str] = {
     **dict.fromkeys(("ruby", "rb"), "ruby -e"),
     **dict.fromkeys(("perl", "pl"), "perl -e"),
     "php": "php -r",
+    **dict.fromkeys(("tcl", "tclsh", "wish", "jimsh"), "tclsh <<<"),  # tclsh reads its program from stdin
+    "expect": "expect -c",
     **dict.fromkeys(("lua", "luajit"), "lua -e"),
     **dict.fromkeys(("r", "rscript"), "Rscript -e"),
     **dict.fromkeys(("julia", "jl"), "julia -e"),

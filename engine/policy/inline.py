@@ -131,11 +131,37 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
                 words = [w if w == "~" or w.startswith("$") or _PLAIN.fullmatch(w) else _quoted(w) for w in words]
             if words:
                 scripts.append(" ".join(words))
+                # run in another folder: `subprocess.run([...], cwd='x')`, `execSync(c, {cwd: 'x'})`
+                option = _CWD_OPTION.search(arguments) if "cwd" in arguments or "chdir" in arguments else None
+                if option is not None:
+                    folder = _path_of(option.group(1), language, code, {}, 0)
+                    scripts.append(_in_folder(folder, scripts[-1]))
     for match in _BACKTICK_CODE.finditer(code):
         script = next((g for g in match.groups() if g), None)
         if script:
             scripts.append(script)
+    if scripts and "chdir" in code and language not in ("tclsh", "expect"):
+        # the program's own change of folder: its commands run there (a computed one: unknown)
+        folders = _chdirs(code, language, spent, {})
+        if len(scripts) * len(folders) > _MAX_CALLS:
+            raise OverBudget(f"an inline program with more than {_MAX_CALLS} commands run in folders it changes to")
+        scripts += [_in_folder(folder, script) for script in scripts for folder in folders]
     return scripts
+
+
+# A call's option naming the folder its command runs in (python's `cwd=`, node's `{cwd: ...}`,
+# ruby's `chdir:`).
+_CWD_OPTION = re.compile(r"""(?<![\w$])['"]?:?(?:cwd|chdir)['"]?\s*(?:=(?![=>])|=>|:(?!:))\s*([^,)}\n]+)""")
+
+
+def _in_folder(folder: str | None, script: str) -> str:
+    """``script`` run in ``folder`` (None: a folder computed when the program runs)."""
+    if folder is None:
+        return f'cd -- "$computed_folder" && {script}'
+    if folder == "~" or folder.startswith("~/"):
+        rest = folder[2:]
+        return f"cd -- ~/{_quoted(rest) if rest else ''} && {script}"
+    return f"cd -- {_quoted(folder)} && {script}"
 
 
 _ARGV_FORM = re.compile(r"\s*\[|[^,]*,")

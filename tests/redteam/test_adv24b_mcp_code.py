@@ -92,6 +92,9 @@ CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
         "mcp__code__run",
         {"language": "node", "files": [{"content": JS_RM_HOME}]},
     ),
+    # Tcl: an inline language of the shared table (tclsh reads its program from stdin)
+    "code + language tcl": ("mcp__sandbox__run_code", {"code": "exec rm -rf ~", "language": "Tcl"}),
+    "code + language expect": ("mcp__sandbox__run_code", {"code": "spawn rm -rf ~", "language": "expect"}),
     # adv25: IPython's own calls and alias magics hand a shell their text
     "IPython run_cell_magic from python": (
         "mcp__jupyter__execute_code",
@@ -208,6 +211,7 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
         "mcp__piston__execute",
         {"language": "python", "version": "3.10", "files": [{"name": "main.py", "content": "print(1)"}]},
     ),
+    "tcl puts": ("mcp__sandbox__run_code", {"code": "puts [expr {6 * 7}]", "language": "tcl"}),
     "a note's content, execute false": (
         "mcp__notes__add_note",
         {"content": "rm -rf ~ is bad", "execute": False},

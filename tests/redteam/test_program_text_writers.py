@@ -69,6 +69,16 @@ PAYLOADS = {
         "node -e \"process.chdir('policies'); require('fs').writeFileSync('deny.yaml', 'x')\""
     ),
     "perl chdir, then open": 'perl -e \'chdir "policies"; open(F, ">deny.yaml"); print F "x"\'',
+    # ... and the commands it runs: after its chdir, or in a folder the call names (cwd=, {cwd: ...})
+    "python chdir, then os.system cp": (
+        "python3 -c \"import os; os.chdir('policies'); os.system('cp ../x.txt deny.yaml')\""
+    ),
+    "python subprocess.run cwd=": (
+        "python3 -c \"import subprocess; subprocess.run(['cp', '../x.txt', 'deny.yaml'], cwd='policies')\""
+    ),
+    "node execSync {cwd}": (
+        "node -e \"require('child_process').execSync('cp ../x.txt deny.yaml', {cwd: 'policies'})\""
+    ),
     # a writer called under another name
     "python open under another name (computed)": "python3 -c \"f = open; f('policies/deny.yaml', 'w')\"",
     "python from io import open as o (computed)": (
@@ -227,6 +237,8 @@ NEAR_MISSES = [
     # a change of folder, or a writer's name, that leads nowhere near the engine's files
     "python3 -c \"import os; os.chdir('build'); open('out.txt', 'w').write('x')\"",
     "python3 -c \"import os; os.chdir('src'); print(os.listdir('.'))\"",
+    "python3 -c \"import subprocess; subprocess.run(['ls', '-l'], cwd='src')\"",
+    "node -e \"require('child_process').execSync('ls', {cwd: 'web'})\"",
     "python3 -c \"f = open('a.txt'); print(f.read())\"",
     "python3 -c \"with open('a.txt') as f: print(f.read())\"",
     "python3 -c \"x = {'link': 1}; print(x['link'])\"",
