@@ -207,6 +207,7 @@ _IPYTHON_BARE = re.compile(
 )
 # Python calls of the kernel's own (get_ipython()'s): run_cell_magic(MAGIC, LINE, CELL),
 # run_line_magic(MAGIC, LINE), magic(LINE), run_cell(CELL), and getoutput/system(COMMAND).
+_IPYTHON_CD = re.compile(r"^[ \t]*%?cd(?![\w.])(?![ \t]*(?:[-+*/%&|^<>@]?=|[(\[.,:;)]))[ \t]*(.*)$", re.MULTILINE)
 _IPYTHON_CALL = re.compile(
     r"\.(run_cell_magic|run_line_magic|magic|run_cell|getoutput|system_piped|system_raw|system)\s*\("
 )
@@ -237,6 +238,11 @@ def ipython_commands(code: str, depth: int = 0) -> list[str | None]:
     out += [f"{IPYTHON_ALIASES[m.group(1)]} {m.group(2)}".strip() for m in _bounded(_IPYTHON_BARE, code, out)]
     if "(" in code:
         out += _ipython_calls(code, depth)
+    if "cd" in code and out:
+        # `%cd policies` (or the bare `cd policies`, an automagic) moves the kernel: what the cell
+        # runs after it runs there
+        folders = [m.group(1).strip() or "~" for m in _bounded(_IPYTHON_CD, code, out)]
+        out += [f"cd -- {folder} && {line}" for folder in folders[:8] for line in out[:64] if line is not None]
     return out
 
 

@@ -92,6 +92,12 @@ CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
         "mcp__code__run",
         {"language": "node", "files": [{"content": JS_RM_HOME}]},
     ),
+    # `%cd` (or the automagic `cd`) moves the kernel: a command after it runs in the folder it names
+    "IPython %cd policies, then a copy": (
+        "mcp__jupyter__execute_code",
+        {"code": "%cd policies\n!cp ../README.md deny.yaml"},
+    ),
+    "IPython cd, then %cp": ("mcp__jupyter__insert_cell", {"cell_source": "cd policies\n%cp ../README.md deny.yaml"}),
     # Tcl: an inline language of the shared table (tclsh reads its program from stdin)
     "code + language tcl": ("mcp__sandbox__run_code", {"code": "exec rm -rf ~", "language": "Tcl"}),
     "code + language expect": ("mcp__sandbox__run_code", {"code": "spawn rm -rf ~", "language": "expect"}),
@@ -211,6 +217,7 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
         "mcp__piston__execute",
         {"language": "python", "version": "3.10", "files": [{"name": "main.py", "content": "print(1)"}]},
     ),
+    "%cd then !ls": ("mcp__jupyter__execute_code", {"code": "%cd src\n!ls -la"}),
     "tcl puts": ("mcp__sandbox__run_code", {"code": "puts [expr {6 * 7}]", "language": "tcl"}),
     "a note's content, execute false": (
         "mcp__notes__add_note",
