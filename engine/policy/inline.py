@@ -103,6 +103,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     """
     scripts: list[str] = []
     spent = _Spent()
+    assigned: dict[str, list[str]] = {}  # the names the program assigns, read on first use (_path_of)
     if language == "awk":
         for match in _AWK_PIPE.finditer(code):
             literal = match.group(1) or match.group(2)
@@ -134,7 +135,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
                 # run in another folder: `subprocess.run([...], cwd='x')`, `execSync(c, {cwd: 'x'})`
                 option = _CWD_OPTION.search(arguments) if "cwd" in arguments or "chdir" in arguments else None
                 if option is not None:
-                    folder = _path_of(option.group(1), language, code, {}, 0)
+                    folder = _path_of(option.group(1), language, code, assigned, 0)
                     scripts.append(_in_folder(folder, scripts[-1]))
     for match in _BACKTICK_CODE.finditer(code):
         script = next((g for g in match.groups() if g), None)
@@ -142,7 +143,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
             scripts.append(script)
     if scripts and "chdir" in code and language not in ("tclsh", "expect"):
         # the program's own change of folder: its commands run there (a computed one: unknown)
-        folders = _chdirs(code, language, spent, {})
+        folders = _chdirs(code, language, spent, assigned)
         if len(scripts) * len(folders) > _MAX_CALLS:
             raise OverBudget(f"an inline program with more than {_MAX_CALLS} commands run in folders it changes to")
         scripts += [_in_folder(folder, script) for script in scripts for folder in folders]
