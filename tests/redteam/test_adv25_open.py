@@ -21,40 +21,6 @@ from tests.conftest import REPO
 from tests.redteam.conftest import guard, home_intact
 from tests.redteam.harm import SECRET
 
-# --- links (4): a glob word through a link to a folder above HOME --------------------------------
-
-
-@pytest.fixture
-def linked(tmp_path: Path, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """The repository's engine in ``work`` (with `src/a.txt`), HOME a sibling of ``work``."""
-    assert fake_home.parent == work.parent == tmp_path
-    (work / "src").mkdir()
-    (work / "src" / "a.txt").write_text("a\n")
-    (fake_home / ".ssh" / "id_ed25519").write_text(SECRET + "\n")
-    monkeypatch.chdir(work)
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    yield engine
-    engine.close()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "`ln -s ../.. src/up` (a link to the folder holding HOME, allowed: it names no secret) then "
-        "`grep -r KEY src/*/`: `grep -R src` asks (links.FOLLOWING), but plain `-r` follows a link "
-        "NAMED on its command line, and the glob `src/*/` names `src/up/` only at run time. The fix "
-        "belongs in links.followed_words/_through_tree_links: a glob word of a recursive reader "
-        "(grep -r, diff -r, cp -r, du) that may match a recorded link is read as the link's target"
-    ),
-)
-def test_grep_r_through_a_globbed_link_above_home(linked: Engine, fake_home: Path) -> None:
-    made = linked.call("terminal", {"command": "ln -s ../.. src/up"}, session_id="s1")
-    assert made.ok, made.error
-    result = linked.call("terminal", {"command": "grep -r secret src/*/"}, session_id="s1")
-    printed = (result.output or "") + (result.error.message if result.error else "")
-    assert SECRET not in printed, "the key was printed"
-
-
 # --- engine files (3): a program's own text writes a policy ---------------------------------------
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
