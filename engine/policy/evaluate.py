@@ -969,7 +969,9 @@ def _through_globbed_links(
             continue
         landings = tree_landings(argv[i], cwd, places.home, command.name == "rm")
         if landings is None:
-            reason = "a recursive reader's glob names more files than are read here: a link among them may lead anywhere"
+            reason = (
+                "a recursive reader's glob names more files than are read here: a link among them may lead anywhere"
+            )
             unwalked.append(Match(UNWALKED, reason, "dangerous", command.text, command.via, grantable=False))
             continue
         for landing in landings:

@@ -1512,7 +1512,7 @@ class Analyzer(Follower, LinkFollower):
             self.vals.here = here
         if numbered and stages:
             own = [(op, target) for descriptor, op, target, _ in descriptors if not descriptor]
-            if given or self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects):
+            if given or (self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects)):
                 own.append(("<<<", ""))
             for stage in stages:
                 self.own_inputs[id(stage)] = tuple(own)
@@ -1534,8 +1534,9 @@ class Analyzer(Follower, LinkFollower):
         `bash -s`) reads the next ones from F -- its text is judged as the shell's commands (as
         `source F`), and in a background shell a text not known is not judged (asked). `exec 3< F`
         only opens F (a read loop's `read -u 3`); `exec 3<&0` copies the input, `exec <&-` closes it."""
-        for descriptor, op, target, varies in descriptors:
-            source = target
+        for descriptor, op, word, unknown in descriptors:
+            source = target = word
+            varies = unknown
             if descriptor:
                 if op in ("<", "<>"):
                     self.exec_numbered.add((op, target))

@@ -19,7 +19,6 @@ import pytest
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import guard, home_intact
-from tests.redteam.harm import SECRET
 
 # --- engine files (3): a program's own text writes a policy ---------------------------------------
 
