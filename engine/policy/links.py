@@ -122,11 +122,18 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
     else:
         path = posixpath.join(cwd, word)
     if _GLOB_CHARS.isdisjoint(path):
-        matches = [path]
+        # no glob: a link it names is read where it lands by the paths walk; only a folder holding
+        # HOME is said here, from the text alone (no system call on a check's common path)
+        plain = posixpath.normpath(path)
+        if plain == "/" or home.startswith(plain.rstrip("/") + "/"):
+            return [home]
+        if word.startswith(("/", "~")) or not _through_disk_link(cwd, word):
+            return []
+        matches = [path]  # `src/up/` (a brace's word) with `src/up -> ../..` on disk
     else:
         import glob as globbing  # noqa: PLC0415  (few words are globs)
 
-        matches = []
+        matches: list[str] = []
         for n, match in enumerate(globbing.iglob(path)):
             if n >= _MAX_GLOB_MATCHES:
                 return None
@@ -142,6 +149,21 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
         if (real == "/" or home.startswith(real.rstrip("/") + "/")) and os.path.isdir(real):
             out.append(home)  # a folder holding HOME: the walk reads HOME
     return list(dict.fromkeys(out))
+
+
+def _through_disk_link(cwd: str, word: str) -> bool:
+    """Whether a relative ``word`` passes a symbolic link on disk in its own first components
+    (those of ``cwd`` are the working directory's: not looked at)."""
+    at = cwd
+    for n, part in enumerate(word.split("/")):
+        if part in ("", "."):
+            continue
+        if part == ".." or n >= 8:
+            return False
+        at = posixpath.join(at, part)
+        if os.path.islink(at):
+            return True
+    return False
 
 
 def _below(name: str, folder: str) -> bool:
