@@ -121,6 +121,7 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
         return []
     else:
         path = posixpath.join(cwd, word)
+    matches: list[str] = []
     if _GLOB_CHARS.isdisjoint(path):
         # no glob: a link it names is read where it lands by the paths walk; only a folder holding
         # HOME is said here, from the text alone (no system call on a check's common path)
@@ -129,11 +130,10 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
             return [home]
         if word.startswith(("/", "~")) or not _through_disk_link(cwd, word):
             return []
-        matches = [path]  # `src/up/` (a brace's word) with `src/up -> ../..` on disk
+        matches.append(path)  # `src/up/` (a brace's word) with `src/up -> ../..` on disk
     else:
         import glob as globbing  # noqa: PLC0415  (few words are globs)
 
-        matches: list[str] = []
         for n, match in enumerate(globbing.iglob(path)):
             if n >= _MAX_GLOB_MATCHES:
                 return None
