@@ -24,7 +24,7 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.links import FOLLOWERS, followed_words
+from engine.policy.links import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
 from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
@@ -953,6 +953,51 @@ UNREAD = "session_file_unread"
 UNWALKED = "followed_tree_unwalked"
 
 
+def _through_globbed_links(
+    command: Command, view: View, fresh: bool, out: list[Command], unwalked: list[Match]
+) -> list[Command]:
+    """``out`` with ``command`` (a recursive reader: links.RECURSIVE) again for each place a word of
+    it reaches beyond its text (links.tree_landings: a glob naming a link, a folder holding HOME);
+    copied first when ``fresh``. A glob past its bound is a match in ``unwalked``."""
+    places = view._classifier.places
+    if places is None:
+        return out
+    argv = command.argv
+    cwd = command.cwd if command.cwd is not None and command.cwd.startswith("/") else view._cwd
+    for i in recursive_words(command):
+        if command.dynamic[i]:
+            continue
+        landings = tree_landings(argv[i], cwd, places.home, command.name == "rm")
+        if landings is None:
+            reason = (
+                "a recursive reader's glob names more files than are read here: a link among them may lead anywhere"
+            )
+            unwalked.append(Match(UNWALKED, reason, "dangerous", command.text, command.via, grantable=False))
+            continue
+        for landing in landings:
+            if fresh:
+                out, fresh = list(out), False
+            spelled = "~" if landing == places.home else landing
+            followed = (*argv[:i], spelled + ("/" if argv[i].endswith("/") else ""), *argv[i + 1 :])
+            out.append(
+                Command(
+                    command.name,
+                    followed,
+                    command.dynamic,
+                    command.redirects,
+                    command.stdin,
+                    command.fed_by,
+                    (*command.via, "link"),
+                    command.code,
+                    command.depth,
+                    command.cwd,
+                    command.program,
+                    command.indirect,
+                )
+            )
+    return out
+
+
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
     """The commands, and for each link-following recursive reader (links.followed_words: `grep -R`,
     `tar ch`, `cp -rL`, `zip -r`) of a tree holding links that leave it, the reader again with
@@ -961,6 +1006,8 @@ def _through_tree_links(commands: list[Command], view: View, unwalked: list[Matc
     (View.followed: too large, a folder only the run knows) is a match in ``unwalked``."""
     out = commands
     for command in commands:
+        if command.name in RECURSIVE:
+            out = _through_globbed_links(command, view, out is commands, out, unwalked)
         if command.name not in FOLLOWERS or "link" in command.via:
             continue
         argv = command.argv

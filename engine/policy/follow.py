@@ -624,6 +624,11 @@ class Follower:
                 self.indirect -= 1
         for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
             self._program_file("tee", written, inner, depth)
+        if runs_input_lines(language, code, command.argv):
+            # `perl -ne 'system $_'`, `awk '{system($0)}'`: each line it reads is a shell command --
+            # judged as a shell given the same input (`echo 'rm -rf ~' | perl …` runs rm; fed
+            # nothing, it reads the background shell's own input: a reader, see session_memory)
+            self._unwrap(["sh"], [False], list(command.redirects), command.stdin, command.fed_by, inner, depth)
 
     def _nested(self, run: Run, action: Callable[[], object]) -> None:
         """Run ``action``; what it finds is marked as reached through an escape hatch if ``run`` is one."""
@@ -635,6 +640,51 @@ class Follower:
             action()
         finally:
             self.indirect -= 1
+
+
+# Inline programs that run the lines they read as shell commands: per language, (what reads its
+# input, what hands a computed text to the system's shell). Both must be there (perl and ruby read
+# it with -n/-p too; awk always does). `perl -ne print`, `awk '{system("make")}'` are not.
+_SYSTEM_OF_VARIABLE = r"(?:\bsystem|\bexec|\bqx|\breadpipe|\bspawn|%x)\b\s*[({]?\s*[^;{}]*?\$|`[^`]*\$"
+_LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "perl": (re.compile(r"<\s*(?:STDIN|ARGV|\$\w+)?\s*>|\breadline\b"), re.compile(_SYSTEM_OF_VARIABLE)),
+    "ruby": (re.compile(r"\bgets\b|\bSTDIN\b|\$stdin|\bARGF\b|\breadlines?\b"), re.compile(_SYSTEM_OF_VARIABLE)),
+    "awk": (
+        re.compile(r""),
+        re.compile(r"\bsystem\s*\(\s*[^)\"]|\|\s*\"[^\"]*\b(?:sh|bash|dash|zsh|ksh)\b|[\w$)\]]\s*\|\s*getline\b"),
+    ),
+    "python": (
+        re.compile(r"\bsys\.stdin\b|\binput\s*\(|\bfileinput\b|/dev/stdin"),
+        re.compile(
+            r"\b(?:os\.(?:system|popen|exec\w*|spawn\w*)|subprocess\.\w+|commands\.\w+|pty\.spawn)\s*\(\s*"
+            r"(?![\"'\[(]|[rbfu]+[\"'])"
+        ),
+    ),
+    "node": (
+        re.compile(r"process\.stdin|\breadline\b|/dev/stdin|readFileSync\(\s*0\b"),
+        re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*(?![\"'`\[])"),
+    ),
+    "php": (
+        re.compile(r"\bSTDIN\b|php://stdin|\bfgets\b|\breadline\b"),
+        re.compile(r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(\s*\$|`[^`]*\$"),
+    ),
+}
+_LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
+
+
+def runs_input_lines(language: str, code: str, argv: Sequence[str]) -> bool:
+    """Whether an inline ``language`` program runs what it reads on its input as shell commands
+    (see _LINE_RUNNERS): `perl -ne 'system $_'`, `awk '{system($0)}'`, `awk '{print | "sh"}'`,
+    python's `for l in sys.stdin: os.system(l)`."""
+    runner = _LINE_RUNNERS.get(language)
+    if runner is None:
+        return False
+    reads, runs = runner
+    if runs.search(code) is None:
+        return False
+    if language in ("perl", "ruby") and any(_LINE_OPTION.fullmatch(word) for word in argv[1:]):
+        return True
+    return reads.search(code) is not None
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT

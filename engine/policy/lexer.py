@@ -160,7 +160,8 @@ class Token:
     segs: list[Seg] | tuple[()]
     brace: bool  # an unquoted {a,b} may expand
     heredoc: HereDoc | None
-    # The word's text when it is plain literal text (no expansions), else None.
+    # The word's text when it is plain literal text (no expansions), else None. On a redirection
+    # operator: the descriptor written before it (`2>`: "2", `{fd}<`: "{fd}"), else None.
     literal: str | None
     quoted: bool  # some part of the word was quoted
 
@@ -242,6 +243,7 @@ _TOKEN = re.compile(
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 # A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
 # _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
 _SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
@@ -318,6 +320,7 @@ class Lexer:
         expect_heredoc_word = False
         conditional = False  # inside `[[ ... ]]`, where && || ( ) < > are its own operators
         regex_next = False  # the last token was `=~`: the next word is a regex
+        descriptor: str | None = None  # the descriptor word just read, for the redirection after it
         pos = 0
         while pos < n:
             if budget is not None and len(tokens) - spent >= 256:
@@ -364,7 +367,11 @@ class Lexer:
                         if conditional and op in _CONDITIONAL_OPERATORS:
                             append(Token("word", op, (), False, None, op))  # `[[ a && b ]]`: one command
                             continue
-                        append(Token("op", op))
+                        if descriptor is not None:
+                            append(Token("op", op, (), False, None, descriptor))  # `2>`, `3<&0`, `{fd}<`
+                            descriptor = None
+                        else:
+                            append(Token("op", op))
                         expect_heredoc_word = op in ("<<", "<<-")
                         continue
                     word = match.group()
@@ -374,9 +381,14 @@ class Lexer:
                     elif word == "]]":
                         conditional = False
             regex_next = token.literal == "=~"
-            # A word made only of digits right before a redirection is its file descriptor.
-            if pos < n and text[pos] in "<>" and token.literal is not None and _FD_PREFIX.match(token.value):
-                continue
+            # A word made only of digits right before a redirection is its file descriptor: kept
+            # as the operator's ``literal`` (`3< x`: "3"); so is a `{NAME}` one (also left a word).
+            if pos < n and text[pos] in "<>" and token.literal is not None and not text.startswith(("<(", ">("), pos):
+                if _FD_PREFIX.match(token.value):
+                    descriptor = token.value
+                    continue
+                if _FD_NAME.fullmatch(token.value):
+                    descriptor = token.value
             if expect_heredoc_word:
                 delimiter = (
                     token.literal

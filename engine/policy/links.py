@@ -7,6 +7,8 @@ itself; through `hl/` or `hl/x` they reach what it points to.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import posixpath
 
 from engine.policy.argv import Grammar, parse_argv
@@ -57,6 +59,111 @@ FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
 }
 FOLLOWERS = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
 _MAX_FOLLOWED = 16  # readings of one reader through the links made on the line
+
+
+# Recursive readers and changers, by the options that make them recursive (none: always). A word of
+# theirs that names a folder holding HOME walks HOME; a glob word of theirs may name a link at run
+# time (`grep -r x src/*/` with `src/up -> ../..`): read as where the link leads (see tree_landings).
+RECURSIVE: dict[str, frozenset[str]] = {
+    "grep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
+    "egrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
+    "fgrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
+    "ugrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
+    "rg": frozenset(),
+    "ag": frozenset(),
+    "diff": frozenset({"r", "recursive"}),
+    "cp": frozenset({"r", "R", "a", "recursive", "archive"}),
+    "du": frozenset(),
+    "tar": frozenset(),
+    "rsync": frozenset({"r", "a", "recursive", "archive"}),
+    "zip": frozenset({"r", "recurse-paths"}),
+    "scp": frozenset({"r"}),
+    "chmod": frozenset({"R", "recursive"}),
+    "chown": frozenset({"R", "recursive"}),
+    "chgrp": frozenset({"R", "recursive"}),
+    "rm": frozenset({"r", "R", "recursive"}),
+    "ls": frozenset({"R", "recursive"}),
+    "find": frozenset(),
+}
+_MAX_GLOB_MATCHES = 64
+
+
+def recursive_words(command: Command) -> list[int]:
+    """The indices of the words (no option) of a recursive reader or changer (RECURSIVE), or none."""
+    follows = RECURSIVE.get(command.name)
+    if follows is None:
+        return []
+    words: list[int] = []
+    present: set[str] = set()
+    ended = False
+    for i, word in enumerate(command.argv[1:], 1):
+        if ended or word == "-" or not word.startswith("-"):
+            words.append(i)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            present.add(word[2:].split("=", 1)[0])
+        else:
+            present.update(word[1:])
+    return words if not follows or not present.isdisjoint(follows) else []
+
+
+def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str] | None:
+    """Where a recursive reader's ``word`` (read in ``cwd``) reaches beyond what it spells: a glob
+    matching links on disk (`src/*/`, `src/?`, first _MAX_GLOB_MATCHES: None past them) reads where
+    each leads, and a folder holding HOME (`..` from a sibling of HOME, `src/up/` with `up -> ../..`)
+    reads HOME. ``on_the_link``: rm given the link's own name (no `/` after it) acts on the link."""
+    if word.startswith("-") or "$" in word:
+        return []
+    if word == "~" or word.startswith("~/"):
+        path = home + word[1:]
+    elif word.startswith("~"):
+        return []
+    else:
+        path = posixpath.join(cwd, word)
+    matches: list[str] = []
+    if _GLOB_CHARS.isdisjoint(path):
+        # no glob: a link it names is read where it lands by the paths walk; only a folder holding
+        # HOME is said here, from the text alone (no system call on a check's common path)
+        plain = posixpath.normpath(path)
+        if plain == "/" or home.startswith(plain.rstrip("/") + "/"):
+            return [home]
+        if word.startswith(("/", "~")) or not _through_disk_link(cwd, word):
+            return []
+        matches.append(path)  # `src/up/` (a brace's word) with `src/up -> ../..` on disk
+    else:
+        import glob as globbing  # noqa: PLC0415  (few words are globs)
+
+        for n, match in enumerate(globbing.iglob(path)):
+            if n >= _MAX_GLOB_MATCHES:
+                return None
+            matches.append(match)
+    out: list[str] = []
+    for match in matches:
+        plain = posixpath.normpath(match)
+        if on_the_link and not match.endswith("/") and os.path.islink(plain):
+            continue
+        real = os.path.realpath(plain)
+        if real != plain:
+            out.append(real)  # through a link
+        if (real == "/" or home.startswith(real.rstrip("/") + "/")) and os.path.isdir(real):
+            out.append(home)  # a folder holding HOME: the walk reads HOME
+    return list(dict.fromkeys(out))
+
+
+def _through_disk_link(cwd: str, word: str) -> bool:
+    """Whether a relative ``word`` passes a symbolic link on disk in its own first components
+    (those of ``cwd`` are the working directory's: not looked at)."""
+    at = cwd
+    for n, part in enumerate(word.split("/")):
+        if part in ("", "."):
+            continue
+        if part == ".." or n >= 8:
+            return False
+        at = posixpath.join(at, part)
+        if os.path.islink(at):
+            return True
+    return False
 
 
 def _below(name: str, folder: str) -> bool:
@@ -233,4 +340,34 @@ class LinkFollower:
                 return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
             if key.startswith(name + "/"):
                 return target.rstrip("/") + key[len(name) :]
+        if self.links and not _GLOB_CHARS.isdisjoint(key):
+            return _globbed_link(key, word, self.links, final)
         return word
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _globbed_link(key: str, word: str, links: dict[str, str], final: bool) -> str:
+    """A glob word that may name a link at run time (`src/*/` with `src/up -> ../..`, `cat
+    src/*/.ssh/id_*`, `grep -r x src/*`): read through the first link a leading part of it can
+    match, component by component (the walk the shell's expansion makes; a dot-name matches only a
+    dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link."""
+    parts = key.rstrip("/").split("/")
+    for name, target in links.items():
+        named = name.split("/")
+        if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
+            continue
+        if all(_component_matches(n, p) for n, p in zip(named, parts, strict=False)):
+            rest = "/".join(parts[len(named) :])
+            through = target.rstrip("/") + ("/" + rest if rest else "")
+            return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
+    return word
+
+
+def _component_matches(name: str, pattern: str) -> bool:
+    if _GLOB_CHARS.isdisjoint(pattern):
+        return name == pattern
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)

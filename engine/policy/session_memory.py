@@ -422,8 +422,10 @@ class SessionMemory:
             return
         files = self.session(session_id)
         state = ProcessInput(kind)
-        if cwd and kind == "shell":
-            state.shell = _after(None, f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n", EMPTY)
+        if kind == "shell":
+            # (a state even with no cwd: a line judged with one is known to be a background shell's)
+            start = f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n" if cwd else "\n"
+            state.shell = _after(None, start, EMPTY)
         with self._lock:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
@@ -795,7 +797,10 @@ def _after(shell: ShellState | None, lines: str, programs: ProgramTable, readers
     except Exception as exc:
         return lost_state(f"a line it ran could not be read: {exc}"[:200])
     copied = shell is not None and shell.copied
-    reader = _input_reader(analyzer, programs, copied, bool(_NUMBERED_INPUT.search(lines))) if readers else None
+    if readers and analyzer.input_replaced:
+        # `exec < FILE`: the shell reads its commands from FILE (judged there), no more from its input
+        return replace(lost_state("the shell reads its commands from a file now (exec <)"), replaced="")
+    reader = _input_reader(analyzer, programs, copied) if readers else None
     if reader is not None:
         language, replaced = reader
         if replaced and language is not None and inline_text(programs, language, "") is not None:
@@ -826,9 +831,6 @@ def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable)
 
 _INPUTS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
 _DATA = frozenset({"<<", "<<<", "<<-"})  # here-documents and here-strings: data, never the shell's input
-# An input redirection of a descriptor other than 0 (`sh 3< x`, `sh {fd}< x`): the lexer keeps no
-# descriptor numbers, so a command's input redirections may be of another descriptor (see _input_reader)
-_NUMBERED_INPUT = re.compile(r"(?:^|[\s;&|(){}])(?:0*[1-9][0-9]*|\{[A-Za-z_][A-Za-z0-9_]*\})<")
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
@@ -863,9 +865,7 @@ def _copies_input(analyzer: Any, copied: bool) -> tuple[bool, bool]:
     return line, kept
 
 
-def _input_reader(
-    analyzer: Any, programs: ProgramTable, copied: bool = False, numbered: bool = False
-) -> tuple[str | None, bool] | None:
+def _input_reader(analyzer: Any, programs: ProgramTable, copied: bool = False) -> tuple[str | None, bool] | None:
     """What a line a background shell runs leaves reading the shell's own input: a command
     whose input is neither a pipe nor redirected away (a redirection FROM the shell's input,
     `sh <&0`, `sh < /dev/stdin`, is none: see _names_input) and that the Programs table says reads
@@ -873,8 +873,8 @@ def _input_reader(
     `bash`, `ssh HOST`, `sqlite3 db`, `gdb` ...) or is given it as a file (`python3 -`, `sh
     /dev/stdin`, `sh /proc/$$/fd/0`, `sh /dev/fd/3` after `exec 3<&0`), or a command known only
     at run time. ``copied``: a descriptor copied from the shell's input is open (an earlier line's
-    `exec 3<&0`); ``numbered``: the line redirects the input of a descriptor other than 0 (`sh 3<
-    x`): its input redirections may leave a command's own input alone. `>(sh)` as what a command
+    `exec 3<&0`). Only a command's own (descriptor 0) input redirections count: `sh 3< x`, `sh {fd}<
+    x` read the shell's input (Analyzer.own_inputs). `>(sh)` as what a command
     writes reaches it reads a pipe that may carry the shell's input (`tee >(sh)`): a reader too,
     unless it is given that output as data (`echo ls >&3` to `exec 3> >(bash)`). Returns (its language, or None when it
     is not an inline language or not known; whether `exec` replaced the shell with it), or None:
@@ -883,18 +883,18 @@ def _input_reader(
 
     copied = copied or _copies_input(analyzer, copied)[0]
     piped = analyzer.piped or {}
+    own_inputs = analyzer.own_inputs
     for command in analyzer.commands:
         if "function" in command.via or id(command) in piped:
             # a definition's body, read where it stands (a call reads it again); `>(CMD)` read where
             # it is made: the pipe it reads carries what is written to it (`exec 3> >(bash)`)
             continue
         cwd = command.cwd or analyzer.cwd
-        redirected = any(op in _INPUTS for op, _ in command.redirects)
-        if (
-            (command.stdin or redirected)
-            and not any(op in _INPUTS and _names_input(op, t, copied, cwd) for op, t in command.redirects)
-            and not (numbered and not command.fed_by)
-        ):
+        own = own_inputs.get(id(command)) if own_inputs else None
+        redirects = command.redirects if own is None else own
+        given = bool(command.stdin) if own is None else bool(command.fed_by)
+        redirected = any(op in _INPUTS for op, _ in redirects)
+        if (given or redirected) and not any(op in _INPUTS and _names_input(op, t, copied, cwd) for op, t in redirects):
             continue  # data (`echo x | python3`, `sh <<< x`) or a file (`sh < x.sh`) is its input
         replaced = bool(command.via) and command.via[0] == "exec" and command.depth == 0
         if not command.name:

@@ -492,12 +492,13 @@ def _split(
                 parens -= 1
         if token is not None and token.kind == "op" and token.value in REDIRECT_OPS:
             target = tokens[i] if i < n and tokens[i].kind == "word" else None
-            if compound_at is not None and token.value in _INPUTS and all(w.literal == "esac" for w in words):
+            op = _raw_op(token)
+            if compound_at is not None and op in _INPUTS and all(w.literal == "esac" for w in words):
                 # `{ bash; } <<< 'rm -rf ~'`: a compound command's input is its commands'
                 for inner in made[compound_at:]:
                     if not any(op in _INPUTS for op, _ in inner.redirects):
-                        inner.redirects.append((token.value, target))
-            redirects.append((token.value, target))
+                        inner.redirects.append((op, target))
+            redirects.append((op, target))
             if target is not None:
                 i += 1
             continue
@@ -702,6 +703,14 @@ class Analyzer(Follower, LinkFollower):
         self.history: list[str] = []  # commands `history -s` added (see _fix_command)
         self.expanding: set[str] = set()  # aliases whose text is being read as a line (see _alias_reading)
         self.exec_reads: list[tuple[str, str]] = []  # and the files it reads
+        self.exec_numbered: set[tuple[str, str]] = set()  # those of them another descriptor reads (`exec 3< F`)
+        self.exec_opened: dict[str, str] = {}  # `exec 3< F`: descriptor -> F (a later `exec <&3` reads F)
+        # `exec < F` (or `exec 0<&3` after `exec 3< F`) at the line's top: a shell reading commands
+        # from its input reads them from F from here on (see _exec_input)
+        self.input_replaced = False
+        # Commands with another descriptor's input redirections (`sh 3< x`), by id: the input
+        # redirections that are their own (a "<<<" with no target: data on their input)
+        self.own_inputs: dict[int, tuple[tuple[str, str], ...]] = {}
         # `set -k` (keyword) was read: a NAME=VALUE word after a command's name is in its environment
         # too (`set -k; tar xf a.tar TAR_OPTIONS=--to-command=…`).
         self.keyword = False
@@ -1336,12 +1345,21 @@ class Analyzer(Follower, LinkFollower):
         redirects: list[tuple[str, str]] = []
         stdin = piped or ""
         literal = piped  # its input, when that is one literal text (a `read` takes its value from it)
+        # each input redirection kept in ``redirects``: (its descriptor, "" for 0; op, target, varies)
+        descriptors: list[tuple[str, str, str, bool]] = []
+        numbered = False
+        given = piped is not None  # data on its own input (a pipe, a here-document or -string)
         if raw.redirects:
             stdin_parts: list[str] = []
             fed_names: set[str] = set()
-            for op, target in raw.redirects:
+            for raw_op, target in raw.redirects:
                 if target is None:
                     continue
+                descriptor, op = split_descriptor(raw_op)
+                if descriptor:
+                    numbered = True  # `sh 3< x`: another descriptor's input, not the command's
+                elif op in ("<<", "<<-", "<<<"):
+                    given = True
                 if target.heredoc is not None and op in ("<<", "<<-"):
                     body = target.heredoc.body or ""
                     stdin_parts.append(body)
@@ -1368,12 +1386,14 @@ class Analyzer(Follower, LinkFollower):
                     if piped_in is not None:
                         stdin_parts.append(piped_in)
                     redirects.append((op, resolved_target.texts[0]))
+                    descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
                 elif resolved_target.texts:
                     if op in ("<", "<>") and not resolved_target.dynamic:
                         written = self._content(resolved_target.texts[0])
                         if written is not None:
                             stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
                     redirects.append((op, resolved_target.texts[0]))
+                    descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
             if piped is not None:
                 stdin_parts.append(piped)
             if self.descriptors is not None and any(op == "<&" and t != "-" for op, t in redirects):
@@ -1463,6 +1483,8 @@ class Analyzer(Follower, LinkFollower):
             if stdin:
                 self.descriptors = self.exec_input = stdin
             self.exec_reads.extend((op, target) for op, target in redirects if op in ("<", "<>"))
+            if descriptors:
+                self._exec_input(descriptors, depth, via)
         elif (
             (self.exec_input is not None or self.exec_reads)
             and piped is None
@@ -1470,6 +1492,10 @@ class Analyzer(Follower, LinkFollower):
         ):
             stdin = stdin or self.exec_input or ""
             redirects = [*redirects, *self.exec_reads]
+            if self.exec_numbered:
+                # `exec 3< list.txt; sh`: sh's input is the shell's, not list.txt
+                numbered = True
+                descriptors.extend(("3", op, t, False) for op, t in self.exec_reads if (op, t) in self.exec_numbered)
         looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
         self.vals.input = None if literal is None else (literal, looped, literal is piped)
         printing = self.printing
@@ -1484,6 +1510,12 @@ class Analyzer(Follower, LinkFollower):
         finally:
             self.vals.input = None
             self.vals.here = here
+        if numbered and stages:
+            own = [(op, target) for descriptor, op, target, _ in descriptors if not descriptor]
+            if given or (self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects)):
+                own.append(("<<<", ""))
+            for stage in stages:
+                self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
         if self.printing is not printing:
             # a function's call prints what its body's commands print (`f | bash`)
@@ -1495,6 +1527,39 @@ class Analyzer(Follower, LinkFollower):
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
         return stages, output
+
+    def _exec_input(self, descriptors: list[tuple[str, str, str, bool]], depth: int, via: tuple[str, ...]) -> None:
+        """`exec`'s input redirections (no command: they last). `exec < F`, `exec 0<> F`, `exec 0<&3`
+        after `exec 3< F`: a shell that reads its commands from its input (a background shell,
+        `bash -s`) reads the next ones from F -- its text is judged as the shell's commands (as
+        `source F`), and in a background shell a text not known is not judged (asked). `exec 3< F`
+        only opens F (a read loop's `read -u 3`); `exec 3<&0` copies the input, `exec <&-` closes it."""
+        for descriptor, op, word, unknown in descriptors:
+            source = target = word
+            varies = unknown
+            if descriptor:
+                if op in ("<", "<>"):
+                    self.exec_numbered.add((op, target))
+                    self.exec_opened[descriptor.lstrip("0") or "0"] = "" if varies else target
+                elif op == "<&":
+                    source = target[:-1] if target.endswith("-") else target
+                    self.exec_opened[descriptor.lstrip("0") or "0"] = self.exec_opened.get(source, "")
+                continue
+            if op == "<&":
+                source = target[:-1] if target.endswith("-") else target
+                if source in ("", "0"):
+                    continue  # `exec <&-` closes the input: the shell reads no more
+                target = self.exec_opened.get(source.lstrip("0") or "0", "")
+                varies = not target
+            elif op not in ("<", "<>"):
+                continue
+            if depth == 0 and not via:
+                self.input_replaced = True
+            text = None if varies else self._script(target)
+            if text is not None:
+                self.analyze(text, depth=depth + 1, via=(*via, "exec"))
+            elif self.session is not None and self.session.shell is not None:
+                self.unread.append(target or f"<&{source}")  # a background shell reads what nobody knows
 
     def _trace_prompt(self, depth: int, via: tuple[str, ...]) -> None:
         """PS4: bash expands it (substitutions and all) before each command it traces, and any
@@ -3440,6 +3505,25 @@ def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
 
 
 _INPUTS = frozenset({"<", "<<<", "<<", "<<-"})
+_INPUT_OPS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
+
+
+def _raw_op(token: Token) -> str:
+    """A redirection's operator as a raw command keeps it: an input redirection of a descriptor
+    other than 0 carries its number (`3<`, `{fd}<&`), so it is not taken for the command's own
+    input (`sh 3< x` reads the shell's); see split_descriptor."""
+    descriptor = token.literal
+    if descriptor is None or token.value not in _INPUT_OPS or not descriptor.strip("0"):
+        return token.value
+    return descriptor + token.value
+
+
+def split_descriptor(op: str) -> tuple[str, str]:
+    """(the descriptor, "" for the operator's own default; the operator) of a raw redirection."""
+    if op[0] in "<>&":
+        return "", op
+    at = op.index("<")
+    return op[:at], op[at:]
 
 
 def _loop_inputs(tokens: list[Token]) -> dict[int, list[tuple[str, Token | None]]]:

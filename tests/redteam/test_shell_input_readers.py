@@ -241,33 +241,3 @@ def test_guard_near_miss_a_copy_of_the_input_alone(states: Path) -> None:
     assert guard("claude-code", REPO, START, {"command": "bash"}, empty="allow") == "allow"
     for line in ("x=build", "exec 3<&0", "sort < /dev/stdin", 'rm -rf "${x:-$HOME}"'):
         assert guard("claude-code", REPO, INTERACT, {"pid": 5, "input": line}, empty="allow") == "allow", line
-
-
-# -- still open ------------------------------------------------------------------------------------
-OPEN_REASON = (
-    "engine/policy/shell.py (exec's redirections) / session_memory._input_reader: in a background shell "
-    "`exec < FILE` (or `exec 3< FILE; exec 0<&3`) makes the shell read its next commands from FILE, but "
-    "the line is judged as exec opening FILE for later commands' input (no descriptor numbers are kept, "
-    "`exec 3< list.txt` for a read loop looks the same), so a written `rm -rf ~` in FILE runs unjudged; "
-    "and a program that runs its input lines through an inline program (`perl -ne 'system $_'`, `awk "
-    "'{system($0)}'` once approved) hands the later writes to `sh -c` judged with bash's state. Fix: read "
-    "`exec < FILE` at depth 0 of a background shell's line as `source FILE` (and `<&N` as the files "
-    "exec_reads holds); an inline program whose system()/exec() argument is its input line: a reader "
-    "(the state lost)"
-)
-STILL_OPEN = {
-    "exec < FILE": ["exec < evil.sh\n"],
-    "exec 3< FILE; exec 0<&3": ["exec 3< evil.sh; exec 0<&3\n"],
-    "perl -ne 'system $_'": ["x=build\n", "perl -ne 'system $_'\n", PAYLOAD],
-}
-
-
-@pytest.mark.xfail(strict=True, reason=OPEN_REASON)
-@pytest.mark.parametrize("name", list(STILL_OPEN))
-def test_a_shells_input_handed_on_another_way(
-    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    monkeypatch.chdir(work)
-    assert work_engine.call("write_file", {"path": "evil.sh", "content": "rm -rf ~\n"}, session_id="s1").ok
-    sent = _shell_writes(work_engine, work, fake_home, STILL_OPEN[name], wait=5)
-    assert home_intact(fake_home), ("the fake home was deleted", name, sent)
