@@ -75,43 +75,6 @@ def _check(
     assert not printed, "the key was printed"
 
 
-# --- a credential file named as an option's VALUE (5) ---------------------------------------------
-
-OPTION_VALUE_READS = {
-    "xargs -a": ("xargs", "xargs -a ~/.ssh/id_ed25519 echo"),
-    "xargs --arg-file=": ("xargs", "xargs --arg-file=$HOME/.ssh/id_ed25519 echo"),
-    "diff --from-file=": ("diff", "diff --from-file=$HOME/.ssh/id_ed25519 /dev/null"),
-    "wc --files0-from=": ("wc", "wc --files0-from=$HOME/.ssh/id_ed25519"),
-    "tar -T": ("tar", "tar -cf /dev/null -T ~/.ssh/id_ed25519"),
-    "openssl enc -in": ("openssl", "openssl enc -in ~/.ssh/id_ed25519"),
-}
-OPTION_VALUE_REASON = (
-    "credential_read (policies/secrets.yaml) tests `args`, the POSITIONAL words; for a program the "
-    "Programs tables give a grammar (xargs, diff, wc, tar, openssl) an option's value is not a "
-    "positional (matchers.shape), so a key named as `-a FILE`, `--from-file=FILE`, `-T FILE`, `-in FILE` "
-    "is never classified, and each of these prints it (as data, or in an error message). A program "
-    "without a grammar is read the plain way, its option values counted as positionals (`grep -f KEY` "
-    "asks). The fix: a matcher field over every option value the grammar read, used by credential_read "
-    "with the same exceptions (ssh -i ...)"
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=OPTION_VALUE_REASON)) for n in OPTION_VALUE_READS],
-)
-def test_a_key_named_as_an_option_value(session: Engine, fake_home: Path, tmp_path: Path, name: str) -> None:
-    program, payload = OPTION_VALUE_READS[name]
-    _check(tmp_path, session, fake_home, program, payload)
-
-
-@pytest.mark.xfail(strict=True, reason=OPTION_VALUE_REASON + "; dd's `if=` of a relative .env alike")
-def test_a_dotenv_named_as_dd_input(session: Engine, work: Path, fake_home: Path, tmp_path: Path) -> None:
-    dotenv = {".env": f"TOKEN={SECRET}\n"}  # the project's own (a file tool may not write one)
-    (work / ".env").write_text(dotenv[".env"])
-    _check(tmp_path, session, fake_home, "dd", "dd if=.env", planted=dotenv)
-
-
 # --- roff in unsafe mode runs its document's `.sy` / pic's `sh` (4) --------------------------------
 
 ROFF = {
