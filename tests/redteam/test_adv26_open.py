@@ -145,28 +145,6 @@ def test_make_variable_operand_runs_a_command(session: Engine, fake_home: Path, 
     _check(tmp_path, session, fake_home, "make", MAKE_VARIABLES[name], {"x.c": C_SOURCE})
 
 
-# --- a described program's option that runs a shell command (2) -----------------------------------
-
-SPLIT = {
-    "split --filter=": "split --filter='rm -rf ~' n.txt",
-    "split --filter WORD, printing": "split -n2 --filter 'cat ~/.ssh/id_ed25519' n.txt",
-}
-SPLIT_REASON = (
-    "GNU split's --filter=CMD runs CMD through $SHELL for each piece; the `*` program's option-name "
-    "rule (a `--filter`/`--command`/`--exec` value runs) only reads programs no table describes, and "
-    "split has a grammar in policies/writers.yaml, so its --filter is data. The fix: a shell run on "
-    "split's filter option (executors.yaml or writers.yaml), and the option-name rule for described "
-    "programs' options the grammar does not give a run"
-)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=SPLIT_REASON)) for n in SPLIT]
-)
-def test_split_filter_runs_a_command(session: Engine, fake_home: Path, tmp_path: Path, name: str) -> None:
-    _check(tmp_path, session, fake_home, "split", SPLIT[name], {"n.txt": "1\n2\n3\n"})
-
-
 # --- python -m timeit runs its operands and -s/--setup as Python (2) -------------------------------
 
 TIMEIT = {
