@@ -902,8 +902,11 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if not any(_WILDCARDS & set(n) for n in names):
             return set(names), set()
     fragments: set[str] = set()
-    for key in ("args", "words", "redirects", "reads"):
-        spec = data.get(key)
+    # Every condition must hold: the fragments of any one argmatch say when the matcher cannot match
+    # (an option's value among them: `options: {"*": {classes: [...]}}`).
+    specs = [data.get(key) for key in ("args", "words", "redirects", "reads")]
+    specs.extend((data.get("options") or {}).values())
+    for spec in specs:
         if not spec:
             continue
         if spec.get("glob"):
