@@ -186,6 +186,10 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
     return found
 
 
+# The name part of an option word with its value attached by `=` (`--from-file`, `-in`, `if`).
+_OPTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w-]*")
+_BLANK = re.compile(r"\s")
+
 _SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal")
 
 
@@ -229,9 +233,30 @@ class Shape:
         self.literal = literal
 
     def option_values(self, name: str) -> list[str]:
+        if name == "*":
+            return self.every_value()
         if self.values is not None and name in self.known:
             return self.values.get(name, [])
         return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+
+    def every_value(self) -> list[str]:
+        """Every option value (the name `*` of a matcher's `options`): those the grammar read, and
+        the text after the first `=` of a word spelled `--name=V` or `-name=V` (an option the
+        grammar does not declare), or `name=V` for a program without one (dd's `if=`); none with
+        a blank in it. A value written as its own word after an option no
+        grammar declares is a positional already (`_plain`)."""
+        found: list[str] = []
+        described = self.values is not None
+        if self.values is not None:
+            for spelled in self.values.values():
+                found.extend(spelled)
+        for word in self.words:
+            at = word.find("=")
+            if at > 0 and (word[0] == "-" or not described) and _OPTION_NAME.fullmatch(word, 0, at) is not None:
+                found.append(word[at + 1 :])
+        # A value with a blank is a command line or a text, not a name (`rsync -e "ssh -i KEY"`:
+        # the command it runs is judged in its own right).
+        return [v for v in dict.fromkeys(found) if not _BLANK.search(v)]
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -273,16 +298,17 @@ def shape(command: Command) -> Shape:
         # after it belong to the command it hands them to, never its own options
         # (`docker run alpine ls -v /` mounts nothing).
         _plain(list(argv[reading.rest :]), set(), set(), positionals)
-    elif reading.rest is not None:
-        # A verb the table does not describe: its words are read the plain way, and its options
-        # are read from the words.
-        _plain(list(argv[reading.rest :]), short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)))
     values: dict[str, list[str]] = {}
     for name, value, _ in reading.options:
         if value is not None:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
+    if reading.rest is not None and not (len(levels) > 1 and not level.subcommands):
+        # A verb the table does not describe, or the command a wrapper runs: its words are read
+        # the plain way, and its options are read from the words (no option name is `known`);
+        # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
+        _plain(list(argv[reading.rest :]), short, long, positionals)
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values)
     literal = _program_text(program, reading, command) if program.runs else frozenset()
     return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal)
 
@@ -931,8 +957,11 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if not any(_WILDCARDS & set(n) for n in names):
             return set(names), set()
     fragments: set[str] = set()
-    for key in ("args", "words", "redirects", "reads"):
-        spec = data.get(key)
+    # Every condition must hold: the fragments of any one argmatch say when the matcher cannot match
+    # (an option's value among them: `options: {"*": {classes: [...]}}`).
+    specs = [data.get(key) for key in ("args", "words", "redirects", "reads")]
+    specs.extend((data.get("options") or {}).values())
+    for spec in specs:
         if not spec:
             continue
         if spec.get("glob"):
