@@ -678,12 +678,13 @@ class TreeLister:
     """The entries of the folders the bounded tree walkers read (View.followed for a reader
     that follows links, `grep -R .`; PathClassifier._listed for a listing of the tree,
     `$(ls src)`): each folder is listed once and kept while its modification time and inode
-    stay the same (creating, removing or renaming an entry, a link included, changes them),
+    stay the same (creating, removing or renaming an entry, a link included, changes them; its
+    change time too: a caller can set a folder's modification time back, `touch -d`, not that),
     so a walk of an unchanged tree costs one stat per folder, not a listing of every entry.
     A folder changed too recently for its timestamp to tell (or a large one) is listed again."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[tuple[int, int], tuple[tuple[str, int], ...]]] = {}
+        self._kept: dict[str, tuple[tuple[int, int, int], tuple[tuple[str, int], ...]]] = {}
 
     def entries(self, folder: str) -> tuple[tuple[str, int], ...] | None:
         """``folder``'s (name, kind) entries in listing order (the first _TREE_READ); None when
@@ -694,7 +695,7 @@ class TreeLister:
             info = None
         if info is not None:
             kept = self._kept.get(folder)
-            if kept is not None and kept[0] == (info.st_mtime_ns, info.st_ino):
+            if kept is not None and kept[0] == (info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
                 return kept[1]
         listed: list[tuple[str, int]] = []
         try:
@@ -709,10 +710,11 @@ class TreeLister:
         except OSError:
             return None
         out = tuple(listed)
-        if info is not None and len(out) <= _TREE_KEPT_ENTRIES and time.time_ns() - info.st_mtime_ns >= _TREE_RACY_NS:
+        changed = max(info.st_mtime_ns, info.st_ctime_ns) if info is not None else 0
+        if info is not None and len(out) <= _TREE_KEPT_ENTRIES and time.time_ns() - changed >= _TREE_RACY_NS:
             if len(self._kept) >= _TREE_KEPT_DIRS:
                 self._kept.clear()  # simpler than an LRU, and safe under threads
-            self._kept[folder] = ((info.st_mtime_ns, info.st_ino), out)
+            self._kept[folder] = ((info.st_mtime_ns, info.st_ctime_ns, info.st_ino), out)
         return out
 
 
