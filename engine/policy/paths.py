@@ -668,6 +668,7 @@ def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tu
 
 _TREE_LINK, _TREE_DIR, _TREE_OTHER = 1, 2, 3
 _TREE_KEPT_DIRS = 4096  # folders TreeLister keeps (all are forgotten past it)
+_TREE_KEPT_TOTAL = 1 << 16  # entries it keeps in all (the same)
 _TREE_KEPT_ENTRIES = 4096  # larger folders are listed again on each walk
 _TREE_READ = max(_MAX_FOLLOWED_ENTRIES, _MAX_LISTED) + 1  # past it, every walker stops anyway
 # Timestamps are only as fine as the kernel's clock tick: a listing is kept once it is older.
@@ -685,6 +686,7 @@ class TreeLister:
 
     def __init__(self) -> None:
         self._kept: dict[str, tuple[tuple[int, int, int], tuple[tuple[str, int], ...]]] = {}
+        self._total = 0  # entries kept
 
     def entries(self, folder: str) -> tuple[tuple[str, int], ...] | None:
         """``folder``'s (name, kind) entries in listing order (the first _TREE_READ); None when
@@ -712,9 +714,11 @@ class TreeLister:
         out = tuple(listed)
         changed = max(info.st_mtime_ns, info.st_ctime_ns) if info is not None else 0
         if info is not None and len(out) <= _TREE_KEPT_ENTRIES and time.time_ns() - changed >= _TREE_RACY_NS:
-            if len(self._kept) >= _TREE_KEPT_DIRS:
+            if len(self._kept) >= _TREE_KEPT_DIRS or self._total + len(out) > _TREE_KEPT_TOTAL:
                 self._kept.clear()  # simpler than an LRU, and safe under threads
+                self._total = 0
             self._kept[folder] = ((info.st_mtime_ns, info.st_ctime_ns, info.st_ino), out)
+            self._total += len(out)
         return out
 
 
