@@ -2,10 +2,11 @@
 
 A policy judged on the spelling alone is fooled by ``gc -> .git/config``. Looking every
 word up with ``lstat`` on each check would cost more than the rest of the check, so each
-directory a check walks through is listed once and kept while its modification time (and
-inode) stays the same: creating, removing or renaming an entry, a symbolic link included,
-changes it. A listing younger than the clock's granularity could miss a change made in
-the same tick, so recently changed directories are asked entry by entry instead.
+directory a check walks through is listed once and kept while its modification time, change
+time and inode stay the same: creating, removing or renaming an entry, a symbolic link included,
+changes them (and setting the modification time back, `touch -d`, changes the change time).
+A listing younger than the clock's granularity could miss a change made in the same tick, so
+recently changed directories are asked entry by entry instead.
 
 Only the areas a tool can plant a link in are followed (the working directory, home,
 temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
@@ -55,7 +56,7 @@ class LinkFinder:
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
         self._is_real = {a: os.path.realpath(a) == a for a in ordered}
-        self._listings: dict[str, tuple[tuple[int, int], Listing]] = {}
+        self._listings: dict[str, tuple[tuple[int, int, int], Listing]] = {}
         # The links of each cached listing (keyed by the listing's identity, kept alive with it).
         self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
 
@@ -69,11 +70,12 @@ class LinkFinder:
             st = os.stat(directory)
         except (OSError, ValueError):
             return None
-        key = (st.st_mtime_ns, st.st_ino)
+        # The change time too: a caller can set a folder's modification time back (`touch -d`).
+        key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         cached = self._listings.get(directory)
         if cached is not None and cached[0] == key:
             return cached[1]
-        if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
             return None
         entries = scan(directory)
         if entries is None:

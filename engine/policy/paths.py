@@ -21,6 +21,7 @@ import itertools
 import os
 import posixpath
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -665,6 +666,62 @@ def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tu
     return alternatives
 
 
+_TREE_LINK, _TREE_DIR, _TREE_OTHER = 1, 2, 3
+_TREE_KEPT_DIRS = 4096  # folders TreeLister keeps (all are forgotten past it)
+_TREE_KEPT_TOTAL = 1 << 16  # entries it keeps in all (the same)
+_TREE_KEPT_ENTRIES = 4096  # larger folders are listed again on each walk
+_TREE_READ = max(_MAX_FOLLOWED_ENTRIES, _MAX_LISTED) + 1  # past it, every walker stops anyway
+# Timestamps are only as fine as the kernel's clock tick: a listing is kept once it is older.
+_TREE_RACY_NS = 2_000_000_000
+
+
+class TreeLister:
+    """The entries of the folders the bounded tree walkers read (View.followed for a reader
+    that follows links, `grep -R .`; PathClassifier._listed for a listing of the tree,
+    `$(ls src)`): each folder is listed once and kept while its modification time and inode
+    stay the same (creating, removing or renaming an entry, a link included, changes them; its
+    change time too: a caller can set a folder's modification time back, `touch -d`, not that),
+    so a walk of an unchanged tree costs one stat per folder, not a listing of every entry.
+    A folder changed too recently for its timestamp to tell (or a large one) is listed again."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[tuple[int, int, int], tuple[tuple[str, int], ...]]] = {}
+        self._total = 0  # entries kept
+
+    def entries(self, folder: str) -> tuple[tuple[str, int], ...] | None:
+        """``folder``'s (name, kind) entries in listing order (the first _TREE_READ); None when
+        it cannot be listed (not a folder, not readable)."""
+        try:
+            info: os.stat_result | None = os.stat(folder)
+        except OSError:
+            info = None
+        if info is not None:
+            kept = self._kept.get(folder)
+            if kept is not None and kept[0] == (info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
+                return kept[1]
+        listed: list[tuple[str, int]] = []
+        try:
+            with os.scandir(folder) as found:
+                for entry in found:
+                    if len(listed) >= _TREE_READ:
+                        return tuple(listed)  # a walker stops here: not kept
+                    if entry.is_symlink():
+                        listed.append((entry.name, _TREE_LINK))
+                    else:
+                        listed.append((entry.name, _TREE_DIR if entry.is_dir(follow_symlinks=False) else _TREE_OTHER))
+        except OSError:
+            return None
+        out = tuple(listed)
+        changed = max(info.st_mtime_ns, info.st_ctime_ns) if info is not None else 0
+        if info is not None and len(out) <= _TREE_KEPT_ENTRIES and time.time_ns() - changed >= _TREE_RACY_NS:
+            if len(self._kept) >= _TREE_KEPT_DIRS or self._total + len(out) > _TREE_KEPT_TOTAL:
+                self._kept.clear()  # simpler than an LRU, and safe under threads
+                self._total = 0
+            self._kept[folder] = ((info.st_mtime_ns, info.st_ctime_ns, info.st_ino), out)
+            self._total += len(out)
+        return out
+
+
 class PathClassifier:
     """Classifies words against the classes declared in policy manifests."""
 
@@ -689,6 +746,7 @@ class PathClassifier:
         self._plain: tuple[Finder, Finder] | tuple[()] | None = None
         self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
+        self._trees = TreeLister()
         if places is not None:
             self._engine = {
                 "engine_files": _compile(places.engine_files),
@@ -959,35 +1017,40 @@ class PathClassifier:
         # `ls DIR` prints DIR's own names (every level with -R), read from base
         tops = frozenset(p for p in pending if p != walk.leads_to(base)) if words[0] == "ls" else frozenset()
         every_level = any(a.startswith("-") and not a.startswith("--") and "R" in a for a in args)
+        trees = self._trees
         while pending:
             folder = pending.pop()
-            try:
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        seen += 1
-                        if seen > _MAX_LISTED:
-                            return unknown
-                        if split.search(entry.name):
-                            # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
-                            # printed name, and a piece is another path
-                            return unknown
-                        if tops and (every_level or folder in tops):
-                            bare.add(entry.name)
-                        if entry.is_symlink():
-                            at = self._at(os.path.realpath(entry.path))
-                            if at:
-                                forms.append(at)
-                        elif entry.is_dir():
-                            if entry.name != ".git" or words[0] != "git":
-                                pending.append(entry.path)
-                        else:
-                            if entry.stat(follow_symlinks=False).st_nlink > 1:
-                                forms.append(_HARD_LINKED_FORM)
-                            at = self._at(entry.path)
-                            if at and at not in forms:
-                                forms.append(at)  # a protected file in the tree (`.env`, `*.pem`)
-            except OSError:
+            listed = trees.entries(folder)
+            if listed is None:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
+            for name, kind in listed:
+                seen += 1
+                if seen > _MAX_LISTED:
+                    return unknown
+                if split.search(name):
+                    # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
+                    # printed name, and a piece is another path
+                    return unknown
+                if tops and (every_level or folder in tops):
+                    bare.add(name)
+                path = posixpath.join(folder, name)
+                if kind == _TREE_LINK:
+                    at = self._at(os.path.realpath(path))
+                    if at:
+                        forms.append(at)
+                elif kind == _TREE_DIR:
+                    if name != ".git" or words[0] != "git":
+                        pending.append(path)
+                else:
+                    try:
+                        linked = os.lstat(path).st_nlink > 1
+                    except OSError:
+                        return unknown  # gone since it was listed: not readable now
+                    if linked:
+                        forms.append(_HARD_LINKED_FORM)
+                    at = self._at(path)
+                    if at and at not in forms:
+                        forms.append(at)  # a protected file in the tree (`.env`, `*.pem`)
         for name in bare:
             # `cat $(ls src)` reads ./NAME, not src/NAME: a link of that name here leads elsewhere
             path = posixpath.join(base, name)
@@ -1178,31 +1241,31 @@ class View:
         seen = set(trees)
         landings: list[str] = []
         count = 0
+        lister = self._classifier._trees
         while pending:
             current = pending.pop()
-            try:
-                with os.scandir(current) as entries:
-                    for entry in entries:
-                        count += 1
-                        if count > _MAX_FOLLOWED_ENTRIES:
-                            return None
-                        if entry.is_symlink():
-                            real = os.path.realpath(entry.path)
-                            if any(real == tree or real.startswith(tree.rstrip("/") + "/") for tree in trees):
-                                continue  # inside a tree already walked
-                            if len(landings) >= _MAX_FOLLOWED_LINKS:
-                                return None
-                            landings.append(real)
-                            if home.startswith(real.rstrip("/") + "/"):
-                                landings.append(home)  # a folder above home reads home (`ln -s ../.. up`)
-                            if os.path.isdir(real) and real not in seen:
-                                seen.add(real)
-                                trees.append(real)
-                                pending.append(real)
-                        elif entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-            except OSError:
+            listed = lister.entries(current)
+            if listed is None:
                 continue  # unreadable: the reader cannot read it either
+            for name, kind in listed:
+                count += 1
+                if count > _MAX_FOLLOWED_ENTRIES:
+                    return None
+                if kind == _TREE_LINK:
+                    real = os.path.realpath(posixpath.join(current, name))
+                    if any(real == tree or real.startswith(tree.rstrip("/") + "/") for tree in trees):
+                        continue  # inside a tree already walked
+                    if len(landings) >= _MAX_FOLLOWED_LINKS:
+                        return None
+                    landings.append(real)
+                    if home.startswith(real.rstrip("/") + "/"):
+                        landings.append(home)  # a folder above home reads home (`ln -s ../.. up`)
+                    if os.path.isdir(real) and real not in seen:
+                        seen.add(real)
+                        trees.append(real)
+                        pending.append(real)
+                elif kind == _TREE_DIR:
+                    pending.append(posixpath.join(current, name))
         return landings
 
     def classify(self, word: str) -> frozenset[str]:

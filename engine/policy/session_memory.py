@@ -29,6 +29,7 @@ bounds is remembered as unread, never as harmless. Thread-safe.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -495,13 +496,15 @@ class SessionMemory:
 class SessionView:
     """What one check reads from its session: remembered files, and files on disk."""
 
-    __slots__ = ("_lock", "_real", "files", "shell", "workdir")
+    __slots__ = ("_lock", "_real", "_under", "files", "shell", "workdir")
 
     def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
         self.files = files
         self.workdir = workdir
         self._lock = lock
         self._real: str | None = None
+        # keys_under's answers in this check (a python command asks twice): one check, one state.
+        self._under: dict[tuple[str, str | None], list[str]] = {}
         # The background shell a `process write` is judged for: its lines are read from there.
         self.shell: ShellState | None = None
 
@@ -560,11 +563,22 @@ class SessionView:
                 pass
         return names
 
-    def keys_under(self, base: str) -> list[str]:
+    def keys_under(self, base: str, name: str | None = None) -> list[str]:
         """The files under the folder ``base`` (an analyzer's key: "" the working directory, "/"
         anywhere) that a `**` glob may match, at any depth: those the session wrote, and those
         of the folders under it on disk (not hidden ones, not followed through links; the first
-        few hundred entries), which ``read`` judges only when they changed since it began."""
+        few hundred entries), which ``read`` judges only when they changed since it began.
+        ``name``: the glob of the last component a key must match (the others are left out on
+        disk before their file is asked when it changed: one stat each). Remembered for the
+        view's check."""
+        memo = self._under.get((base, name))
+        if memo is not None:
+            return list(memo)
+        keys = self._keys_under(base, name)
+        self._under[base, name] = keys
+        return list(keys)
+
+    def _keys_under(self, base: str, name: str | None) -> list[str]:
         folder = file_key(base, self.workdir) if base not in ("", "/") else base
         if folder == ".":
             folder = ""
@@ -594,8 +608,8 @@ class SessionView:
                         if entry.is_dir(follow_symlinks=False):
                             if depth < _MAX_DEPTH_WALKED:
                                 pending.append((entry.path, key + entry.name + "/", depth + 1))
-                        elif _changed_since(entry, since):  # older ones are not read (see _disk)
-                            keys.append(key + entry.name)
+                        elif (name is None or fnmatch.fnmatchcase(entry.name, name)) and _changed_since(entry, since):
+                            keys.append(key + entry.name)  # older ones are not read (see _disk)
             except (OSError, ValueError):
                 continue
         return keys

@@ -3080,7 +3080,7 @@ class Analyzer(Follower, LinkFollower):
         base = base.rstrip("/") if base != "/" else "/"
         keys = [k for k in self.files if _under(k, base)]
         if self.session is not None:
-            keys += self.session.keys_under(base)
+            keys += self.session.keys_under(base, parts[-1])
         matched = sorted({k for k in keys if _tail_matches(k, parts)})
         texts: list[str] = []
         for name in matched[:_MAX_GLOBBED]:
