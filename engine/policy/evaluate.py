@@ -1045,12 +1045,12 @@ def _flat_commands(
     else:
         # Every operator byte made a line break, then one split (C, no regex): the same pieces as
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
-        cut = flat.translate(_FLAT_PIECE_BYTES)
-        if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
+        # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
+        # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
+        pieces = dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n"))
+        if fold is not None and len(pieces) > _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
-            pieces = _folded(cut, functools.partial(fold, flat), quick)
-        else:
-            pieces = dict.fromkeys(cut.split(b"\n"))
+            pieces = _folded(b"\n".join(pieces), functools.partial(fold, flat), quick)
     for piece in pieces:
         if piece:
             yield from _piece_commands(piece, finder)
@@ -1451,7 +1451,8 @@ def _new_names(piece: bytes, start: int, end: int, names: set[bytes], finder: Fi
     words = piece[start:end].split()
     if not words:
         return
-    last = piece[start:].split()[-1]  # the last word as the finder sees it (with a `$(` after it)
+    # The last word as the finder sees it (with a `$(` after it): one split from the right.
+    last = piece[start:].rsplit(None, 1)[-1]
     found: dict[bytes, bytes | None] = {}
     for word in set(words):
         found[word] = _name_of(word, finder)
