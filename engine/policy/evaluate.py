@@ -463,7 +463,7 @@ class Evaluator:
         index = self._index(patterns)
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
-            return self._flat_scan(text, index), problem
+            return self._flat_scan(text, index, lazy.judged), problem
         if view is None:
             # One view of the file system per check: where words land (symbolic links) is looked up once.
             view = self.classifier.view()
@@ -471,7 +471,7 @@ class Evaluator:
             try:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
-                return self._flat_scan(text, index), str(exc)
+                return self._flat_scan(text, index, lazy.judged), str(exc)
         cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
@@ -495,24 +495,24 @@ class Evaluator:
                 except (TooComplex, OverBudget) as limit:
                     # Past a limit: what was read so far, and a flat scan of the whole text.
                     read = self._match(analyzer.commands, text, index, None) or []
-                    return [*read, *self._flat_scan(text, index)], str(limit)
+                    return [*read, *self._flat_scan(text, index, lazy.judged)], str(limit)
                 except ShellSyntaxError as syntax:
                     unparseable = str(syntax)
                     try:  # judge what the words would do if the quoting were fixed
                         commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
                     except (TooComplex, OverBudget):
-                        return self._flat_scan(text, index), unparseable
+                        return self._flat_scan(text, index, lazy.judged), unparseable
                     except ShellSyntaxError:
                         commands = []
                 unread = tuple(analyzer.unread)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
-                return self._flat_scan(text, index), "judging it took longer than its time budget"
+                return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
             if unread:
                 found.extend(_unread(list(unread)))
             return found, unparseable
         except RegexTimeout as exc:
-            return self._flat_scan(text, index), str(exc)
+            return self._flat_scan(text, index, lazy.judged), str(exc)
         finally:
             if token is not None:
                 BUDGET_OF_CHECK.reset(token)
@@ -627,20 +627,22 @@ class Evaluator:
             hits.sort(key=_first)
         return [match for _, match in hits] + unwalked
 
-    def _flat_scan(self, text: str, index: _Index) -> list[Match]:
+    def _flat_scan(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it
         (_flat_read). A backslash before a line break joins the lines in bash (`r\\<LF>m -rf
-        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged."""
-        found = self._flat_read(text, index)
+        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged.
+        ``judged``: the pieces earlier flat scans of the same check (other readings of the text) judged
+        in full: not judged again (see _Judged)."""
+        found = self._flat_read(text, index, judged)
         if "\\\n" in text:
             seen = {(m.key, m.command) for m in found}
-            for match in self._flat_read(text.replace("\\\n", ""), index):
+            for match in self._flat_read(text.replace("\\\n", ""), index, judged):
                 if (match.key, match.command) not in seen:
                     seen.add((match.key, match.command))
                     found.append(match)
         return found
 
-    def _flat_read(self, text: str, index: _Index) -> list[Match]:
+    def _flat_read(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
 
         Quoting is removed and the text is cut at every character that may end a command;
@@ -660,7 +662,11 @@ class Evaluator:
         # Pieces that differ only in plain words no hardline test tells apart are read once.
         fold = _FlatFold.of(index).boring_in(view, where)
         kept = _FlatFold.of(index).kept_in(view, where) if fold is not None else None
-        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept))  # each distinct run once
+        # Pieces another reading of the text judged in the same folders are not read again: a reading
+        # that changes a few characters of 64 KiB costs what it changes, not a scan of it all.
+        skip = judged.pieces(moves) if judged is not None else None
+        read: list[bytes] = []
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept, skip, read))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
@@ -704,6 +710,10 @@ class Evaluator:
                         out[pattern.key, command.text] = Match(
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
+        else:
+            # Every run was judged (no stop at _FLAT_MATCHES or the deadline): its pieces are known.
+            if skip is not None:
+                skip.update(read)
         # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
         targets = _flat_device_targets(unquoted)
         if len(targets) > _FLAT_DEVICES:
@@ -933,13 +943,33 @@ class Evaluator:
         return any(all(glob.match(s) for _, glob in rule.globs for s in spellings) for rule in allow_rules)
 
 
-class _LazyBudget:
-    """One check's budget, shared by its readings, made only when something is parsed."""
+class _Judged:
+    """The pieces of the flat text (_flat_commands) one check's flat scans judged in full, by the
+    folders a `cd` of the text names (_flat_directories): a piece's runs judge alike in every reading
+    of the text that names the same folders (the same view, index and words), so another reading
+    (a disguise deleted, a fold) judges only the pieces it changes. Made per check, never kept."""
 
-    __slots__ = ("budget",)
+    __slots__ = ("by_folders",)
+
+    def __init__(self) -> None:
+        self.by_folders: dict[tuple[str, ...], set[bytes]] = {}
+
+    def pieces(self, folders: tuple[str, ...]) -> set[bytes]:
+        known = self.by_folders.get(folders)
+        if known is None:
+            known = self.by_folders[folders] = set()
+        return known
+
+
+class _LazyBudget:
+    """One check's budget, shared by its readings, made only when something is parsed; and the
+    pieces its flat scans judged (_Judged)."""
+
+    __slots__ = ("budget", "judged")
 
     def __init__(self) -> None:
         self.budget: Budget | None = None
+        self.judged = _Judged()
 
     def get(self) -> Budget:
         if self.budget is None:
@@ -1010,7 +1040,12 @@ def _first(hit: tuple[int, Match]) -> int:
 
 
 def _flat_commands(
-    text: str, index: _Index, fold: _Fold | None = None, kept: _Kept | None = None
+    text: str,
+    index: _Index,
+    fold: _Fold | None = None,
+    kept: _Kept | None = None,
+    skip: set[bytes] | None = None,
+    read: list[bytes] | None = None,
 ) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
@@ -1023,7 +1058,9 @@ def _flat_commands(
     ``text`` is read without quoting (_unquoted). ``fold``: which of some words of the flat text
     are plain words no hardline test tells apart (_FlatFold): among many pieces, those that differ
     only in such words are read once (the first of them); ``kept``: the same fold, as the words
-    it does not fold (_FlatFold.kept_in).
+    it does not fold (_FlatFold.kept_in). ``skip``: pieces whose runs are judged already (passed
+    over before any fold); ``read``: every other piece is added to it (its runs are yielded, or
+    those of a piece of the same form).
     """
     finder = index.hardline_words
     if finder is None:
@@ -1047,13 +1084,25 @@ def _flat_commands(
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
         # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
         # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
-        pieces = dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n"))
+        pieces = _unjudged(dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n")), skip, read)
         if fold is not None and len(pieces) > _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
             pieces = _folded(b"\n".join(pieces), functools.partial(fold, flat), quick)
-    for piece in pieces:
-        if piece:
-            yield from _piece_commands(piece, finder)
+        for piece in pieces:
+            if piece:
+                yield from _piece_commands(piece, finder)
+        return
+    for piece in _unjudged(pieces, skip, read):
+        yield from _piece_commands(piece, finder)
+
+
+def _unjudged(pieces: dict[bytes, None], skip: set[bytes] | None, read: list[bytes] | None) -> dict[bytes, None]:
+    """The pieces not in ``skip`` (see _flat_commands); each is added to ``read``."""
+    if skip:
+        pieces = {piece: None for piece in pieces if piece not in skip}
+    if read is not None:
+        read.extend(pieces)
+    return pieces
 
 
 def _unquoted(text: str) -> str:
