@@ -438,6 +438,8 @@ class Evaluator:
         prefix = f"cd -- {shell_word(cwd)} && " if cwd else ""
         if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
+        if seen is not None and seen.extra:
+            budget.judged = _Judged()
         # One view of the file system for every reading: one check sees one state of it.
         view = self.classifier.view()
         matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
@@ -969,7 +971,7 @@ class _LazyBudget:
 
     def __init__(self) -> None:
         self.budget: Budget | None = None
-        self.judged = _Judged()
+        self.judged: _Judged | None = None  # made when the text has other readings
 
     def get(self) -> Budget:
         if self.budget is None:
@@ -1084,10 +1086,14 @@ def _flat_commands(
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
         # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
         # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
-        pieces = _unjudged(dict.fromkeys(flat.translate(_FLAT_PIECE_BYTES).split(b"\n")), skip, read)
+        cut = flat.translate(_FLAT_PIECE_BYTES)
+        lines = cut.split(b"\n")
+        pieces = _unjudged(dict.fromkeys(lines), skip, read)
         if fold is not None and len(pieces) > _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
-            pieces = _folded(b"\n".join(pieces), functools.partial(fold, flat), quick)
+            if skip or 2 * len(pieces) < len(lines):
+                cut = b"\n".join(pieces)  # (else the same forms, without a join)
+            pieces = _folded(cut, functools.partial(fold, flat), quick)
         for piece in pieces:
             if piece:
                 yield from _piece_commands(piece, finder)
