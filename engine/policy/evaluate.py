@@ -84,6 +84,7 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_FLAT_SAMPLE = 4096  # bytes of the cut text whose pieces say whether pieces repeat (see _flat_commands)
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
 _FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more runs
@@ -1087,13 +1088,17 @@ def _flat_commands(
         # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
         # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
         cut = flat.translate(_FLAT_PIECE_BYTES)
-        lines = cut.split(b"\n")
-        pieces = _unjudged(dict.fromkeys(lines), skip, read)
-        if fold is not None and len(pieces) > _FLAT_BULK:
+        if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
-            if skip or 2 * len(pieces) < len(lines):
-                cut = b"\n".join(pieces)  # (else the same forms, without a join)
+            # Pieces that repeat (`exec(exec(`, a here-document's lines; judged by the first 4 KiB)
+            # are folded once each: the fold then reads one line, not thousands. Distinct pieces
+            # (the usual long line) are folded as they stand, without a dict of them all first.
+            sample = cut[:_FLAT_SAMPLE].split(b"\n")
+            if skip is not None or 2 * len(set(sample)) <= len(sample):
+                cut = b"\n".join(_unjudged(dict.fromkeys(cut.split(b"\n")), skip, read))
             pieces = _folded(cut, functools.partial(fold, flat), quick)
+        else:
+            pieces = _unjudged(dict.fromkeys(cut.split(b"\n")), skip, read)
         for piece in pieces:
             if piece:
                 yield from _piece_commands(piece, finder)
