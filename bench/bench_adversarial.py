@@ -77,6 +77,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "rm n1; rm n2; ... (new words each round)": lambda n: _fresh_words("rm {}; ", n),
     "ESC] ESC] ... (escapes, readings)": lambda n: _fill("true \x1b]", n),
     "ｒｍ ｒｍ ... (fullwidth, readings)": lambda n: _fill("ｒｍ －ｒｆ ", n),
+    # One disguised character after thousands of commands: each reading differs from the raw
+    # text in one place (judged in full, each reading cost what the whole text costs).
+    "rm a1; ... ESC] (one escape, readings)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)) + "\x1b]",
+    "rm a1; ... ｘ (one fullwidth, readings)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)) + "ｘ",
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
     "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
     "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",

@@ -84,6 +84,7 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_FLAT_SAMPLE = 4096  # bytes of the cut text whose pieces say whether pieces repeat (see _flat_commands)
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
 _FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more runs
@@ -438,6 +439,8 @@ class Evaluator:
         prefix = f"cd -- {shell_word(cwd)} && " if cwd else ""
         if seen is None and not (value.isascii() and value.isprintable()) and suspicious(value):
             seen = readings(value)
+        if seen is not None and seen.extra:
+            budget.judged = _Judged()
         # One view of the file system for every reading: one check sees one state of it.
         view = self.classifier.view()
         matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
@@ -463,7 +466,7 @@ class Evaluator:
         index = self._index(patterns)
         if len(text) > MAX_LENGTH:
             problem = f"the command is {len(text)} characters long; the limit is {MAX_LENGTH}"
-            return self._flat_scan(text, index), problem
+            return self._flat_scan(text, index, lazy.judged), problem
         if view is None:
             # One view of the file system per check: where words land (symbolic links) is looked up once.
             view = self.classifier.view()
@@ -471,7 +474,7 @@ class Evaluator:
             try:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
-                return self._flat_scan(text, index), str(exc)
+                return self._flat_scan(text, index, lazy.judged), str(exc)
         cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
@@ -495,24 +498,24 @@ class Evaluator:
                 except (TooComplex, OverBudget) as limit:
                     # Past a limit: what was read so far, and a flat scan of the whole text.
                     read = self._match(analyzer.commands, text, index, None) or []
-                    return [*read, *self._flat_scan(text, index)], str(limit)
+                    return [*read, *self._flat_scan(text, index, lazy.judged)], str(limit)
                 except ShellSyntaxError as syntax:
                     unparseable = str(syntax)
                     try:  # judge what the words would do if the quoting were fixed
                         commands = parse(_QUOTES.sub(" ", text), self.policy.programs)
                     except (TooComplex, OverBudget):
-                        return self._flat_scan(text, index), unparseable
+                        return self._flat_scan(text, index, lazy.judged), unparseable
                     except ShellSyntaxError:
                         commands = []
                 unread = tuple(analyzer.unread)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
-                return self._flat_scan(text, index), "judging it took longer than its time budget"
+                return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
             if unread:
                 found.extend(_unread(list(unread)))
             return found, unparseable
         except RegexTimeout as exc:
-            return self._flat_scan(text, index), str(exc)
+            return self._flat_scan(text, index, lazy.judged), str(exc)
         finally:
             if token is not None:
                 BUDGET_OF_CHECK.reset(token)
@@ -627,20 +630,22 @@ class Evaluator:
             hits.sort(key=_first)
         return [match for _, match in hits] + unwalked
 
-    def _flat_scan(self, text: str, index: _Index) -> list[Match]:
+    def _flat_scan(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it
         (_flat_read). A backslash before a line break joins the lines in bash (`r\\<LF>m -rf
-        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged."""
-        found = self._flat_read(text, index)
+        \\<LF>~` is `rm -rf ~`), unless the backslash is itself quoted: both readings are judged.
+        ``judged``: the pieces earlier flat scans of the same check (other readings of the text) judged
+        in full: not judged again (see _Judged)."""
+        found = self._flat_read(text, index, judged)
         if "\\\n" in text:
             seen = {(m.key, m.command) for m in found}
-            for match in self._flat_read(text.replace("\\\n", ""), index):
+            for match in self._flat_read(text.replace("\\\n", ""), index, judged):
                 if (match.key, match.command) not in seen:
                     seen.add((match.key, match.command))
                     found.append(match)
         return found
 
-    def _flat_read(self, text: str, index: _Index) -> list[Match]:
+    def _flat_read(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
 
         Quoting is removed and the text is cut at every character that may end a command;
@@ -660,7 +665,11 @@ class Evaluator:
         # Pieces that differ only in plain words no hardline test tells apart are read once.
         fold = _FlatFold.of(index).boring_in(view, where)
         kept = _FlatFold.of(index).kept_in(view, where) if fold is not None else None
-        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept))  # each distinct run once
+        # Pieces another reading of the text judged in the same folders are not read again: a reading
+        # that changes a few characters of 64 KiB costs what it changes, not a scan of it all.
+        skip = judged.pieces(moves) if judged is not None else None
+        read: list[bytes] = []
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept, skip, read))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
@@ -704,6 +713,10 @@ class Evaluator:
                         out[pattern.key, command.text] = Match(
                             pattern.key, pattern.description, pattern.severity, command.text, grantable=False
                         )
+        else:
+            # Every run was judged (no stop at _FLAT_MATCHES or the deadline): its pieces are known.
+            if skip is not None:
+                skip.update(read)
         # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
         targets = _flat_device_targets(unquoted)
         if len(targets) > _FLAT_DEVICES:
@@ -951,13 +964,33 @@ class _LazyPieces:
         return found
 
 
-class _LazyBudget:
-    """One check's budget, shared by its readings, made only when something is parsed."""
+class _Judged:
+    """The pieces of the flat text (_flat_commands) one check's flat scans judged in full, by the
+    folders a `cd` of the text names (_flat_directories): a piece's runs judge alike in every reading
+    of the text that names the same folders (the same view, index and words), so another reading
+    (a disguise deleted, a fold) judges only the pieces it changes. Made per check, never kept."""
 
-    __slots__ = ("budget",)
+    __slots__ = ("by_folders",)
+
+    def __init__(self) -> None:
+        self.by_folders: dict[tuple[str, ...], set[bytes]] = {}
+
+    def pieces(self, folders: tuple[str, ...]) -> set[bytes]:
+        known = self.by_folders.get(folders)
+        if known is None:
+            known = self.by_folders[folders] = set()
+        return known
+
+
+class _LazyBudget:
+    """One check's budget, shared by its readings, made only when something is parsed; and the
+    pieces its flat scans judged (_Judged)."""
+
+    __slots__ = ("budget", "judged")
 
     def __init__(self) -> None:
         self.budget: Budget | None = None
+        self.judged: _Judged | None = None  # made when the text has other readings
 
     def get(self) -> Budget:
         if self.budget is None:
@@ -1075,7 +1108,12 @@ def _first(hit: tuple[int, Match]) -> int:
 
 
 def _flat_commands(
-    text: str, index: _Index, fold: _Fold | None = None, kept: _Kept | None = None
+    text: str,
+    index: _Index,
+    fold: _Fold | None = None,
+    kept: _Kept | None = None,
+    skip: set[bytes] | None = None,
+    read: list[bytes] | None = None,
 ) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
@@ -1088,7 +1126,9 @@ def _flat_commands(
     ``text`` is read without quoting (_unquoted). ``fold``: which of some words of the flat text
     are plain words no hardline test tells apart (_FlatFold): among many pieces, those that differ
     only in such words are read once (the first of them); ``kept``: the same fold, as the words
-    it does not fold (_FlatFold.kept_in).
+    it does not fold (_FlatFold.kept_in). ``skip``: pieces whose runs are judged already (passed
+    over before any fold); ``read``: every other piece is added to it (its runs are yielded, or
+    those of a piece of the same form).
     """
     finder = index.hardline_words
     if finder is None:
@@ -1110,15 +1150,35 @@ def _flat_commands(
     else:
         # Every operator byte made a line break, then one split (C, no regex): the same pieces as
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
+        # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
+        # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
         cut = flat.translate(_FLAT_PIECE_BYTES)
         if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
+            # Pieces that repeat (`exec(exec(`, a here-document's lines; judged by the first 4 KiB)
+            # are folded once each: the fold then reads one line, not thousands. Distinct pieces
+            # (the usual long line) are folded as they stand, without a dict of them all first.
+            sample = cut[:_FLAT_SAMPLE].split(b"\n")
+            if skip is not None or 2 * len(set(sample)) <= len(sample):
+                cut = b"\n".join(_unjudged(dict.fromkeys(cut.split(b"\n")), skip, read))
             pieces = _folded(cut, functools.partial(fold, flat), quick)
         else:
-            pieces = dict.fromkeys(cut.split(b"\n"))
-    for piece in pieces:
-        if piece:
-            yield from _piece_commands(piece, finder)
+            pieces = _unjudged(dict.fromkeys(cut.split(b"\n")), skip, read)
+        for piece in pieces:
+            if piece:
+                yield from _piece_commands(piece, finder)
+        return
+    for piece in _unjudged(pieces, skip, read):
+        yield from _piece_commands(piece, finder)
+
+
+def _unjudged(pieces: dict[bytes, None], skip: set[bytes] | None, read: list[bytes] | None) -> dict[bytes, None]:
+    """The pieces not in ``skip`` (see _flat_commands); each is added to ``read``."""
+    if skip:
+        pieces = {piece: None for piece in pieces if piece not in skip}
+    if read is not None:
+        read.extend(pieces)
+    return pieces
 
 
 def _unquoted(text: str) -> str:
@@ -1516,7 +1576,8 @@ def _new_names(piece: bytes, start: int, end: int, names: set[bytes], finder: Fi
     words = piece[start:end].split()
     if not words:
         return
-    last = piece[start:].split()[-1]  # the last word as the finder sees it (with a `$(` after it)
+    # The last word as the finder sees it (with a `$(` after it): one split from the right.
+    last = piece[start:].rsplit(None, 1)[-1]
     found: dict[bytes, bytes | None] = {}
     for word in set(words):
         found[word] = _name_of(word, finder)

@@ -49,6 +49,14 @@ _ESCAPES = re.compile(
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9b-\x9f]{0,4096}+(?:\x07|\x1b\\|\x9c)"
     r"|\x1b[ -/]{0,4}+[0-~]"  # two-byte escapes (and nF sequences)
 )
+# The same sequences as _ESCAPES, in the same order, with the ESC ones behind one `\x1b` (`re` tries one
+# alternative at each position instead of four: a third of the time over thousands of escapes); on
+# ASCII text only (no C1 control, so none of _ESCAPES's other alternatives can match).
+_ESCAPES_ASCII = re.compile(
+    r"\x1b(?:\[[0-?]{0,64}+[ -/]{0,16}+[@-~]"  # CSI
+    r"|[\]PX^_][^\x07\x1b\x90\x98\x9b-\x9f]{0,4096}+(?:\x07|\x1b\\|\x9c)"  # terminated strings
+    r"|[ -/]{0,4}+[0-~])"  # two-byte escapes
+)
 _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
@@ -114,7 +122,13 @@ def _deletions(text: str) -> list[str]:
     """
     mixed = _mixed(text) if len(text) <= _MIXED_LENGTH else None
     if mixed is None:  # uniform: each way for every escape, linear in the text
-        uniform = (text, _INTRODUCED.sub("", text), _ESCAPES.sub("", text))
+        if text.isascii():
+            # No C1 control: an escape starts at ESC, and without one both ways delete nothing.
+            if "\x1b" not in text:
+                return [_controls(text)]
+            uniform = (text, _INTRODUCED.sub("", text), _ESCAPES_ASCII.sub("", text))
+        else:
+            uniform = (text, _INTRODUCED.sub("", text), _ESCAPES.sub("", text))
         return list(dict.fromkeys(_controls(t) for t in uniform))
     spans, picks = mixed
     out: dict[str, None] = {}
@@ -177,8 +191,8 @@ def readings(text: str) -> Readings:
             continue
         bare = _INVISIBLE.sub("", base)
         folded = unicodedata.normalize("NFKC", bare)
-        if folded != bare:
-            folded = _INVISIBLE.sub("", folded)  # NFKC can produce some of them
+        if folded != bare and not folded.isascii():
+            folded = _INVISIBLE.sub("", folded)  # NFKC can produce some of them (none is ASCII)
         compatibility = compatibility or folded != base
         found += [folded, folded.translate(_CONFUSABLES)]
     if compatibility:

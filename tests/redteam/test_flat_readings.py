@@ -1,0 +1,70 @@
+"""A long text with a few disguised characters: each reading's flat scan judges only the pieces
+the reading changes (evaluate._Judged), and must find what a scan of the whole reading finds.
+
+The attacker pads past the size limit with thousands of harmless commands and disguises one
+(a fullwidth or look-alike letter, a terminal escape): the raw text holds no hardline command,
+a reading does. A piece judged in the raw text is judged alike in a reading only in the same
+folders: a `cd` that only a reading shows moves every run, so every piece is judged again there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from engine.policy.lexer import MAX_LENGTH
+from tests.conftest import REPO
+from tests.redteam.conftest import judge
+
+PADDING = "".join(f"rm a{i}; " for i in range(MAX_LENGTH // 8))
+
+HIDDEN = [
+    "ｒｍ -rf ~",  # fullwidth: NFKC reads rm
+    "rм -rf ~",  # Cyrillic м: the look-alike reading
+    "r\x1b]m -rf ~",  # an escape's introducer inside the name
+    "rm -rf\u200b ~",  # an invisible character in a word
+    "ｒｍ -rf a7",  # a word of the padding, after a disguised name
+]
+
+
+@pytest.fixture
+def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("hidden", HIDDEN[:4], ids=range(4))
+@pytest.mark.parametrize("where", ["end", "start", "middle"])
+def test_a_disguised_hardline_command_in_a_long_text_is_hardline(engine: Engine, hidden: str, where: str) -> None:
+    half = PADDING[: len(PADDING) // 2]
+    text = {
+        "end": PADDING + hidden,
+        "start": hidden + "; " + PADDING,
+        "middle": half + hidden + "; " + half,
+    }[where]
+    verdict = judge(engine, text)
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+@pytest.mark.parametrize("cd", ["ｃｄ /", "c\x1b]d /", "cd\u200b /"])
+def test_a_cd_only_a_reading_shows_judges_every_piece_again(engine: Engine, cd: str) -> None:
+    # `rm -rf *` is in the raw text too (judged there in the working directory); the reading
+    # `cd /` moves it to / , where it deletes everything.
+    text = PADDING + cd + "; rm -rf *"
+    verdict = judge(engine, text)
+    assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+def test_padding_with_a_harmless_disguise_stays_a_grant_proof_ask(engine: Engine) -> None:
+    for text in (PADDING + HIDDEN[4], PADDING + "echo ｈｉ", PADDING + "echo \x1b[31mred\x1b[0m"):
+        verdict = judge(engine, text)
+        assert (verdict.decision, verdict.hardline, verdict.grantable) == ("ask", False, False)
