@@ -324,3 +324,33 @@ def test_this_repositorys_own_files_are_no_payload(engine: Engine, name: str) ->
     runner = "uv sync" if name == "pyproject.toml" else "task"
     verdict = judge(engine, f"printf %s {shlex.quote(content)} > {target}; {runner}")
     assert verdict.decision == "allow", verdict
+
+
+def test_git_runs_a_written_hook_and_never_the_samples(
+    work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git init` writes `.git/hooks/*.sample` (perl and shell that git never runs): a git command
+    in a repository made a moment ago runs (read as shell, the samples looked like `wipefs`, a
+    hardline deny); a `pre-commit` hook the session wrote is judged before `git commit` runs it."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    monkeypatch.chdir(work)
+    made = work_engine.call(
+        "terminal", {"command": "git init -q . && git add -A && git status --short"}, session_id="s1"
+    )
+    assert made.ok, made.output
+    assert any((work / ".git" / "hooks").glob("*.sample")), "git wrote no sample hooks: the test proves nothing"
+    listed = work_engine.call("terminal", {"command": "git ls-files -z | xargs -0 grep -n TODO; true"}, session_id="s1")
+    assert listed.ok, listed.output
+    hook = work_engine.call(
+        "write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nrm -rf ~\n"}, session_id="s1"
+    )
+    if hook.ok:  # the write itself may ask (paths.yaml: a .git folder); if it ran, git must not
+        (work / ".git" / "hooks" / "pre-commit").chmod(0o755)
+        result = work_engine.call(
+            "terminal",
+            {"command": "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x"},
+            session_id="s1",
+        )
+        assert result.error is not None and result.error.type in ("denied", "pending_approval"), result
+    assert home_intact(fake_home), "the fake home was deleted"
