@@ -50,7 +50,7 @@ PRINT = 'import os; print(open(os.path.expanduser(\\"~/.ssh/id_ed25519\\")).read
 
 HARM = {
     "timeit statement operand": f'python3 -m timeit -n1 -r1 "{DELETE}"',
-    "timeit --setup": f"python3 -m timeit -n1 -r1 --setup=\"{PRINT}\" pass",
+    "timeit --setup": f'python3 -m timeit -n1 -r1 --setup="{PRINT}" pass',
     "timeit -s, second operand": f'python3 -mtimeit -n1 -r1 -s "import os" pass "{DELETE}"',
 }
 
@@ -68,7 +68,7 @@ def test_python_timeit_runs_its_operands(session: Engine, fake_home: Path, tmp_p
 
 # Variants the harm tests do not name: each module's way of running code, judged at least `ask`.
 RUNS = [
-    "python3 -m timeit --number=1 --setup 'import subprocess' 'subprocess.run([\"rm\", \"-rf\", \"/home\"])'",
+    'python3 -m timeit --number=1 --setup \'import subprocess\' \'subprocess.run(["rm", "-rf", "/home"])\'',
     "python -m timeit -s 'import os; os.remove(os.path.expanduser(\"~/.bashrc\"))' 'pass'",
     "python3 -m pdb -c '!import os; os.system(\"rm -rf ~\")' x.py",
     "python3 -m pdb --command='import shutil; shutil.rmtree(\"/etc\")' -m mod",
