@@ -771,8 +771,6 @@ class PathClassifier:
             self._links = LinkFinder(places.link_areas or ("/",)) if places.resolve else None
             self._where = lru_cache(maxsize=4096)(self._locate)
             self._at = lru_cache(maxsize=4096)(self._classes_at)
-            # Built now, with the evaluator, not by the first check that scans a text flat.
-            self._plain_finders()
 
     def _plain_finders(self) -> tuple[Finder, Finder] | None:
         """Where a line of a text may be a path a class holds, as multi-line RE2 patterns (see
