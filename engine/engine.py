@@ -532,7 +532,9 @@ class Engine:
             workdir = snap.config.workdir(self._started_in)
             audit = self._audit_path(snap)
             places = engine_places(self._loader.all_packs(snap.config), snap.config, workdir, audit)
-            evaluator = snap.cache["<policy>"] = Evaluator(snap.policy, str(workdir), places)
+            evaluator = Evaluator(snap.policy, str(workdir), places)
+            evaluator.prepare_flat_scan()  # with the evaluator, not by a check's first long text
+            snap.cache["<policy>"] = evaluator
         return evaluator
 
     def is_guarded(self, snap: Snapshot, tool: str) -> bool:

@@ -155,3 +155,21 @@ NEAR_MISSES = [
 def test_near_misses_stay_allowed(command: str, engine: Engine) -> None:
     verdict = engine.check(command)
     assert verdict.decision == "allow", (command, verdict.reason)
+
+
+# A program variable given a variable's value: data when the line does not set it (ask, as `CC="$CC"
+# make` does, not the hardline deny of a command read from nowhere); judged as its value when it does.
+VARIABLE_VALUES_ASK = ['make CC="$CC"', 'make CC=${CC} CXX="$CXX" all', "make -j4 LD=$LD x"]
+VARIABLE_VALUES_RUN = ["X='rm -rf ~'; make CC=\"$X\" x", "export CC='rm -rf ~'; make CC=\"$CC\" x"]
+
+
+@pytest.mark.parametrize("command", VARIABLE_VALUES_ASK)
+def test_make_variable_from_the_environment_asks(command: str, engine: Engine) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision == "ask", (command, verdict.reason)
+
+
+@pytest.mark.parametrize("command", VARIABLE_VALUES_RUN)
+def test_make_variable_set_on_the_line_is_judged(command: str, engine: Engine) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.reason)

@@ -564,3 +564,20 @@ def test_the_words_the_fold_keeps_where_they_stand_are_the_words_it_keeps(
     words = set(lines.split(b"\n")) - {b""}
     for word in sorted(words - kept)[:300]:
         assert fold._boring(evaluator.classifier.view(), (), text, {word}) == {word}, word
+
+
+def test_flat_scan_tables_are_built_with_the_engines_evaluator(work_engine: Engine) -> None:
+    """Issue 10: the classifier's plain finders (~1,000 class globs to RE2) and the terminal's flat fold
+    are built with the Engine's evaluator, so no check (a 1 KiB text whose pieces the flat scan folds)
+    pays them; another evaluator of the same policy shares the finders."""
+    assert work_engine.check("ls").decision == "allow"  # a short text: no flat scan
+    first = work_engine._evaluator(work_engine.snapshot)
+    assert first.classifier._plain, "the plain finders are left to the first long text"
+    terminal = first.patterns_for("terminal", "command")
+    built = [index for patterns, index in first._indexes.values() if patterns is terminal]
+    assert built and built[0].flat_fold is not None, "the flat fold is left to the first long text"
+    places = first.classifier.places
+    assert places is not None
+    other = evaluate.Evaluator(first.policy, places.cwd, places)
+    assert other.classifier._plain is None  # built on demand (a guard event's evaluator judges one call)
+    assert other.classifier._plain_finders()[0] is first.classifier._plain_finders()[0]  # type: ignore[index]

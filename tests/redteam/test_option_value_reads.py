@@ -93,6 +93,10 @@ ASKED = [
     "sudo -u root xargs -a /root/.ssh/id_ed25519 echo",
     "dd if=/home/me/.aws/credentials status=none",
     "cut -d= -f2 --output-delimiter=, --from=x 2>/dev/null; diff --from-file ~/.pgpass /dev/null",
+    # gpg's key-ring folder is its own, but a credential operand or an export still asks
+    "gpg --homedir ~/.gnupg --list-packets ~/.ssh/id_rsa",
+    "gpg2 --homedir=$HOME/.gnupg --import ~/.ssh/id_ed25519",
+    "gpg --homedir ~/.gnupg --armor --export-secret-keys alice",
 ]
 
 NEAR_MISSES = [
@@ -113,6 +117,12 @@ NEAR_MISSES = [
     "openssl enc -in .env.example",
     "dd if=/dev/zero of=disk.img bs=1M count=16",
     "make PREFIX=/usr/local install",
+    # option values naming a credential folder or file the program only uses (never prints)
+    "gpg --homedir ~/.gnupg -k",
+    "gpg --homedir=$HOME/.gnupg --list-secret-keys --keyid-format long",
+    "gpg2 --homedir /home/me/.gnupg --verify release.tar.gz.sig release.tar.gz",
+    "docker --tlscacert ~/.docker/ca.pem ps",
+    "docker --tlsverify --tlskey=$HOME/.docker/key.pem --tlscert=$HOME/.docker/cert.pem ps -a",
 ]
 
 
