@@ -67,6 +67,13 @@ _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
 _CMAKE_COMMAND = re.compile(r"\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\))+?)(?=\s+[A-Z][A-Z_]{2,}\b|\s*\)|\n|$)")
 # ninja: a rule's `command = ...` (run through /bin/sh -c)
 _NINJA_COMMAND = re.compile(r"(?m)^[ \t]*command[ \t]*=[ \t]*(.+)$")
+# a build file's lines naming more of it: ninja's `include F` / `subninja F` (relative to ninja's folder),
+# cmake's `include(F)` of a file (a bare module name, `include(CTest)`, is cmake's own); the folder
+# variables cmake puts before a file of the project are read as its folder
+_NINJA_INCLUDE = re.compile(r"(?m)^[ \t]*(?:include|subninja)[ \t]+(\S+)")
+_CMAKE_INCLUDE = re.compile(
+    r"(?i)\binclude\s*\(\s*\"?(?:\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/)?([^\s)\"]*[./][^\s)\"]*)"
+)
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
 _MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
 _MAX_SCAN = 2048  # brackets stepped over per program, in all its calls
@@ -776,3 +783,15 @@ def _awk_writes(code: str) -> list[str | None]:
                 break
             i += 1
     return out
+
+
+def build_includes(code: str, language: str) -> list[str]:
+    """The commands that judge the files a ninja or cmake build file reads as more of itself
+    (`subninja sub.ninja`: `ninja -f sub.ninja`; cmake's `include(rules.txt)`: `cmake -P rules.txt`)."""
+    if language == "ninja" and ("include" in code or "subninja" in code):
+        found = itertools.islice(_NINJA_INCLUDE.finditer(code), _MAX_CALLS)
+        return [f"ninja -f {_quoted(m.group(1))}" for m in found]
+    if language == "cmake" and "nclude" in code.lower():
+        found = itertools.islice(_CMAKE_INCLUDE.finditer(code), _MAX_CALLS)
+        return [f"cmake -P {_quoted(m.group(1))}" for m in found]
+    return []
