@@ -39,7 +39,7 @@ from engine.policy.executors import (
     task_commands,
     typed_text,
 )
-from engine.policy.inline import build_includes, code_writes, embedded_shell
+from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
 from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.records import replace
@@ -627,9 +627,16 @@ class Follower:
         folder = posixpath.dirname(via[-1]) if language == "cmake" and via else ""
         for script in build_includes(code, language):
             self.analyze(f"cd -- {shell_word(folder)} && {script}" if folder else script, depth=depth, via=inner)
+        # files it loads as its own code (perl's `do "F"`, runpy.run_path, Tcl's `source F`): judged
+        # as that program running F; files perl reads whose lines it runs as `sh F`
+        lines = runs_input_lines(language, code, command.argv)
+        runner_of = _LINE_RUNNERS.get(language)
+        runs_data = lines or (runner_of is not None and runner_of[1].search(code) is not None)
+        for runner, path in code_loads(code, language, runs_data):
+            self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
         for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
             self._program_file("tee", written, inner, depth)
-        if runs_input_lines(language, code, command.argv):
+        if lines:
             # `perl -ne 'system $_'`, `awk '{system($0)}'`: each line it reads is a shell command --
             # judged as a shell given the same input (`echo 'rm -rf ~' | perl …` runs rm; fed
             # nothing, it reads the background shell's own input: a reader, see session_memory)

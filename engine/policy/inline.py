@@ -795,3 +795,45 @@ def build_includes(code: str, language: str) -> list[str]:
         found = itertools.islice(_CMAKE_INCLUDE.finditer(code), _MAX_CALLS)
         return [f"cmake -P {_quoted(m.group(1))}" for m in found]
     return []
+
+
+# Files a program's text loads and runs as its own code, by a literal name: perl's `do "F"` /
+# `require "F"`, python's runpy.run_path / SourceFileLoader / execfile, node's require('./F') (any
+# extension is run as JavaScript) and a readFileSync('F') a vm/eval/Function runs, Tcl's `source F`.
+_LOADS: dict[str, re.Pattern[str]] = {
+    "perl": re.compile(r"""\b(?:do|require)\s*\(?\s*["']([^"'\n]+)["']"""),
+    "python": re.compile(
+        r"""\b(?:run_path|execfile)\s*\(\s*(?:path_name\s*=\s*)?[rbu]?["']([^"'\n]+)["']"""
+        r"""|\bSourceFileLoader\s*\([^,()]*,\s*[rbu]?["']([^"'\n]+)["']"""
+    ),
+    "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
+    "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
+}
+_NODE_RUNS_TEXT = re.compile(r"\brunIn\w*Context\b|\bcompileFunction\b|\bnew\s+Function\b|\beval\s*\(|\bScript\s*\(")
+_NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
+# perl's open of a named file for reading, whose lines a system of a variable may run
+_PERL_READ_OPEN = re.compile(
+    r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:["']<["']\s*,\s*)?["']<?\s*([^"'|<>&\n]+?)\s*["']"""
+)
+_LOADERS = {"perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh"}
+
+
+def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str]]:
+    """(program, file) for each file ``code`` loads as its own code by a literal name (see _LOADS:
+    judged as ``program FILE``), and, when ``runs_lines`` (it runs what it reads as shell
+    commands), each file perl opens for reading (judged as `sh FILE`)."""
+    runner = _LOADERS.get(language)
+    if runner is None:
+        return []
+    pattern = _LOADS["tclsh" if runner == "tclsh" else language]
+    out: list[tuple[str, str]] = []
+    for match in itertools.islice(pattern.finditer(code), _MAX_CALLS):
+        path = next((g for g in match.groups() if g), "")
+        if path and not path.startswith("-"):
+            out.append((runner, path))
+    if language == "node" and _NODE_RUNS_TEXT.search(code) is not None:
+        out += [("node", m.group(1)) for m in itertools.islice(_NODE_READ.finditer(code), _MAX_CALLS)]
+    if language == "perl" and runs_lines:
+        found = itertools.islice(_PERL_READ_OPEN.finditer(code), _MAX_CALLS)
+        out += [("sh", m.group(1)) for m in found if not m.group(1).startswith("-")]
+    return out
