@@ -633,7 +633,10 @@ class Follower:
         runner_of = _LINE_RUNNERS.get(language)
         runs_data = lines or (runner_of is not None and runner_of[1].search(code) is not None)
         for runner, path in code_loads(code, language, runs_data):
-            self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
+            if path is None:  # a file named only when it runs (`do $ARGV[0]`): nobody judges it here
+                self._escape_hatch(None, inner, depth)
+            else:
+                self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
         for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
             self._program_file("tee", written, inner, depth)
         if lines:

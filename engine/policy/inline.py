@@ -801,10 +801,11 @@ def build_includes(code: str, language: str) -> list[str]:
 # `require "F"`, python's runpy.run_path / SourceFileLoader / execfile, node's require('./F') (any
 # extension is run as JavaScript) and a readFileSync('F') a vm/eval/Function runs, Tcl's `source F`.
 _LOADS: dict[str, re.Pattern[str]] = {
-    "perl": re.compile(r"""\b(?:do|require)\s*\(?\s*["']([^"'\n]+)["']"""),
+    # an expression (read by _path_of: a literal, or a name with one literal assignment)
+    "perl": re.compile(r"""\b(?:do|require)\b\s*\(?\s*("[^"\n]+"|'[^'\n]+'|\$\w+)"""),
     "python": re.compile(
-        r"""\b(?:run_path|execfile)\s*\(\s*(?:path_name\s*=\s*)?[rbu]?["']([^"'\n]+)["']"""
-        r"""|\bSourceFileLoader\s*\([^,()]*,\s*[rbu]?["']([^"'\n]+)["']"""
+        r"""\b(?:run_path|execfile)\s*\(\s*(?:path_name\s*=\s*)?([^,()\n]+)"""
+        r"""|\bSourceFileLoader\s*\([^,()]*,\s*([^,()\n]+)"""
     ),
     "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
     "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
@@ -815,22 +816,27 @@ _NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
 _PERL_READ_OPEN = re.compile(
     r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:["']<["']\s*,\s*)?["']<?\s*([^"'|<>&\n]+?)\s*["']"""
 )
+_PERL_MODULE = re.compile(r"[A-Za-z_][\w:]*|v?[\d._]+")
 _LOADERS = {"perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh"}
 
 
-def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str]]:
-    """(program, file) for each file ``code`` loads as its own code by a literal name (see _LOADS:
-    judged as ``program FILE``), and, when ``runs_lines`` (it runs what it reads as shell
+def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str | None]]:
+    """(program, file) for each file ``code`` loads as its own code (see _LOADS: judged as
+    ``program FILE``; None for a name computed when it runs), and, when ``runs_lines`` (it runs what it reads as shell
     commands), each file perl opens for reading (judged as `sh FILE`)."""
     runner = _LOADERS.get(language)
     if runner is None:
         return []
     pattern = _LOADS["tclsh" if runner == "tclsh" else language]
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str | None]] = []
+    assigned: dict[str, list[str]] = {}
     for match in itertools.islice(pattern.finditer(code), _MAX_CALLS):
-        path = next((g for g in match.groups() if g), "")
-        if path and not path.startswith("-"):
-            out.append((runner, path))
+        found = next((g for g in match.groups() if g), "").strip()
+        if language == "perl" and _PERL_MODULE.fullmatch(found):
+            continue  # `require strict`, `require 5.010`: a module or a version, not a file
+        path = _path_of(found, language, code, assigned, 0) if language in ("perl", "python") else found
+        if path is None or (path and not path.startswith("-")):
+            out.append((runner, path))  # None: a file named only when it runs
     if language == "node" and _NODE_RUNS_TEXT.search(code) is not None:
         out += [("node", m.group(1)) for m in itertools.islice(_NODE_READ.finditer(code), _MAX_CALLS)]
     if language == "perl" and runs_lines:

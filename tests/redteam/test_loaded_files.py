@@ -3,7 +3,8 @@ python's runpy.run_path / SourceFileLoader, node's `require('./F')` (any extensi
 JavaScript) and a readFileSync('F') a vm/eval runs, Tcl's `source F`; and the lines of a file
 perl opens for reading when it runs a variable as a command (`open F, "c.txt"; while(<F>){system
 $_}`). Each is judged as that program running F (`perl F`, `python3 F`, `node F`, `tclsh F`, `sh F`:
-inline.code_loads). adv26b: a written cmds.txt ran unjudged through each of them.
+inline.code_loads; a variable by its one literal assignment, a name known only when it runs asks).
+adv26b: a written cmds.txt ran unjudged through each of them.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ PAYLOADS = {
     ),
     "node require of a .txt": ("node", {"c.txt": JS_KEY}, "node -e 'require(\"./c.txt\")'"),
     "tclsh source FILE": ("tclsh", {"cmds.txt": TCL_KEY}, "echo 'source cmds.txt' | tclsh"),
+    # the file through a variable: its one literal assignment, or a name known only when it runs (asks)
+    "runpy.run_path(f)": ("python3", {"c.txt": PY_KEY}, "python3 -c 'import runpy; f=\"c.txt\"; runpy.run_path(f)'"),
+    "perl do $f": ("perl", {"c.txt": PERL_KEY}, "perl -e '$f=\"./c.txt\"; do $f'"),
+    "runpy.run_path(sys.argv[1])": (
+        "python3",
+        {"c.txt": PY_KEY},
+        "python3 -c 'import runpy, sys; runpy.run_path(sys.argv[1])' c.txt",
+    ),
+    "perl do shift": ("perl", {"c.txt": PERL_KEY}, "perl -e '$f = shift; do $f' ./c.txt"),
 }
 
 
@@ -82,6 +92,12 @@ NEAR_MISSES = {
         'node -e \'console.log(JSON.parse(require("fs").readFileSync("d.json")))\'',
     ),
     "tclsh source of a harmless file": ({"x.tcl": "puts hi\n"}, "echo 'source x.tcl' | tclsh"),
+    "perl regex with the word do": ({"f": "a to do list\n"}, "perl -ne 'print if /to do list/' f"),
+    "perl do block, require of modules": ({}, "perl -e 'my $x = do { 1 }; require Data::Dumper; require 5.010'"),
+    "runpy of a named harmless file": (
+        {"s.py": "print(1)\n"},
+        "python3 -c 'import runpy; f=\"s.py\"; runpy.run_path(f)'",
+    ),
 }
 
 
