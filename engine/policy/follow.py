@@ -39,7 +39,7 @@ from engine.policy.executors import (
     task_commands,
     typed_text,
 )
-from engine.policy.inline import code_writes, embedded_shell
+from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
 from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.records import replace
@@ -622,13 +622,32 @@ class Follower:
                 self.analyze(script, depth=depth, via=inner)
             finally:
                 self.indirect -= 1
+        # a build file's includes (`subninja F`, cmake's `include(F)`): F judged as the build file
+        # it is, cmake's relative to the including file's folder (the path of a file run ends ``via``)
+        folder = posixpath.dirname(via[-1]) if language == "cmake" and via else ""
+        for script in build_includes(code, language):
+            self.analyze(f"cd -- {shell_word(folder)} && {script}" if folder else script, depth=depth, via=inner)
+        # files it loads as its own code (perl's `do "F"`, runpy.run_path, Tcl's `source F`): judged
+        # as that program running F; files perl reads whose lines it runs as `sh F`
+        lines = runs_input_lines(language, code, command.argv)
+        runner_of = _LINE_RUNNERS.get(language)
+        runs_data = lines or (runner_of is not None and runner_of[1].search(code) is not None)
+        for runner, path in code_loads(code, language, runs_data):
+            if path is None:  # a file named only when it runs (`do $ARGV[0]`): nobody judges it here
+                self._escape_hatch(None, inner, depth)
+            else:
+                self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
         for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
             self._program_file("tee", written, inner, depth)
-        if runs_input_lines(language, code, command.argv):
+        if lines:
             # `perl -ne 'system $_'`, `awk '{system($0)}'`: each line it reads is a shell command --
             # judged as a shell given the same input (`echo 'rm -rf ~' | perl …` runs rm; fed
             # nothing, it reads the background shell's own input: a reader, see session_memory)
             self._unwrap(["sh"], [False], list(command.redirects), command.stdin, command.fed_by, inner, depth)
+            # ... and `perl -ne 'system $_' cmds.txt`, `awk '{system($0)}' f`: the FILE operands it
+            # reads those lines from first, each judged as `sh FILE`
+            for word, dynamic in line_files(command, language, code):
+                self._unwrap(["sh", word], [False, dynamic], [], "", command.fed_by, inner, depth)
 
     def _nested(self, run: Run, action: Callable[[], object]) -> None:
         """Run ``action``; what it finds is marked as reached through an escape hatch if ``run`` is one."""
@@ -646,8 +665,13 @@ class Follower:
 # input, what hands a computed text to the system's shell). Both must be there (perl and ruby read
 # it with -n/-p too; awk always does). `perl -ne print`, `awk '{system("make")}'` are not.
 _SYSTEM_OF_VARIABLE = r"(?:\bsystem|\bexec|\bqx|\breadpipe|\bspawn|%x)\b\s*[({]?\s*[^;{}]*?\$|`[^`]*\$"
+# perl's `open(P, "|sh")`, `open P, "| /bin/bash"`, `open(P, "|-", "sh")`: what it prints to P is run
+_PIPE_TO_SHELL = r"""\bopen\b[^;]*?["']\s*\|\s*(?:-\s*["']\s*,\s*["']\s*)?(?:\S*/)?(?:ba|da|z|k|mk)?sh\b"""
 _LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "perl": (re.compile(r"<\s*(?:STDIN|ARGV|\$\w+)?\s*>|\breadline\b"), re.compile(_SYSTEM_OF_VARIABLE)),
+    "perl": (
+        re.compile(r"<\s*(?:STDIN|ARGV|\$\w+)?\s*>|\breadline\b"),
+        re.compile(_SYSTEM_OF_VARIABLE + "|" + _PIPE_TO_SHELL),
+    ),
     "ruby": (re.compile(r"\bgets\b|\bSTDIN\b|\$stdin|\bARGF\b|\breadlines?\b"), re.compile(_SYSTEM_OF_VARIABLE)),
     "awk": (
         re.compile(r""),
@@ -670,6 +694,33 @@ _LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     ),
 }
 _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
+
+
+_AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option
+
+
+def line_files(command: Command, language: str, code: str) -> list[tuple[str, bool]]:
+    """The files a line runner (see runs_input_lines) reads its lines from: ``command``'s operands
+    but the one carrying the program (its text, or its script when no option gave it), awk's
+    NAME=VALUE assignments and its own input (`-`), with whether each is known only at run time."""
+    reading = command.reading
+    if not isinstance(reading, Parsed):
+        return []
+    operands = list(zip(reading.operands, reading.operand_at, strict=True))
+    if reading.rest is not None:  # a grammar that stops at its first operand (perl's `+`): the rest
+        operands += [(command.argv[at], at) for at in range(reading.rest, len(command.argv))]
+    if operands and operands[0][0] != code and not any(name in _CODE_OPTIONS for name, _, _ in reading.options):
+        operands = operands[1:]  # `perl script.pl cmds.txt`, `awk PROGRAM f`: the program itself
+    out: list[tuple[str, bool]] = []
+    for word, at in operands:
+        if word in (code, "-") or (language == "awk" and _AWK_ASSIGNMENT.match(word)):
+            continue
+        dynamic = command.dynamic[at] if at < len(command.dynamic) else True
+        out.append((word, dynamic))
+        if len(out) >= _MAX_INPUT_NAMES:
+            break
+    return out
 
 
 def runs_input_lines(language: str, code: str, argv: Sequence[str]) -> bool:

@@ -67,6 +67,13 @@ _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
 _CMAKE_COMMAND = re.compile(r"\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\))+?)(?=\s+[A-Z][A-Z_]{2,}\b|\s*\)|\n|$)")
 # ninja: a rule's `command = ...` (run through /bin/sh -c)
 _NINJA_COMMAND = re.compile(r"(?m)^[ \t]*command[ \t]*=[ \t]*(.+)$")
+# a build file's lines naming more of it: ninja's `include F` / `subninja F` (relative to ninja's folder),
+# cmake's `include(F)` of a file (a bare module name, `include(CTest)`, is cmake's own); the folder
+# variables cmake puts before a file of the project are read as its folder
+_NINJA_INCLUDE = re.compile(r"(?m)^[ \t]*(?:include|subninja)[ \t]+(\S+)")
+_CMAKE_INCLUDE = re.compile(
+    r"(?i)\binclude\s*\(\s*\"?(?:\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/)?([^\s)\"]*[./][^\s)\"]*)"
+)
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
 _MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
 _MAX_SCAN = 2048  # brackets stepped over per program, in all its calls
@@ -775,4 +782,64 @@ def _awk_writes(code: str) -> list[str | None]:
                 out.append(_literal(statement[i + 1 :].lstrip(">")))
                 break
             i += 1
+    return out
+
+
+def build_includes(code: str, language: str) -> list[str]:
+    """The commands that judge the files a ninja or cmake build file reads as more of itself
+    (`subninja sub.ninja`: `ninja -f sub.ninja`; cmake's `include(rules.txt)`: `cmake -P rules.txt`)."""
+    if language == "ninja" and ("include" in code or "subninja" in code):
+        found = itertools.islice(_NINJA_INCLUDE.finditer(code), _MAX_CALLS)
+        return [f"ninja -f {_quoted(m.group(1))}" for m in found]
+    if language == "cmake" and "nclude" in code.lower():
+        found = itertools.islice(_CMAKE_INCLUDE.finditer(code), _MAX_CALLS)
+        return [f"cmake -P {_quoted(m.group(1))}" for m in found]
+    return []
+
+
+# Files a program's text loads and runs as its own code, by a literal name: perl's `do "F"` /
+# `require "F"`, python's runpy.run_path / SourceFileLoader / execfile, node's require('./F') (any
+# extension is run as JavaScript) and a readFileSync('F') a vm/eval/Function runs, Tcl's `source F`.
+_LOADS: dict[str, re.Pattern[str]] = {
+    # an expression (read by _path_of: a literal, or a name with one literal assignment)
+    "perl": re.compile(r"""\b(?:do|require)\b\s*\(?\s*("[^"\n]+"|'[^'\n]+'|\$\w+)"""),
+    "python": re.compile(
+        r"""\b(?:run_path|execfile)\s*\(\s*(?:path_name\s*=\s*)?([^,()\n]+)"""
+        r"""|\bSourceFileLoader\s*\([^,()]*,\s*([^,()\n]+)"""
+    ),
+    "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
+    "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
+}
+_NODE_RUNS_TEXT = re.compile(r"\brunIn\w*Context\b|\bcompileFunction\b|\bnew\s+Function\b|\beval\s*\(|\bScript\s*\(")
+_NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
+# perl's open of a named file for reading, whose lines a system of a variable may run
+_PERL_READ_OPEN = re.compile(
+    r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:["']<["']\s*,\s*)?["']<?\s*([^"'|<>&\n]+?)\s*["']"""
+)
+_PERL_MODULE = re.compile(r"[A-Za-z_][\w:]*|v?[\d._]+")
+_LOADERS = {"perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh"}
+
+
+def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str | None]]:
+    """(program, file) for each file ``code`` loads as its own code (see _LOADS: judged as
+    ``program FILE``; None for a name computed when it runs), and, when ``runs_lines`` (it runs what it reads as shell
+    commands), each file perl opens for reading (judged as `sh FILE`)."""
+    runner = _LOADERS.get(language)
+    if runner is None:
+        return []
+    pattern = _LOADS["tclsh" if runner == "tclsh" else language]
+    out: list[tuple[str, str | None]] = []
+    assigned: dict[str, list[str]] = {}
+    for match in itertools.islice(pattern.finditer(code), _MAX_CALLS):
+        found = next((g for g in match.groups() if g), "").strip()
+        if language == "perl" and _PERL_MODULE.fullmatch(found):
+            continue  # `require strict`, `require 5.010`: a module or a version, not a file
+        path = _path_of(found, language, code, assigned, 0) if language in ("perl", "python") else found
+        if path is None or (path and not path.startswith("-")):
+            out.append((runner, path))  # None: a file named only when it runs
+    if language == "node" and _NODE_RUNS_TEXT.search(code) is not None:
+        out += [("node", m.group(1)) for m in itertools.islice(_NODE_READ.finditer(code), _MAX_CALLS)]
+    if language == "perl" and runs_lines:
+        found = itertools.islice(_PERL_READ_OPEN.finditer(code), _MAX_CALLS)
+        out += [("sh", m.group(1)) for m in found if not m.group(1).startswith("-")]
     return out

@@ -52,3 +52,37 @@ def live_then_stopped(
     deleted, _, printed = run_confined(tmp_path, live or payload, shell)
     assert not (deleted / "notes.txt").is_file() or SECRET in printed, "the payload should do harm unguarded"
     blocked(engine, home, payload)
+
+
+def written_then_stopped(tmp_path: Path, engine: Engine, home: Path, files: dict[str, str], payload: str) -> None:
+    """Like live_then_stopped for a payload that runs ``files`` the caller writes first: unguarded
+    (the files in a fresh working directory) it deletes a fake home or prints its key; through the
+    engine (each file written with write_file, in the engine's working directory) it is refused."""
+    home_live = make_home(tmp_path / "live")
+    cwd = tmp_path / "live" / "cwd"
+    cwd.mkdir()
+    for name, text in files.items():
+        (cwd / name).parent.mkdir(parents=True, exist_ok=True)
+        (cwd / name).write_text(text)
+    env = {"HOME": str(home_live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    done = subprocess.run(
+        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert not home_intact(home_live) or SECRET in done.stdout + done.stderr, "the payload should do harm unguarded"
+    assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)
+    for name, text in files.items():
+        written = engine.call("write_file", {"path": name, "content": text}, session_id="s1")
+        assert written.ok, written.error
+    result = engine.call("terminal", {"command": payload}, session_id="s1")
+    assert not result.ok, (payload, result.output)
+    assert home_intact(home), payload
+    assert SECRET not in (result.output or ""), payload
+
+
+def written_then_allowed(engine: Engine, files: dict[str, str], command: str) -> None:
+    """A near miss: after the caller writes ``files``, ``command`` runs (is not refused)."""
+    for name, text in files.items():
+        written = engine.call("write_file", {"path": name, "content": text}, session_id="s1")
+        assert written.ok, written.error
+    result = engine.call("terminal", {"command": command}, session_id="s1")
+    assert result.ok, (command, result.error)
