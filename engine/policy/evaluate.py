@@ -1040,23 +1040,26 @@ def _through_globbed_links(
                 out, fresh = list(out), False
             spelled = "~" if landing == places.home else landing
             followed = (*argv[:i], spelled + ("/" if argv[i].endswith("/") else ""), *argv[i + 1 :])
-            out.append(
-                Command(
-                    command.name,
-                    followed,
-                    command.dynamic,
-                    command.redirects,
-                    command.stdin,
-                    command.fed_by,
-                    (*command.via, "link"),
-                    command.code,
-                    command.depth,
-                    command.cwd,
-                    command.program,
-                    command.indirect,
-                )
-            )
+            out.append(_through_link(command, followed))
     return out
+
+
+def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
+    """``command`` with the words ``argv``, read through a link (marked so: no link is followed twice)."""
+    return Command(
+        command.name,
+        argv,
+        command.dynamic,
+        command.redirects,
+        command.stdin,
+        command.fed_by,
+        (*command.via, "link"),
+        command.code,
+        command.depth,
+        command.cwd,
+        command.program,
+        command.indirect,
+    )
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
@@ -1087,22 +1090,7 @@ def _through_tree_links(commands: list[Command], view: View, unwalked: list[Matc
                 if out is commands:
                     out = list(commands)
                 followed = [*argv[:i], landing, *argv[i + 1 :]]
-                out.append(
-                    Command(
-                        command.name,
-                        tuple(followed),
-                        command.dynamic,
-                        command.redirects,
-                        command.stdin,
-                        command.fed_by,
-                        (*command.via, "link"),
-                        command.code,
-                        command.depth,
-                        command.cwd,
-                        command.program,
-                        command.indirect,
-                    )
-                )
+                out.append(_through_link(command, tuple(followed)))
     return out
 
 

@@ -93,19 +93,29 @@ def recursive_words(command: Command) -> list[int]:
     follows = RECURSIVE.get(command.name)
     if follows is None:
         return []
+    words, present = _words_and_options(command.name, command.argv)
+    return words if not follows or not present.isdisjoint(follows) else []
+
+
+def _words_and_options(name: str, argv: tuple[str, ...]) -> tuple[list[int], set[str]]:
+    """The indices of the words of ``argv`` that are no option, and its options read letter by
+    letter and whole (`-follow` of find, `-snl` of 7z, `tar chf`: the old bundle without a dash)."""
     words: list[int] = []
     present: set[str] = set()
     ended = False
-    for i, word in enumerate(command.argv[1:], 1):
+    for i, word in enumerate(argv[1:], 1):
         if ended or word == "-" or not word.startswith("-"):
             words.append(i)
+            if i == 1 and name in ("tar", "gtar", "bsdtar") and word.isalpha():
+                present.update(word)  # `tar chf x src`
         elif word == "--":
             ended = True
         elif word.startswith("--"):
             present.add(word[2:].split("=", 1)[0])
         else:
             present.update(word[1:])
-    return words if not follows or not present.isdisjoint(follows) else []
+            present.add(word[1:])  # `-follow` (find), `-snl` (7z)
+    return words, present
 
 
 def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str] | None:
@@ -182,21 +192,7 @@ def followed_words(command: Command) -> list[int]:
     if name not in FOLLOWERS:
         return []
     argv = command.argv
-    present: set[str] = set()
-    words: list[int] = []
-    ended = False
-    for i, word in enumerate(argv[1:], 1):
-        if ended or word == "-" or not word.startswith("-"):
-            words.append(i)
-            if i == 1 and name in ("tar", "gtar", "bsdtar") and word.isalpha():
-                present.update(word)  # `tar chf x src`
-        elif word == "--":
-            ended = True
-        elif word.startswith("--"):
-            present.add(word[2:].split("=", 1)[0])
-        else:
-            present.update(word[1:])
-            present.add(word[1:])  # `-follow` (find), `-snl` (7z)
+    words, present = _words_and_options(name, argv)
     program = command.program
     if program is not None:
         present.update(option for option, _, _ in parse_argv(program.grammar, list(argv)).options)

@@ -80,6 +80,13 @@ def work_engine(tmp_path: Path, work: Path, fake_home: Path) -> Iterator[Engine]
     engine.close()
 
 
+@pytest.fixture
+def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """``work_engine`` with the test's working directory in ``work`` (where the session writes)."""
+    monkeypatch.chdir(work)
+    return work_engine
+
+
 PROJECT_POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
 

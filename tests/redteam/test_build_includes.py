@@ -21,12 +21,6 @@ NINJA_KEY = "rule r\n  command = cat $$HOME/.ssh/id_ed25519\nbuild x: r\n"
 NINJA_RM = "rule r\n  command = rm -rf ~\nbuild x: r\n"
 
 
-@pytest.fixture
-def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.chdir(work)
-    return work_engine
-
-
 PAYLOADS = {
     "ninja subninja": ("ninja", {"build.ninja": "subninja sub.ninja\n", "sub.ninja": NINJA_KEY}, "ninja"),
     "ninja include .txt": ("ninja", {"build.ninja": "include rules.txt\n", "rules.txt": NINJA_RM}, "ninja"),

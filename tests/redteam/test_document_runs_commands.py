@@ -29,12 +29,6 @@ from tests.redteam.harm import SECRET
 C_SOURCE = "int main(void) { return 0; }\n"
 
 
-@pytest.fixture
-def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.chdir(work)
-    return work_engine
-
-
 def _live(tmp_path: Path, files: dict[str, str], payload: str) -> tuple[bool, bool]:
     """Run ``payload`` under bash with HOME and cwd under ``tmp_path`` after writing ``files`` in the
     cwd: (the home was deleted, the key was printed)."""

@@ -17,12 +17,6 @@ from tests.redteam.harm import written_then_allowed, written_then_stopped
 KEY = "cat ~/.ssh/id_ed25519\n"
 
 
-@pytest.fixture
-def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.chdir(work)
-    return work_engine
-
-
 PAYLOADS = {
     "perl -ne FILE": ({"cmds.txt": KEY}, "perl -ne 'system $_' cmds.txt"),
     "perl -n -e FILE": ({"cmds.txt": KEY}, "perl -n -e 'system $_' cmds.txt"),

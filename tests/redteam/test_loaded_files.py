@@ -24,12 +24,6 @@ JS_KEY = "require('child_process').execSync('cat ~/.ssh/id_ed25519', {stdio: 'in
 TCL_KEY = "puts [exec cat $env(HOME)/.ssh/id_ed25519]\n"
 
 
-@pytest.fixture
-def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.chdir(work)
-    return work_engine
-
-
 PAYLOADS = {
     "perl do FILE": ("perl", {"cmds.txt": PERL_KEY}, "perl -e 'do \"./cmds.txt\"'"),
     "perl require FILE": ("perl", {"cmds.txt": PERL_KEY}, "perl -e 'require \"./cmds.txt\"'"),

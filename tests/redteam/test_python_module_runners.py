@@ -19,12 +19,6 @@ from tests.redteam.conftest import home_intact, judge, make_home
 from tests.redteam.harm import SECRET
 
 
-@pytest.fixture
-def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.chdir(work)
-    return work_engine
-
-
 def _live(tmp_path: Path, payload: str) -> tuple[bool, bool]:
     """Run ``payload`` under bash with HOME and cwd under ``tmp_path``: (the home was deleted, the key
     was printed)."""
