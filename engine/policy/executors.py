@@ -774,7 +774,11 @@ def notebook_cells(text: str) -> list[tuple[str, str]] | None:
     cells = notebook.get("cells")
     if cells is None:  # nbformat 3: worksheets of cells, the code under `input`
         sheets = notebook.get("worksheets")
-        cells = [c for s in sheets if isinstance(s, dict) for c in s.get("cells") or ()] if isinstance(sheets, list) else None
+        cells = (
+            [c for s in sheets if isinstance(s, dict) for c in s.get("cells") or ()]
+            if isinstance(sheets, list)
+            else None
+        )
     if not isinstance(cells, list) or len(cells) > _MAX_CELLS:
         return None
     out: list[tuple[str, str]] = []

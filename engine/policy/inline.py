@@ -833,7 +833,8 @@ _PERL_READ_OPEN = re.compile(
 )
 _PERL_MODULE = re.compile(r"[A-Za-z_][\w:]*|v?[\d._]+")
 _LOADERS = {
-    "perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh", "ruby": "ruby", "php": "php",
+    "perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh",
+    "ruby": "ruby", "php": "php",
 }  # fmt: skip
 
 

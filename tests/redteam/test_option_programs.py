@@ -53,7 +53,7 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "ssh-keygen -D": ({"p.so": LIB}, "ssh-keygen -D ./p.so"),
     "ssh-keygen -w": ({"p.so": LIB}, "ssh-keygen -t ed25519-sk -w ./p.so"),
     "ssh-add -s": ({"p.so": LIB}, "ssh-add -s ./p.so"),
-    "openssl -engine": ({"e.so": LIB}, "openssl req -engine ./e.so -new -x509 -out c.pem"),
+    "openssl -engine": ({"e.so": LIB}, "openssl speed -engine ./e.so rsa2048"),
     "openssl -provider": ({"e.so": LIB}, "openssl list -provider ./e.so -providers"),
     "openssl -provider-path": ({"mods/x.so": LIB}, "openssl list -provider-path mods -provider x"),
     "openssl engine -pre SO_PATH:": ({"e.so": LIB}, "openssl engine dynamic -pre SO_PATH:./e.so -pre LOAD"),
@@ -75,9 +75,7 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
 
 
 @pytest.mark.parametrize("name", list(PAYLOADS))
-def test_a_written_program_or_library_named_by_an_option_is_not_allowed(
-    session: Engine, work: Path, name: str
-) -> None:
+def test_a_written_program_or_library_named_by_an_option_is_not_allowed(session: Engine, work: Path, name: str) -> None:
     files, command = PAYLOADS[name]
     verdict = _verdict(session, work, files, command)
     assert verdict.decision != "allow", (name, verdict)
@@ -146,7 +144,11 @@ def test_gcc_runs_a_written_program_under_b_stopped(session: Engine, fake_home: 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_gcc_response_file_wrapper_stopped(session: Engine, fake_home: Path, tmp_path: Path) -> None:
     written_then_stopped(
-        tmp_path, session, fake_home, {"a.c": C_SOURCE, "rsp": "-wrapper sh,-c,'cat ~/.ssh/id_ed25519'\n"}, "gcc @rsp -c a.c"
+        tmp_path,
+        session,
+        fake_home,
+        {"a.c": C_SOURCE, "rsp": "-wrapper sh,-c,'cat ~/.ssh/id_ed25519'\n"},
+        "gcc @rsp -c a.c",
     )
 
 
