@@ -672,6 +672,9 @@ class Follower:
 
     def code(self, command: Command, language: str, code: str, via: tuple[str, ...], depth: int) -> None:
         """An inline program: the interpreter's own command carries it, or one read as it."""
+        if language == "ipython":  # `ipython -c`, its input: Python, and its escapes (`!cmd`) as shell lines
+            self._python_cells(command, language, "", code, via, depth)
+            return
         if command.name == language or (command.program is not None and language in command.program.names):
             command.code = code if command.code is None else command.code + "\n" + code
             target = command

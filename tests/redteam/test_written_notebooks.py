@@ -75,6 +75,10 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
         {"a.ipynb": _notebook("# notes", "!rm -rf ~", kind="code")},
         "jupyter execute a.ipynb",
     ),
+    # IPython's own inline program and input: its escapes are shell lines
+    "ipython -c '!cmd'": ({}, "ipython -c '!rm -rf ~'"),
+    "python -m IPython -c alias magic": ({}, "python3 -m IPython -c '%rm -rf ~'"),
+    "ipython reading its input": ({}, "echo '!rm -rf ~' | ipython3"),
     # notebooks nobody can read here: ask
     "not JSON": ({"a.ipynb": "{not json"}, "jupyter nbconvert --execute a.ipynb"),
     "an R kernel": ({"a.ipynb": _notebook('system("rm -rf ~")', language="R")}, "jupyter execute a.ipynb"),
@@ -110,6 +114,8 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "a README's examples": ({"README.md": "# X\n\n>>> 1 + 1\n2\n"}, "python3 -m doctest README.md"),
     "a notebook nobody wrote": ({}, "jupyter nbconvert --execute analysis.ipynb"),
     "jupyter lab": ({}, "jupyter lab --no-browser"),
+    "ipython -c print": ({}, "ipython -c 'print(1)'"),
+    "ipython -c !ls": ({}, "ipython -c '!ls -la'"),
 }
 
 
