@@ -720,3 +720,77 @@ def decode(value: str, encoding: str | None) -> str:
         except ValueError:  # binascii.Error is one
             return value
     return value
+
+
+# -- files a program reads as more of its own arguments, or as Python -----------------
+
+_MAX_RESPONSE_WORDS = 1024  # words of a response file read; more: the file is not judged (ask)
+_MAX_CELLS = 512  # code cells of a notebook read; more: the notebook is not judged (ask)
+_DOCTEST_LINE = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: (.*)|$)", re.MULTILINE)
+_SHELL_KERNELS = frozenset({"bash", "sh", "zsh", "shell"})
+
+
+def response_words(text: str) -> list[str] | None:
+    """A response file's words (`gcc @FILE`, `javac @FILE`, `ld @FILE`): split at blanks and newlines,
+    quotes and backslashes read as GCC's libiberty and javac read them. None when the file cannot be
+    split for certain (an unclosed quote) or holds more words than are read."""
+    import shlex  # noqa: PLC0415  (a start-up import otherwise: few commands name a response file)
+
+    try:
+        words = shlex.split(text, comments=False, posix=True)
+    except ValueError:
+        return None
+    return words if len(words) <= _MAX_RESPONSE_WORDS else None
+
+
+def doctest_source(text: str) -> str:
+    """The Python of a doctest file's (or docstring's) examples: each `>>> ` and `... ` line's code."""
+    return "\n".join(m.group(1) or "" for m in itertools.islice(_DOCTEST_LINE.finditer(text), _MAX_CELLS * 8))
+
+
+def notebook_cells(text: str) -> list[tuple[str, str]] | None:
+    """A Jupyter notebook's code cells as (kind, source): "python" (IPython: its shell escapes are read
+    with it), or "shell" for a bash kernel's. None for a notebook nobody can read here: not JSON of
+    nbformat 3 or 4, more cells than are read, or a kernel language not judged here (R, Julia ...)."""
+    try:
+        notebook = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(notebook, dict):
+        return None
+    metadata = notebook.get("metadata")
+    language = "python"
+    if isinstance(metadata, dict):
+        spec = metadata.get("kernelspec")
+        info = metadata.get("language_info")
+        named = spec.get("language") if isinstance(spec, dict) else None
+        if named is None and isinstance(info, dict):
+            named = info.get("name")
+        if named is not None:
+            language = str(named).lower()
+    kind = "shell" if language in _SHELL_KERNELS else "python" if language in ("python", "ipython", "python3") else ""
+    if not kind:
+        return None
+    cells = notebook.get("cells")
+    if cells is None:  # nbformat 3: worksheets of cells, the code under `input`
+        sheets = notebook.get("worksheets")
+        cells = (
+            [c for s in sheets if isinstance(s, dict) for c in s.get("cells") or ()]
+            if isinstance(sheets, list)
+            else None
+        )
+    if not isinstance(cells, list) or len(cells) > _MAX_CELLS:
+        return None
+    out: list[tuple[str, str]] = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue  # markdown and raw cells do not run
+        source = cell.get("source", cell.get("input", ""))
+        if isinstance(source, list):
+            if not all(isinstance(line, str) for line in source):
+                return None
+            source = "".join(source)
+        if not isinstance(source, str):
+            return None
+        out.append((kind, source))
+    return out

@@ -13,12 +13,14 @@ import re
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
     TASK_LANGUAGES,
     compose_mounts,
     decode,
+    doctest_source,
     ed_payloads,
     ed_reads,
     ed_writes,
@@ -26,8 +28,10 @@ from engine.policy.executors import (
     go_generate_lines,
     make_includes,
     make_payloads,
+    notebook_cells,
     npm_scripts,
     rake_as_ruby,
+    response_words,
     sed_payloads,
     split_string,
     sql_payloads,
@@ -106,6 +110,11 @@ class Follower:
         raise NotImplementedError
 
     def _script(self, word: str) -> str | None:
+        raise NotImplementedError
+
+    def _touched(self, word: str) -> bool:
+        """Whether the line or the session wrote ``word``, or it changed in the working tree since
+        the session began (a program, too: a shared object built there)."""
         raise NotImplementedError
 
     def run_script(self, text: str, command: Command, path: str, depth: int, via: tuple[str, ...]) -> None:
@@ -528,6 +537,13 @@ class Follower:
         if run.source == "files" and not run.names.isdisjoint(via[:-1]):
             # the project files judged up this chain (tasks.py's `c.run("pytest")`: pytest reads *.py again)
             return
+        if run.language == "library":
+            # A shared object it loads (`ssh -I F`, `openssl -engine F`, `-fplugin=F`): machine code nobody
+            # reads here. One the line or the session wrote, or that changed in the working tree since the
+            # session began (`gcc -shared -o x.so`): a run nobody can judge (ask); any other is the system's.
+            if self._script(path) is not None or self._touched(path):
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
@@ -541,6 +557,20 @@ class Follower:
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
+        if language == "response":
+            # `gcc @FILE`, `javac @FILE`: the file's words are the program's own, in its place
+            if path in via:
+                return  # a file that names itself (`@rsp` holding `@rsp`): read once along a chain
+            words = response_words(content)
+            if words is None:  # unbalanced quotes, or more words than are read: nobody judges it (ask)
+                self._nested(run, partial(self._escape_hatch, None, inner, depth))
+            else:
+                name = command.argv[0] if command.argv else command.name
+                self._unwrap([name, *words], [False] * (len(words) + 1), [], "", command.fed_by, inner, depth)
+            return
+        if language in ("notebook", "ipython", "doctest"):
+            self._python_cells(command, language, path, content, inner, depth)
+            return
         if language in TASK_LANGUAGES:
             self._task_file(run, command, language, content, inner, depth)
         elif language == "shell":
@@ -552,6 +582,39 @@ class Follower:
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _python_cells(
+        self, command: Command, language: str, path: str, content: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        """A notebook's code cells (`jupyter nbconvert --execute`, `papermill`, `ipython x.ipynb`), an
+        IPython script, or a doctest file's examples (`python -m doctest F`): each judged as the Python
+        it is, with IPython's shell escapes (`!cmd`, `%%bash` cells, alias magics) as shell lines; a
+        notebook that cannot be read (not JSON, past its bounds) or in a kernel language not judged
+        here asks."""
+        if language == "doctest":
+            cells = [("python", doctest_source(content))]
+            if path.endswith(".py"):  # a module: imported (its code runs) before its docstrings' examples
+                cells.append(("python", content))
+        elif language == "notebook" or path.endswith(".ipynb"):
+            found = notebook_cells(content)
+            if found is None:
+                self._escape_hatch(None, via, depth)
+                return
+            cells = found
+        else:
+            cells = [("python", content)]
+        for kind, text in cells:
+            if kind == "shell":
+                self.analyze(text, depth=depth, via=via)
+                continue
+            if not text.strip():
+                continue
+            self.code(command, "python", text, via, depth)
+            for line in ipython_commands(text):
+                if line is None:  # a magic that defines a command, a call given computed text
+                    self._escape_hatch(None, via, depth)
+                else:
+                    self.analyze(line, depth=depth, via=via)
 
     def _task_file(
         self, run: Run, command: Command, language: str, content: str, via: tuple[str, ...], depth: int
@@ -609,6 +672,9 @@ class Follower:
 
     def code(self, command: Command, language: str, code: str, via: tuple[str, ...], depth: int) -> None:
         """An inline program: the interpreter's own command carries it, or one read as it."""
+        if language == "ipython":  # `ipython -c`, its input: Python, and its escapes (`!cmd`) as shell lines
+            self._python_cells(command, language, "", code, via, depth)
+            return
         if command.name == language or (command.program is not None and language in command.program.names):
             command.code = code if command.code is None else command.code + "\n" + code
             target = command

@@ -809,7 +809,22 @@ _LOADS: dict[str, re.Pattern[str]] = {
     ),
     "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
     "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
+    # ruby's load / require_relative / require of a path (`require 'json'` is a gem: _RUBY_LIBRARY), and
+    # eval / instance_eval / class_eval of File.read(F) or IO.read(F)
+    "ruby": re.compile(
+        r"""(?:(?<![\w.:$@])|\bKernel\s*\.\s*)(?:load|require_relative|require)\b\s*\(?\s*"""
+        r"""("[^"\n]+"|'[^'\n]+'|[A-Za-z_]\w*(?![\w.(:]))"""
+        r"""|\b(?:eval|instance_eval|class_eval|module_eval|instance_exec)\s*\(?\s*(?:File|IO)\s*\.\s*"""
+        r"""(?:read|binread)\s*\(?\s*("[^"\n]+"|'[^'\n]+'|[A-Za-z_]\w*(?![\w.(:]))"""
+    ),
+    # php's include / include_once / require / require_once, and eval(file_get_contents(F))
+    "php": re.compile(
+        r"""(?<![\w$>:])(?:include|include_once|require|require_once)\b\s*\(?\s*("[^"\n]+"|'[^'\n]+'|\$\w+(?![\w\[(-]))"""
+        r"""|\beval\s*\(\s*file_get_contents\s*\(\s*("[^"\n]+"|'[^'\n]+'|\$\w+(?![\w\[(-]))"""
+    ),
 }
+# ruby's `require 'json'`: a gem or a library on the load path, not a file named here
+_RUBY_LIBRARY = re.compile(r"""require\b\s*\(?\s*["'](?![./~])""")
 _NODE_RUNS_TEXT = re.compile(r"\brunIn\w*Context\b|\bcompileFunction\b|\bnew\s+Function\b|\beval\s*\(|\bScript\s*\(")
 _NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
 # perl's open of a named file for reading, whose lines a system of a variable may run
@@ -817,7 +832,13 @@ _PERL_READ_OPEN = re.compile(
     r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:["']<["']\s*,\s*)?["']<?\s*([^"'|<>&\n]+?)\s*["']"""
 )
 _PERL_MODULE = re.compile(r"[A-Za-z_][\w:]*|v?[\d._]+")
-_LOADERS = {"perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh"}
+_LOADERS = {
+    "perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh",
+    "ruby": "ruby", "php": "php",
+}  # fmt: skip
+
+
+_NAMED_BY_EXPRESSION = frozenset({"perl", "python", "ruby", "php"})
 
 
 def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str | None]]:
@@ -834,9 +855,13 @@ def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple
         found = next((g for g in match.groups() if g), "").strip()
         if language == "perl" and _PERL_MODULE.fullmatch(found):
             continue  # `require strict`, `require 5.010`: a module or a version, not a file
-        path = _path_of(found, language, code, assigned, 0) if language in ("perl", "python") else found
+        if language == "ruby" and _RUBY_LIBRARY.match(match.group(0)):
+            continue  # `require 'json'`: a gem
+        path = _path_of(found, language, code, assigned, 0) if language in _NAMED_BY_EXPRESSION else found
         if path is None or (path and not path.startswith("-")):
             out.append((runner, path))  # None: a file named only when it runs
+            if language == "ruby" and path and not posixpath.splitext(path)[1]:
+                out.append((runner, path + ".rb"))  # `require_relative 'lib'` loads lib.rb
     if language == "node" and _NODE_RUNS_TEXT.search(code) is not None:
         out += [("node", m.group(1)) for m in itertools.islice(_NODE_READ.finditer(code), _MAX_CALLS)]
     if language == "perl" and runs_lines:

@@ -546,6 +546,23 @@ class SessionView:
             return remembered + "\n" + disk
         return remembered
 
+    def touched(self, key: str) -> bool:
+        """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
+        tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
+        name = file_key(key, self.workdir)
+        inside = name.rstrip("/") + "/"
+        with self._lock:
+            if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
+                return True  # the file, or a file in the folder it names (`-provider-path DIR`)
+        path = self._path(name)
+        if path is None:
+            return False
+        try:
+            real = os.path.realpath(path)
+            return self._inside(real) and os.stat(real).st_mtime >= self.files.started - _SLACK
+        except (OSError, ValueError):
+            return False
+
     def names_in(self, folder: str) -> list[str]:
         """The names a glob in ``folder`` (a key, "" for the working directory) may match: of the
         files the session wrote there, and of the folder on disk (the first few hundred)."""

@@ -3017,6 +3017,13 @@ class Analyzer(Follower, LinkFollower):
             and self._globbed_script(key) is not None
         )
 
+    def _touched(self, word: str) -> bool:
+        key = self._file_key(word)
+        inside = key.rstrip("/") + "/"
+        if key in self.files or any(k.startswith(inside) for k in self.files):
+            return True
+        return self.session is not None and bool(self.session.touched(key))
+
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
         return self._keyed_script(self._file_key(word), word)

@@ -99,3 +99,73 @@ NEAR_MISSES = {
 def test_loaded_files_near_misses_allowed(session: Engine, fake_home: Path, name: str) -> None:
     files, command = NEAR_MISSES[name]
     written_then_allowed(session, files, command)
+
+
+# -- ruby and php (stop 27): load / require_relative / require of a path / eval(File.read(F)), php's
+# include / require (_once) / eval(file_get_contents(F)), and the options that load a file first (ruby
+# -r, node -r, php -d auto_prepend_file=). Not installed here: judged by the engine's verdict.
+RUBY_RM = "system('rm -rf ' + ENV['HOME'])\n"
+PHP_RM = "<?php system('rm -rf ' . getenv('HOME'));\n"
+
+LOADERS = {
+    "ruby load": ({"c.txt": RUBY_RM}, "ruby -e \"load 'c.txt'\""),
+    "ruby load with wrap": ({"c.txt": RUBY_RM}, "ruby -e \"load('./c.txt', true)\""),
+    "ruby Kernel.load": ({"c.txt": RUBY_RM}, "ruby -e 'Kernel.load(\"c.txt\")'"),
+    "ruby require_relative without extension": ({"lib.rb": RUBY_RM}, "ruby -e \"require_relative 'lib'\""),
+    "ruby require of a path": ({"c.txt": RUBY_RM}, "ruby -e \"require './c.txt'\""),
+    "ruby eval File.read": ({"c.txt": RUBY_RM}, "ruby -e \"eval(File.read('c.txt'))\""),
+    "ruby instance_eval IO.read": ({"c.txt": RUBY_RM}, "ruby -e 'instance_eval IO.read(\"c.txt\")'"),
+    "ruby load of a variable": ({"c.txt": RUBY_RM}, "ruby -e 'f = \"c.txt\"; load f'"),
+    "ruby load ARGV": ({"c.txt": RUBY_RM}, "ruby -e 'load ARGV[0]' c.txt"),
+    "ruby on stdin": ({"c.txt": RUBY_RM}, "echo \"load 'c.txt'\" | ruby"),
+    "ruby -r ./FILE": ({"c.txt": RUBY_RM}, "ruby -r ./c.txt -e 1"),
+    "php include": ({"c.php": PHP_RM}, "php -r \"include 'c.php';\""),
+    "php require_once()": ({"c.inc": PHP_RM}, "php -r \"require_once('c.inc');\""),
+    "php include of a variable": ({"c.php": PHP_RM}, "php -r '$f = \"c.php\"; include $f;'"),
+    "php eval file_get_contents": ({"c.txt": "system('rm -rf ~');\n"}, "php -r \"eval(file_get_contents('c.txt'));\""),
+    "php on stdin": ({"c.php": PHP_RM}, "echo '<?php include \"c.php\";' | php"),
+    "php -d auto_prepend_file": ({"c.php": PHP_RM}, "php -d auto_prepend_file=c.php -r 'echo 1;'"),
+    "node -r ./FILE": ({"c.txt": JS_KEY}, "node -r ./c.txt -e 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(LOADERS))
+def test_ruby_and_php_loaders_judge_the_written_file(session: Engine, work: Path, name: str) -> None:
+    files, command = LOADERS[name]
+    for path, text in files.items():
+        assert session.call("write_file", {"path": path, "content": text}, session_id="s1").ok
+    view = session.session_memory.view("s1", str(work))
+    verdict = session._evaluator(session._snapshot).verdict("terminal", {"command": command}, view)
+    assert verdict.decision != "allow", (name, verdict)
+
+
+@pytest.mark.parametrize("name", ["ruby eval File.read", "ruby instance_eval IO.read", "php eval file_get_contents"])
+def test_an_eval_of_a_written_file_is_judged_by_its_text(session: Engine, work: Path, name: str) -> None:
+    # asked before (an eval of computed text); the file's text is read now: a hardline deny
+    files, command = LOADERS[name]
+    for path, text in files.items():
+        assert session.call("write_file", {"path": path, "content": text}, session_id="s1").ok
+    view = session.session_memory.view("s1", str(work))
+    verdict = session._evaluator(session._snapshot).verdict("terminal", {"command": command}, view)
+    assert verdict.decision == "deny" and verdict.hardline, (name, verdict)
+
+
+LOADER_NEAR_MISSES = {
+    "ruby require of a gem": ({}, "ruby -e \"require 'json'; puts JSON.dump({a: 1})\""),
+    "ruby YAML.load": ({}, "ruby -e \"require 'yaml'; p YAML.load('a: 1')\""),
+    "ruby reading a file": ({"d.txt": "x\n"}, "ruby -e 'puts File.read(\"d.txt\")'"),
+    "ruby loading a harmless file": ({"h.rb": "puts 1\n"}, "ruby -e \"load 'h.rb'\""),
+    "php reading a file": ({"d.txt": "x\n"}, "php -r \"echo file_get_contents('d.txt');\""),
+    "php require of the autoloader": ({}, "php -r \"require 'vendor/autoload.php'; echo 1;\""),
+    "php include of a harmless file": ({"h.php": "<?php echo 1;\n"}, "php -r \"include 'h.php';\""),
+}
+
+
+@pytest.mark.parametrize("name", list(LOADER_NEAR_MISSES))
+def test_ruby_and_php_loader_near_misses_allowed(session: Engine, work: Path, name: str) -> None:
+    files, command = LOADER_NEAR_MISSES[name]
+    for path, text in files.items():
+        assert session.call("write_file", {"path": path, "content": text}, session_id="s1").ok
+    view = session.session_memory.view("s1", str(work))
+    verdict = session._evaluator(session._snapshot).verdict("terminal", {"command": command}, view)
+    assert verdict.decision == "allow", (name, verdict)
