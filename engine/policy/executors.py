@@ -540,11 +540,27 @@ def ssh_config_includes(text: str) -> list[str]:
 
 _NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+# Runners whose `RUNNER NAME` runs the script NAME when NAME is none of their own verbs (`yarn build`,
+# `pnpm lint`, `bun dev`).
+_NAME_RUNNERS = frozenset({"yarn", "pnpm", "bun"})
+# Their verbs that install, pack or publish the package: its lifecycle scripts run (_NPM_LIFECYCLE_RUNS).
+_NPM_INSTALLING = frozenset(
+    {"install", "i", "add", "ci", "pack", "publish", "rebuild", "rb", "link", "ln", "update", "up", "upgrade",
+     "import", "dedupe", "prune", "version"}
+)  # fmt: skip
 
 
-def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
+# The scripts a package's install, pack, publish and version verbs run.
+_NPM_LIFECYCLE_RUNS = (
+    "preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare", "prepack",
+    "postpack", "prepublishOnly", "publish", "postpublish", "preversion", "version", "postversion", "dependencies",
+)  # fmt: skip
+
+
+def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None = None) -> list[str]:
     """Commands `npm run NAME` / `npm test` runs from a package.json: the script and its pre- and
-    post- scripts; every script when the name cannot be read. Not JSON: the text itself."""
+    post- scripts; every script when the name cannot be read. Not JSON: the text itself.
+    ``operands``: argv's operands as the runner's grammar reads them (default: its words without a dash)."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -552,15 +568,17 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return []
-    words = [w for w in argv[1:] if not w.startswith("-")]
+    words = [w for w in (argv[1:] if operands is None else operands) if not w.startswith("-")]
     name: str | None = None
     if words and words[0] in _NPM_LIFECYCLE:
         name = _NPM_LIFECYCLE[words[0]]
     elif len(words) > 1 and words[0] in _NPM_RUN:
         name = words[1]
-    elif words and posixpath.basename(argv[0]) == "yarn":
-        # `yarn NAME` runs the script NAME (and `yarn install` its install scripts), as `yarn run NAME`.
+    elif words and words[0] not in _NPM_INSTALLING and posixpath.basename(argv[0]) in _NAME_RUNNERS:
+        # `yarn NAME`, `pnpm NAME`, `bun NAME` run the script NAME, as `yarn run NAME` does.
         name = words[0]
+    elif posixpath.basename(argv[0]) in _NAME_RUNNERS:
+        return [str(scripts[n]) for n in _NPM_LIFECYCLE_RUNS if n in scripts]  # `pnpm add x`, `yarn install`
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
     return [str(scripts[n]) for n in names if n in scripts]
 

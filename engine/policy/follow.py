@@ -548,7 +548,10 @@ class Follower:
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "npm":
-            for script in npm_scripts(content, command.argv):
+            # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
+            program = command.program
+            operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
+            for script in npm_scripts(content, command.argv, operands):
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
