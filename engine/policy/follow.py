@@ -105,6 +105,9 @@ class Follower:
     def _known(self, word: str) -> bool:
         raise NotImplementedError
 
+    def opened_content(self, number: str) -> str | None:
+        raise NotImplementedError
+
     def _script(self, word: str) -> str | None:
         raise NotImplementedError
 
@@ -531,8 +534,9 @@ class Follower:
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
-            # are kept, so any input the line gave a descriptor is what it reads
-            content = command.stdin or self.descriptors or None
+            # are kept, so any input the line gave a descriptor is what it reads; `exec 3< x.sh` on this
+            # line or an earlier one to the same shell, then `bash /dev/fd/3`: x.sh
+            content = command.stdin or self.descriptors or self.opened_content(descriptor_file(path, command.cwd) or "")
         language = run.language or "shell"
         if content is None:
             if run.indirect:

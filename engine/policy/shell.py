@@ -1392,12 +1392,12 @@ class Analyzer(Follower, LinkFollower):
                         written = self._content(resolved_target.texts[0])
                         if written is not None:
                             stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
-                    elif op == "<&" and not descriptor and self.exec_opened and not resolved_target.dynamic:
+                    elif op == "<&" and not descriptor and self.exec_opened:
                         # `bash <&3` after `exec 3< x.sh` (on this line or an earlier one to the same
-                        # shell: the session's shell state keeps what exec opened): its input is x.sh
-                        number = resolved_target.texts[0].removesuffix("-").lstrip("0") or "0"
-                        opened = self.exec_opened.get(number)
-                        written = self._keyed_content(opened) if opened else None
+                        # shell: the session's shell state keeps what exec opened): its input is x.sh;
+                        # `bash <&"$fd"` after `exec {fd}< x.sh`: any file exec opened
+                        number = "" if resolved_target.dynamic else resolved_target.texts[0].removesuffix("-")
+                        written = self.opened_content(number.lstrip("0") or ("0" if number else ""))
                         if written is not None and written not in stdin_parts:
                             stdin_parts.append(written)
                     redirects.append((op, resolved_target.texts[0]))
@@ -3013,6 +3013,16 @@ class Analyzer(Follower, LinkFollower):
             found = self.session.read(key)
             return found if isinstance(found, str) else None
         return entry.content if entry is not None else None
+
+    def opened_content(self, number: str) -> str | None:
+        """What the file `exec N< F` opened on descriptor ``number`` holds, when the line or the session
+        wrote it; ``number`` "" (known only at run time: `<&"$fd"`, `/dev/fd/$fd`): every such file's."""
+        if number:
+            key = self.exec_opened.get(number)
+            return self._keyed_content(key) if key else None
+        texts = [self._keyed_content(key) for key in self.exec_opened.values() if key]
+        known = [text for text in texts if text is not None]
+        return "\n".join(known) if known else None
 
     def _keyed_content(self, key: str) -> str | None:
         """What the line or the session wrote to the file of ``key`` (a _file_key), when known."""

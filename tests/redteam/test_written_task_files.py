@@ -109,6 +109,7 @@ TASK_FILES: dict[str, tuple[dict[str, str], str]] = {
     ),
     "deno task": ({"deno.json": f'{{"tasks": {{"dev": "{RM}"}}}}\n'}, "deno task dev"),
     "bun run": ({"package.json": f'{{"scripts": {{"b": "{RM}"}}}}\n'}, "bun run b"),
+    "pnpm NAME (no run)": ({"package.json": f'{{"scripts": {{"lint": "{RM}"}}}}\n'}, "pnpm lint"),
     "bun test, written test": (
         {"x.test.ts": "import {rmSync} from 'fs'\nrmSync(process.env.HOME, {recursive: true})\n"},
         "bun test",
