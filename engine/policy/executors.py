@@ -12,6 +12,7 @@ import itertools
 import json
 import posixpath
 import re
+import shlex
 from collections.abc import Sequence
 
 # -- env -S ------------------------------------------------------------------------
@@ -287,9 +288,11 @@ def _substitute(script: str, i: int, out: list[str | None], files: list[tuple[st
 
 _EX_PREFIX = re.compile(r"^[\s:]*(?:(?:%|[.$\d]+(?:,[.$\d]+)?|'[a-z<>])\s*)?(?:sil(?:ent)?!?\s+)?(?:exe(?:cute)?\s+)?")
 _EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL)
-_EX_SHELL = re.compile(r"^(?:sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
+# (lldb's `platform shell CMD` too: its command files are read as these)
+_EX_SHELL = re.compile(r"^(?:(?:platform\s+)?sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
 _EX_CODE = re.compile(
-    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi)"
+    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi"
+    r"|script)"  # lldb's `script CODE`: python
     r"(?:\s+(?P<code>.*))?$",
     re.DOTALL,
 )
@@ -494,6 +497,152 @@ def make_includes(text: str) -> list[str]:
     for match in _MAKE_INCLUDE.finditer(text):
         out.extend(match.group(1).split())
     return out[:_MAX_MAKE_INCLUDES]
+
+
+# -- a program's own configuration: its command lines (tmux -f, screen -c, less's lesskey) -----
+# A config file a program loads at start-up is a list of the program's own commands, some of which run
+# a shell line (tmux's run-shell / if-shell, screen's exec, lesskey's shell action). `config_commands`
+# gives each as a shell line the analyzer judges with the program's grammar (`tmux run-shell "CMD"`) or
+# as the command itself; None when the text cannot be read (a compiled lesskey file): the run asks.
+
+CONFIG_LANGUAGES = frozenset({"tmux", "screen", "lesskey"})
+_MAX_CONFIG_LINES = 512
+_TMUX_BIND = re.compile(r"^(?:bind-key|bind)\s+(?:-[nr]+\s+|-[TN]\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s+)*\S+\s+(.*)$")
+_TMUX_SET = re.compile(
+    r"^(?:set-option|set|set-window-option|setw)(?:\s+-\w+)*(?:\s+-t\s+\S+)?\s+[\"']?"
+    r"(?P<name>default-command|default-shell|lock-command)[\"']?\s+(?P<value>.+)$"
+)
+_TMUX_SPLIT = re.compile(r"\s\\;(?:\s|$)|\s;\s*$")
+_SCREEN_FDPAT = re.compile(r"^[.!|:]+$")
+_LESSKEY_ESCAPES = {"r": "\n", "n": "\n", "t": "\t", "e": "", "b": "", "\\": "\\"}
+_LESSKEY_SECTIONS = frozenset({"#command", "#line-edit", "#env", "#stop"})
+
+
+def _config_lines(text: str) -> list[str] | None:
+    """Its logical lines (a backslash at the end continues one), without blanks and `#` comments;
+    None past _MAX_CONFIG_LINES."""
+    out: list[str] = []
+    held = ""
+    for raw in text.splitlines():
+        line = held + raw
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            held = line[:-1] + " "
+            continue
+        held = ""
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.append(line)
+            if len(out) > _MAX_CONFIG_LINES:
+                return None
+    if held.strip():
+        out.append(held.strip())
+    return out
+
+
+def _tmux_commands(line: str, out: list[str]) -> None:
+    for piece in _TMUX_SPLIT.split(line):
+        part = piece.strip()
+        for _ in range(4):  # `bind x bind y run-shell CMD`
+            bound = _TMUX_BIND.match(part)
+            if bound is None:
+                break
+            part = bound.group(1).strip()
+        if not part:
+            continue
+        option = _TMUX_SET.match(part)
+        if option is not None:  # the command (or shell) every new pane runs: one quoted word of tmux's
+            value = option.group("value").strip()
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = []
+            out.append(words[0] if len(words) == 1 else value)
+            continue
+        out.append("tmux " + part)
+
+
+def _screen_commands(line: str, out: list[str]) -> None:
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        out.append(line)  # read as one shell line: over-reading is the safe side
+        return
+    for _ in range(4):
+        if len(words) > 2 and words[0] in ("bind", "bindkey"):
+            words = words[2:] if not words[1].startswith("-") else words[3:]  # `bind KEY CMD`, `bindkey -k KEY CMD`
+        else:
+            break
+    if not words:
+        return
+    verb, rest = words[0], words[1:]
+    if verb == "exec":  # `exec [FDPAT] CMD ARGS`: a command whose output (or input) is the window's
+        if rest and _SCREEN_FDPAT.match(rest[0]):
+            rest = rest[1:]
+        if rest:
+            out.append(shlex.join(rest))
+    elif verb == "screen":  # a window running CMD
+        out.append(shlex.join(words))
+    elif verb == "backtick" and len(rest) > 3:  # `backtick ID LIFESPAN AUTOREFRESH CMD ARGS`
+        out.append(shlex.join(rest[3:]))
+    elif verb in ("shell", "defshell") and rest:
+        out.append(shlex.join(rest[:1]))
+    elif verb == "stuff" and rest:
+        out.append(shlex.join(["screen", "-X", "stuff", *rest]))
+    elif verb == "eval":  # each argument a screen command
+        for item in rest[:8]:
+            _screen_commands(item, out)
+
+
+def _lesskey_commands(text: str) -> list[str] | None:
+    """A lesskey source: a `shell`/`pshell`/`pipe` action's extra string is a shell line (typed
+    after `!`); the `#env` section's variables are less's (LESSOPEN, LESS, EDITOR ...): each judged
+    as `NAME=VALUE less` is."""
+    if "\0" in text:
+        return None  # a compiled lesskey file (less -k): nobody reads it here
+    lines = text.splitlines()
+    if len(lines) > _MAX_CONFIG_LINES:
+        return None
+    out: list[str] = []
+    section = "#command"
+    for raw in lines:
+        line = raw.strip()
+        head = line.split(None, 1)[0] if line else ""
+        if head in _LESSKEY_SECTIONS:
+            section = head
+            continue
+        if not line or line.startswith("#"):
+            continue
+        if section == "#env":
+            name, eq, value = line.partition("=")
+            if eq and name.strip():
+                # (no lesskey of its own: that one is being read)
+                assigned = f"{name.strip()}={shlex.quote(value.strip())}"
+                out.append(f"LESSKEY_SRC= LESSKEYIN= LESSKEY= {assigned} less /dev/null")
+        elif section == "#command":
+            words = line.split(None, 2)
+            if len(words) == 3 and words[1] in ("shell", "pshell", "pipe"):
+                extra = re.sub(r"\\(.)", lambda m: _LESSKEY_ESCAPES.get(m.group(1), m.group(1)), words[2]).strip()
+                if words[1] == "pipe":  # a mark's letter, then the command the text is piped to
+                    extra = extra[1:].strip()
+                if extra:
+                    out.append(extra)
+    return out
+
+
+def config_commands(language: str, text: str) -> list[str] | None:
+    """The shell lines a program's configuration file runs (CONFIG_LANGUAGES); None: unreadable."""
+    if language == "lesskey":
+        return _lesskey_commands(text)
+    lines = _config_lines(text)
+    if lines is None:
+        return None
+    out: list[str] = []
+    for line in lines:
+        if language == "tmux":
+            _tmux_commands(line, out)
+        else:
+            _screen_commands(line, out)
+    return out
 
 
 # -- ssh_config ----------------------------------------------------------------------

@@ -16,8 +16,10 @@ from functools import partial
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
+    CONFIG_LANGUAGES,
     TASK_LANGUAGES,
     compose_mounts,
+    config_commands,
     decode,
     ed_payloads,
     ed_reads,
@@ -541,7 +543,7 @@ class Follower:
         if content is None:
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
-                runner = "sh" if language in ("shell", "make", "sed", "ex", "ed", "sql", "ssh_config") else language
+                runner = "sh" if language in _SHELL_RUN or language in CONFIG_LANGUAGES else language
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
@@ -551,6 +553,13 @@ class Follower:
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
+        elif language in CONFIG_LANGUAGES:
+            # a program's own configuration (tmux -f, screen -c, a lesskey): the shell lines its commands run
+            lines = config_commands(language, content)
+            if lines is None:
+                self._nested(run, partial(self._escape_hatch, None, inner, depth))
+            for line in lines or ():
+                self._nested(run, partial(self.analyze, line, depth=depth, via=inner))
         elif language == "npm":
             # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
             program = command.program
@@ -743,6 +752,10 @@ def runs_input_lines(language: str, code: str, argv: Sequence[str]) -> bool:
     if language in ("perl", "ruby") and any(_LINE_OPTION.fullmatch(word) for word in argv[1:]):
         return True
     return reads.search(code) is not None
+
+
+# file languages whose unread file an escape hatch runs is reported as `sh FILE`
+_SHELL_RUN = frozenset({"shell", "make", "sed", "ex", "ed", "sql", "ssh_config"})
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
