@@ -299,6 +299,9 @@ _EX_CODE = re.compile(
 _EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
 # `:source FILE` / `:so FILE` (vim, gdb): a file of the same commands.
 _EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
+_EX_AUTOCMD = re.compile(r"^au(?:tocmd)?!?\s+(.*)$", re.DOTALL)
+_EX_AUTOCMD_FLAGS = re.compile(r"^(?:(?:\+\+once|\+\+nested|nested)\s+)+")
+_EX_QUOTED = re.compile(r"^(['\"])(.*)\1$", re.DOTALL)  # `exe '!CMD'`: one string
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
 
 
@@ -308,32 +311,53 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     (interpreter, CODE) for `:python ...`, `:lua ...`."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
-        body = _EX_PREFIX.sub("", line, count=1).strip()
-        if not body:
-            continue
-        bang = _EX_BANG.match(body)
-        if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
-            command = bang.group(1).strip()
-            out.append(("shell", command) if command else ("spawn", None))
-            continue
-        shell = _EX_SHELL.match(body)
-        if shell is not None:
-            command = (shell.group(1) or "").strip()
-            out.append(("shell", command) if command else ("spawn", None))
-            continue
-        source = _EX_SOURCE.match(body)
-        if source is not None:
-            out.append(("file", source.group(1).strip()))
-            continue
-        code = _EX_CODE.match(body)
-        if code is not None:
-            lang = _EX_LANGUAGES.get(code.group("lang"), "python")
-            out.append((lang, code.group("code")))
-            continue
-        for call in _EX_SYSTEM.finditer(body):
-            literal = call.group(1)
-            out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
+        for body in _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip()):
+            _ex_body(body, out)
     return out
+
+
+def _ex_bodies(body: str) -> list[str]:
+    """The ex command ``body`` runs: itself; an autocmd's command (`au VimEnter * !CMD`, with or
+    without a group: both readings); an `:execute` string's text (`exe '!CMD'`)."""
+    bodies = [body]
+    auto = _EX_AUTOCMD.match(body)
+    if auto is not None:
+        words = auto.group(1).split(None, 3)
+        for at in (2, 3):  # `au EVENT PAT CMD`, `au GROUP EVENT PAT CMD`
+            if len(words) > at:
+                command = _EX_AUTOCMD_FLAGS.sub("", " ".join(words[at:]), count=1)
+                bodies.append(_EX_PREFIX.sub("", command, count=1).strip())
+    quoted = _EX_QUOTED.match(body)
+    if quoted is not None:
+        inner = quoted.group(2).replace("''", "'") if quoted.group(1) == "'" else quoted.group(2).replace('\\"', '"')
+        bodies.append(_EX_PREFIX.sub("", inner, count=1).strip())
+    return [b for b in bodies if b]
+
+
+def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
+    """The payloads of one ex command (see ex_payloads)."""
+    bang = _EX_BANG.match(body)
+    if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
+        command = bang.group(1).strip()
+        out.append(("shell", command) if command else ("spawn", None))
+        return
+    shell = _EX_SHELL.match(body)
+    if shell is not None:
+        command = (shell.group(1) or "").strip()
+        out.append(("shell", command) if command else ("spawn", None))
+        return
+    source = _EX_SOURCE.match(body)
+    if source is not None:
+        out.append(("file", source.group(1).strip()))
+        return
+    code = _EX_CODE.match(body)
+    if code is not None:
+        lang = _EX_LANGUAGES.get(code.group("lang"), "python")
+        out.append((lang, code.group("code")))
+        return
+    for call in _EX_SYSTEM.finditer(body):
+        literal = call.group(1)
+        out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
 
 
 # ed(1): an address (line numbers, marks, /regex/, ?regex?) before a command letter.
@@ -512,6 +536,8 @@ _TMUX_SET = re.compile(
     r"^(?:set-option|set|set-window-option|setw)(?:\s+-\w+)*(?:\s+-t\s+\S+)?\s+[\"']?"
     r"(?P<name>default-command|default-shell|lock-command)[\"']?\s+(?P<value>.+)$"
 )
+_TMUX_HOOK = re.compile(r"^set-hook\s+(.+)$")
+_TMUX_FORMAT_RUN = re.compile(r"#\(([^()]+)\)")  # a format's `#(CMD)`: tmux runs CMD
 _TMUX_SPLIT = re.compile(r"\s\\;(?:\s|$)|\s;\s*$")
 _SCREEN_FDPAT = re.compile(r"^[.!|:]+$")
 _LESSKEY_ESCAPES = {"r": "\n", "n": "\n", "t": "\t", "e": "", "b": "", "\\": "\\"}
@@ -539,7 +565,12 @@ def _config_lines(text: str) -> list[str] | None:
     return out
 
 
-def _tmux_commands(line: str, out: list[str]) -> None:
+def _tmux_commands(line: str, out: list[str], depth: int = 0) -> None:
+    """The shell lines of one tmux command line (``out``): each `\\;`-separated command as `tmux
+    COMMAND` (through `bind KEY`), a default-command's value, a hook's command (`set-hook -g NAME
+    CMD`, read as a tmux command line), and every `#(CMD)` of a format (status-right ...)."""
+    for format_command in _TMUX_FORMAT_RUN.findall(line):
+        out.append(format_command)
     for piece in _TMUX_SPLIT.split(line):
         part = piece.strip()
         for _ in range(4):  # `bind x bind y run-shell CMD`
@@ -548,6 +579,15 @@ def _tmux_commands(line: str, out: list[str]) -> None:
                 break
             part = bound.group(1).strip()
         if not part:
+            continue
+        hook = _TMUX_HOOK.match(part)
+        if hook is not None and depth < 4:  # the hook's command: a tmux command line
+            try:
+                words = shlex.split(hook.group(1))
+            except ValueError:
+                words = []
+            if words:
+                _tmux_commands(words[-1], out, depth + 1)
             continue
         option = _TMUX_SET.match(part)
         if option is not None:  # the command (or shell) every new pane runs: one quoted word of tmux's

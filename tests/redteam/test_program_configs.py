@@ -42,6 +42,13 @@ CONFIGS: dict[str, tuple[str, str, str]] = {
     "lldb -s, platform shell": ("cmds", f"platform shell {RM}\n", "lldb -s cmds ./a.out"),
     "lldb -S, script": ("cmds", f"script import os; os.system('{RM}')\n", "lldb -S cmds"),
     "lldb --source": ("cmds", f"shell {RM}\n", "lldb --source cmds -b"),
+    "tmux -f, a hook's run-shell": ("t.conf", f"set-hook -g session-created \"run-shell '{RM}'\"\n", "tmux -f t.conf"),
+    "tmux -f, a status format's #()": ("t.conf", f'set -g status-right "#({RM})"\n', "tmux -f t.conf new -d"),
+    "tmux -f, a sourced file": ("t.conf", "source-file a.conf\n", f"printf %s 'run \"{RM}\"' > a.conf; tmux -f t.conf"),
+    "vim -u, an autocmd": ("vimrc", f"autocmd VimEnter * silent !{RM}\n", "vim -u vimrc"),
+    "vim -u, an autocmd in a group": ("vimrc", f"au! mine BufRead *.txt ++once !{RM}\n", "vim -u vimrc x.txt"),
+    "vim -u, an execute string": ("vimrc", f"exe '!{RM}'\n", "vim -u vimrc"),
+    "nvim -u init.lua": ("init.lua", f"os.execute('{RM}')\n", "nvim -u init.lua"),
     "less --lesskey-src, shell action": ("keys", f"#command\n! shell {RM}\n", "less --lesskey-src=keys README"),
     "LESSKEY_SRC, pipe action": ("keys", f"#command\n| pipe m{RM}\n", "LESSKEY_SRC=keys less README"),
     "lesskey #env LESSOPEN": ("keys", f"#env\nLESSOPEN=|{RM} %s\n", "less --lesskey-src keys README"),
@@ -83,6 +90,13 @@ NEAR_MISSES: dict[str, tuple[str, str, str]] = {
     "a plain vimrc": ("vimrc", "set number\nsyntax on\nnnoremap <leader>w :w<CR>\n", "vim -u vimrc x.txt"),
     "lldb breakpoints": ("cmds", "breakpoint set -n main\nrun\nbt\n", "lldb -s cmds ./a.out"),
     "lesskey bindings": ("keys", "#command\nj forw-line\nk back-line\n", "less --lesskey-src=keys README"),
+    "a vimrc with autocmds": (
+        "vimrc",
+        'autocmd FileType python setlocal ts=4\nau BufWritePre *.py :%s/\\s\\+$//e\nexe "normal! gg"\n',
+        "vim -u vimrc x.py",
+    ),
+    "a clock in the status line": ("t.conf", "set -g status-right '#(date +%H:%M)'\n", "tmux -f t.conf new -d"),
+    "an init.lua setting options": ("init.lua", "vim.opt.number = true\n", "nvim -u init.lua"),
     "an harmless run-shell": ("t.conf", "run-shell 'echo ready'\n", "tmux -f t.conf new -d"),
 }
 
