@@ -11,6 +11,8 @@ harmful whatever the program is (`$X -rf ~`, `$X of=/dev/sda`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Engine
@@ -76,3 +78,36 @@ def test_a_run_time_name_is_never_laxer_than_the_program_it_may_be(engine: Engin
 )
 def test_near_miss_known_names_and_variable_operands_stay_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
+
+
+# A background shell's earlier write set the variable: its value is the command (the session's
+# shell state), so a harmful value is judged and a known program is no unknown command.
+# (earlier writes, the last write, its decision)
+EARLIER_VALUES: list[tuple[list[str], str, str]] = [
+    (["CMD='rm -rf ~'"], "$CMD", "deny"),
+    (["CMD='rm -rf ~'"], 'eval "$CMD"', "deny"),
+    (["X=shutdown"], "$X", "deny"),
+    (["EDITOR='rm -rf'"], "$EDITOR ~", "deny"),
+    (["f() { rm -rf ~; }", "X=f"], "$X", "deny"),
+    (["EDITOR=vim"], "$EDITOR notes.txt", "allow"),
+    ([], "$EDITOR notes.txt", "ask"),
+]
+
+
+@pytest.mark.parametrize(("before", "last", "decision"), EARLIER_VALUES)
+def test_a_value_set_on_an_earlier_write_names_the_command(
+    work_engine: Engine, work: Path, before: list[str], last: str, decision: str
+) -> None:
+    memory = work_engine.session_memory
+    memory.started("s1", "p", "bash", str(work))
+    held = memory.process("s1", "p")
+    assert held is not None
+    programs = work_engine.snapshot.policy.programs
+    for line in before:
+        held.guarded = False
+        assert memory.take(held, line + "\n", programs) == line + "\n"
+    view = memory.view("s1", str(work))
+    view.shell = held.shell
+    args = {"action": "write", "process_id": "p", "input": last + "\n"}
+    verdict = work_engine._evaluator(work_engine.snapshot).verdict("process", args, view)
+    assert verdict.decision == decision, (before, last, verdict)
