@@ -599,6 +599,10 @@ class Evaluator:
                                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, via)))
                         continue
             found: list[tuple[int, CompiledPattern]] = []
+            # A name known only at run time (`$EDITOR f`, `timeout 5 "$CMD"`) passes every matcher's
+            # name test; one that tests nothing but the name (`shutdown`, `killall5`) says only "it
+            # could be that program": those together are one unknown-command match (see _unknown).
+            unknown_at = -1 if command.name else _NOT_YET
             bare = len(command.argv) < 2  # no words after its name: matchers that need some cannot match
             # The classes the command's positionals hold, all forms together (made when first needed).
             # Not after a `cd` on the line: there a matcher reads relative words under that directory.
@@ -625,6 +629,9 @@ class Evaluator:
                     if not ok:
                         continue
                 if matcher.matches_command(command, view, name_checked):
+                    if unknown_at >= 0 and pattern.severity in _BUILT_IN and _by_name_alone(matcher):
+                        unknown_at = min(unknown_at, i)
+                        continue
                     if form is not None:
                         found.append((i, pattern))
                         if (i, shown) in seen:
@@ -633,6 +640,9 @@ class Evaluator:
                     hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
             if form is not None and forms is not None:
                 forms[form] = found
+            if 0 <= unknown_at < _NOT_YET and (-1, shown) not in seen:
+                seen.add((-1, shown))
+                hits.append((unknown_at, _unknown(command)))
         for i, pattern in index.regex_only:
             if pattern.regex.search_text(text):  # type: ignore[union-attr]
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
@@ -1009,6 +1019,47 @@ class _LazyBudget:
 
 
 UNREAD = "session_file_unread"
+
+
+UNKNOWN_COMMAND = "unknown_command"
+_NOT_YET = 1 << 30  # in _match: no matcher met by a run-time name alone yet
+# The severities of the built-in detection (a policy's own deny and ask rules keep theirs).
+_BUILT_IN = frozenset({"hardline", "dangerous"})
+
+
+def _by_name_alone(matcher: Matcher) -> bool:
+    """Whether ``matcher`` names programs and tests nothing a command's words must hold (a subcommand,
+    a flag, an argument, a redirection, its text or input): a command whose name is known only at run
+    time meets it whatever it is."""
+    if matcher.names is None and not matcher.name_globs:
+        return False
+    return not (
+        any(matcher.subcommands)
+        or matcher.flags
+        or matcher.all_flags
+        or matcher.args is not None
+        or matcher.words is not None
+        or matcher.options
+        or matcher.redirects is not None
+        or matcher.reads is not None
+        or matcher.fed_by
+        or matcher.via
+        or matcher.text is not None
+        or matcher.code is not None
+        or matcher.code_paths is not None
+        or matcher.indirect is not None
+    )
+
+
+def _unknown(command: Command) -> Match:
+    """A command whose name is known only at run time and whose words show nothing harmful: it could
+    be any program (`$EDITOR f`, `"$PAGER" README`, `timeout 5 "$CMD"`). Asked, and never granted: the
+    same text may name another program later in the session."""
+    reason = (
+        "a command whose name is known only when it runs (a variable or substitution the line does not "
+        "set): it could be any program"
+    )
+    return Match(UNKNOWN_COMMAND, reason, "dangerous", command.text, command.via, grantable=False)
 
 
 UNWALKED = "followed_tree_unwalked"

@@ -12,6 +12,7 @@ import itertools
 import json
 import posixpath
 import re
+import shlex
 from collections.abc import Sequence
 
 # -- env -S ------------------------------------------------------------------------
@@ -287,15 +288,20 @@ def _substitute(script: str, i: int, out: list[str | None], files: list[tuple[st
 
 _EX_PREFIX = re.compile(r"^[\s:]*(?:(?:%|[.$\d]+(?:,[.$\d]+)?|'[a-z<>])\s*)?(?:sil(?:ent)?!?\s+)?(?:exe(?:cute)?\s+)?")
 _EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL)
-_EX_SHELL = re.compile(r"^(?:sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
+# (lldb's `platform shell CMD` too: its command files are read as these)
+_EX_SHELL = re.compile(r"^(?:(?:platform\s+)?sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
 _EX_CODE = re.compile(
-    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi)"
+    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi"
+    r"|script)"  # lldb's `script CODE`: python
     r"(?:\s+(?P<code>.*))?$",
     re.DOTALL,
 )
 _EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
 # `:source FILE` / `:so FILE` (vim, gdb): a file of the same commands.
 _EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
+_EX_AUTOCMD = re.compile(r"^au(?:tocmd)?!?\s+(.*)$", re.DOTALL)
+_EX_AUTOCMD_FLAGS = re.compile(r"^(?:(?:\+\+once|\+\+nested|nested)\s+)+")
+_EX_QUOTED = re.compile(r"^(['\"])(.*)\1$", re.DOTALL)  # `exe '!CMD'`: one string
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
 
 
@@ -305,32 +311,53 @@ def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     (interpreter, CODE) for `:python ...`, `:lua ...`."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
-        body = _EX_PREFIX.sub("", line, count=1).strip()
-        if not body:
-            continue
-        bang = _EX_BANG.match(body)
-        if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
-            command = bang.group(1).strip()
-            out.append(("shell", command) if command else ("spawn", None))
-            continue
-        shell = _EX_SHELL.match(body)
-        if shell is not None:
-            command = (shell.group(1) or "").strip()
-            out.append(("shell", command) if command else ("spawn", None))
-            continue
-        source = _EX_SOURCE.match(body)
-        if source is not None:
-            out.append(("file", source.group(1).strip()))
-            continue
-        code = _EX_CODE.match(body)
-        if code is not None:
-            lang = _EX_LANGUAGES.get(code.group("lang"), "python")
-            out.append((lang, code.group("code")))
-            continue
-        for call in _EX_SYSTEM.finditer(body):
-            literal = call.group(1)
-            out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
+        for body in _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip()):
+            _ex_body(body, out)
     return out
+
+
+def _ex_bodies(body: str) -> list[str]:
+    """The ex command ``body`` runs: itself; an autocmd's command (`au VimEnter * !CMD`, with or
+    without a group: both readings); an `:execute` string's text (`exe '!CMD'`)."""
+    bodies = [body]
+    auto = _EX_AUTOCMD.match(body)
+    if auto is not None:
+        words = auto.group(1).split(None, 3)
+        for at in (2, 3):  # `au EVENT PAT CMD`, `au GROUP EVENT PAT CMD`
+            if len(words) > at:
+                command = _EX_AUTOCMD_FLAGS.sub("", " ".join(words[at:]), count=1)
+                bodies.append(_EX_PREFIX.sub("", command, count=1).strip())
+    quoted = _EX_QUOTED.match(body)
+    if quoted is not None:
+        inner = quoted.group(2).replace("''", "'") if quoted.group(1) == "'" else quoted.group(2).replace('\\"', '"')
+        bodies.append(_EX_PREFIX.sub("", inner, count=1).strip())
+    return [b for b in bodies if b]
+
+
+def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
+    """The payloads of one ex command (see ex_payloads)."""
+    bang = _EX_BANG.match(body)
+    if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
+        command = bang.group(1).strip()
+        out.append(("shell", command) if command else ("spawn", None))
+        return
+    shell = _EX_SHELL.match(body)
+    if shell is not None:
+        command = (shell.group(1) or "").strip()
+        out.append(("shell", command) if command else ("spawn", None))
+        return
+    source = _EX_SOURCE.match(body)
+    if source is not None:
+        out.append(("file", source.group(1).strip()))
+        return
+    code = _EX_CODE.match(body)
+    if code is not None:
+        lang = _EX_LANGUAGES.get(code.group("lang"), "python")
+        out.append((lang, code.group("code")))
+        return
+    for call in _EX_SYSTEM.finditer(body):
+        literal = call.group(1)
+        out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
 
 
 # ed(1): an address (line numbers, marks, /regex/, ?regex?) before a command letter.
@@ -496,6 +523,168 @@ def make_includes(text: str) -> list[str]:
     return out[:_MAX_MAKE_INCLUDES]
 
 
+# -- a program's own configuration: its command lines (tmux -f, screen -c, less's lesskey) -----
+# A config file a program loads at start-up is a list of the program's own commands, some of which run
+# a shell line (tmux's run-shell / if-shell, screen's exec, lesskey's shell action). `config_commands`
+# gives each as a shell line the analyzer judges with the program's grammar (`tmux run-shell "CMD"`) or
+# as the command itself; None when the text cannot be read (a compiled lesskey file): the run asks.
+
+CONFIG_LANGUAGES = frozenset({"tmux", "screen", "lesskey"})
+_MAX_CONFIG_LINES = 512
+_TMUX_BIND = re.compile(r"^(?:bind-key|bind)\s+(?:-[nr]+\s+|-[TN]\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s+)*\S+\s+(.*)$")
+_TMUX_SET = re.compile(
+    r"^(?:set-option|set|set-window-option|setw)(?:\s+-\w+)*(?:\s+-t\s+\S+)?\s+[\"']?"
+    r"(?P<name>default-command|default-shell|lock-command)[\"']?\s+(?P<value>.+)$"
+)
+_TMUX_HOOK = re.compile(r"^set-hook\s+(.+)$")
+_TMUX_FORMAT_RUN = re.compile(r"#\(([^()]+)\)")  # a format's `#(CMD)`: tmux runs CMD
+_TMUX_SPLIT = re.compile(r"\s\\;(?:\s|$)|\s;\s*$")
+_SCREEN_FDPAT = re.compile(r"^[.!|:]+$")
+_LESSKEY_ESCAPES = {"r": "\n", "n": "\n", "t": "\t", "e": "", "b": "", "\\": "\\"}
+_LESSKEY_SECTIONS = frozenset({"#command", "#line-edit", "#env", "#stop"})
+
+
+def _config_lines(text: str) -> list[str] | None:
+    """Its logical lines (a backslash at the end continues one), without blanks and `#` comments;
+    None past _MAX_CONFIG_LINES."""
+    out: list[str] = []
+    held = ""
+    for raw in text.splitlines():
+        line = held + raw
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            held = line[:-1] + " "
+            continue
+        held = ""
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.append(line)
+            if len(out) > _MAX_CONFIG_LINES:
+                return None
+    if held.strip():
+        out.append(held.strip())
+    return out
+
+
+def _tmux_commands(line: str, out: list[str], depth: int = 0) -> None:
+    """The shell lines of one tmux command line (``out``): each `\\;`-separated command as `tmux
+    COMMAND` (through `bind KEY`), a default-command's value, a hook's command (`set-hook -g NAME
+    CMD`, read as a tmux command line), and every `#(CMD)` of a format (status-right ...)."""
+    for format_command in _TMUX_FORMAT_RUN.findall(line):
+        out.append(format_command)
+    for piece in _TMUX_SPLIT.split(line):
+        part = piece.strip()
+        for _ in range(4):  # `bind x bind y run-shell CMD`
+            bound = _TMUX_BIND.match(part)
+            if bound is None:
+                break
+            part = bound.group(1).strip()
+        if not part:
+            continue
+        hook = _TMUX_HOOK.match(part)
+        if hook is not None and depth < 4:  # the hook's command: a tmux command line
+            try:
+                words = shlex.split(hook.group(1))
+            except ValueError:
+                words = []
+            if words:
+                _tmux_commands(words[-1], out, depth + 1)
+            continue
+        option = _TMUX_SET.match(part)
+        if option is not None:  # the command (or shell) every new pane runs: one quoted word of tmux's
+            value = option.group("value").strip()
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = []
+            out.append(words[0] if len(words) == 1 else value)
+            continue
+        out.append("tmux " + part)
+
+
+def _screen_commands(line: str, out: list[str]) -> None:
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        out.append(line)  # read as one shell line: over-reading is the safe side
+        return
+    for _ in range(4):
+        if len(words) > 2 and words[0] in ("bind", "bindkey"):
+            words = words[2:] if not words[1].startswith("-") else words[3:]  # `bind KEY CMD`, `bindkey -k KEY CMD`
+        else:
+            break
+    if not words:
+        return
+    verb, rest = words[0], words[1:]
+    if verb == "exec":  # `exec [FDPAT] CMD ARGS`: a command whose output (or input) is the window's
+        if rest and _SCREEN_FDPAT.match(rest[0]):
+            rest = rest[1:]
+        if rest:
+            out.append(shlex.join(rest))
+    elif verb == "screen":  # a window running CMD
+        out.append(shlex.join(words))
+    elif verb == "backtick" and len(rest) > 3:  # `backtick ID LIFESPAN AUTOREFRESH CMD ARGS`
+        out.append(shlex.join(rest[3:]))
+    elif verb in ("shell", "defshell") and rest:
+        out.append(shlex.join(rest[:1]))
+    elif verb == "stuff" and rest:
+        out.append(shlex.join(["screen", "-X", "stuff", *rest]))
+    elif verb == "eval":  # each argument a screen command
+        for item in rest[:8]:
+            _screen_commands(item, out)
+
+
+def _lesskey_commands(text: str) -> list[str] | None:
+    """A lesskey source: a `shell`/`pshell`/`pipe` action's extra string is a shell line (typed
+    after `!`); the `#env` section's variables are less's (LESSOPEN, LESS, EDITOR ...): each judged
+    as `NAME=VALUE less` is."""
+    if "\0" in text:
+        return None  # a compiled lesskey file (less -k): nobody reads it here
+    lines = text.splitlines()
+    if len(lines) > _MAX_CONFIG_LINES:
+        return None
+    out: list[str] = []
+    section = "#command"
+    for raw in lines:
+        line = raw.strip()
+        head = line.split(None, 1)[0] if line else ""
+        if head in _LESSKEY_SECTIONS:
+            section = head
+            continue
+        if not line or line.startswith("#"):
+            continue
+        if section == "#env":
+            name, eq, value = line.partition("=")
+            if eq and name.strip():
+                # (no lesskey of its own: that one is being read)
+                assigned = f"{name.strip()}={shlex.quote(value.strip())}"
+                out.append(f"LESSKEY_SRC= LESSKEYIN= LESSKEY= {assigned} less /dev/null")
+        elif section == "#command":
+            words = line.split(None, 2)
+            if len(words) == 3 and words[1] in ("shell", "pshell", "pipe"):
+                extra = re.sub(r"\\(.)", lambda m: _LESSKEY_ESCAPES.get(m.group(1), m.group(1)), words[2]).strip()
+                if words[1] == "pipe":  # a mark's letter, then the command the text is piped to
+                    extra = extra[1:].strip()
+                if extra:
+                    out.append(extra)
+    return out
+
+
+def config_commands(language: str, text: str) -> list[str] | None:
+    """The shell lines a program's configuration file runs (CONFIG_LANGUAGES); None: unreadable."""
+    if language == "lesskey":
+        return _lesskey_commands(text)
+    lines = _config_lines(text)
+    if lines is None:
+        return None
+    out: list[str] = []
+    for line in lines:
+        if language == "tmux":
+            _tmux_commands(line, out)
+        else:
+            _screen_commands(line, out)
+    return out
+
+
 # -- ssh_config ----------------------------------------------------------------------
 
 # Keys whose value is a command ssh hands to the user's shell (RemoteCommand: the remote one's)
@@ -540,11 +729,27 @@ def ssh_config_includes(text: str) -> list[str]:
 
 _NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+# Runners whose `RUNNER NAME` runs the script NAME when NAME is none of their own verbs (`yarn build`,
+# `pnpm lint`, `bun dev`).
+_NAME_RUNNERS = frozenset({"yarn", "pnpm", "bun"})
+# Their verbs that install, pack or publish the package: its lifecycle scripts run (_NPM_LIFECYCLE_RUNS).
+_NPM_INSTALLING = frozenset(
+    {"install", "i", "add", "ci", "pack", "publish", "rebuild", "rb", "link", "ln", "update", "up", "upgrade",
+     "import", "dedupe", "prune", "version"}
+)  # fmt: skip
 
 
-def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
+# The scripts a package's install, pack, publish and version verbs run.
+_NPM_LIFECYCLE_RUNS = (
+    "preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare", "prepack",
+    "postpack", "prepublishOnly", "publish", "postpublish", "preversion", "version", "postversion", "dependencies",
+)  # fmt: skip
+
+
+def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None = None) -> list[str]:
     """Commands `npm run NAME` / `npm test` runs from a package.json: the script and its pre- and
-    post- scripts; every script when the name cannot be read. Not JSON: the text itself."""
+    post- scripts; every script when the name cannot be read. Not JSON: the text itself.
+    ``operands``: argv's operands as the runner's grammar reads them (default: its words without a dash)."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -552,15 +757,17 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return []
-    words = [w for w in argv[1:] if not w.startswith("-")]
+    words = [w for w in (argv[1:] if operands is None else operands) if not w.startswith("-")]
     name: str | None = None
     if words and words[0] in _NPM_LIFECYCLE:
         name = _NPM_LIFECYCLE[words[0]]
     elif len(words) > 1 and words[0] in _NPM_RUN:
         name = words[1]
-    elif words and posixpath.basename(argv[0]) == "yarn":
-        # `yarn NAME` runs the script NAME (and `yarn install` its install scripts), as `yarn run NAME`.
+    elif words and words[0] not in _NPM_INSTALLING and posixpath.basename(argv[0]) in _NAME_RUNNERS:
+        # `yarn NAME`, `pnpm NAME`, `bun NAME` run the script NAME, as `yarn run NAME` does.
         name = words[0]
+    elif posixpath.basename(argv[0]) in _NAME_RUNNERS:
+        return [str(scripts[n]) for n in _NPM_LIFECYCLE_RUNS if n in scripts]  # `pnpm add x`, `yarn install`
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
     return [str(scripts[n]) for n in names if n in scripts]
 

@@ -17,8 +17,10 @@ from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
+    CONFIG_LANGUAGES,
     TASK_LANGUAGES,
     compose_mounts,
+    config_commands,
     decode,
     doctest_source,
     ed_payloads,
@@ -107,6 +109,9 @@ class Follower:
         raise NotImplementedError
 
     def _known(self, word: str) -> bool:
+        raise NotImplementedError
+
+    def opened_content(self, number: str) -> str | None:
         raise NotImplementedError
 
     def _script(self, word: str) -> str | None:
@@ -547,13 +552,14 @@ class Follower:
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
-            # are kept, so any input the line gave a descriptor is what it reads
-            content = command.stdin or self.descriptors or None
+            # are kept, so any input the line gave a descriptor is what it reads; `exec 3< x.sh` on this
+            # line or an earlier one to the same shell, then `bash /dev/fd/3`: x.sh
+            content = command.stdin or self.descriptors or self.opened_content(descriptor_file(path, command.cwd) or "")
         language = run.language or "shell"
         if content is None:
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
-                runner = "sh" if language in ("shell", "make", "sed", "ex", "ed", "sql", "ssh_config") else language
+                runner = "sh" if language in _SHELL_RUN or language in CONFIG_LANGUAGES else language
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
@@ -577,8 +583,18 @@ class Follower:
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
+        elif language in CONFIG_LANGUAGES:
+            # a program's own configuration (tmux -f, screen -c, a lesskey): the shell lines its commands run
+            lines = config_commands(language, content)
+            if lines is None:
+                self._nested(run, partial(self._escape_hatch, None, inner, depth))
+            for line in lines or ():
+                self._nested(run, partial(self.analyze, line, depth=depth, via=inner))
         elif language == "npm":
-            for script in npm_scripts(content, command.argv):
+            # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
+            program = command.program
+            operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
+            for script in npm_scripts(content, command.argv, operands):
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
@@ -802,6 +818,10 @@ def runs_input_lines(language: str, code: str, argv: Sequence[str]) -> bool:
     if language in ("perl", "ruby") and any(_LINE_OPTION.fullmatch(word) for word in argv[1:]):
         return True
     return reads.search(code) is not None
+
+
+# file languages whose unread file an escape hatch runs is reported as `sh FILE`
+_SHELL_RUN = frozenset({"shell", "make", "sed", "ex", "ed", "sql", "ssh_config"})
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT

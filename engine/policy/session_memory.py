@@ -111,6 +111,9 @@ class ShellState:
     # A descriptor copied from the shell's input is open (`exec 3<&0`): a later `sh /dev/fd/3`,
     # `sh <&3` reads that input (no descriptor numbers are kept: any of them).
     copied: bool = False
+    # What `exec N< F` opened (descriptor, F's file key; "" when not known): a later line's `exec 0<&N`,
+    # `bash <&N` reads F (judged by its text then).
+    opened: tuple[tuple[str, str], ...] = ()
 
     def restore(self, analyzer: Any) -> None:
         """Put ``analyzer`` where the shell is (before it reads a line)."""
@@ -149,6 +152,8 @@ class ShellState:
                 analyzer.files[key] = _Written(writers, text)
         if self.linked:
             analyzer.links = {**analyzer.links, **dict(self.linked)}
+        if self.opened:
+            analyzer.exec_opened = dict(self.opened)
 
     def check(self) -> None:
         """Raise (the line is past what can be read) when the state is lost."""
@@ -187,6 +192,8 @@ def shell_state_of(analyzer: Any, lost: str | None = None) -> ShellState:
     made = tuple((key, entry.writers, entry.content) for key, entry in analyzer.files.items())
     linked = tuple(analyzer.links.items())
     size += sum(len(key) + len(target) for key, target in linked)
+    opened = tuple(analyzer.exec_opened.items())
+    size += sum(len(number) + len(key) for number, key in opened)
     size += sum(len(key) + sum(map(len, writers)) for key, writers, _ in made)
     texts = sum(len(text) for _, _, text in made if text is not None)
     if size + texts > MAX_STATE:
@@ -195,7 +202,7 @@ def shell_state_of(analyzer: Any, lost: str | None = None) -> ShellState:
         size += texts
     if size > MAX_STATE:
         return lost_state(f"more than {MAX_STATE} characters of functions, aliases, values and files made")
-    return replace(state, made=made, linked=linked) if made or linked else state
+    return replace(state, made=made, linked=linked, opened=opened) if made or linked or opened else state
 
 
 def lost_state(reason: str) -> ShellState:
@@ -256,6 +263,12 @@ def _merge_state(analyzer: Any, other: Any) -> str | None:
             links[name] = UNKNOWN_TARGET  # one reading links it here, another there
         else:
             links[name] = target
+    opened = analyzer.exec_opened
+    for number, key in other.exec_opened.items():
+        opened[number] = key if opened.get(number, key) == key else ""  # one reading opens this, another that
+    for number in opened:
+        if number not in other.exec_opened:
+            opened[number] = ""
     for field_name in ("aliases", "alias_scopes", "kept", "references", "hashed", "descriptors", "sinks", "sink"):
         if getattr(analyzer, field_name) != getattr(other, field_name):
             return f"readings of a line leave its {field_name} different"

@@ -1392,6 +1392,14 @@ class Analyzer(Follower, LinkFollower):
                         written = self._content(resolved_target.texts[0])
                         if written is not None:
                             stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
+                    elif op == "<&" and not descriptor and self.exec_opened:
+                        # `bash <&3` after `exec 3< x.sh` (on this line or an earlier one to the same
+                        # shell: the session's shell state keeps what exec opened): its input is x.sh;
+                        # `bash <&"$fd"` after `exec {fd}< x.sh`: any file exec opened
+                        number = "" if resolved_target.dynamic else resolved_target.texts[0].removesuffix("-")
+                        written = self.opened_content(number.lstrip("0") or ("0" if number else ""))
+                        if written is not None and written not in stdin_parts:
+                            stdin_parts.append(written)
                     redirects.append((op, resolved_target.texts[0]))
                     descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
             if piped is not None:
@@ -1540,7 +1548,8 @@ class Analyzer(Follower, LinkFollower):
             if descriptor:
                 if op in ("<", "<>"):
                     self.exec_numbered.add((op, target))
-                    self.exec_opened[descriptor.lstrip("0") or "0"] = "" if varies else target
+                    # by its file key: a later line (the session's shell state) may run in another folder
+                    self.exec_opened[descriptor.lstrip("0") or "0"] = "" if varies else self._file_key(target)
                 elif op == "<&":
                     source = target[:-1] if target.endswith("-") else target
                     self.exec_opened[descriptor.lstrip("0") or "0"] = self.exec_opened.get(source, "")
@@ -1555,7 +1564,7 @@ class Analyzer(Follower, LinkFollower):
                 continue
             if depth == 0 and not via:
                 self.input_replaced = True
-            text = None if varies else self._script(target)
+            text = None if varies else (self._keyed_script(target, target) if op == "<&" else self._script(target))
             if text is not None:
                 self.analyze(text, depth=depth + 1, via=(*via, "exec"))
             elif self.session is not None and self.session.shell is not None:
@@ -2999,6 +3008,24 @@ class Analyzer(Follower, LinkFollower):
 
     def _content(self, word: str) -> str | None:
         key = self._file_key(word)
+        entry = self.files.get(key)
+        if entry is None and self.session is not None:
+            found = self.session.read(key)
+            return found if isinstance(found, str) else None
+        return entry.content if entry is not None else None
+
+    def opened_content(self, number: str) -> str | None:
+        """What the file `exec N< F` opened on descriptor ``number`` holds, when the line or the session
+        wrote it; ``number`` "" (known only at run time: `<&"$fd"`, `/dev/fd/$fd`): every such file's."""
+        if number:
+            key = self.exec_opened.get(number)
+            return self._keyed_content(key) if key else None
+        texts = [self._keyed_content(key) for key in self.exec_opened.values() if key]
+        known = [text for text in texts if text is not None]
+        return "\n".join(known) if known else None
+
+    def _keyed_content(self, key: str) -> str | None:
+        """What the line or the session wrote to the file of ``key`` (a _file_key), when known."""
         entry = self.files.get(key)
         if entry is None and self.session is not None:
             found = self.session.read(key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,6 +111,89 @@ def test_near_miss_a_read_loop_on_descriptor_3_in_a_background_shell(
     assert all(sent), sent
     assert (work / "got.txt").read_text() == "build one\n"
     assert home_intact(fake_home)
+
+
+# -- a descriptor exec opened on an earlier write, read as a shell's input on a later one -------------
+# (the session's shell state keeps what `exec N< F` opened: F's file key; F's text is judged then)
+# name -> (earlier writes, the last write)
+OPENED_EARLIER: dict[str, tuple[list[str], str]] = {
+    "exec 0<&3": (["exec 3< evil.sh"], "exec 0<&3"),
+    "bash <&3": (["exec 3< evil.sh"], "bash <&3"),
+    "sh 0<&3": (["exec 3< evil.sh"], "sh 0<&3"),
+    "dash 0<&7, no blank": (["exec 7<evil.sh"], "dash 0<&7"),
+    "exec <&3- (a move)": (["exec 3< evil.sh"], "exec <&3-"),
+    "bash -s <&3": (["exec 3< evil.sh"], "bash -s <&3"),
+    "cat <&3 | bash": (["exec 3< evil.sh"], "cat <&3 | bash"),
+    "source /dev/fd/3": (["exec 3< evil.sh"], "source /dev/fd/3"),
+    "bash /proc/self/fd/3": (["exec 3< evil.sh"], "bash /proc/self/fd/3"),
+    "after a cd": (["exec 3< evil.sh", "cd build"], "bash <&3"),
+    "copied to 4 first": (["exec 3< evil.sh", "exec 4<&3"], "bash <&4"),
+    "a named descriptor {fd}": (["exec {fd}< evil.sh"], 'bash <&"$fd"'),
+    "a named descriptor through /dev/fd/$fd": (["exec {fd}< evil.sh"], 'source "/dev/fd/$fd"'),
+}
+
+
+def _after_writes(engine: Engine, work: Path, content: str, before: list[str], last: str) -> Any:
+    """The verdict for a background bash's write of ``last`` after ``before`` (each let through),
+    the session having written ``content`` to evil.sh. Judged only: nothing runs."""
+    memory = engine.session_memory
+    memory.wrote("s1", str(work), "evil.sh", content)
+    memory.started("s1", "p", "bash", str(work))
+    held = memory.process("s1", "p")
+    assert held is not None
+    programs = engine.snapshot.policy.programs
+    for line in before:
+        held.guarded = False
+        assert memory.take(held, line + "\n", programs) == line + "\n"
+    view = memory.view("s1", str(work))
+    view.shell = held.shell
+    args = {"action": "write", "process_id": "p", "input": last + "\n"}
+    return engine._evaluator(engine.snapshot).verdict("process", args, view)
+
+
+@pytest.mark.parametrize("name", list(OPENED_EARLIER))
+def test_a_descriptor_opened_on_an_earlier_write_reads_the_written_file(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    (work / "build").mkdir()
+    before, last = OPENED_EARLIER[name]
+    assert _after_writes(work_engine, work, "rm -rf ~\n", before, last).decision == "deny", name
+
+
+@pytest.mark.parametrize("name", ["bash <&3", "exec 0<&3", "source /dev/fd/3", "a named descriptor {fd}"])
+def test_near_miss_a_harmless_file_opened_earlier_stays_allowed(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(work)
+    before, last = OPENED_EARLIER[name]
+    assert _after_writes(work_engine, work, "echo hello\n", before, last).decision == "allow", name
+
+
+@pytest.mark.parametrize(
+    ("before", "last"),
+    [
+        (["exec 3< evil.sh"], "read -r -u 3 line"),
+        (["exec 3< evil.sh"], "cat <&3"),
+        (["exec 3< evil.sh", "exec 3<&-"], "wc -l <&3"),
+        (["exec 3< evil.sh", "exec 3< notes.txt"], "bash <&3"),
+    ],
+)
+def test_near_miss_reading_an_opened_file_as_data_or_after_it_is_replaced(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, before: list[str], last: str
+) -> None:
+    monkeypatch.chdir(work)
+    assert _after_writes(work_engine, work, "rm -rf ~\n", before, last).decision == "allow", (before, last)
+
+
+def test_harm_a_descriptor_opened_on_an_earlier_write_then_the_shells_input(
+    work_engine: Engine, fake_home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    assert work_engine.call("write_file", {"path": "evil.sh", "content": "rm -rf ~\n"}, session_id="s1").ok
+    sent = _shell_writes(work_engine, work, fake_home, ["exec 3< evil.sh\n", "bash <&3\n"])
+    assert sent == [True, False], sent
+    assert home_intact(fake_home), sent
 
 
 # -- programs that run each line of their input as a shell command ---------------------------------

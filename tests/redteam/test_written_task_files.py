@@ -109,6 +109,7 @@ TASK_FILES: dict[str, tuple[dict[str, str], str]] = {
     ),
     "deno task": ({"deno.json": f'{{"tasks": {{"dev": "{RM}"}}}}\n'}, "deno task dev"),
     "bun run": ({"package.json": f'{{"scripts": {{"b": "{RM}"}}}}\n'}, "bun run b"),
+    "pnpm NAME (no run)": ({"package.json": f'{{"scripts": {{"lint": "{RM}"}}}}\n'}, "pnpm lint"),
     "bun test, written test": (
         {"x.test.ts": "import {rmSync} from 'fs'\nrmSync(process.env.HOME, {recursive: true})\n"},
         "bun test",
@@ -354,3 +355,42 @@ def test_git_runs_a_written_hook_and_never_the_samples(
         )
         assert result.error is not None and result.error.type in ("denied", "pending_approval"), result
     assert home_intact(fake_home), "the fake home was deleted"
+
+
+# -- just looks for its justfile upward: one written in a folder above the working one is read -------
+JUST_UPWARD = [
+    "mkdir -p sub; cd sub; just",
+    "mkdir -p a/b/c; cd a/b/c && just default",
+    "mkdir -p sub && (cd sub && just build)",
+]
+
+
+@pytest.mark.parametrize("line", JUST_UPWARD)
+def test_just_reads_a_justfile_written_in_a_parent_folder(engine: Engine, line: str) -> None:
+    for name in ("justfile", ".justfile"):
+        written = f"printf 'default:\\n\\t{RM}\\nbuild:\\n\\t{RM}\\n' > {name}; {line}"
+        assert judge(engine, written).decision == "deny", written
+
+
+def test_just_reads_a_justfile_the_session_wrote_above_its_folder(
+    work_engine: Engine, work: Path, fake_home: Path
+) -> None:
+    (work / "sub").mkdir()
+    memory = work_engine.session_memory
+    memory.wrote("s1", str(work), "Justfile", f"default:\n\t{RM}\n")
+    evaluator = work_engine._evaluator(work_engine.snapshot)
+    for command in ("cd sub && just", f"cd {work / 'sub'}; just --yes default"):
+        verdict = evaluator.verdict("terminal", {"command": command}, memory.view("s1", str(work)))
+        assert verdict.decision == "deny", (command, verdict)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "printf 'default:\\n\\tcargo test\\n' > justfile; mkdir -p sub; cd sub; just",
+        f"mkdir -p sub; printf 'x:\\n\\t{RM}\\n' > sub/notes.txt; cd sub; just",
+        "cd sub && just",
+    ],
+)
+def test_near_miss_just_below_a_harmless_or_no_justfile(engine: Engine, line: str) -> None:
+    assert judge(engine, line).decision == "allow", line
