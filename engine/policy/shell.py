@@ -1364,6 +1364,11 @@ class Analyzer(Follower, LinkFollower):
                     body = target.heredoc.body or ""
                     stdin_parts.append(body)
                     expands = not target.quoted and any(c in body for c in "$`\\")
+                    if expands:
+                        # An unquoted body is expanded before the command reads it: bash runs each
+                        # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
+                        for sub in substitutions(body):
+                            self._substitution(sub, depth, via)
                     literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False)
