@@ -62,6 +62,7 @@ MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _GLOB = re.compile(r"[*?\[]")
 _MAX_GLOBBED = 256  # the names of a folder a glob is matched against
+_MAX_BODY_SUBSTITUTIONS = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
 _WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
@@ -1367,7 +1368,12 @@ class Analyzer(Follower, LinkFollower):
                     if expands:
                         # An unquoted body is expanded before the command reads it: bash runs each
                         # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
-                        for sub in substitutions(body):
+                        # (counted before they are read: a body of thousands costs no reading)
+                        many = body.count("$(") + body.count("`") // 2 > _MAX_BODY_SUBSTITUTIONS
+                        subs = [] if many else substitutions(body)
+                        if many or len(subs) > _MAX_BODY_SUBSTITUTIONS:
+                            raise TooComplex(f"a here-document runs more than {_MAX_BODY_SUBSTITUTIONS} commands")
+                        for sub in subs:
                             self._substitution(sub, depth, via)
                     literal = None if literal is not None or expands else body
                     continue

@@ -53,5 +53,11 @@ def test_quoted_bodies_and_harmless_substitutions_stay_allowed(engine: Engine, c
     assert judge(engine, command).decision == "allow", command
 
 
+def test_a_body_of_more_substitutions_than_are_read_is_asked(engine: Engine) -> None:
+    body = "$(date)\n" * 70  # each harmless; more than one check reads (fail closed, not allowed)
+    assert judge(engine, "cat <<EOF\n" + body + "EOF").decision == "ask"
+    assert judge(engine, "cat <<'EOF'\n" + body + "EOF").decision == "allow"
+
+
 def test_an_unquoted_body_deleting_home_is_stopped(tmp_path: Path, session: Engine, fake_home: Path) -> None:
     live_then_stopped(tmp_path, session, fake_home, 'cat <<EOF\n$(rm -rf "$HOME")\nEOF')
