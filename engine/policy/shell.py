@@ -1909,7 +1909,13 @@ class Analyzer(Follower, LinkFollower):
             reading = command.reading = parse_argv(program.grammar, argv)
         words, flags = argv, dynamic
         for _ in range(_MAX_UNKNOWN_ROUNDS):  # `git --a x --b y push`: x ends git's options, then y
-            kept = without_unknown_values(program.grammar, words, reading)
+            # the program's options, then each subcommand's (`docker compose --new VAL down`)
+            kept = None
+            levels = subcommand_levels(program, reading, words) if program.subcommands else [(program, reading)]
+            for level, at in levels:
+                kept = without_unknown_values(level.grammar, words, at)
+                if kept is not None:
+                    break
             if kept is None:
                 break
             words, flags = [words[j] for j in kept], [flags[j] for j in kept]
