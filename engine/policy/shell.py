@@ -424,12 +424,33 @@ def _split(
     pipe_from: list[_Raw] | None = None  # after `} |`: the compound's commands (see _Raw.fed)
     compound_at: int | None = None
     subshell_at: int | None = None
+    cases = 0  # case statements open
+    case_header = False  # after `case`, before its `in`
+    pattern = False  # reading a case clause's patterns (`a|b)`, `(*)`): words no command runs
     i = 0
     n = len(tokens)
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
+        if pattern and token is not None:
+            if token.kind == "word" and not (token.literal == "esac" and "esac" not in kept):
+                if any(seg.kind == SUB for seg in token.segs):
+                    words.append(token)  # `$(cmd))`: a pattern's substitution runs (judged with the header)
+                continue
+            if token.kind == "nl" or (token.kind == "op" and token.value in ("|", "(")):
+                continue
+            pattern = False  # its `)` (ending the header's words, as before), or `esac`
+        if token is not None and token.kind == "op" and token.value in (";;", ";&", ";;&") and cases:
+            pattern = True
         if token is not None and token.kind == "word":
+            if token.literal == "case" and "case" not in kept and not words:
+                cases += 1
+                case_header = True
+            elif token.literal == "esac" and "esac" not in kept and cases:
+                cases -= 1
+            elif token.literal == "in" and case_header:
+                case_header = False
+                pattern = True
             if (
                 token.value[-1] == "="
                 and i < n
