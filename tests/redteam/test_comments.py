@@ -7,11 +7,14 @@ where bash does start one only sees more than runs (never less).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Engine
 from engine.policy.shell import parse
 from tests.redteam.conftest import judge
+from tests.redteam.harm import live_then_stopped
 
 HIDDEN_BEHIND_A_FALSE_COMMENT = [
     "echo x\r# ; rm -rf ~",
@@ -109,3 +112,8 @@ def test_words_keep_what_bash_keeps() -> None:
     assert parse("echo @(a|#b) c")[0].argv == ("echo", "@(a|#b)", "c")
     assert parse("echo a \\\n#b\nls")[-1].argv == ("ls",)
     assert [c.argv for c in parse("echo a;#b\nls")] == [("echo", "a"), ("ls",)]
+
+
+def test_a_command_after_an_array_assignment_tail_is_stopped(tmp_path: Path, session: Engine, fake_home: Path) -> None:
+    # bash assigns the string `(SAFE)#x` and runs the rest: no comment hides it
+    live_then_stopped(tmp_path, session, fake_home, 'values=(SAFE)#x; rm -rf "$HOME"')
