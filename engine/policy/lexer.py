@@ -800,7 +800,7 @@ def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False)
     n = len(text)
     while i < n:
         steps += 1
-        if steps >= 1024 and budget is not None:
+        if steps >= 256 and budget is not None:
             budget.spend(64)  # a long scan (its words are lexed again when read) costs tokens too
             steps = 0
         ch = text[i]
