@@ -309,28 +309,25 @@ def without_unknown_values(grammar: Grammar, argv: Sequence[str], parsed: Parsed
     its value (`docker --new-opt VAL rm -f web`): the other reading of an unknown option, which a
     newer version of the program than the table describes may have. None when nothing changes.
 
-    Only options before the first operand (where a program's verb or command starts) count."""
+    Only options before the first operand (where a program's verb or command starts) count: the
+    words are walked once, each unknown option taking the word after it (a lone `-` too), known
+    ones their values, up to the first word left that is no option."""
     if not parsed.unknown:
         return None
-    end = parsed.rest if parsed.rest is not None else (parsed.operand_at[0] if parsed.operand_at else len(argv))
     dropped: set[int] = set()
+    scratch = Parsed([], [], [], [], parsed.start)
+    n = len(argv)
     i = parsed.start
-    while i < end:
+    while i < n:
         word = argv[i]
-        if word == "--":
+        if word == "--" or len(word) < 2 or word[0] != "-":
             break
-        if (
-            len(word) > 1
-            and word[0] == "-"
-            and "=" not in word
-            and _unknown_last(grammar, word)
-            and i + 1 < len(argv)
-            and argv[i + 1][:1] != "-"
-        ):
+        value = argv[i + 1] if i + 1 < n else "-x"  # (none: an option word, never a value)
+        if "=" not in word and (value[:1] != "-" or value == "-") and _unknown_last(grammar, word):
             dropped.update((i, i + 1))
             i += 2
             continue
-        i += 1
+        i = _option(grammar, argv, i, scratch)
     if not dropped:
         return None
     return [j for j in range(len(argv)) if j not in dropped]

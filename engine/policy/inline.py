@@ -144,6 +144,16 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
                 if option is not None:
                     folder = _path_of(option.group(1), language, code, assigned, 0)
                     scripts.append(_in_folder(folder, scripts[-1]))
+    if "Deno." in code:
+        # `new Deno.Command("sh", {args: ["-c", CMD]})`, `Deno.run({cmd: ["sh", "-c", CMD]})`: the
+        # program and its arguments are in an option object the calls above stop at
+        for match in itertools.islice(_DENO_SPAWN.finditer(code), _MAX_CALLS):
+            listed = ", ".join(g for g in match.groups() if g)
+            words = _words(listed)
+            if words:
+                scripts.append(
+                    " ".join(w if w == "~" or w.startswith("$") or _PLAIN.fullmatch(w) else _quoted(w) for w in words)
+                )
     for match in _BACKTICK_CODE.finditer(code):
         script = next((g for g in match.groups() if g), None)
         if script:
@@ -157,6 +167,11 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     return scripts
 
 
+# Deno's ways to start a program: the program, then the `args` list (or the `cmd` list of the old API).
+_DENO_SPAWN = re.compile(
+    r"\bDeno\.Command\s*\(\s*((?:'[^']*'|\"[^\"]*\"|[\w.$]+))\s*(?:,\s*\{[^{}]*?\bargs\s*:\s*\[([^\]]*)\])?"
+    r"|\bDeno\.run\s*\(\s*\{[^{}]*?\bcmd\s*:\s*\[([^\]]*)\]"
+)
 # A call's option naming the folder its command runs in (python's `cwd=`, node's `{cwd: ...}`,
 # ruby's `chdir:`).
 _CWD_OPTION = re.compile(r"""(?<![\w$])['"]?:?(?:cwd|chdir)['"]?\s*(?:=(?![=>])|=>|:(?!:))\s*([^,)}\n]+)""")

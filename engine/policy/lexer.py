@@ -244,6 +244,7 @@ _TOKEN = re.compile(
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+_ARRAY_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=\Z")  # `x=`, `x+=`, `x[1]=` before `(`
 # A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
 # _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
 _SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
@@ -380,6 +381,10 @@ class Lexer:
                         conditional = True
                     elif word == "]]":
                         conditional = False
+            if pos < n and text[pos] == "(" and token.literal is not None and _ARRAY_HEAD.match(token.literal):
+                joined = self._array_joined(token, pos)
+                if joined is not None:
+                    token, pos = joined, self.pos
             regex_next = token.literal == "=~"
             # A word made only of digits right before a redirection is its file descriptor: kept
             # as the operator's ``literal`` (`3< x`: "3"); so is a `{NAME}` one (also left a word).
@@ -406,6 +411,22 @@ class Lexer:
         if self._pending:
             raise ShellSyntaxError(f"here-document delimited by {self._pending[0].delimiter!r} is never closed")
         return tokens
+
+    def _array_joined(self, head: Token, at: int) -> Token | None:
+        """`x=(a b)#c`, `x=(a)y`: text right after an array assignment's `)` makes the whole one
+        word (bash assigns the string `(a b)#c`), so the `#` there starts no comment; None for
+        an array assignment (`x=(a b)` then a blank or an operator)."""
+        text = self.text
+        end = _balanced_end(text, at + 1, ")", comments=True)
+        if end is None or end + 1 >= len(text) or text[end + 1] in _BREAK:
+            return None
+        self.pos = end + 1
+        rest = self._word()
+        inner = text[at + 1 : end]
+        segs = [Seg(LIT, head.value), Seg(LIT, "(" + inner + ")")]
+        segs.extend(Seg(SUB, script) for script in substitutions(inner))
+        segs.extend(rest.segs)
+        return _compound(head.value + text[at : self.pos], segs)
 
     def _arithmetic_command(self) -> bool:
         """`(( expr ))` at the start of a command: no comments, no words, only its substitutions.
@@ -486,7 +507,7 @@ class Lexer:
             if self.plain_substitutions and text.startswith("$(", start):
                 # `$(a)`: no quote, escape, comment, group or expansion inside, a word on its own.
                 sub = _PLAIN_SUBSTITUTION.match(text, start, start + _SIMPLE_LENGTH)
-                if sub is not None:
+                if sub is not None and "case" not in sub.group(1):  # `$(case x in x) …`: a pattern's `)`
                     end = sub.end()
                     if end == n or text[end] in _BREAK:
                         self.pos = end
@@ -674,9 +695,15 @@ class Lexer:
 
     def _dollar(self, segs: list[Seg], *, quoted: bool) -> None:
         text = self.text
+        if text.startswith("\\\n", self.pos + 1):
+            # `$\<newline>'a'` is `$'a'`, `$\<newline>(cmd)` runs cmd: bash joins continued lines
+            # before it reads what follows the `$`. The position moves to the last line break, so
+            # what follows it is read as what follows the `$` (`self.pos + 1`).
+            while text.startswith("\\\n", self.pos + 1):
+                self.pos += 2
         nxt = text[self.pos + 1] if self.pos + 1 < len(text) else ""
         if nxt == "(":
-            if text.startswith("$((", self.pos):
+            if text.startswith("((", self.pos + 1):
                 end = _arithmetic_end(text, self.pos + 3)
                 if end is not None:
                     inner = text[self.pos + 3 : end]
@@ -766,10 +793,31 @@ def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False)
     """Index of the closer matching an opener just before ``start``, or None."""
     opener = "(" if closer == ")" else "[" if closer == "]" else "{"
     depth = 1
+    cases: list[int] = []  # the depth each open `case` statement is at
+    budget = BUDGET.get()
+    steps = 0
     i = start
     n = len(text)
     while i < n:
+        steps += 1
+        if steps >= 256 and budget is not None:
+            budget.spend(64)  # a long scan (its words are lexed again when read) costs tokens too
+            steps = 0
         ch = text[i]
+        if ch not in _BALANCE_STOPS:
+            # a run of characters that open, close or quote nothing: one C match (a word of them
+            # is looked at only for `case`/`esac` starting it)
+            run = _BALANCE_RUN.match(text, i)
+            if run is not None:
+                if comments and ch in "ce" and (i == start or text[i - 1] in _BREAK):
+                    keyword = _CASE_WORD.match(text, i)
+                    if keyword is not None:
+                        if keyword.group() == "case" and _opens_command(text, start, i):
+                            cases.append(depth)
+                        elif keyword.group() == "esac" and cases and cases[-1] == depth:
+                            cases.pop()
+                i = run.end()
+                continue
         if ch == "\\":
             i += 2
             continue
@@ -785,6 +833,19 @@ def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False)
                 i += 2 if text[i] == "\\" else 1
             i += 1
             continue
+        if comments and ch == "$" and i + 1 < n and text[i + 1] in "{'":
+            if text[i + 1] == "{":
+                # `${x:- # text}`: one expansion, its `#` and `)` are no comment and no closer
+                braced = _balanced_end(text, i + 2, "}")
+                if braced is None:
+                    return None
+                i = braced + 1
+                continue
+            i += 2  # `$'it\'s'`: a C string, where `\'` is a quote
+            while i < n and text[i] != "'":
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
         if ch == "#" and comments and (i == start or text[i - 1] in _BREAK):
             end = text.find("\n", i)
             if end < 0:
@@ -796,11 +857,45 @@ def _balanced_end(text: str, start: int, closer: str, *, comments: bool = False)
             if depth > MAX_NESTING:
                 raise OverBudget(f"groups nested more than {MAX_NESTING} deep")
         elif ch == closer:
+            if cases and cases[-1] == depth and opener == "(":
+                i += 1  # `case w in x) ...;; esac`: a pattern's `)` closes nothing
+                continue
             depth -= 1
             if depth == 0:
                 return i
         i += 1
     return None
+
+
+# What _balanced_end looks at one by one (quotes, escapes, `$`, `#`, brackets, blanks and
+# operators: a word starts after them); the rest it skips in runs.
+_BALANCE_STOPS = frozenset("\\'\"$#(){}[] \t\n;&|<>")
+_BALANCE_RUN = re.compile(r"[^\\'\"$#(){}\[\] \t\n;&|<>]+")
+# `case` and `esac` as words of their own (what _balanced_end tracks inside a substitution)
+_CASE_WORD = re.compile(r"(?:case|esac)(?=[ \t\n;&|<>()]|\Z)")
+
+
+def _opens_command(text: str, start: int, at: int) -> bool:
+    """Whether the word at ``at`` starts a command: only blanks since ``start`` or since a `;`,
+    `&`, `|`, `(` or a line break, or a keyword that itself starts one before it (`then case`,
+    `do case`); `$(echo case)` and `$(printf then case)` have no case statement."""
+    i = at - 1
+    while True:
+        while i >= start and text[i] in " \t":
+            i -= 1
+        if i < start or text[i] in ";&|(\n":
+            return True
+        for keyword in _STARTERS_BEFORE:
+            begins = i + 1 - len(keyword)
+            if text.endswith(keyword, start, i + 1) and (begins == start or text[begins - 1] in " \t\n;&|("):
+                i = begins - 1  # the keyword's own place must start a command
+                break
+        else:
+            return False
+
+
+# keywords after which a command starts (`then case ...`)
+_STARTERS_BEFORE = ("do", "then", "else", "{", "!")
 
 
 def _arithmetic_end(text: str, start: int) -> int | None:
@@ -831,6 +926,9 @@ def _arithmetic_end(text: str, start: int) -> int | None:
     return None
 
 
+_SUBSTITUTION_STOP = re.compile(r"[\\`$]")
+
+
 def substitutions(text: str) -> list[str]:
     """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion.
 
@@ -841,6 +939,10 @@ def substitutions(text: str) -> list[str]:
     i = 0
     n = len(text)
     while i < n:
+        stop = _SUBSTITUTION_STOP.search(text, i)  # what is not `\\`, a backquote or `$` is skipped
+        if stop is None:
+            break
+        i = stop.start()
         ch = text[i]
         if ch == "\\":
             i += 2
@@ -878,7 +980,8 @@ _LIST_OP_SET = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op 
 # a blank, a newline or `;&|`; an operator but `(`, `)` and the here-document ones (`<(`, `>(`
 # excluded too); a newline (no here-document is pending). Atomic throughout: linear, also when it fails.
 _AHEAD_WORD = (
-    r"(?!\#)(?:[^ \t\n'\"\\$`;&|<>(){}]++|'[^']*+'|\"[^\"\\$`]*+\"|\$\([^()'\"\\`#$]*+\)|\$[A-Za-z_][A-Za-z0-9_]*+)++"
+    r"(?!\#)(?:[^ \t\n'\"\\$`;&|<>(){}]++|'[^']*+'|\"[^\"\\$`]*+\"|\$\((?![^()]*case)[^()'\"\\`#$]*+\)"
+    r"|\$[A-Za-z_][A-Za-z0-9_]*+)++"
     r"(?=[ \t\n;&|]|\Z)"
 )
 _AHEAD_OPS = "|".join(re.escape(op) for op in _OPERATORS if op not in ("(", ")", "<<", "<<-"))

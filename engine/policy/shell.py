@@ -62,6 +62,7 @@ MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _GLOB = re.compile(r"[*?\[]")
 _MAX_GLOBBED = 256  # the names of a folder a glob is matched against
+_MAX_BODY_SUBSTITUTIONS = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
 _WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
@@ -423,12 +424,33 @@ def _split(
     pipe_from: list[_Raw] | None = None  # after `} |`: the compound's commands (see _Raw.fed)
     compound_at: int | None = None
     subshell_at: int | None = None
+    cases = 0  # case statements open
+    case_header = False  # after `case`, before its `in`
+    pattern = False  # reading a case clause's patterns (`a|b)`, `(*)`): words no command runs
     i = 0
     n = len(tokens)
     while i <= n:
         token = tokens[i] if i < n else None
         i += 1
+        if pattern and token is not None:
+            if token.kind == "word" and not (token.literal == "esac" and "esac" not in kept):
+                if any(seg.kind == SUB for seg in token.segs):
+                    words.append(token)  # `$(cmd))`: a pattern's substitution runs (judged with the header)
+                continue
+            if token.kind == "nl" or (token.kind == "op" and token.value in ("|", "(")):
+                continue
+            pattern = False  # its `)` (ending the header's words, as before), or `esac`
+        if token is not None and token.kind == "op" and token.value in (";;", ";&", ";;&") and cases:
+            pattern = True
         if token is not None and token.kind == "word":
+            if token.literal == "case" and "case" not in kept and not words:
+                cases += 1
+                case_header = True
+            elif token.literal == "esac" and "esac" not in kept and cases:
+                cases -= 1
+            elif token.literal == "in" and case_header:
+                case_header = False
+                pattern = True
             if (
                 token.value[-1] == "="
                 and i < n
@@ -1364,6 +1386,16 @@ class Analyzer(Follower, LinkFollower):
                     body = target.heredoc.body or ""
                     stdin_parts.append(body)
                     expands = not target.quoted and any(c in body for c in "$`\\")
+                    if expands:
+                        # An unquoted body is expanded before the command reads it: bash runs each
+                        # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
+                        # (counted before they are read: a body of thousands costs no reading)
+                        many = body.count("$(") + body.count("`") // 2 > _MAX_BODY_SUBSTITUTIONS
+                        subs = [] if many else substitutions(body)
+                        if many or len(subs) > _MAX_BODY_SUBSTITUTIONS:
+                            raise TooComplex(f"a here-document runs more than {_MAX_BODY_SUBSTITUTIONS} commands")
+                        for sub in subs:
+                            self._substitution(sub, depth, via)
                     literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False)
@@ -1907,7 +1939,13 @@ class Analyzer(Follower, LinkFollower):
             reading = command.reading = parse_argv(program.grammar, argv)
         words, flags = argv, dynamic
         for _ in range(_MAX_UNKNOWN_ROUNDS):  # `git --a x --b y push`: x ends git's options, then y
-            kept = without_unknown_values(program.grammar, words, reading)
+            # the program's options, then each subcommand's (`docker compose --new VAL down`)
+            kept = None
+            levels = subcommand_levels(program, reading, words) if program.subcommands else [(program, reading)]
+            for level, at in levels:
+                kept = without_unknown_values(level.grammar, words, at)
+                if kept is not None:
+                    break
             if kept is None:
                 break
             words, flags = [words[j] for j in kept], [flags[j] for j in kept]

@@ -7,11 +7,14 @@ where bash does start one only sees more than runs (never less).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Engine
 from engine.policy.shell import parse
 from tests.redteam.conftest import judge
+from tests.redteam.harm import live_then_stopped
 
 HIDDEN_BEHIND_A_FALSE_COMMENT = [
     "echo x\r# ; rm -rf ~",
@@ -34,6 +37,26 @@ HIDDEN_BEHIND_A_FALSE_COMMENT = [
     "r\\\nm -rf ~",  # a continuation joins the name back together
     "rm -r\\\nf ~",
     "a=(1 #2\n); rm -rf ~",
+    # text right after an array assignment's `)` makes one word (bash assigns the string `(a)#x`)
+    "values=(SAFE)#x; reboot",  # Hermes Agent's (tests/tools/test_approval_comment_boundaries.py)
+    "list+=(a b)#tail; rm -rf ~",
+    "m[1]=(x)y#z; rm -rf ~",
+    "declare -a v=(one)#two; rm -rf ~",
+    # a case statement's patterns close no substitution
+    "printf '%s' $(case x in x) printf hi;; esac)#x; reboot",  # Hermes Agent's
+    "echo $(case $PWD in /tmp) echo t;; (*) echo o;; esac)#c; rm -rf ~",
+    "v=$(case a in a|b) echo y;; esac)#n; rm -rf ~",
+    "echo $(if true; then case x in x) echo y;; esac; fi)#; rm -rf ~",
+    "printf '%s' $(printf '%s' then case x in x)#; reboot",  # Hermes Agent's: `case` is only a word here
+    # a `#` inside `${...}` within a substitution is text, not a comment
+    "printf '%s' $(printf '%s' ${value:- # literal}); reboot",  # Hermes Agent's
+    "echo $(echo ${x:- #)}); rm -rf ~",
+    'echo "$(echo ${x:-a # b})"#; rm -rf ~',
+    # `$` + a line continuation + `'`: one ANSI-C string (`$'\' #'` is the text `' #`)
+    "printf '%s' $\\\n'\\' #'; reboot",  # Hermes Agent's
+    "echo $\\\n\\\n'\\' #'; rm -rf ~",
+    "echo $\\\n(rm -rf ~)",
+    'echo "$\\\n(rm -rf ~)"',
 ]
 
 RUNS_INSIDE_EXPANSIONS = [
@@ -60,6 +83,15 @@ NEAR_MISSES = [
     "x=(one two) # rm -rf ~",
     "cat <<'EOF'\nrm -rf ~ # in a here-document\nEOF",
     "echo done \\\n  && ls",
+    "values=(SAFE) #x; rm -rf ~",
+    "x=(a b); echo ${x[@]} # rm -rf ~",
+    "printf '%s' $\\\n'it\\'s' # comment; rm -rf ~",  # Hermes Agent's shape: the rest is a comment
+    "echo $(case $1 in a) echo a;; esac) # rm -rf ~",
+    "echo $(echo case) # rm -rf ~",
+    "echo $(echo do case x in x) # x; rm -rf ~",
+    "echo $(for i in 1; do case $i in 1) echo one;; esac; done) # rm -rf ~",
+    "echo $({ case x in x) echo y;; esac; }) # rm -rf ~",
+    "x=$(echo ${HOME:-#x}); ls",
 ]
 
 
@@ -80,3 +112,8 @@ def test_words_keep_what_bash_keeps() -> None:
     assert parse("echo @(a|#b) c")[0].argv == ("echo", "@(a|#b)", "c")
     assert parse("echo a \\\n#b\nls")[-1].argv == ("ls",)
     assert [c.argv for c in parse("echo a;#b\nls")] == [("echo", "a"), ("ls",)]
+
+
+def test_a_command_after_an_array_assignment_tail_is_stopped(tmp_path: Path, session: Engine, fake_home: Path) -> None:
+    # bash assigns the string `(SAFE)#x` and runs the rest: no comment hides it
+    live_then_stopped(tmp_path, session, fake_home, 'values=(SAFE)#x; rm -rf "$HOME"')

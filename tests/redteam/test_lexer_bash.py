@@ -30,7 +30,10 @@ FRAGMENTS = [
     "a", "b1", "x.y", "-f", "--long=v", "'s q'", "'#'", '"d q"', '"a#b"', "\\ ", "\\#", "\\;", "\\'",
     "$'\\x41\\n'", "$'t\\'s'", "#", "#c", "a#", "a#b", "{a,b}", "x{1,2}y", "{a,{b,c}}", "{}", "\r", "\u00a0",
     "\u2003", "é", '"$(echo"', "=", "a=b", "\\\n", '"\\\n"', "'\\\n'",
+    "$\\\n'\\' #'", "$\\\n\\\n'a'", "$\\\n'#'",
 ]  # fmt: skip
+# What may come before `p`: assignments, among them one whose `)` text follows (`v=(a)#x` is one word).
+PREFIXES = ["", "", "", "v=(a)#x ", "v+=(b c)y#z ", "v=w "]
 SEPARATORS = [" ", " ", " ", "\t", "  "]
 # Every `p` runs whatever ran before it (a word after a comment's newline may be a command
 # that fails): no `&&` or `||`.
@@ -39,7 +42,7 @@ OPERATORS = ["; ", " | ", "\n", " ;\n", " & "]
 
 @st.composite
 def simple_command(draw: st.DrawFn) -> str:
-    words = ["p"]
+    words = [draw(st.sampled_from(PREFIXES)) + "p"]
     for _ in range(draw(st.integers(min_value=0, max_value=5))):
         parts = draw(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=3))
         words.append("".join(parts))
@@ -114,6 +117,9 @@ def test_words_and_commands_are_split_as_bash_splits_them(line: str) -> None:
         'p $\'\\x41\\t\' "a\\"b" a\\ b',
         "p \"$(echo 'a)b')\"",
         "p a\\ \\#b 'c'#d \"e\"{f,g}#",
+        "v=(a)#x p b; p c",
+        "p $\\\n'\\' #'; p d",
+        "p $\\\n'it\\'s' # c; p d",
     ],
 )
 def test_known_lines_split_as_bash_splits_them(line: str) -> None:
