@@ -49,13 +49,14 @@ _ARGUMENT = re.compile(
     r"|(?P<name>(?<![\w.$])[$@]?[A-Za-z_]\w*(?:\.\w+)*(?![\w(]))"  # a variable: a word known only at run time
 )
 _ESCAPE = re.compile(r"\\(.)")
-# Second names for a call (`from os import system as s`, `s = os.system`, `{execSync: run1}`):
-# group 1 the name the call goes by, group 2 the new name.
-_ALIAS = re.compile(
-    r"\b(\w+)\s+as\s+(\w+)"
-    r"|(?<![\w.])(\w+)\s*=\s*(?:[\w.]+\.)?(\w+)\s*(?=[;\n,)]|$)"
-    r"|\b(\w+)\s*:\s*(\w+)\s*[,}]"
-)
+# Second names for a call (`from os import system as s`, `s = os.system`, `{execSync: run1}`),
+# read around each of the program's calls (_CALL matches) rather than by a regex over all of it
+# (64 KiB of `x = 1` lines was 10,000 assignments to reject, ~15 ms): after the call's name, ` as
+# NEW` or `: NEW,`; before it, `NEW = ` (a receiver, `os.`, between them) and after it the statement's end.
+_AS_ALIAS = re.compile(r"\s+as\s+(\w+)")
+_KEY_ALIAS = re.compile(r"\s*:\s*(\w+)\s*[,}]")
+_ASSIGNED_END = re.compile(r"\s*(?=[;\n,)]|$)")
+_WORD = re.compile(r"\w+")
 _BACKTICK_CODE = re.compile(r"`([^`]+)`|%x\(([^)]*)\)|qx[({]([^)}]*)[)}]")
 # awk's pipes: `print | "cmd"`, `"cmd" | getline`, `"cmd" |& getline`.
 _AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*\|&?\s*getline")
@@ -125,7 +126,9 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [m.group(1).strip() for m in itertools.islice(_NINJA_COMMAND.finditer(code), _MAX_CALLS)]
     # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).
     calls = list(itertools.islice(_CALL.finditer(code), _MAX_CALLS + 1))
-    aliases = _aliases(code)
+    if len(calls) > _MAX_CALLS:
+        raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may run a command")
+    aliases = _aliases(code, calls)
     if aliases:
         calls += re.finditer(r"(?<![\w.$])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", code)
     for n, match in enumerate(calls):
@@ -180,23 +183,47 @@ def _quoted(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def _aliases(code: str) -> list[str]:
-    """Names a call that may run a command goes by besides its own (`system as s`, `s = os.system`)."""
+def _aliases(code: str, calls: list[re.Match[str]]) -> list[str]:
+    """Names a call that may run a command goes by besides its own (`system as s`, `s = os.system`):
+    read around ``calls``, the program's _CALL matches (every one of them, at most _MAX_CALLS)."""
     if " as " not in code and "=" not in code and ":" not in code:
         return []
     out: list[str] = []
-    for match in _ALIAS.finditer(code):
-        if match.group(1) is not None:
-            name, alias = match.group(1), match.group(2)
-        elif match.group(3) is not None:
-            alias, name = match.group(3), match.group(4)
-        else:
-            name, alias = match.group(5), match.group(6)
-        if alias != name and _CALL.fullmatch(name) and alias not in out:
-            out.append(alias)
-            if len(out) >= _MAX_CALLS:
-                break
+    for call in calls:
+        name = call.group()
+        if _WORD.fullmatch(name) is None:
+            continue  # `shell-command`: a lisp name is never given another
+        end = call.end()
+        found = _AS_ALIAS.match(code, end) or _KEY_ALIAS.match(code, end)
+        named = [found.group(1)] if found is not None else []
+        if _ASSIGNED_END.match(code, end) is not None:
+            assigned = _assigned_to(code, call.start())
+            if assigned is not None:
+                named.append(assigned)
+        out += [alias for alias in named if alias != name and alias not in out]
     return out
+
+
+def _assigned_to(code: str, start: int) -> str | None:
+    """The name assigned the value that starts at ``start`` (`NEW = os.system`: NEW), read back
+    from it: a receiver (`os.`), blanks, `=`, blanks, a name (not an attribute: `a.b = ...`)."""
+    i = start
+    if i > 0 and code[i - 1] == ".":
+        while i > 0 and (code[i - 1].isalnum() or code[i - 1] in "_."):
+            i -= 1
+    while i > 0 and code[i - 1].isspace():
+        i -= 1
+    if i == 0 or code[i - 1] != "=":
+        return None
+    i -= 1
+    while i > 0 and code[i - 1].isspace():
+        i -= 1
+    end = i
+    while i > 0 and (code[i - 1].isalnum() or code[i - 1] == "_"):
+        i -= 1
+    if i == end or (i > 0 and code[i - 1] == "."):
+        return None
+    return code[i:end]
 
 
 def _arguments(code: str, start: int, end: int, spent: _Spent) -> str:
