@@ -22,6 +22,7 @@ import posixpath
 import re
 
 from engine.policy.lexer import OverBudget
+from engine.policy.regexes import Located
 
 # Expressions that name the home directory (for paths in code, and arguments of calls).
 HOME_EXPRESSIONS = (
@@ -36,6 +37,7 @@ _CALL = re.compile(
     r"|shell-command(?:-to-string)?|async-shell-command|call-process(?:-shell-command)?"
     r"|start-process(?:-shell-command)?|process-lines)(?![\w-])"
 )
+_CALL_AT = Located(_CALL)  # (over a long program: tried where RE2 finds a name)
 # perl's quote operators: q(...) qq{...} q[...] q<...> q!...! (a string like '...' or "...").
 _PERL_QUOTE = (
     r"(?<![\w$@%&])qq?\s*(?:\((?P<qparen>[^()]*)\)|\{(?P<qbrace>[^{}]*)\}|\[(?P<qbracket>[^\[\]]*)\]"
@@ -125,7 +127,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     elif language == "ninja":
         scripts += [m.group(1).strip() for m in itertools.islice(_NINJA_COMMAND.finditer(code), _MAX_CALLS)]
     # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).
-    calls = list(itertools.islice(_CALL.finditer(code), _MAX_CALLS + 1))
+    calls = _CALL_AT.finditer(code, _MAX_CALLS + 1)
     if len(calls) > _MAX_CALLS:
         raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may run a command")
     aliases = _aliases(code, calls)
@@ -341,9 +343,11 @@ _WRITE_OPEN = {
     "lua": r"\bio\.open",
 }
 _CALLS_OF = {
-    language: re.compile(
-        r"(?:(?P<first>" + _WRITE_FIRST[language] + r")|(?P<second>" + _WRITE_SECOND[language] + r")"
-        r"|(?P<open>" + _WRITE_OPEN[language] + r"))(?![\w-])"
+    language: Located(
+        re.compile(
+            r"(?:(?P<first>" + _WRITE_FIRST[language] + r")|(?P<second>" + _WRITE_SECOND[language] + r")"
+            r"|(?P<open>" + _WRITE_OPEN[language] + r"))(?![\w-])"
+        )
     )
     for language in _WRITE_OPEN
 }
@@ -395,26 +399,28 @@ _WRITER_NAMES = {
     "lua": r"open|output|rename|io",
 }
 _REBOUND = {
-    language: re.compile(
-        # taken as a value: `f = open`, perl's `\&CORE::open`, ruby's `method(:write)`, `send(:write, ...)`
-        r"(?:(?<![=!<>])=(?![=~>])|\\&|\b(?:method|public_send|send|__send__)\s*\()\s*:?(?:[\w$]+(?:\.|::))*"
-        r"(?:" + names + r")\s*(?=[;\n,)}\]]|$)"
-        # looked up by name: `getattr(builtins, 'open')`, `__builtins__.__dict__['open']`
-        r"|(?:\bgetattr\s*\([^,()]*,|(?:__dict__|__builtins__|builtins|globals\(\)|locals\(\)|vars\([^()]*\))\s*\[)"
-        r"\s*['\"](?:" + names + r")['\"]"
-        # imported under another name: `from io import open as o`, `import shutil as s`
-        r"|(?<![\w$.])(?:"
-        + names
-        + r")\s+as\s+\w"
-        + {
-            # handed to another call: `partial(open, mode='w')`, `map(Path.write_text, ...)`
-            "python": r"|[(,]\s*(?:\w+\.)*(?:open|write_text|write_bytes)\s*(?=[,)])",
-            # destructured under another name: `const {writeFileSync: w} = require('fs')`
-            "node": r"|(?<![\w$.'\"])(?:" + names + r")\s*:\s*(?!true\b|false\b|null\b|undefined\b)[A-Za-z_$][\w$]*"
-            r"\s*[,}]",
-            # a function called by its name in a string: `$f = 'file_put_contents'; $f(...)`
-            "php": r"|=\s*['\"](?:" + names + r")['\"]",
-        }.get(language, "")
+    language: Located(
+        re.compile(
+            # taken as a value: `f = open`, perl's `\&CORE::open`, ruby's `method(:write)`, `send(:write, ...)`
+            r"(?:(?<![=!<>])=(?![=~>])|\\&|\b(?:method|public_send|send|__send__)\s*\()\s*:?(?:[\w$]+(?:\.|::))*"
+            r"(?:" + names + r")\s*(?=[;\n,)}\]]|$)"
+            # looked up by name: `getattr(builtins, 'open')`, `__builtins__.__dict__['open']`
+            r"|(?:\bgetattr\s*\([^,()]*,|(?:__dict__|__builtins__|builtins|globals\(\)|locals\(\)|vars\([^()]*\))\s*\[)"
+            r"\s*['\"](?:" + names + r")['\"]"
+            # imported under another name: `from io import open as o`, `import shutil as s`
+            r"|(?<![\w$.])(?:"
+            + names
+            + r")\s+as\s+\w"
+            + {
+                # handed to another call: `partial(open, mode='w')`, `map(Path.write_text, ...)`
+                "python": r"|[(,]\s*(?:\w+\.)*(?:open|write_text|write_bytes)\s*(?=[,)])",
+                # destructured under another name: `const {writeFileSync: w} = require('fs')`
+                "node": r"|(?<![\w$.'\"])(?:" + names + r")\s*:\s*(?!true\b|false\b|null\b|undefined\b)[A-Za-z_$][\w$]*"
+                r"\s*[,}]",
+                # a function called by its name in a string: `$f = 'file_put_contents'; $f(...)`
+                "php": r"|=\s*['\"](?:" + names + r")['\"]",
+            }.get(language, "")
+        )
     )
     for language, names in _WRITER_NAMES.items()
 }
@@ -422,6 +428,7 @@ _REBOUND = {
 # php's `chdir`, lua's `lfs.chdir`): the relative names it writes after it are under that folder.
 _MAX_CHDIRS = 8
 _CHDIR = re.compile(r"(?<![\w$])(?:[\w$]+(?:\(\)|\(['\"]\w+['\"]\))?\.)*f?chdir(?![\w-])")
+_CHDIR_AT = Located(_CHDIR)
 _MAX_NAME_DEPTH = 4  # a name assigned from a name ...: followed this many steps
 # Calls that may write read per program (most open to read: a long program opens many files; each
 # call's reading is bounded by _MAX_ARGUMENTS, and all of them by _MAX_READ)
@@ -445,7 +452,7 @@ def code_writes(code: str, language: str) -> list[str | None]:
     out: list[str | None] = []
     spent = _Spent()
     assigned: dict[str, list[str]] = {}  # read when a name is first looked up
-    for n, match in enumerate(_CALLS_OF[language].finditer(code)):
+    for n, match in enumerate(_CALLS_OF[language].finditer(code, _MAX_OPENS + 1)):
         if n >= _MAX_OPENS:
             raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
         if language == "python" and match.group("first") is not None:  # `Path('x').write_text(...)`
@@ -477,7 +484,7 @@ def _chdirs(code: str, language: str, spent: _Spent, assigned: dict[str, list[st
     perl's `chdir $d`): a literal one as named, None for one computed when it runs (or none named:
     perl's and ruby's `chdir` with no folder go home, a name taken as a value is called elsewhere)."""
     out: list[str | None] = []
-    for n, match in enumerate(_CHDIR.finditer(code)):
+    for n, match in enumerate(_CHDIR_AT.finditer(code, _MAX_CHDIRS + 1)):
         if n >= _MAX_CHDIRS:
             return [None]  # more folders than are worth following: each relative name computed
         text = _written_arguments(code, match.end(), spent)
@@ -837,6 +844,7 @@ _LOADS: dict[str, re.Pattern[str]] = {
     "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
     "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
 }
+_LOADS_AT = {language: Located(pattern) for language, pattern in _LOADS.items()}
 _NODE_RUNS_TEXT = re.compile(r"\brunIn\w*Context\b|\bcompileFunction\b|\bnew\s+Function\b|\beval\s*\(|\bScript\s*\(")
 _NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
 # perl's open of a named file for reading, whose lines a system of a variable may run
@@ -854,10 +862,10 @@ def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple
     runner = _LOADERS.get(language)
     if runner is None:
         return []
-    pattern = _LOADS["tclsh" if runner == "tclsh" else language]
+    pattern = _LOADS_AT["tclsh" if runner == "tclsh" else language]
     out: list[tuple[str, str | None]] = []
     assigned: dict[str, list[str]] = {}
-    for match in itertools.islice(pattern.finditer(code), _MAX_CALLS):
+    for match in pattern.finditer(code, _MAX_CALLS):
         found = next((g for g in match.groups() if g), "").strip()
         if language == "perl" and _PERL_MODULE.fullmatch(found):
             continue  # `require strict`, `require 5.010`: a module or a version, not a file
