@@ -452,9 +452,10 @@ def code_writes(code: str, language: str) -> list[str | None]:
     out: list[str | None] = []
     spent = _Spent()
     assigned: dict[str, list[str]] = {}  # read when a name is first looked up
-    for n, match in enumerate(_CALLS_OF[language].finditer(code, _MAX_OPENS + 1)):
-        if n >= _MAX_OPENS:
-            raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+    calls = _CALLS_OF[language].finditer(code, _MAX_OPENS + 1)
+    if len(calls) > _MAX_OPENS:  # known before any is read (each costs a read of its arguments)
+        raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+    for match in calls:
         if language == "python" and match.group("first") is not None:  # `Path('x').write_text(...)`
             out.append(_path_of(_receiver(code, match.start()), language, code, assigned, 0))
             continue
