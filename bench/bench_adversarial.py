@@ -85,6 +85,22 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
     "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",
     "python -c 'run(1);... (inline calls)": lambda n: _fill("run(1);", n, "python3 -c '", "'"),
+    # Programs whose commands run in a folder or under another name (inline.py: chdir, cwd=, a
+    # writer taken as a value), padded with plain statements or repeating the call.
+    "python -c 'os.chdir(d) ... x = 1' (inline chdir)": lambda n: _fill(
+        "x = 1\n", n, 'python3 -c \'import os\nos.chdir("d")\nos.system("ls")\n', "'"
+    ),
+    "python -c 'os.chdir(d)\\n... (many chdirs)": lambda n: _fill(
+        'os.chdir("d")\n', n, 'python3 -c \'import os\nos.system("ls")\n', "'"
+    ),
+    "python -c 'f = open ... x = 1' (writer alias)": lambda n: _fill("x = 1\n", n, "python3 -c 'f = open\n", "'"),
+    "python -c 'run([..], cwd=d) ... x = 1' (cwd=)": lambda n: _fill(
+        "x = 1;", n, 'python3 -c \'import subprocess; d = "a"; subprocess.run(["ls"], cwd=d);', "'"
+    ),
+    "python -c 'run([..], cwd=d);... (many cwd= calls)": lambda n: _fill(
+        'subprocess.run(["ls"], cwd=d);', n, "python3 -c 'import subprocess;", "'"
+    ),
+    "python -c 'open(x, w);... (many writes)": lambda n: _fill('open("x", "w");', n, "python3 -c '", "'"),
     "cat x | cat x | ... (long pipeline)": lambda n: _fill("cat x | ", n, "", "sh"),
     "echo $(a) $(a) ... (many substitutions)": lambda n: _fill("$(a) ", n, "echo "),
     'echo "\\"\\"... (escapes in quotes)': lambda n: _fill('\\"', n, 'echo "', '"'),

@@ -84,6 +84,7 @@ _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
 _FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
+_FEW_NEW = 8  # pieces of another reading not judged yet, up to which they are put in order by a C search each
 _FLAT_SAMPLE = 4096  # bytes of the cut text whose pieces say whether pieces repeat (see _flat_commands)
 _FLAT_DEVICE = re.compile(r">[|>]?[ \t]*(/dev/[^\s;&|()<>`]+)")
 _FLAT_DEVICES = 64
@@ -689,7 +690,10 @@ class Evaluator:
         # that changes a few characters of 64 KiB costs what it changes, not a scan of it all.
         skip = judged.pieces(moves) if judged is not None else None
         read: list[bytes] = []
-        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept, skip, read))  # each distinct run once
+        cuts: list[bytes] | None = None
+        if judged is not None:
+            cuts = [judged.cuts[moves]] if moves in judged.cuts else []
+        runs = dict.fromkeys(_flat_commands(unquoted, index, fold, kept, skip, read, cuts))  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
         if len(runs) > _FLAT_BULK:  # many distinct words: plain names classified at once
@@ -737,6 +741,8 @@ class Evaluator:
             # Every run was judged (no stop at _FLAT_MATCHES or the deadline): its pieces are known.
             if skip is not None:
                 skip.update(read)
+                if judged is not None and cuts:
+                    judged.cuts[moves] = cuts[-1]
         # Redirections to a device (`cat /dev/zero > /dev/sda`): the runs above carry none.
         targets = _flat_device_targets(unquoted)
         if len(targets) > _FLAT_DEVICES:
@@ -990,10 +996,13 @@ class _Judged:
     of the text that names the same folders (the same view, index and words), so another reading
     (a disguise deleted, a fold) judges only the pieces it changes. Made per check, never kept."""
 
-    __slots__ = ("by_folders",)
+    __slots__ = ("by_folders", "cuts")
 
     def __init__(self) -> None:
         self.by_folders: dict[tuple[str, ...], set[bytes]] = {}
+        # by the same folders: the cut text (_flat_commands) of a reading judged in full, every
+        # piece of it in by_folders: another reading's pieces are those of the part it changes
+        self.cuts: dict[tuple[str, ...], bytes] = {}
 
     def pieces(self, folders: tuple[str, ...]) -> set[bytes]:
         known = self.by_folders.get(folders)
@@ -1163,6 +1172,7 @@ def _flat_commands(
     kept: _Kept | None = None,
     skip: set[bytes] | None = None,
     read: list[bytes] | None = None,
+    cuts: list[bytes] | None = None,
 ) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
@@ -1177,7 +1187,9 @@ def _flat_commands(
     only in such words are read once (the first of them); ``kept``: the same fold, as the words
     it does not fold (_FlatFold.kept_in). ``skip``: pieces whose runs are judged already (passed
     over before any fold); ``read``: every other piece is added to it (its runs are yielded, or
-    those of a piece of the same form).
+    those of a piece of the same form). ``cuts``: the cut text of an earlier reading whose pieces
+    are all in ``skip`` (the last one), to which this reading's is added: when they differ in a
+    short stretch (a disguise deleted), only the pieces there are read (_changed_pieces).
     """
     finder = index.hardline_words
     if finder is None:
@@ -1202,6 +1214,14 @@ def _flat_commands(
         # Each distinct piece once before any fold: a piece repeated thousands of times (`exec(exec(`,
         # `true;true;`) is then one line to fold, not thousands (the fold reads the same pieces).
         cut = flat.translate(_FLAT_PIECE_BYTES)
+        if cuts is not None:
+            changed = _changed_pieces(cuts[-1], cut) if cuts and skip is not None else None
+            cuts.append(cut)
+            if changed is not None:
+                for piece in _unjudged(dict.fromkeys(changed), skip, read):
+                    if piece:
+                        yield from _piece_commands(piece, finder)
+                return
         if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
             # Pieces that repeat (`exec(exec(`, a here-document's lines; judged by the first 4 KiB)
@@ -1221,10 +1241,46 @@ def _flat_commands(
         yield from _piece_commands(piece, finder)
 
 
+def _changed_pieces(before: bytes, cut: bytes) -> list[bytes] | None:
+    """The pieces (one a line) of ``cut`` in the stretch where it differs from ``before``: every
+    other piece of it is one of ``before``'s. None when that stretch is longer than _FLAT_SAMPLE
+    (a reading that changes the text throughout: read as any other). The common start and end are
+    found by halving, each step one C comparison of views (no copy)."""
+    old, new = memoryview(before), memoryview(cut)
+    size = min(len(old), len(new))
+    low, high = 0, size  # the common start is at least low, at most high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    start = low
+    low, high = 0, size - start  # the common end, not overlapping the common start
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[len(old) - middle : len(old) - low] == new[len(new) - middle : len(new) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    stop = len(cut) - low
+    if stop - start > _FLAT_SAMPLE:
+        return None
+    first = cut.rfind(b"\n", 0, start) + 1
+    last = cut.find(b"\n", stop)
+    return cut[first : last if last >= 0 else len(cut)].split(b"\n")
+
+
 def _unjudged(pieces: dict[bytes, None], skip: set[bytes] | None, read: list[bytes] | None) -> dict[bytes, None]:
-    """The pieces not in ``skip`` (see _flat_commands); each is added to ``read``."""
+    """The pieces not in ``skip`` (see _flat_commands), in their order; each is added to ``read``.
+    Another reading of a long text changes a few pieces: those are found by one set difference
+    (C) and put back in order by their place in the text, not by a step per piece in Python."""
     if skip:
-        pieces = {piece: None for piece in pieces if piece not in skip}
+        new = pieces.keys() - skip
+        if len(new) <= _FEW_NEW:
+            pieces = dict.fromkeys(sorted(new, key=list(pieces).index) if len(new) > 1 else new)
+        else:
+            pieces = {piece: None for piece in pieces if piece in new}
     if read is not None:
         read.extend(pieces)
     return pieces

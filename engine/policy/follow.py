@@ -48,6 +48,7 @@ from engine.policy.executors import (
 from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
 from engine.policy.paths import NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
+from engine.policy.regexes import Located
 from engine.records import replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -711,9 +712,7 @@ class Follower:
             self.analyze(f"cd -- {shell_word(folder)} && {script}" if folder else script, depth=depth, via=inner)
         # files it loads as its own code (perl's `do "F"`, runpy.run_path, Tcl's `source F`): judged
         # as that program running F; files perl reads whose lines it runs as `sh F`
-        lines = runs_input_lines(language, code, command.argv)
-        runner_of = _LINE_RUNNERS.get(language)
-        runs_data = lines or (runner_of is not None and runner_of[1].search(code) is not None)
+        runs_data, lines = _runs_input(language, code, command.argv)
         for runner, path in code_loads(code, language, runs_data):
             if path is None:  # a file named only when it runs (`do $ARGV[0]`): nobody judges it here
                 self._escape_hatch(None, inner, depth)
@@ -775,6 +774,8 @@ _LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(\s*\$|`[^`]*\$"),
     ),
 }
+# ... each tried, over a long program, where RE2 finds one may start (regexes.Located)
+_LINE_RUNNERS_AT = {language: (Located(reads), Located(runs)) for language, (reads, runs) in _LINE_RUNNERS.items()}
 _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
 
 
@@ -809,15 +810,21 @@ def runs_input_lines(language: str, code: str, argv: Sequence[str]) -> bool:
     """Whether an inline ``language`` program runs what it reads on its input as shell commands
     (see _LINE_RUNNERS): `perl -ne 'system $_'`, `awk '{system($0)}'`, `awk '{print | "sh"}'`,
     python's `for l in sys.stdin: os.system(l)`."""
-    runner = _LINE_RUNNERS.get(language)
+    return _runs_input(language, code, argv)[1]
+
+
+def _runs_input(language: str, code: str, argv: Sequence[str]) -> tuple[bool, bool]:
+    """Whether ``code`` hands a computed text to the system's shell, and whether it runs the lines
+    it reads (runs_input_lines): each pattern run once over the program."""
+    runner = _LINE_RUNNERS_AT.get(language)
     if runner is None:
-        return False
+        return False, False
     reads, runs = runner
     if runs.search(code) is None:
-        return False
+        return False, False
     if language in ("perl", "ruby") and any(_LINE_OPTION.fullmatch(word) for word in argv[1:]):
-        return True
-    return reads.search(code) is not None
+        return True, True
+    return True, reads.search(code) is not None
 
 
 # file languages whose unread file an escape hatch runs is reported as `sh FILE`

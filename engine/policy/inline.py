@@ -22,6 +22,7 @@ import posixpath
 import re
 
 from engine.policy.lexer import OverBudget
+from engine.policy.regexes import Located
 
 # Expressions that name the home directory (for paths in code, and arguments of calls).
 HOME_EXPRESSIONS = (
@@ -36,6 +37,7 @@ _CALL = re.compile(
     r"|shell-command(?:-to-string)?|async-shell-command|call-process(?:-shell-command)?"
     r"|start-process(?:-shell-command)?|process-lines)(?![\w-])"
 )
+_CALL_AT = Located(_CALL)  # (over a long program: tried where RE2 finds a name)
 # perl's quote operators: q(...) qq{...} q[...] q<...> q!...! (a string like '...' or "...").
 _PERL_QUOTE = (
     r"(?<![\w$@%&])qq?\s*(?:\((?P<qparen>[^()]*)\)|\{(?P<qbrace>[^{}]*)\}|\[(?P<qbracket>[^\[\]]*)\]"
@@ -49,13 +51,14 @@ _ARGUMENT = re.compile(
     r"|(?P<name>(?<![\w.$])[$@]?[A-Za-z_]\w*(?:\.\w+)*(?![\w(]))"  # a variable: a word known only at run time
 )
 _ESCAPE = re.compile(r"\\(.)")
-# Second names for a call (`from os import system as s`, `s = os.system`, `{execSync: run1}`):
-# group 1 the name the call goes by, group 2 the new name.
-_ALIAS = re.compile(
-    r"\b(\w+)\s+as\s+(\w+)"
-    r"|(?<![\w.])(\w+)\s*=\s*(?:[\w.]+\.)?(\w+)\s*(?=[;\n,)]|$)"
-    r"|\b(\w+)\s*:\s*(\w+)\s*[,}]"
-)
+# Second names for a call (`from os import system as s`, `s = os.system`, `{execSync: run1}`),
+# read around each of the program's calls (_CALL matches) rather than by a regex over all of it
+# (64 KiB of `x = 1` lines was 10,000 assignments to reject, ~15 ms): after the call's name, ` as
+# NEW` or `: NEW,`; before it, `NEW = ` (a receiver, `os.`, between them) and after it the statement's end.
+_AS_ALIAS = re.compile(r"\s+as\s+(\w+)")
+_KEY_ALIAS = re.compile(r"\s*:\s*(\w+)\s*[,}]")
+_ASSIGNED_END = re.compile(r"\s*(?=[;\n,)]|$)")
+_WORD = re.compile(r"\w+")
 _BACKTICK_CODE = re.compile(r"`([^`]+)`|%x\(([^)]*)\)|qx[({]([^)}]*)[)}]")
 # awk's pipes: `print | "cmd"`, `"cmd" | getline`, `"cmd" |& getline`.
 _AWK_PIPE = re.compile(r"\|&?\s*(\"(?:[^\"\\]|\\.)*\")|(\"(?:[^\"\\]|\\.)*\")\s*\|&?\s*getline")
@@ -124,8 +127,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     elif language == "ninja":
         scripts += [m.group(1).strip() for m in itertools.islice(_NINJA_COMMAND.finditer(code), _MAX_CALLS)]
     # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).
-    calls = list(itertools.islice(_CALL.finditer(code), _MAX_CALLS + 1))
-    aliases = _aliases(code)
+    calls = _CALL_AT.finditer(code, _MAX_CALLS + 1)
+    if len(calls) > _MAX_CALLS:
+        raise OverBudget(f"an inline program with more than {_MAX_CALLS} calls that may run a command")
+    aliases = _aliases(code, calls)
     if aliases:
         calls += re.finditer(r"(?<![\w.$])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", code)
     for n, match in enumerate(calls):
@@ -195,23 +200,47 @@ def _quoted(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def _aliases(code: str) -> list[str]:
-    """Names a call that may run a command goes by besides its own (`system as s`, `s = os.system`)."""
+def _aliases(code: str, calls: list[re.Match[str]]) -> list[str]:
+    """Names a call that may run a command goes by besides its own (`system as s`, `s = os.system`):
+    read around ``calls``, the program's _CALL matches (every one of them, at most _MAX_CALLS)."""
     if " as " not in code and "=" not in code and ":" not in code:
         return []
     out: list[str] = []
-    for match in _ALIAS.finditer(code):
-        if match.group(1) is not None:
-            name, alias = match.group(1), match.group(2)
-        elif match.group(3) is not None:
-            alias, name = match.group(3), match.group(4)
-        else:
-            name, alias = match.group(5), match.group(6)
-        if alias != name and _CALL.fullmatch(name) and alias not in out:
-            out.append(alias)
-            if len(out) >= _MAX_CALLS:
-                break
+    for call in calls:
+        name = call.group()
+        if _WORD.fullmatch(name) is None:
+            continue  # `shell-command`: a lisp name is never given another
+        end = call.end()
+        found = _AS_ALIAS.match(code, end) or _KEY_ALIAS.match(code, end)
+        named = [found.group(1)] if found is not None else []
+        if _ASSIGNED_END.match(code, end) is not None:
+            assigned = _assigned_to(code, call.start())
+            if assigned is not None:
+                named.append(assigned)
+        out += [alias for alias in named if alias != name and alias not in out]
     return out
+
+
+def _assigned_to(code: str, start: int) -> str | None:
+    """The name assigned the value that starts at ``start`` (`NEW = os.system`: NEW), read back
+    from it: a receiver (`os.`), blanks, `=`, blanks, a name (not an attribute: `a.b = ...`)."""
+    i = start
+    if i > 0 and code[i - 1] == ".":
+        while i > 0 and (code[i - 1].isalnum() or code[i - 1] in "_."):
+            i -= 1
+    while i > 0 and code[i - 1].isspace():
+        i -= 1
+    if i == 0 or code[i - 1] != "=":
+        return None
+    i -= 1
+    while i > 0 and code[i - 1].isspace():
+        i -= 1
+    end = i
+    while i > 0 and (code[i - 1].isalnum() or code[i - 1] == "_"):
+        i -= 1
+    if i == end or (i > 0 and code[i - 1] == "."):
+        return None
+    return code[i:end]
 
 
 def _arguments(code: str, start: int, end: int, spent: _Spent) -> str:
@@ -329,9 +358,11 @@ _WRITE_OPEN = {
     "lua": r"\bio\.open",
 }
 _CALLS_OF = {
-    language: re.compile(
-        r"(?:(?P<first>" + _WRITE_FIRST[language] + r")|(?P<second>" + _WRITE_SECOND[language] + r")"
-        r"|(?P<open>" + _WRITE_OPEN[language] + r"))(?![\w-])"
+    language: Located(
+        re.compile(
+            r"(?:(?P<first>" + _WRITE_FIRST[language] + r")|(?P<second>" + _WRITE_SECOND[language] + r")"
+            r"|(?P<open>" + _WRITE_OPEN[language] + r"))(?![\w-])"
+        )
     )
     for language in _WRITE_OPEN
 }
@@ -383,26 +414,28 @@ _WRITER_NAMES = {
     "lua": r"open|output|rename|io",
 }
 _REBOUND = {
-    language: re.compile(
-        # taken as a value: `f = open`, perl's `\&CORE::open`, ruby's `method(:write)`, `send(:write, ...)`
-        r"(?:(?<![=!<>])=(?![=~>])|\\&|\b(?:method|public_send|send|__send__)\s*\()\s*:?(?:[\w$]+(?:\.|::))*"
-        r"(?:" + names + r")\s*(?=[;\n,)}\]]|$)"
-        # looked up by name: `getattr(builtins, 'open')`, `__builtins__.__dict__['open']`
-        r"|(?:\bgetattr\s*\([^,()]*,|(?:__dict__|__builtins__|builtins|globals\(\)|locals\(\)|vars\([^()]*\))\s*\[)"
-        r"\s*['\"](?:" + names + r")['\"]"
-        # imported under another name: `from io import open as o`, `import shutil as s`
-        r"|(?<![\w$.])(?:"
-        + names
-        + r")\s+as\s+\w"
-        + {
-            # handed to another call: `partial(open, mode='w')`, `map(Path.write_text, ...)`
-            "python": r"|[(,]\s*(?:\w+\.)*(?:open|write_text|write_bytes)\s*(?=[,)])",
-            # destructured under another name: `const {writeFileSync: w} = require('fs')`
-            "node": r"|(?<![\w$.'\"])(?:" + names + r")\s*:\s*(?!true\b|false\b|null\b|undefined\b)[A-Za-z_$][\w$]*"
-            r"\s*[,}]",
-            # a function called by its name in a string: `$f = 'file_put_contents'; $f(...)`
-            "php": r"|=\s*['\"](?:" + names + r")['\"]",
-        }.get(language, "")
+    language: Located(
+        re.compile(
+            # taken as a value: `f = open`, perl's `\&CORE::open`, ruby's `method(:write)`, `send(:write, ...)`
+            r"(?:(?<![=!<>])=(?![=~>])|\\&|\b(?:method|public_send|send|__send__)\s*\()\s*:?(?:[\w$]+(?:\.|::))*"
+            r"(?:" + names + r")\s*(?=[;\n,)}\]]|$)"
+            # looked up by name: `getattr(builtins, 'open')`, `__builtins__.__dict__['open']`
+            r"|(?:\bgetattr\s*\([^,()]*,|(?:__dict__|__builtins__|builtins|globals\(\)|locals\(\)|vars\([^()]*\))\s*\[)"
+            r"\s*['\"](?:" + names + r")['\"]"
+            # imported under another name: `from io import open as o`, `import shutil as s`
+            r"|(?<![\w$.])(?:"
+            + names
+            + r")\s+as\s+\w"
+            + {
+                # handed to another call: `partial(open, mode='w')`, `map(Path.write_text, ...)`
+                "python": r"|[(,]\s*(?:\w+\.)*(?:open|write_text|write_bytes)\s*(?=[,)])",
+                # destructured under another name: `const {writeFileSync: w} = require('fs')`
+                "node": r"|(?<![\w$.'\"])(?:" + names + r")\s*:\s*(?!true\b|false\b|null\b|undefined\b)[A-Za-z_$][\w$]*"
+                r"\s*[,}]",
+                # a function called by its name in a string: `$f = 'file_put_contents'; $f(...)`
+                "php": r"|=\s*['\"](?:" + names + r")['\"]",
+            }.get(language, "")
+        )
     )
     for language, names in _WRITER_NAMES.items()
 }
@@ -410,6 +443,7 @@ _REBOUND = {
 # php's `chdir`, lua's `lfs.chdir`): the relative names it writes after it are under that folder.
 _MAX_CHDIRS = 8
 _CHDIR = re.compile(r"(?<![\w$])(?:[\w$]+(?:\(\)|\(['\"]\w+['\"]\))?\.)*f?chdir(?![\w-])")
+_CHDIR_AT = Located(_CHDIR)
 _MAX_NAME_DEPTH = 4  # a name assigned from a name ...: followed this many steps
 # Calls that may write read per program (most open to read: a long program opens many files; each
 # call's reading is bounded by _MAX_ARGUMENTS, and all of them by _MAX_READ)
@@ -433,9 +467,10 @@ def code_writes(code: str, language: str) -> list[str | None]:
     out: list[str | None] = []
     spent = _Spent()
     assigned: dict[str, list[str]] = {}  # read when a name is first looked up
-    for n, match in enumerate(_CALLS_OF[language].finditer(code)):
-        if n >= _MAX_OPENS:
-            raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+    calls = _CALLS_OF[language].finditer(code, _MAX_OPENS + 1)
+    if len(calls) > _MAX_OPENS:  # known before any is read (each costs a read of its arguments)
+        raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may write a file")
+    for match in calls:
         if language == "python" and match.group("first") is not None:  # `Path('x').write_text(...)`
             out.append(_path_of(_receiver(code, match.start()), language, code, assigned, 0))
             continue
@@ -465,7 +500,7 @@ def _chdirs(code: str, language: str, spent: _Spent, assigned: dict[str, list[st
     perl's `chdir $d`): a literal one as named, None for one computed when it runs (or none named:
     perl's and ruby's `chdir` with no folder go home, a name taken as a value is called elsewhere)."""
     out: list[str | None] = []
-    for n, match in enumerate(_CHDIR.finditer(code)):
+    for n, match in enumerate(_CHDIR_AT.finditer(code, _MAX_CHDIRS + 1)):
         if n >= _MAX_CHDIRS:
             return [None]  # more folders than are worth following: each relative name computed
         text = _written_arguments(code, match.end(), spent)
@@ -840,6 +875,7 @@ _LOADS: dict[str, re.Pattern[str]] = {
 }
 # ruby's `require 'json'`: a gem or a library on the load path, not a file named here
 _RUBY_LIBRARY = re.compile(r"""require\b\s*\(?\s*["'](?![./~])""")
+_LOADS_AT = {language: Located(pattern) for language, pattern in _LOADS.items()}
 _NODE_RUNS_TEXT = re.compile(r"\brunIn\w*Context\b|\bcompileFunction\b|\bnew\s+Function\b|\beval\s*\(|\bScript\s*\(")
 _NODE_READ = re.compile(r"""\breadFileSync\s*\(\s*["'`]([^"'`\n]+)["'`]""")
 # perl's open of a named file for reading, whose lines a system of a variable may run
@@ -863,10 +899,10 @@ def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple
     runner = _LOADERS.get(language)
     if runner is None:
         return []
-    pattern = _LOADS["tclsh" if runner == "tclsh" else language]
+    pattern = _LOADS_AT["tclsh" if runner == "tclsh" else language]
     out: list[tuple[str, str | None]] = []
     assigned: dict[str, list[str]] = {}
-    for match in itertools.islice(pattern.finditer(code), _MAX_CALLS):
+    for match in pattern.finditer(code, _MAX_CALLS):
         found = next((g for g in match.groups() if g), "").strip()
         if language == "perl" and _PERL_MODULE.fullmatch(found):
             continue  # `require strict`, `require 5.010`: a module or a version, not a file

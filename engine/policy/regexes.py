@@ -20,6 +20,7 @@ errors are the ones authors see), `\\Z` means end of text, and `\\w`, `\\s`,
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from importlib import import_module
@@ -564,3 +565,104 @@ def _to_re2(pattern: str, flags: int) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+# -- long texts: an `re` pattern tried only where RE2 finds a match may start --------------------
+# Below this many characters an `re` scan is cheaper than an RE2 search and its Python calls.
+_LOCATE_FROM = 2048
+# Places RE2 finds where `re` then finds no match, past which the rest of the text is scanned by
+# `re` itself (a text built to make RE2 find a place at every word costs what `re` alone does).
+_MAX_MISSES = 64
+
+
+def without_lookarounds(pattern: str) -> str:
+    """``pattern`` with its lookahead and lookbehind groups taken out (a zero-width test dropped:
+    every match of ``pattern`` is then a match of the result at the same start, and more)."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    skipping = 0  # depth of the lookaround group being dropped (0: none)
+    depth = 0
+    in_class = False
+    while i < n:
+        ch = pattern[i]
+        step = 2 if ch == "\\" else 1
+        if not in_class and ch == "(" and skipping == 0 and pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+            skipping = depth + 1
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                step = 2
+            if pattern[i + step : i + step + 1] == "]":
+                step += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if skipping and depth < skipping:
+                skipping = 0
+                i += 1
+                continue
+        if not skipping:
+            out.append(pattern[i : i + step])
+        i += step
+    return "".join(out)
+
+
+class Located:
+    """``finditer``/``search`` of an `re` pattern that, over a long ASCII text, tries a match only
+    where RE2 finds its lookaround-free form (without_lookarounds: a superset, linear and fast
+    where nothing matches) starting: the same matches as `re`'s own scan, in the same order. A
+    short or non-ASCII text (RE2 reads classes as ASCII) is scanned by `re` alone."""
+
+    __slots__ = ("_compiled", "python")
+
+    def __init__(self, python: re.Pattern[str]) -> None:
+        self.python = python
+        self._compiled: Any = None
+
+    def _starts(self) -> Any:
+        flags = self.python.flags
+        options = _options(ignore_case=True, dot_all=bool(flags & re.DOTALL))
+        options.never_capture = True
+        prefix = "(?m)" if flags & re.MULTILINE else ""
+        compiled = _re2.RE2(_encode(prefix + without_lookarounds(self.python.pattern)), options)
+        if not compiled.ok():
+            raise RegexError(compiled.error().decode("utf-8", "replace"))
+        self._compiled = compiled
+        return compiled
+
+    def finditer(self, text: str, limit: int) -> list[re.Match[str]]:
+        """The first ``limit`` matches of ``self.python.finditer(text)``."""
+        python = self.python
+        if len(text) < _LOCATE_FROM or not text.isascii():
+            return list(itertools.islice(python.finditer(text), limit))
+        data = text.encode("ascii")
+        search = (self._compiled or self._starts()).Match
+        end = len(data)
+        out: list[re.Match[str]] = []
+        pos = 0
+        misses = 0
+        while pos <= end and len(out) < limit:
+            at = search(_UNANCHORED, data, pos, end)[0][0]
+            if at < 0:
+                break
+            found = python.match(text, at)
+            if found is None:
+                misses += 1
+                if misses > _MAX_MISSES:
+                    out += itertools.islice(python.finditer(text, at), limit - len(out))
+                    break
+                pos = at + 1
+                continue
+            out.append(found)
+            pos = found.end() if found.end() > at else at + 1
+        return out
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """``self.python.search(text)``."""
+        found = self.finditer(text, 1)
+        return found[0] if found else None

@@ -68,3 +68,17 @@ def test_padding_with_a_harmless_disguise_stays_a_grant_proof_ask(engine: Engine
     for text in (PADDING + HIDDEN[4], PADDING + "echo ｈｉ", PADDING + "echo \x1b[31mred\x1b[0m"):
         verdict = judge(engine, text)
         assert (verdict.decision, verdict.hardline, verdict.grantable) == ("ask", False, False)
+
+
+@pytest.mark.parametrize("hidden", HIDDEN[:3], ids=range(3))
+def test_disguises_far_apart_and_a_changed_separator_are_read(engine: Engine, hidden: str) -> None:
+    # A reading that changes the text at both ends (a stretch longer than the one compared with an
+    # earlier reading's pieces: judged in full), and one whose disguise is a separator between two
+    # pieces (the pieces on both sides change).
+    for text in (
+        "ｔｒｕｅ; " + PADDING + hidden,
+        PADDING + "true\x1b];" + hidden,
+        PADDING[:-2] + "\x1b]" + hidden,
+    ):
+        verdict = judge(engine, text)
+        assert (verdict.decision, verdict.hardline) == ("deny", True)
