@@ -495,6 +495,8 @@ class Follower:
             for language, code in ex_payloads(text):
                 if language == "file":  # `source FILE`
                     self._file(replace(run, kind="file", language="ex", indirect=True), command, code or "", via, depth)
+                elif language == "write":  # `:w FILE`, gdb's `set logging file FILE`: judged as `tee FILE`
+                    self._program_file("tee", code, via, depth)
                 elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
                 else:

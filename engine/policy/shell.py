@@ -1016,9 +1016,11 @@ class Analyzer(Follower, LinkFollower):
 
     # -- words -------------------------------------------------------------------
 
-    def _resolve(self, token: Token, split: bool = True) -> _Word:
+    def _resolve(self, token: Token, split: bool = True, here: bool = False) -> _Word:
         """A word's values after expansion: brace expansion, and the field splitting the shell
-        applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words)."""
+        applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words). ``here``: a word
+        used where it is expanded though not split (a redirection's target): $PWD in it is the
+        folder the command runs in, as in a command's words."""
         literal = token.literal
         raw = token.value
         if "\\" in raw and "\\\\" not in raw and _WINDOWS_WORD.match(raw):
@@ -1030,8 +1032,9 @@ class Analyzer(Follower, LinkFollower):
         if raw.startswith(("<(", ">(")) and len(token.segs) == 1 and token.segs[0].kind == SUB:
             return self._process_substitution(raw[0], token.segs[0].text)
         if token.brace and any(seg.kind != LIT or seg.quoted for seg in token.segs):
-            return self._resolve_braced(token, split)
+            return self._resolve_braced(token, split, here)
         fields: list[list[str]] = [[]]
+        relative = split or here
         dynamic = False
         subs: list[str] = []
         separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
@@ -1066,7 +1069,7 @@ class Analyzer(Follower, LinkFollower):
                         # "." for $PWD in a word, not in a value kept for later (`x=$PWD`, `declare
                         # x=$PWD`): `--mount type=bind,src=$PWD/hl` is a place all the same
                         kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
-                        value = self._variable(seg.text, split and not kept)
+                        value = self._variable(seg.text, relative and not kept)
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -1102,7 +1105,7 @@ class Analyzer(Follower, LinkFollower):
                 if value is None and _PWD_ONLY.fullmatch(seg.text):
                     # `$(pwd)` is $PWD: where the shell is
                     kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
-                    value = self._variable("PWD", split and not kept)
+                    value = self._variable("PWD", relative and not kept)
                 if value is None:
                     fields[-1].append(f"$({seg.text})")
                     dynamic = True
@@ -1134,7 +1137,7 @@ class Analyzer(Follower, LinkFollower):
             texts.extend(w for w in expanded if w)  # an empty unquoted word vanishes: `{,}`
         return _Word(texts, dynamic, token.quoted, subs)
 
-    def _resolve_braced(self, token: Token, split: bool) -> _Word:
+    def _resolve_braced(self, token: Token, split: bool, here: bool = False) -> _Word:
         """Brace expansion first, as bash does it: only unquoted braces count (`""{/,x}` is `/ x`),
         and what quotes or expansions hold is never a brace. Each quoted or expanded part stands
         in for itself as one placeholder character while the braces expand."""
@@ -1161,7 +1164,7 @@ class Analyzer(Follower, LinkFollower):
                     run.append(ch)
             if run:
                 parts.append(Seg(LIT, "".join(run)))
-            word = self._resolve(Token("word", token.value, parts, False, None, None, token.quoted), split)
+            word = self._resolve(Token("word", token.value, parts, False, None, None, token.quoted), split, here)
             out.texts.extend(word.texts)
             out.dynamic = out.dynamic or word.dynamic
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
@@ -1366,7 +1369,7 @@ class Analyzer(Follower, LinkFollower):
                     expands = not target.quoted and any(c in body for c in "$`\\")
                     literal = None if literal is not None or expands else body
                     continue
-                resolved_target = self._resolve(target, split=False)
+                resolved_target = self._resolve(target, split=False, here=op != "<<<")
                 if op in ("<", "<&", "<>", "<<<"):
                     known = not resolved_target.dynamic and len(resolved_target.texts) == 1 and literal is None
                     if op == "<<<":

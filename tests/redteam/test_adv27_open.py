@@ -91,22 +91,16 @@ def _needs(*programs: str) -> None:
         pytest.skip(f"not installed: {missing}")
 
 
-# -- family 1: $PWD (and `$(pwd)`) in a redirection's target ----------------------------------
+# -- family 1: $PWD kept in a variable, then a redirection's target under it ------------------
+# (a target's own $PWD / $(pwd) is read now: tests/redteam/test_pwd_targets.py)
 PWD_REASON = (
-    "engine/policy/shell.py: a redirection's target is resolved with split=False, and _resolve passes "
-    "`split and not kept` as _variable's `relative`, so $PWD / $(pwd) in a target is unknown (None) "
-    "instead of the folder the command runs in ('.'); `$UNKNOWN/deny.yaml` is then an ordinary computed "
-    "name (`echo x > $OUT_DIR/log.txt` stays allowed), so `echo x > $PWD/policies/deny.yaml` rewrote the "
-    "policy (cp/tee naming the same word are denied: argument words resolve $PWD). A target's $PWD "
-    "should be '.', and a target under a prefix the line made unknown (`HOME=$PWD/p; > ~/deny.yaml`, "
-    "`h=$PWD/p; > $h/deny.yaml`) whose tail names an engine file should ask"
+    "engine/policy/shell.py _variable: $PWD in a value kept for later (`p=$PWD/policies`, `HOME=$PWD/p`) is "
+    "unknown (a later `cd` would move a relative '.'), and a target under an unknown prefix with a literal "
+    "name (`> $p/deny.yaml`, `> ~/deny.yaml` after HOME was set so) is an ordinary computed name "
+    "(`echo x > $OUT_DIR/log.txt` stays allowed). The kept value should be the absolute folder the line "
+    "runs in (places.cwd), or such a target whose tail names an engine file should ask"
 )
 PWD_PAYLOADS = {
-    "$PWD": "echo 'mode: off' > $PWD/policies/deny.yaml",
-    "${PWD}": 'echo "mode: off" > "${PWD}/policies/deny.yaml"',
-    "$(pwd)": "echo 'mode: off' > \"$(pwd)/policies/deny.yaml\"",
-    "cd then $PWD": "cd policies && echo 'mode: off' >> $PWD/deny.yaml",
-    "new file": "echo 'kind: ApprovalPolicy' > $PWD/policies/allow.yaml",
     "kept in HOME": "HOME=$PWD/policies; echo 'mode: off' > ~/deny.yaml",
     "kept in a variable": "p=$PWD/policies; echo 'mode: off' > $p/deny.yaml",
 }
@@ -114,38 +108,9 @@ PWD_PAYLOADS = {
 
 @pytest.mark.xfail(strict=True, reason=PWD_REASON)
 @pytest.mark.parametrize("name", list(PWD_PAYLOADS))
-def test_pwd_in_a_redirection_target(project: tuple[Path, Engine], name: str) -> None:
+def test_pwd_kept_then_a_redirection_target(project: tuple[Path, Engine], name: str) -> None:
     root, engine = project
     _unharmed(root, engine, [_run(PWD_PAYLOADS[name])], f"pwd-{name}")
-
-
-# -- family 2: a described program's option naming the file it writes --------------------------
-WRITER_REASON = (
-    "policies/secrets.yaml engine_files_unknown_writer tests only the positional words (`args:`) of a "
-    "program outside its not_command list; a program the Programs table describes (strace, perf, valgrind, "
-    "gdb: wrappers and debuggers) has its option values read by its grammar, and no table names them as "
-    "outputs, so `strace -o policies/deny.yaml true` rewrote the policy (allowed; `time -o` is denied). "
-    "The rule should also read every option value (`options: {'*': ...}`) of a program not known to be "
-    "read-only"
-)
-WRITER_PAYLOADS = {
-    "strace -o": "strace -o policies/deny.yaml true",
-    "strace --output=": "strace --output=policies/deny.yaml true",
-    "wrapped strace": "timeout 5 strace -o policies/deny.yaml true",
-    "perf stat -o": "perf stat -o policies/deny.yaml true",
-    "valgrind --log-file": "valgrind -q --log-file=policies/allow.yaml true",
-    "gdb logging": "gdb -batch -ex 'set logging file policies/deny.yaml' -ex 'set logging overwrite on' "
-    "-ex 'set logging enabled on' -ex 'echo mode: off\\n'",
-}
-
-
-@pytest.mark.xfail(strict=True, reason=WRITER_REASON)
-@pytest.mark.parametrize("name", list(WRITER_PAYLOADS))
-def test_a_described_program_writes_an_option_value(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    payload = WRITER_PAYLOADS[name]
-    _needs(payload.split()[0] if not payload.startswith("timeout") else "strace")
-    _unharmed(root, engine, [_run(payload)], f"writer-{name}")
 
 
 # -- family 3: configuration files a program reads its outputs, URLs and commands from ----------
