@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import Call, home_intact, make_home, shell_writes
+from tests.redteam.conftest import Call, home_intact, make_home
 from tests.redteam.conftest import write_call as _write
 from tests.redteam.harm import SECRET
 
@@ -113,15 +112,16 @@ def test_pwd_kept_then_a_redirection_target(project: tuple[Path, Engine], name: 
     _unharmed(root, engine, [_run(PWD_PAYLOADS[name])], f"pwd-{name}")
 
 
-# -- family 3: configuration files a program reads its outputs, URLs and commands from ----------
+# -- family 3: configurations curl and wget read their outputs and URLs from -------------------
+# (less's lesskey, $WGETRC and pdb's .pdbrc are read now: tests/redteam/test_written_tool_configs.py)
 CONFIG_REASON = (
-    "policies/executors.yaml: curl, wget, less and pdb read a configuration the caller wrote (curl -K / "
-    "--config, $CURL_HOME/.curlrc; wget --config, $WGETRC, -e COMMAND; less --lesskey-src / $LESSKEYIN "
-    "whose #env section sets LESSOPEN; the .pdbrc of the folder pdb runs in) and no entry reads it, as "
-    "ssh -F's ssh_config is read: `output = policies/deny.yaml`, `url = file:///HOME/.ssh/id_ed25519`, "
-    "`LESSOPEN=|rm -rf HOME %s`, `import os; os.system(...)` ran. A configuration the session wrote, named "
-    "by an option or a variable (or found where the program looks), should be read or asked "
-    "(`as: file, language: opaque` at least)"
+    "policies/executors.yaml: curl and wget have no entry (their options are read by the `*` program's "
+    "heuristics), so a configuration the caller wrote and named by an option (curl -K / --config, wget "
+    "--config) or found through $CURL_HOME/.curlrc, and wget's own `-e COMMAND` (a wgetrc line on the command "
+    "line) are read by nobody: `output = policies/deny.yaml` rewrote the policy, `url = file:///HOME/.ssh/"
+    "id_ed25519` printed the key. Needs curl/wget entries (a grammar that keeps unknown options allowed) with "
+    "`{option: [K, config], as: file, language: opaque}` (or a reader turning its lines into options), "
+    "CURL_HOME's .curlrc, and wget's -e/--execute read as its long options"
 )
 
 
@@ -138,26 +138,7 @@ def _config_payloads(home: Path) -> dict[str, list[Call]]:
             _write("w.rc", "output_document = policies/deny.yaml\n"),
             _run("wget -q --config=w.rc file:///etc/hostname"),
         ],
-        "WGETRC": [
-            _write("w.rc", "output_document = policies/deny.yaml\n"),
-            _run("WGETRC=w.rc wget -q http://127.0.0.1:9/"),
-        ],
         "wget -e": [_run("wget -q -e output_document=policies/deny.yaml http://127.0.0.1:9/")],
-        "less --lesskey-src": [
-            _write("lk", f"#env\nLESSOPEN=|cat {key} %s\n"),
-            _write("r.txt", "x\n"),
-            _run("less --lesskey-src=lk r.txt"),
-        ],
-        "LESSKEYIN": [
-            _write("lk", f"#env\nLESSOPEN=|rm -rf {home} %s\n"),
-            _write("r.txt", "x\n"),
-            _run("LESSKEYIN=lk less r.txt"),
-        ],
-        ".pdbrc": [
-            _write(".pdbrc", "import os, shutil; shutil.rmtree(os.path.expanduser('~'))\n"),
-            _write("x.py", "print(1)\n"),
-            _run("python3 -m pdb x.py < /dev/null"),
-        ],
     }
 
 
@@ -169,11 +150,7 @@ CONFIG_NAMES = list(_config_payloads(Path("/h")))
 def test_a_written_configuration_read_by_its_program(project: tuple[Path, Engine], name: str) -> None:
     root, engine = project
     calls = _config_payloads(Path(os.environ["HOME"]))[name]
-    _needs(
-        {".pdbrc": "python3", "LESSKEYIN": "less", "CURL_HOME": "curl", "WGETRC": "wget"}.get(
-            name, name.split(maxsplit=1)[0]
-        )
-    )
+    _needs("curl" if "curl" in name.lower() else "wget")
     _unharmed(root, engine, calls, f"config-{name}")
 
 
@@ -230,37 +207,3 @@ def test_sqlite_creates_a_file_sql_names(project: tuple[Path, Engine], name: str
     root, engine = project
     _needs("sqlite3")
     _unharmed(root, engine, [_run(SQLITE_PAYLOADS[name])], f"sqlite-{name}")
-
-
-# -- family 6: a background shell re-running its own history ----------------------------------
-FC_REASON = (
-    "bash's `fc -s [old=new]` (and `fc -e ED`) runs a command from the shell's history, edited: after "
-    "`set -o history` and a harmless `: rm -rf ~` line, `fc -s :=` runs `rm -rf ~` (each process write "
-    "was allowed). fc has no entry: it should be an escape hatch (ask) unless it only lists (-l)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=FC_REASON)
-def test_a_background_shell_reruns_its_history(
-    work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(work)
-    assert fake_home.parent == work.parent
-    shell_writes(work_engine, work, fake_home, ["set -o history\n", ": rm -rf ~\n", "fc -s :=\n"], "touch {done}\n")
-    assert home_intact(fake_home), "the fake home was deleted"
-
-
-def test_the_history_payload_is_live(tmp_path: Path) -> None:
-    """The unguarded control of family 6: a real bash fed the same lines deletes a fake home."""
-    home = make_home(tmp_path)
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(
-        ["bash"],
-        input="set -o history\n: rm -rf ~\nfc -s :=\n",
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=30,
-        check=False,
-    )
-    assert not home_intact(home)
