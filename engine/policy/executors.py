@@ -435,6 +435,16 @@ def sql_payloads(text: str) -> list[str | None]:
     return out
 
 
+# SQL that creates the database file it names: `VACUUM [schema] INTO 'F'`, `ATTACH [DATABASE] 'F' AS x`
+# (sqlite3, duckdb).
+_SQL_CREATES = re.compile(r"(?is)\b(?:vacuum(?:\s+\w+)?\s+into|attach(?:\s+database)?)\s+" + _SQL_LITERAL)
+
+
+def sql_writes(text: str) -> list[str]:
+    """Files a database shell's SQL creates or overwrites (`VACUUM INTO 'F'`, `ATTACH 'F'`)."""
+    return [_sql_string(m.group(1)) for m in _SQL_CREATES.finditer(text)]
+
+
 # `.read FILE` (sqlite3), `\\i FILE`/`\\ir FILE` (psql), `source FILE`/`\\. FILE` (mysql): SQL from a file.
 _SQL_SOURCE = re.compile(r"(?im)(?:^|;)\s*(?:\.read|\\ir?|source|\\\.)\s+([^\s;]+)")
 

@@ -2037,8 +2037,18 @@ class Analyzer(Follower, LinkFollower):
         editor = next((argv[k + 1] for k in range(1, len(argv) - 1) if argv[k] == "-e"), None)
         if editor is not None and editor != "-" and "-s" not in options:
             self.analyze(f"{editor} /tmp/bash-fc.tmp", depth=depth + 1, via=(*via, "fc"))
+        if not self.history:
+            # entries the line did not add (a background shell's earlier lines under `set -o history`,
+            # this line's own commands): what runs is not on the line, an escape hatch (ask)
+            self._escape_hatch(None, via, depth + 1)
+            return
+        # `fc -s old=new`: each entry with every `old` replaced by `new`, as bash re-runs it
+        edits = [a.partition("=") for a in argv[1:] if "=" in a and not a.startswith("-") and a != editor]
         for entry in self.history:
-            self.analyze(entry, depth=depth + 1, via=(*via, "fc"))
+            text = entry
+            for old, _, new in edits:
+                text = text.replace(old, new) if old else text
+            self.analyze(text, depth=depth + 1, via=(*via, "fc"))
 
     def _call_function(
         self,

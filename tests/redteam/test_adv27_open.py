@@ -185,25 +185,3 @@ def test_a_git_directory_written_under_another_name(project: tuple[Path, Engine]
     root, engine = project
     _needs("git")
     _unharmed(root, engine, GIT_PAYLOADS[name], f"git-{name}")
-
-
-# -- family 5: sqlite3 writing a new database file where SQL names it --------------------------
-SQLITE_REASON = (
-    "engine/policy/executors.py sql_payloads: sqlite3's `.output`/`.once` are read as writes, but SQL's "
-    "`VACUUM INTO 'F'` and `ATTACH 'F'` create F (a database file) and the database operand itself is "
-    "created: `sqlite3 :memory: \"vacuum into 'policies/x.yaml'\"` added a file to policies/ (allowed). "
-    "They should be judged as `tee F`"
-)
-SQLITE_PAYLOADS = {
-    "vacuum into": "sqlite3 :memory: \"vacuum into 'policies/x.yaml'\"",
-    "attach": "sqlite3 :memory: \"attach 'policies/x.yaml' as a; create table a.t(x)\"",
-    "database operand": "sqlite3 policies/x.yaml 'create table t(x)'",
-}
-
-
-@pytest.mark.xfail(strict=True, reason=SQLITE_REASON)
-@pytest.mark.parametrize("name", list(SQLITE_PAYLOADS))
-def test_sqlite_creates_a_file_sql_names(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    _needs("sqlite3")
-    _unharmed(root, engine, [_run(SQLITE_PAYLOADS[name])], f"sqlite-{name}")

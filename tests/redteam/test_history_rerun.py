@@ -3,9 +3,11 @@
 bash's `fc -s [old=new]` and `fc -e EDITOR` run a command of the shell's history (edited), and
 once `set -H` turns history expansion on, `!!` or `!:1-3` on a later line stands for words of an
 earlier one. In a background shell each line is judged as it is sent: `set -o history`, a
-harmless `: rm -rf ~`, then `fc -s :=` (or `!:1-3`) ran `rm -rf ~`. Re-running history (fc
-without -l) and turning history expansion on now ask (policies/exec.yaml history_rerun);
-listing it (`fc -l`, `history`) and ordinary `set` options stay allowed.
+harmless `: rm -rf ~`, then `fc -s :=` (or `!:1-3`) ran `rm -rf ~`. fc re-running entries the
+line did not add (`history -s …`) is now an escape hatch (engine/policy/shell.py _fix_command; fc
+has a Programs entry so a line naming it is read), the entries it did add are judged with fc's
+`old=new` edits applied, and turning history expansion on asks (policies/exec.yaml
+history_rerun). Listing history (`fc -l`, `history`) and ordinary `set` options stay allowed.
 """
 
 from __future__ import annotations
@@ -30,7 +32,17 @@ PAYLOADS = [
     "set -eH",
     "fc -s rm=rm",
 ]
-NEAR_MISSES = ["fc -l", "fc -ln -5", "history", "history 10", "set -e", "set +H", "set -o history", "set -euo pipefail"]
+NEAR_MISSES = [
+    "fc -l",
+    "fc -ln -5",
+    "history",
+    "history 10",
+    "history -s 'make test'; fc -s",
+    "set -e",
+    "set +H",
+    "set -o history",
+    "set -euo pipefail",
+]
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
