@@ -210,6 +210,15 @@ _VCS_RESTORING = frozenset({
     "checkout", "switch", "reset", "restore", "revert", "merge", "rebase", "pull", "stash", "clean", "apply",
     "init", "clone", "rm", "mv", "am", "cherry", "pick",
 })
+# A tool whose name says it deletes (or empties) what a path names, or moves it away: each such path is
+# judged as `rm -rf -- PATH` too (writing the path of a folder, HOME itself, is no protected write).
+# A move's destination is only written: it keeps the write and read checks.
+_DELETE_VERBS = frozenset({
+    "delete", "del", "remove", "rm", "rmdir", "rmtree", "unlink", "trash", "clean", "empty", "purge", "wipe",
+    "erase", "destroy",
+})
+_MOVE_VERBS = frozenset({"move", "mv", "rename"})
+_DESTINATION_KEYS = frozenset({"destination", "dest", "dst", "to", "new_path", "newpath", "target", "new_name"})
 # fmt: on
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _MAX_MCP_CHECKS = 256
@@ -227,6 +236,8 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
     if words & _VCS_NAMES and words & _VCS_RECORDING and not words & (_WRITE_VERBS | _VCS_RESTORING):
         reads_only = True  # `git_add {files: [policies/p.yaml]}` stages the file: it writes .git, not it
     engine_tools = ("read_file",) if reads_only else ("write_file", "read_file")
+    deletes = not words.isdisjoint(_DELETE_VERBS)
+    moves = not words.isdisjoint(_MOVE_VERBS)
     # A server or tool whose name says it runs commands (`mcp__shell__run`, `mcp__tmux__send_text`):
     # a string argument read neither as a path nor as a command by its name is judged as a command
     # too (fail closed: its name is the server's own choice). A tool of another kind (a note writer's
@@ -263,6 +274,8 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
                 if isinstance(text, str) and text:
                     for path in _file_uri_paths(text):
                         found += [(engine_tool, {"path": path, _FLOOR: True}) for engine_tool in engine_tools]
+                        if deletes or (moves and lowered not in _DESTINATION_KEYS):
+                            found.append(("terminal", {"command": _removal(path), _FLOOR: True}))
             if len(found) > _MAX_MCP_CHECKS:
                 raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
             if not names_a_command(key):
@@ -398,6 +411,13 @@ def _command_lines(value: Any) -> list[str]:
     import shlex  # noqa: PLC0415
 
     return list(dict.fromkeys((shlex.join(value), " ".join(value), "\n".join(value), *value)))
+
+
+def _removal(path: str) -> str:
+    """The command line a tool deleting (or moving away) ``path`` stands for: `rm -rf -- PATH`."""
+    from engine.policy.commands import shell_word  # noqa: PLC0415
+
+    return "rm -rf -- " + shell_word(path)
 
 
 def _file_uri_paths(text: str) -> list[str]:

@@ -303,12 +303,25 @@ _EX_AUTOCMD = re.compile(r"^au(?:tocmd)?!?\s+(.*)$", re.DOTALL)
 _EX_AUTOCMD_FLAGS = re.compile(r"^(?:(?:\+\+once|\+\+nested|nested)\s+)+")
 _EX_QUOTED = re.compile(r"^(['\"])(.*)\1$", re.DOTALL)  # `exe '!CMD'`: one string
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
+# Commands that write a file they name: vim's `:w FILE` / `:w >> FILE`, `:wq FILE`, `:x FILE`, `:saveas FILE`,
+# `:update FILE`, `:redir > FILE`, `:mksession FILE`, `:mkvimrc FILE`, `:mkview FILE`, `:wviminfo FILE`,
+# `:wshada FILE`; gdb's `set logging file FILE`, `set history filename FILE`, `dump|append ... FILE ...`,
+# `save breakpoints FILE`, `gcore FILE`, `generate-core-file FILE`.
+_EX_WRITE = re.compile(
+    r"^(?:(?:w(?:r(?:i(?:te?)?)?)?|wq|x(?:it?)?|up(?:d(?:a(?:te?)?)?)?|sav(?:e(?:as?)?)?)!?(?:\s*>>)?"
+    r"|redi(?:r)?!?\s*>>?|mks(?:e(?:s(?:s(?:i(?:on?)?)?)?)?)?!?|mkvimrc!?|mkv(?:i(?:m(?:r(?:c)?)?)?)?!?"
+    r"|mkvie(?:w)?!?|wv(?:i(?:m(?:i(?:n(?:fo?)?)?)?)?)?!?|wsh(?:a(?:d(?:a)?)?)?!?"
+    r"|set\s+logging\s+file|set\s+history\s+filename|save\s+(?:breakpoints|gdb-index)|gcore|generate-core-file)"
+    r"\s+(?P<path>[^\s|!][^\s|]*)\s*$"
+)
+_EX_DUMP = re.compile(r"^(?:dump|append)(?:\s+(?:binary|verilog|ihex|srec|tekhex|value|memory))*\s+(?P<path>[^\s|]+)\s")
 
 
 def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
-    for an interactive shell, ("file", PATH) for a file of ex commands it sources, or
-    (interpreter, CODE) for `:python ...`, `:lua ...`."""
+    for an interactive shell, ("file", PATH) for a file of ex commands it sources, ("write", PATH)
+    for a file it writes (`:w F`, `:saveas F`, gdb's `set logging file F`), or (interpreter, CODE)
+    for `:python ...`, `:lua ...`."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
         for body in _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip()):
@@ -337,7 +350,10 @@ def _ex_bodies(body: str) -> list[str]:
 def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
     """The payloads of one ex command (see ex_payloads)."""
     bang = _EX_BANG.match(body)
-    if bang is not None and body[: body.find("!")].strip(" .$,%0123456789") in ("", "r", "read", "w", "write"):
+    verb = body[: body.find("!")].strip(" .$,%0123456789") if bang is not None else ""
+    if verb in ("w", "write") and not body[body.find("!") - 1].isspace():
+        bang = None  # `:w! FILE` writes by force (`:w !CMD`, with a blank, pipes to CMD)
+    if bang is not None and verb in ("", "r", "read", "w", "write"):
         command = bang.group(1).strip()
         out.append(("shell", command) if command else ("spawn", None))
         return
@@ -349,6 +365,10 @@ def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
     source = _EX_SOURCE.match(body)
     if source is not None:
         out.append(("file", source.group(1).strip()))
+        return
+    written = _EX_WRITE.match(body) or _EX_DUMP.match(body)
+    if written is not None:
+        out.append(("write", written.group("path")))
         return
     code = _EX_CODE.match(body)
     if code is not None:
@@ -440,6 +460,16 @@ def sql_payloads(text: str) -> list[str | None]:
             for m in _SQL_WRITEFILE.finditer(text)
         ]
     return out
+
+
+# SQL that creates the database file it names: `VACUUM [schema] INTO 'F'`, `ATTACH [DATABASE] 'F' AS x`
+# (sqlite3, duckdb).
+_SQL_CREATES = re.compile(r"(?is)\b(?:vacuum(?:\s+\w+)?\s+into|attach(?:\s+database)?)\s+" + _SQL_LITERAL)
+
+
+def sql_writes(text: str) -> list[str]:
+    """Files a database shell's SQL creates or overwrites (`VACUUM INTO 'F'`, `ATTACH 'F'`)."""
+    return [_sql_string(m.group(1)) for m in _SQL_CREATES.finditer(text)]
 
 
 # `.read FILE` (sqlite3), `\\i FILE`/`\\ir FILE` (psql), `source FILE`/`\\. FILE` (mysql): SQL from a file.

@@ -39,6 +39,7 @@ from engine.policy.executors import (
     sql_payloads,
     sql_reads,
     sql_sources,
+    sql_writes,
     ssh_config_includes,
     ssh_config_payloads,
     task_code_language,
@@ -497,7 +498,7 @@ class Follower:
         elif kind == "sql" or kind == "ed":  # noqa: PLR1714
             for item in sql_payloads(text) if kind == "sql" else ed_payloads(text):
                 self._escape_hatch(item, via, depth)
-            for written in () if kind == "sql" else ed_writes(text):
+            for written in sql_writes(text) if kind == "sql" else ed_writes(text):
                 self._program_file("tee", written, via, depth)
             for source in sql_sources(text) if kind == "sql" else ():
                 self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
@@ -510,6 +511,8 @@ class Follower:
             for language, code in ex_payloads(text):
                 if language == "file":  # `source FILE`
                     self._file(replace(run, kind="file", language="ex", indirect=True), command, code or "", via, depth)
+                elif language == "write":  # `:w FILE`, gdb's `set logging file FILE`: judged as `tee FILE`
+                    self._program_file("tee", code, via, depth)
                 elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
                 else:

@@ -1038,9 +1038,11 @@ class Analyzer(Follower, LinkFollower):
 
     # -- words -------------------------------------------------------------------
 
-    def _resolve(self, token: Token, split: bool = True) -> _Word:
+    def _resolve(self, token: Token, split: bool = True, here: bool = False) -> _Word:
         """A word's values after expansion: brace expansion, and the field splitting the shell
-        applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words)."""
+        applies to unquoted expansions (`CMD="rm -rf /"; $CMD` is three words). ``here``: a word
+        used where it is expanded though not split (a redirection's target): $PWD in it is the
+        folder the command runs in, as in a command's words."""
         literal = token.literal
         raw = token.value
         if "\\" in raw and "\\\\" not in raw and _WINDOWS_WORD.match(raw):
@@ -1052,8 +1054,9 @@ class Analyzer(Follower, LinkFollower):
         if raw.startswith(("<(", ">(")) and len(token.segs) == 1 and token.segs[0].kind == SUB:
             return self._process_substitution(raw[0], token.segs[0].text)
         if token.brace and any(seg.kind != LIT or seg.quoted for seg in token.segs):
-            return self._resolve_braced(token, split)
+            return self._resolve_braced(token, split, here)
         fields: list[list[str]] = [[]]
+        relative = split or here
         dynamic = False
         subs: list[str] = []
         separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
@@ -1088,7 +1091,7 @@ class Analyzer(Follower, LinkFollower):
                         # "." for $PWD in a word, not in a value kept for later (`x=$PWD`, `declare
                         # x=$PWD`): `--mount type=bind,src=$PWD/hl` is a place all the same
                         kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
-                        value = self._variable(seg.text, split and not kept)
+                        value = self._variable(seg.text, relative and not kept)
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -1124,7 +1127,7 @@ class Analyzer(Follower, LinkFollower):
                 if value is None and _PWD_ONLY.fullmatch(seg.text):
                     # `$(pwd)` is $PWD: where the shell is
                     kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
-                    value = self._variable("PWD", split and not kept)
+                    value = self._variable("PWD", relative and not kept)
                 if value is None:
                     fields[-1].append(f"$({seg.text})")
                     dynamic = True
@@ -1156,7 +1159,7 @@ class Analyzer(Follower, LinkFollower):
             texts.extend(w for w in expanded if w)  # an empty unquoted word vanishes: `{,}`
         return _Word(texts, dynamic, token.quoted, subs)
 
-    def _resolve_braced(self, token: Token, split: bool) -> _Word:
+    def _resolve_braced(self, token: Token, split: bool, here: bool = False) -> _Word:
         """Brace expansion first, as bash does it: only unquoted braces count (`""{/,x}` is `/ x`),
         and what quotes or expansions hold is never a brace. Each quoted or expanded part stands
         in for itself as one placeholder character while the braces expand."""
@@ -1183,7 +1186,7 @@ class Analyzer(Follower, LinkFollower):
                     run.append(ch)
             if run:
                 parts.append(Seg(LIT, "".join(run)))
-            word = self._resolve(Token("word", token.value, parts, False, None, None, token.quoted), split)
+            word = self._resolve(Token("word", token.value, parts, False, None, None, token.quoted), split, here)
             out.texts.extend(word.texts)
             out.dynamic = out.dynamic or word.dynamic
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
@@ -1398,7 +1401,7 @@ class Analyzer(Follower, LinkFollower):
                             self._substitution(sub, depth, via)
                     literal = None if literal is not None or expands else body
                     continue
-                resolved_target = self._resolve(target, split=False)
+                resolved_target = self._resolve(target, split=False, here=op != "<<<")
                 if op in ("<", "<&", "<>", "<<<"):
                     known = not resolved_target.dynamic and len(resolved_target.texts) == 1 and literal is None
                     if op == "<<<":
@@ -2081,8 +2084,18 @@ class Analyzer(Follower, LinkFollower):
         editor = next((argv[k + 1] for k in range(1, len(argv) - 1) if argv[k] == "-e"), None)
         if editor is not None and editor != "-" and "-s" not in options:
             self.analyze(f"{editor} /tmp/bash-fc.tmp", depth=depth + 1, via=(*via, "fc"))
+        if not self.history:
+            # entries the line did not add (a background shell's earlier lines under `set -o history`,
+            # this line's own commands): what runs is not on the line, an escape hatch (ask)
+            self._escape_hatch(None, via, depth + 1)
+            return
+        # `fc -s old=new`: each entry with every `old` replaced by `new`, as bash re-runs it
+        edits = [a.partition("=") for a in argv[1:] if "=" in a and not a.startswith("-") and a != editor]
         for entry in self.history:
-            self.analyze(entry, depth=depth + 1, via=(*via, "fc"))
+            text = entry
+            for old, _, new in edits:
+                text = text.replace(old, new) if old else text
+            self.analyze(text, depth=depth + 1, via=(*via, "fc"))
 
     def _call_function(
         self,
