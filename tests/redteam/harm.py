@@ -9,12 +9,35 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact, make_home
 
 SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
+
+
+@contextmanager
+def policy_project(factory: pytest.TempPathFactory, name: str, policy: str) -> Iterator[tuple[Path, Engine]]:
+    """A small project (policies/deny.yaml holding ``policy``, workdir ``.``) as the working directory,
+    and its engine, with HOME, state and config under a fresh temporary folder: for a module fixture."""
+    tmp = factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as mp:
+        (tmp / "home").mkdir()
+        mp.setenv("HOME", str(tmp / "home"))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        root = tmp / "project"
+        (root / "policies").mkdir(parents=True)
+        (root / "policies" / "deny.yaml").write_text(policy)
+        (root / "hermes-engine.yaml").write_text("workdir: .\n")
+        mp.chdir(root)
+        with Engine.load(root) as engine:
+            yield root, engine
 
 
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:

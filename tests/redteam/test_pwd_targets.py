@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.harm import policy_project
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -49,19 +50,8 @@ NEAR_MISSES = [
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    tmp = tmp_path_factory.mktemp("pwd-targets")
-    with pytest.MonkeyPatch.context() as mp:
-        (tmp / "home").mkdir()
-        mp.setenv("HOME", str(tmp / "home"))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        root = tmp / "project"
-        (root / "policies").mkdir(parents=True)
-        (root / "policies" / "deny.yaml").write_text(POLICY)
-        (root / "hermes-engine.yaml").write_text("workdir: .\n")
-        mp.chdir(root)
-        with Engine.load(root) as engine:
-            yield root, engine
+    with policy_project(tmp_path_factory, "pwd-targets", POLICY) as found:
+        yield found
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
