@@ -90,26 +90,7 @@ def _needs(*programs: str) -> None:
         pytest.skip(f"not installed: {missing}")
 
 
-# -- family 1: $PWD kept in a variable, then a redirection's target under it ------------------
-# (a target's own $PWD / $(pwd) is read now: tests/redteam/test_pwd_targets.py)
-PWD_REASON = (
-    "engine/policy/shell.py _variable: $PWD in a value kept for later (`p=$PWD/policies`, `HOME=$PWD/p`) is "
-    "unknown (a later `cd` would move a relative '.'), and a target under an unknown prefix with a literal "
-    "name (`> $p/deny.yaml`, `> ~/deny.yaml` after HOME was set so) is an ordinary computed name "
-    "(`echo x > $OUT_DIR/log.txt` stays allowed). The kept value should be the absolute folder the line "
-    "runs in (places.cwd), or such a target whose tail names an engine file should ask"
-)
-PWD_PAYLOADS = {
-    "kept in HOME": "HOME=$PWD/policies; echo 'mode: off' > ~/deny.yaml",
-    "kept in a variable": "p=$PWD/policies; echo 'mode: off' > $p/deny.yaml",
-}
-
-
-@pytest.mark.xfail(strict=True, reason=PWD_REASON)
-@pytest.mark.parametrize("name", list(PWD_PAYLOADS))
-def test_pwd_kept_then_a_redirection_target(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    _unharmed(root, engine, [_run(PWD_PAYLOADS[name])], f"pwd-{name}")
+# -- family 1 ($PWD kept in a variable) is read now: tests/redteam/test_pwd_kept.py
 
 
 # -- family 3: configurations curl and wget read their outputs and URLs from -------------------
