@@ -27,6 +27,7 @@ from engine.policy.executors import (
     make_includes,
     make_payloads,
     npm_scripts,
+    option_file_words,
     rake_as_ruby,
     sed_payloads,
     split_string,
@@ -472,6 +473,8 @@ class Follower:
                 self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
             else:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+        elif kind == "code" and run.language in ("curlrc", "wgetrc"):
+            self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
@@ -528,6 +531,9 @@ class Follower:
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
             return
+        if run.language == "curlhome":
+            # CURL_HOME=DIR: curl reads DIR/.curlrc
+            run, path = replace(run, language="curlrc"), posixpath.join(path, ".curlrc")
         if run.source == "files" and not run.names.isdisjoint(via[:-1]):
             # the project files judged up this chain (tasks.py's `c.run("pytest")`: pytest reads *.py again)
             return
@@ -565,6 +571,9 @@ class Follower:
         if language == "opaque":
             self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
+        if language in ("curlrc", "wgetrc"):
+            self._option_file(run, command, language, content, via, depth)
+            return
         if language == "compose":
             paths, host = compose_mounts(content)
             for path in paths:  # judged as docker run's -v: `bind-mount PATH`
@@ -587,6 +596,20 @@ class Follower:
         code = task_code_language(content) if language == "commands" else None
         if code is not None:  # a recipe with a `#!` line: its text is that language's too
             self._nested(run, partial(self.code, command, code, content, via, depth))
+
+    def _option_file(
+        self, run: Run, command: Command, language: str, content: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        """A curl or wget configuration (or wget's `-e COMMAND`): judged as its options on the
+        program's line (`output = F` is `curl --output F`); one nobody can read here asks."""
+        words = option_file_words(language, content)
+        if words is None:
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
+        if words:
+            program = "curl" if language == "curlrc" else "wget"
+            line = " ".join(shell_word(word) for word in (program, *words))
+            self._nested(run, partial(self.analyze, line, depth=depth, via=via))
 
     def _program_file(self, verb: str, path: str | None, via: tuple[str, ...], depth: int) -> None:
         """A file a program's own text names (`sed 'w FILE'`, perl's `open F, ">FILE"`), judged as

@@ -93,46 +93,7 @@ def _needs(*programs: str) -> None:
 # -- family 1 ($PWD kept in a variable) is read now: tests/redteam/test_pwd_kept.py
 
 
-# -- family 3: configurations curl and wget read their outputs and URLs from -------------------
-# (less's lesskey, $WGETRC and pdb's .pdbrc are read now: tests/redteam/test_written_tool_configs.py)
-CONFIG_REASON = (
-    "policies/executors.yaml: curl and wget have no entry (their options are read by the `*` program's "
-    "heuristics), so a configuration the caller wrote and named by an option (curl -K / --config, wget "
-    "--config) or found through $CURL_HOME/.curlrc, and wget's own `-e COMMAND` (a wgetrc line on the command "
-    "line) are read by nobody: `output = policies/deny.yaml` rewrote the policy, `url = file:///HOME/.ssh/"
-    "id_ed25519` printed the key. Needs curl/wget entries (a grammar that keeps unknown options allowed) with "
-    "`{option: [K, config], as: file, language: opaque}` (or a reader turning its lines into options), "
-    "CURL_HOME's .curlrc, and wget's -e/--execute read as its long options"
-)
-
-
-def _config_payloads(home: Path) -> dict[str, list[Call]]:
-    key = home / ".ssh" / "id_ed25519"
-    return {
-        "curl -K output": [
-            _write("c.rc", "output = policies/deny.yaml\n"),
-            _run("curl -s -K c.rc file:///etc/hostname"),
-        ],
-        "curl --config url": [_write("c.rc", f'url = "file://{key}"\n'), _run("curl -s --config c.rc")],
-        "CURL_HOME": [_write(".curlrc", "-o policies/deny.yaml\n"), _run("CURL_HOME=. curl -s file:///etc/hostname")],
-        "wget --config": [
-            _write("w.rc", "output_document = policies/deny.yaml\n"),
-            _run("wget -q --config=w.rc file:///etc/hostname"),
-        ],
-        "wget -e": [_run("wget -q -e output_document=policies/deny.yaml http://127.0.0.1:9/")],
-    }
-
-
-CONFIG_NAMES = list(_config_payloads(Path("/h")))
-
-
-@pytest.mark.xfail(strict=True, reason=CONFIG_REASON)
-@pytest.mark.parametrize("name", CONFIG_NAMES)
-def test_a_written_configuration_read_by_its_program(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    calls = _config_payloads(Path(os.environ["HOME"]))[name]
-    _needs("curl" if "curl" in name.lower() else "wget")
-    _unharmed(root, engine, calls, f"config-{name}")
+# -- family 3 (curl -K/--config, $CURL_HOME, wget --config/-e) is read now: tests/redteam/test_curl_wget_configs.py
 
 
 # -- family 4: a git directory the session wrote under another name ----------------------------

@@ -57,3 +57,22 @@ def test_a_kept_pwd_naming_an_engine_file_is_refused(project: tuple[Path, Engine
 def test_a_kept_pwd_elsewhere_stays_allowed(project: tuple[Path, Engine], command: str) -> None:
     _, engine = project
     assert engine.check(command).decision == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo x > $(pwd)/../.bashrc", "p=$PWD/..; echo x > $p/.bashrc", "d=$PWD; cd ..; echo x > $d/../.profile"],
+)
+def test_pwd_above_a_project_in_home_is_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """A project in HOME: the folder above it is HOME, its start-up files are protected."""
+    home = tmp_path / "home"
+    root = home / "proj"
+    root.mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(root)
+    with Engine.load(root) as engine:
+        assert engine.check(command).decision != "allow", command
+        assert engine.check("echo x > ../notes.txt").decision == "allow"
