@@ -603,7 +603,7 @@ def npm_scripts(text: str, argv: Sequence[str]) -> list[str]:
 # `opaque` (compiled or unreadable code: build.rs, build.gradle, pom.xml ...: the session wrote it,
 # so the run asks).
 
-TASK_LANGUAGES = frozenset({"commands", "gogenerate", "rake", "compose", "opaque", "curlrc", "wgetrc"})
+TASK_LANGUAGES = frozenset({"commands", "gitconfig", "gogenerate", "rake", "compose", "opaque", "curlrc", "wgetrc"})
 
 # -- option files: a configuration that is the program's own options ------------------
 # `curlrc` (curl -K FILE, $CURL_HOME/.curlrc: one option a line, `--output F`, `-o F`, `output = F`,

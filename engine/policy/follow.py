@@ -70,6 +70,14 @@ _EXPRESSION_START = ("-", "(", "!")
 _COMPUTED_NAME = "$computed_name"
 
 
+# `as: file` languages naming a folder: the file of it the program reads, and that file's language
+_FOLDER_FILES = {
+    "curlhome": (".curlrc", "curlrc"),  # CURL_HOME, XDG_CONFIG_HOME (curl)
+    "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
+    "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
+}
+
+
 class Follower:
     """Mixin of the analyzer: reads a command's program and follows its payloads."""
 
@@ -531,9 +539,11 @@ class Follower:
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
             return
-        if run.language == "curlhome":
-            # CURL_HOME=DIR: curl reads DIR/.curlrc
-            run, path = replace(run, language="curlrc"), posixpath.join(path, ".curlrc")
+        folder = _FOLDER_FILES.get(run.language or "")
+        if folder is not None:
+            # a folder the program reads a file of: CURL_HOME=DIR is DIR/.curlrc, GIT_DIR=DIR is DIR/config
+            name, language = folder
+            run, path = replace(run, language=language), posixpath.join(path, name)
         if run.source == "files" and not run.names.isdisjoint(via[:-1]):
             # the project files judged up this chain (tasks.py's `c.run("pytest")`: pytest reads *.py again)
             return
@@ -589,6 +599,8 @@ class Follower:
             lines = go_generate_lines(content)
         else:
             lines, more = task_commands(content)
+            if language == "gitconfig":  # `alias.x = !CMD`: a shell line
+                lines = [line[1:] if line.startswith("!") else line for line in lines]
         if more:  # more command lines than are read: nobody judges the file (ask)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
         elif lines:  # read as one script: one parse, the analyzer's budgets; a block's lines stay together

@@ -16,7 +16,6 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import Call, home_intact, make_home
-from tests.redteam.conftest import write_call as _write
 from tests.redteam.harm import SECRET
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
@@ -96,34 +95,5 @@ def _needs(*programs: str) -> None:
 # -- family 3 (curl -K/--config, $CURL_HOME, wget --config/-e) is read now: tests/redteam/test_curl_wget_configs.py
 
 
-# -- family 4: a git directory the session wrote under another name ----------------------------
-GIT_REASON = (
-    "policies/executors.yaml git: the repository's own config is read only as `.git/config` (files:), and "
-    "writing .git/config asks (paths.yaml); a git directory written under any other name is used through "
-    "GIT_DIR=x, --git-dir=x, a bare repository in the working folder (HEAD, config, objects/, refs/) or "
-    "$XDG_CONFIG_HOME/git/config, so an alias `!rm -rf ~` or core.fsmonitor ran. The config of the git "
-    "directory a line names (and a written `config` beside a HEAD) should be read as .git/config is"
-)
-GITDIR = [
-    _write("x/config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n[alias]\n\tst = !rm -rf ~\n"),
-    _write("x/HEAD", "ref: refs/heads/main\n"),
-    _run("mkdir -p x/objects x/refs"),
-]
-GIT_PAYLOADS: dict[str, list[Call]] = {
-    "GIT_DIR": [*GITDIR, _run("GIT_DIR=x git st")],
-    "--git-dir": [*GITDIR, _run("git --git-dir=x st")],
-    "bare repository in cwd": [*GITDIR, ("terminal", {"command": "git st", "cwd": "x"})],
-    "XDG_CONFIG_HOME": [
-        _run("git init -q ."),
-        _write("g/git/config", '[core]\n\tfsmonitor = "rm -rf $H; false"\n'),
-        _run("H=$HOME XDG_CONFIG_HOME=$PWD/g git status"),
-    ],
-}
-
-
-@pytest.mark.xfail(strict=True, reason=GIT_REASON)
-@pytest.mark.parametrize("name", list(GIT_PAYLOADS))
-def test_a_git_directory_written_under_another_name(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    _needs("git")
-    _unharmed(root, engine, GIT_PAYLOADS[name], f"git-{name}")
+# -- family 4 (a git directory under another name) is read now: tests/redteam/test_git_dirs.py
+# (no payload of adv27 is open now; the fixtures above serve the family files)
