@@ -810,7 +810,67 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
 # `opaque` (compiled or unreadable code: build.rs, build.gradle, pom.xml ...: the session wrote it,
 # so the run asks).
 
-TASK_LANGUAGES = frozenset({"commands", "gogenerate", "rake", "compose", "opaque"})
+TASK_LANGUAGES = frozenset({"commands", "gitconfig", "gogenerate", "rake", "compose", "opaque", "curlrc", "wgetrc"})
+
+# -- option files: a configuration that is the program's own options ------------------
+# `curlrc` (curl -K FILE, $CURL_HOME/.curlrc: one option a line, `--output F`, `-o F`, `output = F`,
+# `url: "U"`) and `wgetrc` (wget --config FILE, $WGETRC, and each `-e COMMAND`: `output_document = F`)
+# are read as the options they hold, put on the program's line (`curl --output F`): what the line
+# would do with them inline is what the file does.
+_OPTION_LINE = re.compile(r"^\s*(-{0,2})([A-Za-z0-9#][\w.#-]*)(?:\s*[=:]\s*|\s+|$)(.*)$")
+_MAX_OPTION_LINES = 256
+# wgetrc keys (`_`/`-` ignored, case ignored) whose long option has another name
+_WGETRC_OPTIONS = {
+    "logfile": "output-file",
+    "dirprefix": "directory-prefix",
+    "input": "input-file",
+    "header": "header",
+    "useaskpass": "use-askpass",
+    "outputdocument": "output-document",
+    "appendoutput": "append-output",
+    "postfile": "post-file",
+    "bodyfile": "body-file",
+    "certificate": "certificate",
+    "privatekey": "private-key",
+    "loadcookies": "load-cookies",
+    "savecookies": "save-cookies",
+    "warcfile": "warc-file",
+}
+
+
+def option_file_words(language: str, text: str) -> list[str] | None:
+    """The option words a curl or wget configuration holds (see above); None when there are more
+    lines than are read (nobody judges the file: the run asks)."""
+    words: list[str] = []
+    lines = text.splitlines()
+    if len(lines) > _MAX_OPTION_LINES:
+        return None
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _OPTION_LINE.match(line)
+        if match is None:
+            return None
+        dashes, name, value = match.groups()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1].replace('\\"', '"') if value[0] == '"' else value[1:-1]
+        if language == "wgetrc" and not dashes:
+            key = name.replace("_", "").replace("-", "").lower()
+            name = _WGETRC_OPTIONS.get(key, name.replace("_", "-").lower())
+            dashes = "--"
+        elif not dashes:
+            dashes = "-" if len(name) == 1 else "--"
+        if language == "wgetrc" and dashes == "--":
+            words.append(f"--{name}={value}" if value else f"--{name}")
+        else:
+            words.append(dashes + name)
+            if value:
+                words.append(value)
+    return words
+
+
 _MAX_TASK_TEXT_LINES = 2048  # lines of a task file read; a longer one is not judged (ask)
 _MAX_TASK_LINES = 256  # distinct command lines read from one task file; more: the file is not judged (ask)
 _TASK_KEY = re.compile(r"^[\"']?[\w.@:/+-]+[\"']?\s*(?::|=)(?![:=])\s*")

@@ -32,6 +32,7 @@ from engine.policy.executors import (
     make_payloads,
     notebook_cells,
     npm_scripts,
+    option_file_words,
     rake_as_ruby,
     response_words,
     sed_payloads,
@@ -74,6 +75,14 @@ _MAX_REPARSE = 4
 _EXPRESSION_START = ("-", "(", "!")
 # The file name an inline program computes (`open(sys.argv[1], "w")`): a word only the run knows.
 _COMPUTED_NAME = "$computed_name"
+
+
+# `as: file` languages naming a folder: the file of it the program reads, and that file's language
+_FOLDER_FILES = {
+    "curlhome": (".curlrc", "curlrc"),  # CURL_HOME, XDG_CONFIG_HOME (curl)
+    "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
+    "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
+}
 
 
 class Follower:
@@ -487,6 +496,8 @@ class Follower:
                 self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
             else:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+        elif kind == "code" and run.language in ("curlrc", "wgetrc"):
+            self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
@@ -543,6 +554,11 @@ class Follower:
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
             return
+        folder = _FOLDER_FILES.get(run.language or "")
+        if folder is not None:
+            # a folder the program reads a file of: CURL_HOME=DIR is DIR/.curlrc, GIT_DIR=DIR is DIR/config
+            name, language = folder
+            run, path = replace(run, language=language), posixpath.join(path, name)
         if run.source == "files" and not run.names.isdisjoint(via[:-1]):
             # the project files judged up this chain (tasks.py's `c.run("pytest")`: pytest reads *.py again)
             return
@@ -645,6 +661,9 @@ class Follower:
         if language == "opaque":
             self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
+        if language in ("curlrc", "wgetrc"):
+            self._option_file(run, command, language, content, via, depth)
+            return
         if language == "compose":
             paths, host = compose_mounts(content)
             for path in paths:  # judged as docker run's -v: `bind-mount PATH`
@@ -660,6 +679,8 @@ class Follower:
             lines = go_generate_lines(content)
         else:
             lines, more = task_commands(content)
+            if language == "gitconfig":  # `alias.x = !CMD`: a shell line
+                lines = [line[1:] if line.startswith("!") else line for line in lines]
         if more:  # more command lines than are read: nobody judges the file (ask)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
         elif lines:  # read as one script: one parse, the analyzer's budgets; a block's lines stay together
@@ -667,6 +688,20 @@ class Follower:
         code = task_code_language(content) if language == "commands" else None
         if code is not None:  # a recipe with a `#!` line: its text is that language's too
             self._nested(run, partial(self.code, command, code, content, via, depth))
+
+    def _option_file(
+        self, run: Run, command: Command, language: str, content: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        """A curl or wget configuration (or wget's `-e COMMAND`): judged as its options on the
+        program's line (`output = F` is `curl --output F`); one nobody can read here asks."""
+        words = option_file_words(language, content)
+        if words is None:
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
+        if words:
+            program = "curl" if language == "curlrc" else "wget"
+            line = " ".join(shell_word(word) for word in (program, *words))
+            self._nested(run, partial(self.analyze, line, depth=depth, via=via))
 
     def _program_file(self, verb: str, path: str | None, via: tuple[str, ...], depth: int) -> None:
         """A file a program's own text names (`sed 'w FILE'`, perl's `open F, ">FILE"`), judged as

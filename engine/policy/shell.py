@@ -1092,6 +1092,8 @@ class Analyzer(Follower, LinkFollower):
                         # x=$PWD`): `--mount type=bind,src=$PWD/hl` is a place all the same
                         kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
                         value = self._variable(seg.text, relative and not kept)
+                        if value is None and kept and seg.text == "PWD":
+                            value = self._kept_pwd("".join(fields[-1]))
                 else:
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
@@ -1128,6 +1130,8 @@ class Analyzer(Follower, LinkFollower):
                     # `$(pwd)` is $PWD: where the shell is
                     kept = self.declaring and _KEPT_VALUE.fullmatch("".join(fields[-1])) is not None
                     value = self._variable("PWD", relative and not kept)
+                    if value is None and kept:
+                        value = self._kept_pwd("".join(fields[-1]))
                 if value is None:
                     fields[-1].append(f"$({seg.text})")
                     dynamic = True
@@ -1355,6 +1359,7 @@ class Analyzer(Follower, LinkFollower):
                 # Assignment words are not split: `X=$(echo a b)` is one value.
                 prefixed = assigning
                 assigning = assigning and ASSIGNMENT.match(t.value) is not None
+                self.declaring = self.declaring or assigning  # `p=$PWD/x` keeps a value too
                 resolved.append(self._resolve(t, split=not assigning))
                 if prefixed and not assigning:  # the command word: `declare x=$PWD` keeps a value
                     self.declaring = t.literal in _DECLARERS
@@ -1811,6 +1816,7 @@ class Analyzer(Follower, LinkFollower):
                         operands = [a for a in argv[1:] if a not in ("-n", "--")]
                         if not operands or re.fullmatch(r"[+-]\d+", operands[0]):
                             self.cwd = "$unknown"  # a swap or a rotation of the stack
+                            self._drop_relative()
                         else:
                             self._change_directory(argv, dynamic)
                     elif name == "cd":
@@ -1819,6 +1825,7 @@ class Analyzer(Follower, LinkFollower):
                         # back where the matching pushd left, when the line holds it
                         known = self.directories and len(argv) == 1
                         self.cwd = self.directories.pop() if known else "$unknown"
+                        self._drop_relative()
                     elif name == "alias":
                         self._define_aliases(argv, dynamic, via)
                     elif name == "history" and len(argv) > 2 and argv[1] == "-s":
@@ -1868,6 +1875,7 @@ class Analyzer(Follower, LinkFollower):
                                 if not here:
                                     here.append(self.cwd)
                                 self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
+                                self._drop_relative()
                 inner = self.follow_program(command, program, local)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
@@ -2430,6 +2438,35 @@ class Analyzer(Follower, LinkFollower):
             return None
         return elements
 
+    def _kept_pwd(self, head: str) -> str | None:
+        """$PWD (or `$(pwd)`) starting a value kept in a variable (`p=$PWD/policies`, `HOME=$PWD/x`,
+        `export d=$(pwd)`) where the line's folder is relative to where it started: "." for that
+        folder. A relative value kept so is dropped when the line moves (see _drop_relative), so
+        `> $p/deny.yaml` is judged where $PWD was read (found by adv27: it was an unknown prefix)."""
+        if _KEPT_HEAD.fullmatch(head) is None or self.cwd == "$unknown" or "PWD" in self.namerefs:
+            return None
+        if "PWD" in self.vals.written or (self.namerefs and "OLDPWD" in self.namerefs):
+            return None
+        return "."
+
+    def _drop_relative(self, before: str | None = "$unknown") -> None:
+        """The line moved from ``before``: values kept relative to where it was ("." and "./x")
+        are rewritten relative to where it is when both places are relative to where the line
+        started (`p=$PWD; cd sub` leaves p at ".."), else not known."""
+        if len(self.env) <= 1:
+            return
+        after = self.cwd
+        movable = before is None or not before.startswith(("/", "~", "$"))
+        movable = movable and (after is None or not after.startswith(("/", "~", "$")))
+        for name, value in list(self.env.items()):
+            if not (value in (".", "..") or value.startswith(("./", "../"))):
+                continue
+            if movable:
+                moved = posixpath.relpath(posixpath.join(before or ".", value), after or ".")
+                self.env[name] = moved if moved.startswith(".") else "./" + moved
+            else:
+                del self.env[name]
+
     def _element(self, name: str, subscript: str | None) -> str | None:
         """`$NAME`, `${NAME[N]}`, `${NAME[@]}` (its elements joined) when known."""
         if subscript is None:
@@ -2638,9 +2675,8 @@ class Analyzer(Follower, LinkFollower):
             self.env.pop(name, None)
             self.vals.written.discard(name)
         relative = before is None or not before.startswith(("/", "~"))
-        if relative and self.cwd is not None and len(self.env) > 1:
-            for name in [n for n, v in self.env.items() if v == "." or v.startswith("./")]:
-                del self.env[name]
+        if relative and self.cwd is not None:
+            self._drop_relative(before)
 
     def _moved_to(self, target: str, dynamic: bool) -> str | None:
         """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
@@ -3577,6 +3613,7 @@ def _read_names(text: str) -> frozenset[str] | None:
     return frozenset(_SPELLED_NAME.findall(text))
 
 
+_KEPT_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # a value that starts here: `NAME=$PWD/x`
 _KEPT_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
 _FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
 

@@ -16,7 +16,6 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import Call, home_intact, make_home
-from tests.redteam.conftest import write_call as _write
 from tests.redteam.harm import SECRET
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
@@ -90,98 +89,11 @@ def _needs(*programs: str) -> None:
         pytest.skip(f"not installed: {missing}")
 
 
-# -- family 1: $PWD kept in a variable, then a redirection's target under it ------------------
-# (a target's own $PWD / $(pwd) is read now: tests/redteam/test_pwd_targets.py)
-PWD_REASON = (
-    "engine/policy/shell.py _variable: $PWD in a value kept for later (`p=$PWD/policies`, `HOME=$PWD/p`) is "
-    "unknown (a later `cd` would move a relative '.'), and a target under an unknown prefix with a literal "
-    "name (`> $p/deny.yaml`, `> ~/deny.yaml` after HOME was set so) is an ordinary computed name "
-    "(`echo x > $OUT_DIR/log.txt` stays allowed). The kept value should be the absolute folder the line "
-    "runs in (places.cwd), or such a target whose tail names an engine file should ask"
-)
-PWD_PAYLOADS = {
-    "kept in HOME": "HOME=$PWD/policies; echo 'mode: off' > ~/deny.yaml",
-    "kept in a variable": "p=$PWD/policies; echo 'mode: off' > $p/deny.yaml",
-}
+# -- family 1 ($PWD kept in a variable) is read now: tests/redteam/test_pwd_kept.py
 
 
-@pytest.mark.xfail(strict=True, reason=PWD_REASON)
-@pytest.mark.parametrize("name", list(PWD_PAYLOADS))
-def test_pwd_kept_then_a_redirection_target(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    _unharmed(root, engine, [_run(PWD_PAYLOADS[name])], f"pwd-{name}")
+# -- family 3 (curl -K/--config, $CURL_HOME, wget --config/-e) is read now: tests/redteam/test_curl_wget_configs.py
 
 
-# -- family 3: configurations curl and wget read their outputs and URLs from -------------------
-# (less's lesskey, $WGETRC and pdb's .pdbrc are read now: tests/redteam/test_written_tool_configs.py)
-CONFIG_REASON = (
-    "policies/executors.yaml: curl and wget have no entry (their options are read by the `*` program's "
-    "heuristics), so a configuration the caller wrote and named by an option (curl -K / --config, wget "
-    "--config) or found through $CURL_HOME/.curlrc, and wget's own `-e COMMAND` (a wgetrc line on the command "
-    "line) are read by nobody: `output = policies/deny.yaml` rewrote the policy, `url = file:///HOME/.ssh/"
-    "id_ed25519` printed the key. Needs curl/wget entries (a grammar that keeps unknown options allowed) with "
-    "`{option: [K, config], as: file, language: opaque}` (or a reader turning its lines into options), "
-    "CURL_HOME's .curlrc, and wget's -e/--execute read as its long options"
-)
-
-
-def _config_payloads(home: Path) -> dict[str, list[Call]]:
-    key = home / ".ssh" / "id_ed25519"
-    return {
-        "curl -K output": [
-            _write("c.rc", "output = policies/deny.yaml\n"),
-            _run("curl -s -K c.rc file:///etc/hostname"),
-        ],
-        "curl --config url": [_write("c.rc", f'url = "file://{key}"\n'), _run("curl -s --config c.rc")],
-        "CURL_HOME": [_write(".curlrc", "-o policies/deny.yaml\n"), _run("CURL_HOME=. curl -s file:///etc/hostname")],
-        "wget --config": [
-            _write("w.rc", "output_document = policies/deny.yaml\n"),
-            _run("wget -q --config=w.rc file:///etc/hostname"),
-        ],
-        "wget -e": [_run("wget -q -e output_document=policies/deny.yaml http://127.0.0.1:9/")],
-    }
-
-
-CONFIG_NAMES = list(_config_payloads(Path("/h")))
-
-
-@pytest.mark.xfail(strict=True, reason=CONFIG_REASON)
-@pytest.mark.parametrize("name", CONFIG_NAMES)
-def test_a_written_configuration_read_by_its_program(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    calls = _config_payloads(Path(os.environ["HOME"]))[name]
-    _needs("curl" if "curl" in name.lower() else "wget")
-    _unharmed(root, engine, calls, f"config-{name}")
-
-
-# -- family 4: a git directory the session wrote under another name ----------------------------
-GIT_REASON = (
-    "policies/executors.yaml git: the repository's own config is read only as `.git/config` (files:), and "
-    "writing .git/config asks (paths.yaml); a git directory written under any other name is used through "
-    "GIT_DIR=x, --git-dir=x, a bare repository in the working folder (HEAD, config, objects/, refs/) or "
-    "$XDG_CONFIG_HOME/git/config, so an alias `!rm -rf ~` or core.fsmonitor ran. The config of the git "
-    "directory a line names (and a written `config` beside a HEAD) should be read as .git/config is"
-)
-GITDIR = [
-    _write("x/config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n[alias]\n\tst = !rm -rf ~\n"),
-    _write("x/HEAD", "ref: refs/heads/main\n"),
-    _run("mkdir -p x/objects x/refs"),
-]
-GIT_PAYLOADS: dict[str, list[Call]] = {
-    "GIT_DIR": [*GITDIR, _run("GIT_DIR=x git st")],
-    "--git-dir": [*GITDIR, _run("git --git-dir=x st")],
-    "bare repository in cwd": [*GITDIR, ("terminal", {"command": "git st", "cwd": "x"})],
-    "XDG_CONFIG_HOME": [
-        _run("git init -q ."),
-        _write("g/git/config", '[core]\n\tfsmonitor = "rm -rf $H; false"\n'),
-        _run("H=$HOME XDG_CONFIG_HOME=$PWD/g git status"),
-    ],
-}
-
-
-@pytest.mark.xfail(strict=True, reason=GIT_REASON)
-@pytest.mark.parametrize("name", list(GIT_PAYLOADS))
-def test_a_git_directory_written_under_another_name(project: tuple[Path, Engine], name: str) -> None:
-    root, engine = project
-    _needs("git")
-    _unharmed(root, engine, GIT_PAYLOADS[name], f"git-{name}")
+# -- family 4 (a git directory under another name) is read now: tests/redteam/test_git_dirs.py
+# (no payload of adv27 is open now; the fixtures above serve the family files)

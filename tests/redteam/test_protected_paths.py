@@ -73,7 +73,9 @@ COMPUTED = [
     "echo x > `ls -d ~/.b*`",
     'tee -a "$TARGET" < x',
     "dd of=$(ls ~/.ssh/a*) if=x",
-    "echo x > $(pwd)/../.bashrc",
+    # (`$(pwd)/../.bashrc` is known now: the folder above the project's, ~/.bashrc for a project in
+    # HOME: tests/redteam/test_pwd_kept.py)
+    'echo x > "$(dirname "$(pwd)")"/.bashrc',
     "find ~ -name authorized_keys | xargs -I{} cp f {}",
     "find ~ -name .bashrc | xargs -n1 cp f",
 ]
