@@ -21,7 +21,7 @@ from engine import Engine
 from engine.policy.executors import option_file_words
 from tests.redteam.conftest import Call
 from tests.redteam.conftest import write_call as _write
-from tests.redteam.test_adv27_open import _needs, _run, _unharmed, loaded, project
+from tests.redteam.session_project import _needs, _run, _unharmed, loaded, project
 
 __all__ = ["loaded", "project"]  # fixtures shared with the open adversary file
 

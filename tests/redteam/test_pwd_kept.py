@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.test_adv27_open import _run, _unharmed, loaded, project
+from tests.redteam.session_project import _run, _unharmed, loaded, project
 
 __all__ = ["loaded", "project"]  # fixtures shared with the open adversary file
 

@@ -6,7 +6,7 @@ would move it. An unknown prefix before a literal name is an ordinary computed n
 (`echo x > $OUT_DIR/log.txt` stays allowed), so `echo x > $PWD/policies/deny.yaml` rewrote the
 project's policy while `cp x $PWD/policies/deny.yaml` was denied. A target is expanded where the
 command runs: its $PWD is the folder the command runs in, as in a command's words. Values kept
-in a variable (`p=$PWD/policies; … > $p/deny.yaml`) stay open (tests/redteam/test_adv27_open.py).
+in a variable (`p=$PWD/policies; … > $p/deny.yaml`) are in tests/redteam/test_pwd_kept.py.
 HOME, state and the project are temporary (asserted before anything runs).
 """
 

@@ -8,7 +8,7 @@ same with `|cat KEY %s` printed the key; `WGETRC=w.rc wget URL` rewrote the poli
 deleted HOME under `python3 -m pdb x.py`. Each such file the session wrote is now read: a
 lesskey or wgetrc (nobody reads it here) asks, a .pdbrc is judged as the python it runs. One the
 session did not write (the user's own) is not read, as ssh -F's. curl's -K / $CURL_HOME and
-wget's --config / -e stay open (tests/redteam/test_adv27_open.py). HOME and the working directory
+wget's --config / -e are in tests/redteam/test_curl_wget_configs.py. HOME and the working directory
 are temporary (the conftest fixtures).
 """
 

@@ -1,9 +1,8 @@
-"""adv27: payloads still open on main at 004950c, found by an adaptive caller that controls tool
-names, JSON arguments and the files it writes. One strict xfail per payload family (its reason
-says why it works and where the fix belongs); each asserts the HARM through `Engine.call` (the
-project's policy and config unchanged, the fake home intact, the key not printed), so the xfail
-turns into a failure once the family is closed. Every run is confined: HOME, the state and the
-project are under tmp_path (asserted before anything runs)."""
+"""A small project (a policy and a config) with its engine, a fake home, and the session helpers
+the families found by stop 27's adversary share (test_pwd_kept, test_curl_wget_configs, test_git_dirs):
+each call sequence is sent in one session and asserts the HARM through `Engine.call` (the project's
+policy and config unchanged, the fake home intact, the key not printed). Every run is confined: HOME,
+the state and the project are under tmp_path (asserted before anything runs)."""
 
 from __future__ import annotations
 
