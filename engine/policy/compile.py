@@ -30,7 +30,7 @@ from engine.policy.paths import (
     literal_union,
     parent_globs,
 )
-from engine.policy.programs import compile_programs
+from engine.policy.programs import compile_programs, digest, examples_clean, remember_clean, table_digest
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.records import replace
 from engine.registry.specs import Source
@@ -139,8 +139,12 @@ def compile_policy(
     program_docs: Iterable[Document] = (),
 ) -> tuple[CompiledPolicy, list[Problem]]:
     """Compile every policy manifest of the project (builtin pack first)."""
-    programs, problems = compile_programs(list(program_docs), skipped)
+    program_list = list(program_docs)
+    table_key = table_digest(program_list, skipped)
+    programs, problems = compile_programs(program_list, skipped, table_key)
     classes = _classes(pattern_docs, problems)
+    # What every pattern's examples depend on besides the pattern: the program table and the classes.
+    examples_key = digest([table_key, sorted(classes.items())])
     known = frozenset(classes) | COMPUTED_CLASSES
     bare = CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs)
     examples = Evaluator(bare, places=EXAMPLE_PLACES)
@@ -204,7 +208,12 @@ def compile_policy(
                 targets,
                 Source(doc.file, *doc.locate([*base])),
             )
-            problems.extend(_run_examples(examples, pattern, doc, base))
+            example_key = (examples_key, digest(data))
+            if not examples_clean(example_key):
+                found_problems = _run_examples(examples, pattern, doc, base)
+                if not found_problems:
+                    remember_clean(example_key)
+                problems.extend(found_problems)
             patterns.append(pattern)
             if not is_path and matchers and any(t.mode == "command" for t in targets):
                 # A bare regex is checked on every command anyway; matchers need triggers.

@@ -554,12 +554,47 @@ def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, .
     return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")))
 
 
+# Examples that ran clean, by what their outcome depends on (a digest of the documents the table
+# or policy was compiled from, and the entry itself): every Engine.load compiles the builtin pack's
+# tables and patterns again, and a project reloaded in one process (`dev`, a host's engines, the
+# tests) runs each example once. Only a clean run is kept: a failure, or an example past its time
+# limit, runs again (and is reported again) on every compile.
+_CLEAN_EXAMPLES: set[tuple[str, str]] = set()
+_MAX_CLEAN_EXAMPLES = 16384
+
+
+def digest(data: Any) -> str:
+    """A digest of manifest data (what YAML reads: mappings, lists, scalars)."""
+    import hashlib  # noqa: PLC0415  (compiles only: a guard or check start does not import these)
+    import json  # noqa: PLC0415
+
+    text = json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def examples_clean(key: tuple[str, str]) -> bool:
+    """Whether the examples under ``key`` (see :data:`_CLEAN_EXAMPLES`) already ran clean."""
+    return key in _CLEAN_EXAMPLES
+
+
+def remember_clean(key: tuple[str, str]) -> None:
+    if len(_CLEAN_EXAMPLES) >= _MAX_CLEAN_EXAMPLES:
+        _CLEAN_EXAMPLES.clear()
+    _CLEAN_EXAMPLES.add(key)
+
+
+def table_digest(docs: Sequence[Document], skipped: Mapping[int, frozenset[int]] | None = None) -> str:
+    """What a table compiled from ``docs`` depends on: each document's pack, data and skipped entries."""
+    return digest([[d.pack, d.data, sorted((skipped or {}).get(id(d), ()))] for d in docs])
+
+
 def compile_programs(
-    docs: Sequence[Document], skipped: Mapping[int, frozenset[int]] | None = None
+    docs: Sequence[Document], skipped: Mapping[int, frozenset[int]] | None = None, table_key: str | None = None
 ) -> tuple[ProgramTable, list[Problem]]:
     """Every Programs manifest → one table; a project's entry replaces the builtin one of that name.
 
     ``skipped``: per document, the entries whose structure is already reported as broken.
+    ``table_key``: :func:`table_digest` of ``docs`` when the caller has it.
     """
     problems: list[Problem] = []
     by_name: dict[str, Program] = {}
@@ -595,8 +630,19 @@ def compile_programs(
                     by_name[name] = program
             entries.append((doc, base, program))
     table = ProgramTable(MappingProxyType(by_name), anyone, everyone)
+    if table_key is None:
+        table_key = table_digest(docs, skipped)
     for doc, base, program in entries:
-        problems.extend(_run_examples(table, doc, base, program))
+        node: Any = doc.data
+        for part in base:
+            node = node[part]
+        key = (table_key, digest(node))
+        if examples_clean(key):
+            continue
+        found = _run_examples(table, doc, base, program)
+        if not found:
+            remember_clean(key)
+        problems.extend(found)
     return table, problems
 
 
