@@ -498,6 +498,16 @@ class Follower:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
+        elif kind == "code" and run.language in CONFIG_LANGUAGES:
+            # a configuration given as text (`less --lesskey-content=TEXT`, whose lines may be ended by
+            # `;` as well, `\;` a literal one): the shell lines it runs
+            if run.language == "lesskey":
+                text = _LESSKEY_LINE_END.sub("\n", text).replace("\\;", ";")
+            lines = config_commands(run.language or "", text)
+            if lines is None:
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            for line in lines or ():
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
@@ -816,6 +826,8 @@ _LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 _LINE_RUNNERS_AT = {language: (Located(reads), Located(runs)) for language, (reads, runs) in _LINE_RUNNERS.items()}
 _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
 
+
+_LESSKEY_LINE_END = re.compile(r"(?<!\\);")
 
 _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option
