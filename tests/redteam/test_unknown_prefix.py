@@ -70,3 +70,15 @@ def test_a_write_under_an_unknown_folder_naming_a_protected_file_asks(
 def test_other_names_under_an_unknown_folder_stay_allowed(project: tuple[Path, Engine], command: str) -> None:
     _, engine = project
     assert engine.check(command).decision == "allow", command
+
+
+def test_a_symbolic_link_to_an_engine_folder_asks(project: tuple[Path, Engine]) -> None:
+    """Over-block on main: `ln -s policies p` was a hardline deny. The link changes nothing (a later
+    write through it is judged where it lands): it asks now; a write through it on the line, or a
+    link made in an engine folder, is still a hardline deny."""
+    root, engine = project
+    assert engine.check("ln -s policies p").decision == "ask"
+    assert engine.check("ln -s docs/policies.md p.md").decision == "allow"
+    for command in ("ln -s /tmp/x.yaml policies/x.yaml", "ln -s x policies", "ln policies/deny.yaml hl"):
+        assert engine.check(command).decision == "deny", command
+    _unharmed(root, engine, [_run("ln -s policies p; echo 'mode: off' > p/deny.yaml")], "symlink-write")
