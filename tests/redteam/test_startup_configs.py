@@ -49,6 +49,9 @@ PAYLOADS = [
     f"printf 'system(\"{RM_HOME}\")' > a.rb; RUBYOPT=-r./a.rb ruby -e 1",
     f"printf 'os.execute(\"{RM_HOME}\")' > i.lua; LUA_INIT=@i.lua lua -v",
     f"LUA_INIT='os.execute(\"{RM_HOME}\")' lua -v",
+    # tmux writes a buffer to a file; its server replaces the socket file it is given
+    "tmux save-buffer ~/.bashrc",
+    "tmux -S ~/.bashrc new -d",
 ]
 NEAR_MISSES = [
     "zsh -c true",
@@ -67,6 +70,11 @@ NEAR_MISSES = [
     "mysql -h db -u app",
     "NODE_OPTIONS=--max-old-space-size=4096 node -e 0",
     "LUA_INIT='print(1)' lua -v",
+    # over-block on main: reading the user's own tmux configuration asked (write_sensitive_file)
+    "tmux source-file ~/.tmux.conf",
+    "tmux source ~/.tmux.conf",
+    "PS1='x' bash -i",
+    "HOME=~ bash -i",
 ]
 
 
