@@ -83,6 +83,8 @@ _FOLDER_FILES = {
     "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
     "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
 }
+# A written file the dynamic loader (LD_LIBRARY_PATH) or glibc's iconv (GCONV_PATH) may load: see _file.
+_LOADED_NAME = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
 
 class Follower:
@@ -146,6 +148,11 @@ class Follower:
         raise NotImplementedError
 
     def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
+        raise NotImplementedError
+
+    def written_in(self, folder: str) -> list[str] | None:
+        """The names of the files the line or the session wrote in ``folder``; None for a folder
+        named only at run time in a session that wrote files."""
         raise NotImplementedError
 
     # -- the table -------------------------------------------------------------------
@@ -563,6 +570,15 @@ class Follower:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
+            return
+        if run.language == "libraries":
+            # LD_LIBRARY_PATH=DIR:DIR, GCONV_PATH=DIR: a shared object (or iconv's module list) the line
+            # or the session wrote in one is loaded by the program: machine code nobody reads here
+            for place in path.split(":"):
+                names = self.written_in(place or ".")
+                if names is None or any(_LOADED_NAME.search(name) for name in names):
+                    self._nested(run, partial(self._escape_hatch, None, via, depth))
+                    return
             return
         folder = _FOLDER_FILES.get(run.language or "")
         if folder is not None:

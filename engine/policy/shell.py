@@ -2052,6 +2052,17 @@ class Analyzer(Follower, LinkFollower):
             else:
                 self._with_positional(text, args, [False] * len(args), depth + 1, inner)
 
+    def written_in(self, folder: str) -> list[str] | None:
+        if "$" in folder or "`" in folder:
+            return None if self.files or (self.session is not None and self.session.files.files) else []
+        key = self._file_key(folder.rstrip("/") or "/")
+        if key == ".":
+            key = ""
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == key}
+        if self.session is not None:
+            names.update(self.session.names_in(key))
+        return sorted(names)
+
     def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
         (after the shell's options for stdin) are its $0, $1…."""
