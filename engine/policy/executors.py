@@ -912,6 +912,9 @@ def _unquote(value: str) -> list[str]:
             _json_string(m.group(1)) if m.group(1) is not None else m.group(2)
             for m in itertools.islice(_TASK_STRING.finditer(value), _MAX_TASK_LINES + 1)
         ]
+        if not words:
+            # a YAML flow sequence of plain scalars (`cmds: [rm -rf ~, make]`): each item is a line (adv28)
+            return [item.strip() for item in value[1:-1].split(",")[: _MAX_TASK_LINES + 1] if item.strip()]
         return [" ".join(words), *words] if len(words) > 1 else words
     match = _TASK_STRING.fullmatch(value)
     if match is not None:

@@ -21,19 +21,14 @@ import pytest
 
 from tests.conftest import REPO
 from tests.redteam.conftest import guard
+from tests.redteam.test_adv24b_mcp_code import states
+
+__all__ = ["states"]  # guard's state and config under tmp_path (the fixture of adv24b's MCP code tools)
 
 PY_RM_HOME = "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"
 JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true})"
 DIFF = "--- a/policies/deny.yaml\n+++ b/policies/deny.yaml\n@@ -1 +1 @@\n-a\n+b\n"
 GIT_DIFF = "diff --git a/x.txt b/policies/approval.yaml\nrename from x.txt\nrename to policies/approval.yaml\n"
-
-
-@pytest.fixture
-def states(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """guard's state and config under tmp_path (it runs nothing: only its answer is read)."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xs"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xc"))
-    return fake_home
 
 
 DENIED: dict[str, tuple[str, dict[str, object]]] = {
