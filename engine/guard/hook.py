@@ -286,6 +286,9 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
             found += [("terminal", {"command": line, _FLOOR: True}) for line in _command_lines(value)]
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
+    found += _leaf_texts(tool, tool_input, named)
+    if len(found) > _MAX_MCP_CHECKS:
+        raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
     for members in _objects(tool_input, 0):
         # `{"code": "rm -rf ~", "language": "bash"}`: a shell program
         language = members.get("language", members.get("lang"))
@@ -301,6 +304,56 @@ def _mcp(call: Call, tool: str, tool_input: Mapping[str, Any]) -> None:
         if len(found) > _MAX_MCP_CHECKS:
             raise GuardError(f"{tool}: more than {_MAX_MCP_CHECKS} paths and commands to judge")
     call.checks += found
+
+
+# A tool whose name says it applies a patch (`apply_patch {patch}`, `git_apply {diff}`), or runs SQL
+# (`sqlite write_query {query}`, `postgres query {sql}`): see _leaf_texts.
+_PATCH_TOOL_WORDS = frozenset({"patch", "patches", "diff", "apply"})
+_SQL_TOOL_WORDS = frozenset({
+    "sql", "sqlite", "sqlite3", "duckdb", "postgres", "postgresql", "pg", "psql", "mysql", "mariadb", "db",
+    "database", "databases", "query", "queries", "statement",
+})  # fmt: skip
+_UNIFIED_TARGET = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?([^\t\n]+?)(?:\t.*)?$", re.MULTILINE)
+_GIT_DIFF_TARGET = re.compile(r"^diff --git a/(\S+) b/(\S+)$|^rename to (.+)$|^copy to (.+)$", re.MULTILINE)
+
+
+def _leaf_texts(tool: str, tool_input: Mapping[str, Any], named: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """What any string of an MCP tool's input names, whatever its key (adv28): a `file:` URI is a
+    local file the server opens (`fetch {url: "file:///home/me/.ssh/id_rsa"}`: judged as a read);
+    a patch given to a tool that applies one (a unified diff's `--- a/P`/`+++ b/P`, a Codex patch's
+    headers) writes the files it names; SQL given to a database tool writes the files its
+    `VACUUM INTO`/`ATTACH`/`COPY ... TO` name and runs the commands its shell escapes name (as
+    sqlite3's and psql's input is judged on the terminal)."""
+    from engine.policy.executors import sql_payloads, sql_written_paths  # noqa: PLC0415
+
+    words = set(named)
+    patches = not words.isdisjoint(_PATCH_TOOL_WORDS)
+    sql = not words.isdisjoint(_SQL_TOOL_WORDS)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for key, value in _leaves(tool_input, 0):
+        lowered = key.lower()
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if not isinstance(text, str) or not text:
+                continue
+            if text[:5].lower() == "file:" and not (lowered in _MCP_PATH_KEYS or _last_word(key) in _PATH_WORDS):
+                out += [("read_file", {"path": path, _FLOOR: True}) for path in _file_uri_paths(text)]
+            if patches and "\n" in text:
+                targets = [path for _, path in patch_targets(text)]
+                targets += [m.group(1).strip() for m in _UNIFIED_TARGET.finditer(text)]
+                for m in _GIT_DIFF_TARGET.finditer(text):
+                    targets += [g.strip() for g in m.groups() if g]
+                for path in dict.fromkeys(t for t in targets if t and t != "/dev/null"):
+                    out.append(("write_file", {"path": path, _FLOOR: True}))
+            if sql:
+                out += [("write_file", {"path": path, _FLOOR: True}) for path in sql_written_paths(text)]
+                for line in sql_payloads(text):
+                    if line is None:
+                        why = f"{tool} runs SQL whose command or file comes from data"
+                        out.append((_UNREAD, {"why": why, _FLOOR: True}))
+                    else:
+                        out.append(("terminal", {"command": line, _FLOOR: True}))
+    return out
 
 
 # Markers on a check: the pid of the process an input is typed into, a process's start command, the
@@ -355,7 +408,13 @@ def _program_checks(
             given = outer  # a file or cell object of the tool's: in the tool's language
         for key, value in members.items():
             # a nested object's `content` (Piston's `files: [{name, content}]`) is a file's program
-            if not (names_code(key) or (index and key.lower() in FILE_CONTENT_ARGUMENTS)) or value is None:
+            if value is None or not (
+                names_code(key)
+                or (index and key.lower() in FILE_CONTENT_ARGUMENTS)
+                # `python_repl {command}`, `repl execute {input}`: a program, on a tool whose name
+                # does not say it runs a shell's lines (those are command lines, judged as such)
+                or (not shellish and names_a_command(key))
+            ):
                 continue
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 sources = list(dict.fromkeys(("".join(value), "\n".join(value))))  # a notebook cell's lines

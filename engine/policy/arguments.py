@@ -81,8 +81,12 @@ NOT_EXECUTING_WORDS = frozenset(
 )  # fmt: skip
 # Its arguments that hold the program: these names, or a name whose last word is one of CODE_WORDS
 # (`python_code`, `cellSource`, `jsCode`), unless it names a file (`source_path`, `script_file`).
-CODE_ARGUMENTS = frozenset({"code", "source", "source_code", "cell_source", "script", "snippet", "program_text"})
-CODE_WORDS = frozenset({"code", "source", "script", "snippet"})
+# A REPL's or an evaluator's words too (`eval {expression}`, `run_cell {raw_cell}`, `{statement}`).
+CODE_ARGUMENTS = frozenset({
+    "code", "source", "source_code", "cell_source", "script", "snippet", "program_text", "expression", "expr",
+    "cell", "raw_cell", "statement", "statements", "program",
+})  # fmt: skip
+CODE_WORDS = frozenset({"code", "source", "script", "snippet", "expression", "expr", "cell", "statement", "program"})
 # ... and the argument beside it that names its language (`{"code": ..., "language": "javascript"}`).
 LANGUAGE_ARGUMENTS = frozenset({"language", "lang", "programming_language", "code_language"})
 # A language's name (an argument's value, or a word of the tool's or the argument's name) -> the

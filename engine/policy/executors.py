@@ -467,9 +467,19 @@ def sql_payloads(text: str) -> list[str | None]:
 _SQL_CREATES = re.compile(r"(?is)\b(?:vacuum(?:\s+\w+)?\s+into|attach(?:\s+database)?)\s+" + _SQL_LITERAL)
 
 
+# PostgreSQL's server-side `COPY table|(query) TO 'F'`: the server writes F (on this machine for a local one).
+_SQL_COPY_TO = re.compile(r"(?is)\bcopy\b[^;]*?\bto\s+" + _SQL_LITERAL)
+
+
 def sql_writes(text: str) -> list[str]:
-    """Files a database shell's SQL creates or overwrites (`VACUUM INTO 'F'`, `ATTACH 'F'`)."""
-    return [_sql_string(m.group(1)) for m in _SQL_CREATES.finditer(text)]
+    """Files a database shell's SQL creates or overwrites (`VACUUM INTO 'F'`, `ATTACH 'F'`, `COPY ... TO 'F'`)."""
+    return [_sql_string(path) for path in sql_written_paths(text)]
+
+
+def sql_written_paths(text: str) -> list[str]:
+    """sql_writes' files as they are named (the SQL literals' text, not shell words)."""
+    found = [*_SQL_CREATES.finditer(text), *_SQL_COPY_TO.finditer(text)]
+    return [m.group(1).replace("''", "'") for m in found]
 
 
 # `.read FILE` (sqlite3), `\\i FILE`/`\\ir FILE` (psql), `source FILE`/`\\. FILE` (mysql): SQL from a file.
@@ -902,6 +912,9 @@ def _unquote(value: str) -> list[str]:
             _json_string(m.group(1)) if m.group(1) is not None else m.group(2)
             for m in itertools.islice(_TASK_STRING.finditer(value), _MAX_TASK_LINES + 1)
         ]
+        if not words:
+            # a YAML flow sequence of plain scalars (`cmds: [rm -rf ~, make]`): each item is a line (adv28)
+            return [item.strip() for item in value[1:-1].split(",")[: _MAX_TASK_LINES + 1] if item.strip()]
         return [" ".join(words), *words] if len(words) > 1 else words
     match = _TASK_STRING.fullmatch(value)
     if match is not None:

@@ -83,6 +83,8 @@ _FOLDER_FILES = {
     "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
     "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
 }
+# A written file the dynamic loader (LD_LIBRARY_PATH) or glibc's iconv (GCONV_PATH) may load: see _file.
+_LOADED_NAME = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
 
 class Follower:
@@ -146,6 +148,11 @@ class Follower:
         raise NotImplementedError
 
     def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
+        raise NotImplementedError
+
+    def written_in(self, folder: str) -> list[str] | None:
+        """The names of the files the line or the session wrote in ``folder``; None for a folder
+        named only at run time in a session that wrote files."""
         raise NotImplementedError
 
     # -- the table -------------------------------------------------------------------
@@ -498,6 +505,16 @@ class Follower:
                 self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
+        elif kind == "code" and run.language in CONFIG_LANGUAGES:
+            # a configuration given as text (`less --lesskey-content=TEXT`, whose lines may be ended by
+            # `;` as well, `\;` a literal one): the shell lines it runs
+            if run.language == "lesskey":
+                text = _LESSKEY_LINE_END.sub("\n", text).replace("\\;", ";")
+            lines = config_commands(run.language or "", text)
+            if lines is None:
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            for line in lines or ():
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
         elif kind == "code":
             self._nested(run, lambda: self.code(command, run.language or "", text, via, depth))
         elif kind == "sed":
@@ -553,6 +570,15 @@ class Follower:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
+            return
+        if run.language == "libraries":
+            # LD_LIBRARY_PATH=DIR:DIR, GCONV_PATH=DIR: a shared object (or iconv's module list) the line
+            # or the session wrote in one is loaded by the program: machine code nobody reads here
+            for place in path.split(":"):
+                names = self.written_in(place or ".")
+                if names is None or any(_LOADED_NAME.search(name) for name in names):
+                    self._nested(run, partial(self._escape_hatch, None, via, depth))
+                    return
             return
         folder = _FOLDER_FILES.get(run.language or "")
         if folder is not None:
@@ -816,6 +842,8 @@ _LINE_RUNNERS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 _LINE_RUNNERS_AT = {language: (Located(reads), Located(runs)) for language, (reads, runs) in _LINE_RUNNERS.items()}
 _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
 
+
+_LESSKEY_LINE_END = re.compile(r"(?<!\\);")
 
 _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option

@@ -1186,6 +1186,10 @@ class View:
         self._anywhere[word] = found
         return found
 
+    def _home_baseline(self) -> frozenset[str]:
+        """The classes of a plain file in the home (`~/x`), the parents' classes of any path with them."""
+        return self.classify("~/x") | _PARENT_CLASSES
+
     def listed_in(self, word: str, cwd: str) -> frozenset[str] | None:
         """A listing of the tree (lists_tree) run after a `cd` on the line to ``cwd`` (relative to
         the working directory, `~/…` or absolute): judged by walking that folder, where its names
@@ -1290,7 +1294,45 @@ class View:
             return self._classifier._lexical(word)
         found = self._memo.get(word)
         if found is None:
-            found = self._memo[word] = self._classifier._classify_here(word, self._walk)
+            found = self._classifier._classify_here(word, self._walk)
+            if "$" in word and "variable" in found and "computed" not in found:
+                found = self._under_unknown(word, found)
+            self._memo[word] = found
+        return found
+
+    def _under_unknown(self, word: str, found: frozenset[str]) -> frozenset[str]:
+        """A path whose folder is a variable the line never sets (`$HERMES_HOME/config.yaml`,
+        `$p/policies/deny.yaml` with `p=$PWD` forgotten after `cd /tmp`): it may be any folder, the
+        engine's too. When the literal names after the variable (or their last ones) name one of
+        the engine's files in a folder it reads (View.anywhere), the word is a name only the run
+        knows (`computed`: a write to it asks, write_computed_target); otherwise it keeps its classes
+        (`$OUT/log.txt`)."""
+        tail = _UNKNOWN_PREFIX.search(word)
+        if tail is None:
+            return found
+        default = _DEFAULT_FOLDERS.get(tail.group(1).strip("${}").upper())
+        if default is not None and tail.start() == 0:
+            # a variable whose usual value is known (`$HERMES_HOME/.env` is `~/.hermes/.env` by default)
+            usual = self.classify(default + tail.group(2))
+            if usual - self._home_baseline():
+                return Classes([*forms_of(found), found | _COMPUTED])
+        parts = [p for p in tail.group(2).split("/") if p and p != "."]
+        while ".." in parts:  # above an unknown folder: another unknown one
+            parts = parts[parts.index("..") + 1 :]
+        if len(parts) > _MAX_UNKNOWN_TAIL:
+            return Classes([*forms_of(found), found | _COMPUTED])
+        folders = self._classifier.places.engine_folders if self._classifier.places is not None else ()
+        for start in range(len(parts)):
+            rel = "/".join(parts[start:])
+            if self.classify("~/" + rel) - self._home_baseline():
+                # a file of the home's (`$X/.bashrc`, `$X/.ssh/authorized_keys`): the folder may be HOME
+                return Classes([*forms_of(found), found | _COMPUTED])
+            if start == len(parts) - 1 and not any(os.path.lexists(posixpath.join(f, rel)) for f in folders):
+                # A new name alone (`$OUT/deploy.yaml`): that the unknown folder is a manifest folder
+                # is no likelier than any other; its name with the folder's (`$D/policies/x.yaml`) is.
+                continue
+            if any(form & ENGINE_CLASSES for form in self.anywhere(rel)):
+                return Classes([*forms_of(found), found | _COMPUTED])
         return found
 
     def folder(self, spelled: str) -> str | None:
@@ -1482,6 +1524,23 @@ class View:
         return any(c in raw for c in "*?[") or ".." in raw.split("/") or self._walk.landing(normal) is not None
 
 
+# The literal names after the last variable of a word (`$D/policies/deny.yaml`, `${X}/a`): see
+# View._under_unknown.
+_UNKNOWN_PREFIX = re.compile(r"(\$\{[^{}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-])((?:/[^$`/]*)+)$")
+# Variables whose usual value is a folder of the home's (what a line that does not set them means).
+_DEFAULT_FOLDERS = {
+    "HERMES_HOME": "~/.hermes",
+    "XDG_CONFIG_HOME": "~/.config",
+    "XDG_DATA_HOME": "~/.local/share",
+    "XDG_STATE_HOME": "~/.local/state",
+    "ZDOTDIR": "~",
+    "GNUPGHOME": "~/.gnupg",
+    "CARGO_HOME": "~/.cargo",
+    "DOCKER_CONFIG": "~/.docker",
+}
+_PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})
+_MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not walked: asks
+_COMPUTED = frozenset({"computed"})
 _PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
 # A word naming a path by more than a plain name holds one of these.
 _PATHLIKE_CHARS = re.compile(r"[/~*?\[]")

@@ -2026,19 +2026,16 @@ class Analyzer(Follower, LinkFollower):
         line or the session wrote there (or changed on disk since it began) are judged, each as
         its first line's interpreter reads it (a shell script otherwise); a folder named only at
         run time, in a session that wrote files, is not judged (asked)."""
-        if "$" in folder or "`" in folder:
-            if self.files or (self.session is not None and self.session.files.files):
-                self.unread.append(folder)
+        names = self.written_in(folder)
+        if names is None:
+            self.unread.append(folder)
             return
         key = self._file_key(folder.rstrip("/") or "/")
         if key == ".":
             key = ""
-        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == key}
-        if self.session is not None:
-            names.update(self.session.names_in(key))
         reading = command.reading
         args = [v for n, v, _ in reading.options if n in ("a", "arg") and v is not None] if reading is not None else []
-        for name in sorted(names)[:_MAX_GLOBBED]:
+        for name in names[:_MAX_GLOBBED]:
             if name.startswith("."):
                 continue
             match = posixpath.join(key, name)
@@ -2051,6 +2048,17 @@ class Analyzer(Follower, LinkFollower):
                 self.code(command, language, text, inner, depth)
             else:
                 self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+
+    def written_in(self, folder: str) -> list[str] | None:
+        if "$" in folder or "`" in folder:
+            return None if self.files or (self.session is not None and self.session.files.files) else []
+        key = self._file_key(folder.rstrip("/") or "/")
+        if key == ".":
+            key = ""
+        names = {posixpath.basename(k) for k in self.files if posixpath.dirname(k) == key}
+        if self.session is not None:
+            names.update(self.session.names_in(key))
+        return sorted(names)
 
     def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
