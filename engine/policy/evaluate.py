@@ -1526,9 +1526,13 @@ class _FlatFold:
         or class glob touches. The same searches over the words where they stand, with no set
         of every word (~2 ms for the 16,000 words of 64 KiB): None when a search finds more
         than a few (_UNPLAIN_MANY words that are no plain name, or more kept words than
-        _forms_by_bytes has stand-ins for), or a word is not ASCII (then _boring is asked)."""
-        if not lines.isascii():
-            return None
+        _forms_by_bytes has stand-ins for; then _boring is asked).
+
+        Any text: a word that is not ASCII is no plain name, found by _UNPLAIN like any other (RE2
+        reads UTF-8: `ｒｍ`, `－ｒｆ` are characters outside its class). What RE2 may not see as
+        such (a byte of no UTF-8 character, a letter that folds to ASCII when case is ignored:
+        `K` U+212A) is caught after: once every word _UNPLAIN found is taken out, what is left must
+        be ASCII, or _boring is asked."""
         if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
             return None  # no fold: _boring says so
         # Each word found is taken out of the lines everywhere, so a word repeated thousands of
@@ -1536,6 +1540,8 @@ class _FlatFold:
         framed = b"\n" + lines + b"\n"
         kept: set[bytes] = set()
         for finder in (_UNPLAIN, self._names, self._tests, self._subword_lines):
+            if finder is self._names and not framed.isascii():
+                return None  # a word that is no plain name left where _UNPLAIN did not see it
             while finder is not None:
                 hit = next(finder.spans(framed), None)
                 if hit is None:
