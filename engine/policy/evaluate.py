@@ -1245,13 +1245,14 @@ def _changed_pieces(before: bytes, cut: bytes) -> list[bytes] | None:
     """The pieces (one a line) of ``cut`` in the stretch where it differs from ``before``: every
     other piece of it is one of ``before``'s. None when that stretch is longer than _FLAT_SAMPLE
     (a reading that changes the text throughout: read as any other). The common start and end are
-    found by halving, each step one C comparison of views (no copy)."""
-    old, new = memoryview(before), memoryview(cut)
-    size = min(len(old), len(new))
+    found by halving, each step one C comparison (bytes.startswith/endswith of a view: no copy,
+    one memcmp; `==` of two memoryviews compares item by item, ~70 µs for 40 KB)."""
+    new = memoryview(cut)
+    size = min(len(before), len(cut))
     low, high = 0, size  # the common start is at least low, at most high
     while low < high:
         middle = (low + high + 1) // 2
-        if old[low:middle] == new[low:middle]:
+        if before.startswith(new[low:middle], low):
             low = middle
         else:
             high = middle - 1
@@ -1259,7 +1260,7 @@ def _changed_pieces(before: bytes, cut: bytes) -> list[bytes] | None:
     low, high = 0, size - start  # the common end, not overlapping the common start
     while low < high:
         middle = (low + high + 1) // 2
-        if old[len(old) - middle : len(old) - low] == new[len(new) - middle : len(new) - low]:
+        if before.endswith(new[len(cut) - middle : len(cut) - low], 0, len(before) - low):
             low = middle
         else:
             high = middle - 1
@@ -1558,6 +1559,10 @@ class _FlatFold:
                         framed = framed.replace(old, b"\n")
                 if len(framed) == size or len(kept) > len(_FLAT_MARKERS):
                     return None  # an empty match, or too many words kept: _boring's way
+        # The words left, without empty lines between them (a blank before a word, `; rm`): each
+        # line costs plain_touched a copy of the working directory's path.
+        while b"\n\n" in framed:
+            framed = framed.replace(b"\n\n", b"\n")
         found = view.plain_touched(framed.strip(b"\n"), None, None)
         if found is None:
             return None
