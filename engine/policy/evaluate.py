@@ -1530,10 +1530,9 @@ class _FlatFold:
         _forms_by_bytes has stand-ins for; then _boring is asked).
 
         Any text: a word that is not ASCII is no plain name, found by _UNPLAIN like any other (RE2
-        reads UTF-8: `ｒｍ`, `－ｒｆ` are characters outside its class). What RE2 may not see as
-        such (a byte of no UTF-8 character, a letter that folds to ASCII when case is ignored:
-        `K` U+212A) is caught after: once every word _UNPLAIN found is taken out, what is left must
-        be ASCII, or _boring is asked."""
+        reads UTF-8: `ｒｍ`, `－ｒｆ`, `K` are characters outside its class). What RE2 may not see
+        as such (a byte of no UTF-8 character) is caught after: once every word _UNPLAIN found is
+        taken out, what is left must be ASCII, or _boring is asked."""
         if self._unfoldable is not None and next(self._unfoldable.spans(flat), None) is not None:
             return None  # no fold: _boring says so
         # Each word found is taken out of the lines everywhere, so a word repeated thousands of
@@ -1573,7 +1572,9 @@ class _FlatFold:
 
 # The start of a line that is no plain name (_FLAT_PLAIN), up to its first byte a plain name does
 # not hold; on RE2, made when first used.
-_UNPLAIN = Finder(r"(?m)^(?:[^A-Za-z0-9_\n]|[A-Za-z0-9_][A-Za-z0-9_.+\-]*[^A-Za-z0-9_.+\-\n])", lazy=True)
+# Case counts (`-i`: a Finder ignores it otherwise): with case ignored RE2 takes `K` (U+212A, the Kelvin
+# sign) and `ſ` (U+017F) for `k` and `s`, so a word of them was no match, and not ASCII.
+_UNPLAIN = Finder(r"(?m-i)^(?:[^A-Za-z0-9_\n]|[A-Za-z0-9_][A-Za-z0-9_.+\-]*[^A-Za-z0-9_.+\-\n])", lazy=True)
 _UNPLAIN_MANY = 256  # words that are no plain name past which _FLAT_PLAIN finds the plain ones
 
 
