@@ -81,6 +81,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     # text in one place (judged in full, each reading cost what the whole text costs).
     "rm a1; ... ESC] (one escape, readings)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)) + "\x1b]",
     "rm a1; ... ｘ (one fullwidth, readings)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)) + "ｘ",
+    # A letter RE2 takes for ASCII when case is ignored (the Kelvin sign is `k`): the flat scan's fold
+    # must still find the word as no plain name without its slow path.
+    "rm a1; ... K (one Kelvin sign, readings)": lambda n: "".join(f"rm a{i}; " for i in range(n // 8)) + "K",
     "x\\r# ... (controls and comments)": lambda n: _fill("echo x\r# ;", n),
     "cat <<EOF ... (here-document)": lambda n: _fill("rm -rf x\n", n, "bash <<EOF\n", "EOF\n"),
     "[[ =~ (((... (regex groups)": lambda n: "[[ x =~ " + "(" * (n // 2) + ")" * (n // 2) + " ]]",

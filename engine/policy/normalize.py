@@ -168,9 +168,14 @@ def _mixed(text: str) -> tuple[list[int], Iterable[tuple[int, ...]]] | None:
 
 def suspicious(text: str) -> bool:
     """Whether ``text`` has characters any folding could change (false for printable ASCII)."""
-    if text.isascii() and text.isprintable():
+    if not text.isascii():
+        return True  # a character past ASCII is one _SUSPECT finds
+    if text.isprintable():
         return False  # the common case, without a regex
-    return _SUSPECT.search(text) is not None
+    # ASCII with line breaks or tabs (a program, a here-document): a control character other than
+    # those is what _SUSPECT finds. Two C replaces and a test, not a regex stopping at each character
+    # (~0.5 ms over 64 KiB).
+    return not text.replace("\n", " ").replace("\t", " ").isprintable()
 
 
 def readings(text: str) -> Readings:

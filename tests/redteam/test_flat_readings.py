@@ -82,3 +82,16 @@ def test_disguises_far_apart_and_a_changed_separator_are_read(engine: Engine, hi
     ):
         verdict = judge(engine, text)
         assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+@pytest.mark.parametrize("letter", ["ａ", "K", "ſ", "é"], ids=["fullwidth", "kelvin", "long-s", "accented"])
+def test_padding_of_words_past_ascii_hides_no_hardline_command(engine: Engine, letter: str) -> None:
+    # The flat scan folds plain words (its quick path, _FlatFold._kept, now reads text past ASCII):
+    # a word of letters past ASCII is no plain name, whether or not RE2 folds its case to ASCII
+    # (`K` U+212A is `k`, `ſ` U+017F is `s` to a case-blind RE2), so it is never folded away.
+    padding = "".join(f"rm {letter}{i}; " for i in range(MAX_LENGTH // 8))
+    for text in (padding + "rm -rf ~", "rm -rf ~; " + padding, padding + f"rm -rf {letter}0 ~ {letter}1"):
+        verdict = judge(engine, text)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), text[-40:]
+    verdict = judge(engine, padding)
+    assert (verdict.hardline, verdict.grantable) == (False, False)
