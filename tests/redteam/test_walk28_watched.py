@@ -86,8 +86,8 @@ def test_a_parent_renamed(work_engine: Engine, work: Path, fake_home: Path) -> N
 
 
 def test_a_parent_of_the_working_directory_renamed(tmp_path: Path, fake_home: Path) -> None:
-    # The working directory is an area itself: a folder above it renamed and replaced by one whose
-    # `work` is a link to home leaves nothing changed inside the old working directory.
+    # The working directory is an area itself (its walks start there): a folder above it renamed
+    # and replaced by one whose `work/x` is a link to home changes nothing inside the old one.
     top = tmp_path / "top"
     (top / "work" / "x").mkdir(parents=True)
     engine = Engine.load(REPO, config={"workdir": str(top / "work"), "state_dir": str(tmp_path / "state")})
@@ -96,11 +96,11 @@ def test_a_parent_of_the_working_directory_renamed(tmp_path: Path, fake_home: Pa
         assert engine.check(command).decision == "allow"
         assert engine.check(command).decision == "allow"
         _elsewhere(
-            f"import os; os.rename('top', 'top0'); os.mkdir('top'); os.symlink({str(fake_home)!r}, 'top/work')",
+            f"import os; os.rename('top', 'top0'); os.makedirs('top/work')\n"
+            f"os.symlink({str(fake_home)!r}, 'top/work/x')",
             tmp_path,
         )
-        (fake_home / "x").mkdir()
-        _refused(engine, f"rm -rf {top}/work/*")
+        _refused(engine, command)
     finally:
         engine.close()
 
@@ -255,3 +255,19 @@ def test_the_watch_is_what_keeps_a_listing_on_linux(
         return
     assert watcher is not None
     assert {str(work), str(x_folder)} <= watcher.stamps.keys()
+
+
+def test_a_parent_above_every_area_renamed(tmp_path: Path, fake_home: Path) -> None:
+    # White-box: a finder whose only area is `top/work` walks nothing above it; the folders above
+    # are watched all the same (a rename of `top` is an event in tmp_path, none in `work`), and
+    # watched again where they are now (the new `top/work` gets a link next).
+    work = tmp_path / "top" / "work"
+    (work / "x").mkdir(parents=True)
+    finder = landing.LinkFinder([str(work)])
+    for _ in range(2):
+        assert finder.walk().landing(f"{work}/x/f") is None
+    _elsewhere("import os; os.rename('top', 'top0'); os.makedirs('top/work/x')", tmp_path)
+    for _ in range(2):
+        assert finder.walk().landing(f"{work}/x/f") is None
+    _elsewhere(f"import os; os.rmdir('x'); os.symlink({str(fake_home)!r}, 'x')", work)
+    assert finder.walk().landing(f"{work}/x/f") == f"{fake_home}/f"
