@@ -79,16 +79,9 @@ _WATCH_MASK = (
 _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then the name
 _MAX_WATCHES = 512  # of the user's inotify watches (fs.inotify.max_user_watches, 8192 on older kernels)
 _MAX_EVENTS = 256  # a longer queue drops everything kept: cheaper than sorting it out
-# File systems every change to which goes through this kernel (statfs f_type). A network or FUSE
+# File systems every change to which goes through this kernel (the mount table's type). A network or FUSE
 # file system, or an overlay whose layers are written apart, can change without an event here.
-_LOCAL_FILE_SYSTEMS = frozenset({
-    0xEF53,  # ext2/3/4
-    0x58465342,  # xfs
-    0x9123683E,  # btrfs
-    0x01021994,  # tmpfs
-    0x858458F6,  # ramfs
-    0xF2F52010,  # f2fs
-})  # fmt: skip
+_LOCAL_FILE_SYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "f2fs"})
 WATCHING = sys.platform.startswith("linux")  # tests switch it off to try the stat check alone
 
 
@@ -105,17 +98,18 @@ class _Watcher:
     drain has read and not yet applied. A child of ``fork`` shares the descriptors' queue: it
     closes its copies (:func:`_forked`) and makes its own watcher if it checks."""
 
-    def __init__(self, libc: Any, fd: int, mounts: Any) -> None:
+    def __init__(self, libc: Any, fd: int, mounts: int) -> None:
         self._libc = libc
-        self._events = open(fd, "rb", buffering=0)  # noqa: SIM115 -- kept; closes the descriptor with it
+        self._events = fd  # the process's for its life (closed by a forked child: _forked)
         self._mounts = mounts
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
-        self._poll.register(mounts.fileno(), select.POLLPRI)
+        self._poll.register(mounts, select.POLLPRI)
         self._lock = threading.Lock()
         self._wds: dict[str, int] = {}  # watched directory -> watch descriptor
         self._paths: dict[int, list[str]] = {}  # a descriptor's directories (one folder, two paths: a bind)
         self._unwatchable: set[str] = set()
+        self._devices: dict[int, str] | None = None  # st_dev -> file system type, from the mount table
         self.stamps: dict[str, int] = {}
 
     @staticmethod
@@ -129,19 +123,18 @@ class _Watcher:
             libc.inotify_init1.argtypes = [ctypes.c_int]
             libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
             libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
-            libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
-            mounts = open("/proc/self/mountinfo", "rb")  # noqa: SIM115 -- polled for the life of the watcher
+            mounts = os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC)
         except (OSError, AttributeError, ImportError):
             return None
         fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
-            mounts.close()
+            os.close(mounts)
             return None
         return _Watcher(libc, fd, mounts)
 
     def close(self) -> None:
-        self._events.close()
-        self._mounts.close()
+        os.close(self._events)
+        os.close(self._mounts)
 
     def refresh(self) -> None:
         """Drop the stamps of what changed since the last call (see the class)."""
@@ -150,12 +143,12 @@ class _Watcher:
             if not ready:
                 return
             for fd, flags in ready:
-                if fd != self._events.fileno() or flags & ~select.POLLIN:
+                if fd != self._events or flags & ~select.POLLIN:
                     self._forget_all()  # the mount table changed (or a descriptor failed)
             dropped: set[str] = set()
             below: set[str] = set()
             count = 0
-            data = self._events.read(65536)
+            data = self._read()
             while data:
                 offset = 0
                 while offset < len(data):
@@ -171,13 +164,21 @@ class _Watcher:
                             below.add(f"{path.rstrip('/')}/{os.fsdecode(name)}")
                         else:  # the directory itself (moved, removed, its watch gone)
                             below.add(path)
-                data = self._events.read(65536)
+                data = self._read()
             if below or dropped:
                 self._forget(dropped, below)
+
+    def _read(self) -> bytes:
+        """What the inotify queue holds (b"" when nothing: it does not block)."""
+        try:
+            return os.read(self._events, 65536)
+        except BlockingIOError:
+            return b""
 
     def _forget_all(self) -> None:
         self.stamps.clear()
         self._unwatchable.clear()
+        self._devices = None
         self._unwatch(list(self._wds))
 
     def _forget(self, dropped: set[str], below: set[str]) -> None:
@@ -199,7 +200,7 @@ class _Watcher:
                 kept.remove(path)
                 if not kept:
                     del self._paths[wd]
-                    self._libc.inotify_rm_watch(self._events.fileno(), wd)  # gone already: EINVAL
+                    self._libc.inotify_rm_watch(self._events, wd)  # gone already: EINVAL
 
     def watch(self, directory: str) -> int:
         """The stamp of ``directory`` (absolute, normal), its watches set first; 0 when it cannot
@@ -207,15 +208,13 @@ class _Watcher:
         stamp = self.stamps.get(directory)
         if stamp is not None:
             return stamp
-        if directory in self._unwatchable or posixpath.normpath(directory) != directory or directory[:1] != "/":
+        if posixpath.normpath(directory) != directory or directory[:1] != "/":
             return 0
         # Every directory from the root down: a rename anywhere above it is an entry event there.
         parts = directory.strip("/").split("/") if directory != "/" else []
         for end in range(len(parts) + 1):
             path = "/" + "/".join(parts[:end])
-            if path in self._wds:
-                continue
-            if not self._add(path):
+            if path not in self._wds and (path in self._unwatchable or not self._add(path)):
                 return 0
         with self._lock:
             stamp = next(_STAMPS)
@@ -223,16 +222,20 @@ class _Watcher:
         return stamp
 
     def _add(self, path: str) -> bool:
-        libc = self._libc
-        encoded = os.fsencode(path)
-        if len(self._wds) >= _MAX_WATCHES or not self._local(encoded):
+        try:
+            info = os.lstat(path)
+        except (OSError, ValueError):
+            return False
+        if not stat.S_ISDIR(info.st_mode):
+            return False  # a link (or a file) now: asked again next time
+        if len(self._wds) >= _MAX_WATCHES or not self._local(info.st_dev):
             self._unwatchable.add(path)
             return False
-        wd = libc.inotify_add_watch(self._events.fileno(), encoded, _WATCH_MASK)
+        wd = self._libc.inotify_add_watch(self._events, os.fsencode(path), _WATCH_MASK)
         if wd < 0:
             import ctypes  # noqa: PLC0415  (loaded already: see create)
 
-            if ctypes.get_errno() not in (2, 20):  # not ENOENT, ENOTDIR (a link, with IN_ONLYDIR): for good
+            if ctypes.get_errno() not in (2, 20):  # not ENOENT, ENOTDIR (gone or replaced since): for good
                 self._unwatchable.add(path)
             return False
         with self._lock:
@@ -240,13 +243,26 @@ class _Watcher:
             self._paths.setdefault(wd, []).append(path)
         return True
 
-    def _local(self, path: bytes) -> bool:
-        import ctypes  # noqa: PLC0415  (loaded already: see create)
-
-        buffer = ctypes.create_string_buffer(256)  # struct statfs: f_type first (a long)
-        if self._libc.statfs(path, buffer) != 0:
-            return False
-        return ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF in _LOCAL_FILE_SYSTEMS
+    def _local(self, device: int) -> bool:
+        """Whether ``device`` (st_dev) holds a file system of _LOCAL_FILE_SYSTEMS, by the mount
+        table (ctypes' statfs buffers would be reference cycles on every call)."""
+        devices = self._devices
+        if devices is None:
+            devices = self._devices = {}
+            chunks = []
+            offset = 0
+            while chunk := os.pread(self._mounts, 65536, offset):
+                chunks.append(chunk)
+                offset += len(chunk)
+            for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+                mount, _, source = line.partition(" - ")
+                fields = mount.split()
+                kind = source.split()
+                if len(fields) > 2 and kind and fields[2].count(":") == 1:
+                    major, minor = fields[2].split(":")
+                    if major.isdigit() and minor.isdigit():
+                        devices[os.makedev(int(major), int(minor))] = kind[0]
+        return devices.get(device, "") in _LOCAL_FILE_SYSTEMS
 
 
 _STAMPS = itertools.count(1)
@@ -306,21 +322,28 @@ class LinkFinder:
         Without a stat while ``watcher`` (refreshed in this check) keeps the stamp it was listed
         or checked under."""
         cached = self._listings.get(directory)
-        stamp = 0
-        if watcher is not None:
-            if cached is not None and cached[2] and watcher.stamps.get(directory) == cached[2]:
-                return cached[1]
-            stamp = watcher.watch(directory)  # before the stat and the listing it vouches for
+        if watcher is not None and cached is not None and cached[2] and watcher.stamps.get(directory) == cached[2]:
+            return cached[1]
         try:
             st = os.stat(directory)
         except (OSError, ValueError):
             return None
         # The change time too: a caller can set a folder's modification time back (`touch -d`).
         key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        # The watch before what it vouches for: the listing made below, or a stat that finds
+        # the kept listing unchanged (the one above may be older than the watch).
+        stamp = watcher.watch(directory) if watcher is not None else 0
         if cached is not None and cached[0] == key:
-            if stamp != cached[2]:
+            if not stamp:
+                return cached[1]
+            try:
+                st = os.stat(directory)
+            except (OSError, ValueError):
+                return None
+            if (st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == key:
                 self._listings[directory] = (key, cached[1], stamp)
-            return cached[1]
+                return cached[1]
+            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         # A listing within the racy window may miss a change of the same tick: kept under a
         # stamp only (any change after the watch is an event), never by its timestamps.
         racy = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS
