@@ -303,9 +303,9 @@ class LinkFinder:
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
         self._is_real = {a: os.path.realpath(a) == a for a in ordered}
-        # directory -> (its stat key, None when listed within the racy window; its entries; the
-        # watcher's stamp it was listed or checked under, 0 for none).
-        self._listings: dict[str, tuple[tuple[int, int, int] | None, Listing, int]] = {}
+        # directory -> (its stat key, its entries, the watcher's stamp it was listed or checked
+        # under: 0 for none).
+        self._listings: dict[str, tuple[tuple[int, int, int], Listing, int]] = {}
         # The links of each cached listing (keyed by the listing's identity, kept alive with it).
         self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
 
@@ -344,10 +344,9 @@ class LinkFinder:
                 self._listings[directory] = (key, cached[1], stamp)
                 return cached[1]
             key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        # A listing within the racy window may miss a change of the same tick: kept under a
-        # stamp only (any change after the watch is an event), never by its timestamps.
-        racy = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS
-        if racy and not stamp:
+        # A directory changed within the racy window is asked entry by entry, watched or not:
+        # one that changes on every check (a build's output) would be listed whole each time.
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
             return None
         entries = scan(directory)
         if entries is None:
@@ -355,7 +354,7 @@ class LinkFinder:
         if len(self._listings) >= _MAX_DIRS:
             self._listings.clear()
             self._link_names.clear()
-        self._listings[directory] = (None if racy else key, entries, stamp)
+        self._listings[directory] = (key, entries, stamp)
         return entries
 
 

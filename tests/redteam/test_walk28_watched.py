@@ -47,6 +47,13 @@ def _elsewhere(code: str, cwd: Path) -> None:
     subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, check=True)
 
 
+def _aged() -> None:
+    """Wait until every folder made so far is older than the racy window (landing._RACY_NS): a
+    folder changed within it is asked entry by entry; past it, its listing is kept between checks
+    (on the kernel's word, or its timestamps). The changes below must be seen by a kept listing."""
+    time.sleep(2.1)
+
+
 def _refused(engine: Engine, command: str) -> None:
     assert engine.check(command).decision != "allow", command
 
@@ -59,6 +66,7 @@ def x_folder(work: Path) -> Path:
 
 
 def test_a_link_made_where_nothing_was(work_engine: Engine, work: Path, fake_home: Path) -> None:
+    _aged()
     assert work_engine.check(WIPE).decision == "allow"
     assert work_engine.check(WIPE).decision == "allow"  # kept from the first check
     _elsewhere(f"import os; os.symlink({str(fake_home)!r}, 'x')", work)
@@ -69,6 +77,7 @@ def test_a_link_made_where_nothing_was(work_engine: Engine, work: Path, fake_hom
 def test_a_folder_renamed_away_and_a_link_left_in_its_place(
     work_engine: Engine, work: Path, fake_home: Path, x_folder: Path
 ) -> None:
+    _aged()
     assert work_engine.check(WIPE).decision == "allow"
     assert work_engine.check(WIPE).decision == "allow"
     _elsewhere(f"import os; os.rename('x', 'old'); os.symlink({str(fake_home)!r}, 'x')", work)
@@ -78,6 +87,7 @@ def test_a_folder_renamed_away_and_a_link_left_in_its_place(
 def test_a_parent_renamed(work_engine: Engine, work: Path, fake_home: Path) -> None:
     (work / "a" / "b").mkdir(parents=True)
     (work / "a" / "b" / "f.txt").write_text("f\n")
+    _aged()
     assert work_engine.check(DEEP_WIPE).decision == "allow"
     assert work_engine.check(DEEP_WIPE).decision == "allow"
     # Nothing changes in `a/b` itself (no event on it): its parent is renamed away and replaced.
@@ -93,6 +103,7 @@ def test_a_parent_of_the_working_directory_renamed(tmp_path: Path, fake_home: Pa
     engine = Engine.load(REPO, config={"workdir": str(top / "work"), "state_dir": str(tmp_path / "state")})
     try:
         command = f"rm -rf {top}/work/x/*"
+        _aged()
         assert engine.check(command).decision == "allow"
         assert engine.check(command).decision == "allow"
         _elsewhere(
@@ -110,6 +121,7 @@ def test_a_folder_replaced_by_one_holding_a_link(
 ) -> None:
     command = "rm -rf x/sub/*"
     (x_folder / "sub").mkdir()
+    _aged()
     assert work_engine.check(command).decision == "allow"
     assert work_engine.check(command).decision == "allow"
     _elsewhere(
@@ -129,6 +141,7 @@ def test_a_link_made_in_a_folder_the_engine_already_listed(
     work_engine: Engine, work: Path, fake_home: Path, x_folder: Path
 ) -> None:
     command = "rm -rf x/sub/*"
+    _aged()
     assert work_engine.check(command).decision == "allow"
     assert work_engine.check(command).decision == "allow"
     _elsewhere(f"import os; os.symlink({str(fake_home)!r}, 'x/sub')", work)
@@ -141,7 +154,7 @@ def test_a_change_after_the_listing_is_past_the_racy_window(
     # Listings older than the clock's granularity are kept by their timestamps too (the stat
     # check, where no watch can be set): a change then must still be seen.
     command = "rm -rf x/sub/*"
-    time.sleep(2.2)  # landing._RACY_NS: every folder here is now old enough to be kept
+    _aged()
     assert work_engine.check(command).decision == "allow"
     assert work_engine.check(command).decision == "allow"
     _elsewhere(f"import os; os.symlink({str(fake_home)!r}, 'x/sub')", work)
@@ -169,6 +182,7 @@ def test_a_forked_engine_does_not_take_the_parents_news(
     # A child of fork() shares the parent's open files: were it to read the kernel's queue of
     # changes, the parent would never see them. The child links x to home and checks; the
     # parent's next check must still see the link.
+    _aged()
     assert work_engine.check(WIPE).decision == "allow"
     assert work_engine.check(WIPE).decision == "allow"
     pid = os.fork()
@@ -186,7 +200,7 @@ def test_a_forked_engine_does_not_take_the_parents_news(
 
 
 _MOUNTED = """
-import os, subprocess, sys
+import os, subprocess, sys, time
 from pathlib import Path
 from engine import Engine
 
@@ -194,6 +208,7 @@ repo, top, home = sys.argv[1:4]
 work = Path(top) / "work"
 engine = Engine.load(repo, config={"workdir": str(work), "state_dir": str(Path(top) / "state")})
 command = "rm -rf x/sub/*"
+time.sleep(2.1)  # past landing._RACY_NS: the listings are kept
 first = [engine.check(command).decision for _ in range(2)]
 subprocess.run(["mount", "--bind", str(Path(top) / "planted"), str(work / "x")], check=True)
 print(first, engine.check(command).decision)
@@ -264,9 +279,11 @@ def test_a_parent_above_every_area_renamed(tmp_path: Path, fake_home: Path) -> N
     work = tmp_path / "top" / "work"
     (work / "x").mkdir(parents=True)
     finder = landing.LinkFinder([str(work)])
+    _aged()
     for _ in range(2):
         assert finder.walk().landing(f"{work}/x/f") is None
     _elsewhere("import os; os.rename('top', 'top0'); os.makedirs('top/work/x')", tmp_path)
+    _aged()
     for _ in range(2):
         assert finder.walk().landing(f"{work}/x/f") is None
     _elsewhere(f"import os; os.rmdir('x'); os.symlink({str(fake_home)!r}, 'x')", work)
