@@ -8,6 +8,13 @@ changes them (and setting the modification time back, `touch -d`, changes the ch
 A listing younger than the clock's granularity could miss a change made in the same tick, so
 recently changed directories are asked entry by entry instead.
 
+On Linux the kernel says it instead of a stat per directory per check (:class:`_Watcher`, inotify):
+a listing made after a watch was set on its directory and on every directory above it stays
+valid until an event names one of them, and one `poll` at the start of a check says whether any
+event came since the last (the kernel queues it before the call that changed the directory
+returns, whichever process made it). A mount changes no directory's entries: the mount table's
+own `poll` drops everything kept. Whatever cannot be watched is asked as before.
+
 Only the areas a tool can plant a link in are followed (the working directory, home,
 temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
 """
@@ -17,9 +24,14 @@ from __future__ import annotations
 import itertools
 import os
 import posixpath
+import select
 import stat
+import struct
+import sys
+import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 _LINK, _DIR, _OTHER = 1, 2, 3
 # Timestamps are only as fine as the kernel's clock tick: trust a listing once it is older.
@@ -48,6 +60,241 @@ def scan(directory: str) -> Listing | None:
     return entries
 
 
+# inotify(7). A watch is set on each listed directory and on every directory above it, for the
+# events that change which entry a name is (a link made, a folder renamed or replaced) or the
+# directory itself; not IN_ATTRIB or IN_MODIFY: an entry's kind changes only by a new entry.
+_IN_MOVED_FROM = 0x40
+_IN_MOVED_TO = 0x80
+_IN_CREATE = 0x100
+_IN_DELETE = 0x200
+_IN_DELETE_SELF = 0x400
+_IN_MOVE_SELF = 0x800
+_IN_Q_OVERFLOW = 0x4000
+_IN_ONLYDIR = 0x1000000
+_IN_DONT_FOLLOW = 0x2000000  # a link on the way is not watched through: that directory is not watched
+_WATCH_MASK = (
+    _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF
+    | _IN_ONLYDIR | _IN_DONT_FOLLOW
+)  # fmt: skip
+_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then the name
+_MAX_WATCHES = 512  # of the user's inotify watches (fs.inotify.max_user_watches, 8192 on older kernels)
+_MAX_EVENTS = 256  # a longer queue drops everything kept: cheaper than sorting it out
+# File systems every change to which goes through this kernel (the mount table's type). A network or FUSE
+# file system, or an overlay whose layers are written apart, can change without an event here.
+_LOCAL_FILE_SYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "f2fs"})
+WATCHING = sys.platform.startswith("linux")  # tests switch it off to try the stat check alone
+
+
+class _Watcher:
+    """The kernel's word on the directories walked (Linux inotify), shared by the process's
+    finders: :attr:`stamps` holds a number for each directory that was watched, with every
+    directory above it, before the stamp was given, and that no event has named since
+    (as itself, or as an entry of a watched directory: the directory or one above it made,
+    removed, renamed). A listing made (or found unchanged by stat) after its directory's stamp
+    was given holds while the stamp does. Any event on the mount table drops every stamp.
+
+    :meth:`refresh` at the start of each check: one `poll` of both descriptors when nothing
+    came. Under a lock with the drain, so a check in another thread cannot miss the events a
+    drain has read and not yet applied. A child of ``fork`` shares the descriptors' queue: it
+    closes its copies (:func:`_forked`) and makes its own watcher if it checks."""
+
+    def __init__(self, libc: Any, fd: int, mounts: int) -> None:
+        self._libc = libc
+        self._events = fd  # the process's for its life (closed by a forked child: _forked)
+        self._mounts = mounts
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+        self._poll.register(mounts, select.POLLPRI)
+        self._lock = threading.Lock()
+        self._wds: dict[str, int] = {}  # watched directory -> watch descriptor
+        self._paths: dict[int, list[str]] = {}  # a descriptor's directories (one folder, two paths: a bind)
+        self._unwatchable: set[str] = set()
+        self._devices: dict[int, str] | None = None  # st_dev -> file system type, from the mount table
+        self.stamps: dict[str, int] = {}
+
+    @staticmethod
+    def create() -> _Watcher | None:
+        """A watcher, or None where the kernel gives none (another OS, no inotify instance left,
+        no mount table to poll)."""
+        try:
+            import ctypes  # noqa: PLC0415  (Linux only, once per process)
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.inotify_init1.argtypes = [ctypes.c_int]
+            libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+            mounts = os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC)
+        except (OSError, AttributeError, ImportError):
+            return None
+        fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            os.close(mounts)
+            return None
+        return _Watcher(libc, fd, mounts)
+
+    def close(self) -> None:
+        os.close(self._events)
+        os.close(self._mounts)
+
+    def refresh(self) -> None:
+        """Drop the stamps of what changed since the last call (see the class)."""
+        with self._lock:
+            ready = self._poll.poll(0)
+            if not ready:
+                return
+            for fd, flags in ready:
+                if fd != self._events or flags & ~select.POLLIN:
+                    self._forget_all()  # the mount table changed (or a descriptor failed)
+            dropped: set[str] = set()
+            below: set[str] = set()
+            count = 0
+            data = self._read()
+            while data:
+                offset = 0
+                while offset < len(data):
+                    wd, mask, _, size = _EVENT.unpack_from(data, offset)
+                    name = data[offset + 16 : offset + 16 + size].rstrip(b"\0")
+                    offset += 16 + size
+                    count += 1
+                    if mask & _IN_Q_OVERFLOW or count > _MAX_EVENTS:
+                        self._forget_all()
+                    for path in self._paths.get(wd, ()):
+                        if name:  # an entry of the directory: the directory's listing, what lies below the entry
+                            dropped.add(path)
+                            below.add(f"{path.rstrip('/')}/{os.fsdecode(name)}")
+                        else:  # the directory itself (moved, removed, its watch gone)
+                            below.add(path)
+                data = self._read()
+            if below or dropped:
+                self._forget(dropped, below)
+
+    def _read(self) -> bytes:
+        """What the inotify queue holds (b"" when nothing: it does not block)."""
+        try:
+            return os.read(self._events, 65536)
+        except BlockingIOError:
+            return b""
+
+    def _forget_all(self) -> None:
+        self.stamps.clear()
+        self._unwatchable.clear()
+        self._devices = None
+        self._unwatch(list(self._wds))
+
+    def _forget(self, dropped: set[str], below: set[str]) -> None:
+        """Drop the stamps of ``dropped`` and of ``below`` and all under them; the watches of
+        ``below`` and under them too: those paths may name other directories now."""
+        inside = tuple(f"{path.rstrip('/')}/" for path in below)
+        stamps = self.stamps
+        for directory in [d for d in stamps if d in dropped or d in below or d.startswith(inside)]:
+            del stamps[directory]
+        self._unwatch([d for d in self._wds if d in below or d.startswith(inside)])
+
+    def _unwatch(self, paths: list[str]) -> None:
+        """Forget the watches of ``paths`` (set again when next needed, on what they name then);
+        a watch no path keeps is removed from the kernel (the user's watches are few)."""
+        for path in paths:
+            wd = self._wds.pop(path)
+            kept = self._paths.get(wd)
+            if kept is not None and path in kept:
+                kept.remove(path)
+                if not kept:
+                    del self._paths[wd]
+                    self._libc.inotify_rm_watch(self._events, wd)  # gone already: EINVAL
+
+    def watch(self, directory: str) -> int:
+        """The stamp of ``directory`` (absolute, normal), its watches set first; 0 when it cannot
+        be watched (a link on its way, a file system not local, the watch limit, gone)."""
+        stamp = self.stamps.get(directory)
+        if stamp is not None:
+            return stamp
+        if posixpath.normpath(directory) != directory or directory[:1] != "/":
+            return 0
+        # Every directory from the root down: a rename anywhere above it is an entry event there.
+        parts = directory.strip("/").split("/") if directory != "/" else []
+        for end in range(len(parts) + 1):
+            path = "/" + "/".join(parts[:end])
+            if path not in self._wds and (path in self._unwatchable or not self._add(path)):
+                return 0
+        with self._lock:
+            stamp = next(_STAMPS)
+            self.stamps[directory] = stamp
+        return stamp
+
+    def _add(self, path: str) -> bool:
+        try:
+            info = os.lstat(path)
+        except (OSError, ValueError):
+            return False
+        if not stat.S_ISDIR(info.st_mode):
+            return False  # a link (or a file) now: asked again next time
+        if len(self._wds) >= _MAX_WATCHES or not self._local(info.st_dev):
+            self._unwatchable.add(path)
+            return False
+        wd = self._libc.inotify_add_watch(self._events, os.fsencode(path), _WATCH_MASK)
+        if wd < 0:
+            import ctypes  # noqa: PLC0415  (loaded already: see create)
+
+            if ctypes.get_errno() not in (2, 20):  # not ENOENT, ENOTDIR (gone or replaced since): for good
+                self._unwatchable.add(path)
+            return False
+        with self._lock:
+            self._wds[path] = wd
+            self._paths.setdefault(wd, []).append(path)
+        return True
+
+    def _local(self, device: int) -> bool:
+        """Whether ``device`` (st_dev) holds a file system of _LOCAL_FILE_SYSTEMS, by the mount
+        table (ctypes' statfs buffers would be reference cycles on every call)."""
+        devices = self._devices
+        if devices is None:
+            devices = self._devices = {}
+            chunks = []
+            offset = 0
+            while chunk := os.pread(self._mounts, 65536, offset):
+                chunks.append(chunk)
+                offset += len(chunk)
+            for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+                mount, _, source = line.partition(" - ")
+                fields = mount.split()
+                kind = source.split()
+                if len(fields) > 2 and kind and fields[2].count(":") == 1:
+                    major, minor = fields[2].split(":")
+                    if major.isdigit() and minor.isdigit():
+                        devices[os.makedev(int(major), int(minor))] = kind[0]
+        return devices.get(device, "") in _LOCAL_FILE_SYSTEMS
+
+
+_STAMPS = itertools.count(1)
+_WATCHER: _Watcher | None = None
+_NO_WATCHER = False  # the kernel gave none: not asked again
+
+
+def _live_watcher() -> _Watcher | None:
+    """The process's watcher (made on first use); None where there is none."""
+    global _WATCHER, _NO_WATCHER
+    if not WATCHING:
+        return None
+    watcher = _WATCHER
+    if watcher is None and not _NO_WATCHER:
+        watcher = _WATCHER = _Watcher.create()
+        _NO_WATCHER = watcher is None
+    return watcher
+
+
+def _forked() -> None:
+    """In a child of fork: leave the parent's inotify queue to the parent (see _Watcher)."""
+    global _WATCHER
+    watcher = _WATCHER
+    _WATCHER = None
+    if watcher is not None:
+        watcher.close()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 class LinkFinder:
     """Finds where absolute normalised paths land, with listings cached per directory."""
 
@@ -56,25 +303,49 @@ class LinkFinder:
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
         self._is_real = {a: os.path.realpath(a) == a for a in ordered}
-        self._listings: dict[str, tuple[tuple[int, int, int], Listing]] = {}
+        # directory -> (its stat key, its entries, the watcher's stamp it was listed or checked
+        # under: 0 for none).
+        self._listings: dict[str, tuple[tuple[int, int, int], Listing, int]] = {}
         # The links of each cached listing (keyed by the listing's identity, kept alive with it).
         self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
 
     def walk(self) -> Walk:
-        """A view for one check: each directory is looked at once, each path resolved once."""
-        return Walk(self)
+        """A view for one check: each directory is looked at once, each path resolved once.
+        The watcher (if any) first drops what changed since the last check."""
+        watcher = _live_watcher()
+        if watcher is not None:
+            watcher.refresh()
+        return Walk(self, watcher)
 
-    def listing(self, directory: str) -> Listing | None:
-        """The directory's entries by kind, or None when it must be asked entry by entry."""
+    def listing(self, directory: str, watcher: _Watcher | None = None) -> Listing | None:
+        """The directory's entries by kind, or None when it must be asked entry by entry.
+        Without a stat while ``watcher`` (refreshed in this check) keeps the stamp it was listed
+        or checked under."""
+        cached = self._listings.get(directory)
+        if watcher is not None and cached is not None and cached[2] and watcher.stamps.get(directory) == cached[2]:
+            return cached[1]
         try:
             st = os.stat(directory)
         except (OSError, ValueError):
             return None
         # The change time too: a caller can set a folder's modification time back (`touch -d`).
         key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        cached = self._listings.get(directory)
+        # The watch before what it vouches for: the listing made below, or a stat that finds
+        # the kept listing unchanged (the one above may be older than the watch).
+        stamp = watcher.watch(directory) if watcher is not None else 0
         if cached is not None and cached[0] == key:
-            return cached[1]
+            if not stamp:
+                return cached[1]
+            try:
+                st = os.stat(directory)
+            except (OSError, ValueError):
+                return None
+            if (st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == key:
+                self._listings[directory] = (key, cached[1], stamp)
+                return cached[1]
+            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        # A directory changed within the racy window is asked entry by entry, watched or not:
+        # one that changes on every check (a build's output) would be listed whole each time.
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
             return None
         entries = scan(directory)
@@ -83,17 +354,18 @@ class LinkFinder:
         if len(self._listings) >= _MAX_DIRS:
             self._listings.clear()
             self._link_names.clear()
-        self._listings[directory] = (key, entries)
+        self._listings[directory] = (key, entries, stamp)
         return entries
 
 
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_dirs", "_finder", "_landed")
+    __slots__ = ("_dirs", "_finder", "_landed", "_watcher")
 
-    def __init__(self, finder: LinkFinder) -> None:
+    def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
+        self._watcher = watcher
         self._dirs: dict[str, Listing | None] = {}
         self._landed: dict[str, str | None] = {}
 
@@ -234,7 +506,7 @@ class Walk:
         dirs = self._dirs
         if directory in dirs:
             return dirs[directory]
-        listing = dirs[directory] = self._finder.listing(directory)
+        listing = dirs[directory] = self._finder.listing(directory, self._watcher)
         return listing
 
     def _kind(self, directory: str, name: str) -> int | None:
