@@ -11,7 +11,7 @@ import pytest
 from engine.errors import Problem
 from engine.guard.hook import Decision
 from engine.policy.model import ApprovalSettings, Match, Verdict
-from engine.records import Record, replace
+from engine.records import Record, field_setters, replace
 from engine.registry.specs import Annotations
 
 
@@ -30,6 +30,30 @@ def test_frozen_records_compare_hash_and_refuse_changes() -> None:
         repr(a)
         == "Match(key='k', description='d', severity='hardline', command='rm -rf /', via=('sudo',), grantable=True)"
     )
+
+
+def test_field_setters_fill_a_frozen_record_as_its_init_does() -> None:
+    # Match and Verdict set their fields through them (made on every check): every field, in order,
+    # past the frozen record's __setattr__, which still refuses a change afterwards.
+    match = Match("k", "d", "dangerous", "rm x", ("sudo",), grantable=False)
+    assert (match.key, match.description, match.severity, match.command, match.via, match.grantable) == (
+        "k",
+        "d",
+        "dangerous",
+        "rm x",
+        ("sudo",),
+        False,
+    )
+    verdict = Verdict("ask", False, (match,), "why", ("rm x",))
+    assert verdict == Verdict("ask", False, (match,), "why", ("rm x",))
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+    assert len(field_setters(Match)) == len(Match.__slots__)
+    blank = Match.__new__(Match)
+    for setter, value in zip(field_setters(Match), ("a", "b", "c", "d", (), True), strict=True):
+        setter(blank, value)
+    assert blank == Match("a", "b", "c", "d")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        match.key = "other"
 
 
 def test_mutable_records_are_unhashable_and_defaults_are_per_instance() -> None:

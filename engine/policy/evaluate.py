@@ -157,6 +157,8 @@ class _Index(Record):
         "flat_plans",
         "flat_fold",
         "match_plans",
+        "unfiltered",
+        "gate",
     )
 
     by_name: dict[str, list[_Entry]]
@@ -184,6 +186,10 @@ class _Index(Record):
     flat_fold: _FlatFold | None
     # Per command name, the word tests of _match's forms (see _match_plan).
     match_plans: dict[str, tuple[Callable[[str], Any], ...] | None]
+    unfiltered: list[_Entry]  # the generic matchers without a prefilter
+    # (the engine names it was made for, one search for every generic prefilter and those names):
+    # see _gate. Made when first needed, replaced as a whole (a check in another thread reads either).
+    gate: tuple[object, re.Pattern[str] | None] | None
 
     def __init__(
         self,
@@ -220,6 +226,8 @@ class _Index(Record):
         self.flat_plans = {} if flat_plans is None else flat_plans
         self.flat_fold = flat_fold
         self.match_plans = {} if match_plans is None else match_plans
+        self.unfiltered = [e for e in generic if e[2].prefilter is None]
+        self.gate = None
 
     @classmethod
     def build(cls, patterns: tuple[CompiledPattern, ...]) -> _Index:
@@ -319,13 +327,24 @@ class _Index(Record):
             respelled = "$" in lowered or "\\" in lowered
             if not respelled and ("%" in lowered or ":" in lowered):
                 respelled = _RESPELLED.search(lowered) is not None
+            # Most commands name no path fragment of any prefilter nor an engine file: one search says so.
+            gate = self.gate
+            if gate is None or gate[0] is not engine_names:
+                gate = self._gate(engine_names)
+            quiet = gate[1] is not None and len(lowered) <= _LONG and gate[1].search(lowered) is None
             if generic and not respelled:
                 # Name-less matchers look for paths: skip those whose path text is absent.
-                if len(lowered) > _LONG:  # on RE2 (see _LongSearch)
+                if quiet:
+                    generic = self.unfiltered
+                elif len(lowered) > _LONG:  # on RE2 (see _LongSearch)
                     generic = [e for e in generic if e[2].prefilter is None or _found_long(e[2].prefilter, lowered)]
                 else:
                     generic = [e for e in generic if e[2].prefilter is None or e[2].prefilter.search(lowered)]
-            engine = engine and _names_engine_files(command, engine_names, lowered)
+            # (a redirection's target is searched apart: it may not be spelled in the text)
+            if engine and (not quiet or command.redirects):
+                engine = _names_engine_files(command, engine_names, lowered)
+            else:
+                engine = False
             if (len(generic) < len(self.generic) or (self.engine and not engine)) and view is not None:
                 words = (*command.argv, *(target for _, target in command.redirects))
                 if view.words_land_elsewhere(words):
@@ -335,6 +354,21 @@ class _Index(Record):
         if command.redirects:
             return [*cached, *generic, *self.redirecting]
         return [*cached, *generic] if generic else cached
+
+    def _gate(self, engine_names: re.Pattern[str] | None) -> tuple[object, re.Pattern[str] | None]:
+        """One regex that finds what any generic matcher's prefilter or ``engine_names`` finds (their
+        alternation: a text it misses meets neither; one it finds is searched by each, as before).
+        None when there is nothing to gate, or a pattern would change meaning in an alternation
+        (flags; one that matches everywhere, as in an engine folder)."""
+        distinct = dict.fromkeys(e[2].prefilter for e in self.generic if e[2].prefilter is not None)
+        if engine_names is not None and self.engine:
+            distinct[engine_names] = None
+        found: re.Pattern[str] | None = None
+        if distinct and all(p.flags == re.UNICODE and p.pattern and not p.match("") for p in distinct):
+            found = re.compile("|".join(f"(?:{p.pattern})" for p in distinct))
+        gate: tuple[object, re.Pattern[str] | None] = (engine_names, found)
+        self.gate = gate
+        return gate
 
 
 def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:
@@ -904,6 +938,14 @@ class Evaluator:
             # The others: every match of another severity (none of them equals a hardline one).
             rest = [m for m in matches if m.severity != "hardline"]
             return Verdict(DENY, True, tuple(hard + rest), "hardline pattern")
+        if not rules and not settings.deny_globs and not settings.allowlist_globs and unparseable is None:
+            # No rule or glob to weigh (the default policy): only the allowlist's keys approve a
+            # match, as _covered would say for each (no floor, no ask rule, nothing parsed again).
+            keys = settings.allowlist_keys
+            pending = [m for m in matches if not (m.grantable and m.key in keys)]
+            if pending:
+                return Verdict(ASK, False, tuple(pending), "approval required", tuple(commands))
+            return Verdict(ALLOW, False, tuple(matches))
         parsed = _pieces(commands, self.policy.programs) if (settings.deny_globs or rules) else None
         floors: list[Match] = []
         if parsed is not None:

@@ -309,12 +309,8 @@ def shape(command: Command) -> Shape:
         # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
         _plain(list(argv[reading.rest :]), short, long, positionals)
         return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values)
-    literal = _program_text(program, reading, command) if program.runs else frozenset()
+    literal = _program_text(program, reading, command) if program.text_runs else frozenset()
     return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal)
-
-
-# Run kinds whose operand is program text (awk's, sed's, a shell's), not a file to read.
-_TEXT_KINDS = frozenset({"code", "sed", "ex", "ed", "shell", "sql", "keys"})
 
 
 def _program_text(program: Program, reading: Parsed, command: Command) -> frozenset[str]:
@@ -324,9 +320,7 @@ def _program_text(program: Program, reading: Parsed, command: Command) -> frozen
     operands: list[str] | None = None
     present: frozenset[str] = frozenset()
     argv, dynamic = command.argv, command.dynamic
-    for run in program.runs:
-        if run.source != "operand" or run.kind not in _TEXT_KINDS:
-            continue
+    for run in program.text_runs:  # those of its runs whose operand is program text (TEXT_KINDS)
         if operands is None:
             operands = reading.all_operands(argv)
             present = frozenset(name for name, _, _ in reading.options)

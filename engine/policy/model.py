@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
-from engine.records import MISSING, FrozenRecord
+from engine.records import MISSING, FrozenRecord, field_setters
 from engine.registry.specs import Source
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -46,12 +46,14 @@ class Match(FrozenRecord):
         via: tuple[str, ...] = (),
         grantable: bool = True,
     ) -> None:
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "severity", severity)
-        object.__setattr__(self, "command", command)
-        object.__setattr__(self, "via", via)
-        object.__setattr__(self, "grantable", grantable)
+        # Made on every check that matches: the fields' own setters (field_setters), not object.__setattr__.
+        field = _MATCH_FIELDS
+        field[0](self, key)
+        field[1](self, description)
+        field[2](self, severity)
+        field[3](self, command)
+        field[4](self, via)
+        field[5](self, grantable)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -65,6 +67,9 @@ class Match(FrozenRecord):
         if not self.grantable:
             out["grantable"] = False
         return out
+
+
+_MATCH_FIELDS = field_setters(Match)
 
 
 class Verdict(FrozenRecord):
@@ -87,11 +92,12 @@ class Verdict(FrozenRecord):
         reason: str | None = None,
         commands: tuple[str, ...] = (),
     ) -> None:
-        object.__setattr__(self, "decision", decision)
-        object.__setattr__(self, "hardline", hardline)
-        object.__setattr__(self, "matches", matches)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "commands", commands)
+        field = _VERDICT_FIELDS  # as Match's
+        field[0](self, decision)
+        field[1](self, hardline)
+        field[2](self, matches)
+        field[3](self, reason)
+        field[4](self, commands)
 
     @property
     def grantable(self) -> bool:
@@ -107,6 +113,9 @@ class Verdict(FrozenRecord):
         if self.reason:
             out["reason"] = self.reason
         return out
+
+
+_VERDICT_FIELDS = field_setters(Verdict)
 
 
 class Target(FrozenRecord):

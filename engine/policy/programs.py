@@ -66,6 +66,10 @@ SOURCES = (
 _GLOB = re.compile(r"[*?\[]")
 
 
+# Run kinds whose operand is program text (awk's, sed's, a shell's), not a file to read.
+TEXT_KINDS = frozenset({"code", "sed", "ex", "ed", "shell", "sql", "keys"})
+
+
 class Run(FrozenRecord):
     """One place a program takes something to run from, and how to read it."""
 
@@ -215,6 +219,7 @@ class Program(FrozenRecord):
         "option_names",
         "plain_runs",
         "word_runs",
+        "text_runs",
     )
 
     names: tuple[str, ...]
@@ -229,6 +234,9 @@ class Program(FrozenRecord):
     option_names: frozenset[str]
     plain_runs: tuple[Run, ...]
     word_runs: tuple[Run, ...]
+    # The runs whose operand is program text (TEXT_KINDS): what matchers.shape reads of every
+    # command of the program, found here once instead of in all its runs on each check.
+    text_runs: tuple[Run, ...]
 
     def __init__(
         self,
@@ -248,6 +256,7 @@ class Program(FrozenRecord):
         object.__setattr__(self, "option_names", frozenset())
         object.__setattr__(self, "plain_runs", ())
         object.__setattr__(self, "word_runs", ())
+        object.__setattr__(self, "text_runs", ())
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -261,6 +270,8 @@ class Program(FrozenRecord):
         object.__setattr__(self, "option_names", names)
         object.__setattr__(self, "plain_runs", plain)
         object.__setattr__(self, "word_runs", tuple(r for r in plain if r.source not in elsewhere))
+        text = tuple(r for r in self.runs if r.source == "operand" and r.kind in TEXT_KINDS)
+        object.__setattr__(self, "text_runs", text)
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
