@@ -31,7 +31,10 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 _LINK, _DIR, _OTHER = 1, 2, 3
 # Timestamps are only as fine as the kernel's clock tick: trust a listing once it is older.
