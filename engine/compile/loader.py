@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,6 +113,31 @@ class LoadResult:
         return [p for p in self.problems if p.severity == "warning"]
 
 
+# Manifest files parsed by any loader of this process, shared with the others: every project
+# includes the builtin pack, and a host or a test run loads the same project many times (each
+# Engine.load parsed and checked the same ~130 files again). Keyed by path and how it was read, and
+# used only while the file's stat is the one it was read with. Only a file settled when it was read
+# (its mtime and ctime older than _SETTLED_NS: timestamps are only as fine as the kernel's clock
+# tick, so a save within it could keep the stat) is shared; the config is never shared (each loader
+# normalises its own with its own overrides). The approval check compares what a load parsed with
+# the bytes it hashed (ApprovedFiles.verify_parsed): a stale parse is refused there too.
+_SHARED_FILES: dict[tuple[Path, str, str, int], _FileEntry] = {}
+_SHARED_FILES_LIMIT = 4096
+_SETTLED_NS = 2_000_000_000
+
+
+def _settled(stat: tuple[int, int, int, int], now_ns: int) -> bool:
+    return now_ns - max(stat[0], stat[3]) >= _SETTLED_NS
+
+
+# Compiled policies shared by loaders of this process, by the very documents they were compiled
+# from (shared through _SHARED_FILES) and what else compile_policy reads: the config's approvals
+# section, the tool names, the skipped entries. Only a policy compiled without errors and without
+# a judge (a bound function of one project's handlers) is shared.
+_SHARED_POLICIES: dict[tuple[Any, ...], tuple[tuple[Document, ...], tuple[CompiledPolicy, list[Problem]]]] = {}
+_SHARED_POLICIES_LIMIT = 16
+
+
 def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
     try:
         return stat_key(path.stat())
@@ -170,6 +196,12 @@ class ProjectLoader:
             and cached.stat == (_stat_key(path) or (0, 0, 0, 0))
         ):
             return cached
+        shared_key = (path, display, pack, max_bytes)
+        if manifests and not force:
+            shared = _SHARED_FILES.get(shared_key)
+            if shared is not None and shared.stat == _stat_key(path):
+                self._files[path] = shared
+                return shared
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
         # The stat of the file read (a file first seen is stat'ed once, by the read).
         key = parsed.stat or _stat_key(path) or (0, 0, 0, 0)
@@ -178,6 +210,10 @@ class ProjectLoader:
         checked = [self._check(doc) for doc in parsed.documents] if manifests else []
         entry = _FileEntry(key, parsed, checked, max_bytes)
         self._files[path] = entry
+        if manifests and parsed.stat is not None and _settled(parsed.stat, time.time_ns()):
+            if len(_SHARED_FILES) >= _SHARED_FILES_LIMIT:
+                _SHARED_FILES.clear()
+            _SHARED_FILES[shared_key] = entry
         return entry
 
     @staticmethod
@@ -749,9 +785,20 @@ class ProjectLoader:
         )
         if self._policy_cache is not None and self._policy_cache[0] == key:
             return self._policy_cache[1]
-        result = compile_policy(
-            patterns, policies, config, config_doc, self.binder, project, tools, skipped, program_docs=programs
-        )
+        approvals = json.dumps(config.get("approvals"), sort_keys=True, default=repr)
+        shared_key = (key[0], approvals, key[2], key[3])
+        shared = _SHARED_POLICIES.get(shared_key)
+        if shared is not None and all(a is b for a, b in zip(shared[0], docs, strict=True)):
+            result = shared[1]
+        else:
+            result = compile_policy(
+                patterns, policies, config, config_doc, self.binder, project, tools, skipped, program_docs=programs
+            )
+            policy, problems = result
+            if policy.settings.judge is None and not any(p.severity == "error" for p in problems):
+                if len(_SHARED_POLICIES) >= _SHARED_POLICIES_LIMIT:
+                    _SHARED_POLICIES.clear()
+                _SHARED_POLICIES[shared_key] = (tuple(docs), result)
         self._policy_cache = (key, result)
         return result
 

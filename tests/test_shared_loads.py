@@ -1,0 +1,118 @@
+"""Engines of one process share what their loads read and compile (engine.compile.loader:
+_SHARED_FILES, _SHARED_POLICIES), and nothing else.
+
+Abuse cases first: what one engine was granted, wrote or logged is never seen by another engine
+of the same project; a file changed since it was read is read again; a file too fresh to trust by
+its stat is never shared; a policy with a judge (a project's function) is never shared.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Engine
+from engine.compile import loader
+from engine.policy.session_memory import file_key
+from tests.conftest import REPO
+
+
+def _load(tmp_path: Path, name: str, root: Path = REPO) -> Engine:
+    work = tmp_path / name
+    work.mkdir()
+    return Engine.load(root, config={"workdir": str(work), "state_dir": str(tmp_path / f"{name}-state")})
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> Iterator[tuple[Engine, Engine]]:
+    first, second = _load(tmp_path, "a"), _load(tmp_path, "b")
+    yield first, second
+    first.close()
+    second.close()
+
+
+def test_a_grant_session_memory_and_audit_stay_with_their_engine(two: tuple[Engine, Engine]) -> None:
+    first, second = two
+    assert first.snapshot.policy is second.snapshot.policy  # shared: compiled once
+    asked: dict[str, list[str]] = {"a": [], "b": []}
+
+    def answer(name: str, decision: str) -> Callable[[Any], str]:
+        def callback(request: Any) -> str:
+            asked[name].append(request.command)
+            return decision
+
+        return callback
+
+    first.set_approval_callback(answer("a", "session"))
+    second.set_approval_callback(answer("b", "deny"))
+    # Asks (a force push); run where it fails harmlessly: the working directory is no repository.
+    command = {"command": "git push --force"}
+    assert first.check(command["command"]).decision == "ask"
+    for _ in range(2):
+        first.call("terminal", command, session_id="s1")
+    assert len(asked["a"]) == 1  # granted for the session: asked once
+    refused = second.call("terminal", command, session_id="s1")
+    assert not refused.ok and len(asked["b"]) == 1  # the same session id in another engine: asked again
+
+    # What a session wrote is remembered by its engine only.
+    written = first.call("write_file", {"path": "run.sh", "content": "echo hi\n"}, session_id="s1")
+    assert written.ok, written.error
+    key = file_key("run.sh", str(first.workdir))
+    assert first.session_memory.view("s1", str(first.workdir)).touched(key)
+    assert second.session_memory is not first.session_memory
+    assert not second.session_memory.view("s1", str(first.workdir)).files.files
+
+    # Each engine logs to its own state dir.
+    assert (first.state_dir / "audit.jsonl").is_file()
+    assert first.state_dir != second.state_dir
+    logged = [json.loads(line) for line in (second.state_dir / "audit.jsonl").read_text().splitlines()]
+    assert [entry["outcome"] for entry in logged] == ["deny"]  # its own refusal, not the other's grant
+    outcomes = [json.loads(line)["outcome"] for line in (first.state_dir / "audit.jsonl").read_text().splitlines()]
+    assert outcomes[:2] == ["session", "session"] and "deny" not in outcomes
+
+
+def _project(root: Path, words: str) -> Path:
+    (root / "policies").mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    (root / "policies" / "deny.yaml").write_text(f"kind: ApprovalPolicy\ndeny: ['{words}*']\n")
+    return root
+
+
+def test_a_fresh_file_is_not_shared(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", "npm publish")
+    with Engine.load(root) as first:
+        assert first.check("npm publish x").decision == "deny"
+    assert not any(key[0] == root / "policies" / "deny.yaml" for key in loader._SHARED_FILES)
+
+
+def test_a_file_changed_since_it_was_shared_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "_SETTLED_NS", 0)  # every file counts as settled: shared at once
+    root = _project(tmp_path / "p", "npm publish")
+    policy = root / "policies" / "deny.yaml"
+    with Engine.load(root, approve_changes=True) as first:
+        assert first.check("npm publish x").decision == "deny"
+        assert first.check("cargo publish x").decision == "allow"
+    assert any(key[0] == policy for key in loader._SHARED_FILES)
+    time.sleep(0.01)  # past the clock's tick: the save changes the stat
+    policy.write_text("kind: ApprovalPolicy\ndeny: ['cargo publish*']\n")
+    with Engine.load(root, approve_changes=True) as second:
+        assert second.check("cargo publish x").decision == "deny"
+        assert second.check("npm publish x").decision == "allow"
+
+
+def test_a_policy_with_a_judge_is_not_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "_SETTLED_NS", 0)
+    root = tmp_path / "p"
+    (root / "judges").mkdir(parents=True)
+    (root / "judges" / "__init__.py").write_text("def judge(request):\n    return 'deny'\n")
+    (root / "policies").mkdir()
+    (root / "policies" / "p.yaml").write_text("kind: ApprovalPolicy\nmode: smart\njudge: judges:judge\n")
+    (root / "hermes-engine.yaml").write_text("workdir: .\nhandler_roots: [judges]\n")
+    with Engine.load(root) as first, Engine.load(root) as second:
+        assert first.snapshot.policy.settings.judge is not None
+        assert first.snapshot.policy is not second.snapshot.policy
