@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import marshal
+import re
 from collections.abc import Sequence
 from difflib import get_close_matches
 from functools import cache
@@ -223,6 +225,15 @@ def _problem(doc: Document, error: Any, schema: dict[str, Any], kind: str) -> Pr
         hint = f"; did you mean {close[0]!r}?" if close else (f" (known: {', '.join(known)})" if known else "")
         where = "/".join(map(str, path)) if path else kind
         return doc.problem([*path, name], "unknown-field", f"unknown field {name!r} in {where}{hint}", key=True)
+    if keyword == "propertyNames" and isinstance(error.instance, dict):
+        # Located at the name that does not match (`path_classes`, `variable_folders`), not at its mapping.
+        names = _schema_at(schema, list(error.schema_path)[:-1])
+        pattern = names.get("pattern") if isinstance(names, dict) else None
+        bad = [k for k in error.instance if isinstance(k, str) and pattern and not re.search(pattern, k)]
+        if bad:
+            name = next((k for k in bad if error.message.startswith(json.dumps(k))), bad[0])
+            where = "/".join(map(str, path))
+            return doc.problem([*path, name], "invalid-name", f"{where}: {name!r} does not match {pattern}", key=True)
     if keyword == "required":
         missing = error.kind.property
         where = f" in {'/'.join(map(str, path))}" if path else ""

@@ -94,6 +94,17 @@ def _classes(docs: list[Document], problems: list[Problem]) -> dict[str, tuple[s
     return {k: tuple(_parents(k, v, merged, problems, docs)) for k, v in merged.items()}
 
 
+def _folders(docs: list[Document]) -> dict[str, tuple[str, ...]]:
+    """Each variable's usual folders (`variable_folders:`, checked by the schema), in pack order: a
+    project or plugin adds a folder to a variable, never replaces the builtin pack's."""
+    merged: dict[str, tuple[str, ...]] = {}
+    for doc in docs:
+        for name, folder in (doc.data.get("variable_folders") or {}).items():
+            if folder not in merged.get(name, ()):
+                merged[name] = (*merged.get(name, ()), folder)
+    return merged
+
+
 def _parents(
     name: str, globs: list[str], merged: Mapping[str, list[str]], problems: list[Problem], docs: list[Document]
 ) -> list[str]:
@@ -143,10 +154,12 @@ def compile_policy(
     table_key = table_digest(program_list, skipped)
     programs, problems = compile_programs(program_list, skipped, table_key)
     classes = _classes(pattern_docs, problems)
-    # What every pattern's examples depend on besides the pattern: the program table and the classes.
-    examples_key = digest([table_key, sorted(classes.items())])
+    folders = _folders(pattern_docs)
+    # What every pattern's examples depend on besides the pattern: the program table, the classes
+    # and the variables' usual folders.
+    examples_key = digest([table_key, sorted(classes.items()), sorted(folders.items())])
     known = frozenset(classes) | COMPUTED_CLASSES
-    bare = CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs)
+    bare = CompiledPolicy((), classes, ApprovalSettings(), {}, frozenset(), (), True, programs, folders)
     examples = Evaluator(bare, places=EXAMPLE_PLACES)
     tools = set(tool_names)
     patterns: list[CompiledPattern] = []
@@ -260,6 +273,7 @@ def compile_policy(
         trigger_substrings=tuple(sorted(fewest_fragments(substrings | programs.triggers()[1]))),
         always_parse=always_parse,
         programs=programs,
+        folders=folders,
     )
     return policy, problems
 

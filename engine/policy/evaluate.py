@@ -425,7 +425,7 @@ class Evaluator:
 
     def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
-        self.classifier = PathClassifier(policy.classes, cwd, places)
+        self.classifier = PathClassifier(policy.classes, cwd, places, policy.folders)
         self._by_target: dict[tuple[str, str], tuple[CompiledPattern, ...]] = {}
         self._indexes: dict[int, tuple[tuple[CompiledPattern, ...], _Index]] = {}
         # The names of the engine's own files are path fragments too: only known at run time.

@@ -244,6 +244,7 @@ class CompiledPolicy(FrozenRecord):
         "trigger_substrings",
         "always_parse",
         "programs",
+        "folders",
     )
 
     patterns: tuple[CompiledPattern, ...]
@@ -255,6 +256,8 @@ class CompiledPolicy(FrozenRecord):
     trigger_substrings: tuple[str, ...]
     always_parse: bool
     programs: ProgramTable  # how programs read their arguments and what they run
+    # variable -> its usual folders (`variable_folders:`; engine.policy.paths.View._under_unknown)
+    folders: Mapping[str, tuple[str, ...]]
 
     def __init__(
         self,
@@ -266,6 +269,7 @@ class CompiledPolicy(FrozenRecord):
         trigger_substrings: tuple[str, ...],
         always_parse: bool,
         programs: ProgramTable = EMPTY,
+        folders: Mapping[str, tuple[str, ...]] = MISSING,
     ) -> None:
         object.__setattr__(self, "patterns", patterns)
         object.__setattr__(self, "classes", classes)
@@ -275,6 +279,7 @@ class CompiledPolicy(FrozenRecord):
         object.__setattr__(self, "trigger_substrings", trigger_substrings)
         object.__setattr__(self, "always_parse", always_parse)
         object.__setattr__(self, "programs", programs)
+        object.__setattr__(self, "folders", {} if folders is MISSING else folders)
 
     def is_guarded(self, tool: str) -> bool:
         return tool in self.targets or tool in self.settings.rules

@@ -740,9 +740,15 @@ class PathClassifier:
     """Classifies words against the classes declared in policy manifests."""
 
     def __init__(
-        self, classes: Mapping[str, Sequence[str]], cwd: str | None = None, places: Places | None = None
+        self,
+        classes: Mapping[str, Sequence[str]],
+        cwd: str | None = None,
+        places: Places | None = None,
+        folders: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         self._classes = {name: _compile(globs) for name, globs in classes.items()}
+        # A variable's usual folders (the policy's `variable_folders:`; see View._under_unknown).
+        self.folders: Mapping[str, tuple[str, ...]] = folders or {}
         self._globs = classes
         self._alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # built on the first glob word
         self._engine_alternatives: list[tuple[str, tuple[str, ...]]] | None = None  # the same, the engine's
@@ -1310,12 +1316,11 @@ class View:
         tail = _UNKNOWN_PREFIX.search(word)
         if tail is None:
             return found
-        default = _DEFAULT_FOLDERS.get(tail.group(1).strip("${}").upper())
-        if default is not None and tail.start() == 0:
+        if tail.start() == 0:
             # a variable whose usual value is known (`$HERMES_HOME/.env` is `~/.hermes/.env` by default)
-            usual = self.classify(default + tail.group(2))
-            if usual - self._home_baseline():
-                return Classes([*forms_of(found), found | _COMPUTED])
+            for default in self._classifier.folders.get(tail.group(1).strip("${}").upper(), ()):
+                if self.classify(default + tail.group(2)) - self._home_baseline():
+                    return Classes([*forms_of(found), found | _COMPUTED])
         parts = [p for p in tail.group(2).split("/") if p and p != "."]
         while ".." in parts:  # above an unknown folder: another unknown one
             parts = parts[parts.index("..") + 1 :]
@@ -1527,17 +1532,6 @@ class View:
 # The literal names after the last variable of a word (`$D/policies/deny.yaml`, `${X}/a`): see
 # View._under_unknown.
 _UNKNOWN_PREFIX = re.compile(r"(\$\{[^{}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-])((?:/[^$`/]*)+)$")
-# Variables whose usual value is a folder of the home's (what a line that does not set them means).
-_DEFAULT_FOLDERS = {
-    "HERMES_HOME": "~/.hermes",
-    "XDG_CONFIG_HOME": "~/.config",
-    "XDG_DATA_HOME": "~/.local/share",
-    "XDG_STATE_HOME": "~/.local/state",
-    "ZDOTDIR": "~",
-    "GNUPGHOME": "~/.gnupg",
-    "CARGO_HOME": "~/.cargo",
-    "DOCKER_CONFIG": "~/.docker",
-}
 _PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})
 _MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not walked: asks
 _COMPUTED = frozenset({"computed"})
