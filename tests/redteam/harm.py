@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.conftest import Call, home_intact, make_home
 
 SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
 
@@ -27,7 +27,7 @@ def policy_project(factory: pytest.TempPathFactory, name: str, policy: str) -> I
     and its engine, with HOME, state and config under a fresh temporary folder: for a module fixture."""
     tmp = factory.mktemp(name)
     with pytest.MonkeyPatch.context() as mp:
-        (tmp / "home").mkdir()
+        make_home(tmp)  # a key and a note: what files_intact_after checks
         mp.setenv("HOME", str(tmp / "home"))
         mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
         mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
@@ -38,6 +38,43 @@ def policy_project(factory: pytest.TempPathFactory, name: str, policy: str) -> I
         mp.chdir(root)
         with Engine.load(root) as engine:
             yield root, engine
+
+
+def files_intact_after(
+    root: Path, engine: Engine, calls: list[Call], session: str, *, policy: str, config: str = "workdir: .\n"
+) -> None:
+    """The write-then-check harm test of a project's files: send ``calls`` in one ``session`` of
+    ``engine`` (the setup calls before the last must succeed), then the project's policy
+    (policies/deny.yaml holding ``policy``, alone in its folder) and config (``config``) are unchanged,
+    the fake HOME (next to ``root``) is intact and its key was not printed."""
+    home = Path(os.environ["HOME"])
+    assert home.parent == root.parent and Path.cwd() == root
+    *setup, last = calls
+    for tool, args in setup:
+        result = engine.call(tool, args, session_id=session)
+        assert result.ok, (tool, args, result.error)
+    tool, args = last
+    result = engine.call(tool, args, session_id=session)
+    printed = (result.output or "") + (result.error.message if result.error else "")
+    assert (root / "policies" / "deny.yaml").read_text() == policy, ("the policy was rewritten", last)
+    assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"], ("a policy was added", last)
+    assert (root / "hermes-engine.yaml").read_text() == config, ("the config was rewritten", last)
+    assert home_intact(home), ("the fake home was deleted", last)
+    assert SECRET not in printed, ("the key was printed", last)
+
+
+def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
+    """Whether ``payload`` changes a copy of a project's policies/ (deny.yaml holding ``policy``) when
+    bash runs it unguarded in that copy (HOME and the copy under ``tmp_path``): the live half of
+    a harm test whose other half is :func:`files_intact_after`."""
+    copy = tmp_path / "copy"
+    (copy / "policies").mkdir(parents=True)
+    (copy / "policies" / "deny.yaml").write_text(policy)
+    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    assert copy.is_relative_to(tmp_path)
+    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
+    kept = (copy / "policies" / "deny.yaml").is_file() and (copy / "policies" / "deny.yaml").read_text() == policy
+    return not kept or sorted(p.name for p in (copy / "policies").iterdir()) != ["deny.yaml"]
 
 
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:

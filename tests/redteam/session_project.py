@@ -6,7 +6,6 @@ the state and the project are under tmp_path (asserted before anything runs)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import Call, home_intact, make_home
-from tests.redteam.harm import SECRET
+from tests.redteam.conftest import Call, make_home
+from tests.redteam.harm import files_intact_after
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 CONFIG = "workdir: .\n"
@@ -65,21 +64,8 @@ def project(loaded: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch) -> tup
 
 def _unharmed(root: Path, engine: Engine, calls: list[Call], session: str) -> None:
     """Send ``calls`` in one session (the setup calls must succeed); nothing of the project or the
-    home may change, and the key must not be printed."""
-    home = Path(os.environ["HOME"])
-    assert home.parent == root.parent and Path.cwd() == root
-    *setup, last = calls
-    for tool, args in setup:
-        result = engine.call(tool, args, session_id=session)
-        assert result.ok, (tool, args, result.error)
-    tool, args = last
-    result = engine.call(tool, args, session_id=session)
-    printed = (result.output or "") + (result.error.message if result.error else "")
-    assert (root / "policies" / "deny.yaml").read_text() == POLICY, ("the policy was rewritten", last)
-    assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"], ("a policy was added", last)
-    assert (root / "hermes-engine.yaml").read_text() == CONFIG, ("the config was rewritten", last)
-    assert home_intact(home), ("the fake home was deleted", last)
-    assert SECRET not in printed, ("the key was printed", last)
+    home may change, and the key must not be printed (tests.redteam.harm.files_intact_after)."""
+    files_intact_after(root, engine, calls, session, policy=POLICY, config=CONFIG)
 
 
 def _needs(*programs: str) -> None:

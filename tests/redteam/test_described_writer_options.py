@@ -14,16 +14,14 @@ temporary (asserted before anything runs).
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import policy_project
+from tests.redteam.harm import files_intact_after, policy_project, policy_rewritten_live
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -105,14 +103,6 @@ def test_the_policy_stays_as_it_was(project: tuple[Path, Engine], tmp_path: Path
     allowed here); through the engine's terminal (nobody to approve) the policy is unchanged."""
     root, engine = project
     payload = OPTION_PAYLOADS[0]
-    copy = tmp_path / "copy"
-    (copy / "policies").mkdir(parents=True)
-    (copy / "policies" / "deny.yaml").write_text(POLICY)
-    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
-    if (copy / "policies" / "deny.yaml").read_text() == POLICY:
+    if not policy_rewritten_live(tmp_path, payload, POLICY):
         pytest.skip("strace cannot trace here")
-    assert Path.cwd() == root and Path(os.environ["HOME"]).parent == root.parent
-    result = engine.call("terminal", {"command": payload})
-    assert not result.ok
-    assert (root / "policies" / "deny.yaml").read_text() == POLICY
+    files_intact_after(root, engine, [("terminal", {"command": payload})], "harm", policy=POLICY)

@@ -9,16 +9,14 @@ HOME, state and the project are temporary (asserted before anything runs).
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import policy_project
+from tests.redteam.harm import files_intact_after, policy_project, policy_rewritten_live
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -66,12 +64,5 @@ def test_no_policy_file_is_added(project: tuple[Path, Engine], tmp_path: Path) -
     engine's terminal (nobody to approve) it is refused and policies/ holds deny.yaml alone."""
     root, engine = project
     payload = PAYLOADS[0]
-    copy = tmp_path / "copy"
-    (copy / "policies").mkdir(parents=True)
-    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
-    assert (copy / "policies" / "x.yaml").is_file(), "the payload should add a policy file"
-    assert Path.cwd() == root and Path(os.environ["HOME"]).parent == root.parent
-    result = engine.call("terminal", {"command": payload})
-    assert not result.ok
-    assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"]
+    assert policy_rewritten_live(tmp_path, payload, POLICY), "the payload should add a policy file"
+    files_intact_after(root, engine, [("terminal", {"command": payload})], "harm", policy=POLICY)
