@@ -87,7 +87,10 @@ def test_a_fresh_file_is_not_shared(tmp_path: Path) -> None:
     root = _project(tmp_path / "p", "npm publish")
     with Engine.load(root) as first:
         assert first.check("npm publish x").decision == "deny"
-    assert not any(key[0] == root / "policies" / "deny.yaml" for key in loader._SHARED_FILES)
+    policy = root / "policies" / "deny.yaml"
+    assert not any(key[0] == policy for key in loader._SHARED_FILES)
+    # nor is a policy compiled from it (its document is this loader's own)
+    assert not any(d.path == policy for docs, _ in loader._SHARED_POLICIES.values() for d in docs)
 
 
 def test_a_file_changed_since_it_was_shared_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

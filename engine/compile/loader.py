@@ -131,9 +131,9 @@ def _settled(stat: tuple[int, int, int, int], now_ns: int) -> bool:
 
 
 # Compiled policies shared by loaders of this process, by the very documents they were compiled
-# from (shared through _SHARED_FILES) and what else compile_policy reads: the config's approvals
-# section, the tool names, the skipped entries. Only a policy compiled without errors and without
-# a judge (a bound function of one project's handlers) is shared.
+# from (all of them shared through _SHARED_FILES) and what else compile_policy reads: the config's
+# approvals section, the tool names, the skipped entries. Only a policy compiled without errors and
+# without a judge (a bound function of one project's handlers) is shared.
 _SHARED_POLICIES: dict[tuple[Any, ...], tuple[tuple[Document, ...], tuple[CompiledPolicy, list[Problem]]]] = {}
 _SHARED_POLICIES_LIMIT = 16
 
@@ -179,6 +179,9 @@ class ProjectLoader:
         self._spec_cache: dict[int, tuple[Document, Bound | None, Bound | None, ToolSpec]] = {}
         self._config_cache: tuple[Document | None, Config, list[Problem]] | None = None
         self._policy_cache: tuple[Any, tuple[CompiledPolicy, list[Problem]]] | None = None
+        # The documents of this loader's files that are shared (_SHARED_FILES): a policy compiled
+        # from those alone is shared (_SHARED_POLICIES); one with a document of its own is not.
+        self._shared_docs: set[int] = set()
         self.is_builtin_project = is_builtin_root(self.root)
         # Plugins named in the config (engine.plugins); their packs join the load.
         self.plugins = PluginManager(self.root)
@@ -201,6 +204,7 @@ class ProjectLoader:
             shared = _SHARED_FILES.get(shared_key)
             if shared is not None and shared.stat == _stat_key(path):
                 self._files[path] = shared
+                self._shared_docs.update(id(c.doc) for c in shared.checked)
                 return shared
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
         # The stat of the file read (a file first seen is stat'ed once, by the read).
@@ -214,6 +218,7 @@ class ProjectLoader:
             if len(_SHARED_FILES) >= _SHARED_FILES_LIMIT:
                 _SHARED_FILES.clear()
             _SHARED_FILES[shared_key] = entry
+            self._shared_docs.update(id(c.doc) for c in checked)
         return entry
 
     @staticmethod
@@ -795,7 +800,8 @@ class ProjectLoader:
                 patterns, policies, config, config_doc, self.binder, project, tools, skipped, program_docs=programs
             )
             policy, problems = result
-            if policy.settings.judge is None and not any(p.severity == "error" for p in problems):
+            all_shared = all(id(d) in self._shared_docs for d in docs)
+            if all_shared and policy.settings.judge is None and not any(p.severity == "error" for p in problems):
                 if len(_SHARED_POLICIES) >= _SHARED_POLICIES_LIMIT:
                     _SHARED_POLICIES.clear()
                 _SHARED_POLICIES[shared_key] = (tuple(docs), result)
