@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2001)
     opts = parser.parse_args()
 
+    from bench.bench_instructions import per_command_medians
     from engine import Engine
     from engine.build import build_name
 
@@ -47,15 +48,7 @@ def main() -> None:
             engine.check(command)
             samples.append(time.perf_counter() - started)
         figures.append(f"{command!r} {statistics.median(samples) * 1e6:.1f}")
-    per = []
-    for command in corpus:
-        samples = []
-        for _ in range(31):
-            started = time.perf_counter()
-            engine.check(command)
-            samples.append(time.perf_counter() - started)
-        per.append(statistics.median(samples))
-    per.sort()
+    per = per_command_medians(engine.check, corpus, time.perf_counter)
     figures.append(f"corpus median {statistics.median(per) * 1e6:.1f} p99 {per[int(0.99 * len(per))] * 1e6:.1f}")
     print(f"engine/policy: {build_name()}; Engine.check, cold (us): " + " | ".join(figures))
 
