@@ -2,9 +2,9 @@
 
     python -m bench.bench_walk [--runs 2001]
 
-`bench.bench_policy` runs with a fresh HOME made just before it: for the first two seconds
-(engine/policy/landing.py `_RACY_NS`) every folder under it is asked entry by entry, watched or
-not. Here the corpus is checked once, the racy window waited out, and then each command timed
+A folder changed in the last two seconds (engine/policy/landing.py `_RACY_NS`) is asked entry by
+entry unless watched and quiet since an earlier check (bench.bench_policy prints a fresh and a
+settled row). Here the corpus is checked once, the racy window waited out, and then each command timed
 cold (the parse cache off): three single commands (median of --runs checks each) and the corpus
 (median of 31 checks per command; its median and p99). Run it on a compiled copy with a temporary
 HOME/XDG_STATE_HOME/XDG_CONFIG_HOME, as bench.bench_policy (docs/compiled.md "Measuring it").
