@@ -134,25 +134,25 @@ def test_a_forked_child_changes_the_folder_in_the_window(
 
 
 def test_a_folder_changed_on_every_check_is_not_listed_each_time(
-    setting: tuple[Engine, Path, Path], fresh: Path, monkeypatch: pytest.MonkeyPatch
+    setting: tuple[Engine, Path, Path], fresh: Path, watching: bool
 ) -> None:
+    # White-box: a folder with an event before each check (a build's output) is asked entry by
+    # entry, never listed whole; once quiet, it is listed and kept (watched), or still asked (not).
     engine, _, _ = setting
-    scans: list[str] = []
-    real_scan = landing.scan
-
-    def counted(directory: str) -> landing.Listing | None:
-        scans.append(directory)
-        return real_scan(directory)
-
-    monkeypatch.setattr(landing, "scan", counted)
+    finder = _finder(engine)
     command = f"rm -rf {fresh.name}/x/*"
     for n in range(4):
         (fresh / f"out{n}").write_text("built\n")  # an event on the folder before each check
         assert engine.check(command).decision == "allow"
-    assert str(fresh) not in scans
-    for _ in range(3):  # settled (no event): listed at most once, then kept
+        assert str(fresh) not in finder._listings
+    for _ in range(3):
         assert engine.check(command).decision == "allow"
-    assert scans.count(str(fresh)) <= 1
+    kept = finder._listings.get(str(fresh))
+    if watching:
+        assert kept is not None and kept[0] == landing._UNVOUCHED, kept
+    else:
+        assert kept is None
+    assert time.time_ns() - os.stat(fresh).st_ctime_ns < landing._RACY_NS  # still in the window
 
 
 def test_a_dropped_stamp_is_not_vouched_for_by_the_folders_times(
