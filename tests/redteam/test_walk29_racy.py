@@ -25,7 +25,7 @@ import pytest
 from engine import Engine
 from engine.policy import landing
 from tests.conftest import REPO
-from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.conftest import home_intact, make_home, relinked_in_a_forked_child
 
 
 @pytest.fixture(autouse=True, params=["watched", "stat"])
@@ -83,6 +83,16 @@ def _allowed_twice_in_the_window(engine: Engine, command: str, folder: Path, wat
     assert time.time_ns() - os.stat(folder).st_ctime_ns < landing._RACY_NS  # still in the window
 
 
+def _x_kept(engine: Engine, folder: Path, watching: bool, made: bool = True) -> str:
+    """`rm -rf F/x/*` allowed twice in the window (see above), ``folder/x`` a plain folder (made)
+    or nothing."""
+    if made:
+        (folder / "x").mkdir()
+    command = f"rm -rf {folder.name}/x/*"
+    _allowed_twice_in_the_window(engine, command, folder, watching)
+    return command
+
+
 def _elsewhere(code: str, cwd: Path) -> None:
     """``code`` (Python) run by a background process, waited for: the kernel has queued its
     events before the next check."""
@@ -94,8 +104,7 @@ def test_a_link_made_in_the_window_between_two_checks(
     setting: tuple[Engine, Path, Path], fresh: Path, watching: bool
 ) -> None:
     engine, _, home = setting
-    command = f"rm -rf {fresh.name}/x/*"
-    _allowed_twice_in_the_window(engine, command, fresh, watching)
+    command = _x_kept(engine, fresh, watching, made=False)
     job = subprocess.Popen(["ln", "-s", str(home), "x"], cwd=fresh)  # `ln -s ~ x` in the background
     assert job.wait() == 0
     assert engine.check(command).decision != "allow"
@@ -116,20 +125,8 @@ def test_a_forked_child_changes_the_folder_in_the_window(
     setting: tuple[Engine, Path, Path], fresh: Path, watching: bool
 ) -> None:
     engine, _, home = setting
-    (fresh / "x").mkdir()
-    command = f"rm -rf {fresh.name}/x/*"
-    _allowed_twice_in_the_window(engine, command, fresh, watching)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover (the child: it must not read the parent's events)
-        code = 1
-        try:
-            os.rename(fresh / "x", fresh / "old")
-            os.symlink(home, fresh / "x")
-            code = 0 if engine.check(command).decision != "allow" else 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    command = _x_kept(engine, fresh, watching)
+    relinked_in_a_forked_child(engine, command, fresh, home)
     assert engine.check(command).decision != "allow"
 
 
@@ -161,8 +158,7 @@ def test_a_dropped_stamp_is_not_vouched_for_by_the_folders_times(
     # White-box: a listing kept on the watch's word has no stat key; once its stamp is dropped (as
     # an event drops it), a stat that finds the same times must not bring it back.
     engine, _, _ = setting
-    command = f"rm -rf {fresh.name}/x/*"
-    _allowed_twice_in_the_window(engine, command, fresh, watching)
+    _x_kept(engine, fresh, watching, made=False)
     watcher = landing._live_watcher()
     if not watching:
         assert watcher is None
@@ -179,9 +175,7 @@ def test_near_miss_new_plain_entries_in_the_window_stay_allowed(
     setting: tuple[Engine, Path, Path], fresh: Path, watching: bool
 ) -> None:
     engine, _, _ = setting
-    (fresh / "x").mkdir()
-    command = f"rm -rf {fresh.name}/x/*"
-    _allowed_twice_in_the_window(engine, command, fresh, watching)
+    command = _x_kept(engine, fresh, watching)
     _elsewhere("import os; os.mkdir('x/more'); os.rename('x', 'y'); os.mkdir('x')", fresh)
     assert engine.check(command).decision == "allow"
     assert engine.check(f"rm -rf {fresh.name}/y/*").decision == "allow"
