@@ -7,12 +7,20 @@ compiled regexes over the raw text (the approach this engine replaces). The head
 figure is cold: the evaluator's parse cache is off, so every check parses its text (an
 agent's commands are mostly new). The figure with the cache on (each command judged
 again) is printed on its own line, labelled as such.
+
+The headline (target) row is on a settled tree: HOME and the project older than the link
+walk's racy window (engine/policy/landing.py `_RACY_NS`, 2 s), as a user's are. The fresh
+row is measured first, with HOME and the project changed just before (an entry made and
+removed): for 2 s a folder's times cannot vouch for its listing (a change in the same clock
+tick leaves them as they were), so an unwatched folder is asked entry by entry, and a
+watched one in the first check after its change.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import time
@@ -169,17 +177,37 @@ def main() -> None:
     for command in commands:  # warm caches the way a running engine has them
         check(command)
     evaluator.parse_cache = 0  # cold: every check parses its text
+    # Fresh tree: HOME and the project changed just now (the racy window, engine/policy/landing.py
+    # `_RACY_NS`: a folder changed in the last 2 s cannot be vouched for by its times).
+    changed = time.monotonic()
+    for folder in (os.environ.get("HOME"), str(REPO)):
+        if folder and os.path.isdir(folder):
+            touched = Path(folder) / ".bench-fresh"  # an entry made and removed: its times and an event
+            touched.write_text("")
+            touched.unlink()
+    fresh = timings(check, commands)
+    # Settled tree (the target row): a user's HOME and project are older than the window.
+    time.sleep(max(0.0, 2.1 - (time.monotonic() - changed)))
+    for command in commands:
+        check(command)
     ours = timings(check, commands)
     evaluator.parse_cache = cache_size  # a command judged again: its parse is remembered
     cached = timings(check, commands)
     naive = timings(naive_check, commands)
     speed = [
         (
-            "Engine.check",
+            "Engine.check (settled tree)",
             f"{statistics.median(ours) * 1e6:.1f}",
             f"{pct(ours, 0.99) * 1e6:.1f}",
             f"{max(ours) * 1e6:.1f}",
             "median <= 30, p99 <= 300",
+        ),
+        (
+            "Engine.check, fresh tree (HOME, project changed < 2 s ago)",
+            f"{statistics.median(fresh) * 1e6:.1f}",
+            f"{pct(fresh, 0.99) * 1e6:.1f}",
+            f"{max(fresh) * 1e6:.1f}",
+            "",
         ),
         (
             "Engine.check, same text again (parse cached)",

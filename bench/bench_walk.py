@@ -2,9 +2,9 @@
 
     python -m bench.bench_walk [--runs 2001]
 
-`bench.bench_policy` runs with a fresh HOME made just before it: for the first two seconds
-(engine/policy/landing.py `_RACY_NS`) every folder under it is asked entry by entry, watched or
-not. Here the corpus is checked once, the racy window waited out, and then each command timed
+A folder changed in the last two seconds (engine/policy/landing.py `_RACY_NS`) is asked entry by
+entry unless watched and quiet since an earlier check (bench.bench_policy prints a fresh and a
+settled row). Here the corpus is checked once, the racy window waited out, and then each command timed
 cold (the parse cache off): three single commands (median of --runs checks each) and the corpus
 (median of 31 checks per command; its median and p99). Run it on a compiled copy with a temporary
 HOME/XDG_STATE_HOME/XDG_CONFIG_HOME, as bench.bench_policy (docs/compiled.md "Measuring it").
@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2001)
     opts = parser.parse_args()
 
+    from bench.bench_instructions import per_command_medians
     from engine import Engine
     from engine.build import build_name
 
@@ -47,15 +48,7 @@ def main() -> None:
             engine.check(command)
             samples.append(time.perf_counter() - started)
         figures.append(f"{command!r} {statistics.median(samples) * 1e6:.1f}")
-    per = []
-    for command in corpus:
-        samples = []
-        for _ in range(31):
-            started = time.perf_counter()
-            engine.check(command)
-            samples.append(time.perf_counter() - started)
-        per.append(statistics.median(samples))
-    per.sort()
+    per = per_command_medians(engine.check, corpus, time.perf_counter)
     figures.append(f"corpus median {statistics.median(per) * 1e6:.1f} p99 {per[int(0.99 * len(per))] * 1e6:.1f}")
     print(f"engine/policy: {build_name()}; Engine.check, cold (us): " + " | ".join(figures))
 

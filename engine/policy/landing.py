@@ -6,14 +6,16 @@ directory a check walks through is listed once and kept while its modification t
 time and inode stay the same: creating, removing or renaming an entry, a symbolic link included,
 changes them (and setting the modification time back, `touch -d`, changes the change time).
 A listing younger than the clock's granularity could miss a change made in the same tick, so
-recently changed directories are asked entry by entry instead.
+recently changed directories are asked entry by entry instead (unless watched, below).
 
 On Linux the kernel says it instead of a stat per directory per check (:class:`_Watcher`, inotify):
 a listing made after a watch was set on its directory and on every directory above it stays
 valid until an event names one of them, and one `poll` at the start of a check says whether any
 event came since the last (the kernel queues it before the call that changed the directory
-returns, whichever process made it). A mount changes no directory's entries: the mount table's
-own `poll` drops everything kept. Whatever cannot be watched is asked as before.
+returns, whichever process made it). So a watched directory changed within the racy window is
+listed too, once it has had no event since an earlier check, and that listing holds on the
+stamp alone. A mount changes no directory's entries: the mount table's own `poll` drops
+everything kept. Whatever cannot be watched is asked as before.
 
 Only the areas a tool can plant a link in are followed (the working directory, home,
 temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
@@ -42,6 +44,7 @@ _RACY_NS = 2_000_000_000
 _MAX_ENTRIES = 4096  # larger directories are asked entry by entry
 _MAX_DIRS = 1024
 _MAX_GLOB_LANDINGS = 64
+_UNVOUCHED = (-1, -1, -1)  # the stat key of a listing its times cannot vouch for: no stat has it
 
 Listing = dict[str, int]
 
@@ -335,6 +338,7 @@ class LinkFinder:
         key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         # The watch before what it vouches for: the listing made below, or a stat that finds
         # the kept listing unchanged (the one above may be older than the watch).
+        held = watcher is not None and directory in watcher.stamps  # no event since an earlier call
         stamp = watcher.watch(directory) if watcher is not None else 0
         if cached is not None and cached[0] == key:
             if not stamp:
@@ -347,10 +351,15 @@ class LinkFinder:
                 self._listings[directory] = (key, cached[1], stamp)
                 return cached[1]
             key = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        # A directory changed within the racy window is asked entry by entry, watched or not:
-        # one that changes on every check (a build's output) would be listed whole each time.
+        # A directory changed within the racy window: a change in the same clock tick as this
+        # stat would leave its times as they are, so they cannot vouch for a listing. Watched, a
+        # listing made now holds while the stamp does (a later change is an event), but only a
+        # folder with no event since an earlier check is listed: one that changes on every check
+        # (a build's output) would be listed whole each time. Unwatched: asked entry by entry.
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
-            return None
+            if not (stamp and held):
+                return None
+            key = _UNVOUCHED  # on the stamp's word alone: once it goes, listed again
         entries = scan(directory)
         if entries is None:
             return None

@@ -203,3 +203,20 @@ JS_RM_HOME = "require('fs').rmSync(require('os').homedir(), {recursive: true, fo
 def write_call(path: str, content: str) -> Call:
     """A write_file call (the file tool a caller writes its scripts with)."""
     return ("write_file", {"path": path, "content": content})
+
+
+def relinked_in_a_forked_child(engine: Engine, command: str, folder: Path, home: Path) -> None:
+    """A child of fork() renames ``folder/x`` away, links ``folder/x`` to ``home`` and must see it in
+    its own check of ``command``. It shares the parent's open files: were it to read the kernel's
+    queue of changes (landing._Watcher), the parent would never see them (the caller checks that)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        code = 1
+        try:
+            os.rename(folder / "x", folder / "old")
+            os.symlink(home, folder / "x")
+            code = 0 if engine.check(command).decision != "allow" else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -25,7 +25,7 @@ import pytest
 from engine import Engine
 from engine.policy import landing
 from tests.conftest import REPO
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import home_intact, relinked_in_a_forked_child
 
 WIPE = "rm -rf x/*"
 DEEP_WIPE = "rm -rf a/b/*"
@@ -166,17 +166,7 @@ def test_a_forked_engine_does_not_take_the_parents_news(
     # changes, the parent would never see them. The child links x to home and checks; the
     # parent's next check must still see the link.
     _kept(work_engine, WIPE)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover (the child)
-        code = 1
-        try:
-            os.rename(work / "x", work / "old")
-            os.symlink(fake_home, work / "x")
-            code = 0 if work_engine.check(WIPE).decision != "allow" else 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    relinked_in_a_forked_child(work_engine, WIPE, work, fake_home)
     _refused(work_engine, WIPE)
 
 
