@@ -20,7 +20,9 @@ import functools
 import gc
 import itertools
 import math
+import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,6 +115,30 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
+def _lines(head: str, line: str, size: int) -> str:
+    """``head``, then ``line`` filled with 0, 1, 2 ... as many times as fit in ``size`` characters."""
+    text = head + "".join(line.format(i) for i in range(size // len(line.format(0))))
+    return text[: text.rfind("\n", 0, size) + 1]
+
+
+def _makefile(size: int) -> str:
+    """A Makefile of one target whose recipe is distinct lines."""
+    return _lines("all:\n", "\techo a{0}\n", size)
+
+
+def _vimrc(size: int) -> str:
+    """A vimrc of settings and mappings (ex lines, no shell command)."""
+    return _lines("", "let g:a{0} = {0}\nnnoremap <leader>a{0} :echo {0}<CR>\n", size)
+
+
+# Files a command runs (the session's memory judges a file its session wrote as what the command runs):
+# name -> (builder of {path: text}, the command). A 64 KiB file is a 64 KiB input (issue 10).
+SESSION_SHAPES: dict[str, tuple[Callable[[int], dict[str, str]], str]] = {
+    "written Makefile, make (session)": (lambda n: {"Makefile": _makefile(n)}, "make"),
+    "written vimrc, vim -u (session)": (lambda n: {"vimrc": _vimrc(n)}, "vim -u vimrc -c q"),
+}
+
+
 @dataclass
 class Timing:
     """Seconds per call over the rounds: thread CPU and wall clock, each sorted."""
@@ -147,6 +173,41 @@ def measure(fn: Callable[[str], object], text: str, rounds: int, build: Callable
     return Timing(sorted(cpu), sorted(wall))
 
 
+class SessionChecks:
+    """The check of a command after its session wrote files, as a call judges it (Engine.call's
+    gate: the session's memory and the evaluator's verdict), in a temporary working directory whose
+    engine keeps its state there too. Nothing is run."""
+
+    def __init__(self) -> None:
+        from engine import Engine
+
+        self._folder = tempfile.TemporaryDirectory(prefix="bench-adv-")
+        self.work = os.path.join(self._folder.name, "work")
+        os.mkdir(self.work)
+        config = {"workdir": self.work, "state_dir": os.path.join(self._folder.name, "state")}
+        self.engine = Engine.load(REPO, config=config)
+        self._sessions = itertools.count()
+
+    def prepared(self, files: dict[str, str], command: str) -> Callable[[str], object]:
+        """A check of ``command`` in a new session that wrote ``files`` (through write_file)."""
+        session = f"bench{next(self._sessions)}"
+        for path, text in files.items():
+            result = self.engine.call("write_file", {"path": path, "content": text}, session_id=session)
+            if not result.ok:
+                raise RuntimeError(f"write_file {path}: {result}")
+        memory = self.engine.session_memory
+        evaluator = self.engine._evaluator(self.engine._snapshot)
+
+        def check(text: str) -> object:
+            return evaluator.verdict("terminal", {"command": text}, memory.view(session, self.work))
+
+        return check
+
+    def close(self) -> None:
+        self.engine.close()
+        self._folder.cleanup()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-kib", type=int, default=1024)
@@ -154,6 +215,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run only the shapes whose name contains this text")
     opts = parser.parse_args()
     shapes = {name: build for name, build in SHAPES.items() if opts.only in name}
+    session_shapes = {name: shape for name, shape in SESSION_SHAPES.items() if opts.only in name}
 
     from engine import Engine
 
@@ -164,7 +226,8 @@ def main() -> None:
     gc.freeze()
     sizes = [kib * KIB for kib in (1, 4, 16, 64, 256, 1024) if kib <= opts.max_kib]
     rows = []
-    per_shape: dict[str, list[Timing]] = {name: [] for name in shapes}
+    per_shape: dict[str, list[Timing]] = {name: [] for name in (*shapes, *session_shapes)}
+    sessions = SessionChecks() if session_shapes else None
     previous: float | None = None
     for size in sizes:
         worst: Timing | None = None
@@ -177,6 +240,14 @@ def main() -> None:
             if worst is None or statistics.median(timing.cpu) > statistics.median(worst.cpu):
                 worst, worst_name = timing, name
                 floor = statistics.median(measure(str.split, text, opts.rounds).cpu)
+        for name, (files, command) in session_shapes.items():
+            assert sessions is not None
+            written = files(size)
+            timing = measure(sessions.prepared(written, command), command, opts.rounds)
+            per_shape[name].append(timing)
+            if worst is None or statistics.median(timing.cpu) > statistics.median(worst.cpu):
+                worst, worst_name = timing, name
+                floor = statistics.median(measure(str.split, "".join(written.values()), opts.rounds).cpu)
         if worst is None:
             continue
         median = statistics.median(worst.cpu)
@@ -195,6 +266,8 @@ def main() -> None:
             )
         )
         previous = median
+    if sessions is not None:
+        sessions.close()
     print(
         table(
             f"Engine.check, worst shape per size (ms over {opts.rounds} rounds: median / p99 / max)",

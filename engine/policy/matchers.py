@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
-_CODE_STRINGS = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+# A string literal, quotes and all (no groups: `findall` of 17,000 literals then makes no tuples,
+# and each distinct literal is unquoted once; the unrolled loop is the same language, ~10% faster).
+_CODE_STRINGS = re.compile(r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"|'[^'\\]*(?:\\.[^'\\]*)*'")
 _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
 # A relative path literal: a name with a folder in it, or a dot file (`policies/x.yaml`, `.bashrc`).
 _CODE_RELATIVE = re.compile(r"(?:[\w.-]+/)+[\w.-]+/?\Z|\.[\w][\w.-]*\Z")
@@ -447,8 +449,8 @@ def code_paths(code: str) -> list[str]:
         return _LAST_PATHS[0]
     out = []
     home = _names_home(code)
-    for a, b in dict.fromkeys(_CODE_STRINGS.findall(code)):
-        literal = a or b
+    for quoted in dict.fromkeys(_CODE_STRINGS.findall(code)):
+        literal = quoted[1:-1]
         if "HOME" in literal or "home" in literal:
             literal = _CODE_HOME.sub("~", literal)
         if literal.startswith(("/", "~")) or _CODE_RELATIVE.match(literal):

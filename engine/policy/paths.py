@@ -79,18 +79,91 @@ _LINES_FINDERS: dict[tuple[str, ...], Finder] = {}
 _MAX_LINES_FINDERS = 64
 
 
-def _lines_finder(globs: Iterable[str]) -> Finder:
-    """A line that one of ``globs`` (includes; a `!` exclusion is left out) may match in full."""
-    key = tuple(dict.fromkeys(globs))
+def _lines_finder(globs: Iterable[str], *, names: bool = False) -> Finder:
+    """A line that one of ``globs`` (includes; a `!` exclusion is left out) may match in full.
+    ``names``: lines of names alone (_relative_finders), where a `*` or `?` stops at the line's end:
+    a `*` that may run on over thousands of lines of names (no `/` ends it) made each match a
+    search to the text's end (RE2 keeps the longer reading alive), quadratic in the lines."""
+    key = (*dict.fromkeys(globs), "\n" if names else "")
     kept = _LINES_FINDERS.get(key)
     if kept is not None:
         return kept
-    body = "|".join(glob_to_regex(g) for g in key if not g.startswith("!"))
+    body = "|".join(glob_to_regex(g) for g in key[:-1] if not g.startswith("!"))
+    if names:
+        body = body.replace("[^/]", "[^/\n]")
     made = Finder(f"(?m)^(?:{body or _NEVER})$")
     if len(_LINES_FINDERS) >= _MAX_LINES_FINDERS:
         _LINES_FINDERS.clear()  # simpler than an LRU, and safe under threads
     _LINES_FINDERS[key] = made
     return made
+
+
+_NESTED_BRACES = re.compile(r"\{[^}]*\{")  # braces in braces: glob_to_regex reads them otherwise
+_ESCAPED_SEPARATOR = re.compile(r"\\[/{},\\]")  # an escaped character _relative_glob would split or expand at
+_MAX_RELATIVE = 16  # folders whose _relative_finders are kept
+
+
+def _relative_glob(glob: str, folder: str) -> list[str] | None:
+    """What a class glob asks of NAME for the paths FOLDER/NAME (NAME a plain name, no `/`;
+    ``folder`` printable ASCII, ending in `/`): globs, one of which NAME must match where the whole
+    glob matches the whole path ([] when none may: the glob's segments spell another folder, or it
+    is an exclusion, which the finders leave out); None when that cannot be said here (a `**` that
+    reads part of the folder's path in another way; a `[`, an escaped `/`, brace or comma, nested braces).
+
+    Each alternative of the glob's braces (a superset of what glob_to_regex reads) is cut at its
+    `/`: the segments before NAME's must each match the folder's (`*` and `?` never cross a `/`);
+    what is left is the glob of NAME (the same regex as its end in the whole glob's). A `**` segment
+    in the folder's part (`(?:.*/)?`: any folders) leaves `**` when it ends the glob, or when the
+    segments between it and a last `**` match folders there (`**/.git/**`); X when the segments
+    after it (`/tmp/**`, `**/X`, `**/a/X`) end at NAME, the ones before X matching the folder's last."""
+    if glob.startswith("!"):
+        return []
+    if "[" in glob or _ESCAPED_SEPARATOR.search(glob) or not glob.isascii() or _NESTED_BRACES.search(glob):
+        return None
+    alternatives = _expand_alternatives(glob) if "{" in glob else [glob]
+    if alternatives is None:
+        return None
+    folders = folder[:-1].split("/")
+    out: list[str] = []
+    for alternative in alternatives:
+        segments = alternative.split("/")
+        deep = next((i for i, seg in enumerate(segments) if "**" in seg), len(segments))
+        head = min(deep, len(folders))
+        if deep == len(segments) and len(segments) != len(folders) + 1:
+            continue  # as many segments as FOLDER/NAME, or no match
+        if not all(_segment_matches(seg, name) for seg, name in zip(segments[:head], folders, strict=False)):
+            continue
+        if deep >= len(folders):
+            if deep == len(folders) or deep == len(segments):
+                out.append("/".join(segments[len(folders) :]))
+            continue  # (deep > len(folders): segments of a folder inside NAME)
+        # `**` in the folder's part: it reads any folders there (`(?:.*/)?`, segment to segment)
+        rest = segments[deep + 1 :]
+        if segments[deep] != "**":
+            return None
+        if not rest:
+            out.append("**")
+        elif not any("**" in seg for seg in rest):  # the last segments of FOLDER/NAME
+            start = len(folders) + 1 - len(rest)
+            if start >= deep and all(_segment_matches(a, b) for a, b in zip(rest[:-1], folders[start:], strict=True)):
+                out.append(rest[-1])
+        elif rest[-1] == "**" and not any("**" in seg for seg in rest[:-1]):  # folders there, then anything
+            inner = rest[:-1]
+            if any(
+                all(_segment_matches(a, b) for a, b in zip(inner, folders[at : at + len(inner)], strict=True))
+                for at in range(deep, len(folders) - len(inner) + 1)
+            ):
+                out.append("**")
+        else:
+            return None
+    return out
+
+
+def _segment_matches(segment: str, name: str) -> bool:
+    """Whether a glob segment (no `/`, `**`, `[` or braces) matches one name, case ignored."""
+    if "*" not in segment and "?" not in segment and "\\" not in segment:
+        return segment.lower() == name.lower()
+    return re.fullmatch(glob_to_regex(segment), name, re.IGNORECASE) is not None
 
 
 _HOME_VARS = re.compile(
@@ -764,6 +837,10 @@ class PathClassifier:
         self._lexical = lru_cache(maxsize=4096)(self._classify)
         # Built when first used (see _plain_finders); () when there are none.
         self._plain: tuple[Finder, Finder] | tuple[()] | None = None
+        self._declared_globs: list[str] = []  # those of _plain's finders, by the path as spelled
+        self._here_globs: list[str] = []  # and by the path in the working directory
+        # folder -> its plain names' finders read on the names alone (see _relative_finders)
+        self._relative: dict[str, tuple[Finder, tuple[tuple[bytes, Finder], ...]] | None] = {}
         self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
         self._trees = TreeLister()
@@ -797,8 +874,46 @@ class PathClassifier:
                     finders = (_lines_finder(declared), _lines_finder(here))
                 except (GlobError, RegexError):
                     finders = ()
+                self._declared_globs, self._here_globs = declared, here
             self._plain = finders
         return finders or None
+
+    def _relative_finders(self, cwd: str) -> tuple[Finder, tuple[tuple[bytes, Finder], ...]] | None:
+        """_plain_finders for names read in ``cwd`` (absolute, normal) without its path before each
+        name (View._touched_names: 16,000 names of a 64 KiB text, each prefixed, were ~300 KB to
+        scan): (a finder of the lines a declared glob may hold as spelled, or a glob of the second
+        finder may hold as CWD/NAME or its `~` form, by what the glob asks of NAME once the folder's
+        path has matched its literal start (_relative_glob); for each form of the folder whose path a
+        glob's wildcards must read, those globs and the form, read with the form before each name).
+        None when the folder's path is not printable ASCII or the globs do not compile."""
+        if cwd in self._relative:
+            return self._relative[cwd]
+        made: tuple[Finder, tuple[tuple[bytes, Finder], ...]] | None = None
+        forms = [cwd.rstrip("/") + "/"]
+        tilde = self._tilde(cwd)
+        if tilde != cwd:
+            forms.append(tilde.rstrip("/") + "/")
+        if self._plain_finders() is not None and all(f.isascii() and f.isprintable() for f in forms):
+            names = list(self._declared_globs)
+            prefixed: list[tuple[bytes, Finder]] = []
+            try:
+                for form in forms:
+                    whole: list[str] = []
+                    for glob in self._here_globs:
+                        rest = _relative_glob(glob, form)
+                        if rest is None:
+                            whole.append(glob)
+                        else:
+                            names += rest
+                    if whole:
+                        prefixed.append((form.encode(), _lines_finder(whole)))
+                made = (_lines_finder(names, names=True), tuple(prefixed))
+            except (GlobError, RegexError):
+                made = None
+        if len(self._relative) >= _MAX_RELATIVE:
+            self._relative.clear()
+        self._relative[cwd] = made
+        return made
 
     def _class_finder(self, classes: frozenset[str]) -> Finder | None:
         """Where a line may be a path one of ``classes`` holds (as _plain_finders, for these classes
@@ -1448,14 +1563,21 @@ class View:
         finders = classifier._plain_finders()
         assert places is not None and finders is not None
         inside = cwd.rstrip("/") + "/"
-        prefix = inside.encode("utf-8", "surrogatepass")
-        here = prefix + spelled.replace(b"\n", b"\n" + prefix)
-        tilde = classifier._tilde(cwd)
-        if tilde != cwd:
-            other = (tilde.rstrip("/") + "/").encode("utf-8", "surrogatepass")
-            here += b"\n" + other + spelled.replace(b"\n", b"\n" + other)
+        relative = classifier._relative_finders(cwd) if directory is None else None
         touched: set[bytes] = set()
-        scans = [(finders[0], spelled), (finders[1], here)]
+        if relative is not None:
+            # The names alone, and with the folder's path before them only for the globs whose
+            # wildcards read it (_relative_finders): no copy of the folder's path per name.
+            scans = [(relative[0], spelled)]
+            scans += [(finder, form + spelled.replace(b"\n", b"\n" + form)) for form, finder in relative[1]]
+        else:
+            prefix = inside.encode("utf-8", "surrogatepass")
+            here = prefix + spelled.replace(b"\n", b"\n" + prefix)
+            tilde = classifier._tilde(cwd)
+            if tilde != cwd:
+                other = (tilde.rstrip("/") + "/").encode("utf-8", "surrogatepass")
+                here += b"\n" + other + spelled.replace(b"\n", b"\n" + other)
+            scans = [(finders[0], spelled), (finders[1], here)]
         if directory is not None and classes is not None:
             only = classifier._class_finder(classes)
             if only is None:

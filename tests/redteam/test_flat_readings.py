@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from engine.policy import evaluate
 from engine.policy.lexer import MAX_LENGTH
 from tests.conftest import REPO
 from tests.redteam.conftest import judge
@@ -95,3 +96,48 @@ def test_padding_of_words_past_ascii_hides_no_hardline_command(engine: Engine, l
         assert (verdict.decision, verdict.hardline) == ("deny", True), text[-40:]
     verdict = judge(engine, padding)
     assert (verdict.hardline, verdict.grantable) == (False, False)
+
+
+# stop 29 (flat29): the first reading's pieces are kept as its cut text, put in a set only when a later
+# reading asks about more than _FEW_NEW pieces (evaluate._Pieces); fewer are each looked for in the cut.
+MANY_CHANGED = "".join(f"rm a{i}\x1b]; " for i in range(20))  # 20 pieces a reading changes, side by side
+
+
+@pytest.mark.parametrize("hidden", HIDDEN[:3], ids=range(3))
+def test_a_reading_that_changes_many_pieces_near_each_other_reads_them(engine: Engine, hidden: str) -> None:
+    for text in (PADDING + MANY_CHANGED + hidden, MANY_CHANGED + hidden + "; " + PADDING):
+        verdict = judge(engine, text)
+        assert (verdict.decision, verdict.hardline) == ("deny", True), text[-60:]
+    verdict = judge(engine, PADDING + MANY_CHANGED)
+    assert (verdict.hardline, verdict.grantable) == (False, False)
+
+
+def test_pieces_kept_as_cut_text_judge_as_a_set_of_them(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same verdicts when every later reading's pieces are looked up in a set of the first one's.
+    texts = [PADDING + h for h in HIDDEN] + [PADDING + MANY_CHANGED, PADDING + MANY_CHANGED + HIDDEN[2]]
+    texts += [PADDING[:-2] + "\x1b]" + HIDDEN[0], "c\x1b]d /; " + PADDING + "rm -rf *"]
+    lazy = [judge(engine, text) for text in texts]
+    monkeypatch.setattr(evaluate, "_FEW_NEW", 0)
+    eager = [judge(engine, text) for text in texts]
+    assert [(v.decision, v.hardline, sorted(m.key for m in v.matches)) for v in lazy] == [
+        (v.decision, v.hardline, sorted(m.key for m in v.matches)) for v in eager
+    ]
+    assert lazy[2].hardline and not lazy[-4].hardline
+
+
+def test_the_benchmarks_session_shapes_judge_the_written_file() -> None:
+    # bench_adversarial's session shapes (a file the session wrote, run by the command): harmless at
+    # 4 KiB; one harmful line at their end is read (the file is judged as what the command runs).
+    from bench.bench_adversarial import SESSION_SHAPES, SessionChecks
+
+    sessions = SessionChecks()
+    harmful = {"Makefile": "\trm -rf ~\n", "vimrc": ":!rm -rf ~\n"}
+    try:
+        for files, command in SESSION_SHAPES.values():
+            written = files(4096)
+            assert sessions.prepared(written, command)(command).decision == "allow"  # type: ignore[attr-defined]
+            worse = {path: text + harmful[path] for path, text in written.items()}
+            verdict = sessions.prepared(worse, command)(command)
+            assert verdict.decision == "deny", (command, verdict)  # type: ignore[attr-defined]
+    finally:
+        sessions.close()

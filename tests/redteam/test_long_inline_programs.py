@@ -94,3 +94,36 @@ def test_located_scans_find_what_re_finds(seed: int) -> None:
             limit = chance.choice([1, 3, 65, 600])
             expected = [m.span() for m in re.compile(located.python.pattern, located.python.flags).finditer(text)]
             assert [m.span() for m in located.finditer(text, limit)] == expected[:limit], located.python.pattern
+
+
+# stop 29 (flat29): code_paths reads each string literal whole (quotes and all, one group-less search)
+# and unquotes each distinct one: escaped quotes of either kind inside literals, many of them first.
+LITERALS = 'print("a\\"b", "c\\\\"); ' * 2000
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "print(open('~/.ssh/id_rsa').read())",
+        'x = "it\\"s"; print(open("~/.ssh/id_rsa").read())',
+        LITERALS + 'print(open("~/.ssh/id_rsa").read())',
+        LITERALS + "print(open('~/.ssh/id_rsa').read())",
+    ],
+    ids=["short", "after-escaped-quote", "padded", "padded-other-quote"],
+)
+def test_a_path_literal_after_escaped_quotes_is_read(engine: Engine, program: str) -> None:
+    verdict = judge(engine, "python3 -c " + _quoted(program))
+    assert verdict.decision != "allow" and "credential_read" in {m.key for m in verdict.matches}
+
+
+@pytest.mark.parametrize(
+    "program",
+    ['print("see ~/.ssh/id_rsa")', 'print("a\\"~/.ssh/id_rsa")', LITERALS + 'print("see ~/.ssh/id_rsa")'],
+    ids=["prose", "after-escaped-quote", "padded"],
+)
+def test_a_path_inside_a_longer_literal_stays_allowed(engine: Engine, program: str) -> None:
+    assert judge(engine, "python3 -c " + _quoted(program)).decision == "allow"
+
+
+def _quoted(program: str) -> str:
+    return "'" + program.replace("'", "'\\''") + "'"
