@@ -1716,7 +1716,11 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
-                if program is not None and (local or len(self.env) > 1 or self.env.lost) and program.runs:
+                if (
+                    program is not None
+                    and (local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~")
+                    and program.runs
+                ):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 into = None
                 if name == "ln" and program is not None:
@@ -1767,6 +1771,12 @@ class Analyzer(Follower, LinkFollower):
                     and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
                 ):
                     written = self._on_path(argv[0], local)
+                if (
+                    written is None
+                    and program is not None
+                    and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
+                ):
+                    written = self._plugin_on_path(program, argv, local)
                 if written is not None:
                     # `./fetched.sh`: a file written on this line, run by its interpreter.
                     runner = Command(
@@ -1850,7 +1860,9 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
-                if table.everyone is not None and (local or len(self.env) > 1 or self.env.lost):
+                if table.everyone is not None and (
+                    local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~"
+                ):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
                     if table.anyone is not None:
@@ -1865,17 +1877,23 @@ class Analyzer(Follower, LinkFollower):
                         # a command bash does not find runs this function with its words
                         self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
-                if program.grammar.chdir:
+                if program.grammar.chdir or program.grammar.paths_in:
                     parsed = parse_argv(program.grammar, argv)
                     # its subcommands' own (`npm run build --prefix DIR`) after the program's
                     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+                    trees: list[str] = []
                     for level, reading in levels:
                         for option, folder, _ in reading.options:
-                            if option in level.grammar.chdir and folder is not None:
+                            if folder is None:
+                                continue
+                            if option in level.grammar.chdir:
                                 if not here:
                                     here.append(self.cwd)
                                 self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                                 self._drop_relative()
+                            elif option in level.grammar.paths_in:
+                                trees.append(folder)
+                    self._read_in_folders(command, [self._moved_to(f, "$" in f or "`" in f) for f in trees])
                 inner = self.follow_program(command, program, local)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
@@ -1895,6 +1913,32 @@ class Analyzer(Follower, LinkFollower):
         if shadowed is not None:
             self._merge(shadowed)
         return stages
+
+    def _read_in_folders(self, command: Command, folders: list[str | None]) -> None:
+        """`git -C DIR checkout x -- policies/deny.yaml`, `git --work-tree=DIR ...`: the program reads
+        its own path operands and options in DIR (the `chdir` and `paths_in` options of its grammar),
+        while the shell opens its redirections where the line is. The command is judged once more
+        there, without its redirections (adv29: run from another folder, `git -C PROJECT` was read
+        where the line was)."""
+        for folder in (self.cwd, *folders):
+            if folder == command.cwd:
+                continue
+            self._emit(
+                Command(
+                    command.name,
+                    command.argv,
+                    command.dynamic,
+                    (),
+                    command.stdin,
+                    command.fed_by,
+                    command.via,
+                    None,
+                    command.depth,
+                    folder,
+                    command.program,
+                    command.indirect,
+                )
+            )
 
     def _environment_options(
         self,
@@ -3243,6 +3287,22 @@ class Analyzer(Follower, LinkFollower):
                 entry = self._session_file(word)
             if entry is not None:
                 return entry
+        return None
+
+    def _plugin_on_path(self, program: Program, argv: list[str], local: dict[str, str]) -> _Written | None:
+        """`PATH=.:$PATH git x` runs `git-x` (kubectl-x, cargo-x ...): a program's verb it does not
+        know is a plugin found through PATH (a run `as: file, language: plugin` gives the prefix).
+        One the line, its shell or the session wrote is run as `./x` is (adv29)."""
+        prefixes = [r.prepend for r in program.runs if r.language == "plugin" and r.prepend]
+        if not prefixes:
+            return None
+        operands = parse_argv(program.grammar, argv).all_operands(argv)
+        if not operands or "/" in operands[0]:
+            return None
+        for prefix in prefixes:
+            found = self._on_path(prefix + operands[0], local)
+            if found is not None:
+                return found
         return None
 
     def _printed_files(self, command: Command) -> tuple[str | None, bool]:
