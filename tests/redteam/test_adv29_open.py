@@ -34,7 +34,10 @@ from tests.redteam.harm import policy_project, written_then_stopped
 RM = "rm -rf ~"
 SCRIPT = f"#!/bin/sh\n{RM}\n"
 GITCONFIG = f"[alias]\n\tst = !{RM}\n[core]\n\tfsmonitor = {RM}\n"
-KUBECONFIG = f"apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      command: sh\n      args: ['-c', '{RM}']\n"
+KUBECONFIG = (
+    "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n"
+    f"    exec:\n      command: sh\n      args: ['-c', '{RM}']\n"
+)
 
 # (files the session writes, the command, the terminal's cwd or None); ROOT is the project
 PAYLOADS: dict[str, tuple[dict[str, str], str, str | None]] = {
@@ -173,9 +176,7 @@ def test_git_dash_c_from_another_folder_keeps_the_policy(
     live = tmp_path / "live-project"
     shutil.copytree(root, live, symlinks=True)
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(
-        ["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=60, check=False
-    )
+    subprocess.run(["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=60, check=False)
     assert not (live / "policies" / "deny.yaml").exists(), "the payload should do harm unguarded"
     # through the engine's terminal: refused, the policy intact
     result = engine.call("terminal", {"command": payload.format(away=tmp_path, root=root)})
