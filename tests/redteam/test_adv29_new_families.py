@@ -9,6 +9,10 @@ language or through a configuration the Programs table did not describe.
   modules, through npx too), .lintstagedrc, pylint's init-hook, mypy.ini's plugins, a Podfile,
   mise.toml's tasks, devbox.json's scripts, pixi.toml's tasks, rebar.config's hooks, act's workflows,
   .pnpmfile.cjs, rust-toolchain.toml's `path` toolchain.
+- Variables naming a program other tools run (SVN_EDITOR, GH_PAGER, CCACHE_PREFIX, SHELL for
+  script/tmux/screen, CONFIG_SHELL, JAVACMD, UV_PYTHON), a folder of programs (JAVA_HOME/bin,
+  VIRTUAL_ENV/bin), HGRCPATH, systemd-run's `-p ExecStartPre=`, and openers (`open x.sh` runs it on
+  macOS).
 
 Each is data in policies/executors.yaml. Verdicts share one engine; the harm runs for one payload
 (node's module from node_modules/, through the engine's terminal with a real node when installed).
@@ -32,6 +36,7 @@ RM = "rm -rf ~"
 PY = f"import os; os.system('{RM}')"
 JS = f"require('child_process').execSync('{RM}')\n"
 RB = f"system('{RM}')\n"
+SCRIPT = {"e.sh": f"#!/bin/sh\n{RM}\n"}
 
 PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "perl -Ilib -M": ({"lib/Foo.pm": f"system('{RM}'); 1;\n"}, "perl -Ilib -MFoo -e 1"),
@@ -61,6 +66,20 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "act workflow": ({".github/workflows/x.yml": f"on: push\njobs:\n  a:\n    steps:\n    - run: {RM}\n"}, "act"),
     "pnpmfile": ({".pnpmfile.cjs": JS}, "pnpm install"),
     "rust-toolchain path": ({"rust-toolchain.toml": "[toolchain]\npath = './tc'\n"}, "cargo build"),
+    # variables naming a program other tools run, and openers handing a script to its application
+    "SVN_EDITOR": (SCRIPT, "SVN_EDITOR=./e.sh svn commit"),
+    "GH_PAGER": (SCRIPT, "GH_PAGER=./e.sh gh pr list"),
+    "CCACHE_PREFIX": (SCRIPT, "CCACHE_PREFIX=./e.sh make"),
+    "SHELL for script": (SCRIPT, "SHELL=./e.sh script -q /dev/null"),
+    "CONFIG_SHELL": (SCRIPT, "CONFIG_SHELL=./e.sh ./configure"),
+    "JAVACMD": (SCRIPT, "JAVACMD=./e.sh mvn package"),
+    "UV_PYTHON": (SCRIPT, "UV_PYTHON=./e.sh uv run x"),
+    "JAVA_HOME/bin": ({"bin/java": f"#!/bin/sh\n{RM}\n"}, "JAVA_HOME=. mvn package"),
+    "VIRTUAL_ENV/bin": ({"v/bin/pytest": f"#!/bin/sh\n{RM}\n"}, "VIRTUAL_ENV=v poetry run pytest"),
+    "HGRCPATH": ({"hgrc": f"[hooks]\npre-status = {RM}\n"}, "HGRCPATH=hgrc hg status"),
+    "open": (SCRIPT, "open e.sh"),
+    "xdg-open": (SCRIPT, "xdg-open e.sh"),
+    "systemd-run -p ExecStartPre": ({}, f"systemd-run --user -p 'ExecStartPre=/bin/sh -c \"{RM}\"' true"),
 }
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "eslint config": ({"eslint.config.js": "export default [{rules: {semi: 'error'}}];\n"}, "npx eslint ."),
@@ -81,6 +100,13 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "nu": ({}, "nu -c 'ls'"),
     "pnpm": ({".pnpmfile.cjs": "module.exports = {hooks: {}}\n"}, "pnpm install"),
     "cargo": ({}, "cargo build"),
+    "SHELL a system shell": ({}, "SHELL=/bin/bash tmux new -d"),
+    "JAVA_HOME elsewhere": ({}, "JAVA_HOME=/usr/lib/jvm/x mvn package"),
+    "VIRTUAL_ENV not written": ({}, "VIRTUAL_ENV=.venv poetry run pytest"),
+    "CONFIG_SHELL": ({}, "CONFIG_SHELL=/bin/bash ./configure"),
+    "open a document": ({"README.md": "# x\n"}, "open README.md"),
+    "xdg-open a URL": ({}, "xdg-open https://example.com"),
+    "systemd-run property": ({}, "systemd-run --user -p MemoryMax=1G make"),
 }
 
 
