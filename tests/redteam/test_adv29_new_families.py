@@ -29,8 +29,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import make_home
-from tests.redteam.harm import policy_project, written_then_stopped
+from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
 
 RM = "rm -rf ~"
 PY = f"import os; os.system('{RM}')"
@@ -119,15 +118,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
 def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str], session: str) -> str:
     root, engine = loaded
     files, command = case
-    try:
-        for path, text in files.items():
-            assert engine.call("write_file", {"path": path, "content": text}, session_id=session).ok, path
-        view = engine.session_memory.view(session, str(root))
-        return engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision
-    finally:  # the next case's session starts with a clean project
-        for path in files:
-            top = root / path.split("/")[0]
-            shutil.rmtree(top) if top.is_dir() else top.unlink(missing_ok=True)
+    return session_verdict(root, engine, files, command, session)
 
 
 @pytest.mark.parametrize("name", list(PAYLOADS))
@@ -143,18 +134,10 @@ def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> 
 def test_a_module_written_in_node_modules_does_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
-    home = make_home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    monkeypatch.chdir(root)
-    assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)
-    # unguarded, the module prints the key of the home beside the working directory
-    files = {
-        "node_modules/lodash/index.js": "process.stdout.write(require('fs').readFileSync('../home/.ssh/id_ed25519'))\n"
-    }
-    with Engine.load(root) as engine:
-        written_then_stopped(tmp_path, engine, home, files, "node -e \"require('lodash')\"")
+    with harm_project(tmp_path, monkeypatch) as (engine, home, _):
+        assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)
+        # unguarded, the module prints the key of the home beside the working directory
+        module = "process.stdout.write(require('fs').readFileSync('../home/.ssh/id_ed25519'))\n"
+        written_then_stopped(
+            tmp_path, engine, home, {"node_modules/lodash/index.js": module}, "node -e \"require('lodash')\""
+        )

@@ -28,8 +28,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import make_home
-from tests.redteam.harm import policy_project, written_then_stopped
+from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
 
 RM = "rm -rf ~"
 SCRIPT = f"#!/bin/sh\n{RM}\n"
@@ -103,17 +102,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
 def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str, str | None], session: str) -> str:
     root, engine = loaded
     files, command, cwd = case
-    command = command.replace("ROOT", str(root))
-    try:
-        for path, text in files.items():
-            assert engine.call("write_file", {"path": path, "content": text}, session_id=session).ok, path
-        args = {"command": command} if cwd is None else {"command": command, "cwd": cwd}
-        view = engine.session_memory.view(session, str(root))
-        return engine._evaluator(engine._snapshot).verdict("terminal", args, view).decision
-    finally:  # the next case's session starts with a clean project
-        for path in files:
-            top = root / path.split("/")[0]
-            shutil.rmtree(top) if top.is_dir() else top.unlink(missing_ok=True)
+    return session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, cwd)
 
 
 @pytest.mark.parametrize("name", list(PAYLOADS))
@@ -128,21 +117,12 @@ def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> 
 
 @pytest.fixture
 def harm_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
-    """A project (a policy, a config) that is a git repository, its engine, and a fake home."""
+    """A project (a policy, a config) that becomes a git repository, its engine, and a fake home."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    home = make_home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    root = tmp_path / "project"
-    (root / "policies").mkdir(parents=True)
-    (root / "policies" / "deny.yaml").write_text("kind: ApprovalPolicy\n")
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    monkeypatch.chdir(root)
-    with Engine.load(root) as loaded:
-        yield loaded, home, root
+    with harm_project(tmp_path, monkeypatch, "kind: ApprovalPolicy\n") as loaded:
+        yield loaded
 
 
 def test_a_gitconfig_in_a_home_the_line_names_does_not_run(
