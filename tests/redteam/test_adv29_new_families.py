@@ -17,6 +17,9 @@ language or through a configuration the Programs table did not describe.
   `wget URL`, `git stash pop`, `git init`; `git worktree add policies/x`, `git submodule add URL
   policies/x`, `git config -f policies/x.yaml`; `borg extract` at the project's top.
 - The shell's other tildes: `echo x > ~+/policies/deny.yaml` (`~+` is $PWD), `cd ~-` ($OLDPWD).
+- A file or folder a variable or an option names that the program writes: GIT_TRACE*, HISTFILE,
+  LESSHISTFILE and the other histories, CARGO_TARGET_DIR, TMPDIR, caches; curl's --trace/-D/-c,
+  wget's -o/-a, rsync's --log-file/--backup-dir.
 
 Each is data in policies/executors.yaml. Verdicts share one engine; the harm runs for one payload
 (node's module from node_modules/, through the engine's terminal with a real node when installed).
@@ -96,6 +99,18 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "~+ names the working folder": ({}, "echo x > ~+/policies/deny.yaml"),
     "cd ~-": ({}, "cd ~- && echo x > policies/deny.yaml"),
     "rm -rf ~+": ({}, "cd policies && rm -rf ~+/*"),
+    # a file or folder a variable or an option names that the program writes (a trace, a log, a
+    # history, a cache, build output)
+    "GIT_TRACE": ({}, "GIT_TRACE=policies/x.yaml git status"),
+    "HISTFILE start-up file": ({}, "HISTFILE=~/.bashrc bash -i"),
+    "LESSHISTFILE": ({}, "LESSHISTFILE=policies/deny.yaml less README.md"),
+    "CARGO_TARGET_DIR": ({}, "CARGO_TARGET_DIR=policies cargo build"),
+    "TMPDIR": ({}, "TMPDIR=policies sort -S1 big.txt"),
+    "PYTHONPYCACHEPREFIX": ({}, "PYTHONPYCACHEPREFIX=policies python3 -c 1"),
+    "curl --trace": ({}, "curl --trace policies/x.yaml https://e.example"),
+    "curl -c": ({}, "curl -c policies/x.yaml https://e.example"),
+    "wget -o": ({}, "wget -o policies/x.yaml https://e.example"),
+    "rsync --log-file": ({}, "rsync --log-file=policies/x.yaml a b"),
 }
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "eslint config": ({"eslint.config.js": "export default [{rules: {semi: 'error'}}];\n"}, "npx eslint ."),
@@ -129,6 +144,15 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "git config -f .gitmodules": ({}, "git config -f .gitmodules a.b c"),
     "~+ a project file": ({}, "cat ~+/README.md"),
     "~- listed": ({}, "cd src; ls ~-"),
+    "GIT_TRACE to stderr": ({}, "GIT_TRACE=1 git status"),
+    "GIT_TRACE to a log": ({}, "GIT_TRACE=/tmp/t.log git status"),
+    "HISTFILE nowhere": ({}, "HISTFILE=/dev/null bash -i"),
+    "TMPDIR": ({}, "TMPDIR=/tmp/x sort big.txt"),
+    "CARGO_TARGET_DIR": ({}, "CARGO_TARGET_DIR=target cargo build"),
+    "XDG_CACHE_HOME": ({}, "XDG_CACHE_HOME=~/.cache pip install x"),
+    "curl -c": ({}, "curl -c cookies.txt https://e.example"),
+    "wget -o": ({}, "wget -o wget.log https://e.example"),
+    "rsync --log-file": ({}, "rsync --log-file=rsync.log -a a/ b/"),
 }
 
 
