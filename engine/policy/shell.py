@@ -3855,9 +3855,11 @@ _PLAIN_RESERVED = _KEYWORDS | _CLAUSE_HEADERS
 def _plain_words(text: str) -> list[str] | None:
     """The words of ``text`` when it is one simple command of plain words whose first word assigns
     nothing (_PLAIN_COMMAND, no reserved word anywhere); else None. `=~` makes the lexer read the
-    next word as a regex: such a line is lexed."""
+    next word as a regex, and `~+`/`~-` are the shell's folders: such a line is lexed."""
     if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
         return None
+    if "~+" in text or "~-" in text:
+        return None  # the shell's $PWD and $OLDPWD tildes: read by _expand's words (see _tilde_dir)
     words = text.split()
     if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
         return None
