@@ -48,6 +48,7 @@ class Grammar(FrozenRecord):
         "no_command_with",
         "conflicts",
         "chdir",
+        "paths_in",
     )
 
     short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
@@ -66,6 +67,7 @@ class Grammar(FrozenRecord):
     no_command_with: frozenset[str]  # options that make the program refuse a command (env -0)
     conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
     chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
+    paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
 
     def __init__(
         self,
@@ -85,6 +87,7 @@ class Grammar(FrozenRecord):
         no_command_with: frozenset[str] = frozenset(),
         conflicts: tuple[frozenset[str], ...] = (),
         chdir: frozenset[str] = frozenset(),
+        paths_in: frozenset[str] = frozenset(),
     ) -> None:
         object.__setattr__(self, "short", {} if short is MISSING else short)
         object.__setattr__(self, "long", {} if long is MISSING else long)
@@ -102,6 +105,7 @@ class Grammar(FrozenRecord):
         object.__setattr__(self, "no_command_with", no_command_with)
         object.__setattr__(self, "conflicts", conflicts)
         object.__setattr__(self, "chdir", chdir)
+        object.__setattr__(self, "paths_in", paths_in)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

@@ -845,6 +845,8 @@ class Evaluator:
             return False
         if _obfuscated(text):
             return False
+        if "~+" in text or "~-" in text:
+            return False  # the shell's $PWD and $OLDPWD: a word that is a folder (shell._tilde_dir)
         if ("*" in text or "?" in text or "[" in text) and _GLOB_COMMAND.search(text):
             return False
         if "." in text and _WINDOWS_NAME.search(text):

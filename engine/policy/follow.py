@@ -178,7 +178,9 @@ class Follower:
         inner: tuple[list[str], list[bool], bool] | None = None
         via = (*command.via, command.name)
         # What there is to read: most runs have nothing in most commands, and are skipped by kind.
-        variables = bool(local) or len(self.env) > 1 or bool(self.env.lost)  # HOME is always there
+        variables = (
+            bool(local) or len(self.env) > 1 or bool(self.env.lost) or self.env.get("HOME") != "~"
+        )  # HOME is always there
         stdin = bool(command.stdin)
         files = bool(self.files) or self.session is not None
         for level, reading in levels:
@@ -580,6 +582,11 @@ class Follower:
                     self._nested(run, partial(self._escape_hatch, None, via, depth))
                     return
             return
+        if run.under:
+            self._start_up_folder(run, path, via, depth)
+            return
+        if run.language == "plugin":
+            return  # a verb run as PREFIX+VERB through PATH: see shell._plugin_on_path
         folder = _FOLDER_FILES.get(run.language or "")
         if folder is not None:
             # a folder the program reads a file of: CURL_HOME=DIR is DIR/.curlrc, GIT_DIR=DIR is DIR/config
@@ -644,6 +651,21 @@ class Follower:
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _start_up_folder(self, run: Run, folder: str, via: tuple[str, ...], depth: int) -> None:
+        """`HOME=. git status`, `XDG_CONFIG_HOME=c tmux`, `ZDOTDIR=z zsh`: a folder the program reads
+        its start-up files from (``run.under``: `.gitconfig`, `.config` ...). One of them the line or
+        the session wrote, or that changed since the session began, may run anything: nobody reads
+        it here (ask). A folder named only at run time asks in a session that wrote files; a folder
+        holding none of them is the user's business (adv29: every folder asked, written or not)."""
+        if "$" in folder or "`" in folder:
+            if self.written_in(folder) is None:
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return
+        for name in run.under:
+            if self._touched(posixpath.join(folder, name)):
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+                return
 
     def _python_cells(
         self, command: Command, language: str, path: str, content: str, via: tuple[str, ...], depth: int

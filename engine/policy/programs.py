@@ -101,6 +101,7 @@ class Run(FrozenRecord):
         "if_operands",
         "unless_operands",
         "positional",
+        "under",
     )
 
     source: str  # one of SOURCES
@@ -136,6 +137,9 @@ class Run(FrozenRecord):
     # The operands after the payload are its $0, $1… (`sh -c TEXT NAME ARGS`); for stdin, its $1…
     # ("sh"). "argv": they are its $1… and $argv (`tcsh -c TEXT ARGS`, `fish -c TEXT ARGS`). "": none.
     positional: str
+    # as: file naming a folder of start-up files (HOME, XDG_CONFIG_HOME, ZDOTDIR): the names under it
+    # the program may read; one the line or the session wrote (or changed since it began) asks
+    under: tuple[str, ...]
 
     def __init__(
         self,
@@ -166,6 +170,7 @@ class Run(FrozenRecord):
         if_operands: int = 0,
         unless_operands: int = 0,
         positional: str = "",
+        under: tuple[str, ...] = (),
     ) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "kind", kind)
@@ -194,6 +199,7 @@ class Run(FrozenRecord):
         object.__setattr__(self, "if_operands", if_operands)
         object.__setattr__(self, "unless_operands", unless_operands)
         object.__setattr__(self, "positional", positional)
+        object.__setattr__(self, "under", under)
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -462,6 +468,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         no_command_with=canonical("no_command_with", data.get("no_command_with") or ()),
         conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
         chdir=canonical("chdir", data.get("chdir") or ()),
+        paths_in=canonical("paths_in", data.get("paths_in") or ()),
     )
 
 
@@ -551,6 +558,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         if_operands=int(data.get("if_operands") or 0),
         unless_operands=int(data.get("unless_operands") or 0),
         positional="argv" if data.get("positional") == "argv" else "sh" if data.get("positional") else "",
+        under=tuple(data.get("under") or ()),
     )
 
 

@@ -1505,6 +1505,15 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
+        if any(word[:2] in _DIRECTORY_TILDES for word in argv) or any(t[:2] in _DIRECTORY_TILDES for _, t in redirects):
+            # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
+            # the home of a user named `+`)
+            old = self.env.get("OLDPWD")
+            dynamic = [
+                d or (not old and _tilde_dir(w) is not None and w[1] == "-") for w, d in zip(argv, dynamic, strict=True)
+            ]
+            argv = [_tilde_dir(word, old) or word for word in argv]
+            redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
         home = self.env.get("HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
@@ -1716,7 +1725,11 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
-                if program is not None and (local or len(self.env) > 1 or self.env.lost) and program.runs:
+                if (
+                    program is not None
+                    and (local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~")
+                    and program.runs
+                ):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 into = None
                 if name == "ln" and program is not None:
@@ -1767,6 +1780,12 @@ class Analyzer(Follower, LinkFollower):
                     and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
                 ):
                     written = self._on_path(argv[0], local)
+                if (
+                    written is None
+                    and program is not None
+                    and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
+                ):
+                    written = self._plugin_on_path(program, argv, local)
                 if written is not None:
                     # `./fetched.sh`: a file written on this line, run by its interpreter.
                     runner = Command(
@@ -1850,7 +1869,9 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
-                if table.everyone is not None and (local or len(self.env) > 1 or self.env.lost):
+                if table.everyone is not None and (
+                    local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~"
+                ):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
                     if table.anyone is not None:
@@ -1865,17 +1886,23 @@ class Analyzer(Follower, LinkFollower):
                         # a command bash does not find runs this function with its words
                         self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
-                if program.grammar.chdir:
+                if program.grammar.chdir or program.grammar.paths_in:
                     parsed = parse_argv(program.grammar, argv)
                     # its subcommands' own (`npm run build --prefix DIR`) after the program's
                     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+                    trees: list[str] = []
                     for level, reading in levels:
                         for option, folder, _ in reading.options:
-                            if option in level.grammar.chdir and folder is not None:
+                            if folder is None:
+                                continue
+                            if option in level.grammar.chdir:
                                 if not here:
                                     here.append(self.cwd)
                                 self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)
                                 self._drop_relative()
+                            elif option in level.grammar.paths_in:
+                                trees.append(folder)
+                    self._read_in_folders(command, [self._moved_to(f, "$" in f or "`" in f) for f in trees])
                 inner = self.follow_program(command, program, local)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
@@ -1895,6 +1922,32 @@ class Analyzer(Follower, LinkFollower):
         if shadowed is not None:
             self._merge(shadowed)
         return stages
+
+    def _read_in_folders(self, command: Command, folders: list[str | None]) -> None:
+        """`git -C DIR checkout x -- policies/deny.yaml`, `git --work-tree=DIR ...`: the program reads
+        its own path operands and options in DIR (the `chdir` and `paths_in` options of its grammar),
+        while the shell opens its redirections where the line is. The command is judged once more
+        there, without its redirections (adv29: run from another folder, `git -C PROJECT` was read
+        where the line was)."""
+        for folder in (self.cwd, *folders):
+            if folder == command.cwd:
+                continue
+            self._emit(
+                Command(
+                    command.name,
+                    command.argv,
+                    command.dynamic,
+                    (),
+                    command.stdin,
+                    command.fed_by,
+                    command.via,
+                    None,
+                    command.depth,
+                    folder,
+                    command.program,
+                    command.indirect,
+                )
+            )
 
     def _environment_options(
         self,
@@ -3245,6 +3298,22 @@ class Analyzer(Follower, LinkFollower):
                 return entry
         return None
 
+    def _plugin_on_path(self, program: Program, argv: list[str], local: dict[str, str]) -> _Written | None:
+        """`PATH=.:$PATH git x` runs `git-x` (kubectl-x, cargo-x ...): a program's verb it does not
+        know is a plugin found through PATH (a run `as: file, language: plugin` gives the prefix).
+        One the line, its shell or the session wrote is run as `./x` is (adv29)."""
+        prefixes = [r.prepend for r in program.runs if r.language == "plugin" and r.prepend]
+        if not prefixes:
+            return None
+        operands = parse_argv(program.grammar, argv).all_operands(argv)
+        if not operands or "/" in operands[0]:
+            return None
+        for prefix in prefixes:
+            found = self._on_path(prefix + operands[0], local)
+            if found is not None:
+                return found
+        return None
+
     def _printed_files(self, command: Command) -> tuple[str | None, bool]:
         """What ``command`` prints of the files the line or the session wrote that it names (the
         files' text: a filter's output is judged as its input), and whether that is all it prints:
@@ -3427,6 +3496,19 @@ def _positional_words(text: str, positional: list[str]) -> list[str] | None:
 
 
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
+
+
+_DIRECTORY_TILDES = ("~+", "~-")
+
+
+def _tilde_dir(word: str, old: str | None = None) -> str | None:
+    """`~+` / `~+/x` as `.` / `./x` (the shell's $PWD: where the command runs), `~-` / `~-/x` as the
+    $OLDPWD the line gave (a `$OLDPWD` nobody knows otherwise); None for any other word."""
+    if word[:2] not in _DIRECTORY_TILDES or (len(word) > 2 and word[2] != "/"):
+        return None
+    if word[1] == "+":
+        return "." + word[2:]
+    return (old or "$OLDPWD") + word[2:]
 
 
 def _rehome(word: str, home: str) -> str:
@@ -3773,9 +3855,11 @@ _PLAIN_RESERVED = _KEYWORDS | _CLAUSE_HEADERS
 def _plain_words(text: str) -> list[str] | None:
     """The words of ``text`` when it is one simple command of plain words whose first word assigns
     nothing (_PLAIN_COMMAND, no reserved word anywhere); else None. `=~` makes the lexer read the
-    next word as a regex: such a line is lexed."""
+    next word as a regex, and `~+`/`~-` are the shell's folders: such a line is lexed."""
     if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
         return None
+    if "~+" in text or "~-" in text:
+        return None  # the shell's $PWD and $OLDPWD tildes: read by _expand's words (see _tilde_dir)
     words = text.split()
     if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
         return None

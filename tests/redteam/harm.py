@@ -8,6 +8,7 @@ Every run here is confined: HOME and the working directory are under the test's 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,6 +76,48 @@ def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
     subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
     kept = (copy / "policies" / "deny.yaml").is_file() and (copy / "policies" / "deny.yaml").read_text() == policy
     return not kept or sorted(p.name for p in (copy / "policies").iterdir()) != ["deny.yaml"]
+
+
+@contextmanager
+def harm_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str | None = None
+) -> Iterator[tuple[Engine, Path, Path]]:
+    """A fresh project (``policy`` as policies/deny.yaml when given) as the working directory, its
+    engine, a fake home and state under ``tmp_path``: (engine, home, project), for a harm test."""
+    home = make_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "project"
+    root.mkdir()
+    if policy is not None:
+        (root / "policies").mkdir()
+        (root / "policies" / "deny.yaml").write_text(policy)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    monkeypatch.chdir(root)
+    with Engine.load(root) as loaded:
+        yield loaded, home, root
+
+
+def session_verdict(
+    root: Path, engine: Engine, files: dict[str, str], command: str, session: str, cwd: str | None = None
+) -> str:
+    """The terminal's verdict on ``command`` (run in ``cwd`` when given) after the session wrote
+    ``files`` with write_file; the files are removed afterwards, so that the next case of a shared
+    project starts clean."""
+    try:
+        for path, text in files.items():
+            assert engine.call("write_file", {"path": path, "content": text}, session_id=session).ok, path
+        args = {"command": command} if cwd is None else {"command": command, "cwd": cwd}
+        view = engine.session_memory.view(session, str(root))
+        return engine._evaluator(engine._snapshot).verdict("terminal", args, view).decision
+    finally:
+        for path in files:
+            top = root / path.split("/")[0]
+            if top.is_dir() and not top.is_symlink():
+                shutil.rmtree(top)
+            else:
+                top.unlink(missing_ok=True)
 
 
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:

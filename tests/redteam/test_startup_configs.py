@@ -22,8 +22,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import make_home
-from tests.redteam.harm import policy_project, written_then_stopped
+from tests.redteam.harm import harm_project, policy_project, written_then_stopped
 
 RM_HOME = "rm -rf ~"
 JS_RM_HOME = 'require("fs").rmSync(require("os").homedir(), {recursive: true})'
@@ -96,15 +95,7 @@ def test_programs_without_a_written_start_up_file_stay_allowed(engine: Engine, c
 
 @pytest.fixture
 def harm_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path]]:
-    home = make_home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    monkeypatch.chdir(root)
-    with Engine.load(root) as loaded:
+    with harm_project(tmp_path, monkeypatch) as (loaded, home, _):
         yield loaded, home
 
 
