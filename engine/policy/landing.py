@@ -37,11 +37,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 _LINK, _DIR, _OTHER = 1, 2, 3
+_UNSEEN = 4  # an entry that cannot be looked at (a folder on its way not searchable, a path too long)
 # Timestamps are only as fine as the kernel's clock tick: trust a listing once it is older.
 _RACY_NS = 2_000_000_000
 _MAX_ENTRIES = 4096  # larger directories are asked entry by entry
 _MAX_DIRS = 1024
 _MAX_GLOB_LANDINGS = 64
+_MAX_LINKS = 40  # links followed in one path before the kernel gives up (ELOOP)
 
 Listing = dict[str, int]
 
@@ -61,6 +63,73 @@ def scan(directory: str) -> Listing | None:
     except OSError:
         return None
     return entries
+
+
+def real(path: str) -> str | None:
+    """Where ``path`` (absolute) lands, as the kernel resolves it; None when that cannot be said
+    here: a folder on its way cannot be searched (the command may make it so first: `chmod +x d &&
+    rm -rf d/x/*`), a loop of links. A name past the path's first missing entry is joined as spelled."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        return os.path.realpath(path)
+    except ValueError:
+        return path  # a NUL: no such file (a shell word holds none)
+    except OSError:
+        return _real_by_descriptors(path)  # ENAMETOOLONG (`cd` in steps reaches it), EACCES, ELOOP
+
+
+def _real_by_descriptors(path: str) -> str | None:
+    """:func:`real` for a path longer than one system call takes (PATH_MAX): walked a folder at a
+    time through open descriptors, as a shell that `cd`s in steps reaches it. None when a step
+    cannot be taken (not searchable, a loop, no O_PATH)."""
+    flags = getattr(os, "O_PATH", 0)
+    if not flags:
+        return None
+    flags |= os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    pending = [part for part in reversed(path.split("/")) if part and part != "."]
+    resolved: list[str] = []
+    links = 0
+    fd = os.open("/", flags)
+    try:
+        while pending:
+            part = pending.pop()
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                fd = _step(fd, "..", flags)
+                continue
+            try:
+                mode = os.lstat(part, dir_fd=fd).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return "/" + "/".join([*resolved, part, *reversed(pending)])
+            if stat.S_ISLNK(mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    return None
+                target = os.readlink(part, dir_fd=fd)
+                if target.startswith("/"):
+                    resolved = []
+                    fd = _step(fd, "/", flags)
+                pending.extend(p for p in reversed(target.split("/")) if p and p != ".")
+                continue
+            resolved.append(part)
+            if pending:
+                if not stat.S_ISDIR(mode):
+                    return "/" + "/".join([*resolved, *reversed(pending)])
+                fd = _step(fd, part, flags)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    return "/" + "/".join(resolved)
+
+
+def _step(fd: int, name: str, flags: int) -> int:
+    """The descriptor of ``name`` in the folder of ``fd``; ``fd`` is closed once it is open."""
+    found = os.open(name, flags, dir_fd=fd)
+    os.close(fd)
+    return found
 
 
 # inotify(7). A watch is set on each listed directory and on every directory above it, for the
@@ -215,11 +284,14 @@ class _Watcher:
             return 0
         # Every directory from the root down: a rename anywhere above it is an entry event there.
         parts = directory.strip("/").split("/") if directory != "/" else []
-        for end in range(len(parts) + 1):
-            path = "/" + "/".join(parts[:end])
-            if path not in self._wds and (path in self._unwatchable or not self._add(path)):
-                return 0
+        # Under the lock with the drain, from the first watch found set to the stamp given: a drain
+        # in another thread's check in between could take away a watch above it (a folder renamed
+        # and replaced), and the stamp would outlive it (nothing would name the folder again).
         with self._lock:
+            for end in range(len(parts) + 1):
+                path = "/" + "/".join(parts[:end])
+                if path not in self._wds and (path in self._unwatchable or not self._add(path)):
+                    return 0
             stamp = next(_STAMPS)
             self.stamps[directory] = stamp
         return stamp
@@ -241,9 +313,8 @@ class _Watcher:
             if ctypes.get_errno() not in (2, 20):  # not ENOENT, ENOTDIR (gone or replaced since): for good
                 self._unwatchable.add(path)
             return False
-        with self._lock:
-            self._wds[path] = wd
-            self._paths.setdefault(wd, []).append(path)
+        self._wds[path] = wd  # the caller holds the lock (see watch)
+        self._paths.setdefault(wd, []).append(path)
         return True
 
     def _local(self, device: int) -> bool:
@@ -301,7 +372,8 @@ if hasattr(os, "register_at_fork"):
 class LinkFinder:
     """Finds where absolute normalised paths land, with listings cached per directory."""
 
-    def __init__(self, areas: Sequence[str]) -> None:
+    def __init__(self, areas: Sequence[str], home: str = "/") -> None:
+        self._home = home  # where a path whose landing cannot be said is read to land (see _resolve)
         ordered = sorted(set(areas), key=len, reverse=True)
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
@@ -406,8 +478,9 @@ class Walk:
         return links
 
     def is_link(self, directory: str, name: str) -> bool:
-        """Whether ``directory/name`` (a real directory) is a symbolic link."""
-        return self._kind(directory, name) == _LINK
+        """Whether ``directory/name`` (a real directory) is a symbolic link (or cannot be looked at:
+        then it may be one)."""
+        return self._kind(directory, name) in (_LINK, _UNSEEN)
 
     def hard_linked(self, path: str) -> bool:
         """Whether ``path`` (absolute, normal, inside the areas) is a regular file with more than
@@ -491,19 +564,26 @@ class Walk:
         for area, prefix in finder._prefixes:  # noqa: B007 -- the first area holding the path
             if path.startswith(prefix):
                 break
-        if not finder._is_real[area]:
-            real = os.path.realpath(path)
-            return real if real != path else None
-        current = area
-        for part in path[len(area) :].strip("/").split("/"):
-            kind = self._kind(current, part)
-            if kind == _LINK:
-                real = os.path.realpath(path)
-                return real if real != path else None
-            if kind != _DIR:
+        parts = path[len(area) :].strip("/").split("/")
+        after = 0  # parts[after:] are below the entry the walk stops at
+        if finder._is_real[area]:
+            current = area
+            for after, part in enumerate(parts, 1):  # noqa: B007 -- the entry it stops at
+                kind = self._kind(current, part)
+                if kind in (_LINK, _UNSEEN):
+                    break
+                if kind != _DIR:
+                    return None
+                current = f"{current.rstrip('/')}/{part}"
+            else:
                 return None
-            current = f"{current.rstrip('/')}/{part}"
-        return None
+        landed = real(path)
+        if landed is None:
+            # Where it lands cannot be said here (an entry that cannot be looked at, a loop): read
+            # as if that entry led home, where a planted link leads (`chmod +x d && rm -rf d/x/*`
+            # with d not searchable now is `rm -rf ~/*`), not as a path of the area.
+            return posixpath.normpath("/".join([finder._home, *parts[after:]]))
+        return landed if landed != path else None
 
     def _listing(self, directory: str) -> Listing | None:
         dirs = self._dirs
@@ -519,8 +599,10 @@ class Walk:
             return listing.get(name)
         try:
             mode = os.lstat(f"{directory.rstrip('/')}/{name}").st_mode
-        except (OSError, ValueError):
+        except (FileNotFoundError, NotADirectoryError, ValueError):
             return None
+        except OSError:
+            return _UNSEEN  # EACCES, ENAMETOOLONG, ELOOP, EIO: it may be a link (see real)
         return _LINK if stat.S_ISLNK(mode) else _DIR if stat.S_ISDIR(mode) else _OTHER
 
 
