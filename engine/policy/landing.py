@@ -21,6 +21,7 @@ temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) 
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import posixpath
@@ -101,7 +102,9 @@ def _real_by_descriptors(path: str) -> str | None:
                 continue
             try:
                 mode = os.lstat(part, dir_fd=fd).st_mode
-            except (FileNotFoundError, NotADirectoryError):
+            except OSError as error:
+                if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):  # one name past NAME_MAX: none
+                    raise
                 return "/" + "/".join([*resolved, part, *reversed(pending)])
             if stat.S_ISLNK(mode):
                 links += 1

@@ -122,6 +122,8 @@ def test_a_link_past_path_max_is_followed(work_engine: Engine, deep: Path, fake_
 def test_near_miss_a_plain_folder_past_path_max_stays_allowed(work_engine: Engine, deep: Path) -> None:
     assert work_engine.check(_cd_in_steps("rm -rf y/*")).decision == "allow"
     assert work_engine.check(_cd_in_steps("cat y/old.log")).decision == "allow"
+    # A name past NAME_MAX names nothing (no link either): as any missing name.
+    assert work_engine.check(f"rm -rf {'n' * 300}/*").decision == "allow"
 
 
 _UNSEARCHABLE = """
