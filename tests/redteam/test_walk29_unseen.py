@@ -8,6 +8,9 @@ that was not the file system's.
 - A path the walk cannot look at was read as a path with no link on its way: one longer than a
   system call takes (PATH_MAX: a shell that `cd`s in steps reaches it, `cd A && cd B && rm -rf
   x/*`), or one below a folder that cannot be searched now (`chmod +x d && rm -rf d/x/*`).
+- A bind mount is no symbolic link: in a shell of its own namespaces (`unshare -rm`, started in the
+  background) after `mount --bind ~ x`, a written line `rm -f x/notes.txt` was judged as the working
+  directory's. The mount asks now (mount_elsewhere).
 
 The harm runs once per family through the terminal tool (fake HOME, temporary working directory).
 """
@@ -168,3 +171,34 @@ def test_a_link_below_a_folder_that_cannot_be_searched(tmp_path: Path, work: Pat
     assert verdicts["chmod +x d && echo x > d/x/.bashrc"] != "allow"
     assert verdicts["ls"] == "allow"
     assert verdicts["cat notes.txt"] == "allow"
+
+
+def _user_namespaces() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.skipif(not _user_namespaces(), reason="unshare(1) with user and mount namespaces only")
+def test_a_bind_mount_in_a_shell_of_its_own_then_a_delete_through_it(
+    work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The walk follows symbolic links, not mount points. A background shell in namespaces of its
+    # own (`unshare -rm`: root there, whatever the engine's capabilities) binds home at `x`; each
+    # line written to it is judged in the engine's view, where `x` is a plain folder: `rm -f
+    # x/notes.txt` deleted home's note. The mount asks now (mount_elsewhere): no such shell starts.
+    monkeypatch.chdir(work)
+    (work / "x").mkdir()
+    started = work_engine.call(
+        "terminal",
+        {"command": f"unshare -rm sh -c 'mount --bind {fake_home} x && exec sh'", "background": True},
+        session_id="s1",
+    )
+    assert started.error is not None
+    # On main the shell started, this line was allowed and home's note was gone.
+    work_engine.call(
+        "process", {"action": "write", "process_id": "proc_1", "input": "rm -f x/notes.txt\n"}, session_id="s1"
+    )
+    time.sleep(0.5)
+    assert work_engine.check("rm -f x/notes.txt").decision == "allow"  # judged as the working directory's
+    assert home_intact(fake_home)
