@@ -372,6 +372,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forked)
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """The folder ``path`` names (st_dev, st_ino), following links; None when there is none."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino)
+
+
 class LinkFinder:
     """Finds where absolute normalised paths land, with listings cached per directory."""
 
@@ -380,12 +389,29 @@ class LinkFinder:
         ordered = sorted(set(areas), key=len, reverse=True)
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
-        self._is_real = {a: os.path.realpath(a) == a for a in ordered}
+        # area -> (no link on its way, the watcher's stamp it was found under (0: none), the folder it
+        # named then (st_dev, st_ino)): a folder above an area can be replaced by a link later.
+        self._is_real = {a: (os.path.realpath(a) == a, 0, _identity(a)) for a in ordered}
         # directory -> (its stat key, its entries, the watcher's stamp it was listed or checked
         # under: 0 for none).
         self._listings: dict[str, tuple[tuple[int, int, int], Listing, int]] = {}
         # The links of each cached listing (keyed by the listing's identity, kept alive with it).
         self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
+
+    def area_is_real(self, area: str, watcher: _Watcher | None) -> bool:
+        """Whether no link is on the way to ``area`` now: as found before while the watcher keeps the
+        area's stamp (no folder above it renamed or replaced since), or without one while it names
+        the same folder; asked again otherwise (`mv top top0; ln -s D top` with `D/work -> ~`)."""
+        real, stamp, identity = self._is_real[area]
+        now = watcher.watch(area) if watcher is not None else 0
+        if now and now == stamp:
+            return real
+        found = _identity(area)
+        if not now and found is not None and found == identity:
+            return real
+        real = os.path.realpath(area) == area
+        self._is_real[area] = (real, now, found)
+        return real
 
     def walk(self) -> Walk:
         """A view for one check: each directory is looked at once, each path resolved once.
@@ -439,13 +465,20 @@ class LinkFinder:
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_dirs", "_finder", "_landed", "_watcher")
+    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_watcher")
 
     def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
         self._watcher = watcher
         self._dirs: dict[str, Listing | None] = {}
         self._landed: dict[str, str | None] = {}
+        self._areas: dict[str, bool] = {}
+
+    def _area_is_real(self, area: str) -> bool:
+        known = self._areas.get(area)
+        if known is None:
+            known = self._areas[area] = self._finder.area_is_real(area, self._watcher)
+        return known
 
     def links_in(self, directory: str) -> frozenset[str] | None:
         """The names of the symbolic links in ``directory``; None when it cannot be listed now."""
@@ -470,7 +503,7 @@ class Walk:
         area = next((a for a, prefix in finder._prefixes if inside.startswith(prefix)), None)
         if area is None:
             return frozenset()  # outside every area: nothing there is followed
-        if not finder._is_real[area] or self.landing(directory) is not None:
+        if not self._area_is_real(area) or self.landing(directory) is not None:
             return None
         links = self.links_in(directory)
         if links is None:
@@ -569,7 +602,7 @@ class Walk:
                 break
         parts = path[len(area) :].strip("/").split("/")
         after = 0  # parts[after:] are below the entry the walk stops at
-        if finder._is_real[area]:
+        if self._area_is_real(area):
             current = area
             for after, part in enumerate(parts, 1):  # noqa: B007 -- the entry it stops at
                 kind = self._kind(current, part)

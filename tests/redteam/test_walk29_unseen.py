@@ -202,3 +202,33 @@ def test_a_bind_mount_in_a_shell_of_its_own_then_a_delete_through_it(
     time.sleep(0.5)
     assert work_engine.check("rm -f x/notes.txt").decision == "allow"  # judged as the working directory's
     assert home_intact(fake_home)
+
+
+@pytest.mark.parametrize("watched", [True, False], ids=["watched", "stat"])
+def test_a_folder_above_the_working_directory_replaced_by_a_link(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch, watched: bool
+) -> None:
+    # Whether an area (here the working directory) has a link on its way was asked once, at load:
+    # `top` renamed away and replaced by a link to a folder whose `work` leads home made the working
+    # directory home, and `rm -rf .ssh` was still judged as the working directory's `.ssh`.
+    if not watched:
+        monkeypatch.setattr(landing, "WATCHING", False)
+    top = tmp_path / "top"
+    (top / "work" / "src").mkdir(parents=True)
+    engine = Engine.load(REPO, config={"workdir": str(top / "work"), "state_dir": str(tmp_path / "state")})
+    try:
+        time.sleep(2.1)  # past landing._RACY_NS: listings are kept
+        for _ in range(2):
+            assert engine.check("rm -rf src").decision == "allow"
+        _elsewhere(
+            f"import os; os.rename('top', 'top0'); os.mkdir('D'); os.symlink({str(fake_home)!r}, 'D/work')\n"
+            "os.symlink('D', 'top')",
+            tmp_path,
+        )
+        for command in ("rm -rf .ssh", "echo x > .bashrc"):
+            assert engine.check(command).decision != "allow", command
+        if watched:
+            _run(engine, "rm -rf .ssh")
+            assert home_intact(fake_home)
+    finally:
+        engine.close()
