@@ -44,7 +44,6 @@ _RACY_NS = 2_000_000_000
 _MAX_ENTRIES = 4096  # larger directories are asked entry by entry
 _MAX_DIRS = 1024
 _MAX_GLOB_LANDINGS = 64
-_MAX_LINKS = 40  # links followed in one path before the kernel gives up (ELOOP)
 
 Listing = dict[str, int]
 
@@ -64,6 +63,9 @@ def scan(directory: str) -> Listing | None:
     except OSError:
         return None
     return entries
+
+
+_MAX_LINKS = 40  # links followed in one path before the kernel gives up (ELOOP)
 
 
 def real(path: str) -> str | None:
