@@ -23,6 +23,7 @@ temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) 
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import posixpath
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _LINK, _DIR, _OTHER = 1, 2, 3
+_UNSEEN = 4  # an entry that cannot be looked at (a folder on its way not searchable, a path too long)
 # Timestamps are only as fine as the kernel's clock tick: trust a listing once it is older.
 _RACY_NS = 2_000_000_000
 _MAX_ENTRIES = 4096  # larger directories are asked entry by entry
@@ -64,6 +66,78 @@ def scan(directory: str) -> Listing | None:
     except OSError:
         return None
     return entries
+
+
+_MAX_LINKS = 40  # links followed in one path before the kernel gives up (ELOOP)
+
+
+def real(path: str) -> str | None:
+    """Where ``path`` (absolute) lands, as the kernel resolves it; None when that cannot be said
+    here: a folder on its way cannot be searched (the command may make it so first: `chmod +x d &&
+    rm -rf d/x/*`), a loop of links. A name past the path's first missing entry is joined as spelled."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        return os.path.realpath(path)
+    except ValueError:
+        return path  # a NUL: no such file (a shell word holds none)
+    except OSError:
+        return _real_by_descriptors(path)  # ENAMETOOLONG (`cd` in steps reaches it), EACCES, ELOOP
+
+
+def _real_by_descriptors(path: str) -> str | None:
+    """:func:`real` for a path longer than one system call takes (PATH_MAX): walked a folder at a
+    time through open descriptors, as a shell that `cd`s in steps reaches it. None when a step
+    cannot be taken (not searchable, a loop, no O_PATH)."""
+    flags = getattr(os, "O_PATH", 0)
+    if not flags:
+        return None
+    flags |= os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    pending = [part for part in reversed(path.split("/")) if part and part != "."]
+    resolved: list[str] = []
+    links = 0
+    fd = os.open("/", flags)
+    try:
+        while pending:
+            part = pending.pop()
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                fd = _step(fd, "..", flags)
+                continue
+            try:
+                mode = os.lstat(part, dir_fd=fd).st_mode
+            except OSError as error:
+                if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):  # one name past NAME_MAX: none
+                    raise
+                return "/" + "/".join([*resolved, part, *reversed(pending)])
+            if stat.S_ISLNK(mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    return None
+                target = os.readlink(part, dir_fd=fd)
+                if target.startswith("/"):
+                    resolved = []
+                    fd = _step(fd, "/", flags)
+                pending.extend(p for p in reversed(target.split("/")) if p and p != ".")
+                continue
+            resolved.append(part)
+            if pending:
+                if not stat.S_ISDIR(mode):
+                    return "/" + "/".join([*resolved, *reversed(pending)])
+                fd = _step(fd, part, flags)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    return "/" + "/".join(resolved)
+
+
+def _step(fd: int, name: str, flags: int) -> int:
+    """The descriptor of ``name`` in the folder of ``fd``; ``fd`` is closed once it is open."""
+    found = os.open(name, flags, dir_fd=fd)
+    os.close(fd)
+    return found
 
 
 # inotify(7). A watch is set on each listed directory and on every directory above it, for the
@@ -218,11 +292,14 @@ class _Watcher:
             return 0
         # Every directory from the root down: a rename anywhere above it is an entry event there.
         parts = directory.strip("/").split("/") if directory != "/" else []
-        for end in range(len(parts) + 1):
-            path = "/" + "/".join(parts[:end])
-            if path not in self._wds and (path in self._unwatchable or not self._add(path)):
-                return 0
+        # Under the lock with the drain, from the first watch found set to the stamp given: a drain
+        # in another thread's check in between could take away a watch above it (a folder renamed
+        # and replaced), and the stamp would outlive it (nothing would name the folder again).
         with self._lock:
+            for end in range(len(parts) + 1):
+                path = "/" + "/".join(parts[:end])
+                if path not in self._wds and (path in self._unwatchable or not self._add(path)):
+                    return 0
             stamp = next(_STAMPS)
             self.stamps[directory] = stamp
         return stamp
@@ -244,9 +321,8 @@ class _Watcher:
             if ctypes.get_errno() not in (2, 20):  # not ENOENT, ENOTDIR (gone or replaced since): for good
                 self._unwatchable.add(path)
             return False
-        with self._lock:
-            self._wds[path] = wd
-            self._paths.setdefault(wd, []).append(path)
+        self._wds[path] = wd  # the caller holds the lock (see watch)
+        self._paths.setdefault(wd, []).append(path)
         return True
 
     def _local(self, device: int) -> bool:
@@ -301,19 +377,46 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forked)
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """The folder ``path`` names (st_dev, st_ino), following links; None when there is none."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino)
+
+
 class LinkFinder:
     """Finds where absolute normalised paths land, with listings cached per directory."""
 
-    def __init__(self, areas: Sequence[str]) -> None:
+    def __init__(self, areas: Sequence[str], home: str = "/") -> None:
+        self._home = home  # where a path whose landing cannot be said is read to land (see _resolve)
         ordered = sorted(set(areas), key=len, reverse=True)
         self._prefixes = tuple((a, a.rstrip("/") + "/") for a in ordered)
         self._any_prefix = tuple(prefix for _, prefix in self._prefixes)
-        self._is_real = {a: os.path.realpath(a) == a for a in ordered}
+        # area -> (no link on its way, the watcher's stamp it was found under (0: none), the folder it
+        # named then (st_dev, st_ino)): a folder above an area can be replaced by a link later.
+        self._is_real = {a: (os.path.realpath(a) == a, 0, _identity(a)) for a in ordered}
         # directory -> (its stat key, its entries, the watcher's stamp it was listed or checked
         # under: 0 for none).
         self._listings: dict[str, tuple[tuple[int, int, int], Listing, int]] = {}
         # The links of each cached listing (keyed by the listing's identity, kept alive with it).
         self._link_names: dict[int, tuple[Listing, frozenset[str]]] = {}
+
+    def area_is_real(self, area: str, watcher: _Watcher | None) -> bool:
+        """Whether no link is on the way to ``area`` now: as found before while the watcher keeps the
+        area's stamp (no folder above it renamed or replaced since), or without one while it names
+        the same folder; asked again otherwise (`mv top top0; ln -s D top` with `D/work -> ~`)."""
+        real, stamp, identity = self._is_real[area]
+        now = watcher.watch(area) if watcher is not None else 0
+        if now and now == stamp:
+            return real
+        found = _identity(area)
+        if not now and found is not None and found == identity:
+            return real
+        real = os.path.realpath(area) == area
+        self._is_real[area] = (real, now, found)
+        return real
 
     def walk(self) -> Walk:
         """A view for one check: each directory is looked at once, each path resolved once.
@@ -373,13 +476,20 @@ class LinkFinder:
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_dirs", "_finder", "_landed", "_watcher")
+    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_watcher")
 
     def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
         self._watcher = watcher
         self._dirs: dict[str, Listing | None] = {}
         self._landed: dict[str, str | None] = {}
+        self._areas: dict[str, bool] = {}
+
+    def _area_is_real(self, area: str) -> bool:
+        known = self._areas.get(area)
+        if known is None:
+            known = self._areas[area] = self._finder.area_is_real(area, self._watcher)
+        return known
 
     def links_in(self, directory: str) -> frozenset[str] | None:
         """The names of the symbolic links in ``directory``; None when it cannot be listed now."""
@@ -404,7 +514,7 @@ class Walk:
         area = next((a for a, prefix in finder._prefixes if inside.startswith(prefix)), None)
         if area is None:
             return frozenset()  # outside every area: nothing there is followed
-        if not finder._is_real[area] or self.landing(directory) is not None:
+        if not self._area_is_real(area) or self.landing(directory) is not None:
             return None
         links = self.links_in(directory)
         if links is None:
@@ -415,8 +525,9 @@ class Walk:
         return links
 
     def is_link(self, directory: str, name: str) -> bool:
-        """Whether ``directory/name`` (a real directory) is a symbolic link."""
-        return self._kind(directory, name) == _LINK
+        """Whether ``directory/name`` (a real directory) is a symbolic link (or cannot be looked at:
+        then it may be one)."""
+        return self._kind(directory, name) in (_LINK, _UNSEEN)
 
     def hard_linked(self, path: str) -> bool:
         """Whether ``path`` (absolute, normal, inside the areas) is a regular file with more than
@@ -500,19 +611,26 @@ class Walk:
         for area, prefix in finder._prefixes:  # noqa: B007 -- the first area holding the path
             if path.startswith(prefix):
                 break
-        if not finder._is_real[area]:
-            real = os.path.realpath(path)
-            return real if real != path else None
-        current = area
-        for part in path[len(area) :].strip("/").split("/"):
-            kind = self._kind(current, part)
-            if kind == _LINK:
-                real = os.path.realpath(path)
-                return real if real != path else None
-            if kind != _DIR:
+        parts = path[len(area) :].strip("/").split("/")
+        after = 0  # parts[after:] are below the entry the walk stops at
+        if self._area_is_real(area):
+            current = area
+            for after, part in enumerate(parts, 1):  # noqa: B007 -- the entry it stops at
+                kind = self._kind(current, part)
+                if kind in (_LINK, _UNSEEN):
+                    break
+                if kind != _DIR:
+                    return None
+                current = f"{current.rstrip('/')}/{part}"
+            else:
                 return None
-            current = f"{current.rstrip('/')}/{part}"
-        return None
+        landed = real(path)
+        if landed is None:
+            # Where it lands cannot be said here (an entry that cannot be looked at, a loop): read
+            # as if that entry led home, where a planted link leads (`chmod +x d && rm -rf d/x/*`
+            # with d not searchable now is `rm -rf ~/*`), not as a path of the area.
+            return posixpath.normpath("/".join([finder._home, *parts[after:]]))
+        return landed if landed != path else None
 
     def _listing(self, directory: str) -> Listing | None:
         dirs = self._dirs
@@ -528,8 +646,10 @@ class Walk:
             return listing.get(name)
         try:
             mode = os.lstat(f"{directory.rstrip('/')}/{name}").st_mode
-        except (OSError, ValueError):
+        except (FileNotFoundError, NotADirectoryError, ValueError):
             return None
+        except OSError:
+            return _UNSEEN  # EACCES, ENAMETOOLONG, ELOOP, EIO: it may be a link (see real)
         return _LINK if stat.S_ISLNK(mode) else _DIR if stat.S_ISDIR(mode) else _OTHER
 
 

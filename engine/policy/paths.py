@@ -851,7 +851,7 @@ class PathClassifier:
                 ENGINE_PARENT: _compile(places.engine_parents),
             }
             self._cwd_area = self._match(self._tilde(places.cwd)) & _AREA_CLASSES
-            self._links = LinkFinder(places.link_areas or ("/",)) if places.resolve else None
+            self._links = LinkFinder(places.link_areas or ("/",), places.home) if places.resolve else None
             self._where = lru_cache(maxsize=4096)(self._locate)
             self._at = lru_cache(maxsize=4096)(self._classes_at)
 
