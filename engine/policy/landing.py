@@ -408,7 +408,7 @@ class LinkFinder:
         area's stamp (no folder above it renamed or replaced since), or without one while it names
         the same folder; asked again otherwise (`mv top top0; ln -s D top` with `D/work -> ~`)."""
         real, stamp, identity = self._is_real[area]
-        now = watcher.watch(area) if watcher is not None else 0
+        now = watcher.stamps.get(area, 0) if watcher is not None else 0  # set by its listing: no watch of its own
         if now and now == stamp:
             return real
         found = _identity(area)
