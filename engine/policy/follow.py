@@ -254,11 +254,15 @@ class Follower:
                     self.following.discard(name)
 
     def variables_read(self, run: Run, local: dict[str, str]) -> list[str]:
-        """The variables an `env:` run reads: its names, and those its globs match on the line."""
+        """The variables an `env:` run reads that the line set or lost (its names, and those its
+        globs match): one it never named holds no value and none known only at run time (see
+        Variables.readings), so it says nothing. (The `**` entry names ~150 variables, a line
+        sets a few: every name was read before, for each command of a line that sets any.)"""
+        present = {*local, *self.env, *self.env.lost}
         if run.pattern is None:
-            return sorted(run.names)
+            return sorted(run.names.intersection(present))
         match = run.pattern.fullmatch
-        return sorted(run.names.union(k for k in (*local, *self.env, *self.env.lost) if match(k)))
+        return sorted(run.names.intersection(present).union(k for k in present if match(k)))
 
     def variable_values(self, run: Run, local: dict[str, str], via: tuple[str, ...], depth: int) -> list[str]:
         """The values an `env:` run's variables may hold. One the line gave a value known only at
