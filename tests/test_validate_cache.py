@@ -284,3 +284,23 @@ def test_a_plain_validate_runs_without_click_and_reports_as_the_full_command_lin
     assert _plain(warned, "--format", "xml")[0] == 2
     code, out, clicked = _plain(warned, "--target", "gemini")
     assert clicked and code == 0 and "gemini-incompatible" in out
+
+
+def test_a_package_installed_is_a_miss_a_bytecode_folder_is_not(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key holds the names of each site-packages folder: a package added there (which a handler
+    may import) is validated again; the first import of a one-file module there, which makes
+    ``__pycache__``, and pip's ``~name`` work folders are not a change of what is installed."""
+    site = tmp_path / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(site))
+    assert validate(warned)[0] == 0
+    assert cache.validated(warned)[0] is not None
+    (site / "__pycache__").mkdir()
+    (site / "~ip-0.1.dist-info").mkdir()
+    assert cache.validated(warned)[0] is not None  # still the entry
+    (site / "vc_extra").mkdir()
+    assert cache.validated(warned)[0] is None  # a package installed: the entry no longer holds
+    assert validate(warned)[0] == 0
+    assert cache.validated(warned)[0] is not None

@@ -140,17 +140,22 @@ def cache_path(root: Path) -> Path:
 
 
 def _import_path_stamp() -> list[str]:
-    """Each folder packages are installed in, with its mtime: a package installed or removed (which
-    handlers may import, and whose absence ``validate`` reports) changes the folder, so the key.
-    (Not the working directory ``python -m`` puts first: any file created there would be a miss.)"""
+    """Each folder packages are installed in, with the names it holds: a package installed or
+    removed (which handlers may import, and whose absence ``validate`` reports) changes the names,
+    so the key. Not the folder's mtime: the first import of a one-file module makes
+    ``__pycache__`` there, and pip's ``~name`` folders come and go, without a package changing
+    (a warm validate was a miss while another process imported or installed beside it). (Not the
+    working directory ``python -m`` puts first: any file created there would be a miss.)"""
     out = []
     for entry in sys.path:
         if not entry.rstrip("/").endswith(("site-packages", "dist-packages")):
             continue
         try:
-            out.append(f"{entry}\0{os.stat(entry or '.').st_mtime_ns}")
+            names = sorted(n for n in os.listdir(entry or ".") if n != "__pycache__" and not n.startswith("~"))
         except OSError:
             out.append(f"{entry}\0-")
+            continue
+        out.append(f"{entry}\0{digest(chr(0).join(names).encode('utf-8', 'surrogateescape')).hexdigest()}")
     return out
 
 

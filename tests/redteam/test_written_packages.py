@@ -88,7 +88,10 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str, str]] = {
     "a stdlib module": ({"pkg/__init__.py": "VALUE = 1\n"}, "python3 -m http.server --help", "usage"),
     "pytest on written tests": (
         {"tests/test_a.py": "import os\n\ndef test_a(tmp_path):\n    assert os.path.isdir(tmp_path)\n"},
-        "python3 -m pytest -q -p no:cacheprovider tests/test_a.py",
+        # --basetemp: pytest's own numbered folders under /tmp/pytest-of-USER are shared with the
+        # run that runs this test, and a pytest that makes one deletes the stale ones at its end
+        # (gigabytes of earlier runs on a CI machine: the 30 s timeout passed while it deleted).
+        "python3 -m pytest -q -p no:cacheprovider --basetemp=tmp-pytest tests/test_a.py",
         "1 passed",
     ),
     "make --eval a variable": ({"Makefile": "all:\n\t@echo x=$(X)\n"}, "make --eval 'X=1' all", "x=1"),
