@@ -158,6 +158,12 @@ def guard(
 # How long shell_writes waits for its marker when the payload write was refused (see there).
 REFUSED_WAIT = 2.0
 
+# The bound of a real run that must finish (a near miss through the terminal, a payload under a real
+# shell, a marker a near miss waits for): generous, since CI's 2-CPU machine may be loaded far past
+# what a quiet machine needs (a child pytest once spent 30 s deleting earlier runs' folders at its
+# exit). A run that finishes costs only its own time; a refused command never starts.
+RUN_SECONDS = 180
+
 
 def shell_writes(
     engine: Engine, work: Path, home: Path, writes: list[str], marker: str, wait: float = 20, settle: float = 0

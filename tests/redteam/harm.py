@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import Call, home_intact, make_home
+from tests.redteam.conftest import RUN_SECONDS, Call, home_intact, make_home
 
 SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
 
@@ -73,7 +73,7 @@ def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
     (copy / "policies" / "deny.yaml").write_text(policy)
     env = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     assert copy.is_relative_to(tmp_path)
-    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
+    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=RUN_SECONDS, capture_output=True)
     kept = (copy / "policies" / "deny.yaml").is_file() and (copy / "policies" / "deny.yaml").read_text() == policy
     return not kept or sorted(p.name for p in (copy / "policies").iterdir()) != ["deny.yaml"]
 
@@ -129,7 +129,7 @@ def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tupl
     assert home.is_relative_to(tmp_path) and cwd.is_relative_to(tmp_path)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        [shell, "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        [shell, "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     return home, cwd, done.stdout + done.stderr
 
@@ -169,7 +169,7 @@ def written_then_stopped(tmp_path: Path, engine: Engine, home: Path, files: dict
         (cwd / name).write_text(text)
     env = {"HOME": str(home_live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     assert not home_intact(home_live) or SECRET in done.stdout + done.stderr, "the payload should do harm unguarded"
     assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)

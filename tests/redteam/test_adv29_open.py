@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import RUN_SECONDS
 from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
 
 RM = "rm -rf ~"
@@ -142,7 +143,7 @@ def _repository(root: Path, home: Path) -> None:
         ["git", "add", "-A"],
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
     ):
-        subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True, timeout=60)
+        subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True, timeout=RUN_SECONDS)
 
 
 def test_git_dash_c_from_another_folder_keeps_the_policy(
@@ -156,7 +157,9 @@ def test_git_dash_c_from_another_folder_keeps_the_policy(
     live = tmp_path / "live-project"
     shutil.copytree(root, live, symlinks=True)
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=60, check=False)
+    subprocess.run(
+        ["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=RUN_SECONDS, check=False
+    )
     assert not (live / "policies" / "deny.yaml").exists(), "the payload should do harm unguarded"
     # through the engine's terminal: refused, the policy intact
     result = engine.call("terminal", {"command": payload.format(away=tmp_path, root=root)})
