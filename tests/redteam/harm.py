@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,6 +119,28 @@ def session_verdict(
                 shutil.rmtree(top)
             else:
                 top.unlink(missing_ok=True)
+
+
+# A case of a session's verdict: (files the session wrote, the command[, the folder it runs in]);
+# `ROOT` in the command is the project's folder.
+Case = tuple[dict[str, str], str] | tuple[dict[str, str], str, str | None]
+
+
+def verdict_cases(payloads: dict[str, Case], near_misses: dict[str, Case]) -> list[Any]:
+    """The parameters (case, whether it stays allowed, its session) of a family's payloads and near
+    misses, named by the session each is judged in: ``payload-NAME``, ``near-NAME``."""
+    return [pytest.param(case, False, f"payload-{name}", id=f"payload-{name}") for name, case in payloads.items()] + [
+        pytest.param(case, True, f"near-{name}", id=f"near-{name}") for name, case in near_misses.items()
+    ]
+
+
+def assert_verdict(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    """A payload is not allowed, a near miss is (a verdict_cases parameter), judged by the shared
+    engine of ``loaded`` (policy_project) in its own session (session_verdict)."""
+    root, engine = loaded
+    files, command, *where = case
+    verdict = session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, *where)
+    assert (verdict == "allow") == allowed, (session, command, verdict)
 
 
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:
