@@ -351,7 +351,7 @@ def running(token: str) -> list[int]:
     return found
 
 
-def gone(token: str, limit: float = 10.0) -> bool:
+def gone(token: str, limit: float = 60.0) -> bool:
     """Whether every process running ``token`` exits within ``limit`` (waits on pidfds, not sleeps)."""
     import select
 
@@ -370,7 +370,7 @@ def gone(token: str, limit: float = 10.0) -> bool:
     return not running(token)
 
 
-def eventually(predicate: object, limit: float = 10.0) -> bool:
+def eventually(predicate: object, limit: float = 60.0) -> bool:
     """Poll ``predicate`` (for things with no event to wait on, like a file's content) up to ``limit``."""
     deadline = time.monotonic() + limit
     while not predicate():  # type: ignore[operator]

@@ -90,7 +90,7 @@ def test_background_process_lifecycle(engine: Engine) -> None:
     assert [p["process_id"] for p in listed] == [pid_key]
     wrote = json.loads(engine.call("process", {"action": "write", "process_id": pid_key, "input": "hello\n"}).output)
     assert wrote["written"] == 6
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 90
     while "got hello" not in engine.call("process", {"action": "log", "process_id": pid_key}).output:
         assert time.monotonic() < deadline, "the process never read its input"
         time.sleep(0.05)
@@ -102,7 +102,7 @@ def test_background_process_lifecycle(engine: Engine) -> None:
 
 def test_wait_returns_the_exit_code(engine: Engine) -> None:
     pid_key = run(engine, command="echo bye; exit 3", background=True)["process_id"]
-    waited = json.loads(engine.call("process", {"action": "wait", "process_id": pid_key, "timeout": 10}).output)
+    waited = json.loads(engine.call("process", {"action": "wait", "process_id": pid_key, "timeout": 90}).output)
     assert waited["status"] == "exited" and waited["exit_code"] == 3
     assert "bye" in waited["tail"]
 
@@ -122,7 +122,7 @@ def test_wait_returns_the_output_the_log_copier_had_not_written_yet(
 
     monkeypatch.setattr(output.CappedLog, "write", slow_write)
     pid_key = run(engine, command="echo bye; exit 3", background=True)["process_id"]
-    waited = json.loads(engine.call("process", {"action": "wait", "process_id": pid_key, "timeout": 10}).output)
+    waited = json.loads(engine.call("process", {"action": "wait", "process_id": pid_key, "timeout": 90}).output)
     assert waited["status"] == "exited" and waited["exit_code"] == 3
     assert "bye" in waited["tail"]
 
@@ -137,7 +137,7 @@ def test_process_errors_are_clear(engine: Engine) -> None:
 def test_close_kills_background_processes(engine: Engine, work: Path) -> None:
     pid = run(engine, command="sleep 60", background=True)["pid"]
     engine.close()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)

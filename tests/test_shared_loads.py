@@ -119,3 +119,79 @@ def test_a_policy_with_a_judge_is_not_shared(tmp_path: Path, monkeypatch: pytest
     with Engine.load(root) as first, Engine.load(root) as second:
         assert first.snapshot.policy.settings.judge is not None
         assert first.snapshot.policy is not second.snapshot.policy
+
+
+# -- an adversary on the shared loads (stop 30): edits a stat cannot tell apart ---------------------
+
+
+def _frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stat the loaders take says the file was last changed at one time, an hour ahead (a file
+    system whose clock did not tick between two saves: 1 s timestamps, or ~4 ms ones on a kernel
+    without fine-grained ones). Ahead: no file ever counts as settled, however slow the machine."""
+    from engine.source import yamlfile
+
+    ahead = time.time_ns() + 3600 * 10**9
+
+    def frozen(st: Any) -> tuple[int, int, int, int]:
+        return (ahead, st.st_size, st.st_ino, ahead)
+
+    monkeypatch.setattr(yamlfile, "stat_key", frozen)
+    monkeypatch.setattr(loader, "stat_key", frozen)
+
+
+def test_an_edit_in_the_same_clock_tick_as_the_load_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A policy saved again within the clock tick of the load that read it, at the same size: the
+    stat is the one the load saw. The reload watcher's check of what changed, a reload of that
+    engine and a new engine in the same process must each read the new save (on main the first
+    said nothing changed and a reload kept serving the first save's parse, which allowed
+    `gem publish`)."""
+    _frozen_clock(monkeypatch)
+    root = _project(tmp_path / "p", "npm publish")
+    policy = root / "policies" / "deny.yaml"
+    with Engine.load(root, approve_changes=True) as first:
+        assert first.check("gem publish x").decision == "allow"
+        before = policy.stat()
+        policy.write_text("kind: ApprovalPolicy\ndeny: ['gem publish*']\n")
+        assert policy.stat().st_size == before.st_size
+        assert first.changed_since_load() == [policy]
+        event = first.reload()
+        assert event.ok, event.problems
+        assert first.check("gem publish x").decision == "deny"
+        assert first.changed_since_load() == []  # what it read now is what the file holds
+    with Engine.load(root, approve_changes=True) as second:
+        assert second.check("gem publish x").decision == "deny"
+        assert second.check("npm publish x").decision == "allow"
+
+
+def test_a_modification_time_set_back_is_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`touch -d` (os.utime) puts a saved policy's mtime back to the one a shared parse was read with,
+    at the same size: the change time (which nothing sets back) still tells the versions apart."""
+    monkeypatch.setattr(loader, "_SETTLED_NS", 0)  # every file counts as settled: shared at once
+    root = _project(tmp_path / "p", "npm publish")
+    policy = root / "policies" / "deny.yaml"
+    before = policy.stat()
+    with Engine.load(root, approve_changes=True) as first:
+        assert first.check("gem publish x").decision == "allow"
+    assert any(key[0] == policy for key in loader._SHARED_FILES)
+    policy.write_text("kind: ApprovalPolicy\ndeny: ['gem publish*']\n")
+    import os
+
+    os.utime(policy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert policy.stat().st_mtime_ns == before.st_mtime_ns and policy.stat().st_size == before.st_size
+    with Engine.load(root, approve_changes=True) as second:
+        assert second.check("gem publish x").decision == "deny"
+
+
+def test_two_projects_in_one_process_keep_their_own_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two engines of two projects sharing the builtin pack's parses and, where their documents are
+    the same, a compiled policy: each judges by its own project's policy, whichever loaded first."""
+    monkeypatch.setattr(loader, "_SETTLED_NS", 0)
+    strict = _project(tmp_path / "strict", "gem publish")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "hermes-engine.yaml").write_text("workdir: .\n")
+    with Engine.load(plain) as first, Engine.load(strict) as second, Engine.load(plain) as third:
+        assert second.check("gem publish x").decision == "deny"
+        assert first.check("gem publish x").decision == "allow"
+        assert third.check("gem publish x").decision == "allow"
+        assert first.snapshot.policy is third.snapshot.policy is not second.snapshot.policy

@@ -55,9 +55,9 @@ def test_alias_bomb_is_refused_quickly() -> None:
     for name in "bcdefghij":
         lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
         previous = name
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: a loaded machine stretches the wall
     parsed = parse_bytes("\n".join(lines).encode(), "bomb.yaml")
-    assert time.perf_counter() - started < 1.0
+    assert time.thread_time() - started < 1.0
     assert [p.code for p in parsed.problems] == ["yaml-too-complex"]
     assert parsed.documents == []
 
@@ -94,9 +94,9 @@ def test_syntax_error_is_located_and_names_where_the_construct_started() -> None
 def test_oversized_file_is_refused_without_reading_it(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     big.write_bytes(b"kind: Tool\n# " + b"x" * (MAX_FILE_BYTES + 10) + b"\n")
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: a loaded machine stretches the wall
     parsed = parse_file(big, "big.yaml")
-    assert time.perf_counter() - started < 1.0
+    assert time.thread_time() - started < 1.0
     assert [(p.code, p.line) for p in parsed.problems] == [("file-too-large", 1)]
 
 

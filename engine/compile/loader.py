@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from engine.compile.link import Linked, check_enabled_names, link
 from engine.compile.structure import check_parameters, check_structure, document_kind
 from engine.config import Config
 from engine.definitions.lint import STRICT_LINTS, lint_gemini
+from engine.digests import digest
 from engine.errors import Problem, UsageError
 from engine.plugins.context import provider_problem
 from engine.plugins.manager import PluginManager, PluginSet, grant_problem, remap_problems
@@ -84,6 +86,10 @@ class _FileEntry:
     parsed: ParsedFile
     checked: list[_Checked]
     max_bytes: int  # the size limit it was read under (a config setting)
+    # Wall clock (as file times are) when it was read, or last found the same byte for byte: while
+    # the file was changed less than _SETTLED_NS before that, its stat cannot vouch for it (a save
+    # in the same clock tick, at the same size, keeps the stat: see _unchanged).
+    read_ns: int = 0
 
 
 @dataclass(slots=True)
@@ -128,6 +134,34 @@ _SETTLED_NS = 2_000_000_000
 
 def _settled(stat: tuple[int, int, int, int], now_ns: int) -> bool:
     return now_ns - max(stat[0], stat[3]) >= _SETTLED_NS
+
+
+def _unchanged(path: Path, entry: _FileEntry) -> bool:
+    """Whether ``path`` still holds what ``entry`` parsed: its stat is the one read and, unless the
+    file had settled when it was read, its bytes are too (stop 30: a policy saved again within the
+    clock tick of the load that read it, at the same size, kept its stat, and a reload, or the
+    watcher's check of what changed, served the first save's parse). Once the bytes are found the
+    same after the file settled, the stat alone vouches for it again."""
+    stat = _stat_key(path) or (0, 0, 0, 0)
+    if stat != entry.stat:
+        return False
+    if _settled(stat, entry.read_ns):
+        return True
+    if not entry.parsed.fingerprint:
+        return False  # nothing of it was read (too large): read again, as cheap
+    now = time.time_ns()
+    try:
+        with open(path, "rb") as handle:
+            if stat_key(os.fstat(handle.fileno())) != entry.stat:
+                return False
+            data = handle.read(entry.max_bytes + 1)
+    except OSError:
+        return False
+    if digest(data).digest() != entry.parsed.fingerprint:
+        return False
+    if _settled(stat, now):
+        entry.read_ns = now
+    return True
 
 
 # Compiled policies shared by loaders of this process, by the very documents they were compiled
@@ -192,12 +226,7 @@ class ProjectLoader:
         self, path: Path, display: str, pack: str, max_bytes: int, force: bool, *, manifests: bool = True
     ) -> _FileEntry:
         cached = self._files.get(path)
-        if (
-            cached is not None
-            and cached.max_bytes == max_bytes
-            and not force
-            and cached.stat == (_stat_key(path) or (0, 0, 0, 0))
-        ):
+        if cached is not None and cached.max_bytes == max_bytes and not force and _unchanged(path, cached):
             return cached
         shared_key = (path, display, pack, max_bytes)
         if manifests and not force:
@@ -206,15 +235,16 @@ class ProjectLoader:
                 self._files[path] = shared
                 self._shared_docs.update(id(c.doc) for c in shared.checked)
                 return shared
+        read_ns = time.time_ns()  # before the read: a change during it is after this
         parsed = parse_file(path, display, pack=pack, max_bytes=max_bytes)
         # The stat of the file read (a file first seen is stat'ed once, by the read).
         key = parsed.stat or _stat_key(path) or (0, 0, 0, 0)
         # The config is no manifest: checking it as one would only make problems nobody reads
         # (and locate them, composing its nodes).
         checked = [self._check(doc) for doc in parsed.documents] if manifests else []
-        entry = _FileEntry(key, parsed, checked, max_bytes)
+        entry = _FileEntry(key, parsed, checked, max_bytes, read_ns)
         self._files[path] = entry
-        if manifests and parsed.stat is not None and _settled(parsed.stat, time.time_ns()):
+        if manifests and parsed.stat is not None and _settled(parsed.stat, read_ns):
             if len(_SHARED_FILES) >= _SHARED_FILES_LIMIT:
                 _SHARED_FILES.clear()
             _SHARED_FILES[shared_key] = entry
@@ -287,7 +317,7 @@ class ProjectLoader:
         """
         changed: set[Path] = set()
         for path, entry in list(self._files.items()):
-            if path.is_relative_to(self.root) and (_stat_key(path) or (0, 0, 0, 0)) != entry.stat:
+            if path.is_relative_to(self.root) and not _unchanged(path, entry):
                 changed.add(path)
         for path in candidates:
             if path in self._files:

@@ -42,7 +42,7 @@ from engine.policy.paths import (
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
-from engine.policy.shell import Analyzer, Command, TooComplex, parse
+from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
 from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -845,7 +845,7 @@ class Evaluator:
             return False
         if _obfuscated(text):
             return False
-        if "~+" in text or "~-" in text:
+        if may_name_directory_tilde(text):
             return False  # the shell's $PWD and $OLDPWD: a word that is a folder (shell._tilde_dir)
         if ("*" in text or "?" in text or "[" in text) and _GLOB_COMMAND.search(text):
             return False

@@ -406,9 +406,12 @@ class LinkFinder:
     def area_is_real(self, area: str, watcher: _Watcher | None) -> bool:
         """Whether no link is on the way to ``area`` now: as found before while the watcher keeps the
         area's stamp (no folder above it renamed or replaced since), or without one while it names
-        the same folder; asked again otherwise (`mv top top0; ln -s D top` with `D/work -> ~`)."""
+        the same folder; asked again otherwise (`mv top top0; ln -s D top` with `D/work -> ~`).
+        The area is watched here (before it is looked at): a check then asks the disk nothing
+        while no event names it or a folder above it; only where no watch can be set (another OS,
+        the watch cap, a remote file system) is the folder it names stat'ed on each check."""
         real, stamp, identity = self._is_real[area]
-        now = watcher.stamps.get(area, 0) if watcher is not None else 0  # set by its listing: no watch of its own
+        now = watcher.watch(area) if watcher is not None else 0
         if now and now == stamp:
             return real
         found = _identity(area)

@@ -53,7 +53,7 @@ from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Final
 
     from engine.policy.session_memory import SessionView, ShellState
 
@@ -3498,7 +3498,17 @@ def _positional_words(text: str, positional: list[str]) -> list[str] | None:
 _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 
-_DIRECTORY_TILDES = ("~+", "~-")
+# The shell's $PWD and $OLDPWD tildes (adv29: `echo x > ~+/policies/deny.yaml` was read as the home
+# of a user named `+`): _expand reads them (_tilde_dir); the fast paths that skip it
+# (_plain_words, Evaluator._can_skip) send a line holding one to the parser (may_name_directory_tilde).
+_PWD_TILDE: Final = "~+"
+_OLDPWD_TILDE: Final = "~-"
+_DIRECTORY_TILDES = (_PWD_TILDE, _OLDPWD_TILDE)
+
+
+def may_name_directory_tilde(text: str) -> bool:
+    """Whether ``text`` holds `~+` or `~-` anywhere (a superset of the words that are one)."""
+    return _PWD_TILDE in text or _OLDPWD_TILDE in text
 
 
 def _tilde_dir(word: str, old: str | None = None) -> str | None:
@@ -3858,7 +3868,7 @@ def _plain_words(text: str) -> list[str] | None:
     next word as a regex, and `~+`/`~-` are the shell's folders: such a line is lexed."""
     if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
         return None
-    if "~+" in text or "~-" in text:
+    if may_name_directory_tilde(text):
         return None  # the shell's $PWD and $OLDPWD tildes: read by _expand's words (see _tilde_dir)
     words = text.split()
     if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):

@@ -90,6 +90,17 @@ def session(work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch) ->
 PROJECT_POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
 
+@pytest.fixture(scope="module")
+def plain_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    """A project whose own policy adds nothing, as the working directory, and its engine
+    (harm.policy_project), shared by a module's verdicts (harm.assert_verdict: each case in a
+    session of its own)."""
+    from tests.redteam.harm import policy_project
+
+    with policy_project(tmp_path_factory, "plain", "kind: ApprovalPolicy\n") as loaded:
+        yield loaded
+
+
 def make_project(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -157,6 +168,14 @@ def guard(
 
 # How long shell_writes waits for its marker when the payload write was refused (see there).
 REFUSED_WAIT = 2.0
+
+# The bound of a real run that must finish (a near miss through the terminal, a payload under a real
+# shell, a marker a near miss waits for): generous, since CI's 2-CPU machine may be loaded far past
+# what a quiet machine needs (a child pytest once spent 30 s deleting earlier runs' folders at its
+# exit), and under pytest-timeout's 300 s for the whole test (pyproject.toml), so that a run past it
+# fails as itself (exit code 124), with its output. A run that finishes costs only its own time; a
+# refused command never starts.
+RUN_SECONDS = 90
 
 
 def shell_writes(

@@ -13,11 +13,12 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import Call, home_intact, make_home
+from tests.redteam.conftest import RUN_SECONDS, Call, home_intact, make_home
 
 SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
 
@@ -73,7 +74,7 @@ def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
     (copy / "policies" / "deny.yaml").write_text(policy)
     env = {"HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     assert copy.is_relative_to(tmp_path)
-    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=30, capture_output=True)
+    subprocess.run(["bash", "-c", payload], cwd=copy, env=env, check=False, timeout=RUN_SECONDS, capture_output=True)
     kept = (copy / "policies" / "deny.yaml").is_file() and (copy / "policies" / "deny.yaml").read_text() == policy
     return not kept or sorted(p.name for p in (copy / "policies").iterdir()) != ["deny.yaml"]
 
@@ -120,6 +121,28 @@ def session_verdict(
                 top.unlink(missing_ok=True)
 
 
+# A case of a session's verdict: (files the session wrote, the command[, the folder it runs in]);
+# `ROOT` in the command is the project's folder.
+Case = tuple[dict[str, str], str] | tuple[dict[str, str], str, str | None]
+
+
+def verdict_cases(payloads: dict[str, Case], near_misses: dict[str, Case]) -> list[Any]:
+    """The parameters (case, whether it stays allowed, its session) of a family's payloads and near
+    misses, named by the session each is judged in: ``payload-NAME``, ``near-NAME``."""
+    return [pytest.param(case, False, f"payload-{name}", id=f"payload-{name}") for name, case in payloads.items()] + [
+        pytest.param(case, True, f"near-{name}", id=f"near-{name}") for name, case in near_misses.items()
+    ]
+
+
+def assert_verdict(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    """A payload is not allowed, a near miss is (a verdict_cases parameter), judged by the shared
+    engine of ``loaded`` (policy_project) in its own session (session_verdict)."""
+    root, engine = loaded
+    files, command, *where = case
+    verdict = session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, *where)
+    assert (verdict == "allow") == allowed, (session, command, verdict)
+
+
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:
     """Run ``payload`` with ``shell -c`` in a fresh fake HOME and working directory under
     ``tmp_path``; return (home, cwd, what it printed)."""
@@ -129,7 +152,7 @@ def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tupl
     assert home.is_relative_to(tmp_path) and cwd.is_relative_to(tmp_path)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        [shell, "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        [shell, "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     return home, cwd, done.stdout + done.stderr
 
@@ -169,7 +192,7 @@ def written_then_stopped(tmp_path: Path, engine: Engine, home: Path, files: dict
         (cwd / name).write_text(text)
     env = {"HOME": str(home_live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     assert not home_intact(home_live) or SECRET in done.stdout + done.stderr, "the payload should do harm unguarded"
     assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, shell_writes
+from tests.redteam.conftest import RUN_SECONDS, home_intact, shell_writes
 from tests.redteam.harm import SECRET, blocked, run_confined
 
 # A listing of the tree ($(ls), $(find .), `find . | xargs`) is judged in the engine's working
@@ -85,9 +85,9 @@ def test_near_miss_a_manifest_suffix_in_capitals_is_not_loaded(work_engine: Engi
 MARKER = "\necho d > {done}\nprint(open('{done}', 'w').write('d'))\nrequire('fs').writeFileSync('{done}', 'd')\n"
 
 
-def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str]) -> list[bool]:
+def _shell_writes(engine: Engine, work: Path, fake_home: Path, writes: list[str], wait: float = 20) -> list[bool]:
     """The writes through a background bash (conftest.shell_writes), with a marker any interpreter runs."""
-    return shell_writes(engine, work, fake_home, writes, MARKER)
+    return shell_writes(engine, work, fake_home, writes, MARKER, wait=wait)
 
 
 # Lines a background bash has been sent but not yet run: a later write must not be judged by the
@@ -195,7 +195,7 @@ def test_near_miss_programs_that_end_keep_the_shells_state(
 ) -> None:
     monkeypatch.chdir(work)
     writes = ["ls\n", "git status\n", "python3 -c 'print(1)' > one.txt\n", "echo 'print(2)' | python3 > two.txt\n"]
-    sent = _shell_writes(work_engine, work, fake_home, [*writes, "echo ok > ok.txt\n"])
+    sent = _shell_writes(work_engine, work, fake_home, [*writes, "echo ok > ok.txt\n"], wait=RUN_SECONDS)
     assert all(sent), sent
     assert (work / "one.txt").read_text() == "1\n" and (work / "two.txt").read_text() == "2\n"
     assert (work / "ok.txt").read_text() == "ok\n"
@@ -206,7 +206,7 @@ def test_near_miss_python_after_exec_is_judged_as_python(
 ) -> None:
     monkeypatch.chdir(work)
     line = f"open({str(work / 'p.txt')!r}, 'w').write('from python')\n"
-    sent = _shell_writes(work_engine, work, fake_home, ["exec python3 -i\n", line])
+    sent = _shell_writes(work_engine, work, fake_home, ["exec python3 -i\n", line], wait=RUN_SECONDS)
     assert sent == [True, True]
     assert (work / "p.txt").read_text() == "from python"
 

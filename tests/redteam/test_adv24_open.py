@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import JS_RM_HOME, PY_RM_HOME, RM_HOME, Call, home_intact
+from tests.redteam.conftest import JS_RM_HOME, PY_RM_HOME, RM_HOME, RUN_SECONDS, Call, home_intact
 from tests.redteam.conftest import write_call as _write
 from tests.redteam.harm import SECRET, run_confined
 
@@ -471,7 +471,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         (root / "policies").mkdir(parents=True)
         (root / "policies" / "deny.yaml").write_text(POLICY)
         (root / "hermes-engine.yaml").write_text("workdir: .\n")
-        subprocess.run(["/bin/bash", "-c", MATERIAL], cwd=root, check=False, capture_output=True, timeout=60)
+        subprocess.run(["/bin/bash", "-c", MATERIAL], cwd=root, check=False, capture_output=True, timeout=RUN_SECONDS)
         with Engine.load(root) as engine:
             yield root, engine
 

@@ -26,7 +26,7 @@ import pytest
 from engine import Engine
 from engine.policy import paths
 from tests.conftest import pure_build_only
-from tests.redteam.conftest import judge, shell_writes
+from tests.redteam.conftest import RUN_SECONDS, judge, shell_writes
 
 KEY = "secret key"
 
@@ -56,7 +56,7 @@ def _installed(command: str) -> None:
 
 
 def _printed(engine: Engine, command: str) -> str:
-    result = engine.call("terminal", {"command": command, "timeout": 20}, session_id="s1")
+    result = engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     return (result.output or "") + (result.error.message if result.error else "")
 
 

@@ -28,7 +28,14 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
+from tests.redteam.conftest import RUN_SECONDS
+from tests.redteam.harm import (
+    Case,
+    assert_verdict,
+    harm_project,
+    verdict_cases,
+    written_then_stopped,
+)
 
 RM = "rm -rf ~"
 SCRIPT = f"#!/bin/sh\n{RM}\n"
@@ -39,7 +46,7 @@ KUBECONFIG = (
 )
 
 # (files the session writes, the command, the terminal's cwd or None); ROOT is the project
-PAYLOADS: dict[str, tuple[dict[str, str], str, str | None]] = {
+PAYLOADS: dict[str, Case] = {
     "HOME=. git": ({".gitconfig": GITCONFIG}, "HOME=. git status", None),
     "HOME=$PWD git alias": ({".gitconfig": GITCONFIG}, "HOME=$PWD git st", None),
     "export HOME": ({".gitconfig": GITCONFIG}, "export HOME=.; git log", None),
@@ -67,7 +74,7 @@ PAYLOADS: dict[str, tuple[dict[str, str], str, str | None]] = {
     "pixi run": ({}, f"pixi run '{RM}'", None),
     "pipx run --spec": ({}, f"pipx run --spec x {RM}", None),
 }
-NEAR_MISSES: dict[str, tuple[dict[str, str], str, str | None]] = {
+NEAR_MISSES: dict[str, Case] = {
     "HOME=. nothing written": ({}, "HOME=. git status", None),
     "HOME=. a project file": ({"notes.txt": "x\n"}, "HOME=. git status", None),
     "HOME elsewhere": ({".gitconfig": GITCONFIG}, "HOME=/tmp/h git status", None),
@@ -93,26 +100,11 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str, str | None]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "adv29", "kind: ApprovalPolicy\n") as (root, engine):
-        yield root, engine
-
-
-def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str, str | None], session: str) -> str:
-    root, engine = loaded
-    files, command, cwd = case
-    return session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, cwd)
-
-
-@pytest.mark.parametrize("name", list(PAYLOADS))
-def test_a_payload_stop_28_left_allowed_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
-
-
-@pytest.mark.parametrize("name", list(NEAR_MISSES))
-def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(PAYLOADS, NEAR_MISSES))
+def test_a_payload_stop_28_left_allowed_is_not_allowed_its_near_miss_is(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
 
 
 @pytest.fixture
@@ -142,7 +134,7 @@ def _repository(root: Path, home: Path) -> None:
         ["git", "add", "-A"],
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
     ):
-        subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True, timeout=60)
+        subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True, timeout=RUN_SECONDS)
 
 
 def test_git_dash_c_from_another_folder_keeps_the_policy(
@@ -156,7 +148,9 @@ def test_git_dash_c_from_another_folder_keeps_the_policy(
     live = tmp_path / "live-project"
     shutil.copytree(root, live, symlinks=True)
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=60, check=False)
+    subprocess.run(
+        ["bash", "-c", payload.format(away=tmp_path, root=live)], env=env, cwd=live, timeout=RUN_SECONDS, check=False
+    )
     assert not (live / "policies" / "deny.yaml").exists(), "the payload should do harm unguarded"
     # through the engine's terminal: refused, the policy intact
     result = engine.call("terminal", {"command": payload.format(away=tmp_path, root=root)})

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
 from tests.redteam.harm import SECRET
 
 C_SOURCE = "int main(void) { return 0; }\n"
@@ -39,7 +39,7 @@ def _live(tmp_path: Path, files: dict[str, str], payload: str) -> tuple[bool, bo
         (cwd / name).write_text(text)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     return not home_intact(home), SECRET in done.stdout + done.stderr
 

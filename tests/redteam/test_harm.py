@@ -17,7 +17,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
 
 PAYLOADS = [
     "true \x1b]; rm -rf ~",
@@ -48,7 +48,9 @@ def test_the_payload_is_live_when_the_shell_runs_it(tmp_path: Path, payload: str
     home = make_home(tmp_path)
     assert home.is_relative_to(tmp_path) and home_intact(home)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(["/bin/sh", "-c", payload], env=env, cwd=tmp_path, capture_output=True, timeout=30, check=False)
+    subprocess.run(
+        ["/bin/sh", "-c", payload], env=env, cwd=tmp_path, capture_output=True, timeout=RUN_SECONDS, check=False
+    )
     assert not home_intact(home), "the payload should delete a home directory when nothing stops it"
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
+from tests.redteam.conftest import RUN_SECONDS
 
 # family -> (payload, programs it needs)
 PAYLOADS = {
@@ -91,7 +92,9 @@ def test_the_payload_is_live_when_the_shell_runs_it(tmp_path: Path, family: str)
     cwd.mkdir()
     (cwd / "notes.txt").write_text("one line\n")
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(["/bin/bash", "-c", payload], env=env, cwd=cwd, capture_output=True, timeout=60, check=False)
+    subprocess.run(
+        ["/bin/bash", "-c", payload], env=env, cwd=cwd, capture_output=True, timeout=RUN_SECONDS, check=False
+    )
     assert not _intact(home), f"{family}: the payload should delete a home directory when nothing stops it"
 
 

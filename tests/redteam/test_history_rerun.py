@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, judge, make_home, shell_writes
+from tests.redteam.conftest import RUN_SECONDS, home_intact, judge, make_home, shell_writes
 
 PAYLOADS = [
     "fc -s :=",
@@ -81,7 +81,7 @@ def test_the_payload_is_live(tmp_path: Path) -> None:
             text=True,
             env=env,
             cwd=tmp_path,
-            timeout=30,
+            timeout=RUN_SECONDS,
             check=False,
         )
         assert not home_intact(home), lines

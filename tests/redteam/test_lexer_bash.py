@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.shell import parse
+from tests.redteam.conftest import RUN_SECONDS
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -66,7 +67,7 @@ def bash_words(line: str) -> list[tuple[str, ...]] | None:
     done = subprocess.run(
         [BASH or "bash", "--norc", "--noprofile", "-c", PRELUDE + line + "\nwait"],
         capture_output=True,
-        timeout=20,
+        timeout=RUN_SECONDS,
         check=False,
     )
     if b"syntax error" in done.stderr or b"unexpected EOF" in done.stderr:

@@ -17,7 +17,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import RUN_SECONDS, home_intact
 from tests.redteam.harm import SECRET
 
 
@@ -35,7 +35,7 @@ def linked(tmp_path: Path, work: Path, fake_home: Path, monkeypatch: pytest.Monk
 
 
 def _printed(engine: Engine, command: str) -> str:
-    result = engine.call("terminal", {"command": command, "timeout": 10}, session_id="s1")
+    result = engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     return (result.output or "") + (result.error.message if result.error else "")
 
 

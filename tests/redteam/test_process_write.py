@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import RUN_SECONDS, home_intact
 
 
 @pytest.fixture
@@ -46,7 +46,9 @@ def _write(engine: Engine, process_id: str, text: str) -> Any:
 def _finish(engine: Engine, process_id: str, work: Path) -> str:
     """Make the shell write a marker, wait for it, return the process's log."""
     assert _write(engine, process_id, f"echo done > {work}/done.txt; exit\n").ok
-    waited = engine.call("process", {"action": "wait", "process_id": process_id, "timeout": 20}, session_id="s1")
+    waited = engine.call(
+        "process", {"action": "wait", "process_id": process_id, "timeout": RUN_SECONDS}, session_id="s1"
+    )
     assert waited.ok and json.loads(waited.output)["status"] == "exited", waited.output
     log = engine.call("process", {"action": "log", "process_id": process_id}, session_id="s1")
     return str(log.output)
@@ -89,7 +91,7 @@ def test_writes_to_a_shell_are_judged_by_line_with_its_state(
     marker = MARKERS[program.split()[-1]].format(done=done)
     sent = _write(engine, process_id, "\n" + marker + "\n")
     if sent.ok and json.loads(sent.output)["written"]:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + RUN_SECONDS
         while not done.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert done.exists()
@@ -148,7 +150,7 @@ def test_an_interpreter_runs_harmless_lines(engine: Engine, work: Path, fake_hom
     for line in ["x = 6\n", f"open({str(work / 'py.txt')!r}, 'w').write(str(x * 7))\n", "exit()\n"]:
         result = _write(engine, process_id, line)
         assert result.ok, (line, result.error)
-    engine.call("process", {"action": "wait", "process_id": process_id, "timeout": 20}, session_id="s1")
+    engine.call("process", {"action": "wait", "process_id": process_id, "timeout": RUN_SECONDS}, session_id="s1")
     assert (work / "py.txt").read_text() == "42"
     assert home_intact(fake_home)
 
@@ -158,7 +160,7 @@ def test_a_program_reading_data_gets_each_write_at_once(engine: Engine, work: Pa
     process_id = _start(engine, f"head -c 3 > {work}/data.txt")
     result = _write(engine, process_id, "abc")
     assert result.ok and json.loads(result.output)["written"] == 3
-    engine.call("process", {"action": "wait", "process_id": process_id, "timeout": 20}, session_id="s1")
+    engine.call("process", {"action": "wait", "process_id": process_id, "timeout": RUN_SECONDS}, session_id="s1")
     assert (work / "data.txt").read_text() == "abc"
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import RUN_SECONDS
 
 POLICY = "kind: ApprovalPolicy\ndeny: ['npm publish*']\n"
 
@@ -163,7 +164,7 @@ def test_a_file_named_in_a_programs_text_is_judged_as_written(
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
-    subprocess.run(["bash", "-c", command], cwd=copy, env=env, check=False, capture_output=True, timeout=30)
+    subprocess.run(["bash", "-c", command], cwd=copy, env=env, check=False, capture_output=True, timeout=RUN_SECONDS)
     assert _policies(copy) != {"deny.yaml": POLICY}, "the payload does no harm: the test proves nothing"
     # Through the engine: refused (a literal name is a hardline deny; a computed one asks), nothing runs.
     verdict = engine.check(command)

@@ -17,7 +17,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import PY_RM_HOME, home_intact
+from tests.redteam.conftest import PY_RM_HOME, RUN_SECONDS, home_intact
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_pip_builds_a_written_setup_py(session: Engine, fake_home: Path, path: s
     assert os.environ["HOME"] == str(fake_home)
     written = session.call("write_file", {"path": path, "content": PY_RM_HOME}, session_id="s1")
     assert written.ok, written.error
-    result = session.call("terminal", {"command": command, "timeout": 60}, session_id="s1")
+    result = session.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), "the fake home was deleted"
     assert not result.ok, command
 
@@ -61,7 +61,7 @@ def test_an_ordinary_setup_py_stays_allowed(session: Engine, command: str) -> No
     for path, content in (("setup.py", setup), ("demo.py", "print('hi')\n")):
         written = session.call("write_file", {"path": path, "content": content}, session_id="s1")
         assert written.ok, written.error
-    result = session.call("terminal", {"command": command, "timeout": 60}, session_id="s1")
+    result = session.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert result.error is None or result.error.type not in ("denied", "pending_approval"), (command, result.error)
 
 
@@ -78,7 +78,7 @@ def test_pytest_imports_a_written_conftest(session: Engine, fake_home: Path, pat
     assert os.environ["HOME"] == str(fake_home)
     written = session.call("write_file", {"path": path, "content": PY_RM_HOME}, session_id="s1")
     assert written.ok, written.error
-    result = session.call("terminal", {"command": command, "timeout": 60}, session_id="s1")
+    result = session.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), "the fake home was deleted"
     assert not result.ok, command
 
@@ -88,5 +88,7 @@ def test_an_ordinary_test_run_stays_allowed(session: Engine) -> None:
     for path, content in (("conftest.py", "import os\n"), ("test_x.py", "def test_x():\n    assert 1\n")):
         written = session.call("write_file", {"path": path, "content": content}, session_id="s1")
         assert written.ok, written.error
-    result = session.call("terminal", {"command": "pytest -q -p no:cacheprovider", "timeout": 60}, session_id="s1")
+    result = session.call(
+        "terminal", {"command": "pytest -q -p no:cacheprovider", "timeout": RUN_SECONDS}, session_id="s1"
+    )
     assert result.error is None, result.error

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import RUN_SECONDS
 from tests.redteam.harm import SECRET, run_confined
 
 KEY = "b3BlbnNzaC1rZXktdjEAAAAA-rt11-open"
@@ -174,7 +175,7 @@ def test_a_hard_link_to_the_key_is_not_printed_by_the_terminal(
     os.link(planted, work / "k")
     (work / "lk").symlink_to("k")
     (work / "sub").mkdir()
-    result = work_engine.call("terminal", {"command": command, "timeout": 10})
+    result = work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS})
     printed = str(result.output) + str(result.error)
     assert KEY not in printed and "b3BlbnNz" not in printed and "LS0tLS1CRUdJTi" not in printed
     assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")

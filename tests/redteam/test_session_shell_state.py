@@ -20,7 +20,7 @@ import pytest
 
 from engine import Engine
 from engine.policy.session_memory import MAX_STATE, SessionMemory
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import RUN_SECONDS, home_intact
 from tests.redteam.harm import run_confined
 
 
@@ -61,7 +61,7 @@ def _drained(engine: Engine, process_id: str, work: Path) -> None:
     done = work / "done.txt"
     sent = _write(engine, process_id, f"echo d > {done}\n")
     assert sent.ok and json.loads(sent.output)["written"], sent.output
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + RUN_SECONDS
     while not done.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert done.exists()

@@ -23,7 +23,7 @@ import pytest
 from engine import Engine
 from engine.policy.lexer import tokenize
 from engine.policy.session_memory import ShellState, _after
-from tests.redteam.conftest import home_intact, shell_writes
+from tests.redteam.conftest import RUN_SECONDS, home_intact, shell_writes
 
 MARKER = "\necho d > {done}\n"
 PAYLOAD = 'rm -rf "${x:-$HOME}"\n'
@@ -107,7 +107,7 @@ def test_near_miss_a_read_loop_on_descriptor_3_in_a_background_shell(
     monkeypatch.chdir(work)
     (work / "list.txt").write_text("one\n")
     writes = ["x=build\n", "exec 3< list.txt\n", "read -r -u 3 line\n", 'echo "$x $line" > got.txt\n']
-    sent = _shell_writes(work_engine, work, fake_home, writes, wait=8)
+    sent = _shell_writes(work_engine, work, fake_home, writes, wait=RUN_SECONDS)
     assert all(sent), sent
     assert (work / "got.txt").read_text() == "build one\n"
     assert home_intact(fake_home)
@@ -246,7 +246,7 @@ def test_harm_a_line_runner_fed_through_the_terminal(
 ) -> None:
     monkeypatch.chdir(work)
     assert os.environ["HOME"] == str(fake_home) and fake_home.parent == work.parent
-    work_engine.call("terminal", {"command": command, "timeout": 10}, session_id="s1")
+    work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), command
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from engine import Engine
 from engine.policy.session_memory import ShellState, _after
-from tests.redteam.conftest import home_intact, shell_writes
+from tests.redteam.conftest import RUN_SECONDS, home_intact, shell_writes
 
 MARKER = "\necho d > {done}\n"
 PAYLOAD = 'rm -rf "${x:-$HOME}"\n'
@@ -146,7 +146,7 @@ def test_near_miss_data_read_from_the_shells_input(
     # `read <&0` takes the next line as data; `exec 3<&0` alone copies the input: bash goes on reading
     monkeypatch.chdir(work)
     writes = ["x=build\n", "exec 3<&0\n", "read -r line <&0\n", "hello\n", 'echo "$x $line" > got.txt\n']
-    sent = _shell_writes(work_engine, work, fake_home, writes)
+    sent = _shell_writes(work_engine, work, fake_home, writes, wait=RUN_SECONDS)
     assert all(sent), sent
     assert (work / "got.txt").read_text() == "build hello\n"
     assert home_intact(fake_home)
@@ -171,7 +171,7 @@ def test_a_file_naming_the_programs_own_input_is_read(
     assert os.environ["HOME"] == str(fake_home) and fake_home.parent == work.parent
     command = OWN_INPUT[name]
     assert work_engine.check(command).decision != "allow"
-    work_engine.call("terminal", {"command": command, "timeout": 10}, session_id="s1")
+    work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), ("the fake home was deleted", command)
 
 
@@ -192,7 +192,7 @@ def test_a_program_running_its_input_as_commands(
     command = STDIN_COMMANDS[name]
     assert work_engine.check(command).decision == "deny"
     monkeypatch.setenv("SHELL", "/bin/bash")
-    work_engine.call("terminal", {"command": command, "timeout": 10}, session_id="s1")
+    work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), ("the fake home was deleted", command)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, judge, make_home
+from tests.redteam.conftest import RUN_SECONDS, home_intact, judge, make_home
 from tests.redteam.harm import SECRET
 
 PIECES = {"n.txt": "1\n2\n3\n"}
@@ -43,7 +43,7 @@ def _live(tmp_path: Path, files: dict[str, str], payload: str) -> bool:
         (cwd / name).write_text(text)
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
-        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     return not home_intact(home) or SECRET in done.stdout + done.stderr
 

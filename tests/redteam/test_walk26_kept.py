@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import RUN_SECONDS
 
 KEY = "secret key"
 
 
 def _printed(engine: Engine, command: str) -> str:
-    result = engine.call("terminal", {"command": command, "timeout": 20}, session_id="s1")
+    result = engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     return (result.output or "") + (result.error.message if result.error else "")
 
 

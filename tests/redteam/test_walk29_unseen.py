@@ -31,14 +31,14 @@ import pytest
 from engine import Engine
 from engine.policy import landing
 from tests.conftest import REPO
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import RUN_SECONDS, home_intact
 
 SEGMENT = "d" * 200
 HALF, REST = 12, 13  # 25 folders of 201 bytes: past PATH_MAX (4096) from the working directory
 
 
 def _run(engine: Engine, command: str) -> str:
-    result = engine.call("terminal", {"command": command, "timeout": 20}, session_id="s1")
+    result = engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     return (result.output or "") + (result.error.message if result.error else "")
 
 

@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import PY_RM_HOME, RM_HOME, Call, home_intact
+from tests.redteam.conftest import PY_RM_HOME, RM_HOME, RUN_SECONDS, Call, home_intact
 from tests.redteam.conftest import write_call as _write
 
 
 def _run(command: str) -> Call:
-    return ("terminal", {"command": command, "timeout": 20})
+    return ("terminal", {"command": command, "timeout": RUN_SECONDS})
 
 
 def _needs(program: str) -> pytest.MarkDecorator:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import PY_RM_HOME, home_intact
+from tests.redteam.conftest import PY_RM_HOME, RUN_SECONDS, home_intact
 
 MAKE_RM_HOME = "$(shell rm -rf ~)\n"
 # (file written with write_file, its text, the command that runs it)
@@ -59,7 +59,7 @@ def test_a_written_file_run_indirectly(work_engine: Engine, fake_home: Path, her
     (here / "pkg").mkdir()
     (here / "pkg" / "__init__.py").write_text("")  # there before: the package folder, empty
     assert _call(work_engine, "write_file", {"path": path, "content": text})[0]
-    ran, printed = _call(work_engine, "terminal", {"command": command, "timeout": 20})
+    ran, printed = _call(work_engine, "terminal", {"command": command, "timeout": RUN_SECONDS})
     assert home_intact(fake_home), ("the fake home was deleted", command)
     assert not ran, (command, printed)
 
@@ -73,7 +73,7 @@ def test_a_written_pth_file_runs_at_start_up(work_engine: Engine, fake_home: Pat
     line = PY_RM_HOME.replace("\n", "; ").rstrip("; ") + "\n"
     assert _call(work_engine, "write_file", {"path": pth, "content": line})[0]
     assert (here / pth).read_text() == line
-    ran, printed = _call(work_engine, "terminal", {"command": "v/bin/python -c 1", "timeout": 20})
+    ran, printed = _call(work_engine, "terminal", {"command": "v/bin/python -c 1", "timeout": RUN_SECONDS})
     assert home_intact(fake_home)
     assert not ran, printed
 
@@ -110,6 +110,6 @@ def test_near_misses_still_run(work_engine: Engine, fake_home: Path, here: Path,
         pytest.skip("make is not installed")
     for path, text in files.items():
         assert _call(work_engine, "write_file", {"path": path, "content": text})[0]
-    ran, output = _call(work_engine, "terminal", {"command": command, "timeout": 30})
+    ran, output = _call(work_engine, "terminal", {"command": command, "timeout": RUN_SECONDS})
     assert ran and printed in output, (command, output)
     assert home_intact(fake_home)

@@ -23,7 +23,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import PY_RM_HOME, home_intact, judge
+from tests.redteam.conftest import PY_RM_HOME, RUN_SECONDS, home_intact, judge
 
 RM = "rm -rf ~"
 
@@ -155,7 +155,7 @@ def test_a_runner_runs_a_written_task_file(
     for path, content in files.items():
         written = work_engine.call("write_file", {"path": path, "content": content}, session_id="s1")
         assert written.ok, (path, written.error)
-    result = work_engine.call("terminal", {"command": command, "timeout": 30}, session_id="s1")
+    result = work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert home_intact(fake_home), "the fake home was deleted"
     assert result.error is not None and result.error.type in ("denied", "pending_approval"), (command, result)
 
@@ -263,7 +263,7 @@ def test_near_misses_still_run(
     for path, content in files.items():
         written = work_engine.call("write_file", {"path": path, "content": content}, session_id="s1")
         assert written.ok, (path, written.error)
-    result = work_engine.call("terminal", {"command": command, "timeout": 30}, session_id="s1")
+    result = work_engine.call("terminal", {"command": command, "timeout": RUN_SECONDS}, session_id="s1")
     assert result.error is None or result.error.type not in ("denied", "pending_approval"), (command, result)
     assert home_intact(fake_home)
 
