@@ -365,10 +365,52 @@ class _Index(Record):
             distinct[engine_names] = None
         found: re.Pattern[str] | None = None
         if distinct and all(p.flags == re.UNICODE and p.pattern and not p.match("") for p in distinct):
-            found = re.compile("|".join(f"(?:{p.pattern})" for p in distinct))
+            # Without groups, `A|B` finds what `(?:A)|(?:B)` does; each alternative then starts with
+            # its own literal (not a group), so `re` skips to the positions one may start at (the
+            # prefix charset `re` builds for a branch of literals): ~2x faster on a short command.
+            found = re.compile("|".join(_unwrapped(p.pattern) if not p.groups else f"(?:{p.pattern})" for p in distinct))
         gate: tuple[object, re.Pattern[str] | None] = (engine_names, found)
         self.gate = gate
         return gate
+
+
+def _unwrapped(pattern: str) -> str:
+    """``pattern`` without the non-capturing groups that enclose all of it (`(?:a|b)` is `a|b`),
+    for an alternation of several (see _Index._gate)."""
+    while pattern.startswith("(?:") and _group_end(pattern) == len(pattern) - 1:
+        pattern = pattern[3:-1]
+    return pattern
+
+
+def _group_end(pattern: str) -> int:
+    """The index of the `)` closing the group ``pattern`` starts with (-1: none): escapes and
+    character classes (`[)]`, `[^]x]`) skipped."""
+    depth = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:
