@@ -24,7 +24,6 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.links import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
 from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
@@ -43,6 +42,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, parse
+from engine.policy.trees import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
 from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
