@@ -14,7 +14,7 @@ COMPILED_MODULES = tuple(
     f"engine.policy.{name}"
     for name in (
         "shell", "evaluate", "matchers", "paths", "follow", "landing", "lexer", "regexes",
-        "commands", "variables", "argv", "model", "programs", "inline", "normalize", "values",
+        "commands", "variables", "argv", "model", "programs", "inline", "normalize", "values", "trees",
     )
 )  # fmt: skip
 

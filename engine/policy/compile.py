@@ -17,7 +17,6 @@ from engine.errors import Problem
 from engine.policy.arguments import COMMAND_ARGUMENTS
 from engine.policy.commands import renamed
 from engine.policy.evaluate import Evaluator
-from engine.policy.links import FOLLOWERS
 from engine.policy.matchers import PatternError, compile_matcher, compile_regex, triggers
 from engine.policy.model import ApprovalSettings, CompiledPattern, CompiledPolicy, Rule, Target
 from engine.policy.paths import (
@@ -32,6 +31,7 @@ from engine.policy.paths import (
 )
 from engine.policy.programs import compile_programs, digest, examples_clean, remember_clean, table_digest
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
+from engine.policy.trees import FOLLOWERS
 from engine.records import replace
 from engine.registry.specs import Source
 from engine.source.project import Pack

@@ -24,7 +24,6 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.links import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
 from engine.policy.matchers import Matcher, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
@@ -43,6 +42,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
+from engine.policy.trees import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
 from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -365,10 +365,53 @@ class _Index(Record):
             distinct[engine_names] = None
         found: re.Pattern[str] | None = None
         if distinct and all(p.flags == re.UNICODE and p.pattern and not p.match("") for p in distinct):
-            found = re.compile("|".join(f"(?:{p.pattern})" for p in distinct))
+            # Without groups, `A|B` finds what `(?:A)|(?:B)` does; each alternative then starts with
+            # its own literal (not a group), so `re` skips to the positions one may start at (the
+            # prefix charset `re` builds for a branch of literals): ~2x faster on a short command.
+            joined = (_unwrapped(p.pattern) if not p.groups else f"(?:{p.pattern})" for p in distinct)
+            found = re.compile("|".join(joined))
         gate: tuple[object, re.Pattern[str] | None] = (engine_names, found)
         self.gate = gate
         return gate
+
+
+def _unwrapped(pattern: str) -> str:
+    """``pattern`` without the non-capturing groups that enclose all of it (`(?:a|b)` is `a|b`),
+    for an alternation of several (see _Index._gate)."""
+    while pattern.startswith("(?:") and _group_end(pattern) == len(pattern) - 1:
+        pattern = pattern[3:-1]
+    return pattern
+
+
+def _group_end(pattern: str) -> int:
+    """The index of the `)` closing the group ``pattern`` starts with (-1: none): escapes and
+    character classes (`[)]`, `[^]x]`) skipped."""
+    depth = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, lowered: str) -> bool:

@@ -8,12 +8,12 @@ itself; through `hl/` or `hl/x` they reach what it points to.
 from __future__ import annotations
 
 import fnmatch
-import os
 import posixpath
 
 from engine.policy.argv import Grammar, parse_argv
 from engine.policy.commands import command_name
 from engine.policy.follow import join_path
+from engine.policy.trees import followed_words
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -25,155 +25,7 @@ _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"
 
-# Recursive readers that follow the symbolic links in the tree they walk, by the options that make
-# them follow (`grep -R`, `rg -L`, `tar -h`, `cp -L`): a link in the tree to `~/.ssh` is read as
-# `~/.ssh` (`-r` of grep, `tar c`, `cp -r` keep a link as a link). scp -r follows always.
-FOLLOWING: dict[str, frozenset[str]] = {
-    "grep": frozenset({"R", "dereference-recursive"}),
-    "egrep": frozenset({"R", "dereference-recursive"}),
-    "fgrep": frozenset({"R", "dereference-recursive"}),
-    "ugrep": frozenset({"R", "dereference-recursive"}),
-    "rg": frozenset({"L", "follow"}),
-    "ag": frozenset({"f", "follow"}),
-    "tar": frozenset({"h", "dereference"}),
-    "gtar": frozenset({"h", "dereference"}),
-    "bsdtar": frozenset({"h", "L", "dereference"}),
-    "cp": frozenset({"L", "dereference"}),
-    "gcp": frozenset({"L", "dereference"}),
-    "rsync": frozenset({"L", "copy-links", "copy-unsafe-links", "k", "copy-dirlinks"}),
-    "find": frozenset({"L", "follow"}),
-    "gfind": frozenset({"L", "follow"}),
-    "bfs": frozenset({"L", "follow"}),
-    "du": frozenset({"L", "dereference"}),
-    "scp": frozenset({"r"}),
-}
-# ... and those that follow them unless told not to (`zip -r` stores what a link leads to; `-y` the link;
-# `diff -rN src empty` prints every file a link in src leads to, `--no-dereference` compares the links).
-FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
-    "diff": frozenset({"no-dereference"}),
-    "gdiff": frozenset({"no-dereference"}),
-    "zip": frozenset({"y", "symlinks"}),
-    "7z": frozenset({"snl"}),
-    "7za": frozenset({"snl"}),
-    "7zz": frozenset({"snl"}),
-}
-FOLLOWERS = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
 _MAX_FOLLOWED = 16  # readings of one reader through the links made on the line
-
-
-# Recursive readers and changers, by the options that make them recursive (none: always). A word of
-# theirs that names a folder holding HOME walks HOME; a glob word of theirs may name a link at run
-# time (`grep -r x src/*/` with `src/up -> ../..`): read as where the link leads (see tree_landings).
-RECURSIVE: dict[str, frozenset[str]] = {
-    "grep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
-    "egrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
-    "fgrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
-    "ugrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
-    "rg": frozenset(),
-    "ag": frozenset(),
-    "diff": frozenset({"r", "recursive"}),
-    "cp": frozenset({"r", "R", "a", "recursive", "archive"}),
-    "du": frozenset(),
-    "tar": frozenset(),
-    "rsync": frozenset({"r", "a", "recursive", "archive"}),
-    "zip": frozenset({"r", "recurse-paths"}),
-    "scp": frozenset({"r"}),
-    "chmod": frozenset({"R", "recursive"}),
-    "chown": frozenset({"R", "recursive"}),
-    "chgrp": frozenset({"R", "recursive"}),
-    "rm": frozenset({"r", "R", "recursive"}),
-    "ls": frozenset({"R", "recursive"}),
-    "find": frozenset(),
-}
-_MAX_GLOB_MATCHES = 64
-
-
-def recursive_words(command: Command) -> list[int]:
-    """The indices of the words (no option) of a recursive reader or changer (RECURSIVE), or none."""
-    follows = RECURSIVE.get(command.name)
-    if follows is None:
-        return []
-    words, present = _words_and_options(command.name, command.argv)
-    return words if not follows or not present.isdisjoint(follows) else []
-
-
-def _words_and_options(name: str, argv: tuple[str, ...]) -> tuple[list[int], set[str]]:
-    """The indices of the words of ``argv`` that are no option, and its options read letter by
-    letter and whole (`-follow` of find, `-snl` of 7z, `tar chf`: the old bundle without a dash)."""
-    words: list[int] = []
-    present: set[str] = set()
-    ended = False
-    for i, word in enumerate(argv[1:], 1):
-        if ended or word == "-" or not word.startswith("-"):
-            words.append(i)
-            if i == 1 and name in ("tar", "gtar", "bsdtar") and word.isalpha():
-                present.update(word)  # `tar chf x src`
-        elif word == "--":
-            ended = True
-        elif word.startswith("--"):
-            present.add(word[2:].split("=", 1)[0])
-        else:
-            present.update(word[1:])
-            present.add(word[1:])  # `-follow` (find), `-snl` (7z)
-    return words, present
-
-
-def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str] | None:
-    """Where a recursive reader's ``word`` (read in ``cwd``) reaches beyond what it spells: a glob
-    matching links on disk (`src/*/`, `src/?`, first _MAX_GLOB_MATCHES: None past them) reads where
-    each leads, and a folder holding HOME (`..` from a sibling of HOME, `src/up/` with `up -> ../..`)
-    reads HOME. ``on_the_link``: rm given the link's own name (no `/` after it) acts on the link."""
-    if word.startswith("-") or "$" in word:
-        return []
-    if word == "~" or word.startswith("~/"):
-        path = home + word[1:]
-    elif word.startswith("~"):
-        return []
-    else:
-        path = posixpath.join(cwd, word)
-    matches: list[str] = []
-    if _GLOB_CHARS.isdisjoint(path):
-        # no glob: a link it names is read where it lands by the paths walk; only a folder holding
-        # HOME is said here, from the text alone (no system call on a check's common path)
-        plain = posixpath.normpath(path)
-        if plain == "/" or home.startswith(plain.rstrip("/") + "/"):
-            return [home]
-        if word.startswith(("/", "~")) or not _through_disk_link(cwd, word):
-            return []
-        matches.append(path)  # `src/up/` (a brace's word) with `src/up -> ../..` on disk
-    else:
-        import glob as globbing  # noqa: PLC0415  (few words are globs)
-
-        for n, match in enumerate(globbing.iglob(path)):
-            if n >= _MAX_GLOB_MATCHES:
-                return None
-            matches.append(match)
-    out: list[str] = []
-    for match in matches:
-        plain = posixpath.normpath(match)
-        if on_the_link and not match.endswith("/") and os.path.islink(plain):
-            continue
-        real = os.path.realpath(plain)
-        if real != plain:
-            out.append(real)  # through a link
-        if (real == "/" or home.startswith(real.rstrip("/") + "/")) and os.path.isdir(real):
-            out.append(home)  # a folder holding HOME: the walk reads HOME
-    return list(dict.fromkeys(out))
-
-
-def _through_disk_link(cwd: str, word: str) -> bool:
-    """Whether a relative ``word`` passes a symbolic link on disk in its own first components
-    (those of ``cwd`` are the working directory's: not looked at)."""
-    at = cwd
-    for n, part in enumerate(word.split("/")):
-        if part in ("", "."):
-            continue
-        if part == ".." or n >= 8:
-            return False
-        at = posixpath.join(at, part)
-        if os.path.islink(at):
-            return True
-    return False
 
 
 def _below(name: str, folder: str) -> bool:
@@ -181,25 +33,6 @@ def _below(name: str, folder: str) -> bool:
     if folder == ".":
         return not name.startswith(("/", "~", "../")) and name != ".."
     return name.startswith(folder.rstrip("/") + "/")
-
-
-def followed_words(command: Command) -> list[int]:
-    """The indices of the words of ``command`` a link-following recursive reader may walk (its
-    words that are no option: a pattern or an archive's name too, which walks nothing), or none
-    when it is not one (FOLLOWING, FOLLOWING_UNLESS). Its options are read both ways: as its
-    grammar reads them, and letter by letter (`tar chf`: the old bundle without a dash too)."""
-    name = command.name
-    if name not in FOLLOWERS:
-        return []
-    argv = command.argv
-    words, present = _words_and_options(name, argv)
-    program = command.program
-    if program is not None:
-        present.update(option for option, _, _ in parse_argv(program.grammar, list(argv)).options)
-    follows = FOLLOWING.get(name)
-    if follows is not None:
-        return words if not present.isdisjoint(follows) else []
-    return [] if not present.isdisjoint(FOLLOWING_UNLESS[name]) else words
 
 
 class LinkFollower:

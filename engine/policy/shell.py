@@ -44,9 +44,10 @@ from engine.policy.lexer import (
     substitutions,
     tokenize,
 )
-from engine.policy.links import FOLLOWERS, LINKERS, UNKNOWN_TARGET, LinkFollower
+from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable
+from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
 from engine.records import fields_repr
