@@ -133,3 +133,52 @@ def test_a_harmful_line_in_a_long_vimrc_is_found(sessions: SessionChecks, line: 
     # (a mapping's `:!CMD` runs only when its key is pressed: judged alike, allowed alone as well)
     assert long.decision != "allow" or line.startswith("nnoremap")  # type: ignore[attr-defined]
     assert sessions.prepared({"vimrc": text}, command)(command).decision == "allow"  # type: ignore[attr-defined]
+
+
+# -- a long text's compatibility reading folds only its non-ASCII runs (normalize._folded) -----------
+
+# Characters NFKC changes or composes (fullwidth, ligatures, a Kelvin sign, combining marks that
+# compose with the ASCII letter before them, Hangul jamo that compose with each other), invisible ones
+# the reading strips (some between a letter and its mark), and ones it leaves alone.
+_WIDE = [
+    "ｒ",
+    "ｍ",
+    "ﬁ",
+    "K",
+    "\u0301",
+    "\u0327",
+    "\u200b",
+    "\u00ad",
+    "\ufeff",
+    "\u1100",
+    "\u1161",
+    "\u11a8",
+    "é",
+    "м",
+    "–",
+    "①",
+    "\u3000",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_long_texts_folded_reading_is_the_whole_texts(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.policy import normalize
+
+    rng = random.Random(seed)
+    ascii_words = ["rm a1; ", "e", "x", " ", "\n", "-rf ~", "c"]
+    texts = []
+    for runs in (1, 2, 5, normalize._FEW_RUNS, normalize._FEW_RUNS + 1, 300):
+        words = [rng.choice(ascii_words) for _ in range(4000)]
+        for _ in range(runs):
+            words.insert(rng.randrange(len(words)), "".join(rng.choice(_WIDE) for _ in range(rng.randrange(1, 4))))
+        texts.append("".join(words))
+    # a run across each halving point of the text, and one at its start and at its end
+    plain = "rm a1; " * 1200
+    for at in (0, 1, len(plain) // 2 - 1, len(plain) // 2, len(plain) // 4, len(plain) - 1, len(plain)):
+        texts.append(plain[:at] + "e\u200b\u0301ｒ" + plain[at:])
+    for text in texts:
+        assert normalize._folded(text) == normalize._folded_whole(text)
+    folded = [normalize.readings(text) for text in texts]
+    monkeypatch.setattr(normalize, "_folded", normalize._folded_whole)
+    assert folded == [normalize.readings(text) for text in texts]
