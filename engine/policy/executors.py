@@ -317,11 +317,29 @@ _EX_WRITE = re.compile(
 _EX_DUMP = re.compile(r"^(?:dump|append)(?:\s+(?:binary|verilog|ihex|srec|tekhex|value|memory))*\s+(?P<path>[^\s|]+)\s")
 
 
+# Lines no reader below can find a payload in, dropped in one pass before the per-line reading (a
+# 64 KiB vimrc is ~2,500 ex lines, each ~8 regex matches: 15 ms): a line that opens with `let`, `set`,
+# a mapping or another verb none of the body patterns starts with, and holds no `|` (another command
+# after it), no `!` (a bang in a mapping's right side, `:!CMD`) and none of the words the `system(`
+# reading or gdb's `set logging|history` look for. Any other line is read as before.
+_EX_INERT = re.compile(
+    r"^[ \t:]*(?:let|unlet|set|setlocal|setglobal|[nvxsoilct]?(?:nore)?map|syntax|filetype|colorscheme"
+    r"|highlight|hi|if|elseif|else|endif|endfunction|endfunc|return)(?![\w-])"
+    r"(?![^\n]*(?:system|jobstart|termopen|logging|history))[^\n|!]*(?:\n|\Z)",
+    re.MULTILINE,
+)
+
+
 def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
     for an interactive shell, ("file", PATH) for a file of ex commands it sources, ("write", PATH)
     for a file it writes (`:w F`, `:saveas F`, gdb's `set logging file F`), or (interpreter, CODE)
     for `:python ...`, `:lua ...`."""
+    return _ex_payloads_of_lines(_EX_INERT.sub("", text))
+
+
+def _ex_payloads_of_lines(text: str) -> list[tuple[str, str | None]]:
+    """ex_payloads without the inert-line prefilter (each line read)."""
     out: list[tuple[str, str | None]] = []
     for line in _ex_lines(text):
         for body in _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip()):

@@ -178,6 +178,59 @@ def suspicious(text: str) -> bool:
     return not text.replace("\n", " ").replace("\t", " ").isprintable()
 
 
+# Runs of non-ASCII characters, each folded with the character before it (a letter a combining mark
+# after it composes with: `e` + U+0301 is `é`). NFKC leaves ASCII alone, and no ASCII character
+# composes with one before it (ASCII characters are starters, none is the second of a composition):
+# the NFKC of a text is that of each run in place. A long text with a few disguised characters (64
+# KiB of commands and one fullwidth letter) is folded in its runs, found by halving the text where a
+# half is not all ASCII (`str.isascii` is a flag: a slice's copy is the cost) instead of NFKC and
+# invisible-stripping over the whole text; past _FEW_RUNS runs the text is folded whole.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_FEW_RUNS = 64
+_SCANNED = 512  # a stretch this short is searched by the regex
+
+
+def _non_ascii_runs(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    """Append to ``out`` the spans of non-ASCII characters in text[start:end] (a run across a halving
+    point as two adjacent spans), stopping past _FEW_RUNS of them."""
+    if len(out) > _FEW_RUNS or text[start:end].isascii():
+        return
+    if end - start <= _SCANNED:
+        out += [run.span() for run in _NON_ASCII.finditer(text, start, end)]
+        return
+    middle = (start + end) // 2
+    _non_ascii_runs(text, start, middle, out)
+    _non_ascii_runs(text, middle, end, out)
+
+
+def _folded(text: str) -> str:
+    """``text`` without invisible characters, NFKC-normalized (then without the invisible ones NFKC made)."""
+    if len(text) <= 4 * _SCANNED:
+        return _folded_whole(text)
+    spans: list[tuple[int, int]] = []
+    _non_ascii_runs(text, 0, len(text), spans)
+    if len(spans) > _FEW_RUNS:
+        return _folded_whole(text)
+    pieces: list[str] = []
+    at = 0
+    for begin, end in spans:
+        if begin == at and pieces:  # the second half of a run cut at a halving point
+            pieces[-1] += text[begin:end]
+        else:
+            pieces += (text[at : begin - 1], text[begin - 1 : end]) if begin > 0 else ("", text[begin:end])
+        at = end
+    folded = [piece if i % 2 == 0 else _folded_whole(piece) for i, piece in enumerate(pieces)]
+    return "".join(folded) + text[at:]
+
+
+def _folded_whole(text: str) -> str:
+    bare = _INVISIBLE.sub("", text)
+    folded = unicodedata.normalize("NFKC", bare)
+    if folded != bare and not folded.isascii():
+        folded = _INVISIBLE.sub("", folded)  # NFKC can produce some of them (none is ASCII)
+    return folded
+
+
 def readings(text: str) -> Readings:
     """Every reading of ``text``: itself first, then each folding that changes it."""
     if not suspicious(text):
@@ -194,10 +247,7 @@ def readings(text: str) -> Readings:
     for base in bases:
         if base.isascii():
             continue
-        bare = _INVISIBLE.sub("", base)
-        folded = unicodedata.normalize("NFKC", bare)
-        if folded != bare and not folded.isascii():
-            folded = _INVISIBLE.sub("", folded)  # NFKC can produce some of them (none is ASCII)
+        folded = _folded(base)
         compatibility = compatibility or folded != base
         found += [folded, folded.translate(_CONFUSABLES)]
     if compatibility:
