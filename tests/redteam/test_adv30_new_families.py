@@ -1,0 +1,165 @@
+"""New families found by adv30 (all allowed on main at 36f8bff).
+
+- Programs that empty or remove the folder they are given: `python3 -m venv --clear DIR`, `virtualenv
+  --clear`, `mkdocs build -d DIR` (all but its dot-files), `jekyll build -d DIR`, `hugo -d DIR
+  --cleanDestinationDir`, `vite build --outDir DIR --emptyOutDir`, `docusaurus build --out-dir`, `ng build
+  --output-path`, `vue-cli-service build --dest`, `cargo clean --target-dir DIR`: judged as `rm -rf DIR`.
+- `find . -fprintf ~/.bashrc 'FORMAT'`: find's own writers naming a start-up file, with a text the caller
+  chose (write_sensitive_file).
+- Python tools that run a script or import the project's modules: `coverage run x.py`, `gunicorn x:app`,
+  `uvicorn`, `flask --app x`, `celery -A x`, `streamlit run x.py`, `pydoc x`, profilers ... read the
+  session's *.py as python does; `py-spy record -- CMD`, `austin CMD` run their command.
+- Runners whose operands or project files are shell lines: `concurrently 'CMD'`, a Procfile (`honcho
+  start`, foreman, overmind), poethepoet's and taskipy's tasks in pyproject.toml, nodemon.json, a tmuxp
+  session, supervisord's `command=`, cargo-make's Makefile.toml; an Earthfile (its `LOCALLY`/`RUN` lines), a
+  bats or cram test and a Puppet manifest are read by nobody here (ask when written).
+
+Verdicts share one engine; the harm runs for `venv --clear` and `find -fprintf` (none of the Python
+tools or runners of the other families is installed here: verdicts only). Every run is confined.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.harm import SECRET, harm_project, policy_project, session_verdict
+
+RM = "rm -rf ~"
+PYTHON = f"import os\nos.system('{RM}')\n"
+POLICY = "kind: ApprovalPolicy\n"
+
+PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
+    "venv --clear": ({}, "python3 -m venv --clear ~"),
+    "venv --clear $HOME": ({}, "python3 -m venv --clear --without-pip $HOME"),
+    "virtualenv --clear": ({}, "virtualenv --clear ~"),
+    "venv --clear policies": ({}, "python3 -m venv --clear policies"),
+    "mkdocs build -d": ({}, "mkdocs build -d ~"),
+    "mkdocs --site-dir": ({}, "mkdocs build --site-dir=$HOME"),
+    "jekyll -d": ({}, "bundle exec jekyll build -d ~"),
+    "hugo --cleanDestinationDir": ({}, "hugo -d ~ --cleanDestinationDir"),
+    "vite --emptyOutDir": ({}, "npx vite build --outDir ~ --emptyOutDir"),
+    "docusaurus --out-dir": ({}, "docusaurus build --out-dir ~"),
+    "ng --output-path": ({}, "npx ng build --output-path ~"),
+    "vue-cli-service --dest": ({}, "vue-cli-service build --dest ~"),
+    "cargo clean --target-dir": ({}, "cargo clean --target-dir ~"),
+    "find -fprintf bashrc": ({}, "find . -maxdepth 0 -fprintf ~/.bashrc 'x'"),
+    "find -fprint profile": ({}, "find . -fprint ~/.profile"),
+    "coverage run": ({"x.py": PYTHON}, "coverage run x.py"),
+    "gunicorn": ({"app.py": PYTHON}, "gunicorn app:app"),
+    "uvicorn": ({"app.py": PYTHON}, "uvicorn app:app"),
+    "flask --app": ({"app.py": PYTHON}, "flask --app app run"),
+    "celery -A": ({"tasks.py": PYTHON}, "celery -A tasks worker"),
+    "streamlit": ({"x.py": PYTHON}, "streamlit run x.py"),
+    "pydoc imports": ({"x.py": PYTHON}, "pydoc x"),
+    "behave steps": ({"features/steps/s.py": PYTHON}, "behave"),
+    "py-spy record": ({}, f"py-spy record -o p.svg -- {RM}"),
+    "austin": ({}, f"austin -i 100 {RM}"),
+    "concurrently": ({}, f"npx concurrently -k 'npm:watch' '{RM}'"),
+    "honcho start": ({"Procfile": f"web: {RM}\n"}, "honcho start"),
+    "foreman start": ({"Procfile": f"web: {RM}\n"}, "foreman start"),
+    "overmind": ({"Procfile": f"web: {RM}\n"}, "overmind start"),
+    "poe": ({"pyproject.toml": f'[tool.poe.tasks]\nx = "{RM}"\n'}, "poe x"),
+    "taskipy": ({"pyproject.toml": f'[tool.taskipy.tasks]\nx = "{RM}"\n'}, "task x"),
+    "nodemon.json": ({"nodemon.json": f'{{"exec": "{RM}"}}\n'}, "nodemon"),
+    "tmuxp": ({"s.yaml": f"session_name: s\nwindows:\n- panes:\n  - {RM}\n"}, "tmuxp load s.yaml"),
+    "supervisord": ({"s.conf": f"[program:x]\ncommand={RM}\n"}, "supervisord -c s.conf"),
+    "cargo make": ({"Makefile.toml": f'[tasks.x]\nscript = "{RM}"\n'}, "cargo make x"),
+    "Earthfile LOCALLY": ({"Earthfile": f"VERSION 0.7\nx:\n  LOCALLY\n  RUN {RM}\n"}, "earthly +x"),
+    "bats": ({"x.bats": f"@test x {{\n  {RM}\n}}\n"}, "bats x.bats"),
+    "puppet apply": ({"x.pp": f"exec {{ 'x': command => '{RM}' }}\n"}, "puppet apply x.pp"),
+}
+NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
+    "venv": ({}, "python3 -m venv .venv"),
+    "venv --clear .venv": ({}, "python3 -m venv --clear .venv"),
+    "mkdocs build": ({}, "mkdocs build"),
+    "mkdocs build -d site": ({}, "mkdocs build -d site"),
+    "jekyll -d _site": ({}, "jekyll build -d _site"),
+    "hugo public": ({}, "hugo -d public --cleanDestinationDir"),
+    "vite dist": ({}, "vite build --outDir dist --emptyOutDir"),
+    "docusaurus build": ({}, "docusaurus build --out-dir build"),
+    "cargo clean": ({}, "cargo clean --target-dir target"),
+    "pod install": ({}, "pod install"),
+    "coverage report": ({}, "coverage report"),
+    "coverage run, a plain script": ({"x.py": "print(1)\n"}, "coverage run x.py"),
+    "gunicorn, an app": ({"app.py": "from flask import Flask\napp = Flask(__name__)\n"}, "gunicorn app:app"),
+    "py-spy top": ({}, "py-spy top --pid 1"),
+    "concurrently": ({}, 'npx concurrently -k "tsc -w" "node dist/x.js"'),
+    "honcho start": ({"Procfile": "web: gunicorn app:app\n"}, "honcho start"),
+    "poe test": ({"pyproject.toml": '[tool.poe.tasks]\ntest = "pytest -q"\n'}, "poe test"),
+    "task, a project file": ({"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'}, "task build"),
+    "nodemon": ({"nodemon.json": '{"exec": "node app.js", "watch": ["src"]}\n'}, "nodemon"),
+    "tmuxp": ({"s.yaml": "session_name: s\nwindows:\n- panes:\n  - vim\n"}, "tmuxp load s.yaml"),
+    "cargo make": ({"Makefile.toml": '[tasks.x]\ncommand = "cargo"\nargs = ["test"]\n'}, "cargo make x"),
+    "bats --version": ({"x.bats": "@test x { true; }\n"}, "bats --version"),
+}
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "adv30n", POLICY) as (root, engine):
+        yield root, engine
+
+
+def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str], session: str) -> str:
+    root, engine = loaded
+    files, command = case
+    return session_verdict(root, engine, files, command, session)
+
+
+@pytest.mark.parametrize("name", list(PAYLOADS))
+def test_a_new_payload_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
+    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
+
+
+@pytest.mark.parametrize("name", list(NEAR_MISSES))
+def test_a_new_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
+    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
+    with harm_project(tmp_path, monkeypatch, POLICY) as loaded:
+        yield loaded
+
+
+def _live(tmp_path: Path, command: list[str]) -> Path:
+    """Run ``command`` (its last word: the fake home) unguarded with a fake HOME under tmp_path."""
+    home = make_home(tmp_path / "live")
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    subprocess.run([*command, str(home)], cwd=tmp_path / "live", env=env, capture_output=True, timeout=300, check=False)
+    return home
+
+
+def test_venv_clear_does_not_empty_the_home(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = project
+    # unguarded: venv --clear deletes the folder's contents before it makes the environment
+    live = _live(tmp_path, [sys.executable, "-m", "venv", "--clear", "--without-pip"])
+    assert not home_intact(live), "the payload should do harm unguarded"
+    # through the engine: refused, the home intact
+    result = engine.call("terminal", {"command": "python3 -m venv --clear --without-pip $HOME"})
+    assert not result.ok, result.output
+    assert home_intact(home)
+
+
+def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = project
+    payload = "find . -maxdepth 0 -fprintf ~/.bashrc 'cat ~/.ssh/id_ed25519\\n'"
+    live = make_home(tmp_path / "live")
+    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    subprocess.run(
+        ["bash", "-c", payload], cwd=tmp_path / "live", env=env, capture_output=True, timeout=60, check=False
+    )
+    assert "id_ed25519" in (live / ".bashrc").read_text(), "the payload should do harm unguarded"
+    done = subprocess.run(["bash", "-ic", "true"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert SECRET in done.stdout, "the next interactive shell prints the key"
+    result = engine.call("terminal", {"command": payload})
+    assert not result.ok, result.output
+    assert not (home / ".bashrc").exists() and home_intact(home)
