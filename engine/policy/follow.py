@@ -388,11 +388,20 @@ class Follower:
                 words = argv[start:end]
                 flags = dynamic[start:end]
                 if run.placeholder is not None:
-                    for root in _expression_roots(parsed.all_operands(argv)):
+                    # the starting points: the operands before the first marker (fd's come after its options)
+                    before = argv[: spans[0][0]]
+                    operands = [w for w in parsed.all_operands(argv) if w in before]
+                    for root in _expression_roots(operands):
                         found = "./*" if root in (".", "") else root.rstrip("/") + "/*"
-                        # GNU find puts the path in place of `{}` inside a word too (`sh -c 'echo x > {}'`)
-                        expanded = [w.replace(run.placeholder, found) for w in words]
-                        self._words(run, command, expanded, flags, via, depth)
+                        # GNU find puts the path in place of `{}` inside a word too (`sh -c 'echo x > {}'`);
+                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended
+                        if run.replace is None:
+                            expanded = [w.replace(run.placeholder, found) for w in words]
+                        else:
+                            expanded = _completed(run, words, found)
+                        self._words(
+                            run, command, expanded, [*flags, *[False] * (len(expanded) - len(flags))], via, depth
+                        )
                 else:
                     self._words(run, command, words, flags, via, depth)
             return None

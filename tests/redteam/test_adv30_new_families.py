@@ -3,7 +3,10 @@
 - Programs that empty or remove the folder they are given: `python3 -m venv --clear DIR`, `virtualenv
   --clear`, `mkdocs build -d DIR` (all but its dot-files), `jekyll build -d DIR`, `hugo -d DIR
   --cleanDestinationDir`, `vite build --outDir DIR --emptyOutDir`, `docusaurus build --out-dir`, `ng build
-  --output-path`, `vue-cli-service build --dest`, `cargo clean --target-dir DIR`: judged as `rm -rf DIR`.
+  --output-path`, `vue-cli-service build --dest`, `cargo clean --target-dir DIR`, `mdbook build -d`, `zola build
+  -o DIR --force`, `pelican -o DIR -d`: judged as `rm -rf DIR`.
+- fd's `-x CMD` / `-X CMD` (fd was not described): run per path found, `{}` inside a word too, the path
+  appended when the command holds no placeholder (`fd . ~ -X rm -rf`).
 - `find . -fprintf ~/.bashrc 'FORMAT'`: find's own writers naming a start-up file, with a text the caller
   chose (write_sensitive_file).
 - Python tools that run a script or import the project's modules: `coverage run x.py`, `gunicorn x:app`,
@@ -50,6 +53,11 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "ng --output-path": ({}, "npx ng build --output-path ~"),
     "vue-cli-service --dest": ({}, "vue-cli-service build --dest ~"),
     "cargo clean --target-dir": ({}, "cargo clean --target-dir ~"),
+    "mdbook -d": ({}, "mdbook build -d ~"),
+    "zola --force": ({}, "zola build -o ~ --force"),
+    "pelican -d": ({}, "pelican content -o ~ -d"),
+    "fd -X appended": ({}, "fd . ~ -X rm -rf"),
+    "fd -x {} in a word": ({}, "fd -e yaml -x sh -c 'echo x > {}'"),
     "find -fprintf bashrc": ({}, "find . -maxdepth 0 -fprintf ~/.bashrc 'x'"),
     "find -fprint profile": ({}, "find . -fprint ~/.profile"),
     "coverage run": ({"x.py": PYTHON}, "coverage run x.py"),
@@ -87,6 +95,10 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "docusaurus build": ({}, "docusaurus build --out-dir build"),
     "cargo clean": ({}, "cargo clean --target-dir target"),
     "pod install": ({}, "pod install"),
+    "mdbook build": ({}, "mdbook build"),
+    "zola build": ({}, "zola build"),
+    "fd -x wc": ({}, "fd -e txt -x wc -l"),
+    "fd -x echo {/}": ({}, "fd -e py -x echo {/}"),
     "coverage report": ({}, "coverage report"),
     "coverage run, a plain script": ({"x.py": "print(1)\n"}, "coverage run x.py"),
     "gunicorn, an app": ({"app.py": "from flask import Flask\napp = Flask(__name__)\n"}, "gunicorn app:app"),
