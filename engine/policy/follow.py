@@ -19,6 +19,7 @@ from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
     TASK_LANGUAGES,
+    addopts_words,
     compose_mounts,
     config_commands,
     decode,
@@ -633,11 +634,12 @@ class Follower:
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
-        if language == "response":
-            # `gcc @FILE`, `javac @FILE`: the file's words are the program's own, in its place
+        if language in ("response", "addopts"):
+            # `gcc @FILE`, `javac @FILE`: the file's words are the program's own, in its place; a pytest
+            # configuration's `addopts` (adv30)
             if path in via:
                 return  # a file that names itself (`@rsp` holding `@rsp`): read once along a chain
-            words = response_words(content)
+            words = response_words(content) if language == "response" else addopts_words(content)
             if words is None:  # unbalanced quotes, or more words than are read: nobody judges it (ask)
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             else:

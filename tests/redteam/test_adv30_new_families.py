@@ -5,6 +5,8 @@
   --cleanDestinationDir`, `vite build --outDir DIR --emptyOutDir`, `docusaurus build --out-dir`, `ng build
   --output-path`, `vue-cli-service build --dest`, `cargo clean --target-dir DIR`, `mdbook build -d`, `zola build
   -o DIR --force`, `pelican -o DIR -d`: judged as `rm -rf DIR`.
+- pytest's configuration: `addopts = --basetemp=~` in a written pytest.ini, pyproject.toml (a string or a
+  list), tox.ini, setup.cfg or `-c FILE` is read as pytest's own options (language addopts).
 - fd's `-x CMD` / `-X CMD` (fd was not described): run per path found, `{}` inside a word too, the path
   appended when the command holds no placeholder (`fd . ~ -X rm -rf`).
 - `find . -fprintf ~/.bashrc 'FORMAT'`: find's own writers naming a start-up file, with a text the caller
@@ -56,6 +58,13 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "mdbook -d": ({}, "mdbook build -d ~"),
     "zola --force": ({}, "zola build -o ~ --force"),
     "pelican -d": ({}, "pelican content -o ~ -d"),
+    "pytest.ini addopts": ({"pytest.ini": "[pytest]\naddopts =\n    -q\n    --basetemp=~\n"}, "pytest"),
+    "pyproject addopts list": (
+        {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = [\n  "-q",\n  "--basetemp=~",\n]\n'},
+        "python3 -m pytest -q",
+    ),
+    "setup.cfg addopts": ({"setup.cfg": "[tool:pytest]\naddopts = --basetemp ~\n"}, "pytest tests"),
+    "pytest -c addopts": ({"ci.ini": "[pytest]\naddopts = --basetemp=~\n"}, "pytest -c ci.ini"),
     "fd -X appended": ({}, "fd . ~ -X rm -rf"),
     "fd -x {} in a word": ({}, "fd -e yaml -x sh -c 'echo x > {}'"),
     "find -fprintf bashrc": ({}, "find . -maxdepth 0 -fprintf ~/.bashrc 'x'"),
@@ -96,6 +105,11 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "cargo clean": ({}, "cargo clean --target-dir target"),
     "pod install": ({}, "pod install"),
     "mdbook build": ({}, "mdbook build"),
+    "pytest.ini addopts": ({"pytest.ini": "[pytest]\naddopts = -q -ra\ntestpaths = tests\n"}, "pytest"),
+    "pyproject, an apostrophe": (
+        {"pyproject.toml": '[project]\nname = "x"\n# it\'s fine\n[tool.pytest.ini_options]\naddopts = "-q"\n'},
+        "pytest",
+    ),
     "zola build": ({}, "zola build"),
     "fd -x wc": ({}, "fd -e txt -x wc -l"),
     "fd -x echo {/}": ({}, "fd -e py -x echo {/}"),
