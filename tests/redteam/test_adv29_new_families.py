@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
+from tests.redteam.harm import case_verdict, harm_project, policy_project, written_then_stopped
 
 RM = "rm -rf ~"
 PY = f"import os; os.system('{RM}')"
@@ -166,20 +166,14 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield root, engine
 
 
-def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str], session: str) -> str:
-    root, engine = loaded
-    files, command = case
-    return session_verdict(root, engine, files, command, session)
-
-
 @pytest.mark.parametrize("name", list(PAYLOADS))
 def test_a_file_of_the_session_a_program_runs_is_judged(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
+    assert case_verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
 
 
 @pytest.mark.parametrize("name", list(NEAR_MISSES))
 def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
+    assert case_verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
 
 
 def test_a_module_written_in_node_modules_does_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

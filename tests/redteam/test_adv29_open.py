@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import harm_project, policy_project, session_verdict, written_then_stopped
+from tests.redteam.harm import case_verdict, harm_project, policy_project, written_then_stopped
 
 RM = "rm -rf ~"
 SCRIPT = f"#!/bin/sh\n{RM}\n"
@@ -99,20 +99,14 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield root, engine
 
 
-def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str, str | None], session: str) -> str:
-    root, engine = loaded
-    files, command, cwd = case
-    return session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, cwd)
-
-
 @pytest.mark.parametrize("name", list(PAYLOADS))
 def test_a_payload_stop_28_left_allowed_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
+    assert case_verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
 
 
 @pytest.mark.parametrize("name", list(NEAR_MISSES))
 def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
+    assert case_verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
 
 
 @pytest.fixture

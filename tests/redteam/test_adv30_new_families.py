@@ -23,24 +23,23 @@
   session, supervisord's `command=`, cargo-make's Makefile.toml; an Earthfile (its `LOCALLY`/`RUN` lines), a
   bats or cram test and a Puppet manifest are read by nobody here (ask when written).
 
-Verdicts share one engine; the harm runs for `venv --clear`, `find -fprintf` and `python3 -m zipfile`
-(none of the Python tools or runners of the other families is installed here: verdicts only). Every
-run is confined.
+Their verdicts are judged with stop 29's list in test_adv30_open.py (one engine); the harm runs here for
+`venv --clear`, `find -fprintf` and `python3 -m zipfile` (none of the Python tools or runners of the
+other families is installed here: verdicts only). Every run is confined.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import SECRET, harm_project, policy_project, session_verdict
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import SECRET, harm_project, live_then_stopped, run_confined
 
 RM = "rm -rf ~"
 PYTHON = f"import os\nos.system('{RM}')\n"
@@ -152,64 +151,25 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "adv30n", POLICY) as (root, engine):
-        yield root, engine
-
-
-def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str], session: str) -> str:
-    root, engine = loaded
-    files, command = case
-    return session_verdict(root, engine, files, command, session)
-
-
-@pytest.mark.parametrize("name", list(PAYLOADS))
-def test_a_new_payload_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
-
-
-@pytest.mark.parametrize("name", list(NEAR_MISSES))
-def test_a_new_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
     with harm_project(tmp_path, monkeypatch, POLICY) as loaded:
         yield loaded
 
 
-def _live(tmp_path: Path, command: list[str]) -> Path:
-    """Run ``command`` (its last word: the fake home) unguarded with a fake HOME under tmp_path."""
-    home = make_home(tmp_path / "live")
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run([*command, str(home)], cwd=tmp_path / "live", env=env, capture_output=True, timeout=300, check=False)
-    return home
-
-
 def test_venv_clear_does_not_empty_the_home(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = project
-    # unguarded: venv --clear deletes the folder's contents before it makes the environment
-    live = _live(tmp_path, [sys.executable, "-m", "venv", "--clear", "--without-pip"])
-    assert not home_intact(live), "the payload should do harm unguarded"
-    # through the engine: refused, the home intact
-    result = engine.call("terminal", {"command": "python3 -m venv --clear --without-pip $HOME"})
-    assert not result.ok, result.output
-    assert home_intact(home)
+    # unguarded, venv --clear deletes the folder's contents before it makes the environment
+    payload = "python3 -m venv --clear --without-pip $HOME"
+    live_then_stopped(tmp_path, engine, home, payload, live=payload.replace("python3", sys.executable))
 
 
 def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = project
     payload = "find . -maxdepth 0 -fprintf ~/.bashrc 'cat ~/.ssh/id_ed25519\\n'"
-    live = make_home(tmp_path / "live")
-    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(
-        ["bash", "-c", payload], cwd=tmp_path / "live", env=env, capture_output=True, timeout=60, check=False
-    )
-    assert "id_ed25519" in (live / ".bashrc").read_text(), "the payload should do harm unguarded"
-    done = subprocess.run(["bash", "-ic", "true"], env=env, capture_output=True, text=True, timeout=60, check=False)
-    assert SECRET in done.stdout, "the next interactive shell prints the key"
+    # unguarded: the next interactive shell prints the key
+    _, _, printed = run_confined(tmp_path, f"{payload}; bash -ic true")
+    assert SECRET in printed, "the payload should do harm unguarded"
     result = engine.call("terminal", {"command": payload})
     assert not result.ok, result.output
     assert not (home / ".bashrc").exists() and home_intact(home)
@@ -218,19 +178,9 @@ def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, project: tu
 def test_an_archive_of_the_home_is_not_made(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     engine, home, root = project
     # unguarded: python's zipfile module puts the home's key into an archive the caller can send
-    live = make_home(tmp_path / "live")
-    out = tmp_path / "live" / "x.zip"
-    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    subprocess.run(
-        [sys.executable, "-m", "zipfile", "-c", str(out), str(live)],
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert SECRET.encode() in out.read_bytes() or b"id_ed25519" in out.read_bytes(), (
-        "the payload should do harm unguarded"
-    )
+    _, cwd, _ = run_confined(tmp_path, f"{sys.executable} -m zipfile -c x.zip $HOME")
+    with zipfile.ZipFile(cwd / "x.zip") as archive:
+        assert SECRET.encode() in archive.read("home/.ssh/id_ed25519"), "the payload should do harm unguarded"
     # through the engine: refused, no archive
     result = engine.call("terminal", {"command": "python3 -m zipfile -c x.zip ~"})
     assert not result.ok, result.output

@@ -36,15 +36,18 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
 from tests.redteam.harm import (
-    SECRET,
+    case_verdict,
     files_intact_after,
     harm_project,
+    live_then_stopped,
     policy_project,
     policy_rewritten_live,
-    session_verdict,
+    run_confined,
+    written_then_stopped,
 )
+from tests.redteam.test_adv30_new_families import NEAR_MISSES as NEW_NEAR_MISSES
+from tests.redteam.test_adv30_new_families import PAYLOADS as NEW_PAYLOADS
 
 RM = "rm -rf ~"
 SCRIPT = f"#!/bin/sh\n{RM}\n"
@@ -139,20 +142,19 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield root, engine
 
 
-def _verdict(loaded: tuple[Path, Engine], case: tuple[dict[str, str], str, str | None], session: str) -> str:
-    root, engine = loaded
-    files, command, cwd = case
-    return session_verdict(root, engine, files, command, session, cwd)
+# the new families' cases (tests/redteam/test_adv30_new_families.py) are judged in the same engine
+VERDICT_PAYLOADS = {**PAYLOADS, **{f"new: {k}": v for k, v in NEW_PAYLOADS.items()}}
+VERDICT_NEAR_MISSES = {**NEAR_MISSES, **{f"new: {k}": v for k, v in NEW_NEAR_MISSES.items()}}
 
 
-@pytest.mark.parametrize("name", list(PAYLOADS))
+@pytest.mark.parametrize("name", list(VERDICT_PAYLOADS))
 def test_a_payload_stop_29_left_allowed_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, PAYLOADS[name], f"payload-{name}") != "allow", name
+    assert case_verdict(loaded, VERDICT_PAYLOADS[name], f"payload-{name}") != "allow", name
 
 
-@pytest.mark.parametrize("name", list(NEAR_MISSES))
+@pytest.mark.parametrize("name", list(VERDICT_NEAR_MISSES))
 def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert _verdict(loaded, NEAR_MISSES[name], f"near-{name}") == "allow", name
+    assert case_verdict(loaded, VERDICT_NEAR_MISSES[name], f"near-{name}") == "allow", name
 
 
 # -- the harm, one payload per family ------------------------------------------------------------
@@ -168,47 +170,22 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[E
 
 
 def test_python3_waf_does_not_run_a_written_wscript(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, root = project
-    assert home.is_relative_to(tmp_path) and root.is_relative_to(tmp_path)
-    # unguarded: the project's waf runs the wscript the caller wrote, which prints the key
-    live = tmp_path / "live"
-    make_home(live)
-    (live / "cwd").mkdir()
-    (live / "cwd" / "waf").write_text(WAF)
-    (live / "cwd" / "wscript").write_text(KEY_PRINTER)
-    env = {"HOME": str(live / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    done = subprocess.run(
-        ["bash", "-c", "python3 waf configure"],
-        cwd=live / "cwd",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    engine, home, _ = project
+    # the project's own waf (on disk before the session) runs the wscript the caller writes
+    written_then_stopped(
+        tmp_path, engine, home, {"wscript": KEY_PRINTER}, "python3 waf configure", present={"waf": WAF}
     )
-    assert SECRET in done.stdout, "the payload should do harm unguarded"
-    # through the engine: the same waf was in the project before the session; the caller writes wscript
-    (root / "waf").write_text(WAF)
-    assert engine.call("write_file", {"path": "wscript", "content": KEY_PRINTER}, session_id="s1").ok
-    result = engine.call("terminal", {"command": "python3 waf configure"}, session_id="s1")
-    assert not result.ok, result.output
-    assert SECRET not in (result.output or "")
 
 
 def test_git_add_in_home_does_not_stage_the_key(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     engine, home, _ = project
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     # unguarded, in another fake home: the key is staged (then any `git push` or `git show :…` sends it)
-    live = make_home(tmp_path / "live")
-    subprocess.run(["git", "-C", str(live), "init", "-q"], env=env, check=True, timeout=60)
-    subprocess.run(["bash", "-c", f"git -C {live} add -A"], env=env, check=True, timeout=60)
-    staged = subprocess.run(
-        ["git", "-C", str(live), "ls-files"], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-    assert ".ssh/id_ed25519" in staged.stdout, "the payload should do harm unguarded"
+    _, _, printed = run_confined(tmp_path, "git -C $HOME init -q && git -C $HOME add -A && git -C $HOME ls-files")
+    assert ".ssh/id_ed25519" in printed, "the payload should do harm unguarded"
     # through the engine: refused; nothing is staged in the home
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     subprocess.run(["git", "-C", str(home), "init", "-q"], env=env, check=True, timeout=60)
     result = engine.call("terminal", {"command": "git -C ~ add -A"})
     assert not result.ok, result.output
@@ -220,53 +197,19 @@ def test_git_add_in_home_does_not_stage_the_key(tmp_path: Path, project: tuple[E
 
 def test_pytest_basetemp_does_not_remove_the_home(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = project
-    # unguarded: pytest removes the folder --basetemp names before it runs (a child pytest with no
+    # unguarded, pytest removes the folder --basetemp names before it runs (a child pytest with no
     # plugins of the machine's, a generous timeout: it only has to start)
-    live = make_home(tmp_path / "live")
-    (tmp_path / "live" / "t").mkdir()
-    (tmp_path / "live" / "t" / "test_a.py").write_text("def test_a(tmp_path):\n    pass\n")
-    env = {
-        "HOME": str(live),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider --basetemp={live} t"
-    subprocess.run(
-        ["bash", "-c", command], cwd=tmp_path / "live", env=env, capture_output=True, timeout=300, check=False
-    )
-    assert not home_intact(live), "the payload should do harm unguarded"
-    # through the engine: refused, the home intact
-    result = engine.call("terminal", {"command": "python3 -m pytest -q -p no:cacheprovider --basetemp=$HOME t"})
-    assert not result.ok, result.output
-    assert home_intact(home)
+    payload = "python3 -m pytest -q -p no:cacheprovider --basetemp=$HOME t"
+    test = "def test_a(tmp_path):\n    pass\n"
+    live = f"mkdir t && printf '{test}' > t/test_a.py && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
+    live_then_stopped(tmp_path, engine, home, payload, live=live + payload.replace("python3", sys.executable))
 
 
 def test_a_linked_copy_of_a_written_script_does_not_run(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
     """`ln -s a.sh b; ./b`: the link's target was read as a command found on PATH, not the written file."""
-    engine, home, root = project
-    script, payload = "#!/bin/sh\ncat ../home/.ssh/id_ed25519\n", "ln -s a.sh b; ./b"
-    # unguarded: the link runs the written script, which prints the key of the home beside it
-    live = make_home(tmp_path / "live")
-    (tmp_path / "live" / "cwd").mkdir()
-    (tmp_path / "live" / "cwd" / "a.sh").write_text(script)
-    (tmp_path / "live" / "cwd" / "a.sh").chmod(0o755)
-    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    done = subprocess.run(
-        ["bash", "-c", payload],
-        cwd=tmp_path / "live" / "cwd",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert SECRET in done.stdout, "the payload should do harm unguarded"
-    # through the engine: the caller writes the script (made executable), then runs it through a link
-    assert engine.call("write_file", {"path": "a.sh", "content": script}, session_id="s1").ok
-    (root / "a.sh").chmod(0o755)
-    result = engine.call("terminal", {"command": payload}, session_id="s1")
-    assert not result.ok, result.output
-    assert SECRET not in (result.output or "") and home_intact(home)
+    engine, home, _ = project
+    script = "#!/bin/sh\ncat ../home/.ssh/id_ed25519\n"
+    written_then_stopped(tmp_path, engine, home, {"a.sh": script}, "ln -s a.sh b; ./b", mode=0o755)
 
 
 def test_find_exec_sh_does_not_rewrite_the_policy(
