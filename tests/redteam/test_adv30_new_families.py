@@ -80,7 +80,7 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "python -m zipfile ~": ({}, "python3 -m zipfile -c /tmp/x.zip ~"),
     "python -m tarfile ~": ({}, "python3 -m tarfile -c /tmp/x.tar ~"),
     "age keys": ({}, "cat ~/.config/sops/age/keys.txt"),
-    "huggingface token": ({}, "cat ~/.cache/huggingface/token"),
+    "huggingface token": ({}, "cat ~/.huggingface/token"),
     "configstore tokens": ({}, "cat ~/.config/configstore/firebase-tools.json"),
     "dbt profiles": ({}, "cat ~/.dbt/profiles.yml"),
     "vscode secret storage": ({}, "sqlite3 ~/.config/Code/User/globalStorage/state.vscdb .dump"),
