@@ -21,7 +21,8 @@
 - Runners whose operands or project files are shell lines: `concurrently 'CMD'`, a Procfile (`honcho
   start`, foreman, overmind), poethepoet's and taskipy's tasks in pyproject.toml, nodemon.json, a tmuxp
   session, supervisord's `command=`, cargo-make's Makefile.toml; an Earthfile (its `LOCALLY`/`RUN` lines), a
-  bats or cram test and a Puppet manifest are read by nobody here (ask when written).
+  bats or cram test, a Puppet manifest and a scheduler's job (launchctl's plist, incron's and anacron's
+  tables) are read by nobody here (ask when written).
 
 Their verdicts are judged with stop 29's list in test_adv30_open.py (one engine); the harm runs here for
 `venv --clear`, `find -fprintf` and `python3 -m zipfile` (none of the Python tools or runners of the
@@ -109,6 +110,9 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "cargo make": ({"Makefile.toml": f'[tasks.x]\nscript = "{RM}"\n'}, "cargo make x"),
     "Earthfile LOCALLY": ({"Earthfile": f"VERSION 0.7\nx:\n  LOCALLY\n  RUN {RM}\n"}, "earthly +x"),
     "bats": ({"x.bats": f"@test x {{\n  {RM}\n}}\n"}, "bats x.bats"),
+    "launchctl load": ({"x.plist": f"<plist><string>{RM}</string></plist>\n"}, "launchctl load -w x.plist"),
+    "incrontab": ({"t": f"/tmp IN_CREATE {RM}\n"}, "incrontab t"),
+    "anacron -t": ({"t": f"1 5 x {RM}\n"}, "anacron -t t -S /tmp/s"),
     "puppet apply": ({"x.pp": f"exec {{ 'x': command => '{RM}' }}\n"}, "puppet apply x.pp"),
 }
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
@@ -147,6 +151,8 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "nodemon": ({"nodemon.json": '{"exec": "node app.js", "watch": ["src"]}\n'}, "nodemon"),
     "tmuxp": ({"s.yaml": "session_name: s\nwindows:\n- panes:\n  - vim\n"}, "tmuxp load s.yaml"),
     "cargo make": ({"Makefile.toml": '[tasks.x]\ncommand = "cargo"\nargs = ["test"]\n'}, "cargo make x"),
+    "launchctl list": ({}, "launchctl list"),
+    "incrontab -l": ({}, "incrontab -l"),
     "bats --version": ({"x.bats": "@test x { true; }\n"}, "bats --version"),
 }
 
