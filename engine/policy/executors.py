@@ -1071,6 +1071,34 @@ def response_words(text: str) -> list[str] | None:
     return words if len(words) <= _MAX_RESPONSE_WORDS else None
 
 
+_ADDOPTS = re.compile(r"^[ \t]*addopts[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
+_TOML_ITEM = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'")
+
+
+def addopts_words(text: str) -> list[str] | None:
+    """The options a pytest configuration adds to every run (`addopts = --basetemp=DIR` in pytest.ini,
+    tox.ini or setup.cfg, with its indented continuation lines; a TOML string or list of strings in
+    pyproject.toml): split as pytest splits them. None when a value cannot be split for certain."""
+    import shlex  # noqa: PLC0415  (a start-up import otherwise)
+
+    words: list[str] = []
+    for match in _ADDOPTS.finditer(text):
+        value = match.group(1).strip()
+        if value.startswith("["):  # a TOML list, to its closing bracket (maybe on a later line)
+            end = text.find("]", match.start(1))
+            value = text[match.start(1) : end + 1 if end >= 0 else len(text)]
+        if value.startswith(("[", '"', "'")):
+            items = [a if a or not b else b for a, b in _TOML_ITEM.findall(value)]
+        else:
+            items = [value]
+        try:
+            for item in items:
+                words += shlex.split(item, comments=False, posix=True)
+        except ValueError:
+            return None
+    return words if len(words) <= _MAX_RESPONSE_WORDS else None
+
+
 def doctest_source(text: str) -> str:
     """The Python of a doctest file's (or docstring's) examples: each `>>> ` and `... ` line's code."""
     return "\n".join(m.group(1) or "" for m in itertools.islice(_DOCTEST_LINE.finditer(text), _MAX_CELLS * 8))

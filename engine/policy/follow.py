@@ -19,6 +19,7 @@ from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
     TASK_LANGUAGES,
+    addopts_words,
     compose_mounts,
     config_commands,
     decode,
@@ -388,10 +389,20 @@ class Follower:
                 words = argv[start:end]
                 flags = dynamic[start:end]
                 if run.placeholder is not None:
-                    for root in _expression_roots(parsed.all_operands(argv)):
+                    # the starting points: the operands before the first marker (fd's come after its options)
+                    before = argv[: spans[0][0]]
+                    operands = [w for w in parsed.all_operands(argv) if w in before]
+                    for root in _expression_roots(operands):
                         found = "./*" if root in (".", "") else root.rstrip("/") + "/*"
-                        expanded = [found if w == run.placeholder else w for w in words]
-                        self._words(run, command, expanded, flags, via, depth)
+                        # GNU find puts the path in place of `{}` inside a word too (`sh -c 'echo x > {}'`);
+                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended
+                        if run.replace is None:
+                            expanded = [w.replace(run.placeholder, found) for w in words]
+                        else:
+                            expanded = _completed(run, words, found)
+                        self._words(
+                            run, command, expanded, [*flags, *[False] * (len(expanded) - len(flags))], via, depth
+                        )
                 else:
                     self._words(run, command, words, flags, via, depth)
             return None
@@ -569,8 +580,9 @@ class Follower:
         elif kind == "path":
             # A path the program hands to something else (a container's bind mount): judged as the
             # operand of the command the table names for it (`bind-mount PATH`).
-            name = run.prepend or "path"
-            self._nested(run, lambda: self._synthetic(name, (name, text), via, depth))
+            # (`prepend: rm -rf`: a folder the program deletes, pytest's --basetemp)
+            prepended = tuple((run.prepend or "path").split())
+            self._nested(run, lambda: self._synthetic(prepended[0], (*prepended, text), via, depth))
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
@@ -589,6 +601,8 @@ class Follower:
         if run.under:
             self._start_up_folder(run, path, via, depth)
             return
+        if run.source == "operand":
+            self._script_named_like_a_runner(command, path, via, depth)
         if run.language == "plugin":
             return  # a verb run as PREFIX+VERB through PATH: see shell._plugin_on_path
         folder = _FOLDER_FILES.get(run.language or "")
@@ -620,11 +634,12 @@ class Follower:
                 self._nested(run, lambda: self._synthetic(runner, (runner, path), via, depth))
             return
         inner = (*via, path)
-        if language == "response":
-            # `gcc @FILE`, `javac @FILE`: the file's words are the program's own, in its place
+        if language in ("response", "addopts"):
+            # `gcc @FILE`, `javac @FILE`: the file's words are the program's own, in its place; a pytest
+            # configuration's `addopts` (adv30)
             if path in via:
                 return  # a file that names itself (`@rsp` holding `@rsp`): read once along a chain
-            words = response_words(content)
+            words = response_words(content) if language == "response" else addopts_words(content)
             if words is None:  # unbalanced quotes, or more words than are read: nobody judges it (ask)
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             else:
@@ -655,6 +670,23 @@ class Follower:
                 self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _script_named_like_a_runner(self, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
+        """`sh mvnw`, `python3 waf`, `bash gradlew`: a script an interpreter runs whose name is a
+        runner of its folder's files (a program of the table with a `files:` run) reads those files
+        as the runner does when run by its name (`./mvnw` reads .mvn/jvm.config, waf its wscript):
+        judged as that program too, with the words after the script (adv30)."""
+        name = posixpath.basename(path)
+        program = self.programs.get(name)
+        if program is None or name == command.name or name in via or "/" in name or not name:
+            return
+        if not any(r.source == "files" for r in program.runs):
+            return
+        argv = list(command.argv)
+        at = len(argv) - 1 - argv[::-1].index(path) if path in argv else len(argv)
+        words = [name, *argv[at + 1 :]]
+        flags = [False, *command.dynamic[at + 1 :]]
+        self._unwrap(words, flags, [], "", command.fed_by, (*via, name), depth)
 
     def _start_up_folder(self, run: Run, folder: str, via: tuple[str, ...], depth: int) -> None:
         """`HOME=. git status`, `XDG_CONFIG_HOME=c tmux`, `ZDOTDIR=z zsh`: a folder the program reads

@@ -157,10 +157,14 @@ class LinkFollower:
         # rm, unlink and mv act on a link named by itself (`rm -rf hl` removes the link); through
         # `hl/` or `hl/x` they reach what it points to.
         final = command_name(argv[0]) not in _ON_THE_LINK
-        return [
+        out = [
             self._through_link(word, final) if i == 0 or not word.startswith("-") else word
             for i, word in enumerate(argv)
         ]
+        if "/" in argv[0] and "/" not in out[0]:
+            # `ln -s a.sh b; ./b` runs the file a.sh, not a command of that name found on PATH (adv30)
+            out[0] = "./" + out[0]
+        return out
 
     def _through_link(self, word: str, final: bool = True) -> str:
         key = self._file_key(word) if word else word

@@ -70,8 +70,8 @@ _WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
 # Programs that print the names (or sizes, sums) of the files they are given, not their text.
 _NAME_PRINTERS = LISTER_NAMES | frozenset({"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"})
 _WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
-_FILE_WRITERS = frozenset({"tee", "curl", "wget", "cp", "mv", "install", "dd"})  # write files named by their arguments
-_COPIERS = frozenset({"cp", "mv", "install"})
+_COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln", "link", "gcp", "gmv", "ginstall"})  # copies keep the text
+_FILE_WRITERS = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS  # write files named by their arguments
 _COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})

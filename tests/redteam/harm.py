@@ -134,13 +134,19 @@ def verdict_cases(payloads: dict[str, Case], near_misses: dict[str, Case]) -> li
     ]
 
 
+def case_verdict(loaded: tuple[Path, Engine], case: tuple[Any, ...], session: str) -> str:
+    """session_verdict for a module's (files, command[, cwd]) case in its shared project ``loaded``
+    (``ROOT`` in the command is the project's path)."""
+    root, engine = loaded
+    files, command, *rest = case
+    return session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, rest[0] if rest else None)
+
+
 def assert_verdict(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
     """A payload is not allowed, a near miss is (a verdict_cases parameter), judged by the shared
     engine of ``loaded`` (policy_project) in its own session (session_verdict)."""
-    root, engine = loaded
-    files, command, *where = case
-    verdict = session_verdict(root, engine, files, command.replace("ROOT", str(root)), session, *where)
-    assert (verdict == "allow") == allowed, (session, command, verdict)
+    verdict = case_verdict(loaded, case, session)
+    assert (verdict == "allow") == allowed, (session, case[1], verdict)
 
 
 def run_confined(tmp_path: Path, payload: str, shell: str = "/bin/bash") -> tuple[Path, Path, str]:
@@ -180,25 +186,44 @@ def live_then_stopped(
     blocked(engine, home, payload)
 
 
-def written_then_stopped(tmp_path: Path, engine: Engine, home: Path, files: dict[str, str], payload: str) -> None:
+def written_then_stopped(
+    tmp_path: Path,
+    engine: Engine,
+    home: Path,
+    files: dict[str, str],
+    payload: str,
+    *,
+    present: dict[str, str] | None = None,
+    mode: int | None = None,
+) -> None:
     """Like live_then_stopped for a payload that runs ``files`` the caller writes first: unguarded
     (the files in a fresh working directory) it deletes a fake home or prints its key; through the
-    engine (each file written with write_file, in the engine's working directory) it is refused."""
+    engine (each file written with write_file, in the engine's working directory) it is refused.
+    ``present`` files are the project's own (on disk before the session, not written by it, e.g. the
+    `waf` that runs a written wscript); ``mode`` is given to the written files (0o755: run as `./x`)."""
     home_live = make_home(tmp_path / "live")
     cwd = tmp_path / "live" / "cwd"
     cwd.mkdir()
-    for name, text in files.items():
+    for name, text in {**(present or {}), **files}.items():
         (cwd / name).parent.mkdir(parents=True, exist_ok=True)
         (cwd / name).write_text(text)
+        if mode is not None and name in files:
+            (cwd / name).chmod(mode)
     env = {"HOME": str(home_live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     done = subprocess.run(
         ["bash", "-c", payload], env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
     )
     assert not home_intact(home_live) or SECRET in done.stdout + done.stderr, "the payload should do harm unguarded"
     assert os.environ["HOME"] == str(home) and home.is_relative_to(tmp_path)
+    root = Path.cwd()  # the engine's working directory (harm_project)
+    assert not (present or mode) or root.is_relative_to(tmp_path)
+    for name, text in (present or {}).items():
+        (root / name).write_text(text)
     for name, text in files.items():
         written = engine.call("write_file", {"path": name, "content": text}, session_id="s1")
         assert written.ok, written.error
+        if mode is not None:
+            (root / name).chmod(mode)
     result = engine.call("terminal", {"command": payload}, session_id="s1")
     assert not result.ok, (payload, result.output)
     assert home_intact(home), payload
