@@ -101,6 +101,16 @@ def plain_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pa
         yield loaded
 
 
+@pytest.fixture
+def plain_harm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
+    """A project whose own policy adds nothing, its engine, the fake home and the project's folder
+    (harm.harm_project), for one test's real harm run."""
+    from tests.redteam.harm import harm_project
+
+    with harm_project(tmp_path, monkeypatch, "kind: ApprovalPolicy\n") as loaded:
+        yield loaded
+
+
 def make_project(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -33,14 +33,11 @@ from __future__ import annotations
 
 import sys
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import SECRET, harm_project, live_then_stopped, run_confined
+from tests.redteam.harm import SECRET, live_then_stopped, run_confined
 
 RM = "rm -rf ~"
 PYTHON = f"import os\nos.system('{RM}')\n"
@@ -157,21 +154,15 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
 }
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
-    with harm_project(tmp_path, monkeypatch, POLICY) as loaded:
-        yield loaded
-
-
-def test_venv_clear_does_not_empty_the_home(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, _ = project
+def test_venv_clear_does_not_empty_the_home(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
     # unguarded, venv --clear deletes the folder's contents before it makes the environment
     payload = "python3 -m venv --clear --without-pip $HOME"
     live_then_stopped(tmp_path, engine, home, payload, live=payload.replace("python3", sys.executable))
 
 
-def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, _ = project
+def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
     payload = "find . -maxdepth 0 -fprintf ~/.bashrc 'cat ~/.ssh/id_ed25519\\n'"
     # unguarded: the next interactive shell prints the key
     _, _, printed = run_confined(tmp_path, f"{payload}; bash -ic true")
@@ -181,8 +172,8 @@ def test_find_fprintf_does_not_write_a_start_up_file(tmp_path: Path, project: tu
     assert not (home / ".bashrc").exists() and home_intact(home)
 
 
-def test_an_archive_of_the_home_is_not_made(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, root = project
+def test_an_archive_of_the_home_is_not_made(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, root = plain_harm
     # unguarded: python's zipfile module puts the home's key into an archive the caller can send
     _, cwd, _ = run_confined(tmp_path, f"{sys.executable} -m zipfile -c x.zip $HOME")
     with zipfile.ZipFile(cwd / "x.zip") as archive:

@@ -30,20 +30,19 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
-    case_verdict,
+    Case,
+    assert_verdict,
     files_intact_after,
-    harm_project,
     live_then_stopped,
-    policy_project,
     policy_rewritten_live,
     run_confined,
+    verdict_cases,
     written_then_stopped,
 )
 from tests.redteam.test_adv30_new_families import NEAR_MISSES as NEW_NEAR_MISSES
@@ -136,25 +135,16 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str, str | None]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "adv30", POLICY) as (root, engine):
-        yield root, engine
-
-
 # the new families' cases (tests/redteam/test_adv30_new_families.py) are judged in the same engine
 VERDICT_PAYLOADS = {**PAYLOADS, **{f"new: {k}": v for k, v in NEW_PAYLOADS.items()}}
 VERDICT_NEAR_MISSES = {**NEAR_MISSES, **{f"new: {k}": v for k, v in NEW_NEAR_MISSES.items()}}
 
 
-@pytest.mark.parametrize("name", list(VERDICT_PAYLOADS))
-def test_a_payload_stop_29_left_allowed_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert case_verdict(loaded, VERDICT_PAYLOADS[name], f"payload-{name}") != "allow", name
-
-
-@pytest.mark.parametrize("name", list(VERDICT_NEAR_MISSES))
-def test_its_near_miss_stays_allowed(loaded: tuple[Path, Engine], name: str) -> None:
-    assert case_verdict(loaded, VERDICT_NEAR_MISSES[name], f"near-{name}") == "allow", name
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(VERDICT_PAYLOADS, VERDICT_NEAR_MISSES))
+def test_a_payload_stop_29_left_allowed_is_not_allowed_its_near_miss_is(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
 
 
 # -- the harm, one payload per family ------------------------------------------------------------
@@ -163,24 +153,18 @@ WAF = "import sys\nsys.argv[0] = 'waf'\nexec(open('wscript').read())\n"  # the p
 KEY_PRINTER = "print(open('../home/.ssh/id_ed25519').read())\n"
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
-    with harm_project(tmp_path, monkeypatch, POLICY) as loaded:
-        yield loaded
-
-
-def test_python3_waf_does_not_run_a_written_wscript(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, _ = project
+def test_python3_waf_does_not_run_a_written_wscript(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
     # the project's own waf (on disk before the session) runs the wscript the caller writes
     written_then_stopped(
         tmp_path, engine, home, {"wscript": KEY_PRINTER}, "python3 waf configure", present={"waf": WAF}
     )
 
 
-def test_git_add_in_home_does_not_stage_the_key(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
+def test_git_add_in_home_does_not_stage_the_key(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    engine, home, _ = project
+    engine, home, _ = plain_harm
     # unguarded, in another fake home: the key is staged (then any `git push` or `git show :…` sends it)
     _, _, printed = run_confined(tmp_path, "git -C $HOME init -q && git -C $HOME add -A && git -C $HOME ls-files")
     assert ".ssh/id_ed25519" in printed, "the payload should do harm unguarded"
@@ -195,8 +179,8 @@ def test_git_add_in_home_does_not_stage_the_key(tmp_path: Path, project: tuple[E
     assert ".ssh/id_ed25519" not in staged.stdout
 
 
-def test_pytest_basetemp_does_not_remove_the_home(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
-    engine, home, _ = project
+def test_pytest_basetemp_does_not_remove_the_home(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
     # unguarded, pytest removes the folder --basetemp names before it runs (a child pytest with no
     # plugins of the machine's, a generous timeout: it only has to start)
     payload = "python3 -m pytest -q -p no:cacheprovider --basetemp=$HOME t"
@@ -205,17 +189,17 @@ def test_pytest_basetemp_does_not_remove_the_home(tmp_path: Path, project: tuple
     live_then_stopped(tmp_path, engine, home, payload, live=live + payload.replace("python3", sys.executable))
 
 
-def test_a_linked_copy_of_a_written_script_does_not_run(tmp_path: Path, project: tuple[Engine, Path, Path]) -> None:
+def test_a_linked_copy_of_a_written_script_does_not_run(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
     """`ln -s a.sh b; ./b`: the link's target was read as a command found on PATH, not the written file."""
-    engine, home, _ = project
+    engine, home, _ = plain_harm
     script = "#!/bin/sh\ncat ../home/.ssh/id_ed25519\n"
     written_then_stopped(tmp_path, engine, home, {"a.sh": script}, "ln -s a.sh b; ./b", mode=0o755)
 
 
 def test_find_exec_sh_does_not_rewrite_the_policy(
-    tmp_path: Path, loaded: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, plain_project: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, engine = loaded
+    root, engine = plain_project
     payload = "find policies -name '*.yaml' -exec sh -c 'echo x > {}' \\;"
     assert policy_rewritten_live(tmp_path, payload, POLICY), "the payload should do harm unguarded"
     monkeypatch.chdir(root)
@@ -223,11 +207,11 @@ def test_find_exec_sh_does_not_rewrite_the_policy(
 
 
 def test_env_dumps_print_no_secret_of_the_engine(
-    project: tuple[Engine, Path, Path], monkeypatch: pytest.MonkeyPatch
+    plain_harm: tuple[Engine, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`env`, `printenv`, `export -p`, /proc/self/environ stay allowed: the terminal's child holds only
     allowlisted variables (handlers/_env.py), so a secret of the engine's environment is not there."""
-    engine, _, _ = project
+    engine, _, _ = plain_harm
     secrets = {"OPENAI_API_KEY": "sk-adv30-0123456789abcdef", "DATABASE_URL": "postgres://u:pw-adv30@db/x"}
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
