@@ -28,6 +28,17 @@ def _load(tmp_path: Path, name: str, root: Path = REPO) -> Engine:
     return Engine.load(root, config={"workdir": str(work), "state_dir": str(tmp_path / f"{name}-state")})
 
 
+@pytest.fixture(autouse=True)
+def _empty_shared_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the process's shared parses and policies empty (restored after it):
+    what it asserts is shared is what its own loads put there. (In a worker that loaded other
+    projects before, the second load here could fill _SHARED_POLICIES to its limit, which empties
+    it, and the third load compiled the policy again: `first.snapshot.policy is third...` failed in
+    CI, a flake of the test, not of the sharing.)"""
+    monkeypatch.setattr(loader, "_SHARED_FILES", {})
+    monkeypatch.setattr(loader, "_SHARED_POLICIES", {})
+
+
 @pytest.fixture
 def two(tmp_path: Path) -> Iterator[tuple[Engine, Engine]]:
     first, second = _load(tmp_path, "a"), _load(tmp_path, "b")
