@@ -249,3 +249,26 @@ def relinked_in_a_forked_child(engine: Engine, command: str, folder: Path, home:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.fixture(params=["watched", "stat"])
+def watching(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    """The link walk's two modes, for a module that asks for it (`pytestmark =
+    pytest.mark.usefixtures("watching")`): with the kernel's watch (Linux), and with the stat check
+    alone (another OS, or a folder that cannot be watched). A watched test runs on a watcher of its
+    own, closed after it: the process's watcher keeps what earlier tests of the worker left in it, and
+    the [watched] walk tests once failed together in full runs reading it (cause not found: a watcher
+    filled to its cap beforehand did not reproduce it)."""
+    from engine.policy import landing
+
+    on = request.param == "watched"
+    if not on:
+        monkeypatch.setattr(landing, "WATCHING", False)
+        yield on
+        return
+    monkeypatch.setattr(landing, "_WATCHER", None)
+    monkeypatch.setattr(landing, "_NO_WATCHER", False)
+    yield on
+    fresh = landing._WATCHER
+    if fresh is not None:
+        fresh.close()

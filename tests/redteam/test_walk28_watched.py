@@ -18,7 +18,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,23 +31,8 @@ WIPE = "rm -rf x/*"
 DEEP_WIPE = "rm -rf a/b/*"
 
 
-@pytest.fixture(autouse=True, params=["watched", "stat"])
-def watching(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
-    """Each test twice: with the kernel's watch (Linux), and with the stat check alone (another OS,
-    or a folder that cannot be watched)."""
-    on = request.param == "watched"
-    if not on:
-        monkeypatch.setattr(landing, "WATCHING", False)
-        yield on
-        return
-    # A watcher of the test's own: the process's one holds the watches of every earlier test of this
-    # worker, and past its cap (landing._MAX_WATCHES) sets no more (CI failed these tests that way).
-    monkeypatch.setattr(landing, "_WATCHER", None)
-    monkeypatch.setattr(landing, "_NO_WATCHER", False)
-    yield on
-    fresh = landing._WATCHER
-    if fresh is not None:
-        fresh.close()
+# Each test twice: with the kernel's watch and with the stat check alone (conftest.watching).
+pytestmark = pytest.mark.usefixtures("watching")
 
 
 def _elsewhere(code: str, cwd: Path) -> None:

@@ -27,22 +27,8 @@ from engine.policy import landing
 from tests.conftest import REPO
 from tests.redteam.conftest import home_intact, make_home, relinked_in_a_forked_child
 
-
-@pytest.fixture(autouse=True, params=["watched", "stat"])
-def watching(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
-    on = request.param == "watched"
-    if not on:
-        monkeypatch.setattr(landing, "WATCHING", False)
-        yield on
-        return
-    # A watcher of the test's own: the process's one holds the watches of every earlier test of this
-    # worker, and past its cap (landing._MAX_WATCHES) sets no more (CI failed these tests that way).
-    monkeypatch.setattr(landing, "_WATCHER", None)
-    monkeypatch.setattr(landing, "_NO_WATCHER", False)
-    yield on
-    fresh = landing._WATCHER
-    if fresh is not None:
-        fresh.close()
+# Each test twice: with the kernel's watch and with the stat check alone (conftest.watching).
+pytestmark = pytest.mark.usefixtures("watching")
 
 
 @pytest.fixture(scope="module")
