@@ -38,6 +38,7 @@ from engine.policy.paths import (
     literal_union,
     local_reading,
 )
+from engine.policy.paths import unquoted as _unquoted
 from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
@@ -1418,20 +1419,6 @@ def _unjudged(pieces: dict[bytes, None], skip: _Pieces | None, read: list[bytes]
     if read is not None:
         read.extend(pieces)
     return pieces
-
-
-def _unquoted(text: str) -> str:
-    """``text`` without quotes and backslashes (the flat scan's reading). Three C searches: as fast
-    for wide text as for ASCII, where `str.translate` maps each character of a non-ASCII text in
-    turn (18 ms for 64 KiB of fullwidth letters)."""
-    # A replace costs ~20 us over 64 KiB even where the character is absent: `in` first is one memchr.
-    if '"' in text:
-        text = text.replace('"', "")
-    if "'" in text:
-        text = text.replace("'", "")
-    if "\\" in text:
-        text = text.replace("\\", "")
-    return text
 
 
 def _flat_device_targets(text: str) -> list[str]:
