@@ -1009,6 +1009,16 @@ def tokenize(text: str) -> list[Token]:
         # A budget another reading of the same check spent: stop before reading this one at all
         # (the fast path's full match alone is milliseconds at 64 KiB).
         budget.spend(0)
+        if LOOK_AHEAD:
+            # The Lexer spends its tokens 256 at a time; the spend that leaves the budget below zero
+            # raises. When the text starts with that many tokens of the plainest kinds, it raises
+            # OverBudget once it has read them: said at once (lexing 1,280 quoted words or
+            # substitutions costs milliseconds, and its tokens are never read). Before the fast path
+            # too: it raises the same for a plain line past the budget, after a full match of it
+            # (~0.6 ms at 64 KiB, where this match reads the first ~1,280 tokens).
+            past = (budget.tokens // 256 + 1) * 256
+            if len(text) >= past and _over_budget(text, past):
+                budget.spend(past)
     # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
     if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
         if budget is not None and len(text) > budget.tokens:
@@ -1022,14 +1032,6 @@ def tokenize(text: str) -> list[Token]:
             Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
             for piece in pieces
         ]
-    if budget is not None and LOOK_AHEAD:
-        # The Lexer spends its tokens 256 at a time; the spend that leaves the budget below zero
-        # raises. When the text starts with that many tokens of the plainest kinds, it raises
-        # OverBudget once it has read them: said at once (lexing 1,280 quoted words or
-        # substitutions costs milliseconds, and its tokens are never read).
-        past = (budget.tokens // 256 + 1) * 256
-        if len(text) >= past and _over_budget(text, past):
-            budget.spend(past)
     return Lexer(text).run()
 
 
