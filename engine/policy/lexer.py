@@ -989,6 +989,7 @@ _AHEAD_TOKEN = rf"(?>[ \t]*+(?:{_AHEAD_WORD}|(?!<<(?!<)|[<>]\()(?:{_AHEAD_OPS})|
 _AHEAD: dict[int, re.Pattern[str]] = {}
 # Whether tokenize looks ahead for a text past the budget (off in the differential test's reference).
 LOOK_AHEAD = True
+_AHEAD_FIRST = 8  # characters a token left in the budget past which the look-ahead goes first
 
 
 def _over_budget(text: str, count: int) -> bool:
@@ -1005,6 +1006,7 @@ def tokenize(text: str) -> list[Token]:
     ShellSyntaxError: the text is not something a shell could run as written.
     """
     budget = BUDGET.get()
+    looked = False  # the look-ahead below ran (and found fewer tokens)
     if budget is not None:
         # A budget another reading of the same check spent: stop before reading this one at all
         # (the fast path's full match alone is milliseconds at 64 KiB).
@@ -1015,9 +1017,12 @@ def tokenize(text: str) -> list[Token]:
             # OverBudget once it has read them: said at once (lexing 1,280 quoted words or
             # substitutions costs milliseconds, and its tokens are never read). Before the fast path
             # too: it raises the same for a plain line past the budget, after a full match of it
-            # (~0.6 ms at 64 KiB, where this match reads the first ~1,280 tokens).
+            # (~0.6 ms at 64 KiB, where this match reads the first ~1,280 tokens). Only in a text long
+            # enough for it (_AHEAD_FIRST characters a token): in a shorter one the match that fails
+            # reads it all, and the fast path a second time (the Lexer's path below asks again).
             past = (budget.tokens // 256 + 1) * 256
-            if len(text) >= past and _over_budget(text, past):
+            looked = len(text) >= _AHEAD_FIRST * past
+            if looked and _over_budget(text, past):
                 budget.spend(past)
     # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
     if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
@@ -1032,6 +1037,12 @@ def tokenize(text: str) -> list[Token]:
             Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
             for piece in pieces
         ]
+    if budget is not None and LOOK_AHEAD and not looked:
+        # The same, for a text the fast path does not read (quoted words, substitutions: lexing 1,280
+        # of them costs milliseconds, and their tokens are never read).
+        past = (budget.tokens // 256 + 1) * 256
+        if len(text) >= past and _over_budget(text, past):
+            budget.spend(past)
     return Lexer(text).run()
 
 

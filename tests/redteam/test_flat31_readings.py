@@ -93,3 +93,24 @@ def test_no_invisible_character_folds_to_ascii() -> None:
 def test_every_look_alike_is_past_ascii() -> None:
     """What lets an ASCII fold skip the look-alike translation (normalize.readings)."""
     assert all(code > 0x7F for code in normalize._CONFUSABLES)
+
+
+@pytest.mark.parametrize("text", ["rm -rf " * 8_000, COMMANDS[:60_000]])
+@pytest.mark.parametrize("left", [1024, 700, 3])
+def test_a_plain_line_past_the_budget_is_over_it_as_the_fast_path_said(
+    monkeypatch: pytest.MonkeyPatch, text: str, left: int
+) -> None:
+    """The look-ahead now goes before the plain-line fast path in a long text: the same OverBudget."""
+    from engine.policy import lexer
+
+    said = []
+    for look_ahead in (False, True):
+        monkeypatch.setattr(lexer, "LOOK_AHEAD", look_ahead)
+        token = lexer.BUDGET.set(lexer.Budget(left, 60.0))
+        try:
+            with pytest.raises(lexer.OverBudget) as raised:
+                lexer.tokenize(text)
+            said.append(str(raised.value))
+        finally:
+            lexer.BUDGET.reset(token)
+    assert said[0] == said[1]
