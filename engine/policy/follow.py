@@ -107,6 +107,9 @@ class Follower:
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         raise NotImplementedError
 
+    def inert_recipe(self, recipe: str, depth: int) -> bool:
+        raise NotImplementedError
+
     def _unwrap(
         self,
         argv: list[str],
@@ -564,6 +567,8 @@ class Follower:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
         elif kind == "make":
             for recipe in make_payloads(text):
+                if not run.indirect and self.inert_recipe(recipe, depth):
+                    continue  # `echo WORDS`: counted, not read
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
             for name in make_includes(text):
                 # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
