@@ -12,7 +12,7 @@ from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
 from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, View, forms_of, literal_fragments
-from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear
+from engine.policy.regexes import Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
 from engine.records import NATIVE_RECORDS, fields_repr
 
@@ -876,7 +876,7 @@ class Matcher:
         return self.text is not None and self.text.search_text(command.text + "\n" + command.stdin) is not None
 
     def _code_ok(self, command: Command, classify: Any) -> bool:
-        return self.code is not None and command.code is not None and self.code.search_text(command.code) is not None
+        return self.code is not None and command.code is not None and search_among(self.code, command.code) is not None
 
     def _code_paths_ok(self, command: Command, classify: Any) -> bool:
         return (
