@@ -565,6 +565,30 @@ class Finder:
             pos = stop if stop > start else stop + 1
 
 
+class AnchoredRun:
+    """Where the match of a pattern from a place of an ASCII text ends, on RE2 (linear; for a
+    pattern read one way only from any place: alternatives that start with different characters,
+    nothing after its repetitions, so RE2's match is the one `re` finds)."""
+
+    __slots__ = ("_compiled", "_pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self._pattern = pattern
+        self._compiled: Any = None
+
+    def _compile(self) -> Any:
+        compiled = _re2.RE2(_encode(self._pattern), _options(ignore_case=False, dot_all=True))
+        if not compiled.ok():
+            raise RegexError(compiled.error().decode("utf-8", "replace"))
+        self._compiled = compiled
+        return compiled
+
+    def end(self, data: bytes, pos: int) -> int:
+        """The end of the match from ``pos`` of ``data`` (ASCII), ``pos`` when there is none."""
+        start, stop = (self._compiled or self._compile()).Match(_ANCHOR_START, data, pos, len(data))[0]
+        return stop if start >= 0 else pos
+
+
 def glob_in_word(glob: str, word: str) -> str:
     """A regex for ``glob`` where ``word`` (a class of characters) is what `*` and `?` may match."""
     out: list[str] = []
