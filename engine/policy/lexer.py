@@ -1012,12 +1012,15 @@ def tokenize(text: str) -> list[Token]:
         # A budget another reading of the same check spent: stop before reading this one at all
         # (the fast path's full match alone is milliseconds at 64 KiB).
         budget.spend(0)
-        if LOOK_AHEAD and len(text) > _AHEAD_FIRST:
-            # A long text that starts with more tokens than are left is past the budget whatever
-            # follows (see below): said before the plain line's full match (~2 ms of 64 KiB).
-            past = (budget.tokens // 256 + 1) * 256
-            if len(text) >= past and _over_budget(text, past):
+    looked = False  # the look-ahead below was tried (and the text did not start with enough tokens)
+    if budget is not None and LOOK_AHEAD and len(text) > _AHEAD_FIRST:
+        # A long text that starts with more tokens than are left is past the budget whatever
+        # follows (see below): said before the plain line's full match (~2 ms of 64 KiB).
+        past = (budget.tokens // 256 + 1) * 256
+        if len(text) >= past:
+            if _over_budget(text, past):
                 budget.spend(past)
+            looked = True
     # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
     if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
         if budget is not None and len(text) > budget.tokens:
@@ -1031,7 +1034,7 @@ def tokenize(text: str) -> list[Token]:
             Token("op", piece) if piece in _LIST_OP_SET else Token("word", piece, (), False, None, piece)
             for piece in pieces
         ]
-    if budget is not None and LOOK_AHEAD:
+    if budget is not None and LOOK_AHEAD and not looked:
         # The Lexer spends its tokens 256 at a time; the spend that leaves the budget below zero
         # raises. When the text starts with that many tokens of the plainest kinds, it raises
         # OverBudget once it has read them: said at once (lexing 1,280 quoted words or
