@@ -89,6 +89,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(evaluator, "by_classes", False)
         patch.setattr(Analyzer, "plain_words", False)
         patch.setattr(Analyzer, "inert_recipes", False)
+        patch.setattr(Analyzer, "repeated_writes", False)
         patch.setattr(evaluator, "skip_repeats", False)
         patch.setattr(lexer, "LOOK_AHEAD", False)
         patch.setattr(lexer.Lexer, "plain_substitutions", False)

@@ -824,7 +824,29 @@ class Analyzer(Follower, LinkFollower):
     # A makefile's recipe line that is a plain `echo WORD...` is not read (see inert_recipe): off
     # in the tests' reference, which must judge alike.
     inert_recipes: ClassVar[bool] = True
-    skipped = 0  # commands not read (inert recipe lines): each counts toward MAX_COMMANDS
+    skipped = 0  # commands not read (inert recipe lines, repeated writes): each counts toward MAX_COMMANDS
+    # A file an inline program writes again (`open("x", "w")` 300 times) is read once (see
+    # Follower.code): off in the tests' reference, which must judge alike.
+    repeated_writes: ClassVar[bool] = True
+
+    def spent(self) -> int:
+        """The tokens left in the check's budget (0 without one): see repeat."""
+        budget = BUDGET.get()
+        return budget.tokens if budget is not None else 0
+
+    def repeat(self, commands: int, tokens: int) -> bool:
+        """A payload read before on the line, met again and not read: charged the ``tokens`` reading
+        it spent and counted as the ``commands`` it made (OverBudget, TooComplex where reading it
+        again would raise them). False (nothing done: read it) when switched off."""
+        if not Analyzer.repeated_writes:
+            return False
+        budget = BUDGET.get()
+        if budget is not None and tokens:
+            budget.spend(tokens)
+        if len(self.commands) + self.skipped + commands > MAX_COMMANDS:
+            raise TooComplex(f"more than {MAX_COMMANDS} commands")
+        self.skipped += commands
+        return True
 
     def inert_recipe(self, recipe: str, depth: int) -> bool:
         """Whether a makefile's recipe line is left unread: `echo` and plain words (no quote, `$`,
