@@ -6,7 +6,8 @@
 - code_paths reads a program's string literals past the runs that cannot hold a path
   (matchers._code_strings): the same paths as reading every literal;
 - the code matchers' searches of a long program are prefiltered by one pass of their literals
-  (regexes.search_among): the same answers as each regex's own search."""
+  (regexes.search_among): the same answers as each regex's own search;
+- a file an inline program writes again is read once (Analyzer.repeat): the verdicts of reading each."""
 
 from __future__ import annotations
 
@@ -140,3 +141,27 @@ def test_prefiltered_code_searches_answer_as_each_search(sessions: SessionChecks
             assert (search_among(regex, text) is not None) == expected, (regex.pattern, code)
             found += expected
     assert found  # (some searches find something)
+
+
+@pytest.mark.parametrize("calls", [2, 300, MAX_COMMANDS + 1])
+def test_a_file_written_again_judges_as_each_write_read(
+    sessions: SessionChecks, calls: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `open("x", "w")` N times is read once as `tee x`, then counted and charged as that reading
+    # (Analyzer.repeat): the verdicts, reason included, are those of reading each write.
+    texts = []
+    for unit in ['open("x", "w");', 'open("x", "w"); open("y", "w");', 'open("~/.bashrc", "w");', 'open(p, "w");']:
+        body = unit * calls
+        texts += [f"python3 -c '{body}'", f"python3 -c '{body}' && rm -rf ~", f"cd /; python3 -c '{body}'"]
+        texts.append(f'python3 -c \'{body}; open("/etc/passwd", "w")\'')
+    evaluator = sessions.engine._evaluator(sessions.engine._snapshot)
+    for text in texts:
+        verdicts = []
+        for repeat in (True, False):
+            monkeypatch.setattr(Analyzer, "repeated_writes", repeat)
+            v = evaluator.check(text)
+            verdicts.append(
+                (v.decision, v.hardline, v.reason, tuple((m.key, m.command, m.grantable) for m in v.matches))
+            )
+        assert verdicts[0] == verdicts[1], text[:100]
+    assert evaluator.check("python3 -c '" + 'open("~/.bashrc", "w");' * calls + "'").decision != "allow"
