@@ -88,6 +88,8 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(Evaluator, "_can_skip", lambda self, text, view: False)
         patch.setattr(evaluator, "by_classes", False)
         patch.setattr(Analyzer, "plain_words", False)
+        patch.setattr(Analyzer, "inert_recipes", False)
+        patch.setattr(Analyzer, "repeated_writes", False)
         patch.setattr(evaluator, "skip_repeats", False)
         patch.setattr(lexer, "LOOK_AHEAD", False)
         patch.setattr(lexer.Lexer, "plain_substitutions", False)

@@ -107,6 +107,17 @@ class Follower:
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         raise NotImplementedError
 
+    def inert_recipe(self, recipe: str, depth: int) -> bool:
+        raise NotImplementedError
+
+    commands: list[Command]
+
+    def spent(self) -> int:
+        raise NotImplementedError
+
+    def repeat(self, commands: int, tokens: int) -> bool:
+        raise NotImplementedError
+
     def _unwrap(
         self,
         argv: list[str],
@@ -564,6 +575,8 @@ class Follower:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
         elif kind == "make":
             for recipe in make_payloads(text):
+                if not run.indirect and self.inert_recipe(recipe, depth):
+                    continue  # `echo WORDS`: counted, not read
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
             for name in make_includes(text):
                 # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
@@ -840,8 +853,16 @@ class Follower:
                 self._escape_hatch(None, inner, depth)
             else:
                 self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
-        for written in code_writes(code, language):  # `open('x', 'w')`: judged as `tee x`
+        # `open('x', 'w')`: judged as `tee x`; a name written again is the same `tee x`: counted
+        # and charged as its first reading, not read again (Analyzer.repeat)
+        read: dict[str | None, tuple[int, int]] = {}
+        for written in code_writes(code, language):
+            again = read.get(written)
+            if again is not None and self.repeat(*again):
+                continue
+            commands, tokens = len(self.commands), self.spent()
             self._program_file("tee", written, inner, depth)
+            read[written] = (len(self.commands) - commands, tokens - self.spent())
         if lines:
             # `perl -ne 'system $_'`, `awk '{system($0)}'`: each line it reads is a shell command --
             # judged as a shell given the same input (`echo 'rm -rf ~' | perl …` runs rm; fed

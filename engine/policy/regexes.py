@@ -22,6 +22,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import threading
 from collections.abc import Callable, Iterator
 from importlib import import_module
 from time import perf_counter, thread_time
@@ -268,6 +269,73 @@ class Regex:
         return (_revive, (*state, self.glob, program))
 
 
+# -- one long text searched by many regexes: their literals read in one pass first -----------------
+_MAX_FILTERED = 256  # regexes held by the prefilter (more: each searched alone)
+
+
+class _Prefilter:
+    """The linear regexes searched so far by ``search_among``, in one RE2 FilteredRE2: one pass of
+    the literals each needs (its atoms, matched case-insensitively: a superset) over a text says
+    which may match it; the others cannot (RE2's own guarantee for the same pattern and options)
+    and need no search. The last text's answer is kept (by identity) with the filter it came from."""
+
+    __slots__ = ("filter", "index", "kept", "last", "lock")
+
+    def __init__(self) -> None:
+        self.index: dict[int, int] = {}  # id(regex) -> its number in the filter
+        self.kept: list[Regex] = []  # the regexes, in order (kept alive: their ids stay theirs)
+        self.filter: Any = None
+        self.last: tuple[str | None, Any, frozenset[int]] = (None, None, frozenset())
+        self.lock = threading.Lock()
+
+    def number(self, regex: Regex) -> int:
+        """``regex``'s number in the filter (added when first asked); -1 when it is not in it."""
+        known = self.index.get(id(regex))
+        if known is not None:
+            return known
+        with self.lock:
+            known = self.index.get(id(regex))
+            if known is not None:
+                return known
+            if len(self.kept) >= _MAX_FILTERED:
+                return -1
+            built = _re2.Filter()
+            for n, each in enumerate((*self.kept, regex)):
+                tree = re_parser.parse(each.pattern, each.flags)
+                pattern = _encode(_to_re2(each.pattern, tree.state.flags))
+                if built.Add(pattern, _regex_options(each.flags)) != n:
+                    return -1  # (only the new one can fail: the others were added before)
+            if not built.Compile():
+                return -1
+            self.kept.append(regex)
+            self.filter = built
+            self.index[id(regex)] = len(self.kept) - 1
+            return len(self.kept) - 1
+
+    def possible(self, text: str) -> frozenset[int]:
+        """The numbers of the regexes that may match ``text``."""
+        filtered = self.filter
+        last = self.last
+        if last[0] is text and last[1] is filtered:
+            return last[2]
+        found = frozenset(filtered.Match(_encode(text), True))
+        self.last = (text, filtered, found)
+        return found
+
+
+_PREFILTER = _Prefilter()
+
+
+def search_among(regex: Regex, text: str) -> object:
+    """``regex.search_text(text)``, for a long text many regexes search in turn (an inline program,
+    by every `code` matcher): a regex whose literals the text lacks is not searched (_Prefilter)."""
+    if len(text) > _LONG_TEXT and regex.linear:
+        number = _PREFILTER.number(regex)
+        if number >= 0 and number not in _PREFILTER.possible(text):
+            return None
+    return regex.search_text(text)
+
+
 def _revive(
     pattern: str,
     flags: int,
@@ -495,6 +563,30 @@ class Finder:
                 return
             yield start, stop
             pos = stop if stop > start else stop + 1
+
+
+class AnchoredRun:
+    """Where the match of a pattern from a place of an ASCII text ends, on RE2 (linear; for a
+    pattern read one way only from any place: alternatives that start with different characters,
+    nothing after its repetitions, so RE2's match is the one `re` finds)."""
+
+    __slots__ = ("_compiled", "_pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self._pattern = pattern
+        self._compiled: Any = None
+
+    def _compile(self) -> Any:
+        compiled = _re2.RE2(_encode(self._pattern), _options(ignore_case=False, dot_all=True))
+        if not compiled.ok():
+            raise RegexError(compiled.error().decode("utf-8", "replace"))
+        self._compiled = compiled
+        return compiled
+
+    def end(self, data: bytes, pos: int) -> int:
+        """The end of the match from ``pos`` of ``data`` (ASCII), ``pos`` when there is none."""
+        start, stop = (self._compiled or self._compile()).Match(_ANCHOR_START, data, pos, len(data))[0]
+        return stop if start >= 0 else pos
 
 
 def glob_in_word(glob: str, word: str) -> str:

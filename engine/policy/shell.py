@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView, ShellState
 
 MAX_DEPTH = 8
+# A makefile's recipe line that only prints plain words (see Analyzer.inert_recipe).
+_INERT_RECIPE = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
 _GLOB = re.compile(r"[*?\[]")
@@ -819,6 +821,69 @@ class Analyzer(Follower, LinkFollower):
     # A line of plain words is read without tokens (see _plain_words). Speed only: off in the
     # differential test's reference, which must read alike.
     plain_words: ClassVar[bool] = True
+    # A makefile's recipe line that is a plain `echo WORD...` is not read (see inert_recipe): off
+    # in the tests' reference, which must judge alike.
+    inert_recipes: ClassVar[bool] = True
+    skipped = 0  # commands not read (inert recipe lines, repeated writes): each counts toward MAX_COMMANDS
+    # A file an inline program writes again (`open("x", "w")` 300 times) is read once (see
+    # Follower.code): off in the tests' reference, which must judge alike.
+    repeated_writes: ClassVar[bool] = True
+
+    def spent(self) -> int:
+        """The tokens left in the check's budget (0 without one): see repeat."""
+        budget = BUDGET.get()
+        return budget.tokens if budget is not None else 0
+
+    def repeat(self, commands: int, tokens: int) -> bool:
+        """A payload read before on the line, met again and not read: charged the ``tokens`` reading
+        it spent and counted as the ``commands`` it made (OverBudget, TooComplex where reading it
+        again would raise them). False (nothing done: read it) when switched off."""
+        if not Analyzer.repeated_writes:
+            return False
+        budget = BUDGET.get()
+        if budget is not None and tokens:
+            budget.spend(tokens)
+        if len(self.commands) + self.skipped + commands > MAX_COMMANDS:
+            raise TooComplex(f"more than {MAX_COMMANDS} commands")
+        self.skipped += commands
+        return True
+
+    def inert_recipe(self, recipe: str, depth: int) -> bool:
+        """Whether a makefile's recipe line is left unread: `echo` and plain words (no quote, `$`,
+        path, glob, `=` or operator), where nothing earlier on the line changes what `echo` does (no
+        function, alias, hashed name, output sink, `cd`, variable set, trace prompt, escape hatch ...)
+        and no token budget is spent. Read, it would be one `echo` command no pattern matches: it
+        counts toward MAX_COMMANDS as that command (past it the line is TooComplex where it was)."""
+        if (
+            not Analyzer.inert_recipes
+            or _INERT_RECIPE.fullmatch(recipe) is None
+            or depth + 4 > MAX_DEPTH
+            or self.indirect
+            or BUDGET.get() is not None
+            or self.functions
+            or self.aliases
+            or self.hashed
+            or self.sinks
+            or self.sink is not None
+            or self.keyword
+            or self.cwd is not None
+            or self.printing is not None
+            or self.descriptors is not None
+            or self.exec_input is not None
+            or self.input_replaced
+            or self.positional is not None
+            or self.traced
+            or self.frames
+            or self.alternate
+            or self.listing is not None
+            or self.env.lost
+            or any(name != "HOME" for name in self.env)
+        ):
+            return False
+        if len(self.commands) + self.skipped >= MAX_COMMANDS:
+            raise TooComplex(f"more than {MAX_COMMANDS} commands")
+        self.skipped += 1
+        return True
 
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if self.script is None and not depth and not via:
@@ -914,7 +979,7 @@ class Analyzer(Follower, LinkFollower):
         self.unread.extend(w for w in other.unread if w not in self.unread)
         self.moved.extend(other.moved)
         self.fetched = self.fetched or other.fetched
-        if len(self.commands) > MAX_COMMANDS:
+        if len(self.commands) + self.skipped > MAX_COMMANDS:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
 
     def _choose(self, options: int) -> int:
@@ -1678,7 +1743,7 @@ class Analyzer(Follower, LinkFollower):
         return None
 
     def _emit(self, command: Command) -> None:
-        if len(self.commands) >= MAX_COMMANDS:
+        if len(self.commands) + self.skipped >= MAX_COMMANDS:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
         if self.alternate:
             command.reread = True
