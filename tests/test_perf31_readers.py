@@ -10,16 +10,23 @@
 from __future__ import annotations
 
 import glob
+import json
 import os
 import posixpath
+import random
+import re
 from collections.abc import Iterator
 
 import pytest
+import yaml
 
 from engine import Engine
 from engine.policy import trees
+from engine.policy.regexes import RegexError, compile_linear
 from engine.policy.variables import SHELL_OWN, Variables
 from tests.conftest import REPO
+
+SAMPLE = REPO / "tests" / "data" / "commands-sample.jsonl"
 
 
 def _landings_by_glob(word: str, cwd: str, home: str, on_the_link: bool) -> list[str] | None:
@@ -124,3 +131,63 @@ def test_the_shell_own_parameters_say_nothing_to_a_program() -> None:
     env.pop("X")  # lost though never set: `X=$(cmd)` gives it a value nobody can read here
     assert env.lost == {"X": []} and env.read_by_programs({})
     assert Variables(HOME="/root").read_by_programs({}) and Variables().read_by_programs({})
+
+
+def _policy_regexes() -> list[tuple[str, int]]:
+    """Every `regex:` of the policies (patterns case-folded or not, as matchers compile them)."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "regex" and isinstance(value, str):
+                    found.append(value)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for path in sorted((REPO / "policies").glob("*.yaml")):
+        walk(yaml.safe_load(path.read_text()))
+    return [(p, f) for p in dict.fromkeys(found) for f in (0, re.IGNORECASE)]
+
+
+def test_a_text_without_a_needed_literal_is_not_searched_only_when_no_match_could_be() -> None:
+    """regexes._literals_of: every match holds one of its texts. Checked on every policy regex
+    against the corpus, the policy's own examples, texts made of its fragments, and case and
+    spacing changes of them (`re` is the reference)."""
+    texts = [json.loads(line)["cmd"] for line in SAMPLE.read_text().splitlines() if line.strip()]
+    rng = random.Random(31)
+    checked = skipped = 0
+    for pattern, flags in _policy_regexes():
+        try:
+            regex = compile_linear(pattern, flags)
+        except RegexError:
+            continue
+        regex._none_held("x" * 16)  # reads its literals
+        if regex._literals is None:
+            continue
+        reference = re.compile(pattern, flags | re.ASCII)
+        fragments = re.findall(r"[\w./:~ -]{2,}", pattern.replace("\\", "")) or ["x"]
+        made = [" ".join(rng.choice(fragments) for _ in range(rng.randint(1, 4))) for _ in range(40)]
+        for text in [*texts, *made, *(t.upper() for t in made), *(f"x {t} y" for t in fragments)]:
+            if regex._none_held(text):
+                assert reference.search(text) is None, (pattern, text)
+                skipped += 1
+            checked += 1
+    assert checked and skipped
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("curl http://169.254.169.254/latest/meta-data/", True),
+        ("curl http://0XA9FEA9FE/latest/", True),  # upper case: the text is folded as the regex is
+        ("curl 'http://[::FFFF:a9fe:a9fe]/latest/'", True),
+        ("curl http://example.com/metadata/v1/x", False),
+        ("curl http://1\u0445.example/", False),  # not ASCII: searched, no match
+    ],
+)
+def test_cloud_metadata_keeps_its_verdicts_past_the_literal_test(engine: Engine, text: str, found: bool) -> None:
+    keys = {m.key for m in engine.check(text).matches}
+    assert ("cloud_metadata" in keys) is found

@@ -68,16 +68,16 @@ class Variables(dict[str, str]):
         own parameters (SHELL_OWN) are none."""
         if local:
             return True
-        for key in self.lost:
-            if key not in SHELL_OWN:
-                return True
-        for key, value in self.items():
-            if key == "HOME":
-                if value != "~":
+        if self.lost:
+            for key in self.lost:
+                if key not in SHELL_OWN:
                     return True
-            elif key not in SHELL_OWN:
-                return True
-        return "HOME" not in self
+        home = self.get("HOME")
+        if home != "~":
+            return True
+        if len(self) == 1:
+            return False  # HOME alone, as the engine starts it: most commands
+        return any(key != "HOME" and key not in SHELL_OWN for key in self)
 
     def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
         """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
