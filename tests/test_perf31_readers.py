@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 import glob
+import itertools
 import json
-import os
 import posixpath
 import random
 import re
@@ -30,24 +30,12 @@ SAMPLE = REPO / "tests" / "data" / "commands-sample.jsonl"
 
 
 def _landings_by_glob(word: str, cwd: str, home: str, on_the_link: bool) -> list[str] | None:
-    """tree_landings of a glob word as it read every glob before (glob.iglob, then each match)."""
+    """tree_landings of a glob word as it read every glob before: glob.iglob, then each match."""
     path = home + word[1:] if word.startswith("~/") else posixpath.join(cwd, word)
-    matches = []
-    for n, match in enumerate(glob.iglob(path)):
-        if n >= trees._MAX_GLOB_MATCHES:
-            return None
-        matches.append(match)
-    out: list[str] = []
-    for match in matches:
-        plain = posixpath.normpath(match)
-        if on_the_link and not match.endswith("/") and os.path.islink(plain):
-            continue
-        real = os.path.realpath(plain)
-        if real != plain:
-            out.append(real)
-        if (real == "/" or home.startswith(real.rstrip("/") + "/")) and os.path.isdir(real):
-            out.append(home)
-    return list(dict.fromkeys(out))
+    matches = list(itertools.islice(glob.iglob(path), trees._MAX_GLOB_MATCHES + 1))
+    if len(matches) > trees._MAX_GLOB_MATCHES:
+        return None
+    return trees.landings_of(matches, home, on_the_link)
 
 
 @pytest.fixture(scope="module")

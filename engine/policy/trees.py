@@ -143,6 +143,11 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
             if n >= _MAX_GLOB_MATCHES:
                 return None
             matches.append(match)
+    return landings_of(matches, home, on_the_link)
+
+
+def landings_of(matches: list[str], home: str, on_the_link: bool) -> list[str]:
+    """Where each of a word's ``matches`` on disk leads (see tree_landings)."""
     out: list[str] = []
     for match in matches:
         plain = posixpath.normpath(match)
