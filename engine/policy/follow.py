@@ -190,9 +190,7 @@ class Follower:
         inner: tuple[list[str], list[bool], bool] | None = None
         via = (*command.via, command.name)
         # What there is to read: most runs have nothing in most commands, and are skipped by kind.
-        variables = (
-            bool(local) or len(self.env) > 1 or bool(self.env.lost) or self.env.get("HOME") != "~"
-        )  # HOME is always there
+        variables = self.env.read_by_programs(local)
         stdin = bool(command.stdin)
         files = bool(self.files) or self.session is not None
         for level, reading in levels:

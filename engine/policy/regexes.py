@@ -146,6 +146,7 @@ class Regex:
     __slots__ = (
         "_compiled",
         "_fallback",
+        "_literals",
         "_match_short",
         "_program",
         "_python",
@@ -179,6 +180,9 @@ class Regex:
         self._program = program  # the `re` program a revived regex compiles from (see _load)
         self._search_short, self._match_short = shorts  # texts up to these lengths run on ``re``
         self._required = required  # characters every match contains: a text without one cannot match
+        # Texts one of which every match holds (see _literals_of), found when a search first
+        # leaves ``re``: an ASCII text holding none of them is not searched on RE2.
+        self._literals: tuple[str, ...] | None = _UNREAD
         self.linear = compiled is not None if linear is None else linear
         self.glob: str | None = None  # the glob this was compiled from, if any
         self.search: Callable[[str], object] = self._first_search
@@ -215,6 +219,8 @@ class Regex:
         python = self._python if self._python is not None else self._load()
         if len(text) <= self._search_short:
             return True if python.search(text) is not None else None
+        if self._none_held(text):
+            return None
         if self.linear:
             data = _encode(text)
             return True if self._long().Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
@@ -237,9 +243,30 @@ class Regex:
         when it can run the pattern (`re` tries each alternative at each position: a
         case-insensitive alternation takes milliseconds over 64 KiB, RE2 a tenth of one)."""
         if len(text) > _LONG_TEXT and self.linear:
+            if self._none_held(text):
+                return None
             data = _encode(text)
             return True if self._long().Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0 else None
         return self.search(text)
+
+    def _none_held(self, text: str) -> bool:
+        """Whether ``text`` is ASCII and holds none of the texts every match holds (_literals_of):
+        no match, without a search (RE2's call alone is ~1 µs; `cloud_metadata` went to it for
+        every text over 9 characters). A text with other characters is searched: RE2 folds
+        some of them to ASCII letters under case folding (the Kelvin sign)."""
+        literals = self._literals
+        if literals is _UNREAD:
+            tree = re_parser.parse(self.pattern, self.flags)
+            fold = bool((self.flags | tree.state.flags) & re.IGNORECASE)
+            found = _literals_of(list(tree), fold)
+            if found is not None and (len(found) > _MAX_LITERALS or min(len(t) for t in found) < 2):
+                found = None  # looking costs more than it saves (a path class's hundred choices, a `/`)
+            # ("" first: the text is lowered before it is looked in, the literals being lowered)
+            literals = self._literals = None if found is None else ("" if fold else "\0", *found)
+        if literals is None or not text.isascii():
+            return False
+        looked = text.lower() if not literals[0] else text
+        return all(literal not in looked for literal in literals[1:])
 
     def _long(self) -> Any:
         """RE2's program (compiled here first for a regex read back from the cache)."""
@@ -418,6 +445,8 @@ def _short(degree: int | None) -> int:
 
 
 _LONG_TEXT = 4096  # characters past which search_text runs on RE2
+_UNREAD: tuple[str, ...] = ("not read yet",)  # Regex._literals before its first long search
+_MAX_LITERALS = 24
 # Backtracking steps ``re`` may take on one text: texts up to the length where n ** degree
 # reaches this run on ``re``; longer ones on RE2.
 _BACKTRACK_STEPS = 1 << 16
@@ -463,6 +492,47 @@ def _degree(items: list[Any]) -> int | None:
             return None
         total += inner
     return total
+
+
+def _literals_of(items: list[Any], fold: bool) -> tuple[str, ...] | None:
+    """Texts one of which every match of this sequence holds (lowercased under case folding), or
+    None when none is known. Of a sequence: the best of its runs of ASCII literals and of what
+    its groups, choices and repeats of at least one hold (the longest shortest text, then the
+    fewest); of a choice: what each branch holds, together (None if one holds none). A group
+    that changes the flags, a class, a lookaround or anything else holds none (it breaks a run)."""
+    options: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is C.LITERAL and av < 128:
+            run.append(chr(av).lower() if fold else chr(av))
+            continue
+        if run:
+            options.append(("".join(run),))
+            run = []
+        inner: tuple[str, ...] | None = None
+        if op is C.SUBPATTERN and not av[1] and not av[2]:
+            inner = _literals_of(list(av[-1]), fold)
+        elif op is C.ATOMIC_GROUP:
+            inner = _literals_of(list(av), fold)
+        elif op in _REPEATS and av[0] >= 1:
+            inner = _literals_of(list(av[2]), fold)
+        elif op is C.BRANCH:
+            held: list[str] = []
+            for branch in av[1]:
+                each = _literals_of(list(branch), fold)
+                if each is None:
+                    held = []
+                    break
+                held.extend(each)
+            if held:
+                inner = tuple(dict.fromkeys(held))
+        if inner is not None:
+            options.append(inner)
+    if run:
+        options.append(("".join(run),))
+    if not options:
+        return None
+    return max(options, key=lambda texts: (min(len(t) for t in texts), -len(texts)))
 
 
 def _required(items: list[Any], fold: bool) -> set[str]:

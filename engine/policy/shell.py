@@ -1791,11 +1791,7 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = table.get(name) if name else None
-                if (
-                    program is not None
-                    and (local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~")
-                    and program.runs
-                ):
+                if program is not None and program.runs and self.env.read_by_programs(local):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 into = None
                 if name == "ln" and program is not None:
@@ -1935,9 +1931,7 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
-                if table.everyone is not None and (
-                    local or len(self.env) > 1 or self.env.lost or self.env.get("HOME") != "~"
-                ):
+                if table.everyone is not None and self.env.read_by_programs(local):
                     self.follow_environment(command, table.everyone, local)
                 if program is None:
                     if table.anyone is not None:

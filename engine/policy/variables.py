@@ -12,6 +12,12 @@ from __future__ import annotations
 
 _MAX_VALUES = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
 _ABSENT = object()
+# The shell's own parameters: $0, the positional ones ($1..$9), $#, $@ and $*. They cannot be exported,
+# so no program's environment holds them and no `env:` run reads them (its names and globs are
+# variable names): setting or losing one says nothing to a program. A function call sets and puts back
+# a dozen of them (`:(){ :|:& };:`), which made every program after it read its ~20 `env:` runs for
+# nothing.
+SHELL_OWN = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
 
 
 class Variables(dict[str, str]):
@@ -24,6 +30,8 @@ class Variables(dict[str, str]):
         self.lost: dict[str, list[str]] = {}
 
     def _drop(self, key: str, value: object) -> None:
+        if key in SHELL_OWN:
+            return  # nothing reads what one of those held (see SHELL_OWN)
         held = self.lost.setdefault(key, [])
         if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
             held.append(value)
@@ -53,6 +61,23 @@ class Variables(dict[str, str]):
                 self._drop(key, value)
         super().clear()
         self.update(values)
+
+    def read_by_programs(self, local: dict[str, str]) -> bool:
+        """Whether a program may find a variable the line set, changed or lost (``local``: the
+        command's own assignments, `X=1 cmd`): HOME as the engine starts it (`~`) and the shell's
+        own parameters (SHELL_OWN) are none."""
+        if local:
+            return True
+        if self.lost:
+            for key in self.lost:
+                if key not in SHELL_OWN:
+                    return True
+        home = self.get("HOME")
+        if home != "~":
+            return True
+        if len(self) == 1:
+            return False  # HOME alone, as the engine starts it: most commands
+        return any(key != "HOME" and key not in SHELL_OWN for key in self)
 
     def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
         """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
