@@ -644,7 +644,10 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             else:
                 name = command.argv[0] if command.argv else command.name
-                self._unwrap([name, *words], [False] * (len(words) + 1), [], "", command.fed_by, inner, depth)
+                # a configuration's options come before the line's own (`cache_dir = ~` with `--cache-clear`)
+                own = list(command.argv[1:]) if language == "addopts" else []
+                flags = [False] * (len(words) + 1) + list(command.dynamic[1 : 1 + len(own)])
+                self._unwrap([name, *words, *own], flags, [], "", command.fed_by, inner, depth)
             return
         if language in ("notebook", "ipython", "doctest"):
             self._python_cells(command, language, path, content, inner, depth)
