@@ -1125,6 +1125,35 @@ def addopts_words(text: str) -> list[str] | None:
     return words if len(words) <= _MAX_RESPONSE_WORDS else None
 
 
+_MYPY_PLUGINS = re.compile(r"^[ \t]*plugins[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
+
+
+def mypy_plugin_files(text: str) -> list[str]:
+    """The files of the plugins a mypy configuration names (`plugins = a.b, ./p.py` in mypy.ini or
+    setup.cfg, a TOML string or list in pyproject.toml; `NAME:ENTRY` names an entry point): a path as
+    given, a module as its file or package (`a.b` is a/b.py or a/b/__init__.py). mypy imports them."""
+    files: list[str] = []
+    for match in _MYPY_PLUGINS.finditer(text):
+        value = match.group(1).strip()
+        if value.startswith("["):
+            end = text.find("]", match.start(1))
+            value = text[match.start(1) : end + 1 if end >= 0 else len(text)]
+        if value.startswith(("[", '"', "'")):
+            items = [a or b for a, b in _TOML_ITEM.findall(value)]
+        else:
+            items = re.split(r"[,\s]+", value)
+        for item in items:
+            name = item.strip().rsplit(":", 1)[0] if not re.match(r"^[A-Za-z]:[\\/]", item.strip()) else item.strip()
+            if not name:
+                continue
+            if "/" in name or name.endswith(".py"):
+                files.append(name)
+            else:
+                module = name.replace(".", "/")
+                files += [module + ".py", module + "/__init__.py"]
+    return files[:_MAX_RESPONSE_WORDS]
+
+
 def doctest_source(text: str) -> str:
     """The Python of a doctest file's (or docstring's) examples: each `>>> ` and `... ` line's code."""
     return "\n".join(m.group(1) or "" for m in itertools.islice(_DOCTEST_LINE.finditer(text), _MAX_CELLS * 8))

@@ -31,6 +31,7 @@ from engine.policy.executors import (
     go_generate_lines,
     make_includes,
     make_payloads,
+    mypy_plugin_files,
     notebook_cells,
     npm_scripts,
     option_file_words,
@@ -648,6 +649,12 @@ class Follower:
                 own = list(command.argv[1:]) if language == "addopts" else []
                 flags = [False] * (len(words) + 1) + list(command.dynamic[1 : 1 + len(own)])
                 self._unwrap([name, *words, *own], flags, [], "", command.fed_by, inner, depth)
+            return
+        if language == "mypy":
+            # a mypy configuration's plugins: modules it imports, read as the Python they are (adv31)
+            for plugin in mypy_plugin_files(content):
+                if plugin not in via:
+                    self._file(replace(run, language="python"), command, plugin, inner, depth)
             return
         if language in ("notebook", "ipython", "doctest"):
             self._python_cells(command, language, path, content, inner, depth)

@@ -38,7 +38,10 @@ PAYLOADS: dict[str, Case] = {
         {"m.toml": '[tool.mypy]\nplugins = ["plug"]\n', "plug/__init__.py": PYTHON},
         "mypy --config-file m.toml .",
     ),
-    "dmypy run, plugin rewritten": ({"tools/plug.py": PYTHON}, "dmypy run -- src"),
+    "dmypy run, mypy.ini plugins": (
+        {"mypy.ini": "[mypy]\nplugins = tools.plug:entry\n", "tools/plug.py": PYTHON},
+        "dmypy run -- src",
+    ),
     # pytest's cache_dir in a written configuration, emptied by --cache-clear
     "pytest.ini cache_dir ~ --cache-clear": ({"pytest.ini": "[pytest]\ncache_dir = ~\n"}, "pytest --cache-clear"),
     "pyproject cache_dir $HOME --cache-clear": (
