@@ -383,6 +383,12 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
+            if run.kind == "path":
+                # the file named by the word after each marker (find's `-fprint FILE`): that word alone
+                for at in range(1, len(argv) - 1):
+                    if argv[at] in run.names:
+                        self._payload(run, command, None, argv[at + 1], via, depth)
+                return None
             spans = _marked(argv, run.names, run.until)
             if run.first:
                 spans = [s for s in spans if parsed.rest is not None and s[0] == parsed.rest + 1]
