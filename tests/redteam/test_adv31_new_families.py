@@ -27,6 +27,8 @@ from engine import Engine
 from tests.redteam.harm import Case, assert_verdict, verdict_cases, written_then_stopped
 
 RM = "rm -rf ~"
+PYTHON = f"import os\nos.system('{RM}')\n"
+NODE = f"require('child_process').execSync('{RM}');\n"
 
 PAYLOADS: dict[str, Case] = {
     # start-up files as an option's value
@@ -58,6 +60,31 @@ PAYLOADS: dict[str, Case] = {
     "a script's BUILD_CMD": ({}, f"BUILD_CMD='{RM}' ./build.sh"),
     "MANOPT -H": ({"x.sh": f"#!/bin/sh\n{RM}\n"}, "MANOPT='-H./x.sh' man ls"),
     "GDBHISTFILE": ({}, "GDBHISTFILE=~/.bashrc gdb -q"),
+    # JavaScript test runners run the test files; babel and typedoc load the plugins their JSON names
+    "jest, a written test": ({"x.spec.ts": NODE}, "npx jest"),
+    "vitest, a written test": ({"src/x.test.js": NODE}, "npx vitest run"),
+    "mocha, a written test": ({"test/x.js": NODE}, "mocha"),
+    "playwright, a written test": ({"tests/x.spec.ts": NODE}, "npx playwright test"),
+    "npm test, a written test": ({"test/x.test.mjs": NODE}, "npm test"),
+    "babel, a written .babelrc plugin": ({".babelrc": '{"plugins": ["./p.js"]}', "p.js": NODE}, "babel src -d lib"),
+    "typedoc, a written plugin": ({"typedoc.json": '{"plugin": ["./p.js"]}', "p.js": NODE}, "typedoc"),
+    "lerna run, written scripts": ({"package.json": '{"scripts": {"x": "' + RM + '"}}'}, "lerna run x"),
+    # more runners of project files that are programs
+    "premake5.lua": ({"premake5.lua": f'os.execute("{RM}")\n'}, "premake5 gmake2"),
+    "xmake.lua": ({"xmake.lua": f'os.exec("{RM}")\n'}, "xmake"),
+    "ctest, a written CTestTestfile": ({"CTestTestfile.cmake": f'add_test(x sh -c "{RM}")\n'}, "ctest"),
+    "packer shell-local": (
+        {"x.pkr.hcl": f'build {{\n  provisioner "shell-local" {{\n    inline = ["{RM}"]\n  }}\n}}\n'},
+        "packer build .",
+    ),
+    "alembic env.py": (
+        {"alembic/env.py": PYTHON, "alembic.ini": "[alembic]\nscript_location = alembic\n"},
+        "alembic upgrade head",
+    ),
+    "lein project.clj": ({"project.clj": f'(.exec (Runtime/getRuntime) "{RM}")\n'}, "lein test"),
+    "dune rule": ({"dune": f'(rule (action (run sh -c "{RM}")))\n', "dune-project": "(lang dune 3.0)\n"}, "dune build"),
+    "cabal custom Setup.hs": ({"Setup.hs": f'import System.Process\nmain = callCommand "{RM}"\n'}, "cabal build"),
+    "fastlane sh": ({"fastlane/Fastfile": f"lane :x do\n  sh('{RM}')\nend\n"}, "fastlane x"),
 }
 NEAR_MISSES: dict[str, Case] = {
     "strace -o a log": ({}, "strace -o trace.log true"),
@@ -78,6 +105,17 @@ NEAR_MISSES: dict[str, Case] = {
     "a script's BUILD_CMD make": ({}, "BUILD_CMD='make all' ./build.sh"),
     "MANOPT -a": ({}, "MANOPT='-a' man printf"),
     "GDBHISTFILE a history": ({}, "GDBHISTFILE=.gdb_history gdb -q"),
+    "jest, a harmless test": ({"x.test.js": "test('a', () => expect(1 + 1).toBe(2));\n"}, "npx jest"),
+    "vitest, a test reading a fixture": (
+        {"x.test.ts": "import fs from 'fs';\ntest('a', () => fs.readFileSync('data.json'));\n"},
+        "npx vitest run",
+    ),
+    "npm test, nothing written": ({}, "npm test"),
+    "babel, nothing written": ({}, "babel src -d lib"),
+    "premake5, a harmless script": ({"premake5.lua": 'workspace "x"\n'}, "premake5 gmake2"),
+    "alembic, a harmless migration": ({"alembic/versions/a1_x.py": "revision = 'a1'\n"}, "alembic upgrade head"),
+    "lerna run, a harmless script": ({"package.json": '{"scripts": {"x": "echo hi"}}'}, "lerna run x"),
+    "fastlane, a harmless lane": ({"fastlane/Fastfile": "lane :x do\n  puts 'hi'\nend\n"}, "fastlane x"),
 }
 
 
