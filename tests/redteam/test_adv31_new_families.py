@@ -27,16 +27,19 @@ Verdicts in one engine; one harm run (the JVM hook). Every run is confined.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import Case, assert_verdict, verdict_cases, written_then_stopped
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import SECRET, Case, assert_verdict, verdict_cases, written_then_stopped
 
 RM = "rm -rf ~"
 PYTHON = f"import os\nos.system('{RM}')\n"
 NODE = f"require('child_process').execSync('{RM}');\n"
+C_CODE = f'#include <stdlib.h>\nint main(void) {{ return system("{RM}"); }}\n'
 
 PAYLOADS: dict[str, Case] = {
     # start-up files as an option's value
@@ -112,6 +115,22 @@ PAYLOADS: dict[str, Case] = {
     # inline programs of more languages deleting the home
     "Rscript unlink": ({}, "Rscript -e 'unlink(\"~\", recursive=TRUE)'"),
     "julia rm": ({}, "julia -e 'rm(homedir(), recursive=true)'"),
+    # a build context or a published package above secrets
+    "docker build ~": ({}, "docker build -f Dockerfile ~"),
+    "cd ~ && docker build .": ({}, "cd ~ && docker build -t x ."),
+    "npm publish ~": ({}, "npm publish ~"),
+    # a program the line built, then run (machine code nobody reads here)
+    "gcc -o then run": ({"x.c": C_CODE}, "gcc x.c -o x && ./x"),
+    "rustc -o then run": ({}, "rustc x.rs -o x; ./x"),
+    "go build -o then run": ({}, "go build -o x . && ./x"),
+    "tcc -run a written source": ({"x.c": C_CODE}, "tcc -run x.c"),
+    "uniq's output run": ({}, "uniq y x; ./x"),
+    "xxd -r's output run": ({"x.hex": "726d202d7266207e0a\n"}, "xxd -r -p x.hex y.sh; sh y.sh"),
+    # a written archive pip installs; R's input; parallel's argument file of commands
+    "pip install a written wheel": ({"x.whl": "PK\x03\x04"}, "pip install ./x.whl"),
+    "pip install a written sdist": ({"x.tar.gz": "x"}, "pip install x.tar.gz"),
+    "R reads its input": ({"x.R": f'system("{RM}")\n'}, "R --no-save < x.R"),
+    "parallel -a a file of commands": ({"c.txt": f"{RM}\n"}, "parallel -a c.txt"),
     "fastlane sh": ({"fastlane/Fastfile": f"lane :x do\n  sh('{RM}')\nend\n"}, "fastlane x"),
 }
 NEAR_MISSES: dict[str, Case] = {
@@ -152,6 +171,14 @@ NEAR_MISSES: dict[str, Case] = {
     "rclone serve http dist": ({}, "rclone serve http dist"),
     "croc send a build": ({}, "croc send build.zip"),
     "Rscript unlink a temp": ({}, "Rscript -e 'unlink(\"tmp\", recursive=TRUE)'"),
+    "docker build .": ({}, "docker build -t app ."),
+    "npm publish": ({}, "npm publish --dry-run"),
+    "gcc -o, not run": ({"x.c": C_CODE}, "gcc -O2 -Wall -o app x.c"),
+    "make && ./app of the project": ({}, "make && ./app"),
+    "xxd -r, not run": ({"x.hex": "726d0a\n"}, "xxd -r -p x.hex y.bin; wc -c y.bin"),
+    "pip install a wheel of the registry": ({}, "pip install requests==2.31.0"),
+    "R --version": ({}, "R --version"),
+    "parallel with a command and an argument file": ({"c.txt": "a\nb\n"}, "parallel -a c.txt echo"),
     "fastlane, a harmless lane": ({"fastlane/Fastfile": "lane :x do\n  puts 'hi'\nend\n"}, "fastlane x"),
 }
 
@@ -181,3 +208,27 @@ def test_the_jvm_out_of_memory_hook_does_not_run(tmp_path: Path, plain_harm: tup
     engine, home, _ = plain_harm
     payload = "java -Xmx16m '-XX:OnOutOfMemoryError=cat ../home/.ssh/id_ed25519' Big.java"
     written_then_stopped(tmp_path, engine, home, {"Big.java": BIG}, payload)
+
+
+def test_a_program_the_session_built_does_not_run_unjudged(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """The session writes C, compiles it in one call and runs it in the next: the program changed in the
+    working tree since the session began, machine code nobody reads here (session_memory._disk: it was not
+    read at all before, so it ran unjudged)."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    engine, home, root = plain_harm
+    code = '#include <stdio.h>\nint main(void) { FILE *f = fopen("../home/.ssh/id_ed25519", "r"); int c;\n'
+    code += "  while (f && (c = fgetc(f)) != EOF) putchar(c); return 0; }\n"
+    assert engine.call("write_file", {"path": "x.c", "content": code}, session_id="s1").ok
+    built = engine.call("terminal", {"command": "cc x.c -o x"}, session_id="s1")
+    assert built.ok, built.error
+    assert (root / "x").is_file()
+    # unguarded, the program prints the key (the project is next to the fake home)
+
+    done = subprocess.run(["./x"], cwd=root, capture_output=True, text=True, timeout=60, check=False)
+    assert SECRET in done.stdout, "the payload should do harm unguarded"
+    result = engine.call("terminal", {"command": "./x"}, session_id="s1")
+    assert not result.ok, result.output
+    assert SECRET not in (result.output or "") and home_intact(home)
