@@ -21,7 +21,12 @@
 - Servers and senders of a folder above secrets: caddy file-server, twistd web, `rclone serve`, dufs,
   `croc send`; inline R and julia deleting the home.
 
-Verdicts in one engine; one harm run (the JVM hook). Every run is confined.
+- Programs the session built: a binary that changed in the working tree since the session began, run in a
+  later call (`cc x.c -o x`, then `./x`), was not read at all and ran; compilers' `-o F` and the other table
+  writers' outputs run on the same line; `tcc -run`; `docker build ~`, `npm publish ~`; `pip install` of a
+  written wheel or sdist; `R < x.R`; `parallel -a FILE` with no command.
+
+Verdicts in one engine; harm runs for the JVM hook and the built program. Every run is confined.
 """
 
 from __future__ import annotations

@@ -1,5 +1,13 @@
 """What stop 30 left allowed (closing30.md "Still allowed"), found again and closed by adv31.
 
+- `R CMD INSTALL|build|check` runs the package's configure/cleanup, its R code and src/Makevars.
+- mypy's plugins named by a written configuration are read as Python (language mypy).
+- pytest's `cache_dir = DIR` in a written configuration is `-o cache_dir=DIR` (and `--cache-clear` removes it).
+- `ltrace -o F`, `ssh -E F`, `pip --log F`: `tee F`. A written Vagrantfile asks (its triggers run host shell
+  lines). make reads the *.py the session wrote (the project's Makefile runs sphinx's conf.py, pytest's
+  conftest.py). A vimrc mapping's typed command lines are read (`nnoremap j :!CMD<CR>` + `-c 'normal j'`).
+- Over-blocks: `find src -name '*.py' -fprint list.txt` (the `-name` pattern was read as a written path).
+
 Verdicts share one engine; the harm runs for one payload per family. Every run is confined: HOME and
 the working directory are under tmp_path.
 """
