@@ -1095,6 +1095,18 @@ _ADDOPTS = re.compile(r"^[ \t]*(addopts|cache_dir)[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.
 _TOML_ITEM = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'")
 
 
+def _config_items(text: str, match: re.Match[str], group: int) -> list[str] | None:
+    """The strings of a configuration key's value that ``match`` found (its ``group``): a TOML string or
+    list of strings (a list to its closing bracket, maybe on a later line); None for an ini value."""
+    value = match.group(group).strip()
+    if value.startswith("["):
+        end = text.find("]", match.start(group))
+        value = text[match.start(group) : end + 1 if end >= 0 else len(text)]
+    if value.startswith(("[", '"', "'")):
+        return [a if a or not b else b for a, b in _TOML_ITEM.findall(value)]
+    return None
+
+
 def addopts_words(text: str) -> list[str] | None:
     """The options a pytest configuration adds to every run (`addopts = --basetemp=DIR` in pytest.ini,
     tox.ini or setup.cfg, with its indented continuation lines; a TOML string or list of strings in
@@ -1110,13 +1122,7 @@ def addopts_words(text: str) -> list[str] | None:
             item = next(iter(_TOML_ITEM.findall(value)), None)
             words += ["-o", "cache_dir=" + ((item[0] or item[1]) if item else value)]
             continue
-        if value.startswith("["):  # a TOML list, to its closing bracket (maybe on a later line)
-            end = text.find("]", match.start(2))
-            value = text[match.start(2) : end + 1 if end >= 0 else len(text)]
-        if value.startswith(("[", '"', "'")):
-            items = [a if a or not b else b for a, b in _TOML_ITEM.findall(value)]
-        else:
-            items = [value]
+        items = _config_items(text, match, 2) or [value]
         try:
             for item in items:
                 words += shlex.split(item, comments=False, posix=True)
@@ -1134,15 +1140,8 @@ def mypy_plugin_files(text: str) -> list[str]:
     given, a module as its file or package (`a.b` is a/b.py or a/b/__init__.py). mypy imports them."""
     files: list[str] = []
     for match in _MYPY_PLUGINS.finditer(text):
-        value = match.group(1).strip()
-        if value.startswith("["):
-            end = text.find("]", match.start(1))
-            value = text[match.start(1) : end + 1 if end >= 0 else len(text)]
-        if value.startswith(("[", '"', "'")):
-            items = [a or b for a, b in _TOML_ITEM.findall(value)]
-        else:
-            items = re.split(r"[,\s]+", value)
-        for item in items:
+        items = _config_items(text, match, 1)
+        for item in items if items is not None else re.split(r"[,\s]+", match.group(1).strip()):
             name = item.strip().rsplit(":", 1)[0] if not re.match(r"^[A-Za-z]:[\\/]", item.strip()) else item.strip()
             if not name:
                 continue
