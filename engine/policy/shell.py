@@ -1275,7 +1275,7 @@ class Analyzer(Follower, LinkFollower):
         assignment first, redirection, input, keyword or expansion): the same stages."""
         stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
-        if stages and stages[-1].name in _FILE_WRITERS:
+        if stages and (stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
             self._record_writes(stages[-1], stages, [], "", output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, [], "", output, 0, ())

@@ -136,6 +136,12 @@ PAYLOADS: dict[str, Case] = {
     "pip install a written sdist": ({"x.tar.gz": "x"}, "pip install x.tar.gz"),
     "R reads its input": ({"x.R": f'system("{RM}")\n'}, "R --no-save < x.R"),
     "parallel -a a file of commands": ({"c.txt": f"{RM}\n"}, "parallel -a c.txt"),
+    # python's zip applications, pwsh's script operand, dc's `!`, octave
+    "python3 a written zip app": ({"x.pyz": "PK\x03\x04"}, "python3 x.pyz"),
+    "pwsh a written script": ({"x.ps1": "Remove-Item -Recurse -Force ~\n"}, "pwsh x.ps1"),
+    "dc -e !": ({}, f"dc -e '!{RM}'"),
+    "octave --eval system": ({}, f"octave --eval 'system(\"{RM}\")'"),
+    "octave a written script": ({"x.m": f'system("{RM}")\n'}, "octave x.m"),
     "fastlane sh": ({"fastlane/Fastfile": f"lane :x do\n  sh('{RM}')\nend\n"}, "fastlane x"),
 }
 NEAR_MISSES: dict[str, Case] = {
@@ -184,6 +190,10 @@ NEAR_MISSES: dict[str, Case] = {
     "pip install a wheel of the registry": ({}, "pip install requests==2.31.0"),
     "R --version": ({}, "R --version"),
     "parallel with a command and an argument file": ({"c.txt": "a\nb\n"}, "parallel -a c.txt echo"),
+    "python3 a script": ({"app.py": "print(1)\n"}, "python3 app.py"),
+    "pwsh a harmless script": ({"b.ps1": "Get-Date\n"}, "pwsh b.ps1"),
+    "dc arithmetic": ({}, "dc -e '2 3 + p'"),
+    "octave --eval disp": ({}, "octave --eval 'disp(1)'"),
     "fastlane, a harmless lane": ({"fastlane/Fastfile": "lane :x do\n  puts 'hi'\nend\n"}, "fastlane x"),
 }
 
