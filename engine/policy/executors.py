@@ -302,6 +302,17 @@ _EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
 _EX_AUTOCMD = re.compile(r"^au(?:tocmd)?!?\s+(.*)$", re.DOTALL)
 _EX_AUTOCMD_FLAGS = re.compile(r"^(?:(?:\+\+once|\+\+nested|nested)\s+)+")
 _EX_QUOTED = re.compile(r"^(['\"])(.*)\1$", re.DOTALL)  # `exe '!CMD'`: one string
+# A mapping (`nnoremap j :!CMD<CR>`, `map <F2> <Cmd>py3 ...<CR>`, an abbreviation): its right side is keys
+# typed when it is pressed (by `-c 'normal j'`, `-s KEYS`, feedkeys(), another mapping ...); each
+# command line it types (after `:` or `<Cmd>`, up to `<CR>`) is read as run (adv31)
+_EX_MAP = re.compile(
+    r"^(?:[nvxsoilct]?(?:nore)?map!?|[nvxsoilct]?no(?:re(?:m(?:ap?)?)?)?!?|[nvxsoilct]n(?:o(?:r(?:e(?:m(?:ap?)?)?)?)?)?"
+    r"|[nvxsoilct]?m(?:ap?)?|[ic]?(?:nore)?ab(?:b(?:r(?:ev?)?)?)?|[ic]?norea(?:b(?:br?)?)?)"
+    r"\s+(?:<(?:buffer|nowait|silent|special|script|expr|unique)>\s*)*\S+\s+(?P<keys>.+)$",
+    re.DOTALL | re.IGNORECASE,
+)
+_EX_TYPED = re.compile(r"(?::|<cmd>)(.*?)(?:<(?:cr|enter|return|nl)>|\r|\n|$)", re.IGNORECASE | re.DOTALL)
+_EX_KEY_BAR = re.compile(r"<bar>", re.IGNORECASE)
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
 # Commands that write a file they name: vim's `:w FILE` / `:w >> FILE`, `:wq FILE`, `:x FILE`, `:saveas FILE`,
 # `:update FILE`, `:redir > FILE`, `:mksession FILE`, `:mkvimrc FILE`, `:mkview FILE`, `:wviminfo FILE`,
@@ -325,7 +336,11 @@ _EX_DUMP = re.compile(r"^(?:dump|append)(?:\s+(?:binary|verilog|ihex|srec|tekhex
 _EX_INERT = re.compile(
     r"^[ \t:]*(?:let|unlet|set|setlocal|setglobal|[nvxsoilct]?(?:nore)?map|syntax|filetype|colorscheme"
     r"|highlight|hi|if|elseif|else|endif|endfunction|endfunc|return)(?![\w-])"
-    r"(?![^\n]*(?:system|jobstart|termopen|logging|history))[^\n|!]*(?:\n|\Z)",
+    r"(?![^\n]*(?:system|jobstart|termopen|logging|history))"
+    # a mapping typing a command that runs code, sources or writes a file (see _EX_MAP)
+    r"(?![^\n]*(?::|<[Cc][Mm][Dd]>)[ \t]*(?:[.$\d,%]+|'.)?[ \t]*(?:sil\w*!?[ \t]+)?"
+    r"(?:py|pe|rub|lu|tc|gu|sh|te|so|sa|red|mk|wv|wsh|wq?\b|wq?[ \t]|x\b|up|au|r\b|r[ \t]|norm|exe))"
+    r"[^\n|!]*(?:\n|\Z)",
     re.MULTILINE,
 )
 
@@ -358,6 +373,11 @@ def _ex_bodies(body: str) -> list[str]:
             if len(words) > at:
                 command = _EX_AUTOCMD_FLAGS.sub("", " ".join(words[at:]), count=1)
                 bodies.append(_EX_PREFIX.sub("", command, count=1).strip())
+    mapping = _EX_MAP.match(body)
+    if mapping is not None:
+        for typed in _EX_TYPED.finditer(mapping.group("keys")):
+            for line in _ex_lines(_EX_KEY_BAR.sub("|", typed.group(1))):
+                bodies += _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip())
     quoted = _EX_QUOTED.match(body)
     if quoted is not None:
         inner = quoted.group(2).replace("''", "'") if quoted.group(1) == "'" else quoted.group(2).replace('\\"', '"')
@@ -1071,32 +1091,66 @@ def response_words(text: str) -> list[str] | None:
     return words if len(words) <= _MAX_RESPONSE_WORDS else None
 
 
-_ADDOPTS = re.compile(r"^[ \t]*addopts[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
+_ADDOPTS = re.compile(r"^[ \t]*(addopts|cache_dir)[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
 _TOML_ITEM = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'")
+
+
+def _config_items(text: str, match: re.Match[str], group: int) -> list[str] | None:
+    """The strings of a configuration key's value that ``match`` found (its ``group``): a TOML string or
+    list of strings (a list to its closing bracket, maybe on a later line); None for an ini value."""
+    value = match.group(group).strip()
+    if value.startswith("["):
+        end = text.find("]", match.start(group))
+        value = text[match.start(group) : end + 1 if end >= 0 else len(text)]
+    if value.startswith(("[", '"', "'")):
+        return [a if a or not b else b for a, b in _TOML_ITEM.findall(value)]
+    return None
 
 
 def addopts_words(text: str) -> list[str] | None:
     """The options a pytest configuration adds to every run (`addopts = --basetemp=DIR` in pytest.ini,
     tox.ini or setup.cfg, with its indented continuation lines; a TOML string or list of strings in
-    pyproject.toml): split as pytest splits them. None when a value cannot be split for certain."""
+    pyproject.toml): split as pytest splits them, and its `cache_dir = DIR` as `-o cache_dir=DIR`.
+    None when a value cannot be split for certain."""
     import shlex  # noqa: PLC0415  (a start-up import otherwise)
 
     words: list[str] = []
     for match in _ADDOPTS.finditer(text):
-        value = match.group(1).strip()
-        if value.startswith("["):  # a TOML list, to its closing bracket (maybe on a later line)
-            end = text.find("]", match.start(1))
-            value = text[match.start(1) : end + 1 if end >= 0 else len(text)]
-        if value.startswith(("[", '"', "'")):
-            items = [a if a or not b else b for a, b in _TOML_ITEM.findall(value)]
-        else:
-            items = [value]
+        value = match.group(2).strip()
+        if match.group(1) == "cache_dir":
+            # the folder its cache is written to, emptied by --cache-clear (adv31): `-o cache_dir=DIR`
+            item = next(iter(_TOML_ITEM.findall(value)), None)
+            words += ["-o", "cache_dir=" + ((item[0] or item[1]) if item else value)]
+            continue
+        items = _config_items(text, match, 2) or [value]
         try:
             for item in items:
                 words += shlex.split(item, comments=False, posix=True)
         except ValueError:
             return None
     return words if len(words) <= _MAX_RESPONSE_WORDS else None
+
+
+_MYPY_PLUGINS = re.compile(r"^[ \t]*plugins[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
+
+
+def mypy_plugin_files(text: str) -> list[str]:
+    """The files of the plugins a mypy configuration names (`plugins = a.b, ./p.py` in mypy.ini or
+    setup.cfg, a TOML string or list in pyproject.toml; `NAME:ENTRY` names an entry point): a path as
+    given, a module as its file or package (`a.b` is a/b.py or a/b/__init__.py). mypy imports them."""
+    files: list[str] = []
+    for match in _MYPY_PLUGINS.finditer(text):
+        items = _config_items(text, match, 1)
+        for item in items if items is not None else re.split(r"[,\s]+", match.group(1).strip()):
+            name = item.strip().rsplit(":", 1)[0] if not re.match(r"^[A-Za-z]:[\\/]", item.strip()) else item.strip()
+            if not name:
+                continue
+            if "/" in name or name.endswith(".py"):
+                files.append(name)
+            else:
+                module = name.replace(".", "/")
+                files += [module + ".py", module + "/__init__.py"]
+    return files[:_MAX_RESPONSE_WORDS]
 
 
 def doctest_source(text: str) -> str:

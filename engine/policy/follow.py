@@ -31,6 +31,7 @@ from engine.policy.executors import (
     go_generate_lines,
     make_includes,
     make_payloads,
+    mypy_plugin_files,
     notebook_cells,
     npm_scripts,
     option_file_words,
@@ -391,6 +392,12 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
+            if run.kind == "path":
+                # the file named by the word after each marker (find's `-fprint FILE`): that word alone
+                for at in range(1, len(argv) - 1):
+                    if argv[at] in run.names:
+                        self._payload(run, command, None, argv[at + 1], via, depth)
+                return None
             spans = _marked(argv, run.names, run.until)
             if run.first:
                 spans = [s for s in spans if parsed.rest is not None and s[0] == parsed.rest + 1]
@@ -655,7 +662,16 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             else:
                 name = command.argv[0] if command.argv else command.name
-                self._unwrap([name, *words], [False] * (len(words) + 1), [], "", command.fed_by, inner, depth)
+                # a configuration's options come before the line's own (`cache_dir = ~` with `--cache-clear`)
+                own = list(command.argv[1:]) if language == "addopts" else []
+                flags = [False] * (len(words) + 1) + list(command.dynamic[1 : 1 + len(own)])
+                self._unwrap([name, *words, *own], flags, [], "", command.fed_by, inner, depth)
+            return
+        if language == "mypy":
+            # a mypy configuration's plugins: modules it imports, read as the Python they are (adv31)
+            for plugin in mypy_plugin_files(content):
+                if plugin not in via:
+                    self._file(replace(run, language="python"), command, plugin, inner, depth)
             return
         if language in ("notebook", "ipython", "doctest"):
             self._python_cells(command, language, path, content, inner, depth)

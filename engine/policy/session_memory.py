@@ -552,7 +552,9 @@ class SessionView:
             remembered = entry.content if entry is not None else None
         disk = self._disk(name, entry is not None)
         if entry is None:
-            return disk if isinstance(disk, str) else None
+            # changed in the working tree since the session began: its text, or False when it cannot
+            # be judged (a program built there, a text past the bound)
+            return disk if disk is not None else None
         if remembered is None:
             return disk if isinstance(disk, str) else False
         if isinstance(disk, str) and disk != remembered:
@@ -645,9 +647,9 @@ class SessionView:
         return keys
 
     def _disk(self, name: str, written: bool) -> str | bool | None:
-        """The file's text on disk; False when it is there but cannot be judged; None when it is
-        not read (absent, outside the working directory and not written by the session, a
-        program file, or unchanged since the session began)."""
+        """The file's text on disk; False when it is there but cannot be judged (a program written or
+        built since the session began, too); None when it is not read (absent, outside the working
+        directory and not written by the session, or unchanged since the session began)."""
         path = self._path(name)
         if path is None:
             return None
@@ -666,7 +668,10 @@ class SessionView:
         except (OSError, ValueError):
             return False if written else None
         if _BINARY in data[:4096]:
-            return None  # a program, not a script: no text to judge
+            # a program the session wrote or built in the working tree (`gcc x.c -o x`, then `./x`):
+            # machine code nobody reads here, and not the project's own: it cannot be judged (adv31;
+            # before, it was not read at all, and so ran unjudged)
+            return False
         text = data.decode("utf-8", "replace")
         return False if len(text) > MAX_CONTENT else text
 

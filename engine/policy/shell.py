@@ -20,7 +20,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
-from engine.policy.argv import parse_argv, without_unknown_values
+from engine.policy.argv import Parsed, parse_argv, without_unknown_values
 from engine.policy.commands import (
     ASSIGNMENT,
     command_name,
@@ -46,7 +46,7 @@ from engine.policy.lexer import (
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
-from engine.policy.programs import EMPTY, Program, ProgramTable
+from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import Variables
@@ -1340,7 +1340,7 @@ class Analyzer(Follower, LinkFollower):
         assignment first, redirection, input, keyword or expansion): the same stages."""
         stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
-        if stages and stages[-1].name in _FILE_WRITERS:
+        if stages and (stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
             self._record_writes(stages[-1], stages, [], "", output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, [], "", output, 0, ())
@@ -1645,7 +1645,7 @@ class Analyzer(Follower, LinkFollower):
             if output is None and self.printing:
                 output = "".join(self.printing)
             self.printing = printing
-        if stages and (redirects or stages[-1].name in _FILE_WRITERS):
+        if stages and (redirects or stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
             self._record_writes(stages[-1], stages, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
@@ -3431,6 +3431,7 @@ class Analyzer(Follower, LinkFollower):
             targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
+        targets += [(t, False, None) for t in _table_writes(last)]
         if not targets:
             return
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
@@ -3489,6 +3490,61 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, name), False, content))
         return out
+
+
+# A program's runs that name a file it writes (`as: path, prepend: tee`), and whether it or a subcommand
+# has one, by the program (kept with it: an id is reused only after the program is gone)
+_TEE_RUNS: dict[int, tuple[Program, tuple[Run, ...], bool]] = {}
+
+
+def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
+    found = _TEE_RUNS.get(id(program))
+    if found is None or found[0] is not program:
+        runs = tuple(
+            r
+            for r in program.runs
+            if r.kind == "path" and r.prepend == "tee" and r.source in ("option", "operand", "after")
+        )
+        anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
+        if len(_TEE_RUNS) > 4096:
+            _TEE_RUNS.clear()
+        found = _TEE_RUNS[id(program)] = (program, runs, anywhere)
+    return found
+
+
+def _may_write(program: Program | None) -> bool:
+    """Whether ``program`` or one of its subcommands names a file it writes (see _table_writes)."""
+    return program is not None and _tee_entry(program)[2]
+
+
+def _table_writes(command: Command) -> list[str]:
+    """The files a program of the table writes that its line names (a run `as: path, prepend: tee`:
+    `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`): remembered as written with a
+    text nobody knows here, so that a later run of one asks, as after `tee F` (adv31). Every such run
+    counts, whatever its `if_flags` (a file remembered that was not written only asks more)."""
+    program = command.program
+    if program is None or not _may_write(program):
+        return []
+    argv = list(command.argv)
+    parsed = parse_argv(program.grammar, argv)
+    levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+    out: list[str] = []
+    for level, reading in levels:
+        out += _level_writes(_tee_entry(level)[1], reading, argv)
+    return [p for p in out if p and p != "-"]
+
+
+def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> list[str]:
+    out: list[str] = []
+    for run in runs:
+        if run.source == "option":
+            out += parsed.values(run.names)
+        elif run.source == "operand":
+            operands = parsed.all_operands(argv)
+            out += operands[run.index : run.index + 1]
+        else:  # after a marker word
+            out += [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] in run.names]
+    return out
 
 
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
