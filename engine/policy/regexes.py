@@ -304,7 +304,12 @@ class _Prefilter:
     """The linear regexes searched so far by ``search_among``, in one RE2 FilteredRE2: one pass of
     the literals each needs (its atoms, matched case-insensitively: a superset) over a text says
     which may match it; the others cannot (RE2's own guarantee for the same pattern and options)
-    and need no search. The last text's answer is kept (by identity) with the filter it came from."""
+    and need no search. The last text's answer is kept (by identity) with the filter it came from.
+
+    Fail closed: the binding drops the atom pass's own result (RE2::Set::Match returns false when its
+    DFA runs out of memory, and the binding then reads "no atom": every filtered regex skipped). So
+    the filter's regex 0 is a canary whose only atom is _CANARY, and every text is searched with
+    _CANARY after it: an answer without the canary is a failed pass, and every regex may match."""
 
     __slots__ = ("filter", "index", "kept", "last", "lock")
 
@@ -327,7 +332,9 @@ class _Prefilter:
             if len(self.kept) >= _MAX_FILTERED:
                 return -1
             built = _re2.Filter()
-            for n, each in enumerate((*self.kept, regex)):
+            if built.Add(_CANARY, _regex_options(0)) != 0:
+                return -1
+            for n, each in enumerate((*self.kept, regex), 1):
                 tree = re_parser.parse(each.pattern, each.flags)
                 pattern = _encode(_to_re2(each.pattern, tree.state.flags))
                 if built.Add(pattern, _regex_options(each.flags)) != n:
@@ -336,8 +343,8 @@ class _Prefilter:
                 return -1
             self.kept.append(regex)
             self.filter = built
-            self.index[id(regex)] = len(self.kept) - 1
-            return len(self.kept) - 1
+            self.index[id(regex)] = len(self.kept)
+            return len(self.kept)
 
     def possible(self, text: str) -> frozenset[int]:
         """The numbers of the regexes that may match ``text``."""
@@ -345,11 +352,14 @@ class _Prefilter:
         last = self.last
         if last[0] is text and last[1] is filtered:
             return last[2]
-        found = frozenset(filtered.Match(_encode(text), True))
+        found = frozenset(filtered.Match(_encode(text) + b" " + _CANARY, True))
+        if 0 not in found:  # the atom pass failed (see the class): every regex may match
+            found = frozenset(range(len(self.kept) + 1))
         self.last = (text, filtered, found)
         return found
 
 
+_CANARY = b"hermescanaryq7zx"  # the prefilter's regex 0: its one atom, after every text it is given
 _PREFILTER = _Prefilter()
 
 

@@ -143,6 +143,30 @@ def test_prefiltered_code_searches_answer_as_each_search(sessions: SessionChecks
     assert found  # (some searches find something)
 
 
+def test_a_failed_atom_pass_searches_every_regex(sessions: SessionChecks, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The binding reads a failed atom pass (RE2::Set out of memory) as "no atom": without the canary,
+    # every filtered regex would be skipped (fail open). A pass that finds nothing is such a failure.
+    from engine.policy import regexes
+
+    evaluator = sessions.engine._evaluator(sessions.engine._snapshot)
+    patterns = evaluator.patterns_for("terminal", "command")
+    code = [m.code for p in patterns for m in p.matchers if m.code is not None]
+    text = "x = 1\n" * 1000 + "import shutil; shutil.rmtree(p); open(p, 'w')"
+    hits = [regex for regex in code if search_among(regex, text) is not None]
+    assert len(hits) >= 2  # (the program's calls are found with the pass working)
+
+    class Failed:
+        def __init__(self, real: object) -> None:
+            self.real = real
+
+        def Match(self, data: bytes, potential: bool) -> list[int]:
+            return []
+
+    monkeypatch.setattr(regexes._PREFILTER, "filter", Failed(regexes._PREFILTER.filter))
+    monkeypatch.setattr(regexes._PREFILTER, "last", (None, None, frozenset()))
+    assert [regex for regex in code if search_among(regex, text) is not None] == hits
+
+
 @pytest.mark.parametrize("calls", [2, 300, MAX_COMMANDS + 1])
 def test_a_file_written_again_judges_as_each_write_read(
     sessions: SessionChecks, calls: int, monkeypatch: pytest.MonkeyPatch
