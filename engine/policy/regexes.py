@@ -254,6 +254,8 @@ class Regex:
         no match, without a search (RE2's call alone is ~1 µs; `cloud_metadata` went to it for
         every text over 9 characters). A text with other characters is searched: RE2 folds
         some of them to ASCII letters under case folding (the Kelvin sign)."""
+        if len(text) > _NONE_HELD_MAX:
+            return False  # (a long text: RE2's one pass costs less than lowering it and a pass a literal)
         literals = self._literals
         if literals is _UNREAD:
             tree = re_parser.parse(self.pattern, self.flags)
@@ -455,6 +457,7 @@ def _short(degree: int | None) -> int:
 
 
 _LONG_TEXT = 4096  # characters past which search_text runs on RE2
+_NONE_HELD_MAX = 1024  # characters past which Regex._none_held looks for no literal (RE2 searches)
 _UNREAD: tuple[str, ...] = ("not read yet",)  # Regex._literals before its first long search
 _MAX_LITERALS = 24
 # Backtracking steps ``re`` may take on one text: texts up to the length where n ** degree
