@@ -103,6 +103,9 @@ class Follower:
     # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
     # substitution (paths.lists_tree); None: unknown input.
     listing: tuple[str, str | None] | None = None  # (the listing, the folder it runs in: see shell._listing_of)
+    # Files written on the line or in the session that a program ran (a Makefile under make, a script):
+    # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
+    written_runs = 0
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -639,6 +642,8 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
+        if content is not None and run.language not in _SETTINGS_ONLY and not stdin_file(path, command.cwd):
+            self.written_runs += 1
         if content is None and descriptor_file(path, command.cwd) is not None:
             # `bash /dev/fd/3 3<<< TEXT`, `exec {fd}<<< TEXT; source /dev/fd/$fd`: no descriptor numbers
             # are kept, so any input the line gave a descriptor is what it reads; `exec 3< x.sh` on this
@@ -939,6 +944,24 @@ _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -l
 _LESSKEY_LINE_END = re.compile(r"(?<!\\);")
 
 _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# Languages of files that only set a program's options (its commands in them are judged as runs): what
+# the program prints is not their text (see written_runs). Every other language counts, unknown ones too.
+_SETTINGS_ONLY = frozenset(
+    {
+        "ssh_config",
+        "lesskey",
+        "wgetrc",
+        "tmux",
+        "screen",
+        "response",
+        "addopts",
+        "gitconfig",
+        "gitdir",
+        "gitconfighome",
+        "curlrc",
+        "curlhome",
+    }
+)
 _CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option
 
 

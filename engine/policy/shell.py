@@ -1360,10 +1360,15 @@ class Analyzer(Follower, LinkFollower):
                 upstream = upstream.union(*(names for _, names in printed))
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             self.listing = listing if data is None else None
+            ran = self.written_runs
             try:
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
+            if data is None and stages and raw is not last and self.written_runs != ran:
+                # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
+                # written file, so what it prints is that file's doing, and nobody reads it here
+                upstream = upstream | _WRITTEN_INPUT
             if data is None and stages and raw is not last and (self.files or self.session is not None):
                 # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
                 data, exact = self._printed_files(stages[-1])
