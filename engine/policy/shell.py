@@ -63,6 +63,27 @@ MAX_DEPTH = 8
 _INERT_RECIPE = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
 MAX_COMMANDS = 512
 _NOTHING: frozenset[str] = frozenset()
+
+
+class _NoEntries(dict):  # type: ignore[type-arg]
+    """An empty mapping that refuses every change: the shared first value of an Analyzer's tables
+    that most lines never fill (no allocation and no free per line). A table is replaced by a dict
+    of its own where it is first written (`if table is _NO_ENTRIES`); a write missed there raises
+    instead of changing every later line's table."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a shared empty table is never changed")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = __ior__ = _refuse
+
+
+_NO_ENTRIES: Any = _NoEntries()
+# The same for lists and sets (each is replaced by one of its own where it is first written; a test
+# checks they are still empty after the corpus and the red-team lines: tests/test_policy_lazy_tables.py).
+_NO_ITEMS: Any = []
+_NO_NAMES: Any = set()
 _GLOB = re.compile(r"[*?\[]")
 _MAX_GLOBBED = 256  # the names of a folder a glob is matched against
 _MAX_BODY_SUBSTITUTIONS = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
@@ -97,6 +118,8 @@ _WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}
 
 def _globbed_name(word: str) -> bool:
     """Whether a command word's name is a glob bash expands (`/???/?m` runs `/bin/rm`)."""
+    if not ("*" in word or "?" in word or "[" in word):
+        return False  # (a memchr each: most names hold none of the three, and the regex needs one)
     return _GLOBBED_NAME.search(word[word.rfind("/") + 1 :]) is not None
 
 
@@ -711,7 +734,7 @@ class Analyzer(Follower, LinkFollower):
         # What the session wrote before this line (see session_memory): files it runs are read there.
         self.session = session
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
-        self.moved: list[str] = []  # files moved away (mv SRC ...)
+        self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
         self.env = Variables(HOME="~")  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
@@ -725,17 +748,17 @@ class Analyzer(Follower, LinkFollower):
         self.descriptors: str | None = None
         self.exec_input: str | None = None  # see _simple: `exec < FILE` (its text, when known)
         self.printing: list[str] | None = None  # what a function call's commands print (see _simple)
-        self.history: list[str] = []  # commands `history -s` added (see _fix_command)
-        self.expanding: set[str] = set()  # aliases whose text is being read as a line (see _alias_reading)
-        self.exec_reads: list[tuple[str, str]] = []  # and the files it reads
-        self.exec_numbered: set[tuple[str, str]] = set()  # those of them another descriptor reads (`exec 3< F`)
+        self.history: list[str] = _NO_ITEMS  # commands `history -s` added (see _fix_command)
+        self.expanding: set[str] = _NO_NAMES  # aliases whose text is being read as a line (see _alias_reading)
+        self.exec_reads: list[tuple[str, str]] = _NO_ITEMS  # and the files it reads
+        self.exec_numbered: set[tuple[str, str]] = _NO_NAMES  # those of them another descriptor reads (`exec 3< F`)
         self.exec_opened: dict[str, str] = {}  # `exec 3< F`: descriptor -> F (a later `exec <&3` reads F)
         # `exec < F` (or `exec 0<&3` after `exec 3< F`) at the line's top: a shell reading commands
         # from its input reads them from F from here on (see _exec_input)
         self.input_replaced = False
         # Commands with another descriptor's input redirections (`sh 3< x`), by id: the input
         # redirections that are their own (a "<<<" with no target: data on their input)
-        self.own_inputs: dict[int, tuple[tuple[str, str], ...]] = {}
+        self.own_inputs: dict[int, tuple[tuple[str, str], ...]] = _NO_ENTRIES
         # `set -k` (keyword) was read: a NAME=VALUE word after a command's name is in its environment
         # too (`set -k; tar xf a.tar TAR_OPTIONS=--to-command=…`).
         self.keyword = False
@@ -745,7 +768,7 @@ class Analyzer(Follower, LinkFollower):
         self.alternate = False  # reading a command again with unknown options taking values
         # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
         # expand_aliases, or an interactive shell), read with its words.
-        self.aliases: dict[str, str] = {}
+        self.aliases: dict[str, str] = _NO_ENTRIES
         self.directories: list[str | None] = []  # pushd's stack: where each pushd on the line left
         # Texts lexed on this line: a substitution is lexed for what it prints, for the names it
         # runs and for its commands; tokens never change once lexed.
@@ -755,14 +778,14 @@ class Analyzer(Follower, LinkFollower):
         self.charged: dict[str, tuple[list[Token], int]] = {}
         # A substitution's pipelines as _static_output and _names_in read them (never changed),
         # by its tokens: `$(a) $(a) ...` is split once for both, not twice per occurrence.
-        self.split_once: dict[int, tuple[list[Token], list[list[_Raw]] | None]] = {}
+        self.split_once: dict[int, tuple[list[Token], list[list[_Raw]] | None]] = _NO_ENTRIES
         # Shell functions defined on the line: NAME -> the bodies given it (all of them are read:
         # the strictest wins). A call runs each body with its arguments as $1.. and "$@".
         self.functions: dict[str, list[list[Token]]] = {}
-        self.calling: set[str] = set()  # functions being read (a recursive call is read once)
+        self.calling: set[str] = _NO_NAMES  # functions being read (a recursive call is read once)
         # `>(CMD)`: the file is CMD's input (`echo 'rm -rf ~' > >(sh)` pipes into sh); `exec N> >(CMD)`
         # leaves a descriptor the rest of the line writes to (sink), no fd numbers kept.
-        self.sinks: dict[str, str] = {}
+        self.sinks: dict[str, str] = _NO_ENTRIES
         self.sink: str | None = None
         # A download unpacked or cloned earlier on the line (`curl … | tar x`, `git clone URL`): a
         # script run afterwards that the line did not write may come from it.
@@ -770,11 +793,11 @@ class Analyzer(Follower, LinkFollower):
         self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
-        self.frames: list[set[str]] = []  # the `local` variables of each function call being read
+        self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
         # The shell (see _shell_scope) each alias was defined in: a new shell (`bash -c`) has none.
-        self.alias_scopes: dict[str, tuple[str, ...]] = {}
+        self.alias_scopes: dict[str, tuple[str, ...]] = _NO_ENTRIES
         # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
         self.references: dict[str, str | None] = {}
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
@@ -815,6 +838,8 @@ class Analyzer(Follower, LinkFollower):
             pipelines: list[list[_Raw]] | None = _split(tokens)
         except ShellSyntaxError:
             pipelines = None
+        if self.split_once is _NO_ENTRIES:
+            self.split_once = {}
         self.split_once[id(tokens)] = (tokens, pipelines)  # the entry keeps its tokens (and id) alive
         return pipelines
 
@@ -977,6 +1002,8 @@ class Analyzer(Follower, LinkFollower):
                 command.reread = True
                 self.commands.append(command)
         self.unread.extend(w for w in other.unread if w not in self.unread)
+        if self.moved is _NO_ITEMS:
+            self.moved = []
         self.moved.extend(other.moved)
         self.fetched = self.fetched or other.fetched
         if len(self.commands) + self.skipped > MAX_COMMANDS:
@@ -1098,8 +1125,7 @@ class Analyzer(Follower, LinkFollower):
         for key in changed:
             del self.env[key]
         if moved:
-            for key in _POSITIONAL_KEYS:
-                self.env.pop(key, None)
+            self._drop_positional()
             self.positional = None
 
     # -- words -------------------------------------------------------------------
@@ -1278,6 +1304,8 @@ class Analyzer(Follower, LinkFollower):
         content = self._static_output(script) if direction == "<" else None
         self.files[path] = _Written(frozenset(self._names_in(script)), content)
         if direction == ">":
+            if self.sinks is _NO_ENTRIES:
+                self.sinks = {}
             self.sinks[path] = script
         return _Word([path], False, False, [script])
 
@@ -1610,6 +1638,8 @@ class Analyzer(Follower, LinkFollower):
             # < x.txt; bash`): what later commands read when they are given no input of their own.
             if stdin:
                 self.descriptors = self.exec_input = stdin
+            if self.exec_reads is _NO_ITEMS:
+                self.exec_reads = []
             self.exec_reads.extend((op, target) for op, target in redirects if op in ("<", "<>"))
             if descriptors:
                 self._exec_input(descriptors, depth, via)
@@ -1643,6 +1673,8 @@ class Analyzer(Follower, LinkFollower):
             if given or (self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects)):
                 own.append(("<<<", ""))
             for stage in stages:
+                if self.own_inputs is _NO_ENTRIES:
+                    self.own_inputs = {}
                 self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
         if self.printing is not printing:
@@ -1667,6 +1699,8 @@ class Analyzer(Follower, LinkFollower):
             varies = unknown
             if descriptor:
                 if op in ("<", "<>"):
+                    if self.exec_numbered is _NO_NAMES:
+                        self.exec_numbered = set()
                     self.exec_numbered.add((op, target))
                     # by its file key: a later line (the session's shell state) may run in another folder
                     self.exec_opened[descriptor.lstrip("0") or "0"] = "" if varies else self._file_key(target)
@@ -1915,6 +1949,8 @@ class Analyzer(Follower, LinkFollower):
                     elif name == "alias":
                         self._define_aliases(argv, dynamic, via)
                     elif name == "history" and len(argv) > 2 and argv[1] == "-s":
+                        if self.history is _NO_ITEMS:
+                            self.history = []
                         self.history.append(" ".join(argv[2:]))  # `history -s 'rm -rf ~'`: a later `fc -s` runs it
                     elif name == "fc":
                         self._fix_command(argv, depth, via)
@@ -2198,14 +2234,14 @@ class Analyzer(Follower, LinkFollower):
         saved = self.positional
         saved_env = {key: self.env[key] for key in keys if key in self.env}
         self._positional(args, dynamic)
-        self.env.pop("0", None)
+        if "0" in self.env:
+            self.env.pop("0", None)
         if name is not None:
             self.env["0"] = name
         try:
             self.analyze(text, depth=depth, via=via)
         finally:
-            for key in keys:
-                self.env.pop(key, None)
+            self._drop_positional(keys)
             self.env.update(saved_env)
             self.positional = saved
 
@@ -2246,6 +2282,8 @@ class Analyzer(Follower, LinkFollower):
         is its commands' (`f() { bash; }; f <<< 'rm -rf ~'`), as after `exec <` (see _simple)."""
         name = argv[0]
         bodies = self.functions[name]
+        if self.calling is _NO_NAMES:
+            self.calling = set()
         self.calling.add(name)
         saved = self.exec_input, self.exec_reads
         if stdin:
@@ -2292,6 +2330,8 @@ class Analyzer(Follower, LinkFollower):
         # A group runs in this shell: its commands surely run.
         grouped = len(body) > 1 and body[0].literal == "{" and body[-1].literal == "}"
         inner = body[1:-1] if grouped else body
+        if self.frames is _NO_ITEMS:
+            self.frames = []
         self.frames.append(set())
         try:
             self._run_pipelines(inner, depth, via)
@@ -2328,8 +2368,7 @@ class Analyzer(Follower, LinkFollower):
         if cwd != self.cwd:
             self.cwd = "$unknown"
         if positional != self.positional:
-            for key in _POSITIONAL_KEYS:
-                self.env.pop(key, None)
+            self._drop_positional()
             self.positional = None
         if directories != self.directories:
             self.directories = []  # a popd goes where it may
@@ -2360,7 +2399,11 @@ class Analyzer(Follower, LinkFollower):
                 raise TooComplex("an alias whose name is known only at run time")
             if not sep or not alias:
                 continue
+            if self.aliases is _NO_ENTRIES:
+                self.aliases = {}
             self.aliases[alias] = _UNKNOWN_ALIAS if is_dynamic else value
+            if self.alias_scopes is _NO_ENTRIES:
+                self.alias_scopes = {}
             self.alias_scopes[alias] = scope
             if alias in _RESERVED and not self._choose(2):
                 # another reading: aliases are off (a non-interactive shell without expand_aliases,
@@ -2467,6 +2510,8 @@ class Analyzer(Follower, LinkFollower):
                     tokens += (Token("op", op), target)
             mark = len(self.commands)
             name = words[k].literal or ""
+            if self.expanding is _NO_NAMES:
+                self.expanding = set()
             self.expanding.add(name)
             try:
                 self._analyze_tokens(tokens, depth + 1, inner)
@@ -2480,10 +2525,18 @@ class Analyzer(Follower, LinkFollower):
         self._merge(plain)
         return stages, output
 
+    def _drop_positional(self, keys: tuple[str, ...] | None = None) -> None:
+        """Drop the shell's own parameters ``keys`` (all in SHELL_OWN) from env: what `env.pop` does
+        for each, minus the call for one that is not there (a SHELL_OWN key is never remembered as
+        lost, so popping an absent one changes nothing)."""
+        env = self.env
+        for key in _POSITIONAL_KEYS if keys is None else keys:
+            if key in env:
+                env.pop(key, None)
+
     def _positional(self, args: list[str], dynamic: list[bool]) -> None:
         """Make ``args`` the positional parameters ($1.., $#, $@, $*)."""
-        for key in _POSITIONAL_KEYS:
-            self.env.pop(key, None)
+        self._drop_positional()
         known = not any(dynamic)
         self.positional = list(args) if known else None
         for i, (arg, is_dynamic) in enumerate(zip(args, dynamic, strict=False), start=1):
@@ -3487,6 +3540,8 @@ class Analyzer(Follower, LinkFollower):
         for source in sources:
             content = self._content(source)
             if command.name == "mv":
+                if self.moved is _NO_ITEMS:
+                    self.moved = []
                 self.moved.append(self._file_key(source))
             name = posixpath.basename(source.rstrip("/"))
             if target is not None or len(sources) > 1 or dest.endswith("/"):
