@@ -49,7 +49,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import Variables
+from engine.policy.variables import Variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -58,11 +58,11 @@ if TYPE_CHECKING:
 
     from engine.policy.session_memory import SessionView, ShellState
 
-MAX_DEPTH = 8
+MAX_DEPTH: Final = 8
 # A makefile's recipe line that only prints plain words (see Analyzer.inert_recipe).
-_INERT_RECIPE = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
-MAX_COMMANDS = 512
-_NOTHING: frozenset[str] = frozenset()
+_INERT_RECIPE: Final = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
+MAX_COMMANDS: Final = 512
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 class _NoEntries(dict):  # type: ignore[type-arg]
@@ -76,7 +76,14 @@ class _NoEntries(dict):  # type: ignore[type-arg]
     def _refuse(self, *args: object, **kwargs: object) -> Any:
         raise TypeError("a shared empty table is never changed")
 
-    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = __ior__ = _refuse
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    setdefault = _refuse
+    update = _refuse
+    pop = _refuse
+    popitem = _refuse
+    clear = _refuse
+    __ior__ = _refuse
 
 
 _NO_ENTRIES: Any = _NoEntries()
@@ -84,36 +91,42 @@ _NO_ENTRIES: Any = _NoEntries()
 # checks they are still empty after the corpus and the red-team lines: tests/test_policy_lazy_tables.py).
 _NO_ITEMS: Any = []
 _NO_NAMES: Any = set()
-_GLOB = re.compile(r"[*?\[]")
-_MAX_GLOBBED = 256  # the names of a folder a glob is matched against
-_MAX_BODY_SUBSTITUTIONS = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
+_GLOB: Final = re.compile(r"[*?\[]")
+_MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
+_MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
-_WRITTEN_INPUT: frozenset[str] = frozenset({"$written"})
+_WRITTEN_INPUT: Final[frozenset[str]] = frozenset({"$written"})
 # Programs that print the names (or sizes, sums) of the files they are given, not their text.
-_NAME_PRINTERS = LISTER_NAMES | frozenset({"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"})
-_WRITE_REDIRECTS = frozenset({">", ">|", ">>", "&>", "&>>"})
-_COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln", "link", "gcp", "gmv", "ginstall"})  # copies keep the text
-_FILE_WRITERS = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS  # write files named by their arguments
-_COPY_VALUED = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
+_NAME_PRINTERS: Final = LISTER_NAMES | frozenset(
+    {"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"}
+)
+_WRITE_REDIRECTS: Final = frozenset({">", ">|", ">>", "&>", "&>>"})
+_COPIERS: Final = frozenset(
+    {"cp", "mv", "install", "rsync", "ln", "link", "gcp", "gmv", "ginstall"}
+)  # copies keep the text
+_FILE_WRITERS: Final = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS  # write files named by their arguments
+_COPY_VALUED: Final = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
-_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_DECLARERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that give the variables they name a new value (or none): see Analyzer._forget.
-_VARIABLE_WRITERS = frozenset({"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc", "let"})
-_DEFAULT_VARIABLES = {
+_VARIABLE_WRITERS: Final = frozenset(
+    {"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc", "let"}
+)
+_DEFAULT_VARIABLES: Final = {
     "read": ("REPLY",),
     "mapfile": ("MAPFILE",),
     "readarray": ("MAPFILE",),
     "getopts": ("OPTARG", "OPTIND"),
 }
-_DEFAULT_IFS = " \t\n"
+_DEFAULT_IFS: Final = " \t\n"
 # A cmd.exe / PowerShell path written with backslashes, which a POSIX shell would unescape.
 # A command word whose last component is a glob (`/???/?m`, `r?`, `/bin/ta[r]`): bash expands it
 # before it looks the name up, so the name is known only at run time. A lone `[` is the test command.
-_GLOBBED_NAME = re.compile(r"[*?]|\[[^\]/]*\]")
+_GLOBBED_NAME: Final = re.compile(r"[*?]|\[[^\]/]*\]")
 # `$(mktemp -d)` as a folder name: a new, empty folder.
-_FRESH_FOLDER = re.compile(r"^\$\(mktemp -d(?: -[pt] ?[^\s$`()]+| --tmpdir=[^\s$`()]+)?\)$")
-_WINDOWS_WORD = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
+_FRESH_FOLDER: Final = re.compile(r"^\$\(mktemp -d(?: -[pt] ?[^\s$`()]+| --tmpdir=[^\s$`()]+)?\)$")
+_WINDOWS_WORD: Final = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
 
 
 def _globbed_name(word: str) -> bool:
@@ -124,34 +137,36 @@ def _globbed_name(word: str) -> bool:
 
 
 # Wrappers that run a builtin in this shell: a `cd` under them moves it.
-_SAME_SHELL = frozenset({"builtin", "command"})
+_SAME_SHELL: Final = frozenset({"builtin", "command"})
 # bash's builtins (`compgen -b`) and reserved words (`compgen -k`): a function may be named like
 # one; an alias may be named like either; none of them starts another shell.
-_BUILTIN_NAMES = (
+_BUILTIN_NAMES: Final = (
     ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown "
     "echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile "
     "popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true "
     "type typeset ulimit umask unalias unset wait"
 )
-_BASH_BUILTINS = frozenset(_BUILTIN_NAMES.split())
-_RESERVED_WORDS = "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
-_RESERVED = frozenset(_RESERVED_WORDS.split())
+_BASH_BUILTINS: Final = frozenset(_BUILTIN_NAMES.split())
+_RESERVED_WORDS: Final = (
+    "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
+)
+_RESERVED: Final = frozenset(_RESERVED_WORDS.split())
 # What `via` holds that runs in the same shell: substitutions, function bodies, alias texts, loops.
-_SAME_SHELL_MARKS = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
+_SAME_SHELL_MARKS: Final = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
 # An alias whose text is known only at run time: a command word that may be anything.
-_UNKNOWN_ALIAS = '"$__alias_known_at_run_time"'
-_MAX_ALIASES = 64  # alias expansions for one command
+_UNKNOWN_ALIAS: Final = '"$__alias_known_at_run_time"'
+_MAX_ALIASES: Final = 64  # alias expansions for one command
 # bash's tables of aliases and of command paths (`BASH_CMDS[ls]=/bin/rm` makes ls run rm), and
 # what runs a command through the second (not a wrapper, which looks the name up itself).
-_NAME_TABLES = ("BASH_ALIASES", "BASH_CMDS")
-_TABLE_ENTRY = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
-_NOT_FOUND = "command_not_found_handle"  # the function bash runs for a command it does not find
-_HASH_USERS = frozenset({"builtin", "command", "exec", "time"})
+_NAME_TABLES: Final = ("BASH_ALIASES", "BASH_CMDS")
+_TABLE_ENTRY: Final = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
+_NOT_FOUND: Final = "command_not_found_handle"  # the function bash runs for a command it does not find
+_HASH_USERS: Final = frozenset({"builtin", "command", "exec", "time"})
 # `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
-_IMPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
+_IMPORTED_FUNCTION: Final = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
 
-_COMMAND_FIELDS = (
+_COMMAND_FIELDS: Final = (
     "name",
     "argv",
     "dynamic",
@@ -267,7 +282,7 @@ class Command:
 _command_fields = attrgetter(*_COMMAND_FIELDS)
 
 
-_WRITTEN_FIELDS = ("writers", "content")
+_WRITTEN_FIELDS: Final = ("writers", "content")
 
 
 class _Written:
@@ -296,19 +311,19 @@ _written_fields = attrgetter(*_WRITTEN_FIELDS)
 
 
 # Brace expansion of words with quoted or expanded parts: each part is one private-use character.
-_PLACEHOLDER_BASE = 0xF0000
-_PLACEHOLDERS = 0x10FFFD - _PLACEHOLDER_BASE
+_PLACEHOLDER_BASE: Final = 0xF0000
+_PLACEHOLDERS: Final = 0x10FFFD - _PLACEHOLDER_BASE
 
 
 # Rounds of reading unknown options as taking a value (each round drops the ones before the verb).
-_MAX_UNKNOWN_ROUNDS = 4
+_MAX_UNKNOWN_ROUNDS: Final = 4
 
 
 class TooComplex(ShellSyntaxError):
     pass
 
 
-_KEYWORDS = frozenset(
+_KEYWORDS: Final = frozenset(
     {
         "if",
         "then",
@@ -327,17 +342,17 @@ _KEYWORDS = frozenset(
         "]]",
     }
 )
-_CLAUSE_HEADERS = frozenset({"for", "select", "case"})
+_CLAUSE_HEADERS: Final = frozenset({"for", "select", "case"})
 # Words that open and close a compound command or a group, in a command's place (see _split).
-_OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{"})
-_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+_OPENERS: Final = frozenset({"if", "while", "until", "for", "select", "case", "{"})
+_CLOSERS: Final = frozenset({"fi", "done", "esac", "}"})
 
 
 # What two readings of one command may leave different: variables, the directory, "$@", pushd's stack.
 _State = tuple[dict[str, str], str | None, list[str] | None, list[str | None]]
 
 
-_WORD_FIELDS = ("texts", "dynamic", "quoted", "subs")
+_WORD_FIELDS: Final = ("texts", "dynamic", "quoted", "subs")
 
 
 class _Word:
@@ -369,7 +384,7 @@ class _Word:
 _word_fields = attrgetter(*_WORD_FIELDS)
 
 
-_RAW_FIELDS = ("words", "redirects", "arrays", "conditional", "fed", "printed")
+_RAW_FIELDS: Final = ("words", "redirects", "arrays", "conditional", "fed", "printed")
 
 
 class _Raw:
@@ -626,7 +641,7 @@ def _split(
     return pipelines
 
 
-_VALUES_FIELDS = (
+_VALUES_FIELDS: Final = (
     "unset",
     "assumed",
     "readonly",
@@ -1809,6 +1824,10 @@ class Analyzer(Follower, LinkFollower):
     ) -> list[Command]:
         stages: list[Command] = []
         table = self.programs
+        # (read once: a field of the table is a lookup by name each time, and the table never changes;
+        # `in` and `[]` on its mapping are C calls where `table.get` is two method lookups)
+        by_name = table.by_name
+        everyone, anyone = table.everyone, table.anyone
         local: dict[str, str] = {}  # variables set by wrappers along the way (`env A=1 ...`)
         escaped = 0  # escape hatches entered along this chain (they end with the chain)
         here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
@@ -1829,8 +1848,8 @@ class Analyzer(Follower, LinkFollower):
                 unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
-                program = table.get(name) if name else None
-                if program is not None and program.runs and self.env.read_by_programs(local):
+                program = by_name[name] if name and name in by_name else None
+                if program is not None and program.runs and read_by_programs(self.env, local):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 into = None
                 if name == "ln" and program is not None:
@@ -1874,18 +1893,10 @@ class Analyzer(Follower, LinkFollower):
                 written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
-                if (
-                    written is None
-                    and name
-                    and "/" not in argv[0]
-                    and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
-                ):
+                path_set = written is None and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
+                if path_set and name and "/" not in argv[0]:
                     written = self._on_path(argv[0], local)
-                if (
-                    written is None
-                    and program is not None
-                    and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
-                ):
+                if path_set and written is None and program is not None:
                     written = self._plugin_on_path(program, argv, local)
                 if written is not None:
                     # `./fetched.sh`: a file written on this line, run by its interpreter.
@@ -1972,11 +1983,11 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
-                if table.everyone is not None and self.env.read_by_programs(local):
-                    self.follow_environment(command, table.everyone, local)
+                if everyone is not None and read_by_programs(self.env, local):
+                    self.follow_environment(command, everyone, local)
                 if program is None:
-                    if table.anyone is not None:
-                        self.follow_unknown(command, table.anyone)
+                    if anyone is not None:
+                        self.follow_unknown(command, anyone)
                     if (
                         self.functions
                         and _NOT_FOUND in self.functions
@@ -3554,7 +3565,7 @@ class Analyzer(Follower, LinkFollower):
 
 # A program's runs that name a file it writes (`as: path, prepend: tee`), and whether it or a subcommand
 # has one, by the program (kept with it: an id is reused only after the program is gone)
-_TEE_RUNS: dict[int, tuple[Program, tuple[Run, ...], bool]] = {}
+_TEE_RUNS: Final[dict[int, tuple[Program, tuple[Run, ...], bool]]] = {}
 
 
 def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
@@ -3607,10 +3618,10 @@ def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> lis
     return out
 
 
-_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
-_SLICE = re.compile(r"@:([^:]+)(?::([^:]+))?")
-_ARITHMETIC_WORD = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)
-_SUM = re.compile(r"\s*[+-]?\s*\d+(?:\s*[+-]\s*\d+)*\s*")
+_FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
+_SLICE: Final = re.compile(r"@:([^:]+)(?::([^:]+))?")
+_ARITHMETIC_WORD: Final = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)
+_SUM: Final = re.compile(r"\s*[+-]?\s*\d+(?:\s*[+-]\s*\d+)*\s*")
 
 
 def _sum(expression: str, count: int) -> int | None:
@@ -3621,9 +3632,9 @@ def _sum(expression: str, count: int) -> int | None:
     return sum(int(sign + "1") * int(digits) for sign, digits in re.findall(r"([+-]?)\s*(\d+)", text))
 
 
-_DIGITS = frozenset("0123456789")
-_POSITIONAL_OPERATOR = re.compile(r"(\d+)(?:(:?)([-+])(.*))?", re.DOTALL)
-_WORD_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+_DIGITS: Final = frozenset("0123456789")
+_POSITIONAL_OPERATOR: Final = re.compile(r"(\d+)(?:(:?)([-+])(.*))?", re.DOTALL)
+_WORD_VARIABLE: Final = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
 def _positional_value(text: str, positional: list[str], env: dict[str, str]) -> str | None:
@@ -3671,7 +3682,7 @@ def _positional_words(text: str, positional: list[str]) -> list[str] | None:
     return positional[first : first + length] if first >= 0 else []
 
 
-_APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
+_APPEND: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 
 
 # The shell's $PWD and $OLDPWD tildes (adv29: `echo x > ~+/policies/deny.yaml` was read as the home
@@ -3679,7 +3690,7 @@ _APPEND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+=")
 # (_plain_words, Evaluator._can_skip) send a line holding one to the parser (may_name_directory_tilde).
 _PWD_TILDE: Final = "~+"
 _OLDPWD_TILDE: Final = "~-"
-_DIRECTORY_TILDES = (_PWD_TILDE, _OLDPWD_TILDE)
+_DIRECTORY_TILDES: Final = (_PWD_TILDE, _OLDPWD_TILDE)
 
 
 def may_name_directory_tilde(text: str) -> bool:
@@ -3702,11 +3713,11 @@ def _rehome(word: str, home: str) -> str:
     return home + word[1:] if word == "~" or word.startswith("~/") else word
 
 
-_MAX_LOOP_VALUES = 16
+_MAX_LOOP_VALUES: Final = 16
 
 
-_SHEBANG = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
-_SHEBANG_LANGUAGES = {"python": "python", "perl": "perl", "node": "node", "nodejs": "node", "ruby": "ruby"}
+_SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
+_SHEBANG_LANGUAGES: Final = {"python": "python", "perl": "perl", "node": "node", "nodejs": "node", "ruby": "ruby"}
 
 
 def _shebang_language(text: str) -> str | None:
@@ -3737,9 +3748,11 @@ def _tail_matches(key: str, parts: list[str]) -> bool:
 
 
 # Programs that unpack or fetch a tree of files; network fetchers; programs that run a script file.
-_UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
-_FETCHERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"})
-_SCRIPT_RUNNERS = frozenset(
+_UNPACKERS: Final = frozenset({"tar", "bsdtar", "gtar", "unzip", "busybox-unzip", "7z", "7za", "7zz", "cpio", "git"})
+_FETCHERS: Final = frozenset(
+    {"curl", "wget", "fetch", "aria2c", "http", "https", "iwr", "invoke-webrequest", "download"}
+)
+_SCRIPT_RUNNERS: Final = frozenset(
     {
         "sh",
         "bash",
@@ -3758,7 +3771,7 @@ _SCRIPT_RUNNERS = frozenset(
         "gmake",
     }
 )
-_LOOP_HEADERS = frozenset({"for", "select"})
+_LOOP_HEADERS: Final = frozenset({"for", "select"})
 
 
 def _keyword_option(argv: list[str]) -> bool:
@@ -3777,7 +3790,9 @@ def _keyword_option(argv: list[str]) -> bool:
     return False
 
 
-_KEYWORD_SETTERS = frozenset({"set", "shopt", "sh", "bash", "rbash", "dash", "ksh", "mksh", "zsh", "ash", "yash"})
+_KEYWORD_SETTERS: Final = frozenset(
+    {"set", "shopt", "sh", "bash", "rbash", "dash", "ksh", "mksh", "zsh", "ash", "yash"}
+)
 
 
 def _piped_source(made: list[_Raw], pipe_from: list[_Raw] | None) -> list[_Raw]:
@@ -3811,7 +3826,7 @@ def _not_lasting(raws: list[_Raw]) -> None:
 
 
 # Reserved words bash reads as such after a prefix (`time -p`, `coproc NAME`): see _prefix.
-_AFTER_PREFIX = frozenset({"{", "!", "time", "if", "while", "until", "for", "select", "case", "coproc"})
+_AFTER_PREFIX: Final = frozenset({"{", "!", "time", "if", "while", "until", "for", "select", "case", "coproc"})
 
 
 def _prefix(words: list[Token], coproc: bool, kept: frozenset[str]) -> bool:
@@ -3822,9 +3837,9 @@ def _prefix(words: list[Token], coproc: bool, kept: frozenset[str]) -> bool:
     return words[0].literal == "time" and "time" not in kept and all(w.literal in _TIME_WORDS for w in words)
 
 
-_TIME_WORDS = frozenset({"time", "-p", "--"})
+_TIME_WORDS: Final = frozenset({"time", "-p", "--"})
 # Words that open (+1) or close (-1) a compound command whose parts may not run.
-_NESTING = {"if": 1, "case": 1, "while": 1, "until": 1, "for": 1, "select": 1, "fi": -1, "esac": -1, "done": -1}
+_NESTING: Final = {"if": 1, "case": 1, "while": 1, "until": 1, "for": 1, "select": 1, "fi": -1, "esac": -1, "done": -1}
 
 
 def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]]:
@@ -3865,15 +3880,15 @@ def _for_loops(tokens: list[Token]) -> list[tuple[str, list[Token], list[Token]]
     return loops
 
 
-_MAX_READINGS = 32
+_MAX_READINGS: Final = 32
 # A name a choice may be left out for (Analyzer._unread_change): lower case, so none the shell
 # or a program reads by itself (IFS, PATH, HOME, TAR_OPTIONS, GIT_DIR… are upper case).
-_UNREAD_NAME = re.compile(r"[a-z][a-z0-9_]*")
-_SPELLED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?!\+?=|[A-Za-z0-9_])")
+_UNREAD_NAME: Final = re.compile(r"[a-z][a-z0-9_]*")
+_SPELLED_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?!\+?=|[A-Za-z0-9_])")
 # What reads a variable by a name the text does not spell: indirection, eval, namerefs and
 # declarations, arithmetic (a value naming a variable is evaluated: `$(( $v$w ))`), `-v` tests,
 # exporting to programs, another file or shell's text (`source`, `.`).
-_READS_BY_NAME = re.compile(
+_READS_BY_NAME: Final = re.compile(
     r"\$\{!|\$\{\w+:(?![-=?+])|\(\(|\$\[|\[\[|\w\[|\b(?:eval|declare|typeset|local|export|readonly|set|let|"
     r"source|unset|enable|shopt|trap|fc|history|alias|printf|read|mapfile|readarray|getopts|compgen|coproc|wait)\b|"
     r"(?:^|[\s;&|(){}])\.(?=[\s])|-v\b"
@@ -3890,9 +3905,9 @@ def _read_names(text: str) -> frozenset[str] | None:
     return frozenset(_SPELLED_NAME.findall(text))
 
 
-_KEPT_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # a value that starts here: `NAME=$PWD/x`
-_KEPT_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
-_FRESH_ENV = {"HOME": "~"}  # a new Analyzer's variables
+_KEPT_HEAD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # a value that starts here: `NAME=$PWD/x`
+_KEPT_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=.*")  # `NAME=…`: a variable's value
+_FRESH_ENV: Final = {"HOME": "~"}  # a new Analyzer's variables
 
 
 def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
@@ -3903,8 +3918,8 @@ def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
     return None
 
 
-_INPUTS = frozenset({"<", "<<<", "<<", "<<-"})
-_INPUT_OPS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
+_INPUTS: Final = frozenset({"<", "<<<", "<<", "<<-"})
+_INPUT_OPS: Final = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
 
 
 def _raw_op(token: Token) -> str:
@@ -3955,17 +3970,17 @@ def _loop_inputs(tokens: list[Token]) -> dict[int, list[tuple[str, Token | None]
     return heads
 
 
-_PWD_ONLY = re.compile(r"\s*pwd(?:\s+-[LP])?\s*")
-_FRESH_OUTPUT = re.compile(r"\s*(pwd|mktemp)\b")  # what paths.py reads as a fresh place ($(mktemp))
-_POSITIONAL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+_PWD_ONLY: Final = re.compile(r"\s*pwd(?:\s+-[LP])?\s*")
+_FRESH_OUTPUT: Final = re.compile(r"\s*(pwd|mktemp)\b")  # what paths.py reads as a fresh place ($(mktemp))
+_POSITIONAL_KEYS: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
 
 
-_LET = Token("word", "let", (), False, None, "let", False)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PARAMETER_NAME = re.compile(r"[!#]?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]?)")
+_LET: Final = Token("word", "let", (), False, None, "let", False)
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAMETER_NAME: Final = re.compile(r"[!#]?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]?)")
 # Builtins that evaluate some of their words as arithmetic, or take variable names whose
 # subscript is arithmetic (`read 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]'`, `declare -i n=EXPR`).
-_ARITHMETIC_NAMES = frozenset(
+_ARITHMETIC_NAMES: Final = frozenset(
     {
         "let",
         "[[",
@@ -3985,7 +4000,7 @@ _ARITHMETIC_NAMES = frozenset(
         "getopts",
     }
 )
-_COMPARISONS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_COMPARISONS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
 def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
@@ -4012,31 +4027,31 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
-_NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
-_ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
-_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\+?=", re.DOTALL)  # the last `]=` (a[b[$(c)]]=1)
-_ATTRIBUTES = frozenset("ilu")
-_LET_ASSIGNMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
+_NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
+_ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
+_SUBSCRIPTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\+?=", re.DOTALL)  # the last `]=` (a[b[$(c)]]=1)
+_ATTRIBUTES: Final = frozenset("ilu")
+_LET_ASSIGNMENT: Final = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
 # A variable an arithmetic expression assigns: `x=`, `x+=` ... `x++`, `--x`.
-_ASSIGNED = re.compile(
+_ASSIGNED: Final = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:(?:<<|>>|[-+*/%&|^])?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
 )
-_NAME_OR_DIGIT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
-_OPERAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
-_INDIRECT = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
-_DEFAULT = re.compile(r"(:?)([-=+?])")
-_BOUNDS = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
+_NAME_OR_DIGIT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
+_OPERAND: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
+_INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
+_DEFAULT: Final = re.compile(r"(:?)([-=+?])")
+_BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 
 
 # One simple command of plain words: letters, digits and punctuation that neither the lexer nor
 # the shell reads as anything but part of a word (no quote, `$`, backquote, backslash, operator,
 # redirection, group, brace or comment), blanks between them. The lexer's tokens for it are its
 # words (lexer._PLAIN_LINE), so the line is those words, split at its blanks.
-_PLAIN_COMMAND = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
-_PLAIN_MAX = 1024
+_PLAIN_COMMAND: Final = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
+_PLAIN_MAX: Final = 1024
 # Words _split, _define_functions, _read_loops or _simple read as more than a word somewhere.
-_PLAIN_RESERVED = _KEYWORDS | _CLAUSE_HEADERS
+_PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 
 def _plain_words(text: str) -> list[str] | None:
@@ -4094,7 +4109,7 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
     return spans
 
 
-_COMPOUND_ENDS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
+_COMPOUND_ENDS: Final = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
 
 
 def _body(tokens: list[Token], start: int) -> list[Token]:

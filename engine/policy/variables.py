@@ -66,18 +66,7 @@ class Variables(dict[str, str]):
         """Whether a program may find a variable the line set, changed or lost (``local``: the
         command's own assignments, `X=1 cmd`): HOME as the engine starts it (`~`) and the shell's
         own parameters (SHELL_OWN) are none."""
-        if local:
-            return True
-        if self.lost:
-            for key in self.lost:
-                if key not in SHELL_OWN:
-                    return True
-        home = self.get("HOME")
-        if home != "~":
-            return True
-        if len(self) == 1:
-            return False  # HOME alone, as the engine starts it: most commands
-        return any(key != "HOME" and key not in SHELL_OWN for key in self)
+        return read_by_programs(self, local)
 
     def readings(self, name: str, local: dict[str, str]) -> tuple[list[str], bool]:
         """The values ``name`` may hold for a program (a wrapper's `env NAME=…` first), and
@@ -91,3 +80,20 @@ class Variables(dict[str, str]):
         if held is None:
             return [], False
         return list(held), True
+
+
+def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
+    """Variables.read_by_programs as a function: a compiled caller calls it directly (a method of
+    this dict subclass is looked up by name on each call, ~100 instructions, twice per command)."""
+    if local:
+        return True
+    lost = env.lost
+    if lost:
+        for key in lost:
+            if key not in SHELL_OWN:
+                return True
+    if env.get("HOME") != "~":
+        return True
+    if len(env) == 1:
+        return False  # HOME alone, as the engine starts it: most commands
+    return any(key != "HOME" and key not in SHELL_OWN for key in env)
