@@ -107,7 +107,7 @@ def test_variables_after_a_call_are_read_as_before(engine: Engine, command: str,
 
 
 def test_the_shell_own_parameters_say_nothing_to_a_program() -> None:
-    env = Variables(HOME="~")
+    env = Variables({"HOME": "~"})
     assert not env.read_by_programs({})
     for key in SHELL_OWN:
         env[key] = "x"
@@ -118,7 +118,7 @@ def test_the_shell_own_parameters_say_nothing_to_a_program() -> None:
     assert env.read_by_programs({"X": "1"})
     env.pop("X")  # lost though never set: `X=$(cmd)` gives it a value nobody can read here
     assert env.lost == {"X": []} and env.read_by_programs({})
-    assert Variables(HOME="/root").read_by_programs({}) and Variables().read_by_programs({})
+    assert Variables({"HOME": "/root"}).read_by_programs({}) and Variables().read_by_programs({})
 
 
 def _policy_regexes() -> list[tuple[str, int]]:

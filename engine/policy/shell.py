@@ -86,11 +86,11 @@ class _NoEntries(dict):  # type: ignore[type-arg]
     __ior__ = _refuse
 
 
-_NO_ENTRIES: Any = _NoEntries()
+_NO_ENTRIES: Final[Any] = _NoEntries()
 # The same for lists and sets (each is replaced by one of its own where it is first written; a test
 # checks they are still empty after the corpus and the red-team lines: tests/test_policy_lazy_tables.py).
-_NO_ITEMS: Any = []
-_NO_NAMES: Any = set()
+_NO_ITEMS: Final[Any] = []
+_NO_NAMES: Final[Any] = set()
 _GLOB: Final = re.compile(r"[*?\[]")
 _MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
 _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
@@ -751,7 +751,7 @@ class Analyzer(Follower, LinkFollower):
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
-        self.env = Variables(HOME="~")  # what is known of the line's variables (lost ones too)
+        self.env = Variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
         self.indirect = 0
         # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
@@ -998,7 +998,7 @@ class Analyzer(Follower, LinkFollower):
 
     def _begin(self, start: tuple[object, ...]) -> None:
         env, lost, aliases, scopes, kept, namerefs, references, functions, hashed = start
-        self.env = Variables(env)
+        self.env = Variables(env)  # type: ignore[arg-type]
         self.env.lost = {key: list(held) for key, held in lost.items()}  # type: ignore[attr-defined]
         self.aliases = dict(aliases)  # type: ignore[call-overload]
         self.alias_scopes = dict(scopes)  # type: ignore[call-overload]

@@ -25,8 +25,10 @@ class Variables(dict[str, str]):
 
     __slots__ = ("lost",)
 
-    def __init__(self, *args: object, **kwargs: str) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        # (no *args/**kwargs nor super(): a compiled call of the two costs ~4x this, once per line)
+        if values:
+            dict.__init__(self, values)
         self.lost: dict[str, list[str]] = {}
 
     def _drop(self, key: str, value: object) -> None:
