@@ -63,16 +63,6 @@ def test_the_shared_tables_stay_empty_over_the_corpus(engine: Engine) -> None:
     _still_empty()
 
 
-def test_the_shared_mapping_refuses_writes() -> None:
-    with pytest.raises(TypeError):
-        shell._NO_ENTRIES["x"] = "y"
-    with pytest.raises(TypeError):
-        shell._NO_ENTRIES.setdefault("x", "y")
-    with pytest.raises(TypeError):
-        shell._NO_ENTRIES.update({"x": "y"})
-    _still_empty()
-
-
 def test_the_positional_keys_skipped_when_absent_are_the_shells_own() -> None:
     """Analyzer._drop_positional skips an absent key: right only for keys never remembered as lost."""
     assert {*shell._POSITIONAL_KEYS, "0"} <= SHELL_OWN
