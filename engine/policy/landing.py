@@ -484,7 +484,7 @@ class LinkFinder:
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_unsure", "_watcher", "generation", "sure")
+    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_no_file", "_unsure", "_watcher", "generation", "sure")
 
     def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
@@ -502,6 +502,9 @@ class Walk:
         self.sure = True
         # Directories and areas (and paths, for landing) whose answer was not vouched for so.
         self._unsure: set[str] = set()
+        # Paths _resolve found no file or link at (an entry on the way missing or not a folder, or
+        # the path a folder): hard_linked needs no listing of a folder that does not exist.
+        self._no_file: set[str] = set()
 
     def _area_is_real(self, area: str) -> bool:
         known = self._areas.get(area)
@@ -558,6 +561,10 @@ class Walk:
         one name (hard links): another name may be a secret's. Only an entry its directory lists
         as a file or a link is asked (one stat; nothing for flags and names that do not exist)."""
         if not path.startswith(self._finder._any_prefix):
+            return False
+        if path in self._no_file:
+            if path in self._unsure:
+                self.sure = False
             return False
         directory, name = posixpath.split(path)
         if not name or self._kind(directory, name) not in (_OTHER, _LINK):
@@ -649,14 +656,18 @@ class Walk:
         after = 0  # parts[after:] are below the entry the walk stops at
         if self._area_is_real(area):
             current = area
-            for after, part in enumerate(parts, 1):  # noqa: B007 -- the entry it stops at
+            for after, part in enumerate(parts, 1):  # the entry it stops at: parts[after - 1]
                 kind = self._kind(current, part)
                 if kind in (_LINK, _UNSEEN):
                     break
                 if kind != _DIR:
+                    if part and (kind is None or after < len(parts)):
+                        self._no_file.add(path)  # missing, or below a file
                     return None
                 current = f"{current.rstrip('/')}/{part}"
             else:
+                if parts != [""]:
+                    self._no_file.add(path)  # a folder
                 return None
         self.sure = False  # where a link leads: asked of the kernel, not of a listing
         landed = real(path)
