@@ -17,6 +17,10 @@ listed too, once it has had no event since an earlier check, and that listing ho
 stamp alone. A mount changes no directory's entries: the mount table's own `poll` drops
 everything kept. Whatever cannot be watched is asked as before.
 
+A walk that used only listings the watcher vouches for (Walk.sure) gives answers that hold until
+the watcher's next event (its generation): the path classifier keeps a word's classes across
+checks on that word alone (engine.policy.paths.View.classify).
+
 Only the areas a tool can plant a link in are followed (the working directory, home,
 temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
 """
