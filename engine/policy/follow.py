@@ -946,22 +946,17 @@ _LESSKEY_LINE_END = re.compile(r"(?<!\\);")
 _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Languages of files that only set a program's options (its commands in them are judged as runs): what
 # the program prints is not their text (see written_runs). Every other language counts, unknown ones too.
-_SETTINGS_ONLY = frozenset(
-    {
-        "ssh_config",
-        "lesskey",
-        "wgetrc",
-        "tmux",
-        "screen",
-        "response",
-        "addopts",
-        "gitconfig",
-        "gitdir",
-        "gitconfighome",
-        "curlrc",
-        "curlhome",
-    }
-)
+_SETTINGS_ONLY = CONFIG_LANGUAGES | {
+    "ssh_config",
+    "wgetrc",
+    "response",
+    "addopts",
+    "gitconfig",
+    "gitdir",
+    "gitconfighome",
+    "curlrc",
+    "curlhome",
+}
 _CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option
 
 

@@ -17,6 +17,10 @@ listed too, once it has had no event since an earlier check, and that listing ho
 stamp alone. A mount changes no directory's entries: the mount table's own `poll` drops
 everything kept. Whatever cannot be watched is asked as before.
 
+A walk that used only listings the watcher vouches for (Walk.sure) gives answers that hold until
+the watcher's next event (its generation): the path classifier keeps a word's classes across
+checks on that word alone (engine.policy.paths.View.classify).
+
 Only the areas a tool can plant a link in are followed (the working directory, home,
 temp dirs, the file tools' roots); the system's own links (``/bin -> usr/bin``) are not.
 """
@@ -191,6 +195,10 @@ class _Watcher:
         self._unwatchable: set[str] = set()
         self._devices: dict[int, str] | None = None  # st_dev -> file system type, from the mount table
         self.stamps: dict[str, int] = {}
+        # A number no other generation of any watcher of the process has, new at every refresh that
+        # finds anything in the queue (whatever it names): while it stays, every stamp does, so every
+        # listing held on a stamp still holds (see Walk.sure).
+        self.generation = next(_STAMPS)
 
     @staticmethod
     def create() -> _Watcher | None:
@@ -222,6 +230,7 @@ class _Watcher:
             ready = self._poll.poll(0)
             if not ready:
                 return
+            self.generation = next(_STAMPS)
             for fd, flags in ready:
                 if fd != self._events or flags & ~select.POLLIN:
                     self._forget_all()  # the mount table changed (or a descriptor failed)
@@ -256,6 +265,7 @@ class _Watcher:
             return b""
 
     def _forget_all(self) -> None:
+        self.generation = next(_STAMPS)
         self.stamps.clear()
         self._unwatchable.clear()
         self._devices = None
@@ -478,7 +488,7 @@ class LinkFinder:
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_watcher")
+    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_no_file", "_unsure", "_watcher", "generation", "sure")
 
     def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
@@ -486,11 +496,30 @@ class Walk:
         self._dirs: dict[str, Listing | None] = {}
         self._landed: dict[str, str | None] = {}
         self._areas: dict[str, bool] = {}
+        # The watcher's generation when this walk began (0: no watcher), and whether every answer
+        # since ``sure`` was last set True came from listings (and areas) the watcher vouches for
+        # by a stamp: no lstat, stat, realpath or glob. Such an answer holds in any later walk of
+        # the same generation (no event since: every stamp, so every listing, is as it was), which
+        # PathClassifier keeps across checks (View.classify). A file's link count is not watched
+        # (no IN_ATTRIB): hard_linked of an existing file is never sure.
+        self.generation = watcher.generation if watcher is not None else 0
+        self.sure = True
+        # Directories and areas (and paths, for landing) whose answer was not vouched for so.
+        self._unsure: set[str] = set()
+        # Paths _resolve found no file or link at (an entry on the way missing or not a folder, or
+        # the path a folder): hard_linked needs no listing of a folder that does not exist.
+        self._no_file: set[str] = set()
 
     def _area_is_real(self, area: str) -> bool:
         known = self._areas.get(area)
         if known is None:
-            known = self._areas[area] = self._finder.area_is_real(area, self._watcher)
+            watcher = self._watcher
+            known = self._areas[area] = self._finder.area_is_real(area, watcher)
+            stamp = watcher.stamps.get(area, 0) if watcher is not None else 0
+            if not stamp or self._finder._is_real[area][1] != stamp:
+                self._unsure.add(area)
+        if area in self._unsure:
+            self.sure = False
         return known
 
     def links_in(self, directory: str) -> frozenset[str] | None:
@@ -537,9 +566,14 @@ class Walk:
         as a file or a link is asked (one stat; nothing for flags and names that do not exist)."""
         if not path.startswith(self._finder._any_prefix):
             return False
+        if path in self._no_file:
+            if path in self._unsure:
+                self.sure = False
+            return False
         directory, name = posixpath.split(path)
         if not name or self._kind(directory, name) not in (_OTHER, _LINK):
             return False
+        self.sure = False  # its link count: no event says when it changes
         try:
             info = os.stat(path)
         except (OSError, ValueError):
@@ -551,10 +585,17 @@ class Walk:
         none (or the path stops existing first, or lies outside the areas)."""
         landed = self._landed
         if path in landed:
+            if path in self._unsure:
+                self.sure = False
             return landed[path]
         if not path.startswith(self._finder._any_prefix):
             return None
+        before = self.sure
+        self.sure = True
         found = landed[path] = self._resolve(path)
+        if not self.sure:
+            self._unsure.add(path)
+        self.sure = before and self.sure
         return found
 
     def leads_to(self, path: str) -> str:
@@ -573,6 +614,7 @@ class Walk:
                 return []
             import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words are globs)
 
+            self.sure = False  # the glob's matches: read without a listing
             found = []
             # The pattern where its literal head lands: `hl/*` with `hl -> ~` is `~/*` to rm, which
             # its matches one by one (`~/notes.txt`, ...) would never say.
@@ -595,6 +637,7 @@ class Walk:
                 found.append(self.landing(clean) or clean)
             return found
         if ".." in raw and ".." in raw.split("/") and self._linked_before_dotdot(raw):
+            self.sure = False
             real = os.path.realpath(raw)
             return [real] if real != normal else []
         linked = self.landing(normal)
@@ -617,15 +660,20 @@ class Walk:
         after = 0  # parts[after:] are below the entry the walk stops at
         if self._area_is_real(area):
             current = area
-            for after, part in enumerate(parts, 1):  # noqa: B007 -- the entry it stops at
+            for after, part in enumerate(parts, 1):  # the entry it stops at: parts[after - 1]
                 kind = self._kind(current, part)
                 if kind in (_LINK, _UNSEEN):
                     break
                 if kind != _DIR:
+                    if part and (kind is None or after < len(parts)):
+                        self._no_file.add(path)  # missing, or below a file
                     return None
                 current = f"{current.rstrip('/')}/{part}"
             else:
+                if parts != [""]:
+                    self._no_file.add(path)  # a folder
                 return None
+        self.sure = False  # where a link leads: asked of the kernel, not of a listing
         landed = real(path)
         if landed is None:
             # Where it lands cannot be said here (an entry that cannot be looked at, a loop): read
@@ -637,13 +685,20 @@ class Walk:
     def _listing(self, directory: str) -> Listing | None:
         dirs = self._dirs
         if directory in dirs:
+            if directory in self._unsure:
+                self.sure = False
             return dirs[directory]
-        listing = dirs[directory] = self._finder.listing(directory, self._watcher)
+        watcher = self._watcher
+        listing = dirs[directory] = self._finder.listing(directory, watcher)
+        # Vouched for when the watcher holds a stamp for it now (LinkFinder.listing returns a
+        # listing made or confirmed under that stamp; without one, a stat's word or none).
+        if listing is None or watcher is None or not watcher.stamps.get(directory):
+            self._unsure.add(directory)
+            self.sure = False
         return listing
 
     def _kind(self, directory: str, name: str) -> int | None:
-        dirs = self._dirs
-        listing = dirs[directory] if directory in dirs else self._listing(directory)
+        listing = self._listing(directory)
         if listing is not None:
             return listing.get(name)
         try:

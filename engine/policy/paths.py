@@ -198,6 +198,7 @@ _NAME_SPLITS = re.compile(r"[\s'\"\\]")
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
+_MAX_KEPT = 4096  # words whose classes a classifier keeps across the checks of one generation (View.classify)
 # A tree a link-following reader walks (View.followed): entries walked, links out of it judged.
 _MAX_FOLLOWED_ENTRIES = 20000
 _MAX_FOLLOWED_LINKS = 16
@@ -843,6 +844,9 @@ class PathClassifier:
         self._relative: dict[str, tuple[Finder, tuple[tuple[bytes, Finder], ...]] | None] = {}
         self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
+        # (the watcher's generation, word -> _classify_here's answer): the answers whose walk was sure
+        # (Walk.sure: only listings the watcher vouches for), kept while no event comes (View.classify).
+        self._kept: tuple[int, dict[str, frozenset[str]]] = (0, {})
         self._trees = TreeLister()
         if places is not None:
             self._engine = {
@@ -1059,6 +1063,7 @@ class PathClassifier:
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
         lexical = self._lexical(word)
         if walk is not None and "computed" in lexical and "computed_source" not in lexical:
+            walk.sure = False  # a listing of the tree: read with scandir, globs, the git index
             return self._listed(word, lexical, walk)
         where = self._where(word)
         if where is None:
@@ -1258,6 +1263,7 @@ class View:
         "_critical",
         "_cwd",
         "_followed",
+        "_kept",
         "_lands",
         "_lexical_only",
         "_memo",
@@ -1275,6 +1281,14 @@ class View:
         self._anywhere: dict[str, list[frozenset[str]]] = {}
         self._followed: dict[str, list[str] | None] = {}
         self._lexical_only = places is None
+        # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
+        self._kept: dict[str, frozenset[str]] | None = None
+        walk = self._walk
+        if walk is not None and walk.generation:
+            kept = classifier._kept
+            if kept[0] != walk.generation:
+                kept = classifier._kept = (walk.generation, {})
+            self._kept = kept[1]
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
         """The forms of a relative ``word`` read under a directory the line cannot know (`cd
@@ -1415,7 +1429,17 @@ class View:
             return self._classifier._lexical(word)
         found = self._memo.get(word)
         if found is None:
-            found = self._classifier._classify_here(word, self._walk)
+            # An answer an earlier check of the same generation found from vouched-for listings alone
+            # holds: no event since, so no listing, link or entry on the word's way has changed.
+            kept = self._kept
+            found = kept.get(word) if kept is not None else None
+            if found is None:
+                walk = self._walk
+                if walk is not None:
+                    walk.sure = True
+                found = self._classifier._classify_here(word, walk)
+                if kept is not None and walk is not None and walk.sure and len(kept) < _MAX_KEPT:
+                    kept[word] = found
             if "$" in word and "variable" in found and "computed" not in found:
                 found = self._under_unknown(word, found)
             self._memo[word] = found
