@@ -1153,16 +1153,19 @@ def sh_argv(text: str) -> str:
 
 
 def matched_payload(run: Run, value: str) -> str | None:
-    """The payload a run finds in ``value`` (its `match` group, or the whole value); None: no match."""
+    """The payload a run finds in ``value`` (its `match` group, or the whole value; in its `output`
+    name when it has one); None: no match."""
     if run.match is None:
-        return value
+        return value if run.output is None else run.output.replace("{}", value)
     found = run.match.search(value)
     if found is None:
         return None
     if run.match.payloads:
         payload: str | None = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
+        if payload and run.output is not None:
+            return run.output.replace("{}", payload)
         return payload or None
-    return value
+    return value if run.output is None else run.output.replace("{}", value)
 
 
 def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -> list[tuple[int, int]]:

@@ -3508,7 +3508,9 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
         runs = tuple(
             r
             for r in program.runs
-            if r.kind == "path" and r.prepend == "tee" and r.source in ("option", "operand", "after")
+            if r.kind == "path"
+            and r.prepend == "tee"
+            and (r.source in ("option", "operand", "after") or (r.source == "operands" and r.output is not None))
         )
         anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
         if len(_TEE_RUNS) > 4096:
@@ -3547,6 +3549,10 @@ def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> lis
         elif run.source == "operand":
             operands = parsed.all_operands(argv)
             out += operands[run.index : run.index + 1]
+        elif run.source == "operands":
+            # a compiler's default output, named after its sources or not (`cc x.c`: a.out)
+            found = (matched_payload(run, w) for w in parsed.all_operands(argv))
+            out += dict.fromkeys(p for p in found if p is not None)
         else:  # after a marker word
             out += [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] in run.names]
     return out
