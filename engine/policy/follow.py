@@ -367,8 +367,7 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
-        for value in values:
-            payload = matched_payload(run, value)
+        for value, payload in _payloads(run, values):
             if payload is not None and run.variable:
                 # The payload is a variable's name: its value runs; one not set on the line is data.
                 payload = local.get(payload, self.env.get(payload))
@@ -1150,6 +1149,20 @@ def sh_argv(text: str) -> str:
     text = text.replace("$#argv", "$#")
     text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
     return _ARGV_ANY.sub("$@", text)
+
+
+def _payloads(run: Run, values: list[str]) -> list[tuple[str, str | None]]:
+    """Each value with its payload (matched_payload); with `each` and a `match`, one payload per match
+    in the value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
+    if not (run.each and run.match is not None and run.match.payloads):
+        return [(value, matched_payload(run, value)) for value in values]
+    out: list[tuple[str, str | None]] = []
+    for value in values:
+        for found in run.match.finditer(value):
+            payload = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
+            if payload:
+                out.append((value, payload if run.output is None else run.output.replace("{}", payload)))
+    return out
 
 
 def matched_payload(run: Run, value: str) -> str | None:

@@ -381,6 +381,15 @@ class Extractor:
             return None
         return bounded(self.pattern, self._regex().search, text)
 
+    def finditer(self, text: str) -> list[Any]:
+        """Every match in ``text``, in order."""
+        if self.prefix and not text.startswith(self.prefix):
+            return []
+        if self.quick is not None and not self.quick.search(text):
+            return []
+        regex = self._regex()
+        return list(bounded(self.pattern, lambda t, timeout: list(regex.finditer(t, timeout=timeout)), text))
+
     def sub(self, replacement: str, text: str) -> str:
         """``text`` with every match replaced by ``replacement`` (taken literally)."""
         if self.quick is not None and not self.quick.search(text):
