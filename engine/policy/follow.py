@@ -367,7 +367,8 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
-        for value, payload in _payloads(run, values):
+        for found in _payloads(run, values):
+            payload = found
             if payload is not None and run.variable:
                 # The payload is a variable's name: its value runs; one not set on the line is data.
                 payload = local.get(payload, self.env.get(payload))
@@ -1151,17 +1152,17 @@ def sh_argv(text: str) -> str:
     return _ARGV_ANY.sub("$@", text)
 
 
-def _payloads(run: Run, values: list[str]) -> list[tuple[str, str | None]]:
-    """Each value with its payload (matched_payload); with `each` and a `match`, one payload per match
-    in the value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
+def _payloads(run: Run, values: list[str]) -> list[str | None]:
+    """Each value's payload (matched_payload); with `each` and a `match`, one payload per match in the
+    value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
     if not (run.each and run.match is not None and run.match.payloads):
-        return [(value, matched_payload(run, value)) for value in values]
-    out: list[tuple[str, str | None]] = []
+        return [matched_payload(run, value) for value in values]
+    out: list[str | None] = []
     for value in values:
         for found in run.match.finditer(value):
             payload = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
             if payload:
-                out.append((value, payload if run.output is None else run.output.replace("{}", payload)))
+                out.append(payload if run.output is None else run.output.replace("{}", payload))
     return out
 
 
