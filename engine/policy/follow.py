@@ -47,6 +47,7 @@ from engine.policy.executors import (
     ssh_config_payloads,
     task_code_language,
     task_commands,
+    typed_commands,
     typed_text,
 )
 from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
@@ -395,8 +396,8 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
-            if run.kind == "path":
-                # the file named by the word after each marker (find's `-fprint FILE`): that word alone
+            if run.kind in ("path", "file"):
+                # the file named by the word after each marker (find's `-fprint FILE`, vim's `-s KEYS`): that word alone
                 for at in range(1, len(argv) - 1):
                     if argv[at] in run.names:
                         self._payload(run, command, None, argv[at + 1], via, depth)
@@ -579,6 +580,8 @@ class Follower:
                     self._program_file("tee", code, via, depth)
                 elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
+                elif language == "run":  # what the editor does itself (vimscript's delete(): `rm -- P`)
+                    self.analyze(code or "", depth=depth, via=via)
                 else:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
         elif kind == "make":
@@ -687,6 +690,9 @@ class Follower:
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
+        elif language == "vimkeys":
+            # keys vim types in normal mode (`vim -s KEYS`): the command lines they type after `:` (adv32)
+            self._payload(_as(run, "ex"), command, None, typed_commands(content), inner, depth)
         elif language in CONFIG_LANGUAGES:
             # a program's own configuration (tmux -f, screen -c, a lesskey): the shell lines its commands run
             lines = config_commands(language, content)
