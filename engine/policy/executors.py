@@ -337,6 +337,8 @@ def _vim_path(expression: str) -> str:
     if re.fullmatch(r"\$\w+", expression):
         return f'"{expression}"'
     return '"$VIM_EXPRESSION"'  # known only when it runs
+
+
 # Commands that write a file they name: vim's `:w FILE` / `:w >> FILE`, `:wq FILE`, `:x FILE`, `:saveas FILE`,
 # `:update FILE`, `:redir > FILE`, `:mksession FILE`, `:mkvimrc FILE`, `:mkview FILE`, `:wviminfo FILE`,
 # `:wshada FILE`; gdb's `set logging file FILE`, `set history filename FILE`, `dump|append ... FILE ...`,
