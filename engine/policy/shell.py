@@ -1361,10 +1361,19 @@ class Analyzer(Follower, LinkFollower):
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             self.listing = listing if data is None else None
             ran = self.written_runs
+            # a stage whose program runs shell text (`sh -c 'echo CMD'`, a git alias `!echo CMD`) prints what
+            # that text's commands print: collected as a function call's are (adv32)
+            collecting = self.printing is None and raw is not last
+            if collecting:
+                self.printing = []
             try:
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
+                if collecting:
+                    collected, self.printing = self.printing, None
+                    if data is None and collected:
+                        data = "".join(collected)
             if data is None and stages and raw is not last and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
                 # written file, so what it prints is that file's doing, and nobody reads it here
