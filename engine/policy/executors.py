@@ -1192,6 +1192,15 @@ def mypy_plugin_files(text: str) -> list[str]:
     return files[:_MAX_RESPONSE_WORDS]
 
 
+_MYPY_EXECUTABLE = re.compile(r"""(?m)^[ \t]*python_executable[ \t]*[=:][ \t]*["']?([^"'\n#]+?)["']?[ \t]*(?:#.*)?$""")
+
+
+def mypy_executables(text: str) -> list[str]:
+    """The `python_executable` a mypy configuration names (mypy.ini, setup.cfg, pyproject.toml): a program
+    mypy runs to find the packages (adv32)."""
+    return [m.group(1).strip() for m in itertools.islice(_MYPY_EXECUTABLE.finditer(text), 8) if m.group(1).strip()]
+
+
 def doctest_source(text: str) -> str:
     """The Python of a doctest file's (or docstring's) examples: each `>>> ` and `... ` line's code."""
     return "\n".join(m.group(1) or "" for m in itertools.islice(_DOCTEST_LINE.finditer(text), _MAX_CELLS * 8))

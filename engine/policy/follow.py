@@ -31,6 +31,7 @@ from engine.policy.executors import (
     go_generate_lines,
     make_includes,
     make_payloads,
+    mypy_executables,
     mypy_plugin_files,
     notebook_cells,
     npm_scripts,
@@ -680,6 +681,8 @@ class Follower:
             for plugin in mypy_plugin_files(content):
                 if plugin not in via:
                     self._file(replace(run, language="python"), command, plugin, inner, depth)
+            for executable in mypy_executables(content):  # a program it runs (adv32)
+                self._nested(run, partial(self._unwrap, [executable], [False], [], "", command.fed_by, inner, depth))
             return
         if language in ("notebook", "ipython", "doctest"):
             self._python_cells(command, language, path, content, inner, depth)

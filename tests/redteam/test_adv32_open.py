@@ -56,7 +56,7 @@ CONFIGS: dict[str, Case] = {
         "helmfile sync",
     ),
     "buf local plugin": (
-        {"buf.gen.yaml": "version: v1\nplugins:\n  - plugin: ./p.sh\n    out: gen\n", "p.sh": "#!/bin/sh\n" + RM + "\n"},
+        {"buf.gen.yaml": "version: v1\nplugins:\n  - plugin: ./p.sh\n", "p.sh": "#!/bin/sh\n" + RM + "\n"},
         "buf generate",
     ),
     "air build cmd": ({".air.toml": '[build]\ncmd = "' + RM + '"\n'}, "air"),
@@ -71,14 +71,26 @@ CONFIGS: dict[str, Case] = {
         "bump-my-version bump patch",
     ),
     "commitizen hooks": ({"pyproject.toml": '[tool.commitizen]\npre_bump_hooks = ["' + RM + '"]\n'}, "cz bump"),
-    "knope command step": ({"knope.toml": '[[workflows.steps]]\ntype = "Command"\ncommand = "' + RM + '"\n'}, "knope x"),
+    "knope command step": ({"knope.toml": '[[workflows.steps]]\ncommand = "' + RM + '"\n'}, "knope x"),
     "doit string action": ({"dodo.py": "def task_x():\n    return {'actions': ['" + RM + "']}\n"}, "doit x"),
     "moon task": ({"moon.yml": "tasks:\n  build:\n    command: '" + RM + "'\n"}, "moon run build"),
     "moon workspace tasks": ({".moon/tasks.yml": "tasks:\n  b:\n    script: '" + RM + "'\n"}, "moon run :b"),
     "mvn -v, jvm.config hook": ({".mvn/jvm.config": "-XX:OnOutOfMemoryError=" + RM + "\n"}, "mvn -v"),
     "mvnw --version, jvm.config hook": ({".mvn/jvm.config": "-XX:OnError=" + RM + "\n"}, "./mvnw --version"),
+    "mypy python_executable, pyproject": (
+        {"pyproject.toml": '[tool.mypy]\npython_executable = "./py.sh"\n', "py.sh": "#!/bin/sh\n" + RM + "\n"},
+        "mypy .",
+    ),
+    "mypy python_executable, setup.cfg": (
+        {"setup.cfg": "[mypy]\npython_executable = ./py.sh\n", "py.sh": "#!/bin/sh\n" + RM + "\n"},
+        "mypy src",
+    ),
 }
 CONFIGS_NEAR: dict[str, Case] = {
+    "mypy python_executable, the system's": (
+        {"pyproject.toml": '[tool.mypy]\npython_executable = "/usr/bin/python3"\n'},
+        "mypy src",
+    ),
     "cdk.json, ts-node app": ({"cdk.json": '{"app": "npx ts-node bin/app.ts"}'}, "cdk synth"),
     "vercel, npm build": ({"vercel.json": '{"buildCommand": "npm run build"}'}, "vercel build"),
     "netlify, hugo": ({"netlify.toml": '[build]\ncommand = "hugo --minify"\npublish = "public"\n'}, "netlify build"),
@@ -116,7 +128,7 @@ DELETIONS: dict[str, Case] = {
 DELETIONS_NEAR: dict[str, Case] = {
     "tclsh, puts": ({"x.tcl": "puts hello\n"}, "tclsh x.tcl"),
     "tclsh, file delete a build file": ({"x.tcl": "file delete -force build/out.o\n"}, "tclsh x.tcl"),
-    "emacs batch byte-compile": ({"x.el": "(message \"hi\")\n"}, "emacs --batch -l x.el"),
+    "emacs batch byte-compile": ({"x.el": '(message "hi")\n'}, "emacs --batch -l x.el"),
     "vim -S, a setting": ({"k.vim": "set nu\n"}, "vim -S k.vim"),
     "vim -c delete a temp file": ({}, "vim -c \"call delete('tmp.txt')\" -c q"),
     "vim -s keys typing text": ({"keys": "ihello\x1b:wq\n"}, "vim -s keys x.txt"),
@@ -126,9 +138,9 @@ DELETIONS_NEAR: dict[str, Case] = {
 
 PIPED: dict[str, Case] = {
     "bash -c echo | sh": ({}, "bash -c 'echo " + RM + "' | sh"),
-    "sh -c printf | bash": ({}, "sh -c 'printf \"%s\\n\" \"" + RM + "\"' | bash"),
+    "sh -c printf | bash": ({}, 'sh -c \'printf "%s\\n" "' + RM + "\"' | bash"),
     "git -c alias | sh": ({}, "git -c alias.x='!echo " + RM + "' x | sh"),
-    "git -c alias printf | bash": ({}, "git -c alias.x='!printf \"%s\\n\" \"" + RM + "\"' x | bash"),
+    "git -c alias printf | bash": ({}, 'git -c alias.x=\'!printf "%s\\n" "' + RM + "\"' x | bash"),
     "env bash -c | sh": ({}, "env bash -c 'echo " + RM + "' | sh -s"),
     "timeout sh -c | sh": ({}, "timeout 5 sh -c 'echo " + RM + "' | sh"),
 }
