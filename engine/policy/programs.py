@@ -514,8 +514,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
     if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
-    if "output" in data and kind != "path":
-        raise TableError([*base, "output"], "output: is a file a path run names (as: path)")
+    if "output" in data and kind not in ("path", "file"):
+        raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)

@@ -9,6 +9,9 @@
 - Deletions in other languages: Tcl (`file delete -force ~`: a bare `~`, `$env(HOME)`, on stdin, expect),
   Emacs Lisp (`--script`/`-l` files, `(load F)`, `(getenv "HOME")`), vimscript (`delete(P, 'rf')`,
   `writefile(L, P)`); `vim -s KEYS` types the `:` command lines of a keys file.
+- Files a launcher or a package builder runs (new family): a desktop entry's Exec= (`gio launch`, `dex`,
+  `xdg-open`), a PKGBUILD/APKBUILD (makepkg, abuild: ask), debian/rules (a makefile), a dev container's
+  initializeCommand, lua's `-l NAME` module, gpg's `--photo-viewer`.
 - What a stage that runs shell text prints, piped into a shell: `bash -c 'echo CMD' | sh`, a git alias
   `!echo CMD` (from `-c` or a .git/config changed in the session) piped into sh.
 
@@ -136,6 +139,44 @@ DELETIONS_NEAR: dict[str, Case] = {
     "perl =~ (not a home)": ({}, "perl -ne 'print if $_ =~ /x/' f.txt"),
 }
 
+DESKTOP = "[Desktop Entry]\nType=Application\nName=x\nExec=sh -c '" + RM + "'\n"
+SCRIPT = "#!/bin/sh\n" + RM + "\n"
+LAUNCHED: dict[str, Case] = {
+    "gio launch a desktop entry": ({"x.desktop": DESKTOP}, "gio launch x.desktop"),
+    "dex a desktop entry": ({"x.desktop": DESKTOP}, "dex x.desktop"),
+    "xdg-open a desktop entry": ({"a/x.desktop": DESKTOP}, "xdg-open a/x.desktop"),
+    "kioclient exec a desktop entry": ({"x.desktop": DESKTOP}, "kioclient exec x.desktop"),
+    "makepkg, a written PKGBUILD": ({"PKGBUILD": "pkgname=x\nbuild() { " + RM + "; }\n"}, "makepkg -f"),
+    "makepkg -p": ({"b.sh": "build() { " + RM + "; }\n"}, "makepkg -p b.sh"),
+    "updpkgsums sources the PKGBUILD": ({"PKGBUILD": "pkgname=x\n" + RM + "\n"}, "updpkgsums"),
+    "abuild, a written APKBUILD": ({"APKBUILD": "build() { " + RM + "; }\n"}, "abuild -r"),
+    "dpkg-buildpackage, debian/rules": ({"debian/rules": "%:\n\t" + RM + "\n"}, "dpkg-buildpackage -us -uc"),
+    "debuild, debian/rules": ({"debian/rules": "clean:\n\t" + RM + "\n"}, "debuild -b"),
+    "devcontainer initializeCommand": (
+        {".devcontainer/devcontainer.json": '{"initializeCommand": "' + RM + '"}'},
+        "devcontainer up --workspace-folder .",
+    ),
+    "devcontainer.json at the top": ({".devcontainer.json": '{"initializeCommand": "' + RM + '"}'}, "devcontainer up"),
+    "lua -l a written module": ({"x.lua": "os.execute('" + RM + "')\n"}, "lua -l x -e 'print(1)'"),
+    "luajit -lx": ({"x.lua": "os.execute('" + RM + "')\n"}, "luajit -lx -e 'print(1)'"),
+    "gpg --photo-viewer": ({"v.sh": SCRIPT}, "gpg --photo-viewer ./v.sh --list-options show-photos --list-keys"),
+}
+LAUNCHED_NEAR: dict[str, Case] = {
+    "gio open a text file": ({"notes.txt": "hi\n"}, "gio info notes.txt"),
+    "a desktop entry of a viewer": (
+        {"x.desktop": "[Desktop Entry]\nType=Application\nName=x\nExec=evince %f\n"},
+        "gio launch x.desktop",
+    ),
+    "makepkg, nothing written": ({}, "makepkg --printsrcinfo"),
+    "dpkg-buildpackage, nothing written": ({}, "dpkg-buildpackage -us -uc -b"),
+    "lua -l a library": ({}, "lua -l lpeg -e 'print(1)'"),
+    "gpg --list-keys": ({}, "gpg --list-keys"),
+    "devcontainer, a plain config": (
+        {".devcontainer/devcontainer.json": '{"image": "mcr.microsoft.com/devcontainers/base:ubuntu"}'},
+        "devcontainer up --workspace-folder .",
+    ),
+}
+
 PIPED: dict[str, Case] = {
     "bash -c echo | sh": ({}, "bash -c 'echo " + RM + "' | sh"),
     "sh -c printf | bash": ({}, 'sh -c \'printf "%s\\n" "' + RM + "\"' | bash"),
@@ -154,7 +195,10 @@ PIPED_NEAR: dict[str, Case] = {
 
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
-    verdict_cases(CONFIGS, CONFIGS_NEAR) + verdict_cases(DELETIONS, DELETIONS_NEAR) + verdict_cases(PIPED, PIPED_NEAR),
+    verdict_cases(CONFIGS, CONFIGS_NEAR)
+    + verdict_cases(DELETIONS, DELETIONS_NEAR)
+    + verdict_cases(LAUNCHED, LAUNCHED_NEAR)
+    + verdict_cases(PIPED, PIPED_NEAR),
 )
 def test_a_payload_is_not_allowed_its_near_miss_is(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
@@ -180,6 +224,14 @@ def test_a_tools_configuration_command_does_not_run(
     path = f"{tools}:{os.environ.get('PATH', '/usr/bin:/bin')}"
     monkeypatch.setenv("PATH", path)
     written_then_stopped(tmp_path, engine, home, {"cdk.json": '{"app": "' + RM + '"}'}, "cdk synth")
+
+
+def test_a_launched_desktop_entry_does_not_run(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    """`gio launch x.desktop` runs its Exec= line (the child keeps gio's output open: the run waits for it)."""
+    if shutil.which("gio") is None:
+        pytest.skip("gio is not installed")
+    engine, home, _ = plain_harm
+    written_then_stopped(tmp_path, engine, home, {"x.desktop": DESKTOP}, "gio launch x.desktop")
 
 
 def test_a_tcl_deletion_does_not_run(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
