@@ -1362,18 +1362,20 @@ class Analyzer(Follower, LinkFollower):
             self.listing = listing if data is None else None
             ran = self.written_runs
             # a stage whose program runs shell text (`sh -c 'echo CMD'`, a git alias `!echo CMD`) prints what
-            # that text's commands print: collected as a function call's are (adv32)
+            # that text's commands print, collected as a function call's are, and feeds the next stage with
+            # them (`sh -c 'curl URL' | sh` is curl's output in sh, adv32)
             collecting = self.printing is None and raw is not last
+            collected: list[str] = []
             if collecting:
-                self.printing = []
+                self.printing, start = collected, len(self.commands)
             try:
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
                 if collecting:
-                    collected, self.printing = self.printing, None
-                    if data is None and collected:
-                        data = "".join(collected)
+                    self.printing = None
+            if collecting and len(self.commands) > start + len(stages):
+                upstream = upstream.union(c.name or "$dynamic" for c in self.commands[start:])
             if data is None and stages and raw is not last and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
                 # written file, so what it prints is that file's doing, and nobody reads it here
@@ -1383,6 +1385,8 @@ class Analyzer(Follower, LinkFollower):
                 data, exact = self._printed_files(stages[-1])
                 if not exact:
                     upstream = upstream | _WRITTEN_INPUT
+            if collected and raw is not last:
+                data = "".join(collected) if data is None else data + "".join(collected)
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
