@@ -3522,8 +3522,10 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
             r
             for r in program.runs
             if r.kind == "path"
-            and r.prepend == "tee"
-            and (r.source in ("option", "operand", "after") or (r.source == "operands" and r.output is not None))
+            and (
+                (r.prepend == "tee" and r.source in ("option", "operand", "after"))
+                or (r.source == "operands" and r.output is not None)
+            )
         )
         anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
         if len(_TEE_RUNS) > 4096:
@@ -3539,7 +3541,8 @@ def _may_write(program: Program | None) -> bool:
 
 def _table_writes(command: Command) -> list[str]:
     """The files a program of the table writes that its line names (a run `as: path, prepend: tee`:
-    `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`): remembered as written with a
+    `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`; one with an `output:` name:
+    `cc x.c` writes a.out, `make x` x): remembered as written with a
     text nobody knows here, so that a later run of one asks, as after `tee F` (adv31). Every such run
     counts, whatever its `if_flags` (a file remembered that was not written only asks more)."""
     program = command.program
