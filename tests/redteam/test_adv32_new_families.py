@@ -137,6 +137,13 @@ def test_ruff_check_reads_the_engine_files_it_only_fixes_or_formats_them(
     assert (own_project.check(command).decision == "allow") == allowed, command
 
 
+@pytest.mark.parametrize("command", ["make manifests", "make policies", "make -C docs html", "make docs"])
+def test_a_make_target_named_like_an_engine_folder_is_no_hardline_write(own_project: Engine, command: str) -> None:
+    """make's target is remembered as a file the line wrote, judged as `: TARGET`: a phony `manifests` target
+    (kubebuilder's) keeps make's own verdict in a project whose manifests/ is the engine's, not `tee manifests`."""
+    assert not own_project.check(command).hardline, command
+
+
 # -- the harm, one payload per family ------------------------------------------------------------
 
 
