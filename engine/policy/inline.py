@@ -32,7 +32,8 @@ HOME_EXPRESSIONS = (
     r"|\$_SERVER\[['\"]HOME['\"]\]|\$ENV\{HOME\}|ENVIRON\[\"HOME\"\]"
     # Tcl's `$env(HOME)` / `$::env(HOME)` and a bare `~` word (`file delete -force ~`), Emacs Lisp's
     # `(getenv "HOME")` (adv32)
-    r"|\$(?:::)?env\(HOME\)|getenv\s+\"HOME\"|(?:^|[\s\[{])~(?:[\s;\]}]|$)"
+    # (no `\s` inside a set: matchers' long-program form puts a set of blanks in its place)
+    r"|\$(?:::)?env\(HOME\)|getenv\s+\"HOME\"|(?:^|\s|[\[{])~(?:\s|[;\]}]|$)"
 )
 _CALL = re.compile(
     r"\b(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
