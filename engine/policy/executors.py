@@ -314,6 +314,31 @@ _EX_MAP = re.compile(
 _EX_TYPED = re.compile(r"(?::|<cmd>)(.*?)(?:<(?:cr|enter|return|nl)>|\r|\n|$)", re.IGNORECASE | re.DOTALL)
 _EX_KEY_BAR = re.compile(r"<bar>", re.IGNORECASE)
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
+# vimscript's delete(PATH[, FLAGS]) and writefile(LINES, PATH): judged as `rm` (`rm -rf` with "rf", `rmdir`
+# with "d") and `tee` of the path, a literal (`'~/x'`, `expand('~')`), an environment variable (`$HOME`) or an
+# expression known only when it runs (adv32)
+_VIM_PATH = r"""(?:expand\s*\(\s*)?(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')\s*\)?|\$\w+|[^,()]+(?:\([^()]*\))?"""
+_EX_DELETE = re.compile(
+    r"""\bdelete\s*\(\s*(?P<path>""" + _VIM_PATH + r""")\s*(?:,\s*(?P<flags>"[^"]*"|'[^']*'))?\s*\)"""
+)
+_EX_WRITEFILE = re.compile(r"""\bwritefile\s*\((?:[^()]|\([^()]*\))*?,\s*(?P<path>""" + _VIM_PATH + r""")\s*[,)]""")
+_VIM_LITERAL = re.compile(r"""^(?:expand\s*\(\s*)?(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)')\s*\)?$""")
+
+
+def _vim_path(expression: str) -> str:
+    """A vimscript path expression as a shell word: a literal's text, `$NAME`, or a variable nobody sets."""
+    expression = expression.strip()
+    literal = _VIM_LITERAL.match(expression)
+    if literal is not None:
+        text = literal.group("dq") if literal.group("dq") is not None else literal.group("sq").replace("''", "'")
+        if text in ("~", "~/") or not text.startswith("~/"):
+            return text if text in ("~", "~/") else shlex.quote(text)
+        return "~/" + shlex.quote(text[2:])
+    if re.fullmatch(r"\$\w+", expression):
+        return f'"{expression}"'
+    return '"$VIM_EXPRESSION"'  # known only when it runs
+
+
 # Commands that write a file they name: vim's `:w FILE` / `:w >> FILE`, `:wq FILE`, `:x FILE`, `:saveas FILE`,
 # `:update FILE`, `:redir > FILE`, `:mksession FILE`, `:mkvimrc FILE`, `:mkview FILE`, `:wviminfo FILE`,
 # `:wshada FILE`; gdb's `set logging file FILE`, `set history filename FILE`, `dump|append ... FILE ...`,
@@ -336,7 +361,7 @@ _EX_DUMP = re.compile(r"^(?:dump|append)(?:\s+(?:binary|verilog|ihex|srec|tekhex
 _EX_INERT = re.compile(
     r"^[ \t:]*(?:let|unlet|set|setlocal|setglobal|[nvxsoilct]?(?:nore)?map|syntax|filetype|colorscheme"
     r"|highlight|hi|if|elseif|else|endif|endfunction|endfunc|return)(?![\w-])"
-    r"(?![^\n]*(?:system|jobstart|termopen|logging|history))"
+    r"(?![^\n]*(?:system|jobstart|termopen|logging|history|delete|writefile))"
     # a mapping typing a command that runs code, sources or writes a file (see _EX_MAP)
     r"(?![^\n]*(?::|<[Cc][Mm][Dd]>)[ \t]*(?:[.$\d,%]+|'.)?[ \t]*(?:sil\w*!?[ \t]+)?"
     r"(?:py|pe|rub|lu|tc|gu|sh|te|so|sa|red|mk|wv|wsh|wq?\b|wq?[ \t]|x\b|up|au|r\b|r[ \t]|norm|exe))"
@@ -345,11 +370,18 @@ _EX_INERT = re.compile(
 )
 
 
+def typed_commands(keys: str) -> str:
+    """The command lines typed keys enter (`:CMD` up to a newline or `<CR>`, `<Cmd>CMD`): vim's `-s KEYS`
+    file, read as the ex lines they are."""
+    return "\n".join(found.group(1) for found in _EX_TYPED.finditer(keys))
+
+
 def ex_payloads(text: str) -> list[tuple[str, str | None]]:
     """(language, code) pairs an ex-style command line runs: ("shell", CMD), ("spawn", None)
     for an interactive shell, ("file", PATH) for a file of ex commands it sources, ("write", PATH)
-    for a file it writes (`:w F`, `:saveas F`, gdb's `set logging file F`), or (interpreter, CODE)
-    for `:python ...`, `:lua ...`."""
+    for a file it writes (`:w F`, `:saveas F`, gdb's `set logging file F`), ("run", COMMAND) for what the
+    editor does itself, judged as that command (vimscript's `delete(P, 'rf')`: `rm -rf -- P`), or
+    (interpreter, CODE) for `:python ...`, `:lua ...`."""
     return _ex_payloads_of_lines(_EX_INERT.sub("", text))
 
 
@@ -416,6 +448,13 @@ def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
     for call in _EX_SYSTEM.finditer(body):
         literal = call.group(1)
         out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
+    if "delete" in body:
+        for call in _EX_DELETE.finditer(body):
+            flags = call.group("flags") or ""
+            verb = "rm -rf --" if "rf" in flags else "rmdir --" if "d" in flags else "rm --"
+            out.append(("run", f"{verb} {_vim_path(call.group('path'))}"))
+    if "writefile" in body:
+        out.extend(("run", f"tee -- {_vim_path(call.group('path'))}") for call in _EX_WRITEFILE.finditer(body))
 
 
 # ed(1): an address (line numbers, marks, /regex/, ?regex?) before a command letter.
@@ -1151,6 +1190,15 @@ def mypy_plugin_files(text: str) -> list[str]:
                 module = name.replace(".", "/")
                 files += [module + ".py", module + "/__init__.py"]
     return files[:_MAX_RESPONSE_WORDS]
+
+
+_MYPY_EXECUTABLE = re.compile(r"""(?m)^[ \t]*python_executable[ \t]*[=:][ \t]*["']?([^"'\n#]+?)["']?[ \t]*(?:#.*)?$""")
+
+
+def mypy_executables(text: str) -> list[str]:
+    """The `python_executable` a mypy configuration names (mypy.ini, setup.cfg, pyproject.toml): a program
+    mypy runs to find the packages (adv32)."""
+    return [m.group(1).strip() for m in itertools.islice(_MYPY_EXECUTABLE.finditer(text), 8) if m.group(1).strip()]
 
 
 def doctest_source(text: str) -> str:

@@ -31,6 +31,7 @@ from engine.policy.executors import (
     go_generate_lines,
     make_includes,
     make_payloads,
+    mypy_executables,
     mypy_plugin_files,
     notebook_cells,
     npm_scripts,
@@ -47,6 +48,7 @@ from engine.policy.executors import (
     ssh_config_payloads,
     task_code_language,
     task_commands,
+    typed_commands,
     typed_text,
 )
 from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
@@ -367,8 +369,8 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
-        for value in values:
-            payload = matched_payload(run, value)
+        for found in _payloads(run, values):
+            payload = found
             if payload is not None and run.variable:
                 # The payload is a variable's name: its value runs; one not set on the line is data.
                 payload = local.get(payload, self.env.get(payload))
@@ -395,8 +397,8 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
-            if run.kind == "path":
-                # the file named by the word after each marker (find's `-fprint FILE`): that word alone
+            if run.kind in ("path", "file"):
+                # the file named by the word after each marker (find's `-fprint FILE`, vim's `-s KEYS`): that word alone
                 for at in range(1, len(argv) - 1):
                     if argv[at] in run.names:
                         self._payload(run, command, None, argv[at + 1], via, depth)
@@ -579,6 +581,8 @@ class Follower:
                     self._program_file("tee", code, via, depth)
                 elif language in ("shell", "spawn"):
                     self._escape_hatch(code, via, depth)
+                elif language == "run":  # what the editor does itself (vimscript's delete(): `rm -- P`)
+                    self.analyze(code or "", depth=depth, via=via)
                 else:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
         elif kind == "make":
@@ -677,6 +681,8 @@ class Follower:
             for plugin in mypy_plugin_files(content):
                 if plugin not in via:
                     self._file(replace(run, language="python"), command, plugin, inner, depth)
+            for executable in mypy_executables(content):  # a program it runs (adv32)
+                self._nested(run, partial(self._unwrap, [executable], [False], [], "", command.fed_by, inner, depth))
             return
         if language in ("notebook", "ipython", "doctest"):
             self._python_cells(command, language, path, content, inner, depth)
@@ -687,6 +693,9 @@ class Follower:
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
+        elif language == "vimkeys":
+            # keys vim types in normal mode (`vim -s KEYS`): the command lines they type after `:` (adv32)
+            self._payload(_as(run, "ex"), command, None, typed_commands(content), inner, depth)
         elif language in CONFIG_LANGUAGES:
             # a program's own configuration (tmux -f, screen -c, a lesskey): the shell lines its commands run
             lines = config_commands(language, content)
@@ -1147,17 +1156,34 @@ def sh_argv(text: str) -> str:
     return _ARGV_ANY.sub("$@", text)
 
 
+def _payloads(run: Run, values: list[str]) -> list[str | None]:
+    """Each value's payload (matched_payload); with `each` and a `match`, one payload per match in the
+    value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
+    if not (run.each and run.match is not None and run.match.payloads):
+        return [matched_payload(run, value) for value in values]
+    out: list[str | None] = []
+    for value in values:
+        for found in run.match.finditer(value):
+            payload = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
+            if payload:
+                out.append(payload if run.output is None else run.output.replace("{}", payload))
+    return out
+
+
 def matched_payload(run: Run, value: str) -> str | None:
-    """The payload a run finds in ``value`` (its `match` group, or the whole value); None: no match."""
+    """The payload a run finds in ``value`` (its `match` group, or the whole value; in its `output`
+    name when it has one); None: no match."""
     if run.match is None:
-        return value
+        return value if run.output is None else run.output.replace("{}", value)
     found = run.match.search(value)
     if found is None:
         return None
     if run.match.payloads:
         payload: str | None = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
+        if payload and run.output is not None:
+            return run.output.replace("{}", payload)
         return payload or None
-    return value
+    return value if run.output is None else run.output.replace("{}", value)
 
 
 def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -> list[tuple[int, int]]:

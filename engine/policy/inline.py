@@ -30,6 +30,10 @@ HOME_EXPRESSIONS = (
     r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
     r"|(?:environ|env)\.get\(\s*['\"]HOME['\"]\s*\)|Deno\.homeDir\(\)|ENV\[['\"]HOME['\"]\]"
     r"|\$_SERVER\[['\"]HOME['\"]\]|\$ENV\{HOME\}|ENVIRON\[\"HOME\"\]"
+    # Tcl's `$env(HOME)` / `$::env(HOME)` and a bare `~` word (`file delete -force ~`), Emacs Lisp's
+    # `(getenv "HOME")` (adv32)
+    # (no `\s` inside a set: matchers' long-program form puts a set of blanks in its place)
+    r"|\$(?:::)?env\(HOME\)|getenv\s+\"HOME\"|(?:^|\s|[\[{])~(?:\s|[;\]}]|$)"
 )
 _CALL = re.compile(
     r"\b(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
@@ -859,6 +863,8 @@ _LOADS: dict[str, re.Pattern[str]] = {
     ),
     "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
     "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
+    # Emacs Lisp's `(load "F")`, `(load-file "F")` (adv32)
+    "elisp": re.compile(r'\((?:load|load-file)\s+"([^"\n]+)"'),
     # ruby's load / require_relative / require of a path (`require 'json'` is a gem: _RUBY_LIBRARY), and
     # eval / instance_eval / class_eval of File.read(F) or IO.read(F)
     "ruby": re.compile(
@@ -885,7 +891,7 @@ _PERL_READ_OPEN = re.compile(
 _PERL_MODULE = re.compile(r"[A-Za-z_][\w:]*|v?[\d._]+")
 _LOADERS = {
     "perl": "perl", "python": "python3", "node": "node", "tclsh": "tclsh", "expect": "tclsh",
-    "ruby": "ruby", "php": "php",
+    "ruby": "ruby", "php": "php", "elisp": "emacs --batch -l",
 }  # fmt: skip
 
 

@@ -102,6 +102,7 @@ class Run(FrozenRecord):
         "unless_operands",
         "positional",
         "under",
+        "output",
     )
 
     source: str  # one of SOURCES
@@ -140,6 +141,9 @@ class Run(FrozenRecord):
     # as: file naming a folder of start-up files (HOME, XDG_CONFIG_HOME, ZDOTDIR): the names under it
     # the program may read; one the line or the session wrote (or changed since it began) asks
     under: tuple[str, ...]
+    # as: path: the file the payload stands for, `{}` standing for it (a compiler's default output:
+    # `cc x.c` writes a.out, `rustc x.rs` writes x, `tsc x.ts` writes x.js; adv32)
+    output: str | None
 
     def __init__(
         self,
@@ -171,6 +175,7 @@ class Run(FrozenRecord):
         unless_operands: int = 0,
         positional: str = "",
         under: tuple[str, ...] = (),
+        output: str | None = None,
     ) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "kind", kind)
@@ -200,6 +205,7 @@ class Run(FrozenRecord):
         object.__setattr__(self, "unless_operands", unless_operands)
         object.__setattr__(self, "positional", positional)
         object.__setattr__(self, "under", under)
+        object.__setattr__(self, "output", output)
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -375,6 +381,15 @@ class Extractor:
             return None
         return bounded(self.pattern, self._regex().search, text)
 
+    def finditer(self, text: str) -> list[Any]:
+        """Every match in ``text``, in order."""
+        if self.prefix and not text.startswith(self.prefix):
+            return []
+        if self.quick is not None and not self.quick.search(text):
+            return []
+        regex = self._regex()
+        return list(bounded(self.pattern, lambda t, timeout: list(regex.finditer(t, timeout=timeout)), text))
+
     def sub(self, replacement: str, text: str) -> str:
         """``text`` with every match replaced by ``replacement`` (taken literally)."""
         if self.quick is not None and not self.quick.search(text):
@@ -499,6 +514,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
     if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
+    if "output" in data and kind not in ("path", "file"):
+        raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)
@@ -559,6 +576,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         unless_operands=int(data.get("unless_operands") or 0),
         positional="argv" if data.get("positional") == "argv" else "sh" if data.get("positional") else "",
         under=tuple(data.get("under") or ()),
+        output=data.get("output"),
     )
 
 

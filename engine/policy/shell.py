@@ -1386,10 +1386,21 @@ class Analyzer(Follower, LinkFollower):
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             self.listing = listing if data is None else None
             ran = self.written_runs
+            # a stage whose program runs shell text (`sh -c 'echo CMD'`, a git alias `!echo CMD`) prints what
+            # that text's commands print, collected as a function call's are, and feeds the next stage with
+            # them (`sh -c 'curl URL' | sh` is curl's output in sh, adv32)
+            collecting = self.printing is None and raw is not last
+            collected: list[str] = []
+            if collecting:
+                self.printing, start = collected, len(self.commands)
             try:
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
+                if collecting:
+                    self.printing = None
+            if collecting and len(self.commands) > start + len(stages):
+                upstream = upstream.union(c.name or "$dynamic" for c in self.commands[start:])
             if data is None and stages and raw is not last and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
                 # written file, so what it prints is that file's doing, and nobody reads it here
@@ -1399,6 +1410,8 @@ class Analyzer(Follower, LinkFollower):
                 data, exact = self._printed_files(stages[-1])
                 if not exact:
                     upstream = upstream | _WRITTEN_INPUT
+            if collected and raw is not last:
+                data = "".join(collected) if data is None else data + "".join(collected)
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
@@ -3556,7 +3569,11 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
         runs = tuple(
             r
             for r in program.runs
-            if r.kind == "path" and r.prepend == "tee" and r.source in ("option", "operand", "after")
+            if r.kind == "path"
+            and (
+                (r.prepend == "tee" and r.source in ("option", "operand", "after"))
+                or (r.source == "operands" and r.output is not None)
+            )
         )
         anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
         if len(_TEE_RUNS) > 4096:
@@ -3572,7 +3589,8 @@ def _may_write(program: Program | None) -> bool:
 
 def _table_writes(command: Command) -> list[str]:
     """The files a program of the table writes that its line names (a run `as: path, prepend: tee`:
-    `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`): remembered as written with a
+    `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`; one with an `output:` name:
+    `cc x.c` writes a.out, `make x` x): remembered as written with a
     text nobody knows here, so that a later run of one asks, as after `tee F` (adv31). Every such run
     counts, whatever its `if_flags` (a file remembered that was not written only asks more)."""
     program = command.program
@@ -3595,6 +3613,10 @@ def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> lis
         elif run.source == "operand":
             operands = parsed.all_operands(argv)
             out += operands[run.index : run.index + 1]
+        elif run.source == "operands":
+            # a compiler's default output, named after its sources or not (`cc x.c`: a.out)
+            found = (matched_payload(run, w) for w in parsed.all_operands(argv))
+            out += dict.fromkeys(p for p in found if p is not None)
         else:  # after a marker word
             out += [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] in run.names]
     return out
