@@ -49,6 +49,7 @@ class Grammar(FrozenRecord):
         "conflicts",
         "chdir",
         "paths_in",
+        "lone_dash",
     )
 
     short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
@@ -68,6 +69,7 @@ class Grammar(FrozenRecord):
     conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
     chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
     paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
+    lone_dash: str  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
 
     def __init__(
         self,
@@ -88,6 +90,7 @@ class Grammar(FrozenRecord):
         conflicts: tuple[frozenset[str], ...] = (),
         chdir: frozenset[str] = frozenset(),
         paths_in: frozenset[str] = frozenset(),
+        lone_dash: str = "",
     ) -> None:
         object.__setattr__(self, "short", {} if short is MISSING else short)
         object.__setattr__(self, "long", {} if long is MISSING else long)
@@ -106,6 +109,7 @@ class Grammar(FrozenRecord):
         object.__setattr__(self, "conflicts", conflicts)
         object.__setattr__(self, "chdir", chdir)
         object.__setattr__(self, "paths_in", paths_in)
+        object.__setattr__(self, "lone_dash", lone_dash)
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -283,6 +287,10 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
             i += 1
             # Assignments end option parsing: `env A=1 -i` runs the command `-i`.
             options_done = True
+            continue
+        if word == "-" and grammar.lone_dash and not options_done and not operands:
+            options.append((grammar.lone_dash, None, i))  # `env - rm -rf x`: `-` is `-i`
+            i += 1
             continue
         if leading and len(operands) < len(leading):
             if not leading[len(operands)].fullmatch(word):

@@ -1110,10 +1110,16 @@ def program_stops(command: Command) -> bool:
     return command.program is None or command.program.grammar.stop_at_operand
 
 
+# cmd.exe reads a switch glued to a built-in's name (`rd/s/q X`, `del/f/q X`) as `rd /s/q X` (gen32)
+_GLUED_SWITCH = re.compile(r"(?i)(^\s*|[&|(]\s*|@)(rd|rmdir|del|erase|copy|move|xcopy|robocopy|md|mkdir|type|dir)(?=/)")
+
+
 def windows_text(text: str) -> str:
     """cmd.exe and PowerShell text for the POSIX lexer: backslashes are path separators, not
     escapes, and PowerShell's escape character is the backtick."""
     text = re.sub(r"`(.)", r"\1", text)
+    if "/" in text:
+        text = _GLUED_SWITCH.sub(r"\1\2 ", text)
     return text.replace("\\", "\\\\")
 
 

@@ -237,7 +237,7 @@ _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
 _TOKEN = re.compile(
-    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|<>)]|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
     r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
@@ -497,7 +497,7 @@ class Lexer:
             simple = _SIMPLE_WORD.match(text, start, start + _SIMPLE_LENGTH)
             if simple is not None:
                 end = simple.end()
-                if end == n or (text[end] in _BREAK and text[end] != "("):
+                if end == n or (text[end] in _BREAK and text[end] != "(" and not _procsub_at(text, end)):
                     self.pos = end
                     found = _SIMPLE_PIECE.findall(text, start, end)
                     parts = [Seg(LIT, plain) if plain else Seg(LIT, inner, True) for plain, inner in found]
@@ -509,7 +509,7 @@ class Lexer:
                 sub = _PLAIN_SUBSTITUTION.match(text, start, start + _SIMPLE_LENGTH)
                 if sub is not None and "case" not in sub.group(1):  # `$(case x in x) …`: a pattern's `)`
                     end = sub.end()
-                    if end == n or text[end] in _BREAK:
+                    if end == n or (text[end] in _BREAK and not _procsub_at(text, end)):
                         self.pos = end
                         return _compound(text[start:end], [Seg(SUB, sub.group(1))])
         segs: list[Seg] = []
@@ -534,6 +534,11 @@ class Lexer:
                 self._group(segs)
                 continue
             if ch in _BREAK:
+                if segs and _procsub_at(text, self.pos):
+                    # `--file=<(cmd)`, `a>(cmd)`: bash goes on with the word (gen32)
+                    self.pos += 2
+                    segs.append(Seg(SUB, self._balanced(")", comments=True)))
+                    continue
                 break
             if ch in "{}":
                 brace = True
@@ -768,6 +773,11 @@ class Lexer:
         start = self.pos
         self.pos = end + 1
         return self.text[start:end]
+
+
+def _procsub_at(text: str, at: int) -> bool:
+    """A process substitution (`<(` or `>(`) starts at ``at``."""
+    return text.startswith(("<(", ">("), at)
 
 
 def _for_header(tokens: list[Token]) -> bool:

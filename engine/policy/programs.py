@@ -484,6 +484,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
         chdir=canonical("chdir", data.get("chdir") or ()),
         paths_in=canonical("paths_in", data.get("paths_in") or ()),
+        lone_dash=next(iter(canonical("lone_dash", [data["lone_dash"]]))) if data.get("lone_dash") else "",
     )
 
 
