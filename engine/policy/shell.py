@@ -1365,21 +1365,27 @@ class Analyzer(Follower, LinkFollower):
                 stages, data = self._simple(raw, depth, via, upstream, data)
             finally:
                 self.listing = None
-            if data is None and stages and raw is not last and self.written_runs != ran:
+            # What this stage prints reaches another: the next stage, or a compound's command it is
+            # piped into (raw.printed: `(make) | sh`, `{ sh x.sh; } | sh`, `make | (sh)`).
+            feeds = raw is not last or raw.printed is not None
+            unread = _NOTHING
+            if stages and feeds and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
-                # written file, so what it prints is that file's doing, and nobody reads it here
-                upstream = upstream | _WRITTEN_INPUT
-            if data is None and stages and raw is not last and (self.files or self.session is not None):
+                # written file, so what it prints is that file's doing, and nobody reads it here (even
+                # beside a known part: `f() { echo hi; sh x.sh; }; f | sh`)
+                unread = _WRITTEN_INPUT
+            if data is None and stages and feeds and (self.files or self.session is not None):
                 # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
                 data, exact = self._printed_files(stages[-1])
                 if not exact:
-                    upstream = upstream | _WRITTEN_INPUT
+                    unread = _WRITTEN_INPUT
+            upstream = upstream | unread
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
-                raw.printed = (data, names.union(*(c.fed_by for c in stages)))
+                raw.printed = (data, names.union(unread, *(c.fed_by for c in stages)))
             if (
                 before is not None
                 and (before[0] != self.env or before[1] != self.vals.arrays)
@@ -1633,6 +1639,9 @@ class Analyzer(Follower, LinkFollower):
             ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
         ):
             self.keyword = True
+        said = self.said
+        if said is not None:
+            self.said = None
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
@@ -1645,6 +1654,11 @@ class Analyzer(Follower, LinkFollower):
             for stage in stages:
                 self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
+        if self.said is not None:
+            # a shell line the command ran printed this (`sh -c "echo …" | sh`)
+            if output is None:
+                output = "".join(self.said)
+            self.said = said
         if self.printing is not printing:
             # a function's call prints what its body's commands print (`f | bash`)
             if output is None and self.printing:
