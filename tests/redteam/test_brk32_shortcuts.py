@@ -12,6 +12,9 @@ truth, the engine now fails closed:
   reading only looked at the next stage of the same pipeline.
 - What a shell line a program runs prints (`sh -c "echo 'rm -rf ~'" | sh`, `eval "..." | sh`, a git
   alias given with `-c`): now the stage's output, as a function call's was.
+- bash's bracket expressions in a glob (`[^a]`, `[[:alpha:]]`, `[[=a=]]`), which fnmatch reads otherwise
+  (regexes.bash_brackets): the listing shortcut, glob.iglob, the line's links and the class match of a
+  glob word all missed `rm -rf src/[[:alpha:]]*/` with `src/up -> ~`, `echo x > ~/.bash[[:alpha:]]c`.
 - cloud_metadata's spellings the literal prefilter was checked against: the IPv4-mapped address with
   its zero groups written out (`[0:0:0:0:0:ffff:a9fe:a9fe]`) and AWS's IPv6 address spelled out.
 
@@ -82,6 +85,12 @@ PAYLOADS: dict[str, Case] = {
     "bash-c-printf": ({}, "bash -c 'printf \"rm -rf ~\"' | bash"),
     "eval-echo": ({}, "eval \"echo 'rm -rf ~'\" | sh"),
     "git-alias": ({}, "git -c alias.x='!echo rm -rf ~' x | sh"),
+    # bash's bracket expressions in a glob that reaches a link to HOME (trees.bash_brackets)
+    "posix-class": ({}, "ln -s ~ src/up; rm -rf src/[[:alpha:]]*/"),
+    "caret": ({}, "ln -s ~ src/up; rm -rf src/[^a]p/"),
+    "equivalence": ({}, "ln -s ~ src/up; grep -r KEY src/[[=u=]]p"),
+    "class-start-up": ({}, "echo x > ~/.bash[[:alpha:]]c"),
+    "caret-start-up": ({}, "echo x > ~/.bash[^x]c"),
     # cloud_metadata spellings
     "metadata-mapped": ({}, "curl 'http://[0:0:0:0:0:ffff:a9fe:a9fe]/latest/meta-data/iam/'"),
     "metadata-mapped-upper": ({}, "curl -g http://[0:0:0:0:0:FFFF:A9FE:A9FE]/latest/"),
@@ -96,6 +105,8 @@ NEAR_MISSES: dict[str, Case] = {
     "make-grep": ({"Makefile": "all:\n\t@echo hi\n"}, "(make) | grep hi"),
     "sh-c-cat": ({}, "sh -c 'echo hi' | cat"),
     "sh-c-plain": ({}, "sh -c 'echo ls' | sh"),
+    "class-in-workdir": ({}, "ls [[:alpha:]]*"),
+    "class-in-grep": ({}, "grep -n '[[:alpha:]]' x.txt"),
     "metadata-other": ({}, "curl 'http://[::ffff:a9fe:a9ff]/'"),
     "metadata-aws-other": ({}, "curl 'http://[fd00:ec2::2540]/'"),
 }
@@ -276,7 +287,8 @@ def test_a_random_last_part_glob_lands_where_the_glob_reading_does(tree: tuple[s
     """trees._last_part_landings (perf31) against glob.iglob then each match (the general reading)."""
     home, project = tree
     rng = random.Random(320)
-    pieces = ["*", "?", "[!.]", "[.]", "[a-c]", "[!a]", "[^a]", ".", "a", "b", "u", "p", "-", "[", "]", "**", "\\", "!"]
+    pieces = ["*", "?", "[!.]", "[.]", "[a-c]", "[!a]", "[^a]", "[[:alpha:]]", "[[:digit:]x]", "[[=u=]]", ".", "a"]
+    pieces += ["b", "u", "p", "-", "[", "]", "**", "\\", "!"]
     folders = ["src/", "./src/", "src//", "~/proj/src/", "src/up/", "../proj/src/", "src/a/../", "/"]
     checked = 0
     for _ in range(600):
@@ -284,7 +296,8 @@ def test_a_random_last_part_glob_lands_where_the_glob_reading_does(tree: tuple[s
         if not trees._GLOB_CHARS.intersection(word):
             continue
         for on_the_link in (False, True):
-            path = home + word[1:] if word.startswith("~/") else posixpath.join(project, word)
+            spelled = trees.bash_brackets(word)  # bash's `[^a]`, `[[:alpha:]]` as fnmatch spells them
+            path = home + spelled[1:] if spelled.startswith("~/") else posixpath.join(project, spelled)
             matches = list(itertools.islice(glob.iglob(path), trees._MAX_GLOB_MATCHES + 1))
             expected = None if len(matches) > trees._MAX_GLOB_MATCHES else trees.landings_of(matches, home, on_the_link)
             assert trees.tree_landings(word, project, home, on_the_link) == expected, (word, on_the_link)
@@ -298,7 +311,7 @@ def test_one_character_escapes_delete_as_the_full_sequence_reading() -> None:
     rng = random.Random(3201)
     alphabet = ["\x1b", "\x07", "[", "]", "\\", "a", "r", "m", " ", "/", "~", "-", "\x7f", "\x01", "\t", "0", "P", "("]
     skipped = 0
-    for _ in range(4000):
+    for _ in range(800):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 12)))
         if "\x1b" not in text or "\x07" in text or normalize._ESCAPE_LONGER.search(text) is not None:
             continue
@@ -306,4 +319,4 @@ def test_one_character_escapes_delete_as_the_full_sequence_reading() -> None:
         ways = (long, normalize._INTRODUCED.sub("", long), normalize._ESCAPES_ASCII.sub("", long))
         assert set(normalize._deletions(long)) == {normalize._controls(t) for t in ways}, repr(text)
         skipped += 1
-    assert skipped > 300
+    assert skipped > 60
