@@ -619,8 +619,6 @@ def bash_brackets(word: str) -> str:
 
 def compile_glob(glob: str, *, ignore_case: bool = False) -> Regex:
     """A shell-style glob (`*`, `?`, `[...]`, `[!...]`) that must match the whole text; `*` crosses `/`."""
-    if "[" in glob and _BASH_BRACKET.search(glob):
-        glob = bash_brackets(glob)
     out: list[str] = []
     i = 0
     n = len(glob)
@@ -713,8 +711,6 @@ class AnchoredRun:
 
 def glob_in_word(glob: str, word: str) -> str:
     """A regex for ``glob`` where ``word`` (a class of characters) is what `*` and `?` may match."""
-    if "[" in glob and _BASH_BRACKET.search(glob):
-        glob = bash_brackets(glob)
     out: list[str] = []
     i = 0
     while i < len(glob):

@@ -1654,9 +1654,10 @@ class Analyzer(Follower, LinkFollower):
             for stage in stages:
                 self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
-        if self.said is not None:
-            # a shell line the command ran printed this (`sh -c "echo …" | sh`)
-            if output is None:
+        if self.said is not None or said is not None:
+            # a shell line the command ran printed this (`sh -c "echo …" | sh`); what an enclosing
+            # command's line printed before this one is kept for it
+            if self.said is not None and output is None:
                 output = "".join(self.said)
             self.said = said
         if self.printing is not printing:
