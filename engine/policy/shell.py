@@ -1379,7 +1379,8 @@ class Analyzer(Follower, LinkFollower):
                 data, exact = self._printed_files(stages[-1])
                 if not exact:
                     unread = _WRITTEN_INPUT
-            upstream = upstream | unread
+            if unread:
+                upstream = upstream | unread
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
