@@ -611,10 +611,52 @@ _MAKE_SHELL_VARIABLE = re.compile(r"^\s*(?:override\s+)?SHELL\s*[:?+!]?=\s*(.+)$
 _MAKE_INLINE_RECIPE = re.compile(r"^[^\t=;#:\n][^=;#:\n]*::?(?!=)[^=;\n]*;(.*)$", re.MULTILINE)
 
 
-def make_payloads(text: str) -> list[str]:
-    """Commands a makefile runs: recipe lines (tab-indented, or after a rule's `;`), `$(shell ...)`
-    calls and a SHELL it sets."""
+# What a makefile sets that changes how every recipe runs, in each spelling of an assignment (`[TARGET:]
+# [export|override|private] NAME OP VALUE`): PATH (make looks its recipes' programs up on the PATH it
+# sets: `PATH := ./bin:$(PATH)` runs a written bin/echo for `echo hi`), .SHELLFLAGS (the words before
+# each recipe: `SHELL := /usr/bin/env` `.SHELLFLAGS := rm -rf ~`), and `NAME != CMD` (CMD run by make as
+# it reads the line).
+_MAKE_PREFIX = r"^[ ]*(?:[^\t#=:\n]+:[ \t]*)?(?:(?:export|override|private)[ \t]+)*"
+_MAKE_SETS = re.compile(
+    _MAKE_PREFIX + r"(?P<name>PATH|\.SHELLFLAGS)[ \t]*(?P<op>:{0,3}=|[?+!]=)[ \t]*(?P<value>[^\n]*)$", re.MULTILINE
+)
+_MAKE_DEFINE = re.compile(
+    r"^[ ]*(?:(?:export|override|private)[ \t]+)*define[ \t]+(?P<name>PATH|\.SHELLFLAGS)\b[^\n]*\n"
+    r"(?P<value>.*?)^[ ]*endef",
+    re.MULTILINE | re.DOTALL,
+)
+_MAKE_BANG = re.compile(_MAKE_PREFIX + r"[^\s:#=!?+]+[ \t]*!=[ \t]*([^\n]*)$", re.MULTILINE)
+_MAKE_REFERENCE = re.compile(r"\$[({]([A-Za-z_]\w*)[)}]")
+
+
+def _make_settings(text: str) -> list[str]:
+    """Shell lines for what a makefile sets that changes how its recipes run (see _MAKE_SETS), to be
+    read before them: `export PATH="VALUE"` (make's `$(NAME)` read as the shell's `${NAME}`, another
+    `$(...)` as a command), `SHELL FLAGS :` for each SHELL it sets (or /bin/sh), and each `!=` command."""
     out: list[str] = []
+    if "!=" in text:
+        out.extend(match.group(1) for match in _MAKE_BANG.finditer(text))
+    if "PATH" not in text and "SHELLFLAGS" not in text:
+        return out
+    flags: list[str] = []
+    found = [(m.group("name"), m.group("op"), m.group("value")) for m in _MAKE_SETS.finditer(text)]
+    found += [(m.group("name"), "=", " ".join(m.group("value").split())) for m in _MAKE_DEFINE.finditer(text)]
+    for name, op, given in found:
+        value = f"$({given.strip()})" if op == "!=" else given.strip()
+        if name == "PATH":
+            out.append('export PATH="' + _MAKE_REFERENCE.sub(r"${\1}", value).replace("$$", "\\$") + '"')
+        else:
+            flags.append(value)
+    if flags:
+        shells = [m.group(1).strip() for m in _MAKE_SHELL_VARIABLE.finditer(text)] or ["/bin/sh"]
+        out.extend(f"{shell} {value} :" for shell in shells for value in flags)
+    return out
+
+
+def make_payloads(text: str) -> list[str]:
+    """Commands a makefile runs: what it sets that changes every recipe (_make_settings), recipe lines
+    (tab-indented, or after a rule's `;`), `$(shell ...)` calls and a SHELL it sets."""
+    out: list[str] = _make_settings(text)
     for line in text.split("\n"):
         if line.startswith("\t"):
             out.append(line[1:].lstrip("@+-"))

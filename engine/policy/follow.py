@@ -108,6 +108,10 @@ class Follower:
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
+    # What a shell line a program ran printed (`sh -c "echo 'rm -rf ~'" | sh`: the known parts, as a
+    # function call's): the stage's output when nothing else says it (see shell._simple).
+    said: list[str] | None = None
+    printing: list[str] | None
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -534,13 +538,19 @@ class Follower:
         elif kind in ("shell", "keys"):
             if run.spawn:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
-            if arguments is not None:
-                words, flags = arguments
-                if run.positional == "argv":
-                    text = sh_argv(text)
-                self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
-            else:
-                self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+            printing, self.printing = self.printing, []  # what the line prints (see said)
+            try:
+                if arguments is not None:
+                    words, flags = arguments
+                    if run.positional == "argv":
+                        text = sh_argv(text)
+                    self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
+                else:
+                    self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+            finally:
+                printed, self.printing = self.printing, printing
+            if printed:
+                self.said = [*(self.said or ()), *printed]
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code" and run.language in CONFIG_LANGUAGES:

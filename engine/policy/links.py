@@ -13,6 +13,7 @@ import posixpath
 from engine.policy.argv import Grammar, parse_argv
 from engine.policy.commands import command_name
 from engine.policy.follow import join_path
+from engine.policy.regexes import bash_brackets
 from engine.policy.trees import followed_words
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -203,4 +204,6 @@ def _component_matches(name: str, pattern: str) -> bool:
         return name == pattern
     if name.startswith(".") and not pattern.startswith("."):
         return False
+    if "[" in pattern:
+        pattern = bash_brackets(pattern)  # `[^a]`, `[[:alpha:]]` as bash reads them
     return fnmatch.fnmatchcase(name, pattern)

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from engine.policy import gitindex
 from engine.policy.landing import LinkFinder, Walk
-from engine.policy.regexes import Finder, Regex, RegexError, compile_linear
+from engine.policy.regexes import _BASH_BRACKET, Finder, Regex, RegexError, bash_brackets, compile_linear
 from engine.records import FrozenRecord, Interpreted
 from engine.source.project import MANIFEST_SUFFIXES
 
@@ -993,6 +993,8 @@ class PathClassifier:
             if self._alternatives is None:
                 self._alternatives = _alternatives_of(self._globs)
             alternatives = self._alternatives
+        if "[" in path and _BASH_BRACKET.search(path):
+            path = bash_brackets(path)  # `~/.bash[[:alpha:]]c`, `[^x]` as bash reads them
         parts = path.split("/")
         found: set[str] = set()
         for name, alternative in alternatives:

@@ -580,6 +580,43 @@ def _anchored(items: list[Any], flags: int) -> bool:
     )
 
 
+# Where a glob may hold a bracket expression fnmatch reads otherwise than bash (see bash_brackets).
+_BASH_BRACKET = re.compile(r"\[[:=.^]")
+
+
+def bash_brackets(word: str) -> str:
+    """``word`` with bash's bracket expressions that fnmatch (glob's reading) spells otherwise made
+    its own: `[^a]` is `[!a]`, and one holding a class, an equivalence class or a collating symbol
+    (`[[:alpha:]]`, `[[=a=]]`, `[[.a.]]`: fnmatch reads `[[:alpha:]` then a `]`) is `?`, any one
+    character (more than bash matches: the landings are a superset, never fewer)."""
+    out: list[str] = []
+    i, n = 0, len(word)
+    while i < n:
+        if word[i] != "[":
+            out.append(word[i])
+            i += 1
+            continue
+        j = i + 1
+        negated = j < n and word[j] in "!^"
+        j += negated
+        j += j < n and word[j] == "]"  # a leading `]` is a member
+        special = False
+        while j < n and word[j] != "]":
+            if word[j] == "[" and j + 1 < n and word[j + 1] in ":=.":
+                close = word.find(word[j + 1] + "]", j + 2)
+                if close >= 0:
+                    special, j = True, close + 2
+                    continue
+            j += 1
+        if j >= n:  # no closing `]`: a literal `[`
+            out.append("[")
+            i += 1
+            continue
+        out.append("?" if special else "[!" + word[i + 2 : j + 1] if negated else word[i : j + 1])
+        i = j + 1
+    return "".join(out)
+
+
 def compile_glob(glob: str, *, ignore_case: bool = False) -> Regex:
     """A shell-style glob (`*`, `?`, `[...]`, `[!...]`) that must match the whole text; `*` crosses `/`."""
     out: list[str] = []

@@ -1401,23 +1401,30 @@ class Analyzer(Follower, LinkFollower):
                     self.printing = None
             if collecting and len(self.commands) > start + len(stages):
                 upstream = upstream.union(c.name or "$dynamic" for c in self.commands[start:])
-            if data is None and stages and raw is not last and self.written_runs != ran:
+            # What this stage prints reaches another: the next stage, or a compound's command it is
+            # piped into (raw.printed: `(make) | sh`, `{ sh x.sh; } | sh`, `make | (sh)`).
+            feeds = raw is not last or raw.printed is not None
+            unread = _NOTHING
+            if stages and feeds and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
-                # written file, so what it prints is that file's doing, and nobody reads it here
-                upstream = upstream | _WRITTEN_INPUT
-            if data is None and stages and raw is not last and (self.files or self.session is not None):
+                # written file, so what it prints is that file's doing, and nobody reads it here (even
+                # beside a known part: `f() { echo hi; sh x.sh; }; f | sh`)
+                unread = _WRITTEN_INPUT
+            if data is None and stages and feeds and (self.files or self.session is not None):
                 # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
                 data, exact = self._printed_files(stages[-1])
                 if not exact:
-                    upstream = upstream | _WRITTEN_INPUT
+                    unread = _WRITTEN_INPUT
             if collected and raw is not last:
                 data = "".join(collected) if data is None else data + "".join(collected)
+            if unread:
+                upstream = upstream | unread
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
             if listing is not None and self._unsure_lister(stages[-1].name or ""):
                 listing = None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
-                raw.printed = (data, names.union(*(c.fed_by for c in stages)))
+                raw.printed = (data, names.union(unread, *(c.fed_by for c in stages)))
             if (
                 before is not None
                 and (before[0] != self.env or before[1] != self.vals.arrays)
@@ -1673,6 +1680,9 @@ class Analyzer(Follower, LinkFollower):
             ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
         ):
             self.keyword = True
+        said = self.said
+        if said is not None:
+            self.said = None
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
@@ -1687,6 +1697,12 @@ class Analyzer(Follower, LinkFollower):
                     self.own_inputs = {}
                 self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
+        if self.said is not None or said is not None:
+            # a shell line the command ran printed this (`sh -c "echo …" | sh`); what an enclosing
+            # command's line printed before this one is kept for it
+            if self.said is not None and output is None:
+                output = "".join(self.said)
+            self.said = said
         if self.printing is not printing:
             # a function's call prints what its body's commands print (`f | bash`)
             if output is None and self.printing:

@@ -12,6 +12,7 @@ import os
 import posixpath
 
 from engine.policy.argv import parse_argv
+from engine.policy.regexes import _BASH_BRACKET, bash_brackets
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -117,6 +118,8 @@ def tree_landings(word: str, cwd: str, home: str, on_the_link: bool) -> list[str
     reads HOME. ``on_the_link``: rm given the link's own name (no `/` after it) acts on the link."""
     if word.startswith("-") or "$" in word:
         return []
+    if "[" in word and _BASH_BRACKET.search(word):
+        word = bash_brackets(word)
     if word == "~" or word.startswith("~/"):
         path = home + word[1:]
     elif word.startswith("~"):
