@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import engine as engine_package
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
@@ -134,6 +135,10 @@ def test_ruff_check_reads_the_engine_files_it_only_fixes_or_formats_them(
     own_project: Engine, command: str, allowed: bool
 ) -> None:
     """In the engine's own project: `ruff check` reads the package; `--fix` and `format` rewrite it (ask)."""
+    if not allowed and Path(engine_package.__file__).resolve().parent != REPO / "engine":
+        # .ci/run's compiled step: the engine under test is an install elsewhere, so the repository's
+        # engine/ is not the engine's own files and rewriting it is a plain project edit
+        pytest.skip(f"the engine under test is not {REPO / 'engine'}")
     assert (own_project.check(command).decision == "allow") == allowed, command
 
 
