@@ -108,10 +108,8 @@ class Follower:
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
-    # What a shell line a program ran printed (`sh -c "echo 'rm -rf ~'" | sh`: the known parts, as a
-    # function call's): the stage's output when nothing else says it (see shell._simple).
-    said: list[str] | None = None
-    printing: list[str] | None
+    exec_input: str | None  # what a command reads when it is given no input of its own (see shell._simple)
+    printing: list[str] | None  # what the lines a stage runs print, when its output is read (see shell._simple)
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -142,6 +140,24 @@ class Follower:
 
     def _content(self, word: str) -> str | None:
         raise NotImplementedError
+
+    def _print(self, text: str) -> None:
+        """What a line or a command run by a stage whose output is read prints (see shell._simple)."""
+        raise NotImplementedError
+
+    def _output(self, command: Command | None, stdin: str) -> str | None:
+        raise NotImplementedError
+
+    def _argv_run(
+        self, words: list[str], flags: list[bool], command: Command, via: tuple[str, ...], depth: int
+    ) -> None:
+        """A command a program runs without a shell (`xargs echo CMD`, `setsid CMD`): what it prints
+        (the known part: xargs adds what it reads) is the program's output too."""
+        stages = self._unwrap(words, flags, [], "", command.fed_by, via, depth)
+        if self.printing is not None and stages:
+            printed = self._output(stages[-1], "")
+            if printed:
+                self._print(printed)
 
     def _known(self, word: str) -> bool:
         raise NotImplementedError
@@ -485,7 +501,7 @@ class Follower:
         if run.prepend is not None:
             words, flags = [run.prepend, *words], [False, *flags]
         if run.kind == "argv":
-            self._nested(run, lambda: self._unwrap(words, flags, [], "", command.fed_by, via, depth))
+            self._nested(run, partial(self._argv_run, words, flags, command, via, depth))
             return
         if run.kind == "keys":
             self._payload(run, command, None, typed_text(words), via, depth)
@@ -538,7 +554,12 @@ class Follower:
         elif kind in ("shell", "keys"):
             if run.spawn:
                 self._nested(run, lambda: self._synthetic("sh", ("sh", "-c", text), via, depth))
-            printing, self.printing = self.printing, []  # what the line prints (see said)
+            # (what the line prints is the command's output: see shell._simple). Its commands read the
+            # command's input, unless that input is the line itself: `echo 'rm -rf ~' | sh -c sh`, `| sh -c
+            # 'cat | sh'` run the text piped in (read as `exec < FILE`'s is: see shell._simple)
+            inherited = self.exec_input
+            if command.stdin and run.source != "stdin":
+                self.exec_input = command.stdin
             try:
                 if arguments is not None:
                     words, flags = arguments
@@ -548,9 +569,7 @@ class Follower:
                 else:
                     self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
             finally:
-                printed, self.printing = self.printing, printing
-            if printed:
-                self.said = [*(self.said or ()), *printed]
+                self.exec_input = inherited
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code" and run.language in CONFIG_LANGUAGES:

@@ -79,6 +79,10 @@ _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted h
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
 _WRITTEN_INPUT: Final[frozenset[str]] = frozenset({"$written"})
+_PRINTERS: Final = frozenset({"echo", "printf"})  # programs whose output is their words (see _output)
+# Analyzer.printing while a stage whose output is read runs lines and none has printed yet (see
+# _simple): shared and never written to (_run_pipelines puts a new list in its place).
+_UNPRINTED: Final[list[str]] = []
 # Programs that print the names (or sizes, sums) of the files they are given, not their text.
 _NAME_PRINTERS: Final = LISTER_NAMES | frozenset(
     {"stat", "du", "file", "wc", "realpath", "readlink", "basename", "dirname"}
@@ -744,7 +748,8 @@ class Analyzer(Follower, LinkFollower):
         # What `exec N<<< ...` / `exec N< file` gave a file descriptor: a later `<&N` reads it.
         self.descriptors: str | None = None
         self.exec_input: str | None = None  # see _simple: `exec < FILE` (its text, when known)
-        self.printing: list[str] | None = None  # what a function call's commands print (see _simple)
+        self.printing: list[str] | None = None  # what the lines a stage runs print (see _simple)
+        self.printed_unread = False  # and whether one printed a written text nobody reads here (see _pipeline)
         self.history: list[str] = _NO_ITEMS  # commands `history -s` added (see _fix_command)
         self.expanding: set[str] = _NO_NAMES  # aliases whose text is being read as a line (see _alias_reading)
         self.exec_reads: list[tuple[str, str]] = _NO_ITEMS  # and the files it reads
@@ -1097,7 +1102,7 @@ class Analyzer(Follower, LinkFollower):
                         raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
             printed = self._pipeline(pipelines[k], depth, via)
             if printed is not None and self.printing is not None:
-                self.printing.append(printed)
+                self._print(printed)  # a stage whose output is read runs this line (see _simple)
             k += 1
             if self.kept is not kept:
                 # `alias if='rm -rf'`: the rest is read again with that word a command's
@@ -1386,37 +1391,52 @@ class Analyzer(Follower, LinkFollower):
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             self.listing = listing if data is None else None
             ran = self.written_runs
-            # a stage whose program runs shell text (`sh -c 'echo CMD'`, a git alias `!echo CMD`) prints what
-            # that text's commands print, collected as a function call's are, and feeds the next stage with
-            # them (`sh -c 'curl URL' | sh` is curl's output in sh, adv32)
-            collecting = self.printing is None and raw is not last
-            collected: list[str] = []
-            if collecting:
-                self.printing, start = collected, len(self.commands)
+            given = data  # what is piped into it, when known
+            # What this stage prints reaches another: the next stage, a compound's command it is piped
+            # into (raw.printed: `(make) | sh`, `{ sh x.sh; } | sh`, `make | (sh)`), or the output of a
+            # stage that runs this line (`sh -c 'cat x.sh' | sh`: see _simple)
+            feeds = raw is not last or raw.printed is not None or self.printing is not None
+            start = len(self.commands)
             try:
-                stages, data = self._simple(raw, depth, via, upstream, data)
+                stages, data = self._simple(raw, depth, via, upstream, data, feeds=feeds)
             finally:
                 self.listing = None
-                if collecting:
-                    self.printing = None
-            if collecting and len(self.commands) > start + len(stages):
-                upstream = upstream.union(c.name or "$dynamic" for c in self.commands[start:])
-            # What this stage prints reaches another: the next stage, or a compound's command it is
-            # piped into (raw.printed: `(make) | sh`, `{ sh x.sh; } | sh`, `make | (sh)`).
-            feeds = raw is not last or raw.printed is not None
             unread = _NOTHING
+            nested = feeds and len(self.commands) > start + len(stages)
+            ran_names = _NOTHING
+            if nested:
+                # it ran lines of its own (`sh -c 'curl URL'`, a function, a git alias `!curl URL`): what
+                # they printed is in its output (see _simple), and the names of their commands feed the
+                # next stage as its own do (`sh -c 'curl URL' | sh` is curl's output in sh)
+                ran_names = frozenset(c.name or "$dynamic" for c in self.commands[start:])
+                if self.printed_unread:
+                    # one printed a text nobody reads here (`sh -c 'sed "" x.sh' | sh`, x.sh written)
+                    ran_names, self.printed_unread = ran_names | _WRITTEN_INPUT, False
+                upstream = upstream | ran_names
             if stages and feeds and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
                 # written file, so what it prints is that file's doing, and nobody reads it here (even
                 # beside a known part: `f() { echo hi; sh x.sh; }; f | sh`)
                 unread = _WRITTEN_INPUT
-            if data is None and stages and feeds and (self.files or self.session is not None):
-                # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads
-                data, exact = self._printed_files(stages[-1])
+            if (data is None or nested) and stages and feeds and (self.files or self.session is not None):
+                # `cat x.sh | sh`, `sed '' x.sh | sh`: what a stage prints of the files it reads (before
+                # what its own lines printed: `sh x.sh | sh`)
+                found, exact = self._printed_files(stages[-1])
+                if found is not None:
+                    data = found if data is None else found + data
                 if not exact:
                     unread = _WRITTEN_INPUT
-            if collected and raw is not last:
-                data = "".join(collected) if data is None else data + "".join(collected)
+            if data is None and stages and feeds and stages[-1].name in _PRINTERS and any(stages[-1].dynamic):
+                # `echo "rm -rf ~ $x" | sh`, `xargs echo 'rm -rf ~' < /dev/null | sh` (xargs adds what it reads):
+                # the text it prints, its unknown words as they are spelled (a reader runs `$x` as a command
+                # nobody knows here, and the known words as they stand)
+                last_stage = stages[-1]
+                data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
+            if data is None and stages and feeds and (given is not None or stages[-1].stdin):
+                # `echo 'rm -rf ~' | grep . | sh`, `awk 1 <<< 'rm -rf ~' | sh`: a known text through a program
+                # whose output is not computed here (a filter, an editor, a program reading it). What it
+                # prints may be that text, and nobody reads it: as a written file's text nobody can read
+                unread = _WRITTEN_INPUT
             if unread:
                 upstream = upstream | unread
             listing = _listing_of(stages[-1]) if len(stages) == 1 and raw is not last and not raw.fed else None
@@ -1424,7 +1444,9 @@ class Analyzer(Follower, LinkFollower):
                 listing = None
             if raw.printed is not None:
                 names = frozenset(c.name or "$dynamic" for c in stages)
-                raw.printed = (data, names.union(unread, *(c.fed_by for c in stages)))
+                raw.printed = (data, names.union(unread, ran_names, *(c.fed_by for c in stages)))
+            if unread and raw is last and self.printing is not None:
+                self.printed_unread = True  # for the stage that runs this line (see above)
             if (
                 before is not None
                 and (before[0] != self.env or before[1] != self.vals.arrays)
@@ -1451,14 +1473,21 @@ class Analyzer(Follower, LinkFollower):
         fed_by: frozenset[str],
         piped: str | None,
         aliases: bool = True,
+        *,
+        feeds: bool = False,
     ) -> tuple[list[Command], str | None]:
+        """Read one simple command (a pipeline's stage, fed ``piped`` when that is known, by ``fed_by``);
+        return its commands and what it prints, when known. What it prints includes what the lines it
+        runs print (`sh -c 'echo CMD'`, a function's body, `eval`, a git alias `!echo CMD`: their known
+        parts), collected while it is read when its output is read (``feeds``: the next stage, a
+        compound it is piped into, a file, or an enclosing line's own output)."""
         if raw.words and raw.words[0].value.startswith(_NAME_TABLES):
             self._name_table(raw.words[0], via)
         for array, _ in raw.arrays:
             if array.startswith(_NAME_TABLES):  # `BASH_ALIASES=([cd]='rm -rf')`: the whole table
                 raise TooComplex(f"{array.rstrip('+=')} set in a way not read here")
         if aliases and self.aliases and raw.words:
-            read = self._alias_reading(raw, depth, via, fed_by, piped)
+            read = self._alias_reading(raw, depth, via, fed_by, piped, feeds)
             if read is not None:
                 return read
         extra_fed: frozenset[str] = fed_by
@@ -1545,9 +1574,13 @@ class Analyzer(Follower, LinkFollower):
                     descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
                 elif resolved_target.texts:
                     if op in ("<", "<>") and not resolved_target.dynamic:
-                        written = self._content(resolved_target.texts[0])
-                        if written is not None:
+                        written = self._file_text(resolved_target.texts[0])
+                        if isinstance(written, str):
                             stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
+                        elif written is False:
+                            # written with a text nobody knows here (`uniq a x.sh; sh < x.sh`, a named pipe:
+                            # `mkfifo p; sh < p & echo CMD > p`): read as `cat x.sh | sh` is
+                            fed_names.update(_WRITTEN_INPUT)
                     elif op == "<&" and not descriptor and self.exec_opened:
                         # `bash <&3` after `exec 3< x.sh` (on this line or an earlier one to the same
                         # shell: the session's shell state keeps what exec opened): its input is x.sh;
@@ -1674,20 +1707,19 @@ class Analyzer(Follower, LinkFollower):
         looped = bool(self.vals.heads) and bool(raw.words) and id(raw.words[0]) in self.vals.heads
         self.vals.input = None if literal is None else (literal, looped, literal is piped)
         printing = self.printing
-        if self.functions and argv[0] in self.functions:
-            self.printing = []
+        if feeds or redirects or printing is not None:
+            self.printing = _UNPRINTED  # what the lines it runs print (see _run_pipelines)
         if not self.keyword and (
             ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
         ):
             self.keyword = True
-        said = self.said
-        if said is not None:
-            self.said = None
+        start = len(self.commands)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
             self.vals.input = None
             self.vals.here = here
+            printed, self.printing = self.printing, printing
         if numbered and stages:
             own = [(op, target) for descriptor, op, target, _ in descriptors if not descriptor]
             if given or (self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects)):
@@ -1697,19 +1729,14 @@ class Analyzer(Follower, LinkFollower):
                     self.own_inputs = {}
                 self.own_inputs[id(stage)] = tuple(own)
         output = self._output(stages[-1] if stages else None, stdin)
-        if self.said is not None or said is not None:
-            # a shell line the command ran printed this (`sh -c "echo …" | sh`); what an enclosing
-            # command's line printed before this one is kept for it
-            if self.said is not None and output is None:
-                output = "".join(self.said)
-            self.said = said
-        if self.printing is not printing:
-            # a function's call prints what its body's commands print (`f | bash`)
-            if output is None and self.printing:
-                output = "".join(self.printing)
-            self.printing = printing
+        if output is None and printed:
+            # the lines it ran printed this (`sh -c "echo …" | sh`, `f | bash`, `git x | sh`)
+            output = "".join(printed)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
-            self._record_writes(stages[-1], stages, redirects, stdin, output)
+            # the lines it ran wrote into its redirections too: their commands are the file's writers
+            # (`sh -c 'echo set -e; curl URL' > y.sh; sh y.sh`: only the known part is its text)
+            ran = self.commands[start:] if redirects and len(self.commands) > start + len(stages) else stages
+            self._record_writes(stages[-1], ran, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
         return stages, output
@@ -1796,6 +1823,13 @@ class Analyzer(Follower, LinkFollower):
                 self._simple(pipeline[0], depth + 1, (*via, ">()"), writers, data)
                 for raw in pipeline[1:]:
                     self._simple(raw, depth + 1, (*via, ">()"), writers, None)
+
+    def _print(self, text: str) -> None:
+        """``text`` is printed by a line (or a command) that a stage whose output is read runs (see _simple)."""
+        if self.printing is _UNPRINTED or self.printing is None:
+            self.printing = [text]
+        else:
+            self.printing.append(text)
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
         """Literal data this command writes to its stdout, when it only echoes text."""
@@ -2499,7 +2533,7 @@ class Analyzer(Follower, LinkFollower):
         return False
 
     def _alias_reading(
-        self, raw: _Raw, depth: int, via: tuple[str, ...], fed_by: frozenset[str], piped: str | None
+        self, raw: _Raw, depth: int, via: tuple[str, ...], fed_by: frozenset[str], piped: str | None, feeds: bool
     ) -> tuple[list[Command], str | None] | None:
         """A command whose word is an alias is read twice: as written (aliases off, as in `bash -c`
         unless `shopt -s expand_aliases`) and with its aliases expanded (an interactive shell, or
@@ -2521,7 +2555,7 @@ class Analyzer(Follower, LinkFollower):
         # `t { rm -rf ~; }` runs the group.
         operators = operators or any(t.literal in _RESERVED for t in expanded[k:])
         start = self._state()
-        stages, output = self._simple(raw, depth, via, fed_by, piped, aliases=False)
+        stages, output = self._simple(raw, depth, via, fed_by, piped, aliases=False, feeds=feeds)
         plain = self._state()
         self._restore(start)
         inner = (*via, "alias")
@@ -2535,13 +2569,21 @@ class Analyzer(Follower, LinkFollower):
             if self.expanding is _NO_NAMES:
                 self.expanding = set()
             self.expanding.add(name)
+            printing = self.printing
+            if feeds or printing is not None:
+                self.printing = _UNPRINTED  # what its line prints is its output (see _simple)
             try:
                 self._analyze_tokens(tokens, depth + 1, inner)
             finally:
                 self.expanding.discard(name)
+                printed, self.printing = self.printing, printing
+            if output is None and printed:
+                output = "".join(printed)
             stages = stages + self.commands[mark:]
         else:
-            more, aliased = self._simple(_Raw(expanded, raw.redirects), depth + 1, inner, fed_by, piped, aliases=False)
+            more, aliased = self._simple(
+                _Raw(expanded, raw.redirects), depth + 1, inner, fed_by, piped, aliases=False, feeds=feeds
+            )
             stages = stages + more
             output = aliased if aliased is not None else output
         self._merge(plain)
@@ -3301,6 +3343,15 @@ class Analyzer(Follower, LinkFollower):
             found = self.session.read(key)
             return found if isinstance(found, str) else None
         return entry.content if entry is not None else None
+
+    def _file_text(self, word: str) -> str | bool | None:
+        """What the line or the session wrote to the file ``word`` names: its text, False when that is
+        not known here, None when neither wrote it (see _content)."""
+        key = self._file_key(word)
+        entry = self.files.get(key)
+        if entry is None:
+            return self.session.read(key) if self.session is not None else None
+        return False if entry.content is None else entry.content
 
     def opened_content(self, number: str) -> str | None:
         """What the file `exec N< F` opened on descriptor ``number`` holds, when the line or the session

@@ -8,8 +8,8 @@
 2. perfa32's shared empty tables (shell.py `_NO_ENTRIES/_NO_ITEMS/_NO_NAMES`): a function, alias,
    history entry, sink, `exec` read or move in one check never changes a later check's verdict: held.
 3. The piped-output merge (adv32's collecting + brk32's `said`): most spellings are judged, but two
-   shapes still run printed shell text unjudged -- OPEN, marked xfail(strict) below so they flip when
-   closed (they were allowed before this stop too, at 6258e76: not regressions):
+   shapes still ran printed shell text unjudged (closed at stop 33 by pipe33, one mechanism: see
+   tests/redteam/test_pipe33_printed.py, which holds their harm runs):
    - a known text piped through a filter whose output the analyzer does not compute (`sed -n p`,
      `sed 's/^//'`, `awk 1`, `grep .`, `cut -c1-`): the filter's output is unknown, and `sh` fed by
      sed/awk/grep/cut is allowed (`sort`, `head`, `rev`, `tr` are judged);
@@ -123,13 +123,11 @@ def test_printed_shell_text_into_a_shell_is_judged(engine: Engine, command: str)
     assert engine.check(command).decision != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="redt32 OPEN: a filter's unknown output of known shell text, into sh")
 @pytest.mark.parametrize("command", FILTERED.values(), ids=FILTERED.keys())
 def test_known_text_through_a_filter_into_a_shell(engine: Engine, command: str) -> None:
     assert engine.check(command).decision != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="redt32 OPEN: a shell inside sh -c reading the outer pipe")
 @pytest.mark.parametrize("command", NESTED.values(), ids=NESTED.keys())
 def test_a_shell_inside_sh_c_reading_the_pipe(engine: Engine, command: str) -> None:
     assert engine.check(command).decision != "allow"
