@@ -1386,7 +1386,7 @@ class Analyzer(Follower, LinkFollower):
                 # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
                 printed = [r.printed for r in raw.fed if r.printed is not None]
                 known = [text for text, _ in printed if text is not None]
-                data = "".join(known) if known else None
+                data = _joined(known) if known else None
                 upstream = upstream.union(*(names for _, names in printed))
             before = (dict(self.env), dict(self.vals.arrays), set(self.vals.unset)) if raw.conditional else None
             self.listing = listing if data is None else None
@@ -1423,7 +1423,7 @@ class Analyzer(Follower, LinkFollower):
                 # what its own lines printed: `sh x.sh | sh`)
                 found, exact = self._printed_files(stages[-1])
                 if found is not None:
-                    data = found if data is None else found + data
+                    data = found if data is None else _joined([found, data])
                 if not exact:
                     unread = _WRITTEN_INPUT
             if data is None and stages and feeds and stages[-1].name in _PRINTERS and any(stages[-1].dynamic):
@@ -1731,7 +1731,7 @@ class Analyzer(Follower, LinkFollower):
         output = self._output(stages[-1] if stages else None, stdin)
         if output is None and printed:
             # the lines it ran printed this (`sh -c "echo …" | sh`, `f | bash`, `git x | sh`)
-            output = "".join(printed)
+            output = _joined(printed)
         if stages and (redirects or stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
             # the lines it ran wrote into its redirections too: their commands are the file's writers
             # (`sh -c 'echo set -e; curl URL' > y.sh; sh y.sh`: only the known part is its text)
@@ -2578,7 +2578,7 @@ class Analyzer(Follower, LinkFollower):
                 self.expanding.discard(name)
                 printed, self.printing = self.printing, printing
             if output is None and printed:
-                output = "".join(printed)
+                output = _joined(printed)
             stages = stages + self.commands[mark:]
         else:
             more, aliased = self._simple(
@@ -3647,6 +3647,15 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
             _TEE_RUNS.clear()
         found = _TEE_RUNS[id(program)] = (program, runs, anywhere)
     return found
+
+
+def _joined(printed: list[str]) -> str:
+    """What commands that printed ``printed`` in turn printed together. A piece's text does not say
+    whether a newline ended it (`echo a` does, `printf a` does not): both readings, each piece on a line of
+    its own (`sh -c 'echo a; echo CMD' | sh`) and the pieces run together (`printf r; printf 'm -rf ~'`)."""
+    if len(printed) == 1:
+        return printed[0]
+    return "\n".join(printed) + "\n" + "".join(printed)
 
 
 def _may_write(program: Program | None) -> bool:
