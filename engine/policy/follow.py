@@ -420,12 +420,15 @@ class Follower:
                     operands = [w for w in parsed.all_operands(argv) if w in before]
                     named = _found_name(before) if run.replace is None and command.cwd is None else None
                     for root in _expression_roots(operands):
-                        inside = named is not None and _INSIDE.match(root) is not None
-                        found = ("." if root in (".", "") else root.rstrip("/")) + ("/**/" + named if inside else "/*")
+                        found = ("." if root in (".", "") else root.rstrip("/")) + "/*"
                         # GNU find puts the path in place of `{}` inside a word too (`sh -c 'echo x > {}'`);
-                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended
+                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended.
+                        # A word that is `{}` alone: a file of the name `-name` gives, when it does
                         if run.replace is None:
-                            expanded = [w.replace(run.placeholder, found) for w in words]
+                            alone = found
+                            if named is not None and _INSIDE.match(root) is not None:
+                                alone = found[:-1] + "**/" + named
+                            expanded = [alone if w == run.placeholder else w.replace(run.placeholder, found) for w in words]
                         else:
                             expanded = _completed(run, words, found)
                         self._words(

@@ -2765,9 +2765,7 @@ class Analyzer(Follower, LinkFollower):
     ) -> str | None:
         """`${x:-w}`, `${x-w}`, `${x:=w}`, `${x=w}`, `${x:+w}`, `${x+w}`, `${x:?}`, `${x?}`."""
         # Not set on the line: set to a value known only at run time (the first reading), or unset.
-        # (`${x:?}` has no unset reading: the shell stops there.) A lowercase name the line never
-        # wrote has no value to inherit (a child of the engine gets the uppercase names of an allow
-        # list: handlers/_env.py): unset only (`${x:-ls} -la` runs ls, adv33).
+        # (`${x:?}` has no unset reading: the shell stops there.)
         if (
             value is None
             and subscript is None
@@ -2775,7 +2773,17 @@ class Analyzer(Follower, LinkFollower):
             and name not in self.vals.assumed
             and _NAME_OR_DIGIT.fullmatch(name)
         ):
-            if not self._inherited(name) or self._choose(2):
+            if op in "-=" and not self._inherited(name):
+                # A lowercase name the line never wrote holds no value the caller chose (the local
+                # runtime passes an allow list of uppercase names on, handlers/_env.py; another's is the
+                # user's): a default's value is its word (`${x:-ls} -la` runs ls, adv33). Nothing is
+                # kept of it: `${x+/}` later still reads x both ways (a container's `http_proxy`).
+                result = self._word_value(word, quoted)
+                if op == "=":
+                    self._assign(name, result)
+                    result = self._variable(name)
+                return result
+            if self._choose(2):
                 value = ""
                 self.env[name] = ""
                 self.vals.unset.add(name)
@@ -2800,10 +2808,9 @@ class Analyzer(Follower, LinkFollower):
         return result
 
     def _inherited(self, name: str) -> bool:
-        """Whether variable ``name``, which the line has no value for, may hold one at run time: set
-        by an earlier line of the shell, lost on this one (`read x`), or one a child of the engine
-        may inherit (the local runtime passes an allow list of uppercase names on: a name with a
-        lowercase letter is not one)."""
+        """Whether variable ``name``, which the line has no value for, may hold one the caller chose:
+        set by an earlier line of the shell, lost on this one (`read x`), or an uppercase name (one
+        with a lowercase letter is the user's environment's at most: see _default)."""
         return (
             self.resumed is not None
             or not any(c.islower() for c in name)
