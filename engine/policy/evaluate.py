@@ -130,6 +130,13 @@ _BUDGETED = 256  # texts longer than this parse under the token budget
 # directory and the session's files are looked at when matching, on every check).
 PARSE_CACHE = 512
 _PLAIN = Readings("")  # printable ASCII: no other reading
+_PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _percent_decoded(text: str) -> str | None:
+    """``text`` with its %XX escapes of ASCII characters decoded; None when it has none."""
+    decoded = _PERCENT_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) < "8" else m.group(0), text)
+    return None if decoded == text else decoded
 
 
 _ALLOWED = Verdict(ALLOW, False)
@@ -725,8 +732,13 @@ class Evaluator:
             if 0 <= unknown_at < _NOT_YET and (-1, shown) not in seen:
                 seen.add((-1, shown))
                 hits.append((unknown_at, _unknown(command)))
+        # curl, wget and python decode a URL's %XX escapes (`http://%31%36%39.254.169.254/` is
+        # 169.254.169.254, adv33): a text's own regexes read it decoded too
+        decoded = _percent_decoded(text) if "%" in text else None
         for i, pattern in index.regex_only:
-            if pattern.regex.search_text(text):  # type: ignore[union-attr]
+            if pattern.regex.search_text(text) or (  # type: ignore[union-attr]
+                decoded is not None and pattern.regex.search_text(decoded)  # type: ignore[union-attr]
+            ):
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)

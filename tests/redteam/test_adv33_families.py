@@ -6,12 +6,18 @@ confined: HOME and the working directory are under tmp_path.
 
 from __future__ import annotations
 
+import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import engine as engine_package
 from engine import Engine
-from tests.redteam.harm import Case, assert_verdict, verdict_cases
+from tests.conftest import REPO
+from tests.redteam.conftest import make_home
+from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases, written_then_stopped
 
 RM = "rm -rf ~"
 GO_RM = 'package main\n\nimport "os/exec"\n\nfunc main() { exec.Command("sh", "-c", "' + RM + '").Run() }\n'
@@ -86,6 +92,27 @@ def test_a_credential_given_to_a_tool_that_sends_it_is_not_allowed(
     assert_verdict(plain_project, case, allowed, session)
 
 
+METADATA: dict[str, Case] = {
+    "a host of %XX escapes": ({}, "curl http://%31%36%39.254.169.254/latest/meta-data/"),
+    "escaped dots": ({}, "curl -s 'http://169%2e254%2e169%2e254/latest/'"),
+    "escaped, in IPv6": ({}, "curl 'http://[::ffff:%31%36%39.254.169.254]/'"),
+    "wget": ({}, "wget -qO- http://%31%36%39.254.169.254/"),
+}
+METADATA_NEAR: dict[str, Case] = {
+    "an escaped path elsewhere": ({}, "curl https://example.com/a%20b/%31%36%39"),
+    "an escaped other address": ({}, "curl http://%31%30.0.0.1/"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(METADATA, METADATA_NEAR))
+def test_a_metadata_address_spelled_with_escapes_is_not_allowed(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    """curl decodes a host's %XX escapes (checked with curl 7.88 under bubblewrap: `-v` shows it trying
+    169.254.169.254 for `http://%31%36%39.254.169.254/`)."""
+    assert_verdict(plain_project, case, allowed, session)
+
+
 EL_RM = '(shell-command "' + RM + '")\n'
 EMACS: dict[str, Case] = {
     "load x, x.el written": ({"x.el": EL_RM}, "emacs --batch --eval '(load \"x\")'"),
@@ -119,6 +146,7 @@ DEFAULTS: dict[str, Case] = {
     "x read, ${x:-ls}": ({}, "read x; ${x:-ls} -la"),
     "X inherited, ${X:-ls}": ({}, "${X:-ls} -la"),
     "x set on the line": ({}, "x=rm; ${x:-ls} -rf ~"),
+    "a default, then ${x+/}": ({}, ": ${x:-a}; rm -rf ${x+/}"),
     "lldb target create": ({}, "lldb -o 'target create /bin/rm' -o 'process launch -- -rf ~'"),
     "lldb process launch --shell": ({}, "lldb -o 'process launch --shell=/bin/sh -- -c x' ./app"),
     "lldb launching a written script": ({"app": "#!/bin/sh\n" + RM + "\n"}, "lldb -o 'process launch' ./app"),
@@ -144,3 +172,108 @@ def test_values_known_are_judged_as_each_value(
     """make's built-in variables expand as make does, `${x:-w}` of a name no child inherits is w, lldb's
     `process launch` runs the program it debugs."""
     assert_verdict(plain_project, case, allowed, session)
+
+
+@pytest.fixture(scope="module")
+def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The engine's own project, loaded with it as the working directory (HOME and state temporary)."""
+    tmp = tmp_path_factory.mktemp("own")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(make_home(tmp)))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        mp.chdir(REPO)
+        with Engine.load(REPO) as loaded:
+            yield loaded
+
+
+@pytest.mark.parametrize(
+    ("command", "allowed"),
+    [
+        ("find . -name '*.pyc' -exec rm {} \\;", True),
+        ("find . -name '*.pyc' -exec rm -f {} +", True),
+        ("find . -type d -name __pycache__ -prune -exec rm -rf {} +", True),
+        ("rm -rf engine/__pycache__ engine/policy/__pycache__", True),
+        ("rm -f engine/policy/__pycache__/shell.cpython-312.pyc", True),
+        ("find . -name '*.py' -exec rm {} \\;", False),
+        ("find . -name '*.pyc' -o -name '*.py' -exec rm {} \\;", False),
+        ("find . ! -name '*.pyc' -exec rm {} +", False),
+        ("find engine -name '*.yaml' -exec rm {} +", False),
+        ("find . -name '*.pyc' -exec sh -c 'rm -rf {}/../..' \\;", False),
+        ("rm -rf engine/__pycache__/../policy", False),
+        ("cp x.pyc engine/policy/__pycache__/shell.cpython-312.pyc", False),
+        ("rm -rf engine/*", False),
+    ],
+)
+def test_the_engines_bytecode_may_be_deleted_its_source_may_not(
+    own_project: Engine, command: str, allowed: bool
+) -> None:
+    """In the engine's own project: its bytecode (`__pycache__`, .pyc) may be deleted (Python makes it
+    again); its source, policies, and a write of bytecode (loaded in place of the source) may not."""
+    if Path(engine_package.__file__).resolve().parent != REPO / "engine":
+        pytest.skip(f"the engine under test is not {REPO / 'engine'}")
+    verdict = own_project.check(command)
+    assert (verdict.decision != "deny" and not verdict.hardline) == allowed, (command, verdict.decision)
+
+
+# -- the harm, one payload per newly closed family ----------------------------------------------
+
+
+def _tool(tmp_path: Path, name: str, text: str) -> str:
+    """A stand-in program ``name`` (a shell script) in a folder of its own under ``tmp_path``: the PATH
+    that finds it first."""
+    tools = tmp_path / "tools"
+    tools.mkdir(exist_ok=True)
+    (tools / name).write_text(text)
+    (tools / name).chmod(0o755)
+    return f"{tools}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+
+
+def test_a_go_built_program_does_not_run(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`go build && ./app`: a `go` on PATH that builds the command main.go runs into ./app (named after
+    go.mod's module) stands for the Go tool."""
+    engine, home, _ = plain_harm
+    fake = (
+        "#!/bin/sh\n"
+        "name=$(sed -n 's|^module .*/||p; s|^module ||p' go.mod | head -n 1)\n"
+        "cmd=$(sed -n 's/.*\"-c\", \"\\([^\"]*\\)\".*/\\1/p' main.go)\n"
+        "printf '#!/bin/sh\\n%s\\n' \"$cmd\" > \"$name\"; chmod +x \"$name\"\n"
+    )
+    monkeypatch.setenv("PATH", _tool(tmp_path, "go", fake))
+    written_then_stopped(tmp_path, engine, home, {"go.mod": GO_MOD, "main.go": GO_RM}, "go build && ./app")
+
+
+def test_an_extglob_pattern_does_not_delete_the_home(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
+    live_then_stopped(tmp_path, engine, home, "shopt -s extglob\nrm -rf ~/!(nothing)")
+
+
+def test_a_key_given_to_terraform_as_variables_is_not_shown(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """terraform prints a variables file it cannot parse, line by line: the key (terraform 1.x)."""
+    if shutil.which("terraform") is None:
+        pytest.skip("terraform is not installed")
+    engine, home, _ = plain_harm
+    tf = 'variable "x" {\n  default = "a"\n}\n'
+    payload = "terraform plan -input=false -var-file=$HOME/.ssh/id_ed25519"
+    written_then_stopped(tmp_path, engine, home, {"main.tf": tf}, payload)
+
+
+def test_an_emacs_load_of_a_written_file_does_not_run(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`(load "x")` finds x.el: an `emacs` on PATH that loads x.elc, x.el or x as Emacs does, running each
+    `(shell-command "CMD")` of it, stands for Emacs."""
+    engine, home, _ = plain_harm
+    fake = (
+        "#!/bin/sh\n"
+        "name=$(printf '%s' \"$*\" | sed -n 's/.*(load \"\\([^\"]*\\)\").*/\\1/p')\n"
+        'for f in "$name.elc" "$name.el" "$name"; do\n'
+        '  if [ -f "$f" ]; then sh -c "$(sed -n \'s/.*(shell-command \"\\([^\"]*\\)\").*/\\1/p\' "$f")"; break; fi\n'
+        "done\n"
+    )
+    monkeypatch.setenv("PATH", _tool(tmp_path, "emacs", fake))
+    written_then_stopped(tmp_path, engine, home, {"x.el": EL_RM}, "emacs --batch --eval '(load \"x\")'")
