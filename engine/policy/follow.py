@@ -428,7 +428,9 @@ class Follower:
                             alone = found
                             if named is not None and _INSIDE.match(root) is not None:
                                 alone = found[:-1] + "**/" + named
-                            expanded = [alone if w == run.placeholder else w.replace(run.placeholder, found) for w in words]
+                            expanded = [
+                                alone if w == run.placeholder else w.replace(run.placeholder, found) for w in words
+                            ]
                         else:
                             expanded = _completed(run, words, found)
                         self._words(

@@ -238,8 +238,8 @@ def test_a_go_built_program_does_not_run(
     fake = (
         "#!/bin/sh\n"
         "name=$(sed -n 's|^module .*/||p; s|^module ||p' go.mod | head -n 1)\n"
-        "cmd=$(sed -n 's/.*\"-c\", \"\\([^\"]*\\)\".*/\\1/p' main.go)\n"
-        "printf '#!/bin/sh\\n%s\\n' \"$cmd\" > \"$name\"; chmod +x \"$name\"\n"
+        'cmd=$(sed -n \'s/.*"-c", "\\([^"]*\\)".*/\\1/p\' main.go)\n'
+        'printf \'#!/bin/sh\\n%s\\n\' "$cmd" > "$name"; chmod +x "$name"\n'
     )
     monkeypatch.setenv("PATH", _tool(tmp_path, "go", fake))
     written_then_stopped(tmp_path, engine, home, {"go.mod": GO_MOD, "main.go": GO_RM}, "go build && ./app")
@@ -270,9 +270,9 @@ def test_an_emacs_load_of_a_written_file_does_not_run(
     engine, home, _ = plain_harm
     fake = (
         "#!/bin/sh\n"
-        "name=$(printf '%s' \"$*\" | sed -n 's/.*(load \"\\([^\"]*\\)\").*/\\1/p')\n"
+        'name=$(printf \'%s\' "$*" | sed -n \'s/.*(load "\\([^"]*\\)").*/\\1/p\')\n'
         'for f in "$name.elc" "$name.el" "$name"; do\n'
-        '  if [ -f "$f" ]; then sh -c "$(sed -n \'s/.*(shell-command \"\\([^\"]*\\)\").*/\\1/p\' "$f")"; break; fi\n'
+        '  if [ -f "$f" ]; then sh -c "$(sed -n \'s/.*(shell-command "\\([^"]*\\)").*/\\1/p\' "$f")"; break; fi\n'
         "done\n"
     )
     monkeypatch.setenv("PATH", _tool(tmp_path, "emacs", fake))
