@@ -97,6 +97,7 @@ METADATA: dict[str, Case] = {
     "escaped dots": ({}, "curl -s 'http://169%2e254%2e169%2e254/latest/'"),
     "escaped, in IPv6": ({}, "curl 'http://[::ffff:%31%36%39.254.169.254]/'"),
     "wget": ({}, "wget -qO- http://%31%36%39.254.169.254/"),
+    "too escaped to decode: unread": ({}, "curl 'http://x.example/?q=" + "%41" * 300 + "'"),
 }
 METADATA_NEAR: dict[str, Case] = {
     "an escaped path elsewhere": ({}, "curl https://example.com/a%20b/%31%36%39"),
