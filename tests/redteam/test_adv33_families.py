@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ import pytest
 import engine as engine_package
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.conftest import make_home
 from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases, written_then_stopped
 
 RM = "rm -rf ~"
@@ -173,19 +171,6 @@ def test_values_known_are_judged_as_each_value(
     """make's built-in variables expand as make does, `${x:-w}` of a name no child inherits is w, lldb's
     `process launch` runs the program it debugs."""
     assert_verdict(plain_project, case, allowed, session)
-
-
-@pytest.fixture(scope="module")
-def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The engine's own project, loaded with it as the working directory (HOME and state temporary)."""
-    tmp = tmp_path_factory.mktemp("own")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(make_home(tmp)))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        mp.chdir(REPO)
-        with Engine.load(REPO) as loaded:
-            yield loaded
 
 
 @pytest.mark.parametrize(
