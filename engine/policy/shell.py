@@ -3555,7 +3555,8 @@ class Analyzer(Follower, LinkFollower):
             targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
-        targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name())]
+        if _may_write(last.program):
+            targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name)]
         if not targets:
             return
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
@@ -3647,11 +3648,11 @@ def _may_write(program: Program | None) -> bool:
     return program is not None and _tee_entry(program)[2]
 
 
-def _table_writes(command: Command, read: Callable[[str], str | None], folder: str) -> list[str]:
+def _table_writes(command: Command, read: Callable[[str], str | None], folder: Callable[[], str]) -> list[str]:
     """The files a program of the table writes that its line names (a run `as: path, prepend: tee`:
     `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`; one with an `output:` name:
     `cc x.c` writes a.out, `make x` x; `files:` with one: a project file's text names it, read with
-    ``read``: `go build` writes go.mod's module's last element, or one named after ``folder``, the
+    ``read``: `go build` writes go.mod's module's last element, or one named after ``folder()``, the
     working directory's name, without go.mod): remembered as written with a
     text nobody knows here, so that a later run of one asks, as after `tee F` (adv31). Every such run
     counts, whatever its `if_flags` (a file remembered that was not written only asks more)."""
@@ -3668,7 +3669,11 @@ def _table_writes(command: Command, read: Callable[[str], str | None], folder: s
 
 
 def _level_writes(
-    runs: tuple[Run, ...], parsed: Parsed, argv: list[str], read: Callable[[str], str | None], folder: str
+    runs: tuple[Run, ...],
+    parsed: Parsed,
+    argv: list[str],
+    read: Callable[[str], str | None],
+    folder: Callable[[], str],
 ) -> list[str]:
     out: list[str] = []
     for run in runs:
@@ -3686,7 +3691,7 @@ def _level_writes(
             # writes app, adv33); with no such file, or none that names it, the program is named after
             # the working directory (Go's rule without go.mod)
             names = (matched_payload(run, t) for t in map(read, sorted(run.names)) if t is not None)
-            out += [next((p for p in names if p), None) or (run.output or "{}").replace("{}", folder)]
+            out += [next((p for p in names if p), None) or (run.output or "{}").replace("{}", folder())]
         else:  # after a marker word
             out += [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] in run.names]
     return out
