@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from engine.policy import evaluate
+from engine.policy import evaluate, paths
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.paths import PathClassifier, Places, literal
 from tests.conftest import REPO
@@ -570,6 +570,9 @@ def test_flat_scan_tables_are_built_with_the_engines_evaluator(work_engine: Engi
     """Issue 10: the classifier's plain finders (~1,000 class globs to RE2) and the terminal's flat fold
     are built with the Engine's evaluator, so no check (a 1 KiB text whose pieces the flat scan folds)
     pays them; another evaluator of the same policy shares the finders."""
+    # The finders' store is per process and cleared whole when 64 are kept: other tests in this worker may
+    # have filled it, and a clear between this test's two builds would give the second evaluator new ones.
+    paths._LINES_FINDERS.clear()
     assert work_engine.check("ls").decision == "allow"  # a short text: no flat scan
     first = work_engine._evaluator(work_engine.snapshot)
     assert first.classifier._plain, "the plain finders are left to the first long text"
