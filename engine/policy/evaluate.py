@@ -19,6 +19,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
+from typing import Final
 
 from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
@@ -155,6 +156,9 @@ _ALLOWED = Verdict(ALLOW, False)
 
 # (pattern index, pattern, matcher, whether the command's name is already known to pass)
 _Entry = tuple[int, CompiledPattern, Matcher, bool]
+
+
+_MAX_NAMES: Final = 4096  # command names whose matchers _Index.candidates keeps
 
 
 class _Index(Record):
@@ -337,7 +341,10 @@ class _Index(Record):
         cached = self._names.get(name)
         if cached is None:
             globbed = [e for e in self.globbed if any(g.match(name) for g in e[2].name_globs)]
-            cached = self._names[name] = [*self.by_name.get(name, ()), *globbed]
+            names = self._names
+            if len(names) >= _MAX_NAMES:  # a caller's every new name must not grow it without end
+                names.clear()
+            cached = names[name] = [*self.by_name.get(name, ()), *globbed]
         if name in self._sub_names:
             first = first_operand(command)
             if first is not None:
