@@ -63,6 +63,19 @@ def test_the_shared_tables_stay_empty_over_the_corpus(engine: Engine) -> None:
     _still_empty()
 
 
+def test_a_line_that_leaves_a_shared_table_written_fails_loudly(engine: Engine) -> None:
+    """Analyzer.analyze checks the shared tables after each line (an assert: a few instructions): a
+    writer that forgot its `is _NO_...` step fails the line, not every later line quietly."""
+    analyzer = shell.Analyzer(engine._evaluator(engine._snapshot).policy.programs)
+    shell._NO_ITEMS.append("x")  # what such a writer leaves
+    try:
+        with pytest.raises(AssertionError, match="shared empty table"):
+            analyzer.analyze("ls -la")
+    finally:
+        shell._NO_ITEMS.clear()
+    _still_empty()
+
+
 def test_the_positional_keys_skipped_when_absent_are_the_shells_own() -> None:
     """Analyzer._drop_positional skips an absent key: right only for keys never remembered as lost."""
     assert {*shell._POSITIONAL_KEYS, "0"} <= SHELL_OWN

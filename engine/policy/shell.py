@@ -59,6 +59,9 @@ if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView, ShellState
 
 MAX_DEPTH: Final = 8
+# (Final here: a name imported from another module is looked up in this one's globals on each use)
+_LINKERS: Final = LINKERS
+_UNKNOWN_TARGET: Final = UNKNOWN_TARGET
 # A makefile's recipe line that only prints plain words (see Analyzer.inert_recipe).
 _INERT_RECIPE: Final = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
 MAX_COMMANDS: Final = 512
@@ -910,6 +913,9 @@ class Analyzer(Follower, LinkFollower):
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if self.script is None and not depth and not via:
             self._readings(text)
+            # The shared empty tables (_NO_ENTRIES ...) must still be empty after a line: a writer
+            # that forgot its `is _NO_...` step changed every later line's (a few instructions).
+            assert not (_NO_ENTRIES or _NO_ITEMS or _NO_NAMES), "a line wrote a shared empty table of shell.py"
             return
         self._analyze(text, depth, via)
 
@@ -1856,7 +1862,7 @@ class Analyzer(Follower, LinkFollower):
                         self._unwrap(hashed, dynamic, redirects, stdin, fed_by, (*via, "hash"), depth + 1)
                     finally:
                         self.hashed[argv[0]] = program_path
-                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
+                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(_UNKNOWN_TARGET)
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = by_name[name] if name and name in by_name else None
@@ -1984,7 +1990,7 @@ class Analyzer(Follower, LinkFollower):
                                 self.analyze(script, depth=depth + 1, via=(*via, name))
                     elif name in ("set", "shift"):
                         self._set_positional(argv, dynamic)
-                if name in LINKERS:
+                if name in _LINKERS:
                     self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
@@ -4068,7 +4074,9 @@ _BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 # the shell reads as anything but part of a word (no quote, `$`, backquote, backslash, operator,
 # redirection, group, brace or comment), blanks between them. The lexer's tokens for it are its
 # words (lexer._PLAIN_LINE), so the line is those words, split at its blanks.
-_PLAIN_COMMAND: Final = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
+# Such a line is one with no character outside them (searched for: a charset scan in C, half the
+# instructions of the full match of words and blanks) and a word (text.split() not empty).
+_NOT_PLAIN: Final = re.compile(r"[^A-Za-z0-9_@%+=:,./~^*?\[\] \t-]")
 _PLAIN_MAX: Final = 1024
 # Words _split, _define_functions, _read_loops or _simple read as more than a word somewhere.
 _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
@@ -4076,14 +4084,14 @@ _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 def _plain_words(text: str) -> list[str] | None:
     """The words of ``text`` when it is one simple command of plain words whose first word assigns
-    nothing (_PLAIN_COMMAND, no reserved word anywhere); else None. `=~` makes the lexer read the
+    nothing (_NOT_PLAIN, no reserved word anywhere); else None. `=~` makes the lexer read the
     next word as a regex, and `~+`/`~-` are the shell's folders: such a line is lexed."""
-    if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
+    if len(text) > _PLAIN_MAX or _NOT_PLAIN.search(text) is not None or "=~" in text:
         return None
     if may_name_directory_tilde(text):
         return None  # the shell's $PWD and $OLDPWD tildes: read by _expand's words (see _tilde_dir)
     words = text.split()
-    if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
+    if not words or "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
         return None
     return words
 

@@ -10,14 +10,26 @@ can read (an approval), instead of as if it were not set.
 
 from __future__ import annotations
 
-_MAX_VALUES = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
-_ABSENT = object()
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Final
+
+_MAX_VALUES: Final = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
+_ABSENT: Final = object()
 # The shell's own parameters: $0, the positional ones ($1..$9), $#, $@ and $*. They cannot be exported,
 # so no program's environment holds them and no `env:` run reads them (its names and globs are
 # variable names): setting or losing one says nothing to a program. A function call sets and puts back
 # a dozen of them (`:(){ :|:& };:`), which made every program after it read its ~20 `env:` runs for
 # nothing.
-SHELL_OWN = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
+SHELL_OWN: Final = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
+
+
+# dict's own methods, called by name from a module constant: in a compiled method `super().pop(...)`
+# looks up `super`, makes the proxy and looks `pop` up on it (~200 instructions), once per change.
+_dict_pop: Final = dict.pop
+_dict_clear: Final = dict.clear
+_dict_update: Final = dict.update
+_dict_delitem: Final = dict.__delitem__
 
 
 class Variables(dict[str, str]):
@@ -28,31 +40,27 @@ class Variables(dict[str, str]):
     def __init__(self, values: dict[str, str] | None = None) -> None:
         # (no *args/**kwargs nor super(): a compiled call of the two costs ~4x this, once per line)
         if values:
-            dict.__init__(self, values)
+            _dict_update(self, values)
         self.lost: dict[str, list[str]] = {}
 
     def _drop(self, key: str, value: object) -> None:
-        if key in SHELL_OWN:
-            return  # nothing reads what one of those held (see SHELL_OWN)
-        held = self.lost.setdefault(key, [])
-        if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
-            held.append(value)
+        _drop(self, key, value)
 
     def pop(self, key: str, default: object = None) -> object:  # type: ignore[override]
-        value = super().pop(key, _ABSENT)
-        self._drop(key, value)
+        value = _dict_pop(self, key, _ABSENT)
+        _drop(self, key, value)
         return default if value is _ABSENT else value
 
     def __delitem__(self, key: str) -> None:
         value = self[key]
-        super().__delitem__(key)
-        self._drop(key, value)
+        _dict_delitem(self, key)
+        _drop(self, key, value)
 
     def clear(self) -> None:
         """Every value is unknown from here on: each is remembered as lost, not as never set."""
         for key, value in self.items():
-            self._drop(key, value)
-        super().clear()
+            _drop(self, key, value)
+        _dict_clear(self)
 
     def restore(self, values: dict[str, str]) -> None:
         """Back to ``values`` (what a subshell or a reading set does not last): a value that
@@ -60,9 +68,9 @@ class Variables(dict[str, str]):
         same is not (a line of `$(a)` subshells leaves HOME known, not lost)."""
         for key, value in self.items():
             if values.get(key) != value:
-                self._drop(key, value)
-        super().clear()
-        self.update(values)
+                _drop(self, key, value)
+        _dict_clear(self)
+        _dict_update(self, values)
 
     def read_by_programs(self, local: dict[str, str]) -> bool:
         """Whether a program may find a variable the line set, changed or lost (``local``: the
@@ -82,6 +90,16 @@ class Variables(dict[str, str]):
         if held is None:
             return [], False
         return list(held), True
+
+
+def _drop(env: Variables, key: str, value: object) -> None:
+    """Remember ``value`` as one ``key`` held before it was dropped (a function: a compiled call of
+    a method of this dict subclass looks it up by name)."""
+    if key in SHELL_OWN:
+        return  # nothing reads what one of those held (see SHELL_OWN)
+    held = env.lost.setdefault(key, [])
+    if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
+        held.append(value)
 
 
 def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
