@@ -153,6 +153,38 @@ def test_the_plain_character_scan_takes_the_lines_the_full_match_took() -> None:
         ), text
 
 
+# The Lexer's token regex before stop 33 (a word's run not possessive), read through `lastgroup`:
+# Lexer.run now takes the kind from the token's first character.
+_TOKEN_BEFORE = re.compile(
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
+    r"|(?P<op>" + "|".join(re.escape(op) for op in lexer._OPERATORS) + r")"
+    r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
+)
+
+
+def _kind_by_first(ch: str) -> str:
+    if ch in " \t":
+        return "ws"
+    if ch == "#":
+        return "comment"
+    if ch == "\n":
+        return "nl"
+    return "op" if ch in lexer._OPERATOR_FIRST else "word"
+
+
+def test_the_token_regex_and_its_kind_by_first_character_match_the_old_reading() -> None:
+    rng = random.Random(8)
+    alphabet = "ab1=-/.~*?+@! \t\n'\"\\$`;&|<>(){}#[]"
+    texts = [*_corpus(), *_redteam_strings()]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(16))) for _ in range(3000)]
+    for text in texts:
+        for pos in range(min(len(text), 200)):
+            old, new = _TOKEN_BEFORE.match(text, pos), lexer._TOKEN.match(text, pos)
+            assert (old is None) == (new is None), (text, pos)
+            if old is not None and new is not None:
+                assert old.span() == new.span() and old.lastgroup == _kind_by_first(text[pos]), (text, pos)
+
+
 def _analyzed(engine: Engine, text: str, plain: bool) -> Any:
     """Everything the analyzer read of ``text``: each command's fields, files it could not read, files written."""
     analyzer = Analyzer(_evaluator(engine).policy.programs)

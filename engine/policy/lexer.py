@@ -236,11 +236,16 @@ _BREAK = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a wor
 _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
+# The word's run is possessive: a shorter run ends before one of its own characters, where the
+# lookahead (a blank, an operator, the end) cannot hold; backtracking into it only cost time.
+# Each kind starts with characters of its own (an operator with _OPERATOR_FIRST): the first character names the
+# kind matched (Lexer.run reads it there, not through the match's `lastgroup`).
 _TOKEN = re.compile(
-    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]++(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
     r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
+_OPERATOR_FIRST = frozenset(op[0] for op in _OPERATORS)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -346,25 +351,24 @@ class Lexer:
                 # One regex recognises the common tokens; anything else is a word with quotes,
                 # escapes or expansions, which _word takes apart character by character.
                 match = match_token(text, pos)
-                kind = match.lastgroup if match is not None else None
-                if match is None or (kind == "op" and text.startswith(("<(", ">("), pos)):
+                if match is None or (ch in "<>" and text.startswith(("<(", ">("), pos)):
                     self.pos = pos
                     token = self._word()
                     pos = self.pos
                 else:
-                    pos = match.end()
-                    if kind in ("ws", "comment"):
-                        continue
+                    start, pos = pos, match.end()
+                    if ch in " \t#":
+                        continue  # blanks, a comment
                     regex_next = False
-                    if kind == "nl":
+                    if ch == "\n":
                         append(Token("nl", "\n"))
                         if self._pending:
                             self.pos = pos
                             self._read_heredocs()
                             pos = self.pos
                         continue
-                    if kind == "op":
-                        op = match.group()
+                    if ch in _OPERATOR_FIRST:
+                        op = text[start:pos]
                         if conditional and op in _CONDITIONAL_OPERATORS:
                             append(Token("word", op, (), False, None, op))  # `[[ a && b ]]`: one command
                             continue
@@ -375,7 +379,7 @@ class Lexer:
                             append(Token("op", op))
                         expect_heredoc_word = op in ("<<", "<<-")
                         continue
-                    word = match.group()
+                    word = text[start:pos]
                     token = Token("word", word, (), False, None, word)
                     if word == "[[" and _command_position(tokens):
                         conditional = True

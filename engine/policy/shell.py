@@ -49,7 +49,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import Variables, read_by_programs
+from engine.policy.variables import fresh_variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -736,7 +736,7 @@ class Analyzer(Follower, LinkFollower):
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
-        self.env = Variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
+        self.env = fresh_variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
         self.indirect = 0
         # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
@@ -986,7 +986,7 @@ class Analyzer(Follower, LinkFollower):
 
     def _begin(self, start: tuple[object, ...]) -> None:
         env, lost, aliases, scopes, kept, namerefs, references, functions, hashed = start
-        self.env = Variables(env)  # type: ignore[arg-type]
+        self.env = fresh_variables(env)  # type: ignore[arg-type]
         self.env.lost = {key: list(held) for key, held in lost.items()}  # type: ignore[attr-defined]
         self.aliases = dict(aliases)  # type: ignore[call-overload]
         self.alias_scopes = dict(scopes)  # type: ignore[call-overload]
