@@ -153,6 +153,16 @@ def test_the_plain_character_scan_takes_the_lines_the_full_match_took() -> None:
         ), text
 
 
+def test_the_lexers_plain_line_scan_takes_the_lines_the_full_match_takes() -> None:
+    rng = random.Random(9)
+    alphabet = "ab1=-/.~*?+@!%: \t\n\r'\"\\$`;&|<>(){}#[]"
+    texts = [*_corpus(), *_redteam_strings(), "", " ", ";;&|&&", "a;;&b", "|&&;"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(14))) for _ in range(4000)]
+    for text in texts:
+        if text.isascii():
+            assert (lexer._NOT_PLAIN_LINE.search(text) is None) == (lexer._PLAIN_LINE.fullmatch(text) is not None), text
+
+
 # The Lexer's token regex before stop 33 (a word's run not possessive), read through `lastgroup`:
 # Lexer.run now takes the kind from the token's first character.
 _TOKEN_BEFORE = re.compile(
