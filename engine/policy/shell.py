@@ -49,7 +49,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import fresh_variables, read_by_programs
+from engine.policy.variables import env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -1031,7 +1031,7 @@ class Analyzer(Follower, LinkFollower):
             and self.plain_words
             and not (self.aliases or self.functions or self.hashed)  # a word may name one (a session's shell)
             and BUDGET.get() is None
-            and self.env.get("HOME", "~") == "~"
+            and env_get(self.env, "HOME", "~") == "~"
         ):
             words = _plain_words(text)
             if words is not None:
@@ -1154,7 +1154,7 @@ class Analyzer(Follower, LinkFollower):
         relative = split or here
         dynamic = False
         subs: list[str] = []
-        separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
+        separators = env_get(self.env, "IFS", _DEFAULT_IFS) if split else ""
         quoted_part = False
         inner = 0  # substitutions inside an operator's word (`${x:-$(cmd)}`): run, not text of their own
         for seg in token.segs:
@@ -1627,7 +1627,10 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
-        if any(word[:2] in _DIRECTORY_TILDES for word in argv) or any(t[:2] in _DIRECTORY_TILDES for _, t in redirects):
+        # (`~` first: a slice and a lookup per word otherwise, on every command)
+        if any(word.startswith("~") and word[:2] in _DIRECTORY_TILDES for word in argv) or any(
+            t.startswith("~") and t[:2] in _DIRECTORY_TILDES for _, t in redirects
+        ):
             # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
             # the home of a user named `+`)
             old = self.env.get("OLDPWD")
@@ -1636,7 +1639,7 @@ class Analyzer(Follower, LinkFollower):
             ]
             argv = [_tilde_dir(word, old) or word for word in argv]
             redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
-        home = self.env.get("HOME", "~")
+        home = env_get(self.env, "HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
             # comes after the words' expansion in bash: read as set, the stricter reading)
@@ -1683,7 +1686,7 @@ class Analyzer(Follower, LinkFollower):
         if self.functions and argv[0] in self.functions:
             self.printing = []
         if not self.keyword and (
-            ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
+            ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in env_get(self.env, "SHELLOPTS", "")
         ):
             self.keyword = True
         said = self.said

@@ -31,6 +31,7 @@ _dict_clear: Final = dict.clear
 _dict_update: Final = dict.update
 _dict_delitem: Final = dict.__delitem__
 _dict_new: Final = dict.__new__
+_dict_get: Final = dict.get
 
 
 class Variables(dict[str, str]):
@@ -84,13 +85,20 @@ class Variables(dict[str, str]):
         whether it may also hold one known only at run time."""
         value = local.get(name)
         if value is None:
-            value = self.get(name)
+            value = _dict_get(self, name)
         if value is not None:
             return [value], False
         held = self.lost.get(name)
         if held is None:
             return [], False
         return list(held), True
+
+
+def env_get(env: Variables, key: str, default: str) -> str:
+    """``env.get(key, default)``: compiled, a ``.get`` of a dict subclass is a call of the method by
+    its name (CPyDict_Get's path for any dict but a plain one); this calls dict.get itself."""
+    value: str = _dict_get(env, key, default)
+    return value
 
 
 def fresh_variables(values: dict[str, str]) -> Variables:
@@ -123,7 +131,7 @@ def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
         for key in lost:
             if key not in SHELL_OWN:
                 return True
-    if env.get("HOME") != "~":
+    if _dict_get(env, "HOME") != "~":
         return True
     if len(env) == 1:
         return False  # HOME alone, as the engine starts it: most commands
