@@ -30,6 +30,8 @@ WRITES = {
     "frames": "f() { local x=1; echo $x; }; f",
     "calling": "f() { echo a; }; f",
     "split_once": "echo $(ls) $(ls)",
+    "hashed": "hash -p /bin/ls ll; ll",
+    "references": "declare -n r=x; r=1",
 }
 SHARED = (shell._NO_ENTRIES, shell._NO_ITEMS, shell._NO_NAMES)
 

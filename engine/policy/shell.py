@@ -775,7 +775,7 @@ class Analyzer(Follower, LinkFollower):
         self.lexed: dict[str, list[Token]] = {}
         # The same under a token budget (a long line), with what lexing each cost the budget: a
         # text lexed again is charged that again, so the budget runs out where it did.
-        self.charged: dict[str, tuple[list[Token], int]] = {}
+        self.charged: dict[str, tuple[list[Token], int]] = _NO_ENTRIES
         # A substitution's pipelines as _static_output and _names_in read them (never changed),
         # by its tokens: `$(a) $(a) ...` is split once for both, not twice per occurrence.
         self.split_once: dict[int, tuple[list[Token], list[list[_Raw]] | None]] = _NO_ENTRIES
@@ -799,8 +799,8 @@ class Analyzer(Follower, LinkFollower):
         # The shell (see _shell_scope) each alias was defined in: a new shell (`bash -c`) has none.
         self.alias_scopes: dict[str, tuple[str, ...]] = _NO_ENTRIES
         # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
-        self.references: dict[str, str | None] = {}
-        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
+        self.references: dict[str, str | None] = _NO_ENTRIES
+        self.hashed: dict[str, str] = _NO_ENTRIES  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
         self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
         self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
         if session is not None and session.shell is not None:
@@ -820,6 +820,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 before = budget.tokens
                 tokens = tokenize(text)
+                if self.charged is _NO_ENTRIES:
+                    self.charged = {}
                 self.charged[text] = (tokens, before - budget.tokens)
         return tokens
 
@@ -1354,6 +1356,8 @@ class Analyzer(Follower, LinkFollower):
             try:
                 inner = Analyzer(self.programs)
                 inner.lexed = self.lexed
+                if self.charged is _NO_ENTRIES:
+                    self.charged = {}  # shared with inner: what it charges is this line's too
                 inner.charged = self.charged
                 return inner._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
             except ShellSyntaxError:
@@ -2451,6 +2455,8 @@ class Analyzer(Follower, LinkFollower):
             if is_dynamic or dynamic[at + 1]:
                 raise TooComplex("a command path set with hash known only at run time")
             if word[:1] != "-":
+                if self.hashed is _NO_ENTRIES:
+                    self.hashed = {}
                 self.hashed[word] = argv[at + 1]
 
     def _name_table(self, token: Token, via: tuple[str, ...]) -> None:
@@ -2462,6 +2468,8 @@ class Analyzer(Follower, LinkFollower):
             raise TooComplex(f"{token.value.split('=', 1)[0]} set in a way not read here")
         table, name, value = entry.groups()
         if table == "BASH_CMDS":
+            if self.hashed is _NO_ENTRIES:
+                self.hashed = {}
             self.hashed[name] = value
         else:
             self._define_aliases(["alias", f"{name}={value}"], [False, False], via)
@@ -3180,6 +3188,8 @@ class Analyzer(Follower, LinkFollower):
                     self.namerefs.add(name.group())
                     self.env.pop(name.group(), None)
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
+                    if self.references is _NO_ENTRIES:
+                        self.references = {}
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
                 continue
             match = ASSIGNMENT.match(word) or _APPEND.match(word)
