@@ -271,6 +271,9 @@ PAYLOADS: dict[str, list[str]] = {
         "restic forget --keep-last 3 --prune",
         "borg delete repo::old",
         "vault secrets disable secret/",
+        "vault kv delete secret/myapp",
+        "doppler configs delete dev",
+        "mysqladmin -u root drop testdb",
         "kafka-topics --bootstrap-server localhost:9092 --delete --topic orders",
         "aws s3 sync s3://src s3://dest --delete",
         "gsutil rsync -d gs://src gs://dst",
@@ -365,6 +368,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "vault status",
         "op run -- rm -rf build",
         "doppler run -- npm test",
+        "doppler run -- rm -rf build",
+        "mysqladmin status",
         "kafka-topics --bootstrap-server localhost:9092 --list",
     ],
 }
