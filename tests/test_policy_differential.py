@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import json
 import os
+import random
+import re
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -33,7 +35,7 @@ from engine.policy.evaluate import Evaluator, _Index, _match_plan, _plain_gramma
 from engine.policy.lexer import ShellSyntaxError
 from engine.policy.matchers import compile_matcher
 from engine.policy.model import CompiledPattern
-from engine.policy.shell import _COMMAND_FIELDS, Analyzer, Command, _plain_words
+from engine.policy.shell import _COMMAND_FIELDS, _NOT_PLAIN, Analyzer, Command, _plain_words
 from tests.conftest import REPO, pure_build_only
 from tests.redteam.conftest import make_home
 
@@ -133,6 +135,64 @@ def test_the_reference_is_a_different_path(engine: Engine) -> None:
     assert _plain_words("git push -f origin main") == ["git", "push", "-f", "origin", "main"]
     for lexed in ("rm -rf ~/$x", "X=1 rm -rf /", "for x", "ls; rm -rf /", "rm '-rf' /", "[[ a =~ b ]]", "a\nb"):
         assert _plain_words(lexed) is None, lexed
+
+
+# What _plain_words matched before stop 33 (a full match of words and blanks): the character scan
+# that replaced it (shell._NOT_PLAIN, plus a word) must take the same lines.
+_PLAIN_COMMAND_BEFORE = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
+
+
+def test_the_plain_character_scan_takes_the_lines_the_full_match_took() -> None:
+    rng = random.Random(33)
+    alphabet = "aZ09_@%+=:,./~^*?[]- \t\n\r\x0b'\"\\$`;&|<>(){}#!é\u3000\x00"
+    texts = [*_corpus(), *_redteam_strings(), "", " ", "\t", " \t ", "a", " a ", "a\u3000b"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(12))) for _ in range(3000)]
+    for text in texts:
+        assert (_NOT_PLAIN.search(text) is None and text.split() != []) == (
+            _PLAIN_COMMAND_BEFORE.fullmatch(text) is not None
+        ), text
+
+
+def test_the_lexers_plain_line_scan_takes_the_lines_the_full_match_takes() -> None:
+    rng = random.Random(9)
+    alphabet = "ab1=-/.~*?+@!%: \t\n\r'\"\\$`;&|<>(){}#[]"
+    texts = [*_corpus(), *_redteam_strings(), "", " ", ";;&|&&", "a;;&b", "|&&;"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(14))) for _ in range(4000)]
+    for text in texts:
+        if text.isascii():
+            assert (lexer._NOT_PLAIN_LINE.search(text) is None) == (lexer._PLAIN_LINE.fullmatch(text) is not None), text
+
+
+# The Lexer's token regex before stop 33 (a word's run not possessive), read through `lastgroup`:
+# Lexer.run now takes the kind from the token's first character.
+_TOKEN_BEFORE = re.compile(
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
+    r"|(?P<op>" + "|".join(re.escape(op) for op in lexer._OPERATORS) + r")"
+    r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
+)
+
+
+def _kind_by_first(ch: str) -> str:
+    if ch in " \t":
+        return "ws"
+    if ch == "#":
+        return "comment"
+    if ch == "\n":
+        return "nl"
+    return "op" if ch in lexer._OPERATOR_FIRST else "word"
+
+
+def test_the_token_regex_and_its_kind_by_first_character_match_the_old_reading() -> None:
+    rng = random.Random(8)
+    alphabet = "ab1=-/.~*?+@! \t\n'\"\\$`;&|<>(){}#[]"
+    texts = [*_corpus(), *_redteam_strings()]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(16))) for _ in range(3000)]
+    for text in texts:
+        for pos in range(min(len(text), 200)):
+            old, new = _TOKEN_BEFORE.match(text, pos), lexer._TOKEN.match(text, pos)
+            assert (old is None) == (new is None), (text, pos)
+            if old is not None and new is not None:
+                assert old.span() == new.span() and old.lastgroup == _kind_by_first(text[pos]), (text, pos)
 
 
 def _analyzed(engine: Engine, text: str, plain: bool) -> Any:

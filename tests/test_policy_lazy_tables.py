@@ -30,6 +30,8 @@ WRITES = {
     "frames": "f() { local x=1; echo $x; }; f",
     "calling": "f() { echo a; }; f",
     "split_once": "echo $(ls) $(ls)",
+    "hashed": "hash -p /bin/ls ll; ll",
+    "references": "declare -n r=x; r=1",
 }
 SHARED = (shell._NO_ENTRIES, shell._NO_ITEMS, shell._NO_NAMES)
 
@@ -60,6 +62,19 @@ def test_the_shared_tables_stay_empty_over_the_corpus(engine: Engine) -> None:
     texts = [json.loads(line)["cmd"] for line in SAMPLE.read_text().splitlines() if line.strip()]
     for text in [*texts, *WRITES.values()]:
         engine.check(text)
+    _still_empty()
+
+
+def test_a_line_that_leaves_a_shared_table_written_fails_loudly(engine: Engine) -> None:
+    """Analyzer.analyze checks the shared tables after each line (an assert: a few instructions): a
+    writer that forgot its `is _NO_...` step fails the line, not every later line quietly."""
+    analyzer = shell.Analyzer(engine._evaluator(engine._snapshot).policy.programs)
+    shell._NO_ITEMS.append("x")  # what such a writer leaves
+    try:
+        with pytest.raises(AssertionError, match="shared empty table"):
+            analyzer.analyze("ls -la")
+    finally:
+        shell._NO_ITEMS.clear()
     _still_empty()
 
 

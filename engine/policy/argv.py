@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
-from engine.records import MISSING, FrozenRecord, fields_repr
+from engine.records import MISSING, NATIVE_RECORDS, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -28,29 +28,39 @@ class GrammarError(ValueError):
     """A getopt string or long-option spelling that does not parse."""
 
 
-class Grammar(FrozenRecord):
-    """The option syntax of one program (or of one of its subcommands)."""
+_GRAMMAR_FIELDS = (
+    "short",
+    "long",
+    "aliases",
+    "stop_at_operand",
+    "plus",
+    "long_only",
+    "traditional",
+    "ignore_case",
+    "first_match",
+    "values",
+    "leading",
+    "assignments",
+    "ends_options",
+    "no_command_with",
+    "conflicts",
+    "chdir",
+    "paths_in",
+    "lone_dash",
+)
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "short",
-        "long",
-        "aliases",
-        "stop_at_operand",
-        "plus",
-        "long_only",
-        "traditional",
-        "ignore_case",
-        "first_match",
-        "values",
-        "leading",
-        "assignments",
-        "ends_options",
-        "no_command_with",
-        "conflicts",
-        "chdir",
-        "paths_in",
-        "lone_dash",
-    )
+
+class Grammar:
+    """The option syntax of one program (or of one of its subcommands).
+
+    A native class under mypyc (docs/compiled.md): a check reads its fields as C struct members
+    (as a frozen record, each read was a lookup through its ``__slots__`` descriptor, ~150
+    instructions, dozens a check). It behaves as the record it was (equality and hash by its
+    fields, its repr); the guard's cache pickles it field by field (engine.records.NATIVE_RECORDS).
+    Nothing assigns a field after ``__init__``."""
+
+    __slots__ = _GRAMMAR_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _GRAMMAR_FIELDS
 
     short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
     long: Mapping[str, int]  # name -> NONE/REQUIRED/OPTIONAL
@@ -92,24 +102,24 @@ class Grammar(FrozenRecord):
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
     ) -> None:
-        object.__setattr__(self, "short", {} if short is MISSING else short)
-        object.__setattr__(self, "long", {} if long is MISSING else long)
-        object.__setattr__(self, "aliases", {} if aliases is MISSING else aliases)
-        object.__setattr__(self, "stop_at_operand", stop_at_operand)
-        object.__setattr__(self, "plus", plus)
-        object.__setattr__(self, "long_only", long_only)
-        object.__setattr__(self, "traditional", traditional)
-        object.__setattr__(self, "ignore_case", ignore_case)
-        object.__setattr__(self, "first_match", first_match)
-        object.__setattr__(self, "values", {} if values is MISSING else values)
-        object.__setattr__(self, "leading", leading)
-        object.__setattr__(self, "assignments", assignments)
-        object.__setattr__(self, "ends_options", ends_options)
-        object.__setattr__(self, "no_command_with", no_command_with)
-        object.__setattr__(self, "conflicts", conflicts)
-        object.__setattr__(self, "chdir", chdir)
-        object.__setattr__(self, "paths_in", paths_in)
-        object.__setattr__(self, "lone_dash", lone_dash)
+        self.short = {} if short is MISSING else short
+        self.long = {} if long is MISSING else long
+        self.aliases = {} if aliases is MISSING else aliases
+        self.stop_at_operand = stop_at_operand
+        self.plus = plus
+        self.long_only = long_only
+        self.traditional = traditional
+        self.ignore_case = ignore_case
+        self.first_match = first_match
+        self.values = {} if values is MISSING else values
+        self.leading = leading
+        self.assignments = assignments
+        self.ends_options = ends_options
+        self.no_command_with = no_command_with
+        self.conflicts = conflicts
+        self.chdir = chdir
+        self.paths_in = paths_in
+        self.lone_dash = lone_dash
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -122,6 +132,17 @@ class Grammar(FrozenRecord):
         other = self.aliases.get(name)
         return (name, other) if other else (name,)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_grammar_fields(self) == _grammar_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_grammar_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _GRAMMAR_FIELDS)
+
     def resolve_long(self, name: str) -> list[str]:
         """Long options ``name`` may stand for: an exact name, or every one it is a prefix of."""
         key = name.lower() if self.ignore_case else name
@@ -130,6 +151,9 @@ class Grammar(FrozenRecord):
         found = [n for n in self.long if n.startswith(key)] if key else []
         return found[:1] if self.first_match else found
 
+
+_grammar_fields = attrgetter(*_GRAMMAR_FIELDS)
+NATIVE_RECORDS.add(Grammar)
 
 _PARSED_FIELDS = ("options", "operands", "assignments", "operand_at", "start", "rest", "refused", "unknown", "levels")
 

@@ -322,6 +322,7 @@ _EX_DELETE = re.compile(
     r"""\bdelete\s*\(\s*(?P<path>""" + _VIM_PATH + r""")\s*(?:,\s*(?P<flags>"[^"]*"|'[^']*'))?\s*\)"""
 )
 _EX_WRITEFILE = re.compile(r"""\bwritefile\s*\((?:[^()]|\([^()]*\))*?,\s*(?P<path>""" + _VIM_PATH + r""")\s*[,)]""")
+_VIM_VARIABLE = re.compile(r"\$\w+")
 _VIM_LITERAL = re.compile(r"""^(?:expand\s*\(\s*)?(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)')\s*\)?$""")
 
 
@@ -334,7 +335,7 @@ def _vim_path(expression: str) -> str:
         if text in ("~", "~/") or not text.startswith("~/"):
             return text if text in ("~", "~/") else shlex.quote(text)
         return "~/" + shlex.quote(text[2:])
-    if re.fullmatch(r"\$\w+", expression):
+    if _VIM_VARIABLE.fullmatch(expression):
         return f'"{expression}"'
     return '"$VIM_EXPRESSION"'  # known only when it runs
 

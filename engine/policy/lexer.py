@@ -236,11 +236,16 @@ _BREAK = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a wor
 _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
+# The word's run is possessive: a shorter run ends before one of its own characters, where the
+# lookahead (a blank, an operator, the end) cannot hold; backtracking into it only cost time.
+# Each kind starts with characters of its own (an operator with _OPERATOR_FIRST): the first character names the
+# kind matched (Lexer.run reads it there, not through the match's `lastgroup`).
 _TOKEN = re.compile(
-    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]+(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
+    r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]++(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
     r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
+_OPERATOR_FIRST = frozenset(op[0] for op in _OPERATORS)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX = re.compile(r"[0-9]+$")
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -346,25 +351,24 @@ class Lexer:
                 # One regex recognises the common tokens; anything else is a word with quotes,
                 # escapes or expansions, which _word takes apart character by character.
                 match = match_token(text, pos)
-                kind = match.lastgroup if match is not None else None
-                if match is None or (kind == "op" and text.startswith(("<(", ">("), pos)):
+                if match is None or (ch in "<>" and text.startswith(("<(", ">("), pos)):
                     self.pos = pos
                     token = self._word()
                     pos = self.pos
                 else:
-                    pos = match.end()
-                    if kind in ("ws", "comment"):
-                        continue
+                    start, pos = pos, match.end()
+                    if ch in " \t#":
+                        continue  # blanks, a comment
                     regex_next = False
-                    if kind == "nl":
+                    if ch == "\n":
                         append(Token("nl", "\n"))
                         if self._pending:
                             self.pos = pos
                             self._read_heredocs()
                             pos = self.pos
                         continue
-                    if kind == "op":
-                        op = match.group()
+                    if ch in _OPERATOR_FIRST:
+                        op = text[start:pos]
                         if conditional and op in _CONDITIONAL_OPERATORS:
                             append(Token("word", op, (), False, None, op))  # `[[ a && b ]]`: one command
                             continue
@@ -375,7 +379,7 @@ class Lexer:
                             append(Token("op", op))
                         expect_heredoc_word = op in ("<<", "<<-")
                         continue
-                    word = match.group()
+                    word = text[start:pos]
                     token = Token("word", word, (), False, None, word)
                     if word == "[[" and _command_position(tokens):
                         conditional = True
@@ -981,6 +985,11 @@ def substitutions(text: str) -> list[str]:
 _WORD_CHARS = r"[^ \t\n'\"\\$`;&|<>()#{}]++"
 _LIST_OPS = "|".join(re.escape(op) for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
 _PLAIN_LINE = re.compile(rf"[ \t]*+(?:(?>{_WORD_CHARS}|{_LIST_OPS})[ \t]*+)*+")
+# The same lines, found by a search for one character outside them (a charset scan in C, not a
+# match of every word): each of `;`, `&` and `|` alone is a list operator, so any run of the three
+# is list operators, and every other character is a word's or a blank. The test suite checks the
+# two agree (test_policy_differential).
+_NOT_PLAIN_LINE = re.compile(r"[\n'\"\\$`<>()#{}]")
 _PLAIN_PIECE = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")
 _LIST_OP_SET = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
 
@@ -1035,7 +1044,7 @@ def tokenize(text: str) -> list[Token]:
             if looked and _over_budget(text, past):
                 budget.spend(past)
     # `=~` makes the next word a regex to the full lexer (its pieces are kept apart).
-    if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _PLAIN_LINE.fullmatch(text):
+    if len(text) <= MAX_LENGTH and text.isascii() and "=~" not in text and _NOT_PLAIN_LINE.search(text) is None:
         if budget is not None and len(text) > budget.tokens:
             # More characters than tokens left: read one past the budget at most (spend raises).
             pieces = [m.group() for m in itertools.islice(_PLAIN_PIECE.finditer(text), max(budget.tokens, 0) + 1)]

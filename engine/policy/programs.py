@@ -14,17 +14,18 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from types import MappingProxyType
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.regexes import Regex, bounded, compile_linear, fallback_engine
-from engine.records import MISSING, FrozenRecord
+from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
     from engine.source.yamlfile import Document
 
@@ -217,22 +218,34 @@ class Run(FrozenRecord):
         return not (self.unless_operands and operands >= self.unless_operands)
 
 
-class Program(FrozenRecord):
-    """What a program runs, by its grammar: its runs and its subcommands'."""
+_PROGRAM_FIELDS = (
+    "names",
+    "grammar",
+    "runs",
+    "subcommands",
+    "windows",
+    "active",
+    "reparse",
+    "option_names",
+    "plain_runs",
+    "word_runs",
+    "text_runs",
+)
+_NO_GRAMMAR = Grammar()
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "names",
-        "grammar",
-        "runs",
-        "subcommands",
-        "windows",
-        "active",
-        "reparse",
-        "option_names",
-        "plain_runs",
-        "word_runs",
-        "text_runs",
-    )
+
+class Program:
+    """What a program runs, by its grammar: its runs and its subcommands'.
+
+    A native class under mypyc (docs/compiled.md), as is :class:`ProgramTable`: a check reads their
+    fields as C struct members (as frozen records, each read was a lookup through a ``__slots__``
+    descriptor, ~150 instructions, dozens a check). Each behaves as the record it was (equality
+    and hash by its fields, its repr); the guard's cache pickles them field by field
+    (engine.records.NATIVE_RECORDS), so every ``__init__`` parameter has a default. Nothing
+    assigns a field after ``__init__``."""
+
+    __slots__ = _PROGRAM_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS
 
     names: tuple[str, ...]
     grammar: Grammar
@@ -252,47 +265,56 @@ class Program(FrozenRecord):
 
     def __init__(
         self,
-        names: tuple[str, ...],
-        grammar: Grammar,
+        names: tuple[str, ...] = (),
+        grammar: Grammar | None = None,
         runs: tuple[Run, ...] = (),
         subcommands: Mapping[str, Program] = MISSING,
         windows: bool = False,
     ) -> None:
-        object.__setattr__(self, "names", names)
-        object.__setattr__(self, "grammar", grammar)
-        object.__setattr__(self, "runs", runs)
-        object.__setattr__(self, "subcommands", {} if subcommands is MISSING else subcommands)
-        object.__setattr__(self, "windows", windows)
-        object.__setattr__(self, "active", False)
-        object.__setattr__(self, "reparse", None)
-        object.__setattr__(self, "option_names", frozenset())
-        object.__setattr__(self, "plain_runs", ())
-        object.__setattr__(self, "word_runs", ())
-        object.__setattr__(self, "text_runs", ())
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        active = bool(self.runs) or any(sub.active for sub in self.subcommands.values())
-        object.__setattr__(self, "active", active)
-        object.__setattr__(self, "reparse", next((r for r in self.runs if r.kind == "reparse"), None))
-        reading_options = [r for r in self.runs if r.source == "option" or r.with_rest]
-        names = frozenset().union(*(r.names for r in reading_options)) if reading_options else frozenset()
-        plain = tuple(r for r in self.runs if r not in reading_options)
+        self.names = names
+        self.grammar = _NO_GRAMMAR if grammar is None else grammar
+        self.runs = runs
+        self.subcommands = {} if subcommands is MISSING else subcommands
+        self.windows = windows
+        active = bool(runs) or any(sub.active for sub in self.subcommands.values())
+        self.active = active
+        self.reparse = next((r for r in runs if r.kind == "reparse"), None)
+        reading_options = [r for r in runs if r.source == "option" or r.with_rest]
+        option_names: frozenset[str] = frozenset()
+        if reading_options:
+            option_names = option_names.union(*(r.names for r in reading_options))
+        plain = tuple(r for r in runs if r not in reading_options)
         elsewhere = ("env", "env_pairs", "stdin", "files")
-        object.__setattr__(self, "option_names", names)
-        object.__setattr__(self, "plain_runs", plain)
-        object.__setattr__(self, "word_runs", tuple(r for r in plain if r.source not in elsewhere))
-        text = tuple(r for r in self.runs if r.source == "operand" and r.kind in TEXT_KINDS)
-        object.__setattr__(self, "text_runs", text)
+        self.option_names = option_names
+        self.plain_runs = plain
+        self.word_runs = tuple(r for r in plain if r.source not in elsewhere)
+        self.text_runs = tuple(r for r in runs if r.source == "operand" and r.kind in TEXT_KINDS)
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_program_fields(self) == _program_fields(other))
 
-class ProgramTable(FrozenRecord):
-    """The programs a policy describes, by name, and the runs of every program."""
+    def __hash__(self) -> int:
+        return hash(_program_fields(self))
 
-    __slots__ = ("by_name", "anyone", "everyone")  # noqa: RUF023  (the fields' order)
+    def __repr__(self) -> str:
+        return fields_repr(self, _PROGRAM_FIELDS)
+
+
+_program_fields = attrgetter(*_PROGRAM_FIELDS)
+NATIVE_RECORDS.add(Program)
+_TABLE_FIELDS = ("by_name", "anyone", "everyone")
+
+
+class ProgramTable:
+    """The programs a policy describes, by name, and the runs of every program (native: see Program)."""
+
+    __slots__ = _TABLE_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _TABLE_FIELDS
 
     by_name: Mapping[str, Program]
     anyone: Program | None  # runs that apply to every program not in the table ("*")
@@ -304,9 +326,9 @@ class ProgramTable(FrozenRecord):
         anyone: Program | None = None,
         everyone: Program | None = None,
     ) -> None:
-        object.__setattr__(self, "by_name", {} if by_name is MISSING else by_name)
-        object.__setattr__(self, "anyone", anyone)
-        object.__setattr__(self, "everyone", everyone)
+        self.by_name = {} if by_name is MISSING else by_name
+        self.anyone = anyone
+        self.everyone = everyone
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -323,6 +345,21 @@ class ProgramTable(FrozenRecord):
 
     def __len__(self) -> int:
         return len(self.by_name)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_table_fields(self) == _table_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_table_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _TABLE_FIELDS)
+
+
+_table_fields = attrgetter(*_TABLE_FIELDS)
+NATIVE_RECORDS.add(ProgramTable)
 
 
 EMPTY = ProgramTable()

@@ -49,7 +49,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import Variables, read_by_programs
+from engine.policy.variables import env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -59,6 +59,9 @@ if TYPE_CHECKING:
     from engine.policy.session_memory import SessionView, ShellState
 
 MAX_DEPTH: Final = 8
+# (Final here: a name imported from another module is looked up in this one's globals on each use)
+_LINKERS: Final = LINKERS
+_UNKNOWN_TARGET: Final = UNKNOWN_TARGET
 # A makefile's recipe line that only prints plain words (see Analyzer.inert_recipe).
 _INERT_RECIPE: Final = re.compile(r"echo(?:[ \t]+[\w,+:%@-]+)*[ \t]*", re.ASCII)
 MAX_COMMANDS: Final = 512
@@ -737,7 +740,7 @@ class Analyzer(Follower, LinkFollower):
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
         self.commands: list[Command] = []
-        self.env = Variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
+        self.env = fresh_variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
         self.indirect = 0
         # Files written earlier on the line (by redirections, tee, curl -o, wget): who wrote
@@ -777,7 +780,7 @@ class Analyzer(Follower, LinkFollower):
         self.lexed: dict[str, list[Token]] = {}
         # The same under a token budget (a long line), with what lexing each cost the budget: a
         # text lexed again is charged that again, so the budget runs out where it did.
-        self.charged: dict[str, tuple[list[Token], int]] = {}
+        self.charged: dict[str, tuple[list[Token], int]] = _NO_ENTRIES
         # A substitution's pipelines as _static_output and _names_in read them (never changed),
         # by its tokens: `$(a) $(a) ...` is split once for both, not twice per occurrence.
         self.split_once: dict[int, tuple[list[Token], list[list[_Raw]] | None]] = _NO_ENTRIES
@@ -801,8 +804,8 @@ class Analyzer(Follower, LinkFollower):
         # The shell (see _shell_scope) each alias was defined in: a new shell (`bash -c`) has none.
         self.alias_scopes: dict[str, tuple[str, ...]] = _NO_ENTRIES
         # `declare -n NAME=TARGET`: assigning NAME assigns TARGET ("" no target yet, None unknown).
-        self.references: dict[str, str | None] = {}
-        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
+        self.references: dict[str, str | None] = _NO_ENTRIES
+        self.hashed: dict[str, str] = _NO_ENTRIES  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
         self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
         self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
         if session is not None and session.shell is not None:
@@ -822,6 +825,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 before = budget.tokens
                 tokens = tokenize(text)
+                if self.charged is _NO_ENTRIES:
+                    self.charged = {}
                 self.charged[text] = (tokens, before - budget.tokens)
         return tokens
 
@@ -915,6 +920,9 @@ class Analyzer(Follower, LinkFollower):
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if self.script is None and not depth and not via:
             self._readings(text)
+            # The shared empty tables (_NO_ENTRIES ...) must still be empty after a line: a writer
+            # that forgot its `is _NO_...` step changed every later line's (a few instructions).
+            assert not (_NO_ENTRIES or _NO_ITEMS or _NO_NAMES), "a line wrote a shared empty table of shell.py"
             return
         self._analyze(text, depth, via)
 
@@ -985,7 +993,7 @@ class Analyzer(Follower, LinkFollower):
 
     def _begin(self, start: tuple[object, ...]) -> None:
         env, lost, aliases, scopes, kept, namerefs, references, functions, hashed = start
-        self.env = Variables(env)  # type: ignore[arg-type]
+        self.env = fresh_variables(env)  # type: ignore[arg-type]
         self.env.lost = {key: list(held) for key, held in lost.items()}  # type: ignore[attr-defined]
         self.aliases = dict(aliases)  # type: ignore[call-overload]
         self.alias_scopes = dict(scopes)  # type: ignore[call-overload]
@@ -1030,7 +1038,7 @@ class Analyzer(Follower, LinkFollower):
             and self.plain_words
             and not (self.aliases or self.functions or self.hashed)  # a word may name one (a session's shell)
             and BUDGET.get() is None
-            and self.env.get("HOME", "~") == "~"
+            and env_get(self.env, "HOME", "~") == "~"
         ):
             words = _plain_words(text)
             if words is not None:
@@ -1153,7 +1161,7 @@ class Analyzer(Follower, LinkFollower):
         relative = split or here
         dynamic = False
         subs: list[str] = []
-        separators = self.env.get("IFS", _DEFAULT_IFS) if split else ""
+        separators = env_get(self.env, "IFS", _DEFAULT_IFS) if split else ""
         quoted_part = False
         inner = 0  # substitutions inside an operator's word (`${x:-$(cmd)}`): run, not text of their own
         for seg in token.segs:
@@ -1353,6 +1361,8 @@ class Analyzer(Follower, LinkFollower):
             try:
                 inner = Analyzer(self.programs)
                 inner.lexed = self.lexed
+                if self.charged is _NO_ENTRIES:
+                    self.charged = {}  # shared with inner: what it charges is this line's too
                 inner.charged = self.charged
                 return inner._pipeline(pipelines[0], MAX_DEPTH, ("$()",))
             except ShellSyntaxError:
@@ -1654,7 +1664,10 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
-        if any(word[:2] in _DIRECTORY_TILDES for word in argv) or any(t[:2] in _DIRECTORY_TILDES for _, t in redirects):
+        # (`~` first: a slice and a lookup per word otherwise, on every command)
+        if any(word.startswith("~") and word[:2] in _DIRECTORY_TILDES for word in argv) or any(
+            t.startswith("~") and t[:2] in _DIRECTORY_TILDES for _, t in redirects
+        ):
             # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
             # the home of a user named `+`)
             old = self.env.get("OLDPWD")
@@ -1663,7 +1676,7 @@ class Analyzer(Follower, LinkFollower):
             ]
             argv = [_tilde_dir(word, old) or word for word in argv]
             redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
-        home = self.env.get("HOME", "~")
+        home = env_get(self.env, "HOME", "~")
         if home != "~" and home:
             # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
             # comes after the words' expansion in bash: read as set, the stricter reading)
@@ -1710,7 +1723,7 @@ class Analyzer(Follower, LinkFollower):
         if feeds or redirects or printing is not None:
             self.printing = _UNPRINTED  # what the lines it runs print (see _run_pipelines)
         if not self.keyword and (
-            ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in self.env.get("SHELLOPTS", "")
+            ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in env_get(self.env, "SHELLOPTS", "")
         ):
             self.keyword = True
         start = len(self.commands)
@@ -1890,7 +1903,7 @@ class Analyzer(Follower, LinkFollower):
                         self._unwrap(hashed, dynamic, redirects, stdin, fed_by, (*via, "hash"), depth + 1)
                     finally:
                         self.hashed[argv[0]] = program_path
-                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(UNKNOWN_TARGET)
+                unknown = dynamic[0] or _globbed_name(argv[0]) or argv[0].startswith(_UNKNOWN_TARGET)
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = by_name[name] if name and name in by_name else None
@@ -2018,7 +2031,7 @@ class Analyzer(Follower, LinkFollower):
                                 self.analyze(script, depth=depth + 1, via=(*via, name))
                     elif name in ("set", "shift"):
                         self._set_positional(argv, dynamic)
-                if name in LINKERS:
+                if name in _LINKERS:
                     self._record_link(command)  # a wrapper links all the same (`env ln -s / zz`, rt6)
                 if name in _DECLARERS:
                     self._declare(argv, dynamic)
@@ -2476,6 +2489,8 @@ class Analyzer(Follower, LinkFollower):
             if is_dynamic or dynamic[at + 1]:
                 raise TooComplex("a command path set with hash known only at run time")
             if word[:1] != "-":
+                if self.hashed is _NO_ENTRIES:
+                    self.hashed = {}
                 self.hashed[word] = argv[at + 1]
 
     def _name_table(self, token: Token, via: tuple[str, ...]) -> None:
@@ -2487,6 +2502,8 @@ class Analyzer(Follower, LinkFollower):
             raise TooComplex(f"{token.value.split('=', 1)[0]} set in a way not read here")
         table, name, value = entry.groups()
         if table == "BASH_CMDS":
+            if self.hashed is _NO_ENTRIES:
+                self.hashed = {}
             self.hashed[name] = value
         else:
             self._define_aliases(["alias", f"{name}={value}"], [False, False], via)
@@ -3213,6 +3230,8 @@ class Analyzer(Follower, LinkFollower):
                     self.namerefs.add(name.group())
                     self.env.pop(name.group(), None)
                     target = word[name.end() + 1 :] if word[name.end() : name.end() + 1] == "=" else ""
+                    if self.references is _NO_ENTRIES:
+                        self.references = {}
                     self.references[name.group()] = None if is_dynamic else _referent_name(target)
                 continue
             match = ASSIGNMENT.match(word) or _APPEND.match(word)
@@ -4128,7 +4147,9 @@ _BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 # the shell reads as anything but part of a word (no quote, `$`, backquote, backslash, operator,
 # redirection, group, brace or comment), blanks between them. The lexer's tokens for it are its
 # words (lexer._PLAIN_LINE), so the line is those words, split at its blanks.
-_PLAIN_COMMAND: Final = re.compile(r"[ \t]*+(?:[A-Za-z0-9_@%+=:,./~^*?\[\]-]++[ \t]*+)++")
+# Such a line is one with no character outside them (searched for: a charset scan in C, half the
+# instructions of the full match of words and blanks) and a word (text.split() not empty).
+_NOT_PLAIN: Final = re.compile(r"[^A-Za-z0-9_@%+=:,./~^*?\[\] \t-]")
 _PLAIN_MAX: Final = 1024
 # Words _split, _define_functions, _read_loops or _simple read as more than a word somewhere.
 _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
@@ -4136,14 +4157,14 @@ _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 def _plain_words(text: str) -> list[str] | None:
     """The words of ``text`` when it is one simple command of plain words whose first word assigns
-    nothing (_PLAIN_COMMAND, no reserved word anywhere); else None. `=~` makes the lexer read the
+    nothing (_NOT_PLAIN, no reserved word anywhere); else None. `=~` makes the lexer read the
     next word as a regex, and `~+`/`~-` are the shell's folders: such a line is lexed."""
-    if len(text) > _PLAIN_MAX or _PLAIN_COMMAND.fullmatch(text) is None or "=~" in text:
+    if len(text) > _PLAIN_MAX or _NOT_PLAIN.search(text) is not None or "=~" in text:
         return None
     if may_name_directory_tilde(text):
         return None  # the shell's $PWD and $OLDPWD tildes: read by _expand's words (see _tilde_dir)
     words = text.split()
-    if "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
+    if not words or "=" in words[0] or not _PLAIN_RESERVED.isdisjoint(words):
         return None
     return words
 

@@ -10,14 +10,28 @@ can read (an approval), instead of as if it were not set.
 
 from __future__ import annotations
 
-_MAX_VALUES = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
-_ABSENT = object()
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Final
+
+_MAX_VALUES: Final = 8  # values remembered per lost variable (the first ones: a bound, not a choice)
+_ABSENT: Final = object()
 # The shell's own parameters: $0, the positional ones ($1..$9), $#, $@ and $*. They cannot be exported,
 # so no program's environment holds them and no `env:` run reads them (its names and globs are
 # variable names): setting or losing one says nothing to a program. A function call sets and puts back
 # a dozen of them (`:(){ :|:& };:`), which made every program after it read its ~20 `env:` runs for
 # nothing.
-SHELL_OWN = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
+SHELL_OWN: Final = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
+
+
+# dict's own methods, called by name from a module constant: in a compiled method `super().pop(...)`
+# looks up `super`, makes the proxy and looks `pop` up on it (~200 instructions), once per change.
+_dict_pop: Final = dict.pop
+_dict_clear: Final = dict.clear
+_dict_update: Final = dict.update
+_dict_delitem: Final = dict.__delitem__
+_dict_new: Final = dict.__new__
+_dict_get: Final = dict.get
 
 
 class Variables(dict[str, str]):
@@ -28,31 +42,27 @@ class Variables(dict[str, str]):
     def __init__(self, values: dict[str, str] | None = None) -> None:
         # (no *args/**kwargs nor super(): a compiled call of the two costs ~4x this, once per line)
         if values:
-            dict.__init__(self, values)
+            _dict_update(self, values)
         self.lost: dict[str, list[str]] = {}
 
     def _drop(self, key: str, value: object) -> None:
-        if key in SHELL_OWN:
-            return  # nothing reads what one of those held (see SHELL_OWN)
-        held = self.lost.setdefault(key, [])
-        if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
-            held.append(value)
+        _drop(self, key, value)
 
     def pop(self, key: str, default: object = None) -> object:  # type: ignore[override]
-        value = super().pop(key, _ABSENT)
-        self._drop(key, value)
+        value = _dict_pop(self, key, _ABSENT)
+        _drop(self, key, value)
         return default if value is _ABSENT else value
 
     def __delitem__(self, key: str) -> None:
         value = self[key]
-        super().__delitem__(key)
-        self._drop(key, value)
+        _dict_delitem(self, key)
+        _drop(self, key, value)
 
     def clear(self) -> None:
         """Every value is unknown from here on: each is remembered as lost, not as never set."""
         for key, value in self.items():
-            self._drop(key, value)
-        super().clear()
+            _drop(self, key, value)
+        _dict_clear(self)
 
     def restore(self, values: dict[str, str]) -> None:
         """Back to ``values`` (what a subshell or a reading set does not last): a value that
@@ -60,9 +70,9 @@ class Variables(dict[str, str]):
         same is not (a line of `$(a)` subshells leaves HOME known, not lost)."""
         for key, value in self.items():
             if values.get(key) != value:
-                self._drop(key, value)
-        super().clear()
-        self.update(values)
+                _drop(self, key, value)
+        _dict_clear(self)
+        _dict_update(self, values)
 
     def read_by_programs(self, local: dict[str, str]) -> bool:
         """Whether a program may find a variable the line set, changed or lost (``local``: the
@@ -75,13 +85,40 @@ class Variables(dict[str, str]):
         whether it may also hold one known only at run time."""
         value = local.get(name)
         if value is None:
-            value = self.get(name)
+            value = _dict_get(self, name)
         if value is not None:
             return [value], False
         held = self.lost.get(name)
         if held is None:
             return [], False
         return list(held), True
+
+
+def env_get(env: Variables, key: str, default: str) -> str:
+    """``env.get(key, default)``: compiled, a ``.get`` of a dict subclass is a call of the method by
+    its name (CPyDict_Get's path for any dict but a plain one); this calls dict.get itself."""
+    value: str = _dict_get(env, key, default)
+    return value
+
+
+def fresh_variables(values: dict[str, str]) -> Variables:
+    """``Variables(values)`` made without the class call (an Analyzer makes one per reading of a line,
+    ~9 a check): the call of a dict subclass that defines ``__init__`` dispatches it through
+    ``slot_tp_init`` and its argument parsing, ~2x the instructions of this."""
+    env: Variables = _dict_new(Variables)
+    env.lost = {}
+    _dict_update(env, values)
+    return env
+
+
+def _drop(env: Variables, key: str, value: object) -> None:
+    """Remember ``value`` as one ``key`` held before it was dropped (a function: a compiled call of
+    a method of this dict subclass looks it up by name)."""
+    if key in SHELL_OWN:
+        return  # nothing reads what one of those held (see SHELL_OWN)
+    held = env.lost.setdefault(key, [])
+    if isinstance(value, str) and value not in held and len(held) < _MAX_VALUES:
+        held.append(value)
 
 
 def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
@@ -94,7 +131,7 @@ def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
         for key in lost:
             if key not in SHELL_OWN:
                 return True
-    if env.get("HOME") != "~":
+    if _dict_get(env, "HOME") != "~":
         return True
     if len(env) == 1:
         return False  # HOME alone, as the engine starts it: most commands
