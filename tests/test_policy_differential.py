@@ -43,7 +43,9 @@ CORPUS = REPO / "tests" / "data" / "commands-sample.jsonl"
 REDTEAM = REPO / "tests" / "redteam"
 
 
-def _every_matcher(self: _Index, command: Command, engine_names: Any = None, view: Any = None) -> list[Any]:
+def _every_matcher(
+    self: _Index, command: Command, engine_names: Any = None, view: Any = None, engine_fragments: Any = None
+) -> list[Any]:
     """The reference's candidates: every command matcher of the index, the name tested by each."""
     entries: dict[tuple[int, int], Any] = {}
     lists = [*self.by_name.values(), *self.by_subcommand.values()]

@@ -240,6 +240,7 @@ def compile_policy(
                         if matcher.names is None and not matcher.name_globs and found[1]:
                             ordered = fewest_fragments(found[1])
                             matcher.prefilter = re.compile(literal_union(ordered))
+                            matcher.prefilter_fragments = tuple(ordered)
     settings, setting_problems = _settings(policy_docs, config, config_doc, binder, project_pack, set(seen))
     problems.extend(setting_problems)
     by_tool: dict[str, list[tuple[str, str]]] = {}

@@ -562,6 +562,7 @@ _MATCHER_FIELDS = (  # the fields' order
     "indirect",
     "uses_shape",
     "prefilter",
+    "prefilter_fragments",
     "_flags",
     "_all_flags",
     "_without_flags",
@@ -610,6 +611,9 @@ class Matcher:
     uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None
+    # The literal fragments ``prefilter`` searches for (their trie: paths.literal_union), or ():
+    # the evaluator joins those of several matchers into one search (evaluate._Index._gate).
+    prefilter_fragments: tuple[str, ...]
     _flags: tuple[frozenset[str], frozenset[str]]
     _all_flags: tuple[frozenset[str], frozenset[str]]
     _without_flags: tuple[frozenset[str], frozenset[str]]
@@ -657,6 +661,7 @@ class Matcher:
         no_args: bool | None = None,
         indirect: bool | None = None,
         prefilter: re.Pattern[str] | None = None,
+        prefilter_fragments: tuple[str, ...] = (),
         _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
         _all_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
         _without_flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
@@ -685,6 +690,7 @@ class Matcher:
         self.indirect = indirect
         self.uses_shape = False
         self.prefilter = prefilter
+        self.prefilter_fragments = prefilter_fragments
         self._flags = _flags
         self._all_flags = _all_flags
         self._without_flags = _without_flags

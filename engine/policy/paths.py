@@ -847,6 +847,9 @@ class PathClassifier:
         # (the watcher's generation, word -> _classify_here's answer): the answers whose walk was sure
         # (Walk.sure: only listings the watcher vouches for), kept while no event comes (View.classify).
         self._kept: tuple[int, dict[str, frozenset[str]]] = (0, {})
+        # (the watcher's generation, word -> View.words_land_elsewhere's answer for it): kept as _kept is,
+        # only when the walk that found it was sure.
+        self._kept_lands: tuple[int, dict[str, bool]] = (0, {})
         self._trees = TreeLister()
         if places is not None:
             self._engine = {
@@ -1266,6 +1269,7 @@ class View:
         "_cwd",
         "_followed",
         "_kept",
+        "_kept_lands",
         "_lands",
         "_lexical_only",
         "_memo",
@@ -1285,12 +1289,17 @@ class View:
         self._lexical_only = places is None
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
         self._kept: dict[str, frozenset[str]] | None = None
+        self._kept_lands: dict[str, bool] | None = None
         walk = self._walk
         if walk is not None and walk.generation:
             kept = classifier._kept
             if kept[0] != walk.generation:
                 kept = classifier._kept = (walk.generation, {})
             self._kept = kept[1]
+            kept_lands = classifier._kept_lands
+            if kept_lands[0] != walk.generation:
+                kept_lands = classifier._kept_lands = (walk.generation, {})
+            self._kept_lands = kept_lands[1]
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
         """The forms of a relative ``word`` read under a directory the line cannot know (`cd
@@ -1649,18 +1658,36 @@ class View:
         walk = self._walk
         if walk is None:
             return False
-        links_here = walk.links_in(self._cwd)
+        # An answer an earlier check of the same generation found from vouched-for listings alone
+        # holds (as View.classify's kept classes): no event since on the word's way.
+        kept = self._kept_lands
+        lands_memo = self._lands
+        links_here: frozenset[str] | None = None
+        listed = False
+        listed_sure = True  # whether the working directory's listing was vouched for
         for word in words:
             if not word or word[0] == "-":
                 continue
-            if _PATHLIKE_CHARS.search(word) is None:
-                # A plain name in the working directory: one set lookup in its listing.
-                if word in links_here if links_here is not None else walk.is_link(self._cwd, word):
-                    return True
-                continue
-            lands = self._lands.get(word)
+            lands = lands_memo.get(word)
+            if lands is None and kept is not None:
+                lands = kept.get(word)
             if lands is None:
-                lands = self._lands[word] = self._pathlike_lands(word)
+                before = walk.sure
+                walk.sure = True
+                if _PATHLIKE_CHARS.search(word) is None:
+                    # A plain name in the working directory: one set lookup in its listing.
+                    if not listed:
+                        links_here = walk.links_in(self._cwd)
+                        listed, listed_sure = True, walk.sure
+                    elif not listed_sure:
+                        walk.sure = False
+                    lands = word in links_here if links_here is not None else walk.is_link(self._cwd, word)
+                else:
+                    lands = self._pathlike_lands(word)
+                if kept is not None and walk.sure and len(kept) < _MAX_KEPT:
+                    kept[word] = lands
+                walk.sure = before and walk.sure
+                lands_memo[word] = lands
             if lands:
                 return True
         return False
