@@ -130,6 +130,25 @@ _BUDGETED = 256  # texts longer than this parse under the token budget
 # directory and the session's files are looked at when matching, on every check).
 PARSE_CACHE = 512
 _PLAIN = Readings("")  # printable ASCII: no other reading
+_MAX_ESCAPES = 256  # `%` signs past which a text is not decoded (a bound on the work: issue 10)
+_TOO_ESCAPED = "%"  # _percent_decoded's answer for such a text (compared by identity)
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _percent_decoded(text: str) -> str | None:
+    """``text`` with its %XX escapes of ASCII characters decoded; None when it has none; _TOO_ESCAPED
+    past _MAX_ESCAPES `%` signs."""
+    if text.count("%") > _MAX_ESCAPES:
+        return _TOO_ESCAPED
+    pieces = text.split("%")
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(piece) >= 2 and piece[0] in "01234567" and piece[1] in _HEX_DIGITS:
+            out.append(chr(int(piece[:2], 16)) + piece[2:])
+        else:
+            out.append("%" + piece)
+    decoded = "".join(out)
+    return None if decoded == text else decoded
 
 
 _ALLOWED = Verdict(ALLOW, False)
@@ -757,8 +776,16 @@ class Evaluator:
             if 0 <= unknown_at < _NOT_YET and (-1, shown) not in seen:
                 seen.add((-1, shown))
                 hits.append((unknown_at, _unknown(command)))
+        # curl, wget and python decode a URL's %XX escapes (`http://%31%36%39.254.169.254/` is
+        # 169.254.169.254, adv33): a text's own regexes that are not hardline (a URL's, not the shell's)
+        # read it decoded too; one too escaped to decode here (_MAX_ESCAPES) matches them unread
+        decoded = _percent_decoded(text) if "%" in text else None
         for i, pattern in index.regex_only:
-            if pattern.regex.search_text(text):  # type: ignore[union-attr]
+            if pattern.regex.search_text(text) or (  # type: ignore[union-attr]
+                decoded is not None
+                and pattern.severity != "hardline"
+                and (decoded is _TOO_ESCAPED or pattern.regex.search_text(decoded))  # type: ignore[union-attr]
+            ):
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)

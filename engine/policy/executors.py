@@ -654,15 +654,70 @@ def _make_settings(text: str) -> list[str]:
     return out
 
 
+# make's built-in variables (GNU make's defaults, `make -p`): a recipe's `$(CC) -o x x.c` runs `cc -o x
+# x.c`; the flags are empty. A makefile that sets one gives its value instead (one plain assignment), or
+# leaves the reference unread (several, `+=`, a value of make's own references); the value of a program's
+# variable it sets runs too (a recipe of another makefile may use it: `make -f a.mk -f b.mk`), as
+# `make CC=VALUE` does (policies/executors.yaml). The environment's (`CC=x make`) are judged on their own.
+_MAKE_PROGRAMS = {
+    "CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "FC": "f77", "PC": "pc",
+    "LEX": "lex", "YACC": "yacc", "LINT": "lint", "M2C": "m2c", "MAKEINFO": "makeinfo", "TEX": "tex",
+    "TEXI2DVI": "texi2dvi", "WEAVE": "weave", "CWEAVE": "cweave", "TANGLE": "tangle", "CTANGLE": "ctangle",
+    "RM": "rm -f", "GET": "get", "CO": "co", "MAKE": "make",
+}  # fmt: skip
+_MAKE_FLAGS = {
+    "ARFLAGS": "rv", "CFLAGS": "", "CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "LDLIBS": "", "FFLAGS": "",
+    "ASFLAGS": "", "LFLAGS": "", "YFLAGS": "", "PFLAGS": "", "RFLAGS": "", "LINTFLAGS": "", "TARGET_ARCH": "",
+}  # fmt: skip
+_MAKE_ASSIGN = re.compile(
+    _MAKE_PREFIX + r"(?P<name>[A-Z_][A-Z0-9_]*)[ \t]*(?P<op>:{0,3}=|[?+!]=)[ \t]*(?P<value>[^\n#]*)", re.MULTILINE
+)
+_MAKE_BUILTIN_REFERENCE = re.compile(r"(?<!\$)\$(?:\(([A-Z_][A-Z0-9_]*)\)|\{([A-Z_][A-Z0-9_]*)\})")
+
+
+def _make_variables(text: str, out: list[str]) -> dict[str, str]:
+    """The value each built-in variable's `$(NAME)` stands for in ``text``'s recipes (see _MAKE_PROGRAMS);
+    the values it gives the programs' variables are put in ``out`` as commands."""
+    if "$(eval" in text or "${eval" in text or "define" in text:
+        return {}  # assignments made as it runs, or over several lines: none is read
+    known = {**_MAKE_PROGRAMS, **_MAKE_FLAGS}
+    assigned: dict[str, list[tuple[str, str]]] = {}
+    for match in _MAKE_ASSIGN.finditer(text):
+        name, op, value = match.group("name", "op", "value")
+        if name in known:
+            assigned.setdefault(name, []).append((op, value.strip()))
+            if name in _MAKE_PROGRAMS and value.strip():
+                out.append(value.strip())
+    for name, given in assigned.items():
+        op, value = given[0]
+        if len(given) == 1 and op in ("=", ":=", "::=", ":::=", "?=") and "$" not in value:
+            known[name] = value
+        else:
+            del known[name]
+    return known
+
+
+def _make_expanded(line: str, variables: dict[str, str]) -> str:
+    """A recipe line with make's built-in variables expanded (see _make_variables)."""
+    if "$" not in line or not variables:
+        return line
+    return _MAKE_BUILTIN_REFERENCE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), line)
+
+
 def make_payloads(text: str) -> list[str]:
     """Commands a makefile runs: what it sets that changes every recipe (_make_settings), recipe lines
-    (tab-indented, or after a rule's `;`), `$(shell ...)` calls and a SHELL it sets."""
+    (tab-indented, or after a rule's `;`) with make's built-in variables expanded, `$(shell ...)` calls
+    and a SHELL it sets."""
     out: list[str] = _make_settings(text)
+    variables = _make_variables(text, out)
     for line in text.split("\n"):
         if line.startswith("\t"):
-            out.append(line[1:].lstrip("@+-"))
+            out.append(_make_expanded(line[1:].lstrip("@+-"), variables))
     if ";" in text:
-        out.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
+        out.extend(
+            _make_expanded(match.group(1).strip().lstrip("@+-"), variables)
+            for match in _MAKE_INLINE_RECIPE.finditer(text)
+        )
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
     return out

@@ -12,6 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Final
 
 from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, parse_argv
@@ -433,12 +434,19 @@ class Follower:
                     # the starting points: the operands before the first marker (fd's come after its options)
                     before = argv[: spans[0][0]]
                     operands = [w for w in parsed.all_operands(argv) if w in before]
+                    named = _found_name(before) if run.replace is None and command.cwd is None else None
                     for root in _expression_roots(operands):
-                        found = "./*" if root in (".", "") else root.rstrip("/") + "/*"
+                        found = ("." if root in (".", "") else root.rstrip("/")) + "/*"
                         # GNU find puts the path in place of `{}` inside a word too (`sh -c 'echo x > {}'`);
-                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended
+                        # with `replace` (fd's {}, {/}, {.} ...), a command holding none gets it appended.
+                        # A word that is `{}` alone: a file of the name `-name` gives, when it does
                         if run.replace is None:
-                            expanded = [w.replace(run.placeholder, found) for w in words]
+                            alone = found
+                            if named is not None and _INSIDE.match(root) is not None:
+                                alone = found[:-1] + "**/" + named
+                            expanded = [
+                                alone if w == run.placeholder else w.replace(run.placeholder, found) for w in words
+                            ]
                         else:
                             expanded = _completed(run, words, found)
                         self._words(
@@ -1265,6 +1273,26 @@ def _completed(run: Run, words: list[str], argument: str) -> list[str]:
         if replaced != words:
             return replaced
     return [*words, value]
+
+
+_FIND_NAME_TESTS: Final = frozenset({"-name", "-iname"})
+_FIND_EITHER: Final = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)", "\\!"})
+
+
+# a folder in the working directory (`.`, `src/`; not `..`, `~`, `/x`, `$D`)
+_INSIDE: Final = re.compile(r"^(?!\.\.(?:/|$))(?!.*/\.\.(?:/|$))[\w.][\w./-]*$")
+
+
+def _found_name(words: Sequence[str]) -> str | None:
+    """The name every file find acts on bears, when its expression before the action is a plain `and` of
+    tests with one `-name PATTERN` (`find . -name '*.pyc' -exec rm {} +`: only .pyc files, adv33);
+    None for any alternative or negation, or a pattern any name matches. Read for a starting point in
+    the working directory only: one above it keeps standing for everything under it (`find ~ -name
+    '.*'` reaches every dotfile of the home)."""
+    names = [words[i + 1] for i in range(len(words) - 1) if words[i] in _FIND_NAME_TESTS]
+    if len(names) != 1 or "/" in names[0] or not names[0].strip("*?") or not _FIND_EITHER.isdisjoint(words):
+        return None
+    return names[0]
 
 
 def _expression_roots(operands: Sequence[str]) -> list[str]:

@@ -896,6 +896,9 @@ _LOADERS = {
 
 
 _NAMED_BY_EXPRESSION = frozenset({"perl", "python", "ruby", "php"})
+# The names a loader tries for a name without a suffix, besides the name itself: ruby's
+# `require_relative 'lib'` loads lib.rb; Emacs' `(load "x")` x.elc, then x.el, then x (adv33)
+_TRIED_SUFFIXES: dict[str, tuple[str, ...]] = {"ruby": (".rb",), "elisp": (".elc", ".el")}
 
 
 def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str | None]]:
@@ -917,8 +920,8 @@ def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple
         path = _path_of(found, language, code, assigned, 0) if language in _NAMED_BY_EXPRESSION else found
         if path is None or (path and not path.startswith("-")):
             out.append((runner, path))  # None: a file named only when it runs
-            if language == "ruby" and path and not posixpath.splitext(path)[1]:
-                out.append((runner, path + ".rb"))  # `require_relative 'lib'` loads lib.rb
+            if path and not posixpath.splitext(path)[1]:
+                out += [(runner, path + suffix) for suffix in _TRIED_SUFFIXES.get(language, ())]
     if language == "node" and _NODE_RUNS_TEXT.search(code) is not None:
         out += [("node", m.group(1)) for m in itertools.islice(_NODE_READ.finditer(code), _MAX_CALLS)]
     if language == "perl" and runs_lines:

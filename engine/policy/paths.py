@@ -648,6 +648,22 @@ def file_operand(word: str) -> str:
     return word
 
 
+# An extglob group (`@(a|b)`, `!(x)`, `+(..)`, `*(..)`, `?(..)`; with `shopt -s extglob`)
+_EXTGLOB_GROUP = re.compile(r"[?*+@!]\(([^()]*)\)")
+
+
+def _extglob_reach(text: str) -> str:
+    """A path with extglob groups, as far as they may reach: a component whose group may name a dot
+    folder (`src/@(..)/`, `+(.)`) is `..`, another one may name anything in its folder (`~/!(x)` is
+    `~/*`), adv33."""
+    parts = text.split("/")
+    for i, part in enumerate(parts):
+        groups = _EXTGLOB_GROUP.findall(part)
+        if groups:
+            parts[i] = ".." if any("." in g for g in groups) else _EXTGLOB_GROUP.sub("*", part)
+    return "/".join(parts)
+
+
 def normalize_path(word: str) -> tuple[str, set[str]]:
     """(normalised path, computed classes) for a word used as a path."""
     computed: set[str] = set()
@@ -657,6 +673,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     text = file_operand(text)
     if URL.match(text):
         return text, {"url"}
+    if "(" in text and _EXTGLOB_GROUP.search(text) is not None:
+        text = _extglob_reach(text)
     if _WINDOWS.match(text):
         text = text.replace("\\", "/")
         home = _WINDOWS_HOME.match(text)

@@ -2832,6 +2832,16 @@ class Analyzer(Follower, LinkFollower):
             and name not in self.vals.assumed
             and _NAME_OR_DIGIT.fullmatch(name)
         ):
+            if op in "-=" and not self._inherited(name):
+                # A lowercase name the line never wrote holds no value the caller chose (the local
+                # runtime passes an allow list of uppercase names on, handlers/_env.py; another's is the
+                # user's): a default's value is its word (`${x:-ls} -la` runs ls, adv33). Nothing is
+                # kept of it: `${x+/}` later still reads x both ways (a container's `http_proxy`).
+                result = self._word_value(word, quoted)
+                if op == "=":
+                    self._assign(name, result)
+                    result = self._variable(name)
+                return result
             if self._choose(2):
                 value = ""
                 self.env[name] = ""
@@ -2855,6 +2865,17 @@ class Analyzer(Follower, LinkFollower):
                 self._assign(name, result)
                 result = self._variable(name)  # as its attributes store it (`declare -i x; ${x:=1-1}` is 0)
         return result
+
+    def _inherited(self, name: str) -> bool:
+        """Whether variable ``name``, which the line has no value for, may hold one the caller chose:
+        set by an earlier line of the shell, lost on this one (`read x`), or an uppercase name (one
+        with a lowercase letter is the user's environment's at most: see _default)."""
+        return (
+            self.resumed is not None
+            or not any(c.islower() for c in name)
+            or name in self.vals.written
+            or name in self.env.lost
+        )
 
     def _word_value(self, word: str, quoted: bool, subs: list[str] | None = None) -> str | None:
         """An operator's word (`w` in `${x:-w}`) as the shell expands it: one word, known text.
@@ -3355,6 +3376,29 @@ class Analyzer(Follower, LinkFollower):
     def _file_key(self, word: str) -> str:
         return join_path(self.cwd, file_operand(word))
 
+    def _project_text(self, word: str) -> str | None:
+        """What the file ``word`` holds: as the line or the session wrote it, else on disk (the start
+        of it: a project's go.mod, read for the program `go build` names after it); None: unknown."""
+        text = self._content(word)
+        if text is not None:
+            return text
+        key = self._file_key(word)
+        if self.session is None or key.startswith(("$", "~")):
+            return None
+        try:
+            with open(posixpath.join(self.session.workdir, key), "rb") as handle:
+                return handle.read(_PROJECT_TEXT_BYTES).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return None
+
+    def _folder_name(self) -> str:
+        """The name of the folder the command runs in ("" when not known here)."""
+        if self.cwd is None or not self.cwd.startswith("/"):
+            if self.session is None or (self.cwd or "").startswith(("$", "~")):
+                return ""
+            return posixpath.basename(posixpath.normpath(posixpath.join(self.session.workdir, self.cwd or ".")))
+        return posixpath.basename(posixpath.normpath(self.cwd))
+
     def _content(self, word: str) -> str | None:
         key = self._file_key(word)
         entry = self.files.get(key)
@@ -3581,7 +3625,8 @@ class Analyzer(Follower, LinkFollower):
             targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
-        targets += [(t, False, None) for t in _table_writes(last)]
+        if _may_write(last.program):
+            targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name)]
         if not targets:
             return
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
@@ -3658,7 +3703,7 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
             if r.kind == "path"
             and (
                 (r.prepend == "tee" and r.source in ("option", "operand", "after"))
-                or (r.source == "operands" and r.output is not None)
+                or (r.source in ("operands", "files") and r.output is not None)
             )
         )
         anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
@@ -3682,10 +3727,12 @@ def _may_write(program: Program | None) -> bool:
     return program is not None and _tee_entry(program)[2]
 
 
-def _table_writes(command: Command) -> list[str]:
+def _table_writes(command: Command, read: Callable[[str], str | None], folder: Callable[[], str]) -> list[str]:
     """The files a program of the table writes that its line names (a run `as: path, prepend: tee`:
     `uniq IN OUT`, `xxd -r IN OUT`, `openssl ... -out F`, find's `-fprint F`; one with an `output:` name:
-    `cc x.c` writes a.out, `make x` x): remembered as written with a
+    `cc x.c` writes a.out, `make x` x; `files:` with one: a project file's text names it, read with
+    ``read``: `go build` writes go.mod's module's last element, or one named after ``folder()``, the
+    working directory's name, without go.mod): remembered as written with a
     text nobody knows here, so that a later run of one asks, as after `tee F` (adv31). Every such run
     counts, whatever its `if_flags` (a file remembered that was not written only asks more)."""
     program = command.program
@@ -3696,11 +3743,17 @@ def _table_writes(command: Command) -> list[str]:
     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
     out: list[str] = []
     for level, reading in levels:
-        out += _level_writes(_tee_entry(level)[1], reading, argv)
+        out += _level_writes(_tee_entry(level)[1], reading, argv, read, folder)
     return [p for p in out if p and p != "-"]
 
 
-def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> list[str]:
+def _level_writes(
+    runs: tuple[Run, ...],
+    parsed: Parsed,
+    argv: list[str],
+    read: Callable[[str], str | None],
+    folder: Callable[[], str],
+) -> list[str]:
     out: list[str] = []
     for run in runs:
         if run.source == "option":
@@ -3712,11 +3765,18 @@ def _level_writes(runs: tuple[Run, ...], parsed: Parsed, argv: list[str]) -> lis
             # a compiler's default output, named after its sources or not (`cc x.c`: a.out)
             found = (matched_payload(run, w) for w in parsed.all_operands(argv))
             out += dict.fromkeys(p for p in found if p is not None)
+        elif run.source == "files":
+            # the output a project file's text names (`go build`: go.mod's `module example.com/x/app`
+            # writes app, adv33); with no such file, or none that names it, the program is named after
+            # the working directory (Go's rule without go.mod)
+            names = (matched_payload(run, t) for t in map(read, sorted(run.names)) if t is not None)
+            out += [next((p for p in names if p), None) or (run.output or "{}").replace("{}", folder())]
         else:  # after a marker word
             out += [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] in run.names]
     return out
 
 
+_PROJECT_TEXT_BYTES: Final = 65536  # how much of a project file _project_text reads from disk
 _FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
 _SLICE: Final = re.compile(r"@:([^:]+)(?::([^:]+))?")
 _ARITHMETIC_WORD: Final = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)

@@ -101,6 +101,20 @@ def plain_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pa
         yield loaded
 
 
+@pytest.fixture(scope="module")
+def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The engine's own project, loaded with it as the working directory (HOME and state temporary),
+    shared by a module's verdicts."""
+    tmp = tmp_path_factory.mktemp("own")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(make_home(tmp)))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        mp.chdir(REPO)
+        with Engine.load(REPO) as loaded:
+            yield loaded
+
+
 @pytest.fixture
 def plain_harm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
     """A project whose own policy adds nothing, its engine, the fake home and the project's folder

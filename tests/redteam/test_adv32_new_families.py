@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -105,19 +104,6 @@ def test_a_credential_sent_away_is_not_allowed(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
 ) -> None:
     assert_verdict(plain_project, case, allowed, session)
-
-
-@pytest.fixture(scope="module")
-def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The engine's own project, loaded with it as the working directory (HOME and state temporary)."""
-    tmp = tmp_path_factory.mktemp("own")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(make_home(tmp)))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        mp.chdir(REPO)
-        with Engine.load(REPO) as loaded:
-            yield loaded
 
 
 @pytest.mark.parametrize(
