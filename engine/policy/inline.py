@@ -27,7 +27,7 @@ from engine.policy.regexes import Located
 # Expressions that name the home directory (for paths in code, and arguments of calls).
 HOME_EXPRESSIONS = (
     r"process\.env\.HOME|\bhomedir\(\)|Path\.home\(\)|Dir\.home|expanduser\(\s*['\"]~['\"]\s*\)"
-    r"|os\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
+    r"|(?:os|__import__\(\s*['\"]os['\"]\s*\))\.environ\[['\"]HOME['\"]\]|getenv\(\s*['\"]HOME['\"]\s*\)|\$env:USERPROFILE|\$HOME\b"
     r"|(?:environ|env)\.get\(\s*['\"]HOME['\"]\s*\)|Deno\.homeDir\(\)|ENV\[['\"]HOME['\"]\]"
     r"|\$_SERVER\[['\"]HOME['\"]\]|\$ENV\{HOME\}|ENVIRON\[\"HOME\"\]"
     # Tcl's `$env(HOME)` / `$::env(HOME)` and a bare `~` word (`file delete -force ~`), Emacs Lisp's
@@ -144,6 +144,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         if arguments:
             words = _words(arguments)
             if len(words) > 1 and _ARGV_FORM.match(arguments) and "+" not in arguments:
+                if " " in words[0] and not words[0].startswith("$"):
+                    # a shell line then a variable (`system("rm -rf ~", $r)`, `execSync("...", opts)`): the
+                    # line is read as a shell's too, as the call may run it (gen33)
+                    scripts.append(words[0])
                 # a list of arguments (`["sh", "-c", "rm -rf ~"]`, `"rm", "-rf", $HOME`): each one word
                 words = [w if w == "~" or w.startswith("$") or _PLAIN.fullmatch(w) else _quoted(w) for w in words]
             if words:

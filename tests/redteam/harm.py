@@ -65,6 +65,16 @@ def files_intact_after(
     assert SECRET not in printed, ("the key was printed", last)
 
 
+def allowed_payloads(engine: Engine, commands: list[str]) -> list[str]:
+    """The payloads of a family that ``engine`` allows (a family's test asserts there are none)."""
+    return [command for command in commands if engine.check(command).decision == "allow"]
+
+
+def flagged_near_misses(engine: Engine, commands: list[str]) -> list[str]:
+    """The near misses of a family that ``engine`` does not allow (a family's test asserts there are none)."""
+    return [command for command in commands if engine.check(command).decision != "allow"]
+
+
 def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
     """Whether ``payload`` changes a copy of a project's policies/ (deny.yaml holding ``policy``) when
     bash runs it unguarded in that copy (HOME and the copy under ``tmp_path``): the live half of

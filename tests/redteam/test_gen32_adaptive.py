@@ -41,7 +41,14 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases
+from tests.redteam.harm import (
+    Case,
+    allowed_payloads,
+    assert_verdict,
+    flagged_near_misses,
+    live_then_stopped,
+    verdict_cases,
+)
 
 PAYLOADS: dict[str, list[str]] = {
     "readings": [
@@ -970,15 +977,13 @@ FAMILIES = list(PAYLOADS)
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_no_payload_of_the_family_is_allowed(plain_project: tuple[Path, Engine], family: str) -> None:
-    _, engine = plain_project
-    allowed = [command for command in PAYLOADS[family] if engine.check(command).decision == "allow"]
+    allowed = allowed_payloads(plain_project[1], PAYLOADS[family])
     assert not allowed, allowed
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_family_near_misses_stay_allowed(plain_project: tuple[Path, Engine], family: str) -> None:
-    _, engine = plain_project
-    flagged = [command for command in NEAR_MISSES[family] if engine.check(command).decision != "allow"]
+    flagged = flagged_near_misses(plain_project[1], NEAR_MISSES[family])
     assert not flagged, flagged
 
 
