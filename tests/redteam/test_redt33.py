@@ -7,6 +7,10 @@ Found and closed here (allowed on the trial merge, flagged at d2c400e):
   ${x:-tmp}'` (rm -rf /), `sudo x=... sh -c`, `env x=/ awk 'BEGIN{system(...)}'`, `nice env`,
   `exec env`. A line another process runs (`Analyzer.children`) now inherits any name: both readings,
   as at d2c400e.
+- perfb33's quiet shortcut (`_Index.candidates`: no prefilter's fragment in the command's text, so no
+  name-less matcher) met adv33's extglob reading, which reads a path past its text: `cat /e@(t)c/shadow`,
+  `cat ~/.!(x)`, `cat /etc/!(x)` were allowed where the reference path (every matcher) asked. A text
+  with an extglob group is not quiet (evaluate.py `_EXTGLOB_GROUP`).
 
 Open (xfail strict; each is allowed and bash runs the harm):
 - adv33's make built-in variables take make's default (CC=cc, MAKE=make, CFLAGS empty) although the
@@ -79,6 +83,15 @@ MAKE_OVERRIDES = {
     "MAKE=": "printf 'x:\\n\\t$(MAKE) -rf ~\\n' > Makefile; make x MAKE=rm",
     "CFLAGS in the environment": "printf 'x:\\n\\t$(CC) $(CFLAGS) x.c\\n' > Makefile; CFLAGS='; rm -rf ~' make x",
     "computed name": "printf 'C = C\\n$(C)C = rm -rf ~;\\nx:\\n\\t$(CC) -o x x.c\\n' > Makefile; make x",
+}
+
+# perfb33's quiet shortcut (_Index.candidates) searched the command's text for the prefilters' path
+# fragments, which an extglob group reads past (closed here): allowed, the reference asked.
+EXTGLOB_QUIET = {
+    "/etc/!(x)": "shopt -s extglob\ncat /etc/!(x)",
+    "/e@(t)c/shadow": "shopt -s extglob\ncat /e@(t)c/shadow",
+    "~/.!(x)": "shopt -s extglob\ncat ~/.!(x)",
+    "~/.n@(e)trc": "shopt -s extglob\ncat ~/.n@(e)trc",
 }
 
 EXTGLOB_HIDDEN = {
@@ -199,6 +212,11 @@ def test_a_default_at_the_top_of_the_line_stays_its_word(engine: Engine, command
 @pytest.mark.xfail(strict=True, reason="redt33 open: make's built-ins expanded although the line overrides them")
 @pytest.mark.parametrize("command", MAKE_OVERRIDES.values(), ids=MAKE_OVERRIDES.keys())
 def test_a_make_builtin_the_line_overrides(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision != "allow"
+
+
+@pytest.mark.parametrize("command", EXTGLOB_QUIET.values(), ids=EXTGLOB_QUIET.keys())
+def test_an_extglob_group_is_not_a_quiet_command(engine: Engine, command: str) -> None:
     assert engine.check(command).decision != "allow"
 
 
