@@ -45,12 +45,14 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine import Engine
 from engine.policy import lexer
 from tests.conftest import REPO
+from tests.redteam.conftest import assert_judged_as_fresh, make_home
 
 P = "rm -rf ~"
 
@@ -172,9 +174,7 @@ PERCENT_BOUND = [
 @pytest.fixture(scope="module")
 def places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, Path]]:
     root = tmp_path_factory.mktemp("redt33")
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    home = make_home(root)
     (home / ".bashrc").write_text("# rc\n")
     work = root / "work"
     work.mkdir()
@@ -189,9 +189,8 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
 @pytest.fixture(scope="module")
 def engine(places: tuple[Path, Path, Path]) -> Iterator[Engine]:
     root, _, work = places
-    loaded = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(root / "state")})
-    yield loaded
-    loaded.close()
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(root / "state")}) as loaded:
+        yield loaded
 
 
 def _judged(engine: Engine, command: str) -> tuple[str, tuple[str, ...]]:
@@ -199,47 +198,31 @@ def _judged(engine: Engine, command: str) -> tuple[str, tuple[str, ...]]:
     return verdict.decision, tuple(sorted(m.key for m in verdict.matches))
 
 
-@pytest.mark.parametrize("command", CHILD_ENVIRONMENT.values(), ids=CHILD_ENVIRONMENT.keys())
-def test_a_default_inside_a_child_whose_parent_sets_the_name(engine: Engine, command: str) -> None:
+def _cases(family: str, table: dict[str, str], open_reason: str = "") -> list[Any]:
+    """``table``'s commands as parameters named by ``family``; an open family's are xfail(strict)."""
+    marks = [pytest.mark.xfail(strict=True, reason=f"redt33 open: {open_reason}")] if open_reason else []
+    return [pytest.param(command, id=f"{family}-{name}", marks=marks) for name, command in table.items()]
+
+
+NOT_ALLOWED = [
+    *_cases("child environment", CHILD_ENVIRONMENT),
+    *_cases("extglob quiet", EXTGLOB_QUIET),
+    *_cases("pipe held", {str(i): command for i, command in enumerate(PIPE_HELD)}),
+    *_cases("percent bound", {str(i): command for i, command in enumerate(PERCENT_BOUND)}),
+    *_cases("make", MAKE_OVERRIDES, "make's built-ins expanded although the line overrides them"),
+    *_cases("extglob hidden", EXTGLOB_HIDDEN, "an extglob group naming a hidden name is read as `..`"),
+    *_cases("pipe open", PIPE_OPEN, "text fed to a shell by these paths is not judged"),
+]
+
+
+@pytest.mark.parametrize("command", NOT_ALLOWED)
+def test_payloads_are_not_allowed(engine: Engine, command: str) -> None:
     assert engine.check(command).decision != "allow"
 
 
 @pytest.mark.parametrize("command", TOP_LEVEL_DEFAULTS)
 def test_a_default_at_the_top_of_the_line_stays_its_word(engine: Engine, command: str) -> None:
     assert engine.check(command).decision == "allow"
-
-
-@pytest.mark.xfail(strict=True, reason="redt33 open: make's built-ins expanded although the line overrides them")
-@pytest.mark.parametrize("command", MAKE_OVERRIDES.values(), ids=MAKE_OVERRIDES.keys())
-def test_a_make_builtin_the_line_overrides(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
-
-
-@pytest.mark.parametrize("command", EXTGLOB_QUIET.values(), ids=EXTGLOB_QUIET.keys())
-def test_an_extglob_group_is_not_a_quiet_command(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
-
-
-@pytest.mark.xfail(strict=True, reason="redt33 open: an extglob group naming a hidden name is read as `..`")
-@pytest.mark.parametrize("command", EXTGLOB_HIDDEN.values(), ids=EXTGLOB_HIDDEN.keys())
-def test_an_extglob_group_naming_a_hidden_file(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
-
-
-@pytest.mark.xfail(strict=True, reason="redt33 open: text fed to a shell by these paths is not judged")
-@pytest.mark.parametrize("command", PIPE_OPEN.values(), ids=PIPE_OPEN.keys())
-def test_printed_text_reaching_a_shell_another_way(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
-
-
-@pytest.mark.parametrize("command", PIPE_HELD)
-def test_printed_text_into_a_shell_held(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
-
-
-@pytest.mark.parametrize("command", PERCENT_BOUND, ids=range(len(PERCENT_BOUND)))
-def test_percent_escapes_past_the_bound_still_ask(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow"
 
 
 def test_plain_lines_tokenize_as_the_lexer_reads_them() -> None:
@@ -301,11 +284,4 @@ def test_kept_lands_follow_files_replaced_by_links(engine: Engine, places: tuple
     for name in ("g", "h"):
         (work / name).unlink()
         os.symlink(home / ".bashrc", work / name)
-    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(root / "state2")})
-    try:
-        for command in commands:
-            expected = _judged(fresh, command)
-            assert _judged(engine, command) == expected, command
-            assert expected[0] != "allow", command
-    finally:
-        fresh.close()
+    assert_judged_as_fresh(engine, work, root / "state2", commands)
