@@ -25,7 +25,9 @@ Open (xfail strict; each is allowed and bash runs the harm):
   output into `>(sh)` (`{ echo CMD; } > >(sh)`, while `echo CMD > >(sh)` is judged); GNU parallel
   with a command (`echo CMD | parallel sh -c`: parallel alone is judged); a fifo made by mknod or
   made earlier (`mknod p p; sh < p & echo CMD > p`); a file written through a descriptor opened by
-  `exec 3<>F` (`exec 3<>f.sh; echo CMD >&3; sh f.sh`). All allowed at d2c400e too.
+  `exec 3<>F` (`exec 3<>f.sh; echo CMD >&3; sh f.sh`); a program printing its own arguments into a
+  shell (`yes CMD | sh`, `basename CMD | sh`, `date +CMD | sh`, `awk 'BEGIN{print "CMD"}' | sh`, `node
+  -e 'console.log("CMD")' | sh`). All allowed at d2c400e too.
 
 Held (tests below): 60+ other spellings of printed text into a shell (fifos by mkfifo, coprocesses,
 `exec 3<&0`, `read; eval`, `while read`, xargs -I{}, tee >(sh), process substitution); perfa33's plain
@@ -123,6 +125,23 @@ PIPE_OPEN = {
     "exec 3<> fifo": f"mkfifo p; exec 3<>p; echo '{P}' >&3; sh <&3",
 }
 
+# A program that prints its own arguments (or a text in them) into a shell: allowed here and at
+# d2c400e (which allowed 27 of the 32 shapes tried, this branch 21).
+PRINTED_ARGUMENTS = {
+    "yes": f"yes '{P}' | sh",
+    "yes | head -1": f"yes '{P}' | head -1 | sh",
+    "basename": f"basename '{P}' | sh",
+    "expr": f"expr '{P}' | sh",
+    "shuf -e": f"shuf -n1 -e '{P}' | sh",
+    "date +FORMAT": f"date '+{P}' | sh",
+    "seq -f": f"seq -f '{P}' 1 | sh",
+    "printenv": f"x='{P}' printenv x | sh",
+    "awk print": f"awk 'BEGIN{{print \"{P}\"}}' | sh",
+    "node console.log": f"node -e 'console.log(\"{P}\")' | sh",
+    "ruby puts": f"ruby -e 'puts \"{P}\"' | sh",
+    "jq -rn": f"jq -rn '\"{P}\"' | sh",
+}
+
 PIPE_HELD = [
     f"echo '{P}' | sh -c 'exec 3<&0; sh <&3'",
     f"echo '{P}' | {{ exec 3<&0; sh <&3; }}",
@@ -212,6 +231,7 @@ NOT_ALLOWED = [
     *_cases("make", MAKE_OVERRIDES, "make's built-ins expanded although the line overrides them"),
     *_cases("extglob hidden", EXTGLOB_HIDDEN, "an extglob group naming a hidden name is read as `..`"),
     *_cases("pipe open", PIPE_OPEN, "text fed to a shell by these paths is not judged"),
+    *_cases("printed arguments", PRINTED_ARGUMENTS, "a program printing its arguments into a shell"),
 ]
 
 
