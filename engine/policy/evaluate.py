@@ -78,6 +78,9 @@ _WORDS = re.compile(r"[a-z0-9_.+-]+")
 # path fragments in the text say nothing of it, so no name-less matcher is skipped for lack of them
 # (the engine's own file names are single path components: any spelling of a path holds them).
 _RESPELLED = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
+# An extglob group (`~/.!(x)`, `/e@(t)c/shadow`): a path reads it as far as it reaches (paths.py
+# _extglob_reach), text no prefilter finds in the command's own (redt33).
+_EXTGLOB_GROUP = re.compile(r"[?*+@!]\(")
 _QUOTES = re.compile(r"[\"'`]")
 # The flat scan: quoting removed, the text cut at anything that may end a command.
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
@@ -358,11 +361,15 @@ class _Index(Record):
             respelled = "$" in lowered or "\\" in lowered
             if not respelled and ("%" in lowered or ":" in lowered):
                 respelled = _RESPELLED.search(lowered) is not None
+            globbed_group = "(" in lowered and _EXTGLOB_GROUP.search(lowered) is not None
+            respelled = respelled or globbed_group
             # Most commands name no path fragment of any prefilter nor an engine file: one search says so.
             gate = self.gate
             if gate is None or gate[0] is not engine_names:
                 gate = self._gate(engine_names, engine_fragments)
-            quiet = gate[1] is not None and len(lowered) <= _LONG and gate[1].search(lowered) is None
+            quiet = (
+                gate[1] is not None and not globbed_group and len(lowered) <= _LONG and gate[1].search(lowered) is None
+            )
             if generic and not respelled:
                 # Name-less matchers look for paths: skip those whose path text is absent.
                 if quiet:

@@ -724,6 +724,9 @@ class Analyzer(Follower, LinkFollower):
     # reads (see _unread_change); None: none is.
     line: str | None = None
     declaring = False  # the words being resolved are a declaration's (`export x=$PWD`)
+    # Lines of another process being read (`sh -c`, `awk`'s system(), a function's body): its
+    # environment may hold any name its parent gave it (`env x=/ sh -c 'rm -rf ${x:-tmp}'`: see _inherited).
+    children = 0
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
     # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
@@ -1058,6 +1061,8 @@ class Analyzer(Follower, LinkFollower):
         child = bool(via) and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", "."))
         vals = self.vals
         values = (dict(self.env), dict(vals.arrays), set(vals.unset), set(vals.assumed)) if child else None
+        if child:
+            self.children += 1  # not undone when reading fails: then only more is inherited
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
         if spans:
             # Each definition's body is read where it stands, with unknown arguments: it may run
@@ -1076,6 +1081,8 @@ class Analyzer(Follower, LinkFollower):
             self._read_loops(tokens, depth, via)
         if child:
             self.cwd = saved
+        if child:
+            self.children -= 1
         if values is not None:
             # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
             env, self.vals.arrays, self.vals.unset, self.vals.assumed = values
@@ -2872,6 +2879,7 @@ class Analyzer(Follower, LinkFollower):
         with a lowercase letter is the user's environment's at most: see _default)."""
         return (
             self.resumed is not None
+            or self.children > 0
             or not any(c.islower() for c in name)
             or name in self.vals.written
             or name in self.env.lost

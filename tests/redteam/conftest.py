@@ -55,6 +55,24 @@ def home_intact(home: Path) -> bool:
     return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
 
 
+def assert_judged_as_fresh(engine: Engine, work: Path, state: Path, commands: list[str]) -> None:
+    """Each of ``commands`` is judged by ``engine`` (which judged them before the file system changed)
+    as by an engine loaded now in ``work`` (its state in ``state``), and is not allowed there: nothing
+    an earlier check kept is stale (redt32, redt33)."""
+    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(state)})
+    try:
+        for command in commands:
+            expected = fresh.check(command)
+            verdict = engine.check(command)
+            assert (verdict.decision, sorted(m.key for m in verdict.matches)) == (
+                expected.decision,
+                sorted(m.key for m in expected.matches),
+            ), command
+            assert expected.decision != "allow", command
+    finally:
+        fresh.close()
+
+
 @pytest.fixture
 def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = make_home(tmp_path)

@@ -35,6 +35,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
+from tests.redteam.conftest import assert_judged_as_fresh
 
 PAYLOAD = "rm -rf ~"
 
@@ -187,11 +188,4 @@ def test_kept_classes_follow_the_file_system(engine: Engine, places: tuple[Path,
     os.symlink(home, work / "d")
     os.rmdir(work / "e")
     os.symlink(home, work / "e")
-    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(root / "state2")})
-    try:
-        for command in commands:
-            expected = _judged(fresh, command)
-            assert _judged(engine, command) == expected, command
-            assert expected[0] != "allow", command
-    finally:
-        fresh.close()
+    assert_judged_as_fresh(engine, work, root / "state2", commands)
