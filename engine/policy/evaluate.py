@@ -19,7 +19,6 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
-from typing import Final
 
 from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
@@ -49,7 +48,7 @@ from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from engine.policy.session_memory import SessionView
 
