@@ -12,7 +12,6 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Final
 
 from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, parse_argv
@@ -60,7 +59,7 @@ from engine.records import replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from engine.policy.shell import Command
     from engine.policy.variables import Variables
