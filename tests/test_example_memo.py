@@ -84,3 +84,21 @@ def test_a_failing_program_example_is_reported_on_every_compile(write_project: C
     for _ in range(2):
         codes = [e["code"] for e in _errors(root)]
         assert codes == ["program-example-failed"]
+
+
+def test_a_table_regex_past_its_budget_on_an_example_is_a_located_error(write_project: Callable[..., Path]) -> None:
+    """A program table's `match` regex that the bounded engine refuses on an example line (a
+    backreference RE2 cannot run, catastrophic on that text): `validate` names the example, with no
+    traceback (the RegexTimeout came out of Engine.load's compile before)."""
+    slow = (
+        "kind: Programs\nname: mine\nprograms:\n  - program: [runner]\n    getopt: '+e:'\n    runs:\n"
+        "      - {option: [e], as: shell, match: '^(a|aa)+\\1(?P<payload>x)$'}\n"
+        "    examples:\n      runs: {'runner -e " + "a" * 40 + "b': 'x'}\n"
+    )
+    root = write_project({"hermes-engine.yaml": "include_builtin: false\n", "policies/programs.yaml": slow})
+    result = CliRunner().invoke(cli, ["--root", str(root), "validate", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception  # no traceback
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["code"] == "program-example-failed" and error["file"].endswith("programs.yaml")
+    assert "took longer than" in error["message"] and "runner -e aaaa" in error["message"]

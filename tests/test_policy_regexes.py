@@ -237,6 +237,44 @@ def test_the_regex_bound_counts_cpu_time_not_the_wall_clock(
     assert error["pointer"] == "/patterns/0/examples/not_match/0" and "in time" in error["message"]
 
 
+class _Hiccup:
+    """A search whose first try spends the whole CPU budget on something that is not the search (a
+    garbage collection, a page fault: seen as one check in ~13,000 of the differential test judged
+    "past its budget" in stop 33's CI), then runs as the real search does."""
+
+    def __init__(self, hiccups: int) -> None:
+        self.hiccups = hiccups
+        self.tries = 0
+
+    def __call__(self, text: str, timeout: float) -> object:
+        from engine.policy import regexes
+
+        self.tries += 1
+        if self.tries <= self.hiccups:
+            started = time.thread_time()
+            while time.thread_time() - started < regexes.FALLBACK_TIMEOUT * 1.5:
+                pass  # CPU time, not the search's
+        return regexes.fallback_engine().compile(r"(?P<w>\w+) (?P=w)", 0).search(text, timeout=timeout)
+
+
+def test_one_try_past_the_cpu_budget_is_tried_again_and_a_slow_pattern_costs_twice_the_budget() -> None:
+    from engine.policy import regexes
+
+    once = _Hiccup(hiccups=1)
+    found = regexes.bounded("(?P<w>\\w+) (?P=w)", once, "say say")
+    assert found is not None and found.group(0) == "say say" and once.tries == 2
+    always = _Hiccup(hiccups=10)
+    started = time.thread_time()
+    with pytest.raises(RegexTimeout):
+        regexes.bounded("(?P<w>\\w+) (?P=w)", always, "say say")
+    # Refused after the confirming try, never given a longer wall timeout for CPU it really spent.
+    assert always.tries == regexes._CONFIRMATIONS == 2
+    assert time.thread_time() - started < regexes.FALLBACK_TIMEOUT * 1.5 * 2 + 0.05
+    # And the catastrophic pattern on the real engine is still refused, after the same two tries.
+    with pytest.raises(RegexTimeout):
+        compile_linear(r"^(a|aa)+\1$").search("a" * 40 + "b")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="ab/.\n\x00\x01", max_size=6), max_size=14))
 def test_fewest_fragments_are_those_no_other_one_is_part_of(fragments: list[str]) -> None:

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.regexes import Regex, bounded, compile_linear, fallback_engine
+from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -736,7 +736,9 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
         for line, command in (examples.get(key) or {}).items():
             try:
                 found = {c.text for c in parse(line, table)}
-            except ShellSyntaxError as exc:
+            except (ShellSyntaxError, RegexTimeout) as exc:
+                # (A table regex past its budget twice running on the example: a located error, not
+                # an exception out of the load; regexes.bounded.)
                 problems.append(
                     doc.problem([*base, "examples", key, line], "program-example-failed", f"{line!r}: {exc}", key=True)
                 )
