@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,15 +64,44 @@ def assert_judged_as_fresh(engine: Engine, work: Path, state: Path, commands: li
     fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(state)})
     try:
         for command in commands:
-            expected = fresh.check(command)
-            verdict = engine.check(command)
-            assert (verdict.decision, sorted(m.key for m in verdict.matches)) == (
-                expected.decision,
-                sorted(m.key for m in expected.matches),
-            ), command
-            assert expected.decision != "allow", command
+            expected = decision_and_keys(fresh, command)
+            assert decision_and_keys(engine, command) == expected, command
+            assert expected[0] != "allow", command
     finally:
         fresh.close()
+
+
+def decision_and_keys(engine: Engine, command: str) -> tuple[str, list[str]]:
+    """``command``'s verdict as the kept-answer tests compare it: the decision and its match keys."""
+    verdict = engine.check(command)
+    return verdict.decision, sorted(m.key for m in verdict.matches)
+
+
+def run_elsewhere(code: str, cwd: Path) -> None:
+    """``code`` run by another Python process (a change the engine did not make, nor see made)."""
+    subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, check=True)
+
+
+def kept_verdict(engine: Engine, command: str) -> tuple[str, list[str]]:
+    """``command`` judged three times once the folders are past the racy window (the later checks
+    read the answers the first kept); the same verdict each time."""
+    time.sleep(2.1)
+    first = decision_and_keys(engine, command)
+    assert decision_and_keys(engine, command) == first
+    assert decision_and_keys(engine, command) == first
+    return first
+
+
+def judged_as_fresh(engine: Engine, command: str, tmp_path: Path, work: Path) -> tuple[str, list[str]]:
+    """The verdict of ``engine`` on ``command``, asserted equal to that of an engine loaded now."""
+    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state2")})
+    try:
+        expected = decision_and_keys(fresh, command)
+    finally:
+        fresh.close()
+    found = decision_and_keys(engine, command)
+    assert found == expected, command
+    return found
 
 
 @pytest.fixture

@@ -10,77 +10,42 @@ link count: no event in its folder), a folder on the word's way replaced by a li
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
+from tests.redteam.conftest import judged_as_fresh, kept_verdict, run_elsewhere
 
 # Each test twice: with the kernel's watch and with the stat check alone (conftest.watching).
 pytestmark = pytest.mark.usefixtures("watching")
 
 
-def _elsewhere(code: str, cwd: Path) -> None:
-    subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, check=True)
-
-
-def _judged(engine: Engine, command: str) -> tuple[str, list[str]]:
-    verdict = engine.check(command)
-    return verdict.decision, sorted(m.key for m in verdict.matches)
-
-
-def _as_fresh(engine: Engine, command: str, tmp_path: Path, work: Path) -> tuple[str, list[str]]:
-    """The verdict of ``engine`` on ``command``, asserted equal to that of an engine loaded now."""
-    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state2")})
-    try:
-        expected = _judged(fresh, command)
-    finally:
-        fresh.close()
-    found = _judged(engine, command)
-    assert found == expected, command
-    return found
-
-
-def _kept(engine: Engine, command: str) -> tuple[str, list[str]]:
-    """``command`` judged three times once the folders are past the racy window: the later checks
-    run on the classes the first kept. The verdict, the same each time."""
-    time.sleep(2.1)
-    first = _judged(engine, command)
-    assert _judged(engine, command) == first
-    assert _judged(engine, command) == first
-    return first
-
-
 def test_a_link_made_where_nothing_was(work_engine: Engine, work: Path, fake_home: Path, tmp_path: Path) -> None:
     command = "cat notes.txt"
-    assert _kept(work_engine, command)[0] == "allow"
-    _elsewhere(f"import os; os.symlink({str(fake_home / '.ssh' / 'id_ed25519')!r}, 'notes.txt')", work)
-    assert _as_fresh(work_engine, command, tmp_path, work)[0] != "allow"
+    assert kept_verdict(work_engine, command)[0] == "allow"
+    run_elsewhere(f"import os; os.symlink({str(fake_home / '.ssh' / 'id_ed25519')!r}, 'notes.txt')", work)
+    assert judged_as_fresh(work_engine, command, tmp_path, work)[0] != "allow"
 
 
 def test_a_file_replaced_by_a_link(work_engine: Engine, work: Path, fake_home: Path, tmp_path: Path) -> None:
     (work / "a").mkdir()
     (work / "a" / "k.txt").write_text("plain\n")
     command = "cat a/k.txt"
-    assert _kept(work_engine, command)[0] == "allow"
-    _elsewhere(
+    assert kept_verdict(work_engine, command)[0] == "allow"
+    run_elsewhere(
         f"import os; os.remove('a/k.txt'); os.symlink({str(fake_home / '.ssh' / 'id_ed25519')!r}, 'a/k.txt')", work
     )
-    assert _as_fresh(work_engine, command, tmp_path, work)[0] != "allow"
+    assert judged_as_fresh(work_engine, command, tmp_path, work)[0] != "allow"
 
 
 def test_a_second_name_made_elsewhere(work_engine: Engine, work: Path, fake_home: Path, tmp_path: Path) -> None:
     # A hard link made in another folder changes the file's link count: no event in its own folder.
     (work / "k.txt").write_text("plain\n")
     command = "cp k.txt out.txt"
-    _kept(work_engine, command)
-    _elsewhere(f"import os; os.link('k.txt', {str(fake_home / 'other-name')!r})", work)
-    _as_fresh(work_engine, command, tmp_path, work)
+    kept_verdict(work_engine, command)
+    run_elsewhere(f"import os; os.link('k.txt', {str(fake_home / 'other-name')!r})", work)
+    judged_as_fresh(work_engine, command, tmp_path, work)
 
 
 def test_a_folder_on_the_way_replaced_by_a_link(
@@ -88,6 +53,8 @@ def test_a_folder_on_the_way_replaced_by_a_link(
 ) -> None:
     (work / "d" / "e").mkdir(parents=True)
     command = "cat d/e/config"
-    assert _kept(work_engine, command)[0] == "allow"
-    _elsewhere(f"import os; os.rename('d', 'd0'); os.mkdir('d'); os.symlink({str(fake_home / '.ssh')!r}, 'd/e')", work)
-    assert _as_fresh(work_engine, command, tmp_path, work)[0] != "allow"
+    assert kept_verdict(work_engine, command)[0] == "allow"
+    run_elsewhere(
+        f"import os; os.rename('d', 'd0'); os.mkdir('d'); os.symlink({str(fake_home / '.ssh')!r}, 'd/e')", work
+    )
+    assert judged_as_fresh(work_engine, command, tmp_path, work)[0] != "allow"

@@ -11,59 +11,25 @@ or a folder's on the word's way (a path) shows.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
+from tests.redteam.conftest import judged_as_fresh, kept_verdict, run_elsewhere
 
 # Each test twice: with the kernel's watch and with the stat check alone (conftest.watching).
 pytestmark = pytest.mark.usefixtures("watching")
 
 
-def _elsewhere(code: str, cwd: Path) -> None:
-    subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, check=True)
-
-
-def _judged(engine: Engine, command: str) -> tuple[str, list[str]]:
-    verdict = engine.check(command)
-    return verdict.decision, sorted(m.key for m in verdict.matches)
-
-
-def _kept(engine: Engine, command: str) -> tuple[str, list[str]]:
-    """``command`` judged three times once the folders are past the racy window (the later checks
-    read the answers the first kept); the same verdict each time."""
-    time.sleep(2.1)
-    first = _judged(engine, command)
-    assert _judged(engine, command) == first
-    assert _judged(engine, command) == first
-    return first
-
-
-def _as_fresh(engine: Engine, command: str, tmp_path: Path, work: Path) -> tuple[str, list[str]]:
-    fresh = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state2")})
-    try:
-        expected = _judged(fresh, command)
-    finally:
-        fresh.close()
-    found = _judged(engine, command)
-    assert found == expected, command
-    return found
-
-
 def test_a_plain_name_turned_into_a_link(work_engine: Engine, work: Path, fake_home: Path, tmp_path: Path) -> None:
     (work / "notes.txt").write_text("plain\n")
     command = "frobnicate notes.txt"
-    assert _kept(work_engine, command) == ("allow", [])
-    _elsewhere(
+    assert kept_verdict(work_engine, command) == ("allow", [])
+    run_elsewhere(
         f"import os; os.remove('notes.txt'); os.symlink({str(fake_home / '.ssh' / 'id_ed25519')!r}, 'notes.txt')", work
     )
-    decision, keys = _as_fresh(work_engine, command, tmp_path, work)
+    decision, keys = judged_as_fresh(work_engine, command, tmp_path, work)
     assert decision != "allow" and "credential_read" in keys
 
 
@@ -73,7 +39,7 @@ def test_a_path_whose_folder_turns_into_a_link(
     (work / "d").mkdir()
     (work / "d" / "config").write_text("plain\n")
     command = "frobnicate d/config"
-    assert _kept(work_engine, command) == ("allow", [])
-    _elsewhere(f"import os; os.rename('d', 'd0'); os.symlink({str(fake_home / '.ssh')!r}, 'd')", work)
-    decision, keys = _as_fresh(work_engine, command, tmp_path, work)
+    assert kept_verdict(work_engine, command) == ("allow", [])
+    run_elsewhere(f"import os; os.rename('d', 'd0'); os.symlink({str(fake_home / '.ssh')!r}, 'd')", work)
+    decision, keys = judged_as_fresh(work_engine, command, tmp_path, work)
     assert decision != "allow" and "credential_read" in keys
