@@ -841,12 +841,14 @@ def _make_substituted(line: str, chosen: dict[str, str]) -> str:
 
 # A SHELL that runs a recipe as the shell line it is, with .SHELLFLAGS of options only ending in `-c`
 # (`-ec`, `-eu -o pipefail -c`): the recipe is read as written
-_MAKE_PLAIN_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox sh"})
+_MAKE_PLAIN_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
 _MAKE_PLAIN_FLAGS = re.compile(r"(?:[ \t]*(?:[-+][A-Za-z]+|-o[ \t]+[a-z]+))*[ \t]*-[A-Za-z]*c[ \t]*")
 
 
 def _make_plain_runner(shell: str, flags: str) -> bool:
-    return posixpath.basename(shell.strip()) in _MAKE_PLAIN_SHELLS and _MAKE_PLAIN_FLAGS.fullmatch(flags) is not None
+    program, _, options = shell.strip().partition(" ")
+    plain = posixpath.basename(program) in _MAKE_PLAIN_SHELLS
+    return plain and _MAKE_PLAIN_FLAGS.fullmatch(f"{options} {flags}") is not None
 
 
 def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]:
@@ -869,6 +871,10 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
         if None in variables.get("SHELL", ()) or None in variables.get(".SHELLFLAGS", ()):
             out.append(None)
         runners = [f"{s} {f}" for s in shells for f in flags if not _make_plain_runner(s, f)][:_MAX_MAKE_READINGS]
+    if given is not None and not recipes:
+        # a SHELL or .SHELLFLAGS on make's command line (this text), with makefiles not read here: each
+        # of their recipe lines, a text nobody knows here, run by that program
+        out.extend(f'{runner} "$MAKE_RECIPE"' for runner in runners)
     for recipe in recipes:
         if variables is None:
             out.append(None if _MAKE_VARIABLE_REFERENCE.search(recipe) else recipe)

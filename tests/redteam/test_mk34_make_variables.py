@@ -65,6 +65,9 @@ PAYLOADS: dict[str, Case] = {
     "SHELL .SHELLFLAGS in MAKEFLAGS": ({}, HOME_RECIPE + "MAKEFLAGS='SHELL=rm .SHELLFLAGS=-rf' make x"),
     ".SHELLFLAGS in the environment": ({}, HOME_RECIPE + "env .SHELLFLAGS=-rf make x SHELL=rm"),
     "SHELL exported": ({}, HOME_RECIPE + "export SHELL=rm; make -e x .SHELLFLAGS=-rf"),
+    # a makefile not read here (the project's): each recipe line, a text nobody knows, run by `rm -rf`
+    "SHELL .SHELLFLAGS, the project's makefile": ({}, "make x SHELL=rm .SHELLFLAGS=-rf"),
+    "SHELL .SHELLFLAGS in MAKEFLAGS, the project's makefile": ({}, "MAKEFLAGS='SHELL=rm .SHELLFLAGS=-rf' make"),
     # make runs these as it reads its command line or its variables (the makefile need not be written)
     "X != CMD": ({}, f"make x 'X != {P}'"),
     "$(shell) on the line": ({}, f"make 'CFLAGS=$(shell {P})'"),
@@ -83,6 +86,9 @@ NEAR: dict[str, Case] = {
     "written, SHELL=/bin/bash": ({}, CFLAGS_RECIPE + "make x SHELL=/bin/bash"),
     "written, .SHELLFLAGS=-ec": ({}, CFLAGS_RECIPE + "make x .SHELLFLAGS=-ec"),
     "written, pipefail": ({}, CFLAGS_RECIPE + "make x SHELL=bash '.SHELLFLAGS=-eu -o pipefail -c'"),
+    "SHELL='bash -x'": ({}, "make SHELL='bash -x' all"),
+    "SHELL=/bin/bash pipefail": ({}, "make SHELL=/bin/bash .SHELLFLAGS='-eu -o pipefail -c' all"),
+    "SHELL=/bin/zsh": ({}, "make SHELL=/bin/zsh test"),
     # make runs the makefile's `override` value: `echo -rf ~`
     "override over the line": ({}, "printf 'override CC = echo\\nx:\\n\\t$(CC) -rf ~\\n' > Makefile; make x CC=rm"),
     # the makefile's assignment over the environment's (no -e)
@@ -114,6 +120,16 @@ def test_a_recipe_run_with_the_line_s_variables_does_not_run(
 ) -> None:
     engine, home, _ = plain_harm
     live_then_stopped(tmp_path, engine, home, payload)
+
+
+def test_shell_and_shellflags_on_the_line_with_the_project_s_makefile_do_not_run(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """The makefile is the project's (not read here): `SHELL=rm .SHELLFLAGS=-rf` runs `rm -rf LINE`
+    for each of its recipe lines (here one naming the home)."""
+    engine, home, _ = plain_harm
+    present = {"Makefile": "x:\n\t$(HOME)\n"}
+    written_then_stopped(tmp_path, engine, home, {}, "make x SHELL=rm .SHELLFLAGS=-rf", present=present)
 
 
 def test_a_shell_assignment_on_make_s_command_line_does_not_run(
