@@ -757,27 +757,29 @@ def _make_appended(value: str | None, environment: list[str | None] | None) -> l
 
 def _make_variables(text: str, out: list[str | None], given: MakeGiven | None) -> dict[str, list[str | None]] | None:
     """The values each `$(NAME)` of ``text``'s recipes may stand for, as make decides them: the command
-    line's, unless the makefile's assignment is an `override`; the makefile's (one plain assignment; in a
-    makefile with conditionals, or by `?=`, the value below it too), unless `make -e` puts the
-    environment's first; the environment's; the built-in default (see _MAKE_PROGRAMS). A name missing
-    from the result is left as written (a makefile setting it several times, `+=`, from its own
-    references). The values it gives the programs' variables are put in ``out`` as commands. None: the
-    makefile sets a variable whose name is computed, or as it runs (`$(eval …)`): no name is read."""
+    line's, unless the makefile's assignment is an `override`; the makefile's (one plain assignment; one
+    inside a conditional, the value below it too; `?=` none when the environment or a built-in default
+    sets the name), unless `make -e` puts the environment's first; the environment's; the built-in
+    default (see _MAKE_PROGRAMS). A name missing from the result is left as written (a makefile setting
+    it several times, `+=`, from its own references). The values it gives the programs' variables are
+    put in ``out`` as commands. None: the makefile sets a variable whose name is computed, or as it runs
+    (`$(eval …)`): no name is read."""
     if given is not None and given.before:
         text = given.before + "\n" + text
     if "$(eval" in text or "${eval" in text or "define" in text:
         return {}  # assignments made as it runs, or over several lines: none is read
     if "$" in text and _MAKE_COMPUTED_NAME.search(text) is not None:
         return None
-    assigned: dict[str, list[tuple[str, str, bool]]] = {}
+    inside = _make_conditional_lines(text) if "if" in text and _MAKE_CONDITIONAL.search(text) else None
+    assigned: dict[str, list[tuple[str, str, bool, bool]]] = {}
     for match in _MAKE_ASSIGN.finditer(text):
         mods, name, op, value = match.group("mods", "name", "op", "value")
         if not op and "undefine" not in mods:
             continue
-        assigned.setdefault(name, []).append((op or "undefine", value.strip(), "override" in mods))
+        maybe = inside is not None and text.rfind("\n", 0, match.start()) + 1 in inside
+        assigned.setdefault(name, []).append((op or "undefine", value.strip(), "override" in mods, maybe))
         if name in _MAKE_PROGRAMS and value.strip():
             out.append(value.strip())
-    conditional = "if" in text and _MAKE_CONDITIONAL.search(text) is not None
     line = given.line if given is not None else {}
     environment = given.environment if given is not None else {}
     environment_first = given is not None and given.environment_first
@@ -794,19 +796,40 @@ def _make_variables(text: str, out: list[str | None], given: MakeGiven | None) -
         if made is None:
             values[name] = list(given_line or below)
             continue
-        op, value, override = made[0]
+        op, value, override, maybe = made[0]
         plain = len(made) == 1 and op in ("=", ":=", "::=", ":::=", "?=") and "$" not in value
-        if given_line and not any(o for _, _, o in made):
+        if given_line and not any(o for _, _, o, _ in made):
             values[name] = given_line
         elif not plain:
             continue  # left as written
         elif environment_first and name in environment and not override and name != "SHELL":
             values[name] = list(environment[name])
+        elif op == "?=":  # set when nothing else did: the environment or a built-in default did
+            values[name] = (
+                [*below, *([value] if maybe else [])] if name in environment or default is not None else [value]
+            )
         else:
-            values[name] = [value, *below] if conditional or op == "?=" else [value]
+            values[name] = [value, *below] if maybe else [value]
     for name, held in values.items():
         values[name] = list(dict.fromkeys(_make_known(value, out) for value in held))
     return values
+
+
+def _make_conditional_lines(text: str) -> set[int]:
+    """Where the lines of ``text`` inside an `ifdef`/`ifndef`/`ifeq`/`ifneq` block start."""
+    inside: set[int] = set()
+    depth = 0
+    at = 0
+    for line in text.split("\n"):
+        word = line.split(None, 1)[0] if line.strip() and not line.startswith("\t") else ""
+        if word in ("ifdef", "ifndef", "ifeq", "ifneq"):
+            depth += 1
+        elif word == "endif":
+            depth = max(depth - 1, 0)
+        elif depth:
+            inside.add(at)
+        at += len(line) + 1
+    return inside
 
 
 def _make_readings(line: str, variables: dict[str, list[str | None]]) -> list[str | None]:

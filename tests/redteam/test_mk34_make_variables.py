@@ -55,6 +55,8 @@ PAYLOADS: dict[str, Case] = {
         "printf 'ifdef Q\\nX = echo\\nendif\\nx:\\n\\t$(X) -rf ~\\n' > Makefile; X=rm make x",
     ),
     "?=": ({}, "printf 'X ?= echo\\nx:\\n\\t$(X) -rf ~\\n' > Makefile; X=rm make x"),
+    # `?=` never sets a name make has a default for: `rm -f -r ~` runs (allowed before mk34 too)
+    "?= on a built-in": ({}, "printf 'RM ?= echo\\nx:\\n\\t$(RM) -r ~\\n' > Makefile; make x"),
     "read from input": ({}, CC_RECIPE + "read CC; make x"),
     "a computed name in the makefile": (
         {},
@@ -94,6 +96,16 @@ NEAR: dict[str, Case] = {
     # the makefile's assignment over the environment's (no -e)
     "the makefile's over the environment": ({}, "printf 'CC = echo\\nx:\\n\\t$(CC) -rf ~\\n' > Makefile; CC=rm make x"),
     "$(shell date)": ({}, "make X='$(shell date)'"),
+    "?= defaults": (
+        {},
+        "printf 'CC ?= gcc\\nCFLAGS ?= -O2\\nLDFLAGS ?=\\nPREFIX ?= /usr/local\\nall:\\n\\t$(CC) $(CFLAGS) $(LDFLAGS)"
+        " -o app main.c\\n' > Makefile; make",
+    ),
+    "ifeq/else": (
+        {},
+        "printf 'ifeq ($(DEBUG),1)\\nCFLAGS = -g\\nelse\\nCFLAGS = -O2\\nendif\\nall:\\n\\t$(CC) $(CFLAGS) -o app"
+        " main.c\\n' > Makefile; make DEBUG=1",
+    ),
 }
 
 
@@ -112,8 +124,9 @@ def test_make_variables_are_read_as_make_sets_them(
         "printf 'x:\\n\\t$(CC) $(CFLAGS) x.c\\n' > Makefile; CFLAGS='; rm -rf ~' make x",
         "printf 'C = C\\n$(C)C = rm -rf ~;\\nx:\\n\\t$(CC) -o x x.c\\n' > Makefile; make x",
         HOME_RECIPE + "make x SHELL=rm .SHELLFLAGS=-rf",
+        "printf 'RM ?= echo\\nx:\\n\\t$(RM) -r ~\\n' > Makefile; make x",
     ],
-    ids=["CC on the line", "CC in the environment", "CFLAGS in the environment", "computed name", "SHELL"],
+    ids=["CC on the line", "CC in the environment", "CFLAGS in the environment", "computed name", "SHELL", "?="],
 )
 def test_a_recipe_run_with_the_line_s_variables_does_not_run(
     tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str
