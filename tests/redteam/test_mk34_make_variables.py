@@ -46,6 +46,13 @@ PAYLOADS: dict[str, Case] = {
     "CFLAGS with a separator": ({}, CFLAGS_RECIPE + f"make x CFLAGS='; {P};'"),
     "a value known at run time": ({}, CC_RECIPE + 'make x CC="$Y"'),
     "a computed name on the line": ({}, CC_RECIPE + "make x 'C$(Y)=rm'"),
+    # the words reaching make by other paths
+    "a word from a substitution": ({}, CC_RECIPE + "make x $(echo CC=rm)"),
+    "positional words": ({}, CC_RECIPE + 'set -- CC=rm; make x "$@"'),
+    "xargs": ({}, CC_RECIPE + "echo CC=rm | xargs make x"),
+    "a function": ({}, CC_RECIPE + "f() { make x CC=rm; }; f"),
+    "sh -c with the environment": ({}, CC_RECIPE + "CC=rm sh -c 'make x'"),
+    "command": ({}, CC_RECIPE + "CC=rm command make x"),
     # the environment over the defaults (and over the makefile with -e)
     "env": ({}, CC_RECIPE + "env CC=rm make x"),
     "export": ({}, CC_RECIPE + "export CC=rm; make x"),
