@@ -658,7 +658,7 @@ def _make_settings(text: str) -> list[str]:
 # x.c`; the flags are empty. A makefile that sets one gives its value instead (one plain assignment), or
 # leaves the reference unread (several, `+=`, a value of make's own references); the value of a program's
 # variable it sets runs too (a recipe of another makefile may use it: `make -f a.mk -f b.mk`), as
-# `make CC=VALUE` does (policies/executors.yaml). The environment's (`CC=x make`) are judged on their own.
+# `make CC=VALUE` does (policies/executors.yaml).
 _MAKE_PROGRAMS = {
     "CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "FC": "f77", "PC": "pc",
     "LEX": "lex", "YACC": "yacc", "LINT": "lint", "M2C": "m2c", "MAKEINFO": "makeinfo", "TEX": "tex",
@@ -668,56 +668,244 @@ _MAKE_PROGRAMS = {
 _MAKE_FLAGS = {
     "ARFLAGS": "rv", "CFLAGS": "", "CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "LDLIBS": "", "FFLAGS": "",
     "ASFLAGS": "", "LFLAGS": "", "YFLAGS": "", "PFLAGS": "", "RFLAGS": "", "LINTFLAGS": "", "TARGET_ARCH": "",
+    "SHELL": "/bin/sh", ".SHELLFLAGS": "-c",
 }  # fmt: skip
+# An assignment of a makefile (`[TARGET:] [export|override|private] NAME OP VALUE`), `undefine NAME`, and
+# one whose name is computed (`$(C)C = rm -rf ~`: nobody reads which variable it sets)
 _MAKE_ASSIGN = re.compile(
-    _MAKE_PREFIX + r"(?P<name>[A-Z_][A-Z0-9_]*)[ \t]*(?P<op>:{0,3}=|[?+!]=)[ \t]*(?P<value>[^\n#]*)", re.MULTILINE
+    r"^[ ]*(?:[^\t#=:\n]+:[ \t]*)?(?P<mods>(?:(?:export|override|private|undefine)[ \t]+)*)"
+    r"(?P<name>[A-Za-z_.][A-Za-z0-9_.-]*)[ \t]*(?P<op>:{0,3}=|[?+!]=|$)[ \t]*(?P<value>[^\n#]*)",
+    re.MULTILINE,
 )
-_MAKE_BUILTIN_REFERENCE = re.compile(r"(?<!\$)\$(?:\(([A-Z_][A-Z0-9_]*)\)|\{([A-Z_][A-Z0-9_]*)\})")
+_MAKE_COMPUTED_NAME = re.compile(
+    r"^[ ]*(?:[^\t#=:\n]+:[ \t]*)?(?:(?:export|override|private|define|undefine)[ \t]+)*[^\t\n#=:$]*\$[^\n=:]*?"
+    r"(?::{0,3}|[?+!])=",
+    re.MULTILINE,
+)
+_MAKE_CONDITIONAL = re.compile(r"^[ \t]*(?:ifdef|ifndef|ifeq|ifneq)\b", re.MULTILINE)
+# `$(NAME)` / `${NAME}` in a recipe (not `$$`, not a function call's `$(shell …)`)
+_MAKE_VARIABLE_REFERENCE = re.compile(r"(?<!\$)\$(?:\(([A-Za-z_.][A-Za-z0-9_.-]*)\)|\{([A-Za-z_.][A-Za-z0-9_.-]*)\})")
+# A command-line variable definition (`make 'CC = x'`, `CC:=x`, `CC+=x`, `X!=CMD`)
+_MAKE_LINE_ASSIGN = re.compile(r"^[ \t]*(?P<name>[^\s=:!?+#]+)[ \t]*(?P<op>:{0,3}=|[?+!]=)(?P<value>.*)$", re.DOTALL)
+_MAX_MAKE_READINGS = 8  # readings of one recipe line (a variable with several values): more is unknown
 
 
-def _make_variables(text: str, out: list[str]) -> dict[str, str]:
-    """The value each built-in variable's `$(NAME)` stands for in ``text``'s recipes (see _MAKE_PROGRAMS);
-    the values it gives the programs' variables are put in ``out`` as commands."""
+class MakeGiven:
+    """What make's command line and its environment give its variables: NAME -> the values it may hold
+    (None: one known only at run time), whether the environment overrides the makefile (`make -e`),
+    whether the line defines a variable whose name is computed (`make 'X$(Y)=…'`), and the makefile
+    text make reads before the makefiles (`--eval`): its assignments count as theirs."""
+
+    __slots__ = ("before", "computed", "environment", "environment_first", "line")
+
+    def __init__(
+        self,
+        line: dict[str, list[str | None]],
+        environment: dict[str, list[str | None]],
+        environment_first: bool = False,
+        computed: bool = False,
+        before: str = "",
+    ) -> None:
+        self.line = line
+        self.environment = environment
+        self.environment_first = environment_first
+        self.computed = computed
+        self.before = before
+
+
+def make_line_variables(words: Sequence[str], dynamic: Sequence[bool]) -> tuple[dict[str, list[str | None]], bool]:
+    """The variables make's command-line words define (each `NAME OP VALUE` operand, `MAKEFLAGS`' too),
+    and whether one's name is computed. A value known only at run time, `X!=CMD` (CMD's output), or one
+    appended to (`CC+=x`) is marked by a `+` (the environment's value goes before it)."""
+    line: dict[str, list[str | None]] = {}
+    computed = False
+    for word, varies in zip(words, dynamic, strict=False):
+        if "=" not in word:
+            continue
+        match = _MAKE_LINE_ASSIGN.match(word)
+        if match is None:
+            continue
+        name, op, value = match.group("name", "op", "value")
+        if "$" in name or (varies and "=" not in word.split("$", 1)[0]):
+            computed = True
+            continue
+        held: str | None = None if varies or op == "!=" else value.strip()
+        if op == "+=" and held is not None:
+            held = "+" + held  # (see _make_variables: after the environment's value)
+        line.setdefault(name, []).append(held)
+    return line, computed
+
+
+def _make_known(value: str | None, out: list[str | None]) -> str | None:
+    """A value as a recipe reads it: make text (`$$` a dollar); one holding make's own references is
+    known only at run time, and the `$(shell CMD)` calls in it run (put in ``out``)."""
+    if value is None or "$" not in value:
+        return value
+    rest = value.replace("$$", "")
+    if "$" not in rest:
+        return value.replace("$$", "$")
+    out.extend(match.group(1) for match in _MAKE_SHELL.finditer(value))
+    return None
+
+
+def _make_appended(value: str | None, environment: list[str | None] | None) -> list[str | None]:
+    """A command-line value: `CC+=x` (marked `+x`) is the environment's value and x, or x alone."""
+    if value is None or not value.startswith("+"):
+        return [value]
+    return [value[1:], *(None if held is None else f"{held} {value[1:]}" for held in environment or ())]
+
+
+def _make_variables(text: str, out: list[str | None], given: MakeGiven | None) -> dict[str, list[str | None]] | None:
+    """The values each `$(NAME)` of ``text``'s recipes may stand for, as make decides them: the command
+    line's, unless the makefile's assignment is an `override`; the makefile's (one plain assignment; one
+    inside a conditional, the value below it too; `?=` none when the environment or a built-in default
+    sets the name), unless `make -e` puts the environment's first; the environment's; the built-in
+    default (see _MAKE_PROGRAMS). A name missing from the result is left as written (a makefile setting
+    it several times, `+=`, from its own references). The values it gives the programs' variables are
+    put in ``out`` as commands. None: the makefile sets a variable whose name is computed, or as it runs
+    (`$(eval …)`): no name is read."""
+    if given is not None and given.before:
+        text = given.before + "\n" + text
     if "$(eval" in text or "${eval" in text or "define" in text:
         return {}  # assignments made as it runs, or over several lines: none is read
-    known = {**_MAKE_PROGRAMS, **_MAKE_FLAGS}
-    assigned: dict[str, list[tuple[str, str]]] = {}
+    if "$" in text and _MAKE_COMPUTED_NAME.search(text) is not None:
+        return None
+    inside = _make_conditional_lines(text) if "if" in text and _MAKE_CONDITIONAL.search(text) else None
+    assigned: dict[str, list[tuple[str, str, bool, bool]]] = {}
     for match in _MAKE_ASSIGN.finditer(text):
-        name, op, value = match.group("name", "op", "value")
-        if name in known:
-            assigned.setdefault(name, []).append((op, value.strip()))
-            if name in _MAKE_PROGRAMS and value.strip():
-                out.append(value.strip())
-    for name, given in assigned.items():
-        op, value = given[0]
-        if len(given) == 1 and op in ("=", ":=", "::=", ":::=", "?=") and "$" not in value:
-            known[name] = value
+        mods, name, op, value = match.group("mods", "name", "op", "value")
+        if not op and "undefine" not in mods:
+            continue
+        maybe = inside is not None and text.rfind("\n", 0, match.start()) + 1 in inside
+        assigned.setdefault(name, []).append((op or "undefine", value.strip(), "override" in mods, maybe))
+        if name in _MAKE_PROGRAMS and value.strip():
+            out.append(value.strip())
+    line = given.line if given is not None else {}
+    environment = given.environment if given is not None else {}
+    environment_first = given is not None and given.environment_first
+    values: dict[str, list[str | None]] = {}
+    for name in {*assigned, *line, *environment, *_MAKE_PROGRAMS, *_MAKE_FLAGS}:
+        made = assigned.get(name)
+        default = _MAKE_PROGRAMS.get(name, _MAKE_FLAGS.get(name))
+        below: list[str | None] = list(environment.get(name, ()))
+        if not below or name == "SHELL":  # make never takes SHELL from the environment: both readings
+            below.append(default if default is not None else "")
+        given_line: list[str | None] = []
+        for value in line.get(name, ()):
+            given_line.extend(_make_appended(value, environment.get(name)))
+        if made is None:
+            values[name] = list(given_line or below)
+            continue
+        op, value, override, maybe = made[0]
+        plain = len(made) == 1 and op in ("=", ":=", "::=", ":::=", "?=") and "$" not in value
+        if given_line and not any(o for _, _, o, _ in made):
+            values[name] = given_line
+        elif not plain:
+            continue  # left as written
+        elif environment_first and name in environment and not override and name != "SHELL":
+            values[name] = list(environment[name])
+        elif op == "?=":  # set when nothing else did: the environment or a built-in default did
+            values[name] = (
+                [*below, *([value] if maybe else [])] if name in environment or default is not None else [value]
+            )
         else:
-            del known[name]
-    return known
+            values[name] = [value, *below] if maybe else [value]
+    for name, held in values.items():
+        values[name] = list(dict.fromkeys(_make_known(value, out) for value in held))
+    return values
 
 
-def _make_expanded(line: str, variables: dict[str, str]) -> str:
-    """A recipe line with make's built-in variables expanded (see _make_variables)."""
-    if "$" not in line or not variables:
-        return line
-    return _MAKE_BUILTIN_REFERENCE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), line)
-
-
-def make_payloads(text: str) -> list[str]:
-    """Commands a makefile runs: what it sets that changes every recipe (_make_settings), recipe lines
-    (tab-indented, or after a rule's `;`) with make's built-in variables expanded, `$(shell ...)` calls
-    and a SHELL it sets."""
-    out: list[str] = _make_settings(text)
-    variables = _make_variables(text, out)
+def _make_conditional_lines(text: str) -> set[int]:
+    """Where the lines of ``text`` inside an `ifdef`/`ifndef`/`ifeq`/`ifneq` block start."""
+    inside: set[int] = set()
+    depth = 0
+    at = 0
     for line in text.split("\n"):
-        if line.startswith("\t"):
-            out.append(_make_expanded(line[1:].lstrip("@+-"), variables))
+        word = line.split(None, 1)[0] if line.strip() and not line.startswith("\t") else ""
+        if word in ("ifdef", "ifndef", "ifeq", "ifneq"):
+            depth += 1
+        elif word == "endif":
+            depth = max(depth - 1, 0)
+        elif depth:
+            inside.add(at)
+        at += len(line) + 1
+    return inside
+
+
+def _make_readings(line: str, variables: dict[str, list[str | None]]) -> list[str | None]:
+    """A recipe line with its variables expanded, once for each value they may hold (see
+    _make_variables); None: a reading nobody knows here."""
+    if "$" not in line or not variables:
+        return [line]
+    names = [m.group(1) or m.group(2) for m in _MAKE_VARIABLE_REFERENCE.finditer(line)]
+    choices = [variables[name] for name in dict.fromkeys(names) if name in variables]
+    if not choices:
+        return [line]
+    out: list[str | None] = []
+    if any(None in held for held in choices):
+        out.append(None)
+    known = [[v for v in held if v is not None] for held in choices]
+    if any(not held for held in known):
+        return out
+    count = 1
+    for held in known:
+        count *= len(held)
+    if count > _MAX_MAKE_READINGS:
+        return [None]
+    order = [name for name in dict.fromkeys(names) if name in variables]
+    for combination in itertools.product(*known):
+        out.append(_make_substituted(line, dict(zip(order, combination, strict=True))))
+    return out
+
+
+def _make_substituted(line: str, chosen: dict[str, str]) -> str:
+    return _MAKE_VARIABLE_REFERENCE.sub(lambda m: chosen.get(m.group(1) or m.group(2), m.group(0)), line)
+
+
+# A SHELL that runs a recipe as the shell line it is, with .SHELLFLAGS of options only ending in `-c`
+# (`-ec`, `-eu -o pipefail -c`): the recipe is read as written
+_MAKE_PLAIN_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
+_MAKE_PLAIN_FLAGS = re.compile(r"(?:[ \t]*(?:[-+][A-Za-z]+|-o[ \t]+[a-z]+))*[ \t]*-[A-Za-z]*c[ \t]*")
+
+
+def _make_plain_runner(shell: str, flags: str) -> bool:
+    program, _, options = shell.strip().partition(" ")
+    plain = posixpath.basename(program) in _MAKE_PLAIN_SHELLS
+    return plain and _MAKE_PLAIN_FLAGS.fullmatch(f"{options} {flags}") is not None
+
+
+def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]:
+    """Commands a makefile runs: what it sets that changes every recipe (_make_settings), recipe lines
+    (tab-indented, or after a rule's `;`) with make's variables expanded as its command line and
+    environment (``given``) set them, each run by the SHELL with the .SHELLFLAGS they give (`make x
+    SHELL=rm .SHELLFLAGS=-rf` runs `rm -rf LINE`), `$(shell ...)` calls and a SHELL it sets. None: a
+    recipe line nobody can read here (a variable whose value or name is known only at run time)."""
+    out: list[str | None] = [*_make_settings(text)]
+    variables = _make_variables(text, out, given)
+    if given is not None and given.computed:
+        variables = None
+    recipes: list[str] = [line[1:].lstrip("@+-") for line in text.split("\n") if line.startswith("\t")]
     if ";" in text:
-        out.extend(
-            _make_expanded(match.group(1).strip().lstrip("@+-"), variables)
-            for match in _MAKE_INLINE_RECIPE.finditer(text)
-        )
+        recipes.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
+    runners: list[str] = []
+    if variables:
+        shells = [s for s in variables.get("SHELL", ["/bin/sh"]) if s is not None]
+        flags = [f for f in variables.get(".SHELLFLAGS", ["-c"]) if f is not None]
+        if None in variables.get("SHELL", ()) or None in variables.get(".SHELLFLAGS", ()):
+            out.append(None)
+        runners = [f"{s} {f}" for s in shells for f in flags if not _make_plain_runner(s, f)][:_MAX_MAKE_READINGS]
+    if given is not None and not recipes:
+        # a SHELL or .SHELLFLAGS on make's command line (this text), with makefiles not read here: each
+        # of their recipe lines, a text nobody knows here, run by that program
+        out.extend(f'{runner} "$MAKE_RECIPE"' for runner in runners)
+    for recipe in recipes:
+        if variables is None:
+            out.append(None if _MAKE_VARIABLE_REFERENCE.search(recipe) else recipe)
+            continue
+        for reading in _make_readings(recipe, variables):
+            out.append(reading)
+            if reading is not None:
+                out.extend(f"{runner} {shlex.quote(reading)}" for runner in runners)
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
     return out

@@ -19,6 +19,7 @@ from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
     TASK_LANGUAGES,
+    MakeGiven,
     addopts_words,
     compose_mounts,
     config_commands,
@@ -30,6 +31,7 @@ from engine.policy.executors import (
     ex_payloads,
     go_generate_lines,
     make_includes,
+    make_line_variables,
     make_payloads,
     mypy_executables,
     mypy_plugin_files,
@@ -87,6 +89,11 @@ _FOLDER_FILES = {
     "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
     "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
 }
+# make's names (a command of one of them is read with its command line and environment: Follower.making),
+# and its options `--eval TEXT` and `-e` (the environment overrides the makefiles' variables)
+_MAKES = frozenset({"make", "gmake"})
+_MAKE_EVAL = frozenset({"E"})
+_MAKE_ENVIRONMENT_FIRST = frozenset({"e"})
 # A written file the dynamic loader (LD_LIBRARY_PATH) or glibc's iconv (GCONV_PATH) may load: see _file.
 _LOADED_NAME = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
@@ -110,6 +117,9 @@ class Follower:
     written_runs = 0
     exec_input: str | None  # what a command reads when it is given no input of its own (see shell._simple)
     printing: list[str] | None  # what the lines a stage runs print, when its output is read (see shell._simple)
+    # The make command whose runs are being read, with the variables its wrappers set (`env CC=x make`):
+    # what its command line and environment give the makefile's variables (see _make_given)
+    making: tuple[Command, dict[str, str]] | None = None
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -219,31 +229,37 @@ class Follower:
         variables = self.env.read_by_programs(local)
         stdin = bool(command.stdin)
         files = bool(self.files) or self.session is not None
-        for level, reading in levels:
-            runs = level.runs
-            if not runs:
-                continue
-            present = frozenset(name for name, _, _ in reading.options)
-            if level.option_names.isdisjoint(present):
-                runs = level.plain_runs
-                if not (variables or stdin or files):
-                    runs = level.word_runs
-            count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
-            for run in runs:
-                source = run.source
-                if source == "option" and run.names.isdisjoint(present):
+        making = self.making
+        if command.name in _MAKES:
+            self.making = (command, local)  # (a make command's files and texts are read as it sets them)
+        try:
+            for level, reading in levels:
+                runs = level.runs
+                if not runs:
                     continue
-                if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
-                    continue
-                if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
-                    source == "files" and not files
-                ):
-                    continue
-                if run.kind in ("reparse", "options") or not run.applies(present, count):
-                    continue
-                found = self._run(run, command, level, reading, argv, dynamic, local, via)
-                if found is not None and inner is None:
-                    inner = found
+                present = frozenset(name for name, _, _ in reading.options)
+                if level.option_names.isdisjoint(present):
+                    runs = level.plain_runs
+                    if not (variables or stdin or files):
+                        runs = level.word_runs
+                count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
+                for run in runs:
+                    source = run.source
+                    if source == "option" and run.names.isdisjoint(present):
+                        continue
+                    if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
+                        continue
+                    if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
+                        source == "files" and not files
+                    ):
+                        continue
+                    if run.kind in ("reparse", "options") or not run.applies(present, count):
+                        continue
+                    found = self._run(run, command, level, reading, argv, dynamic, local, via)
+                    if found is not None and inner is None:
+                        inner = found
+        finally:
+            self.making = making
         return inner
 
     def follow_unknown(self, command: Command, rules: Program) -> None:
@@ -622,7 +638,10 @@ class Follower:
                 else:
                     self._nested(run, partial(self.code, command, language, code or "", via, depth))
         elif kind == "make":
-            for recipe in make_payloads(text):
+            for recipe in make_payloads(text, self._make_given(command, text)):
+                if recipe is None:  # a line whose variables hold a value known only at run time
+                    self._nested(run, partial(self._escape_hatch, None, via, depth))
+                    continue
                 if not run.indirect and self.inert_recipe(recipe, depth):
                     continue  # `echo WORDS`: counted, not read
                 self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
@@ -644,6 +663,26 @@ class Follower:
             # (`prepend: rm -rf`: a folder the program deletes, pytest's --basetemp)
             prepended = tuple((run.prepend or "path").split())
             self._nested(run, lambda: self._synthetic(prepended[0], (*prepended, text), via, depth))
+
+    def _make_given(self, command: Command, text: str) -> MakeGiven | None:
+        """What the make command being read gives its makefiles' variables: its `NAME=VALUE` operands (and
+        MAKEFLAGS', read among its words), its environment (the line's variables, a wrapper's `env X=…`; one
+        the line lost holds a value known only at run time), `-e`, its `--eval` texts."""
+        making = self.making
+        if making is None or making[0] is not command or command.program is None:
+            return None
+        local = making[1]
+        argv = list(command.argv)
+        parsed = parse_argv(command.program.grammar, argv)
+        at = [i for i in parsed.operand_at if i < len(argv)]
+        line, computed = make_line_variables([argv[i] for i in at], [command.dynamic[i] for i in at])
+        environment: dict[str, list[str | None]] = {}
+        for name in {*local, *self.env, *self.env.lost}:
+            values, lost = self.env.readings(name, local)
+            environment[name] = [*values, None] if lost else list(values)
+        evals = [value for value in parsed.values(_MAKE_EVAL) if value != text]
+        first = parsed.has(_MAKE_ENVIRONMENT_FIRST)
+        return MakeGiven(line, environment, first, computed, "\n".join(evals))
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
