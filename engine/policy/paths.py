@@ -648,14 +648,97 @@ def file_operand(word: str) -> str:
     return word
 
 
-# An extglob group (`@(a|b)`, `!(x)`, `+(..)`, `*(..)`, `?(..)`; with `shopt -s extglob`)
+# An extglob group (`@(a|b)`, `!(x)`, `+(..)`, `*(..)`, `?(..)`; with `shopt -s extglob`): the innermost
 _EXTGLOB_GROUP = re.compile(r"[?*+@!]\(([^()]*)\)")
+_MAX_EXTGLOB_WORDS = 64  # the words a path's groups may spell out; past it, each group reads as `*`
+_MAX_EXTGLOB_DEPTH = 16  # groups nested deeper read as `*`
+
+
+def _group_names(kind: str, body: str) -> list[str]:
+    """What one group stands for, as plain globs (a superset of what it matches): `@(a|b)` a and b,
+    `?(a)` nothing or a, `+(a)` a and a run of more (`a*`), `*(a)` all three, `!(a)` anything (`*`,
+    which fnmatch lets match a hidden name too: `shopt -s dotglob` or a GLOBIGNORE the line does not
+    show makes bash do so)."""
+    if kind == "!":
+        return ["*"]
+    alternatives = body.split("|")
+    if kind == "@":
+        return alternatives
+    if kind == "?":
+        return ["", *alternatives]
+    more = [a + "*" for a in alternatives]
+    return [*alternatives, *more] if kind == "+" else ["", *alternatives, *more]
+
+
+def _component_names(part: str) -> list[str]:
+    """The plain globs one path component with extglob groups may match (glob34): the groups are spelled
+    out innermost first, like brace expansion. bash 5.2 matches a hidden name when the pattern's dot is
+    literal (`@(.ssh)`, `.@(env)`, `+(.)ssh`) and, with globskipdots (its default), never `.` or `..`;
+    a component that may match them once that is unset (`@(..)`, `.!(x)`, `+(.)`) reads as them too. An
+    empty name matches nothing. Past the bounds, each group is `*` (and `..` if it holds a dot)."""
+    words = [part]
+    for _ in range(_MAX_EXTGLOB_DEPTH):
+        spelled: list[str] = []
+        for word in words:
+            group = _EXTGLOB_GROUP.search(word)
+            if group is None:
+                spelled.append(word)
+                continue
+            head, tail = word[: group.start()], word[group.end() :]
+            spelled.extend(head + name + tail for name in _group_names(word[group.start()], group.group(1)))
+        if spelled == words:
+            break
+        words = spelled
+        if len(words) > _MAX_EXTGLOB_WORDS:
+            break
+    if len(words) > _MAX_EXTGLOB_WORDS or any(_EXTGLOB_GROUP.search(w) is not None for w in words):
+        widest = re.sub(r"[?*+@!]\(.*\)", "*", _EXTGLOB_GROUP.sub("*", part))
+        words = [widest, ".."] if "." in part else [widest]
+    names: list[str] = []
+    for word in words:
+        if word and word not in names:
+            names.append(word)
+        if word.startswith(".") and word not in (".", ".."):
+            for dots in (".", ".."):
+                if fnmatchcase(dots, word) and dots not in names:
+                    names.append(dots)
+    return names or [_EXTGLOB_GROUP.sub("*", part)]
+
+
+def extglob_words(word: str) -> list[str] | None:
+    """The words a path with extglob groups may name, each a plain glob, or None when it has no group
+    (`~/@(.aws|x)/credentials` is `~/.aws/credentials` and `~/x/credentials`): judged as brace expansion's
+    words are. Past _MAX_EXTGLOB_WORDS in all, each group component is `*` (and `..` where it holds a
+    dot): a word of each."""
+    if "(" not in word or _EXTGLOB_GROUP.search(word) is None:
+        return None
+    parts = word.split("/")
+    choices: list[list[str]] = []
+    total = 1
+    for part in parts:
+        names = _component_names(part) if "(" in part and _EXTGLOB_GROUP.search(part) else [part]
+        choices.append(names)
+        total *= len(names)
+    if total <= _MAX_EXTGLOB_WORDS:
+        return ["/".join(names) for names in itertools.product(*choices)]
+    starred = [
+        names[0] if len(names) == 1 else _EXTGLOB_GROUP.sub("*", part)
+        for part, names in zip(parts, choices, strict=True)
+    ]
+    dotted = [
+        names[0] if len(names) == 1 else ".." if ".." in names else s for s, names in zip(starred, choices, strict=True)
+    ]
+    return ["/".join(starred), "/".join(dotted)]
 
 
 def _extglob_reach(text: str) -> str:
-    """A path with extglob groups, as far as they may reach: a component whose group may name a dot
-    folder (`src/@(..)/`, `+(.)`) is `..`, another one may name anything in its folder (`~/!(x)` is
-    `~/*`), adv33."""
+    """A path with extglob groups read as one path (normalize_path), as far as they may reach: the word
+    it names when it names one (`~/@(.ssh)/x` is `~/.ssh/x`); else a component whose group may name a
+    dot folder (`src/@(..)/`, `+(.)`) is `..`, another one may name anything in its folder (`~/!(x)` is
+    `~/*`), adv33. Classes are read from each word (PathClassifier._classify, extglob_words)."""
+    words = extglob_words(text)
+    if words is not None and len(words) == 1:
+        return words[0]
     parts = text.split("/")
     for i, part in enumerate(parts):
         groups = _EXTGLOB_GROUP.findall(part)
@@ -975,6 +1058,11 @@ class PathClassifier:
         return found
 
     def _classify(self, word: str) -> frozenset[str]:
+        if "(" in word:
+            words = extglob_words(word)
+            if words is not None and words != [word]:
+                # each word an extglob group may name, as brace expansion's words (glob34)
+                return Classes([form for w in words for form in forms_of(self._lexical(w))])
         path, classes = normalize_path(word)
         if "url" in classes or "remote" in classes:
             return frozenset(classes)
@@ -1084,6 +1172,10 @@ class PathClassifier:
         return frozenset(found)
 
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
+        if "(" in word:
+            words = extglob_words(word)
+            if words is not None and words != [word]:
+                return Classes([form for w in words for form in forms_of(self._classify_here(w, walk))])
         lexical = self._lexical(word)
         if walk is not None and "computed" in lexical and "computed_source" not in lexical:
             walk.sure = False  # a listing of the tree: read with scandir, globs, the git index
