@@ -214,6 +214,25 @@ def _any_match(pattern: str) -> bool:
     return next(globbing.iglob(pattern), None) is not None
 
 
+_MAX_NAMES_BELOW = 4096  # entries _names_below reads; past them, any name may be there
+
+
+def _names_below(folder: str, name: str) -> bool:
+    """Whether an entry anywhere below ``folder`` (absolute, plain) may bear the name glob ``name``
+    (case ignored: `-iname`), as a `**/NAME` glob acting on what exists (find's files, glob34) would
+    reach; true when the folder's path holds a wildcard, the name is `**`, or past _MAX_NAMES_BELOW."""
+    if not _GLOB_CHARS.isdisjoint(folder) or "**" in name or not folder.startswith("/"):
+        return True
+    pattern = name.lower()
+    seen = 0
+    for _, folders, files in os.walk(folder):
+        for entry in (*folders, *files):
+            seen += 1
+            if seen > _MAX_NAMES_BELOW or fnmatchcase(entry.lower(), pattern):
+                return True
+    return False
+
+
 def _links_of(path: str) -> int:
     """How many names the file at ``path`` has (2 when it cannot be read now: unknown is not one)."""
     try:
@@ -1106,6 +1125,10 @@ class PathClassifier:
             path = bash_brackets(path)  # `~/.bash[[:alpha:]]c`, `[^x]` as bash reads them
         parts = path.split("/")
         found: set[str] = set()
+        if engine and "**" in parts[:-1]:
+            # `**` may be no folder at all (`./**/hermes-engine.*` names ./hermes-engine.yaml)
+            at = parts.index("**")
+            found = self._glob_classes("/".join(parts[:at] + parts[at + 1 :]), engine=True)
         for name, alternative in alternatives:
             if name in found:
                 continue
@@ -1114,6 +1137,8 @@ class PathClassifier:
             if (len(parts) <= len(head)) if under else (len(parts) != len(head)):
                 continue
             if all(a == p or fnmatchcase(a, p) or fnmatchcase(p, a) for a, p in zip(head, parts, strict=False)):
+                if engine and under and "**" in parts[:-1] and not _names_below("/".join(head), parts[-1]):
+                    continue  # `./**/*.txt` (find . -name '*.txt' -exec rm {} +): none of the folder's files
                 found.add(name)
         return found
 
@@ -1189,7 +1214,8 @@ class PathClassifier:
             return Classes([lexical, self._classify_here(local, walk)])
         normal, raw = where
         forms = [lexical]
-        at = self._at(normal)
+        # a `**` word reads what exists below (_names_below): not kept across checks
+        at = self._classes_at(normal) if "/**/" in normal else self._at(normal)
         if at:
             forms.append(at)
         if walk is not None:

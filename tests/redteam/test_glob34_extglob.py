@@ -151,3 +151,65 @@ def test_an_extglob_group_naming_the_key_folder_does_not_print_the_key(
 def test_an_unseen_group_spelling_does_not_print_the_key(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = plain_harm
     live_then_stopped(tmp_path, engine, home, X + "cat ~/*(.)ssh/id_* ~/@(x|.ssh)/id_*")
+
+
+# -- find's name filter in a project holding the engine's own files (over-block, glob34) --------------
+
+FIND_HARDLINE = [
+    "find . -name '*.yaml' -exec rm {} \\;",
+    "find . -iname '*.YAML' -exec rm {} +",
+    "find . -name '*.py' -exec rm {} \\;",  # the handlers
+    "find . -name 'hermes-engine.*' -exec rm {} \\;",  # the config, at the top: `**` may be no folder
+    "find . -name '*.yml' -exec rm {} \\;",
+    "find . -exec rm {} \\;",
+    "find . -name '*.txt' -o -name '*.yaml' -exec rm {} \\;",
+    "shopt -s globstar; rm ./**/*.yaml",
+]
+FIND_ASK = [
+    "find . -name '*.txt' -exec rm {} \\;",
+    "find . -name '*.txt' -exec rm -f {} +",
+    "find . -type f -name '*.log' -exec rm {} \\;",
+    "find . -name '*.md' -exec rm {} \\;",
+]
+
+
+@pytest.mark.parametrize("command", FIND_HARDLINE)
+def test_a_find_that_may_delete_the_engines_files_stays_hardline(own_project: Engine, command: str) -> None:
+    verdict = own_project.check(command)
+    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+
+
+@pytest.mark.parametrize("command", FIND_ASK)
+def test_a_find_whose_name_filter_matches_none_of_the_engines_files_asks(own_project: Engine, command: str) -> None:
+    """Its files are none of the engine's (none below its folders bears the name): `ask` like any
+    find -exec rm, not a hardline deny."""
+    verdict = own_project.check(command)
+    assert verdict.decision == "ask" and not verdict.hardline, (command, verdict.decision)
+
+
+def test_a_name_filter_matching_a_file_in_an_engine_folder_stays_hardline(
+    plain_harm: tuple[Engine, Path, Path],
+) -> None:
+    """The filter is read against what the engine's folders hold, checked afresh (not kept)."""
+    engine, _, root = plain_harm
+    command = "find . -name '*.txt' -exec rm {} \\;"
+    assert not engine.check(command).hardline
+    (root / "policies" / "notes.txt").write_text("x\n")
+    verdict = engine.check(command)
+    assert verdict.decision == "deny" and verdict.hardline
+
+
+def test_a_find_deleting_the_policy_is_refused(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    """Unguarded, `find . -name '*.yaml' -exec rm {} \\;` deletes the project's policy and config; through the
+    terminal it is refused and both stay."""
+    engine, _, root = plain_harm
+    live = tmp_path / "live"
+    (live / "policies").mkdir(parents=True)
+    (live / "policies" / "deny.yaml").write_text("kind: ApprovalPolicy\n")
+    (live / "hermes-engine.yaml").write_text("workdir: .\n")
+    command = "find . -name '*.yaml' -exec rm {} \\;"
+    subprocess.run(["bash", "-c", command], cwd=live, capture_output=True, timeout=10, check=False)
+    assert not (live / "policies" / "deny.yaml").exists() and not (live / "hermes-engine.yaml").exists()
+    result = engine.call("terminal", {"command": command})
+    assert not result.ok and result.error is not None and result.error.type == "denied"
+    assert (root / "policies" / "deny.yaml").is_file() and (root / "hermes-engine.yaml").is_file()
