@@ -214,6 +214,20 @@ def _any_match(pattern: str) -> bool:
     return next(globbing.iglob(pattern), None) is not None
 
 
+def _component_meets(alternative: str, part: str) -> bool:
+    """Whether a class glob's component and a glob word's may name one entry, matched both ways. A
+    class's literal star (`~/\\*`, `/.\\*`: the word `~/*`, every entry) is met only by a word's
+    component with a star of its own (`*`, `.[!.]*`, `.s*`), not by one of a few fixed names (`.s?h`,
+    `fo?`: judged as those names are, glob34)."""
+    if alternative == part:
+        return True
+    if "\\*" in alternative:
+        if "*" not in part:
+            return False
+        alternative = alternative.replace("\\", "")
+    return fnmatchcase(alternative, part) or fnmatchcase(part, alternative)
+
+
 _MAX_NAMES_BELOW = 4096  # entries _names_below reads; past them, any name may be there
 
 
@@ -870,7 +884,9 @@ def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tu
             for spelled in _expand_alternatives(glob) or ():
                 # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
                 if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
-                    alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
+                    # a literal star (`~/\\*`: the word `~/*`) keeps its backslash (_component_meets)
+                    parts = spelled.split("/")
+                    alternatives.append((name, tuple(p if "\\*" in p else p.replace("\\", "") for p in parts)))
     return alternatives
 
 
@@ -1136,7 +1152,7 @@ class PathClassifier:
             head = alternative[:-1] if under else alternative
             if (len(parts) <= len(head)) if under else (len(parts) != len(head)):
                 continue
-            if all(a == p or fnmatchcase(a, p) or fnmatchcase(p, a) for a, p in zip(head, parts, strict=False)):
+            if all(_component_meets(a, p) for a, p in zip(head, parts, strict=False)):
                 if engine and under and "**" in parts[:-1] and not _names_below("/".join(head), parts[-1]):
                     continue  # `./**/*.txt` (find . -name '*.txt' -exec rm {} +): none of the folder's files
                 found.add(name)

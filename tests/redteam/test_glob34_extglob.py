@@ -213,3 +213,44 @@ def test_a_find_deleting_the_policy_is_refused(tmp_path: Path, plain_harm: tuple
     result = engine.call("terminal", {"command": command})
     assert not result.ok and result.error is not None and result.error.type == "denied"
     assert (root / "policies" / "deny.yaml").is_file() and (root / "hermes-engine.yaml").is_file()
+
+
+# -- a credential folder by braces, by a glob and as spelled: one verdict (glob34) ---------------------
+# `rm -rf ~/.s?h` was a hardline deny while `rm -rf ~/.{ssh,y}` and `rm -rf ~/.ssh` asked: any glob
+# component met home_top's literal star (`~/\*`, the word `~/*`) by fnmatch both ways. Only a component
+# with a star of its own may name every entry now (paths._component_meets).
+KEY_FOLDER_SPELLINGS = ["rm -rf ~/.ssh", "rm -rf ~/.{ssh,y}", "rm -rf ~/.s?h", "rm -rf ~/[.]ssh", "rm -rf ~/.a?s"]
+EVERY_ENTRY = [
+    "rm -rf ~/*",
+    "rm -rf ~/.*",
+    "rm -rf ~/.[!.]*",
+    "rm -rf ~/?*",
+    "rm -rf ~/.s*",
+    "rm -rf ~/{.,}*",
+    "rm -rf /.*",
+]
+
+
+def test_a_credential_folder_has_one_verdict_in_every_spelling(engine: Engine) -> None:
+    verdicts = {c: (engine.check(c).decision, engine.check(c).hardline) for c in KEY_FOLDER_SPELLINGS}
+    assert set(verdicts.values()) == {("ask", False)}, verdicts
+
+
+@pytest.mark.parametrize("command", EVERY_ENTRY)
+def test_a_glob_that_may_name_every_entry_stays_hardline(engine: Engine, command: str) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision == "deny" and verdict.hardline, command
+
+
+def test_a_braced_credential_folder_is_not_deleted(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    """Unguarded, `rm -rf ~/.{ssh,y}` deletes the key folder; through the terminal it waits for a human."""
+    engine, home, _ = plain_harm
+    live = tmp_path / "live-home"
+    (live / ".ssh").mkdir(parents=True)
+    (live / ".ssh" / "id_ed25519").write_text("secret key\n")
+    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    subprocess.run(["bash", "-c", "rm -rf ~/.{ssh,y}"], env=env, capture_output=True, timeout=10, check=False)
+    assert not (live / ".ssh").exists()
+    result = engine.call("terminal", {"command": "rm -rf ~/.{ssh,y}"})
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+    assert (home / ".ssh" / "id_ed25519").is_file()
