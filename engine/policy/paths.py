@@ -214,6 +214,39 @@ def _any_match(pattern: str) -> bool:
     return next(globbing.iglob(pattern), None) is not None
 
 
+def _component_meets(alternative: str, part: str) -> bool:
+    """Whether a class glob's component and a glob word's may name one entry, matched both ways. A
+    class's literal star (`~/\\*`, `/.\\*`: the word `~/*`, every entry) is met only by a word's
+    component with a star of its own (`*`, `.[!.]*`, `.s*`), not by one of a few fixed names (`.s?h`,
+    `fo?`: judged as those names are, glob34)."""
+    if alternative == part:
+        return True
+    if "\\*" in alternative:
+        if "*" not in part:
+            return False
+        alternative = alternative.replace("\\", "")
+    return fnmatchcase(alternative, part) or fnmatchcase(part, alternative)
+
+
+_MAX_NAMES_BELOW = 4096  # entries _names_below reads; past them, any name may be there
+
+
+def _names_below(folder: str, name: str) -> bool:
+    """Whether an entry anywhere below ``folder`` (absolute, plain) may bear the name glob ``name``
+    (case ignored: `-iname`), as a `**/NAME` glob acting on what exists (find's files, glob34) would
+    reach; true when the folder's path holds a wildcard, the name is `**`, or past _MAX_NAMES_BELOW."""
+    if not _GLOB_CHARS.isdisjoint(folder) or "**" in name or not folder.startswith("/"):
+        return True
+    pattern = name.lower()
+    seen = 0
+    for _, folders, files in os.walk(folder):
+        for entry in (*folders, *files):
+            seen += 1
+            if seen > _MAX_NAMES_BELOW or fnmatchcase(entry.lower(), pattern):
+                return True
+    return False
+
+
 def _links_of(path: str) -> int:
     """How many names the file at ``path`` has (2 when it cannot be read now: unknown is not one)."""
     try:
@@ -648,14 +681,97 @@ def file_operand(word: str) -> str:
     return word
 
 
-# An extglob group (`@(a|b)`, `!(x)`, `+(..)`, `*(..)`, `?(..)`; with `shopt -s extglob`)
+# An extglob group (`@(a|b)`, `!(x)`, `+(..)`, `*(..)`, `?(..)`; with `shopt -s extglob`): the innermost
 _EXTGLOB_GROUP = re.compile(r"[?*+@!]\(([^()]*)\)")
+_MAX_EXTGLOB_WORDS = 64  # the words a path's groups may spell out; past it, each group reads as `*`
+_MAX_EXTGLOB_DEPTH = 16  # groups nested deeper read as `*`
+
+
+def _group_names(kind: str, body: str) -> list[str]:
+    """What one group stands for, as plain globs (a superset of what it matches): `@(a|b)` a and b,
+    `?(a)` nothing or a, `+(a)` a and a run of more (`a*`), `*(a)` all three, `!(a)` anything (`*`,
+    which fnmatch lets match a hidden name too: `shopt -s dotglob` or a GLOBIGNORE the line does not
+    show makes bash do so)."""
+    if kind == "!":
+        return ["*"]
+    alternatives = body.split("|")
+    if kind == "@":
+        return alternatives
+    if kind == "?":
+        return ["", *alternatives]
+    more = [a + "*" for a in alternatives]
+    return [*alternatives, *more] if kind == "+" else ["", *alternatives, *more]
+
+
+def _component_names(part: str) -> list[str]:
+    """The plain globs one path component with extglob groups may match (glob34): the groups are spelled
+    out innermost first, like brace expansion. bash 5.2 matches a hidden name when the pattern's dot is
+    literal (`@(.ssh)`, `.@(env)`, `+(.)ssh`) and, with globskipdots (its default), never `.` or `..`;
+    a component that may match them once that is unset (`@(..)`, `.!(x)`, `+(.)`) reads as them too. An
+    empty name matches nothing. Past the bounds, each group is `*` (and `..` if it holds a dot)."""
+    words = [part]
+    for _ in range(_MAX_EXTGLOB_DEPTH):
+        spelled: list[str] = []
+        for word in words:
+            group = _EXTGLOB_GROUP.search(word)
+            if group is None:
+                spelled.append(word)
+                continue
+            head, tail = word[: group.start()], word[group.end() :]
+            spelled.extend(head + name + tail for name in _group_names(word[group.start()], group.group(1)))
+        if spelled == words:
+            break
+        words = spelled
+        if len(words) > _MAX_EXTGLOB_WORDS:
+            break
+    if len(words) > _MAX_EXTGLOB_WORDS or any(_EXTGLOB_GROUP.search(w) is not None for w in words):
+        widest = re.sub(r"[?*+@!]\(.*\)", "*", _EXTGLOB_GROUP.sub("*", part))
+        words = [widest, ".."] if "." in part else [widest]
+    names: list[str] = []
+    for word in words:
+        if word and word not in names:
+            names.append(word)
+        if word.startswith(".") and word not in (".", ".."):
+            for dots in (".", ".."):
+                if fnmatchcase(dots, word) and dots not in names:
+                    names.append(dots)
+    return names or [_EXTGLOB_GROUP.sub("*", part)]
+
+
+def extglob_words(word: str) -> list[str] | None:
+    """The words a path with extglob groups may name, each a plain glob, or None when it has no group
+    (`~/@(.aws|x)/credentials` is `~/.aws/credentials` and `~/x/credentials`): judged as brace expansion's
+    words are. Past _MAX_EXTGLOB_WORDS in all, each group component is `*` (and `..` where it holds a
+    dot): a word of each."""
+    if "(" not in word or _EXTGLOB_GROUP.search(word) is None:
+        return None
+    parts = word.split("/")
+    choices: list[list[str]] = []
+    total = 1
+    for part in parts:
+        names = _component_names(part) if "(" in part and _EXTGLOB_GROUP.search(part) else [part]
+        choices.append(names)
+        total *= len(names)
+    if total <= _MAX_EXTGLOB_WORDS:
+        return ["/".join(names) for names in itertools.product(*choices)]
+    starred = [
+        names[0] if len(names) == 1 else _EXTGLOB_GROUP.sub("*", part)
+        for part, names in zip(parts, choices, strict=True)
+    ]
+    dotted = [
+        names[0] if len(names) == 1 else ".." if ".." in names else s for s, names in zip(starred, choices, strict=True)
+    ]
+    return ["/".join(starred), "/".join(dotted)]
 
 
 def _extglob_reach(text: str) -> str:
-    """A path with extglob groups, as far as they may reach: a component whose group may name a dot
-    folder (`src/@(..)/`, `+(.)`) is `..`, another one may name anything in its folder (`~/!(x)` is
-    `~/*`), adv33."""
+    """A path with extglob groups read as one path (normalize_path), as far as they may reach: the word
+    it names when it names one (`~/@(.ssh)/x` is `~/.ssh/x`); else a component whose group may name a
+    dot folder (`src/@(..)/`, `+(.)`) is `..`, another one may name anything in its folder (`~/!(x)` is
+    `~/*`), adv33. Classes are read from each word (PathClassifier._classify, extglob_words)."""
+    words = extglob_words(text)
+    if words is not None and len(words) == 1:
+        return words[0]
     parts = text.split("/")
     for i, part in enumerate(parts):
         groups = _EXTGLOB_GROUP.findall(part)
@@ -768,7 +884,9 @@ def _alternatives_of(classes: Mapping[str, Sequence[str]]) -> list[tuple[str, tu
             for spelled in _expand_alternatives(glob) or ():
                 # `**` only as the last component (`~/.ssh/**`): a folder and what it holds
                 if spelled.startswith(("/", "~")) and "**" not in spelled.removesuffix("/**"):
-                    alternatives.append((name, tuple(spelled.replace("\\", "").split("/"))))
+                    # a literal star (`~/\\*`: the word `~/*`) keeps its backslash (_component_meets)
+                    parts = spelled.split("/")
+                    alternatives.append((name, tuple(p if "\\*" in p else p.replace("\\", "") for p in parts)))
     return alternatives
 
 
@@ -975,6 +1093,11 @@ class PathClassifier:
         return found
 
     def _classify(self, word: str) -> frozenset[str]:
+        if "(" in word:
+            words = extglob_words(word)
+            if words is not None and words != [word]:
+                # each word an extglob group may name, as brace expansion's words (glob34)
+                return Classes([form for w in words for form in forms_of(self._lexical(w))])
         path, classes = normalize_path(word)
         if "url" in classes or "remote" in classes:
             return frozenset(classes)
@@ -1018,6 +1141,10 @@ class PathClassifier:
             path = bash_brackets(path)  # `~/.bash[[:alpha:]]c`, `[^x]` as bash reads them
         parts = path.split("/")
         found: set[str] = set()
+        if engine and "**" in parts[:-1]:
+            # `**` may be no folder at all (`./**/hermes-engine.*` names ./hermes-engine.yaml)
+            at = parts.index("**")
+            found = self._glob_classes("/".join(parts[:at] + parts[at + 1 :]), engine=True)
         for name, alternative in alternatives:
             if name in found:
                 continue
@@ -1025,7 +1152,9 @@ class PathClassifier:
             head = alternative[:-1] if under else alternative
             if (len(parts) <= len(head)) if under else (len(parts) != len(head)):
                 continue
-            if all(a == p or fnmatchcase(a, p) or fnmatchcase(p, a) for a, p in zip(head, parts, strict=False)):
+            if all(_component_meets(a, p) for a, p in zip(head, parts, strict=False)):
+                if engine and under and "**" in parts[:-1] and not _names_below("/".join(head), parts[-1]):
+                    continue  # `./**/*.txt` (find . -name '*.txt' -exec rm {} +): none of the folder's files
                 found.add(name)
         return found
 
@@ -1084,6 +1213,10 @@ class PathClassifier:
         return frozenset(found)
 
     def _classify_here(self, word: str, walk: Walk | None) -> frozenset[str]:
+        if "(" in word:
+            words = extglob_words(word)
+            if words is not None and words != [word]:
+                return Classes([form for w in words for form in forms_of(self._classify_here(w, walk))])
         lexical = self._lexical(word)
         if walk is not None and "computed" in lexical and "computed_source" not in lexical:
             walk.sure = False  # a listing of the tree: read with scandir, globs, the git index
@@ -1097,7 +1230,8 @@ class PathClassifier:
             return Classes([lexical, self._classify_here(local, walk)])
         normal, raw = where
         forms = [lexical]
-        at = self._at(normal)
+        # a `**` word reads what exists below (_names_below): not kept across checks
+        at = self._classes_at(normal) if "/**/" in normal else self._at(normal)
         if at:
             forms.append(at)
         if walk is not None:
