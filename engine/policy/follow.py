@@ -166,6 +166,33 @@ class Follower:
     def _known(self, word: str) -> bool:
         raise NotImplementedError
 
+    def _input_arguments(
+        self, run: Run, parsed: Parsed, argv: list[str], words: list[str], command: Command
+    ) -> tuple[list[str], list[str]]:
+        """parallel's arguments when no `:::` lists them: the lines of its input, or of the files `-a F`
+        and `:::: F` name (``run.argument_files``; `-`, /dev/stdin: the input) when the line or the
+        session wrote them; `$(cat)` for input only the run knows when something is piped in, or a
+        written text not known here; and the command's words with the marker an option names (`-I @`,
+        one of ``run.input_args``) spelled as `{}`."""
+        marker = next((v for name, v, _ in parsed.options if name in run.input_args and v), None)
+        if marker is not None:
+            words = [w.replace(marker, "{}") for w in words]
+        files = [v for name, v, _ in parsed.options if name in run.argument_files and v is not None]
+        files += _arguments(argv, run.until - run.arguments, run.arguments)
+        texts: list[str | None] = []
+        for name in files or ["-"]:
+            if stdin_file(name, command.cwd):
+                texts.append(command.stdin or (None if command.fed_by else ""))
+            elif self._known(name):
+                texts.append(self._content(name))
+        lines: list[str] = []
+        for text in texts:
+            if text is None:
+                lines.append(_UNKNOWN_INPUT)
+            else:
+                lines.extend(line for line in text.splitlines() if line.strip())
+        return lines[:_MAX_ARGUMENTS], words
+
     def _early_read(self, name: str, word: str, stdin: bool) -> None:
         """``name`` reads the file ``word`` as commands (on its input: ``stdin``) before the line wrote it."""
         if self.early_reads is None:
@@ -502,11 +529,12 @@ class Follower:
         if run.arguments:
             # parallel CMD ::: A B: the command runs once per argument, completed by it.
             arguments = _arguments(argv, run.arguments, run.until)
-            if not arguments and run.input_args and not any(w in run.until for w in argv[1:]):
+            if not arguments and run.input_args:
                 # `echo CMD | parallel sh -c`, `| parallel eval`, `| parallel -I@ bash -c @`: with no
-                # `:::`, each line of its input is an argument (one not known here: `$(cat)`)
-                arguments, words = _input_arguments(run, parsed, words, command)
-                if not command.stdin and arguments:
+                # `:::`, each line of its input is an argument (one not known here: `$(cat)`), or of the
+                # argument files it names (`-a F`, `:::: F`)
+                arguments, words = self._input_arguments(run, parsed, argv, words, command)
+                if arguments == [_UNKNOWN_INPUT] and not command.stdin:
                     # input only the run knows (not a listing of the tree piped in: `ls | parallel gzip`
                     # gets names): a word for it, unquoted (`curl URL | parallel sh -c`)
                     known = _listing_input(parsed, self.listing, command.cwd) != _UNKNOWN_INPUT
@@ -1291,18 +1319,6 @@ def _arguments(argv: Sequence[str], markers: frozenset[str], ends: frozenset[str
             if len(out) >= _MAX_ARGUMENTS:
                 break
     return out
-
-
-def _input_arguments(run: Run, parsed: Parsed, words: list[str], command: Command) -> tuple[list[str], list[str]]:
-    """parallel's arguments read from its input: its known lines,
-    or one word standing for input only the run knows when something is piped in; and the command's
-    words with the marker an option names (`-I @`, one of ``run.input_args``) spelled as `{}`."""
-    marker = next((v for name, v, _ in parsed.options if name in run.input_args and v), None)
-    if marker is not None:
-        words = [w.replace(marker, "{}") for w in words]
-    if command.stdin:
-        return [line for line in command.stdin.splitlines() if line.strip()][:_MAX_ARGUMENTS], words
-    return ([_UNKNOWN_INPUT] if command.fed_by else []), words  # (the caller may name the listing)
 
 
 def _completed(run: Run, words: list[str], argument: str, quoted: bool = True) -> list[str]:
