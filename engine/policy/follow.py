@@ -115,6 +115,10 @@ class Follower:
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
+    # Files a command ran or read as a shell's commands before the line wrote them (`sh < p & echo CMD >
+    # p`, `bash p & printf CMD > p`): (the program, the word, whether on its input); read again once the
+    # line is read (see shell.Analyzer._readings).
+    early_reads: list[tuple[str, str, bool]] | None = None
     exec_input: str | None  # what a command reads when it is given no input of its own (see shell._simple)
     printing: list[str] | None  # what the lines a stage runs print, when its output is read (see shell._simple)
     # The make command whose runs are being read, with the variables its wrappers set (`env CC=x make`):
@@ -171,6 +175,40 @@ class Follower:
 
     def _known(self, word: str) -> bool:
         raise NotImplementedError
+
+    def _input_arguments(
+        self, run: Run, parsed: Parsed, argv: list[str], words: list[str], command: Command
+    ) -> tuple[list[str], list[str]]:
+        """parallel's arguments when no `:::` lists them: the lines of its input, or of the files `-a F`
+        and `:::: F` name (``run.argument_files``; `-`, /dev/stdin: the input) when the line or the
+        session wrote them; `$(cat)` for input only the run knows when something is piped in, or a
+        written text not known here; and the command's words with the marker an option names (`-I @`,
+        one of ``run.input_args``) spelled as `{}`."""
+        marker = next((v for name, v, _ in parsed.options if name in run.input_args and v), None)
+        if marker is not None:
+            words = [w.replace(marker, "{}") for w in words]
+        files = [v for name, v, _ in parsed.options if name in run.argument_files and v is not None]
+        files += _arguments(argv, run.until - run.arguments, run.arguments)
+        texts: list[str | None] = []
+        for name in files or ["-"]:
+            if stdin_file(name, command.cwd):
+                texts.append(command.stdin or (None if command.fed_by else ""))
+            elif self._known(name):
+                texts.append(self._content(name))
+        lines: list[str] = []
+        for text in texts:
+            if text is None:
+                lines.append(_UNKNOWN_INPUT)
+            else:
+                lines.extend(line for line in text.splitlines() if line.strip())
+        return lines[:_MAX_ARGUMENTS], words
+
+    def _early_read(self, name: str, word: str, stdin: bool) -> None:
+        """``name`` reads the file ``word`` as commands (on its input: ``stdin``) before the line wrote it."""
+        if self.early_reads is None:
+            self.early_reads = []
+        if len(self.early_reads) < 16:
+            self.early_reads.append((name, word, stdin))
 
     def opened_content(self, number: str) -> str | None:
         raise NotImplementedError
@@ -493,7 +531,9 @@ class Follower:
         if run.until:
             stop = next((i for i, w in enumerate(words) if w in run.until), len(words))
             words, flags = words[:stop], flags[:stop]
-        if run.input_args and command.stdin:
+        if run.input_args and run.arguments:
+            pass  # parallel: its input is its arguments (below)
+        elif run.input_args and command.stdin:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         elif run.input_args and words:
             # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
@@ -504,7 +544,23 @@ class Follower:
             return None
         if run.arguments:
             # parallel CMD ::: A B: the command runs once per argument, completed by it.
-            for argument in _arguments(argv, run.arguments, run.until):
+            arguments = _arguments(argv, run.arguments, run.until)
+            if not arguments and run.input_args:
+                # `echo CMD | parallel sh -c`, `| parallel eval`, `| parallel -I@ bash -c @`: with no
+                # `:::`, each line of its input is an argument (one not known here: `$(cat)`), or of the
+                # argument files it names (`-a F`, `:::: F`)
+                arguments, words = self._input_arguments(run, parsed, argv, words, command)
+                if arguments == [_UNKNOWN_INPUT] and not command.stdin:
+                    # input only the run knows (not a listing of the tree piped in: `ls | parallel gzip`
+                    # gets names): a word for it, unquoted (`curl URL | parallel sh -c`)
+                    known = _listing_input(parsed, self.listing, command.cwd) != _UNKNOWN_INPUT
+                    completed = [] if known else _completed(run, words, _UNKNOWN_INPUT, quoted=False)
+                    if completed:
+                        self._words(
+                            run, command, completed, [*flags, *([True] * (len(completed) - len(flags)))], via, depth
+                        )
+                    arguments = []
+            for argument in arguments:
                 completed = _completed(run, words, argument)
                 self._words(run, command, completed, [*flags, *([False] * (len(completed) - len(flags)))], via, depth)
         if run.kind == "argv":
@@ -730,6 +786,8 @@ class Follower:
             content = command.stdin or self.descriptors or self.opened_content(descriptor_file(path, command.cwd) or "")
         language = run.language or "shell"
         if content is None:
+            if language == "shell" and command.name and path not in self.files:
+                self._early_read(command.name, path, False)
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
                 runner = "sh" if language in _SHELL_RUN or language in CONFIG_LANGUAGES else language
@@ -1302,10 +1360,11 @@ def _arguments(argv: Sequence[str], markers: frozenset[str], ends: frozenset[str
     return out
 
 
-def _completed(run: Run, words: list[str], argument: str) -> list[str]:
+def _completed(run: Run, words: list[str], argument: str, quoted: bool = True) -> list[str]:
     """The command's words with ``argument`` put in: where ``run.replace`` matches, or at the end.
-    The argument is one word of the command (quoted) when the command is a shell string."""
-    value = shell_word(argument) if run.kind == "shell" else argument
+    The argument is one word of the command (quoted) when the command is a shell string -- unless
+    ``quoted`` is False: a word standing for what only the run knows (`$(cat)`, a listing's glob)."""
+    value = shell_word(argument) if run.kind == "shell" and quoted else argument
     if run.replace is not None:
         replaced = [run.replace.sub(value, w) for w in words]
         if replaced != words:

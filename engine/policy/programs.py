@@ -96,6 +96,7 @@ class Run(FrozenRecord):
         "with_rest",
         "prepend",
         "input_args",
+        "argument_files",
         "decode",
         "if_flags",
         "unless_flags",
@@ -131,6 +132,9 @@ class Run(FrozenRecord):
     # The command's words are completed by what the program reads on stdin (xargs); these options
     # name a marker the input replaces instead (-I R). Set when the run has `input_args`.
     input_args: frozenset[str]
+    # Options naming a file whose lines are the arguments (parallel -a F; `-`, /dev/stdin: its input), as
+    # the files after an `until` word that is not one of `arguments` are (parallel's `:::: F`).
+    argument_files: frozenset[str]
     decode: str | None  # "base64-utf16le" (powershell -EncodedCommand)
     if_flags: frozenset[str]
     unless_flags: frozenset[str]
@@ -169,6 +173,7 @@ class Run(FrozenRecord):
         with_rest: bool = False,
         prepend: str | None = None,
         input_args: frozenset[str] = frozenset(),
+        argument_files: frozenset[str] = frozenset(),
         decode: str | None = None,
         if_flags: frozenset[str] = frozenset(),
         unless_flags: frozenset[str] = frozenset(),
@@ -199,6 +204,7 @@ class Run(FrozenRecord):
         object.__setattr__(self, "with_rest", with_rest)
         object.__setattr__(self, "prepend", prepend)
         object.__setattr__(self, "input_args", input_args)
+        object.__setattr__(self, "argument_files", argument_files)
         object.__setattr__(self, "decode", decode)
         object.__setattr__(self, "if_flags", if_flags)
         object.__setattr__(self, "unless_flags", unless_flags)
@@ -607,6 +613,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         with_rest=bool(data.get("with_rest")),
         prepend=data.get("prepend"),
         input_args=options("input_args") if data.get("input_args") else frozenset(),
+        argument_files=options("argument_files") if data.get("argument_files") else frozenset(),
         decode=data.get("decode"),
         if_flags=options("if_flags"),
         unless_flags=options("unless_flags"),

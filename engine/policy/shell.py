@@ -27,9 +27,10 @@ from engine.policy.commands import (
     decode_filter,
     download_targets,
     printed_text,
+    shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.follow import Follower, join_path, matched_payload, subcommand_levels
+from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -550,6 +551,11 @@ def _split(
                 for inner in made[compound_at:]:
                     if not any(op in _INPUTS for op, _ in inner.redirects):
                         inner.redirects.append((op, target))
+            elif compound_at is not None and target is not None and target.value.startswith(">("):
+                # `{ echo CMD; } > >(sh)`, `for …; done 2> >(sh)`: what its commands print is the
+                # substitution's input, as `echo CMD > >(sh)`'s is (see Analyzer._feed_sinks)
+                for inner in made[compound_at:]:
+                    inner.redirects.append((op, target))
             redirects.append((op, target))
             if target is not None:
                 i += 1
@@ -945,6 +951,8 @@ class Analyzer(Follower, LinkFollower):
         self.script, self.options, self.taken = [], [], []
         self.line = text if fresh and self.resumed is None else None
         self._analyze(text, 0, ())
+        if self.early_reads is not None:
+            self._read_early()
         breaking = self.vals.loops and any(c.name == "break" or not c.name for c in self.commands)
         if not self.options and not breaking:
             return
@@ -977,6 +985,17 @@ class Analyzer(Follower, LinkFollower):
             if script is not None:
                 # Readings left unjudged (an attacker may hide the harmful one past the limit).
                 raise TooComplex(f"more than {_MAX_READINGS} readings of the line's values")
+
+    def _read_early(self) -> None:
+        """A file a command ran or read as commands before a later command of the line wrote it: the
+        two may run at once (`sh < p & echo CMD > p`, `bash p & printf CMD > p`: a named pipe, made
+        here or earlier, or a plain file): the reader runs what was written, read again as if after."""
+        reads, self.early_reads = self.early_reads or [], None
+        for name, word, stdin in reads:
+            if self._file_key(word) in self.files:
+                line = f"{shell_word(name)} {'< ' if stdin else ''}{shell_word(word)}"
+                self.analyze(line, depth=1, via=("written later",))
+        self.early_reads = None
 
     def _start(self) -> tuple[object, ...]:
         """What the line starts from, beyond the cwd and positionals (a session's shell): each
@@ -1113,7 +1132,7 @@ class Analyzer(Follower, LinkFollower):
             if heads:
                 for raw in pipelines[k]:
                     given = heads.get(id(raw.words[0])) if raw.words else None
-                    if given and not any(op in _INPUTS for op, _ in raw.redirects):
+                    if given and not _replaces_input(raw.redirects):
                         raw.redirects = [*raw.redirects, *given]  # `while read d; do …; done <<< ~`
             printed = self._pipeline(pipelines[k], depth, via)
             if printed is not None and self.printing is not None:
@@ -1541,6 +1560,7 @@ class Analyzer(Follower, LinkFollower):
         descriptors: list[tuple[str, str, str, bool]] = []
         numbered = False
         given = piped is not None  # data on its own input (a pipe, a here-document or -string)
+        unwritten: str | None = None  # a file on its input that nobody wrote (yet)
         if raw.redirects:
             stdin_parts: list[str] = []
             fed_names: set[str] = set()
@@ -1592,6 +1612,9 @@ class Analyzer(Follower, LinkFollower):
                 elif resolved_target.texts:
                     if op in ("<", "<>") and not resolved_target.dynamic:
                         written = self._file_text(resolved_target.texts[0])
+                        if written is None and not descriptor and raw.words:
+                            # (a later command may write it: `sh < p & echo CMD > p`, see _readings)
+                            unwritten = resolved_target.texts[0]
                         if isinstance(written, str):
                             stdin_parts.append(written)  # `echo 'rm -rf ~' > x.txt; bash < x.txt`
                         elif written is False:
@@ -1603,9 +1626,14 @@ class Analyzer(Follower, LinkFollower):
                         # shell: the session's shell state keeps what exec opened): its input is x.sh;
                         # `bash <&"$fd"` after `exec {fd}< x.sh`: any file exec opened
                         number = "" if resolved_target.dynamic else resolved_target.texts[0].removesuffix("-")
-                        written = self.opened_content(number.lstrip("0") or ("0" if number else ""))
+                        number = number.lstrip("0") or ("0" if number else "")
+                        written = self.opened_content(number)
                         if written is not None and written not in stdin_parts:
                             stdin_parts.append(written)
+                        elif written is None and self._opened_unknown(number):
+                            # `mkfifo p; exec 3<>p; echo CMD >&3; sh <&3`: a file written with a text nobody
+                            # knows here, read as `sh < p` is
+                            fed_names.update(_WRITTEN_INPUT)
                     redirects.append((op, resolved_target.texts[0]))
                     descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
             if piped is not None:
@@ -1713,11 +1741,7 @@ class Analyzer(Follower, LinkFollower):
             self.exec_reads.extend((op, target) for op, target in redirects if op in ("<", "<>"))
             if descriptors:
                 self._exec_input(descriptors, depth, via)
-        elif (
-            (self.exec_input is not None or self.exec_reads)
-            and piped is None
-            and not any(op in _INPUTS for op, _ in raw.redirects)
-        ):
+        elif (self.exec_input is not None or self.exec_reads) and piped is None and not _replaces_input(raw.redirects):
             stdin = stdin or self.exec_input or ""
             redirects = [*redirects, *self.exec_reads]
             if self.exec_numbered:
@@ -1733,6 +1757,8 @@ class Analyzer(Follower, LinkFollower):
             ("k" in "".join(argv) and _keyword_option(argv)) or "keyword" in env_get(self.env, "SHELLOPTS", "")
         ):
             self.keyword = True
+        if unwritten is not None and not stdin and not dynamic[0]:
+            self._early_read(argv[0], unwritten, True)
         start = len(self.commands)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
@@ -1742,7 +1768,7 @@ class Analyzer(Follower, LinkFollower):
             printed, self.printing = self.printing, printing
         if numbered and stages:
             own = [(op, target) for descriptor, op, target, _ in descriptors if not descriptor]
-            if given or (self.exec_input is not None and not any(op in _INPUTS for op, _ in raw.redirects)):
+            if given or (self.exec_input is not None and not _replaces_input(raw.redirects)):
                 own.append(("<<<", ""))
             for stage in stages:
                 if self.own_inputs is _NO_ENTRIES:
@@ -1839,10 +1865,11 @@ class Analyzer(Follower, LinkFollower):
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
         for script, data in fed:
             for pipeline in _split(self._tokens(script)):
-                # the data (unknown: its writers) goes into the first stage
-                self._simple(pipeline[0], depth + 1, (*via, ">()"), writers, data)
-                for raw in pipeline[1:]:
-                    self._simple(raw, depth + 1, (*via, ">()"), writers, None)
+                # the data (unknown: its writers) goes into the first stage, and what each stage prints
+                # of it, when known, into the next (`echo CMD > >(cat | sh)`)
+                given = data
+                for raw in pipeline:
+                    given = self._simple(raw, depth + 1, (*via, ">()"), writers, given)[1]
 
     def _print(self, text: str) -> None:
         """``text`` is printed by a line (or a command) that a stage whose output is read runs (see _simple)."""
@@ -3434,6 +3461,11 @@ class Analyzer(Follower, LinkFollower):
         known = [text for text in texts if text is not None]
         return "\n".join(known) if known else None
 
+    def _opened_unknown(self, number: str) -> bool:
+        """Whether a file `exec N< F` (N ``number``, "": any) opened was written with a text not known here."""
+        keys = [self.exec_opened.get(number, "")] if number else list(self.exec_opened.values())
+        return any(key and (entry := self.files.get(key)) is not None and entry.content is None for key in keys)
+
     def _keyed_content(self, key: str) -> str | None:
         """What the line or the session wrote to the file of ``key`` (a _file_key), when known."""
         entry = self.files.get(key)
@@ -3627,6 +3659,10 @@ class Analyzer(Follower, LinkFollower):
             append = any(a in ("-a", "--append") for a in last.argv[1:])
             targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]
         targets += [(t, False, None) for t in download_targets(last.name, last.argv)]
+        if last.name == "exec" and any(op == "<>" for op, _ in redirects):
+            # `exec 3<>f.sh`: what later commands write through the descriptor (`echo CMD >&3`) is in it,
+            # a text not followed here (`exec 3<>f.sh; echo CMD >&3; sh f.sh`)
+            targets += [(t, True, None) for op, t in redirects if op == "<>"]
         if last.name == "dd":
             # `dd of=x.sh <<< TEXT`: the file holds its input (another source: unknown)
             source = any(a.startswith("if=") for a in last.argv[1:])
@@ -3973,7 +4009,7 @@ def _close(compounds: list[tuple[int, bool, list[_Raw] | None]], made: list[_Raw
     start, _, source = compounds.pop()
     if source:
         for raw in made[start:]:
-            if not raw.fed and not any(op in _INPUTS for op, _ in raw.redirects):
+            if not raw.fed and not _replaces_input(raw.redirects):
                 _feed(raw, source)
     return start
 
@@ -4086,6 +4122,22 @@ def _next_script(taken: list[int], options: list[int]) -> list[int] | None:
 
 
 _INPUTS: Final = frozenset({"<", "<<<", "<<", "<<-"})
+
+
+def _replaces_input(redirects: list[tuple[str, Token | None]]) -> bool:
+    """Whether a command's redirections give it another input (`< F`, a here-document or -string) --
+    not `< /dev/stdin`, `< /dev/fd/0`, `< /proc/self/fd/0`: the process's own input, kept (`echo CMD |
+    sh -c 'sh < /dev/stdin'`, `| (sh < /dev/fd/0)` run CMD)."""
+    for op, target in redirects:
+        if op in _INPUTS and (
+            op != "<"
+            or target is None
+            or descriptor_file(target.value if target.literal is None else target.literal) != "0"
+        ):
+            return True
+    return False
+
+
 _INPUT_OPS: Final = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
 
 

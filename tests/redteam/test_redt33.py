@@ -21,7 +21,8 @@ Open (xfail strict; each is allowed and bash runs the harm):
 - adv33's extglob reading makes a group naming a dot `..`, but bash 5.2 (globskipdots) never matches
   `..` and does match a hidden name: `~/@(.ssh)/id_*`, `@(.env)`, `.@(env)`, `~/@(.bashrc)` (also
   allowed at d2c400e).
-- pipe33's "a shell payload reads the outer input": not when the inner shell's input is redirected from
+- pipe33's "a shell payload reads the outer input" (closed by pipe34 up to the printed arguments: see
+  tests/redteam/test_pipe34_reach.py): not when the inner shell's input is redirected from
   /dev/stdin or /dev/fd/0 (`echo CMD | sh -c 'sh < /dev/stdin'`, `| (sh < /dev/fd/0)`); a compound's
   output into `>(sh)` (`{ echo CMD; } > >(sh)`, while `echo CMD > >(sh)` is judged); GNU parallel
   with a command (`echo CMD | parallel sh -c`: parallel alone is judged); a fifo made by mknod or
@@ -107,6 +108,7 @@ EXTGLOB_HIDDEN = {
     ".bashrc part": "shopt -s extglob\ncp x ~/@(.bash)rc",
 }
 
+# Closed by pipe34 (allowed here and at d2c400e): text reaching a shell by these routes.
 PIPE_OPEN = {
     "sh -c 'sh < /dev/stdin'": f"echo '{P}' | sh -c 'sh < /dev/stdin'",
     "bash -c 'bash < /dev/fd/0'": f"echo '{P}' | bash -c 'bash < /dev/fd/0'",
@@ -231,7 +233,7 @@ NOT_ALLOWED = [
     *_cases("percent bound", {str(i): command for i, command in enumerate(PERCENT_BOUND)}),
     *_cases("make", MAKE_OVERRIDES),
     *_cases("extglob hidden", EXTGLOB_HIDDEN),
-    *_cases("pipe open", PIPE_OPEN, "text fed to a shell by these paths is not judged"),
+    *_cases("pipe open", PIPE_OPEN),  # closed by pipe34 (tests/redteam/test_pipe34_reach.py)
     *_cases("printed arguments", PRINTED_ARGUMENTS, "a program printing its arguments into a shell"),
 ]
 
