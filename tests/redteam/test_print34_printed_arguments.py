@@ -6,7 +6,7 @@ allowed). Now (shell.Analyzer._printed_of):
 
 1. the Programs table says how a program's output is computed from its words (`prints:`,
    policies/printers.yaml: yes, basename/dirname, expr, shuf -e, date +FORMAT, seq -f/-s, printenv
-   NAME); a text computed exactly is judged as the line a shell after it runs (deny here);
+   NAME, env with no command); a text computed exactly is judged as the line a shell after it runs (deny here);
 2. a text computed in a way not evaluated here (a format's %-sequences, an inline program: `prints:
    code` on awk, node, deno, bun, ruby, perl, python, jq) feeds the shell as `$printed`
    (policies/exec.yaml printed_code: asks), and so does an inline program a stage hands on (`deno eval`);
@@ -64,6 +64,9 @@ NOT_EVALUATED: dict[str, Case] = {
     "a format with a %-sequence": ({}, f"date '+{P}%n' | sh"),
     "seq -f with %g": ({}, f"seq -f '{P} #%g' 1 | sh"),
     "printenv of a name nobody set here": ({}, "printenv CMD | sh"),
+    "env with no command: the environment": ({}, "export x=';rm -rf ~;'; env | sh"),
+    "env of an assignment": ({}, "x=';rm -rf ~;' env | sh"),
+    "printf with a number": ({}, "printf '%d;rm -rf ~\\n' 1 | sh"),
     "expr of an expression": ({}, "expr substr 'xrm -rf ~' 2 8 | sh"),
     "awk into xargs sh -c": ({}, f"awk 'BEGIN{{print \"{P}\"}}' | xargs sh -c"),
     "awk in sh -c": ({}, f'sh -c "awk \'BEGIN{{print \\"{P}\\"}}\'" | sh'),
@@ -90,6 +93,8 @@ NEAR: dict[str, Case] = {
     "cat a script into bash": ({}, "cat script.sh | bash"),
     "make into sh": ({}, "make | sh"),
     "ls into sh": ({}, "ls | sh"),
+    "env into grep": ({}, "env | grep PATH"),
+    "env running a program into sh": ({}, "env FOO=1 make | sh"),
 }
 
 
@@ -111,6 +116,7 @@ HARM = {
     "printenv": f"x='{P}' printenv x | sh",
     "awk print": f"awk 'BEGIN{{print \"{P}\"}}' | sh",
     "an undescribed program": f"stat -c '{P}' . | sh",
+    "env printing the environment": "export x=';rm -rf ~;'; env | sh",
     "eval of a substitution": f"eval \"$(basename '{P}')\"",
     "sh -c of a substitution": f"sh -c \"$(date '+{P}')\"",
     "a here-string of a substitution": f"bash <<< \"$(expr '{P}')\"",
