@@ -246,6 +246,18 @@ _FORMAT_OPTIONS = frozenset({"-f", "--format", "-s", "--separator"})
 _VALUED_SHUF = frozenset({"-n", "--head-count", "-o", "--output", "--random-source", "-i", "--input-range"})
 
 
+def _shuf_echo(word: str) -> bool:
+    """Whether a word of shuf's is a cluster of short options holding -e (`-e`, `-re`, `-en1`)."""
+    if not word.startswith("-") or word.startswith("--"):
+        return False
+    for letter in word[1:]:
+        if letter == "e":
+            return True
+        if letter in "ino":  # the rest of the word is its value
+            return False
+    return False
+
+
 def printed_words(kind: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[str | None, bool]:
     """What a program of the Programs table's `prints:` ``kind`` prints from ``args``, and whether that
     is its output exactly (see policies/printers.yaml). (None, False): it prints text computed in a
@@ -288,7 +300,7 @@ def printed_words(kind: str, args: Sequence[str], env: Mapping[str, str]) -> tup
     if kind == "expression":  # expr WORD prints it; an expression's value is not computed
         return (args[0], True) if len(args) == 1 else (" ".join(args), False)
     if kind == "choices":  # shuf -e WORDS: any of them, one a line (all are judged)
-        if "-e" not in args and "--echo" not in args and not any(w.startswith("-") and "e" in w[1:2] for w in args):
+        if not any(word == "--echo" or _shuf_echo(word) for word in args):
             return None, True
         words: list[str] = []
         at = 0

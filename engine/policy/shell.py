@@ -1460,11 +1460,10 @@ class Analyzer(Follower, LinkFollower):
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
                 data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
-            if data is None and stages and feeds and not unread and not nested:
+            if data is None and stages and feeds and not unread:
                 # `yes CMD | sh`, `basename CMD | sh`, `date +CMD | sh`, `awk 'BEGIN{print "CMD"}' | sh`: what a
-                # program prints of its own words (see _printed_of; a stage that ran lines prints what they
-                # print, collected above)
-                data, unread = self._printed_of(stages[-1])
+                # program prints of its own words (see _printed_of)
+                data, unread = self._printed_of(stages[-1], nested)
             if data is None and stages and feeds and (given is not None or stages[-1].stdin):
                 # `echo 'rm -rf ~' | grep . | sh`, `awk 1 <<< 'rm -rf ~' | sh`: a known text through a program
                 # whose output is not computed here (a filter, an editor, a program reading it). What it
@@ -1867,14 +1866,18 @@ class Analyzer(Follower, LinkFollower):
         else:
             self.printing.append(text)
 
-    def _printed_of(self, command: Command) -> tuple[str | None, frozenset[str]]:
+    def _printed_of(self, command: Command, nested: bool) -> tuple[str | None, frozenset[str]]:
         """What ``command`` prints of its words, for the stage after it: (the text when it is computed here,
         _PRINTED_INPUT when it is not exactly that text). A program of the table's `prints:` (policies/
         printers.yaml) by how it prints; any other whose words hold shell text (`tool 'rm -rf ~' | sh`)
-        may print them, as nobody here knows (fail closed: a shell reading it asks)."""
+        may print them, as nobody here knows (fail closed: a shell reading it asks). A program that runs
+        lines (``nested``: `sh -c 'cat y.sh'`, a git alias) prints what they print, collected where they
+        ran (see _simple); one that ran only the substitutions of its words did not (`./tool "$(...)"`)."""
         program = command.program
         kind = program.prints if program is not None else ""
         if not kind:
+            if nested and program is not None and program.active:
+                return None, _NOTHING
             if any(_SHELL_TEXT.search(word) for word in command.argv[1:]):
                 return None, _PRINTED_INPUT
             return None, _NOTHING

@@ -39,6 +39,7 @@ COMPUTED: dict[str, Case] = {
     "expr": ({}, f"expr '{P}' | sh"),
     "shuf -e": ({}, f"shuf -n1 -e '{P}' | sh"),
     "shuf -e among others": ({}, f"shuf -e ls '{P}' | sh"),
+    "shuf with -e in a cluster": ({}, f"shuf -ren1 '{P}' | sh"),
     "date +FORMAT": ({}, f"date '+{P}' | sh"),
     "date -u +FORMAT": ({}, f"date -u '+{P}' | zsh"),
     "seq -f": ({}, f"seq -f '{P}' 1 | sh"),
@@ -49,6 +50,7 @@ COMPUTED: dict[str, Case] = {
     "in a function": ({}, f"f() {{ date '+{P}'; }}; f | sh"),
     "in sh -c": ({}, f"bash -c \"basename '{P}'\" | sh"),
     "into xargs sh -c": ({}, f"basename '{P}' | xargs -I{{}} sh -c {{}}"),
+    "a word from a substitution": ({}, f"basename \"$(echo '{P}')\" | sh"),
 }
 
 NOT_EVALUATED: dict[str, Case] = {
@@ -71,6 +73,7 @@ NOT_EVALUATED: dict[str, Case] = {
     "awk into xargs sh -c": ({}, f"awk 'BEGIN{{print \"{P}\"}}' | xargs sh -c"),
     "awk in sh -c": ({}, f'sh -c "awk \'BEGIN{{print \\"{P}\\"}}\'" | sh'),
     "an undescribed program given shell text": ({}, f"./tool '{P}' | sh"),
+    "an undescribed program given a substitution": ({}, f"./tool \"$(echo '{P}')\" | sh"),
     "stat -c": ({}, f"stat -c '{P}' . | sh"),
     "numfmt --format": ({}, f"numfmt --format='{P} %f' 1 | sh"),
 }
