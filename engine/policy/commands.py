@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.policy.lexer import decode_ansi_c
 from engine.policy.paths import URL
@@ -237,3 +237,101 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
         if not rest or not consumed:
             break
     return "".join(out)
+
+
+# A `%` sequence of a format (date's +FORMAT, seq -f): what it becomes is not evaluated here.
+_FORMAT_SEQUENCE = re.compile(r"%[-_0^#+]*\d*(?:\.\d*)?[A-Za-z%]?")
+# Options whose value is printed as text by a `format` printer: seq -f/--format, -s/--separator.
+_FORMAT_OPTIONS = frozenset({"-f", "--format", "-s", "--separator"})
+_VALUED_SHUF = frozenset({"-n", "--head-count", "-o", "--output", "--random-source", "-i", "--input-range"})
+
+
+def _shuf_echo(word: str) -> bool:
+    """Whether a word of shuf's is a cluster of short options holding -e (`-e`, `-re`, `-en1`)."""
+    if not word.startswith("-") or word.startswith("--"):
+        return False
+    for letter in word[1:]:
+        if letter == "e":
+            return True
+        if letter in "ino":  # the rest of the word is its value
+            return False
+    return False
+
+
+def printed_words(kind: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """What a program of the Programs table's `prints:` ``kind`` prints from ``args``, and whether that
+    is its output exactly (see policies/printers.yaml). (None, False): it prints text computed in a
+    way not evaluated here (an inline program, printenv of an unknown value); (None, True): nothing of
+    its words (date without +FORMAT, shuf of its files)."""
+    if kind == "repeated":  # yes: its words joined, on every line
+        text = " ".join(args[1:] if args and args[0] == "--" else args) or "y"
+        return text + "\n" + text, True
+    if kind in ("basename", "dirname"):
+        names: list[str] = []
+        multiple, suffix, at = kind == "dirname", "", 0
+        while at < len(args):
+            word = args[at]
+            at += 1
+            if word == "--":
+                names.extend(args[at:])
+                break
+            if word in ("-a", "--multiple", "-z", "--zero"):
+                multiple = multiple or word in ("-a", "--multiple")
+            elif word in ("-s", "--suffix") and at < len(args):
+                suffix, multiple, at = args[at], True, at + 1
+            elif word.startswith("--suffix="):
+                suffix, multiple = word[9:], True
+            elif word.startswith("-s") and len(word) > 2:
+                suffix, multiple = word[2:], True
+            else:
+                names.append(word)
+        if not multiple and len(names) == 2:  # basename NAME SUFFIX
+            names, suffix = names[:1], names[1]
+        out: list[str] = []
+        for name in names:
+            stripped = name.rstrip("/") or ("/" if name else "")
+            if kind == "dirname":
+                head = stripped.rpartition("/")[0].rstrip("/") if "/" in stripped else "."
+                out.append(head or "/")
+            else:
+                base = stripped.rpartition("/")[2] or stripped
+                out.append(base[: -len(suffix)] if suffix and base.endswith(suffix) and base != suffix else base)
+        return "\n".join(out), True
+    if kind == "expression":  # expr WORD prints it; an expression's value is not computed
+        return (args[0], True) if len(args) == 1 else (" ".join(args), False)
+    if kind == "choices":  # shuf -e WORDS: any of them, one a line (all are judged)
+        if not any(word == "--echo" or _shuf_echo(word) for word in args):
+            return None, True
+        words: list[str] = []
+        at = 0
+        while at < len(args):
+            word = args[at]
+            at += 1
+            if word == "--":
+                words.extend(args[at:])
+                break
+            if word in _VALUED_SHUF:
+                at += 1
+            elif not word.startswith("-") or word == "-":
+                words.append(word)
+        return "\n".join(words), True
+    if kind == "format":  # date +FORMAT, seq -f FORMAT -s SEPARATOR: the text of the format
+        texts = [w[1:] for w in args if w.startswith("+")]
+        for at, word in enumerate(args):
+            name, eq, value = word.partition("=")
+            if name in _FORMAT_OPTIONS and eq:
+                texts.append(value)
+            elif word in _FORMAT_OPTIONS and at + 1 < len(args):
+                texts.append(args[at + 1])
+            elif word[:2] in ("-f", "-s") and len(word) > 2 and not word.startswith("--"):
+                texts.append(word[2:])
+        if not texts:
+            return None, True
+        text = " ".join(texts)
+        return _FORMAT_SEQUENCE.sub("", text), "%" not in text and "\\" not in text
+    if kind == "variable":  # printenv NAME...: their values
+        values = [env.get(word) for word in args if not word.startswith("-")]
+        if not values or any(v is None for v in values):
+            return None, False
+        return "\n".join(v for v in values if v is not None), True
+    return None, False  # code: an inline program's output is not evaluated here

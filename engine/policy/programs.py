@@ -230,6 +230,7 @@ _PROGRAM_FIELDS = (
     "runs",
     "subcommands",
     "windows",
+    "prints",
     "active",
     "reparse",
     "option_names",
@@ -258,6 +259,8 @@ class Program:
     runs: tuple[Run, ...]
     subcommands: Mapping[str, Program]
     windows: bool  # a cmd.exe / PowerShell program: backslashes are path separators
+    # How its output is computed from its words (`prints:`, shell.printed_words): "" when not described
+    prints: str
     active: bool  # it, or one of its subcommands, runs something
     reparse: Run | None  # env -S: words put back in its arguments
     # For skipping runs quickly: the options any run reads, the runs that read no option, and of
@@ -276,12 +279,14 @@ class Program:
         runs: tuple[Run, ...] = (),
         subcommands: Mapping[str, Program] = MISSING,
         windows: bool = False,
+        prints: str = "",
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
         self.runs = runs
         self.subcommands = {} if subcommands is MISSING else subcommands
         self.windows = windows
+        self.prints = prints
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -633,7 +638,8 @@ def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, .
         program = _program(sub or {}, [*base, "subcommands", verb], (verb,))
         for alias in [verb, *(sub or {}).get("aliases", ())]:
             subcommands[alias.lower()] = program
-    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")))
+    prints = str(data.get("prints") or "")
+    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints)
 
 
 # Examples that ran clean, by what their outcome depends on (a digest of the documents the table

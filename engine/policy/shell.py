@@ -27,6 +27,7 @@ from engine.policy.commands import (
     decode_filter,
     download_targets,
     printed_text,
+    printed_words,
     shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS
@@ -83,6 +84,12 @@ _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted h
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
 _WRITTEN_INPUT: Final[frozenset[str]] = frozenset({"$written"})
+# Fed to a command when an earlier stage printed a text computed from its words that is not evaluated
+# here (`date +FORMAT`, an inline program's print, a program nobody describes given shell text):
+# policies/exec.yaml printed_code (a shell or interpreter reading it asks).
+_PRINTED_INPUT: Final[frozenset[str]] = frozenset({"$printed"})
+# A word that holds shell text: more than one word, or an operator, a quote or an expansion.
+_SHELL_TEXT: Final = re.compile(r"[\s;&|<>()`$'\"]")
 _PRINTERS: Final = frozenset({"echo", "printf"})  # programs whose output is their words (see _output)
 # Analyzer.printing while a stage whose output is read runs lines and none has printed yet (see
 # _simple): shared and never written to (_run_pipelines puts a new list in its place).
@@ -1448,6 +1455,10 @@ class Analyzer(Follower, LinkFollower):
                 if self.printed_unread:
                     # one printed a text nobody reads here (`sh -c 'sed "" x.sh' | sh`, x.sh written)
                     ran_names, self.printed_unread = ran_names | _WRITTEN_INPUT, False
+                if any(c.program is not None and c.program.prints == "code" for c in self.commands[start:]):
+                    # an inline program it hands on (`deno eval CODE` runs `node -e CODE`): what it prints
+                    # is not evaluated here (see _printed_of)
+                    ran_names = ran_names | _PRINTED_INPUT
                 upstream = upstream | ran_names
             if stages and feeds and self.written_runs != ran:
                 # `make | sh` after the session wrote the Makefile, `npm run -s gen | sh`: the stage ran a
@@ -1468,6 +1479,10 @@ class Analyzer(Follower, LinkFollower):
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
                 data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
+            if data is None and stages and feeds and not unread:
+                # `yes CMD | sh`, `basename CMD | sh`, `date +CMD | sh`, `awk 'BEGIN{print "CMD"}' | sh`: what a
+                # program prints of its own words (see _printed_of)
+                data, unread = self._printed_of(stages[-1], nested)
             if data is None and stages and feeds and (given is not None or stages[-1].stdin):
                 # `echo 'rm -rf ~' | grep . | sh`, `awk 1 <<< 'rm -rf ~' | sh`: a known text through a program
                 # whose output is not computed here (a filter, an editor, a program reading it). What it
@@ -1877,6 +1892,24 @@ class Analyzer(Follower, LinkFollower):
             self.printing = [text]
         else:
             self.printing.append(text)
+
+    def _printed_of(self, command: Command, nested: bool) -> tuple[str | None, frozenset[str]]:
+        """What ``command`` prints of its words, for the stage after it: (the text when it is computed here,
+        _PRINTED_INPUT when it is not exactly that text). A program of the table's `prints:` (policies/
+        printers.yaml) by how it prints; any other whose words hold shell text (`tool 'rm -rf ~' | sh`)
+        may print them, as nobody here knows (fail closed: a shell reading it asks). A program that runs
+        lines (``nested``: `sh -c 'cat y.sh'`, a git alias) prints what they print, collected where they
+        ran (see _simple); one that ran only the substitutions of its words did not (`./tool "$(...)"`)."""
+        program = command.program
+        kind = program.prints if program is not None else ""
+        if not kind:
+            if nested and program is not None and program.active:
+                return None, _NOTHING
+            if any(_SHELL_TEXT.search(word) for word in command.argv[1:]):
+                return None, _PRINTED_INPUT
+            return None, _NOTHING
+        text, exact = printed_words(kind, command.argv[1:], self.env)
+        return text, _NOTHING if exact and not any(command.dynamic) else _PRINTED_INPUT
 
     def _output(self, command: Command | None, stdin: str) -> str | None:
         """Literal data this command writes to its stdout, when it only echoes text."""
