@@ -25,7 +25,7 @@ ANSIBLE = Path(sys.executable).parent / "ansible"  # the dev extra's ansible-cor
 PAYLOADS: dict[str, Case] = {
     "file state=absent of HOME": ({}, "ansible localhost -m file -a 'path=~ state=absent'"),
     "state first, dest=": ({}, "ansible localhost -m ansible.builtin.file -a 'state=absent dest=~/.ssh'"),
-    "quoted path": ({}, "ansible all -m file -a 'path=\"~/.ssh\" state=\"absent\"'"),
+    "quoted path": ({}, 'ansible all -m file -a \'path="~/.ssh" state="absent"\''),
     "copy over a start-up file": ({}, "ansible localhost -m copy -a 'content=x dest=~/.bashrc'"),
     "lineinfile into authorized_keys": ({}, "ansible all -m lineinfile -a 'path=~/.ssh/authorized_keys line=k'"),
     "copy a key to the hosts": ({}, "ansible all -m copy -a 'src=~/.ssh/id_ed25519 dest=/tmp/k'"),
