@@ -17,6 +17,9 @@ Found and closed here (each allowed on the merge 38530fc; a real bash deletes th
   follow.Follower._spliced), a loop variable over a glob whose body hands a text to a shell
   (Analyzer._read_loops), find's `{}` inside a word holding shell text: data runs (an escape hatch
   reading data: asks). A variable the line did not set is the environment's (`sh -c "echo $USER"` stays).
+- SEQUENCE: bash's `{x..y}` sequence expression was read as literal text (lexer.expand_braces expanded
+  comma groups only): `cat ~/.{r..t}sh/id_*`, `cat ~/.ss{h..h}/id_*` printed the key. Sequences of
+  letters or up to 64 numbers expand now; a longer number range stays a word (`touch f{1..100}`).
 - ODD FOLDER: `$PWD` after a `cd` into a folder relative to the start was ".", whatever the folder's
   name: `mkdir -p ';CMD;' && cd ';CMD;' && sh -c "$PWD"` / `bash -c "ls $PWD"` / `echo $PWD | sh`. A
   folder whose name holds shell text leaves $PWD unknown (Analyzer._odd_folder).
@@ -99,6 +102,19 @@ ODD_FOLDER: dict[str, Case] = {
     "echo $PWD into sh": ({}, "mkdir -p ';rm -rf ~;' && cd ';rm -rf ~;' && echo $PWD | sh"),
 }
 
+# glob34's neighbour: bash's sequence expression `{x..y}` was not expanded (lexer.expand_braces read only
+# comma groups), so a folder spelled by one met no credential or home pattern beside a glob
+SEQUENCE: dict[str, Case] = {
+    "a letter range, one letter": ({}, "cat ~/.ss{h..h}/id_*"),
+    "a letter range": ({}, "cat ~/.{r..t}sh/id_*"),
+    "a range inside the name": ({}, "cat ~/.s{r..t}h/id_*"),
+    "two ranges": ({}, "cat ~/.{q..s}{r..t}h/id_*"),
+    "a range with a step": ({}, "cat ~/.s{a..z..18}h/id_*"),
+    "a descending range": ({}, "cat ~/.ss{i..g}/id_*"),
+    "a range in a comma group": ({}, "cat ~/{x,.s{s..s}h}/id_*"),
+    "rm of a range": ({}, "rm -rf ~/.{r..t}sh"),
+}
+
 OPEN: dict[str, Case] = {
     "a here-string": ({}, L + 'x=$(readlink l); bash <<< "echo $x"'),
     "echo into sh": ({}, L + 'x=$(readlink l); echo "echo $x" | sh'),
@@ -130,10 +146,17 @@ NEAR: dict[str, Case] = {
     "pwd in a substitution": ({}, 'cd "$(pwd)/build"'),
     "a plain folder's $PWD": ({}, 'mkdir -p build && cd build && sh -c "ls $PWD"'),
     "cat a script into bash": ({}, "cat script.sh | bash"),
+    "a long number range": ({}, "touch file{1..100}.txt"),
+    "a number range in a loop": ({}, "for i in {1..100}; do echo $i; done"),
+    "a letter range of folders": ({}, "mkdir -p out/{a..c}"),
+    "a padded range": ({}, "cp x.txt backup{01..03}.txt"),
+    "rm of a number range": ({}, "rm -f log{1..5}.txt"),
 }
 
 
-@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases({**STORED, **SPLICED, **ODD_FOLDER}, NEAR))
+@pytest.mark.parametrize(
+    ("case", "allowed", "session"), verdict_cases({**STORED, **SPLICED, **ODD_FOLDER, **SEQUENCE}, NEAR)
+)
 def test_stored_and_spliced_text_is_judged_where_a_shell_reads_it(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
 ) -> None:
@@ -165,6 +188,8 @@ HARM = {
     "xargs -I{} sh -c": f"touch 'x;{P}'; ls | xargs -I{{}} sh -c 'echo {{}}'",
     "$PWD in bash -c": "mkdir -p ';rm -rf ~;' && cd ';rm -rf ~;' && bash -c \"ls $PWD\"",
     "$PWD into sh": "mkdir -p ';rm -rf ~;' && cd ';rm -rf ~;' && echo $PWD | sh",
+    "a letter range": "cat ~/.{r..t}sh/id_*",
+    "a range with a step": "cat ~/.s{a..z..18}h/id_*",
 }
 
 
