@@ -24,6 +24,12 @@ Found and closed here (each allowed on the merge 38530fc; a real bash deletes th
   name: `mkdir -p ';CMD;' && cd ';CMD;' && sh -c "$PWD"` / `bash -c "ls $PWD"` / `echo $PWD | sh`. A
   folder whose name holds shell text leaves $PWD unknown (Analyzer._odd_folder).
 
+- ANSIBLE (lead34's neighbours): a Jinja template in `-a`/`-e` (`msg={{ lookup('pipe', CMD) }}` runs CMD,
+  `lookup('file', KEY)` prints the key, `path={{p}} -e p=~`), JSON arguments (`-a '{"path": "~", "state":
+  "absent"}'`), the script module's free-form file (`-m script -a x.sh`), ansible-console's input (`echo
+  'file path=~ state=absent' | ansible-console localhost`): policies/executors.yaml (data runs: asks;
+  the script is read as the file it runs).
+
 Open (xfail strict; allowed, and bash runs the harm): a spliced value reaching a shell on its input
 (`bash <<< "echo $x"`, `echo "echo $x" | sh`: the here-string's and echo's text keep `$x` as a word,
 shell.py printed_text), through a function's positional parameter (`f() { sh -c "echo $1"; }; f
@@ -37,6 +43,8 @@ non-shells.
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,6 +123,22 @@ SEQUENCE: dict[str, Case] = {
     "rm of a range": ({}, "rm -rf ~/.{r..t}sh"),
 }
 
+# lead34's neighbours: arguments ansible computes when it runs, the script module, ansible-console's input
+ANSIBLE: dict[str, Case] = {
+    "a pipe lookup": ({}, "ansible localhost -m debug -a \"msg={{ lookup('pipe','rm -rf ~') }}\""),
+    "a file lookup of the key": ({}, "ansible localhost -m debug -a \"msg={{ lookup('file','~/.ssh/id_ed25519') }}\""),
+    "set_fact of a pipe lookup": ({}, "ansible localhost -m set_fact -a \"x={{ lookup('pipe','rm -rf ~') }}\""),
+    "a path from -e": ({}, "ansible localhost -m file -a 'path={{p}} state=absent' -e p=~"),
+    "an env lookup": ({}, 'ansible localhost -m file -a \'path={{ lookup("env","HOME") }} state=absent\''),
+    "JSON arguments": ({}, 'ansible localhost -m file -a \'{"path": "~", "state": "absent"}\''),
+    "a -e template": (
+        {},
+        'ansible localhost -m debug -a msg=x -e \'y={% if 1 %}{{ lookup("pipe","id") }}{% endif %}\'',
+    ),
+    "the script module": ({}, f"printf '{P}\\n' > x.sh; ansible localhost -m script -a x.sh"),
+    "ansible-console's input": ({}, "echo 'file path=~ state=absent' | ansible-console localhost"),
+}
+
 OPEN: dict[str, Case] = {
     "a here-string": ({}, L + 'x=$(readlink l); bash <<< "echo $x"'),
     "echo into sh": ({}, L + 'x=$(readlink l); echo "echo $x" | sh'),
@@ -151,11 +175,14 @@ NEAR: dict[str, Case] = {
     "a letter range of folders": ({}, "mkdir -p out/{a..c}"),
     "a padded range": ({}, "cp x.txt backup{01..03}.txt"),
     "rm of a number range": ({}, "rm -f log{1..5}.txt"),
+    "ansible ping": ({}, "ansible all -m ping -e env=prod"),
+    "ansible service": ({}, "ansible web -m service -a 'name=nginx state=restarted'"),
+    "ansible-console alone": ({}, "ansible-console localhost"),
 }
 
 
 @pytest.mark.parametrize(
-    ("case", "allowed", "session"), verdict_cases({**STORED, **SPLICED, **ODD_FOLDER, **SEQUENCE}, NEAR)
+    ("case", "allowed", "session"), verdict_cases({**STORED, **SPLICED, **ODD_FOLDER, **SEQUENCE, **ANSIBLE}, NEAR)
 )
 def test_stored_and_spliced_text_is_judged_where_a_shell_reads_it(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
@@ -192,10 +219,31 @@ HARM = {
     "a range with a step": "cat ~/.s{a..z..18}h/id_*",
 }
 
+# the real ansible-core (the dev extra), against localhost, as tests/redteam/test_lead34_ansible.py
+ANSIBLE_HARM = {
+    "a pipe lookup": "ansible localhost -m debug -a \"msg={{ lookup('pipe','rm -rf ~') }}\"",
+    "a file lookup": "ansible localhost -m debug -a \"msg={{ lookup('file','~/.ssh/id_ed25519') }}\"",
+    "JSON arguments": 'ansible localhost -m file -a \'{"path": "~", "state": "absent"}\'',
+    "a path from -e": "ansible localhost -m file -a 'path={{p}} state=absent' -e p=~",
+    "ansible-console's input": "echo 'file path=~ state=absent' | ansible-console localhost",
+}
+
 
 @pytest.mark.parametrize("payload", list(HARM.values()), ids=list(HARM))
 def test_stored_and_spliced_text_does_not_run(
     tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str
 ) -> None:
+    engine, home, _ = plain_harm
+    live_then_stopped(tmp_path, engine, home, payload)
+
+
+@pytest.mark.parametrize("payload", list(ANSIBLE_HARM.values()), ids=list(ANSIBLE_HARM))
+def test_computed_ansible_arguments_do_not_run(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ansible = Path(sys.executable).parent / "ansible"
+    if not ansible.is_file():
+        pytest.skip("ansible-core (the dev extra) is not installed")
+    monkeypatch.setenv("PATH", f"{ansible.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     engine, home, _ = plain_harm
     live_then_stopped(tmp_path, engine, home, payload)
