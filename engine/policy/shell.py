@@ -1484,6 +1484,10 @@ class Analyzer(Follower, LinkFollower):
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
                 data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
+                if any(d and self.spliced_code(w) for w, d in zip(last_stage.argv, last_stage.dynamic, strict=False)):
+                    # `x=$(readlink l); echo "echo $x" | sh`: x's value is parsed there, not the word `$x`
+                    # (see spliced_code; redt34): as a stored value (a shell reading it asks)
+                    unread = _STORED_INPUT
             if data is None and stages and feeds and not unread:
                 # `yes CMD | sh`, `basename CMD | sh`, `date +CMD | sh`, `awk 'BEGIN{print "CMD"}' | sh`: what a
                 # program prints of its own words (see _printed_of)
@@ -1622,6 +1626,9 @@ class Analyzer(Follower, LinkFollower):
                         fed_names.update(self._names_in(sub))
                 if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
+                    if resolved_target.dynamic and any(self.spliced_code(t) for t in resolved_target.texts):
+                        # `bash <<< "echo $x"` with x from `$(cmd)`: its value is parsed (see spliced_code)
+                        fed_names.update(_STORED_INPUT)
                 elif op == "<" and target.value.startswith("<("):
                     # `bash < <(echo ...)`: what the substitution prints, when knowable, is the input.
                     piped_in = self._content(resolved_target.texts[0]) if resolved_target.texts else None

@@ -14,6 +14,7 @@ Found and closed here (each allowed on the merge 38530fc; a real bash deletes th
   "echo $(readlink l)"`, `for f in *; do sh -c "echo $f"; done` (a glob's names), `find . -exec sh -c
   'echo {}' \\;`, `ls | xargs -I{} sh -c 'echo {}'` ran `a;rm -rf ~`. A shell's `-c` text or eval's words
   holding a substitution's output or a variable the line set to an unknown value (Analyzer.spliced_code;
+  so too echo's words or a here-string a shell reads: `bash <<< "echo $x"`, `echo "echo $x" | sh`;
   follow.Follower._spliced), a loop variable over a glob whose body hands a text to a shell
   (Analyzer._read_loops), find's `{}` inside a word holding shell text: data runs (an escape hatch
   reading data: asks). A variable the line did not set is the environment's (`sh -c "echo $USER"` stays).
@@ -30,9 +31,8 @@ Found and closed here (each allowed on the merge 38530fc; a real bash deletes th
   'file path=~ state=absent' | ansible-console localhost`): policies/executors.yaml (data runs: asks;
   the script is read as the file it runs).
 
-Open (xfail strict; allowed, and bash runs the harm): a spliced value reaching a shell on its input
-(`bash <<< "echo $x"`, `echo "echo $x" | sh`: the here-string's and echo's text keep `$x` as a word,
-shell.py printed_text), through a function's positional parameter (`f() { sh -c "echo $1"; }; f
+Open (xfail strict; allowed, and bash runs the harm): a spliced value reaching a shell through a
+function's positional parameter (`f() { sh -c "echo $1"; }; f
 "$(readlink l)"`: the argument's value is not marked as set by the line), or into an inline program's
 system call (`awk "BEGIN{system(\\"echo $x\\")}"`, python's os.system: follow.code reads the code's text).
 
@@ -100,6 +100,9 @@ SPLICED: dict[str, Case] = {
     "fd -x sh -c": ({}, "fd -e txt -x sh -c 'echo {}'"),
     "xargs -I{} sh -c": ({}, f"touch 'x;{P}'; ls | xargs -I{{}} sh -c 'echo {{}}'"),
     "xargs -I% from find": ({}, "find . | xargs -I% sh -c 'echo %'"),
+    "a here-string": ({}, L + 'x=$(readlink l); bash <<< "echo $x"'),
+    "echo into sh": ({}, L + 'x=$(readlink l); echo "echo $x" | sh'),
+    "printf into bash -s": ({}, L + "x=$(readlink l); printf 'echo %s\\n' \"$x\" | bash -s"),
 }
 
 ODD_FOLDER: dict[str, Case] = {
@@ -140,8 +143,6 @@ ANSIBLE: dict[str, Case] = {
 }
 
 OPEN: dict[str, Case] = {
-    "a here-string": ({}, L + 'x=$(readlink l); bash <<< "echo $x"'),
-    "echo into sh": ({}, L + 'x=$(readlink l); echo "echo $x" | sh'),
     "a function's $1": ({}, L + 'f() { sh -c "echo $1"; }; f "$(readlink l)"'),
     "awk system": ({}, L + 'x=$(readlink l); awk "BEGIN{system(\\"echo $x\\")}"'),
     "python os.system": ({}, L + "x=$(readlink l); python3 -c \"import os; os.system('echo $x')\""),
@@ -178,6 +179,9 @@ NEAR: dict[str, Case] = {
     "ansible ping": ({}, "ansible all -m ping -e env=prod"),
     "ansible service": ({}, "ansible web -m service -a 'name=nginx state=restarted'"),
     "ansible-console alone": ({}, "ansible-console localhost"),
+    "a computed value into python": ({}, 'x=$(date); echo "$x" | python3 log.py'),
+    "a computed value into tee": ({}, 'x=$(date); echo "$x" | tee log'),
+    "a here-string of a computed value": ({}, 'read x; grep foo <<< "$x"'),
 }
 
 
@@ -193,8 +197,8 @@ def test_stored_and_spliced_text_is_judged_where_a_shell_reads_it(
 @pytest.mark.parametrize("case", list(OPEN.values()), ids=list(OPEN))
 @pytest.mark.xfail(
     strict=True,
-    reason="redt34 open: a spliced value reaching a shell's input (shell.printed_text keeps `$x` a word), "
-    "a function's positional parameter, an inline program's system call (follow.code)",
+    reason="redt34 open: a spliced value through a function's positional parameter (its value is not marked "
+    "as set by the line), or into an inline program's system call (follow.code reads the code's text)",
 )
 def test_open_spliced_routes(plain_project: tuple[Path, Engine], case: Case) -> None:
     assert_verdict(plain_project, case, False, f"open-{case[1][:40]}")
@@ -215,6 +219,8 @@ HARM = {
     "xargs -I{} sh -c": f"touch 'x;{P}'; ls | xargs -I{{}} sh -c 'echo {{}}'",
     "$PWD in bash -c": "mkdir -p ';rm -rf ~;' && cd ';rm -rf ~;' && bash -c \"ls $PWD\"",
     "$PWD into sh": "mkdir -p ';rm -rf ~;' && cd ';rm -rf ~;' && echo $PWD | sh",
+    "a computed value echoed into sh": L + 'x=$(readlink l); echo "echo $x" | sh',
+    "a computed value in a here-string": L + 'x=$(readlink l); bash <<< "echo $x"',
     "a letter range": "cat ~/.{r..t}sh/id_*",
     "a range with a step": "cat ~/.s{a..z..18}h/id_*",
 }
