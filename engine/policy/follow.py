@@ -443,6 +443,7 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
+        spliced = run.kind == "shell" and source in ("option", "operand") and self._spliced(run, parsed, argv, dynamic)
         for found in _payloads(run, values):
             payload = found
             if payload is not None and run.variable:
@@ -456,7 +457,34 @@ class Follower:
                 if run.prepend is not None and run.kind == "shell":
                     text = f"{run.prepend} {text}"  # where it runs (ssh's stdin: in the remote home)
                 self._payload(run, command, program, text, via, depth, arguments)
+                if spliced:
+                    # `x=$(git config k); sh -c "echo $x"`: a value the outer shell puts in the text is
+                    # read as code by the shell it runs (`a;rm -rf ~`), not as the word `$x`: data runs
+                    self._nested(run, partial(self._escape_hatch, None, via, depth))
         return None
+
+    def _spliced(self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> bool:
+        """Whether the word a shell's payload comes from (`sh -c TEXT`, `bash -c TEXT`) holds a value the
+        outer shell gives it that is not known here (see spliced_code)."""
+        if not any(dynamic):
+            return False
+        at: list[int] = []
+        if run.source == "option":
+            for name, _, index in parsed.options:
+                if name in run.names:
+                    at.extend((index, index + 1))
+        else:
+            operands = list(parsed.operand_at)
+            if parsed.rest is not None:
+                operands += range(parsed.rest, len(argv))
+            at = operands[run.index : run.index + 1]
+        return any(i < len(argv) and dynamic[i] and self.spliced_code(argv[i]) for i in at)
+
+    def spliced_code(self, text: str) -> bool:
+        """Whether ``text``, a word with a value the outer shell gives it that is not known here, holds
+        one the line set (`read x`, `x=$(cmd)`, a loop's) or a substitution's output: a shell reading the
+        word as commands parses that value too. A variable the line did not set is the environment's."""
+        raise NotImplementedError
 
     def _words_run(
         self,
@@ -505,6 +533,10 @@ class Follower:
                         self._words(
                             run, command, expanded, [*flags, *[False] * (len(expanded) - len(flags))], via, depth
                         )
+                    if any(run.placeholder in w and w != run.placeholder and _CODE_TEXT.search(w) for w in words):
+                        # `find . -exec sh -c 'echo {}' \;`: the name found is put in a text a program may
+                        # parse as commands, and a name may hold any text (`x;rm -rf ~`): data runs (redt34)
+                        self._nested(run, partial(self._escape_hatch, None, via, depth))
                 else:
                     self._words(run, command, words, flags, via, depth)
             return None
@@ -588,6 +620,10 @@ class Follower:
         texts = words if run.each else [" ".join(words)]
         for text in texts:
             self._payload(run, command, None, text, via, depth)
+        spliced = run.kind == "shell" and not run.input_args  # (GNU parallel quotes what it puts in)
+        if spliced and any(f and self.spliced_code(w) for w, f in zip(words, flags, strict=False)):
+            # `eval "echo $x"` with x from `read`: its value is parsed as commands (see _run)
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
 
     def _env_pairs(self, run: Run, local: dict[str, str]) -> list[str]:
         """`GIT_CONFIG_KEY_0=k GIT_CONFIG_VALUE_0=v` → ["k=v"]."""
@@ -1258,6 +1294,10 @@ def windows_text(text: str) -> str:
 
 def _as(run: Run, kind: str) -> Run:
     return replace(run, kind=kind)
+
+
+# A word holding more than one word or an operator: text a program may parse as commands (see _words_run)
+_CODE_TEXT: Final = re.compile(r"[\s;&|<>()`$]")
 
 
 def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> tuple[list[str], list[bool]]:

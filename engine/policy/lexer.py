@@ -1094,7 +1094,7 @@ def expand_braces(text: str) -> tuple[list[str], bool]:
     that never closes is literal. Returns (words, complete): ``complete`` is False when a
     limit cut the expansion short.
     """
-    if "{" not in text or "," not in text or "}" not in text:
+    if "{" not in text or "}" not in text or ("," not in text and ".." not in text):
         return [text], True
     budget = _Steps(_MAX_BRACE_STEPS)
     return _expand(text, 0, len(text), 0, budget)
@@ -1114,6 +1114,20 @@ def _expand(text: str, lo: int, hi: int, depth: int, budget: _Steps) -> tuple[li
             continue  # bash ignores a `{}` that starts a word (find -exec ... {} ;)
         if depth >= MAX_BRACE_DEPTH:
             return [text[lo:hi]], False
+        sequence = _SEQUENCE.match(text, start, hi)
+        words = _sequence_words(sequence) if sequence is not None else None
+        if sequence is not None and words is not None:
+            # `{a..c}`, `{1..10..2}`, `{01..3}`: a sequence expression (redt34: `cat ~/.{r..t}sh/id_*`
+            # was read as a folder of that literal name). One of more than MAX_EXPANSIONS numbers
+            # (`{1..100}`) stays a word: numbers alone name no credential or home folder.
+            groups += 1
+            if groups > MAX_BRACE_GROUPS:
+                return [text[lo:hi]], False
+            if start > literal:
+                parts.append([text[literal:start]])
+            parts.append(words)
+            literal = pos = origin = sequence.end()
+            continue
         found = _group_end(text, start, hi, budget)
         if budget.steps < 0:
             return [text[lo:hi]], False
@@ -1152,6 +1166,30 @@ def _expand(text: str, lo: int, hi: int, depth: int, budget: _Steps) -> tuple[li
     fixed = "".join(options[0] for options in parts[:varying])
     combinations = itertools.islice(itertools.product(*parts[varying:]), MAX_EXPANSIONS)
     return [fixed + "".join(chosen) for chosen in combinations], complete
+
+
+# bash's sequence expression: two integers or two letters, and an optional increment
+_SEQUENCE = re.compile(r"\{(?:(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z]))(?:\.\.(-?\d+))?\}")
+
+
+def _sequence_words(found: re.Match[str]) -> list[str] | None:
+    """The words of a sequence expression, as bash makes them (zero-padded when an end is); None for
+    more than MAX_EXPANSIONS numbers (letters are at most 58)."""
+    step = abs(int(found.group(5) or "1")) or 1
+    if found.group(1) is not None:
+        first, last = int(found.group(1)), int(found.group(2))
+        if abs(last - first) // step + 1 > MAX_EXPANSIONS:
+            return None
+        values = range(first, last + 1, step) if first <= last else range(first, last - 1, -step)
+        ends = (found.group(1), found.group(2))
+        padded = any(len(e.lstrip("-")) > 1 and e.lstrip("-").startswith("0") for e in ends)
+        width = max(len(e) for e in ends) if padded else 0
+        return [f"{v:0{width}d}" if width else str(v) for v in values]
+    low, high = ord(found.group(3)), ord(found.group(4))
+    if abs(high - low) // step + 1 > MAX_EXPANSIONS:
+        return None
+    codes = range(low, high + 1, step) if low <= high else range(low, high - 1, -step)
+    return [chr(c) for c in codes]
 
 
 def _group_end(text: str, start: int, hi: int, budget: _Steps) -> tuple[int, list[int]] | None:

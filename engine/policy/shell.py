@@ -88,6 +88,10 @@ _WRITTEN_INPUT: Final[frozenset[str]] = frozenset({"$written"})
 # here (`date +FORMAT`, an inline program's print, a program nobody describes given shell text):
 # policies/exec.yaml printed_code (a shell or interpreter reading it asks).
 _PRINTED_INPUT: Final[frozenset[str]] = frozenset({"$printed"})
+# Fed to a command when an earlier stage prints what it keeps or finds, not its words (`prints: stored`:
+# `git config k`, `git log --format=%s`, `readlink l`, `ls`, `pwd`), which an earlier command may have set
+# to any text (redt34): policies/exec.yaml stored_code (a shell reading it asks).
+_STORED_INPUT: Final[frozenset[str]] = frozenset({"$stored"})
 # A word that holds shell text: more than one word, or an operator, a quote or an expansion.
 _SHELL_TEXT: Final = re.compile(r"[\s;&|<>()`$'\"]")
 _PRINTERS: Final = frozenset({"echo", "printf"})  # programs whose output is their words (see _output)
@@ -814,6 +818,7 @@ class Analyzer(Follower, LinkFollower):
         self.namerefs: set[str] = set()  # `declare -n` names: another variable's value, unknown here
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
+        self.globbed: set[str] = set()  # loop variables read as a glob's names (see _read_loops)
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -1479,6 +1484,10 @@ class Analyzer(Follower, LinkFollower):
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
                 data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
+                if any(d and self.spliced_code(w) for w, d in zip(last_stage.argv, last_stage.dynamic, strict=False)):
+                    # `x=$(readlink l); echo "echo $x" | sh`: x's value is parsed there, not the word `$x`
+                    # (see spliced_code; redt34): as a stored value (a shell reading it asks)
+                    unread = _STORED_INPUT
             if data is None and stages and feeds and not unread:
                 # `yes CMD | sh`, `basename CMD | sh`, `date +CMD | sh`, `awk 'BEGIN{print "CMD"}' | sh`: what a
                 # program prints of its own words (see _printed_of)
@@ -1617,6 +1626,9 @@ class Analyzer(Follower, LinkFollower):
                         fed_names.update(self._names_in(sub))
                 if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
+                    if resolved_target.dynamic and any(self.spliced_code(t) for t in resolved_target.texts):
+                        # `bash <<< "echo $x"` with x from `$(cmd)`: its value is parsed (see spliced_code)
+                        fed_names.update(_STORED_INPUT)
                 elif op == "<" and target.value.startswith("<("):
                     # `bash < <(echo ...)`: what the substitution prints, when knowable, is the input.
                     piped_in = self._content(resolved_target.texts[0]) if resolved_target.texts else None
@@ -1899,7 +1911,9 @@ class Analyzer(Follower, LinkFollower):
         printers.yaml) by how it prints; any other whose words hold shell text (`tool 'rm -rf ~' | sh`)
         may print them, as nobody here knows (fail closed: a shell reading it asks). A program that runs
         lines (``nested``: `sh -c 'cat y.sh'`, a git alias) prints what they print, collected where they
-        ran (see _simple); one that ran only the substitutions of its words did not (`./tool "$(...)"`)."""
+        ran (see _simple); one that ran only the substitutions of its words did not (`./tool "$(...)"`).
+        One of `prints: stored` prints what it keeps or finds (`git config k`, `ls`, `pwd`): a text an
+        earlier command may have set, not computed here (_STORED_INPUT)."""
         program = command.program
         kind = program.prints if program is not None else ""
         if not kind:
@@ -1908,6 +1922,8 @@ class Analyzer(Follower, LinkFollower):
             if any(_SHELL_TEXT.search(word) for word in command.argv[1:]):
                 return None, _PRINTED_INPUT
             return None, _NOTHING
+        if kind == "stored":
+            return None, _STORED_INPUT
         text, exact = printed_words(kind, command.argv[1:], self.env)
         return text, _NOTHING if exact and not any(command.dynamic) else _PRINTED_INPUT
 
@@ -2290,12 +2306,28 @@ class Analyzer(Follower, LinkFollower):
                     continue
                 values.extend(resolved.texts)
             saved = self.env.get(name)
+            globbed = (
+                name not in self.globbed
+                and any(t.literal in _CODE_READERS for t in body)
+                and any(_GLOB.search(value) for value in values)
+            )
             try:
+                if globbed:
+                    # `for f in *; do sh -c "echo $f"; done`: a glob's names are any text a file's name may
+                    # hold (`x;rm -rf ~`), which a shell reading the word parses: set by the line, not
+                    # known (Analyzer.spliced_code; redt34)
+                    self.env.pop(name, None)
+                    self.globbed.add(name)
+                    for pipeline in _split(body):
+                        self._pipeline(pipeline, depth, (*via, "for"))
+                    self.globbed.discard(name)
                 for value in dict.fromkeys(values[:_MAX_LOOP_VALUES]):
                     self.env[name] = value
                     for pipeline in _split(body):
                         self._pipeline(pipeline, depth, (*via, "for"))
             finally:
+                if globbed:
+                    self.globbed.discard(name)
                 if saved is None:
                     self.env.pop(name, None)
                 else:
@@ -2735,6 +2767,25 @@ class Analyzer(Follower, LinkFollower):
                 scripts.extend(self._arithmetic(value, seen=seen))
         return scripts
 
+    def spliced_code(self, text: str) -> bool:
+        """Whether ``text`` (a word the outer shell completes with a value not known here, which a shell
+        then reads as commands: `sh -c "echo $x"`, `eval "ls $x"`) holds a substitution's output or a
+        variable the line set (`read x`, `x=$(cmd)`, a loop's): its value, parsed, may hold `;CMD`. One
+        the line did not set is the environment's, which the caller does not write."""
+        if "`" in text or "$(" in text:
+            return True
+        for found in _SPLICED_NAME.finditer(text):
+            name = found.group(1)
+            if (
+                name in self.vals.written
+                or name in self.globbed
+                or (self.positional is not None and not name.isalpha())
+            ):
+                return True
+            if name in ("PWD", "OLDPWD") and self._odd_folder():
+                return True  # `cd ';CMD;' && sh -c "ls $PWD"` (see _variable)
+        return False
+
     def _variable(self, name: str, relative: bool = False) -> str | None:
         """The value of `$NAME` when the line makes it known. $PWD and $OLDPWD the line did not
         write are where `cd` left (only an absolute place, or with ``relative`` "." for the
@@ -2750,6 +2801,10 @@ class Analyzer(Follower, LinkFollower):
         if name == "PWD":
             if self.cwd is not None and self.cwd.startswith(("/", "~")):
                 return self.cwd
+            if self._odd_folder():
+                # `mkdir ';CMD;' && cd ';CMD;' && sh -c "$PWD"`: as text its name matters, which "." is not
+                # (a path relative to a start not known here: redt34)
+                return None
             if relative and self.cwd != "$unknown":
                 self.vals.here = True
                 return "."
@@ -2757,6 +2812,10 @@ class Analyzer(Follower, LinkFollower):
         if name == "OLDPWD" and self.vals.oldpwd is not None and self.vals.oldpwd.startswith(("/", "~")):
             return self.vals.oldpwd if self.cwd == self.vals.oldpwd_at else None  # not after a popd
         return None
+
+    def _odd_folder(self) -> bool:
+        """Whether the line moved to a folder (relative to where it started) whose name holds shell text."""
+        return self.cwd is not None and _SHELL_TEXT.search(self.cwd) is not None
 
     def _elements(self, name: str) -> list[str] | None:
         """The elements of array NAME, when the line made them all known (and they are still its)."""
@@ -4279,6 +4338,10 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
+# Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
+_CODE_READERS: Final = frozenset({"eval", "-c", "source", ".", "sh", "bash", "dash", "zsh", "ksh", "-lc", "-ec"})
+# `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
+_SPLICED_NAME: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")
 _NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")

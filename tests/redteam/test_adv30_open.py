@@ -128,8 +128,10 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str, str | None]] = {
     "pytest --junitxml report": ({}, "pytest --junitxml=report.xml", None),
     "rsync a harmless copy": ({"a.sh": "echo hi\n"}, "rsync a.sh b; sh b", None),
     "ln -s a harmless script": ({"a.sh": "echo hi\n"}, "ln -s a.sh b; ./b", None),
-    "find -exec sh -c reading": ({}, "find . -name '*.txt' -exec sh -c 'wc -l {}' \\;", None),
-    "find -exec sh -c a suffixed copy": ({}, "find . -name '*.txt' -exec sh -c 'cp {} {}.bak' \\;", None),
+    # (redt34: `find … -exec sh -c 'wc -l {}' \\;` and `-exec sh -c 'cp {} {}.bak'` were near misses here, but
+    # the name found is parsed by sh: `touch 'a;rm -rf ~;.txt'` first deletes HOME. They ask now, as
+    # tests/redteam/test_redt34.py's SPLICED family; `sh -c 'wc -l "$1"' _ {}` is the safe spelling.)
+    "find -exec sh -c with the name as $1": ({}, "find . -name '*.txt' -exec sh -c 'wc -l \"$1\"' _ {} \\;", None),
     "env": ({}, "env", None),
     "printenv": ({}, "printenv", None),
 }

@@ -95,7 +95,8 @@ NEAR: dict[str, Case] = {
     "sh -c echo into sh": ({}, "sh -c 'echo hi' | sh"),
     "cat a script into bash": ({}, "cat script.sh | bash"),
     "make into sh": ({}, "make | sh"),
-    "ls into sh": ({}, "ls | sh"),
+    # ("ls | sh" was a near miss here: ls prints names an earlier command may have made any text,
+    # `mkdir d; touch 'd/rm -rf ~'; ls d | sh` deletes HOME: a payload of tests/redteam/test_redt34.py)
     "env into grep": ({}, "env | grep PATH"),
     "env running a program into sh": ({}, "env FOO=1 make | sh"),
 }
