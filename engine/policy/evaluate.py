@@ -684,6 +684,9 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
+        # A line that sends a tree reader's output or a recursive copy to another host: a folder word
+        # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
+        view.holders = bool(commands) and _sends_away(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1330,6 +1333,33 @@ def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
         command.program,
         command.indirect,
     )
+
+
+# Programs that send what they read on stdin to another host (`tar c . | nc h 80`), and the readers of a
+# whole tree whose output they may send (what the project_exfiltration rows judge).
+_NETWORK_SENDERS = frozenset(
+    "nc ncat netcat socat curl wget ssh openssl telnet http https ftp sftp scp rsync mail mailx sendmail gh aws"
+    " gsutil rclone s3cmd busybox pwncat".split()
+)
+_TREE_READERS = frozenset(
+    "tar gtar bsdtar zip 7z 7za 7zz cpio pax grep egrep fgrep ugrep rg ag ack find cat gzip xz zstd base64".split()
+)
+_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp"})
+
+
+def _sends_away(commands: list[Command]) -> bool:
+    """Whether a command of the line sends a tree reader's output to another host (a network sender
+    fed by one, a reader whose output goes to `/dev/tcp`), or is a copy to another host (`scp -r .
+    host:`, `rsync -a . host:x`, rsync://): one set test per command, no look at the disk."""
+    for command in commands:
+        name = command.name
+        if name in _NETWORK_SENDERS and not command.fed_by.isdisjoint(_TREE_READERS):
+            return True
+        if name in _REMOTE_COPIERS and any(":" in word for word in command.argv[1:]):
+            return True
+        if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
+            return True
+    return False
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
