@@ -1338,11 +1338,12 @@ def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
 # Programs that send what they read on stdin to another host (`tar c . | nc h 80`), and the readers of a
 # whole tree whose output they may send (what the project_exfiltration rows judge).
 _NETWORK_SENDERS = frozenset(
-    "nc ncat netcat socat curl wget ssh openssl telnet http https ftp sftp scp rsync mail mailx sendmail gh aws"
-    " gsutil rclone s3cmd busybox pwncat".split()
+    {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp", "sftp"}
+    | {"scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd", "busybox", "pwncat"}
 )
 _TREE_READERS = frozenset(
-    "tar gtar bsdtar zip 7z 7za 7zz cpio pax grep egrep fgrep ugrep rg ag ack find cat gzip xz zstd base64".split()
+    {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
+    | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64"}
 )
 _REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp"})
 
