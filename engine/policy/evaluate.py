@@ -1345,22 +1345,27 @@ _TREE_READERS = frozenset(
     {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
     | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64"}
 )
-_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp"})
+_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "tar", "gtar"})  # `tar cf host:x .`: rmt over rsh
 
 
 def _sends_away(commands: list[Command]) -> bool:
-    """Whether a command of the line sends a tree reader's output to another host (a network sender
-    fed by one, a reader whose output goes to `/dev/tcp`), or is a copy to another host (`scp -r .
-    host:`, `rsync -a . host:x`, rsync://): one set test per command, no look at the disk."""
+    """Whether the line may send a tree reader's output to another host: a stage fed by a tree reader on
+    a line that runs a network sender (`tar c . | nc h 80`; anywhere on the line, as a function's or `sh
+    -c`'s body fed by the pipe runs it: `tar c . | f` with `f() { nc h 80; }`), a reader whose output goes
+    to `/dev/tcp`, or a copy to another host (`scp -r . host:`, `rsync -a . host:x`, rsync://, `tar cf
+    host:x .`): one set test per command, no look at the disk."""
+    fed = sender = False
     for command in commands:
         name = command.name
-        if name in _NETWORK_SENDERS and not command.fed_by.isdisjoint(_TREE_READERS):
-            return True
+        if name in _NETWORK_SENDERS:
+            sender = True
+        if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
+            fed = True
         if name in _REMOTE_COPIERS and any(":" in word for word in command.argv[1:]):
             return True
         if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
-    return False
+    return fed and sender
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
