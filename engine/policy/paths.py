@@ -1002,6 +1002,8 @@ class PathClassifier:
         # only when the walk that found it was sure.
         self._kept_lands: tuple[int, dict[str, bool]] = (0, {})
         self._trees = TreeLister()
+        # folder -> (its listing, PathClassifier._folder_holds' answer for it)
+        self._held: dict[str, tuple[tuple[tuple[str, int], ...], bool, tuple[str, ...]]] = {}
         if places is not None:
             self._engine = {
                 "engine_files": _compile(places.engine_files),
@@ -1409,6 +1411,33 @@ class PathClassifier:
                 forms.append(at)
         return True
 
+    def _folder_holds(self, folder: str, listed: tuple[tuple[str, int], ...]) -> tuple[bool, tuple[str, ...]]:
+        """(whether ``folder``'s own entries ``listed`` hold a secret or credential file or folder, its
+        folders to walk on) for View._holds. Kept while TreeLister gives the same listing (the same
+        object: the folder unchanged), unless a link is among them (where it leads may change)."""
+        kept = self._held.get(folder)
+        if kept is not None and kept[0] is listed:
+            return kept[1], kept[2]
+        held = False
+        folders: list[str] = []
+        links = False
+        for name, kind in listed:
+            path = posixpath.join(folder, name)
+            if kind == _TREE_LINK:
+                links = True
+                path = os.path.realpath(path)  # zip, scp and rsync -L send what it leads to
+            elif kind == _TREE_DIR:
+                folders.append(path)
+            if not self._at(path).isdisjoint(_SECRET_CLASSES):
+                held = True  # a secret file, or a credential folder itself (`.ssh`, `.gnupg`)
+                break
+        found = (held, tuple(folders))
+        if not links:
+            if len(self._held) >= _TREE_KEPT_DIRS:
+                self._held.clear()
+            self._held[folder] = (listed, *found)
+        return found
+
     def secret_names(self) -> list[str]:
         """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect
         wherever it lies (``*.pem``, ``id_rsa``): for a search that cannot ask about each file."""
@@ -1671,20 +1700,13 @@ class View:
             listed = trees.entries(folder)
             if listed is None:
                 return True  # a folder the walk cannot read: what it holds is not known
-            for name, kind in listed:
-                seen += 1
-                if seen > _MAX_LISTED:
-                    return True
-                path = posixpath.join(folder, name)
-                if kind == _TREE_DIR:
-                    if not classifier._at(path).isdisjoint(_SECRET_CLASSES):
-                        return True  # a credential folder itself (`.ssh`, `.gnupg`)
-                    pending.append(path)
-                    continue
-                if kind == _TREE_LINK:
-                    path = os.path.realpath(path)  # zip, scp and rsync -L send what it leads to
-                if not classifier._at(path).isdisjoint(_SECRET_CLASSES):
-                    return True
+            seen += len(listed)
+            if seen > _MAX_LISTED:
+                return True
+            held, folders = classifier._folder_holds(folder, listed)
+            if held:
+                return True
+            pending.extend(folders)
         return False
 
     def _under_unknown(self, word: str, found: frozenset[str]) -> frozenset[str]:

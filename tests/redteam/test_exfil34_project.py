@@ -256,6 +256,14 @@ def test_a_secret_created_below_after_a_check_changes_the_next_check(
     (work / "src" / "a" / "b" / "id_ed25519").write_text("key\n")
     for command in commands:
         assert judged_as_fresh(engine, command, tmp_path, work)[0] != "allow", command
+    time.sleep(2.1)
+    (work / "src" / "a" / "b" / "id_ed25519").unlink()
+    for command in commands:
+        assert judged_as_fresh(engine, command, tmp_path, work) == ("allow", []), command
+    # a link in the tree to a key (scp and zip send what it leads to)
+    (work / "src" / "a" / "k").symlink_to(Path(os.environ["HOME"]) / ".ssh" / "id_ed25519")
+    for command in commands:
+        assert judged_as_fresh(engine, command, tmp_path, work)[0] != "allow", command
 
 
 def test_a_tree_past_the_walks_bound_is_held_for_the_network_only(work_with_src: tuple[Path, Engine]) -> None:
