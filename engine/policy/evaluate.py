@@ -1346,6 +1346,11 @@ _TREE_READERS = frozenset(
     {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
     | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64"}
 )
+# An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
+_NETWORK_CODE = re.compile(
+    r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
+    r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
+)
 _REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "tar", "gtar"})  # `tar cf host:x .`: rmt over rsh
 
 
@@ -1360,8 +1365,8 @@ def _sends_away(commands: list[Command]) -> bool:
     senders: list[Command] = []
     for command in commands:
         name = command.name
-        if name in _NETWORK_SENDERS:
-            senders.append(command)
+        if name in _NETWORK_SENDERS or (command.code is not None and _NETWORK_CODE.search(command.code) is not None):
+            senders.append(command)  # an interpreter's inline program that opens a connection too
         if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
             fed = True
         if name in _REMOTE_COPIERS and any(":" in word for word in command.argv[1:]):
