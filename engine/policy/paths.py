@@ -1435,7 +1435,7 @@ class PathClassifier:
         if not links:
             if len(self._held) >= _TREE_KEPT_DIRS:
                 self._held.clear()
-            self._held[folder] = (listed, *found)
+            self._held[folder] = (listed, held, found[1])
         return found
 
     def secret_names(self) -> list[str]:
