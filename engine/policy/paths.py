@@ -46,8 +46,23 @@ EXPANSION_CLASSES = frozenset({"variable", "computed", "computed_source"})
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
 HARD_LINKED = "hard_linked"
+# A folder holding a secret file within a bounded walk, on a line that sends a tree reader's output or
+# a recursive copy to another host (View._holds; the evaluator says which lines: Evaluator._match).
+SECRET_HOLDER = "secret_holder"
 COMPUTED_CLASSES = (
-    frozenset({"relative", "escapes_workdir", "absolute", "remote", "url", "workdir", ENGINE_PARENT, HARD_LINKED})
+    frozenset(
+        {
+            "relative",
+            "escapes_workdir",
+            "absolute",
+            "remote",
+            "url",
+            "workdir",
+            ENGINE_PARENT,
+            HARD_LINKED,
+            SECRET_HOLDER,
+        }
+    )
     | EXPANSION_CLASSES
     | ENGINE_CLASSES
 )
@@ -987,6 +1002,8 @@ class PathClassifier:
         # only when the walk that found it was sure.
         self._kept_lands: tuple[int, dict[str, bool]] = (0, {})
         self._trees = TreeLister()
+        # folder -> (its listing, PathClassifier._folder_holds' answer for it)
+        self._held: dict[str, tuple[tuple[tuple[str, int], ...], bool, tuple[str, ...]]] = {}
         if places is not None:
             self._engine = {
                 "engine_files": _compile(places.engine_files),
@@ -1394,6 +1411,33 @@ class PathClassifier:
                 forms.append(at)
         return True
 
+    def _folder_holds(self, folder: str, listed: tuple[tuple[str, int], ...]) -> tuple[bool, tuple[str, ...]]:
+        """(whether ``folder``'s own entries ``listed`` hold a secret or credential file or folder, its
+        folders to walk on) for View._holds. Kept while TreeLister gives the same listing (the same
+        object: the folder unchanged), unless a link is among them (where it leads may change)."""
+        kept = self._held.get(folder)
+        if kept is not None and kept[0] is listed:
+            return kept[1], kept[2]
+        held = False
+        folders: list[str] = []
+        links = False
+        for name, kind in listed:
+            path = posixpath.join(folder, name)
+            if kind == _TREE_LINK:
+                links = True
+                path = os.path.realpath(path)  # zip, scp and rsync -L send what it leads to
+            elif kind == _TREE_DIR:
+                folders.append(path)
+            if not self._at(path).isdisjoint(_SECRET_CLASSES):
+                held = True  # a secret file, or a credential folder itself (`.ssh`, `.gnupg`)
+                break
+        found = (held, tuple(folders))
+        if not links:
+            if len(self._held) >= _TREE_KEPT_DIRS:
+                self._held.clear()
+            self._held[folder] = (listed, held, found[1])
+        return found
+
     def secret_names(self) -> list[str]:
         """The name globs (no folder) of what the ``secret`` and ``credential`` classes protect
         wherever it lies (``*.pem``, ``id_rsa``): for a search that cannot ask about each file."""
@@ -1420,12 +1464,14 @@ class View:
         "_critical",
         "_cwd",
         "_followed",
+        "_holding",
         "_kept",
         "_kept_lands",
         "_lands",
         "_lexical_only",
         "_memo",
         "_walk",
+        "holders",
     )
 
     def __init__(self, classifier: PathClassifier) -> None:
@@ -1439,6 +1485,10 @@ class View:
         self._anywhere: dict[str, list[frozenset[str]]] = {}
         self._followed: dict[str, list[str] | None] = {}
         self._lexical_only = places is None
+        # Whether the line sends a tree reader's output or a copy to another host (set by the evaluator):
+        # then a word naming a folder that holds a secret is also of class SECRET_HOLDER (see _holds).
+        self.holders = False
+        self._holding: dict[str, bool] = {}
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
         self._kept: dict[str, frozenset[str]] | None = None
         self._kept_lands: dict[str, bool] | None = None
@@ -1606,7 +1656,58 @@ class View:
             if "$" in word and "variable" in found and "computed" not in found:
                 found = self._under_unknown(word, found)
             self._memo[word] = found
+        if self.holders and self._holds(word, found):
+            return Classes([form | _HOLDER for form in forms_of(found)])
         return found
+
+    def _holds(self, word: str, found: frozenset[str]) -> bool:
+        """Whether ``word`` (classes ``found``) names a folder holding, within a bounded walk, a file
+        of class secret or credential (`.`, `src`, `/srv/app` with a `.env` below). Read afresh on each
+        check from the tree listings (TreeLister: one stat per folder it kept; a folder changed since
+        is listed again), never kept: a `.env` created below changes the next check's answer. A word
+        only the run knows (a variable), a folder that cannot be read, or a walk past _MAX_LISTED
+        entries holds one (fail closed: the SECRET_HOLDER rows are about sending it to another host)."""
+        held = self._holding.get(word)
+        if held is None:
+            held = self._holding[word] = self._walk_holds(word, found)
+        return held
+
+    def _walk_holds(self, word: str, found: frozenset[str]) -> bool:
+        classifier = self._classifier
+        if not word or word[0] == "-" or not found.isdisjoint(_NOT_LOCAL):
+            return False
+        if not found.isdisjoint(EXPANSION_CLASSES) or not found.isdisjoint(_SECRET_CLASSES):
+            return True  # a folder only the run knows (`tar c "$D" | nc h 80`), or a secret's own
+        where = classifier._where(word)
+        if where is None:
+            return False
+        normal = where[0]
+        if _GLOB_CHARS.isdisjoint(normal):
+            roots = [normal]
+        else:
+            import glob as globbing  # noqa: PLC0415  (few words are globs)
+
+            roots = []
+            for n, match in enumerate(globbing.iglob(normal)):
+                if n >= _MAX_LISTED:
+                    return True
+                roots.append(match)
+        pending = [os.path.realpath(root) for root in roots if os.path.isdir(root)]
+        trees = classifier._trees
+        seen = 0
+        while pending:
+            folder = pending.pop()
+            listed = trees.entries(folder)
+            if listed is None:
+                return True  # a folder the walk cannot read: what it holds is not known
+            seen += len(listed)
+            if seen > _MAX_LISTED:
+                return True
+            held, folders = classifier._folder_holds(folder, listed)
+            if held:
+                return True
+            pending.extend(folders)
+        return False
 
     def _under_unknown(self, word: str, found: frozenset[str]) -> frozenset[str]:
         """A path whose folder is a variable the line never sets (`$HERMES_HOME/config.yaml`,
@@ -1859,6 +1960,9 @@ class View:
 # The literal names after the last variable of a word (`$D/policies/deny.yaml`, `${X}/a`): see
 # View._under_unknown.
 _UNKNOWN_PREFIX = re.compile(r"(\$\{[^{}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-])((?:/[^$`/]*)+)$")
+_HOLDER = frozenset({SECRET_HOLDER})
+_NOT_LOCAL = frozenset({"url", "remote", "windows"})
+_SECRET_CLASSES = frozenset({"secret", "credential", "secret_parent"})
 _PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})
 _MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not walked: asks
 _COMPUTED = frozenset({"computed"})
