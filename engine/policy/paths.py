@@ -910,6 +910,22 @@ _TREE_KEPT_DIRS = 4096  # folders TreeLister keeps (all are forgotten past it)
 _TREE_KEPT_TOTAL = 1 << 16  # entries it keeps in all (the same)
 _TREE_KEPT_ENTRIES = 4096  # larger folders are listed again on each walk
 _TREE_READ = max(_MAX_FOLLOWED_ENTRIES, _MAX_LISTED) + 1  # past it, every walker stops anyway
+
+
+def _globbed(path: str) -> list[str] | None:
+    """The names a glob `path` matches (itself when it has no glob character); None past _MAX_LISTED."""
+    if _GLOB_CHARS.isdisjoint(path):
+        return [path]
+    import glob as globbing  # noqa: PLC0415  (few words are globs)
+
+    roots: list[str] = []
+    for n, match in enumerate(globbing.iglob(path)):
+        if n >= _MAX_LISTED:
+            return None
+        roots.append(match)
+    return roots
+
+
 # Timestamps are only as fine as the kernel's clock tick: a listing is kept once it is older.
 _TREE_RACY_NS = 2_000_000_000
 
@@ -1592,16 +1608,9 @@ class View:
         else:
             path = posixpath.join(self._cwd, spelled)
         path = posixpath.normpath(path)
-        if _GLOB_CHARS.isdisjoint(path):
-            roots = [path]
-        else:
-            import glob as globbing  # noqa: PLC0415  (few words are globs)
-
-            roots = []
-            for n, match in enumerate(globbing.iglob(path)):
-                if n >= _MAX_LISTED:
-                    return None
-                roots.append(match)
+        roots = _globbed(path)
+        if roots is None:
+            return None
         trees = [os.path.realpath(root) for root in roots if os.path.isdir(root)]
         pending = list(trees)
         seen = set(trees)
@@ -1682,16 +1691,9 @@ class View:
         if where is None:
             return False
         normal = where[0]
-        if _GLOB_CHARS.isdisjoint(normal):
-            roots = [normal]
-        else:
-            import glob as globbing  # noqa: PLC0415  (few words are globs)
-
-            roots = []
-            for n, match in enumerate(globbing.iglob(normal)):
-                if n >= _MAX_LISTED:
-                    return True
-                roots.append(match)
+        roots = _globbed(normal)
+        if roots is None:
+            return True
         pending = [os.path.realpath(root) for root in roots if os.path.isdir(root)]
         trees = classifier._trees
         seen = 0
