@@ -242,11 +242,13 @@ def test_a_repeated_command_is_matched_once(engine: Engine, monkeypatch: pytest.
 # ~3,000 texts judged twice, the reference trying every matcher on every command: 58 s alone at
 # load 11 on 2 CPUs, ~84 s of one worker in a full suite at load ~10 (stop 30), past the suite's old
 # 120 s on a CI run beside four test suites. The bound is for hangs, not for this much work.
+# Four shards, so that pytest-xdist's workers share them (one test was the suite's longest call).
 @pytest.mark.timeout(900)
-def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine) -> None:
+@pytest.mark.parametrize("shard", range(4))
+def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine, shard: int) -> None:
     texts = _corpus() + _redteam_strings()
     assert len(texts) > 1000
-    _compare(engine, texts)
+    _compare(engine, texts[shard::4])
 
 
 @pytest.mark.parametrize("size", [4096, 16384, 65536])
