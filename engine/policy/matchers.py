@@ -11,7 +11,15 @@ from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import HOME_EXPRESSIONS
-from engine.policy.paths import ENGINE_CLASSES, EXPANSION_CLASSES, Classes, View, forms_of, literal_fragments
+from engine.policy.paths import (
+    ENGINE_CLASSES,
+    EXPANSION_CLASSES,
+    SECRET_HOLDER,
+    Classes,
+    View,
+    forms_of,
+    literal_fragments,
+)
 from engine.policy.regexes import AnchoredRun, Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
 from engine.records import NATIVE_RECORDS, fields_repr
@@ -806,7 +814,7 @@ class Matcher:
             elif check == _CODE_PATHS:
                 ok = self._code_paths_ok(command, classify)
             elif check == _CWD:
-                ok = self._cwd_ok(command, classify)
+                ok = self._cwd_ok(command, classify, view)
             elif check == _INDIRECT:
                 ok = self._indirect_ok(command, classify)
             else:  # _NEVER: a path matcher never matches a command
@@ -898,10 +906,23 @@ class Matcher:
             and spec_any(self.code_paths, code_paths(command.code), classify)
         )
 
-    def _cwd_ok(self, command: Command, classify: Any) -> bool:
+    def _cwd_ok(self, command: Command, classify: Any, view: View) -> bool:
         # `classify` already reads a relative word under the line's `cd`; "." is that directory.
         # A directory known only at run time (`cd "$D"`, `cd -`, CDPATH) may be any: fail closed.
-        return self.cwd is not None and (command.cwd == "$unknown" or spec_test(self.cwd, ".", classify))
+        spec = self.cwd
+        if spec is None:
+            return False
+        if command.cwd == "$unknown":
+            return True
+        if not view.holders or SECRET_HOLDER in spec.classes or SECRET_HOLDER in spec.not_classes:
+            return spec_test(spec, ".", classify)
+        # On a line that sends away, a word's classes include secret_holder after a walk of its
+        # folder (View._holds): a spec that names no secret_holder cannot tell the difference.
+        view.holders = False
+        try:
+            return spec_test(spec, ".", classify)
+        finally:
+            view.holders = True
 
     def matches_path(self, value: str, classify: Any) -> bool:
         return self.path is not None and spec_test(self.path, value, classify)
