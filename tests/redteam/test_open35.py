@@ -97,6 +97,10 @@ INLINE: dict[str, Case] = {
     "awk's computed getline": ({}, "awk '{ (\"wc -l \" $1) | getline n }' f"),
     "xargs -I{} python -c": ({}, "ls | xargs -I{} python3 -c \"print('{}')\""),
     "in a function": ({}, PY + 'f() { python3 -c "print(\'$1\')"; }; f "$(readlink l)"'),
+    "python's input, a here-string": ({}, PY + "x=$(readlink l); python3 - <<< \"print('$x')\""),
+    "python's input, echoed": ({}, PY + "x=$(readlink l); echo \"print('$x')\" | python3"),
+    "perl's input": ({}, "read x; perl <<< \"print '$x'\""),
+    "a stored text into python": ({}, "git log -1 --format=%s | python3"),
 }
 
 INLINE_NEAR: dict[str, Case] = {
@@ -111,6 +115,9 @@ INLINE_NEAR: dict[str, Case] = {
     "awk's alternation": ({}, "awk '/a|b/ {print $2}' f"),
     "awk's | separator": ({}, "awk -F'|' '{print $1 \"|\" $2}' f"),
     "awk's or": ({}, "awk '{print ($1 || $2)}' f"),
+    "a script fed a stored text": ({}, "git log --format=%s | python3 count.py"),
+    "a literal program on python's input": ({}, "echo 'print(1)' | python3"),
+    "python -c reading its input": ({}, "git log | python3 -c 'import sys; print(len(sys.stdin.read()))'"),
 }
 
 
@@ -143,6 +150,7 @@ HARM = {
     "awk system": L + 'x=$(readlink l); awk "BEGIN{system(\\"echo $x\\")}"',
     "awk's pipe to -v": L + 'awk -v c="$(readlink l)" \'BEGIN{print "" | c}\'',
     "awk's getline from -v": L + "awk -v c=\"$(readlink l)\" 'BEGIN{c | getline}'",
+    "python's input": PY + "x=$(readlink l); python3 - <<< \"print('$x')\"",
     "perl": PY.replace("import os;os.system(", "system(") + "x=$(readlink l); perl -e \"print('$x')\"",
 }
 
