@@ -4426,13 +4426,15 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
     for i, token in enumerate(tokens):
         if token.kind != "word" or token.literal is None:
             continue
+        nested = False
         if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word":
             name_at = i + 1
             start = name_at + 1
             if start + 1 < n and tokens[start].value == "(" and tokens[start + 1].value == ")":
                 start += 2
         elif i + 2 < n and tokens[i + 1].kind == "op" and tokens[i + 1].value == "(" and tokens[i + 2].value == ")":
-            if i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function":
+            nested = i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function"
+            if nested and tokens[i - 1].literal not in _DEFINITION_AFTER:
                 continue  # `echo f ()` is no definition
             name_at, start = i, i + 3
         else:
@@ -4444,10 +4446,15 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
             start += 1
         body = _body(tokens, start)
         functions.setdefault(name, []).append(body)
-        spans.append((i, start, start + len(body)))
+        if not nested:
+            spans.append((i, start, start + len(body)))
+        # (open35) `{ f() {…}; f "$(cmd)"; }`, `then f() …`, `do f() …`: its calls are read with their
+        # arguments; the compound is read whole (its body as a group there, with the line's "$1")
     return spans
 
 
+# Words after which `NAME ()` starts a definition inside a compound: a command starts there (_define_functions)
+_DEFINITION_AFTER: Final = frozenset({"{", "then", "do", "else", "elif", "if", "while", "until", "!"})
 _COMPOUND_ENDS: Final = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
 
 

@@ -4,7 +4,11 @@
   the word `$1`: `f() { sh -c "echo $1"; }; f "$(readlink l)"` ran `a;rm -rf ~`. A call's (or `set --`'s,
   a script's) argument whose word splices in a substitution's output or a value the line set marks its
   positional parameter so (Analyzer.spliced_args, read in the caller; `shift` keeps the mark), and
-  Analyzer.spliced_code reads the mark: data runs (asks). `f "$USER"`, `f hello` stay allowed.
+  Analyzer.spliced_code reads the mark: data runs (asks). `f "$USER"`, `f hello` stay allowed. A function
+  defined inside a compound (`{ f() {…}; f "$(cmd)"; }`, after `then`, `do`, `else`) was not one at all
+  (_define_functions took it for `echo f ()`): its calls are read with their arguments now.
+- STDIN: such a text on an interpreter's input when it names no script (`python3 - <<< "print('$x')"`,
+  `git log -1 --format=%s | python3`): policies/exec.yaml stored_code.
 - INLINE: a value spliced into an interpreter's program text is parsed as that language's code
   (`python3 -c "print('$x')"` with x = `');import os;os.system('rm -rf ~');('`): follow._SPLICED_KINDS reads
   an inline program's text (`-c`, `-e`, awk's program) as a shell's is read (Follower._spliced). awk's
@@ -62,13 +66,14 @@ POSITIONAL: dict[str, Case] = {
     "a substitution loop's value": ({}, 'f() { sh -c "echo $1"; }; for w in $(ls); do f "$w"; done'),
 }
 
-# A function defined inside a compound (`{ }`, `if`, a loop's body) is read at its definition only, with
-# unknown arguments; its calls there are not read with theirs (_define_functions splits the compound):
-# `{ f() { rm -rf "$1"; }; f ~; }` asks (outside the work tree) where `f() {...}; f ~` is denied.
-POSITIONAL_OPEN: dict[str, Case] = {
+# a function defined inside a compound: its calls were not read with their arguments (a definition after
+# `{`, `then`, `do` was taken for `echo f ()`); now each is (_DEFINITION_AFTER), the compound read whole
+POSITIONAL_COMPOUND: dict[str, Case] = {
     "defined in a loop's body": ({}, L + 'for w in a; do f() { sh -c "echo $1"; }; f "$(readlink l)"; done'),
     "defined in a group": ({}, L + '{ f() { sh -c "echo $1"; }; f "$(readlink l)"; }'),
     "defined in an if": ({}, L + 'if true; then f() { sh -c "echo $1"; }; fi; f "$(readlink l)"'),
+    "defined in an else": ({}, L + 'if false; then :; else f() { eval "echo $1"; }; fi; f "$(readlink l)"'),
+    "defined in a while body": ({}, L + 'while true; do f() { sh -c "echo $1"; }; f "$(readlink l)"; break; done'),
 }
 
 POSITIONAL_NEAR: dict[str, Case] = {
@@ -78,6 +83,8 @@ POSITIONAL_NEAR: dict[str, Case] = {
     "no shell reads it": ({}, 'f() { echo "$1"; }; f "$(readlink l)"'),
     "the other argument": ({}, 'f() { sh -c "echo $2"; }; f "$(readlink l)" b'),
     "a known value later": ({}, 'f() { sh -c "ls $1"; }; x=src; f "$x"'),
+    "defined in a group, a literal": ({}, '{ f() { sh -c "echo $1"; }; f hello; }'),
+    "defined in an if, echoed": ({}, 'if true; then f() { echo "$1"; }; fi; f "$(readlink l)"'),
     "set -- of words": ({}, 'set -- a b; sh -c "echo $1"'),
 }
 
@@ -123,7 +130,7 @@ INLINE_NEAR: dict[str, Case] = {
 
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
-    verdict_cases({**POSITIONAL, **INLINE}, {**POSITIONAL_NEAR, **INLINE_NEAR}),
+    verdict_cases({**POSITIONAL, **POSITIONAL_COMPOUND, **INLINE}, {**POSITIONAL_NEAR, **INLINE_NEAR}),
 )
 def test_spliced_values_reaching_code_are_judged(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
@@ -131,20 +138,11 @@ def test_spliced_values_reaching_code_are_judged(
     assert_verdict(plain_project, case, allowed, session)
 
 
-@pytest.mark.parametrize("case", list(POSITIONAL_OPEN.values()), ids=list(POSITIONAL_OPEN))
-@pytest.mark.xfail(
-    strict=True,
-    reason="open35 open: a function defined inside a compound is read with unknown arguments only "
-    "(_define_functions splits the compound; its calls there are not read with their arguments)",
-)
-def test_open_functions_defined_in_a_compound(plain_project: tuple[Path, Engine], case: Case) -> None:
-    assert_verdict(plain_project, case, False, f"open-{case[1][:40]}")
-
-
 HARM = {
     "a function's $1": L + 'f() { sh -c "echo $1"; }; f "$(readlink l)"',
     "a function's $1 into eval": L + 'f() { eval "echo $1"; }; f "$(readlink l)"',
     "set -- then sh -c": L + 'set -- "$(readlink l)"; sh -c "echo $1"',
+    "a function defined in a group": L + '{ f() { sh -c "echo $1"; }; f "$(readlink l)"; }',
     "python os.system": L + "x=$(readlink l); python3 -c \"import os; os.system('echo $x')\"",
     "python print": PY + "x=$(readlink l); python3 -c \"print('$x')\"",
     "awk system": L + 'x=$(readlink l); awk "BEGIN{system(\\"echo $x\\")}"',
