@@ -1357,8 +1357,9 @@ _REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "aws", "gsutil", "gcloud", 
 _PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "portal"})  # `croc send .`
 # Uploaders of a folder named by an option (open35): `az storage blob upload-batch -s .`, `az storage blob
 # sync -s .`, `oci os object bulk-upload --src-dir .`, `oci os object sync --src-dir .` (a download's
-# verb is another: `download-batch`, `bulk-download`)
-_FOLDER_UPLOADS = {"az": frozenset({"upload-batch", "sync", "copy"}), "oci": frozenset({"bulk-upload", "sync"})}
+# verb is another: `download-batch`, `bulk-download`); `az storage copy` to a URL (see _az_copies_up)
+_FOLDER_UPLOADS = {"az": frozenset({"upload-batch", "sync"}), "oci": frozenset({"bulk-upload", "sync"})}
+_URL = re.compile(r"[A-Za-z][\w+.-]*://")
 # The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
 _MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
 _MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
@@ -1377,6 +1378,17 @@ def _mc_upload(argv: tuple[str, ...]) -> bool:
     """Whether an `mc cp|mirror|put|mv` copies to an alias (its last word no local path: `alias/bucket`)."""
     words = [w for w in argv[1:] if not w.startswith("-")]
     return len(words) > 2 and words[0] in _MC_COPIES and _MC_LOCAL.match(words[-1]) is None
+
+
+def _az_copies_up(argv: tuple[str, ...]) -> bool:
+    """Whether an `az storage copy` copies to a URL (`-d https://…`), not from one into a folder."""
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word in ("-d", "--destination") and i + 1 < len(argv) else ""
+        if word.startswith("--destination="):
+            value = word.partition("=")[2]
+        if value:
+            return _URL.match(value) is not None
+    return False
 
 
 def _sends_away(commands: list[Command]) -> bool:
@@ -1403,6 +1415,8 @@ def _sends_away(commands: list[Command]) -> bool:
         if name in _FOLDER_UPLOADS and not _FOLDER_UPLOADS[name].isdisjoint(command.argv):
             return True
         if name == "mc" and _mc_upload(command.argv):
+            return True
+        if name == "az" and "copy" in command.argv and _az_copies_up(command.argv):
             return True
         if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
@@ -1439,9 +1453,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             sources = session.archive_sources(posixpath.join(cwd, word))
             if sources:
                 argv = ("tar", "-c", "-f", word, "--", *sources)
-                via = (*command.via, "session")
-                made = Command("tar", argv, (False,) * len(argv), (), "", frozenset(), via, None, command.depth)
-                made.cwd, made.program = command.cwd, programs.get("tar")
+                flags, via, tar = (False,) * len(argv), (*command.via, "session"), programs.get("tar")
+                made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
                 out = [*out, made]
     return out
 
