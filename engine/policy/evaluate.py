@@ -1360,6 +1360,9 @@ _PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "port
 # verb is another: `download-batch`, `bulk-download`); `az storage copy` to a URL (see _az_copies_up)
 _FOLDER_UPLOADS = {"az": frozenset({"upload-batch", "sync"}), "oci": frozenset({"bulk-upload", "sync"})}
 _URL = re.compile(r"[A-Za-z][\w+.-]*://")
+# Backup programs whose repository may be another host's (see _backs_up_away); restic's backends
+_BACKUPS = frozenset({"borg", "restic", "duplicity"})
+_BACKEND = re.compile(r"[a-z][a-z0-9]*:")
 # The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
 _MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
 _MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
@@ -1378,6 +1381,20 @@ def _mc_upload(argv: tuple[str, ...]) -> bool:
     """Whether an `mc cp|mirror|put|mv` copies to an alias (its last word no local path: `alias/bucket`)."""
     words = [w for w in argv[1:] if not w.startswith("-")]
     return len(words) > 2 and words[0] in _MC_COPIES and _MC_LOCAL.match(words[-1]) is None
+
+
+def _backs_up_away(name: str, argv: tuple[str, ...]) -> bool:
+    """Whether a backup program writes to another host's repository: `borg create ssh://h/r::a .` or
+    `h:r::a`, `restic -r sftp:h:/r backup .` (any repository of a backend: `s3:`, `rest:`, `rclone:`),
+    `duplicity . sftp://h/x` (a URL that is no `file://`)."""
+    if name == "borg":
+        return "create" in argv and any(_REMOTE_WORD.match(w.partition("::")[0]) for w in argv if "::" in w)
+    if name == "restic":
+        repos = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-r", "--repo")]
+        repos += [w.partition("=")[2] for w in argv if w.startswith("--repo=")]
+        return "backup" in argv and any(_BACKEND.match(r) and not r.startswith("local:") for r in repos)
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    return bool(words) and _URL.match(words[-1]) is not None and not words[-1].startswith("file:")
 
 
 def _az_copies_up(argv: tuple[str, ...]) -> bool:
@@ -1417,6 +1434,8 @@ def _sends_away(commands: list[Command]) -> bool:
         if name == "mc" and _mc_upload(command.argv):
             return True
         if name == "az" and "copy" in command.argv and _az_copies_up(command.argv):
+            return True
+        if name in _BACKUPS and _backs_up_away(name, command.argv):
             return True
         if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
