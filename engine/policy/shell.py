@@ -819,6 +819,9 @@ class Analyzer(Follower, LinkFollower):
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
         self.globbed: set[str] = set()  # loop variables read as a glob's names (see _read_loops)
+        # The positional parameters ("1".."9", "@", "*") whose value a call's argument spliced in: a
+        # substitution's output or a value the line set (`f "$(cmd)"`, `set -- "$x"`; see spliced_code)
+        self.spliced_args: frozenset[str] = _NOTHING
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -2308,14 +2311,14 @@ class Analyzer(Follower, LinkFollower):
             saved = self.env.get(name)
             globbed = (
                 name not in self.globbed
-                and any(t.literal in _CODE_READERS for t in body)
+                and any(t.literal in _CODE_READERS or t.literal in self.functions for t in body)
                 and any(_GLOB.search(value) for value in values)
             )
             try:
                 if globbed:
                     # `for f in *; do sh -c "echo $f"; done`: a glob's names are any text a file's name may
                     # hold (`x;rm -rf ~`), which a shell reading the word parses: set by the line, not
-                    # known (Analyzer.spliced_code; redt34)
+                    # known (Analyzer.spliced_code; redt34); so too given a function (`f "$f"`: open35)
                     self.env.pop(name, None)
                     self.globbed.add(name)
                     for pipeline in _split(body):
@@ -2399,7 +2402,7 @@ class Analyzer(Follower, LinkFollower):
         """Read ``text`` with ``args`` as its "$1"… (and ``name`` as its $0 when given), then put the
         line's own back."""
         keys = (*_POSITIONAL_KEYS, "0")
-        saved = self.positional
+        saved, saved_spliced = self.positional, self.spliced_args
         saved_env = {key: self.env[key] for key in keys if key in self.env}
         self._positional(args, dynamic)
         if "0" in self.env:
@@ -2411,7 +2414,7 @@ class Analyzer(Follower, LinkFollower):
         finally:
             self._drop_positional(keys)
             self.env.update(saved_env)
-            self.positional = saved
+            self.positional, self.spliced_args = saved, saved_spliced
 
     def _fix_command(self, argv: list[str], depth: int, via: tuple[str, ...]) -> None:
         """`fc [-e EDITOR] …` runs EDITOR on a file (`fc -e 'rm -rf ~'`), then the commands it held:
@@ -2489,7 +2492,7 @@ class Analyzer(Follower, LinkFollower):
         but a `local` variable gets its old value back; what a command that may not run sets is
         unknown (see _run_pipelines)."""
         before = dict(self.env)
-        saved_positional = self.positional
+        saved_positional, saved_spliced = self.positional, self.spliced_args
         saved_cwd, saved_directories = self.cwd, list(self.directories)
         if args is None:
             self._positional(["$unknown"], [True])
@@ -2507,7 +2510,7 @@ class Analyzer(Follower, LinkFollower):
                 self._read_loops(body, depth, via)
         finally:
             local = self.frames.pop()
-            self.positional = saved_positional
+            self.positional, self.spliced_args = saved_positional, saved_spliced
             if args is None:
                 self.env.restore(before)
                 self.cwd, self.directories = saved_cwd, saved_directories
@@ -2714,8 +2717,11 @@ class Analyzer(Follower, LinkFollower):
             if key in env:
                 env.pop(key, None)
 
-    def _positional(self, args: list[str], dynamic: list[bool]) -> None:
-        """Make ``args`` the positional parameters ($1.., $#, $@, $*)."""
+    def _positional(self, args: list[str], dynamic: list[bool], spliced: bool = False) -> None:
+        """Make ``args`` the positional parameters ($1.., $#, $@, $*). Those whose word splices in a
+        value not known here (see spliced_code, read where the words are the caller's) are marked so;
+        ``spliced``: all are (a `shift` of ones not known, some of them spliced)."""
+        self.spliced_args = _ALL_POSITIONAL if spliced else self._spliced_args(args, dynamic)
         self._drop_positional()
         known = not any(dynamic)
         self.positional = list(args) if known else None
@@ -2728,6 +2734,20 @@ class Analyzer(Follower, LinkFollower):
             self.env["#"] = str(len(args))
             self.env["@"] = " ".join(args)
             self.env["*"] = self.env.get("IFS", _DEFAULT_IFS)[:1].join(args)
+
+    def _spliced_args(self, args: list[str], dynamic: list[bool]) -> frozenset[str]:
+        """The positional parameters ``args`` would set whose word splices in a value not known here."""
+        if not any(dynamic):
+            return _NOTHING
+        names = [
+            str(i) if i <= 9 else "*"
+            for i, (arg, is_dynamic) in enumerate(zip(args, dynamic, strict=False), start=1)
+            if is_dynamic and self.spliced_code(arg)
+        ]
+        if not names:
+            return _NOTHING
+        # "$@", "$*" hold them all; `${10}` reads as `$1` below: a tenth spliced marks every one
+        return _ALL_POSITIONAL if "*" in names else frozenset((*names, "@", "*"))
 
     def _set_positional(self, argv: list[str], dynamic: list[bool]) -> None:
         """`set -- a b` sets the positional parameters; `shift [N]` drops the first N."""
@@ -2743,7 +2763,7 @@ class Analyzer(Follower, LinkFollower):
                 rest = self.positional[int(count) :]
                 self._positional(rest, [False] * len(rest))
             else:
-                self._positional(["$unknown"], [True])
+                self._positional(["$unknown"], [True], bool(self.spliced_args))
             return
         if "--" in argv:
             start = argv.index("--") + 1
@@ -2779,6 +2799,7 @@ class Analyzer(Follower, LinkFollower):
             if (
                 name in self.vals.written
                 or name in self.globbed
+                or name in self.spliced_args
                 or (self.positional is not None and not name.isalpha())
             ):
                 return True
@@ -4284,6 +4305,7 @@ def _loop_inputs(tokens: list[Token]) -> dict[int, list[tuple[str, Token | None]
 _PWD_ONLY: Final = re.compile(r"\s*pwd(?:\s+-[LP])?\s*")
 _FRESH_OUTPUT: Final = re.compile(r"\s*(pwd|mktemp)\b")  # what paths.py reads as a fresh place ($(mktemp))
 _POSITIONAL_KEYS: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*")
+_ALL_POSITIONAL: Final = frozenset(("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*"))
 
 
 _LET: Final = Token("word", "let", (), False, None, "let", False)
@@ -4404,13 +4426,15 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
     for i, token in enumerate(tokens):
         if token.kind != "word" or token.literal is None:
             continue
+        nested = False
         if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word":
             name_at = i + 1
             start = name_at + 1
             if start + 1 < n and tokens[start].value == "(" and tokens[start + 1].value == ")":
                 start += 2
         elif i + 2 < n and tokens[i + 1].kind == "op" and tokens[i + 1].value == "(" and tokens[i + 2].value == ")":
-            if i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function":
+            nested = i > 0 and tokens[i - 1].kind == "word" and tokens[i - 1].literal != "function"
+            if nested and tokens[i - 1].literal not in _DEFINITION_AFTER:
                 continue  # `echo f ()` is no definition
             name_at, start = i, i + 3
         else:
@@ -4422,10 +4446,15 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
             start += 1
         body = _body(tokens, start)
         functions.setdefault(name, []).append(body)
-        spans.append((i, start, start + len(body)))
+        if not nested:
+            spans.append((i, start, start + len(body)))
+        # (open35) `{ f() {…}; f "$(cmd)"; }`, `then f() …`, `do f() …`: its calls are read with their
+        # arguments; the compound is read whole (its body as a group there, with the line's "$1")
     return spans
 
 
+# Words after which `NAME ()` starts a definition inside a compound: a command starts there (_define_functions)
+_DEFINITION_AFTER: Final = frozenset({"{", "then", "do", "else", "elif", "if", "while", "until", "!"})
 _COMPOUND_ENDS: Final = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
 
 

@@ -31,7 +31,7 @@ Found and closed here (each allowed on the merge 38530fc; a real bash deletes th
   'file path=~ state=absent' | ansible-console localhost`): policies/executors.yaml (data runs: asks;
   the script is read as the file it runs).
 
-Open (xfail strict; allowed, and bash runs the harm): a spliced value reaching a shell through a
+Open at redt34, closed by open35 (tests/redteam/test_open35.py): a spliced value reaching a shell through a
 function's positional parameter (`f() { sh -c "echo $1"; }; f
 "$(readlink l)"`: the argument's value is not marked as set by the line), or into an inline program's
 system call (`awk "BEGIN{system(\\"echo $x\\")}"`, python's os.system: follow.code reads the code's text).
@@ -194,12 +194,8 @@ def test_stored_and_spliced_text_is_judged_where_a_shell_reads_it(
     assert_verdict(plain_project, case, allowed, session)
 
 
+# closed by open35 (Analyzer.spliced_args, follow._SPLICED_KINDS; tests/redteam/test_open35.py)
 @pytest.mark.parametrize("case", list(OPEN.values()), ids=list(OPEN))
-@pytest.mark.xfail(
-    strict=True,
-    reason="redt34 open: a spliced value through a function's positional parameter (its value is not marked "
-    "as set by the line), or into an inline program's system call (follow.code reads the code's text)",
-)
 def test_open_spliced_routes(plain_project: tuple[Path, Engine], case: Case) -> None:
     assert_verdict(plain_project, case, False, f"open-{case[1][:40]}")
 
