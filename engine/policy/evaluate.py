@@ -1350,6 +1350,7 @@ _TREE_READERS = frozenset(
 _NETWORK_CODE = re.compile(
     r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
+    r"|fsockopen|stream_socket_client|curl_init"  # PHP's (redt35)
 )
 # Copiers whose last word is where they copy to: another host's path or a bucket's URL makes it an upload
 # (`scp -r . h:`, `rsync -a . h:x`, `aws s3 sync . s3://b`, `rclone copy . r:b`); a download into the work

@@ -819,6 +819,9 @@ class Analyzer(Follower, LinkFollower):
         self.following: set[str] = set()  # variables whose payload is being read (see follow_environment)
         self.positional: list[str] | None = None  # "$@" when known (`set -- a b`, a function's call)
         self.globbed: set[str] = set()  # loop variables read as a glob's names (see _read_loops)
+        # variables the line set to a text an earlier command may have stored (`read x`, `x=$(cat f)`), which
+        # arithmetic evaluates again: `a[$(CMD)]` in it runs CMD (see _arithmetic; redt35)
+        self.tainted: set[str] = _NO_NAMES
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -1696,6 +1699,8 @@ class Analyzer(Follower, LinkFollower):
                 continue
             if match is not None:
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
+                if is_dynamic and self._stored_value(text[match.end() :]):
+                    self._taint(match.group(1))
                 continue
             element = _ELEMENT.match(text) if assigning and "[" in text else None
             subscripted = _SUBSCRIPTED.match(" ".join(texts)) if assigning and "[" in text else None
@@ -1921,6 +1926,10 @@ class Analyzer(Follower, LinkFollower):
                 return None, _NOTHING
             if any(_SHELL_TEXT.search(word) for word in command.argv[1:]):
                 return None, _PRINTED_INPUT
+            if any(_GLOB.search(word) for word in command.argv[1:]):
+                # `md5sum * | sh`, `wc -l * | sh`, `file * | sh`: it may print the names a glob expands to, which
+                # an earlier command may have made any text (`touch 'x;CMD;'`) (redt35)
+                return None, _STORED_INPUT
             return None, _NOTHING
         if kind == "stored":
             return None, _STORED_INPUT
@@ -2308,8 +2317,8 @@ class Analyzer(Follower, LinkFollower):
             saved = self.env.get(name)
             globbed = (
                 name not in self.globbed
-                and any(t.literal in _CODE_READERS for t in body)
                 and any(_GLOB.search(value) for value in values)
+                and any(t.literal in _CODE_READERS or _evaluates(t) for t in body)
             )
             try:
                 if globbed:
@@ -2758,14 +2767,40 @@ class Analyzer(Follower, LinkFollower):
         ``literal``, the text reaches the evaluator unexpanded, as `let 'a[$(cmd)]'` does), and
         those of every variable it names, whose value is evaluated again in turn
         (`x='a[$(cmd)]'; echo $((x))`). Each variable is read once."""
-        scripts = substitutions(text) if literal else []
+        found = substitutions(text) if "$(" in text or "`" in text else []
+        scripts = list(found) if literal else []
+        if any(not _counts(script) for script in found):
+            # `$(( $(cat f) ))`, `[[ $(readlink l) -eq 0 ]]`: what it prints is evaluated in turn (redt35)
+            scripts.append(_UNKNOWN_ARITHMETIC)
         seen = set() if seen is None else seen
         for name in _IDENTIFIER.findall(text):
             value = self.env.get(name)
             if value and name not in seen:
                 seen.add(name)
                 scripts.extend(self._arithmetic(value, seen=seen))
+            elif value is None and name not in seen and (name in self.tainted or name in self.globbed):
+                # `read n < f; echo $((n))`, `for f in *; do (( f )); done`: a value nobody knows here that
+                # an earlier command may have stored (`a[$(rm -rf ~)]`), evaluated as arithmetic (redt35)
+                seen.add(name)
+                scripts.append(_UNKNOWN_ARITHMETIC)
         return scripts
+
+    def _taint(self, name: str) -> None:
+        """Variable ``name``'s value, when unknown here, may be a text an earlier command stored (see
+        _arithmetic). Kept for the line (a later value known here is read as it is; an unknown one stays
+        suspect, as another reading of the line may not have assigned it)."""
+        if self.tainted is _NO_NAMES:
+            self.tainted = set()
+        self.tainted.add(name)
+
+    def _stored_value(self, text: str) -> bool:
+        """Whether an assigned value ``text`` (as resolved: `$(CMD)`, `$x` where unknown) may hold a text
+        an earlier command stored: a substitution not only counting (see _counts), or a tainted variable."""
+        if ("$(" in text or "`" in text) and any(not _counts(script) for script in substitutions(text)):
+            return True
+        return bool(self.tainted or self.globbed) and any(
+            found.group(1) in self.tainted or found.group(1) in self.globbed for found in _SPLICED_NAME.finditer(text)
+        )
 
     def spliced_code(self, text: str) -> bool:
         """Whether ``text`` (a word the outer shell completes with a value not known here, which a shell
@@ -2815,7 +2850,9 @@ class Analyzer(Follower, LinkFollower):
 
     def _odd_folder(self) -> bool:
         """Whether the line moved to a folder (relative to where it started) whose name holds shell text."""
-        return self.cwd is not None and _SHELL_TEXT.search(self.cwd) is not None
+        cwd = self.cwd
+        # (a glob: `cd ./*` moves to a folder of any name an earlier command made; redt35)
+        return cwd is not None and (_SHELL_TEXT.search(cwd) is not None or _GLOB.search(cwd) is not None)
 
     def _elements(self, name: str) -> list[str] | None:
         """The elements of array NAME, when the line made them all known (and they are still its)."""
@@ -3160,6 +3197,11 @@ class Analyzer(Follower, LinkFollower):
             self._drop(word)
         for default in _DEFAULT_VARIABLES.get(name, ()):
             self._drop(default)
+        if name in _INPUT_READERS:
+            # `read n < f`: the input's text, which an earlier command may have written (see _arithmetic)
+            for word in (*words, *_DEFAULT_VARIABLES.get(name, ())):
+                if _IDENTIFIER.fullmatch(word):
+                    self._taint(word)
         if known:
             pick = self._choose(len(known))
             for variable, written in known[pick].items():
@@ -4340,6 +4382,31 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 # Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
 _CODE_READERS: Final = frozenset({"eval", "-c", "source", ".", "sh", "bash", "dash", "zsh", "ksh", "-lc", "-ec"})
+# A command run in arithmetic's place when a value it evaluates is a text nobody knows here (see _arithmetic)
+_UNKNOWN_ARITHMETIC: Final = '"$__arithmetic_value_known_at_run_time"'
+# Builtins whose variables take their input's text (see _forget)
+_INPUT_READERS: Final = frozenset({"read", "mapfile", "readarray"})
+# Programs that print a count or a fact of the system, not a text an earlier command stored: a substitution
+# of one of them with plain words (no expansion, quote, glob or list) is no arithmetic's code (see _counts)
+_COUNTERS: Final = frozenset({"nproc", "getconf", "wc", "id", "date", "expr", "seq", "echo", "printf", "tput"})
+_UNCOUNTED: Final = re.compile(r"[$`'\"*?\[;&(){}\\\n]")
+_ARITHMETIC_TOKEN: Final = re.compile(r"\(\(|^(?:let|\[\[|declare|typeset|local)$")
+
+
+def _counts(script: str) -> bool:
+    """Whether substitution ``script`` prints only a count or a fact of the system (`nproc`, `wc -l`, `date
+    +%s`, `ls | wc -l`): its last stage one of _COUNTERS with plain words. A file's text (`cat f`, `<f`),
+    what a program keeps (`readlink l`, `git config k`) or an unknown program's output may be any text."""
+    last = script.rsplit("|", 1)[-1]
+    words = last.split()
+    return bool(words) and words[0] in _COUNTERS and _UNCOUNTED.search(last) is None
+
+
+def _evaluates(token: Token) -> bool:
+    """Whether a loop body's token evaluates arithmetic (`(( f ))`, `$((f))`, `let`, `[[`, `declare`)."""
+    return _ARITHMETIC_TOKEN.search(token.value) is not None
+
+
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
 _SPLICED_NAME: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")
 _NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
