@@ -3175,6 +3175,11 @@ class Analyzer(Follower, LinkFollower):
             self.vals.written.update(("PWD", "OLDPWD", "IFS"))
             if home is not None:
                 self.env["HOME"] = home
+            for word in words:
+                if _IDENTIFIER.fullmatch(word):
+                    # `printf -v x %s "$(readlink l)"`: the names it gives are set by the line (see spliced_code)
+                    self.vals.written.add(word)
+                    self._taint(word)
             return
         known = self._written_values(name, words, stdin)
         if known and stdin is not None and stdin[2]:
@@ -4408,7 +4413,7 @@ def _evaluates(token: Token) -> bool:
 
 
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
-_SPLICED_NAME: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")
+_SPLICED_NAME: Final = re.compile(r"\$\{?!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")  # (`${!n}`: n names the variable)
 _NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")

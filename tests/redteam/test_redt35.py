@@ -17,6 +17,8 @@ or file a case reads is made in an earlier call):
   -p`, `zipinfo -1`, `7z l`, `getfattr`/`xattr`, `crontab -l`, `cd -` / `popd` (the folder they move to:
   `cd ';CMD;'; cd ..; cd - | sh`). And a program described nowhere given a glob prints the names it
   expands to (`md5sum * | sh`, `wc -l * | sh`, `file * | sh` after `touch 'x;CMD;'`): $stored.
+- SPLICED (redt34's neighbours): `printf -v x %s "$(readlink l)"; sh -c "echo $x"` (a builtin's words
+  holding `$` forgot the line's values but marked none written) and `${!n}` naming such a variable.
 - GLOBBED_FOLDER: `cd ./*` moves to a folder whose name the glob finds, any text (`mkdir ';CMD;' && cd
   ./* && echo $PWD | sh`): redt34's odd folder is one whose word holds a glob too.
 - INLINE_SENDER (exfil34's neighbour): PHP's `fsockopen` and `curl_init` in `php -r` fed by `tar c .`
@@ -110,7 +112,20 @@ GLOBBED_FOLDER: dict[str, Case] = {
     "cd x* then sh -c": ({}, f"mkdir -p '{P}' && cd x* && sh -c \"ls $PWD\""),
 }
 
+# redt34's SPLICED neighbours: a value set by `printf -v` from a substitution (its _forget branch for words
+# holding `$` forgot every value and marked none written), or read through `${!n}` (the name after `!`)
+SPLICED: dict[str, Case] = {
+    "printf -v into sh -c": ({}, 'printf -v x %s "$(readlink l)"; sh -c "echo $x"'),
+    "printf -v into bash -c": ({}, 'printf -v x %s "$(git config x.y)"; bash -c "ls $x"'),
+    "printf -v into arithmetic": ({}, 'printf -v x %s "$(readlink l)"; echo $((x))'),
+    "${!n} into sh -c": ({}, 'x=$(readlink l); n=x; sh -c "echo ${!n}"'),
+    "${!n} into bash -c": ({}, 'read x; n=x; bash -c "ls ${!n}"'),
+}
+
 NEAR: dict[str, Case] = {
+    "printf -v of a date": ({}, 'printf -v now "%(%F)T" -1; echo "$now"'),
+    "printf -v of HOME into ls": ({}, 'printf -v p %s "$HOME"; ls "$p"'),
+    "${!n} of a known value": ({}, 'x=hello; n=x; sh -c "echo ${!n}"'),
     "nproc in -j": ({}, "n=$(nproc); make -j$((n + 1))"),
     "a timing": ({}, "start=$(date +%s); sleep 1; echo $(( $(date +%s) - start ))"),
     "a line count": ({}, "count=$(wc -l < f.txt); echo $((count + 1))"),
@@ -139,7 +154,7 @@ NEAR: dict[str, Case] = {
 
 
 @pytest.mark.parametrize(
-    ("case", "allowed", "session"), verdict_cases({**ARITHMETIC, **MORE_STORED, **GLOBBED_FOLDER}, NEAR)
+    ("case", "allowed", "session"), verdict_cases({**ARITHMETIC, **MORE_STORED, **GLOBBED_FOLDER, **SPLICED}, NEAR)
 )
 def test_stored_text_arithmetic_and_globbed_names_are_judged(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
@@ -158,6 +173,8 @@ HARM = {
     "md5sum of a glob": f"touch '{P}'; md5sum * | sh",
     "wc -l of a glob": f"touch '{P}'; wc -l * | sh",
     "cd ./*": f"mkdir -p '{P}' && cd ./* && echo $PWD | sh",
+    "printf -v into sh -c": f'ln -s \'{P}\' l; printf -v x %s "$(readlink l)"; sh -c "echo $x"',
+    "${!n} into sh -c": f"ln -s '{P}' l; x=$(readlink l); n=x; sh -c \"echo ${{!n}}\"",
 }
 
 
