@@ -1696,6 +1696,8 @@ class Analyzer(Follower, LinkFollower):
                 current = self.env.get(appended.group(1))
                 grown = None if is_dynamic or current is None else current + text[appended.end() :]
                 self._assign(appended.group(1), grown, appended=True)
+                if is_dynamic and self._stored_value(text[appended.end() :]):
+                    self._taint(appended.group(1))  # `x+=$(readlink l)` (see _arithmetic)
                 continue
             if match is not None:
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
@@ -2773,12 +2775,18 @@ class Analyzer(Follower, LinkFollower):
             # `$(( $(cat f) ))`, `[[ $(readlink l) -eq 0 ]]`: what it prints is evaluated in turn (redt35)
             scripts.append(_UNKNOWN_ARITHMETIC)
         seen = set() if seen is None else seen
-        for name in _IDENTIFIER.findall(text):
+        for named in _IDENTIFIER.finditer(text):
+            name = named.group()
             value = self.env.get(name)
             if value and name not in seen:
                 seen.add(name)
                 scripts.extend(self._arithmetic(value, seen=seen))
-            elif value is None and name not in seen and (name in self.tainted or name in self.globbed):
+            elif (
+                value is None
+                and name not in seen
+                and (name in self.tainted or name in self.globbed)
+                and text[named.start() - 1 : named.start()] != "#"  # (`${#a[@]}`: a count)
+            ):
                 # `read n < f; echo $((n))`, `for f in *; do (( f )); done`: a value nobody knows here that
                 # an earlier command may have stored (`a[$(rm -rf ~)]`), evaluated as arithmetic (redt35)
                 seen.add(name)
@@ -3452,6 +3460,8 @@ class Analyzer(Follower, LinkFollower):
                 known = self.env.get(named) if appended else ""
                 value = None if is_dynamic or known is None else known + word[match.end() :]
                 self._assign(named, value, appended=appended)
+                if is_dynamic and self._stored_value(word[match.end() :]):
+                    self._taint(named)  # `declare x=$(readlink l)`, `local`, `export` (see _arithmetic)
             if "r" in flags and "r" not in removed:
                 self.vals.readonly.add(named)
         if self.references:
@@ -3523,6 +3533,8 @@ class Analyzer(Follower, LinkFollower):
             for token in () if keys else tokens or ():
                 resolved = self._resolve(token)
                 if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
+                    if not resolved.dynamic or self._stored_value(" ".join(resolved.texts)):
+                        self._taint(name)  # `a=($(readlink l))`, `a=(*)`: an element of any text (see _arithmetic)
                     elements = None
                     break
                 assert elements is not None

@@ -81,6 +81,13 @@ ARITHMETIC: dict[str, Case] = {
     "a glob's names": ({}, f"touch '{A}'; for f in *; do echo $((f)); done"),
     "a glob's names in (( ))": ({}, "for f in *; do (( f > 0 )) && echo $f; done"),
     "a session's file": ({"n.txt": A + "\n"}, "read n < n.txt; echo $((n + 1))"),
+    "declare": ({}, "declare x=$(readlink l); echo $((x))"),
+    "export": ({}, "export x=$(readlink l); (( x ))"),
+    "a function's local": ({}, "f() { local x=$(readlink l); echo $((x)); }; f"),
+    "readonly": ({}, "readonly x=$(readlink l); let y=x"),
+    "an append": ({}, "x+=$(readlink l); echo $((x))"),
+    "an array of a substitution": ({}, "a=($(readlink l)); echo $((a))"),
+    "an array of a glob": ({}, "a=(*); echo $((a[0]))"),
 }
 
 P = "x;rm -rf ~;"  # a name that is shell text
@@ -156,6 +163,11 @@ NEAR: dict[str, Case] = {
     "a counter over a glob": ({}, "i=0; for f in *; do i=$((i + 1)); done; echo $i"),
     "a for (( )) loop": ({}, "for ((i = 0; i < 3; i++)); do echo $i; done"),
     "a here-string's numbers": ({}, 'read -r a b <<< "1 2"; echo $((a + b))'),
+    "a count of a glob's names": ({}, "files=(*); echo $((${#files[@]} + 1))"),
+    "a loop over a glob's array": ({}, 'a=(*); for ((i = 0; i < ${#a[@]}; i++)); do echo "${a[i]}"; done'),
+    "a read value's length": ({}, "read x; echo $(( ${#x} + 1 ))"),
+    "a local count": ({}, "f() { local n=$(nproc); echo $((n * 2)); }; f"),
+    "an exported count": ({}, "export JOBS=$(nproc); make -j$((JOBS))"),
     "a known copied value": ({}, "x=5; y=$x; echo $((y))"),
     "read, no arithmetic": ({}, 'read x; echo "$x"'),
     "read, a string test": ({}, "read x; [[ $x == yes ]] && echo ok"),
