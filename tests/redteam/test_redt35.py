@@ -3,15 +3,15 @@ secret-holding folders), as a caller controlling only the command text and the f
 
 Found and closed here (each allowed on the merge 0a6babe; a real bash deletes the fake HOME; the link
 or file a case reads is made in an earlier call):
-- ARITHMETIC: redt34 read a value the line computed as code where a shell parses it (`sh -c "echo $x"`),
-  but bash's arithmetic evaluates a variable's value again, and a subscript in it runs its `$(...)`: with
-  `a[$(rm -rf ~)]` stored in a link, a file or a git config value, `x=$(readlink l); echo $((x))`,
-  `read n < n.txt; (( n ))`, `[[ $(cat n.txt) -eq 0 ]]`, `let y=x`, `${s:x}`, `for f in *; do echo
-  $((f)); done` ran it. tests/redteam/test_arithmetic.py read only values the line knew. A variable the
-  line set from its input (`read`, `mapfile`) or from a substitution that is no counter (shell.py
-  _counts: `$(nproc)`, `$(wc -l < f)`, `$(date +%s)` stay numbers), a glob's loop variable, or such a
-  substitution in the expression itself: evaluated, it runs a command nobody knows here (asks;
-  Analyzer._arithmetic, _taint).
+- ARITHMETIC: redt34 read a value the line computed as code where a shell parses it (`sh -c "echo $x"`), but
+  bash's arithmetic evaluates a variable's value again, and a subscript in it runs its `$(...)`: with `a[$(rm
+  -rf ~)]` stored in a link, a file or a git config value, `x=$(readlink l); echo $((x))`, `read n < n.txt; ((
+  n ))`, `[[ $(cat n.txt) -eq 0 ]]`, `let y=x`, `${s:x}`, `for f in *; do echo $((f)); done`,
+  `declare`/`local`/`export x=$(...)`, `x+=$(...)`, `a=($(...))`, `a=(*)` ran it.
+  tests/redteam/test_arithmetic.py read only values the line knew. A variable the line set from its input
+  (`read`, `mapfile`) or from a substitution that is no counter (shell.py _counts: `$(nproc)`, `$(wc -l < f)`,
+  `$(date +%s)` stay numbers), a glob's loop variable, or such a substitution in the expression itself:
+  evaluated, it runs a command nobody knows here (asks; Analyzer._arithmetic, _taint).
 - MORE_STORED: more programs print what an earlier command kept or named (print34/redt34's `prints:
   stored`): `compgen -f`, `fd`, `exa`/`eza`/`lsd`, `locate`, `namei`, `tar tf` / `tar xOf`, `unzip -Z1` /
   `unzip -p`, `zipinfo -1`, `7z l`, `getfattr`/`xattr`, `crontab -l`, `cd -` / `popd` (the folder they move
