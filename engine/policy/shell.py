@@ -2801,6 +2801,10 @@ class Analyzer(Follower, LinkFollower):
             self.tainted = set()
         self.tainted.add(name)
 
+    def _stored(self, name: str) -> bool:
+        """Whether variable ``name``'s value, unknown here, may be a text an earlier command stored."""
+        return name in self.tainted or name in self.globbed
+
     def _stored_value(self, text: str) -> bool:
         """Whether an assigned value ``text`` (as resolved: `$(CMD)`, `$x` where unknown) may hold a text
         an earlier command stored: a substitution not only counting (see _counts), or a tainted variable."""
@@ -2940,6 +2944,8 @@ class Analyzer(Follower, LinkFollower):
             target = self._element(name, subscript)
             if target is not None and "[" in target and subs is not None:
                 subs.extend(self._arithmetic(target))  # `x='a[$(cmd)]'; : ${!x}` runs cmd
+            elif target is None and subs is not None and self._stored(name):
+                subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${!x}`: a stored name's subscript (redt35)
             if target is None or not _INDIRECT.fullmatch(target):
                 return None
             return self._parameter(target + rest, quoted, subs, depth + 1)
@@ -2961,6 +2967,8 @@ class Analyzer(Follower, LinkFollower):
         if default is not None:
             colon, op = default.groups()
             return self._default(name, subscript, value, colon, op, rest[default.end() :], quoted)
+        if rest == "@P" and value is None and subs is not None and self._stored(name):
+            subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${x@P}`: a stored text's `$(...)` runs (redt35)
         if rest == "@P" and value is not None:
             # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd)
             if subs is not None:
@@ -4385,7 +4393,8 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
     if name in ("test", "["):
         return [word for i, word in enumerate(args) if i > 0 and args[i - 1] == "-v"]
     if name == "printf":
-        return [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2] if "[" in word]
+        named = [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2]]
+        return [word for word in named if "[" in word or ("$" in word and args[0].startswith("-v"))]
     integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
     if name in _DECLARERS and any(w.startswith("-") and "n" in w for w in args):
         # a name reference's target is evaluated at each use: `declare -n r='a[$(cmd)]'`; its
@@ -4393,7 +4402,15 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
         return [" ".join(args)]
     if integer and any("=" in word for word in args):
         return [" ".join(args)]  # `declare -i y=$x`: each value is arithmetic, split or not
-    return [word if integer else word.partition("=")[0] for word in args if "[" in word or (integer and "=" in word)]
+    # (a name only the run knows where bash evaluates its subscript: `read "$x"`, `declare "$x=1"`; redt35)
+    by_name = name == "read" or name in ("declare", "typeset", "local")
+    return [
+        word if integer else word.partition("=")[0]
+        for word in args
+        if "[" in word
+        or (integer and "=" in word)
+        or (by_name and "$" in word.partition("=")[0] and (name == "read" or "=" in word))
+    ]
 
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).

@@ -22,6 +22,10 @@ or file a case reads is made in an earlier call):
   `file * | sh` after `touch 'x;CMD;'`): $stored.
 - SPLICED (redt34's neighbours): `printf -v x %s "$(readlink l)"; sh -c "echo $x"` (a builtin's words
   holding `$` forgot the line's values but marked none written) and `${!n}` naming such a variable.
+- NAMED: a stored text bash expands again elsewhere: `${x@P}` (prompt expansion runs the value's `$(...)`),
+  and a variable's name only the run knows (`read "$x"`, `printf -v "$x"`, `declare "$x=1"`, `${!x}`,
+  `[[ -v $x ]]`): a name `a[$(CMD)]`'s subscript is evaluated (Analyzer._parameter, _arithmetic_words;
+  `export "$x"`, `getopts`, `readonly` do not evaluate it: near misses).
 - GLOBBED_FOLDER: `cd ./*` moves to a folder whose name the glob finds, any text (`mkdir ';CMD;' && cd
   ./* && echo $PWD | sh`): redt34's odd folder is one whose word holds a glob too.
 - INLINE_SENDER (exfil34's neighbour): PHP's `fsockopen` and `curl_init` in `php -r` fed by `tar c .`
@@ -150,7 +154,36 @@ SPLICED: dict[str, Case] = {
     "${!n} into bash -c": ({}, 'read x; n=x; bash -c "ls ${!n}"'),
 }
 
+# a stored text bash expands again: a prompt expansion (`${x@P}` runs the value's `$(...)`), or a variable's
+# name (`export "$x"`, `read "$x"`, `${!x}`: a name `a[$(CMD)]`'s subscript is evaluated)
+NAMED: dict[str, Case] = {
+    "${x@P}": ({}, "x=$(readlink l); echo ${x@P}"),
+    "read; ${x@P}": ({}, 'read x; echo "${x@P}"'),
+    "printf -v a stored name": ({}, 'x=$(readlink l); printf -v "$x" 1'),
+    "read a stored name": ({}, 'x=$(readlink l); read "$x" <<< 1'),
+    "declare a stored name": ({}, 'x=$(readlink l); declare "$x=1"'),
+    "local a stored name": ({}, 'f() { local "$1=1"; }; x=$(readlink l); f "$x"; typeset "$x=2"'),
+    "declare -n of a stored name": ({}, 'x=$(readlink l); declare -n r="$x"; echo "$r"'),
+    "[[ -v ]] of a stored name": ({}, "x=$(readlink l); [[ -v $x ]]"),
+    "test -v of a stored name": ({}, 'x=$(readlink l); test -v "$x"'),
+    "${!x} of a stored name": ({}, "x=$(readlink l); echo ${!x}"),
+}
+
 NEAR: dict[str, Case] = {
+    "${x@P} of a count": ({}, "x=$(nproc); echo ${x@P}"),
+    "a prompt's @P": ({}, "PS1='\\u@\\h'; echo \"${PS1@P}\""),
+    "${!n} of HOME": ({}, "n=HOME; echo ${!n}"),
+    "${!v} over known names": ({}, 'for v in PATH HOME; do echo "${!v}"; done'),
+    "printf -v an environment name": ({}, "printf -v \"$name\" '%s' value"),
+    "printf of a read value": ({}, 'read x; printf "%s\\n" "$x"'),
+    "export a read variable": ({}, 'read x; echo "$x"; export x'),
+    "declare a read value": ({}, 'read x; declare y="$x"'),
+    # (bash does not evaluate these names' subscripts: `not a valid identifier`)
+    "export a stored name": ({}, 'x=$(git config x.y); export "$x"'),
+    "readonly a stored name": ({}, 'x=$(readlink l); readonly "$x"'),
+    "declare -p a stored name": ({}, 'x=$(readlink l); declare -p "$x"'),
+    "getopts into a stored name": ({}, 'x=$(readlink l); getopts ab "$x"'),
+    "export a read name": ({}, 'read -r name; export "$name"'),
     "printf -v of a date": ({}, 'printf -v now "%(%F)T" -1; echo "$now"'),
     "printf -v of HOME into ls": ({}, 'printf -v p %s "$HOME"; ls "$p"'),
     "${!n} of a known value": ({}, 'x=hello; n=x; sh -c "echo ${!n}"'),
@@ -191,7 +224,8 @@ NEAR: dict[str, Case] = {
 
 
 @pytest.mark.parametrize(
-    ("case", "allowed", "session"), verdict_cases({**ARITHMETIC, **MORE_STORED, **GLOBBED_FOLDER, **SPLICED}, NEAR)
+    ("case", "allowed", "session"),
+    verdict_cases({**ARITHMETIC, **MORE_STORED, **GLOBBED_FOLDER, **SPLICED, **NAMED}, NEAR),
 )
 def test_stored_text_arithmetic_and_globbed_names_are_judged(
     plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
@@ -212,6 +246,8 @@ HARM = {
     "cd ./*": f"mkdir -p '{P}' && cd ./* && echo $PWD | sh",
     "printf -v into sh -c": f'ln -s \'{P}\' l; printf -v x %s "$(readlink l)"; sh -c "echo $x"',
     "${!n} into sh -c": f"ln -s '{P}' l; x=$(readlink l); n=x; sh -c \"echo ${{!n}}\"",
+    "${x@P}": "git init -q; git config x.y '$(rm -rf ~)'; x=$(git config x.y); echo ${x@P}",
+    "declare a stored name": f"git init -q; git config x.y '{A}'; x=$(git config x.y); declare \"$x=1\"",
 }
 
 
