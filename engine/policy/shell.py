@@ -4393,8 +4393,10 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
     if name in ("test", "["):
         return [word for i, word in enumerate(args) if i > 0 and args[i - 1] == "-v"]
     if name == "printf":
+        if not args or not args[0].startswith("-v"):
+            return []  # its format and arguments name no variable (`printf %s 'a[$(x)]'` prints it)
         named = [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2]]
-        return [word for word in named if "[" in word or ("$" in word and args[0].startswith("-v"))]
+        return [word for word in named if "[" in word or "$" in word]
     integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
     if name in _DECLARERS and any(w.startswith("-") and "n" in w for w in args):
         # a name reference's target is evaluated at each use: `declare -n r='a[$(cmd)]'`; its

@@ -178,6 +178,8 @@ NEAR: dict[str, Case] = {
     "printf of a read value": ({}, 'read x; printf "%s\\n" "$x"'),
     "export a read variable": ({}, 'read x; echo "$x"; export x'),
     "declare a read value": ({}, 'read x; declare y="$x"'),
+    "printf of a bracketed text": ({}, "printf '%s' 'a[$(rm -rf ~)]' > notes.txt"),
+    "printf of substitutions": ({}, 'printf "%s [%s]\\n" "$(git rev-parse --short HEAD)" "$(date)"'),
     # (bash does not evaluate these names' subscripts: `not a valid identifier`)
     "export a stored name": ({}, 'x=$(git config x.y); export "$x"'),
     "readonly a stored name": ({}, 'x=$(readlink l); readonly "$x"'),
