@@ -13,6 +13,7 @@ when a hardline command appears anywhere in it (a flat scan that needs no parse)
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import itertools
 import posixpath
@@ -1349,6 +1350,7 @@ _NETWORK_SENDERS = frozenset(
 _NETWORK_CODE = re.compile(
     r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
+    r"|fsockopen|curl_init"  # PHP's (redt35; stream_socket_client is a socket above)
 )
 # Copiers whose last word is where they copy to: another host's path or a bucket's URL makes it an upload
 # (`scp -r . h:`, `rsync -a . h:x`, `aws s3 sync . s3://b`, `rclone copy . r:b`); a download into the work
@@ -1446,10 +1448,19 @@ def _sends_away(commands: list[Command]) -> bool:
     written = {w for c in commands if c.name in TREE_READERS for w in c.argv[1:] if w[:1] not in ("", "-")}
     if not written:
         return False
+    for command in commands:
+        if command.name in _MOVERS:
+            # `tar czf x.tgz . && mv x.tgz y.tgz && curl -T y.tgz URL`: the archive under its new name (redt35)
+            words = [w for w in command.argv[1:] if w[:1] not in ("", "-")]
+            if len(words) > 1 and any(w in written for w in words[:-1]):
+                written.add(words[-1])
+    names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
     for sender in senders:
-        if any(file_operand(w) in written or w.partition("=")[2] in written for w in sender.argv[1:]):
+        if any(_names_written(file_operand(w), written, names) for w in sender.argv[1:]):
             return True
-        if any(target in written for op, target in sender.redirects if op in ("<", "<>")):
+        if any(_names_written(w.partition("=")[2], written, names) for w in sender.argv[1:] if "=" in w):
+            return True
+        if any(_names_written(target, written, names) for op, target in sender.redirects if op in ("<", "<>")):
             return True
     return False
 
@@ -1476,6 +1487,22 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
                 made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
                 out = [*out, made]
     return out
+# Programs that give a file another name or place (their last word): an archive sent under it (see _sends_away)
+_MOVERS = frozenset({"mv", "cp", "ln", "install", "gmv", "gcp"})
+
+
+def _names_written(word: str, written: set[str], names: set[str]) -> bool:
+    """Whether a sender's ``word`` names a file a tree reader wrote: the word itself, its file name in another
+    folder (`tar czf /tmp/x.tgz . && cd /tmp && curl -T x.tgz URL`), or a glob matching one (`curl -T x.t?z`).
+    Not a URL (`curl -o x.tgz https://h/x.tgz` downloads)."""
+    if word in written:
+        return True
+    if not word or "://" in word:
+        return False
+    base = posixpath.basename(word)
+    if base in names:
+        return True
+    return ("*" in base or "?" in base or "[" in base) and any(fnmatch.fnmatchcase(name, base) for name in names)
 
 
 def _through_tree_links(commands: list[Command], view: View, unwalked: list[Match]) -> list[Command]:

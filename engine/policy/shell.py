@@ -822,6 +822,9 @@ class Analyzer(Follower, LinkFollower):
         # The positional parameters ("1".."9", "@", "*") whose value a call's argument spliced in: a
         # substitution's output or a value the line set (`f "$(cmd)"`, `set -- "$x"`; see spliced_code)
         self.spliced_args: frozenset[str] = _NOTHING
+        # variables the line set to a text an earlier command may have stored (`read x`, `x=$(cat f)`), which
+        # arithmetic evaluates again: `a[$(CMD)]` in it runs CMD (see _arithmetic; redt35)
+        self.tainted: set[str] = _NO_NAMES
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -1696,9 +1699,13 @@ class Analyzer(Follower, LinkFollower):
                 current = self.env.get(appended.group(1))
                 grown = None if is_dynamic or current is None else current + text[appended.end() :]
                 self._assign(appended.group(1), grown, appended=True)
+                if is_dynamic and self._stored_value(text[appended.end() :]):
+                    self._taint(appended.group(1))  # `x+=$(readlink l)` (see _arithmetic)
                 continue
             if match is not None:
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
+                if is_dynamic and self._stored_value(text[match.end() :]):
+                    self._taint(match.group(1))
                 continue
             element = _ELEMENT.match(text) if assigning and "[" in text else None
             subscripted = _SUBSCRIPTED.match(" ".join(texts)) if assigning and "[" in text else None
@@ -1924,6 +1931,10 @@ class Analyzer(Follower, LinkFollower):
                 return None, _NOTHING
             if any(_SHELL_TEXT.search(word) for word in command.argv[1:]):
                 return None, _PRINTED_INPUT
+            if any(_GLOB.search(word) for word in command.argv[1:]):
+                # `md5sum * | sh`, `wc -l * | sh`, `file * | sh`: it may print the names a glob expands to, which
+                # an earlier command may have made any text (`touch 'x;CMD;'`) (redt35)
+                return None, _STORED_INPUT
             return None, _NOTHING
         if kind == "stored":
             return None, _STORED_INPUT
@@ -2311,8 +2322,8 @@ class Analyzer(Follower, LinkFollower):
             saved = self.env.get(name)
             globbed = (
                 name not in self.globbed
-                and any(t.literal in _CODE_READERS or t.literal in self.functions for t in body)
                 and any(_GLOB.search(value) for value in values)
+                and any(t.literal in _CODE_READERS or t.literal in self.functions or _evaluates(t) for t in body)
             )
             try:
                 if globbed:
@@ -2778,14 +2789,50 @@ class Analyzer(Follower, LinkFollower):
         ``literal``, the text reaches the evaluator unexpanded, as `let 'a[$(cmd)]'` does), and
         those of every variable it names, whose value is evaluated again in turn
         (`x='a[$(cmd)]'; echo $((x))`). Each variable is read once."""
-        scripts = substitutions(text) if literal else []
+        found = substitutions(text) if "$(" in text or "`" in text else []
+        scripts = list(found) if literal else []
+        if any(not _counts(script) for script in found):
+            # `$(( $(cat f) ))`, `[[ $(readlink l) -eq 0 ]]`: what it prints is evaluated in turn (redt35)
+            scripts.append(_UNKNOWN_ARITHMETIC)
         seen = set() if seen is None else seen
-        for name in _IDENTIFIER.findall(text):
+        for named in _IDENTIFIER.finditer(text):
+            name = named.group()
             value = self.env.get(name)
             if value and name not in seen:
                 seen.add(name)
                 scripts.extend(self._arithmetic(value, seen=seen))
+            elif (
+                value is None
+                and name not in seen
+                and (name in self.tainted or name in self.globbed)
+                and text[named.start() - 1 : named.start()] != "#"  # (`${#a[@]}`: a count)
+            ):
+                # `read n < f; echo $((n))`, `for f in *; do (( f )); done`: a value nobody knows here that
+                # an earlier command may have stored (`a[$(rm -rf ~)]`), evaluated as arithmetic (redt35)
+                seen.add(name)
+                scripts.append(_UNKNOWN_ARITHMETIC)
         return scripts
+
+    def _taint(self, name: str) -> None:
+        """Variable ``name``'s value, when unknown here, may be a text an earlier command stored (see
+        _arithmetic). Kept for the line (a later value known here is read as it is; an unknown one stays
+        suspect, as another reading of the line may not have assigned it)."""
+        if self.tainted is _NO_NAMES:
+            self.tainted = set()
+        self.tainted.add(name)
+
+    def _stored(self, name: str) -> bool:
+        """Whether variable ``name``'s value, unknown here, may be a text an earlier command stored."""
+        return name in self.tainted or name in self.globbed
+
+    def _stored_value(self, text: str) -> bool:
+        """Whether an assigned value ``text`` (as resolved: `$(CMD)`, `$x` where unknown) may hold a text
+        an earlier command stored: a substitution not only counting (see _counts), or a tainted variable."""
+        if ("$(" in text or "`" in text) and any(not _counts(script) for script in substitutions(text)):
+            return True
+        return bool(self.tainted or self.globbed) and any(
+            found.group(1) in self.tainted or found.group(1) in self.globbed for found in _SPLICED_NAME.finditer(text)
+        )
 
     def spliced_code(self, text: str) -> bool:
         """Whether ``text`` (a word the outer shell completes with a value not known here, which a shell
@@ -2836,7 +2883,9 @@ class Analyzer(Follower, LinkFollower):
 
     def _odd_folder(self) -> bool:
         """Whether the line moved to a folder (relative to where it started) whose name holds shell text."""
-        return self.cwd is not None and _SHELL_TEXT.search(self.cwd) is not None
+        cwd = self.cwd
+        # (a glob: `cd ./*` moves to a folder of any name an earlier command made; redt35)
+        return cwd is not None and (_SHELL_TEXT.search(cwd) is not None or _GLOB.search(cwd) is not None)
 
     def _elements(self, name: str) -> list[str] | None:
         """The elements of array NAME, when the line made them all known (and they are still its)."""
@@ -2916,6 +2965,8 @@ class Analyzer(Follower, LinkFollower):
             target = self._element(name, subscript)
             if target is not None and "[" in target and subs is not None:
                 subs.extend(self._arithmetic(target))  # `x='a[$(cmd)]'; : ${!x}` runs cmd
+            elif target is None and subs is not None and self._stored(name):
+                subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${!x}`: a stored name's subscript (redt35)
             if target is None or not _INDIRECT.fullmatch(target):
                 return None
             return self._parameter(target + rest, quoted, subs, depth + 1)
@@ -2937,6 +2988,8 @@ class Analyzer(Follower, LinkFollower):
         if default is not None:
             colon, op = default.groups()
             return self._default(name, subscript, value, colon, op, rest[default.end() :], quoted)
+        if rest == "@P" and value is None and subs is not None and self._stored(name):
+            subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${x@P}`: a stored text's `$(...)` runs (redt35)
         if rest == "@P" and value is not None:
             # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd)
             if subs is not None:
@@ -3159,6 +3212,11 @@ class Analyzer(Follower, LinkFollower):
             self.vals.written.update(("PWD", "OLDPWD", "IFS"))
             if home is not None:
                 self.env["HOME"] = home
+            for word in words:
+                if _IDENTIFIER.fullmatch(word):
+                    # `printf -v x %s "$(readlink l)"`: the names it gives are set by the line (see spliced_code)
+                    self.vals.written.add(word)
+                    self._taint(word)
             return
         known = self._written_values(name, words, stdin)
         if known and stdin is not None and stdin[2]:
@@ -3181,6 +3239,11 @@ class Analyzer(Follower, LinkFollower):
             self._drop(word)
         for default in _DEFAULT_VARIABLES.get(name, ()):
             self._drop(default)
+        if name in _INPUT_READERS:
+            # `read n < f`: the input's text, which an earlier command may have written (see _arithmetic)
+            for word in (*words, *_DEFAULT_VARIABLES.get(name, ())):
+                if _IDENTIFIER.fullmatch(word):
+                    self._taint(word)
         if known:
             pick = self._choose(len(known))
             for variable, written in known[pick].items():
@@ -3426,6 +3489,8 @@ class Analyzer(Follower, LinkFollower):
                 known = self.env.get(named) if appended else ""
                 value = None if is_dynamic or known is None else known + word[match.end() :]
                 self._assign(named, value, appended=appended)
+                if is_dynamic and self._stored_value(word[match.end() :]):
+                    self._taint(named)  # `declare x=$(readlink l)`, `local`, `export` (see _arithmetic)
             if "r" in flags and "r" not in removed:
                 self.vals.readonly.add(named)
         if self.references:
@@ -3497,6 +3562,8 @@ class Analyzer(Follower, LinkFollower):
             for token in () if keys else tokens or ():
                 resolved = self._resolve(token)
                 if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
+                    if not resolved.dynamic or self._stored_value(" ".join(resolved.texts)):
+                        self._taint(name)  # `a=($(readlink l))`, `a=(*)`: an element of any text (see _arithmetic)
                     elements = None
                     break
                 assert elements is not None
@@ -4348,7 +4415,10 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
     if name in ("test", "["):
         return [word for i, word in enumerate(args) if i > 0 and args[i - 1] == "-v"]
     if name == "printf":
-        return [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2] if "[" in word]
+        if not args or not args[0].startswith("-v"):
+            return []  # its format and arguments name no variable (`printf %s 'a[$(x)]'` prints it)
+        named = [word[2:] if word.startswith("-v") and word != "-v" else word for word in args[:2]]
+        return [word for word in named if "[" in word or "$" in word]
     integer = name in _DECLARERS and any(w.startswith("-") and "i" in w for w in args)
     if name in _DECLARERS and any(w.startswith("-") and "n" in w for w in args):
         # a name reference's target is evaluated at each use: `declare -n r='a[$(cmd)]'`; its
@@ -4356,14 +4426,47 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
         return [" ".join(args)]
     if integer and any("=" in word for word in args):
         return [" ".join(args)]  # `declare -i y=$x`: each value is arithmetic, split or not
-    return [word if integer else word.partition("=")[0] for word in args if "[" in word or (integer and "=" in word)]
+    # (a name only the run knows where bash evaluates its subscript: `read "$x"`, `declare "$x=1"`; redt35)
+    by_name = name == "read" or name in ("declare", "typeset", "local")
+    return [
+        word if integer else word.partition("=")[0]
+        for word in args
+        if "[" in word
+        or (integer and "=" in word)
+        or (by_name and "$" in word.partition("=")[0] and (name == "read" or "=" in word))
+    ]
 
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 # Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
 _CODE_READERS: Final = frozenset({"eval", "-c", "source", ".", "sh", "bash", "dash", "zsh", "ksh", "-lc", "-ec"})
+# A command run in arithmetic's place when a value it evaluates is a text nobody knows here (see _arithmetic)
+_UNKNOWN_ARITHMETIC: Final = '"$__arithmetic_value_known_at_run_time"'
+# Builtins whose variables take their input's text (see _forget)
+_INPUT_READERS: Final = frozenset({"read", "mapfile", "readarray"})
+# Programs that print a count or a fact of the system, not a text an earlier command stored: a substitution
+# of one of them with plain words (no expansion, quote, glob or list) is no arithmetic's code (see _counts)
+_COUNTERS: Final = frozenset({"nproc", "getconf", "wc", "id", "date", "expr", "seq", "echo", "printf", "tput"})
+_UNCOUNTED: Final = re.compile(r"[$`'\"*?\[;&(){}\\\n]")
+_ARITHMETIC_TOKEN: Final = re.compile(r"\(\(|^(?:let|\[\[|declare|typeset|local)$")
+
+
+def _counts(script: str) -> bool:
+    """Whether substitution ``script`` prints only a count or a fact of the system (`nproc`, `wc -l`, `date
+    +%s`, `ls | wc -l`): its last stage one of _COUNTERS with plain words. A file's text (`cat f`, `<f`),
+    what a program keeps (`readlink l`, `git config k`) or an unknown program's output may be any text."""
+    last = script.rsplit("|", 1)[-1]
+    words = last.split()
+    return bool(words) and words[0] in _COUNTERS and _UNCOUNTED.search(last) is None
+
+
+def _evaluates(token: Token) -> bool:
+    """Whether a loop body's token evaluates arithmetic (`(( f ))`, `$((f))`, `let`, `[[`, `declare`)."""
+    return _ARITHMETIC_TOKEN.search(token.value) is not None
+
+
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
-_SPLICED_NAME: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")
+_SPLICED_NAME: Final = re.compile(r"\$\{?!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")  # (`${!n}`: n names the variable)
 _NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
