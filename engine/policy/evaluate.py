@@ -1487,6 +1487,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
                 made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
                 out = [*out, made]
     return out
+
+
 # Programs that give a file another name or place (their last word): an archive sent under it (see _sends_away)
 _MOVERS = frozenset({"mv", "cp", "ln", "install", "gmv", "gcp"})
 
