@@ -316,10 +316,8 @@ STORED_OPEN: dict[str, Case] = {
 }
 
 
+# closed by tail35: a subcommand's own `prints:` (policies/executors.yaml npm `config`, tests/redteam/test_tail35.py)
 @pytest.mark.parametrize("case", list(STORED_OPEN.values()), ids=list(STORED_OPEN))
-@pytest.mark.xfail(
-    strict=True, reason="redt35 open: `prints: stored` is a program's (policies/printers.yaml), not a subcommand's"
-)
 def test_open_stored_subcommands(plain_project: tuple[Path, Engine], case: Case) -> None:
     assert_verdict(plain_project, case, False, f"open-{case[1][:40]}")
 
