@@ -1366,6 +1366,10 @@ _URL = re.compile(r"[A-Za-z][\w+.-]*://")
 _BACKUPS = frozenset({"borg", "restic", "duplicity"})
 _BACKEND = re.compile(r"[a-z][a-z0-9]*:")
 # The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
+# Batch uploaders whose script (their -e/-c text, a here-string) puts files (tail35): `lftp -e 'mirror -R .'`,
+# `smbclient -c 'mput *'`, `sftp h <<< 'put -r .'`
+_BATCH_UPLOADERS = frozenset({"sftp", "lftp", "smbclient"})
+_BATCH_PUT = re.compile(r"\bm?put\b|\bmirror\b[^;\n]*\s(?:-R|--reverse)\b")
 _MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
 _MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
 _REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")
@@ -1430,6 +1434,10 @@ def _sends_away(commands: list[Command]) -> bool:
         if name in ("tar", "gtar") and any(":" in word for word in command.argv[1:]):
             return True  # `tar cf host:x .`: the archive written over rsh (rmt)
         if name in _PEER_SENDERS and "send" in command.argv:
+            return True
+        if name in _BATCH_UPLOADERS and (
+            _BATCH_PUT.search(command.stdin) is not None or any(_BATCH_PUT.search(w) for w in command.argv[1:])
+        ):
             return True
         if name in _FOLDER_UPLOADS and not _FOLDER_UPLOADS[name].isdisjoint(command.argv):
             return True

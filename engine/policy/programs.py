@@ -231,6 +231,7 @@ _PROGRAM_FIELDS = (
     "subcommands",
     "windows",
     "prints",
+    "prints_with",
     "active",
     "reparse",
     "option_names",
@@ -261,6 +262,8 @@ class Program:
     windows: bool  # a cmd.exe / PowerShell program: backslashes are path separators
     # How its output is computed from its words (`prints:`, shell.printed_words): "" when not described
     prints: str
+    # The options with which it prints `prints:` (grep -l: the names of files); empty: always
+    prints_with: frozenset[str]
     active: bool  # it, or one of its subcommands, runs something
     reparse: Run | None  # env -S: words put back in its arguments
     # For skipping runs quickly: the options any run reads, the runs that read no option, and of
@@ -280,6 +283,7 @@ class Program:
         subcommands: Mapping[str, Program] = MISSING,
         windows: bool = False,
         prints: str = "",
+        prints_with: frozenset[str] = frozenset(),
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -287,6 +291,7 @@ class Program:
         self.subcommands = {} if subcommands is MISSING else subcommands
         self.windows = windows
         self.prints = prints
+        self.prints_with = prints_with
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -639,7 +644,8 @@ def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, .
         for alias in [verb, *(sub or {}).get("aliases", ())]:
             subcommands[alias.lower()] = program
     prints = str(data.get("prints") or "")
-    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints)
+    prints_with = frozenset(str(name).split("/")[0].rstrip("=?") for name in data.get("prints_with") or ())
+    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints, prints_with)
 
 
 # Examples that ran clean, by what their outcome depends on (a digest of the documents the table

@@ -710,6 +710,25 @@ class _Values:
 _values_fields = attrgetter(*_VALUES_FIELDS)
 
 
+def _printing_kind(command: Command, program: Program, kind: str) -> str:
+    """How ``command`` prints (`prints:`, policies/printers.yaml) when its subcommand or options decide:
+    the deepest subcommand saying so (`npm config get KEY` a value kept, `npm run` not), and a program's
+    `prints_with` only with one of those options (`grep -l`: names of files; `grep x f`: lines of f)."""
+    argv = command.argv
+    reading = command.reading
+    if reading is None:
+        reading = command.reading = parse_argv(program.grammar, argv)
+    if program.subcommands:
+        for level, _ in subcommand_levels(program, reading, argv)[1:]:
+            if level.prints:
+                kind = level.prints
+    if program.prints_with and kind == program.prints:
+        grammar, wanted = program.grammar, program.prints_with
+        if not any(name in wanted for option in reading.options for name in grammar.names(option[0])):
+            return ""
+    return kind
+
+
 def _listing_of(command: Command) -> tuple[str, str | None] | None:
     """(`$(LISTER ...)`, the folder it runs in) when ``command`` only lists names of the tree
     (paths.lists_tree): what it pipes into the next stage (`find . -name '*.py' | xargs grep x`).
@@ -1926,6 +1945,8 @@ class Analyzer(Follower, LinkFollower):
         earlier command may have set, not computed here (_STORED_INPUT)."""
         program = command.program
         kind = program.prints if program is not None else ""
+        if program is not None and (program.subcommands or program.prints_with):
+            kind = _printing_kind(command, program, kind)
         if not kind:
             if nested and program is not None and program.active:
                 return None, _NOTHING
