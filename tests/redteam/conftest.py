@@ -335,3 +335,13 @@ def watching(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     fresh = landing._WATCHER
     if fresh is not None:
         fresh.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[Any]:
+    """A TCP server on loopback keeping what it receives (harm.Listener), closed after the test."""
+    from tests.redteam.harm import Listener
+
+    server = Listener()
+    yield server
+    server.close()

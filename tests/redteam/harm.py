@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -247,3 +250,65 @@ def written_then_allowed(engine: Engine, files: dict[str, str], command: str) ->
         assert written.ok, written.error
     result = engine.call("terminal", {"command": command}, session_id="s1")
     assert result.ok, (command, result.error)
+
+
+# -- the harm of sending: the key reaches a listener on loopback when bash runs the payload ----------
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that keeps everything its connections send."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.received = bytearray()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                while True:
+                    try:
+                        data = conn.recv(65536)
+                    except OSError:
+                        break
+                    if not data:
+                        break
+                    self.received += data
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.sock.close()
+
+
+def secret_work_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> tuple[Path, dict[str, str]]:
+    """A fake HOME (set as HOME) and a work tree under ``tmp_path`` holding `.env` (``key``) and `main.py`;
+    returns the tree and the environment a real bash runs the payload in."""
+    home = make_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text(key + "\n")
+    (work / "main.py").write_text("print('hi')\n")
+    return work, {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
+def key_arrived(listener: Listener, key: str) -> bool:
+    """Whether ``key`` reached ``listener`` within 5 s."""
+    deadline = time.monotonic() + 5
+    while key.encode() not in listener.received and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return key.encode() in listener.received

@@ -30,7 +30,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
@@ -42,8 +41,16 @@ import pytest
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import decision_and_keys, make_home
-from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases
-from tests.redteam.test_exfil34_project import KEY, _Listener
+from tests.redteam.harm import (
+    Case,
+    Listener,
+    assert_verdict,
+    key_arrived,
+    live_then_stopped,
+    secret_work_tree,
+    verdict_cases,
+)
+from tests.redteam.test_exfil34_project import KEY
 
 P = "rm -rf ~"
 L = "ln -s 'a;rm -rf ~' l; "  # a link whose target is the text a later command splices in
@@ -328,39 +335,15 @@ TWO_CALLS_HARM = {
 }
 
 
-@pytest.fixture
-def listener() -> Iterator[_Listener]:
-    server = _Listener()
-    yield server
-    server.close()
-
-
-def _harm_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
-    home = make_home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / ".env").write_text(KEY + "\n")
-    (work / "main.py").write_text("print('hi')\n")
-    return work, {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-
-
-def _arrived(listener: _Listener) -> bool:
-    deadline = time.monotonic() + 5
-    while KEY.encode() not in listener.received and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return KEY.encode() in listener.received
-
-
 @pytest.mark.skipif(shutil.which("curl") is None or shutil.which("busybox") is None, reason="needs curl, busybox")
 @pytest.mark.parametrize("payload", list(EXFIL_HARM.values()), ids=list(EXFIL_HARM))
 def test_a_packed_file_list_reaches_the_listener_unguarded_and_the_engine_refuses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: _Listener, payload: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener, payload: str
 ) -> None:
-    work, env = _harm_tree(tmp_path, monkeypatch)
+    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     command = payload.replace("PORT", str(listener.port))
     subprocess.run(["/bin/bash", "-c", command], cwd=work, env=env, timeout=30, check=False, capture_output=True)
-    assert _arrived(listener), "the payload should send the key unguarded"
+    assert key_arrived(listener, KEY), "the payload should send the key unguarded"
     listener.received.clear()
     with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
         result = engine.call("terminal", {"command": command})
@@ -372,13 +355,13 @@ def test_a_packed_file_list_reaches_the_listener_unguarded_and_the_engine_refuse
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
 @pytest.mark.parametrize(("first", "second"), list(TWO_CALLS_HARM.values()), ids=list(TWO_CALLS_HARM))
 def test_an_archive_sent_by_a_later_call_reaches_the_listener_unguarded_and_the_engine_refuses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: _Listener, first: str, second: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener, first: str, second: str
 ) -> None:
-    work, env = _harm_tree(tmp_path, monkeypatch)
+    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     second = second.replace("PORT", str(listener.port))
     for command in (first, second):
         subprocess.run(["/bin/bash", "-c", command], cwd=work, env=env, timeout=30, check=False, capture_output=True)
-    assert _arrived(listener), "the payload should send the key unguarded"
+    assert key_arrived(listener, KEY), "the payload should send the key unguarded"
     listener.received.clear()
     for made in (tmp_path / "x.tar", tmp_path / "hits.txt"):
         made.unlink(missing_ok=True)
