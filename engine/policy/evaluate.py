@@ -1365,11 +1365,11 @@ _URL = re.compile(r"[A-Za-z][\w+.-]*://")
 # Backup programs whose repository may be another host's (see _backs_up_away); restic's backends
 _BACKUPS = frozenset({"borg", "restic", "duplicity"})
 _BACKEND = re.compile(r"[a-z][a-z0-9]*:")
-# The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
 # Batch uploaders whose script (their -e/-c text, a here-string) puts files (tail35): `lftp -e 'mirror -R .'`,
 # `smbclient -c 'mput *'`, `sftp h <<< 'put -r .'`
 _BATCH_UPLOADERS = frozenset({"sftp", "lftp", "smbclient"})
 _BATCH_PUT = re.compile(r"\bm?put\b|\bmirror\b[^;\n]*\s(?:-R|--reverse)\b")
+# The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
 _MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
 _MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
 _REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")

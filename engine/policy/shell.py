@@ -2825,7 +2825,7 @@ class Analyzer(Follower, LinkFollower):
             elif (
                 value is None
                 and name not in seen
-                and (name in self.tainted or name in self.globbed)
+                and self._stored(name)
                 and text[named.start() - 1 : named.start()] != "#"  # (`${#a[@]}`: a count)
             ):
                 # `read n < f; echo $((n))`, `for f in *; do (( f )); done`: a value nobody knows here that
@@ -2852,7 +2852,7 @@ class Analyzer(Follower, LinkFollower):
         if ("$(" in text or "`" in text) and any(not _counts(script) for script in substitutions(text)):
             return True
         return bool(self.tainted or self.globbed) and any(
-            found.group(1) in self.tainted or found.group(1) in self.globbed for found in _SPLICED_NAME.finditer(text)
+            self._stored(found.group(1)) for found in _SPLICED_NAME.finditer(text)
         )
 
     def spliced_code(self, text: str) -> bool:
