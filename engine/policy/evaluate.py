@@ -41,7 +41,7 @@ from engine.policy.paths import (
     local_reading,
 )
 from engine.policy.paths import unquoted as _unquoted
-from engine.policy.programs import ProgramTable
+from engine.policy.programs import ProgramTable, Send, sends_away
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
@@ -690,7 +690,7 @@ class Evaluator:
             commands = _through_tree_links(commands, view, unwalked)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
-        view.holders = bool(commands) and _sends_away(commands)
+        view.holders = bool(commands) and _sends_away(commands, self.policy.programs.senders)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1352,75 +1352,16 @@ _NETWORK_CODE = re.compile(
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
     r"|fsockopen|curl_init"  # PHP's (redt35; stream_socket_client is a socket above)
 )
-# Copiers whose last word is where they copy to: another host's path or a bucket's URL makes it an upload
-# (`scp -r . h:`, `rsync -a . h:x`, `aws s3 sync . s3://b`, `rclone copy . r:b`); a download into the work
-# tree (`scp -r h:x .`, `aws s3 sync s3://b .`) is not one.
-_REMOTE_COPIERS = frozenset({"scp", "rsync", "sftp", "aws", "gsutil", "gcloud", "rclone", "azcopy", "s3cmd", "b2"})
-_PEER_SENDERS = frozenset({"croc", "wormhole", "magic-wormhole", "sendme", "portal"})  # `croc send .`
-# Uploaders of a folder named by an option (open35): `az storage blob upload-batch -s .`, `az storage blob
-# sync -s .`, `oci os object bulk-upload --src-dir .`, `oci os object sync --src-dir .` (a download's
-# verb is another: `download-batch`, `bulk-download`); `az storage copy` to a URL (see _az_copies_up)
-_FOLDER_UPLOADS = {"az": frozenset({"upload-batch", "sync"}), "oci": frozenset({"bulk-upload", "sync"})}
-_URL = re.compile(r"[A-Za-z][\w+.-]*://")
-# Backup programs whose repository may be another host's (see _backs_up_away); restic's backends
-_BACKUPS = frozenset({"borg", "restic", "duplicity"})
-_BACKEND = re.compile(r"[a-z][a-z0-9]*:")
-# Batch uploaders whose script (their -e/-c text, a here-string) puts files (tail35): `lftp -e 'mirror -R .'`,
-# `smbclient -c 'mput *'`, `sftp h <<< 'put -r .'`
-_BATCH_UPLOADERS = frozenset({"sftp", "lftp", "smbclient"})
-_BATCH_PUT = re.compile(r"\bm?put\b|\bmirror\b[^;\n]*\s(?:-R|--reverse)\b")
-# The MinIO client's copies: a target that is no local path (`alias/bucket`) is an alias's
-_MC_COPIES = frozenset({"cp", "mirror", "put", "mv"})
-_MC_LOCAL = re.compile(r"[/.~]|[^/]*$")
-_REMOTE_WORD = re.compile(r"[A-Za-z][\w+.-]*://|[^-/.~=][^/=]*:")
 
 
-def _to_remote(argv: tuple[str, ...]) -> bool:
-    """Whether a copier's last word that is no option names another host's path or a URL."""
-    for word in reversed(argv[1:]):
-        if not word.startswith("-"):
-            return _REMOTE_WORD.match(word) is not None
-    return False
-
-
-def _mc_upload(argv: tuple[str, ...]) -> bool:
-    """Whether an `mc cp|mirror|put|mv` copies to an alias (its last word no local path: `alias/bucket`)."""
-    words = [w for w in argv[1:] if not w.startswith("-")]
-    return len(words) > 2 and words[0] in _MC_COPIES and _MC_LOCAL.match(words[-1]) is None
-
-
-def _backs_up_away(name: str, argv: tuple[str, ...]) -> bool:
-    """Whether a backup program writes to another host's repository: `borg create ssh://h/r::a .` or
-    `h:r::a`, `restic -r sftp:h:/r backup .` (any repository of a backend: `s3:`, `rest:`, `rclone:`),
-    `duplicity . sftp://h/x` (a URL that is no `file://`)."""
-    if name == "borg":
-        return "create" in argv and any(_REMOTE_WORD.match(w.partition("::")[0]) for w in argv if "::" in w)
-    if name == "restic":
-        repos = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-r", "--repo")]
-        repos += [w.partition("=")[2] for w in argv if w.startswith("--repo=")]
-        return "backup" in argv and any(_BACKEND.match(r) and not r.startswith("local:") for r in repos)
-    words = [w for w in argv[1:] if not w.startswith("-")]
-    return bool(words) and _URL.match(words[-1]) is not None and not words[-1].startswith("file:")
-
-
-def _az_copies_up(argv: tuple[str, ...]) -> bool:
-    """Whether an `az storage copy` copies to a URL (`-d https://…`), not from one into a folder."""
-    for i, word in enumerate(argv):
-        value = argv[i + 1] if word in ("-d", "--destination") and i + 1 < len(argv) else ""
-        if word.startswith("--destination="):
-            value = word.partition("=")[2]
-        if value:
-            return _URL.match(value) is not None
-    return False
-
-
-def _sends_away(commands: list[Command]) -> bool:
+def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) -> bool:
     """Whether the line may send a tree reader's output to another host: a stage fed by a tree reader on
     a line that runs a network sender (`tar c . | nc h 80`; anywhere on the line, as a function's or `sh
     -c`'s body fed by the pipe runs it: `tar c . | f` with `f() { nc h 80; }`), a sender given a word of a
     tree reader's (its archive: `tar czf x.tgz . && curl -T x.tgz URL`, `nc h 80 < x.tgz`), a reader whose
-    output goes to `/dev/tcp`, or a copy to another host (`scp -r . host:`, `rsync -a . host:x`, rsync://,
-    `tar cf host:x .`): set tests per command, no look at the disk."""
+    output goes to `/dev/tcp`, or a program that sends files by its `sends:` in ``table``
+    (ProgramTable.senders: `scp -r . host:`, `rsync -a . host:x`, `tar cf host:x .`, `croc send .`):
+    set tests per command and the table's regexes, no look at the disk."""
     fed = False
     senders: list[Command] = []
     for command in commands:
@@ -1429,24 +1370,9 @@ def _sends_away(commands: list[Command]) -> bool:
             senders.append(command)  # an interpreter's inline program that opens a connection too
         if not fed and not command.fed_by.isdisjoint(TREE_READERS):
             fed = True
-        if name in _REMOTE_COPIERS and _to_remote(command.argv):
-            return True
-        if name in ("tar", "gtar") and any(":" in word for word in command.argv[1:]):
-            return True  # `tar cf host:x .`: the archive written over rsh (rmt)
-        if name in _PEER_SENDERS and "send" in command.argv:
-            return True
-        if name in _BATCH_UPLOADERS and (
-            _BATCH_PUT.search(command.stdin) is not None or any(_BATCH_PUT.search(w) for w in command.argv[1:])
-        ):
-            return True
-        if name in _FOLDER_UPLOADS and not _FOLDER_UPLOADS[name].isdisjoint(command.argv):
-            return True
-        if name == "mc" and _mc_upload(command.argv):
-            return True
-        if name == "az" and "copy" in command.argv and _az_copies_up(command.argv):
-            return True
-        if name in _BACKUPS and _backs_up_away(name, command.argv):
-            return True
+        ways = table.get(name)
+        if ways is not None and sends_away(ways, command.argv, command.stdin):
+            return True  # its `sends:` (policies/senders.yaml: `scp -r . h:`, `croc send .`, `tar cf h:x .`)
         if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
     if not senders:

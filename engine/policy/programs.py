@@ -224,6 +224,87 @@ class Run(FrozenRecord):
         return not (self.unless_operands and operands >= self.unless_operands)
 
 
+class Send(FrozenRecord):
+    """One way a program sends files to another host (its `sends:`, read by evaluate._sends_away): a copy
+    to another host's path (`scp -r . h:`), an upload verb (`croc send .`, `az storage blob upload-batch`),
+    a destination option naming a URL (`az storage copy -d https://...`), a batch script that puts files
+    (`lftp -e 'mirror -R .'`). Every test is a set test or a table regex compiled when the table is."""
+
+    __slots__ = ("verbs", "to", "options", "operands", "match", "unless", "script")  # noqa: RUF023
+
+    verbs: frozenset[str]  # one of these must be among its words (`send`, `upload-batch`); empty: any
+    to: str  # where the destination is: "last" (the last word that is no option), "any" (every word), "option"
+    options: tuple[str, ...]  # to: option: the spellings whose value is the destination (`-d`, `--destination`)
+    operands: int  # at least this many words that are no option (`mc cp SRC DEST`)
+    match: Extractor | None  # the destination must match (searched); None: the verbs alone say it sends
+    unless: Extractor | None  # ... and not match this (`file://`, restic's `local:`)
+    script: Extractor | None  # searched in its input (a here-string) and in each word: a batch script's put
+
+    def __init__(
+        self,
+        verbs: frozenset[str] = frozenset(),
+        to: str = "",
+        options: tuple[str, ...] = (),
+        operands: int = 0,
+        match: Extractor | None = None,
+        unless: Extractor | None = None,
+        script: Extractor | None = None,
+    ) -> None:
+        object.__setattr__(self, "verbs", verbs)
+        object.__setattr__(self, "to", to)
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "operands", operands)
+        object.__setattr__(self, "match", match)
+        object.__setattr__(self, "unless", unless)
+        object.__setattr__(self, "script", script)
+
+    def sends(self, argv: tuple[str, ...], stdin: str) -> bool:
+        """Whether the command ``argv`` (with ``stdin``, its here-string or here-document) sends this way."""
+        if self.verbs and self.verbs.isdisjoint(argv):
+            return False
+        if self.operands and sum(1 for w in argv[1:] if not w.startswith("-")) < self.operands:
+            return False
+        script = self.script
+        if script is not None:
+            return (bool(stdin) and script.search(stdin) is not None) or any(
+                script.search(w) is not None for w in argv[1:]
+            )
+        match = self.match
+        if match is None:
+            return True
+        for value in self._destinations(argv):
+            if match.search(value) is not None and (self.unless is None or self.unless.search(value) is None):
+                return True
+        return False
+
+    def _destinations(self, argv: tuple[str, ...]) -> list[str]:
+        if self.to == "last":
+            for word in reversed(argv[1:]):
+                if not word.startswith("-"):
+                    return [word]
+            return []
+        if self.to == "any":
+            return list(argv[1:])
+        found: list[str] = []
+        for i, word in enumerate(argv):
+            for option in self.options:
+                if word == option:
+                    if i + 1 < len(argv):
+                        found.append(argv[i + 1])
+                elif word.startswith(option) and len(word) > len(option):
+                    if option.startswith("--"):
+                        if word[len(option)] == "=":
+                            found.append(word[len(option) + 1 :])
+                    else:
+                        found.append(word[len(option) :])  # `-dVALUE`
+        return found
+
+
+def sends_away(ways: tuple[Send, ...], argv: tuple[str, ...], stdin: str) -> bool:
+    """Whether a command of a program whose `sends:` are ``ways`` sends files to another host."""
+    return any(way.sends(argv, stdin) for way in ways)
+
+
 _PROGRAM_FIELDS = (
     "names",
     "grammar",
@@ -323,7 +404,7 @@ class Program:
 
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
 NATIVE_RECORDS.add(Program)
-_TABLE_FIELDS = ("by_name", "anyone", "everyone")
+_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders")
 
 
 class ProgramTable:
@@ -335,16 +416,22 @@ class ProgramTable:
     by_name: Mapping[str, Program]
     anyone: Program | None  # runs that apply to every program not in the table ("*")
     everyone: Program | None  # environment runs that apply to every program ("**")
+    # The ways each program sends files to another host (`sends:`), by name: one lookup a command
+    # (evaluate._sends_away). A program described by nothing else is in no other field: its words are
+    # read as an undescribed program's (the `*` runs apply to it).
+    senders: Mapping[str, tuple[Send, ...]]
 
     def __init__(
         self,
         by_name: Mapping[str, Program] = MISSING,
         anyone: Program | None = None,
         everyone: Program | None = None,
+        senders: Mapping[str, tuple[Send, ...]] = MISSING,
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
         self.everyone = everyone
+        self.senders = {} if senders is MISSING else senders
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -635,6 +722,41 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
     )
 
 
+# The fields of an entry that describe nothing but what it sends (see ProgramTable.senders).
+_SENDS_ONLY = frozenset({"program", "sends", "examples", "description"})
+_SEND_TO = frozenset({"last", "any"})
+
+
+def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
+    """An entry's `sends:` ways, their regexes compiled once here."""
+    ways: list[Send] = []
+    for i, way in enumerate(data.get("sends") or ()):
+        at: list[str | int] = [*base, "sends", i]
+        options = tuple(("-" if len(str(o)) == 1 else "--") + str(o) for o in way.get("option") or ())
+        to = str(way.get("to") or "")
+        if to and to not in _SEND_TO:
+            raise TableError([*at, "to"], "to: is last (the last word that is no option) or any (every word)")
+        if options and to:
+            raise TableError(at, "a way reads its destination from to: or from option:, not both")
+        match = _regex(way["match"], [*at, "match"]) if "match" in way else None
+        unless = _regex(way["unless"], [*at, "unless"]) if "unless" in way else None
+        script = _regex(way["script"], [*at, "script"]) if "script" in way else None
+        if match is not None and not (to or options):
+            raise TableError([*at, "match"], "match: tests a destination: say where it is (to: or option:)")
+        if (to or options) and match is None:
+            raise TableError(at, "a destination (to: or option:) needs match: (what makes it another host's)")
+        if unless is not None and match is None:
+            raise TableError([*at, "unless"], "unless: narrows a match:")
+        verbs = frozenset(str(v) for v in way.get("verbs") or ())
+        if not (verbs or match is not None or script is not None):
+            raise TableError(at, "a way needs verbs:, a destination (to: or option: with match:) or script:")
+        if script is not None and match is not None:
+            raise TableError(at, "a way reads a script: or a destination, not both")
+        operands = int(way.get("operands") or 0)
+        ways.append(Send(verbs, "option" if options else to, options, operands, match, unless, script))
+    return tuple(ways)
+
+
 def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...]) -> Program:
     grammar = _grammar(data, base)
     runs = tuple(_run(r, grammar, [*base, "runs", i]) for i, r in enumerate(data.get("runs") or ()))
@@ -692,6 +814,7 @@ def compile_programs(
     """
     problems: list[Problem] = []
     by_name: dict[str, Program] = {}
+    senders: dict[str, tuple[Send, ...]] = {}
     where: dict[str, tuple[str, str]] = {}  # name -> (pack, "file:line")
     anyone: Program | None = None
     everyone: Program | None = None
@@ -705,6 +828,7 @@ def compile_programs(
             names = tuple(n.lower() for n in data["program"])
             try:
                 program = _program(data, base, names)
+                ways = _sends(data, base)
             except TableError as exc:
                 pointer = exc.pointer if exc.pointer[:2] == base else [*base, *exc.pointer]
                 problems.append(doc.problem(pointer, "program-invalid", exc.message))
@@ -716,14 +840,20 @@ def compile_programs(
                     problems.append(doc.problem([*base, "program"], "program-duplicate", message))
                     continue
                 where[name] = (doc.pack, f"{doc.file}:{doc.locate(base)[0]}")
-                if name == "*":
+                if ways:
+                    senders[name] = ways
+                else:
+                    senders.pop(name, None)  # a project's entry replaces the builtin one whole
+                if ways and _SENDS_ONLY.issuperset(data):
+                    by_name.pop(name, None)  # described only by what it sends (see ProgramTable.senders)
+                elif name == "*":
                     anyone = program
                 elif name == "**":
                     everyone = program
                 else:
                     by_name[name] = program
             entries.append((doc, base, program))
-    table = ProgramTable(MappingProxyType(by_name), anyone, everyone)
+    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders))
     if table_key is None:
         table_key = table_digest(docs, skipped)
     for doc, base, program in entries:
@@ -774,4 +904,17 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
                     key=True,
                 )
             )
+    for key, expected in (("sends", True), ("not_sends", False)):
+        for n, line in enumerate(examples.get(key) or ()):
+            try:
+                senders = table.senders
+                commands = parse(line, table)
+                sent = any(sends_away(senders[c.name], c.argv, c.stdin) for c in commands if c.name in senders)
+            except (ShellSyntaxError, RegexTimeout) as exc:
+                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", f"{line!r}: {exc}"))
+                continue
+            if sent != expected:
+                verb = "does not send" if expected else "sends"
+                message = f"{line!r} {verb} files to another host (its `sends:`)"
+                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", message))
     return problems
