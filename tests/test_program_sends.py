@@ -90,3 +90,12 @@ def test_an_option_destination_in_every_spelling() -> None:
         ("az", "ls", "-d", "https://h"),
     ):
         assert not sends_away((way,), argv, ""), argv
+
+
+def test_read_gives_one_name_the_whole_line() -> None:
+    # (sends36/rt10) re.split's maxsplit=0 split a line read into one name at every blank: an error
+    from engine.policy.values import read_fields
+
+    assert read_fields("  a  b c ", 1, " \t\n") == ["a  b c"]
+    assert read_fields("a  b c ", 2, " \t\n") == ["a", "b c"]
+    assert read_fields("", 1, " \t\n") == [""]

@@ -199,6 +199,8 @@ def read_fields(line: str, count: int, ifs: str) -> list[str] | None:
     if ifs != _DEFAULT_IFS:
         return None
     stripped = line.strip(_DEFAULT_IFS)
+    if count == 1:  # one name takes the whole line (re.split's maxsplit=0 would split it all: rt10)
+        return [stripped]
     fields = re.split(r"[ \t\n]+", stripped, maxsplit=count - 1) if stripped else []
     return fields + [""] * (count - len(fields))
 

@@ -18,12 +18,10 @@ from tests.redteam.conftest import judge
 ALLOWED: list[tuple[str, str]] = []
 
 # today: a grantable ask (or an ask after stop 21's fix); harm is hardline-class
-ASKED: list[tuple[str, str]] = [
-    (
-        "export TAR_OPTIONS; read -r TAR_OPTIONS <<< '\"--to-command=rm -rf ~\"'; tar xf a.tar",
-        "export first, then read the value (an ask: read's value is not read)",
-    ),
-]
+# (sends36: the read case was an ask only because values.read_fields split a line read into one name at
+# every blank (re.split's maxsplit=0), an error the check took for an unparseable line; a literal
+# here-string's value is known as printf -v's is, so the hardline verdict is the right one.)
+ASKED: list[tuple[str, str]] = []
 
 
 @pytest.mark.parametrize(("command", "why"), ALLOWED + ASKED)
@@ -38,6 +36,23 @@ FIXED: list[tuple[str, str]] = [
     (
         "printf -v TAR_OPTIONS %s '\"--to-command=rm -rf ~\"'; export TAR_OPTIONS; tar xf a.tar",
         "printf -v then export sets TAR_OPTIONS",
+    ),
+    # sends36: a literal here-string or here-document read into one name gives the whole line
+    (
+        "export TAR_OPTIONS; read -r TAR_OPTIONS <<< '\"--to-command=rm -rf ~\"'; tar xf a.tar",
+        "export first, then read the value",
+    ),
+    (
+        'read -r v <<< \'"--to-command=rm -rf ~"\'; export TAR_OPTIONS="$v"; tar xf a.tar',
+        "read into another name, then exported under TAR_OPTIONS",
+    ),
+    (
+        "export TAR_OPTIONS; read -r TAR_OPTIONS <<'E'\n\"--to-command=rm -rf ~\"\nE\ntar xf a.tar",
+        "a here-document's line",
+    ),
+    (
+        "export TAR_OPTIONS; IFS= read -r TAR_OPTIONS <<< '  \"--to-command=rm -rf ~\"'; tar xf a.tar",
+        "an empty IFS: the line as it is",
     ),
 ]
 
