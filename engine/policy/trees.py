@@ -247,3 +247,59 @@ def followed_words(command: Command) -> list[int]:
     if follows is not None:
         return words if not present.isdisjoint(follows) else []
     return [] if not present.isdisjoint(FOLLOWING_UNLESS[name]) else words
+
+
+# Tree readers whose folder may be left out, and then read the working folder (redt35, sends36): `find -type f`,
+# `fd -X cat`, `rg KEY`, `grep -r KEY`, `ag KEY`. By name: how many operands come before the folders (a
+# pattern), the options that give the pattern instead (then none does), the options that name the folder
+# (then it is not implicit), the options without which it reads no folder (grep's -r; empty: always), and
+# the words that end its own (fd's -X CMD).
+_PATTERN = frozenset({"e", "f", "regexp", "file"})
+_GREP_R = frozenset({"r", "R", "recursive", "dereference-recursive"})
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+IMPLICIT_FOLDER: dict[str, tuple[int, frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = {
+    "find": (0, frozenset(), frozenset(), frozenset(), frozenset()),
+    "gfind": (0, frozenset(), frozenset(), frozenset(), frozenset()),
+    "bfs": (0, frozenset(), frozenset(), frozenset(), frozenset()),
+    "fd": (1, frozenset(), frozenset({"search-path", "base-directory"}), frozenset(), _FD_EXEC),
+    "fdfind": (1, frozenset(), frozenset({"search-path", "base-directory"}), frozenset(), _FD_EXEC),
+    "rg": (1, _PATTERN | {"files", "type-list"}, frozenset(), frozenset(), frozenset()),
+    "ag": (1, frozenset(), frozenset(), frozenset(), frozenset()),
+    "ack": (1, frozenset(), frozenset(), frozenset(), frozenset()),
+    "grep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
+    "egrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
+    "fgrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
+    "ugrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
+}
+_FIND_OWN = frozenset({"-H", "-L", "-P"})
+
+
+def implicit_folder(command: Command) -> int:
+    """Where the folder a tree reader reads when none is named (the working folder) goes in its words: the
+    index to put `.` at (`find -type f` → `find . -type f`, `rg KEY` → `rg KEY .`, `fd -X cat` → `fd . -X
+    cat`, fd's pattern `.` matching every name); 0 when it names one, or reads none."""
+    spec = IMPLICIT_FOLDER.get(command.name)
+    program = command.program
+    if spec is None:
+        return 0
+    argv = command.argv
+    patterns, pattern_options, folder_options, needs, ends = spec
+    if command.name in ("find", "gfind", "bfs"):
+        at = 1
+        while at < len(argv) and (argv[at] in _FIND_OWN or argv[at][:2] in ("-D", "-O")):
+            at += 2 if argv[at] in ("-D", "-O") else 1
+        first = argv[at] if at < len(argv) else ""
+        return at if not first or first[0] in "-(!" else 0
+    cut = next((i for i, w in enumerate(argv) if w in ends), len(argv)) if ends else len(argv)
+    if program is None:
+        return 0
+    parsed = parse_argv(program.grammar, argv[:cut])
+    names = {name for name, _, _ in parsed.options}
+    if (needs and names.isdisjoint(needs)) or not names.isdisjoint(folder_options):
+        return 0
+    if not names.isdisjoint(pattern_options):
+        patterns = 0
+    operands = parsed.operand_at
+    if len(operands) > patterns:
+        return 0
+    return operands[-1] + 1 if operands else 1
