@@ -272,6 +272,8 @@ IMPLICIT_FOLDER: dict[str, tuple[int, frozenset[str], frozenset[str], frozenset[
     "ugrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
 }
 _FIND_OWN = frozenset({"-H", "-L", "-P"})
+# ... of which these search their input instead when it is no terminal (`cat f | rg KEY`; grep -r never does)
+_INPUT_FIRST = frozenset({"rg", "ag", "ack", "ugrep"})
 
 
 def implicit_folder(command: Command) -> int:
@@ -290,6 +292,10 @@ def implicit_folder(command: Command) -> int:
             at += 2 if argv[at] in ("-D", "-O") else 1
         first = argv[at] if at < len(argv) else ""
         return at if not first or first[0] in "-(!" else 0
+    if command.name in _INPUT_FIRST and (
+        command.fed_by or command.stdin or any(op == "<" for op, _ in command.redirects)
+    ):
+        return 0
     cut = next((i for i, w in enumerate(argv) if w in ends), len(argv)) if ends else len(argv)
     if program is None:
         return 0
