@@ -2855,6 +2855,25 @@ class Analyzer(Follower, LinkFollower):
             self._stored(found.group(1)) for found in _SPLICED_NAME.finditer(text)
         )
 
+    def spliced_data(self, text: str) -> bool:
+        """Whether ``text`` (a word the outer shell completes with a value not known here, which a program
+        reads as its own commands: sed's script, `s/v/$x/`) may hold a text an earlier command stored: a
+        substitution printing more than a count or a fact of the system (`$(git describe)`: a tag name may
+        be `v/;erm${IFS}-rf${IFS}~;#`; `$(date +%F)`, `$(nproc)` are not: _counts, with no `/` or `#`
+        of their own), a variable set from one or read (_stored), a function's argument that is one, or
+        $PWD in a folder named with shell text."""
+        if ("$(" in text or "`" in text) and any(
+            not _counts(script) or "/" in script or "#" in script for script in substitutions(text)
+        ):
+            return True
+        for found in _SPLICED_NAME.finditer(text):
+            name = found.group(1)
+            if self._stored(name) or name in self.spliced_args:
+                return True
+            if name in ("PWD", "OLDPWD") and self._odd_folder():
+                return True
+        return False
+
     def spliced_code(self, text: str) -> bool:
         """Whether ``text`` (a word the outer shell completes with a value not known here, which a shell
         then reads as commands: `sh -c "echo $x"`, `eval "ls $x"`) holds a substitution's output or a
@@ -3214,6 +3233,10 @@ class Analyzer(Follower, LinkFollower):
         if name in ("for", "select"):
             self._drop(words[0])
             dynamic = any("$" in word or "`" in word for word in words)
+            if dynamic and self._stored_value(" ".join(words[1:])):
+                # `for t in $(git tag); do sed "s/v/$t/" f; done`: each a text an earlier command stored (see
+                # _arithmetic, spliced_data; tail36)
+                self._taint(words[0])
             loop = None if dynamic else self._written_values(name, words, None)
             if loop:
                 self.vals.loops = True
