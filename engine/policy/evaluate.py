@@ -1403,7 +1403,9 @@ def _backs_up_away(name: str, argv: tuple[str, ...]) -> bool:
     `h:r::a`, `restic -r sftp:h:/r backup .` (any repository of a backend: `s3:`, `rest:`, `rclone:`),
     `duplicity . sftp://h/x` (a URL that is no `file://`)."""
     if name == "borg":
-        return "create" in argv and any(_REMOTE_WORD.match(w.partition("::")[0]) for w in argv if "::" in w)
+        # (tail36) BORG_REPO read as `--repo=` (policies/executors.yaml): the repository of a `::ARCHIVE` word
+        repos = [w.partition("::")[0] for w in argv if "::" in w] + [w[7:] for w in argv if w.startswith("--repo=")]
+        return "create" in argv and any(_REMOTE_WORD.match(r) for r in repos)
     if name == "restic":
         repos = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-r", "--repo")]
         repos += [w.partition("=")[2] for w in argv if w.startswith("--repo=")]
