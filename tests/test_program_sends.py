@@ -69,8 +69,9 @@ def test_the_builtin_senders() -> None:
     table = Engine.load(REPO).snapshot.policy.programs
     for name in ("scp", "rsync", "sftp", "lftp", "smbclient", "tar", "aws", "rclone", "croc", "az", "oci", "mc"):
         assert name in table.senders, name
-    # described only by what they send: an undescribed program for the analyzer
-    for name in ("rclone", "croc", "az", "oci", "mc", "borg", "restic", "duplicity"):
+    # described only by what they send: an undescribed program for the analyzer (borg and restic are
+    # described since tail36 read their repository from the environment: with their executing options)
+    for name in ("rclone", "croc", "az", "oci", "mc", "duplicity"):
         assert table.get(name) is None, name
     assert table.get("aws") is not None and table.get("scp") is not None
 
@@ -99,3 +100,17 @@ def test_read_gives_one_name_the_whole_line() -> None:
     assert read_fields("  a  b c ", 1, " \t\n") == ["a  b c"]
     assert read_fields("a  b c ", 2, " \t\n") == ["a", "b c"]
     assert read_fields("", 1, " \t\n") == [""]
+
+
+def test_described_backup_programs_keep_their_executing_options() -> None:
+    # Once described (tail36's repository variables), borg and restic are no longer programs nobody knows,
+    # whose options holding a command ask: their own executing options must be named (merge of stop 36)
+    engine = Engine.load(REPO)
+    for command in (
+        "borg create --rsh='sh -c \"rm -rf ~\"' ssh://h/r::a src",
+        "BORG_RSH='rm -rf ~' borg list ssh://h/r",
+        "restic -o sftp.command='sh -c \"rm -rf ~\"' -r sftp:h:/r backup src",
+        "RESTIC_PASSWORD_COMMAND='rm -rf ~' restic -r /r snapshots",
+    ):
+        assert engine.check(command).decision == "deny", command
+    assert engine.check("borg create /mnt/r::a src").decision == "allow"

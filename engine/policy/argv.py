@@ -47,6 +47,7 @@ _GRAMMAR_FIELDS = (
     "chdir",
     "paths_in",
     "lone_dash",
+    "input_from",
 )
 
 
@@ -80,6 +81,7 @@ class Grammar:
     chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
     paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
     lone_dash: str  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
+    input_from: frozenset[str]  # options naming a file the program reads as it reads its input (sftp -b)
 
     def __init__(
         self,
@@ -101,6 +103,7 @@ class Grammar:
         chdir: frozenset[str] = frozenset(),
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
+        input_from: frozenset[str] = frozenset(),
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -120,6 +123,7 @@ class Grammar:
         self.chdir = chdir
         self.paths_in = paths_in
         self.lone_dash = lone_dash
+        self.input_from = input_from
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

@@ -46,10 +46,12 @@ from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
 from engine.policy.trees import (
+    COMPRESSORS,
     FOLLOWERS,
     IMPLICIT_FOLDER,
     RECURSIVE,
     TREE_READERS,
+    compressed_files,
     followed_words,
     implicit_folder,
     recursive_words,
@@ -1541,6 +1543,8 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
             words = [w for w in command.argv[1:] if w[:1] not in ("", "-")]
             if len(words) > 1 and any(w in written for w in words[:-1]):
                 written.add(words[-1])
+        elif command.name in COMPRESSORS:  # `tar cf x.tar . && gzip x.tar && curl -T x.tar.gz URL` (tail36)
+            written.update(out for w, out in compressed_files(command.name, command.argv) if w in written)
     names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
     for sender in senders:
         if any(_names_written(file_operand(w), written, names) for w in sender.argv[1:]):

@@ -443,8 +443,11 @@ class Follower:
         elif source == "files":
             values = [name for name in sorted(run.names) if self._known(name)]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
-        spliced = (
-            run.kind in _SPLICED_KINDS and source in ("option", "operand") and self._spliced(run, parsed, argv, dynamic)
+        spliced = source in ("option", "operand") and (
+            (run.kind in _SPLICED_KINDS and self._spliced(run, parsed, argv, dynamic))
+            # a sed script completed by a value an earlier command stored (`s/v/$(git describe)/`: a tag
+            # `v/;erm${IFS}-rf${IFS}~;#` closes the command and adds `e`): not a counter's (tail36)
+            or (run.kind == "sed" and self._spliced(run, parsed, argv, dynamic, data=True))
         )
         for found in _payloads(run, values):
             payload = found
@@ -467,9 +470,10 @@ class Follower:
                     self._nested(run, partial(self._escape_hatch, None, via, depth))
         return None
 
-    def _spliced(self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> bool:
+    def _spliced(self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool], data: bool = False) -> bool:
         """Whether the word a shell's payload comes from (`sh -c TEXT`, `bash -c TEXT`) holds a value the
-        outer shell gives it that is not known here (see spliced_code)."""
+        outer shell gives it that is not known here (see spliced_code); with ``data``, one an earlier
+        command may have stored (see spliced_data)."""
         if not any(dynamic):
             return False
         at: list[int] = []
@@ -482,7 +486,15 @@ class Follower:
             if parsed.rest is not None:
                 operands += range(parsed.rest, len(argv))
             at = operands[run.index : run.index + 1]
+        if data:
+            return any(i < len(argv) and dynamic[i] and self.spliced_data(argv[i]) for i in at)
         return any(i < len(argv) and dynamic[i] and self.spliced_code(argv[i]) for i in at)
+
+    def spliced_data(self, text: str) -> bool:
+        """Whether ``text``, a word with a value the outer shell gives it, holds one an earlier command may
+        have stored (a substitution printing no mere count or fact of the system, a variable set from one or
+        read): a language less than a shell's (sed's script) reads it as commands only when it can be any text."""
+        raise NotImplementedError
 
     def spliced_code(self, text: str) -> bool:
         """Whether ``text``, a word with a value the outer shell gives it that is not known here, holds

@@ -26,7 +26,7 @@ from engine.records import NATIVE_RECORDS, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Final
 
     from engine.policy.programs import Program
 
@@ -325,7 +325,9 @@ def shape(command: Command) -> Shape:
 
 def _program_text(program: Program, reading: Parsed, command: Command) -> frozenset[str]:
     """Operands ``program`` runs as program text that hold `$` or a backquote no expansion touched
-    (quoted): `awk '$1 > 3' f`, `sed -n '$p' f`."""
+    (quoted): `awk '$1 > 3' f`, `sed -n '$p' f`; and sed's script completed by an expansion (`sed "s/v/$(date
+    +%F)/" f`: a script, not a path known only when it runs; a stored value spliced in asks where the script
+    runs, follow._spliced), unless the expansion is the whole text (`sed "$x" f`: nobody here reads it)."""
     found: list[str] = []
     operands: list[str] | None = None
     present: frozenset[str] = frozenset()
@@ -340,9 +342,18 @@ def _program_text(program: Program, reading: Parsed, command: Command) -> frozen
         if "$" not in word and "`" not in word:
             continue
         at = [i for i in range(1, min(len(argv), len(dynamic))) if argv[i] == word]
-        if at and not any(dynamic[i] for i in at):
+        if at and (
+            not any(dynamic[i] for i in at) or (run.kind in _SPLICE_JUDGED and _EXPANSION.sub("", word).strip())
+        ):
             found.append(word)
     return frozenset(found)
+
+
+# Program texts whose spliced values are judged where they run (follow._spliced, sed's by spliced_data; awk's
+# `"$1 > 3"` stays a computed word), and the expansions of a word: one that is expansions only (`"$x"`,
+# `"$(cat s)"`) is a text nobody here reads, left to the matchers as a computed word.
+_SPLICE_JUDGED: Final = frozenset({"sed"})
+_EXPANSION: Final = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|\$\([^()]*\)|`[^`]*`")
 
 
 class _Literal:

@@ -625,6 +625,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         chdir=canonical("chdir", data.get("chdir") or ()),
         paths_in=canonical("paths_in", data.get("paths_in") or ()),
         lone_dash=next(iter(canonical("lone_dash", [data["lone_dash"]]))) if data.get("lone_dash") else "",
+        input_from=canonical("input_from", data.get("input_from") or ()),
     )
 
 

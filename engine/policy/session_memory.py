@@ -45,7 +45,7 @@ from engine.policy.commands import command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
-from engine.policy.trees import TREE_READERS
+from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files
 
 MAX_SESSIONS = 1024
 MAX_FILES = 256  # files remembered with their content, per session
@@ -444,6 +444,10 @@ class SessionMemory:
                 view.files.remember(name, written.content, tuple(dict.fromkeys(sources)))
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
+            if view.files.archives:
+                # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
+                for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
+                    view.files.remember(name, None, held)
             made = {
                 _absolute(name, workdir): _absolute(target, workdir)
                 for name, target in analyzer.links.items()
@@ -745,7 +749,10 @@ def memory_of(shared: Any) -> SessionMemory:
 
 # Text that may write a file: a redirection, or a program that writes files it is given (an archiver's
 # archive too: SessionFiles.archives).
-_MAY_WRITE = re.compile(r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio)\b")
+_MAY_WRITE = re.compile(
+    r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio"
+    r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress)\b"
+)
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 
 
@@ -815,6 +822,24 @@ def _copied_sources(
             for word in command.argv[1:]:
                 found.extend(archives.get(file_key(_absolute(posixpath.join(cwd, word), workdir), workdir), ()))
     return tuple(found)
+
+
+def _compressed_archives(
+    commands: list[Any], archives: dict[str, tuple[str, ...]], workdir: str
+) -> list[tuple[str, tuple[str, ...]]]:
+    """(key, sources) of each file a compressor of the line makes of a file the session remembers a tree
+    reader wrote (``archives``): `gzip x.tar` after `tar cf x.tar .` makes x.tar.gz, which holds it too."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for command in commands:
+        if command.name in COMPRESSORS:
+            cwd = command.cwd or ""
+            for source, made in compressed_files(command.name, command.argv):
+                # keyed as the analyzer keys a file (relative to where the line started, `../x.tar` too), or absolute
+                key = file_key(posixpath.normpath(posixpath.join(cwd, source)), workdir)
+                held = archives.get(key) or archives.get(file_key(_absolute(key, workdir), workdir))
+                if held:
+                    found.append((file_key(posixpath.normpath(posixpath.join(cwd, made)), workdir), held))
+    return found
 
 
 def _rough_targets(command: str, cwd: str | None) -> list[str]:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
-from engine.policy.argv import Parsed, parse_argv, without_unknown_values
+from engine.policy.argv import Grammar, Parsed, parse_argv, without_unknown_values
 from engine.policy.commands import (
     ASSIGNMENT,
     command_name,
@@ -2027,6 +2027,8 @@ class Analyzer(Follower, LinkFollower):
                 program = by_name[name] if name and name in by_name else None
                 if program is not None and program.runs and read_by_programs(self.env, local):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
+                if program is not None and program.grammar.input_from and (self.files or self.session is not None):
+                    stdin, fed = self._input_from(program.grammar, argv, dynamic, stdin, fed)
                 into = None
                 if name == "ln" and program is not None:
                     into = self._into_folder(argv, dynamic, program.grammar)
@@ -2210,6 +2212,25 @@ class Analyzer(Follower, LinkFollower):
         if shadowed is not None:
             self._merge(shadowed)
         return stages
+
+    def _input_from(
+        self, grammar: Grammar, argv: list[str], dynamic: list[bool], stdin: str, fed: frozenset[str]
+    ) -> tuple[str, frozenset[str]]:
+        """The input of a program reading a file an option names as its input (its grammar's `input_from`:
+        `sftp -b FILE`): the text the line or the session wrote to FILE, as `sftp h < FILE` reads it (tail36);
+        one written with a text not known here feeds it as `cat FILE |` does."""
+        parts = [stdin] if stdin else []
+        for option, value, at in parse_argv(grammar, argv).options:
+            if option not in grammar.input_from or value is None or value == "-":
+                continue
+            if any(dynamic[at : at + 2]):
+                continue  # a name only the run knows: the `as: file` run of the table judges it
+            written = self._file_text(value)
+            if isinstance(written, str):
+                parts.append(written)
+            elif written is False:
+                fed = fed | _WRITTEN_INPUT
+        return "\n".join(parts), fed
 
     def _read_in_folders(self, command: Command, folders: list[str | None]) -> None:
         """`git -C DIR checkout x -- policies/deny.yaml`, `git --work-tree=DIR ...`: the program reads
@@ -2855,6 +2876,25 @@ class Analyzer(Follower, LinkFollower):
             self._stored(found.group(1)) for found in _SPLICED_NAME.finditer(text)
         )
 
+    def spliced_data(self, text: str) -> bool:
+        """Whether ``text`` (a word the outer shell completes with a value not known here, which a program
+        reads as its own commands: sed's script, `s/v/$x/`) may hold a text an earlier command stored: a
+        substitution printing more than a count or a fact of the system (`$(git describe)`: a tag name may
+        be `v/;erm${IFS}-rf${IFS}~;#`; `$(date +%F)`, `$(nproc)` are not: _counts, with no `/` or `#`
+        of their own), a variable set from one or read (_stored), a function's argument that is one, or
+        $PWD in a folder named with shell text."""
+        if ("$(" in text or "`" in text) and any(
+            not _counts(script) or "/" in script or "#" in script for script in substitutions(text)
+        ):
+            return True
+        for found in _SPLICED_NAME.finditer(text):
+            name = found.group(1)
+            if self._stored(name) or name in self.spliced_args:
+                return True
+            if name in ("PWD", "OLDPWD") and self._odd_folder():
+                return True
+        return False
+
     def spliced_code(self, text: str) -> bool:
         """Whether ``text`` (a word the outer shell completes with a value not known here, which a shell
         then reads as commands: `sh -c "echo $x"`, `eval "ls $x"`) holds a substitution's output or a
@@ -3214,6 +3254,10 @@ class Analyzer(Follower, LinkFollower):
         if name in ("for", "select"):
             self._drop(words[0])
             dynamic = any("$" in word or "`" in word for word in words)
+            if dynamic and self._stored_value(" ".join(words[1:])):
+                # `for t in $(git tag); do sed "s/v/$t/" f; done`: each a text an earlier command stored (see
+                # _arithmetic, spliced_data; tail36)
+                self._taint(words[0])
             loop = None if dynamic else self._written_values(name, words, None)
             if loop:
                 self.vals.loops = True

@@ -30,6 +30,68 @@ TREE_READERS: frozenset[str] = frozenset(
     | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64", "afio", "bsdcpio", "fd", "fdfind", "bfs", "gfind"}
 )
 
+# Compressors writing FILE as FILE plus a suffix in place (`gzip x.tar` makes x.tar.gz), by their suffix: the
+# file they make holds what the archive held (evaluate._sends_away, SessionFiles.archives; tail36).
+COMPRESSORS: dict[str, str] = {
+    "gzip": ".gz", "pigz": ".gz", "xz": ".xz", "lzma": ".lzma", "zstd": ".zst", "pzstd": ".zst", "bzip2": ".bz2",
+    "pbzip2": ".bz2", "lbzip2": ".bz2", "lz4": ".lz4", "lzop": ".lzo", "lzip": ".lz", "brotli": ".br",
+    "compress": ".Z",
+}  # fmt: skip
+# Options with which they write no file of their own (decompress, to the output, test, list), in short bundles
+_NOT_WRITING_LETTERS = frozenset("dctl")
+_NOT_WRITING = frozenset({"--decompress", "--uncompress", "--stdout", "--to-stdout", "--test", "--list"})
+
+
+def compressed_files(name: str, argv: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(file, the file it becomes) for each file compressor ``name`` (one of COMPRESSORS) compresses in place:
+    `gzip x.tar` gives (x.tar, x.tar.gz); `-S .s`/`--suffix=.s` a suffix of its own, `-o F` (zstd, lz4) or a
+    second operand (lz4, lzop: `lz4 x.tar y`) a name of its own. None when it decompresses or writes to its
+    output (`gzip -c x.tar > y.gz`: the redirection's file, read as any writer's)."""
+    suffix = COMPRESSORS[name]
+    operands: list[str] = []
+    outputs: list[str] = []
+    done = False
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if done or word == "-" or not word.startswith("-"):
+            operands.append(word)
+        elif word == "--":
+            done = True
+        elif word.startswith("--"):
+            option, eq, value = word.partition("=")
+            if option in _NOT_WRITING:
+                return []
+            if option in ("--suffix", "--output"):
+                if not eq:
+                    value, i = following, i + 1
+                if option == "--suffix":
+                    suffix = value
+                else:
+                    outputs.append(value)
+        else:
+            letters = word[1:]
+            for at, letter in enumerate(letters):
+                if letter in _NOT_WRITING_LETTERS and not (letter == "l" and name == "lz4"):  # (lz4's -l: a format)
+                    return []
+                if letter in "So":
+                    value = letters[at + 1 :]
+                    if not value:
+                        value, i = following, i + 1
+                    if letter == "S":
+                        suffix = value
+                    else:
+                        outputs.append(value)
+                    break
+        i += 1
+    files = [w for w in operands if w != "-"]
+    made = [(w, w + suffix) for w in files] + [(w, out) for w in files[:1] for out in outputs]
+    if name in ("lz4", "lzop") and len(files) == 2:
+        made.append((files[0], files[1]))
+    return made
+
+
 FOLLOWING: dict[str, frozenset[str]] = {
     "grep": frozenset({"R", "dereference-recursive"}),
     "egrep": frozenset({"R", "dereference-recursive"}),
