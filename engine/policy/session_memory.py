@@ -567,6 +567,13 @@ class SessionView:
         with self._lock:
             return self.files.archives.get(file_key(key, self.workdir), ())
 
+    def archives(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Every file the session remembers a tree reader wrote, with the words it read (redt36)."""
+        if not self.files.archives:
+            return []
+        with self._lock:
+            return list(self.files.archives.items())
+
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
         name the shell it is written to defined (then it is read)."""
@@ -812,8 +819,15 @@ def _copied_sources(
     for command in commands:
         if command.name in writers:
             cwd = command.cwd or ""
-            for word in command.argv[1:]:
-                found.extend(archives.get(file_key(_absolute(posixpath.join(cwd, word), workdir), workdir), ()))
+            # its words, an option's value (`dd if=x.tgz of=y`) and its input (`tee y < x.tgz`: redt36)
+            words = [*command.argv[1:], *(w.partition("=")[2] for w in command.argv[1:] if "=" in w)]
+            words += [target for op, target in command.redirects if op in ("<", "<>")]
+            for word in words:
+                if word:
+                    # keyed as the analyzer keys a file (`../x.tar` stays relative: _tar_archives), or absolute
+                    spelled = posixpath.join(cwd, word)
+                    key = file_key(_absolute(spelled, workdir), workdir)
+                    found.extend(archives.get(key, archives.get(file_key(spelled, workdir), ())))
     return tuple(found)
 
 
