@@ -74,6 +74,13 @@ INTERPRETERS = {
     "lua": "lua",
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
+# (redt36) Programs that read commands from their input and may run a shell line from them (sqlite3's
+# `.shell`, ed's and ex's `!`, gdb's `shell`, dc's `!`, m4's `syscmd`, Tcl's `exec`, psql's `\!`, sftp's
+# `!`): a write to one started in the background is judged as its input (`sqlite3 <<< LINES`), by line.
+COMMAND_READERS = frozenset(
+    {"sqlite3", "sqlite", "ed", "red", "ex", "vim", "vi", "nvim", "gdb", "lldb", "dc", "m4", "gm4", "tclsh"}
+    | {"wish", "expect", "psql", "mysql", "mariadb", "sftp", "ftp", "lftp", "smbclient", "bc", "jshell", "ghci"}
+)
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
 _MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
@@ -294,12 +301,13 @@ def _state_size(analyzer: Any) -> int:
 class ProcessInput:
     """A background shell's or interpreter's input: the held partial line and the shell's state."""
 
-    kind: str  # "shell" or an interpreter's language
+    kind: str  # "shell", an interpreter's language, or "input" (a program reading commands: see COMMAND_READERS)
     pending: str = ""
     shell: ShellState | None = None  # what the shell's earlier lines left (None: a fresh shell)
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
     programs: ProgramTable = EMPTY  # the policy's Programs table its lines were judged with (see judged)
+    command: str = ""  # a command reader's command line (kind "input"): its lines are judged as its input
 
 
 class SessionFiles:
@@ -460,7 +468,7 @@ class SessionMemory:
         if kind is None:
             return
         files = self.session(session_id)
-        state = ProcessInput(kind)
+        state = ProcessInput(kind, command=command if kind == "input" else "")
         if kind == "shell":
             # (a state even with no cwd: a line judged with one is known to be a background shell's)
             start = f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n" if cwd else "\n"
@@ -483,6 +491,9 @@ class SessionMemory:
         lines, _ = _cut(state, state.pending + data)
         if not lines:
             return None
+        if state.kind == "input":
+            # `sqlite3` started in the background, `.shell rm -rf ~` written: judged as `sqlite3 <<< '…'` (redt36)
+            return f"{state.command} <<< {shlex.quote(lines)}"
         if state.kind != "shell":
             return inline_text(programs or state.programs, state.kind, lines)
         return lines
@@ -860,6 +871,8 @@ def reader_kind(command: str) -> str | None:
             kind = kind or "python"
         elif name in INTERPRETERS:
             kind = kind or INTERPRETERS[name]
+        elif name in COMMAND_READERS:
+            kind = kind or "input"
     return kind
 
 

@@ -724,9 +724,19 @@ def _printing_kind(command: Command, program: Program, kind: str) -> str:
                 kind = level.prints
     if program.prints_with and kind == program.prints:
         grammar, wanted = program.grammar, program.prints_with
-        if not any(name in wanted for option in reading.options for name in grammar.names(option[0])):
+        if not any(
+            name in wanted or _abbreviates(name, wanted)
+            for option in reading.options
+            for name in grammar.names(option[0])
+        ):
             return ""
     return kind
+
+
+def _abbreviates(name: str, wanted: frozenset[str]) -> bool:
+    """Whether long option ``name`` is a prefix of one of ``wanted`` (getopt_long takes an unambiguous one:
+    `grep --files-with-match`, `--files-w` are --files-with-matches: redt36)."""
+    return len(name) > 2 and any(len(w) > len(name) and w.startswith(name) for w in wanted)
 
 
 def _listing_of(command: Command) -> tuple[str, str | None] | None:
