@@ -80,6 +80,9 @@ _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
 COMMAND_READERS = frozenset(
     {"sqlite3", "sqlite", "ed", "red", "ex", "vim", "vi", "nvim", "gdb", "lldb", "dc", "m4", "gm4", "tclsh"}
     | {"wish", "expect", "psql", "mysql", "mariadb", "sftp", "ftp", "lftp", "smbclient", "bc", "jshell", "ghci"}
+    # a program text on the input (`head -n 1 | awk -f /dev/stdin`, `sed -f -`, `make -f -`): line-based,
+    # holding a partial line changes nothing they do with data
+    | {"awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake"}
 )
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
@@ -863,6 +866,11 @@ def reader_kind(command: str) -> str | None:
         names = [c.name for c in commands]
     except (ShellSyntaxError, TooComplex, RecursionError):
         names = [command_name(w) for w in command.split()]
+    # (redt36) without the Programs table a wrapper is not unwrapped (`env bash`, `nice python3 -i`,
+    # `stdbuf -oL sqlite3`): a command whose words name none read as a shell's or an interpreter's is
+    # read by each word's name too (stricter: a word naming one is taken for it)
+    if not any(not n or n in SHELLS or _PYTHON.match(n) or n in INTERPRETERS or n in COMMAND_READERS for n in names):
+        names = [*names, *(command_name(w) for w in command.split() if not w.startswith("-") and "=" not in w)]
     kind: str | None = None
     for name in names:
         if not name or name in SHELLS:

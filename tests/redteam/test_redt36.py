@@ -31,9 +31,11 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
   `read y < f`, `printf -v y`, `mapfile`, `y=n` with n read from a file, `y+=$n` ran a stored `a[$(rm -rf
   ~)]`: Analyzer._taint / _assign mark it and the command reads as unknown arithmetic (asks).
 - READERS: a program started in the background that reads commands from its input (sqlite3's `.shell`, ed's and
-  ex's `!`, gdb's `shell`): a process write to it was data, judged as a shell line (`.shell rm -rf ~` is no
-  command) and sent: session_memory.COMMAND_READERS: each line is judged as the program's input
-  (`sqlite3 <<< LINES`, which the Programs table reads).
+  ex's `!`, gdb's `shell`, `head -n 1 | awk -f /dev/stdin`): a process write to it was data, judged as a shell
+  line (`.shell rm -rf ~` is no command) and sent: session_memory.COMMAND_READERS: each line is judged as the
+  program's input (`sqlite3 <<< LINES`, which the Programs table reads). And a wrapped shell or interpreter (`env
+  bash`, `nice python3 -i`: reader_kind parses without the Programs table, which unwraps them) was data: a line
+  split over two writes (`rm -r`, `f ~⏎`) was judged in halves; a wrapper's words are read by name now.
 - ABBREVIATED: tail35's `prints_with` named grep's long options whole: `grep --files-with-match x * | sh`,
   `--files-w`, `--with-filen` (getopt_long takes an unambiguous prefix) printed file names into a shell
   (shell._abbreviates).
@@ -42,7 +44,9 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
   ftp's script, a script file (`sftp -b F`, `lftp -f F`: not read, the folder may be put):
   evaluate._batch_puts reads each put statement's local files as a tree reader's.
 
-Open (xfail strict; allowed): a copy made by `split` (its output names are made by the program). Not a
+Open (xfail strict; allowed): a copy made by `split` (its output names are made by the program); node's
+`child_process` function under another name (`const {execSync: e} = require(...)`: the row reads calls by
+their names). Not a
 payload: sed's program text with a spliced value asks already (read_computed_path).
 """
 
@@ -110,6 +114,16 @@ BUILT_CALL: dict[str, Case] = {
     "ruby joined": ({}, L + 'ruby -e \'system("echo " + ARGV[0])\' "$(readlink l)"'),
     "php joined": ({}, L + 'php -r \'passthru("echo " . $argv[1]);\' "$(readlink l)"'),
     "lua joined": ({}, L + 'lua -e \'os.execute("echo " .. arg[1])\' "$(readlink l)"'),
+    "python join": ({}, L + 'python3 -c \'import os,sys; os.system(" ".join(["echo", sys.argv[1]]))\' "$(readlink l)"'),
+    "python parenthesized": (
+        {},
+        L + 'python3 -c \'import os,sys; os.system(("echo " + sys.argv[1]))\' "$(readlink l)"',
+    ),
+    "python map": ({}, L + "python3 -c 'import os,sys; list(map(os.system, sys.argv[1:]))' \"$(readlink l)\""),
+    "node array join": (
+        {},
+        L + 'node -e \'require("child_process").execSync(["echo", process.argv[1]].join(" "))\' "$(readlink l)"',
+    ),
     "awk -v joined": ({}, L + 'awk -v c="$(readlink l)" \'BEGIN{system("echo " c)}\''),
     "awk ENVIRON": ({}, L + 'X="$(readlink l)" awk \'BEGIN{system("echo " ENVIRON["X"])}\''),
     "awk $0 joined": ({}, L + "readlink l | awk '{system(\"echo \" $0)}'"),
@@ -474,6 +488,8 @@ READERS = {
     "gdb shell": ("gdb -q", "shell rm -rf ~\n"),
     "vim -es !": ("vim -es", "!rm -rf ~\n"),
     "ex !": ("ex", "!rm -rf ~\n"),
+    "awk's program on its input": ("head -n 1 | awk -f /dev/stdin", 'BEGIN{system("rm -rf ~")}\n'),
+    "sed's script on its input": ("head -n 1 | sed -f /dev/stdin /etc/hostname", "1e rm -rf ~\n"),
 }
 
 
@@ -544,3 +560,35 @@ def test_an_abbreviated_option_printing_a_written_name_does_not_run(
 ) -> None:
     engine, home, _ = plain_harm
     written_then_stopped(tmp_path, engine, home, {"x;rm -rf ~;": "x\n"}, "grep --files-with-match x * | sh")
+
+
+@pytest.mark.xfail(strict=True, reason="redt36 open: inline_computed_call reads a shell-running call by its name")
+def test_open_a_renamed_shell_call(plain_project: tuple[Path, Engine]) -> None:
+    command = (
+        L + 'node -e \'const {execSync: e} = require("child_process"); e("echo " + process.argv[1])\' "$(readlink l)"'
+    )
+    assert_verdict(plain_project, ({}, command), False, "payload-renamed")
+
+
+@pytest.mark.parametrize("wrapped", ["env bash", "nice bash", "stdbuf -oL sh", "timeout 60 bash", "nohup sh"])
+def test_a_wrapped_background_shell_holds_its_lines(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], wrapped: str
+) -> None:
+    """`env bash` started in the background was no shell to session_memory.reader_kind (no Programs table
+    to unwrap `env` with): `rm -r` then `f ~⏎` were two writes of data, each judged alone, and the HOME
+    went. A wrapper's words are read by name now: the line is held, then judged whole."""
+    deleted, _, _ = run_confined(tmp_path, f"printf 'rm -r' > p; printf 'f ~\\n' >> p; {wrapped} < p")
+    assert not (deleted / "notes.txt").is_file(), "the two writes should delete the home unguarded"
+    engine, home, _ = plain_harm
+    started = engine.call("terminal", {"command": wrapped, "background": True}, session_id="s")
+    assert started.ok, started.error
+    process_id = json.loads(started.output)["process_id"]
+    results = [
+        engine.call("process", {"action": "write", "process_id": process_id, "input": part}, session_id="s")
+        for part in ("rm -r", "f ~\n")
+    ]
+    time.sleep(0.5)
+    engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s")
+    assert not results[-1].ok and results[-1].error is not None
+    assert results[-1].error.type in ("denied", "pending_approval")
+    assert home_intact(home)
