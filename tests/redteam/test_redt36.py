@@ -39,6 +39,8 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
 - ABBREVIATED: tail35's `prints_with` named grep's long options whole: `grep --files-with-match x * | sh`,
   `--files-w`, `--with-filen` (getopt_long takes an unambiguous prefix) printed file names into a shell
   (shell._abbreviates).
+- SERVICE_PATHS (lead35's neighbours): `update-rc.d ../../tmp/x defaults`, `chkconfig`, `initctl start`, `sv`,
+  `rc-update` given a service word holding a `/` (system.yaml service_control; no real run: root, an init).
 - BATCH: tail35's batch uploaders read for `put -r .`, `mput *`, `mirror -R .` only: `put -r config`, `put
   .env`, `reput`, `lcd config` then `put -r .`, `mirror -Rv`, `mirror -R` (its source the local folder),
   ftp's script, a script file (`sftp -b F`, `lftp -f F`: not read, the folder may be put):
@@ -592,3 +594,25 @@ def test_a_wrapped_background_shell_holds_its_lines(
     assert not results[-1].ok and results[-1].error is not None
     assert results[-1].error.type in ("denied", "pending_approval")
     assert home_intact(home)
+
+
+# -- lead35's service word holding a path, in the other init tools (no real run: they need root) ---------
+
+SERVICE_PATHS = [
+    "update-rc.d ../../tmp/x defaults",
+    "sudo chkconfig ../../tmp/x on",
+    "initctl start ../../tmp/x",
+    "sv start ../../tmp/x",
+    "rc-update add ../../tmp/x default",
+]
+SERVICE_NEAR = ["update-rc.d nginx defaults", "chkconfig nginx on", "initctl start nginx", "sv status nginx"]
+
+
+@pytest.mark.parametrize("command", SERVICE_PATHS)
+def test_a_service_named_by_a_path_asks_in_every_init_tool(secret_tree: Engine, command: str) -> None:
+    assert secret_tree.check(command).decision != "allow", command
+
+
+@pytest.mark.parametrize("command", SERVICE_NEAR)
+def test_a_service_named_by_its_name_keeps_its_verdict(secret_tree: Engine, command: str) -> None:
+    assert secret_tree.check(command).decision == "allow", command
