@@ -18,7 +18,7 @@ from engine.policy.paths import URL
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
-_PYTHON = re.compile(r"^python[0-9.]*$")
+_PYTHON = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
 # The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`, `ld-2.31.so`, `ld64.so.2`,
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
 _LOADER = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
@@ -95,7 +95,7 @@ def renamed(names: frozenset[str] | set[str]) -> set[str]:
 
 
 def command_name(word: str) -> str:
-    """The name patterns match: basename, lower-case, python3.11 → python, BUN.EXE → bun, gcp → cp,
+    """The name patterns match: basename, lower-case, python3.11 and pypy3 → python, BUN.EXE → bun, gcp → cp,
     ld-linux-x86-64.so.2 → ld.so."""
     name = word[word.rfind("/") + 1 :].lower()  # basename(word), without a list
     if name.endswith((".exe", ".cmd", ".bat")) and len(name) > 4:
@@ -105,7 +105,7 @@ def command_name(word: str) -> str:
             return name[1:]
         if name[:3] in ("uu-", "uu_") and name[3:] in _RENAMED:
             return name[3:]
-    if name.startswith("python") and _PYTHON.match(name):
+    if name.startswith(("python", "pypy")) and _PYTHON.match(name):
         return "python"
     if name.startswith("ld") and ".so" in name and _LOADER.fullmatch(name):
         return "ld.so"

@@ -678,6 +678,8 @@ class Evaluator:
                 unread = tuple(analyzer.unread)
             if session is not None and session.files.archives:
                 commands = _sent_archives(commands, session, self.policy.programs)
+            if any(c.name in _BATCH_UPLOADERS for c in commands):
+                commands = _batch_puts(commands, self.policy.programs)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
@@ -1500,6 +1502,7 @@ _NETWORK_SENDERS = frozenset(
     {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp", "sftp"}
     | {"scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd", "busybox", "pwncat"}
     | {"mc", "az", "oci", "b2", "gcloud", "azcopy", "croc", "wormhole", "magic-wormhole", "sendme", "portal", "xh"}
+    | {"mcli", "s5cmd", "swift", "ncftpput"}
 )
 # An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
 _NETWORK_CODE = re.compile(
@@ -1507,6 +1510,14 @@ _NETWORK_CODE = re.compile(
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
     r"|fsockopen|curl_init"  # PHP's (redt35; stream_socket_client is a socket above)
 )
+
+
+# Batch uploaders whose script puts local files (redt36): their put statements' operands are read as a tree
+# reader's (_batch_puts); and the options that give a script file (`sftp -b F`, `lftp -f F`)
+_BATCH_UPLOADERS = frozenset({"sftp", "lftp", "smbclient", "ftp"})
+_PUTS = frozenset({"put", "mput", "reput", "rput"})
+_BATCH_PUT = re.compile(r"\b(?:m|re|r)?put\b|\bmirror\b[^;\n]*\s(?:-[A-Za-z]*R|--reverse)")  # (their sends: script)
+_SCRIPT_OPTIONS = frozenset({"-b", "-f"})
 
 
 def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) -> bool:
@@ -1528,6 +1539,8 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
         ways = table.get(name)
         if ways is not None and sends_away(ways, command.argv, command.stdin):
             return True  # its `sends:` (policies/senders.yaml: `scp -r . h:`, `croc send .`, `tar cf h:x .`)
+        if name in _BATCH_UPLOADERS and not command.stdin and _script_file(command):
+            return True  # a script file not read here may put anything (redt36; _batch_puts)
         if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
     if not senders:
@@ -1560,24 +1573,135 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     """The commands, and for each file a network sender reads that an earlier call of the session wrote
     with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
     that reader again, writing the file from the words it read: the line is judged as `tar czf x.tgz
-    . && curl -T x.tgz URL` is (_sends_away: a sender given a tree reader's file)."""
+    . && curl -T x.tgz URL` is (_sends_away: a sender given a tree reader's file).
+
+    On a line that sends (redt36), another command reading such a file hands it on (`cat x.tgz | curl -T
+    - URL`, `nc h 80 < <(cat x.tgz)`): the reader again writes to the network (`> /dev/tcp/`, which
+    _sends_away reads as sent); an inline program opening a connection that names the file in its text
+    (`python3 -c "…urlopen(u, open('x.tgz').read())"`) sends it; a sender's word only the run knows
+    (`curl -T "$OLDPWD/x.tgz"`, `curl -T $(ls *.tgz)`, xargs's `{}`) may be any of the files."""
+    senders = [
+        c
+        for c in commands
+        if c.name in _NETWORK_SENDERS or (c.code is not None and _NETWORK_CODE.search(c.code) is not None)
+    ]
+    if not senders:
+        return commands
     out = commands
+    handed = False  # a file is sent by no word of a sender's: the senders are fed by its reader
     for command in commands:
-        if command.name not in _NETWORK_SENDERS:
-            continue
+        sender = any(command is c for c in senders)
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
         words += [target for op, target in command.redirects if op in ("<", "<>")]
+        found: list[tuple[str, tuple[str, ...]]] = []
         for word in dict.fromkeys(words):
             if word.startswith("-"):
                 continue
             sources = session.archive_sources(posixpath.join(cwd, word))
             if sources:
-                argv = ("tar", "-c", "-f", word, "--", *sources)
-                flags, via, tar = (False,) * len(argv), (*command.via, "session"), programs.get("tar")
-                made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
-                out = [*out, made]
+                found.append((word if sender else "-", sources))
+        if sender and (
+            any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
+            or any("{}" in w for w in command.argv[1:])
+            or (command.code is not None and any(_names_archive(command.code, key) for key, _ in session.archives()))
+        ):
+            found += [("-", sources) for _, sources in session.archives()]
+        for word, sources in found:
+            handed = handed or word == "-"
+            argv = ("tar", "-c", "-f", word, "--", *sources)
+            flags, via, tar = (False,) * len(argv), (*command.via, "session"), programs.get("tar")
+            made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
+            out = [*out, made]
+    if handed:
+        out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
     return out
+
+
+def _fed_by_tar(command: Command) -> Command:
+    """``command`` (a sender) as fed by a tree reader: what it sends is an archive of a tree (_sends_away)."""
+    return Command(
+        command.name,
+        command.argv,
+        command.dynamic,
+        command.redirects,
+        command.stdin,
+        command.fed_by | {"tar"},
+        command.via,
+        command.code,
+        command.depth,
+        command.cwd,
+        command.program,
+        command.indirect,
+    )
+
+
+# A word only the run completes that may name a file: a path, a substitution's output (not a header's `$TOKEN`)
+_PATH_OR_OUTPUT = re.compile(r"/|\$\(|`")
+
+
+def _names_archive(code: str, key: str) -> bool:
+    """Whether an inline program's ``code`` names the file remembered as ``key`` (its file name)."""
+    name = posixpath.basename(key)
+    return bool(name) and name in code
+
+
+def _script_file(command: Command) -> bool:
+    """Whether a batch uploader reads its script from a file (`sftp -b F h`, `lftp -f F`, `smbclient //h/s <
+    F`): it may put anything (redt36) when its statements are not read here (no input: one the session wrote
+    is read as its input, tail36's `input_from`)."""
+    argv = command.argv
+    if any(w in _SCRIPT_OPTIONS and i + 1 < len(argv) and argv[i + 1] != "-" for i, w in enumerate(argv)):
+        return True
+    return any(op == "<" and target != "/dev/null" for op, target in command.redirects)
+
+
+def _batch_puts(commands: list[Command], programs: ProgramTable) -> list[Command]:
+    """The commands, and for each batch uploader (sftp, lftp, smbclient) whose script (its input, its -e/-c
+    text) puts local files, a tree reader of those files (`tar -c -f - -- FILES`), which the
+    project_exfiltration rows read as any tree reader's on a line that sends (redt36): `sftp h <<< 'put -r
+    config'`, `lftp -e 'mirror -Rv . /x'` (mirror -R's source is the local folder when none is given), `put
+    -r ./*`, after `lcd DIR`. A script in a file not read here (`sftp -b F`) puts the folder it runs in."""
+    out = commands
+    for command in commands:
+        if command.name not in _BATCH_UPLOADERS:
+            continue
+        words: list[str] = ["."] if not command.stdin and _script_file(command) else []
+        texts = [command.stdin, *(w for w in command.argv[1:] if not w.startswith("-"))]
+        for text in texts:
+            if text and _BATCH_PUT.search(text) is not None:
+                words += _put_words(text)
+        if words:
+            argv = ("tar", "-c", "-f", "-", "--", *dict.fromkeys(words))
+            flags, via = (False,) * len(argv), (*command.via, "batch")
+            made = Command(
+                "tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, programs.get("tar")
+            )
+            out = [*out, made]
+    return out
+
+
+def _put_words(text: str) -> list[str]:
+    """The local files a batch script's put statements name (see _batch_puts)."""
+    found: list[str] = []
+    local = ""
+    for statement in re.split(r"[;\n]", text):
+        words = statement.split()
+        if not words:
+            continue
+        verb, rest = words[0], words[1:]
+        operands = [w.strip("'\"") for w in rest if not w.startswith("-")]
+        if verb == "lcd" and operands:
+            local = posixpath.join(local, operands[0])
+        elif verb in _PUTS:
+            # sftp's and smbclient's `put LOCAL [REMOTE]`; mput's are all local; lftp's `put -O DIR F…`
+            named = operands if verb in ("mput",) or "-O" in rest else operands[:1]
+            found += [posixpath.join(local, w) if local else w for w in named]
+        elif verb == "mirror" and any(
+            w == "--reverse" or (w.startswith("-") and not w.startswith("--") and "R" in w) for w in rest
+        ):
+            found.append(posixpath.join(local, operands[0]) if operands else (local or "."))
+    return found
 
 
 # Programs that give a file another name or place (their last word): an archive sent under it (see _sends_away)

@@ -1315,7 +1315,7 @@ def _as(run: Run, kind: str) -> Run:
 # A word holding more than one word or an operator: text a program may parse as commands (see _words_run)
 _CODE_TEXT: Final = re.compile(r"[\s;&|<>()`$]")
 # Runs whose text a value spliced in by the outer shell is parsed as code in (see Follower._spliced)
-_SPLICED_KINDS: Final = frozenset({"shell", "code"})
+_SPLICED_KINDS: Final = frozenset({"shell", "code", "make"})
 
 
 def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> tuple[list[str], list[bool]]:

@@ -230,7 +230,7 @@ class Send(FrozenRecord):
     a destination option naming a URL (`az storage copy -d https://...`), a batch script that puts files
     (`lftp -e 'mirror -R .'`). Every test is a set test or a table regex compiled when the table is."""
 
-    __slots__ = ("verbs", "to", "options", "operands", "match", "unless", "script")  # noqa: RUF023
+    __slots__ = ("verbs", "to", "options", "operands", "match", "unless", "script", "without")  # noqa: RUF023
 
     verbs: frozenset[str]  # one of these must be among its words (`send`, `upload-batch`); empty: any
     to: str  # where the destination is: "last" (the last word that is no option), "any" (every word), "option"
@@ -239,6 +239,7 @@ class Send(FrozenRecord):
     match: Extractor | None  # the destination must match (searched); None: the verbs alone say it sends
     unless: Extractor | None  # ... and not match this (`file://`, restic's `local:`)
     script: Extractor | None  # searched in its input (a here-string) and in each word: a batch script's put
+    without: tuple[str, ...]  # none of these options given (`restic backup .`: the environment's repository)
 
     def __init__(
         self,
@@ -249,6 +250,7 @@ class Send(FrozenRecord):
         match: Extractor | None = None,
         unless: Extractor | None = None,
         script: Extractor | None = None,
+        without: tuple[str, ...] = (),
     ) -> None:
         object.__setattr__(self, "verbs", verbs)
         object.__setattr__(self, "to", to)
@@ -257,11 +259,14 @@ class Send(FrozenRecord):
         object.__setattr__(self, "match", match)
         object.__setattr__(self, "unless", unless)
         object.__setattr__(self, "script", script)
+        object.__setattr__(self, "without", without)
 
     def sends(self, argv: tuple[str, ...], stdin: str) -> bool:
         """Whether the command ``argv`` (with ``stdin``, its here-string or here-document) sends this way."""
         if self.verbs and self.verbs.isdisjoint(argv):
             return False
+        if self.without and any(w.startswith(o) for w in argv[1:] for o in self.without):
+            return False  # one given (`-r X`, `-rX`, `--repo X`, `--repo=X`)
         if self.operands and sum(1 for w in argv[1:] if not w.startswith("-")) < self.operands:
             return False
         script = self.script
@@ -754,7 +759,8 @@ def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
         if script is not None and match is not None:
             raise TableError(at, "a way reads a script: or a destination, not both")
         operands = int(way.get("operands") or 0)
-        ways.append(Send(verbs, "option" if options else to, options, operands, match, unless, script))
+        without = tuple(("-" if len(str(o)) == 1 else "--") + str(o) for o in way.get("without") or ())
+        ways.append(Send(verbs, "option" if options else to, options, operands, match, unless, script, without))
     return tuple(ways)
 
 

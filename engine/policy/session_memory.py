@@ -74,6 +74,16 @@ INTERPRETERS = {
     "lua": "lua",
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
+# (redt36) Programs that read commands from their input and may run a shell line from them (sqlite3's
+# `.shell`, ed's and ex's `!`, gdb's `shell`, dc's `!`, m4's `syscmd`, Tcl's `exec`, psql's `\!`, sftp's
+# `!`): a write to one started in the background is judged as its input (`sqlite3 <<< LINES`), by line.
+COMMAND_READERS = frozenset(
+    {"sqlite3", "sqlite", "ed", "red", "ex", "vim", "vi", "nvim", "gdb", "lldb", "dc", "m4", "gm4", "tclsh"}
+    | {"wish", "expect", "psql", "mysql", "mariadb", "sftp", "ftp", "lftp", "smbclient", "bc", "jshell", "ghci"}
+    # a program text on the input (`head -n 1 | awk -f /dev/stdin`, `sed -f -`, `make -f -`): line-based,
+    # holding a partial line changes nothing they do with data
+    | {"awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake"}
+)
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
 _MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
@@ -294,12 +304,13 @@ def _state_size(analyzer: Any) -> int:
 class ProcessInput:
     """A background shell's or interpreter's input: the held partial line and the shell's state."""
 
-    kind: str  # "shell" or an interpreter's language
+    kind: str  # "shell", an interpreter's language, or "input" (a program reading commands: see COMMAND_READERS)
     pending: str = ""
     shell: ShellState | None = None  # what the shell's earlier lines left (None: a fresh shell)
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
     programs: ProgramTable = EMPTY  # the policy's Programs table its lines were judged with (see judged)
+    command: str = ""  # a command reader's command line (kind "input"): its lines are judged as its input
 
 
 class SessionFiles:
@@ -464,7 +475,7 @@ class SessionMemory:
         if kind is None:
             return
         files = self.session(session_id)
-        state = ProcessInput(kind)
+        state = ProcessInput(kind, command=command if kind == "input" else "")
         if kind == "shell":
             # (a state even with no cwd: a line judged with one is known to be a background shell's)
             start = f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n" if cwd else "\n"
@@ -487,6 +498,9 @@ class SessionMemory:
         lines, _ = _cut(state, state.pending + data)
         if not lines:
             return None
+        if state.kind == "input":
+            # `sqlite3` started in the background, `.shell rm -rf ~` written: judged as `sqlite3 <<< '…'` (redt36)
+            return f"{state.command} <<< {shlex.quote(lines)}"
         if state.kind != "shell":
             return inline_text(programs or state.programs, state.kind, lines)
         return lines
@@ -570,6 +584,13 @@ class SessionView:
             return ()
         with self._lock:
             return self.files.archives.get(file_key(key, self.workdir), ())
+
+    def archives(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Every file the session remembers a tree reader wrote, with the words it read (redt36)."""
+        if not self.files.archives:
+            return []
+        with self._lock:
+            return list(self.files.archives.items())
 
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
@@ -819,8 +840,15 @@ def _copied_sources(
     for command in commands:
         if command.name in writers:
             cwd = command.cwd or ""
-            for word in command.argv[1:]:
-                found.extend(archives.get(file_key(_absolute(posixpath.join(cwd, word), workdir), workdir), ()))
+            # its words, an option's value (`dd if=x.tgz of=y`) and its input (`tee y < x.tgz`: redt36)
+            words = [*command.argv[1:], *(w.partition("=")[2] for w in command.argv[1:] if "=" in w)]
+            words += [target for op, target in command.redirects if op in ("<", "<>")]
+            for word in words:
+                if word:
+                    # keyed as the analyzer keys a file (`../x.tar` stays relative: _tar_archives), or absolute
+                    spelled = posixpath.join(cwd, word)
+                    key = file_key(_absolute(spelled, workdir), workdir)
+                    found.extend(archives.get(key, archives.get(file_key(spelled, workdir), ())))
     return tuple(found)
 
 
@@ -863,6 +891,11 @@ def reader_kind(command: str) -> str | None:
         names = [c.name for c in commands]
     except (ShellSyntaxError, TooComplex, RecursionError):
         names = [command_name(w) for w in command.split()]
+    # (redt36) without the Programs table a wrapper is not unwrapped (`env bash`, `nice python3 -i`,
+    # `stdbuf -oL sqlite3`): a command whose words name none read as a shell's or an interpreter's is
+    # read by each word's name too (stricter: a word naming one is taken for it)
+    if not any(not n or n in SHELLS or _PYTHON.match(n) or n in INTERPRETERS or n in COMMAND_READERS for n in names):
+        names = [*names, *(command_name(w) for w in command.split() if not w.startswith("-") and "=" not in w)]
     kind: str | None = None
     for name in names:
         if not name or name in SHELLS:
@@ -871,6 +904,8 @@ def reader_kind(command: str) -> str | None:
             kind = kind or "python"
         elif name in INTERPRETERS:
             kind = kind or INTERPRETERS[name]
+        elif name in COMMAND_READERS:
+            kind = kind or "input"
     return kind
 
 

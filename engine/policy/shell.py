@@ -724,9 +724,19 @@ def _printing_kind(command: Command, program: Program, kind: str) -> str:
                 kind = level.prints
     if program.prints_with and kind == program.prints:
         grammar, wanted = program.grammar, program.prints_with
-        if not any(name in wanted for option in reading.options for name in grammar.names(option[0])):
+        if not any(
+            name in wanted or _abbreviates(name, wanted)
+            for option in reading.options
+            for name in grammar.names(option[0])
+        ):
             return ""
     return kind
+
+
+def _abbreviates(name: str, wanted: frozenset[str]) -> bool:
+    """Whether long option ``name`` is a prefix of one of ``wanted`` (getopt_long takes an unambiguous one:
+    `grep --files-with-match`, `--files-w` are --files-with-matches: redt36)."""
+    return len(name) > 2 and any(len(w) > len(name) and w.startswith(name) for w in wanted)
 
 
 def _listing_of(command: Command) -> tuple[str, str | None] | None:
@@ -844,6 +854,9 @@ class Analyzer(Follower, LinkFollower):
         # variables the line set to a text an earlier command may have stored (`read x`, `x=$(cat f)`), which
         # arithmetic evaluates again: `a[$(CMD)]` in it runs CMD (see _arithmetic; redt35)
         self.tainted: set[str] = _NO_NAMES
+        # a variable of the integer attribute (`declare -i y`) was given such a text: each assignment to
+        # it is arithmetic (`declare -i y; y=$(<f)`, `read y < f`, `y=n` with n tainted: redt36)
+        self.integer_stored = False
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -1755,6 +1768,8 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
+        if self.integer_stored:
+            self._integer_value(depth, via)
         # (`~` first: a slice and a lookup per word otherwise, on every command)
         if any(word.startswith("~") and word[:2] in _DIRECTORY_TILDES for word in argv) or any(
             t.startswith("~") and t[:2] in _DIRECTORY_TILDES for _, t in redirects
@@ -2161,6 +2176,8 @@ class Analyzer(Follower, LinkFollower):
                     self._forget(name, argv, self.vals.input)
                     if self.references:
                         self._forget_references(argv)
+                if self.integer_stored:
+                    self._integer_value(depth, via)
                 if everyone is not None and read_by_programs(self.env, local):
                     self.follow_environment(command, everyone, local)
                 if program is None:
@@ -2855,6 +2872,12 @@ class Analyzer(Follower, LinkFollower):
                 scripts.append(_UNKNOWN_ARITHMETIC)
         return scripts
 
+    def _integer_value(self, depth: int, via: tuple[str, ...]) -> None:
+        """A variable of the integer attribute was given a text nobody knows here: bash evaluates it as
+        arithmetic as it assigns it, and a subscript in it runs (`a[$(rm -rf ~)]`): see _arithmetic."""
+        self.integer_stored = False
+        self.analyze(_UNKNOWN_ARITHMETIC, depth=depth + 1, via=(*via, "declare"))
+
     def _taint(self, name: str) -> None:
         """Variable ``name``'s value, when unknown here, may be a text an earlier command stored (see
         _arithmetic). Kept for the line (a later value known here is read as it is; an unknown one stays
@@ -2862,6 +2885,8 @@ class Analyzer(Follower, LinkFollower):
         if self.tainted is _NO_NAMES:
             self.tainted = set()
         self.tainted.add(name)
+        if self.vals.attributes and "i" in self.vals.attributes.get(name, ()):
+            self.integer_stored = True
 
     def _stored(self, name: str) -> bool:
         """Whether variable ``name``'s value, unknown here, may be a text an earlier command stored."""
@@ -3572,6 +3597,8 @@ class Analyzer(Follower, LinkFollower):
         attributes = self.vals.attributes.get(name) if self.vals.attributes else None
         if attributes and value is not None:
             if "i" in attributes:
+                if (self.tainted or self.globbed) and _UNKNOWN_ARITHMETIC in self._arithmetic(value, literal=False):
+                    self.integer_stored = True  # `declare -i y; y=n` with n read from a file (redt36)
                 number = None if appended else arithmetic_value(value, self.env)
                 value = None if number is None else str(number)
             elif not value.isascii():
