@@ -690,7 +690,12 @@ class Evaluator:
             commands = _through_tree_links(commands, view, unwalked)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
-        view.holders = bool(commands) and _sends_away(commands)
+        # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
+        sends = bool(commands) and _sends_away(commands)
+        view.printed_only = not sends and bool(commands) and _prints_trees(commands)
+        view.holders = sends or view.printed_only
+        if view.holders:
+            commands = _with_implicit_folders(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1471,6 +1476,187 @@ def _sends_away(commands: list[Command]) -> bool:
         if any(_names_written(target, written, names) for op, target in sender.redirects if op in ("<", "<>")):
             return True
     return False
+
+
+# Recursive searches that print the lines of every file they read, by the options that make them read a
+# folder's hidden or ignored files (none: always; rg, ag and fd skip a `.env` unless told), and the options
+# that make them print names or counts instead (`grep -rl`, `rg -c`): a folder holding a secret searched so
+# prints the secret to the caller, the one a secret is kept from (View.holders: the project_exfiltration
+# rows ask for it).
+_TREE_PRINTERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    **dict.fromkeys(
+        ("grep", "egrep", "fgrep", "ugrep", "zgrep"),
+        (
+            frozenset({"r", "R", "recursive", "dereference-recursive"}),
+            frozenset({"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet", "silent"}),
+        ),
+    ),
+    "rg": (
+        frozenset({"hidden", ".", "u", "unrestricted", "no-ignore", "no-ignore-vcs", "no-ignore-dot"}),
+        frozenset({"l", "c", "q", "files", "files-with-matches", "files-without-match", "count", "count-matches"})
+        | frozenset({"quiet", "type-list"}),
+    ),
+    "ag": (
+        frozenset({"hidden", "u", "unrestricted", "skip-vcs-ignores", "U", "all-text", "t"}),
+        frozenset({"l", "L", "c", "files-with-matches", "files-without-matches", "count", "list-file-types"}),
+    ),
+    "ack": (frozenset(), frozenset({"l", "L", "c", "f", "g", "files-with-matches", "files-without-matches", "count"})),
+}
+# Finders handing each file they find to a program (`find . -exec cat {} +`, `fd -H -X cat`, `find . | xargs
+# cat`): every one prints what it reads but these, which print names, sums or nothing of a file's text.
+_FINDERS = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
+_FINDER_RUNS = frozenset({"exec", "execdir", "ok", "okdir", "x", "X", "exec-batch"})
+_FD_HIDDEN = frozenset({"H", "hidden", "u", "unrestricted", "I", "no-ignore"})
+_NAME_ONLY = frozenset(
+    {"rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "file", "wc", "du", "echo"}
+    | {"printf", "basename", "dirname", "realpath", "readlink", "test", "[", "true", "false", "mkdir", "mv", "cp"}
+    | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "shred", "git", "dos2unix", "sed"}
+)
+
+
+def _prints_trees(commands: list[Command]) -> bool:
+    """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
+    or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
+    cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk."""
+    for command in commands:
+        name = command.name
+        if name in _TREE_PRINTERS:
+            walks, quiet = _TREE_PRINTERS[name]
+            shaped = command.shape
+            if shaped is None:
+                shaped = command.shape = shape(command)
+            present = shaped.short | shaped.long
+            if name in ("grep", "egrep", "fgrep", "ugrep", "zgrep") and "recurse" in (
+                shaped.option_values("d") + shaped.option_values("directories")
+            ):
+                present = present | {"r"}
+            if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
+                continue
+            includes = shaped.option_values("include")
+            if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
+                continue  # `grep -r --include='*.py' X .`: no secret's name passes
+            if _to_caller(command, commands):
+                return True
+        elif name in _FINDERS:
+            runs = _finder_runs(command)
+            runs = [run for run in runs if run not in _NAME_ONLY]
+            if runs and _finds_secrets(command) and _to_caller(command, commands):
+                return True
+        elif (
+            name not in _NAME_ONLY
+            and not command.fed_by.isdisjoint(_FINDERS)
+            and ("xargs" in command.via or "parallel" in command.via)
+            and any(c.name in command.fed_by and _finds_secrets(c) for c in commands if c.name in _FINDERS)
+            and _to_caller(command, commands)
+        ):
+            return True  # `find . -type f | xargs cat`: each file found handed to a reader
+    return False
+
+
+# A name filter only source files pass (`-name '*.py'`, `--include=*.go`): no secret's name ends so (a `.env`,
+# a `.env.local`, `id_rsa`, `x.pem`, `credentials.json`); a config-like suffix may (`.env.yaml`).
+_SOURCE_NAMES = re.compile(
+    r"\*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|lua|pl|sh|md|rst"
+    r"|html|css|scss|vue|svelte|sql|proto|ex|exs|erl|hs|ml|dart|r|m|mm|ipynb|tf|gradle|cmake)"
+)
+_FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ","})
+
+
+def _finds_secrets(command: Command) -> bool:
+    """Whether a finder may hand a secret file to what it runs: not when a name test of an expression with
+    no alternative or negation passes source files only (`find . -name '*.py' -exec grep x {} +`); not for
+    fd without an option that makes it read hidden or ignored files (it skips a `.env`)."""
+    argv = command.argv
+    if command.name in ("fd", "fdfind"):
+        return not _FD_HIDDEN.isdisjoint(_plain_options(argv))
+    if not _FIND_EITHER.isdisjoint(argv):
+        return True
+    for i, word in enumerate(argv[:-1]):
+        if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(argv[i + 1]):
+            return False
+    return True
+
+
+_PATTERN_OPTIONS = ("e", "f", "regexp", "file")
+_FIND_GLOBALS = frozenset({"-H", "-L", "-P"})
+
+
+def _with_implicit_folders(commands: list[Command]) -> list[Command]:
+    """The commands, and each search or finder given no folder (it walks the working directory: `grep -r
+    KEY`, `rg --hidden KEY`, `find -exec cat {} +`, `fd -H -X cat`) again with `.` named, for the rows
+    that test the folders it walks (`grep -r KEY .`)."""
+    out = commands
+    for command in commands:
+        if (command.name in _TREE_PRINTERS or command.name in _FINDERS) and _walks_cwd(command):
+            argv = (command.argv[0], ".", *command.argv[1:])
+            dynamic = (command.dynamic[0], False, *command.dynamic[1:]) if command.dynamic else ()
+            fields = (command.redirects, command.stdin, command.fed_by, command.via, command.code, command.depth)
+            made = Command(command.name, argv, dynamic, *fields, command.cwd, command.program)
+            out = [*out, made]
+    return out
+
+
+def _walks_cwd(command: Command) -> bool:
+    """Whether a search or finder names no folder or file to read, so it walks the working directory."""
+    argv = command.argv
+    name = command.name
+    if name in ("find", "gfind", "bfs"):
+        at = 1
+        while at < len(argv) and (argv[at] in _FIND_GLOBALS or argv[at].startswith(("-D", "-O"))):
+            at += 1
+        return at >= len(argv) or argv[at].startswith("-") or argv[at] in ("(", "!", "\\(")
+    shaped = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    positionals = shaped.positionals
+    if name in ("fd", "fdfind"):
+        runs = [i for i, w in enumerate(argv) if w.startswith("-") and w.lstrip("-").partition("=")[0] in _FINDER_RUNS]
+        end = runs[0] if runs else len(argv)
+        before = [w for w in positionals if w in argv[1:end]]
+        flags = _plain_options(argv[:end])
+        return len(before) < 2 and "search-path" not in flags and "base-directory" not in flags
+    given = [v for option in _PATTERN_OPTIONS for v in shaped.option_values(option)]
+    if given:
+        return all(p in given for p in positionals)  # `grep -r -e KEY`: every word a pattern
+    if name == "rg" and not (shaped.short | shaped.long).isdisjoint({"files", "type-list"}):
+        return not positionals
+    return len(positionals) < 2
+
+
+def _plain_options(argv: tuple[str, ...]) -> set[str]:
+    """The options of ``argv`` read letter by letter and whole, up to `--`."""
+    found: set[str] = set()
+    for word in argv[1:]:
+        if word == "--":
+            break
+        if word.startswith("--"):
+            found.add(word[2:].partition("=")[0])
+        elif word.startswith("-") and len(word) > 1:
+            found.update(word[1:])
+            found.add(word[1:])
+    return found
+
+
+def _finder_runs(command: Command) -> list[str]:
+    """The names of the programs a finder runs on what it finds (`-exec cat {} +`, `fd -X cat`)."""
+    argv = command.argv
+    runs: list[str] = []
+    for i, word in enumerate(argv[:-1]):
+        option = word.lstrip("-")
+        if word.startswith("-") and (option in _FINDER_RUNS or option.partition("=")[0] in _FINDER_RUNS):
+            program = word.partition("=")[2] if "=" in word else argv[i + 1]
+            runs.append(command_name(program) if program else "")
+    return runs
+
+
+def _to_caller(command: Command, commands: list[Command]) -> bool:
+    """Whether ``command``'s output may reach the caller: not only counted (`| wc -l`). A file it is
+    written to is printed by the next call (`> hits.txt`, then `cat hits.txt`), and a redirection's
+    descriptor is not kept (`2>/dev/null` reads as `>/dev/null`)."""
+    if sum(c.name == command.name for c in commands) > 1:
+        return True  # which one feeds a counter is not known by name
+    readers = [c.name for c in commands if command.name in c.fed_by and c is not command]
+    return not readers or any(name != "wc" for name in readers)
 
 
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:

@@ -90,7 +90,7 @@ NEAR_MISSES = [
     "tar czf backup.tgz .",
     "rsync -a src/ build/",
     "rsync -a . /tmp/exfil34-copy",
-    "grep -r TODO .",
+    "grep -rl TODO .",  # (lead36: `grep -r TODO .` prints the .env to the caller: test_lead36.py)
     "zip -r out.zip .",
     "scp -r src host:",
     "scp -r src user@host:dst",
