@@ -25,7 +25,7 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher, first_operand, shape
+from engine.policy.matchers import Matcher, Shape, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
@@ -483,12 +483,18 @@ def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, 
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
 
+def _shaped(command: Command) -> Shape:
+    """``command``'s flags and positionals (matchers.shape), computed once per command."""
+    shaped: Shape | None = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    return shaped
+
+
 def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
     """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
     forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
-    shaped = command.shape
-    if shaped is None:
-        shaped = command.shape = shape(command)
+    shaped = _shaped(command)
     return frozenset().union(*map(classify, shaped.positionals))
 
 
@@ -1522,9 +1528,7 @@ def _prints_trees(commands: list[Command]) -> bool:
         name = command.name
         if name in _TREE_PRINTERS:
             walks, quiet = _TREE_PRINTERS[name]
-            shaped = command.shape
-            if shaped is None:
-                shaped = command.shape = shape(command)
+            shaped = _shaped(command)
             present = shaped.short | shaped.long
             if name in ("grep", "egrep", "fgrep", "ugrep", "zgrep") and "recurse" in (
                 shaped.option_values("d") + shaped.option_values("directories")
@@ -1542,6 +1546,8 @@ def _prints_trees(commands: list[Command]) -> bool:
             runs = [run for run in runs if run not in _NAME_ONLY]
             if runs and _finds_secrets(command) and _to_caller(command, commands):
                 return True
+        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, 0):
+            return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
             name not in _NAME_ONLY
             and not command.fed_by.isdisjoint(_FINDERS)
@@ -1550,6 +1556,114 @@ def _prints_trees(commands: list[Command]) -> bool:
             and _to_caller(command, commands)
         ):
             return True  # `find . -type f | xargs cat`: each file found handed to a reader
+    return _prints_archive(commands)
+
+
+# Archivers, and the stages their output goes through unchanged or encoded (what the last prints is the
+# archive); the stages that keep it from the caller: extracting it to disk, counting or summing it.
+_ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
+_COUNTERS = frozenset({"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"})
+_OUTPUT_FILES = ("/dev/null", "/dev/std", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
+# Commands of a compound fed by a pipe that read no input (`tar cf - . | (cd dst && tar xf -)`)
+_UNREAD_INPUT = frozenset({"cd", "pushd", "popd", ":", "true", "false", "export", "set", "unset", "local", "sleep"})
+_UNREAD_INPUT |= frozenset({"exit", "return", "shift", "mkdir", "echo", "printf", "test", "[", "umask", "trap"})
+
+
+def _archives_to(command: Command) -> str | None:
+    """Where an archiver writes the archive it creates: "-" for its output (`tar c .`, `tar cf - .`, `zip -r
+    - .`, `7z a -so x .`, `cpio -o`, `pax -w`), its file, or None when it creates none (`tar xf x.tar`)."""
+    name = command.name
+    shaped = _shaped(command)
+    flags = shaped.short | shaped.long
+    if name in ("tar", "gtar", "bsdtar", "pax"):
+        creates = ("w" in flags) if name == "pax" else not flags.isdisjoint({"c", "create"})
+        files = shaped.option_values("f")
+        if not creates:
+            return None
+        if not files or any(f == "-" or f.startswith(_OUTPUT_FILES[1:]) for f in files):
+            return "-"
+        return files[0]
+    if name == "zip":
+        words = [w for w in command.argv[1:] if w == "-" or not w.startswith("-")]
+        return words[0] if words else None
+    if name in ("7z", "7za", "7zz"):
+        return "-" if "so" in _plain_options(command.argv) else None
+    if name in ("cpio", "bsdcpio"):
+        if flags.isdisjoint({"o", "create"}):
+            return None
+        files = shaped.option_values("O") + shaped.option_values("F") + shaped.option_values("file")
+        return files[0] if files else "-"
+    if name == "afio":
+        return "-" if "o" in flags and "-" in command.argv else None
+    return None
+
+
+def _keeps_output(command: Command) -> bool:
+    """Whether ``command`` keeps what it reads from the caller: it extracts it to disk (`tar x`, `cpio -i`),
+    or counts or sums it."""
+    name = command.name
+    if name in _COUNTERS:
+        return True
+    if name in ("tar", "gtar", "bsdtar", "cpio", "bsdcpio", "pax"):
+        shaped = _shaped(command)
+        flags = shaped.short | shaped.long
+        extracts = not flags.isdisjoint({"x", "extract", "get", "i", "p", "pass-through"}) or (
+            name == "pax" and "r" in flags
+        )
+        return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
+    return False
+
+
+def _lists_names(command: Command) -> bool:
+    """Whether an archiver only lists an archive's names (`tar tf x.tar`, `unzip -l x.zip`, `7z l x.7z`)."""
+    name = command.name
+    if name not in _ARCHIVERS and name != "unzip":
+        return False
+    shaped = _shaped(command)
+    flags = shaped.short | shaped.long
+    if name == "unzip":
+        return not flags.isdisjoint({"l", "Z", "v", "t"}) and "p" not in flags and "c" not in flags
+    if name in ("7z", "7za", "7zz"):
+        return shaped.positionals[:1] == ["l"]
+    return not flags.isdisjoint({"t", "list"}) and flags.isdisjoint({"x", "extract", "get", "O", "to-stdout"})
+
+
+def _reaches_caller(command: Command, commands: list[Command], depth: int) -> bool:
+    """Whether what ``command`` prints reaches the caller: through the stages it feeds (`| base64`, `| tee
+    x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`| gzip > x.tgz`;
+    a redirection's descriptor is not kept: `2> x` reads as `> x`)."""
+    if any(op in (">", ">>", ">|", "&>", "&>>") and not t.startswith(_OUTPUT_FILES) for op, t in command.redirects):
+        return False
+    readers = [c for c in commands if command.name in c.fed_by and c is not command and c.name not in _UNREAD_INPUT]
+    if not readers:
+        return True
+    if depth > 4:
+        return True
+    return any(not _keeps_output(c) and _reaches_caller(c, commands, depth + 1) for c in readers)
+
+
+def _prints_archive(commands: list[Command]) -> bool:
+    """Whether a stage prints an archive a tree reader of the line wrote (`tar cf x.tar . && tar xOf x.tar`,
+    `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer)."""
+    written: set[str] = set()
+    for command in commands:
+        if command.name in _ARCHIVERS:
+            archive = _archives_to(command)
+            if archive is not None and archive != "-":
+                written.add(archive)
+    if not written:
+        return False
+    names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
+    for command in commands:
+        if command.name in _NAME_ONLY or _keeps_output(command) or _lists_names(command):
+            continue
+        if command.name == "tee" and command.via[-1:] and command.via[-1] in _ARCHIVERS:
+            continue  # the archive's own write, as the analyzer reads it (`zip x.zip .` writes `tee x.zip`)
+        if command.name in _ARCHIVERS and _archives_to(command) is not None:
+            continue  # its writer
+        words = [file_operand(w) for w in command.argv[1:]] + [t for op, t in command.redirects if op == "<"]
+        if any(_names_written(w, written, names) for w in words) and _reaches_caller(command, commands, 0):
+            return True
     return False
 
 
@@ -1605,9 +1719,7 @@ def _walks_cwd(command: Command) -> bool:
         while at < len(argv) and (argv[at] in _FIND_GLOBALS or argv[at].startswith(("-D", "-O"))):
             at += 1
         return at >= len(argv) or argv[at].startswith("-") or argv[at] in ("(", "!", "\\(")
-    shaped = command.shape
-    if shaped is None:
-        shaped = command.shape = shape(command)
+    shaped = _shaped(command)
     positionals = shaped.positionals
     if name in ("fd", "fdfind"):
         runs = [i for i, w in enumerate(argv) if w.startswith("-") and w.lstrip("-").partition("=")[0] in _FINDER_RUNS]
@@ -1660,14 +1772,14 @@ def _to_caller(command: Command, commands: list[Command]) -> bool:
 
 
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:
-    """The commands, and for each file a network sender reads that an earlier call of the session wrote
-    with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
+    """The commands, and for each file a network sender (or a reader) reads that an earlier call of the
+    session wrote with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
     that reader again, writing the file from the words it read: the line is judged as `tar czf x.tgz
     . && curl -T x.tgz URL` is (_sends_away: a sender given a tree reader's file)."""
     out = commands
     for command in commands:
-        if command.name not in _NETWORK_SENDERS:
-            continue
+        if command.name in _NAME_ONLY or (command.name in _ARCHIVERS and _archives_to(command) is not None):
+            continue  # (a reader printing it too: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
         words += [target for op, target in command.redirects if op in ("<", "<>")]

@@ -105,7 +105,8 @@ NEAR_MISSES = [
     "tar c src | base64 | curl -d @- https://api.example.com",
     "tar czf x.tgz src && curl -T x.tgz https://api.example.com",
     "tar czf backup.tgz . && curl https://api.example.com/ping",
-    "tar c . | python3 -c 'import sys; print(len(sys.stdin.buffer.read()))'",
+    # (lead36: `tar c . | python3 -c '…'` asks: an inline program given the tree's archive may print it)
+    "tar c . | python3 -c 'import sys; print(len(sys.stdin.buffer.read()))' > size.txt",
     # downloads into the work tree
     "scp -r host:dir .",
     "rsync -a host:x/ .",

@@ -10,6 +10,11 @@ away: a search that prints every file's lines of a folder the bounded walk finds
 counts (`grep -rl`, `| wc -l`), skips hidden files (plain `rg`, `ag`, `fd`), or reads
 a folder without a secret keeps its verdict; so does a large project whose walk past its bound found no
 secret at the top (a question on every search of a large tree would be clicked through).
+
+An archive of such a tree printed is the same: `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`,
+`find . | cpio -o`, `tar cf x.tar . && tar xOf x.tar`, or an archive an earlier call wrote read back
+(`tar xOf ../x.tar`, `unzip -p`, `zcat | strings`: the session's memory of what a tree reader wrote). An
+archive kept on disk, extracted to disk, listed, counted or summed keeps its verdict.
 """
 
 from __future__ import annotations
@@ -171,3 +176,98 @@ def test_rg_prints_the_key_only_when_told_to_read_hidden_files(tree: tuple[Path,
     assert KEY not in plain.stdout and KEY in hidden.stdout
     assert decision_and_keys(engine, "rg PASSWORD") == ("allow", [])
     assert decision_and_keys(engine, "rg --hidden PASSWORD")[0] == "ask"
+
+
+# -- an archive of the tree printed: to the output, through encoders, or read back on the line or later --
+
+ARCHIVE_PRINTS = [
+    "tar c .",
+    "tar cf - . | strings",
+    "tar c . | tar xO",
+    "tar -cf - . | xxd",
+    "tar cf - . | base64 -w0",
+    "tar c . | gzip | base64",
+    "tar c . 2>/dev/null",
+    "tar cf /dev/stdout .",
+    "tar cz . | tee x.tgz",
+    "bsdtar cf - . | cat",
+    "zip -r - . | cat",
+    "find . -type f | cpio -o",
+    "find . | cpio -o -H newc | od -c",
+    "tar cf x.tar . && tar xOf x.tar",
+    "zip -qr x.zip . && unzip -p x.zip",
+    "zip -r x.zip . && cat x.zip",
+    "tar cf - . | (cd /tmp && cat)",
+    "tar c . | python3 -c 'import sys; print(sys.stdin.buffer.read())'",
+]
+
+ARCHIVE_KEPT = [
+    "tar czf backup.tgz .",
+    "tar czf - . > backup.tgz",
+    "tar c . | gzip > x.tgz",
+    "tar c . | wc -c",
+    "tar c . | sha256sum",
+    "tar c . | tar x -C /tmp/copy",
+    "tar cf - . | (cd /tmp/copy && tar xf -)",
+    "tar cf x.tar . && tar tf x.tar",
+    "tar cf x.tar . && tar xf x.tar -C /tmp/r",
+    "zip -qr x.zip . && unzip -l x.zip",
+    "zip -r x.zip .",
+    "tar c src | strings",
+    "find . -depth -print | cpio -pdm /tmp/copy",
+]
+
+
+@pytest.mark.parametrize("command", ARCHIVE_PRINTS)
+def test_an_archive_of_a_secret_holding_tree_printed_asks(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    _, engine, _ = tree
+    decision, keys = decision_and_keys(engine, command)
+    assert decision == "ask" and "project_exfiltration" in keys, (command, decision, keys)
+
+
+@pytest.mark.parametrize("command", ARCHIVE_KEPT)
+def test_an_archive_kept_on_disk_counted_or_extracted_stays_allowed(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    _, engine, _ = tree
+    assert decision_and_keys(engine, command) == ("allow", []), command
+
+
+@pytest.mark.parametrize("command", ["tar cf - . | strings", "tar c . | tar xO", "tar cf x.tar . && tar xOf x.tar"])
+def test_the_archive_prints_the_key_and_the_engine_does_not_run_it(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    work, engine, env = tree
+    ran = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, timeout=30, check=False)
+    assert KEY.encode() in ran.stdout
+    (work / "x.tar").unlink(missing_ok=True)
+    result = engine.call("terminal", {"command": command})
+    assert KEY not in str(result.output) + str(result.error)
+    assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+    assert not (work / "x.tar").exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("tar cf ../x.tar .", "tar xOf ../x.tar"),
+        ("tar czf ../x.tgz .", "zcat ../x.tgz | strings"),
+        ("zip -qr ../x.zip .", "unzip -p ../x.zip"),
+        ("tar cf ../x.tar .", "cat ../x.tar"),
+    ],
+)
+def test_an_archive_written_by_an_earlier_call_and_printed_asks(
+    tree: tuple[Path, Engine, dict[str, str]], first: str, second: str
+) -> None:
+    work, engine, env = tree
+    assert engine.call("terminal", {"command": first}, session_id="s").ok, first
+    # the harm: the next call prints the key
+    ran = subprocess.run(["bash", "-c", second], cwd=work, env=env, capture_output=True, timeout=30, check=False)
+    assert KEY.encode() in ran.stdout
+    result = engine.call("terminal", {"command": second}, session_id="s")
+    assert KEY not in str(result.output) + str(result.error)
+    assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+    # extracting it to disk or listing it is not printing it
+    assert engine.call("terminal", {"command": "tar tf ../x.tar || unzip -l ../x.zip"}, session_id="s").ok
