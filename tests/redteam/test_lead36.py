@@ -7,9 +7,10 @@ open case, a "policy decision"), and so did `find . -name '*.env' -exec cat {} +
 (`secret_parent`). The caller is the one a secret is kept from, so printing the tree to it is sending it
 away: a search that prints every file's lines of a folder the bounded walk finds a secret in
 (`secret_holder`, exfil34's View._holds) now asks (project_exfiltration). A search that prints names or
-counts (`grep -rl`, `| wc -l`), skips hidden files (plain `rg`, `ag`, `fd`), or reads
-a folder without a secret keeps its verdict; so does a large project whose walk past its bound found no
-secret at the top (a question on every search of a large tree would be clicked through).
+counts (`grep -rl`, `| wc -l`), writes to a file (a later call printing it asks), skips hidden files
+(plain `rg`, `ag`, `fd`), or reads a folder without a secret keeps its verdict; so does a large project
+whose walk past its bound found no secret at the top (a question on every search of a large tree would be
+clicked through).
 
 An archive of such a tree printed is the same: `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`,
 `find . | cpio -o`, `tar cf x.tar . && tar xOf x.tar`, or an archive an earlier call wrote read back
@@ -43,7 +44,8 @@ PAYLOADS = [
     "grep --directories=recurse PASSWORD .",
     "grep -r PASSWORD . | head -5",
     "grep -r PASSWORD . 2>/dev/null",
-    "grep -r PASSWORD . > hits.txt",  # printed by the next call (`cat hits.txt`)
+    "grep -r PASSWORD . 2> err.txt",  # its output still reaches the caller
+    "grep -r PASSWORD . 2>err.txt | head",
     "cd src && grep -r PASSWORD ..",
     "rg --hidden PASSWORD",
     "rg --hidden PASSWORD .",
@@ -65,6 +67,22 @@ PAYLOADS = [
     "fd -H . -X cat",
     "fd --hidden -t f --exec cat",
     "fd -u env . -x cat",
+    # other searches and diffs printing every file of the folder
+    "ug PASSWORD",
+    "ggrep -r PASS .",
+    "ack-grep PASS",
+    "pt --hidden PASS",
+    "git grep --no-index PASSWORD",
+    "git grep --no-index -e PASS .",
+    "git grep --untracked --no-exclude-standard PASS",
+    "diff -rN . ../empty",
+    "diff -ruN ../empty .",
+    "git diff --no-index ../empty .",
+    # globs made to match dot names (bash's dotglob, GLOBIGNORE), read with a leading dot too
+    "shopt -s dotglob; cat *",
+    "GLOBIGNORE=x; cat *",
+    "shopt -s dotglob; head -n 99 ?env",
+    "bash -O dotglob -c 'cat *'",
 ]
 
 NEAR_MISSES = [
@@ -73,6 +91,8 @@ NEAR_MISSES = [
     "grep -rc PASSWORD .",
     "grep -rq PASSWORD .",
     "grep -r TODO . | wc -l",
+    "grep -r TODO . > hits.txt",  # (a later call printing hits.txt asks: the session remembers what it read)
+    "grep -r TODO . 1>hits.txt 2>/dev/null",
     "grep TODO main.py",
     "rg PASSWORD",
     "rg TODO .",
@@ -85,6 +105,12 @@ NEAR_MISSES = [
     "find . -name '*.pyc' -exec ls -l {} +",
     "find . -type f | xargs wc -l",
     "find . -type f -exec sha256sum {} +",
+    "git grep PASSWORD",
+    "git diff",
+    "git diff --no-index --stat ../empty .",
+    "diff -rq . ../empty",
+    "cat *",
+    "shopt -s dotglob; ls *",
 ]
 
 
@@ -93,6 +119,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine,
     work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     (work / "src").mkdir()
     (work / "src" / "app.py").write_text("# TODO: nothing secret here\n")
+    (tmp_path / "empty").mkdir()
     engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
     return work, engine, env
 
@@ -144,6 +171,9 @@ def test_a_variable_folder_fails_closed(tree: tuple[Path, Engine, dict[str, str]
         "find . -name '*.env' -exec cat {} +",
         "find . -type f | xargs cat",
         "grep -d recurse PASSWORD .",
+        "git grep --no-index PASSWORD",
+        "diff -ruN ../empty .",
+        "shopt -s dotglob; cat *",
     ],
 )
 def test_the_search_prints_the_key_and_the_engine_does_not_run_it(
@@ -188,6 +218,7 @@ ARCHIVE_PRINTS = [
     "tar cf - . | base64 -w0",
     "tar c . | gzip | base64",
     "tar c . 2>/dev/null",
+    "tar c . 2> err.log",
     "tar cf /dev/stdout .",
     "tar cz . | tee x.tgz",
     "bsdtar cf - . | cat",
@@ -256,6 +287,7 @@ def test_the_archive_prints_the_key_and_the_engine_does_not_run_it(
         ("tar czf ../x.tgz .", "zcat ../x.tgz | strings"),
         ("zip -qr ../x.zip .", "unzip -p ../x.zip"),
         ("tar cf ../x.tar .", "cat ../x.tar"),
+        ("grep -r PASSWORD . > ../hits.txt", "cat ../hits.txt"),
     ],
 )
 def test_an_archive_written_by_an_earlier_call_and_printed_asks(

@@ -289,17 +289,6 @@ TWO_CALLS_NEAR = [
 ]
 
 
-def _first_call(engine: Engine, first: str) -> None:
-    """``first`` run in session "s", approved by a human when it asks: a search of a secret-holding tree
-    into a file asks since lead36 (`grep -r KEY . > hits.txt` prints it by the next call), and the user
-    who approved it has not approved sending the file away."""
-    engine.set_approval_callback(lambda request: "once")
-    try:
-        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
-    finally:
-        engine.set_approval_callback(None)
-
-
 def _second_call(tmp_path: Path, first: str, second: str) -> str:
     """The verdict on ``second`` after ``first`` ran in the same session (a work tree holding `.env`)."""
     work = tmp_path / "work"
@@ -312,7 +301,7 @@ def _second_call(tmp_path: Path, first: str, second: str) -> str:
     outside.mkdir()
     first, second = (c.replace("TMP", str(outside)) for c in (first, second))
     with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        _first_call(engine, first)
+        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
         view = engine.session_memory.view("s", str(work))
         return engine._evaluator(engine._snapshot).verdict("terminal", {"command": second}, view).decision
 
@@ -377,7 +366,7 @@ def test_an_archive_sent_by_a_later_call_reaches_the_listener_unguarded_and_the_
     for made in (tmp_path / "x.tar", tmp_path / "hits.txt"):
         made.unlink(missing_ok=True)
     with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        _first_call(engine, first)
+        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
         result = engine.call("terminal", {"command": second}, session_id="s")
         assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
         # a new session did not write the archive: nothing remembered, the same call is allowed
