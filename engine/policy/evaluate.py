@@ -25,7 +25,7 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher, Shape, first_operand, shape
+from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
@@ -1563,6 +1563,8 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             runs = [run for run in runs if run not in _NAME_ONLY]
             if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0):
                 return True
+        elif command.code is not None and _walks_in_code(command.code) and _reaches_caller(command, commands, text, 0):
+            return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
         elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0):
             return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
@@ -1752,10 +1754,34 @@ def _with_implicit_folders(commands: list[Command]) -> list[Command]:
         elif (command.name in _TREE_PRINTERS or command.name in _FINDERS) and _walks_cwd(command):
             argv = (command.argv[0], ".", *command.argv[1:])
             dynamic = (command.dynamic[0], False, *command.dynamic[1:]) if command.dynamic else ()
+        elif command.code is not None and _walks_in_code(command.code):
+            folders = [p for p in code_paths(command.code) if p.rstrip("/").rsplit("/", 1)[-1][:1] != "-"][:8]
+            argv = ("find", ".", *folders, "-type", "f", "-exec", "cat", "{}", "+")
+            fields = (command.redirects, command.stdin, command.fed_by, (*command.via, command.name))
+            out = [*out, Command("find", argv, (False,) * len(argv), *fields, None, command.depth, command.cwd)]
+            continue
         else:
             continue
         out = [*out, _with_words(command, argv, dynamic)]
     return out
+
+
+# An inline program that lists a folder and reads the files it lists (`for f in os.listdir('.'): print(open(f)
+# .read())`, `fs.readdirSync('.')` with `readFileSync`, PHP's `glob()` with `file_get_contents`): it prints
+# a tree as `find DIR -type f -exec cat {} +` does, DIR the folders it names, or the working one.
+_CODE_LISTS = re.compile(
+    r"listdir|scandir|os\.walk|\bwalk\(|iterdir|r?glob\(|readdir|opendir|Dir\.(?:glob|entries|children|each_child|foreach)"
+    r"|Dir\[|File::Find|<\*>|read_dir|WalkDir|walkdir|readDir|Bun\.Glob"
+)
+_CODE_READS = re.compile(
+    r"open\(|read_text|read_bytes|readFile|file_get_contents|readfile|File\.read|IO\.read|slurp|fopen|read_to_string"
+    r"|readTextFile|Bun\.file|fs::read|File\.open|\bcat\b|copyfile|<\$\w+>|<F>|\bsend|fetch|urlopen"
+)
+
+
+def _walks_in_code(code: str) -> bool:
+    """Whether an inline program lists a folder and reads the files it lists."""
+    return _CODE_LISTS.search(code) is not None and _CODE_READS.search(code) is not None
 
 
 def _with_words(command: Command, argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> Command:

@@ -83,6 +83,11 @@ PAYLOADS = [
     "GLOBIGNORE=x; cat *",
     "shopt -s dotglob; head -n 99 ?env",
     "bash -O dotglob -c 'cat *'",
+    # inline programs listing a folder and reading what they list
+    "python3 -c \"import os; [print(open(f).read()) for f in os.listdir('.') if os.path.isfile(f)]\"",
+    "php -r 'foreach(glob(\".*\") as $f) echo file_get_contents($f);'",
+    'node -e \'const fs=require("fs"); for (const f of fs.readdirSync(".")) console.log(fs.readFileSync(f, "utf8"))\'',
+    "ruby -e 'Dir.glob(\"**/*\", File::FNM_DOTMATCH).each { |f| puts File.read(f) rescue nil }'",
 ]
 
 NEAR_MISSES = [
@@ -111,6 +116,8 @@ NEAR_MISSES = [
     "diff -rq . ../empty",
     "cat *",
     "shopt -s dotglob; ls *",
+    "python3 -c \"import os; print(os.listdir('.'))\"",
+    "python3 -c \"print(open('src/app.py').read())\"",
 ]
 
 
@@ -174,6 +181,7 @@ def test_a_variable_folder_fails_closed(tree: tuple[Path, Engine, dict[str, str]
         "git grep --no-index PASSWORD",
         "diff -ruN ../empty .",
         "shopt -s dotglob; cat *",
+        "python3 -c \"import os; [print(open(f).read()) for f in os.listdir('.') if os.path.isfile(f)]\"",
     ],
 )
 def test_the_search_prints_the_key_and_the_engine_does_not_run_it(
