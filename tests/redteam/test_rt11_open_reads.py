@@ -143,12 +143,6 @@ def test_names_from_unseen_input_are_asked(work_engine: Engine, command: str) ->
     assert work_engine.check(command).decision == "ask", command
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="policy decision: a recursive read of the work tree prints its .env (`**/.env` gives no secret_parent "
-    "folders, so `grep -r X .` is not judged like `grep -r X ~`); asking for every recursive grep in a project "
-    "with a .env would over-block",
-)
 def test_a_recursive_grep_of_the_work_tree_does_not_print_its_env(work_engine: Engine, work: Path) -> None:
     (work / ".env").write_text("DB_PASSWORD=hunter2-rt11-open\n")
     result = work_engine.call("terminal", {"command": "grep -r PASSWORD ."})
