@@ -1622,6 +1622,7 @@ _GIT_QUIET |= frozenset({"stat", "numstat", "shortstat", "name-only", "name-stat
 # cat`): every one prints what it reads but these, which print names, sums or nothing of a file's text.
 _FINDERS = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
 _FINDER_RUNS = frozenset({"exec", "execdir", "ok", "okdir", "x", "X", "exec-batch"})
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "busybox", ""})
 _FD_HIDDEN = frozenset({"H", "hidden", "u", "unrestricted", "I", "no-ignore"})
 _NAME_ONLY = frozenset(
     {"rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "file", "wc", "du", "echo"}
@@ -1653,8 +1654,9 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             if _git_prints_files(command) and _reaches_caller(command, commands, text, 0):
                 return True
         elif name in _FINDERS:
-            runs = _finder_runs(command)
-            runs = [run for run in runs if run not in _NAME_ONLY]
+            # what it runs on each file, as the line reads it (`-exec sh -c 'wc -l "$1"'` runs wc), else by name
+            inner = {c.name for c in commands if name in c.via and c.name not in _SHELLS}
+            runs = [run for run in inner or _finder_runs(command) if run not in _NAME_ONLY]
             if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0):
                 return True
         elif command.code is not None and _walks_in_code(command.code) and _reaches_caller(command, commands, text, 0):

@@ -1427,10 +1427,14 @@ class PathClassifier:
                 forms.append(at)
         return True
 
-    def _folder_holds(self, folder: str, listed: tuple[tuple[str, int], ...]) -> tuple[bool, tuple[str, ...]]:
+    def _folder_holds(
+        self, folder: str, listed: tuple[tuple[str, int], ...], through_links: bool = True
+    ) -> tuple[bool, tuple[str, ...]]:
         """(whether ``folder``'s own entries ``listed`` hold a secret or credential file or folder, its
-        folders to walk on) for View._holds. Kept while TreeLister gives the same listing (the same
-        object: the folder unchanged), unless a link is among them (where it leads may change)."""
+        folders to walk on) for View._holds; a link's target only ``through_links`` (a search printing
+        the tree keeps a link a link: `grep -R` and its kin are judged through their links apart). Kept
+        while TreeLister gives the same listing (the same object: the folder unchanged), unless a link is
+        among them (where it leads may change)."""
         kept = self._held.get(folder)
         if kept is not None and kept[0] is listed:
             return kept[1], kept[2]
@@ -1441,6 +1445,8 @@ class PathClassifier:
             path = posixpath.join(folder, name)
             if kind == _TREE_LINK:
                 links = True
+                if not through_links:
+                    continue
                 path = os.path.realpath(path)  # zip, scp and rsync -L send what it leads to
             elif kind == _TREE_DIR:
                 folders.append(path)
@@ -1713,7 +1719,7 @@ class View:
             seen += len(listed)
             if seen > _MAX_LISTED:
                 return not self.printed_only
-            held, folders = classifier._folder_holds(folder, listed)
+            held, folders = classifier._folder_holds(folder, listed, not self.printed_only)
             if held:
                 return True
             pending.extend(folders)

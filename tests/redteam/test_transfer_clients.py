@@ -27,8 +27,9 @@ NEAR_MISSES = [
     "lftp -c 'open h; mirror dir'",
     "ftp -n host <<< 'get x'",
     "sftp host <<< 'put x'",
-    "lftp -f script.lftp",
-    "sftp -b batch host",
+    # (merge of stop 36: `lftp -f script.lftp` and `sftp -b batch host` read a script not read here, which may
+    # put the working folder: from a tree that may hold a secret (this repository: past the walk's bound) they
+    # ask, redt36's evaluate._script_file)
 ]
 
 
