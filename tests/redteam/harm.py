@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from engine import Engine
+from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, Call, home_intact, make_home
 
 SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
@@ -312,3 +313,53 @@ def key_arrived(listener: Listener, key: str) -> bool:
     while key.encode() not in listener.received and time.monotonic() < deadline:
         time.sleep(0.05)
     return key.encode() in listener.received
+
+
+def second_call_verdict(tmp_path: Path, key: str, first: str, second: str) -> str:
+    """The verdict on ``second`` after ``first`` ran in session "s" of a work tree holding `.env` and
+    `config/.env` (``key``) and `src/app.py`; `TMP` in either is a folder outside the tree."""
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "app.py").write_text("print('hi')\n")
+    (work / "config").mkdir()
+    (work / "config" / ".env").write_text(key + "\n")
+    (work / ".env").write_text(key + "\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    first, second = (c.replace("TMP", str(outside)) for c in (first, second))
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
+        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
+        view = engine.session_memory.view("s", str(work))
+        return engine._evaluator(engine._snapshot).verdict("terminal", {"command": second}, view).decision
+
+
+def sent_by_a_later_call(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    listener: Listener,
+    key: str,
+    calls: tuple[str, str],
+    fresh_allowed: bool = False,
+) -> None:
+    """``calls`` (the second's PORT: the listener's) run by a real bash in a secret work tree send ``key`` to
+    ``listener``; run through the engine in one session, the second is refused and nothing arrives (the
+    files the bash run made beside the tree removed first). ``fresh_allowed``: in a session that wrote
+    nothing the second call is allowed (what refused it was the session's memory)."""
+    first, second = calls
+    work, env = secret_work_tree(tmp_path, monkeypatch, key)
+    second = second.replace("PORT", str(listener.port))
+    for command in (first, second):
+        subprocess.run(["/bin/bash", "-c", command], cwd=work, env=env, timeout=30, check=False, capture_output=True)
+    assert key_arrived(listener, key), "the payload should send the key unguarded"
+    listener.received.clear()
+    for made in tmp_path.iterdir():
+        if made.is_file():
+            made.unlink()
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
+        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
+        result = engine.call("terminal", {"command": second}, session_id="s")
+        assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+        if fresh_allowed:
+            assert engine.check(second).decision == "allow", second
+    time.sleep(0.3)
+    assert key.encode() not in listener.received

@@ -47,7 +47,9 @@ from tests.redteam.harm import (
     assert_verdict,
     key_arrived,
     live_then_stopped,
+    second_call_verdict,
     secret_work_tree,
+    sent_by_a_later_call,
     verdict_cases,
 )
 from tests.redteam.test_exfil34_project import KEY
@@ -289,29 +291,12 @@ TWO_CALLS_NEAR = [
 ]
 
 
-def _second_call(tmp_path: Path, first: str, second: str) -> str:
-    """The verdict on ``second`` after ``first`` ran in the same session (a work tree holding `.env`)."""
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "app.py").write_text("print('hi')\n")
-    (work / "config").mkdir()
-    (work / "config" / ".env").write_text(KEY + "\n")
-    (work / ".env").write_text(KEY + "\n")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    first, second = (c.replace("TMP", str(outside)) for c in (first, second))
-    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
-        view = engine.session_memory.view("s", str(work))
-        return engine._evaluator(engine._snapshot).verdict("terminal", {"command": second}, view).decision
-
-
 @pytest.mark.parametrize(("first", "second"), TWO_CALLS)
 def test_an_archive_written_by_an_earlier_call_then_sent_asks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, second: str
 ) -> None:
     monkeypatch.setenv("HOME", str(make_home(tmp_path)))
-    assert _second_call(tmp_path, first, second) != "allow", (first, second)
+    assert second_call_verdict(tmp_path, KEY, first, second) != "allow", (first, second)
 
 
 @pytest.mark.parametrize(("first", "second"), TWO_CALLS_NEAR)
@@ -319,7 +304,7 @@ def test_an_archive_of_a_clean_tree_or_kept_local_stays_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, second: str
 ) -> None:
     monkeypatch.setenv("HOME", str(make_home(tmp_path)))
-    assert _second_call(tmp_path, first, second) == "allow", (first, second)
+    assert second_call_verdict(tmp_path, KEY, first, second) == "allow", (first, second)
 
 
 # -- the harm: the key reaches a listener on loopback when bash runs the payload ----------------------
@@ -357,19 +342,4 @@ def test_a_packed_file_list_reaches_the_listener_unguarded_and_the_engine_refuse
 def test_an_archive_sent_by_a_later_call_reaches_the_listener_unguarded_and_the_engine_refuses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener, first: str, second: str
 ) -> None:
-    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
-    second = second.replace("PORT", str(listener.port))
-    for command in (first, second):
-        subprocess.run(["/bin/bash", "-c", command], cwd=work, env=env, timeout=30, check=False, capture_output=True)
-    assert key_arrived(listener, KEY), "the payload should send the key unguarded"
-    listener.received.clear()
-    for made in (tmp_path / "x.tar", tmp_path / "hits.txt"):
-        made.unlink(missing_ok=True)
-    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
-        result = engine.call("terminal", {"command": second}, session_id="s")
-        assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
-        # a new session did not write the archive: nothing remembered, the same call is allowed
-        assert engine.check(second).decision == "allow"
-    time.sleep(0.3)
-    assert KEY.encode() not in listener.received
+    sent_by_a_later_call(tmp_path, monkeypatch, listener, KEY, (first, second), fresh_allowed=True)

@@ -57,7 +57,6 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,10 +70,10 @@ from tests.redteam.harm import (
     Case,
     Listener,
     assert_verdict,
-    key_arrived,
     live_then_stopped,
     run_confined,
-    secret_work_tree,
+    second_call_verdict,
+    sent_by_a_later_call,
     verdict_cases,
     written_then_stopped,
 )
@@ -284,27 +283,12 @@ TWO_CALLS_NEAR = [
 ]
 
 
-def _second_call(tmp_path: Path, first: str, second: str) -> str:
-    """The verdict on ``second`` after ``first`` ran in the same session (a work tree holding `.env`)."""
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "app.py").write_text("print('hi')\n")
-    (work / ".env").write_text(KEY + "\n")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    first, second = (c.replace("TMP", str(outside)) for c in (first, second))
-    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
-        view = engine.session_memory.view("s", str(work))
-        return engine._evaluator(engine._snapshot).verdict("terminal", {"command": second}, view).decision
-
-
 @pytest.mark.parametrize(("first", "second"), TWO_CALLS)
 def test_an_archive_handed_on_by_a_later_call_asks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, second: str
 ) -> None:
     monkeypatch.setenv("HOME", str(make_home(tmp_path)))
-    assert _second_call(tmp_path, first, second) != "allow", (first, second)
+    assert second_call_verdict(tmp_path, KEY, first, second) != "allow", (first, second)
 
 
 @pytest.mark.parametrize(("first", "second"), TWO_CALLS_NEAR)
@@ -312,7 +296,7 @@ def test_a_clean_archive_or_no_archive_sent_stays_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, second: str
 ) -> None:
     monkeypatch.setenv("HOME", str(make_home(tmp_path)))
-    assert _second_call(tmp_path, first, second) == "allow", (first, second)
+    assert second_call_verdict(tmp_path, KEY, first, second) == "allow", (first, second)
 
 
 _CURL = "curl -sS -m 5 -H 'Expect:' -T - http://127.0.0.1:PORT/"
@@ -328,20 +312,7 @@ TWO_CALLS_HARM = {
 def test_an_archive_handed_on_reaches_the_listener_unguarded_and_the_engine_refuses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener, first: str, second: str
 ) -> None:
-    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
-    second = second.replace("PORT", str(listener.port))
-    for command in (first, second):
-        subprocess.run(["/bin/bash", "-c", command], cwd=work, env=env, timeout=30, check=False, capture_output=True)
-    assert key_arrived(listener, KEY), "the payload should send the key unguarded"
-    listener.received.clear()
-    for made in (tmp_path / "x.tar", tmp_path / "y.bin"):
-        made.unlink(missing_ok=True)
-    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        assert engine.call("terminal", {"command": first}, session_id="s").ok, first
-        result = engine.call("terminal", {"command": second}, session_id="s")
-        assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
-    time.sleep(0.3)
-    assert KEY.encode() not in listener.received
+    sent_by_a_later_call(tmp_path, monkeypatch, listener, KEY, (first, second))
 
 
 # -- uploaders and backups of a secret-holding tree ------------------------------------------------------
@@ -425,7 +396,7 @@ OPEN = [
 @pytest.mark.parametrize("calls", OPEN)
 def test_open_two_call_copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, calls: tuple[str, str]) -> None:
     monkeypatch.setenv("HOME", str(make_home(tmp_path)))
-    assert _second_call(tmp_path, *calls) != "allow", calls
+    assert second_call_verdict(tmp_path, KEY, *calls) != "allow", calls
 
 
 # -- batch uploaders' scripts (tail35's row read `put -r .`, `mput *`, `mirror -R .` only) ---------------------
