@@ -535,8 +535,8 @@ def test_an_abbreviated_option_printing_a_written_name_does_not_run(
     written_then_stopped(tmp_path, engine, home, {"x;rm -rf ~;": "x\n"}, "grep --files-with-match x * | sh")
 
 
-@pytest.mark.xfail(strict=True, reason="redt36 open: inline_computed_call reads a shell-running call by its name")
-def test_open_a_renamed_shell_call(plain_project: tuple[Path, Engine]) -> None:
+# closed by lead36: a shell-running call given another name, on a program joining a literal to a value
+def test_a_renamed_shell_call(plain_project: tuple[Path, Engine]) -> None:
     command = (
         L + 'node -e \'const {execSync: e} = require("child_process"); e("echo " + process.argv[1])\' "$(readlink l)"'
     )
