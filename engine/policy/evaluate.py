@@ -1718,9 +1718,11 @@ def _keeps_output(command: Command) -> bool:
     writes it to a file (`dd of=`, `gzip x.tar`), or counts or sums it."""
     name = command.name
     if name in _COUNTERS:
-        return True
+        # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
+        return _plain_options(command.argv).isdisjoint({"files0-from"} if name == "wc" else {"c", "check"})
     if name == "dd":
-        return any(w.startswith("of=") for w in command.argv[1:])  # `dd if=x.tgz of=y.bin`: to a file
+        # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
+        return any(w.startswith("of=") and not w[3:].startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:])
     if name in COMPRESSORS:
         # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print
         return _plain_options(command.argv).isdisjoint({"c", "stdout", "to-stdout"})
@@ -1764,6 +1766,8 @@ def _reaches_caller(command: Command, commands: list[Command], text: str, depth:
     """Whether what ``command`` prints reaches the caller: through the stages it feeds (`| base64`, `| tee
     x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`> hits.txt`, `|
     gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives)."""
+    if command.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:]):
+        return True  # `| tee /dev/stderr | wc -l`: a copy to the terminal
     if _output_to_file(command, text):
         return False
     if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):

@@ -46,6 +46,12 @@ PAYLOADS = [
     "grep -r PASSWORD . 2>/dev/null",
     "grep -r PASSWORD . 2> err.txt",  # its output still reaches the caller
     "grep -r PASSWORD . 2>err.txt | head",
+    # a counter or sink that prints after all: a copy to the terminal, names read from the output
+    "grep -r PASSWORD . | tee /dev/stderr | wc -l",
+    "grep -r PASSWORD . | tee /dev/tty > /dev/null",
+    "grep -r PASSWORD . | wc -l --files0-from=-",
+    "grep -r PASSWORD . | sha256sum -c",
+    "tar c . | dd of=/dev/stderr",
     "cd src && grep -r PASSWORD ..",
     "rg --hidden PASSWORD",
     "rg --hidden PASSWORD .",
