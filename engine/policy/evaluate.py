@@ -1768,6 +1768,8 @@ def _reaches_caller(command: Command, commands: list[Command], text: str, depth:
     gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives)."""
     if command.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:]):
         return True  # `| tee /dev/stderr | wc -l`: a copy to the terminal
+    if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
+        return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
     if _output_to_file(command, text):
         return False
     if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):

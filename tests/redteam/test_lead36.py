@@ -52,6 +52,8 @@ PAYLOADS = [
     "grep -r PASSWORD . | wc -l --files0-from=-",
     "grep -r PASSWORD . | sha256sum -c",
     "tar c . | dd of=/dev/stderr",
+    "grep -r PASSWORD . >&2 | wc -l",
+    "exec 3>&1; grep -r PASSWORD . >&3 | wc -l",
     "cd src && grep -r PASSWORD ..",
     "rg --hidden PASSWORD",
     "rg --hidden PASSWORD .",
@@ -102,6 +104,7 @@ NEAR_MISSES = [
     "grep -rc PASSWORD .",
     "grep -rq PASSWORD .",
     "grep -r TODO . | wc -l",
+    "grep -r TODO . 2>&1 | wc -l",
     "grep -r TODO . > hits.txt",  # (a later call printing hits.txt asks: the session remembers what it read)
     "grep -r TODO . 1>hits.txt 2>/dev/null",
     "grep TODO main.py",
