@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -468,7 +469,10 @@ def code_paths(code: str) -> list[str]:
         return _LAST_PATHS[0]
     out = []
     home = _names_home(code)
-    for quoted in dict.fromkeys(_code_strings(code)):
+    strings = _code_strings(code)
+    if _JOINED_HINT.search(code) is not None:
+        strings += _joined_literals(code)
+    for quoted in dict.fromkeys(strings):
         literal = quoted[1:-1]
         if "HOME" in literal or "home" in literal:
             literal = _CODE_HOME.sub("~", literal)
@@ -501,6 +505,30 @@ _NO_PATH_RUN = AnchoredRun(r"""(?:[^"']|"[^"\\/~.hH]*"|'[^'\\/~.hH]*')*""")
 # Literals read one by one after the inert runs, past which the rest is read by findall (a program
 # of literals that may each be a path costs what findall alone does).
 _MAX_STEPPED = 64
+
+
+# String literals joined into one (`'.e' + 'nv'`, perl's and PHP's `.`, lua's `..`, Python's `'.e' 'nv'`):
+# the path the program opens is their join (`open('.e'+'nv')` reads `.env`), read as one literal more.
+_JOINED_HINT = re.compile(r"""["'](?:\s*(?:\+|\.\.?)\s*|\s+)["']""")
+_JOINER = re.compile(r"\s*(?:\+|\.\.?)\s*|\s+")
+_MAX_JOINED = 4096  # literals read for joins
+
+
+def _joined_literals(code: str) -> list[str]:
+    """Each run of joined string literals in ``code`` as the one double-quoted literal it makes."""
+    out: list[str] = []
+    run: list[str] = []
+    end = -1
+    for literal in itertools.islice(_CODE_STRINGS.finditer(code), _MAX_JOINED):
+        if run and _JOINER.fullmatch(code, end, literal.start()) is None:
+            if len(run) > 1:
+                out.append('"' + "".join(run) + '"')
+            run = []
+        run.append(literal.group(0)[1:-1])
+        end = literal.end()
+    if len(run) > 1:
+        out.append('"' + "".join(run) + '"')
+    return out
 
 
 def _code_strings(code: str) -> list[str]:

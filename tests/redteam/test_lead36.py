@@ -96,6 +96,11 @@ PAYLOADS = [
     "php -r 'foreach(glob(\".*\") as $f) echo file_get_contents($f);'",
     'node -e \'const fs=require("fs"); for (const f of fs.readdirSync(".")) console.log(fs.readFileSync(f, "utf8"))\'',
     "ruby -e 'Dir.glob(\"**/*\", File::FNM_DOTMATCH).each { |f| puts File.read(f) rescue nil }'",
+    # a path joined from string literals (code_paths reads the join)
+    "python3 -c \"print(open('.e'+'nv').read())\"",
+    "python3 -c \"print(open('.e' 'nv').read())\"",
+    'node -e \'console.log(require("fs").readFileSync("."+"env", "utf8"))\'',
+    'php -r \'echo file_get_contents(".e"."nv");\'',
 ]
 
 NEAR_MISSES = [
