@@ -103,6 +103,14 @@ PAYLOADS = [
     'php -r \'echo file_get_contents(".e"."nv");\'',
 ]
 
+# a file name an inline program computes by a transform: not read here (inline_computed_call)
+COMPUTED_NAMES = [
+    "python3 -c \"print(open('.ENV'.lower()).read())\"",
+    "python3 -c \"import base64; print(open(base64.b64decode('LmVudg==').decode()).read())\"",
+    "python3 -c \"print(open('%senv' % '.').read())\"",
+    "python3 -c \"x = 'env'; print(open(f'.{x}').read())\"",
+]
+
 NEAR_MISSES = [
     "grep -rn TODO src",
     "grep -rl PASSWORD .",
@@ -132,6 +140,8 @@ NEAR_MISSES = [
     "shopt -s dotglob; ls *",
     "python3 -c \"import os; print(os.listdir('.'))\"",
     "python3 -c \"print(open('src/app.py').read())\"",
+    "python3 -c \"import os; print(open(os.path.join('src', 'app.py')).read())\"",
+    "python3 -c \"open('out.txt', 'w').write('x'.upper())\"",
 ]
 
 
@@ -150,6 +160,14 @@ def test_a_search_printing_a_secret_holding_tree_asks(tree: tuple[Path, Engine, 
     _, engine, _ = tree
     decision, keys = decision_and_keys(engine, command)
     assert decision == "ask" and {"project_exfiltration", "credential_read"} & set(keys), (command, decision, keys)
+
+
+@pytest.mark.parametrize("command", COMPUTED_NAMES)
+def test_a_file_name_computed_by_a_transform_asks(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
+    work, engine, env = tree
+    ran = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, check=False)
+    assert KEY in ran.stdout  # the harm: the program prints the .env
+    assert decision_and_keys(engine, command) == ("ask", ["inline_computed_call"]), command
 
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
