@@ -1653,24 +1653,28 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":
-            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0):
+            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name in _FINDERS:
             # what it runs on each file, as the line reads it (`-exec sh -c 'wc -l "$1"'` runs wc), else by name
             inner = [(c.name, *c.argv[1:]) for c in commands if name in c.via and c.name not in _SHELLS]
             runs = [run for run in inner or _finder_run_argvs(command) if _prints_text(run)]
-            if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0):
+            if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0, kept):
                 return True
-        elif command.code is not None and _walks_in_code(command.code) and _reaches_caller(command, commands, text, 0):
+        elif (
+            command.code is not None
+            and _walks_in_code(command.code)
+            and _reaches_caller(command, commands, text, 0, kept)
+        ):
             return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
-        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0):
+        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0, kept):
             return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
             _prints_text((name, *command.argv[1:]))
             and not command.fed_by.isdisjoint(_FINDERS)
             and ("xargs" in command.via or "parallel" in command.via)
             and any(c.name in command.fed_by and _finds_secrets(c) for c in commands if c.name in _FINDERS)
-            and _reaches_caller(command, commands, text, 0)
+            and _reaches_caller(command, commands, text, 0, kept)
         ):
             return True  # `find . -type f | xargs cat`: each file found handed to a reader
     return _prints_archive(commands, text, kept)
@@ -1719,8 +1723,8 @@ def _keeps_output(command: Command) -> bool:
     """Whether ``command`` keeps what it reads from the caller: it extracts it to disk (`tar x`, `cpio -i`),
     writes it to a file (`dd of=`, `gzip x.tar`), or counts or sums it."""
     name = command.name
-    if name in _COUNTERS:
-        return True
+    if name in _COUNTERS:  # (not `wc --files0-from=-`: the lines it reads are names, printed in its errors)
+        return not any(w.startswith("--files0") for w in command.argv[1:])
     if name == "dd":
         return any(w.startswith("of=") for w in command.argv[1:])  # `dd if=x.tgz of=y.bin`: to a file
     if name in COMPRESSORS:
@@ -1741,8 +1745,8 @@ def _git_prints_files(command: Command) -> bool:
     shaped = _shaped(command)
     verb = shaped.positionals[:1]
     flags = shaped.short | shaped.long
-    if not flags.isdisjoint(_GIT_QUIET):
-        return False
+    if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "u", "patch", "patch-with-stat")):
+        return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
     return verb == ["diff"] and "no-index" in flags
@@ -1780,6 +1784,8 @@ def _reaches_caller(
         return True
     if depth > 4:
         return True
+    if any(c.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in c.argv[1:]) for c in readers):
+        return True  # `| tee /dev/stderr | wc -l`: a copy to the caller's terminal
     return any(
         not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1, kept)
         for c in readers
@@ -1801,6 +1807,9 @@ def _output_to_file(command: Command, text: str) -> bool:
     return False
 
 
+_DECOMPRESSORS = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
+
+
 def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
     """Whether a stage prints an archive a tree reader of the line wrote (`tar cf x.tar . && tar xOf x.tar`,
     `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer), or
@@ -1818,6 +1827,13 @@ def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
             words = [w for w in command.argv[1:] if w[:1] not in ("", "-")]
             if len(words) > 1 and any(w in written for w in words[:-1]):
                 written.add(words[-1])
+        elif command.name in COMPRESSORS or command.name in _DECOMPRESSORS:
+            if command.name in COMPRESSORS:
+                written.update(out for w, out in compressed_files(command.name, command.argv) if w in written)
+            for w in command.argv[1:]:  # decompressed in place: `tar czf x.tgz .; gzip -d x.tgz; cat x.tar`
+                if w in written and "." in posixpath.basename(w):
+                    stem = posixpath.splitext(w)[0]
+                    written.update((stem, stem + ".tar"))
     names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
     for command in commands:
         if not _prints_text((command.name, *command.argv[1:])) or _keeps_output(command) or _lists_names(command):
@@ -1827,6 +1843,7 @@ def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
         if command.name in _ARCHIVERS and _archives_to(command) is not None:
             continue  # its writer
         words = [file_operand(w) for w in command.argv[1:]] + [t for op, t in command.redirects if op == "<"]
+        words += [w.partition("=")[2] for w in command.argv[1:] if "=" in w]  # `--file=x.tar`, `dd if=o`
         if command.code is not None:  # `python3 -c 'print(open("o").read())'`: a path or a quoted name in its text
             code = command.code
             words += code_paths(code) + [n for n in names if f'"{n}"' in code or f"'{n}'" in code]

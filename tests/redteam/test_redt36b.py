@@ -7,6 +7,9 @@ the finder's programs that print "names only" held `sed` (for `sed -i`) and `cp`
 sed p {} +`, `-exec sed '' {} +` and `-exec cp {} /dev/stdout \\;` printed every file. Now a file a tree
 search's output is written to is one the line's later stages are judged reading (_prints_archive), and a
 stream editor not editing in place, a copy to the output and `git diff --no-index` print (_prints_text).
+
+A glob of bash's other spelling of a negated set, or of a character class (`cat .[^.]*`, `cat .[[:lower:]]nv`),
+read no `.env`: fnmatch reads `[^.]` as a set holding a caret. The landings now read it as bash does.
 """
 
 from __future__ import annotations
@@ -50,6 +53,33 @@ PAYLOADS = [
     "find . -type f -exec cp -t /dev/stdout {} +",
     "find . -type f -exec git diff --no-index /dev/null {} \\;",
     "find . -type f -exec echo {} \\; | xargs sed p",
+    "cat .[^.]*",
+    "head .[^a]*",
+    "grep -h . .[^.]*",
+    "cat ./.[^.]*",
+    "cat .[^x]nv",
+    "cat .[^[:upper:]]nv",
+    "cat .[[:lower:]]nv",
+    "cat .[[:alpha:]]*",
+    # an archive written by a redirection, then printed; an option's value naming it; decompressed first
+    "tar c . > x.tar; strings x.tar",
+    "tar cf - . > x.tar; cat x.tar",
+    "tar c . 1>x.tar; strings ./x.tar",
+    "tar c . > x.tar; mv x.tar y; cat y",
+    "find . | cpio -o > x.cpio; cat x.cpio",
+    "tar cf x.tar .; tar --extract --file=x.tar --to-stdout",
+    "grep -r PASS . >o; dd if=o",
+    # a copy to the caller's error stream (the terminal's output holds it), or names printed in errors
+    "grep -r PASS . | tee /dev/stderr | wc -l",
+    "grep -r PASS . | tee /dev/fd/2 | wc -l",
+    "find . -type f -exec cat {} + | tee /dev/stderr | wc -l",
+    "tar c . | tee /dev/stderr | wc -c",
+    "grep -r PASS . | wc -l --files0-from=-",
+    "tar czf x.tgz .; gzip -d x.tgz; cat x.tar",
+    "tar czf x.tgz .; gunzip x.tgz; strings x.tar",
+    # git's diff told to print the patch with its summary
+    "git diff --no-index ../empty . --stat --patch",
+    "git diff --no-index ../empty . --stat -p",
 ]
 
 NEAR_MISSES = [
@@ -62,6 +92,13 @@ NEAR_MISSES = [
     "find . -type f -exec cp {} /tmp/backup/ \\;",
     "find . -name '*.py' -exec sed -n p {} +",
     "find . -type f -exec git hash-object {} +",
+    "cat [^.]*",
+    "ls .[^.]*",
+    "tar c . > x.tar; ls -l x.tar",
+    "tar czf x.tgz .; gzip -t x.tgz",
+    "git diff --no-index --stat ../empty .",
+    "grep -r TODO . | tee hits.txt | wc -l",
+    "grep -r PASS . | wc -l -",
 ]
 
 
@@ -70,6 +107,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine,
     work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     (work / "src").mkdir()
     (work / "src" / "app.py").write_text("# TODO: nothing secret here\n")
+    (tmp_path / "empty").mkdir()
     engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
     return work, engine, env
 
@@ -99,6 +137,10 @@ def test_a_file_kept_or_a_tree_edited_in_place_keeps_its_verdict(
         "grep -r PASS . > o; python3 -c 'print(open(\"o\").read())'",
         "find . -type f -exec sed -n p {} +",
         "find . -type f -exec cp {} /dev/stdout \\;",
+        "cat .[^.]*",
+        "cat .[[:lower:]]nv",
+        "tar c . > x.tar; strings x.tar",
+        "tar czf x.tgz .; gzip -d x.tgz; cat x.tar",
     ],
 )
 def test_the_payload_prints_the_key_and_the_engine_does_not_run_it(
@@ -110,7 +152,7 @@ def test_the_payload_prints_the_key_and_the_engine_does_not_run_it(
         ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=30, check=False
     )
     assert KEY in ran.stdout, (command, ran.stdout, ran.stderr)
-    for name in ("o", "p"):
+    for name in ("o", "p", "x.tar", "x.tgz"):
         (work / name).unlink(missing_ok=True)
     (work.parent / "o").unlink(missing_ok=True)
     # the engine's terminal, with nobody to approve, does not run it: the key is not in its result
