@@ -159,3 +159,19 @@ def test_the_payload_prints_the_key_and_the_engine_does_not_run_it(
     result = engine.call("terminal", {"command": command})
     assert KEY not in str(result.output) + str(result.error)
     assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a copy of the tree made on the line, then read by a `.*` glob in the copy's folder (which does not"
+    " exist when the line is judged): `cat ../c/.e*` asks, `.*` there is not read as naming a `.env`",
+)
+def test_a_copy_of_the_tree_read_by_a_dot_glob_asks(tree: tuple[Path, Engine, dict[str, str]]) -> None:
+    work, engine, env = tree
+    command = "cp -r . ../c; cat ../c/.*"
+    decision = decision_and_keys(engine, command)[0]  # judged before ../c exists, as the engine would
+    ran = subprocess.run(
+        ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert KEY in ran.stdout  # the harm: the copy's .env printed
+    assert decision == "ask"
