@@ -1634,7 +1634,9 @@ _NAME_ONLY = frozenset(
 def _prints_trees(commands: list[Command], text: str) -> bool:
     """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
     or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
-    cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk."""
+    cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk.
+    A file a search's output is written to and a later stage prints is printed too (`grep -r X . > o; cat o`)."""
+    kept: set[str] = set()
     for command in commands:
         name = command.name
         if name in _TREE_PRINTERS:
@@ -1648,30 +1650,34 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             includes = shaped.option_values("include")
             if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
                 continue  # `grep -r --include='*.py' X .`: no secret's name passes
-            if _reaches_caller(command, commands, text, 0):
+            if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":
-            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0):
+            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name in _FINDERS:
             # what it runs on each file, as the line reads it (`-exec sh -c 'wc -l "$1"'` runs wc), else by name
-            inner = {c.name for c in commands if name in c.via and c.name not in _SHELLS}
-            runs = [run for run in inner or _finder_runs(command) if run not in _NAME_ONLY]
-            if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0):
+            inner = [(c.name, *c.argv[1:]) for c in commands if name in c.via and c.name not in _SHELLS]
+            runs = [run for run in inner or _finder_run_argvs(command) if _prints_text(run)]
+            if runs and _finds_secrets(command) and _reaches_caller(command, commands, text, 0, kept):
                 return True
-        elif command.code is not None and _walks_in_code(command.code) and _reaches_caller(command, commands, text, 0):
+        elif (
+            command.code is not None
+            and _walks_in_code(command.code)
+            and _reaches_caller(command, commands, text, 0, kept)
+        ):
             return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
-        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0):
+        elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0, kept):
             return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
-            name not in _NAME_ONLY
+            _prints_text((name, *command.argv[1:]))
             and not command.fed_by.isdisjoint(_FINDERS)
             and ("xargs" in command.via or "parallel" in command.via)
             and any(c.name in command.fed_by and _finds_secrets(c) for c in commands if c.name in _FINDERS)
-            and _reaches_caller(command, commands, text, 0)
+            and _reaches_caller(command, commands, text, 0, kept)
         ):
             return True  # `find . -type f | xargs cat`: each file found handed to a reader
-    return _prints_archive(commands, text)
+    return _prints_archive(commands, text, kept)
 
 
 # Archivers, and the stages their output goes through unchanged or encoded (what the last prints is the
@@ -1719,7 +1725,9 @@ def _keeps_output(command: Command) -> bool:
     name = command.name
     if name in _COUNTERS:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
-        return _plain_options(command.argv).isdisjoint({"files0-from"} if name == "wc" else {"c", "check"})
+        if name == "wc":
+            return not any(w.startswith("--files0") for w in command.argv[1:])
+        return _plain_options(command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
         return any(w.startswith("of=") and not w[3:].startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:])
@@ -1741,8 +1749,8 @@ def _git_prints_files(command: Command) -> bool:
     shaped = _shaped(command)
     verb = shaped.positionals[:1]
     flags = shaped.short | shaped.long
-    if not flags.isdisjoint(_GIT_QUIET):
-        return False
+    if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "u", "patch", "patch-with-stat")):
+        return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
     return verb == ["diff"] and "no-index" in flags
@@ -1762,15 +1770,20 @@ def _lists_names(command: Command) -> bool:
     return not flags.isdisjoint({"t", "list"}) and flags.isdisjoint({"x", "extract", "get", "O", "to-stdout"})
 
 
-def _reaches_caller(command: Command, commands: list[Command], text: str, depth: int) -> bool:
+def _reaches_caller(
+    command: Command, commands: list[Command], text: str, depth: int, kept: set[str] | None = None
+) -> bool:
     """Whether what ``command`` prints reaches the caller: through the stages it feeds (`| base64`, `| tee
     x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`> hits.txt`, `|
-    gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives)."""
+    gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives). The files
+    written so are added to ``kept`` (a later stage of the line printing one: _prints_archive)."""
     if command.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:]):
         return True  # `| tee /dev/stderr | wc -l`: a copy to the terminal
     if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
     if _output_to_file(command, text):
+        if kept is not None:
+            kept.update(t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>") and t)
         return False
     if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):
         return True  # another stage of its name: which one feeds what is not known by name
@@ -1780,7 +1793,8 @@ def _reaches_caller(command: Command, commands: list[Command], text: str, depth:
     if depth > 4:
         return True
     return any(
-        not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1) for c in readers
+        not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1, kept)
+        for c in readers
     )
 
 
@@ -1799,10 +1813,14 @@ def _output_to_file(command: Command, text: str) -> bool:
     return False
 
 
-def _prints_archive(commands: list[Command], text: str) -> bool:
+_DECOMPRESSORS = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
+
+
+def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
     """Whether a stage prints an archive a tree reader of the line wrote (`tar cf x.tar . && tar xOf x.tar`,
-    `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer)."""
-    written: set[str] = set()
+    `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer), or
+    a file a search printing a tree was written to (``kept``: `grep -r X . > o; cat o`)."""
+    written: set[str] = set(kept)
     for command in commands:
         if command.name in _ARCHIVERS:
             archive = _archives_to(command)
@@ -1810,15 +1828,31 @@ def _prints_archive(commands: list[Command], text: str) -> bool:
                 written.add(archive)
     if not written:
         return False
+    for command in commands:
+        if command.name in _MOVERS:  # `grep -r X . > o; mv o p; cat p`: the file under its new name
+            words = [w for w in command.argv[1:] if w[:1] not in ("", "-")]
+            if len(words) > 1 and any(w in written for w in words[:-1]):
+                written.add(words[-1])
+        elif command.name in COMPRESSORS or command.name in _DECOMPRESSORS:
+            if command.name in COMPRESSORS:
+                written.update(out for w, out in compressed_files(command.name, command.argv) if w in written)
+            for w in command.argv[1:]:  # decompressed in place: `tar czf x.tgz .; gzip -d x.tgz; cat x.tar`
+                if w in written and "." in posixpath.basename(w):
+                    stem = posixpath.splitext(w)[0]
+                    written.update((stem, stem + ".tar"))
     names = {posixpath.basename(w) for w in written} - {"", ".", ".."}
     for command in commands:
-        if command.name in _NAME_ONLY or _keeps_output(command) or _lists_names(command):
+        if not _prints_text((command.name, *command.argv[1:])) or _keeps_output(command) or _lists_names(command):
             continue
         if command.name == "tee" and command.via[-1:] and command.via[-1] in _ARCHIVERS:
             continue  # the archive's own write, as the analyzer reads it (`zip x.zip .` writes `tee x.zip`)
         if command.name in _ARCHIVERS and _archives_to(command) is not None:
             continue  # its writer
         words = [file_operand(w) for w in command.argv[1:]] + [t for op, t in command.redirects if op == "<"]
+        words += [w.partition("=")[2] for w in command.argv[1:] if "=" in w]  # `--file=x.tar`, `dd if=o`
+        if command.code is not None:  # `python3 -c 'print(open("o").read())'`: a path or a quoted name in its text
+            code = command.code
+            words += code_paths(code) + [n for n in names if f'"{n}"' in code or f"'{n}'" in code]
         if any(_names_written(w, written, names) for w in words) and _reaches_caller(command, commands, text, 0):
             return True
     return False
@@ -1939,16 +1973,35 @@ def _plain_options(argv: tuple[str, ...]) -> set[str]:
     return found
 
 
-def _finder_runs(command: Command) -> list[str]:
-    """The names of the programs a finder runs on what it finds (`-exec cat {} +`, `fd -X cat`)."""
+def _finder_run_argvs(command: Command) -> list[tuple[str, ...]]:
+    """The command lines a finder runs on what it finds (`-exec sed p {} +`, `fd -X cat`), to its `;` or `+`."""
     argv = command.argv
-    runs: list[str] = []
+    runs: list[tuple[str, ...]] = []
     for i, word in enumerate(argv[:-1]):
         option = word.lstrip("-")
         if word.startswith("-") and (option in _FINDER_RUNS or option.partition("=")[0] in _FINDER_RUNS):
-            program = word.partition("=")[2] if "=" in word else argv[i + 1]
-            runs.append(command_name(program) if program else "")
+            if "=" in word:
+                runs.append((word.partition("=")[2],))
+                continue
+            end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
+            run = argv[i + 1 : end]
+            runs.append((command_name(run[0]), *run[1:]) if run and run[0] else ("",))
     return runs
+
+
+def _prints_text(argv: tuple[str, ...]) -> bool:
+    """Whether a command line prints the text of the files it names: not one printing names, sums or nothing
+    (_NAME_ONLY), but for a stream editor not editing in place (`sed p x`), a copy to the output (`cp x
+    /dev/stdout`) and git's diff of files outside its index (`git diff --no-index /dev/null x`)."""
+    name = argv[0] if argv else ""
+    if name not in _NAME_ONLY:
+        return True
+    words = argv[1:]
+    if name == "sed":
+        return not any(w == "--in-place" or w.startswith("--in-place=") or re.match(r"-[a-zA-Z]*i", w) for w in words)
+    if name in ("cp", "mv"):
+        return any(w.startswith(_OUTPUT_FILES[1:]) for w in words)
+    return name == "git" and "--no-index" in words
 
 
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:

@@ -629,6 +629,10 @@ class Walk:
             # A `..` after a folder that does not exist yet (`mkdir x && cat x/../.en?`): the shell
             # globs the word once the folder is made, so the glob is read where `..` leads too.
             spellings = [raw, normal] if normal != raw and ".." in raw.split("/") else [raw]
+            if "[^" in raw or "[[" in raw:
+                from engine.policy.regexes import bash_brackets  # noqa: PLC0415  (few words hold these)
+
+                spellings = [bash_brackets(s) for s in spellings]  # bash's `.[^.]*`, `[[:lower:]]`, as fnmatch's
             matches = itertools.chain.from_iterable(globbing.iglob(s) for s in spellings)
             for i, match in enumerate(matches):
                 if i >= _MAX_GLOB_LANDINGS:
