@@ -87,9 +87,12 @@ def test_execute_code_in_the_sandbox_cannot_write_outside_the_workdir(sandboxed:
     code = (
         "import pathlib\n"
         "pathlib.Path('inside.txt').write_text('ok')\n"
-        # The config's name is put together at run time: spelled out, the policy refuses the call
-        # before the sandbox is reached (the engine's own files are hardline); this tests the sandbox.
-        f"for p in ['{outside}/x', '{sandboxed.root}/hermes-' + 'engine.yaml', '/usr/hermes-x']:\n"
+        # The config's name is put together at run time: spelled out (or joined from literals, which the
+        # policy reads as one name), the policy refuses the call before the sandbox is reached (the
+        # engine's own files are hardline); this tests the sandbox.
+        f"name = '{sandboxed.root}/hermes-'\n"
+        "name += 'engine.yaml'\n"
+        f"for p in ['{outside}/x', name, '/usr/hermes-x']:\n"
         "    try:\n"
         "        open(p, 'a').write('x')\n"
         "        print('wrote', p)\n"
