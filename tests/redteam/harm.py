@@ -363,3 +363,41 @@ def sent_by_a_later_call(
             assert engine.check(second).decision == "allow", second
     time.sleep(0.3)
     assert key.encode() not in listener.received
+
+
+@contextmanager
+def printing_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> Iterator[tuple[Path, Engine, dict[str, str]]]:
+    """A secret work tree (`.env` holding ``key``), with `src/app.py` holding none and an empty folder `../empty`
+    beside it; the engine working there: (the tree, the engine, a real bash's environment)."""
+    work, env = secret_work_tree(tmp_path, monkeypatch, key)
+    (work / "src").mkdir()
+    (work / "src" / "app.py").write_text("# TODO: nothing secret here\n")
+    (tmp_path / "empty").mkdir()
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
+        yield work, engine, env
+
+
+def asks_for_the_tree(engine: Engine, command: str) -> None:
+    """``command`` asks, as a print of the secret-holding tree (or of the secret it names)."""
+    verdict = engine.check(command)
+    decision, keys = verdict.decision, {m.key for m in verdict.matches}
+    assert decision == "ask" and {"project_exfiltration", "credential_read"} & keys, (command, decision, keys)
+
+
+def printed_then_refused(tree: tuple[Path, Engine, dict[str, str]], key: str, command: str) -> None:
+    """The harm and its stop: a real bash in the tree prints ``key`` running ``command``; the files it made
+    there and beside it are removed; the engine's terminal, with nobody to approve, does not run it."""
+    work, engine, env = tree
+    before = {p for p in (*work.iterdir(), *work.parent.iterdir())}
+    ran = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, timeout=30, check=False)
+    assert key.encode() in ran.stdout, (command, ran.stdout, ran.stderr)
+    for made in {p for p in (*work.iterdir(), *work.parent.iterdir())} - before:
+        if made.is_file():
+            made.unlink()
+        else:
+            shutil.rmtree(made)
+    result = engine.call("terminal", {"command": command})
+    assert key not in str(result.output) + str(result.error)
+    assert not result.ok and result.error is not None and result.error.type == "pending_approval"

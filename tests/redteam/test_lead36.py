@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
 from tests.redteam.conftest import decision_and_keys
-from tests.redteam.harm import secret_work_tree
+from tests.redteam.harm import asks_for_the_tree, printed_then_refused, printing_tree
 
 KEY = "DB_PASSWORD=lead36-hunter2"
 
@@ -146,20 +146,14 @@ NEAR_MISSES = [
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine, dict[str, str]]:
-    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
-    (work / "src").mkdir()
-    (work / "src" / "app.py").write_text("# TODO: nothing secret here\n")
-    (tmp_path / "empty").mkdir()
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    return work, engine, env
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Engine, dict[str, str]]]:
+    with printing_tree(tmp_path, monkeypatch, KEY) as made:
+        yield made
 
 
 @pytest.mark.parametrize("command", PAYLOADS)
 def test_a_search_printing_a_secret_holding_tree_asks(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
-    _, engine, _ = tree
-    decision, keys = decision_and_keys(engine, command)
-    assert decision == "ask" and {"project_exfiltration", "credential_read"} & set(keys), (command, decision, keys)
+    asks_for_the_tree(tree[1], command)
 
 
 @pytest.mark.parametrize("command", COMPUTED_NAMES)
@@ -219,16 +213,8 @@ def test_a_variable_folder_fails_closed(tree: tuple[Path, Engine, dict[str, str]
 def test_the_search_prints_the_key_and_the_engine_does_not_run_it(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    work, engine, env = tree
-    # the harm: a real bash in the work tree prints the .env's line
-    ran = subprocess.run(
-        ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=30, check=False
-    )
-    assert KEY in ran.stdout
-    # the engine's terminal, with nobody to approve, does not run it: the key is not in its result
-    result = engine.call("terminal", {"command": command})
-    assert KEY not in str(result.output) + str(result.error)
-    assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+    printed_then_refused(tree, KEY, command)
+    engine = tree[1]
     # and the near miss runs
     done = engine.call("terminal", {"command": "grep -rl PASSWORD ."})
     assert done.ok and ".env" in str(done.output) and KEY not in str(done.output)
@@ -310,14 +296,8 @@ def test_an_archive_kept_on_disk_counted_or_extracted_stays_allowed(
 def test_the_archive_prints_the_key_and_the_engine_does_not_run_it(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    work, engine, env = tree
-    ran = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, timeout=30, check=False)
-    assert KEY.encode() in ran.stdout
-    (work / "x.tar").unlink(missing_ok=True)
-    result = engine.call("terminal", {"command": command})
-    assert KEY not in str(result.output) + str(result.error)
-    assert not result.ok and result.error is not None and result.error.type == "pending_approval"
-    assert not (work / "x.tar").exists()
+    printed_then_refused(tree, KEY, command)
+    assert not (tree[0] / "x.tar").exists()
 
 
 @pytest.mark.parametrize(

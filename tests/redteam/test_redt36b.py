@@ -15,14 +15,14 @@ read no `.env`: fnmatch reads `[^.]` as a set holding a caret. The landings now 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
 from tests.redteam.conftest import decision_and_keys
-from tests.redteam.harm import secret_work_tree
+from tests.redteam.harm import asks_for_the_tree, printed_then_refused, printing_tree
 
 KEY = "DB_PASSWORD=redt36b-hunter2"
 
@@ -103,22 +103,16 @@ NEAR_MISSES = [
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Engine, dict[str, str]]:
-    work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
-    (work / "src").mkdir()
-    (work / "src" / "app.py").write_text("# TODO: nothing secret here\n")
-    (tmp_path / "empty").mkdir()
-    engine = Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")})
-    return work, engine, env
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Engine, dict[str, str]]]:
+    with printing_tree(tmp_path, monkeypatch, KEY) as made:
+        yield made
 
 
 @pytest.mark.parametrize("command", PAYLOADS)
 def test_a_tree_printed_through_a_file_or_a_stream_editor_asks(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    _, engine, _ = tree
-    decision, keys = decision_and_keys(engine, command)
-    assert decision == "ask" and {"project_exfiltration", "credential_read"} & set(keys), (command, decision, keys)
+    asks_for_the_tree(tree[1], command)
 
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
@@ -146,19 +140,7 @@ def test_a_file_kept_or_a_tree_edited_in_place_keeps_its_verdict(
 def test_the_payload_prints_the_key_and_the_engine_does_not_run_it(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    work, engine, env = tree
-    # the harm: a real bash in the work tree prints the .env's line
-    ran = subprocess.run(
-        ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=30, check=False
-    )
-    assert KEY in ran.stdout, (command, ran.stdout, ran.stderr)
-    for name in ("o", "p", "x.tar", "x.tgz"):
-        (work / name).unlink(missing_ok=True)
-    (work.parent / "o").unlink(missing_ok=True)
-    # the engine's terminal, with nobody to approve, does not run it: the key is not in its result
-    result = engine.call("terminal", {"command": command})
-    assert KEY not in str(result.output) + str(result.error)
-    assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+    printed_then_refused(tree, KEY, command)
 
 
 @pytest.mark.xfail(
