@@ -54,6 +54,7 @@ from engine.policy.trees import (
     compressed_files,
     followed_words,
     implicit_folder,
+    options_of,
     recursive_words,
     tree_landings,
 )
@@ -1708,7 +1709,7 @@ def _archives_to(command: Command) -> str | None:
         words = [w for w in command.argv[1:] if w == "-" or not w.startswith("-")]
         return words[0] if words else None
     if name in ("7z", "7za", "7zz"):
-        return "-" if "so" in _plain_options(command.argv) else None
+        return "-" if "so" in options_of(command.name, command.argv) else None
     if name in ("cpio", "bsdcpio"):
         if flags.isdisjoint({"o", "create"}):
             return None
@@ -1727,13 +1728,13 @@ def _keeps_output(command: Command) -> bool:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
         if name == "wc":
             return not any(w.startswith("--files0") for w in command.argv[1:])
-        return _plain_options(command.argv).isdisjoint({"c", "check"})
+        return options_of(command.name, command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
         return any(w.startswith("of=") and not w[3:].startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:])
     if name in COMPRESSORS:
         # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print
-        return _plain_options(command.argv).isdisjoint({"c", "stdout", "to-stdout"})
+        return options_of(command.name, command.argv).isdisjoint({"c", "stdout", "to-stdout"})
     if name in ("tar", "gtar", "bsdtar", "cpio", "bsdcpio", "pax"):
         shaped = _shaped(command)
         flags = shaped.short | shaped.long
@@ -1873,7 +1874,7 @@ def _finds_secrets(command: Command) -> bool:
     fd without an option that makes it read hidden or ignored files (it skips a `.env`)."""
     argv = command.argv
     if command.name in ("fd", "fdfind"):
-        return not _FD_HIDDEN.isdisjoint(_plain_options(argv))
+        return not _FD_HIDDEN.isdisjoint(options_of(command.name, argv))
     if not _FIND_EITHER.isdisjoint(argv):
         return True
     for i, word in enumerate(argv[:-1]):
@@ -1957,20 +1958,6 @@ def _with_dot_names(commands: list[Command]) -> list[Command]:
 def _dotted(match: re.Match[str]) -> str:
     """A glob part starting a name, read with a leading dot: `*` as `.*`, `?` and `[…]` as `.`."""
     return match.group(1) + (".*" if match.group(0).endswith("*") else ".")
-
-
-def _plain_options(argv: tuple[str, ...]) -> set[str]:
-    """The options of ``argv`` read letter by letter and whole, up to `--`."""
-    found: set[str] = set()
-    for word in argv[1:]:
-        if word == "--":
-            break
-        if word.startswith("--"):
-            found.add(word[2:].partition("=")[0])
-        elif word.startswith("-") and len(word) > 1:
-            found.update(word[1:])
-            found.add(word[1:])
-    return found
 
 
 def _finder_run_argvs(command: Command) -> list[tuple[str, ...]]:

@@ -161,6 +161,11 @@ def recursive_words(command: Command) -> list[int]:
     return words if not follows or not present.isdisjoint(follows) else []
 
 
+def options_of(name: str, argv: tuple[str, ...]) -> set[str]:
+    """The options of ``argv`` read letter by letter and whole, up to `--` (see _words_and_options)."""
+    return _words_and_options(name, argv)[1]
+
+
 def _words_and_options(name: str, argv: tuple[str, ...]) -> tuple[list[int], set[str]]:
     """The indices of the words of ``argv`` that are no option, and its options read letter by
     letter and whole (`-follow` of find, `-snl` of 7z, `tar chf`: the old bundle without a dash)."""
