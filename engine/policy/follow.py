@@ -300,14 +300,24 @@ class Follower:
             self.making = making
         return inner
 
-    def follow_unknown(self, command: Command, rules: Program) -> None:
-        """Options of a program the table does not describe whose value looks like a command."""
+    def follow_unknown(self, command: Command, rules: Program, program: Program | None = None) -> None:
+        """Options whose value looks like a command: of a program the table does not describe, and
+        (``program``) the options a described program's grammar does not declare (debt37: naming a
+        program in the table took this check from all its options, `borg create --rsh='sh -c …'` was
+        allowed until --rsh was named). A declared option means what its row says; one the program
+        reads as no option (after `--`, the command it runs, an operand) is no option."""
         argv = command.argv
+        undeclared: frozenset[int] | None = None
         for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] != "-" or word in ("--", "-"):
                 continue
             name, eq, value = word.lstrip("-").partition("=")
+            if program is not None:
+                if undeclared is None:
+                    undeclared = undeclared_options(command, program)
+                if i not in undeclared:
+                    continue
             for run in rules.runs:
                 if run.source != "options" or (run.attached and not eq):
                     continue
@@ -1458,6 +1468,29 @@ def _expression_roots(operands: Sequence[str]) -> list[str]:
             break
         roots.append(word)
     return roots or ["."]
+
+
+def undeclared_options(command: Command, program: Program) -> frozenset[int]:
+    """The indices of the words ``program`` (and the subcommands its words name) reads as options
+    its grammar does not declare: an unknown long name (or an ambiguous prefix), an unknown letter."""
+    argv = command.argv
+    reading = command.reading
+    if reading is None:
+        reading = command.reading = parse_argv(program.grammar, argv)
+    found: set[int] = set()
+    for level, parsed in subcommand_levels(program, reading, argv):
+        grammar = level.grammar
+        for _, _, at in parsed.options:
+            word = argv[at]
+            if at in found or word[:1] != "-":
+                continue
+            body = word[2:] if word.startswith("--") else word[1:]
+            if word.startswith("--") or (grammar.long_only and len(body.partition("=")[0]) > 1):
+                if len(grammar.resolve_long(body.partition("=")[0])) != 1:
+                    found.add(at)
+            elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
+                found.add(at)
+    return frozenset(found)
 
 
 def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:

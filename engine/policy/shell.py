@@ -2211,6 +2211,8 @@ class Analyzer(Follower, LinkFollower):
                                 trees.append(folder)
                     self._read_in_folders(command, [self._moved_to(f, "$" in f or "`" in f) for f in trees])
                 inner = self.follow_program(command, program, local)
+                if anyone is not None and len(argv) > 1:
+                    self.follow_unknown(command, anyone, program)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):

@@ -1,0 +1,117 @@
+"""debt37 (stop 37, issue 8): describing a program no longer removes the command-looking-value check.
+
+An option of a program nobody describes whose value looks like a command (`--x='sh -c …'`, `--x=bash`,
+`--x='!cmd'`, policies/executors.yaml's `*` entry) asks. Once a program got a row of the Programs
+tables that check was gone for all its options: each new row took protection away until its
+command-running options were named (stop 36 described borg and restic, and `borg create
+--rsh='sh -c "rm -rf ~"'` went from deny to allow). Now the options a described program's grammar
+does not declare (at the program's level or its subcommand's) get the check still; a declared option
+means what its row says (a declared `--opt=bash` is judged as `--opt=plain` is).
+
+The walk covers every described program of the loaded tables and its subcommands, so a row added
+later is covered without a line here. Harm: a project's own row for restic that does not name
+`--password-command` (as stop 36's first borg row did not name `--rsh`), and restic running that
+option's command under a real bash in a temporary HOME.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from engine.policy.argv import REQUIRED
+from engine.policy.programs import ProgramTable
+from tests.redteam.harm import harm_project, live_then_stopped
+
+SHAPES = ("--zz-cmd='sh -c \"rm -rf ~\"'", "--zz=bash", "--zz='!rm -rf ~'", "--zz-hook 'sh -c \"rm -rf ~\"'")
+
+
+def _programs(engine: Engine) -> ProgramTable:
+    return engine._evaluator(engine._snapshot).policy.programs
+
+
+def test_every_described_program_checks_its_undeclared_options(engine: Engine) -> None:
+    programs = _programs(engine)
+    assert len(programs.by_name) > 500  # the shipped tables
+    allowed = []
+    for name, program in sorted(programs.by_name.items()):
+        for prefix in (name, *(f"{name} {sub}" for sub in sorted(program.subcommands))):
+            lines = [f"{prefix} {shape} x" for shape in SHAPES]
+            allowed += [line for line in lines if engine.check(line).decision == "allow"]
+    assert not allowed, allowed[:20]
+
+
+def test_declared_options_mean_what_their_row_says(engine: Engine) -> None:
+    """A declared option taking a value that no run reads: a command-looking value is judged as a
+    plain one (a repository, a file, a name), so describing an option is how a row says it is harmless."""
+    differ = []
+    checked = 0
+    for name, program in sorted(_programs(engine).by_name.items()):
+        for option, kind in program.grammar.long.items():
+            if kind != REQUIRED or program.grammar.canonical(option) in program.option_names:
+                continue
+            checked += 1
+            plain = engine.check(f"{name} --{option}=zzplain x").decision
+            shaped = engine.check(f"{name} --{option}=bash x").decision
+            if plain != shaped:
+                differ.append((name, option, plain, shaped))
+    assert checked > 100
+    assert not differ, differ[:20]
+
+
+@pytest.mark.parametrize(
+    ("near_miss"),
+    [
+        "borg list --repo=/tmp/r",
+        "restic -r /tmp/r snapshots --json",
+        "git log --format='%h %s' -n 3",
+        "grep --color=auto -rn TODO src",
+        "rsync -av --exclude='*.pyc' src/ dst/",
+        "python -m pytest -x --tb=short",
+        # options after the command a program runs are that command's (judged by its own rules)
+        "timeout 5 make --jobs=4",
+    ],
+)
+def test_near_misses_stay_allowed(engine: Engine, near_miss: str) -> None:
+    assert engine.check(near_miss).decision == "allow", near_miss
+
+
+@pytest.mark.parametrize(
+    ("payload"),
+    [
+        "borg create --rsh-new='sh -c \"rm -rf ~\"' /tmp/r::a .",  # an option a newer borg may add
+        "restic --zz-command 'rm -rf ~' -r /tmp/r snapshots",
+        "git --zz-exec='!rm -rf ~' status",
+        "tar --zz-filter='sh -c \"rm -rf ~\"' -cf a.tar src",
+        "timeout 5 borg --zz='!rm -rf ~' list",
+    ],
+)
+def test_unseen_spellings_are_not_allowed(engine: Engine, payload: str) -> None:
+    assert engine.check(payload).decision != "allow", payload
+
+
+# a project's row for restic (it replaces the builtin one whole) naming its repository options and
+# what it sends only: --password-command is undeclared
+RESTIC_ROW = """kind: Programs
+name: backups
+description: restic, described by its repository options only
+programs:
+  - program: [restic]
+    getopt: "r:"
+    long: [repo=/r, repository-file=]
+    sends: [{verbs: [backup], option: [r, repo], match: '^[a-z][a-z0-9]*:', unless: '^local:'},
+            {verbs: [backup], without: [r, repo, repository-file]},
+            {verbs: [backup], option: [repository-file], match: '.'}]
+"""
+
+
+@pytest.mark.skipif(shutil.which("restic") is None, reason="restic is not installed")
+def test_an_undeclared_option_of_a_new_row_still_asks_harm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with harm_project(tmp_path / "guarded", monkeypatch, RESTIC_ROW) as (engine, home, _):
+        assert engine._evaluator(engine._snapshot).policy.programs.get("restic") is not None
+        # restic asks its password command before it makes the repository: the command runs
+        payload = "restic init -r ./repo --password-command='sh -c \"rm -rf ~; echo pw\"'"
+        live_then_stopped(tmp_path, engine, home, payload)
