@@ -24,6 +24,11 @@ _PYTHON = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python
 _LOADER = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
 PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
+# Shells: programs that read commands from their input or a `-c` string (session_memory's background
+# shells, evaluate's finders running a line through one).
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "ash", "busybox", "fish", "rbash", "tcsh", "csh"}
+)
 
 
 def shell_word(text: str) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
-from engine.policy.commands import command_name, shell_word
+from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
 from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, shape
@@ -32,6 +32,7 @@ from engine.policy.paths import (
     COMPUTED_CLASSES,
     ENGINE_CLASSES,
     ENGINE_PARENT,
+    FIND_EITHER,
     PathClassifier,
     Places,
     View,
@@ -41,7 +42,7 @@ from engine.policy.paths import (
     local_reading,
 )
 from engine.policy.paths import unquoted as _unquoted
-from engine.policy.programs import ProgramTable, Send, sends_away
+from engine.policy.programs import Extractor, ProgramTable, Send, sends_away
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
@@ -685,8 +686,7 @@ class Evaluator:
                 unread = tuple(analyzer.unread)
             if session is not None and session.files.archives:
                 commands = _sent_archives(commands, session, self.policy.programs)
-            if any(c.name in _BATCH_UPLOADERS for c in commands):
-                commands = _batch_puts(commands, self.policy.programs)
+            commands = _batch_puts(commands, self.policy.programs)
             found = self._match(commands, text, index, budget.deadline if budget is not None else None, view)
             if found is None:
                 return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
@@ -1524,12 +1524,16 @@ _NETWORK_CODE = re.compile(
 )
 
 
-# Batch uploaders whose script puts local files (redt36): their put statements' operands are read as a tree
-# reader's (_batch_puts); and the options that give a script file (`sftp -b F`, `lftp -f F`)
-_BATCH_UPLOADERS = frozenset({"sftp", "lftp", "smbclient", "ftp"})
+# Batch uploaders (a `sends:` way of theirs reads a `script:`: sftp, lftp, smbclient, ftp) whose script puts
+# local files (redt36): their put statements' operands are read as a tree reader's (_batch_puts); and the
+# options that give a script file (`sftp -b F`, `lftp -f F`)
 _PUTS = frozenset({"put", "mput", "reput", "rput"})
-_BATCH_PUT = re.compile(r"\b(?:m|re|r)?put\b|\bmirror\b[^;\n]*\s(?:-[A-Za-z]*R|--reverse)")  # (their sends: script)
 _SCRIPT_OPTIONS = frozenset({"-b", "-f"})
+
+
+def _put_scripts(ways: tuple[Send, ...] | None) -> list[Extractor]:
+    """The `script:` regexes of a program's `sends:` ``ways``: a batch uploader's put statements."""
+    return [way.script for way in ways if way.script is not None] if ways else []
 
 
 def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) -> bool:
@@ -1551,7 +1555,7 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
         ways = table.get(name)
         if ways is not None and sends_away(ways, command.argv, command.stdin):
             return True  # its `sends:` (policies/senders.yaml: `scp -r . h:`, `croc send .`, `tar cf h:x .`)
-        if name in _BATCH_UPLOADERS and not command.stdin and _script_file(command):
+        if ways is not None and not command.stdin and _put_scripts(ways) and _script_file(command):
             return True  # a script file not read here may put anything (redt36; _batch_puts)
         if name in TREE_READERS and any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in command.redirects):
             return True
@@ -1623,7 +1627,7 @@ _GIT_QUIET |= frozenset({"stat", "numstat", "shortstat", "name-only", "name-stat
 # cat`): every one prints what it reads but these, which print names, sums or nothing of a file's text.
 _FINDERS = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
 _FINDER_RUNS = frozenset({"exec", "execdir", "ok", "okdir", "x", "X", "exec-batch"})
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "busybox", ""})
+_SHELLS = SHELLS | {""}  # (a program known only at run time too)
 _FD_HIDDEN = frozenset({"H", "hidden", "u", "unrestricted", "I", "no-ignore"})
 _NAME_ONLY = frozenset(
     {"rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "file", "wc", "du", "echo"}
@@ -1865,7 +1869,6 @@ _SOURCE_NAMES = re.compile(
     r"\*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|lua|pl|sh|md|rst"
     r"|html|css|scss|vue|svelte|sql|proto|ex|exs|erl|hs|ml|dart|r|m|mm|ipynb|tf|gradle|cmake)"
 )
-_FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ","})
 
 
 def _finds_secrets(command: Command) -> bool:
@@ -1875,7 +1878,7 @@ def _finds_secrets(command: Command) -> bool:
     argv = command.argv
     if command.name in ("fd", "fdfind"):
         return not _FD_HIDDEN.isdisjoint(options_of(command.name, argv))
-    if not _FIND_EITHER.isdisjoint(argv):
+    if not FIND_EITHER.isdisjoint(argv):
         return True
     for i, word in enumerate(argv[:-1]):
         if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(argv[i + 1]):
@@ -1893,9 +1896,6 @@ def _printed_folders(commands: list[Command]) -> list[Command]:
         if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
             argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
             out = [*out, _through_link(command, argv, "cwd", dynamic)]
-        elif command.name in _UNDESCRIBED_SEARCHES and not command.fed_by and len(_shaped(command).positionals) < 2:
-            argv = (command.argv[0], ".", *command.argv[1:])  # `ug KEY`: ugrep's alias searching the working folder
-            out = [*out, _through_link(command, argv, "cwd", (command.dynamic[0], False, *command.dynamic[1:]))]
         elif command.code is not None and _walks_in_code(command.code):
             folders = [p for p in code_paths(command.code) if p.rstrip("/").rsplit("/", 1)[-1][:1] != "-"][:8]
             argv = ("find", ".", *folders, "-type", "f", "-exec", "cat", "{}", "+")
@@ -1920,10 +1920,6 @@ _CODE_READS = re.compile(
 def _walks_in_code(code: str) -> bool:
     """Whether an inline program lists a folder and reads the files it lists."""
     return _CODE_LISTS.search(code) is not None and _CODE_READS.search(code) is not None
-
-
-# Searches the Programs table does not describe (trees.IMPLICIT_FOLDER reads the described ones' words)
-_UNDESCRIBED_SEARCHES = frozenset({"ug", "ack-grep", "pt"})
 
 
 def _git_walks_cwd(command: Command) -> bool:
@@ -2087,13 +2083,15 @@ def _batch_puts(commands: list[Command], programs: ProgramTable) -> list[Command
     config'`, `lftp -e 'mirror -Rv . /x'` (mirror -R's source is the local folder when none is given), `put
     -r ./*`, after `lcd DIR`. A script in a file not read here (`sftp -b F`) puts the folder it runs in."""
     out = commands
+    senders = programs.senders
     for command in commands:
-        if command.name not in _BATCH_UPLOADERS:
+        scripts = _put_scripts(senders.get(command.name)) if command.name in senders else None
+        if not scripts:
             continue
         words: list[str] = ["."] if not command.stdin and _script_file(command) else []
         texts = [command.stdin, *(w for w in command.argv[1:] if not w.startswith("-"))]
         for text in texts:
-            if text and _BATCH_PUT.search(text) is not None:
+            if text and any(script.search(text) is not None for script in scripts):
                 words += _put_words(text)
         if words:
             argv = ("tar", "-c", "-f", "-", "--", *dict.fromkeys(words))

@@ -54,7 +54,7 @@ from engine.policy.executors import (
     typed_text,
 )
 from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
-from engine.policy.paths import NUL_READ, prints_nul
+from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.policy.regexes import Located
 from engine.records import replace
@@ -1441,7 +1441,6 @@ def _completed(run: Run, words: list[str], argument: str, quoted: bool = True) -
 
 
 _FIND_NAME_TESTS: Final = frozenset({"-name", "-iname"})
-_FIND_EITHER: Final = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)", "\\!"})
 
 
 # a folder in the working directory (`.`, `src/`; not `..`, `~`, `/x`, `$D`)
@@ -1455,7 +1454,7 @@ def _found_name(words: Sequence[str]) -> str | None:
     the working directory only: one above it keeps standing for everything under it (`find ~ -name
     '.*'` reaches every dotfile of the home)."""
     names = [words[i + 1] for i in range(len(words) - 1) if words[i] in _FIND_NAME_TESTS]
-    if len(names) != 1 or "/" in names[0] or not names[0].strip("*?") or not _FIND_EITHER.isdisjoint(words):
+    if len(names) != 1 or "/" in names[0] or not names[0].strip("*?") or not FIND_EITHER.isdisjoint(words):
         return None
     return names[0]
 

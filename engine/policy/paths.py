@@ -306,6 +306,11 @@ def lists_tree(word: str) -> bool:
     return True
 
 
+# find's expression words that make its tests no longer all required (an alternative, a negation, a group, a
+# list; as the shell leaves them, or still escaped)
+FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)", "\\!"})
+
+
 class GlobError(ValueError):
     pass
 

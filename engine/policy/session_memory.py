@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.policy.commands import command_name
+from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
@@ -57,10 +57,7 @@ MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, alia
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
-# Shells that read commands from their input, and interpreters whose lines are programs.
-SHELLS = frozenset(
-    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "ash", "busybox", "fish", "rbash", "tcsh", "csh"}
-)
+# Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
 INTERPRETERS = {
     "python": "python",
     "node": "node",

@@ -337,10 +337,16 @@ IMPLICIT_FOLDER: dict[str, tuple[int, frozenset[str], frozenset[str], frozenset[
     "egrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
     "fgrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
     "ugrep": (1, _PATTERN, frozenset(), _GREP_R, frozenset()),
+    # searches the Programs table does not describe: their words that are no option are operands
+    # (`ug KEY`: ugrep's alias searching the working folder; `ack-grep`, the platinum searcher `pt`)
+    "ug": (1, frozenset(), frozenset(), frozenset(), frozenset()),
+    "ack-grep": (1, frozenset(), frozenset(), frozenset(), frozenset()),
+    "pt": (1, frozenset(), frozenset(), frozenset(), frozenset()),
 }
 _FIND_OWN = frozenset({"-H", "-L", "-P"})
 # ... of which these search their input instead when it is no terminal (`cat f | rg KEY`; grep -r never does)
 _INPUT_FIRST = frozenset({"rg", "ag", "ack", "ugrep"})
+_UNDESCRIBED = frozenset({"ug", "ack-grep", "pt"})
 
 
 def implicit_folder(command: Command) -> int:
@@ -363,6 +369,10 @@ def implicit_folder(command: Command) -> int:
         command.fed_by or command.stdin or any(op == "<" for op, _ in command.redirects)
     ):
         return 0
+    if command.name in _UNDESCRIBED:
+        # no grammar: fed by a stage, it searches its input; else the folder goes first (`ug . KEY`)
+        given = sum(1 for w in argv[1:] if w[:1] != "-" or w == "-")
+        return 1 if not command.fed_by and given <= patterns else 0
     cut = next((i for i, w in enumerate(argv) if w in ends), len(argv)) if ends else len(argv)
     if program is None:
         return 0
