@@ -306,9 +306,27 @@ def lists_tree(word: str) -> bool:
     return True
 
 
-# find's expression words that make its tests no longer all required (an alternative, a negation, a group, a
-# list; as the shell leaves them, or still escaped)
+# find's expression words that make its `-name` tests no longer all required (an alternative, a negation, a
+# group, a list; as the shell leaves them, or still escaped: see _find_names). A glob of brackets is read by
+# fnmatch otherwise than find reads it (`[!.]`, `[^.]`): it filters nothing.
 FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)", "\\!"})
+
+
+def _find_names(expression: Sequence[str]) -> Callable[[str], bool] | None:
+    """A test of the names `find … EXPRESSION` prints, from its `-name`/`-iname` tests when every one of them
+    must hold (the expression has no alternative, negation or group): None when it has none."""
+    globs: list[tuple[str, bool]] = []
+    for i, word in enumerate(expression):
+        if word in FIND_EITHER:
+            return None
+        if word in ("-name", "-iname") and i + 1 < len(expression):
+            glob = expression[i + 1]
+            if "[" in glob or "\\" in glob:
+                return None
+            globs.append((glob.lower(), True) if word == "-iname" else (glob, False))
+    if not globs:
+        return None
+    return lambda name: all(fnmatchcase(name.lower() if folded else name, glob) for glob, folded in globs)
 
 
 class GlobError(ValueError):
@@ -1307,8 +1325,10 @@ class PathClassifier:
             # NUL-ended names in a substitution are joined (`.` then `./x` is `../x`); a NUL
             # reader of newline-ended names takes the whole output as one name
             return unknown
+        named: Callable[[str], bool] | None = None  # find's `-name GLOB` tests: the names it prints
         if words[0] == "find":  # its start points: the words before the expression
             starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), args))
+            named = _find_names(args[len(starts) :])
         elif words[0] == "ls":
             starts = [w for w in args if not w.startswith("-")]
         else:  # git: its pathspecs are inside the tree; the whole of it is read
@@ -1362,6 +1382,8 @@ class PathClassifier:
                 seen += 1
                 if seen > _MAX_LISTED:
                     return unknown
+                if named is not None and kind != _TREE_DIR and not named(name):
+                    continue  # `find . -name '*.py'` prints no `.env`, nor a link named `k` (one named `k.py` is read)
                 if split.search(name):
                     # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
                     # printed name, and a piece is another path

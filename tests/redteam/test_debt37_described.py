@@ -24,7 +24,7 @@ import pytest
 from engine import Engine
 from engine.policy.argv import REQUIRED
 from engine.policy.programs import ProgramTable
-from tests.redteam.harm import harm_project, live_then_stopped
+from tests.redteam.harm import SECRET, blocked, harm_project, live_then_stopped, run_confined
 
 SHAPES = ("--zz-cmd='sh -c \"rm -rf ~\"'", "--zz=bash", "--zz='!rm -rf ~'", "--zz-hook 'sh -c \"rm -rf ~\"'")
 
@@ -115,3 +115,67 @@ def test_an_undeclared_option_of_a_new_row_still_asks_harm(tmp_path: Path, monke
         # restic asks its password command before it makes the repository: the command runs
         payload = "restic init -r ./repo --password-command='sh -c \"rm -rf ~; echo pw\"'"
         live_then_stopped(tmp_path, engine, home, payload)
+
+
+# -- over-blocks (debt37): a listing filtered by find's `-name` tests names only what they pass -----------------
+# `find . -name '*.py' | xargs grep foo` (and `cat $(find . -name '*.py')`) asked in a project holding a `.env`:
+# the listing was read as every file of the tree. Its names are now those find's `-name`/`-iname` tests pass
+# when all of them must hold (paths._find_names); a link the tests pass is read where it leads (`k.py -> .env`).
+FILTERED_LISTINGS = [
+    "find . -name '*.py' | xargs grep foo",
+    "find . -name '*.py' -print0 | xargs -0 grep -n foo",
+    "cat $(find . -name '*.py')",
+    "find src -type f -name '*.py' | xargs wc -l",
+    "find . -iname '*.md' | xargs grep -n hello",
+]
+# an alternative, a negation or a bracket glob filters nothing; a test that passes the secret's name does not exclude it
+UNFILTERED_LISTINGS = [
+    "find . -name '*.py' -o -name '*.env' | xargs cat",
+    "find . ! -name '*.py' | xargs cat",
+    "find . -name '.e*' | xargs cat",
+    "find . -name '[.]env' | xargs cat",
+    "find . -name '*' | xargs grep KEY",
+]
+
+
+def _project_with_env(work: Path) -> None:
+    (work / "src").mkdir()
+    (work / "src" / "a.py").write_text("foo = 1\n")
+    (work / "notes.md").write_text("hello\n")
+    (work / ".env").write_text("KEY=secret key foo\n")
+
+
+@pytest.mark.parametrize("command", FILTERED_LISTINGS)
+def test_a_listing_filtered_by_name_is_allowed(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    _project_with_env(work)
+    monkeypatch.chdir(work)
+    assert work_engine.check(command).decision == "allow", command
+
+
+@pytest.mark.parametrize("command", UNFILTERED_LISTINGS)
+def test_a_listing_not_filtered_asks(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    _project_with_env(work)
+    monkeypatch.chdir(work)
+    assert work_engine.check(command).decision != "allow", command
+
+
+def test_a_link_the_name_test_passes_is_read_where_it_leads_harm(
+    tmp_path: Path, work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`src/k.py -> ~/.ssh/id_ed25519`: find prints `./src/k.py` and grep reads the key through it."""
+    payload = "find . -name '*.py' | xargs grep -h key"
+    _, _, printed = run_confined(tmp_path, f"mkdir src; ln -s ~/.ssh/id_ed25519 src/k.py; {payload}")
+    assert SECRET in printed, printed
+    _project_with_env(work)
+    (work / "src" / "k.py").symlink_to(fake_home / ".ssh" / "id_ed25519")
+    (work / "src" / "e.py").symlink_to(work / ".env")  # and one to the project's own secret
+    monkeypatch.chdir(work)
+    assert work_engine.check(payload).decision != "allow"
+    output = blocked(work_engine, fake_home, payload)
+    assert SECRET not in output
+    (work / "src" / "k.py").unlink()
+    assert work_engine.check(payload).decision != "allow"  # e.py -> .env
