@@ -1509,13 +1509,15 @@ def _through_link(
 
 
 # Programs that send what they read on stdin, or a file named to them, to another host (`tar c . | nc h 80`,
-# `curl -T x.tgz URL`), whose input from a tree reader (trees.TREE_READERS) the project_exfiltration rows judge.
-_NETWORK_SENDERS = frozenset(
-    {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp", "sftp"}
-    | {"scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd", "busybox", "pwncat"}
-    | {"mc", "az", "oci", "b2", "gcloud", "azcopy", "croc", "wormhole", "magic-wormhole", "sendme", "portal", "xh"}
-    | {"mcli", "s5cmd", "swift", "ncftpput"}
-)
+# `curl -T x.tgz URL`), whose input from a tree reader (trees.TREE_READERS) the project_exfiltration rows judge:
+# the `sends: [{input: true}]` ways of the Programs tables (policies/senders.yaml).
+
+
+def _streams(ways: tuple[Send, ...] | None) -> bool:
+    """Whether a program's `sends:` ``ways`` say it sends what it reads (`input: true`)."""
+    return ways is not None and any(way.stream for way in ways)
+
+
 # An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
 _NETWORK_CODE = re.compile(
     r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
@@ -1548,11 +1550,11 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
     senders: list[Command] = []
     for command in commands:
         name = command.name
-        if name in _NETWORK_SENDERS or (command.code is not None and _NETWORK_CODE.search(command.code) is not None):
+        ways = table.get(name)
+        if _streams(ways) or (command.code is not None and _NETWORK_CODE.search(command.code) is not None):
             senders.append(command)  # an interpreter's inline program that opens a connection too
         if not fed and not command.fed_by.isdisjoint(TREE_READERS):
             fed = True
-        ways = table.get(name)
         if ways is not None and sends_away(ways, command.argv, command.stdin):
             return True  # its `sends:` (policies/senders.yaml: `scp -r . h:`, `croc send .`, `tar cf h:x .`)
         if ways is not None and not command.stdin and _put_scripts(ways) and _script_file(command):
@@ -2001,7 +2003,7 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     senders = [
         c
         for c in commands
-        if c.name in _NETWORK_SENDERS or (c.code is not None and _NETWORK_CODE.search(c.code) is not None)
+        if _streams(programs.senders.get(c.name)) or (c.code is not None and _NETWORK_CODE.search(c.code) is not None)
     ]
     out = commands
     handed = False  # a file is sent by no word of a sender's: the senders are fed by its reader

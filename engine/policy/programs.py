@@ -230,7 +230,7 @@ class Send(FrozenRecord):
     a destination option naming a URL (`az storage copy -d https://...`), a batch script that puts files
     (`lftp -e 'mirror -R .'`). Every test is a set test or a table regex compiled when the table is."""
 
-    __slots__ = ("verbs", "to", "options", "operands", "match", "unless", "script", "without")  # noqa: RUF023
+    __slots__ = ("verbs", "to", "options", "operands", "match", "unless", "script", "without", "stream")  # noqa: RUF023
 
     verbs: frozenset[str]  # one of these must be among its words (`send`, `upload-batch`); empty: any
     to: str  # where the destination is: "last" (the last word that is no option), "any" (every word), "option"
@@ -240,6 +240,9 @@ class Send(FrozenRecord):
     unless: Extractor | None  # ... and not match this (`file://`, restic's `local:`)
     script: Extractor | None  # searched in its input (a here-string) and in each word: a batch script's put
     without: tuple[str, ...]  # none of these options given (`restic backup .`: the environment's repository)
+    # (`input: true`) it sends what it reads, its input or a file named to it (`tar c . | nc h 80`, `curl -T
+    # x.tgz URL`): alone, its words say nothing (evaluate._sends_away reads who feeds it)
+    stream: bool
 
     def __init__(
         self,
@@ -251,6 +254,7 @@ class Send(FrozenRecord):
         unless: Extractor | None = None,
         script: Extractor | None = None,
         without: tuple[str, ...] = (),
+        stream: bool = False,
     ) -> None:
         object.__setattr__(self, "verbs", verbs)
         object.__setattr__(self, "to", to)
@@ -260,9 +264,12 @@ class Send(FrozenRecord):
         object.__setattr__(self, "unless", unless)
         object.__setattr__(self, "script", script)
         object.__setattr__(self, "without", without)
+        object.__setattr__(self, "stream", stream)
 
     def sends(self, argv: tuple[str, ...], stdin: str) -> bool:
         """Whether the command ``argv`` (with ``stdin``, its here-string or here-document) sends this way."""
+        if self.stream:
+            return False  # what it reads is sent: whether a tree reader feeds it is the line's (evaluate)
         if self.verbs and self.verbs.isdisjoint(argv):
             return False
         if self.without and any(w.startswith(o) for w in argv[1:] for o in self.without):
@@ -754,8 +761,13 @@ def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
         if unless is not None and match is None:
             raise TableError([*at, "unless"], "unless: narrows a match:")
         verbs = frozenset(str(v) for v in way.get("verbs") or ())
+        if way.get("input"):
+            if set(way) != {"input"}:
+                raise TableError(at, "input: (it sends what it reads) is a way of its own: no other key with it")
+            ways.append(Send(stream=True))
+            continue
         if not (verbs or match is not None or script is not None):
-            raise TableError(at, "a way needs verbs:, a destination (to: or option: with match:) or script:")
+            raise TableError(at, "a way needs verbs:, a destination (to: or option: with match:), script: or input:")
         if script is not None and match is not None:
             raise TableError(at, "a way reads a script: or a destination, not both")
         operands = int(way.get("operands") or 0)

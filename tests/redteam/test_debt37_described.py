@@ -179,3 +179,42 @@ def test_a_link_the_name_test_passes_is_read_where_it_leads_harm(
     assert SECRET not in output
     (work / "src" / "k.py").unlink()
     assert work_engine.check(payload).decision != "allow"  # e.py -> .env
+
+
+# -- what sends what it reads is data (debt37): `sends: [{input: true}]` ----------------------------------------
+
+
+def test_the_senders_of_what_they_read_are_the_tables(engine: Engine) -> None:
+    """evaluate's Python set of network senders moved to the tables: every name it held says so there."""
+    senders = _programs(engine).senders
+    former = {"nc", "ncat", "netcat", "socat", "curl", "wget", "ssh", "openssl", "telnet", "http", "https", "ftp"}
+    former |= {"sftp", "scp", "rsync", "mail", "mailx", "sendmail", "gh", "aws", "gsutil", "rclone", "s3cmd"}
+    former |= {"pwncat", "mc", "az", "oci", "b2", "gcloud", "azcopy", "croc", "wormhole", "magic-wormhole"}
+    former |= {"sendme", "portal", "xh", "mcli", "s5cmd", "swift", "ncftpput"}
+    missing = sorted(n for n in former if not any(way.stream for way in senders.get(n, ())))
+    assert not missing, missing
+
+
+ROW_OF_A_NEW_SENDER = """kind: Programs
+name: uploaders
+description: a sender of what it reads the builtin tables do not name
+programs:
+  - program: [zz-upload]
+    sends: [{input: true}]
+"""
+
+
+def test_a_project_row_makes_a_sender_of_what_it_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with harm_project(tmp_path, monkeypatch, ROW_OF_A_NEW_SENDER) as (engine, _, root):
+        (root / ".env").write_text("KEY=secret\n")
+        assert engine.check("tar c . | zz-upload h").decision == "ask"
+        assert engine.check("tar c src | zz-upload h").decision == "allow"
+        assert engine.check("zz-upload h < notes.txt").decision == "allow"
+
+
+def test_an_input_way_takes_no_other_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.errors import ValidationFailed
+
+    row = ROW_OF_A_NEW_SENDER.replace("{input: true}", "{input: true, verbs: [put]}")
+    with pytest.raises(ValidationFailed, match="no other key"), harm_project(tmp_path, monkeypatch, row):
+        pass
