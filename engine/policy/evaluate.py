@@ -718,6 +718,10 @@ class Evaluator:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
             # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
             commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
+        elif commands and any(command.name in _TREE_COPIERS for command in commands):
+            # a file read in a tree copied on the line is read where it came from (`cp -r . ../c; cat ../c/.*`: the
+            # copy is not on disk when the line is judged, so its globs land on nothing; open37)
+            commands = _copied_trees(commands)
         if _DOT_GLOBS.search(text) is not None:
             commands = _with_dot_names(commands)
         classify = view.classify
@@ -1432,11 +1436,16 @@ def _copied_trees(commands: list[Command]) -> list[Command]:
         argv = command.argv
         for destination, sources in copies:
             for i, word in enumerate(argv[1:], 1):
-                path = _absolute(word, command.cwd)
+                path = _from_start(word, command.cwd)
                 if path == destination or path.startswith(destination + "/"):
                     for source in sources:
                         replaced = (*argv[:i], source + path[len(destination) :], *argv[i + 1 :])
-                        out = [*out, _through_link(command, replaced, "copy")]
+                        copied = _through_link(command, replaced, "copy")
+                        if command.cwd is not None and not source.startswith(("/", "~")):
+                            # moved by `cd` (`cp -r . ../c; cd ../c && cat .*`): a source named from where the
+                            # line started is read from there (open37)
+                            copied.cwd = None
+                        out = [*out, copied]
         if command.name in _TREE_COPIERS:
             indices = recursive_words(command)
             words = [argv[i] for i in indices]
@@ -1448,9 +1457,21 @@ def _copied_trees(commands: list[Command]) -> list[Command]:
             else:
                 continue
             if sources and ":" not in destination:
-                absolute = _absolute(destination, command.cwd).rstrip("/") or "/"
-                copies.append((absolute, [_absolute(w, command.cwd) for w in sources]))
+                absolute = _from_start(destination, command.cwd).rstrip("/") or "/"
+                copies.append((absolute, [_from_start(w, command.cwd) for w in sources]))
     return out
+
+
+# a folder named relative to where the line started, with no value known only when it runs (`../c`, `out/x`)
+_PLAIN_FOLDER: Final = re.compile(r"(?!/|~)[\w./@+-]+")
+
+
+def _from_start(word: str, cwd: str | None) -> str:
+    """``word`` named from where the line started: joined to the folder a command ran in when that is known, an
+    absolute one or one named from the start (`cd ../c`); otherwise as spelled."""
+    if cwd is not None and not word.startswith(("/", "~")) and _PLAIN_FOLDER.fullmatch(cwd) is not None:
+        return posixpath.normpath(posixpath.join(cwd, word))
+    return _absolute(word, cwd)
 
 
 def _absolute(word: str, cwd: str | None) -> str:

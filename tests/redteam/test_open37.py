@@ -5,12 +5,18 @@
   $x`, `deno eval "$x"`) was allowed while `sh -c "$x"` asked: a program nobody can read is not `allow`
   (follow._unread_program). A value the line makes known is read as it is (`x='print(1)'; python3 -c "$x"`), and a
   value inside the program's own string (`python3 -c "print('$x')"`) is data as before.
+- COPIED_TREE: a tree copied on the line, then read by a glob in the copy (`cp -r . ../c; cat ../c/.*`, `cd ../c &&
+  cat .*`): the copy is not on disk when the line is judged, so its glob landed on nothing. A word naming the copy
+  is read where it came from on every line holding a recursive copy, not only on a sending or printing one
+  (evaluate._copied_trees; a command moved by `cd` reads a source named from the start from there). redt36b's
+  xfail removed.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +24,7 @@ import pytest
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
-from tests.redteam.harm import blocked
+from tests.redteam.harm import blocked, printed_then_refused, printing_tree
 
 # -- 6. an inline program whose text is a value not known here -------------------------------------------------
 
@@ -87,3 +93,74 @@ def test_an_unread_inline_program_deletes_the_home_unguarded_and_is_refused(
     monkeypatch.setenv("X_CODE", code)
     with Engine.load(REPO, config={"workdir": str(tmp_path), "state_dir": str(tmp_path / "state")}) as guarded:
         blocked(guarded, home, payload)
+
+
+# -- 1. a tree copied on the line, read in the copy by a glob ----------------------------------------------------
+
+KEY = "DB_PASSWORD=open37-hunter2"
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Engine, dict[str, str]]]:
+    with printing_tree(tmp_path, monkeypatch, KEY) as made:
+        yield made
+
+
+COPIED_TREES = [
+    "cp -r . ../c; cat ../c/.*",
+    "cp -r . ../c; cat ../c/.e*",
+    "cp -R ./ ../c; tail ../c/.?nv",
+    "cp -r . ../c && head -n 5 ../c/.[!.]*",
+    "cp -a . ../c; cd ../c && cat .*",
+    "cp -r . ../c; cd ../c; grep . .e*",
+    "rsync -a ./ ../d/; cat ../d/.*",
+    "rsync -a ./ ../d/; grep -r K ../d",
+    "cp -rt ../c . ; cat ../c/.*",
+    'T=../q; cp -r . "$T"; cat "$T"/.*',
+    'T=../q; cp -r . "$T" && cat "$T/.env"',
+    'cp -r . "$T"; cat "$T"/.*',
+    "d=$(mktemp -d); cp -r . $d; cat $d/.*",
+]
+COPIED_NEAR = [
+    "cp -r src ../c; cat ../c/.*",
+    "cp -r src ../c; cd ../c && cat .*",
+    "cp -r . ../c; cat ../c/main.py",
+    "cp -r . ../c; cd ../c && cat main.py",
+    "cp -r src ../c; cat ../c/app.py",
+    "cp -r . ../c; ls ../c",
+]
+
+
+@pytest.mark.parametrize("command", COPIED_TREES)
+def test_a_tree_copied_on_the_line_and_read_in_the_copy_asks(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    assert tree[1].check(command).decision == "ask", command
+
+
+@pytest.mark.parametrize("command", COPIED_NEAR)
+def test_a_copy_holding_no_secret_read_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
+    assert tree[1].check(command).decision == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp -r . ../c; cat ../c/.*",
+        "cp -a . ../c; cd ../c && cat .*",
+        'T=../q; cp -r . "$T"; cat "$T"/.*',
+    ],
+)
+def test_a_copied_tree_read_by_a_glob_prints_the_key_and_is_refused(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    printed_then_refused(tree, KEY, command)
+
+
+def test_a_copy_outside_the_tree_read_by_a_glob_prints_the_key_and_is_refused(
+    tree: tuple[Path, Engine, dict[str, str]], tmp_path: Path
+) -> None:
+    copy = tmp_path / "elsewhere" / "x"
+    copy.parent.mkdir()
+    assert tree[1].check(f"cp -a . {copy} && cat {copy}/.*").decision == "ask"  # judged before the copy exists
+    printed_then_refused(tree, KEY, f"cp -a . {copy} && cat {copy}/.*")
