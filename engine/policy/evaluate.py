@@ -1675,7 +1675,9 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":
-            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0, kept):
+            if (_git_prints_files(command) or _git_staged_trees(command, commands)) and _reaches_caller(
+                command, commands, text, 0, kept
+            ):
                 return True
         elif name in _FINDERS:
             # what it runs on each file, as the line reads it (`-exec sh -c 'wc -l "$1"'` runs wc), else by name
@@ -1776,6 +1778,66 @@ def _git_prints_files(command: Command) -> bool:
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
     return verb == ["diff"] and "no-index" in flags
+
+
+# git's verbs printing the text of what its index or a commit holds (after `git add -A`: every file not ignored,
+# a `.env` too), and those stashing or staging a tree's files that git does not track
+_GIT_PRINTS_STAGED = frozenset({"diff", "show", "log", "whatchanged", "format-patch"})
+_GIT_UNTRACKED = frozenset({"u", "a", "include-untracked", "all", "only-untracked"})
+
+
+def _git_staged_trees(command: Command, commands: list[Command]) -> list[str]:
+    """The folders (or files) whose files git, as ``command``, prints from its index, a commit or a stash, where
+    an earlier stage of the line put the tree's untracked files there (`git add -A && git diff --cached`, `git
+    stash -u && git stash show -p -u`: a `.env` not ignored), or a stash's untracked files (`git stash show -p
+    --include-untracked`: the tree's, as stashed by an earlier call). Gitignore is not read (open37)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals[:2]
+    flags = shaped.short | shaped.long
+    if verb[:1] == ["stash"] and verb[1:] == ["show"]:
+        if flags.isdisjoint(("p", "patch")):
+            return []  # a summary of what changed (`--stat` unless told `-p`)
+        if not flags.isdisjoint(_GIT_UNTRACKED):
+            return ["."]
+    elif verb[:1] and verb[0] in _GIT_PRINTS_STAGED:
+        if verb[0] in ("log", "whatchanged") and flags.isdisjoint(("p", "u", "patch")):
+            return []
+        if verb[0] == "format-patch" and "stdout" not in flags:
+            return []
+        if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "patch", "patch-with-stat")):
+            return []
+        if verb[0] == "diff" and "no-index" in flags:
+            return []
+    else:
+        return []
+    staged: list[str] = []
+    for earlier in commands:
+        if earlier is command:
+            break
+        if earlier.name == "git":
+            staged.extend(_git_stages(earlier))
+    return staged
+
+
+def _git_stages(command: Command) -> list[str]:
+    """What a git command puts into the index or a stash with the files git does not track: `git add -A`, `git add
+    .`, `git add config` (its pathspecs; the tree for `-A` alone or a magic pathspec), `git stash -u` (the tree)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals[:1]
+    flags = shaped.short | shaped.long
+    if verb == ["add"]:
+        if "u" in flags or "update" in flags:
+            return []  # the tracked files only
+        paths = [p if p[:1] != ":" else "." for p in shaped.positionals[1:]]
+        return paths or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
+    if verb == ["stash"] and not flags.isdisjoint(_GIT_UNTRACKED - {"only-untracked"}):
+        rest = shaped.positionals[1:]
+        if rest[:1] in (["push"], ["save"]):
+            rest = rest[1:] if rest[:1] == ["push"] else []
+        elif rest:
+            return []  # another verb (`git stash show -u`)
+        return [p if p[:1] != ":" else "." for p in rest] or ["."]
+    return []
 
 
 def _lists_names(command: Command) -> bool:
@@ -1914,6 +1976,10 @@ def _printed_folders(commands: list[Command]) -> list[Command]:
         if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
             argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
             out = [*out, _through_link(command, argv, "cwd", dynamic)]
+        elif command.name == "git" and (staged := _git_staged_trees(command, commands)):
+            # `git add -A && git diff --cached`: the staged tree printed, as `git diff --no-index` prints it
+            argv = ("git", "diff", "--no-index", "/dev/null", *staged)
+            out = [*out, _through_link(command, argv, "cwd", (False,) * len(argv))]
         elif command.name in _UNDESCRIBED_SEARCHES and not command.fed_by and len(_shaped(command).positionals) < 2:
             argv = (command.argv[0], ".", *command.argv[1:])  # `ug KEY`: ugrep's alias searching the working folder
             out = [*out, _through_link(command, argv, "cwd", (command.dynamic[0], False, *command.dynamic[1:]))]

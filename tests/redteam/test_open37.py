@@ -10,11 +10,16 @@
   is read where it came from on every line holding a recursive copy, not only on a sending or printing one
   (evaluate._copied_trees; a command moved by `cd` reads a source named from the start from there). redt36b's
   xfail removed.
+- STAGED_TREE: git printing what an earlier stage of the line put in its index or a stash with the tree's untracked
+  files (`git add -A && git diff --cached`, `git stash -u && git stash show -p -u`, `git add . && git commit … &&
+  git show`), or a stash's untracked files (`git stash show -p --include-untracked`), printed a `.env` git does not
+  ignore: read as `git diff --no-index /dev/null TREE` (evaluate._git_staged_trees). Gitignore is not read.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,3 +169,84 @@ def test_a_copy_outside_the_tree_read_by_a_glob_prints_the_key_and_is_refused(
     copy.parent.mkdir()
     assert tree[1].check(f"cp -a . {copy} && cat {copy}/.*").decision == "ask"  # judged before the copy exists
     printed_then_refused(tree, KEY, f"cp -a . {copy} && cat {copy}/.*")
+
+
+# -- 3. git printing a tree staged or stashed on the line ---------------------------------------------------------
+
+STAGED = [
+    "git add -A && git diff --cached",
+    "git add . && git diff --staged",
+    "git add --all; git diff --cached -- .",
+    "git add ':/' && git diff --cached",
+    "git add .env && git diff --cached",
+    "git add -A && git diff HEAD",
+    "git add -A; git commit -qm x; git show",
+    "git add -A && git commit -qm x && git log -p -1",
+    "git add --all && git format-patch --stdout HEAD~1",
+    "git stash -u && git stash show -p -u",
+    "git stash push --include-untracked && git stash show -p --include-untracked",
+    "git stash -u; git stash show --only-untracked -p",
+    "git stash show -p -u",
+    "git stash show --include-untracked -p",
+    "git stash -u && git show stash@{0}^3",
+]
+STAGED_NEAR = [
+    "git add src && git diff --cached",
+    "git add -u && git diff --cached",
+    "git add -A && git diff --cached --stat",
+    "git add -A && git status",
+    "git diff --cached",
+    "git stash show -p",
+    "git stash show -u",
+    "git stash && git stash show -p",
+    "git add src/app.py && git commit -qm x && git show",
+]
+
+
+@pytest.mark.parametrize("command", STAGED)
+def test_git_printing_a_tree_staged_on_the_line_asks(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
+    verdict = tree[1].check(command)
+    assert verdict.decision == "ask" and "project_exfiltration" in {m.key for m in verdict.matches}, command
+
+
+@pytest.mark.parametrize("command", STAGED_NEAR)
+def test_git_printing_what_holds_no_secret_stays_allowed(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    assert tree[1].check(command).decision == "allow", command
+
+
+def _committed(work: Path, env: dict[str, str]) -> dict[str, str]:
+    """``work`` made a git repository with its source committed (the `.env` untracked, not ignored); the
+    environment git runs in (an author, no global configuration)."""
+    env = {**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    for step in (["init", "-q"], ["add", "main.py", "src"], ["commit", "-qm", "source"]):
+        subprocess.run(["git", *step], cwd=work, env=env, check=True, capture_output=True, timeout=30)
+    return env
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -A && git diff --cached",
+        "git stash -u && git stash show -p -u",
+        "git stash -u && git stash show --include-untracked -p",
+        "git add -A; git commit -qm x; git show",
+    ],
+)
+def test_a_staged_tree_printed_shows_the_key_and_is_refused(
+    tree: tuple[Path, Engine, dict[str, str]], tmp_path: Path, command: str
+) -> None:
+    """Run in a copy of the tree (a stash takes the `.env` away), the payload prints the key; the engine, judging
+    the tree, refuses it."""
+    work, engine, env = tree
+    env = _committed(work, env)
+    live = tmp_path / "live"
+    shutil.copytree(work, live, symlinks=True)
+    ran = subprocess.run(["bash", "-c", command], cwd=live, env=env, capture_output=True, timeout=30, check=False)
+    assert KEY.encode() in ran.stdout, (command, ran.stdout, ran.stderr)
+    result = engine.call("terminal", {"command": command})
+    assert not result.ok and result.error is not None and result.error.type == "pending_approval", command
+    assert (work / ".env").is_file()
