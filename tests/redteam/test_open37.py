@@ -14,6 +14,10 @@
   files (`git add -A && git diff --cached`, `git stash -u && git stash show -p -u`, `git add . && git commit … &&
   git show`), or a stash's untracked files (`git stash show -p --include-untracked`), printed a `.env` git does not
   ignore: read as `git diff --no-index /dev/null TREE` (evaluate._git_staged_trees). Gitignore is not read.
+- LINKED_INCLUDE: a link `x.py -> .env` in the tree passed `grep -R --include='*.py' K .` (the include exemption
+  read names, and -R prints what a link leads to; the links walk skipped links landing inside the tree): a
+  link-following grep is exempt only when no link in its trees has a name its includes pass
+  (evaluate._links_pass, View.link_names).
 """
 
 from __future__ import annotations
@@ -250,3 +254,51 @@ def test_a_staged_tree_printed_shows_the_key_and_is_refused(
     result = engine.call("terminal", {"command": command})
     assert not result.ok and result.error is not None and result.error.type == "pending_approval", command
     assert (work / ".env").is_file()
+
+
+# -- 4. a link whose name passes a search's includes, leading to a secret -----------------------------------------
+
+LINKED = [
+    "grep -R --include='*.py' DB_ .",
+    "grep -R --include='*.py' DB_",
+    "grep -R --include='*.py' -e DB_ .",
+    "grep --dereference-recursive --include=*.py DB_ .",
+    "grep -Rn --include=*.py --include=*.md DB_ .",
+]
+LINKED_NEAR = [
+    "grep -r --include='*.py' DB_ .",  # -r reads a link as a link (it skips it)
+    "grep -R --include='*.md' DB_ .",
+    "grep -R --include='*.py' DB_ src",
+]
+
+
+@pytest.fixture
+def linked(tree: tuple[Path, Engine, dict[str, str]]) -> tuple[Path, Engine, dict[str, str]]:
+    """The tree with a link `x.py` to its `.env`, made earlier (on disk when the line is judged)."""
+    (tree[0] / "x.py").symlink_to(".env")
+    return tree
+
+
+@pytest.mark.parametrize("command", LINKED)
+def test_a_link_passing_the_includes_of_a_link_following_search_asks(
+    linked: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    assert linked[1].check(command).decision == "ask", command
+
+
+@pytest.mark.parametrize("command", LINKED_NEAR)
+def test_a_search_reading_no_linked_secret_stays_allowed(
+    linked: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    assert linked[1].check(command).decision == "allow", command
+
+
+def test_the_include_exemption_holds_in_a_tree_with_no_link(tree: tuple[Path, Engine, dict[str, str]]) -> None:
+    assert tree[1].check("grep -R --include='*.py' DB_ .").decision == "allow"
+
+
+@pytest.mark.parametrize("command", ["grep -R --include='*.py' DB_ .", "ln -s .env y.py; grep -R --include=*.py DB_ ."])
+def test_a_linked_secret_printed_by_an_including_search_is_refused(
+    linked: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    printed_then_refused(linked, KEY, command)
