@@ -1695,6 +1695,9 @@ def _prints_trees(commands: list[Command], text: str, view: View | None = None) 
             and _reaches_caller(command, commands, text, 0, kept)
         ):
             return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
+        elif name in _ARCHIVERS and (to := _archives_to(command)) is not None and ("$" in to or "`" in to):
+            return True  # `tar czf "$(mktemp)" .`: an archive named only by the run, which no later call can be
+            # followed to by name (open37)
         elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0, kept):
             return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
@@ -1891,6 +1894,9 @@ def _reaches_caller(
     if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
     if _output_to_file(command, text):
+        if any(op in _WRITES and ("$" in target or "`" in target) for op, target in command.redirects):
+            return True  # `> "$(mktemp)"`, `> $f` with f unknown: a name only the run knows, which no later call
+            # can be followed to by name (the session remembers files by name; open37)
         if kept is not None:
             kept.update(t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>") and t)
         return False
@@ -1905,6 +1911,9 @@ def _reaches_caller(
         not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1, kept)
         for c in readers
     )
+
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 
 
 def _output_to_file(command: Command, text: str) -> bool:

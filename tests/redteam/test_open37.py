@@ -18,6 +18,10 @@
   read names, and -R prints what a link leads to; the links walk skipped links landing inside the tree): a
   link-following grep is exempt only when no link in its trees has a name its includes pass
   (evaluate._links_pass, View.link_names).
+- UNNAMED_OUTPUT: a tree print or archive written to a name only the run knows (`grep -r K . > "$(mktemp)"`, `tar
+  czf "$(mktemp)" .`, `> "$d/o"`) was allowed as a write to a file, but the session remembers written files by name:
+  a later call reading it back (`cat /tmp/tmp.*`) was not followed. Such a write is read as printed
+  (evaluate._reaches_caller, _prints_trees). A value the line makes known is followed by name as before.
 """
 
 from __future__ import annotations
@@ -302,3 +306,47 @@ def test_a_linked_secret_printed_by_an_including_search_is_refused(
     linked: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
     printed_then_refused(linked, KEY, command)
+
+
+# -- 5. a tree's text written to a name only the run knows ---------------------------------------------------------
+
+UNNAMED = [
+    'grep -r DB_ . > "$(mktemp)"',
+    "f=$(mktemp); grep -r DB_ . > $f",
+    'grep -r DB_ . > "$d/o"',
+    'grep -r DB_ . >> "$OUT"',
+    'tar czf "$(mktemp)" .',
+    'tar czf "$OUT" .',
+    'tar cf - . > "$(mktemp)"',
+    'find . -type f -exec cat {} + > "$(mktemp)"',
+    "grep -r DB_ . > `mktemp`",
+]
+UNNAMED_NEAR = [
+    'grep -rn TODO src > "$(mktemp)"',
+    'tar czf "$(mktemp)" src',
+    'grep -rl DB_ . > "$(mktemp)"',
+    "grep -r DB_ . > o",
+    "tar czf /tmp/x.tgz .",
+]
+
+
+@pytest.mark.parametrize("command", UNNAMED)
+def test_a_tree_written_to_a_name_only_the_run_knows_asks(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    assert tree[1].check(command).decision == "ask", command
+
+
+@pytest.mark.parametrize("command", UNNAMED_NEAR)
+def test_a_clean_tree_or_a_named_file_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
+    assert tree[1].check(command).decision == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['grep -r DB_ . > "$(mktemp -p ..)"; cat ../tmp.*', 'f=$(mktemp -p ..); grep -r DB_ . > "$f"; cat "$f"'],
+)
+def test_a_tree_written_to_an_unnamed_file_and_read_back_is_refused(
+    tree: tuple[Path, Engine, dict[str, str]], command: str
+) -> None:
+    printed_then_refused(tree, KEY, command)
