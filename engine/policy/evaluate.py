@@ -718,7 +718,7 @@ class Evaluator:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
             # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
             commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
-        if _DOT_GLOBS.search(text) is not None:
+        if _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands)):
             commands = _with_dot_names(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
@@ -1644,7 +1644,8 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             walks, quiet = _TREE_PRINTERS[name]
             shaped = _shaped(command)
             present = shaped.short | shaped.long
-            if name in _GREPS and "recurse" in (shaped.option_values("d") + shaped.option_values("directories")):
+            actions = shaped.option_values("d") + shaped.option_values("directories")
+            if name in _GREPS and any(a.startswith("rec") and "recurse".startswith(a) for a in actions):
                 present = present | {"r"}
             if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
                 continue
@@ -1686,6 +1687,24 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
 _ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
 _COUNTERS = frozenset({"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"})
 _OUTPUT_FILES = ("/dev/null", "/dev/std", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
+# A file naming the terminal or a descriptor however it is spelled (redt37): `/dev//stdout`, `/dev/./stderr`,
+# `/dev/../dev/tty`, `/proc/thread-self/fd/1`, `/proc/$$/fd/2`, `/dev/pts/0`, `../../dev/stdout`
+_TERMINAL_PATH = re.compile(r"(?:dev/(?:std|tty|fd/|pts/|console)|proc/)")
+_TERMINAL_IN = re.compile(r"/dev/+(?:\.{0,2}/+|dev/+)*(?:std|tty|fd/|pts/|console)|/proc/+[^\s/]+/+(?:[^\s/]+/+)*fd\b")
+
+
+def _terminal_file(path: str) -> bool:
+    """Whether writing to ``path`` writes to the terminal (the caller reads it) or a descriptor."""
+    if "dev" not in path and "proc" not in path:
+        return False
+    normal = posixpath.normpath(path).lstrip("/")
+    while normal.startswith("../"):
+        normal = normal[3:]
+    if normal.startswith("dev/") or normal.startswith("proc/"):
+        return _TERMINAL_PATH.match(normal) is not None
+    return False
+
+
 # Commands of a compound fed by a pipe that read no input (`tar cf - . | (cd dst && tar xf -)`)
 _UNREAD_INPUT = frozenset({"cd", "pushd", "popd", ":", "true", "false", "export", "set", "unset", "local", "sleep"})
 _UNREAD_INPUT |= frozenset({"exit", "return", "shift", "mkdir", "echo", "printf", "test", "[", "umask", "trap"})
@@ -1702,14 +1721,15 @@ def _archives_to(command: Command) -> str | None:
         files = shaped.option_values("f")
         if not creates:
             return None
-        if not files or any(f == "-" or f.startswith(_OUTPUT_FILES[1:]) for f in files):
+        if not files or any(f == "-" or _terminal_file(f) for f in files):
             return "-"
         return files[0]
     if name == "zip":
         words = [w for w in command.argv[1:] if w == "-" or not w.startswith("-")]
         return words[0] if words else None
-    if name in ("7z", "7za", "7zz"):
-        return "-" if "so" in options_of(command.name, command.argv) else None
+    if name in ("7z", "7za", "7zz"):  # `7z a -so x .` creates; `7z x -so x.zip` prints what it extracts
+        creates = _shaped(command).positionals[:1] in (["a"], ["u"])
+        return "-" if creates and "so" in options_of(command.name, command.argv) else None
     if name in ("cpio", "bsdcpio"):
         if flags.isdisjoint({"o", "create"}):
             return None
@@ -1724,6 +1744,8 @@ def _keeps_output(command: Command) -> bool:
     """Whether ``command`` keeps what it reads from the caller: it extracts it to disk (`tar x`, `cpio -i`),
     writes it to a file (`dd of=`, `gzip x.tar`), or counts or sums it."""
     name = command.name
+    if (name in _COUNTERS or name == "dd" or name in COMPRESSORS) and any(command.dynamic[1:]):
+        return False  # a word only the run knows (`| wc -l $(cat)`: the pipe's lines, printed as names it cannot open)
     if name in _COUNTERS:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
         if name == "wc":
@@ -1731,10 +1753,13 @@ def _keeps_output(command: Command) -> bool:
         return options_of(command.name, command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
-        return any(w.startswith("of=") and not w[3:].startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:])
+        return any(w.startswith("of=") and not _terminal_file(w[3:]) for w in command.argv[1:])
     if name in COMPRESSORS:
-        # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print
-        return options_of(command.name, command.argv).isdisjoint({"c", "stdout", "to-stdout"})
+        # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print, and so does one naming no
+        # file: it filters its input to its output (`| xz | xz -d`, redt37)
+        return _compresses_files(command.argv) and options_of(command.name, command.argv).isdisjoint(
+            {"c", "stdout", "to-stdout"}
+        )
     if name in ("tar", "gtar", "bsdtar", "cpio", "bsdcpio", "pax"):
         shaped = _shaped(command)
         flags = shaped.short | shaped.long
@@ -1742,6 +1767,25 @@ def _keeps_output(command: Command) -> bool:
             name == "pax" and "r" in flags
         )
         return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
+    return False
+
+
+_COMPRESSOR_VALUES = frozenset("SoTMFCDBL")  # short options of compressors taking a value (`-S .z`, `-T 0`, `-o F`)
+
+
+def _compresses_files(argv: tuple[str, ...]) -> bool:
+    """Whether a compressor names a file to work on (not `-`, not an option's value): else it filters its input."""
+    skip = False
+    for i, word in enumerate(argv[1:], 1):
+        if skip:
+            skip = False
+        elif word == "--":
+            return any(w != "-" for w in argv[i + 1 :])
+        elif word.startswith("-") and word != "-":
+            skip = not word.startswith("--") and word[-1] in _COMPRESSOR_VALUES
+            skip = skip or (word.startswith("--") and "=" not in word and word[2:] in ("suffix", "output", "threads"))
+        elif word != "-":
+            return True
     return False
 
 
@@ -1778,10 +1822,12 @@ def _reaches_caller(
     x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`> hits.txt`, `|
     gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives). The files
     written so are added to ``kept`` (a later stage of the line printing one: _prints_archive)."""
-    if command.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:]):
+    if command.name == "tee" and any(_terminal_file(w) for w in command.argv[1:]):
         return True  # `| tee /dev/stderr | wc -l`: a copy to the terminal
     if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
+    if depth and command.code is not None and _CODE_ELSEWHERE.search(command.code) is not None:
+        return True  # `| perl -ne 'print STDERR $_' | wc -l`: an inline program writing past its output (redt37)
     if _output_to_file(command, text):
         if kept is not None:
             kept.update(t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>") and t)
@@ -1789,6 +1835,8 @@ def _reaches_caller(
     if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):
         return True  # another stage of its name: which one feeds what is not known by name
     readers = [c for c in commands if command.name in c.fed_by and c is not command and c.name not in _UNREAD_INPUT]
+    # what a stage writes as its own (`awk '{print > "/dev/stderr"}'`, sed's `w /dev/stderr`: a `tee` of its own)
+    readers += [c for c in commands if c.name == "tee" and c.via[-1:] == (command.name,) and c is not command]
     if not readers:
         return True
     if depth > 4:
@@ -1799,12 +1847,20 @@ def _reaches_caller(
     )
 
 
+# An inline program writing elsewhere than its output: its error stream, a file or device it opens, a process
+# or a connection it makes (`sys.stderr`, perl's `STDERR`/`warn`, `console.error`, `$stderr`, awk's `"/dev/…"`)
+_CODE_ELSEWHERE = re.compile(
+    r"(?i:stderr|/dev/|/proc/|\bwarn|\bdie\b|console\.|logging|syslog|\btty|fileno|fdopen|os\.write|\bopen\b|"
+    r"\bopen\(|system|popen|exec|spawn|subprocess|socket|eprint|print_err|fprintf|\bwrite\(\s*2|fd\s*=\s*2)"
+)
+
+
 def _output_to_file(command: Command, text: str) -> bool:
     """Whether ``command``'s output is written to a file or discarded: a redirection of its output (`> x`,
     `>> x`, `&> x`, `1> x`, `> /dev/null`) to no terminal or descriptor. The analyzer keeps no descriptor
     (`2> x` reads as `> x`), so the line's text must show the redirection with no other descriptor's number."""
     for op, target in command.redirects:
-        if op in (">", ">>", ">|", "&>", "&>>") and target and not target.startswith(_OUTPUT_FILES[1:]):
+        if op in (">", ">>", ">|", "&>", "&>>") and target and not _terminal_file(target):
             quoted = "[\"']?"
             spelled = (
                 r"(?:^|[\s;|&(){}])1?(?:>>?|>\||&>>?)\s*" + quoted + re.escape(target) + quoted + r"(?=[\s;|&()]|$)"
@@ -1939,6 +1995,21 @@ def _git_walks_cwd(command: Command) -> bool:
 # A line that makes a glob match names starting with a dot: bash's `shopt -s dotglob` (`bash -O dotglob`),
 # a GLOBIGNORE set (it turns dotglob on), zsh's `setopt globdots` / `*(D)`
 _DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|globdots|\(D\)")
+# the words of such a line spelled with quotes, escapes or an expansion (`shopt -s dot''glob`, `declare
+# GLOB""IGNORE=x`, `shopt -s dot$e"glob"`: redt37), read from the analyzed words
+_QUOTED_DOT_GLOBS = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
+
+
+def _dot_globs(commands: list[Command]) -> bool:
+    """Whether a command's words make a glob match dot names, or a shopt/setopt word only the run knows does."""
+    for command in commands:
+        if command.name in ("shopt", "setopt") and any(command.dynamic[1:]):
+            return True
+        if any(_DOT_GLOBS.search(word) is not None for word in command.argv):
+            return True
+    return False
+
+
 _LEADING_GLOB = re.compile(r"(^|/)(?:\*|\?|\[[^]/]*\])")
 
 
@@ -1984,11 +2055,22 @@ def _prints_text(argv: tuple[str, ...]) -> bool:
     if name not in _NAME_ONLY:
         return True
     words = argv[1:]
+    if any(_TERMINAL_IN.search(w) is not None or _terminal_file(w) for w in words):
+        return True  # `cp x /dev//stdout`, `sed -i 'w /dev/stdout' x`, `dos2unix -n x /dev/stdout` (redt37)
+    if name in _NAMES_READERS and any(w.startswith(_NAMES_READERS[name]) for w in words):
+        return True  # `wc --files0-from=x`, `file -f x`: each line a name, printed when it cannot be opened (redt37)
     if name == "sed":
         return not any(w == "--in-place" or w.startswith("--in-place=") or re.match(r"-[a-zA-Z]*i", w) for w in words)
-    if name in ("cp", "mv"):
-        return any(w.startswith(_OUTPUT_FILES[1:]) for w in words)
     return name == "git" and "--no-index" in words
+
+
+# Name-only programs with an option reading the names from a file: a line of it that names no file is printed
+# in an error (`wc: 'DB_PASSWORD=x': No such file or directory`), so they print the file's text.
+_NAMES_READERS: dict[str, tuple[str, ...]] = {
+    "wc": ("--files0", "--fil"),
+    "du": ("--files0", "--fil"),
+    "file": ("-f", "--files-from"),
+}
 
 
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:
@@ -2012,7 +2094,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     for command in commands:
         sender = any(command is c for c in senders)
         if not senders and (
-            command.name in _NAME_ONLY or (command.name in _ARCHIVERS and _archives_to(command) is not None)
+            not _prints_text((command.name, *command.argv[1:]))
+            or (command.name in _ARCHIVERS and _archives_to(command) is not None)
         ):
             continue  # (a reader printing it: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
@@ -2023,6 +2106,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             if word.startswith("-"):
                 continue
             sources = session.archive_sources(posixpath.join(cwd, word))
+            if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
+                sources = _globbed_archives(posixpath.join(cwd, word), session)
             if sources:
                 found.append((word if sender or not senders else "-", sources))
         if sender and (
@@ -2040,6 +2125,17 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     if handed:
         out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
     return out
+
+
+def _globbed_archives(pattern: str, session: SessionView) -> tuple[str, ...]:
+    """The words the tree readers read that wrote the files of the session a glob may match (by file name)."""
+    base = posixpath.basename(pattern)
+    return tuple(
+        word
+        for key, sources in session.archives()
+        if fnmatch.fnmatchcase(posixpath.basename(key), base)
+        for word in sources
+    )
 
 
 def _fed_by_tar(command: Command) -> Command:
