@@ -1647,7 +1647,9 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             actions = shaped.option_values("d") + shaped.option_values("directories")
             if name in _GREPS and any(a.startswith("rec") and "recurse".startswith(a) for a in actions):
                 present = present | {"r"}
-            if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
+            if walks and present.isdisjoint(walks):
+                continue
+            if not present.isdisjoint(quiet) and not _asked_again(command, commands):
                 continue
             includes = shaped.option_values("include")
             if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
@@ -1710,6 +1712,19 @@ _UNREAD_INPUT = frozenset({"cd", "pushd", "popd", ":", "true", "false", "export"
 _UNREAD_INPUT |= frozenset({"exit", "return", "shift", "mkdir", "echo", "printf", "test", "[", "umask", "trap"})
 
 
+_LOOPS = frozenset({"for", "while", "until", "select"})
+
+
+def _asked_again(command: Command, commands: list[Command]) -> bool:
+    """Whether a search printing names, counts or only its status is one of several on the line, or runs in a
+    loop: each answer one more piece of what the files hold (`for c in a b …; do grep -rq "KEY=$s$c" . && …`
+    spells the secret out, redt37)."""
+    if not _LOOPS.isdisjoint(command.via):
+        return True
+    last = command.argv[-1]  # (the same folder searched again for another pattern)
+    return any(c.name == command.name and c.argv[-1] == last and c.argv != command.argv for c in commands)
+
+
 def _archives_to(command: Command) -> str | None:
     """Where an archiver writes the archive it creates: "-" for its output (`tar c .`, `tar cf - .`, `zip -r
     - .`, `7z a -so x .`, `cpio -o`, `pax -w`), its file, or None when it creates none (`tar xf x.tar`)."""
@@ -1748,8 +1763,8 @@ def _keeps_output(command: Command) -> bool:
         return False  # a word only the run knows (`| wc -l $(cat)`: the pipe's lines, printed as names it cannot open)
     if name in _COUNTERS:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
-        if name == "wc":
-            return not any(w.startswith("--files0") for w in command.argv[1:])
+        if name == "wc":  # (`--f=-`: getopt_long's abbreviation, redt37)
+            return not any(_abbreviates(w, "--files0-from") for w in command.argv[1:])
         return options_of(command.name, command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
@@ -1768,6 +1783,12 @@ def _keeps_output(command: Command) -> bool:
         )
         return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
     return False
+
+
+def _abbreviates(word: str, option: str) -> bool:
+    """Whether ``word`` spells long ``option`` or a prefix of it past its `--` (`--f=-` for `--files0-from`)."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and name.startswith("--") and option.startswith(name)
 
 
 _COMPRESSOR_VALUES = frozenset("SoTMFCDBL")  # short options of compressors taking a value (`-S .z`, `-T 0`, `-o F`)
@@ -1798,7 +1819,17 @@ def _git_prints_files(command: Command) -> bool:
         return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
+    if verb == ["add"] or shaped.positionals[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
+        return _git_copies_ignored(shaped.positionals, flags)
     return verb == ["diff"] and "no-index" in flags
+
+
+def _git_copies_ignored(verb: list[str], flags: frozenset[str] | set[str]) -> bool:
+    """Whether git copies files its ignore rules keep out (a `.env`) into its index or a stash, where any
+    `git diff --cached` or `git stash show -p` prints them (redt37): `git add -f .`, `git stash -a`."""
+    if verb[:1] == ["add"]:
+        return not flags.isdisjoint(("f", "force"))
+    return not flags.isdisjoint(("a", "all"))
 
 
 def _lists_names(command: Command) -> bool:
@@ -1828,6 +1859,15 @@ def _reaches_caller(
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
     if depth and command.code is not None and _CODE_ELSEWHERE.search(command.code) is not None:
         return True  # `| perl -ne 'print STDERR $_' | wc -l`: an inline program writing past its output (redt37)
+    if depth and command.name in _SCRIPT_WRITERS:
+        # what a stream editor's script writes or pipes to itself (sed's `w /dev/stderr`, awk's `print | "cat
+        # >&2"`: a `tee` or a command of its own), whatever its output's redirection (redt37)
+        for own in commands:
+            if own.via[-1:] == (command.name,) and own is not command and own.name not in _UNREAD_INPUT:
+                if own.name != "tee" and _reaches_caller(own, commands, text, depth + 1, kept):
+                    return True
+                if own.name == "tee" and any(_terminal_file(w) for w in own.argv[1:]):
+                    return True
     if _output_to_file(command, text):
         if kept is not None:
             kept.update(t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>") and t)
@@ -1837,6 +1877,8 @@ def _reaches_caller(
     readers = [c for c in commands if command.name in c.fed_by and c is not command and c.name not in _UNREAD_INPUT]
     # what a stage writes as its own (`awk '{print > "/dev/stderr"}'`, sed's `w /dev/stderr`: a `tee` of its own)
     readers += [c for c in commands if c.name == "tee" and c.via[-1:] == (command.name,) and c is not command]
+    if command.name in _SCRIPT_WRITERS:
+        readers += [c for c in commands if c.via[-1:] == (command.name,) and c is not command and c.name != "tee"]
     if not readers:
         return True
     if depth > 4:
@@ -1847,6 +1889,7 @@ def _reaches_caller(
     )
 
 
+_SCRIPT_WRITERS = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "gsed"})
 # An inline program writing elsewhere than its output: its error stream, a file or device it opens, a process
 # or a connection it makes (`sys.stderr`, perl's `STDERR`/`warn`, `console.error`, `$stderr`, awk's `"/dev/…"`)
 _CODE_ELSEWHERE = re.compile(
@@ -1946,7 +1989,7 @@ def _printed_folders(commands: list[Command]) -> list[Command]:
     searches and finders: _implicit_folders)."""
     out = commands
     for command in commands:
-        if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
+        if command.name == "git" and _git_prints_files(command) and _git_names_no_path(command):
             argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
             out = [*out, _through_link(command, argv, "cwd", dynamic)]
         elif command.name in _UNDESCRIBED_SEARCHES and not command.fed_by and len(_shaped(command).positionals) < 2:
@@ -1982,6 +2025,18 @@ def _walks_in_code(code: str) -> bool:
 _UNDESCRIBED_SEARCHES = frozenset({"ug", "ack-grep", "pt"})
 
 
+def _git_names_no_path(command: Command) -> bool:
+    """Whether git's search, diff or copy of files outside its index reads the working tree whole: `git grep
+    --no-index X` (_git_walks_cwd), `git add -Af`, `git stash -a` (no path after the verb)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals
+    if verb[:1] == ["add"]:
+        return len(verb) < 2 and not {"A", "all", "u", "update"}.isdisjoint(shaped.short | shaped.long)
+    if verb[:1] == ["stash"]:
+        return len(verb) <= 2
+    return _git_walks_cwd(command)
+
+
 def _git_walks_cwd(command: Command) -> bool:
     """Whether `git grep` names no path after its pattern (`-e P`/`-f F` patterns, or its first operand)."""
     shaped = _shaped(command)
@@ -1994,7 +2049,9 @@ def _git_walks_cwd(command: Command) -> bool:
 
 # A line that makes a glob match names starting with a dot: bash's `shopt -s dotglob` (`bash -O dotglob`),
 # a GLOBIGNORE set (it turns dotglob on), zsh's `setopt globdots` / `*(D)`
-_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|globdots|\(D\)")
+# (redt37: zsh's option names are read with any case and underscores, `setopt GLOB_DOTS`; a glob qualifier
+# holding D, `*(.D)`, `*(DN)`)
+_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|(?i:glob_*dots)|[*?\]]\([^()\s]*D[^()\s]*\)")
 # the words of such a line spelled with quotes, escapes or an expansion (`shopt -s dot''glob`, `declare
 # GLOB""IGNORE=x`, `shopt -s dot$e"glob"`: redt37), read from the analyzed words
 _QUOTED_DOT_GLOBS = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
@@ -2010,6 +2067,7 @@ def _dot_globs(commands: list[Command]) -> bool:
     return False
 
 
+_ZSH_QUALIFIER = re.compile(r"(?<=[*?\]])\([^()\s]*\)$")  # zsh's `*(.D)`: the glob is `*`
 _LEADING_GLOB = re.compile(r"(^|/)(?:\*|\?|\[[^]/]*\])")
 
 
@@ -2021,7 +2079,7 @@ def _with_dot_names(commands: list[Command]) -> list[Command]:
         words = command.argv[1:]
         if not any(_LEADING_GLOB.search(word) for word in words):
             continue
-        dotted = tuple(_LEADING_GLOB.sub(_dotted, word) for word in words)
+        dotted = tuple(_LEADING_GLOB.sub(_dotted, _ZSH_QUALIFIER.sub("", word)) for word in words)
         out = [*out, _through_link(command, (command.argv[0], *dotted), "dotglob")]
     return out
 
@@ -2067,7 +2125,7 @@ def _prints_text(argv: tuple[str, ...]) -> bool:
 # Name-only programs with an option reading the names from a file: a line of it that names no file is printed
 # in an error (`wc: 'DB_PASSWORD=x': No such file or directory`), so they print the file's text.
 _NAMES_READERS: dict[str, tuple[str, ...]] = {
-    "wc": ("--files0", "--fil"),
+    "wc": ("--f",),
     "du": ("--files0", "--fil"),
     "file": ("-f", "--files-from"),
 }
@@ -2109,7 +2167,7 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
                 sources = _globbed_archives(posixpath.join(cwd, word), session)
             if sources:
-                found.append((word if sender or not senders else "-", sources))
+                found.append((word if sender or not senders else "-", _through_archives(sources, session)))
         if sender and (
             any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
             or any("{}" in w for w in command.argv[1:])
@@ -2124,6 +2182,18 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             out = [*out, made]
     if handed:
         out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
+    return out
+
+
+def _through_archives(sources: tuple[str, ...], session: SessionView) -> tuple[str, ...]:
+    """The words a tree reader read, and for each a file the session's tree readers wrote, what they read (`grep
+    -r X . > x.txt`, then `tar cf y.tar x.txt`: y.tar holds the tree's lines; redt37), a few steps deep."""
+    out = sources
+    for _ in range(3):
+        more = tuple(w for source in out for w in session.archive_sources(source) if w not in out)
+        if not more:
+            break
+        out = (*out, *more)
     return out
 
 
