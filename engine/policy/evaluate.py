@@ -722,7 +722,7 @@ class Evaluator:
             # a file read in a tree copied on the line is read where it came from (`cp -r . ../c; cat ../c/.*`: the
             # copy is not on disk when the line is judged, so its globs land on nothing; open37)
             commands = _copied_trees(commands)
-        if _DOT_GLOBS.search(text) is not None:
+        if _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands)):
             commands = _with_dot_names(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
@@ -1671,9 +1671,12 @@ def _prints_trees(commands: list[Command], text: str, view: View | None = None) 
             walks, quiet = _TREE_PRINTERS[name]
             shaped = _shaped(command)
             present = shaped.short | shaped.long
-            if name in _GREPS and "recurse" in (shaped.option_values("d") + shaped.option_values("directories")):
+            actions = shaped.option_values("d") + shaped.option_values("directories")
+            if name in _GREPS and any(a.startswith("rec") and "recurse".startswith(a) for a in actions):
                 present = present | {"r"}
-            if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
+            if walks and present.isdisjoint(walks):
+                continue
+            if not present.isdisjoint(quiet) and not _asked_again(command, commands):
                 continue
             includes = shaped.option_values("include")
             if (
@@ -1722,9 +1725,40 @@ def _prints_trees(commands: list[Command], text: str, view: View | None = None) 
 _ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
 _COUNTERS = frozenset({"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"})
 _OUTPUT_FILES = ("/dev/null", "/dev/std", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
+# A file naming the terminal or a descriptor however it is spelled (redt37): `/dev//stdout`, `/dev/./stderr`,
+# `/dev/../dev/tty`, `/proc/thread-self/fd/1`, `/proc/$$/fd/2`, `/dev/pts/0`, `../../dev/stdout`
+_TERMINAL_PATH = re.compile(r"(?:dev/(?:std|tty|fd/|pts/|console)|proc/)")
+_TERMINAL_IN = re.compile(r"/dev/+(?:\.{0,2}/+|dev/+)*(?:std|tty|fd/|pts/|console)|/proc/+[^\s/]+/+(?:[^\s/]+/+)*fd\b")
+
+
+def _terminal_file(path: str) -> bool:
+    """Whether writing to ``path`` writes to the terminal (the caller reads it) or a descriptor."""
+    if "dev" not in path and "proc" not in path:
+        return False
+    normal = posixpath.normpath(path).lstrip("/")
+    while normal.startswith("../"):
+        normal = normal[3:]
+    if normal.startswith("dev/") or normal.startswith("proc/"):
+        return _TERMINAL_PATH.match(normal) is not None
+    return False
+
+
 # Commands of a compound fed by a pipe that read no input (`tar cf - . | (cd dst && tar xf -)`)
 _UNREAD_INPUT = frozenset({"cd", "pushd", "popd", ":", "true", "false", "export", "set", "unset", "local", "sleep"})
 _UNREAD_INPUT |= frozenset({"exit", "return", "shift", "mkdir", "echo", "printf", "test", "[", "umask", "trap"})
+
+
+_LOOPS = frozenset({"for", "while", "until", "select"})
+
+
+def _asked_again(command: Command, commands: list[Command]) -> bool:
+    """Whether a search printing names, counts or only its status is one of several on the line, or runs in a
+    loop: each answer one more piece of what the files hold (`for c in a b …; do grep -rq "KEY=$s$c" . && …`
+    spells the secret out, redt37)."""
+    if not _LOOPS.isdisjoint(command.via):
+        return True
+    last = command.argv[-1]  # (the same folder searched again for another pattern)
+    return any(c.name == command.name and c.argv[-1] == last and c.argv != command.argv for c in commands)
 
 
 def _archives_to(command: Command) -> str | None:
@@ -1738,14 +1772,15 @@ def _archives_to(command: Command) -> str | None:
         files = shaped.option_values("f")
         if not creates:
             return None
-        if not files or any(f == "-" or f.startswith(_OUTPUT_FILES[1:]) for f in files):
+        if not files or any(f == "-" or _terminal_file(f) for f in files):
             return "-"
         return files[0]
     if name == "zip":
         words = [w for w in command.argv[1:] if w == "-" or not w.startswith("-")]
         return words[0] if words else None
-    if name in ("7z", "7za", "7zz"):
-        return "-" if "so" in options_of(command.name, command.argv) else None
+    if name in ("7z", "7za", "7zz"):  # `7z a -so x .` creates; `7z x -so x.zip` prints what it extracts
+        creates = _shaped(command).positionals[:1] in (["a"], ["u"])
+        return "-" if creates and "so" in options_of(command.name, command.argv) else None
     if name in ("cpio", "bsdcpio"):
         if flags.isdisjoint({"o", "create"}):
             return None
@@ -1760,17 +1795,22 @@ def _keeps_output(command: Command) -> bool:
     """Whether ``command`` keeps what it reads from the caller: it extracts it to disk (`tar x`, `cpio -i`),
     writes it to a file (`dd of=`, `gzip x.tar`), or counts or sums it."""
     name = command.name
+    if (name in _COUNTERS or name == "dd" or name in COMPRESSORS) and any(command.dynamic[1:]):
+        return False  # a word only the run knows (`| wc -l $(cat)`: the pipe's lines, printed as names it cannot open)
     if name in _COUNTERS:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
-        if name == "wc":
-            return not any(w.startswith("--files0") for w in command.argv[1:])
+        if name == "wc":  # (`--f=-`: getopt_long's abbreviation, redt37)
+            return not any(_abbreviates(w, "--files0-from") for w in command.argv[1:])
         return options_of(command.name, command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
-        return any(w.startswith("of=") and not w[3:].startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:])
+        return any(w.startswith("of=") and not _terminal_file(w[3:]) for w in command.argv[1:])
     if name in COMPRESSORS:
-        # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print
-        return options_of(command.name, command.argv).isdisjoint({"c", "stdout", "to-stdout"})
+        # `gzip x.tar` writes x.tar.gz; `gzip -c`, `--stdout`, `zcat`-like `-dc` print, and so does one naming no
+        # file: it filters its input to its output (`| xz | xz -d`, redt37)
+        return _compresses_files(command.argv) and options_of(command.name, command.argv).isdisjoint(
+            {"c", "stdout", "to-stdout"}
+        )
     if name in ("tar", "gtar", "bsdtar", "cpio", "bsdcpio", "pax"):
         shaped = _shaped(command)
         flags = shaped.short | shaped.long
@@ -1778,6 +1818,31 @@ def _keeps_output(command: Command) -> bool:
             name == "pax" and "r" in flags
         )
         return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
+    return False
+
+
+def _abbreviates(word: str, option: str) -> bool:
+    """Whether ``word`` spells long ``option`` or a prefix of it past its `--` (`--f=-` for `--files0-from`)."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and name.startswith("--") and option.startswith(name)
+
+
+_COMPRESSOR_VALUES = frozenset("SoTMFCDBL")  # short options of compressors taking a value (`-S .z`, `-T 0`, `-o F`)
+
+
+def _compresses_files(argv: tuple[str, ...]) -> bool:
+    """Whether a compressor names a file to work on (not `-`, not an option's value): else it filters its input."""
+    skip = False
+    for i, word in enumerate(argv[1:], 1):
+        if skip:
+            skip = False
+        elif word == "--":
+            return any(w != "-" for w in argv[i + 1 :])
+        elif word.startswith("-") and word != "-":
+            skip = not word.startswith("--") and word[-1] in _COMPRESSOR_VALUES
+            skip = skip or (word.startswith("--") and "=" not in word and word[2:] in ("suffix", "output", "threads"))
+        elif word != "-":
+            return True
     return False
 
 
@@ -1790,6 +1855,8 @@ def _git_prints_files(command: Command) -> bool:
         return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
+    if verb == ["add"] or shaped.positionals[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
+        return _git_copies_ignored(shaped.positionals, flags)
     return verb == ["diff"] and "no-index" in flags
 
 
@@ -1874,6 +1941,14 @@ def _git_stages(command: Command) -> list[str]:
     return []
 
 
+def _git_copies_ignored(verb: list[str], flags: frozenset[str] | set[str]) -> bool:
+    """Whether git copies files its ignore rules keep out (a `.env`) into its index or a stash, where any
+    `git diff --cached` or `git stash show -p` prints them (redt37): `git add -f .`, `git stash -a`."""
+    if verb[:1] == ["add"]:
+        return not flags.isdisjoint(("f", "force"))
+    return not flags.isdisjoint(("a", "all"))
+
+
 def _lists_names(command: Command) -> bool:
     """Whether an archiver only lists an archive's names (`tar tf x.tar`, `unzip -l x.zip`, `7z l x.7z`)."""
     name = command.name
@@ -1895,10 +1970,21 @@ def _reaches_caller(
     x`) unless one keeps it (`| tar x -C dst`, `| wc -c`) or the last writes it to a file (`> hits.txt`, `|
     gzip > x.tgz`; a file a later call prints is the session's to remember: _sent_archives). The files
     written so are added to ``kept`` (a later stage of the line printing one: _prints_archive)."""
-    if command.name == "tee" and any(w.startswith(_OUTPUT_FILES[1:]) for w in command.argv[1:]):
+    if command.name == "tee" and any(_terminal_file(w) for w in command.argv[1:]):
         return True  # `| tee /dev/stderr | wc -l`: a copy to the terminal
     if any(op == ">&" and target not in ("1", "-") for op, target in command.redirects):
         return True  # `grep -r KEY . >&2 | wc -l`: its output dup'd to the terminal's (`2>&1` reads as target 1)
+    if depth and command.code is not None and _CODE_ELSEWHERE.search(command.code) is not None:
+        return True  # `| perl -ne 'print STDERR $_' | wc -l`: an inline program writing past its output (redt37)
+    if depth and command.name in _SCRIPT_WRITERS:
+        # what a stream editor's script writes or pipes to itself (sed's `w /dev/stderr`, awk's `print | "cat
+        # >&2"`: a `tee` or a command of its own), whatever its output's redirection (redt37)
+        for own in commands:
+            if own.via[-1:] == (command.name,) and own is not command and own.name not in _UNREAD_INPUT:
+                if own.name != "tee" and _reaches_caller(own, commands, text, depth + 1, kept):
+                    return True
+                if own.name == "tee" and any(_terminal_file(w) for w in own.argv[1:]):
+                    return True
     if _output_to_file(command, text):
         if any(op in _WRITES and ("$" in target or "`" in target) for op, target in command.redirects):
             return True  # `> "$(mktemp)"`, `> $f` with f unknown: a name only the run knows, which no later call
@@ -1909,6 +1995,10 @@ def _reaches_caller(
     if any(command.name not in c.fed_by for c in commands if c.name == command.name and c is not command):
         return True  # another stage of its name: which one feeds what is not known by name
     readers = [c for c in commands if command.name in c.fed_by and c is not command and c.name not in _UNREAD_INPUT]
+    # what a stage writes as its own (`awk '{print > "/dev/stderr"}'`, sed's `w /dev/stderr`: a `tee` of its own)
+    readers += [c for c in commands if c.name == "tee" and c.via[-1:] == (command.name,) and c is not command]
+    if command.name in _SCRIPT_WRITERS:
+        readers += [c for c in commands if c.via[-1:] == (command.name,) and c is not command and c.name != "tee"]
     if not readers:
         return True
     if depth > 4:
@@ -1920,6 +2010,13 @@ def _reaches_caller(
 
 
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+_SCRIPT_WRITERS = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "gsed"})
+# An inline program writing elsewhere than its output: its error stream, a file or device it opens, a process
+# or a connection it makes (`sys.stderr`, perl's `STDERR`/`warn`, `console.error`, `$stderr`, awk's `"/dev/…"`)
+_CODE_ELSEWHERE = re.compile(
+    r"(?i:stderr|/dev/|/proc/|\bwarn|\bdie\b|console\.|logging|syslog|\btty|fileno|fdopen|os\.write|\bopen\b|"
+    r"\bopen\(|system|popen|exec|spawn|subprocess|socket|eprint|print_err|fprintf|\bwrite\(\s*2|fd\s*=\s*2)"
+)
 
 
 def _output_to_file(command: Command, text: str) -> bool:
@@ -1927,7 +2024,7 @@ def _output_to_file(command: Command, text: str) -> bool:
     `>> x`, `&> x`, `1> x`, `> /dev/null`) to no terminal or descriptor. The analyzer keeps no descriptor
     (`2> x` reads as `> x`), so the line's text must show the redirection with no other descriptor's number."""
     for op, target in command.redirects:
-        if op in (">", ">>", ">|", "&>", "&>>") and target and not target.startswith(_OUTPUT_FILES[1:]):
+        if op in (">", ">>", ">|", "&>", "&>>") and target and not _terminal_file(target):
             quoted = "[\"']?"
             spelled = (
                 r"(?:^|[\s;|&(){}])1?(?:>>?|>\||&>>?)\s*" + quoted + re.escape(target) + quoted + r"(?=[\s;|&()]|$)"
@@ -2012,7 +2109,7 @@ def _printed_folders(commands: list[Command]) -> list[Command]:
     searches and finders: _implicit_folders)."""
     out = commands
     for command in commands:
-        if command.name == "git" and _git_prints_files(command) and _git_walks_cwd(command):
+        if command.name == "git" and _git_prints_files(command) and _git_names_no_path(command):
             argv, dynamic = (*command.argv, "."), (*command.dynamic, False)  # `git grep --no-index X .`
             out = [*out, _through_link(command, argv, "cwd", dynamic)]
         elif command.name == "git" and (staged := _git_staged_trees(command, commands)):
@@ -2045,6 +2142,18 @@ def _walks_in_code(code: str) -> bool:
     return _CODE_LISTS.search(code) is not None and _CODE_READS.search(code) is not None
 
 
+def _git_names_no_path(command: Command) -> bool:
+    """Whether git's search, diff or copy of files outside its index reads the working tree whole: `git grep
+    --no-index X` (_git_walks_cwd), `git add -Af`, `git stash -a` (no path after the verb)."""
+    shaped = _shaped(command)
+    verb = shaped.positionals
+    if verb[:1] == ["add"]:
+        return len(verb) < 2 and not {"A", "all", "u", "update"}.isdisjoint(shaped.short | shaped.long)
+    if verb[:1] == ["stash"]:
+        return len(verb) <= 2
+    return _git_walks_cwd(command)
+
+
 def _git_walks_cwd(command: Command) -> bool:
     """Whether `git grep` names no path after its pattern (`-e P`/`-f F` patterns, or its first operand)."""
     shaped = _shaped(command)
@@ -2057,7 +2166,25 @@ def _git_walks_cwd(command: Command) -> bool:
 
 # A line that makes a glob match names starting with a dot: bash's `shopt -s dotglob` (`bash -O dotglob`),
 # a GLOBIGNORE set (it turns dotglob on), zsh's `setopt globdots` / `*(D)`
-_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|globdots|\(D\)")
+# (redt37: zsh's option names are read with any case and underscores, `setopt GLOB_DOTS`; a glob qualifier
+# holding D, `*(.D)`, `*(DN)`)
+_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|(?i:glob_*dots)|[*?\]]\([^()\s]*D[^()\s]*\)")
+# the words of such a line spelled with quotes, escapes or an expansion (`shopt -s dot''glob`, `declare
+# GLOB""IGNORE=x`, `shopt -s dot$e"glob"`: redt37), read from the analyzed words
+_QUOTED_DOT_GLOBS = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
+
+
+def _dot_globs(commands: list[Command]) -> bool:
+    """Whether a command's words make a glob match dot names, or a shopt/setopt word only the run knows does."""
+    for command in commands:
+        if command.name in ("shopt", "setopt") and any(command.dynamic[1:]):
+            return True
+        if any(_DOT_GLOBS.search(word) is not None for word in command.argv):
+            return True
+    return False
+
+
+_ZSH_QUALIFIER = re.compile(r"(?<=[*?\]])\([^()\s]*\)$")  # zsh's `*(.D)`: the glob is `*`
 _LEADING_GLOB = re.compile(r"(^|/)(?:\*|\?|\[[^]/]*\])")
 
 
@@ -2069,7 +2196,7 @@ def _with_dot_names(commands: list[Command]) -> list[Command]:
         words = command.argv[1:]
         if not any(_LEADING_GLOB.search(word) for word in words):
             continue
-        dotted = tuple(_LEADING_GLOB.sub(_dotted, word) for word in words)
+        dotted = tuple(_LEADING_GLOB.sub(_dotted, _ZSH_QUALIFIER.sub("", word)) for word in words)
         out = [*out, _through_link(command, (command.argv[0], *dotted), "dotglob")]
     return out
 
@@ -2103,11 +2230,22 @@ def _prints_text(argv: tuple[str, ...]) -> bool:
     if name not in _NAME_ONLY:
         return True
     words = argv[1:]
+    if any(_TERMINAL_IN.search(w) is not None or _terminal_file(w) for w in words):
+        return True  # `cp x /dev//stdout`, `sed -i 'w /dev/stdout' x`, `dos2unix -n x /dev/stdout` (redt37)
+    if name in _NAMES_READERS and any(w.startswith(_NAMES_READERS[name]) for w in words):
+        return True  # `wc --files0-from=x`, `file -f x`: each line a name, printed when it cannot be opened (redt37)
     if name == "sed":
         return not any(w == "--in-place" or w.startswith("--in-place=") or re.match(r"-[a-zA-Z]*i", w) for w in words)
-    if name in ("cp", "mv"):
-        return any(w.startswith(_OUTPUT_FILES[1:]) for w in words)
     return name == "git" and "--no-index" in words
+
+
+# Name-only programs with an option reading the names from a file: a line of it that names no file is printed
+# in an error (`wc: 'DB_PASSWORD=x': No such file or directory`), so they print the file's text.
+_NAMES_READERS: dict[str, tuple[str, ...]] = {
+    "wc": ("--f",),
+    "du": ("--files0", "--fil"),
+    "file": ("-f", "--files-from"),
+}
 
 
 def _sent_archives(commands: list[Command], session: SessionView, programs: ProgramTable) -> list[Command]:
@@ -2131,7 +2269,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     for command in commands:
         sender = any(command is c for c in senders)
         if not senders and (
-            command.name in _NAME_ONLY or (command.name in _ARCHIVERS and _archives_to(command) is not None)
+            not _prints_text((command.name, *command.argv[1:]))
+            or (command.name in _ARCHIVERS and _archives_to(command) is not None)
         ):
             continue  # (a reader printing it: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
@@ -2142,8 +2281,10 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             if word.startswith("-"):
                 continue
             sources = session.archive_sources(posixpath.join(cwd, word))
+            if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
+                sources = _globbed_archives(posixpath.join(cwd, word), session)
             if sources:
-                found.append((word if sender or not senders else "-", sources))
+                found.append((word if sender or not senders else "-", _through_archives(sources, session)))
         if sender and (
             any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
             or any("{}" in w for w in command.argv[1:])
@@ -2159,6 +2300,29 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     if handed:
         out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
     return out
+
+
+def _through_archives(sources: tuple[str, ...], session: SessionView) -> tuple[str, ...]:
+    """The words a tree reader read, and for each a file the session's tree readers wrote, what they read (`grep
+    -r X . > x.txt`, then `tar cf y.tar x.txt`: y.tar holds the tree's lines; redt37), a few steps deep."""
+    out = sources
+    for _ in range(3):
+        more = tuple(w for source in out for w in session.archive_sources(source) if w not in out)
+        if not more:
+            break
+        out = (*out, *more)
+    return out
+
+
+def _globbed_archives(pattern: str, session: SessionView) -> tuple[str, ...]:
+    """The words the tree readers read that wrote the files of the session a glob may match (by file name)."""
+    base = posixpath.basename(pattern)
+    return tuple(
+        word
+        for key, sources in session.archives()
+        if fnmatch.fnmatchcase(posixpath.basename(key), base)
+        for word in sources
+    )
 
 
 def _fed_by_tar(command: Command) -> Command:

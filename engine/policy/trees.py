@@ -378,6 +378,11 @@ def implicit_folder(command: Command) -> int:
         return 0
     parsed = parse_argv(program.grammar, argv[:cut])
     names = {name for name, _, _ in parsed.options}
+    if needs is _GREP_R and any(  # `grep -d recurse KEY`, `-d rec` (argmatch's abbreviation, redt37)
+        name in ("d", "directories") and value and value.startswith("rec") and "recurse".startswith(value)
+        for name, value, _ in parsed.options
+    ):
+        names.add("r")
     if (needs and names.isdisjoint(needs)) or not names.isdisjoint(folder_options):
         return 0
     if not names.isdisjoint(pattern_options):
