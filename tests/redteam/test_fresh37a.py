@@ -15,11 +15,18 @@ with it (the harm tests run the ones whose program is installed here).
   (`gpg-agent --daemon sh -c CMD`, `with-contenv sh -c CMD`, `rustup run stable bash -c CMD`, `lxc-attach -n c
   -- sh -c CMD`): the `*` entry's `after:` run with `with_rest` (follow._carried) reads the words from that
   name on as the command they spell. Builtins (`echo sh -c x`) and functions the line defined are no wrappers.
+- INTERPRETERS: perl's optional values read as far as perl reads them (`-lne`: -l -n -e, `-l0e`, `-de`; `-s`
+  takes none: `-se`), so the code after a bundled `e` is perl's (argv: a grammar's `values:` of an optional
+  value is its accepted prefix); node's own `-pe` alias of --print --eval; an interpreter named with its
+  version (`lua5.4`, `tclsh8.6`, `ruby3.2`, `php8.2`: commands.command_name).
+- GIT_RM: `git rm -f` / `--force` (and `--forc`) deletes files whatever uncommitted changes they hold (git
+  refuses without it): vcs.yaml git_discard_work asks, as for `git checkout -- .`.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -103,11 +110,47 @@ CARRIED_NEAR: dict[str, Case] = {
 }
 
 
+INTERPRETERS: dict[str, Case] = {
+    "perl -lne": ({}, "perl -lne 'BEGIN{`rm -rf ~`}' /dev/null"),
+    "perl -le": ({}, "perl -le 'system \"rm -rf ~\"'"),
+    "perl -l0e": ({}, "perl -l0e 'system \"rm -rf ~\"'"),
+    "perl -se": ({}, "perl -se 'system \"rm -rf ~\"'"),
+    "perl -de": ({}, "perl -de 'system \"rm -rf ~\"'"),
+    "perl -0777ne": ({}, "perl -0777ne 'system \"rm -rf ~\"' f.txt"),
+    "node -pe": ({}, 'node -pe \'require("child_process").execSync("rm -rf ~")\''),
+    "node -pe fs": ({}, 'node -pe \'require("fs").rmSync(require("os").homedir(),{recursive:true})\''),
+    "lua5.4": ({}, "lua5.4 -e 'io.popen(\"rm -rf ~\")'"),
+    "tclsh8.6": ({}, "tclsh8.6 <<< 'exec rm -rf ~'"),
+    "ruby3.2": ({}, "ruby3.2 -e '`rm -rf ~`'"),
+    "php8.2": ({}, "php8.2 -r 'system(\"rm -rf ~\");'"),
+}
+INTERPRETERS_NEAR: dict[str, Case] = {
+    "perl -lne print": ({}, "perl -lne 'print' f.txt"),
+    "perl -0777 -pe": ({}, "perl -0777 -pe 's/a/b/' f.txt"),
+    "perl -de 0": ({}, "perl -de 0"),
+    "perl -pi -e": ({}, "perl -pi -e 's/a/b/' f.txt"),
+    "node -pe": ({}, "node -pe '1+1'"),
+    "a versioned tool": ({}, "sha256sum f.txt"),
+}
+
+GIT_RM: dict[str, Case] = {
+    "git rm -rf .": ({}, "git rm -rf ."),
+    "git rm --forc": ({}, "git rm -r --forc ."),
+    "git rm -f file": ({}, "git rm -f notes.txt"),
+    "git -C rm": ({}, "git -C . rm -rfq ."),
+}
+GIT_RM_NEAR: dict[str, Case] = {
+    "git rm": ({}, "git rm notes.txt"),
+    "git rm --cached": ({}, "git rm -rf --cached build"),
+    "git rm -n": ({}, "git rm -rfn ."),
+}
+
+
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
     verdict_cases(
-        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED},
-        {**GIT_KEYS_NEAR, **GDB_PIPE_NEAR, **ZIP_NEAR, **CARRIED_NEAR},
+        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED, **INTERPRETERS, **GIT_RM},
+        {**GIT_KEYS_NEAR, **GDB_PIPE_NEAR, **ZIP_NEAR, **CARRIED_NEAR, **INTERPRETERS_NEAR, **GIT_RM_NEAR},
     ),
 )
 def test_an_executor_spelling_is_judged(
@@ -123,8 +166,12 @@ HARM = {
     "zip -TT attached": "echo hi > f.txt; " + ZIP_ATTACHED["-TT attached"][1],
     # (its socket goes in GNUPGHOME, a path short enough for one: pytest's tmp_path may be too long)
     "gpg-agent --daemon": 'GNUPGHOME=$(mktemp -d) gpg-agent --daemon sh -c "rm -rf ~" > /dev/null 2>&1',
+    "perl -lne": INTERPRETERS["perl -lne"][1],
+    "node -pe": INTERPRETERS["node -pe"][1],
+    "tclsh8.6": "tclsh8.6 <<< 'exec sh -c {rm -rf ~}'",  # (tcl's exec runs no shell: ~ is a shell's)
 }
-_NEEDS = {"trailer": "git", "url": "git", "gdb": "gdb", "zip": "zip", "gpg-agent": "gpg-agent"}
+_NEEDS = {"trailer": "git", "url": "git", "gdb": "gdb", "zip": "zip", "gpg-agent": "gpg-agent", "perl": "perl",
+          "node": "node", "tclsh8.6": "tclsh8.6"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(HARM))
@@ -134,3 +181,24 @@ def test_an_executor_spelling_does_not_run(tmp_path: Path, plain_harm: tuple[Eng
         pytest.skip(f"needs {program}")
     engine, home, _ = plain_harm
     live_then_stopped(tmp_path, engine, home, HARM[name])
+
+
+def test_a_forced_git_rm_loses_uncommitted_work(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    """`git rm -rf .` deletes a tracked file's uncommitted change under a real bash; through the terminal it
+    asks (nobody approves) and the change is kept."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    engine, _, root = plain_harm
+    git = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
+    for folder in (tmp_path / "live", root):
+        folder.mkdir(exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        (folder / "work.txt").write_text("committed\n")
+        subprocess.run([*git, "-C", str(folder), "add", "work.txt"], check=True)
+        subprocess.run([*git, "-C", str(folder), "commit", "-qm", "x"], check=True)
+        (folder / "work.txt").write_text("uncommitted work\n")
+    subprocess.run(["bash", "-c", "git rm -rfq ."], cwd=tmp_path / "live", check=True)
+    assert not (tmp_path / "live" / "work.txt").exists()
+    result = engine.call("terminal", {"command": "git rm -rfq ."})
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+    assert (root / "work.txt").read_text() == "uncommitted work\n"
