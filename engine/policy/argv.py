@@ -334,6 +334,8 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
         for option, given, _ in options:
             accepted = grammar.values.get(option)
             if accepted is not None and (given is None or not accepted.fullmatch(given)):
+                if given is None and grammar.short.get(option) == OPTIONAL:
+                    continue  # an optional value left out (`perl -l`)
                 parsed.refused = True
     if grammar.no_command_with and parsed.rest is not None and parsed.has(grammar.no_command_with):
         parsed.refused = True
@@ -464,6 +466,18 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
             continue
         attached = word[j + 1 :]
         if attached:
+            if found == OPTIONAL and grammar.values:
+                accepted = grammar.values.get(letter)
+                if accepted is not None and not accepted.fullmatch(attached):
+                    # An optional value the program reads only as far as it accepts it (perl's `-l`
+                    # octal digits, `-d`'s `t:MOD`): the letters after it are options (`perl -lne`,
+                    # `-de`; fresh37a). The longest accepted prefix, none when it accepts none.
+                    k = min(len(attached), 16)
+                    while k > 0 and not accepted.fullmatch(attached[:k]):
+                        k -= 1
+                    options.append((letter, attached[:k] or None, i))
+                    j += 1 + k
+                    continue
             options.append((letter, attached, i))
             return i + 1
         if found == OPTIONAL:

@@ -19,6 +19,7 @@ from engine.policy.paths import URL
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
 _PYTHON = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
+_VERSIONED = re.compile(r"(lua|luajit|perl|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*")
 # The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`, `ld-2.31.so`, `ld64.so.2`,
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
 _LOADER = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
@@ -114,6 +115,11 @@ def command_name(word: str) -> str:
         return "python"
     if name.startswith("ld") and ".so" in name and _LOADER.fullmatch(name):
         return "ld.so"
+    if name[-1:].isdigit():
+        # an interpreter named with its version (lua5.4, tclsh8.6, ruby3.2, php8.2, perl5.36; fresh37a)
+        versioned = _VERSIONED.fullmatch(name)
+        if versioned is not None:
+            return versioned.group(1)
     return name
 
 

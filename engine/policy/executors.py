@@ -289,7 +289,9 @@ def _substitute(script: str, i: int, out: list[str | None], files: list[tuple[st
 _EX_PREFIX = re.compile(r"^[\s:]*(?:(?:%|[.$\d]+(?:,[.$\d]+)?|'[a-z<>])\s*)?(?:sil(?:ent)?!?\s+)?(?:exe(?:cute)?\s+)?")
 _EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL)
 # (lldb's `platform shell CMD` too: its command files are read as these)
-_EX_SHELL = re.compile(r"^(?:(?:platform\s+)?sh(?:ell)?|term(?:inal)?|pipe|\|)(?:\s+(.*))?$", re.DOTALL)
+# (gdb's `pipe CMD | SHELL` and `| CMD | SHELL`, a blank after `|` optional: the rest is read as a shell line,
+# its gdb command before the shell's; fresh37a)
+_EX_SHELL = re.compile(r"^(?:(?:(?:platform\s+)?sh(?:ell)?|term(?:inal)?|pipe)(?:\s+(.*))?|\|\s*(.*))$", re.DOTALL)
 _EX_CODE = re.compile(
     r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi"
     r"|script)"  # lldb's `script CODE`: python
@@ -430,7 +432,7 @@ def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
         return
     shell = _EX_SHELL.match(body)
     if shell is not None:
-        command = (shell.group(1) or "").strip()
+        command = (shell.group(1) or shell.group(2) or "").strip()
         out.append(("shell", command) if command else ("spawn", None))
         return
     source = _EX_SOURCE.match(body)
@@ -491,7 +493,8 @@ def _ex_lines(text: str) -> list[str]:
         start = 0
         while start < len(line):
             body = _EX_PREFIX.sub("", line[start : start + 64], count=1)
-            if body.lstrip().startswith(("!", "r!", "r !", "w !", "w!", "read !", "write !")):
+            # (gdb's `pipe` and `|`: their `|` is the pipe to the shell line, no separator)
+            if body.lstrip().startswith(("!", "r!", "r !", "w !", "w!", "read !", "write !", "|", "pipe ")):
                 lines.append(line[start:])
                 break
             at = line.find("|", start)

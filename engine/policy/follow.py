@@ -300,14 +300,21 @@ class Follower:
             self.making = making
         return inner
 
-    def follow_unknown(self, command: Command, rules: Program, program: Program | None = None) -> None:
+    def follow_unknown(
+        self, command: Command, rules: Program, program: Program | None = None, carries: bool = False
+    ) -> None:
         """Options whose value looks like a command: of a program the table does not describe, and
         (``program``) the options a described program's grammar does not declare (debt37: naming a
         program in the table took this check from all its options, `borg create --rsh='sh -c …'` was
         allowed until --rsh was named). A declared option means what its row says; one the program
-        reads as no option (after `--`, the command it runs, an operand) is no option."""
+        reads as no option (after `--`, the command it runs, an operand) is no option. An undescribed
+        program that ``carries`` commands (no builtin: see _carried) is also read for a shell or an
+        interpreter it is handed among its operands."""
         argv = command.argv
         undeclared: frozenset[int] | None = None
+        for run in rules.runs:
+            if carries and run.source == "after" and run.with_rest:
+                self._carried(run, command)
         for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] != "-" or word in ("--", "-"):
@@ -330,6 +337,23 @@ class Follower:
                 payload = matched_payload(run, value)
                 if payload is not None:
                     self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+
+    def _carried(self, run: Run, command: Command) -> None:
+        """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
+        by name or path) followed by an option (`with-contenv sh -c CMD`, `rustup run stable bash -c CMD`,
+        `lxc-attach -n c -- sh -c CMD`): a wrapper, most likely; the words from that name on are read
+        as the command they spell (fresh37a). Only the first such name: what it runs reads the rest."""
+        argv = command.argv
+        names = run.names
+        for i in range(1, len(argv) - 1):
+            word = argv[i]
+            if word[:1] == "-" or word.rpartition("/")[2] not in names:
+                continue
+            after = argv[i + 1]
+            if after[:1] == "-" and after != "-":
+                via = (*command.via, command.name)
+                self._words(run, command, list(argv[i:]), list(command.dynamic[i:]), via, command.depth + 1)
+                return
 
     def follow_environment(self, command: Command, rules: Program, local: dict[str, str]) -> None:
         """Variables every program obeys (LD_PRELOAD, BASH_ENV ...)."""

@@ -2182,7 +2182,9 @@ class Analyzer(Follower, LinkFollower):
                     self.follow_environment(command, everyone, local)
                 if program is None:
                     if anyone is not None:
-                        self.follow_unknown(command, anyone)
+                        # (a builtin or a function the line defined is no wrapper: `echo sh -c x` prints)
+                        carries = name not in _BASH_BUILTINS and not (self.functions and name in self.functions)
+                        self.follow_unknown(command, anyone, carries=carries)
                     if (
                         self.functions
                         and _NOT_FOUND in self.functions

