@@ -2105,6 +2105,11 @@ def _batch_puts(commands: list[Command], programs: ProgramTable) -> list[Command
     return out
 
 
+def _local_name(local: str, name: str) -> str:
+    """A batch script's local ``name`` after its `lcd`s took it to ``local`` ("": where it started)."""
+    return posixpath.join(local, name) if local and not name.startswith(("/", "~")) else name
+
+
 def _put_words(text: str) -> list[str]:
     """The local files a batch script's put statements name (see _batch_puts)."""
     found: list[str] = []
@@ -2115,16 +2120,17 @@ def _put_words(text: str) -> list[str]:
             continue
         verb, rest = words[0], words[1:]
         operands = [w.strip("'\"") for w in rest if not w.startswith("-")]
-        if verb == "lcd" and operands:
-            local = posixpath.join(local, operands[0])
+        if verb == "lcd":
+            # (debt37) `lcd` alone is the home folder (OpenSSH's sftp); a `~` or `/` name starts anew
+            local = _local_name(local, operands[0]) if operands else "~"
         elif verb in _PUTS:
             # sftp's and smbclient's `put LOCAL [REMOTE]`; mput's are all local; lftp's `put -O DIR F…`
             named = operands if verb in ("mput",) or "-O" in rest else operands[:1]
-            found += [posixpath.join(local, w) if local else w for w in named]
+            found += [_local_name(local, w) for w in named]
         elif verb == "mirror" and any(
             w == "--reverse" or (w.startswith("-") and not w.startswith("--") and "R" in w) for w in rest
         ):
-            found.append(posixpath.join(local, operands[0]) if operands else (local or "."))
+            found.append(_local_name(local, operands[0]) if operands else (local or "."))
     return found
 
 
