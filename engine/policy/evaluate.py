@@ -38,6 +38,7 @@ from engine.policy.paths import (
     View,
     fewest_fragments,
     file_operand,
+    lists_tree,
     literal_union,
     local_reading,
 )
@@ -712,7 +713,7 @@ class Evaluator:
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
         sends = bool(commands) and _sends_away(commands, self.policy.programs.senders)
-        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text)
+        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text, view)
         view.holders = sends or view.printed_only
         if view.holders:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
@@ -1638,7 +1639,28 @@ _NAME_ONLY = frozenset(
 )
 
 
-def _prints_trees(commands: list[Command], text: str) -> bool:
+_DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
+_SECRET_LISTED = frozenset({"secret", "credential", "secret_parent", "computed_source"})
+
+
+def _includes_secrets(view: View | None, shaped: Shape, includes: list[str]) -> bool:
+    """Whether a search following links whose `--include` globs pass source names only may still read a
+    secret: a link in its folders named as they pass leading to one, read as `$(find FOLDER -name GLOB)`
+    lists it (paths.PathClassifier._listed: a link is judged where it lands). A folder no listing of the
+    tree can name (`/srv/x`, `..`), or no view of the disk, may (fail closed)."""
+    if view is None:
+        return True
+    given = bool(shaped.option_values("e") or shaped.option_values("f") or shaped.option_values("regexp"))
+    folders = shaped.positionals[0 if given else 1 :] or ["."]
+    for folder in folders:
+        for glob in includes:
+            word = f"$(find {folder} -name '{glob}')"
+            if not lists_tree(word) or not view.classify(word).isdisjoint(_SECRET_LISTED):
+                return True
+    return False
+
+
+def _prints_trees(commands: list[Command], text: str, view: View | None = None) -> bool:
     """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
     or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
     cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk.
@@ -1655,8 +1677,14 @@ def _prints_trees(commands: list[Command], text: str) -> bool:
             if not present.isdisjoint(quiet) or (walks and present.isdisjoint(walks)):
                 continue
             includes = shaped.option_values("include")
-            if includes and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes):
-                continue  # `grep -r --include='*.py' X .`: no secret's name passes
+            # `grep -r --include='*.py' X .`: no secret's name passes; with -R, a link whose name passes is
+            # read where it leads (`src/k.py -> .env`, debt37): read as find lists it
+            if (
+                includes
+                and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes)
+                and (present.isdisjoint(_DEREFERENCES) or not _includes_secrets(view, shaped, includes))
+            ):
+                continue
             if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":

@@ -241,3 +241,26 @@ def test_an_lcd_to_the_home_folder_asks(
     monkeypatch.chdir(work)
     assert work_engine.check(payload).decision != "allow", payload
     assert work_engine.check("sftp h <<< $'lcd src\\nput -r .'").decision == "allow"
+
+
+# -- grep -R --include: a link the include passes is read where it leads (debt37) -----------------------------
+# `grep -R` follows every link of the tree; `--include='*.py'` tests the link's own name. A link `src/k.py ->
+# .env` (or -> the key) passed the include exemption of the printed-tree rule and was allowed.
+
+
+def test_a_following_search_through_an_included_link_harm(
+    tmp_path: Path, work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = "grep -Rh --include='*.py' key ."
+    _, _, printed = run_confined(tmp_path, f"mkdir src; ln -s ~/.ssh/id_ed25519 src/k.py; {payload}")
+    assert SECRET in printed, printed
+    _project_with_env(work)
+    monkeypatch.chdir(work)
+    assert work_engine.check(payload).decision == "allow"  # no link: the include passes source files only
+    assert work_engine.check("grep -rh --include='*.py' key .").decision == "allow"
+    (work / "src" / "k.py").symlink_to(work / ".env")
+    assert work_engine.check(payload).decision != "allow"
+    output = blocked(work_engine, fake_home, payload)
+    assert SECRET not in output
+    # -r follows no link met in its walk: still allowed
+    assert work_engine.check("grep -rh --include='*.py' key .").decision == "allow"
