@@ -163,13 +163,18 @@ def test_a_listing_not_filtered_asks(
     assert work_engine.check(command).decision != "allow", command
 
 
+def _printed_through_a_link(tmp_path: Path, payload: str) -> None:
+    """The live half: under bash, with `src/k.py -> ~/.ssh/id_ed25519`, ``payload`` prints the key."""
+    _, _, printed = run_confined(tmp_path, f"mkdir src; ln -s ~/.ssh/id_ed25519 src/k.py; {payload}")
+    assert SECRET in printed, printed
+
+
 def test_a_link_the_name_test_passes_is_read_where_it_leads_harm(
     tmp_path: Path, work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`src/k.py -> ~/.ssh/id_ed25519`: find prints `./src/k.py` and grep reads the key through it."""
     payload = "find . -name '*.py' | xargs grep -h key"
-    _, _, printed = run_confined(tmp_path, f"mkdir src; ln -s ~/.ssh/id_ed25519 src/k.py; {payload}")
-    assert SECRET in printed, printed
+    _printed_through_a_link(tmp_path, payload)
     _project_with_env(work)
     (work / "src" / "k.py").symlink_to(fake_home / ".ssh" / "id_ed25519")
     (work / "src" / "e.py").symlink_to(work / ".env")  # and one to the project's own secret
@@ -252,8 +257,7 @@ def test_a_following_search_through_an_included_link_harm(
     tmp_path: Path, work_engine: Engine, work: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     payload = "grep -Rh --include='*.py' key ."
-    _, _, printed = run_confined(tmp_path, f"mkdir src; ln -s ~/.ssh/id_ed25519 src/k.py; {payload}")
-    assert SECRET in printed, printed
+    _printed_through_a_link(tmp_path, payload)
     _project_with_env(work)
     monkeypatch.chdir(work)
     assert work_engine.check(payload).decision == "allow"  # no link: the include passes source files only
