@@ -38,6 +38,7 @@ from engine.policy.paths import (
     View,
     fewest_fragments,
     file_operand,
+    lists_tree,
     literal_union,
     local_reading,
 )
@@ -1659,6 +1660,27 @@ _NAME_ONLY = frozenset(
 )
 
 
+_DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
+_SECRET_LISTED = frozenset({"secret", "credential", "secret_parent", "computed_source"})
+
+
+def _includes_secrets(view: View | None, shaped: Shape, includes: list[str]) -> bool:
+    """Whether a search following links whose `--include` globs pass source names only may still read a
+    secret: a link in its folders named as they pass leading to one, read as `$(find FOLDER -name GLOB)`
+    lists it (paths.PathClassifier._listed: a link is judged where it lands). A folder no listing of the
+    tree can name (`/srv/x`, `..`), or no view of the disk, may (fail closed)."""
+    if view is None:
+        return True
+    given = bool(shaped.option_values("e") or shaped.option_values("f") or shaped.option_values("regexp"))
+    folders = shaped.positionals[0 if given else 1 :] or ["."]
+    for folder in folders:
+        for glob in includes:
+            word = f"$(find {folder} -name '{glob}')"
+            if not lists_tree(word) or not view.classify(word).isdisjoint(_SECRET_LISTED):
+                return True
+    return False
+
+
 def _prints_trees(commands: list[Command], text: str, view: View | None = None) -> bool:
     """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
     or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
@@ -1679,12 +1701,14 @@ def _prints_trees(commands: list[Command], text: str, view: View | None = None) 
             if not present.isdisjoint(quiet) and not _asked_again(command, commands):
                 continue
             includes = shaped.option_values("include")
+            # `grep -r --include='*.py' X .`: no secret's name passes; with -R, a link whose name passes is
+            # read where it leads (`src/k.py -> .env`, debt37): read as find lists it
             if (
                 includes
                 and all(_SOURCE_NAMES.fullmatch(glob) for glob in includes)
-                and not (present & _DEREFERENCES and _links_pass(command, shaped, includes, view))
+                and (present.isdisjoint(_DEREFERENCES) or not _includes_secrets(view, shaped, includes))
             ):
-                continue  # `grep -r --include='*.py' X .`: no secret's name passes
+                continue
             if _reaches_caller(command, commands, text, 0, kept):
                 return True
         elif name == "git":
@@ -1858,27 +1882,6 @@ def _git_prints_files(command: Command) -> bool:
     if verb == ["add"] or shaped.positionals[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
         return _git_copies_ignored(shaped.positionals, flags)
     return verb == ["diff"] and "no-index" in flags
-
-
-_DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a grep reading what the links it walks lead to
-
-
-def _links_pass(command: Command, shaped: Shape, includes: list[str], view: View | None) -> bool:
-    """Whether a search that follows links (`grep -R --include='*.py' X .`) may read a link whose name passes its
-    includes (`x.py -> .env`: what it prints is the `.env`), in the trees it names (the working one when none); a
-    tree that cannot be walked for certain, or a folder only the run knows, may (open37)."""
-    if view is None:
-        return True
-    given = shaped.option_values("e") + shaped.option_values("regexp") + shaped.option_values("f")
-    trees = shaped.positionals if given else shaped.positionals[1:]
-    for word in trees or ["."]:
-        index = command.argv.index(word) if word in command.argv else -1
-        if index >= 0 and command.dynamic[index]:
-            return True
-        names = view.link_names(word, command.cwd)
-        if names is None or any(fnmatch.fnmatchcase(name, glob) for name in names for glob in includes):
-            return True
-    return False
 
 
 # git's verbs printing the text of what its index or a commit holds (after `git add -A`: every file not ignored,
@@ -2390,6 +2393,11 @@ def _batch_puts(commands: list[Command], programs: ProgramTable) -> list[Command
     return out
 
 
+def _local_name(local: str, name: str) -> str:
+    """A batch script's local ``name`` after its `lcd`s took it to ``local`` ("": where it started)."""
+    return posixpath.join(local, name) if local and not name.startswith(("/", "~")) else name
+
+
 def _put_words(text: str) -> list[str]:
     """The local files a batch script's put statements name (see _batch_puts)."""
     found: list[str] = []
@@ -2400,16 +2408,17 @@ def _put_words(text: str) -> list[str]:
             continue
         verb, rest = words[0], words[1:]
         operands = [w.strip("'\"") for w in rest if not w.startswith("-")]
-        if verb == "lcd" and operands:
-            local = posixpath.join(local, operands[0])
+        if verb == "lcd":
+            # (debt37) `lcd` alone is the home folder (OpenSSH's sftp); a `~` or `/` name starts anew
+            local = _local_name(local, operands[0]) if operands else "~"
         elif verb in _PUTS:
             # sftp's and smbclient's `put LOCAL [REMOTE]`; mput's are all local; lftp's `put -O DIR F…`
             named = operands if verb in ("mput",) or "-O" in rest else operands[:1]
-            found += [posixpath.join(local, w) if local else w for w in named]
+            found += [_local_name(local, w) for w in named]
         elif verb == "mirror" and any(
             w == "--reverse" or (w.startswith("-") and not w.startswith("--") and "R" in w) for w in rest
         ):
-            found.append(posixpath.join(local, operands[0]) if operands else (local or "."))
+            found.append(_local_name(local, operands[0]) if operands else (local or "."))
     return found
 
 

@@ -320,11 +320,6 @@ class Follower:
             if word[:1] != "-" or word in ("--", "-"):
                 continue
             name, eq, value = word.lstrip("-").partition("=")
-            if program is not None:
-                if undeclared is None:
-                    undeclared = undeclared_options(command, program)
-                if i not in undeclared:
-                    continue
             for run in rules.runs:
                 if run.source != "options" or (run.attached and not eq):
                     continue
@@ -335,8 +330,15 @@ class Follower:
                         continue
                     value = argv[i + 1]
                 payload = matched_payload(run, value)
-                if payload is not None:
-                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+                if payload is None:
+                    continue
+                if program is not None:
+                    # (read once, and only for a value that looks like a command: most options are none)
+                    if undeclared is None:
+                        undeclared = undeclared_options(command, program)
+                    if i not in undeclared:
+                        break
+                self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,

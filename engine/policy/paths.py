@@ -1635,16 +1635,6 @@ class View:
         found = memo[key] = self._walk_followed(spelled)
         return found
 
-    def link_names(self, word: str, cwd: str | None) -> list[str] | None:
-        """The names of the symbolic links in the tree ``word`` names, those leading inside it too (a link `x.py`
-        to `.env` passes `grep -R --include='*.py'`, which reads what it leads to; open37); None when the walk
-        cannot be made for certain (see followed)."""
-        landings = self.followed(word, cwd)
-        if landings is None or self._classifier.places is None or not word or word.startswith("-"):
-            return None if landings is None else []
-        spelled = word if cwd is None or word.startswith(("/", "~")) else posixpath.join(cwd, word)
-        return self._followed.get(f"\1{spelled}", [])
-
     def _walk_followed(self, spelled: str) -> list[str] | None:
         places = self._classifier.places
         if places is None:
@@ -1664,8 +1654,6 @@ class View:
         pending = list(trees)
         seen = set(trees)
         landings: list[str] = []
-        names: list[str] = []  # every link's name (link_names)
-        self._followed[f"\1{spelled}"] = names
         count = 0
         lister = self._classifier._trees
         while pending:
@@ -1678,9 +1666,6 @@ class View:
                 if count > _MAX_FOLLOWED_ENTRIES:
                     return None
                 if kind == _TREE_LINK:
-                    names.append(name)
-                    if len(names) > _MAX_FOLLOWED_LINKS:
-                        self._followed[f"\1{spelled}"] = None  # too many to read them all
                     real = os.path.realpath(posixpath.join(current, name))
                     if any(real == tree or real.startswith(tree.rstrip("/") + "/") for tree in trees):
                         continue  # inside a tree already walked
