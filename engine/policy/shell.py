@@ -148,6 +148,9 @@ _BUILTIN_NAMES: Final = (
     "type typeset ulimit umask unalias unset wait"
 )
 _BASH_BUILTINS: Final = frozenset(_BUILTIN_NAMES.split())
+# builtins that run none of their words: an option of theirs holding a command is printed or dropped
+# (`echo --cmd='rm -rf ~'`), never run; what they print into a shell is read as that shell's line
+_WORDS_ONLY: Final = frozenset({"echo", "printf", "true", "false", ":"})
 _RESERVED_WORDS: Final = (
     "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
 )
@@ -2181,7 +2184,7 @@ class Analyzer(Follower, LinkFollower):
                 if everyone is not None and read_by_programs(self.env, local):
                     self.follow_environment(command, everyone, local)
                 if program is None:
-                    if anyone is not None:
+                    if anyone is not None and not (name in _WORDS_ONLY and argv[0] == name):
                         # (a builtin or a function the line defined is no wrapper: `echo sh -c x` prints)
                         carries = name not in _BASH_BUILTINS and not (self.functions and name in self.functions)
                         self.follow_unknown(command, anyone, carries=carries)

@@ -1,0 +1,66 @@
+"""lead37 (stop 37, issue 8): a hardline verdict is about what runs.
+
+An option of a program the tables do not describe whose value looks like a command asks (the fallback
+follow_unknown reads `--foo='sh -c …'` as a command the program may run). echo, printf, true, false and `:`
+are builtins that run none of their words, and `echo --cmd='rm -rf ~'` was hard-denied as if it deleted HOME:
+it only prints. What they print into a shell is still read as that shell's line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import judge
+from tests.redteam.harm import blocked, run_confined
+
+PRINTS_ONLY = [
+    "echo --zz-cmd='rm -rf ~'",
+    "echo --exec='sh -c \"rm -rf ~\"'",
+    "printf '%s\\n' --cmd='rm -rf ~'",
+    "true --cmd='sh -c \"rm -rf ~\"'",
+    "false --run='!rm -rf ~'",
+    ": --x='rm -rf ~'",
+    # what the shell after it runs is `--x=rm -rf ~`: a command named `--x=rm`, found nowhere
+    "echo --x='rm -rf ~' | sh",
+]
+
+STILL_RUN = [
+    "echo '--x; rm -rf ~' | sh",
+    "echo --x='a;rm -rf ~' | bash",
+    "true --cmd=x; rm -rf ~",
+    "echo() { rm -rf ~; }; echo --x=1",
+    "eval \"$(echo ': --c=1; rm -rf ~')\"",
+]
+
+
+@pytest.mark.parametrize("command", PRINTS_ONLY)
+def test_a_builtin_printing_a_command_is_no_hardline(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+
+
+@pytest.mark.parametrize("command", STILL_RUN)
+def test_what_such_a_builtin_hands_a_shell_is_still_judged(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+
+
+@pytest.mark.parametrize("command", ["echo --zz-cmd='rm -rf ~'", "true --cmd='sh -c \"rm -rf ~\"'", ": --x='rm -rf ~'"])
+def test_the_printing_builtin_leaves_home_intact(tmp_path: Path, command: str) -> None:
+    home, _, printed = run_confined(tmp_path, command)
+    assert (home / "notes.txt").read_text() == "keep me\n" and (home / ".ssh" / "id_ed25519").is_file()
+    if command.startswith("echo"):
+        assert "rm -rf ~" in printed
+
+
+def test_a_line_the_builtin_hands_a_shell_deletes_home_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    engine, home, _ = plain_harm
+    payload = "echo '--x; rm -rf ~' | sh"
+    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
+    assert not (deleted / "notes.txt").exists()
+    blocked(engine, home, payload)
