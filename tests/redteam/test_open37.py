@@ -32,6 +32,10 @@
   plain `ls` is allowed; smbclient's input (`< F`, a here-string) was not read for its `!CMD` lines, which run CMD
   locally (`smbclient //h/s <<< '!rm -rf ~'` was allowed): a stdin row as lftp's and sftp's. No real run: neither
   program is installed here.
+- READ_NAMES (rt11's strict xfail): a program opening a path it reads from a file or its input in the same call
+  (`open(open('cfg.txt').read().strip())`, `fs.readFileSync(fs.readFileSync('p','utf8').trim())`, `open(input())`)
+  asks as `cat $(cat cfg.txt)` does (exec.yaml inline_computed_call). The same through a variable (`p = open(…)
+  .read(); open(p)`) or a parsed document (`open(json.load(…)['p'])`) is not read: rt11's answer stays the sandbox.
 """
 
 from __future__ import annotations
@@ -483,3 +487,56 @@ def test_a_batch_uploaders_local_shell_line_is_judged(engine: Engine, command: s
 @pytest.mark.parametrize("command", ["smbclient //h/s <<< 'ls'", "smbclient //h/s -c ls", "smbclient -L h -N"])
 def test_a_batch_uploaders_plain_listing_stays_allowed(engine: Engine, command: str) -> None:
     assert engine.check(command).decision == "allow", command
+
+
+# -- 8. a program opening a path it read from a file ---------------------------------------------------------------
+
+READ_NAMES = [
+    "python3 -c \"print(open(open('cfg.txt').read().strip()).read())\"",
+    "python3 -c \"print(open(open('cfg.txt').readline().strip()).read())\"",
+    'python3 -c "import sys; print(open(sys.stdin.readline().strip()).read())" < cfg.txt',
+    "python3 -c 'print(open(input()).read())' < cfg.txt",
+    "python3 -c \"from pathlib import Path; print(Path(Path('cfg.txt').read_text().strip()).read_text())\"",
+    "node -e \"const fs=require('fs'); console.log(fs.readFileSync(fs.readFileSync('cfg.txt','utf8').trim(),'utf8'))\"",
+    "ruby -e 'puts File.read(File.read(\"cfg.txt\").strip)'",
+    "php -r 'echo file_get_contents(trim(file_get_contents(\"cfg.txt\")));'",
+]
+READ_NAMES_NEAR = [
+    "python3 -c \"print(open('notes.txt').read())\"",
+    "python3 -c \"import json; print(json.load(open('c.json')))\"",
+    "python3 -c \"import os; print(open(os.path.join('src', 'a.py')).read())\"",
+    "node -e \"console.log(require('fs').readFileSync('x','utf8'))\"",
+    "python3 -c \"open('out.txt', 'w').write(open('in.txt').read())\"",
+]
+
+
+@pytest.mark.parametrize("command", READ_NAMES)
+def test_a_path_read_from_a_file_and_opened_asks(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "ask", command
+
+
+@pytest.mark.parametrize("command", READ_NAMES_NEAR)
+def test_ordinary_file_reads_in_code_stay_allowed(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "allow", command
+
+
+def test_a_program_reading_the_keys_path_from_a_file_prints_it_and_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real python3 prints the key whose path cfg.txt holds; through execute_code it is refused."""
+    code = "print(open(open('cfg.txt').read().strip()).read())"
+    live = make_home(tmp_path / "live")
+    (tmp_path / "live" / "cfg.txt").write_text(f"{live}/.ssh/id_ed25519\n")
+    ran = subprocess.run(
+        ["python3", "-c", code], check=False, cwd=tmp_path / "live", capture_output=True, text=True, timeout=30
+    )
+    assert "secret key" in ran.stdout
+    home = make_home(tmp_path / "guarded")
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "cfg.txt").write_text(f"{home}/.ssh/id_ed25519\n")
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as guarded:
+        result = guarded.call("execute_code", {"code": code})
+    assert "secret key" not in str(result.output) + str(result.error)
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
