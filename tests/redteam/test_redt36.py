@@ -46,9 +46,10 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
   ftp's script, a script file (`sftp -b F`, `lftp -f F`: not read, the folder may be put):
   evaluate._batch_puts reads each put statement's local files as a tree reader's.
 
-Open (xfail strict; allowed): a copy made by `split` (its output names are made by the program); node's
+Open (xfail strict; allowed): node's
 `child_process` function under another name (`const {execSync: e} = require(...)`: the row reads calls by
-their names). Not a
+their names). A copy made by `split` (its output names are made by the program) was open here: closed by
+open37 (the split of a remembered archive asks; past an approval its pieces hold what the archive held). Not a
 payload: sed's program text with a spliced value asks already (read_computed_path).
 """
 
