@@ -371,6 +371,13 @@ class SessionFiles:
             self.files.popitem(last=False)
         self._names()
 
+    def hold(self, key: str, sources: tuple[str, ...]) -> None:
+        """Remember that the files ``key`` stands for (a splitter's prefix: held_by) hold ``sources``."""
+        self.archives.pop(key, None)
+        self.archives[key] = sources
+        while len(self.archives) > MAX_FILES:
+            self.archives.popitem(last=False)
+
     def forget(self, key: str) -> None:
         self.archives.pop(key, None)
         old = self.files.pop(key, None)
@@ -439,6 +446,9 @@ class SessionMemory:
                 # tar's archive (`tar czf x.tgz .`: the analyzer reads no file written by `-f`)
                 name = file_key(key, workdir)
                 view.files.remember(name, None, tuple(w for w in read if file_key(w, workdir) != name))
+            # (before the files written, which may copy a piece: `split x.tgz p_ && cp p_aa y`; again after them,
+            # which may be what is split: `grep -r K . > o && split o p_`)
+            self._split(view, analyzer.commands, read, workdir)
             for key, written in analyzer.files.items():
                 if key.startswith(("/dev/", "/proc/")) or key in ("", "$unknown"):
                     continue
@@ -456,6 +466,7 @@ class SessionMemory:
                 # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
                 for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
                     view.files.remember(name, None, held)
+            self._split(view, analyzer.commands, read, workdir)
             made = {
                 _absolute(name, workdir): _absolute(target, workdir)
                 for name, target in analyzer.links.items()
@@ -463,6 +474,13 @@ class SessionMemory:
             }
             if made:
                 view.files.link(made)
+
+    @staticmethod
+    def _split(view: SessionView, commands: list[Any], read: tuple[str, ...], workdir: str) -> None:
+        """`split -b 1k x.tgz p_`: its pieces p_aa, p_ab, ... hold what x.tgz held (open37; the lock held)."""
+        if (view.files.archives or read) and any(c.name in _SPLITTERS for c in commands):
+            for prefix, held in _split_pieces(commands, view.files.archives, read, workdir):
+                view.files.hold(prefix, held)
 
     # -- process input -----------------------------------------------------------------
 
@@ -580,14 +598,15 @@ class SessionView:
         if not self.files.archives:
             return ()
         with self._lock:
-            return self.files.archives.get(file_key(key, self.workdir), ())
+            return held_by(self.files.archives, file_key(key, self.workdir))
 
     def archives(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Every file the session remembers a tree reader wrote, with the words it read (redt36)."""
+        """Every file the session remembers a tree reader wrote, with the words it read (redt36); a splitter's
+        pieces by their prefix."""
         if not self.files.archives:
             return []
         with self._lock:
-            return list(self.files.archives.items())
+            return [(key.rstrip(_PREFIX_MARK), held) for key, held in self.files.archives.items()]
 
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
@@ -769,7 +788,7 @@ def memory_of(shared: Any) -> SessionMemory:
 # archive too: SessionFiles.archives).
 _MAY_WRITE = re.compile(
     r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio"
-    r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress)\b"
+    r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress|g?c?split)\b"
 )
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 
@@ -845,8 +864,96 @@ def _copied_sources(
                     # keyed as the analyzer keys a file (`../x.tar` stays relative: _tar_archives), or absolute
                     spelled = posixpath.join(cwd, word)
                     key = file_key(_absolute(spelled, workdir), workdir)
-                    found.extend(archives.get(key, archives.get(file_key(spelled, workdir), ())))
+                    found.extend(held_by(archives, key) or held_by(archives, file_key(spelled, workdir)))
     return tuple(found)
+
+
+# A key standing for the files a splitter names from a prefix (`split x.tgz p_`: p_aa, p_ab, ...): the prefix, then
+# this mark (no path holds a NUL)
+_PREFIX_MARK = "\0"
+
+
+def held_by(archives: dict[str, tuple[str, ...]], key: str) -> tuple[str, ...]:
+    """What the file keyed ``key`` holds of a tree reader's (SessionFiles.archives): its own entry, or a splitter's
+    prefix it starts with, the rest a name's tail (`p_aa` after `split x.tgz p_`; open37)."""
+    held = archives.get(key)
+    if held is not None:
+        return held
+    found: list[str] = []
+    for prefix, sources in archives.items():
+        if prefix.endswith(_PREFIX_MARK):
+            stem = prefix[:-1]
+            if key.startswith(stem) and len(key) > len(stem) and "/" not in key[len(stem) :]:
+                found.extend(sources)
+    return tuple(found)
+
+
+# split's and csplit's options that take a value (GNU coreutils), and the prefix each names its pieces with unless told
+_SPLIT_VALUES = frozenset({"a", "b", "C", "l", "n", "t", "suffix-length", "bytes", "line-bytes", "lines", "number"})
+_SPLIT_VALUES |= frozenset({"separator", "additional-suffix", "filter", "f", "prefix", "suffix-format", "digits"})
+_SPLITTERS = {"split": "x", "gsplit": "x", "csplit": "xx", "gcsplit": "xx"}
+
+
+def _split_pieces(
+    commands: list[Any], archives: dict[str, tuple[str, ...]], read: tuple[str, ...], workdir: str
+) -> list[tuple[str, tuple[str, ...]]]:
+    """(prefix key, sources) of each splitter of the line cutting a file the session remembers a tree reader wrote,
+    or a tree reader's output piped to it (`split -b 1k x.tgz p_`, `tar c . | split - p_`, `csplit -f p x.tgz 5`):
+    each piece it names from the prefix holds part of it, which may be the secret (redt36's open split)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for command in commands:
+        default = _SPLITTERS.get(command.name)
+        if default is None:
+            continue
+        cwd = command.cwd or ""
+        operands: list[str] = []
+        prefix: str | None = None
+        argv = command.argv
+        i = 1
+        while i < len(argv):
+            word = argv[i]
+            if word == "--":
+                operands.extend(argv[i + 1 :])
+                break
+            if word.startswith("--") and len(word) > 2:
+                name, eq, value = word[2:].partition("=")
+                if name in _SPLIT_VALUES and not eq:
+                    value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
+                if name == "prefix":
+                    prefix = value
+            elif word.startswith("-") and len(word) > 1:
+                for at, letter in enumerate(word[1:], 2):
+                    if letter in _SPLIT_VALUES:
+                        value = word[at:]
+                        if not value:
+                            value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
+                        if letter == "f" and command.name in ("csplit", "gcsplit"):
+                            prefix = value
+                        break
+            else:
+                operands.append(word)
+            i += 1
+        source = operands[0] if operands else "-"
+        if prefix is None:
+            prefix = operands[1] if command.name in ("split", "gsplit") and len(operands) > 1 else default
+        if not prefix or "$" in prefix:
+            continue
+        held: list[str] = []
+        inputs = [target for op, target in command.redirects if op in ("<", "<>")] if source == "-" else [source]
+        if source == "-" and not command.fed_by.isdisjoint(TREE_READERS):
+            held.extend(read)  # `tar c . | split -b 1k - p_`
+        if source == "-" and command.fed_by:
+            held.extend(_copied_sources(commands, frozenset(command.fed_by), archives, workdir))  # `cat x.tgz | split`
+        for name in inputs:
+            spelled = posixpath.normpath(posixpath.join(cwd, name))
+            held.extend(
+                held_by(archives, file_key(spelled, workdir))
+                or held_by(archives, file_key(_absolute(spelled, workdir), workdir))
+            )
+        if held:
+            key = file_key(posixpath.normpath(posixpath.join(cwd, prefix)), workdir)
+            found.append((key + _PREFIX_MARK, tuple(dict.fromkeys(held))[:MAX_SOURCES]))
+    return found
 
 
 def _compressed_archives(
@@ -861,7 +968,7 @@ def _compressed_archives(
             for source, made in compressed_files(command.name, command.argv):
                 # keyed as the analyzer keys a file (relative to where the line started, `../x.tar` too), or absolute
                 key = file_key(posixpath.normpath(posixpath.join(cwd, source)), workdir)
-                held = archives.get(key) or archives.get(file_key(_absolute(key, workdir), workdir))
+                held = held_by(archives, key) or held_by(archives, file_key(_absolute(key, workdir), workdir))
                 if held:
                     found.append((file_key(posixpath.normpath(posixpath.join(cwd, made)), workdir), held))
     return found
