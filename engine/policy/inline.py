@@ -35,6 +35,41 @@ HOME_EXPRESSIONS = (
     # (no `\s` inside a set: matchers' long-program form puts a set of blanks in its place)
     r"|\$(?:::)?env\(HOME\)|getenv\s+\"HOME\"|(?:^|\s|[\[{])~(?:\s|[;\]}]|$)"
 )
+# A program's string literals ("..." and '...', escapes kept), and runs of them joined (`"a" + "b"`,
+# perl's and PHP's `.`, Lua's `..`, Python's `'a' 'b'`): the paths and names a program builds from pieces.
+CODE_STRINGS = re.compile(r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"|'[^'\\]*(?:\\.[^'\\]*)*'")
+JOINED_HINT = re.compile(r"""["'](?:\s*(?:\+|\.\.?)\s*|\s+)["']""")
+_JOINER = re.compile(r"\s*(?:\+|\.\.?)\s*|\s+")
+_MAX_JOINED = 4096  # literals read for joins
+
+
+def joined_literals(code: str) -> list[str]:
+    """Each run of joined string literals in ``code`` as the one double-quoted literal it makes."""
+    out: list[str] = []
+    run: list[str] = []
+    end = -1
+    for literal in itertools.islice(CODE_STRINGS.finditer(code), _MAX_JOINED):
+        if run and _JOINER.fullmatch(code, end, literal.start()) is None:
+            if len(run) > 1:
+                out.append('"' + "".join(run) + '"')
+            run = []
+        run.append(literal.group(0)[1:-1])
+        end = literal.end()
+    if len(run) > 1:
+        out.append('"' + "".join(run) + '"')
+    return out
+
+
+def joined_reading(code: str) -> str:
+    """``code`` with the literals it joins appended, each as the one literal it makes (fresh37b:
+    `getattr(os, 'sys' + 'tem')`, `os["exe".."cute"]` read with `"system"`, `"execute"` in them too),
+    or ``code`` itself when it joins none."""
+    if JOINED_HINT.search(code) is None:
+        return code
+    joined = joined_literals(code)
+    return code + "\n" + " ".join(joined) if joined else code
+
+
 _CALL = re.compile(
     r"\b(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
     r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command|execute|execFileSync|execFile"
