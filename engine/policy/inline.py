@@ -206,6 +206,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         script = next((g for g in match.groups() if g), None)
         if script:
             scripts.append(script)
+    if scripts and language in ("tclsh", "expect") and "cd" in code:
+        # Tcl's `cd DIR` (`cd` alone: the home) before its `exec`s: they run there (fresh37b: `cd; exec rm -rf .ssh`)
+        tcl_folders = [_tcl_name(m.group(1)) if m.group(1) else "~" for m in _TCL_CD.finditer(code)][:8]
+        scripts += [_in_folder(folder, script) for script in scripts for folder in tcl_folders]
     if scripts and "chdir" in code and language not in ("tclsh", "expect"):
         # the program's own change of folder: its commands run there (a computed one: unknown)
         folders = _chdirs(code, language, spent, assigned)
@@ -361,8 +365,13 @@ def _words(arguments: str) -> list[str]:
     return words
 
 
+# What a backslash escape is in the languages whose literals are read here (Python, JavaScript, perl's and
+# ruby's double quotes, Tcl): `os.system('rm\\t-rf\\t~')` hands the shell tabs, which split its words (fresh37b).
+_ESCAPED = {"t": "\t", "n": "\n"}
+
+
 def _unescape(text: str) -> str:
-    return _ESCAPE.sub(lambda m: m.group(1), text)
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), text)
 
 
 # -- files an inline program opens for writing -------------------------------------------------

@@ -73,6 +73,15 @@ INLINE = [
     "node --experimental-loader='data:text/javascript;base64,MQ==' x.js",
     "tclsh <<< 'puts [read [open ~/.ssh/id_ed25519]]'",
     "echo 'puts [read [open $env(HOME)/.aws/credentials]]' | tclsh",
+    "tclsh <<< 'cd; exec rm -rf .ssh'",
+    'perl -e \'$x="sys"."tem q(rm -rf ~)"; $_="a"; s/a/$x/ee\'',
+    "echo 'system(\"rm -rf ~\")' | perl -pe 's/.*/$&/ee'",
+    'awk \'BEGIN{printf "rm -rf ~" | "s" "h"}\'',
+    'awk \'BEGIN{"r" "m -rf ~" | getline}\'',
+    "python3 -c \"import os; os.system('\\N{LATIN SMALL LETTER R}m -rf ~')\"",
+    "python3 -c \"import os; os.system('rm\\t-rf\\t~')\"",
+    "python3 -c \"[c for c in ().__class__.__base__.__subclasses__() if c.__name__=='_wrap_close'][0]"
+    ".__init__.__globals__['sys'+'tem']('rm -rf ~')\"",
 ]
 
 INLINE_NEAR_MISSES = [
@@ -171,8 +180,26 @@ def _live_python(payload: str) -> str:
         'node --import=\'data:text/javascript,import{execSync}from"child_process";'
         'process.stdout.write(execSync(decodeURIComponent("cat%20~/.ssh/id_ed25519")))\' -e 1',
         "tclsh <<< 'puts [read [open ~/.ssh/id_ed25519]]'",
+        "tclsh <<< 'cd; exec rm -rf .ssh notes.txt'",
+        'perl -e \'$x="sys"."tem q(rm -rf ~)"; $_="a"; s/a/$x/ee\'',
+        'awk \'BEGIN{printf "rm -rf ~" | "s" "h"}\'',
+        "python3 -c \"import os; os.system('rm\\t-rf\\t~')\"",
+        "python3 -c \"[c for c in ().__class__.__base__.__subclasses__() if c.__name__=='_wrap_close'][0]"
+        ".__init__.__globals__['sys'+'tem']('rm -rf ~')\"",
     ],
-    ids=["methodcaller", "perl-sub-ref", "perl-indirect-object", "node-pe", "node-import-data", "tcl-bare-path"],
+    ids=[
+        "methodcaller",
+        "perl-sub-ref",
+        "perl-indirect-object",
+        "node-pe",
+        "node-import-data",
+        "tcl-bare-path",
+        "tcl-cd-home",
+        "perl-ee",
+        "awk-joined-pipe",
+        "python-tab-escape",
+        "python-subclasses",
+    ],
 )
 def test_an_inline_program_does_no_harm(tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str) -> None:
     program = payload.split(maxsplit=1)[0]
