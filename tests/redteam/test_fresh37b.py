@@ -4,11 +4,12 @@ Family 4, inline programs that build the call they make: `operator.methodcaller(
 ruby's `__send__`, PHP's `("sys"."tem")(…)` and `array_map("system", …)`, Lua's `os["exe".."cute"]`, R's
 `do.call(paste0(…))`, perl's code references (`\\&CORE::system`, `$f->(…)`, `sub { system @_ }`,
 `system {$ARGV[0]} @ARGV`, `open3`), node's `process.binding`, `vm.runInThisContext`, `-pe CODE` (read
-as `-p e`, leaving CODE unread) and `--import=data:…` (a program in a URL), Tcl's bare `open ~/.ssh/…`,
-pickle's `loads` of decoded bytes. What closes them: literals joined from pieces are read as the literal
-they make (inline.joined_reading), a string naming a run call is a call by name (inline_computed_call),
-node's `-p` is the flag it is, a `data:` module asks (inline_module_url), Tcl's bare home paths are
-paths (matchers.bare_home_paths).
+as `-p e`, leaving CODE unread), `--import=data:…` (a program in a URL) and `deno run -` (its input),
+Tcl's bare `open ~/.ssh/…` and `cd` before `exec`, pickle's `loads` of decoded bytes, perl's `s///ee`,
+awk's pipe to a joined name, Python's `\\N{…}`, `\\t` and class walks. What closes them: literals joined
+from pieces are read as the literal they make (inline.joined_reading), a string naming a run call is a call
+by name (inline_computed_call), node's `-p` is the flag it is, a `data:` module asks (inline_module_url),
+`deno run` reads its script, Tcl's bare home paths are paths (matchers.bare_home_paths).
 
 Family 6, the session: a written file run as `./t` is read as the interpreter its `#!` line names
 (`#!/usr/bin/env python3`, `#!/usr/bin/env -S perl -w`, node, awk, Tcl); an interpreter nobody reads asks;
@@ -74,6 +75,8 @@ INLINE = [
     "tclsh <<< 'puts [read [open ~/.ssh/id_ed25519]]'",
     "echo 'puts [read [open $env(HOME)/.aws/credentials]]' | tclsh",
     "tclsh <<< 'cd; exec rm -rf .ssh'",
+    "deno run -A - <<< \"Deno.removeSync(Deno.env.get('HOME'), {recursive: true})\"",
+    "echo \"Deno.removeSync(Deno.env.get('HOME'), {recursive: true})\" | deno run --allow-all -",
     'perl -e \'$x="sys"."tem q(rm -rf ~)"; $_="a"; s/a/$x/ee\'',
     "echo 'system(\"rm -rf ~\")' | perl -pe 's/.*/$&/ee'",
     'awk \'BEGIN{printf "rm -rf ~" | "s" "h"}\'',
@@ -104,6 +107,12 @@ INLINE_NEAR_MISSES = [
     'php -r \'echo "a" . "b";\'',
     'ruby -e \'puts "a" + "b"\'',
     'awk \'BEGIN{print "a" "b"}\'',
+    "perl -pe 's/(\\d+)/$1+1/e' f.txt",
+    "awk '{print $1 | \"sort -u\"}' f.txt",
+    "python3 -c \"print('a\\tb')\"",
+    "tclsh <<< 'cd /tmp; puts [pwd]'",
+    "deno run -A main.ts",
+    "deno run --allow-net=example.com main.ts --port 8000",
 ]
 
 # -- family 5 and bad input: refused before this stop; kept as regression cases -------------------
@@ -234,6 +243,10 @@ SESSION_PAYLOADS: dict[str, Case] = {
     "npx of the folder": (
         {"package.json": json.dumps({"name": "x", "version": "1.0.0", "bin": {"x": "x.js"}}), "x.js": JS_RM},
         "npx --yes file:.",
+    ),
+    "deno run of a written script": (
+        {"x.ts": "Deno.removeSync(Deno.env.get('HOME')!, {recursive: true})\n"},
+        "deno run -A x.ts",
     ),
     "pnpm dlx of the folder": ({"package.json": json.dumps({"name": "x", "bin": "x.js"}), "x.js": JS_RM}, "pnpm dlx ."),
 }
