@@ -2450,6 +2450,11 @@ class Analyzer(Follower, LinkFollower):
         """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
         (fresh37b: `#!/usr/bin/env python3` read as the Python it is, not as shell lines); an
         interpreter nobody reads programs of here (`#!/usr/bin/make -f`) is a run nobody judged (ask)."""
+        line = _shebang_line(text)
+        if line is not None:
+            # the `#!` line is a command the kernel runs with the file's path after it (`#!/usr/bin/env -S bash
+            # -c 'rm -rf ~'`, `#!/bin/rm -rf`): judged as that line (fresh37b)
+            self.analyze(line + " " + shell_word(path), depth=depth + 1, via=via)
         language = _shebang_language(text)
         if language is not None:
             self.code(runner, language, text, via, depth)
@@ -4243,6 +4248,20 @@ def _shebang_language(text: str) -> str | None:
         return None
     found = _SHEBANG.match(text)
     return _SHEBANG_LANGUAGES.get(found.group(1).lower()) if found is not None else None
+
+
+_SHEBANG_PLAIN: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+)?\S+[ \t]*\r?$")
+
+
+def _shebang_line(text: str) -> str | None:
+    """A script's `#!` line, when it gives its interpreter arguments (`#!/usr/bin/env -S bash -c …`,
+    `#!/bin/rm -rf`); None for none, or an interpreter named alone (`#!/bin/sh`, `#!/usr/bin/env python3`)."""
+    if not text.startswith("#!"):
+        return None
+    line = text.split("\n", 1)[0]
+    if _SHEBANG_PLAIN.match(line) is not None:
+        return None
+    return line[2:].strip()
 
 
 def _shebang_unread(text: str) -> bool:

@@ -233,6 +233,9 @@ SESSION_PAYLOADS: dict[str, Case] = {
     "in a folder": ({"bin/t": "#!/usr/bin/python3\n" + PY_RM}, "bin/t"),
     "exec of it": ({"t": "#!/usr/bin/python3\n" + PY_RM}, "exec ./t"),
     "env runs it": ({"t": "#!/usr/bin/python3\n" + PY_RM}, "env ./t"),
+    "a #! line that is a command": ({"t": "#!/usr/bin/env -S bash -c 'rm -rf ~'\n"}, "./t"),
+    "a #! line with the operation": ({"t": "#!/bin/rm -rf\n"}, "./t ~"),
+    "a #! line naming the script itself": ({"t": "#!./t -x\necho hi\n"}, "./t"),
     "an interpreter nobody reads": ({"t": "#!/usr/bin/env Rscript\nunlink('~', recursive=TRUE)\n"}, "./t"),
     "find runs it": ({"t": "rm -rf ~\n"}, "find . -name t -exec {} \\;"),
     "find runs a python one": ({"t": "#!/usr/bin/python3\n" + PY_RM}, "find . -name t -exec {} +"),
@@ -255,6 +258,8 @@ SESSION_NEAR_MISSES: dict[str, Case] = {
     "a python script": ({"t.py": "#!/usr/bin/env python3\nprint('hi')\n"}, "./t.py"),
     "a bash script": ({"t.sh": "#!/bin/bash\necho hi\n"}, "./t.sh"),
     "a node script": ({"t.js": "#!/usr/bin/env node\nconsole.log(1)\n"}, "./t.js"),
+    "a bash script with options": ({"t": "#!/bin/bash -eu\necho hi\n"}, "./t"),
+    "python through env -S": ({"t": "#!/usr/bin/env -S python3 -u\nprint(1)\n"}, "./t"),
     "a perl script": ({"t.pl": "#!/usr/bin/perl -w\nprint 1;\n"}, "./t.pl"),
     "npx of a package": ({"package.json": json.dumps({"name": "x"})}, "npx prettier --check ."),
 }
@@ -273,8 +278,9 @@ def test_a_written_file_is_read_as_what_runs_it(
         ("#!/usr/bin/env python3\n" + PY_RM, "python3"),
         ("#!/usr/bin/env -S perl -w\nsystem 'rm -rf ~';\n", "perl"),
         ("#!/usr/bin/env node\n" + JS_RM, "node"),
+        ("#!/usr/bin/env -S bash -c 'rm -rf ~'\n", "bash"),
     ],
-    ids=["python", "perl", "node"],
+    ids=["python", "perl", "node", "env-S-line"],
 )
 def test_a_written_script_run_by_its_shebang_does_no_harm(
     tmp_path: Path, plain_harm: tuple[Engine, Path, Path], text: str, program: str
