@@ -53,7 +53,7 @@ from engine.policy.executors import (
     typed_commands,
     typed_text,
 )
-from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell
+from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.policy.regexes import Located
@@ -1088,12 +1088,13 @@ class Follower:
         if language == "ipython":  # `ipython -c`, its input: Python, and its escapes (`!cmd`) as shell lines
             self._python_cells(command, language, "", code, via, depth)
             return
+        reading = joined_reading(code)  # with the names it joins from pieces (`'sys' + 'tem'`)
         if command.name == language or (command.program is not None and language in command.program.names):
-            command.code = code if command.code is None else command.code + "\n" + code
+            command.code = reading if command.code is None else command.code + "\n" + reading
             target = command
         else:
             target = self._synthetic(language, (language, "-e", code), (*via,), depth)
-            target.code = code
+            target.code = reading
         inner = (*via, language) if target is not command else via
         for script in embedded_shell(code, language):
             self.indirect += 1

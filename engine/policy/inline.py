@@ -35,6 +35,41 @@ HOME_EXPRESSIONS = (
     # (no `\s` inside a set: matchers' long-program form puts a set of blanks in its place)
     r"|\$(?:::)?env\(HOME\)|getenv\s+\"HOME\"|(?:^|\s|[\[{])~(?:\s|[;\]}]|$)"
 )
+# A program's string literals ("..." and '...', escapes kept), and runs of them joined (`"a" + "b"`,
+# perl's and PHP's `.`, Lua's `..`, Python's `'a' 'b'`): the paths and names a program builds from pieces.
+CODE_STRINGS = re.compile(r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"|'[^'\\]*(?:\\.[^'\\]*)*'")
+JOINED_HINT = re.compile(r"""["'](?:\s*(?:\+|\.\.?)\s*|\s+)["']""")
+_JOINER = re.compile(r"\s*(?:\+|\.\.?)\s*|\s+")
+_MAX_JOINED = 4096  # literals read for joins
+
+
+def joined_literals(code: str) -> list[str]:
+    """Each run of joined string literals in ``code`` as the one double-quoted literal it makes."""
+    out: list[str] = []
+    run: list[str] = []
+    end = -1
+    for literal in itertools.islice(CODE_STRINGS.finditer(code), _MAX_JOINED):
+        if run and _JOINER.fullmatch(code, end, literal.start()) is None:
+            if len(run) > 1:
+                out.append('"' + "".join(run) + '"')
+            run = []
+        run.append(literal.group(0)[1:-1])
+        end = literal.end()
+    if len(run) > 1:
+        out.append('"' + "".join(run) + '"')
+    return out
+
+
+def joined_reading(code: str) -> str:
+    """``code`` with the literals it joins appended, each as the one literal it makes (fresh37b:
+    `getattr(os, 'sys' + 'tem')`, `os["exe".."cute"]` read with `"system"`, `"execute"` in them too),
+    or ``code`` itself when it joins none."""
+    if JOINED_HINT.search(code) is None:
+        return code
+    joined = joined_literals(code)
+    return code + "\n" + " ".join(joined) if joined else code
+
+
 _CALL = re.compile(
     r"\b(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
     r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command|execute|execFileSync|execFile"
@@ -171,6 +206,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         script = next((g for g in match.groups() if g), None)
         if script:
             scripts.append(script)
+    if scripts and language in ("tclsh", "expect") and "cd" in code:
+        # Tcl's `cd DIR` (`cd` alone: the home) before its `exec`s: they run there (fresh37b: `cd; exec rm -rf .ssh`)
+        tcl_folders = [_tcl_name(m.group(1)) if m.group(1) else "~" for m in _TCL_CD.finditer(code)][:8]
+        scripts += [_in_folder(folder, script) for script in scripts for folder in tcl_folders]
     if scripts and "chdir" in code and language not in ("tclsh", "expect"):
         # the program's own change of folder: its commands run there (a computed one: unknown)
         folders = _chdirs(code, language, spent, assigned)
@@ -326,8 +365,13 @@ def _words(arguments: str) -> list[str]:
     return words
 
 
+# What a backslash escape is in the languages whose literals are read here (Python, JavaScript, perl's and
+# ruby's double quotes, Tcl): `os.system('rm\\t-rf\\t~')` hands the shell tabs, which split its words (fresh37b).
+_ESCAPED = {"t": "\t", "n": "\n"}
+
+
 def _unescape(text: str) -> str:
-    return _ESCAPE.sub(lambda m: m.group(1), text)
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), text)
 
 
 # -- files an inline program opens for writing -------------------------------------------------

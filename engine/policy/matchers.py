@@ -11,7 +11,7 @@ from operator import attrgetter
 from engine.policy.argv import Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
-from engine.policy.inline import HOME_EXPRESSIONS
+from engine.policy.inline import CODE_STRINGS, HOME_EXPRESSIONS, JOINED_HINT, joined_literals
 from engine.policy.paths import (
     ENGINE_CLASSES,
     EXPANSION_CLASSES,
@@ -35,7 +35,19 @@ _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
 # A string literal, quotes and all (no groups: `findall` of 17,000 literals then makes no tuples,
 # and each distinct literal is unquoted once; the unrolled loop is the same language, ~10% faster).
-_CODE_STRINGS = re.compile(r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"|'[^'\\]*(?:\\.[^'\\]*)*'")
+_CODE_STRINGS = CODE_STRINGS
+# A home path as a bare word of a Tcl program (`open ~/.ssh/id_rsa`, `$env(HOME)/.aws/credentials`), where
+# a word needs no quotes: after a blank or a bracket (fresh37b).
+_BARE_HOME = re.compile(r"(?:^|(?<=[\s\[{]))(?:~|\$(?:::)?env\(HOME\))(/[^\s\[\]{}();\"'<>|&]*)")
+_MAX_BARE = 64  # bare home paths read per program
+_BARE_WORD_LANGUAGES = frozenset({"tclsh", "wish", "expect"})
+
+
+def bare_home_paths(code: str) -> list[str]:
+    """The home paths a Tcl program writes as bare words, as `~/…`."""
+    return ["~" + found.group(1) for found in itertools.islice(_BARE_HOME.finditer(code), _MAX_BARE)]
+
+
 _CODE_HOME = re.compile(r"\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[['\"]HOME['\"]\]|Dir\.home|\$HOME")
 # A relative path literal: a name with a folder in it, or a dot file (`policies/x.yaml`, `.bashrc`).
 _CODE_RELATIVE = re.compile(r"(?:[\w.-]+/)+[\w.-]+/?\Z|\.[\w][\w.-]*\Z")
@@ -470,8 +482,8 @@ def code_paths(code: str) -> list[str]:
     out = []
     home = _names_home(code)
     strings = _code_strings(code)
-    if _JOINED_HINT.search(code) is not None:
-        strings += _joined_literals(code)
+    if JOINED_HINT.search(code) is not None:
+        strings += joined_literals(code)
     for quoted in dict.fromkeys(strings):
         literal = quoted[1:-1]
         if "HOME" in literal or "home" in literal:
@@ -509,28 +521,6 @@ _MAX_STEPPED = 64
 
 # String literals joined into one (`'.e' + 'nv'`, perl's and PHP's `.`, lua's `..`, Python's `'.e' 'nv'`):
 # the path the program opens is their join (`open('.e'+'nv')` reads `.env`), read as one literal more.
-_JOINED_HINT = re.compile(r"""["'](?:\s*(?:\+|\.\.?)\s*|\s+)["']""")
-_JOINER = re.compile(r"\s*(?:\+|\.\.?)\s*|\s+")
-_MAX_JOINED = 4096  # literals read for joins
-
-
-def _joined_literals(code: str) -> list[str]:
-    """Each run of joined string literals in ``code`` as the one double-quoted literal it makes."""
-    out: list[str] = []
-    run: list[str] = []
-    end = -1
-    for literal in itertools.islice(_CODE_STRINGS.finditer(code), _MAX_JOINED):
-        if run and _JOINER.fullmatch(code, end, literal.start()) is None:
-            if len(run) > 1:
-                out.append('"' + "".join(run) + '"')
-            run = []
-        run.append(literal.group(0)[1:-1])
-        end = literal.end()
-    if len(run) > 1:
-        out.append('"' + "".join(run) + '"')
-    return out
-
-
 def _code_strings(code: str) -> list[str]:
     """The string literals of ``code`` that may hold a path, in order: those of
     ``_CODE_STRINGS.findall(code)`` less some that cannot (see _NO_PATH_LITERALS)."""
@@ -939,11 +929,12 @@ class Matcher:
         return self.code is not None and command.code is not None and search_among(self.code, command.code) is not None
 
     def _code_paths_ok(self, command: Command, classify: Any) -> bool:
-        return (
-            self.code_paths is not None
-            and command.code is not None
-            and spec_any(self.code_paths, code_paths(command.code), classify)
-        )
+        if self.code_paths is None or command.code is None:
+            return False
+        paths = code_paths(command.code)
+        if command.name in _BARE_WORD_LANGUAGES and ("~/" in command.code or "env(HOME)" in command.code):
+            paths = paths + bare_home_paths(command.code)
+        return spec_any(self.code_paths, paths, classify)
 
     def _cwd_ok(self, command: Command, classify: Any, view: View) -> bool:
         # `classify` already reads a relative word under the line's `cd`; "." is that directory.

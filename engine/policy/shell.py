@@ -2112,10 +2112,10 @@ class Analyzer(Follower, LinkFollower):
                     )
                     self._emit(runner)
                     stages.append(runner)
-                    if written.content is not None:
-                        self.analyze(written.content, depth=depth + 1, via=(*via, argv[0]))
-                    else:
+                    if written.content is None:
                         self.unread.append(argv[0])
+                    else:
+                        self._run_written(runner, written.content, argv[0], depth + 1, (*via, argv[0]))
                     break
                 # A function runs in place of a builtin or a program of its name, `time` before it
                 # or not; `builtin NAME` and `command NAME` skip it. Named like a builtin the engine
@@ -2449,7 +2449,26 @@ class Analyzer(Follower, LinkFollower):
             if language is not None:
                 self.code(command, language, text, inner, depth)
             else:
+                if _shebang_unread(text):
+                    self.unread.append(match)
                 self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+
+    def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
+        """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
+        (fresh37b: `#!/usr/bin/env python3` read as the Python it is, not as shell lines); an
+        interpreter nobody reads programs of here (`#!/usr/bin/make -f`) is a run nobody judged (ask)."""
+        line = _shebang_line(text)
+        if line is not None:
+            # the `#!` line is a command the kernel runs with the file's path after it (`#!/usr/bin/env -S bash
+            # -c 'rm -rf ~'`, `#!/bin/rm -rf`): judged as that line (fresh37b)
+            self.analyze(line + " " + shell_word(path), depth=depth + 1, via=via)
+        language = _shebang_language(text)
+        if language is not None:
+            self.code(runner, language, text, via, depth)
+            return
+        if _shebang_unread(text):
+            self.unread.append(path)
+        self.analyze(text, depth=depth, via=via)
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -3847,9 +3866,12 @@ class Analyzer(Follower, LinkFollower):
     def _session_file(self, word: str) -> _Written | None:
         """A file the session wrote (or changed on disk since it began), as a line-written one."""
         assert self.session is not None
-        found = self.session.read(self._file_key(word))
+        key = self._file_key(word)
+        found = self.session.read(key)
         if found is None:
-            return None
+            # `find . -name t -exec {} ;` runs `./**/t`: the written files the glob matches (fresh37b)
+            globbed = self._globbed_script(key) if _GLOB.search(word) else None
+            return None if globbed is None else _Written(frozenset(), globbed)
         return _Written(frozenset(), found if isinstance(found, str) else None)
 
     def _on_path(self, name: str, local: dict[str, str]) -> _Written | None:
@@ -4199,7 +4221,31 @@ _MAX_LOOP_VALUES: Final = 16
 
 
 _SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
-_SHEBANG_LANGUAGES: Final = {"python": "python", "perl": "perl", "node": "node", "nodejs": "node", "ruby": "ruby"}
+_SHEBANG_LANGUAGES: Final = {
+    "python": "python",
+    "pypy": "python",
+    "perl": "perl",
+    "node": "node",
+    "nodejs": "node",
+    "deno": "node",
+    "bun": "node",
+    "ruby": "ruby",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "tclsh": "tclsh",
+    "wish": "tclsh",
+    "expect": "expect",
+    "awk": "awk",
+    "gawk": "awk",
+    "mawk": "awk",
+    "nawk": "awk",
+}
+# What a `#!` line may name that reads the file as shell lines (the analyzer's own reading).
+_SHEBANG_SHELLS: Final = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "ash", "yash", "posh", "rbash", "busybox"}
+    | {"fish", "csh", "tcsh"}
+)
 
 
 def _shebang_language(text: str) -> str | None:
@@ -4209,6 +4255,33 @@ def _shebang_language(text: str) -> str | None:
         return None
     found = _SHEBANG.match(text)
     return _SHEBANG_LANGUAGES.get(found.group(1).lower()) if found is not None else None
+
+
+_SHEBANG_PLAIN: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+)?\S+[ \t]*\r?$")
+
+
+def _shebang_line(text: str) -> str | None:
+    """A script's `#!` line, when it gives its interpreter arguments (`#!/usr/bin/env -S bash -c …`,
+    `#!/bin/rm -rf`); None for none, or an interpreter named alone (`#!/bin/sh`, `#!/usr/bin/env python3`)."""
+    if not text.startswith("#!"):
+        return None
+    line = text.split("\n", 1)[0]
+    if _SHEBANG_PLAIN.match(line) is not None:
+        return None
+    return line[2:].strip()
+
+
+def _shebang_unread(text: str) -> bool:
+    """Whether a script's `#!` line names an interpreter that is neither a shell nor one whose
+    programs are read here (`#!/usr/bin/make -f`, `#!/usr/bin/env Rscript`): its text is not
+    what runs as shell lines."""
+    if not text.startswith("#!"):
+        return False
+    found = _SHEBANG.match(text)
+    if found is None:
+        return True
+    name = found.group(1).lower()
+    return name not in _SHEBANG_SHELLS and name not in _SHEBANG_LANGUAGES
 
 
 def _under(key: str, base: str) -> bool:
