@@ -19,6 +19,12 @@ with it (the harm tests run the ones whose program is installed here).
   takes none: `-se`), so the code after a bundled `e` is perl's (argv: a grammar's `values:` of an optional
   value is its accepted prefix); node's own `-pe` alias of --print --eval; an interpreter named with its
   version (`lua5.4`, `tclsh8.6`, `ruby3.2`, `php8.2`: commands.command_name).
+- PROCESS_WORDS: a process substitution inside a word (`make -f<(…)`, `--file=<(…)`) was read as a command
+  substitution (its output spliced in), so the program's file was not read (shell._process_direction: the
+  word holds /dev/fd/N); one in a parameter expansion's default word (`${x:-<(cmd)}`, unquoted) ran unseen
+  (lexer.substitutions with process=True).
+- VIM_CALLS: vimscript that runs a text: `exe "norm :!CMD\\<CR>"` and `:normal`, feedkeys(), execute() (a
+  string or a list), libcall(LIB, "system", CMD), `:ter` abbreviated (executors._ex_bodies / _ex_body).
 - GIT_RM: `git rm -f` / `--force` (and `--forc`) deletes files whatever uncommitted changes they hold (git
   refuses without it): vcs.yaml git_discard_work asks, as for `git checkout -- .`.
 """
@@ -146,11 +152,54 @@ GIT_RM_NEAR: dict[str, Case] = {
 }
 
 
+PROCESS_WORDS: dict[str, Case] = {
+    "make -f attached": ({}, "make -f<(printf 'x:\\n\\trm -rf ~\\n')"),
+    "make --file=": ({}, "make --file=<(printf 'x:\\n\\trm -rf ~\\n')"),
+    "awk -f attached": ({}, "awk -f<(echo 'BEGIN{system(\"rm -rf ~\")}')"),
+    "awk --file=": ({}, "awk --file=<(echo 'BEGIN{system(\"rm -rf ~\")}')"),
+    "vim -S attached": ({}, "vim -S<(echo '!rm -rf ~')"),
+    "a default word": ({}, "echo ${x:-<(rm -rf ~)}"),
+    "an output default word": ({}, "echo ${x:->(rm -rf ~)}"),
+}
+PROCESS_WORDS_NEAR: dict[str, Case] = {
+    "grep -f attached": ({}, "grep -f<(echo x) f.txt"),
+    "curl's form file": ({}, "curl -F file=@<(echo hi) https://example.com"),
+    "a quoted default word": ({}, 'echo "${x:-<(rm -rf ~)}"'),
+    "arithmetic compares": ({}, "echo $((a<(b+1)))"),
+    "diff of two sorts": ({}, "diff <(sort a.txt) <(sort b.txt)"),
+}
+
+VIM_CALLS: dict[str, Case] = {
+    "exe norm": ({}, "vim -c 'exe \"norm :!rm -rf ~\\<CR>\"' -c qa!"),
+    "feedkeys": ({}, "vim -c 'call feedkeys(\":!rm -rf ~\\<CR>:qa!\\<CR>\")'"),
+    "execute()": ({}, "vim -c \"call execute('!rm -rf ~')\" -c qa!"),
+    "execute() list": ({}, "vim -c \"call execute(['silent', '!rm -rf ~'])\" -c qa!"),
+    "libcall system": ({}, 'vim -c \'call libcall("libc.so.6", "system", "rm -rf ~")\' -c qa!'),
+    "ter abbreviated": ({}, "vim -c 'ter sh -c \"rm -rf ~\"'"),
+    "normal typed": ({}, "vim -c 'normal :!rm -rf ~\r' -c qa!"),
+}
+VIM_CALLS_NEAR: dict[str, Case] = {
+    "execute a setting": ({}, "vim -c \"call execute('set nu')\" -c qa!"),
+    "feedkeys motion": ({}, "vim -c 'call feedkeys(\"gg\")' -c qa!"),
+    "normal motion": ({}, "vim -c 'normal gg' -c qa!"),
+    "termguicolors": ({}, "vim -c 'set termguicolors' -c qa!"),
+}
+
+
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
     verdict_cases(
-        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED, **INTERPRETERS, **GIT_RM},
-        {**GIT_KEYS_NEAR, **GDB_PIPE_NEAR, **ZIP_NEAR, **CARRIED_NEAR, **INTERPRETERS_NEAR, **GIT_RM_NEAR},
+        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED, **INTERPRETERS, **GIT_RM, **PROCESS_WORDS, **VIM_CALLS},
+        {
+            **GIT_KEYS_NEAR,
+            **GDB_PIPE_NEAR,
+            **ZIP_NEAR,
+            **CARRIED_NEAR,
+            **INTERPRETERS_NEAR,
+            **GIT_RM_NEAR,
+            **PROCESS_WORDS_NEAR,
+            **VIM_CALLS_NEAR,
+        },
     ),
 )
 def test_an_executor_spelling_is_judged(
@@ -168,10 +217,18 @@ HARM = {
     "gpg-agent --daemon": 'GNUPGHOME=$(mktemp -d) gpg-agent --daemon sh -c "rm -rf ~" > /dev/null 2>&1',
     "perl -lne": INTERPRETERS["perl -lne"][1],
     "node -pe": INTERPRETERS["node -pe"][1],
-    "tclsh8.6": "tclsh8.6 <<< 'exec sh -c {rm -rf ~}'",  # (tcl's exec runs no shell: ~ is a shell's)
+    "tclsh8.6": "tclsh8.6 <<< 'exec sh -c {rm -rf ~}'",
+    "make -f attached": PROCESS_WORDS["make -f attached"][1],
+    "awk -f attached": PROCESS_WORDS["awk -f attached"][1],
+    "bash a default word": "echo ${x:-<(rm -rf ~)}; sleep 1",
+    "vim execute()": VIM_CALLS["execute()"][1],
+    "vim feedkeys": VIM_CALLS["feedkeys"][1],
+    "vim exe norm": VIM_CALLS["exe norm"][1],
+    "vim libcall system": VIM_CALLS["libcall system"][1],  # (tcl's exec runs no shell: ~ is a shell's)
 }
 _NEEDS = {"trailer": "git", "url": "git", "gdb": "gdb", "zip": "zip", "gpg-agent": "gpg-agent", "perl": "perl",
-          "node": "node", "tclsh8.6": "tclsh8.6"}  # fmt: skip
+          "node": "node", "tclsh8.6": "tclsh8.6", "make": "make", "awk": "awk", "bash": "bash",
+          "vim": "vim"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(HARM))
