@@ -333,6 +333,8 @@ def _vim_text(literal: str) -> str:
     if literal[0] == "'":
         return literal[1:-1].replace("''", "'")
     return literal[1:-1].replace("\\<", "<").replace('\\"', '"')
+
+
 # vimscript's delete(PATH[, FLAGS]) and writefile(LINES, PATH): judged as `rm` (`rm -rf` with "rf", `rmdir`
 # with "d") and `tee` of the path, a literal (`'~/x'`, `expand('~')`), an environment variable (`$HOME`) or an
 # expression known only when it runs (adv32)
