@@ -259,3 +259,42 @@ def test_a_forced_git_rm_loses_uncommitted_work(tmp_path: Path, plain_harm: tupl
     result = engine.call("terminal", {"command": "git rm -rfq ."})
     assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
     assert (root / "work.txt").read_text() == "uncommitted work\n"
+
+
+# What runs decides a hardline verdict (issue 8 item 3, the reverse): these print, list or probe, and must not be
+# hard-denied (fresh37a: each was on b9508eb but the last three); their neighbours that do act stay hardline.
+NOT_HARDLINE = [
+    "kill -0 1",
+    "kill -0 -1",
+    "kill -l 1",
+    "kill -s 0 1",
+    "kill -n 0 -1",
+    "kill -s 0 -- -1",
+    "systemctl --help reboot",
+    "systemctl -h poweroff",
+    "timeout --foreground 5 echo reboot",
+    "printf 'rm -rf /'",
+    "echo mkfs /dev/sda",
+]
+STILL_HARDLINE = [
+    "kill -9 1",
+    "kill -9 1 -0",
+    "kill -- -1",
+    "kill -s 9 -1",
+    "systemctl reboot",
+    "systemctl -i poweroff",
+]
+
+
+@pytest.mark.parametrize("command", NOT_HARDLINE)
+def test_a_command_that_runs_nothing_harmful_is_not_hard_denied(
+    plain_project: tuple[Path, Engine], command: str
+) -> None:
+    verdict = plain_project[1].check(command)
+    assert not verdict.hardline, (command, [m.key for m in verdict.matches])
+
+
+@pytest.mark.parametrize("command", STILL_HARDLINE)
+def test_its_acting_neighbour_stays_hard_denied(plain_project: tuple[Path, Engine], command: str) -> None:
+    verdict = plain_project[1].check(command)
+    assert verdict.decision == "deny" and verdict.hardline, command
