@@ -25,6 +25,8 @@ with it (the harm tests run the ones whose program is installed here).
   (lexer.substitutions with process=True).
 - VIM_CALLS: vimscript that runs a text: `exe "norm :!CMD\\<CR>"` and `:normal`, feedkeys(), execute() (a
   string or a list), libcall(LIB, "system", CMD), `:ter` abbreviated (executors._ex_bodies / _ex_body).
+- CMAKE_FILES: cmake's own `file(REMOVE_RECURSE P)` / `file(REMOVE P)` in a -P script or a CMakeLists.txt
+  (inline.embedded_shell reads them as `rm -rf -- P`; `$ENV{HOME}` is $HOME).
 - GIT_RM: `git rm -f` / `--force` (and `--forc`) deletes files whatever uncommitted changes they hold (git
   refuses without it): vcs.yaml git_discard_work asks, as for `git checkout -- .`.
 """
@@ -169,6 +171,14 @@ PROCESS_WORDS_NEAR: dict[str, Case] = {
     "diff of two sorts": ({}, "diff <(sort a.txt) <(sort b.txt)"),
 }
 
+CMAKE_FILES: dict[str, Case] = {
+    "file(REMOVE_RECURSE)": ({}, "printf 'file(REMOVE_RECURSE $ENV{HOME})' > x.cmake; cmake -P x.cmake"),
+    "written file": ({"x.cmake": "file(REMOVE_RECURSE $ENV{HOME})\n"}, "cmake -P x.cmake"),
+    "file(REMOVE) of a key": ({"x.cmake": 'file(REMOVE "$ENV{HOME}/.ssh/id_ed25519")\n'}, "cmake -P x.cmake"),
+    "a variable": ({"x.cmake": "file(REMOVE_RECURSE ${TARGET})\n"}, "cmake -P x.cmake"),
+}
+CMAKE_NEAR: dict[str, Case] = {"a build folder": ({"x.cmake": "file(REMOVE_RECURSE build)\n"}, "cmake -P x.cmake")}
+
 VIM_CALLS: dict[str, Case] = {
     "exe norm": ({}, "vim -c 'exe \"norm :!rm -rf ~\\<CR>\"' -c qa!"),
     "feedkeys": ({}, "vim -c 'call feedkeys(\":!rm -rf ~\\<CR>:qa!\\<CR>\")'"),
@@ -189,7 +199,17 @@ VIM_CALLS_NEAR: dict[str, Case] = {
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
     verdict_cases(
-        {**GIT_KEYS, **GDB_PIPE, **ZIP_ATTACHED, **CARRIED, **INTERPRETERS, **GIT_RM, **PROCESS_WORDS, **VIM_CALLS},
+        {
+            **GIT_KEYS,
+            **GDB_PIPE,
+            **ZIP_ATTACHED,
+            **CARRIED,
+            **INTERPRETERS,
+            **GIT_RM,
+            **PROCESS_WORDS,
+            **VIM_CALLS,
+            **CMAKE_FILES,
+        },
         {
             **GIT_KEYS_NEAR,
             **GDB_PIPE_NEAR,
@@ -199,6 +219,7 @@ VIM_CALLS_NEAR: dict[str, Case] = {
             **GIT_RM_NEAR,
             **PROCESS_WORDS_NEAR,
             **VIM_CALLS_NEAR,
+            **CMAKE_NEAR,
         },
     ),
 )
@@ -224,11 +245,12 @@ HARM = {
     "vim execute()": VIM_CALLS["execute()"][1],
     "vim feedkeys": VIM_CALLS["feedkeys"][1],
     "vim exe norm": VIM_CALLS["exe norm"][1],
-    "vim libcall system": VIM_CALLS["libcall system"][1],  # (tcl's exec runs no shell: ~ is a shell's)
+    "vim libcall system": VIM_CALLS["libcall system"][1],
+    "cmake -P": CMAKE_FILES["file(REMOVE_RECURSE)"][1],  # (tcl's exec runs no shell: ~ is a shell's)
 }
 _NEEDS = {"trailer": "git", "url": "git", "gdb": "gdb", "zip": "zip", "gpg-agent": "gpg-agent", "perl": "perl",
           "node": "node", "tclsh8.6": "tclsh8.6", "make": "make", "awk": "awk", "bash": "bash",
-          "vim": "vim"}  # fmt: skip
+          "vim": "vim", "cmake": "cmake"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(HARM))
