@@ -27,6 +27,9 @@ with it (the harm tests run the ones whose program is installed here).
   string or a list), libcall(LIB, "system", CMD), `:ter` abbreviated (executors._ex_bodies / _ex_body).
 - CMAKE_FILES: cmake's own `file(REMOVE_RECURSE P)` / `file(REMOVE P)` in a -P script or a CMakeLists.txt
   (inline.embedded_shell reads them as `rm -rf -- P`; `$ENV{HOME}` is $HOME).
+- MORE_EXECUTORS: Miller's system()/exec(), `yarn node -e`, mongosh's --eval, tmux's if-shell commands and
+  set-hook, `screen -X exec`, `bun x` (executors.yaml rows; no real run: these are not installed here, tmux
+  would need a server).
 - GIT_RM: `git rm -f` / `--force` (and `--forc`) deletes files whatever uncommitted changes they hold (git
   refuses without it): vcs.yaml git_discard_work asks, as for `git checkout -- .`.
 """
@@ -179,6 +182,25 @@ CMAKE_FILES: dict[str, Case] = {
 }
 CMAKE_NEAR: dict[str, Case] = {"a build folder": ({"x.cmake": "file(REMOVE_RECURSE build)\n"}, "cmake -P x.cmake")}
 
+MORE_EXECUTORS: dict[str, Case] = {
+    "mlr system": ({}, "mlr -n put 'end{system(\"rm -rf ~\")}'"),
+    "mlr exec": ({}, 'mlr -n put \'end{exec("sh", ["-c","rm -rf ~"])}\''),
+    "yarn node -e": ({}, 'yarn node -e \'require("child_process").execSync("rm -rf ~")\''),
+    "mongosh --eval": ({}, 'mongosh --eval \'require("child_process").execSync("rm -rf ~")\''),
+    "tmux if's command": ({}, "tmux if 'true' 'run \"rm -rf ~\"'"),
+    "tmux set-hook": ({}, "tmux set-hook -g after-new-window 'run \"rm -rf ~\"'"),
+    "screen -X exec": ({}, "screen -S x -X exec sh -c 'rm -rf ~'"),
+    "bun x": ({}, "bun x sh -c 'rm -rf ~'"),
+}
+MORE_EXECUTORS_NEAR: dict[str, Case] = {
+    "mlr sort": ({}, "mlr --icsv --opprint sort -f a x.csv"),
+    "mlr print": ({}, "mlr -n put 'end{print 1}'"),
+    "mongosh stats": ({}, "mongosh --eval 'db.stats()'"),
+    "tmux if display": ({}, "tmux if -F '#{x}' 'display hi'"),
+    "screen quit": ({}, "screen -S x -X quit"),
+    "bun x prettier": ({}, "bun x prettier --check ."),
+}
+
 VIM_CALLS: dict[str, Case] = {
     "exe norm": ({}, "vim -c 'exe \"norm :!rm -rf ~\\<CR>\"' -c qa!"),
     "feedkeys": ({}, "vim -c 'call feedkeys(\":!rm -rf ~\\<CR>:qa!\\<CR>\")'"),
@@ -220,6 +242,7 @@ VIM_CALLS_NEAR: dict[str, Case] = {
             **PROCESS_WORDS_NEAR,
             **VIM_CALLS_NEAR,
             **CMAKE_NEAR,
+            **MORE_EXECUTORS_NEAR,
         },
     ),
 )
