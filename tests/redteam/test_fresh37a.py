@@ -343,3 +343,37 @@ def test_a_command_that_runs_nothing_harmful_is_not_hard_denied(
 def test_its_acting_neighbour_stays_hard_denied(plain_project: tuple[Path, Engine], command: str) -> None:
     verdict = plain_project[1].check(command)
     assert verdict.decision == "deny" and verdict.hardline, command
+
+
+# Open (fresh37a): found, not closed by the deadline.
+OPEN_PAYLOADS = {
+    # tmux's own command separator (`\;`) chains a second command after new-session's: read as its words
+    "tmux chained if": "tmux new -d \\; if true 'run \"rm -rf ~\"'",
+    # an unknown carrier running a program directly (no shell or interpreter named: follow._carried reads those)
+    "rustup run rm": "rustup run stable rm -rf ~",
+    "gpg-agent --daemon rm": "gpg-agent --daemon rm -rf ~",
+    # cargo's runner given as a TOML array on --config
+    "cargo runner array": 'cargo --config target.\'cfg(all())\'.runner=\'["sh","-c","rm -rf ~"]\' run',
+}
+
+
+@pytest.mark.parametrize("command", list(OPEN_PAYLOADS.values()), ids=list(OPEN_PAYLOADS))
+@pytest.mark.xfail(strict=True, reason="fresh37a open: see OPEN_PAYLOADS' comments")
+def test_open_payloads(plain_project: tuple[Path, Engine], command: str) -> None:
+    assert plain_project[1].check(command).decision != "allow", command
+
+
+# Print or parse only, still hard-denied: a help or version option, or `-n` (read, not run), before the command
+OPEN_NOT_HARDLINE = [
+    "systemctl --hel reboot",
+    "bash -n -c 'rm -rf /'",
+    "sudo --help rm -rf /",
+    "env --version sh -c 'rm -rf /'",
+    "nice --help rm -rf /",
+]
+
+
+@pytest.mark.parametrize("command", OPEN_NOT_HARDLINE)
+@pytest.mark.xfail(strict=True, reason="fresh37a open: no reading of --help/--version/-n as running nothing")
+def test_open_false_hardline(plain_project: tuple[Path, Engine], command: str) -> None:
+    assert not plain_project[1].check(command).hardline, command
