@@ -357,7 +357,7 @@ _WORD_FIELDS: Final = ("texts", "dynamic", "quoted", "subs")
 
 
 def _process_direction(raw: str, script: str) -> str:
-    """"<" or ">" when ``script`` is a process substitution's in the word ``raw`` (`-f<(script)`), "" when
+    """ "<" or ">" when ``script`` is a process substitution's in the word ``raw`` (`-f<(script)`), "" when
     it is a command substitution's (`$(script)`, also when both spellings are there)."""
     if "$(" + script + ")" in raw or "`" in raw:
         return ""
@@ -1302,10 +1302,11 @@ class Analyzer(Follower, LinkFollower):
                     dynamic = True
                     continue
             elif seg.kind == SUB:
-                if ("<(" in raw or ">(" in raw) and (direction := _process_direction(raw, seg.text)):
+                if "<(" in raw and _process_direction(raw, seg.text) == "<":
                     # `-f<(cmd)`, `--file=<(cmd)`: the word holds the file's path, /dev/fd/N, not cmd's
-                    # output (a program reads or runs that file: `make -f<(printf …)`; fresh37a)
-                    made = self._process_substitution(direction, seg.text)
+                    # output (a program reads or runs that file: `make -f<(printf …)`; fresh37a). (An
+                    # output one, `x=>(sh)`, stays a word known only at run time: what writes into it)
+                    made = self._process_substitution("<", seg.text)
                     subs.extend(made.subs)
                     fields[-1].append(made.texts[0])
                     continue
@@ -1948,6 +1949,10 @@ class Analyzer(Follower, LinkFollower):
                     fed.append((self.sinks[target], output))
         if last.name == "tee":
             fed += [(self.sinks[a], stdin or None) for a in last.argv[1:] if a in self.sinks]
+        else:
+            # any other program handed `>(CMD)` may write into it (`wget -O >(sh) URL`, `curl -o >(sh) URL`):
+            # CMD reads what it writes, known only at run time (fresh37a)
+            fed += [(self.sinks[a], None) for a in last.argv[1:] if a in self.sinks]
         if self.sink is not None and argv != ["exec"] and output is not None:
             fed.append((self.sink, output))
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
