@@ -291,7 +291,9 @@ _EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL
 # (lldb's `platform shell CMD` too: its command files are read as these)
 # (gdb's `pipe CMD | SHELL` and `| CMD | SHELL`, a blank after `|` optional: the rest is read as a shell line,
 # its gdb command before the shell's; fresh37a)
-_EX_SHELL = re.compile(r"^(?:(?:(?:platform\s+)?sh(?:ell)?|term(?:inal)?|pipe)(?:\s+(.*))?|\|\s*(.*))$", re.DOTALL)
+_EX_SHELL = re.compile(
+    r"^(?:(?:(?:platform\s+)?sh(?:ell)?|ter(?:m(?:i(?:n(?:al?)?)?)?)?|pipe)(?:\s+(.*))?|\|\s*(.*))$", re.DOTALL
+)
 _EX_CODE = re.compile(
     r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi"
     r"|script)"  # lldb's `script CODE`: python
@@ -316,6 +318,23 @@ _EX_MAP = re.compile(
 _EX_TYPED = re.compile(r"(?::|<cmd>)(.*?)(?:<(?:cr|enter|return|nl)>|\r|\n|$)", re.IGNORECASE | re.DOTALL)
 _EX_KEY_BAR = re.compile(r"<bar>", re.IGNORECASE)
 _EX_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*')")
+# (fresh37a) what else runs a text: `:normal KEYS` and feedkeys(KEYS) type keys (each `:CMD<CR>` a command
+# line), execute(CMD) / execute([CMD, ...]) runs ex commands, libcall(LIB, "system", CMD) libc's system()
+_VIM_STRING = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')"""
+_EX_NORMAL = re.compile(r"^norm(?:a(?:l)?)?!?\s+(?P<keys>.+)$", re.DOTALL)
+_EX_FEEDKEYS = re.compile(r"\bfeedkeys\s*\(\s*(" + _VIM_STRING + ")")
+_EX_EXECUTE = re.compile(r"\bexecute\s*\(\s*(\[(?:[^\]\"']|" + _VIM_STRING + r")*\]|" + _VIM_STRING + ")")
+_EX_LIBCALL = re.compile(r"\blibcall(?:nr)?\s*\([^,()]*,\s*[\"']system[\"']\s*,\s*(" + _VIM_STRING + ")")
+_EX_STRINGS = re.compile(_VIM_STRING)
+
+
+def _vim_text(literal: str) -> str:
+    """A vimscript string literal's text (a double-quoted one's `\\<CR>` is the key `<CR>`)."""
+    if literal[0] == "'":
+        return literal[1:-1].replace("''", "'")
+    return literal[1:-1].replace("\\<", "<").replace('\\"', '"')
+
+
 # vimscript's delete(PATH[, FLAGS]) and writefile(LINES, PATH): judged as `rm` (`rm -rf` with "rf", `rmdir`
 # with "d") and `tee` of the path, a literal (`'~/x'`, `expand('~')`), an environment variable (`$HOME`) or an
 # expression known only when it runs (adv32)
@@ -413,10 +432,14 @@ def _ex_bodies(body: str) -> list[str]:
         for typed in _EX_TYPED.finditer(mapping.group("keys")):
             for line in _ex_lines(_EX_KEY_BAR.sub("|", typed.group(1))):
                 bodies += _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip())
+    normal = _EX_NORMAL.match(body)
+    if normal is not None:  # `:normal :!CMD<CR>`: the command lines the keys type
+        for line in _ex_lines(typed_commands(_EX_KEY_BAR.sub("|", normal.group("keys")))):
+            bodies += _ex_bodies(_EX_PREFIX.sub("", line, count=1).strip())
     quoted = _EX_QUOTED.match(body)
     if quoted is not None:
-        inner = quoted.group(2).replace("''", "'") if quoted.group(1) == "'" else quoted.group(2).replace('\\"', '"')
-        bodies.append(_EX_PREFIX.sub("", inner, count=1).strip())
+        inner = _vim_text(body)
+        bodies += _ex_bodies(_EX_PREFIX.sub("", inner, count=1).strip())  # (`exe "norm :!CMD\\<CR>"`: read as well)
     return [b for b in bodies if b]
 
 
@@ -451,6 +474,14 @@ def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
     for call in _EX_SYSTEM.finditer(body):
         literal = call.group(1)
         out.append(("shell", literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1]))
+    if "(" in body:
+        for call in _EX_LIBCALL.finditer(body):
+            out.append(("shell", _vim_text(call.group(1))))
+        for call in _EX_FEEDKEYS.finditer(body):
+            out.extend(_ex_payloads_of_lines(typed_commands(_vim_text(call.group(1)))))
+        for call in _EX_EXECUTE.finditer(body):
+            for literal in _EX_STRINGS.findall(call.group(1)):
+                out.extend(_ex_payloads_of_lines(_vim_text(literal)))
     if "delete" in body:
         for call in _EX_DELETE.finditer(body):
             flags = call.group("flags") or ""

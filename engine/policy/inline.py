@@ -107,6 +107,11 @@ _TCL_EXEC = re.compile(r"(?:^|[\[;{\s])(?:exec|spawn)\s+([^\];}\n]+)")
 # cmake: `execute_process(COMMAND sh -c "...")`, `add_custom_command(... COMMAND rm -rf x ...)`: the
 # words after COMMAND up to the next keyword or the call's end (run without a shell: as argv words).
 _CMAKE_COMMAND = re.compile(r"\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\))+?)(?=\s+[A-Z][A-Z_]{2,}\b|\s*\)|\n|$)")
+# cmake's own file commands (fresh37a): `file(REMOVE_RECURSE P...)` / `file(REMOVE P...)` delete as `rm -rf` / `rm -f`
+# do; `$ENV{NAME}` is the environment's NAME, `${VAR}` a cmake variable known only when it runs
+_CMAKE_REMOVE = re.compile(r"(?i)\bfile\s*\(\s*(REMOVE_RECURSE|REMOVE)\b([^()]*)\)")
+_CMAKE_ENV = re.compile(r"\$ENV\{(\w+)\}")
+_CMAKE_VARIABLE = re.compile(r"\$\{[^{}]*\}")
 # ninja: a rule's `command = ...` (run through /bin/sh -c)
 _NINJA_COMMAND = re.compile(r"(?m)^[ \t]*command[ \t]*=[ \t]*(.+)$")
 # a build file's lines naming more of it: ninja's `include F` / `subninja F` (relative to ninja's folder),
@@ -163,6 +168,10 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
         scripts += [m.group(1).strip() for m in _TCL_EXEC.finditer(code)]
     elif language == "cmake":
         scripts += [m.group(1).strip() for m in itertools.islice(_CMAKE_COMMAND.finditer(code), _MAX_CALLS)]
+        for removed in itertools.islice(_CMAKE_REMOVE.finditer(code), _MAX_CALLS):
+            paths = _CMAKE_VARIABLE.sub('"$CMAKE_EXPRESSION"', _CMAKE_ENV.sub(r'"${\1}"', removed.group(2)))
+            verb = "rm -rf --" if removed.group(1).upper() == "REMOVE_RECURSE" else "rm -f --"
+            scripts.append(f"{verb} {paths.strip()}")
     elif language == "ninja":
         scripts += [m.group(1).strip() for m in itertools.islice(_NINJA_COMMAND.finditer(code), _MAX_CALLS)]
     # One past _MAX_CALLS is enough to know the program is past it (not every `exec(` of 64 KiB).

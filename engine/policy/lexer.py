@@ -741,8 +741,8 @@ class Lexer:
             # whole text, for the analyzer to expand or to take as known only at run time.
             plain = name is not None and (inner in (name.group(), "#" + name.group()) or inner == "#")
             segs.append(Seg(VAR, name.group() if plain and name else inner, quoted))
-            # `${x:-$(cmd)}` still runs cmd.
-            segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner))
+            # `${x:-$(cmd)}`, `${x:-<(cmd)}` (unquoted: no process substitution between double quotes) still run cmd.
+            segs.extend(Seg(SUB, script, quoted) for script in substitutions(inner, process=not quoted))
             return
         if nxt == "'" and not quoted:
             end = self.pos + 2
@@ -941,19 +941,24 @@ def _arithmetic_end(text: str, start: int) -> int | None:
 
 
 _SUBSTITUTION_STOP = re.compile(r"[\\`$]")
+_SUBSTITUTION_STOP_PROCESS = re.compile(r"[\\`$<>]")
 
 
-def substitutions(text: str) -> list[str]:
+def substitutions(text: str, process: bool = False) -> list[str]:
     """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion.
 
     Single quotes do not hide one: in arithmetic (`$(( '$(cmd)' ))`, `(( … ))`, a subscript) and
     in a double-quoted expansion's word (`"${x:-'$(cmd)'}"`) bash keeps them as characters and
-    runs cmd. Where they do quote (`${x:-'$(cmd)'}` unquoted) cmd is judged all the same."""
+    runs cmd. Where they do quote (`${x:-'$(cmd)'}` unquoted) cmd is judged all the same.
+
+    With ``process`` (a parameter expansion's word, not arithmetic: `$((a<(b)))` compares), a process
+    substitution too: `${x:-<(cmd)}` runs cmd (fresh37a)."""
     out: list[str] = []
     i = 0
     n = len(text)
+    stops = _SUBSTITUTION_STOP_PROCESS if process else _SUBSTITUTION_STOP
     while i < n:
-        stop = _SUBSTITUTION_STOP.search(text, i)  # what is not `\\`, a backquote or `$` is skipped
+        stop = stops.search(text, i)  # what is not `\\`, a backquote or `$` (`<`, `>`) is skipped
         if stop is None:
             break
         i = stop.start()
@@ -966,7 +971,9 @@ def substitutions(text: str) -> list[str]:
                 break
             out.append(text[i + 1 : close])
             i = close + 1
-        elif ch == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
+        elif (ch == "$" and text.startswith("$(", i) and not text.startswith("$((", i)) or (
+            ch != "$" and text.startswith("(", i + 1)
+        ):
             found = _balanced_end(text, i + 2, ")", comments=True)
             if found is None:
                 break

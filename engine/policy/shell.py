@@ -359,6 +359,16 @@ _State = tuple[dict[str, str], str | None, list[str] | None, list[str | None]]
 _WORD_FIELDS: Final = ("texts", "dynamic", "quoted", "subs")
 
 
+def _process_direction(raw: str, script: str) -> str:
+    """ "<" or ">" when ``script`` is a process substitution's in the word ``raw`` (`-f<(script)`), "" when
+    it is a command substitution's (`$(script)`, also when both spellings are there)."""
+    if "$(" + script + ")" in raw or "`" in raw:
+        return ""
+    if "<(" + script + ")" in raw:
+        return "<"
+    return ">" if ">(" + script + ")" in raw else ""
+
+
 class _Word:
     """A word of a command as expanded."""
 
@@ -1279,8 +1289,8 @@ class Analyzer(Follower, LinkFollower):
                     # `${a[x]}`, `${s:x}`: the subscript or offset is arithmetic
                     named = _PARAMETER_NAME.match(seg.text)
                     subs.extend(self._arithmetic(seg.text[named.end() if named else 0 :], literal=False))
-                    if "$(" in seg.text or "`" in seg.text:
-                        inner = len(substitutions(seg.text))
+                    if "$(" in seg.text or "`" in seg.text or "<(" in seg.text or ">(" in seg.text:
+                        inner = len(substitutions(seg.text, process=not seg.quoted))  # (as the lexer read them)
                     if seg.quoted and seg.text.endswith("[@]") and seg.text[:-3] in self.vals.arrays:
                         elements = self._elements(seg.text[:-3])
                         if elements is not None:  # "${a[@]}": each element its own word
@@ -1295,6 +1305,14 @@ class Analyzer(Follower, LinkFollower):
                     dynamic = True
                     continue
             elif seg.kind == SUB:
+                if "<(" in raw and _process_direction(raw, seg.text) == "<":
+                    # `-f<(cmd)`, `--file=<(cmd)`: the word holds the file's path, /dev/fd/N, not cmd's
+                    # output (a program reads or runs that file: `make -f<(printf …)`; fresh37a). (An
+                    # output one, `x=>(sh)`, stays a word known only at run time: what writes into it)
+                    made = self._process_substitution("<", seg.text)
+                    subs.extend(made.subs)
+                    fields[-1].append(made.texts[0])
+                    continue
                 subs.append(seg.text)
                 value = self._static_output(seg.text)
                 if value is None and (fresh := _FRESH_OUTPUT.match(seg.text)) and self._redefines(fresh.group(1)):
@@ -1934,6 +1952,10 @@ class Analyzer(Follower, LinkFollower):
                     fed.append((self.sinks[target], output))
         if last.name == "tee":
             fed += [(self.sinks[a], stdin or None) for a in last.argv[1:] if a in self.sinks]
+        else:
+            # any other program handed `>(CMD)` may write into it (`wget -O >(sh) URL`, `curl -o >(sh) URL`):
+            # CMD reads what it writes, known only at run time (fresh37a)
+            fed += [(self.sinks[a], None) for a in last.argv[1:] if a in self.sinks]
         if self.sink is not None and argv != ["exec"] and output is not None:
             fed.append((self.sink, output))
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
