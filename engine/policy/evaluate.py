@@ -2151,10 +2151,9 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     handed = False  # a file is sent by no word of a sender's: the senders are fed by its reader
     for command in commands:
         sender = any(command is c for c in senders)
-        if not senders and (
-            not _prints_text((command.name, *command.argv[1:]))
-            or (command.name in _ARCHIVERS and _archives_to(command) is not None)
-        ):
+        # an archiver writing one again: its archive holds what the file held (`tar cf y.tar x.txt`, redt37)
+        rewrites = _archives_to(command) if command.name in _ARCHIVERS else None
+        if not senders and rewrites is None and not _prints_text((command.name, *command.argv[1:])):
             continue  # (a reader printing it: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
@@ -2167,7 +2166,8 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
                 sources = _globbed_archives(posixpath.join(cwd, word), session)
             if sources:
-                found.append((word if sender or not senders else "-", _through_archives(sources, session)))
+                made_to = rewrites if rewrites is not None and not sender else word if sender or not senders else "-"
+                found.append((made_to, _through_archives(sources, session)))
         if sender and (
             any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
             or any("{}" in w for w in command.argv[1:])
