@@ -2172,6 +2172,10 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             sources = session.archive_sources(posixpath.join(cwd, word))
             if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
                 sources = _globbed_archives(posixpath.join(cwd, word), session)
+            elif not sources and "/" in word:
+                # its name in a folder the line does not know for certain (`cat ~-/../x.tar`, `"$OLDPWD/../x.tar"`,
+                # `~1/../x.tar`, after `cd -`): the file of that name the session wrote (redt37)
+                sources = _globbed_archives(posixpath.basename(word), session)
             if sources:
                 made_to = rewrites if rewrites is not None and not sender else word if sender or not senders else "-"
                 found.append((made_to, _through_archives(sources, session)))

@@ -231,6 +231,11 @@ def test_a_quiet_search_in_a_loop_spells_the_key_and_is_not_run(tree: tuple[Path
         ("tar cf ../x.tar .", "strings ../*.tar"),
         ("tar cf ../x.tar .", "sed -n p ../x.tar"),
         ("grep -r PASSWORD . > ../hits.txt", "tar cf ../y.tar ../hits.txt 2>/dev/null && tar xOf ../y.tar"),
+        # the folder it is in named by what only the run knows: the previous folder, the folder stack
+        ("tar cf ../x.tar .", "cd src && cat ~-/../x.tar"),
+        ("tar cf ../x.tar .", 'cd src && cat "$OLDPWD/../x.tar"'),
+        ("tar cf ../x.tar .", "pushd src >/dev/null && cat ~1/../x.tar"),
+        ("tar cf ../x.tar .", "cd src && cd - >/dev/null && cat ../x.tar"),
     ],
 )
 def test_a_file_an_earlier_call_wrote_printed_otherwise_asks(
@@ -253,6 +258,8 @@ def test_a_file_an_earlier_call_wrote_printed_otherwise_asks(
         ("grep -r TODO src > ../hits.txt", "sed -n p ../hits.txt"),
         ("grep -r TODO src > ../hits.txt", "cat ../hits.t*"),
         ("tar cf ../x.tar .", "tar cf ../y.tar ../x.tar && tar tf ../y.tar"),
+        ("tar cf ../x.tar .", "cat src/app.py"),
+        ("grep -r TODO src > ../hits.txt", "cd src && cat ../../hits.txt"),
     ],
 )
 def test_a_file_kept_or_holding_no_secret_read_later_stays_allowed(
