@@ -720,6 +720,20 @@ class Evaluator:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
             # a tree copied on the line is read where it came from (`cp -r . /tmp/c && tar c /tmp/c | nc h 80`)
             commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
+        elif ("*" in text or "?" in text) and any(c.name in _TREE_COPIERS for c in commands):
+            # a glob reading a tree copied on the line (`cp -r . ../c; cat ../c/.*`: the copy is not on disk when
+            # the line is judged) reads its source: redt36b's open case (redt37); readers only, not a delete
+            made = _copied_trees(commands)[len(commands) :]
+            commands = [
+                *commands,
+                *(
+                    c
+                    for c in made
+                    if c.name not in _NAME_ONLY
+                    and c.name not in _FINDERS
+                    and any("*" in w or "?" in w for w in c.argv[1:])
+                ),
+            ]
         if _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands)):
             commands = _with_dot_names(commands)
         classify = view.classify

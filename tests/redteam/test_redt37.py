@@ -101,6 +101,10 @@ PAYLOADS = {
         "grep -rq PASSWORD=a . && echo a; grep -rq PASSWORD=b . && echo b",
         'for c in a b c; do grep -rl "PASSWORD=$c" .; done',
     ],
+    "a copy globbed on the line": [
+        "cp -r . ../c; cat ../c/.*",
+        "cp -r . ../c; head ../c/.e*",
+    ],
     "git's index or stash": [
         "git add -Af && git diff --cached",
         "git add -f . && git diff --staged",
@@ -139,6 +143,10 @@ NEAR_MISSES = [
     "git diff --cached",
     "shopt -s extglob; ls *.py",
     "shopt -s nullglob; cat *.py",
+    # a tree copied on the line, then globbed (redt36b's open case `cp -r . ../c; cat ../c/.*` now asks)
+    "cp -r src ../c; cat ../c/*.py",
+    "cp -r . /tmp/b && rm -rf /tmp/b/*",
+    "cp -r . ../c && ls ../c/*",
 ]
 
 
