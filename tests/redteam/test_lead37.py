@@ -95,3 +95,21 @@ def test_a_copy_read_on_the_line_is_the_source_read(secret_tree: tuple[Path, Eng
 @pytest.mark.parametrize("command", COPY_KEPT)
 def test_a_copy_edited_deleted_or_listed_stays_allowed(secret_tree: tuple[Path, Engine], command: str) -> None:
     assert judge(secret_tree[1], command).decision == "allow", command
+
+
+# A program the tables do not know handed a program that deletes, kills or sends, an option after it, runs it
+# without a shell (`rustup run stable rm -rf ~`, `gpg-agent --daemon rm -rf ~`): the `*` entry's second
+# `after:` row reads the words from that name on (fresh37a's open payloads).
+def test_an_unknown_wrapper_running_rm_deletes_home_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    engine, home, _ = plain_harm
+    wrapper = tmp_path / "bin" / "mywrap"
+    wrapper.parent.mkdir()
+    wrapper.write_text('#!/bin/sh\nshift\nexec "$@"\n')  # a wrapper: drops its own option, runs the rest
+    wrapper.chmod(0o755)
+    payload = f"{wrapper} --daemon rm -rf ~"
+    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
+    assert not (deleted / "notes.txt").exists()
+    blocked(engine, home, payload)
+    assert judge(engine, f"{wrapper} --daemon rm -rf build").decision == "allow"
