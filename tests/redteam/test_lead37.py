@@ -113,3 +113,35 @@ def test_an_unknown_wrapper_running_rm_deletes_home_and_is_refused(
     assert not (deleted / "notes.txt").exists()
     blocked(engine, home, payload)
     assert judge(engine, f"{wrapper} --daemon rm -rf build").decision == "allow"
+
+
+# fresh37b's row for perl's `system @_` / `system {$ARGV[0]} @ARGV` also took `system $_`, so the line runner
+# `echo ls | perl -ne 'system $_'` (its input judged as lines: test_shell_input_handed_on.py) asked. `$_` is
+# now a computed call only where the program sets it itself (a string, a loop, an assignment).
+PERL_TOPIC_SET = [
+    "perl -e '$_=\"rm -rf ~\"; system $_'",
+    "perl -e 'for (\"rm -rf ~\") { system $_ }'",
+    "perl -e 'system $_ for \"rm -rf ~\"'",
+    "perl -e 'map { system $_ } (\"rm -rf ~\")'",
+]
+
+
+@pytest.mark.parametrize("command", PERL_TOPIC_SET)
+def test_perl_running_a_topic_it_set_itself_asks(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision != "allow", command
+
+
+def test_perl_running_its_input_lines_is_judged_by_the_lines(engine: Engine) -> None:
+    assert judge(engine, "echo ls | perl -ne 'system $_'").decision == "allow"
+    verdict = judge(engine, "echo 'rm -rf ~' | perl -ne 'system $_'")
+    assert verdict.decision == "deny" and verdict.hardline
+
+
+def test_perl_topic_set_in_code_deletes_home_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    engine, home, _ = plain_harm
+    payload = PERL_TOPIC_SET[2]
+    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
+    assert not (deleted / "notes.txt").exists()
+    blocked(engine, home, payload)
