@@ -312,18 +312,20 @@ class Follower:
         interpreter it is handed among its operands."""
         argv = command.argv
         undeclared: frozenset[int] | None = None
-        for run in rules.runs:
-            if carries and run.source == "after" and run.with_rest:
+        if carries:
+            for run in rules.carried_runs:
                 self._carried(run, command)
+        option_runs = rules.option_word_runs
         for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] != "-" or word in ("--", "-"):
                 continue
             name, eq, value = word.lstrip("-").partition("=")
-            for run in rules.runs:
-                if run.source != "options" or (run.attached and not eq):
+            for run in option_runs:
+                if run.attached and not eq:
                     continue
-                if run.pattern is None or not run.pattern.fullmatch(name):
+                pattern = run.pattern
+                if pattern is None or not pattern.fullmatch(name):
                     continue
                 if not eq:
                     if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):

@@ -331,6 +331,8 @@ _PROGRAM_FIELDS = (
     "plain_runs",
     "word_runs",
     "text_runs",
+    "option_word_runs",
+    "carried_runs",
 )
 _NO_GRAMMAR = Grammar()
 
@@ -367,6 +369,10 @@ class Program:
     # The runs whose operand is program text (TEXT_KINDS): what matchers.shape reads of every
     # command of the program, found here once instead of in all its runs on each check.
     text_runs: tuple[Run, ...]
+    # The `*` entry's runs read on every undescribed program's words (follow.follow_unknown): those of
+    # its option words (`options:`), and those of a wrapper's operands (`after:` with the rest)
+    option_word_runs: tuple[Run, ...]
+    carried_runs: tuple[Run, ...]
 
     def __init__(
         self,
@@ -398,6 +404,8 @@ class Program:
         self.plain_runs = plain
         self.word_runs = tuple(r for r in plain if r.source not in elsewhere)
         self.text_runs = tuple(r for r in runs if r.source == "operand" and r.kind in TEXT_KINDS)
+        self.option_word_runs = tuple(r for r in runs if r.source == "options" and r.pattern is not None)
+        self.carried_runs = tuple(r for r in runs if r.source == "after" and r.with_rest)
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
