@@ -352,7 +352,15 @@ class Follower:
             if word[:1] == "-" or word.rpartition("/")[2] not in names:
                 continue
             after = argv[i + 1]
-            if after[:1] == "-" and after != "-":
+            # an option after it, or the operands of a command that acts (adv37): a path from the root or the
+            # home (`mv ~ /tmp/x`, `find ~ -delete`), dd's `of=DEV`, or an option one word on (`git clean -fdx`)
+            if (
+                (after[:1] == "-" and after != "-")
+                or after[:1] in ("~", "/")
+                or after.startswith("$HOME")
+                or "=" in after
+                or (i + 2 < len(argv) and argv[i + 2][:1] == "-" and argv[i + 2] != "-")
+            ):
                 via = (*command.via, command.name)
                 self._words(run, command, list(argv[i:]), list(command.dynamic[i:]), via, command.depth + 1)
                 return
