@@ -47,6 +47,8 @@ WRAPPED_ACTS = [
     "mywrap --daemon mv $HOME /tmp/x",
     "rustup run stable find / -delete",
     "some-agent start shred ~/.ssh/id_ed25519",
+    "mywrap run stable find . ~ -delete",
+    "mywrap run stable rm -- ~/.ssh/id_ed25519",
 ]
 WRAPPED_NEAR = [
     "cowsay rm y",
@@ -55,6 +57,9 @@ WRAPPED_NEAR = [
     "mywrap --daemon rm -rf build",
     "cowsay find /tmp",
     "mytool cat /etc/hostname",
+    "mytool docs rm --all",
+    "mytool run git status --short",
+    "apt-cache show rm",
 ]
 
 
