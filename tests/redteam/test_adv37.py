@@ -12,13 +12,15 @@ Closed here:
   ../c/.e* /tmp/z; cat /tmp/z`, `… cp ../c/.e* /dev/stdout`): cp and mv were in the copy's unread programs
   (evaluate._COPY_UNREAD), as rm and ls are.
 
-Open (strict xfails): an interpreter reading its program from its input completed by an unknown variable
-(`python3 <<< "$x"`, `echo "$x" | python3`) is allowed while `python3 -c "$x"` asks (open37); a link to a copy
-(`ln -s ../c/.e* /tmp/l; cat /tmp/l`).
+- INPUT_PROGRAMS: an interpreter reading its program from its input, that input one unknown value (`python3 <<<
+  "$x"`, `echo "$x" | python3`), was allowed while `python3 -c "$x"` asks (open37): shell._WHOLE_VALUE.
+
+Open (strict xfail): a link to a copy (`ln -s ../c/.e* /tmp/l; cat /tmp/l`).
 """
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -176,15 +178,49 @@ def test_a_copy_copied_on_prints_the_key_and_is_refused(
     assert not result.ok and result.error is not None and result.error.type == "pending_approval"
 
 
-STILL_OPEN = [
+# An interpreter reading its program from its input, that input one value nobody knows here (`python3 -c "$x"` asks:
+# open37): the program is not known either (shell._WHOLE_VALUE). One in a string of the program is data.
+INPUT_PROGRAMS = [
     'python3 <<< "$x"',
     'echo "$x" | python3',
     'printf %s "$x" | node',
-    "cp -r . ../c; ln -s ../c/.e* /tmp/l; cat /tmp/l",
+    'perl <<< "${x}"',
+    'echo "$1" | ruby',
+]
+INPUT_DATA = [
+    'cat <<< "$x"',
+    'echo "$x" | grep a',
+    "python3 <<< \"print('$x')\"",
+    'bash <<< "echo $x"',
+    'jq . <<< "$x"',
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="adv37: an interpreter's input program from an unknown value, a link to a copy")
+@pytest.mark.parametrize("command", INPUT_PROGRAMS)
+def test_an_input_program_of_an_unknown_value_asks(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision == "ask", command
+
+
+@pytest.mark.parametrize("command", INPUT_DATA)
+def test_an_unknown_value_read_as_data_stays_allowed(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision == "allow", command
+
+
+def test_an_input_program_of_an_unknown_value_deletes_home_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    engine, home, _ = plain_harm
+    code = "import os, shutil; shutil.rmtree(os.path.expanduser('~'))"
+    payload = 'python3 <<< "$x"'
+    gone, _, _ = run_confined(tmp_path / "unguarded", f"x={shlex.quote(code)}; {payload}")
+    assert not gone.exists()
+    blocked(engine, home, payload)
+
+
+STILL_OPEN = ["cp -r . ../c; ln -s ../c/.e* /tmp/l; cat /tmp/l"]
+
+
+@pytest.mark.xfail(strict=True, reason="adv37: a link made to a copy of the tree, read through the link")
 @pytest.mark.parametrize("command", STILL_OPEN)
 def test_still_open(secret: tuple[Path, Engine, dict[str, str]], command: str) -> None:
     assert secret[1].check(command).decision != "allow", command
