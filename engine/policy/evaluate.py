@@ -1664,7 +1664,8 @@ _NAME_ONLY = frozenset(
 )
 
 
-_COPY_UNREAD = _NAME_ONLY - {"sed"}  # (sed prints what it reads, unless -i: `cp -r . ../c; sed p ../c/.*`)
+_COPY_UNREAD = _NAME_ONLY - {"sed", "cp", "mv"}  # (sed prints what it reads, unless -i: `cp -r . ../c; sed p ../c/.*`;
+# cp and mv move what they read on, where a later word reads it: `cp ../c/.e* /tmp/z; cat /tmp/z`, adv37)
 _DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
 _SECRET_LISTED = frozenset({"secret", "credential", "secret_parent", "computed_source"})
 
@@ -1891,7 +1892,11 @@ def _git_prints_files(command: Command) -> bool:
 
 # git's verbs printing the text of what its index or a commit holds (after `git add -A`: every file not ignored,
 # a `.env` too), and those stashing or staging a tree's files that git does not track
-_GIT_PRINTS_STAGED = frozenset({"diff", "show", "log", "whatchanged", "format-patch"})
+# (adv37) and the plumbing, searches, archives and diff tools that print the same files (`git diff-index -p
+# --cached HEAD`, `git grep --cached K`, `git archive HEAD`, `git difftool -x cat --cached`)
+_GIT_PRINTS_STAGED = frozenset(
+    {"diff", "show", "log", "whatchanged", "format-patch", "diff-index", "diff-tree", "grep", "archive", "difftool"}
+)
 _GIT_UNTRACKED = frozenset({"u", "a", "include-untracked", "all", "only-untracked"})
 
 
@@ -1909,9 +1914,9 @@ def _git_staged_trees(command: Command, commands: list[Command]) -> list[str]:
         if not flags.isdisjoint(_GIT_UNTRACKED):
             return ["."]
     elif verb[:1] and verb[0] in _GIT_PRINTS_STAGED:
-        if verb[0] in ("log", "whatchanged") and flags.isdisjoint(("p", "u", "patch")):
+        if verb[0] in ("log", "whatchanged", "diff-index", "diff-tree") and flags.isdisjoint(("p", "u", "patch")):
             return []
-        if verb[0] == "format-patch" and "stdout" not in flags:
+        if (verb[0] == "format-patch" and "stdout" not in flags) or (verb[0] == "archive" and "o" in flags):
             return []
         if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "patch", "patch-with-stat")):
             return []

@@ -344,7 +344,8 @@ class Follower:
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
-        by name or path) followed by an option (`with-contenv sh -c CMD`, `rustup run stable bash -c CMD`,
+        by name or path) followed by an option, a path from / or ~ or a `key=value`
+        (`with-contenv sh -c CMD`, `rustup run stable bash -c CMD`,
         `lxc-attach -n c -- sh -c CMD`): a wrapper, most likely; the words from that name on are read
         as the command they spell (fresh37a). Only the first such name: what it runs reads the rest."""
         argv = command.argv
@@ -353,8 +354,13 @@ class Follower:
             word = argv[i]
             if word[:1] == "-" or word.rpartition("/")[2] not in names:
                 continue
-            after = argv[i + 1]
-            if after[:1] == "-" and after != "-":
+            # an option after it, or the words of a command that acts (adv37): a path from the root or the home
+            # (`mv ~ /tmp/x`, `find . ~ -delete`), dd's `of=DEV` (a name alone, `reboot`, is not read: `systemctl
+            # --help reboot`)
+            rest = argv[i + 1 :]
+            if any(
+                (w[:1] == "-" and w != "-") or w[:1] in ("~", "/") or w.startswith("$HOME") or "=" in w for w in rest
+            ):
                 via = (*command.via, command.name)
                 self._words(run, command, list(argv[i:]), list(command.dynamic[i:]), via, command.depth + 1)
                 return

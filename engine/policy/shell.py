@@ -1543,7 +1543,10 @@ class Analyzer(Follower, LinkFollower):
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
                 data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
-                if any(d and self.spliced_code(w) for w, d in zip(last_stage.argv, last_stage.dynamic, strict=False)):
+                if any(
+                    d and (self.spliced_code(w) or _WHOLE_VALUE.fullmatch(w))
+                    for w, d in zip(last_stage.argv, last_stage.dynamic, strict=False)
+                ):
                     # `x=$(readlink l); echo "echo $x" | sh`: x's value is parsed there, not the word `$x`
                     # (see spliced_code; redt34): as a stored value (a shell reading it asks)
                     unread = _STORED_INPUT
@@ -1685,7 +1688,9 @@ class Analyzer(Follower, LinkFollower):
                         fed_names.update(self._names_in(sub))
                 if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
-                    if resolved_target.dynamic and any(self.spliced_code(t) for t in resolved_target.texts):
+                    if resolved_target.dynamic and any(
+                        self.spliced_code(t) or _WHOLE_VALUE.fullmatch(t) for t in resolved_target.texts
+                    ):
                         # `bash <<< "echo $x"` with x from `$(cmd)`: its value is parsed (see spliced_code)
                         fed_names.update(_STORED_INPUT)
                 elif op == "<" and target.value.startswith("<("):
@@ -4661,6 +4666,9 @@ def _evaluates(token: Token) -> bool:
 
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
 _SPLICED_NAME: Final = re.compile(r"\$\{?!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")  # (`${!n}`: n names the variable)
+# A text that is one value nobody knows here, whole (`python3 <<< "$x"`, `echo "$x" | node`): a program read from it
+# is not known, as `python3 -c "$x"` is not (adv37; follow._unread_program)
+_WHOLE_VALUE: Final = re.compile(r"\s*\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9@*])\s*")
 _NAME_ONLY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
