@@ -727,7 +727,9 @@ class Evaluator:
             # what deletes or lists the copy (`cp -r . /tmp/b && rm -rf /tmp/b/*`) touches the copy, not the source
             made = _copied_trees(commands)[len(commands) :]
             commands = [*commands, *(c for c in made if c.name not in _COPY_UNREAD and c.name not in _FINDERS)]
-        if _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands)):
+        if _may_glob_dots(text) and (
+            _DOT_GLOBS.search(text) is not None or (_QUOTED_DOT_GLOBS.search(text) is not None and _dot_globs(commands))
+        ):
             commands = _with_dot_names(commands)
         classify = view.classify
         regex_ok: dict[int, bool] = {}
@@ -2187,6 +2189,15 @@ _DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|(?i:glob_*dots)|[*?\]]\([^()\s]*D[^
 _QUOTED_DOT_GLOBS = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
 
 
+def _may_glob_dots(text: str) -> bool:
+    """A gate of the two regexes above, each word they look for in any case, or a `(` (zsh's `*(D)`): a
+    case-blind regex search costs ~2 us a line; most lines hold none of these words."""
+    if "(" in text:
+        return True
+    lowered = text.lower()
+    return "glob" in lowered or "ignore" in lowered or "dots" in lowered or "shopt" in lowered or "setopt" in lowered
+
+
 def _dot_globs(commands: list[Command]) -> bool:
     """Whether a command's words make a glob match dot names, or a shopt/setopt word only the run knows does."""
     for command in commands:
@@ -2243,7 +2254,7 @@ def _prints_text(argv: tuple[str, ...]) -> bool:
     if name not in _NAME_ONLY:
         return True
     words = argv[1:]
-    if any(_TERMINAL_IN.search(w) is not None or _terminal_file(w) for w in words):
+    if any(("dev" in w or "proc" in w) and (_TERMINAL_IN.search(w) is not None or _terminal_file(w)) for w in words):
         return True  # `cp x /dev//stdout`, `sed -i 'w /dev/stdout' x`, `dos2unix -n x /dev/stdout` (redt37)
     if name in _NAMES_READERS and any(w.startswith(_NAMES_READERS[name]) for w in words):
         return True  # `wc --files0-from=x`, `file -f x`: each line a name, printed when it cannot be opened (redt37)
