@@ -1907,6 +1907,14 @@ def _git_staged_trees(command: Command, commands: list[Command]) -> list[str]:
     an earlier stage of the line put the tree's untracked files there (`git add -A && git diff --cached`, `git
     stash -u && git stash show -p -u`: a `.env` not ignored), or a stash's untracked files (`git stash show -p
     --include-untracked`: the tree's, as stashed by an earlier call). Gitignore is not read (open37)."""
+    if "stash" not in command.argv:  # (cheap first: no stash shown, and no git stage before it on the line)
+        for earlier in commands:
+            if earlier is command:
+                return []
+            if earlier.name == "git":
+                break
+        else:
+            return []
     shaped = _shaped(command)
     verb = shaped.positionals[:2]
     flags = shaped.short | shaped.long
