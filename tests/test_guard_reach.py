@@ -182,7 +182,9 @@ def test_a_command_in_any_argument_that_holds_one_is_judged(
 
 def test_text_fed_to_a_program_that_reads_it_as_data_is_not_a_command(where: tuple[Path, Path]) -> None:
     root, _ = where
-    fed = {"command": ["cat"], "stdin": "never run rm -rf ~ here\n"}
+    # (as a line alone the text is a comment: a runner tool's every string is also judged as a command line, and
+    # `never run rm -rf ~` reads as an unknown program `never` running rm, which the policy refuses since stop 37)
+    fed = {"command": ["cat"], "stdin": "# never run rm -rf ~ here\n"}
     assert guard("claude-code", root, "mcp__shell__shell_execute", fed) == "defer"
     assert guard("claude-code", root, "mcp__commander__interact_with_process", {"pid": 1, "input": "ls\n"}) == "defer"
 

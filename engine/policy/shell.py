@@ -151,6 +151,15 @@ _BASH_BUILTINS: Final = frozenset(_BUILTIN_NAMES.split())
 # builtins that run none of their words: an option of theirs holding a command is printed or dropped
 # (`echo --cmd='rm -rf ~'`), never run; what they print into a shell is read as that shell's line
 _WORDS_ONLY: Final = frozenset({"echo", "printf", "true", "false", ":"})
+# Programs the tables do not describe that read or print the files or words they are given and run none of
+# them: no wrapper (`cat -n rm -rf ~` reads files named so; follow._carried reads other undescribed programs'
+# operands from a shell or an acting program's name on)
+_READS_ONLY: Final = frozenset(
+    {"cat", "tac", "head", "tail", "less", "more", "most", "wc", "nl", "od", "xxd", "hexdump", "strings", "file"}
+    | {"stat", "ls", "dir", "du", "sort", "uniq", "cut", "paste", "fold", "fmt", "pr", "column", "tr", "rev"}
+    | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base64", "base32", "basename", "dirname"}
+    | {"realpath", "readlink", "cowsay", "figlet", "toilet", "banner", "look", "comm", "join", "expand", "unexpand"}
+)
 _RESERVED_WORDS: Final = (
     "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
 )
@@ -2213,7 +2222,11 @@ class Analyzer(Follower, LinkFollower):
                 if program is None:
                     if anyone is not None and not (name in _WORDS_ONLY and argv[0] == name):
                         # (a builtin or a function the line defined is no wrapper: `echo sh -c x` prints)
-                        carries = name not in _BASH_BUILTINS and not (self.functions and name in self.functions)
+                        carries = (
+                            name not in _BASH_BUILTINS
+                            and name not in _READS_ONLY
+                            and not (self.functions and name in self.functions)
+                        )
                         self.follow_unknown(command, anyone, carries=carries)
                     if (
                         self.functions

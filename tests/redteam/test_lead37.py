@@ -145,3 +145,10 @@ def test_perl_topic_set_in_code_deletes_home_and_is_refused(
     deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
     assert not (deleted / "notes.txt").exists()
     blocked(engine, home, payload)
+
+
+# A reader the tables do not describe is no wrapper: `cat -n rm -rf ~` reads files of those names (the MCP
+# guard's `cat` fed text was hard-denied by the wrapper row above; test_guard_reach.py).
+@pytest.mark.parametrize("command", ["cat -n rm -rf ~", "cowsay rm -rf ~", "head -n 3 sh -c x", "wc -l rm -rf ~"])
+def test_a_reader_handed_an_acting_name_is_no_wrapper(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision == "allow", command
