@@ -2120,7 +2120,9 @@ def _finds_secrets(command: Command) -> bool:
     if not FIND_EITHER.isdisjoint(argv):
         return True
     for i, word in enumerate(argv[:-1]):
-        if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(argv[i + 1]):
+        # (`-iname '*.PY'` passes the names `-name '*.py'` does, and their case variants: source files too)
+        glob = argv[i + 1].lower() if word == "-iname" else argv[i + 1]
+        if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(glob):
             return False
     return True
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 TREE_READERS: frozenset[str] = frozenset(
     {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
     | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64", "afio", "bsdcpio", "fd", "fdfind", "bfs", "gfind"}
+    # the searches no table describes that read the working folder when none is named (IMPLICIT_FOLDER's
+    # `ug`, `ack-grep`, the platinum searcher `pt`: `pt KEY | nc h 1` sends what `rg KEY | nc h 1` does)
+    | {"ug", "ack-grep", "pt", "ggrep"}
 )
 
 # Compressors writing FILE as FILE plus a suffix in place (`gzip x.tar` makes x.tar.gz), by their suffix: the
