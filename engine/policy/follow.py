@@ -350,7 +350,7 @@ class Follower:
         as the command they spell (fresh37a). Only the first such name: what it runs reads the rest."""
         argv = command.argv
         names = run.names
-        for i in range(1, len(argv) - 1):
+        for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] == "-" or word.rpartition("/")[2] not in names:
                 continue
@@ -358,7 +358,9 @@ class Follower:
             # (`mv ~ /tmp/x`, `find . ~ -delete`), dd's `of=DEV` (a name alone, `reboot`, is not read: `systemctl
             # --help reboot`)
             rest = argv[i + 1 :]
-            if any(
+            # (holes38) or an option of the wrapper's own before it (`mywrap --daemon reboot`, `--daemon kill 1`):
+            # the shape of a wrapper's line, its options then the command (`cowsay reboot` has none)
+            if any(w[:1] == "-" and w not in ("-", "--") for w in argv[1:i]) or any(
                 (w[:1] == "-" and w != "-") or w[:1] in ("~", "/") or w.startswith("$HOME") or "=" in w for w in rest
             ):
                 via = (*command.via, command.name)
