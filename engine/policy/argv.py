@@ -497,3 +497,19 @@ def _long_only_match(grammar: Grammar, body: str) -> bool:
     if len(name) == 1 and name in grammar.short:
         return False
     return len(grammar.resolve_long(name)) >= 1
+
+
+_STOPPING: dict[int, tuple[Grammar, Grammar]] = {}
+
+
+def stopping(grammar: Grammar) -> Grammar:
+    """``grammar`` with its options ending at the first operand (getopt under POSIXLY_CORRECT, or with `+`)."""
+    kept = _STOPPING.get(id(grammar))
+    if kept is not None and kept[0] is grammar:
+        return kept[1]
+    made = Grammar(
+        **{name: getattr(grammar, name) for name in _GRAMMAR_FIELDS if name != "stop_at_operand"},
+        stop_at_operand=True,
+    )
+    _STOPPING[id(grammar)] = (grammar, made)
+    return made

@@ -1426,7 +1426,38 @@ def decode(value: str, encoding: str | None) -> str:
             return base64.b64decode(value).decode("utf-16-le", errors="replace")
         except ValueError:  # binascii.Error is one
             return value
+    if encoding == "string-array" and value[:1] == "[":
+        return _string_array(value)
     return value
+
+
+_ARRAY_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+
+
+def _string_array(value: str) -> str:
+    """A TOML or JSON array of strings (`["sh", "-c", "CMD"]`: a program and its words) as the shell line
+    of those words; an item that is no plain string makes it a text nobody reads here (`$(...)`)."""
+    words: list[str] = []
+    rest = value[1:].rstrip().removesuffix("]")
+    at = 0
+    while True:
+        while at < len(rest) and rest[at] in " \t\n,":
+            at += 1
+        if at >= len(rest):
+            break
+        found = _ARRAY_ITEM.match(rest, at)
+        if found is None:
+            return "$(unread array)"
+        double, single = found.groups()
+        if double is not None:
+            try:
+                words.append(json.loads(f'"{double}"'))
+            except ValueError:
+                return "$(unread array)"
+        else:
+            words.append(single)
+        at = found.end()
+    return shlex.join(words)
 
 
 # -- files a program reads as more of its own arguments, or as Python -----------------

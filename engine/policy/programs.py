@@ -333,6 +333,8 @@ _PROGRAM_FIELDS = (
     "text_runs",
     "option_word_runs",
     "carried_runs",
+    "permutes_command",
+    "separator",
 )
 _NO_GRAMMAR = Grammar()
 
@@ -373,6 +375,13 @@ class Program:
     # its option words (`options:`), and those of a wrapper's operands (`after:` with the rest)
     option_word_runs: tuple[Run, ...]
     carried_runs: tuple[Run, ...]
+    # It reads options anywhere (a getopt string without `+`) and runs the words after them as a command (`runuser -u U
+    # CMD`): with POSIXLY_CORRECT in its environment its options end at the first operand instead
+    # (shell._posix_reading)
+    permutes_command: bool
+    # The word that ends one of its commands and starts another, run in turn (tmux's `;`, spelled `\;` in a
+    # shell): "" when it has none
+    separator: str
 
     def __init__(
         self,
@@ -383,6 +392,7 @@ class Program:
         windows: bool = False,
         prints: str = "",
         prints_with: frozenset[str] = frozenset(),
+        separator: str = "",
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -391,6 +401,7 @@ class Program:
         self.windows = windows
         self.prints = prints
         self.prints_with = prints_with
+        self.separator = separator
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -406,6 +417,11 @@ class Program:
         self.text_runs = tuple(r for r in runs if r.source == "operand" and r.kind in TEXT_KINDS)
         self.option_word_runs = tuple(r for r in runs if r.source == "options" and r.pattern is not None)
         self.carried_runs = tuple(r for r in runs if r.source == "after" and r.with_rest)
+        self.permutes_command = (
+            bool(self.grammar.short)
+            and not self.grammar.stop_at_operand
+            and any(r.source == "rest" and r.kind == "argv" and not r.with_rest for r in runs)
+        )
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
@@ -794,7 +810,10 @@ def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, .
             subcommands[alias.lower()] = program
     prints = str(data.get("prints") or "")
     prints_with = frozenset(str(name).split("/")[0].rstrip("=?") for name in data.get("prints_with") or ())
-    return Program(names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints, prints_with)
+    separator = str(data.get("separator") or "")
+    return Program(
+        names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints, prints_with, separator
+    )
 
 
 # Examples that ran clean, by what their outcome depends on (a digest of the documents the table

@@ -20,7 +20,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
-from engine.policy.argv import Grammar, Parsed, parse_argv, without_unknown_values
+from engine.policy.argv import Grammar, Parsed, parse_argv, stopping, without_unknown_values
 from engine.policy.commands import (
     ASSIGNMENT,
     command_name,
@@ -2262,6 +2262,10 @@ class Analyzer(Follower, LinkFollower):
                     self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
                     self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
+                    if program.permutes_command:
+                        self._posix_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
+                    if program.separator and program.separator in argv:
+                        self._separated(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
                     break
                 argv, dynamic, indirect = inner
@@ -2392,6 +2396,69 @@ class Analyzer(Follower, LinkFollower):
         self.alternate = True
         try:
             self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
+        finally:
+            self.alternate = False
+
+    def _posix_reading(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """A program that reads its options anywhere and runs a command (`runuser -u U CMD ARGS`): with
+        POSIXLY_CORRECT in the environment (set on the line, or by the caller's: not known here) getopt ends
+        its options at the first operand, and the command's own options are the command's (`runuser -u me rm
+        -rf ~` runs `rm -rf ~`; read as options, -r is refused). The command is also read so: the words with a
+        `--` before that operand. Once per chain."""
+        if "--" in argv:
+            return  # (options end there in either reading)
+        stopped = parse_argv(stopping(program.grammar), argv)
+        at = stopped.rest
+        if stopped.refused or at is None or not any(w[:1] == "-" and w != "-" for w in argv[at + 1 :]):
+            return  # no option after the command's name: both readings agree
+        words = [*argv[:at], "--", *argv[at:]]
+        flags = [*dynamic[:at], False, *dynamic[at:]]
+        self.alternate = True
+        try:
+            self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
+        finally:
+            self.alternate = False
+
+    def _separated(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """A program that runs several of its commands given in one line, each ended by its separator
+        (`tmux new -d \\; if true 'run CMD'`): each command after the first is read as the program given it
+        after its options (`tmux if true 'run CMD'`)."""
+        reading = command.reading if command.reading is not None else parse_argv(program.grammar, argv)
+        first = reading.operand_at[0] if reading.operand_at else reading.rest
+        if first is None:
+            return
+        mark = program.separator
+        starts = [i + 1 for i in range(first, len(argv)) if argv[i] == mark]
+        ends = [*(i - 1 for i in starts[1:]), len(argv)]
+        self.alternate = True
+        try:
+            for start, end in zip(starts, ends, strict=True):
+                if start < end:
+                    words = [*argv[:first], *argv[start:end]]
+                    flags = [*dynamic[:first], *dynamic[start:end]]
+                    self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
         finally:
             self.alternate = False
 

@@ -364,15 +364,17 @@ OPEN_PAYLOADS = {
 }
 
 
+# (holes38 closed both: tmux's `separator: ";"` reads each chained command; cargo's `decode: string-array`
+# reads the array as the program and its words)
 @pytest.mark.parametrize("command", list(OPEN_PAYLOADS.values()), ids=list(OPEN_PAYLOADS))
-@pytest.mark.xfail(strict=True, reason="fresh37a open: see OPEN_PAYLOADS' comments")
 def test_open_payloads(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert plain_project[1].check(command).decision != "allow", command
+    verdict = plain_project[1].check(command)
+    assert verdict.decision == "deny" and verdict.hardline, command
 
 
 # Print or parse only, still hard-denied: a help or version option, or `-n` (read, not run), before the command
+# (`systemctl --hel reboot`: closed by holes38's systemctl grammar, which reads `--hel` as --help: test_holes38.py)
 OPEN_NOT_HARDLINE = [
-    "systemctl --hel reboot",
     "bash -n -c 'rm -rf /'",
     "sudo --help rm -rf /",
     "env --version sh -c 'rm -rf /'",
