@@ -224,6 +224,13 @@ class Parsed:
 _parsed_fields = attrgetter(*_PARSED_FIELDS)
 
 
+def abbreviates(name: str, longs: frozenset[str] | tuple[str, ...]) -> bool:
+    """Whether ``name`` (a long option's name, without its `--` and `=VALUE`) is one of ``longs`` or a prefix
+    of one: getopt_long takes an unambiguous prefix (`--files-w` is --files-with-matches, `--f=-` is
+    --files0-from for wc; redt36, redt37). A caller that cannot tell it is ambiguous reads it as each."""
+    return bool(name) and any(long.startswith(name) for long in longs)
+
+
 def parse_getopt(spec: str) -> tuple[dict[str, int], bool, bool]:
     """`+ab:c::` → ({a: NONE, b: REQUIRED, c: OPTIONAL}, stop_at_operand, plus).
 

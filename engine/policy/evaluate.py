@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
+from engine.policy.argv import abbreviates
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -49,6 +50,7 @@ from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
 from engine.policy.trees import (
     COMPRESSORS,
+    DECOMPRESSORS,
     FOLLOWERS,
     IMPLICIT_FOLDER,
     RECURSIVE,
@@ -1832,7 +1834,9 @@ def _keeps_output(command: Command) -> bool:
     if name in _COUNTERS:
         # not one reading names from it (`wc --files0-from=-`, `sha256sum -c`): a name it cannot open is printed
         if name == "wc":  # (`--f=-`: getopt_long's abbreviation, redt37)
-            return not any(_abbreviates(w, "--files0-from") for w in command.argv[1:])
+            return not any(
+                w.startswith("--") and abbreviates(w[2:].partition("=")[0], ("files0-from",)) for w in command.argv[1:]
+            )
         return options_of(command.name, command.argv).isdisjoint({"c", "check"})
     if name == "dd":
         # `dd if=x.tgz of=y.bin`: to a file (not `of=/dev/stderr`)
@@ -1851,12 +1855,6 @@ def _keeps_output(command: Command) -> bool:
         )
         return extracts and flags.isdisjoint({"O", "to-stdout", "to-command", "t", "list"})
     return False
-
-
-def _abbreviates(word: str, option: str) -> bool:
-    """Whether ``word`` spells long ``option`` or a prefix of it past its `--` (`--f=-` for `--files0-from`)."""
-    name = word.partition("=")[0]
-    return len(name) > 2 and name.startswith("--") and option.startswith(name)
 
 
 _COMPRESSOR_VALUES = frozenset("SoTMFCDBL")  # short options of compressors taking a value (`-S .z`, `-T 0`, `-o F`)
@@ -2057,9 +2055,6 @@ def _output_to_file(command: Command, text: str) -> bool:
     return False
 
 
-_DECOMPRESSORS = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
-
-
 def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
     """Whether a stage prints an archive a tree reader of the line wrote (`tar cf x.tar . && tar xOf x.tar`,
     `zip -qr x.zip . && unzip -p x.zip`; or one an earlier call wrote: _sent_archives made its writer), or
@@ -2077,7 +2072,7 @@ def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
             words = [w for w in command.argv[1:] if w[:1] not in ("", "-")]
             if len(words) > 1 and any(w in written for w in words[:-1]):
                 written.add(words[-1])
-        elif command.name in COMPRESSORS or command.name in _DECOMPRESSORS:
+        elif command.name in COMPRESSORS or command.name in DECOMPRESSORS:
             if command.name in COMPRESSORS:
                 written.update(out for w, out in compressed_files(command.name, command.argv) if w in written)
             for w in command.argv[1:]:  # decompressed in place: `tar czf x.tgz .; gzip -d x.tgz; cat x.tar`

@@ -488,7 +488,20 @@ class LinkFinder:
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
-    __slots__ = ("_areas", "_dirs", "_finder", "_landed", "_no_file", "_unsure", "_watcher", "generation", "sure")
+    __slots__ = (
+        "_areas",
+        "_consulted",
+        "_dirs",
+        "_finder",
+        "_held",
+        "_landed",
+        "_no_file",
+        "_snapshot",
+        "_unsure",
+        "_watcher",
+        "generation",
+        "sure",
+    )
 
     def __init__(self, finder: LinkFinder, watcher: _Watcher | None = None) -> None:
         self._finder = finder
@@ -504,11 +517,41 @@ class Walk:
         # (no IN_ATTRIB): hard_linked of an existing file is never sure.
         self.generation = watcher.generation if watcher is not None else 0
         self.sure = True
+        # The (directory or area, stamp) pairs every vouched-for answer of this walk so far stood on, in
+        # the order first met: a sure answer kept with them (see depends) holds in a later walk while
+        # each stamp does, whatever changed elsewhere (a busy /tmp bumps the generation many times a
+        # second: kept by generation alone, every answer was worked out again on every check).
+        self._consulted: list[tuple[str, int]] = []
+        self._snapshot: tuple[tuple[str, int], ...] = ()
+        # deps -> whether they hold now (see holds), by identity, for this walk's checks
+        self._held: dict[int, tuple[tuple[tuple[str, int], ...], bool]] = {}
         # Directories and areas (and paths, for landing) whose answer was not vouched for so.
         self._unsure: set[str] = set()
         # Paths _resolve found no file or link at (an entry on the way missing or not a folder, or
         # the path a folder): hard_linked needs no listing of a folder that does not exist.
         self._no_file: set[str] = set()
+
+    def depends(self) -> tuple[tuple[str, int], ...]:
+        """What every sure answer of this walk so far stood on: (directory or area, its stamp) pairs. A
+        superset of any one answer's (simpler than one list per answer, and as safe: more stamps to hold)."""
+        consulted = self._consulted
+        if len(self._snapshot) != len(consulted):
+            self._snapshot = tuple(consulted)
+        return self._snapshot
+
+    def holds(self, deps: tuple[tuple[str, int], ...]) -> bool:
+        """Whether every stamp of ``deps`` (an earlier walk's :meth:`depends`) is still the watcher's now:
+        no event on any of those directories or on their way since, so every listing it read is as it was."""
+        watcher = self._watcher
+        if watcher is None:
+            return False
+        memo = self._held.get(id(deps))
+        if memo is not None and memo[0] is deps:
+            return memo[1]
+        stamps = watcher.stamps
+        held = all(stamps.get(where) == stamp for where, stamp in deps)
+        self._held[id(deps)] = (deps, held)
+        return held
 
     def _area_is_real(self, area: str) -> bool:
         known = self._areas.get(area)
@@ -518,6 +561,8 @@ class Walk:
             stamp = watcher.stamps.get(area, 0) if watcher is not None else 0
             if not stamp or self._finder._is_real[area][1] != stamp:
                 self._unsure.add(area)
+            else:
+                self._consulted.append((area, stamp))
         if area in self._unsure:
             self.sure = False
         return known
@@ -696,9 +741,12 @@ class Walk:
         listing = dirs[directory] = self._finder.listing(directory, watcher)
         # Vouched for when the watcher holds a stamp for it now (LinkFinder.listing returns a
         # listing made or confirmed under that stamp; without one, a stat's word or none).
-        if listing is None or watcher is None or not watcher.stamps.get(directory):
+        stamp = watcher.stamps.get(directory, 0) if watcher is not None and listing is not None else 0
+        if not stamp:
             self._unsure.add(directory)
             self.sure = False
+        else:
+            self._consulted.append((directory, stamp))
         return listing
 
     def _kind(self, directory: str, name: str) -> int | None:

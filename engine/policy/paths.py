@@ -213,7 +213,7 @@ _NAME_SPLITS = re.compile(r"[\s'\"\\]")
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
-_MAX_KEPT = 4096  # words whose classes a classifier keeps across the checks of one generation (View.classify)
+_MAX_KEPT = 4096  # words whose classes a classifier keeps across checks while their stamps hold (View.classify)
 # A tree a link-following reader walks (View.followed): entries walked, links out of it judged.
 _MAX_FOLLOWED_ENTRIES = 20000
 _MAX_FOLLOWED_LINKS = 16
@@ -1034,12 +1034,12 @@ class PathClassifier:
         self._relative: dict[str, tuple[Finder, tuple[tuple[bytes, Finder], ...]] | None] = {}
         self._class_finders: dict[frozenset[str], Finder | None] = {}
         self._links: LinkFinder | None = None
-        # (the watcher's generation, word -> _classify_here's answer): the answers whose walk was sure
+        # word -> (_classify_here's answer, the stamps it stood on: Walk.depends): the answers whose walk was sure
         # (Walk.sure: only listings the watcher vouches for), kept while no event comes (View.classify).
-        self._kept: tuple[int, dict[str, frozenset[str]]] = (0, {})
-        # (the watcher's generation, word -> View.words_land_elsewhere's answer for it): kept as _kept is,
-        # only when the walk that found it was sure.
-        self._kept_lands: tuple[int, dict[str, bool]] = (0, {})
+        self._kept: dict[str, tuple[frozenset[str], tuple[tuple[str, int], ...]]] = {}
+        # word -> (View.words_land_elsewhere's answer for it, its stamps): kept as _kept is, only when the walk
+        # that found it was sure.
+        self._kept_lands: dict[str, tuple[bool, tuple[tuple[str, int], ...]]] = {}
         self._trees = TreeLister()
         # folder -> (its listing, PathClassifier._folder_holds' answer for it)
         self._held: dict[str, tuple[tuple[tuple[str, int], ...], bool, tuple[str, ...]]] = {}
@@ -1545,18 +1545,12 @@ class View:
         self.printed_only = False
         self._holding: dict[str, bool] = {}
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
-        self._kept: dict[str, frozenset[str]] | None = None
-        self._kept_lands: dict[str, bool] | None = None
+        self._kept: dict[str, tuple[frozenset[str], tuple[tuple[str, int], ...]]] | None = None
+        self._kept_lands: dict[str, tuple[bool, tuple[tuple[str, int], ...]]] | None = None
         walk = self._walk
         if walk is not None and walk.generation:
-            kept = classifier._kept
-            if kept[0] != walk.generation:
-                kept = classifier._kept = (walk.generation, {})
-            self._kept = kept[1]
-            kept_lands = classifier._kept_lands
-            if kept_lands[0] != walk.generation:
-                kept_lands = classifier._kept_lands = (walk.generation, {})
-            self._kept_lands = kept_lands[1]
+            self._kept = classifier._kept
+            self._kept_lands = classifier._kept_lands
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
         """The forms of a relative ``word`` read under a directory the line cannot know (`cd
@@ -1690,17 +1684,21 @@ class View:
             return self._classifier._lexical(word)
         found = self._memo.get(word)
         if found is None:
-            # An answer an earlier check of the same generation found from vouched-for listings alone
-            # holds: no event since, so no listing, link or entry on the word's way has changed.
+            # An answer an earlier check found from vouched-for listings alone holds while their stamps
+            # do: no event since on them, so no listing, link or entry on the word's way has changed.
             kept = self._kept
-            found = kept.get(word) if kept is not None else None
-            if found is None:
-                walk = self._walk
+            walk = self._walk
+            held = kept.get(word) if kept is not None else None
+            if held is not None and walk is not None and walk.holds(held[1]):
+                found = held[0]
+            else:
                 if walk is not None:
                     walk.sure = True
                 found = self._classifier._classify_here(word, walk)
-                if kept is not None and walk is not None and walk.sure and len(kept) < _MAX_KEPT:
-                    kept[word] = found
+                if kept is not None and walk is not None and walk.sure:
+                    if len(kept) >= _MAX_KEPT:
+                        kept.clear()  # (answers of stamps long gone among them; simpler than an LRU)
+                    kept[word] = (found, walk.depends())
             if "$" in word and "variable" in found and "computed" not in found:
                 found = self._under_unknown(word, found)
             self._memo[word] = found
@@ -1954,8 +1952,8 @@ class View:
         walk = self._walk
         if walk is None:
             return False
-        # An answer an earlier check of the same generation found from vouched-for listings alone
-        # holds (as View.classify's kept classes): no event since on the word's way.
+        # An answer an earlier check found from vouched-for listings alone holds while their stamps do
+        # (as View.classify's kept classes): no event since on the word's way.
         kept = self._kept_lands
         lands_memo = self._lands
         links_here: frozenset[str] | None = None
@@ -1966,7 +1964,9 @@ class View:
                 continue
             lands = lands_memo.get(word)
             if lands is None and kept is not None:
-                lands = kept.get(word)
+                held = kept.get(word)
+                if held is not None and walk.holds(held[1]):
+                    lands = held[0]
             if lands is None:
                 before = walk.sure
                 walk.sure = True
@@ -1980,8 +1980,10 @@ class View:
                     lands = word in links_here if links_here is not None else walk.is_link(self._cwd, word)
                 else:
                     lands = self._pathlike_lands(word)
-                if kept is not None and walk.sure and len(kept) < _MAX_KEPT:
-                    kept[word] = lands
+                if kept is not None and walk.sure:
+                    if len(kept) >= _MAX_KEPT:
+                        kept.clear()
+                    kept[word] = (lands, walk.depends())
                 walk.sure = before and walk.sure
                 lands_memo[word] = lands
             if lands:

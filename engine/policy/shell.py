@@ -20,7 +20,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
-from engine.policy.argv import Grammar, Parsed, parse_argv, stopping, without_unknown_values
+from engine.policy.argv import Grammar, Parsed, abbreviates, parse_argv, stopping, without_unknown_values
 from engine.policy.commands import (
     ASSIGNMENT,
     command_name,
@@ -747,18 +747,12 @@ def _printing_kind(command: Command, program: Program, kind: str) -> str:
     if program.prints_with and kind == program.prints:
         grammar, wanted = program.grammar, program.prints_with
         if not any(
-            name in wanted or _abbreviates(name, wanted)
+            name in wanted or (len(name) > 2 and abbreviates(name, wanted))  # (a short option's name: no prefix)
             for option in reading.options
             for name in grammar.names(option[0])
         ):
             return ""
     return kind
-
-
-def _abbreviates(name: str, wanted: frozenset[str]) -> bool:
-    """Whether long option ``name`` is a prefix of one of ``wanted`` (getopt_long takes an unambiguous one:
-    `grep --files-with-match`, `--files-w` are --files-with-matches: redt36)."""
-    return len(name) > 2 and any(len(w) > len(name) and w.startswith(name) for w in wanted)
 
 
 def _listing_of(command: Command) -> tuple[str, str | None] | None:

@@ -40,6 +40,8 @@ COMPRESSORS: dict[str, str] = {
     "pbzip2": ".bz2", "lbzip2": ".bz2", "lz4": ".lz4", "lzop": ".lzo", "lzip": ".lz", "brotli": ".br",
     "compress": ".Z",
 }  # fmt: skip
+# Their decompressing names: each turns FILE.SUFFIX back into FILE in place (`gunzip x.tar.gz` makes x.tar).
+DECOMPRESSORS = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
 # Options with which they write no file of their own (decompress, to the output, test, list), in short bundles
 _NOT_WRITING_LETTERS = frozenset("dctl")
 _NOT_WRITING = frozenset({"--decompress", "--uncompress", "--stdout", "--to-stdout", "--test", "--list"})
