@@ -485,6 +485,10 @@ class LinkFinder:
         return entries
 
 
+# What a kept answer stood on (Walk.depends): the generation it was found in, its (folder, stamp) pairs.
+Depends = tuple[int, tuple[tuple[str, int], ...]]
+
+
 class Walk:
     """One check's view of the file system (see :meth:`LinkFinder.walk`)."""
 
@@ -522,36 +526,46 @@ class Walk:
         # each stamp does, whatever changed elsewhere (a busy /tmp bumps the generation many times a
         # second: kept by generation alone, every answer was worked out again on every check).
         self._consulted: list[tuple[str, int]] = []
-        self._snapshot: tuple[tuple[str, int], ...] = ()
+        self._snapshot: Depends = (0, ())
         # deps -> whether they hold now (see holds), by identity, for this walk's checks
-        self._held: dict[int, tuple[tuple[tuple[str, int], ...], bool]] = {}
+        self._held: dict[int, tuple[Depends, bool]] = {}
         # Directories and areas (and paths, for landing) whose answer was not vouched for so.
         self._unsure: set[str] = set()
         # Paths _resolve found no file or link at (an entry on the way missing or not a folder, or
         # the path a folder): hard_linked needs no listing of a folder that does not exist.
         self._no_file: set[str] = set()
 
-    def depends(self) -> tuple[tuple[str, int], ...]:
-        """What every sure answer of this walk so far stood on: (directory or area, its stamp) pairs. A
-        superset of any one answer's (simpler than one list per answer, and as safe: more stamps to hold)."""
+    def depends(self) -> Depends:
+        """What every sure answer of this walk so far stood on: the watcher's generation when the walk began
+        and the (directory or area, its stamp) pairs it read. A superset of any one answer's (simpler than
+        one list per answer, and as safe: more stamps to hold)."""
         consulted = self._consulted
-        if len(self._snapshot) != len(consulted):
-            self._snapshot = tuple(consulted)
+        if len(self._snapshot[1]) != len(consulted):
+            self._snapshot = (self.generation, tuple(consulted))
         return self._snapshot
 
-    def holds(self, deps: tuple[tuple[str, int], ...]) -> bool:
-        """Whether every stamp of ``deps`` (an earlier walk's :meth:`depends`) is still the watcher's now:
-        no event on any of those directories or on their way since, so every listing it read is as it was."""
+    def holds(self, deps: Depends) -> bool:
+        """Whether what ``deps`` (an earlier walk's :meth:`depends`) stood on is as it was: the same
+        generation (no event anywhere since), or every stamp of it still the watcher's (no event on any of
+        those directories or on their way since), so every listing it read is as it was."""
         watcher = self._watcher
         if watcher is None:
             return False
+        if deps[0] == watcher.generation:
+            return True
         memo = self._held.get(id(deps))
         if memo is not None and memo[0] is deps:
             return memo[1]
         stamps = watcher.stamps
-        held = all(stamps.get(where) == stamp for where, stamp in deps)
+        held = all(stamps.get(where) == stamp for where, stamp in deps[1])
         self._held[id(deps)] = (deps, held)
         return held
+
+    def restamped(self, deps: Depends) -> Depends:
+        """``deps`` (found to hold in this walk) as of this walk's generation: the next check of the same
+        generation takes it on one comparison. (The walk's generation is the one before any refresh made
+        since it began: a later event is a later generation, which compares the stamps again.)"""
+        return (self.generation, deps[1])
 
     def _area_is_real(self, area: str) -> bool:
         known = self._areas.get(area)

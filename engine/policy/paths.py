@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from engine.policy import gitindex
-from engine.policy.landing import LinkFinder, Walk
+from engine.policy.landing import Depends, LinkFinder, Walk
 from engine.policy.regexes import _BASH_BRACKET, Finder, Regex, RegexError, bash_brackets, compile_linear
 from engine.records import FrozenRecord, Interpreted
 from engine.source.project import MANIFEST_SUFFIXES
@@ -1036,10 +1036,10 @@ class PathClassifier:
         self._links: LinkFinder | None = None
         # word -> (_classify_here's answer, the stamps it stood on: Walk.depends): the answers whose walk was sure
         # (Walk.sure: only listings the watcher vouches for), kept while no event comes (View.classify).
-        self._kept: dict[str, tuple[frozenset[str], tuple[tuple[str, int], ...]]] = {}
+        self._kept: dict[str, tuple[frozenset[str], Depends]] = {}
         # word -> (View.words_land_elsewhere's answer for it, its stamps): kept as _kept is, only when the walk
         # that found it was sure.
-        self._kept_lands: dict[str, tuple[bool, tuple[tuple[str, int], ...]]] = {}
+        self._kept_lands: dict[str, tuple[bool, Depends]] = {}
         self._trees = TreeLister()
         # folder -> (its listing, PathClassifier._folder_holds' answer for it)
         self._held: dict[str, tuple[tuple[tuple[str, int], ...], bool, tuple[str, ...]]] = {}
@@ -1545,8 +1545,8 @@ class View:
         self.printed_only = False
         self._holding: dict[str, bool] = {}
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
-        self._kept: dict[str, tuple[frozenset[str], tuple[tuple[str, int], ...]]] | None = None
-        self._kept_lands: dict[str, tuple[bool, tuple[tuple[str, int], ...]]] | None = None
+        self._kept: dict[str, tuple[frozenset[str], Depends]] | None = None
+        self._kept_lands: dict[str, tuple[bool, Depends]] | None = None
         walk = self._walk
         if walk is not None and walk.generation:
             self._kept = classifier._kept
@@ -1691,6 +1691,8 @@ class View:
             held = kept.get(word) if kept is not None else None
             if held is not None and walk is not None and walk.holds(held[1]):
                 found = held[0]
+                if held[1][0] != walk.generation and kept is not None:
+                    kept[word] = (found, walk.restamped(held[1]))
             else:
                 if walk is not None:
                     walk.sure = True
@@ -1967,6 +1969,8 @@ class View:
                 held = kept.get(word)
                 if held is not None and walk.holds(held[1]):
                     lands = held[0]
+                    if held[1][0] != walk.generation:
+                        kept[word] = (lands, walk.restamped(held[1]))
             if lands is None:
                 before = walk.sure
                 walk.sure = True
