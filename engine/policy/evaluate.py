@@ -578,6 +578,9 @@ class Evaluator:
         # Set parse_cache to 0 to parse every text (the benchmark's cold figure).
         self.parse_cache = PARSE_CACHE
         self._parses: dict[str, tuple[list[Command], tuple[str, ...]]] = {}
+        # (help38) The names of the programs whose grammar has `runs_nothing`, as the flat scan reads a word (made
+        # on its first piece: _quiet_piece)
+        self._quiet_names: frozenset[bytes] | None = None
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -604,7 +607,14 @@ class Evaluator:
         head = _FLAT_HEAD.match(piece)
         if head is None:
             return False
-        program = self.policy.programs.get(command_name(_decoded([head.group(1)])[0]))
+        word = head.group(1)
+        names = self._quiet_names
+        if names is None:
+            table = self.policy.programs.by_name
+            names = self._quiet_names = frozenset(n.encode() for n, p in table.items() if p.grammar.runs_nothing)
+        if word.rpartition(b"/")[2].lower() not in names:
+            return False  # (one set lookup a piece: most are no such program's)
+        program = self.policy.programs.get(command_name(_decoded([word])[0]))
         if program is None or not program.grammar.runs_nothing:
             return False
         words = _decoded(piece.split(None, _FLAT_LONG)[:_FLAT_LONG])
@@ -788,10 +798,11 @@ class Evaluator:
             shown = command.text
             # (help38) A program that prints its help or version, or only parses, and exits (its grammar's
             # `runs_nothing`: `systemctl --hel reboot`) runs nothing a hardline pattern reads in its words: such a
-            # match asks instead. One field read for every other program.
+            # match asks instead. Not with a redirection: the shell opens it whatever runs (`sudo --help > /dev/sda`
+            # overwrites the disk). One field read for every other program.
             quiet = False
             program = command.program
-            if program is not None and program.grammar.runs_nothing:
+            if program is not None and program.grammar.runs_nothing and not command.redirects:
                 reading = command.reading
                 if reading is None:
                     reading = command.reading = parse_argv(program.grammar, command.argv)
@@ -2622,7 +2633,6 @@ def _flat_commands(
                 continue  # in the piece of a name before it
             brk = _FLAT_PIECES.search(flat, found + 1)
             # (help38) from the operator before it: the words before the name are the piece's too (`sudo --help rm
-            # -rf /` is sudo's words); no name is among them (the names are met in order)
             # -rf /` is sudo's words); no name is among them (the names are met in order). (`found` may be the
             # operator before the name: `sudo --help;rm -rf /` is two pieces.)
             begin = found

@@ -88,6 +88,12 @@ ACTING = [
     "sudo --help || rm -rf ~",
     "sudo --help $(rm -rf /)",
     "sudo --help `rm -rf ~`",
+    "sudo --help <(rm -rf /)",
+    'bash -n -c "$(rm -rf ~)"',
+    # the shell opens a redirection whatever the program does with its words
+    "sudo --help > /dev/sda",
+    "systemctl --help reboot > /dev/sda",
+    "bash -n -c x > /dev/sda",
     "bash -n x.sh\nrm -rf /",
     # env -S splits first: --help is then the shell's $0
     "env -S'sh -c \"rm -rf /\"' --help",
@@ -137,6 +143,7 @@ FLAT_ACTING = [
     "bash -n -c 'x; rm -rf /'",
     "bash -n +n -c 'rm -rf /'",
     "systemctl reboot",
+    "sudo --help > /dev/sda",
 ]
 
 
