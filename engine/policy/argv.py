@@ -43,6 +43,8 @@ _GRAMMAR_FIELDS = (
     "assignments",
     "ends_options",
     "no_command_with",
+    "runs_nothing",
+    "runs_nothing_unless",
     "conflicts",
     "chdir",
     "paths_in",
@@ -77,6 +79,10 @@ class Grammar:
     assignments: str  # NAME=VALUE words before the command: none | identifier | any
     ends_options: frozenset[str]  # options after which every word is an operand (python -c)
     no_command_with: frozenset[str]  # options that make the program refuse a command (env -0)
+    # Options with which it prints its help or version, or only parses, and exits: nothing runs (help38; see
+    # runs_nothing). Not with any of `runs_nothing_unless` (an interactive shell ignores -n).
+    runs_nothing: frozenset[str]
+    runs_nothing_unless: frozenset[str]
     conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
     chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
     paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
@@ -99,6 +105,8 @@ class Grammar:
         assignments: str = "none",
         ends_options: frozenset[str] = frozenset(),
         no_command_with: frozenset[str] = frozenset(),
+        runs_nothing: frozenset[str] = frozenset(),
+        runs_nothing_unless: frozenset[str] = frozenset(),
         conflicts: tuple[frozenset[str], ...] = (),
         chdir: frozenset[str] = frozenset(),
         paths_in: frozenset[str] = frozenset(),
@@ -119,6 +127,8 @@ class Grammar:
         self.assignments = assignments
         self.ends_options = ends_options
         self.no_command_with = no_command_with
+        self.runs_nothing = runs_nothing
+        self.runs_nothing_unless = runs_nothing_unless
         self.conflicts = conflicts
         self.chdir = chdir
         self.paths_in = paths_in
@@ -159,7 +169,18 @@ class Grammar:
 _grammar_fields = attrgetter(*_GRAMMAR_FIELDS)
 NATIVE_RECORDS.add(Grammar)
 
-_PARSED_FIELDS = ("options", "operands", "assignments", "operand_at", "start", "rest", "refused", "unknown", "levels")
+_PARSED_FIELDS = (
+    "options",
+    "operands",
+    "assignments",
+    "operand_at",
+    "start",
+    "rest",
+    "refused",
+    "unknown",
+    "levels",
+    "quiet",
+)
 
 
 class Parsed:
@@ -179,6 +200,9 @@ class Parsed:
     # The subcommands it was read down to, with their readings ([(program, Parsed)], below the
     # program itself; follow.subcommand_levels).
     levels: list[tuple[Any, Parsed]] | None
+    # It prints its help or version, or only parses, and exits (its grammar's `runs_nothing`): `refused` too,
+    # and no hardline reading of its own words (`systemctl --help reboot`)
+    quiet: bool
 
     def __init__(
         self,
@@ -191,6 +215,7 @@ class Parsed:
         refused: bool = False,
         unknown: bool = False,
         levels: list[tuple[Any, Parsed]] | None = None,
+        quiet: bool = False,
     ) -> None:
         self.options = options
         self.operands = operands
@@ -201,6 +226,7 @@ class Parsed:
         self.refused = refused
         self.unknown = unknown
         self.levels = levels
+        self.quiet = quiet
 
     def all_operands(self, argv: Sequence[str]) -> list[str]:
         """Operands before the command and, for a program that stops at its first operand, the rest."""
@@ -350,7 +376,32 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
         present = {name for name, _, _ in options}
         if any(group <= present for group in grammar.conflicts):
             parsed.refused = True
+    if grammar.runs_nothing and options and runs_nothing(grammar, argv, parsed):
+        parsed.quiet = parsed.refused = True
     return parsed
+
+
+def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
+    """Whether one of the grammar's `runs_nothing` options makes the program print its help or version, or only
+    parse, and exit before it runs anything (`sudo --help rm -rf /`, `systemctl --hel reboot`, `bash -n -c TEXT`).
+
+    Fail closed: only such an option before the first operand (with POSIXLY_CORRECT a later `--help` is an
+    operand: `rm -rf / --help`), in a reading that met no option the grammar does not know (it may take the
+    word after it as its value), with none of `runs_nothing_unless` (`bash -n -i` runs), and, for a grammar
+    whose `+x` words are options, no such word (`bash -n +n -c TEXT` runs TEXT; `+o noexec` too)."""
+    if parsed.unknown:
+        return False
+    first = parsed.operand_at[0] if parsed.operand_at else parsed.rest if parsed.rest is not None else len(argv)
+    quiet = grammar.runs_nothing
+    unless = grammar.runs_nothing_unless
+    plus = grammar.plus
+    found = False
+    for name, _, at in parsed.options:
+        if name in unless or (plus and argv[at][:1] == "+"):
+            return False
+        if name in quiet and at < first:
+            found = True
+    return found
 
 
 def without_unknown_values(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> list[int] | None:

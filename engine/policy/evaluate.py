@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
-from engine.policy.argv import abbreviates
+from engine.policy.argv import abbreviates, parse_argv
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -44,7 +44,7 @@ from engine.policy.paths import (
     local_reading,
 )
 from engine.policy.paths import unquoted as _unquoted
-from engine.policy.programs import Extractor, ProgramTable, Send, sends_away
+from engine.policy.programs import Extractor, ProgramTable, Send, runs_nothing, sends_away
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
 from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
@@ -129,6 +129,9 @@ _FLAT_WORDS = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_WINDOW - 1))
 _FLAT_WORDS_LONG = re.compile(rb"\S+(?:\s+\S+){0,%d}" % (_FLAT_LONG - 1))
 _FLAT_PIECES = re.compile(rb"[;&|\n()<>`]+")
 _FLAT_PIECE_BYTES = bytes.maketrans(b";&|()<>`", b"\n" * 8)
+_FLAT_OPERATORS = tuple(bytes([c]) for c in b";&|\n()<>`")  # what _FLAT_PIECES cuts at, one byte each
+# (help38) The first word of a piece of the flat text (where a command starts: see Evaluator._quiet_piece)
+_FLAT_HEAD = re.compile(rb"[ \t\r\x0b\x0c]*([^ \t\r\n\x0b\x0c]+)")
 # What str.split() splits ASCII at and bytes.split() does not (information separators).
 _STR_ONLY_BLANKS = re.compile(rb"[\x1c-\x1f]")
 _FLAT_SEPARATORS = frozenset(bytes([c]) for c in b" \t\n\r\x0b\x0c;&|()<>`")
@@ -575,6 +578,9 @@ class Evaluator:
         # Set parse_cache to 0 to parse every text (the benchmark's cold figure).
         self.parse_cache = PARSE_CACHE
         self._parses: dict[str, tuple[list[Command], tuple[str, ...]]] = {}
+        # (help38) The names of the programs whose grammar has `runs_nothing`, as the flat scan reads a word (made
+        # on its first piece: _quiet_piece)
+        self._quiet_names: frozenset[bytes] | None = None
         for pattern in policy.patterns:
             for target in pattern.targets:
                 key = (target.tool, target.argument)
@@ -592,6 +598,27 @@ class Evaluator:
         terminal = self.patterns_for("terminal", "command")
         if terminal:
             _FlatFold.of(self._index(terminal))
+
+    def _quiet_piece(self, piece: bytes) -> bool:
+        """(help38) Whether a piece of the flat text (the words between two operators) is a command of a program
+        that runs nothing with its words (its grammar's `runs_nothing`: `sudo --help rm -rf /`, `bash -n -c TEXT`):
+        then no run in it runs. Read from its first word only: one after a variable, a keyword or an assignment
+        (`then sudo --help ...`) is not read so, and the rest of the flat scan's reading stands."""
+        head = _FLAT_HEAD.match(piece)
+        if head is None:
+            return False
+        word = head.group(1)
+        names = self._quiet_names
+        if names is None:
+            table = self.policy.programs.by_name
+            names = self._quiet_names = frozenset(n.encode() for n, p in table.items() if p.grammar.runs_nothing)
+        if word.rpartition(b"/")[2].lower() not in names:
+            return False  # (one set lookup a piece: most are no such program's)
+        program = self.policy.programs.get(command_name(_decoded([word])[0]))
+        if program is None or not program.grammar.runs_nothing:
+            return False
+        words = _decoded(piece.split(None, _FLAT_LONG)[:_FLAT_LONG])
+        return runs_nothing(program, parse_argv(program.grammar, words))
 
     # -- detection ------------------------------------------------------------------
 
@@ -769,6 +796,17 @@ class Evaluator:
                     continue
                 judged.add(same)
             shown = command.text
+            # (help38) A program that prints its help or version, or only parses, and exits (its grammar's
+            # `runs_nothing`: `systemctl --hel reboot`) runs nothing a hardline pattern reads in its words: such a
+            # match asks instead. Not with a redirection: the shell opens it whatever runs (`sudo --help > /dev/sda`
+            # overwrites the disk). One field read for every other program.
+            quiet = False
+            program = command.program
+            if program is not None and program.grammar.runs_nothing and not command.redirects:
+                reading = command.reading
+                if reading is None:
+                    reading = command.reading = parse_argv(program.grammar, command.argv)
+                quiet = runs_nothing(program, reading)
             form: tuple[object, ...] | None = None
             if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
                 name = command.name
@@ -791,7 +829,10 @@ class Evaluator:
                         for i, pattern in known:
                             if (i, shown) not in seen:
                                 seen.add((i, shown))
-                                hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, via)))
+                                severity = pattern.severity
+                                if quiet:
+                                    severity = _QUIETER.get(severity, severity)
+                                hits.append((i, Match(pattern.key, pattern.description, severity, shown, via)))
                         continue
             found: list[tuple[int, CompiledPattern]] = []
             # A name known only at run time (`$EDITOR f`, `timeout 5 "$CMD"`) passes every matcher's
@@ -832,7 +873,10 @@ class Evaluator:
                         if (i, shown) in seen:
                             continue
                     seen.add((i, shown))
-                    hits.append((i, Match(pattern.key, pattern.description, pattern.severity, shown, command.via)))
+                    severity = pattern.severity
+                    if quiet:
+                        severity = _QUIETER.get(severity, severity)
+                    hits.append((i, Match(pattern.key, pattern.description, severity, shown, command.via)))
             if form is not None and forms is not None:
                 forms[form] = found
             if 0 <= unknown_at < _NOT_YET and (-1, shown) not in seen:
@@ -899,7 +943,7 @@ class Evaluator:
         # pieces are kept as that cut (_Pieces), not one by one.
         first = skip is not None and skip.empty()
         runs = dict.fromkeys(
-            _flat_commands(unquoted, index, fold, kept, None if first else skip, read, cuts)
+            _flat_commands(unquoted, index, fold, kept, None if first else skip, read, cuts, self._quiet_piece)
         )  # each distinct run once
         classify = view.classify
         argvs: Iterable[tuple[str, ...]] = runs
@@ -1293,6 +1337,8 @@ UNKNOWN_COMMAND = "unknown_command"
 _NOT_YET = 1 << 30  # in _match: no matcher met by a run-time name alone yet
 # The severities of the built-in detection (a policy's own deny and ask rules keep theirs).
 _BUILT_IN = frozenset({"hardline", "dangerous"})
+# (help38) What a match on a command that runs nothing (argv.runs_nothing) weighs: a hardline one asks.
+_QUIETER = {"hardline": "dangerous"}
 
 
 def _by_name_alone(matcher: Matcher) -> bool:
@@ -2551,6 +2597,7 @@ def _flat_commands(
     skip: _Pieces | None = None,
     read: list[bytes] | None = None,
     cuts: list[bytes] | None = None,
+    quiet: Callable[[bytes], bool] | None = None,
 ) -> Iterator[tuple[str, ...]]:
     """Runs of words, from each word a hardline pattern knows as a command name (see _flat_scan).
 
@@ -2567,7 +2614,8 @@ def _flat_commands(
     over before any fold); ``read``: every other piece is added to it (its runs are yielded, or
     those of a piece of the same form). ``cuts``: the cut text of an earlier reading whose pieces
     are all in ``skip`` (the last one), to which this reading's is added: when they differ in a
-    short stretch (a disguise deleted), only the pieces there are read (_changed_pieces).
+    short stretch (a disguise deleted), only the pieces there are read (_changed_pieces). ``quiet``: whether a
+    piece is the words of a program that runs nothing with them (Evaluator._quiet_piece): none of its runs is.
     """
     finder = index.hardline_words
     if finder is None:
@@ -2584,8 +2632,14 @@ def _flat_commands(
             if found < end:
                 continue  # in the piece of a name before it
             brk = _FLAT_PIECES.search(flat, found + 1)
+            # (help38) from the operator before it: the words before the name are the piece's too (`sudo --help rm
+            # -rf /` is sudo's words); no name is among them (the names are met in order). (`found` may be the
+            # operator before the name: `sudo --help;rm -rf /` is two pieces.)
+            begin = found
+            if quiet is not None:
+                begin = max(end + 1, max(flat.rfind(op, end + 1, found + 1) for op in _FLAT_OPERATORS) + 1)
             end = brk.start() if brk else len(flat)
-            pieces[flat[found:end]] = None
+            pieces[flat[begin:end]] = None
     else:
         # Every operator byte made a line break, then one split (C, no regex): the same pieces as
         # _FLAT_PIECES.split, and empty ones between two operators (skipped below).
@@ -2598,7 +2652,7 @@ def _flat_commands(
             if changed is not None:
                 for piece in _unjudged(dict.fromkeys(changed), skip, read):
                     if piece:
-                        yield from _piece_commands(piece, finder)
+                        yield from _piece_commands(piece, finder, quiet)
                 return
         if fold is not None and cut.count(b"\n") >= _FLAT_BULK:
             quick = functools.partial(kept, flat) if kept is not None else None
@@ -2613,10 +2667,10 @@ def _flat_commands(
             pieces = _unjudged(dict.fromkeys(cut.split(b"\n")), skip, read)
         for piece in pieces:
             if piece:
-                yield from _piece_commands(piece, finder)
+                yield from _piece_commands(piece, finder, quiet)
         return
     for piece in _unjudged(pieces, skip, read):
-        yield from _piece_commands(piece, finder)
+        yield from _piece_commands(piece, finder, quiet)
 
 
 def _changed_pieces(before: bytes, cut: bytes) -> list[bytes] | None:
@@ -3039,8 +3093,13 @@ def _flat_directories(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _piece_commands(piece: bytes, finder: Finder) -> Iterator[tuple[str, ...]]:
-    """The runs of one piece of the flat text between two operators (see _flat_commands)."""
+def _piece_commands(
+    piece: bytes, finder: Finder, quiet: Callable[[bytes], bool] | None = None
+) -> Iterator[tuple[str, ...]]:
+    """The runs of one piece of the flat text between two operators (see _flat_commands); none when ``quiet``
+    says its words are those of a program that runs nothing with them (`sudo --help rm -rf /`)."""
+    if quiet is not None and quiet(piece):
+        return
     size = len(piece)
     end = size - 2 if piece.endswith(_FLAT_SUBSTITUTION) else size  # `$(` ends the words before it
     names: set[bytes] = set()

@@ -18,7 +18,7 @@ from operator import attrgetter
 from types import MappingProxyType
 
 from engine.errors import Problem
-from engine.policy.argv import Grammar, GrammarError, parse_getopt, parse_long
+from engine.policy.argv import Grammar, GrammarError, Parsed, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, fields_repr
@@ -440,6 +440,19 @@ class Program:
 
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
 NATIVE_RECORDS.add(Program)
+
+
+def runs_nothing(program: Program, parsed: Parsed) -> bool:
+    """Whether ``program``, reading its words as ``parsed``, prints its help or version, or only parses, and
+    exits (its grammar's `runs_nothing`: argv.runs_nothing). Not when it splits an option's value into its
+    words first (`env -S'sh -c CMD' --help` runs CMD: --help is then the shell's $0): that reading is judged
+    again on the words it makes (follow._reparse)."""
+    if not parsed.quiet:
+        return False
+    reparse = program.reparse
+    return reparse is None or not parsed.has(reparse.names)
+
+
 _TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders")
 
 
@@ -657,6 +670,8 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         assignments=str(data.get("assignments") or "none"),
         ends_options=canonical("ends_options", data.get("ends_options") or ()),
         no_command_with=canonical("no_command_with", data.get("no_command_with") or ()),
+        runs_nothing=canonical("runs_nothing", data.get("runs_nothing") or ()),
+        runs_nothing_unless=canonical("runs_nothing_unless", data.get("runs_nothing_unless") or ()),
         conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
         chdir=canonical("chdir", data.get("chdir") or ()),
         paths_in=canonical("paths_in", data.get("paths_in") or ()),
