@@ -15,7 +15,8 @@ controlling only the command text (and, for SESSION, the files it wrote). Each p
   (a command on a host list that may be this machine, read as `ssh HOST CMD`), `helm --post-renderer sh
   --post-renderer-args=-c --post-renderer-args=CMD`, `git daemon --access-hook=CMD`, `blender --python-expr`,
   and a text editor run on a system file (`vim -es -c '%d' -c wq /etc/hosts`: write_system_path, as
-  write_sensitive_file reads editors).
+  write_sensitive_file reads editors); shells the table did not name (`ksh93`, busybox's `hush`, Plan 9's `rc`,
+  `es`, `murex`: their `-c` and input read as sh's), and `doas -s` (a root shell, as `sudo -s`).
 - SESSION: files the session wrote that a program runs: `gdb -x g.py` (Python by its extension), `nvim -l
   s.lua`, `helm --post-renderer ./p.sh`, pdm's and poe's inline tables (`x = {shell = "CMD"}`), tox's
   `{homedir}` / `{env:HOME}`, a compose file's flow-sequence mounts (`volumes: ["~:/h"]`), `docker compose run
@@ -132,6 +133,15 @@ EXECUTORS = [
     "blender -b --python-expr 'import os; os.system(\"rm -rf ~\")'",
     "vim -es -c '%d' -c wq /etc/hosts",
     "ex -sc '%d|x' /etc/sudoers",
+    # shells the table did not name (ksh93, busybox's hush, Plan 9's rc, es, murex), and doas's root shell
+    "ksh93 -c 'rm -rf ~'",
+    "echo 'rm -rf ~' | ksh93",
+    "busybox hush -c 'rm -rf ~'",
+    "hush -c 'rm -rf ~'",
+    "rc -c 'rm -rf ~'",
+    "es -c 'rm -rf ~'",
+    "murex -c 'rm -rf ~'",
+    "doas -s",
 ]
 EXECUTORS_NEAR = [
     "salt-call pkg.install vim",
@@ -143,6 +153,11 @@ EXECUTORS_NEAR = [
     "git daemon --base-path=/srv/git --export-all",
     "view /etc/hosts",
     "vim notes.txt",
+    "doas make install",
+    "doas -u www ls",
+    "rc -c 'echo hi'",
+    "ksh93 -c 'print hi'",
+    "busybox hush -c 'echo hi'",
 ]
 
 SESSION: dict[str, Case] = {
