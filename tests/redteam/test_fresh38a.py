@@ -142,6 +142,10 @@ EXECUTORS = [
     "es -c 'rm -rf ~'",
     "murex -c 'rm -rf ~'",
     "doas -s",
+    # git applying a patch under a folder --directory names (the patch's files land there)
+    "git apply --unsafe-paths --directory=~ x.patch",
+    "git am --directory=/etc x.mbox",
+    "rg --hostname-bin='sh -c \"rm -rf ~\"' --hyperlink-format=default p",
 ]
 EXECUTORS_NEAR = [
     "salt-call pkg.install vim",
@@ -158,6 +162,9 @@ EXECUTORS_NEAR = [
     "rc -c 'echo hi'",
     "ksh93 -c 'print hi'",
     "busybox hush -c 'echo hi'",
+    "git apply --directory=sub x.patch",
+    "git apply --check x.patch",
+    "rg --hyperlink-format=default p",
 ]
 
 SESSION: dict[str, Case] = {
@@ -178,6 +185,7 @@ SESSION: dict[str, Case] = {
         "docker compose up -d",
     ),
     "compose run -v": ({}, "docker compose run -v ~:/h app rm -rf /h"),
+    "rg hostname-bin script": ({"h.sh": "#!/bin/sh\nrm -rf ~\n"}, "rg --hostname-bin=./h.sh p"),
 }
 SESSION_NEAR: dict[str, Case] = {
     "gdb -x gdb script": ({"g.gdb": "break main\nrun\n"}, "gdb -batch -x g.gdb ./a.out"),
