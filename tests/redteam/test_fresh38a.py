@@ -145,7 +145,6 @@ EXECUTORS = [
     # git applying a patch under a folder --directory names (the patch's files land there)
     "git apply --unsafe-paths --directory=~ x.patch",
     "git am --directory=/etc x.mbox",
-    "rg --hostname-bin='sh -c \"rm -rf ~\"' --hyperlink-format=default p",
 ]
 EXECUTORS_NEAR = [
     "salt-call pkg.install vim",
