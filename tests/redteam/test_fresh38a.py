@@ -40,7 +40,7 @@ PROMPT = [
     "a=('$(rm -rf ~)'); echo ${a[@]@P}",
     "a=(x '`rm -rf ~`'); echo \"${a[*]@P}\"",
     "read -a a <<< '$(rm${IFS}-rf${IFS}$HOME)'; echo ${a[@]@P}",
-    "mapfile -t a < f.txt; echo \"${a[@]@P}\"",
+    'mapfile -t a < f.txt; echo "${a[@]@P}"',
     'echo "${1@P}"',
 ]
 PROMPT_NEAR = ["echo ${0@P}", "a=(x y); echo ${a[@]@P}", "set -- a b; echo ${1@P} ${@@P}", "a=(x y); echo ${a[@]@Q}"]
@@ -180,7 +180,10 @@ SESSION: dict[str, Case] = {
         "docker compose up",
     ),
     "compose flow mapping": (
-        {"compose.yaml": "services:\n  x:\n    image: alpine\n    volumes: [{type: bind, source: ~/.ssh, target: /k}]\n"},
+        {
+            "compose.yaml": "services:\n  x:\n    image: alpine\n"
+            "    volumes: [{type: bind, source: ~/.ssh, target: /k}]\n"
+        },
         "docker compose up -d",
     ),
     "compose run -v": ({}, "docker compose run -v ~:/h app rm -rf /h"),
@@ -205,7 +208,8 @@ def test_payload_is_not_allowed(engine: Engine, command: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["pwsh -c 'Stop-Computer -Force'", "powershell Restart-Computer -Force", "cmd //c rd /s /q %USERPROFILE%"]
+    "command",
+    ["pwsh -c 'Stop-Computer -Force'", "powershell Restart-Computer -Force", "cmd //c rd /s /q %USERPROFILE%"],
 )
 def test_windows_hardline_spellings_are_denied(engine: Engine, command: str) -> None:
     verdict = judge(engine, command)
@@ -296,7 +300,7 @@ def test_open_no_hardline_for_what_does_not_run(engine: Engine, command: str) ->
             "XDG_RUNTIME_DIR auth.json",
         ),
         _open(
-            "octave --eval 'rmdir(getenv(\"HOME\"), \"s\")'",
+            'octave --eval \'rmdir(getenv("HOME"), "s")\'',
             "octave's file functions are no inline language the engine reads (only system() is matched)",
             "octave rmdir",
         ),
