@@ -1285,6 +1285,7 @@ _TASK_SKIP = re.compile(r"^(?:#(?!!)|;|//|\[[^\]]*\]\s*$|[{}\[\],]+\s*$|---\s*$|
 _TASK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
 # keys whose values are prose a runner prints (a description's `don't` is no unclosed quote)
 _TASK_PROSE = re.compile(r"(?i)desc|description|summary|help|title|label|comment|usage|name|prompt|msg|message")
+_TASK_HOME = re.compile(r"\{(?:homedir|env:(?:HOME|USERPROFILE)(?::[^{}\n]*)?)\}")
 _TASK_MAPPING = re.compile(r"^\{\s*[\"']?[\w.@/-]*[\"']?\s*(?::|=)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _TASK_LIST = re.compile(r"\[[^\[\]]*\]")
@@ -1293,6 +1294,11 @@ _GO_GENERATE = re.compile(r"(?m)^//go:generate[ \t]+(.+)$")
 _RAKE_SH = re.compile(r"(?<![\w.:])(?:sh|ruby|safe_system|system!)(?=[\s(])")
 _COMPOSE_SHORT = re.compile(r"""(?m)^[ \t]*-[ \t]*["']?(?P<path>[/~.$][^:"'\s]*):[^\s"']""")
 _COMPOSE_LONG = re.compile(r"""(?m)^[ \t]*-?[ \t]*source[ \t]*:[ \t]*["']?(?P<path>[/~.$][^"'\s]*)""")
+# (fresh38a) a flow sequence of mounts (`volumes: ["~:/h", "./d:/d"]`, `volumes: [{type: bind, source: ~}]`)
+_COMPOSE_FLOW = re.compile(r"(?m)^[ \t]*volumes[ \t]*:[ \t]*\[([^\n]*)")
+_COMPOSE_FLOW_ITEM = re.compile(
+    r"""(?:^|[\[,{])[ \t]*(?:source[ \t]*:[ \t]*)?["']?(?P<path>[/~.$][^:"'\s,}\]]*)(?=["']?[ \t]*[:,}\]]|["']?$)"""
+)
 _COMPOSE_HOST = re.compile(
     r"(?im)^[ \t]*(?:privileged[ \t]*:[ \t]*[\"']?(?:true|yes|on)|(?:pid|network_mode|ipc|userns_mode)[ \t]*:[ \t]*"
     r"[\"']?host|cap_add[ \t]*:.*\b(?:SYS_ADMIN|ALL)\b|-[ \t]*[\"']?(?:CAP_)?(?:SYS_ADMIN|ALL)[\"']?[ \t]*$)"
@@ -1337,6 +1343,9 @@ def task_commands(text: str) -> tuple[list[str], bool]:
     whether lines were left unread (more than the limit)."""
     out: list[str] = []
     seen: set[str] = set()
+    if "{" in text:
+        # tox's substitutions of the home folder (`commands = rm -rf {homedir}`, `{env:HOME}`): read as `~`
+        text = _TASK_HOME.sub("~", text)
     for n, raw in enumerate(text.splitlines()):
         if n >= _MAX_TASK_TEXT_LINES:
             return out, True
@@ -1351,9 +1360,10 @@ def task_commands(text: str) -> tuple[list[str], bool]:
                 continue  # `desc: Don't …`: prose a runner prints, not a command (a quote of its own)
             line = line[key.end() :]
         values = _unquote(line)
-        if line.count('"') + line.count("'") > 2:
-            # several values on one line (`{"test": "rm -rf ~"}`, `x = {cmd = ["rm", "-rf", "~"]}`): each
-            # string, and each list of them as one argv
+        if line.count('"') + line.count("'") > 2 or (line[:1] == "{" and _TASK_MAPPING.search(line) is not None):
+            # several values on one line (`{"test": "rm -rf ~"}`, `x = {cmd = ["rm", "-rf", "~"]}`), or an inline
+            # table of one (`x = {shell = "rm -rf ~"}`: pdm's, poe's; fresh38a): each string, and each list of them
+            # as one argv
             strings = itertools.islice(_TASK_STRING.finditer(line), _MAX_TASK_LINES + 1)
             values += [_json_string(m.group(1)) if m.group(1) is not None else m.group(2) for m in strings]
             lists = itertools.islice(_TASK_LIST.finditer(line), _MAX_TASK_LINES + 1)
@@ -1411,6 +1421,9 @@ def compose_mounts(text: str) -> tuple[list[str], bool]:
     service gets the host itself (privileged, pid/network/ipc: host, CAP_SYS_ADMIN)."""
     paths = [m.group("path") for m in _COMPOSE_SHORT.finditer(text)]
     paths += [m.group("path") for m in _COMPOSE_LONG.finditer(text)]
+    if "[" in text:
+        for flow in itertools.islice(_COMPOSE_FLOW.finditer(text), _MAX_TASK_LINES):
+            paths += [m.group("path") for m in _COMPOSE_FLOW_ITEM.finditer(flow.group(1))]
     return paths[:_MAX_TASK_LINES], _COMPOSE_HOST.search(text) is not None
 
 

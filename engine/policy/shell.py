@@ -1267,6 +1267,8 @@ class Analyzer(Follower, LinkFollower):
                 quoted_part = quoted_part or seg.quoted
                 continue
             if seg.kind == VAR:
+                if seg.text.endswith("@P"):
+                    subs.extend(self._prompt_scripts(seg.text[:-2]))
                 args = (
                     _positional_words(seg.text, self.positional) if self.positional is not None and seg.quoted else None
                 )
@@ -3231,6 +3233,34 @@ class Analyzer(Follower, LinkFollower):
         if rest[0] == "/":
             return self._substituted(value, rest, quoted)
         return None
+
+    def _prompt_scripts(self, operand: str) -> list[str]:
+        """The scripts `${OPERAND@P}` runs when OPERAND is positional parameters or an array's elements (a
+        scalar's value is _parameter's): prompt expansion runs the `$(...)` and backquotes of each value
+        (`set -- '$(CMD)'; echo ${1@P}`, `a=('$(CMD)'); echo ${a[@]@P}` run CMD: fresh38a). Values the line
+        does not make known are a command nobody reads here."""
+        found = _OPERAND.fullmatch(operand)
+        if found is None:
+            return [_UNKNOWN_ARITHMETIC]
+        name, subscript = found.group(1), found.group(2)
+        texts: list[str] | None
+        if name in ("@", "*") or name.isdigit():
+            if name == "0":
+                return []  # the shell's name
+            if self.positional is None:
+                texts = None
+            elif name in ("@", "*"):
+                texts = list(self.positional)
+            else:
+                index = int(name)
+                texts = self.positional[index - 1 : index]
+        elif subscript in ("[@]", "[*]"):
+            texts = self._elements(name)
+        else:
+            return []
+        if texts is None:
+            return [_UNKNOWN_ARITHMETIC]
+        return [script for text in texts if "$(" in text or "`" in text for script in substitutions(text)]
 
     def _default(
         self, name: str, subscript: str | None, value: str | None, colon: str, op: str, word: str, quoted: bool
