@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.compile.binding import Binder, BindError
@@ -29,7 +29,7 @@ from engine.policy.paths import (
     literal_union,
     parent_globs,
 )
-from engine.policy.programs import compile_programs, digest, examples_clean, remember_clean, table_digest
+from engine.policy.programs import ProgramTable, compile_programs, digest, examples_clean, remember_clean, table_digest
 from engine.policy.regexes import Regex, RegexTimeout, compile_glob
 from engine.policy.trees import FOLLOWERS
 from engine.records import replace
@@ -182,6 +182,10 @@ def compile_policy(
             raw = data.get("match")
             specs = raw if isinstance(raw, list) else [raw] if raw else []
             try:
+                specs = [
+                    program_sets(spec, programs, ["match", i] if isinstance(raw, list) else ["match"])
+                    for i, spec in enumerate(specs)
+                ]
                 matchers = tuple(
                     compile_matcher(spec, known, ["match", i] if isinstance(raw, list) else ["match"])
                     for i, spec in enumerate(specs)
@@ -284,6 +288,35 @@ _GLOB_CHARS = frozenset("*?[")
 
 # Tools only `hermes-engine guard` judges (engine.guard.hook.AGENT_SEARCH: an agent's own search).
 GUARD_TOOLS = frozenset({"agent_search"})
+
+
+# A matcher's `command:` may name a set of programs the Programs tables know, instead of a list by hand:
+# `@sends` is every program with a `sends:` (policies/senders.yaml, and the executors' and printers' rows),
+# so a sender added there is one of the project_exfiltration rows' programs too (debt38).
+PROGRAM_SETS: Mapping[str, Callable[[ProgramTable], Iterable[str]]] = {"@sends": lambda table: table.senders}
+
+
+def program_sets(spec: Mapping[str, Any], programs: ProgramTable, pointer: list[str | int]) -> Mapping[str, Any]:
+    """``spec`` with each program set of its `command:` (`@sends`) replaced by the names it stands for.
+
+    Raises:
+    PatternError: a name starting with `@` that is no program set.
+    """
+    names: list[str] = list(spec.get("command") or ())
+    if not any(name.startswith("@") for name in names):
+        return spec
+    expanded: list[str] = []
+    for i, name in enumerate(names):
+        if not name.startswith("@"):
+            expanded.append(name)
+        elif name in PROGRAM_SETS:
+            expanded.extend(sorted(PROGRAM_SETS[name](programs)))
+        else:
+            known = ", ".join(sorted(PROGRAM_SETS))
+            raise PatternError([*pointer, "command", i], f"unknown program set {name!r} (known: {known})")
+    # a set with no program (a project without the builtin tables) names none: the set's own name, no program's,
+    # keeps the matcher to nothing (an empty `command:` would be any program)
+    return {**spec, "command": expanded or [names[0]]}
 
 
 def _later(tool: str) -> bool:
