@@ -1260,7 +1260,9 @@ class Analyzer(Follower, LinkFollower):
         relative = split or here
         dynamic = False
         subs: list[str] = []
-        separators = self._separators() if split else ""
+        separators = env_get(self.env, "IFS", _DEFAULT_IFS) if split else ""
+        if split and not separators and "IFS" in self.vals.unset:
+            separators = _DEFAULT_IFS  # `unset IFS`: bash splits at blanks (see _separators)
         quoted_part = False
         inner = 0  # substitutions inside an operator's word (`${x:-$(cmd)}`): run, not text of their own
         for seg in token.segs:
