@@ -634,7 +634,9 @@ class Engine:
         resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
         if resolution.allowed:
             if held is not None:
-                self.session_memory.judged(held, prepared.args["input"], snap.policy.programs)
+                self.session_memory.judged(
+                    held, prepared.args["input"], snap.policy.programs, allowed=verdict.decision == ALLOW
+                )
             elif tool in _WRITERS:
                 # Remembered before it runs: a call judged meanwhile (another thread, a later
                 # batch group) already sees what this one is about to write.

@@ -53,7 +53,7 @@ from engine.policy.executors import (
     typed_commands,
     typed_text,
 )
-from engine.policy.inline import build_includes, code_loads, code_writes, embedded_shell, joined_reading
+from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.policy.regexes import Located
@@ -81,6 +81,9 @@ _MAX_REPARSE = 4
 _EXPRESSION_START = ("-", "(", "!")
 # The file name an inline program computes (`open(sys.argv[1], "w")`): a word only the run knows.
 _COMPUTED_NAME = "$computed_name"
+# The variable a path an inline program computes at run time is read as, in the `ln -s`/`mv` it is judged as
+# (follow.code): a value nobody knows here.
+_COMPUTED_PATH = "__computed_path"
 
 
 # `as: file` languages naming a folder: the file of it the program reads, and that file's language
@@ -1135,6 +1138,14 @@ class Follower:
             commands, tokens = len(self.commands), self.spent()
             self._program_file("tee", written, inner, depth)
             read[written] = (len(self.commands) - commands, tokens - self.spent())
+        # `os.symlink(T, 'h')`: later words through h are judged as T, as after `ln -s T h` (a T the run
+        # computes leads anywhere: `ln -s "$x" h`); `os.rename(S, N)` as `mv S N` (the source is gone)
+        for verb in ("ln -s", "mv"):
+            for source, name in code_pairs(code, language, verb):
+                if name is None and verb == "ln -s":
+                    continue  # a link named when it runs: code_writes judges its name written
+                words = [shell_word(p) if p is not None else '"$' + _COMPUTED_PATH + '"' for p in (source, name)]
+                self.analyze(f"{verb} -- {words[0]} {words[1]}", depth=depth, via=inner)
         if lines:
             # `perl -ne 'system $_'`, `awk '{system($0)}'`: each line it reads is a shell command --
             # judged as a shell given the same input (`echo 'rm -rf ~' | perl …` runs rm; fed

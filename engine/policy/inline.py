@@ -74,7 +74,11 @@ _CALL = re.compile(
     r"\b(?:system|popen|exec[lvpe]*|spawn\w*|check_output|check_call|getoutput|getstatusoutput|call|run|Popen"
     r"|shell_exec|passthru|proc_open|execSync|spawnSync|exec_command|execute|execFileSync|execFile"
     r"|shell-command(?:-to-string)?|async-shell-command|call-process(?:-shell-command)?"
-    r"|start-process(?:-shell-command)?|process-lines)(?![\w-])"
+    r"|start-process(?:-shell-command)?|process-lines"
+    # (fresh38b) ruby's Open3 (`Open3.capture2("CMD")`, popen3, pipeline ...), python 2's os.popen2-4,
+    # perl's IPC::System::Simple (`systemx`, `capturex`, `runx`), node's execa (`execaCommandSync("CMD")`)
+    r"|capture[23]e?|popen[234]e?|Open3\.pipeline(?:_rw|_r|_w|_start)?|systemx|capturex|runx"
+    r"|execa(?:Command)?(?:Sync)?(?=\s*\())(?![\w-])"
 )
 _CALL_AT = Located(_CALL)  # (over a long program: tried where RE2 finds a name)
 # perl's quote operators: q(...) qq{...} q[...] q<...> q!...! (a string like '...' or "...").
@@ -556,6 +560,121 @@ def code_writes(code: str, language: str) -> list[str | None]:
     return out
 
 
+# Calls that make a second name for a file or folder (a link), or move one to another name, per language:
+# (SOURCE, NAME) in that order, or (python's `Path(NAME).symlink_to(TARGET)`, `Path(SOURCE).rename(NAME)`)
+# called on the first path.
+_PAIR_CALLS = {
+    kind: {language: Located(re.compile(pattern + r"(?![\w-])")) for language, pattern in patterns.items()}
+    for kind, patterns in {
+        "ln -s": {
+            "python": r"\bos\.(?:symlink|link)|(?P<link_on>\.symlink_to|\.hardlink_to)",
+            "ruby": r"\bFile\.(?:symlink|link)|\bFileUtils\.ln\w*",
+            "node": r"(?<![\w$])(?:[\w$]+(?:\([^()]*\))?\.)*(?:symlink|link)(?:Sync)?",
+            "php": r"(?<![\w$>])(?:symlink|link)",
+            "perl": r"(?<![\w$@%&])(?:symlink|link)",
+            "lua": r"\blfs\.link",
+        },
+        "mv": {
+            "python": r"\bos\.(?:rename|renames|replace)|\bshutil\.move|(?P<move_on>\.rename|\.replace)",
+            "ruby": r"\bFile\.rename|\bFileUtils\.(?:mv|move)",
+            "node": r"(?<![\w$])(?:[\w$]+(?:\([^()]*\))?\.)*rename(?:Sync)?",
+            "php": r"(?<![\w$>])rename",
+            "perl": r"(?<![\w$@%&])(?:File::Copy::)?(?:rename|move|mv)",
+            "lua": r"\bos\.rename",
+        },
+    }.items()
+}
+_PAIR_HINTS = {"ln -s": ("link",), "mv": ("rename", "replace", "move", "mv")}
+
+
+def code_pairs(code: str, language: str, verb: str) -> list[tuple[str | None, str | None]]:
+    """The links (``verb`` "ln -s") or moves ("mv") ``code`` (in ``language``) makes, as far as its
+    literals say: (SOURCE, NAME) of `os.symlink(T, N)`, `fs.symlinkSync(T, N)`, `File.symlink(T, N)`,
+    perl's and php's `symlink T, N`, `Path(N).symlink_to(T)` (and the hard-link calls); of `os.rename(S, N)`,
+    `shutil.move`, `fs.renameSync`, `File.rename`, perl's and php's `rename`, `Path(S).rename(N)`. A path
+    the run computes is None (`~` for the home folder). Each is judged as the shell's `ln -s`/`mv` of
+    them (fresh38b: `python3 -c "os.symlink(HOME, 'h')"; rm -rf h/*` is `rm -rf ~/*`; `os.rename('policies',
+    'p')` moves the engine's policies away, as `mv policies p` does).
+
+    Raises:
+        OverBudget: more calls, or more to read in them, than the limits (see the module).
+    """
+    if language in ("tclsh", "expect"):
+        return _tcl_pairs(code, verb)
+    found = _PAIR_CALLS[verb].get(language)
+    if found is None or not any(hint in code for hint in _PAIR_HINTS[verb]):
+        return []
+    out: list[tuple[str | None, str | None]] = []
+    spent = _Spent()
+    assigned: dict[str, list[str]] = {}
+    calls = found.finditer(code, _MAX_OPENS + 1)
+    if len(calls) > _MAX_OPENS:
+        raise OverBudget(f"an inline program with more than {_MAX_OPENS} calls that may link or move a file")
+    for match in calls:
+        text = _written_arguments(code, match.end(), spent)
+        if not text:
+            continue  # not a call (a name, an attribute), or one too long to read (code_writes judges it)
+        arguments = _split_arguments(spent.take(text))
+        groups = match.groupdict()
+        if groups.get("link_on") is not None:  # Path(NAME).symlink_to(TARGET)
+            if not arguments:
+                continue
+            first, second = arguments[0], _receiver(code, match.start())
+        elif groups.get("move_on") is not None:  # Path(SOURCE).rename(NAME)
+            if not arguments:
+                continue
+            first, second = _receiver(code, match.start()), arguments[0]
+            if not first:
+                continue  # `.replace(…)` of a string, not of a path
+        elif len(arguments) > 1:
+            first, second = arguments[0], arguments[1]
+        else:
+            continue
+        out.append((_path_of(first, language, code, assigned, 0), _path_of(second, language, code, assigned, 0)))
+    if out and "chdir" in code:
+        # the program's own change of folder: a relative name is also the one under each folder it moves to
+        folders = _chdirs(code, language, spent, assigned)
+        out += [
+            (None if folder is None else _under(folder, first), None if folder is None else _under(folder, second))
+            for first, second in out
+            for folder in folders
+        ]
+    return out
+
+
+def _under(folder: str, name: str | None) -> str | None:
+    """``name`` as a program that moved to ``folder`` reaches it (an absolute or home name stays)."""
+    if name is None or name.startswith(("/", "~")):
+        return name
+    return posixpath.join(folder, name)
+
+
+def _tcl_pairs(code: str, verb: str) -> list[tuple[str | None, str | None]]:
+    """Tcl's `file rename ?-force? SOURCE NAME` ("mv") and `file link ?-symbolic? NAME TARGET` ("ln -s")."""
+    if "file" not in code:
+        return []
+    out: list[tuple[str | None, str | None]] = []
+    for n, match in enumerate(_TCL_FILE.finditer(code)):
+        if n >= _MAX_OPENS:
+            raise OverBudget(f"a Tcl program with more than {_MAX_OPENS} calls that may write a file")
+        kind = match.group(1)
+        words = [w for w in _TCL_WORDS.findall(match.group(2)) if not w.startswith("-")]
+        if len(words) < 2:
+            continue
+        if kind == "rename" and verb == "mv":
+            out.append((_tcl_name(words[-2]), _tcl_name(words[-1])))
+        elif kind == "link" and verb == "ln -s":
+            out.append((_tcl_name(words[1]), _tcl_name(words[0])))
+    if out and "cd" in code:
+        folders = [_tcl_name(m.group(1)) if m.group(1) else "~" for m in _TCL_CD.finditer(code)]
+        out += [
+            (None if folder is None else _under(folder, a), None if folder is None else _under(folder, b))
+            for a, b in out
+            for folder in folders
+        ]
+    return out
+
+
 def _chdirs(code: str, language: str, spent: _Spent, assigned: dict[str, list[str]]) -> list[str | None]:
     """The folders a program changes to (`os.chdir('x')`, `process.chdir(...)`, `Dir.chdir('x') do`,
     perl's `chdir $d`): a literal one as named, None for one computed when it runs (or none named:
@@ -703,13 +822,19 @@ def _written_arguments(code: str, end: int, spent: _Spent) -> str | None:
 
 def _statement_end(code: str, i: int, limit: int) -> int:
     """Where the statement from ``i`` ends: `;`, a newline, a closing brace, or perl's `or die`
-    and ruby's `do` (quoted strings stepped over)."""
+    and ruby's `do` (quoted strings stepped over; a brace the statement opens, as perl's `$ENV{HOME}`,
+    is closed within it)."""
+    depth = 0
     while i < limit:
         ch = code[i]
         if ch in "\"'`":
             i = _quote_end(code, i, limit)
             continue
-        if (
+        if ch == "{":
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif (
             ch in ";\n}"
             or (ch == "|" and code[i + 1 : i + 2] == "|")
             or (ch == " " and _STATEMENT_WORD.match(code, i + 1) is not None)

@@ -53,6 +53,7 @@ MAX_NAMES = 4096  # files remembered at all (past MAX_FILES: as unread), per ses
 MAX_BYTES = 4 * 1024 * 1024  # remembered content, per session
 MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
 MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
+MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later one (ProcessInput.context)
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
@@ -308,6 +309,11 @@ class ProcessInput:
     guarded: bool = False  # the policy judges writes to it: only judged lines are sent
     programs: ProgramTable = EMPTY  # the policy's Programs table its lines were judged with (see judged)
     command: str = ""  # a command reader's command line (kind "input"): its lines are judged as its input
+    # An interpreter's earlier lines sent without anyone's approval (allowed as they were): what it defined then
+    # (`f = os.system`, `const cp = require('child_process')`) is read with each later line (fresh38b); past
+    # MAX_CONTEXT characters the start is lost and every later write needs an approval no grant covers.
+    context: str = ""
+    allowed: list[str] = field(default_factory=list)  # judged lines the gate allowed without an approval
 
 
 class SessionFiles:
@@ -459,7 +465,12 @@ class SessionMemory:
                 if view.files.archives:
                     # a copy of one (`cp x.tgz y.tgz`, `cat x.tgz > y`, `base64 x.tgz > y.txt`) holds what it read
                     sources += _copied_sources(analyzer.commands, written.writers, view.files.archives, workdir)
-                view.files.remember(name, written.content, tuple(dict.fromkeys(sources)))
+                content = written.content
+                if analyzer.edited and key in analyzer.edited:
+                    # edited in place (`sed -i CMD x.sh`): after the run, its text is the one on disk
+                    disk = view._disk(name, True)
+                    content = disk if isinstance(disk, str) else None
+                view.files.remember(name, content, tuple(dict.fromkeys(sources)))
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
             if view.files.archives:
@@ -517,12 +528,15 @@ class SessionMemory:
             # `sqlite3` started in the background, `.shell rm -rf ~` written: judged as `sqlite3 <<< '…'` (redt36)
             return f"{state.command} <<< {shlex.quote(lines)}"
         if state.kind != "shell":
-            return inline_text(programs or state.programs, state.kind, lines)
+            return inline_text(programs or state.programs, state.kind, state.context + lines)
         return lines
 
-    def judged(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> None:
+    def judged(
+        self, state: ProcessInput, data: str, programs: ProgramTable | None = None, allowed: bool = False
+    ) -> None:
         """The gate judged a write of ``data`` (with ``programs``, the policy's table: what the
-        shell's state after it is read with) and let it through: its lines may be sent."""
+        shell's state after it is read with) and let it through: its lines may be sent. ``allowed``:
+        without anyone's approval (an interpreter's such lines are read again with its later ones)."""
         lines, _ = _cut(state, state.pending + data)
         if lines:
             with self._lock:
@@ -530,6 +544,9 @@ class SessionMemory:
                     state.programs = programs
                 state.judged.append(lines)
                 del state.judged[:-16]
+                if allowed:
+                    state.allowed.append(lines)
+                    del state.allowed[:-16]
 
     def take(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> str | None:
         """What to send for a write of ``data``: the complete lines the gate judged; the rest is
@@ -547,6 +564,15 @@ class SessionMemory:
             if state.guarded:
                 state.judged.remove(lines)
             state.pending = rest
+            if state.kind not in ("shell", "input") and lines in state.allowed:
+                state.allowed.remove(lines)
+                context = state.context + lines
+                if len(context) > MAX_CONTEXT:
+                    # its definitions are no longer read: every later write is judged from a lost state (asks)
+                    state.context = ""
+                    state.shell = lost_state(f"an interpreter's earlier input past {MAX_CONTEXT} characters")
+                else:
+                    state.context = context
         if state.kind == "shell":
             table = state.programs if programs is None else programs
             shell = _after(state.shell, lines, table)
@@ -789,6 +815,10 @@ def memory_of(shared: Any) -> SessionMemory:
 _MAY_WRITE = re.compile(
     r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio"
     r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress|g?c?split)\b"
+    # an inline program's own writes and links (`python3 -c "open('/tmp/x.sh', 'w')…"`, `os.symlink(…)`: fresh38b)
+    r"|\b(?:open|write\w*|symlink\w*|link\w*|hardlink_to|file_put_contents|fopen|touch|copy\w*|rename\w*)\b"
+    # a file edited in place (`sed -i CMD x.sh`): remembered with its text after the run
+    r"|\s-[a-zA-Z]*i|--in"
 )
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 

@@ -804,6 +804,7 @@ class Analyzer(Follower, LinkFollower):
         self.session = session
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
+        self.edited: list[str] = _NO_ITEMS  # files edited in place (sed -i, perl -i ...): their text after is unknown
         self.commands: list[Command] = []
         self.env = fresh_variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
         self.cwd: str | None = None
@@ -1254,6 +1255,8 @@ class Analyzer(Follower, LinkFollower):
         dynamic = False
         subs: list[str] = []
         separators = env_get(self.env, "IFS", _DEFAULT_IFS) if split else ""
+        if split and not separators and "IFS" in self.vals.unset:
+            separators = _DEFAULT_IFS  # `unset IFS`: bash splits at blanks (see _separators)
         quoted_part = False
         inner = 0  # substitutions inside an operator's word (`${x:-$(cmd)}`): run, not text of their own
         for seg in token.segs:
@@ -1482,7 +1485,9 @@ class Analyzer(Follower, LinkFollower):
         assignment first, redirection, input, keyword or expansion): the same stages."""
         stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
-        if stages and (stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
+        if stages and (
+            stages[-1].name in _FILE_WRITERS or stages[-1].name in _IN_PLACE or _may_write(stages[-1].program)
+        ):
             self._record_writes(stages[-1], stages, [], "", output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, [], "", output, 0, ())
@@ -1880,7 +1885,12 @@ class Analyzer(Follower, LinkFollower):
         if output is None and printed:
             # the lines it ran printed this (`sh -c "echo …" | sh`, `f | bash`, `git x | sh`)
             output = _joined(printed)
-        if stages and (redirects or stages[-1].name in _FILE_WRITERS or _may_write(stages[-1].program)):
+        if stages and (
+            redirects
+            or stages[-1].name in _FILE_WRITERS
+            or stages[-1].name in _IN_PLACE
+            or _may_write(stages[-1].program)
+        ):
             # the lines it ran wrote into its redirections too: their commands are the file's writers
             # (`sh -c 'echo set -e; curl URL' > y.sh; sh y.sh`: only the known part is its text)
             ran = self.commands[start:] if redirects and len(self.commands) > start + len(stages) else stages
@@ -2932,7 +2942,7 @@ class Analyzer(Follower, LinkFollower):
         if known:
             self.env["#"] = str(len(args))
             self.env["@"] = " ".join(args)
-            self.env["*"] = self.env.get("IFS", _DEFAULT_IFS)[:1].join(args)
+            self.env["*"] = self._separators()[:1].join(args)
 
     def _spliced_args(self, args: list[str], dynamic: list[bool]) -> frozenset[str]:
         """The positional parameters ``args`` would set whose word splices in a value not known here."""
@@ -3068,6 +3078,15 @@ class Analyzer(Follower, LinkFollower):
             if name in ("PWD", "OLDPWD") and self._odd_folder():
                 return True  # `cd ';CMD;' && sh -c "ls $PWD"` (see _variable)
         return False
+
+    def _separators(self) -> str:
+        """The characters word splitting splits at: $IFS, or the default when it was never set or
+        `unset IFS` removed it (bash then splits at blanks and newlines, as with the default; `$IFS`
+        itself expands to nothing: `unset IFS; c="rm -rf $HOME"; $c` runs rm)."""
+        separators = env_get(self.env, "IFS", _DEFAULT_IFS)
+        if not separators and "IFS" in self.vals.unset:
+            return _DEFAULT_IFS
+        return separators
 
     def _variable(self, name: str, relative: bool = False) -> str | None:
         """The value of `$NAME` when the line makes it known. $PWD and $OLDPWD the line did not
@@ -3576,7 +3595,7 @@ class Analyzer(Follower, LinkFollower):
             return [{target: lines if "-t" in words else [line + "\n" for line in lines]}]
         if names is None:
             return None
-        ifs = self.env.get("IFS", _DEFAULT_IFS) if "IFS" not in self.vals.written or "IFS" in self.env else None
+        ifs = self._separators() if "IFS" not in self.vals.written or "IFS" in self.env else None
         out: list[dict[str, str | list[str] | None]] = []
         for line in (lines or [""])[:_MAX_LOOP_VALUES]:
             if (not raw and "\\" in line) or ifs is None:
@@ -4103,6 +4122,15 @@ class Analyzer(Follower, LinkFollower):
             targets += self._copies(last)
         if _may_write(last.program):
             targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name)]
+        if last.name in _IN_PLACE:
+            # `sed -i CMD x.sh`, `perl -pi -e CMD x.sh`: x.sh holds a text nobody computes here (fresh38b: a
+            # later `sh x.sh` on the line or in the shell is not the text an earlier line wrote)
+            edited = _edited_in_place(last)
+            if edited:
+                if self.edited is _NO_ITEMS:
+                    self.edited = []
+                self.edited.extend(self._file_key(t) for t in edited)
+                targets += [(t, False, None) for t in edited]
         if not targets:
             return
         writers = frozenset(c.name or "$dynamic" for c in stages) | last.fed_by
@@ -4196,6 +4224,39 @@ def _joined(printed: list[str]) -> str:
     if len(printed) == 1:
         return printed[0]
     return "\n".join(printed) + "\n" + "".join(printed)
+
+
+# Programs that edit the files they are given in place with an option (sed -i, perl -pi, ruby -i, gawk -i inplace).
+_IN_PLACE: Final = frozenset({"sed", "gsed", "perl", "ruby", "awk", "gawk"})
+
+
+def _edited_in_place(command: Command) -> list[str]:
+    """The files ``command`` edits in place: sed's with -i/--in-place (its script the first operand unless
+    -e/-f give it), perl's and ruby's with -i (the script file first unless -e gives the program), gawk's
+    with `-i inplace`; none when it edits nothing in place or its words are computed."""
+    program = command.program
+    if program is None:
+        return []
+    argv = command.argv
+    parsed = command.reading if command.reading is not None else parse_argv(program.grammar, argv)
+    if parsed.refused:
+        return []
+    present = {name for name, _, _ in parsed.options}
+    name = command.name
+    if name in ("sed", "gsed"):
+        if not present & {"i", "in-place"}:
+            return []
+        given = bool(present & {"e", "f", "expression", "file"})
+    elif name in ("perl", "ruby"):
+        if "i" not in present:
+            return []
+        given = bool(present & {"e", "E"})
+    else:
+        if not any(n in ("i", "include") and v in ("inplace", "inplace.awk") for n, v, _ in parsed.options):
+            return []
+        given = bool(present & {"f", "e", "E", "file", "source", "exec"})
+    operands = parsed.all_operands(argv)
+    return [w for w in (operands if given else operands[1:]) if w and w != "-"]
 
 
 def _may_write(program: Program | None) -> bool:

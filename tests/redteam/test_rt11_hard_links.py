@@ -5,7 +5,8 @@ A program the model wrote can make the link where no text check sees its target:
 (it names no secret). `read_file k` then printed `~/.ssh/id_ed25519`, `search_files` printed
 its lines and `patch` its changed lines. A file with several names is now read only when every
 other name is inside the working directory and none is a secret. HOME and the work tree are
-temporary (the redteam fixtures); the harm is the key in a tool's result.
+temporary (the redteam fixtures); the harm is the key in a tool's result. (fresh38b: that execute_code route
+now asks itself: an inline link to a computed path is `ln "$computed" k`; the link is made by the test.)
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ def _printed(result: object) -> str:
 def test_a_link_made_by_a_program_the_policy_allowed_is_not_read(work_engine: Engine, work: Path, key: Path) -> None:
     (work / "cfg.txt").write_text(str(key))
     made = work_engine.call("execute_code", {"code": "import os\nos.link(open('cfg.txt').read().strip(), 'k')"})
-    assert made.ok, made.error  # the route is real: the link exists
+    # (fresh38b) an inline program's link to a path it computes is now judged as `ln "$computed" k` and asks, as the
+    # shell's does; the link is made here instead, as any program the engine does not see could make it
+    assert not made.ok and not (work / "k").exists()
+    os.link(key, work / "k")
     assert (work / "k").stat().st_ino == key.stat().st_ino
     for tool, args in [
         ("read_file", {"path": "k"}),
