@@ -476,15 +476,25 @@ OPEN: dict[str, Case] = {
         },
         "npm exec a",
     ),
-    # task runners whose tasks live in a written tox.ini / pyproject.toml
-    "tox": ({"tox.ini": "[testenv]\ncommands = rm -rf {env:HOME}\nallowlist_externals = rm\n"}, "tox"),
-    "poe": ({"pyproject.toml": "[tool.poe.tasks]\nx = {shell = 'rm -rf ~'}\n"}, "poe x"),
-    "pdm": ({"pyproject.toml": "[tool.pdm.scripts]\nx = {shell = 'rm -rf ~'}\n"}, "pdm run x"),
     # the .env loaded by a runner whose program prints the environment in its own way
     "dotenv run python": ({}, "dotenv run -- python3 -c 'import os; print(os.environ)'"),
     # Raku under perl's name (command_name reads perl6 as perl, whose reader does not know Raku's `shell`)
     "perl6 shell": ({}, "perl6 -e 'shell \"rm -rf ~\"'"),
 }
+
+
+# Closed at the merge (lead38): task runners whose tasks live in a written tox.ini / pyproject.toml, read since
+# fresh38a's rows (pdm/poe inline tables, tox's {homedir} and {env:HOME})
+CLOSED_AT_MERGE: dict[str, Case] = {
+    "tox": ({"tox.ini": "[testenv]\ncommands = rm -rf {env:HOME}\nallowlist_externals = rm\n"}, "tox"),
+    "poe": ({"pyproject.toml": "[tool.poe.tasks]\nx = {shell = 'rm -rf ~'}\n"}, "poe x"),
+    "pdm": ({"pyproject.toml": "[tool.pdm.scripts]\nx = {shell = 'rm -rf ~'}\n"}, "pdm run x"),
+}
+
+
+@pytest.mark.parametrize("name", list(CLOSED_AT_MERGE))
+def test_task_runners_of_written_files_are_read(plain_project: tuple[Path, Engine], name: str) -> None:
+    assert_verdict(plain_project, CLOSED_AT_MERGE[name], False, f"closed-{name}")
 
 
 @pytest.mark.parametrize("name", list(OPEN))
