@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from engine.policy.lexer import MAX_LENGTH
 from tests.redteam.conftest import home_intact
 from tests.redteam.harm import live_then_stopped, run_confined
 
@@ -65,6 +66,14 @@ def test_the_system_programs_and_ordinary_commands_stay_allowed(
 ) -> None:
     verdict = plain_project[1].check(command)
     assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+
+
+@pytest.mark.parametrize("pad", [" ; true" * (MAX_LENGTH // 7 + 8), " ; rm -f a" * (MAX_LENGTH // 10 + 8)])
+def test_the_flat_scan_reads_a_path_named_program_so_too(plain_project: tuple[Path, Engine], pad: str) -> None:
+    """Past the parser's limits (the flat scan, Evaluator._quiet_piece) the same: `./sudo --help` is no quiet piece."""
+    for text in ("./sudo --help rm -rf /" + pad, pad + " ; bin/nice --help rm -rf /"):
+        assert plain_project[1].check(text).hardline
+    assert not plain_project[1].check("sudo --help rm -rf /" + pad).hardline
 
 
 _FAKE_SUDO = '#!/bin/sh\nshift\nexec "$@"\n'  # drops its first word (`--help`) and runs the rest
