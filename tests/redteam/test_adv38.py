@@ -121,6 +121,14 @@ FAMILY = {
     "clush --worker=exec -w h bash -c 'rm -rf ~'": "deny",
     "dsh -m h 'rm -rf ~'": "deny",
     "mussh -h h -c 'rm -rf ~'": "deny",
+    # credential files of the same CLIs at their other paths
+    "cat ~/.vercel/auth.json": "ask",
+    "cat ~/.config/flyctl/config.yml": "ask",
+    "cat ~/.railway/config.json": "ask",
+    "cat ~/.snowsql/config": "ask",
+    "cat ~/.sbt/.credentials": "ask",
+    "cat ~/.config/composer/auth.json": "ask",
+    "cat ~/.ansible/vault_pass": "ask",
 }
 
 FAMILY_NEAR_MISSES = [
@@ -142,6 +150,9 @@ FAMILY_NEAR_MISSES = [
     "clush -a 'systemctl status nginx'",
     "dsh -a uptime",
     "mussh -h h -c uptime",
+    "cat ~/.sbt/repositories",
+    "cat ~/.config/flyctl/state.yml",
+    "cat ~/.tmux.conf",
 ]
 
 
