@@ -258,3 +258,15 @@ def test_a_shell_copied_under_a_wrappers_name(
         copy.chmod(0o755)
     assert os.environ["HOME"] == str(home)
     assert engine.check(command).decision != "allow", command
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: tmux's set-option on the command line is not read (the -f/source-file reader reads "
+    "default-command, the subcommand does not): a later new-window runs the default-command",
+)
+@pytest.mark.parametrize(
+    "command", ["tmux new -d \\; set default-command 'rm -rf ~' \\; neww", "tmux set -g default-command 'rm -rf ~'"]
+)
+def test_tmux_default_command_set_on_the_line(plain_project: tuple[Path, Engine], command: str) -> None:
+    assert plain_project[1].check(command).decision != "allow", command
