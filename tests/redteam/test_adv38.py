@@ -171,11 +171,10 @@ def test_a_family_near_miss_stays_allowed(plain_project: tuple[Path, Engine], co
 @pytest.mark.parametrize(
     "payload",
     [
-        "tmux -L adv38a new -d \\; display -p '#(rm -rf ~)'; sleep 1; tmux -L adv38a kill-server",
-        "tmux -L adv38b new -d \\; run -C 'run \"rm -rf ~\"'; sleep 1; tmux -L adv38b kill-server",
+        "tmux -L adv38b$$ -f /dev/null new -d \\; run -C 'run \"rm -rf ~\"'; sleep 1; tmux -L adv38b$$ kill-server",
     ],
 )
-def test_a_tmux_format_deletes_the_home_and_is_refused(
+def test_tmux_run_shell_c_deletes_the_home_and_is_refused(
     tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str
 ) -> None:
     if shutil.which("tmux") is None:
