@@ -389,7 +389,7 @@ def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
     operand: `rm -rf / --help`), in a reading that met no option the grammar does not know (it may take the
     word after it as its value), with none of `runs_nothing_unless` (`bash -n -i` runs), and, for a grammar
     whose `+x` words are options, no such word (`bash -n +n -c TEXT` runs TEXT; `+o noexec` too)."""
-    if parsed.unknown:
+    if parsed.unknown or not _system_program(argv[0] if argv else ""):
         return False
     first = parsed.operand_at[0] if parsed.operand_at else parsed.rest if parsed.rest is not None else len(argv)
     quiet = grammar.runs_nothing
@@ -402,6 +402,18 @@ def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
         if name in quiet and at < first:
             found = True
     return found
+
+
+# (adv38) The folders a system's own programs are installed in: a program named by another path (`./sudo`,
+# `bin/nice`, `~/x/env`) may be any file the caller put there (a copy of dash named sudo runs `-V -c TEXT`).
+_SYSTEM_BIN = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/")
+
+
+def _system_program(word: str) -> bool:
+    """Whether ``word`` names a program by its name alone (found on PATH) or in one of the system's folders."""
+    if "/" not in word:
+        return True
+    return word.startswith(_SYSTEM_BIN) and "/." not in word and "//" not in word
 
 
 def without_unknown_values(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> list[int] | None:

@@ -213,7 +213,7 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
 _OPTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w-]*")
 _BLANK = re.compile(r"\s")
 
-_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal")
+_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal", "firm")
 
 
 class Shape:
@@ -234,6 +234,10 @@ class Shape:
     # Program text the shell passes as written (`sed '$d'`, `awk '$1 > 3'`: an operand the
     # Programs table runs as code, with no expansion in it): never a path "computed" at run time.
     literal: frozenset[str]
+    # (adv38) The flags before the first operand, for a program that reads options anywhere unless
+    # POSIXLY_CORRECT is in its environment (then a later `--help` is an operand: `shutdown now --help` shuts
+    # down): what a pattern's `without_flags` may rely on. None: the flags (`short`, `long`) are firm.
+    firm: tuple[set[str], set[str]] | None
 
     def __init__(
         self,
@@ -245,7 +249,9 @@ class Shape:
         values: dict[str, list[str]] | None = None,
         known: frozenset[str] = frozenset(),
         literal: frozenset[str] = frozenset(),
+        firm: tuple[set[str], set[str]] | None = None,
     ) -> None:
+        self.firm = firm
         self.short = short
         self.long = long
         self.positionals = positionals
@@ -333,7 +339,17 @@ def shape(command: Command) -> Shape:
         _plain(list(argv[reading.rest :]), short, long, positionals)
         return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values)
     literal = _program_text(program, reading, command) if program.text_runs else frozenset()
-    return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal)
+    firm: tuple[set[str], set[str]] | None = None
+    if grammar.runs_nothing and not grammar.stop_at_operand and reading.operand_at and len(levels) == 1:
+        # (adv38) a getopt program of the system (its row names the options it prints and exits with) whose options
+        # may follow its first operand: with POSIXLY_CORRECT (inherited, exported: not known here) they are operands
+        first = reading.operand_at[0]
+        before = Parsed([o for o in reading.options if o[2] < first], [], [], [])
+        firm = (set(), set())
+        _flags(grammar, before, *firm)
+    return Shape(
+        short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal, firm
+    )
 
 
 def _program_text(program: Program, reading: Parsed, command: Command) -> frozenset[str]:
@@ -893,10 +909,10 @@ class Matcher:
             return False
         if self.all_flags and not (self._all_flags[0] <= short and self._all_flags[1] <= long):
             return False
-        if self.without_flags and not (
-            short.isdisjoint(self._without_flags[0]) and long.isdisjoint(self._without_flags[1])
-        ):
-            return False
+        if self.without_flags:
+            firm_short, firm_long = shaped.firm or (short, long)
+            if not (firm_short.isdisjoint(self._without_flags[0]) and firm_long.isdisjoint(self._without_flags[1])):
+                return False
         if self.no_args is not None and (not positionals) != self.no_args:
             return False
         words = self.words

@@ -3222,6 +3222,14 @@ class Analyzer(Follower, LinkFollower):
         if default is not None:
             colon, op = default.groups()
             return self._default(name, subscript, value, colon, op, rest[default.end() :], quoted)
+        if rest == "@P" and subs is not None and name in self.namerefs and not subscript:
+            # (adv38) `declare -n r=x; echo ${r@P}`: the prompt expansion of the target's value; a target not known
+            # here may hold any text (asks)
+            target = self._referent(name)
+            value = self.env.get(target) if target else None
+            if value is None:
+                subs.append(_UNKNOWN_ARITHMETIC)
+                return None
         if rest == "@P" and value is None and subs is not None and self._stored(name):
             subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${x@P}`: a stored text's `$(...)` runs (redt35)
         if rest == "@P" and value is not None:
