@@ -2399,6 +2399,20 @@ class Analyzer(Follower, LinkFollower):
             reading = parse_argv(program.grammar, words)
         if words is argv:
             return
+        self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
+
+    def _unwrap_alternate(
+        self,
+        words: list[str],
+        flags: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """``words`` read as a second reading of the command (an unknown option's value left out, options
+        ended POSIX's way, one of tmux's `;` pieces): with ``alternate`` set while it is read."""
         self.alternate = True
         try:
             self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
@@ -2430,11 +2444,7 @@ class Analyzer(Follower, LinkFollower):
             return  # no option after the command's name: both readings agree
         words = [*argv[:at], "--", *argv[at:]]
         flags = [*dynamic[:at], False, *dynamic[at:]]
-        self.alternate = True
-        try:
-            self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
-        finally:
-            self.alternate = False
+        self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
 
     def _separated(
         self,
@@ -2458,15 +2468,11 @@ class Analyzer(Follower, LinkFollower):
         mark = program.separator
         starts = [i + 1 for i in range(first, len(argv)) if argv[i] == mark]
         ends = [*(i - 1 for i in starts[1:]), len(argv)]
-        self.alternate = True
-        try:
-            for start, end in zip(starts, ends, strict=True):
-                if start < end:
-                    words = [*argv[:first], *argv[start:end]]
-                    flags = [*dynamic[:first], *dynamic[start:end]]
-                    self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
-        finally:
-            self.alternate = False
+        for start, end in zip(starts, ends, strict=True):
+            if start < end:
+                words = [*argv[:first], *argv[start:end]]
+                flags = [*dynamic[:first], *dynamic[start:end]]
+                self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
 
     def _fetched_code(self, command: Command, via: tuple[str, ...], depth: int) -> None:
         """Remember an unpacked download or a clone; a later script it may hold runs as fetched code
