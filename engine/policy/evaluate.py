@@ -236,7 +236,7 @@ class _Index(Record):
     unfiltered: list[_Entry]  # the generic matchers without a prefilter
     # (the engine names it was made for, one search for every generic prefilter and those names):
     # see _gate. Made when first needed, replaced as a whole (a check in another thread reads either).
-    gate: tuple[object, re.Pattern[str] | None] | None
+    gate: tuple[object, Any] | None
 
     def __init__(
         self,
@@ -414,8 +414,11 @@ class _Index(Record):
         return [*cached, *generic] if generic else cached
 
     def _gate(
-        self, engine_names: re.Pattern[str] | None, engine_fragments: tuple[str, ...] | None = None
-    ) -> tuple[object, re.Pattern[str] | None]:
+        self,
+        engine_names: re.Pattern[str] | None,
+        engine_fragments: tuple[str, ...] | None = None,
+        automaton: bool = False,
+    ) -> tuple[object, Any]:
         """One regex that finds what any generic matcher's prefilter or ``engine_names`` finds (a
         text it misses meets neither; one it finds is searched by each, as before). None when there
         is nothing to gate, or a pattern would change meaning in an alternation (flags; one that
@@ -425,11 +428,13 @@ class _Index(Record):
         ``engine_fragments`` for ``engine_names``), the gate is the trie of all those fragments: the
         prefilters share most of theirs (`.env`, `/.ssh/`), and `re` follows one branch per character
         where an alternation of tries tries each in turn (~2.4 KB of pattern, not ~5 KB: about half
-        the cost of a search over a short command)."""
+        the cost of a search over a short command). With ``automaton`` (an evaluator that judges many
+        checks: prepare_flat_scan) those fragments are searched on an Aho-Corasick automaton instead
+        (_Fragments), when pyahocorasick is there."""
         distinct = dict.fromkeys(e[2].prefilter for e in self.generic if e[2].prefilter is not None)
         if engine_names is not None and self.engine:
             distinct[engine_names] = None
-        found: re.Pattern[str] | None = None
+        found: Any = None  # a compiled `re` pattern, or _Fragments: `search(text)`
         fragments: list[str] | None = []
         for e in self.generic:
             if e[2].prefilter is not None and fragments is not None:
@@ -443,16 +448,51 @@ class _Index(Record):
             else:
                 fragments = None
         if distinct and fragments:
-            found = re.compile(literal_union(fewest_fragments(fragments)))
+            fewest = fewest_fragments(fragments)
+            found = (_Fragments.of(fewest) if automaton else None) or re.compile(literal_union(fewest))
         elif distinct and all(p.flags == re.UNICODE and p.pattern and not p.match("") for p in distinct):
             # Without groups, `A|B` finds what `(?:A)|(?:B)` does; each alternative then starts with
             # its own literal (not a group), so `re` skips to the positions one may start at (the
             # prefix charset `re` builds for a branch of literals): ~2x faster on a short command.
             joined = (_unwrapped(p.pattern) if not p.groups else f"(?:{p.pattern})" for p in distinct)
             found = re.compile("|".join(joined))
-        gate: tuple[object, re.Pattern[str] | None] = (engine_names, found)
+        gate: tuple[object, Any] = (engine_names, found)
         self.gate = gate
         return gate
+
+
+class _Fragments:
+    """Whether a text holds one of a set of literal fragments, in one pass (an Aho-Corasick automaton: the
+    pyahocorasick package). The gate's ~270 fragments (`.env`, `/.ssh/`, `/etc/shadow` ...) as a trie on `re`
+    cost up to ~6 us on a 40-character line with a few `/` (each `/` enters the trie's largest branch, tried
+    alternative by alternative); here a line costs well under a microsecond. Built only for an evaluator that
+    judges many checks (~0.25 ms to build: a guard event's one check keeps `re`, its program read back from the
+    warm-start file)."""
+
+    __slots__ = ("_automaton",)
+
+    def __init__(self, automaton: Any) -> None:
+        self._automaton = automaton
+
+    @staticmethod
+    def of(fragments: Iterable[str]) -> _Fragments | None:
+        """The fragments' searcher; None without pyahocorasick (then `re` searches) or without a fragment."""
+        try:
+            import ahocorasick  # noqa: PLC0415  (only an evaluator that judges many checks loads it)
+        except ImportError:
+            return None
+        automaton = ahocorasick.Automaton()
+        for fragment in fragments:
+            if not fragment:
+                return None  # the empty fragment is in every text: `re` says so as well
+            automaton.add_word(fragment, None)
+        if not len(automaton):
+            return None
+        automaton.make_automaton()
+        return _Fragments(automaton)
+
+    def search(self, text: str, /) -> object | None:
+        return next(self._automaton.iter(text), None)
 
 
 def _unwrapped(pattern: str) -> str:
@@ -513,8 +553,13 @@ def _shaped(command: Command) -> Shape:
 def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
     """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
     forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
-    shaped = _shaped(command)
-    return frozenset().union(*map(classify, shaped.positionals))
+    positionals = _shaped(command).positionals
+    if len(positionals) == 1:
+        return classify(positionals[0])  # (most commands: no new set, no argument tuple)
+    held: set[str] = set()
+    for word in positionals:
+        held.update(classify(word))
+    return frozenset(held)
 
 
 _REPEATS_PAST = 8  # commands on a line past which _match passes over repeated ones
@@ -597,7 +642,10 @@ class Evaluator:
             self.classifier._relative_finders(places.cwd)  # the same for names read where checks run
         terminal = self.patterns_for("terminal", "command")
         if terminal:
-            _FlatFold.of(self._index(terminal))
+            index = self._index(terminal)
+            _FlatFold.of(index)
+            # the gate of every command's candidates on an automaton (see _Index._gate, _Fragments)
+            index._gate(self._engine_names, self._engine_fragments, automaton=True)
 
     def _quiet_piece(self, piece: bytes) -> bool:
         """(help38) Whether a piece of the flat text (the words between two operators) is a command of a program

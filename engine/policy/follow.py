@@ -318,17 +318,17 @@ class Follower:
         if carries:
             for run in rules.carried_runs:
                 self._carried(run, command)
-        option_runs = rules.option_word_runs
+        named = _option_runs(rules.option_word_runs)
         for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] != "-" or word in ("--", "-"):
                 continue
             name, eq, value = word.lstrip("-").partition("=")
-            for run in option_runs:
+            runs = named.get(name)
+            if runs is None:
+                runs = _runs_naming(rules.option_word_runs, named, name)
+            for run in runs:
                 if run.attached and not eq:
-                    continue
-                pattern = run.pattern
-                if pattern is None or not pattern.fullmatch(name):
                     continue
                 if not eq:
                     if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
@@ -1457,6 +1457,31 @@ def _payloads(run: Run, values: list[str]) -> list[str | None]:
             if payload:
                 out.append(payload if run.output is None else run.output.replace("{}", payload))
     return out
+
+
+# The `*` entry's option runs whose name pattern takes each option name met (follow_unknown reads every option word of
+# every command: one dict lookup a word, not a regex per run), by the runs' identity (kept alive with them).
+_OPTION_RUNS: dict[int, tuple[tuple[Run, ...], dict[str, tuple[Run, ...]]]] = {}
+_MAX_OPTION_NAMES = 4096  # names kept per table; a caller's every new name must not grow it without end
+
+
+def _option_runs(runs: tuple[Run, ...]) -> dict[str, tuple[Run, ...]]:
+    """The option name -> runs memo of ``runs`` (see _runs_naming)."""
+    found = _OPTION_RUNS.get(id(runs))
+    if found is None or found[0] is not runs:
+        if len(_OPTION_RUNS) >= 64:
+            _OPTION_RUNS.clear()
+        found = _OPTION_RUNS[id(runs)] = (runs, {})
+    return found[1]
+
+
+def _runs_naming(runs: tuple[Run, ...], named: dict[str, tuple[Run, ...]], name: str) -> tuple[Run, ...]:
+    """Those of ``runs`` whose `options:` pattern takes the option name ``name`` (remembered in ``named``)."""
+    taking = tuple(run for run in runs if run.pattern is not None and run.pattern.fullmatch(name))
+    if len(named) >= _MAX_OPTION_NAMES:
+        named.clear()
+    named[name] = taking
+    return taking
 
 
 def matched_payload(run: Run, value: str) -> str | None:

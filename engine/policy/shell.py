@@ -4290,7 +4290,9 @@ def _table_writes(command: Command, read: Callable[[str], str | None], folder: C
     if program is None or not _may_write(program):
         return []
     argv = list(command.argv)
-    parsed = parse_argv(program.grammar, argv)
+    parsed = command.reading  # (read once per command: follow_program's, with its subcommands' levels)
+    if parsed is None:
+        parsed = command.reading = parse_argv(program.grammar, argv)
     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
     out: list[str] = []
     for level, reading in levels:
