@@ -2007,7 +2007,7 @@ class _GitCopy(Record):
     # (_git_names_no_path; else its words are judged as its paths). Open (debt39, kept as before the merge):
     # `git add -f --no-ignore-removal` (-A spelled out) is not whole, a `stash save`'s message is read as a path
     # (`git stash save -a wip`), a magic pathspec is not read as `.` here (`git add -f :/`), and _git_prints_files
-    # reads `-q` as a quieter print (`git add -qf .`, `git stash -qa`): each is allowed
+    # reads `-q` as a quieter print (`git stash -qa`): each is allowed (tests/redteam/test_debt39.py)
     whole: bool
 
     def __init__(self, untracked: list[str], ignored: bool, whole: bool) -> None:

@@ -32,7 +32,7 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
   ~)]`: Analyzer._taint / _assign mark it and the command reads as unknown arithmetic (asks).
 - READERS: a program started in the background that reads commands from its input (sqlite3's `.shell`, ed's and
   ex's `!`, gdb's `shell`, `head -n 1 | awk -f /dev/stdin`): a process write to it was data, judged as a shell
-  line (`.shell rm -rf ~` is no command) and sent: session_memory.COMMAND_READERS: each line is judged as the
+  line (`.shell rm -rf ~` is no command) and sent: the Programs tables' command_readers: each line is judged as the
   program's input (`sqlite3 <<< LINES`, which the Programs table reads). And a wrapped shell or interpreter (`env
   bash`, `nice python3 -i`: reader_kind parses without the Programs table, which unwraps them) was data: a line
   split over two writes (`rm -r`, `f ~⏎`) was judged in halves; a wrapper's words are read by name now.
