@@ -401,3 +401,13 @@ def printed_then_refused(tree: tuple[Path, Engine, dict[str, str]], key: str, co
     result = engine.call("terminal", {"command": command})
     assert key not in str(result.output) + str(result.error)
     assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+
+
+def git_committed(work: Path, env: dict[str, str], paths: list[str] | None = None) -> dict[str, str]:
+    """``work`` made a git repository with ``paths`` committed (by default its source: main.py and src, the `.env`
+    untracked); the environment git runs in (an author, no system configuration)."""
+    env = {**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    for step in (["init", "-q"], ["add", *(paths or ["main.py", "src"])], ["commit", "-qm", "source"]):
+        subprocess.run(["git", *step], cwd=work, env=env, check=True, capture_output=True, timeout=30)
+    return env
