@@ -11,21 +11,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from engine.dispatch.results import ToolResult
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import asks_for_the_tree, git_committed, harm_project, printing_tree
+from tests.redteam.harm import asks_for_the_tree, background_writes, git_committed, harm_project, printing_tree
 
 KEY = "sk-live-debt39-0123456789abcdef"
 
@@ -133,19 +130,6 @@ def reader_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         yield loaded
 
 
-def _writes(engine: Engine, program: str, parts: tuple[str, ...]) -> list[ToolResult]:
-    started = engine.call("terminal", {"command": program, "background": True}, session_id="s")
-    assert started.ok, started.error
-    process_id = json.loads(started.output)["process_id"]
-    results = [
-        engine.call("process", {"action": "write", "process_id": process_id, "input": part}, session_id="s")
-        for part in parts
-    ]
-    time.sleep(0.5)
-    engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s")
-    return results
-
-
 def test_a_projects_command_reader_holds_its_lines(reader_project: tuple[Engine, Path, Path]) -> None:
     """`mysh` started in the background, `rm -r` then `f ~⏎` written: as data each write is judged alone (neither
     is harmful) and sent; named in the project's `command_readers:`, the line is held and judged whole as `mysh
@@ -153,14 +137,14 @@ def test_a_projects_command_reader_holds_its_lines(reader_project: tuple[Engine,
     engine, home, _ = reader_project
     readers = engine.snapshot.policy.programs.command_readers
     assert {"mysh", "sqlite3", "awk"} <= readers  # the project's name added to the builtin ones
-    *_, last = _writes(engine, "mysh", ("rm -r", "f ~\n"))
+    *_, last = background_writes(engine, "mysh", ["rm -r", "f ~\n"])
     assert not last.ok and last.error is not None and last.error.type in ("denied", "pending_approval")
     assert home_intact(home)
 
 
 def test_a_projects_command_reader_takes_ordinary_lines(reader_project: tuple[Engine, Path, Path]) -> None:
     engine, home, root = reader_project
-    results = _writes(engine, "mysh", ("echo hi >", " out.txt\n"))
+    results = background_writes(engine, "mysh", ["echo hi >", " out.txt\n"])
     assert all(r.ok for r in results), results
     assert (root / "out.txt").read_text() == "hi\n"
     assert home_intact(home)
