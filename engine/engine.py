@@ -720,6 +720,7 @@ class Engine:
             reporter=prepared.reporter,
             runtime=self._runtime_ref(snap, prepared.plan.spec, prepared.session_id),
             paths=self._evaluator(snap).classifier,
+            programs=snap.policy.programs if snap.policy is not None else None,
         )
 
     # -- runtimes ----------------------------------------------------------------------

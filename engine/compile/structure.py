@@ -245,7 +245,9 @@ def _problem(doc: Document, error: Any, schema: dict[str, Any], kind: str) -> Pr
     if keyword == "type":
         node = doc.node_at(path)
         expected = " or ".join(error.kind.types)
-        message = f"{field or kind} must be {expected}"
+        # (an item of a list is named with its list's field: `command_readers/2 must be string`, not `2 must be`)
+        named = "/".join(map(str, path[-2:])) if field != field_of else field
+        message = f"{named or kind} must be {expected}"
         if is_yaml11_bool(node):
             message += f" ({node.value!r} is read as a boolean by YAML 1.1; quote it: '{node.value}')"
         return doc.problem(path, "wrong-type", message)

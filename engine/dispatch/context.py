@@ -19,6 +19,7 @@ from engine.config import Config
 
 if TYPE_CHECKING:
     from engine.policy.paths import PathClassifier
+    from engine.policy.programs import ProgramTable
 
 T = TypeVar("T")
 _KEPT = re.compile(r"[a-z0-9_-]")
@@ -93,6 +94,9 @@ class CallContext:
     # Classes of paths on this machine (``engine_files``, ``credential``...); file tools refuse
     # the engine's own files and judge where a path lands with it.
     paths: PathClassifier | None = None
+    # The policy's Programs tables: which programs a background process started reads commands with
+    # (session_memory.SessionMemory.started: ProgramTable.command_readers).
+    programs: ProgramTable | None = None
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report how far the call has got; sent to the caller when it asked for progress, else dropped."""

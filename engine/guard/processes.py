@@ -96,7 +96,7 @@ def started(command: str, programs: ProgramTable) -> Record:
     command's `cd`s left it (only the directory: a new shell has none of the line's variables)."""
     from engine.policy.session_memory import _after, _tilde_word, reader_kind  # noqa: PLC0415
 
-    kind = reader_kind(command) or "data"
+    kind = reader_kind(command, programs.command_readers) or "data"
     if kind != "shell":
         return Record(kind)
     moved = _after(None, command.rstrip("\n") + "\n", programs, readers=False)

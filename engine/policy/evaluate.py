@@ -1971,7 +1971,9 @@ def _compresses_files(argv: tuple[str, ...]) -> bool:
 
 
 def _git_prints_files(command: Command) -> bool:
-    """Whether git searches or diffs files outside its index, which a `.env` is (`git grep --no-index X`)."""
+    """Whether git searches or diffs files outside its index, which a `.env` is (`git grep --no-index X`), or
+    copies the files its ignore rules keep out into its index or a stash (_GitCopy.ignored: `git add -f .`),
+    where any later `git diff --cached` prints them: judged as a print on its own, with no printer on the line."""
     shaped = _shaped(command)
     verb = shaped.positionals[:1]
     flags = shaped.short | shaped.long
@@ -1979,8 +1981,9 @@ def _git_prints_files(command: Command) -> bool:
         return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
-    if verb == ["add"] or shaped.positionals[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
-        return _git_copies_ignored(shaped.positionals, flags)
+    copy = _git_copies(command)
+    if copy is not None:
+        return copy.ignored
     return verb == ["diff"] and "no-index" in flags
 
 
@@ -2030,38 +2033,65 @@ def _git_staged_trees(command: Command, commands: list[Command]) -> list[str]:
     for earlier in commands:
         if earlier is command:
             break
-        if earlier.name == "git":
-            staged.extend(_git_stages(earlier))
+        if earlier.name == "git" and (copy := _git_copies(earlier)) is not None:
+            staged.extend(copy.untracked)
     return staged
 
 
-def _git_stages(command: Command) -> list[str]:
-    """What a git command puts into the index or a stash with the files git does not track: `git add -A`, `git add
-    .`, `git add config` (its pathspecs; the tree for `-A` alone or a magic pathspec), `git stash -u` (the tree)."""
+class _GitCopy(Record):
+    """What `git add` or `git stash [push|save]` copies from the working tree into git's index or a stash: the
+    one reading of both verbs, for the two ways a copy is printed. The files its ignore rules keep out
+    (``ignored``: a `.env`) are a print on their own (_git_prints_files: any later call's `git diff --cached`
+    prints them); the untracked files it copies (``untracked``: every file of the tree for `git add -A`, which
+    is ordinary) only when a later stage of the line prints the index or the stash (_git_staged_trees)."""
+
+    __slots__ = ("untracked", "ignored", "whole")  # noqa: RUF023  (the fields' order)
+
+    # where it copies files git does not track from: its pathspecs (a magic one, `:/`, as `.`), or `.` for the
+    # tree (`git add -A`, `git stash -u`); none for `git add -u` or a stash of the tracked files only
+    untracked: list[str]
+    ignored: bool  # the files its ignore rules keep out too (`git add -f`, `git stash -a`)
+    # it names no path and copies from the tree whole (`git add -Af`, `git stash -a`): judged with `.` named
+    # (_git_names_no_path; else its words are judged as its paths). Open (debt39, kept as before the merge):
+    # `git add -f --no-ignore-removal` (-A spelled out) is not whole, a `stash save`'s message is read as a path
+    # (`git stash save -a wip`), a magic pathspec is not read as `.` here (`git add -f :/`), and _git_prints_files
+    # reads `-q` as a quieter print (`git stash -qa`): each is allowed (tests/redteam/test_debt39.py)
+    whole: bool
+
+    def __init__(self, untracked: list[str], ignored: bool, whole: bool) -> None:
+        self.untracked = untracked
+        self.ignored = ignored
+        self.whole = whole
+
+
+_GIT_STASH_UNTRACKED = _GIT_UNTRACKED - {"only-untracked"}  # `git stash -u`, `-a`: the untracked files stashed
+
+
+def _git_copies(command: Command) -> _GitCopy | None:
+    """What a git command copies into its index or a stash (see _GitCopy); None for another verb (`git stash
+    show`, `git stash -u foo`, which git refuses)."""
     shaped = _shaped(command)
-    verb = shaped.positionals[:1]
+    verb = shaped.positionals
     flags = shaped.short | shaped.long
-    if verb == ["add"]:
-        if "u" in flags or "update" in flags:
-            return []  # the tracked files only
-        paths = [p if p[:1] != ":" else "." for p in shaped.positionals[1:]]
-        return paths or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
-    if verb == ["stash"] and not flags.isdisjoint(_GIT_UNTRACKED - {"only-untracked"}):
-        rest = shaped.positionals[1:]
-        if rest[:1] in (["push"], ["save"]):
-            rest = rest[1:] if rest[:1] == ["push"] else []
-        elif rest:
-            return []  # another verb (`git stash show -u`)
-        return [p if p[:1] != ":" else "." for p in rest] or ["."]
-    return []
-
-
-def _git_copies_ignored(verb: list[str], flags: frozenset[str] | set[str]) -> bool:
-    """Whether git copies files its ignore rules keep out (a `.env`) into its index or a stash, where any
-    `git diff --cached` or `git stash show -p` prints them (redt37): `git add -f .`, `git stash -a`."""
     if verb[:1] == ["add"]:
-        return not flags.isdisjoint(("f", "force"))
-    return not flags.isdisjoint(("a", "all"))
+        words = verb[1:]
+        untracked: list[str] = []
+        if flags.isdisjoint(("u", "update")):  # (else the tracked files only)
+            untracked = _pathspecs(words) or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
+        whole = not words and not flags.isdisjoint(("A", "all", "u", "update"))
+        return _GitCopy(untracked, not flags.isdisjoint(("f", "force")), whole)
+    if verb[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
+        words = verb[2:]
+        untracked = []
+        if not flags.isdisjoint(_GIT_STASH_UNTRACKED):
+            untracked = (_pathspecs(words) if verb[1:2] == ["push"] else []) or ["."]
+        return _GitCopy(untracked, not flags.isdisjoint(("a", "all")), not words)
+    return None
+
+
+def _pathspecs(words: list[str]) -> list[str]:
+    """git's pathspecs as the folders they name: a magic one (`:/`, `:(glob)*`) as the tree's top, `.`."""
+    return [p if p[:1] != ":" else "." for p in words]
 
 
 def _lists_names(command: Command) -> bool:
@@ -2258,13 +2288,10 @@ def _walks_in_code(code: str) -> bool:
 
 def _git_names_no_path(command: Command) -> bool:
     """Whether git's search, diff or copy of files outside its index reads the working tree whole: `git grep
-    --no-index X` (_git_walks_cwd), `git add -Af`, `git stash -a` (no path after the verb)."""
-    shaped = _shaped(command)
-    verb = shaped.positionals
-    if verb[:1] == ["add"]:
-        return len(verb) < 2 and not {"A", "all", "u", "update"}.isdisjoint(shaped.short | shaped.long)
-    if verb[:1] == ["stash"]:
-        return len(verb) <= 2
+    --no-index X` (_git_walks_cwd), `git add -Af`, `git stash -a` (_GitCopy.whole)."""
+    copy = _git_copies(command)
+    if copy is not None:
+        return copy.whole
     return _git_walks_cwd(command)
 
 

@@ -453,7 +453,7 @@ def runs_nothing(program: Program, parsed: Parsed) -> bool:
     return reparse is None or not parsed.has(reparse.names)
 
 
-_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders")
+_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders", "command_readers")
 
 
 class ProgramTable:
@@ -469,6 +469,9 @@ class ProgramTable:
     # (evaluate._sends_away). A program described by nothing else is in no other field: its words are
     # read as an undescribed program's (the `*` runs apply to it).
     senders: Mapping[str, tuple[Send, ...]]
+    # The programs that read commands from their input (`command_readers:`): a write to one started in the
+    # background is judged as its input, by line (session_memory.reader_kind). A project's add to the builtin.
+    command_readers: frozenset[str]
 
     def __init__(
         self,
@@ -476,11 +479,13 @@ class ProgramTable:
         anyone: Program | None = None,
         everyone: Program | None = None,
         senders: Mapping[str, tuple[Send, ...]] = MISSING,
+        command_readers: frozenset[str] = frozenset(),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
         self.everyone = everyone
         self.senders = {} if senders is MISSING else senders
+        self.command_readers = command_readers
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -880,7 +885,11 @@ def compile_programs(
     anyone: Program | None = None
     everyone: Program | None = None
     entries: list[tuple[Document, list[str | int], Program]] = []
+    readers: set[str] = set()
     for doc in docs:
+        listed = doc.data.get("command_readers")
+        if isinstance(listed, list):  # (a malformed one is the schema's error)
+            readers.update(name.lower() for name in listed if isinstance(name, str))
         broken = (skipped or {}).get(id(doc), frozenset())
         for index, data in enumerate(doc.data.get("programs") or ()):
             if index in broken:
@@ -914,7 +923,7 @@ def compile_programs(
                 else:
                     by_name[name] = program
             entries.append((doc, base, program))
-    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders))
+    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers))
     if table_key is None:
         table_key = table_digest(docs, skipped)
     for doc, base, program in entries:

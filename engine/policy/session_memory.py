@@ -72,16 +72,6 @@ INTERPRETERS = {
     "lua": "lua",
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
-# (redt36) Programs that read commands from their input and may run a shell line from them (sqlite3's
-# `.shell`, ed's and ex's `!`, gdb's `shell`, dc's `!`, m4's `syscmd`, Tcl's `exec`, psql's `\!`, sftp's
-# `!`): a write to one started in the background is judged as its input (`sqlite3 <<< LINES`), by line.
-COMMAND_READERS = frozenset(
-    {"sqlite3", "sqlite", "ed", "red", "ex", "vim", "vi", "nvim", "gdb", "lldb", "dc", "m4", "gm4", "tclsh"}
-    | {"wish", "expect", "psql", "mysql", "mariadb", "sftp", "ftp", "lftp", "smbclient", "bc", "jshell", "ghci"}
-    # a program text on the input (`head -n 1 | awk -f /dev/stdin`, `sed -f -`, `make -f -`): line-based,
-    # holding a partial line changes nothing they do with data
-    | {"awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake"}
-)
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
 _MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
@@ -302,7 +292,7 @@ def _state_size(analyzer: Any) -> int:
 class ProcessInput:
     """A background shell's or interpreter's input: the held partial line and the shell's state."""
 
-    kind: str  # "shell", an interpreter's language, or "input" (a program reading commands: see COMMAND_READERS)
+    kind: str  # "shell", an interpreter's language, or "input" (a program reading commands: command_readers)
     pending: str = ""
     shell: ShellState | None = None  # what the shell's earlier lines left (None: a fresh shell)
     judged: list[str] = field(default_factory=list)  # complete lines judged and not yet sent
@@ -495,9 +485,17 @@ class SessionMemory:
 
     # -- process input -----------------------------------------------------------------
 
-    def started(self, session_id: str | None, process_id: str, command: str, cwd: str | None) -> None:
-        """A background process started: when it reads commands, its input is buffered by line."""
-        kind = reader_kind(command)
+    def started(
+        self,
+        session_id: str | None,
+        process_id: str,
+        command: str,
+        cwd: str | None,
+        programs: ProgramTable | None = None,
+    ) -> None:
+        """A background process started: when it reads commands (as ``programs``, the policy's tables, say), its
+        input is buffered by line."""
+        kind = reader_kind(command, (programs or EMPTY).command_readers)
         if kind is None:
             return
         files = self.session(session_id)
@@ -1014,9 +1012,11 @@ def _rough_targets(command: str, cwd: str | None) -> list[str]:
     return out
 
 
-def reader_kind(command: str) -> str | None:
+def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | None:
     """How a background command reads what is written to it: "shell" when a shell reads its
-    input, an interpreter's language, or None (data: each write judged alone, sent at once)."""
+    input, an interpreter's language, "input" for one of ``readers`` (the Programs tables'
+    `command_readers:`, programs reading commands from their input: redt36), or None (data:
+    each write judged alone, sent at once)."""
     from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
     from engine.policy.shell import TooComplex, parse  # noqa: PLC0415
 
@@ -1028,7 +1028,7 @@ def reader_kind(command: str) -> str | None:
     # (redt36) without the Programs table a wrapper is not unwrapped (`env bash`, `nice python3 -i`,
     # `stdbuf -oL sqlite3`): a command whose words name none read as a shell's or an interpreter's is
     # read by each word's name too (stricter: a word naming one is taken for it)
-    if not any(not n or n in SHELLS or _PYTHON.match(n) or n in INTERPRETERS or n in COMMAND_READERS for n in names):
+    if not any(not n or n in SHELLS or _PYTHON.match(n) or n in INTERPRETERS or n in readers for n in names):
         names = [*names, *(command_name(w) for w in command.split() if not w.startswith("-") and "=" not in w)]
     kind: str | None = None
     for name in names:
@@ -1038,7 +1038,7 @@ def reader_kind(command: str) -> str | None:
             kind = kind or "python"
         elif name in INTERPRETERS:
             kind = kind or INTERPRETERS[name]
-        elif name in COMMAND_READERS:
+        elif name in readers:
             kind = kind or "input"
     return kind
 

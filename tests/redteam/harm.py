@@ -7,6 +7,7 @@ Every run here is confined: HOME and the working directory are under the test's 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from engine import Engine
+from engine.dispatch.results import ToolResult
 from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, Call, home_intact, make_home
 
@@ -401,3 +403,31 @@ def printed_then_refused(tree: tuple[Path, Engine, dict[str, str]], key: str, co
     result = engine.call("terminal", {"command": command})
     assert key not in str(result.output) + str(result.error)
     assert not result.ok and result.error is not None and result.error.type == "pending_approval"
+
+
+def git_committed(work: Path, env: dict[str, str], paths: list[str] | None = None) -> dict[str, str]:
+    """``work`` made a git repository with ``paths`` committed (by default its source: main.py and src, the `.env`
+    untracked); the environment git runs in (an author, no system configuration)."""
+    env = {**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    for step in (["init", "-q"], ["add", *(paths or ["main.py", "src"])], ["commit", "-qm", "source"]):
+        subprocess.run(["git", *step], cwd=work, env=env, check=True, capture_output=True, timeout=30)
+    return env
+
+
+def background_writes(engine: Engine, command: str, writes: list[str], session: str = "s1") -> list[ToolResult]:
+    """Start ``command`` in the background through the terminal tool, send ``writes`` to it with `process write`,
+    give it half a second to run them, then kill it: each write's result (refused: not ok, with the error's type)."""
+    started = engine.call("terminal", {"command": command, "background": True}, session_id=session)
+    assert started.ok, started.error
+    pid = str(json.loads(started.output)["process_id"])
+    results = []
+    try:
+        for text in writes:
+            results.append(
+                engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id=session)
+            )
+        time.sleep(0.5)
+    finally:
+        engine.call("process", {"action": "kill", "process_id": pid}, session_id=session)
+    return results

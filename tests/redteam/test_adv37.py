@@ -30,8 +30,8 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, printing_tree, run_confined
-from tests.redteam.test_open37 import KEY, _committed
+from tests.redteam.harm import blocked, git_committed, printing_tree, run_confined
+from tests.redteam.test_open37 import KEY
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ def test_git_plumbing_shows_the_key_and_is_refused(
     secret: tuple[Path, Engine, dict[str, str]], tmp_path: Path, command: str
 ) -> None:
     work, engine, env = secret
-    env = _committed(work, env)
+    env = git_committed(work, env)
     live = tmp_path / "live"
     shutil.copytree(work, live, symlinks=True)
     ran = subprocess.run(["bash", "-c", command], cwd=live, env=env, capture_output=True, timeout=30, check=False)

@@ -28,7 +28,6 @@ harm tests run the ones whose program is installed here).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -42,6 +41,7 @@ from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home, shell_wr
 from tests.redteam.harm import (
     Case,
     assert_verdict,
+    background_writes,
     live_then_stopped,
     policy_rewritten_live,
     printed_then_refused,
@@ -409,18 +409,7 @@ def test_a_background_shell_running_a_file_it_edited_in_place_is_refused(
 
 def _interpreter_writes(engine: Engine, command: str, writes: list[str]) -> list[bool]:
     """Start ``command`` in the background through the terminal, send ``writes`` to it; which were let through."""
-    started = engine.call("terminal", {"command": command, "background": True}, session_id="s1")
-    assert started.ok, started.error
-    pid = str(json.loads(started.output)["process_id"])
-    sent = []
-    try:
-        for text in writes:
-            result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
-            sent.append(result.ok)
-        time.sleep(0.5)
-    finally:
-        engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
-    return sent
+    return [result.ok for result in background_writes(engine, command, writes)]
 
 
 def test_a_background_interpreter_reads_what_its_earlier_lines_defined(plain_harm: tuple[Engine, Path, Path]) -> None:

@@ -51,7 +51,15 @@ import pytest
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
-from tests.redteam.harm import Listener, blocked, key_arrived, printed_then_refused, printing_tree, secret_work_tree
+from tests.redteam.harm import (
+    Listener,
+    blocked,
+    git_committed,
+    key_arrived,
+    printed_then_refused,
+    printing_tree,
+    secret_work_tree,
+)
 
 # -- 6. an inline program whose text is a value not known here -------------------------------------------------
 
@@ -238,16 +246,6 @@ def test_git_printing_what_holds_no_secret_stays_allowed(
     assert tree[1].check(command).decision == "allow", command
 
 
-def _committed(work: Path, env: dict[str, str]) -> dict[str, str]:
-    """``work`` made a git repository with its source committed (the `.env` untracked, not ignored); the
-    environment git runs in (an author, no global configuration)."""
-    env = {**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
-    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
-    for step in (["init", "-q"], ["add", "main.py", "src"], ["commit", "-qm", "source"]):
-        subprocess.run(["git", *step], cwd=work, env=env, check=True, capture_output=True, timeout=30)
-    return env
-
-
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @pytest.mark.parametrize(
     "command",
@@ -264,7 +262,7 @@ def test_a_staged_tree_printed_shows_the_key_and_is_refused(
     """Run in a copy of the tree (a stash takes the `.env` away), the payload prints the key; the engine, judging
     the tree, refuses it."""
     work, engine, env = tree
-    env = _committed(work, env)
+    env = git_committed(work, env)
     live = tmp_path / "live"
     shutil.copytree(work, live, symlinks=True)
     ran = subprocess.run(["bash", "-c", command], cwd=live, env=env, capture_output=True, timeout=30, check=False)

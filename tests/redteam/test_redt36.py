@@ -32,7 +32,7 @@ Found and closed here (each allowed on main 3c9edfb; a real bash deletes the fak
   ~)]`: Analyzer._taint / _assign mark it and the command reads as unknown arithmetic (asks).
 - READERS: a program started in the background that reads commands from its input (sqlite3's `.shell`, ed's and
   ex's `!`, gdb's `shell`, `head -n 1 | awk -f /dev/stdin`): a process write to it was data, judged as a shell
-  line (`.shell rm -rf ~` is no command) and sent: session_memory.COMMAND_READERS: each line is judged as the
+  line (`.shell rm -rf ~` is no command) and sent: the Programs tables' command_readers: each line is judged as the
   program's input (`sqlite3 <<< LINES`, which the Programs table reads). And a wrapped shell or interpreter (`env
   bash`, `nice python3 -i`: reader_kind parses without the Programs table, which unwraps them) was data: a line
   split over two writes (`rm -r`, `f ~⏎`) was judged in halves; a wrapper's words are read by name now.
@@ -58,7 +58,6 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +70,7 @@ from tests.redteam.harm import (
     Case,
     Listener,
     assert_verdict,
+    background_writes,
     live_then_stopped,
     run_confined,
     second_call_verdict,
@@ -490,12 +490,7 @@ def test_a_write_to_a_background_command_reader_is_judged_as_its_input(
     deleted, _, _ = run_confined(tmp_path, f"{program} <<< {shlex.quote(text)}")
     assert not (deleted / "notes.txt").is_file(), "the write should delete the home unguarded"
     engine, home, _ = plain_harm
-    started = engine.call("terminal", {"command": program, "background": True}, session_id="s")
-    assert started.ok, started.error
-    process_id = json.loads(started.output)["process_id"]
-    written = engine.call("process", {"action": "write", "process_id": process_id, "input": text}, session_id="s")
-    time.sleep(0.5)
-    engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s")
+    (written,) = background_writes(engine, program, [text])
     assert not written.ok and written.error is not None
     assert written.error.type in ("denied", "pending_approval")
     assert home_intact(home)
@@ -565,15 +560,7 @@ def test_a_wrapped_background_shell_holds_its_lines(
     deleted, _, _ = run_confined(tmp_path, f"printf 'rm -r' > p; printf 'f ~\\n' >> p; {wrapped} < p")
     assert not (deleted / "notes.txt").is_file(), "the two writes should delete the home unguarded"
     engine, home, _ = plain_harm
-    started = engine.call("terminal", {"command": wrapped, "background": True}, session_id="s")
-    assert started.ok, started.error
-    process_id = json.loads(started.output)["process_id"]
-    results = [
-        engine.call("process", {"action": "write", "process_id": process_id, "input": part}, session_id="s")
-        for part in ("rm -r", "f ~\n")
-    ]
-    time.sleep(0.5)
-    engine.call("process", {"action": "kill", "process_id": process_id}, session_id="s")
+    results = background_writes(engine, wrapped, ["rm -r", "f ~\n"])
     assert not results[-1].ok and results[-1].error is not None
     assert results[-1].error.type in ("denied", "pending_approval")
     assert home_intact(home)
