@@ -404,6 +404,27 @@ def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
     return found
 
 
+def runs_nothing_later(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
+    """(holes39) Whether one of a permuting grammar's `runs_nothing` options follows its first operand
+    (`shutdown now --help`, `systemctl reboot -h`): getopt permutes it before the operand, and the program
+    prints and exits, unless POSIXLY_CORRECT is in its environment (then it is an operand, and the verb runs).
+    Not known for certain here, so not `runs_nothing`: the caller decides what the doubt weighs. The same
+    conditions as runs_nothing otherwise (no unknown option, no `runs_nothing_unless`, a system program)."""
+    if grammar.stop_at_operand or not grammar.runs_nothing or parsed.unknown or parsed.quiet or parsed.refused:
+        return False
+    if not parsed.operand_at or not _system_program(argv[0] if argv else ""):
+        return False
+    quiet = grammar.runs_nothing
+    unless = grammar.runs_nothing_unless
+    found = False
+    for name, _, _ in parsed.options:
+        if name in unless:
+            return False
+        if name in quiet:
+            found = True
+    return found
+
+
 # (adv38) The folders a system's own programs are installed in: a program named by another path (`./sudo`,
 # `bin/nice`, `~/x/env`) may be any file the caller put there (a copy of dash named sudo runs `-V -c TEXT`).
 _SYSTEM_BIN = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/")

@@ -16,13 +16,14 @@ from __future__ import annotations
 import fnmatch
 import functools
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
-from engine.policy.argv import abbreviates, parse_argv
+from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -806,7 +807,9 @@ class Evaluator:
                 reading = command.reading
                 if reading is None:
                     reading = command.reading = parse_argv(program.grammar, command.argv)
-                quiet = runs_nothing(program, reading)
+                quiet = runs_nothing(program, reading) or (
+                    runs_nothing_later(program.grammar, command.argv, reading) and not _posixly_correct(text)
+                )
             form: tuple[object, ...] | None = None
             if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
                 name = command.name
@@ -1339,6 +1342,14 @@ _NOT_YET = 1 << 30  # in _match: no matcher met by a run-time name alone yet
 _BUILT_IN = frozenset({"hardline", "dangerous"})
 # (help38) What a match on a command that runs nothing (argv.runs_nothing) weighs: a hardline one asks.
 _QUIETER = {"hardline": "dangerous"}
+
+
+def _posixly_correct(text: str) -> bool:
+    """(holes39) Whether POSIXLY_CORRECT may be in the environment of a command of ``text``: named on the line
+    (`POSIXLY_CORRECT=1 shutdown now --help`, an `export` of it), or in the engine's own environment (which the
+    caller's shell may share). Then getopt ends a permuting program's options at its first operand, and a later
+    `--help` is an operand (argv.runs_nothing_later): the verb runs."""
+    return "POSIXLY_CORRECT" in text or "POSIXLY_CORRECT" in os.environ
 
 
 def _by_name_alone(matcher: Matcher) -> bool:
