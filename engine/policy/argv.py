@@ -50,6 +50,7 @@ _GRAMMAR_FIELDS = (
     "paths_in",
     "lone_dash",
     "input_from",
+    "hosts",
 )
 
 
@@ -88,6 +89,9 @@ class Grammar:
     paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
     lone_dash: str  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
     input_from: frozenset[str]  # options naming a file the program reads as it reads its input (sftp -b)
+    # (holes39) The operands (by index) that name hosts or host patterns (salt's target, ansible's pattern, ssh's
+    # host): no path of this machine, whatever globs they hold (`salt '*' test.ping`)
+    hosts: tuple[int, ...]
 
     def __init__(
         self,
@@ -112,6 +116,7 @@ class Grammar:
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
         input_from: frozenset[str] = frozenset(),
+        hosts: tuple[int, ...] = (),
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -134,6 +139,7 @@ class Grammar:
         self.paths_in = paths_in
         self.lone_dash = lone_dash
         self.input_from = input_from
+        self.hosts = hosts
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
