@@ -801,15 +801,18 @@ class Evaluator:
             # `runs_nothing`: `systemctl --hel reboot`) runs nothing a hardline pattern reads in its words: such a
             # match asks instead. Not with a redirection: the shell opens it whatever runs (`sudo --help > /dev/sda`
             # overwrites the disk). One field read for every other program.
-            quiet = False
+            quiet = command.guessed  # (holes39) follow._carried's bare reading (`mywrap reboot`) asks
             program = command.program
-            if program is not None and program.grammar.runs_nothing and not command.redirects:
+            if program is not None and program.grammar.runs_nothing and not command.redirects and not quiet:
                 reading = command.reading
                 if reading is None:
                     reading = command.reading = parse_argv(program.grammar, command.argv)
                 quiet = runs_nothing(program, reading) or (
                     runs_nothing_later(program.grammar, command.argv, reading) and not _posixly_correct(text)
                 )
+            # a quiet reading's matches are kept apart: they hide no match of the same text read for certain
+            # (`tmux new -d \; run reboot` reads `reboot` both ways)
+            mark = shown if not quiet else "\0" + shown
             form: tuple[object, ...] | None = None
             if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
                 name = command.name
@@ -830,8 +833,8 @@ class Evaluator:
                     if known is not None:
                         via = command.via
                         for i, pattern in known:
-                            if (i, shown) not in seen:
-                                seen.add((i, shown))
+                            if (i, mark) not in seen:
+                                seen.add((i, mark))
                                 severity = pattern.severity
                                 if quiet:
                                     severity = _QUIETER.get(severity, severity)
@@ -852,7 +855,7 @@ class Evaluator:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
                 # The first of a form is judged in full: the others take every match it has.
-                if form is None and seen and (i, shown) in seen:
+                if form is None and seen and (i, mark) in seen:
                     continue
                 needed = matcher.arg_classes
                 if needed is not None and holding:
@@ -873,9 +876,9 @@ class Evaluator:
                         continue
                     if form is not None:
                         found.append((i, pattern))
-                        if (i, shown) in seen:
+                        if (i, mark) in seen:
                             continue
-                    seen.add((i, shown))
+                    seen.add((i, mark))
                     severity = pattern.severity
                     if quiet:
                         severity = _QUIETER.get(severity, severity)
