@@ -354,7 +354,16 @@ def shape(command: Command) -> Shape:
         firm = (set(), set())
         _flags(grammar, before, *firm)
     return Shape(
-        short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal, firm, hosts
+        short,
+        long,
+        positionals,
+        words,
+        tuple(map(str.lower, positionals)),
+        values,
+        _known(grammar),
+        literal,
+        firm,
+        hosts,
     )
 
 

@@ -204,7 +204,11 @@ def test_a_hardline_match_on_a_quiet_command_asks(tmp_path: Path, monkeypatch: p
             verdict = engine.check(quiet)
             assert verdict.decision == "ask" and not verdict.hardline, quiet
             assert "systemctl_isolate" in {m.key for m in verdict.matches}, quiet
-        for acting in ("systemctl isolate x", "systemctl -n 3 isolate x", "POSIXLY_CORRECT=1 systemctl isolate x --version"):
+        for acting in (
+            "systemctl isolate x",
+            "systemctl -n 3 isolate x",
+            "POSIXLY_CORRECT=1 systemctl isolate x --version",
+        ):
             verdict = engine.check(acting)
             assert verdict.hardline, acting
 
