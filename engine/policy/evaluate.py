@@ -652,12 +652,14 @@ class Evaluator:
         view = self.classifier.view()
         matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
         if seen is not None and seen.extra:
-            known = {(m.key, m.command) for m in matches}
+            # (by severity too: a guessed or quiet reading's match in one reading hides no certain one in another,
+            # holes39: `\x00 shutdown rm` reads `shutdown` as an undescribed program's operand, unquoted as itself)
+            known = {(m.key, m.command, m.severity) for m in matches}
             for extra in seen.extra:
                 found, _ = self._detect_text(prefix + extra, patterns, budget, session, view)
                 for match in found:
-                    if (match.key, match.command) not in known:
-                        known.add((match.key, match.command))
+                    if (match.key, match.command, match.severity) not in known:
+                        known.add((match.key, match.command, match.severity))
                         matches.append(replace(match, grantable=False))
         return matches, problem
 

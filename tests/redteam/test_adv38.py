@@ -242,9 +242,9 @@ def test_a_help_before_the_verb_still_runs_nothing(plain_project: tuple[Path, En
     [
         "./sudo -V -c 'rm -rf ~'",
         "PATH=.:$PATH sudo -V -c 'rm -rf ~'",
-        "bin/nice --help -c 'rm -rf ~'",
         "./sudo -V rm -rf /",  # (sudo's row: -V runs no command)
         "./systemctl --help reboot",  # (shutdown_reboot's without_flags)
+        # (`bin/nice --help -c 'rm -rf ~'` is closed by holes39: an undeclared `-c STRING` is read as a shell line)
     ],
 )
 def test_a_shell_copied_under_a_wrappers_name(

@@ -89,6 +89,9 @@ SHELL_NEAR = [
     "mytool -c ./build",
     "mytool -c ~/.config/x.yaml",
     "redis-cli -c get x",
+    'gcc -c "$f"',
+    'for f in *.c; do gcc -c "$f"; done',
+    "mytool -c 'my file.c'",
 ]
 
 
@@ -101,6 +104,19 @@ def test_an_unnamed_shells_command_line_is_judged(engine: Engine, command: str) 
 @pytest.mark.parametrize("command", SHELL_NEAR)
 def test_an_ordinary_dash_c_value_stays_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision == "allow", command
+
+
+def test_a_shell_copied_under_a_wrappers_name_with_dash_c_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    # (adv38's open xfail, one spelling) a copy of dash named nice: `--help` is no promise, `-c TEXT` runs TEXT; nice
+    # declares no -c, so its value is read as a shell line (the `*` row's -c run)
+    engine, home, root = plain_harm
+    (root / "bin").mkdir()
+    copy = root / "bin" / "nice"
+    copy.write_bytes(Path("/bin/dash").read_bytes())
+    copy.chmod(0o755)
+    assert engine.check("bin/nice --help -c 'rm -rf ~'").decision != "allow"
 
 
 def test_an_unnamed_shell_deleting_home_is_refused(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
