@@ -111,7 +111,7 @@ def test_a_shell_copied_under_a_wrappers_name_with_dash_c_is_refused(
 ) -> None:
     # (adv38's open xfail, one spelling) a copy of dash named nice: `--help` is no promise, `-c TEXT` runs TEXT; nice
     # declares no -c, so its value is read as a shell line (the `*` row's -c run)
-    engine, home, root = plain_harm
+    engine, _, root = plain_harm
     (root / "bin").mkdir()
     copy = root / "bin" / "nice"
     copy.write_bytes(Path("/bin/dash").read_bytes())
