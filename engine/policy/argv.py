@@ -50,6 +50,7 @@ _GRAMMAR_FIELDS = (
     "paths_in",
     "lone_dash",
     "input_from",
+    "hosts",
 )
 
 
@@ -88,6 +89,9 @@ class Grammar:
     paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
     lone_dash: str  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
     input_from: frozenset[str]  # options naming a file the program reads as it reads its input (sftp -b)
+    # (holes39) The operands (by index) that name hosts or host patterns (salt's target, ansible's pattern, ssh's
+    # host): no path of this machine, whatever globs they hold (`salt '*' test.ping`)
+    hosts: tuple[int, ...]
 
     def __init__(
         self,
@@ -112,6 +116,7 @@ class Grammar:
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
         input_from: frozenset[str] = frozenset(),
+        hosts: tuple[int, ...] = (),
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -134,6 +139,7 @@ class Grammar:
         self.paths_in = paths_in
         self.lone_dash = lone_dash
         self.input_from = input_from
+        self.hosts = hosts
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -400,6 +406,27 @@ def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
         if name in unless or (plus and argv[at][:1] == "+"):
             return False
         if name in quiet and at < first:
+            found = True
+    return found
+
+
+def runs_nothing_later(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
+    """(holes39) Whether one of a permuting grammar's `runs_nothing` options follows its first operand
+    (`shutdown now --help`, `systemctl reboot -h`): getopt permutes it before the operand, and the program
+    prints and exits, unless POSIXLY_CORRECT is in its environment (then it is an operand, and the verb runs).
+    Not known for certain here, so not `runs_nothing`: the caller decides what the doubt weighs. The same
+    conditions as runs_nothing otherwise (no unknown option, no `runs_nothing_unless`, a system program)."""
+    if grammar.stop_at_operand or not grammar.runs_nothing or parsed.unknown or parsed.quiet or parsed.refused:
+        return False
+    if not parsed.operand_at or not _system_program(argv[0] if argv else ""):
+        return False
+    quiet = grammar.runs_nothing
+    unless = grammar.runs_nothing_unless
+    found = False
+    for name, _, _ in parsed.options:
+        if name in unless:
+            return False
+        if name in quiet:
             found = True
     return found
 

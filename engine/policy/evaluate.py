@@ -16,13 +16,14 @@ from __future__ import annotations
 import fnmatch
 import functools
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
-from engine.policy.argv import abbreviates, parse_argv
+from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
@@ -699,12 +700,14 @@ class Evaluator:
         view = self.classifier.view()
         matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
         if seen is not None and seen.extra:
-            known = {(m.key, m.command) for m in matches}
+            # (by severity too: a guessed or quiet reading's match in one reading hides no certain one in another,
+            # holes39: `\x00 shutdown rm` reads `shutdown` as an undescribed program's operand, unquoted as itself)
+            known = {(m.key, m.command, m.severity) for m in matches}
             for extra in seen.extra:
                 found, _ = self._detect_text(prefix + extra, patterns, budget, session, view)
                 for match in found:
-                    if (match.key, match.command) not in known:
-                        known.add((match.key, match.command))
+                    if (match.key, match.command, match.severity) not in known:
+                        known.add((match.key, match.command, match.severity))
                         matches.append(replace(match, grantable=False))
         return matches, problem
 
@@ -848,13 +851,18 @@ class Evaluator:
             # `runs_nothing`: `systemctl --hel reboot`) runs nothing a hardline pattern reads in its words: such a
             # match asks instead. Not with a redirection: the shell opens it whatever runs (`sudo --help > /dev/sda`
             # overwrites the disk). One field read for every other program.
-            quiet = False
+            quiet = command.guessed  # (holes39) follow._carried's bare reading (`mywrap reboot`) asks
             program = command.program
-            if program is not None and program.grammar.runs_nothing and not command.redirects:
+            if program is not None and program.grammar.runs_nothing and not command.redirects and not quiet:
                 reading = command.reading
                 if reading is None:
                     reading = command.reading = parse_argv(program.grammar, command.argv)
-                quiet = runs_nothing(program, reading)
+                quiet = runs_nothing(program, reading) or (
+                    runs_nothing_later(program.grammar, command.argv, reading) and not _posixly_correct(text)
+                )
+            # a quiet reading's matches are kept apart: they hide no match of the same text read for certain
+            # (`tmux new -d \; run reboot` reads `reboot` both ways)
+            mark = shown if not quiet else "\0" + shown
             form: tuple[object, ...] | None = None
             if forms is not None and command.cwd is None and command.name and _plain_grammar(command.program):
                 name = command.name
@@ -875,8 +883,8 @@ class Evaluator:
                     if known is not None:
                         via = command.via
                         for i, pattern in known:
-                            if (i, shown) not in seen:
-                                seen.add((i, shown))
+                            if (i, mark) not in seen:
+                                seen.add((i, mark))
                                 severity = pattern.severity
                                 if quiet:
                                     severity = _QUIETER.get(severity, severity)
@@ -897,7 +905,7 @@ class Evaluator:
                     continue
                 # Every matching command is reported: an allow rule may cover one and not another.
                 # The first of a form is judged in full: the others take every match it has.
-                if form is None and seen and (i, shown) in seen:
+                if form is None and seen and (i, mark) in seen:
                     continue
                 needed = matcher.arg_classes
                 if needed is not None and holding:
@@ -918,9 +926,9 @@ class Evaluator:
                         continue
                     if form is not None:
                         found.append((i, pattern))
-                        if (i, shown) in seen:
+                        if (i, mark) in seen:
                             continue
-                    seen.add((i, shown))
+                    seen.add((i, mark))
                     severity = pattern.severity
                     if quiet:
                         severity = _QUIETER.get(severity, severity)
@@ -1387,6 +1395,14 @@ _NOT_YET = 1 << 30  # in _match: no matcher met by a run-time name alone yet
 _BUILT_IN = frozenset({"hardline", "dangerous"})
 # (help38) What a match on a command that runs nothing (argv.runs_nothing) weighs: a hardline one asks.
 _QUIETER = {"hardline": "dangerous"}
+
+
+def _posixly_correct(text: str) -> bool:
+    """(holes39) Whether POSIXLY_CORRECT may be in the environment of a command of ``text``: named on the line
+    (`POSIXLY_CORRECT=1 shutdown now --help`, an `export` of it), or in the engine's own environment (which the
+    caller's shell may share). Then getopt ends a permuting program's options at its first operand, and a later
+    `--help` is an operand (argv.runs_nothing_later): the verb runs."""
+    return "POSIXLY_CORRECT" in text or "POSIXLY_CORRECT" in os.environ
 
 
 def _by_name_alone(matcher: Matcher) -> bool:

@@ -353,10 +353,12 @@ class Follower:
         as the command they spell (fresh37a). Only the first such name: what it runs reads the rest."""
         argv = command.argv
         names = run.names
+        bare = 0
         for i in range(1, len(argv)):
             word = argv[i]
             if word[:1] == "-" or word.rpartition("/")[2] not in names:
                 continue
+            bare = bare or i
             # an option after it, or the words of a command that acts (adv37): a path from the root or the home
             # (`mv ~ /tmp/x`, `find . ~ -delete`), dd's `of=DEV` (a name alone, `reboot`, is not read: `systemctl
             # --help reboot`)
@@ -369,6 +371,15 @@ class Follower:
                 via = (*command.via, command.name)
                 self._words(run, command, list(argv[i:]), list(command.dynamic[i:]), via, command.depth + 1)
                 return
+        if bare:
+            # (holes39) none of that shape (`mywrap reboot`, `mywrap kill 1`): it may still be a wrapper, or a program
+            # that takes the name as data (a manual, a lookup): read so too, its hardline matches asking
+            # (Command.guessed)
+            start = len(self.commands)
+            via = (*command.via, command.name)
+            self._words(run, command, list(argv[bare:]), list(command.dynamic[bare:]), via, command.depth + 1)
+            for found in self.commands[start:]:
+                found.guessed = True
 
     def follow_environment(self, command: Command, rules: Program, local: dict[str, str]) -> None:
         """Variables every program obeys (LD_PRELOAD, BASH_ENV ...)."""

@@ -213,7 +213,7 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
 _OPTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w-]*")
 _BLANK = re.compile(r"\s")
 
-_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal", "firm")
+_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal", "firm", "hosts")
 
 
 class Shape:
@@ -238,6 +238,9 @@ class Shape:
     # POSIXLY_CORRECT is in its environment (then a later `--help` is an operand: `shutdown now --help` shuts
     # down): what a pattern's `without_flags` may rely on. None: the flags (`short`, `long`) are firm.
     firm: tuple[set[str], set[str]] | None
+    # (holes39) Operands naming hosts or host patterns (its grammar's `hosts`: `salt '*' test.ping`), each word
+    # only once among its words: read by no path class
+    hosts: frozenset[str]
 
     def __init__(
         self,
@@ -250,8 +253,10 @@ class Shape:
         known: frozenset[str] = frozenset(),
         literal: frozenset[str] = frozenset(),
         firm: tuple[set[str], set[str]] | None = None,
+        hosts: frozenset[str] = frozenset(),
     ) -> None:
         self.firm = firm
+        self.hosts = hosts
         self.short = short
         self.long = long
         self.positionals = positionals
@@ -322,6 +327,7 @@ def shape(command: Command) -> Shape:
     grammar = level.grammar
     _flags(grammar, reading, short, long)
     positionals.extend(reading.operands)
+    hosts = _hosts(grammar, reading, argv) if grammar.hosts else frozenset()
     if reading.rest is not None and len(levels) > 1 and not level.subcommands:
         # A described verb that stops at its first operand (`docker run IMAGE CMD...`): the words
         # after it belong to the command it hands them to, never its own options
@@ -337,7 +343,7 @@ def shape(command: Command) -> Shape:
         # the plain way, and its options are read from the words (no option name is `known`);
         # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
         _plain(list(argv[reading.rest :]), short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values)
+        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, hosts=hosts)
     literal = _program_text(program, reading, command) if program.text_runs else frozenset()
     firm: tuple[set[str], set[str]] | None = None
     if grammar.runs_nothing and not grammar.stop_at_operand and reading.operand_at and len(levels) == 1:
@@ -348,8 +354,26 @@ def shape(command: Command) -> Shape:
         firm = (set(), set())
         _flags(grammar, before, *firm)
     return Shape(
-        short, long, positionals, words, tuple(map(str.lower, positionals)), values, _known(grammar), literal, firm
+        short,
+        long,
+        positionals,
+        words,
+        tuple(map(str.lower, positionals)),
+        values,
+        _known(grammar),
+        literal,
+        firm,
+        hosts,
     )
+
+
+def _hosts(grammar: Grammar, reading: Parsed, argv: Sequence[str]) -> frozenset[str]:
+    """(holes39) The operands ``grammar`` reads as hosts or host patterns (`salt '*' test.ping`, `ansible 'web*' -m
+    ping`): no path of this machine. A word that is also another of the command's words is not one (`salt '*'
+    cp.get_file x '*'`: the second may be a path)."""
+    operands = reading.operands
+    found = [operands[i] for i in grammar.hosts if i < len(operands)]
+    return frozenset(w for w in found if argv.count(w) == 1)
 
 
 def _program_text(program: Program, reading: Parsed, command: Command) -> frozenset[str]:
@@ -400,6 +424,23 @@ class _Literal:
         if word not in self.words or found.isdisjoint(EXPANSION_CLASSES):
             return found
         return Classes([form - EXPANSION_CLASSES for form in forms_of(found)])
+
+
+class _Hosts:
+    """(holes39) A classifier that reads a program's host operands (Shape.hosts) as no path: `salt '*' test.ping`
+    names no file of the working directory."""
+
+    __slots__ = ("classify", "words")
+
+    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+        self.classify = classify
+        self.words = words
+
+    def __call__(self, word: str) -> frozenset[str]:
+        if word in self.words:
+            return frozenset()
+        found: frozenset[str] = self.classify(word)
+        return found
 
 
 # The option names each grammar declares, by the grammar's identity (kept alive with it).
@@ -894,6 +935,8 @@ class Matcher:
         positionals = shaped.positionals
         if shaped.literal:
             classify = _Literal(classify, shaped.literal)
+        if shaped.hosts:
+            classify = _Hosts(classify, shaped.hosts)
         if self.subcommands:
             lowered = shaped.lowered
             for hit in self.subcommands:

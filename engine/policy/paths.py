@@ -818,6 +818,10 @@ def _extglob_reach(text: str) -> str:
     return "/".join(parts)
 
 
+# (holes39) The home as normalize_path climbs out of it: a folder beside the others in /home (a name no path holds)
+_HOME_ANCHOR = "/home/\x00home"
+
+
 def normalize_path(word: str) -> tuple[str, set[str]]:
     """(normalised path, computed classes) for a word used as a path."""
     computed: set[str] = set()
@@ -853,6 +857,13 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):
+        if "/.." in text:
+            # (holes39) a `..` that climbs above the home leaves it: `~/../$USER` is a folder beside it (a home,
+            # this one too: /home/me), `~/../..` the root; read where homes are, not clamped to `~/$USER`
+            climbed = posixpath.normpath(_HOME_ANCHOR + text[1:])
+            if climbed != _HOME_ANCHOR and not climbed.startswith(_HOME_ANCHOR + "/"):
+                computed.add("absolute")
+                return climbed, computed
         rest = posixpath.normpath("/" + text[1:].lstrip("/")) if text != "~" else "/"
         normalised = "~" + ("" if rest == "/" else rest)
         computed.add("absolute")

@@ -159,6 +159,10 @@ _READS_ONLY: Final = frozenset(
     | {"stat", "ls", "dir", "du", "sort", "uniq", "cut", "paste", "fold", "fmt", "pr", "column", "tr", "rev"}
     | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base64", "base32", "basename", "dirname"}
     | {"realpath", "readlink", "cowsay", "figlet", "toilet", "banner", "look", "comm", "join", "expand", "unexpand"}
+    # (holes39) lookups of a program's name, and printers of a message (`which reboot`, `tldr kill`, `logger reboot`):
+    # follow._carried's bare reading would ask on them
+    | {"which", "whereis", "whatis", "apropos", "info", "pinfo", "tldr", "cheat", "whence", "where", "notify-send"}
+    | {"logger", "wall", "espeak", "say", "spd-say", "lolcat", "boxes"}
 )
 _RESERVED_WORDS: Final = (
     "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
@@ -196,6 +200,7 @@ _COMMAND_FIELDS: Final = (
     "reread",
     "text",
     "shape",
+    "guessed",
 )
 
 
@@ -221,6 +226,10 @@ class Command:
     reread: bool  # found by another reading of a command (an unknown option taking a value)
     text: str  # the words joined, as rules and messages show them
     shape: Any  # flags and positionals, filled by the first matcher that needs them
+    # (holes39) Read from an undescribed program's operands that merely name an acting program (`mywrap reboot`:
+    # follow._carried's bare reading): it may be a wrapper, or a program that takes the name as data; a hardline
+    # match on it asks
+    guessed: bool
 
     def __init__(
         self,
@@ -255,6 +264,7 @@ class Command:
         self.reread = reread
         self.text = ""
         self.shape = None
+        self.guessed = False
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -281,6 +291,7 @@ class Command:
             id(self.program),  # the Programs table's own entry: alive as long as the command
             self.indirect,
             self.reread,
+            self.guessed,
         )
 
     def __eq__(self, other: object) -> bool:

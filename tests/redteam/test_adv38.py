@@ -193,8 +193,9 @@ def test_prompt_expansion_through_a_name_reference_is_refused(
 # POSIXLY_CORRECT ends getopt's options at the first operand (systemd's shutdown, systemctl, reboot use getopt_long
 # without `+`): the `--help` / `-h` / `-k` / `-c` after the verb or time is then an operand (a wall message), and the
 # pattern's `without_flags` (policies/system.yaml shutdown_reboot) let it pass. The variable may be inherited or
-# exported by an earlier call: only the flags before the first operand count (matchers.Shape.firm), at the price of
-# `systemctl reboot --help` (help after the verb) being refused like the verb.
+# exported by an earlier call: only the flags before the first operand count (matchers.Shape.firm). (holes39) A help
+# option after the verb with no POSIXLY_CORRECT on the line asks instead of hardline (`sudo shutdown now --help`,
+# `systemctl reboot --help`: tests/redteam/test_holes39.py); named on the line, the verb's hardline stands.
 POSIX_OPERANDS = [
     "POSIXLY_CORRECT=1 shutdown now --help",
     "POSIXLY_CORRECT=1 shutdown -r now -k",
@@ -202,7 +203,6 @@ POSIX_OPERANDS = [
     "env POSIXLY_CORRECT=1 shutdown now --help",
     "export POSIXLY_CORRECT=1; systemctl reboot -h",
     "POSIXLY_CORRECT=1 systemctl poweroff --help",
-    "sudo shutdown now --help",
 ]
 POSIX_NEAR_MISSES = [
     "shutdown --help",
@@ -242,9 +242,9 @@ def test_a_help_before_the_verb_still_runs_nothing(plain_project: tuple[Path, En
     [
         "./sudo -V -c 'rm -rf ~'",
         "PATH=.:$PATH sudo -V -c 'rm -rf ~'",
-        "bin/nice --help -c 'rm -rf ~'",
         "./sudo -V rm -rf /",  # (sudo's row: -V runs no command)
         "./systemctl --help reboot",  # (shutdown_reboot's without_flags)
+        # (`bin/nice --help -c 'rm -rf ~'` is closed by holes39: an undeclared `-c STRING` is read as a shell line)
     ],
 )
 def test_a_shell_copied_under_a_wrappers_name(

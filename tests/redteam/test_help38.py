@@ -182,7 +182,8 @@ patterns:
 
 def test_a_hardline_match_on_a_quiet_command_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A pattern that does not list --help (a project's) still meets no hardline on `systemctl --hel isolate x`:
-    its match asks (evaluate._match); before the verb only (after it, fail closed)."""
+    its match asks (evaluate._match); after the verb too, unless POSIXLY_CORRECT is named on the line (then it is an
+    operand: holes39)."""
     make_home(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -194,11 +195,20 @@ def test_a_hardline_match_on_a_quiet_command_asks(tmp_path: Path, monkeypatch: p
     (root / "hermes-engine.yaml").write_text("workdir: .\n")
     monkeypatch.chdir(root)
     with Engine.load(root) as engine:
-        for quiet in ("systemctl --hel isolate x", "systemctl -qh isolate x", "systemctl --version isolate x"):
+        for quiet in (
+            "systemctl --hel isolate x",
+            "systemctl -qh isolate x",
+            "systemctl --version isolate x",
+            "systemctl isolate x --version",
+        ):
             verdict = engine.check(quiet)
             assert verdict.decision == "ask" and not verdict.hardline, quiet
             assert "systemctl_isolate" in {m.key for m in verdict.matches}, quiet
-        for acting in ("systemctl isolate x", "systemctl -n 3 isolate x", "systemctl isolate x --version"):
+        for acting in (
+            "systemctl isolate x",
+            "systemctl -n 3 isolate x",
+            "POSIXLY_CORRECT=1 systemctl isolate x --version",
+        ):
             verdict = engine.check(acting)
             assert verdict.hardline, acting
 
