@@ -542,6 +542,14 @@ def _ex_lines(text: str) -> list[str]:
 _SQL_SHELL = re.compile(
     r"(?im)(?:^|;)\s*(?:\\!|\\system|system|\.shell|\.system|\\o\s*\||\\g\s*\||\.output\s*\||\.once\s*\|)\s*([^\n;]*)"
 )
+# (fresh39a) What takes the rest of its line, `;` and all: sqlite3's (and duckdb's) dot-commands, read by any
+# prefix (`.sh`, `.sy`, `.o`), a `.output`/`.once`/`.import`/`.read` whose file is a quoted or bare `|CMD`,
+# psql's `\!` and `\w |CMD`, sqlcmd's `!!CMD`, and mysql's `pager CMD` / `\P CMD` (its output piped to CMD).
+_SQL_LINE = re.compile(
+    r"(?im)^[ \t]*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|!!|\\!|\\system|system|pager|(?-i:\\P)"
+    r"|(?:\.o(?:u(?:t(?:p(?:ut?)?)?)?|n(?:ce?)?)?|\.rea(?:d)?|\.im(?:p(?:o(?:rt?)?)?)?)(?:[ \t]+-{1,2}[\w-]+)*"
+    r"[ \t]+(?P<q>['\"]?)\||\\[ogw][ \t]*\|)(?:[ \t]+|(?<=[|!]))(?P<cmd>[^\n]*)"
+)
 _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
 # sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
 # writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
@@ -561,6 +569,13 @@ def sql_payloads(text: str) -> list[str | None]:
     `edit(TEXT, 'EDITOR')` (EDITOR run on a temporary file) and `writefile('PATH', DATA)` (a file
     written, reported as `tee PATH`). None: the command (or file) comes from data."""
     out: list[str | None] = [m.group(1).strip() or None for m in _SQL_SHELL.finditer(text)]
+    for m in _SQL_LINE.finditer(text):
+        line, quote = m.group("cmd"), m.group("q")
+        if quote:
+            line = line.split(quote, 1)[0]
+        line = line.strip()
+        if line and line not in out:
+            out.append(line)
     out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
     if "(" in text:
         out += [

@@ -1446,9 +1446,11 @@ def sh_argv(text: str) -> str:
 
 
 def _payloads(run: Run, values: list[str]) -> list[str | None]:
-    """Each value's payload (matched_payload); with `each` and a `match`, one payload per match in the
-    value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
-    if not (run.each and run.match is not None and run.match.payloads):
+    """Each value's payload (matched_payload); with a `match` that names its payload, one payload per match
+    in the value (lftp's `-e 'put a; put KEY'`: every upload, adv32; fresh39a: every one of the program's
+    calls, not the first alone: `octave --eval 'system("true"); system("rm -rf ~")'`, `rpm --eval '%(true)
+    %(CMD)'`, `tmux display '#(true)#(CMD)'`)."""
+    if run.match is None or not run.match.payloads:
         return [matched_payload(run, value) for value in values]
     out: list[str | None] = []
     for value in values:
