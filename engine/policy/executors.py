@@ -558,8 +558,13 @@ _SQL_EDIT = re.compile(
     r"(?is)\bedit\s*\((?:[^(),']++|'(?:[^']|'')*+'|\([^()]*+\))*+,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))"
 )
 _SQL_WRITEFILE = re.compile(r"(?is)\bwritefile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+# (fresh39a) and the other shells' functions that read a file of this machine: duckdb's read_text / read_blob /
+# read_csv / read_json / read_parquet (`~` is the home there), ClickHouse's file(), MySQL's load_file(),
+# PostgreSQL's pg_read_file() (the server's, on this machine for a local one)
 _SQL_READ = re.compile(
-    r"(?is)\breadfile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)", re.MULTILINE
+    r"(?is)\b(?:readfile|read_(?:text|blob|csv(?:_auto)?|json(?:_auto|_objects)?|ndjson|parquet)|load_file"
+    r"|pg_read_(?:binary_)?file|file)\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)",
+    re.MULTILINE,
 )
 
 

@@ -790,10 +790,12 @@ class Follower:
             for source in sql_sources(text) if kind == "sql" else ():
                 self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
             for read in sql_reads(text) if kind == "sql" else ed_reads(text):
-                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge
-                self._nested(
-                    run, partial(self.analyze, f'cat "{read}"' if read is not None else "cat", depth=depth, via=via)
-                )
+                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge; a leading
+                # `~/` is the home (duckdb expands it: fresh39a)
+                line = "cat"
+                if read is not None:
+                    line = f'cat ~/"{read[2:]}"' if read.startswith("~/") else f'cat "{read}"'
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
         elif kind == "ex":
             for language, code in ex_payloads(text):
                 if language == "file":  # `source FILE`
