@@ -40,8 +40,8 @@ from tests.redteam.conftest import judge
 from tests.redteam.harm import harm_project, live_then_stopped
 
 EVERY_MATCH = [
-    "octave --eval 'system(\"true\"); system(\"rm -rf ~\")'",
-    "gnuplot -e 'system(\"true\"); system(\"rm -rf ~\")'",
+    'octave --eval \'system("true"); system("rm -rf ~")\'',
+    'gnuplot -e \'system("true"); system("rm -rf ~")\'',
     "rpm --eval '%(true) %(rm -rf ~)'",
     "rpmbuild -D 'x %(true) %(rm -rf ~)' -bp x.spec",
     "tmux display -p '#(true)#(rm -rf ~)'",
@@ -67,7 +67,7 @@ SQL = [
     "printf '.sh rm -rf ~\\n' > x.sql; sqlite3 < x.sql",
     "sqlite3 :memory: \".output '|rm -rf ~'\" 'select 1'",
     "sqlite3 :memory: \".import '|rm -rf ~' t\"",
-    "sqlite3 :memory: \".once |sh\" \"select 'rm -rf ~'\"",
+    'sqlite3 :memory: ".once |sh" "select \'rm -rf ~\'"',
     "duckdb -s '.she rm -rf ~'",
     "duckdb :memory: \".output '|rm -rf ~'\"",
     "psql -c 'select 1 \\g |rm -rf ~'",
@@ -192,11 +192,12 @@ RUNNERS = [
     "uftrace rm -rf ~",
     "docker compose exec x rm -rf /",
     "deno run 'data:application/javascript,Deno.removeSync(Deno.env.get(\"HOME\"),{recursive:true})'",
-    "deno run 'data:application/javascript;base64,RGVuby5yZW1vdmVTeW5jKERlbm8uZW52LmdldCgiSE9NRSIpLHtyZWN1cnNpdmU6dHJ1ZX0p'",
+    "deno run 'data:application/javascript;base64,"
+    "RGVuby5yZW1vdmVTeW5jKERlbm8uZW52LmdldCgiSE9NRSIpLHtyZWN1cnNpdmU6dHJ1ZX0p'",
     "sqlite-utils memory --functions 'import os; os.system(\"rm -rf ~\")' 'select 1'",
     "miller -n put 'end{system(\"rm -rf ~\")}'",
     "swipl -g 'shell(\"rm -rf ~\")' -t halt",
-    "lein run -m clojure.main -e '(clojure.java.shell/sh \"rm\" \"-rf\" \"/home/u\")'",
+    'lein run -m clojure.main -e \'(clojure.java.shell/sh "rm" "-rf" "/home/u")\'',
     "matlab -batch 'system(\"rm -rf ~\")'",
     "newlisp -e '(exec \"rm -rf ~\")'",
     "dc <<< '!rm -rf ~'",
@@ -267,7 +268,7 @@ CREDENTIALS = [
     "yq -n 'env(AWS_SECRET_ACCESS_KEY)'",
     "yq -n 'strenv(GITHUB_TOKEN)'",
     "yq -n 'load(\"/home/u/.ssh/id_rsa\")'",
-    "yq -n '.a = load_str(\"x\") | .b = load_str(\"/home/u/.ssh/id_rsa\")'",
+    'yq -n \'.a = load_str("x") | .b = load_str("/home/u/.ssh/id_rsa")\'',
 ]
 CREDENTIALS_NEAR = [
     "npm config get registry",
@@ -284,7 +285,7 @@ HARDLINE = [
     "sqlite3 <<< '.sh rm -rf ~'",
     "sqlite3 :memory: '.shell echo hi; rm -rf ~'",
     "psql -c 'select 1 \\g |rm -rf ~'",
-    "octave --eval 'system(\"true\"); system(\"rm -rf ~\")'",
+    'octave --eval \'system("true"); system("rm -rf ~")\'',
     "tmux display -p '#(true) x #(rm -rf ~)'",
     "hg pull --ssh 'rm -rf ~; ssh' ssh://x/y",
     "kak -e 'nop %sh{rm -rf ~}'",
