@@ -292,15 +292,18 @@ _EX_BANG = re.compile(r"^(?:r(?:ead)?|w(?:rite)?|[.$\d,%]*)\s*!(.*)$", re.DOTALL
 # (gdb's `pipe CMD | SHELL` and `| CMD | SHELL`, a blank after `|` optional: the rest is read as a shell line,
 # its gdb command before the shell's; fresh37a)
 _EX_SHELL = re.compile(
-    r"^(?:(?:(?:platform\s+)?sh(?:ell)?|ter(?:m(?:i(?:n(?:al?)?)?)?)?|pipe)(?:\s+(.*))?|\|\s*(.*))$", re.DOTALL
+    r"^(?:(?:(?:platform\s+)?sh(?:e(?:ll?)?)?|ter(?:m(?:i(?:n(?:al?)?)?)?)?|pipe)(?:\s+(.*))?|\|\s*(.*))$", re.DOTALL
 )
 _EX_CODE = re.compile(
-    r"^(?P<lang>py(?:thon)?3?|pyx|pythonx|py3?do|pydo|lua|luado|perl|perldo|ruby|rubydo|tcl|guile|python-interactive|pi"
+    # (fresh39a) vim and gdb read a command by its abbreviations (`:pyt`, `:pe`, `:rub`, gdb's `gu`)
+    r"^(?P<lang>py(?:t(?:h(?:on?)?)?)?3?|pyx|pythonx|py3?do|pydo|lua|luado|pe(?:rl?)?|perld(?:o)?|rub(?:y)?|rubyd(?:o)?|tcl"
+    r"|gu(?:i(?:le?)?)?|python-interactive|pi"
     r"|script)"  # lldb's `script CODE`: python
     r"(?:\s+(?P<code>.*))?$",
     re.DOTALL,
 )
 _EX_LANGUAGES = {"lua": "lua", "luado": "lua", "perl": "perl", "perldo": "perl", "ruby": "ruby", "rubydo": "ruby"}
+_EX_LANGUAGES.update({"pe": "perl", "per": "perl", "perld": "perl", "rub": "ruby", "rubyd": "ruby"})
 # `:source FILE` / `:so FILE` (vim, gdb): a file of the same commands.
 _EX_SOURCE = re.compile(r"^so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(?:-v\s+)?(\S.*)$")
 _EX_AUTOCMD = re.compile(r"^au(?:tocmd)?!?\s+(.*)$", re.DOTALL)
@@ -542,6 +545,16 @@ def _ex_lines(text: str) -> list[str]:
 _SQL_SHELL = re.compile(
     r"(?im)(?:^|;)\s*(?:\\!|\\system|system|\.shell|\.system|\\o\s*\||\\g\s*\||\.output\s*\||\.once\s*\|)\s*([^\n;]*)"
 )
+# (fresh39a) What takes the rest of its line, `;` and all: sqlite3's (and duckdb's) dot-commands, read by any
+# prefix (`.sh`, `.sy`, `.o`), a `.output`/`.once`/`.import`/`.read` whose file is a quoted or bare `|CMD`,
+# psql's `\!` and `\w |CMD`, sqlcmd's `!!CMD`, and mysql's `pager CMD` / `\P CMD` (its output piped to CMD).
+_SQL_LINE = re.compile(
+    r"(?im)^[ \t]*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|!!|\\!|\\system|system|pager|(?-i:\\P)"
+    r"|(?:\.o(?:u(?:t(?:p(?:ut?)?)?)?|n(?:ce?)?)?|\.rea(?:d)?|\.im(?:p(?:o(?:rt?)?)?)?)(?:[ \t]+-{1,2}[\w-]+)*"
+    r"[ \t]+(?P<q>['\"]?)\||\\[ogw][ \t]*\|)(?:[ \t]+|(?<=[|!]))(?P<cmd>[^\n]*)"
+)
+# psql's (and mysql's) backslash commands after a query on the same line: `select 1 \g |CMD`, `… \! CMD`
+_SQL_META = re.compile(r"\\(?:!|[ogw][ \t]*\|)[ \t]*(?P<cmd>[^\n]*)")
 _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
 # sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
 # writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
@@ -550,8 +563,13 @@ _SQL_EDIT = re.compile(
     r"(?is)\bedit\s*\((?:[^(),']++|'(?:[^']|'')*+'|\([^()]*+\))*+,\s*(?:" + _SQL_LITERAL + r"|([^)\s]))"
 )
 _SQL_WRITEFILE = re.compile(r"(?is)\bwritefile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))")
+# (fresh39a) and the other shells' functions that read a file of this machine: duckdb's read_text / read_blob /
+# read_csv / read_json / read_parquet (`~` is the home there), ClickHouse's file(), MySQL's load_file(),
+# PostgreSQL's pg_read_file() (the server's, on this machine for a local one)
 _SQL_READ = re.compile(
-    r"(?is)\breadfile\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)", re.MULTILINE
+    r"(?is)\b(?:readfile|read_(?:text|blob|csv(?:_auto)?|json(?:_auto|_objects)?|ndjson|parquet)|load_file"
+    r"|pg_read_(?:binary_)?file|file)\s*\(\s*(?:" + _SQL_LITERAL + r"|([^)\s]))|^\s*\.import\s+(?:--\w+\s+)*(\S+)",
+    re.MULTILINE,
 )
 
 
@@ -561,6 +579,18 @@ def sql_payloads(text: str) -> list[str | None]:
     `edit(TEXT, 'EDITOR')` (EDITOR run on a temporary file) and `writefile('PATH', DATA)` (a file
     written, reported as `tee PATH`). None: the command (or file) comes from data."""
     out: list[str | None] = [m.group(1).strip() or None for m in _SQL_SHELL.finditer(text)]
+    for m in _SQL_LINE.finditer(text):
+        line, quote = m.group("cmd"), m.group("q")
+        if quote:
+            line = line.split(quote, 1)[0]
+        line = line.strip()
+        if line and line not in out:
+            out.append(line)
+    if "\\" in text:
+        for m in _SQL_META.finditer(text):
+            line = m.group("cmd").strip()
+            if line and line not in out:
+                out.append(line)
     out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
     if "(" in text:
         out += [
@@ -1441,7 +1471,26 @@ def decode(value: str, encoding: str | None) -> str:
             return value
     if encoding == "string-array" and value[:1] == "[":
         return _string_array(value)
+    if encoding == "data-url" and value[:5].lower() == "data:":
+        return _data_url(value)
     return value
+
+
+def _data_url(value: str) -> str:
+    """A `data:` URL's text (`data:text/javascript,CODE`, `data:…;base64,B64`, percent-escapes decoded): the
+    module deno or node runs from it (fresh39a)."""
+    from urllib.parse import unquote_to_bytes  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
+
+    head, _, data = value.partition(",")
+    raw = unquote_to_bytes(data)
+    if head.lower().endswith(";base64"):
+        import base64  # noqa: PLC0415
+
+        try:
+            raw = base64.b64decode(raw)
+        except ValueError:  # binascii.Error is one
+            return value
+    return raw.decode("utf-8", errors="replace")
 
 
 _ARRAY_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')

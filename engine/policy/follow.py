@@ -801,10 +801,12 @@ class Follower:
             for source in sql_sources(text) if kind == "sql" else ():
                 self._file(replace(run, kind="file", language="sql", indirect=True), command, source, via, depth)
             for read in sql_reads(text) if kind == "sql" else ed_reads(text):
-                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge
-                self._nested(
-                    run, partial(self.analyze, f'cat "{read}"' if read is not None else "cat", depth=depth, via=via)
-                )
+                # a file it reads, judged as `cat PATH` is; one named by data: a read nobody can judge; a leading
+                # `~/` is the home (duckdb expands it: fresh39a)
+                line = "cat"
+                if read is not None:
+                    line = f'cat ~/"{read[2:]}"' if read.startswith("~/") else f'cat "{read}"'
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
         elif kind == "ex":
             for language, code in ex_payloads(text):
                 if language == "file":  # `source FILE`
@@ -1457,9 +1459,11 @@ def sh_argv(text: str) -> str:
 
 
 def _payloads(run: Run, values: list[str]) -> list[str | None]:
-    """Each value's payload (matched_payload); with `each` and a `match`, one payload per match in the
-    value (lftp's `-e 'put a; put KEY'`: every upload, adv32)."""
-    if not (run.each and run.match is not None and run.match.payloads):
+    """Each value's payload (matched_payload); with a `match` that names its payload, one payload per match
+    in the value (lftp's `-e 'put a; put KEY'`: every upload, adv32; fresh39a: every one of the program's
+    calls, not the first alone: `octave --eval 'system("true"); system("rm -rf ~")'`, `rpm --eval '%(true)
+    %(CMD)'`, `tmux display '#(true)#(CMD)'`)."""
+    if run.match is None or not run.match.payloads:
         return [matched_payload(run, value) for value in values]
     out: list[str | None] = []
     for value in values:
