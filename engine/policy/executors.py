@@ -1209,6 +1209,32 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
     return [str(scripts[n]) for n in names if n in scripts]
 
 
+_NPM_EXEC_VERBS = frozenset({"exec", "x", "exe", "dlx"})
+
+
+def npm_bins(text: str, argv: Sequence[str]) -> list[str]:
+    """(xfail39) The files `npm exec NAME` / `npx NAME` runs from a package.json's `bin` (a mapping of names to
+    files, or one file named as the package): the one NAME names; none when it names no bin of the package."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    declared = data.get("bin")
+    if isinstance(declared, str):
+        declared = {str(data.get("name") or "").rpartition("/")[2]: declared}
+    if not isinstance(declared, dict):
+        return []
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    if posixpath.basename(argv[0]) not in ("npx", "bunx", "pnpx"):
+        verbs = [i for i, w in enumerate(words) if w in _NPM_EXEC_VERBS]
+        words = words[verbs[0] + 1 :] if verbs else []
+    if not words or words[0] not in declared:
+        return []
+    return [str(declared[words[0]])]
+
+
 # -- task files: what a runner reads from its project folder -------------------------
 # A `files:` run's language says how a runner reads a file of its folder (policies/executors.yaml):
 # `commands` (a task file whose values are shell lines: tox.ini, justfile, Taskfile.yml, pyproject's

@@ -338,4 +338,3 @@ def test_closed_payloads(engine: Engine, command: str) -> None:
 def test_closed_payloads_near_misses_stay_allowed(engine: Engine, command: str) -> None:
     verdict = judge(engine, command)
     assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
-
