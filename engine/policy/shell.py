@@ -2492,6 +2492,9 @@ class Analyzer(Follower, LinkFollower):
             runner = self._synthetic("sh", ("sh", target or command.name), via, depth)
             runner.fed_by = frozenset({"download"})
 
+    def _took_pwd(self) -> bool:
+        return self.vals.here
+
     def _unread_archive(self, command: Command) -> bool:
         """(xfail39) Whether ``command`` extracts an archive whose members nobody reads here: one the line or the
         session wrote (or that changed in the working tree since the session began), one not on disk when the line
