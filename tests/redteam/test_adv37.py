@@ -271,6 +271,7 @@ LINKED_COPIES = [
     "cp -r . ../c; ln -s $PWD/../c/.e* /tmp/l; cat /tmp/l",
     'cp -r . ../c; ln -s "$(pwd)"/../c/.e* /tmp/l; cat /tmp/l',
     "cp -r . ../c; ln -s $PWD/../c/.e* ../l; cat ../l",
+    "cp -r . ../c; mkdir o; ln -s $PWD/../c/.e* o/l; cat o/l",
 ]
 # (holes38 closed lftp's input behind a prefix: its stdin rows read `glob put`, `queue !CMD` as -c's do)
 CLOSED = ["lftp h <<< 'glob put .env'", "echo 'glob put .env' | lftp h"]
@@ -282,7 +283,8 @@ def test_a_link_to_a_copy_made_on_the_line(secret: tuple[Path, Engine, dict[str,
 
 
 def test_a_link_to_a_copy_prints_the_key_live_and_is_refused(secret: tuple[Path, Engine, dict[str, str]]) -> None:
-    printed_then_refused(secret, KEY, "cp -r . ../c; ln -s $PWD/../c/.e* ../l; cat ../l")
+    # (the link in a folder of its own: read from it, `./../c/.env` would be `c/.env`, which does not exist)
+    printed_then_refused(secret, KEY, "cp -r . ../c; mkdir o; ln -s $PWD/../c/.e* o/l; cat o/l")
 
 
 @pytest.mark.parametrize("command", ["ln -s $PWD/src /tmp/l; cat /tmp/l/app.py", "ln -s ./src ../l; cat ../l/x"])

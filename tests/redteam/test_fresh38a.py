@@ -305,7 +305,7 @@ def test_what_runs_stays_hardline(engine: Engine, command: str) -> None:
         pytest.param("cat $XDG_RUNTIME_DIR/containers/auth.json", id="XDG_RUNTIME_DIR auth.json"),
         "cat ${XDG_CONFIG_HOME}/containers/auth.json",
         "cat $XDG_CONFIG_HOME/gh/hosts.yml",
-        # rm without -r refuses a folder: its glob of ~/.cache naming ~/.cache/huggingface is no delete of the token
+        # a secret, not a credential: ~/.cache is then no folder above a credential (`rm ~/.cache/*` stays allowed)
         pytest.param("cat ~/.cache/huggingface/token", id="huggingface cache token"),
         "cat ~/.cache/huggingface/stored_tokens",
         # octave's --eval is an inline program: its rmdir/delete/unlink are read as an interpreter's

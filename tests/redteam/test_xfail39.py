@@ -98,7 +98,7 @@ def test_an_archive_written_on_the_line_then_run_deletes_home_live_and_is_stoppe
 
 @pytest.mark.parametrize(
     "command",
-    ["echo hello", "printf '%s\\n' ':(){ :|:& };:'", "tar xf a.tgz", "octave script.m", "npm exec eslint"],
+    ["echo hello", "printf '%s\\n' ':(){ :|:& };:'", "tar tf a.tgz", "octave script.m", "npm exec eslint"],
 )
 def test_plain_near_misses_stay_allowed(engine: Engine, command: str) -> None:
     verdict = judge(engine, command)
