@@ -34,7 +34,9 @@ def _project(write_project: Callable[..., Path], folders: str) -> Path:
 
 
 def test_a_bad_entry_is_a_located_error(write_project: Callable[..., Path]) -> None:
-    entries = "  MY_CONFIG: ~/.config\n  lower: ~/.x\n  REL: etc\n  GLOB: ~/.c*\n  LIST: [~/.y]\n  RUN: /run/user/1000\n"
+    entries = (
+        "  MY_CONFIG: ~/.config\n  lower: ~/.x\n  REL: etc\n  GLOB: ~/.c*\n  LIST: [~/.y]\n  RUN: /run/user/1000\n"
+    )
     root = _project(write_project, entries)
     found = {(e["pointer"], e["line"], e["code"]) for e in _validate(root)}
     assert found == {
