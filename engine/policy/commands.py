@@ -19,7 +19,8 @@ from engine.policy.paths import URL
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
 _PYTHON = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
-_VERSIONED = re.compile(r"(lua|luajit|perl|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*")
+# (xfail39) not perl6: Raku, another language (its `shell "CMD"` is no perl)
+_VERSIONED = re.compile(r"(lua|luajit|perl(?!-?6$)|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*")
 # The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`, `ld-2.31.so`, `ld64.so.2`,
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
 _LOADER = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")

@@ -241,7 +241,8 @@ def compile_policy(
                     else:
                         words |= found[0]
                         substrings |= found[1]
-                        if matcher.names is None and not matcher.name_globs and found[1]:
+                        # (a self-piped call's fragment is in the line, its definition, not in the call's words)
+                        if matcher.names is None and not matcher.name_globs and found[1] and not matcher.self_piped:
                             ordered = fewest_fragments(found[1])
                             matcher.prefilter = re.compile(literal_union(ordered))
                             matcher.prefilter_fragments = tuple(ordered)

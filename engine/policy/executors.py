@@ -1004,6 +1004,7 @@ _TMUX_SET = re.compile(
     r"(?P<name>default-command|default-shell|lock-command)[\"']?\s+(?P<value>.+)$"
 )
 _TMUX_HOOK = re.compile(r"^set-hook\s+(.+)$")
+_TMUX_SET_OTHER = re.compile(r"^(?:set-option|set|set-window-option|setw)(?:\s|$)")
 _TMUX_FORMAT_RUN = re.compile(r"#\(([^()]+)\)")  # a format's `#(CMD)`: tmux runs CMD
 _TMUX_SPLIT = re.compile(r"\s\\;(?:\s|$)|\s;\s*$")
 _SCREEN_FDPAT = re.compile(r"^[.!|:]+$")
@@ -1065,6 +1066,8 @@ def _tmux_commands(line: str, out: list[str], depth: int = 0) -> None:
                 words = []
             out.append(words[0] if len(words) == 1 else value)
             continue
+        if _TMUX_SET_OTHER.match(part):
+            continue  # (xfail39) another option set: it runs nothing (its formats' `#(CMD)` are read above)
         out.append("tmux " + part)
 
 
@@ -1237,6 +1240,32 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
         return [str(scripts[n]) for n in _NPM_LIFECYCLE_RUNS if n in scripts]  # `pnpm add x`, `yarn install`
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
     return [str(scripts[n]) for n in names if n in scripts]
+
+
+_NPM_EXEC_VERBS = frozenset({"exec", "x", "exe", "dlx"})
+
+
+def npm_bins(text: str, argv: Sequence[str]) -> list[str]:
+    """(xfail39) The files `npm exec NAME` / `npx NAME` runs from a package.json's `bin` (a mapping of names to
+    files, or one file named as the package): the one NAME names; none when it names no bin of the package."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    declared = data.get("bin")
+    if isinstance(declared, str):
+        declared = {str(data.get("name") or "").rpartition("/")[2]: declared}
+    if not isinstance(declared, dict):
+        return []
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    if posixpath.basename(argv[0]) not in ("npx", "bunx", "pnpx"):
+        verbs = [i for i, w in enumerate(words) if w in _NPM_EXEC_VERBS]
+        words = words[verbs[0] + 1 :] if verbs else []
+    if not words or words[0] not in declared:
+        return []
+    return [str(declared[words[0]])]
 
 
 # -- task files: what a runner reads from its project folder -------------------------

@@ -36,6 +36,7 @@ from engine.policy.executors import (
     mypy_executables,
     mypy_plugin_files,
     notebook_cells,
+    npm_bins,
     npm_scripts,
     option_file_words,
     rake_as_ruby,
@@ -962,6 +963,13 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             for line in lines or ():
                 self._nested(run, partial(self.analyze, line, depth=depth, via=inner))
+        elif language == "npmbin":
+            # (xfail39) `npm exec NAME`, `npx NAME`: the package's own bin NAME, beside its package.json (node's when
+            # JavaScript, else the shell's or its `#!` interpreter's, as `./FILE` runs)
+            for target in npm_bins(content, command.argv):
+                where = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+                runs_as = "node" if where.endswith((".js", ".mjs", ".cjs")) else "shell"
+                self._file(replace(run, language=runs_as), command, where, inner, depth)
         elif language == "npm":
             # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
             program = command.program

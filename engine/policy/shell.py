@@ -2495,13 +2495,40 @@ class Analyzer(Follower, LinkFollower):
                 return
             archives = [self.files.get(self._file_key(w)) for w in argv[1:] if not w.startswith("-")]
             writers = command.fed_by.union(*(a.writers for a in archives if a is not None))
-            self.fetched = self.fetched or not writers.isdisjoint(_FETCHERS)
+            self.fetched = self.fetched or not writers.isdisjoint(_FETCHERS) or self._unread_archive(command)
             return
         operands = [w for w in argv[1:] if not w.startswith("-")]
         target = argv[0] if "/" in argv[0] else (operands[0] if operands else "")
         if command.name in ("make", "gmake") or (target and not self._known(target)):
             runner = self._synthetic("sh", ("sh", target or command.name), via, depth)
             runner.fed_by = frozenset({"download"})
+
+    def _took_pwd(self) -> bool:
+        return self.vals.here
+
+    def _unread_archive(self, command: Command) -> bool:
+        """(xfail39) Whether ``command`` extracts an archive whose members nobody reads here: one the line or the
+        session wrote (or that changed in the working tree since the session began), one not on disk when the line
+        is judged, one named only at run time, or its input from another command. A script it holds run later on
+        the line (`tar xf s.tar -C t && sh t/x.sh`) is then code nobody read, as a download's is. An archive of
+        the project the session did not touch is read as the project's other files are (not at all)."""
+        archive = _extracted_archive(command)
+        if archive is None:
+            return False
+        if archive == "-":
+            return bool(command.fed_by) or bool(command.stdin)
+        at = command.argv.index(archive) if archive in command.argv else -1  # (not in `--file=A`)
+        if (at >= 0 and command.dynamic[at]) or archive.startswith("$"):
+            return True
+        key = self._file_key(archive)
+        if key in self.files:
+            return True
+        session = self.session
+        if session is None or key.startswith(("$", "~")):
+            return False
+        if session.touched(key):
+            return True
+        return not posixpath.lexists(posixpath.join(session.workdir, key))
 
     def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         """`for d in ~; do rm -rf "$d"; done`: each loop's body is read again with its variable set
@@ -4546,6 +4573,42 @@ _SCRIPT_RUNNERS: Final = frozenset(
     }
 )
 _LOOP_HEADERS: Final = frozenset({"for", "select"})
+
+
+def _extracted_archive(command: Command) -> str | None:
+    """(xfail39) The archive ``command`` extracts files from (`-`: its input), None when it extracts none: tar's
+    `-x` (its `-f` value), unzip's first operand (not `-l`/`-t`/`-p`/`-Z`, which only list, test or print), 7z's
+    `x`/`e` ARCHIVE."""
+    name = command.name
+    argv = command.argv
+    if name in ("tar", "bsdtar", "gtar"):
+        program = command.program
+        if program is None:
+            return None
+        parsed = parse_argv(program.grammar, list(argv))
+        names = {option for option, _, _ in parsed.options}
+        if not names & {"x", "extract", "get"}:
+            return None
+        files = [value for option, value, _ in parsed.options if option in ("f", "file") and value is not None]
+        return files[-1] if files else "-"
+    if name in ("unzip", "busybox-unzip"):
+        words = iter(argv[1:])
+        for word in words:
+            if word == "--":
+                return next(words, None)
+            if word.startswith("-") and len(word) > 1:
+                if any(letter in word for letter in "ltpZ"):
+                    return None
+                if word[-1] in "dPx":
+                    next(words, None)  # its value
+                continue
+            return word
+        return None
+    if name in ("7z", "7za", "7zz"):
+        operands = [word for word in argv[1:] if not word.startswith("-")]
+        if len(operands) >= 2 and operands[0] in ("x", "e"):
+            return operands[1]
+    return None
 
 
 def _keyword_option(argv: list[str]) -> bool:

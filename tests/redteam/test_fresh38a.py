@@ -261,55 +261,80 @@ def test_gdb_python_script_deletes_home_live_and_is_stopped(tmp_path: Path, monk
         assert (root / "g.py").is_file()
 
 
-# -- found and not closed (strict xfails: each fails today for the reason given) ------------------------------
-
-
-def _open(command: str, reason: str, name: str) -> object:
-    return pytest.param(command, marks=pytest.mark.xfail(strict=True, reason=reason), id=name)
+# -- found open at stop 38 and closed at xfail39 (were strict xfails) ---------------------------------------------
 
 
 @pytest.mark.parametrize(
     "command",
     [
-        _open(
-            "echo ':(){ :|:& };:'",
-            "fork_bomb is a regex over the line's text: a fork bomb printed by echo (or quoted in a commit message) "
-            "is a hardline though nothing runs it; a structural match (a function whose body pipes itself into "
-            "itself in the background) needs a matcher field the table does not have",
-            "printed fork bomb",
-        ),
-        _open(
-            "pwsh -c 'Restart-Computer -WhatIf'",
-            "-WhatIf only prints what would happen; PowerShell's single-dash switches are read as letters, so "
-            "`without_flags` cannot tell it apart",
-            "Restart-Computer -WhatIf",
-        ),
+        # fork_bomb is read in the line's structure (a function called in its own body, piped from another call of
+        # itself: matchers' `self_piped`), not as a regex over the text: a printed fork bomb runs nothing
+        pytest.param("echo ':(){ :|:& };:'", id="printed fork bomb"),
+        pytest.param("git commit -m 'f(){ f|f& };f'", id="fork bomb in a commit message"),
+        # -WhatIf only prints what would happen: the power cmdlets have a grammar (PowerShell's `-Name` switches)
+        pytest.param("pwsh -c 'Restart-Computer -WhatIf'", id="Restart-Computer -WhatIf"),
+        pytest.param("powershell Stop-Computer -ComputerName web1 -wi", id="Stop-Computer -wi"),
     ],
 )
-def test_open_no_hardline_for_what_does_not_run(engine: Engine, command: str) -> None:
+def test_no_hardline_for_what_does_not_run(engine: Engine, command: str) -> None:
     assert not judge(engine, command).hardline, command
 
 
 @pytest.mark.parametrize(
     "command",
     [
-        _open(
-            "cat $XDG_RUNTIME_DIR/containers/auth.json",
-            "XDG_RUNTIME_DIR is the environment's and not known here: the path is not classed",
-            "XDG_RUNTIME_DIR auth.json",
-        ),
-        _open(
-            "cat ~/.cache/huggingface/token",
-            "classing ~/.cache/huggingface/token as a credential makes `rm ~/.cache/*` (a near miss of "
-            "test_protected_paths) ask: a glob of ~/.cache is read as naming the folder above it",
-            "huggingface cache token",
-        ),
-        _open(
-            'octave --eval \'rmdir(getenv("HOME"), "s")\'',
-            "octave's file functions are no inline language the engine reads (only system() is matched)",
-            "octave rmdir",
-        ),
+        "f()(f|f&);f",
+        "f ( ) { f | f & } ; f",
+        "f(){ f|f; };f",
+        "function f { f|f & }; f",
+        "f(){ g|g& }; g(){ f; }; f",
+        "echo 'f(){ f|f& };f' | bash",
+        "pwsh -c 'Restart-Computer -WhatIf:$false'",
+        "Restart-Computer -Force -Wait",
     ],
 )
-def test_open_payloads(engine: Engine, command: str) -> None:
+def test_what_runs_stays_hardline(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # a variable's usual folder (variable_folders) names the secret it holds there
+        pytest.param("cat $XDG_RUNTIME_DIR/containers/auth.json", id="XDG_RUNTIME_DIR auth.json"),
+        "cat ${XDG_CONFIG_HOME}/containers/auth.json",
+        "cat $XDG_CONFIG_HOME/gh/hosts.yml",
+        # a secret, not a credential: ~/.cache is then no folder above a credential (`rm ~/.cache/*` stays allowed)
+        pytest.param("cat ~/.cache/huggingface/token", id="huggingface cache token"),
+        "cat ~/.cache/huggingface/stored_tokens",
+        # octave's --eval is an inline program: its rmdir/delete/unlink are read as an interpreter's
+        pytest.param('octave --eval \'rmdir(getenv("HOME"), "s")\'', id="octave rmdir"),
+        "octave-cli --eval 'delete(\"~/.ssh/id_ed25519\")'",
+    ],
+)
+def test_closed_payloads(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo hello",
+        "f(){ ls | grep x; }; f | f",
+        "f() { echo hi; }; f",
+        "pwsh -c 'Get-Help Restart-Computer'",
+        "cat $XDG_RUNTIME_DIR/bus",
+        "ls $XDG_CONFIG_HOME/containers",
+        "cat $XDG_CONFIG_HOME/containers/registries.conf",
+        "rm ~/.cache/*",
+        "ls ~/.cache/huggingface",
+        "cat ~/.cache/huggingface/hub/x/config.json",
+        "octave --eval 'disp(pi)'",
+        "octave script.m",
+        "octave-cli --eval 'x = load(\"a.mat\"); plot(x)'",
+    ],
+)
+def test_closed_payloads_near_misses_stay_allowed(engine: Engine, command: str) -> None:
+    verdict = judge(engine, command)
+    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])

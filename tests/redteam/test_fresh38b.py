@@ -453,11 +453,13 @@ def test_the_project_env_printed_by_node_env_file_is_refused(tmp_path: Path, mon
 
 
 # Open (fresh38b): found, not closed by the deadline.
-OPEN: dict[str, Case] = {
+# Open at stop 38, closed at xfail39 (were strict xfails): see tests/redteam/test_xfail39.py for their near misses
+CLOSED_39: dict[str, Case] = {
     # an archive extracted on the line, then a file in it run: its text is in the archive, which nobody reads here
+    # (one not on disk at check time, or written or changed in the session: shell._unread_archive)
     "tar x then sh": ({}, "mkdir t && tar xf s.tar -C t && sh t/x.sh"),
     "unzip then sh": ({}, "unzip -o -d t s.zip && sh t/x.sh"),
-    # a package's `bin` the session wrote, run by name through npm exec
+    # a package's `bin` the session wrote, run by name through npm exec (language: npmbin)
     "npm exec a written bin": (
         {
             "package.json": '{"name": "a", "bin": {"a": "x.js"}}',
@@ -465,9 +467,9 @@ OPEN: dict[str, Case] = {
         },
         "npm exec a",
     ),
-    # the .env loaded by a runner whose program prints the environment in its own way
+    # the .env loaded by a runner whose program prints the environment in its own way (secret_store_read's `via`)
     "dotenv run python": ({}, "dotenv run -- python3 -c 'import os; print(os.environ)'"),
-    # Raku under perl's name (command_name reads perl6 as perl, whose reader does not know Raku's `shell`)
+    # Raku under perl's name (command_name read perl6 as perl, whose reader does not know Raku's `shell`; now Raku's)
     "perl6 shell": ({}, "perl6 -e 'shell \"rm -rf ~\"'"),
 }
 
@@ -486,10 +488,9 @@ def test_task_runners_of_written_files_are_read(plain_project: tuple[Path, Engin
     assert_verdict(plain_project, CLOSED_AT_MERGE[name], False, f"closed-{name}")
 
 
-@pytest.mark.parametrize("name", list(OPEN))
-@pytest.mark.xfail(strict=True, reason="fresh38b open: see OPEN's comments")
-def test_open_payloads(plain_project: tuple[Path, Engine], name: str) -> None:
-    assert_verdict(plain_project, OPEN[name], False, f"open-{name}")
+@pytest.mark.parametrize("name", list(CLOSED_39))
+def test_closed_at_xfail39(plain_project: tuple[Path, Engine], name: str) -> None:
+    assert_verdict(plain_project, CLOSED_39[name], False, f"open-{name}")
 
 
 def test_a_background_interpreter_past_its_bound_asks(plain_harm: tuple[Engine, Path, Path]) -> None:
