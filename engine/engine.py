@@ -639,7 +639,11 @@ class Engine:
         if resolution.allowed:
             if held is not None:
                 self.session_memory.judged(
-                    held, prepared.args["input"], snap.policy.programs, allowed=verdict.decision == ALLOW, session=session
+                    held,
+                    prepared.args["input"],
+                    snap.policy.programs,
+                    allowed=verdict.decision == ALLOW,
+                    session=session,
                 )
             elif tool in _WRITERS:
                 # Remembered before it runs: a call judged meanwhile (another thread, a later

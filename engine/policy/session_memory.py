@@ -1071,7 +1071,7 @@ def table_reader_kind(command: str, programs: ProgramTable) -> str | None:
     analyzer.piped = {}
     try:
         analyzer.analyze(command)
-    except Exception:  # noqa: BLE001 (fail closed: a command nobody can read may start anything)
+    except Exception:  # fail closed: a command nobody can read may start anything
         return "shell"
     reader = _input_reader(analyzer, programs)
     if reader is None:

@@ -1960,19 +1960,19 @@ class Analyzer(Follower, LinkFollower):
         continuation), substitutions and all. What its lines set there is read as run, once per value
         (one known only at run time: nobody's to read here, an approval)."""
         env = self.env
-        seen: list[object] = []
+        seen: list[tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = []
         for name in _PROMPTS:
             if name in env or name in env.lost or name in self.vals.arrays:
                 values, lost = env.readings(name, {})
-                seen.append((name, values, lost, tuple(self.vals.arrays.get(name, ()))))
+                seen.append((name, tuple(values), bool(lost), tuple(self.vals.arrays.get(name, ()))))
         if not seen or tuple(seen) == self.prompted:
             return
         self.prompted = tuple(seen)
-        for name, values, lost, elements in seen:  # type: ignore[misc]
+        for name, known, unknown, elements in seen:
             inner = (*via, name)
-            if lost or None in elements:
+            if unknown:
                 self._escape_hatch(None, inner, depth + 1)
-            for value in (*values, *(e for e in elements if e is not None)):
+            for value in (*known, *elements):
                 if name == "PROMPT_COMMAND":
                     self.analyze(value, depth=depth + 1, via=inner)
                 elif "$" in value or "`" in value:
