@@ -599,6 +599,10 @@ class Engine:
                 session = memory.view(prepared.session_id, str(snap.config.workdir(self._started_in)))
                 if tool == "process" and args.get("action") == "write" and isinstance(args.get("input"), str):
                     held = memory.process(prepared.session_id, args.get("process_id"))
+                    if held is not None and not memory.resolve(
+                        prepared.session_id, args["process_id"], held, snap.policy.programs
+                    ):
+                        held = None  # data: judged alone, sent at once
                     if held is not None:
                         held.guarded = True
                         args = {**args, "input": memory.to_judge(held, args["input"], snap.policy.programs) or ""}
@@ -635,7 +639,11 @@ class Engine:
         if resolution.allowed:
             if held is not None:
                 self.session_memory.judged(
-                    held, prepared.args["input"], snap.policy.programs, allowed=verdict.decision == ALLOW
+                    held,
+                    prepared.args["input"],
+                    snap.policy.programs,
+                    allowed=verdict.decision == ALLOW,
+                    session=session,
                 )
             elif tool in _WRITERS:
                 # Remembered before it runs: a call judged meanwhile (another thread, a later

@@ -94,9 +94,10 @@ class Record:
 def started(command: str, programs: ProgramTable) -> Record:
     """The record `start_process {command}` begins: a shell that reads its input starts where the
     command's `cd`s left it (only the directory: a new shell has none of the line's variables)."""
-    from engine.policy.session_memory import _after, _tilde_word, reader_kind  # noqa: PLC0415
+    from engine.policy.session_memory import _after, _tilde_word, reader_kind, table_reader_kind  # noqa: PLC0415
 
-    kind = reader_kind(command, programs.command_readers) or "data"
+    # (fresh39b) a program no name says reads commands, read with the table (`script -q /dev/null`)
+    kind = reader_kind(command, programs.command_readers) or table_reader_kind(command, programs) or "data"
     if kind != "shell":
         return Record(kind)
     moved = _after(None, command.rstrip("\n") + "\n", programs, readers=False)

@@ -683,9 +683,32 @@ class Follower:
                 completed = _completed(run, words, argument)
                 self._words(run, command, completed, [*flags, *([False] * (len(completed) - len(flags)))], via, depth)
         if run.kind == "argv":
+            if run.under:
+                self._local_program(run, command, words, flags, via, depth)
             return words, flags, run.indirect
         self._words(run, command, words, flags, via, depth)
         return None
+
+    def _touched_in(self, folder: str) -> bool:
+        """Whether the line or the session wrote a file in ``folder``, or one there changed since the
+        session began (the first few hundred names of the folder are asked)."""
+        return any(self._touched(posixpath.join(folder, name)) for name in self.written_in(folder) or ())
+
+    def _local_program(
+        self, run: Run, command: Command, words: list[str], flags: list[bool], via: tuple[str, ...], depth: int
+    ) -> None:
+        """(fresh39b) A runner that puts a project's folder first on PATH for what it runs (``run.under``:
+        npx, `npm exec`, `poetry run`, `uv run` find `jest` in node_modules/.bin, `pytest` in .venv/bin):
+        a file of that name there that the line or the session wrote, or that changed since the session
+        began, is what runs: judged as that file run with the other words too (its text, or an approval
+        when nobody can read it). Any other is the program of that name, read as before."""
+        name = words[0] if words and not flags[0] else ""
+        if not name or "/" in name or name.startswith("-"):
+            return
+        for folder in run.under:
+            local = posixpath.join(folder, name)
+            if self._touched(local):
+                self._nested(run, partial(self._argv_run, [local, *words[1:]], list(flags), command, via, depth))
 
     def _words(
         self,
@@ -974,8 +997,11 @@ class Follower:
             # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
             program = command.program
             operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
+            # (fresh39b) npm runs a script with node_modules/.bin first on PATH: a program of that folder the
+            # line or the session wrote is what `jest` in a script runs (read through that PATH)
+            bin_path = _NPM_BIN_PATH if self._touched_in(_NPM_BIN) else ""
             for script in npm_scripts(content, command.argv, operands):
-                self._nested(run, partial(self.analyze, script, depth=depth, via=inner))
+                self._nested(run, partial(self.analyze, bin_path + script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
 
@@ -1374,6 +1400,12 @@ def _with_input(
     if not words:  # no command: xargs runs echo
         words, flags = ["echo"], [False]
     return [*words, *extra], [*flags, *([False] * len(extra))]
+
+
+# npm, pnpm and yarn run a package.json script with the project's node_modules/.bin first on PATH (the
+# system's folders after it: what the analyzer looks a command name up in, see shell._on_path)
+_NPM_BIN = "node_modules/.bin"
+_NPM_BIN_PATH = f"PATH={_NPM_BIN}:/usr/local/bin:/usr/bin:/bin\n"
 
 
 def _names_piped(run: Run, command: Command) -> bool:

@@ -72,6 +72,10 @@ INTERPRETERS = {
     "lua": "lua",
 }
 _PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
+_INLINE_KINDS = frozenset({"python", *INTERPRETERS.values()})  # the languages an interpreter's writes are judged in
+# A background process started with a command no name says reads commands: read with the Programs
+# table by the first write's gate (SessionMemory.resolve), which has it
+UNRESOLVED = "unresolved"
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
 _MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
@@ -304,6 +308,8 @@ class ProcessInput:
     # MAX_CONTEXT characters the start is lost and every later write needs an approval no grant covers.
     context: str = ""
     allowed: list[str] = field(default_factory=list)  # judged lines the gate allowed without an approval
+    cwd: str | None = None  # where it started (the working directory's key), for a shell resolved later
+    view: SessionView | None = None  # the session's view its last lines were judged in (see judged)
 
 
 class SessionFiles:
@@ -494,16 +500,14 @@ class SessionMemory:
         programs: ProgramTable | None = None,
     ) -> None:
         """A background process started: when it reads commands (as ``programs``, the policy's tables, say), its
-        input is buffered by line."""
-        kind = reader_kind(command, (programs or EMPTY).command_readers)
-        if kind is None:
-            return
+        input is buffered by line. One no name says reads commands (`script -q /dev/null`, `newgrp`, `unshare -U`:
+        a shell with no command given) is kept UNRESOLVED until the gate reads it with the Programs table
+        (resolve)."""
+        kind = reader_kind(command, (programs or EMPTY).command_readers) or UNRESOLVED
         files = self.session(session_id)
-        state = ProcessInput(kind, command=command if kind == "input" else "")
+        state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
         if kind == "shell":
-            # (a state even with no cwd: a line judged with one is known to be a background shell's)
-            start = f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n" if cwd else "\n"
-            state.shell = _after(None, start, EMPTY)
+            state.shell = _fresh_shell(cwd)
         with self._lock:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
@@ -513,6 +517,29 @@ class SessionMemory:
         if not isinstance(process_id, str):
             return None
         return self.session(session_id).processes.get(process_id)
+
+    def resolve(self, session_id: str | None, process_id: str, state: ProcessInput, programs: ProgramTable) -> bool:
+        """(fresh39b) Read an UNRESOLVED process's command with the policy's Programs table: a program
+        its `stdin: true` runs say reads its input as a shell (`script`, `newgrp`, `unshare` with no
+        command) or as a program gets its writes buffered and judged as such; any other is data again
+        (each write judged alone, sent at once: forgotten here). Whether it reads commands."""
+        if state.kind != UNRESOLVED:
+            return True
+        kind = table_reader_kind(state.command, programs)
+        processes = self.session(session_id).processes
+        with self._lock:
+            if state.kind != UNRESOLVED:
+                return True
+            if kind is None:
+                if processes.get(process_id) is state:
+                    del processes[process_id]
+                state.kind = "data"
+                return False
+            state.kind = kind
+            if kind == "shell":
+                state.command = ""
+                state.shell = _fresh_shell(state.cwd)
+        return True
 
     def to_judge(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> str | None:
         """The command text a write of ``data`` runs (its complete lines; a shell's are judged
@@ -530,16 +557,24 @@ class SessionMemory:
         return lines
 
     def judged(
-        self, state: ProcessInput, data: str, programs: ProgramTable | None = None, allowed: bool = False
+        self,
+        state: ProcessInput,
+        data: str,
+        programs: ProgramTable | None = None,
+        allowed: bool = False,
+        session: SessionView | None = None,
     ) -> None:
         """The gate judged a write of ``data`` (with ``programs``, the policy's table: what the
-        shell's state after it is read with) and let it through: its lines may be sent. ``allowed``:
+        shell's state after it is read with, and ``session``, the view it was judged in: the files
+        its lines source are read there) and let it through: its lines may be sent. ``allowed``:
         without anyone's approval (an interpreter's such lines are read again with its later ones)."""
         lines, _ = _cut(state, state.pending + data)
         if lines:
             with self._lock:
                 if programs is not None:
                     state.programs = programs
+                if session is not None:
+                    state.view = session
                 state.judged.append(lines)
                 del state.judged[:-16]
                 if allowed:
@@ -549,6 +584,8 @@ class SessionMemory:
     def take(self, state: ProcessInput, data: str, programs: ProgramTable | None = None) -> str | None:
         """What to send for a write of ``data``: the complete lines the gate judged; the rest is
         held. None when the lines differ from what was judged (another write came between)."""
+        if state.kind in (UNRESOLVED, "data"):
+            return data  # no gate read it (an unguarded tool), or data: sent as it is
         with self._lock:
             before = state.pending
             lines, rest = _cut(state, state.pending + data)
@@ -573,7 +610,7 @@ class SessionMemory:
                     state.context = context
         if state.kind == "shell":
             table = state.programs if programs is None else programs
-            shell = _after(state.shell, lines, table)
+            shell = _after(state.shell, lines, table, session=state.view)
             if shell.replaced is not None and not _switched_last(state.shell, lines, table):
                 # `python3 -i⏎print(1)⏎` in one write: the lines after the one that starts a program
                 # reading the shell's input are that program's, but were judged as the shell's.
@@ -1012,6 +1049,37 @@ def _rough_targets(command: str, cwd: str | None) -> list[str]:
     return out
 
 
+def _fresh_shell(cwd: str | None) -> ShellState:
+    """A shell's state when it starts in ``cwd`` (a state even with no cwd: a line judged with one is
+    known to be a background shell's)."""
+    start = f"cd -- {_tilde_word(posixpath.normpath(cwd))}\n" if cwd else "\n"
+    return _after(None, start, EMPTY)
+
+
+def table_reader_kind(command: str, programs: ProgramTable) -> str | None:
+    """(fresh39b) How a background command that names no shell or interpreter reads what is written to
+    it, by the Programs table: a program whose `stdin: true` run applies to its words and is given no
+    other input (`script -q /dev/null`, `newgrp`, `unshare -U`, `nsenter -t 1 -m`: a shell; `sudo -s`) is
+    "shell" when it runs a shell (or a command known only at run time, or a line that cannot be read:
+    the strictest), the interpreter's language when its lines are an inline program judged here, else
+    "input" (judged as `COMMAND <<< LINES`); None: data (`cat`, `tail -f log`)."""
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    analyzer = Analyzer(programs)
+    analyzer.piped = {}
+    try:
+        analyzer.analyze(command)
+    except Exception:  # fail closed: a command nobody can read may start anything
+        return "shell"
+    reader = _input_reader(analyzer, programs)
+    if reader is None:
+        return None
+    language = reader[0]
+    if language is None:
+        return "shell"
+    return language if language in _INLINE_KINDS and inline_text(programs, language, "") is not None else "input"
+
+
 def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | None:
     """How a background command reads what is written to it: "shell" when a shell reads its
     input, an interpreter's language, "input" for one of ``readers`` (the Programs tables'
@@ -1104,14 +1172,23 @@ def _tilde_word(path: str) -> str:
     return shlex.quote(path)
 
 
-def _after(shell: ShellState | None, lines: str, programs: ProgramTable, readers: bool = True) -> ShellState:
+def _after(
+    shell: ShellState | None,
+    lines: str,
+    programs: ProgramTable,
+    readers: bool = True,
+    session: SessionView | None = None,
+) -> ShellState:
     """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read).
-    ``readers``: a program a line starts that reads the shell's input switches it (see _input_reader)."""
+    ``readers``: a program a line starts that reads the shell's input switches it (see _input_reader).
+    ``session``: the view the lines were judged with (fresh39b): a file they source is read there, so
+    what it defines (an alias, a function, a variable, a `cd`) is the shell's after them, as judged."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
     if shell is not None and shell.lost is not None:
         return replace(shell, replaced=None) if shell.replaced is not None else shell  # lost for good
     analyzer = Analyzer(programs)
+    analyzer.session = session  # (not given to the constructor: that restores the view's shell, done below)
     if shell is not None:
         shell.restore(analyzer)
     analyzer.ended = []

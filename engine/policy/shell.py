@@ -894,6 +894,7 @@ class Analyzer(Follower, LinkFollower):
         self.references: dict[str, str | None] = _NO_ENTRIES
         self.hashed: dict[str, str] = _NO_ENTRIES  # `hash -p PATH NAME`, `BASH_CMDS[NAME]=PATH`: NAME runs PATH
         self.traced: tuple[object, ...] = ()  # the PS4 values read already (see _trace_prompt)
+        self.prompted: tuple[object, ...] = ()  # a background shell's prompt values read already (_shell_prompts)
         self.vals = _Values()  # what the line did to variables beyond their values (see _Values)
         if session is not None and session.shell is not None:
             session.shell.restore(self)
@@ -1815,6 +1816,8 @@ class Analyzer(Follower, LinkFollower):
             self._assign_references()
         if "PS4" in self.env or "PS4" in self.env.lost:
             self._trace_prompt(depth, via)
+        if self.resumed is not None:
+            self._shell_prompts(depth, via)
         if self.integer_stored:
             self._integer_value(depth, via)
         # (`~` first: a slice and a lookup per word otherwise, on every command)
@@ -1961,6 +1964,30 @@ class Analyzer(Follower, LinkFollower):
         for value in values:
             if "$" in value or "`" in value:
                 self.analyze(': "' + value + '"', depth=depth + 1, via=via)
+
+    def _shell_prompts(self, depth: int, via: tuple[str, ...]) -> None:
+        """(fresh39b) A background shell may be interactive (`bash -i`, the shell `script` starts): before
+        each prompt it runs PROMPT_COMMAND and expands PS1 (PS0 after a line is read, PS2 on a
+        continuation), substitutions and all. What its lines set there is read as run, once per value
+        (one known only at run time: nobody's to read here, an approval)."""
+        env = self.env
+        seen: list[tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = []
+        for name in _PROMPTS:
+            if name in env or name in env.lost or name in self.vals.arrays:
+                values, lost = env.readings(name, {})
+                seen.append((name, tuple(values), bool(lost), tuple(self.vals.arrays.get(name, ()))))
+        if not seen or tuple(seen) == self.prompted:
+            return
+        self.prompted = tuple(seen)
+        for name, known, unknown, elements in seen:
+            inner = (*via, name)
+            if unknown:
+                self._escape_hatch(None, inner, depth + 1)
+            for value in (*known, *elements):
+                if name == "PROMPT_COMMAND":
+                    self.analyze(value, depth=depth + 1, via=inner)
+                elif "$" in value or "`" in value:
+                    self.analyze(': "' + value + '"', depth=depth + 1, via=inner)
 
     def _feed_sinks(
         self,
@@ -4893,6 +4920,8 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 # Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
+# What an interactive shell runs or expands around each line it reads (see Analyzer._shell_prompts)
+_PROMPTS: Final = ("PROMPT_COMMAND", "PS0", "PS1", "PS2")
 _CODE_READERS: Final = frozenset({"eval", "-c", "source", ".", "sh", "bash", "dash", "zsh", "ksh", "-lc", "-ec"})
 # A command run in arithmetic's place when a value it evaluates is a text nobody knows here (see _arithmetic)
 _UNKNOWN_ARITHMETIC: Final = '"$__arithmetic_value_known_at_run_time"'
