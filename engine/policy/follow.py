@@ -1646,9 +1646,12 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             if at in found or word[:1] != "-":
                 continue
             body = word[2:] if word.startswith("--") else word[1:]
-            if word.startswith("--") or (grammar.long_only and len(body.partition("=")[0]) > 1):
-                if len(grammar.resolve_long(body.partition("=")[0])) != 1:
+            name = body.partition("=")[0]
+            if word.startswith("--") or (grammar.long_only and len(name) > 1):
+                if len(grammar.resolve_long(name)) != 1:
                     found.add(at)
+            elif grammar.long_only and name in grammar.long:
+                continue  # a long-only program's one-letter long option (`sqlite3 -c TEXT`, `duckdb -c TEXT`)
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
                 found.add(at)
     return frozenset(found)

@@ -341,8 +341,8 @@ def test_tmux_second_format_deletes_home_live_and_is_stopped(tmp_path: Path, mon
     """The second `#(…)` of a tmux format runs as the first does; only the first was read."""
     server = f"f39a{os.getpid()}"
     payload = f"tmux -L {server} -f /dev/null new -d \\; display -p '#(true) x #(rm -rf ~)'"
-    # tmux runs a `#(…)` job in the background: wait for it (5 s at most) before the server goes
-    wait = "for i in $(seq 50); do [ -e ~/notes.txt ] || break; sleep 0.1; done"
+    # tmux runs a `#(…)` job in the background: wait for it (20 s at most: slow on a loaded CI) first
+    wait = "for i in $(seq 200); do [ -e ~/notes.txt ] || break; sleep 0.1; done"
     live = f"{payload}; {wait}; tmux -L {server} kill-server"
     with harm_project(tmp_path / "guarded", monkeypatch) as (engine, home, _):
         live_then_stopped(tmp_path, engine, home, payload, live=live)

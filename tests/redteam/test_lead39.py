@@ -52,8 +52,10 @@ def test_option_words_of_undescribed_programs_still_run(engine: Engine, command:
 def test_the_memo_is_bounded(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(follow, "_MAX_OPTION_NAMES", 40)
     for n in range(90):
-        engine.check(f"mytool --opt{n}=1")
-    assert all(len(names) <= 40 for _, names in follow._OPTION_RUNS.values())
+        engine.check(f"rm x; mytool --opt{n}=1")
+    anyone = engine._evaluator(engine._snapshot).policy.programs.anyone
+    assert anyone is not None
+    assert 0 < len(follow._option_runs(anyone.option_word_runs)) <= 40
     assert judge(engine, "mytool --on-exit='rm -rf ~'").decision != "allow"
 
 
