@@ -356,7 +356,11 @@ class Follower:
         bare = 0
         for i in range(1, len(argv)):
             word = argv[i]
-            if word[:1] == "-" or word.rpartition("/")[2] not in names:
+            if word[:1] == "-":
+                continue
+            name = word.rpartition("/")[2]
+            # (adv39) a dotted variant by its stem: mkfs.ext4, mkfs.xfs, python3.12
+            if name not in names and ("." not in name or name.partition(".")[0] not in names):
                 continue
             bare = bare or i
             # an option after it, or the words of a command that acts (adv37): a path from the root or the home
