@@ -327,23 +327,38 @@ class Follower:
             runs = named.get(name)
             if runs is None:
                 runs = _runs_naming(rules.option_word_runs, named, name)
-            for run in runs:
-                if run.attached and not eq:
-                    continue
-                if not eq:
-                    if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
+            readings = [(name, eq, value, runs)]
+            if len(word) > 2 and word[1] != "-":
+                # (adv39) a one-letter option in a cluster or with its value attached, as getopt reads them: `nsh
+                # -xc 'rm -rf ~'` (its value the next word), `nsh -c'rm -rf ~'` (the rest of the word)
+                # (every letter of a cluster: a shell's `-cx CMD` takes CMD as -c's too)
+                cluster = word[1:].isascii() and word[1:].isalpha()
+                letters = [(letter, None) for letter in dict.fromkeys(word[1:])] if cluster else []
+                for letter, attached in (*letters, (word[1], word[2:])):
+                    taking = named.get(letter)
+                    if taking is None:
+                        taking = _runs_naming(rules.option_word_runs, named, letter)
+                    taking = tuple(run for run in taking if not run.attached)  # (`-xsh` is no `-x sh`)
+                    if taking:
+                        readings.append((letter, "" if attached is None else "=", attached or "", taking))
+            for name, eq, value, runs in readings:  # noqa: B020, PLW2901
+                for run in runs:
+                    if run.attached and not eq:
                         continue
-                    value = argv[i + 1]
-                payload = matched_payload(run, value)
-                if payload is None:
-                    continue
-                if program is not None:
-                    # (read once, and only for a value that looks like a command: most options are none)
-                    if undeclared is None:
-                        undeclared = undeclared_options(command, program)
-                    if i not in undeclared:
-                        break
-                self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+                    if not eq:
+                        if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
+                            continue
+                        value = argv[i + 1]
+                    payload = matched_payload(run, value)
+                    if payload is None:
+                        continue
+                    if program is not None:
+                        # (read once, and only for a value that looks like a command: most options are none)
+                        if undeclared is None:
+                            undeclared = undeclared_options(command, program)
+                        if i not in undeclared:
+                            break
+                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
@@ -1614,7 +1629,9 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
                 if len(grammar.resolve_long(body.partition("=")[0])) != 1:
                     found.add(at)
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
-                found.add(at)
+                # (adv39) a long-only program's one-letter long option (sqlite3's, duckdb's `-c`) is declared
+                if not (grammar.long_only and len(grammar.resolve_long(body.partition("=")[0])) == 1):
+                    found.add(at)
     return frozenset(found)
 
 
