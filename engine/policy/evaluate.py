@@ -2093,7 +2093,9 @@ def _git_copies(command: Command) -> _GitCopy | None:
         words = verb[1:]
         untracked: list[str] = []
         if flags.isdisjoint(("u", "update")):  # (else the tracked files only)
-            untracked = _pathspecs(words, flags) or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
+            untracked = _pathspecs(words, flags) or (
+                ["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else []
+            )
         whole = not words and not flags.isdisjoint(("A", "all", "u", "update"))
         return _GitCopy(untracked, not flags.isdisjoint(("f", "force")), whole)
     if verb[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):

@@ -341,10 +341,11 @@ class Follower:
                     taking = tuple(run for run in taking if not run.attached)  # (`-xsh` is no `-x sh`)
                     if taking:
                         readings.append((letter, "" if attached is None else "=", attached or "", taking))
-            for name, eq, value, runs in readings:  # noqa: B020, PLW2901
+            for name, eq, given, runs in readings:
                 for run in runs:
                     if run.attached and not eq:
                         continue
+                    value = given
                     if not eq:
                         if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
                             continue
@@ -1628,10 +1629,13 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             if word.startswith("--") or (grammar.long_only and len(body.partition("=")[0]) > 1):
                 if len(grammar.resolve_long(body.partition("=")[0])) != 1:
                     found.add(at)
-            elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
+            elif (
+                body
+                and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short
                 # (adv39) a long-only program's one-letter long option (sqlite3's, duckdb's `-c`) is declared
-                if not (grammar.long_only and len(grammar.resolve_long(body.partition("=")[0])) == 1):
-                    found.add(at)
+                and not (grammar.long_only and len(grammar.resolve_long(body.partition("=")[0])) == 1)
+            ):
+                found.add(at)
     return frozenset(found)
 
 

@@ -1,4 +1,4 @@
-"""adv39: an adversary against this stop's merged readings (hosts:, guessed wrappers, the undescribed `-c`, git's copies).
+"""adv39: an adversary against this stop's merged readings (hosts:, wrappers, the undescribed `-c`, git's copies).
 
 1. `hosts:` (holes39) read a program's host operand as no path; an option its grammar did not know was read as a flag,
    so its value became the "host" (`ansible -t ~/.ssh -i authorized_keys, authorized_keys -m ping` writes the host's
@@ -69,7 +69,13 @@ CARRIED_HARDLINE = [
     "mywrap kexec -e",
 ]
 CARRIED_ASKED = ["mywrap init 0", "mywrap telinit 0", "mywrap zpool destroy tank", "mywrap srm -r ~"]
-CARRIED_NEAR = ["cowsay init", "mytool tee out.txt", "mytool -v tee out.txt", "cowsay rm.txt", "mywrap mkfs.ext4 disk.img"]
+CARRIED_NEAR = [
+    "cowsay init",
+    "mytool tee out.txt",
+    "mytool -v tee out.txt",
+    "cowsay rm.txt",
+    "mywrap mkfs.ext4 disk.img",
+]
 
 
 @pytest.mark.parametrize("command", CARRIED_HARDLINE)
@@ -107,7 +113,7 @@ DASH_C_NEAR = [
     "mytool -lsh",
     "mytool -xsh foo",
     "nsh -lc 'echo hi && ls'",
-    "gcc -c \"$f\"",
+    'gcc -c "$f"',
     "grep -c 'a|b' f",
     "duckdb -c \"select * from read_parquet('data/*.parquet')\"",
 ]
@@ -158,17 +164,15 @@ def test_a_globbed_pathspec_copying_the_secret_asks(tree: tuple[Path, Engine, di
 
 
 @pytest.mark.parametrize("command", GIT_NEAR)
-def test_a_globbed_pathspec_of_no_secret_stays_allowed(
-    tree: tuple[Path, Engine, dict[str, str]], command: str
-) -> None:
+def test_a_globbed_pathspec_of_no_secret_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
     assert tree[1].check(command).decision == "allow", command
 
 
 # -- open: found and not closed --------------------------------------------------------------------------------------
 OPEN = {
-    "mywrap nvme format /dev/nvme0": "nvme format (and badblocks -w) erase a disk: no pattern names them, bare or wrapped",
+    "mywrap nvme format /dev/nvme0": "nvme format (and badblocks -w) erase a disk: no pattern names them",
     "badblocks -w /dev/sda": "badblocks -w overwrites the whole disk: no pattern names it",
-    "salt '*' file.remove ~": "salt's execution modules (file.remove, file.rmdir) are not read as the commands they are",
+    "salt '*' file.remove ~": "salt's execution modules (file.remove, file.rmdir) are not read as commands",
 }
 
 
