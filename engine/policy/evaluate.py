@@ -2093,21 +2093,35 @@ def _git_copies(command: Command) -> _GitCopy | None:
         words = verb[1:]
         untracked: list[str] = []
         if flags.isdisjoint(("u", "update")):  # (else the tracked files only)
-            untracked = _pathspecs(words) or (["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else [])
+            untracked = _pathspecs(words, flags) or (
+                ["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else []
+            )
         whole = not words and not flags.isdisjoint(("A", "all", "u", "update"))
         return _GitCopy(untracked, not flags.isdisjoint(("f", "force")), whole)
     if verb[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
         words = verb[2:]
         untracked = []
         if not flags.isdisjoint(_GIT_STASH_UNTRACKED):
-            untracked = (_pathspecs(words) if verb[1:2] == ["push"] else []) or ["."]
+            untracked = (_pathspecs(words, flags) if verb[1:2] == ["push"] else []) or ["."]
         return _GitCopy(untracked, not flags.isdisjoint(("a", "all")), not words)
     return None
 
 
-def _pathspecs(words: list[str]) -> list[str]:
-    """git's pathspecs as the folders they name: a magic one (`:/`, `:(glob)*`) as the tree's top, `.`."""
-    return [p if p[:1] != ":" else "." for p in words]
+def _pathspecs(words: list[str], flags: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """git's pathspecs as the folders they name: a magic one (`:/`, `:(glob)*`) as the tree's top, `.`; (adv39) a
+    glob git matches itself (`'*'`, `'src/*.py'`: a dot-file too) as the folder before its first wildcard; those
+    read from a file (`--pathspec-from-file`) as the tree's top."""
+    if "pathspec-from-file" in flags:
+        return ["."]
+    found = []
+    for p in words:
+        if p[:1] == ":":
+            p = "."  # noqa: PLW2901
+        elif any(c in p for c in "*?["):
+            head = p[: min(p.find(c) for c in "*?[" if c in p)]
+            p = head.rpartition("/")[0] or "."  # noqa: PLW2901
+        found.append(p)
+    return found
 
 
 def _lists_names(command: Command) -> bool:

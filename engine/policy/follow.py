@@ -328,23 +328,39 @@ class Follower:
             runs = named.get(name)
             if runs is None:
                 runs = _runs_naming(rules.option_word_runs, named, name)
-            for run in runs:
-                if run.attached and not eq:
-                    continue
-                if not eq:
-                    if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
+            readings = [(name, eq, value, runs)]
+            if len(word) > 2 and word[1] != "-":
+                # (adv39) a one-letter option in a cluster or with its value attached, as getopt reads them: `nsh
+                # -xc 'rm -rf ~'` (its value the next word), `nsh -c'rm -rf ~'` (the rest of the word)
+                # (every letter of a cluster: a shell's `-cx CMD` takes CMD as -c's too)
+                cluster = word[1:].isascii() and word[1:].isalpha()
+                letters = [(letter, None) for letter in dict.fromkeys(word[1:])] if cluster else []
+                for letter, attached in (*letters, (word[1], word[2:])):
+                    taking = named.get(letter)
+                    if taking is None:
+                        taking = _runs_naming(rules.option_word_runs, named, letter)
+                    taking = tuple(run for run in taking if not run.attached)  # (`-xsh` is no `-x sh`)
+                    if taking:
+                        readings.append((letter, "" if attached is None else "=", attached or "", taking))
+            for name, eq, given, runs in readings:
+                for run in runs:
+                    if run.attached and not eq:
                         continue
-                    value = argv[i + 1]
-                payload = matched_payload(run, value)
-                if payload is None:
-                    continue
-                if program is not None:
-                    # (read once, and only for a value that looks like a command: most options are none)
-                    if undeclared is None:
-                        undeclared = undeclared_options(command, program)
-                    if i not in undeclared:
-                        break
-                self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+                    value = given
+                    if not eq:
+                        if not ((word.startswith("--") or len(name) == 1) and i + 1 < len(argv)):
+                            continue
+                        value = argv[i + 1]
+                    payload = matched_payload(run, value)
+                    if payload is None:
+                        continue
+                    if program is not None:
+                        # (read once, and only for a value that looks like a command: most options are none)
+                        if undeclared is None:
+                            undeclared = undeclared_options(command, program)
+                        if i not in undeclared:
+                            break
+                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
@@ -357,7 +373,11 @@ class Follower:
         bare = 0
         for i in range(1, len(argv)):
             word = argv[i]
-            if word[:1] == "-" or word.rpartition("/")[2] not in names:
+            if word[:1] == "-":
+                continue
+            name = word.rpartition("/")[2]
+            # (adv39) a dotted variant by its stem: mkfs.ext4, mkfs.xfs, python3.12
+            if name not in names and ("." not in name or name.partition(".")[0] not in names):
                 continue
             bare = bare or i
             # an option after it, or the words of a command that acts (adv37): a path from the root or the home
@@ -1650,8 +1670,8 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             if word.startswith("--") or (grammar.long_only and len(name) > 1):
                 if len(grammar.resolve_long(name)) != 1:
                     found.add(at)
-            elif grammar.long_only and name in grammar.long:
-                continue  # a long-only program's one-letter long option (`sqlite3 -c TEXT`, `duckdb -c TEXT`)
+            elif grammar.long_only and len(grammar.resolve_long(name)) == 1:
+                continue  # a long-only program's one-letter long option (`sqlite3 -c TEXT`, `duckdb -c TEXT`; adv39)
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
                 found.add(at)
     return frozenset(found)

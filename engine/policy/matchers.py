@@ -373,6 +373,14 @@ def _hosts(grammar: Grammar, reading: Parsed, argv: Sequence[str]) -> frozenset[
     cp.get_file x '*'`: the second may be a path)."""
     operands = reading.operands
     found = [operands[i] for i in grammar.hosts if i < len(operands)]
+    if found and reading.unknown:
+        # (adv39) An option the grammar does not know is read as a flag: its value (`ansible -t ~/.ssh h -m
+        # ping`, a tree of output files) would be read as the host. Only operands before every unknown option
+        # are hosts.
+        known = _known(grammar)
+        first = min((at for name, _, at in reading.options if name not in known), default=len(argv))
+        at = reading.operand_at
+        found = [operands[i] for i in grammar.hosts if i < len(operands) and i < len(at) and at[i] < first]
     return frozenset(w for w in found if argv.count(w) == 1)
 
 
