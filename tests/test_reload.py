@@ -333,7 +333,13 @@ def dev(root: Path, *args: str, stop: int = signal.SIGTERM) -> Iterator[Callable
             yield line
         finally:
             proc.send_signal(stop)
-            assert proc.wait(timeout=20) == 0
+            try:
+                code = proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # (else leaving the `with` waits for it without end)
+                proc.wait()
+                raise AssertionError("dev did not exit within 20 s of its stop signal") from None
+            assert code == 0
 
 
 def test_dev_prints_json_events_and_exits_zero_on_sigterm(root: Path) -> None:
@@ -374,6 +380,17 @@ def test_dev_text_output_shows_one_line_per_event_and_exits_zero_on_ctrl_c(root:
         write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="E2.", handler="echo"))
         event = line()
         assert event.startswith("generation 2: ~echo (") and event.rstrip().endswith("ms)")
+
+
+def test_dev_exits_zero_on_ctrl_c_when_started_with_sigint_ignored(root: Path) -> None:
+    """A shell without job control starts a background job with SIGINT ignored (`nohup cmd &` in a script), and
+    a Python child then installs no KeyboardInterrupt handler: dev reads Ctrl-C itself."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the child as the shell's job would
+    try:
+        with dev(root, stop=signal.SIGINT) as line:
+            assert line().startswith("generation 1: ready, 1 tools")
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_dev_waits_for_a_broken_project_to_be_fixed(root: Path) -> None:

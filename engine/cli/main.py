@@ -214,6 +214,9 @@ def dev(ctx: click.Context, as_json: bool) -> None:
     root = project_root(ctx)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # Ctrl-C the same way, also when the shell that started dev left SIGINT ignored (a background job without job
+    # control inherits it so: a `nohup … &` CI run's dev test hung on a Ctrl-C nobody read)
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
     # The dev loop is a person saving in an editor: what it loads, it approves.
     loader = ProjectLoader(root, pin="approve")
     started = time.perf_counter()
