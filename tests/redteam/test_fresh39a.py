@@ -37,7 +37,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import harm_project, live_then_stopped
+from tests.redteam.harm import blocked, harm_project, live_then_stopped, run_confined
 
 EVERY_MATCH = [
     'octave --eval \'system("true"); system("rm -rf ~")\'',
@@ -345,7 +345,12 @@ def test_tmux_second_format_deletes_home_live_and_is_stopped(tmp_path: Path, mon
     wait = "for i in $(seq 200); do [ -e ~/notes.txt ] || break; sleep 0.1; done"
     live = f"{payload}; {wait}; tmux -L {server} kill-server"
     with harm_project(tmp_path / "guarded", monkeypatch) as (engine, home, _):
-        live_then_stopped(tmp_path, engine, home, payload, live=live)
+        blocked(engine, home, payload)  # refused through the terminal, the home intact
+    deleted, _, _ = run_confined(tmp_path, live)
+    if (deleted / "notes.txt").is_file():
+        # tmux's `#()` jobs are asynchronous: on two CI runs of stop 39 the server ran none within 20 s (and on
+        # others it did). The refusal above is the test; the harm unguarded is shown where tmux runs the job.
+        pytest.skip("tmux ran no `#()` job within 20 s here: the harm unguarded is not shown")
 
 
 @pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
