@@ -105,7 +105,9 @@ def test_npx_does_not_run_a_jest_written_into_node_modules_bin(
 # -- background programs that read their input as a shell -----------------------------------------------------
 
 
-def _started_writes(engine: Engine, command: str, writes: list[str], wait: float = 1.0) -> list[bool]:
+def _started_writes(
+    engine: Engine, command: str, writes: list[str], wait: float = 1.0, until: Path | None = None
+) -> list[bool]:
     """Start ``command`` in the background through the terminal, send ``writes`` to it, give the last one
     ``wait`` seconds to run; which writes were let through."""
     started = engine.call("terminal", {"command": command, "background": True}, session_id="s1")
@@ -117,6 +119,9 @@ def _started_writes(engine: Engine, command: str, writes: list[str], wait: float
             result = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
             sent.append(result.ok)
         time.sleep(wait)
+        deadline = time.monotonic() + 20
+        while until is not None and not until.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # (the process is killed below: not before the file its lines make is there)
     finally:
         engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
     return sent
@@ -146,12 +151,10 @@ def test_a_shell_started_by_another_program_still_takes_ordinary_lines(
     if shutil.which(command.split(maxsplit=1)[0]) is None:
         pytest.skip(f"needs {command.split(maxsplit=1)[0]}")
     engine, _, root = plain_harm
-    sent = _started_writes(engine, command, ["ls -la\n", f"echo done > {root / 'done.txt'}\n"], wait=0)
+    done = root / "done.txt"
+    sent = _started_writes(engine, command, ["ls -la\n", f"echo done > {done}\n"], wait=0, until=done)
     assert sent == [True, True]
-    deadline = time.monotonic() + 20
-    while not (root / "done.txt").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert (root / "done.txt").exists()
+    assert done.exists()
 
 
 @pytest.mark.parametrize(
