@@ -858,7 +858,9 @@ class Evaluator:
                 if reading is None:
                     reading = command.reading = parse_argv(program.grammar, command.argv)
                 quiet = runs_nothing(program, reading) or (
-                    runs_nothing_later(program.grammar, command.argv, reading) and not _posixly_correct(text)
+                    runs_nothing_later(program.grammar, command.argv, reading)
+                    and not _posixly_correct(text)
+                    and not _environment_unknown(command, text, self.policy.programs.keeps_environment)
                 )
             # a quiet reading's matches are kept apart: they hide no match of the same text read for certain
             # (`tmux new -d \; run reboot` reads `reboot` both ways)
@@ -1403,6 +1405,31 @@ def _posixly_correct(text: str) -> bool:
     caller's shell may share). Then getopt ends a permuting program's options at its first operand, and a later
     `--help` is an operand (argv.runs_nothing_later): the verb runs."""
     return "POSIXLY_CORRECT" in text or "POSIXLY_CORRECT" in os.environ
+
+
+# (xfail40) A line that may put a variable it does not name into a later command's environment: it sources a
+# file or evaluates text (`. ./e`, `source`, `eval`, `set -a`), or exports, declares or reads a name it computes
+# (`export POSIXLY_${X}CORRECT=1`, `export "$v"`, `env "$kv" CMD`, `read "$n"`, `printf -v "$n"`).
+_SETS_UNNAMED = re.compile(
+    r"(?:^|[\s;&|(){}!`])(?:(?:\.|source|eval)\s|set\s+[-+][A-Za-z]*a"
+    r"|(?:export|declare|typeset|readonly|local|env|printf|read|mapfile|readarray|getopts)\s[^;&|\n]*[$`])"
+)
+# a login or interactive shell reads start-up files (`bash -l -c`, `sh -i`, `--login`)
+_LOGIN_SHELL = re.compile(r"(?:^|\s)(?:-[A-Za-z]*[li][A-Za-z]*|--login|--interactive|-o\s*login)(?:\s|$)")
+
+
+def _environment_unknown(command: Command, text: str, keeps: frozenset[str]) -> bool:
+    """(xfail40) Whether ``command`` may run with variables no word of ``text`` names (then POSIXLY_CORRECT may be
+    one: see _posixly_correct): the line may set unnamed ones (_SETS_UNNAMED), or a wrapper that loads an
+    environment of its own started it (`direnv exec . CMD`, `pipenv run CMD`: any not in the table's
+    `keeps_environment`), or a login shell or a zsh (its start-up files). Read only for a command whose hardline
+    match a later `--help` would lower."""
+    for name in command.via:
+        if name not in keeps:
+            return True
+        if name in SHELLS and (name in ("zsh", "fish", "csh", "tcsh") or _LOGIN_SHELL.search(text) is not None):
+            return True
+    return _SETS_UNNAMED.search(text) is not None
 
 
 def _by_name_alone(matcher: Matcher) -> bool:

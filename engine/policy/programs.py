@@ -453,7 +453,7 @@ def runs_nothing(program: Program, parsed: Parsed) -> bool:
     return reparse is None or not parsed.has(reparse.names)
 
 
-_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders", "command_readers")
+_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders", "command_readers", "keeps_environment")
 
 
 class ProgramTable:
@@ -472,6 +472,10 @@ class ProgramTable:
     # The programs that read commands from their input (`command_readers:`): a write to one started in the
     # background is judged as its input, by line (session_memory.reader_kind). A project's add to the builtin.
     command_readers: frozenset[str]
+    # (xfail40) The wrappers that start their command with the environment the line gave them, or a narrower one
+    # (`keeps_environment:`): a command reached through any other (`direnv exec`, `pipenv run`, a login shell)
+    # may get variables no word of the line names (POSIXLY_CORRECT: evaluate._environment_unknown).
+    keeps_environment: frozenset[str]
 
     def __init__(
         self,
@@ -480,12 +484,14 @@ class ProgramTable:
         everyone: Program | None = None,
         senders: Mapping[str, tuple[Send, ...]] = MISSING,
         command_readers: frozenset[str] = frozenset(),
+        keeps_environment: frozenset[str] = frozenset(),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
         self.everyone = everyone
         self.senders = {} if senders is MISSING else senders
         self.command_readers = command_readers
+        self.keeps_environment = keeps_environment
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -887,10 +893,14 @@ def compile_programs(
     everyone: Program | None = None
     entries: list[tuple[Document, list[str | int], Program]] = []
     readers: set[str] = set()
+    keeping: set[str] = set()
     for doc in docs:
         listed = doc.data.get("command_readers")
         if isinstance(listed, list):  # (a malformed one is the schema's error)
             readers.update(name.lower() for name in listed if isinstance(name, str))
+        listed = doc.data.get("keeps_environment")
+        if isinstance(listed, list):
+            keeping.update(name.lower() for name in listed if isinstance(name, str))
         broken = (skipped or {}).get(id(doc), frozenset())
         for index, data in enumerate(doc.data.get("programs") or ()):
             if index in broken:
@@ -924,7 +934,8 @@ def compile_programs(
                 else:
                     by_name[name] = program
             entries.append((doc, base, program))
-    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers))
+    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers), frozenset(keeping)
+    )
     if table_key is None:
         table_key = table_digest(docs, skipped)
     for doc, base, program in entries:
