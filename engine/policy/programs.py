@@ -934,7 +934,8 @@ def compile_programs(
                 else:
                     by_name[name] = program
             entries.append((doc, base, program))
-    table = ProgramTable(MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers), frozenset(keeping)
+    table = ProgramTable(
+        MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers), frozenset(keeping)
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)

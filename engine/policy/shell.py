@@ -179,6 +179,24 @@ _NAME_TABLES: Final = ("BASH_ALIASES", "BASH_CMDS")
 _TABLE_ENTRY: Final = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
 _NOT_FOUND: Final = "command_not_found_handle"  # the function bash runs for a command it does not find
 _HASH_USERS: Final = frozenset({"builtin", "command", "exec", "time"})
+# (xfail40) The folders a system's own programs are in: a program named by a path elsewhere (`./sudo`, `bin/nice`),
+# or found there by a PATH the line set, may be another program of that name (_unwrap's unlisted reading)
+_SYSTEM_FOLDERS: Final = (
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/usr/libexec/",
+    "/opt/homebrew/bin/",
+    "/opt/homebrew/sbin/",
+    "/run/current-system/sw/bin/",
+    "/nix/var/nix/profiles/",
+    "/snap/bin/",
+    "/usr/lib/",
+    "/lib/",
+)
 # `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
 _IMPORTED_FUNCTION: Final = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
@@ -2123,6 +2141,22 @@ class Analyzer(Follower, LinkFollower):
                 name = "" if unknown else command_name(argv[0])
                 fed = fed_by | self._read_from(name, argv, redirects) if self.files else fed_by
                 program = by_name[name] if name and name in by_name else None
+                if (
+                    program is not None
+                    and anyone is not None
+                    and not self.alternate
+                    and (
+                        ("/" in argv[0] and not argv[0].startswith(_SYSTEM_FOLDERS))
+                        or (
+                            ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
+                            and self._path_shadows(local)
+                        )
+                    )
+                ):
+                    # (xfail40) `./sudo`, `bin/nice`, `PATH=.:$PATH sudo`: a program of the table's name outside the
+                    # system's folders may be any program (a copy of dash named sudo runs `-V -c TEXT`'s TEXT): also
+                    # read as one the table does not describe
+                    self._unlisted_reading(name, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if program is not None and program.runs and read_by_programs(self.env, local):
                     argv, dynamic = self._environment_options(program, argv, dynamic, local, via, depth)
                 if program is not None and program.grammar.input_from and (self.files or self.session is not None):
@@ -2324,6 +2358,53 @@ class Analyzer(Follower, LinkFollower):
         if shadowed is not None:
             self._merge(shadowed)
         return stages
+
+    def _unlisted_reading(
+        self,
+        name: str,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """``argv`` read as a program the table does not describe (its name's row may not be it: see _unwrap):
+        judged with no row (no help or version reading lowers its matches) and read by the undescribed
+        programs' runs (`-c TEXT`, a program among its operands). Once per chain, as an alternate reading."""
+        anyone = self.programs.anyone
+        assert anyone is not None
+        self.alternate = True
+        try:
+            command = Command(
+                name,
+                tuple(argv),
+                tuple(dynamic),
+                tuple(redirects),
+                stdin,
+                fed_by,
+                via,
+                None,
+                depth,
+                self.cwd,
+                None,
+                self.indirect > 0,
+            )
+            self._emit(command)
+            self.follow_unknown(command, anyone, carries=True)
+        finally:
+            self.alternate = False
+
+    def _path_shadows(self, local: dict[str, str]) -> bool:
+        """Whether the PATH the line set may find a program outside the system's folders before the system's
+        own (`PATH=.:$PATH sudo`, `PATH=bin:/usr/bin`): its first entry is not a system folder (nor the
+        caller's `$PATH`). Unknown (`PATH=$X`): it may."""
+        value = local.get("PATH", self.env.get("PATH"))
+        if value is None:
+            return True
+        first = value.split(":", 1)[0]
+        return not ((first + "/").startswith(_SYSTEM_FOLDERS) or first in ("$PATH", "${PATH}"))
 
     def _input_from(
         self, grammar: Grammar, argv: list[str], dynamic: list[bool], stdin: str, fed: frozenset[str]

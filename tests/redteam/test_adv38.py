@@ -231,12 +231,6 @@ def test_a_help_before_the_verb_still_runs_nothing(plain_project: tuple[Path, En
 # -- open ------------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a program named by a caller's path or PATH is read by the table's row of its name (a copy of dash "
-    "named sudo: -V then -c TEXT runs TEXT); the session's own writes are refused (session_file_unread), a "
-    "file another process put there is not",
-)
 @pytest.mark.parametrize(
     "command",
     [
