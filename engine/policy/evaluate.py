@@ -2020,13 +2020,14 @@ def _git_prints_files(command: Command) -> bool:
     shaped = _shaped(command)
     verb = shaped.positionals[:1]
     flags = shaped.short | shaped.long
+    # (xfail40) a copy's `-q` quiets its messages, not the copy (`git stash -qa`, `git add -qf .`)
+    copy = _git_copies(command)
+    if copy is not None:
+        return copy.ignored
     if not flags.isdisjoint(_GIT_QUIET) and flags.isdisjoint(("p", "u", "patch", "patch-with-stat")):
         return False  # (`--stat -p` prints the patch too)
     if verb == ["grep"]:
         return "no-index" in flags or {"untracked", "no-exclude-standard"} <= flags
-    copy = _git_copies(command)
-    if copy is not None:
-        return copy.ignored
     return verb == ["diff"] and "no-index" in flags
 
 
@@ -2094,11 +2095,9 @@ class _GitCopy(Record):
     # tree (`git add -A`, `git stash -u`); none for `git add -u` or a stash of the tracked files only
     untracked: list[str]
     ignored: bool  # the files its ignore rules keep out too (`git add -f`, `git stash -a`)
-    # it names no path and copies from the tree whole (`git add -Af`, `git stash -a`): judged with `.` named
-    # (_git_names_no_path; else its words are judged as its paths). Open (debt39, kept as before the merge):
-    # `git add -f --no-ignore-removal` (-A spelled out) is not whole, a `stash save`'s message is read as a path
-    # (`git stash save -a wip`), a magic pathspec is not read as `.` here (`git add -f :/`), and _git_prints_files
-    # reads `-q` as a quieter print (`git stash -qa`): each is allowed (tests/redteam/test_debt39.py)
+    # it names no path and copies from the tree whole (`git add -Af`, `git add -f --no-ignore-removal`, `git stash
+    # -a`, `git stash save -a MESSAGE`), or names only magic pathspecs (`git add -f :/`, read as the top by
+    # _pathspecs): judged with `.` named (_git_names_no_path; else its words are judged as its paths)
     whole: bool
 
     def __init__(self, untracked: list[str], ignored: bool, whole: bool) -> None:
@@ -2123,14 +2122,17 @@ def _git_copies(command: Command) -> _GitCopy | None:
             untracked = _pathspecs(words, flags) or (
                 ["."] if not flags.isdisjoint(("A", "all", "no-ignore-removal")) else []
             )
-        whole = not words and not flags.isdisjoint(("A", "all", "u", "update"))
+        whole = (not words and not flags.isdisjoint(("A", "all", "u", "update", "no-ignore-removal"))) or (
+            bool(words) and all(w[:1] == ":" for w in words)
+        )
         return _GitCopy(untracked, not flags.isdisjoint(("f", "force")), whole)
     if verb[:2] in (["stash"], ["stash", "push"], ["stash", "save"]):
-        words = verb[2:]
+        # (a `stash save`'s words are its message: it stashes the tree whole)
+        words = verb[2:] if verb[1:2] == ["push"] else []
         untracked = []
         if not flags.isdisjoint(_GIT_STASH_UNTRACKED):
-            untracked = (_pathspecs(words, flags) if verb[1:2] == ["push"] else []) or ["."]
-        return _GitCopy(untracked, not flags.isdisjoint(("a", "all")), not words)
+            untracked = _pathspecs(words, flags) or ["."]
+        return _GitCopy(untracked, not flags.isdisjoint(("a", "all")), not words or all(w[:1] == ":" for w in words))
     return None
 
 
