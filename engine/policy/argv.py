@@ -346,7 +346,9 @@ def parse_argv(grammar: Grammar, argv: Sequence[str], start: int = 1) -> Parsed:
                 continue
             i = _option(grammar, argv, i, parsed)
             if ends and options and options[-1][0] in ends:
-                options_done = True
+                # (xfail40) the words after it are operands, and the first is where its command starts (`rest`),
+                # whether or not the grammar's options end at the first operand (`+`)
+                options_done = stop = True
             continue
         if assigns and not operands and _is_assignment(grammar, word):
             name, _, value = word.partition("=")
