@@ -705,6 +705,8 @@ class Follower:
         if run.kind == "argv":
             if run.under:
                 self._local_program(run, command, words, flags, via, depth)
+                if run.only_under:
+                    return None
             return words, flags, run.indirect
         self._words(run, command, words, flags, via, depth)
         return None

@@ -105,6 +105,7 @@ class Run(FrozenRecord):
         "positional",
         "under",
         "output",
+        "only_under",
     )
 
     source: str  # one of SOURCES
@@ -149,6 +150,9 @@ class Run(FrozenRecord):
     # as: path: the file the payload stands for, `{}` standing for it (a compiler's default output:
     # `cc x.c` writes a.out, `rustc x.rs` writes x, `tsc x.ts` writes x.js; adv32)
     output: str | None
+    # (xfail40) as: argv with under: only a program found in those folders runs (`yarn NAME`: a bin of
+    # node_modules/.bin when NAME is none of yarn's verbs); the words are not read as a command of their own
+    only_under: bool
 
     def __init__(
         self,
@@ -182,6 +186,7 @@ class Run(FrozenRecord):
         positional: str = "",
         under: tuple[str, ...] = (),
         output: str | None = None,
+        only_under: bool = False,
     ) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "kind", kind)
@@ -213,6 +218,7 @@ class Run(FrozenRecord):
         object.__setattr__(self, "positional", positional)
         object.__setattr__(self, "under", under)
         object.__setattr__(self, "output", output)
+        object.__setattr__(self, "only_under", only_under)
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -783,6 +789,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         positional="argv" if data.get("positional") == "argv" else "sh" if data.get("positional") else "",
         under=tuple(data.get("under") or ()),
         output=data.get("output"),
+        only_under=bool(data.get("only_under")),
     )
 
 
