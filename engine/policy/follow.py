@@ -58,6 +58,7 @@ from engine.policy.inline import build_includes, code_loads, code_pairs, code_wr
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
 from engine.policy.regexes import Located
+from engine.policy.variables import lose_path
 from engine.records import replace
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -960,6 +961,10 @@ class Follower:
         if content is None:
             if language == "shell" and command.name and path not in self.files:
                 self._early_read(command.name, path, False)
+            if language == "shell" and command.name in (".", "source"):
+                # (xfail40) a file this shell sources that nobody reads here (`. .venv/bin/activate`) may set PATH:
+                # from here on a command's name may find a file the line or the session wrote (shell._on_path)
+                lose_path(self.env)
             if run.indirect:
                 # A file nobody can read here, run by an escape hatch: reported as its interpreter running it.
                 runner = "sh" if language in _SHELL_RUN or language in CONFIG_LANGUAGES else language

@@ -136,3 +136,12 @@ def read_by_programs(env: Variables, local: dict[str, str]) -> bool:
     if len(env) == 1:
         return False  # HOME alone, as the engine starts it: most commands
     return any(key != "HOME" and key not in SHELL_OWN for key in env)
+
+
+def lose_path(env: Variables) -> None:
+    """PATH is known only at run time from here on (a file nobody reads was sourced): its value, if the line set one,
+    is remembered as lost."""
+    if "PATH" in env:
+        env.pop("PATH")
+    else:
+        env.lost.setdefault("PATH", [])

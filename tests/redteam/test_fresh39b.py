@@ -302,8 +302,8 @@ def _session_verdict(root: Path, engine: Engine, calls: list[Call], command: str
     return engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision
 
 
-# (xfail40 closed yarn jest, java M.java, dub, .octaverc and .ghci: tests/redteam/test_xfail40.py)
-STILL_OPEN = {"npm test, the project's package.json", "activate then pytest"}
+# (xfail40 closed yarn jest, activate, java M.java, dub, .octaverc and .ghci: tests/redteam/test_xfail40.py)
+STILL_OPEN = {"npm test, the project's package.json"}
 
 
 @pytest.mark.parametrize(
