@@ -302,19 +302,8 @@ def _session_verdict(root: Path, engine: Engine, calls: list[Call], command: str
     return engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision
 
 
-# (xfail40 closed yarn jest, activate, java M.java, dub, .octaverc and .ghci: tests/redteam/test_xfail40.py)
-STILL_OPEN = {"npm test, the project's package.json"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="fresh39b open: see OPEN's comments"))
-        if n in STILL_OPEN
-        else n
-        for n in OPEN
-    ],
-)
+# (xfail40 closed every one: tests/redteam/test_xfail40.py)
+@pytest.mark.parametrize("name", list(OPEN))
 def test_open_payloads(plain_harm: tuple[Engine, Path, Path], name: str) -> None:
     engine, _, root = plain_harm
     calls, command = OPEN[name]
