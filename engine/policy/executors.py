@@ -556,6 +556,11 @@ _SQL_LINE = re.compile(
 # psql's (and mysql's) backslash commands after a query on the same line: `select 1 \g |CMD`, `… \! CMD`
 _SQL_META = re.compile(r"\\(?:!|[ogw][ \t]*\|)[ \t]*(?P<cmd>[^\n]*)")
 _SQL_PROGRAM = re.compile(r"(?is)\bprogram\s+'((?:[^']|'')*)'")
+# (xfail40) psql's `\setenv NAME VALUE` of the editor, pager or shell a later `\e`, `\ef`, a long result or `\!` runs:
+# VALUE is the command (psql runs `EDITOR FILE` through the shell)
+_SQL_SETENV = re.compile(
+    r"(?im)\\setenv[ \t]+(?:PSQL_EDITOR|EDITOR|VISUAL|PSQL_PAGER|PAGER|PSQL_WATCH_PAGER|SHELL)[ \t]+(?P<value>[^\n]*)"
+)
 # sqlite3's SQL functions: edit(TEXT, EDITOR) runs EDITOR through the shell; writefile(PATH, DATA)
 # writes and readfile(PATH) reads any file. A first argument that is not a string literal is data.
 _SQL_LITERAL = r"'((?:[^']|'')*)'"
@@ -591,6 +596,11 @@ def sql_payloads(text: str) -> list[str | None]:
             line = m.group("cmd").strip()
             if line and line not in out:
                 out.append(line)
+        for m in _SQL_SETENV.finditer(text):
+            value = m.group("value").strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out.append(value or None)
     out += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
     if "(" in text:
         out += [

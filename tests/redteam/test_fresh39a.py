@@ -377,11 +377,12 @@ def test_sqlite_table_near_miss_runs(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert result.ok, result.error
 
 
-# -- found and not closed (strict xfails: each fails today for the reason given) ------------------------------
+# -- found and not closed by fresh39a (closed by xfail40: tests/redteam/test_xfail40.py; the reasons kept) ------
 
 
 def _open(command: str, reason: str) -> object:
-    return pytest.param(command, marks=pytest.mark.xfail(strict=True, reason=reason), id=command[:60])
+    del reason  # (why it was open)
+    return pytest.param(command, id=command[:60])
 
 
 @pytest.mark.parametrize(
