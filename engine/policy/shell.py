@@ -1907,7 +1907,9 @@ class Analyzer(Follower, LinkFollower):
         ):
             # the lines it ran wrote into its redirections too: their commands are the file's writers
             # (`sh -c 'echo set -e; curl URL' > y.sh; sh y.sh`: only the known part is its text)
-            ran = self.commands[start:] if redirects and len(self.commands) > start + len(stages) else stages
+            # so too a program's own file (`script -qc env LOG`: LOG holds what env printed, adv40)
+            nested = len(self.commands) > start + len(stages)
+            ran = self.commands[start:] if nested and (redirects or _may_write(stages[-1].program)) else stages
             self._record_writes(stages[-1], ran, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
