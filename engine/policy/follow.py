@@ -552,8 +552,10 @@ class Follower:
                     # --pre PROG runs `PROG FILE` for every file it searches): what it found under each operand
                     # and the working directory (an operand may be the pattern), as find's `{}`
                     roots = dict.fromkeys([*parsed.all_operands(argv), "."])
-                    found = [("." if r in (".", "") else r.rstrip("/")) + "/*" for r in roots if not r.startswith("-")]
-                    self._words(run, command, [text, *found], [False] * (len(found) + 1), via, depth)
+                    searched = [
+                        ("." if r in (".", "") else r.rstrip("/")) + "/*" for r in roots if not r.startswith("-")
+                    ]
+                    self._words(run, command, [text, *searched], [False] * (len(searched) + 1), via, depth)
                 if spliced:
                     # `x=$(git config k); sh -c "echo $x"`: a value the outer shell puts in the text is
                     # read as code by the shell it runs (`a;rm -rf ~`), not as the word `$x`: data runs;
