@@ -1495,12 +1495,15 @@ class Analyzer(Follower, LinkFollower):
     def _plain_command(self, argv: list[str]) -> None:
         """What analyze, _pipeline and _simple do with one simple command of plain words (no
         assignment first, redirection, input, keyword or expansion): the same stages."""
+        start = len(self.commands)
         stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
         if stages and (
             stages[-1].name in _FILE_WRITERS or stages[-1].name in _IN_PLACE or _may_write(stages[-1].program)
         ):
-            self._record_writes(stages[-1], stages, [], "", output)
+            # a program's own file holds what the commands it ran printed too (as in _simple: adv40)
+            nested = len(self.commands) > start + len(stages) and _may_write(stages[-1].program)
+            self._record_writes(stages[-1], self.commands[start:] if nested else stages, [], "", output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, [], "", output, 0, ())
 
