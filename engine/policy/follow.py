@@ -554,6 +554,15 @@ class Follower:
                 if run.prepend is not None and run.kind == "shell":
                     text = f"{run.prepend} {text}"  # where it runs (ssh's stdin: in the remote home)
                 self._payload(run, command, program, text, via, depth, arguments)
+                if run.placeholder is not None and run.kind == "argv" and source == "option":
+                    # (adv40) a program the command runs on each file it reads, the file's name appended (rg
+                    # --pre PROG runs `PROG FILE` for every file it searches): what it found under each operand
+                    # and the working directory (an operand may be the pattern), as find's `{}`
+                    roots = dict.fromkeys([*parsed.all_operands(argv), "."])
+                    searched = [
+                        ("." if r in (".", "") else r.rstrip("/")) + "/*" for r in roots if not r.startswith("-")
+                    ]
+                    self._words(run, command, [text, *searched], [False] * (len(searched) + 1), via, depth)
                 if spliced:
                     # `x=$(git config k); sh -c "echo $x"`: a value the outer shell puts in the text is
                     # read as code by the shell it runs (`a;rm -rf ~`), not as the word `$x`: data runs;

@@ -1513,12 +1513,15 @@ class Analyzer(Follower, LinkFollower):
     def _plain_command(self, argv: list[str]) -> None:
         """What analyze, _pipeline and _simple do with one simple command of plain words (no
         assignment first, redirection, input, keyword or expansion): the same stages."""
+        start = len(self.commands)
         stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
         if stages and (
             stages[-1].name in _FILE_WRITERS or stages[-1].name in _IN_PLACE or _may_write(stages[-1].program)
         ):
-            self._record_writes(stages[-1], stages, [], "", output)
+            # a program's own file holds what the commands it ran printed too (as in _simple: adv40)
+            nested = len(self.commands) > start + len(stages) and _may_write(stages[-1].program)
+            self._record_writes(stages[-1], self.commands[start:] if nested else stages, [], "", output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, [], "", output, 0, ())
 
@@ -1925,7 +1928,9 @@ class Analyzer(Follower, LinkFollower):
         ):
             # the lines it ran wrote into its redirections too: their commands are the file's writers
             # (`sh -c 'echo set -e; curl URL' > y.sh; sh y.sh`: only the known part is its text)
-            ran = self.commands[start:] if redirects and len(self.commands) > start + len(stages) else stages
+            # so too a program's own file (`script -qc env LOG`: LOG holds what env printed, adv40)
+            nested = len(self.commands) > start + len(stages)
+            ran = self.commands[start:] if nested and (redirects or _may_write(stages[-1].program)) else stages
             self._record_writes(stages[-1], ran, redirects, stdin, output)
         if stages and (self.sinks or self.sink is not None):
             self._feed_sinks(argv, stages, redirects, stdin, output, depth, via)
