@@ -335,68 +335,6 @@ class _Written:
 _written_fields = attrgetter(*_WRITTEN_FIELDS)
 
 
-_REREAD_FIELDS: Final = ("command", "program", "argv", "dynamic", "redirects", "stdin", "fed_by", "via", "depth")
-
-
-class _Reread:
-    """A command the Analyzer reads once more another way (``_alternate_reading``, ``_posix_reading``,
-    ``_separated``), with what its unwrapping was given; ``again`` gives the words of the other reading
-    in ``argv``/``dynamic``, for ``_unwrap_alternate``. Frozen: its fields are Final (mypy refuses an
-    assignment; the compiled build raises), though not hashable (lists)."""
-
-    __slots__ = _REREAD_FIELDS
-    __hash__: ClassVar[Any] = None
-
-    command: Final[Command]
-    program: Final[Program]
-    argv: Final[list[str]]
-    dynamic: Final[list[bool]]
-    redirects: Final[list[tuple[str, str]]]
-    stdin: Final[str]
-    fed_by: Final[frozenset[str]]
-    via: Final[tuple[str, ...]]
-    depth: Final[int]
-
-    def __init__(
-        self,
-        command: Command,
-        program: Program,
-        argv: list[str],
-        dynamic: list[bool],
-        redirects: list[tuple[str, str]],
-        stdin: str,
-        fed_by: frozenset[str],
-        via: tuple[str, ...],
-        depth: int,
-    ) -> None:
-        self.command = command
-        self.program = program
-        self.argv = argv
-        self.dynamic = dynamic
-        self.redirects = redirects
-        self.stdin = stdin
-        self.fed_by = fed_by
-        self.via = via
-        self.depth = depth
-
-    def again(self, words: list[str], flags: list[bool]) -> _Reread:
-        """The same command with ``words`` (``flags``: which are dynamic) as its other reading."""
-        return _Reread(
-            self.command, self.program, words, flags, self.redirects, self.stdin, self.fed_by, self.via, self.depth
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return bool(_reread_fields(self) == _reread_fields(other))
-
-    def __repr__(self) -> str:
-        return fields_repr(self, _REREAD_FIELDS)
-
-
-_reread_fields = attrgetter(*_REREAD_FIELDS)
-
-
 # Brace expansion of words with quoted or expanded parts: each part is one private-use character.
 _PLACEHOLDER_BASE: Final = 0xF0000
 _PLACEHOLDERS: Final = 0x10FFFD - _PLACEHOLDER_BASE
@@ -2368,12 +2306,11 @@ class Analyzer(Follower, LinkFollower):
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
-                    line = _Reread(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
-                    self._alternate_reading(line)
+                    self._alternate_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                     if program.permutes_command:
-                        self._posix_reading(line)
+                        self._posix_reading(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                     if program.separator and program.separator in argv:
-                        self._separated(line)
+                        self._separated(command, program, argv, dynamic, redirects, stdin, fed_by, via, depth)
                 if inner is None:
                     break
                 argv, dynamic, indirect = inner
@@ -2466,11 +2403,21 @@ class Analyzer(Follower, LinkFollower):
         at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
         return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
 
-    def _alternate_reading(self, line: _Reread) -> None:
+    def _alternate_reading(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
         """An option the table does not know may take a value (a newer program than the table
         describes): the command is also read with each such option and the word after it left
         out, so `git --new-opt VAL push --force` is `git push --force` too. Once per chain."""
-        command, program, argv, dynamic = line.command, line.program, line.argv, line.dynamic
         reading = command.reading
         if reading is None:
             if not any(w[:1] == "-" for w in argv[1:]):
@@ -2491,24 +2438,43 @@ class Analyzer(Follower, LinkFollower):
             reading = parse_argv(program.grammar, words)
         if words is argv:
             return
-        self._unwrap_alternate(line.again(words, flags))
+        self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
 
-    def _unwrap_alternate(self, line: _Reread) -> None:
-        """``line``'s words read as a second reading of the command (an unknown option's value left out,
-        options ended POSIX's way, one of tmux's `;` pieces): with ``alternate`` set while it is read."""
+    def _unwrap_alternate(
+        self,
+        words: list[str],
+        flags: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """``words`` read as a second reading of the command (an unknown option's value left out, options
+        ended POSIX's way, one of tmux's `;` pieces): with ``alternate`` set while it is read."""
         self.alternate = True
         try:
-            self._unwrap(line.argv, line.dynamic, line.redirects, line.stdin, line.fed_by, line.via, line.depth)
+            self._unwrap(words, flags, redirects, stdin, fed_by, via, depth)
         finally:
             self.alternate = False
 
-    def _posix_reading(self, line: _Reread) -> None:
+    def _posix_reading(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
         """A program that reads its options anywhere and runs a command (`runuser -u U CMD ARGS`): with
         POSIXLY_CORRECT in the environment (set on the line, or by the caller's: not known here) getopt ends
         its options at the first operand, and the command's own options are the command's (`runuser -u me rm
         -rf ~` runs `rm -rf ~`; read as options, -r is refused). The command is also read so: the words with a
         `--` before that operand. Once per chain."""
-        program, argv, dynamic = line.program, line.argv, line.dynamic
         if "--" in argv:
             return  # (options end there in either reading)
         stopped = parse_argv(stopping(program.grammar), argv)
@@ -2517,13 +2483,23 @@ class Analyzer(Follower, LinkFollower):
             return  # no option after the command's name: both readings agree
         words = [*argv[:at], "--", *argv[at:]]
         flags = [*dynamic[:at], False, *dynamic[at:]]
-        self._unwrap_alternate(line.again(words, flags))
+        self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
 
-    def _separated(self, line: _Reread) -> None:
+    def _separated(
+        self,
+        command: Command,
+        program: Program,
+        argv: list[str],
+        dynamic: list[bool],
+        redirects: list[tuple[str, str]],
+        stdin: str,
+        fed_by: frozenset[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
         """A program that runs several of its commands given in one line, each ended by its separator
         (`tmux new -d \\; if true 'run CMD'`): each command after the first is read as the program given it
         after its options (`tmux if true 'run CMD'`)."""
-        command, program, argv, dynamic = line.command, line.program, line.argv, line.dynamic
         reading = command.reading if command.reading is not None else parse_argv(program.grammar, argv)
         first = reading.operand_at[0] if reading.operand_at else reading.rest
         if first is None:
@@ -2535,7 +2511,7 @@ class Analyzer(Follower, LinkFollower):
             if start < end:
                 words = [*argv[:first], *argv[start:end]]
                 flags = [*dynamic[:first], *dynamic[start:end]]
-                self._unwrap_alternate(line.again(words, flags))
+                self._unwrap_alternate(words, flags, redirects, stdin, fed_by, via, depth)
 
     def _fetched_code(self, command: Command, via: tuple[str, ...], depth: int) -> None:
         """Remember an unpacked download or a clone; a later script it may hold runs as fetched code
