@@ -154,11 +154,12 @@ _WORDS_ONLY: Final = frozenset({"echo", "printf", "true", "false", ":"})
 # Programs the tables do not describe that read or print the files or words they are given and run none of
 # them: no wrapper (`cat -n rm -rf ~` reads files named so; follow._carried reads other undescribed programs'
 # operands from a shell or an acting program's name on)
+# (read only for a program the Programs table does not describe: a described one never reaches that test. debt40
+# took out the 15 described ones listed here too, ls, stat, sort, file, ...: tests/redteam/test_debt40.py keeps it so)
 _READS_ONLY: Final = frozenset(
-    {"cat", "tac", "head", "tail", "less", "more", "most", "wc", "nl", "od", "xxd", "hexdump", "strings", "file"}
-    | {"stat", "ls", "dir", "du", "sort", "uniq", "cut", "paste", "fold", "fmt", "pr", "column", "tr", "rev"}
-    | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base64", "base32", "basename", "dirname"}
-    | {"realpath", "readlink", "cowsay", "figlet", "toilet", "banner", "look", "comm", "join", "expand", "unexpand"}
+    {"cat", "tac", "head", "tail", "wc", "nl", "od", "hexdump", "strings", "cut", "paste", "fold", "fmt", "pr"}
+    | {"column", "tr", "rev", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base64", "base32"}
+    | {"cowsay", "figlet", "toilet", "banner", "look", "comm", "join", "expand", "unexpand"}
     # (holes39) lookups of a program's name, and printers of a message (`which reboot`, `tldr kill`, `logger reboot`):
     # follow._carried's bare reading would ask on them
     | {"which", "whereis", "whatis", "apropos", "info", "pinfo", "tldr", "cheat", "whence", "where", "notify-send"}

@@ -14,7 +14,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import pytest
 
 from engine import Engine
 from engine.dispatch.results import ToolResult
+from engine.policy.model import Verdict
 from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, Call, home_intact, make_home
 
@@ -69,6 +70,45 @@ def files_intact_after(
     assert (root / "hermes-engine.yaml").read_text() == config, ("the config was rewritten", last)
     assert home_intact(home), ("the fake home was deleted", last)
     assert SECRET not in printed, ("the key was printed", last)
+
+
+# -- one command's verdict asserted, the failure naming the command and what the verdict says --------
+
+
+def said(command: str, verdict: Verdict) -> str:
+    """A failed verdict assertion's message: the command, the decision (hardline, not grantable) and
+    the matches (key: what it matched) or the reason when there is one."""
+    flags = "".join(
+        (" hardline" if verdict.hardline else "", " not-grantable" if verdict.matches and not verdict.grantable else "")
+    )
+    why = "; ".join(f"{m.key}: {m.command}" for m in verdict.matches) or "no match"
+    return f"{command!r} -> {verdict.decision}{flags} ({why}){f' [{verdict.reason}]' if verdict.reason else ''}"
+
+
+def _asserted(engine: Engine, command: str, holds: Callable[[Verdict], bool]) -> Verdict:
+    verdict = engine.check(command)
+    assert holds(verdict), said(command, verdict)
+    return verdict
+
+
+def assert_allowed(engine: Engine, command: str) -> Verdict:
+    """A near miss: ``command`` is allowed."""
+    return _asserted(engine, command, lambda v: v.decision == "allow")
+
+
+def assert_not_allowed(engine: Engine, command: str) -> Verdict:
+    """A payload: ``command`` asks or is denied."""
+    return _asserted(engine, command, lambda v: v.decision != "allow")
+
+
+def assert_asks(engine: Engine, command: str) -> Verdict:
+    """``command`` asks (neither allowed nor denied)."""
+    return _asserted(engine, command, lambda v: v.decision == "ask")
+
+
+def assert_hardline(engine: Engine, command: str) -> Verdict:
+    """``command`` is denied by a hardline (no approval can let it run)."""
+    return _asserted(engine, command, lambda v: v.decision == "deny" and v.hardline)
 
 
 def allowed_payloads(engine: Engine, commands: list[str]) -> list[str]:
@@ -199,6 +239,14 @@ def live_then_stopped(
     through the engine's terminal it is refused with the ``home`` intact and the key not printed."""
     deleted, _, printed = run_confined(tmp_path, live or payload, shell)
     assert not (deleted / "notes.txt").is_file() or SECRET in printed, "the payload should do harm unguarded"
+    blocked(engine, home, payload)
+
+
+def deleted_then_stopped(tmp_path: Path, engine: Engine, home: Path, payload: str) -> None:
+    """``payload`` deletes a fake home when bash runs it unguarded (in ``tmp_path/unguarded``), and
+    through the engine's terminal it is refused with ``home`` intact (blocked)."""
+    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
+    assert not (deleted / "notes.txt").exists(), "the payload should delete the home unguarded"
     blocked(engine, home, payload)
 
 

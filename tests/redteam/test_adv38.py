@@ -27,7 +27,7 @@ import pytest
 from engine import Engine
 from engine.policy.lexer import MAX_LENGTH
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import live_then_stopped, run_confined
+from tests.redteam.harm import assert_allowed, assert_hardline, assert_not_allowed, live_then_stopped, run_confined
 
 # A program named by a path outside the system's folders: its --help is no promise (the hardline match stands).
 PATH_NAMED = [
@@ -56,16 +56,14 @@ NEAR_MISSES = [
 
 @pytest.mark.parametrize("command", PATH_NAMED)
 def test_a_path_named_program_is_not_read_as_running_nothing(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, [m.key for m in verdict.matches])
+    assert_hardline(plain_project[1], command)
 
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
 def test_the_system_programs_and_ordinary_commands_stay_allowed(
     plain_project: tuple[Path, Engine], command: str
 ) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(plain_project[1], command)
 
 
 @pytest.mark.parametrize("pad", [" ; true" * (MAX_LENGTH // 7 + 8), " ; rm -f a" * (MAX_LENGTH // 10 + 8)])
@@ -164,8 +162,7 @@ def test_a_family_variant_is_not_allowed(plain_project: tuple[Path, Engine], com
 
 @pytest.mark.parametrize("command", FAMILY_NEAR_MISSES)
 def test_a_family_near_miss_stays_allowed(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(plain_project[1], command)
 
 
 @pytest.mark.parametrize(
@@ -219,13 +216,12 @@ POSIX_NEAR_MISSES = [
 
 @pytest.mark.parametrize("command", POSIX_OPERANDS)
 def test_posixly_correct_makes_a_later_help_an_operand(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(plain_project[1], command)
 
 
 @pytest.mark.parametrize("command", POSIX_NEAR_MISSES)
 def test_a_help_before_the_verb_still_runs_nothing(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert plain_project[1].check(command).decision == "allow", command
+    assert_allowed(plain_project[1], command)
 
 
 # -- open ------------------------------------------------------------------------------------------------------------
@@ -259,11 +255,11 @@ def test_a_shell_copied_under_a_wrappers_name(
     "command", ["tmux new -d \\; set default-command 'rm -rf ~' \\; neww", "tmux set -g default-command 'rm -rf ~'"]
 )
 def test_tmux_default_command_set_on_the_line(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert plain_project[1].check(command).decision != "allow", command
+    assert_not_allowed(plain_project[1], command)
 
 
 @pytest.mark.parametrize(
     "command", ["tmux set -g mouse on", "tmux setw -g mode-keys vi", "tmux set -g default-shell /bin/zsh"]
 )
 def test_tmux_other_options_stay_allowed(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert plain_project[1].check(command).decision == "allow", command
+    assert_allowed(plain_project[1], command)

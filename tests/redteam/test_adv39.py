@@ -22,8 +22,14 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import judge
-from tests.redteam.harm import asks_for_the_tree, live_then_stopped, printing_tree
+from tests.redteam.harm import (
+    asks_for_the_tree,
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    live_then_stopped,
+    printing_tree,
+)
 
 KEY = "sk-live-adv39-0123456789abcdef"
 
@@ -49,12 +55,12 @@ HOST_NEAR = [
 
 @pytest.mark.parametrize("command", HOST_PAYLOADS)
 def test_a_value_read_as_a_host_is_still_a_path(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", HOST_NEAR)
 def test_a_host_pattern_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 # -- 2. carried wrappers: dotted variants and the disks' destroyers ----------------------------------------------------
@@ -80,18 +86,17 @@ CARRIED_NEAR = [
 
 @pytest.mark.parametrize("command", CARRIED_HARDLINE)
 def test_a_wrapped_disk_destroyer_is_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", CARRIED_ASKED)
 def test_a_bare_wrapped_destroyer_is_not_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", CARRIED_NEAR)
 def test_a_name_as_data_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 # -- 3. an undescribed program's -c in a cluster, attached, or one word of shell syntax -------------------------------
@@ -121,13 +126,12 @@ DASH_C_NEAR = [
 
 @pytest.mark.parametrize("command", DASH_C_HARDLINE)
 def test_an_unnamed_shells_clustered_or_attached_c_is_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", DASH_C_NEAR)
 def test_an_ordinary_c_option_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 @pytest.mark.parametrize("spelling", ["-xc 'rm -rf ~'", "-cx 'rm -rf ~'", "-c 'rm${IFS}-rf${IFS}$HOME'"])
@@ -165,7 +169,7 @@ def test_a_globbed_pathspec_copying_the_secret_asks(tree: tuple[Path, Engine, di
 
 @pytest.mark.parametrize("command", GIT_NEAR)
 def test_a_globbed_pathspec_of_no_secret_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
-    assert tree[1].check(command).decision == "allow", command
+    assert_allowed(tree[1], command)
 
 
 # -- open: found and not closed --------------------------------------------------------------------------------------
@@ -178,7 +182,7 @@ OPEN = {
 
 @pytest.mark.parametrize("command", list(OPEN))
 def test_open_payloads(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 OPEN_HARDLINE = {
@@ -190,5 +194,4 @@ OPEN_HARDLINE = {
 
 @pytest.mark.parametrize("command", list(OPEN_HARDLINE))
 def test_open_lowered_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)

@@ -24,7 +24,16 @@ import pytest
 from engine import Engine
 from engine.policy.argv import REQUIRED
 from engine.policy.programs import ProgramTable
-from tests.redteam.harm import SECRET, blocked, harm_project, live_then_stopped, run_confined
+from tests.redteam.harm import (
+    SECRET,
+    assert_allowed,
+    assert_asks,
+    assert_not_allowed,
+    blocked,
+    harm_project,
+    live_then_stopped,
+    run_confined,
+)
 
 SHAPES = ("--zz-cmd='sh -c \"rm -rf ~\"'", "--zz=bash", "--zz='!rm -rf ~'", "--zz-hook 'sh -c \"rm -rf ~\"'")
 
@@ -76,7 +85,7 @@ def test_declared_options_mean_what_their_row_says(engine: Engine) -> None:
     ],
 )
 def test_near_misses_stay_allowed(engine: Engine, near_miss: str) -> None:
-    assert engine.check(near_miss).decision == "allow", near_miss
+    assert_allowed(engine, near_miss)
 
 
 @pytest.mark.parametrize(
@@ -90,7 +99,7 @@ def test_near_misses_stay_allowed(engine: Engine, near_miss: str) -> None:
     ],
 )
 def test_unseen_spellings_are_not_allowed(engine: Engine, payload: str) -> None:
-    assert engine.check(payload).decision != "allow", payload
+    assert_not_allowed(engine, payload)
 
 
 # a project's row for restic (it replaces the builtin one whole) naming its repository options and
@@ -151,7 +160,7 @@ def test_a_listing_filtered_by_name_is_allowed(
 ) -> None:
     _project_with_env(work)
     monkeypatch.chdir(work)
-    assert work_engine.check(command).decision == "allow", command
+    assert_allowed(work_engine, command)
 
 
 @pytest.mark.parametrize("command", UNFILTERED_LISTINGS)
@@ -160,7 +169,7 @@ def test_a_listing_not_filtered_asks(
 ) -> None:
     _project_with_env(work)
     monkeypatch.chdir(work)
-    assert work_engine.check(command).decision != "allow", command
+    assert_not_allowed(work_engine, command)
 
 
 def _printed_through_a_link(tmp_path: Path, payload: str) -> None:
@@ -179,11 +188,11 @@ def test_a_link_the_name_test_passes_is_read_where_it_leads_harm(
     (work / "src" / "k.py").symlink_to(fake_home / ".ssh" / "id_ed25519")
     (work / "src" / "e.py").symlink_to(work / ".env")  # and one to the project's own secret
     monkeypatch.chdir(work)
-    assert work_engine.check(payload).decision != "allow"
+    assert_not_allowed(work_engine, payload)
     output = blocked(work_engine, fake_home, payload)
     assert SECRET not in output
     (work / "src" / "k.py").unlink()
-    assert work_engine.check(payload).decision != "allow"  # e.py -> .env
+    assert_not_allowed(work_engine, payload)  # e.py -> .env
 
 
 # -- what sends what it reads is data (debt37): `sends: [{input: true}]` ----------------------------------------
@@ -212,9 +221,9 @@ programs:
 def test_a_project_row_makes_a_sender_of_what_it_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with harm_project(tmp_path, monkeypatch, ROW_OF_A_NEW_SENDER) as (engine, _, root):
         (root / ".env").write_text("KEY=secret\n")
-        assert engine.check("tar c . | zz-upload h").decision == "ask"
-        assert engine.check("tar c src | zz-upload h").decision == "allow"
-        assert engine.check("zz-upload h < notes.txt").decision == "allow"
+        assert_asks(engine, "tar c . | zz-upload h")
+        assert_allowed(engine, "tar c src | zz-upload h")
+        assert_allowed(engine, "zz-upload h < notes.txt")
 
 
 def test_an_input_way_takes_no_other_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -244,8 +253,8 @@ def test_an_lcd_to_the_home_folder_asks(
     (work / "src").mkdir()
     (work / "src" / "a.py").write_text("x = 1\n")  # a project holding no secret
     monkeypatch.chdir(work)
-    assert work_engine.check(payload).decision != "allow", payload
-    assert work_engine.check("sftp h <<< $'lcd src\\nput -r .'").decision == "allow"
+    assert_not_allowed(work_engine, payload)
+    assert_allowed(work_engine, "sftp h <<< $'lcd src\\nput -r .'")
 
 
 # -- grep -R --include: a link the include passes is read where it leads (debt37) -----------------------------
@@ -260,11 +269,11 @@ def test_a_following_search_through_an_included_link_harm(
     _printed_through_a_link(tmp_path, payload)
     _project_with_env(work)
     monkeypatch.chdir(work)
-    assert work_engine.check(payload).decision == "allow"  # no link: the include passes source files only
-    assert work_engine.check("grep -rh --include='*.py' key .").decision == "allow"
+    assert_allowed(work_engine, payload)  # no link: the include passes source files only
+    assert_allowed(work_engine, "grep -rh --include='*.py' key .")
     (work / "src" / "k.py").symlink_to(work / ".env")
-    assert work_engine.check(payload).decision != "allow"
+    assert_not_allowed(work_engine, payload)
     output = blocked(work_engine, fake_home, payload)
     assert SECRET not in output
     # -r follows no link met in its walk: still allowed
-    assert work_engine.check("grep -rh --include='*.py' key .").decision == "allow"
+    assert_allowed(work_engine, "grep -rh --include='*.py' key .")

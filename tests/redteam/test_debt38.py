@@ -14,7 +14,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import policy_project
+from tests.redteam.harm import assert_allowed, assert_not_allowed, policy_project
 
 NEW_SENDER = """\
 kind: Programs
@@ -92,8 +92,7 @@ def sender_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[P
 def test_a_sender_added_by_a_project_is_caught_by_the_exfiltration_rows(
     sender_project: tuple[Path, Engine], command: str
 ) -> None:
-    verdict = judge(sender_project[1], command)
-    assert verdict.decision != "allow", command
+    verdict = assert_not_allowed(sender_project[1], command)
     if not command.startswith("newsender .env"):  # the file itself is a credential read besides
         assert "project_exfiltration" in [m.key for m in verdict.matches], command
 
@@ -109,8 +108,7 @@ def test_every_uploader_listed_by_hand_before_is_still_caught(
 
 @pytest.mark.parametrize("command", NOT_SENT)
 def test_what_sends_nothing_away_stays_allowed(sender_project: tuple[Path, Engine], command: str) -> None:
-    verdict = judge(sender_project[1], command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(sender_project[1], command)
 
 
 def test_an_unknown_program_set_is_a_policy_error(tmp_path: Path) -> None:

@@ -22,7 +22,14 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import asks_for_the_tree, background_writes, git_committed, harm_project, printing_tree
+from tests.redteam.harm import (
+    asks_for_the_tree,
+    assert_allowed,
+    background_writes,
+    git_committed,
+    harm_project,
+    printing_tree,
+)
 
 KEY = "sk-live-debt39-0123456789abcdef"
 
@@ -69,7 +76,7 @@ def test_a_copy_into_gits_index_of_the_secrets_asks(tree: tuple[Path, Engine, di
 
 @pytest.mark.parametrize("command", COPIED_NEAR)
 def test_a_copy_of_no_secret_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
-    assert tree[1].check(command).decision == "allow", command
+    assert_allowed(tree[1], command)
 
 
 # The quirks the ignored-files reading had and the staged-tree one did not (kept: this stop changes no verdict).

@@ -43,7 +43,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import Case, assert_verdict, live_then_stopped, verdict_cases
+from tests.redteam.harm import Case, assert_hardline, assert_verdict, live_then_stopped, verdict_cases
 
 GIT_KEYS: dict[str, Case] = {
     "interactive.diffFilter": ({}, "git -c interactive.diffFilter='rm -rf ~ #' add -p"),
@@ -351,8 +351,7 @@ def test_a_command_that_runs_nothing_harmful_is_not_hard_denied(
 
 @pytest.mark.parametrize("command", STILL_HARDLINE)
 def test_its_acting_neighbour_stays_hard_denied(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(plain_project[1], command)
 
 
 # Open (fresh37a): found, not closed by the deadline.
@@ -368,8 +367,7 @@ OPEN_PAYLOADS = {
 # reads the array as the program and its words)
 @pytest.mark.parametrize("command", list(OPEN_PAYLOADS.values()), ids=list(OPEN_PAYLOADS))
 def test_open_payloads(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(plain_project[1], command)
 
 
 # (help38) Print or parse only, hard-denied here: a help or version option, or `-n` (read, not run), before the

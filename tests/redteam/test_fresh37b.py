@@ -34,6 +34,8 @@ from tests.redteam.conftest import home_intact
 from tests.redteam.harm import (
     SECRET,
     Case,
+    assert_allowed,
+    assert_not_allowed,
     assert_verdict,
     live_then_stopped,
     run_confined,
@@ -176,12 +178,12 @@ ALREADY_REFUSED = [
 
 @pytest.mark.parametrize("command", INLINE + ALREADY_REFUSED, ids=range(len(INLINE) + len(ALREADY_REFUSED)))
 def test_a_payload_is_not_allowed(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", INLINE_NEAR_MISSES)
 def test_a_near_miss_stays_allowed(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_input_the_detector_cannot_read_asks_and_its_grant_covers_nothing(engine: Engine) -> None:

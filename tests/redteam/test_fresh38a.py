@@ -32,7 +32,16 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import judge
-from tests.redteam.harm import Case, assert_verdict, live_then_stopped, policy_project, verdict_cases
+from tests.redteam.harm import (
+    Case,
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    assert_verdict,
+    live_then_stopped,
+    policy_project,
+    verdict_cases,
+)
 
 PROMPT = [
     "set -- '$(rm -rf ~)'; echo ${1@P}",
@@ -202,8 +211,7 @@ SESSION_NEAR: dict[str, Case] = {
 
 @pytest.mark.parametrize("command", PROMPT + WINDOWS + CREDENTIALS + EXECUTORS)
 def test_payload_is_not_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize(
@@ -211,14 +219,12 @@ def test_payload_is_not_allowed(engine: Engine, command: str) -> None:
     ["pwsh -c 'Stop-Computer -Force'", "powershell Restart-Computer -Force", "cmd //c rd /s /q %USERPROFILE%"],
 )
 def test_windows_hardline_spellings_are_denied(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", PROMPT_NEAR + WINDOWS_NEAR + CREDENTIALS_NEAR + EXECUTORS_NEAR)
 def test_near_miss_stays_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+    assert_allowed(engine, command)
 
 
 @pytest.fixture(scope="module")
@@ -294,8 +300,7 @@ def test_no_hardline_for_what_does_not_run(engine: Engine, command: str) -> None
     ],
 )
 def test_what_runs_stays_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize(
@@ -314,7 +319,7 @@ def test_what_runs_stays_hardline(engine: Engine, command: str) -> None:
     ],
 )
 def test_closed_payloads(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize(
@@ -336,5 +341,4 @@ def test_closed_payloads(engine: Engine, command: str) -> None:
     ],
 )
 def test_closed_payloads_near_misses_stay_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+    assert_allowed(engine, command)

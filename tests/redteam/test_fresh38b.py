@@ -40,6 +40,8 @@ from engine import Engine
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home, shell_writes
 from tests.redteam.harm import (
     Case,
+    assert_allowed,
+    assert_hardline,
     assert_verdict,
     background_writes,
     live_then_stopped,
@@ -282,13 +284,12 @@ def test_a_fresh38b_payload_is_judged(
 
 @pytest.mark.parametrize("command", KILL_ALL)
 def test_an_inline_kill_of_every_process_is_hard_denied(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(plain_project[1], command)
 
 
 @pytest.mark.parametrize("command", KILL_NEAR)
 def test_an_inline_kill_of_one_process_or_signal_0_is_not(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert plain_project[1].check(command).decision == "allow", command
+    assert_allowed(plain_project[1], command)
 
 
 # -- the harm, where the program is installed -----------------------------------------------------------------

@@ -36,8 +36,15 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import judge
-from tests.redteam.harm import blocked, harm_project, live_then_stopped, run_confined
+from tests.redteam.harm import (
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    blocked,
+    harm_project,
+    live_then_stopped,
+    run_confined,
+)
 
 EVERY_MATCH = [
     'octave --eval \'system("true"); system("rm -rf ~")\'',
@@ -297,14 +304,12 @@ HARDLINE = [
 
 @pytest.mark.parametrize("command", EVERY_MATCH + SQL + VCS + EDITORS + RUNNERS + WRAPPERS + CREDENTIALS)
 def test_payload_is_not_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", HARDLINE)
 def test_hardline_spellings_are_denied(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize(
@@ -312,8 +317,7 @@ def test_hardline_spellings_are_denied(engine: Engine, command: str) -> None:
     EVERY_MATCH_NEAR + SQL_NEAR + VCS_NEAR + EDITORS_NEAR + RUNNERS_NEAR + WRAPPERS_NEAR + CREDENTIALS_NEAR,
 )
 def test_near_miss_stays_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+    assert_allowed(engine, command)
 
 
 # -- the harm, live: a real bash under a fake HOME deletes it; through the terminal it is refused --------------
@@ -411,4 +415,4 @@ def _open(command: str, reason: str) -> object:
     ],
 )
 def test_open_payloads(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)

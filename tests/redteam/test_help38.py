@@ -24,7 +24,7 @@ import pytest
 from engine import Engine
 from engine.policy.lexer import MAX_LENGTH
 from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import live_then_stopped, run_confined
+from tests.redteam.harm import assert_hardline, live_then_stopped, run_confined
 
 # Each prints its help or version, or only parses, and exits: nothing after it runs.
 QUIET = [
@@ -114,8 +114,7 @@ def test_a_command_that_runs_nothing_is_not_hard_denied(plain_project: tuple[Pat
 
 @pytest.mark.parametrize("command", ACTING)
 def test_its_acting_neighbour_stays_hard_denied(plain_project: tuple[Path, Engine], command: str) -> None:
-    verdict = plain_project[1].check(command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(plain_project[1], command)
 
 
 def test_a_script_checked_then_run_stays_hard_denied(plain_project: tuple[Path, Engine]) -> None:

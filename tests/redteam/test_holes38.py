@@ -29,7 +29,14 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import REPO, judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.harm import (
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    blocked,
+    deleted_then_stopped,
+    run_confined,
+)
 
 # -- 1. runuser: its options read anywhere, or up to the command (POSIXLY_CORRECT) ------------------------
 RUNUSER_PAYLOADS = [
@@ -50,13 +57,12 @@ RUNUSER_NEAR = [
 
 @pytest.mark.parametrize("command", RUNUSER_PAYLOADS)
 def test_runuser_running_a_command_with_options_is_refused(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", RUNUSER_NEAR)
 def test_runuser_running_an_ordinary_command_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_runuser_deletes_home_under_posixly_correct_and_is_refused(
@@ -70,9 +76,7 @@ def test_runuser_deletes_home_under_posixly_correct_and_is_refused(
     refused, _, said = run_confined(tmp_path / "permuted", "runuser -u root rm -rf ~")
     assert (refused / "notes.txt").exists() and "invalid option" in said
     payload = "POSIXLY_CORRECT=1 runuser -u root rm -rf ~"
-    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
-    assert not (deleted / "notes.txt").exists()
-    blocked(engine, home, payload)
+    deleted_then_stopped(tmp_path, engine, home, payload)
     blocked(engine, home, "runuser -u root rm -rf ~")  # the caller's environment may set it
 
 
@@ -95,13 +99,12 @@ GLOBAL_OPTION_NEAR = [
 
 @pytest.mark.parametrize("command", GLOBAL_OPTION_PAYLOADS)
 def test_a_global_option_before_the_verb_still_reboots(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", GLOBAL_OPTION_NEAR)
 def test_a_global_option_before_an_ordinary_verb_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_systemctl_help_abbreviated_is_no_hardline(engine: Engine) -> None:
@@ -113,14 +116,14 @@ def test_systemctl_help_abbreviated_is_no_hardline(engine: Engine) -> None:
     "command", ["touch ~/.ssh/authorized_keys", "touch $HOME/.ssh/authorized_keys2", "touch /root/.ssh/authorized_keys"]
 )
 def test_creating_a_login_file_asks(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize(
     "command", ["touch notes.txt", "touch ~/.ssh/config", "touch authorized_keys", "touch docs/rc"]
 )
 def test_touching_an_ordinary_file_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 # -- 3. an unknown wrapper's option before a program that acts; chmod 000 ~ --------------------------------
@@ -154,18 +157,17 @@ WRAPPED_NEAR = [
 
 @pytest.mark.parametrize("command", WRAPPED_HARDLINE)
 def test_an_unknown_wrapper_running_an_acting_program_is_refused(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", WRAPPED_ASKED)
 def test_locking_the_home_asks(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", WRAPPED_NEAR)
 def test_a_wrapper_or_a_mode_change_near_them_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_an_unknown_wrapper_locking_home_is_refused(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
@@ -182,7 +184,7 @@ def test_an_unknown_wrapper_locking_home_is_refused(tmp_path: Path, plain_harm: 
         locked.chmod(0o755)
     blocked(engine, home, payload)
     assert stat.S_IMODE(home.stat().st_mode) != 0
-    assert judge(engine, f"{wrapper} --daemon chmod 755 build").decision == "allow"
+    assert_allowed(engine, f"{wrapper} --daemon chmod 755 build")
 
 
 # -- 4 and 5. searches no table describes; find -iname ------------------------------------------------------
@@ -217,12 +219,12 @@ SEARCH_NEAR = [
 
 @pytest.mark.parametrize("command", SEARCH_PAYLOADS)
 def test_a_search_sending_or_printing_the_secret_asks(secret_tree: tuple[Path, Engine], command: str) -> None:
-    assert judge(secret_tree[1], command).decision != "allow", command
+    assert_not_allowed(secret_tree[1], command)
 
 
 @pytest.mark.parametrize("command", SEARCH_NEAR)
 def test_a_search_of_source_files_stays_allowed(secret_tree: tuple[Path, Engine], command: str) -> None:
-    assert judge(secret_tree[1], command).decision == "allow", command
+    assert_allowed(secret_tree[1], command)
 
 
 def test_find_iname_reads_what_name_would_not(secret_tree: tuple[Path, Engine]) -> None:
@@ -257,10 +259,9 @@ CHAINED_NEAR = [
 
 @pytest.mark.parametrize("command", CHAINED_PAYLOADS)
 def test_a_chained_or_array_command_is_refused(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", CHAINED_NEAR)
 def test_an_ordinary_chain_or_array_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)

@@ -32,6 +32,9 @@ from engine import Engine
 from tests.redteam.conftest import judge
 from tests.redteam.harm import (
     Case,
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
     assert_verdict,
     blocked,
     live_then_stopped,
@@ -64,13 +67,12 @@ REMOTE_NEAR = [
 
 @pytest.mark.parametrize("command", REMOTE_PAYLOADS)
 def test_a_remote_executors_command_is_judged_as_ssh_hosts(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", REMOTE_NEAR)
 def test_an_ordinary_remote_command_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 # -- 2. shells the table does not name ----------------------------------------------------------------------
@@ -97,13 +99,12 @@ SHELL_NEAR = [
 
 @pytest.mark.parametrize("command", SHELL_PAYLOADS)
 def test_an_unnamed_shells_command_line_is_judged(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", SHELL_NEAR)
 def test_an_ordinary_dash_c_value_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_a_shell_copied_under_a_wrappers_name_with_dash_c_is_refused(
@@ -116,7 +117,7 @@ def test_a_shell_copied_under_a_wrappers_name_with_dash_c_is_refused(
     copy = root / "bin" / "nice"
     copy.write_bytes(Path("/bin/dash").read_bytes())
     copy.chmod(0o755)
-    assert engine.check("bin/nice --help -c 'rm -rf ~'").decision != "allow"
+    assert_not_allowed(engine, "bin/nice --help -c 'rm -rf ~'")
 
 
 def test_an_unnamed_shell_deleting_home_is_refused(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
@@ -164,18 +165,17 @@ LOCKED_NEAR = [
 
 @pytest.mark.parametrize("command", LOCKED_ASKED)
 def test_locking_the_home_or_its_credentials_asks(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", LOCKED_HARDLINE)
 def test_a_home_climbed_to_through_dots_is_the_home(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", LOCKED_NEAR)
 def test_an_ordinary_mode_change_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 @pytest.mark.parametrize(
@@ -227,14 +227,13 @@ def test_an_unknown_program_naming_an_acting_one_asks(engine: Engine, command: s
 
 @pytest.mark.parametrize("command", GUESSED_NEAR)
 def test_a_printer_or_a_lookup_of_a_name_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_a_certain_reading_is_not_hidden_by_a_guessed_one(engine: Engine) -> None:
     # tmux runs `reboot` (certain) and the bare reading of its piece may name it too: the hardline stands
     for command in ("tmux new -d ';' run reboot", "mywrap --daemon reboot"):
-        verdict = judge(engine, command)
-        assert verdict.decision == "deny" and verdict.hardline, command
+        assert_hardline(engine, command)
 
 
 # -- 5, 6. written files run by cmd /c, scons -f, fab -f, a .pth ----------------------------------------------
@@ -313,18 +312,17 @@ HOST_HARDLINE = [
 
 @pytest.mark.parametrize("command", HOST_NEAR)
 def test_a_host_pattern_names_no_engine_file(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", HOST_PAYLOADS)
 def test_a_glob_that_may_be_a_file_still_asks(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", HOST_HARDLINE)
 def test_a_host_patterns_command_is_still_judged(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(engine, command)
 
 
 # -- false hardline: a help option after the verb ------------------------------------------------------------
@@ -355,8 +353,7 @@ def test_a_help_after_the_verb_asks_not_hardline(engine: Engine, command: str) -
 
 @pytest.mark.parametrize("command", HELP_AFTER_ACTING)
 def test_a_verb_that_runs_stays_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, command
+    assert_hardline(engine, command)
 
 
 def test_posixly_correct_in_the_engines_environment_keeps_the_hardline(
@@ -365,5 +362,4 @@ def test_posixly_correct_in_the_engines_environment_keeps_the_hardline(
     # the caller's shell may inherit the engine's environment: its POSIXLY_CORRECT makes --help an operand
     monkeypatch.setenv("POSIXLY_CORRECT", "1")
     assert "POSIXLY_CORRECT" in os.environ
-    verdict = judge(engine, "shutdown now --help")
-    assert verdict.decision == "deny" and verdict.hardline
+    assert_hardline(engine, "shutdown now --help")

@@ -15,8 +15,14 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import REPO, judge
-from tests.redteam.harm import blocked, run_confined
+from tests.redteam.conftest import REPO
+from tests.redteam.harm import (
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    deleted_then_stopped,
+    run_confined,
+)
 
 PRINTS_ONLY = [
     "echo --zz-cmd='rm -rf ~'",
@@ -40,14 +46,12 @@ STILL_RUN = [
 
 @pytest.mark.parametrize("command", PRINTS_ONLY)
 def test_a_builtin_printing_a_command_is_no_hardline(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+    assert_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", STILL_RUN)
 def test_what_such_a_builtin_hands_a_shell_is_still_judged(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
+    assert_hardline(engine, command)
 
 
 @pytest.mark.parametrize("command", ["echo --zz-cmd='rm -rf ~'", "true --cmd='sh -c \"rm -rf ~\"'", ": --x='rm -rf ~'"])
@@ -63,9 +67,7 @@ def test_a_line_the_builtin_hands_a_shell_deletes_home_and_is_refused(
 ) -> None:
     engine, home, _ = plain_harm
     payload = "echo '--x; rm -rf ~' | sh"
-    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
-    assert not (deleted / "notes.txt").exists()
-    blocked(engine, home, payload)
+    deleted_then_stopped(tmp_path, engine, home, payload)
 
 
 # The merge of open37 and redt37 (both closed `cp -r . ../c; cat ../c/.*`): what reads the copy is judged
@@ -89,12 +91,12 @@ def test_a_copy_read_on_the_line_is_the_source_read(secret_tree: tuple[Path, Eng
     work, engine = secret_tree
     unguarded = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, check=False)
     assert "lead37-hunter2" in unguarded.stdout
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", COPY_KEPT)
 def test_a_copy_edited_deleted_or_listed_stays_allowed(secret_tree: tuple[Path, Engine], command: str) -> None:
-    assert judge(secret_tree[1], command).decision == "allow", command
+    assert_allowed(secret_tree[1], command)
 
 
 # A program the tables do not know handed a program that deletes, kills or sends, an option after it, runs it
@@ -109,10 +111,8 @@ def test_an_unknown_wrapper_running_rm_deletes_home_and_is_refused(
     wrapper.write_text('#!/bin/sh\nshift\nexec "$@"\n')  # a wrapper: drops its own option, runs the rest
     wrapper.chmod(0o755)
     payload = f"{wrapper} --daemon rm -rf ~"
-    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
-    assert not (deleted / "notes.txt").exists()
-    blocked(engine, home, payload)
-    assert judge(engine, f"{wrapper} --daemon rm -rf build").decision == "allow"
+    deleted_then_stopped(tmp_path, engine, home, payload)
+    assert_allowed(engine, f"{wrapper} --daemon rm -rf build")
 
 
 # fresh37b's row for perl's `system @_` / `system {$ARGV[0]} @ARGV` also took `system $_`, so the line runner
@@ -128,13 +128,12 @@ PERL_TOPIC_SET = [
 
 @pytest.mark.parametrize("command", PERL_TOPIC_SET)
 def test_perl_running_a_topic_it_set_itself_asks(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 def test_perl_running_its_input_lines_is_judged_by_the_lines(engine: Engine) -> None:
-    assert judge(engine, "echo ls | perl -ne 'system $_'").decision == "allow"
-    verdict = judge(engine, "echo 'rm -rf ~' | perl -ne 'system $_'")
-    assert verdict.decision == "deny" and verdict.hardline
+    assert_allowed(engine, "echo ls | perl -ne 'system $_'")
+    assert_hardline(engine, "echo 'rm -rf ~' | perl -ne 'system $_'")
 
 
 def test_perl_topic_set_in_code_deletes_home_and_is_refused(
@@ -142,13 +141,11 @@ def test_perl_topic_set_in_code_deletes_home_and_is_refused(
 ) -> None:
     engine, home, _ = plain_harm
     payload = PERL_TOPIC_SET[2]
-    deleted, _, _ = run_confined(tmp_path / "unguarded", payload)
-    assert not (deleted / "notes.txt").exists()
-    blocked(engine, home, payload)
+    deleted_then_stopped(tmp_path, engine, home, payload)
 
 
 # A reader the tables do not describe is no wrapper: `cat -n rm -rf ~` reads files of those names (the MCP
 # guard's `cat` fed text was hard-denied by the wrapper row above; test_guard_reach.py).
 @pytest.mark.parametrize("command", ["cat -n rm -rf ~", "cowsay rm -rf ~", "head -n 3 sh -c x", "wc -l rm -rf ~"])
 def test_a_reader_handed_an_acting_name_is_no_wrapper(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+    assert_allowed(engine, command)

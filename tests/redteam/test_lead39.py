@@ -16,7 +16,7 @@ import pytest
 
 from engine import Engine
 from engine.policy import follow
-from tests.redteam.conftest import judge
+from tests.redteam.harm import assert_allowed, assert_not_allowed
 
 
 def test_an_option_name_remembered_for_one_runs_tuple_is_not_answered_for_another(engine: Engine) -> None:
@@ -45,8 +45,8 @@ def test_an_option_name_remembered_for_one_runs_tuple_is_not_answered_for_anothe
     ],
 )
 def test_option_words_of_undescribed_programs_still_run(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow"
-    assert judge(engine, command).decision != "allow"  # the second time through the memo
+    assert_not_allowed(engine, command)
+    assert_not_allowed(engine, command)  # the second time through the memo
 
 
 def test_the_memo_is_bounded(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,7 +58,7 @@ def test_the_memo_is_bounded(engine: Engine, monkeypatch: pytest.MonkeyPatch) ->
     anyone = engine._evaluator(engine._snapshot).policy.programs.anyone
     assert anyone is not None
     assert 0 < len(follow._option_runs(anyone.option_word_runs)) <= 40
-    assert judge(engine, "mytool --on-exit='rm -rf ~'").decision != "allow"
+    assert_not_allowed(engine, "mytool --on-exit='rm -rf ~'")
 
 
 @pytest.mark.parametrize(
@@ -72,5 +72,5 @@ def test_the_memo_is_bounded(engine: Engine, monkeypatch: pytest.MonkeyPatch) ->
 )
 def test_a_file_a_program_writes_is_still_remembered(engine: Engine, command: str, near: str) -> None:
     """_table_writes on the command's own reading: a written file run later on the line still asks."""
-    assert judge(engine, command).decision != "allow"
-    assert judge(engine, near).decision == "allow"
+    assert_not_allowed(engine, command)
+    assert_allowed(engine, near)

@@ -53,6 +53,9 @@ from tests.conftest import REPO
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
 from tests.redteam.harm import (
     Listener,
+    assert_allowed,
+    assert_asks,
+    assert_not_allowed,
     blocked,
     git_committed,
     key_arrived,
@@ -99,17 +102,17 @@ READ_PROGRAMS = [
 
 @pytest.mark.parametrize("command", UNREAD_PROGRAMS)
 def test_an_inline_program_nobody_can_read_asks(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(engine, command)
 
 
 @pytest.mark.parametrize("command", READ_PROGRAMS)
 def test_an_inline_program_read_here_is_judged_as_it_is(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_a_known_harmful_program_in_a_variable_is_judged_as_its_value(engine: Engine) -> None:
     command = 'x=\'import shutil, os; shutil.rmtree(os.path.expanduser("~"))\'; python3 -c "$x"'
-    assert engine.check(command).decision != "allow"
+    assert_not_allowed(engine, command)
 
 
 def test_an_unread_inline_program_deletes_the_home_unguarded_and_is_refused(
@@ -170,12 +173,12 @@ COPIED_NEAR = [
 def test_a_tree_copied_on_the_line_and_read_in_the_copy_asks(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    assert tree[1].check(command).decision == "ask", command
+    assert_asks(tree[1], command)
 
 
 @pytest.mark.parametrize("command", COPIED_NEAR)
 def test_a_copy_holding_no_secret_read_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
-    assert tree[1].check(command).decision == "allow", command
+    assert_allowed(tree[1], command)
 
 
 @pytest.mark.parametrize(
@@ -197,7 +200,7 @@ def test_a_copy_outside_the_tree_read_by_a_glob_prints_the_key_and_is_refused(
 ) -> None:
     copy = tmp_path / "elsewhere" / "x"
     copy.parent.mkdir()
-    assert tree[1].check(f"cp -a . {copy} && cat {copy}/.*").decision == "ask"  # judged before the copy exists
+    assert_asks(tree[1], f"cp -a . {copy} && cat {copy}/.*")  # judged before the copy exists
     printed_then_refused(tree, KEY, f"cp -a . {copy} && cat {copy}/.*")
 
 
@@ -243,7 +246,7 @@ def test_git_printing_a_tree_staged_on_the_line_asks(tree: tuple[Path, Engine, d
 def test_git_printing_what_holds_no_secret_stays_allowed(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    assert tree[1].check(command).decision == "allow", command
+    assert_allowed(tree[1], command)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -299,18 +302,18 @@ def linked(tree: tuple[Path, Engine, dict[str, str]]) -> tuple[Path, Engine, dic
 def test_a_link_passing_the_includes_of_a_link_following_search_asks(
     linked: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    assert linked[1].check(command).decision == "ask", command
+    assert_asks(linked[1], command)
 
 
 @pytest.mark.parametrize("command", LINKED_NEAR)
 def test_a_search_reading_no_linked_secret_stays_allowed(
     linked: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    assert linked[1].check(command).decision == "allow", command
+    assert_allowed(linked[1], command)
 
 
 def test_the_include_exemption_holds_in_a_tree_with_no_link(tree: tuple[Path, Engine, dict[str, str]]) -> None:
-    assert tree[1].check("grep -R --include='*.py' DB_ .").decision == "allow"
+    assert_allowed(tree[1], "grep -R --include='*.py' DB_ .")
 
 
 @pytest.mark.parametrize("command", ["grep -R --include='*.py' DB_ .", "ln -s .env y.py; grep -R --include=*.py DB_ ."])
@@ -346,12 +349,12 @@ UNNAMED_NEAR = [
 def test_a_tree_written_to_a_name_only_the_run_knows_asks(
     tree: tuple[Path, Engine, dict[str, str]], command: str
 ) -> None:
-    assert tree[1].check(command).decision == "ask", command
+    assert_asks(tree[1], command)
 
 
 @pytest.mark.parametrize("command", UNNAMED_NEAR)
 def test_a_clean_tree_or_a_named_file_stays_allowed(tree: tuple[Path, Engine, dict[str, str]], command: str) -> None:
-    assert tree[1].check(command).decision == "allow", command
+    assert_allowed(tree[1], command)
 
 
 @pytest.mark.parametrize(
@@ -484,7 +487,7 @@ def test_a_batch_uploaders_local_shell_line_is_judged(engine: Engine, command: s
 
 @pytest.mark.parametrize("command", ["smbclient //h/s <<< 'ls'", "smbclient //h/s -c ls", "smbclient -L h -N"])
 def test_a_batch_uploaders_plain_listing_stays_allowed(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 # -- 8. a program opening a path it read from a file ---------------------------------------------------------------
@@ -510,12 +513,12 @@ READ_NAMES_NEAR = [
 
 @pytest.mark.parametrize("command", READ_NAMES)
 def test_a_path_read_from_a_file_and_opened_asks(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision == "ask", command
+    assert_asks(engine, command)
 
 
 @pytest.mark.parametrize("command", READ_NAMES_NEAR)
 def test_ordinary_file_reads_in_code_stay_allowed(engine: Engine, command: str) -> None:
-    assert engine.check(command).decision == "allow", command
+    assert_allowed(engine, command)
 
 
 def test_a_program_reading_the_keys_path_from_a_file_prints_it_and_is_refused(

@@ -19,6 +19,7 @@ import pytest
 from engine import Engine
 from engine.policy import landing
 from tests.redteam.conftest import home_intact
+from tests.redteam.harm import assert_allowed, assert_not_allowed
 
 pytestmark = pytest.mark.usefixtures("watching")
 
@@ -87,14 +88,14 @@ def test_a_link_planted_after_events_elsewhere_is_still_seen(
     busy = tmp_path / "busy"
     busy.mkdir()
     _aged()
-    assert work_engine.check(f"ls {busy}").decision == "allow"  # busy is walked: watched
+    assert_allowed(work_engine, f"ls {busy}")  # busy is walked: watched
     for _ in range(2):
-        assert work_engine.check(WIPE).decision == "allow"  # kept now
+        assert_allowed(work_engine, WIPE)  # kept now
     for i in range(20):  # a busy folder beside it: many events, none on x's way
         (busy / f"t{i}").write_text("")
         (busy / f"t{i}").unlink()
-        assert work_engine.check(WIPE).decision == "allow"
+        assert_allowed(work_engine, WIPE)
     os.rename(work / "x", work / "old")
     os.symlink(fake_home, work / "x")
-    assert work_engine.check(WIPE).decision != "allow"
+    assert_not_allowed(work_engine, WIPE)
     assert home_intact(fake_home)

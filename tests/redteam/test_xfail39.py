@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import judge
-from tests.redteam.harm import Case, assert_verdict, harm_project, live_then_stopped
+from tests.redteam.harm import Case, assert_allowed, assert_verdict, harm_project, live_then_stopped
 
 PACKAGE = '{"name": "a", "bin": {"a": "x.js"}}'
 
@@ -101,5 +100,4 @@ def test_an_archive_written_on_the_line_then_run_deletes_home_live_and_is_stoppe
     ["echo hello", "printf '%s\\n' ':(){ :|:& };:'", "tar tf a.tgz", "octave script.m", "npm exec eslint"],
 )
 def test_plain_near_misses_stay_allowed(engine: Engine, command: str) -> None:
-    verdict = judge(engine, command)
-    assert verdict.decision == "allow", (command, verdict.decision, [m.key for m in verdict.matches])
+    assert_allowed(engine, command)
