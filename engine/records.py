@@ -25,9 +25,15 @@ from operator import attrgetter
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any, Protocol, TypeVar
 
-    _R = TypeVar("_R", bound="Record")
+    class _Fielded(Protocol):
+        """A record, or a native class written to behave as one (NATIVE_RECORDS): its fields by name."""
+
+        @property
+        def _fields(self) -> tuple[str, ...]: ...
+
+    _R = TypeVar("_R", bound="_Fielded")
 
 __all__ = [
     "MISSING",

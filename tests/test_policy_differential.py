@@ -86,6 +86,19 @@ def _evaluator(engine: Engine) -> Evaluator:
 
 def _compare(engine: Engine, texts: list[str]) -> None:
     evaluator = _evaluator(engine)
+    differ = _differing(evaluator, texts)
+    # A long text judged past its CPU budget on a loaded machine is read by the flat scan (its matches then
+    # differ from the reference's full reading): what differs is judged again, both ways, twice; a real
+    # difference differs every time (the last CI of stop 39's head failed once so, at load 7 on 2 CPUs).
+    for _ in range(2):
+        if not differ:
+            break
+        differ = _differing(evaluator, [text for text, _, _ in differ])
+    assert not differ, [(text, f, r, evaluator.check(text).reason) for text, f, r in differ[:5]]
+
+
+def _differing(evaluator: Evaluator, texts: list[str]) -> list[tuple[str, object, object]]:
+    """(text, fast verdict, reference verdict) for each text the two judge differently."""
     fast = [_key(evaluator.check(text)) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_Index, "candidates", _every_matcher)
@@ -99,10 +112,7 @@ def _compare(engine: Engine, texts: list[str]) -> None:
         patch.setattr(lexer.Lexer, "plain_substitutions", False)
         patch.setattr(Analyzer, "replay", False)
         reference = [_key(evaluator.check(text)) for text in texts]
-    differ = [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
-    # With each differing text, its verdict's reason judged again now (a one-off, such as a search
-    # read as past its CPU budget, then reads as the reference does).
-    assert not differ, [(text, f, r, evaluator.check(text).reason) for text, f, r in differ[:5]]
+    return [(text, f, r) for text, f, r in zip(texts, fast, reference, strict=True) if f != r]
 
 
 def _corpus() -> list[str]:

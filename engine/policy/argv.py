@@ -18,9 +18,11 @@ from engine.records import MISSING, NATIVE_RECORDS, fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Final
 
-NONE, REQUIRED, OPTIONAL = 0, 1, 2
+NONE: Final = 0
+REQUIRED: Final = 1
+OPTIONAL: Final = 2
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 

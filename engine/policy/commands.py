@@ -16,14 +16,20 @@ from collections.abc import Mapping, Sequence
 from engine.policy.lexer import decode_ansi_c
 from engine.policy.paths import URL
 
-ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Final
 
-_PYTHON = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
+ASSIGNMENT: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+
+_PYTHON: Final = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
 # (xfail39) not perl6: Raku, another language (its `shell "CMD"` is no perl)
-_VERSIONED = re.compile(r"(lua|luajit|perl(?!-?6$)|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*")
+_VERSIONED: Final = re.compile(
+    r"(lua|luajit|perl(?!-?6$)|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*"
+)
 # The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`, `ld-2.31.so`, `ld64.so.2`,
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
-_LOADER = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
+_LOADER: Final = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
 PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
 # Shells: programs that read commands from their input or a `-c` string (session_memory's background
@@ -53,7 +59,7 @@ def basename(word: str) -> str:
 
 # The same programs under other names: GNU tools with the `g` Homebrew and the BSDs give them
 # (`gcp`, `gsed`, `grm`), uutils' `uu-cp`. A pattern about `cp` is about these too.
-_RENAMED = frozenset(
+_RENAMED: Final = frozenset(
     [
         "cp",
         "mv",

@@ -87,19 +87,19 @@ _WINDOWS_HOME = re.compile(r"(?i:%(?:userprofile|homepath)%)")
 _DRIVE = re.compile(r":/(?<=(?<![A-Za-z0-9])[A-Za-z]:/)")  # `:/` first: `re` scans for the literal
 # A name the shell or Windows resolves otherwise than spelled: a glob where a command starts
 # (`/???/?m -rf ~` runs rm), `gh.exe` (WSL runs gh). Searched only when `*?[` or `.` is in the text.
-_GLOB_COMMAND = re.compile(
+_GLOB_COMMAND: Final = re.compile(
     r"(?:^|[;&|(){}!\n]|\b(?:then|do|else|elif|if|while|until|time)\s)\s*[^\s;&|()<>]*(?:[*?]|\[[^\]\s]*\])"
 )
-_WINDOWS_NAME = re.compile(r"(?i)\.(?:exe|cmd|bat)(?![\w.])")
-_WORDS = re.compile(r"[a-z0-9_.+-]+")
+_WINDOWS_NAME: Final = re.compile(r"(?i)\.(?:exe|cmd|bat)(?![\w.])")
+_WORDS: Final = re.compile(r"[a-z0-9_.+-]+")
 # A path the classifier reads otherwise than spelled (`$HOME/`, `%USERPROFILE%\`, `C:\Users\me\`):
 # path fragments in the text say nothing of it, so no name-less matcher is skipped for lack of them
 # (the engine's own file names are single path components: any spelling of a path holds them).
-_RESPELLED = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
+_RESPELLED: Final = re.compile(r"%(?:userprofile|homepath)%|(?<![a-z0-9])[a-z]:[/\\]")  # and `$` or `\` anywhere
 # An extglob group (`~/.!(x)`, `/e@(t)c/shadow`): a path reads it as far as it reaches (paths.py
 # _extglob_reach), text no prefilter finds in the command's own (redt33).
-_EXTGLOB_GROUP = re.compile(r"[?*+@!]\(")
-_QUOTES = re.compile(r"[\"'`]")
+_EXTGLOB_GROUP: Final = re.compile(r"[?*+@!]\(")
+_QUOTES: Final = re.compile(r"[\"'`]")
 # The flat scan: quoting removed, the text cut at anything that may end a command.
 _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
@@ -148,7 +148,7 @@ _FLAT_PIECE_ENDS = _FLAT_SEPARATORS | {b"\xff"}
 # collection that happens to run during a check counts too.
 BUDGET = 0.5
 DISGUISED = "disguised_text"
-_BUDGETED = 256  # texts longer than this parse under the token budget
+_BUDGETED: Final = 256  # texts longer than this parse under the token budget
 # Parses remembered per evaluator (one policy generation), by exact text: an agent runs the same
 # short commands again and again. Only texts parsed without a budget and without a session are
 # kept: then the parse depends on nothing but the text and the Programs table (links, the working
@@ -176,7 +176,7 @@ def _percent_decoded(text: str) -> str | None:
     return None if decoded == text else decoded
 
 
-_ALLOWED = Verdict(ALLOW, False)
+_ALLOWED: Final = Verdict(ALLOW, False)
 
 # (pattern index, pattern, matcher, whether the command's name is already known to pass)
 _Entry = tuple[int, CompiledPattern, Matcher, bool]
@@ -563,7 +563,7 @@ def _positional_classes(command: Command, classify: Callable[[str], frozenset[st
     return frozenset(held)
 
 
-_REPEATS_PAST = 8  # commands on a line past which _match passes over repeated ones
+_REPEATS_PAST: Final = 8  # commands on a line past which _match passes over repeated ones
 
 
 def _obfuscated(text: str) -> bool:
@@ -922,7 +922,7 @@ class Evaluator:
                         ok = regex_ok[i] = regex.search_text(text) is not None
                     if not ok:
                         continue
-                if matcher.matches_command(command, view, name_checked):
+                if matcher.matches_command(command, view, name_checked, classify):
                     if unknown_at >= 0 and pattern.severity in _BUILT_IN and _by_name_alone(matcher):
                         unknown_at = min(unknown_at, i)
                         continue
@@ -1392,11 +1392,11 @@ UNREAD = "session_file_unread"
 
 
 UNKNOWN_COMMAND = "unknown_command"
-_NOT_YET = 1 << 30  # in _match: no matcher met by a run-time name alone yet
+_NOT_YET: Final = 1 << 30  # in _match: no matcher met by a run-time name alone yet
 # The severities of the built-in detection (a policy's own deny and ask rules keep theirs).
 _BUILT_IN = frozenset({"hardline", "dangerous"})
 # (help38) What a match on a command that runs nothing (argv.runs_nothing) weighs: a hardline one asks.
-_QUIETER = {"hardline": "dangerous"}
+_QUIETER: Final = {"hardline": "dangerous"}
 
 
 def _posixly_correct(text: str) -> bool:
@@ -1467,7 +1467,7 @@ def _unknown(command: Command) -> Match:
     return Match(UNKNOWN_COMMAND, reason, "dangerous", command.text, command.via, grantable=False)
 
 
-UNWALKED = "followed_tree_unwalked"
+UNWALKED: Final = "followed_tree_unwalked"
 
 
 def _through_globbed_links(
@@ -1569,7 +1569,7 @@ def curl_glob_names(value: str) -> list[str]:
 
 
 # Recursive copiers (trees.RECURSIVE says when they are): a later word naming the copy names what was copied
-_TREE_COPIERS = frozenset({"cp", "gcp", "rsync"})
+_TREE_COPIERS: Final = frozenset({"cp", "gcp", "rsync"})
 
 
 def _copied_trees(commands: list[Command]) -> list[Command]:
@@ -1686,7 +1686,7 @@ def _streams(ways: tuple[Send, ...] | None) -> bool:
 
 
 # An inline program (Command.code) that opens a connection: `tar c . | python3 -c 'import socket; ...'`.
-_NETWORK_CODE = re.compile(
+_NETWORK_CODE: Final = re.compile(
     r"socket|urlopen|urllib|requests\.|http\.client|httpx|aiohttp|IO::Socket|Net::|TCPSocket|fetch\(|net\.connect"
     r"|/dev/tcp/|Invoke-WebRequest|WebClient|require\(.(?:node:)?(?:net|https?|dgram|tls).\)"
     r"|fsockopen|curl_init"  # PHP's (redt35; stream_socket_client is a socket above)
@@ -1759,7 +1759,7 @@ def _sends_away(commands: list[Command], table: Mapping[str, tuple[Send, ...]]) 
 # that make them print names or counts instead (`grep -rl`, `rg -c`): a folder holding a secret searched so
 # prints the secret to the caller, the one a secret is kept from (View.holders: the project_exfiltration
 # rows ask for it).
-_TREE_PRINTERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+_TREE_PRINTERS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     **dict.fromkeys(
         ("grep", "egrep", "fgrep", "ugrep", "zgrep"),
         (
@@ -1787,27 +1787,31 @@ _TREE_PRINTERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _TREE_PRINTERS["ggrep"] = _TREE_PRINTERS["grep"]
 _TREE_PRINTERS["ug"] = (frozenset(), _TREE_PRINTERS["grep"][1])  # ugrep searching the working folder by default
 _TREE_PRINTERS["ack-grep"] = _TREE_PRINTERS["ack"]
-_GREPS = frozenset({"grep", "egrep", "fgrep", "ugrep", "zgrep", "ggrep", "ug"})
+_GREPS: Final = frozenset({"grep", "egrep", "fgrep", "ugrep", "zgrep", "ggrep", "ug"})
 # git's searches and diffs of files outside its index (`git grep --no-index X`, `git grep --untracked
 # --no-exclude-standard X`, `git diff --no-index empty .`), and the options that print names or counts
 _GIT_QUIET = frozenset({"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet"})
 _GIT_QUIET |= frozenset({"stat", "numstat", "shortstat", "name-only", "name-status", "summary", "dirstat"})
 # Finders handing each file they find to a program (`find . -exec cat {} +`, `fd -H -X cat`, `find . | xargs
 # cat`): every one prints what it reads but these, which print names, sums or nothing of a file's text.
-_FINDERS = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
+_FINDERS: Final = frozenset({"find", "gfind", "bfs", "fd", "fdfind"})
 _FINDER_RUNS = frozenset({"exec", "execdir", "ok", "okdir", "x", "X", "exec-batch"})
-_SHELLS = SHELLS | {""}  # (a program known only at run time too)
+_SHELLS: Final = SHELLS | {""}  # (a program known only at run time too)
 _FD_HIDDEN = frozenset({"H", "hidden", "u", "unrestricted", "I", "no-ignore"})
-_NAME_ONLY = frozenset(
+_NAME_ONLY: Final = frozenset(
     {"rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "file", "wc", "du", "echo"}
     | {"printf", "basename", "dirname", "realpath", "readlink", "test", "[", "true", "false", "mkdir", "mv", "cp"}
     | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "shred", "git", "dos2unix", "sed"}
 )
 
 
-_COPY_UNREAD = _NAME_ONLY - {"sed", "cp", "mv"}  # (sed prints what it reads, unless -i: `cp -r . ../c; sed p ../c/.*`;
+_COPY_UNREAD: Final = _NAME_ONLY - {
+    "sed",
+    "cp",
+    "mv",
+}  # (sed prints what it reads, unless -i: `cp -r . ../c; sed p ../c/.*`;
 # cp and mv move what they read on, where a later word reads it: `cp ../c/.e* /tmp/z; cat /tmp/z`, adv37)
-_DEREFERENCES = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
+_DEREFERENCES: Final = frozenset({"R", "dereference-recursive"})  # a search following every link of the tree
 _SECRET_LISTED = frozenset({"secret", "credential", "secret_parent", "computed_source"})
 
 
@@ -1893,13 +1897,15 @@ def _prints_trees(commands: list[Command], text: str, view: View | None = None) 
 
 # Archivers, and the stages their output goes through unchanged or encoded (what the last prints is the
 # archive); the stages that keep it from the caller: extracting it to disk, counting or summing it.
-_ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
+_ARCHIVERS: Final = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "bsdcpio", "pax", "afio"})
 _COUNTERS = frozenset({"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"})
 _OUTPUT_FILES = ("/dev/null", "/dev/std", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
 # A file naming the terminal or a descriptor however it is spelled (redt37): `/dev//stdout`, `/dev/./stderr`,
 # `/dev/../dev/tty`, `/proc/thread-self/fd/1`, `/proc/$$/fd/2`, `/dev/pts/0`, `../../dev/stdout`
 _TERMINAL_PATH = re.compile(r"(?:dev/(?:std|tty|fd/|pts/|console)|proc/)")
-_TERMINAL_IN = re.compile(r"/dev/+(?:\.{0,2}/+|dev/+)*(?:std|tty|fd/|pts/|console)|/proc/+[^\s/]+/+(?:[^\s/]+/+)*fd\b")
+_TERMINAL_IN: Final = re.compile(
+    r"/dev/+(?:\.{0,2}/+|dev/+)*(?:std|tty|fd/|pts/|console)|/proc/+[^\s/]+/+(?:[^\s/]+/+)*fd\b"
+)
 
 
 def _terminal_file(path: str) -> bool:
@@ -2282,7 +2288,7 @@ def _prints_archive(commands: list[Command], text: str, kept: set[str]) -> bool:
 
 # A name filter only source files pass (`-name '*.py'`, `--include=*.go`): no secret's name ends so (a `.env`,
 # a `.env.local`, `id_rsa`, `x.pem`, `credentials.json`); a config-like suffix may (`.env.yaml`).
-_SOURCE_NAMES = re.compile(
+_SOURCE_NAMES: Final = re.compile(
     r"\*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|lua|pl|sh|md|rst"
     r"|html|css|scss|vue|svelte|sql|proto|ex|exs|erl|hs|ml|dart|r|m|mm|ipynb|tf|gradle|cmake)"
 )
@@ -2368,10 +2374,10 @@ def _git_walks_cwd(command: Command) -> bool:
 # a GLOBIGNORE set (it turns dotglob on), zsh's `setopt globdots` / `*(D)`
 # (redt37: zsh's option names are read with any case and underscores, `setopt GLOB_DOTS`; a glob qualifier
 # holding D, `*(.D)`, `*(DN)`)
-_DOT_GLOBS = re.compile(r"dotglob|GLOBIGNORE|(?i:glob_*dots)|[*?\]]\([^()\s]*D[^()\s]*\)")
+_DOT_GLOBS: Final = re.compile(r"dotglob|GLOBIGNORE|(?i:glob_*dots)|[*?\]]\([^()\s]*D[^()\s]*\)")
 # the words of such a line spelled with quotes, escapes or an expansion (`shopt -s dot''glob`, `declare
 # GLOB""IGNORE=x`, `shopt -s dot$e"glob"`: redt37), read from the analyzed words
-_QUOTED_DOT_GLOBS = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
+_QUOTED_DOT_GLOBS: Final = re.compile(r"(?i:glob|ignore|dots)|\(D|shopt|setopt")
 
 
 def _may_glob_dots(text: str) -> bool:
@@ -2450,7 +2456,7 @@ def _prints_text(argv: tuple[str, ...]) -> bool:
 
 # Name-only programs with an option reading the names from a file: a line of it that names no file is printed
 # in an error (`wc: 'DB_PASSWORD=x': No such file or directory`), so they print the file's text.
-_NAMES_READERS: dict[str, tuple[str, ...]] = {
+_NAMES_READERS: Final[dict[str, tuple[str, ...]]] = {
     "wc": ("--f",),
     "du": ("--files0", "--fil"),
     "file": ("-f", "--files-from"),
@@ -2659,7 +2665,7 @@ def _put_words(text: str) -> list[str]:
 
 
 # Programs that give a file another name or place (their last word): an archive sent under it (see _sends_away)
-_MOVERS = frozenset({"mv", "cp", "ln", "install", "gmv", "gcp"})
+_MOVERS: Final = frozenset({"mv", "cp", "ln", "install", "gmv", "gcp"})
 
 
 def _names_written(word: str, written: set[str], names: set[str]) -> bool:
@@ -3440,7 +3446,7 @@ def _word_finder(names: Iterable[str], globs: Iterable[str]) -> Finder | None:
     return Finder(rf"(?:^|[\s;&|()<>`])(?:{_WORD_CHAR}*/)?(?:{body})", lazy=True)  # RE2 built when a scan needs it
 
 
-_LONG = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
+_LONG: Final = 1024  # texts longer than this are searched on RE2 (see _LongSearch)
 _SHORT = 256  # texts up to this are searched on `re` (see _LongSearch)
 
 

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from engine.policy.variables import Variables
 
 # Where the programs of the system live: a path under them names a program, not a script of the caller's.
-_SYSTEM_PROGRAMS = (
+_SYSTEM_PROGRAMS: Final = (
     "/bin/",
     "/usr/bin/",
     "/sbin/",
@@ -91,18 +91,18 @@ _COMPUTED_PATH = "__computed_path"
 
 
 # `as: file` languages naming a folder: the file of it the program reads, and that file's language
-_FOLDER_FILES = {
+_FOLDER_FILES: Final = {
     "curlhome": (".curlrc", "curlrc"),  # CURL_HOME, XDG_CONFIG_HOME (curl)
     "gitdir": ("config", "gitconfig"),  # --git-dir, GIT_DIR: the repository's config, read as .git/config is
     "gitconfighome": ("git/config", "gitconfig"),  # XDG_CONFIG_HOME (git's global config)
 }
 # make's names (a command of one of them is read with its command line and environment: Follower.making),
 # and its options `--eval TEXT` and `-e` (the environment overrides the makefiles' variables)
-_MAKES = frozenset({"make", "gmake"})
+_MAKES: Final = frozenset({"make", "gmake"})
 _MAKE_EVAL = frozenset({"E"})
 _MAKE_ENVIRONMENT_FIRST = frozenset({"e"})
 # A written file the dynamic loader (LD_LIBRARY_PATH) or glibc's iconv (GCONV_PATH) may load: see _file.
-_LOADED_NAME = re.compile(r"\.so(?:\.|$)|^gconv-modules")
+_LOADED_NAME: Final = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
 
 class Follower:
@@ -1294,12 +1294,12 @@ _LINE_RUNNERS_AT = {language: (Located(reads), Located(runs)) for language, (rea
 _LINE_OPTION = re.compile(r"-[A-Za-z0-9]*[np][A-Za-z]*")  # perl/ruby -n, -p, -lne, -pe
 
 
-_LESSKEY_LINE_END = re.compile(r"(?<!\\);")
+_LESSKEY_LINE_END: Final = re.compile(r"(?<!\\);")
 
 _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Languages of files that only set a program's options (its commands in them are judged as runs): what
 # the program prints is not their text (see written_runs). Every other language counts, unknown ones too.
-_SETTINGS_ONLY = CONFIG_LANGUAGES | {
+_SETTINGS_ONLY: Final = CONFIG_LANGUAGES | {
     "ssh_config",
     "wgetrc",
     "response",
@@ -1358,7 +1358,7 @@ def _runs_input(language: str, code: str, argv: Sequence[str]) -> tuple[bool, bo
 
 
 # file languages whose unread file an escape hatch runs is reported as `sh FILE`
-_SHELL_RUN = frozenset({"shell", "make", "sed", "ex", "ed", "sql", "ssh_config"})
+_SHELL_RUN: Final = frozenset({"shell", "make", "sed", "ex", "ed", "sql", "ssh_config"})
 
 
 # names of a program's own input: `sh /proc/self/fd/0 <<< TEXT` runs TEXT
@@ -1396,8 +1396,8 @@ def stdin_file(path: str, cwd: str | None = None) -> bool:
     return path == "-" or descriptor_file(path, cwd) == "0"
 
 
-_MAX_INPUT_NAMES = 64  # names read from a program's input (see _run)
-_UNKNOWN_INPUT = "$(cat)"  # a word xargs reads from input nobody can see here
+_MAX_INPUT_NAMES: Final = 64  # names read from a program's input (see _run)
+_UNKNOWN_INPUT: Final = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
 def _listing_input(parsed: Parsed, listing: tuple[str, str | None] | None, cwd: str | None) -> str:

@@ -25,14 +25,14 @@ from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Final
 
-LIT = 0  # literal text
-VAR = 1  # $NAME or ${NAME...}
-SUB = 2  # $(...), `...`, <(...), >(...)
+LIT: Final = 0  # literal text
+VAR: Final = 1  # $NAME or ${NAME...}
+SUB: Final = 2  # $(...), `...`, <(...), >(...)
 ARITH = 3  # $((...))
 
-MAX_LENGTH = 64 * 1024
+MAX_LENGTH: Final = 64 * 1024
 # Words and operators one check may lex in all (payloads re-lexed included): the analysis of
 # each costs about the same, so this bounds the whole parse. Past it, OverBudget.
 MAX_TOKENS = 1024
@@ -232,7 +232,7 @@ _OPERATORS = (
 )
 _REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
 _PLAIN = re.compile(r"[^ \t\n'\"\\$`;&|<>()#{}]+")
-_BREAK = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a word
+_BREAK: Final = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a word
 _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole
 # words of plain text (ending where the word ends) -- most words of most commands.
@@ -240,22 +240,24 @@ _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # lookahead (a blank, an operator, the end) cannot hold; backtracking into it only cost time.
 # Each kind starts with characters of its own (an operator with _OPERATOR_FIRST): the first character names the
 # kind matched (Lexer.run reads it there, not through the match's `lastgroup`).
-_TOKEN = re.compile(
+_TOKEN: Final = re.compile(
     r"(?P<word>[^ \t\n'\"\\$`;&|<>()#{}]++(?=[ \t\n;&|)]|[<>](?!\()|\Z|(?<![?*+@!])\())|(?P<ws>[ \t]+)"
     r"|(?P<op>" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
     r"|(?P<nl>\n)|(?P<comment>\#[^\n]*)"
 )
-_OPERATOR_FIRST = frozenset(op[0] for op in _OPERATORS)
+_OPERATOR_FIRST: Final = frozenset(op[0] for op in _OPERATORS)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
-_FD_PREFIX = re.compile(r"[0-9]+$")
-_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
-_ARRAY_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=\Z")  # `x=`, `x+=`, `x[1]=` before `(`
+_FD_PREFIX: Final = re.compile(r"[0-9]+$")
+_FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+_ARRAY_HEAD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=\Z")  # `x=`, `x+=`, `x[1]=` before `(`
 # A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
 # _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
-_SIMPLE_WORD = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
-_SIMPLE_PIECE = re.compile(r"([^ \t\n'\"\\$`;&|<>()#{}]+)|'([^']*)'")
-_SIMPLE_LENGTH = 256
-_PLAIN_SUBSTITUTION = re.compile(r"\$\(([^()'\"\\`#$\n{}]*)\)")  # `$(a b)`: what _dollar reads of it, in one match
+_SIMPLE_WORD: Final = re.compile(r"(?:[^ \t\n'\"\\$`;&|<>()#{}]++|'[^']*+')++")
+_SIMPLE_PIECE: Final = re.compile(r"([^ \t\n'\"\\$`;&|<>()#{}]+)|'([^']*)'")
+_SIMPLE_LENGTH: Final = 256
+_PLAIN_SUBSTITUTION: Final = re.compile(
+    r"\$\(([^()'\"\\`#$\n{}]*)\)"
+)  # `$(a b)`: what _dollar reads of it, in one match
 # Inside a pattern group (_Lexer._group): runs of what it copies as it is, and of one bracket.
 _GROUP_PLAIN = re.compile(r"[^()\\'\"$`]+")
 _OPENING = re.compile(r"\(+")
@@ -799,7 +801,7 @@ def _command_position(tokens: list[Token], back: int = 1) -> bool:
     return previous.literal in _COMMAND_STARTERS
 
 
-_CONDITIONAL_OPERATORS = frozenset({"&&", "||", "(", ")", "<", ">"})
+_CONDITIONAL_OPERATORS: Final = frozenset({"&&", "||", "(", ")", "<", ">"})
 _COMMAND_STARTERS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
 
 
@@ -996,9 +998,9 @@ _PLAIN_LINE = re.compile(rf"[ \t]*+(?:(?>{_WORD_CHARS}|{_LIST_OPS})[ \t]*+)*+")
 # match of every word): each of `;`, `&` and `|` alone is a list operator, so any run of the three
 # is list operators, and every other character is a word's or a blank. The test suite checks the
 # two agree (test_policy_differential).
-_NOT_PLAIN_LINE = re.compile(r"[\n'\"\\$`<>()#{}]")
-_PLAIN_PIECE = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")
-_LIST_OP_SET = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
+_NOT_PLAIN_LINE: Final = re.compile(r"[\n'\"\\$`<>()#{}]")
+_PLAIN_PIECE: Final = re.compile(rf"{_WORD_CHARS}|{_LIST_OPS}")
+_LIST_OP_SET: Final = frozenset(op for op in _OPERATORS if op not in _REDIRECTS and op not in "()")
 
 # Tokens the Lexer certainly makes one each of, the same whatever follows them and whatever
 # came before (see _over_budget): a word of plain runs (`#` not first), single-quoted strings,
@@ -1015,7 +1017,7 @@ _AHEAD_TOKEN = rf"(?>[ \t]*+(?:{_AHEAD_WORD}|(?!<<(?!<)|[<>]\()(?:{_AHEAD_OPS})|
 _AHEAD: dict[int, re.Pattern[str]] = {}
 # Whether tokenize looks ahead for a text past the budget (off in the differential test's reference).
 LOOK_AHEAD = True
-_AHEAD_FIRST = 8  # characters a token left in the budget past which the look-ahead goes first
+_AHEAD_FIRST: Final = 8  # characters a token left in the budget past which the look-ahead goes first
 
 
 def _over_budget(text: str, count: int) -> bool:
@@ -1072,7 +1074,7 @@ def tokenize(text: str) -> list[Token]:
     return Lexer(text).run()
 
 
-REDIRECT_OPS = _REDIRECTS
+REDIRECT_OPS: Final = _REDIRECTS
 
 
 # Brace expansion: at most this many words, groups nested at most this deep, and a bound on

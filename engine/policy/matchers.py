@@ -57,14 +57,27 @@ _CODE_HOME_EXPR = re.compile(HOME_EXPRESSIONS)
 # 64 KiB), made when first needed. `\s` is every blank `re` reads as one (RE2's is ASCII);
 # `\b` is ASCII there, so it finds the home directory in at least the programs `re` does.
 _CODE_HOME_LONG: list[Regex] = []
-_LONG_CODE = 4096
+_LONG_CODE: Final = 4096
 _BLANKS = "[\\s\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 _WILDCARDS = frozenset("*?[")
 
 
 # A matcher's tests beyond the command's name (Matcher._checks), by number.
-_NEVER, _VIA, _INDIRECT, _FED, _HAS_CODE, _HAS_REDIRECTS, _SHAPE = 0, 1, 2, 3, 4, 5, 6
-_REDIRECTS, _READS, _TEXT, _CODE, _CODE_PATHS, _CWD, _SELF_PIPED = 7, 8, 9, 10, 11, 12, 13
+# (Final: C constants under mypyc, not a module dictionary lookup each, as matches_command compares them)
+_NEVER: Final = 0
+_VIA: Final = 1
+_INDIRECT: Final = 2
+_FED: Final = 3
+_HAS_CODE: Final = 4
+_HAS_REDIRECTS: Final = 5
+_SHAPE: Final = 6
+_REDIRECTS: Final = 7
+_READS: Final = 8
+_TEXT: Final = 9
+_CODE: Final = 10
+_CODE_PATHS: Final = 11
+_CWD: Final = 12
+_SELF_PIPED: Final = 13
 
 
 def _glob(pattern: str) -> Regex:
@@ -130,7 +143,7 @@ class ArgSpec:
         return found[1:] if self.position == "inside" else found
 
 
-_LANDING_POSITIONS = frozenset({"into", "inside"})
+_LANDING_POSITIONS: Final = frozenset({"into", "inside"})
 _arg_spec_fields = attrgetter(*_ARG_SPEC_FIELDS)
 NATIVE_RECORDS.add(ArgSpec)
 
@@ -452,7 +465,7 @@ class _Hosts:
 
 
 # The option names each grammar declares, by the grammar's identity (kept alive with it).
-_KNOWN: dict[int, tuple[Grammar, frozenset[str]]] = {}
+_KNOWN: Final[dict[int, tuple[Grammar, frozenset[str]]]] = {}
 
 
 def _known(grammar: Grammar) -> frozenset[str]:
@@ -887,12 +900,16 @@ class Matcher:
             return True
         return any(g.match(command.name) for g in self.name_globs)
 
-    def matches_command(self, command: Command, view: View, name_checked: bool = False) -> bool:
+    def matches_command(self, command: Command, view: View, name_checked: bool = False, classify: Any = None) -> bool:
         """Whether this matcher matches ``command``, its words classified by ``view`` (``name_checked``:
-        the caller already matched the name)."""
+        the caller already matched the name; ``classify``: ``view.classify``, when the caller holds it: a
+        bound method made once per line, not once per matcher)."""
         if not name_checked and not self._name_ok(command):
             return False
-        classify: Any = view.classify if command.cwd is None else _in_directory(view, command.cwd)
+        if command.cwd is not None:
+            classify = _in_directory(view, command.cwd)
+        elif classify is None:
+            classify = view.classify
         # Each test called directly (a native method call under mypyc), not through a bound method.
         for check in self._checks:
             if check == _SHAPE:

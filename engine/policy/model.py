@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
-from engine.records import MISSING, FrozenRecord, field_setters
+from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, field_setters, fields_repr
 from engine.registry.specs import Source
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, Literal, TypeAlias
+    from typing import Any, ClassVar, Literal, TypeAlias
 
     from engine.compile.binding import Bound
 
@@ -133,10 +134,21 @@ class Target(FrozenRecord):
         object.__setattr__(self, "mode", mode)
 
 
-class CompiledPattern(FrozenRecord):
-    """A danger pattern ready to match: its matchers or regex and the arguments it reads."""
+_PATTERN_FIELDS = ("key", "description", "severity", "matchers", "regex", "targets", "source")
+_NO_SOURCE = Source("", 0)
 
-    __slots__ = ("key", "description", "severity", "matchers", "regex", "targets", "source")  # noqa: RUF023  (the fields' order)
+
+class CompiledPattern:
+    """A danger pattern ready to match: its matchers or regex and the arguments it reads.
+
+    A native class under mypyc (docs/compiled.md): a check reads the fields of each pattern a command
+    meets (its severity, key, regex) as C struct members. It behaves as the frozen record it was
+    (equality and hash by its fields, its repr; the guard's cache pickles it field by field:
+    engine.records.NATIVE_RECORDS, so every ``__init__`` parameter has a default). Nothing assigns a
+    field after ``__init__``."""
+
+    __slots__ = _PATTERN_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _PATTERN_FIELDS
 
     key: str
     description: str
@@ -148,21 +160,36 @@ class CompiledPattern(FrozenRecord):
 
     def __init__(
         self,
-        key: str,
-        description: str,
-        severity: str,
-        matchers: tuple[Matcher, ...],
-        regex: Regex | None,
-        targets: tuple[Target, ...],
-        source: Source,
+        key: str = "",
+        description: str = "",
+        severity: str = "",
+        matchers: tuple[Matcher, ...] = (),
+        regex: Regex | None = None,
+        targets: tuple[Target, ...] = (),
+        source: Source = _NO_SOURCE,
     ) -> None:
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "severity", severity)
-        object.__setattr__(self, "matchers", matchers)
-        object.__setattr__(self, "regex", regex)
-        object.__setattr__(self, "targets", targets)
-        object.__setattr__(self, "source", source)
+        self.key = key
+        self.description = description
+        self.severity = severity
+        self.matchers = matchers
+        self.regex = regex
+        self.targets = targets
+        self.source = source
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_pattern_fields(self) == _pattern_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_pattern_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _PATTERN_FIELDS)
+
+
+_pattern_fields = attrgetter(*_PATTERN_FIELDS)
+NATIVE_RECORDS.add(CompiledPattern)
 
 
 class Rule(FrozenRecord):
@@ -232,20 +259,27 @@ class ApprovalSettings(FrozenRecord):
         object.__setattr__(self, "audit_log", audit_log)
 
 
-class CompiledPolicy(FrozenRecord):
-    """Every pattern, path class, rule and setting of a project, compiled for the evaluator."""
+_POLICY_FIELDS = (
+    "patterns",
+    "classes",
+    "settings",
+    "targets",
+    "trigger_words",
+    "trigger_substrings",
+    "always_parse",
+    "programs",
+    "folders",
+)
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "patterns",
-        "classes",
-        "settings",
-        "targets",
-        "trigger_words",
-        "trigger_substrings",
-        "always_parse",
-        "programs",
-        "folders",
-    )
+
+class CompiledPolicy:
+    """Every pattern, path class, rule and setting of a project, compiled for the evaluator.
+
+    A native class under mypyc, as :class:`CompiledPattern` is (a check reads its programs, targets and
+    trigger words a dozen times). Nothing assigns a field after ``__init__``."""
+
+    __slots__ = _POLICY_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _POLICY_FIELDS
 
     patterns: tuple[CompiledPattern, ...]
     classes: Mapping[str, tuple[str, ...]]
@@ -261,25 +295,40 @@ class CompiledPolicy(FrozenRecord):
 
     def __init__(
         self,
-        patterns: tuple[CompiledPattern, ...],
-        classes: Mapping[str, tuple[str, ...]],
-        settings: ApprovalSettings,
-        targets: Mapping[str, tuple[tuple[str, str], ...]],
-        trigger_words: frozenset[str],
-        trigger_substrings: tuple[str, ...],
-        always_parse: bool,
+        patterns: tuple[CompiledPattern, ...] = (),
+        classes: Mapping[str, tuple[str, ...]] = MISSING,
+        settings: ApprovalSettings | None = None,
+        targets: Mapping[str, tuple[tuple[str, str], ...]] = MISSING,
+        trigger_words: frozenset[str] = frozenset(),
+        trigger_substrings: tuple[str, ...] = (),
+        always_parse: bool = False,
         programs: ProgramTable = EMPTY,
         folders: Mapping[str, tuple[str, ...]] = MISSING,
     ) -> None:
-        object.__setattr__(self, "patterns", patterns)
-        object.__setattr__(self, "classes", classes)
-        object.__setattr__(self, "settings", settings)
-        object.__setattr__(self, "targets", targets)
-        object.__setattr__(self, "trigger_words", trigger_words)
-        object.__setattr__(self, "trigger_substrings", trigger_substrings)
-        object.__setattr__(self, "always_parse", always_parse)
-        object.__setattr__(self, "programs", programs)
-        object.__setattr__(self, "folders", {} if folders is MISSING else folders)
+        self.patterns = patterns
+        self.classes = {} if classes is MISSING else classes
+        self.settings = ApprovalSettings() if settings is None else settings
+        self.targets = {} if targets is MISSING else targets
+        self.trigger_words = trigger_words
+        self.trigger_substrings = trigger_substrings
+        self.always_parse = always_parse
+        self.programs = programs
+        self.folders = {} if folders is MISSING else folders
 
     def is_guarded(self, tool: str) -> bool:
         return tool in self.targets or tool in self.settings.rules
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_policy_fields(self) == _policy_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_policy_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _POLICY_FIELDS)
+
+
+_policy_fields = attrgetter(*_POLICY_FIELDS)
+NATIVE_RECORDS.add(CompiledPolicy)

@@ -32,6 +32,10 @@ from engine.policy.regexes import _BASH_BRACKET, Finder, Regex, RegexError, bash
 from engine.records import FrozenRecord, Interpreted
 from engine.source.project import MANIFEST_SUFFIXES
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Final
+
 # Classes only the running engine can compute: they name this project's own files.
 ENGINE_CLASSES = frozenset({"engine_files", "engine_state"})
 # Every folder above one of the engine's own files: deleting or moving it away deletes or moves them.
@@ -193,7 +197,7 @@ URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]")
 # A fresh temporary file or the working directory, named by the command that makes or prints it.
 _FRESH = re.compile(r"^\$\((?:mktemp|pwd)\b[^()$`;|&<>]*\)(?:/[^$`]*)?$")
-_FORM_FILE = re.compile(r"^[\w.-]+=[@<](.+)$")
+_FORM_FILE: Final = re.compile(r"^[\w.-]+=[@<](.+)$")
 # A word that is one substitution running a program that only lists names of the working tree
 # (see lists_tree): git's index, find or ls below relative folders.
 _SUBSTITUTION = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)$")
@@ -213,7 +217,7 @@ _NAME_SPLITS = re.compile(r"[\s'\"\\]")
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
 _MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
-_MAX_KEPT = 4096  # words whose classes a classifier keeps across checks while their stamps hold (View.classify)
+_MAX_KEPT: Final = 4096  # words whose classes a classifier keeps across checks while their stamps hold (View.classify)
 # A tree a link-following reader walks (View.followed): entries walked, links out of it judged.
 _MAX_FOLLOWED_ENTRIES = 20000
 _MAX_FOLLOWED_LINKS = 16
@@ -2027,7 +2031,7 @@ class View:
 # The literal names after the last variable of a word (`$D/policies/deny.yaml`, `${X}/a`): see
 # View._under_unknown.
 _UNKNOWN_PREFIX = re.compile(r"(\$\{[^{}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-])((?:/[^$`/]*)+)$")
-_HOLDER = frozenset({SECRET_HOLDER})
+_HOLDER: Final = frozenset({SECRET_HOLDER})
 _NOT_LOCAL = frozenset({"url", "remote", "windows"})
 _SECRET_CLASSES = frozenset({"secret", "credential", "secret_parent"})
 _PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})

@@ -71,42 +71,52 @@ _GLOB = re.compile(r"[*?\[]")
 TEXT_KINDS = frozenset({"code", "sed", "ex", "ed", "shell", "sql", "keys"})
 
 
-class Run(FrozenRecord):
-    """One place a program takes something to run from, and how to read it."""
+_RUN_FIELDS = (
+    "source",
+    "kind",
+    "names",
+    "index",
+    "pattern",
+    "attached",
+    "until",
+    "first",
+    "language",
+    "match",
+    "last",
+    "variable",
+    "indirect",
+    "spawn",
+    "each",
+    "placeholder",
+    "arguments",
+    "replace",
+    "with_rest",
+    "prepend",
+    "input_args",
+    "argument_files",
+    "decode",
+    "if_flags",
+    "unless_flags",
+    "if_operands",
+    "unless_operands",
+    "positional",
+    "under",
+    "output",
+    "only_under",
+)
 
-    __slots__ = (  # noqa: RUF023  (the fields' order)
-        "source",
-        "kind",
-        "names",
-        "index",
-        "pattern",
-        "attached",
-        "until",
-        "first",
-        "language",
-        "match",
-        "last",
-        "variable",
-        "indirect",
-        "spawn",
-        "each",
-        "placeholder",
-        "arguments",
-        "replace",
-        "with_rest",
-        "prepend",
-        "input_args",
-        "argument_files",
-        "decode",
-        "if_flags",
-        "unless_flags",
-        "if_operands",
-        "unless_operands",
-        "positional",
-        "under",
-        "output",
-        "only_under",
-    )
+
+class Run:
+    """One place a program takes something to run from, and how to read it.
+
+    A native class under mypyc (docs/compiled.md), as :class:`Program` is: follow reads a run's fields by the
+    dozen on every command of a described program (as a frozen record each read went through a ``__slots__``
+    descriptor, and each call of :meth:`applies` made a bound method). It behaves as the frozen record it
+    was (equality and hash by its fields, its repr; :func:`engine.records.replace` makes a changed copy);
+    nothing assigns a field after ``__init__``."""
+
+    __slots__ = _RUN_FIELDS
+    _fields: ClassVar[tuple[str, ...]] = _RUN_FIELDS
 
     source: str  # one of SOURCES
     kind: str  # one of STRUCTURAL
@@ -156,8 +166,8 @@ class Run(FrozenRecord):
 
     def __init__(
         self,
-        source: str,
-        kind: str,
+        source: str = "",
+        kind: str = "",
         names: frozenset[str] = frozenset(),
         index: int = 0,
         pattern: Extractor | None = None,
@@ -188,37 +198,37 @@ class Run(FrozenRecord):
         output: str | None = None,
         only_under: bool = False,
     ) -> None:
-        object.__setattr__(self, "source", source)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "names", names)
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "pattern", pattern)
-        object.__setattr__(self, "attached", attached)
-        object.__setattr__(self, "until", until)
-        object.__setattr__(self, "first", first)
-        object.__setattr__(self, "language", language)
-        object.__setattr__(self, "match", match)
-        object.__setattr__(self, "last", last)
-        object.__setattr__(self, "variable", variable)
-        object.__setattr__(self, "indirect", indirect)
-        object.__setattr__(self, "spawn", spawn)
-        object.__setattr__(self, "each", each)
-        object.__setattr__(self, "placeholder", placeholder)
-        object.__setattr__(self, "arguments", arguments)
-        object.__setattr__(self, "replace", replace)
-        object.__setattr__(self, "with_rest", with_rest)
-        object.__setattr__(self, "prepend", prepend)
-        object.__setattr__(self, "input_args", input_args)
-        object.__setattr__(self, "argument_files", argument_files)
-        object.__setattr__(self, "decode", decode)
-        object.__setattr__(self, "if_flags", if_flags)
-        object.__setattr__(self, "unless_flags", unless_flags)
-        object.__setattr__(self, "if_operands", if_operands)
-        object.__setattr__(self, "unless_operands", unless_operands)
-        object.__setattr__(self, "positional", positional)
-        object.__setattr__(self, "under", under)
-        object.__setattr__(self, "output", output)
-        object.__setattr__(self, "only_under", only_under)
+        self.source = source
+        self.kind = kind
+        self.names = names
+        self.index = index
+        self.pattern = pattern
+        self.attached = attached
+        self.until = until
+        self.first = first
+        self.language = language
+        self.match = match
+        self.last = last
+        self.variable = variable
+        self.indirect = indirect
+        self.spawn = spawn
+        self.each = each
+        self.placeholder = placeholder
+        self.arguments = arguments
+        self.replace = replace
+        self.with_rest = with_rest
+        self.prepend = prepend
+        self.input_args = input_args
+        self.argument_files = argument_files
+        self.decode = decode
+        self.if_flags = if_flags
+        self.unless_flags = unless_flags
+        self.if_operands = if_operands
+        self.unless_operands = unless_operands
+        self.positional = positional
+        self.under = under
+        self.output = output
+        self.only_under = only_under
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -228,6 +238,21 @@ class Run(FrozenRecord):
         if self.if_operands and operands < self.if_operands:
             return False
         return not (self.unless_operands and operands >= self.unless_operands)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_run_fields(self) == _run_fields(other))
+
+    def __hash__(self) -> int:
+        return hash(_run_fields(self))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _RUN_FIELDS)
+
+
+_run_fields = attrgetter(*_RUN_FIELDS)
+NATIVE_RECORDS.add(Run)
 
 
 class Send(FrozenRecord):

@@ -32,7 +32,7 @@ from engine.policy.sre import sre_program as _sre_program
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 # The standard library's own regex parser: its tree tells how a pattern backtracks (see _degree).
 re_parser: Any = import_module("re._parser")
@@ -468,9 +468,9 @@ def _short(degree: int | None) -> int:
 
 
 _LONG_TEXT = 4096  # characters past which search_text runs on RE2
-_NONE_HELD_MAX = 1024  # characters past which Regex._none_held looks for no literal (RE2 searches)
-_UNREAD: tuple[str, ...] = ("not read yet",)  # Regex._literals before its first long search
-_MAX_LITERALS = 24
+_NONE_HELD_MAX: Final = 1024  # characters past which Regex._none_held looks for no literal (RE2 searches)
+_UNREAD: Final[tuple[str, ...]] = ("not read yet",)  # Regex._literals before its first long search
+_MAX_LITERALS: Final = 24
 # Backtracking steps ``re`` may take on one text: texts up to the length where n ** degree
 # reaches this run on ``re``; longer ones on RE2.
 _BACKTRACK_STEPS = 1 << 16

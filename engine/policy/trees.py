@@ -16,6 +16,8 @@ from engine.policy.regexes import _BASH_BRACKET, bash_brackets
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from typing import Final
+
     from engine.policy.shell import Command
 
 # Recursive readers that follow the symbolic links in the tree they walk, by the options that make
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 # search's hits (`tar c .`, `grep -r KEY .`, `find . | cpio -o`). A line sending their output away is
 # what the project_exfiltration rows judge (evaluate._sends_away); a file they wrote is remembered by the
 # session with the words they read (session_memory: a later call sending that file sends those).
-TREE_READERS: frozenset[str] = frozenset(
+TREE_READERS: Final[frozenset[str]] = frozenset(
     {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "cpio", "pax", "grep", "egrep", "fgrep", "ugrep", "rg", "ag"}
     | {"ack", "find", "cat", "gzip", "xz", "zstd", "base64", "afio", "bsdcpio", "fd", "fdfind", "bfs", "gfind"}
     # the searches no table describes that read the working folder when none is named (IMPLICIT_FOLDER's
@@ -35,13 +37,13 @@ TREE_READERS: frozenset[str] = frozenset(
 
 # Compressors writing FILE as FILE plus a suffix in place (`gzip x.tar` makes x.tar.gz), by their suffix: the
 # file they make holds what the archive held (evaluate._sends_away, SessionFiles.archives; tail36).
-COMPRESSORS: dict[str, str] = {
+COMPRESSORS: Final[dict[str, str]] = {
     "gzip": ".gz", "pigz": ".gz", "xz": ".xz", "lzma": ".lzma", "zstd": ".zst", "pzstd": ".zst", "bzip2": ".bz2",
     "pbzip2": ".bz2", "lbzip2": ".bz2", "lz4": ".lz4", "lzop": ".lzo", "lzip": ".lz", "brotli": ".br",
     "compress": ".Z",
 }  # fmt: skip
 # Their decompressing names: each turns FILE.SUFFIX back into FILE in place (`gunzip x.tar.gz` makes x.tar).
-DECOMPRESSORS = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
+DECOMPRESSORS: Final = frozenset({"gunzip", "unxz", "unlzma", "bunzip2", "unzstd", "lz4cat", "unlz4", "uncompress"})
 # Options with which they write no file of their own (decompress, to the output, test, list), in short bundles
 _NOT_WRITING_LETTERS = frozenset("dctl")
 _NOT_WRITING = frozenset({"--decompress", "--uncompress", "--stdout", "--to-stdout", "--test", "--list"})
@@ -126,14 +128,14 @@ FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
     "7za": frozenset({"snl"}),
     "7zz": frozenset({"snl"}),
 }
-FOLLOWERS = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
+FOLLOWERS: Final = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
 _GLOB_CHARS = frozenset("*?[")
 
 
 # Recursive readers and changers, by the options that make them recursive (none: always). A word of
 # theirs that names a folder holding HOME walks HOME; a glob word of theirs may name a link at run
 # time (`grep -r x src/*/` with `src/up -> ../..`): read as where the link leads (see tree_landings).
-RECURSIVE: dict[str, frozenset[str]] = {
+RECURSIVE: Final[dict[str, frozenset[str]]] = {
     "grep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
     "egrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
     "fgrep": frozenset({"r", "R", "recursive", "dereference-recursive"}),
