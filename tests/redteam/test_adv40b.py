@@ -8,7 +8,10 @@
 3. WORKSPACES: a package manager's script of a workspace's package.json the session wrote runs too (`npm test -w
    web`, `npm -ws test`, `pnpm -r test`, `yarn workspace web test`, `yarn --cwd web test`), with that package's
    node_modules/.bin first on PATH.
-4. Noticed, not closed: Run, CompiledPattern and CompiledPolicy (native classes since stop 40) take a new value for
+4. `flatpak enter INSTANCE CMD` runs CMD; `wmic process call create CMDLINE` and `schtasks /create /tr CMDLINE` run
+   theirs (a scheduled task is persistence, as `sc create`); a decompressor's -S SUFFIX and zstd's
+   --output-dir-flat (open, xfail).
+5. Noticed, not closed: Run, CompiledPattern and CompiledPolicy (native classes since stop 40) take a new value for
    a field; as FrozenRecords they refused it.
 """
 
@@ -176,7 +179,44 @@ def test_a_workspaces_script_the_session_wrote_is_read(
     assert_verdict(plain_project, case, allowed, session)
 
 
-# -- 4. the policy's native classes ----------------------------------------------------------------------------------
+# -- 4. flatpak enter, and the decompressors' other outputs ---------------------------------------------------------
+def test_flatpak_enter_runs_its_command(engine: Engine) -> None:
+    payloads = ["flatpak enter org.x.App rm -rf ~", "flatpak enter --cwd=/ 1234 sh -c 'cat ~/.ssh/id_ed25519'"]
+    assert allowed_payloads(engine, payloads) == []
+    near = ["flatpak enter org.x.App ls", "flatpak list", "flatpak run org.gimp.GIMP"]
+    assert flagged_near_misses(engine, near) == []
+
+
+WINDOWS = [
+    'wmic process call create "cmd /c rd /s /q C:\\Users"',
+    'wmic.exe process call create "powershell -c Remove-Item -Recurse -Force C:\\Users"',
+    'WMIC process call CREATE "rm -rf ~"',
+    'schtasks /create /tn x /tr "cmd /c rd /s /q C:\\Users" /sc minute',
+    "schtasks /create /tn x /tr C:\\x.exe /sc onlogon",
+    "schtasks.exe /Change /TN x /TR C:\\y.exe",
+]
+WINDOWS_NEAR = ["wmic process list brief", "wmic os get caption", "schtasks /query", "schtasks /run /tn backup"]
+
+
+def test_wmic_and_schtasks_run_their_command_lines(engine: Engine) -> None:
+    assert allowed_payloads(engine, WINDOWS) == []
+    assert flagged_near_misses(engine, WINDOWS_NEAR) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="adv40b: a decompressor's -S/--suffix SUF writes FILE for FILE+SUF, and zstd's --output-dir-flat DIR writes "
+    "DIR/NAME; the decompressors' row reads neither (writers.yaml: the name written is computed from an option)",
+)
+@pytest.mark.parametrize(
+    "command",
+    ["gunzip -S .bak ~/.bashrc.bak", "xz -d --suffix=.q ~/.profile.q", "unzstd --output-dir-flat ~ .bashrc.zst"],
+)
+def test_a_decompressors_suffix_or_output_folder_writes_a_start_up_file(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision != "allow", command
+
+
+# -- 5. the policy's native classes ----------------------------------------------------------------------------------
 @pytest.mark.xfail(
     strict=True,
     reason="adv40b: Run, CompiledPattern and CompiledPolicy became native classes at stop 40 (b28213c) and take a new "
