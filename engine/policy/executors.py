@@ -1238,6 +1238,10 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
     if not isinstance(scripts, dict):
         return []
     words = [w for w in (argv[1:] if operands is None else operands) if not w.startswith("-")]
+    # (adv40b) a workspace chosen first runs that package's script (`yarn workspace web test`, `yarn workspaces
+    # foreach run test`): the words after the choice name it
+    while words and words[0] in _NPM_CHOOSERS:
+        words = words[1 + _NPM_CHOOSERS[words[0]] :]
     name: str | None = None
     if words and words[0] in _NPM_LIFECYCLE:
         name = _NPM_LIFECYCLE[words[0]]
@@ -1253,6 +1257,8 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
 
 
 _NPM_EXEC_VERBS = frozenset({"exec", "x", "exe", "dlx"})
+# words choosing the workspaces a script runs in, and how many words each takes after it
+_NPM_CHOOSERS = {"workspace": 1, "workspaces": 0, "foreach": 0}
 
 
 def npm_bins(text: str, argv: Sequence[str]) -> list[str]:

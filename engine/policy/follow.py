@@ -1041,7 +1041,15 @@ class Follower:
             operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
             # (fresh39b) npm runs a script with node_modules/.bin first on PATH: a program of that folder the
             # line or the session wrote is what `jest` in a script runs (read through that PATH)
-            bin_path = _NPM_BIN_PATH if self._touched_in(_NPM_BIN) else ""
+            # (adv40b) the package's own: a workspace's scripts (`npm test -w web`, `pnpm -r test`) run in its folder;
+            # the packages a glob found (`**/package.json`) each with theirs (a written bin under any of them)
+            bins = posixpath.join(posixpath.dirname(path), _NPM_BIN)
+            if "*" in bins:
+                bin_path = f"PATH={shell_word(_ANY_NPM_BIN)}:{_NPM_BIN_PATH[5:]}"
+            elif self._touched_in(bins):
+                bin_path = f"PATH={shell_word(bins)}{_NPM_BIN_PATH[5 + len(_NPM_BIN) :]}"
+            else:
+                bin_path = ""
             for script in npm_scripts(content, command.argv, operands):
                 self._nested(run, partial(self.analyze, bin_path + script, depth=depth, via=inner))
         else:
@@ -1448,6 +1456,7 @@ def _with_input(
 # system's folders after it: what the analyzer looks a command name up in, see shell._on_path)
 _NPM_BIN = "node_modules/.bin"
 _NPM_BIN_PATH = f"PATH={_NPM_BIN}:/usr/local/bin:/usr/bin:/bin\n"
+_ANY_NPM_BIN = f"**/{_NPM_BIN}"  # (adv40b) every package's below the line's folder
 
 
 def _names_piped(run: Run, command: Command) -> bool:

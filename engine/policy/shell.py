@@ -198,6 +198,20 @@ _SYSTEM_FOLDERS: Final = (
     "/usr/lib/",
     "/lib/",
 )
+
+
+def _in_system_folder(path: str) -> bool:
+    """Whether ``path`` (a program's, or a PATH entry's with `/` added) is in one of _SYSTEM_FOLDERS as the kernel
+    resolves it (adv40b). A path with `..` is not: `/usr/bin/../../tmp/sudo` is /tmp/sudo, and
+    `/tmp/l/../../usr/bin/sudo` is wherever the link /tmp/l leads two folders up, not /usr/bin (the kernel follows
+    a link before it reads `..`: no reading of the words alone says where it lands)."""
+    if "/." in path or "//" in path:
+        if "/.." in path:
+            return False
+        path = posixpath.normpath(path) + ("/" if path.endswith("/") else "")
+    return path.startswith(_SYSTEM_FOLDERS)
+
+
 # `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
 _IMPORTED_FUNCTION: Final = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
@@ -2152,7 +2166,7 @@ class Analyzer(Follower, LinkFollower):
                     and anyone is not None
                     and not self.alternate
                     and (
-                        ("/" in argv[0] and not argv[0].startswith(_SYSTEM_FOLDERS))
+                        ("/" in argv[0] and not _in_system_folder(argv[0]))
                         or (
                             ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
                             and self._path_shadows(local)
@@ -2404,13 +2418,14 @@ class Analyzer(Follower, LinkFollower):
 
     def _path_shadows(self, local: dict[str, str]) -> bool:
         """Whether the PATH the line set may find a program outside the system's folders before the system's
-        own (`PATH=.:$PATH sudo`, `PATH=bin:/usr/bin`): its first entry is not a system folder (nor the
-        caller's `$PATH`). Unknown (`PATH=$X`): it may."""
+        own (`PATH=.:$PATH sudo`, `PATH=bin:/usr/bin`, `PATH=/usr/bin:.`): an entry is not a system folder (nor
+        the caller's `$PATH`). Unknown (`PATH=$X`): it may."""
         value = local.get("PATH", self.env.get("PATH"))
         if value is None:
             return True
-        first = value.split(":", 1)[0]
-        return not ((first + "/").startswith(_SYSTEM_FOLDERS) or first in ("$PATH", "${PATH}"))
+        # (adv40b) any entry, not the first alone: a program the folders before it do not hold is found there
+        # (`PATH=/usr/bin:. doas ...` runs ./doas where no doas is installed); an entry with `..` is no system folder
+        return not all(entry in ("$PATH", "${PATH}") or _in_system_folder(entry + "/") for entry in value.split(":"))
 
     def _input_from(
         self, grammar: Grammar, argv: list[str], dynamic: list[bool], stdin: str, fed: frozenset[str]
