@@ -105,7 +105,7 @@ _FLAT_BREAKS = re.compile(r"[;&|\n()<>`]+|\$\(")
 _FLAT_WINDOW = 64  # words judged after a repeated command name in the flat scan
 _FLAT_LONG = 512  # words judged after the first one between two operators
 _FLAT_PER_SEGMENT = 16  # repeated names judged between two operators
-_FLAT_BULK = 32  # runs past which the flat scan classifies plain names in bulk
+_FLAT_BULK: Final = 32  # runs past which the flat scan classifies plain names in bulk
 _FLAT_DENSE = 64  # names past which the flat scan cuts the whole text into pieces
 _FEW_NEW = 8  # pieces of another reading not judged yet, up to which they are put in order by a C search each
 _FLAT_SAMPLE = 4096  # bytes of the cut text whose pieces say whether pieces repeat (see _flat_commands)
@@ -147,16 +147,16 @@ _FLAT_PIECE_ENDS = _FLAT_SEPARATORS | {b"\xff"}
 # This thread's CPU time, so other processes change no verdict; large, because a garbage
 # collection that happens to run during a check counts too.
 BUDGET = 0.5
-DISGUISED = "disguised_text"
+DISGUISED: Final = "disguised_text"
 _BUDGETED: Final = 256  # texts longer than this parse under the token budget
 # Parses remembered per evaluator (one policy generation), by exact text: an agent runs the same
 # short commands again and again. Only texts parsed without a budget and without a session are
 # kept: then the parse depends on nothing but the text and the Programs table (links, the working
 # directory and the session's files are looked at when matching, on every check).
 PARSE_CACHE = 512
-_PLAIN = Readings("")  # printable ASCII: no other reading
+_PLAIN: Final = Readings("")  # printable ASCII: no other reading
 _MAX_ESCAPES = 256  # `%` signs past which a text is not decoded (a bound on the work: issue 10)
-_TOO_ESCAPED = "%"  # _percent_decoded's answer for such a text (compared by identity)
+_TOO_ESCAPED: Final = "%"  # _percent_decoded's answer for such a text (compared by identity)
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
@@ -1394,7 +1394,7 @@ UNREAD = "session_file_unread"
 UNKNOWN_COMMAND = "unknown_command"
 _NOT_YET: Final = 1 << 30  # in _match: no matcher met by a run-time name alone yet
 # The severities of the built-in detection (a policy's own deny and ask rules keep theirs).
-_BUILT_IN = frozenset({"hardline", "dangerous"})
+_BUILT_IN: Final = frozenset({"hardline", "dangerous"})
 # (help38) What a match on a command that runs nothing (argv.runs_nothing) weighs: a hardline one asks.
 _QUIETER: Final = {"hardline": "dangerous"}
 
@@ -3309,7 +3309,7 @@ def _decoded(words: list[bytes]) -> tuple[str, ...]:
 
 
 _RELATIVE = frozenset({"relative"})
-_ANY_WORD = "\x00"  # in a run's key: a word no hardline matcher of its command tells from another
+_ANY_WORD: Final = "\x00"  # in a run's key: a word no hardline matcher of its command tells from another
 
 
 def _representatives(

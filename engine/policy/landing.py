@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 _LINK, _DIR, _OTHER = 1, 2, 3
 _UNSEEN = 4  # an entry that cannot be looked at (a folder on its way not searchable, a path too long)
@@ -153,16 +153,16 @@ _IN_CREATE = 0x100
 _IN_DELETE = 0x200
 _IN_DELETE_SELF = 0x400
 _IN_MOVE_SELF = 0x800
-_IN_Q_OVERFLOW = 0x4000
+_IN_Q_OVERFLOW: Final = 0x4000
 _IN_ONLYDIR = 0x1000000
 _IN_DONT_FOLLOW = 0x2000000  # a link on the way is not watched through: that directory is not watched
 _WATCH_MASK = (
     _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF
     | _IN_ONLYDIR | _IN_DONT_FOLLOW
 )  # fmt: skip
-_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then the name
+_EVENT: Final = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then the name
 _MAX_WATCHES = 512  # of the user's inotify watches (fs.inotify.max_user_watches, 8192 on older kernels)
-_MAX_EVENTS = 256  # a longer queue drops everything kept: cheaper than sorting it out
+_MAX_EVENTS: Final = 256  # a longer queue drops everything kept: cheaper than sorting it out
 # File systems every change to which goes through this kernel (the mount table's type). A network or FUSE
 # file system, or an overlay whose layers are written apart, can change without an event here.
 _LOCAL_FILE_SYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "f2fs"})
@@ -357,7 +357,7 @@ class _Watcher:
         return devices.get(device, "") in _LOCAL_FILE_SYSTEMS
 
 
-_STAMPS = itertools.count(1)
+_STAMPS: Final = itertools.count(1)
 _WATCHER: _Watcher | None = None
 _NO_WATCHER = False  # the kernel gave none: not asked again
 

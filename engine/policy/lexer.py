@@ -42,8 +42,8 @@ MAX_NESTING = 64
 
 
 # Inside double quotes: characters that are none of `"`, `\`, `$`, a backquote; runs of escapes.
-_DQ_PLAIN = re.compile(r'[^"\\$`]+')
-_DQ_ESCAPES = re.compile(r'(?:\\[$`"\\\n])+')
+_DQ_PLAIN: Final = re.compile(r'[^"\\$`]+')
+_DQ_ESCAPES: Final = re.compile(r'(?:\\[$`"\\\n])+')
 
 
 class ShellSyntaxError(Exception):
@@ -231,7 +231,7 @@ _OPERATORS = (
     ")",
 )
 _REDIRECTS = frozenset({">>", "<<", "<<-", "<<<", "&>>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
-_PLAIN = re.compile(r"[^ \t\n'\"\\$`;&|<>()#{}]+")
+_PLAIN: Final = re.compile(r"[^ \t\n'\"\\$`;&|<>()#{}]+")
 _BREAK: Final = frozenset(" \t\n;&|<>()")  # bash's blanks and metacharacters end a word
 _EXTGLOB = frozenset("?*+@!")  # ?( *( +( @( !( open an extglob group
 # The common tokens in one pass: blanks, newlines, comments, operators, and whole

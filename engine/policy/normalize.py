@@ -19,6 +19,10 @@ from collections.abc import Iterable
 
 from engine.records import FrozenRecord
 
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Final
+
 # Anything but printable ASCII, tab and newline: only such text has other readings.
 _SUSPECT = re.compile(r"[^\t\n\x20-\x7e]")
 # C0 and C1 controls other than tab and newline (DEL included).
@@ -176,8 +180,8 @@ def _mixed(text: str) -> tuple[list[int], Iterable[tuple[int, ...]]] | None:
 
 
 # Printable ASCII, tab and newline: an ASCII text without other characters has no other reading.
-_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"
-_SHORT = 512  # ASCII texts up to this long are tested with str.isprintable (see suspicious)
+_PLAIN_BYTES: Final = bytes(range(0x20, 0x7F)) + b"\t\n"
+_SHORT: Final = 512  # ASCII texts up to this long are tested with str.isprintable (see suspicious)
 
 
 def suspicious(text: str) -> bool:

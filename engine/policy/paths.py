@@ -45,7 +45,7 @@ ENGINE_PARENT = "engine_parent"
 # never skips such a text, so a matcher testing only these needs no trigger.
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
-EXPANSION_CLASSES = frozenset({"variable", "computed", "computed_source"})
+EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source"})
 # A regular file with more than one name (hard links): what it holds may be a secret's under
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
@@ -216,7 +216,7 @@ _NAME_SPLITS = re.compile(r"[\s'\"\\]")
 # What git prints quoted (core.quotePath): control characters, `"`, `\`, bytes past ASCII.
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
-_MAX_LISTED = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
+_MAX_LISTED: Final = 2048  # entries a listing of the tree is read through (see PathClassifier._listed)
 _MAX_KEPT: Final = 4096  # words whose classes a classifier keeps across checks while their stamps hold (View.classify)
 # A tree a link-following reader walks (View.followed): entries walked, links out of it judged.
 _MAX_FOLLOWED_ENTRIES = 20000
@@ -2032,14 +2032,14 @@ class View:
 # View._under_unknown.
 _UNKNOWN_PREFIX = re.compile(r"(\$\{[^{}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-])((?:/[^$`/]*)+)$")
 _HOLDER: Final = frozenset({SECRET_HOLDER})
-_NOT_LOCAL = frozenset({"url", "remote", "windows"})
-_SECRET_CLASSES = frozenset({"secret", "credential", "secret_parent"})
+_NOT_LOCAL: Final = frozenset({"url", "remote", "windows"})
+_SECRET_CLASSES: Final = frozenset({"secret", "credential", "secret_parent"})
 _PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})
 _MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not walked: asks
 _COMPUTED = frozenset({"computed"})
 _PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
 # A word naming a path by more than a plain name holds one of these.
-_PATHLIKE_CHARS = re.compile(r"[/~*?\[]")
+_PATHLIKE_CHARS: Final = re.compile(r"[/~*?\[]")
 _PATHLIKE_LONG = 256  # texts longer than this are searched for each of them apart (_pathlike)
 
 

@@ -49,8 +49,8 @@ FALLBACK_TIMEOUT = 0.002
 # The `regex` module's own timeout is wall time: a thread that another process kept off the CPU
 # reaches it without having done the work. Such a search is run again with a longer wall timeout,
 # judged by the CPU time it took, at most this many times, each with this many times the timeout.
-_RETRIES = 4
-_WALL_FACTOR = 50
+_RETRIES: Final = 4
+_WALL_FACTOR: Final = 50
 # A search refused for its CPU time is refused only when a second try, with the budget as its wall
 # timeout again, spends it too: one reading of the thread's CPU time can hold what was not the
 # search's (a collection by the garbage collector, a page fault, a loaded VM's accounting: a 0.1 ms
@@ -467,7 +467,7 @@ def _short(degree: int | None) -> int:
     return int(_BACKTRACK_STEPS ** (1 / degree))
 
 
-_LONG_TEXT = 4096  # characters past which search_text runs on RE2
+_LONG_TEXT: Final = 4096  # characters past which search_text runs on RE2
 _NONE_HELD_MAX: Final = 1024  # characters past which Regex._none_held looks for no literal (RE2 searches)
 _UNREAD: Final[tuple[str, ...]] = ("not read yet",)  # Regex._literals before its first long search
 _MAX_LITERALS: Final = 24

@@ -197,6 +197,11 @@ _SYSTEM_FOLDERS: Final = (
     "/snap/bin/",
     "/usr/lib/",
     "/lib/",
+    # the dynamic loader's own (`/lib64/ld-linux-x86-64.so.2 --list PROG`, test_policy_shell)
+    "/lib64/",
+    "/usr/lib64/",
+    "/lib32/",
+    "/usr/lib32/",
 )
 
 

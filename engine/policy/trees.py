@@ -99,7 +99,7 @@ def compressed_files(name: str, argv: tuple[str, ...]) -> list[tuple[str, str]]:
     return made
 
 
-FOLLOWING: dict[str, frozenset[str]] = {
+FOLLOWING: Final[dict[str, frozenset[str]]] = {
     "grep": frozenset({"R", "dereference-recursive"}),
     "egrep": frozenset({"R", "dereference-recursive"}),
     "fgrep": frozenset({"R", "dereference-recursive"}),
@@ -120,7 +120,7 @@ FOLLOWING: dict[str, frozenset[str]] = {
 }
 # ... and those that follow them unless told not to (`zip -r` stores what a link leads to; `-y` the link;
 # `diff -rN src empty` prints every file a link in src leads to, `--no-dereference` compares the links).
-FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
+FOLLOWING_UNLESS: Final[dict[str, frozenset[str]]] = {
     "diff": frozenset({"no-dereference"}),
     "gdiff": frozenset({"no-dereference"}),
     "zip": frozenset({"y", "symlinks"}),
@@ -129,7 +129,7 @@ FOLLOWING_UNLESS: dict[str, frozenset[str]] = {
     "7zz": frozenset({"snl"}),
 }
 FOLLOWERS: Final = frozenset(FOLLOWING) | frozenset(FOLLOWING_UNLESS)
-_GLOB_CHARS = frozenset("*?[")
+_GLOB_CHARS: Final = frozenset("*?[")
 
 
 # Recursive readers and changers, by the options that make them recursive (none: always). A word of
@@ -156,7 +156,7 @@ RECURSIVE: Final[dict[str, frozenset[str]]] = {
     "ls": frozenset({"R", "recursive"}),
     "find": frozenset(),
 }
-_MAX_GLOB_MATCHES = 64
+_MAX_GLOB_MATCHES: Final = 64
 
 
 def recursive_words(command: Command) -> list[int]:
