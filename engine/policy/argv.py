@@ -10,6 +10,7 @@ the program would is what lets `timeout --foreground echo reboot` be `echo`,
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
@@ -399,7 +400,7 @@ def runs_nothing(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> bool:
     operand: `rm -rf / --help`), in a reading that met no option the grammar does not know (it may take the
     word after it as its value), with none of `runs_nothing_unless` (`bash -n -i` runs), and, for a grammar
     whose `+x` words are options, no such word (`bash -n +n -c TEXT` runs TEXT; `+o noexec` too)."""
-    if parsed.unknown or not _system_program(argv[0] if argv else ""):
+    if parsed.unknown or not system_program(argv[0] if argv else ""):
         return False
     first = parsed.operand_at[0] if parsed.operand_at else parsed.rest if parsed.rest is not None else len(argv)
     quiet = grammar.runs_nothing
@@ -422,7 +423,7 @@ def runs_nothing_later(grammar: Grammar, argv: Sequence[str], parsed: Parsed) ->
     conditions as runs_nothing otherwise (no unknown option, no `runs_nothing_unless`, a system program)."""
     if grammar.stop_at_operand or not grammar.runs_nothing or parsed.unknown or parsed.quiet or parsed.refused:
         return False
-    if not parsed.operand_at or not _system_program(argv[0] if argv else ""):
+    if not parsed.operand_at or not system_program(argv[0] if argv else ""):
         return False
     quiet = grammar.runs_nothing
     unless = grammar.runs_nothing_unless
@@ -435,16 +436,49 @@ def runs_nothing_later(grammar: Grammar, argv: Sequence[str], parsed: Parsed) ->
     return found
 
 
-# (adv38) The folders a system's own programs are installed in: a program named by another path (`./sudo`,
-# `bin/nice`, `~/x/env`) may be any file the caller put there (a copy of dash named sudo runs `-V -c TEXT`).
-_SYSTEM_BIN = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/")
+# The folders a system's own programs are in (adv38, xfail40, adv40b): a program named by a path elsewhere (`./sudo`,
+# `bin/nice`, `~/x/env`), or found there by a PATH the line set, may be any file the caller put there (a copy of dash
+# named sudo runs `-V -c TEXT`). One list for every reader: the `--help` lowering (runs_nothing), shell's reading of
+# a planted program (_unwrap), follow's program named by an option (`scp -S PROG`).
+SYSTEM_FOLDERS: Final = (
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/usr/libexec/",
+    "/opt/homebrew/bin/",
+    "/opt/homebrew/sbin/",
+    "/run/current-system/sw/bin/",
+    "/nix/var/nix/profiles/",
+    "/snap/bin/",
+    "/usr/lib/",
+    "/lib/",
+    # the dynamic loader's own (`/lib64/ld-linux-x86-64.so.2 --list PROG`, test_policy_shell)
+    "/lib64/",
+    "/usr/lib64/",
+    "/lib32/",
+    "/usr/lib32/",
+)
 
 
-def _system_program(word: str) -> bool:
+def in_system_folder(path: str) -> bool:
+    """Whether ``path`` (a program's, or a PATH entry's with `/` added) is in one of SYSTEM_FOLDERS as the kernel
+    resolves it. `/./` and `//` inside are read away; a leading `//` is not (POSIX leaves its meaning to the
+    system). A path with `..` is not: `/usr/bin/../../tmp/sudo` is /tmp/sudo, and `/tmp/l/../../usr/bin/sudo` is
+    wherever the link /tmp/l leads two folders up, not /usr/bin (the kernel follows a link before it reads `..`:
+    no reading of the words alone says where it lands)."""
+    if "/." in path or "//" in path:
+        if "/.." in path:
+            return False
+        path = posixpath.normpath(path) + ("/" if path.endswith("/") else "")
+    return path.startswith(SYSTEM_FOLDERS)
+
+
+def system_program(word: str) -> bool:
     """Whether ``word`` names a program by its name alone (found on PATH) or in one of the system's folders."""
-    if "/" not in word:
-        return True
-    return word.startswith(_SYSTEM_BIN) and "/." not in word and "//" not in word
+    return "/" not in word or in_system_folder(word)
 
 
 def without_unknown_values(grammar: Grammar, argv: Sequence[str], parsed: Parsed) -> list[int] | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from engine.policy.arguments import ipython_commands
-from engine.policy.argv import Parsed, parse_argv
+from engine.policy.argv import Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
@@ -70,16 +70,6 @@ if TYPE_CHECKING:
     from engine.policy.shell import Command
     from engine.policy.variables import Variables
 
-# Where the programs of the system live: a path under them names a program, not a script of the caller's.
-_SYSTEM_PROGRAMS: Final = (
-    "/bin/",
-    "/usr/bin/",
-    "/sbin/",
-    "/usr/sbin/",
-    "/usr/local/bin/",
-    "/usr/libexec/",
-    "/opt/homebrew/bin/",
-)
 # env -S may hold another -S; GNU env reads them in turn. A bound keeps this linear.
 _MAX_REPARSE = 4
 _EXPRESSION_START = ("-", "(", "!")
@@ -808,7 +798,7 @@ class Follower:
             # A program named by an option or a variable (`scp -S PROG`, `sort --compress-program=PROG`):
             # one word, run without a shell. A script of its own that nobody can read here is run as
             # an escape hatch runs it.
-            if "/" in text and not text.startswith(_SYSTEM_PROGRAMS) and self._content(text) is None:
+            if "/" in text and not in_system_folder(text) and self._content(text) is None:
                 self.indirect += 1
                 try:
                     self._synthetic("sh", ("sh", text), via, depth)

@@ -20,7 +20,15 @@ from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
-from engine.policy.argv import Grammar, Parsed, abbreviates, parse_argv, stopping, without_unknown_values
+from engine.policy.argv import (
+    Grammar,
+    Parsed,
+    abbreviates,
+    in_system_folder,
+    parse_argv,
+    stopping,
+    without_unknown_values,
+)
 from engine.policy.commands import (
     ASSIGNMENT,
     command_name,
@@ -180,43 +188,6 @@ _NAME_TABLES: Final = ("BASH_ALIASES", "BASH_CMDS")
 _TABLE_ENTRY: Final = re.compile(r"(BASH_ALIASES|BASH_CMDS)\[([^\]]+)\]=(.*)", re.DOTALL)
 _NOT_FOUND: Final = "command_not_found_handle"  # the function bash runs for a command it does not find
 _HASH_USERS: Final = frozenset({"builtin", "command", "exec", "time"})
-# (xfail40) The folders a system's own programs are in: a program named by a path elsewhere (`./sudo`, `bin/nice`),
-# or found there by a PATH the line set, may be another program of that name (_unwrap's unlisted reading)
-_SYSTEM_FOLDERS: Final = (
-    "/bin/",
-    "/sbin/",
-    "/usr/bin/",
-    "/usr/sbin/",
-    "/usr/local/bin/",
-    "/usr/local/sbin/",
-    "/usr/libexec/",
-    "/opt/homebrew/bin/",
-    "/opt/homebrew/sbin/",
-    "/run/current-system/sw/bin/",
-    "/nix/var/nix/profiles/",
-    "/snap/bin/",
-    "/usr/lib/",
-    "/lib/",
-    # the dynamic loader's own (`/lib64/ld-linux-x86-64.so.2 --list PROG`, test_policy_shell)
-    "/lib64/",
-    "/usr/lib64/",
-    "/lib32/",
-    "/usr/lib32/",
-)
-
-
-def _in_system_folder(path: str) -> bool:
-    """Whether ``path`` (a program's, or a PATH entry's with `/` added) is in one of _SYSTEM_FOLDERS as the kernel
-    resolves it (adv40b). A path with `..` is not: `/usr/bin/../../tmp/sudo` is /tmp/sudo, and
-    `/tmp/l/../../usr/bin/sudo` is wherever the link /tmp/l leads two folders up, not /usr/bin (the kernel follows
-    a link before it reads `..`: no reading of the words alone says where it lands)."""
-    if "/." in path or "//" in path:
-        if "/.." in path:
-            return False
-        path = posixpath.normpath(path) + ("/" if path.endswith("/") else "")
-    return path.startswith(_SYSTEM_FOLDERS)
-
-
 # `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a bash started with it has the function f.
 _IMPORTED_FUNCTION: Final = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
@@ -2171,7 +2142,7 @@ class Analyzer(Follower, LinkFollower):
                     and anyone is not None
                     and not self.alternate
                     and (
-                        ("/" in argv[0] and not _in_system_folder(argv[0]))
+                        ("/" in argv[0] and not in_system_folder(argv[0]))
                         or (
                             ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
                             and self._path_shadows(local)
@@ -2430,7 +2401,7 @@ class Analyzer(Follower, LinkFollower):
             return True
         # (adv40b) any entry, not the first alone: a program the folders before it do not hold is found there
         # (`PATH=/usr/bin:. doas ...` runs ./doas where no doas is installed); an entry with `..` is no system folder
-        return not all(entry in ("$PATH", "${PATH}") or _in_system_folder(entry + "/") for entry in value.split(":"))
+        return not all(entry in ("$PATH", "${PATH}") or in_system_folder(entry + "/") for entry in value.split(":"))
 
     def _input_from(
         self, grammar: Grammar, argv: list[str], dynamic: list[bool], stdin: str, fed: frozenset[str]

@@ -4,7 +4,7 @@ holes38 / fresh38a).
 Closed: a `runs_nothing` reading (`sudo --help CMD` runs nothing) is a reading of the system's program; a program named
 by another path (`./sudo`, `bin/nice`, `~/bin/timeout`, `venv/bin/env`) may be any file the caller put there (a script
 that drops its first word and runs the rest): its `--help` is no promise, and the hardline match on its words stands
-(argv._system_program).
+(argv.system_program).
 
 Also closed: POSIXLY_CORRECT (on the line, exported, or inherited) ends a permuting program's options at its first
 operand, so a pattern's `without_flags` after the verb is an operand (`shutdown now --help` shuts down with the message
