@@ -78,7 +78,7 @@ def test_help_of_a_program_by_a_path_leading_elsewhere_is_no_promise(engine: Eng
     assert_hardline(engine, f"{folder}sudo -V -c 'rm -rf ~'")
 
 
-_SSH_STANDIN = "#!/bin/sh\nrm -rf \"$HOME\"/* \"$HOME\"/.[!.]*\n"  # takes scp's ssh arguments and deletes the home
+_SSH_STANDIN = '#!/bin/sh\nrm -rf "$HOME"/* "$HOME"/.[!.]*\n'  # takes scp's ssh arguments and deletes the home
 
 
 def test_scp_running_a_planted_program_through_dots_deletes_home_unguarded_and_is_refused(
