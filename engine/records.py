@@ -20,12 +20,15 @@ frozen record's field (the assignment raises at run time, as a frozen dataclass'
 
 from __future__ import annotations
 
+import sys
 from _thread import get_ident
 from operator import attrgetter
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
+
+    _T = TypeVar("_T")
 
     class _Fielded(Protocol):
         """A record, or a native class written to behave as one (NATIVE_RECORDS): its fields by name."""
@@ -44,6 +47,8 @@ __all__ = [
     "Record",
     "field_setters",
     "fields_repr",
+    "init_fields",
+    "native_record",
     "replace",
 ]
 
@@ -68,6 +73,51 @@ _REPRING: set[tuple[int, Any]] = set()
 # pickles them as it does records (field by field; a native instance's `__new__` runs `__init__`,
 # so each takes no required argument).
 NATIVE_RECORDS: set[type] = set()
+# The fields a native record's class declares `Final` (read-only after __init__), per class, in the pure
+# Python build (native_record); mypyc's build refuses the assignment itself.
+_READ_ONLY: dict[type, frozenset[str]] = {}
+
+
+def native_record(cls: type[_T]) -> type[_T]:
+    """Registers ``cls`` as one of NATIVE_RECORDS. Its fields declared ``Final`` are read-only after its
+    ``__init__``: under mypyc a native class refuses their assignment (``attribute 'f' of 'C' objects is not
+    writable``); in the pure Python build this gives the class a ``__setattr__`` and ``__delattr__`` that do
+    the same once the field holds a value (nothing else in the engine's process, a handler bound by dotted
+    path included, can change the policy a check reads)."""
+    NATIVE_RECORDS.add(cls)
+    module = sys.modules.get(cls.__module__)
+    if module is not None and str(getattr(module, "__file__", "")).endswith(".py"):
+        annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect: a slower start)
+        _READ_ONLY[cls] = frozenset(
+            name for name, kind in annotations.items() if isinstance(kind, str) and kind.startswith("Final[")
+        )
+        cls.__setattr__ = _assign_once  # type: ignore[method-assign]
+        cls.__delattr__ = _refuse_delete  # type: ignore[method-assign]
+    return cls
+
+
+def init_fields(cls: type) -> tuple[str, ...]:
+    """A native record's ``__init__`` parameters, in order: its fields but those ``__init__`` works out
+    (``_init_fields`` where the class has such fields, e.g. a Matcher's ``_checks``)."""
+    found: tuple[str, ...] = cls.__dict__.get("_init_fields") or cls.__dict__["_fields"]
+    return found
+
+
+def _assign_once(self: Any, name: str, value: Any) -> None:
+    if name in _READ_ONLY[type(self)]:
+        try:
+            type(self).__dict__[name].__get__(self)
+        except AttributeError:
+            pass  # not set yet: __init__ sets it
+        else:
+            raise AttributeError(f"attribute {name!r} of {type(self).__name__!r} objects is not writable")
+    object.__setattr__(self, name, value)
+
+
+def _refuse_delete(self: Any, name: str) -> None:
+    if name in _READ_ONLY[type(self)]:
+        raise AttributeError(f"attribute {name!r} of {type(self).__name__!r} objects is not writable")
+    object.__delattr__(self, name)
 
 
 class Interpreted(type):

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from engine.digests import compare_digest, digest, mac
-from engine.records import MISSING, NATIVE_RECORDS, Record
+from engine.records import MISSING, NATIVE_RECORDS, Record, init_fields
 
 try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
     from _pickle import Pickler, PicklingError, loads
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
-_MAGIC = b"HERMES-ENGINE-COMPILED/3\n"  # 3: the policy's classes are records (engine.records)
+_MAGIC = b"HERMES-ENGINE-COMPILED/4\n"  # 4: native records read back through __init__ (their fields are read-only)
 _MAC_SIZE = 32
 _PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 
@@ -360,7 +360,11 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     """Records (engine.records) and slotted dataclasses are read back by one C-level setter per field,
     not through ``__setstate__`` or ``dataclasses.fields``."""
     cls = type(obj)
-    if isinstance(obj, Record) or cls in NATIVE_RECORDS:
+    if cls in NATIVE_RECORDS:
+        # Made again through __init__: under mypyc their fields are read-only (engine.records.native_record).
+        # Nothing a record holds refers back to it (a cycle would need the object before its fields).
+        return (cls, tuple(_shared(getattr(obj, name), same) for name in init_fields(cls)))
+    if isinstance(obj, Record):
         slots = cls.__dict__["_fields"]  # its fields (a record's are its __slots__)
     else:
         slots = cls.__dict__.get("__slots__") if "__dataclass_fields__" in cls.__dict__ else None
@@ -378,8 +382,7 @@ def _set_slots(obj: Any, values: tuple[Any, ...]) -> None:
     cls = type(obj)
     setters = _SETTERS.get(cls)
     if setters is None:
-        native = issubclass(cls, Record) or cls in NATIVE_RECORDS
-        fields = cls.__dict__["_fields"] if native else cls.__dict__["__slots__"]
+        fields = cls.__dict__["_fields"] if issubclass(cls, Record) else cls.__dict__["__slots__"]
         setters = _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in fields)
     for setter, value in zip(setters, values, strict=True):
         setter(obj, value)

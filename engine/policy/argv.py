@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
-from engine.records import MISSING, NATIVE_RECORDS, fields_repr
+from engine.records import MISSING, fields_repr, native_record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -69,32 +69,32 @@ class Grammar:
     __slots__ = _GRAMMAR_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _GRAMMAR_FIELDS
 
-    short: Mapping[str, int]  # letter -> NONE/REQUIRED/OPTIONAL
-    long: Mapping[str, int]  # name -> NONE/REQUIRED/OPTIONAL
-    aliases: Mapping[str, str]  # long name <-> letter, both ways
-    stop_at_operand: bool  # getopt's leading '+': options end at the first operand
-    plus: bool  # `+x` words are options too (shells)
-    long_only: bool  # `-name` is a long option when it names one (getopt_long_only)
-    traditional: bool  # a dashless first word of option letters is options (tar xzf A.tar)
-    ignore_case: bool
-    first_match: bool  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
-    values: Mapping[str, Any]  # option -> the values it accepts (a fullmatch())
-    leading: tuple[Any, ...]  # operands read before the command (timeout DURATION), each a fullmatch()
-    assignments: str  # NAME=VALUE words before the command: none | identifier | any
-    ends_options: frozenset[str]  # options after which every word is an operand (python -c)
-    no_command_with: frozenset[str]  # options that make the program refuse a command (env -0)
+    short: Final[Mapping[str, int]]  # letter -> NONE/REQUIRED/OPTIONAL
+    long: Final[Mapping[str, int]]  # name -> NONE/REQUIRED/OPTIONAL
+    aliases: Final[Mapping[str, str]]  # long name <-> letter, both ways
+    stop_at_operand: Final[bool]  # getopt's leading '+': options end at the first operand
+    plus: Final[bool]  # `+x` words are options too (shells)
+    long_only: Final[bool]  # `-name` is a long option when it names one (getopt_long_only)
+    traditional: Final[bool]  # a dashless first word of option letters is options (tar xzf A.tar)
+    ignore_case: Final[bool]
+    first_match: Final[bool]  # an ambiguous prefix is the first long option it abbreviates (PowerShell)
+    values: Final[Mapping[str, Any]]  # option -> the values it accepts (a fullmatch())
+    leading: Final[tuple[Any, ...]]  # operands read before the command (timeout DURATION), each a fullmatch()
+    assignments: Final[str]  # NAME=VALUE words before the command: none | identifier | any
+    ends_options: Final[frozenset[str]]  # options after which every word is an operand (python -c)
+    no_command_with: Final[frozenset[str]]  # options that make the program refuse a command (env -0)
     # Options with which it prints its help or version, or only parses, and exits: nothing runs (help38; see
     # runs_nothing). Not with any of `runs_nothing_unless` (an interactive shell ignores -n).
-    runs_nothing: frozenset[str]
-    runs_nothing_unless: frozenset[str]
-    conflicts: tuple[frozenset[str], ...]  # options the program refuses together (su -m -w)
-    chdir: frozenset[str]  # options naming the directory the command runs in (env -C)
-    paths_in: frozenset[str]  # options naming the directory its own paths are read in (git --work-tree)
-    lone_dash: str  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
-    input_from: frozenset[str]  # options naming a file the program reads as it reads its input (sftp -b)
+    runs_nothing: Final[frozenset[str]]
+    runs_nothing_unless: Final[frozenset[str]]
+    conflicts: Final[tuple[frozenset[str], ...]]  # options the program refuses together (su -m -w)
+    chdir: Final[frozenset[str]]  # options naming the directory the command runs in (env -C)
+    paths_in: Final[frozenset[str]]  # options naming the directory its own paths are read in (git --work-tree)
+    lone_dash: Final[str]  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
+    input_from: Final[frozenset[str]]  # options naming a file the program reads as it reads its input (sftp -b)
     # (holes39) The operands (by index) that name hosts or host patterns (salt's target, ansible's pattern, ssh's
     # host): no path of this machine, whatever globs they hold (`salt '*' test.ping`)
-    hosts: tuple[int, ...]
+    hosts: Final[tuple[int, ...]]
 
     def __init__(
         self,
@@ -176,7 +176,7 @@ class Grammar:
 
 
 _grammar_fields = attrgetter(*_GRAMMAR_FIELDS)
-NATIVE_RECORDS.add(Grammar)
+native_record(Grammar)
 
 _PARSED_FIELDS = (
     "options",

@@ -23,7 +23,7 @@ from engine.policy.paths import (
 )
 from engine.policy.regexes import AnchoredRun, Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
-from engine.records import NATIVE_RECORDS, fields_repr
+from engine.records import fields_repr, native_record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -97,11 +97,11 @@ class ArgSpec:
     __slots__ = _ARG_SPEC_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _ARG_SPEC_FIELDS
 
-    globs: tuple[Regex, ...]
-    regex: Regex | None
-    classes: frozenset[str]
-    not_classes: frozenset[str]
-    position: str
+    globs: Final[tuple[Regex, ...]]
+    regex: Final[Regex | None]
+    classes: Final[frozenset[str]]
+    not_classes: Final[frozenset[str]]
+    position: Final[str]
 
     def __init__(
         self,
@@ -145,7 +145,7 @@ class ArgSpec:
 
 _LANDING_POSITIONS: Final = frozenset({"into", "inside"})
 _arg_spec_fields = attrgetter(*_ARG_SPEC_FIELDS)
-NATIVE_RECORDS.add(ArgSpec)
+native_record(ArgSpec)
 
 
 def spec_test(spec: ArgSpec, word: str, classify: Any) -> bool:
@@ -690,6 +690,13 @@ _MATCHER_FIELDS = (  # the fields' order
     "_fed_globs",
     "arg_classes",
 )
+# Its __init__'s parameters: the fields but those __init__ works out from them.
+_MATCHER_INIT: Final = tuple(
+    name
+    for name in _MATCHER_FIELDS
+    if name not in ("uses_shape", "_checks", "_words_first", "needs_words", "arg_classes")
+    and not name.startswith("_fed_")
+)
 
 
 class Matcher:
@@ -700,33 +707,34 @@ class Matcher:
 
     __slots__ = _MATCHER_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _MATCHER_FIELDS
+    _init_fields: ClassVar[tuple[str, ...]] = _MATCHER_INIT  # the rest __init__ works out
     __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
 
-    names: frozenset[str] | None  # None: any command
-    name_globs: tuple[Regex, ...]
-    not_names: frozenset[str]
-    subcommands: tuple[tuple[str, ...], ...]
-    flags: tuple[str, ...]
-    all_flags: tuple[str, ...]
-    without_flags: tuple[str, ...]
-    args: ArgSpec | None
-    words: ArgSpec | None
-    options: tuple[tuple[str, ArgSpec], ...]
-    redirects: ArgSpec | None
-    reads: ArgSpec | None
-    via: frozenset[str]
-    fed_by: tuple[Regex, ...]
-    text: Regex | None
-    code: Regex | None
-    code_paths: ArgSpec | None
-    path: ArgSpec | None
-    cwd: ArgSpec | None  # the directory the command runs in (after a `cd` on the line)
-    dynamic: bool | None
-    no_args: bool | None
-    indirect: bool | None
+    names: Final[frozenset[str] | None]  # None: any command
+    name_globs: Final[tuple[Regex, ...]]
+    not_names: Final[frozenset[str]]
+    subcommands: Final[tuple[tuple[str, ...], ...]]
+    flags: Final[tuple[str, ...]]
+    all_flags: Final[tuple[str, ...]]
+    without_flags: Final[tuple[str, ...]]
+    args: Final[ArgSpec | None]
+    words: Final[ArgSpec | None]
+    options: Final[tuple[tuple[str, ArgSpec], ...]]
+    redirects: Final[ArgSpec | None]
+    reads: Final[ArgSpec | None]
+    via: Final[frozenset[str]]
+    fed_by: Final[tuple[Regex, ...]]
+    text: Final[Regex | None]
+    code: Final[Regex | None]
+    code_paths: Final[ArgSpec | None]
+    path: Final[ArgSpec | None]
+    cwd: Final[ArgSpec | None]  # the directory the command runs in (after a `cd` on the line)
+    dynamic: Final[bool | None]
+    no_args: Final[bool | None]
+    indirect: Final[bool | None]
     # (xfail39) A call of a shell function inside its own body (directly or through another function) whose
     # input is piped from another call of it: each call starts two more (a fork bomb, whatever the names).
-    self_piped: bool | None
+    self_piped: Final[bool | None]
     uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None
@@ -1061,7 +1069,7 @@ class Matcher:
 
 
 _matcher_fields = attrgetter(*_MATCHER_FIELDS)
-NATIVE_RECORDS.add(Matcher)
+native_record(Matcher)
 
 
 class PatternError(ValueError):

@@ -8,12 +8,12 @@ from operator import attrgetter
 from engine.policy.matchers import Matcher
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.regexes import Regex
-from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, field_setters, fields_repr
+from engine.records import MISSING, FrozenRecord, field_setters, fields_repr, native_record
 from engine.registry.specs import Source
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, Literal, TypeAlias
+    from typing import Any, ClassVar, Final, Literal, TypeAlias
 
     from engine.compile.binding import Bound
 
@@ -150,13 +150,13 @@ class CompiledPattern:
     __slots__ = _PATTERN_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _PATTERN_FIELDS
 
-    key: str
-    description: str
-    severity: str
-    matchers: tuple[Matcher, ...]  # any may match; empty for a bare regex pattern
-    regex: Regex | None
-    targets: tuple[Target, ...]
-    source: Source
+    key: Final[str]
+    description: Final[str]
+    severity: Final[str]
+    matchers: Final[tuple[Matcher, ...]]  # any may match; empty for a bare regex pattern
+    regex: Final[Regex | None]
+    targets: Final[tuple[Target, ...]]
+    source: Final[Source]
 
     def __init__(
         self,
@@ -189,7 +189,7 @@ class CompiledPattern:
 
 
 _pattern_fields = attrgetter(*_PATTERN_FIELDS)
-NATIVE_RECORDS.add(CompiledPattern)
+native_record(CompiledPattern)
 
 
 class Rule(FrozenRecord):
@@ -281,17 +281,17 @@ class CompiledPolicy:
     __slots__ = _POLICY_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _POLICY_FIELDS
 
-    patterns: tuple[CompiledPattern, ...]
-    classes: Mapping[str, tuple[str, ...]]
-    settings: ApprovalSettings
+    patterns: Final[tuple[CompiledPattern, ...]]
+    classes: Final[Mapping[str, tuple[str, ...]]]
+    settings: Final[ApprovalSettings]
     # tool -> [(argument, mode)] that patterns or rules look at
-    targets: Mapping[str, tuple[tuple[str, str], ...]]
-    trigger_words: frozenset[str]
-    trigger_substrings: tuple[str, ...]
-    always_parse: bool
-    programs: ProgramTable  # how programs read their arguments and what they run
+    targets: Final[Mapping[str, tuple[tuple[str, str], ...]]]
+    trigger_words: Final[frozenset[str]]
+    trigger_substrings: Final[tuple[str, ...]]
+    always_parse: Final[bool]
+    programs: Final[ProgramTable]  # how programs read their arguments and what they run
     # variable -> its usual folders (`variable_folders:`; engine.policy.paths.View._under_unknown)
-    folders: Mapping[str, tuple[str, ...]]
+    folders: Final[Mapping[str, tuple[str, ...]]]
 
     def __init__(
         self,
@@ -331,4 +331,4 @@ class CompiledPolicy:
 
 
 _policy_fields = attrgetter(*_POLICY_FIELDS)
-NATIVE_RECORDS.add(CompiledPolicy)
+native_record(CompiledPolicy)

@@ -21,11 +21,11 @@ from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, Parsed, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
-from engine.records import MISSING, NATIVE_RECORDS, FrozenRecord, fields_repr
+from engine.records import MISSING, FrozenRecord, fields_repr, native_record
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Final
 
     from engine.source.yamlfile import Document
 
@@ -118,51 +118,51 @@ class Run:
     __slots__ = _RUN_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _RUN_FIELDS
 
-    source: str  # one of SOURCES
-    kind: str  # one of STRUCTURAL
-    names: frozenset[str]  # options, variables, marker words or file names
-    index: int  # operand index
-    pattern: Extractor | None  # `options:` long option names to read (any program); `env:` the globbed names
-    attached: bool  # `options:` only `--name=VALUE`
-    until: frozenset[str]  # words that end an `after:` or a `rest:` payload
-    first: bool  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
-    language: str | None  # code payloads and files: the interpreter that reads them; options: how they split
-    match: Extractor | None  # the value must match; its `payload` group (if any) is the payload
-    last: bool  # only the last value counts (su -c A -c B runs B)
-    variable: bool  # the value names a variable; its value is the payload (git --config-env=K=VAR)
-    indirect: bool  # an escape hatch of a program whose job is not running commands
-    spawn: bool  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
-    each: bool  # each word is a command of its own (parallel ::: A B)
-    placeholder: str | None  # find's {}: what the program found under its starting points
+    source: Final[str]  # one of SOURCES
+    kind: Final[str]  # one of STRUCTURAL
+    names: Final[frozenset[str]]  # options, variables, marker words or file names
+    index: Final[int]  # operand index
+    pattern: Final[Extractor | None]  # `options:` long option names to read (any program); `env:` the globbed names
+    attached: Final[bool]  # `options:` only `--name=VALUE`
+    until: Final[frozenset[str]]  # words that end an `after:` or a `rest:` payload
+    first: Final[bool]  # `after:` only when the marker is the first word of the rest (parallel ::: CMD)
+    language: Final[str | None]  # code payloads and files: the interpreter that reads them; options: how they split
+    match: Final[Extractor | None]  # the value must match; its `payload` group (if any) is the payload
+    last: Final[bool]  # only the last value counts (su -c A -c B runs B)
+    variable: Final[bool]  # the value names a variable; its value is the payload (git --config-env=K=VAR)
+    indirect: Final[bool]  # an escape hatch of a program whose job is not running commands
+    spawn: Final[bool]  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
+    each: Final[bool]  # each word is a command of its own (parallel ::: A B)
+    placeholder: Final[str | None]  # find's {}: what the program found under its starting points
     # Marker words after which the arguments that complete the command are listed (parallel's :::):
     # each one makes a command of its own, put where `replace` matches in it, or appended.
-    arguments: frozenset[str]
-    replace: Extractor | None
-    with_rest: bool  # the option's value starts a command that the remaining words continue
-    prepend: str | None  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
+    arguments: Final[frozenset[str]]
+    replace: Final[Extractor | None]
+    with_rest: Final[bool]  # the option's value starts a command that the remaining words continue
+    prepend: Final[str | None]  # a program put before the payload's words (capsh -- ARGS runs bash ARGS)
     # The command's words are completed by what the program reads on stdin (xargs); these options
     # name a marker the input replaces instead (-I R). Set when the run has `input_args`.
-    input_args: frozenset[str]
+    input_args: Final[frozenset[str]]
     # Options naming a file whose lines are the arguments (parallel -a F; `-`, /dev/stdin: its input), as
     # the files after an `until` word that is not one of `arguments` are (parallel's `:::: F`).
-    argument_files: frozenset[str]
-    decode: str | None  # "base64-utf16le" (powershell -EncodedCommand)
-    if_flags: frozenset[str]
-    unless_flags: frozenset[str]
-    if_operands: int
-    unless_operands: int
+    argument_files: Final[frozenset[str]]
+    decode: Final[str | None]  # "base64-utf16le" (powershell -EncodedCommand)
+    if_flags: Final[frozenset[str]]
+    unless_flags: Final[frozenset[str]]
+    if_operands: Final[int]
+    unless_operands: Final[int]
     # The operands after the payload are its $0, $1… (`sh -c TEXT NAME ARGS`); for stdin, its $1…
     # ("sh"). "argv": they are its $1… and $argv (`tcsh -c TEXT ARGS`, `fish -c TEXT ARGS`). "": none.
-    positional: str
+    positional: Final[str]
     # as: file naming a folder of start-up files (HOME, XDG_CONFIG_HOME, ZDOTDIR): the names under it
     # the program may read; one the line or the session wrote (or changed since it began) asks
-    under: tuple[str, ...]
+    under: Final[tuple[str, ...]]
     # as: path: the file the payload stands for, `{}` standing for it (a compiler's default output:
     # `cc x.c` writes a.out, `rustc x.rs` writes x, `tsc x.ts` writes x.js; adv32)
-    output: str | None
+    output: Final[str | None]
     # (xfail40) as: argv with under: only a program found in those folders runs (`yarn NAME`: a bin of
     # node_modules/.bin when NAME is none of yarn's verbs); the words are not read as a command of their own
-    only_under: bool
+    only_under: Final[bool]
 
     def __init__(
         self,
@@ -252,7 +252,7 @@ class Run:
 
 
 _run_fields = attrgetter(*_RUN_FIELDS)
-NATIVE_RECORDS.add(Run)
+native_record(Run)
 
 
 class Send(FrozenRecord):
@@ -382,37 +382,38 @@ class Program:
 
     __slots__ = _PROGRAM_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS
+    _init_fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS[:7]  # the rest __init__ works out
 
-    names: tuple[str, ...]
-    grammar: Grammar
-    runs: tuple[Run, ...]
-    subcommands: Mapping[str, Program]
-    windows: bool  # a cmd.exe / PowerShell program: backslashes are path separators
+    names: Final[tuple[str, ...]]
+    grammar: Final[Grammar]
+    runs: Final[tuple[Run, ...]]
+    subcommands: Final[Mapping[str, Program]]
+    windows: Final[bool]  # a cmd.exe / PowerShell program: backslashes are path separators
     # How its output is computed from its words (`prints:`, shell.printed_words): "" when not described
-    prints: str
+    prints: Final[str]
     # The options with which it prints `prints:` (grep -l: the names of files); empty: always
-    prints_with: frozenset[str]
-    active: bool  # it, or one of its subcommands, runs something
-    reparse: Run | None  # env -S: words put back in its arguments
+    prints_with: Final[frozenset[str]]
+    active: Final[bool]  # it, or one of its subcommands, runs something
+    reparse: Final[Run | None]  # env -S: words put back in its arguments
     # For skipping runs quickly: the options any run reads, the runs that read no option, and of
     # those the ones that read only the words (no variables, input or files).
-    option_names: frozenset[str]
-    plain_runs: tuple[Run, ...]
-    word_runs: tuple[Run, ...]
+    option_names: Final[frozenset[str]]
+    plain_runs: Final[tuple[Run, ...]]
+    word_runs: Final[tuple[Run, ...]]
     # The runs whose operand is program text (TEXT_KINDS): what matchers.shape reads of every
     # command of the program, found here once instead of in all its runs on each check.
-    text_runs: tuple[Run, ...]
+    text_runs: Final[tuple[Run, ...]]
     # The `*` entry's runs read on every undescribed program's words (follow.follow_unknown): those of
     # its option words (`options:`), and those of a wrapper's operands (`after:` with the rest)
-    option_word_runs: tuple[Run, ...]
-    carried_runs: tuple[Run, ...]
+    option_word_runs: Final[tuple[Run, ...]]
+    carried_runs: Final[tuple[Run, ...]]
     # It reads options anywhere (a getopt string without `+`) and runs the words after them as a command (`runuser -u U
     # CMD`): with POSIXLY_CORRECT in its environment its options end at the first operand instead
     # (shell._posix_reading)
-    permutes_command: bool
+    permutes_command: Final[bool]
     # The word that ends one of its commands and starts another, run in turn (tmux's `;`, spelled `\;` in a
     # shell): "" when it has none
-    separator: str
+    separator: Final[str]
 
     def __init__(
         self,
@@ -470,7 +471,7 @@ class Program:
 
 
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
-NATIVE_RECORDS.add(Program)
+native_record(Program)
 
 
 def runs_nothing(program: Program, parsed: Parsed) -> bool:
@@ -493,20 +494,20 @@ class ProgramTable:
     __slots__ = _TABLE_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _TABLE_FIELDS
 
-    by_name: Mapping[str, Program]
-    anyone: Program | None  # runs that apply to every program not in the table ("*")
-    everyone: Program | None  # environment runs that apply to every program ("**")
+    by_name: Final[Mapping[str, Program]]
+    anyone: Final[Program | None]  # runs that apply to every program not in the table ("*")
+    everyone: Final[Program | None]  # environment runs that apply to every program ("**")
     # The ways each program sends files to another host (`sends:`), by name: one lookup a command
     # (evaluate._sends_away). A program described by nothing else is in no other field: its words are
     # read as an undescribed program's (the `*` runs apply to it).
-    senders: Mapping[str, tuple[Send, ...]]
+    senders: Final[Mapping[str, tuple[Send, ...]]]
     # The programs that read commands from their input (`command_readers:`): a write to one started in the
     # background is judged as its input, by line (session_memory.reader_kind). A project's add to the builtin.
-    command_readers: frozenset[str]
+    command_readers: Final[frozenset[str]]
     # (xfail40) The wrappers that start their command with the environment the line gave them, or a narrower one
     # (`keeps_environment:`): a command reached through any other (`direnv exec`, `pipenv run`, a login shell)
     # may get variables no word of the line names (POSIXLY_CORRECT: evaluate._environment_unknown).
-    keeps_environment: frozenset[str]
+    keeps_environment: Final[frozenset[str]]
 
     def __init__(
         self,
@@ -553,7 +554,7 @@ class ProgramTable:
 
 
 _table_fields = attrgetter(*_TABLE_FIELDS)
-NATIVE_RECORDS.add(ProgramTable)
+native_record(ProgramTable)
 
 
 EMPTY = ProgramTable()
