@@ -50,6 +50,7 @@ __all__ = [
     "init_fields",
     "native_record",
     "replace",
+    "settable",
 ]
 
 # The default of a parameter whose default is made per instance (a dataclass' ``default_factory``).
@@ -94,6 +95,12 @@ def native_record(cls: type[_T]) -> type[_T]:
         cls.__setattr__ = _assign_once  # type: ignore[method-assign]
         cls.__delattr__ = _refuse_delete  # type: ignore[method-assign]
     return cls
+
+
+def settable(cls: type) -> bool:
+    """Whether a native record's fields take a value through their own setters (``vars(cls)[f].__set__``): in
+    the pure Python build (past the write-once ``__setattr__``); under mypyc a `Final` field has no setter."""
+    return cls in _READ_ONLY
 
 
 def init_fields(cls: type) -> tuple[str, ...]:

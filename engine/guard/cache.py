@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from engine.digests import compare_digest, digest, mac
-from engine.records import MISSING, NATIVE_RECORDS, Record, init_fields
+from engine.records import MISSING, NATIVE_RECORDS, Record, init_fields, settable
 
 try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
     from _pickle import Pickler, PicklingError, loads
@@ -361,9 +361,10 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     not through ``__setstate__`` or ``dataclasses.fields``."""
     cls = type(obj)
     if cls in NATIVE_RECORDS:
-        # Made again through __init__: under mypyc their fields are read-only (engine.records.native_record).
-        # Nothing a record holds refers back to it (a cycle would need the object before its fields).
-        return (cls, tuple(_shared(getattr(obj, name), same) for name in init_fields(cls)))
+        # Every field (read back as it was in the pure build), made again through __init__ under mypyc, where
+        # the fields are read-only (_native). Nothing a record holds refers back to it (a cycle would need the
+        # object before its fields).
+        return (_native, (cls, tuple(_shared(getattr(obj, name), same) for name in cls.__dict__["_fields"])))
     if isinstance(obj, Record):
         slots = cls.__dict__["_fields"]  # its fields (a record's are its __slots__)
     else:
@@ -378,11 +379,30 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
 _SETTERS: dict[type, tuple[Any, ...]] = {}
 
 
+_INIT_AT: dict[type, tuple[int, ...]] = {}
+
+
+def _native(cls: Any, values: tuple[Any, ...]) -> Any:
+    """A native record (engine.records.native_record) read back from its fields' ``values``: in the pure
+    build set field by field as a record is (its ``__setattr__`` is write-once; the fields' own setters are
+    not); compiled, through ``__init__`` (read-only fields: no setter takes a value)."""
+    if settable(cls):
+        obj = cls.__new__(cls)
+        _set_slots(obj, values)
+        return obj
+    at = _INIT_AT.get(cls)
+    if at is None:
+        fields = cls.__dict__["_fields"]
+        at = _INIT_AT[cls] = tuple(fields.index(name) for name in init_fields(cls))
+    return cls(*[values[i] for i in at])
+
+
 def _set_slots(obj: Any, values: tuple[Any, ...]) -> None:
     cls = type(obj)
     setters = _SETTERS.get(cls)
     if setters is None:
-        fields = cls.__dict__["_fields"] if issubclass(cls, Record) else cls.__dict__["__slots__"]
+        native = issubclass(cls, Record) or cls in NATIVE_RECORDS
+        fields = cls.__dict__["_fields"] if native else cls.__dict__["__slots__"]
         setters = _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in fields)
     for setter, value in zip(setters, values, strict=True):
         setter(obj, value)
