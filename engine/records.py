@@ -49,6 +49,7 @@ __all__ = [
     "fields_repr",
     "init_fields",
     "native_record",
+    "rebuild",
     "replace",
     "settable",
 ]
@@ -86,6 +87,7 @@ def native_record(cls: type[_T]) -> type[_T]:
     the same once the field holds a value (nothing else in the engine's process, a handler bound by dotted
     path included, can change the policy a check reads)."""
     NATIVE_RECORDS.add(cls)
+    cls.__reduce__ = _reduce_native  # type: ignore[method-assign]
     module = sys.modules.get(cls.__module__)
     if module is not None and str(getattr(module, "__file__", "")).endswith(".py"):
         annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect: a slower start)
@@ -101,6 +103,32 @@ def settable(cls: type) -> bool:
     """Whether a native record's fields take a value through their own setters (``vars(cls)[f].__set__``): in
     the pure Python build (past the write-once ``__setattr__``); under mypyc a `Final` field has no setter."""
     return cls in _READ_ONLY
+
+
+def _reduce_native(self: Any) -> tuple[Any, ...]:
+    cls = type(self)
+    return (rebuild, (cls, tuple(getattr(self, name) for name in cls.__dict__["_fields"])))
+
+
+_REBUILD: dict[type, tuple[Any, ...]] = {}
+
+
+def rebuild(cls: Any, values: tuple[Any, ...]) -> Any:
+    """A native record read back from its fields' ``values`` (a pickle's, the guard cache's): in the pure
+    build set field by field, as a record is (past the write-once ``__setattr__``); under mypyc through
+    ``__init__`` (a read-only field takes no value otherwise), which works out the fields it derives."""
+    how = _REBUILD.get(cls)
+    if how is None:
+        fields = cls.__dict__["_fields"]
+        how = _REBUILD[cls] = (
+            field_setters(cls) if settable(cls) else tuple(fields.index(name) for name in init_fields(cls))
+        )
+    if settable(cls):
+        obj = cls.__new__(cls)
+        for setter, value in zip(how, values, strict=True):
+            setter(obj, value)
+        return obj
+    return cls(*[values[i] for i in how])
 
 
 def init_fields(cls: type) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from engine.digests import compare_digest, digest, mac
-from engine.records import MISSING, NATIVE_RECORDS, Record, init_fields, settable
+from engine.records import MISSING, NATIVE_RECORDS, Record, rebuild
 
 try:  # the C pickler ``pickle`` itself uses, without importing ``pickle`` (and ``struct``) at start
     from _pickle import Pickler, PicklingError, loads
@@ -361,10 +361,10 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
     not through ``__setstate__`` or ``dataclasses.fields``."""
     cls = type(obj)
     if cls in NATIVE_RECORDS:
-        # Every field (read back as it was in the pure build), made again through __init__ under mypyc, where
-        # the fields are read-only (_native). Nothing a record holds refers back to it (a cycle would need the
-        # object before its fields).
-        return (_native, (cls, tuple(_shared(getattr(obj, name), same) for name in cls.__dict__["_fields"])))
+        # Every field (set again as it was in the pure build), made again through __init__ under mypyc, where
+        # the fields are read-only (records.rebuild). Nothing a record holds refers back to it (a cycle would
+        # need the object before its fields).
+        return (rebuild, (cls, tuple(_shared(getattr(obj, name), same) for name in cls.__dict__["_fields"])))
     if isinstance(obj, Record):
         slots = cls.__dict__["_fields"]  # its fields (a record's are its __slots__)
     else:
@@ -377,24 +377,6 @@ def _reduce_slots(obj: Any, same: dict[tuple[type, Any], Any]) -> Any:
 
 
 _SETTERS: dict[type, tuple[Any, ...]] = {}
-
-
-_INIT_AT: dict[type, tuple[int, ...]] = {}
-
-
-def _native(cls: Any, values: tuple[Any, ...]) -> Any:
-    """A native record (engine.records.native_record) read back from its fields' ``values``: in the pure
-    build set field by field as a record is (its ``__setattr__`` is write-once; the fields' own setters are
-    not); compiled, through ``__init__`` (read-only fields: no setter takes a value)."""
-    if settable(cls):
-        obj = cls.__new__(cls)
-        _set_slots(obj, values)
-        return obj
-    at = _INIT_AT.get(cls)
-    if at is None:
-        fields = cls.__dict__["_fields"]
-        at = _INIT_AT[cls] = tuple(fields.index(name) for name in init_fields(cls))
-    return cls(*[values[i] for i in at])
 
 
 def _set_slots(obj: Any, values: tuple[Any, ...]) -> None:
