@@ -2627,7 +2627,14 @@ class Analyzer(Follower, LinkFollower):
             if command.name == "git":
                 # (xfail40) and the patches format-patch writes: mail made of the commits' text (a message line
                 # `rm -rf ~` is a line of `sh 0001-x.patch`), which nobody reads here
-                self.fetched = self.fetched or any(w in _GIT_FETCHES for w in argv[1:4])
+                # (xfail41) its verb after every global option (`git -c a=b -C x clone URL`), as git reads them
+                verb = argv[1:4]
+                if command.program is not None and not self.fetched:
+                    reading = command.reading
+                    if reading is None:
+                        reading = command.reading = parse_argv(command.program.grammar, argv)
+                    verb = [*verb, *reading.all_operands(argv)[:1]]
+                self.fetched = self.fetched or any(w in _GIT_FETCHES for w in verb)
                 return
             archives = [self.files.get(self._file_key(w)) for w in argv[1:] if not w.startswith("-")]
             writers = command.fed_by.union(*(a.writers for a in archives if a is not None))
