@@ -1063,7 +1063,9 @@ def _starts_environment(command: str) -> bool:
 
     words = command.split()
     name = words[0].rpartition("/")[2] if words else ""
-    return name in ("zsh", "fish", "csh", "tcsh") or _LOGIN_SHELL.search(command) is not None or sets_environment(command)
+    if name in ("zsh", "fish", "csh", "tcsh"):
+        return True
+    return _LOGIN_SHELL.search(command) is not None or sets_environment(command)
 
 
 def _fresh_shell(cwd: str | None) -> ShellState:

@@ -2628,7 +2628,7 @@ class Analyzer(Follower, LinkFollower):
                 # (xfail40) and the patches format-patch writes: mail made of the commits' text (a message line
                 # `rm -rf ~` is a line of `sh 0001-x.patch`), which nobody reads here
                 # (xfail41) its verb after every global option (`git -c a=b -C x clone URL`), as git reads them
-                verb = argv[1:4]
+                verb = list(argv[1:4])
                 if command.program is not None and not self.fetched:
                     reading = command.reading
                     if reading is None:
