@@ -1422,9 +1422,10 @@ def _posixly_correct(text: str) -> bool:
 # (xfail40) A line that may put a variable it does not name into a later command's environment: it sources a
 # file or evaluates text (`. ./e`, `source`, `eval`, `set -a`), or exports, declares or reads a name it computes
 # (`export POSIXLY_${X}CORRECT=1`, `export "$v"`, `env "$kv" CMD`, `read "$n"`, `printf -v "$n"`).
-# (xfail41) `.`, source and eval as a command (not `cd .`, `ls . -a`: read for a background shell's every later line)
+# (xfail41) `.`, source and eval as a command, an assignment before it too (`X=1 . ./e`; not `cd .`, `ls . -a`: read
+# for a background shell's every later line)
 _SETS_UNNAMED = re.compile(
-    r"(?:^|[;&|(){}!`\n]|\b(?:then|do|else|time|command|builtin)\s)\s*(?:\.|source|eval)\s"
+    r"(?:^|[;&|(){}!`\n]|\b(?:then|do|else|time|command|builtin)\s|=\S*\s)\s*(?:\.|source|eval)\s"
     r"|(?:^|[\s;&|(){}!`])(?:set\s+[-+][A-Za-z]*a"
     r"|(?:export|declare|typeset|readonly|local|env|printf|read|mapfile|readarray|getopts)\s[^;&|\n]*[$`])"
 )

@@ -246,3 +246,19 @@ def test_an_earlier_export_of_posixly_correct_makes_a_later_help_an_operand(tmp_
     would shut down)."""
     _, _, said = run_confined(tmp_path, "export POSIXLY_CORRECT=1\ntouch x\nls x --help")
     assert "Usage" not in said and "--help" in said, said
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["X=1 . ./e; shutdown now --help", "A=1 B=2 source ./e && systemctl reboot --help", ". ./e; shutdown now --help"],
+)
+def test_a_file_sourced_with_an_assignment_first_keeps_the_hardline(engine: Engine, command: str) -> None:
+    verdict = engine.check(command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), command
+
+
+@pytest.mark.parametrize("command", ["cd . && shutdown now --help", "ls . -a; systemctl reboot --help"])
+def test_a_dot_that_is_no_command_leaves_the_help_lowered(engine: Engine, command: str) -> None:
+    """`.` as an operand sources nothing: `--help` after the verb prints help (a hardline match asks)."""
+    verdict = engine.check(command)
+    assert (verdict.decision, verdict.hardline) == ("ask", False), command
