@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import pickle
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
@@ -204,3 +207,81 @@ def test_a_regex_read_back_from_the_guard_cache_searches_like_the_original(patte
             expected[1],
         ), text
     assert back.linear == regex.linear and back.pattern == regex.pattern and repr(back) == repr(regex)
+
+
+def test_every_native_record_of_the_policy_reads_back_with_every_field_and_refuses_a_new_value() -> None:
+    """The policy's native records (engine.records.native_record) read back from a pickle and from the guard's
+    cache with every field as it was (through ``__init__`` on the compiled build, where their fields are
+    read-only: an ``__init__`` parameter left out of ``_init_fields`` came back as its default), and refuse
+    a new value for a `Final` field on both builds."""
+    from engine import Engine
+    from engine.guard.cache import _dumps
+    from engine.records import NATIVE_RECORDS
+    from tests.conftest import REPO
+
+    with Engine.load(REPO) as engine:
+        policy = engine.snapshot.policy
+        found: dict[type, list[Any]] = {}
+        seen: set[int] = set()
+
+        def walk(value: Any) -> None:
+            if id(value) in seen:
+                return
+            seen.add(id(value))
+            if type(value) in NATIVE_RECORDS:
+                found.setdefault(type(value), []).append(value)
+                for name in type(value)._fields:
+                    walk(getattr(value, name))
+            elif isinstance(value, (tuple, list, frozenset)):
+                for item in value:
+                    walk(item)
+            elif isinstance(value, Mapping):
+                for item in value.values():
+                    walk(item)
+
+        walk(policy)
+        for program in dict(policy.programs.by_name).values():
+            walk(program)
+        assert set(found) == NATIVE_RECORDS, NATIVE_RECORDS - set(found)
+        for cls, values in found.items():
+            for value in values:
+                backs = [pickle.loads(_dumps(value))]
+                with contextlib.suppress(TypeError):  # (a plain pickle takes no mapping proxy: a Grammar's, a table's)
+                    backs.append(pickle.loads(pickle.dumps(value)))
+                for back in backs:
+                    assert type(back) is cls
+                    for name in cls._fields:
+                        before = getattr(value, name)
+                        if _plain(before):  # (the records it holds are compared on their own; regexes by identity)
+                            assert getattr(back, name) == before, (cls.__name__, name)
+            sample = values[0]
+            final = [n for n in cls._fields if n not in _DERIVED.get(cls.__name__, ())]
+            for name in final:
+                with pytest.raises(AttributeError):
+                    setattr(sample, name, getattr(sample, name))
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, (str, int, float)):
+        return True
+    return isinstance(value, (tuple, frozenset)) and all(_plain(item) for item in value)
+
+
+# The fields a native record's __init__ works out and may set again (not `Final`): a Matcher's.
+_DERIVED = {
+    "Matcher": (
+        "uses_shape",
+        "prefilter",
+        "prefilter_fragments",
+        "_flags",
+        "_all_flags",
+        "_without_flags",
+        "_checks",
+        "_words_first",
+        "needs_words",
+        "_fed_names",
+        "_fed_literal",
+        "_fed_globs",
+        "arg_classes",
+    )
+}

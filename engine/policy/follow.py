@@ -488,6 +488,8 @@ class Follower:
         elif source == "operand":
             operands = parsed.all_operands(argv)
             values = operands[run.index : run.index + 1]
+            if not values and run.default is not None:
+                values = [run.default]
         elif source == "operands":
             values = parsed.all_operands(argv)
         elif source == "prefixed":
@@ -531,7 +533,10 @@ class Follower:
             # "$x"` (open37); `python3 -c "print('$x')"` prints the environment's value
             or _unread_program(run, argv, dynamic, self._payload_at(run, parsed, argv))
         )
-        for found in _payloads(run, values):
+        found_payloads = _payloads(run, values)
+        if source == "operands" and (run.strip or run.append or run.into):
+            found_payloads = renamed(run, parsed, values, found_payloads)
+        for found in found_payloads:
             payload = found
             if payload is not None and run.variable:
                 # The payload is a variable's name: its value runs; one not set on the line is data.
@@ -1553,6 +1558,32 @@ def _payloads(run: Run, values: list[str]) -> list[str | None]:
             if payload:
                 out.append(payload if run.output is None else run.output.replace("{}", payload))
     return out
+
+
+def renamed(run: Run, parsed: Parsed, values: list[str], payloads: list[str | None]) -> list[str | None]:
+    """(xfail41) The files an operands run writes whose names the program computes from an option's value (see
+    Run.strip, Run.append, Run.into): `gunzip -S .bak ~/.bashrc.bak` writes ~/.bashrc, `gzip -S rc ~/.bash`
+    writes ~/.bashrc, `unzstd --output-dir-flat ~ .bashrc.zst` writes ~/.bashrc."""
+    # an `append` run names nothing but the operands with the suffix (gzip compressing x writes x.gz)
+    names = [] if run.append else [p for p in payloads if p]
+    for name, value, _ in parsed.options:
+        if not value:
+            continue
+        if name in run.strip:
+            names += [v[: -len(value)] for v in values if v.endswith(value) and len(v) > len(value)]
+        if name in run.append:
+            names += [v + value for v in values if v and v != "-"]
+    folders = [v for name, v, _ in parsed.options if name in run.into and v]
+    if folders:
+        # its base name in the folder (--output-dir-flat), and its path below it (--output-dir-mirror)
+        names += [
+            f"{folder.rstrip('/') or '/'}/{part}"
+            for folder in folders
+            for written in names
+            for part in dict.fromkeys((written.rpartition("/")[2], written.lstrip("/")))
+            if part
+        ]
+    return list(dict.fromkeys(names))
 
 
 # The `*` entry's option runs whose name pattern takes each option name met (follow_unknown reads every option word of

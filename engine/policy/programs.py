@@ -103,6 +103,10 @@ _RUN_FIELDS = (
     "under",
     "output",
     "only_under",
+    "strip",
+    "append",
+    "into",
+    "default",
 )
 
 
@@ -163,6 +167,16 @@ class Run:
     # (xfail40) as: argv with under: only a program found in those folders runs (`yarn NAME`: a bin of
     # node_modules/.bin when NAME is none of yarn's verbs); the words are not read as a command of their own
     only_under: Final[bool]
+    # (xfail41) as: path from operands: a name the program computes from an option's value. strip: these options
+    # name a suffix the program takes off an operand that ends with it (`gunzip -S .bak ~/.bashrc.bak` writes
+    # ~/.bashrc); append: a suffix it puts after every operand (`gzip -S rc ~/.bash` writes ~/.bashrc; no payload
+    # without the option); into: a folder it writes the payload into (`unzstd --output-dir-flat ~ .bashrc.zst`
+    # writes ~/.bashrc; its base name there, and its whole relative path as --output-dir-mirror keeps it)
+    strip: Final[frozenset[str]]
+    append: Final[frozenset[str]]
+    into: Final[frozenset[str]]
+    # (xfail41) operand: N: the value when the program is given no such operand (script's log is ./typescript)
+    default: Final[str | None]
 
     def __init__(
         self,
@@ -197,6 +211,10 @@ class Run:
         under: tuple[str, ...] = (),
         output: str | None = None,
         only_under: bool = False,
+        strip: frozenset[str] = frozenset(),
+        append: frozenset[str] = frozenset(),
+        into: frozenset[str] = frozenset(),
+        default: str | None = None,
     ) -> None:
         self.source = source
         self.kind = kind
@@ -229,6 +247,10 @@ class Run:
         self.under = under
         self.output = output
         self.only_under = only_under
+        self.strip = strip
+        self.append = append
+        self.into = into
+        self.default = default
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -382,7 +404,7 @@ class Program:
 
     __slots__ = _PROGRAM_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS
-    _init_fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS[:7]  # the rest __init__ works out
+    _init_fields: ClassVar[tuple[str, ...]] = (*_PROGRAM_FIELDS[:7], "separator")  # the rest __init__ works out
 
     names: Final[tuple[str, ...]]
     grammar: Final[Grammar]
@@ -753,6 +775,10 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
     if "output" in data and kind not in ("path", "file"):
         raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
+    if any(key in data for key in ("strip", "append", "into")) and (source != "operands" or kind != "path"):
+        raise TableError(base, "strip:, append: and into: name what an operand writes (operands: true, as: path)")
+    if "default" in data and source != "operand":
+        raise TableError([*base, "default"], "default: is the value of an operand: N the program is not given")
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)
@@ -816,6 +842,10 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         under=tuple(data.get("under") or ()),
         output=data.get("output"),
         only_under=bool(data.get("only_under")),
+        strip=options("strip"),
+        append=options("append"),
+        into=options("into"),
+        default=data.get("default"),
     )
 
 

@@ -118,6 +118,11 @@ class ShellState:
     # What `exec N< F` opened (descriptor, F's file key; "" when not known): a later line's `exec 0<&N`,
     # `bash <&N` reads F (judged by its text then).
     opened: tuple[tuple[str, str], ...] = ()
+    # (xfail41) An earlier line may have put POSIXLY_CORRECT in the shell's environment: it named it, sourced a
+    # file, evaluated text or exported a computed name (evaluate._SETS_UNNAMED), or the shell is a login shell or a
+    # zsh (its start-up files). Then a later `--help` after a hardline program's operand may be an operand too
+    # (evaluate: the `--help` lowering is not read), as when the line itself does so.
+    environ: bool = False
 
     def restore(self, analyzer: Any) -> None:
         """Put ``analyzer`` where the shell is (before it reads a line)."""
@@ -508,6 +513,8 @@ class SessionMemory:
         state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
         if kind == "shell":
             state.shell = _fresh_shell(cwd)
+            if _starts_environment(command):
+                state.shell = replace(state.shell, environ=True)
         with self._lock:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
@@ -1049,6 +1056,18 @@ def _rough_targets(command: str, cwd: str | None) -> list[str]:
     return out
 
 
+def _starts_environment(command: str) -> bool:
+    """(xfail41) Whether a background shell started as ``command`` reads start-up files that may set any variable
+    (a login or interactive shell, a zsh, fish or csh), or runs where variables are set (see sets_environment)."""
+    from engine.policy.evaluate import _LOGIN_SHELL  # noqa: PLC0415
+
+    words = command.split()
+    name = words[0].rpartition("/")[2] if words else ""
+    if name in ("zsh", "fish", "csh", "tcsh"):
+        return True
+    return _LOGIN_SHELL.search(command) is not None or sets_environment(command)
+
+
 def _fresh_shell(cwd: str | None) -> ShellState:
     """A shell's state when it starts in ``cwd`` (a state even with no cwd: a line judged with one is
     known to be a background shell's)."""
@@ -1209,11 +1228,21 @@ def _after(
         what = f"a {language} program" if language else "a program"
         return replace(lost_state(f"{what} it started reads what is written to the shell (its input)"), replaced="")
     state = shell_state_of(analyzer)
+    if state.lost is None and ((shell is not None and shell.environ) or sets_environment(lines)):
+        state = replace(state, environ=True)
     if readers and not copied and state.lost is None and _copies_input(analyzer, False)[1]:
         state = replace(state, copied=True)  # `exec 3<&0`: a later `sh /dev/fd/3` reads the shell's input
     elif copied and state.lost is None:
         state = replace(state, copied=True)
     return state
+
+
+def sets_environment(lines: str) -> bool:
+    """(xfail41) Whether ``lines`` a shell runs may put POSIXLY_CORRECT in its environment (see ShellState.environ):
+    they name it, or may set variables no word of theirs names (evaluate._SETS_UNNAMED)."""
+    from engine.policy.evaluate import _SETS_UNNAMED  # noqa: PLC0415
+
+    return "POSIXLY_CORRECT" in lines or _SETS_UNNAMED.search(lines) is not None
 
 
 def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable) -> bool:

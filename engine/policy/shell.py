@@ -39,7 +39,7 @@ from engine.policy.commands import (
     shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS
-from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, subcommand_levels
+from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
     LIT,
@@ -2598,7 +2598,14 @@ class Analyzer(Follower, LinkFollower):
             if command.name == "git":
                 # (xfail40) and the patches format-patch writes: mail made of the commits' text (a message line
                 # `rm -rf ~` is a line of `sh 0001-x.patch`), which nobody reads here
-                self.fetched = self.fetched or any(w in _GIT_FETCHES for w in argv[1:4])
+                # (xfail41) its verb after every global option (`git -c a=b -C x clone URL`), as git reads them
+                verb = list(argv[1:4])
+                if command.program is not None and not self.fetched:
+                    reading = command.reading
+                    if reading is None:
+                        reading = command.reading = parse_argv(command.program.grammar, argv)
+                    verb = [*verb, *reading.all_operands(argv)[:1]]
+                self.fetched = self.fetched or any(w in _GIT_FETCHES for w in verb)
                 return
             archives = [self.files.get(self._file_key(w)) for w in argv[1:] if not w.startswith("-")]
             writers = command.fed_by.union(*(a.writers for a in archives if a is not None))
@@ -4367,6 +4374,12 @@ def _tee_entry(program: Program) -> tuple[Program, tuple[Run, ...], bool]:
             and (
                 (r.prepend == "tee" and r.source in ("option", "operand", "after"))
                 or (r.source in ("operands", "files") and r.output is not None)
+                # (xfail41) a name computed from each operand (a decompressor's: `unxz x.sh.xz` writes x.sh)
+                or (
+                    r.prepend == "tee"
+                    and r.source == "operands"
+                    and (r.match is not None or bool(r.strip) or bool(r.append) or bool(r.into))
+                )
             )
         )
         anywhere = bool(runs) or any(_tee_entry(sub)[2] for sub in program.subcommands.values())
@@ -4458,10 +4471,15 @@ def _level_writes(
             out += parsed.values(run.names)
         elif run.source == "operand":
             operands = parsed.all_operands(argv)
-            out += operands[run.index : run.index + 1]
+            # (xfail41) or the program's default (script's ./typescript)
+            out += operands[run.index : run.index + 1] or ([run.default] if run.default is not None else [])
         elif run.source == "operands":
             # a compiler's default output, named after its sources or not (`cc x.c`: a.out)
-            found = (matched_payload(run, w) for w in parsed.all_operands(argv))
+            operands = parsed.all_operands(argv)
+            found: list[str | None] = [matched_payload(run, w) for w in operands]
+            if run.strip or run.append or run.into:
+                # names computed from an option's value (`gunzip -S .bak x.bak`: x, xfail41)
+                found = renamed(run, parsed, operands, found)
             out += dict.fromkeys(p for p in found if p is not None)
         elif run.source == "files":
             # the output a project file's text names (`go build`: go.mod's `module example.com/x/app`

@@ -10,7 +10,7 @@
    node_modules/.bin first on PATH.
 4. `flatpak enter INSTANCE CMD` runs CMD; `wmic process call create CMDLINE` and `schtasks /create /tr CMDLINE` run
    theirs (a scheduled task is persistence, as `sc create`); a decompressor's -S SUFFIX and zstd's
-   --output-dir-flat (open, xfail).
+   --output-dir-flat (closed by xfail41).
 5. Noticed, not closed: Run, CompiledPattern and CompiledPolicy (native classes since stop 40) take a new value for
    a field; as FrozenRecords they refused it.
 """
@@ -203,11 +203,7 @@ def test_wmic_and_schtasks_run_their_command_lines(engine: Engine) -> None:
     assert flagged_near_misses(engine, WINDOWS_NEAR) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv40b: a decompressor's -S/--suffix SUF writes FILE for FILE+SUF, and zstd's --output-dir-flat DIR writes "
-    "DIR/NAME; the decompressors' row reads neither (writers.yaml: the name written is computed from an option)",
-)
+# (closed by xfail41: the decompressors' rows read strip:/append:/into: options)
 @pytest.mark.parametrize(
     "command",
     ["gunzip -S .bak ~/.bashrc.bak", "xz -d --suffix=.q ~/.profile.q", "unzstd --output-dir-flat ~ .bashrc.zst"],

@@ -204,12 +204,16 @@ PLANTED_NEAR = [
 
 @pytest.fixture
 def planted(plain_harm: tuple[Engine, Path, Path]) -> tuple[Engine, Path, Path]:
-    """A copy of dash named sudo, systemctl and bin/nice in the project, put there by no call of the session."""
+    """A copy of dash named sudo, systemctl and bin/nice in the project, put there by no call of the session and
+    long before it (a checkout's: backdated, so no session wrote or changed them and only the command's reading
+    can refuse them; xfail41)."""
     engine, home, root = plain_harm
     (root / "bin").mkdir()
     for copy in (root / "sudo", root / "systemctl", root / "bin" / "nice"):
         shutil.copyfile("/bin/dash", copy)
         copy.chmod(0o755)
+        os.utime(copy, (1e9, 1e9))
+    os.utime(root / "bin", (1e9, 1e9))
     return engine, home, root
 
 
