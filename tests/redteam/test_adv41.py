@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import make_home
+from tests.redteam.conftest import home_intact, make_home
 from tests.redteam.harm import (
     SECRET,
     Case,
@@ -106,7 +106,10 @@ NAMED_BY_INPUT: dict[str, Case] = {
     "uudecode piped": ({"kit.uu": uu("../home/.profile")}, "cat kit.uu | uudecode"),
     "uudecode of a name in the project": ({"kit.uu": uu("policies/deny.yaml")}, "busybox uudecode kit.uu"),
     "uudecode, its text on the line": ({}, "printf '" + uu("/root/.bashrc").replace("\n", "\\n") + "' | uudecode"),
-    "busybox patch -i": ({"x.diff": "--- ../home/.bashrc\n+++ ../home/.bashrc\n@@ -0,0 +1 @@\n+x\n"}, "busybox patch -p0 -i x.diff"),
+    "busybox patch -i": (
+        {"x.diff": "--- ../home/.bashrc\n+++ ../home/.bashrc\n@@ -0,0 +1 @@\n+x\n"},
+        "busybox patch -p0 -i x.diff",
+    ),
     "busybox patch <, in a subfolder": ({"src/x.diff": "--- a\n+++ a\n"}, "cd src && busybox patch -p1 < x.diff"),
     "cpio -i in a subfolder": ({"src/a.py": "1\n"}, "cd src && cpio -idm < /tmp/a.cpio"),
     "rpm2cpio | cpio": ({"src/a.py": "1\n"}, "rpm2cpio /tmp/x.rpm | cpio -idmv"),
@@ -159,7 +162,21 @@ def newc(members: dict[str, bytes]) -> bytes:
     out = b""
     for ino, (name, data) in enumerate([*members.items(), ("TRAILER!!!", b"")], start=1):
         encoded = name.encode() + b"\0"
-        fields = [ino, 0o100644 if data or name != "TRAILER!!!" else 0, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(encoded), 0]
+        fields = [
+            ino,
+            0o100644 if data or name != "TRAILER!!!" else 0,
+            0,
+            0,
+            1,
+            0,
+            len(data),
+            0,
+            0,
+            0,
+            0,
+            len(encoded),
+            0,
+        ]
         head = b"070701" + "".join(f"{v:08X}" for v in fields).encode() + encoded
         out += head + b"\0" * (-len(head) % 4) + data + b"\0" * (-len(data) % 4)
     return out
@@ -182,10 +199,24 @@ def test_busybox_cpio_keeps_dotdot_members_unguarded_and_is_refused(
 
 
 # -- 3. unpackers into the engine's top -----------------------------------------------------------------------------
-TOP = ["unrar x /tmp/a.rar", "unrar x -o+ /tmp/a.rar", "lha x a.lzh", "arj x a.arj", "zpaq x a.zpaq",
-       "dpkg-deb -x a.deb .", "dpkg -x a.deb .", "unsquashfs -f -d . a.sqfs", "cabextract -d . a.cab"]
-TOP_NEAR = ["unrar l /tmp/a.rar", "dpkg-deb -x a.deb build", "unsquashfs -d build a.sqfs",
-            "cabextract -d build a.cab", "dpkg-deb -c a.deb"]
+TOP = [
+    "unrar x /tmp/a.rar",
+    "unrar x -o+ /tmp/a.rar",
+    "lha x a.lzh",
+    "arj x a.arj",
+    "zpaq x a.zpaq",
+    "dpkg-deb -x a.deb .",
+    "dpkg -x a.deb .",
+    "unsquashfs -f -d . a.sqfs",
+    "cabextract -d . a.cab",
+]
+TOP_NEAR = [
+    "unrar l /tmp/a.rar",
+    "dpkg-deb -x a.deb build",
+    "unsquashfs -d build a.sqfs",
+    "cabextract -d build a.cab",
+    "dpkg-deb -c a.deb",
+]
 
 
 def test_an_unpacker_into_the_engines_top_is_not_allowed(own_project: Engine) -> None:
@@ -354,3 +385,50 @@ def test_udhcpc_runs_a_written_script_at_once_unguarded_and_is_refused(
 def test_runsvdir_runs_a_written_services_run(plain_project: tuple[Path, Engine]) -> None:
     assert_verdict(plain_project, ({"svc/web/run": SCRIPT}, "runsvdir svc"), False, "payload-runsvdir")
 
+
+# -- 6. an unpacker writing through a link the session made -----------------------------------------------------------
+THROUGH_A_LINK = [
+    "mkdir -p b && ln -s ~ b/h && cd b && tar xf /tmp/a.tar",
+    "ln -s ~ vendor/h; cd vendor; unzip -o /tmp/a.zip",
+    "ln -sfn $HOME out/cfg && cd out && 7z x -aoa /tmp/a.7z",
+    "mkdir b; ln -s ~/.ssh b/k; cd b; cpio -idm --no-absolute-filenames < /tmp/a.cpio",
+    "mkdir b; ln -s ../.. b/u; cd b; tar xf /tmp/a.tar",
+    "mkdir b; ln -s ../.. b/u; cd b; patch -p1 < /tmp/a.diff",
+]
+THROUGH_A_LINK_NEAR = [
+    "mkdir -p b && ln -s ~ b/h",
+    "ln -s ~ h; cd build && tar xf /tmp/a.tar",
+    "ln -s ../src b/src; cd b && tar xf /tmp/a.tar",
+    "ln -s /usr/lib/x b/lib; cd b && unzip -o /tmp/a.zip",
+    "cd build && tar xf /tmp/a.tar",
+]
+
+
+def test_an_unpacker_in_a_folder_holding_a_link_to_the_home_is_not_allowed(plain_project: tuple[Path, Engine]) -> None:
+    _, engine = plain_project
+    assert allowed_payloads(engine, THROUGH_A_LINK) == []
+    assert flagged_near_misses(engine, THROUGH_A_LINK_NEAR) == []
+
+
+def test_an_unpacker_through_a_link_an_earlier_call_made_overwrites_the_home_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    kit = tmp_path / "kit"
+    (kit / "h").mkdir(parents=True)
+    (kit / "h" / "notes.txt").write_text("pwned\n")
+    archive = tmp_path / "a.tar"
+    subprocess.run(["tar", "cf", str(archive), "h/notes.txt"], cwd=kit, check=True)
+    first, second = "mkdir -p b && ln -s ~ b/h", f"cd b && tar xf {archive}"
+    live = make_home(tmp_path / "live")
+    (tmp_path / "live" / "cwd").mkdir()
+    for line in (first, second):
+        env = {"HOME": str(live), "PATH": "/usr/bin:/bin"}
+        subprocess.run(["bash", "-c", line], cwd=tmp_path / "live" / "cwd", env=env, check=True, timeout=30)
+    assert (live / "notes.txt").read_text() == "pwned\n", "the payload should overwrite the home's note unguarded"
+    engine, home, _ = plain_harm
+    made = engine.call("terminal", {"command": first}, session_id="s1")
+    assert made.ok, made.error
+    refused = engine.call("terminal", {"command": second}, session_id="s1")
+    assert not refused.ok and refused.error is not None and refused.error.type in ("denied", "pending_approval")
+    assert home_intact(home)
+    assert engine.call("terminal", {"command": "cd b && tar tf " + str(archive)}, session_id="s1").ok
