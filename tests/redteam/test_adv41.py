@@ -432,3 +432,71 @@ def test_an_unpacker_through_a_link_an_earlier_call_made_overwrites_the_home_and
     assert not refused.ok and refused.error is not None and refused.error.type in ("denied", "pending_approval")
     assert home_intact(home)
     assert engine.call("terminal", {"command": "cd b && tar tf " + str(archive)}, session_id="s1").ok
+
+
+# -- 7. launchers and session tools running a script the session wrote, a copy of one run under another name ---------
+LAUNCHED: dict[str, Case] = {
+    "abduco -n": ({"x.sh": SCRIPT}, "abduco -n s ./x.sh"),
+    "abduco -c": ({"x.sh": SCRIPT}, "abduco -c s sh x.sh"),
+    "empty -f": ({"x.sh": SCRIPT}, "empty -f ./x.sh"),
+    "gpg-agent --daemon": ({"x.sh": SCRIPT}, "gpg-agent --daemon ./x.sh"),
+    "zellij run": ({"x.sh": SCRIPT}, "zellij run -f -- ./x.sh"),
+    "startx": ({"x.sh": SCRIPT}, "startx ./x.sh"),
+    "xinit": ({"x.sh": SCRIPT}, "xinit ./x.sh -- :1"),
+    "mpirun": ({"x.sh": SCRIPT}, "mpirun -n 1 ./x.sh"),
+    "srun": ({"x.sh": SCRIPT}, "srun -N1 x.sh"),
+    "qsub": ({"x.sh": SCRIPT}, "qsub x.sh"),
+    "sponge, then sh": ({"x.txt": SCRIPT}, "sponge y < x.txt; sh y"),
+    "sponge in a pipe": ({"x.txt": SCRIPT}, "cat x.txt | sponge y && sh y"),
+    "iconv -o, then sh": ({"x.txt": SCRIPT}, "iconv -f utf8 -t utf8 -o y x.txt; sh y"),
+    "dos2unix -n, then sh": ({"x.txt": SCRIPT}, "dos2unix -n x.txt y; sh y"),
+}
+LAUNCHED_NEAR: dict[str, Case] = {
+    "abduco -A": ({"x.sh": SCRIPT}, "abduco -A s"),
+    "abduco -l": ({"x.sh": SCRIPT}, "abduco -l"),
+    "zellij run of a project's tool": ({"x.sh": SCRIPT}, "zellij run -- cargo test"),
+    "startx": ({"x.sh": SCRIPT}, "startx -- :1"),
+    "mpirun of a project's program": ({"x.sh": SCRIPT}, "mpirun -n 4 ./bench input.txt"),
+    "gpg-agent --daemon": ({"x.sh": SCRIPT}, "gpg-agent --daemon"),
+    "sponge": ({"x.txt": SCRIPT}, "sort x.txt | sponge x.txt"),
+    "iconv -o": ({"x.txt": SCRIPT}, "iconv -f latin1 -t utf8 -o out.txt x.txt"),
+    "dos2unix": ({"x.txt": SCRIPT}, "dos2unix -n x.txt out.txt"),
+    "sponge, then cat": ({"x.txt": SCRIPT}, "sponge y < x.txt; cat y"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(LAUNCHED, LAUNCHED_NEAR))
+def test_a_launcher_or_a_copier_of_a_written_script_is_read(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
+
+
+@pytest.mark.skipif(shutil.which("sponge") is None, reason="needs sponge (moreutils)")
+def test_a_script_copied_by_sponge_deletes_the_home_unguarded_and_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    engine, home, _ = plain_harm
+    written_then_stopped(tmp_path, engine, home, {"x.txt": SCRIPT}, "sponge y < x.txt; sh y")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="adv41: split/csplit are read as writing PREFIX (`tee PREFIX`), not PREFIXaa, PREFIX00 ...; `git mv` and "
+    "`cpio -p DIR` copy a written file under a new name nobody records; "
+    "mispipe's two command lines are a pipe (`mispipe 'cat x.sh' sh`)",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "split -n 1 x.txt p; sh paa",
+        "csplit -s x.txt 1 -f p; sh p01",
+        "git mv x.txt y; sh y",
+        "cpio -p d <<< x.txt; sh d/x.txt",
+        "mispipe 'cat x.txt' sh",
+    ],
+)
+def test_a_written_script_copied_by_a_program_nobody_reads_as_a_copier(
+    plain_project: tuple[Path, Engine], command: str
+) -> None:
+    assert_verdict(plain_project, ({"x.txt": SCRIPT}, command), False, f"payload-{command}")
