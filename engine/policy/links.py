@@ -22,6 +22,42 @@ if TYPE_CHECKING:
 
 # Programs that make a second name for a file or directory.
 LINKERS = frozenset({"ln", "cp", "mount"})
+# (adv41) Programs writing files whose names the line does not show under the folder they run in (an archive's
+# members, a diff's targets): through a link below that folder they write where it points (links._links_here).
+UNPACKED_HERE = frozenset(
+    {
+        "tar",
+        "bsdtar",
+        "gtar",
+        "unzip",
+        "busybox-unzip",
+        "7z",
+        "7za",
+        "7zr",
+        "7zz",
+        "cpio",
+        "bsdcpio",
+        "pax",
+        "unrar",
+        "rar",
+        "lha",
+        "arj",
+        "zpaq",
+        "ar",
+        "jar",
+        "unar",
+        "aunpack",
+        "dtrx",
+        "cabextract",
+        "unsquashfs",
+        "patch",
+        "gpatch",
+        "git",
+        "borg",
+        "uudecode",
+        "unshar",
+    }
+)
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"
@@ -160,6 +196,13 @@ class LinkFollower:
                         pending.append(target)
                         out.append([*argv[:i], target, *argv[i + 1 :]])
         return out
+
+    def _links_here(self) -> list[str]:
+        """(adv41) The targets of the links made on the line or earlier in the session below the folder the
+        command runs in (`ln -s ~ b/h; cd b && tar xf a.tar`): an unpacker there writes a member `h/.bashrc`
+        through the link, so it is judged again as run in each target (up to _MAX_FOLLOWED)."""
+        folder = self._file_key(".")
+        return [target for name, target in self.links.items() if _below(name, folder)][:_MAX_FOLLOWED]
 
     def _through_links(self, argv: list[str]) -> list[str]:
         # rm, unlink and mv act on a link named by itself (`rm -rf hl` removes the link); through

@@ -54,7 +54,7 @@ from engine.policy.lexer import (
     substitutions,
     tokenize,
 )
-from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
+from engine.policy.links import LINKERS, UNKNOWN_TARGET, UNPACKED_HERE, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS
@@ -2188,6 +2188,14 @@ class Analyzer(Follower, LinkFollower):
                         here_cwd, self.cwd = self.cwd, None  # a link's target is kept from the working directory
                         try:
                             self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                        finally:
+                            self.cwd = here_cwd
+                if self.links and name in UNPACKED_HERE and "link" not in via:
+                    # `ln -s ~ b/h; cd b && tar xf a.tar`: a member `h/.bashrc` lands in the home (adv41)
+                    for target in self._links_here():
+                        here_cwd, self.cwd = self.cwd, target
+                        try:
+                            self._unwrap(list(argv), list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                         finally:
                             self.cwd = here_cwd
                 if (

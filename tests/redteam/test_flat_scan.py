@@ -238,7 +238,8 @@ def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: 
     [
         "cd ~ && tar xf /tmp/a.tar",
         "cd ~ && unzip -o /tmp/a.zip",
-        "cd ~ && cpio -i < /tmp/a.cpio",
+        # (adv41) GNU cpio keeps absolute and `../` names unless told not to: plain `cpio -i` asks anywhere
+        "cd ~ && cpio -i --no-absolute-filenames < /tmp/a.cpio",
         "cd ~/.ssh && tar xzf /tmp/k.tgz",
         "cd /etc && tar xf /tmp/a.tar",
         "cd ~ && 7z x /tmp/a.7z",
