@@ -391,7 +391,13 @@ class Lexer:
                 joined = self._array_joined(token, pos)
                 if joined is not None:
                     token, pos = joined, self.pos
-            elif pos < n and text[pos] == "(" and any(c in token.value for c in "*?["):
+            elif (
+                pos < n
+                and text[pos] == "("
+                and any(c in token.value for c in "*?[")
+                and not text.startswith("()", pos)
+                and not _command_position(tokens)
+            ):
                 qualified = self._glob_qualified(token, pos)
                 if qualified is not None:
                     token, pos = qualified, self.pos
@@ -441,8 +447,8 @@ class Lexer:
     def _glob_qualified(self, head: Token, at: int) -> Token | None:
         """(fresh41) `*.py(.e:'CMD':)`, `**/*.txt(om[1])`: a glob word with a parenthesised group right after it and
         ending the word is zsh's glob qualifier list (bash reads no command there: a syntax error), one word as
-        `*(…)` is; shell._glob_qualifier_scripts reads the code it runs. None when the group does not close or
-        text follows it."""
+        `*(…)` is; shell._glob_qualifier_scripts reads the code it runs. Only an argument (`[() { …; }` defines a
+        function named `[`); None when the group does not close or text follows it."""
         text = self.text
         end = _balanced_end(text, at + 1, ")")
         if end is None or (end + 1 < len(text) and text[end + 1] not in _BREAK):

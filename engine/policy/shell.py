@@ -846,6 +846,8 @@ class Analyzer(Follower, LinkFollower):
     # When a dict (session_memory._after): the commands whose input is `>(…)`'s pipe, by id (kept
     # alive), so what a background shell's line starts reading the shell's own input can be told apart.
     piped: dict[int, Command] | None = None
+    # (fresh41) the line holds a `}` (or `{`): a word of one may close or open a group in zsh (see _zsh_braces)
+    braces = False
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1172,6 +1174,8 @@ class Analyzer(Follower, LinkFollower):
     def _analyze(self, text: str, depth: int, via: tuple[str, ...]) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
+        if depth == 0 and ("}" in text or "{" in text):
+            self.braces = True
         if (
             not via
             and self.plain_words
@@ -1455,6 +1459,23 @@ class Analyzer(Follower, LinkFollower):
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
         return out
 
+    def _zsh_braces(self, words: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        """(fresh41) zsh reads a bare `}` word anywhere on a line as closing a group, and `if COND { … }`,
+        `while COND { … }`, `{ … } always { … }` as its short forms: where bash passes `}` and `{` to a
+        command as words (`true } always { rm -rf ~ }`), zsh runs what follows them. Each run of words after
+        such a brace is read as a command too (a terminal whose shell is zsh, a `zsh -c` line)."""
+        part: list[str] | None = None
+        parts: list[list[str]] = []
+        for token in words[1:]:
+            if token.value in ("{", "}"):
+                part = []
+                parts.append(part)
+            elif part is not None:
+                part.append(token.value)
+        for found in parts:
+            if found:
+                self.analyze(" ".join(found), depth=depth + 1, via=(*via, "zsh"))
+
     def _substitution(self, script: str, depth: int, via: tuple[str, ...]) -> None:
         """Read a substitution's commands (`$(cmd)`, `<(cmd)`, `>(cmd)`). Those of `>(cmd)` read a
         pipe, not the shell's input (see ``piped``)."""
@@ -1678,6 +1699,8 @@ class Analyzer(Follower, LinkFollower):
             if read is not None:
                 return read
         extra_fed: frozenset[str] = fed_by
+        if self.braces and len(raw.words) > 1:
+            self._zsh_braces(raw.words, depth, via)
         here = self.vals.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
