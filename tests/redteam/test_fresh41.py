@@ -188,6 +188,20 @@ def test_find_with_an_unset_variable_deletes_home_live_and_is_stopped(
         live_then_stopped(tmp_path, engine, home, "find ~ -${t}delete")
 
 
+def test_unstaging_everything_is_no_discard(engine: Engine) -> None:
+    """(safety-net's expectations) `git restore --staged .` only unstages: the work stays, allowed as a single
+    file's unstaging is; restoring the working tree too (`--worktree`, `-SW`, `-s REV .`) still asks."""
+    for command in ["git restore --staged .", "git restore -S :/", "git restore --staged a.py"]:
+        assert engine.check(command).decision == "allow", command
+    for command in [
+        "git restore --staged --worktree .",
+        "git restore -SW .",
+        "git restore .",
+        "git restore -s HEAD~1 .",
+    ]:
+        assert_not_allowed(engine, command)
+
+
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_qualifier_deletes_home_live_and_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """zsh runs an `e` qualifier's code for each file the glob matches (`touch a` gives it one)."""
