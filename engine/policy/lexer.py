@@ -391,6 +391,16 @@ class Lexer:
                 joined = self._array_joined(token, pos)
                 if joined is not None:
                     token, pos = joined, self.pos
+            elif (
+                pos < n
+                and text[pos] == "("
+                and any(c in token.value for c in "*?[")
+                and not text.startswith("()", pos)
+                and not _command_position(tokens)
+            ):
+                qualified = self._glob_qualified(token, pos)
+                if qualified is not None:
+                    token, pos = qualified, self.pos
             regex_next = token.literal == "=~"
             # A word made only of digits right before a redirection is its file descriptor: kept
             # as the operator's ``literal`` (`3< x`: "3"); so is a `{NAME}` one (also left a word).
@@ -433,6 +443,20 @@ class Lexer:
         segs.extend(Seg(SUB, script) for script in substitutions(inner))
         segs.extend(rest.segs)
         return _compound(head.value + text[at : self.pos], segs)
+
+    def _glob_qualified(self, head: Token, at: int) -> Token | None:
+        """(fresh41) `*.py(.e:'CMD':)`, `**/*.txt(om[1])`: a glob word with a parenthesised group right after it and
+        ending the word is zsh's glob qualifier list (bash reads no command there: a syntax error), one word as
+        `*(…)` is; shell._glob_qualifier_scripts reads the code it runs. Only an argument (`[() { …; }` defines a
+        function named `[`); None when the group does not close or text follows it."""
+        text = self.text
+        end = _balanced_end(text, at + 1, ")")
+        if end is None or (end + 1 < len(text) and text[end + 1] not in _BREAK):
+            return None
+        self.pos = end + 1
+        segs = list(head.segs) if head.segs else [Seg(LIT, head.value)]
+        segs.append(Seg(LIT, text[at : end + 1]))
+        return _compound(head.value + text[at : end + 1], segs)
 
     def _arithmetic_command(self) -> bool:
         """`(( expr ))` at the start of a command: no comments, no words, only its substitutions.

@@ -817,6 +817,8 @@ class Analyzer(Follower, LinkFollower):
     # When a dict (session_memory._after): the commands whose input is `>(…)`'s pipe, by id (kept
     # alive), so what a background shell's line starts reading the shell's own input can be told apart.
     piped: dict[int, Command] | None = None
+    # (fresh41) the line holds a `}` (or `{`): a word of one may close or open a group in zsh (see _zsh_braces)
+    braces = False
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1143,6 +1145,8 @@ class Analyzer(Follower, LinkFollower):
     def _analyze(self, text: str, depth: int, via: tuple[str, ...]) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
+        if depth == 0 and ("}" in text or "{" in text):
+            self.braces = True
         if (
             not via
             and self.plain_words
@@ -1329,6 +1333,8 @@ class Analyzer(Follower, LinkFollower):
                             quoted_part = True
                             continue
                     value = self._parameter(seg.text, seg.quoted, subs)
+                if value is None and raw[:1] == "-" and self._empty_in_option(seg.text, raw):
+                    value = ""
                 if value is None:
                     fields[-1].append("$" + seg.text)
                     dynamic = True
@@ -1423,6 +1429,23 @@ class Analyzer(Follower, LinkFollower):
             out.dynamic = out.dynamic or word.dynamic
             out.subs.extend(sub for sub in word.subs if sub not in out.subs)
         return out
+
+    def _zsh_braces(self, words: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        """(fresh41) zsh reads a bare `}` word anywhere on a line as closing a group, and `if COND { … }`,
+        `while COND { … }`, `{ … } always { … }` as its short forms: where bash passes `}` and `{` to a
+        command as words (`true } always { rm -rf ~ }`), zsh runs what follows them. Each run of words after
+        such a brace is read as a command too (a terminal whose shell is zsh, a `zsh -c` line)."""
+        part: list[str] | None = None
+        parts: list[list[str]] = []
+        for token in words[1:]:
+            if token.value in ("{", "}"):
+                part = []
+                parts.append(part)
+            elif part is not None:
+                part.append(token.value)
+        for found in parts:
+            if found:
+                self.analyze(" ".join(found), depth=depth + 1, via=(*via, "zsh"))
 
     def _substitution(self, script: str, depth: int, via: tuple[str, ...]) -> None:
         """Read a substitution's commands (`$(cmd)`, `<(cmd)`, `>(cmd)`). Those of `>(cmd)` read a
@@ -1647,11 +1670,16 @@ class Analyzer(Follower, LinkFollower):
             if read is not None:
                 return read
         extra_fed: frozenset[str] = fed_by
+        if self.braces and len(raw.words) > 1:
+            self._zsh_braces(raw.words, depth, via)
         here = self.vals.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
-        if all(t.literal is not None and not t.brace and "\\" not in t.value for t in raw.words):
+        # (a word ending in `)` may be a glob with zsh's qualifiers, whose code the loop below reads)
+        if all(
+            t.literal is not None and not t.brace and "\\" not in t.value and t.value[-1:] != ")" for t in raw.words
+        ):
             plain = [t.literal for t in raw.words]  # type: ignore[misc]
         else:
             resolved = []
@@ -1661,7 +1689,11 @@ class Analyzer(Follower, LinkFollower):
                 prefixed = assigning
                 assigning = assigning and ASSIGNMENT.match(t.value) is not None
                 self.declaring = self.declaring or assigning  # `p=$PWD/x` keeps a value too
-                resolved.append(self._resolve(t, split=not assigning))
+                word = self._resolve(t, split=not assigning)
+                if t.value[-1:] == ")" and not assigning:
+                    # (fresh41) zsh's glob qualifiers that run code: `*(e:'CMD':)`, `*(+CMD)`
+                    word.subs = [*word.subs, *_glob_qualifier_scripts(t.value)]
+                resolved.append(word)
                 if prefixed and not assigning:  # the command word: `declare x=$PWD` keeps a value
                     self.declaring = t.literal in _DECLARERS
             self.declaring = False
@@ -3502,6 +3534,26 @@ class Analyzer(Follower, LinkFollower):
                 result = self._variable(name)  # as its attributes store it (`declare -i x; ${x:=1-1}` is 0)
         return result
 
+    def _empty_in_option(self, name: str, raw: str) -> bool:
+        """(fresh41) Whether this reading takes variable ``name``, known only at run time, as empty in an
+        option's name spelled with it (`find ~ -${t}delete`, `find . -e${q}xec rm -rf ~ {} +`, `-ok$x`): an
+        unset variable is one value it may have, and the program then reads `-delete`, `-exec`. The first
+        reading keeps it unknown; another takes it empty, every use of it on the line alike (see _default).
+        Only a word of option-name letters and expansions, no value (`-o$dir/x`, `--out=$f` are not)."""
+        if (
+            _OPTION_NAME_WORD.fullmatch(raw) is None
+            or _NAME_OR_DIGIT.fullmatch(name) is None
+            or name in self.namerefs
+            or name in self.vals.assumed
+        ):
+            return False
+        if self._choose(2):
+            self.env[name] = ""
+            self.vals.unset.add(name)
+            return True
+        self.vals.assumed.add(name)
+        return False
+
     def _inherited(self, name: str) -> bool:
         """Whether variable ``name``, which the line has no value for, may hold one the caller chose:
         set by an earlier line of the shell, lost on this one (`read x`), or an uppercase name (one
@@ -5071,6 +5123,8 @@ _ASSIGNED: Final = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:(?:<<|>>|[-+*/%&|^])?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
 )
 _NAME_OR_DIGIT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
+# (fresh41) a word that is an option's name spelled with expansions: `-${t}delete`, `-e"$q"xec`, `--$x`
+_OPTION_NAME_WORD: Final = re.compile(r"--?(?:[A-Za-z0-9_-]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[\"'])*")
 _OPERAND: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
 _INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
 _DEFAULT: Final = re.compile(r"(:?)([-=+?])")
@@ -5087,6 +5141,106 @@ _NOT_PLAIN: Final = re.compile(r"[^A-Za-z0-9_@%+=:,./~^*?\[\] \t-]")
 _PLAIN_MAX: Final = 1024
 # Words _split, _define_functions, _read_loops or _simple read as more than a word somewhere.
 _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
+
+
+_QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
+
+
+def _glob_qualifier_scripts(word: str) -> list[str]:
+    """(fresh41) The shell code zsh runs for a glob word's qualifiers (its final parenthesized group, after a
+    pattern: `*(e:CODE:)`, `**/*(.e{CODE})`, `*(#qe'CODE')`): `e` takes a string between a delimiter and its
+    closing one (zsh runs it for each file, after quote removal), `+NAME` runs the command NAME for each
+    file. Bash reads such a word as a syntax error or an extended pattern: one more reading, for a terminal
+    whose shell is zsh or a `zsh -c` line. A qualifier left unclosed runs the rest of the group."""
+    opens: list[int] = []
+    start = -1
+    glob_before: list[bool] = []
+    quote = ""
+    glob = False
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "(":
+            opens.append(i)
+            glob_before.append(glob)
+        elif c == ")" and opens:
+            at, globbed = opens.pop(), glob_before.pop()
+            start = at if i == len(word) - 1 and (globbed or word.startswith("#q", at + 1)) else -1
+            if start > 0 and word[start - 1] in "$<>=":
+                start = -1  # `$(…)`, `<(…)`, `=(…)`: substitutions, read as such
+        elif c in "*?[":
+            glob = True
+        i += 1
+    if start < 0 or quote:
+        return []
+    group = word[start + 1 : -1]
+    if _unquoted_index(group, "|", 0) < len(group):
+        return []  # `*(a|b)`: a pattern's alternatives (bash's extglob), not qualifiers
+    scripts: list[str] = []
+    j = 0
+    while j < len(group):
+        c = group[j]
+        if c in "eugP" and j + 1 < len(group) and not group[j + 1].isalnum():
+            close = _QUALIFIER_CLOSE.get(group[j + 1], group[j + 1])
+            end = _unquoted_index(group, close, j + 2)
+            if c == "e":
+                scripts.append(_without_quotes(group[j + 2 : end]))
+            j = end + 1
+        elif c == "+" and (name := _QUALIFIER_NAME.match(group, j + 1)) is not None:
+            scripts.append(name.group())
+            j = name.end()
+        else:
+            j += 1
+    return scripts
+
+
+def _unquoted_index(text: str, char: str, start: int) -> int:
+    """The index of the first ``char`` in ``text`` from ``start`` outside quotes; len(text) when none."""
+    quote = ""
+    i = start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c == char:
+            return i
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        i += 1
+    return len(text)
+
+
+def _without_quotes(text: str) -> str:
+    """``text`` after the shell's quote removal (quotes dropped, a backslash keeps the next character)."""
+    out: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote and c == quote:
+            quote = ""
+        elif not quote and c in "'\"":
+            quote = c
+        elif c == "\\" and quote != "'" and i + 1 < len(text):
+            i += 1
+            out.append(text[i])
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _plain_words(text: str) -> list[str] | None:
