@@ -213,9 +213,9 @@ def test_a_decompressors_suffix_or_output_folder_writes_a_start_up_file(engine: 
 
 
 # -- 5. the policy's native classes ----------------------------------------------------------------------------------
-# adv40b: Run, CompiledPattern and CompiledPolicy became native classes at stop 40 (b28213c) and took a new value for a
-# field (as FrozenRecords they raised FrozenInstanceError), as Program and Matcher had since stop 33. Closed at stop 41
-# (lead41): their fields are `Final`, read-only under mypyc, and in the pure Python build (engine.records.native_record).
+# adv40b: Run, CompiledPattern and CompiledPolicy became native classes at stop 40 (b28213c) and took a new value
+# for a field (as FrozenRecords they raised FrozenInstanceError), as Program and Matcher had since stop 33. Closed at
+# stop 41 (lead41): their fields are `Final`, read-only under mypyc and in the pure build (records.native_record).
 def test_the_policys_records_refuse_a_new_value(engine: Engine) -> None:
     policy = engine.snapshot.policy
     program = policy.programs.get("rg")
