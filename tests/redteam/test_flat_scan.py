@@ -218,16 +218,31 @@ UNREAD = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="flat scan (text past 64 KiB or the token budget) reads no brace "
-    "expansion, IFS or variable: hardline alone, a non-grantable ask when padded",
-)
+# (stop 41, lead41: the flat scan's expanded reading, evaluate._flat_expanded; a non-grantable ask before)
 @pytest.mark.parametrize("command", UNREAD)
 def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: str) -> None:
     assert judge(engine, command).hardline
-    verdict = judge(engine, "echo " + "a" * MAX_LENGTH + "; " + command)
-    assert (verdict.decision, verdict.hardline) == ("deny", True)
+    for padded in ("echo " + "a" * MAX_LENGTH + "; " + command, command + "; " + PADDING):
+        verdict = judge(engine, padded)
+        assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+EXPANDED_NEAR = [
+    "{ls,-la,~}",
+    "ls${IFS}-la${IFS}~",
+    "a=ls; $a -la ~",
+    "x=build; rm -rf $x",
+    "rm -rf build/{a,b}",
+    "x=~; ls $x",
+    "echo ~{/,}",
+]
+
+
+@pytest.mark.parametrize("command", EXPANDED_NEAR)
+def test_harmless_expansions_keep_a_long_line_an_ask(engine: Engine, command: str) -> None:
+    """The expanded reading finds what its words run, no more: a long line of harmless ones stays an ask."""
+    verdict = judge(engine, PADDING + command)
+    assert verdict.decision == "ask" and not verdict.hardline, command
 
 
 # -- an archive extracted in a folder above start-up files: found by adv4, not fixed -------------
