@@ -20,13 +20,14 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from time import thread_time
 
 from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
-from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError
+from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError, expand_braces
 from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
@@ -117,6 +118,16 @@ _FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more r
 # `cd build; dd if=aN of=b; ...` at 64 KiB took 2-4 s, blocking the caller).
 FLAT_SECONDS = 0.25
 _UNJUDGED = "unjudged_text"
+# (lead41) The flat scan's expanded reading (_flat_expanded): what bash's simplest expansions make of the text.
+_FLAT_IFS: Final = re.compile(r"\$(?:IFS(?![A-Za-z0-9_])|\{IFS\})")
+# `NAME=VALUE` at the start of a word: the look-behind first, so a run of letters is not tried at each position
+_FLAT_ASSIGN: Final = re.compile(r"(?<![^\s;&|(])([A-Za-z_][A-Za-z0-9_]{0,63})=([^\s;&|()<>`]{1,128})(?![^\s;&|()<>`])")
+_FLAT_REFERENCE: Final = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]{0,63})\}|([A-Za-z_][A-Za-z0-9_]{0,63})(?![A-Za-z0-9_]))"
+)
+_FLAT_WORD_CUTS: Final = re.compile(r"([\s;&|()<>`]+)")
+_FLAT_EXPANSIONS: Final = 64  # names, or brace words, the expanded reading takes at most
+_FLAT_ROOM: Final = 16 * 1024  # characters it may add to the text
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
 _FLAT_FOLDERS = 8  # folders a `cd` names that the flat scan judges each run in (see _flat_directories)
@@ -983,6 +994,17 @@ class Evaluator:
         return found
 
     def _flat_read(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
+        found = self._flat_words(text, index, judged)
+        expanded = _flat_expanded(text)
+        if expanded is not None:
+            seen = {(m.key, m.command) for m in found}
+            for match in self._flat_words(expanded, index, judged):
+                if (match.key, match.command) not in seen:
+                    seen.add((match.key, match.command))
+                    found.append(match)
+        return found
+
+    def _flat_words(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
 
         Quoting is removed and the text is cut at every character that may end a command;
@@ -2742,6 +2764,55 @@ def _unread(paths: list[str]) -> list[Match]:
 
 def _first(hit: tuple[int, Match]) -> int:
     return hit[0]
+
+
+def _flat_expanded(text: str) -> str | None:
+    """(lead41) The flat scan's second reading of a long text: the words bash's simplest expansions make, which
+    the flat scan (no shell) does not (test_flat_scan: `{rm,-rf,~}`, `rm${IFS}-rf${IFS}~`, `a=rm; $a -rf ~`,
+    `x=~; rm -rf $x`, `rm -rf ~{/,}` were a non-grantable ask past 64 KiB, hardline alone). `$IFS` is a blank;
+    a `$NAME` the text assigns a plain value somewhere (`NAME=VALUE` at a word's start: the last one, whatever
+    the order: the flat scan keeps none) is that value; a word with a brace group is the words it expands to.
+    None when nothing changes. Linear in the text, at most _FLAT_ROOM characters longer; at most _FLAT_EXPANSIONS
+    names and brace words."""
+    if "$" not in text and "{" not in text:
+        return None
+    out = text
+    room = [_FLAT_ROOM]  # characters the reading may add
+    if "$IFS" in out or "${IFS}" in out:
+        out = _FLAT_IFS.sub(" ", out)
+    if "=" in out and "$" in out:
+        values: dict[str, str] = {}
+        for found in _FLAT_ASSIGN.finditer(out):
+            values[found.group(1)] = found.group(2)
+            if len(values) >= _FLAT_EXPANSIONS:
+                break
+        if values:
+            out = _FLAT_REFERENCE.sub(partial(_flat_value, values, room), out)
+    if "{" in out and "}" in out:
+        words = _FLAT_WORD_CUTS.split(out)
+        tried = 0
+        for i in range(0, len(words), 2):  # (the odd items are the cuts between words)
+            word = words[i]
+            if "{" in word and len(word) <= 128:
+                expanded = " ".join(expand_braces(word)[0])
+                grown = len(expanded) - len(word)
+                if expanded != word and grown <= room[0]:
+                    room[0] -= max(grown, 0)
+                    words[i] = expanded
+                tried += 1
+                if tried >= _FLAT_EXPANSIONS or room[0] < 64:
+                    break
+        out = "".join(words)
+    return None if out == text else out
+
+
+def _flat_value(values: dict[str, str], room: list[int], found: re.Match[str]) -> str:
+    """A `$NAME` of the flat text as _flat_expanded reads it: its value, while the reading has ``room`` left."""
+    value = values.get(found.group(1) or found.group(2))
+    if value is None or len(value) > room[0]:
+        return found.group(0)
+    room[0] -= len(value)
+    return value
 
 
 def _flat_commands(

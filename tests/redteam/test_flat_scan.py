@@ -218,16 +218,31 @@ UNREAD = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="flat scan (text past 64 KiB or the token budget) reads no brace "
-    "expansion, IFS or variable: hardline alone, a non-grantable ask when padded",
-)
+# (stop 41, lead41: the flat scan's expanded reading, evaluate._flat_expanded; a non-grantable ask before)
 @pytest.mark.parametrize("command", UNREAD)
 def test_shell_expansions_stay_hardline_in_a_long_line(engine: Engine, command: str) -> None:
     assert judge(engine, command).hardline
-    verdict = judge(engine, "echo " + "a" * MAX_LENGTH + "; " + command)
-    assert (verdict.decision, verdict.hardline) == ("deny", True)
+    for padded in ("echo " + "a" * MAX_LENGTH + "; " + command, command + "; " + PADDING):
+        verdict = judge(engine, padded)
+        assert (verdict.decision, verdict.hardline) == ("deny", True)
+
+
+EXPANDED_NEAR = [
+    "{ls,-la,~}",
+    "ls${IFS}-la${IFS}~",
+    "a=ls; $a -la ~",
+    "x=build; rm -rf $x",
+    "rm -rf build/{a,b}",
+    "x=~; ls $x",
+    "echo ~{/,}",
+]
+
+
+@pytest.mark.parametrize("command", EXPANDED_NEAR)
+def test_harmless_expansions_keep_a_long_line_an_ask(engine: Engine, command: str) -> None:
+    """The expanded reading finds what its words run, no more: a long line of harmless ones stays an ask."""
+    verdict = judge(engine, PADDING + command)
+    assert verdict.decision == "ask" and not verdict.hardline, command
 
 
 # -- an archive extracted in a folder above start-up files: found by adv4, not fixed -------------
@@ -585,3 +600,22 @@ def test_flat_scan_tables_are_built_with_the_engines_evaluator(work_engine: Engi
     other = evaluate.Evaluator(first.policy, places.cwd, places)
     assert other.classifier._plain is None  # built on demand (a guard event's evaluator judges one call)
     assert other.classifier._plain_finders()[0] is first.classifier._plain_finders()[0]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a=" + "x" * 128 + "; " + "$a " * 30000,  # one value referred to 30,000 times
+        "{" + ",".join(["{a,b,c,d}"] * 12) + "} " * 6000,  # brace words of 48 words each
+        "".join(f"v{i}={i}; " for i in range(5000)) + "$v1 " * 20000,  # more names than it takes
+    ],
+)
+def test_the_expanded_reading_of_a_long_text_stays_bounded(text: str) -> None:
+    """The flat scan's expanded reading (evaluate._flat_expanded) adds at most _FLAT_ROOM characters, whatever the
+    text asks for: a text built to grow it does not make the flat scan read megabytes."""
+    from engine.policy.evaluate import _FLAT_ROOM, _flat_expanded
+
+    expanded = _flat_expanded(text)
+    assert expanded is not None and expanded != text
+    assert len(expanded) <= len(text) + _FLAT_ROOM
+    assert _flat_expanded("echo " + "a" * MAX_LENGTH) is None  # nothing to expand: no second reading
