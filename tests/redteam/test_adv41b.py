@@ -1,0 +1,208 @@
+"""adv41b (stop 41, issue 8): an adaptive caller against where stop 41 made the detector more lenient.
+
+1. LIBRARY FOLDERS AS SYSTEM FOLDERS (argv.in_system_folder): /usr/lib/ and the other library folders hold package
+   managers' trees, and as root `npm link` makes /usr/lib/node_modules/NAME a link to the caller's folder: `npm
+   link` then `/usr/lib/node_modules/x/sudo -V -c 'rm -rf ~'` ran the caller's ./sudo (allowed), as did `--help`
+   after a hardline verb and `scp -S`/`sort --compress-program=` naming a program there. A program in a library
+   folder counts as the system's only in it or one folder below it (/usr/lib/git-core/git); Nix's per-user
+   profiles (the users' own) are no system folder.
+2. SOURCED UNSEEN: `.`/source/eval spelled or placed where the text's pattern does not look (`\\. ./e`, `'.' ./e`,
+   `so''urce`, `if . ./e; then`, `2>/dev/null . ./e`, `command -p .`, `trap '. ./e' DEBUG`) and POSIXLY_CORRECT
+   named with quotes inside (`export POSIXLY_CORR''ECT=1`) let a later `shutdown now --help` be lowered to an ask
+   (a human approving "help" would shut the machine down): read from the line's commands now, a hardline again.
+3. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
+   'clean -fdx'; git r`) runs the verb it names, unread (strict xfail).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import allowed_payloads, flagged_near_misses, run_confined
+
+# -- 1. a program in a library folder's package tree -----------------------------------------------------------------
+LIBRARY = [
+    "/usr/lib/node_modules/x/sudo -V -c 'rm -rf ~'",
+    "/usr/lib/node_modules/@s/x/sudo -V -c 'rm -rf ~'",
+    "/usr/lib/node_modules/x/systemctl --help reboot",
+    "/usr/lib/node_modules/x/sudo --help rm -rf ~",
+    "/usr/lib//node_modules/./x/sudo -V -c 'rm -rf ~'",
+    "/lib/node_modules/x/sudo -V -c 'rm -rf ~'",
+    "/usr/lib/python3/dist-packages/x/systemctl --help poweroff",
+    "/usr/libexec/a/b/sudo -V -c 'rm -rf ~'",
+    "scp -S /usr/lib/node_modules/x/ssh a b:",
+    "sort --compress-program=/usr/lib/node_modules/x/gz -S 1 big.txt",
+    "/nix/var/nix/profiles/per-user/me/sudo -V -c 'rm -rf ~'",
+    "/nix/var/nix/profiles/per-user/me/profile/bin/systemctl --help reboot",
+    "scp -S /nix/var/nix/profiles/per-user/me/x a b:",
+]
+LIBRARY_NEAR = [
+    "/usr/lib/git-core/git status",
+    "/usr/libexec/git-core/git log --oneline",
+    "/lib64/ld-linux-x86-64.so.2 --list /bin/ls",
+    "scp -S /usr/lib/openssh/ssh-x a b:",
+    "/usr/lib/systemd/systemd --help",
+    "/usr/bin/sudo --help reboot",
+    "/usr/bin/./sudo -V",
+    "/nix/var/nix/profiles/default/bin/nix --help",
+    "/run/current-system/sw/bin/systemctl --help reboot",
+    "/usr/lib/jvm/java-17/bin/java -version",
+    "node /usr/lib/node_modules/npm/bin/npm-cli.js --version",
+    "npm link",
+]
+
+
+def test_a_program_in_a_library_folders_package_tree_is_not_the_systems(engine: Engine) -> None:
+    assert allowed_payloads(engine, LIBRARY) == []
+
+
+def test_the_systems_programs_in_library_folders_stay_allowed(engine: Engine) -> None:
+    assert flagged_near_misses(engine, LIBRARY_NEAR) == []
+
+
+def _overlay_works() -> bool:
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("npm") is None:
+        return False
+    if not Path("/usr/lib/node_modules").is_dir():
+        return False
+    done = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, timeout=30, check=False
+    )
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not _overlay_works(), reason="needs root, unshare, npm and /usr/lib/node_modules")
+def test_npm_link_puts_the_callers_sudo_in_usr_lib_and_running_it_is_refused(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """Live, in a private mount namespace whose /usr/lib/node_modules is an overlay (the machine's is untouched):
+    `npm link` links the project there, and the second call deletes the fake home. Through the engine the first
+    call is allowed (an ordinary command) and the second refused."""
+    live = tmp_path / "live"
+    home, proj = live / "home", live / "proj"
+    for folder in (live / "up", live / "wk", home, proj):
+        folder.mkdir(parents=True)
+    (home / "notes.txt").write_text("keep me\n")
+    (proj / "package.json").write_text(json.dumps({"name": "x", "version": "1.0.0"}))
+    shutil.copyfile("/bin/dash", proj / "sudo")
+    (proj / "sudo").chmod(0o755)
+    payload = "/usr/lib/node_modules/x/sudo -V -c 'rm -rf ~'"
+    script = (
+        f"mount -t overlay overlay -o lowerdir=/usr/lib/node_modules,upperdir={live}/up,workdir={live}/wk "
+        f"/usr/lib/node_modules && cd {proj} && npm link --offline --no-audit --no-fund >/dev/null 2>&1 && {payload}"
+    )
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env, timeout=120, check=False)
+    assert not home.exists(), "the linked sudo should delete the home unguarded"
+    assert not Path("/usr/lib/node_modules/x").exists()
+    engine, fake_home, root = plain_harm
+    shutil.copyfile("/bin/dash", root / "sudo")
+    os.utime(root / "sudo", (1e9, 1e9))  # a checkout's: only the command's reading can refuse it
+    assert engine.check("npm link").decision == "allow"
+    verdict = engine.check(payload)
+    assert verdict.decision != "allow", verdict
+    assert home_intact(fake_home)
+
+
+# -- 2. a file sourced, or POSIXLY_CORRECT named, where the text's pattern does not look -------------------------------
+SOURCED = [
+    "\\. ./e; shutdown now --help",
+    "'.' ./e; shutdown now --help",
+    '"source" ./e; shutdown now --help',
+    "so''urce ./e; systemctl reboot --help",
+    "if . ./e; then shutdown now --help; fi",
+    "while source ./e; do shutdown now --help; done",
+    "2>/dev/null . ./e; shutdown now --help",
+    "command -p . ./e; shutdown now --help",
+    "time -p . ./e; shutdown now --help",
+    "trap '. ./e' DEBUG; shutdown now --help",
+    '\\eval "$(cat e)"; shutdown now --help',
+    "export POSIXLY_CORR''ECT=1; shutdown now --help",
+    "env POSIXLY_CORRE\\CT=1 shutdown now --help",
+    'declare -x POSIXLY_"CORRECT"=1; systemctl poweroff --help',
+]
+
+
+@pytest.mark.parametrize("command", SOURCED)
+def test_a_file_sourced_or_posixly_correct_named_by_any_spelling_keeps_the_hardline(
+    engine: Engine, command: str
+) -> None:
+    verdict = engine.check(command)
+    assert (verdict.decision, verdict.hardline) == ("deny", True), command
+
+
+@pytest.mark.parametrize(
+    "command", ["cd . && shutdown now --help", "ls . -a; systemctl reboot --help", "shutdown now --help"]
+)
+def test_a_dot_operand_still_lets_help_ask(engine: Engine, command: str) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision == "ask" and not verdict.hardline, command
+
+
+def test_a_backslashed_dot_sources_the_file_and_makes_a_later_help_an_operand(tmp_path: Path) -> None:
+    """The mechanism, harmless: `\\. ./e` sources e as `. ./e` does; its POSIXLY_CORRECT makes `ls x --help` list
+    x (as `shutdown now --help` would shut down)."""
+    _, _, said = run_confined(tmp_path, "printf 'export POSIXLY_%s=1\\n' CORRECT > e; \\. ./e; touch x; ls x --help")
+    assert "Usage" not in said and "--help" in said, said
+
+
+def _shell_writes(engine: Engine, before: list[str], last: str) -> tuple[object, list[str]]:
+    """A background bash sent ``before`` (approved when asked), then ``last``: its result and what was asked."""
+    asked: list[str] = []
+
+    def answer(request: object) -> str:
+        text = str(request.args.get("input", ""))  # type: ignore[attr-defined]
+        asked.append(text)
+        return "once" if text in before else "deny"
+
+    engine.set_approval_callback(answer)
+    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    assert started.ok, started.error
+    pid = str(json.loads(started.output)["process_id"])
+    try:
+        for text in before:
+            sent = engine.call("process", {"action": "write", "process_id": pid, "input": text}, session_id="s1")
+            assert sent.ok, (text, sent.error)
+        result = engine.call("process", {"action": "write", "process_id": pid, "input": last}, session_id="s1")
+    finally:
+        engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+        engine.set_approval_callback(None)
+    return result, asked
+
+
+@pytest.mark.parametrize("earlier", ["\\. ./e\n", "if . ./e; then :; fi\n", "export POSIXLY_CORR''ECT=1\n"])
+def test_a_background_shells_earlier_unseen_source_keeps_the_hardline(
+    work_engine: Engine, work: Path, monkeypatch: pytest.MonkeyPatch, earlier: str
+) -> None:
+    monkeypatch.chdir(work)
+    (work / "e").write_text("export POSIXLY_CORRECT=1\n")
+    os.utime(work / "e", (1e9, 1e9))
+    result, asked = _shell_writes(work_engine, [earlier], "shutdown now --help\n")
+    assert not result.ok and result.error.type == "denied", result.output  # type: ignore[attr-defined]
+    assert "shutdown now --help\n" not in asked, asked
+
+
+# -- 3. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
+GIT_ALIASES = [
+    "git -c alias.r='reset --hard' r",
+    "git -c alias.r='clean -fdx' r",
+    "git -c alias.r='restore --worktree' r --staged .",
+    "git config alias.r 'reset --hard'; git r",
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a git alias naming a verb (not a `!` shell line) runs `git VERB ARGS`: neither `-c alias.X=VERB` nor an "
+    "alias set by `git config` is expanded before the verb is read (pre-existing; needs an alias table per line)",
+)
+def test_a_git_alias_naming_a_destructive_verb_is_not_allowed(engine: Engine) -> None:
+    assert allowed_payloads(engine, GIT_ALIASES) == []
