@@ -15,7 +15,9 @@
    extglob group is, its substitutions judged.
 4. GZIP -N: decompressing with -N/--name writes the name the input's header holds beside the input (`gunzip -N
    ~/x.gz` wrote ~/.bashrc, allowed): asks in a protected folder, the project's top, or for an input outside it.
-5. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
+5. SERVED TERMINALS: a web terminal or super-server serving tmux, screen, an editor, a pager or a debugger (`ttyd -W
+   tmux`, `tcpserver 0 23 vim`) serves a shell one keystroke away: reverse_shell's served-program list takes them.
+6. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
    'clean -fdx'; git r`) runs the verb it names, unread (strict xfail).
 """
 
@@ -268,7 +270,37 @@ def test_gunzip_n_writes_the_headers_bashrc_unguarded_and_is_refused(
     assert not (fake_home / ".bashrc").exists() and (fake_home / "x.gz").is_file()
 
 
-# -- 5. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
+# -- 5. served terminals that run a shell at a keystroke -------------------------------------------------------------
+SERVED = [
+    "ttyd -W tmux",
+    "ttyd -W screen",
+    "gotty -w vim",
+    "tcpserver 0 4444 tmux",
+    "tcpsvd 0 2323 /usr/bin/vi",
+    "gotty -w less x.log",
+    "websocketd --port=8080 gdb",
+    "ttyd -W ipython3",
+]
+SERVED_NEAR = [
+    "ttyd htop",
+    "gotty top",
+    "tcpsvd 127.0.0.1 8080 ./server",
+    "tmux",
+    "vim x.py",
+    "less x.log",
+    "websocketd --port=8080 ./count.sh",
+]
+
+
+def test_a_served_multiplexer_editor_or_pager_is_a_served_shell(engine: Engine) -> None:
+    assert allowed_payloads(engine, SERVED) == []
+
+
+def test_served_viewers_and_local_editors_stay_allowed(engine: Engine) -> None:
+    assert flagged_near_misses(engine, SERVED_NEAR) == []
+
+
+# -- 6. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
 GIT_ALIASES = [
     "git -c alias.r='reset --hard' r",
     "git -c alias.r='clean -fdx' r",
