@@ -17,7 +17,9 @@
    ~/x.gz` wrote ~/.bashrc, allowed): asks in a protected folder, the project's top, or for an input outside it.
 5. SERVED TERMINALS: a web terminal or super-server serving tmux, screen, an editor, a pager or a debugger (`ttyd -W
    tmux`, `tcpserver 0 23 vim`) serves a shell one keystroke away: reverse_shell's served-program list takes them.
-6. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
+6. DAEMONS: dhcpcd -c, wpa_cli -a, xautolock -locker, pppd connect and s6-supervise DIR run a script the session
+   wrote (allowed): executors rows as adv41's udhcpc/runsv ones.
+7. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
    'clean -fdx'; git r`) runs the verb it names, unread (strict xfail).
 """
 
@@ -27,13 +29,22 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import allowed_payloads, flagged_near_misses, run_confined
+from tests.redteam.harm import (
+    Case,
+    allowed_payloads,
+    assert_verdict,
+    flagged_near_misses,
+    policy_project,
+    run_confined,
+    verdict_cases,
+)
 
 # -- 1. a program in a library folder's package tree -----------------------------------------------------------------
 LIBRARY = [
@@ -300,7 +311,39 @@ def test_served_viewers_and_local_editors_stay_allowed(engine: Engine) -> None:
     assert flagged_near_misses(engine, SERVED_NEAR) == []
 
 
-# -- 6. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
+# -- 6. more daemons running a script the session wrote -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "adv41b", "kind: ApprovalPolicy\n") as project:
+        yield project
+
+
+KIT = {"x.sh": "#!/bin/sh\nrm -rf ~\n"}
+DAEMONS: dict[str, Case] = {
+    "dhcpcd": (KIT, "dhcpcd -c ./x.sh eth0"),
+    "dhcpcd-long": (KIT, "dhcpcd --script=./x.sh eth0"),
+    "wpa_cli": (KIT, "wpa_cli -B -a ./x.sh"),
+    "xautolock": (KIT, "xautolock -time 5 -locker ./x.sh"),
+    "pppd": (KIT, "pppd /dev/ttyS0 connect ./x.sh"),
+    "s6-supervise": ({"d/run": "#!/bin/sh\nrm -rf ~\n"}, "s6-supervise d"),
+}
+DAEMONS_NEAR: dict[str, Case] = {
+    "dhcpcd": ({}, "dhcpcd eth0"),
+    "wpa_cli": ({}, "wpa_cli status"),
+    "xautolock": ({}, "xautolock -time 10 -locker slock"),
+    "pppd": ({}, "pppd call isp"),
+    "s6-supervise": ({}, "s6-supervise /run/service/x"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(DAEMONS, DAEMONS_NEAR))
+def test_a_daemon_running_a_written_script_is_judged(
+    loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(loaded, case, allowed, session)
+
+
+# -- 7. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
 GIT_ALIASES = [
     "git -c alias.r='reset --hard' r",
     "git -c alias.r='clean -fdx' r",
