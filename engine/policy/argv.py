@@ -463,6 +463,16 @@ SYSTEM_FOLDERS: Final = (
 )
 
 
+# (adv41b) The library folders hold more than the system's programs: package managers install their trees there,
+# and as root `npm link` makes /usr/lib/node_modules/NAME a link to the caller's folder (`npm link` then
+# `/usr/lib/node_modules/NAME/sudo -V -c TEXT` ran the caller's ./sudo unread). A program in one counts only in the
+# folder itself or one folder below it (/usr/lib/git-core/git, /usr/lib/openssh/sftp-server, /lib64/ld-linux-...).
+_LIBRARY_FOLDERS: Final = ("/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/", "/lib32/", "/usr/lib32/", "/usr/libexec/")
+# (adv41b) Nix's per-user profiles are the users' own (each user's folder is theirs; `nix-env -p` puts any derivation
+# there): no system folder
+_USERS_FOLDERS: Final = ("/nix/var/nix/profiles/per-user/",)
+
+
 def in_system_folder(path: str) -> bool:
     """Whether ``path`` (a program's, or a PATH entry's with `/` added) is in one of SYSTEM_FOLDERS as the kernel
     resolves it. `/./` and `//` inside are read away; a leading `//` is not (POSIX leaves its meaning to the
@@ -473,7 +483,13 @@ def in_system_folder(path: str) -> bool:
         if "/.." in path:
             return False
         path = posixpath.normpath(path) + ("/" if path.endswith("/") else "")
-    return path.startswith(SYSTEM_FOLDERS)
+    if not path.startswith(SYSTEM_FOLDERS) or path.startswith(_USERS_FOLDERS):
+        return False
+    for folder in _LIBRARY_FOLDERS:
+        if path.startswith(folder):
+            # (adv41b) at most one folder below a library folder (/usr/lib/git-core/git, /usr/libexec/x)
+            return path.count("/", len(folder)) <= 1
+    return True
 
 
 def system_program(word: str) -> bool:

@@ -19,7 +19,7 @@ import itertools
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from time import thread_time
 
@@ -884,6 +884,7 @@ class Evaluator:
                     and not environ
                     and not _posixly_correct(text)
                     and not _environment_unknown(command, text, self.policy.programs.keeps_environment)
+                    and not sets_unnamed(commands)
                 )
             # a quiet reading's matches are kept apart: they hide no match of the same text read for certain
             # (`tmux new -d \; run reboot` reads `reboot` both ways)
@@ -1467,6 +1468,22 @@ def _environment_unknown(command: Command, text: str, keeps: frozenset[str]) -> 
         if name in SHELLS and (name in ("zsh", "fish", "csh", "tcsh") or _LOGIN_SHELL.search(text) is not None):
             return True
     return _SETS_UNNAMED.search(text) is not None
+
+
+# (adv41b) The builtins that run a file's or a text's commands in the shell itself: any variable may be set
+_SOURCING: Final = frozenset({".", "source", "eval"})
+
+
+def sets_unnamed(commands: Sequence[Command]) -> bool:
+    """(adv41b) Whether a command the line's reading found may set variables no word of the line names, or names
+    POSIXLY_CORRECT once its quotes are read: `.`/source/eval however the line spells or places them (`\\. ./e`,
+    `'.' ./e`, `so''urce ./e`, `if . ./e; then`, `2>/dev/null . ./e`, `command -p . ./e`, `trap '. ./e' DEBUG`: the
+    text's pattern, _SETS_UNNAMED, reads a `.` only after a command's start), `export POSIXLY_CORR''ECT=1`. Read
+    only where a later `--help` would lower a hardline match."""
+    for command in commands:
+        if command.name in _SOURCING or any("POSIXLY_CORRECT" in word for word in command.argv):
+            return True
+    return False
 
 
 def _by_name_alone(matcher: Matcher) -> bool:

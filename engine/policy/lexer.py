@@ -453,9 +453,14 @@ class Lexer:
         end = _balanced_end(text, at + 1, ")")
         if end is None or (end + 1 < len(text) and text[end + 1] not in _BREAK):
             return None
-        self.pos = end + 1
         segs = list(head.segs) if head.segs else [Seg(LIT, head.value)]
-        segs.append(Seg(LIT, text[at : end + 1]))
+        # (adv41b) read as an extglob group is: zsh expands `$(…)`, `` `…` `` and `$x` in the word before it globs
+        # (`ls *.py($(rm -rf ~))` ran rm in zsh; one literal part hid it)
+        self.pos = at
+        self._group(segs)
+        if self.pos != end + 1:
+            self.pos = at
+            return None
         return _compound(head.value + text[at : end + 1], segs)
 
     def _arithmetic_command(self) -> bool:

@@ -1227,8 +1227,12 @@ def _after(
             return ShellState((), None, None, (), (), (), None, replaced=language)
         what = f"a {language} program" if language else "a program"
         return replace(lost_state(f"{what} it started reads what is written to the shell (its input)"), replaced="")
+    from engine.policy.evaluate import sets_unnamed  # noqa: PLC0415
+
     state = shell_state_of(analyzer)
-    if state.lost is None and ((shell is not None and shell.environ) or sets_environment(lines)):
+    if state.lost is None and (
+        (shell is not None and shell.environ) or sets_environment(lines) or sets_unnamed(analyzer.commands)
+    ):
         state = replace(state, environ=True)
     if readers and not copied and state.lost is None and _copies_input(analyzer, False)[1]:
         state = replace(state, copied=True)  # `exec 3<&0`: a later `sh /dev/fd/3` reads the shell's input
