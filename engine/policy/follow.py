@@ -536,6 +536,9 @@ class Follower:
         found_payloads = _payloads(run, values)
         if source == "operands" and (run.strip or run.append or run.into):
             found_payloads = renamed(run, parsed, values, found_payloads)
+        if run.language == "pipe" and run.kind == "shell" and len(found_payloads) > 1:
+            # (xfail41b) the command lines are the stages of one pipe (`mispipe CMD1 CMD2` is `CMD1 | CMD2`)
+            found_payloads = [" | ".join(f"({p}\n)" for p in found_payloads if p is not None)]
         for found in found_payloads:
             payload = found
             if payload is not None and run.variable:

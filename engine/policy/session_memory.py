@@ -45,7 +45,7 @@ from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
-from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files
+from engine.policy.trees import COMPRESSORS, SPLITTERS, TREE_READERS, compressed_files, split_prefix
 
 MAX_SESSIONS = 1024
 MAX_FILES = 256  # files remembered with their content, per session
@@ -490,7 +490,7 @@ class SessionMemory:
     @staticmethod
     def _split(view: SessionView, commands: list[Any], read: tuple[str, ...], workdir: str) -> None:
         """`split -b 1k x.tgz p_`: its pieces p_aa, p_ab, ... hold what x.tgz held (open37; the lock held)."""
-        if (view.files.archives or read) and any(c.name in _SPLITTERS for c in commands):
+        if (view.files.archives or read) and any(c.name in SPLITTERS for c in commands):
             for prefix, held in _split_pieces(commands, view.files.archives, read, workdir):
                 view.files.hold(prefix, held)
 
@@ -960,12 +960,6 @@ def held_by(archives: dict[str, tuple[str, ...]], key: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-# split's and csplit's options that take a value (GNU coreutils), and the prefix each names its pieces with unless told
-_SPLIT_VALUES = frozenset({"a", "b", "C", "l", "n", "t", "suffix-length", "bytes", "line-bytes", "lines", "number"})
-_SPLIT_VALUES |= frozenset({"separator", "additional-suffix", "filter", "f", "prefix", "suffix-format", "digits"})
-_SPLITTERS = {"split": "x", "gsplit": "x", "csplit": "xx", "gcsplit": "xx"}
-
-
 def _split_pieces(
     commands: list[Any], archives: dict[str, tuple[str, ...]], read: tuple[str, ...], workdir: str
 ) -> list[tuple[str, tuple[str, ...]]]:
@@ -974,40 +968,10 @@ def _split_pieces(
     each piece it names from the prefix holds part of it, which may be the secret (redt36's open split)."""
     found: list[tuple[str, tuple[str, ...]]] = []
     for command in commands:
-        default = _SPLITTERS.get(command.name)
-        if default is None:
+        if command.name not in SPLITTERS:
             continue
         cwd = command.cwd or ""
-        operands: list[str] = []
-        prefix: str | None = None
-        argv = command.argv
-        i = 1
-        while i < len(argv):
-            word = argv[i]
-            if word == "--":
-                operands.extend(argv[i + 1 :])
-                break
-            if word.startswith("--") and len(word) > 2:
-                name, eq, value = word[2:].partition("=")
-                if name in _SPLIT_VALUES and not eq:
-                    value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
-                if name == "prefix":
-                    prefix = value
-            elif word.startswith("-") and len(word) > 1:
-                for at, letter in enumerate(word[1:], 2):
-                    if letter in _SPLIT_VALUES:
-                        value = word[at:]
-                        if not value:
-                            value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
-                        if letter == "f" and command.name in ("csplit", "gcsplit"):
-                            prefix = value
-                        break
-            else:
-                operands.append(word)
-            i += 1
-        source = operands[0] if operands else "-"
-        if prefix is None:
-            prefix = operands[1] if command.name in ("split", "gsplit") and len(operands) > 1 else default
+        source, prefix = split_prefix(command)
         if not prefix or "$" in prefix:
             continue
         held: list[str] = []

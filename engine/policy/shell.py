@@ -57,7 +57,7 @@ from engine.policy.lexer import (
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, UNPACKED_HERE, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
-from engine.policy.trees import FOLLOWERS
+from engine.policy.trees import FOLLOWERS, SPLITTERS, split_prefix
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
@@ -114,7 +114,9 @@ _WRITE_REDIRECTS: Final = frozenset({">", ">|", ">>", "&>", "&>>"})
 _COPIERS: Final = frozenset(
     {"cp", "mv", "install", "rsync", "ln", "link", "gcp", "gmv", "ginstall"}
 )  # copies keep the text
-_FILE_WRITERS: Final = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS  # write files named by their arguments
+# (xfail41b) copiers under another name: `git mv SRC DST`, `cpio -p DIR` (the names its input lists)
+_OTHER_COPIERS: Final = frozenset({"git", "cpio"})
+_FILE_WRITERS: Final = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS | _OTHER_COPIERS  # write files they name
 _COPY_VALUED: Final = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
@@ -826,6 +828,8 @@ class Analyzer(Follower, LinkFollower):
         self.session = session
         self.unread: list[str] = []  # files the line runs that were written but cannot be read
         self.moved: list[str] = _NO_ITEMS  # files moved away (mv SRC ...)
+        # (xfail41b) prefixes a program names its outputs from (`split x p`: paa, pab ...; a writer's `output: "{}*"`)
+        self.prefixed: list[str] = _NO_ITEMS
         self.edited: list[str] = _NO_ITEMS  # files edited in place (sed -i, perl -i ...): their text after is unknown
         self.commands: list[Command] = []
         self.env = fresh_variables(_FRESH_ENV)  # what is known of the line's variables (lost ones too)
@@ -2236,7 +2240,7 @@ class Analyzer(Follower, LinkFollower):
                     or (self.fetched and "/" in argv[0])
                 ):
                     self._fetched_code(command, via, depth)
-                written = self.files.get(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
+                written = self._written_entry(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
                 path_set = written is None and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
@@ -2748,10 +2752,18 @@ class Analyzer(Follower, LinkFollower):
             key = ""
         reading = command.reading
         args = [v for n, v, _ in reading.options if n in ("a", "arg") and v is not None] if reading is not None else []
-        for name in names[:_MAX_GLOBBED]:
-            if name.startswith("."):
-                continue
-            match = posixpath.join(key, name)
+        matches = [posixpath.join(key, name) for name in names[:_MAX_GLOBBED] if not name.startswith(".")]
+        # (xfail41b) and the files the line or the session wrote in its subfolders: `runsvdir DIR` runs DIR/NAME/run,
+        # runsv DIR its DIR/log/run too
+        prefix = key.rstrip("/") + "/" if key else ""
+        deep = [k for k in self.files if _under(k, key.rstrip("/")) and "/" in k[len(prefix) :]]
+        if self.session is not None:
+            deep += self.session.keys_under(key)
+        for match in dict.fromkeys(k for k in deep if "/" in k[len(prefix) :] and "/." not in "/" + k[len(prefix) :]):
+            if len(matches) >= 2 * _MAX_GLOBBED:
+                break
+            matches.append(match)
+        for match in matches:
             text = self._keyed_script(match, match)
             if text is None:
                 continue
@@ -4171,8 +4183,19 @@ class Analyzer(Follower, LinkFollower):
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
         return self._keyed_script(self._file_key(word), word)
 
-    def _keyed_script(self, key: str, word: str) -> str | None:
+    def _written_entry(self, key: str) -> _Written | None:
+        """What the line wrote to the file of ``key``: its entry, or (xfail41b) a piece named from a prefix a
+        splitter of the line wrote its outputs under (`split x.txt p; sh paa`), a text nobody knows here."""
         entry = self.files.get(key)
+        if entry is None and self.prefixed:
+            for prefix in self.prefixed:
+                rest = key[len(prefix) :]
+                if key.startswith(prefix) and rest and (prefix.endswith("/") or "/" not in rest):
+                    return _Written(frozenset(), None)
+        return entry
+
+    def _keyed_script(self, key: str, word: str) -> str | None:
+        entry = self._written_entry(key)
         if entry is not None:
             if entry.content is None:
                 self.unread.append(word)
@@ -4346,8 +4369,18 @@ class Analyzer(Follower, LinkFollower):
             targets += [(a[3:], False, None if source else stdin or None) for a in last.argv[1:] if a.startswith("of=")]
         if last.name in _COPIERS:
             targets += self._copies(last)
+        elif last.name in _OTHER_COPIERS:
+            targets += self._other_copies(last, stdin)
         if _may_write(last.program):
             targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name)]
+        if last.name in SPLITTERS:
+            # (xfail41b) `split x.txt p`, `csplit -f p x.txt 1`: pieces named p + a suffix (paa, p00 ...), each
+            # remembered as a prefix (see _written_entry), since no one name is known here
+            prefix = split_prefix(last)[1]
+            if prefix:
+                if self.prefixed is _NO_ITEMS:
+                    self.prefixed = []
+                self.prefixed.append(self._file_key(prefix))
         if last.name in _IN_PLACE:
             # `sed -i CMD x.sh`, `perl -pi -e CMD x.sh`: x.sh holds a text nobody computes here (fresh38b: a
             # later `sh x.sh` on the line or in the shell is not the text an earlier line wrote)
@@ -4375,12 +4408,42 @@ class Analyzer(Follower, LinkFollower):
             else:
                 self.files[key] = _Written(writers, data)
 
-    def _copies(self, command: Command) -> list[tuple[str, bool, str | None]]:
+    def _other_copies(self, command: Command, stdin: str) -> list[tuple[str, bool, str | None]]:
+        """(xfail41b) `git mv SRC DST` (mv's words after the verb), `cpio -p DIR` (each name its input lists,
+        DIR/NAME, with the source's text; an input not known here: any file under DIR, see _written_entry): the
+        copies of files the line or the session wrote."""
+        argv = command.argv
+        if command.name == "git":
+            verb = next((i for i, w in enumerate(argv[1:], 1) if not w.startswith("-")), 0)
+            if not verb or argv[verb] != "mv" or any(w == "-C" or w.startswith("--work-tree") for w in argv[1:verb]):
+                return []
+            words = [w for w in argv[verb + 1 :] if w not in ("-k", "-f", "-n", "-v")]
+            # a file the line or the session wrote among the sources (else, as git's own, its text is the project's)
+            if not any(self._file_text(w) is not None for w in words[:-1] if not w.startswith("-")):
+                return []
+            return self._copies(command, ["mv", *words])
+        passing = [w for w in argv[1:] if w == "--pass-through" or (w[:1] == "-" and w[1:2] != "-" and "p" in w)]
+        folders = [w for w in argv[1:] if not w.startswith("-")]
+        if not passing or not folders:
+            return []
+        folder = folders[-1]
+        if not stdin:
+            # `find . | cpio -pdm d`: what it copies is known at run time only
+            if self.prefixed is _NO_ITEMS:
+                self.prefixed = []
+            self.prefixed.append(self._file_key(folder).rstrip("/") + "/")
+            return []
+        names = [n for n in stdin.split("\n") if n.strip() and self._file_text(n) is not None][:64]
+        return [(posixpath.join(folder, n.lstrip("/")), False, self._content(n)) for n in names]
+
+    def _copies(self, command: Command, words_of: list[str] | None = None) -> list[tuple[str, bool, str | None]]:
         """`cp SRC DST`, `mv SRC... DIR/`, `install -t DIR SRC`: each file it writes, with the
-        source's text when the line or the session knows it."""
+        source's text when the line or the session knows it. ``words_of``: the copier's words, when not
+        the command's (`git mv`)."""
         words: list[str] = []
         target: str | None = None
-        argv = command.argv
+        argv = command.argv if words_of is None else words_of
+        name = command.name if words_of is None else words_of[0]
         i = 1
         while i < len(argv):
             word = argv[i]
@@ -4406,16 +4469,16 @@ class Analyzer(Follower, LinkFollower):
         out: list[tuple[str, bool, str | None]] = []
         for source in sources:
             content = self._content(source)
-            if command.name == "mv":
+            if name == "mv":
                 if self.moved is _NO_ITEMS:
                     self.moved = []
                 self.moved.append(self._file_key(source))
-            name = posixpath.basename(source.rstrip("/"))
+            base = posixpath.basename(source.rstrip("/"))
             if target is not None or len(sources) > 1 or dest.endswith("/"):
-                out.append((posixpath.join(dest, name), False, content))
+                out.append((posixpath.join(dest, base), False, content))
             else:  # DST may be a directory: both places are remembered
                 out.append((dest, False, content))
-                out.append((posixpath.join(dest, name), False, content))
+                out.append((posixpath.join(dest, base), False, content))
         return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from typing import Any
 
 from engine.policy.argv import parse_argv
 from engine.policy.regexes import _BASH_BRACKET, bash_brackets
@@ -398,3 +399,48 @@ def implicit_folder(command: Command) -> int:
     if len(operands) > patterns:
         return 0
     return operands[-1] + 1 if operands else 1
+
+
+# split's and csplit's options that take a value (GNU coreutils), and the prefix each names its pieces with unless told
+_SPLIT_VALUES = frozenset({"a", "b", "C", "l", "n", "t", "suffix-length", "bytes", "line-bytes", "lines", "number"})
+_SPLIT_VALUES |= frozenset({"separator", "additional-suffix", "filter", "f", "prefix", "suffix-format", "digits"})
+SPLITTERS = {"split": "x", "gsplit": "x", "csplit": "xx", "gcsplit": "xx"}
+
+
+def split_prefix(command: Any) -> tuple[str, str]:
+    """(the file a splitter ``command`` cuts, "-" its input; the prefix it names its pieces with: its own, or the
+    default), or a prefix "" when the command is no splitter."""
+    default = SPLITTERS.get(command.name)
+    if default is None:
+        return "-", ""
+    operands: list[str] = []
+    prefix: str | None = None
+    argv = command.argv
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            operands.extend(argv[i + 1 :])
+            break
+        if word.startswith("--") and len(word) > 2:
+            name, eq, value = word[2:].partition("=")
+            if name in _SPLIT_VALUES and not eq:
+                value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
+            if name == "prefix":
+                prefix = value
+        elif word.startswith("-") and len(word) > 1:
+            for at, letter in enumerate(word[1:], 2):
+                if letter in _SPLIT_VALUES:
+                    value = word[at:]
+                    if not value:
+                        value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
+                    if letter == "f" and command.name in ("csplit", "gcsplit"):
+                        prefix = value
+                    break
+        else:
+            operands.append(word)
+        i += 1
+    source = operands[0] if operands else "-"
+    if prefix is None:
+        prefix = operands[1] if command.name in ("split", "gsplit") and len(operands) > 1 else default
+    return source, prefix

@@ -14,7 +14,7 @@
    --auth none, an sshd taking empty passwords) or a terminal shared with a remote party (tmate, upterm, sshx).
 5. DAEMONS RUNNING A SCRIPT THE SESSION WROTE: udhcpc -s SCRIPT (run at once), dhclient -sf, ifplugd -r, inotifyd PROG,
    telnetd/getty -l PROG, runsv DIR (DIR/run, restarted whenever it ends), busybox crond -c DIR (its crontabs: a
-   scheduler started on a folder the session filled). runsvdir DIR (DIR/NAME/run) stays open (xfail).
+   scheduler started on a folder the session filled), runsvdir DIR (DIR/NAME/run: closed by xfail41b).
 """
 
 from __future__ import annotations
@@ -377,11 +377,6 @@ def test_udhcpc_runs_a_written_script_at_once_unguarded_and_is_refused(
     written_then_stopped(tmp_path, engine, home, {"x.sh": SCRIPT}, payload, mode=0o755)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv41: runsvdir DIR runs DIR/NAME/run for every NAME; a folder run (`language: folder`) reads the files "
-    "of DIR itself only, not those of its subfolders",
-)
 def test_runsvdir_runs_a_written_services_run(plain_project: tuple[Path, Engine]) -> None:
     assert_verdict(plain_project, ({"svc/web/run": SCRIPT}, "runsvdir svc"), False, "payload-runsvdir")
 
@@ -480,12 +475,6 @@ def test_a_script_copied_by_sponge_deletes_the_home_unguarded_and_is_refused(
     written_then_stopped(tmp_path, engine, home, {"x.txt": SCRIPT}, "sponge y < x.txt; sh y")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv41: split/csplit are read as writing PREFIX (`tee PREFIX`), not PREFIXaa, PREFIX00 ...; `git mv` and "
-    "`cpio -p DIR` copy a written file under a new name nobody records; "
-    "mispipe's two command lines are a pipe (`mispipe 'cat x.sh' sh`)",
-)
 @pytest.mark.parametrize(
     "command",
     [
