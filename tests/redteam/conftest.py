@@ -29,7 +29,11 @@ RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 @pytest.fixture(scope="session")
 def engine() -> Iterator[Engine]:
-    engine = Engine.load(REPO)
+    """The engine's own project, loaded from its folder whatever test first asks for it (a module's
+    `plain_project` fixture works in a temporary project: loaded there, the engine's files were not its own)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        engine = Engine.load(REPO)
     yield engine
     engine.close()
 
