@@ -19,8 +19,8 @@
    tmux`, `tcpserver 0 23 vim`) serves a shell one keystroke away: reverse_shell's served-program list takes them.
 6. DAEMONS: dhcpcd -c, wpa_cli -a, xautolock -locker, pppd connect and s6-supervise DIR run a script the session
    wrote (allowed): executors rows as adv41's udhcpc/runsv ones.
-7. Noticed, not closed: a git alias that is not a shell line (`git -c alias.r='reset --hard' r`, `git config alias.r
-   'clean -fdx'; git r`) runs the verb it names, unread (strict xfail).
+7. A git alias that is not a shell line (`git -c alias.r='reset --hard' r`) runs the verb it names: closed by lead41
+   for -c and GIT_CONFIG pairs; open with the alias's arguments and for `git config alias.r ...; git r` (strict xfail).
 """
 
 from __future__ import annotations
@@ -343,19 +343,42 @@ def test_a_daemon_running_a_written_script_is_judged(
     assert_verdict(loaded, case, allowed, session)
 
 
-# -- 7. noticed, not closed: git's aliases that name a verb ----------------------------------------------------------
+# -- 7. git's aliases that name a verb -------------------------------------------------------------------------------
+# Closed by lead41 (executors.yaml, git's runs): an alias's value given with -c or a GIT_CONFIG_KEY_n/VALUE_n pair is
+# judged as `git VALUE`, used or not.
 GIT_ALIASES = [
     "git -c alias.r='reset --hard' r",
     "git -c alias.r='clean -fdx' r",
+    "git -c alias.p='push --force origin main' p",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.r GIT_CONFIG_VALUE_0='reset --hard HEAD~3' git r",
+]
+GIT_ALIASES_NEAR = [
+    "git -c alias.co=checkout co main",
+    "git -c alias.st=status st",
+    "git -c alias.l='log --oneline -5' l",
+    "git -c alias.ci='commit -m wip' ci",
+]
+# Open: the words after the alias are not appended to its value (`git restore --worktree` alone discards nothing),
+# and an alias stored by `git config` is not remembered for a later `git NAME`.
+GIT_ALIASES_OPEN = [
     "git -c alias.r='restore --worktree' r --staged .",
     "git config alias.r 'reset --hard'; git r",
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a git alias naming a verb (not a `!` shell line) runs `git VERB ARGS`: neither `-c alias.X=VERB` nor an "
-    "alias set by `git config` is expanded before the verb is read (pre-existing; needs an alias table per line)",
-)
 def test_a_git_alias_naming_a_destructive_verb_is_not_allowed(engine: Engine) -> None:
     assert allowed_payloads(engine, GIT_ALIASES) == []
+
+
+def test_a_git_alias_naming_an_ordinary_verb_stays_allowed(engine: Engine) -> None:
+    assert flagged_near_misses(engine, GIT_ALIASES_NEAR) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a git alias's value is judged alone, not with the words after the alias (`r --staged .`), and an alias "
+    "stored by `git config` is not remembered for a later `git NAME` (needs an alias table per line and session)",
+)
+@pytest.mark.parametrize("command", GIT_ALIASES_OPEN)
+def test_a_git_alias_with_its_arguments_or_stored_is_not_allowed(engine: Engine, command: str) -> None:
+    assert allowed_payloads(engine, [command]) == []
