@@ -106,6 +106,8 @@ TRICKY = [
     "a: [1, [2, {b: c}], {d: [e]}]\n",
     "a: [\n  1,\n  # comment\n  \"two\", 'three',\n  [4]\n]\n",
     "a: [1,\n  2]\nb: {x: 1,\n  y: 2}\n",
+    "a: [1,\n  2]\nb: {x: 1,\n - y: 2}\n",  # (a `- ` in a flow is a block entry: an error, left to the located reader)
+    "a: [-1, -x, a-b, - c]\n",
     "a: [1, 2,]\n",
     "a: [1, , 2]\n",
     "a: {b}\n",

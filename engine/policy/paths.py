@@ -1042,7 +1042,9 @@ class PathClassifier:
         self._cwd_critical: str | None = None
         if cwd:
             cwd_path, _ = normalize_path(cwd)
-            if self._match(cwd_path) & set(_CRITICAL_CWD_CLASSES):
+            # (only the critical classes: another class's regex may run on RE2 for a long folder, and a guard
+            # start imports RE2 only when a text needs it)
+            if self._match(cwd_path, _CRITICAL_CWD_CLASSES):
                 self._cwd_critical = cwd_path
         self._lexical = lru_cache(maxsize=4096)(self._classify)
         # Built when first used (see _plain_finders); () when there are none.
@@ -1068,7 +1070,7 @@ class PathClassifier:
                 "engine_state": _compile(places.engine_state),
                 ENGINE_PARENT: _compile(places.engine_parents),
             }
-            self._cwd_area = self._match(self._tilde(places.cwd)) & _AREA_CLASSES
+            self._cwd_area = self._match(self._tilde(places.cwd), _AREA_CLASSES)
             self._links = LinkFinder(places.link_areas or ("/",), places.home) if places.resolve else None
             self._where = lru_cache(maxsize=4096)(self._locate)
             self._at = lru_cache(maxsize=4096)(self._classes_at)
@@ -1160,9 +1162,11 @@ class PathClassifier:
         """The classes of a word. On a live engine, take it once per check (see :meth:`view`)."""
         return self._lexical if self.places is None else self.view().classify
 
-    def _match(self, path: str) -> set[str]:
+    def _match(self, path: str, only: tuple[str, ...] | frozenset[str] | None = None) -> set[str]:
         found = set()
         for name, spec in self._classes.items():
+            if only is not None and name not in only:
+                continue
             if spec.include.match(path) and not (spec.exclude is not None and spec.exclude.match(path)):
                 found.add(name)
         return found

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any
 
 from engine.policy.argv import parse_argv
 from engine.policy.regexes import _BASH_BRACKET, bash_brackets
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Any, Final
 
     from engine.policy.shell import Command
 

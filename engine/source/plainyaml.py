@@ -34,7 +34,8 @@ _UNSAFE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef(?:\xbb\xbf|
 # A block mapping key: a plain scalar of the usual characters (then ' *:' and a space or the end).
 _KEY_TEXT = re.compile(r"[A-Za-z0-9_$./][A-Za-z0-9_$./+()\- ]*")
 _BLOCK_HEADER = re.compile(r"([|>])(-?)(?: +#.*)?$")
-_FLOW_PLAIN = re.compile(r"[A-Za-z0-9_$./~()+=^;<\\-][^,\[\]{}#:'\"\n]*")
+# (a `-` starts one only before a character that is no blank or flow indicator: `- y` is a block entry, an error there)
+_FLOW_PLAIN = re.compile(r"(?:[A-Za-z0-9_$./~()+=^;<\\]|-(?=[^\s,\[\]{}]))[^,\[\]{}#:'\"\n]*")
 _DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
 _ESCAPES = {
