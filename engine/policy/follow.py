@@ -8,6 +8,7 @@ inline program, a sed or ex command. Each payload is analysed like `bash -c`.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -54,6 +55,7 @@ from engine.policy.executors import (
     typed_commands,
     typed_text,
 )
+from engine.policy.gitconfig import Unknown, stored_aliases
 from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Program, ProgramTable, Run
@@ -121,6 +123,9 @@ class Follower:
     # The make command whose runs are being read, with the variables its wrappers set (`env CC=x make`):
     # what its command line and environment give the makefile's variables (see _make_given)
     making: tuple[Command, dict[str, str]] | None = None
+    # (lead42) aliases the line defines in a program's configuration (`git config alias.r 'reset --hard'`): (the
+    # run's language, the name lowercased) -> the values, for a later `git r` on the line (see _stored_alias)
+    defined_aliases: dict[tuple[str, str], list[str]] | None = None
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -478,6 +483,9 @@ class Follower:
     ) -> tuple[list[str], list[bool], bool] | None:
         source = run.source
         depth = command.depth + 1
+        if run.kind == "alias":
+            self._stored_alias(run, command, program, parsed, argv, dynamic, local, via, depth)
+            return None
         if source == "rest" or run.with_rest or source == "after":
             return self._words_run(run, command, parsed, argv, dynamic, via, depth)
         values: list[str] = []
@@ -533,6 +541,9 @@ class Follower:
             # "$x"` (open37); `python3 -c "print('$x')"` prints the environment's value
             or _unread_program(run, argv, dynamic, self._payload_at(run, parsed, argv))
         )
+        if values and run.match is not None and _ALIAS_GROUP in run.match.pattern:
+            self._given_alias(run, parsed, argv, dynamic, values, via, depth)
+            return None
         found_payloads = _payloads(run, values)
         if source == "operands" and (run.strip or run.append or run.into):
             found_payloads = renamed(run, parsed, values, found_payloads)
@@ -568,6 +579,128 @@ class Follower:
                     # `');import os;os.system('…` closes the string: open35)
                     self._nested(run, partial(self._escape_hatch, None, via, depth))
         return None
+
+    def _given_alias(
+        self,
+        run: Run,
+        parsed: Parsed,
+        argv: list[str],
+        dynamic: list[bool],
+        values: list[str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """(lead42) An alias given for this command (`git -c alias.NAME=VALUE`, a GIT_CONFIG pair): used by
+        its verb, it runs with the words after the verb appended (`git -c alias.x='!rm -rf' x ~` runs `rm -rf ~`,
+        `git -c alias.r='restore --worktree' r --staged .` runs `git restore --worktree --staged .`: adv41b);
+        unused, its value is still judged alone."""
+        assert run.match is not None
+        at = _verb_at(parsed)
+        verb = argv[at].lower() if at is not None and not dynamic[at] else None
+        for value in values:
+            for found in run.match.finditer(value):
+                payload = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
+                if not payload:
+                    continue
+                used = at is not None and verb == (found.group("alias") or "").lower()
+                words, flags = (argv[at + 1 :], dynamic[at + 1 :]) if used and at is not None else ([], [])
+                self._alias_runs(run, decode(payload, run.decode), words, flags, via, depth)
+
+    def _stored_alias(
+        self,
+        run: Run,
+        command: Command,
+        program: Program,
+        parsed: Parsed,
+        argv: list[str],
+        dynamic: list[bool],
+        local: dict[str, str],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """(lead42) A verb read from the program's configuration (an `as: alias` run): an operand run names the
+        alias a command uses (`git r --staged .`: what the configuration files and the line's own definitions
+        give `r`, run with `--staged .` appended); an operands run whose match names an `alias` group defines
+        one (`git config alias.r 'reset --hard'`): remembered for the rest of the line, and judged as used with
+        no arguments (a later call, or the user, runs it). A configuration nobody can read here: the caller is
+        asked (fail closed)."""
+        operands = parsed.all_operands(argv)
+        language = run.language or ""
+        if run.source == "operands":
+            if run.match is None:
+                return
+            for i, operand in enumerate(operands[:-1]):
+                found = run.match.search(operand)
+                name = found.group("alias") if found is not None else None
+                if not name:
+                    continue
+                value = operands[i + 1]
+                defined = self.defined_aliases
+                if defined is None:
+                    defined = self.defined_aliases = {}
+                defined.setdefault((language, name.lower()), []).append(value)
+                self._alias_value(run, value, [], [], via, depth)
+            return
+        at = _operand_index(parsed, run.index)
+        if run.index >= len(operands) or at is None:
+            return
+        name = operands[run.index]
+        if dynamic[at] or (run.match is not None and run.match.search(name) is None):
+            return
+        values = list((self.defined_aliases or {}).get((language, name.lower()), ()))
+        try:
+            folder = self._folder(command.cwd)
+            for option, moved, _ in parsed.options:  # `git -C DIR` (each one from the last)
+                if moved is not None and option in program.grammar.chdir:
+                    if "$" in moved:
+                        raise Unknown(moved)
+                    folder = posixpath.join(folder, _home_expanded(moved))
+            values += stored_aliases(name, folder, partial(self._config_variable, local))
+        except Unknown:
+            # (a file git reads that cannot be read here: what the verb runs is not known)
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+        for value in values:
+            self._alias_value(run, value, argv[at + 1 :], dynamic[at + 1 :], via, depth)
+
+    def _folder(self, cwd: str | None) -> str:
+        """The folder a command runs in, on the disk (the session's working directory, else this process's);
+        raises Unknown for one known only at run time (`cd "$x"`)."""
+        if cwd == "$unknown" or (cwd is not None and "$" in cwd):
+            raise Unknown(cwd)
+        base = self.session.workdir if self.session is not None else os.getcwd()
+        if cwd is None:
+            return str(base)
+        return posixpath.join(str(base), _home_expanded(cwd))
+
+    def _config_variable(self, local: dict[str, str], name: str) -> str | None:
+        """A variable's value as the program sees it: the line's, else the environment's (HOME, GIT_DIR ...),
+        a leading `~` (the engine's name for the home) the real home."""
+        value = local.get(name, self.env.get(name))
+        if value is None:
+            return os.environ.get(name)
+        if "$" in value:
+            raise Unknown(name)  # (a value known only at run time)
+        return _home_expanded(value)
+
+    def _alias_value(
+        self, run: Run, value: str, words: list[str], flags: list[bool], via: tuple[str, ...], depth: int
+    ) -> None:
+        """A stored alias's value: `!LINE` is a shell line, anything else the program's own words."""
+        if value.startswith("!"):
+            self._alias_runs(replace(run, prepend=None), value[1:], words, flags, via, depth)
+        else:
+            self._alias_runs(run, value, words, flags, via, depth)
+
+    def _alias_runs(
+        self, run: Run, text: str, words: list[str], flags: list[bool], via: tuple[str, ...], depth: int
+    ) -> None:
+        """Judge an alias's ``text`` run with ``words`` appended: git runs `!CMD` as `sh -c 'CMD "$@"' CMD ARGS`
+        and a verb alias as `git VALUE ARGS` (``run.prepend``), the words being the outer shell's, expanded there."""
+        line = f"{run.prepend} {text}" if run.prepend else text
+        if words:
+            line += ' "$@"'
+        zero = run.prepend or text
+        self._nested(run, lambda: self.run_with(line, [zero, *words], [False, *flags], depth, via))
 
     def _spliced(self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool], data: bool = False) -> bool:
         """Whether the word a shell's payload comes from (`sh -c TEXT`, `bash -c TEXT`) holds a value the
@@ -1545,6 +1678,27 @@ def sh_argv(text: str) -> str:
     text = text.replace("$#argv", "$#")
     text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
     return _ARGV_ANY.sub("$@", text)
+
+
+_ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)
+
+
+def _home_expanded(path: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        return os.environ.get("HOME", "/") + path[1:]
+    return path
+
+
+def _verb_at(parsed: Parsed) -> int | None:
+    """Where the verb is in a command read by its global options' grammar (its first operand)."""
+    return _operand_index(parsed, 0)
+
+
+def _operand_index(parsed: Parsed, index: int) -> int | None:
+    """Where operand ``index`` of Parsed.all_operands is in the argv (those from `rest` on follow the others)."""
+    if index < len(parsed.operand_at):
+        return parsed.operand_at[index]
+    return None if parsed.rest is None else parsed.rest + index - len(parsed.operand_at)
 
 
 def _payloads(run: Run, values: list[str]) -> list[str | None]:

@@ -47,6 +47,7 @@ STRUCTURAL = frozenset(
         "ssh_config",
         "code",
         "path",
+        "alias",
     }
 )
 SOURCES = (

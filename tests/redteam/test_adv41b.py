@@ -20,7 +20,7 @@
 6. DAEMONS: dhcpcd -c, wpa_cli -a, xautolock -locker, pppd connect and s6-supervise DIR run a script the session
    wrote (allowed): executors rows as adv41's udhcpc/runsv ones.
 7. A git alias that is not a shell line (`git -c alias.r='reset --hard' r`) runs the verb it names: closed by lead41
-   for -c and GIT_CONFIG pairs; open with the alias's arguments and for `git config alias.r ...; git r` (strict xfail).
+   for -c and GIT_CONFIG pairs; with the alias's arguments and for `git config alias.r ...; git r` by lead42.
 """
 
 from __future__ import annotations
@@ -358,9 +358,9 @@ GIT_ALIASES_NEAR = [
     "git -c alias.l='log --oneline -5' l",
     "git -c alias.ci='commit -m wip' ci",
 ]
-# Open: the words after the alias are not appended to its value (`git restore --worktree` alone discards nothing),
-# and an alias stored by `git config` is not remembered for a later `git NAME`.
-GIT_ALIASES_OPEN = [
+# Closed by lead42 (tests/redteam/test_lead42.py has the live runs): the words after the alias are appended to its
+# value, and an alias stored by `git config` is read back from git's files or the line.
+GIT_ALIASES_CLOSED42 = [
     "git -c alias.r='restore --worktree' r --staged .",
     "git config alias.r 'reset --hard'; git r",
 ]
@@ -374,11 +374,6 @@ def test_a_git_alias_naming_an_ordinary_verb_stays_allowed(engine: Engine) -> No
     assert flagged_near_misses(engine, GIT_ALIASES_NEAR) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a git alias's value is judged alone, not with the words after the alias (`r --staged .`), and an alias "
-    "stored by `git config` is not remembered for a later `git NAME` (needs an alias table per line and session)",
-)
-@pytest.mark.parametrize("command", GIT_ALIASES_OPEN)
+@pytest.mark.parametrize("command", GIT_ALIASES_CLOSED42)
 def test_a_git_alias_with_its_arguments_or_stored_is_not_allowed(engine: Engine, command: str) -> None:
     assert allowed_payloads(engine, [command]) == []

@@ -1,0 +1,284 @@
+"""git's stored aliases: what `git NAME` runs when NAME is none of git's own verbs (lead42, adv41b's strict xfail).
+
+`git config alias.r 'reset --hard'` in one call, `git r` in the next: git reads the alias from its configuration
+files and runs `git reset --hard`. The verdict on `git r` must be about that, so the engine reads the same files git
+reads (the system's, the user's, the repository's and its worktree's, with their includes) for the alias's value.
+A file that exists and cannot be read, an include nesting too deep or a value too long: the alias is unknown, and
+the caller is asked (fail closed). The files are read again only when their size or time changes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+Getenv = Callable[[str], "str | None"]
+
+_MAX_DEPTH = 8  # includes inside includes (git's own limit is 10)
+_MAX_BYTES = 1 << 20  # a configuration file larger than this is not read: its aliases are unknown
+_MAX_CACHED = 64
+# path -> ((mtime_ns, size, inode), the file's aliases (name -> values) and its include paths, or None: unreadable)
+_CACHE: dict[str, tuple[tuple[int, int, int], tuple[dict[str, list[str]], list[str]] | None]] = {}
+
+
+class Unknown(Exception):
+    """A configuration file git reads that the engine cannot read for certain."""
+
+
+def stored_aliases(name: str, cwd: str | None, getenv: Getenv) -> list[str]:
+    """Every value the configuration git would read gives the alias ``name`` (section and key names are
+    case-insensitive), in the order git reads the files (the last one wins in git; every one is returned, the
+    caller judges them all). Raises Unknown when a file git reads cannot be read here."""
+    key = name.lower()
+    values: list[str] = []
+    for path in config_files(cwd, getenv):
+        _collect(path, key, values, 0, getenv)
+    return values
+
+
+def config_files(cwd: str | None, getenv: Getenv) -> list[str]:
+    """The configuration files git reads, system first: /etc/gitconfig (or GIT_CONFIG_SYSTEM, none with
+    GIT_CONFIG_NOSYSTEM), the user's (GIT_CONFIG_GLOBAL, or XDG_CONFIG_HOME/git/config and ~/.gitconfig), the
+    repository's (GIT_DIR, or the .git found from ``cwd`` up) and its worktree's."""
+    files: list[str] = []
+    if not getenv("GIT_CONFIG_NOSYSTEM"):
+        files.append(getenv("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    home = getenv("HOME")
+    glob = getenv("GIT_CONFIG_GLOBAL")
+    if glob is not None:
+        files.append(_expand(glob, home))
+    else:
+        xdg = getenv("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+        if xdg:
+            files.append(f"{xdg}/git/config")
+        if home:
+            files.append(f"{home}/.gitconfig")
+    git_dir = getenv("GIT_DIR")
+    if git_dir is not None:
+        git_dir = git_dir if os.path.isabs(git_dir) or cwd is None else os.path.join(cwd, git_dir)
+    elif cwd is not None:
+        git_dir = _discover(cwd)
+    elif (here := _here()) is not None:
+        git_dir = _discover(here)
+    if git_dir is not None:
+        common = _common_dir(git_dir)
+        files.append(f"{common}/config")
+        files.append(f"{git_dir}/config.worktree")
+    return files
+
+
+def _here() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _discover(start: str) -> str | None:
+    """The repository's git directory found from ``start`` up, as git finds it (a `.git` folder, a `.git` file
+    naming one, or a bare repository); None outside any."""
+    folder = os.path.abspath(start)
+    for _ in range(256):
+        dot = os.path.join(folder, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            named = _gitdir_file(dot)
+            if named is None:
+                raise Unknown(dot)
+            return named if os.path.isabs(named) else os.path.normpath(os.path.join(folder, named))
+        if os.path.isfile(os.path.join(folder, "HEAD")) and os.path.isdir(os.path.join(folder, "objects")):
+            return folder  # a bare repository
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def _gitdir_file(path: str) -> str | None:
+    """The folder a `.git` file names (`gitdir: PATH`, a worktree's or a submodule's)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            first = handle.read(4096).partition("\n")[0]
+    except OSError:
+        return None
+    return first[len("gitdir:") :].strip() or None if first.startswith("gitdir:") else None
+
+
+def _common_dir(git_dir: str) -> str:
+    """A linked worktree's git directory names the repository's in its `commondir` file."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="surrogateescape") as handle:
+            named = handle.read(4096).strip()
+    except FileNotFoundError:
+        return git_dir
+    except OSError as error:
+        raise Unknown(git_dir) from error
+    return named if os.path.isabs(named) else os.path.normpath(os.path.join(git_dir, named))
+
+
+def _expand(path: str, home: str | None) -> str:
+    if path.startswith("~/") and home:
+        return home + path[1:]
+    return path
+
+
+def _collect(path: str, key: str, values: list[str], depth: int, getenv: Getenv) -> None:
+    if depth > _MAX_DEPTH:
+        raise Unknown(path)
+    read = _read(path)
+    if read is None:
+        return
+    aliases, includes = read
+    values.extend(aliases.get(key, ()))
+    base = os.path.dirname(path)
+    home = getenv("HOME")
+    for include in includes:
+        # (every includeIf's file too, its condition unread: a reading more, never one less)
+        included = _expand(include, home)
+        if not os.path.isabs(included):
+            included = os.path.join(base, included)
+        _collect(included, key, values, depth + 1, getenv)
+
+
+def _read(path: str) -> tuple[dict[str, list[str]], list[str]] | None:
+    """The aliases and include paths of the file at ``path``; None when there is no such file."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Unknown(path) from error
+    stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+    cached = _CACHE.get(path)
+    if cached is not None and cached[0] == stamp:
+        if cached[1] is None:
+            raise Unknown(path)
+        return cached[1]
+    parsed: tuple[dict[str, list[str]], list[str]] | None
+    try:
+        if status.st_size > _MAX_BYTES:
+            raise Unknown(path)
+        with open(path, "rb") as handle:
+            parsed = parse_aliases(handle.read(_MAX_BYTES + 1).decode("utf-8", "surrogateescape"))
+    except (OSError, Unknown):
+        parsed = None
+    if len(_CACHE) >= _MAX_CACHED:
+        _CACHE.clear()
+    _CACHE[path] = (stamp, parsed)
+    if parsed is None:
+        raise Unknown(path)
+    return parsed
+
+
+def parse_aliases(text: str) -> tuple[dict[str, list[str]], list[str]]:
+    """A git configuration file's `[alias]` entries (lowercased name -> its values, in order) and the paths its
+    `[include]` and `[includeIf "…"]` sections name. Read as git reads it: a section header may share its line
+    with an entry, a value's quotes and backslash escapes are removed, `#` and `;` outside quotes start a comment,
+    a backslash at a line's end continues the value. Raises Unknown for a value that does not end (an open quote
+    at the end of the file)."""
+    aliases: dict[str, list[str]] = {}
+    includes: list[str] = []
+    section = ""
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char in " \t\r\n":
+            i += 1
+            continue
+        if char in "#;":
+            i = _line_end(text, i)
+            continue
+        if char == "[":
+            end = text.find("]", i)
+            if end < 0:
+                raise Unknown("a section header that does not end")
+            section = _section_name(text[i + 1 : end])
+            i = end + 1
+            continue
+        start = i
+        while i < n and (text[i].isalnum() or text[i] == "-"):
+            i += 1
+        name = text[start:i].lower()
+        if not name:
+            raise Unknown(f"no variable name at offset {start}")
+        while i < n and text[i] in " \t":
+            i += 1
+        value: str | None = None
+        if i < n and text[i] == "=":
+            value, i = _value(text, i + 1)
+        elif i < n and text[i] not in "\r\n#;":
+            raise Unknown(f"a variable line git refuses at offset {start}")
+        if section == "alias" and value is not None:
+            aliases.setdefault(name, []).append(value)
+        elif (section == "include" or section.startswith("includeif.")) and name == "path" and value:
+            includes.append(value)
+    return aliases, includes
+
+
+def _line_end(text: str, i: int) -> int:
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end + 1
+
+
+def _section_name(header: str) -> str:
+    """`alias` -> "alias"; `includeIf "gitdir:~/x/"` -> "includeif.gitdir:~/x/" (the section lowercased, the
+    subsection kept); `alias.x` (the old spelling) -> "alias.x"."""
+    head, _, sub = header.strip().partition('"')
+    head = head.strip().lower()
+    if sub:
+        return f"{head}.{sub.rstrip().removesuffix(chr(34))}"
+    return head
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
+
+
+def _value(text: str, i: int) -> tuple[str, int]:
+    """The value starting at ``i`` (after `=`), and where the next line starts."""
+    out: list[str] = []
+    quoted = False
+    pending = ""  # blanks kept only if more of the value follows them
+    n = len(text)
+    while i < n:
+        char = text[i]
+        if char == "\n":
+            if quoted:
+                raise Unknown("a quoted value that does not end on its line")
+            i += 1
+            break
+        if char == "\\":
+            nxt = text[i + 1] if i + 1 < n else ""
+            if nxt == "\n":
+                i += 2
+                continue
+            if nxt == "\r" and text[i + 2 : i + 3] == "\n":
+                i += 3
+                continue
+            if nxt not in _ESCAPES:
+                raise Unknown("a bad escape in a value")
+            out.append(pending + _ESCAPES[nxt])
+            pending = ""
+            i += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+            out.append(pending)
+            pending = ""
+            i += 1
+            continue
+        if not quoted and char in "#;":
+            i = _line_end(text, i)
+            break
+        if not quoted and char in " \t\r\f\v":
+            if out or pending:
+                pending += " "  # (git keeps each blank inside a value as a space)
+            i += 1
+            continue
+        out.append(pending + char)
+        pending = ""
+        i += 1
+    if quoted:
+        raise Unknown("a quoted value that does not end")
+    return "".join(out), i
