@@ -759,7 +759,8 @@ class Evaluator:
                 try:
                     analyzer.analyze(text)
                     commands = analyzer.commands
-                    if cacheable:
+                    # (lead42) not a reading that looked at the disk (a git alias in git's files): the files may change
+                    if cacheable and not analyzer.read_disk:
                         if len(self._parses) >= self.parse_cache:
                             self._parses.clear()  # simpler than an LRU, and safe under threads
                         self._parses[text] = (commands, tuple(analyzer.unread))

@@ -126,6 +126,9 @@ class Follower:
     # (lead42) aliases the line defines in a program's configuration (`git config alias.r 'reset --hard'`): (the
     # run's language, the name lowercased) -> the values, for a later `git r` on the line (see _stored_alias)
     defined_aliases: dict[tuple[str, str], list[str]] | None = None
+    # (lead42) the reading looked at files on the disk that may change (a configuration's aliases): the evaluator
+    # keeps no parse of the text for the next check
+    read_disk = False
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -648,6 +651,7 @@ class Follower:
         if dynamic[at] or (run.match is not None and run.match.search(name) is None):
             return
         values = list((self.defined_aliases or {}).get((language, name.lower()), ()))
+        self.read_disk = True
         try:
             folder = self._folder(command.cwd)
             for option, moved, _ in parsed.options:  # `git -C DIR` (each one from the last)

@@ -99,23 +99,41 @@ def _discover(start: str) -> str | None:
 def _gitdir_file(path: str) -> str | None:
     """The folder a `.git` file names (`gitdir: PATH`, a worktree's or a submodule's)."""
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            first = handle.read(4096).partition("\n")[0]
-    except OSError:
+        first = (_small_text(path) or "").partition("\n")[0]
+    except Unknown:
         return None
     return first[len("gitdir:") :].strip() or None if first.startswith("gitdir:") else None
 
 
 def _common_dir(git_dir: str) -> str:
     """A linked worktree's git directory names the repository's in its `commondir` file."""
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="surrogateescape") as handle:
-            named = handle.read(4096).strip()
-    except FileNotFoundError:
+    named = (_small_text(os.path.join(git_dir, "commondir")) or "").strip()
+    if not named:
         return git_dir
-    except OSError as error:
-        raise Unknown(git_dir) from error
     return named if os.path.isabs(named) else os.path.normpath(os.path.join(git_dir, named))
+
+
+_TEXTS: dict[str, tuple[tuple[int, int, int], str]] = {}
+
+
+def _small_text(path: str) -> str | None:
+    """The first 4 KiB of a small file git reads a path from (read again when it changes); None: no such file."""
+    try:
+        status = os.stat(path)
+        stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+        cached = _TEXTS.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read(4096)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Unknown(path) from error
+    if len(_TEXTS) >= _MAX_CACHED:
+        _TEXTS.clear()
+    _TEXTS[path] = (stamp, text)
+    return text
 
 
 def _expand(path: str, home: str | None) -> str:

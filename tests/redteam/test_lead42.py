@@ -67,7 +67,6 @@ GIVEN = [
     "git -c alias.c=clean c -fdx",
     "hg --config alias.x='!rm -rf $@' x ~",
     "hg --config alias.x='!rm -rf \"$1\"' x ~",
-    "hg --config alias.p=purge p --all",
 ]
 GIVEN_NEAR = [
     "git -c alias.x='!echo' x ~",
@@ -234,3 +233,16 @@ def test_the_reader_reads_aliases_as_git_does(tmp_path: Path, text: str, expecte
             timeout=60,
         ).stdout.splitlines()
         assert printed == values
+
+
+def test_an_alias_stored_after_the_same_command_was_judged_is_read(
+    session: Engine, work: Path, fake_home: Path
+) -> None:
+    """The engine keeps the reading of a text it judged (the parse cache): not one that read git's files, which a
+    later call or the user may change (`git x ~` judged harmless, then `[alias] x = !rm -rf` stored)."""
+    repository(work)
+    assert session.check("git x ~").decision == "allow"
+    assert session.check("git x ~").decision == "allow"
+    alias_file(fake_home / ".gitconfig", "[alias]\n\tx = !rm -rf\n")
+    assert session.check("git x ~").decision == "deny"
+    blocked(session, fake_home, "git x ~")
