@@ -1435,13 +1435,13 @@ class _LazyBudget:
 
 
 UNREAD = "session_file_unread"
-# (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches of it
-# did not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
+# (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
+# not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
 QUIET_SEARCH_AGAIN = "quiet_search_again"
 _QUIET_AGAIN = (
-    "a search printing only names, counts or whether it found anything, of a folder holding a secret this session"
-    " searched so before with another pattern: each answer tells one more piece of what its files hold (one call"
-    " a guess spells the secret out)"
+    "a search printing only names, counts or whether it found anything, of a folder holding a secret, after this"
+    " session searched so with another pattern or options: each answer tells one more piece of what the files"
+    " hold (one call a guess spells the secret out)"
 )
 
 
@@ -1926,8 +1926,8 @@ def _prints_trees(
     cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk.
     A file a search's output is written to and a later stage prints is printed too (`grep -r X . > o; cat o`).
     A search printing names, counts or only its status is judged so too when asked again: on the line
-    (_asked_again), or after the session's earlier calls searched the same tree for another pattern
-    (``session``'s quiet searches, SessionFiles.searched: _asked_before)."""
+    (_asked_again), or after the session's earlier calls searched quietly for another pattern (``session``'s
+    quiet searches, SessionFiles.searched: _asked_before)."""
     kept: set[str] = set()
     for command in commands:
         name = command.name
@@ -1938,7 +1938,7 @@ def _prints_trees(
             if walks and present.isdisjoint(walks):
                 continue
             if not present.isdisjoint(quiet) and not _asked_again(command, commands):
-                if session is None or not session.files.searched or not _asked_before(command, session):
+                if session is None or not session.files.quiet or not _asked_before(command, session):
                     continue
                 if view is not None:
                     view.asked_before = command.text
@@ -2029,59 +2029,34 @@ def _asked_again(command: Command, commands: list[Command]) -> bool:
     return any(c.name == command.name and c.argv[-1] == last and c.argv != command.argv for c in commands)
 
 
-# Words only the run knows (`"$D"`, `` `pwd` ``): a folder searched so may be any; a pattern so, any
+# Words only the run knows (`"K=$c"`, `` `cat p` ``): a pattern so may be any
 _DYNAMIC: Final = ("$", "`")
 _COMPARERS: Final = frozenset({"diff", "gdiff", "colordiff"})  # (tree printers comparing two trees)
 _PATTERN_OPTIONS: Final = frozenset({"e", "regexp"})
 
 
-def quiet_searches(commands: list[Command], workdir: str) -> list[tuple[str, int | None]]:
+def quiet_searches(commands: list[Command]) -> list[int | None]:
     """The quiet tree searches of a line (a search of _TREE_PRINTERS walking a folder's files and printing
     names, counts or only its status: `grep -rq K .`, `grep -rl K src`, `rg -c --hidden K`, `ag -l -u K`), as
-    each folder it searches (absolute, normalised: _searched_folders) with the digest of what it asks there
-    (quiet_search_key). Set tests per command, no look at the disk (SessionMemory.terminal_wrote)."""
-    found: list[tuple[str, int | None]] = []
+    the digest of what each asks (quiet_search_key). Set tests per command (SessionMemory.terminal_wrote)."""
+    found: list[int | None] = []
     for command in commands:
         if command.name in _TREE_PRINTERS:
             walks, quiet = _TREE_PRINTERS[command.name]
             present = _tree_flags(command)
             if (not walks or not present.isdisjoint(walks)) and not present.isdisjoint(quiet):
-                key = quiet_search_key(command)
-                found += [(folder, key) for folder in _searched_folders(command, workdir)]
+                found.append(quiet_search_key(command))
     return found
 
 
-def _search_words(command: Command) -> tuple[list[str], list[str]]:
-    """A tree search's pattern words and folder words: its first operand is its pattern unless one is given by
-    -e, -f, --regexp or --file (rg, ag and ack read the same way); no folder named is the working one. A
-    recursive diff's operands are all folders."""
-    shaped = _shaped(command)
-    positionals = shaped.positionals
-    if command.name in _COMPARERS:
-        return [], positionals
-    given = any(shaped.option_values(name) for name in ("e", "regexp", "f", "file"))
-    cut = 0 if given else min(1, len(positionals))
-    return positionals[:cut], positionals[cut:] or ["."]
-
-
-def _searched_folders(command: Command, workdir: str) -> list[str]:
-    """The folders a tree search reads, absolute and normalised where it runs (`.`, `./`, `src/..`, `$PWD`,
-    the working folder's path are one); a word only the run knows (`"$D"`) is ``""``, which _overlaps any."""
-    base = posixpath.join(workdir, command.cwd or "")
-    return [
-        "" if any(c in word for c in _DYNAMIC) else posixpath.normpath(posixpath.join(base, word))
-        for word in _search_words(command)[1]
-    ]
-
-
 def quiet_search_key(command: Command) -> int | None:
-    """A digest of what a quiet search asks of the folders it reads: its program, flags, option values and
-    pattern as the program reads them (`grep -r -q -e X` and `grep -rqe X` are one). A pattern read from a file
-    (`-f FILE`: its text may change between calls) or holding a word only the run knows (`"K=$c"`) asks
-    something new every time it runs (None); so does a recursive diff (`diff -rq . ../guess`: the other tree's files
-    are the question, and may change between calls)."""
+    """A digest of what a quiet search asks: its program, flags, option values and pattern as the program reads
+    them (`grep -r -q -e X` and `grep -rqe X` are one; the first operand is the pattern unless -e, -f, --regexp or
+    --file gives one), not the folders it reads (a copy of the tree, `cp -r . ../c1`, or a link to it, is the
+    same question asked elsewhere). A pattern read from a file (`-f FILE`: its text may change between calls) or
+    holding a word only the run knows (`"K=$c"`) asks something new every time it runs (None); so does a recursive
+    diff (`diff -rq . ../guess`: the other tree's files are the question, and may change between calls)."""
     shaped = _shaped(command)
-    pattern = _search_words(command)[0]
     if (
         command.name in _COMPARERS
         or shaped.option_values("f")
@@ -2089,32 +2064,22 @@ def quiet_search_key(command: Command) -> int | None:
         or any(c in word for word in command.argv for c in _DYNAMIC)
     ):
         return None
-    pattern = pattern + shaped.option_values("e")  # (`-e X`, `--regexp=X`: the pattern as an operand is)
+    pattern = shaped.option_values("e")  # (with -e or --regexp, every operand is a folder)
+    if not pattern and not shaped.option_values("regexp"):
+        pattern = shaped.positionals[:1]
     values = tuple(sorted((k, tuple(v)) for k, v in (shaped.values or {}).items() if k not in _PATTERN_OPTIONS))
     flags = tuple(sorted((shaped.short | shaped.long) - _PATTERN_OPTIONS))
     return hash((command.name, flags, values, tuple(pattern)))
 
 
-def _overlaps(folder: str, other: str) -> bool:
-    """Whether two searched folders share files (one is, or holds, the other); ``""`` (unknown) shares any."""
-    if not folder or not other or folder == other:
-        return True
-    return folder.startswith(other.rstrip("/") + "/") or other.startswith(folder.rstrip("/") + "/")
-
-
 def _asked_before(command: Command, session: SessionView) -> bool:
-    """Whether a quiet tree search asks of a folder the session's earlier calls searched quietly (the same, one
-    holding it or held by it: SessionFiles.searched) something they did not ask: another pattern,
-    other options (quiet42: one call a pattern, `grep -rq 'PASSWORD=a' . && echo y`, then `=b`, ..., spells
-    the secret out a bit a call). The same search again tells nothing new. A folder's digests past the bound
-    (None): any search of it."""
-    searched = session.searched()
+    """Whether a quiet tree search asks something the session's earlier quiet tree searches did not (another
+    pattern, other options: SessionFiles.searched), once one ran (quiet42: one call a pattern, `grep -rq
+    'PASSWORD=a' . && echo y`, then `=b`, ..., spells the secret out a bit a call). Whatever folder it reads:
+    a copy of the tree or a link to it, made on the line or earlier, holds the same secret. The same search
+    again tells nothing new."""
     key = quiet_search_key(command)
-    for folder in _searched_folders(command, session.workdir):
-        for other, keys in searched.items():
-            if _overlaps(folder, other) and (key is None or keys is None or key not in keys):
-                return True
-    return False
+    return key is None or not session.searched(key)
 
 
 def _archives_to(command: Command) -> str | None:

@@ -56,8 +56,7 @@ MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
 MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later one (ProcessInput.context)
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
-MAX_SEARCHED = 64  # folders searched quietly, remembered per session (SessionFiles.searched)
-MAX_SEARCHES = 64  # digests of the quiet searches of one folder (past them: any search of it is new)
+MAX_SEARCHES = 256  # quiet tree searches remembered per session (SessionFiles.searched: past it, the oldest go)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
@@ -338,23 +337,22 @@ class SessionFiles:
         # project_exfiltration judges it as the reader on the sender's line).
         self.archives: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         # (quiet42) The quiet tree searches that ran (`grep -rq 'PASSWORD=a' . && echo y`: one bit of what the
-        # tree holds a call): folder searched (absolute) -> digests of what each asked (evaluate.quiet_search_key),
-        # None past MAX_SEARCHES; the oldest folder forgotten past MAX_SEARCHED. A later search of a folder
-        # holding a secret asking it anything else asks (evaluate._asked_before).
-        self.searched: OrderedDict[str, set[int] | None] = OrderedDict()
+        # tree holds a call), as digests of what each asked (evaluate.quiet_search_key), the oldest forgotten past
+        # MAX_SEARCHES; ``quiet``: one ran. Once one ran, a search of a folder holding a secret asking anything
+        # else asks (evaluate._asked_before), whatever folder each read (a copy of the tree, a link to it).
+        self.searched: OrderedDict[int, None] = OrderedDict()
+        self.quiet = False
 
-    def searches(self, found: list[tuple[str, int | None]]) -> None:
-        """Remember quiet tree searches that ran: (folder, digest) pairs, a digest None for a search asking
-        something new each time (the folder alone is remembered; the lock held)."""
-        for folder, key in found:
-            keys = self.searched.pop(folder, set())
-            if keys is not None and key is not None:
-                keys.add(key)
-                if len(keys) > MAX_SEARCHES:
-                    keys = None
-            self.searched[folder] = keys
-            while len(self.searched) > MAX_SEARCHED:
-                self.searched.popitem(last=False)
+    def searches(self, found: list[int | None]) -> None:
+        """Remember quiet tree searches that ran: their digests, None for one asking something new each
+        time (only that one ran is remembered; the lock held)."""
+        self.quiet = True
+        for key in found:
+            if key is not None:
+                self.searched.pop(key, None)
+                self.searched[key] = None
+        while len(self.searched) > MAX_SEARCHES:
+            self.searched.popitem(last=False)
 
     def link(self, made: dict[str, str]) -> None:
         """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
@@ -469,7 +467,7 @@ class SessionMemory:
                     view.files.remember(file_key(key, workdir), None)
             return
         if searches:
-            self._searched(view, analyzer.commands, workdir)
+            self._searched(view, analyzer.commands)
         if not writes:
             return
         read = _tree_words(analyzer.commands, workdir)
@@ -513,11 +511,11 @@ class SessionMemory:
             if made:
                 view.files.link(made)
 
-    def _searched(self, view: SessionView, commands: list[Any], workdir: str) -> None:
+    def _searched(self, view: SessionView, commands: list[Any]) -> None:
         """Remember the quiet tree searches of a line that ran (SessionFiles.searched)."""
         from engine.policy.evaluate import quiet_searches  # noqa: PLC0415 (evaluate imports shell, which imports this)
 
-        found = quiet_searches(commands, workdir)
+        found = quiet_searches(commands)
         if found:
             with self._lock:
                 view.files.searches(found)
@@ -682,10 +680,10 @@ class SessionView:
         # The background shell a `process write` is judged for: its lines are read from there.
         self.shell: ShellState | None = None
 
-    def searched(self) -> dict[str, set[int] | None]:
-        """The session's quiet tree searches that ran (SessionFiles.searched), as of now."""
+    def searched(self, key: int) -> bool:
+        """Whether a quiet tree search of the session that ran asked what ``key`` digests (SessionFiles.searched)."""
         with self._lock:
-            return {folder: None if keys is None else set(keys) for folder, keys in self.files.searched.items()}
+            return key in self.files.searched
 
     def links(self) -> dict[str, str]:
         """The second names the session made, under every key the analyzer may look them up by
@@ -1228,7 +1226,7 @@ def _after(
         # (quiet42) lines sent to a background shell search as a call does (SessionFiles.searched)
         from engine.policy.evaluate import quiet_searches  # noqa: PLC0415
 
-        found = quiet_searches(analyzer.commands, session.workdir)
+        found = quiet_searches(analyzer.commands)
         if found:
             with session._lock:
                 session.files.searches(found)

@@ -5,15 +5,15 @@ only its status, names or counts (`grep -rq 'PASSWORD=a' . && echo y`) is allowe
 `.env` per call; an adaptive caller asks again call after call with another pattern and spells the secret out
 (each call alone is an ordinary search; _asked_again caught a second search on one line or in a loop only).
 
-Fixed: the session remembers the quiet tree searches that ran (SessionFiles.searched: the folder, absolute, and a
-digest of program, flags and pattern as read; bounded), fed by a terminal call that ran (foreground or background)
-and by the lines sent to a background shell. A later quiet search of the same folder, one holding it or one it
-holds, asking something new (another pattern, other options, a pattern file, a pattern only the run knows, a
-recursive diff) is judged as a print of the tree (project_exfiltration asks when the tree holds a secret) with the
-match `quiet_search_again` giving the reason. Covered spellings: `grep -r -q`, `grep -rlq`, `grep -rc | grep -q`,
-`rg -q --hidden`, `ag -l --hidden`, `ug -q`, `-e`, `--regexp=`, `-f FILE`, `./`, `$PWD`, `$(pwd)`, `src/..`, `cd src
-&& .. `, the absolute path, the parent folder. `git grep --no-index -q` and `find . -exec grep -q ... {}` ask
-already on their first call (tested here as such).
+Fixed: the session remembers the quiet tree searches that ran (SessionFiles.searched: a digest of program, flags
+and pattern as read, the last 256), fed by a terminal call that ran (foreground or background) and by the lines sent
+to a background shell. Once one ran, a quiet search asking something new (another pattern, other options, a pattern
+file, a pattern only the run knows, a recursive diff) is judged as a print of the tree it reads (project_exfiltration
+asks when it holds a secret) with the match `quiet_search_again` giving the reason, whatever folder it reads (a copy
+of the tree or a link to it holds the same secret). Covered spellings: `grep -r -q`, `grep -rlq`, `grep -rc | grep
+-q`, `rg -q --hidden`, `ag -l --hidden`, `ug -q`, `-e`, `--regexp=`, `-f FILE`, `./`, `$PWD`, `$(pwd)`, `src/..`,
+`cd src && ..`, the absolute path, the parent folder, `cp -r . ../cN` on the line or before, `ln -s`. `git grep
+--no-index -q` and `find . -exec grep -q ... {}` ask already on their first call (tested here as such).
 
 Stays allowed: the same search again (however spelled), a first quiet search, quiet searches of a tree with no
 secret (or of `src`, which holds none), `grep -q X main.py` with other patterns, another session's searches.
@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from engine.policy.session_memory import MAX_SEARCHED, MAX_SEARCHES, SessionFiles
+from engine.policy.session_memory import MAX_SEARCHES, SessionFiles
 from tests.conftest import REPO
 from tests.redteam.harm import background_writes, printing_tree
 
@@ -177,6 +177,28 @@ def test_the_first_search_spelled_otherwise_is_remembered(
     assert decision == "ask" and "quiet_search_again" in keys, (first, decision, keys)
 
 
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [FIRST, "cp -r . ../c1 && grep -rq PASSWORD=b ../c1 && echo y"],
+        [FIRST, "cp -r . ../c2", "grep -rq PASSWORD=b ../c2 && echo y"],
+        [FIRST, "ln -s $PWD ../l2", "grep -rq PASSWORD=b ../l2/ && echo y"],
+        ["cp -r . ../c3", "grep -rq PASSWORD=a ../c3 && echo y", "grep -rq PASSWORD=b . && echo y"],
+    ],
+    ids=["a copy on the line", "a copy made before", "a link made before", "the copy searched first"],
+)
+def test_another_pattern_asked_of_a_copy_or_a_link_of_the_tree_asks(
+    tree: tuple[Path, Engine, dict[str, str]], calls: list[str]
+) -> None:
+    """The memory is of what was asked, not where: a copy of the tree or a link to it is another folder holding the
+    same secret (each call could copy the tree anew, `cp -r . ../cN && grep -rq ... ../cN`)."""
+    work, engine, _ = tree
+    for call in calls[:-1]:
+        assert _run(engine, call)[0], call
+    decision, keys = _verdict(engine, work, calls[-1])
+    assert decision == "ask" and {"project_exfiltration", "quiet_search_again"} <= keys, (calls, decision, keys)
+
+
 def test_a_first_search_in_a_background_call_is_remembered(tree: tuple[Path, Engine, dict[str, str]]) -> None:
     work, engine, _ = tree
     started = engine.call("terminal", {"command": FIRST, "background": True}, session_id="s")
@@ -253,13 +275,10 @@ def test_quiet_searches_of_a_folder_holding_no_secret_or_of_one_file_stay_allowe
 
 def test_the_memory_is_bounded() -> None:
     files = SessionFiles(0.0)
-    files.searches([(f"/w/{n}", 1) for n in range(MAX_SEARCHED + 5)])
-    assert len(files.searched) == MAX_SEARCHED and "/w/0" not in files.searched
-    files.searches([("/w/x", n) for n in range(MAX_SEARCHES)])
-    assert files.searched["/w/x"] == set(range(MAX_SEARCHES))
-    files.searches([("/w/x", -1)])
-    assert files.searched["/w/x"] is None  # past the bound: any search of it asks something new
-    files.searches([("/w/x", 1)])
-    assert files.searched["/w/x"] is None and len(files.searched) == MAX_SEARCHED
-    files.searches([("/w/y", None)])  # (a search asking something new each time: its folder alone)
-    assert files.searched["/w/y"] == set() and len(files.searched) == MAX_SEARCHED
+    assert not files.quiet
+    files.searches([None])  # (a search asking something new each time: only that one ran)
+    assert files.quiet and not files.searched
+    files.searches(list(range(MAX_SEARCHES + 5)))
+    assert len(files.searched) == MAX_SEARCHES and 0 not in files.searched and MAX_SEARCHES + 4 in files.searched
+    files.searches([5])  # asked again: the newest, kept longest
+    assert list(files.searched)[-1] == 5 and len(files.searched) == MAX_SEARCHES
