@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import shlex
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -600,14 +601,32 @@ class Follower:
         assert run.match is not None
         at = _verb_at(parsed)
         verb = argv[at].lower() if at is not None and not dynamic[at] else None
+        # git keeps the aliases given with -c for the command an alias runs (an alias naming another: `-c
+        # alias.a=b -c alias.b='!CMD' a`): they are put before its verb again
+        given = ""
+        if run.source == "option":
+            given = "".join(
+                f" {'-' if len(name) == 1 else '--'}{name} {shlex.quote(value)}"
+                for name, value, _ in parsed.options
+                if value is not None and name in run.names and value[:6].lower() == "alias."
+            )
         for value in values:
             for found in run.match.finditer(value):
                 payload = next((found.group(g) for g in run.match.payloads if found.group(g)), None)
-                if not payload:
+                name = (found.group("alias") or "").lower()
+                # (the command an alias runs keeps the variable or option that gave it: the alias is not read again
+                # inside its own reading, `GIT_CONFIG_PARAMETERS="'alias.l'='log'" git l` runs `git log` once)
+                guard = f"alias:{id(run)}:{name}"
+                if not payload or guard in self.following:
                     continue
-                used = at is not None and verb == (found.group("alias") or "").lower()
+                used = at is not None and verb == name
                 words, flags = (argv[at + 1 :], dynamic[at + 1 :]) if used and at is not None else ([], [])
-                self._alias_runs(run, decode(payload, run.decode), words, flags, via, depth)
+                self.following.add(guard)
+                try:
+                    carried = run if not given or run.prepend is None else replace(run, prepend=run.prepend + given)
+                    self._alias_runs(carried, decode(payload, run.decode), words, flags, via, depth)
+                finally:
+                    self.following.discard(guard)
 
     def _stored_alias(
         self,

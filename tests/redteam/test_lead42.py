@@ -67,6 +67,12 @@ GIVEN = [
     "git -c alias.c=clean c -fdx",
     "hg --config alias.x='!rm -rf $@' x ~",
     "hg --config alias.x='!rm -rf \"$1\"' x ~",
+    # an alias naming another (git keeps the -c aliases, and the variables, for the command an alias runs)
+    "git -c alias.a=b -c alias.b='!rm -rf' a ~",
+    "git -c alias.a=b -c alias.b=reset a --hard",
+    "GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=alias.a GIT_CONFIG_VALUE_0=b GIT_CONFIG_KEY_1=alias.b"
+    " GIT_CONFIG_VALUE_1='!rm -rf' git a ~",
+    "hg --config alias.a=b --config alias.b='!rm -rf $@' a ~",
 ]
 GIVEN_NEAR = [
     "git -c alias.x='!echo' x ~",
@@ -74,6 +80,10 @@ GIVEN_NEAR = [
     "git -c alias.l='log --oneline' l -5",
     "git -c alias.r=reset status",  # (not used: reset alone discards nothing)
     "hg --config alias.l='log -l 5' l",
+    # (the variable stays set for the command the alias runs: not read again there, no nesting past the limit)
+    "GIT_CONFIG_PARAMETERS=\"'alias.l'='log --oneline'\" git l",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.l GIT_CONFIG_VALUE_0='log --oneline' git l",
+    "git -c alias.l='log --oneline' -c alias.s=status l",
     "hg --config alias.x='!echo $1' x ~",
 ]
 
@@ -167,6 +177,13 @@ def test_a_configuration_the_engine_cannot_read_asks(session: Engine, work: Path
 
 
 STORED_NEAR = ["git co main", "git st", "git lg -5", "git hi ~", "git lfs version", "git status", "git unknownverb"]
+
+
+def test_a_stored_alias_naming_another_is_read_to_the_end(session: Engine, work: Path, fake_home: Path) -> None:
+    repository(work)
+    alias_file(fake_home / ".gitconfig", "[alias]\n\ta = b\n")
+    alias_file(work / ".git" / "config", "[alias]\n\tb = !rm -rf\n")
+    blocked(session, fake_home, "git a ~")
 
 
 def test_ordinary_stored_aliases_stay_allowed(session: Engine, work: Path, fake_home: Path) -> None:
