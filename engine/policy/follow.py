@@ -56,7 +56,7 @@ from engine.policy.executors import (
 )
 from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
-from engine.policy.programs import Program, ProgramTable, Run
+from engine.policy.programs import Extractor, Program, ProgramTable, Run
 from engine.policy.regexes import Located
 from engine.policy.variables import lose_path
 from engine.records import replace
@@ -547,6 +547,10 @@ class Follower:
                 if payload is None:
                     self._escape_hatch(None, via, depth)
                     continue
+                if run.value is not None:
+                    payload = _value_payload(run.value, payload)
+                    if payload is None:
+                        continue
             if payload is not None:
                 text = decode(payload, run.decode)
                 if run.prepend is not None and run.kind == "shell":
@@ -1612,6 +1616,17 @@ def _runs_naming(runs: tuple[Run, ...], named: dict[str, tuple[Run, ...]], name:
         named.clear()
     named[name] = taking
     return taking
+
+
+def _value_payload(value: Extractor, text: str) -> str | None:
+    """(adv42) The payload a `variable` run's `value` regex finds in the variable's value ``text`` (its `payload`
+    group, or the whole value); None: no match."""
+    found = value.search(text)
+    if found is None:
+        return None
+    if value.payloads:
+        return next((found.group(g) for g in value.payloads if found.group(g)), None)
+    return text
 
 
 def matched_payload(run: Run, value: str) -> str | None:
