@@ -119,7 +119,8 @@ _FLAT_MATCHES = 64  # hardline matches past which the flat scan judges no more r
 FLAT_SECONDS = 0.25
 _UNJUDGED = "unjudged_text"
 # (lead41) The flat scan's expanded reading (_flat_expanded): what bash's simplest expansions make of the text.
-_FLAT_IFS: Final = re.compile(r"\$(?:IFS(?![A-Za-z0-9_])|\{IFS\})")
+# (adv42) and `${IFS…}` with an operator (`${IFS:0:1}`, `${IFS%??}`, `${IFS-}`): a part of the blanks, split as they are
+_FLAT_IFS: Final = re.compile(r"\$(?:IFS(?![A-Za-z0-9_])|\{IFS(?:[^A-Za-z0-9_}][^}]{0,16})?\})")
 # `NAME=VALUE` at the start of a word: the look-behind first, so a run of letters is not tried at each position
 _FLAT_ASSIGN: Final = re.compile(r"(?<![^\s;&|(])([A-Za-z_][A-Za-z0-9_]{0,63})=([^\s;&|()<>`]{1,128})(?![^\s;&|()<>`])")
 _FLAT_REFERENCE: Final = re.compile(
@@ -2886,7 +2887,7 @@ def _flat_expanded(text: str) -> str | None:
         return None
     out = text
     room = [_FLAT_ROOM]  # characters the reading may add
-    if "$IFS" in out or "${IFS}" in out:
+    if "$IFS" in out or "${IFS" in out:
         out = _FLAT_IFS.sub(" ", out)
     if "=" in out and "$" in out:
         values: dict[str, str] = {}

@@ -1518,6 +1518,9 @@ def decode(value: str, encoding: str | None) -> str:
         return _string_array(value)
     if encoding == "data-url" and value[:5].lower() == "data:":
         return _data_url(value)
+    if encoding == "sq" and "'\\" in value:
+        # (adv42) a value in git's single quotes (GIT_CONFIG_PARAMETERS): `'\''` is a quote, `'\!'` a `!`
+        return value.replace("'\\''", "'").replace("'\\!'", "!")
     return value
 
 

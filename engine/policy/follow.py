@@ -59,7 +59,7 @@ from engine.policy.executors import (
 from engine.policy.gitconfig import Unknown, stored_aliases
 from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
-from engine.policy.programs import Program, ProgramTable, Run
+from engine.policy.programs import Extractor, Program, ProgramTable, Run
 from engine.policy.regexes import Located
 from engine.policy.variables import lose_path
 from engine.records import replace
@@ -546,7 +546,7 @@ class Follower:
             or _unread_program(run, argv, dynamic, self._payload_at(run, parsed, argv))
         )
         if values and run.match is not None and _ALIAS_GROUP in run.match.pattern:
-            self._given_alias(run, parsed, argv, dynamic, values, via, depth)
+            self._given_alias(run, parsed, argv, dynamic, values, local, via, depth)
             return None
         found_payloads = _payloads(run, values)
         if source == "operands" and (run.strip or run.append or run.into):
@@ -562,6 +562,10 @@ class Follower:
                 if payload is None:
                     self._escape_hatch(None, via, depth)
                     continue
+                if run.value is not None:
+                    payload = _value_payload(run.value, payload)
+                    if payload is None:
+                        continue
             if payload is not None:
                 text = decode(payload, run.decode)
                 if run.prepend is not None and run.kind == "shell":
@@ -591,6 +595,7 @@ class Follower:
         argv: list[str],
         dynamic: list[bool],
         values: list[str],
+        local: dict[str, str],
         via: tuple[str, ...],
         depth: int,
     ) -> None:
@@ -619,6 +624,14 @@ class Follower:
                 guard = f"alias:{id(run)}:{name}"
                 if not payload or guard in self.following:
                     continue
+                if run.variable:  # (`--config-env=alias.x=V`: the variable V's value, read by the run's `value`)
+                    held = local.get(payload, self.env.get(payload))
+                    if held is None:
+                        self._escape_hatch(None, via, depth)
+                        continue
+                    payload = _value_payload(run.value, held) if run.value is not None else held
+                    if not payload:
+                        continue
                 used = at is not None and verb == name
                 words, flags = (argv[at + 1 :], dynamic[at + 1 :]) if used and at is not None else ([], [])
                 self.following.add(guard)
@@ -1789,6 +1802,17 @@ def _runs_naming(runs: tuple[Run, ...], named: dict[str, tuple[Run, ...]], name:
         named.clear()
     named[name] = taking
     return taking
+
+
+def _value_payload(value: Extractor, text: str) -> str | None:
+    """(adv42) The payload a `variable` run's `value` regex finds in the variable's value ``text`` (its `payload`
+    group, or the whole value); None: no match."""
+    found = value.search(text)
+    if found is None:
+        return None
+    if value.payloads:
+        return next((found.group(g) for g in value.payloads if found.group(g)), None)
+    return text
 
 
 def matched_payload(run: Run, value: str) -> str | None:

@@ -85,6 +85,7 @@ _RUN_FIELDS = (
     "match",
     "last",
     "variable",
+    "value",
     "indirect",
     "spawn",
     "each",
@@ -135,6 +136,9 @@ class Run:
     match: Final[Extractor | None]  # the value must match; its `payload` group (if any) is the payload
     last: Final[bool]  # only the last value counts (su -c A -c B runs B)
     variable: Final[bool]  # the value names a variable; its value is the payload (git --config-env=K=VAR)
+    # (adv42) with variable: the variable's value must match; its `payload` group (if any) is the payload (an
+    # alias's `!CMD` runs CMD: `V='!rm -rf ~' git --config-env=alias.x=V x`)
+    value: Final[Extractor | None]
     indirect: Final[bool]  # an escape hatch of a program whose job is not running commands
     spawn: Final[bool]  # report the payload as `sh -c PAYLOAD` (an unknown program runs a shell)
     each: Final[bool]  # each word is a command of its own (parallel ::: A B)
@@ -193,6 +197,7 @@ class Run:
         match: Extractor | None = None,
         last: bool = False,
         variable: bool = False,
+        value: Extractor | None = None,
         indirect: bool = False,
         spawn: bool = False,
         each: bool = False,
@@ -229,6 +234,7 @@ class Run:
         self.match = match
         self.last = last
         self.variable = variable
+        self.value = value
         self.indirect = indirect
         self.spawn = spawn
         self.each = each
@@ -824,6 +830,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         match=_regex(data["match"], [*base, "match"]) if "match" in data else None,
         last=bool(data.get("last")),
         variable=bool(data.get("variable")),
+        value=_regex(data["value"], [*base, "value"]) if "value" in data else None,
         indirect=bool(data.get("indirect")),
         spawn=bool(data.get("spawn")),
         each=bool(data.get("each")),

@@ -263,3 +263,13 @@ def test_an_alias_stored_after_the_same_command_was_judged_is_read(
     alias_file(fake_home / ".gitconfig", "[alias]\n\tx = !rm -rf\n")
     assert session.check("git x ~").decision == "deny"
     blocked(session, fake_home, "git x ~")
+
+
+CONFIG_ENV = ["V='!rm -rf' git --config-env=alias.x=V x ~", "V=reset git --config-env=alias.x=V x --hard"]
+CONFIG_ENV_NEAR = ["V='log --oneline' git --config-env=alias.l=V l -3", "V='!echo' git --config-env=alias.x=V x ~"]
+
+
+def test_an_alias_given_by_config_env_is_judged_with_its_arguments(engine: Engine) -> None:
+    """(with adv42's `value:` reading of the variable) the words after the verb are the alias's arguments."""
+    assert allowed_payloads(engine, CONFIG_ENV) == []
+    assert flagged_near_misses(engine, CONFIG_ENV_NEAR) == []
