@@ -1018,10 +1018,14 @@ class Matcher:
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+        if command.literal_targets:
+            classify = _Literal(classify, command.literal_targets)  # (rows42) `> 'a$(id)b'`: a name as written
         return self.redirects is not None and spec_any(self.redirects, targets, classify)
 
     def _reads_ok(self, command: Command, classify: Any) -> bool:
         sources = [t for op, t in command.redirects if op in _INPUT_REDIRECTS]
+        if command.literal_targets:
+            classify = _Literal(classify, command.literal_targets)
         return self.reads is not None and spec_any(self.reads, sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:

@@ -194,6 +194,18 @@ _HASH_USERS: Final = frozenset({"builtin", "command", "exec", "time"})
 _IMPORTED_FUNCTION: Final = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 
 
+_NO_TARGETS: Final[frozenset[str]] = frozenset()
+
+
+def _literal_targets(descriptors: list[tuple[str, str, str, bool]]) -> frozenset[str]:
+    """(rows42) The redirection targets holding `$` or a backquote that no expansion made (a quoted
+    `> 'a$(id)b'`: the file of that name), none of them also given by a word that expands."""
+    literal = {t for _, _, t, varies in descriptors if not varies and ("$" in t or "`" in t)}
+    if not literal:
+        return _NO_TARGETS
+    return frozenset(literal - {t for _, _, t, varies in descriptors if varies})
+
+
 _COMMAND_FIELDS: Final = (
     "name",
     "argv",
@@ -212,6 +224,7 @@ _COMMAND_FIELDS: Final = (
     "text",
     "shape",
     "guessed",
+    "literal_targets",
 )
 
 
@@ -241,6 +254,9 @@ class Command:
     # follow._carried's bare reading): it may be a wrapper, or a program that takes the name as data; a hardline
     # match on it asks
     guessed: bool
+    # (rows42) Redirection targets a quoted word gave as written though they hold `$` or a backquote
+    # (`> 'a$(id)b'` opens the file named so: no substitution runs); read by no expansion class
+    literal_targets: frozenset[str]
 
     def __init__(
         self,
@@ -276,6 +292,7 @@ class Command:
         self.text = ""
         self.shape = None
         self.guessed = False
+        self.literal_targets = _NO_TARGETS
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -303,6 +320,7 @@ class Command:
             self.indirect,
             self.reread,
             self.guessed,
+            self.literal_targets,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -863,6 +881,8 @@ class Analyzer(Follower, LinkFollower):
         # The session's own, from earlier calls, come first (see session_memory).
         self.links: dict[str, str] = session.links() if session is not None else {}
         self.alternate = False  # reading a command again with unknown options taking values
+        # (rows42) the redirection targets of the command being unwrapped given as written (Command.literal_targets)
+        self.literal_targets: frozenset[str] = _NO_TARGETS
         # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
         # expand_aliases, or an interactive shell), read with its words.
         self.aliases: dict[str, str] = _NO_ENTRIES
@@ -1929,9 +1949,13 @@ class Analyzer(Follower, LinkFollower):
         if unwritten is not None and not stdin and not dynamic[0]:
             self._early_read(argv[0], unwritten, True)
         start = len(self.commands)
+        outer_literal = self.literal_targets
+        if descriptors:
+            self.literal_targets = _literal_targets(descriptors)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
+            self.literal_targets = outer_literal
             self.vals.input = None
             self.vals.here = here
             printed, self.printing = self.printing, printing
@@ -2125,6 +2149,8 @@ class Analyzer(Follower, LinkFollower):
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
         if self.alternate:
             command.reread = True
+        if self.literal_targets and command.redirects:
+            command.literal_targets = self.literal_targets
         self.commands.append(command)
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
