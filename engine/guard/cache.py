@@ -56,7 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_project", "validated"]
 
 CACHE_NAME = "compiled-project.bin"
-_MAGIC = b"HERMES-ENGINE-COMPILED/4\n"  # 4: native records read back through __init__ (their fields are read-only)
+# 4: native records read back through __init__ (their fields are read-only); 5: Program's pieces_prefix and
+# unpacks_here, ProgramTable's unpacks_here (debt42)
+_MAGIC = b"HERMES-ENGINE-COMPILED/5\n"
 _MAC_SIZE = 32
 _PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 

@@ -22,42 +22,8 @@ if TYPE_CHECKING:
 
 # Programs that make a second name for a file or directory.
 LINKERS = frozenset({"ln", "cp", "mount"})
-# (adv41) Programs writing files whose names the line does not show under the folder they run in (an archive's
-# members, a diff's targets): through a link below that folder they write where it points (links._links_here).
-UNPACKED_HERE = frozenset(
-    {
-        "tar",
-        "bsdtar",
-        "gtar",
-        "unzip",
-        "busybox-unzip",
-        "7z",
-        "7za",
-        "7zr",
-        "7zz",
-        "cpio",
-        "bsdcpio",
-        "pax",
-        "unrar",
-        "rar",
-        "lha",
-        "arj",
-        "zpaq",
-        "ar",
-        "jar",
-        "unar",
-        "aunpack",
-        "dtrx",
-        "cabextract",
-        "unsquashfs",
-        "patch",
-        "gpatch",
-        "git",
-        "borg",
-        "uudecode",
-        "unshar",
-    }
-)
+# (adv41) The programs writing files whose names the line does not show under the folder they run in (an archive's
+# members, a diff's targets) are the Programs entries with `unpacks_here: true` (ProgramTable.unpacks_here, debt42).
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"

@@ -395,6 +395,8 @@ _PROGRAM_FIELDS = (
     "carried_runs",
     "permutes_command",
     "separator",
+    "pieces_prefix",
+    "unpacks_here",
 )
 _NO_GRAMMAR = Grammar()
 
@@ -411,7 +413,8 @@ class Program:
 
     __slots__ = _PROGRAM_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS
-    _init_fields: ClassVar[tuple[str, ...]] = (*_PROGRAM_FIELDS[:7], "separator")  # the rest __init__ works out
+    # the rest __init__ works out
+    _init_fields: ClassVar[tuple[str, ...]] = (*_PROGRAM_FIELDS[:7], "separator", "pieces_prefix", "unpacks_here")
 
     names: Final[tuple[str, ...]]
     grammar: Final[Grammar]
@@ -443,6 +446,13 @@ class Program:
     # The word that ends one of its commands and starts another, run in turn (tmux's `;`, spelled `\;` in a
     # shell): "" when it has none
     separator: Final[str]
+    # (debt42) A splitter (`split`, `csplit`): the prefix it names the files it cuts a file into with when the line
+    # gives none (its `as: path, prepend: tee` run names where the line gives one: trees.split_prefix); "" none
+    pieces_prefix: Final[str]
+    # (adv41, debt42) It writes files whose names the line does not show under the folder it runs in (an archive's
+    # members, a patch's targets): through a link below that folder it writes where the link points
+    # (shell.Analyzer._links_here). Read by name through ProgramTable.unpacks_here.
+    unpacks_here: Final[bool]
 
     def __init__(
         self,
@@ -454,6 +464,8 @@ class Program:
         prints: str = "",
         prints_with: frozenset[str] = frozenset(),
         separator: str = "",
+        pieces_prefix: str = "",
+        unpacks_here: bool = False,
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -463,6 +475,8 @@ class Program:
         self.prints = prints
         self.prints_with = prints_with
         self.separator = separator
+        self.pieces_prefix = pieces_prefix
+        self.unpacks_here = unpacks_here
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -514,7 +528,15 @@ def runs_nothing(program: Program, parsed: Parsed) -> bool:
     return reparse is None or not parsed.has(reparse.names)
 
 
-_TABLE_FIELDS = ("by_name", "anyone", "everyone", "senders", "command_readers", "keeps_environment")
+_TABLE_FIELDS = (
+    "by_name",
+    "anyone",
+    "everyone",
+    "senders",
+    "command_readers",
+    "keeps_environment",
+    "unpacks_here",
+)
 
 
 class ProgramTable:
@@ -537,6 +559,9 @@ class ProgramTable:
     # (`keeps_environment:`): a command reached through any other (`direnv exec`, `pipenv run`, a login shell)
     # may get variables no word of the line names (POSIXLY_CORRECT: evaluate._environment_unknown).
     keeps_environment: Final[frozenset[str]]
+    # (debt42) The names whose entry says `unpacks_here: true` (Program.unpacks_here), a described program's and
+    # one described by nothing else (`unrar`: kept out of by_name, its words read as an undescribed program's)
+    unpacks_here: Final[frozenset[str]]
 
     def __init__(
         self,
@@ -546,6 +571,7 @@ class ProgramTable:
         senders: Mapping[str, tuple[Send, ...]] = MISSING,
         command_readers: frozenset[str] = frozenset(),
         keeps_environment: frozenset[str] = frozenset(),
+        unpacks_here: frozenset[str] = frozenset(),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
@@ -553,6 +579,7 @@ class ProgramTable:
         self.senders = {} if senders is MISSING else senders
         self.command_readers = command_readers
         self.keeps_environment = keeps_environment
+        self.unpacks_here = unpacks_here
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -859,6 +886,9 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
 
 # The fields of an entry that describe nothing but what it sends (see ProgramTable.senders).
 _SENDS_ONLY = frozenset({"program", "sends", "examples", "description"})
+# ... and of one that describes nothing but that, or that and what it sends (`unpacks_here:` of a program no other
+# field describes: `unrar`, whose words stay an undescribed program's; see ProgramTable.unpacks_here)
+_UNPACKS_ONLY = _SENDS_ONLY | {"unpacks_here"}
 _SEND_TO = frozenset({"last", "any"})
 
 
@@ -910,7 +940,16 @@ def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, .
     prints_with = frozenset(str(name).split("/")[0].rstrip("=?") for name in data.get("prints_with") or ())
     separator = str(data.get("separator") or "")
     return Program(
-        names, grammar, runs, MappingProxyType(subcommands), bool(data.get("windows")), prints, prints_with, separator
+        names,
+        grammar,
+        runs,
+        MappingProxyType(subcommands),
+        bool(data.get("windows")),
+        prints,
+        prints_with,
+        separator,
+        str(data.get("pieces_prefix") or ""),
+        bool(data.get("unpacks_here")),
     )
 
 
@@ -965,6 +1004,7 @@ def compile_programs(
     entries: list[tuple[Document, list[str | int], Program]] = []
     readers: set[str] = set()
     keeping: set[str] = set()
+    unpacking: set[str] = set()
     for doc in docs:
         listed = doc.data.get("command_readers")
         if isinstance(listed, list):  # (a malformed one is the schema's error)
@@ -996,8 +1036,12 @@ def compile_programs(
                     senders[name] = ways
                 else:
                     senders.pop(name, None)  # a project's entry replaces the builtin one whole
-                if ways and _SENDS_ONLY.issuperset(data):
-                    by_name.pop(name, None)  # described only by what it sends (see ProgramTable.senders)
+                if program.unpacks_here:
+                    unpacking.add(name)
+                else:
+                    unpacking.discard(name)  # (a project's entry replaces the builtin one whole)
+                if (ways or program.unpacks_here) and _UNPACKS_ONLY.issuperset(data):
+                    by_name.pop(name, None)  # described only by what it sends (see ProgramTable.senders) or unpacks
                 elif name == "*":
                     anyone = program
                 elif name == "**":
@@ -1006,7 +1050,13 @@ def compile_programs(
                     by_name[name] = program
             entries.append((doc, base, program))
     table = ProgramTable(
-        MappingProxyType(by_name), anyone, everyone, MappingProxyType(senders), frozenset(readers), frozenset(keeping)
+        MappingProxyType(by_name),
+        anyone,
+        everyone,
+        MappingProxyType(senders),
+        frozenset(readers),
+        frozenset(keeping),
+        frozenset(unpacking),
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)

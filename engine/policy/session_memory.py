@@ -45,7 +45,7 @@ from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.programs import EMPTY, ProgramTable
-from engine.policy.trees import COMPRESSORS, SPLITTERS, TREE_READERS, compressed_files, split_prefix
+from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
 MAX_SESSIONS = 1024
 MAX_FILES = 256  # files remembered with their content, per session
@@ -523,7 +523,7 @@ class SessionMemory:
     @staticmethod
     def _split(view: SessionView, commands: list[Any], read: tuple[str, ...], workdir: str) -> None:
         """`split -b 1k x.tgz p_`: its pieces p_aa, p_ab, ... hold what x.tgz held (open37; the lock held)."""
-        if (view.files.archives or read) and any(c.name in SPLITTERS for c in commands):
+        if (view.files.archives or read) and any(splits(c) for c in commands):
             for prefix, held in _split_pieces(commands, view.files.archives, read, workdir):
                 view.files.hold(prefix, held)
 
@@ -1009,7 +1009,7 @@ def _split_pieces(
     each piece it names from the prefix holds part of it, which may be the secret (redt36's open split)."""
     found: list[tuple[str, tuple[str, ...]]] = []
     for command in commands:
-        if command.name not in SPLITTERS:
+        if not splits(command):
             continue
         cwd = command.cwd or ""
         source, prefix = split_prefix(command)

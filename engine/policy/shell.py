@@ -21,6 +21,7 @@ from operator import attrgetter
 
 from engine.policy import values
 from engine.policy.argv import (
+    REQUIRED,
     Grammar,
     Parsed,
     abbreviates,
@@ -54,10 +55,10 @@ from engine.policy.lexer import (
     substitutions,
     tokenize,
 )
-from engine.policy.links import LINKERS, UNKNOWN_TARGET, UNPACKED_HERE, LinkFollower
+from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
-from engine.policy.trees import FOLLOWERS, SPLITTERS, split_prefix
+from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
@@ -117,7 +118,8 @@ _COPIERS: Final = frozenset(
 # (xfail41b) copiers under another name: `git mv SRC DST`, `cpio -p DIR` (the names its input lists)
 _OTHER_COPIERS: Final = frozenset({"git", "cpio"})
 _FILE_WRITERS: Final = frozenset({"tee", "curl", "wget", "dd"}) | _COPIERS | _OTHER_COPIERS  # write files they name
-_COPY_VALUED: Final = frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z"})
+_BARE_GRAMMAR: Final = Grammar()  # an undescribed copier's (`link A B`): every word no option is an operand
+_TARGET_OPTION: Final = frozenset({"t"})  # a copier's -t DIR / --target-directory=DIR (see Analyzer._copies)
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that give the variables they name a new value (or none): see Analyzer._forget.
@@ -2252,7 +2254,7 @@ class Analyzer(Follower, LinkFollower):
                             self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                         finally:
                             self.cwd = here_cwd
-                if self.links and name in UNPACKED_HERE and "link" not in via:
+                if self.links and name in table.unpacks_here and "link" not in via:
                     # `ln -s ~ b/h; cd b && tar xf a.tar`: a member `h/.bashrc` lands in the home (adv41)
                     for target in self._links_here():
                         here_cwd, self.cwd = self.cwd, target
@@ -4399,7 +4401,7 @@ class Analyzer(Follower, LinkFollower):
             targets += self._other_copies(last, stdin)
         if _may_write(last.program):
             targets += [(t, False, None) for t in _table_writes(last, self._project_text, self._folder_name)]
-        if last.name in SPLITTERS:
+        if last.program is not None and last.program.pieces_prefix:
             # (xfail41b) `split x.txt p`, `csplit -f p x.txt 1`: pieces named p + a suffix (paa, p00 ...), each
             # remembered as a prefix (see _written_entry), since no one name is known here
             prefix = split_prefix(last)[1]
@@ -4466,26 +4468,16 @@ class Analyzer(Follower, LinkFollower):
         """`cp SRC DST`, `mv SRC... DIR/`, `install -t DIR SRC`: each file it writes, with the
         source's text when the line or the session knows it. ``words_of``: the copier's words, when not
         the command's (`git mv`)."""
-        words: list[str] = []
-        target: str | None = None
         argv = command.argv if words_of is None else words_of
         name = command.name if words_of is None else words_of[0]
-        i = 1
-        while i < len(argv):
-            word = argv[i]
-            if word == "--":
-                words.extend(argv[i + 1 :])
-                break
-            if word in ("-t", "--target-directory") and i + 1 < len(argv):
-                target, i = argv[i + 1], i + 2
-                continue
-            if word.startswith("--target-directory="):
-                target = word.split("=", 1)[1]
-            elif word in _COPY_VALUED:
-                i += 1
-            elif not word.startswith("-") or word == "-":
-                words.append(word)
-            i += 1
+        # (debt42) its words as its grammar reads them (the Programs table: cp's -S SUFFIX, install's -m MODE take a
+        # value, rsync's -t is --times); -t/--target-directory (the letter `t` where the grammar gives it a value)
+        program = command.program if words_of is None else self.programs.get(name)
+        grammar = _BARE_GRAMMAR if program is None else program.grammar
+        parsed = parse_argv(grammar, argv)
+        words = parsed.operands
+        targets = parsed.values(_TARGET_OPTION) if grammar.short.get("t") == REQUIRED else []
+        target = targets[-1] if targets else None
         if target is None:
             if len(words) < 2:
                 return []

@@ -400,46 +400,31 @@ def implicit_folder(command: Command) -> int:
     return operands[-1] + 1 if operands else 1
 
 
-# split's and csplit's options that take a value (GNU coreutils), and the prefix each names its pieces with unless told
-_SPLIT_VALUES = frozenset({"a", "b", "C", "l", "n", "t", "suffix-length", "bytes", "line-bytes", "lines", "number"})
-_SPLIT_VALUES |= frozenset({"separator", "additional-suffix", "filter", "f", "prefix", "suffix-format", "digits"})
-SPLITTERS = {"split": "x", "gsplit": "x", "csplit": "xx", "gcsplit": "xx"}
+def splits(command: Any) -> bool:
+    """Whether ``command`` is a splitter's (its entry has a `pieces_prefix`: see split_prefix)."""
+    program = command.program
+    return program is not None and bool(program.pieces_prefix)
 
 
 def split_prefix(command: Any) -> tuple[str, str]:
     """(the file a splitter ``command`` cuts, "-" its input; the prefix it names its pieces with: its own, or the
-    default), or a prefix "" when the command is no splitter."""
-    default = SPLITTERS.get(command.name)
-    if default is None:
+    default), or a prefix "" when the command is no splitter. A splitter is a program whose entry has a
+    `pieces_prefix` (split's `x`, csplit's `xx`); the line names its own prefix where the entry's `as: path,
+    prepend: tee` run reads (split's operand 1, csplit's -f), its words read by the entry's grammar."""
+    program = command.program
+    if program is None or not program.pieces_prefix:
         return "-", ""
-    operands: list[str] = []
+    parsed = parse_argv(program.grammar, command.argv)
+    operands = parsed.operands
     prefix: str | None = None
-    argv = command.argv
-    i = 1
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            operands.extend(argv[i + 1 :])
-            break
-        if word.startswith("--") and len(word) > 2:
-            name, eq, value = word[2:].partition("=")
-            if name in _SPLIT_VALUES and not eq:
-                value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
-            if name == "prefix":
-                prefix = value
-        elif word.startswith("-") and len(word) > 1:
-            for at, letter in enumerate(word[1:], 2):
-                if letter in _SPLIT_VALUES:
-                    value = word[at:]
-                    if not value:
-                        value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
-                    if letter == "f" and command.name in ("csplit", "gcsplit"):
-                        prefix = value
-                    break
-        else:
-            operands.append(word)
-        i += 1
+    for run in program.runs:
+        if run.kind != "path" or run.prepend != "tee":
+            continue
+        if run.source == "operand" and run.index < len(operands):
+            prefix = operands[run.index]
+        elif run.source == "option":
+            given = parsed.values(run.names)
+            if given:
+                prefix = given[-1]
     source = operands[0] if operands else "-"
-    if prefix is None:
-        prefix = operands[1] if command.name in ("split", "gsplit") and len(operands) > 1 else default
-    return source, prefix
+    return source, program.pieces_prefix if prefix is None else prefix
