@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -479,3 +480,28 @@ def background_writes(engine: Engine, command: str, writes: list[str], session: 
     finally:
         engine.call("process", {"action": "kill", "process_id": pid}, session_id=session)
     return results
+
+
+def validated_policy(tmp_path: Path, name: str, text: str) -> tuple[int, str]:
+    """`hermes-engine validate` run as a new user would (a subprocess, HOME and state under ``tmp_path``) on a
+    project whose policies/``name`` holds ``text``: its exit code and what it printed."""
+    root = tmp_path / "project"
+    (root / "policies").mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    (root / "policies" / name).write_text(text)
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "s"),
+        "XDG_CONFIG_HOME": str(tmp_path / "c"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "validate"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from tests.redteam.harm import (
     git_committed,
     harm_project,
     printing_tree,
+    validated_policy,
 )
 
 KEY = "sk-live-debt39-0123456789abcdef"
@@ -171,29 +171,10 @@ def test_a_projects_command_reader_takes_ordinary_lines(reader_project: tuple[En
 def test_a_malformed_command_readers_row_is_a_located_validate_error(
     tmp_path: Path, listed: str, messages: list[str]
 ) -> None:
-    root = tmp_path / "project"
-    (root / "policies").mkdir(parents=True)
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    (root / "policies" / "readers.yaml").write_text(
-        f"kind: Programs\nname: mine\ncommand_readers: {listed}\nprograms: []\n"
+    code, out = validated_policy(
+        tmp_path, "readers.yaml", f"kind: Programs\nname: mine\ncommand_readers: {listed}\nprograms: []\n"
     )
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "s"),
-        "XDG_CONFIG_HOME": str(tmp_path / "c"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "validate"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out
+    assert code == 1, out
     assert "Traceback" not in out, out
     for message in messages:
         assert message in out, (message, out)

@@ -27,9 +27,6 @@ Open: nothing found here is left open.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +42,7 @@ from tests.redteam.harm import (
     assert_verdict,
     flagged_near_misses,
     policy_project,
+    validated_policy,
     verdict_cases,
     written_then_stopped,
 )
@@ -295,29 +293,10 @@ def test_an_unpacker_in_the_home_by_another_name_is_not_allowed(plain_project: t
     ids=["unpacks_here not a boolean", "pieces_prefix empty"],
 )
 def test_a_malformed_field_is_a_located_validate_error(tmp_path: Path, entry: str, message: str) -> None:
-    root = tmp_path / "project"
-    (root / "policies").mkdir(parents=True)
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    (root / "policies" / "mine.yaml").write_text(
-        f"kind: Programs\nname: mine\nprograms:\n  - program: [z]\n    {entry}\n"
+    code, out = validated_policy(
+        tmp_path, "mine.yaml", f"kind: Programs\nname: mine\nprograms:\n  - program: [z]\n    {entry}\n"
     )
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "s"),
-        "XDG_CONFIG_HOME": str(tmp_path / "c"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "validate"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    out = done.stdout + done.stderr
-    assert done.returncode == 1 and "Traceback" not in out, out
+    assert code == 1 and "Traceback" not in out, out
     assert message in out and "mine.yaml" in out, out
 
 
