@@ -545,7 +545,7 @@ class Follower:
             or _unread_program(run, argv, dynamic, self._payload_at(run, parsed, argv))
         )
         if values and run.match is not None and _ALIAS_GROUP in run.match.pattern:
-            self._given_alias(run, parsed, argv, dynamic, values, via, depth)
+            self._given_alias(run, parsed, argv, dynamic, values, local, via, depth)
             return None
         found_payloads = _payloads(run, values)
         if source == "operands" and (run.strip or run.append or run.into):
@@ -590,6 +590,7 @@ class Follower:
         argv: list[str],
         dynamic: list[bool],
         values: list[str],
+        local: dict[str, str],
         via: tuple[str, ...],
         depth: int,
     ) -> None:
@@ -607,6 +608,15 @@ class Follower:
                     continue
                 used = at is not None and verb == (found.group("alias") or "").lower()
                 words, flags = (argv[at + 1 :], dynamic[at + 1 :]) if used and at is not None else ([], [])
+                if run.variable:
+                    # `V='!rm -rf' git --config-env=alias.x=V x ~`: the value is the variable's (adv42b); one the
+                    # line does not set is data
+                    held = local.get(payload, self.env.get(payload))
+                    if held is None:
+                        self._escape_hatch(None, via, depth)
+                    else:
+                        self._alias_value(run, held, words, flags, via, depth)
+                    continue
                 self._alias_runs(run, decode(payload, run.decode), words, flags, via, depth)
 
     def _stored_alias(

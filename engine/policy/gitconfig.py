@@ -48,13 +48,14 @@ def config_files(cwd: str | None, getenv: Getenv) -> list[str]:
     repository's (GIT_DIR, or the .git found from ``cwd`` up) and its worktree's."""
     files: list[str] = []
     if not getenv("GIT_CONFIG_NOSYSTEM"):
-        files.append(getenv("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
-    home = getenv("HOME")
+        files.append(_at(cwd, getenv("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    # (a relative HOME, XDG_CONFIG_HOME or GIT_CONFIG_GLOBAL is git's folder's: `cd sub && HOME=. git x`, adv42b)
+    home = _at(cwd, getenv("HOME") or "") or None
     glob = getenv("GIT_CONFIG_GLOBAL")
     if glob is not None:
-        files.append(_expand(glob, home))
+        files.append(_at(cwd, _expand(glob, home)))
     else:
-        xdg = getenv("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+        xdg = _at(cwd, getenv("XDG_CONFIG_HOME") or "") or (f"{home}/.config" if home else None)
         if xdg:
             files.append(f"{xdg}/git/config")
         if home:
@@ -78,6 +79,11 @@ def config_files(cwd: str | None, getenv: Getenv) -> list[str]:
         files.append(f"{common}/config")
         files.append(f"{git_dir}/config.worktree")
     return files
+
+
+def _at(cwd: str | None, path: str) -> str:
+    """``path`` as the command in ``cwd`` reads it."""
+    return os.path.join(cwd, path) if path and cwd is not None and not os.path.isabs(path) else path
 
 
 def _here() -> str | None:

@@ -11,6 +11,8 @@ Found and fixed (each was allowed, or hung the engine, before):
   sub/.git/config: `cd sub && git x ~` deleted the home; a `.git` folder git would not take for a repository is no
   longer where the search stops;
 - `git --git-dir=/elsewhere/.git y ~` and `GIT_COMMON_DIR=/elsewhere/.git git y ~` ran another repository's alias;
+- `V='!rm -rf' git --config-env=alias.x=V x ~`: the value was judged alone (`rm -rf`), now with the words after x;
+- `cd sub && HOME=. git x ~` (or a relative GIT_CONFIG_GLOBAL): read from the engine's folder, not git's;
 - `HOME=/elsewhere rm -rf ~` (and `HOME=/elsewhere git z ~` with z = !rm -rf in /elsewhere/.gitconfig) was read as
   deleting /elsewhere: bash expands the words before the prefix assignment, and deletes the real home;
 - an include `path = ~USER/x.cfg` was read as a relative path (missed); `%(prefix)/x.cfg` (git's installation) asks;
@@ -183,6 +185,42 @@ def test_another_repositorys_alias_named_by_an_option_or_variable_is_read(
     blocked(session, fake_home, spelling.format(g=other / ".git"))
     near = spelling.format(g=other / ".git").replace(" y ~", " co main")
     assert flagged_near_misses(session, [near]) == []
+
+
+def test_an_alias_given_through_a_variable_runs_with_its_arguments(
+    tmp_path: Path, session: Engine, fake_home: Path
+) -> None:
+    payload = "V='!rm -rf' git --config-env=alias.x=V x ~"
+    home, _, _ = run_confined(tmp_path / "unguarded", payload)
+    assert not (home / "notes.txt").exists(), "git runs rm -rf ~"
+    blocked(session, fake_home, payload)
+    near = ["V='!echo' git --config-env=alias.x=V x ~", "V=checkout git --config-env=alias.co=V co main"]
+    assert flagged_near_misses(session, near) == []
+
+
+@pytest.mark.parametrize("payload", ["cd sub && HOME=. git x ~", "cd sub && GIT_CONFIG_GLOBAL=g.cfg git x ~"])
+def test_a_relative_home_or_global_file_is_the_commands_folders(
+    tmp_path: Path, session: Engine, work: Path, fake_home: Path, payload: str
+) -> None:
+    live_home = make_home(tmp_path / "unguarded")
+    for folder in (tmp_path / "unguarded" / "sub", work / "sub"):
+        append(folder / ".gitconfig", SHELL_ALIAS)
+        append(folder / "g.cfg", SHELL_ALIAS)
+    subprocess.run(
+        ["bash", "-c", payload.replace("~", str(live_home))],
+        cwd=tmp_path / "unguarded",
+        env={**os.environ, "HOME": str(live_home)},
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert not (live_home / "notes.txt").exists(), "git reads sub/.gitconfig and runs rm -rf ~"
+    blocked(session, fake_home, payload)
+    if "GIT_CONFIG_GLOBAL" in payload:
+        return  # (the variable naming a file asks whatever the file holds: policies/executors.yaml, git's env runs)
+    for name in (".gitconfig", "g.cfg"):
+        (work / "sub" / name).write_text("[alias]\n\tco = checkout\n")  # an ordinary alias there
+    assert flagged_near_misses(session, [payload.replace(" x ~", " co main")]) == []
 
 
 # -- a HOME leading the command -------------------------------------------------------------------------------------
