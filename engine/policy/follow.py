@@ -616,6 +616,9 @@ class Follower:
                         self._escape_hatch(None, via, depth)
                     else:
                         self._alias_value(run, held, words, flags, via, depth)
+                        if not held.startswith("!"):
+                            # (and alone as a shell line, as this run read it before: the stricter reading kept)
+                            self._alias_runs(replace(run, prepend=None), held, [], [], via, depth)
                     continue
                 self._alias_runs(run, decode(payload, run.decode), words, flags, via, depth)
 
