@@ -547,6 +547,8 @@ class Follower:
         )
         if values and run.match is not None and _ALIAS_GROUP in run.match.pattern:
             self._given_alias(run, parsed, argv, dynamic, values, local, via, depth)
+            if spliced:  # (a value known only at run time in the alias's text: `-c alias.t="!echo $x" t`, redt34)
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
             return None
         found_payloads = _payloads(run, values)
         if source == "operands" and (run.strip or run.append or run.into):
@@ -691,7 +693,9 @@ class Follower:
                     if "$" in moved:
                         raise Unknown(moved)
                     folder = posixpath.join(folder, _home_expanded(moved))
-            values += stored_aliases(name, folder, partial(self._config_variable, local))
+            values += stored_aliases(
+                name, folder, partial(self._config_variable, _option_variables(program, parsed, local))
+            )
         except Unknown:
             # (a file git reads that cannot be read here: what the verb runs is not known)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
@@ -1717,6 +1721,27 @@ def sh_argv(text: str) -> str:
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)
+
+
+def _option_variables(program: Program, parsed: Parsed, local: dict[str, str]) -> dict[str, str]:
+    """The line's variables with those the command's options stand for: a run `{env: [GIT_DIR], as: options,
+    prepend: "--git-dir="}` says the variable is read as that option, so `git --git-dir=D` is GIT_DIR=D (adv42b:
+    `git --git-dir=/elsewhere/.git y ~` ran another repository's alias unread)."""
+    if not parsed.options:
+        return local
+    given: dict[str, str] | None = None
+    for run in program.runs:
+        prepend = run.prepend
+        if run.kind != "options" or run.source != "env" or not prepend or not prepend.startswith("--"):
+            continue
+        option = prepend[2:].removesuffix("=")
+        for written, value, _ in parsed.options:
+            if written == option and value is not None:
+                if given is None:
+                    given = dict(local)
+                for variable in run.names:
+                    given[variable] = value
+    return local if given is None else given
 
 
 def _home_expanded(path: str) -> str:

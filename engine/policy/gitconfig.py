@@ -10,11 +10,16 @@ the caller is asked (fail closed). The files are read again only when their size
 from __future__ import annotations
 
 import os
+import pwd
+import stat
 from collections.abc import Callable
 
 Getenv = Callable[[str], "str | None"]
 
 _MAX_DEPTH = 8  # includes inside includes (git's own limit is 10)
+# files one look-up reads, includes counted each time they are named (adv42b: six files each including the next
+# 200 times made 200**6 readings, and the check never ended)
+_MAX_FILES = 256
 _MAX_BYTES = 1 << 20  # a configuration file larger than this is not read: its aliases are unknown
 _MAX_CACHED = 64
 # path -> ((mtime_ns, size, inode), the file's aliases (name -> values) and its include paths, or None: unreadable)
@@ -31,8 +36,9 @@ def stored_aliases(name: str, cwd: str | None, getenv: Getenv) -> list[str]:
     caller judges them all). Raises Unknown when a file git reads cannot be read here."""
     key = name.lower()
     values: list[str] = []
+    budget = [_MAX_FILES]
     for path in config_files(cwd, getenv):
-        _collect(path, key, values, 0, getenv)
+        _collect(path, key, values, 0, getenv, budget)
     return values
 
 
@@ -42,29 +48,42 @@ def config_files(cwd: str | None, getenv: Getenv) -> list[str]:
     repository's (GIT_DIR, or the .git found from ``cwd`` up) and its worktree's."""
     files: list[str] = []
     if not getenv("GIT_CONFIG_NOSYSTEM"):
-        files.append(getenv("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
-    home = getenv("HOME")
+        files.append(_at(cwd, getenv("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    # (a relative HOME, XDG_CONFIG_HOME or GIT_CONFIG_GLOBAL is git's folder's: `cd sub && HOME=. git x`, adv42b)
+    home = _at(cwd, getenv("HOME") or "") or None
     glob = getenv("GIT_CONFIG_GLOBAL")
     if glob is not None:
-        files.append(_expand(glob, home))
+        files.append(_at(cwd, _expand(glob, home)))
     else:
-        xdg = getenv("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+        xdg = _at(cwd, getenv("XDG_CONFIG_HOME") or "") or (f"{home}/.config" if home else None)
         if xdg:
             files.append(f"{xdg}/git/config")
         if home:
             files.append(f"{home}/.gitconfig")
     git_dir = getenv("GIT_DIR")
     if git_dir is not None:
-        git_dir = git_dir if os.path.isabs(git_dir) or cwd is None else os.path.join(cwd, git_dir)
+        git_dirs = [git_dir if os.path.isabs(git_dir) or cwd is None else os.path.join(cwd, git_dir)]
     elif cwd is not None:
-        git_dir = _discover(cwd)
+        git_dirs = _discover(cwd)
     elif (here := _here()) is not None:
-        git_dir = _discover(here)
-    if git_dir is not None:
-        common = _common_dir(git_dir)
+        git_dirs = _discover(here)
+    else:
+        git_dirs = []
+    # GIT_COMMON_DIR: the repository's own files (its config) are there, whatever the git directory (adv42b:
+    # `GIT_COMMON_DIR=/elsewhere/.git git y ~` read another repository's aliases unseen)
+    common_env = getenv("GIT_COMMON_DIR")
+    if common_env is not None and not os.path.isabs(common_env) and cwd is not None:
+        common_env = os.path.join(cwd, common_env)
+    for git_dir in git_dirs:
+        common = common_env or _common_dir(git_dir)
         files.append(f"{common}/config")
         files.append(f"{git_dir}/config.worktree")
     return files
+
+
+def _at(cwd: str | None, path: str) -> str:
+    """``path`` as the command in ``cwd`` reads it."""
+    return os.path.join(cwd, path) if path and cwd is not None and not os.path.isabs(path) else path
 
 
 def _here() -> str | None:
@@ -74,26 +93,46 @@ def _here() -> str | None:
         return None
 
 
-def _discover(start: str) -> str | None:
+def _discover(start: str) -> list[str]:
     """The repository's git directory found from ``start`` up, as git finds it (a `.git` folder, a `.git` file
-    naming one, or a bare repository); None outside any."""
+    naming one, or a bare repository); none outside any. git passes over a `.git` folder that is no repository
+    (no HEAD naming a ref or a commit, no objects or refs folder) and looks further up: such a folder is returned
+    (its config may be read: a reading more) and the search goes on (adv42b: an empty `sub/.git` made the engine
+    read sub/.git/config, while git in sub ran the parent repository's alias)."""
+    found: list[str] = []
     folder = os.path.abspath(start)
     for _ in range(256):
         dot = os.path.join(folder, ".git")
         if os.path.isdir(dot):
-            return dot
-        if os.path.isfile(dot):
+            found.append(dot)
+            if _repository(dot):
+                return found
+        elif os.path.isfile(dot):
             named = _gitdir_file(dot)
             if named is None:
                 raise Unknown(dot)
-            return named if os.path.isabs(named) else os.path.normpath(os.path.join(folder, named))
-        if os.path.isfile(os.path.join(folder, "HEAD")) and os.path.isdir(os.path.join(folder, "objects")):
-            return folder  # a bare repository
+            found.append(named if os.path.isabs(named) else os.path.normpath(os.path.join(folder, named)))
+            return found
+        elif _repository(folder):
+            found.append(folder)  # a bare repository
+            return found
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            return found
         folder = parent
-    return None
+    return found
+
+
+def _repository(folder: str) -> bool:
+    """Whether git takes ``folder`` for a git directory: a HEAD naming a ref or a commit, and an objects and a
+    refs folder (a linked worktree's: its commondir's)."""
+    if not os.path.isfile(os.path.join(folder, "HEAD")):
+        return False
+    head = (_small_text(os.path.join(folder, "HEAD")) or "").strip()
+    if not (head.startswith("ref: refs/") or (len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head))):
+        return False
+    common = _common_dir(folder)
+    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))
 
 
 def _gitdir_file(path: str) -> str | None:
@@ -120,6 +159,10 @@ def _small_text(path: str) -> str | None:
     """The first 4 KiB of a small file git reads a path from (read again when it changes); None: no such file."""
     try:
         status = os.stat(path)
+        if _empty_device(path, status.st_mode):
+            return ""
+        if not stat.S_ISREG(status.st_mode):
+            raise Unknown(path)  # (a FIFO would block the open, /dev/zero never end: adv42b)
         stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
         cached = _TEXTS.get(path)
         if cached is not None and cached[0] == stamp:
@@ -136,14 +179,31 @@ def _small_text(path: str) -> str | None:
     return text
 
 
+def _empty_device(path: str, mode: int) -> bool:
+    """/dev/null (the character device, not a file of that name elsewhere): git reads it as an empty file."""
+    return stat.S_ISCHR(mode) and os.path.realpath(path) == "/dev/null"
+
+
 def _expand(path: str, home: str | None) -> str:
+    """A path as git reads it in its configuration: `~/` the home, `~USER/` that user's home, `%(prefix)/` git's
+    installation's (not known here: Unknown)."""
     if path.startswith("~/") and home:
         return home + path[1:]
+    if path.startswith("~") or path.startswith("%(prefix)/"):
+        # (adv42b: `path = ~me/x.cfg`, `%(prefix)/x.cfg` were read as relative paths, and missed)
+        user, slash, rest = path[1:].partition("/")
+        if path.startswith("~") and user:
+            try:
+                return pwd.getpwnam(user).pw_dir + slash + rest
+            except KeyError:
+                return path  # (no such user: git finds no file either)
+        raise Unknown(path)
     return path
 
 
-def _collect(path: str, key: str, values: list[str], depth: int, getenv: Getenv) -> None:
-    if depth > _MAX_DEPTH:
+def _collect(path: str, key: str, values: list[str], depth: int, getenv: Getenv, budget: list[int]) -> None:
+    budget[0] -= 1
+    if depth > _MAX_DEPTH or budget[0] < 0:
         raise Unknown(path)
     read = _read(path)
     if read is None:
@@ -157,7 +217,7 @@ def _collect(path: str, key: str, values: list[str], depth: int, getenv: Getenv)
         included = _expand(include, home)
         if not os.path.isabs(included):
             included = os.path.join(base, included)
-        _collect(included, key, values, depth + 1, getenv)
+        _collect(included, key, values, depth + 1, getenv, budget)
 
 
 def _read(path: str) -> tuple[dict[str, list[str]], list[str]] | None:
@@ -168,6 +228,12 @@ def _read(path: str) -> tuple[dict[str, list[str]], list[str]] | None:
         return None
     except OSError as error:
         raise Unknown(path) from error
+    if _empty_device(path, status.st_mode):
+        return {}, []  # (GIT_CONFIG_GLOBAL=/dev/null: git reads nothing)
+    if not stat.S_ISREG(status.st_mode):
+        # a FIFO (~/.gitconfig made one: the open blocks until a writer comes), a device (/dev/zero as an
+        # include.path: a read that never ends), a folder: nothing the engine reads for certain (adv42b)
+        raise Unknown(path)
     stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
     cached = _CACHE.get(path)
     if cached is not None and cached[0] == stamp:
@@ -199,7 +265,7 @@ def parse_aliases(text: str) -> tuple[dict[str, list[str]], list[str]]:
     aliases: dict[str, list[str]] = {}
     includes: list[str] = []
     section = ""
-    i, n = 0, len(text)
+    i, n = (1 if text.startswith("\ufeff") else 0), len(text)  # (git skips a UTF-8 byte order mark)
     while i < n:
         char = text[i]
         if char in " \t\r\n":
@@ -230,6 +296,10 @@ def parse_aliases(text: str) -> tuple[dict[str, list[str]], list[str]]:
             raise Unknown(f"a variable line git refuses at offset {start}")
         if section == "alias" and value is not None:
             aliases.setdefault(name, []).append(value)
+        elif section.startswith("alias.") and value is not None:
+            # `[alias "x"] y = V` (or `[alias.x]`, `[alias ""]`) is the variable alias.x.y: git looks aliases up
+            # by what follows `alias.`, so `git x.y` runs V (adv42b)
+            aliases.setdefault(f"{section[len('alias.') :].lower()}.{name}", []).append(value)
         elif (section == "include" or section.startswith("includeif.")) and name == "path" and value:
             includes.append(value)
     return aliases, includes

@@ -1838,6 +1838,7 @@ class Analyzer(Follower, LinkFollower):
             else:
                 words = [([w], False) for w in plain]
         assigning = True
+        home_before: str | None = None  # (the home before a HOME= that leads this command: adv42b)
         for texts, is_dynamic in words:
             if not texts:
                 continue
@@ -1853,6 +1854,8 @@ class Analyzer(Follower, LinkFollower):
                     self._taint(appended.group(1))  # `x+=$(readlink l)` (see _arithmetic)
                 continue
             if match is not None:
+                if home_before is None and match.group(1) == "HOME":
+                    home_before = env_get(self.env, "HOME", "~")
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
                 if is_dynamic and self._stored_value(text[match.end() :]):
                     self._taint(match.group(1))
@@ -1902,10 +1905,15 @@ class Analyzer(Follower, LinkFollower):
             ]
             argv = [_tilde_dir(word, old) or word for word in argv]
             redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
-        home = env_get(self.env, "HOME", "~")
+        # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set; a HOME= leading the command itself is
+        # assigned after its words are expanded (adv42b: `HOME=/tmp/x rm -rf ~` was read as `rm -rf /tmp/x` and
+        # allowed: bash deletes the home), its tilde the home before: the real one named as a path when that was
+        # the engine's `~` (the command's own children see HOME as set: `HOME=/x sh -c 'rm -rf "$1"' _ ~`)
+        if home_before is not None and argv:
+            home = home_before if home_before != "~" else posixpath.expanduser("~")
+        else:
+            home = env_get(self.env, "HOME", "~")
         if home != "~" and home:
-            # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set (a prefix assignment
-            # comes after the words' expansion in bash: read as set, the stricter reading)
             argv = [_rehome(word, home) for word in argv]
             redirects = [(op, _rehome(target, home)) for op, target in redirects]
         if not argv:
