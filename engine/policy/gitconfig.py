@@ -13,6 +13,7 @@ import os
 import pwd
 import stat
 from collections.abc import Callable
+from typing import Any
 
 Getenv = Callable[[str], "str | None"]
 
@@ -23,7 +24,7 @@ _MAX_FILES = 256
 _MAX_BYTES = 1 << 20  # a configuration file larger than this is not read: its aliases are unknown
 _MAX_CACHED = 64
 # path -> ((mtime_ns, size, inode), the file's aliases (name -> values) and its include paths, or None: unreadable)
-_CACHE: dict[str, tuple[tuple[int, int, int], tuple[dict[str, list[str]], list[str]] | None]] = {}
+_CACHE: dict[str, tuple[tuple[int, int, int], Any]] = {}
 
 
 class Unknown(Exception):
@@ -152,31 +153,49 @@ def _common_dir(git_dir: str) -> str:
     return named if os.path.isabs(named) else os.path.normpath(os.path.join(git_dir, named))
 
 
-_TEXTS: dict[str, tuple[tuple[int, int, int], str]] = {}
+_TEXTS: dict[str, tuple[tuple[int, int, int], Any]] = {}
 
 
 def _small_text(path: str) -> str | None:
     """The first 4 KiB of a small file git reads a path from (read again when it changes); None: no such file."""
+    text: str | None = _stamped(path, _TEXTS, "", lambda: _text(path, 4096))
+    return text
+
+
+def _text(path: str, limit: int) -> str:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        return handle.read(limit)  # (newline="": a lone CR is a blank to git, not a line end)
+
+
+def _stamped(path: str, cache: dict[str, tuple[tuple[int, int, int], Any]], empty: Any, read: Callable[[], Any]) -> Any:
+    """What ``read`` makes of the file at ``path``, kept in ``cache`` until its size, time or inode changes; None:
+    no such file; ``empty`` for /dev/null. Raises Unknown for a file that is not a regular one (a FIFO would block
+    the open, /dev/zero never end, a folder: adv42b) or that ``read`` cannot read."""
     try:
         status = os.stat(path)
-        if _empty_device(path, status.st_mode):
-            return ""
-        if not stat.S_ISREG(status.st_mode):
-            raise Unknown(path)  # (a FIFO would block the open, /dev/zero never end: adv42b)
-        stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
-        cached = _TEXTS.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            text = handle.read(4096)
     except FileNotFoundError:
         return None
     except OSError as error:
         raise Unknown(path) from error
-    if len(_TEXTS) >= _MAX_CACHED:
-        _TEXTS.clear()
-    _TEXTS[path] = (stamp, text)
-    return text
+    if _empty_device(path, status.st_mode):
+        return empty  # (GIT_CONFIG_GLOBAL=/dev/null: git reads nothing)
+    if not stat.S_ISREG(status.st_mode):
+        raise Unknown(path)
+    stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+    cached = cache.get(path)
+    if cached is not None and cached[0] == stamp:
+        found = cached[1]
+    else:
+        try:
+            found = read()
+        except (OSError, Unknown):
+            found = None
+        if len(cache) >= _MAX_CACHED:
+            cache.clear()
+        cache[path] = (stamp, found)
+    if found is None:
+        raise Unknown(path)
+    return found
 
 
 def _empty_device(path: str, mode: int) -> bool:
@@ -222,38 +241,14 @@ def _collect(path: str, key: str, values: list[str], depth: int, getenv: Getenv,
 
 def _read(path: str) -> tuple[dict[str, list[str]], list[str]] | None:
     """The aliases and include paths of the file at ``path``; None when there is no such file."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Unknown(path) from error
-    if _empty_device(path, status.st_mode):
-        return {}, []  # (GIT_CONFIG_GLOBAL=/dev/null: git reads nothing)
-    if not stat.S_ISREG(status.st_mode):
-        # a FIFO (~/.gitconfig made one: the open blocks until a writer comes), a device (/dev/zero as an
-        # include.path: a read that never ends), a folder: nothing the engine reads for certain (adv42b)
+    found: tuple[dict[str, list[str]], list[str]] | None = _stamped(path, _CACHE, ({}, []), lambda: _parsed(path))
+    return found
+
+
+def _parsed(path: str) -> tuple[dict[str, list[str]], list[str]]:
+    if os.path.getsize(path) > _MAX_BYTES:
         raise Unknown(path)
-    stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
-    cached = _CACHE.get(path)
-    if cached is not None and cached[0] == stamp:
-        if cached[1] is None:
-            raise Unknown(path)
-        return cached[1]
-    parsed: tuple[dict[str, list[str]], list[str]] | None
-    try:
-        if status.st_size > _MAX_BYTES:
-            raise Unknown(path)
-        with open(path, "rb") as handle:
-            parsed = parse_aliases(handle.read(_MAX_BYTES + 1).decode("utf-8", "surrogateescape"))
-    except (OSError, Unknown):
-        parsed = None
-    if len(_CACHE) >= _MAX_CACHED:
-        _CACHE.clear()
-    _CACHE[path] = (stamp, parsed)
-    if parsed is None:
-        raise Unknown(path)
-    return parsed
+    return parse_aliases(_text(path, _MAX_BYTES + 1))
 
 
 def parse_aliases(text: str) -> tuple[dict[str, list[str]], list[str]]:
