@@ -13,7 +13,10 @@ import os
 import pwd
 import stat
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
+if TYPE_CHECKING:
+    from typing import Any
 
 Getenv = Callable[[str], "str | None"]
 
