@@ -905,8 +905,13 @@ class Engine:
     def changed_since_load(self, candidates: Iterable[Path] = ()) -> list[Path]:
         """Files that changed since the serving generation was loaded: those it read, and any
         of ``candidates`` modified since (see ProjectLoader.changed_since_load). A watcher,
-        once armed, reloads these: a save made before it was watching is not lost."""
-        return self._loader.changed_since_load(candidates)
+        once armed, reloads these: a save made before it was watching is not lost.
+
+        Waits for a reload in progress: compared while one runs, a file it has begun to read
+        would look served before the new generation is (stop 43: start() returned before a
+        watch's reload of a new tool had swapped in, and the tool was unknown)."""
+        with self._reload_lock:
+            return self._loader.changed_since_load(candidates)
 
     def handler_dirs(self) -> list[Path]:
         """Folders of the project's handler packages (watched for changes)."""

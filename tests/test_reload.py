@@ -296,6 +296,40 @@ def test_a_save_while_the_watches_are_being_set_up_is_reloaded(engine: Engine, r
         assert engine.call("shout", {"text": "Hi"}).output == "hi!"
 
 
+def test_a_handler_saved_before_a_reload_of_another_file_is_imported_when_the_watch_arms(
+    engine: Engine, root: Path
+) -> None:
+    """A reload names only the files it was told of: a handler module saved before it, and not named,
+    is not imported again by it. The watch armed later must still see that module as changed (stop 43:
+    the reload's start time hid it, as if the module had been imported after its save)."""
+    write(root / "rl_handlers/__init__.py", HANDLERS.replace("    return text\n", "    return text + '?'\n", 1))
+    write(root / "manifests/echo.yaml", TOOL.format(name="echo", toolset="main", description="V2.", handler="echo"))
+    assert engine.reload([root / "manifests/echo.yaml"]).ok
+    assert engine.call("echo", {"text": "a"}).output == "a"  # that reload kept the module it had
+    with engine.watch():
+        assert engine.call("echo", {"text": "a"}).output == "a?"
+
+
+def test_arming_waits_for_a_reload_in_progress(engine: Engine, root: Path) -> None:
+    """A reload that is still importing when a watch arms: start() compared while the reload had begun
+    to read the files, found nothing newer than its start, and returned before the new generation
+    was served (stop 43: in CI, a new tool saved while the watches armed was unknown after start())."""
+    marker = root / "importing"
+    slow = HANDLERS + f"\n\nimport pathlib, time\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(1.5)\n"
+    write(root / "rl_handlers/__init__.py", slow)
+    shout = write(
+        root / "manifests/shout.yaml", TOOL.format(name="shout", toolset="main", description="S.", handler="shout")
+    )
+    reloading = threading.Thread(target=engine.reload, args=([root / "rl_handlers/__init__.py", shout],))
+    reloading.start()
+    try:
+        wait_for(marker.exists)
+        with engine.watch():
+            assert engine.call("shout", {"text": "Hi"}).output == "HI"
+    finally:
+        reloading.join()
+
+
 def test_arming_a_watcher_on_an_unchanged_project_reloads_nothing(engine: Engine, root: Path) -> None:
     events: list[ReloadEvent] = []
     engine.on_reload(events.append)

@@ -111,6 +111,12 @@ def _plugin_files(root: Path, folders: Iterable[str]) -> Iterator[Path]:
                 yield path
 
 
+def code_files(root: Path, packs: Iterable[Pack], plugin_folders: Iterable[str] = ()) -> list[Path]:
+    """The handler modules and plugin files of the project at ``root``: what a load imports, not parses."""
+    found = [path for pack in packs if pack.root.is_relative_to(root) for path in _handler_files(pack)]
+    return found + list(_plugin_files(root, plugin_folders))
+
+
 def engine_files(root: Path, packs: Iterable[Pack], plugin_folders: Iterable[str] = ()) -> dict[str, Path]:
     """Every file of the project a load reads or imports, by its path relative to ``root``.
 

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import config as config_mod
-from engine.compile.approved import ApprovedFiles
+from engine.compile.approved import ApprovedFiles, code_files
 from engine.compile.binding import Binder, BindError, Bound, is_project_package
 from engine.compile.link import Linked, check_enabled_names, link
 from engine.compile.structure import check_parameters, check_structure, document_kind
@@ -130,6 +130,8 @@ class LoadResult:
 _SHARED_FILES: dict[tuple[Path, str, str, int], _FileEntry] = {}
 _SHARED_FILES_LIMIT = 4096
 _SETTLED_NS = 2_000_000_000
+_CLOCK_TICK_NS = 50_000_000  # more than a kernel clock tick (1-10 ms) behind time.time_ns()
+_NO_STAT = (0, 0, 0, 0)
 
 
 def _settled(stat: tuple[int, int, int, int], now_ns: int) -> bool:
@@ -206,6 +208,9 @@ class ProjectLoader:
         self.sources: list[ToolSource] = []
         self._files: dict[Path, _FileEntry] = {}
         self.load_started_ns = 0  # wall clock (as file mtimes are) when the last load began
+        # The handler modules and plugin files of the project, each with the stat it had when a load
+        # last imported it (or first listed it): what changed_since_load compares them with.
+        self._code: dict[Path, tuple[int, int, int, int]] = {}
         self._template_cache: dict[int, tuple[Document, ToolTemplates | None, list[Problem]]] = {}
         self._template_fingerprint: tuple[Any, ...] | None = None
         # Work reused across reloads while its inputs are the very same objects.
@@ -311,21 +316,40 @@ class ProjectLoader:
         """Which files differ from what the last load read.
 
         A file the load parsed (manifests, the config) is compared by the (mtime, size, inode)
-        it had when it was read, so any save since shows, and so does its removal. Any other of
-        ``candidates`` (handler modules, files that are new) counts when it was modified after
-        the load began (its mtime is past ``load_started_ns``).
+        it had when it was read, so any save since shows, and so does its removal; a handler module
+        or plugin file by the stat it had when a load imported it. Any other of ``candidates`` (a
+        file that is new) counts when it was modified after the last load began (its mtime is past
+        ``load_started_ns``, less a clock tick). Call it while no load runs (Engine.changed_since_load
+        holds the reload lock): a load in progress has begun to replace what it compares with.
         """
         changed: set[Path] = set()
         for path, entry in list(self._files.items()):
             if path.is_relative_to(self.root) and not _unchanged(path, entry):
                 changed.add(path)
+        for path, stamp in list(self._code.items()):
+            if (_stat_key(path) or _NO_STAT) != stamp:
+                changed.add(path)
+        # A file's mtime is the kernel's coarse clock, up to a tick behind time.time_ns(): a file made
+        # just after the load began (and after its listing) can show an mtime before it.
+        since = self.load_started_ns - _CLOCK_TICK_NS
         for path in candidates:
-            if path in self._files:
+            if path in self._files or path in self._code:
                 continue
             with contextlib.suppress(OSError):
-                if path.stat().st_mtime_ns > self.load_started_ns:
+                if path.stat().st_mtime_ns > since:
                     changed.add(path)
         return sorted(changed)
+
+    def _stamp_code(self, packs: list[Pack], plugin_folders: Iterable[str], force: set[Path]) -> None:
+        """Keep the stat of each code file as this load imports it: a file first listed now, or named
+        as changed (its module was dropped, so the load imports it again), is stamped before any import;
+        any other keeps the stamp of the load that imported it, so a save a later reload did not name
+        still differs (stop 43: a reload of another file hid a handler saved while the watches armed)."""
+        code: dict[Path, tuple[int, int, int, int]] = {}
+        for path in code_files(self.root, packs, plugin_folders):
+            stamp = self._code.get(path)
+            code[path] = stamp if stamp is not None and path not in force else (_stat_key(path) or _NO_STAT)
+        self._code = code
 
     def packs(self, config: Config) -> list[Pack]:
         if self.is_builtin_project:
@@ -411,6 +435,7 @@ class ProjectLoader:
             if any(p.severity == "error" for p in refused):
                 return LoadResult(None, sorted([*problems, *refused]), {"tools": 0, "toolsets": 0, "patterns": 0})
             problems.extend(refused)
+        self._stamp_code(packs, config["plugins"]["folders"], force)
         plugins = self.plugins.resolve(config, config_doc, self.runtime_types)
         problems.extend(plugins.problems)
         plugin_of = {pack.name: plugin for plugin in plugins.loaded for pack in plugin.packs}

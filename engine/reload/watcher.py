@@ -30,6 +30,7 @@ log = logging.getLogger("hermes_engine.watch")
 DEFAULT_DEBOUNCE_MS = 250
 DEFAULT_STEP_MS = 10
 RETRY_SECONDS = 0.2
+READY_SECONDS = 60
 
 
 class Reloadable(Protocol):
@@ -64,7 +65,9 @@ class Watcher:
         self._lost = threading.Event()  # the root was gone: reload everything once it is back
         self._arrived: set[str] = set()
         self._threads: list[threading.Thread] = []
-        self._ready = threading.Barrier(3, timeout=10)
+        # Generous: a start() that stops waiting compares before a watch is in place, and a save
+        # after that compare and before the watch would be lost (a loaded machine is slow to set one up).
+        self._ready = threading.Barrier(3, timeout=READY_SECONDS)
         # A test seam: called on each watching thread just before its watch is set up.
         self._before_arming: Callable[[], None] | None = None
 
