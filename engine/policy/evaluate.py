@@ -128,6 +128,13 @@ _FLAT_REFERENCE: Final = re.compile(
 )
 _FLAT_WORD_CUTS: Final = re.compile(r"([\s;&|()<>`]+)")
 _FLAT_EXPANSIONS: Final = 64  # names, or brace words, the expanded reading takes at most
+# (debt43) A piece of the flat text whose command word is an expansion the expanded reading did not make (`${!b}`,
+# `${a/x/r}`, a `$a` set by `read`/`printf -v`, a 65th name, one past the room): after the operator that starts it,
+# blanks, `NAME=VALUE` words and reserved words, then a `$` word and the words after it (up to _FLAT_WINDOW)
+_FLAT_UNNAMED: Final = re.compile(
+    r"(?m)^[ \t]*(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|!|\{|if|then|else|elif|do|while|until|time)[ \t]+)*"
+    rf"(\$[^\s$]\S*(?:[ \t]+\S+){{0,{_FLAT_WINDOW - 1}}})"
+)
 _FLAT_ROOM: Final = 16 * 1024  # characters it may add to the text
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _ANCHORED = frozenset("/~$-")  # first characters of words no `cd` moves (and of options)
@@ -1016,7 +1023,70 @@ class Evaluator:
                 if (match.key, match.command) not in seen:
                     seen.add((match.key, match.command))
                     found.append(match)
+        # (debt43) what the expanded reading left an expansion in command position: a name known only at run time
+        last = expanded if expanded is not None else text
+        if "$" in last and len(found) < _FLAT_MATCHES:
+            seen = {(m.key, m.command) for m in found}
+            for match in self._flat_unnamed(last, index):
+                if (match.key, match.command) not in seen:
+                    seen.add((match.key, match.command))
+                    found.append(match)
         return found
+
+    def _flat_unnamed(self, text: str, index: _Index) -> list[Match]:
+        """(debt43) Hardline matches of the flat text's commands whose name is an expansion the flat scan's expanded
+        reading does not make (`${!b} -rf ~`, `${a/x/r} -rf ~`, `read a <<< rm; $a -rf ~`, a name past its 64 or its
+        room), judged as the parsed reading judges a command whose name is known only at run time (`$a -rf ~` is
+        the hardline, `$EDITOR f` is not): the matchers such a name passes (adv42's open flat-scan expansions).
+        One C search of the text cut at its operators; the distinct runs judged within FLAT_SECONDS, what is not
+        judged then is not taken as harmless."""
+        unquoted = _unquoted(text)
+        if "$" not in unquoted:
+            return []
+        cut = unquoted
+        for operator in ";&|()<>`":  # (a replace per operator the text holds: str.translate is slow on wide text)
+            if operator in cut:
+                cut = cut.replace(operator, "\n")
+        runs = dict.fromkeys(tuple(found.split()) for found in _FLAT_UNNAMED.findall(cut))
+        if not runs:
+            return []
+        view = self.classifier.view()
+        moves = _flat_directories(unquoted)
+        if not moves and len(runs) > _FLAT_BULK:  # (`$c1 x1; $c2 x2; ...`: plain words judged once, as named runs)
+            words = set().union(*(argv[1:] for argv in runs))
+            words.update([w.split("=", 1)[1] for w in words if "=" in w])
+            runs = dict.fromkeys(_unnamed_representatives(runs, index, view.classify_plain(words)))
+        folders: tuple[str | None, ...] = (None, *moves)
+        out: dict[tuple[str, str], Match] = {}
+        deadline = thread_time() + FLAT_SECONDS
+        for n, argv in enumerate(runs):
+            if len(out) >= _FLAT_MATCHES:
+                break
+            if n & 15 == 15 and thread_time() > deadline:
+                out[_UNJUDGED, ""] = Match(
+                    _UNJUDGED,
+                    f"a text too long and too costly to judge in full ({FLAT_SECONDS:g} s of CPU judged {n} of its "
+                    "commands whose name is known only at run time): what was not read is not taken as harmless",
+                    "hardline",
+                    text[:200].strip(),
+                    grantable=False,
+                )
+                break
+            moved = folders if any(w[:1] not in _ANCHORED for w in argv[1:]) else (None,)
+            for folder in moved:
+                command = Command("", argv, (True, *(False,) * (len(argv) - 1)), cwd=folder)
+                for _, pattern, matcher, name_checked in index.candidates(
+                    command, self._engine_names, None, self._engine_fragments
+                ):
+                    # (a matcher that tests the name alone says only "it could be that program": the parsed
+                    # reading's unknown-command ask, which the over-limit text is already)
+                    if pattern.severity != "hardline" or (pattern.key, command.text) in out or _by_name_alone(matcher):
+                        continue
+                    if matcher.matches_command(command, view, name_checked):
+                        out[pattern.key, command.text] = Match(
+                            pattern.key, pattern.description, pattern.severity, command.text, grantable=False
+                        )
+        return list(out.values())
 
     def _flat_words(self, text: str, index: _Index, judged: _Judged | None = None) -> list[Match]:
         """Hardline matches in text that cannot be parsed in full, found without parsing it.
@@ -2896,7 +2966,9 @@ def _flat_expanded(text: str) -> str | None:
             if len(values) >= _FLAT_EXPANSIONS:
                 break
         if values:
-            out = _FLAT_REFERENCE.sub(partial(_flat_value, values, room), out)
+            # (debt43) `IFS=,` assigned a plain value: a value is split at its characters too (`a=rm,-rf,~; $a`)
+            ifs = values.get("IFS", "")
+            out = _FLAT_REFERENCE.sub(partial(_flat_value, values, room, ifs), out)
     if "{" in out and "}" in out:
         words = _FLAT_WORD_CUTS.split(out)
         tried = 0
@@ -2915,12 +2987,16 @@ def _flat_expanded(text: str) -> str | None:
     return None if out == text else out
 
 
-def _flat_value(values: dict[str, str], room: list[int], found: re.Match[str]) -> str:
-    """A `$NAME` of the flat text as _flat_expanded reads it: its value, while the reading has ``room`` left."""
+def _flat_value(values: dict[str, str], room: list[int], ifs: str, found: re.Match[str]) -> str:
+    """A `$NAME` of the flat text as _flat_expanded reads it: its value, while the reading has ``room`` left; the
+    characters of a plain ``ifs`` the text assigns IFS are blanks in it (bash splits the expansion there)."""
     value = values.get(found.group(1) or found.group(2))
     if value is None or len(value) > room[0]:
         return found.group(0)
     room[0] -= len(value)
+    for blank in ifs:
+        if blank in value:
+            value = value.replace(blank, " ")
     return value
 
 
@@ -3553,6 +3629,70 @@ def _representatives(
                     and all(classify(p) == _RELATIVE and not any(test(p) for test in tests) for p in parts)
                 )
             key.append(_ANY_WORD if same else word)
+        folded = tuple(key)
+        if folded not in keys:
+            keys.add(folded)
+            yield argv
+
+
+# (debt43) The word tests of the hardline matchers a name known only at run time meets (see _unnamed_representatives)
+_UNNAMED_PLANS: dict[int, tuple[_Index, tuple[frozenset[str], tuple[Callable[[str], Any], ...], tuple[Any, ...]]]] = {}
+
+
+def _unnamed_plan(index: _Index) -> tuple[frozenset[str], tuple[Callable[[str], Any], ...], tuple[Any, ...]]:
+    """(subcommand words, word tests, text regexes) of the hardline matchers (none testing the name alone) that a
+    command whose name is known only at run time meets, made once per index."""
+    found = _UNNAMED_PLANS.get(id(index))
+    if found is not None and found[0] is index:
+        return found[1]
+    words: set[str] = set()
+    tests: list[Callable[[str], Any]] = []
+    texts: list[Any] = []
+    for _, pattern, matcher, _ in index.dynamic:
+        if pattern.severity != "hardline" or _by_name_alone(matcher):
+            continue
+        for sub in matcher.subcommands:
+            words.update(word.lower() for word in sub)
+        if matcher.text is not None:
+            texts.append(matcher.text)
+        for spec in (matcher.args, matcher.words, *(spec for _, spec in matcher.options)):
+            if spec is not None:
+                tests += [g.match for g in spec.globs]
+                if spec.regex is not None:
+                    tests.append(spec.regex.search)
+    plan = (frozenset(words), tuple(tests), tuple(texts))
+    if len(_UNNAMED_PLANS) >= 64:
+        _UNNAMED_PLANS.clear()
+    _UNNAMED_PLANS[id(index)] = (index, plan)
+    return plan
+
+
+def _unnamed_representatives(
+    argvs: Iterable[tuple[str, ...]], index: _Index, relative: set[str]
+) -> Iterator[tuple[str, ...]]:
+    """(debt43) The runs whose name is known only at run time that judge all of ``argvs`` (as _representatives
+    does for named runs): the name is any (each matcher such a name meets passes any), and a plain relative word
+    that is no subcommand word and that no glob or regex of those hardline matchers holds judges as any other in
+    the same place; the runs' texts part where a matcher's text regex (kill's `-1`) says otherwise. ``relative``:
+    the words whose only class is `relative` (View.classify_plain, one pass for them all)."""
+    subwords, tests, texts = _unnamed_plan(index)
+    plain: dict[str, bool] = {}
+    keys: set[tuple[object, ...]] = set()
+    for argv in argvs:
+        key: list[object] = []
+        for word in argv[1:]:
+            same = plain.get(word)
+            if same is None:
+                parts = (word, word.split("=", 1)[1]) if "=" in word else (word,)
+                same = plain[word] = (
+                    word[:1] != "-"
+                    and word.lower() not in subwords
+                    and all(p in relative and not any(test(p) for test in tests) for p in parts)
+                )
+            key.append(_ANY_WORD if same else word)
+        if texts:
+            line = " ".join(argv) + "\n"
+            key.append(tuple(text.search_text(line) is not None for text in texts))
         folded = tuple(key)
         if folded not in keys:
             keys.add(folded)

@@ -534,6 +534,8 @@ class Follower:
                 # (xfail40) the project's own package.json (nobody reads it here) names scripts run with its
                 # node_modules/.bin first on PATH: a program the line or the session wrote there may be what runs
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
+        if run.not_words and values:
+            values = [value for value in values if value not in run.not_words]
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
         spliced = source in ("option", "operand") and (
             (run.kind in _SPLICED_KINDS and self._spliced(run, parsed, argv, dynamic))
@@ -667,6 +669,8 @@ class Follower:
             if run.match is None:
                 return
             for i, operand in enumerate(operands[:-1]):
+                if operand in run.not_words:
+                    continue
                 found = run.match.search(operand)
                 name = found.group("alias") if found is not None else None
                 if not name:
@@ -682,7 +686,8 @@ class Follower:
         if run.index >= len(operands) or at is None:
             return
         name = operands[run.index]
-        if dynamic[at] or (run.match is not None and run.match.search(name) is None):
+        # (debt43) a verb among the run's not_words (git's own) is no alias: one set lookup, before any regex
+        if dynamic[at] or name in run.not_words or (run.match is not None and run.match.search(name) is None):
             return
         values = list((self.defined_aliases or {}).get((language, name.lower()), ()))
         self.read_disk = True

@@ -109,6 +109,7 @@ _RUN_FIELDS = (
     "append",
     "into",
     "default",
+    "not_words",
 )
 
 
@@ -182,6 +183,9 @@ class Run:
     into: Final[frozenset[str]]
     # (xfail41) operand: N: the value when the program is given no such operand (script's log is ./typescript)
     default: Final[str | None]
+    # (debt43) values that are none of the run's: a word among these is not read (a set built at load and looked up
+    # per value; git's alias run excludes git's own verbs, which git never reads as an alias)
+    not_words: Final[frozenset[str]]
 
     def __init__(
         self,
@@ -221,6 +225,7 @@ class Run:
         append: frozenset[str] = frozenset(),
         into: frozenset[str] = frozenset(),
         default: str | None = None,
+        not_words: frozenset[str] = frozenset(),
     ) -> None:
         self.source = source
         self.kind = kind
@@ -258,6 +263,7 @@ class Run:
         self.append = append
         self.into = into
         self.default = default
+        self.not_words = not_words
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -881,6 +887,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         append=options("append"),
         into=options("into"),
         default=data.get("default"),
+        not_words=frozenset(str(word) for word in data.get("not_words") or ()),
     )
 
 

@@ -18,9 +18,10 @@ Held (regression tests here): over-limit texts are never allowed nor grantable w
 dot files as root (`/home/u/.ssh/authorized_keys`, `~u/.bashrc`, `$HOME/../u`, `/root/../home/u`, `/home/*/`) ask;
 every unpacker tried (unzip, 7z, cpio, tar -P, ar, pax, unar, bsdtar, rpm2cpio | cpio) asks in the project's top.
 
-Open (strict xfails): the flat scan's expanded reading knows no `${!x}`, `${x/a/b}`, `printf -v`, `read`, `IFS=,`,
-nor a name past its 64 (an ask, never allow). Closed by lead42: a verb alias in GIT_CONFIG_PARAMETERS or
-GIT_CONFIG_KEY_N was judged again in its own `git VALUE` (the variable stays set) until the depth limit.
+Open (strict xfails): none. Closed by debt43: the flat scan's expanded reading knew no `${!x}`, `${x/a/b}`, `printf
+-v`, `read`, `IFS=,`, nor a name past its 64 (an ask, never allow; now the hardline). Closed by lead42: a verb alias
+in GIT_CONFIG_PARAMETERS or GIT_CONFIG_KEY_N was judged again in its own `git VALUE` (the variable stays set) until
+the depth limit.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ FLAT_IFS = [
     _PAD + "rm${IFS::1}-rf ~",
     _PAD + "rm${IFS:0:1}-rf ~",  # (its `~` a word of its own: bash expands it; `-rf${IFS:0:1}~` removes ./~)
 ]
-# what the expanded reading does not make: never allowed nor grantable, and open as hardline (strict xfail)
+# what the expanded reading does not make: never allowed nor grantable, and the hardline (debt43)
 FLAT_OPEN = [
     _PAD + "a=rm; b=a; ${!b} -rf ~",
     _PAD + "a=xm; ${a/x/r} -rf ~",
@@ -178,11 +179,8 @@ def test_an_expansion_the_flat_scan_does_not_make_is_never_allowed_nor_grantable
     assert [c[-40:] for c, v in zip(FLAT_OPEN, verdicts, strict=True) if v.decision == "allow" or v.grantable] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the flat scan's expanded reading makes `$IFS`, plain `$NAME`s (64 at most) and brace words only: "
-    "`${!x}`, `${x/a/b}`, `printf -v`, `read`, `IFS=,` and a 65th name stay a non-grantable ask, not the hardline",
-)
+# (closed by debt43: a command word the expanded reading leaves an expansion is judged as a name known only at run
+# time, as the parsed reading judges `$a -rf ~`; a plain `IFS=,` splits the values at its characters)
 @pytest.mark.parametrize("index", range(len(FLAT_OPEN)))
 def test_an_expansion_the_flat_scan_does_not_make_is_the_hardline(engine: Engine, index: int) -> None:
     assert engine.check(FLAT_OPEN[index]).hardline
