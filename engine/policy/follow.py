@@ -94,6 +94,13 @@ _FOLDER_FILES: Final = {
 _MAKES: Final = frozenset({"make", "gmake"})
 _MAKE_EVAL = frozenset({"E"})
 _MAKE_ENVIRONMENT_FIRST = frozenset({"e"})
+# (adv43) A git configuration's keys that send git elsewhere: an `[include]`/`[includeIf …]` section (its `path`),
+# core.worktree, core.hooksPath, init.templateDir, and a protocol allowed (ext::, a URL that is a command). Any
+# spelling git takes: keys are case-blind, a section header may share its line, a subsection `[core "x"]` is
+# another key (matched too: over-reading is the safe side).
+_GIT_ELSEWHERE: Final = re.compile(
+    r"(?im)^[ \t]*\[[ \t]*include|^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:worktree|hookspath|templatedir|allow)[ \t]*(?:=|$)"
+)
 # A written file the dynamic loader (LD_LIBRARY_PATH) or glibc's iconv (GCONV_PATH) may load: see _file.
 _LOADED_NAME: Final = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
@@ -1318,6 +1325,11 @@ class Follower:
         if language == "rake":
             self._nested(run, partial(self.code, command, "ruby", rake_as_ruby(content), via, depth))
             return
+        if language == "gitconfig" and _GIT_ELSEWHERE.search(content) is not None:
+            # (adv43) a written git configuration that sends git to files its text does not hold (an include, hooks
+            # elsewhere) or to a work tree elsewhere (`worktree = ~`: `git add -A; git commit; git push URL` sent the
+            # home's keys, `git pull` writes over its files), or lets a URL run a command (`protocol.ext.allow`)
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
         more = False
         if language == "gogenerate":
             lines = go_generate_lines(content)
