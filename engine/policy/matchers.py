@@ -357,7 +357,14 @@ def shape(command: Command) -> Shape:
         # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
         _plain(list(argv[reading.rest :]), short, long, positionals)
         return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, hosts=hosts)
-    literal = _program_text(program, reading, command) if program.text_runs else frozenset()
+    if program.text_runs:
+        literal = _program_text(program, reading, command)
+    elif command.literal_words and not program.active:
+        # (fp43) a program that runs nothing (Program.active false): a quoted operand is the name written
+        # (`cp x 'a$(id)b'` writes the file of that name, as `> 'a$(id)b'` does: Command.literal_targets)
+        literal = command.literal_words.intersection(reading.operands)
+    else:
+        literal = frozenset()
     firm: tuple[set[str], set[str]] | None = None
     if grammar.runs_nothing and not grammar.stop_at_operand and reading.operand_at and len(levels) == 1:
         # (adv38) a getopt program of the system (its row names the options it prints and exits with) whose options
@@ -661,6 +668,7 @@ _MATCHER_FINAL: Final = (
     "name_globs",
     "not_names",
     "subcommands",
+    "not_subcommands",
     "flags",
     "all_flags",
     "without_flags",
@@ -727,6 +735,8 @@ class Matcher:
     name_globs: Final[tuple[Regex, ...]]
     not_names: Final[frozenset[str]]
     subcommands: Final[tuple[tuple[str, ...], ...]]
+    # (fp43) Leading positional words that rule the command out (`git status` in a folder not known here).
+    not_subcommands: Final[tuple[tuple[str, ...], ...]]
     flags: Final[tuple[str, ...]]
     all_flags: Final[tuple[str, ...]]
     without_flags: Final[tuple[str, ...]]
@@ -782,6 +792,7 @@ class Matcher:
         name_globs: tuple[Regex, ...] = (),
         not_names: frozenset[str] = frozenset(),
         subcommands: tuple[tuple[str, ...], ...] = (),
+        not_subcommands: tuple[tuple[str, ...], ...] = (),
         flags: tuple[str, ...] = (),
         all_flags: tuple[str, ...] = (),
         without_flags: tuple[str, ...] = (),
@@ -811,6 +822,7 @@ class Matcher:
         self.name_globs = name_globs
         self.not_names = not_names
         self.subcommands = subcommands
+        self.not_subcommands = not_subcommands
         self.flags = flags
         self.all_flags = all_flags
         self.without_flags = without_flags
@@ -851,6 +863,7 @@ class Matcher:
         self._without_flags = _split_flags(self.without_flags)
         self.uses_shape = bool(
             self.subcommands
+            or self.not_subcommands
             or self.flags
             or self.all_flags
             or self.without_flags
@@ -1001,6 +1014,10 @@ class Matcher:
             else:
                 return False
             positionals = positionals[len(hit) :]
+        if self.not_subcommands:
+            lowered = shaped.lowered
+            if any(lowered[: len(hit)] == hit for hit in self.not_subcommands):
+                return False
         # Flags as sets: one-letter flags are looked up among clustered short options, longer
         # ones among --long options (split once, when the pattern was compiled).
         short, long = shaped.short, shaped.long
@@ -1143,6 +1160,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         name_globs=tuple(globs),
         not_names=frozenset(n.lower() for n in data.get("not_command") or ()),
         subcommands=tuple(tuple(s.lower().split()) for s in data.get("subcommand") or ()),
+        not_subcommands=tuple(tuple(s.lower().split()) for s in data.get("not_subcommand") or ()),
         flags=tuple(f.lstrip("-") for f in data.get("flags") or ()),
         all_flags=tuple(f.lstrip("-") for f in data.get("all_flags") or ()),
         without_flags=tuple(f.lstrip("-") for f in data.get("without_flags") or ()),

@@ -208,6 +208,19 @@ def _literal_targets(descriptors: list[tuple[str, str, str, bool]]) -> frozenset
     return frozenset(literal - {t for _, _, t, varies in descriptors if varies})
 
 
+def _literal_words(tokens: list[Any], argv: list[str], dynamic: list[bool]) -> frozenset[str]:
+    """(fp43) The words of a simple command holding `$` or a backquote that no expansion made (a quoted `cp x
+    'a$(id)b'`: the file of that name), none of them also within a word that expands (`-v "$(cat d)":/h`'s
+    `$(cat d)`, which a program's reading may cut out of it). Only on a line quoting a word (Token.quoted)."""
+    if not any(token.quoted for token in tokens):
+        return _NO_TARGETS
+    literal = {w for w, varies in zip(argv, dynamic, strict=False) if not varies and ("$" in w or "`" in w)}
+    if not literal:
+        return _NO_TARGETS
+    varying = [w for w, varies in zip(argv, dynamic, strict=False) if varies]
+    return frozenset(w for w in literal if not any(w in v for v in varying))
+
+
 _COMMAND_FIELDS: Final = (
     "name",
     "argv",
@@ -227,6 +240,7 @@ _COMMAND_FIELDS: Final = (
     "shape",
     "guessed",
     "literal_targets",
+    "literal_words",
 )
 
 
@@ -259,6 +273,9 @@ class Command:
     # (rows42) Redirection targets a quoted word gave as written though they hold `$` or a backquote
     # (`> 'a$(id)b'` opens the file named so: no substitution runs); read by no expansion class
     literal_targets: frozenset[str]
+    # (fp43) Words of the simple command it comes from that a quoted word gave as written though they hold `$` or a
+    # backquote (`cp x 'a$(id)b'`); read by no expansion class where its program runs nothing (matchers.shape)
+    literal_words: frozenset[str]
 
     def __init__(
         self,
@@ -295,6 +312,7 @@ class Command:
         self.shape = None
         self.guessed = False
         self.literal_targets = _NO_TARGETS
+        self.literal_words = _NO_TARGETS
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -323,6 +341,7 @@ class Command:
             self.reread,
             self.guessed,
             self.literal_targets,
+            self.literal_words,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -885,6 +904,8 @@ class Analyzer(Follower, LinkFollower):
         self.alternate = False  # reading a command again with unknown options taking values
         # (rows42) the redirection targets of the command being unwrapped given as written (Command.literal_targets)
         self.literal_targets: frozenset[str] = _NO_TARGETS
+        # (fp43) the words of the command being unwrapped given as written (Command.literal_words)
+        self.literal_words: frozenset[str] = _NO_TARGETS
         # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
         # expand_aliases, or an interactive shell), read with its words.
         self.aliases: dict[str, str] = _NO_ENTRIES
@@ -1959,13 +1980,14 @@ class Analyzer(Follower, LinkFollower):
         if unwritten is not None and not stdin and not dynamic[0]:
             self._early_read(argv[0], unwritten, True)
         start = len(self.commands)
-        outer_literal = self.literal_targets
+        outer_literal, outer_words = self.literal_targets, self.literal_words
         if descriptors:
             self.literal_targets = _literal_targets(descriptors)
+        self.literal_words = _literal_words(raw.words, argv, dynamic)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
-            self.literal_targets = outer_literal
+            self.literal_targets, self.literal_words = outer_literal, outer_words
             self.vals.input = None
             self.vals.here = here
             printed, self.printing = self.printing, printing
@@ -2161,6 +2183,8 @@ class Analyzer(Follower, LinkFollower):
             command.reread = True
         if self.literal_targets and command.redirects:
             command.literal_targets = self.literal_targets
+        if self.literal_words:
+            command.literal_words = self.literal_words
         self.commands.append(command)
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:

@@ -16,9 +16,9 @@
    the quoting was lost on the way to the classifier. A quoted target that no expansion made is now kept in
    Command.literal_targets and read without the expansion classes (`> "a$(id)b"` still asks).
 
-Open: an operand quoted the same way (`cat 'a$(id)b'`, `cp x 'a$(id)b'`) still asks read_computed_path (strict
-xfail below); an ssh -F config the session wrote holding RemoteForward is not read for it (ssh_config language reads
-commands only: strict xfail below).
+Open: an ssh -F config the session wrote holding RemoteForward is not read for it (ssh_config language reads
+commands only: strict xfail below). (An operand quoted the same way, `cp x 'a$(id)b'`, asked read_computed_path:
+fixed by fp43, tests/redteam/test_fp43.py.)
 """
 
 from __future__ import annotations
@@ -277,7 +277,6 @@ OPEN: dict[str, Case] = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="rows42: a single-quoted operand holding `$(` still reads as computed")
 @pytest.mark.parametrize("case", list(OPEN.values()), ids=list(OPEN))
 def test_a_quoted_operand_is_the_name_written(plain_project: tuple[Path, Engine], case: Case) -> None:
     assert case_verdict(plain_project, case, "open-operand") == "allow"
