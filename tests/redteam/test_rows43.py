@@ -6,6 +6,11 @@
    it asks; its clients reach whatever this machine reaches, its own ports included, with no auth by default),
    `pagekite.py 80 me.pagekite.me` (also `python3 pagekite.py ...`), localxpose, tunnelmole, devtunnel host,
    tunnelto, inlets' clients. ngrok, cloudflared and bore already asked (kept as cases).
+2. MERCURIAL'S DESTRUCTIVE VERBS (policies/vcs.yaml's hg_discard_work, asks, as git_discard_work does): `hg purge`
+   (`--all`, alias `clean`: deletes untracked files), `hg update -C` / `hg up --clean` (discards changes), `hg revert
+   --no-backup` (decided: `hg revert --all` keeps `.orig` copies and stays allowed), `hg strip REV`, `debugstrip`,
+   `hg rollback`, `hg shelve --cleanup/-d`; the prefixes hg takes for a verb (`hg pur`, `hg upd -C`) and abbreviated
+   long options (`hg update --cle`: the verbs' grammars in executors.yaml).
 
 Open, noticed and not fixed: chisel's two-part remote `HOST:PORT` (bound to every address) is not read: it looks the
 same as the server's address.
@@ -74,3 +79,56 @@ def test_a_public_tunnel_asks(plain_project: tuple[Path, Engine], case: Case, al
 def test_a_tunnel_asks_as_public_tunnel(plain_project: tuple[Path, Engine], command: str) -> None:
     decision, keys = decision_and_keys(plain_project[1], command)
     assert decision == "ask" and "public_tunnel" in keys, (decision, keys)
+
+
+# -- 2. Mercurial's destructive verbs ---------------------------------------------------------------------------------
+HG: dict[str, Case] = {
+    "purge --all": ({}, "hg purge --all"),
+    "purge": ({}, "hg purge"),
+    "purge, a prefix": ({}, "hg pur --files"),
+    "clean (purge's alias)": ({}, "hg clean"),
+    "update -C": ({}, "hg update -C"),
+    "up --clean": ({}, "hg up --clean"),
+    "co -C REV": ({}, "hg co -C 3"),
+    "update, an abbreviated option": ({}, "hg update --cle tip"),
+    "update, a global option first": ({}, "hg -R repo --cwd . upd -C"),
+    "strip": ({}, "hg strip 3"),
+    "strip --keep": ({}, "hg strip -r tip --keep"),
+    "debugstrip": ({}, "hg debugstrip 5"),
+    "rollback": ({}, "hg rollback"),
+    "revert --all --no-backup": ({}, "hg revert --all --no-backup"),
+    "revert -C": ({}, "hg revert -C x.py"),
+    "shelve --cleanup": ({}, "hg shelve --cleanup"),
+    "chg purge": ({}, "chg purge --all"),
+    "sudo hg update -C": ({}, "sudo hg update -C"),
+}
+HG_NEAR: dict[str, Case] = {
+    "status": ({}, "hg status"),
+    "st": ({}, "hg st"),
+    "log": ({}, "hg log -l 5"),
+    "diff": ({}, "hg diff"),
+    "update REV": ({}, "hg update 3"),
+    "up tip": ({}, "hg up tip"),
+    "checkout a branch": ({}, "hg checkout default"),
+    "purge --print": ({}, "hg purge --print"),
+    "purge, an abbreviated --print": ({}, "hg purge --pr --all"),
+    "revert a file (an .orig copy kept)": ({}, "hg revert x.py"),
+    "revert --all (.orig copies kept)": ({}, "hg revert --all"),
+    "shelve": ({}, "hg shelve"),
+    "shelve --list": ({}, "hg shelve --list"),
+    "rollback --dry-run": ({}, "hg rollback --dry-run"),
+    "strip --help": ({}, "hg strip --help"),
+    "clone": ({}, "hg clone https://x.example/r"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(HG, HG_NEAR))
+def test_a_mercurial_verb_discarding_work_asks(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
+
+
+def test_hg_discard_work_is_what_asks(plain_project: tuple[Path, Engine]) -> None:
+    decision, keys = decision_and_keys(plain_project[1], "hg up --clean")
+    assert decision == "ask" and keys == ["hg_discard_work"], (decision, keys)
