@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from engine.policy import hgconfig
 from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
@@ -684,6 +685,10 @@ class Follower:
         name = operands[run.index]
         if dynamic[at] or (run.match is not None and run.match.search(name) is None):
             return
+        # (an alias whose value names its own verb runs the program's own: hg's `[alias] log = log -G`)
+        guard = f"stored:{language}:{name.lower()}"
+        if guard in self.following:
+            return
         values = list((self.defined_aliases or {}).get((language, name.lower()), ()))
         self.read_disk = True
         try:
@@ -693,14 +698,22 @@ class Follower:
                     if "$" in moved:
                         raise Unknown(moved)
                     folder = posixpath.join(folder, _home_expanded(moved))
-            values += stored_aliases(
-                name, folder, partial(self._config_variable, _option_variables(program, parsed, local))
-            )
+            getenv = partial(self._config_variable, _option_variables(program, parsed, local))
+            if language == "hgrc":  # (rows43) Mercurial's files; -R/--repository names the repository read
+                named = parsed.values(_HG_REPOSITORY)
+                repository = _home_expanded(named[-1]) if named else None
+                values += hgconfig.stored_aliases(name, folder, getenv, repository)
+            else:
+                values += stored_aliases(name, folder, getenv)
         except Unknown:
-            # (a file git reads that cannot be read here: what the verb runs is not known)
+            # (a file the program reads that cannot be read here: what the verb runs is not known)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
-        for value in values:
-            self._alias_value(run, value, argv[at + 1 :], dynamic[at + 1 :], via, depth)
+        self.following.add(guard)
+        try:
+            for value in values:
+                self._alias_value(run, value, argv[at + 1 :], dynamic[at + 1 :], via, depth)
+        finally:
+            self.following.discard(guard)
 
     def _folder(self, cwd: str | None) -> str:
         """The folder a command runs in, on the disk (the session's working directory, else this process's);
@@ -1721,6 +1734,9 @@ def sh_argv(text: str) -> str:
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)
+
+
+_HG_REPOSITORY: Final = frozenset({"repository", "R"})
 
 
 def _option_variables(program: Program, parsed: Parsed, local: dict[str, str]) -> dict[str, str]:

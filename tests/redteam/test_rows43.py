@@ -11,6 +11,13 @@
    --no-backup` (decided: `hg revert --all` keeps `.orig` copies and stays allowed), `hg strip REV`, `debugstrip`,
    `hg rollback`, `hg shelve --cleanup/-d`; the prefixes hg takes for a verb (`hg pur`, `hg upd -C`) and abbreviated
    long options (`hg update --cle`: the verbs' grammars in executors.yaml).
+3. MERCURIAL'S STORED ALIASES (adv42b's strict xfail, now passing; engine/policy/hgconfig.py, the hg row's
+   `{operand: 0, as: alias, language: hgrc}` run): `[alias] x = !rm -rf $HOME` in ~/.hgrc, then `hg x`, deleted the
+   home unread. The files hg reads are read as gitconfig.py reads git's: HGRCPATH (files, folders' *.rc), else
+   /etc/mercurial/hgrc(.d), ~/.hgrc, XDG_CONFIG_HOME (absolute) or ~/.config /hg/hgrc, the repository's
+   .hg/hgrc (from the folder, `--cwd`, `-R`), `%include`s, continuation lines. hg lets an alias replace its own
+   verbs (`[alias] status = !CMD`): every verb is looked up (an alias naming its own verb runs hg's). A file that
+   cannot be read for certain (a FIFO, a folder, a line hg refuses) asks and never blocks.
 
 Open, noticed and not fixed: chisel's two-part remote `HOST:PORT` (bound to every address) is not read: it looks the
 same as the server's address.
@@ -18,13 +25,16 @@ same as the server's address.
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
+from engine.policy import hgconfig
 from tests.redteam.conftest import decision_and_keys
-from tests.redteam.harm import Case, assert_verdict, verdict_cases
+from tests.redteam.harm import Case, assert_verdict, blocked, verdict_cases
 
 # -- 1. public tunnels ------------------------------------------------------------------------------------------------
 TUNNELS: dict[str, Case] = {
@@ -74,7 +84,8 @@ def test_a_public_tunnel_asks(plain_project: tuple[Path, Engine], case: Case, al
 
 
 @pytest.mark.parametrize(
-    "command", ["zrok share public localhost:8080", "chisel client srv R:8080:localhost:22", "pagekite.py 80 x.pagekite.me"]
+    "command",
+    ["zrok share public localhost:8080", "chisel client srv R:8080:localhost:22", "pagekite.py 80 x.pagekite.me"],
 )
 def test_a_tunnel_asks_as_public_tunnel(plain_project: tuple[Path, Engine], command: str) -> None:
     decision, keys = decision_and_keys(plain_project[1], command)
@@ -132,3 +143,133 @@ def test_a_mercurial_verb_discarding_work_asks(
 def test_hg_discard_work_is_what_asks(plain_project: tuple[Path, Engine]) -> None:
     decision, keys = decision_and_keys(plain_project[1], "hg up --clean")
     assert decision == "ask" and keys == ["hg_discard_work"], (decision, keys)
+
+
+# -- 3. Mercurial's stored aliases ------------------------------------------------------------------------------------
+def append(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def decision_within(engine: Engine, command: str, seconds: float = 30.0) -> str | None:
+    """The engine's decision on ``command``, or None when the check did not end within ``seconds`` (a hang)."""
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.append(engine.check(command).decision), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return found[0] if found else None
+
+
+DELETE_HOME = "[alias]\nx = !rm -rf $HOME\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "command"),
+    [
+        (".hgrc", "hg x"),
+        ("XDG/hg/hgrc", "hg x"),
+        (".hgrc", "hg -q --cwd . x"),
+        ("REPO/.hg/hgrc", "hg x"),
+        ("REPO/.hg/hgrc", "cd sub && hg x"),
+        ("OTHER/.hg/hgrc", "hg -R ../other x"),
+        ("OTHER/.hg/hgrc", "hg --cwd ../other x"),
+    ],
+)
+def test_a_shell_alias_stored_where_hg_reads_it_is_refused(
+    session: Engine, fake_home: Path, work: Path, where: str, command: str
+) -> None:
+    (work / "sub").mkdir()
+    path = where.replace("REPO", str(work)).replace("OTHER", str(work.parent / "other"))
+    path = path.replace("XDG", os.environ["XDG_CONFIG_HOME"])
+    append(fake_home / path if not path.startswith("/") else Path(path), DELETE_HOME)
+    blocked(session, fake_home, command)
+    assert session.check("hg log -l 3").decision == "allow"  # (no alias of that name: hg's own verb)
+
+
+@pytest.mark.parametrize("xdg", [None, "relative", "/elsewhere"])
+def test_the_users_files_are_those_hg_reads(xdg: str | None) -> None:
+    env = {"HOME": "/h"} if xdg is None else {"HOME": "/h", "XDG_CONFIG_HOME": xdg}
+    files = hgconfig.config_files("/nowhere", env.get)
+    assert "/h/.hgrc" in files and "/etc/mercurial/hgrc" in files
+    assert ("/elsewhere/hg/hgrc" if xdg == "/elsewhere" else "/h/.config/hg/hgrc") in files, files
+
+
+def test_an_alias_is_judged_with_the_words_after_it(session: Engine, fake_home: Path) -> None:
+    append(fake_home / ".hgrc", '[alias]\nwipe = !rm -rf "$@"\nfresh = purge --all\n')
+    blocked(session, fake_home, "hg wipe ~")
+    assert session.check("hg wipe build").decision != "deny"  # (a folder of the work tree: not the hardline)
+    assert session.check("hg fresh").decision == "ask"  # a verb alias: `hg purge --all` (hg_discard_work)
+
+
+def test_an_alias_replacing_hgs_own_verb_is_read(session: Engine, fake_home: Path) -> None:
+    append(fake_home / ".hgrc", "[alias]\nstatus = !rm -rf $HOME\n")
+    blocked(session, fake_home, "hg status")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "%include more.rc\n",  # relative to the including file's folder
+        "%include ~/more.rc\n",
+        "%include $HOME/more.rc\n",
+        "[alias]\nx = !echo hi\n  rm -rf $HOME\n",  # a continuation line: the value's second line
+        "[ui]\nusername = t\n[alias]\n# a comment\nx = !rm -rf $HOME\n",
+    ],
+)
+def test_an_alias_reached_through_an_include_or_a_continued_value_is_read(
+    session: Engine, fake_home: Path, text: str
+) -> None:
+    (fake_home / "more.rc").write_text(DELETE_HOME)
+    append(fake_home / ".hgrc", text)
+    blocked(session, fake_home, "hg x")
+
+
+def test_hgrcpath_replaces_the_users_files(
+    session: Engine, fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "rc.d").mkdir()
+    (tmp_path / "rc.d" / "a.rc").write_text(DELETE_HOME)
+    monkeypatch.setenv("HGRCPATH", str(tmp_path / "rc.d"))
+    blocked(session, fake_home, "hg x")
+    append(fake_home / ".hgrc", "[alias]\ny = !rm -rf $HOME\n")  # (not read with HGRCPATH set, as hg does not)
+    assert session.check("hg y").decision == "allow"
+
+
+def test_an_alias_on_the_line_and_in_the_files_are_both_read(session: Engine, fake_home: Path) -> None:
+    append(fake_home / ".hgrc", DELETE_HOME)
+    blocked(session, fake_home, "hg --config alias.y='log' x")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[alias]\nx = !rm -rf $HOME\nthis line hg refuses\n",
+        "%include folder\n",
+    ],
+)
+def test_a_configuration_hg_would_refuse_or_that_is_unreadable_asks(
+    session: Engine, fake_home: Path, text: str
+) -> None:
+    (fake_home / "folder").mkdir()
+    append(fake_home / ".hgrc", text)
+    assert decision_within(session, "hg st") == "ask"
+
+
+def test_a_fifo_as_the_users_hgrc_asks_and_does_not_hang(session: Engine, fake_home: Path) -> None:
+    os.mkfifo(fake_home / ".hgrc")
+    assert decision_within(session, "hg status") == "ask"
+    assert decision_within(session, "git status") == "allow"
+
+
+HARMLESS_ALIASES = (
+    "[alias]\nl = log -l 5\nlog = log --graph\ns = !echo hi\nlatest = log --limit $1\n"
+    "[ui]\nusername = t <t@t>\n[extensions]\npurge =\n"
+)
+
+
+@pytest.mark.parametrize("command", ["hg l", "hg log", "hg s", "hg status", "hg latest 3", "hg diff", "hg update 3"])
+def test_harmless_stored_aliases_stay_allowed(session: Engine, fake_home: Path, work: Path, command: str) -> None:
+    append(fake_home / ".hgrc", HARMLESS_ALIASES)
+    append(work / ".hg" / "hgrc", "[paths]\ndefault = https://x.example/r\n")
+    assert decision_within(session, command) == "allow"
