@@ -18,9 +18,17 @@
    .hg/hgrc (from the folder, `--cwd`, `-R`), `%include`s, continuation lines. hg lets an alias replace its own
    verbs (`[alias] status = !CMD`): every verb is looked up (an alias naming its own verb runs hg's). A file that
    cannot be read for certain (a FIFO, a folder, a line hg refuses) asks and never blocks.
+4. SSH CONFIGURATIONS GIVEN WITH -F (rows42's strict xfail, now passing): `ssh -F cfg x@h` with `RemoteForward 8080
+   localhost:80` in cfg was allowed. The ssh_config reader (executors.py's ssh_config_forwards) judges RemoteForward,
+   LocalForward, DynamicForward and GatewayPorts as ssh's -R/-L/-D/-g on the line (public_tunnel reads those), and
+   a -F file (or an Include) the line or the session did not write is now read from the disk too (follow.py's
+   _DISK_CONFIGS; not under ~/.ssh/ or /etc/ssh/: the user's and the system's own, as plain `ssh` reads
+   ~/.ssh/config unread): its ProxyCommand/LocalCommand and forwards are judged; a FIFO, a folder, a file over 1
+   MiB or a name known only at run time (`-F "$X"`) asks; a missing file and `-F none` read nothing.
 
 Open, noticed and not fixed: chisel's two-part remote `HOST:PORT` (bound to every address) is not read: it looks the
-same as the server's address.
+same as the server's address. ~/.ssh/config (read by ssh without -F) is still not read for forwards (the user's own;
+a session writing it already asks).
 """
 
 from __future__ import annotations
@@ -273,3 +281,80 @@ def test_harmless_stored_aliases_stay_allowed(session: Engine, fake_home: Path, 
     append(fake_home / ".hgrc", HARMLESS_ALIASES)
     append(work / ".hg" / "hgrc", "[paths]\ndefault = https://x.example/r\n")
     assert decision_within(session, command) == "allow"
+
+
+# -- 4. ssh -F configurations ----------------------------------------------------------------------------------------
+SSH: dict[str, Case] = {
+    "written RemoteForward": ({"cfg": "Host *\n  RemoteForward 8080 localhost:80\n"}, "ssh -F cfg x@h"),
+    "written RemoteForward=": ({"cfg": "Host h\n  remoteforward=2222 localhost:22\n"}, "ssh -F cfg -N h"),
+    "written GatewayPorts": ({"cfg": "GatewayPorts yes\nLocalForward 2222 localhost:22\n"}, "ssh -F cfg h"),
+    "written LocalForward on every address": ({"cfg": "LocalForward 0.0.0.0:2222 localhost:22\n"}, "ssh -F cfg h"),
+    "written DynamicForward on every address": ({"cfg": "DynamicForward *:1080\n"}, "ssh -F cfg h"),
+    "written LocalCommand": ({"cfg": "PermitLocalCommand yes\nLocalCommand rm -rf ~\n"}, "ssh -F cfg h"),
+    "written ProxyCommand": ({"cfg": "ProxyCommand sh -c 'rm -rf ~'\n"}, "ssh -F cfg h"),
+    # (ssh reads a relative Include in ~/.ssh; the engine also where the line runs: a reading more)
+    "an Include of a written file": (
+        {"a.cfg": "RemoteForward 8080 localhost:80\n", "cfg": "Include a.cfg\n"},
+        "ssh -F cfg h",
+    ),
+    "scp -F": ({"cfg": "RemoteForward 8080 localhost:80\n"}, "scp -F cfg a h:b"),
+    "autossh -F": ({"cfg": "RemoteForward 8080 localhost:80\n"}, "autossh -M 0 -F cfg h"),
+    "a name known at run time": ({}, 'ssh -F "$CFG" h'),
+}
+SSH_NEAR: dict[str, Case] = {
+    "written User and ProxyJump": ({"cfg": "Host *\n  User bob\n  ProxyJump bastion\n"}, "ssh -F cfg h"),
+    "written LocalForward on loopback": ({"cfg": "LocalForward 2222 localhost:22\n"}, "ssh -F cfg h"),
+    "written GatewayPorts no": ({"cfg": "GatewayPorts no\nServerAliveInterval 60\n"}, "ssh -F cfg h"),
+    "a missing file": ({}, "ssh -F missing.cfg h"),
+    "-F none": ({}, "ssh -F none h"),
+    "plain ssh": ({}, "ssh -p 2222 x@h uptime"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(SSH, SSH_NEAR))
+def test_an_ssh_configuration_forwarding_or_running_a_command_asks(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
+
+
+def test_a_written_remote_forward_asks_as_public_tunnel(plain_project: tuple[Path, Engine]) -> None:
+    root, engine = plain_project
+    (root / "rf.cfg").write_text("RemoteForward 8080 localhost:80\n")
+    try:
+        decision, keys = decision_and_keys(engine, f"ssh -F {root}/rf.cfg h")
+    finally:
+        (root / "rf.cfg").unlink()
+    assert decision == "ask" and "public_tunnel" in keys, (decision, keys)
+
+
+@pytest.mark.parametrize(
+    ("text", "decision"),
+    [
+        ("Host *\n  RemoteForward 8080 localhost:80\n", "ask"),
+        ("PermitLocalCommand yes\nLocalCommand touch x\n", "ask"),
+        ("Include inc.cfg\n", "ask"),  # (a relative Include: ~/.ssh's for ssh, also the folder's for the engine)
+        # ~/.ssh/ and /etc/ssh/ hold the user's and the system's own files (plain `ssh` reads ~/.ssh/config unread)
+        ("Include ~/.ssh/fwd.cfg\n", "allow"),
+        ("Host *\n  User bob\n  IdentityFile ~/.ssh/id_ed25519\n", "allow"),
+    ],
+)
+def test_a_configuration_on_the_disk_the_session_did_not_write_is_read(
+    session: Engine, fake_home: Path, work: Path, text: str, decision: str
+) -> None:
+    append(fake_home / ".ssh" / "fwd.cfg", "RemoteForward 2222 localhost:22\n")
+    (work / "inc.cfg").write_text("RemoteForward 2222 localhost:22\n")
+    (work / "cfg").write_text(text)  # (put there by other means than the session's writes: an archive, a clone)
+    assert decision_within(session, "ssh -F cfg x@h") == decision
+    assert decision_within(session, f"ssh -F {work}/cfg x@h") == decision
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "large"])
+def test_an_ssh_configuration_that_cannot_be_read_asks(session: Engine, work: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(work / "cfg")
+    elif kind == "folder":
+        (work / "cfg").mkdir()
+    else:
+        (work / "cfg").write_text("# x\n" * 400_000)  # (over 1 MiB)
+    assert decision_within(session, "ssh -F cfg x@h") == "ask"
