@@ -25,6 +25,13 @@
    _DISK_CONFIGS; not under ~/.ssh/ or /etc/ssh/: the user's and the system's own, as plain `ssh` reads
    ~/.ssh/config unread): its ProxyCommand/LocalCommand and forwards are judged; a FIFO, a folder, a file over 1
    MiB or a name known only at run time (`-F "$X"`) asks; a missing file and `-F none` read nothing.
+5. SYSTEM PACKAGES FROM A FILE (policies/system.yaml's local_package_install, asks): `rpm -i x.rpm`, `dpkg -i
+   x.deb`, `apt install ./x.deb` were allowed; their maintainer scripts run as root with whatever the file (maybe the
+   caller's) holds. The engine does not know whether it runs as root (no policy reads the user): it asks either way
+   (without root the command fails). Also rpm -U/-F, dpkg --unpack, dnf/yum/zypper on a file or URL, yum
+   localinstall, gdebi, pacman/yay -U, apk add --allow-untrusted or a file, snap --dangerous, pkg add, macOS
+   installer -pkg. A repository's package (`apt install nginx`) and the readers (dpkg -l/-I/-c, rpm -qa/-qip,
+   apt list/show) stay allowed.
 
 Open, noticed and not fixed: chisel's two-part remote `HOST:PORT` (bound to every address) is not read: it looks the
 same as the server's address. ~/.ssh/config (read by ssh without -F) is still not read for forwards (the user's own;
@@ -358,3 +365,56 @@ def test_an_ssh_configuration_that_cannot_be_read_asks(session: Engine, work: Pa
     else:
         (work / "cfg").write_text("# x\n" * 400_000)  # (over 1 MiB)
     assert decision_within(session, "ssh -F cfg x@h") == "ask"
+
+
+# -- 5. system packages installed from a file ------------------------------------------------------------------------
+PACKAGES: dict[str, Case] = {
+    "rpm -i": ({}, "rpm -i x.rpm"),
+    "rpm -Uvh": ({}, "sudo rpm -Uvh x.rpm"),
+    "rpm -ivh a URL": ({}, "rpm -ivh https://x.example/p.rpm"),
+    "dpkg -i": ({}, "dpkg -i x.deb"),
+    "dpkg --install, a folder": ({}, "sudo dpkg -R --install debs/"),
+    "dpkg --unpack": ({}, "dpkg --unpack x.deb"),
+    "apt install ./x.deb": ({}, "apt install ./x.deb"),
+    "apt-get -y install /tmp": ({}, "sudo apt-get -y install /tmp/x.deb"),
+    "apt reinstall a file": ({}, "apt reinstall ../x.deb"),
+    "dnf install ./x.rpm": ({}, "dnf install ./x.rpm"),
+    "yum localinstall": ({}, "yum localinstall x.rpm"),
+    "zypper in x.rpm": ({}, "zypper in x.rpm"),
+    "gdebi": ({}, "gdebi --n x.deb"),
+    "pacman -U": ({}, "pacman -U x.pkg.tar.zst"),
+    "apk --allow-untrusted": ({}, "apk add --allow-untrusted x.apk"),
+    "snap --dangerous": ({}, "snap install --dangerous x.snap"),
+    "a written .deb": ({"x.deb": "!<arch>\n"}, "dpkg -i x.deb"),
+}
+PACKAGES_NEAR: dict[str, Case] = {
+    "dpkg -l": ({}, "dpkg -l"),
+    "dpkg -L": ({}, "dpkg -L bash"),
+    "dpkg -I (info)": ({}, "dpkg -I x.deb"),
+    "dpkg -c (contents)": ({}, "dpkg -c x.deb"),
+    "rpm -qa": ({}, "rpm -qa"),
+    "rpm -qip (info)": ({}, "rpm -qip x.rpm"),
+    "rpm -K": ({}, "rpm -K x.rpm"),
+    "apt list --installed": ({}, "apt list --installed"),
+    "apt show": ({}, "apt show x"),
+    "apt install a repository's package": ({}, "sudo apt install -y nginx"),
+    "apt install a versioned name": ({}, "apt install python3.11"),
+    "dnf install": ({}, "dnf install httpd"),
+    "pacman -Syu": ({}, "pacman -Syu"),
+    "apk add": ({}, "apk add curl"),
+    "snap --classic": ({}, "snap install code --classic"),
+    "apt-get update": ({}, "apt-get update"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(PACKAGES, PACKAGES_NEAR))
+def test_a_system_package_installed_from_a_file_asks(
+    plain_project: tuple[Path, Engine], case: Case, allowed: bool, session: str
+) -> None:
+    assert_verdict(plain_project, case, allowed, session)
+
+
+def test_local_package_install_is_what_asks(plain_project: tuple[Path, Engine]) -> None:
+    for command in ["rpm -i x.rpm", "apt install ./x.deb"]:
+        decision, keys = decision_and_keys(plain_project[1], command)
+        assert decision == "ask" and keys == ["local_package_install"], (command, decision, keys)
