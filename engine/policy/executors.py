@@ -1193,6 +1193,30 @@ def ssh_config_payloads(text: str) -> list[str]:
     return out
 
 
+# (rows43) Keys that forward a port or open one to the network, and the command-line option each is: judged as
+# `ssh OPTION VALUE h` (policies/exec.yaml's public_tunnel reads those), the value's blanks joined by `:` as the
+# option writes them (`RemoteForward 8080 localhost:80` is `-R 8080:localhost:80`)
+_SSH_FORWARD_KEY = re.compile(
+    r"^[ \t]*(remoteforward|localforward|dynamicforward|gatewayports)(?:[ \t]*=[ \t]*|[ \t]+)(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SSH_FORWARD_OPTION = {"remoteforward": "-R", "localforward": "-L", "dynamicforward": "-D"}
+
+
+def ssh_config_forwards(text: str) -> list[list[str]]:
+    """The ssh options an ssh_config's forwarding keys stand for: `RemoteForward A B` -> ["-R", "A:B"],
+    `GatewayPorts yes` -> ["-g"] (every block's, whatever its Host or Match: a reading more)."""
+    out: list[list[str]] = []
+    for match in _SSH_FORWARD_KEY.finditer(text):
+        key, value = match.group(1).lower(), match.group(2).strip().strip('"')
+        if key == "gatewayports":
+            if value.lower() in ("yes", "clientspecified"):
+                out.append(["-g"])
+        elif value:
+            out.append([_SSH_FORWARD_OPTION[key], ":".join(value.split())])
+    return out
+
+
 def ssh_config_includes(text: str) -> list[str]:
     """The files an ssh_config includes (`Include FILE…`), as it names them; a relative name is
     read in ~/.ssh (a user configuration's) and where the line runs."""

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from engine.policy import hgconfig
 from engine.policy.arguments import ipython_commands
 from engine.policy.argv import Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
@@ -49,6 +50,7 @@ from engine.policy.executors import (
     sql_reads,
     sql_sources,
     sql_writes,
+    ssh_config_forwards,
     ssh_config_includes,
     ssh_config_payloads,
     task_code_language,
@@ -57,6 +59,7 @@ from engine.policy.executors import (
     typed_text,
 )
 from engine.policy.gitconfig import Unknown, stored_aliases
+from engine.policy.gitconfig import _stamped as stamped
 from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Extractor, Program, ProgramTable, Run
@@ -696,6 +699,10 @@ class Follower:
         # (debt43) a verb among the run's not_words (git's own) is no alias: one set lookup, before any regex
         if dynamic[at] or name in run.not_words or (run.match is not None and run.match.search(name) is None):
             return
+        # (an alias whose value names its own verb runs the program's own: hg's `[alias] log = log -G`)
+        guard = f"stored:{language}:{name.lower()}"
+        if guard in self.following:
+            return
         values = list((self.defined_aliases or {}).get((language, name.lower()), ()))
         self.read_disk = True
         try:
@@ -705,14 +712,46 @@ class Follower:
                     if "$" in moved:
                         raise Unknown(moved)
                     folder = posixpath.join(folder, _home_expanded(moved))
-            values += stored_aliases(
-                name, folder, partial(self._config_variable, _option_variables(program, parsed, local))
-            )
+            getenv = partial(self._config_variable, _option_variables(program, parsed, local))
+            if language == "hgrc":  # (rows43) Mercurial's files; -R/--repository names the repository read
+                named = parsed.values(_HG_REPOSITORY)
+                repository = _home_expanded(named[-1]) if named else None
+                values += hgconfig.stored_aliases(name, folder, getenv, repository)
+            else:
+                values += stored_aliases(name, folder, getenv)
         except Unknown:
-            # (a file git reads that cannot be read here: what the verb runs is not known)
+            # (a file the program reads that cannot be read here: what the verb runs is not known)
             self._nested(run, partial(self._escape_hatch, None, via, depth))
-        for value in values:
-            self._alias_value(run, value, argv[at + 1 :], dynamic[at + 1 :], via, depth)
+        self.following.add(guard)
+        try:
+            for value in values:
+                self._alias_value(run, value, argv[at + 1 :], dynamic[at + 1 :], via, depth)
+        finally:
+            self.following.discard(guard)
+
+    def _disk_config(self, path: str, cwd: str | None, own: tuple[str, ...]) -> str | None:
+        """The text of the configuration file(s) ``path`` names on the disk (a glob's matches, as ssh's Include
+        reads them, joined), none in the folders ``own`` names (`~/` the home); None: none. Raises Unknown for a
+        name known only at run time, a file that is not a regular one or larger than 1 MiB, or a glob of more
+        than 32 files."""
+        if "$" in path or "`" in path:
+            raise Unknown(path)
+        self.read_disk = True
+        full = posixpath.normpath(posixpath.join(self._folder(cwd), _home_expanded(path)))
+        names = [full]
+        if any(char in full for char in "*?["):
+            import glob  # noqa: PLC0415 (here only: a warm guard's start imports no glob)
+
+            names = sorted(glob.glob(full))[:33]
+        if len(names) > 32:
+            raise Unknown(path)
+        skipped = tuple(_home_expanded(folder) for folder in own)
+        texts = [
+            text
+            for name in names
+            if not os.path.realpath(name).startswith(skipped) and (text := _config_text(name)) is not None
+        ]
+        return "\n".join(texts) if texts else None
 
     def _folder(self, cwd: str | None) -> str:
         """The folder a command runs in, on the disk (the session's working directory, else this process's);
@@ -1079,6 +1118,12 @@ class Follower:
         elif kind == "ssh_config":
             for item in ssh_config_payloads(text):
                 self._escape_hatch(item, via, depth)
+            forwards = ssh_config_forwards(text)
+            if forwards:
+                # (rows43) the forwards it sets up, judged as the options on one ssh line (`GatewayPorts yes` with
+                # a LocalForward is `-g -L`): `RemoteForward 8080 x:80` is `ssh -R 8080:x:80 h`
+                forward = " ".join(shlex.quote(word) for words in forwards for word in words)
+                self._nested(run, partial(self.analyze, f"ssh {forward} h", depth=depth, via=via))
             for name in ssh_config_includes(text):
                 if name not in via:
                     self._file(replace(run, kind="file", language="ssh_config"), command, name, via, depth)
@@ -1148,6 +1193,17 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
+        own_folders = _DISK_CONFIGS.get(run.language or "")
+        if content is None and own_folders is not None and path != "none":
+            # (rows43) a configuration that says what the program does, read from the disk when the line or the
+            # session did not write it (`ssh -F cfg`: a file any earlier means put there), except the user's and
+            # the system's own (~/.ssh/, /etc/ssh/: what plain `ssh` reads unread); one that cannot be read for
+            # certain asks
+            try:
+                content = self._disk_config(path, command.cwd, own_folders)
+            except Unknown:
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+                return
         if content is not None and run.language not in _SETTINGS_ONLY and not stdin_file(path, command.cwd):
             self.written_runs += 1
         if content is None and descriptor_file(path, command.cwd) is not None:
@@ -1738,6 +1794,31 @@ def sh_argv(text: str) -> str:
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)
+
+
+# (rows43) configuration languages read from the disk when the line or the session did not write the file
+# (its value: the folders of the user's and the system's own, not read)
+_DISK_CONFIGS: Final = {"ssh_config": ("~/.ssh/", "/etc/ssh/")}
+_CONFIG_TEXTS: dict[str, tuple[tuple[int, int, int], Any]] = {}
+
+
+def _config_text(path: str) -> str | None:
+    """A configuration file's text (kept until its size, time or inode changes); None: no such file."""
+    text: str | None = stamped(path, _CONFIG_TEXTS, "", partial(_capped_text, path))
+    return text
+
+
+def _capped_text(path: str) -> str:
+    if os.path.getsize(path) > _MAX_CONFIG_BYTES:
+        raise Unknown(path)
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read(_MAX_CONFIG_BYTES)
+
+
+_MAX_CONFIG_BYTES: Final = 1 << 20
+
+
+_HG_REPOSITORY: Final = frozenset({"repository", "R"})
 
 
 def _option_variables(program: Program, parsed: Parsed, local: dict[str, str]) -> dict[str, str]:

@@ -18,8 +18,8 @@ Found and fixed (each was allowed, or hung the engine, before):
 - an include `path = ~USER/x.cfg` was read as a relative path (missed); `%(prefix)/x.cfg` (git's installation) asks;
 - a UTF-8 byte order mark at a config's start made every non-builtin verb ask (git skips it): read as git does.
 
-Open (strict xfail): an alias stored in Mercurial's files (~/.hgrc `[alias] x = !rm -rf $HOME`, then `hg x`):
-nothing reads hgrc (hg is not installed here to prove it live).
+Open then, closed by rows43 (engine/policy/hgconfig.py): an alias stored in Mercurial's files (~/.hgrc
+`[alias] x = !rm -rf $HOME`, then `hg x`) was read by nothing.
 """
 
 from __future__ import annotations
@@ -276,7 +276,6 @@ def test_an_include_under_gits_installation_prefix_asks(session: Engine, fake_ho
 
 
 # -- open ------------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="adv42b: nothing reads Mercurial's hgrc files for a stored alias")
 def test_an_alias_stored_in_mercurials_configuration_is_read(session: Engine, fake_home: Path) -> None:
     append(fake_home / ".hgrc", "[alias]\nx = !rm -rf $HOME\n")
     assert session.check("hg x").decision != "allow"

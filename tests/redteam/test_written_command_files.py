@@ -8,9 +8,9 @@ home intact.
 
 How a configuration is judged: one the session wrote (on the line, with a file tool, or changed
 on disk since the session began) is read — its executing keys and its Include files; one it
-wrote but the engine could not read (decoded, copied from data) asks; one it did not write
-(`ssh -F ~/.ssh/config`: the user's own, which plain `ssh` reads anyway) is not read, as any
-file a program runs that the session did not write. run-parts: the files of the folder the
+wrote but the engine could not read (decoded, copied from data) asks; one under ~/.ssh/ it did not
+write (`ssh -F ~/.ssh/config`: the user's own, which plain `ssh` reads anyway) is not read (rows43:
+an ssh -F file elsewhere is read from the disk). run-parts: the files of the folder the
 session wrote are judged, each by its `#!` interpreter (a shell script otherwise); a folder
 named only at run time, in a session that wrote files, asks."""
 
