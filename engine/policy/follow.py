@@ -192,6 +192,10 @@ class Follower:
     def _known(self, word: str) -> bool:
         raise NotImplementedError
 
+    def _folder_unknown(self) -> bool:
+        """Whether the folder the command runs in is known only at run time (`git -C "$D"`)."""
+        raise NotImplementedError
+
     def _input_arguments(
         self, run: Run, parsed: Parsed, argv: list[str], words: list[str], command: Command
     ) -> tuple[list[str], list[str]]:
@@ -539,7 +543,13 @@ class Follower:
                 self._nested(run, partial(self._unwrap, words, flags, [], "", command.fed_by, via, depth))
                 return None
         elif source == "files":
-            values = [name for name in sorted(run.names) if self._known(name)]
+            names = sorted(run.names)
+            if command.cwd == "$unknown" or self._folder_unknown():
+                # (adv43b) a folder known only at run time (`cd "$D"`, `cd d*`) may be any the session wrote in:
+                # its file of the name is any such written file (`cd "$D" && git status` ran a written bare
+                # repository's `d/config` core.fsmonitor, allowed)
+                names += [f"**/{name}" for name in names if not name.startswith(("**/", "/", "~"))]
+            values = [name for name in names if self._known(name)]
             if run.language == "npm" and not values and self._touched_in(_NPM_BIN):
                 # (xfail40) the project's own package.json (nobody reads it here) names scripts run with its
                 # node_modules/.bin first on PATH: a program the line or the session wrote there may be what runs

@@ -3731,6 +3731,8 @@ class Analyzer(Follower, LinkFollower):
             return "/tmp/mktemp.XXXXXXXXXX" if _FRESH_FOLDER.match(target) else "$unknown"
         if target == "-" or ("CDPATH" in self.env and not target.startswith(("/", "~", "./", "../"))):
             return "$unknown"  # the previous directory, or one CDPATH names
+        if _GLOB.search(target) is not None:
+            return "$unknown"  # (adv43b) `cd d*`: the folder a glob matches when it runs (was read as `d*`)
         target = self._through_link(target) if self.links else target
         if target.startswith(UNKNOWN_TARGET):
             return "$unknown"
@@ -4219,6 +4221,9 @@ class Analyzer(Follower, LinkFollower):
             found = self.session.read(key)
             return found if isinstance(found, str) else None
         return entry.content if entry is not None else None
+
+    def _folder_unknown(self) -> bool:
+        return self.cwd == "$unknown"
 
     def _known(self, word: str) -> bool:
         """Whether the line or the session wrote ``word`` (or its text is to be judged)."""
