@@ -15,6 +15,10 @@ Found and fixed (each was allowed, and did the harm under a real bash, before):
    `*.tgz`, `a@file:.`, `a@.`, `git+file://$PWD`, `../proj`). An operand that is not a registry package's
    name[@version] now reads the working folder's package.json as no operand does (a written one asks).
 
+4. SLOGIN (ssh's old name, a link to ssh here): `slogin h 'rm -rf ~'` and `slogin -R 8080:localhost:22 serveo.net`
+   were allowed (the ssh row and the public_tunnel matchers named ssh only; no sshd here: verdicts only). slogin is
+   now the ssh row's, and the tunnel and -F matchers name it.
+
 Held (near misses below): git's reading verbs in an unknown folder when the session wrote no git directory (or one
 without a setting that runs a program), `cd src* && ls`, a harmless written Makefile/package.json under `cd d*`,
 `npm i -g typescript`, `@angular/cli`, `typescript@5.3.2`, `@vue/cli@^5`, two names.
@@ -22,10 +26,12 @@ without a setting that runs a program), `cd src* && ls`, a harmless written Make
 Probed and held (no change): GIT_CONFIG_GLOBAL=/dev/null with GIT_CONFIG_SYSTEM / the GIT_CONFIG pairs / `-c
 core.pager`, /dev/stdin and /proc/self/fd/0 of a written config, `<(...)`, `/dev//null`; quoted `$(` operands of
 find -exec, xargs, ssh, su -c, sg, watch, tmux, script -c, at (all read); flock/dtach/nohup with one quoted word
-exec it without a shell.
+exec it without a shell; HGRCPATH of a FIFO, /dev/zero, a self-including or 300-deep `%include` chain, `ssh -F` of a
+FIFO or /dev/stdin fed a written config (asked or judged, no hang).
 
-Open (noticed, not this stop's): `yarn global add file:p` of a written p/package.json whose postinstall is `rm -rf ~`
-is allowed (`yarn add file:p` is the hardline); yarn is not installed here (strict xfail below, verdict only).
+Open (noticed, not this stop's; strict xfails below, verdicts only): rsh (on Debian often an alternative for ssh;
+not installed here) is read as nothing: `rsh h 'rm -rf ~'` is allowed. `yarn global add file:p` of a written
+p/package.json whose postinstall is `rm -rf ~` is allowed (`yarn add file:p` is the hardline; yarn not installed).
 """
 
 from __future__ import annotations
@@ -85,6 +91,11 @@ PAYLOADS: dict[str, Case] = {
     "npm-g-alias-dot": (BIN, "npm i -g a@."),
     "npm-g-git-file": (BIN, "npm i -g typescript git+file://$PWD"),
     "npm-g-parent": (BIN, "npm i -g ../proj"),
+    # 4. slogin, ssh under its old name
+    "slogin-remote": ({}, "slogin h 'rm -rf ~'"),
+    "slogin-remote-words": ({}, "slogin h cp x 'a$(rm -rf ~)b'"),
+    "slogin-reverse-forward": ({}, "slogin -R 8080:localhost:22 serveo.net"),
+    "slogin-open-forward": ({}, "slogin -L 0.0.0.0:8080:localhost:22 h"),
 }
 
 NEAR_MISSES: dict[str, Case] = {
@@ -107,6 +118,9 @@ NEAR_MISSES: dict[str, Case] = {
     "npm-g-two": (BIN, "npm i -g eslint prettier"),
     "npm-g-dotted": (BIN, "npm i -g lodash.merge"),
     "npm-g-prefix": (BIN, "npm i -g typescript --prefix ~/.npm-global"),
+    "slogin": ({}, "slogin h uptime"),
+    "slogin-local-forward": ({}, "slogin -L 8080:localhost:80 h"),
+    "slogin-version": ({}, "slogin -V"),
 }
 
 
@@ -177,3 +191,10 @@ def test_glob_folder_with_nothing_written_stays_allowed(plain_harm: tuple[Engine
 )
 def test_open_yarn_global_add_local_folder(plain_project: tuple[Path, Engine]) -> None:
     assert_verdict(plain_project, ({"p/package.json": POSTINSTALL}, "yarn global add file:p"), False, "open-yarn")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="adv43b open: rsh (Debian's alternative for ssh) has no program row: its remote command unread"
+)
+def test_open_rsh_remote_command(plain_project: tuple[Path, Engine]) -> None:
+    assert_verdict(plain_project, ({}, "rsh h 'rm -rf ~'"), False, "open-rsh")
