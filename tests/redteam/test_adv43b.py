@@ -47,6 +47,7 @@ from tests.redteam.conftest import make_home
 from tests.redteam.harm import (
     Case,
     assert_verdict,
+    bare_repository,
     home_intact,
     verdict_cases,
     written_then_allowed,
@@ -59,14 +60,9 @@ BIN = {"package.json": PKG_BIN, "x.sh": "#!/bin/sh\nrm -rf ~\n"}
 POSTINSTALL = '{"name": "p", "version": "1.0.0", "scripts": {"postinstall": "rm -rf ~"}}\n'
 
 
-def bare(config: str = "", folder: str = "d") -> dict[str, str]:
-    """A bare repository git finds as the working folder (HEAD, objects/, refs/, config), written with write_file."""
-    return {
-        f"{folder}/HEAD": "ref: refs/heads/main\n",
-        f"{folder}/objects/info/keep": "",
-        f"{folder}/refs/tags/keep": "",
-        f"{folder}/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + config,
-    }
+def bare(config: str = "") -> dict[str, str]:
+    """A bare repository written in d/ (the folder the payloads reach as `$D` or `d*`)."""
+    return bare_repository(config, "d")
 
 
 PAYLOADS: dict[str, Case] = {
@@ -101,7 +97,7 @@ PAYLOADS: dict[str, Case] = {
 NEAR_MISSES: dict[str, Case] = {
     "cd-var-status": ({}, 'cd "$D" && git status'),
     "cd-var-status-written": ({"a.txt": "x\n"}, 'cd "$D" && git status'),
-    "cd-var-plain-repo": (bare(), 'cd "$D" && git log'),
+    "cd-var-plain-repo": (bare_repository(folder="d"), 'cd "$D" && git log'),
     "cd-var-other-config": ({"notes/config": "debug = true\n"}, 'cd "$D" && git status'),
     "git-C-var-log": ({"a.txt": "x\n"}, 'git -C "$D" log --oneline'),
     "cd-glob-plain-repo": (bare("[user]\n\tname = me\n"), "cd d* && git log"),
@@ -142,7 +138,10 @@ def test_harm_written_bare_repository(tmp_path: Path, plain_harm: tuple[Engine, 
 
 @pytest.mark.parametrize(
     ("files", "command"),
-    [(bare(), 'D=d; cd "$D" && git log --oneline || true'), ({"d/a.txt": "x\n"}, "cd d* && cat a.txt")],
+    [
+        (bare_repository(folder="d"), 'D=d; cd "$D" && git log --oneline || true'),
+        ({"d/a.txt": "x\n"}, "cd d* && cat a.txt"),
+    ],
     ids=["plain-repo", "cd-glob-cat"],
 )
 def test_near_miss_runs(plain_harm: tuple[Engine, Path, Path], files: dict[str, str], command: str) -> None:

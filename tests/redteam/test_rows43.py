@@ -41,7 +41,6 @@ a session writing it already asks).
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -49,7 +48,7 @@ import pytest
 from engine import Engine
 from engine.policy import hgconfig
 from tests.redteam.conftest import decision_and_keys
-from tests.redteam.harm import Case, assert_verdict, blocked, verdict_cases
+from tests.redteam.harm import Case, append, assert_verdict, blocked, decision_within, verdict_cases
 
 # -- 1. public tunnels ------------------------------------------------------------------------------------------------
 TUNNELS: dict[str, Case] = {
@@ -161,21 +160,6 @@ def test_hg_discard_work_is_what_asks(plain_project: tuple[Path, Engine]) -> Non
 
 
 # -- 3. Mercurial's stored aliases ------------------------------------------------------------------------------------
-def append(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def decision_within(engine: Engine, command: str, seconds: float = 30.0) -> str | None:
-    """The engine's decision on ``command``, or None when the check did not end within ``seconds`` (a hang)."""
-    found: list[str] = []
-    worker = threading.Thread(target=lambda: found.append(engine.check(command).decision), daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return found[0] if found else None
-
-
 DELETE_HOME = "[alias]\nx = !rm -rf $HOME\n"
 
 
