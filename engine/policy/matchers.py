@@ -705,17 +705,9 @@ _MATCHER_DERIVED: Final = (
     "arg_classes",
 )
 _MATCHER_FIELDS: Final = (*_MATCHER_FINAL, *_MATCHER_DERIVED)  # the fields' order
-# The derived fields __init__ takes no parameter for (it works them out from the others)
-_MATCHER_WORKED_OUT: Final = (
-    "uses_shape",
-    "_checks",
-    "_words_first",
-    "needs_words",
-    "_fed_names",
-    "_fed_literal",
-    "_fed_globs",
-    "arg_classes",
-)
+# The derived fields __init__ takes as parameters (the compiler works them out); it works out the rest itself
+_MATCHER_PASSED: Final = ("prefilter", "prefilter_fragments", "_flags", "_all_flags", "_without_flags")
+_MATCHER_WORKED_OUT: Final = tuple(name for name in _MATCHER_DERIVED if name not in _MATCHER_PASSED)
 # Its __init__'s parameters: the fields but those __init__ works out from them.
 _MATCHER_INIT: Final = tuple(name for name in _MATCHER_FIELDS if name not in _MATCHER_WORKED_OUT)
 
