@@ -297,9 +297,10 @@ def test_an_inline_program_reading_a_key_asks_like_cat_does(engine: Engine, repo
         assert engine.check(command).decision == engine.check(f"cat {key}").decision == "ask", command
         out = terminal(engine, command)  # nobody to ask: not run
         assert not out["ok"] and "secret-key-material" not in str(out["output"]), command
-    # The key the compiled-project cache and the warm-start file are MACed with: read, a cache forges.
+    # The key the compiled-project cache and the warm-start file are MACed with: read, a cache forges
+    # (lead44: the engine's own keys are the hardline for every reader, engine_state_read).
     mac_key = home / ".config" / "hermes-engine" / "audit" / "compiled-project.key"
-    assert engine.check(f'python3 -c \'print(open("{mac_key}", "rb").read().hex())\'').decision == "ask"
+    assert engine.check(f'python3 -c \'print(open("{mac_key}", "rb").read().hex())\'').decision == "deny"
     assert engine.check("python3 -c 'print(open(\"src/app.py\").read())'").decision == "allow"
 
 

@@ -1,0 +1,112 @@
+"""lead44: the engine's own state and keys, read through the terminal.
+
+The file tools were refused the engine's state (file_tool_engine_state_read, a hardline): the audit log, the
+HMAC key that signs it, the MCP grants, the key of the record of approved files. The terminal reading the same
+files only asked (credential_read), so a human saying yes, or a host running with approvals off, handed the
+caller the key: `cat ~/.config/hermes-engine/audit/key`, `tar c ~/.config/hermes-engine | base64`,
+`python3 -c 'print(open(KEY).read())'`. Now every reader of the class is the hardline engine_state_read
+(policies/secrets.yaml), whatever approves. Listing, `stat` and the engine's own CLI stay allowed, and the
+spilled results the model is told to read back are outside the class (engine/policy/places.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import REPO, decision_and_keys
+
+
+@pytest.fixture
+def keyed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
+    """The repository's engine in a temporary HOME whose audit key exists, with a human who says yes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    engine = Engine.load(REPO, config={"workdir": str(work)})
+    engine.set_approval_callback(lambda request: "once")
+    engine.call("terminal", {"command": "git push -f origin main"})  # audited: the key and the log exist
+    [key] = (home / ".config" / "hermes-engine" / "audit").glob("*.key")  # the audit log's HMAC key
+    assert key.stat().st_size >= 16
+    yield engine, home, key
+    engine.close()
+
+
+def _secret_of(key: Path) -> str:
+    data = key.read_bytes()
+    return data.hex()[:24] if not data.isascii() else data.decode().strip()[:24]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "cat {key}",
+        "base64 {key}",
+        "xxd -p {key}",
+        "od -An -tx1 {key}",
+        "cp {key} copied && cat copied",
+        "tar cf - {folder} | base64",
+        "grep -r . {folder}",
+        "cd {folder} && cat */*",
+        "python3 -c 'print(open(\"{key}\", \"rb\").read().hex())'",
+        "xargs -a {key} echo",
+        "cat < {key}",
+        "head -c 64 ~/.config/hermes-engine/*/* | od -An -tx1",
+    ],
+)
+def test_a_yes_to_every_question_still_does_not_print_the_engine_key(
+    keyed: tuple[Engine, Path, Path], template: str
+) -> None:
+    engine, home, key = keyed
+    before = key.read_bytes()
+    command = template.format(key=key, folder=home / ".config" / "hermes-engine")
+    result = engine.call("terminal", {"command": command})
+    shown = f"{result.output}{result.error and result.error.message}"
+    assert not result.ok and result.error is not None and "hardline" in result.error.message, (command, shown)
+    for secret in (before.hex()[:24], _secret_of(key), before[:16].decode("latin-1")):
+        assert secret not in shown, command
+    assert key.read_bytes() == before
+
+
+def test_the_same_reads_of_other_files_are_run_once_approved(keyed: tuple[Engine, Path, Path]) -> None:
+    """The near side of the rule: a user's own secret asks (and runs once approved); listing the engine's
+    folder, or reading a file beside it, is not a hardline."""
+    engine, home, _ = keyed
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nuser-key-material\n")
+    (home / ".config" / "other").mkdir(parents=True)
+    (home / ".config" / "other" / "settings").write_text("colour = blue\n")
+    ran = engine.call("terminal", {"command": "cat ~/.ssh/id_rsa"})  # asked; the callback said yes
+    assert ran.ok and "user-key-material" in str(ran.output)
+    listed = engine.call("terminal", {"command": "ls -la ~/.config/hermes-engine"})
+    assert listed.ok, listed.error
+    beside = engine.call("terminal", {"command": "cat ~/.config/other/settings"})
+    assert beside.ok and "colour = blue" in str(beside.output)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cat ~/.local/state/hermes-engine/*/audit.jsonl", "deny"),
+        ("less ~/.config/hermes-engine/trust/approved-files.key", "deny"),
+        ("ls ~/.config/hermes-engine/trust", "allow"),
+        ("stat ~/.config/hermes-engine/trust/known", "allow"),
+        ("cat ~/.config/hermes-engine.bak/notes", "allow"),
+        ("hermes-engine audit --help", "allow"),
+        ("cat ~/.ssh/id_rsa", "ask"),
+    ],
+)
+def test_the_verdicts_by_reader(keyed: tuple[Engine, Path, Path], command: str, expected: str) -> None:
+    engine, _, _ = keyed
+    decision, keys = decision_and_keys(engine, command)
+    assert decision == expected, (command, keys)
+    if expected == "deny":
+        assert "engine_state_read" in keys, keys
