@@ -56,7 +56,7 @@ def _secret_of(key: Path) -> str:
         "tar cf - {folder} | base64",
         "grep -r . {folder}",
         "cd {folder} && cat */*",
-        "python3 -c 'print(open(\"{key}\", \"rb\").read().hex())'",
+        'python3 -c \'print(open("{key}", "rb").read().hex())\'',
         "xargs -a {key} echo",
         "cat < {key}",
         "head -c 64 ~/.config/hermes-engine/*/* | od -An -tx1",
