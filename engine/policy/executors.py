@@ -1281,8 +1281,9 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
 
 
 _NPM_EXEC_VERBS = frozenset({"exec", "x", "exe", "dlx"})
-# words choosing the workspaces a script runs in, and how many words each takes after it
-_NPM_CHOOSERS = {"workspace": 1, "workspaces": 0, "foreach": 0}
+# words choosing the workspaces a script runs in, and how many words each takes after it; (xf44) `yarn global` the
+# verb after it acts in yarn's global folder (`yarn global add file:p` runs p's lifecycle scripts, as `yarn add file:p`)
+_NPM_CHOOSERS = {"workspace": 1, "workspaces": 0, "foreach": 0, "global": 0}
 
 
 def npm_bins(text: str, argv: Sequence[str]) -> list[str]:

@@ -185,7 +185,9 @@ def spec_any(spec: ArgSpec, words: Sequence[str], classify: Any) -> bool:
         return spec_test(spec, words[0], classify)
     if position == "last":
         return spec_test(spec, words[-1], classify)
-    if position in _LANDING_POSITIONS:
+    if position == "after_first":  # (xf44) the words after the first (`chisel client SERVER REMOTE...`)
+        words = words[1:]
+    elif position in _LANDING_POSITIONS:
         return any(spec_test(spec, w, classify) for w in spec.landings(words))
     classes = spec.classes
     if classes and not spec.globs and spec.regex is None:

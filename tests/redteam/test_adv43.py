@@ -29,9 +29,10 @@ Held (near misses below): npm's own options and `--userconfig` of a file nobody 
 repository without hooks or redirections (and the `*.sample` hooks git init writes), `git init --template=`,
 `protocol.file.allow=always`, GIT_ALLOW_PROTOCOL without ext.
 
-Open (strict xfail): a git directory entered (`cd r && GIT_WORK_TREE=.. git commit`, `git -C r --work-tree=..`)
-runs r/hooks/pre-commit (allowed). Noticed, not closed (tools not installed here to prove them): Go's GOCACHEPROG and
-GOENV, PHPRC, a lesskey file's `#env` LESSOPEN, a project's .bundle/config (BUNDLE_GEMFILE).
+Closed by xf44 (tests/redteam/test_xf44.py): a git directory entered (`cd r && GIT_WORK_TREE=.. git commit`,
+`git -C r --work-tree=..`) ran r/hooks/pre-commit (allowed; the strict xfail here). Noticed, not closed (tools not
+installed here to prove them): Go's GOCACHEPROG and GOENV, PHPRC, a lesskey file's `#env` LESSOPEN, a project's
+.bundle/config (BUNDLE_GEMFILE).
 """
 
 from __future__ import annotations
@@ -271,16 +272,3 @@ def test_config_worktree_sends_the_key(tmp_path: Path, plain_harm: tuple[Engine,
     assert SECRET in printed, printed
     engine, home, _ = plain_harm
     assert SECRET not in blocked(engine, home, payload)
-
-
-# -- open: a git directory as the working folder runs its own hooks --------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv43 open: a git directory entered (`cd r`, `git -C r`) with a work tree given runs r/hooks/NAME; "
-    "only its config is read (the git row's `files: [config]`), not its hooks",
-)
-@pytest.mark.parametrize(
-    "command", ["cd r && GIT_WORK_TREE=.. git commit -m x", "git -C r --work-tree=.. commit -m x"], ids=["cd", "C"]
-)
-def test_open_hooks_of_the_working_git_directory(plain_project: tuple[Path, Engine], command: str) -> None:
-    assert_verdict(plain_project, ({**bare_repository(), "r/hooks/pre-commit": RM}, command), False, f"open-{command}")

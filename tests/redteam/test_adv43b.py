@@ -29,9 +29,9 @@ find -exec, xargs, ssh, su -c, sg, watch, tmux, script -c, at (all read); flock/
 exec it without a shell; HGRCPATH of a FIFO, /dev/zero, a self-including or 300-deep `%include` chain, `ssh -F` of a
 FIFO or /dev/stdin fed a written config (asked or judged, no hang).
 
-Open (noticed, not this stop's; strict xfails below, verdicts only): rsh (on Debian often an alternative for ssh;
-not installed here) is read as nothing: `rsh h 'rm -rf ~'` is allowed. `yarn global add file:p` of a written
-p/package.json whose postinstall is `rm -rf ~` is allowed (`yarn add file:p` is the hardline; yarn not installed).
+Closed by xf44 (tests/redteam/test_xf44.py; strict xfails here before): rsh (on Debian often an alternative for ssh;
+not installed here) was read as nothing: `rsh h 'rm -rf ~'` was allowed. `yarn global add file:p` of a written
+p/package.json whose postinstall is `rm -rf ~` was allowed (`yarn add file:p` is the hardline; yarn not installed).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ from tests.redteam.harm import (
 RUN = "\tworktree = ..\n\tfsmonitor = rm -rf ~\n"
 PKG_BIN = '{"name": "a", "version": "1.0.0", "bin": {"ls": "x.sh"}}\n'
 BIN = {"package.json": PKG_BIN, "x.sh": "#!/bin/sh\nrm -rf ~\n"}
-POSTINSTALL = '{"name": "p", "version": "1.0.0", "scripts": {"postinstall": "rm -rf ~"}}\n'
 
 
 def bare(config: str = "") -> dict[str, str]:
@@ -180,20 +179,3 @@ def test_glob_folder_with_nothing_written_stays_allowed(plain_harm: tuple[Engine
     result = engine.call("terminal", {"command": "mkdir -p d && cd d* && git status || true"}, session_id="s2")
     assert result.ok, result.error
     assert home_intact(home)
-
-
-# -- open ---------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv43b open: `yarn global add file:p` does not read p/package.json's lifecycle scripts "
-    "(`yarn add file:p` does: the hardline)",
-)
-def test_open_yarn_global_add_local_folder(plain_project: tuple[Path, Engine]) -> None:
-    assert_verdict(plain_project, ({"p/package.json": POSTINSTALL}, "yarn global add file:p"), False, "open-yarn")
-
-
-@pytest.mark.xfail(
-    strict=True, reason="adv43b open: rsh (Debian's alternative for ssh) has no program row: its remote command unread"
-)
-def test_open_rsh_remote_command(plain_project: tuple[Path, Engine]) -> None:
-    assert_verdict(plain_project, ({}, "rsh h 'rm -rf ~'"), False, "open-rsh")
