@@ -975,6 +975,32 @@ _SUBSTITUTION_STOP = re.compile(r"[\\`$]")
 _SUBSTITUTION_STOP_PROCESS = re.compile(r"[\\`$<>]")
 
 
+def body_expansions(body: str) -> list[Seg]:
+    """The parameter and arithmetic expansions of an unquoted here-document ``body`` (bash expands it as
+    a double-quoted word in which `"` is a character): `${a[x]}`, `${!x}`, `${s:x}`, `$((x))`, `$[x]`,
+    each a VAR or ARITH part (quoted). Its command substitutions are the caller's (see substitutions).
+    A body nobody can read for certain (an unbalanced `${`) is a ShellSyntaxError."""
+    lexer = Lexer(body)
+    segs: list[Seg] = []
+    at = body.find("$")
+    while at != -1:
+        if body[at + 1 : at + 2] in ("{", "(", "[") and _unescaped(body, at):
+            lexer.pos = at
+            lexer._dollar(segs, quoted=True)
+            at = body.find("$", max(lexer.pos, at + 1))
+        else:
+            at = body.find("$", at + 1)
+    return [seg for seg in segs if seg.kind in (VAR, ARITH)]
+
+
+def _unescaped(text: str, at: int) -> bool:
+    """Whether the character at ``at`` follows no backslash, or an even run of them (`\\\\${x}` expands)."""
+    run = 0
+    while at - run - 1 >= 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 0
+
+
 def substitutions(text: str, process: bool = False) -> list[str]:
     """The command substitutions (`$(...)`, backquotes) inside a parameter or arithmetic expansion.
 

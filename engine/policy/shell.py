@@ -50,6 +50,7 @@ from engine.policy.lexer import (
     Seg,
     ShellSyntaxError,
     Token,
+    body_expansions,
     decode_ansi_c,
     expand_braces,
     substitutions,
@@ -559,8 +560,10 @@ def _split(
         i += 1
         if pattern and token is not None:
             if token.kind == "word" and not (token.literal == "esac" and "esac" not in kept):
-                if any(seg.kind == SUB for seg in token.segs):
-                    words.append(token)  # `$(cmd))`: a pattern's substitution runs (judged with the header)
+                if any(seg.kind != LIT for seg in token.segs):
+                    # `$(cmd))`: a pattern's substitution runs, and its arithmetic is evaluated (`$((x)))`,
+                    # `${a[x]})` with x='a[$(cmd)]': adv44): judged with the header
+                    words.append(token)
                 continue
             if token.kind == "nl" or (token.kind == "op" and token.value in ("|", "(")):
                 continue
@@ -943,6 +946,8 @@ class Analyzer(Follower, LinkFollower):
         # a variable of the integer attribute (`declare -i y`) was given such a text: each assignment to
         # it is arithmetic (`declare -i y; y=$(<f)`, `read y < f`, `y=n` with n tainted: redt36)
         self.integer_stored = False
+        # what such assignments run: a known value's subscripts (`declare -i n; n='a[$(rm -rf ~)]'`: adv44)
+        self.integer_scripts: list[str] = _NO_ITEMS
         self.frames: list[set[str]] = _NO_ITEMS  # the `local` variables of each function call being read
         # `alias NAME=…` where NAME is a reserved word (`alias if='rm -rf'`): it stays a word.
         self.kept: frozenset[str] = _NOTHING
@@ -1785,6 +1790,8 @@ class Analyzer(Follower, LinkFollower):
                             raise TooComplex(f"a here-document runs more than {_MAX_BODY_SUBSTITUTIONS} commands")
                         for sub in subs:
                             self._substitution(sub, depth, via)
+                        if "${" in body or "$((" in body or "$[" in body:
+                            self._body_expansions(body, depth, via)
                     literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False, here=op != "<<<")
@@ -1869,7 +1876,17 @@ class Analyzer(Follower, LinkFollower):
             if appended is not None:
                 # `c=r; c+=m`: the value grows (unknown when either part is)
                 current = self.env.get(appended.group(1))
+                if current is None and appended.group(1) in self.references:
+                    # `declare -n r=PS4; r+='$(cmd)'`: the target's value grows (adv44)
+                    referent = self._referent(appended.group(1))
+                    if referent:
+                        current = self.env.get(referent)
+                        if current is None and referent not in self.env.lost:
+                            current = ""  # (unset: the text appended is its value)
                 grown = None if is_dynamic or current is None else current + text[appended.end() :]
+                if grown is None and "i" in self.vals.attributes.get(appended.group(1), ()):
+                    # `declare -i n; n+='a[$(cmd)]'`, `n+=$x` (adv44): the whole value, as bash does not split it
+                    self._integer_text(" ".join(texts)[appended.end() :])
                 self._assign(appended.group(1), grown, appended=True)
                 if is_dynamic and self._stored_value(text[appended.end() :]):
                     self._taint(appended.group(1))  # `x+=$(readlink l)` (see _arithmetic)
@@ -1890,6 +1907,9 @@ class Analyzer(Follower, LinkFollower):
             if element is not None:
                 # (read as a command word, it was split: `a[1]=$x` with x='b ~' is one value)
                 whole = not is_dynamic and len(texts) == 1
+                if "i" in self.vals.attributes.get(element.group(1), ()):
+                    # `declare -ai a; a[0]='a[$(cmd)]'`: an element of an integer array is arithmetic (adv44)
+                    self._integer_text(" ".join(texts)[element.end() :])
                 self._assign_element(element.group(1), element.group(2), text[element.end() :] if whole else None)
                 continue
             assigning = False
@@ -2434,6 +2454,13 @@ class Analyzer(Follower, LinkFollower):
                                 trees.append(folder)
                     self._read_in_folders(command, [self._moved_to(f, "$" in f or "`" in f) for f in trees])
                 inner = self.follow_program(command, program, local)
+                if local and inner is not None:
+                    # `env x='a[$(cmd)]' bash -c 'let y=x'`: what a wrapper sets is a value the line gave the
+                    # command it runs, which its shell may evaluate again (adv44; see _arithmetic)
+                    # (a value of no `[`, `$`, backquote or backslash evaluates to no command: `env x=1`)
+                    for key, value in local.items():
+                        if key not in self.tainted and _IDENTIFIER.fullmatch(key) and _EVALUATED.search(value):
+                            self._taint(key)
                 if anyone is not None and len(argv) > 1:
                     self.follow_unknown(command, anyone, program)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
@@ -3281,11 +3308,38 @@ class Analyzer(Follower, LinkFollower):
                 scripts.append(_UNKNOWN_ARITHMETIC)
         return scripts
 
+    def _body_expansions(self, body: str, depth: int, via: tuple[str, ...]) -> None:
+        """An unquoted here-document's parameter and arithmetic expansions, read as a double-quoted word's:
+        a subscript, an offset, `$((x))` or `${!x}` evaluates arithmetic, where a value holding `a[$(cmd)]`
+        runs cmd (`x='a[$(rm -rf ~)]'; cat <<E` with `$((x))` in the body: adv44). Its command
+        substitutions were read already (the caller's)."""
+        try:
+            segs = body_expansions(body)
+        except ShellSyntaxError as error:
+            raise TooComplex(f"a here-document's expansion nobody can read for certain: {error}") from error
+        if segs:
+            word = self._resolve(Token("word", body, segs, quoted=True), split=False, here=True)
+            for sub in word.subs:
+                self._substitution(sub, depth, via)
+
     def _integer_value(self, depth: int, via: tuple[str, ...]) -> None:
-        """A variable of the integer attribute was given a text nobody knows here: bash evaluates it as
-        arithmetic as it assigns it, and a subscript in it runs (`a[$(rm -rf ~)]`): see _arithmetic."""
+        """A variable of the integer attribute was given a text nobody knows here, or one whose arithmetic
+        runs a command: bash evaluates it as it assigns it, and a subscript in it runs (`a[$(rm -rf ~)]`):
+        see _arithmetic."""
         self.integer_stored = False
-        self.analyze(_UNKNOWN_ARITHMETIC, depth=depth + 1, via=(*via, "declare"))
+        scripts, self.integer_scripts = self.integer_scripts or [_UNKNOWN_ARITHMETIC], _NO_ITEMS
+        for script in scripts:
+            self.analyze(script, depth=depth + 1, via=(*via, "declare"))
+
+    def _integer_text(self, text: str) -> None:
+        """``text`` is assigned to (or appended to) a variable of the integer attribute: the commands its
+        arithmetic runs (see _arithmetic) are read at the end of the command (_integer_value)."""
+        scripts = self._arithmetic(text)
+        if scripts:
+            if self.integer_scripts is _NO_ITEMS:
+                self.integer_scripts = []
+            self.integer_scripts.extend(scripts)
+            self.integer_stored = True
 
     def _taint(self, name: str) -> None:
         """Variable ``name``'s value, when unknown here, may be a text an earlier command stored (see
@@ -3779,10 +3833,18 @@ class Analyzer(Follower, LinkFollower):
             if home is not None:
                 self.env["HOME"] = home
             for word in words:
-                if _IDENTIFIER.fullmatch(word):
-                    # `printf -v x %s "$(readlink l)"`: the names it gives are set by the line (see spliced_code)
-                    self.vals.written.add(word)
-                    self._taint(word)
+                named = word[2:] if name == "printf" and word.startswith("-v") else word  # (`printf -vNAME`)
+                if _IDENTIFIER.fullmatch(named):
+                    # `printf -v x %s "$(readlink l)"`: the names it gives are set by the line (see spliced_code),
+                    # to a value known only at run time (`printf -v PS4 %s "$(cat p)"; set -x`: adv44)
+                    self.env.pop(named, None)
+                    self.vals.written.add(named)
+                    self._taint(named)
+            if words != ["$name"] and _names_unknown(name, words):  # (not the "any variable" of a reference)
+                # `x=PS4; printf -v "$x" %s "$(cat p)"`: any variable, those the shell itself reads as code
+                # too, which no line set before (adv44): known only at run time
+                for special in _SHELL_CODE_VARIABLES:
+                    self.env.pop(special, None)
             return
         known = self._written_values(name, words, stdin)
         if known and stdin is not None and stdin[2]:
@@ -4054,6 +4116,8 @@ class Analyzer(Follower, LinkFollower):
                 appended = match.re is _APPEND
                 known = self.env.get(named) if appended else ""
                 value = None if is_dynamic or known is None else known + word[match.end() :]
+                if value is None and not is_dynamic and "i" in attributes:
+                    self._integer_text(word[match.end() :])  # `declare -i n; declare n+='a[$(cmd)]'` (adv44)
                 self._assign(named, value, appended=appended)
                 if is_dynamic and self._stored_value(word[match.end() :]):
                     self._taint(named)  # `declare x=$(readlink l)`, `local`, `export` (see _arithmetic)
@@ -4070,11 +4134,15 @@ class Analyzer(Follower, LinkFollower):
             # `declare -n r=$x; r=/`: some variable changes (a known target is assigned through
             # the reference: see _assign_references)
             self._forget("unset", ["unset", "$name"])
+        elif value is None and name in self.namerefs:
+            target = self._referent(name)
+            if target:
+                self.env.pop(target, None)  # `declare -n r=PS4; r=$(cat p)`: the target's value is unknown (adv44)
         attributes = self.vals.attributes.get(name) if self.vals.attributes else None
         if attributes and value is not None:
             if "i" in attributes:
-                if (self.tainted or self.globbed) and _UNKNOWN_ARITHMETIC in self._arithmetic(value, literal=False):
-                    self.integer_stored = True  # `declare -i y; y=n` with n read from a file (redt36)
+                # `declare -i y; y=n` with n read from a file (redt36), `y='a[$(cmd)]'`, `y=x` with x holding it
+                self._integer_text(value)
                 number = None if appended else arithmetic_value(value, self.env)
                 value = None if number is None else str(number)
             elif not value.isascii():
@@ -4127,8 +4195,11 @@ class Analyzer(Follower, LinkFollower):
                 keyed = _SUBSCRIPTED.match("_" + " ".join(self._resolve(token).texts))
                 for script in self._arithmetic(keyed.group(1)) if keyed is not None else ():
                     self.analyze(script, depth=depth + 1, via=(*via, "let"))
+            integer = "i" in self.vals.attributes.get(name, ())
             for token in () if keys else tokens or ():
                 resolved = self._resolve(token)
+                if integer:
+                    self._integer_text(" ".join(resolved.texts))  # `declare -ai a; a=('a[$(cmd)]')` (adv44)
                 if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
                     if not resolved.dynamic or self._stored_value(" ".join(resolved.texts)):
                         self._taint(name)  # `a=($(readlink l))`, `a=(*)`: an element of any text (see _arithmetic)
@@ -5199,6 +5270,49 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 # Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
 # What an interactive shell runs or expands around each line it reads (see Analyzer._shell_prompts)
 _PROMPTS: Final = ("PROMPT_COMMAND", "PS0", "PS1", "PS2")
+# What a value needs to run a command where the shell evaluates it again (a subscript, a substitution, an escape)
+_EVALUATED: Final = re.compile(r"[\[$`\\]")
+# The shell's own variables it expands or runs as code (see _trace_prompt, _shell_prompts)
+_SHELL_CODE_VARIABLES: Final = ("PS4", *_PROMPTS)
+# The options of the builtins that give variables values whose own value is no variable's name (see _names_unknown)
+_VALUED_OPTIONS: Final = {"read": "pdituNn", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
+
+
+def _names_unknown(name: str, words: list[str]) -> bool:
+    """Whether a builtin that gives variables a text (`read`, `mapfile`, `printf -v`) names one only the run knows
+    (`read "$x"`, `printf -v "$x" %s "$(cat p)"`): it may be any variable. (printf of plain words gives a plain
+    text; getopts and `wait -p` give a letter or a number.)"""
+    if name == "printf":
+        if not words or not words[0].startswith("-v"):
+            return False
+        named, given = (words[1], words[2:]) if words[0] == "-v" and len(words) > 1 else (words[0][2:], words[1:])
+        return _unknown_word(named) and any(c in word for word in given for c in "$`\\")
+    valued = _VALUED_OPTIONS.get(name)
+    if valued is None:
+        return False
+    previous = ""
+    for word in words:
+        if _unknown_word(word) and not (previous[:1] == "-" and previous[-1:] in valued):
+            return True
+        previous = word
+    return False
+
+
+def _unknown_word(word: str) -> bool:
+    """A word that is no plain name nor option: an expansion only the run knows (`$x`, `a$(cmd)`). Not a
+    positional parameter left unknown (a function's body read where it is defined: each call reads it again
+    with its arguments, `f(){ printf -v "$1" %s "$2"; }; f PS4 …` as `printf -v PS4 …`)."""
+    return (
+        ("$" in word or "`" in word)
+        and word[:1] != "-"
+        and _IDENTIFIER.fullmatch(word) is None
+        and _POSITIONAL_WORD.fullmatch(word) is None
+    )
+
+
+_POSITIONAL_WORD: Final = re.compile(r"\$(?:[1-9]|\{[1-9][0-9]*\})")
+
+
 _CODE_READERS: Final = frozenset({"eval", "-c", "source", ".", "sh", "bash", "dash", "zsh", "ksh", "-lc", "-ec"})
 # A command run in arithmetic's place when a value it evaluates is a text nobody knows here (see _arithmetic)
 _UNKNOWN_ARITHMETIC: Final = '"$__arithmetic_value_known_at_run_time"'
