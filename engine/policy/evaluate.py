@@ -28,7 +28,7 @@ from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError, expand_braces
-from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, shape
+from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, literal_reading, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
@@ -572,13 +572,20 @@ def _shaped(command: Command) -> Shape:
 
 def _positional_classes(command: Command, classify: Callable[[str], frozenset[str]]) -> frozenset[str]:
     """Every class a positional of ``command`` is in, in any of its forms (a word judged in several
-    forms is, as a set, their union): a matcher's `args` test can only hold for one of these."""
-    positionals = _shaped(command).positionals
-    if len(positionals) == 1:
+    forms is, as a set, their union): a matcher's `args` test can only hold for one of these. A word given as
+    written (Shape.literal) is in its classes as the matchers read it too (fp44: `cp x 'a$b/../policies/x.yaml'`
+    is engine_files there, and was passed over)."""
+    shaped = _shaped(command)
+    positionals = shaped.positionals
+    if len(positionals) == 1 and not shaped.literal:
         return classify(positionals[0])  # (most commands: no new set, no argument tuple)
     held: set[str] = set()
     for word in positionals:
         held.update(classify(word))
+    if shaped.literal:
+        written = literal_reading(command, shaped, classify)
+        for word in shaped.literal.intersection(positionals):
+            held.update(written(word))
     return frozenset(held)
 
 

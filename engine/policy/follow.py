@@ -630,6 +630,7 @@ class Follower:
         assert run.match is not None
         at = _verb_at(parsed)
         verb = argv[at].lower() if at is not None and not dynamic[at] else None
+        hidden = self._hidden_aliases(run, parsed, argv, dynamic, local) if run.not_words else frozenset()
         # git keeps the aliases given with -c for the command an alias runs (an alias naming another: `-c
         # alias.a=b -c alias.b='!CMD' a`): they are put before its verb again
         given = ""
@@ -646,7 +647,7 @@ class Follower:
                 # (the command an alias runs keeps the variable or option that gave it: the alias is not read again
                 # inside its own reading, `GIT_CONFIG_PARAMETERS="'alias.l'='log'" git l` runs `git log` once)
                 guard = f"alias:{id(run)}:{name}"
-                if not payload or guard in self.following:
+                if not payload or guard in self.following or name in hidden:
                     continue
                 if run.variable:  # (`--config-env=alias.x=V`: the variable V's value, read by the run's `value`)
                     held = local.get(payload, self.env.get(payload))
@@ -664,6 +665,42 @@ class Follower:
                     self._alias_runs(carried, decode(payload, run.decode), words, flags, via, depth)
                 finally:
                     self.following.discard(guard)
+
+    def _hidden_aliases(
+        self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool], local: dict[str, str]
+    ) -> frozenset[str]:
+        """(fp44) The aliases of this command's options that nothing runs: git ignores an alias named like one of
+        its own verbs (the run's ``not_words``: `git -c alias.status='!rm -rf ~' status` runs git's status, was
+        denied), but looks up `Status` (no verb of git's) as alias.status, in this command or in any git the
+        command starts (which inherits the -c options). So the names are hidden only when every option with a
+        value defines such an alias (no pager, editor or other program of git's is given), the line sets no
+        variable a program reads, no word is known only at run time, and every other word is plain (no quote,
+        expansion, glob or space: a shell line `-x 'g"i"t Status'`) and spells the names, if at all, in lowercase
+        (`bisect run git Status`, `-c alias.x=Status x`); otherwise each alias is judged (used or not)."""
+        if any(dynamic) or self.env.read_by_programs(local):
+            return frozenset()
+        names: set[str] = set()
+        defined: set[int] = set()
+        for name, value, index in parsed.options:
+            if value is None:
+                continue
+            key, equals, _ = value.partition("=")
+            alias = key[6:].lower() if name in run.names and equals and key[:6].lower() == "alias." else ""
+            if alias not in run.not_words:
+                return frozenset()
+            names.add(alias)
+            defined.add(index)  # `-cVALUE`, `--config-env=...`; `-c VALUE`: the next word too
+            if index + 1 < len(argv) and not argv[index].endswith(value):
+                defined.add(index + 1)
+        for i, word in enumerate(argv[1:], 1):
+            if i in defined:
+                continue
+            if _PLAIN_WORD.match(word) is None:
+                return frozenset()
+            lowered = word.lower()
+            if any(lowered.count(name) != word.count(name) for name in names):
+                return frozenset()
+        return frozenset(names)
 
     def _stored_alias(
         self,
@@ -1856,6 +1893,10 @@ def _home_expanded(path: str) -> str:
     if path == "~" or path.startswith("~/"):
         return os.environ.get("HOME", "/") + path[1:]
     return path
+
+
+# (fp44) a word a shell passes as written: no quote, expansion, glob, space or other shell syntax
+_PLAIN_WORD: Final = re.compile(r"[\w./:@,+=%^-]*\Z")
 
 
 def _verb_at(parsed: Parsed) -> int | None:

@@ -441,19 +441,36 @@ _EXPANSION: Final = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?
 
 class _Literal:
     """A classifier that reads program text passed as written (`'$p'`) without the classes of an
-    expansion: `sed -n '$p' f` reads no path known only when it runs."""
+    expansion: `sed -n '$p' f` reads no path known only when it runs. With ``names`` the words are file
+    names given as written (a quoted operand of a program that runs nothing, a quoted redirection target):
+    (fp44) such a name is read as the path it spells, its `$` and backquotes plain characters (`cp x
+    '$HOME/.bashrc'` writes `.bashrc` in a folder named `$HOME` here, not the home's start-up file)."""
 
-    __slots__ = ("classify", "words")
+    __slots__ = ("classify", "names", "words")
 
-    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+    def __init__(self, classify: Any, words: frozenset[str], names: bool = False) -> None:
         self.classify = classify
         self.words = words
+        self.names = names
 
     def __call__(self, word: str) -> frozenset[str]:
+        if self.names and word in self.words:
+            # (the characters the shell would expand, each spelled `_`: a name beside it of the same classes,
+            # `$HOME` no more the home than `_HOME`; a leading `~` stays the home, as read unquoted: fail closed)
+            named: frozenset[str] = self.classify(word.replace("$", "_").replace("`", "_"))
+            return named
         found: frozenset[str] = self.classify(word)
         if word not in self.words or found.isdisjoint(EXPANSION_CLASSES):
             return found
         return Classes([form - EXPANSION_CLASSES for form in forms_of(found)])
+
+
+def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:
+    """``classify`` reading the words ``shaped`` holds as written (Shape.literal) as _Literal reads them: program
+    text without an expansion's classes, a name given as written (a program with no text runs) as the path it
+    spells (fp44)."""
+    program = command.program
+    return _Literal(classify, shaped.literal, program is not None and not program.text_runs)
 
 
 class _Hosts:
@@ -997,7 +1014,7 @@ class Matcher:
             shaped = command.shape = shape(command)
         positionals = shaped.positionals
         if shaped.literal:
-            classify = _Literal(classify, shaped.literal)
+            classify = literal_reading(command, shaped, classify)
         if shaped.hosts:
             classify = _Hosts(classify, shaped.hosts)
         if self.subcommands:
@@ -1043,13 +1060,13 @@ class Matcher:
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
         if command.literal_targets:
-            classify = _Literal(classify, command.literal_targets)  # (rows42) `> 'a$(id)b'`: a name as written
+            classify = _Literal(classify, command.literal_targets, True)  # (rows42) `> 'a$(id)b'`: a name as written
         return self.redirects is not None and spec_any(self.redirects, targets, classify)
 
     def _reads_ok(self, command: Command, classify: Any) -> bool:
         sources = [t for op, t in command.redirects if op in _INPUT_REDIRECTS]
         if command.literal_targets:
-            classify = _Literal(classify, command.literal_targets)
+            classify = _Literal(classify, command.literal_targets, True)
         return self.reads is not None and spec_any(self.reads, sources, classify)
 
     def _text_ok(self, command: Command, classify: Any) -> bool:
