@@ -14,7 +14,7 @@ Found allowed, and fixed (policies/executors.yaml rows, paths.yaml, vcs.yaml):
   `-c` was read as a flag, so its file was taken for the program).
 - bundler: a written `.bundle/config` (BUNDLE_GEMFILE), `BUNDLE_APP_CONFIG=DIR`, `bundle install
   --gemfile=G` (an option after the verb was not read), `bundle config set gemfile G`; write_file
-  of `.bundle/config`, `.mvn/jvm.config`, `~/.config/lesskey`, `~/.config/go/env` now asks.
+  of `.bundle/config`, `~/.config/lesskey`, `~/.config/go/env` now asks.
 - less: `XDG_CONFIG_HOME=. less` after writing ./lesskey (the working directory `.` was never a
   folder anything was written in: engine/policy/shell.py and session_memory.py `touched`).
 - ld.so: `LD_PRELOAD=./a.so` / `LD_AUDIT` of a shared object the line wrote (read as shell text,
@@ -169,8 +169,6 @@ def test_without_the_variable_the_same_writes_are_allowed(engine: Engine) -> Non
     [
         ".bundle/config",
         "sub/.bundle/config",
-        ".mvn/jvm.config",
-        ".mvn/maven.config",
         "~/.config/lesskey",
         "~/.config/go/env",
     ],
@@ -180,9 +178,7 @@ def test_write_file_of_a_toolchain_config_asks(engine: Engine, path: str) -> Non
     assert verdict.decision == "ask", (path, verdict)
 
 
-@pytest.mark.parametrize(
-    "path", ["Gemfile.lock", ".bundle/README", "src/config", ".mvn/wrapper/maven-wrapper.properties"]
-)
+@pytest.mark.parametrize("path", ["Gemfile.lock", ".bundle/README", "src/config", ".mvn/jvm.config"])
 def test_near_miss_write_file_of_ordinary_project_files(engine: Engine, path: str) -> None:
     verdict = engine._evaluator(engine.snapshot).verdict("write_file", {"path": path, "content": "x"}, None)
     assert verdict.decision == "allow", (path, verdict)
