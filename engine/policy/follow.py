@@ -1368,10 +1368,13 @@ class Follower:
             if self.written_in(folder) is None:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
-        for name in run.under:
-            if self._touched(posixpath.join(folder, name)):
-                self._nested(run, partial(self._escape_hatch, None, via, depth))
-                return
+        # (env44) a search list (`PHP_INI_SCAN_DIR=/etc/php.d:d`, `COMPILER_PATH=/usr/lib:d`): each folder of it too
+        places = [folder, *(p for p in folder.split(":") if p and p != folder)] if ":" in folder else [folder]
+        for place in places:
+            for name in run.under:
+                if self._touched(posixpath.join(place, name)):
+                    self._nested(run, partial(self._escape_hatch, None, via, depth))
+                    return
 
     def _python_cells(
         self, command: Command, language: str, path: str, content: str, via: tuple[str, ...], depth: int

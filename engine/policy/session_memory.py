@@ -749,6 +749,8 @@ class SessionView:
         with self._lock:
             if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
                 return True  # the file, or a file in the folder it names (`-provider-path DIR`)
+            if name == "." and any(not k.startswith(("/", "~", "../")) for k in self.files.files):
+                return True  # (env44) the working directory: its files' keys have no `./`
         path = self._path(name)
         if path is None:
             return False

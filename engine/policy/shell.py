@@ -4310,6 +4310,12 @@ class Analyzer(Follower, LinkFollower):
 
     def _touched(self, word: str) -> bool:
         key = self._file_key(word)
+        if key == ".":
+            # (env44) the working directory itself (`XDG_CONFIG_HOME=. less`, `PHP_INI_SCAN_DIR=. php`):
+            # every relative file the line wrote is in it (its keys have no `./`)
+            if any(not k.startswith(("/", "~", "$", "../")) and k != ".." for k in self.files):
+                return True
+            return self.session is not None and bool(self.session.touched(key))
         inside = key.rstrip("/") + "/"
         if key in self.files or any(k.startswith(inside) for k in self.files):
             return True
