@@ -36,8 +36,9 @@ KEPT (genuine): `cd "$x" && git lfs pull` (writes the work tree of a folder not 
    literal reading (matchers.literal_reading) is now applied there too: hardline, as `cp x _b/../policies/x`.
 
 CLOSED by lead44 (was a strict xfail here): `sed -i s/a/b/ 'a$b/../policies/deny.yaml'` and `sed -i s/a/b/
-"$X/../policies/deny.yaml"` were allowed (sed runs its text, so fp43's literal reading is not applied to its operands; a variable climbing
-`..` into the engine's names asks for cp/tee by write_computed_target, which has no in-place editor row).
+"$X/../policies/deny.yaml"` were allowed (sed runs its text, so fp43's literal reading is not applied to its operands;
+a variable climbing `..` into the engine's names asked for cp/tee by write_computed_target, which had no in-place
+editor row: it has one now, so both ask).
 """
 
 from __future__ import annotations
