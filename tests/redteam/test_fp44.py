@@ -35,9 +35,10 @@ KEPT (genuine): `cd "$x" && git lfs pull` (writes the work tree of a folder not 
    positionals without the literal reading the matchers use: the word held `variable`, not `engine_files`. The
    literal reading (matchers.literal_reading) is now applied there too: hardline, as `cp x _b/../policies/x`.
 
-OPEN (strict xfail): `sed -i s/a/b/ 'a$b/../policies/deny.yaml'` and `sed -i s/a/b/ "$X/../policies/deny.yaml"`
-are allowed (sed runs its text, so fp43's literal reading is not applied to its operands; a variable climbing
-`..` into the engine's names asks for cp/tee by write_computed_target, which has no in-place editor row).
+CLOSED by lead44 (was a strict xfail here): `sed -i s/a/b/ 'a$b/../policies/deny.yaml'` and `sed -i s/a/b/
+"$X/../policies/deny.yaml"` were allowed (sed runs its text, so fp43's literal reading is not applied to its operands;
+a variable climbing `..` into the engine's names asked for cp/tee by write_computed_target, which had no in-place
+editor row: it has one now, so both ask).
 """
 
 from __future__ import annotations
@@ -256,10 +257,7 @@ def test_the_climbing_name_is_hardline(plain_project: tuple[Path, Engine]) -> No
         assert verdict.decision == "deny" and verdict.hardline, (command, verdict.decision)
 
 
-# -- open ---------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True, reason="fp44 open: sed -i's file operand, quoted or from a variable, climbing into policies/"
-)
+# -- closed by lead44 (write_computed_target reads the in-place editors' files) -------------------------------------
 @pytest.mark.parametrize(
     "command", ["sed -i s/a/b/ 'a$b/../policies/deny.yaml'", 'sed -i s/a/b/ "$X/../policies/deny.yaml"']
 )

@@ -11,6 +11,9 @@ spilled results the model is told to read back are outside the class (engine/pol
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,3 +113,62 @@ def test_the_verdicts_by_reader(keyed: tuple[Engine, Path, Path], command: str, 
     assert decision == expected, (command, keys)
     if expected == "deny":
         assert "engine_state_read" in keys, keys
+
+
+# -- an in-place editor's file known only at run time (fp44's strict xfail) ------------------------------------------
+
+IN_PLACE = [
+    'sed -i s/npm/nop/ "$X/policies/deny.yaml"',
+    'sed --in-place=.b s/npm/nop/ "$X/../policies/deny.yaml"',
+    "sed -i s/npm/nop/ 'a$b/../policies/deny.yaml'",
+    'perl -pi -e s/npm/nop/ "$X/policies/deny.yaml"',
+    'perl -i -pe s/npm/nop/ "$X/../policies/deny.yaml"',
+    "gawk -i inplace 'NR==1' \"$X/policies/deny.yaml\"",
+]
+IN_PLACE_NEAR = [
+    'sed -i "s/$a/$b/" notes.txt',
+    'sed -i s/a/b/ "$OUT_DIR/x.txt"',
+    'for f in src/*.py; do sed -i "s/x/y/" "$f"; done',
+    "find . -name '*.md' -exec sed -i s/a/b/ {} +",
+    'sed -n p "$X/policies/deny.yaml"',
+    'perl -ne print "$X/policies/deny.yaml"',
+]
+
+
+@pytest.mark.parametrize("command", IN_PLACE)
+def test_an_in_place_edit_of_a_file_named_at_run_time_is_not_run_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Under bash with X=src (and a folder `a$b`) the edit rewrites the project's policy; through the engine,
+    with nobody to approve, it does not run."""
+    from tests.redteam.conftest import make_project
+
+    root = make_project(tmp_path, monkeypatch, folders=("src", "a$b"))
+    monkeypatch.chdir(root)
+    policy = root / "policies" / "deny.yaml"
+    before = policy.read_text()
+    shown = subprocess.run(
+        ["bash", "-c", command],
+        check=False,
+        cwd=root,
+        env={**os.environ, "X": "src" if "/../" in command else "."},
+        capture_output=True,
+        text=True,
+    )
+    if not command.startswith("gawk") or shutil.which("gawk"):
+        assert policy.read_text() != before, (command, shown.stderr)  # the harm, without the engine
+    policy.write_text(before)
+    engine = Engine.load(root)
+    try:
+        monkeypatch.setenv("X", "src" if "/../" in command else ".")
+        result = engine.call("terminal", {"command": command})
+    finally:
+        engine.close()
+    assert not result.ok and result.error is not None
+    assert policy.read_text() == before
+
+
+@pytest.mark.parametrize("command", IN_PLACE_NEAR)
+def test_in_place_edits_of_known_files_stay_allowed(plain_project: tuple[Path, Engine], command: str) -> None:
+    _, engine = plain_project
+    assert engine.check(command).decision == "allow", command
