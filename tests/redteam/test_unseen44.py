@@ -51,7 +51,6 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import make_home
 from tests.redteam.harm import allowed_payloads, flagged_near_misses, said
 
 DIPPY = "ldayton/Dippy@2edad4a:"
@@ -420,18 +419,9 @@ ALL_CASES = [*DIPPY_DANGEROUS, *DIPPY_SAFE, *CONSOUL_CASES, *SCHLOCK_CASES]
 
 
 @pytest.fixture(scope="module")
-def scorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it."""
-    from tests.conftest import REPO
-
-    tmp = tmp_path_factory.mktemp("unseen44")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(make_home(tmp)))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        mp.chdir(REPO)
-        with Engine.load(REPO) as loaded:
-            yield loaded
+def scorer(own_project: Engine) -> Engine:
+    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
+    return own_project
 
 
 def _holds(engine: Engine, command: str, expected: str) -> bool:
