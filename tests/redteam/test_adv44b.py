@@ -13,11 +13,14 @@ Found and fixed (each was allowed before):
    `pack-redundant`) runs the alias: `git -c alias.diagnose='!rm -rf ~' diagnose` was allowed. The -c rows now hold
    `git_lasting_verbs` (policies/executors.yaml): the verbs every git in use has as its own.
 
-Open (strict xfails below):
-- fp44's literal reading of a quoted name (`'$HOME/.bashrc'` is a folder named `$HOME`) does not look where that
-  name lands: with a link `$HOME -> ~` on disk (made by an allowed `ln -s ~ '$HOME'` in an earlier call, or
-  unpacked from an archive or clone), `rm -rf '$HOME'/*` and `echo CMD >> '$HOME/.bashrc'` are allowed (`h -> ~`,
-  `rm -rf h/*` is hardline).
+3. fp44's literal reading of a quoted name (`'$HOME/.bashrc'` is a folder named `$HOME`) did not look where that
+   name lands: with a link `$HOME -> ~` on disk (made by an allowed `ln -s ~ '$HOME'` in an earlier call, or
+   unpacked from an archive or clone), `rm -rf '$HOME'/*` and `echo CMD >> '$HOME/.bashrc'` were allowed (`h -> ~`,
+   `rm -rf h/*` is hardline). A name whose `$`/backquote entry exists keeps the expansion's reading (one lstat,
+   matchers._spelled_entry): hardline / ask. Limit: the entry is looked up from the engine's folder (not after a
+   `cd` on the line).
+
+Open: none as strict xfails.
 
 Noticed, not fixed: the stored-alias row (`git config alias.diagnose '!CMD'` then `git diagnose`) keeps the full
 verb list (git_own_verbs), so the older-git case above holds there too (debt43's reading, not this stop's).
@@ -118,7 +121,7 @@ def test_verdicts(loaded: tuple[Path, Engine], case: Case, allowed: bool, sessio
     assert_verdict(loaded, case, allowed, session)
 
 
-# -- open: a quoted `$HOME` name read literally, where a link of that name leads home ------------------
+# -- a quoted `$HOME` name read literally, where a link of that name leads home -----------------------
 
 
 LINKED = {"rm-glob": "rm -rf '$HOME'/*", "append-bashrc": "echo 'rm -rf ~' >> '$HOME/.bashrc'"}
@@ -131,11 +134,6 @@ def test_linked_literal_name_live(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", list(LINKED.values()), ids=list(LINKED))
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (adv44b): a quoted name read as written (fp44's _Literal names) is classed by its spelling "
-    "with `$` as `_`, not where a link of its name on disk leads (`$HOME -> ~`)",
-)
 def test_linked_literal_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
     home = make_home(tmp_path)
     monkeypatch.setenv("HOME", str(home))
@@ -150,3 +148,5 @@ def test_linked_literal_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, co
     with Engine.load(root) as engine:
         assert engine.check("rm -rf h/*").decision != "allow"  # the same link under a plain name is read
         assert engine.check(command).decision != "allow"
+        # near miss: a name given as written with no entry of that name stays the folder it spells (fp44)
+        assert engine.check(command.replace("$HOME", "$NONE")).decision == "allow"
