@@ -140,6 +140,9 @@ class Follower:
     # (lead42) the reading looked at files on the disk that may change (a configuration's aliases): the evaluator
     # keeps no parse of the text for the next check
     read_disk = False
+    # (adv44b) aliases of a command's options left unjudged (_hidden_aliases) while its other runs are read: judged
+    # after all when the command runs anything else (see follow_program)
+    hidden_runs: list[Callable[[], None]] | None = None
 
     # Provided by the analyzer.
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
@@ -154,6 +157,9 @@ class Follower:
         raise NotImplementedError
 
     def repeat(self, commands: int, tokens: int) -> bool:
+        raise NotImplementedError
+
+    def commands_met(self) -> int:
         raise NotImplementedError
 
     def _unwrap(
@@ -290,6 +296,9 @@ class Follower:
         making = self.making
         if command.name in _MAKES:
             self.making = (command, local)  # (a make command's files and texts are read as it sets them)
+        hiding = self.hidden_runs
+        self.hidden_runs = None
+        ran = self.commands_met()
         try:
             for level, reading in levels:
                 runs = level.runs
@@ -316,8 +325,15 @@ class Follower:
                     found = self._run(run, command, level, reading, argv, dynamic, local, via)
                     if found is not None and inner is None:
                         inner = found
+            hidden = self._held_aliases()
+            if hidden and (inner is not None or self.commands_met() > ran):
+                # (adv44b) the command runs another program (`git -c alias.status='!rm -rf ~' difftool -x ./t.sh`,
+                # the written t.sh running `git Status`): it inherits the aliases, each judged after all
+                for judge in hidden:
+                    judge()
         finally:
             self.making = making
+            self.hidden_runs = hiding
         return inner
 
     def follow_unknown(
@@ -647,7 +663,16 @@ class Follower:
                 # (the command an alias runs keeps the variable or option that gave it: the alias is not read again
                 # inside its own reading, `GIT_CONFIG_PARAMETERS="'alias.l'='log'" git l` runs `git log` once)
                 guard = f"alias:{id(run)}:{name}"
-                if not payload or guard in self.following or name in hidden:
+                if not payload or guard in self.following:
+                    continue
+                if name in hidden:
+                    # (adv44b) unjudged only while the command runs nothing else (follow_program)
+                    if self.hidden_runs is None:
+                        self.hidden_runs = []
+                    carried = run if not given or run.prepend is None else replace(run, prepend=run.prepend + given)
+                    self.hidden_runs.append(
+                        partial(self._guarded_alias, guard, carried, decode(payload, run.decode), via, depth)
+                    )
                     continue
                 if run.variable:  # (`--config-env=alias.x=V`: the variable V's value, read by the run's `value`)
                     held = local.get(payload, self.env.get(payload))
@@ -665,6 +690,20 @@ class Follower:
                     self._alias_runs(carried, decode(payload, run.decode), words, flags, via, depth)
                 finally:
                     self.following.discard(guard)
+
+    def _held_aliases(self) -> list[Callable[[], None]] | None:
+        """The aliases _given_alias held while a command's runs were read (see follow_program)."""
+        return self.hidden_runs
+
+    def _guarded_alias(self, guard: str, run: Run, text: str, via: tuple[str, ...], depth: int) -> None:
+        """(adv44b) A hidden alias judged after all, unused (see follow_program), not read again inside itself."""
+        if guard in self.following:
+            return
+        self.following.add(guard)
+        try:
+            self._alias_runs(run, text, [], [], via, depth)
+        finally:
+            self.following.discard(guard)
 
     def _hidden_aliases(
         self, run: Run, parsed: Parsed, argv: list[str], dynamic: list[bool], local: dict[str, str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -454,7 +455,7 @@ class _Literal:
         self.names = names
 
     def __call__(self, word: str) -> frozenset[str]:
-        if self.names and word in self.words:
+        if self.names and word in self.words and not _spelled_entry(word):
             # (the characters the shell would expand, each spelled `_`: a name beside it of the same classes,
             # `$HOME` no more the home than `_HOME`; a leading `~` stays the home, as read unquoted: fail closed)
             named: frozenset[str] = self.classify(word.replace("$", "_").replace("`", "_"))
@@ -463,6 +464,17 @@ class _Literal:
         if word not in self.words or found.isdisjoint(EXPANSION_CLASSES):
             return found
         return Classes([form - EXPANSION_CLASSES for form in forms_of(found)])
+
+
+def _spelled_entry(word: str) -> bool:
+    """(adv44b) Whether the folder or file a name given as written spells with `$` or a backquote exists (a link
+    `$HOME -> ~` an earlier `ln -s ~ '$HOME'` made): where it leads is not read here, so the word keeps the reading
+    of an expansion (`rm -rf '$HOME'/*` is not a folder of its own to empty). One lstat, for such names only."""
+    parts = word.split("/")
+    at = next((i for i, part in enumerate(parts) if "$" in part or "`" in part), None)
+    if at is None:
+        return False
+    return os.path.lexists("/".join(parts[: at + 1]) or "/")
 
 
 def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:

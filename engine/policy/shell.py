@@ -1017,6 +1017,10 @@ class Analyzer(Follower, LinkFollower):
         budget = BUDGET.get()
         return budget.tokens if budget is not None else 0
 
+    def commands_met(self) -> int:
+        """The commands read on the line so far, those met again and not read too (see Follower.follow_program)."""
+        return len(self.commands) + self.skipped
+
     def repeat(self, commands: int, tokens: int) -> bool:
         """A payload read before on the line, met again and not read: charged the ``tokens`` reading
         it spent and counted as the ``commands`` it made (OverBudget, TooComplex where reading it
