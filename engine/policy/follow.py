@@ -971,6 +971,15 @@ class Follower:
                 else:
                     self._words(run, command, words, flags, via, depth)
             return None
+        if run.with_rest and run.source == "operand":
+            # (xf44b) `operand: N, with_rest: true`: the words from operand N on, options among them, are a command
+            # (BSD `script [-q] [file [command ...]]`; `ip -all netns exec CMD`, which names no namespace)
+            at = _operand_position(parsed, argv, run.index)
+            if at < 0:
+                return None
+            # judged as a command of its own (nested): the row's other reading stays the inner command
+            self._words(run, command, argv[at:], dynamic[at:], via, depth)
+            return None
         if run.with_rest:
             hit = next(((v, i) for name, v, i in parsed.options if name in run.names and v is not None), None)
             if hit is None:
@@ -2175,3 +2184,14 @@ def join_path(cwd: str | None, path: str) -> str:
     if cwd is not None and cwd != "$unknown" and path and not path.startswith(("/", "~")):
         path = posixpath.join(cwd, path)
     return posixpath.normpath(path) if path else path
+
+
+def _operand_position(parsed: Parsed, argv: list[str], index: int) -> int:
+    """Where operand ``index`` is in ``argv`` (counting the words after a program's first operand where its
+    options end), -1 when it has no such operand."""
+    if index < len(parsed.operand_at):
+        return parsed.operand_at[index]
+    if parsed.rest is not None:
+        at = parsed.rest + index - len(parsed.operand_at)
+        return at if at < len(argv) else -1
+    return -1

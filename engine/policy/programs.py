@@ -486,7 +486,7 @@ class Program:
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
-        reading_options = [r for r in runs if r.source == "option" or r.with_rest]
+        reading_options = [r for r in runs if r.source == "option" or (r.with_rest and r.source != "operand")]
         option_names: frozenset[str] = frozenset()
         if reading_options:
             option_names = option_names.union(*(r.names for r in reading_options))

@@ -908,18 +908,50 @@ _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 _MAY_SEARCH = re.compile(r"grep|diff|\b(?:rg|ag|ack|pt|ug)\b|['\"\\$`]")
 
 
+# The home folder named through the user's name, which the analyzer leaves unexpanded (`/home/$USER/.ssh/config`):
+# the home's spellings are one key (xf44b), as `~`, `$HOME` and the home's absolute path are.
+_USER_HOMES = tuple(f"{top}/{name}" for top in ("/home", "/Users") for name in ("$USER", "${USER}", "$LOGNAME"))
+
+
 def file_key(path: str, workdir: str) -> str:
-    """The key a path is remembered under: relative to the working directory when inside it."""
+    """The key a path is remembered under: relative to the working directory when inside it, else `~/…`
+    when in the home folder (spelled `~`, `$HOME`, its absolute path or `/home/$USER`: one key, xf44b),
+    else as spelled (normalised)."""
     if not path:
         return path
     path = posixpath.normpath(path)
-    if path.startswith("/"):
-        root = workdir.rstrip("/")
-        if path == root:
-            return "."
-        if root and path.startswith(root + "/"):
-            return path[len(root) + 1 :]
+    first = path[:1]
+    if first == "~" or path.startswith(_USER_HOMES):
+        if first == "~":
+            rest = path[1:]
+        else:
+            cut = path.find("/", path.find("/", 1) + 1)
+            rest = path[cut:] if cut > 0 else ""
+            if path[: cut if cut > 0 else len(path)] not in _USER_HOMES:
+                return path  # `/home/$USERX/…`
+        if rest and rest[0] != "/":
+            return path  # `~user/…`: another user's home
+        home = _home()
+        if not home:
+            return "~" + rest
+        path = home + rest
+    elif first != "/":
+        return path
+    root = workdir.rstrip("/")
+    if path == root:
+        return "."
+    if root and path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    home = _home()
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
     return path
+
+
+def _home() -> str:
+    """The home folder's absolute path, normalised ("" when unknown or the root)."""
+    home = posixpath.normpath(os.environ.get("HOME") or os.path.expanduser("~"))
+    return "" if home in ("/", ".") or not home.startswith("/") else home.rstrip("/")
 
 
 def _absolute(key: str, workdir: str) -> str:

@@ -34,9 +34,10 @@ Fixed here (all data in policies/, each with examples and near misses):
    without the dash), `profiles remove` (an organisation's configuration profiles), launchctl's verbs that run a
    command (`asuser UID CMD`, `bsexec PID CMD`, `submit -l L -- CMD`) and `security execute-with-privileges CMD`.
 
-Open (strict xfails below): BSD script's command after its log file (`script -q /dev/null rm -rf ~`: util-linux
-reads no command there, macOS runs it), `ip -all netns exec rm -rf ~` (no namespace name: the command is read as
-one), a secret printed through an option known only at run time (`kubectl config view $RAW_FLAG`).
+Closed by xf44b: BSD script's command after its log file (`script -q /dev/null rm -rf ~`: util-linux reads no
+command there, macOS runs it), `ip -all netns exec rm -rf ~` (no namespace name: the command was read as one).
+Open (a strict xfail below): a secret printed through an option known only at run time (`kubectl config view
+$RAW_FLAG`).
 """
 
 from __future__ import annotations
@@ -572,20 +573,13 @@ def test_reboots_and_home_deletions_stay_hardline(scorer: Engine, payload: str) 
 
 
 # -- open ------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="BSD script runs the words after its log file (`script [-q] [file [command ...]]`); the table reads "
-    "util-linux's grammar, where they are an error: the command goes unread",
-)
+# (xf44b) closed: BSD script runs the words after its log file (`script [-q] [file [command ...]]`), read as well as
+# util-linux's grammar (executors.yaml's `operand: 1, with_rest: true`)
 def test_bsd_script_command_after_the_file(scorer: Engine) -> None:
     assert scorer.check("script -q /dev/null rm -rf ~").decision != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`ip -all netns exec CMD` names no namespace: the table reads CMD's first word as one, and -all "
-    "is not in ip's grammar",
-)
+# (xf44b) closed: `ip -all netns exec CMD` names no namespace: the words from the name's place on are read too
 def test_ip_all_netns_exec(scorer: Engine) -> None:
     assert scorer.check("ip -all netns exec rm -rf ~").decision != "allow"
 
