@@ -54,6 +54,7 @@ _GRAMMAR_FIELDS = (
     "lone_dash",
     "input_from",
     "hosts",
+    "pattern",
 )
 
 
@@ -95,6 +96,10 @@ class Grammar:
     # (holes39) The operands (by index) that name hosts or host patterns (salt's target, ansible's pattern, ssh's
     # host): no path of this machine, whatever globs they hold (`salt '*' test.ping`)
     hosts: Final[tuple[int, ...]]
+    # (fp44b) Options that give the program its pattern or filter (grep's -e/-f, jq's -f): without one of them, its
+    # first operand is a pattern or a filter (`grep .key f`, `jq .key f.json`), read by no path class. None: no
+    # operand of the program is one.
+    pattern: Final[frozenset[str] | None]
 
     def __init__(
         self,
@@ -120,6 +125,7 @@ class Grammar:
         lone_dash: str = "",
         input_from: frozenset[str] = frozenset(),
         hosts: tuple[int, ...] = (),
+        pattern: frozenset[str] | None = None,
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -143,6 +149,7 @@ class Grammar:
         self.lone_dash = lone_dash
         self.input_from = input_from
         self.hosts = hosts
+        self.pattern = pattern
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

@@ -229,7 +229,19 @@ def into_landings(words: Sequence[str], directory: str | None = None) -> list[st
 _OPTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w-]*")
 _BLANK = re.compile(r"\s")
 
-_SHAPE_FIELDS = ("short", "long", "positionals", "words", "lowered", "values", "known", "literal", "firm", "hosts")
+_SHAPE_FIELDS = (
+    "short",
+    "long",
+    "positionals",
+    "words",
+    "lowered",
+    "values",
+    "known",
+    "literal",
+    "firm",
+    "hosts",
+    "patterns",
+)
 
 
 class Shape:
@@ -257,6 +269,9 @@ class Shape:
     # (holes39) Operands naming hosts or host patterns (its grammar's `hosts`: `salt '*' test.ping`), each word
     # only once among its words: read by no path class
     hosts: frozenset[str]
+    # (fp44b) The operand its grammar reads as its pattern or filter (Grammar.pattern: `grep .key f`), the word only
+    # once among its words: read by no file class (credential, secret, shell history)
+    patterns: frozenset[str]
 
     def __init__(
         self,
@@ -270,7 +285,9 @@ class Shape:
         literal: frozenset[str] = frozenset(),
         firm: tuple[set[str], set[str]] | None = None,
         hosts: frozenset[str] = frozenset(),
+        patterns: frozenset[str] = frozenset(),
     ) -> None:
+        self.patterns = patterns
         self.firm = firm
         self.hosts = hosts
         self.short = short
@@ -344,6 +361,9 @@ def shape(command: Command) -> Shape:
     _flags(grammar, reading, short, long)
     positionals.extend(reading.operands)
     hosts = _hosts(grammar, reading, argv) if grammar.hosts else frozenset()
+    patterns: frozenset[str] = frozenset()
+    if grammar.pattern is not None and reading.operands:
+        patterns = _pattern(grammar.pattern, reading, argv)
     if reading.rest is not None and len(levels) > 1 and not level.subcommands:
         # A described verb that stops at its first operand (`docker run IMAGE CMD...`): the words
         # after it belong to the command it hands them to, never its own options
@@ -359,7 +379,9 @@ def shape(command: Command) -> Shape:
         # the plain way, and its options are read from the words (no option name is `known`);
         # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
         _plain(list(argv[reading.rest :]), short, long, positionals)
-        return Shape(short, long, positionals, words, tuple(map(str.lower, positionals)), values, hosts=hosts)
+        return Shape(
+            short, long, positionals, words, tuple(map(str.lower, positionals)), values, hosts=hosts, patterns=patterns
+        )
     if program.text_runs:
         literal = _program_text(program, reading, command)
     elif command.literal_words and not program.active:
@@ -387,6 +409,7 @@ def shape(command: Command) -> Shape:
         literal,
         firm,
         hosts,
+        patterns,
     )
 
 
@@ -440,6 +463,21 @@ _SPLICE_JUDGED: Final = frozenset({"sed"})
 _EXPANSION: Final = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|\$\([^()]*\)|`[^`]*`")
 
 
+def _pattern(unless: frozenset[str], reading: Parsed, argv: Sequence[str]) -> frozenset[str]:
+    """(fp44b) The first operand of a program whose grammar reads it as its pattern or filter (Grammar.pattern: `grep
+    .key f`, `rg '.pem' src`, `jq '.key' f.json`): no path, unless an option gives the pattern (`grep -f KEY x`, `rg
+    -e x .env`: the first operand is then a file), an option the grammar does not know is there (it may take
+    a value: `jq --rawfile a KEY .`, or give the pattern: `yq KEY --from-file x`, wherever it is), or the word is
+    also another of the command's words (`grep .env .env`)."""
+    if reading.unknown:
+        return frozenset()
+    for name, _, _ in reading.options:
+        if name in unless:
+            return frozenset()
+    word = reading.operands[0]
+    return frozenset((word,)) if argv.count(word) == 1 else frozenset()
+
+
 class _Literal:
     """A classifier that reads program text passed as written (`'$p'`) without the classes of an
     expansion: `sed -n '$p' f` reads no path known only when it runs. With ``names`` the words are file
@@ -483,6 +521,28 @@ def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:
     spells (fp44)."""
     program = command.program
     return _Literal(classify, shaped.literal, program is not None and not program.text_runs)
+
+
+# (fp44b) The classes of a file whose content a reader prints, which a pattern word may spell (`.key`, `.env`):
+# a folder's classes (secret_parent, a link's) stay, as any other of its reading (fail closed).
+_FILE_CLASSES: Final = frozenset({"credential", "secret", "shell_history"})
+
+
+class _Pattern:
+    """(fp44b) A classifier that reads a program's pattern or filter operand (Shape.patterns) as no file of the
+    classes a reader prints (`grep .key f`, `jq '.key' f.json`)."""
+
+    __slots__ = ("classify", "words")
+
+    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+        self.classify = classify
+        self.words = words
+
+    def __call__(self, word: str) -> frozenset[str]:
+        found: frozenset[str] = self.classify(word)
+        if word not in self.words or found.isdisjoint(_FILE_CLASSES):
+            return found
+        return Classes([form - _FILE_CLASSES for form in forms_of(found)])
 
 
 class _Hosts:
@@ -1029,6 +1089,8 @@ class Matcher:
             classify = literal_reading(command, shaped, classify)
         if shaped.hosts:
             classify = _Hosts(classify, shaped.hosts)
+        if shaped.patterns:
+            classify = _Pattern(classify, shaped.patterns)
         if self.subcommands:
             lowered = shaped.lowered
             for hit in self.subcommands:

@@ -403,7 +403,6 @@ DIPPY_ACCEPTED_ASKS: dict[str, str] = {
     "aws sts get-session-token": "prints a credential (secret_store_read)",
     "gh auth token": "prints a credential",
     "az keyvault secret show --name mysecret --vault-name myvault": "prints a secret",
-    "kubectl get secret my-secret -o name": "the -o rule reads any output format of a secret (-o $FMT may be yaml)",
     "openssl x509 -noout -text -in cert.pem": "a .pem may hold a private key: its name cannot tell",
     "curl --key key.pem https://example.com": "a private key used to authenticate to another host",
     "docker -H tcp://localhost:2375 ps": "another daemon (container_remote_daemon)",
@@ -412,7 +411,6 @@ DIPPY_ACCEPTED_ASKS: dict[str, str] = {
     "helm uninstall myrelease --dry-run": "the verb is read; --dry-run is not trusted to stop it",
     "kubectl delete --help": "the verb is read; --help is not trusted to stop it",
     "gcloud --project delete compute instances list": "an option's value that spells a delete verb",
-    "yq '.key' file.yaml": "a filter named like a key file is read as one (open: see the module docstring)",
     "unzip --help": "unzip over the engine's files is read without its --help",
 }
 
