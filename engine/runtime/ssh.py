@@ -23,6 +23,7 @@ import signal
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,12 @@ def expand(value: Any) -> str:
 
 def _asyncssh() -> Any:
     try:
-        import asyncssh  # noqa: PLC0415  (an optional dependency)
+        with warnings.catch_warnings():
+            # cryptography 51 deprecates DSA, and asyncssh (2.24) names its DSA key types when it is imported: a
+            # warning about a key type nobody here uses, which a host running with `-W error` would see as the
+            # runtime failing to load.
+            warnings.filterwarnings("ignore", message="DSA is deprecated", category=UserWarning)
+            import asyncssh  # noqa: PLC0415  (an optional dependency)
     except ImportError:
         raise RuntimeUnavailable("the ssh runtime needs asyncssh: pip install 'hermes-engine[ssh]'") from None
     return asyncssh
