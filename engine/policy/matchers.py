@@ -485,34 +485,52 @@ class _Literal:
     (fp44) such a name is read as the path it spells, its `$` and backquotes plain characters (`cp x
     '$HOME/.bashrc'` writes `.bashrc` in a folder named `$HOME` here, not the home's start-up file)."""
 
-    __slots__ = ("classify", "names", "words")
+    __slots__ = ("classify", "folder", "names", "words")
 
     def __init__(self, classify: Any, words: frozenset[str], names: bool = False) -> None:
         self.classify = classify
         self.words = words
         self.names = names
+        # Where a relative name lands: the working directory of the check's View. None (a classifier made for a
+        # `cd` on the line, whose folder may be known only at run time): no name is read as written (fail closed).
+        owner = getattr(classify, "__self__", None)
+        self.folder: str | None = owner.workdir if isinstance(owner, View) else None
 
     def __call__(self, word: str) -> frozenset[str]:
-        if self.names and word in self.words and not _spelled_entry(word):
+        if self.names and word in self.words and not _spelled_entry(word, self.folder):
             # (the characters the shell would expand, each spelled `_`: a name beside it of the same classes,
             # `$HOME` no more the home than `_HOME`; a leading `~` stays the home, as read unquoted: fail closed)
             named: frozenset[str] = self.classify(word.replace("$", "_").replace("`", "_"))
             return named
         found: frozenset[str] = self.classify(word)
-        if word not in self.words or found.isdisjoint(EXPANSION_CLASSES):
+        if word not in self.words:
             return found
-        return Classes([form - EXPANSION_CLASSES for form in forms_of(found)])
+        return _less(found, EXPANSION_CLASSES)
 
 
-def _spelled_entry(word: str) -> bool:
+def _less(found: frozenset[str], dropped: frozenset[str]) -> frozenset[str]:
+    """A word's classes without ``dropped``, in each of its forms (see paths.forms_of)."""
+    if found.isdisjoint(dropped):
+        return found
+    return Classes([form - dropped for form in forms_of(found)])
+
+
+def _spelled_entry(word: str, folder: str | None) -> bool:
     """(adv44b) Whether the folder or file a name given as written spells with `$` or a backquote exists (a link
-    `$HOME -> ~` an earlier `ln -s ~ '$HOME'` made): where it leads is not read here, so the word keeps the reading
-    of an expansion (`rm -rf '$HOME'/*` is not a folder of its own to empty). One lstat, for such names only."""
+    `$HOME -> ~` an earlier `ln -s ~ '$HOME'` made), relative names looked up in ``folder``, the engine's working
+    directory (lead44: not the process's, which a host's `workdir:` may set apart); where it leads is not read
+    here, so the word keeps the reading of an expansion (`rm -rf '$HOME'/*` is not a folder of its own to empty).
+    True when ``folder`` is unknown. One lstat, for such names only."""
     parts = word.split("/")
     at = next((i for i, part in enumerate(parts) if "$" in part or "`" in part), None)
     if at is None:
         return False
-    return os.path.lexists("/".join(parts[: at + 1]) or "/")
+    spelled = "/".join(parts[: at + 1]) or "/"
+    if not spelled.startswith("/"):
+        if folder is None:
+            return True
+        spelled = posixpath.join(folder, spelled)
+    return os.path.lexists(spelled)
 
 
 def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:
@@ -540,9 +558,7 @@ class _Pattern:
 
     def __call__(self, word: str) -> frozenset[str]:
         found: frozenset[str] = self.classify(word)
-        if word not in self.words or found.isdisjoint(_FILE_CLASSES):
-            return found
-        return Classes([form - _FILE_CLASSES for form in forms_of(found)])
+        return found if word not in self.words else _less(found, _FILE_CLASSES)
 
 
 class _Hosts:

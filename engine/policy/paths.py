@@ -713,6 +713,12 @@ def forms_of(found: frozenset[str]) -> tuple[frozenset[str], ...]:
     return (found,)
 
 
+def key_in_workdir(key: str) -> bool:
+    """Whether a remembered ``key`` (session_memory.file_key) may name a file in the working directory: relative
+    and not climbing out of it (one starting with an expansion may land there: fail closed)."""
+    return not key.startswith(("/", "~", "../")) and key != ".."
+
+
 def file_operand(word: str) -> str:
     """The file a word names for reading: curl's `@file`, `name=@file` and `name=<file` forms."""
     form = _FORM_FILE.match(word)
@@ -1578,6 +1584,11 @@ class View:
         if walk is not None and walk.generation:
             self._kept = classifier._kept
             self._kept_lands = classifier._kept_lands
+
+    @property
+    def workdir(self) -> str:
+        """The working directory the check's relative words land in (the engine's, not the process's)."""
+        return self._cwd
 
     def anywhere(self, word: str) -> list[frozenset[str]]:
         """The forms of a relative ``word`` read under a directory the line cannot know (`cd

@@ -172,3 +172,32 @@ def test_an_in_place_edit_of_a_file_named_at_run_time_is_not_run_unasked(
 def test_in_place_edits_of_known_files_stay_allowed(plain_project: tuple[Path, Engine], command: str) -> None:
     _, engine = plain_project
     assert engine.check(command).decision == "allow", command
+
+
+# -- a name given as written, looked up where the engine works (adv44b's check, from another process folder) --------
+
+
+def test_a_quoted_dollar_name_linked_to_the_home_is_looked_up_in_the_engine_workdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """adv44b reads `'$HOME'/*` as the variable once a folder of that exact name exists, but looked it up in the
+    process's folder: a host whose `workdir:` is elsewhere let `rm -rf '$HOME'/*` through a link `$HOME -> ~` made
+    by an earlier (allowed) `ln -s ~ '$HOME'`, and the home was emptied."""
+    from tests.redteam.conftest import make_home
+
+    home = make_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "project"
+    (root / "w").mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: w\n")
+    monkeypatch.chdir(root)  # the host's process folder: not where the terminal runs
+    with Engine.load(root) as engine:
+        made = engine.call("terminal", {"command": "ln -s ~ '$HOME'"})
+        assert made.ok and (root / "w" / "$HOME").is_symlink(), made.error
+        for command in ("rm -rf '$HOME'/*", "echo 'rm -rf ~' >> '$HOME/.bashrc'"):
+            result = engine.call("terminal", {"command": command})
+            assert not result.ok, command
+        assert (home / "notes.txt").read_text() == "keep me\n" and not (home / ".bashrc").exists()
+        assert engine.check("cp x '$PWD/notes'").decision == "allow"  # no such folder there: a plain name
