@@ -44,6 +44,7 @@ from typing import Any
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
+from engine.policy.paths import key_in_workdir
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
@@ -749,7 +750,7 @@ class SessionView:
         with self._lock:
             if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
                 return True  # the file, or a file in the folder it names (`-provider-path DIR`)
-            if name == "." and any(not k.startswith(("/", "~", "../")) for k in self.files.files):
+            if name == "." and any(map(key_in_workdir, self.files.files)):
                 return True  # (env44) the working directory: its files' keys have no `./`
         path = self._path(name)
         if path is None:

@@ -57,7 +57,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import LISTER_NAMES, file_operand, lists_tree
+from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
@@ -4317,7 +4317,7 @@ class Analyzer(Follower, LinkFollower):
         if key == ".":
             # (env44) the working directory itself (`XDG_CONFIG_HOME=. less`, `PHP_INI_SCAN_DIR=. php`):
             # every relative file the line wrote is in it (its keys have no `./`)
-            if any(not k.startswith(("/", "~", "$", "../")) and k != ".." for k in self.files):
+            if any(map(key_in_workdir, self.files)):
                 return True
             return self.session is not None and bool(self.session.touched(key))
         inside = key.rstrip("/") + "/"
