@@ -35,10 +35,11 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.conftest import home_intact
 from tests.redteam.harm import (
     Case,
     assert_verdict,
+    harm_project,
     policy_project,
     run_confined,
     verdict_cases,
@@ -135,17 +136,9 @@ def test_linked_literal_name_live(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", list(LINKED.values()), ids=list(LINKED))
 def test_linked_literal_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
-    home = make_home(tmp_path)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "hermes-engine.yaml").write_text("workdir: .\n")
-    os.symlink(home, root / "$HOME")  # (an allowed `ln -s ~ '$HOME'` in an earlier call)
-    (root / "h").symlink_to(home)
-    monkeypatch.chdir(root)
-    with Engine.load(root) as engine:
+    with harm_project(tmp_path, monkeypatch) as (engine, home, root):
+        os.symlink(home, root / "$HOME")  # (an allowed `ln -s ~ '$HOME'` in an earlier call)
+        (root / "h").symlink_to(home)
         assert engine.check("rm -rf h/*").decision != "allow"  # the same link under a plain name is read
         assert engine.check(command).decision != "allow"
         # near miss: a name given as written with no entry of that name stays the folder it spells (fp44)
