@@ -1435,17 +1435,25 @@ def _json_string(text: str) -> str:
     return decoded if isinstance(decoded, str) else text
 
 
-def task_commands(text: str) -> tuple[list[str], bool]:
+def task_commands(text: str, toml: bool = False) -> tuple[list[str], bool]:
     """The shell lines a task file may run, read line by line whatever its format (ini, TOML, YAML,
     JSON, a justfile): each line without its list marker (`- `), recipe prefixes (`@`, `-`) and key
     (`commands =`, `cmd:`, `"build":`), its value unquoted; section headers, comments and brackets
     skipped. Over-reading is the safe side: a value that is not a command is judged as one. Also
-    whether lines were left unread (more than the limit)."""
+    whether lines were left unread (more than the limit). ``toml``: the file is named `*.toml`
+    (pyproject.toml, tox.toml, pixi.toml): one that tomllib reads is read as TOML (toml_commands)."""
     out: list[str] = []
     seen: set[str] = set()
     if "{" in text:
         # tox's substitutions of the home folder (`commands = rm -rf {homedir}`, `{env:HOME}`): read as `~`
         text = _TASK_HOME.sub("~", text)
+    if toml:
+        values = toml_values(text)
+        if values is not None:
+            for value in values:
+                if _add_task_command(value, out, seen):
+                    return out, True
+            return out, len(values) > _MAX_TOML_VALUES
     for n, raw in enumerate(text.splitlines()):
         if n >= _MAX_TASK_TEXT_LINES:
             return out, True
@@ -1469,20 +1477,60 @@ def task_commands(text: str) -> tuple[list[str], bool]:
             lists = itertools.islice(_TASK_LIST.finditer(line), _MAX_TASK_LINES + 1)
             values += [" ".join(_unquote(m.group(0))[:1]) for m in lists]
         for value in values:
-            command = value.strip()
-            while command[:1] == "@" or (command[:1] == "-" and command[1:2] not in ("", "-")):
-                command = command[1:].lstrip()  # `@php x.php` (composer), `- cmd` (tox), `-cmd` (just: errors ignored)
-            if command in ("", "|", ">", "|-", ">-", "{", "[", "({", "[{") or _not_a_command(command):
-                continue
-            if command[:1] == "{" and _TASK_MAPPING.search(command) is not None:
-                continue  # an inline table or object (`{cmd = [...]}`): its strings are read one by one
-            if command in seen:
-                continue
-            if len(out) >= _MAX_TASK_LINES:
+            if _add_task_command(value, out, seen):
                 return out, True
-            seen.add(command)
-            out.append(command)
     return out, False
+
+
+def _add_task_command(value: str, out: list[str], seen: set[str]) -> bool:
+    """Add a task file's value to ``out`` as the command line it is (recipe prefixes dropped; a value
+    no runner runs, or one already read, left out); True when ``out`` is full (more than are read)."""
+    command = value.strip()
+    while command[:1] == "@" or (command[:1] == "-" and command[1:2] not in ("", "-")):
+        command = command[1:].lstrip()  # `@php x.php` (composer), `- cmd` (tox), `-cmd` (just: errors ignored)
+    if command in ("", "|", ">", "|-", ">-", "{", "[", "({", "[{") or _not_a_command(command):
+        return False
+    if command[:1] == "{" and _TASK_MAPPING.search(command) is not None:
+        return False  # an inline table or object (`{cmd = [...]}`): its strings are read one by one
+    if command in seen:
+        return False
+    if len(out) >= _MAX_TASK_LINES:
+        return True
+    seen.add(command)
+    out.append(command)
+    return False
+
+
+_MAX_TOML_VALUES = 4096  # strings of a TOML task file read; more: the file is not judged (ask)
+
+
+def toml_values(text: str) -> list[str] | None:
+    """(env45) The strings a TOML file holds, as the line reader over-reads them: every string value
+    (a key naming prose, `description = "Don't …"`, left out, as `_TASK_PROSE` says) and every array of
+    strings both as one argv (its words joined) and as its items one each; None when tomllib does not
+    read the file (the line reader then reads it). Read line by line, a multi-line array's item holding a
+    `:` (`"ignore:x",`, pytest's filterwarnings) was taken for a key and its value for an unclosed quote."""
+    import tomllib  # noqa: PLC0415  (a start-up import otherwise: few commands read a written TOML file)
+
+    try:
+        data: dict[str, object] = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    out: list[str] = []
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack and len(out) <= _MAX_TOML_VALUES:
+        key, value = stack.pop()
+        if isinstance(value, str):
+            if not key or _TASK_PROSE.fullmatch(key) is None:
+                out.append(value)
+        elif isinstance(value, dict):
+            stack.extend((str(k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            words = [item for item in value if isinstance(item, str)]
+            if len(words) > 1 and len(words) == len(value) and (not key or _TASK_PROSE.fullmatch(key) is None):
+                out.append(" ".join(words))
+            stack.extend((key, item) for item in reversed(value))
+    return out
 
 
 def _not_a_command(value: str) -> bool:

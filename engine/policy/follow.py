@@ -1488,7 +1488,7 @@ class Follower:
         if language == "gogenerate":
             lines = go_generate_lines(content)
         else:
-            lines, more = task_commands(content)
+            lines, more = task_commands(content, toml=bool(via) and via[-1].endswith(".toml"))
             if language == "gitconfig":  # `alias.x = !CMD`: a shell line
                 lines = [line[1:] if line.startswith("!") else line for line in lines]
         if more:  # more command lines than are read: nobody judges the file (ask)
