@@ -977,8 +977,18 @@ class Follower:
             at = _operand_position(parsed, argv, run.index)
             if at < 0:
                 return None
+            words = argv[at:]
+            if words[0] in run.not_words:
+                return None  # (carr45) a verb of the program's own, no command (`rr replay`: rr's `rr CMD` is record)
+            if run.match is not None:
+                # (carr45) with `match`: the operand's payload group is the command's first word, the words after it
+                # continue it (hatch's `run ENV:CMD ARGS`); an operand it does not match starts no command
+                first = matched_payload(run, words[0])
+                if not first:
+                    return None
+                words = [first, *words[1:]]
             # judged as a command of its own (nested): the row's other reading stays the inner command
-            self._words(run, command, argv[at:], dynamic[at:], via, depth)
+            self._words(run, command, words, dynamic[at:], via, depth)
             return None
         if run.with_rest:
             hit = next(((v, i) for name, v, i in parsed.options if name in run.names and v is not None), None)

@@ -5519,7 +5519,7 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
         if token.kind != "word" or token.literal is None:
             continue
         nested = False
-        if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word":
+        if token.literal == "function" and i + 1 < n and tokens[i + 1].kind == "word" and _command_word(tokens, i):
             name_at = i + 1
             start = name_at + 1
             if start + 1 < n and tokens[start].value == "(" and tokens[start + 1].value == ")":
@@ -5547,6 +5547,23 @@ def _define_functions(tokens: list[Token], functions: dict[str, list[list[Token]
 
 # Words after which `NAME ()` starts a definition inside a compound: a command starts there (_define_functions)
 _DEFINITION_AFTER: Final = frozenset({"{", "then", "do", "else", "elif", "if", "while", "until", "!"})
+# The operators after which a command starts (no redirection's: `> function f` names a file)
+_COMMAND_AFTER: Final = frozenset({";", "&", "|", "&&", "||", "|&", ";;", ";&", ";;&", "(", ")"})
+
+
+def _command_word(tokens: list[Token], i: int) -> bool:
+    """(carr45) Whether the word at ``i`` is where a command starts, the one place `function` is a reserved word:
+    `sudo -p function rm -rf ~` gives sudo a prompt and runs rm (read as a definition of `rm`, it ran unread)."""
+    if i == 0:
+        return True
+    before = tokens[i - 1]
+    if before.kind == "nl":
+        return True
+    if before.kind == "op":
+        return before.value in _COMMAND_AFTER
+    return before.kind == "word" and before.literal in _DEFINITION_AFTER
+
+
 _COMPOUND_ENDS: Final = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac"}
 
 
