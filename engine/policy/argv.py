@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 NONE: Final = 0
 REQUIRED: Final = 1
 OPTIONAL: Final = 2
+# (fp45) A long option taking two words after it (`jq --arg NAME VALUE`), spelled `NAME==` in a row's `long`; the
+# value recorded is the second word. Given as `--NAME=X`, it is read as an option the grammar does not know.
+PAIR: Final = 3
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -307,23 +310,23 @@ def parse_getopt(spec: str) -> tuple[dict[str, int], bool, bool]:
     return out, stop, plus
 
 
-_LONG = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)(=\??)?(?:/(.))?$")
+_LONG = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)(==|=\??)?(?:/(.))?$")
 
 
 def parse_long(items: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
-    """`["unset=/u", "debug/v", "color=?"]` → ({unset: REQUIRED, ...}, {unset: u, u: unset, ...}).
+    """`["unset=/u", "debug/v", "color=?", "arg=="]` → ({unset: REQUIRED, ..., arg: PAIR}, {unset: u, u: unset, ...}).
 
     Raises:
-        GrammarError: a spelling that is not NAME, NAME=, NAME=? with an optional /LETTER.
+        GrammarError: a spelling that is not NAME, NAME=, NAME=? or NAME== with an optional /LETTER.
     """
     long: dict[str, int] = {}
     aliases: dict[str, str] = {}
     for item in items:
         match = _LONG.match(item)
         if match is None:
-            raise GrammarError(f"{item!r} is not NAME, NAME= or NAME=? (optionally /LETTER)")
+            raise GrammarError(f"{item!r} is not NAME, NAME=, NAME=? or NAME== (optionally /LETTER)")
         name, arg, letter = match.groups()
-        long[name] = NONE if not arg else OPTIONAL if arg == "=?" else REQUIRED
+        long[name] = NONE if not arg else OPTIONAL if arg == "=?" else PAIR if arg == "==" else REQUIRED
         if letter:
             aliases[name] = letter
             aliases[letter] = name
@@ -596,6 +599,16 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
         full = matches[0]
         kind = grammar.long[full]
         canonical = grammar.canonical(full)
+        if kind == PAIR:
+            if eq:
+                parsed.unknown = True  # `--arg=k v`: not a spelling the program is known to read
+                options.append((canonical, value, i))
+                return i + 1
+            if i + 2 >= len(argv):
+                parsed.refused = True
+                return len(argv)
+            options.append((canonical, argv[i + 2], i))
+            return i + 3
         if kind == REQUIRED and not eq:
             if i + 1 >= len(argv):
                 parsed.refused = True

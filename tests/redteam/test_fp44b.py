@@ -172,7 +172,7 @@ def test_a_system_library_preloaded(
 
 
 # -- open ----------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="yq's verb first: the filter is its second operand, still read as a path")
+# (fp45: closed, yq's row reads its verbs e/eval/ea/eval-all, each with the filter as its first operand)
 def test_yq_eval_filter_is_no_file(plain_project: tuple[Path, Engine]) -> None:
     assert_verdict(plain_project, ({}, "yq e '.key' f.yaml"), True, "near-yq-e")
 
