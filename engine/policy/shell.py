@@ -1391,6 +1391,8 @@ class Analyzer(Follower, LinkFollower):
                     value = self._parameter(seg.text, seg.quoted, subs)
                 if value is None and raw[:1] == "-" and self._empty_in_option(seg.text, raw):
                     value = ""
+                if value is None and not fields[0] and self._empty_before_path(seg, token):
+                    value = ""
                 if value is None:
                     fields[-1].append("$" + seg.text)
                     dynamic = True
@@ -3676,6 +3678,24 @@ class Analyzer(Follower, LinkFollower):
             or name in self.namerefs
             or name in self.vals.assumed
         ):
+            return False
+        if self._choose(2):
+            self.env[name] = ""
+            self.vals.unset.add(name)
+            return True
+        self.vals.assumed.add(name)
+        return False
+
+    def _empty_before_path(self, seg: Seg, token: Token) -> bool:
+        """(unseen45) Whether this reading takes the variable ``seg`` expands, known only at run time, as empty where it
+        begins a word and a path follows it (`cat "$p/../../../etc/shadow"`, `cat $x/etc/shadow`: dot-do/bashx's
+        expectation). Unset, the word is the absolute path after it, which the first reading (the variable
+        kept unknown) never classified. Another reading takes it empty, as _empty_in_option does."""
+        head: list[Seg] = list(token.segs[:2])
+        if len(head) < 2 or head[0] is not seg or head[1].kind != LIT or not head[1].text.startswith("/"):
+            return False
+        name = seg.text
+        if _NAME_OR_DIGIT.fullmatch(name) is None or name in self.namerefs or name in self.vals.assumed:
             return False
         if self._choose(2):
             self.env[name] = ""
