@@ -292,6 +292,9 @@ class Follower:
         # What there is to read: most runs have nothing in most commands, and are skipped by kind.
         variables = self.env.read_by_programs(local)
         stdin = bool(command.stdin)
+        # (adv45) input piped in that is not known here (`find ~ | zip -m x.zip -@`): a names-from-input run reads it
+        # as the listing or `$(cat)` (_names_piped); without a session it was skipped with the other stdin runs
+        piped = not stdin and _input_unseen(command)
         files = bool(self.files) or self.session is not None
         making = self.making
         if command.name in _MAKES:
@@ -307,7 +310,7 @@ class Follower:
                 present = frozenset(name for name, _, _ in reading.options)
                 if level.option_names.isdisjoint(present):
                     runs = level.plain_runs
-                    if not (variables or stdin or files):
+                    if not (variables or stdin or files or piped):
                         runs = level.word_runs
                 count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
                 for run in runs:
@@ -554,6 +557,11 @@ class Follower:
                     known = listing is not None and listing[1] == command.cwd and not prints_nul(listing[0])
                     names = [listing[0] if known and listing is not None else _UNKNOWN_INPUT]
                 assert run.prepend is not None
+                # (adv45) relative names are read in the folder of its `-C DIR` too (`echo .ssh | tar -C ~ -cf x.tar
+                # -T - --remove-files` deleted ~/.ssh): grammar.paths_in, as its operands are (shell._read_in_folders)
+                folders = [v for n, v, _ in parsed.options if v and n in program.grammar.paths_in]
+                if folders:
+                    names += [f"{f.rstrip('/')}/{n}" for f in folders for n in names if n[:1] not in ("/", "~", "$")]
                 words = [*run.prepend.split(), "--", *names]
                 flags = [False] * len(words)
                 self._nested(run, partial(self._unwrap, words, flags, [], "", command.fed_by, via, depth))
@@ -1813,8 +1821,13 @@ _ANY_NPM_BIN = f"**/{_NPM_BIN}"  # (adv40b) every package's below the line's fol
 
 def _names_piped(run: Run, command: Command) -> bool:
     """A names-from-input run (`as: argv` with `prepend`, from stdin) whose input is piped in but
-    not known here (`ls ~/.ssh/* | cpio -o`)."""
-    return run.kind == "argv" and run.prepend is not None and not command.stdin and bool(command.fed_by)
+    not known here (`ls ~/.ssh/* | cpio -o`), or opened from a file (`zip -m x.zip -@ < list`, adv45)."""
+    return run.kind == "argv" and run.prepend is not None and not command.stdin and _input_unseen(command)
+
+
+def _input_unseen(command: Command) -> bool:
+    """The command's input is given (a pipe, a `<` redirection) but its text is not known here."""
+    return bool(command.fed_by) or any(op[:1] == "<" for op, _ in command.redirects)
 
 
 def program_stops(command: Command) -> bool:
