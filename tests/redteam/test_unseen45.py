@@ -454,7 +454,8 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
     ),
     "source /tmp/untrusted.sh": (
         "allow",
-        "the file is read and judged when it is there (it is absent here: bash fails to source it, nothing runs)",
+        "absent here (bash fails to source it, nothing runs); a file the session wrote (write_file, a terminal "
+        "redirection) is read and judged at the terminal: `. ./x.sh` holding `rm -rf ~` is refused there",
     ),
     ". /tmp/script.sh": ("allow", "as above"),
     "chown root:root file.txt": ("allow", "a project file's owner (it needs root; nothing beyond the project)"),
