@@ -265,3 +265,52 @@ def test_find_fprint_of_the_engine_key_live(tmp_path: Path, plain_harm: tuple[En
     assert result.error is not None and result.error.type == "denied", result.error
     assert key.read_text() == "hmac\n"
     assert SECRET not in (result.output or "")
+
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: https://127.0.0.1:6443}
+  name: c
+contexts:
+- context: {cluster: c, user: u}
+  name: x
+current-context: x
+users:
+- name: u
+  user: {token: tok-xf45-secret}
+"""
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_kubectl_raw_flag_live(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unguarded, `kubectl config view $RAW_FLAG` with RAW_FLAG=--raw in the environment prints the user's token
+    (without it: REDACTED); through the engine the call is refused and the token not printed."""
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG)
+    payload = "kubectl config view $RAW_FLAG"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "KUBECONFIG": str(config)}
+    plain = subprocess.run(["bash", "-c", payload], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert "REDACTED" in plain.stdout and "tok-xf45-secret" not in plain.stdout, plain.stdout
+    raw = subprocess.run(
+        ["bash", "-c", payload],
+        env={**env, "RAW_FLAG": "--raw"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "tok-xf45-secret" in raw.stdout, "the option known only at run time should print the token unguarded"
+    engine, home, _ = plain_harm
+    (home / ".kube").mkdir()
+    (home / ".kube" / "config").write_text(KUBECONFIG)  # (the fake home's: where the terminal's kubectl looks)
+    monkeypatch.setenv("RAW_FLAG", "--raw")
+    result = engine.call("terminal", {"command": payload})
+    assert not result.ok, result.output
+    assert "tok-xf45-secret" not in (result.output or "")
+    # near miss: the same verb with an option's value known only at run time runs, and prints no token
+    shown = engine.call("terminal", {"command": 'kubectl config view -o jsonpath="{.users[0].name}$SUFFIX"'})
+    assert shown.ok, shown.output
+    assert '"exit_code": 0' in (shown.output or "") and "tok-xf45-secret" not in (shown.output or ""), shown.output
