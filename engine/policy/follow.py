@@ -58,7 +58,7 @@ from engine.policy.executors import (
     typed_commands,
     typed_text,
 )
-from engine.policy.gitconfig import Unknown, stored_aliases
+from engine.policy.gitconfig import Unknown, remote_urls, stored_aliases
 from engine.policy.gitconfig import _stamped as stamped
 from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
@@ -302,6 +302,7 @@ class Follower:
         hiding = self.hidden_runs
         self.hidden_runs = None
         ran = self.commands_met()
+        given: frozenset[str] | None = None  # the program's own options, given before its verb (Run.outer)
         try:
             for level, reading in levels:
                 runs = level.runs
@@ -315,6 +316,16 @@ class Follower:
                 count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
                 for run in runs:
                     source = run.source
+                    if run.outer:
+                        # (xf45) `git -c core.editor=CMD rebase -i`: git's -c, read by the verb's run
+                        if given is None:
+                            given = frozenset(name for name, _, _ in parsed.options)
+                        if run.names.isdisjoint(given) or not run.applies(present, count):
+                            continue
+                        found = self._run(run, command, level, parsed, argv, dynamic, local, via)
+                        if found is not None and inner is None:
+                            inner = found
+                        continue
                     if source == "option" and run.names.isdisjoint(present):
                         continue
                     if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
@@ -535,6 +546,8 @@ class Follower:
             values = operands[run.index : run.index + 1]
             if not values and run.default is not None:
                 values = [run.default]
+            if run.language == "gitremote":
+                values = self._remote_urls(run, command, values, local, via, depth)
         elif source == "operands":
             values = parsed.all_operands(argv)
         elif source == "prefixed":
@@ -856,6 +869,29 @@ class Follower:
         if cwd is None:
             return str(base)
         return posixpath.join(str(base), _home_expanded(cwd))
+
+    def _remote_urls(
+        self, run: Run, command: Command, values: list[str], local: dict[str, str], via: tuple[str, ...], depth: int
+    ) -> list[str]:
+        """(xf45) `language: gitremote`: the operand (git push's repository) may name a remote, whose URLs the
+        configuration gives (`git push x` with `[remote "x"] url = ../r`: r's receiving hooks run); none names
+        every remote's (the push's default). The URLs are read beside the word itself (a folder of the name
+        is what git takes when no remote is so named). A configuration nobody can read here asks."""
+        if not (self.files or self.session is not None):
+            return values  # (no hook written: none to find)
+        named = [v for v in values if "/" not in v and ":" not in v and v not in (".", "..")]
+        if values and not named:
+            return values
+        # (a name known only at run time may be any remote's)
+        name = named[0] if named and "$" not in named[0] and "`" not in named[0] else None
+        self.read_disk = True
+        try:
+            getenv = partial(self._config_variable, local)
+            urls = remote_urls(name, self._folder(command.cwd), getenv)
+        except Unknown:
+            self._nested(run, partial(self._escape_hatch, None, via, depth))
+            return values
+        return [*values, *urls]
 
     def _config_variable(self, local: dict[str, str], name: str) -> str | None:
         """A variable's value as the program sees it: the line's, else the environment's (HOME, GIT_DIR ...),

@@ -46,6 +46,24 @@ def stored_aliases(name: str, cwd: str | None, getenv: Getenv) -> list[str]:
     return values
 
 
+# (xf45) a remote's URLs kept beside the aliases, under a key no alias has (a subsection holds no newline): the
+# remote's own ("\nremote.NAME", its case kept, as git's) and every remote's ("\nremote*")
+_REMOTE = "\nremote."
+_EVERY_REMOTE = "\nremote*"
+
+
+def remote_urls(name: str | None, cwd: str | None, getenv: Getenv) -> list[str]:
+    """(xf45) The `url` and `pushurl` values the configuration git would read gives remote ``name`` (None: every
+    remote's, what a push naming none may use), in the order git reads the files. Raises Unknown as
+    stored_aliases does."""
+    key = _EVERY_REMOTE if name is None else _REMOTE + name
+    values: list[str] = []
+    budget = [_MAX_FILES]
+    for path in config_files(cwd, getenv):
+        _collect(path, key, values, 0, getenv, budget)
+    return values
+
+
 def config_files(cwd: str | None, getenv: Getenv) -> list[str]:
     """The configuration files git reads, system first: /etc/gitconfig (or GIT_CONFIG_SYSTEM, none with
     GIT_CONFIG_NOSYSTEM), the user's (GIT_CONFIG_GLOBAL, or XDG_CONFIG_HOME/git/config and ~/.gitconfig), the
@@ -298,6 +316,9 @@ def parse_aliases(text: str) -> tuple[dict[str, list[str]], list[str]]:
             # `[alias "x"] y = V` (or `[alias.x]`, `[alias ""]`) is the variable alias.x.y: git looks aliases up
             # by what follows `alias.`, so `git x.y` runs V (adv42b)
             aliases.setdefault(f"{section[len('alias.') :].lower()}.{name}", []).append(value)
+        elif section.startswith("remote.") and name in ("url", "pushurl") and value is not None:
+            aliases.setdefault(_REMOTE + section[len("remote.") :], []).append(value)
+            aliases.setdefault(_EVERY_REMOTE, []).append(value)
         elif (section == "include" or section.startswith("includeif.")) and name == "path" and value:
             includes.append(value)
     return aliases, includes

@@ -142,10 +142,12 @@ class LinkFollower:
         out[at[1]] = last + "/"
         return out
 
-    def _tree_links(self, command: Command) -> list[list[str]]:
+    def _tree_links(self, command: Command, written: list[str] | None = None) -> list[list[str]]:
         """A link-following recursive reader (followed_words) of a tree holding links made on the
         line: its argv with each word it walks replaced by each target of a link below that word
-        (and of links below those targets), up to _MAX_FOLLOWED."""
+        (and of links below those targets), up to _MAX_FOLLOWED. ``written``: the words as the line wrote them,
+        before they were read through the links (xf45: `ln -s ../../home src` into an existing folder src makes
+        src/home; `grep -R x src` read `src` as the link only, and never walked src/home)."""
         out: list[list[str]] = []
         argv = command.argv
         for i in followed_words(command):
@@ -154,6 +156,10 @@ class LinkFollower:
             key = self._file_key(argv[i])
             pending = [key]
             seen = {key}
+            if written is not None and len(written) == len(argv) and written[i] != argv[i]:
+                # (the word as written, a folder the link was made in: its own links below it)
+                pending.append(self._file_key(written[i]))
+                seen.add(pending[-1])
             while pending and len(out) < _MAX_FOLLOWED:
                 folder = pending.pop()
                 for name, target in self.links.items():

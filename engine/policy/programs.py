@@ -110,6 +110,7 @@ _RUN_FIELDS = (
     "into",
     "default",
     "not_words",
+    "outer",
 )
 
 
@@ -186,6 +187,9 @@ class Run:
     # (debt43) values that are none of the run's: a word among these is not read (a set built at load and looked up
     # per value; git's alias run excludes git's own verbs, which git never reads as an alias)
     not_words: Final[frozenset[str]]
+    # (xf45) on a verb's run (`subcommands:`), `option:` names an option of the program's own, given before the verb
+    # (git's `-c core.editor=CMD` before `rebase -i`): its values are read there, the verb's flags still condition it
+    outer: Final[bool]
 
     def __init__(
         self,
@@ -226,6 +230,7 @@ class Run:
         into: frozenset[str] = frozenset(),
         default: str | None = None,
         not_words: frozenset[str] = frozenset(),
+        outer: bool = False,
     ) -> None:
         self.source = source
         self.kind = kind
@@ -264,6 +269,7 @@ class Run:
         self.into = into
         self.default = default
         self.not_words = not_words
+        self.outer = outer
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -486,7 +492,9 @@ class Program:
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
-        reading_options = [r for r in runs if r.source == "option" or (r.with_rest and r.source != "operand")]
+        reading_options = [
+            r for r in runs if (r.source == "option" and not r.outer) or (r.with_rest and r.source != "operand")
+        ]
         option_names: frozenset[str] = frozenset()
         if reading_options:
             option_names = option_names.union(*(r.names for r in reading_options))
@@ -803,7 +811,7 @@ def _option_name(
     return aliases.get(name, name) if len(name) > 1 else name
 
 
-def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Run:
+def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer: Grammar | None = None) -> Run:
     sources = [s for s in SOURCES if s in data]
     if len(sources) != 1:
         raise TableError(base, f"a run needs exactly one of {', '.join(SOURCES)} (found {len(sources)})")
@@ -823,6 +831,11 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)
+    outer_run = bool(data.get("outer"))
+    if outer_run and (source != "option" or outer is None):
+        raise TableError(
+            [*base, "outer"], "outer: names an option of the program given before its verb (option:, in subcommands:)"
+        )
 
     def options(key: str) -> frozenset[str]:
         return frozenset(
@@ -833,7 +846,13 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
     names: frozenset[str] = frozenset()
     pattern = None
     index = 0
-    if source == "option":
+    if source == "option" and outer_run and outer is not None:
+        outer_known = frozenset(outer.short) | frozenset(outer.long)
+        names = frozenset(
+            _option_name(name, outer_known, outer.aliases, outer.ignore_case, [*base, "option", i])
+            for i, name in enumerate(data.get("option") or ())
+        )
+    elif source == "option":
         names = options("option")
     elif source == "options":
         pattern = _regex(data["options"], [*base, "options"])
@@ -889,6 +908,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int]) -> Ru
         into=options("into"),
         default=data.get("default"),
         not_words=frozenset(str(word) for word in data.get("not_words") or ()),
+        outer=outer_run,
     )
 
 
@@ -936,12 +956,15 @@ def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
     return tuple(ways)
 
 
-def _program(data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...]) -> Program:
+def _program(
+    data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...], outer: Grammar | None = None
+) -> Program:
     grammar = _grammar(data, base)
-    runs = tuple(_run(r, grammar, [*base, "runs", i]) for i, r in enumerate(data.get("runs") or ()))
+    runs = tuple(_run(r, grammar, [*base, "runs", i], outer) for i, r in enumerate(data.get("runs") or ()))
     subcommands: dict[str, Program] = {}
     for verb, sub in (data.get("subcommands") or {}).items():
-        program = _program(sub or {}, [*base, "subcommands", verb], (verb,))
+        # (xf45) a verb's `outer:` runs read the program's own options (the top level's, through nested verbs)
+        program = _program(sub or {}, [*base, "subcommands", verb], (verb,), grammar if outer is None else outer)
         for alias in [verb, *(sub or {}).get("aliases", ())]:
             subcommands[alias.lower()] = program
     prints = str(data.get("prints") or "")

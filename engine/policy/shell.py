@@ -2243,8 +2243,10 @@ class Analyzer(Follower, LinkFollower):
         here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
         shadowed: _State | None = None  # what a function named like a builtin left (see below)
         try:
+            as_written: list[str] | None = None  # (xf45) the words before the links were read through (_tree_links)
             while argv:
                 if self.links:
+                    as_written = argv
                     argv = self._through_links(argv)
                     redirects = [(op, self._through_link(target)) for op, target in redirects]
                 if self.hashed and argv[0] in self.hashed and all(s.name in _HASH_USERS for s in stages):
@@ -2306,7 +2308,7 @@ class Analyzer(Follower, LinkFollower):
                     self._unwrap(into, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                 if self.links and name in FOLLOWERS and "link" not in via:
                     # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
-                    for followed in self._tree_links(command):
+                    for followed in self._tree_links(command, as_written):
                         here_cwd, self.cwd = self.cwd, None  # a link's target is kept from the working directory
                         try:
                             self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)

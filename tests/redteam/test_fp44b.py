@@ -29,8 +29,8 @@ OPEN: `yq e '.key' f.yaml` / `yq eval ...` still asks (yq's verb comes first; th
 and any option the grammar does not know keeps the filter a path (`jq --arg k v '.key' f`, `ugrep -i '.key' src`):
 fail closed, accepted (strict xfail below for yq's verb). A pattern word keeps a folder's classes (secret_parent, a
 link's): `grep -rn '.key' src` and `ack '.key' src` (recursive: `.key` read as a folder that may hold keys) still
-ask. Found, not fixed (main's, strict xfail below): `ln -s ../../home src && grep -R x src` with `src` an existing
-folder makes src/home -> the home, and grep -R prints the key: allowed (the line's `grep -R . src` was refused only
+ask. Found here, closed by xf45: `ln -s ../../home src && grep -R x src` with `src` an existing
+folder makes src/home -> the home, and grep -R prints the key: was allowed (the line's `grep -R . src` was refused only
 through its pattern `.`, which is why a pattern keeps a folder's classes). adv41's `ln -s ~ vendor/h; cd vendor;
 unzip -o /tmp/a.zip` fails on main (HEAD 1fd3de0) already.
 """
@@ -177,7 +177,7 @@ def test_yq_eval_filter_is_no_file(plain_project: tuple[Path, Engine]) -> None:
     assert_verdict(plain_project, ({}, "yq e '.key' f.yaml"), True, "near-yq-e")
 
 
-@pytest.mark.xfail(strict=True, reason="main's: a relative link made into an existing folder (src/home -> the home)")
+# (xf45) closed: the word as written is walked too (links.LinkFollower._tree_links), src/home among its links
 def test_a_link_into_an_existing_folder_then_grep_r(plain_project: tuple[Path, Engine]) -> None:
     # work/src exists: `ln -s ../../home src` makes work/src/home, which `../../home` from work/src reaches
     files = {"src/a.py": "x = 1\n"}

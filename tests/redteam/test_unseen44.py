@@ -36,8 +36,8 @@ Fixed here (all data in policies/, each with examples and near misses):
 
 Closed by xf44b: BSD script's command after its log file (`script -q /dev/null rm -rf ~`: util-linux reads no
 command there, macOS runs it), `ip -all netns exec rm -rf ~` (no namespace name: the command was read as one).
-Open (a strict xfail below): a secret printed through an option known only at run time (`kubectl config view
-$RAW_FLAG`).
+Closed by xf45: a secret printed through an option known only at run time (`kubectl config view
+$RAW_FLAG`: asks now).
 """
 
 from __future__ import annotations
@@ -582,11 +582,7 @@ def test_ip_all_netns_exec(scorer: Engine) -> None:
     assert scorer.check("ip -all netns exec rm -rf ~").decision != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a variable the line never sets, standing for an option (`$RAW_FLAG` = --raw): its value is known "
-    "only at run time, and kubectl config view prints the credentials with it",
-)
+# (xf45) closed: a word known only at run time where kubectl config view reads only options may be `--raw`
 def test_secret_option_known_only_at_run_time(scorer: Engine) -> None:
     assert scorer.check("kubectl config view $RAW_FLAG").decision != "allow"
 
