@@ -334,6 +334,10 @@ class Follower:
                         source == "files" and not files
                     ):
                         continue
+                    if source == "stdin" and piped and not files and run.prepend == "cat":
+                        # (adv45) without a session only the names a program deletes are read from unseen input: read
+                        # as cat's, a local pack of the tree (`find . | cpio -o > b.cpio`) is not a print (xfail'd)
+                        continue
                     if run.kind in ("reparse", "options") or not run.applies(present, count):
                         continue
                     found = self._run(run, command, level, reading, argv, dynamic, local, via)

@@ -433,7 +433,11 @@ NEAR_MISSES = [
 
 @pytest.mark.parametrize("payload", NEAR_MISSES)
 def test_near_miss_stays_allowed(work_engine: Engine, here: Path, payload: str) -> None:
-    # No file of the session holds anything: a fix must not ask for these.
+    # No file of the session holds anything: a fix must not ask for these. (adv45) The folder the listing walks is
+    # there: a listing of one that cannot be read is input only the run knows (`find src | xargs cat` asks), and
+    # since adv45 piped names are read without a session too.
+    (here / "src").mkdir()
+    (here / "src" / "a.py").write_text("print(1)\n")
     assert work_engine.check(payload).decision == "allow", payload
 
 

@@ -27,7 +27,10 @@ Found and fixed (each was allowed before):
    `wc --files0-from=$(…)`), a client's upload (`curl -T $(…) URL`, `curl -d @$(…) URL`, `wget --post-file=$(…)`),
    `cmp -l`, `look`, `git hash-object -w`: read_computed_path asks.
 
-Open: none as strict xfails.
+Open (strict xfails): without a session (`Engine.check`) the names a program only packs are not read from input it
+cannot see (`ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, `ls ~/.ssh/* | cpio -o > x.cpio`: the key packed into
+the project); read as cat's they made `find . | cpio -o > backup.cpio` of a tree holding a .env ask. The terminal's
+session reads them.
 
 Noticed, not fixed: `f=$(mktemp); rm -f "$f"` and `rm -f "$TMPFILE"` now ask (a variable's path is
 computed_source, as `cat "$f"` already asked); `find . -name '*.log' | zip -m logs.zip -@` asks (a listing deleted,
@@ -102,10 +105,23 @@ def test_piped_names_deleted_live(tmp_path: Path) -> None:
 UNSEEN_PAYLOADS = [
     "find ~ | zip -m x.zip -@",
     "ls ~ | tar -C ~ -cf x.tar -T - --remove-files",
-    "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",
-    "ls ~/.ssh/* | cpio -o > x.cpio",
     "tar -cf x.tar -T - --remove-files < list.txt",
 ]
+# Without a session the names a program only packs (read as cat's) are not read from unseen input: read so, a local
+# pack of a tree holding a secret (`find . | cpio -o > backup.cpio`, test_open35's near miss) asks. The terminal's
+# session reads them (and asks).
+UNSEEN_OPEN = [
+    "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",
+    "ls ~/.ssh/* | cpio -o > x.cpio",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="Engine.check without a session: packed names from unseen input not read")
+@pytest.mark.parametrize("command", UNSEEN_OPEN)
+def test_unseen_packed_names_without_a_session(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision != "allow", command
+
+
 UNSEEN_NEAR_MISSES = [
     "git ls-files | tar -cf x.tar -T -",
     "echo build | tar -cf x.tar -T - --remove-files",
