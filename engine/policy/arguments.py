@@ -192,7 +192,8 @@ _IPYTHON_LINE = re.compile(r"^[ \t]*(?:[\w.,() \t]*=[ \t]*)?(?:!!?|%(?:sx|system
 _IPYTHON_CELL = re.compile(r"\A\s*%%(\w+|!)([^\n]*)\n(.*)\Z", re.DOTALL)
 # IPython's default aliases (IPython.core.alias, posix): `%rm -rf ~`, and with automagic (on by
 # default) the bare line `rm -rf ~`, run `rm -rf ~`; line magics that run a program (`%pip install
-# x`, `%run x.py`). `%alias NAME CMD` and `%rehashx` make other names commands: asked about.
+# x`, `%run x.py`, and the bare `run x.py`: sess45's, written to a background ipython, ran x.py unread).
+# `%alias NAME CMD` and `%rehashx` make other names commands: asked about.
 IPYTHON_ALIASES: dict[str, str] = {
     **{name: name for name in ("rm", "rmdir", "mv", "cp", "cat", "mkdir", "less", "more", "man", "clear", "ls")},
     **dict.fromkeys(("ll", "lf", "lk", "ldir", "lx"), "ls -F -l"),
@@ -205,7 +206,7 @@ _CELL_LANGUAGES = {"perl": "perl", "ruby": "ruby", "python": "python", "python2"
                    "pypy": "python", "node": "node", "javascript": "node"}  # fmt: skip
 _IPYTHON_MAGIC = re.compile(r"^[ \t]*(?:[\w.,() \t]*=[ \t]*)?%(\w+)(?![\w%])[ \t]*(.*)$", re.MULTILINE)
 _IPYTHON_BARE = re.compile(
-    r"^[ \t]*(" + "|".join(n for n in IPYTHON_ALIASES if n != "run") + r")(?![\w.])"
+    r"^[ \t]*(" + "|".join(IPYTHON_ALIASES) + r")(?![\w.])"
     r"(?![ \t]*(?:[-+*/%&|^<>@]?=|[(\[.,:;)]|(?:if|else|for|in|and|or|is|not)\b))[ \t]*(.*)$",
     re.MULTILINE,
 )

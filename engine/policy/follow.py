@@ -60,7 +60,15 @@ from engine.policy.executors import (
 )
 from engine.policy.gitconfig import Unknown, remote_urls, stored_aliases
 from engine.policy.gitconfig import _stamped as stamped
-from engine.policy.inline import build_includes, code_loads, code_pairs, code_writes, embedded_shell, joined_reading
+from engine.policy.inline import (
+    build_includes,
+    code_loads,
+    code_pairs,
+    code_writes,
+    embedded_shell,
+    joined_reading,
+    repl_writes,
+)
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Extractor, Program, ProgramTable, Run
 from engine.policy.regexes import Located
@@ -410,6 +418,8 @@ class Follower:
                             undeclared = undeclared_options(command, program)
                         if i not in undeclared:
                             break
+                    if run.prepend is not None and run.kind == "shell":
+                        payload = f"{run.prepend} {payload}"  # (sess45) ipython's `--ext=M`: `python3 -m M`
                     self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
@@ -1625,6 +1635,9 @@ class Follower:
                 self._escape_hatch(None, inner, depth)
             else:
                 self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
+        # (sess45) a REPL's command writing a file (node's `.save F`: the lines it was fed, into ~/.bashrc): `tee F`
+        for path in repl_writes(code, language):
+            self.analyze(f"tee -- {shell_word(path)}", depth=depth, via=inner)
         # `open('x', 'w')`: judged as `tee x`; a name written again is the same `tee x`: counted
         # and charged as its first reading, not read again (Analyzer.repeat)
         read: dict[str | None, tuple[int, int]] = {}

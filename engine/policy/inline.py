@@ -1043,7 +1043,13 @@ _LOADS: dict[str, re.Pattern[str]] = {
         r"""\b(?:run_path|execfile)\s*\(\s*(?:path_name\s*=\s*)?([^,()\n]+)"""
         r"""|\bSourceFileLoader\s*\([^,()]*,\s*([^,()\n]+)"""
     ),
-    "node": re.compile(r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]"""),
+    # require('./F'), and the REPL's `.load F` (node -i / a background node fed by `process write`, bun's REPL):
+    # the rest of the line names F (sess45: `.load a.txt` ran a written a.txt unread; in a program it is no
+    # JavaScript, so reading it costs no program that runs)
+    "node": re.compile(
+        r"""\brequire\s*\(\s*["'`](\.{1,2}/[^"'`\n]+)["'`]|^[ \t]*\.load[ \t]+([^\s][^\n]*?)[ \t]*$""",
+        re.MULTILINE,
+    ),
     "tclsh": re.compile(r"""(?:^|[;\[{])\s*source\s+(?:-encoding\s+\S+\s+)?["{]?([^\s;\]}"]+)""", re.MULTILINE),
     # Emacs Lisp's `(load "F")`, `(load-file "F")` (adv32)
     "elisp": re.compile(r'\((?:load|load-file)\s+"([^"\n]+)"'),
@@ -1081,6 +1087,22 @@ _NAMED_BY_EXPRESSION = frozenset({"perl", "python", "ruby", "php"})
 # The names a loader tries for a name without a suffix, besides the name itself: ruby's
 # `require_relative 'lib'` loads lib.rb; Emacs' `(load "x")` x.elc, then x.el, then x (adv33)
 _TRIED_SUFFIXES: dict[str, tuple[str, ...]] = {"ruby": (".rb",), "elisp": (".elc", ".el")}
+
+
+# (sess45) A REPL's own commands that write a file, by language: (a word each holds, the command; its group:
+# the file). node's `.save F` writes the lines the REPL was fed (`a = 1 // ; CMD` is JavaScript and a shell
+# line) to F: a background `node -i` fed `.save ~/.bashrc` wrote a start-up file unjudged.
+_REPL_WRITES: dict[str, tuple[str, re.Pattern[str]]] = {
+    "node": (".save", re.compile(r"^[ \t]*\.save[ \t]+([^\s][^\n]*?)[ \t]*$", re.MULTILINE)),
+}
+
+
+def repl_writes(code: str, language: str) -> list[str]:
+    """The files ``code``'s REPL commands write (see _REPL_WRITES), judged as `tee FILE`."""
+    found = _REPL_WRITES.get(language)
+    if found is None or found[0] not in code:
+        return []
+    return [m.group(1) for m in itertools.islice(found[1].finditer(code), _MAX_CALLS)]
 
 
 def code_loads(code: str, language: str, runs_lines: bool = False) -> list[tuple[str, str | None]]:

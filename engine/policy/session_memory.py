@@ -73,8 +73,11 @@ INTERPRETERS = {
     "php": "php",
     "lua": "lua",
 }
-_PYTHON = re.compile(r"^(?:i?python|pypy)[0-9.]*$")
-_INLINE_KINDS = frozenset({"python", *INTERPRETERS.values()})  # the languages an interpreter's writes are judged in
+_PYTHON = re.compile(r"^(?:(i)?python|pypy)[0-9.]*$")
+# (sess45) IPython's lines are Python *and* its magics: `%run F` / `run F` (automagic) runs F, `!cmd` a shell
+# line; judged as `ipython -c LINES` (its Programs row), never as plain `python3 -c` (which read `%run a.txt`
+# as a syntax error and let a written a.txt delete HOME). The languages an interpreter's writes are judged in:
+_INLINE_KINDS = frozenset({"python", "ipython", *INTERPRETERS.values()})
 # A background process started with a command no name says reads commands: read with the Programs
 # table by the first write's gate (SessionMemory.resolve), which has it
 UNRESOLVED = "unresolved"
@@ -1161,8 +1164,9 @@ def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | No
     for name in names:
         if not name or name in SHELLS:
             return "shell"  # a shell anywhere (or a program known only at run time): the strictest
-        if _PYTHON.match(name):
-            kind = kind or "python"
+        python = _PYTHON.match(name)
+        if python is not None:
+            kind = kind or ("ipython" if python.group(1) else "python")
         elif name in INTERPRETERS:
             kind = kind or INTERPRETERS[name]
         elif name in readers:

@@ -2471,6 +2471,10 @@ class Analyzer(Follower, LinkFollower):
                             self._taint(key)
                 if anyone is not None and len(argv) > 1:
                     self.follow_unknown(command, anyone, program)
+                if program.option_word_runs and len(argv) > 1:
+                    # (sess45) a row's own `options:` runs read the options its grammar does not declare
+                    # (ipython's traitlets `--InteractiveShellApp.exec_lines=[…]`, `--ext=M`: each was allowed)
+                    self.follow_unknown(command, program, program)
                 if local and any(key.startswith("BASH_FUNC_") for key in local):
                     self._import_functions(local, depth, via)
                 if not self.alternate and (program.active or program.subcommands or program.grammar.stop_at_operand):
