@@ -58,7 +58,9 @@ def make_home(root: Path) -> Path:
 
 
 def home_intact(home: Path) -> bool:
-    return (home / ".ssh" / "id_ed25519").is_file() and (home / "notes.txt").read_text() == "keep me\n"
+    """The fake home's key and note are there, the note unchanged (False, never an error, when either is gone)."""
+    note = home / "notes.txt"
+    return (home / ".ssh" / "id_ed25519").is_file() and note.is_file() and note.read_text() == "keep me\n"
 
 
 def assert_judged_as_fresh(engine: Engine, work: Path, state: Path, commands: list[str]) -> None:

@@ -34,9 +34,9 @@ a[$(cmd)] ]]`, `printf -v 'a[$(cmd)]'`, `mapfile -C`, trap DEBUG/RETURN/ERR/EXIT
 and editors in PAGER/GIT_PAGER/MANPAGER/LESSOPEN/EDITOR/GIT_SSH_COMMAND (deny), `enable -f` of a written or decoded
 .so (ask).
 
-Open (noticed, not fixed): `enable -f ./x.so x` of a library the session did not write is allowed (as running a
-project's own program is); `lldb` with a written ./.lldbinit is allowed (lldb reads it only when the user's
-~/.lldbinit sets target.load-cwd-lldbinit; lldb not installed here).
+Open then, closed by env45 (tests/redteam/test_env45.py): `enable -f ./x.so x` of a library the session did not
+write was allowed (now asks outside the system's library folders); `lldb` with a written ./.lldbinit was allowed (now
+read as gdb's .gdbinit).
 """
 
 from __future__ import annotations
