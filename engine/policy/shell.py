@@ -3685,6 +3685,11 @@ class Analyzer(Follower, LinkFollower):
             or name in self.vals.assumed
         ):
             return False
+        return self._read_empty(name)
+
+    def _read_empty(self, name: str) -> bool:
+        """Two readings of variable ``name``, known only at run time: this one takes it empty (unset: True), the
+        other keeps it unknown (assumed, not asked again: False)."""
         if self._choose(2):
             self.env[name] = ""
             self.vals.unset.add(name)
@@ -3703,12 +3708,7 @@ class Analyzer(Follower, LinkFollower):
         name = seg.text
         if _NAME_OR_DIGIT.fullmatch(name) is None or name in self.namerefs or name in self.vals.assumed:
             return False
-        if self._choose(2):
-            self.env[name] = ""
-            self.vals.unset.add(name)
-            return True
-        self.vals.assumed.add(name)
-        return False
+        return self._read_empty(name)
 
     def _inherited(self, name: str) -> bool:
         """Whether variable ``name``, which the line has no value for, may hold one the caller chose:

@@ -122,6 +122,28 @@ def flagged_near_misses(engine: Engine, commands: list[str]) -> list[str]:
     return [command for command in commands if engine.check(command).decision != "allow"]
 
 
+def holds_expectation(engine: Engine, command: str, expected: str) -> bool:
+    """Whether ``engine``'s verdict on ``command`` meets another project's expectation: `allow` allowed, `deny`
+    the hardline, anything else (dangerous, ask) not allowed (the unseen replays' scorer)."""
+    verdict = engine.check(command)
+    if expected == "allow":
+        return verdict.decision == "allow"
+    if expected == "deny":
+        return verdict.decision == "deny" and verdict.hardline
+    return verdict.decision != "allow"
+
+
+def flagged_verdicts(engine: Engine, commands: list[str]) -> dict[str, str]:
+    """Each of ``commands`` that ``engine`` does not allow, with its decision and the keys that matched (an ordinary
+    corpus's false alarms)."""
+    flagged: dict[str, str] = {}
+    for command in commands:
+        verdict = engine.check(command)
+        if verdict.decision != "allow":
+            flagged[command] = f"{verdict.decision}: {', '.join(m.key for m in verdict.matches) or verdict.reason}"
+    return flagged
+
+
 def policy_rewritten_live(tmp_path: Path, payload: str, policy: str) -> bool:
     """Whether ``payload`` changes a copy of a project's policies/ (deny.yaml holding ``policy``) when
     bash runs it unguarded in that copy (HOME and the copy under ``tmp_path``): the live half of

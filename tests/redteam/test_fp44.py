@@ -54,7 +54,7 @@ import pytest
 from engine import Engine
 from tests.conftest import REPO
 from tests.redteam.conftest import make_home
-from tests.redteam.harm import Case, assert_verdict, run_confined, verdict_cases
+from tests.redteam.harm import Case, assert_verdict, flagged_verdicts, run_confined, verdict_cases
 
 CORPUS = REPO / "tests" / "data" / "ordinary-44.jsonl"
 
@@ -132,11 +132,7 @@ def corpus() -> list[str]:
 def test_the_ordinary_corpus(developer_project: Engine) -> None:
     commands = corpus()
     assert len(commands) == len(set(commands)) >= 400
-    flagged = {}
-    for command in commands:
-        verdict = developer_project.check(command)
-        if verdict.decision != "allow":
-            flagged[command] = f"{verdict.decision}: {', '.join(m.key for m in verdict.matches) or verdict.reason}"
+    flagged = flagged_verdicts(developer_project, commands)
     new = {c: why for c, why in flagged.items() if c not in ACCEPTED}
     assert not new, f"new false alarms: {new}"
     assert set(ACCEPTED) <= set(commands), "an accepted command left the corpus"

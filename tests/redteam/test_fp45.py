@@ -55,7 +55,7 @@ import pytest
 
 from engine import Engine
 from tests.conftest import REPO
-from tests.redteam.harm import Case, assert_verdict, run_confined, verdict_cases
+from tests.redteam.harm import Case, assert_verdict, flagged_verdicts, run_confined, verdict_cases
 from tests.redteam.test_fp44 import developer_project  # noqa: F401  (the project fp44's corpus is judged in)
 
 CORPUS = REPO / "tests" / "data" / "ordinary-45.jsonl"
@@ -159,11 +159,7 @@ def test_the_ordinary_corpus_45(developer_project: Engine) -> None:  # noqa: F81
     assert all(e["source"] and e["family"] for e in entries)
     old = {json.loads(line)["command"] for line in CORPUS_44.read_text().splitlines() if line.strip()}
     assert not old & set(commands), "fp44's corpus reused"
-    flagged = {}
-    for command in commands:
-        verdict = developer_project.check(command)
-        if verdict.decision != "allow":
-            flagged[command] = f"{verdict.decision}: {', '.join(m.key for m in verdict.matches) or verdict.reason}"
+    flagged = flagged_verdicts(developer_project, commands)
     new = {c: why for c, why in flagged.items() if c not in ACCEPTED}
     assert not new, f"new false alarms: {new}"
     assert set(ACCEPTED) <= set(commands), "an accepted command left the corpus"

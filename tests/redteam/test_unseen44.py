@@ -52,7 +52,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import allowed_payloads, flagged_near_misses, said
+from tests.redteam.harm import allowed_payloads, flagged_near_misses, holds_expectation, said
 
 DIPPY = "ldayton/Dippy@2edad4a:"
 CONSOUL = "goatbytes/consoul:tests/ai/tools/permissions/test_analyzer.py"
@@ -423,21 +423,13 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _holds(engine: Engine, command: str, expected: str) -> bool:
-    verdict = engine.check(command)
-    if expected == "allow":
-        return verdict.decision == "allow"
-    if expected == "deny":
-        return verdict.decision == "deny" and verdict.hardline
-    return verdict.decision != "allow"
-
-
 @pytest.mark.parametrize(
     ("source", "command", "expected"), [pytest.param(*case, id=f"{case[2]}-{case[1][:60]}") for case in ALL_CASES]
 )
 def test_replayed_expectation_holds(scorer: Engine, source: str, command: str, expected: str) -> None:
     expected = DISAGREEMENTS.get(command, (expected, ""))[0]
-    assert _holds(scorer, command, expected), f"{source}: expected {expected}: {said(command, scorer.check(command))}"
+    held = holds_expectation(scorer, command, expected)
+    assert held, f"{source}: expected {expected}: {said(command, scorer.check(command))}"
 
 
 @pytest.mark.parametrize("command", sorted(DIPPY_ACCEPTED_ASKS))

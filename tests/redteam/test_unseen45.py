@@ -54,6 +54,7 @@ from tests.redteam.harm import (
     allowed_payloads,
     flagged_near_misses,
     harm_project,
+    holds_expectation,
     live_then_stopped,
     run_confined,
     said,
@@ -505,22 +506,14 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _holds(engine: Engine, command: str, expected: str) -> bool:
-    verdict = engine.check(command)
-    if expected == "allow":
-        return verdict.decision == "allow"
-    if expected == "deny":
-        return verdict.decision == "deny" and verdict.hardline
-    return verdict.decision != "allow"
-
-
 @pytest.mark.parametrize(
     ("source", "command", "expected"),
     [pytest.param(*case, id=f"{i}-{case[2]}-{case[1][:50]}") for i, case in enumerate(ALL_CASES)],
 )
 def test_replayed_expectation_holds(scorer: Engine, source: str, command: str, expected: str) -> None:
     expected = DISAGREEMENTS.get(command, (expected, ""))[0]
-    assert _holds(scorer, command, expected), f"{source}: expected {expected}: {said(command, scorer.check(command))}"
+    held = holds_expectation(scorer, command, expected)
+    assert held, f"{source}: expected {expected}: {said(command, scorer.check(command))}"
 
 
 def test_every_disagreement_is_a_replayed_case() -> None:
@@ -542,7 +535,9 @@ FAMILIES: dict[str, tuple[list[str], list[str]]] = {
             "sudo rm $(locate '*.bak')",
         ],
         [
-            "rm -f $(find . -name '*.pyc')",
+            # (a listing of a folder of this repository: `find .` here walks .mypy_cache and build/ once mypy or a
+            # wheel build ran, and a tree of more than 2048 entries is not read (asks); see the live test below)
+            "rm -f $(find tests -name '*.pyc')",
             "rm -f $(ls *.o)",
             'rm -f "$(mktemp)"',
             'F=$(mktemp); rm -f "$F"',
