@@ -18,6 +18,10 @@ Open (strict xfails): a substitution's names that reach a deleting word without 
 `find ~ ... | while read -r f; do rm "$f"; done`, `while read ...; done < <(find ~ ...)`, `set -- $(find ~ ...); rm
 "$@"`, `read -ra a <<< "$(find ~ ...)"`, `declare -a a=($(find ~ ...))`, `x=\\`find ~ -type f\\`; rm $x`. All delete
 the home's files under plain bash (shown live) and are allowed by Engine.check.
+
+Noticed, not fixed: `yq e -s '"/home/u/.ssh/" + .a' x.yaml` (--split-exp: each document written to a file named by
+the expression, `.yml` appended) is allowed: a write to a name computed from data. `git -c core.editor=CMD commit
+--amend`, `rebase --exec`/`--autosquash` without -i stay allowed (no todo list is edited: right).
 """
 
 from __future__ import annotations
