@@ -1501,6 +1501,9 @@ def _add_task_command(value: str, out: list[str], seen: set[str]) -> bool:
     return False
 
 
+# (adv45b) TOML tables whose keys are task names (poe's, pixi's and mise's `tasks`, pdm's, hatch's and rye's `scripts`,
+# cargo's `alias`): a name like `help` or `label` there is a task, not prose
+_TOML_TASK_TABLES = frozenset({"tasks", "scripts", "alias", "aliases"})
 _MAX_TOML_VALUES = 4096  # strings of a TOML task file read; more: the file is not judged (ask)
 
 
@@ -1517,19 +1520,23 @@ def toml_values(text: str) -> list[str] | None:
     except (tomllib.TOMLDecodeError, ValueError):
         return None
     out: list[str] = []
-    stack: list[tuple[str, object]] = [("", data)]
+    # (key, the table's key holding it, value)
+    stack: list[tuple[str, str, object]] = [("", "", data)]
     while stack and len(out) <= _MAX_TOML_VALUES:
-        key, value = stack.pop()
+        key, table, value = stack.pop()
+        # (adv45b) a key directly in a table of tasks is a task's name, whatever it says: `[tool.poe.tasks]
+        # label = "rm -rf ~"` then `poe label` (pixi's, mise's `[tasks]`, pdm's `scripts`, cargo's `[alias]`)
+        prose = bool(key) and table not in _TOML_TASK_TABLES and _TASK_PROSE.fullmatch(key) is not None
         if isinstance(value, str):
-            if not key or _TASK_PROSE.fullmatch(key) is None:
+            if not prose:
                 out.append(value)
         elif isinstance(value, dict):
-            stack.extend((str(k), v) for k, v in reversed(list(value.items())))
+            stack.extend((str(k), key, v) for k, v in reversed(list(value.items())))
         elif isinstance(value, list):
             words = [item for item in value if isinstance(item, str)]
-            if len(words) > 1 and len(words) == len(value) and (not key or _TASK_PROSE.fullmatch(key) is None):
+            if len(words) > 1 and len(words) == len(value) and not prose:
                 out.append(" ".join(words))
-            stack.extend((key, item) for item in reversed(value))
+            stack.extend((key, table, item) for item in reversed(value))
     return out
 
 
