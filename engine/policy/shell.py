@@ -819,6 +819,11 @@ def _printing_kind(command: Command, program: Program, kind: str) -> str:
     return kind
 
 
+def _raw_text(raw: _Raw) -> str:
+    """A simple command's words as written (what a substitution of it would hold: see Analyzer.feeding)."""
+    return " ".join(t.value for t in raw.words)
+
+
 def _listing_of(command: Command) -> tuple[str, str | None] | None:
     """(`$(LISTER ...)`, the folder it runs in) when ``command`` only lists names of the tree
     (paths.lists_tree): what it pipes into the next stage (`find . -name '*.py' | xargs grep x`).
@@ -863,6 +868,15 @@ class Analyzer(Follower, LinkFollower):
     piped: dict[int, Command] | None = None
     # (fresh41) the line holds a `}` (or `{`): a word of one may close or open a group in zsh (see _zsh_braces)
     braces = False
+    # (comp46) names whose value, unknown here, is a command substitution's output or a listing's names: the
+    # substitution as written (`x=$(find ~ -type f)`, `for f in $(…)`, `… | while read f`, `mapfile -t a < <(…)`,
+    # `set -- $(…)`). A later word reading the name is that text in its place (`rm $x` reads as `rm $(find ~ -type
+    # f)`), judged by the rows a substitution meets. Kept for the line, as tainted is; None: none yet (no cost
+    # on a line without substitutions).
+    carried: dict[str, str] | None = None
+    # What the command being read takes on its input, as a substitution would print it (`$(find ~ -type f)`):
+    # the stages before it in a pipe, a `< <(…)`, `<<< "$(…)"` or `< FILE` (`$(cat FILE)`); None: not known.
+    feeding: str | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1394,7 +1408,8 @@ class Analyzer(Follower, LinkFollower):
                 if value is None and not fields[0] and self._empty_before_path(seg, token):
                     value = ""
                 if value is None:
-                    fields[-1].append("$" + seg.text)
+                    carried = self._carried_text(seg.text) if self.carried is not None else None
+                    fields[-1].append("$" + seg.text if carried is None else carried)
                     dynamic = True
                     continue
             elif seg.kind == SUB:
@@ -1603,6 +1618,8 @@ class Analyzer(Follower, LinkFollower):
         data: str | None = None  # literal data flowing down the pipe
         last = pipeline[-1]
         listing: tuple[str, str | None] | None = None  # what the stage before lists of the tree (see _listing_of)
+        outer = self.feeding
+        written = ""  # the stages before, as written (see feeding)
         for raw in pipeline:
             if raw.fed and data is None:
                 # `{ echo 'rm -rf ~'; } | bash`: what the compound's commands printed (the known parts)
@@ -1619,10 +1636,17 @@ class Analyzer(Follower, LinkFollower):
             # stage that runs this line (`sh -c 'cat x.sh' | sh`: see _simple)
             feeds = raw is not last or raw.printed is not None or self.printing is not None
             start = len(self.commands)
+            if raw.fed:
+                self.feeding = "$(" + " | ".join(_raw_text(r) for r in raw.fed) + ")"
+            else:
+                self.feeding = "$(" + written + ")" if written else None
+            if raw is not last:
+                written = written + " | " + _raw_text(raw) if written else _raw_text(raw)
             try:
                 stages, data = self._simple(raw, depth, via, upstream, data, feeds=feeds)
             finally:
                 self.listing = None
+                self.feeding = outer
             unread = _NOTHING
             nested = feeds and len(self.commands) > start + len(stages)
             ran_names = _NOTHING
@@ -1819,14 +1843,20 @@ class Analyzer(Follower, LinkFollower):
                     ):
                         # `bash <<< "echo $x"` with x from `$(cmd)`: its value is parsed (see spliced_code)
                         fed_names.update(_STORED_INPUT)
+                    if not descriptor and resolved_target.dynamic and resolved_target.texts:
+                        self._fed_text(resolved_target.texts[0])  # `read -ra a <<< "$(find ~)"`
                 elif op == "<" and target.value.startswith("<("):
                     # `bash < <(echo ...)`: what the substitution prints, when knowable, is the input.
+                    if not descriptor and resolved_target.subs:
+                        self.feeding = "$(" + resolved_target.subs[0] + ")"  # `done < <(find ~ -type f)`
                     piped_in = self._content(resolved_target.texts[0]) if resolved_target.texts else None
                     if piped_in is not None:
                         stdin_parts.append(piped_in)
                     redirects.append((op, resolved_target.texts[0]))
                     descriptors.append((descriptor, op, resolved_target.texts[0], resolved_target.dynamic))
                 elif resolved_target.texts:
+                    if op == "<" and not descriptor:
+                        self._fed_text(f"$(cat {resolved_target.texts[0]})")  # `done < list.txt`
                     if op in ("<", "<>") and not resolved_target.dynamic:
                         written = self._file_text(resolved_target.texts[0])
                         if written is None and not descriptor and raw.words:
@@ -1894,6 +1924,8 @@ class Analyzer(Follower, LinkFollower):
                     # `declare -i n; n+='a[$(cmd)]'`, `n+=$x` (adv44): the whole value, as bash does not split it
                     self._integer_text(" ".join(texts)[appended.end() :])
                 self._assign(appended.group(1), grown, appended=True)
+                if is_dynamic:
+                    self._carry(appended.group(1), text[appended.end() :])
                 if is_dynamic and self._stored_value(text[appended.end() :]):
                     self._taint(appended.group(1))  # `x+=$(readlink l)` (see _arithmetic)
                 continue
@@ -1901,8 +1933,10 @@ class Analyzer(Follower, LinkFollower):
                 if home_before is None and match.group(1) == "HOME":
                     home_before = env_get(self.env, "HOME", "~")
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
-                if is_dynamic and self._stored_value(text[match.end() :]):
-                    self._taint(match.group(1))
+                if is_dynamic:
+                    self._carry(match.group(1), text[match.end() :])
+                    if self._stored_value(text[match.end() :]):
+                        self._taint(match.group(1))
                 continue
             element = _ELEMENT.match(text) if assigning and "[" in text else None
             subscripted = _SUBSCRIPTED.match(" ".join(texts)) if assigning and "[" in text else None
@@ -3242,6 +3276,8 @@ class Analyzer(Follower, LinkFollower):
         self.spliced_args = _ALL_POSITIONAL if spliced else self._spliced_args(args, dynamic)
         self._drop_positional()
         known = not any(dynamic)
+        if not known:
+            self._carry_any("@", [arg for arg, d in zip(args, dynamic, strict=False) if d])  # `set -- $(find ~)`
         self.positional = list(args) if known else None
         for i, (arg, is_dynamic) in enumerate(zip(args, dynamic, strict=False), start=1):
             if i > 9:
@@ -3352,6 +3388,37 @@ class Analyzer(Follower, LinkFollower):
                 self.integer_scripts = []
             self.integer_scripts.extend(scripts)
             self.integer_stored = True
+
+    def _carry(self, name: str, text: str) -> None:
+        """Name ``name`` (an unknown value) holds what substitution ``text`` prints (see carried)."""
+        if "$(" in text or "`" in text:
+            if self.carried is None:
+                self.carried = {}
+            self.carried[name] = text
+
+    def _fed_text(self, text: str) -> None:
+        """The command being read takes ``text`` on its input, when it holds a substitution (see feeding)."""
+        if "$(" in text or "`" in text:
+            self.feeding = text
+
+    def _carry_any(self, name: str, texts: list[str]) -> None:
+        """Name ``name`` holds any one of ``texts`` (a loop's list, an array's elements): the one naming
+        files outside the tree when one does (`for f in $(ls) $(find ~)`), else the first substitution."""
+        found = [t for t in texts if "$(" in t or "`" in t]
+        if found:
+            self._carry(name, next((t for t in found if not lists_tree(t)), found[0]))
+
+    def _carried_text(self, text: str) -> str | None:
+        """The substitution parameter ``text`` (`x`, `a[@]`, `a[0]`, `x:-d`, `@`, `1`) carries, if any: not
+        a length or an indirection (`${#a[@]}`, `${!x}`)."""
+        carried = self.carried
+        if carried is None or not text or text[0] in "#!":
+            return None
+        named = _PARAMETER_NAME.match(text)
+        name = named.group(1) if named is not None else ""
+        if name and (name in "@*" or name.isdigit()):
+            name = "@"
+        return carried.get(name)
 
     def _taint(self, name: str) -> None:
         """Variable ``name``'s value, when unknown here, may be a text an earlier command stored (see
@@ -3839,6 +3906,8 @@ class Analyzer(Follower, LinkFollower):
         if name in ("for", "select"):
             self._drop(words[0])
             dynamic = any("$" in word or "`" in word for word in words)
+            if dynamic and len(words) > 2 and words[1] == "in":
+                self._carry_any(words[0], words[2:])  # `for f in $(find ~ -type f)`
             if dynamic and self._stored_value(" ".join(words[1:])):
                 # `for t in $(git tag); do sed "s/v/$t/" f; done`: each a text an earlier command stored (see
                 # _arithmetic, spliced_data; tail36)
@@ -3899,9 +3968,12 @@ class Analyzer(Follower, LinkFollower):
             self._drop(default)
         if name in _INPUT_READERS:
             # `read n < f`: the input's text, which an earlier command may have written (see _arithmetic)
+            feeding = None if known else self.feeding
             for word in (*words, *_DEFAULT_VARIABLES.get(name, ())):
                 if _IDENTIFIER.fullmatch(word):
                     self._taint(word)
+                    if feeding is not None:
+                        self._carry(word, feeding)  # `find ~ | while read -r f`: f is a name find lists
         if known:
             pick = self._choose(len(known))
             for variable, written in known[pick].items():
@@ -4149,6 +4221,8 @@ class Analyzer(Follower, LinkFollower):
                 if value is None and not is_dynamic and "i" in attributes:
                     self._integer_text(word[match.end() :])  # `declare -i n; declare n+='a[$(cmd)]'` (adv44)
                 self._assign(named, value, appended=appended)
+                if is_dynamic:
+                    self._carry(named, word[match.end() :])
                 if is_dynamic and self._stored_value(word[match.end() :]):
                     self._taint(named)  # `declare x=$(readlink l)`, `local`, `export` (see _arithmetic)
             if "r" in flags and "r" not in removed:
@@ -4231,6 +4305,8 @@ class Analyzer(Follower, LinkFollower):
                 if integer:
                     self._integer_text(" ".join(resolved.texts))  # `declare -ai a; a=('a[$(cmd)]')` (adv44)
                 if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
+                    if resolved.dynamic:
+                        self._carry_any(name, resolved.texts)  # `a=($(find ~ -type f))`
                     if not resolved.dynamic or self._stored_value(" ".join(resolved.texts)):
                         self._taint(name)  # `a=($(readlink l))`, `a=(*)`: an element of any text (see _arithmetic)
                     elements = None

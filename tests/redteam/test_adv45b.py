@@ -140,7 +140,6 @@ def test_carried_names_delete_the_home_live(tmp_path: Path, name: str) -> None:
     assert not home_intact(home), name
 
 
-@pytest.mark.xfail(strict=True, reason="adv45b: a substitution's value carried through an array, loop or read")
 @pytest.mark.parametrize("name", sorted(CARRIED))
 def test_carried_names_not_allowed(engine: Engine, name: str) -> None:
     assert judge(engine, CARRIED[name]).decision != "allow", CARRIED[name]
@@ -149,8 +148,9 @@ def test_carried_names_not_allowed(engine: Engine, name: str) -> None:
 CARRIED_NEAR_MISSES = [
     "for f in $(find . -name '*.pyc'); do rm \"$f\"; done",
     "find . -name '*.pyc' | while read -r f; do rm \"$f\"; done",
-    'mapfile -t a < <(git ls-files -o); rm -f "${a[@]}"',
-    "readarray -t a < <(find build -name '*.o'); rm -f \"${a[@]}\"",
+    # (comp46) `mapfile -t a < <(git ls-files -o)`, `readarray -t a < <(find build -name '*.o')` now read as their
+    # inline forms, which ask in this tree (no build/; the untracked listing reads as the whole tree, its policies
+    # too): judged in a project holding them (test_comp46.test_a_listed_tree_carried_into_rm_runs_...)
     'set -- $(ls *.o); rm "$@"',
     'for f in *.log; do rm "$f"; done',
 ]

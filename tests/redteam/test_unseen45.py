@@ -605,7 +605,6 @@ def test_an_unset_prefix_before_a_root_glob_is_the_hardline(scorer: Engine) -> N
     assert verdict.decision == "deny" and verdict.hardline, said('rm -rf "$BUILD/"*', verdict)
 
 
-@pytest.mark.xfail(strict=True, reason="open: a substitution's list kept in a variable (any value: mktemp's too)")
 def test_a_deleted_list_through_a_variable(scorer: Engine) -> None:
     assert scorer.check("X=$(find ~ -name '*.txt'); rm $X").decision != "allow"
 
