@@ -14,8 +14,12 @@ is that text in its place: judged by the rows a substitution meets (delete_compu
 the tree carried so stays allowed as the inline form is; two false alarms went with it (`out=$(mktemp); curl -o
 "$out" …; rm -f "$out"` and `for f in $(git diff --name-only); do cat "$f"; done` asked).
 
-Open (strict xfails): `chmod 000 $(find ~ -type f)` and its carried spellings are allowed (no row reads a computed
-chmod target); `find . -name '*.log' | zip -m logs.zip -@` asks (a false alarm).
+Also fixed: `chmod 000 $(find ~ -type f)` (and carried: `for f in $(find ~ …); do chmod 000 "$f"; done`) was allowed
+while `chmod -R 000 ~` is a hardline: permissions_broad now asks for a mode taking the owner's read given to a
+computed list outside the tree (a listing of the tree, or a mode keeping the owner's read, stays allowed).
+
+Open (strict xfail): `find . -name '*.log' | zip -m logs.zip -@` asks (a false alarm). Not fixed: `source
+$(find ~ -name x.sh)` is allowed, as `source ~/x.sh` and `bash $(find ~ -name x.sh)` are.
 Noticed: `mapfile -t a < <(git ls-files -o); rm -f "${a[@]}"` (an adv45b near miss) now asks wherever the inline
 `rm -f $(git ls-files -o)` does: the untracked listing reads as the whole tree, the engine's own config included.
 """
@@ -138,14 +142,40 @@ def test_a_listed_tree_carried_into_rm_runs_and_stays_in_the_project(harm: tuple
     assert home_intact(home)
 
 
-@pytest.mark.xfail(strict=True, reason="open: no row reads a computed chmod target (`chmod -R 000 ~` asks)")
-@pytest.mark.parametrize(
-    "command", ["chmod 000 $(find ~ -type f)", 'for f in $(find ~ -type f); do chmod 000 "$f"; done']
-)
+CHMODS = [
+    "chmod 000 $(find ~ -type f)",
+    'for f in $(find ~ -type f); do chmod 000 "$f"; done',
+    'find ~ -type f | while read -r f; do chmod u-r "$f"; done',
+]
+CHMOD_NEAR_MISSES = [
+    "chmod 644 $(git ls-files '*.py')",
+    "for f in $(find . -name '*.sh'); do chmod +x \"$f\"; done",
+    "chmod 000 $(find . -name '*.lock')",
+    "chmod +x $(find ~/bin -type f)",
+    "chmod go-rwx $(find ~ -name '*.txt')",
+]
+
+
+@pytest.mark.parametrize("command", CHMODS)
+def test_a_computed_chmod_target_locks_the_home_live(tmp_path: Path, command: str) -> None:
+    home, _, _ = run_confined(tmp_path, command)
+    assert (home / "notes.txt").stat().st_mode & 0o400 == 0, command  # the owner's read is gone
+
+
+@pytest.mark.parametrize("command", CHMODS)
 def test_a_computed_chmod_target_is_not_allowed(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow", command
 
 
-@pytest.mark.xfail(strict=True, reason="open: a listing of the tree piped into `zip -m -@` asks (a false alarm)")
+@pytest.mark.parametrize("command", CHMOD_NEAR_MISSES)
+def test_a_computed_chmod_near_miss_stays_allowed(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision == "allow", command
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: zip -m -@ reads as `rm -r -- $(find . -name *.log)`, and recursive_delete_outside_workdir takes a "
+    "listing of the tree for a variable (`rm -rf $(find . -name __pycache__)` asks too)",
+)
 def test_a_listing_zipped_away_stays_allowed(engine: Engine) -> None:
     assert judge(engine, "find . -name '*.log' | zip -m logs.zip -@").decision == "allow"
