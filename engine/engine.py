@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from engine.policy.approval import GrantStore
     from engine.policy.evaluate import Evaluator
     from engine.policy.model import Verdict
-    from engine.policy.session_memory import SessionMemory
+    from engine.policy.session_memory import SessionMemory, SessionView
 
 _DEFS_CACHE_LIMIT = 256
 # In a definitions cache key, in place of a budget: every tool, whatever the config's budget.
@@ -575,6 +575,7 @@ class Engine:
         from engine.policy.approval import ApprovalRequest  # noqa: PLC0415
         from engine.policy.audit import AuditLog  # noqa: PLC0415
         from engine.policy.model import ALLOW, ASK, DENY, Match, Verdict  # noqa: PLC0415
+        from engine.policy.session_memory import WatchedKeys  # noqa: PLC0415
 
         snap = prepared.snap
         spec = prepared.plan.spec
@@ -593,6 +594,7 @@ class Engine:
         verdict = Verdict(ALLOW, False)
         args: Mapping[str, Any] = prepared.args
         held = None  # a background shell's input: what a write sends is judged with what it holds
+        session: SessionView | None = None
         if prepared.plan.guarded:
             try:
                 memory = self.session_memory
@@ -607,7 +609,12 @@ class Engine:
                         held.guarded = True
                         args = {**args, "input": memory.to_judge(held, args["input"], snap.policy.programs) or ""}
                         session.shell = held.shell  # its lines are read from where the shell is
+                elif tool == "terminal" and args.get("background") and isinstance(args.get("command"), str):
+                    # (sess46) the files its reading reads as code are watched while its process runs
+                    session.reads = WatchedKeys()
                 verdict = self._evaluator(snap).verdict(tool, args, session)
+                if (session.files.watches or session.files.expected) and tool in _WRITERS:
+                    verdict = self._rewrites(snap, session, tool, args, verdict)
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:
@@ -637,6 +644,8 @@ class Engine:
         audit = AuditLog(self._audit_path(snap))
         resolution = self._approvals.resolve(request, settings, snap.root / CONFIG_NAMES[0], audit)
         if resolution.allowed:
+            if session is not None and session.reads is not None:
+                self.session_memory.expect(prepared.session_id, args["command"], _cwd_of(args), session.reads)
             if held is not None:
                 self.session_memory.judged(
                     held,
@@ -662,6 +671,35 @@ class Engine:
             tool_call_id=prepared.tool_call_id,
             pending=resolution.pending,
         )
+
+    def _rewrites(
+        self, snap: Snapshot, session: SessionView, tool: str, args: Mapping[str, Any], verdict: Verdict
+    ) -> Verdict:
+        """(sess46) A call that rewrites a file a running background process of the session reads as code
+        (`sleep 2; sh x.sh` running, then write_file x.sh): the strictest of its own verdict and the process's
+        command judged again with the file's new text."""
+        from engine.policy.model import ALLOW, DENY, Verdict  # noqa: PLC0415
+
+        evaluator = self._evaluator(snap)
+        for watched, view in self.session_memory.rewritten(session, tool, args, snap.policy.programs):
+            call = (
+                {"command": watched.command}
+                if watched.cwd is None
+                else {"command": watched.command, "cwd": watched.cwd}
+            )
+            again = evaluator.verdict("terminal", call, view)
+            if again.decision == ALLOW:
+                continue
+            reason = f"it rewrites a file the running background command `{watched.command[:200]}` runs: {again.reason}"
+            decision = DENY if DENY in (again.decision, verdict.decision) else again.decision
+            verdict = Verdict(
+                decision,
+                verdict.hardline or again.hardline,
+                (*verdict.matches, *again.matches),
+                reason if decision == again.decision else verdict.reason,
+                (*verdict.commands, *again.commands),
+            )
+        return verdict
 
     @property
     def session_memory(self) -> SessionMemory:
@@ -968,6 +1006,11 @@ def _unjudged(value: Any, exc: BaseException) -> Verdict:
     shown = value[:1000] if isinstance(value, str) else "(the call's arguments)"
     match = Match("unjudged", reason, "dangerous", shown, grantable=False)
     return Verdict(ASK, False, (match,), reason)
+
+
+def _cwd_of(args: Mapping[str, Any]) -> str | None:
+    cwd = args.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def _as_list(value: Any) -> list[str]:

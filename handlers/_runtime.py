@@ -146,7 +146,7 @@ class RuntimeJobs:
             self._jobs[key] = _Job(key, ctx.session_id or "default", handle)
         # A shell or an interpreter reads its input as commands: writes to it are held by line.
         place = file_key(cwd, str(ctx.workdir)) if cwd else None
-        memory_of(ctx.shared).started(ctx.session_id, key, command, place, ctx.programs)
+        memory_of(ctx.shared).started(ctx.session_id, key, command, place, ctx.programs, alive=handle.is_alive)
         return {"process_id": key, "pid": handle.pid, "status": "running", "runtime": ctx.runtime.name}
 
     def get(self, ctx: CallContext, key: str | None) -> _Job:

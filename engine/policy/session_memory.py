@@ -58,6 +58,8 @@ MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later o
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
 MAX_SEARCHES = 256  # quiet tree searches remembered per session (SessionFiles.searched: past it, the oldest go)
+MAX_WATCHED = 64  # (sess46) live background processes whose code files are watched, per session (Watched)
+MAX_WATCHED_KEYS = 1024  # the files one watches by name; past it, every write of the session is judged against it
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
@@ -92,6 +94,46 @@ class Remembered:
     """A file the session wrote: its text when the engine saw it, else None (unread)."""
 
     content: str | None
+
+
+@dataclass(slots=True)
+class Watched:
+    """(sess46) A background process of the session and the files the reading of its command read as code (the
+    keys SessionView.read was asked for while the gate judged it: its scripts, Makefiles, package.json, the modules
+    it imports, the globs of a Programs row's ``files:``). While it runs, a later call that writes one of them is
+    judged as the process's command run with the new text (engine.gate, SessionMemory.rewritten): `sleep 2; sh x.sh`
+    then write_file x.sh 'rm -rf ~' ran the new text unjudged."""
+
+    command: str  # the terminal's command and cwd, as the gate judged them
+    cwd: str | None
+    exact: frozenset[str]
+    globs: tuple[str, ...]
+    every: bool = False  # past MAX_WATCHED_KEYS: any file written is one it may read
+    alive: Callable[[], bool] | None = None  # the process's handle (None: not started yet)
+
+    def reads(self, key: str) -> bool:
+        """Whether the process may read the file of ``key`` (a file_key) as code."""
+        return self.every or key in self.exact or any(_glob_matches(key, glob) for glob in self.globs)
+
+
+def _glob_matches(key: str, glob: str) -> bool:
+    """``key`` matches ``glob``, read loosely (`*` and `**` across folders): a wider match costs a judgment, not
+    a verdict (the rewrite is judged as the process's command with the new text)."""
+    return fnmatch.fnmatchcase(key, glob.replace("**/", "")) or fnmatch.fnmatchcase(key, glob.replace("**", "*"))
+
+
+@dataclass(slots=True)
+class WatchedKeys:
+    """The keys a background command's reading asked for (SessionView.reads), bounded."""
+
+    keys: set[str] = field(default_factory=set)
+    over: bool = False
+
+    def add(self, key: str) -> None:
+        if len(self.keys) >= MAX_WATCHED_KEYS:
+            self.over = True
+        else:
+            self.keys.add(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +388,10 @@ class SessionFiles:
         # else asks (evaluate._asked_before), whatever folder each read (a copy of the tree, a link to it).
         self.searched: OrderedDict[int, None] = OrderedDict()
         self.quiet = False
+        # (sess46) Live background processes and the files they read as code (Watched), by process id; the
+        # readings the gate allowed whose process has not started yet, by command (SessionMemory.expect).
+        self.watches: dict[str, Watched] = {}
+        self.expected: OrderedDict[str, Watched] = OrderedDict()
 
     def searches(self, found: list[int | None]) -> None:
         """Remember quiet tree searches that ran: their digests, None for one asking something new each
@@ -540,11 +586,13 @@ class SessionMemory:
         command: str,
         cwd: str | None,
         programs: ProgramTable | None = None,
+        alive: Callable[[], bool] | None = None,
     ) -> None:
-        """A background process started: when it reads commands (as ``programs``, the policy's tables, say), its
-        input is buffered by line. One no name says reads commands (`script -q /dev/null`, `newgrp`, `unshare -U`:
-        a shell with no command given) is kept UNRESOLVED until the gate reads it with the Programs table
-        (resolve)."""
+        """A background process started (``alive``: whether it still runs; then it watches the files the gate's
+        reading of ``command`` read as code, see expect): when it reads commands (as ``programs``, the policy's
+        tables, say), its input is buffered by line. One no name says reads commands (`script -q /dev/null`,
+        `newgrp`, `unshare -U`: a shell with no command given) is kept UNRESOLVED until the gate reads it with the
+        Programs table (resolve)."""
         kind = reader_kind(command, (programs or EMPTY).command_readers) or UNRESOLVED
         files = self.session(session_id)
         state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
@@ -556,6 +604,70 @@ class SessionMemory:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
             files.processes[process_id] = state
+            watched = files.expected.pop(command, None) if alive is not None else None
+            if watched is not None:
+                watched.alive = alive
+                files.watches[process_id] = watched
+                while len(files.watches) > MAX_WATCHED:
+                    files.watches.pop(next(iter(files.watches)))
+
+    # -- (sess46) files a live background process reads as code ---------------------------
+
+    def expect(self, session_id: str | None, command: str, cwd: str | None, read: WatchedKeys) -> None:
+        """The gate allowed a background ``command`` whose reading read the files ``read`` names: the process
+        it starts (``started`` with its handle) watches them."""
+        if not read.keys and not read.over:
+            return
+        globs = tuple(k for k in read.keys if "*" in k or "?" in k or "[" in k)
+        watched = Watched(command, cwd, frozenset(read.keys).difference(globs), globs, read.over)
+        files = self.session(session_id)
+        with self._lock:
+            files.expected.pop(command, None)
+            files.expected[command] = watched
+            while len(files.expected) > MAX_WATCHED:
+                files.expected.popitem(last=False)
+
+    def watched(self, files: SessionFiles) -> list[Watched]:
+        """The session's background processes still running (or about to start) that watch files (the ended ones
+        forgotten)."""
+        with self._lock:
+            items = list(files.watches.items())
+            # allowed, its process not started yet (a call of the same batch judged meanwhile): watched too
+            live: list[Watched] = list(files.expected.values())
+        ended: list[str] = []
+        for process_id, watched in items:
+            try:
+                alive = watched.alive is None or watched.alive()
+            except Exception:
+                alive = True  # not known: still watched
+            if alive:
+                live.append(watched)
+            else:
+                ended.append(process_id)
+        if ended:
+            with self._lock:
+                for process_id in ended:
+                    files.watches.pop(process_id, None)
+        return live
+
+    def rewritten(
+        self, view: SessionView, tool: str, args: Any, programs: ProgramTable | None = None
+    ) -> list[tuple[Watched, SessionView]]:
+        """(sess46) The session's running background processes a call of ``tool`` with ``args`` rewrites a file of
+        (one their command's reading read as code), each with a view of the session where the files the call
+        writes hold their new text (None: not known, judged as unread): judge the process's command there."""
+        live = self.watched(view.files)
+        if not live:
+            return []
+        written = _written_by(SessionView(view.files, view.workdir, self._lock), tool, args, programs)
+        out: list[tuple[Watched, SessionView]] = []
+        for watched in live:
+            hit = {key: text for key, text in written.items() if watched.reads(key)}
+            if hit:
+                again = SessionView(view.files, view.workdir, self._lock)
+                again.overlay = hit
+                out.append((watched, again))
+        return out
 
     def process(self, session_id: str | None, process_id: Any) -> ProcessInput | None:
         if not isinstance(process_id, str):
@@ -672,7 +784,7 @@ class SessionMemory:
 class SessionView:
     """What one check reads from its session: remembered files, and files on disk."""
 
-    __slots__ = ("_lock", "_real", "_under", "files", "shell", "workdir")
+    __slots__ = ("_lock", "_real", "_under", "files", "overlay", "reads", "shell", "workdir")
 
     def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
         self.files = files
@@ -683,6 +795,11 @@ class SessionView:
         self._under: dict[tuple[str, str | None], list[str]] = {}
         # The background shell a `process write` is judged for: its lines are read from there.
         self.shell: ShellState | None = None
+        # (sess46) The keys ``read`` is asked for (the gate judging a background command: what its process watches)
+        self.reads: WatchedKeys | None = None
+        # (sess46) Files a call is about to write, by key: their new text (None: not known). A running background
+        # process's command is judged again with these (SessionMemory.rewritten).
+        self.overlay: dict[str, str | None] | None = None
 
     def searched(self, key: int) -> bool:
         """Whether a quiet tree search of the session that ran asked what ``key`` digests (SessionFiles.searched)."""
@@ -721,7 +838,7 @@ class SessionView:
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
         name the shell it is written to defined (then it is read)."""
-        if "/" in text or self.shell is not None:
+        if "/" in text or self.shell is not None or self.reads is not None or self.overlay:
             return True
         names = self.files.names
         return bool(names) and any(name in text for name in names)
@@ -731,6 +848,11 @@ class SessionView:
         text and the text on disk (joined when they differ); False when the session wrote it
         but nobody can read it; None when the session knows nothing of it (not judged)."""
         name = file_key(key, self.workdir)
+        if self.reads is not None:
+            self.reads.add(name)
+        if self.overlay and name in self.overlay:
+            rewritten = self.overlay[name]
+            return False if rewritten is None else rewritten
         with self._lock:
             entry = self.files.files.get(name)
             remembered = entry.content if entry is not None else None
@@ -750,6 +872,8 @@ class SessionView:
         tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
         name = file_key(key, self.workdir)
         inside = name.rstrip("/") + "/"
+        if self.overlay and any(k == name or k.startswith(inside) for k in self.overlay):
+            return True
         with self._lock:
             if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
                 return True  # the file, or a file in the folder it names (`-provider-path DIR`)
@@ -769,6 +893,8 @@ class SessionView:
         files the session wrote there, and of the folder on disk (the first few hundred)."""
         with self._lock:
             names = [posixpath.basename(k) for k in self.files.files if posixpath.dirname(k) == folder]
+        if self.overlay:
+            names += [posixpath.basename(k) for k in self.overlay if posixpath.dirname(k) == folder]
         path = self._path(folder or ".")
         if path is not None:
             try:
@@ -805,6 +931,12 @@ class SessionView:
             keys = [
                 k
                 for k in self.files.files
+                if folder == "/" or (k.startswith(prefix) if prefix else not k.startswith(("/", "~")))
+            ]
+        if self.overlay:
+            keys += [
+                k
+                for k in self.overlay
                 if folder == "/" or (k.startswith(prefix) if prefix else not k.startswith(("/", "~")))
             ]
         path = self._path(folder or ".") if folder != "/" else None
@@ -950,6 +1082,63 @@ def file_key(path: str, workdir: str) -> str:
     if home and (path == home or path.startswith(home + "/")):
         return "~" + path[len(home) :]
     return path
+
+
+def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable | None) -> dict[str, str | None]:
+    """(sess46) The files a call writes, by key, with their text after it (None: not known here): the file
+    tools' path, the terminal's writes as the analyzer reads them (redirections, tee, cp, mv, sed -i, links)."""
+    workdir = view.workdir
+    path = args.get("path")
+    if tool == "write_file" and isinstance(path, str):
+        content = args.get("content")
+        return {file_key(path, workdir): content if isinstance(content, str) else None}
+    if tool == "patch" and isinstance(path, str):
+        name = file_key(path, workdir)
+        return {name: _patched(view, name, args)}
+    command = args.get("command")
+    if tool != "terminal" or not isinstance(command, str):
+        return {}
+    from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
+
+    cwd = args.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+    known = view.links()
+    analyzer = Analyzer(programs or EMPTY, view)
+    prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
+    try:
+        analyzer.analyze(prefix + command)
+    except Exception:
+        return {file_key(key, workdir): None for key in _rough_targets(command, cwd)}
+    out: dict[str, str | None] = {}
+    for key, written in analyzer.files.items():
+        if key.startswith(("/dev/", "/proc/")) or key in ("", "$unknown"):
+            continue
+        edited = analyzer.edited and key in analyzer.edited
+        out[file_key(key, workdir)] = None if edited else written.content
+    for name, target in analyzer.links.items():
+        if "$" not in name and known.get(name) != target:
+            out[file_key(name, workdir)] = None  # `ln -sf evil x.sh`: what it holds is another file's
+    return out
+
+
+def _patched(view: SessionView, name: str, args: Any) -> str | None:
+    """The text `patch` leaves in the file of key ``name`` (old_string -> new_string on its text on disk);
+    None when not computed here (a unified diff, a file not read)."""
+    old, new = args.get("old_string"), args.get("new_string")
+    path = view._path(name)
+    if not isinstance(old, str) or not old or not isinstance(new, str) or path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONTENT * 4 + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_CONTENT * 4 or _BINARY in data:
+        return None
+    text = data.decode("utf-8", "replace")
+    if old not in text:
+        return None
+    return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
 
 
 def _home() -> str:

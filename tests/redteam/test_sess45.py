@@ -23,9 +23,9 @@ Makefile; ^U/^W/^H/DEL/CR line editing under `script` (a pty) and bash -i; here-
 tokens across writes; python -i / node -i split calls; sqlite3 / psql / gdb / ed / ex / tclsh / pdb /
 perl -d commands; ipython `!`, `%sx`, `%%bash`; a background shell's `cd` through a link.
 
-Open (strict xfails below): a file a running background process of the session will run (`sleep 2; sh x.sh`,
-`make`, a python import) rewritten by a later write_file / patch / terminal `cp` before the process reads
-it: each write is judged alone, the process's command was judged with the old text.
+Open at stop 45, fixed by sess46 (tests/redteam/test_sess46.py): a file a running background process of the
+session will run (`sleep 2; sh x.sh`, `make`, a python import) rewritten by a later write_file / patch / terminal
+`cp` before the process reads it -- the rewrite is judged as the process's command with the new text now.
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def test_ipython_option_near_miss_runs(plain_harm: tuple[Engine, Path, Path]) ->
     assert home_intact(home)
 
 
-# -- open: a file a running background process will run, rewritten by a later call ---------------------
+# -- (fixed by sess46) a file a running background process will run, rewritten by a later call ---------------------
 
 # (calls before the rewrite: the file's harmless text and the background command; the rewriting call)
 REWRITTEN: dict[str, tuple[str, str, str, tuple[str, dict[str, str]]]] = {
@@ -253,11 +253,6 @@ REWRITTEN: dict[str, tuple[str, str, str, tuple[str, dict[str, str]]]] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (sess45): a write is judged alone; the running background command was judged with the file's old "
-    "text (`sleep 2; sh x.sh` then write_file x.sh 'rm -rf ~' deletes the home)",
-)
 @pytest.mark.parametrize("name", list(REWRITTEN))
 def test_a_file_rewritten_under_a_running_background_command(name: str, plain_harm: tuple[Engine, Path, Path]) -> None:
     path, text, command, (tool, arguments) = REWRITTEN[name]
