@@ -1,0 +1,61 @@
+"""xf46 (stop 46, issue 8): the small open items of stop 45.
+
+Found and fixed (each was allowed, or denied wrongly, before):
+
+1. A glob word matching a file whose name starts with `-` is that option when bash globs it: `find . -del*` with a
+   file `-delete` planted in the folder (write_file) deleted the tree; `tar cf a.tar *` with files `--checkpoint=1`
+   and `--checkpoint-action=exec=sh x.sh` ran x.sh, as `zip x.zip *` with files `-T` and `-TT=sh x.sh`. The line is judged
+   again with the matching names among its words (evaluate._dash_globbed; one stat of the folder per line holding a
+   glob character, its listing kept until it changes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "xf46", "kind: ApprovalPolicy\n") as project:
+        yield project
+
+
+# -- 1. a glob word matching a planted option file --------------------------------------------------------
+GLOB_PAYLOADS: dict[str, Case] = {
+    "find-delete": ({"-delete": ""}, "find . -del*"),
+    "find-delete-qmark": ({"-delete": ""}, "find . -name x -delet?"),
+    "find-exec-star": ({"-delete": "", "a.txt": "x"}, "find . *"),
+    "tar-checkpoint": (
+        {"--checkpoint=1": "", "--checkpoint-action=exec=sh x.sh": "", "x.sh": "rm -rf ~\n"},
+        "tar cf /tmp/a.tar *",
+    ),
+    "zip-test-command": ({"-T": "", "-TT=sh x.sh": "", "a.txt": "x"}, "zip /tmp/x.zip *"),
+    "in-a-subshell": ({"-delete": ""}, "(find . -del*)"),
+}
+GLOB_NEAR: dict[str, Case] = {
+    "find-no-planted": ({}, "find . -del*"),
+    "find-name-glob": ({"-delete": ""}, "find . -name '*.py'"),
+    "quoted-glob": ({"-delete": ""}, "find . -name '-del*'"),
+    "ls-star": ({"a.txt": "x"}, "ls -l *"),
+    "tar-no-planted": ({"a.txt": "x"}, "tar cf /tmp/a.tar *"),
+    "zip-txt": ({"-T": "", "a.txt": "x"}, "zip /tmp/x.zip *.txt"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(GLOB_PAYLOADS, GLOB_NEAR))
+def test_planted_option_glob(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    assert_verdict(loaded, case, allowed, session)
+
+
+def test_planted_option_glob_deletes_live(tmp_path: Path) -> None:
+    """The ground: bash globs `-del*` to the planted `-delete`, and find deletes the tree's files."""
+    _, cwd, _ = run_confined(tmp_path, ": > ./-delete; mkdir d; : > d/keep; find . -del*")
+    assert not (cwd / "d").exists()
+    _, cwd, printed = run_confined(tmp_path / "b", "mkdir d; : > d/keep; find . -del*")
+    assert (cwd / "d" / "keep").is_file() and "-del*" in printed
