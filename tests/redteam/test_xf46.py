@@ -59,3 +59,22 @@ def test_planted_option_glob_deletes_live(tmp_path: Path) -> None:
     assert not (cwd / "d").exists()
     _, cwd, printed = run_confined(tmp_path / "b", "mkdir d; : > d/keep; find . -del*")
     assert (cwd / "d" / "keep").is_file() and "-del*" in printed
+
+
+# -- 2. sudo's `-h HOST`: the word after a lone -h is its host ---------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "decision", "hardline"),
+    [
+        ("sudo -h reboot ls", "allow", False),  # ls on host `reboot` (was a hardline false alarm)
+        ("sudo -h reboot", "allow", False),  # a host and no command
+        ("sudo -h", "allow", False),  # help
+        ("sudo reboot", "deny", True),
+        ("sudo -h host reboot", "deny", True),
+        ("sudo -hhost reboot", "deny", True),
+        ("sudo -h -u root reboot", "deny", True),  # a lone -h before an option is help with no value
+        ("sudo -h host rm -rf ~", "deny", True),
+    ],
+)
+def test_sudo_host_word(engine: Engine, command: str, decision: str, hardline: bool) -> None:
+    verdict = engine.check(command)
+    assert (verdict.decision, verdict.hardline) == (decision, hardline), (command, verdict)
