@@ -78,3 +78,43 @@ def test_planted_option_glob_deletes_live(tmp_path: Path) -> None:
 def test_sudo_host_word(engine: Engine, command: str, decision: str, hardline: bool) -> None:
     verdict = engine.check(command)
     assert (verdict.decision, verdict.hardline) == (decision, hardline), (command, verdict)
+
+
+# -- 4. a secret-printing flag known only at run time ------------------------------------------------------
+SECRET_FLAG_PAYLOADS = [
+    "gh auth status $F",
+    'gh auth status "$@"',
+    "glab auth status $F",
+    "aws ssm get-parameter --name x $F",
+    "aws ssm get-parameter $F --name x",
+    "aws --region eu-west-1 ssm get-parameters-by-path --path / $F",
+    "az acr login -n r $F",
+    "security find-generic-password -s x $F",
+    "security find-internet-password -s x $F",
+    "F=--show-token; gh auth status $F",
+    "F=-w; security find-generic-password -s x $F",
+]
+SECRET_FLAG_NEAR = [
+    "gh auth status",
+    'gh auth status --hostname "$H"',
+    'gh auth status -h "$H"',
+    "aws ssm get-parameter --name x",
+    'aws ssm get-parameter --name "$P" --query Parameter.Value --output text',
+    'aws --region "$R" ssm get-parameter --name "$X"',
+    'az acr login -n "$REG"',
+    'az acr login --name "$REG"',
+    'security find-generic-password -s "$S" -a "$A"',
+    'gh pr view "$N"',
+    'aws s3 ls "$B"',
+]
+
+
+@pytest.mark.parametrize("command", SECRET_FLAG_PAYLOADS)
+def test_secret_flag_known_at_run_time_asks(engine: Engine, command: str) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision != "allow" and any(m.key == "secret_store_read" for m in verdict.matches), verdict
+
+
+@pytest.mark.parametrize("command", SECRET_FLAG_NEAR)
+def test_secret_flag_near_miss_allowed(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "allow", command
