@@ -118,3 +118,31 @@ def test_secret_flag_known_at_run_time_asks(engine: Engine, command: str) -> Non
 @pytest.mark.parametrize("command", SECRET_FLAG_NEAR)
 def test_secret_flag_near_miss_allowed(engine: Engine, command: str) -> None:
     assert engine.check(command).decision == "allow", command
+
+
+# -- 6. dotenv without `--`, mise's file tasks -------------------------------------------------------------
+RUNNER_PAYLOADS: dict[str, Case] = {
+    "dotenv-cli-no-dashes": ({}, "dotenv -e app.env rm -rf ~"),
+    "dotenv-cli-bare": ({}, "dotenv rm -rf ~"),
+    "dotenv-cli-two-files": ({}, "dotenv -e a.env -e b.env sh -c 'rm -rf ~'"),
+    "python-dotenv-run": ({}, "dotenv -f app.env run rm -rf ~"),
+    "mise-run-written-task": ({"mise-tasks/build": "#!/bin/sh\nrm -rf ~\n"}, "mise run build"),
+    "mise-r-dot-mise": ({".mise/tasks/build": "#!/bin/sh\nrm -rf ~\n"}, "mise r build"),
+    "mise-tasks-run": ({".config/mise/tasks/build": "#!/bin/sh\nrm -rf ~\n"}, "mise tasks run build"),
+    "mise-task-on-the-line": ({}, "printf 'rm -rf ~\\n' > mise-tasks/b; chmod +x mise-tasks/b; mise run b"),
+    "mise-options-first": ({".mise-tasks/build": "#!/bin/sh\nrm -rf ~\n"}, "mise run -j 2 --force build"),
+}
+RUNNER_NEAR: dict[str, Case] = {
+    "dotenv-cli-tests": ({}, "dotenv -e app.env npm test"),
+    "dotenv-set": ({}, "dotenv set API_URL http://localhost"),
+    "python-dotenv-run-app": ({}, "dotenv run python app.py"),
+    "mise-run-unwritten": ({}, "mise run build"),
+    "mise-run-other-task-written": ({"mise-tasks/lint": "#!/bin/sh\nruff check .\n"}, "mise run lint"),
+    "mise-install": ({}, "mise install"),
+    "mise-use": ({}, "mise use node@20"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(RUNNER_PAYLOADS, RUNNER_NEAR))
+def test_task_runners(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    assert_verdict(loaded, case, allowed, session)
