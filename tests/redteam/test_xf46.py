@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
+from tests.redteam.conftest import home_intact
 from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
 
 
@@ -146,3 +147,67 @@ RUNNER_NEAR: dict[str, Case] = {
 @pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(RUNNER_PAYLOADS, RUNNER_NEAR))
 def test_task_runners(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
     assert_verdict(loaded, case, allowed, session)
+
+
+# -- 5. git's editor in GIT_CONFIG_PARAMETERS, a remote's URL set on the line, BSD rsh's `-t T -l U` ---------------
+GIT_EDITOR_PAYLOAD = "GIT_CONFIG_PARAMETERS=\"'core.editor'='cp ../todo'\" git rebase -i HEAD~1"
+REBASE_LIVE = (
+    f"git init -q r && cd r && git {'-c user.name=a -c user.email=a@b'} commit -q --allow-empty -m 1 && "
+    f"git -c user.name=a -c user.email=a@b commit -q --allow-empty -m 2 && printf 'exec rm -rf ~\\n' > ../todo && "
+    + GIT_EDITOR_PAYLOAD
+)
+
+
+def test_git_editor_variable_runs_a_written_todo_live(tmp_path: Path) -> None:
+    """The ground: with core.editor `cp ../todo` handed down in GIT_CONFIG_PARAMETERS, `git rebase -i` takes the
+    written todo list as its own and runs its `exec` line (the fake home deleted)."""
+    home, _, printed = run_confined(tmp_path, REBASE_LIVE)
+    assert not home_intact(home), printed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        GIT_EDITOR_PAYLOAD,
+        "GIT_CONFIG_PARAMETERS=\"'core.editor=cp ../todo'\" git rebase -i HEAD~1",  # git's older form
+        "GIT_CONFIG_PARAMETERS=\"'core.editor'='cp ../todo'\" git rebase --interactive main",
+        "export GIT_CONFIG_PARAMETERS=\"'core.editor'='cp t'\"; git rebase -i HEAD~3",
+    ],
+)
+def test_git_editor_variable_asks(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision != "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "GIT_CONFIG_PARAMETERS=\"'core.editor'='cp ../todo'\" git log",  # no editor runs
+        "GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" git rebase -i HEAD~2",
+        "git rebase -i HEAD~2",
+        "git rebase main",
+    ],
+)
+def test_git_editor_variable_near_miss(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "allow", command
+
+
+@pytest.mark.parametrize(
+    ("command", "inner"),
+    [
+        ("rsh -t 5 -l u h reboot", "reboot"),
+        ("rsh -t 5 -n -l u h 'rm -rf ~'", "rm -rf ~"),
+        ("remsh -t 5 -l u h rm -rf ~", "rm -rf ~"),
+    ],
+)
+def test_bsd_rsh_timeout_then_user(engine: Engine, command: str, inner: str) -> None:
+    """`rsh -t TIMEOUT -l USER HOST CMD`: the words after TIMEOUT are rsh's again (read as `rsh -l USER HOST CMD`,
+    CMD itself hardline). The reading before (`HOST CMD`, HOST an undescribed wrapper) was fail-closed on these
+    already; the rsh row's `runs:` examples (`rsh -t 5 -l u host rm -rf x` runs `rm -rf x`, checked by validate)
+    hold the reading itself."""
+    verdict = engine.check(command)
+    assert verdict.hardline and any(m.command == inner for m in verdict.matches), verdict.matches
+
+
+@pytest.mark.parametrize("command", ["rsh -t 5 -l u h ls", "rsh -l u h uptime", "rsh -t 5 h ls"])
+def test_bsd_rsh_near_miss(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "allow", command
