@@ -18,7 +18,16 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
+from tests.redteam.harm import (
+    SECRET,
+    Case,
+    assert_verdict,
+    bare_repository,
+    case_verdict,
+    policy_project,
+    run_confined,
+    verdict_cases,
+)
 
 
 @pytest.fixture(scope="module")
@@ -211,3 +220,51 @@ def test_bsd_rsh_timeout_then_user(engine: Engine, command: str, inner: str) -> 
 @pytest.mark.parametrize("command", ["rsh -t 5 -l u h ls", "rsh -l u h uptime", "rsh -t 5 h ls"])
 def test_bsd_rsh_near_miss(engine: Engine, command: str) -> None:
     assert engine.check(command).decision == "allow", command
+
+
+# -- 3. without a session: the names `ls -d` lists on the line are what the packer reads --------------------------
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",
+        "ls -d ~/.ssh/id_ed25519 | cpio -o > x.cpio",
+        "ls -1d ~/.aws/credentials | zip x.zip -@",
+        "ls --directory ~/.ssh/id_ed25519 | tar -czf x.tgz --files-from=-",
+    ],
+)
+def test_listed_key_packed_without_a_session(engine: Engine, command: str) -> None:
+    verdict = engine.check(command)
+    assert verdict.decision != "allow" and any(m.key == "credential_read" for m in verdict.matches), verdict
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . | cpio -o > backup.cpio",
+        "git ls-files | tar -cf x.tar -T -",
+        "ls -d src tests | tar -cf x.tar -T -",
+        "ls -d src | xargs wc -l",
+        "ls -la ~/.ssh",
+    ],
+)
+def test_listed_names_near_miss(engine: Engine, command: str) -> None:
+    assert engine.check(command).decision == "allow", command
+
+
+def test_listed_key_packed_live(tmp_path: Path) -> None:
+    """The ground: `ls -d KEY | tar -cf x.tar -T -` packs the key into the working folder."""
+    _, cwd, _ = run_confined(tmp_path, "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T - 2>/dev/null; tar -xOf x.tar")
+    assert SECRET in (cwd / "x.tar").read_bytes().decode("latin-1")
+
+
+# -- open (strict xfails) ------------------------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="a dash-named file written on the line itself is not on the disk when judged")
+def test_option_file_planted_on_the_line(engine: Engine) -> None:
+    assert engine.check(": > ./-delete; find . -del*").decision != "allow"
+
+
+@pytest.mark.xfail(strict=True, reason="a remote's URL set by `git config remote.x.url` on the line is not read")
+def test_remote_url_set_by_git_config_on_the_line(loaded: tuple[Path, Engine]) -> None:
+    files = {**bare_repository(), "r/hooks/pre-receive": "rm -rf ~"}
+    case: Case = (files, "git init -q s && cd s && git config remote.x.url ../r && git push x HEAD:refs/heads/y")
+    assert case_verdict(loaded, case, "open-remote-url") != "allow"
