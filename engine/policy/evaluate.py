@@ -778,7 +778,9 @@ class Evaluator:
             if globbed is not None:
                 found, _ = self._detect_text(prefix + globbed, patterns, budget, session, view)
                 known = {(m.key, m.command, m.severity) for m in matches}
-                matches.extend(replace(m, grantable=False) for m in found if (m.key, m.command, m.severity) not in known)
+                matches.extend(
+                    replace(m, grantable=False) for m in found if (m.key, m.command, m.severity) not in known
+                )
         if seen is not None and seen.extra:
             # (by severity too: a guessed or quiet reading's match in one reading hides no certain one in another,
             # holes39: `\x00 shutdown rm` reads `shutdown` as an undescribed program's operand, unquoted as itself)

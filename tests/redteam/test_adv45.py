@@ -29,8 +29,8 @@ Found and fixed (each was allowed before):
 
 Open (strict xfails): without a session (`Engine.check`) the names a program only packs are not read from input it
 cannot see (`ls ~/.ssh/* | cpio -o > x.cpio`: the key packed into the project; xf46 closed `ls -d
-~/.ssh/id_ed25519 | tar -cf x.tar -T -`: ls -d's output is its names); read as cat's they made `find . | cpio -o > backup.cpio` of a tree holding a .env ask. The terminal's
-session reads them.
+~/.ssh/id_ed25519 | tar -cf x.tar -T -`: ls -d's output is its names); read as cat's they made `find . | cpio -o >
+backup.cpio` of a tree holding a .env ask. The terminal's session reads them.
 
 Merged (lead45): the new rows read a substitution in the word itself, so `f=$(mktemp); rm -f "$f"`, `rm -f
 "$TMPFILE"` and `wc -l < "$LOG"` stay allowed (a bare variable is any value); `x=$(find ~ -type f); rm $x` is

@@ -1,12 +1,34 @@
-"""xf46 (stop 46, issue 8): the small open items of stop 45.
+"""xf46 (stop 46, issue 8): the small open items of stop 45 (each was allowed, or denied wrongly, before).
 
-Found and fixed (each was allowed, or denied wrongly, before):
+Found and fixed:
 
 1. A glob word matching a file whose name starts with `-` is that option when bash globs it: `find . -del*` with a
    file `-delete` planted in the folder (write_file) deleted the tree; `tar cf a.tar *` with files `--checkpoint=1`
-   and `--checkpoint-action=exec=sh x.sh` ran x.sh, as `zip x.zip *` with files `-T` and `-TT=sh x.sh`. The line is judged
-   again with the matching names among its words (evaluate._dash_globbed; one stat of the folder per line holding a
-   glob character, its listing kept until it changes).
+   and `--checkpoint-action=exec=sh x.sh` ran x.sh, as `zip x.zip *` with files `-T` and `-TT=sh x.sh`. The line is
+   judged again with the matching names among its words (evaluate._dash_globbed; one stat of the folder per line
+   holding a glob character, its listing kept until it changes). For any program.
+2. `sudo -h reboot ls` was hardline (read as `reboot ls`): sudo's lone -h takes the next word as HOST when it is no
+   option (a grammar field, next_value). `sudo -h` (help) allowed, `sudo reboot` hardline as before.
+3. Without a session, `ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -` packed the key (allowed): `ls -d NAME...` prints
+   its names, read as echo's words where piped (shell._listed_names).
+4. A secret-printing flag known only at run time: `gh auth status $F` (F=--show-token), `aws ssm get-parameter
+   --name x $F` (--with-decryption), `az acr login -n r $F` (--expose-token), `security find-generic-password -s x
+   $F` (-w) were allowed; the literal spellings asked already. secret_store_read rows read a computed word there,
+   and those verbs' grammars keep an option's value (`--name "$P"`, `-h "$H"`) from being such a word.
+5. `GIT_CONFIG_PARAMETERS="'core.editor'='cp todo'" git rebase -i` (git's editor handed down in the variable, the todo
+   list replaced by a written one whose `exec` line runs) was allowed: read as `-c core.editor=` is. BSD rsh's `rsh
+   -t 5 -l u h CMD`: the words after the timeout are read as rsh's again (was read as `h CMD` only: fail-closed on
+   the payloads tried, the reading now right).
+6. `dotenv -e app.env rm -rf ~` (node dotenv-cli, no `--`) and `mise run build` after writing mise-tasks/build
+   (.mise-tasks/, mise/tasks/, .mise/tasks/, .config/mise/tasks/; `mise r`, `mise tasks run`) were allowed.
+
+Open (strict xfails): a dash-named file written on the line itself (`: > ./-delete; find . -del*`: not on the disk
+when judged); a remote's URL set by `git config remote.x.url ../r` on the line then `git push x` (r's session-written
+pre-receive); test_adv45's `ls ~/.ssh/* | cpio -o > x.cpio` (a glob's names known only when it runs).
+
+Noticed, not fixed: `mise TASK` (the shorthand with no `run`) and task names with `:` (`mise run test:unit` runs
+mise-tasks/test/unit) are not read; `aws ssm get-parameters --names "$A" "$B"` asks (--names takes several values: the
+second is read as a word that may be the flag); `ls -d x | sh` is now read as running `x` (it asked as stored text).
 """
 
 from __future__ import annotations
