@@ -56,6 +56,7 @@ _GRAMMAR_FIELDS = (
     "paths_in",
     "lone_dash",
     "input_from",
+    "next_value",
     "hosts",
     "pattern",
 )
@@ -96,6 +97,9 @@ class Grammar:
     paths_in: Final[frozenset[str]]  # options naming the directory its own paths are read in (git --work-tree)
     lone_dash: Final[str]  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
     input_from: Final[frozenset[str]]  # options naming a file the program reads as it reads its input (sftp -b)
+    # (xf46) Letters whose optional value, not attached, is the next word when that is no option (sudo's `-h HOST`:
+    # `sudo -h reboot ls` runs ls; a lone `sudo -h` prints its help)
+    next_value: Final[frozenset[str]]
     # (holes39) The operands (by index) that name hosts or host patterns (salt's target, ansible's pattern, ssh's
     # host): no path of this machine, whatever globs they hold (`salt '*' test.ping`)
     hosts: Final[tuple[int, ...]]
@@ -127,6 +131,7 @@ class Grammar:
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
         input_from: frozenset[str] = frozenset(),
+        next_value: frozenset[str] = frozenset(),
         hosts: tuple[int, ...] = (),
         pattern: frozenset[str] | None = None,
     ) -> None:
@@ -151,6 +156,7 @@ class Grammar:
         self.paths_in = paths_in
         self.lone_dash = lone_dash
         self.input_from = input_from
+        self.next_value = next_value
         self.hosts = hosts
         self.pattern = pattern
 
@@ -652,6 +658,9 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
             options.append((letter, attached, i))
             return i + 1
         if found == OPTIONAL:
+            if letter in grammar.next_value and i + 1 < len(argv) and argv[i + 1][:1] not in ("-", ""):
+                options.append((letter, argv[i + 1], i))
+                return i + 2
             options.append((letter, None, i))
             return i + 1
         if i + 1 >= len(argv):

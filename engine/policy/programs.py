@@ -790,6 +790,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         paths_in=canonical("paths_in", data.get("paths_in") or ()),
         lone_dash=next(iter(canonical("lone_dash", [data["lone_dash"]]))) if data.get("lone_dash") else "",
         input_from=canonical("input_from", data.get("input_from") or ()),
+        next_value=frozenset(data.get("next_value") or ()),
         hosts=tuple(int(i) for i in data.get("hosts") or ()),
         pattern=canonical("pattern", data["pattern"] or ()) if "pattern" in data else None,
     )

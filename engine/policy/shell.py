@@ -245,6 +245,27 @@ _COMMAND_FIELDS: Final = (
 )
 
 
+# (xf46) `ls -d NAME...`: it prints the names it is given, one a line (a file's name as given, not piped to a terminal)
+_LS_NAMES_ONLY: Final = frozenset({"-d", "--directory", "-1", "-d1", "-1d"})
+
+
+def _listed_names(argv: tuple[str, ...]) -> str | None:
+    """What `ls -d NAME...` prints: its names, when it is given only -d (and -1) and names holding no glob (the
+    producer of `ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, whose listed name tar packs); None otherwise."""
+    names: list[str] = []
+    directory = False
+    for word in argv[1:]:
+        if word[:1] == "-":
+            if word not in _LS_NAMES_ONLY:
+                return None
+            directory = directory or "d" in word
+        elif _GLOB.search(word) is not None:
+            return None
+        else:
+            names.append(word)
+    return "".join(name + "\n" for name in names) if directory and names else None
+
+
 class Command:
     """One simple command as it would run, at one unwrapping stage."""
 
@@ -2232,6 +2253,8 @@ class Analyzer(Follower, LinkFollower):
             return None
         if command.name in ("echo", "printf"):
             return printed_text(command.name, command.argv[1:])
+        if command.name == "ls" and len(command.argv) > 2:
+            return _listed_names(command.argv)
         if stdin:
             return decode_filter(command.argv, stdin)
         return None

@@ -28,9 +28,9 @@ Found and fixed (each was allowed before):
    `cmp -l`, `look`, `git hash-object -w`: read_computed_path asks.
 
 Open (strict xfails): without a session (`Engine.check`) the names a program only packs are not read from input it
-cannot see (`ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, `ls ~/.ssh/* | cpio -o > x.cpio`: the key packed into
-the project); read as cat's they made `find . | cpio -o > backup.cpio` of a tree holding a .env ask. The terminal's
-session reads them.
+cannot see (`ls ~/.ssh/* | cpio -o > x.cpio`: the key packed into the project; xf46 closed `ls -d
+~/.ssh/id_ed25519 | tar -cf x.tar -T -`: ls -d's output is its names); read as cat's they made `find . | cpio -o >
+backup.cpio` of a tree holding a .env ask. The terminal's session reads them.
 
 Merged (lead45): the new rows read a substitution in the word itself, so `f=$(mktemp); rm -f "$f"`, `rm -f
 "$TMPFILE"` and `wc -l < "$LOG"` stay allowed (a bare variable is any value); `x=$(find ~ -type f); rm $x` is
@@ -107,13 +107,13 @@ UNSEEN_PAYLOADS = [
     "find ~ | zip -m x.zip -@",
     "ls ~ | tar -C ~ -cf x.tar -T - --remove-files",
     "tar -cf x.tar -T - --remove-files < list.txt",
+    "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",  # (xf46) `ls -d NAME` prints NAME: read as echo's words
 ]
 # Without a session the names a program only packs (read as cat's) are not read from unseen input: read so, a local
 # pack of a tree holding a secret (`find . | cpio -o > backup.cpio`, test_open35's near miss) asks. The terminal's
 # session reads them (and asks).
 UNSEEN_OPEN = [
-    "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",
-    "ls ~/.ssh/* | cpio -o > x.cpio",
+    "ls ~/.ssh/* | cpio -o > x.cpio",  # (xf46: still open) a glob's names are known only when it runs
 ]
 
 

@@ -20,8 +20,8 @@ Fixed:
    (rr's default verb is record), `nodemon --exec PROG -- ARGS`.
 Checked and right already: taskset `-c0` / `--cpu-list=0` (taskset refuses both: nothing runs).
 
-Open (strict xfail): `sudo -h HOST CMD` with a HOST that is a hardline word (`sudo -h reboot ls`) is denied: a lone
--h takes the next word when it is no option, a form of optional value the grammar cannot say (read both ways).
+Open then, closed by xf46: `sudo -h HOST CMD` with a HOST that is a hardline word (`sudo -h reboot ls`) was denied: a
+lone -h takes the next word when it is no option (the grammar's `next_value`).
 """
 
 from __future__ import annotations
@@ -220,11 +220,6 @@ def test_function_as_a_value_deletes_unguarded_and_is_stopped(
     deleted_then_stopped(tmp_path, engine, home, payload)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sudo's lone -h takes the next word as HOST when it is no option (`sudo -h reboot ls` runs ls): the "
-    "grammar has no such optional value, and reads the word both ways",
-)
 def test_sudo_remote_host_word_is_no_command(engine: Engine) -> None:
     verdict = engine.check("sudo -h reboot ls")
     assert not verdict.hardline, said("sudo -h reboot ls", verdict)

@@ -492,8 +492,8 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
     "find . -del*": (
         "allow",
         "bash expands `-del*` only to a file of that name in the folder; absent, find gets "
-        "`-del*` and fails (a planted `-delete` file: the strict xfail "
-        "test_a_planted_option_file_is_globbed)",
+        "`-del*` and fails (a planted `-delete` file: test_a_planted_option_file_is_globbed, "
+        "closed by xf46)",
     ),
 }
 
@@ -640,11 +640,10 @@ def test_an_unset_prefix_is_the_absolute_path_under_bash(tmp_path: Path) -> None
     assert printed == Path("/etc/hostname").read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="open: an option word globbed against a file the caller planted")
 def test_a_planted_option_file_is_globbed(harm: tuple[Engine, Path, Path]) -> None:
     """`find . -del*` with a file named `-delete` in the folder is `find . -delete` (bash globs the word against
-    the folder: the file the caller wrote with write_file). The engine reads the word as written (find fails on
-    `-del*` when no such file is there), so the planted file's reading is not made: open."""
+    the folder: the file the caller wrote with write_file). Absent, find fails on `-del*` (allowed); planted, the
+    line is judged globbed too (closed by xf46: evaluate._dash_globbed)."""
     engine, _, root = harm
     assert engine.check("find . -del*").decision == "allow"
     (root / "-delete").write_text("")
