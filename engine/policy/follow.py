@@ -418,9 +418,13 @@ class Follower:
                             undeclared = undeclared_options(command, program)
                         if i not in undeclared:
                             break
-                    if run.prepend is not None and run.kind == "shell":
-                        payload = f"{run.prepend} {payload}"  # (sess45) ipython's `--ext=M`: `python3 -m M`
-                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+                    # (env46) `each: true`: every match in the value is a payload (a list's items: ipython's
+                    # `exec_lines=['a','!rm -rf ~','b']`, whose middle item was not read), not the first alone
+                    found = [p for p in _payloads(run, [value]) if p is not None] if run.each else [payload]
+                    for payload in found:
+                        if run.prepend is not None and run.kind == "shell":
+                            payload = f"{run.prepend} {payload}"  # (sess45) ipython's `--ext=M`: `python3 -m M`
+                        self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
