@@ -422,10 +422,11 @@ class Follower:
                     # (env46) `each: true`: every match in the value is a payload (a list's items: ipython's
                     # `exec_lines=['a','!rm -rf ~','b']`, whose middle item was not read), not the first alone
                     found = [p for p in _payloads(run, [value]) if p is not None] if run.each else [payload]
+                    shelled = run.prepend is not None and run.kind == "shell"
                     for each in found:
-                        if run.prepend is not None and run.kind == "shell":
-                            each = f"{run.prepend} {each}"  # noqa: PLW2901  (sess45) ipython's `--ext=M`: `python3 -m M`
-                        self._payload(run, command, rules, each, (*command.via, command.name), command.depth + 1)
+                        # (sess45) ipython's `--ext=M`: `python3 -m M`
+                        text = f"{run.prepend} {each}" if shelled else each
+                        self._payload(run, command, rules, text, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
