@@ -62,6 +62,7 @@ from engine.policy.gitconfig import Unknown, remote_urls, stored_aliases
 from engine.policy.gitconfig import _stamped as stamped
 from engine.policy.inline import (
     build_includes,
+    code_libraries,
     code_loads,
     code_pairs,
     code_writes,
@@ -418,9 +419,14 @@ class Follower:
                             undeclared = undeclared_options(command, program)
                         if i not in undeclared:
                             break
-                    if run.prepend is not None and run.kind == "shell":
-                        payload = f"{run.prepend} {payload}"  # (sess45) ipython's `--ext=M`: `python3 -m M`
-                    self._payload(run, command, rules, payload, (*command.via, command.name), command.depth + 1)
+                    # (env46) `each: true`: every match in the value is a payload (a list's items: ipython's
+                    # `exec_lines=['a','!rm -rf ~','b']`, whose middle item was not read), not the first alone
+                    found = [p for p in _payloads(run, [value]) if p is not None] if run.each else [payload]
+                    shelled = run.prepend is not None and run.kind == "shell"
+                    for each in found:
+                        # (sess45) ipython's `--ext=M`: `python3 -m M`
+                        text = f"{run.prepend} {each}" if shelled else each
+                        self._payload(run, command, rules, text, (*command.via, command.name), command.depth + 1)
 
     def _carried(self, run: Run, command: Command) -> None:
         """A program the table does not know, handed a shell or an interpreter (one of ``run``'s names,
@@ -1635,6 +1641,13 @@ class Follower:
                 self._escape_hatch(None, inner, depth)
             else:
                 self.analyze(f"{runner} {shell_word(path)}", depth=depth, via=inner)
+        # (env46) a shared object it loads by path (`ctypes.CDLL("./x.so")`): judged as bash's `enable -f F` (its
+        # constructors run: only one in the system's library folders is not asked about); one named when it runs asks
+        for library in code_libraries(code, language):
+            if library is None:
+                self._escape_hatch(None, inner, depth)
+            else:
+                self.analyze(f"enable -f {shell_word(library)} library", depth=depth, via=inner)
         # (sess45) a REPL's command writing a file (node's `.save F`: the lines it was fed, into ~/.bashrc): `tee F`
         for path in repl_writes(code, language):
             self.analyze(f"tee -- {shell_word(path)}", depth=depth, via=inner)

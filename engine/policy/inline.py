@@ -1089,6 +1089,43 @@ _NAMED_BY_EXPRESSION = frozenset({"perl", "python", "ruby", "php"})
 _TRIED_SUFFIXES: dict[str, tuple[str, ...]] = {"ruby": (".rb",), "elisp": (".elc", ".el")}
 
 
+# (env46) Shared objects a program's text loads by name (dlopen runs the object's constructors: machine code from the
+# file whatever it holds): python's ctypes (`CDLL(F)`, `PyDLL`, `cdll.LoadLibrary(F)`) and cffi's `ffi.dlopen(F)`,
+# ruby's Fiddle (`Fiddle.dlopen(F)`, `Fiddle::Handle.new(F)`), perl's DynaLoader `dl_load_file(F)`. Gated by a word
+# each holds (_LIBRARY_WORDS): most code names none.
+_LIBRARY_LOADS: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"""\b(?:CDLL|PyDLL|WinDLL|OleDLL|LoadLibrary|dlopen)\s*\(\s*(?:name\s*=\s*)?([^,()\n]+)"""),
+    "ruby": re.compile(r"""\bFiddle(?:\s*\.\s*dlopen|::Handle(?:\s*\.\s*new|\s*\.\s*dlopen)?)\s*\(?\s*([^,()\n]+)"""),
+    "perl": re.compile(r"""\bdl_load_file\s*\(\s*([^,()\n]+)"""),
+}
+_LIBRARY_WORDS: dict[str, tuple[str, ...]] = {
+    "python": ("DLL", "LoadLibrary", "dlopen"),
+    "ruby": ("Fiddle",),
+    "perl": ("dl_load_file",),
+}
+# an expression that names a library the loader finds by name in the system's folders (`find_library('c')`), or
+# the program itself (`CDLL(None)`): nothing of a folder the caller writes in
+_LIBRARY_SEARCHED = re.compile(r"(?:[\w.]*\bfind_library\b|None|nil|undef)\s*$")
+
+
+def code_libraries(code: str, language: str) -> list[str | None]:
+    """The shared objects ``code`` loads by a path (holding a `/`: a bare name is looked up in the library
+    path, not the working folder; see _LIBRARY_LOADS); None for a name computed when it runs."""
+    words = _LIBRARY_WORDS.get(language)
+    if words is None or not any(word in code for word in words):
+        return []
+    out: list[str | None] = []
+    assigned: dict[str, list[str]] = {}
+    for match in itertools.islice(_LIBRARY_LOADS[language].finditer(code), _MAX_CALLS):
+        expression = match.group(1).strip()
+        if _LIBRARY_SEARCHED.match(expression):
+            continue
+        path = _path_of(expression, language, code, assigned, 0)
+        if path is None or "/" in path:
+            out.append(path)
+    return out
+
+
 # (sess45) A REPL's own commands that write a file, by language: (a word each holds, the command; its group:
 # the file). node's `.save F` writes the lines the REPL was fed (`a = 1 // ; CMD` is JavaScript and a shell
 # line) to F: a background `node -i` fed `.save ~/.bashrc` wrote a start-up file unjudged.

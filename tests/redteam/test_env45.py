@@ -10,8 +10,8 @@ Found allowed, and fixed (data in policies/: executors.yaml rows, system.yaml's 
    documented reading of machine code nobody reads here is an approval).
 2. lldb: the working directory's `.lldbinit` the session wrote (`platform shell rm -rf ~`) then `lldb ./a.out` was
    allowed; now read as gdb's `.gdbinit` (`-x` / `--no-lldbinit` reads none). `lldb -s FILE` of a file nobody
-   wrote here stays allowed (test_program_configs' decision, as vim's -u; gdb's -x asks). `~/.lldbinit`
-   written asks already (a start-up file); the
+   wrote here stayed allowed (test_program_configs' decision, as vim's -u; gdb's -x asks; env46: now asks, as
+   -x). `~/.lldbinit` written asks already (a start-up file); the
    driver's own `~/.lldbinit-lldb` (and `~/.lldbinit-APP`) was an ordinary home file: now a start-up file too
    (paths.yaml shell_startup), so writing it asks.
 3. `ansible-pull -U URL` (clones URL and runs its playbook here) was allowed: asks. `ansible -m shell -a CMD`,
@@ -122,7 +122,6 @@ NEAR_MISSES: dict[str, Case] = {
     "lldb, a harmless .lldbinit": ({".lldbinit": "settings set target.x86-disassembly-flavor intel\n"}, "lldb ./a.out"),
     "lldb": ({}, "lldb ./a.out"),
     "lldb -p": ({}, "lldb -p 42"),
-    "lldb -s, a file nobody wrote here (test_program_configs)": ({}, "lldb -s cmds ./a.out"),
     "ansible-pull --help": ({}, "ansible-pull --help"),
     "ansible ping": ({}, "ansible all -m ping"),
     "git maintenance run": ({}, "git maintenance run"),

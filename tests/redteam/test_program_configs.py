@@ -6,7 +6,8 @@ system()), `lldb -s/-S/-K FILE` (`platform shell`, `script`), less's lesskey sou
 (`--lesskey-src`, LESSKEY_SRC: `shell`/`pipe` actions, an #env LESSOPEN). A file the line or
 the session wrote is read (executors.yaml `as: file` runs; executors.config_commands reads tmux,
 screen and lesskey files, the ex reader vim's and lldb's); a config nobody wrote here stays as
-before (not read), and a lesskey file nobody can read (compiled) asks.
+before (not read), and a lesskey file nobody can read (compiled) asks. (env46) lldb's command files
+(`-s`/`-S`/`-K`) are read as gdb's `-x`: one nobody wrote here asks (tests/redteam/test_env46.py).
 
 These are verdict tests only: nothing runs (a tmux or screen server started by a test would run
 its jobs outside any fake HOME).
@@ -71,8 +72,10 @@ def test_a_config_the_session_wrote_earlier_is_read(work_engine: Engine, work: P
     evaluator = work_engine._evaluator(work_engine.snapshot)
     verdict = evaluator.verdict("terminal", {"command": command}, memory.view("s1", str(work)))
     assert verdict.decision == "deny", (name, verdict)
-    # another session never wrote it: its text is not read
-    assert evaluator.verdict("terminal", {"command": command}, memory.view("s2", str(work))).decision == "allow"
+    # another session never wrote it: its text is not read (env46: lldb's command files are read as gdb's -x, an
+    # escape hatch: one nobody wrote here asks)
+    other = evaluator.verdict("terminal", {"command": command}, memory.view("s2", str(work))).decision
+    assert other == ("ask" if command.startswith("lldb") else "allow"), (name, other)
 
 
 def test_a_compiled_lesskey_file_written_on_the_line_asks(engine: Engine) -> None:
@@ -118,7 +121,6 @@ def test_near_miss_a_harmless_written_config(engine: Engine, name: str) -> None:
         "nvim -u DEFAULTS",
         "vim -u ~/.vimrc x.txt",
         "screen -c /etc/screenrc -ls",
-        "lldb -s cmds.txt ./a.out",
         "less -k keys README",
     ],
 )
