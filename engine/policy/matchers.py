@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
-from engine.policy.argv import Grammar, Parsed, parse_argv
+from engine.policy.argv import PAIR, Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
 from engine.policy.follow import subcommand_levels
 from engine.policy.inline import CODE_STRINGS, HOME_EXPRESSIONS, JOINED_HINT, joined_literals
@@ -370,8 +370,11 @@ def shape(command: Command) -> Shape:
         # (`docker run alpine ls -v /` mounts nothing).
         _plain(list(argv[reading.rest :]), set(), set(), positionals)
     values: dict[str, list[str]] = {}
+    pairs = grammar.long
     for name, value, _ in reading.options:
-        if value is not None:
+        # (fp46) the VALUE of a `NAME VALUE` binding (argv.PAIR: jq's `--arg k ~/.ssh/id_rsa`) is a text the program
+        # hands its filter, never a file it opens: no option value a matcher reads as a path
+        if value is not None and pairs.get(name) != PAIR:
             for spelling in grammar.names(name):
                 values.setdefault(spelling, []).append(value)
     if reading.rest is not None and not (len(levels) > 1 and not level.subcommands):
@@ -544,6 +547,7 @@ def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:
 # (fp44b) The classes of a file whose content a reader prints, which a pattern word may spell (`.key`, `.env`):
 # a folder's classes (secret_parent, a link's) stay, as any other of its reading (fail closed).
 _FILE_CLASSES: Final = frozenset({"credential", "secret", "shell_history"})
+_PATTERN_DROPS: Final = _FILE_CLASSES | {SECRET_HOLDER}
 
 
 class _Pattern:
@@ -558,7 +562,12 @@ class _Pattern:
 
     def __call__(self, word: str) -> frozenset[str]:
         found: frozenset[str] = self.classify(word)
-        return found if word not in self.words else _less(found, _FILE_CLASSES)
+        if word not in self.words:
+            return found
+        # (fp46) a folder "holding a secret" because the word itself spells one (`.key`, `id_rsa`: View._holds) is
+        # that file class again: a pattern spelling a key holds none (`grep -rn '.key' src`); a folder's other
+        # classes, and a holder found by a walk (`.` with a .env below), stay
+        return _less(found, _PATTERN_DROPS if not found.isdisjoint(_FILE_CLASSES) else _FILE_CLASSES)
 
 
 class _Hosts:

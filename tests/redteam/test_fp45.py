@@ -39,7 +39,8 @@ FIXED:
    substitutions run is judged as before (`[[ $(cat KEY) == x ]]`, `[[ -n $(rm -rf policies) ]]`).
 
 KEPT (a false alarm, no general rule in time): `yq eval-all '...' *.yml` (yq is no described writer: its -i is not in
-the writers' tables, so a glob that may name an engine file asks: engine_files_unknown_writer). Also kept from fp44b:
+the writers' tables, so a glob that may name an engine file asks: engine_files_unknown_writer). Fixed by fp46 (yq's
+-i described: tests/redteam/test_fp46.py); 67 of 588 flagged since, none a false alarm. Also kept from fp44b:
 `grep -rn '.key' src` (a pattern keeps a folder's classes: a recursive search of a folder `.key` may name).
 OPEN: no strict xfail.
 """
@@ -96,7 +97,6 @@ ACCEPTED: dict[str, str] = {
     'make TEST_SUITE="installation_node" SHELL="$TEST_SHELL" URCHIN="$URCHIN_PATH" test-$TEST_SHELL': "runs a program or module named only at run time; runs what a variable or a file the engine does not read names",
     "make keys KEY=/tmp/nginx.key CERT=/tmp/nginx.crt": "names a private key file; writes a shell start-up file",
     'make TEST_SUITE="xenial" SHELL="$TEST_SHELL" URCHIN="$URCHIN_PATH" test-$TEST_SHELL': "runs a program or module named only at run time; runs what a variable or a file the engine does not read names",
-    "yq eval-all '. as $item ireduce ({}; . * $item )' *.yml": "FALSE ALARM kept: yq is no described writer (its -i is not in policies/writers.yaml), so a glob that may name an engine file asks",
     'sed -i "s/security.ubuntu.com/$UBUNTU_APT_SITE/g" /etc/apt/sources.list': SYSTEM_WRITE,
     "sed -i s/ftp.debian.org/archive.debian.org/ /etc/apt/sources.list": SYSTEM_WRITE,
     "sed -i -e 's/# en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen && dpkg-reconfigure --frontend=noninteractive locales && update-locale LANG=en_US.UTF-8": SYSTEM_WRITE,
@@ -165,8 +165,8 @@ def test_the_ordinary_corpus_45(developer_project: Engine) -> None:  # noqa: F81
     assert set(ACCEPTED) <= set(commands), "an accepted command left the corpus"
     assert set(flagged) == set(ACCEPTED), f"accepted but allowed now (update ACCEPTED): {set(ACCEPTED) - set(flagged)}"
     false_alarms = [c for c, why in ACCEPTED.items() if why.startswith("FALSE ALARM")]
-    assert len(false_alarms) / len(commands) <= 0.03  # 1 / 588 (10 / 588 at start45)
-    assert len(flagged) == 68  # 77 at start45: the 9 fixed below
+    assert len(false_alarms) / len(commands) <= 0.03  # 0 / 588 since fp46 (10 / 588 at start45, 1 at stop 45)
+    assert len(flagged) == 67  # 77 at start45: the 9 fixed below; 68 at stop 45, fp46 fixed yq's (test_fp46.py)
 
 
 # -- 1. jq's two-word options ---------------------------------------------------------------------------------------
