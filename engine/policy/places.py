@@ -153,8 +153,10 @@ def engine_places(
     for path in programs:
         files += _file(path, real)
     tops += [*runtime, *programs]
-    # A name any spelling of them holds (the venv's folder, `site-packages`, `python3.11`), for the prefilter.
-    names.update(p.name for p in (*runtime, *programs))
+    # A name any spelling of them holds (the venv's folder, `site-packages`, `python3.11`), for the prefilter; not a
+    # bare `python`/`python3` (in most commands that run code, and spelled inside the venv's folder or the stdlib's)
+    names.update(p.name for p in runtime)
+    names.update(p.name for p in programs if "." in p.name)
     folders += [real(p) for p in roots]
     parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), real(top))))
     names.add(audit_log.name)
