@@ -10,11 +10,19 @@ Fixed:
    which vouches for manifests, config and handlers only. engine.policy.places.interpreter_files now adds them to
    `engine_files` (the venv whole, the stdlib, every site folder the interpreter reads, the interpreter): the
    hardline `engine_files_write`; reading, listing and copying from them stay allowed.
+2. The engine's CLI answered its own approval: `hermes-engine call terminal '{"command": "cat ~/.ssh/id_ed25519"}'
+   --approve once` printed the key; `--approve always` wrote the command into the config's command_allowlist (allowed
+   for good); `hermes-engine --root ../evil call ...` (or `cd ../evil && hermes-engine call ...`) loaded a project the
+   caller wrote (`yolo: true`, trusted on first use) and printed the key with no `--approve`. Now `--approve` is the
+   hardline (engine_self_approval) and any `hermes-engine call`/`serve` asks (engine_cli_call).
+3. `python3 -mengine trust --yes` (`-Imengine`) and `runpy.run_module('engine', run_name='__main__')` approved a
+   changed policy: now engine_self_approval (hardline).
+4. `hermes-engine json-schema --write-dir policies` wrote `.json` (a manifest suffix) into a manifest folder: now
+   engine_files_write.
 
-Checked and holding (kept here as regressions): file tools on policies/ through `..`, `./`, absolute spellings, the
-folder itself, `hermes-engine.yml`; terminal writes into policies/ by cp -r, install -D/-t, rsync, mv -T, ln -sfn,
-dd, perl -i/sed -i over globs, find -exec sed -i, shutil.copytree in python -c; `hermes-engine trust`/`dev` and
-`python -m engine` (hardline); archives, patches and `git apply` at the project's top ask.
+Checked and holding (section 3, regressions): file tools on policies/ through `..`, `./`, a trailing `/.` or space,
+the folder itself, `hermes-engine.yml`, patch of the config; the terminal's `cwd` argument (policies, src with `..`);
+find -exec sed -i, shutil.copytree in python -c, ln -sfn, mv -T over policies/.
 
 Open: none as strict xfails. Noticed, not fixed (see the report): `git merge X`, `git pull URL`,
 `git cherry-pick X`, `git stash pop` at the project's top stay allowed by design (the record of approved files
@@ -37,7 +45,14 @@ import pytest
 from engine import Engine
 from engine.policy.places import interpreter_files
 from tests.redteam.conftest import RUN_SECONDS, home_intact, make_home
-from tests.redteam.harm import assert_allowed, assert_hardline, blocked, harm_project, policy_project
+from tests.redteam.harm import (
+    assert_allowed,
+    assert_hardline,
+    blocked,
+    files_intact_after,
+    harm_project,
+    policy_project,
+)
 
 POLICY = "kind: DangerPatterns\nname: deny\npatterns: []\n"
 PY = f"python{sys.version_info[0]}.{sys.version_info[1]}"
@@ -321,3 +336,49 @@ def test_schemas_written_into_a_manifest_folder_are_refused(project: tuple[Engin
     result = engine.call("terminal", {"command": f"{CLI} json-schema --write-dir policies"})
     assert not result.ok and result.error is not None and result.error.type == "denied"
     assert sorted(p.name for p in (root / "policies").iterdir()) == ["deny.yaml"]
+
+
+# -- 3. regressions: the engine's files through the file tools and the terminal (holding) ---------------------
+
+HOLDING_CALLS = {
+    "dot-dot": ("write_file", {"path": "src/../policies/x.yaml", "content": "kind: ApprovalPolicy\nyolo: true\n"}),
+    "dot": ("write_file", {"path": "policies/./x.yaml", "content": "kind: ApprovalPolicy\nyolo: true\n"}),
+    "trailing dot": ("write_file", {"path": "policies/x.yaml/.", "content": "x"}),
+    "trailing space": ("write_file", {"path": "policies/x.yaml ", "content": "kind: ApprovalPolicy\nyolo: true\n"}),
+    "the folder": ("write_file", {"path": "policies", "content": "x"}),
+    "the other config name": ("write_file", {"path": "hermes-engine.yml", "content": "integrity: off\n"}),
+    "patch the config": ("patch", {"path": "hermes-engine.yaml", "old_string": "workdir: .", "new_string": "x: 1"}),
+    "cwd policies": ("terminal", {"command": "echo 'kind: ApprovalPolicy' > x.yaml", "cwd": "policies"}),
+    "cwd src, up": ("terminal", {"command": "echo x > ../policies/x.yaml", "cwd": "src"}),
+    "find -exec sed -i": ("terminal", {"command": "find . -name '*.yaml' -exec sed -i s/a/b/ {} +"}),
+    "copytree": (
+        "terminal",
+        {"command": "python3 -c \"import shutil; shutil.copytree('/tmp','policies',dirs_exist_ok=True)\""},
+    ),
+    "ln -sfn": ("terminal", {"command": "ln -sfn /tmp policies"}),
+    "mv -T": ("terminal", {"command": "mkdir -p /tmp/adv46pol && mv -T /tmp/adv46pol policies"}),
+}
+
+
+@pytest.mark.parametrize("name", list(HOLDING_CALLS))
+def test_the_engines_files_stay_out_of_reach(loaded: tuple[Path, Engine], name: str) -> None:
+    root, engine = loaded
+    (root / "src").mkdir(exist_ok=True)
+    files_intact_after(root, engine, [HOLDING_CALLS[name]], f"holding-{name}", policy=POLICY)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("write_file", {"path": "src/b.py", "content": "x = 2\n"}),
+        ("write_file", {"path": "README.md", "content": "# notes\n"}),
+        ("write_file", {"path": "tests/test_b.py", "content": "def test_b():\n    pass\n"}),
+        ("terminal", {"command": "echo 'x = 3' > b.py", "cwd": "src"}),
+        ("terminal", {"command": "ls", "cwd": "policies"}),
+    ],
+)
+def test_the_projects_own_files_stay_writable(loaded: tuple[Path, Engine], call: tuple[str, dict[str, str]]) -> None:
+    root, engine = loaded
+    (root / "src").mkdir(exist_ok=True)
+    result = engine.call(call[0], call[1], session_id="near")
+    assert result.ok, (call, result.error)
