@@ -10,6 +10,9 @@ the computed path class ``engine_files``; the state alone is ``engine_state``.
 from __future__ import annotations
 
 import os
+import site
+import sys
+import sysconfig
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -65,6 +68,34 @@ def config_home() -> Path:
     return home / "hermes-engine"
 
 
+def interpreter_files(
+    prefix: str | None = None, base_prefix: str | None = None, site_dirs: Iterable[str] | None = None
+) -> tuple[list[Path], list[Path]]:
+    """(folders, files) of the interpreter the engine runs on: what it reads before and while it
+    imports the engine (adv46). Its virtual environment whole when it runs in one (the scripts in
+    bin/, `pyvenv.cfg`, which names the interpreter), the standard library, every site folder (the
+    engine's dependencies, its compiled `*__mypyc*` library, the `.pth` files run at start-up), the
+    user's when the interpreter reads it, and the interpreter itself: a write to any of them runs
+    the writer's code inside the engine on its next start, as a write to the engine's own package
+    would. Existing or not yet (a user site created with a `.pth` in it loads as one that was there)."""
+    prefix = sys.prefix if prefix is None else prefix
+    base_prefix = sys.base_prefix if base_prefix is None else base_prefix
+    folders: list[str] = []
+    if prefix != base_prefix:
+        folders.append(prefix)
+    paths = sysconfig.get_paths()
+    folders += [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    if site_dirs is None:
+        found = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+        if site.ENABLE_USER_SITE:
+            found.append(site.getusersitepackages())
+        site_dirs = found
+    folders += list(site_dirs)
+    named = [sys.executable, getattr(sys, "_base_executable", "")]
+    files = [f for f in named if f and os.path.isabs(f)]
+    return [Path(f) for f in dict.fromkeys(folders) if f and os.path.isabs(f)], [Path(f) for f in dict.fromkeys(files)]
+
+
 def pack_files(pack: Pack, real: Callable[[Path], str] = os.path.realpath) -> tuple[list[str], set[str]]:
     """(globs, names) of what the loader reads from one pack, existing or not yet."""
     globs: list[str] = []
@@ -116,6 +147,16 @@ def engine_places(
         names.add(path.name)
     files += _file(audit_log, real)
     tops += [*roots, audit_log]
+    runtime, programs = interpreter_files()
+    for path in runtime:
+        files += _tree(path, real)
+    for path in programs:
+        files += _file(path, real)
+    tops += [*runtime, *programs]
+    # A name any spelling of them holds (the venv's folder, `site-packages`, `python3.11`), for the prefilter; not a
+    # bare `python`/`python3` (in most commands that run code, and spelled inside the venv's folder or the stdlib's)
+    names.update(p.name for p in runtime)
+    names.update(p.name for p in programs if "." in p.name)
     folders += [real(p) for p in roots]
     parents = ancestors(p for top in tops for p in dict.fromkeys((str(top), real(top))))
     names.add(audit_log.name)
