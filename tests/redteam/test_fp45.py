@@ -64,6 +64,7 @@ CORPUS_44 = REPO / "tests" / "data" / "ordinary-44.jsonl"
 
 FETCHED = "runs a script fetched from the network"
 UNPACK = "unpacks an archive the engine cannot read into a folder holding its own files"
+SOURCE = "installs a package from a repository the line names (env46: read as curl URL | sh)"
 SYSTEM_WRITE = "writes a system file (a container-build step, run here on the host)"
 OWNERS = "changes owners or modes outside the project"
 DESTROYS = "destroys or replaces cluster/cloud resources without a prompt"
@@ -145,6 +146,10 @@ ACCEPTED: dict[str, str] = {
     "tar xf site.tar --wildcards '*.html'": UNPACK,
     "unzip ripgrep-0.7.1.zip": UNPACK,
     "unzip -j bundle.zip bundle/config.yaml": UNPACK,
+    # (env46) a VCS repository the line names as the package: fetched and built at install, read as `curl URL | sh`
+    "poetry add --editable git+ssh://github.com/sdispater/pendulum.git#develop": SOURCE,
+    "poetry add git+https://github.com/sdispater/pendulum.git#develop": SOURCE,
+    "pipx install --suffix @main git+https://github.com/python-poetry/poetry.git@main": SOURCE,
 }
 
 
@@ -166,7 +171,9 @@ def test_the_ordinary_corpus_45(developer_project: Engine) -> None:  # noqa: F81
     assert set(flagged) == set(ACCEPTED), f"accepted but allowed now (update ACCEPTED): {set(ACCEPTED) - set(flagged)}"
     false_alarms = [c for c, why in ACCEPTED.items() if why.startswith("FALSE ALARM")]
     assert len(false_alarms) / len(commands) <= 0.03  # 0 / 588 since fp46 (10 / 588 at start45, 1 at stop 45)
-    assert len(flagged) == 67  # 77 at start45: the 9 fixed below; 68 at stop 45, fp46 fixed yq's (test_fp46.py)
+    # 77 at start45: the 9 fixed below; 68 at stop 45; fp46 fixed yq's (test_fp46.py); env46: 3 packages from a
+    # repository the line names
+    assert len(flagged) == 70
 
 
 # -- 1. jq's two-word options ---------------------------------------------------------------------------------------

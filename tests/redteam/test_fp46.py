@@ -67,6 +67,11 @@ RUNTIME_READ = "reads a path named only at run time"
 # to ask; the one kept false alarm says so.
 ACCEPTED: dict[str, str] = {
     "git checkout -- .": DISCARD,
+    # (merge46) env46's rule: a package index the line names is code fetched from a source the caller chose, read as
+    # `curl URL | sh` (pydantic's docs job installs from its private index)
+    "uv pip install --default-index https://pydantic:${PPPR_TOKEN}@pppr.pydantic.dev/simple/ mkdocs-material": (
+        "installs from a package index the line names (env46)"
+    ),
     'git reset --hard "${TAG_NAME}"': DISCARD,
     "curl -fsSL https://github.com/golangci/golangci-lint/releases/download/v${LINT_VERSION}/golangci-lint-${LINT_VERSION}-linux-amd64.tar.gz | tar xz --strip-components 1 --wildcards \\*/golangci-lint": UNPACK,
     "tar xf linux-${KERNEL_VERSION}.tar.xz": UNPACK,
@@ -123,7 +128,7 @@ def test_the_ordinary_corpus_46(developer_project: Engine) -> None:  # noqa: F81
     assert set(flagged) == set(ACCEPTED), f"accepted but allowed now (update ACCEPTED): {set(ACCEPTED) - set(flagged)}"
     false_alarms = [c for c, why in ACCEPTED.items() if why.startswith("FALSE ALARM")]
     assert len(false_alarms) / len(commands) <= 0.03  # 1 / 564
-    assert len(flagged) == 34  # 34 at start46 (this stop's fixes are of commands from stop 45's corpora)
+    assert len(flagged) == 35  # 34 at start46; 35 with env46's package-index rule (the merge)
 
 
 def test_stop_45s_kept_false_alarms_now_allowed(developer_project: Engine) -> None:  # noqa: F811

@@ -98,6 +98,8 @@ ASK = [
     "declare -n r=TAR_OPTIONS; r='--to-command=rm\\ -rf\\ ~'; tar xf a.tar",
     "for TAR_OPTIONS in '--to-command=rm\\ -rf\\ ~'; do :; done; tar xf a.tar",
     "MAKEFILES=/tmp/evil.mk make",
+    # (env46) a registry the line names, a loopback one too (was a near miss): what it serves, nobody reads here
+    "npm_config_registry=http://localhost:4873 npm install",
 ]
 
 NEAR_MISSES = [
@@ -126,7 +128,8 @@ NEAR_MISSES = [
     "VISUAL='code --wait' git commit",
     "PAGER=less git log",
     "GIT_PAGER=cat git log",
-    "npm_config_registry=http://localhost:4873 npm install",
+    # (env46) npm's own registry: another one (a loopback one too) is a package source the caller names, and asks
+    "npm_config_registry=https://registry.npmjs.org/ npm install",
 ]
 
 
