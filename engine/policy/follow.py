@@ -329,27 +329,29 @@ class Follower:
                         # (xf45) `git -c core.editor=CMD rebase -i`: git's -c, read by the verb's run
                         if given is None:
                             given = frozenset(name for name, _, _ in parsed.options)
-                        if run.names.isdisjoint(given) or not run.applies(present, count):
+                        if run.names.isdisjoint(given):
                             continue
-                        found = self._run(run, command, level, parsed, argv, dynamic, local, via)
-                        if found is not None and inner is None:
-                            inner = found
+                        read = parsed  # the program's own reading, in place of the verb's
+                    else:
+                        if source == "option" and run.names.isdisjoint(present):
+                            continue
+                        if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
+                            continue
+                        if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
+                            source == "files" and not files
+                        ):
+                            continue
+                        if source == "stdin" and piped and not files and run.prepend == "cat":
+                            # (adv45) without a session only the names a program deletes are read from unseen input:
+                            # read as cat's, a local pack of the tree (`find . | cpio -o > b.cpio`) is not a print
+                            # (xfail'd)
+                            continue
+                        if run.kind in ("reparse", "options"):
+                            continue
+                        read = reading
+                    if not run.applies(present, count):
                         continue
-                    if source == "option" and run.names.isdisjoint(present):
-                        continue
-                    if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
-                        continue
-                    if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
-                        source == "files" and not files
-                    ):
-                        continue
-                    if source == "stdin" and piped and not files and run.prepend == "cat":
-                        # (adv45) without a session only the names a program deletes are read from unseen input: read
-                        # as cat's, a local pack of the tree (`find . | cpio -o > b.cpio`) is not a print (xfail'd)
-                        continue
-                    if run.kind in ("reparse", "options") or not run.applies(present, count):
-                        continue
-                    found = self._run(run, command, level, reading, argv, dynamic, local, via)
+                    found = self._run(run, command, level, read, argv, dynamic, local, via)
                     if found is not None and inner is None:
                         inner = found
             hidden = self._held_aliases()

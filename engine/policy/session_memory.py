@@ -39,7 +39,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
@@ -47,6 +47,9 @@ from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.paths import key_in_workdir
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
+
+if TYPE_CHECKING:
+    from engine.policy.shell import Analyzer
 
 MAX_SESSIONS = 1024
 MAX_FILES = 256  # files remembered with their content, per session
@@ -498,19 +501,14 @@ class SessionMemory:
         self, session_id: str | None, workdir: str, command: str, cwd: str | None, programs: ProgramTable | None = None
     ) -> None:
         """Remember the files a terminal command that ran wrote (as the analyzer read them)."""
-        from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
-
         writes = _MAY_WRITE.search(command) is not None
         searches = _MAY_SEARCH.search(command) is not None
         if not writes and not searches:
             return
         view = self.view(session_id, workdir)
         known = view.links()
-        analyzer = Analyzer(programs or EMPTY, view)
-        prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
-        try:
-            analyzer.analyze(prefix + command)
-        except Exception:
+        analyzer = _analyzed(view, command, cwd, programs)
+        if analyzer is None:
             targets = _rough_targets(command, cwd) if writes else []
             with self._lock:
                 for key in targets:
@@ -1084,6 +1082,20 @@ def file_key(path: str, workdir: str) -> str:
     return path
 
 
+def _analyzed(view: SessionView, command: str, cwd: str | None, programs: ProgramTable | None) -> Analyzer | None:
+    """The analyzer's reading of a terminal ``command`` run in ``cwd`` with the session's files (``view``);
+    None when the reading raised (the callers fall back to a rough reading of the written names)."""
+    from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
+
+    analyzer = Analyzer(programs or EMPTY, view)
+    prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
+    try:
+        analyzer.analyze(prefix + command)
+    except Exception:
+        return None
+    return analyzer
+
+
 def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable | None) -> dict[str, str | None]:
     """(sess46) The files a call writes, by key, with their text after it (None: not known here): the file
     tools' path, the terminal's writes as the analyzer reads them (redirections, tee, cp, mv, sed -i, links)."""
@@ -1098,16 +1110,11 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
     command = args.get("command")
     if tool != "terminal" or not isinstance(command, str):
         return {}
-    from engine.policy.shell import Analyzer  # noqa: PLC0415 (shell imports this module's readers)
-
     cwd = args.get("cwd")
     cwd = cwd if isinstance(cwd, str) else None
     known = view.links()
-    analyzer = Analyzer(programs or EMPTY, view)
-    prefix = f"cd -- {_tilde_word(cwd)} && " if cwd else ""
-    try:
-        analyzer.analyze(prefix + command)
-    except Exception:
+    analyzer = _analyzed(view, command, cwd, programs)
+    if analyzer is None:
         return {file_key(key, workdir): None for key in _rough_targets(command, cwd)}
     out: dict[str, str | None] = {}
     for key, written in analyzer.files.items():
