@@ -297,7 +297,8 @@ def lists_tree(word: str) -> bool:
     found = _SUBSTITUTION.match(word)
     if found is None:
         return False
-    lister = _LISTER.match(found.group(1) if found.group(1) is not None else found.group(2))
+    text = _lister_of(found.group(1) if found.group(1) is not None else found.group(2))
+    lister = _LISTER.match(text) if text is not None else None
     if lister is None:
         return False
     program, rest = lister.groups()
@@ -308,6 +309,46 @@ def lists_tree(word: str) -> bool:
         if part.startswith("-") and (_LISTER_OPTION.match(part) or (program == "ls" and not _LS_OPTION.match(part))):
             return False
     return True
+
+
+# (merge46) Later stages of a listing that only select some of its lines (`$(find . -name '*.tmp' | grep -v keep)`):
+# what they print is a subset of the tree's names. grep with no option that prints other text (-o, -c, -l, -r,
+# -e/-f, a file operand), sort/uniq with no file, head/tail with a count.
+_SELECTOR = re.compile(r"^\s*(grep|egrep|fgrep|sort|uniq|head|tail)(?=\s|$)(.*)$", re.S)
+_SELECTOR_WORD = re.compile(r"""^(?:'[\w.*?\[\]{}/ -]*'|"[\w.*?\[\]{}/ -]*"|[\w.*?\[\]{}/-]+)$""")
+_SELECTOR_FLAGS = {"grep": frozenset("viEFwxs"), "sort": frozenset("urnVfb"), "uniq": frozenset()}
+_COUNT = re.compile(r"^(?:-n|-n\+?\d+|-\d+|\+?\d+)$")
+
+
+def _lister_of(listing: str) -> str | None:
+    """The stage of a substitution's text (`LISTER ... | SELECTOR ...`) that makes the names: the text itself, or its
+    first stage when every later one only selects lines (_SELECTOR); None when a later stage may print other text."""
+    if "|" not in listing:
+        return listing
+    stages = listing.split("|")
+    for stage in stages[1:]:
+        found = _SELECTOR.match(stage)
+        if found is None:
+            return None
+        program, rest = found.groups()
+        words = rest.split()
+        if program in ("head", "tail"):
+            if not all(_COUNT.match(word) for word in words):
+                return None
+            continue
+        flags = _SELECTOR_FLAGS.get(program, _SELECTOR_FLAGS["grep"])
+        operands = 0
+        for word in words:
+            if not _SELECTOR_WORD.match(word):
+                return None
+            if word.startswith("-") and len(word) > 1:
+                if not flags.issuperset(word[1:]):
+                    return None
+            else:
+                operands += 1
+        if operands != (0 if program in ("sort", "uniq") else 1):
+            return None  # grep's one pattern; a further word is a file it reads (sort/uniq: any word)
+    return stages[0]
 
 
 # find's expression words that make its `-name` tests no longer all required (an alternative, a negation, a
@@ -1345,7 +1386,7 @@ class PathClassifier:
         base = places.cwd if base is None else base
         found = _SUBSTITUTION.match(word)
         assert found is not None
-        listing = found.group(1) if found.group(1) is not None else found.group(2)
+        listing = _lister_of(found.group(1) if found.group(1) is not None else found.group(2)) or ""
         words = listing.split()
         args = [w.strip("'\"") for w in words[1:]]
         unknown = Classes([lexical, frozenset({"computed_source"})])
