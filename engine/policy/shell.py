@@ -254,8 +254,11 @@ def _listed_names(argv: tuple[str, ...]) -> str | None:
     producer of `ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, whose listed name tar packs); None otherwise."""
     names: list[str] = []
     directory = False
+    ended = False  # (adv46b) after `--` every word is a name (`ls -d -- ~/.ssh/id_ed25519 | tar -cf x.tar -T -`)
     for word in argv[1:]:
-        if word[:1] == "-":
+        if word == "--" and not ended:
+            ended = True
+        elif word[:1] == "-" and not ended:
             if word not in _LS_NAMES_ONLY:
                 return None
             directory = directory or "d" in word
@@ -3431,12 +3434,37 @@ class Analyzer(Follower, LinkFollower):
         if found:
             self._carry(name, next((t for t in found if not lists_tree(t)), found[0]))
 
+    def _carry_printed(self, words: list[str]) -> None:
+        """`printf -v NAME FORMAT ARGS...` (or `-vNAME`): NAME holds what the substitutions among FORMAT and
+        ARGS print (see carried)."""
+        for i, word in enumerate(words):
+            if word == "--":
+                return
+            if word.startswith("-v"):
+                named = word[2:] if len(word) > 2 else (words[i + 1] if i + 1 < len(words) else "")
+                rest = words[i + 1 :] if len(word) > 2 else words[i + 2 :]
+                if _IDENTIFIER.fullmatch(named):
+                    self._carry_any(named, rest)  # the substitutions among them, not the format
+                return
+            if not word.startswith("-"):
+                return
+
     def _carried_text(self, text: str) -> str | None:
         """The substitution parameter ``text`` (`x`, `a[@]`, `a[0]`, `x:-d`, `@`, `1`) carries, if any: not
-        a length or an indirection (`${#a[@]}`, `${!x}`)."""
+        a length (`${#a[@]}`). An indirection (`${!v}`) carries what the name v holds names, when known
+        (`v=x`), else any carried substitution naming files outside the tree (adv46b)."""
         carried = self.carried
-        if carried is None or not text or text[0] in "#!":
+        if carried is None or not text or text[0] == "#":
             return None
+        if text[0] == "!":
+            pointed = _PARAMETER_NAME.match(text)
+            name = pointed.group(1) if pointed is not None else ""
+            if not _IDENTIFIER.fullmatch(name) or pointed is None or pointed.end() != len(text):
+                return None  # `${!a[@]}`, `${!p*}`: keys and names, not values
+            value = self.env.get(name) if name not in self.vals.written else None
+            if value is not None and _IDENTIFIER.fullmatch(value):
+                return carried.get(value)
+            return next((t for t in carried.values() if not lists_tree(t)), None)
         named = _PARAMETER_NAME.match(text)
         name = named.group(1) if named is not None else ""
         if name and (name in "@*" or name.isdigit()):
@@ -3962,6 +3990,8 @@ class Analyzer(Follower, LinkFollower):
                     self.env.pop(named, None)
                     self.vals.written.add(named)
                     self._taint(named)
+            if name == "printf":
+                self._carry_printed(words)  # `printf -v x %s "$(find ~ -type f)"; rm $x` (adv46b)
             if words != ["$name"] and _names_unknown(name, words):  # (not the "any variable" of a reference)
                 # `x=PS4; printf -v "$x" %s "$(cat p)"`: any variable, those the shell itself reads as code
                 # too, which no line set before (adv44): known only at run time
