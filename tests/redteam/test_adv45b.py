@@ -146,8 +146,9 @@ def test_carried_names_not_allowed(engine: Engine, name: str) -> None:
 
 
 CARRIED_NEAR_MISSES = [
-    "for f in $(find . -name '*.pyc'); do rm \"$f\"; done",
-    "find . -name '*.pyc' | while read -r f; do rm \"$f\"; done",
+    # (merge46) tests/, not `.`: a clone holds .git, past the 2,048 entries a listing is read through
+    "for f in $(find tests -name '*.pyc'); do rm \"$f\"; done",
+    "find tests -name '*.pyc' | while read -r f; do rm \"$f\"; done",
     # (comp46) `mapfile -t a < <(git ls-files -o)`, `readarray -t a < <(find build -name '*.o')` now read as their
     # inline forms, which ask in this tree (no build/; the untracked listing reads as the whole tree, its policies
     # too): judged in a project holding them (test_comp46.test_a_listed_tree_carried_into_rm_runs_...)

@@ -57,8 +57,10 @@ PAYLOADS = {
 NEAR_MISSES = [
     'F=$(mktemp); rm -f "$F"',
     'rm -f "$TMPFILE"',
-    "for f in $(find . -name '*.pyc'); do rm \"$f\"; done",
-    "find . -name '*.pyc' | while read -r f; do rm \"$f\"; done",
+    # (merge46) listings of tests/, not of `.`: a clone of the repository holds .git, past the 2,048 entries a
+    # listing is read through (a worktree's .git is a file; CI's clone asked)
+    "for f in $(find tests -name '*.pyc'); do rm \"$f\"; done",
+    "find tests -name '*.pyc' | while read -r f; do rm \"$f\"; done",
     'set -- $(ls *.o); rm "$@"',
     'for f in *.log; do rm "$f"; done',
     'x=$(git rev-parse --show-toplevel); cd "$x"',
@@ -73,11 +75,11 @@ NEAR_MISSES = [
     'root=$(git rev-parse --show-toplevel); cd "$root" && pytest',
     "git ls-files '*.py' | while read -r f; do wc -l \"$f\"; done",
     'branch=$(git rev-parse --abbrev-ref HEAD); git push origin "$branch"',
-    "find . -name '*.orig' | while read -r f; do rm -f \"$f\"; done",
+    "find tests -name '*.orig' | while read -r f; do rm -f \"$f\"; done",
     # false alarms before: a fresh temp file's name kept in a variable, a listing of the tree read file by file
     'out=$(mktemp); curl -sSo "$out" https://example.com; rm -f "$out"',
-    'for f in $(git diff --name-only); do cat "$f"; done',
-    "for f in $(find . -name '*.md'); do cat \"$f\"; done",
+    # (merge46) a printer of the repository's files asks while test_packaging's sdist hard-links them (CI): the
+    # listing read file by file is shown in a tree of its own (test_a_listing_read_file_by_file_in_a_plain_tree)
 ]
 
 # (carried spelling, the inline substitution it stands for): judged alike, whatever the tree holds.
@@ -150,7 +152,7 @@ CHMODS = [
 CHMOD_NEAR_MISSES = [
     "chmod 644 $(git ls-files '*.py')",
     "for f in $(find . -name '*.sh'); do chmod +x \"$f\"; done",
-    "chmod 000 $(find . -name '*.lock')",
+    "chmod 000 $(find tests -name '*.lock')",
     "chmod +x $(find ~/bin -type f)",
     "chmod go-rwx $(find ~ -name '*.txt')",
 ]
@@ -179,3 +181,14 @@ def test_a_computed_chmod_near_miss_stays_allowed(engine: Engine, command: str) 
 )
 def test_a_listing_zipped_away_stays_allowed(engine: Engine) -> None:
     assert judge(engine, "find . -name '*.log' | zip -m logs.zip -@").decision == "allow"
+
+
+def test_a_listing_read_file_by_file_in_a_plain_tree(harm: tuple[Engine, Path, Path]) -> None:
+    """(merge46) comp46's fixed false alarm, in a tree of its own: a listing of the tree printed file by file is
+    allowed; the same loop over the home's files is not."""
+    engine, _, root = harm
+    (root / "docs").mkdir()
+    (root / "docs" / "a.md").write_text("a\n")
+    (root / "docs" / "b.md").write_text("b\n")
+    assert engine.check("for f in $(find . -name '*.md'); do cat \"$f\"; done").decision == "allow"
+    assert engine.check("for f in $(find ~ -name '*.md'); do cat \"$f\"; done").decision != "allow"

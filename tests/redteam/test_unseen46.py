@@ -175,7 +175,7 @@ FAMILIES: dict[str, tuple[list[str], list[str]]] = {
             "rsync -a --delete src/ backup/",
             "rsync -avzn --delete /src/ /dest/",
             "rsync -a --delete --dry-run dist/ ../site/",
-            "rsync -a --delete ./ deploy@host:/srv/app/",
+            "rsync -a --delete dist/ deploy@host:/srv/app/",
             "rsync -a --delete out/ /tmp/site/",
         ],
     ),
