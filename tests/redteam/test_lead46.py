@@ -13,20 +13,33 @@ stage just before the loop (`find . -name '*.tmp' | grep -v keep | while read -r
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, judge
-from tests.redteam.harm import run_confined
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import harm_project, run_confined
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """A small project of its own (the engine's repository, cloned, holds .git: past the 2,048 entries a listing is
+    read through, so every listing of `.` asks there, for the wrong reason)."""
+    with harm_project(tmp_path, monkeypatch, "kind: ApprovalPolicy\n") as (engine, _, root):
+        for name in ("a.tmp", "keep.tmp", "x.pyc", "old.log", "b.orig", "docs/a.md", "src/m.py", "src/test_m.py"):
+            (root / name).parent.mkdir(exist_ok=True)
+            (root / name).write_text("x\n")
+        yield engine
+
 
 NEAR_MISSES = [
     "rm $(find . -name '*.tmp' | grep -v keep)",
     "rm -f $(find . -name '*.pyc' | head -5)",
     "rm -f $(find . -name '*.orig' | sort -u)",
     "cat $(find . -name '*.md' | grep -v node_modules)",
-    "wc -l $(git ls-files '*.py' | grep -v test | tail -n 3)",
+    "wc -l $(find . -name '*.py' | grep -v test | tail -n 3)",
     "rm -f $(ls *.log | grep -i old)",
 ]
 
@@ -48,18 +61,18 @@ PAYLOADS = [
 
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
-def test_a_selected_listing_of_the_tree_stays_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision == "allow", command
+def test_a_selected_listing_of_the_tree_stays_allowed(project: Engine, command: str) -> None:
+    assert project.check(command).decision == "allow", command
 
 
 @pytest.mark.parametrize("command", PAYLOADS)
-def test_a_stage_printing_other_names_is_not_allowed(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
+def test_a_stage_printing_other_names_is_not_allowed(project: Engine, command: str) -> None:
+    assert project.check(command).decision != "allow", command
 
 
-def test_a_whole_tree_listing_still_asks_where_it_names_the_engines_files(engine: Engine) -> None:
+def test_a_whole_tree_listing_still_asks_where_it_names_the_engines_files(project: Engine) -> None:
     """`find .` lists policies/: selecting some of its lines (`head`) may still be the engine's files."""
-    assert judge(engine, "rm $(find . | sort -u | head -n 3)").decision != "allow"
+    assert project.check("rm $(find . | sort -u | head -n 3)").decision != "allow"
 
 
 def test_the_selected_listing_deletes_only_the_trees_files_live(tmp_path: Path) -> None:
