@@ -58,11 +58,11 @@ PAYLOADS = [
 ]
 
 NEAR_MISSES = [
-    "printf -v x '%s' \"$(find . -name '*.pyc')\"; rm $x",
+    "printf -v x '%s' \"$(find tests -name '*.pyc')\"; rm $x",
     "printf -v ts '%(%F)T' -1; echo \"$ts\"",
     "printf -v x '%s' \"$(git rev-parse HEAD)\"; echo $x",
     "printf -v line '%*s' 40 ''; echo \"${line// /-}\"",
-    "x=$(find . -name '*.pyc'); v=x; rm ${!v}",
+    "x=$(find tests -name '*.pyc'); v=x; rm ${!v}",
     "v=HOME; echo ${!v}",
     'for n in PATH HOME; do echo "${!n}"; done',
     "x=$(git diff --name-only); echo ${!x*}",
