@@ -7,8 +7,8 @@ or a flag-repetition pattern over `kill -s -s -s ...`, cannot stall the caller.
 
 What RE2 cannot express (backreferences, lookaround, possessive quantifiers)
 runs on the `regex` module with a budget per search (``FALLBACK_TIMEOUT`` of this
-thread's CPU time, see :func:`bounded`: a busy machine changes no verdict and
-fails no `validate`); past it, :class:`RegexTimeout` is raised and the evaluator judges the command
+thread's CPU time, confirmed by longer tries, see :func:`bounded`: a busy machine changes no
+verdict and fails no `validate`); past it, :class:`RegexTimeout` is raised and the evaluator judges the command
 as past its budget: approval no grant covers, deny when the flat scan finds
 a hardline command. So the worst case of any search is bounded either way.
 
@@ -48,15 +48,17 @@ def fallback_engine() -> Any:
 FALLBACK_TIMEOUT = 0.002
 # The `regex` module's own timeout is wall time: a thread that another process kept off the CPU
 # reaches it without having done the work. Such a search is run again with a longer wall timeout,
-# judged by the CPU time it took, at most this many times, each with this many times the timeout.
-_RETRIES: Final = 4
+# judged by the CPU time it took; all tries together are at most this many.
+_TRIES: Final = 6
 _WALL_FACTOR: Final = 50
-# A search refused for its CPU time is refused only when a second try, with the budget as its wall
-# timeout again, spends it too: one reading of the thread's CPU time can hold what was not the
-# search's (a collection by the garbage collector, a page fault, a loaded VM's accounting: a 0.1 ms
-# search once read over 2 ms on CI, and the differential test of stop 33 saw a check read as past
-# its budget once in ~13,000). A slow pattern is slow every time: it costs twice the budget, no more.
-_CONFIRMATIONS = 2
+# A search refused for its CPU time is refused only when the tries confirming it spend their budget
+# too, each this many times the one before (2, 10, 50 ms). One reading of the thread's CPU time can
+# hold what was not the search's: a collection by the garbage collector, a page fault, a loaded VM
+# whose hypervisor's steal is charged to the running thread. Such noise comes in bursts: a 0.3 µs
+# search read over 2 ms twice running in stop 46's CI (and one check in ~13,000 of stop 33's
+# differential test). A slow pattern is slow every time: it costs 62 ms of CPU, no more.
+_CONFIRMATIONS: Final = 3
+_CONFIRM_FACTOR: Final = 5
 
 
 class _LazyRE2:
@@ -96,33 +98,35 @@ def bounded(pattern: str, call: Callable[..., Any], *args: Any) -> Any:
     The first try has the budget as its wall timeout (the common case: done long before).
     Past it, the CPU time this thread spent tells a slow pattern (it used the budget) from a
     busy machine (it did not: tried again with a longer wall timeout, and the result kept only
-    if its CPU time is within the budget). A search that used the budget is refused when a
-    second try uses it too (``_CONFIRMATIONS``). So the same pattern on the same text is
-    refused or not whatever else the machine runs.
+    if its CPU time is within the budget). A search that used its budget is tried again with
+    ``_CONFIRM_FACTOR`` times the budget, and refused when ``_CONFIRMATIONS`` tries in a row
+    use theirs. So the same pattern on the same text is refused or not whatever else the
+    machine runs, unless the machine charges the thread tens of milliseconds it did not spend.
 
     Raises:
         RegexTimeout: the search needs more than the budget of CPU time.
     """
-    wall = FALLBACK_TIMEOUT
-    spent = 0  # tries that used the whole budget of CPU time
-    for _ in range(_RETRIES):
+    budget = wall = FALLBACK_TIMEOUT
+    spent = 0  # tries that used their whole budget of CPU time
+    for _ in range(_TRIES):
         started = thread_time()
         begun = perf_counter()
         try:
             found = call(*args, timeout=wall)
         except TimeoutError:
-            if thread_time() - started < FALLBACK_TIMEOUT:
-                wall = FALLBACK_TIMEOUT * _WALL_FACTOR  # kept off the CPU: try again, given longer
+            if thread_time() - started < budget:
+                wall = max(budget, FALLBACK_TIMEOUT * _WALL_FACTOR)  # kept off the CPU: try again, given longer
                 continue
         else:
             # Done within the budget by the wall clock: no more CPU time than that was spent (and
             # thread_time is a system call, several µs on a virtual machine; perf_counter is not).
-            if perf_counter() - begun <= FALLBACK_TIMEOUT or thread_time() - started <= FALLBACK_TIMEOUT:
+            if perf_counter() - begun <= budget or thread_time() - started <= budget:
                 return found
         spent += 1
         if spent == _CONFIRMATIONS:
             break
-        wall = FALLBACK_TIMEOUT  # the confirming try has the budget again (never more CPU)
+        budget *= _CONFIRM_FACTOR  # the confirming try: a larger budget, its wall timeout (never more CPU)
+        wall = budget
     raise RegexTimeout(pattern)
 
 
