@@ -179,49 +179,15 @@ _TOO_ESCAPED: Final = "%"  # _percent_decoded's answer for such a text (compared
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
-# (xf46) The names starting with `-` in a folder, by the folder's modification time (a stat per globbing line; the
-# folder is listed again only when it changed). A bare word that may be a glob (no quote, escape, expansion or `/`).
-_DASH_NAMES: dict[str, tuple[int, tuple[str, ...]]] = {}
-_DASH_NAMES_PAST: Final = 64
-_GLOB_WORD: Final = re.compile(r"(?<![^\s;&|()])[^\s;&|()<>'\"\\$`/=]*[*?[][^\s;&|()<>'\"\\$`/]*(?![^\s;&|()<>])")
-
-
-def _dash_names(folder: str) -> tuple[str, ...]:
-    """The entries of ``folder`` whose names start with `-` (none when it cannot be listed)."""
-    try:
-        stamp = os.stat(folder).st_mtime_ns
-    except OSError:
-        return ()
-    known = _DASH_NAMES.get(folder)
-    if known is not None and known[0] == stamp:
-        return known[1]
-    try:
-        names = tuple(sorted(name for name in os.listdir(folder) if name.startswith("-")))
-    except OSError:
-        names = ()
-    if len(_DASH_NAMES) >= _DASH_NAMES_PAST:
-        _DASH_NAMES.clear()
-    _DASH_NAMES[folder] = (stamp, names)
+def _dash_names(view: View, session: SessionView | None, cwd: str | None) -> tuple[str, ...]:
+    """(xf46) The names starting with `-` a glob word may expand to in the folder a command runs in (``cwd``: the
+    analyzer's); in one only the run knows (`cd "$D"`), the working directory's and those the session wrote."""
+    names = view.dash_names(cwd)
+    if names is None:
+        names = view.dash_names(None) or ()
+        if session is not None:
+            names += tuple(name for name in session.files.names if name[:1] == "-")
     return names
-
-
-def _dash_globbed(text: str, folder: str) -> str | None:
-    """``text`` with each bare glob word that matches a name starting with `-` in ``folder`` preceded by those
-    names (bash's globbing puts them among the words, where a program reads them as its options: `find . -del*`
-    with a file `-delete` there, `tar cf x.tar *` with files `--checkpoint=1` and `--checkpoint-action=exec=sh
-    x`); None when no word does (most folders hold no such name: one stat)."""
-    names = _dash_names(folder)
-    if not names:
-        return None
-    out = _GLOB_WORD.sub(partial(_dash_matches, names), text)
-    return out if out != text else None
-
-
-def _dash_matches(names: tuple[str, ...], found: re.Match[str]) -> str:
-    """A glob word preceded by the names starting with `-` that it matches (as it is when none does)."""
-    word = found.group(0)
-    hits = [shell_word(name) for name in names if fnmatch.fnmatchcase(name, word)]
-    return " ".join([*hits, word]) if hits else word
 
 
 def _percent_decoded(text: str) -> str | None:
@@ -770,17 +736,6 @@ class Evaluator:
         # One view of the file system for every reading: one check sees one state of it.
         view = self.classifier.view()
         matches, problem = self._detect_text(prefix + value, patterns, budget, session, view)
-        if "*" in value or "?" in value or "[" in value:
-            # (xf46) a glob word matching a file whose name starts with `-` is that option when bash globs it (`find .
-            # -del*` with a file `-delete` planted in the folder is `find . -delete`): the line again, so globbed
-            folder = view.workdir if not cwd else posixpath.join(view.workdir, cwd)
-            globbed = _dash_globbed(value, folder)
-            if globbed is not None:
-                found, _ = self._detect_text(prefix + globbed, patterns, budget, session, view)
-                known = {(m.key, m.command, m.severity) for m in matches}
-                matches.extend(
-                    replace(m, grantable=False) for m in found if (m.key, m.command, m.severity) not in known
-                )
         if seen is not None and seen.extra:
             # (by severity too: a guessed or quiet reading's match in one reading hides no certain one in another,
             # holes39: `\x00 shutdown rm` reads `shutdown` as an undescribed program's operand, unquoted as itself)
@@ -817,6 +772,8 @@ class Evaluator:
         cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
+        if analyzer is not None and ("*" in text or "?" in text or "[" in text):
+            analyzer.dash_names = partial(_dash_names, view, session)
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.
         budget = lazy.get() if len(text) > _BUDGETED else None

@@ -1882,6 +1882,24 @@ class View:
             path = posixpath.join(self._cwd, spelled)
         return posixpath.normpath(path) if path.startswith("/") else None
 
+    def dash_names(self, cwd: str | None) -> tuple[str, ...] | None:
+        """(xf46) The names starting with `-` in the folder a command runs in (``cwd``: Command.cwd, None for
+        the working directory), which a glob word there expands to where its program reads options; None
+        when the folder is not known for certain (`cd "$D"`), () when it cannot be listed."""
+        folder = self._cwd if cwd is None else self.folder(cwd)
+        if folder is None:
+            return None
+        listed = self._classifier._trees.entries(folder)
+        if listed is None:
+            return ()
+        if len(listed) < _TREE_READ:
+            return tuple(name for name, _ in listed if name[:1] == "-")
+        try:  # a folder past what a walker reads: every name, as bash's glob reads them
+            with os.scandir(folder) as entries:
+                return tuple(entry.name for entry in entries if entry.name[:1] == "-")
+        except OSError:
+            return ()
+
     def classify_plain(
         self,
         words: Iterable[str],

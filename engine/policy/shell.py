@@ -901,6 +901,9 @@ class Analyzer(Follower, LinkFollower):
     # What the command being read takes on its input, as a substitution would print it (`$(find ~ -type f)`):
     # the stages before it in a pipe, a `< <(…)`, `<<< "$(…)"` or `< FILE` (`$(cat FILE)`); None: not known.
     feeding: str | None = None
+    # (xf46) The names starting with `-` in the folder a command runs in (its cwd, as self.cwd holds it), which a
+    # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
+    dash_names: Callable[[str | None], tuple[str, ...]] | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1148,6 +1151,7 @@ class Analyzer(Follower, LinkFollower):
                 script = []
             while script is not None and readings < _MAX_READINGS:
                 other = Analyzer(self.programs, self.session)
+                other.dash_names = self.dash_names
                 if self.resumed is not None and other.resumed is None:
                     self.resumed.restore(other)
                 other.lexed = self.lexed
@@ -1209,6 +1213,38 @@ class Analyzer(Follower, LinkFollower):
         self.functions = {name: list(bodies) for name, bodies in functions.items()}  # type: ignore[attr-defined]
         self.hashed = dict(hashed)  # type: ignore[call-overload]
 
+    def _dash_globbed(self, globs: set[str], argv: list[str], dynamic: list[bool]) -> None:
+        """(xf46) Put before each glob word the names starting with `-` it matches in the folder the command runs in:
+        bash's glob puts them among the words, where its program reads them as options (`find . -del*` with a file
+        `-delete` planted there is `find . -delete`; `tar cf x.tar *` with files `--checkpoint=1` and
+        `--checkpoint-action=exec=sh x`). A word with a `/` globs no name to its front; a quoted glob character
+        matches itself (`-name '-del*'`): ``globs`` are the words bash globs. The folder is read from the disk:
+        such a parse is not kept."""
+        if not globs or globs.isdisjoint(argv[1:]):
+            return
+        assert self.dash_names is not None
+        self.read_disk = True
+        names = self.dash_names(self.cwd)
+        if self.files:  # and those written earlier on the line (`: > ./-delete; find . -del*`)
+            here = self._file_key(".")
+            here = "" if here == "." else here
+            names += tuple(
+                posixpath.basename(key)
+                for key in self.files
+                if posixpath.basename(key)[:1] == "-" and posixpath.dirname(key) == here
+            )
+        if not names:
+            return
+        at = 1
+        while at < len(argv):
+            word = argv[at]
+            if word in globs:
+                hits = [name for name in names if fnmatch.fnmatchcase(name, word)]
+                argv[at:at] = hits
+                dynamic[at:at] = [False] * len(hits)
+                at += len(hits)
+            at += 1
+
     def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
         """Add what another reading of the line found."""
         for command in other.commands:
@@ -1222,6 +1258,7 @@ class Analyzer(Follower, LinkFollower):
             self.moved = []
         self.moved.extend(other.moved)
         self.fetched = self.fetched or other.fetched
+        self.read_disk = self.read_disk or other.read_disk
         if len(self.commands) + self.skipped > MAX_COMMANDS:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
 
@@ -1625,7 +1662,13 @@ class Analyzer(Follower, LinkFollower):
         """What analyze, _pipeline and _simple do with one simple command of plain words (no
         assignment first, redirection, input, keyword or expansion): the same stages."""
         start = len(self.commands)
-        stages = self._unwrap(argv, [False] * len(argv), [], "", _NOTHING, (), 0)
+        dynamic = [False] * len(argv)
+        if self.dash_names is not None and len(argv) > 1:
+            globs = {word for word in argv[1:] if "/" not in word and _GLOB.search(word) is not None}
+            if globs:
+                argv = list(argv)
+                self._dash_globbed(globs, argv, dynamic)
+        stages = self._unwrap(argv, dynamic, [], "", _NOTHING, (), 0)
         output = self._output(stages[-1] if stages else None, "")
         if stages and (
             stages[-1].name in _FILE_WRITERS or stages[-1].name in _IN_PLACE or _may_write(stages[-1].program)
@@ -1983,6 +2026,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
+        if self.dash_names is not None and len(argv) > 1 and any(_GLOB.search(t.value) for t in raw.words):
+            self._dash_globbed(_glob_words(raw.words), argv, dynamic)
         if self.keyword:
             for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
                 keyed = ASSIGNMENT.match(arg) if "=" in arg else None
@@ -5542,6 +5587,24 @@ _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 _QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
+
+
+def _glob_words(tokens: list[Token]) -> set[str]:
+    """The texts of the words bash globs that hold no `/` (a glob there may expand to a name starting with `-`)."""
+    globs: set[str] = set()
+    for token in tokens:
+        if token.literal is not None and _active_glob(token):
+            texts = expand_braces(token.literal)[0] if token.brace else (token.literal,)
+            globs.update(text for text in texts if "/" not in text)
+    return globs
+
+
+def _active_glob(token: Token) -> bool:
+    """Whether a word holds a glob character bash expands: one no quote or backslash made literal (`-del*""` is
+    a glob, `'-del*'` and `-del\\*` are not)."""
+    if not token.quoted:
+        return _GLOB.search(token.value) is not None
+    return any(seg.kind == LIT and not seg.quoted and _GLOB.search(seg.text) is not None for seg in token.segs)
 
 
 def _glob_qualifier_scripts(word: str) -> list[str]:

@@ -5,8 +5,8 @@ Found and fixed:
 1. A glob word matching a file whose name starts with `-` is that option when bash globs it: `find . -del*` with a
    file `-delete` planted in the folder (write_file) deleted the tree; `tar cf a.tar *` with files `--checkpoint=1`
    and `--checkpoint-action=exec=sh x.sh` ran x.sh, as `zip x.zip *` with files `-T` and `-TT=sh x.sh`. The line is
-   judged again with the matching names among its words (evaluate._dash_globbed; one stat of the folder per line
-   holding a glob character, its listing kept until it changes). For any program.
+   judged again with the matching names among its words (since stop 47 in the shell's reading, in the folder each
+   command runs in: shell.Analyzer._dash_globbed, tests/redteam/test_fix47.py). For any program.
 2. `sudo -h reboot ls` was hardline (read as `reboot ls`): sudo's lone -h takes the next word as HOST when it is no
    option (a grammar field, next_value). `sudo -h` (help) allowed, `sudo reboot` hardline as before.
 3. Without a session, `ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -` packed the key (allowed): `ls -d NAME...` prints
@@ -22,8 +22,7 @@ Found and fixed:
 6. `dotenv -e app.env rm -rf ~` (node dotenv-cli, no `--`) and `mise run build` after writing mise-tasks/build
    (.mise-tasks/, mise/tasks/, .mise/tasks/, .config/mise/tasks/; `mise r`, `mise tasks run`) were allowed.
 
-Open (strict xfails): a dash-named file written on the line itself (`: > ./-delete; find . -del*`: not on the disk
-when judged); a remote's URL set by `git config remote.x.url ../r` on the line then `git push x` (r's session-written
+Open (strict xfails): a remote's URL set by `git config remote.x.url ../r` on the line then `git push x` (r's session-written
 pre-receive); test_adv45's `ls ~/.ssh/* | cpio -o > x.cpio` (a glob's names known only when it runs).
 
 Noticed, not fixed: `mise TASK` (the shorthand with no `run`) and task names with `:` (`mise run test:unit` runs
@@ -280,11 +279,6 @@ def test_listed_key_packed_live(tmp_path: Path) -> None:
 
 
 # -- open (strict xfails) ------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="a dash-named file written on the line itself is not on the disk when judged")
-def test_option_file_planted_on_the_line(engine: Engine) -> None:
-    assert engine.check(": > ./-delete; find . -del*").decision != "allow"
-
-
 @pytest.mark.xfail(strict=True, reason="a remote's URL set by `git config remote.x.url` on the line is not read")
 def test_remote_url_set_by_git_config_on_the_line(loaded: tuple[Path, Engine]) -> None:
     files = {**bare_repository(), "r/hooks/pre-receive": "rm -rf ~"}
