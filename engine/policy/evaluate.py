@@ -660,7 +660,8 @@ class Evaluator:
         # text -> (its simple commands, files it runs whose text is unknown); see PARSE_CACHE.
         # Set parse_cache to 0 to parse every text (the benchmark's cold figure).
         self.parse_cache = PARSE_CACHE
-        self._parses: dict[str, tuple[list[Command], tuple[str, ...]]] = {}
+        # (commands, files it runs that were not read, the folders its globs expand in: see Analyzer.dash_folders)
+        self._parses: dict[str, tuple[list[Command], tuple[str, ...], tuple[str | None, ...]]] = {}
         # (help38) The names of the programs whose grammar has `runs_nothing`, as the flat scan reads a word (made
         # on its first piece: _quiet_piece)
         self._quiet_names: frozenset[bytes] | None = None
@@ -771,6 +772,9 @@ class Evaluator:
                 return self._flat_scan(text, index, lazy.judged), str(exc)
         cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
+        if parsed is not None and parsed[2] and any(_dash_names(view, None, cwd) for cwd in parsed[2]):
+            parsed = None  # (xf46) a folder its globs expand in holds a name starting with `-` now: read again
+            self._parses.pop(text, None)
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
         if analyzer is not None and ("*" in text or "?" in text or "[" in text):
             analyzer.dash_names = partial(_dash_names, view, session)
@@ -781,7 +785,7 @@ class Evaluator:
         try:
             unparseable: str | None = None
             if parsed is not None:
-                commands, unread = parsed
+                commands, unread, _ = parsed
             else:
                 assert analyzer is not None
                 try:
@@ -791,7 +795,7 @@ class Evaluator:
                     if cacheable and not analyzer.read_disk:
                         if len(self._parses) >= self.parse_cache:
                             self._parses.clear()  # simpler than an LRU, and safe under threads
-                        self._parses[text] = (commands, tuple(analyzer.unread))
+                        self._parses[text] = (commands, tuple(analyzer.unread), tuple(analyzer.dash_folders))
                 except (TooComplex, OverBudget) as limit:
                     # Past a limit: what was read so far, and a flat scan of the whole text.
                     read = self._match(analyzer.commands, text, index, None) or []

@@ -1031,6 +1031,30 @@ class TreeLister:
     def __init__(self) -> None:
         self._kept: dict[str, tuple[tuple[int, int, int], tuple[tuple[str, int], ...]]] = {}
         self._total = 0  # entries kept
+        # (xf46) a kept listing's names starting with `-`, by folder, with the listing they were read from
+        self._dashes: dict[str, tuple[tuple[tuple[str, int], ...], tuple[str, ...]]] = {}
+
+    def dash_names(self, folder: str) -> tuple[str, ...]:
+        """The names in ``folder`` starting with `-` (see View.dash_names), () when it cannot be listed: read
+        from its listing (picked out again only when that changed), every name of a folder past _TREE_READ."""
+        listed = self.entries(folder)
+        if listed is None:
+            return ()
+        kept = self._dashes.get(folder)
+        if kept is not None and kept[0] is listed:
+            return kept[1]
+        if len(listed) < _TREE_READ:
+            names = tuple(name for name, _ in listed if name[:1] == "-")
+        else:
+            try:  # a folder past what a walker reads: every name, as bash's glob reads them
+                with os.scandir(folder) as entries:
+                    names = tuple(entry.name for entry in entries if entry.name[:1] == "-")
+            except OSError:
+                names = ()
+        if len(self._dashes) >= _TREE_KEPT_DIRS:
+            self._dashes.clear()
+        self._dashes[folder] = (listed, names)
+        return names
 
     def entries(self, folder: str) -> tuple[tuple[str, int], ...] | None:
         """``folder``'s (name, kind) entries in listing order (the first _TREE_READ); None when
@@ -1889,16 +1913,7 @@ class View:
         folder = self._cwd if cwd is None else self.folder(cwd)
         if folder is None:
             return None
-        listed = self._classifier._trees.entries(folder)
-        if listed is None:
-            return ()
-        if len(listed) < _TREE_READ:
-            return tuple(name for name, _ in listed if name[:1] == "-")
-        try:  # a folder past what a walker reads: every name, as bash's glob reads them
-            with os.scandir(folder) as entries:
-                return tuple(entry.name for entry in entries if entry.name[:1] == "-")
-        except OSError:
-            return ()
+        return self._classifier._trees.dash_names(folder)
 
     def classify_plain(
         self,

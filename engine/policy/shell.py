@@ -904,6 +904,9 @@ class Analyzer(Follower, LinkFollower):
     # (xf46) The names starting with `-` in the folder a command runs in (its cwd, as self.cwd holds it), which a
     # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
     dash_names: Callable[[str | None], tuple[str, ...]] | None = None
+    # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
+    # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
+    dash_folders: list[str | None] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1219,11 +1222,10 @@ class Analyzer(Follower, LinkFollower):
         `-delete` planted there is `find . -delete`; `tar cf x.tar *` with files `--checkpoint=1` and
         `--checkpoint-action=exec=sh x`). A word with a `/` globs no name to its front; a quoted glob character
         matches itself (`-name '-del*'`): ``globs`` are the words bash globs. The folder is read from the disk:
-        such a parse is not kept."""
+        a parse is kept only while it holds no such name (dash_folders)."""
         if not globs or globs.isdisjoint(argv[1:]):
             return
         assert self.dash_names is not None
-        self.read_disk = True
         names = self.dash_names(self.cwd)
         if self.files:  # and those written earlier on the line (`: > ./-delete; find . -del*`)
             here = self._file_key(".")
@@ -1234,7 +1236,12 @@ class Analyzer(Follower, LinkFollower):
                 if posixpath.basename(key)[:1] == "-" and posixpath.dirname(key) == here
             )
         if not names:
+            if self.dash_folders is _NO_ITEMS:
+                self.dash_folders = []
+            if self.cwd not in self.dash_folders:
+                self.dash_folders.append(self.cwd)
             return
+        self.read_disk = True
         at = 1
         while at < len(argv):
             word = argv[at]
@@ -1259,6 +1266,8 @@ class Analyzer(Follower, LinkFollower):
         self.moved.extend(other.moved)
         self.fetched = self.fetched or other.fetched
         self.read_disk = self.read_disk or other.read_disk
+        if other.dash_folders:
+            self.dash_folders = [*self.dash_folders, *(f for f in other.dash_folders if f not in self.dash_folders)]
         if len(self.commands) + self.skipped > MAX_COMMANDS:
             raise TooComplex(f"more than {MAX_COMMANDS} commands")
 

@@ -11,6 +11,7 @@ name written earlier on the line (`: > ./-delete; find . -del*`, xf46's strict x
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,7 +74,8 @@ def test_planted_option_glob_after_a_cd_deletes_live(tmp_path: Path) -> None:
     """The ground: after `cd sub`, bash globs `-del*` to sub's planted `-delete`, and find empties sub."""
     _, cwd, _ = run_confined(tmp_path, "mkdir -p sub/d && : > sub/-delete && : > sub/d/keep && cd sub && find . -del*")
     assert not (cwd / "sub" / "d").exists()
-    _, cwd, printed = run_confined(tmp_path / "b", ": > -delete && mkdir -p sub/d && : > sub/d/keep && cd sub && find . -del*")
+    elsewhere = ": > -delete && mkdir -p sub/d && : > sub/d/keep && cd sub && find . -del*"
+    _, cwd, printed = run_confined(tmp_path / "b", elsewhere)
     assert (cwd / "sub" / "d" / "keep").is_file() and "-del*" in printed
 
 
@@ -84,7 +86,8 @@ def test_planted_option_glob_after_a_cd_deletes_live(tmp_path: Path) -> None:
         "echo > -delete && find . -delet?",
         "mkdir -p s && cd s && : > ./-delete && find . -del*",
         "cd /tmp && : > ./-delete && find . -del*",
-        "echo > ./--checkpoint=1; echo 'rm -rf ~' > x.sh; echo > './--checkpoint-action=exec=sh x.sh'; tar cf /tmp/a.tar *",
+        "echo > ./--checkpoint=1; echo 'rm -rf ~' > x.sh; echo > './--checkpoint-action=exec=sh x.sh'; "
+        "tar cf /tmp/a.tar *",
     ],
 )
 def test_option_file_planted_on_the_line(loaded: tuple[Path, Engine], command: str) -> None:
@@ -108,3 +111,20 @@ def test_option_file_planted_on_the_line_elsewhere(loaded: tuple[Path, Engine], 
 def test_option_file_planted_on_the_line_deletes_live(tmp_path: Path) -> None:
     _, cwd, _ = run_confined(tmp_path, "mkdir -p d && : > d/keep && echo > -delete && find . -delet?")
     assert not (cwd / "d").exists()
+
+
+def test_a_kept_parse_is_read_again_once_its_folder_holds_a_planted_name(loaded: tuple[Path, Engine]) -> None:
+    # A check without a session keeps the parse of a short line; one whose globs found no name starting with `-`
+    # is kept with the folders they expand in, and read again once one of those holds such a name.
+    root, engine = loaded
+    command = "cd kept && find . -del*"
+    (root / "kept").mkdir()
+    try:
+        assert engine.check(command).decision == "allow"
+        assert engine.check(command).decision == "allow"
+        assert command in engine._evaluator(engine._snapshot)._parses
+        (root / "kept" / "-delete").write_text("")
+        assert engine.check(command).decision != "allow"
+        assert command not in engine._evaluator(engine._snapshot)._parses  # a parse that found one is not kept
+    finally:
+        shutil.rmtree(root / "kept")
