@@ -776,7 +776,7 @@ class Evaluator:
             parsed = None  # (xf46) a folder its globs expand in holds a name starting with `-` now: read again
             self._parses.pop(text, None)
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
-        if analyzer is not None and ("*" in text or "?" in text or "[" in text):
+        if analyzer is not None:  # (a glob character may come from a value the line computes: `printf '\52'`)
             analyzer.dash_names = partial(_dash_names, view, session)
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.

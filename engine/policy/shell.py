@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from operator import attrgetter
 
@@ -1834,6 +1834,7 @@ class Analyzer(Follower, LinkFollower):
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
+        resolved: list[_Word] | None = None  # each word's values, when not plain
         # (a word ending in `)` may be a glob with zsh's qualifiers, whose code the loop below reads)
         if all(
             t.literal is not None and not t.brace and "\\" not in t.value and t.value[-1:] != ")" for t in raw.words
@@ -2035,8 +2036,8 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
-        if self.dash_names is not None and len(argv) > 1 and any(_GLOB.search(t.value) for t in raw.words):
-            self._dash_globbed(_glob_words(raw.words), argv, dynamic)
+        if self.dash_names is not None and len(argv) > 1 and any(_GLOB.search(word) for word in argv[1:]):
+            self._dash_globbed(_glob_words(raw.words, resolved), argv, dynamic)
         if self.keyword:
             for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
                 keyed = ASSIGNMENT.match(arg) if "=" in arg else None
@@ -5598,13 +5599,23 @@ _QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 
 
-def _glob_words(tokens: list[Token]) -> set[str]:
-    """The texts of the words bash globs that hold no `/` (a glob there may expand to a name starting with `-`)."""
+def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
+    """The texts of the words bash globs that hold no `/` (a glob there may expand to a name starting with `-`):
+    a glob character no quote made literal, or the value of an unquoted expansion (`x='-del*'; find . $x`);
+    ``resolved``: each token's values (None when every token is literal text)."""
     globs: set[str] = set()
-    for token in tokens:
-        if token.literal is not None and _active_glob(token):
-            texts = expand_braces(token.literal)[0] if token.brace else (token.literal,)
-            globs.update(text for text in texts if "/" not in text)
+    for n, token in enumerate(tokens):
+        if token.literal is not None:
+            if not _active_glob(token):
+                continue
+            texts: Iterable[str] = expand_braces(token.literal)[0] if token.brace else (token.literal,)
+        elif resolved is not None and (
+            _active_glob(token) or any(seg.kind != LIT and not seg.quoted for seg in token.segs)
+        ):
+            texts = resolved[n].texts
+        else:
+            continue
+        globs.update(text for text in texts if "/" not in text and _GLOB.search(text) is not None)
     return globs
 
 

@@ -41,6 +41,11 @@ PAYLOADS: dict[str, Case] = {
     ),
     "cwd-argument": ({"sub/-delete": ""}, "find . -del*", "sub"),
     "sh-c-after-cd": ({"sub/-delete": ""}, "cd sub && sh -c 'find . -del*'"),
+    # bash globs the value of an unquoted expansion too (a quoted one is not globbed: near miss below)
+    "expansion-value": ({"-delete": ""}, "x='-del*'; find . $x"),
+    "computed-star": ({"-delete": ""}, 'x=$(printf "%s\\52" -del); find . $x'),
+    "brace-glob": ({"-delete": ""}, "find . {-del*,-print}"),
+    "empty-quotes": ({"-delete": ""}, 'find . -del*""'),
 }
 NEAR: dict[str, Case] = {
     # the planted name is in another folder than the one the glob runs in (xf46 read the working directory's)
@@ -49,6 +54,8 @@ NEAR: dict[str, Case] = {
     "cd-sub-list": ({"sub/-delete": "", "sub/a.txt": "x"}, "cd sub && ls -l *.txt"),
     "glob-with-a-folder": ({"sub/-delete": ""}, "ls sub/*"),
     "quoted-name-pattern": ({"sub/-delete": ""}, "cd sub && find . -name '-del*'"),
+    "quoted-expansion": ({"-delete": ""}, "x='-del*'; find . \"$x\""),
+    "escaped-star": ({"-delete": ""}, "find . -del\\*"),
 }
 
 
@@ -128,3 +135,11 @@ def test_a_kept_parse_is_read_again_once_its_folder_holds_a_planted_name(loaded:
         assert command not in engine._evaluator(engine._snapshot)._parses  # a parse that found one is not kept
     finally:
         shutil.rmtree(root / "kept")
+
+
+def test_an_expansion_value_globbed_to_a_planted_name_deletes_live(tmp_path: Path) -> None:
+    """The ground of `expansion-value`: bash globs an unquoted expansion's value; quoted, it is find's bad primary."""
+    _, cwd, _ = run_confined(tmp_path, "mkdir d && : > d/keep && : > -delete && x='-del*'; find . $x")
+    assert not (cwd / "d").exists()
+    _, cwd, printed = run_confined(tmp_path / "b", "mkdir d && : > d/keep && : > -delete && x='-del*'; find . \"$x\"")
+    assert (cwd / "d" / "keep").is_file() and "-del*" in printed
