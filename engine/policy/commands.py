@@ -229,6 +229,10 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
         return decode_ansi_c(text) if "e" in flags else text
     if name != "printf" or not args:
         return None
+    if args[0] == "--":  # (env47) the end of its options: `printf -- '-x\n'`, bash's builtin and coreutils' alike
+        args = args[1:]
+        if not args:
+            return None
     fmt, rest = args[0], list(args[1:])
     out: list[str] = []
     for _ in range(64):  # the format is reused while arguments remain

@@ -1793,3 +1793,98 @@ def notebook_cells(text: str) -> list[tuple[str, str]] | None:
             return None
         out.append((kind, source))
     return out
+
+
+# -- package sources a written file names (env47) ---------------------------------------
+# `language: requirements` (pip's -r / -c FILE, uv's): each line is pip's own options or a requirement,
+# put on the program's line (`--index-url URL`, `-e git+URL`, `x @ URL` are then judged as the line's);
+# `language: sources` (pyproject.toml's [[tool.uv.index]] / [tool.poetry.source] / [[tool.pdm.source]] /
+# [[source]], a direct reference `x @ git+URL`, uv.toml, pip.conf, an npmrc, a yarnrc, a gemrc): the value
+# of each key that names where packages come from, judged as the run's `prepend` option naming it on
+# the line (`uv sync` of a pyproject naming an index is `pip install --index-url URL`).
+_MAX_REQUIREMENT_LINES = 512
+_REQUIREMENT_COMMENT = re.compile(r"(?:^|\s)#.*$")
+_REQUIREMENT_OPTIONS = re.compile(r"\s(?=--?[A-Za-z])")
+_SOURCE_KEY = (
+    r"(?:registry|index|index[-_]url|extra[-_]index[-_]url|find[-_]links|default[-_]index|npmregistryserver"
+    r"|url|git|hg|svn|bzr|sources?|registry[-_]url)"
+)
+_SOURCE_SETTING = re.compile(
+    rf"""(?i)(?:^|[\s{{,])(?:--?)?[:"']?(?:@[\w.-]+:)?{_SOURCE_KEY}["']?:?(?:\s*[=:]\s*|\s+|$)(.*)$"""
+)
+# a value that is a URL (any scheme: `file:`, `git+ssh:`, a Windows drive too), or a variable expanded there
+_SOURCE_VALUE = re.compile(r"""(?<![\w$])(?:[A-Za-z][\w+.-]*:[^\s"',}\]]+|\$\{?[A-Za-z_]\w*\}?[^\s"',}\]]*)""")
+# a requirement's direct reference anywhere (`"x @ git+https://h/r"`, `x @ https://h/x.tgz`, `git+https://h/r`)
+_DIRECT_REFERENCE = re.compile(
+    r"""(?i)(?:@\s*|(?<![\w.+-]))(?P<url>(?:git|hg|svn|bzr)\+[^\s"',\]]+|(?<=@)\s*[a-z][\w+.-]*://[^\s"',\]]+)"""
+)
+_SECTION = re.compile(r"^\s*\[+\s*([^\]]*?)\s*\]+\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:-\s|[\"'\[]|[A-Za-z][\w+.-]*:|\$)")
+
+
+def requirement_words(text: str, folder: str) -> list[str] | None:
+    """A pip requirements (or constraints) file's words, as pip reads them: a line's comment dropped, a
+    `\\`-continued line joined, an option line split into words (`--index-url URL`, `-e git+URL`, `-r
+    other.txt`, a nested file's name read from ``folder``), a requirement one word with its own options
+    after it (`x @ https://h/x.tgz --hash=...`). None when a line cannot be split for certain, or the
+    file holds more lines than are read."""
+    import shlex  # noqa: PLC0415  (a start-up import otherwise: few commands name a requirements file)
+
+    lines = re.sub(r"\\\r?\n", " ", text).splitlines()
+    if len(lines) > _MAX_REQUIREMENT_LINES:
+        return None
+    words: list[str] = []
+    for raw in lines:
+        line = _REQUIREMENT_COMMENT.sub("", raw).strip()
+        if not line:
+            continue
+        if line.startswith("-"):
+            head, rest = "", line
+        else:  # a requirement, then its own options (`--hash`, `--config-settings`)
+            split = _REQUIREMENT_OPTIONS.split(line, maxsplit=1)
+            head, rest = split[0].strip(), split[1] if len(split) > 1 else ""
+        try:
+            options = shlex.split(rest, comments=False, posix=True)
+        except ValueError:
+            return None
+        for at, word in enumerate(options[:-1]):
+            # a nested requirements or constraints file is named from the folder of the one naming it
+            nested = options[at + 1]
+            if word in ("-r", "-c", "--requirement", "--constraint") and not nested.startswith(("/", "~", "$")):
+                options[at + 1] = posixpath.normpath(posixpath.join(folder, nested))
+        if head:
+            words.append(head.split(";")[0].strip() if "://" not in head else re.split(r"\s;", head)[0].strip())
+        words += options
+    return words if len(words) <= _MAX_RESPONSE_WORDS else None
+
+
+def package_sources(text: str) -> list[str]:
+    """The places a package manager's written configuration or manifest fetches packages from (see
+    above): each source key's value (a URL or a variable; on its line, or the lines of a list or an ini
+    continuation under it) and each direct reference (`x @ URL`, `git+URL`); a `urls` table's links
+    (`[project.urls] Source = URL`: pages, not sources) are not read."""
+    found: list[str] = []
+    listing = False
+    section = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        header = _SECTION.match(line)
+        if header is not None:
+            section, listing = header.group(1).lower(), False
+            continue
+        if section.endswith("urls"):
+            continue
+        if listing and line[:1] in (" ", "\t", "-") and _LIST_ITEM.match(line):
+            found += _SOURCE_VALUE.findall(line)
+            listing = "]" not in stripped or stripped.startswith("-")
+            continue
+        listing = False
+        setting = _SOURCE_SETTING.search(line)
+        if setting is not None:
+            value = setting.group(1).strip()
+            found += _SOURCE_VALUE.findall(value)
+            listing = value in ("", "[", "|", ">") or (value.startswith("[") and "]" not in value)
+        found += [m.group("url").strip() for m in _DIRECT_REFERENCE.finditer(line)]
+    return list(dict.fromkeys(found))

@@ -42,7 +42,9 @@ from engine.policy.executors import (
     npm_bins,
     npm_scripts,
     option_file_words,
+    package_sources,
     rake_as_ruby,
+    requirement_words,
     response_words,
     sed_payloads,
     split_string,
@@ -1411,6 +1413,10 @@ class Follower:
                 flags = [False] * (len(words) + 1) + list(command.dynamic[1 : 1 + len(own)])
                 self._unwrap([name, *words, *own], flags, [], "", command.fed_by, inner, depth)
             return
+        if language in ("requirements", "sources"):
+            if path not in via:  # (a requirements file naming itself: read once along a chain)
+                self._package_sources(run, command, language, path, content, inner, depth)
+            return
         if language == "mypy":
             # a mypy configuration's plugins: modules it imports, read as the Python they are (adv31)
             for plugin in mypy_plugin_files(content):
@@ -1589,6 +1595,29 @@ class Follower:
             line = " ".join(shell_word(word) for word in (program, *words))
             self._nested(run, partial(self.analyze, line, depth=depth, via=via))
 
+    def _package_sources(
+        self, run: Run, command: Command, language: str, path: str, content: str, via: tuple[str, ...], depth: int
+    ) -> None:
+        """(env47) Where a written requirements file, manifest or package manager's configuration fetches
+        packages from: a requirements file's lines are pip's own words on the program's line (`pip install -r
+        r.txt` of `--index-url URL` is `pip install -r r.txt --index-url URL`); a configuration's sources are
+        each judged as the run's ``prepend`` option naming it (`uv sync` of a pyproject naming an index is
+        `pip install --index-url URL`), so that the row's own reading of a source the line names decides."""
+        if language == "requirements":
+            words = requirement_words(content, posixpath.dirname(path))
+            if words is None:  # a line nobody can split for certain, or more than are read: ask
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            elif words:
+                line = " ".join(shell_word(word) for word in (*command.argv, *words))
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
+            return
+        for source in package_sources(content):
+            if source.startswith("$"):  # a variable the program expands when it reads the file: unknown here
+                self._nested(run, partial(self._escape_hatch, None, via, depth))
+            else:
+                line = f"{run.prepend or 'sh'} {shell_word(source)}"
+                self._nested(run, partial(self.analyze, line, depth=depth, via=via))
+
     def _program_file(self, verb: str, path: str | None, via: tuple[str, ...], depth: int) -> None:
         """A file a program's own text names (`sed 'w FILE'`, perl's `open F, ">FILE"`), judged as
         ``verb`` (`tee`: written, `cat`: read) naming it on the line. None: a name the program
@@ -1736,6 +1765,8 @@ _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Languages of files that only set a program's options (its commands in them are judged as runs): what
 # the program prints is not their text (see written_runs). Every other language counts, unknown ones too.
 _SETTINGS_ONLY: Final = CONFIG_LANGUAGES | {
+    "requirements",
+    "sources",
     "ssh_config",
     "wgetrc",
     "response",

