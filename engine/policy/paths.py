@@ -1882,10 +1882,11 @@ class View:
             path = posixpath.join(self._cwd, spelled)
         return posixpath.normpath(path) if path.startswith("/") else None
 
-    def dash_names(self, cwd: str | None) -> tuple[str, ...] | None:
+    def dash_names(self, cwd: str | None, every: bool = False) -> tuple[str, ...] | None:
         """(xf46) The names starting with `-` in the folder a command runs in (``cwd``: Command.cwd, None for
         the working directory), which a glob word there expands to where its program reads options; None
-        when the folder is not known for certain (`cd "$D"`), () when it cannot be listed."""
+        when the folder is not known for certain (`cd "$D"`), () when it cannot be listed. ``every``: all its
+        names (adv47: the values a planted `-c` reads from the names after it, `git * status`)."""
         folder = self._cwd if cwd is None else self.folder(cwd)
         if folder is None:
             return None
@@ -1893,10 +1894,10 @@ class View:
         if listed is None:
             return ()
         if len(listed) < _TREE_READ:
-            return tuple(name for name, _ in listed if name[:1] == "-")
+            return tuple(name for name, _ in listed if every or name[:1] == "-")
         try:  # a folder past what a walker reads: every name, as bash's glob reads them
             with os.scandir(folder) as entries:
-                return tuple(entry.name for entry in entries if entry.name[:1] == "-")
+                return tuple(entry.name for entry in entries if every or entry.name[:1] == "-")
         except OSError:
             return ()
 

@@ -89,6 +89,9 @@ _NO_ENTRIES: Final[Any] = {}
 _NO_ITEMS: Final[Any] = []
 _NO_NAMES: Final[Any] = set()
 _GLOB: Final = re.compile(r"[*?\[]")
+# (adv47) a word bash may glob to a name starting with `-`: _GLOB's characters or an extglob group (`@(-del*)`)
+_DASH_GLOB: Final = re.compile(r"[*?\[]|[@!+]\(")
+_NO_GLOBS: Final[set[str]] = set()  # (never changed)
 _MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
 _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
@@ -903,7 +906,8 @@ class Analyzer(Follower, LinkFollower):
     feeding: str | None = None
     # (xf46) The names starting with `-` in the folder a command runs in (its cwd, as self.cwd holds it), which a
     # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
-    dash_names: Callable[[str | None], tuple[str, ...]] | None = None
+    # With True: every name there (adv47: the values a planted option reads, `git * status` with `-c` planted).
+    dash_names: Callable[[str | None, bool], tuple[str, ...]] | None = None
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1224,7 +1228,7 @@ class Analyzer(Follower, LinkFollower):
             return
         assert self.dash_names is not None
         self.read_disk = True
-        names = self.dash_names(self.cwd)
+        names = self.dash_names(self.cwd, False)
         if self.files:  # and those written earlier on the line (`: > ./-delete; find . -del*`)
             here = self._file_key(".")
             here = "" if here == "." else here
@@ -1233,17 +1237,46 @@ class Analyzer(Follower, LinkFollower):
                 for key in self.files
                 if posixpath.basename(key)[:1] == "-" and posixpath.dirname(key) == here
             )
+        if self.commands:  # and those an earlier command names past its options (`touch ./-delete`, `mkdir -- -x`)
+            names += self._dash_operands()
         if not names:
             return
+        every: tuple[str, ...] | None = None
         at = 1
         while at < len(argv):
             word = argv[at]
             if word in globs:
-                hits = [name for name in names if fnmatch.fnmatchcase(name, word)]
+                matcher = _bash_glob(word)
+                hits = [name for name in names if matcher.fullmatch(name) is not None]
+                if hits:
+                    # the other names it matches follow, in the order bash sorts them: a planted `-c` reads the
+                    # next one as its value (`git * status`, `-c` and `core.fsmonitor=rm -rf ~` planted)
+                    if every is None:
+                        every = self.dash_names(self.cwd, True)[:_MAX_GLOBBED]
+                    hits = sorted({*hits, *(name for name in every if matcher.fullmatch(name) is not None)})
                 argv[at:at] = hits
                 dynamic[at:at] = [False] * len(hits)
                 at += len(hits)
             at += 1
+
+    def _dash_operands(self) -> tuple[str, ...]:
+        """(adv47) The names starting with `-` in the folder the command runs in that an earlier command on the line
+        names where its program cannot read them as options, so may create them: spelled with a folder
+        (`touch ./-delete`, `mkdir sub/-x` after `cd sub`) or after `--` (`touch -- -delete`, `cp x -- -delete`)."""
+        here = self._file_key(".")
+        found: list[str] = []
+        for command in self.commands:
+            ended = False
+            for word in command.argv[1:]:
+                if not ended and word == "--":
+                    ended = True
+                    continue
+                base = posixpath.basename(word.rstrip("/"))
+                if base[:1] != "-" or (not ended and "/" not in word):
+                    continue
+                if (posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or ".") == here:
+                    found.append(base)
+        return tuple(found)
 
     def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
         """Add what another reading of the line found."""
@@ -1664,7 +1697,7 @@ class Analyzer(Follower, LinkFollower):
         start = len(self.commands)
         dynamic = [False] * len(argv)
         if self.dash_names is not None and len(argv) > 1:
-            globs = {word for word in argv[1:] if "/" not in word and _GLOB.search(word) is not None}
+            globs = {word for word in argv[1:] if "/" not in word and _DASH_GLOB.search(word) is not None}
             if globs:
                 argv = list(argv)
                 self._dash_globbed(globs, argv, dynamic)
@@ -1824,6 +1857,7 @@ class Analyzer(Follower, LinkFollower):
         here = self.vals.here  # (a substitution's commands are read while the outer command's words are)
         # (texts, dynamic) per word; texts has more than one entry after brace expansion or splitting.
         words: list[tuple[list[str], bool]] = []
+        expanded: set[str] = _NO_GLOBS  # (adv47) the known texts of unquoted expansions that hold a glob
         plain: list[str] | None = None  # every word's text, when each is one run of literal text
         # (a word ending in `)` may be a glob with zsh's qualifiers, whose code the loop below reads)
         if all(
@@ -1847,6 +1881,8 @@ class Analyzer(Follower, LinkFollower):
                     self.declaring = t.literal in _DECLARERS
             self.declaring = False
             words = [(w.texts, w.dynamic) for w in resolved]
+            if self.dash_names is not None:
+                expanded = _expanded_globs(raw.words, resolved)
             if any(w.subs for w in resolved):
                 names = set(fed_by)
                 for word in resolved:
@@ -2026,8 +2062,12 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
-        if self.dash_names is not None and len(argv) > 1 and any(_GLOB.search(t.value) for t in raw.words):
-            self._dash_globbed(_glob_words(raw.words), argv, dynamic)
+        if (
+            self.dash_names is not None
+            and len(argv) > 1
+            and (expanded or any(_DASH_GLOB.search(t.value) for t in raw.words))
+        ):
+            self._dash_globbed(_glob_words(raw.words) | expanded, argv, dynamic)
         if self.keyword:
             for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
                 keyed = ASSIGNMENT.match(arg) if "=" in arg else None
@@ -5599,12 +5639,75 @@ def _glob_words(tokens: list[Token]) -> set[str]:
     return globs
 
 
+def _expanded_globs(tokens: list[Token], resolved: list[_Word]) -> set[str]:
+    """(adv47) The texts an unquoted expansion gave a word that bash globs after splitting (`x='-del*'; find . $x`,
+    `find . $(echo '-del*')`), with no `/`: globbed as a literal glob word is."""
+    found: set[str] = set()
+    for token, word in zip(tokens, resolved, strict=True):
+        if token.literal is None and any(seg.kind != LIT and not seg.quoted for seg in token.segs):
+            found.update(text for text in word.texts if "/" not in text and _DASH_GLOB.search(text) is not None)
+    return found or _NO_GLOBS
+
+
+@lru_cache(maxsize=256)
+def _bash_glob(word: str) -> re.Pattern[str]:
+    """(adv47) What names bash's glob may expand ``word`` to, widened where Python's fnmatch reads it otherwise:
+    a bracket expression (`[[:alpha:]]`, `[^x]`, `[!x]`) is any one character, an extglob group (`@(…)`, `!(…)`,
+    `+(…)`, `*(…)`, `?(…)`) any text, and case is ignored (`shopt -s nocaseglob`): a name bash may give the
+    program is never left out."""
+    out: list[str] = []
+    at, end = 0, len(word)
+    while at < end:
+        char = word[at]
+        if char in "@!+*?" and word[at + 1 : at + 2] == "(":
+            depth, at = 1, at + 2
+            while at < end and depth:
+                depth += {"(": 1, ")": -1}.get(word[at], 0)
+                at += 1
+            out.append(".*")
+            continue
+        if char == "*":
+            out.append(".*")
+        elif char == "?":
+            out.append(".")
+        elif char == "[":
+            close = _bracket_end(word, at)
+            if close < 0:
+                out.append(re.escape(char))
+            else:
+                out.append(".")
+                at = close
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return re.compile("".join(out), re.S | re.I)
+
+
+def _bracket_end(word: str, at: int) -> int:
+    """Where the bracket expression opened at ``at`` closes (its `]`), -1 when it does not (a literal `[`)."""
+    inner = at + 1
+    if word[inner : inner + 1] in ("!", "^"):
+        inner += 1
+    if word[inner : inner + 1] == "]":
+        inner += 1
+    while inner < len(word):
+        if word[inner] == "[" and word[inner + 1 : inner + 2] in (":", ".", "="):
+            close = word.find(word[inner + 1] + "]", inner + 2)
+            if close >= 0:
+                inner = close + 2
+                continue
+        if word[inner] == "]":
+            return inner
+        inner += 1
+    return -1
+
+
 def _active_glob(token: Token) -> bool:
     """Whether a word holds a glob character bash expands: one no quote or backslash made literal (`-del*""` is
     a glob, `'-del*'` and `-del\\*` are not)."""
     if not token.quoted:
-        return _GLOB.search(token.value) is not None
-    return any(seg.kind == LIT and not seg.quoted and _GLOB.search(seg.text) is not None for seg in token.segs)
+        return _DASH_GLOB.search(token.value) is not None
+    return any(seg.kind == LIT and not seg.quoted and _DASH_GLOB.search(seg.text) is not None for seg in token.segs)
 
 
 def _glob_qualifier_scripts(word: str) -> list[str]:

@@ -73,7 +73,9 @@ def test_planted_option_glob_after_a_cd_deletes_live(tmp_path: Path) -> None:
     """The ground: after `cd sub`, bash globs `-del*` to sub's planted `-delete`, and find empties sub."""
     _, cwd, _ = run_confined(tmp_path, "mkdir -p sub/d && : > sub/-delete && : > sub/d/keep && cd sub && find . -del*")
     assert not (cwd / "sub" / "d").exists()
-    _, cwd, printed = run_confined(tmp_path / "b", ": > -delete && mkdir -p sub/d && : > sub/d/keep && cd sub && find . -del*")
+    _, cwd, printed = run_confined(
+        tmp_path / "b", ": > -delete && mkdir -p sub/d && : > sub/d/keep && cd sub && find . -del*"
+    )
     assert (cwd / "sub" / "d" / "keep").is_file() and "-del*" in printed
 
 
@@ -84,7 +86,8 @@ def test_planted_option_glob_after_a_cd_deletes_live(tmp_path: Path) -> None:
         "echo > -delete && find . -delet?",
         "mkdir -p s && cd s && : > ./-delete && find . -del*",
         "cd /tmp && : > ./-delete && find . -del*",
-        "echo > ./--checkpoint=1; echo 'rm -rf ~' > x.sh; echo > './--checkpoint-action=exec=sh x.sh'; tar cf /tmp/a.tar *",
+        "echo > ./--checkpoint=1; echo 'rm -rf ~' > x.sh; "
+        "echo > './--checkpoint-action=exec=sh x.sh'; tar cf /tmp/a.tar *",
     ],
 )
 def test_option_file_planted_on_the_line(loaded: tuple[Path, Engine], command: str) -> None:

@@ -22,8 +22,8 @@ Found and fixed:
 6. `dotenv -e app.env rm -rf ~` (node dotenv-cli, no `--`) and `mise run build` after writing mise-tasks/build
    (.mise-tasks/, mise/tasks/, .mise/tasks/, .config/mise/tasks/; `mise r`, `mise tasks run`) were allowed.
 
-Open (strict xfails): a remote's URL set by `git config remote.x.url ../r` on the line then `git push x` (r's session-written
-pre-receive); test_adv45's `ls ~/.ssh/* | cpio -o > x.cpio` (a glob's names known only when it runs).
+Open (strict xfails): a remote's URL set by `git config remote.x.url ../r` on the line then `git push x` (r's
+session-written pre-receive); test_adv45's `ls ~/.ssh/* | cpio -o > x.cpio` (a glob's names known only when it runs).
 
 Noticed, not fixed: `mise TASK` (the shorthand with no `run`) and task names with `:` (`mise run test:unit` runs
 mise-tasks/test/unit) are not read; `aws ssm get-parameters --names "$A" "$B"` asks (--names takes several values: the
