@@ -179,14 +179,15 @@ _TOO_ESCAPED: Final = "%"  # _percent_decoded's answer for such a text (compared
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
-def _dash_names(view: View, session: SessionView | None, cwd: str | None) -> tuple[str, ...]:
+def _dash_names(view: View, session: SessionView | None, cwd: str | None, every: bool = False) -> tuple[str, ...]:
     """(xf46) The names starting with `-` a glob word may expand to in the folder a command runs in (``cwd``: the
-    analyzer's); in one only the run knows (`cd "$D"`), the working directory's and those the session wrote."""
-    names = view.dash_names(cwd)
+    analyzer's); in one only the run knows (`cd "$D"`), the working directory's and those the session wrote.
+    ``every``: all the names there (adv47: what follows a planted option as its value)."""
+    names = view.dash_names(cwd, every)
     if names is None:
-        names = view.dash_names(None) or ()
+        names = view.dash_names(None, every) or ()
         if session is not None:
-            names += tuple(name for name in session.files.names if name[:1] == "-")
+            names += tuple(name for name in session.files.names if every or name[:1] == "-")
     return names
 
 

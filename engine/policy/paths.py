@@ -1034,23 +1034,26 @@ class TreeLister:
         # (xf46) a kept listing's names starting with `-`, by folder, with the listing they were read from
         self._dashes: dict[str, tuple[tuple[tuple[str, int], ...], tuple[str, ...]]] = {}
 
-    def dash_names(self, folder: str) -> tuple[str, ...]:
+    def dash_names(self, folder: str, every: bool = False) -> tuple[str, ...]:
         """The names in ``folder`` starting with `-` (see View.dash_names), () when it cannot be listed: read
-        from its listing (picked out again only when that changed), every name of a folder past _TREE_READ."""
+        from its listing (picked out again only when that changed), every name of a folder past _TREE_READ.
+        ``every``: all its names (not kept)."""
         listed = self.entries(folder)
         if listed is None:
             return ()
-        kept = self._dashes.get(folder)
+        kept = None if every else self._dashes.get(folder)
         if kept is not None and kept[0] is listed:
             return kept[1]
         if len(listed) < _TREE_READ:
-            names = tuple(name for name, _ in listed if name[:1] == "-")
+            names = tuple(name for name, _ in listed if every or name[:1] == "-")
         else:
             try:  # a folder past what a walker reads: every name, as bash's glob reads them
                 with os.scandir(folder) as entries:
-                    names = tuple(entry.name for entry in entries if entry.name[:1] == "-")
+                    names = tuple(entry.name for entry in entries if every or entry.name[:1] == "-")
             except OSError:
                 names = ()
+        if every:
+            return names
         if len(self._dashes) >= _TREE_KEPT_DIRS:
             self._dashes.clear()
         self._dashes[folder] = (listed, names)
@@ -1906,14 +1909,15 @@ class View:
             path = posixpath.join(self._cwd, spelled)
         return posixpath.normpath(path) if path.startswith("/") else None
 
-    def dash_names(self, cwd: str | None) -> tuple[str, ...] | None:
+    def dash_names(self, cwd: str | None, every: bool = False) -> tuple[str, ...] | None:
         """(xf46) The names starting with `-` in the folder a command runs in (``cwd``: Command.cwd, None for
         the working directory), which a glob word there expands to where its program reads options; None
-        when the folder is not known for certain (`cd "$D"`), () when it cannot be listed."""
+        when the folder is not known for certain (`cd "$D"`), () when it cannot be listed. ``every``: all its
+        names (adv47: the values a planted `-c` reads from the names after it, `git * status`)."""
         folder = self._cwd if cwd is None else self.folder(cwd)
         if folder is None:
             return None
-        return self._classifier._trees.dash_names(folder)
+        return self._classifier._trees.dash_names(folder, every)
 
     def classify_plain(
         self,

@@ -34,6 +34,7 @@ import os
 import posixpath
 import re
 import shlex
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -658,9 +659,17 @@ class SessionMemory:
         if not live:
             return []
         written = _written_by(SessionView(view.files, view.workdir, self._lock), tool, args, programs)
+        aliases = _aliased(view, written)
         out: list[tuple[Watched, SessionView]] = []
         for watched in live:
             hit = {key: text for key, text in written.items() if watched.reads(key)}
+            for key, text in written.items():
+                # (adv47) a folder or a glob copied over a file it reads (`cp -r e/. d/`, `cp e/* d/`): unread
+                hit.update(dict.fromkeys((k for k in watched.exact if k not in hit and _covers(key, k)), None))
+                for same in aliases.get(key, ()):
+                    # (adv47) written through a link made earlier (`ln -s x.sh l.sh`, `ln x.sh h.sh`): its text
+                    if same != key and watched.reads(same):
+                        hit[same] = text
             if hit:
                 again = SessionView(view.files, view.workdir, self._lock)
                 again.overlay = hit
@@ -1126,6 +1135,59 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
         if "$" not in name and known.get(name) != target:
             out[file_key(name, workdir)] = None  # `ln -sf evil x.sh`: what it holds is another file's
     return out
+
+
+def _covers(written: str, key: str) -> bool:
+    """(adv47) Whether a write of ``written`` (a folder, a glob: `cp -r e/. d/` writes `d`, `cp e/* d/` writes
+    `d/*`) may replace the file of ``key``."""
+    if key.startswith(written.rstrip("/") + "/"):
+        return True
+    return ("*" in written or "?" in written or "[" in written) and fnmatch.fnmatchcase(key, written)
+
+
+def _aliased(view: SessionView, written: dict[str, str | None]) -> dict[str, tuple[str, ...]]:
+    """(adv47) The written keys that are a symbolic link or one of a file's hard links on disk, each with the keys
+    of the files it writes through to (the watched file a link made earlier names: `ln -s x.sh l.sh` then a write
+    of l.sh rewrites x.sh). Only a link is looked at further: a plain file costs one lstat."""
+    out: dict[str, tuple[str, ...]] = {}
+    for key in written:
+        path = view._path(key)
+        if path is None:
+            continue
+        try:
+            held = os.lstat(path)
+            if not stat.S_ISLNK(held.st_mode) and held.st_nlink < 2:
+                continue
+            target = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        same: list[str] = []
+        real = os.path.realpath(path)
+        if real != path:
+            same.append(file_key(real, view.workdir))
+        if target.st_nlink > 1:
+            same.extend(_hard_links(view, (target.st_dev, target.st_ino)))
+        out[key] = tuple(same)
+    return out
+
+
+def _hard_links(view: SessionView, identity: tuple[int, int]) -> list[str]:
+    """The keys of the files a watch of the session reads that are ``identity`` (device, inode) on disk."""
+    found: list[str] = []
+    keys: set[str] = set()
+    for watched in (*view.files.watches.values(), *view.files.expected.values()):
+        keys.update(watched.exact)
+    for key in list(keys)[:MAX_WATCHED_KEYS]:
+        path = view._path(key)
+        if path is None:
+            continue
+        try:
+            held = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if (held.st_dev, held.st_ino) == identity:
+            found.append(key)
+    return found
 
 
 def _patched(view: SessionView, name: str, args: Any) -> str | None:

@@ -89,6 +89,8 @@ _NO_ENTRIES: Final[Any] = {}
 _NO_ITEMS: Final[Any] = []
 _NO_NAMES: Final[Any] = set()
 _GLOB: Final = re.compile(r"[*?\[]")
+# (adv47) a word bash may glob to a name starting with `-`: _GLOB's characters or an extglob group (`@(-del*)`)
+_DASH_GLOB: Final = re.compile(r"[*?\[]|[@!+]\(")
 _MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
 _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
@@ -903,7 +905,8 @@ class Analyzer(Follower, LinkFollower):
     feeding: str | None = None
     # (xf46) The names starting with `-` in the folder a command runs in (its cwd, as self.cwd holds it), which a
     # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
-    dash_names: Callable[[str | None], tuple[str, ...]] | None = None
+    # With True: every name there (adv47: the values a planted option reads, `git * status` with `-c` planted).
+    dash_names: Callable[[str | None, bool], tuple[str, ...]] | None = None
     # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
     # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
     dash_folders: list[str | None] = _NO_ITEMS
@@ -1226,7 +1229,7 @@ class Analyzer(Follower, LinkFollower):
         if not globs or globs.isdisjoint(argv[1:]):
             return
         assert self.dash_names is not None
-        names = self.dash_names(self.cwd)
+        names = self.dash_names(self.cwd, False)
         if self.files:  # and those written earlier on the line (`: > ./-delete; find . -del*`)
             here = self._file_key(".")
             here = "" if here == "." else here
@@ -1235,6 +1238,8 @@ class Analyzer(Follower, LinkFollower):
                 for key in self.files
                 if posixpath.basename(key)[:1] == "-" and posixpath.dirname(key) == here
             )
+        if self.commands:  # and those an earlier command names past its options (`touch ./-delete`, `mkdir -- -x`)
+            names += self._dash_operands()
         if not names:
             if self.dash_folders is _NO_ITEMS:
                 self.dash_folders = []
@@ -1242,15 +1247,42 @@ class Analyzer(Follower, LinkFollower):
                 self.dash_folders.append(self.cwd)
             return
         self.read_disk = True
+        every: tuple[str, ...] | None = None
         at = 1
         while at < len(argv):
             word = argv[at]
             if word in globs:
-                hits = [name for name in names if fnmatch.fnmatchcase(name, word)]
+                matcher = _bash_glob(word)
+                hits = [name for name in names if matcher.fullmatch(name) is not None]
+                if hits:
+                    # the other names it matches follow, in the order bash sorts them: a planted `-c` reads the
+                    # next one as its value (`git * status`, `-c` and `core.fsmonitor=rm -rf ~` planted)
+                    if every is None:
+                        every = self.dash_names(self.cwd, True)[:_MAX_GLOBBED]
+                    hits = sorted({*hits, *(name for name in every if matcher.fullmatch(name) is not None)})
                 argv[at:at] = hits
                 dynamic[at:at] = [False] * len(hits)
                 at += len(hits)
             at += 1
+
+    def _dash_operands(self) -> tuple[str, ...]:
+        """(adv47) The names starting with `-` in the folder the command runs in that an earlier command on the line
+        names where its program cannot read them as options, so may create them: spelled with a folder
+        (`touch ./-delete`, `mkdir sub/-x` after `cd sub`) or after `--` (`touch -- -delete`, `cp x -- -delete`)."""
+        here = self._file_key(".")
+        found: list[str] = []
+        for command in self.commands:
+            ended = False
+            for word in command.argv[1:]:
+                if not ended and word == "--":
+                    ended = True
+                    continue
+                base = posixpath.basename(word.rstrip("/"))
+                if base[:1] != "-" or (not ended and "/" not in word):
+                    continue
+                if (posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or ".") == here:
+                    found.append(base)
+        return tuple(found)
 
     def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
         """Add what another reading of the line found."""
@@ -1673,7 +1705,7 @@ class Analyzer(Follower, LinkFollower):
         start = len(self.commands)
         dynamic = [False] * len(argv)
         if self.dash_names is not None and len(argv) > 1:
-            globs = {word for word in argv[1:] if "/" not in word and _GLOB.search(word) is not None}
+            globs = {word for word in argv[1:] if "/" not in word and _DASH_GLOB.search(word) is not None}
             if globs:
                 argv = list(argv)
                 self._dash_globbed(globs, argv, dynamic)
@@ -2036,7 +2068,7 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
-        if self.dash_names is not None and len(argv) > 1 and any(_GLOB.search(word) for word in argv[1:]):
+        if self.dash_names is not None and len(argv) > 1 and any(_DASH_GLOB.search(word) for word in argv[1:]):
             self._dash_globbed(_glob_words(raw.words, resolved), argv, dynamic)
         if self.keyword:
             for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
@@ -5601,7 +5633,8 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 
 def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
     """The texts of the words bash globs that hold no `/` (a glob there may expand to a name starting with `-`):
-    a glob character no quote made literal, or the value of an unquoted expansion (`x='-del*'; find . $x`);
+    a glob character no quote made literal, or the value of an unquoted expansion (`x='-del*'; find . $x`,
+    `find . $(echo '-del*')`); an extglob group (`@(-delete)`) is one too;
     ``resolved``: each token's values (None when every token is literal text)."""
     globs: set[str] = set()
     for n, token in enumerate(tokens):
@@ -5615,16 +5648,69 @@ def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
             texts = resolved[n].texts
         else:
             continue
-        globs.update(text for text in texts if "/" not in text and _GLOB.search(text) is not None)
+        globs.update(text for text in texts if "/" not in text and _DASH_GLOB.search(text) is not None)
     return globs
+
+
+@lru_cache(maxsize=256)
+def _bash_glob(word: str) -> re.Pattern[str]:
+    """(adv47) What names bash's glob may expand ``word`` to, widened where Python's fnmatch reads it otherwise:
+    a bracket expression (`[[:alpha:]]`, `[^x]`, `[!x]`) is any one character, an extglob group (`@(…)`, `!(…)`,
+    `+(…)`, `*(…)`, `?(…)`) any text, and case is ignored (`shopt -s nocaseglob`): a name bash may give the
+    program is never left out."""
+    out: list[str] = []
+    at, end = 0, len(word)
+    while at < end:
+        char = word[at]
+        if char in "@!+*?" and word[at + 1 : at + 2] == "(":
+            depth, at = 1, at + 2
+            while at < end and depth:
+                depth += {"(": 1, ")": -1}.get(word[at], 0)
+                at += 1
+            out.append(".*")
+            continue
+        if char == "*":
+            out.append(".*")
+        elif char == "?":
+            out.append(".")
+        elif char == "[":
+            close = _bracket_end(word, at)
+            if close < 0:
+                out.append(re.escape(char))
+            else:
+                out.append(".")
+                at = close
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return re.compile("".join(out), re.S | re.I)
+
+
+def _bracket_end(word: str, at: int) -> int:
+    """Where the bracket expression opened at ``at`` closes (its `]`), -1 when it does not (a literal `[`)."""
+    inner = at + 1
+    if word[inner : inner + 1] in ("!", "^"):
+        inner += 1
+    if word[inner : inner + 1] == "]":
+        inner += 1
+    while inner < len(word):
+        if word[inner] == "[" and word[inner + 1 : inner + 2] in (":", ".", "="):
+            close = word.find(word[inner + 1] + "]", inner + 2)
+            if close >= 0:
+                inner = close + 2
+                continue
+        if word[inner] == "]":
+            return inner
+        inner += 1
+    return -1
 
 
 def _active_glob(token: Token) -> bool:
     """Whether a word holds a glob character bash expands: one no quote or backslash made literal (`-del*""` is
     a glob, `'-del*'` and `-del\\*` are not)."""
     if not token.quoted:
-        return _GLOB.search(token.value) is not None
-    return any(seg.kind == LIT and not seg.quoted and _GLOB.search(seg.text) is not None for seg in token.segs)
+        return _DASH_GLOB.search(token.value) is not None
+    return any(seg.kind == LIT and not seg.quoted and _DASH_GLOB.search(seg.text) is not None for seg in token.segs)
 
 
 def _glob_qualifier_scripts(word: str) -> list[str]:
