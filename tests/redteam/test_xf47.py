@@ -1,0 +1,144 @@
+"""xf47 (stop 47, issue 8): strict xfails stop 46 left open, closed (each was allowed, or asked wrongly, before).
+
+Found and fixed:
+
+1. A repository's visibility changed through the API: `gh api -X PATCH repos/o/r -f private=false` (also `-F
+   visibility=public`, `--method PATCH`, `--field=`, `--raw-field`, `glab api -X PUT projects/7 -f
+   visibility=public`, a GraphQL mutation naming a visibility, `-F archived=true`, a body from `--input` sent to
+   the repository's own endpoint) was allowed while `gh repo edit --visibility public` asked. policies/vcs.yaml
+   remote_repo_destructive reads those fields; a GET (fields as a query: `gh api -X GET user/repos -f
+   visibility=public` lists) stays allowed. (test_unseen46's strict xfail passes.)
+2. A remote's URL set on the line by `git config remote.x.url ../r` then `git push x`: r's session-written
+   hooks/pre-receive ran, allowed. git config's operands are read as `git remote add`'s URL is (policies/executors.yaml
+   git config `runs:`): a value naming a written repository's receiving hooks asks. (test_xf46's strict xfail passes.)
+
+Open: see the strict xfails at the end of this module (each with its payload).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import (
+    Case,
+    allowed_payloads,
+    assert_verdict,
+    bare_repository,
+    flagged_near_misses,
+    policy_project,
+    run_confined,
+    verdict_cases,
+)
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "xf47", "kind: ApprovalPolicy\n") as project:
+        yield project
+
+
+# -- 1. a repository published (or archived) through the forge's API ---------------------------------------------
+VISIBILITY_PAYLOADS = [
+    "gh api -X PATCH repos/o/r -f private=false",
+    "gh api -X PATCH repos/o/r -F visibility=public",
+    "gh api --method PATCH repos/o/r -f private=false",
+    "gh api --method=PATCH repos/o/r --field=visibility=public",
+    "gh api repos/o/r --raw-field private=false -X PATCH",
+    "gh api -XPATCH repos/o/r -fprivate=false",
+    "gh api -X PATCH repos/o/r -F archived=true",
+    "gh api -X PATCH repos/o/r --input body.json",
+    "echo '{\"private\": false}' | gh api -X PATCH /repos/o/r --input -",
+    "glab api -X PUT projects/7 -f visibility=public",
+    "glab api --method PUT projects/o%2Fr --field visibility=public",
+    'gh api graphql -f query=\'mutation { updateRepository(input: {repositoryId: "R_1", visibility: PUBLIC})'
+    " { clientMutationId } }'",
+    "GH_TOKEN=x gh api -X PATCH repos/o/r -f private=false",
+]
+VISIBILITY_NEAR_MISSES = [
+    "gh api repos/o/r",
+    "gh api -X GET user/repos -f visibility=public",
+    "gh api --method=GET user/repos -F visibility=all",
+    "gh api -X 'GET' search/repositories -f q=x -f visibility=public",
+    "gh api -X PATCH repos/o/r -f description='a tool'",
+    "gh api -X PATCH repos/o/r -F has_wiki=false",
+    "gh api repos/o/r/issues -f title=bug --input issue.json",
+    "gh api repos/o/r/issues -f title='private=false is the default'",
+    'gh api graphql -f query=\'query { repository(owner: "o", name: "r") { visibility isPrivate } }\'',
+    "gh repo view o/r --json visibility",
+    "glab api projects/7",
+]
+
+
+def test_visibility_through_the_api_asks(engine: Engine) -> None:
+    assert allowed_payloads(engine, VISIBILITY_PAYLOADS) == []
+    verdict = engine.check(VISIBILITY_PAYLOADS[0])
+    assert [m.key for m in verdict.matches] == ["remote_repo_destructive"], verdict.matches
+
+
+def test_visibility_through_the_api_near_misses(engine: Engine) -> None:
+    assert flagged_near_misses(engine, VISIBILITY_NEAR_MISSES) == []
+
+
+def test_the_api_form_is_judged_as_repo_edit(engine: Engine) -> None:
+    """The same harm, the same verdict and rule as the verb gh describes for it."""
+    edit = engine.check("gh repo edit o/r --visibility public --accept-visibility-change-consequences")
+    api = engine.check("gh api -X PATCH repos/o/r -f visibility=public")
+    assert (api.decision, [m.key for m in api.matches]) == (edit.decision, [m.key for m in edit.matches])
+
+
+# -- 2. a remote's URL set by `git config` on the line, then pushed to -------------------------------------------
+REMOTE_PAYLOADS: dict[str, Case] = {
+    "config-url": (
+        {**bare_repository(), "r/hooks/pre-receive": "rm -rf ~"},
+        "git init -q s && cd s && git config remote.x.url ../r && git push x HEAD:refs/heads/y",
+    ),
+    "config-set-url": (
+        {**bare_repository(), "r/hooks/update": "rm -rf ~"},
+        "cd s && git config set remote.x.url ../r && git push x",
+    ),
+    "config-pushurl-file": (
+        {**bare_repository(), "r/hooks/post-receive": "rm -rf ~"},
+        "cd s && git config --local remote.origin.pushurl file://ROOT/r; git push",
+    ),
+    "config-add-url": (
+        {**bare_repository(folder="up"), "up/hooks/pre-receive": "rm -rf ~"},
+        "git config --add remote.up.url ./up && git push up main",
+    ),
+}
+REMOTE_NEAR_MISSES: dict[str, Case] = {
+    # the same lines with no hook written: nothing of the session's runs
+    "no-hook": (bare_repository(), "git init -q s && cd s && git config remote.x.url ../r && git push x HEAD:y"),
+    # a hook written, the configuration naming something else (a value naming the written repository itself asks,
+    # whatever its key: `git config user.name r` with r/hooks/pre-receive written, fail closed)
+    "user-name": ({**bare_repository(), "r/hooks/pre-receive": "rm -rf ~"}, "git config user.name Alice && git log -1"),
+    "other-remote": (
+        {**bare_repository(), "r/hooks/pre-receive": "rm -rf ~"},
+        "git config remote.origin.url https://example.org/o/r.git && git fetch origin",
+    ),
+    "other-url": ({}, "git config remote.origin.url https://example.org/o/r.git && git push origin main"),
+    "read-url": ({}, "git config --get remote.origin.url"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(REMOTE_PAYLOADS, REMOTE_NEAR_MISSES))
+def test_remote_url_set_on_the_line(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    assert_verdict(loaded, case, allowed, session)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_remote_url_set_on_the_line_live(tmp_path: Path) -> None:
+    """The ground: the pushed-to repository on this machine runs its own pre-receive hook (the fake home emptied)."""
+    setup = (
+        "git init -q --bare r && printf '#!/bin/sh\\nrm -rf \"$HOME\"/.ssh\\n' > r/hooks/pre-receive && "
+        "chmod +x r/hooks/pre-receive && git init -q s && cd s && "
+        "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m 1 && "
+        "git config remote.x.url ../r && git push -q x HEAD:refs/heads/y"
+    )
+    home, _, printed = run_confined(tmp_path, setup)
+    assert not home_intact(home), printed
