@@ -11,6 +11,10 @@ Found and fixed:
 2. A remote's URL set on the line by `git config remote.x.url ../r` then `git push x`: r's session-written
    hooks/pre-receive ran, allowed. git config's operands are read as `git remote add`'s URL is (policies/executors.yaml
    git config `runs:`): a value naming a written repository's receiving hooks asks. (test_xf46's strict xfail passes.)
+3. A false alarm: `grep -qF "${V}" install.ps1` asked (read_computed_path): a variable where grep reads its pattern
+   may be an option (`-Rv` reads the tree, links followed). With -q grep writes nothing, whatever option it is: a
+   grammar field (Grammar.quiet_with, grep's row in policies/printers.yaml: `quiet_with: [q]`) lets such a pattern
+   through; without -q, or a computed FILE operand, it still asks. (test_fp46's strict xfail passes.)
 
 Open: see the strict xfails at the end of this module (each with its payload).
 """
@@ -142,3 +146,40 @@ def test_remote_url_set_on_the_line_live(tmp_path: Path) -> None:
     )
     home, _, printed = run_confined(tmp_path, setup)
     assert not home_intact(home), printed
+
+
+# -- 3. a pattern known only at run time, given a grep that prints nothing ---------------------------------------
+GREP_ALLOWED = [
+    'grep -qF "${V}" install.ps1',
+    'grep -q "$V" README.md',
+    'grep --quiet -F "$V" README.md',
+    'grep --silent "$PATTERN" setup.cfg',
+    'if grep -qxF "$line" .gitignore; then :; else echo "$line" >> .gitignore; fi',
+    'grep -qE "^${KEY}=" .env.example || echo missing',
+]
+GREP_ASKS = [
+    'grep -F "${V}" install.ps1',  # V=-Rv: every line of the tree, links followed, printed
+    'grep -c "$V" install.ps1',
+    'grep -q x "$F"',  # a file known only at run time (not the pattern)
+    'grep -q -e x "$V"',
+    'grep -q "$V" ~/.ssh/id_rsa',
+    'grep -q "$V" $(cat cfg.txt)',
+]
+
+
+def test_grep_quiet_pattern_from_a_variable_allowed(engine: Engine) -> None:
+    assert flagged_near_misses(engine, GREP_ALLOWED) == []
+
+
+def test_grep_pattern_from_a_variable_still_asks(engine: Engine) -> None:
+    assert allowed_payloads(engine, GREP_ASKS) == []
+
+
+def test_grep_pattern_as_an_option_live(tmp_path: Path) -> None:
+    """The ground: V=-Rv makes `grep -F "$V" f` print every line of the tree, a linked home's key too; with -q the
+    same read prints nothing."""
+    link = "ln -s ~/.ssh keys && printf 'x\\n' > install.ps1 && V=-Rv && "
+    _, _, loud = run_confined(tmp_path / "loud", link + 'grep -F "$V" install.ps1')
+    assert "secret key" in loud
+    _, _, quiet = run_confined(tmp_path / "quiet", link + 'grep -qF "$V" install.ps1')
+    assert "secret key" not in quiet and quiet.strip() == "", quiet
