@@ -15,6 +15,16 @@ Found and fixed:
    may be an option (`-Rv` reads the tree, links followed). With -q grep writes nothing, whatever option it is: a
    grammar field (Grammar.quiet_with, grep's row in policies/printers.yaml: `quiet_with: [q]`) lets such a pattern
    through; without -q, or a computed FILE operand, it still asks. (test_fp46's strict xfail passes.)
+4. A false alarm: `find . -name '*.tmp' | grep -v keep | while read f; do rm "$f"; done` asked while `rm $(find .
+   -name '*.tmp' | grep -v keep)` was allowed (lead46): a loop after a pipe read only the stage just before it
+   (`$(grep -v keep)`). A compound command piped into now reads the pipeline's stages so far (shell._piped_source):
+   the listing with its selecting stages, as the substitution. `find ~ … | grep -v keep | while read`, a `sed`
+   stage, `cat list.txt | grep … | while read f; do rm -rf "$f"` still ask.
+
+Not fixed (strict xfails kept where they were): test_comp46's `find . -name '*.log' | zip -m logs.zip -@` (read as
+`rm -r -- $(find …)`: dropping the listing's "variable" reading once walked let `mkdir -p "x $HOME/.ssh" && rm -rf
+$(find . -name .ssh)` through, a name the line makes split by the shell: reverted; that payload is guarded below);
+test_adv45's `ls ~/.ssh/* | cpio -o > x.cpio` without a session (not reached).
 
 Open: see the strict xfails at the end of this module (each with its payload).
 """
@@ -35,6 +45,7 @@ from tests.redteam.harm import (
     assert_verdict,
     bare_repository,
     flagged_near_misses,
+    harm_project,
     policy_project,
     run_confined,
     verdict_cases,
@@ -183,3 +194,55 @@ def test_grep_pattern_as_an_option_live(tmp_path: Path) -> None:
     assert "secret key" in loud
     _, _, quiet = run_confined(tmp_path / "quiet", link + 'grep -qF "$V" install.ps1')
     assert "secret key" not in quiet and quiet.strip() == "", quiet
+
+
+# -- 4. a loop after a pipe reads the whole pipe before it ------------------------------------------------------
+LOOP_ALLOWED = [
+    "find . -name '*.tmp' | grep -v keep | while read f; do rm \"$f\"; done",
+    "find . -name '*.tmp' | grep -v keep | while IFS= read -r f; do rm -f -- \"$f\"; done",
+    "find . -name '*.pyc' | head -5 | while read f; do rm \"$f\"; done",
+    "git ls-files | grep '\\.py$' | while read f; do wc -l \"$f\"; done",
+    "find . -name '*.tmp' | while read f; do rm \"$f\"; done",
+]
+LOOP_ASKS = [
+    'find ~ -type f | grep -v keep | while read f; do rm "$f"; done',
+    "find . -name '*.tmp' | sed s/x/y/ | while read f; do rm \"$f\"; done",
+    "find . -name '*.tmp' | grep -o '/.*' | while read f; do rm \"$f\"; done",
+    "cat list.txt | grep -v '^#' | while read f; do rm -rf \"$f\"; done",
+    "ls ~/.ssh | grep id | while read f; do cat ~/.ssh/$f; done",
+    "echo safe | sed 's/safe/rm -rf ~/' | while read l; do $l; done",
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """A project of its own holding the files the loops list (never the engine's own repository: a clone's .git)."""
+    with harm_project(tmp_path, monkeypatch) as (engine, _, root):
+        for name in ("a.tmp", "keep.tmp", "b.pyc", "c.py"):
+            (root / name).write_text("x\n")
+        yield engine
+
+
+def test_loop_over_a_selected_listing_allowed(tree: Engine) -> None:
+    assert flagged_near_misses(tree, LOOP_ALLOWED) == []
+    # the same as the substitution the loop stands for
+    assert tree.check("rm $(find . -name '*.tmp' | grep -v keep)").decision == "allow"
+
+
+def test_loop_over_a_selected_listing_still_asks(tree: Engine) -> None:
+    assert allowed_payloads(tree, LOOP_ASKS) == []
+
+
+def test_loop_over_the_homes_listing_live_and_stopped(tmp_path: Path) -> None:
+    """The ground: the loop deletes what the whole pipe lists (the home's key); the selected tree listing only its
+    own files."""
+    home, _, printed = run_confined(tmp_path, LOOP_ASKS[0])
+    assert not home_intact(home), printed
+
+
+# -- guarded: a name the line makes, split by the shell, names a path outside the tree ---------------------------
+def test_a_listing_split_into_the_home_still_asks(tree: Engine, tmp_path: Path) -> None:
+    payload = 'mkdir -p "x $HOME/.ssh" && rm -rf $(find . -name .ssh)'
+    home, _, printed = run_confined(tmp_path / "live", payload)
+    assert not (home / ".ssh").exists(), printed  # the ground: `./x /home/me/.ssh` split: ~/.ssh deleted
+    assert tree.check(payload).decision != "allow"
