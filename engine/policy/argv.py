@@ -59,6 +59,7 @@ _GRAMMAR_FIELDS = (
     "next_value",
     "hosts",
     "pattern",
+    "quiet_with",
 )
 
 
@@ -107,6 +108,10 @@ class Grammar:
     # first operand is a pattern or a filter (`grep .key f`, `jq .key f.json`), read by no path class. None: no
     # operand of the program is one.
     pattern: Final[frozenset[str] | None]
+    # (xf47) Options with which it writes nothing on its output (grep's -q): its pattern operand known only when it
+    # runs (`grep -qF "$V" f`) is read by no path class, whatever option it turns out to be (`-Rv` reads the tree
+    # and prints none of it)
+    quiet_with: Final[frozenset[str]]
 
     def __init__(
         self,
@@ -134,6 +139,7 @@ class Grammar:
         next_value: frozenset[str] = frozenset(),
         hosts: tuple[int, ...] = (),
         pattern: frozenset[str] | None = None,
+        quiet_with: frozenset[str] = frozenset(),
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -159,6 +165,7 @@ class Grammar:
         self.next_value = next_value
         self.hosts = hosts
         self.pattern = pattern
+        self.quiet_with = quiet_with
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""

@@ -241,6 +241,7 @@ _SHAPE_FIELDS = (
     "firm",
     "hosts",
     "patterns",
+    "sealed",
 )
 
 
@@ -272,6 +273,9 @@ class Shape:
     # (fp44b) The operand its grammar reads as its pattern or filter (Grammar.pattern: `grep .key f`), the word only
     # once among its words: read by no file class (credential, secret, shell history)
     patterns: frozenset[str]
+    # (xf47) The program prints nothing (its grammar's quiet_with): an expansion among `patterns` is read by no
+    # class of an expansion either (`grep -qF "$V" f`)
+    sealed: bool
 
     def __init__(
         self,
@@ -286,8 +290,10 @@ class Shape:
         firm: tuple[set[str], set[str]] | None = None,
         hosts: frozenset[str] = frozenset(),
         patterns: frozenset[str] = frozenset(),
+        sealed: bool = False,
     ) -> None:
         self.patterns = patterns
+        self.sealed = sealed
         self.firm = firm
         self.hosts = hosts
         self.short = short
@@ -362,8 +368,11 @@ def shape(command: Command) -> Shape:
     positionals.extend(reading.operands)
     hosts = _hosts(grammar, reading, argv) if grammar.hosts else frozenset()
     patterns: frozenset[str] = frozenset()
+    sealed = False
     if grammar.pattern is not None and reading.operands:
         patterns = _pattern(grammar.pattern, reading, argv)
+        if patterns and grammar.quiet_with:
+            sealed = any(name in grammar.quiet_with for name, _, _ in reading.options)
     if reading.rest is not None and len(levels) > 1 and not level.subcommands:
         # A described verb that stops at its first operand (`docker run IMAGE CMD...`): the words
         # after it belong to the command it hands them to, never its own options
@@ -383,7 +392,15 @@ def shape(command: Command) -> Shape:
         # the values the grammar read before it are kept for `every_value` (`xargs -a FILE cmd`).
         _plain(list(argv[reading.rest :]), short, long, positionals)
         return Shape(
-            short, long, positionals, words, tuple(map(str.lower, positionals)), values, hosts=hosts, patterns=patterns
+            short,
+            long,
+            positionals,
+            words,
+            tuple(map(str.lower, positionals)),
+            values,
+            hosts=hosts,
+            patterns=patterns,
+            sealed=sealed,
         )
     if program.text_runs:
         literal = _program_text(program, reading, command)
@@ -413,6 +430,7 @@ def shape(command: Command) -> Shape:
         firm,
         hosts,
         patterns,
+        sealed,
     )
 
 
@@ -548,22 +566,28 @@ def literal_reading(command: Command, shaped: Shape, classify: Any) -> Any:
 # a folder's classes (secret_parent, a link's) stay, as any other of its reading (fail closed).
 _FILE_CLASSES: Final = frozenset({"credential", "secret", "shell_history"})
 _PATTERN_DROPS: Final = _FILE_CLASSES | {SECRET_HOLDER}
+_SEALED_DROPS: Final = _PATTERN_DROPS | EXPANSION_CLASSES
 
 
 class _Pattern:
     """(fp44b) A classifier that reads a program's pattern or filter operand (Shape.patterns) as no file of the
     classes a reader prints (`grep .key f`, `jq '.key' f.json`)."""
 
-    __slots__ = ("classify", "words")
+    __slots__ = ("classify", "sealed", "words")
 
-    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+    def __init__(self, classify: Any, words: frozenset[str], sealed: bool = False) -> None:
         self.classify = classify
         self.words = words
+        self.sealed = sealed
 
     def __call__(self, word: str) -> frozenset[str]:
         found: frozenset[str] = self.classify(word)
         if word not in self.words:
             return found
+        if self.sealed and ("$" in word or "`" in word):
+            # (xf47) a quiet program's pattern known only when it runs (`grep -qF "$V" f`): a pattern, or an option
+            # of a program that prints nothing (`-Rv`): no file it names is read out
+            return _less(found, _SEALED_DROPS)
         # (fp46) a folder "holding a secret" because the word itself spells one (`.key`, `id_rsa`: View._holds) is
         # that file class again: a pattern spelling a key holds none (`grep -rn '.key' src`); a folder's other
         # classes, and a holder found by a walk (`.` with a .env below), stay
@@ -1115,7 +1139,7 @@ class Matcher:
         if shaped.hosts:
             classify = _Hosts(classify, shaped.hosts)
         if shaped.patterns:
-            classify = _Pattern(classify, shaped.patterns)
+            classify = _Pattern(classify, shaped.patterns, shaped.sealed)
         if self.subcommands:
             lowered = shaped.lowered
             for hit in self.subcommands:

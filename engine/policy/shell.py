@@ -639,7 +639,7 @@ def _split(
                 else:
                     closed = start
             if literal in _OPENERS and literal not in kept:
-                compounds.append((len(made), False, _piped_source(made, pipe_from) if piped else None))
+                compounds.append((len(made), False, _piped_source(made, pipe_from, pipeline) if piped else None))
                 pipe_from = None
             elif literal in _CLOSERS and literal not in kept and compounds and not compounds[-1][1]:
                 compound_at = _close(compounds, made)
@@ -699,7 +699,7 @@ def _split(
         closed = compound_at = None
         if token is not None and token.kind == "op":
             if token.value == "(" and not words:
-                compounds.append((len(made), True, _piped_source(made, pipe_from) if piped else None))
+                compounds.append((len(made), True, _piped_source(made, pipe_from, pipeline) if piped else None))
                 pipe_from = None
             elif token.value == ")" and compounds and compounds[-1][1]:
                 subshell_at = len(made)  # the subshell's last command is read just below
@@ -5259,9 +5259,15 @@ _KEYWORD_SETTERS: Final = frozenset(
 )
 
 
-def _piped_source(made: list[_Raw], pipe_from: list[_Raw] | None) -> list[_Raw]:
-    """What a compound command opened after a pipe reads: the commands before the pipe."""
-    return pipe_from if pipe_from is not None else made[-1:]
+def _piped_source(made: list[_Raw], pipe_from: list[_Raw] | None, pipeline: list[_Raw]) -> list[_Raw]:
+    """What a compound command opened after a pipe reads: the commands before the pipe. (xf47) After simple
+    commands, the pipeline's stages so far, so that a listing selected by later stages is read as the whole pipe
+    (`find . -name '*.tmp' | grep -v keep | while read f; do rm "$f"; done`, as `rm $(find … | grep -v keep)`)."""
+    if pipe_from is not None:
+        return pipe_from
+    if pipeline and made and pipeline[-1] is made[-1]:
+        return list(pipeline)
+    return made[-1:]
 
 
 def _close(compounds: list[tuple[int, bool, list[_Raw] | None]], made: list[_Raw]) -> int:

@@ -12,7 +12,7 @@ documents, fragments of loops and case arms, lines of another language and lines
 Judged in fp44's developer project: 34 of 564 flagged (6.0%) before and after this stop's fixes. Of the 34, 33 are
 genuine risks (ACCEPTED says why for each: downloaded scripts run, archives unpacked beside the engine's files,
 system files written, force pushes, uninstalls, `rm -f $(find . -name '*~')` (backquoted), whose found names are split and
-globbed ...). FALSE ALARMS: 1 of 564 (0.2%): `grep -qF "${V}" install.ps1` (kept, strict xfail below).
+globbed ...). FALSE ALARMS: 1 of 564 (0.2%): `grep -qF "${V}" install.ps1` (kept; allowed since xf47).
 
 FIXED (stop 45's kept false alarms, none in this corpus; each a rule, its dangerous neighbours still refused):
 1. `jq --arg k ~/.ssh/id_rsa '.path = $k' cfg.json` asked (credential_read: the `*` option row read --arg's VALUE as
@@ -29,9 +29,9 @@ FIXED (stop 45's kept false alarms, none in this corpus; each a rule, its danger
    now engine_files_write, denied); --split-exp / -s naming an engine file still asks; --expression / --from-file
    give the filter (`yq --expression '.a' .env`, `yq e KEY --from-file x` ask); an undeclared option keeps it a path.
 
-KEPT (false alarm, strict xfail): `grep -qF "${V}" install.ps1` (read_computed_path). A quoted variable where grep
-reads its pattern may be an option word (`-Rv`: every line of the working tree, links followed); the engine reads
-no such "pattern or recursive read" yet. `grep -e "$V" f` is allowed. Also still asking: `grep -- "$V" f` (after
+KEPT (false alarm, strict xfail until xf47): `grep -qF "${V}" install.ps1` (read_computed_path). A quoted variable
+where grep reads its pattern may be an option word (`-Rv`: every line of the working tree, links followed); since
+xf47 grep's -q (Grammar.quiet_with: it prints nothing) lets it through; without -q it still asks. `grep -e "$V" f` is allowed. Also still asking: `grep -- "$V" f` (after
 `--` the word is the pattern for certain; computed classes are not dropped from patterns: jq/yq/sed filters are code).
 """
 
@@ -106,7 +106,6 @@ ACCEPTED: dict[str, str] = {
     "rm -f `find . -type f -name '*~' `": SPLIT,
     "rm -f `find . -type f -name '*~'`": SPLIT,
     "rm -rf `find . -name __pycache__`": SPLIT,
-    'grep -qF "${V}" install.ps1': "FALSE ALARM kept: a quoted variable where grep reads its pattern may be an option (-Rv); strict xfail below",
 }
 
 
@@ -127,8 +126,9 @@ def test_the_ordinary_corpus_46(developer_project: Engine) -> None:  # noqa: F81
     assert set(ACCEPTED) <= set(commands), "an accepted command left the corpus"
     assert set(flagged) == set(ACCEPTED), f"accepted but allowed now (update ACCEPTED): {set(ACCEPTED) - set(flagged)}"
     false_alarms = [c for c, why in ACCEPTED.items() if why.startswith("FALSE ALARM")]
-    assert len(false_alarms) / len(commands) <= 0.03  # 1 / 564
-    assert len(flagged) == 35  # 34 at start46; 35 with env46's package-index rule (the merge)
+    assert len(false_alarms) / len(commands) <= 0.03  # 0 / 564 since xf47
+    # 34 at start46; 35 with env46's package-index rule (the merge); 34 since xf47 (`grep -qF "${V}" f` allowed)
+    assert len(flagged) == 34
 
 
 def test_stop_45s_kept_false_alarms_now_allowed(developer_project: Engine) -> None:  # noqa: F811
@@ -246,6 +246,5 @@ def test_yq_inplace_on_an_engine_file_is_denied(plain_project: tuple[Path, Engin
 
 
 # -- open ----------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="a quoted variable where grep reads its pattern may be an option (-Rv): kept")
 def test_grep_pattern_from_a_variable(developer_project: Engine) -> None:  # noqa: F811
     assert flagged_verdicts(developer_project, ['grep -qF "${V}" install.ps1']) == {}

@@ -43,8 +43,8 @@ Fixed here (rules over a class, as data in policies/):
 8. XATTR_RECURSIVE (system.yaml permissions_broad): caro's `xattr -cr /` (every file's extended attributes cleared
    under the root, a system folder or a home).
 
-Open (strict xfail below): a repository's visibility changed through the API (`gh api -X PATCH repos/o/r -f
-private=false`) is allowed; only `gh repo edit --visibility` is read.
+Closed by xf47 (was a strict xfail): a repository's visibility changed through the API (`gh api -X PATCH repos/o/r -f
+private=false`) was allowed; only `gh repo edit --visibility` was read (tests/redteam/test_xf47.py).
 """
 
 from __future__ import annotations
@@ -307,9 +307,6 @@ def test_a_lost_key_slot_or_partition_table_is_the_hardline(scorer: Engine) -> N
         assert verdict.decision == "deny" and verdict.hardline, said(command, verdict)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="open: a repository's visibility changed through gh api (only `repo edit` is read)"
-)
 def test_visibility_through_the_api(scorer: Engine) -> None:
     assert scorer.check("gh api -X PATCH repos/o/r -f private=false").decision != "allow"
 
