@@ -2558,6 +2558,8 @@ _FIND_LISTING_ACTIONS: Final = frozenset({"-print", "-delete", "-depth"})
 _FIND_RM: Final = frozenset({"rm", "/bin/rm", "/usr/bin/rm"})
 _FIND_RM_FLAGS: Final = frozenset({"--force", "--verbose"})
 _FIND_RM_SHORT: Final = re.compile(r"-[fv]+")
+# a working directory that is the home, the root or a system folder: find_delete_critical's hardline stays
+_FIND_CRITICAL_STARTS: Final = frozenset({"root", "system_top", "home_top"})
 
 
 def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -> list[Command]:
@@ -2607,7 +2609,11 @@ def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -
             continue
         listing = [*argv[: 1 + len(starts)], *(w for w in expression if w not in _FIND_LISTING_ACTIONS)]
         word = "$(" + " ".join(shlex.quote(w) for w in listing) + ")"
-        if not lists_tree(word) or "computed_source" in view.classify(word):
+        if (
+            not lists_tree(word)
+            or "computed_source" in view.classify(word)
+            or any(not view.classify(start).isdisjoint(_FIND_CRITICAL_STARTS) for start in starts)
+        ):
             out.append(command)
             continue
         skip = ran

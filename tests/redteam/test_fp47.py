@@ -264,3 +264,24 @@ OPEN = {
 def test_open_false_alarms(clone: tuple[Path, Engine], command: str) -> None:
     verdict = clone[1].check(command)
     assert verdict.decision == "allow", said(command, verdict)
+
+
+def test_a_working_directory_that_is_the_home_keeps_the_hardline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find . -name '*.txt' -delete` run in the home (the engine's working directory) is find_delete_critical's
+    hardline, not the listing's reading (a home's `.`); in the home's src/ it is that reading."""
+    home = make_home(tmp_path)
+    (home / "src").mkdir()
+    (home / "src" / "a.orig").write_text("")
+    (home / "hermes-engine.yaml").write_text("workdir: .\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(home)
+    with Engine.load(home) as engine:
+        verdict = engine.check("find . -name '*.orig' -delete")
+        assert verdict.decision == "deny", said("find . -name '*.orig' -delete", verdict)
+        assert "find_delete_critical" in {m.key for m in verdict.matches}
+        near = engine.check("find src -name '*.orig' -delete")
+        assert near.decision == "allow", said("find src -name '*.orig' -delete", near)
