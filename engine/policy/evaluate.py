@@ -19,6 +19,7 @@ import itertools
 import os
 import posixpath
 import re
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from time import thread_time
@@ -853,6 +854,8 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
+            if "find" in text and ("-delete" in text or "-exec" in text):
+                commands = _find_deletes(commands, view, self.policy.programs)
             if "socat" in text:
                 commands = _socat_addresses(commands)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
@@ -2550,6 +2553,93 @@ def _finds_secrets(command: Command) -> bool:
         if word in ("-name", "-iname") and _SOURCE_NAMES.fullmatch(glob):
             return False
     return True
+
+
+# (fp47) The words of a find's expression that leave what it deletes the names its `-name` tests pass in the folders
+# it walks (without following links): its listing is `$(find START EXPR)` less the deleting action. Anything else
+# (an alternative, -path, -newer, -exec of another program, -L ...) keeps the find read as find_delete.
+_FIND_LISTING_TESTS: Final = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
+_FIND_LISTING_ACTIONS: Final = frozenset({"-print", "-delete", "-depth"})
+_FIND_RM: Final = frozenset({"rm", "/bin/rm", "/usr/bin/rm"})
+_FIND_RM_FLAGS: Final = frozenset({"--force", "--verbose"})
+_FIND_RM_SHORT: Final = re.compile(r"-[fv]+")
+# a working directory that is the home, the root or a system folder: find_delete_critical's hardline stays
+_FIND_CRITICAL_STARTS: Final = frozenset({"root", "system_top", "home_top"})
+
+
+def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -> list[Command]:
+    """(fp47) A find deleting, in the working tree, the files whose names its `-name` tests pass (`find . -name
+    '*.pyc' -delete`, `find . -name '*.log' -exec rm {} +`) read as the `rm -f $(find . -name '*.pyc')` it is:
+    the find without its action, and rm of its listing (View.classify: the files it lists, each where it lands;
+    past the listing's read limit a path only the run knows). Not when the listing names nothing for certain
+    (a folder outside the tree, a name test with an alternative, a recursive rm: the folders it passes)."""
+    out: list[Command] = []
+    skip = -1
+    for i, command in enumerate(commands):
+        if i == skip:
+            continue
+        argv = command.argv
+        if command.name != "find" or command.cwd is not None or len(argv) < 3 or argv[1].startswith("-"):
+            out.append(command)
+            continue
+        starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), argv[1:]))
+        expression = list(argv[1 + len(starts) :])
+        child = commands[i + 1] if i + 1 < len(commands) else None
+        deleting = "-delete" in expression
+        ran = -1
+        if "-exec" in expression:
+            at = expression.index("-exec")
+            tail = expression[at + 1 :]
+            flags = tail[1:-2]
+            if (
+                len(tail) < 3
+                or tail[0] not in _FIND_RM
+                or tail[-2:] not in (["{}", "+"], ["{}", ";"])
+                or not all(f in _FIND_RM_FLAGS or _FIND_RM_SHORT.fullmatch(f) for f in flags)
+                or child is None
+                or child.name != "rm"
+                or child.via != (*command.via, "find")
+            ):
+                out.append(command)
+                continue
+            expression, deleting, ran = expression[:at], True, i + 1
+        tested = [w for k, w in enumerate(expression) if k == 0 or expression[k - 1] not in _FIND_LISTING_TESTS]
+        if (
+            not deleting
+            or ("-name" not in expression and "-iname" not in expression)
+            or not _FIND_LISTING_TESTS.union(_FIND_LISTING_ACTIONS).issuperset(tested)
+            or any(command.dynamic)
+        ):
+            out.append(command)
+            continue
+        listing = [*argv[: 1 + len(starts)], *(w for w in expression if w not in _FIND_LISTING_ACTIONS)]
+        word = "$(" + " ".join(shlex.quote(w) for w in listing) + ")"
+        if (
+            not lists_tree(word)
+            or "computed_source" in view.classify(word)
+            or any(not view.classify(start).isdisjoint(_FIND_CRITICAL_STARTS) for start in starts)
+        ):
+            out.append(command)
+            continue
+        skip = ran
+        out.append(_through_link(command, tuple(listing), "listing", (False,) * len(listing)))
+        rm = ("rm", "-f", word)
+        out.append(
+            Command(
+                "rm",
+                rm,
+                (False, False, True),
+                (),
+                "",
+                command.fed_by,
+                command.via,
+                None,
+                command.depth,
+                None,
+                programs.get("rm"),
+            )
+        )
+    return out
 
 
 def _printed_folders(commands: list[Command]) -> list[Command]:

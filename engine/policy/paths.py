@@ -374,6 +374,19 @@ def _find_names(expression: Sequence[str]) -> Callable[[str], bool] | None:
     return lambda name: all(fnmatchcase(name.lower() if folded else name, glob) for glob, folded in globs)
 
 
+def _find_depth(expression: Sequence[str]) -> int:
+    """(fp47) The levels below its start points `find … -maxdepth N` descends to; _UNBOUNDED without one (or
+    one it cannot read: the walk reads every level, more than find does)."""
+    depth = _UNBOUNDED
+    for i, word in enumerate(expression[:-1]):
+        if word == "-maxdepth" and expression[i + 1].isdigit():
+            depth = min(depth, int(expression[i + 1]))
+    return depth
+
+
+_UNBOUNDED: Final = 1 << 30
+
+
 class GlobError(ValueError):
     pass
 
@@ -999,6 +1012,9 @@ _TREE_KEPT_DIRS = 4096  # folders TreeLister keeps (all are forgotten past it)
 _TREE_KEPT_TOTAL = 1 << 16  # entries it keeps in all (the same)
 _TREE_KEPT_ENTRIES = 4096  # larger folders are listed again on each walk
 _TREE_READ = max(_MAX_FOLLOWED_ENTRIES, _MAX_LISTED) + 1  # past it, every walker stops anyway
+# (fp47) The entries a find listing with a `-name` test reads in all (its folders walked, the names tested): only
+# the ones it prints count against _MAX_LISTED (a clone's .git, a .venv, a node_modules hold thousands of others)
+_MAX_NAMED_READ: Final = 1 << 16
 
 
 def _globbed(path: str) -> list[str] | None:
@@ -1423,9 +1439,11 @@ class PathClassifier:
             # reader of newline-ended names takes the whole output as one name
             return unknown
         named: Callable[[str], bool] | None = None  # find's `-name GLOB` tests: the names it prints
+        depth = _UNBOUNDED  # find's -maxdepth: the levels it walks below a start point
         if words[0] == "find":  # its start points: the words before the expression
             starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), args))
             named = _find_names(args[len(starts) :])
+            depth = _find_depth(args[len(starts) :])
         elif words[0] == "ls":
             starts = [w for w in args if not w.startswith("-")]
         else:  # git: its pathspecs are inside the tree; the whole of it is read
@@ -1435,6 +1453,8 @@ class PathClassifier:
         if words[0] == "git" and not self._indexed(walk.leads_to(base), words[1] == "ls-files", walk, nul, forms):
             return unknown
         seen = 0
+        read = 0  # (fp47) entries read in all, a find with a `-name` test's bound (_MAX_NAMED_READ)
+        levels: dict[str, int] = {}  # (fp47) a walked folder's level below its start point, with -maxdepth
         bare: set[str] = set()  # `ls DIR`: the names it prints, read from base
         split = _NAME_SPLITS if not nul else _NEVER_SPLITS
         for start in starts or ["."]:
@@ -1475,12 +1495,17 @@ class PathClassifier:
             listed = trees.entries(folder)
             if listed is None:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
+            level = levels.pop(folder, 0) + 1  # the level of its entries
+            if named is not None:
+                read += len(listed)
+                if read > _MAX_NAMED_READ or len(listed) >= _TREE_READ:
+                    return unknown  # past the bound, or a folder read only in part
             for name, kind in listed:
+                if named is not None and kind != _TREE_DIR and not named(name):
+                    continue  # `find . -name '*.py'` prints no `.env`, nor a link named `k` (one named `k.py` is read)
                 seen += 1
                 if seen > _MAX_LISTED:
                     return unknown
-                if named is not None and kind != _TREE_DIR and not named(name):
-                    continue  # `find . -name '*.py'` prints no `.env`, nor a link named `k` (one named `k.py` is read)
                 if split.search(name):
                     # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
                     # printed name, and a piece is another path
@@ -1493,8 +1518,10 @@ class PathClassifier:
                     if at:
                         forms.append(at)
                 elif kind == _TREE_DIR:
-                    if name != ".git" or words[0] != "git":
+                    if (name != ".git" or words[0] != "git") and level < depth:
                         pending.append(path)
+                        if depth != _UNBOUNDED:
+                            levels[path] = level
                 else:
                     try:
                         linked = os.lstat(path).st_nlink > 1
@@ -2090,6 +2117,10 @@ class View:
                     lands = held[0]
                     if held[1][0] != walk.generation:
                         kept[word] = (lands, walk.restamped(held[1]))
+            if lands is None and word[0] in "$`" and lists_tree(word):
+                # (fp47) a listing of the tree names the files it lists, the engine's among them, without spelling
+                # them: `rm $(find . -name '*.py')` with the engine's .venv (or toolsets/) below
+                lands = lands_memo[word] = not self.classify(word).isdisjoint(ENGINE_CLASSES)
             if lands is None:
                 before = walk.sure
                 walk.sure = True

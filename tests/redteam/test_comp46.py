@@ -150,7 +150,9 @@ CHMODS = [
     'find ~ -type f | while read -r f; do chmod u-r "$f"; done',
 ]
 CHMOD_NEAR_MISSES = [
-    "chmod 644 $(git ls-files '*.py')",
+    # (fp47) not `$(git ls-files '*.py')` here: in the engine's repository that lists the engine's sources, which a
+    # listing now names as `chmod 644 engine/x.py` does (engine_files_unknown_writer)
+    "chmod 644 $(find tests/data -name '*.jsonl')",
     "for f in $(find . -name '*.sh'); do chmod +x \"$f\"; done",
     "chmod 000 $(find tests -name '*.lock')",
     "chmod +x $(find ~/bin -type f)",

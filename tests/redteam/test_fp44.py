@@ -63,7 +63,6 @@ ACCEPTED: dict[str, str] = {
     "git worktree remove ../proj-hotfix": "deletes a folder outside the working directory",
     "npm uninstall lodash": "package_uninstall: changes the project's dependencies and lock file",
     'find . -name "__pycache__" -type d -prune -exec rm -rf {} +': "a delete whose set find's expression decides",
-    'find . -name "*.pyc" -delete': "a delete whose set find's expression decides (it may reach policies/)",
     "gcc -Wall -O2 -o hello hello.c && ./hello": "runs a binary built from a source the engine does not read",
     "docker stop redis && docker rm redis": "removes a container (its state)",
     "docker compose down": "stops and removes the project's containers",
