@@ -117,7 +117,8 @@ def test_no_flagged_case_is_accepted_as_allowed_without_being_one_of_the_reviewe
         "database:", "mongodb:", "redis:", "fs-strict:", "fs:recursively_chmod", "fs:blockdev_disk_modify",
         "fs:encryption_operations", "fs:fdisk_disk_modify", "fs:sfdisk_disk_modify", "fs:filesystem_backup",
         "fs:flush_file_content", "fs:gdisk_disk_modify", "fs:parted_disk_modify", "fs:partprobe_disk_update",
-        "fs:recursively_chown", "fs:rsync_delete", "fs:delete_find_files", "fs:truncate_zero", "git-strict:", "git:", "github:repo_rename",
+        "fs:recursively_chown", "fs:rsync_delete", "fs:delete_find_files", "fs:truncate_zero", "git-strict:", "git:",
+        "github:repo_rename",
         "heroku:", "kubernetes-strict:", "kubernetes:cordon_node", "netlify:env_clone", "process:kill_9", "ssh:",
     )  # fmt: skip
     for case in CASES:
