@@ -18,7 +18,8 @@ Misses before / after (1,655 expectations):
   does not have: real git runs neither). Its safe commands the engine flags: 32 -> 31 (rclone's dry run fixed; 31
   accepted: $TMPDIR is the caller's, secret reads, `rm -rf /tmp/*`, docker rm, srm, disguised text).
 - hermes-agent: 22 of its dangerous commands allowed, all accepted (its own gateway program, inline code and -c
-  lines that print a word, project config writes, deletes in the working directory); 7 of its safe ones flagged,
+  lines that print a word, project config writes, deletes in the working directory; since fp47 also its two `find .
+  -name '*.tmp' -delete`, read as `rm -f $(find …)` in the tree); 7 of its safe ones flagged,
   all accepted (credential reads, a service stopped, pkill -f, disguised text).
 
 Fixed here (rules over a class, as data in policies/):
