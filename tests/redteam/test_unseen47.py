@@ -121,7 +121,7 @@ def test_the_fixed_cases_are_the_ones_counted() -> None:
     assert sorted(case["expected"] for case in fixed) == ["allow"] + ["flag"] * 73
     accepted_dangerous = [c for c in CASES if c["expected"] != "allow" and c.get("accepted")]
     accepted_safe = [c for c in CASES if c["expected"] == "allow" and c.get("accepted")]
-    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22, 31 + 7)
+    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22 + 2, 31 + 7)  # (+2: fp47's find -delete)
 
 
 # -- the families closed here, in our own spellings, with near misses ---------------------------------------
