@@ -122,6 +122,12 @@ def flagged_near_misses(engine: Engine, commands: list[str]) -> list[str]:
     return [command for command in commands if engine.check(command).decision != "allow"]
 
 
+def wanted_verdict(case: dict[str, Any]) -> str:
+    """The verdict an unseen replay's case must get: its source's label, or the one accepted with its reason."""
+    accepted = case.get("accepted")
+    return str(accepted["engine"]) if accepted else str(case["expected"])
+
+
 def holds_expectation(engine: Engine, command: str, expected: str) -> bool:
     """Whether ``engine``'s verdict on ``command`` meets another project's expectation: `allow` allowed, `deny`
     the hardline, anything else (dangerous, ask) not allowed (the unseen replays' scorer)."""

@@ -67,6 +67,7 @@ from tests.redteam.harm import (
     harm_project,
     holds_expectation,
     said,
+    wanted_verdict,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "unseen46" / "expectations.jsonl"
@@ -79,21 +80,15 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _wanted(case: dict[str, Any]) -> str:
-    """The verdict the engine must give: the source's label, or the one accepted with its reason."""
-    accepted = case.get("accepted")
-    return str(accepted["engine"]) if accepted else str(case["expected"])
-
-
 @pytest.mark.parametrize(
     "case",
     [
-        pytest.param(case, id=f"{i}-{case['source'][:10]}-{_wanted(case)}-{case['command'][:40]}")
+        pytest.param(case, id=f"{i}-{case['source'][:10]}-{wanted_verdict(case)}-{case['command'][:40]}")
         for i, case in enumerate(CASES)
     ],
 )
 def test_replayed_expectation_holds(scorer: Engine, case: dict[str, Any]) -> None:
-    wanted = _wanted(case)
+    wanted = wanted_verdict(case)
     held = holds_expectation(scorer, case["command"], wanted)
     where = f"{case['source']}:{case['path']} {case['ids']}"
     assert held, f"{where}: expected {wanted}: {said(case['command'], scorer.check(case['command']))}"

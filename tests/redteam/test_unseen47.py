@@ -68,6 +68,7 @@ from tests.redteam.harm import (
     harm_project,
     holds_expectation,
     said,
+    wanted_verdict,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "unseen47"
@@ -84,20 +85,15 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _wanted(case: dict[str, Any]) -> str:
-    accepted = case.get("accepted")
-    return str(accepted["engine"]) if accepted else str(case["expected"])
-
-
 @pytest.mark.parametrize(
     "case",
     [
-        pytest.param(case, id=f"{i}-{case['source'][:8]}-{_wanted(case)}-{case['command'][:40]!r}")
+        pytest.param(case, id=f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}")
         for i, case in enumerate(CASES)
     ],
 )
 def test_replayed_expectation_holds(scorer: Engine, case: dict[str, Any]) -> None:
-    wanted = _wanted(case)
+    wanted = wanted_verdict(case)
     held = holds_expectation(scorer, case["command"], wanted)
     assert held, (
         f"{case['source']}:{case['path']}: expected {wanted}: {said(case['command'], scorer.check(case['command']))}"
