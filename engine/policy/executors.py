@@ -1805,6 +1805,10 @@ def notebook_cells(text: str) -> list[tuple[str, str]] | None:
 _MAX_REQUIREMENT_LINES = 512
 _REQUIREMENT_COMMENT = re.compile(r"(?:^|\s)#.*$")
 _REQUIREMENT_OPTIONS = re.compile(r"\s(?=--?[A-Za-z])")
+# (adv47b) pip expands `${NAME}` in a requirements file from its environment before it reads a line's options
+# (pip._internal.req.req_file): `--index-url ${EVIL}` or a line `${EVIL}` alone is whatever the run's environment
+# says (`EVIL=--index-url=http://h/s pip install -r r.txt`): such a file is not read for certain
+_REQUIREMENT_VARIABLE = re.compile(r"\$\{[A-Z0-9_]+\}")
 _SOURCE_KEY = (
     r"(?:registry|index|index[-_]url|extra[-_]index[-_]url|find[-_]links|default[-_]index|npmregistryserver"
     r"|url|git|hg|svn|bzr|sources?|registry[-_]url)"
@@ -1826,13 +1830,15 @@ def requirement_words(text: str, folder: str) -> list[str] | None:
     """A pip requirements (or constraints) file's words, as pip reads them: a line's comment dropped, a
     `\\`-continued line joined, an option line split into words (`--index-url URL`, `-e git+URL`, `-r
     other.txt`, a nested file's name read from ``folder``), a requirement one word with its own options
-    after it (`x @ https://h/x.tgz --hash=...`). None when a line cannot be split for certain, or the
-    file holds more lines than are read."""
+    after it (`x @ https://h/x.tgz --hash=...`). None when a line cannot be split for certain (or holds a
+    `${NAME}` pip expands from its environment), or the file holds more lines than are read."""
     import shlex  # noqa: PLC0415  (a start-up import otherwise: few commands name a requirements file)
 
     lines = re.sub(r"\\\r?\n", " ", text).splitlines()
     if len(lines) > _MAX_REQUIREMENT_LINES:
         return None
+    if "${" in text and any(_REQUIREMENT_VARIABLE.search(_REQUIREMENT_COMMENT.sub("", line)) for line in lines):
+        return None  # a variable pip expands when it reads the file: unknown here
     words: list[str] = []
     for raw in lines:
         line = _REQUIREMENT_COMMENT.sub("", raw).strip()

@@ -317,7 +317,25 @@ def lists_tree(word: str) -> bool:
 _SELECTOR = re.compile(r"^\s*(grep|egrep|fgrep|sort|uniq|head|tail)(?=\s|$)(.*)$", re.S)
 _SELECTOR_WORD = re.compile(r"""^(?:'[\w.*?\[\]{}/ -]*'|"[\w.*?\[\]{}/ -]*"|[\w.*?\[\]{}/-]+)$""")
 _SELECTOR_FLAGS = {"grep": frozenset("viEFwxs"), "sort": frozenset("urnVfb"), "uniq": frozenset()}
-_COUNT = re.compile(r"^(?:-n|-n\+?\d+|-\d+|\+?\d+)$")
+# head/tail's count: `-N`, `-nN`, `-n+N`, or `-n` and the number after it (adv47b: a bare number elsewhere is a file
+# head reads, `find . -name '*.log' | head 5` printing a written file `5`'s lines, `tail -n 1 5` too)
+_COUNT = re.compile(r"^-(?:\d+|n[-+]?\d+)$")
+_COUNT_VALUE = re.compile(r"^[-+]?\d+$")
+
+
+def _counts_only(words: list[str]) -> bool:
+    """Whether head/tail's ``words`` are counts only (_COUNT, or `-n` and its number): no file operand."""
+    value = False
+    for word in words:
+        if value:
+            if not _COUNT_VALUE.match(word):
+                return False
+            value = False
+        elif word == "-n":
+            value = True
+        elif not _COUNT.match(word):
+            return False
+    return not value
 
 
 def _lister_of(listing: str) -> str | None:
@@ -333,7 +351,7 @@ def _lister_of(listing: str) -> str | None:
         program, rest = found.groups()
         words = rest.split()
         if program in ("head", "tail"):
-            if not all(_COUNT.match(word) for word in words):
+            if not _counts_only(words):
                 return None
             continue
         flags = _SELECTOR_FLAGS.get(program, _SELECTOR_FLAGS["grep"])
