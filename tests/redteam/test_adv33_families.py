@@ -184,7 +184,10 @@ def test_values_known_are_judged_as_each_value(
         ("find . -name '*.py' -exec rm {} \\;", False),
         ("find . -name '*.pyc' -o -name '*.py' -exec rm {} \\;", False),
         ("find . ! -name '*.pyc' -exec rm {} +", False),
-        ("find engine -name '*.yaml' -exec rm {} +", False),
+        # (fp47: a find deleting the names a -name test passes is judged by what it lists; the engine package holds
+        # no .yaml, its schemas are .json)
+        ("find engine -name '*.json' -exec rm {} +", False),
+        ("find engine -name '*.yaml' -exec rm {} +", True),
         ("find . -name '*.pyc' -exec sh -c 'rm -rf {}/../..' \\;", False),
         ("rm -rf engine/__pycache__/../policy", False),
         ("cp x.pyc engine/policy/__pycache__/shell.cpython-312.pyc", False),
