@@ -1535,6 +1535,15 @@ class _LazyBudget:
 
 
 UNREAD = "session_file_unread"
+# (xf48a) A glob word that may expand to a name starting with `-` where an earlier command of the line wrote names it
+# does not show (shell.Analyzer._unknown_names: `git checkout B; find . -del*`): among the unread as `$unknown_names:W`
+UNKNOWN_NAMES = "glob_of_unknown_names"
+_UNKNOWN_MARK: Final = "$unknown_names:"
+_UNKNOWN_NAMES: Final = (
+    "a glob word that may expand to a name starting with `-` (an option to its program), in a folder where an"
+    " earlier command of the line wrote files it does not name (a checkout, an archive's members): which names"
+    " it expands to is not known"
+)
 # (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
 # not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
 QUIET_SEARCH_AGAIN = "quiet_search_again"
@@ -3053,7 +3062,12 @@ def _unread(paths: list[str]) -> list[Match]:
     """Files the line runs that were written (on the line or earlier in the session) and whose
     text cannot be read: what they do is unknown, so running them needs approval."""
     reason = "it runs a file written in this session whose content cannot be read"
-    return [Match(UNREAD, reason, "dangerous", path, grantable=False) for path in dict.fromkeys(paths)]
+    return [
+        Match(UNKNOWN_NAMES, _UNKNOWN_NAMES, "dangerous", path[len(_UNKNOWN_MARK) :], grantable=False)
+        if path.startswith(_UNKNOWN_MARK)
+        else Match(UNREAD, reason, "dangerous", path, grantable=False)
+        for path in dict.fromkeys(paths)
+    ]
 
 
 def _first(hit: tuple[int, Match]) -> int:

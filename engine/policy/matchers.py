@@ -372,7 +372,11 @@ def shape(command: Command) -> Shape:
     if grammar.pattern is not None and reading.operands:
         patterns = _pattern(grammar.pattern, reading, argv)
         if patterns and grammar.quiet_with:
-            sealed = any(name in grammar.quiet_with for name, _, _ in reading.options)
+            # (xf48a) only a pattern one quoted expansion gave: an unquoted one is split at run time into options and
+            # files (`grep -q $(cat k.txt) f` is `grep -q -e secret KEY f`: its status tells what the key holds)
+            sealed = any(name in grammar.quiet_with for name, _, _ in reading.options) and (
+                not any("$" in word or "`" in word for word in patterns) or patterns <= command.quoted_words
+            )
     if reading.rest is not None and len(levels) > 1 and not level.subcommands:
         # A described verb that stops at its first operand (`docker run IMAGE CMD...`): the words
         # after it belong to the command it hands them to, never its own options

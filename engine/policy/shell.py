@@ -89,8 +89,12 @@ _NO_ENTRIES: Final[Any] = {}
 _NO_ITEMS: Final[Any] = []
 _NO_NAMES: Final[Any] = set()
 _GLOB: Final = re.compile(r"[*?\[]")
-# (adv47) a word bash may glob to a name starting with `-`: _GLOB's characters or an extglob group (`@(-del*)`)
-_DASH_GLOB: Final = re.compile(r"[*?\[]|[@!+]\(")
+# (adv47) a word bash may glob to a name starting with `-`: _GLOB's characters or an extglob group (`@(-del*)`):
+# see _dash_glob (a regex only for a word holding `(`)
+_EXTGLOB_OPEN: Final = re.compile(r"[@!+]\(")
+# (xf48a) the first characters of a glob word that may match a name starting with `-`: `-` itself, a wildcard,
+# a bracket expression, an extglob group's opener
+_OPTION_GLOB_START: Final = frozenset("-*?[@!+")
 _MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
 _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
@@ -143,6 +147,12 @@ _GLOBBED_NAME: Final = re.compile(r"[*?]|\[[^\]/]*\]")
 # `$(mktemp -d)` as a folder name: a new, empty folder.
 _FRESH_FOLDER: Final = re.compile(r"^\$\(mktemp -d(?: -[pt] ?[^\s$`()]+| --tmpdir=[^\s$`()]+)?\)$")
 _WINDOWS_WORD: Final = re.compile(r'^"?(?:[A-Za-z]:\\|%\w+%\\|\$env:\w+\\|\$\{env:\w+\}\\)', re.IGNORECASE)
+
+
+def _dash_glob(word: str) -> bool:
+    """(adv47, xf48a) Whether ``word`` holds what bash globs: `*`, `?`, `[` (three substring tests in C, on every word
+    of a command), or an extglob group's `@(`, `!(`, `+(` (a regex, only for a word holding `(`)."""
+    return "*" in word or "?" in word or "[" in word or ("(" in word and _EXTGLOB_OPEN.search(word) is not None)
 
 
 def _globbed_name(word: str) -> bool:
@@ -224,6 +234,24 @@ def _literal_words(tokens: list[Any], argv: list[str], dynamic: list[bool]) -> f
     return frozenset(w for w in literal if not any(w in v for v in varying))
 
 
+def _quoted_words(tokens: list[Token], resolved: list[_Word]) -> frozenset[str]:
+    """(xf48a) The texts of the words a whole quoted expansion gave (`"$V"`, `"$(cat f)"`: every expansion in the
+    word quoted, one word at run time), none also the text of a word an unquoted expansion gave (split at run
+    time into options and files: `grep -q $(cat k) f` is `grep -q -e secret KEY f`)."""
+    if not any(token.quoted for token in tokens):
+        return _NO_TARGETS
+    quoted: set[str] = set()
+    split: set[str] = set()
+    for token, word in zip(tokens, resolved, strict=False):
+        if not word.dynamic or token.literal is not None:
+            continue
+        if token.quoted and all(seg.quoted for seg in token.segs if seg.kind != LIT):
+            quoted.update(word.texts)
+        else:
+            split.update(word.texts)
+    return frozenset(quoted - split) if quoted else _NO_TARGETS
+
+
 _COMMAND_FIELDS: Final = (
     "name",
     "argv",
@@ -244,6 +272,7 @@ _COMMAND_FIELDS: Final = (
     "guessed",
     "literal_targets",
     "literal_words",
+    "quoted_words",
 )
 
 
@@ -303,6 +332,9 @@ class Command:
     # (fp43) Words of the simple command it comes from that a quoted word gave as written though they hold `$` or a
     # backquote (`cp x 'a$(id)b'`); read by no expansion class where its program runs nothing (matchers.shape)
     literal_words: frozenset[str]
+    # (xf48a) Words of the simple command it comes from that a whole quoted expansion gave (`"$V"`, `"$(cat f)"`:
+    # one word whatever the value, never split into options and files); read by Shape.sealed (grep -q's pattern)
+    quoted_words: frozenset[str]
 
     def __init__(
         self,
@@ -340,6 +372,7 @@ class Command:
         self.guessed = False
         self.literal_targets = _NO_TARGETS
         self.literal_words = _NO_TARGETS
+        self.quoted_words = _NO_TARGETS
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -369,6 +402,7 @@ class Command:
             self.guessed,
             self.literal_targets,
             self.literal_words,
+            self.quoted_words,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -910,6 +944,12 @@ class Analyzer(Follower, LinkFollower):
     # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
     # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
     dash_folders: list[str | None] = _NO_ITEMS
+    # (xf48a) What the commands made so far create in folders, collected as each is made (not walked again per
+    # glob): (folder key, name) of each name starting with `-` a command names where its program cannot read it
+    # as an option (see _dash_operands); and the folders (cwds) where a command wrote names the line does not show
+    # (a Programs entry's `unpacks_here`: `git checkout B`, `tar xf A`), where a glob's names are unknown
+    dash_made: list[tuple[str, str]] = _NO_ITEMS
+    unknown_made: list[str] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -956,6 +996,8 @@ class Analyzer(Follower, LinkFollower):
         self.literal_targets: frozenset[str] = _NO_TARGETS
         # (fp43) the words of the command being unwrapped given as written (Command.literal_words)
         self.literal_words: frozenset[str] = _NO_TARGETS
+        # (xf48a) and those a whole quoted expansion gave (Command.quoted_words)
+        self.quoted_words: frozenset[str] = _NO_TARGETS
         # `alias NAME=VALUE` earlier on the line: a later command named NAME runs VALUE (bash -O
         # expand_aliases, or an interactive shell), read with its words.
         self.aliases: dict[str, str] = _NO_ENTRIES
@@ -1219,15 +1261,16 @@ class Analyzer(Follower, LinkFollower):
         self.functions = {name: list(bodies) for name, bodies in functions.items()}  # type: ignore[attr-defined]
         self.hashed = dict(hashed)  # type: ignore[call-overload]
 
-    def _dash_globbed(self, globs: set[str], argv: list[str], dynamic: list[bool]) -> None:
+    def _dash_globbed(self, globs: set[str], argv: list[str], dynamic: list[bool], start: int = 1) -> bool:
         """(xf46) Put before each glob word the names starting with `-` it matches in the folder the command runs in:
         bash's glob puts them among the words, where its program reads them as options (`find . -del*` with a file
         `-delete` planted there is `find . -delete`; `tar cf x.tar *` with files `--checkpoint=1` and
         `--checkpoint-action=exec=sh x`). A word with a `/` globs no name to its front; a quoted glob character
         matches itself (`-name '-del*'`): ``globs`` are the words bash globs. The folder is read from the disk:
-        a parse is kept only while it holds no such name (dash_folders)."""
-        if not globs or globs.isdisjoint(argv[1:]):
-            return
+        a parse is kept only while it holds no such name (dash_folders). ``start``: the first word a glob may be
+        (1: a command's, past its name; 0: the values of an array or a loop, xf48a). Whether a name was put."""
+        if not globs or globs.isdisjoint(argv[start:]):
+            return False
         assert self.dash_names is not None
         names = self.dash_names(self.cwd, False)
         if self.files:  # and those written earlier on the line (`: > ./-delete; find . -del*`)
@@ -1238,17 +1281,20 @@ class Analyzer(Follower, LinkFollower):
                 for key in self.files
                 if posixpath.basename(key)[:1] == "-" and posixpath.dirname(key) == here
             )
-        if self.commands:  # and those an earlier command names past its options (`touch ./-delete`, `mkdir -- -x`)
+        if self.dash_made:  # and those an earlier command names past its options (`touch ./-delete`, `mkdir -- -x`)
             names += self._dash_operands()
+        if self.unknown_made:  # (xf48a) and any name, after `git checkout B`, `tar xf A` there
+            self._unknown_names(globs, argv, start)
         if not names:
             if self.dash_folders is _NO_ITEMS:
                 self.dash_folders = []
             if self.cwd not in self.dash_folders:
                 self.dash_folders.append(self.cwd)
-            return
+            return False
         self.read_disk = True
         every: tuple[str, ...] | None = None
-        at = 1
+        put = False
+        at = start
         while at < len(argv):
             word = argv[at]
             if word in globs:
@@ -1263,26 +1309,49 @@ class Analyzer(Follower, LinkFollower):
                 argv[at:at] = hits
                 dynamic[at:at] = [False] * len(hits)
                 at += len(hits)
+                put = put or bool(hits)
             at += 1
+        return put
 
     def _dash_operands(self) -> tuple[str, ...]:
         """(adv47) The names starting with `-` in the folder the command runs in that an earlier command on the line
         names where its program cannot read them as options, so may create them: spelled with a folder
-        (`touch ./-delete`, `mkdir sub/-x` after `cd sub`) or after `--` (`touch -- -delete`, `cp x -- -delete`)."""
+        (`touch ./-delete`, `mkdir sub/-x` after `cd sub`) or after `--` (`touch -- -delete`, `cp x -- -delete`).
+        Collected as each command is made (_dash_made, xf48a), not walked again for each glob."""
         here = self._file_key(".")
-        found: list[str] = []
-        for command in self.commands:
-            ended = False
-            for word in command.argv[1:]:
-                if not ended and word == "--":
-                    ended = True
-                    continue
-                base = posixpath.basename(word.rstrip("/"))
-                if base[:1] != "-" or (not ended and "/" not in word):
-                    continue
-                if (posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or ".") == here:
-                    found.append(base)
-        return tuple(found)
+        return tuple(name for folder, name in self.dash_made if folder == here)
+
+    def _dash_made(self, command: Command) -> None:
+        """Keep the (folder key, name) of each name starting with `-` ``command`` names past its options (see
+        _dash_operands)."""
+        ended = False
+        for word in command.argv[1:]:
+            if not ended and word == "--":
+                ended = True
+                continue
+            base = posixpath.basename(word.rstrip("/"))
+            if base[:1] != "-" or (not ended and "/" not in word):
+                continue
+            if self.dash_made is _NO_ITEMS:
+                self.dash_made = []
+            self.dash_made.append(((posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or "."), base))
+
+    def _unknown_names(self, globs: set[str], argv: list[str], start: int) -> None:
+        """(xf48a) A glob word that may expand to a name starting with `-`, in a folder where an earlier command on
+        the line wrote names it does not show (`git checkout B; find . -del*`: the branch may hold `-delete`): what
+        the program reads there is not known for certain (asked: the name `$unknown_names` among the unread). A glob
+        whose text cannot reach as an option is not one: a literal first character other than `-` (`src*`), a
+        literal `.` (`*.py`, `*.md`: a program's option named so is not read here), after `--`, or with a folder."""
+        here = self._file_key(".")
+        if not any(_within(here, made) for made in self.unknown_made):
+            return
+        for at in range(start, len(argv)):
+            word = argv[at]
+            if word == "--" and start:
+                return
+            if word in globs and word[:1] in _OPTION_GLOB_START and "." not in word:
+                self.unread.append(f"$unknown_names:{word}")
+                return
 
     def _merge_reading(self, other: Analyzer, seen: set[tuple[object, ...]]) -> None:
         """Add what another reading of the line found."""
@@ -1705,7 +1774,7 @@ class Analyzer(Follower, LinkFollower):
         start = len(self.commands)
         dynamic = [False] * len(argv)
         if self.dash_names is not None and len(argv) > 1:
-            globs = {word for word in argv[1:] if "/" not in word and _DASH_GLOB.search(word) is not None}
+            globs = {word for word in argv[1:] if "/" not in word and _dash_glob(word)}
             if globs:
                 argv = list(argv)
                 self._dash_globbed(globs, argv, dynamic)
@@ -2068,7 +2137,11 @@ class Analyzer(Follower, LinkFollower):
             else:
                 argv.extend(texts)
                 dynamic.extend([is_dynamic] * len(texts))
-        if self.dash_names is not None and len(argv) > 1 and any(_DASH_GLOB.search(word) for word in argv[1:]):
+        if (
+            self.dash_names is not None
+            and len(argv) > 1
+            and any("*" in w or "?" in w or "[" in w or "(" in w for w in argv[1:])
+        ):
             self._dash_globbed(_glob_words(raw.words, resolved), argv, dynamic)
         if self.keyword:
             for arg, varies in zip(argv[1:], dynamic[1:], strict=True):
@@ -2151,14 +2224,15 @@ class Analyzer(Follower, LinkFollower):
         if unwritten is not None and not stdin and not dynamic[0]:
             self._early_read(argv[0], unwritten, True)
         start = len(self.commands)
-        outer_literal, outer_words = self.literal_targets, self.literal_words
+        outer_literal, outer_words, outer_quoted = self.literal_targets, self.literal_words, self.quoted_words
         if descriptors:
             self.literal_targets = _literal_targets(descriptors)
         self.literal_words = _literal_words(raw.words, argv, dynamic)
+        self.quoted_words = _quoted_words(raw.words, resolved) if resolved is not None and any(dynamic) else _NO_TARGETS
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
-            self.literal_targets, self.literal_words = outer_literal, outer_words
+            self.literal_targets, self.literal_words, self.quoted_words = outer_literal, outer_words, outer_quoted
             self.vals.input = None
             self.vals.here = here
             printed, self.printing = self.printing, printing
@@ -2358,7 +2432,18 @@ class Analyzer(Follower, LinkFollower):
             command.literal_targets = self.literal_targets
         if self.literal_words:
             command.literal_words = self.literal_words
+        if self.quoted_words:
+            command.quoted_words = self.quoted_words
         self.commands.append(command)
+        if self.dash_names is not None:
+            # (xf48a) what it makes that a later glob may expand to (a word with a folder naming a `-` name, or
+            # one after `--`: a plain substring and a tuple test gate the walk of its words)
+            if "/-" in command.text or "--" in command.argv:
+                self._dash_made(command)
+            if command.name in self.programs.unpacks_here:
+                if self.unknown_made is _NO_ITEMS:
+                    self.unknown_made = []
+                self.unknown_made.append(self._file_key("."))
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         """A command the line runs without spelling it out (the shell behind `sed 1e`, ...)."""
@@ -2941,11 +3026,20 @@ class Analyzer(Follower, LinkFollower):
             values: list[str] = []
             if not words and self.positional is not None:
                 values = list(self.positional)  # `for d; do`: the positional parameters
-            for word in words:
-                resolved = self._resolve(word)
-                if resolved.dynamic:
-                    continue
-                values.extend(resolved.texts)
+            resolved_words = [self._resolve(word) for word in words]
+            for resolved in resolved_words:
+                if not resolved.dynamic:
+                    values.extend(resolved.texts)
+            if self.dash_names is not None and values:
+                # (xf48a) the loop's glob words are globbed where it runs: `for f in -del*; do find . "$f"; done`
+                # with a file `-delete` there gives `$f` the value `-delete` (a quoted `"$f"` is globbed no more)
+                known = [token for token, resolved in zip(words, resolved_words, strict=True) if not resolved.dynamic]
+                self._dash_globbed(
+                    _glob_words(known, [r for r in resolved_words if not r.dynamic]),
+                    values,
+                    [False] * len(values),
+                    0,
+                )
             saved = self.env.get(name)
             globbed = (
                 name not in self.globbed
@@ -4440,11 +4534,20 @@ class Analyzer(Follower, LinkFollower):
                 for script in self._arithmetic(keyed.group(1)) if keyed is not None else ():
                     self.analyze(script, depth=depth + 1, via=(*via, "let"))
             integer = "i" in self.vals.attributes.get(name, ())
-            for token in () if keys else tokens or ():
-                resolved = self._resolve(token)
+            words = [] if keys else [self._resolve(token) for token in tokens or ()]
+            dashed = False
+            if self.dash_names is not None and words and not any(word.dynamic for word in words):
+                # (xf48a) bash globs the elements where the array is assigned: `a=(-del*)` with a file `-delete`
+                # there holds `-delete`, an option to `find . "${a[@]}"`. The names starting with `-` a glob matches
+                # are known elements (before it, as in a command's words); the glob stands for the other names
+                texts = [text for word in words for text in word.texts]
+                if self._dash_globbed(_glob_words(tokens or [], words), texts, [False] * len(texts), 0):
+                    words, dashed = [_Word(texts, False, False, [])], True
+                    self._taint(name)  # (an element of any text, as below)
+            for resolved in words:
                 if integer:
                     self._integer_text(" ".join(resolved.texts))  # `declare -ai a; a=('a[$(cmd)]')` (adv44)
-                if resolved.dynamic or any(c in t for t in resolved.texts for c in "*?["):
+                if resolved.dynamic or (not dashed and any(c in t for t in resolved.texts for c in "*?[")):
                     if resolved.dynamic:
                         self._carry_any(name, resolved.texts)  # `a=($(find ~ -type f))`
                     if not resolved.dynamic or self._stored_value(" ".join(resolved.texts)):
@@ -4460,10 +4563,11 @@ class Analyzer(Follower, LinkFollower):
                 before = self._elements(name) if name in self.vals.arrays else None
                 if before is None and name in self.env and name not in self.vals.arrays:
                     before = [self.env[name]] if self.env[name] or name not in self.vals.unset else []
-                if before is None:
+                if before is None and not dashed:
                     self._drop(name)
                     continue
-                elements = before + elements
+                # (xf48a: `a+=(-del*)` onto an unknown value holds at least the names its glob put)
+                elements = (before or []) + elements
             if name in self.vals.readonly:
                 continue
             self.vals.arrays[name] = elements
@@ -5637,6 +5741,16 @@ _QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 
 
+def _within(here: str, made: str) -> bool:
+    """(xf48a) Whether folder key ``here`` may be ``made`` or below it (a checkout writes every folder of its
+    tree): a folder only the run knows (`$…`) may be any."""
+    if here == made or "$" in here or "$" in made:
+        return True
+    if made == ".":
+        return not here.startswith(("/", "~"))
+    return here.startswith(made.rstrip("/") + "/")
+
+
 def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
     """The texts of the words bash globs that hold no `/` (a glob there may expand to a name starting with `-`):
     a glob character no quote made literal, or the value of an unquoted expansion (`x='-del*'; find . $x`,
@@ -5654,7 +5768,7 @@ def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
             texts = resolved[n].texts
         else:
             continue
-        globs.update(text for text in texts if "/" not in text and _DASH_GLOB.search(text) is not None)
+        globs.update(text for text in texts if "/" not in text and _dash_glob(text))
     return globs
 
 
@@ -5715,8 +5829,8 @@ def _active_glob(token: Token) -> bool:
     """Whether a word holds a glob character bash expands: one no quote or backslash made literal (`-del*""` is
     a glob, `'-del*'` and `-del\\*` are not)."""
     if not token.quoted:
-        return _DASH_GLOB.search(token.value) is not None
-    return any(seg.kind == LIT and not seg.quoted and _DASH_GLOB.search(seg.text) is not None for seg in token.segs)
+        return _dash_glob(token.value)
+    return any(seg.kind == LIT and not seg.quoted and _dash_glob(seg.text) for seg in token.segs)
 
 
 def _glob_qualifier_scripts(word: str) -> list[str]:

@@ -28,10 +28,10 @@ B. sess46's watch. Found (allowed before; the rewritten script deleted the fake 
    runs. Now a written folder holding a watched file, or a written glob matching it, is a rewrite of unknown
    text (approval) (session_memory._covers).
 
-Open (strict xfails below): `a=(*); find . ${a[@]}` (an array's elements are globbed at the assignment, not read
-here); `git checkout evil; find . -del*` (a branch's files are not known); a background program writing the
-watched file with a committed text (`git checkout -- x.sh` while `sh x.sh` runs: allowed, and it runs the
-committed `rm -rf ~`).
+Open (strict xfail below): a background program writing the watched file with a committed text (`git checkout --
+x.sh` while `sh x.sh` runs: allowed, and it runs the committed `rm -rf ~`). Closed by xf48a (test_xf48a): `a=(*);
+find . ${a[@]}` (an array's elements globbed at the assignment) and `git checkout evil; find . -del*` (a branch's
+files are not known).
 Noticed, not fixed: `find . $(ls)` / `ls | xargs find .` pass the folder's names through a program's output
 (the general reading of stored output, not a glob).
 """
@@ -151,23 +151,6 @@ def test_a_planted_git_config_deletes_the_home_live_and_is_refused(tmp_path: Pat
         for child in (root / "sub").iterdir():
             child.unlink()
         (root / "sub").rmdir()
-
-
-OPEN_A: dict[str, Case] = {
-    "array-of-a-glob": (_PLANTED, "a=(*); find . ${a[@]}"),
-    "array-of-a-glob-quoted": (_PLANTED, 'a=(-del*); find . "${a[@]}"'),
-}
-
-
-@pytest.mark.xfail(strict=True, reason="an array's elements are globbed at its assignment, not read for names here")
-@pytest.mark.parametrize("name", list(OPEN_A))
-def test_open_array_of_a_glob(loaded: tuple[Path, Engine], name: str) -> None:
-    assert_verdict(loaded, OPEN_A[name], False, f"open-{name}")
-
-
-@pytest.mark.xfail(strict=True, reason="the files a `git checkout` of a branch makes are not known on the line")
-def test_open_git_checkout_then_glob(loaded: tuple[Path, Engine]) -> None:
-    assert_verdict(loaded, ({"a.txt": "x\n"}, "git checkout evil; find . -del*"), False, "open-checkout")
 
 
 # -- B: sess46's watch ------------------------------------------------------------------------------------------

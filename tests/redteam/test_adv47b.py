@@ -20,10 +20,11 @@ hh/ ...`), `cd ~ &&`, `-L`, `-regex`, `-xdev`, `-o`, `rm -rf` by -exec; xf47's p
 (tr, sed, awk, rev, cut, head -c, grep -o, fold, nl, xargs, a `cat ~/list` / `sort - ~/list` stage, `tee`); env47's
 nested -r / -c / --requirement= files, --find-links, `-ihttp://h`.
 
-OPEN (strict xfail below): grep's quiet_with seals an expansion without knowing it was quoted: `grep -q $(cat k.txt)
-install.ps1 && echo yes` (k.txt written: `-e secret ~/.ssh/id_ed25519`) is allowed, and the unquoted substitution
-splits into `-e secret KEY`: the exit status tells the caller whether the key holds a string (an oracle read of
-the key, live below). Command keeps no per-word quoting to tell `"$(...)"` from `$(...)`.
+Closed by xf48a (a strict xfail here before; test_xf48a has its near misses): grep's quiet_with sealed an expansion
+without knowing it was quoted: `grep -q $(cat k.txt) install.ps1 && echo yes` (k.txt written: `-e secret
+~/.ssh/id_ed25519`) was allowed, and the unquoted substitution splits into `-e secret KEY`: the exit status tells the
+caller whether the key holds a string (an oracle read of the key, live below). Now only a pattern a whole quoted
+expansion gave is sealed (Command.quoted_words).
 """
 
 from __future__ import annotations
@@ -188,7 +189,6 @@ def test_an_unquoted_quiet_grep_reads_the_key(tmp_path: Path) -> None:
     assert printed.strip() == ""
 
 
-@pytest.mark.xfail(strict=True, reason="quiet_with seals an unquoted expansion, which splits into options and files")
 def test_an_unquoted_quiet_grep_asks(loaded: tuple[Path, Engine]) -> None:
     case: Case = ({"k.txt": "-e secret ../home/.ssh/id_ed25519\n", "install.ps1": "x\n"}, ORACLE)
     assert case_verdict(loaded, case, "open-oracle") != "allow"
