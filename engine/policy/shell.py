@@ -1339,15 +1339,21 @@ class Analyzer(Follower, LinkFollower):
     def _unknown_names(self, globs: set[str], argv: list[str], start: int) -> None:
         """(xf48a) A glob word that may expand to a name starting with `-`, in a folder where an earlier command on
         the line wrote names it does not show (`git checkout B; find . -del*`: the branch may hold `-delete`): what
-        the program reads there is not known for certain (asked: the name `$unknown_names` among the unread). A glob
-        whose text cannot reach as an option is not one: a literal first character other than `-` (`src*`), a
-        literal `.` (`*.py`, `*.md`: a program's option named so is not read here), after `--`, or with a folder."""
+        the program reads there is not known for certain (asked: the name `$unknown_names` among the unread), where
+        its Programs entry is `active` (an option of it runs something: find, tar, git, xargs ...). A glob whose text
+        cannot reach as an option is not one: a literal first character other than `-` (`src*`), a literal `.`
+        (`*.py`, `*.md`: a program's option named so is not read here), after `--`, or with a folder."""
+        if not start:
+            return  # (an array's or a loop's values: read where a command takes them)
+        program = self.programs.get(command_name(argv[0]))
+        if program is None or not program.active:
+            return  # (a program none of whose options runs anything: `git pull; ls *`, `cat *`, `grep -n x *`)
         here = self._file_key(".")
         if not any(_within(here, made) for made in self.unknown_made):
             return
         for at in range(start, len(argv)):
             word = argv[at]
-            if word == "--" and start:
+            if word == "--":
                 return
             if word in globs and word[:1] in _OPTION_GLOB_START and "." not in word:
                 self.unread.append(f"$unknown_names:{word}")

@@ -13,7 +13,9 @@ Found allowed, and fixed (each deleted a folder or read the key live, below):
    cpio, unzip, 7z ...) in that folder or one above it: `git checkout evil; find . -del*` (adv47's strict xfail),
    `git pull; find . -delet?`, `tar xf a.tar && find . -del*`, `git checkout evil; cd sub && find . -del*` were
    allowed though the branch or archive may hold `-delete`. Now a glob word that may expand to a name starting with
-   `-` there asks (glob_of_unknown_names); `*.py`, `./*`, `-- *`, `src*` stay allowed.
+   `-` there, given to a program whose entry is `active` (an option of it runs something: find, tar, git, xargs),
+   asks (glob_of_unknown_names); `*.py`, `./*`, `-- *`, `src*`, and `git status && ls *` (ls runs nothing) stay
+   allowed.
 3. grep's quiet_with sealed an unquoted expansion: `grep -q $(cat k.txt) install.ps1 && echo yes` (adv47b's
    strict xfail: k.txt `-e secret KEY` splits into options and files, an oracle on the key). Now only a pattern a
    whole quoted expansion gave is sealed (Command.quoted_words): `grep -q "$(cat k.txt)" f` stays allowed.
@@ -24,7 +26,8 @@ Found allowed, and fixed (each deleted a folder or read the key live, below):
 Open (strict xfails below): a name matching `*.py` read as an option after a checkout (`git checkout evil; tar cf
 a.tar *.py` with `--checkpoint-action=exec=sh x.py` in the branch: a glob holding a literal `.` is not read as one);
 `cp -r e/. sub/; cd sub && find . -del*` and `rsync -a e/ sub/` (no `unpacks_here`: the names they copy in are
-not read as unknown; into `.` they ask already, as writes of unknown text over the engine's files).
+not read as unknown; into `.` they ask already, as writes of unknown text over the engine's files); `git checkout
+evil; cd sub && rm *` (rm is no `active` program: a checked-out `-rf` deletes sub's folders too).
 """
 
 from __future__ import annotations
@@ -132,6 +135,9 @@ UNKNOWN_NEAR: dict[str, Case] = {
     "quoted-name": (_TREE, "git checkout evil; find . -name '*.txt'"),
     "elsewhere": (_TREE, "cd sub && tar xf ../a.tar; cd .. && find . -del*"),
     "glob-before": (_TREE, "ls *; git checkout main"),
+    "status-ls": (_TREE, "git status && ls *"),
+    "diff-grep": (_TREE, "git diff; grep -rn TODO *"),
+    "log-cat": (_TREE, "git log --oneline | head; cat *"),
 }
 
 
@@ -204,13 +210,14 @@ OPEN: dict[str, Case] = {
     "tar-py-after-checkout": (_TREE, "git checkout evil; tar cf a.tar *.py"),
     "cp-r-then-glob": (_TREE, "cp -r e/. sub/; cd sub && find . -del*"),
     "rsync-then-glob": (_TREE, "rsync -a e/ sub/; cd sub && find . -del*"),
+    "rm-after-checkout": (_TREE, "git checkout evil; cd sub && rm *"),
 }
 
 
 @pytest.mark.xfail(
     strict=True,
     reason="a glob with a literal `.` is not read as an option after a checkout (tar's --checkpoint-action=... x.py);"
-    " cp -r and rsync write names the line does not show but have no `unpacks_here`",
+    " cp -r and rsync write names the line does not show but have no `unpacks_here`; rm is not `active`",
 )
 @pytest.mark.parametrize("name", list(OPEN))
 def test_open_unknown_names(loaded: tuple[Path, Engine], name: str) -> None:
