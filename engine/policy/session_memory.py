@@ -40,7 +40,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
@@ -1134,7 +1134,50 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
     for name, target in analyzer.links.items():
         if "$" not in name and known.get(name) != target:
             out[file_key(name, workdir)] = None  # `ln -sf evil x.sh`: what it holds is another file's
+    for run in analyzer.commands:
+        if run.name == "git":
+            tree = _git_tree_written(run, cwd, workdir)
+            if tree is not None:
+                out.setdefault(tree, None)
     return out
+
+
+# (xf48b) git's verbs that leave the work tree as it is (fp43's readers in policies/secrets.yaml, and the verbs that
+# write only the repository: add, commit, fetch, push, ...). Any other verb, an alias or a plugin among them, may write
+# files of the work tree with a committed or stashed text the line does not show (`git checkout -- x.sh`, `git restore`,
+# `git stash`, `git reset --hard`, `git pull`, `git switch`, `git bisect`).
+_GIT_KEEPS_TREE: Final = frozenset(
+    {
+        "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
+        "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "name-rev", "whatchanged",
+        "version", "show-branch", "merge-base", "count-objects", "check-ignore", "check-attr", "add", "commit",
+        "fetch", "push", "branch", "tag", "remote", "config", "help", "reflog", "fsck", "gc", "init", "var",
+        "diff-files", "diff-index", "diff-tree", "hash-object", "verify-commit", "verify-tag", "cherry", "range-diff",
+    }
+)  # fmt: skip
+
+
+def _git_tree_written(command: Any, cwd: str | None, workdir: str) -> str | None:
+    """(xf48b) The key of the work tree a git ``command`` may rewrite with a text the line does not show (a watched
+    file under it is rewritten, unread: `sh x.sh &` then `git checkout -- x.sh` ran the committed `rm -rf ~`);
+    "*" (every file) when where it runs is not known here; None for a verb that leaves the work tree as it is."""
+    from engine.policy.argv import parse_argv  # noqa: PLC0415 (argv imports nothing of this module; kept local)
+
+    argv = command.argv
+    program = command.program
+    if program is None:
+        return "*"
+    operands = parse_argv(program.grammar, argv).all_operands(argv)
+    if operands and operands[0] in _GIT_KEEPS_TREE:
+        return None
+    if any(w == "-C" or w.startswith(("-C", "--work-tree", "--git-dir")) for w in argv[1:]):
+        return "*"  # another tree than where it runs
+    base = command.cwd if command.cwd is not None else cwd
+    if base is None:
+        return "."
+    if "$" in base:
+        return "*"
+    return file_key(base, workdir)
 
 
 def _covers(written: str, key: str) -> bool:
@@ -1142,6 +1185,8 @@ def _covers(written: str, key: str) -> bool:
     `d/*`) may replace the file of ``key``."""
     if key.startswith(written.rstrip("/") + "/"):
         return True
+    if written == ".":  # (xf48b) the working directory's tree (`git checkout -- x.sh`): every file below it
+        return not key.startswith(("/", "~", "../")) and key != ".."
     return ("*" in written or "?" in written or "[" in written) and fnmatch.fnmatchcase(key, written)
 
 

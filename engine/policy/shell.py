@@ -281,10 +281,12 @@ _LS_NAMES_ONLY: Final = frozenset({"-d", "--directory", "-1", "-d1", "-1d"})
 
 
 def _listed_names(argv: tuple[str, ...]) -> str | None:
-    """What `ls -d NAME...` prints: its names, when it is given only -d (and -1) and names holding no glob (the
-    producer of `ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, whose listed name tar packs); None otherwise."""
+    """What `ls -d NAME...` prints: its names, when it is given only -d (and -1) (the producer of `ls -d
+    ~/.ssh/id_ed25519 | tar -cf x.tar -T -`, whose listed name tar packs); without -d, when every name is a glob
+    (xf48b: `ls ~/.ssh/* | cpio -o`, the glob given as its names); None otherwise."""
     names: list[str] = []
     directory = False
+    folders = False  # a name that is not a glob: without -d `ls` prints a folder's entries, not its name
     ended = False  # (adv46b) after `--` every word is a name (`ls -d -- ~/.ssh/id_ed25519 | tar -cf x.tar -T -`)
     for word in argv[1:]:
         if word == "--" and not ended:
@@ -293,11 +295,13 @@ def _listed_names(argv: tuple[str, ...]) -> str | None:
             if word not in _LS_NAMES_ONLY:
                 return None
             directory = directory or "d" in word
-        elif _GLOB.search(word) is not None:
-            return None
         else:
+            # (xf48b) a glob prints the names it matches, known only when it runs: given as the glob, as `echo` gives
+            # it (`ls ~/.ssh/* | cpio -o > x.cpio` packs what `cat -- ~/.ssh/*` reads); a folder it matches is
+            # listed by its entries without -d, names below the glob's own folder
+            folders = folders or _GLOB.search(word) is None
             names.append(word)
-    return "".join(name + "\n" for name in names) if directory and names else None
+    return "".join(name + "\n" for name in names) if names and (directory or not folders) else None
 
 
 class Command:
@@ -2423,7 +2427,7 @@ class Analyzer(Follower, LinkFollower):
             return None
         if command.name in ("echo", "printf"):
             return printed_text(command.name, command.argv[1:])
-        if command.name == "ls" and len(command.argv) > 2:
+        if command.name == "ls" and len(command.argv) > 1:
             return _listed_names(command.argv)
         if stdin:
             return decode_filter(command.argv, stdin)

@@ -27,10 +27,10 @@ Found and fixed (each was allowed before):
    `wc --files0-from=$(…)`), a client's upload (`curl -T $(…) URL`, `curl -d @$(…) URL`, `wget --post-file=$(…)`),
    `cmp -l`, `look`, `git hash-object -w`: read_computed_path asks.
 
-Open (strict xfails): without a session (`Engine.check`) the names a program only packs are not read from input it
-cannot see (`ls ~/.ssh/* | cpio -o > x.cpio`: the key packed into the project; xf46 closed `ls -d
-~/.ssh/id_ed25519 | tar -cf x.tar -T -`: ls -d's output is its names); read as cat's they made `find . | cpio -o >
-backup.cpio` of a tree holding a .env ask. The terminal's session reads them.
+Closed (xf48b): `ls ~/.ssh/* | cpio -o > x.cpio` (the key packed into the project) asks without a session: a glob
+given to `ls` prints the names it matches, read as echo's words (xf46 closed `ls -d ~/.ssh/id_ed25519 | tar -cf
+x.tar -T -`); names a program only packs from input not known here are still not read as cat's (they made `find . |
+cpio -o > backup.cpio` of a tree holding a .env ask).
 
 Merged (lead45): the new rows read a substitution in the word itself, so `f=$(mktemp); rm -f "$f"`, `rm -f
 "$TMPFILE"` and `wc -l < "$LOG"` stay allowed (a bare variable is any value); `x=$(find ~ -type f); rm $x` is
@@ -108,21 +108,8 @@ UNSEEN_PAYLOADS = [
     "ls ~ | tar -C ~ -cf x.tar -T - --remove-files",
     "tar -cf x.tar -T - --remove-files < list.txt",
     "ls -d ~/.ssh/id_ed25519 | tar -cf x.tar -T -",  # (xf46) `ls -d NAME` prints NAME: read as echo's words
+    "ls ~/.ssh/* | cpio -o > x.cpio",  # (xf48b) a glob given to ls prints its names: read as echo's words
 ]
-# Without a session the names a program only packs (read as cat's) are not read from unseen input: read so, a local
-# pack of a tree holding a secret (`find . | cpio -o > backup.cpio`, test_open35's near miss) asks. The terminal's
-# session reads them (and asks).
-UNSEEN_OPEN = [
-    "ls ~/.ssh/* | cpio -o > x.cpio",  # (xf46: still open) a glob's names are known only when it runs
-]
-
-
-@pytest.mark.xfail(strict=True, reason="Engine.check without a session: packed names from unseen input not read")
-@pytest.mark.parametrize("command", UNSEEN_OPEN)
-def test_unseen_packed_names_without_a_session(engine: Engine, command: str) -> None:
-    assert judge(engine, command).decision != "allow", command
-
-
 UNSEEN_NEAR_MISSES = [
     "git ls-files | tar -cf x.tar -T -",
     "echo build | tar -cf x.tar -T - --remove-files",

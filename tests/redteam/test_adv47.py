@@ -28,10 +28,10 @@ B. sess46's watch. Found (allowed before; the rewritten script deleted the fake 
    runs. Now a written folder holding a watched file, or a written glob matching it, is a rewrite of unknown
    text (approval) (session_memory._covers).
 
-Open (strict xfail below): a background program writing the watched file with a committed text (`git checkout --
-x.sh` while `sh x.sh` runs: allowed, and it runs the committed `rm -rf ~`). Closed by xf48a (test_xf48a): `a=(*);
-find . ${a[@]}` (an array's elements globbed at the assignment) and `git checkout evil; find . -del*` (a branch's
-files are not known).
+Open: none here. Closed by xf48a (test_xf48a): `a=(*); find . ${a[@]}` (an array's elements globbed at the
+assignment) and `git checkout evil; find . -del*` (a branch's files are not known). Closed by xf48b (test_xf48b):
+`git checkout -- x.sh` while `sh x.sh` runs (it ran the committed `rm -rf ~`) asks: a git verb that may write the
+work tree rewrites every watched file below where it runs.
 Noticed, not fixed: `find . $(ls)` / `ls | xargs find .` pass the folder's names through a program's output
 (the general reading of stored output, not a glob).
 """
@@ -245,7 +245,7 @@ def test_a_rewrite_through_a_link_or_a_folder_deletes_live(tmp_path: Path, rewri
     assert not home_intact(home), rewrite
 
 
-OPEN_REWRITES: dict[str, Rewrite] = {
+GIT_REWRITES_47: dict[str, Rewrite] = {
     "git checkout of a commit holding it": (
         {"x.sh": RM_HOME},
         [
@@ -261,12 +261,8 @@ OPEN_REWRITES: dict[str, Rewrite] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`git checkout -- x.sh` writes a committed text nobody names on the line: no watched key is written",
-)
-@pytest.mark.parametrize("name", list(OPEN_REWRITES))
-def test_open_a_rewrite_by_an_extracting_program(name: str, plain_harm: tuple[Engine, Path, Path]) -> None:
+@pytest.mark.parametrize("name", list(GIT_REWRITES_47))
+def test_a_rewrite_by_an_extracting_program(name: str, plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, home, root = plain_harm
-    done, error = _rewrite(engine, root, OPEN_REWRITES[name])
+    done, error = _rewrite(engine, root, GIT_REWRITES_47[name])
     assert not done and home_intact(home), (name, error)
