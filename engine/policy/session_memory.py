@@ -432,7 +432,9 @@ class SessionFiles:
         self._names()
 
     def _names(self) -> None:
-        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links))
+        # (adv48) and the files a background job writes through a link (`cp y.txt l.sh`, l.sh -> x.sh: `sh x.sh`)
+        written = (k for writing in self.writing.values() for k in writing.keys)
+        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links, *written))
 
     def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
         self.archives.pop(key, None)  # written again: what a reader put there is gone
@@ -571,7 +573,10 @@ class SessionMemory:
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
             if background:
-                self._writing(view.files, command, (file_key(key, workdir) for key in analyzer.files))
+                keys = dict.fromkeys(file_key(key, workdir) for key in analyzer.files)
+                # a write through a link made earlier writes the file it names (`cp y.txt l.sh`, l.sh -> x.sh)
+                aliases = _aliased(view, dict.fromkeys(keys))
+                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)])
             if view.files.archives:
                 # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
                 for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
@@ -594,6 +599,7 @@ class SessionMemory:
             files.writing[command] = Writing(written)
             while len(files.writing) > MAX_WATCHED:
                 files.writing.pop(next(iter(files.writing)))
+            files._names()
 
     def _searched(self, view: SessionView, commands: list[Any]) -> None:
         """Remember the quiet tree searches of a line that ran (SessionFiles.searched)."""
@@ -944,6 +950,8 @@ class SessionView:
         inside = name.rstrip("/") + "/"
         if self.overlay and any(k == name or k.startswith(inside) for k in self.overlay):
             return True
+        if self.files.writing and self._being_written(name):
+            return True  # (adv48) a live background job of the session writes it
         with self._lock:
             if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
                 return True  # the file, or a file in the folder it names (`-provider-path DIR`)

@@ -154,7 +154,7 @@ def test_a_planted_git_config_deletes_the_home_live_and_is_refused(tmp_path: Pat
 
 
 OPEN_A: dict[str, Case] = {
-    "array-of-a-glob": (_PLANTED, "a=(*); find . ${a[@]}"),
+    # (adv48: `a=(*); find . ${a[@]}` asks now, tests/redteam/test_adv48.py DASH_PAYLOADS)
     "array-of-a-glob-quoted": (_PLANTED, 'a=(-del*); find . "${a[@]}"'),
 }
 

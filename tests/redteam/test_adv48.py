@@ -21,7 +21,8 @@ Found allowed, and fixed (each deleted the project's .git or the folder live, be
    (or `cat y.txt > x.sh`), then `: > go; until [ -e done ]; ...; sh x.sh` was judged by x.sh's text at check time
    (`echo hi`) and ran y.txt's (`rm -f ~/notes.txt`: the note deleted, live through the terminal tool). Now the
    files a background command's reading writes are unread while its process runs (session_memory.Writing:
-   SessionView.read answers False), so the later call asks; a job writing another file changes nothing.
+   SessionView.read answers False; through a link made before, `cp y.txt l.sh` with l.sh -> x.sh, the file it
+   names), so the later call asks; a job writing another file changes nothing.
 
 Held (tests below keep them): a find over a link to the home (`find sl/`, `find hh/`), a second start point through
 a link, `-mindepth`, `HEA?`, `-name '*' -type f`, `.git/..`; fix47's planted names through `${x:-*}`, `set --
@@ -124,6 +125,8 @@ DASH_PAYLOADS: dict[str, Case] = {
     "empty-array": (_PLANTED, "a=(); find . -de${a[@]}l*"),
     "backquotes": (_PLANTED, "find . -de`true`l*"),
     "in-sub": ({"sub/-delete": "", "sub/k.txt": "x\n"}, "cd sub && find . -de$1l?te"),
+    # (adv47's open xfail) an array of a glob, its unknown elements spelled `${a[@]}`: read as a glob of any text
+    "array-of-a-glob": (_PLANTED, "a=(*); find . ${a[@]}"),
 }
 DASH_NEAR_MISSES: dict[str, Case] = {
     "name-quoted": (_PLANTED, 'find . -name "$1*.pyc"'),
@@ -157,6 +160,23 @@ def test_an_empty_expansion_globs_the_planted_name_live(
         (root / "-delete").unlink()
 
 
+# (open) the same array expanded as `$a` (its first element): the word holds no glob character, and its value is
+# not known, so no planted name is read for it; bash gives find a[0], the planted `-delete` (x=(-del*): the same)
+OPEN_ARRAYS = ["a=(*); find . $a", "x=(-del*); find . $x"]
+
+
+@pytest.mark.xfail(strict=True, reason="an array's elements are globbed at its assignment; `$a` is read as no glob")
+@pytest.mark.parametrize("payload", OPEN_ARRAYS)
+def test_open_array_first_element(loaded: tuple[Path, Engine], payload: str) -> None:
+    assert_verdict(loaded, (_PLANTED, payload), False, f"open-{payload}")
+
+
+@pytest.mark.parametrize("payload", OPEN_ARRAYS)
+def test_an_array_of_a_glob_deletes_live(tmp_path: Path, payload: str) -> None:
+    _, cwd, _ = run_confined(tmp_path, f"mkdir -p d && : > d/keep && : > ./-delete\n{payload}")
+    assert not (cwd / "d").exists(), payload
+
+
 # -- held ----------------------------------------------------------------------------------------------------------
 HELD_PAYLOADS: dict[str, Case] = {
     "head-glob": ({}, "find . -name 'HEA?' -delete"),
@@ -182,6 +202,7 @@ _WAITS = "until [ -e go ]; do sleep 0.1; done; "  # the background job waits for
 _WRITERS: dict[str, str] = {
     "cp": _WAITS + "cp y.txt x.sh; : > done",
     "cat-redirect": _WAITS + "cat y.txt > x.sh; : > done",
+    "through-a-link": _WAITS + "cp y.txt l.sh; : > done",  # l.sh -> x.sh, made before
 }
 _RUNS_LATER = ": > go; until [ -e done ]; do sleep 0.1; done; sh x.sh"
 
@@ -207,6 +228,7 @@ def test_a_background_writer_of_a_script_run_later(
                 (root / name).write_text(text)
             else:
                 assert engine.call("write_file", {"path": name, "content": text}, session_id="s").ok
+        (root / "l.sh").symlink_to("x.sh")
         pid = _background(engine, _WRITERS[writer], "s")
         try:
             result = engine.call("terminal", {"command": _RUNS_LATER}, session_id="s")
