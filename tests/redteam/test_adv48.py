@@ -30,9 +30,11 @@ a link, `-mindepth`, `HEA?`, `-name '*' -type f`, `.git/..`; fix47's planted nam
 job swapping a listed folder for a link to the home (`sleep 2; rm -rf build; ln -s ~ build` in the background,
 then `sleep 4; rm -rf build/`: the session's link is read at once, denied; through python's os.symlink too).
 
-OPEN (not fixed, outside this stop's readings; adv47's notes): `arr=(-del*); find . "${arr[@]}"` (adv47's strict
-xfail: an array's elements are globbed at the assignment), `find . $(cat f.txt)` / `find . $(ls)` / `ls | xargs
-find .` (a program's output read as find's words: the general reading of stored output).
+OPEN (strict xfails below): `a=(*); find . $a`, `x=(-del*); find . $x` (an array globbed at its assignment, its
+first element expanded by a word holding no glob character); a background `git checkout -- x.sh` (a committed
+`rm -f ~/notes.txt`) then `sh x.sh` (the checkout writes a text its reading does not name). Not fixed (adv47's
+notes): `a=(-del*); find . "${a[@]}"` (adv47's strict xfail), `find . $(cat f.txt)` / `find . $(ls)` / `ls |
+xargs find .` (a program's output read as find's words: the general reading of stored output).
 """
 
 from __future__ import annotations
@@ -262,3 +264,36 @@ def test_the_copied_script_is_what_runs_live(tmp_path: Path) -> None:
     near = _WAITS + "cp y.txt z.txt; : > done"
     home, _, printed = run_confined(tmp_path / "near", f"{setup}({near}) & {_RUNS_LATER}")
     assert home_intact(home) and "hi" in printed
+
+
+def _committed_script(root: Path) -> None:
+    """x.sh committed holding `rm -f ~/notes.txt`, its working copy `echo hi`."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@x"]
+    (root / "x.sh").write_text("rm -f ~/notes.txt\n")
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True, capture_output=True)
+    subprocess.run([*git, "add", "x.sh"], cwd=root, check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-qm", "c"], cwd=root, check=True, capture_output=True)
+    (root / "x.sh").write_text("echo hi\n")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a background `git checkout -- x.sh` writes a committed text its reading does not name"
+)
+def test_open_a_background_checkout_of_a_script_run_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with harm_project(tmp_path, monkeypatch) as (engine, home, root):
+        _committed_script(root)
+        pid = _background(engine, _WAITS + "git checkout -- x.sh; : > done", "s")
+        try:
+            result = engine.call("terminal", {"command": _RUNS_LATER}, session_id="s")
+            assert not result.ok and home_intact(home), result.output
+        finally:
+            engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
+
+
+def test_the_checked_out_script_is_what_runs_live(tmp_path: Path) -> None:
+    """The ground of the open case, unguarded: the background checkout lands before `sh x.sh`, which runs it."""
+    git = "git -c user.name=t -c user.email=t@x"
+    setup = f"printf 'rm -f ~/notes.txt\\n' > x.sh && git init -q && {git} add x.sh && {git} commit -qm c && "
+    setup += "printf 'echo hi\\n' > x.sh && "
+    home, _, _ = run_confined(tmp_path, f"{setup}({_WAITS}git checkout -- x.sh; : > done) & {_RUNS_LATER}")
+    assert not (home / "notes.txt").exists()
