@@ -720,7 +720,12 @@ class Engine:
                 cwd = args.get("cwd")
                 programs = snap.policy.programs if snap.policy is not None else None
                 self.session_memory.terminal_wrote(
-                    prepared.session_id, workdir, args["command"], cwd if isinstance(cwd, str) else None, programs
+                    prepared.session_id,
+                    workdir,
+                    args["command"],
+                    cwd if isinstance(cwd, str) else None,
+                    programs,
+                    background=args.get("background") is True,
                 )
             elif isinstance(path, str):
                 content = args.get("content") if tool == "write_file" else None

@@ -384,22 +384,34 @@ def _find_names(expression: Sequence[str]) -> Callable[[str], bool] | None:
             return None
         if word in ("-name", "-iname") and i + 1 < len(expression):
             glob = expression[i + 1]
-            if "[" in glob or "\\" in glob:
+            if "[" in glob or "\\" in glob or (word == "-iname" and not glob.isascii()):
                 return None
             globs.append((glob.lower(), True) if word == "-iname" else (glob, False))
     if not globs:
         return None
-    return lambda name: all(fnmatchcase(name.lower() if folded else name, glob) for glob, folded in globs)
+    return lambda name: all(_find_matches(name, glob, folded) for glob, folded in globs)
+
+
+def _find_matches(name: str, glob: str, folded: bool) -> bool:
+    """Whether find's `-name GLOB` (``folded``: `-iname`, ``glob`` lowered and ASCII) passes ``name``. (adv48)
+    find's -iname folds case as the C library does (towlower, one character for one): Python's lower() gives
+    `İ` two (`i̇`), so `-iname 'confİg'` passed .git/config in a UTF-8 locale and fnmatch read nothing. A glob
+    -iname holds only ASCII (_find_names), and a name that is not ASCII passes it (it may fold to the glob)."""
+    if folded:
+        return not name.isascii() or fnmatchcase(name.lower(), glob)
+    return fnmatchcase(name, glob)
 
 
 def _find_depth(expression: Sequence[str]) -> int:
     """(fp47) The levels below its start points `find … -maxdepth N` descends to; _UNBOUNDED without one (or
     one it cannot read: the walk reads every level, more than find does)."""
-    depth = _UNBOUNDED
+    depth = -1
     for i, word in enumerate(expression[:-1]):
-        if word == "-maxdepth" and expression[i + 1].isdigit():
-            depth = min(depth, int(expression[i + 1]))
-    return depth
+        if word == "-maxdepth":
+            # (adv48) find reads its last -maxdepth (`-maxdepth 1 -maxdepth 5` walks 5 levels): the largest is read
+            value = expression[i + 1]
+            depth = max(depth, int(value) if value.isascii() and value.isdigit() else _UNBOUNDED)
+    return _UNBOUNDED if depth < 0 else depth
 
 
 _UNBOUNDED: Final = 1 << 30

@@ -38,7 +38,7 @@ import stat
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -118,6 +118,17 @@ class Watched:
     def reads(self, key: str) -> bool:
         """Whether the process may read the file of ``key`` (a file_key) as code."""
         return self.every or key in self.exact or any(_glob_matches(key, glob) for glob in self.globs)
+
+
+@dataclass(slots=True)
+class Writing:
+    """(adv48) A background process of the session and the files the reading of its command writes: while it runs
+    (or is about to start) their text on disk is not the one it leaves there. `sleep 2; cp y.txt x.sh` in the
+    background, then `sleep 4; sh x.sh` read x.sh's old text (`echo hi`) and ran y.txt's (`rm -f ~/notes.txt`, live):
+    such a file is now unread (SessionView.read: False) until the process ended."""
+
+    keys: frozenset[str]
+    alive: Callable[[], bool] | None = None  # the process's handle (None: not started yet)
 
 
 def _glob_matches(key: str, glob: str) -> bool:
@@ -396,6 +407,9 @@ class SessionFiles:
         # readings the gate allowed whose process has not started yet, by command (SessionMemory.expect).
         self.watches: dict[str, Watched] = {}
         self.expected: OrderedDict[str, Watched] = OrderedDict()
+        # (adv48) Live background processes and the files they write (Writing), by process id, or by command
+        # before the process started (SessionMemory.terminal_wrote with background, started)
+        self.writing: dict[str, Writing] = {}
 
     def searches(self, found: list[int | None]) -> None:
         """Remember quiet tree searches that ran: their digests, None for one asking something new each
@@ -418,7 +432,9 @@ class SessionFiles:
         self._names()
 
     def _names(self) -> None:
-        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links))
+        # (adv48) and the files a background job writes through a link (`cp y.txt l.sh`, l.sh -> x.sh: `sh x.sh`)
+        written = (k for writing in self.writing.values() for k in writing.keys)
+        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links, *written))
 
     def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
         self.archives.pop(key, None)  # written again: what a reader put there is gone
@@ -499,9 +515,16 @@ class SessionMemory:
             files.remember(file_key(path, workdir), content)
 
     def terminal_wrote(
-        self, session_id: str | None, workdir: str, command: str, cwd: str | None, programs: ProgramTable | None = None
+        self,
+        session_id: str | None,
+        workdir: str,
+        command: str,
+        cwd: str | None,
+        programs: ProgramTable | None = None,
+        background: bool = False,
     ) -> None:
-        """Remember the files a terminal command that ran wrote (as the analyzer read them)."""
+        """Remember the files a terminal command that ran wrote (as the analyzer read them); ``background``: it
+        runs on after the call, and its files are unread while it does (Writing)."""
         writes = _MAY_WRITE.search(command) is not None
         searches = _MAY_SEARCH.search(command) is not None
         if not writes and not searches:
@@ -514,6 +537,8 @@ class SessionMemory:
             with self._lock:
                 for key in targets:
                     view.files.remember(file_key(key, workdir), None)
+                if background:
+                    self._writing(view.files, command, (file_key(key, workdir) for key in targets))
             return
         if searches:
             self._searched(view, analyzer.commands)
@@ -547,6 +572,11 @@ class SessionMemory:
                 view.files.remember(name, content, tuple(dict.fromkeys(sources)))
             for key in analyzer.moved:
                 view.files.forget(file_key(key, workdir))
+            if background:
+                keys = dict.fromkeys(file_key(key, workdir) for key in analyzer.files)
+                # a write through a link made earlier writes the file it names (`cp y.txt l.sh`, l.sh -> x.sh)
+                aliases = _aliased(view, dict.fromkeys(keys))
+                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)])
             if view.files.archives:
                 # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
                 for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
@@ -559,6 +589,17 @@ class SessionMemory:
             }
             if made:
                 view.files.link(made)
+
+    @staticmethod
+    def _writing(files: SessionFiles, command: str, keys: Iterable[str]) -> None:
+        """(adv48) A background ``command`` about to start writes the files of ``keys`` (the lock held)."""
+        written = frozenset(keys)
+        if written:
+            files.writing.pop(command, None)
+            files.writing[command] = Writing(written)
+            while len(files.writing) > MAX_WATCHED:
+                files.writing.pop(next(iter(files.writing)))
+            files._names()
 
     def _searched(self, view: SessionView, commands: list[Any]) -> None:
         """Remember the quiet tree searches of a line that ran (SessionFiles.searched)."""
@@ -603,6 +644,10 @@ class SessionMemory:
             if len(files.processes) >= MAX_NAMES:
                 files.processes.pop(next(iter(files.processes)))
             files.processes[process_id] = state
+            writing = files.writing.pop(command, None) if alive is not None else None
+            if writing is not None:
+                writing.alive = alive
+                files.writing[process_id] = writing
             watched = files.expected.pop(command, None) if alive is not None else None
             if watched is not None:
                 watched.alive = alive
@@ -860,6 +905,8 @@ class SessionView:
         if self.overlay and name in self.overlay:
             rewritten = self.overlay[name]
             return False if rewritten is None else rewritten
+        if self.files.writing and self._being_written(name):
+            return False  # (adv48) a live background process of the session writes it: its text is not known
         with self._lock:
             entry = self.files.files.get(name)
             remembered = entry.content if entry is not None else None
@@ -874,6 +921,28 @@ class SessionView:
             return remembered + "\n" + disk
         return remembered
 
+    def _being_written(self, name: str) -> bool:
+        """(adv48) Whether a background process of the session that still runs (or is about to start) writes the
+        file of ``name`` (Writing); the ended ones are forgotten."""
+        with self._lock:
+            items = list(self.files.writing.items())
+        hit = False
+        ended: list[str] = []
+        for key, writing in items:
+            try:
+                alive = writing.alive is None or writing.alive()
+            except Exception:
+                alive = True  # not known: still writing
+            if not alive:
+                ended.append(key)
+            elif name in writing.keys:
+                hit = True
+        if ended:
+            with self._lock:
+                for key in ended:
+                    self.files.writing.pop(key, None)
+        return hit
+
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
         tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
@@ -881,6 +950,8 @@ class SessionView:
         inside = name.rstrip("/") + "/"
         if self.overlay and any(k == name or k.startswith(inside) for k in self.overlay):
             return True
+        if self.files.writing and self._being_written(name):
+            return True  # (adv48) a live background job of the session writes it
         with self._lock:
             if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
                 return True  # the file, or a file in the folder it names (`-provider-path DIR`)

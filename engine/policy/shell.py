@@ -1302,7 +1302,7 @@ class Analyzer(Follower, LinkFollower):
         while at < len(argv):
             word = argv[at]
             if word in globs:
-                matcher = _bash_glob(word)
+                matcher = _bash_glob(_unknown_widened(word) if dynamic[at] else word)
                 hits = [name for name in names if matcher.fullmatch(name) is not None]
                 if hits:
                     # the other names it matches follow, in the order bash sorts them: a planted `-c` reads the
@@ -5780,6 +5780,16 @@ def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:
             continue
         globs.update(text for text in texts if "/" not in text and _dash_glob(text))
     return globs
+
+
+_EXPANSION_START: Final = re.compile(r"[$`]")
+
+
+def _unknown_widened(word: str) -> str:
+    """(adv48) A glob word holding an expansion the reading left unknown (`find . -de$1l*`, `-de${u}l*`, `$@-del*`:
+    empty in bash, which globs `-del*`): its text to the expansion, then any text (`-de*`)."""
+    found = _EXPANSION_START.search(word)
+    return word if found is None else word[: found.start()] + "*"
 
 
 @lru_cache(maxsize=256)
