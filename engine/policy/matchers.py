@@ -1182,6 +1182,8 @@ class Matcher:
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+        if command.settings_targets:  # (debt48) a package manager's configuration of settings only
+            targets = [t for t in targets if t not in command.settings_targets]
         if command.literal_targets:
             classify = _Literal(classify, command.literal_targets, True)  # (rows42) `> 'a$(id)b'`: a name as written
         return self.redirects is not None and spec_any(self.redirects, targets, classify)
