@@ -12,7 +12,8 @@ Found and fixed:
    `settings` (.npmrc, pip.conf, .yarnrc) in the working folder or below, holding only `key=value` lines of keys
    none of the row's keys or settings, is no sensitive write (executors.settings_write, Command.settings_targets).
    A source, a credential (`//h/:_authToken=`), a program (`script-shell`, `node-options`), text not known here
-   (`cat x >`, `"$V"`), an append (`>>`) and the home's ~/.npmrc (its tokens overwritten) still ask.
+   (`cat x >`, `"$V"`), an append (`>>`), the home's ~/.npmrc (its tokens overwritten) and a project .npmrc linked
+   to it (judged where it lands: matchers._Settings drops only the name's sensitive_dotfile class) still ask.
 3. Test helpers: test_fp47's fixture is harm.policy_project (with a `prepare` hook for its tree);
    test_unseen46/47's replay test is harm.replay_cases (same ids and counts).
 4. go: GOINSECURE (modules over plain HTTP), GONOSUMDB / GOPRIVATE / GONOSUMCHECK (modules the checksum database does
@@ -150,3 +151,20 @@ def test_npm_reads_a_written_npmrc_and_the_engine_judges_it_by_what_it_holds(
         result = engine.call("terminal", {"command": payload})
         assert not (project / ".npmrc").exists(), result
         assert engine.check(near).decision == "allow"
+
+
+def test_settings_written_through_a_link_to_the_homes_npmrc_ask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An .npmrc in the project that is a link to the home's (its token): a write of settings only through it
+    overwrites the credential, so it is judged where it lands (asks) and the token is kept; a plain file is not."""
+    line = "printf 'save-exact=true\\n' > .npmrc"
+    with harm_project(tmp_path, monkeypatch) as (engine, home, project):
+        token = home / ".npmrc"
+        token.write_text("//registry.npmjs.org/:_authToken=secret\n")
+        (project / ".npmrc").symlink_to(token)
+        assert engine.check(line).decision != "allow"
+        engine.call("terminal", {"command": line})
+        assert token.read_text() == "//registry.npmjs.org/:_authToken=secret\n"
+        (project / ".npmrc").unlink()
+        assert engine.check(line).decision == "allow"
