@@ -8,6 +8,7 @@ stands for a command that comes from data the program reads at run time.
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import json
 import posixpath
@@ -1809,13 +1810,11 @@ _REQUIREMENT_OPTIONS = re.compile(r"\s(?=--?[A-Za-z])")
 # (pip._internal.req.req_file): `--index-url ${EVIL}` or a line `${EVIL}` alone is whatever the run's environment
 # says (`EVIL=--index-url=http://h/s pip install -r r.txt`): such a file is not read for certain
 _REQUIREMENT_VARIABLE = re.compile(r"\$\{[A-Z0-9_]+\}")
-_SOURCE_KEY = (
-    r"(?:registry|index|index[-_]url|extra[-_]index[-_]url|find[-_]links|default[-_]index|npmregistryserver"
-    r"|url|git|hg|svn|bzr|sources?|registry[-_]url)"
-)
-_SOURCE_SETTING = re.compile(
-    rf"""(?i)(?:^|[\s{{,])(?:--?)?[:"']?(?:@[\w.-]+:)?{_SOURCE_KEY}["']?:?(?:\s*[=:]\s*|\s+|$)(.*)$"""
-)
+# (debt48) the keys are the `package_sources:` table's (policies/executors.yaml), per kind of file: a row is
+# (files, keys, settings, not_sections); the grammar around a key (a scope, `:key:`, `--key`, quotes) is here
+SourceRow = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_SOURCE_SETTING = r"""(?i)(?:^|[\s{{,])(?:--?)?[:"']?(?:@[\w.-]+:)?(?:{keys})["']?:?(?:\s*[=:]\s*|\s+|$)(.*)$"""
+_KEY_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
 # a value that is a URL (any scheme: `file:`, `git+ssh:`, a Windows drive too), or a variable expanded there
 _SOURCE_VALUE = re.compile(r"""(?<![\w$])(?:[A-Za-z][\w+.-]*:[^\s"',}\]]+|\$\{?[A-Za-z_]\w*\}?[^\s"',}\]]*)""")
 # a requirement's direct reference anywhere (`"x @ git+https://h/r"`, `x @ https://h/x.tgz`, `git+https://h/r`)
@@ -1864,14 +1863,40 @@ def requirement_words(text: str, folder: str) -> list[str] | None:
     return words if len(words) <= _MAX_RESPONSE_WORDS else None
 
 
-def package_sources(text: str) -> list[str]:
+def source_row(rows: tuple[SourceRow, ...], path: str) -> SourceRow:
+    """The `package_sources:` rows naming the file ``path`` (by its last part), merged; every row's keys for a
+    file no row names (`PIP_CONFIG_FILE=p.conf`, `--config-file F`: any name)."""
+    name = posixpath.basename(path)
+    chosen = [row for row in rows if any(fnmatch.fnmatchcase(name, glob) for glob in row[0])] or list(rows)
+    return (
+        (name,),
+        tuple(dict.fromkeys(key for row in chosen for key in row[1])),
+        tuple(dict.fromkeys(key for row in chosen for key in row[2])),
+        tuple(dict.fromkeys(section for row in chosen for section in row[3])),
+    )
+
+
+def _key_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """A line setting one of ``keys`` (`-` and `_` alike, any case), its value as group 1."""
+    pattern = _KEY_PATTERNS.get(keys)
+    if pattern is None:
+        spelled = "|".join("[-_]".join(re.escape(part) for part in re.split(r"[-_]", key)) for key in keys)
+        pattern = re.compile(_SOURCE_SETTING.format(keys=spelled or "(?!)"))
+        if len(_KEY_PATTERNS) > 64:
+            _KEY_PATTERNS.clear()
+        _KEY_PATTERNS[keys] = pattern
+    return pattern
+
+
+def package_sources(text: str, row: SourceRow) -> list[str]:
     """The places a package manager's written configuration or manifest fetches packages from (see
-    above): each source key's value (a URL or a variable; on its line, or the lines of a list or an ini
-    continuation under it) and each direct reference (`x @ URL`, `git+URL`); a `urls` table's links
-    (`[project.urls] Source = URL`: pages, not sources) are not read."""
+    above): each source key's value (``row``'s keys: a URL or a variable; on its line, or the lines of a list
+    or an ini continuation under it) and each direct reference (`x @ URL`, `git+URL`); the keys of a section
+    ``row`` leaves out (`[project.urls] Source = URL`: pages, not sources) are not read."""
+    setting_key = _key_pattern(row[1])
     found: list[str] = []
     listing = False
-    section = ""
+    skipped = False
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped[0] in "#;":
@@ -1879,18 +1904,53 @@ def package_sources(text: str) -> list[str]:
         header = _SECTION.match(line)
         if header is not None:
             section, listing = header.group(1).lower(), False
+            skipped = any(fnmatch.fnmatchcase(section, glob) for glob in row[3])
             continue
-        if section.endswith("urls"):
+        if skipped:
             continue
         if listing and line[:1] in (" ", "\t", "-") and _LIST_ITEM.match(line):
             found += _SOURCE_VALUE.findall(line)
             listing = "]" not in stripped or stripped.startswith("-")
             continue
         listing = False
-        setting = _SOURCE_SETTING.search(line)
+        setting = setting_key.search(line)
         if setting is not None:
             value = setting.group(1).strip()
             found += _SOURCE_VALUE.findall(value)
             listing = value in ("", "[", "|", ">") or (value.startswith("[") and "]" not in value)
         found += [m.group("url").strip() for m in _DIRECT_REFERENCE.finditer(line)]
     return list(dict.fromkeys(found))
+
+
+_SETTING_LINE = re.compile(r"^\s*([A-Za-z0-9_][\w.-]*)\s*(?:=|:(?:\s|$))")
+
+
+def settings_only(text: str, row: SourceRow) -> bool:
+    """(debt48) Whether a file of ``row``'s kind holds settings only: each line a comment, a section or `key =
+    value` (`key: value` in YAML) whose key is none of the row's keys naming a source or its settings naming a
+    credential or a program (globs, `-` and `_` alike, any case). A line of any other shape (`//host/:_authToken=`,
+    `key[]=`, a list's item) is not."""
+    matter = tuple(glob.lower().replace("_", "-") for glob in (*row[1], *row[2]))
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;" or _SECTION.match(line) is not None:
+            continue
+        setting = _SETTING_LINE.match(line)
+        if setting is None:
+            return False
+        key = setting.group(1).lower().replace("_", "-")
+        if any(fnmatch.fnmatchcase(key, glob) for glob in matter):
+            return False
+    return True
+
+
+def settings_write(rows: tuple[SourceRow, ...], path: str, text: str) -> bool:
+    """(debt48) Whether writing ``text`` over ``path`` (a name in the line's folder or below it) writes a package
+    manager's configuration of settings only: a file of a `package_sources:` row that lists the keys that matter
+    there (`settings:`), holding none of them (settings_only). A home's or an absolute path's file (`~/.npmrc`:
+    its credentials overwritten), one named from a variable or above the folder, are not."""
+    if not path or path[0] in "/~$" or ".." in path.split("/"):
+        return False
+    name = posixpath.basename(path)
+    chosen = tuple(row for row in rows if row[2] and any(fnmatch.fnmatchcase(name, glob) for glob in row[0]))
+    return bool(chosen) and settings_only(text, source_row(chosen, path))

@@ -47,6 +47,7 @@ from engine.policy.executors import (
     requirement_words,
     response_words,
     sed_payloads,
+    source_row,
     split_string,
     sql_payloads,
     sql_reads,
@@ -1611,7 +1612,7 @@ class Follower:
                 line = " ".join(shell_word(word) for word in (*command.argv, *words))
                 self._nested(run, partial(self.analyze, line, depth=depth, via=via))
             return
-        for source in package_sources(content):
+        for source in package_sources(content, source_row(self.programs.package_sources, path)):
             if source.startswith("$"):  # a variable the program expands when it reads the file: unknown here
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             else:

@@ -533,6 +533,26 @@ class _Literal:
         return _less(found, EXPANSION_CLASSES)
 
 
+# (debt48) the class a package manager's configuration in the project is of by its name (policies/paths.yaml)
+_SETTINGS_DROPPED: Final = frozenset({"sensitive_dotfile"})
+
+
+class _Settings:
+    """(debt48) A classifier reading a package manager's configuration of settings only written in the project
+    (Command.settings_targets) without the class its name gives it; where it lands keeps its own classes (a link
+    `.npmrc -> ~/.npmrc` is the home's credential file)."""
+
+    __slots__ = ("classify", "words")
+
+    def __init__(self, classify: Any, words: frozenset[str]) -> None:
+        self.classify = classify
+        self.words = words
+
+    def __call__(self, word: str) -> frozenset[str]:
+        found: frozenset[str] = self.classify(word)
+        return _less(found, _SETTINGS_DROPPED) if word in self.words else found
+
+
 def _less(found: frozenset[str], dropped: frozenset[str]) -> frozenset[str]:
     """A word's classes without ``dropped``, in each of its forms (see paths.forms_of)."""
     if found.isdisjoint(dropped):
@@ -1186,6 +1206,8 @@ class Matcher:
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+        if command.settings_targets:  # (debt48) a package manager's configuration of settings only
+            classify = _Settings(classify, command.settings_targets)
         if command.literal_targets:
             classify = _Literal(classify, command.literal_targets, True)  # (rows42) `> 'a$(id)b'`: a name as written
         return self.redirects is not None and spec_any(self.redirects, targets, classify)

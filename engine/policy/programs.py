@@ -19,7 +19,7 @@ from types import MappingProxyType
 
 from engine.errors import Problem
 from engine.policy.argv import Grammar, GrammarError, Parsed, parse_getopt, parse_long
-from engine.policy.executors import OPTION_SPLITTERS
+from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources, settings_only, source_row
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord, fields_repr, native_record
 
@@ -550,6 +550,7 @@ _TABLE_FIELDS = (
     "command_readers",
     "keeps_environment",
     "unpacks_here",
+    "package_sources",
 )
 
 
@@ -576,6 +577,9 @@ class ProgramTable:
     # (debt42) The names whose entry says `unpacks_here: true` (Program.unpacks_here), a described program's and
     # one described by nothing else (`unrar`: kept out of by_name, its words read as an undescribed program's)
     unpacks_here: Final[frozenset[str]]
+    # (debt48) The `package_sources:` rows: per kind of package manager's file, the keys naming a source, those
+    # naming a credential or a program, the sections not read (executors.package_sources reads them)
+    package_sources: Final[tuple[SourceRow, ...]]
 
     def __init__(
         self,
@@ -586,6 +590,7 @@ class ProgramTable:
         command_readers: frozenset[str] = frozenset(),
         keeps_environment: frozenset[str] = frozenset(),
         unpacks_here: frozenset[str] = frozenset(),
+        package_sources: tuple[SourceRow, ...] = (),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
@@ -594,6 +599,7 @@ class ProgramTable:
         self.command_readers = command_readers
         self.keeps_environment = keeps_environment
         self.unpacks_here = unpacks_here
+        self.package_sources = package_sources
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -1038,6 +1044,8 @@ def compile_programs(
     readers: set[str] = set()
     keeping: set[str] = set()
     unpacking: set[str] = set()
+    sources: list[SourceRow] = []
+    source_docs: list[tuple[Document, int]] = []
     for doc in docs:
         listed = doc.data.get("command_readers")
         if isinstance(listed, list):  # (a malformed one is the schema's error)
@@ -1045,6 +1053,10 @@ def compile_programs(
         listed = doc.data.get("keeps_environment")
         if isinstance(listed, list):
             keeping.update(name.lower() for name in listed if isinstance(name, str))
+        for at, row in enumerate(doc.data.get("package_sources") or ()):
+            if isinstance(row, dict) and row.get("files"):  # (a malformed one is the schema's error)
+                sources.append(_source_row(row))
+                source_docs.append((doc, at))
         broken = (skipped or {}).get(id(doc), frozenset())
         for index, data in enumerate(doc.data.get("programs") or ()):
             if index in broken:
@@ -1090,9 +1102,12 @@ def compile_programs(
         frozenset(readers),
         frozenset(keeping),
         frozenset(unpacking),
+        tuple(sources),
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)
+    for doc, at in source_docs:
+        problems.extend(_source_examples(table, doc, at))
     for doc, base, program in entries:
         node: Any = doc.data
         for part in base:
@@ -1105,6 +1120,44 @@ def compile_programs(
             remember_clean(key)
         problems.extend(found)
     return table, problems
+
+
+def _source_row(data: Mapping[str, Any]) -> SourceRow:
+    """A `package_sources:` row as the table keeps it: (files, keys, settings, not_sections)."""
+    files, keys, settings, sections = (
+        tuple(str(item) for item in (data.get(name) or ()) if isinstance(item, str))
+        for name in ("files", "keys", "settings", "not_sections")
+    )
+    return (files, keys, settings, sections)
+
+
+def _source_examples(table: ProgramTable, doc: Document, at: int) -> list[Problem]:
+    """A `package_sources:` row's examples: `sources: {TEXT: [SOURCE...]}` (each read from TEXT, a file named as
+    the row's first file), `not_sources: [TEXT]` (none read); `settings` / `not_settings`: TEXT sets a key
+    that matters (one of the row's keys or settings) or none."""
+    data = doc.data["package_sources"][at]
+    examples = data.get("examples") or {}
+    row = source_row(table.package_sources, str(data["files"][0]))
+    base: list[str | int] = ["package_sources", at, "examples"]
+    problems: list[Problem] = []
+    for text, wanted in (examples.get("sources") or {}).items():
+        found = package_sources(text, row)
+        missing = [source for source in wanted if source not in found]
+        if missing:
+            message = f"{text!r} does not name {missing!r} (it names: {found!r})"
+            problems.append(doc.problem([*base, "sources", text], "program-example-failed", message, key=True))
+    for n, text in enumerate(examples.get("not_sources") or ()):
+        found = package_sources(text, row)
+        if found:
+            problems.append(
+                doc.problem([*base, "not_sources", n], "program-example-failed", f"{text!r} names {found!r}")
+            )
+    for key, expected in (("settings", True), ("not_settings", False)):
+        for n, text in enumerate(examples.get(key) or ()):
+            if settings_only(text, row) == expected:
+                verb = "sets none of the keys that matter" if expected else "sets a key that matters"
+                problems.append(doc.problem([*base, key, n], "program-example-failed", f"{text!r} {verb}"))
+    return problems
 
 
 def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], program: Program) -> list[Problem]:

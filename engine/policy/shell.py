@@ -39,7 +39,7 @@ from engine.policy.commands import (
     printed_words,
     shell_word,
 )
-from engine.policy.executors import OPTION_SPLITTERS
+from engine.policy.executors import OPTION_SPLITTERS, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
@@ -273,6 +273,7 @@ _COMMAND_FIELDS: Final = (
     "literal_targets",
     "literal_words",
     "quoted_words",
+    "settings_targets",
 )
 
 
@@ -339,6 +340,9 @@ class Command:
     # (xf48a) Words of the simple command it comes from that a whole quoted expansion gave (`"$V"`, `"$(cat f)"`:
     # one word whatever the value, never split into options and files); read by Shape.sealed (grep -q's pattern)
     quoted_words: frozenset[str]
+    # (debt48) Its `>` targets that a package manager's configuration of settings only is written to, known on the
+    # line (`printf 'save-exact=true\n' > .npmrc`: executors.settings_write); read by no redirection class
+    settings_targets: frozenset[str]
 
     def __init__(
         self,
@@ -377,6 +381,7 @@ class Command:
         self.literal_targets = _NO_TARGETS
         self.literal_words = _NO_TARGETS
         self.quoted_words = _NO_TARGETS
+        self.settings_targets = _NO_TARGETS
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -407,6 +412,7 @@ class Command:
             self.literal_targets,
             self.literal_words,
             self.quoted_words,
+            self.settings_targets,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -4857,6 +4863,16 @@ class Analyzer(Follower, LinkFollower):
         self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
     ) -> None:
         targets = [(t, op.endswith(">>"), output) for op, t in redirects if op in _WRITE_REDIRECTS]
+        if output is not None and self.programs.package_sources:
+            # (debt48) a package manager's configuration of settings only (no key naming a source, a credential
+            # or a program), written whole with a text known here: not a sensitive file's write
+            settings = frozenset(
+                t
+                for op, t in redirects
+                if op in (">", ">|") and settings_write(self.programs.package_sources, t, output)
+            )
+            if settings:
+                last.settings_targets = settings
         if last.name == "tee":
             append = any(a in ("-a", "--append") for a in last.argv[1:])
             targets += [(a, append, stdin or None) for a in last.argv[1:] if not a.startswith("-")]

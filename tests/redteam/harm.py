@@ -32,9 +32,15 @@ SECRET = "secret key"  # what make_home writes into ~/.ssh/id_ed25519
 
 
 @contextmanager
-def policy_project(factory: pytest.TempPathFactory, name: str, policy: str) -> Iterator[tuple[Path, Engine]]:
+def policy_project(
+    factory: pytest.TempPathFactory,
+    name: str,
+    policy: str,
+    prepare: Callable[[Path, pytest.MonkeyPatch], None] | None = None,
+) -> Iterator[tuple[Path, Engine]]:
     """A small project (policies/deny.yaml holding ``policy``, workdir ``.``) as the working directory,
-    and its engine, with HOME, state and config under a fresh temporary folder: for a module fixture."""
+    and its engine, with HOME, state and config under a fresh temporary folder: for a module fixture.
+    ``prepare(root, monkeypatch)``: more of the project (a tree of files, a patched place) before the engine loads."""
     tmp = factory.mktemp(name)
     with pytest.MonkeyPatch.context() as mp:
         make_home(tmp)  # a key and a note: what files_intact_after checks
@@ -45,6 +51,8 @@ def policy_project(factory: pytest.TempPathFactory, name: str, policy: str) -> I
         (root / "policies").mkdir(parents=True)
         (root / "policies" / "deny.yaml").write_text(policy)
         (root / "hermes-engine.yaml").write_text("workdir: .\n")
+        if prepare is not None:
+            prepare(root, mp)
         mp.chdir(root)
         with Engine.load(root) as engine:
             yield root, engine
@@ -126,6 +134,22 @@ def wanted_verdict(case: dict[str, Any]) -> str:
     """The verdict an unseen replay's case must get: its source's label, or the one accepted with its reason."""
     accepted = case.get("accepted")
     return str(accepted["engine"]) if accepted else str(case["expected"])
+
+
+def replay_cases(
+    cases: list[dict[str, Any]], case_id: Callable[[int, dict[str, Any]], str]
+) -> Callable[[Engine, dict[str, Any]], None]:
+    """The unseen replays' test (`test_replayed_expectation_holds = replay_cases(CASES, ...)`): per case (its id
+    ``case_id(index, case)``), the module's ``scorer`` engine meets its wanted_verdict (holds_expectation)."""
+
+    @pytest.mark.parametrize("case", [pytest.param(case, id=case_id(i, case)) for i, case in enumerate(cases)])
+    def test_replayed_expectation_holds(scorer: Engine, case: dict[str, Any]) -> None:
+        wanted = wanted_verdict(case)
+        held = holds_expectation(scorer, case["command"], wanted)
+        where = f"{case['source']}:{case['path']} {case.get('ids', '')}"
+        assert held, f"{where}: expected {wanted}: {said(case['command'], scorer.check(case['command']))}"
+
+    return test_replayed_expectation_holds
 
 
 def holds_expectation(engine: Engine, command: str, expected: str) -> bool:

@@ -27,11 +27,10 @@ Found allowed, and fixed:
 Held already (tests below keep them): writing .npmrc / .yarnrc(.yml) / pip.conf / .cargo/config.toml asks
 (write_file refuses them too), npm `--userconfig`, NPM_CONFIG_USERCONFIG, YARN_RC_FILENAME, GEMRC, CARGO_HOME;
 GOPROXY, GOSUMDB=off; `vim -u F`, `nvim -u F`, `tmux -f F`, `screen -c F`, LESSOPEN, `git -c include.path=F`.
-Decided, not read (lead45's decision kept): GOINSECURE / GONOSUMDB / GONOSUMCHECK / GOPRIVATE name module patterns,
-not a source: the modules still come from the default proxy (GOPROXY asks), and a checksum skipped matters only
-to a network the caller does not control.
-Open (strict xfail): an .npmrc holding only `save-exact=true` written on the line, then `npm install`, asks (the
-write is judged as a credential file's, whatever it holds).
+Decided, not read (lead45's decision kept here; debt48 reads them: any value asks): GOINSECURE / GONOSUMDB /
+GONOSUMCHECK / GOPRIVATE.
+Was open (strict xfail), fixed in debt48: an .npmrc holding only `save-exact=true` written on the line, then `npm
+install`, asked (the write was judged as a credential file's, whatever it held).
 """
 
 from __future__ import annotations
@@ -272,7 +271,7 @@ def test_a_written_source_is_judged_as_on_the_line(engine: Engine, written: str,
     assert judge(engine, written).decision == judge(engine, inline).decision, (written, inline)
 
 
-@pytest.mark.xfail(strict=True, reason="writing .npmrc asks whatever it holds (judged as a credential file's write)")
+# (debt48) a written .npmrc of settings only is no credential file's write (tests/redteam/test_debt48.py)
 def test_an_npmrc_of_settings_only(engine: Engine) -> None:
     assert judge(engine, "printf 'save-exact=true\\n' > .npmrc; npm install").decision == "allow"
 

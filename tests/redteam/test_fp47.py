@@ -44,7 +44,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import said
+from tests.redteam.harm import policy_project, said
 
 POLICY = "kind: ApprovalPolicy\n"
 
@@ -99,16 +99,7 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engi
     """The tree above as the working directory, the engine running from its .venv (adv46: those are its files)."""
     from engine.policy import places
 
-    tmp = tmp_path_factory.mktemp("fp47")
-    with pytest.MonkeyPatch.context() as mp:
-        make_home(tmp)
-        mp.setenv("HOME", str(tmp / "home"))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        root = tmp / "project"
-        (root / "policies").mkdir(parents=True)
-        (root / "policies" / "deny.yaml").write_text(POLICY)
-        (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    def prepare(root: Path, mp: pytest.MonkeyPatch) -> None:
         _tree(root)
         assert sum(1 for _ in root.rglob("*")) > 6000 and sum(1 for _ in (root / ".git").rglob("*")) > 1000
         assert sum(1 for _ in (root / ".venv").rglob("*")) > 1600
@@ -119,9 +110,9 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engi
             return [root / ".venv", *folders], files
 
         mp.setattr(places, "interpreter_files", in_project)
-        mp.chdir(root)
-        with Engine.load(root) as loaded:
-            yield root, loaded
+
+    with policy_project(tmp_path_factory, "fp47", POLICY, prepare) as project:
+        yield project
 
 
 # Ordinary cleanup in the clone: each asked before this stop (past the listing's read limit, or find_delete).

@@ -66,7 +66,7 @@ from tests.redteam.harm import (
     allowed_payloads,
     flagged_near_misses,
     harm_project,
-    holds_expectation,
+    replay_cases,
     said,
     wanted_verdict,
 )
@@ -85,19 +85,9 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(case, id=f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}")
-        for i, case in enumerate(CASES)
-    ],
+test_replayed_expectation_holds = replay_cases(
+    CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}"
 )
-def test_replayed_expectation_holds(scorer: Engine, case: dict[str, Any]) -> None:
-    wanted = wanted_verdict(case)
-    held = holds_expectation(scorer, case["command"], wanted)
-    assert held, (
-        f"{case['source']}:{case['path']}: expected {wanted}: {said(case['command'], scorer.check(case['command']))}"
-    )
 
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
