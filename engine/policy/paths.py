@@ -45,7 +45,8 @@ ENGINE_PARENT = "engine_parent"
 # never skips such a text, so a matcher testing only these needs no trigger.
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
-EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source"})
+# `listed` (fp48): a substitution that only lists the working tree, whose words are the entries it lists.
+EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source", "listed"})
 # A regular file with more than one name (hard links): what it holds may be a secret's under
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
@@ -938,8 +939,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
             _FRESH.match(text) and ".." not in text
         ):
             computed.add("computed")
-            if not lists_tree(text):
-                computed.add("computed_source")
+            # (fp48) a listing of the tree (`listed`): judged by the entries it lists, each where it lands (_listed)
+            computed.add("listed" if lists_tree(text) else "computed_source")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):
@@ -1508,18 +1509,24 @@ class PathClassifier:
         tops = frozenset(p for p in pending if p != walk.leads_to(base)) if words[0] == "ls" else frozenset()
         every_level = any(a.startswith("-") and not a.startswith("--") and "R" in a for a in args)
         trees = self._trees
+        # (fp48) the folders a `-name` test prints, and those below them: what a recursive reader of the listing
+        # (`tar c`, `rm -r`, `cp -r`, `zip -r`) reads is all they hold (`find . -name 'conf*'` prints conf/, and
+        # `tar c $(…)` packs conf/.env), so every entry below counts, at any depth
+        whole: set[str] = set()
         while pending:
             folder = pending.pop()
             listed = trees.entries(folder)
             if listed is None:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
             level = levels.pop(folder, 0) + 1  # the level of its entries
+            filtered = named is not None and folder not in whole
             if named is not None:
                 read += len(listed)
                 if read > _MAX_NAMED_READ or len(listed) >= _TREE_READ:
                     return unknown  # past the bound, or a folder read only in part
             for name, kind in listed:
-                if named is not None and kind != _TREE_DIR and not named(name):
+                printed = not filtered or (named is not None and named(name))
+                if not printed and kind != _TREE_DIR:
                     continue  # `find . -name '*.py'` prints no `.env`, nor a link named `k` (one named `k.py` is read)
                 seen += 1
                 if seen > _MAX_LISTED:
@@ -1536,7 +1543,13 @@ class PathClassifier:
                     if at:
                         forms.append(at)
                 elif kind == _TREE_DIR:
-                    if (name != ".git" or words[0] != "git") and level < depth:
+                    if named is not None and (printed or folder in whole):
+                        whole.add(path)  # printed itself, or below one printed: all it holds counts
+                        at = self._at(path)
+                        if at and at not in forms:
+                            forms.append(at)  # a folder of its own class (`.git`, the engine's)
+                        pending.append(path)
+                    elif (name != ".git" or words[0] != "git") and level < depth:
                         pending.append(path)
                         if depth != _UNBOUNDED:
                             levels[path] = level

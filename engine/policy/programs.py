@@ -405,6 +405,7 @@ class DeletesListed(FrozenRecord):
         "needs",
         "operands_first",
         "operators",
+        "prunes",
     )
 
     actions: frozenset[str]  # `-delete`: deletes every entry the rest of the command lists
@@ -417,6 +418,10 @@ class DeletesListed(FrozenRecord):
     needs: frozenset[str]  # one of these among the listing's words (empty: none needed)
     operands_first: bool  # its operands (start points) come before its first option (find's expression)
     operators: frozenset[str]  # words that are no operand though they start with no dash (find's `!`, `(`, `,`)
+    # (fp48) the words of a pruned branch before its alternative, `TEST VALUE PRUNE EITHER` after the operands (find's
+    # `-path ./.venv -prune -o`: tests, then the prune word, then the alternative's words): it deletes less than the
+    # rest alone lists, and is read as the rest (empty: (tests, prune, either) none)
+    prunes: tuple[frozenset[str], str, frozenset[str]]
 
     def __init__(
         self,
@@ -430,6 +435,7 @@ class DeletesListed(FrozenRecord):
         needs: frozenset[str] = frozenset(),
         operands_first: bool = False,
         operators: frozenset[str] = frozenset(),
+        prunes: tuple[frozenset[str], str, frozenset[str]] = (frozenset(), "", frozenset()),
     ) -> None:
         object.__setattr__(self, "actions", actions)
         object.__setattr__(self, "runs", runs)
@@ -441,6 +447,7 @@ class DeletesListed(FrozenRecord):
         object.__setattr__(self, "needs", needs)
         object.__setattr__(self, "operands_first", operands_first)
         object.__setattr__(self, "operators", operators)
+        object.__setattr__(self, "prunes", prunes)
 
     def listing(self, argv: tuple[str, ...]) -> tuple[tuple[str, ...], str, tuple[str, ...]] | None:
         """The listing ``argv`` deletes (its words less the deleting action or run), the deleter its run runs
@@ -464,6 +471,13 @@ class DeletesListed(FrozenRecord):
                 elif len(flag) < 2 or flag[0] != "-" or not self.short_flags.issuperset(flag[1:]):
                     return None
             deleter, words = tail[0].rsplit("/", 1)[-1], words[:at]
+        tests, prune, either = self.prunes
+        if prune and prune in words:
+            at = next((i for i, word in enumerate(words) if word[:1] == "-" or word in self.operators), len(words))
+            while words[at : at + 1] and words[at] in tests and words[at + 2 : at + 3] == [prune]:
+                if words[at + 3 : at + 4] == [] or words[at + 3] not in either:
+                    return None
+                words = words[:at] + words[at + 4 :]
         acting = [w for w in words if w in self.actions]
         if bool(acting) == bool(deleter):  # one way of deleting: an action, or the run at its end
             return None
@@ -509,6 +523,11 @@ def _deletes_listed(data: Mapping[str, Any] | None) -> DeletesListed | None:
         frozenset(str(n) for n in data.get("needs") or ()),
         bool(data.get("operands_first")),
         frozenset(str(o) for o in data.get("operators") or ()),
+        (
+            frozenset(str(t) for t in (data.get("prunes") or {}).get("tests") or ()),
+            str((data.get("prunes") or {}).get("prune") or ""),
+            frozenset(str(e) for e in (data.get("prunes") or {}).get("either") or ()),
+        ),
     )
 
 
