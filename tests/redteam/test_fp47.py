@@ -25,10 +25,9 @@ FIXED:
 Still refused (payloads below): the same deletes over ~, /, `..`, after `cd ~`, with -L, a recursive rm, an
 alternative, a `.env` / key / engine file in the tree, more printed names than the listing reads.
 
-OPEN (strict xfails below, in such a tree): `rm -f $(git ls-files -o --exclude-standard)` (no name test: the whole
-tree is classified, past the limit; .gitignore is not read), `find . -name '*.pyc' | xargs rm -f` (xargs_delete is
-a row over every input), `find . -path ./.venv -prune -o -name '*.pyc' -delete` (an alternative), `rm -rf $(find .
--name __pycache__)` (recursive_delete_outside_workdir: a substitution is a `variable` there, in any tree).
+OPEN (strict xfail below, in such a tree): `rm -f $(git ls-files -o --exclude-standard)` (no name test: the whole
+tree is classified, past the limit; .gitignore is not read). Fixed in fp48 (FIXED_IN_FP48): `find . -name '*.pyc' |
+xargs rm -f`, `find . -path ./.venv -prune -o -name '*.pyc' -delete`, `rm -rf $(find . -name __pycache__)`.
 """
 
 # ruff: noqa: E501
@@ -252,10 +251,21 @@ def test_the_allowed_cleanup_deletes_only_what_it_names(clone: tuple[Path, Engin
 
 OPEN = {
     "rm -f $(git ls-files -o --exclude-standard)": "no name test: every untracked entry is classified, past the listing's limit (.gitignore is not read)",
-    "find . -name '*.pyc' | xargs rm -f": "xargs_delete asks for any input, a clean listing of the tree too",
-    "find . -path ./.venv -prune -o -name '*.pyc' -delete": "an alternative (-o) is not read as a pruned walk",
-    "rm -rf $(find . -name __pycache__)": "recursive_delete_outside_workdir reads a substitution as a variable (in any tree)",
 }
+
+# (fp48) open here until stop 48, allowed since (tests/redteam/test_fp48.py): xargs rm of a tree listing, a pruned
+# walk, rm -r of a listing of the tree (class listed)
+FIXED_IN_FP48 = [
+    "find . -name '*.pyc' | xargs rm -f",
+    "find . -path ./.venv -prune -o -name '*.pyc' -delete",
+    "rm -rf $(find . -name __pycache__)",
+]
+
+
+@pytest.mark.parametrize("command", FIXED_IN_FP48)
+def test_fixed_false_alarms(clone: tuple[Path, Engine], command: str) -> None:
+    verdict = clone[1].check(command)
+    assert verdict.decision == "allow", said(command, verdict)
 
 
 @pytest.mark.parametrize(
