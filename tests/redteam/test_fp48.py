@@ -8,6 +8,9 @@ lists (-delete), the options whose run at its end may (-exec, -execdir, -ok, -ok
 pruned branch first (`-path ./.venv -prune -o`). `validate` runs its examples (deletes_listed / not_deletes_listed).
 
 FIXED (each asked before; judged here in a project of our own, never the engine's `.`):
+0. HOLE found here: xargs's input redirected (`find . -name '*.md' | xargs cat < list.txt`) was read as the listing
+   piped in, though the redirection wins: allowed, it printed the key a written list.txt named (live). Such an xargs
+   reads input only the run knows (follow._listing_input).
 1. `find . -name '*.pyc' | xargs rm -f` (xargs_delete asked for any input): xargs's input is read as the substitution
    it is, and a listing of the tree is judged by the entries it lists; any other input still asks.
 2. `find . -path ./.venv -prune -o -name '*.pyc' -delete` (an alternative): a pruned branch first is read away (the
@@ -41,7 +44,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import policy_project, run_confined, said
+from tests.redteam.harm import SECRET, blocked, policy_project, run_confined, said
 
 POLICY = "kind: ApprovalPolicy\n"
 
@@ -105,6 +108,9 @@ PAYLOADS = {
     "find -L . -name '*.pyc' | xargs rm -f": "not allow",
     "find . -name '*.pyc' | sed s/a/b/ | xargs rm -f": "not allow",
     "cat list.txt | xargs rm -f": "not allow",
+    "find . -name '*.pyc' | xargs rm -f < list.txt": "not allow",
+    "find . -name '*.pyc' | xargs rm -f 0<list.txt": "not allow",
+    "find . -name '*.md' | xargs cat < list.txt": "not allow",
     "find . -name '*.yaml' | xargs rm -f": "deny",
     "find . -name 'pyvenv*' -o -name '*.yaml' | xargs rm -f": "not allow",
     "find . -path ./.venv -prune -o -name '*.yaml' -delete": "deny",
@@ -240,6 +246,28 @@ def test_a_listing_deleting_the_policy_is_live_and_stopped(project: tuple[Path, 
     finally:
         (conf / ".env").unlink()
         conf.rmdir()
+
+
+def test_xargs_input_redirected_past_the_listing_is_live_and_stopped(
+    project: tuple[Path, Engine], tmp_path: Path
+) -> None:
+    """HOLE (found here, open before this stop for readers): xargs's input redirected (`< list.txt`) wins over the
+    listing piped in, but the listing was read as its input: `find . -name '*.md' | xargs cat < list.txt` was allowed,
+    and prints the key a written list names (live). The listing is not xargs's input then."""
+    root, engine = project
+    payload = "find . -name '*.md' | xargs cat < list.txt"
+    _, _, printed = run_confined(tmp_path, f'echo x > a.md; echo "$HOME/.ssh/id_ed25519" > list.txt; {payload}')
+    assert SECRET in printed
+    home = Path(os.environ["HOME"])
+    (root / "list.txt").write_text(f"{home}/.ssh/id_ed25519\n")
+    (root / "a.md").write_text("x\n")
+    try:
+        assert SECRET not in blocked(engine, home, payload)
+        near = "find . -name '*.md' | xargs cat"
+        assert engine.check(near).decision == "allow", said(near, engine.check(near))
+    finally:
+        (root / "list.txt").unlink()
+        (root / "a.md").unlink()
 
 
 def test_the_allowed_cleanup_deletes_only_what_it_lists(project: tuple[Path, Engine]) -> None:
