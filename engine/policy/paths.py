@@ -1476,6 +1476,11 @@ class PathClassifier:
         levels: dict[str, int] = {}  # (fp47) a walked folder's level below its start point, with -maxdepth
         bare: set[str] = set()  # `ls DIR`: the names it prints, read from base
         split = _NAME_SPLITS if not nul else _NEVER_SPLITS
+        # (fp48) the folders a `-name` test prints, and those below them: what a recursive reader of the listing
+        # (`tar c`, `rm -r`, `cp -r`, `zip -r`) reads is all they hold (`find . -name 'conf*'` prints conf/, and
+        # `tar c $(…)` packs conf/.env), so every entry below counts, at any depth; a start point too (`find
+        # policies -maxdepth 0 -name 'p*'` prints policies)
+        whole: set[str] = set()
         for start in starts or ["."]:
             path = posixpath.normpath(posixpath.join(base, start))
             if not _GLOB_CHARS.intersection(start):
@@ -1483,7 +1488,13 @@ class PathClassifier:
                     bare.add(start.rstrip("/") + ":")  # the header `ls A B` prints before each folder
                 # Where it leads: a link to a folder on its way is listed as that folder (a start
                 # point only: below it, links are judged one by one).
-                pending.append(walk.leads_to(path))
+                led = walk.leads_to(path)
+                if named is not None and named(posixpath.basename(posixpath.normpath(start)) or start):
+                    whole.add(led)
+                    at = self._at(led)
+                    if at and at not in forms:
+                        forms.append(at)
+                pending.append(led)
                 continue
             import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words list globs)
 
@@ -1509,10 +1520,6 @@ class PathClassifier:
         tops = frozenset(p for p in pending if p != walk.leads_to(base)) if words[0] == "ls" else frozenset()
         every_level = any(a.startswith("-") and not a.startswith("--") and "R" in a for a in args)
         trees = self._trees
-        # (fp48) the folders a `-name` test prints, and those below them: what a recursive reader of the listing
-        # (`tar c`, `rm -r`, `cp -r`, `zip -r`) reads is all they hold (`find . -name 'conf*'` prints conf/, and
-        # `tar c $(…)` packs conf/.env), so every entry below counts, at any depth
-        whole: set[str] = set()
         while pending:
             folder = pending.pop()
             listed = trees.entries(folder)

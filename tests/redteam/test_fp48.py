@@ -122,6 +122,7 @@ PAYLOADS = {
     "rm -rf $(find -L . -name __pycache__)": "not allow",
     "rm -rf $(find .. -name __pycache__)": "not allow",
     "rm -rf $(find . -name 'pol*')": "deny",
+    "rm -rf $(find policies -maxdepth 0 -name 'pol*')": "deny",  # a start point the name test prints
     "find . -name 'pol*' | xargs rm -rf": "deny",
     "find . -name 'pol*' | zip -rm l.zip -@": "deny",
     "rm -rf $(find . -maxdepth 1 -name '.g*')": "not allow",
@@ -156,6 +157,7 @@ def test_a_listing_reaching_what_matters_is_refused(project: tuple[Path, Engine]
         "rm -rf $(find . -name 'ass*')",
         "find . -name 'ass*' | xargs rm -rf",
         "find . -name 'ass*' | zip -rm c.zip -@",
+        "rm -rf $(find src -maxdepth 0 -name 'src')",
     ],
 )
 def test_a_printed_folder_counts_whole(project: tuple[Path, Engine], command: str) -> None:
