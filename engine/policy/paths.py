@@ -45,8 +45,7 @@ ENGINE_PARENT = "engine_parent"
 # never skips such a text, so a matcher testing only these needs no trigger.
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
-# `listed` (fp48): a substitution that only lists the working tree, whose words are the entries it lists.
-EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source", "listed"})
+EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source"})
 # A regular file with more than one name (hard links): what it holds may be a secret's under
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
@@ -939,8 +938,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
             _FRESH.match(text) and ".." not in text
         ):
             computed.add("computed")
-            # (fp48) a listing of the tree (`listed`): judged by the entries it lists, each where it lands (_listed)
-            computed.add("listed" if lists_tree(text) else "computed_source")
+            if not lists_tree(text):
+                computed.add("computed_source")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):

@@ -7,7 +7,8 @@ lists (-delete), the options whose run at its end may (-exec, -execdir, -ok, -ok
 (rm) with which flags (never a recursive one), the words a plain listing holds, the one it needs (a name test), and a
 pruned branch first (`-path ./.venv -prune -o`). `validate` runs its examples (deletes_listed / not_deletes_listed).
 
-FIXED (each asked before; judged here in a project of our own, never the engine's `.`):
+FIXED (each asked before; judged here in a project of our own, never the engine's `.`; 1 and 3 were tried and
+reverted, see OPEN):
 0. HOLE found here: xargs's input redirected (`find . -name '*.md' | xargs cat < list.txt`) was read as the listing
    piped in, though the redirection wins: allowed, it printed the key a written list.txt named (live). Such an xargs
    reads input only the run knows (follow._listing_input).
@@ -27,7 +28,11 @@ Still refused (PAYLOADS, and the live proofs): the same over ~, /, with -L, a li
 .git or a planted .env / key, a listing past the read limit, a name test matching a planted file, fd's -X rm (its
 listing is not read yet).
 
-OPEN: `rm -f $(git ls-files -o --exclude-standard)` stays test_fp47's strict xfail (.gitignore is not read: the
+OPEN (strict xfails at the end): 1 and 3 above (`find . -name '*.pyc' | xargs rm -f`, `rm -rf $(find . -name
+__pycache__)`, `find . -name '*.log' | zip -m logs.zip -@`): reading the clean listing let a name the line makes split
+into a home path (xf47); and that split in fp47's inline form, `mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm
+-f $(find . -name notes.txt)`, allowed before this stop (deletes ~/notes.txt). `rm -f $(git ls-files -o
+--exclude-standard)` stays test_fp47's strict xfail (.gitignore is not read: the
 untracked listing is the whole tree past the read limit, and in a small project it names the engine's untracked
 policy, a deny that is right).
 """
@@ -84,15 +89,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, En
 
 # Ordinary cleanup: each asked before this stop.
 NEAR_MISSES = [
-    "find . -name '*.pyc' | xargs rm -f",
-    "find . -name '*.pyc' -print0 | xargs -0 rm -f",
-    "find src -name '*.pyc' | xargs rm",
     "find . -path ./.venv -prune -o -name '*.pyc' -delete",
     "find . -name node_modules -prune -o -name '*.log' -exec rm {} +",
     "find . -path ./.venv -prune -or -type f -name '*.pyc' -delete",
-    "rm -rf $(find . -name __pycache__)",
-    "rm -rf $(find . -type d -name __pycache__)",
-    "find . -name '*.log' | zip -m logs.zip -@",
     "find . -name '*.pyc' -execdir rm {} +",
     "find . -name '*.pyc' -execdir /bin/rm -f {} \\;",
     # (already allowed: the mend keeps them so)
@@ -162,14 +161,13 @@ def test_a_listing_reaching_what_matters_is_refused(project: tuple[Path, Engine]
 )
 def test_a_printed_folder_counts_whole(project: tuple[Path, Engine], command: str) -> None:
     """(stop 47's note) `find . -name 'ass*'` prints assets/, and a recursive reader of it reads assets/deep/.env:
-    the folder's contents count, at any depth. The same folder without the .env: allowed."""
+    the folder's contents count, at any depth (the deny payloads above, `rm -rf $(find . -name 'pol*')`, show it:
+    they asked as a variable before, and are the engine's files now)."""
     root, engine = project
     deep = root / "src" / "assets" / "deep"
     deep.mkdir(parents=True)
     try:
         (deep / "logo.txt").write_text("a\n")
-        near = engine.check(command)
-        assert near.decision == "allow", said(command, near)
         (deep / ".env").write_text("TOKEN=secret\n")
         verdict = engine.check(command)
         assert verdict.decision != "allow", said(command, verdict)
@@ -191,7 +189,7 @@ def test_a_planted_key_the_listing_matches_asks(project: tuple[Path, Engine], na
         ):
             verdict = engine.check(command)
             assert verdict.decision != "allow", said(command, verdict)
-        near = "find src -name '*.pyc' | xargs rm -f"
+        near = "find src -name '*.pyc' -delete"
         assert engine.check(near).decision == "allow", said(near, engine.check(near))
     finally:
         planted.unlink()
@@ -211,7 +209,7 @@ def test_more_listed_names_than_the_listing_reads_ask(project: tuple[Path, Engin
         ):
             verdict = engine.check(command)
             assert verdict.decision != "allow", said(command, verdict)
-        near = "find . -name '*.log' | xargs rm -f"  # the same tree, names it does not print
+        near = "find . -name '*.log' -delete"  # the same tree, names it does not print
         assert engine.check(near).decision == "allow", said(near, engine.check(near))
     finally:
         for child in many.iterdir():
@@ -277,7 +275,7 @@ def test_the_allowed_cleanup_deletes_only_what_it_lists(project: tuple[Path, Eng
     they name (the pruned .venv's stays, the sources, the policy and .git stay)."""
     root, engine = project
     for command in (
-        "find src -name '*.pyc' | xargs rm -f",
+        "find src -name '*.pyc' -delete",
         "find . -path ./.venv -prune -o -path ./src -prune -o -name '*.pyc' -exec rm {} +",
     ):
         result = engine.call("terminal", {"command": command})
@@ -365,3 +363,31 @@ def test_validate_runs_the_fields_examples(write_project: Callable[..., Path]) -
     )
     (root / "policies/mine.yaml").write_text(_row(_FIELD, bad))
     assert errors(root) == ["program-example-failed"] * 2
+
+
+OPEN = {
+    "find . -name '*.pyc' | xargs rm -f": "xargs_delete asks for any input",
+    "rm -rf $(find . -name __pycache__)": "recursive_delete_outside_workdir reads a listing as a variable",
+    "find . -name '*.log' | zip -m logs.zip -@": "read as rm -r -- $(find ...): as above",
+}
+_WHY = (
+    "open: reading a clean listing here was tried and reverted: a listing's names are read from the tree before "
+    'the line runs, and a name the line makes (`mkdir -p "x $HOME" && touch "x $HOME/notes.txt"`) splits '
+    "into a home path in $(...) and xargs (xf47's test_a_listing_split_into_the_home_still_asks)"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_WHY + ": " + why)) for c, why in OPEN.items()],
+)
+def test_open_false_alarms(project: tuple[Path, Engine], command: str) -> None:
+    verdict = project[1].check(command)
+    assert verdict.decision == "allow", said(command, verdict)
+
+
+@pytest.mark.xfail(strict=True, reason="open (fp47's inline form, before this stop): " + _WHY)
+def test_a_name_the_line_makes_split_into_the_home_is_refused(project: tuple[Path, Engine]) -> None:
+    payload = 'mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)'
+    verdict = project[1].check(payload)
+    assert verdict.decision != "allow", said(payload, verdict)
