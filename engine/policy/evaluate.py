@@ -854,8 +854,8 @@ class Evaluator:
         unwalked: list[Match] = []
         if commands:
             commands = _through_tree_links(commands, view, unwalked)
-            if "find" in text and ("-delete" in text or "-exec" in text):
-                commands = _find_deletes(commands, view, self.policy.programs)
+            if any(c.program is not None and c.program.deletes_listed is not None for c in commands):
+                commands = _listed_deletes(commands, view, self.policy.programs)
             if "socat" in text:
                 commands = _socat_addresses(commands)
         # A line that sends a tree reader's output or a recursive copy to another host: a folder word
@@ -2564,74 +2564,53 @@ def _finds_secrets(command: Command) -> bool:
     return True
 
 
-# (fp47) The words of a find's expression that leave what it deletes the names its `-name` tests pass in the folders
-# it walks (without following links): its listing is `$(find START EXPR)` less the deleting action. Anything else
-# (an alternative, -path, -newer, -exec of another program, -L ...) keeps the find read as find_delete.
-_FIND_LISTING_TESTS: Final = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
-_FIND_LISTING_ACTIONS: Final = frozenset({"-print", "-delete", "-depth"})
-_FIND_RM: Final = frozenset({"rm", "/bin/rm", "/usr/bin/rm"})
-_FIND_RM_FLAGS: Final = frozenset({"--force", "--verbose"})
-_FIND_RM_SHORT: Final = re.compile(r"-[fv]+")
-# a working directory that is the home, the root or a system folder: find_delete_critical's hardline stays
-_FIND_CRITICAL_STARTS: Final = frozenset({"root", "system_top", "home_top"})
+# (fp47) a working directory that is the home, the root or a system folder: find_delete_critical's hardline stays
+_LISTING_CRITICAL_STARTS: Final = frozenset({"root", "system_top", "home_top"})
 
 
-def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -> list[Command]:
-    """(fp47) A find deleting, in the working tree, the files whose names its `-name` tests pass (`find . -name
-    '*.pyc' -delete`, `find . -name '*.log' -exec rm {} +`) read as the `rm -f $(find . -name '*.pyc')` it is:
-    the find without its action, and rm of its listing (View.classify: the files it lists, each where it lands;
+def listed_delete(command: Command, child: Command | None) -> tuple[tuple[str, ...], str, tuple[str, ...], str] | None:
+    """(fp47, fp48) What a lister deleting what it lists (its program's `deletes_listed:`, programs.DeletesListed)
+    lists: the listing's words, the `$(LISTING)` word an `rm -f` of it reads, its operands (start points) and
+    the deleter its run runs ("" for an action such as `-delete`); None when it deletes no listing of that shape.
+    ``child``: the command after it (the run of `-exec rm {} +`, which must be that run)."""
+    program = command.program
+    rule = program.deletes_listed if program is not None else None
+    if rule is None or command.cwd is not None or any(command.dynamic):
+        return None
+    found = rule.listing(command.argv)
+    if found is None:
+        return None
+    listing, deleter, operands = found
+    if deleter and (child is None or child.name != deleter or child.via != (*command.via, command.name)):
+        return None
+    return listing, "$(" + " ".join(shlex.quote(w) for w in listing) + ")", operands, deleter
+
+
+def _listed_deletes(commands: list[Command], view: View, programs: ProgramTable) -> list[Command]:
+    """(fp47, fp48) A lister deleting, in the working tree, the entries it lists (`find . -name '*.pyc' -delete`,
+    `find . -name '*.log' -exec rm {} +`: listed_delete) read as the `rm -f $(find . -name '*.pyc')` it is: the
+    lister without its action, and rm of its listing (View.classify: the files it lists, each where it lands;
     past the listing's read limit a path only the run knows). Not when the listing names nothing for certain
-    (a folder outside the tree, a name test with an alternative, a recursive rm: the folders it passes)."""
+    (paths.lists_tree: a folder outside the tree, a name test with an alternative, a recursive rm)."""
     out: list[Command] = []
     skip = -1
     for i, command in enumerate(commands):
         if i == skip:
             continue
-        argv = command.argv
-        if command.name != "find" or command.cwd is not None or len(argv) < 3 or argv[1].startswith("-"):
+        found = listed_delete(command, commands[i + 1] if i + 1 < len(commands) else None)
+        if found is None:
             out.append(command)
             continue
-        starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), argv[1:]))
-        expression = list(argv[1 + len(starts) :])
-        child = commands[i + 1] if i + 1 < len(commands) else None
-        deleting = "-delete" in expression
-        ran = -1
-        if "-exec" in expression:
-            at = expression.index("-exec")
-            tail = expression[at + 1 :]
-            flags = tail[1:-2]
-            if (
-                len(tail) < 3
-                or tail[0] not in _FIND_RM
-                or tail[-2:] not in (["{}", "+"], ["{}", ";"])
-                or not all(f in _FIND_RM_FLAGS or _FIND_RM_SHORT.fullmatch(f) for f in flags)
-                or child is None
-                or child.name != "rm"
-                or child.via != (*command.via, "find")
-            ):
-                out.append(command)
-                continue
-            expression, deleting, ran = expression[:at], True, i + 1
-        tested = [w for k, w in enumerate(expression) if k == 0 or expression[k - 1] not in _FIND_LISTING_TESTS]
-        if (
-            not deleting
-            or ("-name" not in expression and "-iname" not in expression)
-            or not _FIND_LISTING_TESTS.union(_FIND_LISTING_ACTIONS).issuperset(tested)
-            or any(command.dynamic)
-        ):
-            out.append(command)
-            continue
-        listing = [*argv[: 1 + len(starts)], *(w for w in expression if w not in _FIND_LISTING_ACTIONS)]
-        word = "$(" + " ".join(shlex.quote(w) for w in listing) + ")"
+        listing, word, starts, deleter = found
         if (
             not lists_tree(word)
             or "computed_source" in view.classify(word)
-            or any(not view.classify(start).isdisjoint(_FIND_CRITICAL_STARTS) for start in starts)
+            or any(not view.classify(start).isdisjoint(_LISTING_CRITICAL_STARTS) for start in starts)
         ):
             out.append(command)
             continue
-        skip = ran
-        out.append(_through_link(command, tuple(listing), "listing", (False,) * len(listing)))
+        skip = i + 1 if deleter else -1  # (the run's rm: read as the rm of the listing)
+        out.append(_through_link(command, listing, "listing", (False,) * len(listing)))
         rm = ("rm", "-f", word)
         out.append(
             Command(

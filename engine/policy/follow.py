@@ -1088,7 +1088,7 @@ class Follower:
             words, flags = _with_input(run, parsed, words, flags, command.stdin)
         elif run.input_args and words:
             # Input only known at run time (`find ~ -name x | xargs -I{} cp f {}`): its words are too.
-            unknown = _listing_input(parsed, self.listing, command.cwd)
+            unknown = _listing_input(parsed, self.listing, command.cwd, command.redirects)
             words, flags = _with_input(run, parsed, words, flags, unknown, whole=True)
             flags = [f or unknown in w for f, w in zip(flags, words, strict=True)]
         if not words:
@@ -1104,7 +1104,7 @@ class Follower:
                 if arguments == [_UNKNOWN_INPUT] and not command.stdin:
                     # input only the run knows (not a listing of the tree piped in: `ls | parallel gzip`
                     # gets names): a word for it, unquoted (`curl URL | parallel sh -c`)
-                    known = _listing_input(parsed, self.listing, command.cwd) != _UNKNOWN_INPUT
+                    known = _listing_input(parsed, self.listing, command.cwd, command.redirects) != _UNKNOWN_INPUT
                     completed = [] if known else _completed(run, words, _UNKNOWN_INPUT, quoted=False)
                     if completed:
                         self._words(
@@ -1868,14 +1868,17 @@ _MAX_INPUT_NAMES: Final = 64  # names read from a program's input (see _run)
 _UNKNOWN_INPUT: Final = "$(cat)"  # a word xargs reads from input nobody can see here
 
 
-def _listing_input(parsed: Parsed, listing: tuple[str, str | None] | None, cwd: str | None) -> str:
+def _listing_input(
+    parsed: Parsed, listing: tuple[str, str | None] | None, cwd: str | None, redirects: tuple[tuple[str, str], ...] = ()
+) -> str:
     """The word xargs reads from a listing piped into it (shell._listing_of): the listing when
     xargs reads its names as the listing prints them, where it was made; else input only the
     run knows. Not from the pipe with `-a FILE`; another folder (`find . | (cd x; xargs cat)`);
     a delimiter other than a newline (`-d .` cuts `./home/me/.ssh/k` into `/home/me/`...).
     `-0` reads NUL-ended names whole: only from a lister that ends them so (`find -print0`,
-    `git ls-files -z`), marked for the walk (paths.NUL_READ: blanks in names do not split)."""
-    if listing is None or listing[1] != cwd:
+    `git ls-files -z`), marked for the walk (paths.NUL_READ: blanks in names do not split). (fp48) Not with its
+    input redirected (`find . -name x | xargs rm < list.txt` reads list.txt: the redirection wins over the pipe)."""
+    if listing is None or listing[1] != cwd or any(op[:1] == "<" for op, _ in redirects):
         return _UNKNOWN_INPUT
     text = listing[0]
     nul = False

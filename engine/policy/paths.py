@@ -1487,6 +1487,11 @@ class PathClassifier:
         levels: dict[str, int] = {}  # (fp47) a walked folder's level below its start point, with -maxdepth
         bare: set[str] = set()  # `ls DIR`: the names it prints, read from base
         split = _NAME_SPLITS if not nul else _NEVER_SPLITS
+        # (fp48) the folders a `-name` test prints, and those below them: what a recursive reader of the listing
+        # (`tar c`, `rm -r`, `cp -r`, `zip -r`) reads is all they hold (`find . -name 'conf*'` prints conf/, and
+        # `tar c $(…)` packs conf/.env), so every entry below counts, at any depth; a start point too (`find
+        # policies -maxdepth 0 -name 'p*'` prints policies)
+        whole: set[str] = set()
         for start in starts or ["."]:
             path = posixpath.normpath(posixpath.join(base, start))
             if not _GLOB_CHARS.intersection(start):
@@ -1494,7 +1499,13 @@ class PathClassifier:
                     bare.add(start.rstrip("/") + ":")  # the header `ls A B` prints before each folder
                 # Where it leads: a link to a folder on its way is listed as that folder (a start
                 # point only: below it, links are judged one by one).
-                pending.append(walk.leads_to(path))
+                led = walk.leads_to(path)
+                if named is not None and named(posixpath.basename(posixpath.normpath(start)) or start):
+                    whole.add(led)
+                    at = self._at(led)
+                    if at and at not in forms:
+                        forms.append(at)
+                pending.append(led)
                 continue
             import glob as globbing  # noqa: PLC0415  (a start-up import otherwise: few words list globs)
 
@@ -1526,12 +1537,14 @@ class PathClassifier:
             if listed is None:
                 return unknown  # not a folder (`ls *.md`, a file), or not readable now
             level = levels.pop(folder, 0) + 1  # the level of its entries
+            filtered = named is not None and folder not in whole
             if named is not None:
                 read += len(listed)
                 if read > _MAX_NAMED_READ or len(listed) >= _TREE_READ:
                     return unknown  # past the bound, or a folder read only in part
             for name, kind in listed:
-                if named is not None and kind != _TREE_DIR and not named(name):
+                printed = not filtered or (named is not None and named(name))
+                if not printed and kind != _TREE_DIR:
                     continue  # `find . -name '*.py'` prints no `.env`, nor a link named `k` (one named `k.py` is read)
                 seen += 1
                 if seen > _MAX_LISTED:
@@ -1548,7 +1561,13 @@ class PathClassifier:
                     if at:
                         forms.append(at)
                 elif kind == _TREE_DIR:
-                    if (name != ".git" or words[0] != "git") and level < depth:
+                    if named is not None and (printed or folder in whole):
+                        whole.add(path)  # printed itself, or below one printed: all it holds counts
+                        at = self._at(path)
+                        if at and at not in forms:
+                            forms.append(at)  # a folder of its own class (`.git`, the engine's)
+                        pending.append(path)
+                    elif (name != ".git" or words[0] != "git") and level < depth:
                         pending.append(path)
                         if depth != _UNBOUNDED:
                             levels[path] = level

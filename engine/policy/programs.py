@@ -384,6 +384,153 @@ class Send(FrozenRecord):
         return found
 
 
+class DeletesListed(FrozenRecord):
+    """(fp48) A lister that deletes what it lists (its `deletes_listed:`, read by evaluate._listed_deletes):
+    `find . -name '*.pyc' -delete` and `find . -name '*.log' -exec rm {} +` are the `rm -f $(find . -name
+    '*.pyc')` they are, `fd -e pyc -X rm` is `rm -f $(fd -e pyc)`. The listing is the command less its
+    deleting action (`actions:`) or its run (one of `runs:` at its end, running one of `deleters:` given only
+    the flags `deleter_flags:`, then the placeholder and the run's end); every other word is one of `keeps:` (a
+    word the listing reads as a plain listing; NAME= takes the next word as its value), or an operand (before the
+    first option when `operands_first:`; none of `operators:`), and one of `needs:` is among them (its name
+    test)."""
+
+    __slots__ = (  # noqa: RUF023
+        "actions",
+        "runs",
+        "deleters",
+        "short_flags",
+        "long_flags",
+        "keeps",
+        "valued",
+        "needs",
+        "operands_first",
+        "operators",
+        "prunes",
+    )
+
+    actions: frozenset[str]  # `-delete`: deletes every entry the rest of the command lists
+    runs: frozenset[str]  # `-exec`, `-X`: the options whose run (to the command's end) may be a deleter's
+    deleters: frozenset[str]  # `rm`, `/bin/rm`: what such a run must run
+    short_flags: frozenset[str]  # the deleter's one-letter flags allowed (`f`, `v`: -f, -fv)
+    long_flags: frozenset[str]  # ... and long ones (`--force`)
+    keeps: frozenset[str]  # the listing's words read as a plain listing (without a value)
+    valued: frozenset[str]  # ... and those taking the next word as their value (`-name GLOB`)
+    needs: frozenset[str]  # one of these among the listing's words (empty: none needed)
+    operands_first: bool  # its operands (start points) come before its first option (find's expression)
+    operators: frozenset[str]  # words that are no operand though they start with no dash (find's `!`, `(`, `,`)
+    # (fp48) the words of a pruned branch before its alternative, `TEST VALUE PRUNE EITHER` after the operands (find's
+    # `-path ./.venv -prune -o`: tests, then the prune word, then the alternative's words): it deletes less than the
+    # rest alone lists, and is read as the rest (empty: (tests, prune, either) none)
+    prunes: tuple[frozenset[str], str, frozenset[str]]
+
+    def __init__(
+        self,
+        actions: frozenset[str] = frozenset(),
+        runs: frozenset[str] = frozenset(),
+        deleters: frozenset[str] = frozenset(),
+        short_flags: frozenset[str] = frozenset(),
+        long_flags: frozenset[str] = frozenset(),
+        keeps: frozenset[str] = frozenset(),
+        valued: frozenset[str] = frozenset(),
+        needs: frozenset[str] = frozenset(),
+        operands_first: bool = False,
+        operators: frozenset[str] = frozenset(),
+        prunes: tuple[frozenset[str], str, frozenset[str]] = (frozenset(), "", frozenset()),
+    ) -> None:
+        object.__setattr__(self, "actions", actions)
+        object.__setattr__(self, "runs", runs)
+        object.__setattr__(self, "deleters", deleters)
+        object.__setattr__(self, "short_flags", short_flags)
+        object.__setattr__(self, "long_flags", long_flags)
+        object.__setattr__(self, "keeps", keeps)
+        object.__setattr__(self, "valued", valued)
+        object.__setattr__(self, "needs", needs)
+        object.__setattr__(self, "operands_first", operands_first)
+        object.__setattr__(self, "operators", operators)
+        object.__setattr__(self, "prunes", prunes)
+
+    def listing(self, argv: tuple[str, ...]) -> tuple[tuple[str, ...], str, tuple[str, ...]] | None:
+        """The listing ``argv`` deletes (its words less the deleting action or run), the deleter its run runs
+        ("" for an action), and its operands; None when it deletes no listing of this shape."""
+        words = list(argv[1:])
+        deleter = ""
+        at = next((i for i, word in enumerate(words) if word in self.runs), -1)
+        if at >= 0:
+            tail = words[at + 1 :]
+            if not tail or tail[0] not in self.deleters:
+                return None
+            end = len(tail)
+            if end > 1 and tail[-1] in (";", "+"):
+                end -= 1
+            if end > 1 and tail[end - 1] == "{}":
+                end -= 1
+            for flag in tail[1:end]:
+                if flag.startswith("--"):
+                    if flag[2:] not in self.long_flags:
+                        return None
+                elif len(flag) < 2 or flag[0] != "-" or not self.short_flags.issuperset(flag[1:]):
+                    return None
+            deleter, words = tail[0].rsplit("/", 1)[-1], words[:at]
+        tests, prune, either = self.prunes
+        if prune and prune in words:
+            at = next((i for i, word in enumerate(words) if word[:1] == "-" or word in self.operators), len(words))
+            while words[at : at + 1] and words[at] in tests and words[at + 2 : at + 3] == [prune]:
+                if words[at + 3 : at + 4] == [] or words[at + 3] not in either:
+                    return None
+                words = words[:at] + words[at + 4 :]
+        acting = [w for w in words if w in self.actions]
+        if bool(acting) == bool(deleter):  # one way of deleting: an action, or the run at its end
+            return None
+        listing: list[str] = []
+        operands: list[str] = []
+        needed = not self.needs
+        value = False
+        optioned = False
+        for word in words:
+            if value:
+                value = False
+            elif word in self.actions:
+                continue
+            elif word in self.valued:
+                value = optioned = True
+                needed = needed or word in self.needs
+            elif word in self.keeps:
+                optioned = True
+                needed = needed or word in self.needs
+            elif word[:1] == "-" or word in self.operators or (optioned and self.operands_first):
+                return None
+            else:
+                operands.append(word)
+            listing.append(word)
+        if value or not needed:
+            return None
+        return (argv[0], *listing), deleter, tuple(operands)
+
+
+def _deletes_listed(data: Mapping[str, Any] | None) -> DeletesListed | None:
+    if not data:
+        return None
+    flags = [str(f) for f in data.get("deleter_flags") or ()]
+    keeps = [str(k) for k in data.get("keeps") or ()]
+    return DeletesListed(
+        frozenset(str(a) for a in data.get("actions") or ()),
+        frozenset(str(r) for r in data.get("runs") or ()),
+        frozenset(str(d) for d in data.get("deleters") or ()),
+        frozenset(f for f in flags if len(f) == 1),
+        frozenset(f for f in flags if len(f) > 1),
+        frozenset(k for k in keeps if not k.endswith("=")),
+        frozenset(k[:-1] for k in keeps if k.endswith("=")),
+        frozenset(str(n) for n in data.get("needs") or ()),
+        bool(data.get("operands_first")),
+        frozenset(str(o) for o in data.get("operators") or ()),
+        (
+            frozenset(str(t) for t in (data.get("prunes") or {}).get("tests") or ()),
+            str((data.get("prunes") or {}).get("prune") or ""),
+            frozenset(str(e) for e in (data.get("prunes") or {}).get("either") or ()),
+        ),
+    )
+
+
 def sends_away(ways: tuple[Send, ...], argv: tuple[str, ...], stdin: str) -> bool:
     """Whether a command of a program whose `sends:` are ``ways`` sends files to another host."""
     return any(way.sends(argv, stdin) for way in ways)
@@ -409,6 +556,7 @@ _PROGRAM_FIELDS = (
     "separator",
     "pieces_prefix",
     "unpacks_here",
+    "deletes_listed",
 )
 _NO_GRAMMAR = Grammar()
 
@@ -426,7 +574,13 @@ class Program:
     __slots__ = _PROGRAM_FIELDS
     _fields: ClassVar[tuple[str, ...]] = _PROGRAM_FIELDS
     # the rest __init__ works out
-    _init_fields: ClassVar[tuple[str, ...]] = (*_PROGRAM_FIELDS[:7], "separator", "pieces_prefix", "unpacks_here")
+    _init_fields: ClassVar[tuple[str, ...]] = (
+        *_PROGRAM_FIELDS[:7],
+        "separator",
+        "pieces_prefix",
+        "unpacks_here",
+        "deletes_listed",
+    )
 
     names: Final[tuple[str, ...]]
     grammar: Final[Grammar]
@@ -465,6 +619,8 @@ class Program:
     # members, a patch's targets): through a link below that folder it writes where the link points
     # (shell.Analyzer._links_here). Read by name through ProgramTable.unpacks_here.
     unpacks_here: Final[bool]
+    # (fp48) It deletes what it lists (`find -delete`, `fd -X rm`: its `deletes_listed:`); None: it does not
+    deletes_listed: Final[DeletesListed | None]
 
     def __init__(
         self,
@@ -478,6 +634,7 @@ class Program:
         separator: str = "",
         pieces_prefix: str = "",
         unpacks_here: bool = False,
+        deletes_listed: DeletesListed | None = None,
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -489,6 +646,7 @@ class Program:
         self.separator = separator
         self.pieces_prefix = pieces_prefix
         self.unpacks_here = unpacks_here
+        self.deletes_listed = deletes_listed
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -989,6 +1147,7 @@ def _program(
         separator,
         str(data.get("pieces_prefix") or ""),
         bool(data.get("unpacks_here")),
+        _deletes_listed(data.get("deletes_listed")),
     )
 
 
@@ -1196,6 +1355,32 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
                     key=True,
                 )
             )
+    # (fp48) `deletes_listed: {LINE: "rm -f $(LISTING)"}`: `deletes_listed:` reads LINE as that rm; `not_...`: as none
+    listed: list[tuple[list[str | int], str, str]] = [
+        ([*base, "examples", "deletes_listed", line], line, str(rm))
+        for line, rm in (examples.get("deletes_listed") or {}).items()
+    ]
+    listed += [
+        ([*base, "examples", "not_deletes_listed", n], line, "")
+        for n, line in enumerate(examples.get("not_deletes_listed") or ())
+    ]
+    if listed:
+        from engine.policy.evaluate import listed_delete  # noqa: PLC0415
+    for pointer, line, rm in listed:
+        try:
+            commands = parse(line, table)
+        except (ShellSyntaxError, RegexTimeout) as exc:
+            problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
+            continue
+        made: list[str] = []
+        for i, command in enumerate(commands):
+            reading = listed_delete(command, commands[i + 1] if i + 1 < len(commands) else None)
+            if reading is not None:
+                made.append(f"rm -f {reading[1]}")
+        if (rm in made) if rm else not made:
+            continue
+        message = f"{line!r} is read as {', '.join(made) or 'no listing deleted'} (its `deletes_listed:`)"
+        problems.append(doc.problem(pointer, "program-example-failed", message))
     for key, expected in (("sends", True), ("not_sends", False)):
         for n, line in enumerate(examples.get(key) or ()):
             try:

@@ -18,7 +18,8 @@ Also fixed: `chmod 000 $(find ~ -type f)` (and carried: `for f in $(find ~ …);
 while `chmod -R 000 ~` is a hardline: permissions_broad now asks for a mode taking the owner's read given to a
 computed list outside the tree (a listing of the tree, or a mode keeping the owner's read, stays allowed).
 
-Open (strict xfail): `find . -name '*.log' | zip -m logs.zip -@` asks (a false alarm). Not fixed: `source
+Open (strict xfail, in a project of its own since fp48): `find . -name '*.log' | zip -m logs.zip -@` asks (a false
+alarm). Not fixed: `source
 $(find ~ -name x.sh)` is allowed, as `source ~/x.sh` and `bash $(find ~ -name x.sh)` are.
 Noticed: `mapfile -t a < <(git ls-files -o); rm -f "${a[@]}"` (an adv45b near miss) now asks wherever the inline
 `rm -f $(git ls-files -o)` does: the untracked listing reads as the whole tree, the engine's own config included.
@@ -179,10 +180,15 @@ def test_a_computed_chmod_near_miss_stays_allowed(engine: Engine, command: str) 
 @pytest.mark.xfail(
     strict=True,
     reason="open: zip -m -@ reads as `rm -r -- $(find . -name *.log)`, and recursive_delete_outside_workdir takes a "
-    "listing of the tree for a variable (`rm -rf $(find . -name __pycache__)` asks too)",
+    "listing of the tree for a variable (fp48: passing it let a name the line makes split into the home)",
 )
-def test_a_listing_zipped_away_stays_allowed(engine: Engine) -> None:
+def test_a_listing_zipped_away_stays_allowed(harm: tuple[Engine, Path, Path]) -> None:
+    """Judged in a project of its own (fp48: not the engine's `.`)."""
+    engine, _, root = harm
+    (root / "logs").mkdir()
+    (root / "logs" / "a.log").write_text("x\n")
     assert judge(engine, "find . -name '*.log' | zip -m logs.zip -@").decision == "allow"
+    assert judge(engine, "find ~ -name '*.log' | zip -m logs.zip -@").decision != "allow"
 
 
 def test_a_listing_read_file_by_file_in_a_plain_tree(harm: tuple[Engine, Path, Path]) -> None:
