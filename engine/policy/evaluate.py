@@ -2567,6 +2567,17 @@ _FIND_RM_SHORT: Final = re.compile(r"-[fv]+")
 _FIND_CRITICAL_STARTS: Final = frozenset({"root", "system_top", "home_top"})
 
 
+# (unseen48) find evaluates its expression left to right: a test after `-delete` gates nothing it deleted
+# (`find . -delete -name file.txt` deletes the whole tree, openai/codex's is_safe_command tests)
+_FIND_GATING_TESTS: Final = frozenset({"-name", "-iname", "-type"})
+
+
+def _find_tests_after_delete(tested: list[str]) -> bool:
+    """Whether a test of a find's expression (its words, each test's value left out) comes after its first
+    `-delete`: the action then ran on every file the tests before it passed, not only on what the listing names."""
+    return "-delete" in tested and not _FIND_GATING_TESTS.isdisjoint(tested[tested.index("-delete") + 1 :])
+
+
 def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -> list[Command]:
     """(fp47) A find deleting, in the working tree, the files whose names its `-name` tests pass (`find . -name
     '*.pyc' -delete`, `find . -name '*.log' -exec rm {} +`) read as the `rm -f $(find . -name '*.pyc')` it is:
@@ -2608,6 +2619,7 @@ def _find_deletes(commands: list[Command], view: View, programs: ProgramTable) -
             not deleting
             or ("-name" not in expression and "-iname" not in expression)
             or not _FIND_LISTING_TESTS.union(_FIND_LISTING_ACTIONS).issuperset(tested)
+            or _find_tests_after_delete(tested)
             or any(command.dynamic)
         ):
             out.append(command)
