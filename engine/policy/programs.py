@@ -486,12 +486,16 @@ class DeletesListed(FrozenRecord):
         needed = not self.needs
         value = False
         optioned = False
+        acted = False
         for word in words:
             if value:
                 value = False
             elif word in self.actions:
+                acted = True
                 continue
             elif word in self.valued:
+                if acted:  # (unseen48) read left to right: a test after the action gates nothing it deleted
+                    return None
                 value = optioned = True
                 needed = needed or word in self.needs
             elif word in self.keeps:

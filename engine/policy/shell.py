@@ -183,7 +183,7 @@ _WORDS_ONLY: Final = frozenset({"echo", "printf", "true", "false", ":"})
 # took out the 15 described ones listed here too, ls, stat, sort, file, ...: tests/redteam/test_debt40.py keeps it so)
 _READS_ONLY: Final = frozenset(
     {"cat", "tac", "head", "tail", "wc", "nl", "od", "hexdump", "strings", "cut", "paste", "fold", "fmt", "pr"}
-    | {"column", "tr", "rev", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base64", "base32"}
+    | {"column", "tr", "rev", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "base32"}
     | {"cowsay", "figlet", "toilet", "banner", "look", "comm", "join", "expand", "unexpand"}
     # (holes39) lookups of a program's name, and printers of a message (`which reboot`, `tldr kill`, `logger reboot`):
     # follow._carried's bare reading would ask on them
