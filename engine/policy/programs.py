@@ -18,7 +18,7 @@ from operator import attrgetter
 from types import MappingProxyType
 
 from engine.errors import Problem
-from engine.policy.argv import Grammar, GrammarError, Parsed, parse_getopt, parse_long
+from engine.policy.argv import Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources, settings_only, source_row
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord, fields_repr, native_record
@@ -560,6 +560,7 @@ _PROGRAM_FIELDS = (
     "separator",
     "pieces_prefix",
     "unpacks_here",
+    "keeps_tree",
     "deletes_listed",
 )
 _NO_GRAMMAR = Grammar()
@@ -583,6 +584,7 @@ class Program:
         "separator",
         "pieces_prefix",
         "unpacks_here",
+        "keeps_tree",
         "deletes_listed",
     )
 
@@ -623,6 +625,9 @@ class Program:
     # members, a patch's targets): through a link below that folder it writes where the link points
     # (shell.Analyzer._links_here). Read by name through ProgramTable.unpacks_here.
     unpacks_here: Final[bool]
+    # (stop 48) Its verbs (first operand) that write nothing under that folder (`git status`, `git add`): with one of
+    # them it unpacks nothing there (Program.writes_tree)
+    keeps_tree: Final[frozenset[str]]
     # (fp48) It deletes what it lists (`find -delete`, `fd -X rm`: its `deletes_listed:`); None: it does not
     deletes_listed: Final[DeletesListed | None]
 
@@ -639,6 +644,7 @@ class Program:
         pieces_prefix: str = "",
         unpacks_here: bool = False,
         deletes_listed: DeletesListed | None = None,
+        keeps_tree: frozenset[str] = frozenset(),
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -650,6 +656,7 @@ class Program:
         self.separator = separator
         self.pieces_prefix = pieces_prefix
         self.unpacks_here = unpacks_here
+        self.keeps_tree = keeps_tree
         self.deletes_listed = deletes_listed
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
@@ -676,6 +683,16 @@ class Program:
 
     def subcommand(self, word: str) -> Program | None:
         return self.subcommands.get(word.lower()) if self.subcommands else None
+
+    def writes_tree(self, argv: Sequence[str]) -> bool:
+        """Whether ``argv`` writes names the line does not show under the folder it runs in: its `unpacks_here`,
+        unless its verb (first operand) is one of `keeps_tree` (`git status`: `git checkout B` writes them)."""
+        if not self.unpacks_here:
+            return False
+        if not self.keeps_tree:
+            return True
+        operands = parse_argv(self.grammar, argv).all_operands(argv)
+        return not operands or operands[0] not in self.keeps_tree
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -1152,6 +1169,7 @@ def _program(
         str(data.get("pieces_prefix") or ""),
         bool(data.get("unpacks_here")),
         _deletes_listed(data.get("deletes_listed")),
+        frozenset(str(verb) for verb in data.get("keeps_tree") or ()),
     )
 
 

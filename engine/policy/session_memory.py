@@ -40,7 +40,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
@@ -1213,33 +1213,15 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
     return out
 
 
-# (xf48b) git's verbs that leave the work tree as it is (fp43's readers in policies/secrets.yaml, and the verbs that
-# write only the repository: add, commit, fetch, push, ...). Any other verb, an alias or a plugin among them, may write
-# files of the work tree with a committed or stashed text the line does not show (`git checkout -- x.sh`, `git restore`,
-# `git stash`, `git reset --hard`, `git pull`, `git switch`, `git bisect`).
-_GIT_KEEPS_TREE: Final = frozenset(
-    {
-        "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
-        "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "name-rev", "whatchanged",
-        "version", "show-branch", "merge-base", "count-objects", "check-ignore", "check-attr", "add", "commit",
-        "fetch", "push", "branch", "tag", "remote", "config", "help", "reflog", "fsck", "gc", "init", "var",
-        "diff-files", "diff-index", "diff-tree", "hash-object", "verify-commit", "verify-tag", "cherry", "range-diff",
-    }
-)  # fmt: skip
-
-
 def _git_tree_written(command: Any, cwd: str | None, workdir: str) -> str | None:
     """(xf48b) The key of the work tree a git ``command`` may rewrite with a text the line does not show (a watched
     file under it is rewritten, unread: `sh x.sh &` then `git checkout -- x.sh` ran the committed `rm -rf ~`);
     "*" (every file) when where it runs is not known here; None for a verb that leaves the work tree as it is."""
-    from engine.policy.argv import parse_argv  # noqa: PLC0415 (argv imports nothing of this module; kept local)
-
     argv = command.argv
     program = command.program
     if program is None:
         return "*"
-    operands = parse_argv(program.grammar, argv).all_operands(argv)
-    if operands and operands[0] in _GIT_KEEPS_TREE:
+    if not program.writes_tree(argv):  # a verb of its `keeps_tree:` (policies/executors.yaml)
         return None
     if any(w == "-C" or w.startswith(("-C", "--work-tree", "--git-dir")) for w in argv[1:]):
         return "*"  # another tree than where it runs

@@ -2456,7 +2456,9 @@ class Analyzer(Follower, LinkFollower):
             # one after `--`: a plain substring and a tuple test gate the walk of its words)
             if "/-" in command.text or "--" in command.argv:
                 self._dash_made(command)
-            if command.name in self.programs.unpacks_here:
+            if command.name in self.programs.unpacks_here and (
+                command.program is None or command.program.writes_tree(command.argv)
+            ):
                 if self.unknown_made is _NO_ITEMS:
                     self.unknown_made = []
                 self.unknown_made.append(self._file_key("."))

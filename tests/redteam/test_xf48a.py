@@ -124,6 +124,9 @@ UNKNOWN_PAYLOADS: dict[str, Case] = {
     "unzip": (_TREE, "unzip -q a.zip; find . -del*"),
     "curl-tar": (_TREE, "curl -s http://h/a.tgz | tar xz; tar cf b.tar *"),
     "bracket": (_TREE, "git checkout evil; find . [-]delete"),
+    # (merge48) a verb not in git's `keeps_tree:` (an alias too) may write names the line does not show
+    "alias": (_TREE, "git co evil; find . -del*"),
+    "c-switch": (_TREE, "git -c x.y=z switch evil; find . -del*"),
 }
 UNKNOWN_NEAR: dict[str, Case] = {
     "ls-py": (_TREE, "git checkout main; ls *.py"),
@@ -138,6 +141,10 @@ UNKNOWN_NEAR: dict[str, Case] = {
     "status-ls": (_TREE, "git status && ls *"),
     "diff-grep": (_TREE, "git diff; grep -rn TODO *"),
     "log-cat": (_TREE, "git log --oneline | head; cat *"),
+    # (merge48) a verb of git's `keeps_tree:` writes no file of the work tree: the folder's names are as read
+    "status-find": (_TREE, "git status; find . -del*"),
+    "add-commit-tar": (_TREE, "git add -A && git commit -qm x && tar cf a.tar *"),
+    "dash-c-status": (_TREE, "git -C . status --short; find . -del*"),
 }
 
 
