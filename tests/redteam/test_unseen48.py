@@ -14,7 +14,8 @@ judged on its merits, carries `accepted`: the verdict the engine keeps and why.
 
 Misses before / after (185 expectations):
 - codex: 30 of its not-safe commands allowed -> 0 unexplained: 1 fixed (`find . -delete -name file.txt`, below),
-  29 accepted (git branch -d and new branches, --output to a new file under /tmp, core.pager=cat, cargo check,
+  30 accepted (the 30th since the merge: fp48 reads `find . -name file.txt -ok rm {} ;` as its listing) (git
+  branch -d and new branches, --output to a new file under /tmp, core.pager=cat, cargo check,
   unknown program names, BSD base64's -o of a new file in the tree, rg -z, a PATH name as rg's --hostname-bin,
   subshells and redirections of harmless commands, deletes fp47 reads as a listing of the tree). Its safe commands
   the engine flags: 0.
@@ -146,7 +147,7 @@ def test_the_fixed_cases_are_the_ones_counted() -> None:
             dangerous, safe = by_source.get(case["source"][:12], (0, 0))
             unsafe = case["expected"] != "allow"
             by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
-    assert by_source == {"openai/codex": (29, 0), "google-gemin": (34, 0)}
+    assert by_source == {"openai/codex": (30, 0), "google-gemin": (34, 0)}  # +1 in the merge: fp48 reads -ok rm
 
 
 # -- the families closed here, in our own spellings, with near misses ---------------------------------------
