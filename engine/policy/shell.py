@@ -1367,22 +1367,19 @@ class Analyzer(Follower, LinkFollower):
         """(fix48) The paths the commands of the line before ``command`` may make (operands past a program's name,
         files written): None when any name may be made (a program whose Programs entry says `unpacks_here` ran:
         `git checkout B`, `tar xf A`)."""
-        made = [key for key in self.files if not _PLAIN_MADE.match(key)]
+        made = list(self.files)
         for earlier in self.commands:
-            if earlier is command or earlier.argv == command.argv or earlier.name in _MAKES_NONE:
-                continue  # (a reader, a lister; the command itself, as a wrapper's stage reads it again)
-            if earlier.name in command.via:
-                continue  # (a wrapper of the command, `find … | xargs rm`: it runs the command)
-            if earlier.name == "git" and earlier.argv[1:2] in (("ls-files",), ("diff",)):
-                continue  # the listing's own lister (`$(git ls-files '*.orig')`, `git ls-files | xargs cat`)
+            if earlier is command or earlier.name in _MAKES_NONE or earlier.name in command.via:
+                continue  # (a reader; a wrapper of the command, `find … | xargs rm`: it runs the command)
+            if earlier.name == "git" and "$()" in earlier.via and earlier.argv[1:2] in (("ls-files",), ("diff",)):
+                continue  # the listing's own lister (`$(git ls-files '*.orig')`)
             if earlier.name in self.programs.unpacks_here:
                 return None
-            plain = earlier.name in _MAKES_PLAIN
             ended = False
             for word in earlier.argv[1:]:
                 if not ended and word == "--":
                     ended = True
-                elif (ended or word[:1] != "-") and not (plain and _PLAIN_MADE.match(word)) and not lists_tree(word):
+                elif ended or word[:1] != "-":
                     made.append(word)
         return made
 
@@ -5812,7 +5809,7 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 
 
 # (fix48) Programs that make no name their operands spell (shell._made_before): readers, and the listers themselves
-_MAKES_NONE_READ: Final = _READS_ONLY | {
+_MAKES_NONE: Final = _READS_ONLY | {
     "find",
     "ls",
     "echo",
@@ -5825,11 +5822,6 @@ _MAKES_NONE_READ: Final = _READS_ONLY | {
     "test",
     "[",
 }
-_MAKES_NONE: Final = _MAKES_NONE_READ | {"cd", "pushd", "popd", "set", "shift", "export", "read", "wc", "xargs"}
-# Makers of a plain file or folder (no link): a plain name they make (no blank, glob, quote, `$`, `..`, no part
-# starting with `-`) is listed as itself, one word where the listing lands, as the names already there are
-_MAKES_PLAIN: Final = frozenset({"touch", "mkdir"})
-_PLAIN_MADE: Final = re.compile(r"^(?!.*(?:^|/)-)(?!.*(?:^|/)\.\.(?:/|$))[\w./+@%,=-]+$")
 
 
 def _listing_may_print(word: str, path: str) -> bool:

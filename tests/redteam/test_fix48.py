@@ -12,9 +12,7 @@ Found allowed, and fixed (it deleted ~/notes.txt live, below):
    (paths.lists_tree, or a name carrying one) where an earlier command of the line may make a name it prints asks
    (listing_of_names_made_on_the_line): the operands of any program but readers and listers (shell._MAKES_NONE) and
    the files written on the line are the names made; with a `-name` test, only those one part of which it passes
-   (paths.find_names); a plain name touch or mkdir makes (no blank, glob, quote, `$`, `..`, leading `-`) is listed
-   as itself and does not count (`touch a.tmp && rm $(find . -name '*.tmp')` stays allowed).
-   `mkdir -p build && rm -f $(find . -name '*.pyc')`, `touch a.txt && find . -name '*.pyc'
+   (paths.find_names). `mkdir -p build && rm -f $(find . -name '*.pyc')`, `touch a.txt && find . -name '*.pyc'
    -delete` and `cat notes.txt && rm -f $(find . -name '*.pyc')` stay allowed; `find … | xargs rm` asked and asks.
    `find . -name notes.txt -delete` after the same touch stays allowed: find deletes the name whole (shown live).
 
@@ -57,7 +55,6 @@ PAYLOADS: dict[str, Case] = {
     "copied": (_TREE, 'mkdir -p "x $HOME" && cp notes.md "x $HOME/notes.txt" && rm -f $(find . -name "*.txt")'),
     "semicolons": (_TREE, 'mkdir -p "x $HOME"; touch "x $HOME/notes.txt"; rm -f $(find . -name notes.txt)'),
     "in-subfolder": (_TREE, 'cd src && mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm $(find . -name n*)'),
-    "blank-in-made-name": (_TREE, "touch 'a b.tmp' && rm $(find . -name '*.tmp')"),
     "unpacked": (_TREE, "tar xf a.tar && rm -f $(find . -name '*.pyc')"),
 }
 NEAR: dict[str, Case] = {
@@ -69,8 +66,6 @@ NEAR: dict[str, Case] = {
     "loop-pyc": (_TREE, "mkdir -p out && for f in $(find . -name '*.pyc'); do rm $f; done"),
     "pipe-pyc": (_TREE, "touch a.txt && find . -name '*.pyc' | while read f; do rm $f; done"),
     "listing-tests": (_TREE, "mkdir -p out && wc -l $(find src -name '*.py')"),
-    "plain-made-name": (_TREE, "touch a.tmp keep.tmp && rm $(find . -name '*.tmp' | grep -v keep)"),
-    "git-listing-piped": (_TREE, "cd src && ls | xargs wc -l"),
 }
 
 
