@@ -30,8 +30,8 @@ listing is not read yet).
 
 OPEN (strict xfails at the end): 1 and 3 above (`find . -name '*.pyc' | xargs rm -f`, `rm -rf $(find . -name
 __pycache__)`, `find . -name '*.log' | zip -m logs.zip -@`): reading the clean listing let a name the line makes split
-into a home path (xf47). (That split in fp47's inline form, `mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm
--f $(find . -name notes.txt)`, allowed before this stop, deleting ~/notes.txt, asks since fix48: test_fix48.py.) `rm -f $(git ls-files -o
+into a home path (xf47); and that split in fp47's inline form, `mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm
+-f $(find . -name notes.txt)`, allowed before this stop (deletes ~/notes.txt). `rm -f $(git ls-files -o
 --exclude-standard)` stays test_fp47's strict xfail (.gitignore is not read: the
 untracked listing is the whole tree past the read limit, and in a small project it names the engine's untracked
 policy, a deny that is right).
@@ -386,9 +386,8 @@ def test_open_false_alarms(project: tuple[Path, Engine], command: str) -> None:
     assert verdict.decision == "allow", said(command, verdict)
 
 
+@pytest.mark.xfail(strict=True, reason="open (fp47's inline form, before this stop): " + _WHY)
 def test_a_name_the_line_makes_split_into_the_home_is_refused(project: tuple[Path, Engine]) -> None:
-    """(fix48) A listing where an earlier command of the line makes a name it prints is not known (asks): was a strict
-    xfail here; tests/redteam/test_fix48.py holds its family and the live harm."""
     payload = 'mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)'
     verdict = project[1].check(payload)
     assert verdict.decision != "allow", said(payload, verdict)
