@@ -370,12 +370,12 @@ def _lister_of(listing: str) -> str | None:
 
 
 # find's expression words that make its `-name` tests no longer all required (an alternative, a negation, a
-# group, a list; as the shell leaves them, or still escaped: see find_names). A glob of brackets is read by
+# group, a list; as the shell leaves them, or still escaped: see _find_names). A glob of brackets is read by
 # fnmatch otherwise than find reads it (`[!.]`, `[^.]`): it filters nothing.
 FIND_EITHER = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)", "\\!"})
 
 
-def find_names(expression: Sequence[str]) -> Callable[[str], bool] | None:
+def _find_names(expression: Sequence[str]) -> Callable[[str], bool] | None:
     """A test of the names `find … EXPRESSION` prints, from its `-name`/`-iname` tests when every one of them
     must hold (the expression has no alternative, negation or group): None when it has none."""
     globs: list[tuple[str, bool]] = []
@@ -396,7 +396,7 @@ def _find_matches(name: str, glob: str, folded: bool) -> bool:
     """Whether find's `-name GLOB` (``folded``: `-iname`, ``glob`` lowered and ASCII) passes ``name``. (adv48)
     find's -iname folds case as the C library does (towlower, one character for one): Python's lower() gives
     `İ` two (`i̇`), so `-iname 'confİg'` passed .git/config in a UTF-8 locale and fnmatch read nothing. A glob
-    -iname holds only ASCII (find_names), and a name that is not ASCII passes it (it may fold to the glob)."""
+    -iname holds only ASCII (_find_names), and a name that is not ASCII passes it (it may fold to the glob)."""
     if folded:
         return not name.isascii() or fnmatchcase(name.lower(), glob)
     return fnmatchcase(name, glob)
@@ -1472,7 +1472,7 @@ class PathClassifier:
         depth = _UNBOUNDED  # find's -maxdepth: the levels it walks below a start point
         if words[0] == "find":  # its start points: the words before the expression
             starts = list(itertools.takewhile(lambda w: not w.startswith(("-", "(", "!")), args))
-            named = find_names(args[len(starts) :])
+            named = _find_names(args[len(starts) :])
             depth = _find_depth(args[len(starts) :])
         elif words[0] == "ls":
             starts = [w for w in args if not w.startswith("-")]

@@ -57,7 +57,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import LISTER_NAMES, file_operand, find_names, key_in_workdir, lists_tree
+from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
@@ -1346,43 +1346,6 @@ class Analyzer(Follower, LinkFollower):
                 self.dash_made = []
             self.dash_made.append(((posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or "."), base))
 
-    def _listing_made(self, command: Command) -> None:
-        """(fix48) A word of ``command`` that is a listing of the tree (paths.lists_tree: `rm -f $(find . -name X)`,
-        or a name carrying one, `for f in $(find …)`, `find … | while read f`) is read from the disk before the line
-        runs: a name an earlier command of the line makes is not in it (`mkdir -p "x $HOME"; touch "x
-        $HOME/notes.txt"; rm -f $(find . -name notes.txt)` splits `./x $HOME/notes.txt` at its blank and deletes
-        ~/notes.txt). When an earlier command may make a name the listing prints -- an operand of a program that is
-        not a reader (_READS_ONLY, the listers), a file written on the line, any name after `unpacks_here` (a checkout,
-        an archive) -- the listing is not known (asked: `$unknown_listing:WORD` among the unread). Without a `-name`
-        test every name made in its tree counts; with one, the names (each part of a made path) it passes."""
-        for word in command.argv[1:]:
-            if (word[:2] != "$(" and word[:1] != "`") or not lists_tree(word):
-                continue
-            made = self._made_before(command)
-            if made is None or any(_listing_may_print(word, name) for name in made):
-                self.unread.append(f"$unknown_listing:{word}")
-                return
-
-    def _made_before(self, command: Command) -> list[str] | None:
-        """(fix48) The paths the commands of the line before ``command`` may make (operands past a program's name,
-        files written): None when any name may be made (a program whose Programs entry says `unpacks_here` ran:
-        `git checkout B`, `tar xf A`)."""
-        made = list(self.files)
-        for earlier in self.commands:
-            if earlier is command or earlier.name in _MAKES_NONE or earlier.name in command.via:
-                continue  # (a reader; a wrapper of the command, `find … | xargs rm`: it runs the command)
-            if earlier.name == "git" and "$()" in earlier.via and earlier.argv[1:2] in (("ls-files",), ("diff",)):
-                continue  # the listing's own lister (`$(git ls-files '*.orig')`)
-            if earlier.name in self.programs.unpacks_here:
-                return None
-            ended = False
-            for word in earlier.argv[1:]:
-                if not ended and word == "--":
-                    ended = True
-                elif ended or word[:1] != "-":
-                    made.append(word)
-        return made
-
     def _unknown_names(self, globs: set[str], argv: list[str], start: int) -> None:
         """(xf48a) A glob word that may expand to a name starting with `-`, in a folder where an earlier command on
         the line wrote names it does not show (`git checkout B; find . -del*`: the branch may hold `-delete`): what
@@ -2497,10 +2460,6 @@ class Analyzer(Follower, LinkFollower):
                 if self.unknown_made is _NO_ITEMS:
                     self.unknown_made = []
                 self.unknown_made.append(self._file_key("."))
-            # (fix48) a listing read from the disk while an earlier command of the line makes names it may print
-            # (a `$` in the text gates the walk of its words: a substitution, or a name carrying one)
-            if ("$" in command.text or "`" in command.text) and len(self.commands) > 1:
-                self._listing_made(command)
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         """A command the line runs without spelling it out (the shell behind `sed 1e`, ...)."""
@@ -5806,43 +5765,6 @@ _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 _QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
-
-
-# (fix48) Programs that make no name their operands spell (shell._made_before): readers, and the listers themselves
-_MAKES_NONE: Final = _READS_ONLY | {
-    "find",
-    "ls",
-    "echo",
-    "printf",
-    "grep",
-    "egrep",
-    "fgrep",
-    "sort",
-    "uniq",
-    "test",
-    "[",
-}
-
-
-def _listing_may_print(word: str, path: str) -> bool:
-    """(fix48) Whether the listing ``word`` (`$(find . -name X)`, lists_tree) may print ``path``, a name made before
-    it runs: not when the path is outside the tree (absolute, home) while the listing's start points are inside, or
-    when find's `-name` tests pass no part of it; a name with a `$` (known at run time) may be any."""
-    if "$" in path:
-        return True
-    if path.startswith(("/", "~")):
-        return False  # lists_tree: a listing names only files below the working directory
-    found = re.match(r"^(?:\$\(|`)\s*find\s(.*?)(?:\)|`)$", word, re.S)
-    if found is None:
-        return True  # ls, git ls-files: any name made in the tree
-    args = [w.strip("'\"") for w in found.group(1).split()]
-    at = 0
-    while at < len(args) and not args[at].startswith(("-", "(", "!")):
-        at += 1
-    named = find_names(args[at:])
-    if named is None:
-        return True
-    return any(named(part) for part in path.rstrip("/").split("/") if part)
 
 
 def _within(here: str, made: str) -> bool:

@@ -129,7 +129,7 @@ def test_an_undeclared_option_of_a_new_row_still_asks_harm(tmp_path: Path, monke
 # -- over-blocks (debt37): a listing filtered by find's `-name` tests names only what they pass -----------------
 # `find . -name '*.py' | xargs grep foo` (and `cat $(find . -name '*.py')`) asked in a project holding a `.env`:
 # the listing was read as every file of the tree. Its names are now those find's `-name`/`-iname` tests pass
-# when all of them must hold (paths.find_names); a link the tests pass is read where it leads (`k.py -> .env`).
+# when all of them must hold (paths._find_names); a link the tests pass is read where it leads (`k.py -> .env`).
 FILTERED_LISTINGS = [
     "find . -name '*.py' | xargs grep foo",
     "find . -name '*.py' -print0 | xargs -0 grep -n foo",
