@@ -115,6 +115,15 @@ def assert_asks(engine: Engine, command: str) -> Verdict:
     return _asserted(engine, command, lambda v: v.decision == "ask")
 
 
+def assert_judged(engine: Engine, command: str, wanted: str) -> Verdict:
+    """``command`` judged as ``wanted`` says: "allow", "deny", or "not allow" (asks or is denied)."""
+    if wanted == "allow":
+        return assert_allowed(engine, command)
+    if wanted == "deny":
+        return _asserted(engine, command, lambda v: v.decision == "deny")
+    return assert_not_allowed(engine, command)
+
+
 def assert_hardline(engine: Engine, command: str) -> Verdict:
     """``command`` is denied by a hardline (no approval can let it run)."""
     return _asserted(engine, command, lambda v: v.decision == "deny" and v.hardline)

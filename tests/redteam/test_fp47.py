@@ -44,7 +44,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import policy_project, said
+from tests.redteam.harm import assert_allowed, assert_judged, policy_project, said
 
 POLICY = "kind: ApprovalPolicy\n"
 
@@ -163,17 +163,12 @@ PAYLOADS = {
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
 def test_cleanup_in_a_clone_is_allowed(clone: tuple[Path, Engine], command: str) -> None:
-    verdict = clone[1].check(command)
-    assert verdict.decision == "allow", said(command, verdict)
+    assert_allowed(clone[1], command)
 
 
 @pytest.mark.parametrize("command", list(PAYLOADS))
 def test_deletes_past_the_tree_or_of_the_engine_are_refused(clone: tuple[Path, Engine], command: str) -> None:
-    verdict = clone[1].check(command)
-    if PAYLOADS[command] == "deny":
-        assert verdict.decision == "deny", said(command, verdict)
-    else:
-        assert verdict.decision != "allow", said(command, verdict)
+    assert_judged(clone[1], command, PAYLOADS[command])
 
 
 @pytest.mark.parametrize("name", [".env", "id_ed25519", "server.pem"])

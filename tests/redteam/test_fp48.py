@@ -49,7 +49,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import SECRET, blocked, policy_project, run_confined, said
+from tests.redteam.harm import SECRET, assert_allowed, assert_judged, blocked, policy_project, run_confined, said
 
 POLICY = "kind: ApprovalPolicy\n"
 
@@ -137,17 +137,12 @@ PAYLOADS = {
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
 def test_cleanup_of_a_listing_is_allowed(project: tuple[Path, Engine], command: str) -> None:
-    verdict = project[1].check(command)
-    assert verdict.decision == "allow", said(command, verdict)
+    assert_allowed(project[1], command)
 
 
 @pytest.mark.parametrize("command", list(PAYLOADS))
 def test_a_listing_reaching_what_matters_is_refused(project: tuple[Path, Engine], command: str) -> None:
-    verdict = project[1].check(command)
-    if PAYLOADS[command] == "deny":
-        assert verdict.decision == "deny", said(command, verdict)
-    else:
-        assert verdict.decision != "allow", said(command, verdict)
+    assert_judged(project[1], command, PAYLOADS[command])
 
 
 @pytest.mark.parametrize(
