@@ -127,6 +127,13 @@ UNKNOWN_PAYLOADS: dict[str, Case] = {
     # (merge48) a verb not in git's `keeps_tree:` (an alias too) may write names the line does not show
     "alias": (_TREE, "git co evil; find . -del*"),
     "c-switch": (_TREE, "git -c x.y=z switch evil; find . -del*"),
+    # (adv48c) verbs whose options write a file no row reads as a write: not in git's `keeps_tree:` (each emptied the
+    # folder live in tests/redteam/test_adv48c.py on its branch)
+    "diff-tree-output": (_TREE, "git diff-tree --output=-delete HEAD; find . -del*"),
+    "rev-list-output": (_TREE, "git rev-list --output=-delete HEAD; find . -del*"),
+    "config-file": (_TREE, "git config --file=-delete a.b c; find . -del*"),
+    "config-f": (_TREE, "git config -f -delete a.b c; find . -del*"),
+    "init-separate": (_TREE, "git init --separate-git-dir=-delete; find . -del*"),
 }
 UNKNOWN_NEAR: dict[str, Case] = {
     "ls-py": (_TREE, "git checkout main; ls *.py"),
