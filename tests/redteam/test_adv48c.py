@@ -15,6 +15,8 @@ OPEN (strict xfails):
 2. `git config --file=F` / `-f F` (a `keeps_tree:` verb) writes F, unread: `git config --file=-delete a.b c; find .
    -del*` is allowed (the folder emptied, live); `git config --file=$HOME/.bash_profile a.b 'c || rm -f
    ~/notes.txt'` writes a login file whose `b = c || rm ...` line a login shell runs (live).
+   `git init --separate-git-dir=-delete` (init is a `keeps_tree:` verb too) makes the folder `-delete` (moving .git
+   into it): `git init --separate-git-dir=-delete; find . -del*` is allowed, the folder emptied (live).
 3. debt48's pip row misses keys pip reads as a program or a source: `python` (pip >= 22.3 re-runs itself under that
    interpreter), `requirement`, `editable`, `constraint`, `log`, `keyring-provider`. `printf '[global]\npython =
    ./p.sh\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install --no-index six` (and `> .venv/pip.conf;
@@ -102,6 +104,10 @@ OPEN_PAYLOADS: dict[str, tuple[Case, str]] = {
     "diff-index-output-bashrc": (({}, "git diff-index --output=$HOME/.bashrc HEAD"), _OUTPUT),
     "whatchanged-output-bashrc": (({}, "git whatchanged --output=$HOME/.bashrc"), _OUTPUT),
     "rev-list-output-policy": (({}, "git rev-list --output=policies/deny.yaml HEAD"), _OUTPUT),
+    "init-separate-git-dir-delete": (
+        ({}, "git init --separate-git-dir=-delete; find . -del*"),
+        "git init --separate-git-dir=D (a keeps_tree verb) makes D (moving .git there), unread",
+    ),
     "config-file-delete": (({}, "git config --file=-delete a.b c; find . -del*"), _CONFIG_FILE),
     "config-file-space-delete": (({}, "git config --file -delete a.b c; find . -del*"), _CONFIG_FILE),
     "config-file-profile": (({}, "git config --file=$HOME/.bash_profile a.b 'c || rm -rf ~'"), _CONFIG_FILE),
@@ -183,6 +189,7 @@ def test_near_misses(loaded: tuple[Path, Engine], case: Case, allowed: bool, ses
         "git diff-tree --output=-delete HEAD; find . -del*",
         "git shortlog --output=-delete HEAD; find . -del*",
         "git config --file=-delete a.b c; find . -del*",
+        "git init -q --separate-git-dir=-delete; find . -del*",
     ],
 )
 def test_a_written_option_name_empties_the_folder_live(tmp_path: Path, payload: str) -> None:
