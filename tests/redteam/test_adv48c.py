@@ -32,6 +32,8 @@ OPEN (strict xfails):
 7. `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a folder's names: judged without a
    session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`,
    `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with a session it asks.
+   Also without -d or a glob: with a link k.py -> ~/.ssh/id_ed25519 in the folder, `ls | tar -chf - -T -` (`ls -a`,
+   `| cpio -oL`) is allowed by check and packs the key (live), while `tar -chf - *` asks.
 8. session_memory.Writing misses two background writers of a script a later call runs: `cp y.txt x.s?` (a glob target)
    and `git diff-tree ... --output=x.sh` (1.); the later `sh x.sh` is judged by x.sh's old text and runs the new one
    (live through the terminal tool). Held: a foreground call's detached writer (`( ... ) >/dev/null 2>&1 &`,
@@ -49,6 +51,7 @@ background writer through `sh -c`, dd, tee, install, mv, `cp -t .`, `cp sub/x.sh
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -263,6 +266,38 @@ def test_open_ls_of_a_file_packed(loaded: tuple[Path, Engine], command: str) -> 
 )
 def test_ls_of_the_project_packed_stays_allowed(loaded: tuple[Path, Engine], command: str) -> None:
     assert loaded[1].check(command).decision == "allow"
+
+
+def _linked_key(root: Path, _mp: pytest.MonkeyPatch) -> None:
+    """A link in the project to the home's key (the reading knows it: `tar -chf - *` asks)."""
+    (root / "k.py").symlink_to(Path(os.environ["HOME"]) / ".ssh" / "id_ed25519")
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "adv48c-link", "kind: ApprovalPolicy\n", _linked_key) as project:
+        yield project
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(c, marks=_open("a bare `ls` piped to a dereferencing packer is not read as the folder's names"))
+        for c in ["ls | tar -chf - -T -", "ls -a | tar -chf - -T -", "ls | cpio -oL"]
+    ],
+)
+def test_open_ls_of_the_folder_dereferenced(linked: tuple[Path, Engine], command: str) -> None:
+    assert linked[1].check(command).decision != "allow"
+
+
+@pytest.mark.parametrize("command", ["tar -chf - *", "tar -chf - .", "ls *.py | tar -chf - -T -"])
+def test_the_folder_dereferenced_otherwise_asks(linked: tuple[Path, Engine], command: str) -> None:
+    assert linked[1].check(command).decision != "allow"
+
+
+def test_ls_of_a_linked_key_packs_it_live(tmp_path: Path) -> None:
+    _, _, printed = run_confined(tmp_path, "ln -s ~/.ssh/id_ed25519 k.py; ls | tar -chf - -T -")
+    assert SECRET in printed
 
 
 def test_ls_of_the_key_packs_it_live(tmp_path: Path) -> None:
