@@ -3,6 +3,8 @@
 adv48's background writers). Not fixed this stop (findings for the next stop's notes): every hole below is a STRICT
 xfail, with its harm shown live, unguarded, by a test that passes.
 
+Closed after the merge (post48; CLOSED below): the `-delete` payloads after diff-tree, shortlog, reflog, blame,
+range-diff, `config --file` and `init --separate-git-dir` (those verbs left git's `keeps_tree:`).
 OPEN (strict xfails):
 
 1. git's revision verbs other than diff/log/show take diff's `--output=FILE` too (diff-tree, diff-files, diff-index,
@@ -169,10 +171,27 @@ NEAR_MISSES: dict[str, Case] = {
 }
 
 
+# closed after the merge (post48): these verbs left git's `keeps_tree:`, so a glob after them asks
+CLOSED = frozenset(
+    {
+        "diff-tree-output-delete",
+        "shortlog-output-delete",
+        "reflog-output-delete",
+        "blame-output-delete",
+        "range-diff-output-delete",
+        "init-separate-git-dir-delete",
+        "config-file-delete",
+        "config-file-space-delete",
+    }
+)
+
+
 @pytest.mark.parametrize(
     ("case", "allowed", "session"),
     [
-        pytest.param(case, False, f"payload-{name}", id=f"payload-{name}", marks=_open(reason))
+        pytest.param(
+            case, False, f"payload-{name}", id=f"payload-{name}", marks=() if name in CLOSED else _open(reason)
+        )
         for name, (case, reason) in OPEN_PAYLOADS.items()
     ],
 )
