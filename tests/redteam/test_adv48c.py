@@ -4,7 +4,9 @@ adv48's background writers). Not fixed this stop (findings for the next stop's n
 xfail, with its harm shown live, unguarded, by a test that passes.
 
 Closed after the merge (post48; CLOSED below): the `-delete` payloads after diff-tree, shortlog, reflog, blame,
-range-diff, `config --file` and `init --separate-git-dir` (those verbs left git's `keeps_tree:`).
+range-diff, `config --file` and `init --separate-git-dir` (those verbs left git's `keeps_tree:`); the `--output=F` of
+diff-tree, diff-files, diff-index, whatchanged, shortlog, reflog, rev-list, range-diff, blame, annotate is read as a
+write (`~/.bashrc`, the engine's policy; a background writer of x.sh).
 OPEN (strict xfails):
 
 1. git's revision verbs other than diff/log/show take diff's `--output=FILE` too (diff-tree, diff-files, diff-index,
@@ -182,6 +184,12 @@ CLOSED = frozenset(
         "init-separate-git-dir-delete",
         "config-file-delete",
         "config-file-space-delete",
+        # and the verbs' `--output=F`, read as a write since post48 (git's subcommand rows in policies/executors.yaml)
+        "diff-tree-output-bashrc",
+        "diff-files-output-bashrc",
+        "diff-index-output-bashrc",
+        "whatchanged-output-bashrc",
+        "rev-list-output-policy",
     }
 )
 
@@ -405,8 +413,14 @@ def _later_call_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: tu
                 engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
 
 
-@pytest.mark.parametrize("writer", list(_DETACHED), ids=list(_DETACHED))
-@pytest.mark.xfail(strict=True, reason="a glob-named or --output background writer is not a Writing of x.sh")
+@pytest.mark.parametrize(
+    "writer",
+    [
+        # (post48) diff-tree's --output is read as a write now: its background writer is a Writing of x.sh
+        pytest.param(w, id=w, marks=() if w == "background-diff-tree-output" else _open("a glob-named writer"))
+        for w in _DETACHED
+    ],
+)
 def test_open_a_writer_the_record_does_not_see(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str) -> None:
     """The later `sh x.sh` is judged by the old text (`echo hi`) and runs y.txt's `rm -rf ~/notes.txt`."""
     ran, intact = _later_call_after(tmp_path, monkeypatch, _DETACHED[writer])
