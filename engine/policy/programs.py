@@ -643,8 +643,8 @@ class Program:
         separator: str = "",
         pieces_prefix: str = "",
         unpacks_here: bool = False,
-        deletes_listed: DeletesListed | None = None,
         keeps_tree: frozenset[str] = frozenset(),
+        deletes_listed: DeletesListed | None = None,
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -1168,8 +1168,8 @@ def _program(
         separator,
         str(data.get("pieces_prefix") or ""),
         bool(data.get("unpacks_here")),
-        _deletes_listed(data.get("deletes_listed")),
         frozenset(str(verb) for verb in data.get("keeps_tree") or ()),
+        _deletes_listed(data.get("deletes_listed")),
     )
 
 
