@@ -1544,6 +1544,14 @@ _UNKNOWN_NAMES: Final = (
     " earlier command of the line wrote files it does not name (a checkout, an archive's members): which names"
     " it expands to is not known"
 )
+# (xf49) A lister's expression holding a word a substitution or xargs makes where it may be an action (shell.Analyzer.
+# _split_expression: `find . $(cat f.txt)`, `ls | xargs find .`): among the unread as `$unknown_expression:W`
+UNKNOWN_EXPRESSION = "expression_of_unknown_words"
+_EXPRESSION_MARK: Final = "$unknown_expression:"
+_UNKNOWN_EXPRESSION: Final = (
+    "a search whose expression holds words known only when it runs (a substitution's output split into words, the"
+    " names xargs appends): a name or a line `-delete` or `-exec CMD ;` there is an action it takes"
+)
 # (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
 # not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
 QUIET_SEARCH_AGAIN = "quiet_search_again"
@@ -3044,6 +3052,8 @@ def _unread(paths: list[str]) -> list[Match]:
     return [
         Match(UNKNOWN_NAMES, _UNKNOWN_NAMES, "dangerous", path[len(_UNKNOWN_MARK) :], grantable=False)
         if path.startswith(_UNKNOWN_MARK)
+        else Match(UNKNOWN_EXPRESSION, _UNKNOWN_EXPRESSION, "dangerous", path[len(_EXPRESSION_MARK) :], grantable=False)
+        if path.startswith(_EXPRESSION_MARK)
         else Match(UNREAD, reason, "dangerous", path, grantable=False)
         for path in dict.fromkeys(paths)
     ]

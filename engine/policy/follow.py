@@ -344,10 +344,20 @@ class Follower:
                             source == "files" and not files
                         ):
                             continue
-                        if source == "stdin" and piped and not files and run.prepend == "cat":
+                        if (
+                            source == "stdin"
+                            and piped
+                            and not files
+                            and run.prepend == "cat"
+                            and _tree_listed(self.listing, command)
+                            and not _dereferences(level, present)
+                        ):
                             # (adv45) without a session only the names a program deletes are read from unseen input:
                             # read as cat's, a local pack of the tree (`find . | cpio -o > b.cpio`) is not a print
-                            # (xfail'd)
+                            # (xfail'd). (xf49) Only a listing of the tree: other input (`ls ~/.ssh/id_ed25519 | tar
+                            # -cf - -T -`, `cat f.txt | cpio -o`) is read as `cat -- $(cat)`, as with a session; and
+                            # not when it packs what the tree's links point to (`ls | tar -chf - -T -`, `ls | cpio -oL`:
+                            # a link to the key packs the key), read as cat reads the listing's names
                             continue
                         if run.kind in ("reparse", "options"):
                             continue
@@ -1920,6 +1930,18 @@ def _with_input(
 _NPM_BIN = "node_modules/.bin"
 _NPM_BIN_PATH = f"PATH={_NPM_BIN}:/usr/local/bin:/usr/bin:/bin\n"
 _ANY_NPM_BIN = f"**/{_NPM_BIN}"  # (adv40b) every package's below the line's folder
+
+
+def _dereferences(program: Program, present: frozenset[str]) -> bool:
+    """(xf49) Whether one of the ``present`` options is the program's `--dereference` (tar's -h, cpio's -L): it packs
+    what a link points to, not the link."""
+    grammar = program.grammar
+    return any("dereference" in grammar.names(name) for name in present)
+
+
+def _tree_listed(listing: tuple[str, str | None] | None, command: Command) -> bool:
+    """(xf49) Whether ``command``'s input is a listing of the working tree made where it runs (shell._listing_of)."""
+    return listing is not None and listing[1] == command.cwd
 
 
 def _names_piped(run: Run, command: Command) -> bool:

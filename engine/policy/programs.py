@@ -18,7 +18,7 @@ from operator import attrgetter
 from types import MappingProxyType
 
 from engine.errors import Problem
-from engine.policy.argv import Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
+from engine.policy.argv import REQUIRED, Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources, settings_only, source_row
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord, fields_repr, native_record
@@ -562,6 +562,8 @@ _PROGRAM_FIELDS = (
     "unpacks_here",
     "keeps_tree",
     "deletes_listed",
+    "unpacks_into",
+    "reads_planted",
 )
 _NO_GRAMMAR = Grammar()
 
@@ -586,6 +588,8 @@ class Program:
         "unpacks_here",
         "keeps_tree",
         "deletes_listed",
+        "unpacks_into",
+        "reads_planted",
     )
 
     names: Final[tuple[str, ...]]
@@ -630,6 +634,14 @@ class Program:
     keeps_tree: Final[frozenset[str]]
     # (fp48) It deletes what it lists (`find -delete`, `fd -X rm`: its `deletes_listed:`); None: it does not
     deletes_listed: Final[DeletesListed | None]
+    # (xf49) The options with which it writes names the line does not show into its destination (its `-t DIR` or last
+    # operand: `cp -r e/. sub/`, `rsync -a e/ sub/`; `*`: always, `mv e sub`): a glob there later on the line reads
+    # that folder's names as unknown, as after an `unpacks_here` command (Program.unpacks_target)
+    unpacks_into: Final[frozenset[str]]
+    # (xf49) An option a glob puts among its words changes which files it changes, though none runs anything (rm's
+    # -r: `git checkout B; rm *` with a checked-out `-rf` deletes the folders too): read as an `active` program's
+    # globs after names the line does not show (shell.Analyzer._unknown_names)
+    reads_planted: Final[bool]
 
     def __init__(
         self,
@@ -645,6 +657,8 @@ class Program:
         unpacks_here: bool = False,
         keeps_tree: frozenset[str] = frozenset(),
         deletes_listed: DeletesListed | None = None,
+        unpacks_into: frozenset[str] = frozenset(),
+        reads_planted: bool = False,
     ) -> None:
         self.names = names
         self.grammar = _NO_GRAMMAR if grammar is None else grammar
@@ -658,6 +672,8 @@ class Program:
         self.unpacks_here = unpacks_here
         self.keeps_tree = keeps_tree
         self.deletes_listed = deletes_listed
+        self.unpacks_into = unpacks_into
+        self.reads_planted = reads_planted
         active = bool(runs) or any(sub.active for sub in self.subcommands.values())
         self.active = active
         self.reparse = next((r for r in runs if r.kind == "reparse"), None)
@@ -693,6 +709,24 @@ class Program:
             return True
         operands = parse_argv(self.grammar, argv).all_operands(argv)
         return not operands or operands[0] not in self.keeps_tree
+
+    def unpacks_target(self, argv: Sequence[str]) -> str | None:
+        """(xf49) The destination ``argv`` writes names the line does not show into, by its `unpacks_into:` (`cp -r
+        e/. sub/`: `sub/`; `mv e sub`: `sub`): its `-t DIR` (a letter `t` taking a value) or its last operand of two
+        or more; None without one of the options, or with fewer operands (`cp a b` copies a file it names)."""
+        wanted = self.unpacks_into
+        if not wanted:
+            return None
+        grammar = self.grammar
+        parsed = parse_argv(grammar, argv)
+        if "*" not in wanted and not any(not wanted.isdisjoint(grammar.names(option[0])) for option in parsed.options):
+            return None
+        if grammar.short.get("t") == REQUIRED:
+            targets = parsed.values(frozenset({"t"}))
+            if targets:
+                return targets[-1]
+        operands = parsed.operands
+        return operands[-1] if len(operands) > 1 else None
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -1170,6 +1204,8 @@ def _program(
         bool(data.get("unpacks_here")),
         frozenset(str(verb) for verb in data.get("keeps_tree") or ()),
         _deletes_listed(data.get("deletes_listed")),
+        frozenset(str(option) for option in data.get("unpacks_into") or ()),
+        bool(data.get("reads_planted")),
     )
 
 
@@ -1341,6 +1377,21 @@ def _source_examples(table: ProgramTable, doc: Document, at: int) -> list[Proble
     return problems
 
 
+def _globs_unknown(line: str, table: ProgramTable) -> bool:
+    """(xf49) Whether ``line``, read with no name starting with `-` on the disk, has a glob the names an earlier
+    command wrote unseen may reach as an option (shell.Analyzer._unknown_names)."""
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    analyzer = Analyzer(table)
+    analyzer.dash_names = _no_dash_names
+    analyzer.analyze(line)
+    return any(word.startswith("$unknown_names:") for word in analyzer.unread)
+
+
+def _no_dash_names(_cwd: str | None, _every: bool) -> tuple[str, ...]:
+    return ()
+
+
 def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], program: Program) -> list[Problem]:
     """`runs: {LINE: COMMAND}`: reading LINE finds COMMAND; `not_runs`: it does not."""
     # The shell analyzer reads the examples; it needs this module's table, so it is imported here.
@@ -1403,6 +1454,19 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
             continue
         message = f"{line!r} is read as {', '.join(made) or 'no listing deleted'} (its `deletes_listed:`)"
         problems.append(doc.problem(pointer, "program-example-failed", message))
+    # (xf49) `globs_unknown: [LINE]`: a glob of LINE may expand to a name an earlier command wrote unseen (an
+    # `unpacks_here`, `unpacks_into:` command), read as an option; `not_globs_unknown`: none is
+    for key, expected in (("globs_unknown", True), ("not_globs_unknown", False)):
+        for n, line in enumerate(examples.get(key) or ()):
+            try:
+                unknown = _globs_unknown(line, table)
+            except (ShellSyntaxError, RegexTimeout) as exc:
+                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", f"{line!r}: {exc}"))
+                continue
+            if unknown != expected:
+                verb = "reads no glob" if expected else "reads a glob"
+                message = f"{line!r} {verb} of names an earlier command wrote unseen (glob_of_unknown_names)"
+                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", message))
     for key, expected in (("sends", True), ("not_sends", False)):
         for n, line in enumerate(examples.get(key) or ()):
             try:

@@ -959,7 +959,10 @@ class Analyzer(Follower, LinkFollower):
     # as an option (see _dash_operands); and the folders (cwds) where a command wrote names the line does not show
     # (a Programs entry's `unpacks_here`: `git checkout B`, `tar xf A`), where a glob's names are unknown
     dash_made: list[tuple[str, str]] = _NO_ITEMS
-    unknown_made: list[str] = _NO_ITEMS
+    # (xf49) kept as (folder key, command) and read only where a later glob needs it (_unknown_names): whether `git
+    # VERB` writes the tree (Program.writes_tree, a parse of its words) and where `cp -r A B` writes (its
+    # `unpacks_into:` destination) are not worked out for a line with no glob after them
+    unknown_made: list[tuple[str, Command]] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1346,6 +1349,26 @@ class Analyzer(Follower, LinkFollower):
                 self.dash_made = []
             self.dash_made.append(((posixpath.dirname(join_path(command.cwd, word.rstrip("/"))) or "."), base))
 
+    def _split_expression(self, command: Command) -> None:
+        """(xf49) A lister whose expression holds actions (its Programs entry's `deletes_listed:`: find's `-delete`,
+        `-exec`), given a word a substitution's output makes where it may be read as one: unquoted (split at run time
+        into words: `find . $(cat f.txt)`, `x=$(cat f); find . $x`, the names xargs appends, `ls | xargs find .`), or
+        quoted where a start point goes (`find "$(cat f)" -name x`: a line `-delete` starts the expression). What
+        it does is not known for certain (asked: `$unknown_expression:WORD` among the unread). A quoted word after an
+        option word is that option's value (`-name "$(cat p)"`), or an error find exits with; one with a literal
+        first character (`"./$(cat f)"`) or the working tree's top (`"$(git rev-parse --show-toplevel)"`) is none."""
+        argv = command.argv
+        quoted = command.quoted_words
+        for at in range(1, len(argv)):
+            word = argv[at]
+            if not command.dynamic[at] or not word.startswith(("$(", "`")) or word in _PATH_SUBSTITUTIONS:
+                continue
+            before = argv[at - 1]
+            if word in quoted and at > 1 and before[:1] == "-" and before not in _EXPRESSION_JOINERS:
+                continue
+            self.unread.append(f"$unknown_expression:{word}")
+            return
+
     def _unknown_names(self, globs: set[str], argv: list[str], start: int) -> None:
         """(xf48a) A glob word that may expand to a name starting with `-`, in a folder where an earlier command on
         the line wrote names it does not show (`git checkout B; find . -del*`: the branch may hold `-delete`): what
@@ -1356,16 +1379,19 @@ class Analyzer(Follower, LinkFollower):
         if not start:
             return  # (an array's or a loop's values: read where a command takes them)
         program = self.programs.get(command_name(argv[0]))
-        if program is None or not program.active:
+        if program is None or not (program.active or program.reads_planted):
             return  # (a program none of whose options runs anything: `git pull; ls *`, `cat *`, `grep -n x *`)
         here = self._file_key(".")
-        if not any(_within(here, made) for made in self.unknown_made):
+        if not any(_within(here, made) for made in _unknown_folders(self.unknown_made)):
             return
+        # (xf49) a name holding a `.` reaches as an option where one takes a value (tar's `--checkpoint-action=exec=sh
+        # x.py`, `-Ish x.py`): a literal `.` keeps a glob from one only for a grammar none of whose options takes one
+        dotted = _valued_options(program)
         for at in range(start, len(argv)):
             word = argv[at]
             if word == "--":
                 return
-            if word in globs and word[:1] in _OPTION_GLOB_START and "." not in word:
+            if word in globs and word[:1] in _OPTION_GLOB_START and (dotted or "." not in word):
                 self.unread.append(f"$unknown_names:{word}")
                 return
 
@@ -2451,17 +2477,18 @@ class Analyzer(Follower, LinkFollower):
         if self.quoted_words:
             command.quoted_words = self.quoted_words
         self.commands.append(command)
+        program = command.program
+        if program is not None and program.deletes_listed is not None and any(command.dynamic):
+            self._split_expression(command)  # (xf49: a lister with actions, a word only the run knows)
         if self.dash_names is not None:
             # (xf48a) what it makes that a later glob may expand to (a word with a folder naming a `-` name, or
             # one after `--`: a plain substring and a tuple test gate the walk of its words)
             if "/-" in command.text or "--" in command.argv:
                 self._dash_made(command)
-            if command.name in self.programs.unpacks_here and (
-                command.program is None or command.program.writes_tree(command.argv)
-            ):
+            if command.name in self.programs.unpacks_here or (program is not None and program.unpacks_into):
                 if self.unknown_made is _NO_ITEMS:
                     self.unknown_made = []
-                self.unknown_made.append(self._file_key("."))
+                self.unknown_made.append((self._file_key("."), command))
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         """A command the line runs without spelling it out (the shell behind `sed 1e`, ...)."""
@@ -5767,6 +5794,51 @@ _PLAIN_RESERVED: Final = _KEYWORDS | _CLAUSE_HEADERS
 
 _QUALIFIER_CLOSE: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
+
+
+# (xf49) Substitutions printing a path that starts with `/` (never an expression word) and the words joining an
+# expression's parts, after which a quoted word is a part of its own (`find . -o "$(cat f)"`): see _split_expression
+_PATH_SUBSTITUTIONS: Final = frozenset({"$(pwd)", "$(pwd -P)", "$(git rev-parse --show-toplevel)", "$(mktemp -d)"})
+_EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
+
+
+def _unknown_folders(made: list[tuple[str, Command]]) -> Iterable[str]:
+    """(xf49) The folders where a command of ``made`` (Analyzer.unknown_made) wrote names the line does not show: an
+    `unpacks_here` command's own (unless its verb is one of its `keeps_tree:`, `git status`), an `unpacks_into:`
+    command's destination (`cp -r e/. sub/`: `sub`; none without its options: `cp a b`)."""
+    for folder, command in made:
+        program = command.program
+        if program is None:
+            yield folder  # (an undescribed unpacker: every verb may write)
+        elif program.unpacks_into:
+            target = program.unpacks_target(command.argv)
+            if target is not None:
+                yield join_path(command.cwd, file_operand(target).rstrip("/") or "/")
+        elif program.writes_tree(command.argv):
+            yield folder
+
+
+def _valued_options(program: Program) -> bool:
+    """(xf49) Whether an option of ``program`` may carry a text holding a `.` (a value its grammar's `values:` does not
+    hold to a few words, or a grammar not described): a name a glob holding a `.` expands to may then be one
+    (`--to-command=sh x.py`; not rm's `--interactive=WHEN`)."""
+    grammar = program.grammar
+    if not grammar.short and not grammar.long:
+        return True
+    held = grammar.values
+    for options in (grammar.short, grammar.long):
+        for name, kind in options.items():
+            if kind and not _held_to_words(held.get(name) or held.get(grammar.aliases.get(name, ""))):
+                return True
+    return False
+
+
+def _held_to_words(pattern: Any) -> bool:
+    """Whether a `values:` regex accepts no text holding a `.` (no wildcard, escape class or negated set in it)."""
+    if pattern is None:
+        return False
+    text = str(pattern.pattern)
+    return "." not in text and "\\" not in text and "[^" not in text
 
 
 def _within(here: str, made: str) -> bool:

@@ -33,8 +33,8 @@ OPEN (strict xfails):
 6. settings_write reads the target as written on the line, not where the line's `cd` put it: with the project in the
    home, `cd ..; printf '[global]\npython = ./p/x.sh\n' > .config/pip/pip.conf` (the user's pip configuration, run by
    every later pip) is allowed; `printf 'x\n' >` the same path asks.
-7. `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a folder's names: judged without a
-   session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`,
+7. (closed at stop 49, xf49) `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a
+   folder's names: judged without a session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`,
    `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with a session it asks.
    Also without -d or a glob: with a link k.py -> ~/.ssh/id_ed25519 in the folder, `ls | tar -chf - -T -` (`ls -a`,
    `| cpio -oL`) is allowed by check and packs the key (live), while `tar -chf - *` asks.
@@ -94,7 +94,6 @@ _CONFIG_FILE = "git config --file=F writes F, unread"
 _PIP = "pip.conf's python/requirement/editable/constraint/log/keyring-provider keys are not in the pip row"
 _NPM_CALL = "npm's call key (what npm exec runs) is not in the .npmrc row"
 _YARN = "yarn 1's yarn-path (kebab case) is not matched by the row's yarnPath"
-_LS_FILE = "ls FILE (a file operand, no -d) prints FILE; the packer reading takes it for a folder's names"
 
 # (payload case, why it is open): each is allowed now and must not be
 OPEN_PAYLOADS: dict[str, tuple[Case, str]] = {
@@ -283,8 +282,9 @@ LS_PAYLOADS = [
 ]
 
 
-@pytest.mark.parametrize("command", [pytest.param(c, marks=_open(_LS_FILE)) for c in LS_PAYLOADS])
-def test_open_ls_of_a_file_packed(loaded: tuple[Path, Engine], command: str) -> None:
+@pytest.mark.parametrize("command", LS_PAYLOADS)
+def test_ls_of_a_file_packed(loaded: tuple[Path, Engine], command: str) -> None:
+    """(xf49) closed: without a session, input that is no listing of the tree is read as `cat -- $(cat)`."""
     assert loaded[1].check(command).decision != "allow"
 
 
@@ -306,14 +306,9 @@ def linked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield project
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        pytest.param(c, marks=_open("a bare `ls` piped to a dereferencing packer is not read as the folder's names"))
-        for c in ["ls | tar -chf - -T -", "ls -a | tar -chf - -T -", "ls | cpio -oL"]
-    ],
-)
-def test_open_ls_of_the_folder_dereferenced(linked: tuple[Path, Engine], command: str) -> None:
+@pytest.mark.parametrize("command", ["ls | tar -chf - -T -", "ls -a | tar -chf - -T -", "ls | cpio -oL"])
+def test_ls_of_the_folder_dereferenced(linked: tuple[Path, Engine], command: str) -> None:
+    """(xf49) closed: a dereferencing packer (`--dereference`) fed a listing of the tree reads its names."""
     assert linked[1].check(command).decision != "allow"
 
 

@@ -23,11 +23,10 @@ Found allowed, and fixed (each deleted a folder or read the key live, below):
    _dash_made), not walked again for every glob command (quadratic on a long line); the per-word regex
    `_DASH_GLOB.search` is a plain character test (shell._dash_glob: a regex only for a word holding `(`).
 
-Open (strict xfails below): a name matching `*.py` read as an option after a checkout (`git checkout evil; tar cf
-a.tar *.py` with `--checkpoint-action=exec=sh x.py` in the branch: a glob holding a literal `.` is not read as one);
-`cp -r e/. sub/; cd sub && find . -del*` and `rsync -a e/ sub/` (no `unpacks_here`: the names they copy in are
-not read as unknown; into `.` they ask already, as writes of unknown text over the engine's files); `git checkout
-evil; cd sub && rm *` (rm is no `active` program: a checked-out `-rf` deletes sub's folders too).
+Open at stop 48, closed at stop 49 (xf49, CLOSED49 below): a name matching `*.py` read as an option after a checkout
+(`git checkout evil; tar cf a.tar *.py` with `--checkpoint-action=exec=sh x.py` in the branch); `cp -r e/. sub/; cd
+sub && find . -del*` and `rsync -a e/ sub/` (their `unpacks_into:` destination); `git checkout evil; cd sub && rm *`
+(rm's `reads_planted:`).
 """
 
 from __future__ import annotations
@@ -219,8 +218,8 @@ def test_a_name_made_early_on_a_long_line_is_read(loaded: tuple[Path, Engine]) -
     assert engine.check(f"mkdir -p s && touch s/-delete; {filler}; find . -del*").decision == "allow"
 
 
-# -- open ----------------------------------------------------------------------------------------------------------
-OPEN: dict[str, Case] = {
+# -- closed at stop 49 (xf49: tests/redteam/test_xf49.py has their live harms and near misses) -------------------------
+CLOSED49: dict[str, Case] = {
     "tar-py-after-checkout": (_TREE, "git checkout evil; tar cf a.tar *.py"),
     "cp-r-then-glob": (_TREE, "cp -r e/. sub/; cd sub && find . -del*"),
     "rsync-then-glob": (_TREE, "rsync -a e/ sub/; cd sub && find . -del*"),
@@ -228,11 +227,8 @@ OPEN: dict[str, Case] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a glob with a literal `.` is not read as an option after a checkout (tar's --checkpoint-action=... x.py);"
-    " cp -r and rsync write names the line does not show but have no `unpacks_here`; rm is not `active`",
-)
-@pytest.mark.parametrize("name", list(OPEN))
-def test_open_unknown_names(loaded: tuple[Path, Engine], name: str) -> None:
-    assert case_verdict(loaded, OPEN[name], f"open-{name}") != "allow"
+@pytest.mark.parametrize("name", list(CLOSED49))
+def test_closed_unknown_names(loaded: tuple[Path, Engine], name: str) -> None:
+    """(xf49) a glob holding a `.` given to a program an option of which takes any value; cp -r's and rsync's
+    destination (`unpacks_into:`); rm (`reads_planted:`)."""
+    assert case_verdict(loaded, CLOSED49[name], f"closed-{name}") != "allow"
