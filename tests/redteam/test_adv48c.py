@@ -34,10 +34,10 @@ OPEN (strict xfails):
    home, `cd ..; printf '[global]\npython = ./p/x.sh\n' > .config/pip/pip.conf` (the user's pip configuration, run by
    every later pip) is allowed; `printf 'x\n' >` the same path asks.
 7. (closed at stop 49, xf49) `ls FILE` (no -d, no glob) prints FILE itself; the packer reading takes it for a
-   folder's names: judged without a session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 | tar -cf - -T -` (`| cpio -o`,
-   `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with a session it asks.
-   Also without -d or a glob: with a link k.py -> ~/.ssh/id_ed25519 in the folder, `ls | tar -chf - -T -` (`ls -a`,
-   `| cpio -oL`) is allowed by check and packs the key (live), while `tar -chf - *` asks.
+   folder's names: judged without a session (`hermes-engine check`, what a guard hook asks), `ls ~/.ssh/id_ed25519 |
+   tar -cf - -T -` (`| cpio -o`, `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with
+   a session it asks. Also without -d or a glob: with a link k.py -> ~/.ssh/id_ed25519 in the folder, `ls | tar -chf
+   - -T -` (`ls -a`, `| cpio -oL`) is allowed by check and packs the key (live), while `tar -chf - *` asks.
 8. session_memory.Writing misses two background writers of a script a later call runs: `cp y.txt x.s?` (a glob target)
    and `git diff-tree ... --output=x.sh` (1.); the later `sh x.sh` is judged by x.sh's old text and runs the new one
    (live through the terminal tool). Held: a foreground call's detached writer (`( ... ) >/dev/null 2>&1 &`,
