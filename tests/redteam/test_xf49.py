@@ -30,7 +30,8 @@ Found allowed, and fixed (each live below, under bash with a fake HOME):
    glob needs it (Analyzer.unknown_made keeps the command).
 
 Open (strict xfails below): tar -C DIR / unzip -d DIR / git clone URL DIR outside the folder (`tar xf a.tar -C
-/tmp/x; cd /tmp/x && find . -del*`), a listing piped to zip (which follows links unless -y) or pax -L with a link to the key.
+/tmp/x; cd /tmp/x && find . -del*`), a listing piped to zip (which follows links unless -y) or pax -L with a link to
+the key.
 """
 
 from __future__ import annotations
