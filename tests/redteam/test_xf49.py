@@ -31,7 +31,8 @@ Found allowed, and fixed (each live below, under bash with a fake HOME):
 
 Open (strict xfails below): tar -C DIR / unzip -d DIR / git clone URL DIR outside the folder (`tar xf a.tar -C
 /tmp/x; cd /tmp/x && find . -del*`), a listing piped to zip (which follows links unless -y) or pax -L with a link to
-the key.
+the key. Noticed, not fixed: `git $(cat f.txt)` with f.txt `-c core.fsmonitor=./x.sh status` runs x.sh (allowed; an
+unquoted substitution among an active program's words other than find's is not read as its options).
 """
 
 from __future__ import annotations
@@ -319,3 +320,25 @@ def test_zip_of_a_listing_packs_a_linked_key_live(tmp_path: Path) -> None:
         pytest.skip("zip is not installed")
     _, cwd, _ = run_confined(tmp_path, "ln -s ~/.ssh/id_ed25519 k.py; ls | zip -q -0 x.zip -@")
     assert SECRET.encode() in (cwd / "x.zip").read_bytes()
+
+
+# noticed at stop 49, not fixed: an active program's options from a file's text (git's `-c KEY=VALUE` split from it)
+@pytest.mark.xfail(
+    strict=True,
+    reason="an unquoted substitution among git's words is split at run time into its options (`-c core.fsmonitor=P"
+    " status`): only a deletes_listed program's (find's) expression reads such a word",
+)
+def test_open_git_options_from_a_file(loaded: tuple[Path, Engine]) -> None:
+    assert loaded[1].check("git $(cat f.txt)").decision != "allow"
+
+
+@needs_git
+def test_git_options_from_a_file_run_a_program_live(tmp_path: Path) -> None:
+    """f.txt holding `-c core.fsmonitor=./x.sh status`: git runs x.sh (the note deleted); a plain status does not."""
+    setup = "git init -q && printf '#!/bin/sh\\nrm -f ~/notes.txt\\n' > x.sh && chmod +x x.sh && "
+    home, _, printed = run_confined(
+        tmp_path, setup + "echo '-c core.fsmonitor=./x.sh status' > f.txt; git $(cat f.txt)"
+    )
+    assert not (home / "notes.txt").exists(), printed
+    home, _, _ = run_confined(tmp_path / "near", setup + "echo 'status' > f.txt; git $(cat f.txt)")
+    assert home_intact(home)
