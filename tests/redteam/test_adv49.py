@@ -35,7 +35,16 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import SECRET, Case, assert_verdict, blocked, harm_project, policy_project, run_confined
+from tests.redteam.harm import (
+    SECRET,
+    Case,
+    assert_verdict,
+    background_writes,
+    blocked,
+    harm_project,
+    policy_project,
+    run_confined,
+)
 
 # -- the payloads (each allowed on main) ---------------------------------------------------------------------------
 PAYLOADS: dict[str, Case] = {
@@ -155,3 +164,22 @@ def test_near_misses_do_what_they_say_live(tmp_path: Path) -> None:
     home, cwd, printed = run_confined(tmp_path, "cat <<EOF\nline \\\ncontinued\nEOF\nbash <<EOF\necho \\$HOME\nEOF")
     assert printed.splitlines() == ["line continued", str(home)]
     assert home_intact(home) and cwd.is_dir()
+
+
+# -- the same bodies written line by line to a background shell (process write): each write judged with what it holds
+WRITTEN_LINES = {
+    "delimiter-var": ["cat <<$E\n", "$E\n", "rm -rf ~/.ssh\n", "E\n"],
+    "pasted-semicolon": ['x=";"\n', "bash <<E\n", "echo a$x rm -rf ~/.ssh\n", "E\n"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_LINES))
+def test_lines_written_to_a_background_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Live: bash reading the lines deletes ~/.ssh; through process write one of the writes is refused, the key kept."""
+    lines = WRITTEN_LINES[name]
+    home, _, printed = run_confined(tmp_path / "unguarded", "bash <<'Z'\n" + "".join(lines) + "Z")
+    assert not (home / ".ssh").exists(), printed
+    with harm_project(tmp_path / "guarded", monkeypatch) as (engine, guarded_home, _):
+        results = background_writes(engine, "bash", lines)
+        assert any(not r.ok for r in results), [r.output for r in results]
+        assert home_intact(guarded_home)
