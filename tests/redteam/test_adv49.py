@@ -73,6 +73,9 @@ PAYLOADS: dict[str, Case] = {
     "escaped-source": ({}, ". /dev/stdin <<E\nrm -rf \\$HOME\nE"),
     "escaped-written-script": ({}, "cat > y.sh <<E\nrm -rf \\$HOME\nE\nsh y.sh"),
     "escaped-bashrc": ({}, "sh <<E\necho 'rm -rf \\$HOME' >> \\$HOME/.bashrc\nE"),
+    # a script the session wrote with the file tool, run by a later call: read with the same lexer
+    "written-file-delimiter": ({"y.sh": "cat <<$E\n$E\nrm -rf ~\nE\n"}, "sh y.sh"),
+    "written-file-escaped": ({"y.sh": "bash <<E\nrm -rf \\$HOME\nE\n"}, "bash y.sh"),
     # 4. a value the line set, pasted into the body: the reader parses it
     "pasted-semicolon": ({}, "x=';'; bash <<E\necho a$x rm -rf ~\nE"),
     "pasted-newline": ({}, "x=$'\\n'; bash <<E\necho a${x}rm -rf ~\nE"),
