@@ -23,7 +23,18 @@ FIXED (each payload was allowed on main and did its harm live; the near misses s
    the reader expand `$x` as a word (allowed -> denied). A known value that is not a plain word is pasted into the
    text read (shell.Analyzer._pasted_value); a plain one (`v=1.2.3`) is still read as `$v`.
 
-OPEN: none of this family (see the module's strict xfails if any are added below).
+OPEN: no strict xfail in this family. Read for certain no longer but not exactly: a delimiter mixing an expansion
+with quotes (`<<"$E"`, bash's delimiter `$E`) asks as unparseable. Noticed, not fixed (no live harm shown here):
+BSD/macOS `apply 'rm -rf %1' ~` runs `rm -rf ~` and is allowed (apply is not installed on this Linux host, and no
+Programs row describes it); decode_ansi_c differs from bash on `$'\\x'`, `$'\\u'` without digits (bash keeps the
+backslash) and `$'\\c?'` (bash: DEL), none of which was found to hide a command.
+
+Held (probed, no hole): here-strings, `read`/`mapfile` from bodies, bodies inside `$(...)`/backquotes, multiple
+bodies on a line, `<<-`, a newline inside `$(`/quotes before the body, arithmetic `<<` (`$[1<<E]`, `((x<<E))`),
+carriers (command/builtin/exec/nice/ionice/chrt/taskset/stdbuf/setpriv/unshare/busybox/toybox/coproc/time),
+`trap`/`PS4`/`command_not_found_handle`/history writers, `${x@P}`, brace-built options, find/dd/install/ln writers
+of the engine's files, python/node/perl/ruby writers through computed home paths, the terminal's `cwd` (confined by
+the handler), the file tools through `../` and links, process write to a background python -i / node -i / bash.
 """
 
 from __future__ import annotations
