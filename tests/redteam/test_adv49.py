@@ -21,7 +21,8 @@ FIXED (each payload was allowed on main and did its harm live; the near misses s
 4. A value the line set, pasted into an unquoted body: bash pastes `$x`'s text into the body and the reader parses
    it, so `x=';'; bash <<E` / `echo a$x rm -rf ~` / `E` runs `rm -rf ~` (also a newline, `|`, `&&`); the engine let
    the reader expand `$x` as a word (allowed -> denied). A known value that is not a plain word is pasted into the
-   text read (shell.Analyzer._pasted_value); a plain one (`v=1.2.3`) is still read as `$v`.
+   text read (shell.Analyzer._pasted_value); a plain one (`v=1.2.3`) is still read as `$v`. Any reader: a python
+   body `print("$x")` with `x='"); import os; os.system("rm -rf ~"); print("'` ran rm (allowed -> denied).
 
 OPEN: no strict xfail in this family. Read for certain no longer but not exactly: a delimiter mixing an expansion
 with quotes (`<<"$E"`, bash's delimiter `$E`) asks as unparseable. Noticed, not fixed (no live harm shown here):
@@ -92,6 +93,7 @@ PAYLOADS: dict[str, Case] = {
     "pasted-newline": ({}, "x=$'\\n'; bash <<E\necho a${x}rm -rf ~\nE"),
     "pasted-pipe": ({}, "x='|'; bash <<E\necho a $x sh -c 'rm -rf ~'\nE"),
     "pasted-and": ({}, "x='&&'; sh <<E\ntrue $x rm -rf ~\nE"),
+    "pasted-python": ({}, 'x=\'"); import os; os.system("rm -rf ~"); print("\'; python3 - <<E\nprint("$x")\nE'),
 }
 
 # ordinary here-documents near the payloads: allowed on main and after the fixes
@@ -143,6 +145,7 @@ DELETING = [
     "cat > y.sh <<E\nrm -rf \\$HOME\nE\nsh y.sh",
     "x=';'; bash <<E\necho a$x rm -rf ~\nE",
     "x='&&'; sh <<E\ntrue $x rm -rf ~\nE",
+    'x=\'"); import os; os.system("rm -rf ~"); print("\'; python3 - <<E\nprint("$x")\nE',
 ]
 
 
