@@ -25,6 +25,7 @@ from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, ClassVar, Final
 
 LIT: Final = 0  # literal text
@@ -115,11 +116,13 @@ class Seg:
 _seg_fields = attrgetter(*_SEG_FIELDS)
 
 
-_HERE_DOC_FIELDS = ("delimiter", "strip_tabs", "body")
+_HERE_DOC_FIELDS = ("delimiter", "strip_tabs", "body", "quoted")
 
 
 class HereDoc:
-    """A here-document: its delimiter, whether tabs are stripped, its body once read."""
+    """A here-document: its delimiter, whether tabs are stripped, its body once read, whether its
+    delimiter was quoted (then the body is taken as it stands; else bash joins a line ending in an
+    odd run of backslashes with the next before it looks for the delimiter, and expands the body)."""
 
     __slots__ = _HERE_DOC_FIELDS
     __hash__: ClassVar[Any] = None  # unhashable, as a record that is not frozen
@@ -127,11 +130,13 @@ class HereDoc:
     delimiter: str
     strip_tabs: bool
     body: str | None
+    quoted: bool
 
-    def __init__(self, delimiter: str, strip_tabs: bool, body: str | None = None) -> None:
+    def __init__(self, delimiter: str, strip_tabs: bool, body: str | None = None, quoted: bool = True) -> None:
         self.delimiter = delimiter
         self.strip_tabs = strip_tabs
         self.body = body
+        self.quoted = quoted
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -411,12 +416,7 @@ class Lexer:
                 if _FD_NAME.fullmatch(token.value):
                     descriptor = token.value
             if expect_heredoc_word:
-                delimiter = (
-                    token.literal
-                    if token.literal is not None and not token.segs
-                    else "".join(s.text for s in token.segs)
-                )
-                doc = HereDoc(delimiter, tokens[-1].value == "<<-")
+                doc = HereDoc(_delimiter(token), tokens[-1].value == "<<-", None, token.quoted)
                 token.heredoc = doc
                 self._pending.append(doc)
                 expect_heredoc_word = False
@@ -483,24 +483,37 @@ class Lexer:
         return True
 
     def _read_heredocs(self) -> None:
-        text = self.text
         for doc in self._pending:
             if not doc.strip_tabs and "\n" not in doc.delimiter:
+                start = self.pos
                 self._read_body(doc)
-                continue
+                body = doc.body or ""
+                if doc.quoted or not (body.endswith("\\") or "\\\n" in body):
+                    continue
+                self.pos = start  # (adv49) a continued line: read line by line, as bash does
             lines: list[str] = []
             while True:
-                if self.pos >= len(text):
-                    raise ShellSyntaxError(f"here-document delimited by {doc.delimiter!r} is never closed")
-                end = text.find("\n", self.pos)
-                line = text[self.pos :] if end < 0 else text[self.pos : end]
-                self.pos = len(text) if end < 0 else end + 1
+                line = self._body_line(doc)
                 check = line.lstrip("\t") if doc.strip_tabs else line
+                while not doc.quoted and _odd_backslashes(check):
+                    # (adv49) `a\<newline>E`: an unquoted body's line continues on the next (its tabs kept),
+                    # and the joined line is compared with the delimiter: `E` there ends nothing.
+                    check = check[:-1] + self._body_line(doc)
                 if check == doc.delimiter:
                     break
                 lines.append(check)
             doc.body = "\n".join(lines)
         self._pending = []
+
+    def _body_line(self, doc: HereDoc) -> str:
+        """The next line of a here-document's body (its line break read past)."""
+        text = self.text
+        if self.pos >= len(text):
+            raise ShellSyntaxError(f"here-document delimited by {doc.delimiter!r} is never closed")
+        end = text.find("\n", self.pos)
+        line = text[self.pos :] if end < 0 else text[self.pos : end]
+        self.pos = len(text) if end < 0 else end + 1
+        return line
 
     def _read_body(self, doc: HereDoc) -> None:
         """A `<<` body (no tabs stripped): the lines up to the first that is the delimiter, found
@@ -973,6 +986,74 @@ def _arithmetic_end(text: str, start: int) -> int | None:
 
 _SUBSTITUTION_STOP = re.compile(r"[\\`$]")
 _SUBSTITUTION_STOP_PROCESS = re.compile(r"[\\`$<>]")
+
+
+def _odd_backslashes(line: str) -> bool:
+    """Whether ``line`` ends in an odd run of backslashes (a continued line)."""
+    run = len(line) - len(line.rstrip("\\"))
+    return run % 2 == 1
+
+
+def _delimiter(token: Token) -> str:
+    """A here-document's delimiter as bash reads it: the word with its quotes removed and nothing expanded
+    (`$E`, `${E}`, `$(E)`, a backquote are their own text: adv49). A word holding an expansion and a quote
+    or backslash (`"$E"`, `${x:-'a'}`) is not read for certain (bash keeps some quotes and removes others):
+    a ShellSyntaxError."""
+    if token.literal is not None and not token.segs:
+        return token.literal
+    if all(seg.kind == LIT for seg in token.segs):
+        return "".join(seg.text for seg in token.segs)
+    if any(c in token.value for c in "'\"\\"):
+        raise ShellSyntaxError(f"a here-document delimiter nobody can read for certain: {token.value!r}")
+    return token.value
+
+
+_BODY_STOP: Final = re.compile(r"[\\$]")
+_BODY_NAME: Final = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) -> str:
+    """What a command reads from an unquoted here-document ``body`` (its lines joined already), as a
+    reader of it sees the text: bash removes the backslash of `\\$`, `\\``, `\\\\` (`rm -rf \\$HOME` gives a
+    shell `rm -rf $HOME`: adv49); its expansions are left for the reader, which expands them the same way,
+    and a backslash that bash leaves right before an expansion (`\\\\$HOME`: it only quotes the value's first
+    character) is dropped. A `$NAME` / `${NAME}` that ``value`` knows is its text: bash pastes the value into
+    the body, where a reader parses it (`x=';'` and `echo a$x rm -rf ~` give a shell `echo a; rm -rf ~`)."""
+    if "\\" not in body and (value is None or "$" not in body):
+        return body
+    out: list[str] = []
+    i = 0
+    n = len(body)
+    while i < n:
+        stop = _BODY_STOP.search(body, i)
+        if stop is None:
+            out.append(body[i:])
+            break
+        at = stop.start()
+        out.append(body[i:at])
+        if body[at] == "$":
+            named = _BODY_NAME.match(body, at) if value is not None else None
+            known = value(named.group(1) or named.group(2)) if value is not None and named is not None else None
+            if named is not None and known is not None:
+                out.append(known)
+                i = named.end()
+            else:
+                out.append("$")
+                i = at + 1
+            continue
+        if at + 1 >= n:
+            out.append("\\")
+            break
+        nxt = body[at + 1]
+        if nxt in "$`":
+            out.append(nxt)
+        elif nxt == "\\":
+            if body[at + 2 : at + 3] not in ("$", "`"):
+                out.append("\\")
+        else:
+            out.append(body[at : at + 2])
+        i = at + 2
+    return "".join(out)
 
 
 def body_expansions(body: str) -> list[Seg]:

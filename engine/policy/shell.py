@@ -53,6 +53,7 @@ from engine.policy.lexer import (
     body_expansions,
     decode_ansi_c,
     expand_braces,
+    heredoc_text,
     substitutions,
     tokenize,
 )
@@ -96,6 +97,7 @@ _EXTGLOB_OPEN: Final = re.compile(r"[@!+]\(")
 # a bracket expression, an extglob group's opener
 _OPTION_GLOB_START: Final = frozenset("-*?[@!+")
 _MAX_GLOBBED: Final = 256  # the names of a folder a glob is matched against
+_PLAIN_VALUE: Final = re.compile(r"[\w./~:@%+,=-]*")  # a value a reader parses as the word it is (_pasted_value)
 _MAX_BODY_SUBSTITUTIONS: Final = 64  # `$(...)` and backquotes in one unquoted here-document body, each judged
 # Fed to a command when an earlier stage printed something of a file the session wrote that is not
 # known (policies/exec.yaml: a shell or interpreter reading it asks).
@@ -2028,8 +2030,9 @@ class Analyzer(Follower, LinkFollower):
                     given = True
                 if target.heredoc is not None and op in ("<<", "<<-"):
                     body = target.heredoc.body or ""
-                    stdin_parts.append(body)
                     expands = not target.quoted and any(c in body for c in "$`\\")
+                    # (adv49) what the command reads: `\$HOME` in an unquoted body is `$HOME` to a shell
+                    stdin_parts.append(heredoc_text(body, self._pasted_value) if expands else body)
                     if expands:
                         # An unquoted body is expanded before the command reads it: bash runs each
                         # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
@@ -3607,6 +3610,15 @@ class Analyzer(Follower, LinkFollower):
                 seen.add(name)
                 scripts.append(_UNKNOWN_ARITHMETIC)
         return scripts
+
+    def _pasted_value(self, name: str) -> str | None:
+        """The text an unquoted here-document's `$NAME` pastes into the body its reader parses, when the line
+        set it to a value the reader would parse otherwise than a word (`x=';'`, a newline, a quote: adv49);
+        None (the reader expands `$NAME` itself, to the same value) for a plain word or a value nobody knows."""
+        if name not in self.env:
+            return None
+        value = env_get(self.env, name, "")
+        return None if _PLAIN_VALUE.fullmatch(value) else value
 
     def _body_expansions(self, body: str, depth: int, via: tuple[str, ...]) -> None:
         """An unquoted here-document's parameter and arithmetic expansions, read as a double-quoted word's:
