@@ -43,6 +43,7 @@ Fixed here:
    `gdb PROG PID`, `-ex 'attach PID'`, `lldb -p/-n`, `strace -p`, `ltrace -p` were allowed, while `cat
    /proc/PID/mem` asked. They ask; a program the debugger starts itself (`gdb ./a.out`, `strace ./app`, `gdb
    --args ./prog 1234`) stays allowed. Harm, live below: gcore writes a running process's secret to a file.
+   env45's and env46's near miss `lldb -p PID` asks now: their near misses read a core file instead.
 Also: harm.replay_cases takes the fixture a case is judged in (`scorer_for`), and test_unseen48 uses it with the
 shared conftest.fresh_project (review note from stop 48); unseen46's shellfirm case `mkfs.ext4 -n /dev/sda1` is now
 accepted as ask (was the hardline).
