@@ -60,6 +60,7 @@ _GRAMMAR_FIELDS = (
     "hosts",
     "pattern",
     "quiet_with",
+    "apart",
 )
 
 
@@ -112,6 +113,9 @@ class Grammar:
     # runs (`grep -qF "$V" f`) is read by no path class, whatever option it turns out to be (`-Rv` reads the tree
     # and prints none of it)
     quiet_with: Final[frozenset[str]]
+    # (unseen49) Each letter of a short option word is an option, and one that takes a value takes the next word
+    # after the word, in order, never the rest of its own word (tree's `-oa FILE`: -o's value is FILE, -a a flag)
+    apart: Final[bool]
 
     def __init__(
         self,
@@ -140,6 +144,7 @@ class Grammar:
         hosts: tuple[int, ...] = (),
         pattern: frozenset[str] | None = None,
         quiet_with: frozenset[str] = frozenset(),
+        apart: bool = False,
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -166,6 +171,7 @@ class Grammar:
         self.hosts = hosts
         self.pattern = pattern
         self.quiet_with = quiet_with
+        self.apart = apart
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -592,6 +598,28 @@ def _traditional_options(grammar: Grammar, argv: Sequence[str], i: int, parsed: 
     return following
 
 
+def _apart_options(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
+    """(unseen49) tree's short options: `tree -oa FILE` is `-o FILE -a` (a letter that takes a value takes the next
+    word after the option word, in order, as tar's old style does; `-oout` is -o, -o, -u, -t). Returns the index of
+    the first word after the values."""
+    following = i + 1
+    for letter in argv[i][1:]:
+        found = grammar.short.get(letter)
+        if found is None:
+            parsed.unknown = True
+            parsed.options.append((letter, None, i))
+        elif found == REQUIRED:
+            if following >= len(argv):
+                parsed.refused = True
+                return following
+            # Recorded one before its value, as a `-x VALUE` pair is (the value is at index + 1).
+            parsed.options.append((letter, argv[following], following - 1))
+            following += 1
+        else:
+            parsed.options.append((letter, None, i))
+    return following
+
+
 def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
     """Read the option word at ``argv[i]``; return the index of the next word."""
     word = argv[i]
@@ -632,6 +660,8 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
         if eq and kind == NONE:
             parsed.refused = True  # `--force=x`: "option doesn't allow an argument"
         return i + 1
+    if grammar.apart:
+        return _apart_options(grammar, argv, i, parsed)
     short = grammar.short
     j = 1
     while j < len(word):

@@ -1013,6 +1013,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         hosts=tuple(int(i) for i in data.get("hosts") or ()),
         pattern=canonical("pattern", data["pattern"] or ()) if "pattern" in data else None,
         quiet_with=canonical("quiet_with", data.get("quiet_with") or ()),
+        apart=bool(data.get("apart")),
     )
 
 

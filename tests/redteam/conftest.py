@@ -170,6 +170,25 @@ def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
             yield loaded
 
 
+@pytest.fixture(scope="module")
+def fresh_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The engine's own policies with a fake HOME and state, its working directory a fresh project of ours (src/app.py,
+    README.md): where an unseen replay's allowed `find .` is judged (fp47 reads such a find by its listing, which must
+    not be the engine's repository's: its .git and build trees differ between a clone, a worktree and CI's sdist)."""
+    tmp = tmp_path_factory.mktemp("fresh")
+    work = tmp / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "app.py").write_text("print('app')\n")
+    (work / "README.md").write_text("readme\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(make_home(tmp)))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        mp.chdir(work)
+        with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp / "state")}) as loaded:
+            yield loaded
+
+
 @pytest.fixture
 def plain_harm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
     """A project whose own policy adds nothing, its engine, the fake home and the project's folder

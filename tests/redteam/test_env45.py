@@ -122,7 +122,8 @@ NEAR_MISSES: dict[str, Case] = {
     "lldb --no-lldbinit": ({".lldbinit": LLDB_INIT}, "lldb --no-lldbinit -b -o run ./a.out"),
     "lldb, a harmless .lldbinit": ({".lldbinit": "settings set target.x86-disassembly-flavor intel\n"}, "lldb ./a.out"),
     "lldb": ({}, "lldb ./a.out"),
-    "lldb -p": ({}, "lldb -p 42"),
+    # (unseen49) `lldb -p 42` asks now: attaching to a running process reads its memory (credential_read)
+    "lldb -c": ({}, "lldb -c core ./a.out"),
     "ansible-pull --help": ({}, "ansible-pull --help"),
     "ansible ping": ({}, "ansible all -m ping"),
     "git maintenance run": ({}, "git maintenance run"),

@@ -245,7 +245,8 @@ NEAR_MISSES: dict[str, Case] = {
     # 3. lldb without a command file, or a written harmless one
     "lldb": ({}, "lldb ./a.out"),
     "lldb -b -o run": ({}, "lldb -b -o run -o bt ./a.out"),
-    "lldb -p": ({}, "lldb -p 1234"),
+    # (unseen49) `lldb -p 1234` asks now: attaching to a running process reads its memory (credential_read)
+    "lldb --core": ({}, "lldb --core core.1234 ./a.out"),
     "lldb -x": ({".lldbinit": LLDB_SHELL}, "lldb -x ./a.out"),
     "lldb -s, written breakpoints": ({"cmds": "breakpoint set -n main\nrun\nbt\n"}, "lldb -s cmds ./a.out"),
     "gdb -batch -x, written breakpoints": ({"g": "break main\nrun\n"}, "gdb -batch -x g ./a.out"),

@@ -46,21 +46,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import Engine
-from tests.conftest import REPO
-from tests.redteam.conftest import make_home
 from tests.redteam.harm import (
     allowed_payloads,
     flagged_near_misses,
     harm_project,
-    holds_expectation,
     home_intact,
+    replay_cases,
     said,
     wanted_verdict,
 )
@@ -84,45 +81,17 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The engine's own policies with a fake HOME and state, its working directory a fresh project of ours: where a
-    source's allowed `find .` is judged (fp47 reads such a find by its listing, which must not be the engine's
-    repository's: its .git and build trees differ between a clone, a worktree and CI's sdist)."""
-    tmp = tmp_path_factory.mktemp("unseen48")
-    work = tmp / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "app.py").write_text("print('app')\n")
-    (work / "README.md").write_text("readme\n")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(make_home(tmp)))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        mp.chdir(work)
-        with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp / "state")}) as loaded:
-            yield loaded
+def _lists_the_tree(case: dict[str, Any]) -> str:
+    """An allowed find of `.` is judged in conftest.fresh_project (fp47 reads such a find by its listing, which must
+    not be the engine's repository's); the flagged ones are flagged by their action, in the engine's own project."""
+    return "fresh_project" if case["command"].startswith("find .") and wanted_verdict(case) == "allow" else "scorer"
 
 
-def _lists_the_tree(case: dict[str, Any]) -> bool:
-    """An allowed find of `.`: judged in the fresh project (the flagged ones are flagged by their action, in the
-    engine's own project, whatever the tree holds)."""
-    return case["command"].startswith("find .") and wanted_verdict(case) == "allow"
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(case, id=f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}")
-        for i, case in enumerate(CASES)
-    ],
+test_replayed_expectation_holds = replay_cases(
+    CASES,
+    lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}",
+    _lists_the_tree,
 )
-def test_replayed_expectation_holds(request: pytest.FixtureRequest, case: dict[str, Any]) -> None:
-    scorer: Engine = request.getfixturevalue("fresh" if _lists_the_tree(case) else "scorer")
-    wanted = wanted_verdict(case)
-    held = holds_expectation(scorer, case["command"], wanted)
-    assert held, (
-        f"{case['source']}:{case['path']}: expected {wanted}: {said(case['command'], scorer.check(case['command']))}"
-    )
 
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
