@@ -1544,6 +1544,17 @@ _UNKNOWN_NAMES: Final = (
     " earlier command of the line wrote files it does not name (a checkout, an archive's members): which names"
     " it expands to is not known"
 )
+# (fp49) A listing of the tree read from the disk before the line runs (`rm -f $(find . -name X)`, `find . -name X |
+# xargs rm`) where an earlier command of the line may make or rename entries (shell.Analyzer._listings_made: judged
+# by what it writes), IFS is changed, or a background writer of the session still runs: a name it makes with a
+# blank splits into another path (`mkdir -p "x $HOME"`): among the unread as `$unknown_listing:WORD`
+UNKNOWN_LISTING = "listing_of_names_made_on_the_line"
+_LISTING_MARK: Final = "$unknown_listing:"
+_UNKNOWN_LISTING: Final = (
+    "a listing of the tree read before the line runs, where an earlier command of the line (or a background writer of"
+    " the session) may make or rename entries, or IFS is changed: a name with a blank splits into other paths, so"
+    " which names it hands on is not known"
+)
 # (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
 # not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
 QUIET_SEARCH_AGAIN = "quiet_search_again"
@@ -3044,6 +3055,8 @@ def _unread(paths: list[str]) -> list[Match]:
     return [
         Match(UNKNOWN_NAMES, _UNKNOWN_NAMES, "dangerous", path[len(_UNKNOWN_MARK) :], grantable=False)
         if path.startswith(_UNKNOWN_MARK)
+        else Match(UNKNOWN_LISTING, _UNKNOWN_LISTING, "dangerous", path[len(_LISTING_MARK) :], grantable=False)
+        if path.startswith(_LISTING_MARK)
         else Match(UNREAD, reason, "dangerous", path, grantable=False)
         for path in dict.fromkeys(paths)
     ]

@@ -45,7 +45,9 @@ ENGINE_PARENT = "engine_parent"
 # never skips such a text, so a matcher testing only these needs no trigger.
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
-EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source"})
+# `listed` (fp48, fp49): a substitution that only lists the working tree, whose words are the entries it lists (judged
+# where each lands: PathClassifier._listed; a name the line may make first is shell.Analyzer._listings_made's).
+EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source", "listed"})
 # A regular file with more than one name (hard links): what it holds may be a secret's under
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
@@ -212,7 +214,8 @@ _LISTER_OPTION = re.compile(
 )
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
 # What splits a listed name into other words: IFS blanks for `$(…)`, quotes and backslashes for xargs.
-_NAME_SPLITS = re.compile(r"[\s'\"\\]")
+# (fp49) and glob characters: an unquoted `$(…)` expands a printed name holding one (`*`, `?`, `[`) to other names
+_NAME_SPLITS = re.compile(r"[\s'\"\\*?\[]")
 # What git prints quoted (core.quotePath): control characters, `"`, `\`, bytes past ASCII.
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
@@ -950,8 +953,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
             _FRESH.match(text) and ".." not in text
         ):
             computed.add("computed")
-            if not lists_tree(text):
-                computed.add("computed_source")
+            # (fp48, fp49) a listing of the tree (`listed`): judged by the entries it lists, each where it lands
+            computed.add("listed" if lists_tree(text) else "computed_source")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):

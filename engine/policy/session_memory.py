@@ -943,6 +943,21 @@ class SessionView:
                     self.files.writing.pop(key, None)
         return hit
 
+    def writes_running(self) -> bool:
+        """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
+        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made)."""
+        if not self.files.writing:
+            return False
+        with self._lock:
+            items = list(self.files.writing.values())
+        for writing in items:
+            try:
+                if writing.alive is None or writing.alive():
+                    return True
+            except Exception:
+                return True  # not known: still writing
+        return False
+
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
         tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
