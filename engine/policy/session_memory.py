@@ -525,6 +525,13 @@ class SessionMemory:
     ) -> None:
         """Remember the files a terminal command that ran wrote (as the analyzer read them); ``background``: it
         runs on after the call, and its files are unread while it does (Writing)."""
+        if background:
+            # (fp49) any background process of the session may make or rename entries while it runs (`sleep 3; mkdir
+            # -p "x $HOME"`: no file a write names): a listing of the tree is not read from the disk meanwhile
+            # (writes_running); the files it writes by name replace the marker below
+            marked = self.view(session_id, workdir)
+            with self._lock:
+                self._writing(marked.files, command, (BACKGROUND_WRITER,))
         writes = _MAY_WRITE.search(command) is not None
         searches = _MAY_SEARCH.search(command) is not None
         if not writes and not searches:
@@ -1123,6 +1130,8 @@ def memory_of(shared: Any) -> SessionMemory:
 
 # Text that may write a file: a redirection, or a program that writes files it is given (an archiver's
 # archive too: SessionFiles.archives).
+# (fp49) The key a background command's Writing holds whatever it writes by name: never a file's key
+BACKGROUND_WRITER = "$background"
 _MAY_WRITE = re.compile(
     r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio"
     r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress|g?c?split)\b"

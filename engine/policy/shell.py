@@ -5866,8 +5866,9 @@ _MAKES_NO_NAMES: Final = frozenset(
 # A redirection target that may make a name a listing splits (a blank, a quote, a glob, a newline) or that only the
 # run knows (a variable, a substitution)
 _MADE_SPLITS: Final = re.compile(r"[\s'\"\\*?\[$`]")
-# A line where a command written after a listing may run before it: a loop, a background `&`, a pipe
-_CONCURRENT: Final = re.compile(r"(?<![&>|])&(?![&>])|(?<!\|)\|(?!\|)|\b(?:for|while|until|select)\b")
+# A line where a command written after a listing may run before it: a loop, a background `&`, a pipe, a process
+# substitution, a coprocess
+_CONCURRENT: Final = re.compile(r"(?<![&>|])&(?![&>])|(?<!\|)\|(?!\|)|[<>]\(|\b(?:for|while|until|select|coproc)\b")
 
 
 def _within(here: str, made: str) -> bool:

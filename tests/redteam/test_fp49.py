@@ -316,3 +316,33 @@ OPEN = {
 def test_open_false_alarms(clean: tuple[Path, Engine], command: str) -> None:
     verdict = clean[1].check(command)
     assert verdict.decision == "allow", said(command, verdict)
+
+
+# ----------------------------------------------------------------------------------------------- background writers
+BACKGROUND = '(sleep 1; mkdir -p "x $HOME"; touch "x $HOME/notes.txt") & sleep 2; rm -f $(find . -name notes.txt)'
+
+
+def test_a_background_maker_deletes_live_and_is_refused(clean: tuple[Path, Engine], tmp_path: Path) -> None:
+    """On one line (a `&`: a command written later may run first) and across calls (a background process of the
+    session still running: SessionView.writes_running)."""
+    home, _, printed = run_confined(tmp_path, BACKGROUND)
+    assert not (home / "notes.txt").exists(), printed
+    verdict = clean[1].check(BACKGROUND)
+    assert verdict.decision != "allow", said(BACKGROUND, verdict)
+
+
+def test_a_background_process_of_the_session_makes_the_listing_unknown(fresh: tuple[Path, Engine]) -> None:
+    """A background `mkdir` names no file a write row reads, yet makes names while it runs: a listing the session
+    runs meanwhile asks; once it ended, the tree as it is is read again."""
+    import time
+
+    engine = fresh[1]
+    started = engine.call("terminal", {"command": "sleep 1", "background": True}, session_id="bg")
+    assert started.ok, started.error
+    listing = "sleep 2; rm -f $(find . -name notes.txt)"
+    result = engine.call("terminal", {"command": listing}, session_id="bg")
+    assert not result.ok and result.error is not None and result.error.type == "pending_approval", listing
+    time.sleep(2.5)
+    result = engine.call("terminal", {"command": "rm -f $(find . -name '*.o')"}, session_id="bg")
+    assert result.ok, result.error
+    assert home_intact(Path(os.environ["HOME"]))
