@@ -2606,7 +2606,7 @@ def _listed_deletes(commands: list[Command], view: View, programs: ProgramTable)
     out: list[Command] = []
     skip = -1
     for i, command in enumerate(commands):
-        if i == skip:
+        if i <= skip:
             continue
         found = listed_delete(command, commands[i + 1] if i + 1 < len(commands) else None)
         if found is None:
@@ -2620,7 +2620,12 @@ def _listed_deletes(commands: list[Command], view: View, programs: ProgramTable)
         ):
             out.append(command)
             continue
-        skip = i + 1 if deleter else -1  # (the run's rm: read as the rm of the listing)
+        if deleter:  # (the run's rm: read as the rm of the listing; (fp49) each one its folders make, `fd -e log . src
+            # -x rm` runs rm on `./*` and `src/*` in the run's reading)
+            skip = i + 1
+            runner = (*command.via, command.name)
+            while skip + 1 < len(commands) and commands[skip + 1].name == deleter and commands[skip + 1].via == runner:
+                skip += 1
         out.append(_through_link(command, listing, "listing", (False,) * len(listing)))
         rm = ("rm", "-f", word)
         out.append(

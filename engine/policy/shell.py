@@ -1178,11 +1178,11 @@ class Analyzer(Follower, LinkFollower):
     def analyze(self, text: str, *, depth: int = 0, via: tuple[str, ...] = ()) -> None:
         if self.script is None and not depth and not via:
             self._readings(text)
-            if self.listings:
-                self._listings_made(text)
             # The shared empty tables (_NO_ENTRIES ...) must still be empty after a line: a writer
             # that forgot its `is _NO_...` step changed every later line's (a few instructions).
             assert not (_NO_ENTRIES or _NO_ITEMS or _NO_NAMES), "a line wrote a shared empty table of shell.py"
+            if self.listings:
+                self._listings_made(text)
             return
         self._analyze(text, depth, via)
 

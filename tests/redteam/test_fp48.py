@@ -128,7 +128,9 @@ PAYLOADS = {
     "find . -maxdepth 1 -name '.g*' | zip -rm l.zip -@": "not allow",
     "rm -f $(find . -name HEAD)": "not allow",
     "find ~ -name '*.log' | zip -m logs.zip -@": "not allow",
-    "fd -e pyc -X rm": "not allow",
+    # (fp49) `fd -e pyc -X rm` is read (paths._fd_reading): allowed as `find . -name '*.pyc' -delete` is (FIXED_IN_FP49)
+    "fd -L -e pyc -X rm": "not allow",
+    "fd -e pyc . ~ -X rm": "not allow",
     "gfind . -name '*.pyc' -delete": "not allow",  # (read as `rm -f $(gfind ...)`: a listing paths.lists_tree does not read)
     "find . -name '*.pyc' -exec rm -rf {} +": "not allow",
     "find . -name '*.pyc' -ok shred -u {} \\;": "not allow",
@@ -366,6 +368,7 @@ FIXED_IN_FP49 = [
     "find . -name '*.pyc' | xargs rm -f",
     "rm -rf $(find . -name __pycache__)",
     "find . -name '*.log' | zip -m logs.zip -@",
+    "fd -e pyc -X rm",
 ]
 
 

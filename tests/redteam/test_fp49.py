@@ -29,11 +29,17 @@ FIXED:
 Still refused: the same over ~, /, `..`; names made first on the line (every variant below); a name with a blank or a
 newline already in the tree; `find . | xargs rm -f` (the whole tree, the engine's files with it).
 
-OPEN (strict xfails at the end): `fd -e pyc -X rm` / `fd -e pyc | xargs rm` (fd's listing is not read by
-paths.lists_tree); `git ls-files -z --others --exclude-standard | xargs -0 rm -f` and `rm -f $(git ls-files -o
+4. fd's listing is read (paths._fd_reading): `fd [-e EXT] [-g] [PATTERN] [PATH]` with a type, a depth, hidden or
+   ignored files too, as find's with a name test (more names than fd prints are judged); any other option (`-L`, `-a`,
+   `--base-directory`, `-x` inside), a start point leaving the tree, or a printed name starting with `-` (fd prints
+   no `./` before it) is not read. `fd -e pyc -X rm`, `fd -e pyc | xargs rm` asked: allowed in a clean tree.
+
+OPEN (strict xfails at the end): `git ls-files -z --others --exclude-standard | xargs -0 rm -f` and `rm -f $(git ls-files -o
 --exclude-standard)` (an untracked listing is read as the whole tree: .gitignore is not read); `echo 'fund=false' >>
-.npmrc` (an append is not read as a settings-only write; only `>` is). A background writer the session does not
-record as one (a background `mkdir`) is not seen (noted in the report).
+.npmrc` (an append is not read as a settings-only write; only `>` is).
+
+Also fixed: a background process of the session makes a listing unknown while it runs, whatever it names (a
+background `sleep 1; mkdir -p "x $HOME"; touch …` named no file a write row reads: SessionView.writes_running).
 """
 
 # ruff: noqa: E501
@@ -123,6 +129,17 @@ def test_a_name_made_on_the_line_is_not_allowed(clean: tuple[Path, Engine], name
     verdict = clean[1].check(INLINE[name])
     assert verdict.decision != "allow", said(INLINE[name], verdict)
     assert KEY in {m.key for m in verdict.matches} or verdict.decision == "deny", said(INLINE[name], verdict)
+
+
+def test_fd_with_a_name_made_on_the_line_is_not_allowed(clean: tuple[Path, Engine]) -> None:
+    """fd is not installed here: its harm is xargs's split of the name shown live above (the `xargs` payload)."""
+    for payload in (
+        MADE + "fd -u notes.txt | xargs rm -f",
+        MADE + "fd -u notes.txt -X rm",
+        MADE + "fd -e txt | xargs rm",
+    ):
+        verdict = clean[1].check(payload)
+        assert verdict.decision != "allow", said(payload, verdict)
 
 
 def _split_home_source(tmp_path: Path, home: Path) -> Path:
@@ -237,6 +254,13 @@ OUTSIDE = [
     "rm -f $(ls ../*.txt)",
     "find . | xargs rm -f",
     "rm -f $(find -L . -name notes.txt)",
+    "fd -e txt . ~ -X rm",
+    "fd -L -e txt -X rm",
+    "fd -e txt . .. | xargs rm",
+    "fd --base-directory ~ -e txt | xargs rm",
+    "fd -a -e txt | xargs rm",
+    "fd -e yaml -X rm",
+    "fd | xargs rm -f",
 ]
 
 
@@ -269,6 +293,11 @@ NEAR = [
     "find . -type d -name __pycache__ | xargs rm -rf",
     "wc -l $(git ls-files '*.py')",
     "git add -A && git commit -qm wip && rm -rf $(find . -name __pycache__)",
+    "fd -e pyc -X rm",
+    "fd -e pyc | xargs rm",
+    "fd -e o -0 | xargs -0 rm -f",
+    "fdfind -e orig . src -x rm -f {}",
+    "fd -g '*.pyc' -X rm",
 ]
 
 
@@ -302,8 +331,6 @@ def test_the_allowed_cleanup_deletes_only_the_listed_files(fresh: tuple[Path, En
 
 # --------------------------------------------------------------------------------------------------------------- open
 OPEN = {
-    "fd -e pyc -X rm": "fd's listing is not read by paths.lists_tree (its deletes_listed reading is `rm -f $(fd -e pyc)`)",
-    "fd -e pyc | xargs rm": "fd's listing is not read: xargs's input is input only the run knows",
     "git ls-files -z --others --exclude-standard | xargs -0 rm -f": "an untracked listing is read as the whole tree (.gitignore is not read)",
     "rm -f $(git ls-files -o --exclude-standard)": "as above",
     "echo 'fund=false' >> .npmrc": "an append is not read as a settings-only write (executors.settings_write: `>` only)",
