@@ -192,6 +192,26 @@ def _dash_names(view: View, session: SessionView | None, cwd: str | None, every:
     return names
 
 
+def _line_ended(view: View, cwd: str | None, name: str) -> bool:
+    """(fp49) Whether the file ``name`` (in the folder ``cwd``, the analyzer's) is absent, empty or ends with a
+    newline: text appended to it starts a line of its own. False when the folder or the file cannot be read."""
+    folder = view.folder(cwd) if cwd is not None else view.folder(".")
+    if folder is None or not name or name.startswith(("~", "$")):
+        return False
+    path = os.path.join(folder, name)
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return True
+            handle.seek(size - 1)
+            return handle.read(1) == b"\n"
+    except FileNotFoundError:
+        return not os.path.islink(path)  # (a dangling link: written where it leads)
+    except OSError:
+        return False
+
+
 def _percent_decoded(text: str) -> str | None:
     """``text`` with its %XX escapes of ASCII characters decoded; None when it has none; _TOO_ESCAPED
     past _MAX_ESCAPES `%` signs."""
@@ -780,6 +800,7 @@ class Evaluator:
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
         if analyzer is not None:  # (a glob character may come from a value the line computes: `printf '\52'`)
             analyzer.dash_names = partial(_dash_names, view, session)
+            analyzer.line_ended = partial(_line_ended, view)
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.
         budget = lazy.get() if len(text) > _BUDGETED else None

@@ -951,6 +951,9 @@ class Analyzer(Follower, LinkFollower):
     # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
     # With True: every name there (adv47: the values a planted option reads, `git * status` with `-c` planted).
     dash_names: Callable[[str | None, bool], tuple[str, ...]] | None = None
+    # (fp49) Whether a file (a folder as Command.cwd holds it, a name) is empty, absent or ends with a newline on the
+    # disk (see _appends_a_line); None: not read (a parse of text alone)
+    line_ended: Callable[[str | None, str], bool] | None = None
     # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
     # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
     dash_folders: list[str | None] = _NO_ITEMS
@@ -4930,6 +4933,16 @@ class Analyzer(Follower, LinkFollower):
                 writers |= entry.writers
         return frozenset(writers)
 
+    def _appends_a_line(self, target: str) -> bool:
+        """(fp49) Whether text appended to ``target`` (`>>`) starts a line of its own: the file ends with a newline,
+        is empty or absent on the disk (read through ``line_ended``: the folder as the command runs in it), and was
+        not written earlier on the line (`printf 'regi' > .npmrc; echo 'stry=URL' >> .npmrc` joins a key). An append
+        of settings only (`echo 'fund=false' >> .npmrc`) then adds settings only."""
+        if self.line_ended is None or self._file_key(target) in self.files:
+            return False
+        self.read_disk = True  # (the answer is the disk's now: the parse is not kept)
+        return self.line_ended(self.cwd, target)
+
     def _record_writes(
         self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
     ) -> None:
@@ -4940,7 +4953,8 @@ class Analyzer(Follower, LinkFollower):
             settings = frozenset(
                 t
                 for op, t in redirects
-                if op in (">", ">|") and settings_write(self.programs.package_sources, t, output)
+                if (op in (">", ">|") or (op == ">>" and self._appends_a_line(t)))
+                and settings_write(self.programs.package_sources, t, output)
             )
             if settings:
                 last.settings_targets = settings

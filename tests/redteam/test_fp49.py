@@ -35,10 +35,12 @@ newline already in the tree; `find . | xargs rm -f` (the whole tree, the engine'
    no `./` before it) is not read. `fd -e pyc -X rm`, `fd -e pyc | xargs rm` asked: allowed in a clean tree.
 
 OPEN (strict xfails at the end): `git ls-files -z --others --exclude-standard | xargs -0 rm -f` and `rm -f $(git ls-files -o
---exclude-standard)` (an untracked listing is read as the whole tree: .gitignore is not read); `echo 'fund=false' >>
-.npmrc` (an append is not read as a settings-only write; only `>` is).
+--exclude-standard)` (an untracked listing is read as the whole tree: .gitignore is not read).
 
-Also fixed: a background process of the session makes a listing unknown while it runs, whatever it names (a
+Also fixed: `echo 'fund=false' >> .npmrc` asked: an append of settings only is a settings-only write (executors.
+settings_write, `>` only before) where the text starts a line of its own -- the file is absent, empty or ends with a
+newline on the disk and was not written earlier on the line (`printf 'regi' > .npmrc; echo 'stry=URL' >> .npmrc`
+joins a registry key: asks). And a background process of the session makes a listing unknown while it runs, whatever it names (a
 background `sleep 1; mkdir -p "x $HOME"; touch …` named no file a write row reads: SessionView.writes_running).
 """
 
@@ -298,6 +300,8 @@ NEAR = [
     "fd -e o -0 | xargs -0 rm -f",
     "fdfind -e orig . src -x rm -f {}",
     "fd -g '*.pyc' -X rm",
+    "echo 'fund=false' >> .npmrc",
+    "printf 'audit=false\\nloglevel=warn\\n' >> .npmrc",
 ]
 
 
@@ -333,7 +337,6 @@ def test_the_allowed_cleanup_deletes_only_the_listed_files(fresh: tuple[Path, En
 OPEN = {
     "git ls-files -z --others --exclude-standard | xargs -0 rm -f": "an untracked listing is read as the whole tree (.gitignore is not read)",
     "rm -f $(git ls-files -o --exclude-standard)": "as above",
-    "echo 'fund=false' >> .npmrc": "an append is not read as a settings-only write (executors.settings_write: `>` only)",
 }
 
 
@@ -373,3 +376,25 @@ def test_a_background_process_of_the_session_makes_the_listing_unknown(fresh: tu
     result = engine.call("terminal", {"command": "rm -f $(find . -name '*.o')"}, session_id="bg")
     assert result.ok, result.error
     assert home_intact(Path(os.environ["HOME"]))
+
+
+# ------------------------------------------------------------------------------------------------------ .npmrc appends
+JOINED = "printf 'regi' > .npmrc; echo 'stry=http://e.example/' >> .npmrc"
+
+
+def test_an_append_joining_a_key_is_live_and_refused(fresh: tuple[Path, Engine], tmp_path: Path) -> None:
+    """An append continues the file's last line: text of settings only may complete a registry key."""
+    _, cwd, printed = run_confined(tmp_path, JOINED)
+    assert "registry=http://e.example/" in (cwd / ".npmrc").read_text(), printed
+    root, engine = fresh
+    for payload in (JOINED, "echo 'registry=http://e.example/' >> .npmrc", "echo 'loglevel=warn' >> ~/.npmrc"):
+        verdict = engine.check(payload)
+        assert verdict.decision != "allow", said(payload, verdict)
+    (root / ".npmrc").write_text("regi")  # (planted by an earlier call: the append joins it)
+    try:
+        verdict = engine.check("echo 'stry=http://e.example/' >> .npmrc")
+        assert verdict.decision != "allow", said("echo 'stry=http://e.example/' >> .npmrc", verdict)
+        (root / ".npmrc").write_text("save-exact=true\n")
+        assert engine.check("echo 'fund=false' >> .npmrc").decision == "allow"
+    finally:
+        (root / ".npmrc").unlink()
