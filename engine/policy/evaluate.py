@@ -192,6 +192,26 @@ def _dash_names(view: View, session: SessionView | None, cwd: str | None, every:
     return names
 
 
+def _line_ended(view: View, cwd: str | None, name: str) -> bool:
+    """(fp49) Whether the file ``name`` (in the folder ``cwd``, the analyzer's) is absent, empty or ends with a
+    newline: text appended to it starts a line of its own. False when the folder or the file cannot be read."""
+    folder = view.folder(cwd) if cwd is not None else view.folder(".")
+    if folder is None or not name or name.startswith(("~", "$")):
+        return False
+    path = os.path.join(folder, name)
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return True
+            handle.seek(size - 1)
+            return handle.read(1) == b"\n"
+    except FileNotFoundError:
+        return not os.path.islink(path)  # (a dangling link: written where it leads)
+    except OSError:
+        return False
+
+
 def _percent_decoded(text: str) -> str | None:
     """``text`` with its %XX escapes of ASCII characters decoded; None when it has none; _TOO_ESCAPED
     past _MAX_ESCAPES `%` signs."""
@@ -780,6 +800,7 @@ class Evaluator:
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
         if analyzer is not None:  # (a glob character may come from a value the line computes: `printf '\52'`)
             analyzer.dash_names = partial(_dash_names, view, session)
+            analyzer.line_ended = partial(_line_ended, view)
         # A short text cannot reach the token budget in any way that matters (its parse is
         # bounded by its size, the depth and command limits): only longer ones pay for it.
         budget = lazy.get() if len(text) > _BUDGETED else None
@@ -1551,6 +1572,17 @@ _EXPRESSION_MARK: Final = "$unknown_expression:"
 _UNKNOWN_EXPRESSION: Final = (
     "a search whose expression holds words known only when it runs (a substitution's output split into words, the"
     " names xargs appends): a name or a line `-delete` or `-exec CMD ;` there is an action it takes"
+)
+# (fp49) A listing of the tree read from the disk before the line runs (`rm -f $(find . -name X)`, `find . -name X |
+# xargs rm`) where an earlier command of the line may make or rename entries (shell.Analyzer._listings_made: judged
+# by what it writes), IFS is changed, or a background writer of the session still runs: a name it makes with a
+# blank splits into another path (`mkdir -p "x $HOME"`): among the unread as `$unknown_listing:WORD`
+UNKNOWN_LISTING = "listing_of_names_made_on_the_line"
+_LISTING_MARK: Final = "$unknown_listing:"
+_UNKNOWN_LISTING: Final = (
+    "a listing of the tree read before the line runs, where an earlier command of the line (or a background writer of"
+    " the session) may make or rename entries, or IFS is changed: a name with a blank splits into other paths, so"
+    " which names it hands on is not known"
 )
 # (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
 # not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
@@ -2603,7 +2635,7 @@ def _listed_deletes(commands: list[Command], view: View, programs: ProgramTable)
     out: list[Command] = []
     skip = -1
     for i, command in enumerate(commands):
-        if i == skip:
+        if i <= skip:
             continue
         found = listed_delete(command, commands[i + 1] if i + 1 < len(commands) else None)
         if found is None:
@@ -2617,7 +2649,12 @@ def _listed_deletes(commands: list[Command], view: View, programs: ProgramTable)
         ):
             out.append(command)
             continue
-        skip = i + 1 if deleter else -1  # (the run's rm: read as the rm of the listing)
+        if deleter:  # (the run's rm: read as the rm of the listing; (fp49) each one its folders make, `fd -e log . src
+            # -x rm` runs rm on `./*` and `src/*` in the run's reading)
+            skip = i + 1
+            runner = (*command.via, command.name)
+            while skip + 1 < len(commands) and commands[skip + 1].name == deleter and commands[skip + 1].via == runner:
+                skip += 1
         out.append(_through_link(command, listing, "listing", (False,) * len(listing)))
         rm = ("rm", "-f", word)
         out.append(
@@ -3054,6 +3091,8 @@ def _unread(paths: list[str]) -> list[Match]:
         if path.startswith(_UNKNOWN_MARK)
         else Match(UNKNOWN_EXPRESSION, _UNKNOWN_EXPRESSION, "dangerous", path[len(_EXPRESSION_MARK) :], grantable=False)
         if path.startswith(_EXPRESSION_MARK)
+        else Match(UNKNOWN_LISTING, _UNKNOWN_LISTING, "dangerous", path[len(_LISTING_MARK) :], grantable=False)
+        if path.startswith(_LISTING_MARK)
         else Match(UNREAD, reason, "dangerous", path, grantable=False)
         for path in dict.fromkeys(paths)
     ]

@@ -45,7 +45,9 @@ ENGINE_PARENT = "engine_parent"
 # never skips such a text, so a matcher testing only these needs no trigger.
 # `computed_source`: `computed` except a substitution that only lists the working tree (see
 # lists_tree): what a program that prints files reads from, when only the run says where.
-EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source"})
+# `listed` (fp48, fp49): a substitution that only lists the working tree, whose words are the entries it lists (judged
+# where each lands: PathClassifier._listed; a name the line may make first is shell.Analyzer._listings_made's).
+EXPANSION_CLASSES: Final = frozenset({"variable", "computed", "computed_source", "listed"})
 # A regular file with more than one name (hard links): what it holds may be a secret's under
 # another name (engine.policy.hardlinks checks the names for the file tools; a check of a
 # terminal line does not walk the tree, so each such file is unknown).
@@ -201,8 +203,12 @@ _FORM_FILE: Final = re.compile(r"^[\w.-]+=[@<](.+)$")
 # A word that is one substitution running a program that only lists names of the working tree
 # (see lists_tree): git's index, find or ls below relative folders.
 _SUBSTITUTION = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)$")
-LISTER_NAMES = frozenset({"git", "find", "ls"})  # the programs _LISTER names (a prefilter for shell._listing_of)
-_LISTER = re.compile(r"^\s*(git\s+ls-files|git\s+diff\s+--name-only|find|ls)(?=\s|$)(.*)$", re.S)
+LISTER_NAMES = frozenset({"git", "find", "ls", "fd", "fdfind"})  # the programs _LISTER names (shell._listing_of)
+_LISTER = re.compile(r"^\s*(git\s+ls-files|git\s+diff\s+--name-only|find|ls|fdfind|fd)(?=\s|$)(.*)$", re.S)
+# (fp49) fd's options a listing of the tree may hold: a name test (-e EXT, -g with its pattern), a type, a depth,
+# hidden and ignored files too (more names than fd prints: each judged), NUL ends; the value options take the next word
+_FD_VALUED: Final = frozenset({"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--maxdepth"})
+_FD_FLAGS: Final = frozenset({"-g", "--glob", "-0", "--print0", "-H", "--hidden", "-I", "--no-ignore", "-u"})
 _LISTED_WORD = re.compile(r"""^(?:-[\w-]+|'[\w.*?\[\]{}/ -]*'|"[\w.*?\[\]{}/ -]*"|[\w.*?\[\]{}/-]+)$""")
 # What makes a lister print more than names below where it runs: symbolic links followed or
 # printed (`ls -l` shows targets), text of its own (`-printf`, `--format`), prefixes, other trees.
@@ -212,7 +218,8 @@ _LISTER_OPTION = re.compile(
 )
 _HARD_LINKED_FORM = frozenset({HARD_LINKED})
 # What splits a listed name into other words: IFS blanks for `$(…)`, quotes and backslashes for xargs.
-_NAME_SPLITS = re.compile(r"[\s'\"\\]")
+# (fp49) and glob characters: an unquoted `$(…)` expands a printed name holding one (`*`, `?`, `[`) to other names
+_NAME_SPLITS = re.compile(r"[\s'\"\\*?\[]")
 # What git prints quoted (core.quotePath): control characters, `"`, `\`, bytes past ASCII.
 _GIT_QUOTED = re.compile(r'[\x00-\x1f"\\\x7f-\U0010ffff]')
 _NEVER_SPLITS = re.compile(r"(?!)")  # names read whole, ended by NUL (`find -print0 | xargs -0`)
@@ -279,7 +286,7 @@ def _links_of(path: str) -> int:
 # lister refuses it and prints nothing.
 NUL_READ = "--nul-read"
 # What makes a lister end its names with NUL instead of a newline.
-_PRINTS_NUL = frozenset({"-print0", "-z"})
+_PRINTS_NUL = frozenset({"-print0", "-z", "-0", "--print0"})  # (fd's -0 / --print0: fp49)
 
 
 def prints_nul(listing: str) -> bool:
@@ -302,6 +309,8 @@ def lists_tree(word: str) -> bool:
     if lister is None:
         return False
     program, rest = lister.groups()
+    if program in ("fd", "fdfind"):
+        return _fd_reading(rest.split()) is not None
     for part in rest.split():
         text = part.strip("'\"")
         if not _LISTED_WORD.match(part) or ".." in text or text.startswith("/"):
@@ -309,6 +318,80 @@ def lists_tree(word: str) -> bool:
         if part.startswith("-") and (_LISTER_OPTION.match(part) or (program == "ls" and not _LS_OPTION.match(part))):
             return False
     return True
+
+
+def _fd_reading(words: Sequence[str]) -> tuple[list[str], Callable[[str], bool] | None, int] | None:
+    """(fp49) `fd [OPTIONS] [PATTERN] [PATH...]` read as a listing of the tree: (its start points, a test of the names
+    it prints, the levels it walks); None when it may print more than names below where it runs (an option outside
+    _FD_VALUED / _FD_FLAGS: `-L`, `-x`, `-a`, `-p`, `--base-directory`; a path with `..` or absolute). fd's own
+    skips (hidden and ignored files) are not read: the walk judges more names than fd prints. The test: every `-e`
+    extension (case ignored), and the pattern as a regular expression searched in the name (a glob with -g; an
+    unreadable one passes every name)."""
+    extensions: list[str] = []
+    operands: list[str] = []
+    glob = False
+    depth = _UNBOUNDED
+    at = 0
+    while at < len(words):
+        part = words[at]
+        text = part.strip("'\"")
+        if not _LISTED_WORD.match(part) and not (operands == [] and _FD_PATTERN.match(part)):
+            return None
+        if part in _FD_VALUED:
+            if at + 1 >= len(words):
+                return None
+            value = words[at + 1].strip("'\"")
+            if part in ("-e", "--extension"):
+                extensions.append(value.lower().lstrip("."))
+            elif part in ("-d", "--max-depth", "--maxdepth"):
+                if not (value.isascii() and value.isdigit()):
+                    return None
+                depth = int(value)
+            at += 2
+            continue
+        if part.startswith("-") and part != NUL_READ:
+            if part not in _FD_FLAGS:
+                return None
+            glob = glob or part in ("-g", "--glob")
+        elif part != NUL_READ:
+            if operands and (".." in text or text.startswith("/")):
+                return None  # a start point outside the tree (the pattern is no path)
+            operands.append(text)
+        at += 1
+    pattern = operands[0] if operands else ""
+    starts = operands[1:]
+    if not extensions and pattern in ("", ".", "^"):
+        return starts, None, depth
+    return starts, _fd_names(extensions, pattern, glob), depth
+
+
+# (fp49) an fd pattern: a regular expression of the name (no quote, blank, `$`, backquote or parenthesis survives
+# _SUBSTITUTION's reading anyway)
+_FD_PATTERN = re.compile(r"""^'[^']*'$|^"[^"$`]*"$|^[\w.*?+^\[\]{}|\\-]+$""")
+
+
+def _fd_names(extensions: list[str], pattern: str, glob: bool) -> Callable[[str], bool]:
+    """(fp49) The names `fd -e EXT… PATTERN` prints: its extensions (case ignored) and its pattern, searched in the
+    name as a regular expression (case ignored unless it holds a capital: fd's smart case), or matched whole as a
+    glob with -g; a pattern this reader cannot compile passes every name."""
+    search: Callable[[str], bool] | None = None
+    if pattern not in ("", ".", "^"):
+        if glob:
+            search = lambda name: fnmatchcase(name, pattern)  # noqa: E731
+        else:
+            try:
+                compiled = re.compile(pattern, 0 if any(c.isupper() for c in pattern) else re.IGNORECASE)
+            except re.error:
+                compiled = None
+            if compiled is not None:
+                search = lambda name: compiled.search(name) is not None  # noqa: E731
+
+    def named(name: str) -> bool:
+        if extensions and not any(name.lower().endswith("." + ext) for ext in extensions):
+            return False
+        return search is None or search(name)
+
+    return named
 
 
 # (merge46) Later stages of a listing that only select some of its lines (`$(find . -name '*.tmp' | grep -v keep)`):
@@ -950,8 +1033,8 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
             _FRESH.match(text) and ".." not in text
         ):
             computed.add("computed")
-            if not lists_tree(text):
-                computed.add("computed_source")
+            # (fp48, fp49) a listing of the tree (`listed`): judged by the entries it lists, each where it lands
+            computed.add("listed" if lists_tree(text) else "computed_source")
     if _REMOTE.match(text) and not text.startswith(("/", "~", ".")):
         return text, {"remote"}
     if text.startswith("~"):
@@ -1476,6 +1559,11 @@ class PathClassifier:
             depth = _find_depth(args[len(starts) :])
         elif words[0] == "ls":
             starts = [w for w in args if not w.startswith("-")]
+        elif words[0] in ("fd", "fdfind"):  # (fp49) its pattern, then its start points (_fd_reading)
+            reading = _fd_reading(words[1:])
+            if reading is None:
+                return unknown
+            starts, named, depth = reading
         else:  # git: its pathspecs are inside the tree; the whole of it is read
             starts = []
         pending = []
@@ -1553,6 +1641,8 @@ class PathClassifier:
                     # `a⏎/home/me/.ssh/id_ed25519⏎/z.py`: the shell (or xargs) splits the
                     # printed name, and a piece is another path
                     return unknown
+                if name[:1] == "-" and words[0] in ("fd", "fdfind"):
+                    return unknown  # (fp49) fd prints `-rf` with no `./` before it: an option to its reader
                 if tops and (every_level or folder in tops):
                     bare.add(name)
                 path = posixpath.join(folder, name)

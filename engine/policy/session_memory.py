@@ -525,6 +525,13 @@ class SessionMemory:
     ) -> None:
         """Remember the files a terminal command that ran wrote (as the analyzer read them); ``background``: it
         runs on after the call, and its files are unread while it does (Writing)."""
+        if background:
+            # (fp49) any background process of the session may make or rename entries while it runs (`sleep 3; mkdir
+            # -p "x $HOME"`: no file a write names): a listing of the tree is not read from the disk meanwhile
+            # (writes_running); the files it writes by name replace the marker below
+            marked = self.view(session_id, workdir)
+            with self._lock:
+                self._writing(marked.files, command, (BACKGROUND_WRITER,))
         writes = _MAY_WRITE.search(command) is not None
         searches = _MAY_SEARCH.search(command) is not None
         if not writes and not searches:
@@ -943,6 +950,21 @@ class SessionView:
                     self.files.writing.pop(key, None)
         return hit
 
+    def writes_running(self) -> bool:
+        """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
+        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made)."""
+        if not self.files.writing:
+            return False
+        with self._lock:
+            items = list(self.files.writing.values())
+        for writing in items:
+            try:
+                if writing.alive is None or writing.alive():
+                    return True
+            except Exception:
+                return True  # not known: still writing
+        return False
+
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
         tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
@@ -1108,6 +1130,8 @@ def memory_of(shared: Any) -> SessionMemory:
 
 # Text that may write a file: a redirection, or a program that writes files it is given (an archiver's
 # archive too: SessionFiles.archives).
+# (fp49) The key a background command's Writing holds whatever it writes by name: never a file's key
+BACKGROUND_WRITER = "$background"
 _MAY_WRITE = re.compile(
     r">|\b(?:tee|curl|wget|cp|mv|install|ln|dd|rsync|mount|g?tar|bsdtar|zip|7zz?a?|pax|afio"
     r"|gzip|pigz|xz|lzma|p?zstd|[pl]?bzip2|lz4|lzop|lzip|brotli|compress|g?c?split)\b"

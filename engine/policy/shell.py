@@ -953,6 +953,9 @@ class Analyzer(Follower, LinkFollower):
     # glob word there expands to (see _dash_globbed); None: not read (a parse of text alone, session_memory's).
     # With True: every name there (adv47: the values a planted option reads, `git * status` with `-c` planted).
     dash_names: Callable[[str | None, bool], tuple[str, ...]] | None = None
+    # (fp49) Whether a file (a folder as Command.cwd holds it, a name) is empty, absent or ends with a newline on the
+    # disk (see _appends_a_line); None: not read (a parse of text alone)
+    line_ended: Callable[[str | None, str], bool] | None = None
     # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
     # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
     dash_folders: list[str | None] = _NO_ITEMS
@@ -965,6 +968,10 @@ class Analyzer(Follower, LinkFollower):
     # VERB` writes the tree (Program.writes_tree, a parse of its words) and where `cp -r A B` writes (its
     # `unpacks_into:` destination) are not worked out for a line with no glob after them
     unknown_made: list[tuple[str, Command]] = _NO_ITEMS
+    # (fp49) The commands holding a listing of the tree read from the disk (paths.lists_tree: `rm -f $(find . -name
+    # X)`, xargs's `find . -name X | xargs rm`), each with whether IFS splits otherwise than at blanks where it runs:
+    # judged at the line's end against what the line's other commands write (_listings_made)
+    listings: list[tuple[Command, bool]] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1182,6 +1189,8 @@ class Analyzer(Follower, LinkFollower):
             # The shared empty tables (_NO_ENTRIES ...) must still be empty after a line: a writer
             # that forgot its `is _NO_...` step changed every later line's (a few instructions).
             assert not (_NO_ENTRIES or _NO_ITEMS or _NO_NAMES), "a line wrote a shared empty table of shell.py"
+            if self.listings:
+                self._listings_made(text)
             return
         self._analyze(text, depth, via)
 
@@ -1227,6 +1236,8 @@ class Analyzer(Follower, LinkFollower):
                 other.piped = self.piped
                 try:
                     other._analyze(text, 0, ())
+                    if other.listings:
+                        other._listings_made(text)
                 finally:
                     self._merge_reading(other, seen)
                     if self.ended is not None:
@@ -2483,6 +2494,18 @@ class Analyzer(Follower, LinkFollower):
         program = command.program
         if program is not None and program.deletes_listed is not None and any(command.dynamic):
             self._split_expression(command)  # (xf49: a lister with actions, a word only the run knows)
+        if ("$(" in command.text or "`" in command.text) and len(self.commands) > 1:
+            # (fp49) a listing of the tree in its words, after another command (a substring gates the walk)
+            for word in command.argv[1:]:
+                if (word[:2] == "$(" or word[:1] == "`") and lists_tree(word):
+                    if self.listings is _NO_ITEMS:
+                        self.listings = []
+                    # (IFS splits an unquoted substitution only: not xargs's input, nor a whole quoted word, `"$f"`)
+                    split = "xargs" not in command.via and word not in command.quoted_words
+                    self.listings.append(
+                        (command, split and (self._separators() != _DEFAULT_IFS or "IFS" in self.env.lost))
+                    )
+                    break
         if self.dash_names is not None:
             # (xf48a) what it makes that a later glob may expand to (a word with a folder naming a `-` name, or
             # one after `--`: a plain substring and a tuple test gate the walk of its words)
@@ -2492,6 +2515,55 @@ class Analyzer(Follower, LinkFollower):
                 if self.unknown_made is _NO_ITEMS:
                     self.unknown_made = []
                 self.unknown_made.append((self._file_key("."), command))
+
+    def _listings_made(self, text: str) -> None:
+        """(fp49) A listing of the tree (paths.lists_tree) is judged by the names on the disk when the line is judged
+        (PathClassifier._listed: a name there with a blank, a quote or a glob character is not known). It is read so
+        only when nothing makes or renames an entry before it runs: any other command of the line that may (by what
+        it writes: _makes_names) -- one before it, or any when commands may run before it though written after (a
+        loop, a background `&`, a pipe) --, IFS changed where it runs (`IFS=/`), or a background writer of the
+        session still running, makes it not known (`$unknown_listing:WORD` among the unread: asked). `mkdir -p "x
+        $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)` split `./x $HOME/notes.txt` at its
+        blank and deleted ~/notes.txt."""
+        anywhere = _CONCURRENT.search(text) is not None
+        running = self.session is not None and self.session.writes_running()
+        for listing, split in self.listings:
+            at = next((i for i, c in enumerate(self.commands) if c is listing), len(self.commands))
+            others = self.commands if anywhere else self.commands[:at]
+            if split or running or any(c is not listing and self._makes_names(c, listing) for c in others):
+                word = next(w for w in listing.argv[1:] if (w[:2] == "$(" or w[:1] == "`") and lists_tree(w))
+                mark = "$unknown_listing:" + word
+                if mark not in self.unread:
+                    self.unread.append(mark)
+
+    def _makes_names(self, command: Command, listing: Command) -> bool:
+        """(fp49) Whether ``command`` may make or rename an entry a listing in ``listing`` prints, by what it writes:
+        a file redirection to a name that splits or is known only at run time; a program not known to write no entry
+        (a shell builtin, a reader or filter, a deleter, a wrapper whose program is a command of its own, a listing
+        of the tree itself, a verb of its Programs entry's `keeps_tree:` while the line and the session wrote no file
+        it may read as code). Fails closed: `mkdir`, `touch`, `cp -r`, `tar x`, `git checkout`, a script do."""
+        for operator, target in command.redirects:
+            if (">" in operator and target != "/dev/null" and not target.startswith("&")) and (
+                not target or _MADE_SPLITS.search(target) is not None
+            ):
+                return True
+        name = command.name
+        if name in _MAKES_NO_NAMES or name in _READS_ONLY or name in listing.via:
+            return False
+        if name in LISTER_NAMES and lists_tree("$(" + " ".join(command.argv) + ")"):
+            return False  # the listing's own lister (`$(find . -name X)`, `find … | xargs`)
+        if name == "tee":  # a write as the engine reads it (a writer's `prepend: tee` run): the names it spells
+            return any(_MADE_SPLITS.search(word) is not None for word in command.argv[1:] if word[:1] != "-")
+        program = command.program
+        if program is not None and program.keeps_tree:
+            # (not after a file written by another command of the line, or in the session: `make clean` runs a
+            # makefile's recipe, which may be one)
+            if any(name not in entry.writers for entry in self.files.values()):
+                return True
+            if self.session is None or not self.session.files.files:
+                operands = parse_argv(program.grammar, command.argv).all_operands(command.argv)
+                return not operands or operands[0] not in program.keeps_tree
+        return True
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         """A command the line runs without spelling it out (the shell behind `sed 1e`, ...)."""
@@ -4900,6 +4972,16 @@ class Analyzer(Follower, LinkFollower):
                 writers |= entry.writers
         return frozenset(writers)
 
+    def _appends_a_line(self, target: str) -> bool:
+        """(fp49) Whether text appended to ``target`` (`>>`) starts a line of its own: the file ends with a newline,
+        is empty or absent on the disk (read through ``line_ended``: the folder as the command runs in it), and was
+        not written earlier on the line (`printf 'regi' > .npmrc; echo 'stry=URL' >> .npmrc` joins a key). An append
+        of settings only (`echo 'fund=false' >> .npmrc`) then adds settings only."""
+        if self.line_ended is None or self._file_key(target) in self.files:
+            return False
+        self.read_disk = True  # (the answer is the disk's now: the parse is not kept)
+        return self.line_ended(self.cwd, target)
+
     def _record_writes(
         self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
     ) -> None:
@@ -4910,7 +4992,8 @@ class Analyzer(Follower, LinkFollower):
             settings = frozenset(
                 t
                 for op, t in redirects
-                if op in (">", ">|") and settings_write(self.programs.package_sources, t, output)
+                if (op in (">", ">|") or (op == ">>" and self._appends_a_line(t)))
+                and settings_write(self.programs.package_sources, t, output)
             )
             if settings:
                 last.settings_targets = settings
@@ -5851,6 +5934,39 @@ def _held_to_words(pattern: Any) -> bool:
         return False
     text = str(pattern.pattern)
     return "." not in text and "\\" not in text and "[^" not in text
+
+
+# (fp49) What makes no entry of the tree, whatever its words (shell.Analyzer._makes_names): shell builtins that only
+# read or set the shell's state, filters and selectors of a listing, deleters (they make no name), and wrappers
+# whose program is a command of its own there (xargs, env, timeout ...: judged itself)
+_MAKES_NO_NAMES: Final = frozenset(
+    {"cd", "pushd", "popd", "dirs", "true", "false", ":", "echo", "printf", "test", "[", "[[", "pwd", "sleep", "wait"}
+    | {"export", "set", "unset", "shopt", "local", "declare", "typeset", "readonly", "exit", "return", "type"}
+    | {
+        "hash",
+        "read",
+        "readarray",
+        "mapfile",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "sort",
+        "uniq",
+        "rm",
+        "rmdir",
+        "unlink",
+        "break",
+        "continue",
+    }
+    | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
+)
+# A redirection target that may make a name a listing splits (a blank, a quote, a glob, a newline) or that only the
+# run knows (a variable, a substitution)
+_MADE_SPLITS: Final = re.compile(r"[\s'\"\\*?\[$`]")
+# A line where a command written after a listing may run before it: a loop, a background `&`, a pipe, a process
+# substitution, a coprocess
+_CONCURRENT: Final = re.compile(r"(?<![&>|])&(?![&>])|(?<!\|)\|(?!\|)|[<>]\(|\b(?:for|while|until|select|coproc)\b")
 
 
 def _within(here: str, made: str) -> bool:

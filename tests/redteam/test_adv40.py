@@ -40,7 +40,10 @@ FAMILIES: dict[str, tuple[list[str], list[str]]] = {
             "rg --pre=rm -e x ~",
             "rg --pre shred key ~/.ssh",
             "rg --pre unlink -- x /etc",
-            "fd -e log -x rm",
+            # (fp49) `fd -e log -x rm` in the tree is read as `rm -f $(fd -e log)` (paths._fd_reading), as find's
+            # `-exec rm {} +` is: the home's files are what stay refused
+            "fd -e log . ~ -x rm",
+            "fd -L -e log -x rm",
         ],
         ["rg --pre cat TODO", 'rg --pre-glob "*.pdf" TODO', "rg -z TODO", "fd -e py -x wc -l", "rg TODO src"],
     ),

@@ -18,8 +18,8 @@ Also fixed: `chmod 000 $(find ~ -type f)` (and carried: `for f in $(find ~ …);
 while `chmod -R 000 ~` is a hardline: permissions_broad now asks for a mode taking the owner's read given to a
 computed list outside the tree (a listing of the tree, or a mode keeping the owner's read, stays allowed).
 
-Open (strict xfail, in a project of its own since fp48): `find . -name '*.log' | zip -m logs.zip -@` asks (a false
-alarm). Not fixed: `source
+Open until stop 49 (a plain test since, in a project of its own; tests/redteam/test_fp49.py): `find . -name '*.log' |
+zip -m logs.zip -@` asked (a false alarm). Not fixed: `source
 $(find ~ -name x.sh)` is allowed, as `source ~/x.sh` and `bash $(find ~ -name x.sh)` are.
 Noticed: `mapfile -t a < <(git ls-files -o); rm -f "${a[@]}"` (an adv45b near miss) now asks wherever the inline
 `rm -f $(git ls-files -o)` does: the untracked listing reads as the whole tree, the engine's own config included.
@@ -177,11 +177,6 @@ def test_a_computed_chmod_near_miss_stays_allowed(engine: Engine, command: str) 
     assert judge(engine, command).decision == "allow", command
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: zip -m -@ reads as `rm -r -- $(find . -name *.log)`, and recursive_delete_outside_workdir takes a "
-    "listing of the tree for a variable (fp48: passing it let a name the line makes split into the home)",
-)
 def test_a_listing_zipped_away_stays_allowed(harm: tuple[Engine, Path, Path]) -> None:
     """Judged in a project of its own (fp48: not the engine's `.`)."""
     engine, _, root = harm

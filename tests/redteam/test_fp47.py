@@ -26,9 +26,9 @@ Still refused (payloads below): the same deletes over ~, /, `..`, after `cd ~`, 
 alternative, a `.env` / key / engine file in the tree, more printed names than the listing reads.
 
 OPEN (strict xfails below, in such a tree): `rm -f $(git ls-files -o --exclude-standard)` (no name test: the whole
-tree is classified, past the limit; .gitignore is not read), `find . -name '*.pyc' | xargs rm -f`, `rm -rf $(find .
--name __pycache__)` (see test_fp48's OPEN). Fixed in fp48 (FIXED_IN_FP48): `find . -path ./.venv -prune -o -name
-'*.pyc' -delete`.
+tree is classified, past the limit; .gitignore is not read). Fixed in fp48 (FIXED_IN_FP48): `find . -path ./.venv
+-prune -o -name '*.pyc' -delete`; in fp49 (tests/redteam/test_fp49.py): `find . -name '*.pyc' | xargs rm -f`, `rm -rf
+$(find . -name __pycache__)`.
 """
 
 # ruff: noqa: E501
@@ -238,13 +238,14 @@ def test_the_allowed_cleanup_deletes_only_what_it_names(clone: tuple[Path, Engin
 
 OPEN = {
     "rm -f $(git ls-files -o --exclude-standard)": "no name test: every untracked entry is classified, past the listing's limit (.gitignore is not read)",
-    "find . -name '*.pyc' | xargs rm -f": "xargs_delete asks for any input (fp48: reading a clean listing let a name the line makes split into the home)",
-    "rm -rf $(find . -name __pycache__)": "recursive_delete_outside_workdir reads a substitution as a variable (fp48: see test_fp48 OPEN)",
 }
 
-# (fp48) open here until stop 48, allowed since (tests/redteam/test_fp48.py): a pruned walk
+# (fp48) open here until stop 48, allowed since (tests/redteam/test_fp48.py): a pruned walk; (fp49) open until stop 49,
+# allowed since (tests/redteam/test_fp49.py): a clean listing read where no command of the line makes names first
 FIXED_IN_FP48 = [
     "find . -path ./.venv -prune -o -name '*.pyc' -delete",
+    "find . -name '*.pyc' | xargs rm -f",
+    "rm -rf $(find . -name __pycache__)",
 ]
 
 

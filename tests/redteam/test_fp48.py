@@ -28,11 +28,11 @@ Still refused (PAYLOADS, and the live proofs): the same over ~, /, with -L, a li
 .git or a planted .env / key, a listing past the read limit, a name test matching a planted file, fd's -X rm (its
 listing is not read yet).
 
-OPEN (strict xfails at the end): 1 and 3 above (`find . -name '*.pyc' | xargs rm -f`, `rm -rf $(find . -name
-__pycache__)`, `find . -name '*.log' | zip -m logs.zip -@`): reading the clean listing let a name the line makes split
-into a home path (xf47); and that split in fp47's inline form, `mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm
--f $(find . -name notes.txt)`, allowed before this stop (deletes ~/notes.txt). `rm -f $(git ls-files -o
---exclude-standard)` stays test_fp47's strict xfail (.gitignore is not read: the
+OPEN until stop 49 (plain tests at the end since, FIXED_IN_FP49: tests/redteam/test_fp49.py): 1 and 3 above (`find .
+-name '*.pyc' | xargs rm -f`, `rm -rf $(find . -name __pycache__)`, `find . -name '*.log' | zip -m logs.zip -@`):
+reading the clean listing let a name the line makes split into a home path (xf47); and that split in fp47's inline
+form, `mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)`, allowed before stop 49
+(deletes ~/notes.txt). `rm -f $(git ls-files -o --exclude-standard)` stays test_fp47's strict xfail (.gitignore is not read: the
 untracked listing is the whole tree past the read limit, and in a small project it names the engine's untracked
 policy, a deny that is right).
 """
@@ -128,7 +128,9 @@ PAYLOADS = {
     "find . -maxdepth 1 -name '.g*' | zip -rm l.zip -@": "not allow",
     "rm -f $(find . -name HEAD)": "not allow",
     "find ~ -name '*.log' | zip -m logs.zip -@": "not allow",
-    "fd -e pyc -X rm": "not allow",
+    # (fp49) `fd -e pyc -X rm` is read (paths._fd_reading): allowed as `find . -name '*.pyc' -delete` is (FIXED_IN_FP49)
+    "fd -L -e pyc -X rm": "not allow",
+    "fd -e pyc . ~ -X rm": "not allow",
     "gfind . -name '*.pyc' -delete": "not allow",  # (read as `rm -f $(gfind ...)`: a listing paths.lists_tree does not read)
     "find . -name '*.pyc' -exec rm -rf {} +": "not allow",
     "find . -name '*.pyc' -ok shred -u {} \\;": "not allow",
@@ -360,29 +362,24 @@ def test_validate_runs_the_fields_examples(write_project: Callable[..., Path]) -
     assert errors(root) == ["program-example-failed"] * 2
 
 
-OPEN = {
-    "find . -name '*.pyc' | xargs rm -f": "xargs_delete asks for any input",
-    "rm -rf $(find . -name __pycache__)": "recursive_delete_outside_workdir reads a listing as a variable",
-    "find . -name '*.log' | zip -m logs.zip -@": "read as rm -r -- $(find ...): as above",
-}
-_WHY = (
-    "open: reading a clean listing here was tried and reverted: a listing's names are read from the tree before "
-    'the line runs, and a name the line makes (`mkdir -p "x $HOME" && touch "x $HOME/notes.txt"`) splits '
-    "into a home path in $(...) and xargs (xf47's test_a_listing_split_into_the_home_still_asks)"
-)
+# (fp49) open here until stop 49: a clean listing is read from the disk where no command of the line (nor a background
+# writer of the session) may make or rename entries first (shell.Analyzer._listings_made, tests/redteam/test_fp49.py)
+FIXED_IN_FP49 = [
+    "find . -name '*.pyc' | xargs rm -f",
+    "rm -rf $(find . -name __pycache__)",
+    "find . -name '*.log' | zip -m logs.zip -@",
+    "fd -e pyc -X rm",
+]
 
 
-@pytest.mark.parametrize(
-    "command",
-    [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_WHY + ": " + why)) for c, why in OPEN.items()],
-)
-def test_open_false_alarms(project: tuple[Path, Engine], command: str) -> None:
+@pytest.mark.parametrize("command", FIXED_IN_FP49)
+def test_fixed_in_fp49_false_alarms(project: tuple[Path, Engine], command: str) -> None:
     verdict = project[1].check(command)
     assert verdict.decision == "allow", said(command, verdict)
 
 
-@pytest.mark.xfail(strict=True, reason="open (fp47's inline form, before this stop): " + _WHY)
 def test_a_name_the_line_makes_split_into_the_home_is_refused(project: tuple[Path, Engine]) -> None:
+    """(fp49, open before) fp47's inline form: the line makes the name before the listing runs."""
     payload = 'mkdir -p "x $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)'
     verdict = project[1].check(payload)
     assert verdict.decision != "allow", said(payload, verdict)
