@@ -803,6 +803,17 @@ def key_in_workdir(key: str) -> bool:
     return not key.startswith(("/", "~", "../")) and key != ".."
 
 
+def key_within(key: str, folder: str) -> bool:
+    """Whether the remembered ``key`` is the folder ``folder`` or below it (both keys as session_memory.file_key
+    gives them); ``folder`` "." is the working directory: every key that may name a file in it (key_in_workdir).
+    One rule for the readers of a write of a whole tree (shell._within, session_memory._covers: bg49)."""
+    if key == folder:
+        return True
+    if folder == ".":
+        return key_in_workdir(key)
+    return key.startswith(folder.rstrip("/") + "/")
+
+
 def file_operand(word: str) -> str:
     """The file a word names for reading: curl's `@file`, `name=@file` and `name=<file` forms."""
     form = _FORM_FILE.match(word)

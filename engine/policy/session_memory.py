@@ -42,10 +42,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.policy.argv import parse_argv
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
-from engine.policy.paths import key_in_workdir
+from engine.policy.paths import key_in_workdir, key_within
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
@@ -129,6 +130,39 @@ class Writing:
 
     keys: frozenset[str]
     alive: Callable[[], bool] | None = None  # the process's handle (None: not started yet)
+    # (bg49) the keys that stand for more than one file: a glob target (`cp y.txt x.s?`: every name it may match), a
+    # tree a program writes names the line does not show in (`git checkout -- x.sh`: "." -- every file below it;
+    # "*": any file, where it runs is known only at run time)
+    wide: tuple[str, ...] = ()
+
+    def writes(self, key: str) -> bool:
+        """Whether the process may write the file of ``key`` (a file_key)."""
+        return key in self.keys or any(_covers(written, key) for written in self.wide)
+
+
+def _live(entries: dict[str, Any], lock: threading.Lock) -> list[Any]:
+    """(bg49) The entries of ``entries`` (Watched, Writing: each with its process's ``alive`` handle) whose process
+    still runs or is about to start (no handle yet); the ended ones are forgotten. A handle that fails: still running.
+    One sweep for the watches and the writers (``lock``, the session memory's, not held by the caller: a handle is
+    asked without it)."""
+    with lock:
+        items = list(entries.items())
+    live: list[Any] = []
+    ended: list[str] = []
+    for key, entry in items:
+        try:
+            alive = entry.alive is None or entry.alive()
+        except Exception:
+            alive = True  # not known: still running
+        if alive:
+            live.append(entry)
+        else:
+            ended.append(key)
+    if ended:
+        with lock:
+            for key in ended:
+                entries.pop(key, None)
+    return live
 
 
 def _glob_matches(key: str, glob: str) -> bool:
@@ -410,6 +444,7 @@ class SessionFiles:
         # (adv48) Live background processes and the files they write (Writing), by process id, or by command
         # before the process started (SessionMemory.terminal_wrote with background, started)
         self.writing: dict[str, Writing] = {}
+        self.wide = False  # one of them writes a glob or a tree (Writing.wide): see _names
 
     def searches(self, found: list[int | None]) -> None:
         """Remember quiet tree searches that ran: their digests, None for one asking something new each
@@ -435,6 +470,8 @@ class SessionFiles:
         # (adv48) and the files a background job writes through a link (`cp y.txt l.sh`, l.sh -> x.sh: `sh x.sh`)
         written = (k for writing in self.writing.values() for k in writing.keys)
         self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links, *written))
+        # (bg49) a background writer of a glob or a tree may write any name: no line is skipped unread meanwhile
+        self.wide = any(writing.wide for writing in self.writing.values())
 
     def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
         self.archives.pop(key, None)  # written again: what a reader put there is gone
@@ -576,7 +613,9 @@ class SessionMemory:
                 keys = dict.fromkeys(file_key(key, workdir) for key in analyzer.files)
                 # a write through a link made earlier writes the file it names (`cp y.txt l.sh`, l.sh -> x.sh)
                 aliases = _aliased(view, dict.fromkeys(keys))
-                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)])
+                # (bg49) and a tree a program writes names the line does not show in (`git checkout -- x.sh`)
+                trees = _trees_written(analyzer.commands, cwd, workdir)
+                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)], trees)
             if view.files.archives:
                 # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
                 for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
@@ -591,12 +630,15 @@ class SessionMemory:
                 view.files.link(made)
 
     @staticmethod
-    def _writing(files: SessionFiles, command: str, keys: Iterable[str]) -> None:
-        """(adv48) A background ``command`` about to start writes the files of ``keys`` (the lock held)."""
+    def _writing(files: SessionFiles, command: str, keys: Iterable[str], trees: Iterable[str] = ()) -> None:
+        """(adv48) A background ``command`` about to start writes the files of ``keys`` and every file under the
+        folders of ``trees`` (the lock held); a glob among ``keys`` (bg49: `cp y.txt x.s?`) is every name it may
+        match, "*" any file (Writing.wide)."""
         written = frozenset(keys)
-        if written:
+        wide = frozenset(trees).union(k for k in written if k == "*" or _GLOB_CHARS.search(k) is not None)
+        if written or wide:
             files.writing.pop(command, None)
-            files.writing[command] = Writing(written)
+            files.writing[command] = Writing(written | wide, wide=tuple(sorted(wide)))
             while len(files.writing) > MAX_WATCHED:
                 files.writing.pop(next(iter(files.writing)))
             files._names()
@@ -675,24 +717,9 @@ class SessionMemory:
         """The session's background processes still running (or about to start) that watch files (the ended ones
         forgotten)."""
         with self._lock:
-            items = list(files.watches.items())
             # allowed, its process not started yet (a call of the same batch judged meanwhile): watched too
-            live: list[Watched] = list(files.expected.values())
-        ended: list[str] = []
-        for process_id, watched in items:
-            try:
-                alive = watched.alive is None or watched.alive()
-            except Exception:
-                alive = True  # not known: still watched
-            if alive:
-                live.append(watched)
-            else:
-                ended.append(process_id)
-        if ended:
-            with self._lock:
-                for process_id in ended:
-                    files.watches.pop(process_id, None)
-        return live
+            expected: list[Watched] = list(files.expected.values())
+        return expected + _live(files.watches, self._lock)
 
     def rewritten(
         self, view: SessionView, tool: str, args: Any, programs: ProgramTable | None = None
@@ -890,7 +917,7 @@ class SessionView:
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
         name the shell it is written to defined (then it is read)."""
-        if "/" in text or self.shell is not None or self.reads is not None or self.overlay:
+        if "/" in text or self.shell is not None or self.reads is not None or self.overlay or self.files.wide:
             return True
         names = self.files.names
         return bool(names) and any(name in text for name in names)
@@ -924,24 +951,7 @@ class SessionView:
     def _being_written(self, name: str) -> bool:
         """(adv48) Whether a background process of the session that still runs (or is about to start) writes the
         file of ``name`` (Writing); the ended ones are forgotten."""
-        with self._lock:
-            items = list(self.files.writing.items())
-        hit = False
-        ended: list[str] = []
-        for key, writing in items:
-            try:
-                alive = writing.alive is None or writing.alive()
-            except Exception:
-                alive = True  # not known: still writing
-            if not alive:
-                ended.append(key)
-            elif name in writing.keys:
-                hit = True
-        if ended:
-            with self._lock:
-                for key in ended:
-                    self.files.writing.pop(key, None)
-        return hit
+        return any(writing.writes(name) for writing in _live(self.files.writing, self._lock))
 
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
@@ -1205,42 +1215,48 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
     for name, target in analyzer.links.items():
         if "$" not in name and known.get(name) != target:
             out[file_key(name, workdir)] = None  # `ln -sf evil x.sh`: what it holds is another file's
-    for run in analyzer.commands:
-        if run.name == "git":
-            tree = _git_tree_written(run, cwd, workdir)
-            if tree is not None:
-                out.setdefault(tree, None)
+    for tree in _trees_written(analyzer.commands, cwd, workdir):
+        out.setdefault(tree, None)
     return out
 
 
-def _git_tree_written(command: Any, cwd: str | None, workdir: str) -> str | None:
-    """(xf48b) The key of the work tree a git ``command`` may rewrite with a text the line does not show (a watched
-    file under it is rewritten, unread: `sh x.sh &` then `git checkout -- x.sh` ran the committed `rm -rf ~`);
-    "*" (every file) when where it runs is not known here; None for a verb that leaves the work tree as it is."""
-    argv = command.argv
-    program = command.program
-    if program is None:
-        return "*"
-    if not program.writes_tree(argv):  # a verb of its `keeps_tree:` (policies/executors.yaml)
-        return None
-    if any(w == "-C" or w.startswith(("-C", "--work-tree", "--git-dir")) for w in argv[1:]):
-        return "*"  # another tree than where it runs
-    base = command.cwd if command.cwd is not None else cwd
-    if base is None:
-        return "."
-    if "$" in base:
-        return "*"
-    return file_key(base, workdir)
+def _trees_written(commands: list[Any], cwd: str | None, workdir: str) -> list[str]:
+    """(xf48b, bg49) The keys of the folders the ``commands`` of a line run in ``cwd`` write names in that the line
+    does not show: a program whose Programs row `unpacks_here` (git, tar, unzip, patch ...) unless its verb is one of
+    its `keeps_tree:` (`git status`); every file under such a folder is rewritten with a text not known here (`sh x.sh
+    &` then `git checkout -- x.sh` ran the committed `rm -rf ~`; the other way round, a background `git checkout --
+    x.sh` then `sh x.sh`). Where it writes is where it runs, moved by its `chdir:` options (`git -C DIR`) or given by
+    its `paths_in:` ones (`git --work-tree=DIR`), read as its grammar reads them; "*" (every file) where only the run
+    knows the folder."""
+    found: list[str] = []
+    for command in commands:
+        program = command.program
+        if program is None or not program.writes_tree(command.argv):
+            continue
+        base = command.cwd if command.cwd is not None else cwd
+        grammar = program.grammar
+        if grammar.chdir or grammar.paths_in:
+            for option, folder, _ in parse_argv(grammar, list(command.argv)).options:
+                if option in grammar.chdir or option in grammar.paths_in:
+                    base = "$unknown" if folder is None else posixpath.join(base or "", folder)
+        if base is None:
+            found.append(".")
+        elif "$" in base or "`" in base:
+            found.append("*")
+        else:
+            found.append(file_key(base, workdir) or ".")
+    return found
+
+
+_GLOB_CHARS = re.compile(r"[*?[]")
 
 
 def _covers(written: str, key: str) -> bool:
     """(adv47) Whether a write of ``written`` (a folder, a glob: `cp -r e/. d/` writes `d`, `cp e/* d/` writes
-    `d/*`) may replace the file of ``key``."""
-    if key.startswith(written.rstrip("/") + "/"):
+    `d/*`; "." the working directory's tree, "*" any file) may replace the file of ``key``."""
+    if written == "*" or key_within(key, written):
         return True
-    if written == ".":  # (xf48b) the working directory's tree (`git checkout -- x.sh`): every file below it
-        return not key.startswith(("/", "~", "../")) and key != ".."
-    return ("*" in written or "?" in written or "[" in written) and fnmatch.fnmatchcase(key, written)
+    return _GLOB_CHARS.search(written) is not None and fnmatch.fnmatchcase(key, written)
 
 
 def _aliased(view: SessionView, written: dict[str, str | None]) -> dict[str, tuple[str, ...]]:
@@ -1757,7 +1773,6 @@ def _input_reader(analyzer: Any, programs: ProgramTable, copied: bool = False) -
 def stdin_run(command: Any) -> Any:
     """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
     program, a shell's commands, ex or SQL commands), or None."""
-    from engine.policy.argv import parse_argv  # noqa: PLC0415
     from engine.policy.follow import subcommand_levels  # noqa: PLC0415
 
     program = command.program
