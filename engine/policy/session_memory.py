@@ -46,7 +46,7 @@ from engine.policy.argv import parse_argv
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
-from engine.policy.paths import key_in_workdir, key_within
+from engine.policy.paths import key_in_workdir, key_within, runs_path
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
@@ -864,6 +864,7 @@ class SessionView:
     """What one check reads from its session: remembered files, and files on disk."""
 
     __slots__ = ("_lock", "_real", "_under", "files", "overlay", "reads", "shell", "workdir")
+    disk = False  # (bg49) a DiskView: a check without a session
 
     def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
         self.files = files
@@ -1096,6 +1097,82 @@ class SessionView:
         return name if name.startswith("/") else os.path.join(self.workdir, name)
 
 
+class DiskView(SessionView):
+    """(bg49) What a check without a session reads (`Engine.check`, `hermes-engine check`: what a guard hook asks):
+    the file a command runs, read from the disk as a session reads a file it wrote (`bash x.sh`, `source x`, `./x`,
+    `python x.py`, `node x.js`; `make` with the project's Makefile, `npm run` with its package.json: the Programs
+    rows' `files:` in follow.DISK_LANGUAGES). `Engine.check('bash x.sh')` with x.sh holding `rm -rf ~` was allowed: a
+    check judged the line's text only. Only files named exactly are read -- never a glob's matches (`files: ["*.py",
+    "**/*.py"]`: the modules a script may import; the engine's own tests import modules holding its payload texts,
+    xf48b), never a file outside the working directory. A program (a NUL in its first 4 KiB) is the project's
+    machine code, not read (as before); a text past MAX_CONTENT cannot be judged and is unread (fail closed: an
+    approval no grant covers). A file inside a virtual environment (a folder holding `pyvenv.cfg`: `.venv/bin/activate`)
+    is its installer's, not read. Whether it was asked for a file (``asked``): the parse of such a line is not kept
+    (the file may change before the next check)."""
+
+    __slots__ = ("asked",)
+    disk = True
+
+    def __init__(self, workdir: str) -> None:
+        super().__init__(_NO_FILES, workdir, _NO_LOCK)  # (nothing is remembered: one empty record for all)
+        self.asked = False
+
+    def mentioned(self, text: str) -> bool:
+        # a command word holding a `/` (`./x`, `bin/tool`): run as a file (the fast path would not read it)
+        return runs_path(text)
+
+    def read(self, key: str) -> str | bool | None:
+        self.asked = True
+        return self._disk(file_key(key, self.workdir), False)
+
+    def _disk(self, name: str, written: bool) -> str | bool | None:
+        """The text of the file of key ``name`` inside the working directory; False: too large to judge; None: not
+        there, not a regular file, a program (machine code), outside, or in a virtual environment."""
+        path = self._path(name)
+        if path is None:
+            return None
+        try:
+            real = os.path.realpath(path)
+            if not self._inside(real) or _in_environment(real, self._real or ""):
+                return None
+            held = os.stat(real)
+            if not stat.S_ISREG(held.st_mode):
+                return None
+            if held.st_size > MAX_CONTENT * 4:
+                return False
+            with open(real, "rb") as handle:
+                data = handle.read(MAX_CONTENT * 4 + 1)
+        except (OSError, ValueError):
+            return None
+        if _BINARY in data[:4096]:
+            return None  # the project's program: not read here (as before bg49)
+        text = data.decode("utf-8", "replace")
+        return False if len(text) > MAX_CONTENT else text
+
+    def touched(self, key: str) -> bool:
+        return False  # nothing changed since a session began: there is none
+
+    def names_in(self, folder: str) -> list[str]:
+        return []  # a glob's matches are not read (see the class)
+
+    def keys_under(self, base: str, name: str | None = None) -> list[str]:
+        return []
+
+
+_NO_FILES = SessionFiles(0.0)
+_NO_LOCK = threading.Lock()
+
+
+def _in_environment(real: str, root: str) -> bool:
+    """Whether the file ``real`` is inside a virtual environment below ``root`` (a folder holding pyvenv.cfg)."""
+    folder = posixpath.dirname(real)
+    while len(folder) > len(root) and folder.startswith(root):
+        if os.path.isfile(posixpath.join(folder, "pyvenv.cfg")):
+            return True
+        folder = posixpath.dirname(folder)
+    return False
+
+
 # -- helpers -------------------------------------------------------------------------------
 
 
@@ -1244,8 +1321,23 @@ def _trees_written(commands: list[Any], cwd: str | None, workdir: str) -> list[s
         elif "$" in base or "`" in base:
             found.append("*")
         else:
-            found.append(file_key(base, workdir) or ".")
+            found.append(_checkout_top(file_key(base, workdir) or ".", workdir))
     return found
+
+
+def _checkout_top(key: str, workdir: str) -> str:
+    """(bg49) The folder of a checkout a program writing a tree from the folder of ``key`` may write in: a version
+    control program writes its whole checkout (`cd sub && git checkout -- ../x.sh` writes x.sh), whose top is the
+    nearest folder up holding a `.git` (a repository nested in the working directory: its own folder), else the
+    working directory's tree. A key outside the working directory is kept."""
+    if not key_in_workdir(key) or key == ".":
+        return key
+    folder = posixpath.normpath(key)
+    while folder not in ("", "."):
+        if os.path.lexists(posixpath.join(workdir, folder, ".git")):
+            return folder
+        folder = posixpath.dirname(folder)
+    return "."
 
 
 _GLOB_CHARS = re.compile(r"[*?[]")
