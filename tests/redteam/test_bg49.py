@@ -34,7 +34,11 @@ Near misses that stay allowed: a background writer of another file (`cp y.txt z.
 `sh x.sh`; session-less `bash scripts/ci.sh` (`echo ci; python3 -m pytest -q`), `python3 ok.py`, `./tool` (a
 program), `source .venv/bin/activate`, `npm run build` (`echo b`), `python3 -m pytest -q`, `bash missing.sh`.
 
-Open / noticed: SessionView._disk's mtime rule (a file of the working tree read when changed since the session began,
+Open (strict xfail below): a session does not read a file of the tree it did not write that is older than the
+session (SessionView._disk's mtime rule): x.sh planted before the session began, holding `rm -rf ~`, is allowed
+through the terminal tool's `bash x.sh`, while `Engine.check('bash x.sh')` now denies it.
+
+Noticed: SessionView._disk's mtime rule (a file of the working tree read when changed since the session began,
 less _SLACK) is kept: it is what separates the project's files from the session's (a session reads no file it did not
 touch), and a fixture that writes files before the session starts gets them read only when within the slack -- not
 changed here (documented in docs/policies.md). A project script whose reading asks asks now when checked without a
@@ -45,6 +49,7 @@ a Makefile with a `find ... -exec rm -rf {} +` recipe asks for every `make` targ
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -264,3 +269,18 @@ def test_a_file_outside_the_working_directory_is_not_read(plain_harm: tuple[Engi
     engine, home, _ = plain_harm
     (home / "h.sh").write_text("echo home\n")
     assert engine.check("bash ~/h.sh").decision == "allow"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (bg49): a session reads a file of the tree it did not write only when changed since the session "
+    "began: x.sh planted before (older) runs unread in a session, while the session-less check reads it",
+)
+def test_open_a_session_call_of_a_script_planted_before_it_began(plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, _, root = plain_harm
+    (root / "x.sh").write_text(RM_HOME)
+    os.utime(root / "x.sh", (1_000_000_000, 1_000_000_000))
+    assert engine.check("bash x.sh").decision != "allow"  # held: the check reads it
+    view = engine.session_memory.view("s-old", str(root))
+    verdict = engine._evaluator(engine._snapshot).verdict("terminal", {"command": "bash x.sh"}, view)
+    assert verdict.decision != "allow"
