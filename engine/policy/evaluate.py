@@ -45,6 +45,7 @@ from engine.policy.paths import (
     lists_tree,
     literal_union,
     local_reading,
+    runs_path,
 )
 from engine.policy.paths import unquoted as _unquoted
 from engine.policy.programs import Extractor, ProgramTable, Send, runs_nothing, sends_away
@@ -659,6 +660,7 @@ class Evaluator:
 
     def __init__(self, policy: CompiledPolicy, cwd: str | None = None, places: Places | None = None) -> None:
         self.policy = policy
+        self.workdir = cwd  # (bg49) where a check without a session reads the files a command runs (DiskView)
         self.classifier = PathClassifier(policy.classes, cwd, places, policy.folders)
         self._by_target: dict[tuple[str, str], tuple[CompiledPattern, ...]] = {}
         self._indexes: dict[int, tuple[tuple[CompiledPattern, ...], _Index]] = {}
@@ -787,12 +789,22 @@ class Evaluator:
         if view is None:
             # One view of the file system per check: where words land (symbolic links) is looked up once.
             view = self.classifier.view()
-        if self._can_skip(text, view) and (session is None or not session.mentioned(text)):
+        workdir = self.workdir if session is None else None
+        if self._can_skip(text, view) and (
+            not session.mentioned(text) if session is not None else not (workdir and runs_path(text))
+        ):
             try:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
                 return self._flat_scan(text, index, lazy.judged), str(exc)
-        cacheable = session is None and len(text) <= _BUDGETED and self.parse_cache > 0
+        if workdir is not None:
+            # (bg49) no session (a check, a guard hook): the files the line runs are read from the disk (DiskView); a
+            # parse that asked for none is kept as before
+            from engine.policy.session_memory import DiskView  # noqa: PLC0415 (a guard start skips it)
+
+            session = DiskView(workdir)
+        disk = session is not None and session.disk
+        cacheable = (session is None or disk) and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
         if parsed is not None and parsed[2] and any(_dash_names(view, None, cwd) for cwd in parsed[2]):
             parsed = None  # (xf46) a folder its globs expand in holds a name starting with `-` now: read again
@@ -815,7 +827,7 @@ class Evaluator:
                     analyzer.analyze(text)
                     commands = analyzer.commands
                     # (lead42) not a reading that looked at the disk (a git alias in git's files): the files may change
-                    if cacheable and not analyzer.read_disk:
+                    if cacheable and not analyzer.read_disk and not (disk and session.asked):  # type: ignore[union-attr]
                         if len(self._parses) >= self.parse_cache:
                             self._parses.clear()  # simpler than an LRU, and safe under threads
                         self._parses[text] = (commands, tuple(analyzer.unread), tuple(analyzer.dash_folders))
@@ -832,7 +844,7 @@ class Evaluator:
                     except ShellSyntaxError:
                         commands = []
                 unread = tuple(analyzer.unread)
-            if session is not None and session.files.archives:
+            if session is not None and session.files.archives and not disk:
                 commands = _sent_archives(commands, session, self.policy.programs)
             commands = _batch_puts(commands, self.policy.programs)
             # (xfail41) a background shell whose earlier lines may have put POSIXLY_CORRECT in its environment
@@ -3085,7 +3097,9 @@ def _through_tree_links(commands: list[Command], view: View, unwalked: list[Matc
 def _unread(paths: list[str]) -> list[Match]:
     """Files the line runs that were written (on the line or earlier in the session) and whose
     text cannot be read: what they do is unknown, so running them needs approval."""
-    reason = "it runs a file written in this session whose content cannot be read"
+    reason = (
+        "it runs a file written in this session (or, judged without a session, too large) whose content cannot be read"
+    )
     return [
         Match(UNKNOWN_NAMES, _UNKNOWN_NAMES, "dangerous", path[len(_UNKNOWN_MARK) :], grantable=False)
         if path.startswith(_UNKNOWN_MARK)

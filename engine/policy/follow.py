@@ -120,6 +120,11 @@ _GIT_ELSEWHERE: Final = re.compile(
 _LOADED_NAME: Final = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
 
+# (bg49) The Programs rows' `files:` languages a check without a session reads from the disk (session_memory.DiskView):
+# the project's files that say what the program runs when the line names none (make's recipes, npm's scripts)
+DISK_LANGUAGES = frozenset({"make", "npm"})
+
+
 class Follower:
     """Mixin of the analyzer: reads a command's program and follows its payloads."""
 
@@ -307,6 +312,8 @@ class Follower:
         # (adv45) input piped in that is not known here (`find ~ | zip -m x.zip -@`): a names-from-input run reads it
         # as the listing or `$(cat)` (_names_piped); without a session it was skipped with the other stdin runs
         piped = not stdin and _input_unseen(command)
+        # (bg49) a check without a session (DiskView) reads only the `files:` of DISK_LANGUAGES (Makefile, package.json)
+        disk = not self.files and self.session is not None and self.session.disk
         files = bool(self.files) or self.session is not None
         making = self.making
         if command.name in _MAKES:
@@ -341,13 +348,13 @@ class Follower:
                         if (source == "env" or source == "env_pairs") and not variables:  # noqa: PLR1714
                             continue
                         if (source == "stdin" and not stdin and not _names_piped(run, command)) or (
-                            source == "files" and not files
+                            source == "files" and (not files or (disk and run.language not in DISK_LANGUAGES))
                         ):
                             continue
                         if (
                             source == "stdin"
                             and piped
-                            and not files
+                            and (not files or disk)
                             and run.prepend == "cat"
                             and _tree_listed(self.listing, command)
                             and not _dereferences(level, present)
@@ -912,7 +919,7 @@ class Follower:
         configuration gives (`git push x` with `[remote "x"] url = ../r`: r's receiving hooks run); none names
         every remote's (the push's default). The URLs are read beside the word itself (a folder of the name
         is what git takes when no remote is so named). A configuration nobody can read here asks."""
-        if not (self.files or self.session is not None):
+        if not (self.files or (self.session is not None and not self.session.disk)):
             return values  # (no hook written: none to find)
         named = [v for v in values if "/" not in v and ":" not in v and v not in (".", "..")]
         if values and not named:

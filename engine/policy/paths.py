@@ -886,6 +886,27 @@ def key_in_workdir(key: str) -> bool:
     return not key.startswith(("/", "~", "../")) and key != ".."
 
 
+# (bg49) A command word holding a `/` (at the start of the text, after an operator or after assignments): `./x`,
+# `bin/tool` run as a file a check without a session reads (session_memory.DiskView); the fast path skips no such text
+_RUNS_PATH = re.compile(r"(?:^|[\n;&|(`{]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*[^\s;&|()<>=]*/")
+
+
+def runs_path(text: str) -> bool:
+    """Whether ``text`` may run a file named with a `/` as a command (a cheap test: no parse)."""
+    return "/" in text and _RUNS_PATH.search(text) is not None
+
+
+def key_within(key: str, folder: str) -> bool:
+    """Whether the remembered ``key`` is the folder ``folder`` or below it (both keys as session_memory.file_key
+    gives them); ``folder`` "." is the working directory: every key that may name a file in it (key_in_workdir).
+    One rule for the readers of a write of a whole tree (shell._within, session_memory._covers: bg49)."""
+    if key == folder:
+        return True
+    if folder == ".":
+        return key_in_workdir(key)
+    return key.startswith(folder.rstrip("/") + "/")
+
+
 def file_operand(word: str) -> str:
     """The file a word names for reading: curl's `@file`, `name=@file` and `name=<file` forms."""
     form = _FORM_FILE.match(word)

@@ -42,10 +42,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.policy.argv import parse_argv
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
-from engine.policy.paths import key_in_workdir
+from engine.policy.paths import key_in_workdir, key_within, runs_path
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
@@ -129,6 +130,39 @@ class Writing:
 
     keys: frozenset[str]
     alive: Callable[[], bool] | None = None  # the process's handle (None: not started yet)
+    # (bg49) the keys that stand for more than one file: a glob target (`cp y.txt x.s?`: every name it may match), a
+    # tree a program writes names the line does not show in (`git checkout -- x.sh`: "." -- every file below it;
+    # "*": any file, where it runs is known only at run time)
+    wide: tuple[str, ...] = ()
+
+    def writes(self, key: str) -> bool:
+        """Whether the process may write the file of ``key`` (a file_key)."""
+        return key in self.keys or any(_covers(written, key) for written in self.wide)
+
+
+def _live(entries: dict[str, Any], lock: threading.Lock) -> list[Any]:
+    """(bg49) The entries of ``entries`` (Watched, Writing: each with its process's ``alive`` handle) whose process
+    still runs or is about to start (no handle yet); the ended ones are forgotten. A handle that fails: still running.
+    One sweep for the watches and the writers (``lock``, the session memory's, not held by the caller: a handle is
+    asked without it)."""
+    with lock:
+        items = list(entries.items())
+    live: list[Any] = []
+    ended: list[str] = []
+    for key, entry in items:
+        try:
+            alive = entry.alive is None or entry.alive()
+        except Exception:
+            alive = True  # not known: still running
+        if alive:
+            live.append(entry)
+        else:
+            ended.append(key)
+    if ended:
+        with lock:
+            for key in ended:
+                entries.pop(key, None)
+    return live
 
 
 def _glob_matches(key: str, glob: str) -> bool:
@@ -410,6 +444,7 @@ class SessionFiles:
         # (adv48) Live background processes and the files they write (Writing), by process id, or by command
         # before the process started (SessionMemory.terminal_wrote with background, started)
         self.writing: dict[str, Writing] = {}
+        self.wide = False  # one of them writes a glob or a tree (Writing.wide): see _names
 
     def searches(self, found: list[int | None]) -> None:
         """Remember quiet tree searches that ran: their digests, None for one asking something new each
@@ -435,6 +470,8 @@ class SessionFiles:
         # (adv48) and the files a background job writes through a link (`cp y.txt l.sh`, l.sh -> x.sh: `sh x.sh`)
         written = (k for writing in self.writing.values() for k in writing.keys)
         self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links, *written))
+        # (bg49) a background writer of a glob or a tree may write any name: no line is skipped unread meanwhile
+        self.wide = any(writing.wide for writing in self.writing.values())
 
     def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
         self.archives.pop(key, None)  # written again: what a reader put there is gone
@@ -583,7 +620,9 @@ class SessionMemory:
                 keys = dict.fromkeys(file_key(key, workdir) for key in analyzer.files)
                 # a write through a link made earlier writes the file it names (`cp y.txt l.sh`, l.sh -> x.sh)
                 aliases = _aliased(view, dict.fromkeys(keys))
-                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)])
+                # (bg49) and a tree a program writes names the line does not show in (`git checkout -- x.sh`)
+                trees = _trees_written(analyzer.commands, cwd, workdir)
+                self._writing(view.files, command, [*keys, *(k for same in aliases.values() for k in same)], trees)
             if view.files.archives:
                 # `gzip x.tar` (this line's archive or an earlier call's): x.tar.gz holds what x.tar held (tail36)
                 for name, held in _compressed_archives(analyzer.commands, view.files.archives, workdir):
@@ -598,12 +637,15 @@ class SessionMemory:
                 view.files.link(made)
 
     @staticmethod
-    def _writing(files: SessionFiles, command: str, keys: Iterable[str]) -> None:
-        """(adv48) A background ``command`` about to start writes the files of ``keys`` (the lock held)."""
+    def _writing(files: SessionFiles, command: str, keys: Iterable[str], trees: Iterable[str] = ()) -> None:
+        """(adv48) A background ``command`` about to start writes the files of ``keys`` and every file under the
+        folders of ``trees`` (the lock held); a glob among ``keys`` (bg49: `cp y.txt x.s?`) is every name it may
+        match, "*" any file (Writing.wide)."""
         written = frozenset(keys)
-        if written:
+        wide = frozenset(trees).union(k for k in written if k == "*" or _GLOB_CHARS.search(k) is not None)
+        if written or wide:
             files.writing.pop(command, None)
-            files.writing[command] = Writing(written)
+            files.writing[command] = Writing(written | wide, wide=tuple(sorted(wide)))
             while len(files.writing) > MAX_WATCHED:
                 files.writing.pop(next(iter(files.writing)))
             files._names()
@@ -682,24 +724,9 @@ class SessionMemory:
         """The session's background processes still running (or about to start) that watch files (the ended ones
         forgotten)."""
         with self._lock:
-            items = list(files.watches.items())
             # allowed, its process not started yet (a call of the same batch judged meanwhile): watched too
-            live: list[Watched] = list(files.expected.values())
-        ended: list[str] = []
-        for process_id, watched in items:
-            try:
-                alive = watched.alive is None or watched.alive()
-            except Exception:
-                alive = True  # not known: still watched
-            if alive:
-                live.append(watched)
-            else:
-                ended.append(process_id)
-        if ended:
-            with self._lock:
-                for process_id in ended:
-                    files.watches.pop(process_id, None)
-        return live
+            expected: list[Watched] = list(files.expected.values())
+        return expected + _live(files.watches, self._lock)
 
     def rewritten(
         self, view: SessionView, tool: str, args: Any, programs: ProgramTable | None = None
@@ -844,6 +871,7 @@ class SessionView:
     """What one check reads from its session: remembered files, and files on disk."""
 
     __slots__ = ("_lock", "_real", "_under", "files", "overlay", "reads", "shell", "workdir")
+    disk = False  # (bg49) a DiskView: a check without a session
 
     def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
         self.files = files
@@ -897,7 +925,7 @@ class SessionView:
     def mentioned(self, text: str) -> bool:
         """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
         name the shell it is written to defined (then it is read)."""
-        if "/" in text or self.shell is not None or self.reads is not None or self.overlay:
+        if "/" in text or self.shell is not None or self.reads is not None or self.overlay or self.files.wide:
             return True
         names = self.files.names
         return bool(names) and any(name in text for name in names)
@@ -931,24 +959,7 @@ class SessionView:
     def _being_written(self, name: str) -> bool:
         """(adv48) Whether a background process of the session that still runs (or is about to start) writes the
         file of ``name`` (Writing); the ended ones are forgotten."""
-        with self._lock:
-            items = list(self.files.writing.items())
-        hit = False
-        ended: list[str] = []
-        for key, writing in items:
-            try:
-                alive = writing.alive is None or writing.alive()
-            except Exception:
-                alive = True  # not known: still writing
-            if not alive:
-                ended.append(key)
-            elif name in writing.keys:
-                hit = True
-        if ended:
-            with self._lock:
-                for key in ended:
-                    self.files.writing.pop(key, None)
-        return hit
+        return any(writing.writes(name) for writing in _live(self.files.writing, self._lock))
 
     def writes_running(self) -> bool:
         """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
@@ -1108,6 +1119,82 @@ class SessionView:
         return name if name.startswith("/") else os.path.join(self.workdir, name)
 
 
+class DiskView(SessionView):
+    """(bg49) What a check without a session reads (`Engine.check`, `hermes-engine check`: what a guard hook asks):
+    the file a command runs, read from the disk as a session reads a file it wrote (`bash x.sh`, `source x`, `./x`,
+    `python x.py`, `node x.js`; `make` with the project's Makefile, `npm run` with its package.json: the Programs
+    rows' `files:` in follow.DISK_LANGUAGES). `Engine.check('bash x.sh')` with x.sh holding `rm -rf ~` was allowed: a
+    check judged the line's text only. Only files named exactly are read -- never a glob's matches (`files: ["*.py",
+    "**/*.py"]`: the modules a script may import; the engine's own tests import modules holding its payload texts,
+    xf48b), never a file outside the working directory. A program (a NUL in its first 4 KiB) is the project's
+    machine code, not read (as before); a text past MAX_CONTENT cannot be judged and is unread (fail closed: an
+    approval no grant covers). A file inside a virtual environment (a folder holding `pyvenv.cfg`: `.venv/bin/activate`)
+    is its installer's, not read. Whether it was asked for a file (``asked``): the parse of such a line is not kept
+    (the file may change before the next check)."""
+
+    __slots__ = ("asked",)
+    disk = True
+
+    def __init__(self, workdir: str) -> None:
+        super().__init__(_NO_FILES, workdir, _NO_LOCK)  # (nothing is remembered: one empty record for all)
+        self.asked = False
+
+    def mentioned(self, text: str) -> bool:
+        # a command word holding a `/` (`./x`, `bin/tool`): run as a file (the fast path would not read it)
+        return runs_path(text)
+
+    def read(self, key: str) -> str | bool | None:
+        self.asked = True
+        return self._disk(file_key(key, self.workdir), False)
+
+    def _disk(self, name: str, written: bool) -> str | bool | None:
+        """The text of the file of key ``name`` inside the working directory; False: too large to judge; None: not
+        there, not a regular file, a program (machine code), outside, or in a virtual environment."""
+        path = self._path(name)
+        if path is None:
+            return None
+        try:
+            real = os.path.realpath(path)
+            if not self._inside(real) or _in_environment(real, self._real or ""):
+                return None
+            held = os.stat(real)
+            if not stat.S_ISREG(held.st_mode):
+                return None
+            if held.st_size > MAX_CONTENT * 4:
+                return False
+            with open(real, "rb") as handle:
+                data = handle.read(MAX_CONTENT * 4 + 1)
+        except (OSError, ValueError):
+            return None
+        if _BINARY in data[:4096]:
+            return None  # the project's program: not read here (as before bg49)
+        text = data.decode("utf-8", "replace")
+        return False if len(text) > MAX_CONTENT else text
+
+    def touched(self, key: str) -> bool:
+        return False  # nothing changed since a session began: there is none
+
+    def names_in(self, folder: str) -> list[str]:
+        return []  # a glob's matches are not read (see the class)
+
+    def keys_under(self, base: str, name: str | None = None) -> list[str]:
+        return []
+
+
+_NO_FILES = SessionFiles(0.0)
+_NO_LOCK = threading.Lock()
+
+
+def _in_environment(real: str, root: str) -> bool:
+    """Whether the file ``real`` is inside a virtual environment below ``root`` (a folder holding pyvenv.cfg)."""
+    folder = posixpath.dirname(real)
+    while len(folder) > len(root) and folder.startswith(root):
+        if os.path.isfile(posixpath.join(folder, "pyvenv.cfg")):
+            return True
+        folder = posixpath.dirname(folder)
+    return False
+
+
 # -- helpers -------------------------------------------------------------------------------
 
 
@@ -1229,42 +1316,63 @@ def _written_by(view: SessionView, tool: str, args: Any, programs: ProgramTable 
     for name, target in analyzer.links.items():
         if "$" not in name and known.get(name) != target:
             out[file_key(name, workdir)] = None  # `ln -sf evil x.sh`: what it holds is another file's
-    for run in analyzer.commands:
-        if run.name == "git":
-            tree = _git_tree_written(run, cwd, workdir)
-            if tree is not None:
-                out.setdefault(tree, None)
+    for tree in _trees_written(analyzer.commands, cwd, workdir):
+        out.setdefault(tree, None)
     return out
 
 
-def _git_tree_written(command: Any, cwd: str | None, workdir: str) -> str | None:
-    """(xf48b) The key of the work tree a git ``command`` may rewrite with a text the line does not show (a watched
-    file under it is rewritten, unread: `sh x.sh &` then `git checkout -- x.sh` ran the committed `rm -rf ~`);
-    "*" (every file) when where it runs is not known here; None for a verb that leaves the work tree as it is."""
-    argv = command.argv
-    program = command.program
-    if program is None:
-        return "*"
-    if not program.writes_tree(argv):  # a verb of its `keeps_tree:` (policies/executors.yaml)
-        return None
-    if any(w == "-C" or w.startswith(("-C", "--work-tree", "--git-dir")) for w in argv[1:]):
-        return "*"  # another tree than where it runs
-    base = command.cwd if command.cwd is not None else cwd
-    if base is None:
-        return "."
-    if "$" in base:
-        return "*"
-    return file_key(base, workdir)
+def _trees_written(commands: list[Any], cwd: str | None, workdir: str) -> list[str]:
+    """(xf48b, bg49) The keys of the folders the ``commands`` of a line run in ``cwd`` write names in that the line
+    does not show: a program whose Programs row `unpacks_here` (git, tar, unzip, patch ...) unless its verb is one of
+    its `keeps_tree:` (`git status`); every file under such a folder is rewritten with a text not known here (`sh x.sh
+    &` then `git checkout -- x.sh` ran the committed `rm -rf ~`; the other way round, a background `git checkout --
+    x.sh` then `sh x.sh`). Where it writes is where it runs, moved by its `chdir:` options (`git -C DIR`) or given by
+    its `paths_in:` ones (`git --work-tree=DIR`), read as its grammar reads them; "*" (every file) where only the run
+    knows the folder."""
+    found: list[str] = []
+    for command in commands:
+        program = command.program
+        if program is None or not program.writes_tree(command.argv):
+            continue
+        base = command.cwd if command.cwd is not None else cwd
+        grammar = program.grammar
+        if grammar.chdir or grammar.paths_in:
+            for option, folder, _ in parse_argv(grammar, list(command.argv)).options:
+                if option in grammar.chdir or option in grammar.paths_in:
+                    base = "$unknown" if folder is None else posixpath.join(base or "", folder)
+        if base is None:
+            found.append(".")
+        elif "$" in base or "`" in base:
+            found.append("*")
+        else:
+            found.append(_checkout_top(file_key(base, workdir) or ".", workdir))
+    return found
+
+
+def _checkout_top(key: str, workdir: str) -> str:
+    """(bg49) The folder of a checkout a program writing a tree from the folder of ``key`` may write in: a version
+    control program writes its whole checkout (`cd sub && git checkout -- ../x.sh` writes x.sh), whose top is the
+    nearest folder up holding a `.git` (a repository nested in the working directory: its own folder), else the
+    working directory's tree. A key outside the working directory is kept."""
+    if not key_in_workdir(key) or key == ".":
+        return key
+    folder = posixpath.normpath(key)
+    while folder not in ("", "."):
+        if os.path.lexists(posixpath.join(workdir, folder, ".git")):
+            return folder
+        folder = posixpath.dirname(folder)
+    return "."
+
+
+_GLOB_CHARS = re.compile(r"[*?[]")
 
 
 def _covers(written: str, key: str) -> bool:
     """(adv47) Whether a write of ``written`` (a folder, a glob: `cp -r e/. d/` writes `d`, `cp e/* d/` writes
-    `d/*`) may replace the file of ``key``."""
-    if key.startswith(written.rstrip("/") + "/"):
+    `d/*`; "." the working directory's tree, "*" any file) may replace the file of ``key``."""
+    if written == "*" or key_within(key, written):
         return True
-    if written == ".":  # (xf48b) the working directory's tree (`git checkout -- x.sh`): every file below it
-        return not key.startswith(("/", "~", "../")) and key != ".."
-    return ("*" in written or "?" in written or "[" in written) and fnmatch.fnmatchcase(key, written)
+    return _GLOB_CHARS.search(written) is not None and fnmatch.fnmatchcase(key, written)
 
 
 def _aliased(view: SessionView, written: dict[str, str | None]) -> dict[str, tuple[str, ...]]:
@@ -1781,7 +1889,6 @@ def _input_reader(analyzer: Any, programs: ProgramTable, copied: bool = False) -
 def stdin_run(command: Any) -> Any:
     """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
     program, a shell's commands, ex or SQL commands), or None."""
-    from engine.policy.argv import parse_argv  # noqa: PLC0415
     from engine.policy.follow import subcommand_levels  # noqa: PLC0415
 
     program = command.program

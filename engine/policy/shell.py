@@ -58,7 +58,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, lists_tree
+from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
@@ -5972,11 +5972,7 @@ _CONCURRENT: Final = re.compile(r"(?<![&>|])&(?![&>])|(?<!\|)\|(?!\|)|[<>]\(|\b(
 def _within(here: str, made: str) -> bool:
     """(xf48a) Whether folder key ``here`` may be ``made`` or below it (a checkout writes every folder of its
     tree): a folder only the run knows (`$…`) may be any."""
-    if here == made or "$" in here or "$" in made:
-        return True
-    if made == ".":
-        return not here.startswith(("/", "~"))
-    return here.startswith(made.rstrip("/") + "/")
+    return "$" in here or "$" in made or key_within(here, made)
 
 
 def _glob_words(tokens: list[Token], resolved: list[_Word] | None) -> set[str]:

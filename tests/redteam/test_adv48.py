@@ -30,8 +30,8 @@ a link, `-mindepth`, `HEA?`, `-name '*' -type f`, `.git/..`; fix47's planted nam
 job swapping a listed folder for a link to the home (`sleep 2; rm -rf build; ln -s ~ build` in the background,
 then `sleep 4; rm -rf build/`: the session's link is read at once, denied; through python's os.symlink too).
 
-OPEN (strict xfail below): a background `git checkout -- x.sh` (a committed
-`rm -f ~/notes.txt`) then `sh x.sh` (the checkout writes a text its reading does not name). Closed in the merge
+Closed by bg49 (stop 49): a background `git checkout -- x.sh` (a committed `rm -f ~/notes.txt`) then `sh x.sh` (the
+checkout writes a text its reading does not name: now every file of the tree it runs in, unread). Closed in the merge
 by xf48a: `a=(*); find . $a`, `x=(-del*); find . $x` (an array's first element). Not fixed (adv47's
 notes): `a=(-del*); find . "${a[@]}"` (adv47's strict xfail), `find . $(cat f.txt)` / `find . $(ls)` / `ls |
 xargs find .` (a program's output read as find's words: the general reading of stored output).
@@ -275,9 +275,6 @@ def _committed_script(root: Path) -> None:
     (root / "x.sh").write_text("echo hi\n")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a background `git checkout -- x.sh` writes a committed text its reading does not name"
-)
 def test_open_a_background_checkout_of_a_script_run_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with harm_project(tmp_path, monkeypatch) as (engine, home, root):
         _committed_script(root)

@@ -38,9 +38,10 @@ OPEN (strict xfails):
    tar -cf - -T -` (`| cpio -o`, `| zip - -@`) is allowed and prints the key (live). Through the terminal tool with
    a session it asks. Also without -d or a glob: with a link k.py -> ~/.ssh/id_ed25519 in the folder, `ls | tar -chf
    - -T -` (`ls -a`, `| cpio -oL`) is allowed by check and packs the key (live), while `tar -chf - *` asks.
-8. session_memory.Writing misses two background writers of a script a later call runs: `cp y.txt x.s?` (a glob target)
-   and `git diff-tree ... --output=x.sh` (1.); the later `sh x.sh` is judged by x.sh's old text and runs the new one
-   (live through the terminal tool). Held: a foreground call's detached writer (`( ... ) >/dev/null 2>&1 &`,
+8. (CLOSED: post48 and bg49) session_memory.Writing missed two background writers of a script a later call runs:
+   `cp y.txt x.s?` (a glob target: now every name the glob may match) and `git diff-tree ... --output=x.sh` (1.); the
+   later `sh x.sh` was judged by x.sh's old text and ran the new one (live through the terminal tool).
+   Held: a foreground call's detached writer (`( ... ) >/dev/null 2>&1 &`,
    `setsid -f`, `nohup ... &`): its `cp y.txt x.sh` is recorded and x.sh read as y.txt's text.
 
 The payloads judged carry `rm -rf ~` (the engine allows `rm -f ~/notes.txt` itself); the live runs delete the note.
@@ -411,8 +412,9 @@ def _later_call_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: tu
 @pytest.mark.parametrize(
     "writer",
     [
-        # (post48) diff-tree's --output is read as a write now: its background writer is a Writing of x.sh
-        pytest.param(w, id=w, marks=() if w == "background-diff-tree-output" else _open("a glob-named writer"))
+        # (post48) diff-tree's --output is read as a write now: its background writer is a Writing of x.sh;
+        # (bg49) a glob target is a write of every name the glob may match
+        pytest.param(w, id=w)
         for w in _DETACHED
     ],
 )

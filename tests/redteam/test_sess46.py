@@ -16,11 +16,10 @@ Found and fixed (each allowed before; the fake home deleted through `Engine.call
    Near misses that stay allowed: the same rewrite after the process exited, a data file or a README written
    while it runs, a harmless rewrite of its script, the same write from another session.
 
-Open (strict xfail below): the session-less `Engine.check('bash x.sh')` / `hermes-engine check 'bash x.sh'` with
-x.sh on disk holding `rm -rf ~` is `allow`: a check judges the line's text, and files on disk that no session
-wrote are the project's own (session_memory.SessionView.read). The caller we defend against reaches the disk
-only through calls, which are judged with their session (a call without a session id: the "default" session),
-as test_a_call_without_session_id_runs_no_file_it_wrote shows.
+Closed by bg49 (stop 49): the session-less `Engine.check('bash x.sh')` / `hermes-engine check 'bash x.sh'` with
+x.sh on disk holding `rm -rf ~` was `allow`; a check without a session now reads the file a command runs from the
+disk (session_memory.DiskView, tests/redteam/test_bg49.py). A call is judged with its session as before (a call
+without a session id: the "default" session), as test_a_call_without_session_id_runs_no_file_it_wrote shows.
 
 Noticed, not fixed: the watch is per session (the brief's near miss): a write from another session id to a file
 a process of this session runs is judged alone.
@@ -300,11 +299,6 @@ def test_a_reading_past_the_key_bound_watches_every_write() -> None:
 # -- second priority: the session-less check of a file on disk ----------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (sess46): `Engine.check('bash x.sh')` with x.sh on disk holding `rm -rf ~` is allowed: a check "
-    "judges the line's text; a file on disk that no session wrote is the project's own (SessionView.read)",
-)
 def test_a_session_less_check_of_a_script_on_disk(plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, _, root = plain_harm
     (root / "x.sh").write_text(RM_HOME)

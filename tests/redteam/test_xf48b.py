@@ -18,8 +18,10 @@ Near misses that stay allowed: `ls *.py | cpio -o > src.cpio`, `find src -name '
 -o`, `find src | afio -o x`; `git status`/`git diff`/`git log`, `git add` + `git commit` while the script runs, a
 `git checkout` in another folder than the watched file's.
 
-Open (strict xfail below, sess46's kept): the session-less `Engine.check('bash x.sh')` with x.sh on disk holding
-`rm -rf ~` is allowed. Tried: a check without a session judging the files of the working tree its line runs (a
+Closed by bg49 (stop 49; was a strict xfail, sess46's kept): the session-less `Engine.check('bash x.sh')` with x.sh
+on disk holding `rm -rf ~` was allowed. bg49 reads only the file the command runs, named exactly (never the modules
+it imports: a glob's matches), never in a virtual environment (session_memory.DiskView). Tried here before:
+a check without a session judging the files of the working tree its line runs (a
 view reading every file on disk, as a session's changed file). Its false-alarm cost was too high: of the engine
 repository's own 378 scripts under tests/, bench/ and .ci/ (`python3 F.py`, `bash .ci/run`), 378 were flagged
 (331 hardline, 47 ask: the modules they import hold the engine's own payload texts), and `source
@@ -182,11 +184,6 @@ def test_a_git_checkout_under_a_running_script_deletes_live(tmp_path: Path) -> N
 # -- open ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (sess46, kept by xf48b): `Engine.check('bash x.sh')` with x.sh on disk holding `rm -rf ~` is "
-    "allowed: a check judges the line's text; a file on disk no session wrote is the project's own",
-)
 def test_open_a_session_less_check_of_a_script_on_disk(plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, _, root = plain_harm
     (root / "x.sh").write_text(RM_HOME)
