@@ -4621,6 +4621,21 @@ class Analyzer(Follower, LinkFollower):
             return posixpath.basename(posixpath.normpath(posixpath.join(self.session.workdir, self.cwd or ".")))
         return posixpath.basename(posixpath.normpath(self.cwd))
 
+    def _settings_text(self, op: str, word: str, output: str) -> str:
+        """(cfg49) The text a settings write leaves to read: ``output`` itself, or appended (`>>`) after the file's
+        last line when that has no newline (`printf 'script-shell=' > .npmrc` then `>> .npmrc` of `./x.sh` makes one
+        `script-shell=./x.sh`); a file not read for certain gives a line no key matches, read as more than settings."""
+        if op != ">>":
+            return output
+        found = self._file_text(word)  # as the line or the session wrote it, else on disk
+        key = self._file_key(word)
+        if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
+            found = _last_line(posixpath.join(self.session.workdir, key))
+        if not isinstance(found, str):
+            return "\x00\n" + output
+        text = found
+        return text.rsplit("\n", 1)[-1] + output
+
     def _content(self, word: str) -> str | None:
         key = self._file_key(word)
         entry = self.files.get(key)
@@ -4868,10 +4883,14 @@ class Analyzer(Follower, LinkFollower):
         if output is not None and self.programs.package_sources:
             # (debt48) a package manager's configuration of settings only (no key naming a source, a credential
             # or a program), written whole with a text known here: not a sensitive file's write
+            # (cfg49) named from where the line's `cd` put it (`cd ..; printf ... > .config/pip/pip.conf` is the
+            # home's); appended (`>>`), its text joined to the file's last unended line
             settings = frozenset(
                 t
                 for op, t in redirects
-                if op in (">", ">|") and settings_write(self.programs.package_sources, t, output)
+                if op in (">", ">|", ">>")
+                and self.cwd != "$unknown"
+                and settings_write(self.programs.package_sources, self._file_key(t), self._settings_text(op, t, output))
             )
             if settings:
                 last.settings_targets = settings
@@ -4990,6 +5009,24 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, base), False, content))
         return out
+
+
+def _last_line(path: str) -> str | None:
+    """(cfg49) The file's last line when no newline ends it ("" when one does, or there is no file); None when it
+    cannot be read or that line is longer than is read."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - 4096))
+            tail = handle.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        return None
+    if "\n" not in tail and size > 4096:
+        return None
+    return tail.rsplit("\n", 1)[-1]
 
 
 # A program's runs that name a file it writes (`as: path, prepend: tee`), and whether it or a subcommand
