@@ -1955,6 +1955,13 @@ def settings_only(text: str, row: SourceRow) -> bool:
     return True
 
 
+def settings_named(rows: tuple[SourceRow, ...], path: str) -> bool:
+    """(cfg49) Whether ``path``'s last part is a file of a `package_sources:` row with `settings:` (a cheap test
+    before the file's text is read)."""
+    name = posixpath.basename(path)
+    return any(row[2] and any(fnmatch.fnmatchcase(name, glob) for glob in row[0]) for row in rows)
+
+
 def settings_write(rows: tuple[SourceRow, ...], path: str, text: str) -> bool:
     """(debt48) Whether writing ``text`` over ``path`` (a name in the line's folder or below it) writes a package
     manager's configuration of settings only: a file of a `package_sources:` row that lists the keys that matter

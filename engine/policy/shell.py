@@ -39,7 +39,7 @@ from engine.policy.commands import (
     printed_words,
     shell_word,
 )
-from engine.policy.executors import OPTION_SPLITTERS, settings_write
+from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
@@ -4890,6 +4890,7 @@ class Analyzer(Follower, LinkFollower):
                 for op, t in redirects
                 if op in (">", ">|", ">>")
                 and self.cwd != "$unknown"
+                and settings_named(self.programs.package_sources, t)
                 and settings_write(self.programs.package_sources, self._file_key(t), self._settings_text(op, t, output))
             )
             if settings:

@@ -29,7 +29,10 @@ packages from a place nobody authenticates. Fixed here (each was allowed, now as
   npm_config_strict_ssl=false, `npm --strict-ssl=false`, `npm config set strict-ssl false`: read as an index of the
   caller's is (`pip install --index-url http://h` asks: `as: file, indirect: true`).
 - a write into a dot folder of the home (`printf x > ~/.config/foo.txt`, a user site-packages `.pth` under
-  ~/.local/lib, ~/.cache): `sensitive_dotfile` (policies/paths.yaml) holds every file of the home's dot folders.
+  ~/.local/lib, ~/.cache): a new path class `home_config` (policies/paths.yaml: every file of the home's dot
+  folders), read by the write rows only (`rm ~/.cache/*` stays allowed). Other families' near misses that wrote
+  there (`echo x > ~/.config/ghostty/config`: ghostty runs its `command =`; VS Code's settings.json; ~/.local/share;
+  ~/.ssh-backup/) ask now by design and left their lists.
 
 Open (strict xfails below): `npm install --no-strict-ssl` (a negated flag: no value for the run to read); TLS
 turned off through git's GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT forms; pip's PIP_CERT / `--cert` (a CA bundle the
@@ -157,6 +160,8 @@ NEAR_MISSES: dict[str, Case] = {
     "ls-config": ({}, "ls ~/.config"),
     "mkdir-config": ({}, "mkdir -p ~/.config/x"),
     "write-home-top": ({}, "printf x > ~/notes2.txt"),
+    "rm-cache": ({}, "rm ~/.cache/*"),
+    "rm-cache-file": ({}, "rm -f ~/.cache/pip/selfcheck.json"),
 }
 
 
