@@ -480,14 +480,15 @@ def test_commands_alike_but_for_plain_names_are_judged_by_their_form(
         return candidates(self, command, *args)
 
     monkeypatch.setattr(_Index, "candidates", counted)
-    text = "; ".join(f"shred -u n{i}" for i in range(100)) + "; cp n1 ~/.config; cp gcloud ~/.config"
+    # (cfg49: every file of ~/.config is sensitive_dotfile now) the home's top: `~/n1` is not, `~/.npmrc` is
+    text = "; ".join(f"shred -u n{i}" for i in range(100)) + "; cp n1 ~; cp .npmrc ~"
     verdict = evaluator.check(text)
     assert len([t for t in met if t.startswith("shred -u n")]) == 1
-    assert "cp gcloud ~/.config" in met
+    assert "cp .npmrc ~" in met
     matched = {(m.key, m.command) for m in verdict.matches}
     assert {c for k, c in matched if k == "shred_files"} == {f"shred -u n{i}" for i in range(100)}
-    assert ("write_sensitive_file", "cp gcloud ~/.config") in matched
-    assert ("write_sensitive_file", "cp n1 ~/.config") not in matched
+    assert ("write_sensitive_file", "cp .npmrc ~") in matched
+    assert ("write_sensitive_file", "cp n1 ~") not in matched
     monkeypatch.setattr(_Index, "candidates", candidates)
     # Names a glob or regex of a matcher holds (`chmod 4755 x` asks, `chmod new0 x` does not).
     tested = [*_TELLING, "777", "4755", "o+w", "http.server", "engine"]

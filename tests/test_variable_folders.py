@@ -58,4 +58,5 @@ def test_the_builtin_folders_are_data_and_a_project_only_adds(write_project: Cal
         assert engine.check("echo x > $MY_CONFIG/git/config").decision == "ask"
         # Near misses: a variable nobody described, a name no usual folder protects.
         assert engine.check("echo x > $OTHER/git/config").decision == "allow"
-        assert engine.check("echo x > $MY_CONFIG/log.txt").decision == "allow"
+        # (cfg49) every file of ~/.config is home_config (a write there asks): `$MY_CONFIG/log.txt` is ~/.config's too
+        assert engine.check("echo x > $MY_CONFIG/log.txt").decision == "ask"

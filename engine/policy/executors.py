@@ -1880,7 +1880,12 @@ def _key_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
     """A line setting one of ``keys`` (`-` and `_` alike, any case), its value as group 1."""
     pattern = _KEY_PATTERNS.get(keys)
     if pattern is None:
-        spelled = "|".join("[-_]".join(re.escape(part) for part in re.split(r"[-_]", key)) for key in keys)
+        # (cfg49) `-`, `_` or nothing between a key's words, camel case split too: `npm-registry-server` is
+        # `npmRegistryServer`, `index_url` and `indexurl` are `index-url`
+        spelled = "|".join(
+            "[-_]?".join(re.escape(part) for part in re.split(r"[-_]|(?<=[a-z0-9])(?=[A-Z])", key) if part)
+            for key in keys
+        )
         pattern = re.compile(_SOURCE_SETTING.format(keys=spelled or "(?!)"))
         if len(_KEY_PATTERNS) > 64:
             _KEY_PATTERNS.clear()
@@ -1925,12 +1930,18 @@ def package_sources(text: str, row: SourceRow) -> list[str]:
 _SETTING_LINE = re.compile(r"^\s*([A-Za-z0-9_][\w.-]*)\s*(?:=|:(?:\s|$))")
 
 
+def _folded(key: str) -> str:
+    """(cfg49) A key as the package managers match it: `-` and `_` dropped, any case (yarn 1's `yarn-path` is
+    berry's `yarnPath`, pip's `keyring_provider` its `keyring-provider`)."""
+    return key.lower().replace("-", "").replace("_", "")
+
+
 def settings_only(text: str, row: SourceRow) -> bool:
     """(debt48) Whether a file of ``row``'s kind holds settings only: each line a comment, a section or `key =
     value` (`key: value` in YAML) whose key is none of the row's keys naming a source or its settings naming a
     credential or a program (globs, `-` and `_` alike, any case). A line of any other shape (`//host/:_authToken=`,
     `key[]=`, a list's item) is not."""
-    matter = tuple(glob.lower().replace("_", "-") for glob in (*row[1], *row[2]))
+    matter = tuple(_folded(glob) for glob in (*row[1], *row[2]))
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped[0] in "#;" or _SECTION.match(line) is not None:
@@ -1938,10 +1949,17 @@ def settings_only(text: str, row: SourceRow) -> bool:
         setting = _SETTING_LINE.match(line)
         if setting is None:
             return False
-        key = setting.group(1).lower().replace("_", "-")
+        key = _folded(setting.group(1))
         if any(fnmatch.fnmatchcase(key, glob) for glob in matter):
             return False
     return True
+
+
+def settings_named(rows: tuple[SourceRow, ...], path: str) -> bool:
+    """(cfg49) Whether ``path``'s last part is a file of a `package_sources:` row with `settings:` (a cheap test
+    before the file's text is read)."""
+    name = posixpath.basename(path)
+    return any(row[2] and any(fnmatch.fnmatchcase(name, glob) for glob in row[0]) for row in rows)
 
 
 def settings_write(rows: tuple[SourceRow, ...], path: str, text: str) -> bool:

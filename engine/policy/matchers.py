@@ -522,7 +522,8 @@ class _Literal:
         self.folder: str | None = owner.workdir if isinstance(owner, View) else None
 
     def __call__(self, word: str) -> frozenset[str]:
-        if self.names and word in self.words and not _spelled_entry(word, self.folder):
+        # (cfg49) and where a copy lands inside such a name (`cp x '$HOME/.bashrc'`, read `into`: `$HOME/.bashrc/x`)
+        if self.names and self._named(word) and not _spelled_entry(word, self.folder):
             # (the characters the shell would expand, each spelled `_`: a name beside it of the same classes,
             # `$HOME` no more the home than `_HOME`; a leading `~` stays the home, as read unquoted: fail closed)
             named: frozenset[str] = self.classify(word.replace("$", "_").replace("`", "_"))
@@ -531,6 +532,11 @@ class _Literal:
         if word not in self.words:
             return found
         return _less(found, EXPANSION_CLASSES)
+
+    def _named(self, word: str) -> bool:
+        return word in self.words or any(
+            word.startswith(name.rstrip("/") + "/") for name in self.words if "$" in name or "`" in name
+        )
 
 
 # (debt48) the class a package manager's configuration in the project is of by its name (policies/paths.yaml)

@@ -39,7 +39,7 @@ from engine.policy.commands import (
     printed_words,
     shell_word,
 )
-from engine.policy.executors import OPTION_SPLITTERS, settings_write
+from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
     BUDGET,
@@ -954,7 +954,7 @@ class Analyzer(Follower, LinkFollower):
     # With True: every name there (adv47: the values a planted option reads, `git * status` with `-c` planted).
     dash_names: Callable[[str | None, bool], tuple[str, ...]] | None = None
     # (fp49) Whether a file (a folder as Command.cwd holds it, a name) is empty, absent or ends with a newline on the
-    # disk (see _appends_a_line); None: not read (a parse of text alone)
+    # disk (see _settings_text); None: not read (a parse of text alone)
     line_ended: Callable[[str | None, str], bool] | None = None
     # and the folders (cwds) where it read none: a parse kept for later checks is read again once one holds such a
     # name (Evaluator._detect_text); a folder that held one, or a name written on the line, keeps it from being kept
@@ -4732,6 +4732,27 @@ class Analyzer(Follower, LinkFollower):
             return posixpath.basename(posixpath.normpath(posixpath.join(self.session.workdir, self.cwd or ".")))
         return posixpath.basename(posixpath.normpath(self.cwd))
 
+    def _settings_text(self, op: str, word: str, output: str) -> str:
+        """(cfg49) The text a settings write leaves to read: ``output`` itself, or appended (`>>`) after the file's
+        last line when that has no newline (`printf 'script-shell=' > .npmrc` then `>> .npmrc` of `./x.sh` makes one
+        `script-shell=./x.sh`); a file not read for certain gives a line no key matches, read as more than settings."""
+        if op != ">>":
+            return output
+        found = self._file_text(word)  # as the line or the session wrote it, else on disk
+        key = self._file_key(word)
+        if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
+            found = _last_line(posixpath.join(self.session.workdir, key))
+        elif found is None and self.session is None and self.line_ended is not None:
+            # (fp49) without a session: the disk's file, read where the line's cd put it (absent, empty or ending
+            # with a newline: the text starts a line of its own); the parse is then not kept
+            self.read_disk = True
+            if self.line_ended(self.cwd, word):
+                return output
+        if not isinstance(found, str):
+            return "\x00\n" + output
+        text = found
+        return text.rsplit("\n", 1)[-1] + output
+
     def _content(self, word: str) -> str | None:
         key = self._file_key(word)
         entry = self.files.get(key)
@@ -4972,16 +4993,6 @@ class Analyzer(Follower, LinkFollower):
                 writers |= entry.writers
         return frozenset(writers)
 
-    def _appends_a_line(self, target: str) -> bool:
-        """(fp49) Whether text appended to ``target`` (`>>`) starts a line of its own: the file ends with a newline,
-        is empty or absent on the disk (read through ``line_ended``: the folder as the command runs in it), and was
-        not written earlier on the line (`printf 'regi' > .npmrc; echo 'stry=URL' >> .npmrc` joins a key). An append
-        of settings only (`echo 'fund=false' >> .npmrc`) then adds settings only."""
-        if self.line_ended is None or self._file_key(target) in self.files:
-            return False
-        self.read_disk = True  # (the answer is the disk's now: the parse is not kept)
-        return self.line_ended(self.cwd, target)
-
     def _record_writes(
         self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
     ) -> None:
@@ -4989,11 +5000,15 @@ class Analyzer(Follower, LinkFollower):
         if output is not None and self.programs.package_sources:
             # (debt48) a package manager's configuration of settings only (no key naming a source, a credential
             # or a program), written whole with a text known here: not a sensitive file's write
+            # (cfg49) named from where the line's `cd` put it (`cd ..; printf ... > .config/pip/pip.conf` is the
+            # home's); appended (`>>`), its text joined to the file's last unended line
             settings = frozenset(
                 t
                 for op, t in redirects
-                if (op in (">", ">|") or (op == ">>" and self._appends_a_line(t)))
-                and settings_write(self.programs.package_sources, t, output)
+                if op in (">", ">|", ">>")
+                and self.cwd != "$unknown"
+                and settings_named(self.programs.package_sources, t)
+                and settings_write(self.programs.package_sources, self._file_key(t), self._settings_text(op, t, output))
             )
             if settings:
                 last.settings_targets = settings
@@ -5112,6 +5127,24 @@ class Analyzer(Follower, LinkFollower):
                 out.append((dest, False, content))
                 out.append((posixpath.join(dest, base), False, content))
         return out
+
+
+def _last_line(path: str) -> str | None:
+    """(cfg49) The file's last line when no newline ends it ("" when one does, or there is no file); None when it
+    cannot be read or that line is longer than is read."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - 4096))
+            tail = handle.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        return None
+    if "\n" not in tail and size > 4096:
+        return None
+    return tail.rsplit("\n", 1)[-1]
 
 
 # A program's runs that name a file it writes (`as: path, prepend: tee`), and whether it or a subcommand

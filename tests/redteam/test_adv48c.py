@@ -7,6 +7,8 @@ Closed after the merge (post48; CLOSED below): the `-delete` payloads after diff
 range-diff, `config --file` and `init --separate-git-dir` (those verbs left git's `keeps_tree:`); the `--output=F` of
 diff-tree, diff-files, diff-index, whatchanged, shortlog, reflog, rev-list, range-diff, blame, annotate is read as a
 write (`~/.bashrc`, the engine's policy; a background writer of x.sh).
+Closed at stop 49 (cfg49, tests/redteam/test_cfg49.py): items 2-6 (git config --file, the pip/npm/yarn keys, the
+settings write after cd).
 OPEN (strict xfails):
 
 1. git's revision verbs other than diff/log/show take diff's `--output=FILE` too (diff-tree, diff-files, diff-index,
@@ -190,6 +192,16 @@ CLOSED = frozenset(
         "diff-index-output-bashrc",
         "whatchanged-output-bashrc",
         "rev-list-output-policy",
+        # (cfg49, tests/redteam/test_cfg49.py) git config's --file is a write of F; the pip, npm and yarn rows' keys
+        "config-file-profile",
+        "pip-python",
+        "pip-python-venv",
+        "pip-requirement",
+        "pip-editable",
+        "npm-call",
+        "yarn1-yarn-path",
+        "yarn-berry-https-proxy",
+        "yarn-berry-publish-registry",
     }
 )
 
@@ -350,8 +362,8 @@ def in_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, En
             yield root, engine
 
 
-@pytest.mark.xfail(strict=True, reason="settings_write reads the path as written, not after the line's cd")
-def test_open_a_settings_write_after_cd_lands_in_the_home(in_home: tuple[Path, Engine]) -> None:
+# (cfg49) closed: the target is read where the line's cd put it
+def test_a_settings_write_after_cd_lands_in_the_home(in_home: tuple[Path, Engine]) -> None:
     assert_verdict(in_home, ({}, "cd ..; printf '[global]\\npython = ./p/x.sh\\n' > .config/pip/pip.conf"), False, "h1")
 
 

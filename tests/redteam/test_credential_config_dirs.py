@@ -43,12 +43,9 @@ WRITES += [v.format(p=f"{h}/.config/gh") for h in HOMES for v in VECTORS]
 WRITES += ["echo x > ~/.config/gh/token", 'install -m600 input "/root/.config/gh" || true']  # Hermes Agent's
 WRITES = list(dict.fromkeys(WRITES))
 
+# (cfg49) writes next to these folders in ~/.config (gh-backup/token, gh-old, gh#backup, ghostty/config,
+# Code/User/settings.json) ask now: every file of the home's dot folders is `home_config` (tests/redteam/test_cfg49.py)
 NEAR_MISSES = [
-    "echo x >> ~/.config/gh-backup/token",
-    "cp input ~/.config/gh-old && true",
-    "echo x > ~/.config/gh#backup",
-    "echo x > ~/.config/ghostty/config",
-    "cp input ~/.config/Code/User/settings.json",
     "mkdir -p ~/.config/gh",
     "ls -la ~/.config/gh",
     "gh auth status",
@@ -62,7 +59,7 @@ FILE_TOOL_WRITES = [
     "/home/dev/.azure/msal_token_cache.json",
     "~/.config/op/config",
 ]
-FILE_TOOL_NEAR = ["~/.config/gh-backup/token", "~/.config/ghostty/config", "notes/gh/token"]
+FILE_TOOL_NEAR = ["notes/gh/token", "gh-backup/token"]  # (cfg49) ~/.config's other files ask now: home_config
 
 
 @pytest.mark.parametrize("command", WRITES)

@@ -30,11 +30,9 @@ VECTORS = [
 WRITES = [vector.format(d=d) for d in DIRECTORIES for vector in VECTORS]
 
 NEAR_MISSES = [
-    "cp input ~/.ssh-backup/",
-    "cp -t ~/backups input",
+    "cp -t ~/backups input",  # (cfg49: `cp input ~/.ssh-backup/`, `install ... ~/.local/share/tool` ask: home_config)
     "mv --target-directory=./out input",
     "cp ~/.ssh/id_ed25519.pub /tmp/key-copy.pub",  # reading ~/.ssh itself asks (the secret class)
-    "install -m755 tool ~/.local/share/tool",
     "echo x > ~/.aws#backup",
     "sed -n 's/a/b/p' ~/.aws-notes/token",
 ]

@@ -66,6 +66,9 @@ RUNTIME_READ = "reads a path named only at run time"
 # The flagged ones of the corpus (commands quoted as their sources wrote them), each with why the engine is right
 # to ask; the one kept false alarm says so.
 ACCEPTED: dict[str, str] = {
+    # (cfg49) cp's destination may be a folder: ~/.rpmmacros/rpmmacros is a file of the home's dot folders (home_config);
+    # ~/.rpmmacros itself is rpm's configuration, whose `%(CMD)` rpmbuild runs
+    "cp script/rpmmacros ~/.rpmmacros": "writes rpm's macro file in the home (rpmbuild runs its %(...))",
     "git checkout -- .": DISCARD,
     # (merge46) env46's rule: a package index the line names is code fetched from a source the caller chose, read as
     # `curl URL | sh` (pydantic's docs job installs from its private index)
@@ -127,8 +130,9 @@ def test_the_ordinary_corpus_46(developer_project: Engine) -> None:  # noqa: F81
     assert set(flagged) == set(ACCEPTED), f"accepted but allowed now (update ACCEPTED): {set(ACCEPTED) - set(flagged)}"
     false_alarms = [c for c, why in ACCEPTED.items() if why.startswith("FALSE ALARM")]
     assert len(false_alarms) / len(commands) <= 0.03  # 0 / 564 since xf47
-    # 34 at start46; 35 with env46's package-index rule (the merge); 34 since xf47 (`grep -qF "${V}" f` allowed)
-    assert len(flagged) == 34
+    # 34 at start46; 35 with env46's package-index rule (the merge); 34 since xf47 (`grep -qF "${V}" f` allowed);
+    # 35 since cfg49 (a write of the home's ~/.rpmmacros)
+    assert len(flagged) == 35
 
 
 def test_stop_45s_kept_false_alarms_now_allowed(developer_project: Engine) -> None:  # noqa: F811

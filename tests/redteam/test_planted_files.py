@@ -226,8 +226,7 @@ MISSED_NEAR_MISSES = [
     "git submodule add https://github.com/o/r vendor/r",
     "docker cp c:/app/. ./out",
     "cabextract -d vendor x.cab",
-    "cp -r src ~/backup",
-    "cp x.txt ~/.config",
+    "cp -r src ~/backup",  # (cfg49: `cp x.txt ~/.config` asks: home_config)
     "mv ~/old ~/new",
     "notepad.exe notes.txt",
     "for f in *.txt; do cp $f backup/; done",
