@@ -1398,7 +1398,8 @@ class Analyzer(Follower, LinkFollower):
         destination of a copy or a move whose sources are folders of the project the line names literally, which no
         earlier writer of unseen names on the line (a checkout) and neither the line nor the session wrote into, and
         whose names on disk hold none starting with `-` or holding a blank (`cp -r src dist && cd dist && zip -r
-        ../d.zip *`: dist holds src's names, read from src)."""
+        ../d.zip *`: dist holds src's names, read from src); the folders below it stay unknown (`folder/*`: only
+        the source's own names are read)."""
         folders: list[str] = []
         for folder, command in self.unknown_made:
             program = command.program
@@ -1406,8 +1407,11 @@ class Analyzer(Follower, LinkFollower):
                 folders.append(folder)  # (an undescribed unpacker: every verb may write)
             elif program.unpacks_into:
                 target = program.unpacks_target(command.argv)
-                if target is not None and not self._sources_known(command, program, target, folders):
-                    folders.append(join_path(command.cwd, file_operand(target).rstrip("/") or "/"))
+                if target is not None:
+                    into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
+                    # (xf49b) a clean source's top names are read from it: the folders below stay unknown
+                    known = self._sources_known(command, program, target, folders)
+                    folders.append(into + _BELOW if known else into)
             elif program.writes_tree(command.argv):
                 folders.append(folder)
         return folders
@@ -5927,9 +5931,15 @@ def _held_to_words(pattern: Any) -> bool:
 _MAX_KNOWN_SOURCES: Final = 8  # (xf49b) the sources of a copy whose names are read from the disk, at most
 
 
+_BELOW: Final = "/*"  # (xf49b) a made folder key's end: only the folders below it are made unseen
+
+
 def _within(here: str, made: str) -> bool:
     """(xf48a) Whether folder key ``here`` may be ``made`` or below it (a checkout writes every folder of its
-    tree): a folder only the run knows (`$…`) may be any."""
+    tree): a folder only the run knows (`$…`) may be any. (xf49b) ``made`` ending `/*`: only below it."""
+    if made.endswith(_BELOW):
+        top = made[: -len(_BELOW)]
+        return "$" in here or "$" in top or here.startswith(top.rstrip("/") + "/")
     if here == made or "$" in here or "$" in made:
         return True
     if made == ".":

@@ -58,6 +58,8 @@ def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
         "build": ["out.txt", "lib.so"],
         "bad": ["-delete", "keep.txt"],
         "spaced": ["x -delete", "keep.txt"],
+        "nest": ["keep.txt"],
+        "nest/d": ["-delete", "keep.txt"],
     }.items():
         (root / folder).mkdir()
         for name in names:
@@ -84,6 +86,8 @@ PAYLOADS: dict[str, Case] = {
     "cp-after-checkout": ({}, "git checkout x; cp -r src dist; cd dist && find . -del*"),
     "cp-session-wrote": ({"made/-delete": ""}, "cp -r made dist && cd dist && find . -del*"),
     "cp-session-wrote-clean": ({"made/m.py": "x\n"}, "cp -r made dist && cd dist && find . -del*"),
+    "cp-below-a-clean-top": ({}, "cp -r nest dist && cd dist/d && find . -del*"),
+    "mv-below-a-clean-top": ({}, "mv nest dist; cd dist/d && find . -del*"),
     "cp-missing-source": ({}, "cp -r e/. sub/; cd sub && find . -del*"),
     "cp-substituted-source": ({}, "cp -r $(cat d.txt) dist; cd dist && find . -del*"),
     "cp-glob-source": ({}, "cp -r b* dist; cd dist && find . -del*"),
@@ -110,7 +114,6 @@ NEAR_MISSES: dict[str, Case] = {
     "cp-zip": ({}, "cp -r src dist && cd dist && zip -r ../d.zip *"),
     "mv-tar": ({}, "mv build dist; cd dist && tar czf ../d.tgz *"),
     "cp-dot-tar": ({}, "cp -r src/. out/; cd out && tar cf ../o.tar *"),
-    "cp-into-pkg": ({}, "cp -r src dist && cd dist/pkg && find . -name *.py"),
     "cp-a-two": ({}, "cp -a src build dist && cd dist && tar cf ../d.tar *"),
     "rsync-tar": ({}, "rsync -a src/ dist/ && cd dist && tar czf ../d.tgz *"),
     "grep-after-checkout": ({}, "git checkout x; grep -m 1 x *.md"),
