@@ -1596,6 +1596,14 @@ _UNKNOWN_LISTING: Final = (
     " the session) may make or rename entries, or IFS is changed: a name with a blank splits into other paths, so"
     " which names it hands on is not known"
 )
+# (xf49b) A program reading options that run code given, where it reads them, a word known only when it runs
+# (shell.Analyzer._split_options: `git $(cat f.txt)`, `ssh $(cat o) h`): among the unread as `$unknown_options:W`
+UNKNOWN_OPTIONS = "options_of_unknown_words"
+_OPTIONS_MARK: Final = "$unknown_options:"
+_UNKNOWN_OPTIONS: Final = (
+    "a program given, where it reads its options, words known only when it runs (a substitution's output split into"
+    " words, a variable's value): one may be an option that runs a command (`-c core.fsmonitor=CMD`, `-oProxyCommand`)"
+)
 # (quiet42) A quiet search of a folder holding a secret, asking what the session's earlier quiet searches did
 # not (_prints_trees, _asked_before): with project_exfiltration's match, the reason a human reads
 QUIET_SEARCH_AGAIN = "quiet_search_again"
@@ -3107,6 +3115,8 @@ def _unread(paths: list[str]) -> list[Match]:
         if path.startswith(_EXPRESSION_MARK)
         else Match(UNKNOWN_LISTING, _UNKNOWN_LISTING, "dangerous", path[len(_LISTING_MARK) :], grantable=False)
         if path.startswith(_LISTING_MARK)
+        else Match(UNKNOWN_OPTIONS, _UNKNOWN_OPTIONS, "dangerous", path[len(_OPTIONS_MARK) :], grantable=False)
+        if path.startswith(_OPTIONS_MARK)
         else Match(UNREAD, reason, "dangerous", path, grantable=False)
         for path in dict.fromkeys(paths)
     ]

@@ -1379,8 +1379,9 @@ def _source_examples(table: ProgramTable, doc: Document, at: int) -> list[Proble
 
 
 def _globs_unknown(line: str, table: ProgramTable) -> bool:
-    """(xf49) Whether ``line``, read with no name starting with `-` on the disk, has a glob the names an earlier
-    command wrote unseen may reach as an option (shell.Analyzer._unknown_names)."""
+    """(xf49) Whether ``line``, read with no name starting with `-` on the disk (xf49b: a folder a copy reads holds
+    `-delete`), has a glob the names an earlier command wrote unseen may reach as an option
+    (shell.Analyzer._unknown_names)."""
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
     analyzer = Analyzer(table)
@@ -1389,8 +1390,9 @@ def _globs_unknown(line: str, table: ProgramTable) -> bool:
     return any(word.startswith("$unknown_names:") for word in analyzer.unread)
 
 
-def _no_dash_names(_cwd: str | None, _every: bool) -> tuple[str, ...]:
-    return ()
+def _no_dash_names(_cwd: str | None, every: bool) -> tuple[str, ...]:
+    # (xf49b) a copy's source folder holds a `-delete` (a copy of a clean folder of the project writes known names)
+    return ("-delete",) if every else ()
 
 
 def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], program: Program) -> list[Problem]:

@@ -1382,6 +1382,85 @@ class Analyzer(Follower, LinkFollower):
             self.unread.append(f"$unknown_expression:{word}")
             return
 
+    def _split_options(self, command: Command, program: Program) -> None:
+        """(xf49b) A program some of whose options' values run or write something (its `option_names`: git's -c,
+        ssh's -o, pip's --log) and whose options end at its first operand (getopt `+`, a verb), given there a word
+        only the run knows: a substitution's output or a variable's value the line does not show (`git $(cat f.txt)`
+        with `-c core.fsmonitor=./x.sh status` ran x.sh; `ssh $(cat o) h` with `-oProxyCommand=sh x.sh`). Split
+        into words, or followed by more, it may be options that run code (asked: `$unknown_options:WORD` among the
+        unread). A word after the first operand (`git log $(git merge-base a b)..HEAD`, `git checkout $(git rev-parse
+        HEAD)`), an option's value (`git -C $(pwd) status`) or a substitution printing a path is none."""
+        argv = command.argv
+        parsed = parse_argv(program.grammar, argv)
+        at = parsed.operand_at[0] if parsed.operand_at else parsed.rest
+        if at is None or at >= len(argv):
+            return
+        word = argv[at]
+        if not command.dynamic[at] or word[:1] not in "$`" or word in _PATH_SUBSTITUTIONS:
+            return
+        if word in command.quoted_words and at == len(argv) - 1:
+            return  # (one word, quoted, nothing after it: no verb follows an option it may be)
+        self.unread.append(f"$unknown_options:{word}")
+
+    def _unknown_folders(self) -> list[str]:
+        """(xf49) The folders where a command of Analyzer.unknown_made wrote names the line does not show: an
+        `unpacks_here` command's own (unless its verb is one of its `keeps_tree:`, `git status`), an `unpacks_into:`
+        command's destination (`cp -r e/. sub/`: `sub`; none without its options: `cp a b`). (xf49b) Not the
+        destination of a copy or a move whose sources are folders of the project the line names literally, which no
+        earlier writer of unseen names on the line (a checkout) and neither the line nor the session wrote into, and
+        whose names on disk hold none starting with `-` or holding a blank (`cp -r src dist && cd dist && zip -r
+        ../d.zip *`: dist holds src's names, read from src); the folders below it stay unknown (`folder/*`: only
+        the source's own names are read)."""
+        folders: list[str] = []
+        for folder, command in self.unknown_made:
+            program = command.program
+            if program is None:
+                folders.append(folder)  # (an undescribed unpacker: every verb may write)
+            elif program.unpacks_into:
+                target = program.unpacks_target(command.argv)
+                if target is not None:
+                    into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
+                    # (xf49b) a clean source's top names are read from it: the folders below stay unknown
+                    known = self._sources_known(command, program, target, folders)
+                    folders.append(into + _BELOW if known else into)
+            elif program.writes_tree(command.argv):
+                folders.append(folder)
+        return folders
+
+    def _sources_known(self, command: Command, program: Program, target: str, made: list[str]) -> bool:
+        """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``) is a folder of
+        the project spelled literally, not below a folder in ``made`` (written unseen earlier on the line), not
+        written by the line or the session, whose names on disk (some: a folder not listed is not read) hold none
+        starting with `-` or holding a blank."""
+        if self.dash_names is None:
+            return False
+        argv = command.argv
+        parsed = parse_argv(program.grammar, argv)
+        sources = [
+            (word, at) for word, at in zip(parsed.operands, parsed.operand_at, strict=True) if word is not target
+        ]
+        if not sources or len(sources) > _MAX_KNOWN_SOURCES:
+            return False
+        for word, at in sources:
+            if command.dynamic[at] or _GLOB.search(word) is not None:
+                return False
+            key = join_path(command.cwd, file_operand(word).rstrip("/") or "/")
+            if key.startswith(("/", "~", "$", "..")) or key == ".":
+                return False
+            if any(_within(key, folder) for folder in made) or self._key_touched(key):
+                return False
+            names = self.dash_names(key, True)
+            if not names or any(name[:1] == "-" or not name.isprintable() or " " in name for name in names):
+                return False
+        return True
+
+    def _key_touched(self, key: str) -> bool:
+        """(xf49b) Whether the line or the session wrote folder ``key`` or a file below it."""
+        inside = key.rstrip("/") + "/"
+        if key in self.files or any(k.startswith(inside) for k in self.files):
+            return True
+        return self.session is not None and bool(self.session.touched(key))
+
     def _unknown_names(self, globs: set[str], argv: list[str], start: int) -> None:
         """(xf48a) A glob word that may expand to a name starting with `-`, in a folder where an earlier command on
         the line wrote names it does not show (`git checkout B; find . -del*`: the branch may hold `-delete`): what
@@ -1395,10 +1474,11 @@ class Analyzer(Follower, LinkFollower):
         if program is None or not (program.active or program.reads_planted):
             return  # (a program none of whose options runs anything: `git pull; ls *`, `cat *`, `grep -n x *`)
         here = self._file_key(".")
-        if not any(_within(here, made) for made in _unknown_folders(self.unknown_made)):
+        if not any(_within(here, made) for made in self._unknown_folders()):
             return
         # (xf49) a name holding a `.` reaches as an option where one takes a value (tar's `--checkpoint-action=exec=sh
         # x.py`, `-Ish x.py`): a literal `.` keeps a glob from one only for a grammar none of whose options takes one
+        # (xf49b) whose value runs or writes something (its Programs entry's option runs: sed's -e, mypy's reports)
         dotted = _valued_options(program)
         for at in range(start, len(argv)):
             word = argv[at]
@@ -2492,8 +2572,11 @@ class Analyzer(Follower, LinkFollower):
             command.quoted_words = self.quoted_words
         self.commands.append(command)
         program = command.program
-        if program is not None and program.deletes_listed is not None and any(command.dynamic):
-            self._split_expression(command)  # (xf49: a lister with actions, a word only the run knows)
+        if program is not None and any(command.dynamic):
+            if program.deletes_listed is not None:
+                self._split_expression(command)  # (xf49: a lister with actions, a word only the run knows)
+            elif program.option_names and program.grammar.stop_at_operand:
+                self._split_options(command, program)  # (xf49b: where it reads options that run, such a word)
         if ("$(" in command.text or "`" in command.text) and len(self.commands) > 1:
             # (fp49) a listing of the tree in its words, after another command (a substring gates the walk)
             for word in command.argv[1:]:
@@ -5930,33 +6013,25 @@ _PATH_SUBSTITUTIONS: Final = frozenset({"$(pwd)", "$(pwd -P)", "$(git rev-parse 
 _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
 
 
-def _unknown_folders(made: list[tuple[str, Command]]) -> Iterable[str]:
-    """(xf49) The folders where a command of ``made`` (Analyzer.unknown_made) wrote names the line does not show: an
-    `unpacks_here` command's own (unless its verb is one of its `keeps_tree:`, `git status`), an `unpacks_into:`
-    command's destination (`cp -r e/. sub/`: `sub`; none without its options: `cp a b`)."""
-    for folder, command in made:
-        program = command.program
-        if program is None:
-            yield folder  # (an undescribed unpacker: every verb may write)
-        elif program.unpacks_into:
-            target = program.unpacks_target(command.argv)
-            if target is not None:
-                yield join_path(command.cwd, file_operand(target).rstrip("/") or "/")
-        elif program.writes_tree(command.argv):
-            yield folder
-
-
 def _valued_options(program: Program) -> bool:
     """(xf49) Whether an option of ``program`` may carry a text holding a `.` (a value its grammar's `values:` does not
     hold to a few words, or a grammar not described): a name a glob holding a `.` expands to may then be one
-    (`--to-command=sh x.py`; not rm's `--interactive=WHEN`)."""
+    (`--to-command=sh x.py`; not rm's `--interactive=WHEN`). (xf49b) Only an option whose value runs or writes
+    something (its `option_names`: tar's -I, sed's -e, mypy's --junit-xml): `git checkout x; grep -m 1 x *.md` reads
+    no `-m9.md` as harm, `sed -n 1p *.md` may read `-e1esh x.sh #.md` (it ran x.sh live)."""
     grammar = program.grammar
     if not grammar.short and not grammar.long:
         return True
     held = grammar.values
+    wanted = program.option_names
     for options in (grammar.short, grammar.long):
         for name, kind in options.items():
-            if kind and not _held_to_words(held.get(name) or held.get(grammar.aliases.get(name, ""))):
+            if not kind:
+                continue
+            canonical = grammar.aliases.get(name, "")
+            if name not in wanted and canonical not in wanted and wanted.isdisjoint(grammar.names(name)):
+                continue
+            if not _held_to_words(held.get(name) or held.get(canonical)):
                 return True
     return False
 
@@ -6000,11 +6075,18 @@ _MADE_SPLITS: Final = re.compile(r"[\s'\"\\*?\[$`]")
 # A line where a command written after a listing may run before it: a loop, a background `&`, a pipe, a process
 # substitution, a coprocess
 _CONCURRENT: Final = re.compile(r"(?<![&>|])&(?![&>])|(?<!\|)\|(?!\|)|[<>]\(|\b(?:for|while|until|select|coproc)\b")
+_MAX_KNOWN_SOURCES: Final = 8  # (xf49b) the sources of a copy whose names are read from the disk, at most
+
+
+_BELOW: Final = "/*"  # (xf49b) a made folder key's end: only the folders below it are made unseen
 
 
 def _within(here: str, made: str) -> bool:
     """(xf48a) Whether folder key ``here`` may be ``made`` or below it (a checkout writes every folder of its
-    tree): a folder only the run knows (`$…`) may be any."""
+    tree): a folder only the run knows (`$…`) may be any. (xf49b) ``made`` ending `/*`: only below it."""
+    if made.endswith(_BELOW):
+        top = made[: -len(_BELOW)]
+        return "$" in here or "$" in top or here.startswith(top.rstrip("/") + "/")
     return "$" in here or "$" in made or key_within(here, made)
 
 
