@@ -1926,10 +1926,52 @@ def _with_input(
         marker = replace[0] if replace else "{}"
         line = data if whole else next((line.strip() for line in data.splitlines() if line.strip()), "")
         return [w.replace(marker, line) for w in words], flags
-    extra = [data] if whole else data.split()[:64]
+    extra = [data] if whole else _xargs_items(parsed, data)[:64]
     if not words:  # no command: xargs runs echo
         words, flags = ["echo"], [False]
     return [*words, *extra], [*flags, *([False] * len(extra))]
+
+
+_XARGS_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "a": "\a", "b": "\b", "f": "\f"}
+
+
+def _xargs_items(parsed: Parsed, data: str) -> list[str]:
+    """(merge49) The arguments xargs makes of ``data``: split at blanks, or with `-0` at NULs and with `-d C` at C
+    only (`printf 'rm -rf ~\\n' | xargs -d '\\n' sh -c` hands sh the one word `rm -rf ~`, which it runs: read as
+    blanks split, it was `sh -c rm -rf ~`, a bare rm). A delimiter not read here keeps the data one word."""
+    delimiter: str | None = None
+    for name, value, _ in parsed.options:
+        if name == "0":
+            delimiter = "\0"
+        elif name == "d":
+            delimiter = _xargs_delimiter(value or "")
+    if delimiter is None:
+        return data.split()
+    if not delimiter:
+        return [data]
+    items = data.split(delimiter)
+    if items and not items[-1]:
+        items.pop()  # (the input's last delimiter ends the last item)
+    return items
+
+
+def _xargs_delimiter(value: str) -> str:
+    """xargs's `-d` value as the character it splits at (a C escape, `\\NNN` octal, `\\xHH`); "" when not read."""
+    if len(value) == 1:
+        return value
+    if value[:1] != "\\":
+        return ""
+    rest = value[1:]
+    if rest in _XARGS_ESCAPES:
+        return _XARGS_ESCAPES[rest]
+    try:
+        if rest[:1] in ("x", "X") and len(rest) > 1:
+            return chr(int(rest[1:], 16))
+        if rest.isdigit():
+            return chr(int(rest, 8))
+    except ValueError:
+        return ""
+    return ""
 
 
 # npm, pnpm and yarn run a package.json script with the project's node_modules/.bin first on PATH (the

@@ -155,7 +155,11 @@ PIPE_HELD = [
     f"echo '{P}' | while read l; do $l; done",
     f"echo '{P}' | sh -c 'while read l; do $l; done'",
     f"echo '{P}' | xargs -I{{}} sh -c {{}}",
-    f"echo '{P}' | xargs sh -c",
+    # (merge49) xargs splits its input at blanks: `echo '{P}' | xargs sh -c` runs `sh -c rm -rf ~`, a bare rm (no
+    # harm: tests/redteam/test_merge49.py); these hand sh the line whole
+    f"printf '{P}\\n' | xargs -d '\\n' sh -c",
+    f"printf '{P}\\0' | xargs -0 sh -c",
+    f"echo '\"{P}\"' | xargs sh -c",
     f"echo '{P}' | tee >(sh)",
     f"echo '{P}' > >(sh)",
     f"echo '{P}' | bash /dev/fd/0",
