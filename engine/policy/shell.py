@@ -4848,9 +4848,10 @@ class Analyzer(Follower, LinkFollower):
         if found is False:
             self.unread.append(word)
         if found is None and ("$" in word or "`" in word):
-            if self.files or self.session.files.files:
+            if self.files or self.session.files.files or self.session.disk:
                 # `sh $(ls *.sh)`, `xargs sh` fed a listing: a script named only at run time, in a
-                # session that wrote files it may name (fail closed: not judged, asked)
+                # session that wrote files it may name (fail closed: not judged, asked); (adv49b) without a
+                # session every file of the tree is one the check reads (`bash $(cat list)`, list naming x.sh)
                 self.unread.append(word)
             return None
         if found is None and _GLOB.search(word):
