@@ -1175,12 +1175,7 @@ class DiskView(SessionView):
         return False  # nothing changed since a session began: there is none
 
     def names_in(self, folder: str) -> list[str]:
-        # (adv49b) the names a glob naming a script to run may match (`bash x.s?`, `sh ./*`, `run-parts d`), read
-        # from the disk as a session reads its folder: `Engine.check('bash x.s?')` with x.sh holding `rm -rf ~` was
-        # allowed (no match). The `files:` globs (the modules a script imports) are not asked here: those runs are
-        # skipped without a session (follow.DISK_LANGUAGES). The parse is not kept (the folder may change).
-        self.asked = True
-        return super().names_in(folder)
+        return []  # a glob's matches are not read (see the class)
 
     def keys_under(self, base: str, name: str | None = None) -> list[str]:
         return []

@@ -9,13 +9,9 @@ Fixed (each allowed before):
    `printf '[global]\\nlog-file = ~/.bashrc\\n' >> pip.conf` (every pip command appends its log, lines it prints, to
    ~/.bashrc: live) and `printf '[global]\\npypi-url = http://h/simple\\n' >> pip.conf` (pip installs from that
    index: live, "Looking in indexes") were settings-only writes: they ask now (policies/executors.yaml, data).
-2. `Engine.check('bash x.s?')` (`sh ./[x].sh`, `bash *.sh`) with x.sh holding `rm -rf ~/notes.txt`: the check read no
-   glob's matches (DiskView.names_in was empty), so the script the glob names ran unread (live). A glob naming the
-   script itself is matched on the disk now (the `files:` globs, the modules a script imports, stay skipped); also
-   `run-parts d`.
-3. `Engine.check('bash $(cat list)')` (list holding `x.sh`): a script named only at run time, which a session asks for
+2. `Engine.check('bash $(cat list)')` (list holding `x.sh`): a script named only at run time, which a session asks for
    once it wrote files, was allowed without a session, where every file of the tree may be the one named: asks.
-4. An appended line that starts indented continues the file's last entry: `echo '    x = http://h/simple' >>
+3. An appended line that starts indented continues the file's last entry: `echo '    x = http://h/simple' >>
    pip.conf` after a pip.conf's `extra-index-url = URL` made configparser's value `URL\\nx = http://h/simple`, which
    pip splits at blanks: an index it installs from (live). `key = value` indented was a settings line; an append
    whose first line is indented is more than settings now (shell.Analyzer._settings_text): asks (also `\\t`, after
@@ -29,9 +25,12 @@ xargs rm -rf`, `-print0` without `-0`, `find -L`, `-printf '%p/'`); bg49's spell
 `xargs bash < list`, a script sourcing another, a link to the script, a 70 KB script, `bash -s < x.sh`,
 `bash /dev/stdin < x.sh`, `bash <(cat x.sh)`); an npm append through CRLF (`x=1\\r\\nscript-shell=...`).
 Near misses that stay allowed: `echo 'timeout = 60' >> pip.conf`, `printf '[global]\\ndefault-timeout = 60\\n' >
-pip.conf`, `echo 'fund=false' >> .npmrc`; session-less `ls *.sh`, `cat *.py`, `bash x.s?` holding `echo hi`,
+pip.conf`, `echo 'fund=false' >> .npmrc`; session-less `ls *.sh`, `cat *.py`,
 `echo $(date)`, `cat $(git ls-files)`, `ls | xargs cat`.
-Open (strict xfail below): `Engine.check('python3 -m x')` with x.py holding the payload: `-m` names its module through
+Open (strict xfails below): `Engine.check('bash x.s?')` (`sh ./[x].sh`, `run-parts d`) with x.sh holding the payload
+(live): a check without a session matches no glob on the disk. Reading them in DiskView.names_in was tried and
+reverted: python's `files:` globs then read the tree's modules on a line that writes a file (a false alarm in
+test_policy_corpus). `Engine.check('python3 -m x')` with x.py holding the payload: `-m` names its module through
 python's `files:` globs, which a check without a session does not read (the imports' false alarms, xf48b).
 Noticed, not changed: a check without a session now asks for `python3 $(which pip) list` and
 `bash "$(git rev-parse --show-toplevel)/x.sh"` (a script named at run time: fail closed, item 3).
@@ -148,7 +147,8 @@ def scripted(plain_harm: tuple[Engine, Path, Path]) -> tuple[Engine, Path, Path]
     return engine, home, root
 
 
-CHECKED_PAYLOADS = ["bash x.s?", "sh ./[x].sh", "bash *.sh", "run-parts d", "bash $(cat list)", "sh `cat list`"]
+CHECKED_PAYLOADS = ["bash $(cat list)", "sh `cat list`"]
+GLOBBED_OPEN = ["bash x.s?", "sh ./[x].sh", "run-parts d"]
 CHECKED_NEAR_MISSES = ["ls *.sh", "cat *.py", "echo $(date)", "cat $(git ls-files)", "ls | xargs cat", "wc -l *.sh"]
 
 
@@ -169,13 +169,16 @@ def test_a_session_less_check_of_ordinary_globs_stays_allowed(
     assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
 
 
-def test_a_globbed_ordinary_script_stays_allowed(plain_harm: tuple[Engine, Path, Path]) -> None:
-    """Near miss: the glob's match is read, and an ordinary script is allowed (the reading is not a blanket ask)."""
-    engine, _, root = plain_harm
-    (root / "x.sh").write_text("echo hi\n")
-    assert engine.check("bash x.s?").decision == "allow"
-    (root / "x.sh").write_text(SCRIPTED["x.sh"])
-    assert engine.check("bash x.s?").decision != "allow"  # the parse was not kept: the folder is read again
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (adv49b): a check without a session matches no glob on the disk (DiskView.names_in is empty): "
+    "a glob naming the script itself runs it unread; matching them there made python's `files:` globs read the "
+    "tree's modules on a line that writes a file (test_policy_corpus's `curl -o data.csv && python3 analyze.py`)",
+)
+@pytest.mark.parametrize("command", GLOBBED_OPEN)
+def test_open_a_session_less_check_of_a_globbed_script(scripted: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = scripted
+    assert engine.check(command).decision != "allow", command
 
 
 @pytest.mark.parametrize("command", ["bash x.s?", "sh ./[x].sh", "bash $(cat list)", "python3 -m x"])
