@@ -4821,6 +4821,11 @@ class Analyzer(Follower, LinkFollower):
         `script-shell=./x.sh`); a file not read for certain gives a line no key matches, read as more than settings."""
         if op != ">>":
             return output
+        if output.lstrip("\n")[:1] in (" ", "\t"):
+            # (adv49b) an indented line continues the file's last entry (an ini's value, pip's configparser even past
+            # blank lines; a YAML mapping's): `echo '  x = http://h/simple' >> pip.conf` after `extra-index-url = URL`
+            # added the index (pip splits the value at blanks). Not read for certain: more than settings
+            return "\x00\n" + output
         found = self._file_text(word)  # as the line or the session wrote it, else on disk
         key = self._file_key(word)
         if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
@@ -4931,9 +4936,10 @@ class Analyzer(Follower, LinkFollower):
         if found is False:
             self.unread.append(word)
         if found is None and ("$" in word or "`" in word):
-            if self.files or self.session.files.files:
+            if self.files or self.session.files.files or self.session.disk:
                 # `sh $(ls *.sh)`, `xargs sh` fed a listing: a script named only at run time, in a
-                # session that wrote files it may name (fail closed: not judged, asked)
+                # session that wrote files it may name (fail closed: not judged, asked); (adv49b) without a
+                # session every file of the tree is one the check reads (`bash $(cat list)`, list naming x.sh)
                 self.unread.append(word)
             return None
         if found is None and _GLOB.search(word):
