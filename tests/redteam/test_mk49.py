@@ -161,3 +161,109 @@ def test_near_miss_goal_runs_nothing_harmful(tmp_path: Path, name: str) -> None:
     files, command = NEAR_MISSES[name]
     home, _cwd, printed = run_confined(tmp_path, _command_for_live(files, command))
     assert home_intact(home), (name, printed)
+
+
+# -- 2. a script run gets its $0 (and $1…): `cd "$(dirname "$0")"` lands in a known place -------------------------
+_HERE = 'cd "$(dirname "$0")"; rm -rf build dist\n'
+_UP = 'cd "$(dirname "$0")/.."; rm -rf build\n'
+_UP_TWO = 'cd "$(dirname "$0")/../.."; rm -rf *\n'
+
+# (files, command): the project is at HOME/p/w, so `../..` from the project's top is the home
+SCRIPT_PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
+    "bash-up-two": ({"e.sh": _UP_TWO}, "bash e.sh"),
+    "exec-up-two": ({"e.sh": _UP_TWO}, "chmod +x e.sh; ./e.sh"),
+    "shebang-up-two": ({"e.sh": "#!/bin/bash\n" + _UP_TWO}, "chmod +x e.sh; ./e.sh"),
+    "sub-up-three": ({"s/e.sh": 'cd "$(dirname "$0")/../../.."; rm -rf *\n'}, "bash s/e.sh"),
+    "sourced-keeps-caller-zero": ({"b.sh": _HERE}, "source b.sh"),  # $0 is the caller's: unknown, asks
+    "argument-up": ({"a.sh": 'cd "$1"; rm -rf *\n'}, "bash a.sh ../.."),
+}
+SCRIPT_NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
+    "bash-here": ({"build.sh": _HERE}, "bash build.sh"),
+    "sh-here": ({"build.sh": _HERE}, "sh build.sh"),
+    "exec-here": ({"build.sh": _HERE}, "./build.sh"),
+    "sub-up": ({"scripts/clean.sh": _UP}, "bash scripts/clean.sh"),
+    "exec-sub-up": ({"scripts/clean.sh": "#!/bin/sh\n" + _UP}, "./scripts/clean.sh"),
+    "cd-then-run": ({"scripts/clean.sh": _UP}, "cd scripts && bash clean.sh"),
+    "dirname-literal": ({}, 'cd "$(dirname src/x.py)"; rm -rf build'),
+}
+
+
+def _project_in_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> tuple[Path, Path]:
+    """A project at HOME/p/w holding ``files`` as the working directory: (home, project)."""
+    from tests.redteam.conftest import make_home
+
+    home = make_home(tmp_path)
+    root = home / "p" / "w"
+    root.mkdir(parents=True)
+    (root / "hermes-engine.yaml").write_text("workdir: .\n")
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(root)
+    return home, root
+
+
+@pytest.mark.parametrize("name", ["bash-up-two", "exec-up-two", "shebang-up-two", "sub-up-three", "argument-up"])
+def test_script_payload_harm_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    import subprocess
+
+    files, command = SCRIPT_PAYLOADS[name]
+    home, root = _project_in_home(tmp_path, monkeypatch, files)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    subprocess.run(["bash", "-c", command], cwd=root, env=env, timeout=30, check=False, capture_output=True)
+    assert not home_intact(home), name
+
+
+@pytest.mark.parametrize("name", list(SCRIPT_PAYLOADS))
+def test_script_payload_not_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    from engine import Engine
+
+    files, command = SCRIPT_PAYLOADS[name]
+    _home, root = _project_in_home(tmp_path, monkeypatch, files)
+    with Engine.load(root) as engine:
+        assert engine.check(command).decision != "allow", command
+        assert session_verdict(root, engine, files, command, f"s-{name}") != "allow", command
+
+
+@pytest.mark.parametrize("name", list(SCRIPT_NEAR_MISSES))
+def test_script_near_miss_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    from engine import Engine
+
+    files, command = SCRIPT_NEAR_MISSES[name]
+    home, root = _project_in_home(tmp_path, monkeypatch, files)
+    with Engine.load(root) as engine:
+        verdict = engine.check(command)
+        assert verdict.decision == "allow", (command, sorted({m.key for m in verdict.matches}))
+        assert session_verdict(root, engine, files, command, f"s-{name}") == "allow", command
+    assert home_intact(home)
+
+
+# -- 3. `python3 tool.py in.json`: decision ------------------------------------------------------------------------
+# tool.py deletes every file of a folder its JSON input names (`for f in os.listdir(d): os.remove(...)`). The inline
+# program reader asks (interpreter_delete), on disk and for a session's written file alike. Decision: the verdict is
+# right and is kept. The folder is data read at run time (in.json may name ~ or ~/.ssh: shown live below), so the
+# engine cannot know where the deletes land; fail closed is `ask`, not `allow`. (A literal folder inside the project,
+# `os.listdir("out")`, asks too: a candidate near miss for the inline reader, not changed here.)
+_TOOL = (
+    'import json, os, sys\nd = json.load(open(sys.argv[1]))["dir"]\n'
+    "for f in os.listdir(d):\n    os.remove(os.path.join(d, f))\n"
+)
+
+
+def test_python_listdir_remove_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    home, root = _project_in_home(tmp_path, monkeypatch, {"tool.py": _TOOL, "in.json": '{"dir": "../../.ssh"}\n'})
+    from engine import Engine
+
+    with Engine.load(root) as engine:
+        assert engine.check("python3 tool.py in.json").decision == "ask"
+        files = {"tool.py": _TOOL}
+        assert session_verdict(root, engine, files, "python3 tool.py in.json", "s-tool") == "ask"
+    (root / "tool.py").write_text(_TOOL)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    subprocess.run(["python3", "tool.py", "in.json"], cwd=root, env=env, timeout=30, check=False, capture_output=True)
+    assert not home_intact(home)  # the key is gone: the data named the home's .ssh
