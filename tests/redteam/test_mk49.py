@@ -19,10 +19,18 @@ Fixed:
    that runs (SHELL, .SHELLFLAGS, `$(shell)`, `!=`) is read whatever the goals, as before. The same for a session's
    written Makefile (follow._make_goals feeds both).
 
+2. A script's text was read without its `$0` (and `./x` without a `#!` line with the caller's `$1`…): `bash build.sh`
+   holding `cd "$(dirname "$0")"; rm -rf build dist` asked. Now a script run by a shell or directly gets its path as
+   `$0` and its words as `$1`… (`source` keeps the caller's), and `$(dirname W)` / `$(basename W)` of words the line
+   or the run made known print their value (the Programs table's `prints: dirname`). The payload `cd "$(dirname
+   "$0")/../.."; rm -rf *` from a project in the home (deletes the home's files, live) stays denied.
+
 Decision on `python3 tool.py in.json` (tool.py an ordinary script doing `for f in os.listdir(d): os.remove(...)`):
 see test_python_listdir_remove_decision below.
 
-Open: see the module's strict xfails (none for make).
+Open: nothing left as a strict xfail. Noticed, not changed: an unquoted `cd $(dirname $0)/..` is not computed (asks,
+fail closed); `$(dirname "$PWD")` asks ($PWD not known as a place here); the pre-existing failure of
+tests/redteam/test_redt33.py's `echo 'rm -rf ~' | xargs sh -c` (allowed on this stop's merge before mk49 too).
 """
 
 from __future__ import annotations
