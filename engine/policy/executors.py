@@ -771,7 +771,7 @@ class MakeGiven:
     whether the line defines a variable whose name is computed (`make 'X$(Y)=…'`), and the makefile
     text make reads before the makefiles (`--eval`): its assignments count as theirs."""
 
-    __slots__ = ("before", "computed", "environment", "environment_first", "line")
+    __slots__ = ("before", "computed", "environment", "environment_first", "goals", "line")
 
     def __init__(
         self,
@@ -780,12 +780,16 @@ class MakeGiven:
         environment_first: bool = False,
         computed: bool = False,
         before: str = "",
+        goals: tuple[str, ...] | None = None,
     ) -> None:
         self.line = line
         self.environment = environment
         self.environment_first = environment_first
         self.computed = computed
         self.before = before
+        # (mk49) the goals make is asked for (empty: its default goal), when make reads one makefile it is
+        # known to read first and no goal is computed; None: every recipe is judged (see make_goal_recipes)
+        self.goals = goals
 
 
 def make_line_variables(words: Sequence[str], dynamic: Sequence[bool]) -> tuple[dict[str, list[str | None]], bool]:
@@ -959,9 +963,13 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
     variables = _make_variables(text, out, given)
     if given is not None and given.computed:
         variables = None
-    recipes: list[str] = [line[1:].lstrip("@+-") for line in text.split("\n") if line.startswith("\t")]
-    if ";" in text:
-        recipes.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
+    chosen = make_goal_recipes(text, given.goals) if given is not None and given.goals is not None else None
+    if chosen is not None:
+        recipes = chosen
+    else:
+        recipes = [line[1:].lstrip("@+-") for line in text.split("\n") if line.startswith("\t")]
+        if ";" in text:
+            recipes.extend(match.group(1).strip().lstrip("@+-") for match in _MAKE_INLINE_RECIPE.finditer(text))
     runners: list[str] = []
     if variables:
         shells = [s for s in variables.get("SHELL", ["/bin/sh"]) if s is not None]
@@ -983,6 +991,83 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
                 out.extend(f"{runner} {shlex.quote(reading)}" for runner in runners)
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
+    return out
+
+
+# (mk49) What make runs is the recipes of the goals it is asked for and of their prerequisites, not every recipe
+# of the makefile (`make test` does not run `clean:`'s `find . -name '*.pyc' -exec rm -rf {} +`). A makefile
+# whose rules cannot be followed here is read whole, as before: one that includes others, evaluates text
+# (`$(eval)`), defines variables over lines (`define`), sets the goals or make's flags (`.DEFAULT_GOAL`,
+# `MAKEFLAGS`, `MAKECMDGOALS`), expands prerequisites twice (`.SECONDEXPANSION`), changes the recipe prefix
+# (`.RECIPEPREFIX`), continues a line that is not a recipe's (`\`), has a line that is a call (`$(call RULE)`
+# may expand to a rule), or whose rule line computes a target or a prerequisite (`$(X): $(Y)`).
+_MAKE_UNFOLLOWED = re.compile(
+    r"\$[({]eval\b|\bMAKEFLAGS\b|\bMAKECMDGOALS\b|\.DEFAULT_GOAL\b|\.SECONDEXPANSION\b"
+    r"|\.RECIPEPREFIX\b|^[ \t]*(?:-|s)?include\b|^[ \t]*define\b|^ *\$",
+    re.MULTILINE,
+)
+# A rule line `TARGETS: PREREQUISITES [; RECIPE]` (`::` a double-colon rule; not `X := v`, `X ::= v`, `X = a:b`)
+_MAKE_RULE = re.compile(r"^(?P<targets>[^\t#=:\n][^#=:\n]*?)[ \t]*::?(?![=:])(?P<rest>[^\n]*)$")
+# lines that leave a rule's recipe going on (conditionals may wrap recipe lines), and those that hold nothing
+_MAKE_KEEPS_RECIPE = re.compile(r"^[ \t]*(?:ifdef|ifndef|ifeq|ifneq|else|endif)\b|^[ \t]*(?:#.*)?$")
+
+
+def make_goal_recipes(text: str, goals: tuple[str, ...]) -> list[str] | None:
+    """The recipe lines make runs for ``goals`` (none: the default goal, the first target not starting with
+    `.` nor a pattern): theirs and their prerequisites' (transitively), with every recipe of a pattern rule,
+    a suffix rule or a special target (`%.o: %.c`, `.c.o:`, `.DEFAULT:`, a static pattern rule) and every
+    tab line make would not read as a rule's. None: the makefile is not one followed here (see
+    _MAKE_UNFOLLOWED; no default goal): every recipe is judged."""
+    if _MAKE_UNFOLLOWED.search(text):
+        return None
+    always: list[str] = []  # recipes run whatever the goals (patterns, special targets, stray tab lines)
+    rules: list[tuple[list[str], list[str], list[str]]] = []  # (targets, prerequisites, recipe lines)
+    current: list[str] = always
+    default: str | None = None
+    continued = False  # the recipe line before ends with `\`: this line is more of it, whatever it starts with
+    for line in text.split("\n"):
+        if line.startswith("\t") or continued:
+            current.append(line.removeprefix("\t").lstrip("@+-"))
+            continued = line.endswith("\\")
+            continue
+        if line.endswith("\\"):
+            return None  # a rule or an assignment going on over lines
+        if _MAKE_KEEPS_RECIPE.match(line):
+            continue
+        rule = _MAKE_RULE.match(line)
+        rest = rule.group("rest") if rule is not None else ""
+        depends, _, inline = rest.partition(";")
+        if rule is None or "=" in depends:  # an assignment, a directive, a target's own variable
+            current = always
+            continue
+        if "$" in rule.group("targets") or "$" in depends:
+            return None  # a computed target or prerequisite
+        targets = rule.group("targets").split()
+        recipe: list[str] = []
+        if inline.strip():
+            recipe.append(inline.strip().lstrip("@+-"))
+        if ":" in depends or any(t.startswith(".") or "%" in t for t in targets):
+            always.extend(recipe)  # a static pattern rule, a pattern or suffix rule, a special target
+            current = always
+            continue
+        if default is None:
+            default = targets[0] if targets else None
+        rules.append((targets, [d for d in depends.split() if d != "|"], recipe))
+        current = recipe
+    wanted = list(goals) if goals else ([default] if default is not None else [])
+    if not wanted:
+        return None
+    seen: set[str] = set()
+    out = list(always)
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for targets, depends, recipe in rules:
+            if name in targets:
+                out.extend(recipe)
+                wanted.extend(depends)
     return out
 
 

@@ -108,6 +108,10 @@ _FOLDER_FILES: Final = {
 # and its options `--eval TEXT` and `-e` (the environment overrides the makefiles' variables)
 _MAKES: Final = frozenset({"make", "gmake"})
 _MAKE_EVAL = frozenset({"E"})
+_MAKE_FILES = frozenset({"f", "makefile"})  # (mk49) `-f F`, `--file=F`, `--makefile=F`
+_MAKE_HIDDEN = frozenset(
+    {"MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS", "MAKEFILES"}
+)  # (mk49) make reads flags, makefiles there
 _MAKE_ENVIRONMENT_FIRST = frozenset({"e"})
 # (adv43) A git configuration's keys that send git elsewhere: an `[include]`/`[includeIf …]` section (its `path`),
 # core.worktree, core.hooksPath, init.templateDir, and a protocol allowed (ext::, a URL that is a command). Any
@@ -151,6 +155,8 @@ class Follower:
     # The make command whose runs are being read, with the variables its wrappers set (`env CC=x make`):
     # what its command line and environment give the makefile's variables (see _make_given)
     making: tuple[Command, dict[str, str]] | None = None
+    # (mk49) a makefile being read is one another includes: every recipe of it is judged (see _make_goals)
+    making_included = False
     # (lead42) aliases the line defines in a program's configuration (`git config alias.r 'reset --hard'`): (the
     # run's language, the name lowercased) -> the values, for a later `git r` on the line (see _stored_alias)
     defined_aliases: dict[tuple[str, str], list[str]] | None = None
@@ -1305,7 +1311,11 @@ class Follower:
             for name in make_includes(text):
                 # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
                 if name not in via:
-                    self._file(replace(run, kind="file", language="make"), command, name, via, depth)
+                    included, self.making_included = self.making_included, True
+                    try:
+                        self._file(replace(run, kind="file", language="make"), command, name, via, depth)
+                    finally:
+                        self.making_included = included
         elif kind == "ssh_config":
             for item in ssh_config_payloads(text):
                 self._escape_hatch(item, via, depth)
@@ -1345,7 +1355,30 @@ class Follower:
             environment[name] = [*values, None] if lost else list(values)
         evals = [value for value in parsed.values(_MAKE_EVAL) if value != text]
         first = parsed.has(_MAKE_ENVIRONMENT_FIRST)
-        return MakeGiven(line, environment, first, computed, "\n".join(evals))
+        return MakeGiven(
+            line, environment, first, computed, "\n".join(evals), self._make_goals(command, parsed, at, local)
+        )
+
+    def _make_goals(
+        self, command: Command, parsed: Any, at: list[int], local: dict[str, str]
+    ) -> tuple[str, ...] | None:
+        """(mk49) The goals the make command asks for (its operands that are not `NAME=VALUE`; none: the default
+        goal), when only they are followed in the makefile read (executors.make_goal_recipes). None: every recipe
+        is judged: a goal computed or known only at run time, a makefile read through `include` (its rules
+        are the including one's too), `--eval` text (its rules come first), more than one `-f`, MAKEFLAGS or
+        MAKEFILES in the environment (flags and makefiles not on the line)."""
+        if self.making_included or parsed.has(_MAKE_EVAL) or len(parsed.values(_MAKE_FILES)) > 1:
+            return None
+        if not _MAKE_HIDDEN.isdisjoint({*local, *self.env, *self.env.lost}):
+            return None
+        goals: list[str] = []
+        for i in at:
+            word = command.argv[i]
+            if command.dynamic[i] or "$" in word or any(c in word for c in "*?["):
+                return None
+            if "=" not in word:
+                goals.append(word)
+        return tuple(goals)
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""

@@ -1897,9 +1897,45 @@ class Analyzer(Follower, LinkFollower):
                 return None
         raw = pipelines[0][0]
         words = [w.literal for w in raw.words]
+        if not raw.redirects and words and words[0] in _PATH_PRINTERS:
+            return self._path_printed(raw)  # (mk49) `$(dirname "$0")`: a known value's folder
         if raw.redirects or not words or any(w is None for w in words):
             return None
         return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
+
+    def _path_printed(self, raw: _Raw) -> str | None:
+        """(mk49) What `dirname WORD`/`basename WORD` print when each word is literal text and variables
+        the line (or a script's run: its $0, $1…) made known (`$(dirname "$0")` in `bash s/b.sh` is `s`);
+        None when a word is not known for certain (a variable unset or split, a glob)."""
+        args: list[str] = []
+        for word in raw.words[1:]:
+            if word.literal is not None:
+                args.append(word.literal)
+                continue
+            text: list[str] = []
+            for seg in word.segs:
+                if seg.kind == LIT:
+                    text.append(seg.text)
+                    continue
+                if seg.kind != VAR or _NAME_ONLY.fullmatch(seg.text) is None or seg.text[:1] in "@*#?$!-":
+                    return None
+                if seg.text[:1] in _DIGITS and seg.text != "0":
+                    if self.positional is None:
+                        return None
+                    value = _positional_value(seg.text, self.positional, self.env)
+                else:
+                    value = self.env.get("0") if seg.text == "0" else self._variable(seg.text)
+                if value is None or (not seg.quoted and (_GLOB.search(value) or not value or value.split() != [value])):
+                    return None
+                text.append(value)
+            args.append("".join(text))
+        name = raw.words[0].literal or ""
+        program = self.programs.get(name)
+        kind = program.prints if program is not None else ""
+        if kind not in ("dirname", "basename"):
+            return None
+        printed, exact = printed_words(kind, args, self.env)
+        return printed if exact else None
 
     # -- commands ----------------------------------------------------------------
 
@@ -3279,7 +3315,10 @@ class Analyzer(Follower, LinkFollower):
         if at >= len(argv) and command.name in (".", "source"):
             self.analyze(text, depth=depth, via=via)  # no words: the caller's "$@" stays
             return
-        self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via)
+        # (mk49) a script run (not sourced) gets the path it runs as for its $0 (`cd "$(dirname "$0")"`)
+        script = command.name in _SCRIPT_SHELLS and path in argv and not command.dynamic[at - 1]
+        name = path if script else None
+        self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via, name)
 
     def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
         """`run-parts DIR`: every file of DIR runs, with the `--arg` words as its $1…. The files the
@@ -3334,7 +3373,12 @@ class Analyzer(Follower, LinkFollower):
             return
         if _shebang_unread(text):
             self.unread.append(path)
-        self.analyze(text, depth=depth, via=via)
+        # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
+        at = runner.argv.index(path) if path in runner.argv else None
+        if at is None or runner.dynamic[at]:
+            self.analyze(text, depth=depth, via=via)
+            return
+        self._with_positional(text, list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :]), depth, via, path)
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -5385,6 +5429,10 @@ def _sum(expression: str, count: int) -> int | None:
 
 
 _DIGITS: Final = frozenset("0123456789")
+# (mk49) shells whose script run gets the script's path as its $0 (not `.`/`source`: the caller's stays)
+_SCRIPT_SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash", "busybox"})
+# (mk49) programs printing a path computed from their words (`$(dirname "$0")`: see Analyzer._path_printed)
+_PATH_PRINTERS: Final = frozenset({"dirname", "basename", "gdirname", "gbasename"})
 _POSITIONAL_OPERATOR: Final = re.compile(r"(\d+)(?:(:?)([-+])(.*))?", re.DOTALL)
 _WORD_VARIABLE: Final = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
