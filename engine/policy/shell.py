@@ -2669,6 +2669,10 @@ class Analyzer(Follower, LinkFollower):
         name = command.name
         if name in _MAKES_NO_NAMES or name in _READS_ONLY or name in listing.via:
             return False
+        if command.via and _READ_FROM_FILE.search(command.via[-1]) is not None and _not_a_program(name):
+            # (merge49) a value a program reads from a file, judged as what it may run (`git ls-files` after `git
+            # init`: .git/config's `0`, `true`, `false`): a word no folder of the system's PATH holds runs nothing
+            return False
         if name in LISTER_NAMES and lists_tree("$(" + " ".join(command.argv) + ")"):
             return False  # the listing's own lister (`$(find . -name X)`, `find … | xargs`)
         if name == "tee":  # a write as the engine reads it (a writer's `prepend: tee` run): the names it spells
@@ -6122,7 +6126,21 @@ _MAKES_NO_NAMES: Final = frozenset(
         "continue",
     }
     | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
+    | {"ls"}  # (merge49) a listing of another folder (`find . | cpio -pdm /tmp/b && ls /tmp/b`): it writes nothing
 )
+# (merge49) A wrapper entry naming a file a program reads (`.git/config`), not a program
+_READ_FROM_FILE: Final = re.compile(r"[/.]")
+_SYSTEM_PATH: Final = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def _not_a_program(name: str) -> bool:
+    """(merge49) Whether ``name`` runs nothing as a command: no `/` in it and no folder of the system's PATH holds
+    it (a config value read as what a program may run: `0`, `origin`, `https://h/r`)."""
+    import shutil  # noqa: PLC0415  (only here: a listing after a file a program reads)
+
+    return "/" not in name and (not name or shutil.which(name, path=_SYSTEM_PATH) is None)
+
+
 # A redirection target that may make a name a listing splits (a blank, a quote, a glob, a newline) or that only the
 # run knows (a variable, a substitution)
 _MADE_SPLITS: Final = re.compile(r"[\s'\"\\*?\[$`]")

@@ -25,12 +25,22 @@ PAYLOADS = [
 NEAR_MISSES = [
     "git clone https://github.com/a/b && cd b && git log",
     "curl -o data.tgz https://x.example/d && tar xzf data.tgz -C data",
-    "tar xzf local.tgz -C build && ./configure",
     "wget https://x.example/a.tar.gz && tar xzf a.tar.gz -C vendor",
     "git clone https://github.com/a/b && ls b",
     "make -j8",
     "./run.sh",
 ]
+
+
+# (merge49) An archive not on the disk when the line is judged is code nobody read (Analyzer._unread_archive), in a
+# session as without one since bg49 (`Engine.check` reads the disk as a session does): the repository holds no
+# local.tgz, so the line after its extraction asks, as it did through the terminal tool before this stop
+UNREAD_ARCHIVE = ["tar xzf local.tgz -C build && ./configure"]
+
+
+@pytest.mark.parametrize("command", UNREAD_ARCHIVE)
+def test_a_run_after_an_archive_not_on_the_disk_asks(engine: Engine, command: str) -> None:
+    assert judge(engine, command).decision == "ask", command
 
 
 @pytest.mark.parametrize("command", PAYLOADS)

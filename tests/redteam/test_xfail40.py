@@ -392,7 +392,9 @@ def test_a_patch_git_writes_then_run_is_refused(tmp_path: Path, plain_harm: tupl
     blocked(engine, home, payload)
     for command in ("git format-patch -1 -o p && sh p/0001*", "git format-patch -1 && bash ./0001-x.patch"):
         assert engine.check(command).decision != "allow", command
-    for command in ("git format-patch -3 -o out", "git format-patch -1 && git send-email *.patch"):
+    # (merge49) `git format-patch -1 && git send-email *.patch` asks since xf49b: format-patch writes names the line
+    # does not show, and a glob holding a `.` after them reaches send-email's options whose value runs (`--to-cmd`)
+    for command in ("git format-patch -3 -o out", "git format-patch -1 -o out && ls out"):
         assert engine.check(command).decision == "allow", command
 
 
