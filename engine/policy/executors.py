@@ -1057,6 +1057,9 @@ def make_goal_recipes(text: str, goals: tuple[str, ...]) -> list[str] | None:
     wanted = list(goals) if goals else ([default] if default is not None else [])
     if not wanted:
         return None
+    # (fix49) make first remakes the makefiles it read, whatever the goals: a rule for one (`Makefile: FORCE`, an
+    # included `x.mk`) runs before `make test`
+    wanted += [t for targets, _, _ in rules for t in targets if _MAKEFILE_TARGET.search(t) is not None]
     seen: set[str] = set()
     out = list(always)
     while wanted:
@@ -1069,6 +1072,11 @@ def make_goal_recipes(text: str, goals: tuple[str, ...]) -> list[str] | None:
                 out.extend(recipe)
                 wanted.extend(depends)
     return out
+
+
+# (fix49) A target naming a makefile make may read (it remakes one before any goal): GNUmakefile, makefile,
+# Makefile, *.mk, *.make and the like
+_MAKEFILE_TARGET = re.compile(r"(?i)(?:^|/)(?:gnu)?makefile|\.(?:mk|mak|make)$")
 
 
 # `include FILES`, `-include FILES`, `sinclude FILES`: makefiles read in its place (globs allowed)

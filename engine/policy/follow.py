@@ -1979,12 +1979,52 @@ def _xargs_items(parsed: Parsed, data: str) -> list[str]:
         elif name == "d":
             delimiter = _xargs_delimiter(value or "")
     if delimiter is None:
-        return data.split()
+        return _xargs_words(data)
     if not delimiter:
         return [data]
     items = data.split(delimiter)
     if items and not items[-1]:
         items.pop()  # (the input's last delimiter ends the last item)
+    return items
+
+
+def _xargs_words(data: str) -> list[str]:
+    """(fix49) xargs's default reading: items split at blanks and newlines, a blank kept by single or double quotes
+    or a backslash (`echo 'rm\\ -rf\\ ~' | xargs sh -c` hands sh the one word `rm -rf ~`). A quote left open (xargs
+    refuses the input) keeps the data one word."""
+    if "'" not in data and '"' not in data and "\\" not in data:
+        return data.split()
+    items: list[str] = []
+    word: list[str] = []
+    quote = ""
+    held = False  # a quoted part or an escape: the item stands even when empty
+    i = 0
+    while i < len(data):
+        c = data[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\n":
+                return [data]
+            else:
+                word.append(c)
+        elif c in "'\"":
+            quote, held = c, True
+        elif c == "\\" and i + 1 < len(data):
+            i += 1
+            word.append(data[i])
+            held = True
+        elif c in " \t\n":
+            if word or held:
+                items.append("".join(word))
+                word, held = [], False
+        else:
+            word.append(c)
+        i += 1
+    if quote:
+        return [data]
+    if word or held:
+        items.append("".join(word))
     return items
 
 

@@ -1166,8 +1166,10 @@ class DiskView(SessionView):
                 data = handle.read(MAX_CONTENT * 4 + 1)
         except (OSError, ValueError):
             return None
-        if _BINARY in data[:4096]:
-            return None  # the project's program: not read here (as before bg49)
+        if data[:4] in _MACHINE_CODE or _BINARY in data.partition(b"\n")[0]:
+            # the project's program: not read here (as before bg49). (fix49) Only what bash will not run as a script:
+            # machine code, or a NUL in its first line; a NUL further on (`rm -rf ~\n#\0`) is read (and asks)
+            return None
         text = data.decode("utf-8", "replace")
         return False if len(text) > MAX_CONTENT else text
 
@@ -1186,13 +1188,21 @@ _NO_LOCK = threading.Lock()
 
 
 def _in_environment(real: str, root: str) -> bool:
-    """Whether the file ``real`` is inside a virtual environment below ``root`` (a folder holding pyvenv.cfg)."""
+    """Whether the file ``real`` is a virtual environment's activation script below ``root`` (`VENV/bin/activate*`
+    with VENV holding pyvenv.cfg). (fix49) Only those: a pyvenv.cfg planted beside a script made any file there
+    unread (`s/pyvenv.cfg` and `s/x.sh`: `bash s/x.sh` was allowed)."""
     folder = posixpath.dirname(real)
-    while len(folder) > len(root) and folder.startswith(root):
-        if os.path.isfile(posixpath.join(folder, "pyvenv.cfg")):
-            return True
-        folder = posixpath.dirname(folder)
-    return False
+    if posixpath.basename(folder) != "bin" or not posixpath.basename(real).startswith("activate"):
+        return False
+    venv = posixpath.dirname(folder)
+    return len(venv) > len(root) and venv.startswith(root) and os.path.isfile(posixpath.join(venv, "pyvenv.cfg"))
+
+
+# (fix49) The first bytes of machine code (ELF, Mach-O in both byte orders and fat, a PE's `MZ` is not 4 bytes)
+_MACHINE_CODE = frozenset(
+    {b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"}
+    | {b"\xca\xfe\xba\xbe"}
+)
 
 
 # -- helpers -------------------------------------------------------------------------------

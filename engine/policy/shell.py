@@ -2644,11 +2644,14 @@ class Analyzer(Follower, LinkFollower):
         session still running, makes it not known (`$unknown_listing:WORD` among the unread: asked). `mkdir -p "x
         $HOME" && touch "x $HOME/notes.txt" && rm -f $(find . -name notes.txt)` split `./x $HOME/notes.txt` at its
         blank and deleted ~/notes.txt."""
-        anywhere = _CONCURRENT.search(text) is not None
+        # (fix49) a trap's body runs later; a listing inside a script or wrapper (`bash x.sh`) runs where that text
+        # says, which the top line's text does not show: any other command counts
+        anywhere = _CONCURRENT.search(text) is not None or "trap" in text
         running = self.session is not None and self.session.writes_running()
         for listing, split in self.listings:
             at = next((i for i, c in enumerate(self.commands) if c is listing), len(self.commands))
-            others = self.commands if anywhere else self.commands[:at]
+            inside = any(v not in ("$()", "xargs") for v in listing.via)
+            others = self.commands if anywhere or inside else self.commands[:at]
             if split or running or any(c is not listing and self._makes_names(c, listing) for c in others):
                 word = next(w for w in listing.argv[1:] if (w[:2] == "$(" or w[:1] == "`") and lists_tree(w))
                 mark = "$unknown_listing:" + word
