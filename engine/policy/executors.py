@@ -1003,7 +1003,9 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
 # may expand to a rule), or whose rule line computes a target or a prerequisite (`$(X): $(Y)`).
 _MAKE_UNFOLLOWED = re.compile(
     r"\$[({]eval\b|\bMAKEFLAGS\b|\bMAKECMDGOALS\b|\.DEFAULT_GOAL\b|\.SECONDEXPANSION\b"
-    r"|\.RECIPEPREFIX\b|^[ \t]*(?:-|s)?include\b|^[ \t]*define\b|^ *\$",
+    r"|\.RECIPEPREFIX\b|^[ \t]*(?:-|s)?include\b|^[ \t]*define\b|^ *\$"
+    # (fix49) a recursive make (`$(MAKE) clean` runs another goal's recipe), prerequisites every target gets
+    r"|\$[({]MAKE\b|\bmake\b|\.EXTRA_PREREQS\b",
     re.MULTILINE,
 )
 # A rule line `TARGETS: PREREQUISITES [; RECIPE]` (`::` a double-colon rule; not `X := v`, `X ::= v`, `X = a:b`)
@@ -1046,8 +1048,10 @@ def make_goal_recipes(text: str, goals: tuple[str, ...]) -> list[str] | None:
         recipe: list[str] = []
         if inline.strip():
             recipe.append(inline.strip().lstrip("@+-"))
-        if ":" in depends or any(t.startswith(".") or "%" in t for t in targets):
-            always.extend(recipe)  # a static pattern rule, a pattern or suffix rule, a special target
+        if ":" in depends:
+            return None  # (fix49) a static pattern rule (`test: t%: clean`): its prerequisites are the goal's
+        if any(t.startswith(".") or "%" in t for t in targets):
+            always.extend(recipe)  # a pattern or suffix rule, a special target
             current = always
             continue
         if default is None:

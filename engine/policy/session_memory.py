@@ -1166,9 +1166,9 @@ class DiskView(SessionView):
                 data = handle.read(MAX_CONTENT * 4 + 1)
         except (OSError, ValueError):
             return None
-        if data[:4] in _MACHINE_CODE or _BINARY in data.partition(b"\n")[0]:
-            # the project's program: not read here (as before bg49). (fix49) Only what bash will not run as a script:
-            # machine code, or a NUL in its first line; a NUL further on (`rm -rf ~\n#\0`) is read (and asks)
+        if data[:4] in _MACHINE_CODE:
+            # the project's program: not read here (as before bg49). (fix49) Only machine code: a NUL anywhere else
+            # (`rm -rf ~\n#\0`: bash runs it; dash drops NULs) is read, and asks
             return None
         text = data.decode("utf-8", "replace")
         return False if len(text) > MAX_CONTENT else text
@@ -1198,10 +1198,9 @@ def _in_environment(real: str, root: str) -> bool:
     return len(venv) > len(root) and venv.startswith(root) and os.path.isfile(posixpath.join(venv, "pyvenv.cfg"))
 
 
-# (fix49) The first bytes of machine code (ELF, Mach-O in both byte orders and fat, a PE's `MZ` is not 4 bytes)
+# (fix49) The first bytes of machine code (ELF, thin Mach-O in both byte orders; not 0xcafebabe: a Java class too)
 _MACHINE_CODE = frozenset(
     {b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"}
-    | {b"\xca\xfe\xba\xbe"}
 )
 
 

@@ -8,6 +8,9 @@
    "the project's machine code", unread (`rm -rf ~\\n#\\0`: bash runs it, live), and a pyvenv.cfg planted beside a
    script made it a virtual environment's, unread. Only machine code (ELF, Mach-O) or a NUL in the first line is
    not read now, and only a virtual environment's `bin/activate*` is skipped.
+(after a second adversary) make's goal reading falls back to every recipe for a recursive make (`$(MAKE) clean`), a
+static pattern rule's prerequisites and `.EXTRA_PREREQS`; only ELF/thin Mach-O magic is machine code (a script
+starting 0xcafebabe, or one whose first line holds a NUL, which dash runs, is read); pip's `report` is a setting.
 4. fp49's listing rule read the top line's text for what runs in any order: a `trap` body, and a listing inside a
    script run by the line, judged only the commands before them (live: ~/notes.txt deleted).
 """
@@ -30,6 +33,11 @@ FILES = {
     "s/x.sh": "rm -rf ~\n",
     "later.sh": "(sleep 1; rm -f $(find . -name notes.txt)) & " + SPLIT + "\n",
     "m2/Makefile": "test:\n\t@echo ok\nclean:\n\trm -rf build\n",
+    "m3/Makefile": "test:\n\t$(MAKE) clean\nclean:\n\trm -rf ~/.ssh\n",
+    "m4/Makefile": "test: t%: clean\n\t@echo ok\nclean:\n\trm -rf ~/.ssh\n",
+    "m5/Makefile": ".EXTRA_PREREQS := clean\ntest:\n\t@echo ok\nclean:\n\trm -rf ~/.ssh\n",
+    "magic.sh": "\xca\xfe\xba\xbe\nrm -rf ~/.ssh\n",
+    "dash.sh": "rm -rf ~/.ssh #\0\n",
     ".venv/pyvenv.cfg": "home = /usr/bin\n",
     ".venv/bin/activate": "deactivate () { unset -f deactivate; }\nexport VIRTUAL_ENV=/x\nhash -r 2>/dev/null\n",
 }
@@ -56,6 +64,12 @@ PAYLOADS = [
     "bash s/x.sh",
     "trap 'rm -f $(find . -name notes.txt)' EXIT; " + SPLIT,
     "bash later.sh",
+    "make -C m3 test",
+    "make -C m4 test",
+    "make -C m5 test",
+    "bash magic.sh",
+    "sh dash.sh",
+    "printf '[global]\\nreport = ~/.ssh/id_ed25519\\n' >> pip.conf",
 ]
 NEAR_MISSES = [
     "echo 'a b' | xargs echo",
