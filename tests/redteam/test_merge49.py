@@ -10,12 +10,13 @@ below). xargs's `-0` and `-d C` are read now (follow._xargs_items): the line is 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import run_confined
+from tests.redteam.harm import policy_project, run_confined
 
 PAYLOADS = [
     "printf 'rm -rf ~\\n' | xargs -d '\\n' sh -c",
@@ -34,9 +35,18 @@ NEAR_MISSES = [
 ]
 
 
+def _tree(root: Path, _mp: pytest.MonkeyPatch) -> None:
+    """A small clean project (the repository's own tree holds whatever a run left in it: compiled .pyc files)."""
+    (root / "src" / "__pycache__").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("x = 1\n")
+    (root / "src" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (root / "x.txt").write_text("x\n")
+
+
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine.load(Path(__file__).resolve().parents[2])
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with policy_project(tmp_path_factory, "merge49", "kind: ApprovalPolicy\n", _tree) as (_, loaded):
+        yield loaded
 
 
 @pytest.mark.parametrize("command", PAYLOADS)
