@@ -45,6 +45,7 @@ import pytest
 
 from engine import Engine
 from engine.policy.programs import Program
+from tests.conftest import pure_build_only
 from tests.redteam.conftest import home_intact
 from tests.redteam.harm import SECRET, Case, assert_verdict, policy_project, run_confined, verdict_cases
 
@@ -263,6 +264,7 @@ def test_a_find_expression_from_a_file_or_a_listing_deletes_live(tmp_path: Path,
 
 
 # -- 6. the hot path ----------------------------------------------------------------------------------------------
+@pure_build_only  # (a compiled Program's callers call the native method: a replaced one is never called)
 def test_git_verbs_are_parsed_only_where_a_glob_needs_them(
     loaded: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch
 ) -> None:
