@@ -953,7 +953,7 @@ def _make_plain_runner(shell: str, flags: str) -> bool:
     return plain and _MAKE_PLAIN_FLAGS.fullmatch(f"{options} {flags}") is not None
 
 
-def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]:
+def make_payloads(text: str, given: MakeGiven | None = None, depth: int = 0) -> list[str | None]:
     """Commands a makefile runs: what it sets that changes every recipe (_make_settings), recipe lines
     (tab-indented, or after a rule's `;`) with make's variables expanded as its command line and
     environment (``given``) set them, each run by the SHELL with the .SHELLFLAGS they give (`make x
@@ -963,6 +963,12 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
     variables = _make_variables(text, out, given)
     if given is not None and given.computed:
         variables = None
+    # (mk50) what make exports to every recipe, read before each; its parse-time functions, wherever they are
+    exports = make_exports(text, variables, given)
+    if exports is None:
+        out.append(None)
+        exports = ""
+    out.extend(_make_parse_time(text, variables, depth))
     chosen = make_goal_recipes(text, given.goals) if given is not None and given.goals is not None else None
     if chosen is not None:
         recipes = chosen
@@ -980,17 +986,199 @@ def make_payloads(text: str, given: MakeGiven | None = None) -> list[str | None]
     if given is not None and not recipes:
         # a SHELL or .SHELLFLAGS on make's command line (this text), with makefiles not read here: each
         # of their recipe lines, a text nobody knows here, run by that program
-        out.extend(f'{runner} "$MAKE_RECIPE"' for runner in runners)
+        out.extend(f'{exports}{runner} "$MAKE_RECIPE"' for runner in runners)
+    if exports and not recipes:
+        out.append(exports + ":")
     for recipe in recipes:
         if variables is None:
-            out.append(None if _MAKE_VARIABLE_REFERENCE.search(recipe) else recipe)
+            out.append(None if _MAKE_VARIABLE_REFERENCE.search(recipe) else exports + recipe)
             continue
         for reading in _make_readings(recipe, variables):
-            out.append(reading)
+            out.append(None if reading is None else exports + reading)
             if reading is not None:
-                out.extend(f"{runner} {shlex.quote(reading)}" for runner in runners)
+                out.extend(f"{exports}{runner} {shlex.quote(reading)}" for runner in runners)
     out.extend(match.group(1) for match in _MAKE_SHELL.finditer(text))
     out.extend(match.group(1).strip() for match in _MAKE_SHELL_VARIABLE.finditer(text))
+    return out
+
+
+# (mk50) What a makefile gives every recipe's environment. make exports to each recipe the variables a line
+# `export NAME = VALUE` (`override export`, a target's `test: export X = v`, `export define NAME`) or `export NAME …`
+# names, every variable after a bare `export` or with `.EXPORT_ALL_VARIABLES:`, one whose name the environment gave
+# it (PATH always), and the command line's `NAME=VALUE` (MAKEFLAGS' too): `export NODE_OPTIONS=--require=./x.js`,
+# `export BASH_ENV=./x.sh` with `SHELL = /bin/bash`, `export PATH := ./evil:$(PATH)` run x.js, x.sh, evil/pytest
+# before `pytest -q`. Each recipe is judged as if these shell `export` lines came before it (make_exports): the
+# analyzer reads them as it reads `export NODE_OPTIONS=…; node x` on a line. A value make computes (`$(shell …)`
+# runs, another function or a variable whose value is not read here) is a value known only at run time.
+_MAKE_EXPORT_LINE = re.compile(
+    r"^[ ]*(?:[^\t#=:\n]+:[ \t]*)?(?:(?:override|private)[ \t]+)*export(?:[ \t]+(?P<rest>[^\n]*))?$", re.MULTILINE
+)
+_MAKE_EXPORT_DEFINE = re.compile(
+    r"^[ ]*(?:(?:export|override|private)[ \t]+)*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]*)[^\n]*\n"
+    r"(?P<value>.*?)^[ ]*endef",
+    re.MULTILINE | re.DOTALL,
+)
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAKE_UNKNOWN_VALUE = "${MAKE_COMPUTED_VALUE}"  # a shell variable nobody set: a value known only at run time
+_MAX_MAKE_EXPORTS = 128
+
+
+def _make_close(text: str, at: int) -> int:
+    """The index of the `)`/`}` closing the make reference opened at ``text[at]`` (`(` or `{`); -1: none."""
+    opener = text[at]
+    closer = ")" if opener == "(" else "}"
+    depth = 0
+    for i in range(at, len(text)):
+        c = text[i]
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _make_to_shell(value: str, known: dict[str, list[str | None]], assigned: set[str], command: bool = False) -> str:
+    """Make text as the text of a shell double-quoted word (``command``: as shell code inside `$(…)`):
+    `$$` a dollar, `$(NAME)` the one value the makefile gives NAME, or the environment's `${NAME}` when the
+    makefile sets no NAME (CURDIR: `${PWD}`), `$(shell CMD)` the command substitution `$(CMD)`; any other
+    function, or a variable whose value is not read here, a value known only at run time."""
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c != "$":
+            out.append(c if command or c not in '"\\`' else "\\" + c)
+            i += 1
+            continue
+        following = value[i + 1 : i + 2]
+        if following == "$" or not following:
+            out.append("$" if command else "\\$")
+            i += 2
+            continue
+        if following in "({":
+            end = _make_close(value, i + 1)
+            if end < 0:
+                out.append(_MAKE_UNKNOWN_VALUE)
+                break
+            inner = value[i + 2 : end]
+            i = end + 1
+        else:
+            inner = following
+            i += 2
+        if inner[:6] in ("shell ", "shell\t"):
+            out.append("$(" + _make_to_shell(inner[6:], known, assigned, command=True) + ")")
+        elif _SHELL_NAME.fullmatch(inner) is None:
+            out.append(_MAKE_UNKNOWN_VALUE)  # a function (`$(subst …)`, `$(wildcard …)`), `$@`, a computed name
+        elif inner == "CURDIR":
+            out.append("${PWD}")
+        elif inner in known and len(known[inner]) == 1 and known[inner][0] is not None:
+            held = known[inner][0] or ""
+            out.append(held if command else re.sub(r'(["\\`$])', r"\\\1", held))
+        elif inner in assigned or inner in known:
+            out.append(_MAKE_UNKNOWN_VALUE)
+        else:
+            out.append("${" + inner + "}")
+    return "".join(out)
+
+
+def make_exports(text: str, variables: dict[str, list[str | None]] | None, given: MakeGiven | None) -> str | None:
+    """(mk50) Shell lines exporting what make puts in every recipe's environment (see _MAKE_EXPORT_LINE), to be
+    read before each recipe: `export NAME="VALUE"; …; ` (empty: nothing). None: more than can be read here."""
+    if given is not None and given.before:
+        text = given.before + "\n" + text
+    line = given.line if given is not None else {}
+    if "export" not in text and "EXPORT_ALL" not in text and not line:
+        return ""
+    known = variables or {}
+    everything = ".EXPORT_ALL_VARIABLES" in text
+    named: set[str] = set()
+    for match in _MAKE_EXPORT_LINE.finditer(text):
+        rest = (match.group("rest") or "").split("#", 1)[0]
+        if not rest.strip():
+            everything = True  # `export` alone: every variable
+        elif "$" in rest.split("=", 1)[0]:
+            everything = True  # `export $(NAMES)`: names nobody reads here
+        elif "=" not in rest and not rest.lstrip().startswith("define"):
+            named.update(rest.split())
+    from_environment = {"PATH", *(given.environment if given is not None else ())}
+    assigned = {m.group("name") for m in _MAKE_ASSIGN.finditer(text) if m.group("op")}
+    statements: list[str] = []
+    for match in _MAKE_ASSIGN.finditer(text):
+        mods, name, op, value = match.group("mods", "name", "op", "value")
+        if not op or "undefine" in mods or _SHELL_NAME.fullmatch(name) is None:
+            continue
+        if not (everything or "export" in mods or name in named or name in from_environment):
+            continue
+        if op == "!=":
+            held = "$(" + _make_to_shell(value.strip(), known, assigned, command=True) + ")"
+        else:
+            held = _make_to_shell(value.strip(), known, assigned)
+        if op == "+=":
+            held = "${" + name + "} " + held
+        statements.append(f'export {name}="{held}"')
+    if "define" in text:
+        for match in _MAKE_EXPORT_DEFINE.finditer(text):
+            name = match.group("name")
+            if everything or name in named or match.group(0).lstrip().startswith("export"):
+                statements.append(f'export {name}="{_make_to_shell(match.group("value"), known, assigned)}"')
+    for name, values in line.items():
+        if _SHELL_NAME.fullmatch(name) is None:
+            continue
+        for held_line in values:
+            if held_line is None:
+                statements.append(f'export {name}="{_MAKE_UNKNOWN_VALUE}"')
+            else:
+                shown = _make_to_shell(held_line.removeprefix("+"), known, assigned)
+                statements.append(f'export {name}="{shown}"')
+    if len(statements) > _MAX_MAKE_EXPORTS:
+        return None
+    return "".join(f"{statement}; " for statement in statements)
+
+
+# (mk50) make's functions that act as it reads the text they are in, whatever the goals: `$(file >PATH,TEXT)` /
+# `$(file >>PATH,TEXT)` write PATH (judged as a redirection to it), `$(file <PATH)` reads it (judged as `cat PATH`),
+# `$(eval TEXT)` reads TEXT as makefile text (judged as one; a TEXT make computes is one nobody reads here),
+# `$(guile …)` runs Guile code, and the `load` / `-load` directive loads a shared object: machine code (both asked).
+_MAKE_PARSE_FUNCTIONS = re.compile(r"\$[({](file|eval|guile|load)[ \t]")
+_MAKE_LOAD = re.compile(r"^[ \t]*-?load[ \t]", re.MULTILINE)
+_MAX_MAKE_EVAL_DEPTH = 4
+
+
+def _make_parse_time(text: str, variables: dict[str, list[str | None]] | None, depth: int) -> list[str | None]:
+    """(mk50) What make's parse-time functions in ``text`` do, as shell lines (see _MAKE_PARSE_FUNCTIONS)."""
+    out: list[str | None] = []
+    if "load" in text and _MAKE_LOAD.search(text):
+        out.append(None)
+    if "$" not in text or _MAKE_PARSE_FUNCTIONS.search(text) is None:
+        return out
+    known = variables or {}
+    assigned = {m.group("name") for m in _MAKE_ASSIGN.finditer(text) if m.group("op")}
+    for match in _MAKE_PARSE_FUNCTIONS.finditer(text):
+        end = _make_close(text, match.start() + 1)
+        if end < 0:
+            out.append(None)
+            continue
+        name, argument = match.group(1), text[match.end() : end]
+        if name in ("guile", "load"):
+            out.append(None)
+        elif name == "eval":
+            if "$" in argument.replace("$$", "") or depth >= _MAX_MAKE_EVAL_DEPTH:
+                out.append(None)  # text make computes (`$(eval $(subst X,,…))`, `$(call T,…)`)
+            else:
+                out.extend(make_payloads(argument.replace("$$", "$"), None, depth + 1))
+        else:
+            target, _, written = argument.partition(",")
+            target = target.strip()
+            mode = ">>" if target.startswith(">>") else target[:1]
+            path = _make_to_shell(target[len(mode) :].strip(), known, assigned)
+            if mode == "<":
+                out.append(f'cat "{path}"')
+            elif mode in (">", ">>"):
+                out.append(f"printf '%s\\n' {shlex.quote(written)} {mode} \"{path}\"")
+            else:
+                out.append(None)  # a mode make refuses, or one computed
     return out
 
 
