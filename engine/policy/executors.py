@@ -989,6 +989,8 @@ def make_payloads(text: str, given: MakeGiven | None = None, depth: int = 0) -> 
         out.extend(f'{exports}{runner} "$MAKE_RECIPE"' for runner in runners)
     if exports and not recipes:
         out.append(exports + ":")
+    # (mk50) a recipe's `$(file …)` calls are judged above; make replaces each by nothing
+    recipes = [_make_without_files(recipe) if "file" in recipe else recipe for recipe in recipes]
     for recipe in recipes:
         if variables is None:
             out.append(None if _MAKE_VARIABLE_REFERENCE.search(recipe) else exports + recipe)
@@ -1172,14 +1174,45 @@ def _make_parse_time(text: str, variables: dict[str, list[str | None]] | None, d
             target, _, written = argument.partition(",")
             target = target.strip()
             mode = ">>" if target.startswith(">>") else target[:1]
-            path = _make_to_shell(target[len(mode) :].strip(), known, assigned)
-            if mode == "<":
-                out.append(f'cat "{path}"')
-            elif mode in (">", ">>"):
-                out.append(f"printf '%s\\n' {shlex.quote(written)} {mode} \"{path}\"")
-            else:
-                out.append(None)  # a mode make refuses, or one computed
+            named = target[len(mode) :].strip()
+            # `$(file >$@,…)` in a recipe: the file is the rule's target, one of the makefile's targets
+            paths = _make_targets(text) if named in ("$@", "$(@)", "${@}") else [_make_to_shell(named, known, assigned)]
+            for path in paths:
+                if mode == "<":
+                    out.append(f'cat "{path}"')
+                elif mode in (">", ">>"):
+                    out.append(f"printf '%s\\n' {shlex.quote(written)} {mode} \"{path}\"")
+                else:
+                    out.append(None)  # a mode make refuses, or one computed
     return out
+
+
+def _make_without_files(line: str) -> str:
+    """(mk50) A recipe line without its `$(file …)` calls (each expands to nothing; _make_parse_time judges them)."""
+    for _ in range(_MAX_MAKE_READINGS):
+        match = re.search(r"\$[({]file[ \t]", line)
+        end = _make_close(line, match.start() + 1) if match is not None else -1
+        if match is None or end < 0:
+            break
+        line = line[: match.start()] + line[end + 1 :]
+    return line
+
+
+def _make_targets(text: str) -> list[str]:
+    """(mk50) The targets a makefile's rules name, as shell text (a pattern, a computed one, or too many: a name
+    known only at run time)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        rule = _MAKE_RULE.match(line) if line[:1] not in ("\t", "") else None
+        if rule is None or "=" in rule.group("rest").partition(";")[0]:
+            continue
+        for target in rule.group("targets").split():
+            if target.startswith(".") and "/" not in target:
+                continue  # a special target (`.PHONY`), a suffix rule
+            if any(c in target for c in "%$*?[") or len(out) >= _MAX_MAKE_READINGS:
+                return [_MAKE_UNKNOWN_VALUE]
+            out.append(re.sub(r'(["\\`$])', r"\\\1", target))
+    return out or [_MAKE_UNKNOWN_VALUE]
 
 
 # (mk49) What make runs is the recipes of the goals it is asked for and of their prerequisites, not every recipe
