@@ -1411,6 +1411,7 @@ class Follower:
         the session or the disk holds; None when none does."""
         if "$" in path or "`" in path or depth > 2:
             return None
+        path = path.rstrip("/") or path  # (`node ./d/`: the folder d)
         dotted = path.replace(".", "/")
         for form in run.entry:
             name, _, key = form.partition("#")
