@@ -28,10 +28,10 @@ Near misses that stay allowed: `echo 'timeout = 60' >> pip.conf`, `printf '[glob
 pip.conf`, `echo 'fund=false' >> .npmrc`; session-less `ls *.sh`, `cat *.py`,
 `echo $(date)`, `cat $(git ls-files)`, `ls | xargs cat`.
 Closed by entry50 (stop 50; plain tests below since): `Engine.check('bash x.s?')` (`sh ./[x].sh`, `run-parts d`)
-with x.sh holding the payload (live): a check without a session matches no glob on the disk. Reading them in DiskView.names_in was tried and
-reverted: python's `files:` globs then read the tree's modules on a line that writes a file (a false alarm in
-test_policy_corpus). `Engine.check('python3 -m x')` with x.py holding the payload: `-m` names its module through
-python's `files:` globs, which a check without a session does not read (the imports' false alarms, xf48b).
+with x.sh holding the payload (live): a check without a session matched no glob on the disk (reading them in
+DiskView.names_in for every glob made python's `files:` globs read the tree's modules: a false alarm); it now
+matches the glob of the word naming the file a program runs only (DiskView.listing). `Engine.check('python3 -m x')`
+with x.py holding the payload: python's `-m` run resolves the module (its `entry:` forms), not its `files:` globs.
 Noticed, not changed: a check without a session now asks for `python3 $(which pip) list` and
 `bash "$(git rev-parse --show-toplevel)/x.sh"` (a script named at run time: fail closed, item 3).
 """
