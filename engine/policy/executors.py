@@ -1552,6 +1552,7 @@ def ssh_config_includes(text: str) -> list[str]:
 
 _NPM_LIFECYCLE = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop", "restart": "restart"}
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+_NPM_SERVER = frozenset({"start", "restart"})  # (entry50) the verbs that run `node server.js` with no start script
 # Runners whose `RUNNER NAME` runs the script NAME when NAME is none of their own verbs (`yarn build`,
 # `pnpm lint`, `bun dev`).
 _NAME_RUNNERS = frozenset({"yarn", "pnpm", "bun"})
@@ -1596,7 +1597,15 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
     elif posixpath.basename(argv[0]) in _NAME_RUNNERS:
         return [str(scripts[n]) for n in _NPM_LIFECYCLE_RUNS if n in scripts]  # `pnpm add x`, `yarn install`
     names = [f"pre{name}", name, f"post{name}"] if name is not None else list(scripts)
-    return [str(scripts[n]) for n in names if n in scripts]
+    if name == "restart":
+        # (entry50) `npm restart` runs the restart script, or else stop's and start's with their pre- and post-
+        names += [f"{pre}{verb}" for verb in ("stop", "start") for pre in ("pre", "", "post")]
+    found = [str(scripts[n]) for n in names if n in scripts]
+    if name in _NPM_SERVER and "start" not in scripts:
+        # (entry50) with no start script, `npm start` (pnpm's, yarn's) runs `node server.js`: the package's
+        # server.js, read as node reads it (a `prestart` still runs before it)
+        found.append("node server.js")
+    return found
 
 
 _NPM_EXEC_VERBS = frozenset({"exec", "x", "exe", "dlx"})

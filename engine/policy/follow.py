@@ -8,6 +8,7 @@ inline program, a sed or ex command. Each payload is analysed like `bash -c`.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -127,6 +128,7 @@ _LOADED_NAME: Final = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 # (bg49) The Programs rows' `files:` languages a check without a session reads from the disk (session_memory.DiskView):
 # the project's files that say what the program runs when the line names none (make's recipes, npm's scripts)
 DISK_LANGUAGES = frozenset({"make", "npm"})
+_GLOBBED_WORD: Final = re.compile(r"[*?\[]")
 
 
 class Follower:
@@ -1382,6 +1384,62 @@ class Follower:
 
     def _file(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """A file the program runs: read when it was written earlier on the line (or is stdin)."""
+        listing = self._disk_listing(run, path)
+        try:
+            self._file_read(run, command, path, via, depth)
+        finally:
+            if listing:
+                self.session.listing = False
+
+    def _disk_listing(self, run: Run, path: str) -> bool:
+        """(entry50) A check without a session (DiskView) matches a glob the program's word holds against the disk
+        (`bash x.s?`, `sh ./[x].sh`) and lists the folder it runs the files of (`run-parts d`), as the shell and
+        the program would: the word names the file it runs. Never for a `files:` run (the modules a script may
+        import: xf48b's false alarms), and only while this word is read."""
+        view = self.session
+        if view is None or not view.disk or run.source == "files" or view.listing:
+            return False
+        if run.language != "folder" and not _GLOBBED_WORD.search(path):
+            return False
+        view.listing = True
+        return True
+
+    def _entry(self, run: Run, path: str, depth: int = 0) -> str | None:
+        """(entry50) The file the program runs for the word ``path``, resolved as it resolves it (the run's
+        `entry:` forms, policies/executors.yaml): `node .` runs package.json's `main` or index.js, `node index`
+        index.js, `python3 d` d/__main__.py, `python3 -m x.y` x/y.py or x/y/__main__.py. The first form the line,
+        the session or the disk holds; None when none does."""
+        if "$" in path or "`" in path or depth > 2:
+            return None
+        path = path.rstrip("/") or path  # (`node ./d/`: the folder d)
+        dotted = path.replace(".", "/")
+        for form in run.entry:
+            name, _, key = form.partition("#")
+            candidate = name.replace("{}", path).replace("{/}", dotted)
+            if "//" in candidate:
+                continue
+            text = self._script(candidate)
+            if text is None:
+                continue
+            if not key:
+                return candidate
+            try:
+                data = json.loads(text)
+            except ValueError:
+                return candidate  # a manifest nobody can read: read as what it is (fail closed)
+            value = data.get(key) if isinstance(data, dict) else None
+            if isinstance(value, str) and value and "$" not in value:
+                found = self._entry(run, posixpath.join(posixpath.dirname(candidate), value), depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _file_read(self, run: Run, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
+        if run.entry:
+            found = self._entry(run, path)
+            if found is None and "{}" not in run.entry:
+                return  # (python3 -m pytest: no module of that name here, the installed one runs)
+            path = found or path
         if run.language == "folder":
             self.run_folder(command, path, via, depth)  # run-parts DIR: every file of DIR
             return

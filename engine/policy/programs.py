@@ -111,6 +111,7 @@ _RUN_FIELDS = (
     "default",
     "not_words",
     "outer",
+    "entry",
 )
 
 
@@ -190,6 +191,12 @@ class Run:
     # (xf45) on a verb's run (`subcommands:`), `option:` names an option of the program's own, given before the verb
     # (git's `-c core.editor=CMD` before `rebase -i`): its values are read there, the verb's flags still condition it
     outer: Final[bool]
+    # (entry50) as: file: how the program resolves the file it is given, as it would (node's module resolution,
+    # python's folder `__main__.py`, `-m x.y`): the forms tried in order, `{}` the word given, `{/}` the word with
+    # its dots as folders; `FORM#KEY` reads the JSON file FORM's KEY (package.json's `main`) and resolves that. The
+    # first form whose file the line, the session or the disk holds is the one read; none: the word as given when
+    # a form is `{}` itself, else nothing
+    entry: Final[tuple[str, ...]]
 
     def __init__(
         self,
@@ -231,6 +238,7 @@ class Run:
         default: str | None = None,
         not_words: frozenset[str] = frozenset(),
         outer: bool = False,
+        entry: tuple[str, ...] = (),
     ) -> None:
         self.source = source
         self.kind = kind
@@ -270,6 +278,7 @@ class Run:
         self.default = default
         self.not_words = not_words
         self.outer = outer
+        self.entry = entry
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -1131,7 +1140,21 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         default=data.get("default"),
         not_words=frozenset(str(word) for word in data.get("not_words") or ()),
         outer=outer_run,
+        entry=_entry_forms(data, kind, [*base, "entry"]),
     )
+
+
+def _entry_forms(data: Mapping[str, Any], kind: str, base: list[str | int]) -> tuple[str, ...]:
+    """(entry50) A run's `entry:` forms (see Run.entry): only of an `as: file` run, each naming the word."""
+    forms = data.get("entry")
+    if forms is None:
+        return ()
+    if kind != "file" or not isinstance(forms, list) or not forms:
+        raise TableError(base, "entry: is a list of the forms an as: file run's word resolves to")
+    for i, form in enumerate(forms):
+        if not isinstance(form, str) or ("{}" not in form and "{/}" not in form):
+            raise TableError([*base, i], "an entry: form names the word given: `{}` or `{/}`")
+    return tuple(forms)
 
 
 # The fields of an entry that describe nothing but what it sends (see ProgramTable.senders).

@@ -1132,12 +1132,15 @@ class DiskView(SessionView):
     is its installer's, not read. Whether it was asked for a file (``asked``): the parse of such a line is not kept
     (the file may change before the next check)."""
 
-    __slots__ = ("asked",)
+    __slots__ = ("asked", "listing")
     disk = True
 
     def __init__(self, workdir: str) -> None:
         super().__init__(_NO_FILES, workdir, _NO_LOCK)  # (nothing is remembered: one empty record for all)
         self.asked = False
+        # (entry50) while the analyzer reads a word naming the file a program runs (not a `files:` glob): a glob
+        # in it is matched against the disk (`bash x.s?`), a folder run file by file is listed (`run-parts d`)
+        self.listing = False
 
     def mentioned(self, text: str) -> bool:
         # a command word holding a `/` (`./x`, `bin/tool`): run as a file (the fast path would not read it)
@@ -1177,7 +1180,26 @@ class DiskView(SessionView):
         return False  # nothing changed since a session began: there is none
 
     def names_in(self, folder: str) -> list[str]:
-        return []  # a glob's matches are not read (see the class)
+        # a glob's matches are not read (see the class), but for the word naming the file a program runs
+        # (``listing``, entry50): the folder's names on disk, as the shell matches them
+        if not self.listing:
+            return []
+        self.asked = True
+        path = self._path(folder or ".")
+        names: list[str] = []
+        if path is None:
+            return names
+        try:
+            if not self._inside(os.path.realpath(path)):
+                return names
+            with os.scandir(path) as entries:
+                for i, entry in enumerate(entries):
+                    if i >= _MAX_LISTED:
+                        break
+                    names.append(entry.name)
+        except (OSError, ValueError):
+            pass
+        return names
 
     def keys_under(self, base: str, name: str | None = None) -> list[str]:
         return []

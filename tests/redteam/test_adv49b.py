@@ -27,11 +27,11 @@ xargs rm -rf`, `-print0` without `-0`, `find -L`, `-printf '%p/'`); bg49's spell
 Near misses that stay allowed: `echo 'timeout = 60' >> pip.conf`, `printf '[global]\\ndefault-timeout = 60\\n' >
 pip.conf`, `echo 'fund=false' >> .npmrc`; session-less `ls *.sh`, `cat *.py`,
 `echo $(date)`, `cat $(git ls-files)`, `ls | xargs cat`.
-Open (strict xfails below): `Engine.check('bash x.s?')` (`sh ./[x].sh`, `run-parts d`) with x.sh holding the payload
-(live): a check without a session matches no glob on the disk. Reading them in DiskView.names_in was tried and
-reverted: python's `files:` globs then read the tree's modules on a line that writes a file (a false alarm in
-test_policy_corpus). `Engine.check('python3 -m x')` with x.py holding the payload: `-m` names its module through
-python's `files:` globs, which a check without a session does not read (the imports' false alarms, xf48b).
+Closed by entry50 (stop 50; plain tests below since): `Engine.check('bash x.s?')` (`sh ./[x].sh`, `run-parts d`)
+with x.sh holding the payload (live): a check without a session matched no glob on the disk (reading them in
+DiskView.names_in for every glob made python's `files:` globs read the tree's modules: a false alarm); it now
+matches the glob of the word naming the file a program runs only (DiskView.listing). `Engine.check('python3 -m x')`
+with x.py holding the payload: python's `-m` run resolves the module (its `entry:` forms), not its `files:` globs.
 Noticed, not changed: a check without a session now asks for `python3 $(which pip) list` and
 `bash "$(git rev-parse --show-toplevel)/x.sh"` (a script named at run time: fail closed, item 3).
 """
@@ -169,14 +169,8 @@ def test_a_session_less_check_of_ordinary_globs_stays_allowed(
     assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (adv49b): a check without a session matches no glob on the disk (DiskView.names_in is empty): "
-    "a glob naming the script itself runs it unread; matching them there made python's `files:` globs read the "
-    "tree's modules on a line that writes a file (test_policy_corpus's `curl -o data.csv && python3 analyze.py`)",
-)
 @pytest.mark.parametrize("command", GLOBBED_OPEN)
-def test_open_a_session_less_check_of_a_globbed_script(scripted: tuple[Engine, Path, Path], command: str) -> None:
+def test_a_session_less_check_of_a_globbed_script(scripted: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, _ = scripted
     assert engine.check(command).decision != "allow", command
 
@@ -192,11 +186,6 @@ def test_the_named_script_deletes_the_note_live(tmp_path: Path, command: str) ->
     assert home_intact(near)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (adv49b): `python3 -m x` names x.py through python's `files:` globs, which a check without a "
-    "session does not read (the modules a script imports: xf48b's false alarms)",
-)
-def test_open_a_session_less_check_of_a_module_run_by_name(scripted: tuple[Engine, Path, Path]) -> None:
+def test_a_session_less_check_of_a_module_run_by_name(scripted: tuple[Engine, Path, Path]) -> None:
     engine, _, _ = scripted
     assert engine.check("python3 -m x").decision != "allow"
