@@ -3082,8 +3082,14 @@ class Analyzer(Follower, LinkFollower):
         `GIT_WORK_TREE=~ git checkout -f`): their words, split as the program splits them (the
         run's `language`), go before the program's own."""
         words: list[str] = []
+        tail: list[str] = []
         for run in program.runs:
             if run.kind != "options" or run.source != "env":
+                continue
+            if run.prepend is not None and "{" in run.prepend:
+                # (cfg50) a variable that spells an option by its name (`PIP_REPORT=F pip install x` is `pip
+                # install x --report=F`): after the verb, where the verb's options are read
+                tail += self._named_options(run, local, (*via, argv[0]), depth)
                 continue
             split = OPTION_SPLITTERS[run.language or "env"]
             for value in self.variable_values(run, local, (*via, argv[0]), depth + 1):
@@ -3094,12 +3100,47 @@ class Analyzer(Follower, LinkFollower):
                     words.append(run.prepend + payload)
                 else:
                     words.extend(split(payload, self.env))
+        if tail:
+            at = argv.index("--") if "--" in argv[1:] else len(argv)
+            argv, dynamic = [*argv[:at], *tail, *argv[at:]], [*dynamic[:at], *([False] * len(tail)), *dynamic[at:]]
         if not words:
             return argv, dynamic
         # Before the first word when options end at the first operand (`git VERB`), else last
         # (`tar xf a.tar` keeps its first word), ahead of a `--`.
         at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
         return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
+
+    def _named_options(self, run: Run, local: dict[str, str], via: tuple[str, ...], depth: int) -> list[str]:
+        """(cfg50) The options a run `{env: ["PIP_*"], as: options, prepend: "--{PIP_}="}` reads: each variable
+        of the line the globs match is the long option its name spells past the prefix in braces (lower case,
+        `_` as `-`: PIP_LOG_FILE is `--log-file=VALUE`), as pip, npm (`npm_config_KEY`), yarn and uv read their
+        environment. A yes/no value is the flag itself (`PIP_NO_CACHE_DIR=1` is `--no-cache-dir`, a no value
+        its negation: `npm_config_strict_ssl=false` is `--no-strict-ssl`); with a `language:`, a value of more than one
+        word is each of its words too (pip splits a list option's value at blanks: `language: tar`)."""
+        prepend = run.prepend or ""
+        head, _, rest = prepend.partition("{")
+        prefix, _, after = rest.partition("}")
+        words: list[str] = []
+        for variable in self.variables_read(run, local):
+            if len(variable) <= len(prefix) or variable[: len(prefix)].lower() != prefix.lower():
+                continue
+            option = variable[len(prefix) :].lower().replace("_", "-")
+            held, lost = self.env.readings(variable, local)
+            if lost:
+                self._escape_hatch(None, via, depth)
+            for value in held:
+                payload = matched_payload(run, value)
+                if payload is None:
+                    continue
+                folded = payload.strip().lower()
+                if folded in ("0", "false", "no", "off"):
+                    words.append(head + "no-" + option)
+                    continue
+                words.append(head + option + (after + payload if folded not in ("1", "true", "yes", "on") else ""))
+                parts = OPTION_SPLITTERS[run.language](payload, self.env) if run.language else []
+                if len(parts) > 1:
+                    words += [head + option + after + part for part in parts]
+        return words
 
     def _alternate_reading(
         self,
