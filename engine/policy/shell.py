@@ -15,12 +15,13 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
 from engine.policy.argv import (
+    NONE,
     REQUIRED,
     Grammar,
     Parsed,
@@ -3089,7 +3090,11 @@ class Analyzer(Follower, LinkFollower):
             if run.prepend is not None and "{" in run.prepend:
                 # (cfg50) a variable that spells an option by its name (`PIP_REPORT=F pip install x` is `pip
                 # install x --report=F`): after the verb, where the verb's options are read
-                tail += self._named_options(run, local, (*via, argv[0]), depth)
+                for option, word in self._named_options(run, program.grammar.long, local, (*via, argv[0]), depth):
+                    # one of the program's own options goes before its verb (where `yarn --https-proxy=P install`
+                    # reads it), a verb's after it
+                    global_option = program.grammar.stop_at_operand and option in program.grammar.long
+                    (words if global_option else tail).append(word)
                 continue
             split = OPTION_SPLITTERS[run.language or "env"]
             for value in self.variable_values(run, local, (*via, argv[0]), depth + 1):
@@ -3110,17 +3115,21 @@ class Analyzer(Follower, LinkFollower):
         at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
         return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
 
-    def _named_options(self, run: Run, local: dict[str, str], via: tuple[str, ...], depth: int) -> list[str]:
+    def _named_options(
+        self, run: Run, declared: Mapping[str, int], local: dict[str, str], via: tuple[str, ...], depth: int
+    ) -> list[tuple[str, str]]:
         """(cfg50) The options a run `{env: ["PIP_*"], as: options, prepend: "--{PIP_}="}` reads: each variable
         of the line the globs match is the long option its name spells past the prefix in braces (lower case,
-        `_` as `-`: PIP_LOG_FILE is `--log-file=VALUE`), as pip, npm (`npm_config_KEY`), yarn and uv read their
-        environment. A yes/no value is the flag itself (`PIP_NO_CACHE_DIR=1` is `--no-cache-dir`, a no value
-        its negation: `npm_config_strict_ssl=false` is `--no-strict-ssl`); with a `language:`, a value of more than one
-        word is each of its words too (pip splits a list option's value at blanks: `language: tar`)."""
+        `_` as `-`: PIP_LOG_FILE is `--log-file=VALUE`), as pip, npm (`npm_config_KEY`) and yarn read their
+        environment. A no value is the negation (`npm_config_strict_ssl=false` is `--no-strict-ssl`), a yes value
+        the flag itself when the program's grammar (``declared``) reads the option without a value
+        (`PIP_NO_CACHE_DIR=1` is `--no-cache-dir`), else `--OPTION=VALUE` (a bare option before the verb would
+        take the verb as its value). With a `language:`, a value of more than one word is each of its words too
+        (pip splits a list option's value at blanks: `language: tar`)."""
         prepend = run.prepend or ""
         head, _, rest = prepend.partition("{")
         prefix, _, after = rest.partition("}")
-        words: list[str] = []
+        words: list[tuple[str, str]] = []
         for variable in self.variables_read(run, local):
             if len(variable) <= len(prefix) or variable[: len(prefix)].lower() != prefix.lower():
                 continue
@@ -3134,12 +3143,13 @@ class Analyzer(Follower, LinkFollower):
                     continue
                 folded = payload.strip().lower()
                 if folded in ("0", "false", "no", "off"):
-                    words.append(head + "no-" + option)
+                    words.append(("no-" + option, head + "no-" + option))
                     continue
-                words.append(head + option + (after + payload if folded not in ("1", "true", "yes", "on") else ""))
+                flag = folded in ("1", "true", "yes", "on") and declared.get(option) == NONE
+                words.append((option, head + option + ("" if flag else after + payload)))
                 parts = OPTION_SPLITTERS[run.language](payload, self.env) if run.language else []
                 if len(parts) > 1:
-                    words += [head + option + after + part for part in parts]
+                    words += [(option, head + option + after + part) for part in parts]
         return words
 
     def _alternate_reading(
