@@ -588,7 +588,13 @@ class Follower:
             return self._words_run(run, command, parsed, argv, dynamic, via, depth)
         values: list[str] = []
         if source == "option":
-            values = [v for name, v, _ in parsed.options if name in run.names and v is not None]
+            # (cfg50) an option given as a flag stands for the run's `default:` (`npm install --no-strict-ssl` is
+            # strict-ssl false)
+            values = [
+                v if v is not None else run.default or ""
+                for name, v, _ in parsed.options
+                if name in run.names and (v is not None or run.default is not None)
+            ]
             if run.last:
                 values = values[-1:]
         elif source == "operand":

@@ -1057,8 +1057,11 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
     if any(key in data for key in ("strip", "append", "into")) and (source != "operands" or kind != "path"):
         raise TableError(base, "strip:, append: and into: name what an operand writes (operands: true, as: path)")
-    if "default" in data and source != "operand":
-        raise TableError([*base, "default"], "default: is the value of an operand: N the program is not given")
+    if "default" in data and source not in ("operand", "option"):
+        raise TableError(
+            [*base, "default"],
+            "default: is the value of an operand: N the program is not given, or of an option: given as a flag",
+        )
     if kind == "path" and not data.get("prepend"):
         raise TableError([*base, "as"], "as: path needs prepend: (the command the path is judged as an operand of)")
     known = frozenset(grammar.short) | frozenset(grammar.long)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from operator import attrgetter
 
 from engine.policy import values
 from engine.policy.argv import (
+    NONE,
     REQUIRED,
     Grammar,
     Parsed,
@@ -3082,8 +3083,18 @@ class Analyzer(Follower, LinkFollower):
         `GIT_WORK_TREE=~ git checkout -f`): their words, split as the program splits them (the
         run's `language`), go before the program's own."""
         words: list[str] = []
+        tail: list[str] = []
         for run in program.runs:
             if run.kind != "options" or run.source != "env":
+                continue
+            if run.prepend is not None and "{" in run.prepend:
+                # (cfg50) a variable that spells an option by its name (`PIP_REPORT=F pip install x` is `pip
+                # install x --report=F`): after the verb, where the verb's options are read
+                for option, word in self._named_options(run, program.grammar.long, local, (*via, argv[0]), depth):
+                    # one of the program's own options goes before its verb (where `yarn --https-proxy=P install`
+                    # reads it), a verb's after it
+                    global_option = program.grammar.stop_at_operand and option in program.grammar.long
+                    (words if global_option else tail).append(word)
                 continue
             split = OPTION_SPLITTERS[run.language or "env"]
             for value in self.variable_values(run, local, (*via, argv[0]), depth + 1):
@@ -3094,12 +3105,52 @@ class Analyzer(Follower, LinkFollower):
                     words.append(run.prepend + payload)
                 else:
                     words.extend(split(payload, self.env))
+        if tail:
+            at = argv.index("--") if "--" in argv[1:] else len(argv)
+            argv, dynamic = [*argv[:at], *tail, *argv[at:]], [*dynamic[:at], *([False] * len(tail)), *dynamic[at:]]
         if not words:
             return argv, dynamic
         # Before the first word when options end at the first operand (`git VERB`), else last
         # (`tar xf a.tar` keeps its first word), ahead of a `--`.
         at = 1 if program.grammar.stop_at_operand else (argv.index("--") if "--" in argv[1:] else len(argv))
         return [*argv[:at], *words, *argv[at:]], [*dynamic[:at], *([False] * len(words)), *dynamic[at:]]
+
+    def _named_options(
+        self, run: Run, declared: Mapping[str, int], local: dict[str, str], via: tuple[str, ...], depth: int
+    ) -> list[tuple[str, str]]:
+        """(cfg50) The options a run `{env: ["PIP_*"], as: options, prepend: "--{PIP_}="}` reads: each variable
+        of the line the globs match is the long option its name spells past the prefix in braces (lower case,
+        `_` as `-`: PIP_LOG_FILE is `--log-file=VALUE`), as pip, npm (`npm_config_KEY`) and yarn read their
+        environment. A no value is the negation (`npm_config_strict_ssl=false` is `--no-strict-ssl`), a yes value
+        the flag itself when the program's grammar (``declared``) reads the option without a value
+        (`PIP_NO_CACHE_DIR=1` is `--no-cache-dir`), else `--OPTION=VALUE` (a bare option before the verb would
+        take the verb as its value). With a `language:`, a value of more than one word is each of its words too
+        (pip splits a list option's value at blanks: `language: tar`)."""
+        prepend = run.prepend or ""
+        head, _, rest = prepend.partition("{")
+        prefix, _, after = rest.partition("}")
+        words: list[tuple[str, str]] = []
+        for variable in self.variables_read(run, local):
+            if len(variable) <= len(prefix) or variable[: len(prefix)].lower() != prefix.lower():
+                continue
+            option = variable[len(prefix) :].lower().replace("_", "-")
+            held, lost = self.env.readings(variable, local)
+            if lost:
+                self._escape_hatch(None, via, depth)
+            for value in held:
+                payload = matched_payload(run, value)
+                if payload is None:
+                    continue
+                folded = payload.strip().lower()
+                if folded in ("0", "false", "no", "off"):
+                    words.append(("no-" + option, head + "no-" + option))
+                    continue
+                flag = folded in ("1", "true", "yes", "on") and declared.get(option) == NONE
+                words.append((option, head + option + ("" if flag else after + payload)))
+                parts = OPTION_SPLITTERS[run.language](payload, self.env) if run.language else []
+                if len(parts) > 1:
+                    words += [(option, head + option + after + part) for part in parts]
+        return words
 
     def _alternate_reading(
         self,

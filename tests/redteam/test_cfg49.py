@@ -34,9 +34,8 @@ packages from a place nobody authenticates. Fixed here (each was allowed, now as
   there (`echo x > ~/.config/ghostty/config`: ghostty runs its `command =`; VS Code's settings.json; ~/.local/share;
   ~/.ssh-backup/) ask now by design and left their lists.
 
-Open (strict xfails below): `npm install --no-strict-ssl` (a negated flag: no value for the run to read); TLS
-turned off through git's GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT forms; pip's PIP_CERT / `--cert` (a CA bundle the
-caller names) is not read as an untrusted source.
+Open at cfg49, closed by cfg50 (test_tls_spellings_closed): `npm install --no-strict-ssl`, TLS turned off through
+git's GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT forms, pip's PIP_CERT.
 """
 
 from __future__ import annotations
@@ -175,21 +174,18 @@ def test_git_config_of_the_policy_is_denied(loaded: tuple[Path, Engine]) -> None
     assert loaded[1].check("git config --file policies/deny.yaml a.b c").decision == "deny"
 
 
-OPEN: dict[str, tuple[str, str]] = {
-    "npm-no-strict-ssl": ("npm install --no-strict-ssl", "a negated flag: no option value for the run to read"),
-    "git-config-parameters-sslverify": (
-        "GIT_CONFIG_PARAMETERS=\"'http.sslVerify'='false'\" git clone https://h.example/r",
-        "git's variable forms of -c are read for program keys only",
-    ),
-    "pip-cert-env": ("PIP_CERT=ca.pem pip install x", "a CA bundle the caller names is not read as a source"),
+# (cfg50) were strict xfails: the negated flag is an option run's `default:`, git's variable forms of -c are read for
+# sslVerify, PIP_CERT is pip's --cert (a CA bundle the caller names)
+CLOSED: dict[str, str] = {
+    "npm-no-strict-ssl": "npm install --no-strict-ssl",
+    "git-config-parameters-sslverify": "GIT_CONFIG_PARAMETERS=\"'http.sslVerify'='false'\" git clone https://h.example/r",
+    "pip-cert-env": "PIP_CERT=ca.pem pip install x",
 }
 
 
-@pytest.mark.parametrize(
-    "command", [pytest.param(c, id=n, marks=pytest.mark.xfail(strict=True, reason=r)) for n, (c, r) in OPEN.items()]
-)
-def test_open_tls_spellings(loaded: tuple[Path, Engine], command: str) -> None:
-    assert_verdict(loaded, ({}, command), False, "open")
+@pytest.mark.parametrize("command", list(CLOSED.values()), ids=list(CLOSED))
+def test_tls_spellings_closed(loaded: tuple[Path, Engine], command: str) -> None:
+    assert_verdict(loaded, ({}, command), False, "closed")
 
 
 # -- 6. a settings write after `cd ..`, the project in the home ------------------------------------------------------
