@@ -267,7 +267,9 @@ _PLAIN_SUBSTITUTION: Final = re.compile(
 _GROUP_PLAIN = re.compile(r"[^()\\'\"$`]+")
 _OPENING = re.compile(r"\(+")
 _CLOSING = re.compile(r"\)+")
-_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+# (subst50) as bash 5.2 reads them: `\x`, `\u`, `\U` with no hex digit and `\8` keep their backslash;
+# `\c\\` is one control character (its second backslash is eaten); `\c` ending the string is kept.
+_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c\\\\{1,2}|c.|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {
     "n": "\n",
     "t": "\t",
@@ -286,20 +288,32 @@ _SIMPLE_ESCAPES = {
 
 
 def decode_ansi_c(body: str) -> str:
-    """The value of a bash $'...' string."""
+    """The value of a bash $'...' string, as bash 5.2 decodes it in a UTF-8 locale (subst50: compared with a
+    real bash in tests/redteam/test_subst50.py): `\\x`, `\\u`, `\\U` without a hex digit, `\\8`, `\\9` and a
+    `\\c` that ends the string keep their backslash; `\\c?` is DEL, `\\cX` the control character of X's
+    first byte (`\\c\\\\` eats the second backslash); a `\\U` past U+10FFFF is bytes no character holds
+    (U+FFFD here), or nothing from 0x80000000 on (bash's negative value: `r$'\\UFFFFFFFF'm` is `rm`)."""
 
     def one(match: re.Match[str]) -> str:
         code = match.group(1)
         head = code[0]
         if head in "xuU":
-            try:
-                return chr(int(code[1:], 16))
-            except (ValueError, OverflowError):
-                return code
-        if head.isdigit():
+            if len(code) == 1:
+                return "\\" + code
+            value = int(code[1:], 16)
+            if value >= 0x80000000:
+                return ""
+            return chr(value) if value <= 0x10FFFF else "\ufffd"
+        if head in "01234567":
             return chr(int(code, 8) & 0xFF)
-        if head == "c" and len(code) == 2:
-            return chr(ord(code[1]) & 0x1F)
+        if head == "c" and len(code) >= 2:
+            char = code[1]
+            if char == "?":
+                return "\x7f"
+            if ord(char) < 0x80:
+                return chr(ord(char) & 0x1F)
+            first, *rest = char.encode("utf-8", "surrogatepass")
+            return chr(first & 0x1F) + ("\ufffd" if rest else "")
         return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
     return _ANSI_C.sub(one, body)
