@@ -1026,14 +1026,21 @@ _BODY_STOP: Final = re.compile(r"[\\$]")
 _BODY_NAME: Final = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
-def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) -> str:
+def heredoc_text(
+    body: str,
+    value: Callable[[str], str | None] | None = None,
+    expansion: Callable[[list[Seg]], str | None] | None = None,
+) -> str:
     """What a command reads from an unquoted here-document ``body`` (its lines joined already), as a
     reader of it sees the text: bash removes the backslash of `\\$`, `\\``, `\\\\` (`rm -rf \\$HOME` gives a
     shell `rm -rf $HOME`: adv49); its expansions are left for the reader, which expands them the same way,
     and a backslash that bash leaves right before an expansion (`\\\\$HOME`: it only quotes the value's first
     character) is dropped. A `$NAME` / `${NAME}` that ``value`` knows is its text: bash pastes the value into
-    the body, where a reader parses it (`x=';'` and `echo a$x rm -rf ~` give a shell `echo a; rm -rf ~`)."""
-    if "\\" not in body and (value is None or "$" not in body):
+    the body, where a reader parses it (`x=';'` and `echo a$x rm -rf ~` give a shell `echo a; rm -rf ~`).
+    An expansion with an operator or arithmetic (`${x#a}`, `${x:-a}`, `$((n+1))`: subst50) that ``expansion``
+    computes (from its parts, as _dollar reads them) is its value too: no reader but a shell expands it, and a
+    shell pastes the value just the same."""
+    if "\\" not in body and ((value is None and expansion is None) or "$" not in body):
         return body
     out: list[str] = []
     i = 0
@@ -1051,9 +1058,15 @@ def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) ->
             if named is not None and known is not None:
                 out.append(known)
                 i = named.end()
-            else:
-                out.append("$")
-                i = at + 1
+                continue
+            if named is None and expansion is not None and body[at + 1 : at + 2] in ("{", "(", "["):
+                computed = _computed_expansion(body, at, expansion)
+                if computed is not None:
+                    out.append(computed[0])
+                    i = computed[1]
+                    continue
+            out.append("$")
+            i = at + 1
             continue
         if at + 1 >= n:
             out.append("\\")
@@ -1068,6 +1081,22 @@ def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) ->
             out.append(body[at : at + 2])
         i = at + 2
     return "".join(out)
+
+
+def _computed_expansion(body: str, at: int, expansion: Callable[[list[Seg]], str | None]) -> tuple[str, int] | None:
+    """The value ``expansion`` computes for the parameter or arithmetic expansion at ``at`` of a here-document
+    ``body``, and where it ends; None for a command substitution, one that runs a command, or one not known."""
+    lexer = Lexer(body)
+    lexer.pos = at
+    segs: list[Seg] = []
+    try:
+        lexer._dollar(segs, quoted=True)
+    except ShellSyntaxError:
+        return None
+    if len(segs) != 1 or segs[0].kind not in (VAR, ARITH):
+        return None
+    known = expansion(segs)
+    return None if known is None else (known, lexer.pos)
 
 
 def body_expansions(body: str) -> list[Seg]:

@@ -42,6 +42,7 @@ from engine.policy.commands import (
 from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
+    ARITH,
     BUDGET,
     LIT,
     REDIRECT_OPS,
@@ -2159,7 +2160,9 @@ class Analyzer(Follower, LinkFollower):
                     body = target.heredoc.body or ""
                     expands = not target.quoted and any(c in body for c in "$`\\")
                     # (adv49) what the command reads: `\$HOME` in an unquoted body is `$HOME` to a shell
-                    stdin_parts.append(heredoc_text(body, self._pasted_value) if expands else body)
+                    stdin_parts.append(
+                        heredoc_text(body, self._pasted_value, self._pasted_expansion) if expands else body
+                    )
                     if expands:
                         # An unquoted body is expanded before the command reads it: bash runs each
                         # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
@@ -2172,6 +2175,10 @@ class Analyzer(Follower, LinkFollower):
                             self._substitution(sub, depth, via)
                         if "${" in body or "$((" in body or "$[" in body:
                             self._body_expansions(body, depth, via)
+                        if subs or self._unread_body(body):
+                            # (subst50) a piece of the text its reader parses that only the run knows:
+                            # `python3 <<E` / `$(cat f)`, `${x:-a}`, `$((n))` (read as `bash <<< "$x"` is)
+                            fed_names.update(_STORED_INPUT)
                     literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False, here=op != "<<<")
@@ -3826,6 +3833,31 @@ class Analyzer(Follower, LinkFollower):
         value = env_get(self.env, name, "")
         return None if _PLAIN_VALUE.fullmatch(value) else value
 
+    def _pasted_expansion(self, segs: list[Seg]) -> str | None:
+        """The value of an unquoted here-document's expansion with an operator or arithmetic (one part,
+        ``segs``: `${x#a}`, `${x/a/b}`, `$((1+2))`), computed as a command word's is; None when the line does
+        not make it known (subst50). (What its subscripts run was read already: _body_expansions.)"""
+        if segs[0].kind == ARITH:
+            number = arithmetic_value(segs[0].text, self.env)
+            return None if number is None else str(number)
+        word = self._resolve(Token("word", "$", segs, quoted=True), split=False, here=True)
+        return None if word.dynamic or len(word.texts) != 1 else word.texts[0]
+
+    def _unread_body(self, body: str) -> bool:
+        """Whether an unquoted here-document's ``body`` pastes into what its reader parses a value the line does
+        not make known (subst50): a parameter expansion with an operator or an arithmetic one not computed here
+        (`${x:-a}`, `${x#a}`, `$((n))`), or a variable an earlier command set to a text nobody knows here
+        (see spliced_code). A plain `$NAME` the line never set is the environment's, which the caller does not
+        write: its reader sees it as adv49 reads it. Its command substitutions are the caller's."""
+        if "$" not in body:
+            return False
+        if ("${" in body or "$((" in body or "$[" in body) and any(
+            (seg.kind != VAR or _PLAIN_NAME.fullmatch(seg.text) is None) and self._pasted_expansion([seg]) is None
+            for seg in body_expansions(body)
+        ):
+            return True
+        return self._splices_a_value(body, known=True)
+
     def _body_expansions(self, body: str, depth: int, via: tuple[str, ...]) -> None:
         """An unquoted here-document's parameter and arithmetic expansions, read as a double-quoted word's:
         a subscript, an offset, `$((x))` or `${!x}` evaluates arithmetic, where a value holding `a[$(cmd)]`
@@ -3964,8 +3996,15 @@ class Analyzer(Follower, LinkFollower):
         the line did not set is the environment's, which the caller does not write."""
         if "`" in text or "$(" in text:
             return True
+        return self._splices_a_value(text)
+
+    def _splices_a_value(self, text: str, known: bool = False) -> bool:
+        """Whether ``text`` expands a variable the line set to a value nobody knows here (see spliced_code);
+        with ``known``, a variable whose value the line makes known is not one (its text is pasted)."""
         for found in _SPLICED_NAME.finditer(text):
             name = found.group(1)
+            if known and self.env.get(name) is not None:
+                continue
             if (
                 name in self.vals.written
                 or name in self.globbed
@@ -6029,6 +6068,7 @@ def _evaluates(token: Token) -> bool:
 
 
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
+_PLAIN_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # `${x}` / `${#x}` as _dollar keeps it (_unread_body)
 _SPLICED_NAME: Final = re.compile(r"\$\{?!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")  # (`${!n}`: n names the variable)
 # A text that is one value nobody knows here, whole (`python3 <<< "$x"`, `echo "$x" | node`): a program read from it
 # is not known, as `python3 -c "$x"` is not (adv37; follow._unread_program)

@@ -46,11 +46,34 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
 
 
 PAYLOADS: dict[str, Case] = {
+    # 1. a here-document pasting what only the run knows into an interpreter's (a shell's) program
+    "py-heredoc-substitution": ({}, "python3 <<EOF\n$(cat f)\nEOF"),
+    "py-heredoc-backquote": ({}, "python3 <<EOF\n`cat f`\nEOF"),
+    "py-heredoc-in-a-string": ({}, 'python3 - <<EOF\nprint("$(cat f)")\nEOF'),
+    "py-heredoc-default-substitution": ({}, 'python3 <<EOF\nprint("${x:-$(cat f)}")\nEOF'),
+    "py-heredoc-removal": ({}, "python3 <<EOF\n${x#a}\nEOF"),
+    "py-heredoc-replace": ({}, "python3 <<EOF\n${x/a/b}\nEOF"),
+    "py-heredoc-arith": ({}, "python3 <<EOF\nn = $((n + 1))\nEOF"),
+    "py-heredoc-stored": ({}, 'x=$(cat f); python3 <<EOF\nprint("$x")\nEOF'),
+    "py-heredoc-known-removal": ({}, "x='aimport os; os.system(\"rm -rf ~\")'; python3 <<EOF\n${x#a}\nEOF"),
+    "py-heredoc-default-code": ({}, 'python3 <<EOF\n${x:-import os; os.system("rm -rf ~")}\nEOF'),
+    "node-heredoc-substitution": ({}, "node <<EOF\n$(cat f)\nEOF"),
+    "bash-heredoc-substitution": ({}, "bash <<EOF\necho $(cat f)\nEOF"),
+    "bash-heredoc-default": ({}, "bash <<EOF\necho ${x:-a;rm -rf ~}\nEOF"),
     # 4. escapes decoded as bash decodes them
     "ansi-c-negative-U": ({}, "r$'\\UFFFFFFFF'm -rf ~"),
     "ansi-c-high-U": ({}, "r$'\\U80000000'm -rf ~"),
 }
 NEAR_MISSES: dict[str, Case] = {
+    "py-heredoc-literal": ({}, "python3 <<EOF\nprint(1)\nEOF"),
+    "py-heredoc-dash-literal": ({}, "python3 - <<'EOF'\nprint('$(cat f)')\nEOF"),
+    "py-heredoc-env": ({}, 'python3 <<EOF\nprint("$HOME")\nEOF'),
+    "py-heredoc-known-removal": ({}, 'v=1.2.3; python3 <<EOF\nprint("${v%.*}")\nEOF'),
+    "py-heredoc-known-arith": ({}, "n=3; python3 <<EOF\nprint($((n * 2)))\nEOF"),
+    "py-heredoc-default": ({}, 'python3 <<EOF\nprint("${x:-a}")\nEOF'),
+    "py-heredoc-length": ({}, 'python3 <<EOF\nprint("${#x}")\nEOF'),
+    "cat-heredoc-substitution": ({}, "cat > notes.md <<EOF\n$(date) ${x:-a}\nEOF"),
+    "git-commit-heredoc": ({}, "git commit -F - <<EOF\nfix: $(date +%F)\nEOF"),
     "ansi-c-backslash-8": ({}, "echo $'\\8'"),
     "ansi-c-x-no-digit": ({}, "printf '%s\\n' $'a\\xb'"),
     "printf-quoted-variable": ({}, "printf '%s\\n' \"$x\""),
@@ -62,6 +85,40 @@ def test_unreadable_words_in_places_that_run(
     loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str
 ) -> None:
     assert_verdict(loaded, case, allowed, session)
+
+
+# -- 1. here-documents, live ----------------------------------------------------------------------------------------
+_REMOVE_NOTE = 'import os; os.remove(os.path.expanduser("~/notes.txt"))'
+
+
+@pytest.mark.skipif(shutil.which("python3") is None, reason="needs python3")
+def test_a_heredoc_pastes_a_files_text_into_python_live(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """1. bash runs `$(cat f)` in an unquoted body before python3 reads it: python runs the file's text."""
+    setup = f"printf '%s\\n' '{_REMOVE_NOTE}' > f\n"
+    home, _, printed = run_confined(tmp_path, setup + "python3 <<EOF\n$(cat f)\nEOF")
+    assert not (home / "notes.txt").exists(), printed
+    home, _, printed = run_confined(tmp_path / "removal", f"x='a{_REMOVE_NOTE}'\npython3 <<EOF\n${{x#a}}\nEOF")
+    assert not (home / "notes.txt").exists(), printed
+    shell_payload = "echo '; rm -f ~/notes.txt' > f\nbash <<EOF\necho $(cat f)\nEOF"
+    home, _, printed = run_confined(tmp_path / "shell", shell_payload)
+    assert not (home / "notes.txt").exists(), printed
+    engine = loaded[1]
+    assert engine.check("python3 <<EOF\n$(cat f)\nEOF").decision != "allow"
+    assert engine.check(f"x='a{_REMOVE_NOTE}'; python3 <<EOF\n${{x#a}}\nEOF").decision != "allow"
+    assert engine.check("bash <<EOF\necho $(cat f)\nEOF").decision != "allow"
+    home, _, printed = run_confined(tmp_path / "near", "v=1.2.3; python3 <<EOF\nprint('${v%.*}')\nEOF")
+    assert printed == "1.2\n" and home_intact(home)
+
+
+def test_a_known_expansion_is_pasted_into_the_program_it_reads(loaded: tuple[Path, Engine]) -> None:
+    """A value the line makes known is computed (as a command word's) and judged as the text the reader parses."""
+    engine = loaded[1]
+    verdict = engine.check("x='a;rm -rf ~/.ssh'; bash <<EOF\necho ${x#a}\nEOF")
+    assert verdict.decision != "allow"
+    verdict = engine.check("x='aimport os; os.system(\"rm -rf /\")'; python3 <<EOF\n${x#a}\nEOF")
+    assert verdict.decision == "deny", verdict
+    keys = {m.key for m in engine.check("python3 <<EOF\n$(cat f)\nEOF").matches}
+    assert "stored_code" in keys
 
 
 # -- 4. $'...' against a real bash ----------------------------------------------------------------------------------
