@@ -29,9 +29,25 @@ from engine.policy.lexer import decode_ansi_c
 from tests.redteam.conftest import home_intact
 from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
 
+_GIT = "git -c user.name=a -c user.email=a@b"
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _repository(folder: Path, names: list[str]) -> None:
+    """A git repository tracking ``names`` (committed, before the session)."""
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text("x\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    for step in ("git init -q", "git add -A", f"{_GIT} commit -qm m"):
+        subprocess.run(step, shell=True, cwd=folder, env=env, check=True, capture_output=True, timeout=30)
+
 
 def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
     (root / "a.py").write_text("print(1)\n")
+    if shutil.which("git") is not None:
+        _repository(root / "clean", ["m.py", "README.md"])
+        _repository(root / "dash", ["m.py", "--checkpoint=1", "--checkpoint-action=exec=sh<x.sh"])
     (root / "src").mkdir()
     (root / "src" / "m.py").write_text("x = 1\n")
     old = time.time() - 3600
@@ -60,6 +76,20 @@ PAYLOADS: dict[str, Case] = {
     "node-heredoc-substitution": ({}, "node <<EOF\n$(cat f)\nEOF"),
     "bash-heredoc-substitution": ({}, "bash <<EOF\necho $(cat f)\nEOF"),
     "bash-heredoc-default": ({}, "bash <<EOF\necho ${x:-a;rm -rf ~}\nEOF"),
+    # 2. options from words only the run knows
+    "ssh-option-value": ({}, 'ssh -o "$(cat o.txt)" h'),
+    "ssh-option-value-attached": ({}, 'ssh -o"$(cat o.txt)" h true'),
+    "tar-list": ({}, "tar czf x.tgz $(cat list)"),
+    "tar-quoted": ({}, 'tar czf x.tgz "$(cat f)"'),
+    "tar-backquote": ({}, "tar cf x.tar src `cat f`"),
+    "tar-stored": ({}, "x=$(cat f); tar cf x.tar $x"),
+    "tar-ls-files-dash": ({}, "cd dash && tar czf ../x.tgz $(git ls-files)"),
+    "sort-list": ({}, "sort $(cat files)"),
+    "zip-list": ({}, "zip d.zip $(cat list)"),
+    "docker-run-args": ({}, "docker run $(cat args)"),
+    "docker-run-args-quoted": ({}, 'docker run "$(cat args)" alpine'),
+    "docker-args": ({}, "docker $(cat args)"),
+    "docker-run-stored": ({}, "x=$(cat a); docker run $x"),
     # 4. escapes decoded as bash decodes them
     "ansi-c-negative-U": ({}, "r$'\\UFFFFFFFF'm -rf ~"),
     "ansi-c-high-U": ({}, "r$'\\U80000000'm -rf ~"),
@@ -74,6 +104,21 @@ NEAR_MISSES: dict[str, Case] = {
     "py-heredoc-length": ({}, 'python3 <<EOF\nprint("${#x}")\nEOF'),
     "cat-heredoc-substitution": ({}, "cat > notes.md <<EOF\n$(date) ${x:-a}\nEOF"),
     "git-commit-heredoc": ({}, "git commit -F - <<EOF\nfix: $(date +%F)\nEOF"),
+    "ssh-plain": ({}, "ssh h uptime"),
+    "ssh-key-variable": ({}, 'ssh -i "$KEY" h uptime'),
+    "tar-plain": ({}, "tar czf src.tgz src"),
+    "tar-ls-files-clean": ({}, "cd clean && tar czf ../x.tgz $(git ls-files)"),
+    "tar-home-variable": ({}, 'tar czf x.tgz "$HOME/src"'),
+    "tar-dated-name": ({}, 'tar czf "$(date +%F).tgz" src'),
+    "tar-into-temp": ({}, 'tar -C "$(mktemp -d)" -xzf a.tgz'),
+    "docker-plain": ({}, "docker run --rm alpine echo hi"),
+    "docker-image-variable": ({}, 'docker run --rm "$IMAGE" ls'),
+    "docker-env-value": ({}, 'docker run -e "X=$(cat f)" alpine env'),
+    "docker-pwd-mount": ({}, 'docker run --rm -v "$(pwd):/w" alpine ls'),
+    "docker-exec-ps": ({}, "docker exec -it $(docker ps -q) sh"),
+    "git-log-base": ({}, "git log $(git merge-base a b)..HEAD"),
+    "git-toplevel": ({}, 'git -C "$(git rev-parse --show-toplevel)" status'),
+    "pip-install-list": ({}, "pip install $(cat reqs.txt)"),
     "ansi-c-backslash-8": ({}, "echo $'\\8'"),
     "ansi-c-x-no-digit": ({}, "printf '%s\\n' $'a\\xb'"),
     "printf-quoted-variable": ({}, "printf '%s\\n' \"$x\""),
@@ -119,6 +164,62 @@ def test_a_known_expansion_is_pasted_into_the_program_it_reads(loaded: tuple[Pat
     assert verdict.decision == "deny", verdict
     keys = {m.key for m in engine.check("python3 <<EOF\n$(cat f)\nEOF").matches}
     assert "stored_code" in keys
+
+
+# -- 2. options from unknown words, live ----------------------------------------------------------------------------
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_tar_options_from_a_file_list_run_a_program_live(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """2. A name list whose names are tar options: `--checkpoint-action=exec=sh x.sh` runs x.sh (GNU tar)."""
+    setup = (
+        "printf 'rm -f ~/notes.txt\\n' > x.sh; touch m.py\n"
+        "printf '%s\\n' m.py --checkpoint=1 '--checkpoint-action=exec=sh x.sh' > list\n"
+        "IFS=$'\\n'\n"
+    )
+    home, _, printed = run_confined(tmp_path, setup + "tar cf x.tar $(cat list)")
+    assert not (home / "notes.txt").exists(), printed
+    quoted = "printf 'rm -f ~/notes.txt\\n' > x.sh; touch m.py; printf -- '--use-compress-program=sh x.sh' > c.txt\n"
+    home, _, printed = run_confined(tmp_path / "quoted", quoted + 'tar cf x.tar m.py "$(cat c.txt)"; true')
+    assert not (home / "notes.txt").exists(), printed
+    engine = loaded[1]
+    assert engine.check("tar cf x.tar $(cat list)").decision != "allow"
+    assert engine.check('tar cf x.tar m.py "$(cat c.txt)"').decision != "allow"
+    home, _, printed = run_confined(tmp_path / "near", "mkdir src; touch src/m.py; tar czf src.tgz src && echo ok")
+    assert printed == "ok\n" and home_intact(home)
+
+
+@needs_git
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_tracked_names_that_are_tar_options_run_a_program_live(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """2. `tar czf x.tgz $(git ls-files)`: the tracked names are the caller's to choose (it writes the files and can
+    `git add` them): `--checkpoint-action=exec=sh<x.sh` tracked runs x.sh. The index is read (gitindex): a repository
+    whose tracked names hold none starting with `-`, a blank or a glob character stays allowed (`clean`)."""
+    names = "m.py --checkpoint=1 '--checkpoint-action=exec=sh<x.sh'"
+    setup = (
+        f"printf 'rm -f ~/notes.txt\\n' > x.sh; touch -- {names}\n"
+        f"git init -q && git add -- {names} && {_GIT} commit -qm m\n"
+    )
+    home, _, printed = run_confined(tmp_path, setup + "tar czf x.tgz $(git ls-files)")
+    assert not (home / "notes.txt").exists(), printed
+    engine = loaded[1]
+    assert engine.check("cd dash && tar czf ../x.tgz $(git ls-files)").decision != "allow"
+    assert engine.check("cd clean && tar czf ../x.tgz $(git ls-files)").decision == "allow"
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs ssh")
+def test_an_ssh_option_value_from_a_file_runs_a_program_live(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """2. `ssh -o "$(cat o.txt)" h`: quoted, the substitution is one word, and `-o` reads it as `ProxyCommand=...`."""
+    setup = "printf 'rm -f ~/notes.txt\\n' > x.sh; printf 'ProxyCommand=sh x.sh' > o.txt\n"
+    home, _, printed = run_confined(tmp_path, setup + 'timeout 10 ssh -F /dev/null -o "$(cat o.txt)" h true; true')
+    assert not (home / "notes.txt").exists(), printed
+    assert loaded[1].check('ssh -o "$(cat o.txt)" h').decision != "allow"
+
+
+def test_keys_of_the_option_readings(loaded: tuple[Path, Engine]) -> None:
+    """The rule that asks is options_of_unknown_words (docker's args file: `-v /:/host`, `--privileged` from it)."""
+    engine = loaded[1]
+    for command in ("docker run $(cat args)", 'ssh -o "$(cat o.txt)" h', "tar czf x.tgz $(cat list)"):
+        keys = {m.key for m in engine.check(command).matches}
+        assert "options_of_unknown_words" in keys, (command, keys)
 
 
 # -- 4. $'...' against a real bash ----------------------------------------------------------------------------------
