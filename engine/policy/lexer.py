@@ -267,7 +267,9 @@ _PLAIN_SUBSTITUTION: Final = re.compile(
 _GROUP_PLAIN = re.compile(r"[^()\\'\"$`]+")
 _OPENING = re.compile(r"\(+")
 _CLOSING = re.compile(r"\)+")
-_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+# (subst50) as bash 5.2 reads them: `\x`, `\u`, `\U` with no hex digit and `\8` keep their backslash;
+# `\c\\` is one control character (its second backslash is eaten); `\c` ending the string is kept.
+_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c\\\\{1,2}|c.|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {
     "n": "\n",
     "t": "\t",
@@ -286,20 +288,32 @@ _SIMPLE_ESCAPES = {
 
 
 def decode_ansi_c(body: str) -> str:
-    """The value of a bash $'...' string."""
+    """The value of a bash $'...' string, as bash 5.2 decodes it in a UTF-8 locale (subst50: compared with a
+    real bash in tests/redteam/test_subst50.py): `\\x`, `\\u`, `\\U` without a hex digit, `\\8`, `\\9` and a
+    `\\c` that ends the string keep their backslash; `\\c?` is DEL, `\\cX` the control character of X's
+    first byte (`\\c\\\\` eats the second backslash); a `\\U` past U+10FFFF is bytes no character holds
+    (U+FFFD here), or nothing from 0x80000000 on (bash's negative value: `r$'\\UFFFFFFFF'm` is `rm`)."""
 
     def one(match: re.Match[str]) -> str:
         code = match.group(1)
         head = code[0]
         if head in "xuU":
-            try:
-                return chr(int(code[1:], 16))
-            except (ValueError, OverflowError):
-                return code
-        if head.isdigit():
+            if len(code) == 1:
+                return "\\" + code
+            value = int(code[1:], 16)
+            if value >= 0x80000000:
+                return ""
+            return chr(value) if value <= 0x10FFFF else "\ufffd"
+        if head in "01234567":
             return chr(int(code, 8) & 0xFF)
-        if head == "c" and len(code) == 2:
-            return chr(ord(code[1]) & 0x1F)
+        if head == "c" and len(code) >= 2:
+            char = code[1]
+            if char == "?":
+                return "\x7f"
+            if ord(char) < 0x80:
+                return chr(ord(char) & 0x1F)
+            first, *rest = char.encode("utf-8", "surrogatepass")
+            return chr(first & 0x1F) + ("\ufffd" if rest else "")
         return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
     return _ANSI_C.sub(one, body)
@@ -1012,14 +1026,21 @@ _BODY_STOP: Final = re.compile(r"[\\$]")
 _BODY_NAME: Final = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
-def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) -> str:
+def heredoc_text(
+    body: str,
+    value: Callable[[str], str | None] | None = None,
+    expansion: Callable[[list[Seg]], str | None] | None = None,
+) -> str:
     """What a command reads from an unquoted here-document ``body`` (its lines joined already), as a
     reader of it sees the text: bash removes the backslash of `\\$`, `\\``, `\\\\` (`rm -rf \\$HOME` gives a
     shell `rm -rf $HOME`: adv49); its expansions are left for the reader, which expands them the same way,
     and a backslash that bash leaves right before an expansion (`\\\\$HOME`: it only quotes the value's first
     character) is dropped. A `$NAME` / `${NAME}` that ``value`` knows is its text: bash pastes the value into
-    the body, where a reader parses it (`x=';'` and `echo a$x rm -rf ~` give a shell `echo a; rm -rf ~`)."""
-    if "\\" not in body and (value is None or "$" not in body):
+    the body, where a reader parses it (`x=';'` and `echo a$x rm -rf ~` give a shell `echo a; rm -rf ~`).
+    An expansion with an operator or arithmetic (`${x#a}`, `${x:-a}`, `$((n+1))`: subst50) that ``expansion``
+    computes (from its parts, as _dollar reads them) is its value too: no reader but a shell expands it, and a
+    shell pastes the value just the same."""
+    if "\\" not in body and ((value is None and expansion is None) or "$" not in body):
         return body
     out: list[str] = []
     i = 0
@@ -1037,9 +1058,15 @@ def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) ->
             if named is not None and known is not None:
                 out.append(known)
                 i = named.end()
-            else:
-                out.append("$")
-                i = at + 1
+                continue
+            if named is None and expansion is not None and body[at + 1 : at + 2] in ("{", "(", "["):
+                computed = _computed_expansion(body, at, expansion)
+                if computed is not None:
+                    out.append(computed[0])
+                    i = computed[1]
+                    continue
+            out.append("$")
+            i = at + 1
             continue
         if at + 1 >= n:
             out.append("\\")
@@ -1054,6 +1081,22 @@ def heredoc_text(body: str, value: Callable[[str], str | None] | None = None) ->
             out.append(body[at : at + 2])
         i = at + 2
     return "".join(out)
+
+
+def _computed_expansion(body: str, at: int, expansion: Callable[[list[Seg]], str | None]) -> tuple[str, int] | None:
+    """The value ``expansion`` computes for the parameter or arithmetic expansion at ``at`` of a here-document
+    ``body``, and where it ends; None for a command substitution, one that runs a command, or one not known."""
+    lexer = Lexer(body)
+    lexer.pos = at
+    segs: list[Seg] = []
+    try:
+        lexer._dollar(segs, quoted=True)
+    except ShellSyntaxError:
+        return None
+    if len(segs) != 1 or segs[0].kind not in (VAR, ARITH):
+        return None
+    known = expansion(segs)
+    return None if known is None else (known, lexer.pos)
 
 
 def body_expansions(body: str) -> list[Seg]:

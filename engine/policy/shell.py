@@ -13,13 +13,14 @@ possibly anything.
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from operator import attrgetter
 
-from engine.policy import values
+from engine.policy import gitindex, values
 from engine.policy.argv import (
     NONE,
     REQUIRED,
@@ -43,6 +44,7 @@ from engine.policy.commands import (
 from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
 from engine.policy.lexer import (
+    ARITH,
     BUDGET,
     LIT,
     REDIRECT_OPS,
@@ -1390,18 +1392,72 @@ class Analyzer(Follower, LinkFollower):
         with `-c core.fsmonitor=./x.sh status` ran x.sh; `ssh $(cat o) h` with `-oProxyCommand=sh x.sh`). Split
         into words, or followed by more, it may be options that run code (asked: `$unknown_options:WORD` among the
         unread). A word after the first operand (`git log $(git merge-base a b)..HEAD`, `git checkout $(git rev-parse
-        HEAD)`), an option's value (`git -C $(pwd) status`) or a substitution printing a path is none."""
+        HEAD)`), an option's value (`git -C $(pwd) status`) or a substitution printing a path is none.
+
+        (subst50) The same at each subcommand the words name (`docker run $(cat args)`: run's `-v /:/host`), for a
+        program any of whose subcommands has such an option (`docker $(cat args)`); an option of `option_names` whose
+        value is such a word (`ssh -o "$(cat o.txt)" h`: quoted, it is still `ProxyCommand=...`); and for a program
+        that reads options among its operands (GNU getopt's permuting: tar, sort, rsync, zip), a substitution or a
+        variable set to an unknown text anywhere before `--` (`tar czf x.tgz $(cat list)`: a name
+        `--checkpoint-action=exec=sh x`; quoted too: one word may be one option). `$(git ls-files)` is read from the
+        index (gitindex): none when no name it prints starts with `-` or holds a blank or a glob character."""
         argv = command.argv
         parsed = parse_argv(program.grammar, argv)
-        at = parsed.operand_at[0] if parsed.operand_at else parsed.rest
-        if at is None or at >= len(argv):
-            return
-        word = argv[at]
-        if not command.dynamic[at] or word[:1] not in "$`" or word in _PATH_SUBSTITUTIONS:
-            return
-        if word in command.quoted_words and at == len(argv) - 1:
-            return  # (one word, quoted, nothing after it: no verb follows an option it may be)
-        self.unread.append(f"$unknown_options:{word}")
+        levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
+        for depth, (level, reading) in enumerate(levels):
+            if not _runs_options(level):
+                continue
+            first = reading.operand_at[0] if reading.operand_at else reading.rest
+            stop = level.grammar.stop_at_operand
+            # (to its first operand, or where the command it runs begins, an image, a host; else to that command)
+            end = len(argv) if reading.rest is None else reading.rest
+            end = first + 1 if stop and first is not None else end
+            values: dict[int, tuple[str, str]] = {}
+            for name, value, at in reading.options:
+                if value is not None:  # (the word holding the value: the option's own, `-oVALUE`, or the next)
+                    attached = argv[at].endswith(value) and argv[at] not in (f"-{name}", f"--{name}")
+                    values[at if attached else at + 1] = (name, value)
+            for at in range(reading.start, end):
+                word = argv[at]
+                if word == "--":
+                    break
+                named = values.get(at)
+                if named is not None:
+                    name, value = named
+                    unknown = command.dynamic[at] and value[:1] in "$`" and not _path_word(value)
+                    if unknown and name in level.option_names:
+                        self.unread.append(f"$unknown_options:{value}")
+                        return
+                    continue
+                if not command.dynamic[at] or word[:1] not in "$`" or _path_word(word):
+                    continue
+                environment = word[:2] != "$(" and word[:1] != "`" and not self._splices_a_value(word)
+                if stop:
+                    if at != first or (word in command.quoted_words and at == len(argv) - 1):
+                        continue  # (one word, quoted, nothing after it: no verb follows an option it may be)
+                    if depth and environment:
+                        continue  # (`docker run --rm "$IMAGE" ls`: the environment's, as below)
+                elif depth or "xargs" in command.via:
+                    # (a verb's own permuted options, `git log $(git merge-base a b)..HEAD`, stay read as xf49b did;
+                    # the names xargs appends are its input's reading, see follow._xargs_items)
+                    continue
+                elif environment:
+                    continue  # (a variable the line never set: the environment's, which the caller does not write)
+                elif word == "$(git ls-files)" and self._tracked_plain(command):
+                    continue
+                self.unread.append(f"$unknown_options:{word}")
+                return
+
+    def _tracked_plain(self, command: Command) -> bool:
+        """(subst50) Whether the names `git ls-files` prints where ``command`` runs are read from the index for
+        certain and none starts with `-`, holds a blank or a glob character (split and expanded, none is an option)."""
+        cwd = command.cwd if command.cwd not in (None, "$unknown") else "."
+        try:
+            folder = os.path.realpath(os.path.expanduser(cwd or "."))
+        except (OSError, ValueError):
+            return False
+        names = gitindex.listed(folder)
+        return names is not None and not any(_UNPLAIN_TRACKED.search(name) for name in names)
 
     def _unknown_folders(self) -> list[str]:
         """(xf49) The folders where a command of Analyzer.unknown_made wrote names the line does not show: an
@@ -2160,7 +2216,9 @@ class Analyzer(Follower, LinkFollower):
                     body = target.heredoc.body or ""
                     expands = not target.quoted and any(c in body for c in "$`\\")
                     # (adv49) what the command reads: `\$HOME` in an unquoted body is `$HOME` to a shell
-                    stdin_parts.append(heredoc_text(body, self._pasted_value) if expands else body)
+                    stdin_parts.append(
+                        heredoc_text(body, self._pasted_value, self._pasted_expansion) if expands else body
+                    )
                     if expands:
                         # An unquoted body is expanded before the command reads it: bash runs each
                         # `$(cmd)` and backquote in it (quotes in a body are characters, never quoting).
@@ -2173,6 +2231,10 @@ class Analyzer(Follower, LinkFollower):
                             self._substitution(sub, depth, via)
                         if "${" in body or "$((" in body or "$[" in body:
                             self._body_expansions(body, depth, via)
+                        if subs or self._unread_body(body):
+                            # (subst50) a piece of the text its reader parses that only the run knows:
+                            # `python3 <<E` / `$(cat f)`, `${x:-a}`, `$((n))` (read as `bash <<< "$x"` is)
+                            fed_names.update(_STORED_INPUT)
                     literal = None if literal is not None or expands else body
                     continue
                 resolved_target = self._resolve(target, split=False, here=op != "<<<")
@@ -2612,8 +2674,8 @@ class Analyzer(Follower, LinkFollower):
         if program is not None and any(command.dynamic):
             if program.deletes_listed is not None:
                 self._split_expression(command)  # (xf49: a lister with actions, a word only the run knows)
-            elif program.option_names and program.grammar.stop_at_operand:
-                self._split_options(command, program)  # (xf49b: where it reads options that run, such a word)
+            elif _runs_options(program):
+                self._split_options(command, program)  # (xf49b, subst50: where it reads options that run, such a word)
         if ("$(" in command.text or "`" in command.text) and len(self.commands) > 1:
             # (fp49) a listing of the tree in its words, after another command (a substring gates the walk)
             for word in command.argv[1:]:
@@ -3877,6 +3939,31 @@ class Analyzer(Follower, LinkFollower):
         value = env_get(self.env, name, "")
         return None if _PLAIN_VALUE.fullmatch(value) else value
 
+    def _pasted_expansion(self, segs: list[Seg]) -> str | None:
+        """The value of an unquoted here-document's expansion with an operator or arithmetic (one part,
+        ``segs``: `${x#a}`, `${x/a/b}`, `$((1+2))`), computed as a command word's is; None when the line does
+        not make it known (subst50). (What its subscripts run was read already: _body_expansions.)"""
+        if segs[0].kind == ARITH:
+            number = arithmetic_value(segs[0].text, self.env)
+            return None if number is None else str(number)
+        word = self._resolve(Token("word", "$", segs, quoted=True), split=False, here=True)
+        return None if word.dynamic or len(word.texts) != 1 else word.texts[0]
+
+    def _unread_body(self, body: str) -> bool:
+        """Whether an unquoted here-document's ``body`` pastes into what its reader parses a value the line does
+        not make known (subst50): a parameter expansion with an operator or an arithmetic one not computed here
+        (`${x:-a}`, `${x#a}`, `$((n))`), or a variable an earlier command set to a text nobody knows here
+        (see spliced_code). A plain `$NAME` the line never set is the environment's, which the caller does not
+        write: its reader sees it as adv49 reads it. Its command substitutions are the caller's."""
+        if "$" not in body:
+            return False
+        if ("${" in body or "$((" in body or "$[" in body) and any(
+            (seg.kind != VAR or _PLAIN_NAME.fullmatch(seg.text) is None) and self._pasted_expansion([seg]) is None
+            for seg in body_expansions(body)
+        ):
+            return True
+        return self._splices_a_value(body, known=True)
+
     def _body_expansions(self, body: str, depth: int, via: tuple[str, ...]) -> None:
         """An unquoted here-document's parameter and arithmetic expansions, read as a double-quoted word's:
         a subscript, an offset, `$((x))` or `${!x}` evaluates arithmetic, where a value holding `a[$(cmd)]`
@@ -4015,8 +4102,15 @@ class Analyzer(Follower, LinkFollower):
         the line did not set is the environment's, which the caller does not write."""
         if "`" in text or "$(" in text:
             return True
+        return self._splices_a_value(text)
+
+    def _splices_a_value(self, text: str, known: bool = False) -> bool:
+        """Whether ``text`` expands a variable the line set to a value nobody knows here (see spliced_code);
+        with ``known``, a variable whose value the line makes known is not one (its text is pasted)."""
         for found in _SPLICED_NAME.finditer(text):
             name = found.group(1)
+            if known and self.env.get(name) is not None:
+                continue
             if (
                 name in self.vals.written
                 or name in self.globbed
@@ -6080,6 +6174,7 @@ def _evaluates(token: Token) -> bool:
 
 
 # `$NAME`, `${NAME…}`, `$1`, `$@` in a word's text (see Analyzer.spliced_code)
+_PLAIN_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # `${x}` / `${#x}` as _dollar keeps it (_unread_body)
 _SPLICED_NAME: Final = re.compile(r"\$\{?!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")  # (`${!n}`: n names the variable)
 # A text that is one value nobody knows here, whole (`python3 <<< "$x"`, `echo "$x" | node`): a program read from it
 # is not known, as `python3 -c "$x"` is not (adv37; follow._unread_program)
@@ -6121,8 +6216,22 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 
 # (xf49) Substitutions printing a path that starts with `/` (never an expression word) and the words joining an
 # expression's parts, after which a quoted word is a part of its own (`find . -o "$(cat f)"`): see _split_expression
+_UNPLAIN_TRACKED: Final = re.compile(rb"^-|[\s*?\[]")  # a tracked name split or expanded into an option
 _PATH_SUBSTITUTIONS: Final = frozenset({"$(pwd)", "$(pwd -P)", "$(git rev-parse --show-toplevel)", "$(mktemp -d)"})
 _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
+
+
+def _path_word(word: str) -> bool:
+    """A word that is, or starts with, a substitution printing an absolute path (`"$(pwd)/x"`): never an option."""
+    return any(word == path or word.startswith(path + "/") for path in _PATH_SUBSTITUTIONS)
+
+
+def _runs_options(program: Program) -> bool:
+    """(subst50) Whether ``program`` or a subcommand of it has an option whose value runs or writes something (its
+    `option_names`: `docker $(cat args)` may be `run -v /:/host ...`)."""
+    if program.option_names:
+        return True
+    return any(_runs_options(sub) for sub in program.subcommands.values()) if program.subcommands else False
 
 
 def _valued_options(program: Program) -> bool:
