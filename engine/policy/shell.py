@@ -1416,15 +1416,19 @@ class Analyzer(Follower, LinkFollower):
             program = command.program
             if program is None:
                 folders.append(folder)  # (an undescribed unpacker: every verb may write)
+            elif program.unpacks_here:
+                if program.writes_tree(command.argv):
+                    folders.append(folder)
+                    # (unpack50) and where its folder option or its verb's destination sends them: `tar xf a.tar -C
+                    # /tmp/x`, `unzip -d /tmp/x a.zip`, `git clone URL /tmp/r`
+                    for target in program.unpacks_target(command.argv):
+                        folders.append(join_path(command.cwd, file_operand(target).rstrip("/") or "/"))
             elif program.unpacks_into:
-                target = program.unpacks_target(command.argv)
-                if target is not None:
+                for target in program.unpacks_target(command.argv):
                     into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
                     # (xf49b) a clean source's top names are read from it: the folders below stay unknown
                     known = self._sources_known(command, program, target, folders)
                     folders.append(into + _BELOW if known else into)
-            elif program.writes_tree(command.argv):
-                folders.append(folder)
         return folders
 
     def _sources_known(self, command: Command, program: Program, target: str, made: list[str]) -> bool:
