@@ -1349,6 +1349,12 @@ def _trees_written(commands: list[Any], cwd: str | None, workdir: str) -> list[s
             for option, folder, _ in parse_argv(grammar, list(command.argv)).options:
                 if option in grammar.chdir or option in grammar.paths_in:
                     base = "$unknown" if folder is None else posixpath.join(base or "", folder)
+        # (unpack50) and where its destination option or its verb's destination sends names (`unzip -d DIR`, `git
+        # clone URL DIR`), read from where it runs
+        for target in program.unpacks_target(command.argv):
+            here = command.cwd if command.cwd is not None else cwd
+            key = posixpath.join(here or "", target)
+            found.append("*" if "$" in key or "`" in key else file_key(key, workdir) or ".")
         if base is None:
             found.append(".")
         elif "$" in base or "`" in base:
