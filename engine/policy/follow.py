@@ -267,6 +267,10 @@ class Follower:
     def _script(self, word: str) -> str | None:
         raise NotImplementedError
 
+    def _planted(self, word: str) -> str | None:
+        """(unpack50) The project's file ``word`` names, read from the disk (SessionView.planted)."""
+        raise NotImplementedError
+
     def _touched(self, word: str) -> bool:
         """Whether the line or the session wrote ``word``, or it changed in the working tree since
         the session began (a program, too: a shared object built there)."""
@@ -1481,6 +1485,12 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
+        if content is None and self.session is not None and (
+            run.source != "files" or run.language in DISK_LANGUAGES
+        ):
+            # (unpack50) a file of the project the session did not write, named exactly (`bash x.sh` with x.sh
+            # planted before the session began): read from the disk as a check without a session reads it
+            content = self._planted(path)
         own_folders = _DISK_CONFIGS.get(run.language or "")
         if content is None and own_folders is not None and path != "none":
             # (rows43) a configuration that says what the program does, read from the disk when the line or the
@@ -2119,9 +2129,12 @@ _ANY_NPM_BIN = f"**/{_NPM_BIN}"  # (adv40b) every package's below the line's fol
 
 
 def _dereferences(program: Program, present: frozenset[str]) -> bool:
-    """(xf49) Whether one of the ``present`` options is the program's `--dereference` (tar's -h, cpio's -L): it packs
-    what a link points to, not the link."""
+    """(xf49) Whether one of the ``present`` options is the program's `--dereference` (tar's -h, cpio's -L; unpack50:
+    pax's -L): it packs what a link points to, not the link. (unpack50) A program whose grammar names a `symlinks`
+    option (zip's -y: store a link as a link) dereferences unless it is given."""
     grammar = program.grammar
+    if "symlinks" in grammar.long:
+        return not any("symlinks" in grammar.names(name) for name in present)
     return any("dereference" in grammar.names(name) for name in present)
 
 

@@ -12,6 +12,7 @@ that are run when the table is compiled, like the danger patterns' examples.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
@@ -719,23 +720,35 @@ class Program:
         operands = parse_argv(self.grammar, argv).all_operands(argv)
         return not operands or operands[0] not in self.keeps_tree
 
-    def unpacks_target(self, argv: Sequence[str]) -> str | None:
-        """(xf49) The destination ``argv`` writes names the line does not show into, by its `unpacks_into:` (`cp -r
+    def unpacks_target(self, argv: Sequence[str]) -> tuple[str, ...]:
+        """(xf49) The destinations ``argv`` writes names the line does not show into, by its `unpacks_into:` (`cp -r
         e/. sub/`: `sub/`; `mv e sub`: `sub`): its `-t DIR` (a letter `t` taking a value) or its last operand of two
-        or more; None without one of the options, or with fewer operands (`cp a b` copies a file it names)."""
+        or more; none without one of the options, or with fewer operands (`cp a b` copies a file it names).
+        (unpack50) An option of `unpacks_into:` that takes a value names a destination itself (tar's `-C DIR`,
+        unzip's `-d DIR`: every value); a verb's own `unpacks_into:` reads the words after the verb (`git clone URL
+        DIR`: `DIR`)."""
         wanted = self.unpacks_into
-        if not wanted:
-            return None
         grammar = self.grammar
-        parsed = parse_argv(grammar, argv)
+        parsed = parse_argv(grammar, argv) if wanted or self.subcommands else None
+        valued = [] if parsed is None else [v for name, v, _ in parsed.options if v is not None and name in wanted]
+        if self.subcommands:
+            levels = _verb_levels(self, argv)
+            if levels is not None:
+                sub, at = levels
+                # (a verb's destination is read where the program's own folder option moved it: `git -C d clone U r`)
+                moved = [] if parsed is None else parsed.values(grammar.chdir)
+                base = moved[-1] if moved else ""
+                valued.extend(posixpath.join(base, target) for target in sub.unpacks_target(argv[at:]))
+        if valued or not wanted or parsed is None:
+            return tuple(valued)
         if "*" not in wanted and not any(not wanted.isdisjoint(grammar.names(option[0])) for option in parsed.options):
-            return None
+            return ()
         if grammar.short.get("t") == REQUIRED:
             targets = parsed.values(frozenset({"t"}))
             if targets:
-                return targets[-1]
+                return (targets[-1],)
         operands = parsed.operands
-        return operands[-1] if len(operands) > 1 else None
+        return (operands[-1],) if len(operands) > 1 else ()
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -750,6 +763,26 @@ class Program:
 
 
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
+
+
+def _verb_levels(program: Program, argv: Sequence[str]) -> tuple[Program, int] | None:
+    """(unpack50) The deepest verb of ``program`` that ``argv`` names (`git clone URL DIR`: clone) with where its
+    words start (the verb's own index, read as its argv[0]); None: no verb named."""
+    found: tuple[Program, int] | None = None
+    current, start = program, 0
+    while current.subcommands:
+        parsed = parse_argv(current.grammar, argv, start=start + 1)
+        index = parsed.operand_at[0] if parsed.operand_at else parsed.rest
+        if index is None or index >= len(argv):
+            break
+        sub = current.subcommand(argv[index])
+        if sub is None:
+            break
+        found = (sub, index)
+        current, start = sub, index
+    return found
+
+
 native_record(Program)
 
 

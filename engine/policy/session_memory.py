@@ -956,6 +956,17 @@ class SessionView:
             return remembered + "\n" + disk
         return remembered
 
+    def planted(self, key: str) -> str | bool | None:
+        """(unpack50) The text of the file the analyzer keys ``key`` that a command runs by its exact name (`bash
+        x.sh`, `./x`), when ``read`` knows nothing of it (the session did not write it, and it did not change since
+        the session began): read from the disk as a check without a session reads it (DiskView, same bounds: inside
+        the working directory, no virtual environment's activation script, no machine code; False past
+        MAX_CONTENT). A script planted before the session began, run through the terminal, was not read while
+        `Engine.check` of the same line read it (bg49's open item)."""
+        if self.disk:
+            return None  # (a DiskView's read already did)
+        return _project_text(self, file_key(key, self.workdir))
+
     def _being_written(self, name: str) -> bool:
         """(adv48) Whether a background process of the session that still runs (or is about to start) writes the
         file of ``name`` (Writing); the ended ones are forgotten."""
@@ -1153,28 +1164,7 @@ class DiskView(SessionView):
     def _disk(self, name: str, written: bool) -> str | bool | None:
         """The text of the file of key ``name`` inside the working directory; False: too large to judge; None: not
         there, not a regular file, a program (machine code), outside, or in a virtual environment."""
-        path = self._path(name)
-        if path is None:
-            return None
-        try:
-            real = os.path.realpath(path)
-            if not self._inside(real) or _in_environment(real, self._real or ""):
-                return None
-            held = os.stat(real)
-            if not stat.S_ISREG(held.st_mode):
-                return None
-            if held.st_size > MAX_CONTENT * 4:
-                return False
-            with open(real, "rb") as handle:
-                data = handle.read(MAX_CONTENT * 4 + 1)
-        except (OSError, ValueError):
-            return None
-        if data[:4] in _MACHINE_CODE:
-            # the project's program: not read here (as before bg49). (fix49) Only machine code: a NUL anywhere else
-            # (`rm -rf ~\n#\0`: bash runs it; dash drops NULs) is read, and asks
-            return None
-        text = data.decode("utf-8", "replace")
-        return False if len(text) > MAX_CONTENT else text
+        return _project_text(self, name)
 
     def touched(self, key: str) -> bool:
         return False  # nothing changed since a session began: there is none
@@ -1203,6 +1193,35 @@ class DiskView(SessionView):
 
     def keys_under(self, base: str, name: str | None = None) -> list[str]:
         return []
+
+
+def _project_text(view: SessionView, name: str) -> str | bool | None:
+    """(bg49) The text of the project's file of key ``name`` as a check without a session reads it (DiskView), and
+    (unpack50) a session the file a command runs that it did not write and that did not change since it began
+    (SessionView.planted): inside the working directory; False: too large to judge; None: not there, not a regular
+    file, a program (machine code), outside, or a virtual environment's activation script."""
+    path = view._path(name)
+    if path is None:
+        return None
+    try:
+        real = os.path.realpath(path)
+        if not view._inside(real) or _in_environment(real, view._real or ""):
+            return None
+        held = os.stat(real)
+        if not stat.S_ISREG(held.st_mode):
+            return None
+        if held.st_size > MAX_CONTENT * 4:
+            return False
+        with open(real, "rb") as handle:
+            data = handle.read(MAX_CONTENT * 4 + 1)
+    except (OSError, ValueError):
+        return None
+    if data[:4] in _MACHINE_CODE:
+        # the project's program: not read here (as before bg49). (fix49) Only machine code: a NUL anywhere else
+        # (`rm -rf ~\n#\0`: bash runs it; dash drops NULs) is read, and asks
+        return None
+    text = data.decode("utf-8", "replace")
+    return False if len(text) > MAX_CONTENT else text
 
 
 _NO_FILES = SessionFiles(0.0)
@@ -1371,6 +1390,12 @@ def _trees_written(commands: list[Any], cwd: str | None, workdir: str) -> list[s
             for option, folder, _ in parse_argv(grammar, list(command.argv)).options:
                 if option in grammar.chdir or option in grammar.paths_in:
                     base = "$unknown" if folder is None else posixpath.join(base or "", folder)
+        # (unpack50) and where its destination option or its verb's destination sends names (`unzip -d DIR`, `git
+        # clone URL DIR`), read from where it runs
+        for target in program.unpacks_target(command.argv):
+            here = command.cwd if command.cwd is not None else cwd
+            key = posixpath.join(here or "", target)
+            found.append("*" if "$" in key or "`" in key else file_key(key, workdir) or ".")
         if base is None:
             found.append(".")
         elif "$" in base or "`" in base:

@@ -1473,15 +1473,19 @@ class Analyzer(Follower, LinkFollower):
             program = command.program
             if program is None:
                 folders.append(folder)  # (an undescribed unpacker: every verb may write)
+            elif program.unpacks_here:
+                if program.writes_tree(command.argv):
+                    folders.append(folder)
+                    # (unpack50) and where its folder option or its verb's destination sends them: `tar xf a.tar -C
+                    # /tmp/x`, `unzip -d /tmp/x a.zip`, `git clone URL /tmp/r`
+                    for target in program.unpacks_target(command.argv):
+                        folders.append(join_path(command.cwd, file_operand(target).rstrip("/") or "/"))
             elif program.unpacks_into:
-                target = program.unpacks_target(command.argv)
-                if target is not None:
+                for target in program.unpacks_target(command.argv):
                     into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
                     # (xf49b) a clean source's top names are read from it: the folders below stay unknown
                     known = self._sources_known(command, program, target, folders)
                     folders.append(into + _BELOW if known else into)
-            elif program.writes_tree(command.argv):
-                folders.append(folder)
         return folders
 
     def _sources_known(self, command: Command, program: Program, target: str, made: list[str]) -> bool:
@@ -2872,6 +2876,12 @@ class Analyzer(Follower, LinkFollower):
                 written = self._written_entry(self._file_key(argv[0])) if self.files and "/" in argv[0] else None
                 if written is None and self.session is not None and "/" in argv[0]:
                     written = self._session_file(argv[0])
+                    if written is None and not self.session.disk:
+                        # (unpack50) `./x.sh` planted before the session began: read as a check without one reads it
+                        unread = len(self.unread)
+                        planted = self._planted(argv[0])
+                        if planted is not None or len(self.unread) > unread:
+                            written = _Written(frozenset(), planted)
                 path_set = written is None and ("PATH" in local or "PATH" in self.env or "PATH" in self.env.lost)
                 if path_set and name and "/" not in argv[0]:
                     written = self._on_path(argv[0], local)
@@ -5108,6 +5118,22 @@ class Analyzer(Follower, LinkFollower):
     def _script(self, word: str) -> str | None:
         """The text of a file the line runs; a file written but unreadable is noted as unread."""
         return self._keyed_script(self._file_key(word), word)
+
+    def _planted(self, word: str) -> str | None:
+        """(unpack50) The text of the project's file ``word`` names exactly that a command runs, which neither the line
+        nor the session wrote (it did not change since the session began: SessionView.read knows nothing of it), read
+        from the disk as a check without a session reads it (SessionView.planted); a text too large to judge is
+        unread. A glob, a name only the run knows or a folder only the run knows is not read here (_keyed_script)."""
+        if self.session is None or self.cwd == "$unknown" or _GLOB.search(word) or "$" in word or "`" in word:
+            return None
+        key = self._file_key(word)
+        if key in self.files:
+            return None  # (the line's own text: read as written)
+        found = self.session.planted(key)
+        if found is False:
+            self.unread.append(word)
+            return None
+        return found if isinstance(found, str) else None
 
     def _written_entry(self, key: str) -> _Written | None:
         """What the line wrote to the file of ``key``: its entry, or (xfail41b) a piece named from a prefix a

@@ -271,11 +271,7 @@ def test_a_file_outside_the_working_directory_is_not_read(plain_harm: tuple[Engi
     assert engine.check("bash ~/h.sh").decision == "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (bg49): a session reads a file of the tree it did not write only when changed since the session "
-    "began: x.sh planted before (older) runs unread in a session, while the session-less check reads it",
-)
+# (unpack50: fixed, SessionView.planted reads the file a command runs by its exact name as DiskView does)
 def test_open_a_session_call_of_a_script_planted_before_it_began(plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, _, root = plain_harm
     (root / "x.sh").write_text(RM_HOME)

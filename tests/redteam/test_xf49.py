@@ -296,21 +296,13 @@ OPEN = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an unpacker's own folder option (tar -C, unzip -d, git clone's DIR) outside the line's folder is not read"
-    " as where it writes unseen names (only its folder and the folders below it are)",
-)
+# (unpack50: fixed, the Programs rows' `unpacks_into:` name tar's -C, unzip's -d, git clone's DIR)
 @pytest.mark.parametrize("command", list(OPEN.values()), ids=list(OPEN))
 def test_open_an_unpacker_writing_elsewhere(loaded: tuple[Path, Engine], command: str) -> None:
     assert loaded[1].check(command).decision != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="zip follows links unless -y, pax -L dereferences (no --dereference long name): a tree listing they pack"
-    " is not read without a session",
-)
+# (unpack50: fixed, zip's grammar names -y/--symlinks, pax's -L/--dereference)
 @pytest.mark.parametrize("command", ["ls | zip - -@", "ls | pax -wL"])
 def test_open_other_dereferencing_packers(linked: tuple[Path, Engine], command: str) -> None:
     assert linked[1].check(command).decision != "allow"
