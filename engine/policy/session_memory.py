@@ -963,18 +963,9 @@ class SessionView:
 
     def writes_running(self) -> bool:
         """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
-        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made)."""
-        if not self.files.writing:
-            return False
-        with self._lock:
-            items = list(self.files.writing.values())
-        for writing in items:
-            try:
-                if writing.alive is None or writing.alive():
-                    return True
-            except Exception:
-                return True  # not known: still writing
-        return False
+        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made). The
+        ended ones are forgotten (_live: debt50, one sweep with _being_written's)."""
+        return bool(self.files.writing) and bool(_live(self.files.writing, self._lock))
 
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working

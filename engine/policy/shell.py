@@ -969,9 +969,10 @@ class Analyzer(Follower, LinkFollower):
     # `unpacks_into:` destination) are not worked out for a line with no glob after them
     unknown_made: list[tuple[str, Command]] = _NO_ITEMS
     # (fp49) The commands holding a listing of the tree read from the disk (paths.lists_tree: `rm -f $(find . -name
-    # X)`, xargs's `find . -name X | xargs rm`), each with whether IFS splits otherwise than at blanks where it runs:
-    # judged at the line's end against what the line's other commands write (_listings_made)
-    listings: list[tuple[Command, bool]] = _NO_ITEMS
+    # X)`, xargs's `find . -name X | xargs rm`), each with its word holding the listing and whether IFS splits
+    # otherwise than at blanks where it runs: judged at the line's end against what the line's other commands write
+    # (_listings_made; debt50: the word kept, not looked for again)
+    listings: list[tuple[Command, str, bool]] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1417,25 +1418,24 @@ class Analyzer(Follower, LinkFollower):
             if program is None:
                 folders.append(folder)  # (an undescribed unpacker: every verb may write)
             elif program.unpacks_into:
-                target = program.unpacks_target(command.argv)
+                parsed = parse_argv(program.grammar, command.argv)  # (debt50: once, for its target and sources)
+                target = program.unpacks_target(parsed)
                 if target is not None:
                     into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
                     # (xf49b) a clean source's top names are read from it: the folders below stay unknown
-                    known = self._sources_known(command, program, target, folders)
+                    known = self._sources_known(command, parsed, target, folders)
                     folders.append(into + _BELOW if known else into)
             elif program.writes_tree(command.argv):
                 folders.append(folder)
         return folders
 
-    def _sources_known(self, command: Command, program: Program, target: str, made: list[str]) -> bool:
-        """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``) is a folder of
-        the project spelled literally, not below a folder in ``made`` (written unseen earlier on the line), not
-        written by the line or the session, whose names on disk (some: a folder not listed is not read) hold none
-        starting with `-` or holding a blank."""
+    def _sources_known(self, command: Command, parsed: Parsed, target: str, made: list[str]) -> bool:
+        """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``, as ``parsed``
+        reads its words) is a folder of the project spelled literally, not below a folder in ``made`` (written unseen
+        earlier on the line), not written by the line or the session, whose names on disk (some: a folder not listed
+        is not read) hold none starting with `-` or holding a blank."""
         if self.dash_names is None:
             return False
-        argv = command.argv
-        parsed = parse_argv(program.grammar, argv)
         sources = [
             (word, at) for word, at in zip(parsed.operands, parsed.operand_at, strict=True) if word is not target
         ]
@@ -2622,7 +2622,7 @@ class Analyzer(Follower, LinkFollower):
                     # (IFS splits an unquoted substitution only: not xargs's input, nor a whole quoted word, `"$f"`)
                     split = "xargs" not in command.via and word not in command.quoted_words
                     self.listings.append(
-                        (command, split and (self._separators() != _DEFAULT_IFS or "IFS" in self.env.lost))
+                        (command, word, split and (self._separators() != _DEFAULT_IFS or "IFS" in self.env.lost))
                     )
                     break
         if self.dash_names is not None:
@@ -2648,12 +2648,11 @@ class Analyzer(Follower, LinkFollower):
         # says, which the top line's text does not show: any other command counts
         anywhere = _CONCURRENT.search(text) is not None or "trap" in text
         running = self.session is not None and self.session.writes_running()
-        for listing, split in self.listings:
+        for listing, word, split in self.listings:
             at = next((i for i, c in enumerate(self.commands) if c is listing), len(self.commands))
             inside = any(v not in ("$()", "xargs") for v in listing.via)
             others = self.commands if anywhere or inside else self.commands[:at]
             if split or running or any(c is not listing and self._makes_names(c, listing) for c in others):
-                word = next(w for w in listing.argv[1:] if (w[:2] == "$(" or w[:1] == "`") and lists_tree(w))
                 mark = "$unknown_listing:" + word
                 if mark not in self.unread:
                     self.unread.append(mark)
@@ -4880,7 +4879,7 @@ class Analyzer(Follower, LinkFollower):
         found = self._file_text(word)  # as the line or the session wrote it, else on disk
         key = self._file_key(word)
         if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
-            found = _last_line(posixpath.join(self.session.workdir, key))
+            found = last_line(posixpath.join(self.session.workdir, key))
         elif found is None and self.session is None and self.line_ended is not None:
             # (fp49) without a session: the disk's file, read where the line's cd put it (absent, empty or ending
             # with a newline: the text starts a line of its own); the parse is then not kept
@@ -5269,9 +5268,9 @@ class Analyzer(Follower, LinkFollower):
         return out
 
 
-def _last_line(path: str) -> str | None:
-    """(cfg49) The file's last line when no newline ends it ("" when one does, or there is no file); None when it
-    cannot be read or that line is longer than is read."""
+def last_line(path: str) -> str | None:
+    """(cfg49) The file's last line when no newline ends it ("" when one does, when it is empty, or there is no file);
+    None when it cannot be read or that line is longer than is read. (debt50) Also evaluate._line_ended's reading."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, 2)
