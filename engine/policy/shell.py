@@ -2675,7 +2675,7 @@ class Analyzer(Follower, LinkFollower):
             # (merge49) a value a program reads from a file, judged as what it may run (`git ls-files` after `git
             # init`: .git/config's `0`, `true`, `false`): a word no folder of the system's PATH holds runs nothing
             return False
-        if name in LISTER_NAMES and lists_tree("$(" + " ".join(command.argv) + ")"):
+        if name in _TREE_LISTERS and lists_tree("$(" + " ".join(command.argv) + ")"):
             return False  # the listing's own lister (`$(find . -name X)`, `find … | xargs`)
         if name == "tee":  # a write as the engine reads it (a writer's `prepend: tee` run): the names it spells
             return any(_MADE_SPLITS.search(word) is not None for word in command.argv[1:] if word[:1] != "-")
@@ -6130,6 +6130,9 @@ _MAKES_NO_NAMES: Final = frozenset(
     | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
     | {"ls"}  # (merge49) a listing of another folder (`find . | cpio -pdm /tmp/b && ls /tmp/b`): it writes nothing
 )
+# (debt50) The listers (paths.LISTER_NAMES) _makes_names reads by their words: a listing of the tree itself makes no
+# name (`$(find . -name X)`); `ls` is among _MAKES_NO_NAMES whatever it lists (a test of it here was never reached)
+_TREE_LISTERS: Final = LISTER_NAMES.difference(_MAKES_NO_NAMES)
 # (merge49) A wrapper entry naming a file a program reads (`.git/config`), not a program
 _READ_FROM_FILE: Final = re.compile(r"[/.]")
 _SYSTEM_PATH: Final = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
