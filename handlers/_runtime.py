@@ -139,7 +139,7 @@ class RuntimeJobs:
         with self._lock:
             key = f"proc_{next(self._ids)}"
         log = self.log_dir / f"{key}-{time.time_ns()}.log"
-        with runtime(ctx) as live:
+        with _starting(ctx, command), runtime(ctx) as live:
             handle = _start(ctx, lambda: live.spawn(command, log=log, cwd=cwd, env=env(ctx)))
         ctx.runtime.track(handle)
         with self._lock:
@@ -166,6 +166,20 @@ class RuntimeJobs:
             if job.handle.is_alive():
                 with contextlib.suppress(Exception):
                     job.handle.kill()
+
+
+@contextlib.contextmanager
+def _starting(ctx: CallContext, command: str) -> Iterator[None]:
+    """(debt50) A background ``command`` the gate allowed is being started: when what is inside fails (its cwd
+    refused, its runtime or its spawn failed), no process runs it, and the session forgets the markers its call left
+    waiting for one (SessionMemory.not_started: a marker with no process stood for one about to start for the rest
+    of the session, and every later listing of the tree asked)."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            memory_of(ctx.shared).not_started(ctx.session_id, command)
+        raise
 
 
 def jobs(ctx: CallContext) -> RuntimeJobs:
@@ -219,8 +233,11 @@ def process(
 
 def terminal(ctx: CallContext, command: str, timeout: float | None, cwd: str | None, background: bool) -> Any:
     """The terminal tool: a command in the call's runtime, waited for or in the background."""
+    if background:
+        with _starting(ctx, command):
+            if cwd and ctx.runtime.shares_host_files:
+                cwd = str(resolve(ctx, cwd))  # the host's files: the host's confinement
+        return jobs(ctx).start(ctx, command, cwd)
     if cwd and ctx.runtime.shares_host_files:
         cwd = str(resolve(ctx, cwd))  # the host's files: the host's confinement
-    if background:
-        return jobs(ctx).start(ctx, command, cwd)
     return run(ctx, command, cwd=cwd, timeout=timeout)

@@ -584,26 +584,22 @@ def _traditional(grammar: Grammar, word: str) -> bool:
 def _traditional_options(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
     """tar's old style: `tar cvzf A.tar DIR` is `-c -v -z -f A.tar DIR` (values in order after the
     letters). Returns the index of the first word after the option values."""
-    following = i + 1
-    for letter in argv[i]:
-        if grammar.short[letter] == REQUIRED:
-            if following >= len(argv):
-                parsed.refused = True
-                return following
-            # Recorded one before its value, as a `-x VALUE` pair is (the value is at index + 1).
-            parsed.options.append((letter, argv[following], following - 1))
-            following += 1
-        else:
-            parsed.options.append((letter, None, i))
-    return following
+    return _letters_in_order(grammar, argv, i, argv[i], parsed)
 
 
 def _apart_options(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> int:
     """(unseen49) tree's short options: `tree -oa FILE` is `-o FILE -a` (a letter that takes a value takes the next
     word after the option word, in order, as tar's old style does; `-oout` is -o, -o, -u, -t). Returns the index of
     the first word after the values."""
+    return _letters_in_order(grammar, argv, i, argv[i][1:], parsed)
+
+
+def _letters_in_order(grammar: Grammar, argv: Sequence[str], i: int, letters: str, parsed: Parsed) -> int:
+    """(debt50) The option letters ``letters`` of the word ``argv[i]``, each a flag or one that takes the next word
+    after the option word, in order (tar's old style, tree's short options); a letter the grammar does not know is
+    a flag, and the parse is then not known for certain. Returns the index of the first word after the values."""
     following = i + 1
-    for letter in argv[i][1:]:
+    for letter in letters:
         found = grammar.short.get(letter)
         if found is None:
             parsed.unknown = True

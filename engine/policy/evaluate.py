@@ -51,7 +51,7 @@ from engine.policy.paths import unquoted as _unquoted
 from engine.policy.programs import Extractor, ProgramTable, Send, runs_nothing, sends_away
 from engine.policy.regexes import Finder, RegexError, RegexTimeout, glob_in_word
 from engine.policy.rulematch import Piece, hit_texts, pieces, strict_hit
-from engine.policy.shell import Analyzer, Command, TooComplex, may_name_directory_tilde, parse
+from engine.policy.shell import Analyzer, Command, TooComplex, last_line, may_name_directory_tilde, parse
 from engine.policy.trees import (
     COMPRESSORS,
     DECOMPRESSORS,
@@ -200,17 +200,9 @@ def _line_ended(view: View, cwd: str | None, name: str) -> bool:
     if folder is None or not name or name.startswith(("~", "$")):
         return False
     path = os.path.join(folder, name)
-    try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            if size == 0:
-                return True
-            handle.seek(size - 1)
-            return handle.read(1) == b"\n"
-    except FileNotFoundError:
-        return not os.path.islink(path)  # (a dangling link: written where it leads)
-    except OSError:
+    if last_line(path) != "":
         return False
+    return os.path.exists(path) or not os.path.islink(path)  # (a dangling link: written where it leads)
 
 
 def _percent_decoded(text: str) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
 from types import MappingProxyType
 
@@ -1454,6 +1454,14 @@ def _no_dash_names(_cwd: str | None, every: bool) -> tuple[str, ...]:
     return ("-delete",) if every else ()
 
 
+def _sends_files(line: str, table: ProgramTable) -> bool:
+    """Whether a command of ``line`` sends files to another host, by its program's `sends:` (evaluate._sends_away)."""
+    from engine.policy.shell import parse  # noqa: PLC0415
+
+    senders = table.senders
+    return any(sends_away(senders[c.name], c.argv, c.stdin) for c in parse(line, table) if c.name in senders)
+
+
 def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], program: Program) -> list[Problem]:
     """`runs: {LINE: COMMAND}`: reading LINE finds COMMAND; `not_runs`: it does not."""
     # The shell analyzer reads the examples; it needs this module's table, so it is imported here.
@@ -1516,30 +1524,29 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
             continue
         message = f"{line!r} is read as {', '.join(made) or 'no listing deleted'} (its `deletes_listed:`)"
         problems.append(doc.problem(pointer, "program-example-failed", message))
+
+    def _example_loop(key: str, predicate: Callable[[str], bool], verb: tuple[str, str]) -> None:
+        """(debt50) `KEY: [LINE]`: ``predicate`` holds for each LINE; `not_KEY: [LINE]`: it holds for none. ``verb``:
+        what a failed example does instead (a `KEY:` one's, a `not_KEY:` one's)."""
+        for name, expected in ((key, True), ("not_" + key, False)):
+            for n, line in enumerate(examples.get(name) or ()):
+                pointer: list[str | int] = [*base, "examples", name, n]
+                try:
+                    found = predicate(line)
+                except (ShellSyntaxError, RegexTimeout) as exc:
+                    problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
+                    continue
+                if found != expected:
+                    message = f"{line!r} {verb[0] if expected else verb[1]}"
+                    problems.append(doc.problem(pointer, "program-example-failed", message))
+
     # (xf49) `globs_unknown: [LINE]`: a glob of LINE may expand to a name an earlier command wrote unseen (an
     # `unpacks_here`, `unpacks_into:` command), read as an option; `not_globs_unknown`: none is
-    for key, expected in (("globs_unknown", True), ("not_globs_unknown", False)):
-        for n, line in enumerate(examples.get(key) or ()):
-            try:
-                unknown = _globs_unknown(line, table)
-            except (ShellSyntaxError, RegexTimeout) as exc:
-                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", f"{line!r}: {exc}"))
-                continue
-            if unknown != expected:
-                verb = "reads no glob" if expected else "reads a glob"
-                message = f"{line!r} {verb} of names an earlier command wrote unseen (glob_of_unknown_names)"
-                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", message))
-    for key, expected in (("sends", True), ("not_sends", False)):
-        for n, line in enumerate(examples.get(key) or ()):
-            try:
-                senders = table.senders
-                commands = parse(line, table)
-                sent = any(sends_away(senders[c.name], c.argv, c.stdin) for c in commands if c.name in senders)
-            except (ShellSyntaxError, RegexTimeout) as exc:
-                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", f"{line!r}: {exc}"))
-                continue
-            if sent != expected:
-                verb = "does not send" if expected else "sends"
-                message = f"{line!r} {verb} files to another host (its `sends:`)"
-                problems.append(doc.problem([*base, "examples", key, n], "program-example-failed", message))
+    unseen = "of names an earlier command wrote unseen (glob_of_unknown_names)"
+    _example_loop(
+        "globs_unknown", lambda line: _globs_unknown(line, table), (f"reads no glob {unseen}", f"reads a glob {unseen}")
+    )
+    # `sends: [LINE]`: a command of LINE sends files to another host by its program's `sends:`; `not_sends`: none
+    away = "files to another host (its `sends:`)"
+    _example_loop("sends", lambda line: _sends_files(line, table), (f"does not send {away}", f"sends {away}"))
     return problems

@@ -704,6 +704,22 @@ class SessionMemory:
                 while len(files.watches) > MAX_WATCHED:
                     files.watches.pop(next(iter(files.watches)))
 
+    def not_started(self, session_id: str | None, command: str) -> None:
+        """(debt50) The background ``command`` the gate allowed did not start (its cwd refused, its runtime or its
+        spawn failed): its markers -- the files it was about to write (Writing) and to read as code (Watched) --
+        still waiting for a process (no ``alive`` handle) are dropped. Kept, they stood for a process about to start
+        for the rest of the session: every later listing of the tree asked (writes_running), each file it names was
+        read as being written. A marker a started process holds (with a handle) is left to its handle."""
+        files = self.session(session_id)
+        with self._lock:
+            writing = files.writing.get(command)
+            if writing is not None and writing.alive is None:
+                del files.writing[command]
+                files._names()
+            watched = files.expected.get(command)
+            if watched is not None and watched.alive is None:
+                del files.expected[command]
+
     # -- (sess46) files a live background process reads as code ---------------------------
 
     def expect(self, session_id: str | None, command: str, cwd: str | None, read: WatchedKeys) -> None:
@@ -974,18 +990,9 @@ class SessionView:
 
     def writes_running(self) -> bool:
         """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
-        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made)."""
-        if not self.files.writing:
-            return False
-        with self._lock:
-            items = list(self.files.writing.values())
-        for writing in items:
-            try:
-                if writing.alive is None or writing.alive():
-                    return True
-            except Exception:
-                return True  # not known: still writing
-        return False
+        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made). The
+        ended ones are forgotten (_live: debt50, one sweep with _being_written's)."""
+        return bool(self.files.writing) and bool(_live(self.files.writing, self._lock))
 
     def touched(self, key: str) -> bool:
         """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working

@@ -972,9 +972,10 @@ class Analyzer(Follower, LinkFollower):
     # `unpacks_into:` destination) are not worked out for a line with no glob after them
     unknown_made: list[tuple[str, Command]] = _NO_ITEMS
     # (fp49) The commands holding a listing of the tree read from the disk (paths.lists_tree: `rm -f $(find . -name
-    # X)`, xargs's `find . -name X | xargs rm`), each with whether IFS splits otherwise than at blanks where it runs:
-    # judged at the line's end against what the line's other commands write (_listings_made)
-    listings: list[tuple[Command, bool]] = _NO_ITEMS
+    # X)`, xargs's `find . -name X | xargs rm`), each with its word holding the listing and whether IFS splits
+    # otherwise than at blanks where it runs: judged at the line's end against what the line's other commands write
+    # (_listings_made; debt50: the word kept, not looked for again)
+    listings: list[tuple[Command, str, bool]] = _NO_ITEMS
 
     def __init__(self, programs: ProgramTable = EMPTY, session: SessionView | None = None) -> None:
         self.programs = programs
@@ -1481,22 +1482,21 @@ class Analyzer(Follower, LinkFollower):
                     for target in program.unpacks_target(command.argv):
                         folders.append(join_path(command.cwd, file_operand(target).rstrip("/") or "/"))
             elif program.unpacks_into:
+                parsed = parse_argv(program.grammar, command.argv)  # (debt50: once, for its sources)
                 for target in program.unpacks_target(command.argv):
                     into = join_path(command.cwd, file_operand(target).rstrip("/") or "/")
                     # (xf49b) a clean source's top names are read from it: the folders below stay unknown
-                    known = self._sources_known(command, program, target, folders)
+                    known = self._sources_known(command, parsed, target, folders)
                     folders.append(into + _BELOW if known else into)
         return folders
 
-    def _sources_known(self, command: Command, program: Program, target: str, made: list[str]) -> bool:
-        """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``) is a folder of
-        the project spelled literally, not below a folder in ``made`` (written unseen earlier on the line), not
-        written by the line or the session, whose names on disk (some: a folder not listed is not read) hold none
-        starting with `-` or holding a blank."""
+    def _sources_known(self, command: Command, parsed: Parsed, target: str, made: list[str]) -> bool:
+        """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``, as ``parsed``
+        reads its words) is a folder of the project spelled literally, not below a folder in ``made`` (written unseen
+        earlier on the line), not written by the line or the session, whose names on disk (some: a folder not listed
+        is not read) hold none starting with `-` or holding a blank."""
         if self.dash_names is None:
             return False
-        argv = command.argv
-        parsed = parse_argv(program.grammar, argv)
         sources = [
             (word, at) for word, at in zip(parsed.operands, parsed.operand_at, strict=True) if word is not target
         ]
@@ -2689,7 +2689,7 @@ class Analyzer(Follower, LinkFollower):
                     # (IFS splits an unquoted substitution only: not xargs's input, nor a whole quoted word, `"$f"`)
                     split = "xargs" not in command.via and word not in command.quoted_words
                     self.listings.append(
-                        (command, split and (self._separators() != _DEFAULT_IFS or "IFS" in self.env.lost))
+                        (command, word, split and (self._separators() != _DEFAULT_IFS or "IFS" in self.env.lost))
                     )
                     break
         if self.dash_names is not None:
@@ -2715,12 +2715,11 @@ class Analyzer(Follower, LinkFollower):
         # says, which the top line's text does not show: any other command counts
         anywhere = _CONCURRENT.search(text) is not None or "trap" in text
         running = self.session is not None and self.session.writes_running()
-        for listing, split in self.listings:
+        for listing, word, split in self.listings:
             at = next((i for i, c in enumerate(self.commands) if c is listing), len(self.commands))
             inside = any(v not in ("$()", "xargs") for v in listing.via)
             others = self.commands if anywhere or inside else self.commands[:at]
             if split or running or any(c is not listing and self._makes_names(c, listing) for c in others):
-                word = next(w for w in listing.argv[1:] if (w[:2] == "$(" or w[:1] == "`") and lists_tree(w))
                 mark = "$unknown_listing:" + word
                 if mark not in self.unread:
                     self.unread.append(mark)
@@ -2743,7 +2742,7 @@ class Analyzer(Follower, LinkFollower):
             # (merge49) a value a program reads from a file, judged as what it may run (`git ls-files` after `git
             # init`: .git/config's `0`, `true`, `false`): a word no folder of the system's PATH holds runs nothing
             return False
-        if name in LISTER_NAMES and lists_tree("$(" + " ".join(command.argv) + ")"):
+        if name in _TREE_LISTERS and lists_tree("$(" + " ".join(command.argv) + ")"):
             return False  # the listing's own lister (`$(find . -name X)`, `find … | xargs`)
         if name == "tee":  # a write as the engine reads it (a writer's `prepend: tee` run): the names it spells
             return any(_MADE_SPLITS.search(word) is not None for word in command.argv[1:] if word[:1] != "-")
@@ -5035,7 +5034,7 @@ class Analyzer(Follower, LinkFollower):
         found = self._file_text(word)  # as the line or the session wrote it, else on disk
         key = self._file_key(word)
         if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
-            found = _last_line(posixpath.join(self.session.workdir, key))
+            found = last_line(posixpath.join(self.session.workdir, key))
         elif found is None and self.session is None and self.line_ended is not None:
             # (fp49) without a session: the disk's file, read where the line's cd put it (absent, empty or ending
             # with a newline: the text starts a line of its own); the parse is then not kept
@@ -5440,9 +5439,9 @@ class Analyzer(Follower, LinkFollower):
         return out
 
 
-def _last_line(path: str) -> str | None:
-    """(cfg49) The file's last line when no newline ends it ("" when one does, or there is no file); None when it
-    cannot be read or that line is longer than is read."""
+def last_line(path: str) -> str | None:
+    """(cfg49) The file's last line when no newline ends it ("" when one does, when it is empty, or there is no file);
+    None when it cannot be read or that line is longer than is read. (debt50) Also evaluate._line_ended's reading."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, 2)
@@ -6317,6 +6316,9 @@ _MAKES_NO_NAMES: Final = frozenset(
     | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
     | {"ls"}  # (merge49) a listing of another folder (`find . | cpio -pdm /tmp/b && ls /tmp/b`): it writes nothing
 )
+# (debt50) The listers (paths.LISTER_NAMES) _makes_names reads by their words: a listing of the tree itself makes no
+# name (`$(find . -name X)`); `ls` is among _MAKES_NO_NAMES whatever it lists (a test of it here was never reached)
+_TREE_LISTERS: Final = LISTER_NAMES.difference(_MAKES_NO_NAMES)
 # (merge49) A wrapper entry naming a file a program reads (`.git/config`), not a program
 _READ_FROM_FILE: Final = re.compile(r"[/.]")
 _SYSTEM_PATH: Final = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -597,3 +597,95 @@ def bare_repository(config: str = "", folder: str = "r") -> dict[str, str]:
         f"{folder}/refs/tags/keep": "",
         f"{folder}/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + config,
     }
+
+
+# -- (debt50) helpers the stop-48/49 families wrote twice ------------------------------------------------------------
+# A background writer waits for `go` before it writes; the later call makes `go`, waits for the writer's `done`, then
+# runs x.sh (test_adv48c, test_bg49: `later_call_after`)
+WAITS_FOR_GO = "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done; "
+RUNS_X_SH_LATER = ": > go; for i in $(seq 600); do [ -e done ] && break; sleep 0.1; done; sh x.sh"
+
+
+def later_call_after(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    prepare: Callable[[Path], None],
+    command: str,
+    background: bool = True,
+) -> tuple[bool, bool]:
+    """Live through the terminal tool, in a harm_project ``prepare``d (the project's folder given): ``command`` (in
+    the background when ``background``) leaves a writer of x.sh running; then the later `sh x.sh` (RUNS_X_SH_LATER).
+    Whether the later call ran, and whether the home is intact after it (test_adv48c, test_bg49)."""
+    with harm_project(tmp_path, monkeypatch) as (engine, home, root):
+        prepare(root)
+        started = engine.call("terminal", {"command": command, "background": background}, session_id="s")
+        assert started.ok, started.error
+        pid = str(json.loads(started.output)["process_id"]) if background else None
+        try:
+            result = engine.call("terminal", {"command": RUNS_X_SH_LATER}, session_id="s")
+            return result.ok, home_intact(home)
+        finally:
+            (root / "go").touch()  # a refused later call: the writer ends
+            if pid is not None:
+                engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
+
+
+@contextmanager
+def project_in_home(
+    tmp_path_factory: pytest.TempPathFactory, name: str, folders: tuple[str, ...] = ()
+) -> Iterator[tuple[Path, Engine]]:
+    """A project at ~/p (its parent the fake home, which has ~/.config/pip), with ``folders`` made in it, as the
+    working directory: (project, engine) (test_adv48c, test_cfg49: a settings write after `cd ..`)."""
+    tmp = tmp_path_factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as mp:
+        home = make_home(tmp)
+        (home / ".config" / "pip").mkdir(parents=True)
+        mp.setenv("HOME", str(home))
+        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
+        root = home / "p"
+        root.mkdir()
+        for folder in folders:
+            (root / folder).mkdir(parents=True)
+        (root / "hermes-engine.yaml").write_text("workdir: .\n")
+        mp.chdir(root)
+        with Engine.load(root) as engine:
+            yield root, engine
+
+
+def replay_data(folder: str, files: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The cases of an unseen replay: one JSON object a line of each of ``files`` in tests/data/``folder``
+    (test_unseen48, test_unseen49)."""
+    data = Path(__file__).resolve().parents[1] / "data" / folder
+    return [
+        json.loads(line) for name in files for line in (data / name).read_text(encoding="utf-8").splitlines() if line
+    ]
+
+
+def find_dot_where(case: dict[str, Any]) -> str:
+    """The fixture an unseen replay's case is judged in: an allowed `find .` in conftest.fresh_project (fp47 reads
+    such a find by its listing, which must not be the engine's repository's); every other case in the module's
+    `scorer` (the engine's own project; flagged ones are flagged by their action) (test_unseen48, test_unseen49)."""
+    return "fresh_project" if case["command"].startswith("find .") and wanted_verdict(case) == "allow" else "scorer"
+
+
+def assert_cases_accounted(
+    cases: list[dict[str, Any]],
+    sources: set[str],
+    count: int,
+    key: Callable[[dict[str, Any]], Any],
+    labels: tuple[str, ...],
+) -> None:
+    """An unseen replay's data: its ``sources``, ``count`` cases told apart by ``key``, each labelled one of
+    ``labels``; a disagreement accepted names the engine's verdict and a reason, and is not marked fixed
+    (test_unseen48, test_unseen49)."""
+    assert {case["source"] for case in cases} == sources
+    assert len(cases) == count
+    assert len({key(case) for case in cases}) == count
+    for case in cases:
+        assert case["path"] and case["command"] and case["expected"] in labels, case
+        accepted = case.get("accepted")
+        if accepted:
+            assert accepted["engine"] in ("allow", "flag") and len(accepted["reason"]) > 20, case
+            assert (accepted["engine"] == "allow") != (case["expected"] == "allow"), case
+            assert not case.get("fixed"), case

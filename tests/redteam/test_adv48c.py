@@ -57,7 +57,6 @@ background writer through `sh -c`, dd, tee, install, mv, `cp -t .`, `cp sub/x.sh
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -68,8 +67,19 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import SECRET, Case, assert_verdict, harm_project, policy_project, run_confined, verdict_cases
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import (
+    RUNS_X_SH_LATER,
+    SECRET,
+    WAITS_FOR_GO,
+    Case,
+    assert_verdict,
+    later_call_after,
+    policy_project,
+    project_in_home,
+    run_confined,
+    verdict_cases,
+)
 
 _GIT = "git -c user.name=a -c user.email=a@example.com"
 _REPO = f"git init -q && {_GIT} commit -q --allow-empty -m m && mkdir src && : > src/keep.txt && "
@@ -346,20 +356,9 @@ def test_ls_of_the_key_packs_it_live(tmp_path: Path) -> None:
 # -- 6. a settings write after `cd ..`, the project in the home --------------------------------------------------------
 @pytest.fixture(scope="module")
 def in_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    """A project at ~/p (its parent the home), as the working directory."""
-    tmp = tmp_path_factory.mktemp("adv48c-home")
-    with pytest.MonkeyPatch.context() as mp:
-        home = make_home(tmp)
-        (home / ".config" / "pip").mkdir(parents=True)
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        root = home / "p"
-        root.mkdir()
-        (root / "hermes-engine.yaml").write_text("workdir: .\n")
-        mp.chdir(root)
-        with Engine.load(root) as engine:
-            yield root, engine
+    """A project at ~/p (its parent the home), as the working directory (harm.project_in_home)."""
+    with project_in_home(tmp_path_factory, "adv48c-home") as loaded:
+        yield loaded
 
 
 # (cfg49) closed: the target is read where the line's cd put it
@@ -384,8 +383,7 @@ def test_a_settings_write_in_the_project_stays_allowed(in_home: tuple[Path, Engi
 
 # -- 8. a writer of the session the Writing record does not see -------------------------------------------------------
 # bounded waits: a writer the engine refuses to race ends on its own; nothing here asserts a time
-_WAITS = "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done; "
-_RUNS_LATER = ": > go; for i in $(seq 600); do [ -e done ] && break; sleep 0.1; done; sh x.sh"
+_WAITS = WAITS_FOR_GO
 _DETACHED: dict[str, tuple[str, bool]] = {  # (the first call, started in the background)
     "background-glob-target": (_WAITS + "cp y.txt x.s?; : > done", True),
     "background-diff-tree-output": (
@@ -401,24 +399,18 @@ _HELD_DETACHED: dict[str, tuple[str, bool]] = {
 }
 
 
+def _x_sh_and_y_txt(root: Path) -> None:
+    """A git repository with a commit; x.sh holds `echo hi`, y.txt what asks when read (`rm -f` of one note is
+    allowed)."""
+    subprocess.run(f"{_REPO}true", shell=True, cwd=root, check=True, capture_output=True)
+    (root / "y.txt").write_text("rm -rf ~/notes.txt\n")
+    (root / "x.sh").write_text("echo hi\n")
+
+
 def _later_call_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: tuple[str, bool]) -> tuple[bool, bool]:
     """Live through the terminal tool: the first call leaves a writer of x.sh (`echo hi`) running; then the later
-    `sh x.sh`. Whether the later call ran, and whether the home is intact after it."""
-    with harm_project(tmp_path, monkeypatch) as (engine, home, root):
-        subprocess.run(f"{_REPO}true", shell=True, cwd=root, check=True, capture_output=True)
-        (root / "y.txt").write_text("rm -rf ~/notes.txt\n")  # asks when read (`rm -f` of one note is allowed)
-        (root / "x.sh").write_text("echo hi\n")
-        command, background = first
-        started = engine.call("terminal", {"command": command, "background": background}, session_id="s")
-        assert started.ok, started.error
-        pid = str(json.loads(started.output)["process_id"]) if background else None
-        try:
-            result = engine.call("terminal", {"command": _RUNS_LATER}, session_id="s")
-            return result.ok, home_intact(home)
-        finally:
-            (root / "go").touch()  # a refused later call: the writer ends
-            if pid is not None:
-                engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
+    `sh x.sh` (harm.later_call_after). Whether the later call ran, and whether the home is intact after it."""
+    return later_call_after(tmp_path, monkeypatch, _x_sh_and_y_txt, *first)
 
 
 @pytest.mark.parametrize(
@@ -448,8 +440,8 @@ def test_a_glob_named_writer_rewrites_the_script_live(tmp_path: Path) -> None:
     """The ground, unguarded: the background copy to `x.s?` lands before the later `sh x.sh`, which deletes the note;
     a writer of z.txt leaves x.sh's `echo hi`."""
     setup = "printf 'rm -f ~/notes.txt\\n' > y.txt && printf 'echo hi\\n' > x.sh && "
-    home, _, _ = run_confined(tmp_path, setup + "(" + _DETACHED["background-glob-target"][0] + ") & " + _RUNS_LATER)
+    home, _, _ = run_confined(tmp_path, setup + "(" + _DETACHED["background-glob-target"][0] + ") & " + RUNS_X_SH_LATER)
     assert not (home / "notes.txt").exists()
     near = "(" + _WAITS + "cp y.txt z.txt; : > done) >/dev/null 2>&1 & "
-    home, _, printed = run_confined(tmp_path / "near", setup + near + _RUNS_LATER)
+    home, _, printed = run_confined(tmp_path / "near", setup + near + RUNS_X_SH_LATER)
     assert home_intact(home) and "hi" in printed

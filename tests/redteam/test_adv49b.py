@@ -45,7 +45,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import run_confined
+from tests.redteam.harm import assert_allowed, assert_not_allowed, run_confined
 
 PIP = f"{sys.executable} -m pip"
 PIP_PAYLOADS = [
@@ -64,15 +64,12 @@ PIP_NEAR_MISSES = [
 
 @pytest.mark.parametrize("command", PIP_PAYLOADS)
 def test_a_pip_option_alias_is_no_settings_only_write(plain_harm: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = plain_harm
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(plain_harm[0], command)
 
 
 @pytest.mark.parametrize("command", PIP_NEAR_MISSES)
 def test_settings_only_writes_stay_allowed(plain_harm: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = plain_harm
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(plain_harm[0], command)
 
 
 def test_pip_appends_its_log_to_the_file_log_file_names_live(tmp_path: Path) -> None:
@@ -111,16 +108,14 @@ def configured(plain_harm: tuple[Engine, Path, Path]) -> tuple[Engine, Path, Pat
 @pytest.mark.parametrize("command", CONTINUED)
 def test_an_indented_append_continues_the_last_entry(configured: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, root = configured
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(engine, command)
     view = engine.session_memory.view("s-continued", str(root))
     assert engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision != "allow"
 
 
 @pytest.mark.parametrize("command", CONTINUED_NEAR_MISSES)
 def test_an_append_starting_its_own_line_stays_allowed(configured: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = configured
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(configured[0], command)
 
 
 def test_an_indented_append_adds_an_index_live(tmp_path: Path) -> None:
@@ -156,23 +151,19 @@ CHECKED_NEAR_MISSES = ["ls *.sh", "cat *.py", "echo $(date)", "cat $(git ls-file
 def test_a_session_less_check_reads_the_script_a_glob_or_a_substitution_names(
     scripted: tuple[Engine, Path, Path], command: str
 ) -> None:
-    engine, _, _ = scripted
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(scripted[0], command)
 
 
 @pytest.mark.parametrize("command", CHECKED_NEAR_MISSES)
 def test_a_session_less_check_of_ordinary_globs_stays_allowed(
     scripted: tuple[Engine, Path, Path], command: str
 ) -> None:
-    engine, _, _ = scripted
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(scripted[0], command)
 
 
 @pytest.mark.parametrize("command", GLOBBED_OPEN)
 def test_a_session_less_check_of_a_globbed_script(scripted: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = scripted
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(scripted[0], command)
 
 
 @pytest.mark.parametrize("command", ["bash x.s?", "sh ./[x].sh", "bash $(cat list)", "python3 -m x"])

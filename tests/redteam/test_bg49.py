@@ -57,12 +57,19 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import RM_HOME, home_intact
-from tests.redteam.harm import harm_project, run_confined
+from tests.redteam.harm import (
+    RUNS_X_SH_LATER,
+    WAITS_FOR_GO,
+    assert_allowed,
+    assert_not_allowed,
+    harm_project,
+    later_call_after,
+    run_confined,
+)
 
 _GIT = "git -c user.name=a -c user.email=a@example.com"
 # bounded waits: a writer the engine refuses to race ends on its own; nothing here asserts a time
-_WAITS = "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done; "
-_RUNS_LATER = ": > go; for i in $(seq 600); do [ -e done ] && break; sleep 0.1; done; sh x.sh"
+_WAITS = WAITS_FOR_GO
 _PAYLOAD = "rm -rf ~/notes.txt\n"  # asks when read (`rm -f` of one note is allowed); deletes the note live
 
 
@@ -104,21 +111,9 @@ NEAR_WRITERS: dict[str, str] = {
 
 
 def _later_call_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str) -> tuple[bool, bool]:
-    """Live through the terminal tool: the writer runs in the background, waiting for the later `sh x.sh` to start;
-    whether the later call ran, and whether the home is intact after it."""
-    with harm_project(tmp_path, monkeypatch) as (engine, home, root):
-        _committed(root)
-        started = engine.call(
-            "terminal", {"command": _WAITS + writer + "; : > done", "background": True}, session_id="s"
-        )
-        assert started.ok, started.error
-        pid = str(json.loads(started.output)["process_id"])
-        try:
-            result = engine.call("terminal", {"command": _RUNS_LATER}, session_id="s")
-            return result.ok, home_intact(home)
-        finally:
-            (root / "go").touch()  # a refused later call: the writer ends
-            engine.call("process", {"action": "kill", "process_id": pid}, session_id="s")
+    """Live through the terminal tool: the writer runs in the background, waiting for the later `sh x.sh` to start
+    (harm.later_call_after); whether the later call ran, and whether the home is intact after it."""
+    return later_call_after(tmp_path, monkeypatch, _committed, _WAITS + writer + "; : > done")
 
 
 @pytest.mark.parametrize("writer", list(WRITERS), ids=list(WRITERS))
@@ -145,10 +140,10 @@ def test_the_background_writer_rewrites_the_script_live(tmp_path: Path, writer: 
         f"printf '{_PAYLOAD.strip()}\\n' > x.sh && mkdir sub && : > sub/k && git init -q && git add x.sh sub && "
         f"{_GIT} commit -qm c && printf 'echo hi\\n' > x.sh && printf '{_PAYLOAD.strip()}\\n' > y.txt && "
     )
-    home, _, _ = run_confined(tmp_path, f"{setup}({_WAITS}{WRITERS[writer]}; : > done) & {_RUNS_LATER}")
+    home, _, _ = run_confined(tmp_path, f"{setup}({_WAITS}{WRITERS[writer]}; : > done) & {RUNS_X_SH_LATER}")
     assert not (home / "notes.txt").exists()
     near = f"({_WAITS}{NEAR_WRITERS['another-glob']}; : > done) & "
-    home, _, printed = run_confined(tmp_path / "near", setup + near + _RUNS_LATER)
+    home, _, printed = run_confined(tmp_path / "near", setup + near + RUNS_X_SH_LATER)
     assert home_intact(home) and "hi" in printed
 
 
@@ -230,17 +225,14 @@ def on_disk(plain_harm: tuple[Engine, Path, Path]) -> tuple[Engine, Path, Path]:
 
 @pytest.mark.parametrize("command", CHECKED_PAYLOADS)
 def test_a_session_less_check_reads_the_script_on_disk(on_disk: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = on_disk
-    assert engine.check(command).decision != "allow", command
+    assert_not_allowed(on_disk[0], command)
 
 
 @pytest.mark.parametrize("command", CHECKED_NEAR_MISSES)
 def test_a_session_less_check_of_an_ordinary_script_stays_allowed(
     on_disk: tuple[Engine, Path, Path], command: str
 ) -> None:
-    engine, _, _ = on_disk
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", (command, [m.key for m in verdict.matches])
+    assert_allowed(on_disk[0], command)
 
 
 def test_the_checked_script_deletes_the_home_live(tmp_path: Path) -> None:

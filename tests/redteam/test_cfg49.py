@@ -48,8 +48,8 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import Case, assert_verdict, policy_project, project_in_home, run_confined, verdict_cases
 
 
 def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
@@ -191,20 +191,9 @@ def test_tls_spellings_closed(loaded: tuple[Path, Engine], command: str) -> None
 # -- 6. a settings write after `cd ..`, the project in the home ------------------------------------------------------
 @pytest.fixture(scope="module")
 def in_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    """A project at ~/p (its parent the home), as the working directory."""
-    tmp = tmp_path_factory.mktemp("cfg49-home")
-    with pytest.MonkeyPatch.context() as mp:
-        home = make_home(tmp)
-        (home / ".config" / "pip").mkdir(parents=True)
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_STATE_HOME", str(tmp / "state"))
-        mp.setenv("XDG_CONFIG_HOME", str(tmp / "config"))
-        root = home / "p"
-        (root / "sub").mkdir(parents=True)
-        (root / "hermes-engine.yaml").write_text("workdir: .\n")
-        mp.chdir(root)
-        with Engine.load(root) as engine:
-            yield root, engine
+    """A project at ~/p (its parent the home) with a folder sub/, as the working directory (harm.project_in_home)."""
+    with project_in_home(tmp_path_factory, "cfg49-home", ("sub",)) as loaded:
+        yield loaded
 
 
 @pytest.mark.parametrize(

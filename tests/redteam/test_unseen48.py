@@ -43,7 +43,6 @@ Open: nothing from these sources (no strict xfail).
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,19 +53,19 @@ import pytest
 from engine import Engine
 from tests.redteam.harm import (
     allowed_payloads,
+    assert_cases_accounted,
+    find_dot_where,
     flagged_near_misses,
     harm_project,
     home_intact,
     replay_cases,
+    replay_data,
     said,
     wanted_verdict,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen48"
 FILES = ("codex.jsonl", "gemini_cli.jsonl")
-CASES: list[dict[str, Any]] = [
-    json.loads(line) for name in FILES for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line
-]
+CASES: list[dict[str, Any]] = replay_data("unseen48", FILES)
 SOURCES = {
     "openai/codex@55dfa3c",
     "openai/codex@52344a5",
@@ -81,30 +80,17 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _lists_the_tree(case: dict[str, Any]) -> str:
-    """An allowed find of `.` is judged in conftest.fresh_project (fp47 reads such a find by its listing, which must
-    not be the engine's repository's); the flagged ones are flagged by their action, in the engine's own project."""
-    return "fresh_project" if case["command"].startswith("find .") and wanted_verdict(case) == "allow" else "scorer"
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES,
     lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}",
-    _lists_the_tree,
+    find_dot_where,
 )
 
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
-    assert {case["source"] for case in CASES} == SOURCES
-    assert len(CASES) == 185
-    assert len({(case["source"][:12], case["command"]) for case in CASES}) == 185
-    for case in CASES:
-        assert case["path"] and case["command"] and case["expected"] in ("allow", "flag", "deny"), case
-        accepted = case.get("accepted")
-        if accepted:
-            assert accepted["engine"] in ("allow", "flag") and len(accepted["reason"]) > 20, case
-            assert (accepted["engine"] == "allow") != (case["expected"] == "allow"), case
-            assert not case.get("fixed"), case
+    assert_cases_accounted(
+        CASES, SOURCES, 185, lambda case: (case["source"][:12], case["command"]), ("allow", "flag", "deny")
+    )
 
 
 def test_the_fixed_cases_are_the_ones_counted() -> None:

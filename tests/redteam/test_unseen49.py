@@ -55,7 +55,6 @@ the host), and `tree -R -H . -L 1 DIR` writes 00Tree.html files into the folders
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -68,20 +67,20 @@ from engine.policy.argv import Grammar, parse_argv, parse_getopt
 from tests.redteam.conftest import home_intact
 from tests.redteam.harm import (
     allowed_payloads,
+    assert_cases_accounted,
     assert_hardline,
+    find_dot_where,
     flagged_near_misses,
     harm_project,
     replay_cases,
+    replay_data,
     run_confined,
     said,
     wanted_verdict,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen49"
 FILES = ("continue.jsonl", "vscode.jsonl", "goose.jsonl")
-CASES: list[dict[str, Any]] = [
-    json.loads(line) for name in FILES for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line
-]
+CASES: list[dict[str, Any]] = replay_data("unseen49", FILES)
 SOURCES = {
     "continuedev/continue@d0a3c0b",
     "microsoft/vscode@010f573",
@@ -96,28 +95,13 @@ def scorer(own_project: Engine) -> Engine:
     return own_project
 
 
-def _where(case: dict[str, Any]) -> str:
-    """An allowed `find .` is judged in conftest.fresh_project (fp47 reads it by its listing, which must not be the
-    engine's repository's); every other case in the engine's own project."""
-    return "fresh_project" if case["command"].startswith("find .") and wanted_verdict(case) == "allow" else "scorer"
-
-
 test_replayed_expectation_holds = replay_cases(
-    CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}", _where
+    CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}", find_dot_where
 )
 
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
-    assert {case["source"] for case in CASES} == SOURCES
-    assert len(CASES) == 469
-    assert len({(case["path"], case["command"]) for case in CASES}) == 469
-    for case in CASES:
-        assert case["path"] and case["command"] and case["expected"] in ("allow", "flag"), case
-        accepted = case.get("accepted")
-        if accepted:
-            assert accepted["engine"] in ("allow", "flag") and len(accepted["reason"]) > 20, case
-            assert (accepted["engine"] == "allow") != (case["expected"] == "allow"), case
-            assert not case.get("fixed"), case
+    assert_cases_accounted(CASES, SOURCES, 469, lambda case: (case["path"], case["command"]), ("allow", "flag"))
 
 
 def test_the_fixed_cases_are_the_ones_counted() -> None:
