@@ -74,6 +74,7 @@ from engine.policy.inline import (
     joined_reading,
     repl_writes,
 )
+from engine.policy.lexer import prompt_values
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Extractor, Program, ProgramTable, Run
 from engine.policy.regexes import Located
@@ -653,6 +654,10 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
         if run.not_words and values:
             values = [value for value in values if value not in run.not_words]
+        if run.decode == "prompt" and values:
+            # (unseen50) a prompt string is matched once more as bash decodes its escapes before expanding it
+            # (`PS1='\\140rm -rf ~\\140' bash -i`: `\\140` is a backquote)
+            values = prompt_values(values)
         arguments = _positional_words(run, parsed, argv, dynamic) if run.positional else None
         spliced = source in ("option", "operand") and (
             (run.kind in _SPLICED_KINDS and self._spliced(run, parsed, argv, dynamic))

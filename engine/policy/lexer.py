@@ -319,6 +319,39 @@ def decode_ansi_c(body: str) -> str:
     return _ANSI_C.sub(one, body)
 
 
+_PROMPT_ESCAPE = re.compile(r"\\([0-7]{1,3}|D\{[^}]*\}|.)", re.S)
+# What bash's prompt decoding makes of `\C` (decode_prompt_string): controls, a `$` (`#` for root), nothing for
+# the non-printing markers; every other letter is a text bash quotes before expanding the result (the directory,
+# the user, the time ...): no code, read here as a plain letter.
+_PROMPT_SIMPLE = {"a": "\a", "e": "\x1b", "n": "\n", "r": "\r", "$": "$", "\\": "\\", "[": "", "]": ""}
+_PROMPT_TEXTS = frozenset("dDhHjlsStTuvVwW!#@A")
+
+
+def decode_prompt(value: str) -> str:
+    """(unseen50) The text bash expands for a prompt string (`${x@P}`, PS0 PS1 PS2 PS4) once its backslash escapes
+    are decoded: `\\NNN` is the character with that octal code (a backquote is `\\140`, `$` is `\\044`), `\\$`
+    a `$` (for anyone but root), `\\\\` one backslash. The result's substitutions run (promptvars), so
+    `x='\\140CMD\\140'; echo ${x@P}` runs CMD."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0].isdigit():
+            return chr(int(code, 8) & 0xFF)
+        if code in _PROMPT_SIMPLE:
+            return _PROMPT_SIMPLE[code]
+        if code[0] in _PROMPT_TEXTS:
+            return "x"
+        return match.group(0)
+
+    return _PROMPT_ESCAPE.sub(one, value)
+
+
+def prompt_values(values: list[str]) -> list[str]:
+    """Prompt strings as written, and as bash decodes them where that differs (see decode_prompt)."""
+    decoded = [decode_prompt(value) for value in values if "\\" in value]
+    return [*values, *(text for text in decoded if text not in values)]
+
+
 class Lexer:
     # A word that is one `$(plain text)` is read in one C match (speed only: off in the test that
     # compares it with the loop, which must read alike).

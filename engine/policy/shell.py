@@ -55,6 +55,7 @@ from engine.policy.lexer import (
     Token,
     body_expansions,
     decode_ansi_c,
+    decode_prompt,
     expand_braces,
     heredoc_text,
     substitutions,
@@ -2552,8 +2553,8 @@ class Analyzer(Follower, LinkFollower):
         if lost:
             self._escape_hatch(None, via, depth + 1)
         for value in values:
-            if "$" in value or "`" in value:
-                self.analyze(': "' + value + '"', depth=depth + 1, via=via)
+            for text in _prompt_texts(value):
+                self.analyze(': "' + text + '"', depth=depth + 1, via=via)
 
     def _shell_prompts(self, depth: int, via: tuple[str, ...]) -> None:
         """(fresh39b) A background shell may be interactive (`bash -i`, the shell `script` starts): before
@@ -2576,8 +2577,9 @@ class Analyzer(Follower, LinkFollower):
             for value in (*known, *elements):
                 if name == "PROMPT_COMMAND":
                     self.analyze(value, depth=depth + 1, via=inner)
-                elif "$" in value or "`" in value:
-                    self.analyze(': "' + value + '"', depth=depth + 1, via=inner)
+                else:
+                    for text in _prompt_texts(value):
+                        self.analyze(': "' + text + '"', depth=depth + 1, via=inner)
 
     def _feed_sinks(
         self,
@@ -4285,9 +4287,10 @@ class Analyzer(Follower, LinkFollower):
         if rest == "@P" and value is None and subs is not None and self._stored(name):
             subs.append(_UNKNOWN_ARITHMETIC)  # `x=$(readlink l); echo ${x@P}`: a stored text's `$(...)` runs (redt35)
         if rest == "@P" and value is not None:
-            # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd)
+            # prompt expansion runs the value's substitutions (`x='$(cmd)'; echo "${x@P}"` runs cmd), those its
+            # escapes spell too (`x='\\140cmd\\140'`: unseen50)
             if subs is not None:
-                subs.extend(substitutions(value))
+                subs.extend(_prompt_substitutions(value))
             if "\\" in value or '"' in value or "!" in value:
                 return None  # prompt escapes (`\w` is the directory), `!` the history number
             return self._word_value(value, True)
@@ -4339,7 +4342,7 @@ class Analyzer(Follower, LinkFollower):
             return []
         if texts is None:
             return [_UNKNOWN_ARITHMETIC]
-        return [script for text in texts if "$(" in text or "`" in text for script in substitutions(text)]
+        return [script for text in texts for script in _prompt_substitutions(text)]
 
     def _default(
         self, name: str, subscript: str | None, value: str | None, colon: str, op: str, word: str, quoted: bool
@@ -6127,6 +6130,29 @@ def _arithmetic_words(name: str, argv: list[str]) -> list[str]:
 
 # `${NAME}` names a variable alone; `${NAME:-word}` and kin default it (see Analyzer._parameter).
 # Words that hand a text to a shell (a cheap test of a loop's body: see Analyzer._read_loops)
+def _prompt_texts(value: str) -> list[str]:
+    """The texts a prompt string's expansion reads for substitutions (PS0 PS1 PS2 PS4): its value, and the value
+    its backslash escapes decode to when that differs (`PS4='\\140cmd\\140 '`: bash decodes `\\140` to a
+    backquote before it expands the prompt: unseen50). None without a `$` or a backquote."""
+    texts = [value] if "$" in value or "`" in value else []
+    if "\\" in value:
+        decoded = decode_prompt(value)
+        if decoded != value and ("$" in decoded or "`" in decoded):
+            texts.append(decoded)
+    return texts
+
+
+def _prompt_substitutions(value: str) -> list[str]:
+    """The scripts `${x@P}` runs for a value: its `$(...)` and backquotes, and those its decoded prompt escapes spell
+    (`\\140cmd\\140`, `\\044(cmd)`: unseen50)."""
+    scripts = substitutions(value) if "$(" in value or "`" in value else []
+    if "\\" in value:
+        decoded = decode_prompt(value)
+        if decoded != value:
+            scripts.extend(script for script in substitutions(decoded) if script not in scripts)
+    return scripts
+
+
 # What an interactive shell runs or expands around each line it reads (see Analyzer._shell_prompts)
 _PROMPTS: Final = ("PROMPT_COMMAND", "PS0", "PS1", "PS2")
 # What a value needs to run a command where the shell evaluates it again (a subscript, a substitution, an escape)
