@@ -1490,9 +1490,7 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, via, depth))
             return
         content = command.stdin if stdin_file(path, command.cwd) else self._script(path)
-        if content is None and self.session is not None and (
-            run.source != "files" or run.language in DISK_LANGUAGES
-        ):
+        if content is None and self.session is not None and (run.source != "files" or run.language in DISK_LANGUAGES):
             # (unpack50) a file of the project the session did not write, named exactly (`bash x.sh` with x.sh
             # planted before the session began): read from the disk as a check without a session reads it
             content = self._planted(path)
