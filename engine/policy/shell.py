@@ -1491,6 +1491,41 @@ class Analyzer(Follower, LinkFollower):
                     folders.append(into + _BELOW if known else into)
         return folders
 
+    def _through_unknown(
+        self, command: Command, argv: list[str], redirects: list[tuple[str, str]], words: bool
+    ) -> tuple[list[str], list[tuple[str, str]]] | None:
+        """(link50) ``argv`` and ``redirects`` read as if the first name below a folder where an earlier command of
+        the line wrote names it does not show (_unknown_folders: a clone, `tar xf A -C D`, `git checkout B`) were a
+        link to the home, for each word that goes through such a name (more follows it, or a `/` ends the word):
+        `rm -rf r/h/*` after `git clone URL r` is `rm -rf ~/*` (the clone may hold h -> ~, git stores links; live).
+        The name itself (`rm -rf build`) is not read so: rm acts on the link. The write's target only for a
+        redirection (``words`` False: a program that writes nothing through its words). None: no word goes through."""
+        made = [(folder, c) for folder, c in self.unknown_made if c is not command]
+        if not made:
+            return None
+        kept, self.unknown_made = self.unknown_made, made
+        try:
+            folders = self._unknown_folders()
+        finally:
+            self.unknown_made = kept
+        changed = False
+        out = list(argv)
+        if words:
+            last = command_name(argv[0]) in _DESTINATION_LAST
+            for at in range(len(argv) - 1 if last else 1, len(argv)):
+                word = argv[at]
+                if word[:1] != "-" and "/" in word:
+                    read = _through_folders(self._file_key(word), word, folders)
+                    if read is not None:
+                        out[at], changed = read, True
+        targets = list(redirects)
+        for at, (operator, target) in enumerate(redirects):
+            if ">" in operator and "/" in target and target[:1] != "&":
+                read = _through_folders(self._file_key(target), target, folders)
+                if read is not None:
+                    targets[at], changed = (operator, read), True
+        return (out, targets) if changed else None
+
     def _sources_known(self, command: Command, parsed: Parsed, target: str, made: list[str]) -> bool:
         """(xf49b) Whether every source of copy/move ``command`` (its operands other than ``target``, as ``parsed``
         reads its words) is a folder of the project spelled literally, not below a folder in ``made`` (written unseen
@@ -2860,6 +2895,12 @@ class Analyzer(Follower, LinkFollower):
                             self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                         finally:
                             self.cwd = here_cwd
+                if self.unknown_made and "link" not in via and (name in _WRITES_THROUGH or redirects):
+                    # (link50) a path through a name an unpacker or a checkout made earlier on the line may go
+                    # through a link it holds (`git clone URL r; rm -rf r/h/*`, h -> ~): read as one to the home
+                    through = self._through_unknown(command, argv, redirects, name in _WRITES_THROUGH)
+                    if through is not None:
+                        self._unwrap(through[0], list(dynamic), through[1], stdin, fed_by, (*via, "link"), depth + 1)
                 if self.links and name in table.unpacks_here and "link" not in via:
                     # `ln -s ~ b/h; cd b && tar xf a.tar`: a member `h/.bashrc` lands in the home (adv41)
                     for target in self._links_here():
@@ -6368,6 +6409,45 @@ _MAX_KNOWN_SOURCES: Final = 8  # (xf49b) the sources of a copy whose names are r
 
 
 _BELOW: Final = "/*"  # (xf49b) a made folder key's end: only the folders below it are made unseen
+
+
+# (link50) Programs that delete or write through the paths their words name (rm, a copy's or a move's destination,
+# chmod -R, find -delete, shred ...): a path through a name an unpacker made is read as one through a link home
+_WRITES_THROUGH: Final = frozenset(
+    {"rm", "rmdir", "shred", "unlink", "cp", "mv", "install", "rsync", "chmod", "chown", "chgrp", "find", "truncate"}
+    | {"tee", "touch", "ln", "setfacl", "chattr"}
+)
+# ... of which a copy or a move reads its sources (a read through a link is judged where a read is): its destination
+# only, the last word (`git clone URL r && cp r/conf/a.json .` stays a copy of the clone's file)
+_DESTINATION_LAST: Final = frozenset({"cp", "mv", "install", "rsync", "ln"})
+
+
+def _through_folders(key: str, word: str, folders: list[str]) -> str | None:
+    """(link50) ``word`` (its file key ``key``) read through a link to the home at the first name below one of
+    ``folders`` (a `/*` end: the second, the top names are read from a source) when the word goes through that
+    name; None when it does not (the folder itself, a name directly in it without a `/` after it)."""
+    if key.startswith(("~", "$")):
+        return None
+    # (the deepest first: `git clone URL r` makes both its folder's names and r's unknown; r/h is the link, not r:
+    # the first folder the key is in decides)
+    for folder in sorted(folders, key=lambda folder: (folder != ".", len(folder)), reverse=True):
+        below = folder.endswith(_BELOW)
+        top = folder[: -len(_BELOW)] if below else folder
+        if top == ".":
+            if not key_in_workdir(key) or key in (".", "..") or key.startswith("../"):
+                continue
+            rest = key[2:] if key.startswith("./") else key
+        elif key.startswith(top.rstrip("/") + "/"):
+            rest = key[len(top.rstrip("/")) + 1 :]
+        else:
+            continue
+        parts = [part for part in rest.split("/") if part and part != "."]
+        link = 1 if below else 0
+        if len(parts) > link + 1 or (len(parts) == link + 1 and word.endswith("/")):
+            after = "/".join(parts[link + 1 :])
+            return "~/" + after + ("/" if word.endswith("/") and after else "")
+        return None
+    return None
 
 
 def _within(here: str, made: str) -> bool:

@@ -33,9 +33,9 @@ Near misses that stay allowed: `tar xzf dist.tgz -C build && ls build`, `unzip -
 URL r && cd r && ls`, `tree -L 2`, `tree -R -H .` (without -L it writes nothing, checked with tree 2.1), `nsenter
 --help`, `chroot ./rootfs /bin/true`, `bash ok.sh` planted before the session.
 
-Open (strict xfail below): a path *through* a name an unpacker made is read from the disk: `git clone URL r; rm -rf
-r/h/*` with the clone holding a link `h -> ~` (git stores links) deletes the home's files, allowed; so does `git
-checkout evil; rm -rf h/*`.
+Was open (a strict xfail, a plain test since link50: tests/redteam/test_link50.py): a path *through* a name an
+unpacker made was read from the disk: `git clone URL r; rm -rf r/h/*` with the clone holding a link `h -> ~` (git
+stores links) deleted the home's files, allowed; so did `git checkout evil; rm -rf h/*`.
 """
 
 from __future__ import annotations
@@ -299,13 +299,9 @@ def test_a_path_through_a_cloned_link_deletes_the_home_live(tmp_path: Path) -> N
     assert not (home / "notes.txt").exists(), printed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a path through a name an unpacker or a checkout made (a link it may hold) is read from the disk,"
-    " not as unknown: `git clone URL r; rm -rf r/h/*` with the clone's h -> ~ is allowed",
-)
 @pytest.mark.parametrize(
     "command", ["git clone https://example.org/r r; rm -rf r/h/*", "tar xf a.tar -C /tmp/x; rm -rf /tmp/x/h/*"]
 )
-def test_open_a_path_through_a_name_an_unpacker_made(loaded: tuple[Path, Engine], command: str) -> None:
+def test_a_path_through_a_name_an_unpacker_made(loaded: tuple[Path, Engine], command: str) -> None:
+    """(link50, was this module's strict xfail) read as through a link to the home: tests/redteam/test_link50.py."""
     assert loaded[1].check(command).decision != "allow"
