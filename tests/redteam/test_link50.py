@@ -26,7 +26,7 @@ Likewise `git checkout main && rm -rf node_modules/.cache` asks.
 
 Open (not fixed here): the last name itself being a link to a file, written through by a program that follows it
 (`git clone URL r; cp x r/h` with h -> ~/.bashrc, `echo x > r/h`): only a word that goes through a name is read so;
-a read through such a path (`cat r/h/.ssh/id_ed25519` after the clone) is judged as a read of the clone's file.
+a read through such a path (`cat r/h/notes.txt` after the clone) is judged as a read of the clone's file.
 """
 
 from __future__ import annotations
@@ -177,3 +177,27 @@ def test_a_zipped_link_deletes_the_home_live(tmp_path: Path) -> None:
     setup = 'mkdir t && ln -s "$HOME" t/h && (cd t && zip -qy ../a.zip h) && rm -rf t\n'
     home, _, printed = run_confined(tmp_path, setup + "unzip -q a.zip; rm -rf h/*")
     assert not (home / "notes.txt").exists(), printed
+
+
+# -- open -----------------------------------------------------------------------------------------------------------
+@needs_git
+def test_a_cloned_link_to_a_file_written_through_live(tmp_path: Path) -> None:
+    """The open item's harm: the clone holds `n -> $HOME/notes.txt`; `cp x r/n` overwrites the note."""
+    setup = (
+        f'mkdir src && cd src && git init -q && ln -s "$HOME/notes.txt" n && git add -A && {_GIT} commit -qm a && '
+        "cd .. && echo owned > x\n"
+    )
+    home, _, printed = run_confined(tmp_path, setup + "git clone -q src r; cp x r/n")
+    assert (home / "notes.txt").read_text() == "owned\n", printed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: the last name of a path below a cloned tree, written through (a link to a file), is read from the"
+    " disk: `git clone URL r; cp x r/n` with n -> ~/notes.txt is allowed",
+)
+@pytest.mark.parametrize(
+    "command", ["git clone https://example.org/r r; cp x r/n", "git clone https://example.org/r r; echo x > r/n"]
+)
+def test_open_a_final_name_written_through(loaded: tuple[Path, Engine], command: str) -> None:
+    assert loaded[1].check(command).decision != "allow"
