@@ -85,6 +85,8 @@ PAYLOADS: dict[str, Case] = {
     "clone-shred": ({}, "git clone https://example.org/r r; shred -u r/h/.ssh/id_ed25519"),
     "clone-find-delete": ({}, "git clone https://example.org/r r; find r/h/ -delete"),
     "tar-C-cp": ({}, "tar xf a.tar -C /tmp/x; cp -r /tmp/x/a /tmp/x/h/"),
+    # (was xf49's near miss `rm-dotted-after-checkout`: the branch may turn sub into a link, live below)
+    "checkout-cd-rm": ({}, "git checkout x; cd sub && rm ./*"),
     # the decision documented above: a pull may bring a committed `build -> ~`
     "pull-rm-build-slash": ({}, "git pull && rm -rf build/"),
 }
@@ -152,6 +154,17 @@ def test_a_checked_out_link_deletes_the_home_live(tmp_path: Path) -> None:
     )
     home, _, printed = run_confined(tmp_path, setup + "test ! -e h && git checkout -q evil; rm -rf h/*")
     assert not home_intact(home) and not (home / "notes.txt").exists(), printed
+
+
+@needs_git
+def test_a_checkout_turning_a_folder_into_a_link_live(tmp_path: Path) -> None:
+    """`git checkout x; cd sub && rm ./*`: branch x holds sub as a link to the home (xf49's old near miss)."""
+    setup = (
+        f"mkdir sub && echo y > sub/b.txt && git init -q && git add -A && {_GIT} commit -qm a && git checkout -qb x && "
+        f'git rm -rq sub && ln -s "$HOME" sub && git add -A && {_GIT} commit -qm b && git checkout -q main\n'
+    )
+    home, _, printed = run_confined(tmp_path, setup + "test -d sub && git checkout -q x; cd sub && rm ./*")
+    assert not (home / "notes.txt").exists(), printed
 
 
 @needs_git

@@ -111,7 +111,9 @@ NEAR_MISSES: dict[str, Case] = {
     "ls-py-after-checkout": ({}, "git checkout main; ls *.py"),
     "grep-py-after-checkout": ({}, "git checkout -b x; grep -n foo *.py"),
     "rm-pyc-after-checkout": ({}, "git checkout x; rm *.pyc"),
-    "rm-dotted-after-checkout": ({}, "git checkout x; cd sub && rm ./*"),
+    # (link50: `git checkout x; cd sub && rm ./*` asks now: the branch may turn sub into a link to the home, live in
+    # tests/redteam/test_link50.py)
+    "rm-dotted-after-checkout": ({}, "git checkout x; rm ./*.pyc"),
     "status-rm": ({}, "git status; cd sub && rm *.txt"),
     "cp-r-ls": ({}, "cp -r src/. build/; ls build"),
     "rsync-alone": ({}, "rsync -a src/ build/"),
