@@ -90,6 +90,9 @@ PAYLOADS: dict[str, Case] = {
     "docker-run-args-quoted": ({}, 'docker run "$(cat args)" alpine'),
     "docker-args": ({}, "docker $(cat args)"),
     "docker-run-stored": ({}, "x=$(cat a); docker run $x"),
+    # 3. apply pastes its arguments into the line sh runs
+    "apply-quoted-percent": ({}, "apply 'sh -c \"%1\"' 'rm -rf ~'"),
+    "apply-separator": ({}, "apply 'echo %1' 'x; rm -rf ~'"),
     # 4. escapes decoded as bash decodes them
     "ansi-c-negative-U": ({}, "r$'\\UFFFFFFFF'm -rf ~"),
     "ansi-c-high-U": ({}, "r$'\\U80000000'm -rf ~"),
@@ -119,6 +122,8 @@ NEAR_MISSES: dict[str, Case] = {
     "git-log-base": ({}, "git log $(git merge-base a b)..HEAD"),
     "git-toplevel": ({}, 'git -C "$(git rev-parse --show-toplevel)" status'),
     "pip-install-list": ({}, "pip install $(cat reqs.txt)"),
+    "apply-echo": ({}, "apply 'echo %1' a b"),
+    "apply-gzip": ({}, "apply 'gzip %1' a.log b.log"),
     "ansi-c-backslash-8": ({}, "echo $'\\8'"),
     "ansi-c-x-no-digit": ({}, "printf '%s\\n' $'a\\xb'"),
     "printf-quoted-variable": ({}, "printf '%s\\n' \"$x\""),
@@ -220,6 +225,22 @@ def test_keys_of_the_option_readings(loaded: tuple[Path, Engine]) -> None:
     for command in ("docker run $(cat args)", 'ssh -o "$(cat o.txt)" h', "tar czf x.tgz $(cat list)"):
         keys = {m.key for m in engine.check(command).matches}
         assert "options_of_unknown_words" in keys, (command, keys)
+
+
+# -- 3. apply, emulated live -----------------------------------------------------------------------------------------
+def test_apply_pastes_an_argument_into_its_line_emulated(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """3. BSD apply is not on Linux: a function doing what apply(1) does (`%1` replaced by the argument's text, the
+    line run by sh) shows both spellings removing the key; the engine denies the real ones."""
+    emulated = 'apply() { c=$1; shift; for a; do sh -c "${c//%1/$a}"; done; }\n'
+    home, _, printed = run_confined(tmp_path, emulated + "apply 'sh -c \"%1\"' 'rm -rf ~/.ssh'")
+    assert not (home / ".ssh").exists(), printed
+    home, _, printed = run_confined(tmp_path / "separator", emulated + "apply 'echo %1' 'x; rm -rf ~/.ssh'")
+    assert not (home / ".ssh").exists(), printed
+    engine = loaded[1]
+    assert engine.check("apply 'sh -c \"%1\"' 'rm -rf ~'").decision == "deny"
+    assert engine.check("apply 'echo %1' 'x; rm -rf ~'").decision == "deny"
+    home, _, printed = run_confined(tmp_path / "near", emulated + "apply 'echo %1' a b")
+    assert printed == "a\nb\n" and home_intact(home)
 
 
 # -- 4. $'...' against a real bash ----------------------------------------------------------------------------------
