@@ -6,10 +6,29 @@ an interpreter's program pasted from a here-document, a program's options, an ex
 
 Fixed (each harm shown live below, under bash with a fake HOME):
 
+1. An unquoted here-document's expansions are done by bash before its reader parses the text: `python3 <<EOF` /
+   `$(cat f)` runs the file's text as python (a backquote, `${x#a}`, `${x/a/b}`, `$((n+1))`, a stored `$x` alike;
+   `bash <<EOF` / `echo $(cat f)` runs what f says). A piece the line does not make known is read as unknown code:
+   a shell or an interpreter reading the body asks (stored_code, as a here-string does). A known value is computed
+   with the command-word code (shell.Analyzer._pasted_expansion) and pasted in, then judged. A plain `$NAME` the
+   line never set is the environment's (adv49), `${x:-a}` of one too (the default is read as for a command word).
+2. Options from words only the run knows (options_of_unknown_words, generalised from xf49b): an option of
+   `option_names` given such a value (`ssh -o "$(cat o.txt)" h`), each subcommand level (`docker run $(cat args)`:
+   run has `-v`), and a permuting program (tar, sort, rsync, zip, gzip) given a substitution or a stored variable
+   anywhere before `--`. Decision on `tar czf x.tgz $(git ls-files)`: a real attack when the caller controls the
+   repository's files (it writes them and `git add`s them: a tracked `--checkpoint-action=exec=sh<x.sh` runs x.sh,
+   live), so the index is read (gitindex, as fp49's listings are): allowed when no name it prints starts with `-` or
+   holds a blank or a glob character, asked otherwise. The environment's variables stay allowed.
+3. apply pastes each argument's text into the line sh runs: each word after the command is judged as a shell line
+   too (xf49b's strict xfail `apply 'sh -c "%1"' 'rm -rf ~'` is a plain test there now).
 4. `decode_ansi_c` read `$'...'` otherwise than bash 5.2 (compared here with a real bash over generated escapes):
-   `r$'\\UFFFFFFFF'm -rf ~` (bash: a `\\U` from 0x80000000 on is nothing, the word is `rm`) was allowed and deleted the
-   home; `$'\\x'`, `$'\\u'`, `$'\\U'` without a hex digit and `$'\\8'` keep their backslash (`$'\\8'` raised and asked
-   as unparseable); `$'\\c?'` is DEL, `$'\\c\\\\'` one control character.
+   `r$'\\UFFFFFFFF'm -rf ~` (bash: a `\\U` from 0x80000000 on is nothing, the word is `rm`) was allowed and deleted
+   the home; `$'\\x'`, `$'\\u'`, `$'\\U'` without a hex digit and `$'\\8'` keep their backslash (`$'\\8'` raised and
+   asked as unparseable); `$'\\c?'` is DEL, `$'\\c\\\\'` one control character.
+
+Open: a verb's own permuted options from a substitution (`git log $(cat f)` with `--output=FILE`: strict xfail, harm
+live). Not done: merge49's `_not_a_program` still asks the system's PATH (the Programs table describes only some of
+the programs that make names: moving it there would let an undescribed one through).
 """
 
 from __future__ import annotations
@@ -225,6 +244,23 @@ def test_keys_of_the_option_readings(loaded: tuple[Path, Engine]) -> None:
     for command in ("docker run $(cat args)", 'ssh -o "$(cat o.txt)" h', "tar czf x.tgz $(cat list)"):
         keys = {m.key for m in engine.check(command).matches}
         assert "options_of_unknown_words" in keys, (command, keys)
+
+
+@needs_git
+def test_a_verbs_permuted_option_from_a_file_writes_live(tmp_path: Path) -> None:
+    """Open: `git log $(cat f)` with f holding `--output=FILE` overwrites FILE (git's verbs permute their options)."""
+    setup = f'git init -q && {_GIT} commit -q --allow-empty -m m\nprintf -- "--output=$HOME/notes.txt" > f\n'
+    home, _, printed = run_confined(tmp_path, setup + "git log $(cat f)")
+    assert (home / "notes.txt").read_text() != "keep me\n", printed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a verb's own permuted options are read only at its first operand (xf49b): `git log $(cat f)` may be"
+    " `--output=FILE`, while `git log $(git merge-base a b)..HEAD` must stay allowed",
+)
+def test_open_a_verbs_permuted_option_from_a_file(loaded: tuple[Path, Engine]) -> None:
+    assert loaded[1].check("git log $(cat f)").decision != "allow"
 
 
 # -- 3. apply, emulated live -----------------------------------------------------------------------------------------
