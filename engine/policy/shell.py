@@ -2738,7 +2738,7 @@ class Analyzer(Follower, LinkFollower):
             ):
                 return True
         name = command.name
-        if name in _MAKES_NO_NAMES or name in _READS_ONLY or name in listing.via:
+        if name in self.programs.makes_no_names or name in _READS_ONLY or name in listing.via:
             return False
         if command.via and _READ_FROM_FILE.search(command.via[-1]) is not None and _not_a_program(name):
             # (merge49) a value a program reads from a file, judged as what it may run (`git ls-files` after `git
@@ -6316,35 +6316,10 @@ def _held_to_words(pattern: Any) -> bool:
     return "." not in text and "\\" not in text and "[^" not in text
 
 
-# (fp49) What makes no entry of the tree, whatever its words (shell.Analyzer._makes_names): shell builtins that only
-# read or set the shell's state, filters and selectors of a listing, deleters (they make no name), and wrappers
-# whose program is a command of its own there (xargs, env, timeout ...: judged itself)
-_MAKES_NO_NAMES: Final = frozenset(
-    {"cd", "pushd", "popd", "dirs", "true", "false", ":", "echo", "printf", "test", "[", "[[", "pwd", "sleep", "wait"}
-    | {"export", "set", "unset", "shopt", "local", "declare", "typeset", "readonly", "exit", "return", "type"}
-    | {
-        "hash",
-        "read",
-        "readarray",
-        "mapfile",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "sort",
-        "uniq",
-        "rm",
-        "rmdir",
-        "unlink",
-        "break",
-        "continue",
-    }
-    | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
-    | {"ls"}  # (merge49) a listing of another folder (`find . | cpio -pdm /tmp/b && ls /tmp/b`): it writes nothing
-)
 # (debt50) The listers (paths.LISTER_NAMES) _makes_names reads by their words: a listing of the tree itself makes no
-# name (`$(find . -name X)`); `ls` is among _MAKES_NO_NAMES whatever it lists (a test of it here was never reached)
-_TREE_LISTERS: Final = LISTER_NAMES.difference(_MAKES_NO_NAMES)
+# name (`$(find . -name X)`); `ls` is among the builtin table's `makes_no_names:` whatever it lists (policies/
+# executors.yaml; a test of it here was never reached)
+_TREE_LISTERS: Final = LISTER_NAMES.difference({"ls"})
 # (merge49) A wrapper entry naming a file a program reads (`.git/config`), not a program
 _READ_FROM_FILE: Final = re.compile(r"[/.]")
 _SYSTEM_PATH: Final = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
