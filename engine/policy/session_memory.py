@@ -51,12 +51,17 @@ from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
 # (perf50) the views of a check and their disk reading live in views (a guard's start imports no dataclass)
-from engine.policy.views import (
+from engine.policy.views import (  # noqa: F401 (callers')
     _BINARY,
     _PREFIX_MARK,
+    MAX_BYTES,
     MAX_CONTENT,
+    MAX_FILES,
     MAX_NAMES,
+    MAX_SEARCHES,
     MAX_SOURCES,
+    DiskView,
+    Remembered,
     SessionFiles,
     SessionView,
     _live,
