@@ -73,7 +73,8 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Final
 
-    from engine.policy.session_memory import SessionView, ShellState
+    from engine.policy.session_memory import ShellState
+    from engine.policy.views import SessionView
 
 MAX_DEPTH: Final = 8
 # (Final here: a name imported from another module is looked up in this one's globals on each use)
@@ -3387,6 +3388,7 @@ class Analyzer(Follower, LinkFollower):
             return False
         if session.touched(key):
             return True
+        self.read_disk = self.read_disk or session.disk  # (perf50) a check's kept parse would not see it change
         return not posixpath.lexists(posixpath.join(session.workdir, key))
 
     def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
@@ -5009,6 +5011,7 @@ class Analyzer(Follower, LinkFollower):
         key = self._file_key(word)
         if self.session is None or key.startswith(("$", "~")):
             return None
+        self.read_disk = self.read_disk or self.session.disk  # (perf50) a check's kept parse would not see it change
         try:
             with open(posixpath.join(self.session.workdir, key), "rb") as handle:
                 return handle.read(_PROJECT_TEXT_BYTES).decode("utf-8", "replace")
@@ -5037,6 +5040,7 @@ class Analyzer(Follower, LinkFollower):
         found = self._file_text(word)  # as the line or the session wrote it, else on disk
         key = self._file_key(word)
         if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
+            self.read_disk = self.read_disk or self.session.disk  # (perf50) a check's kept parse would not see it
             found = last_line(posixpath.join(self.session.workdir, key))
         elif found is None and self.session is None and self.line_ended is not None:
             # (fp49) without a session: the disk's file, read where the line's cd put it (absent, empty or ending
