@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from engine.policy.approval import GrantStore
     from engine.policy.evaluate import Evaluator
     from engine.policy.model import Verdict
-    from engine.policy.session_memory import SessionMemory, SessionView
+    from engine.policy.session_memory import SessionMemory
+    from engine.policy.views import SessionView
 
 _DEFS_CACHE_LIMIT = 256
 # In a definitions cache key, in place of a budget: every tool, whatever the config's budget.

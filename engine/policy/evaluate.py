@@ -20,6 +20,8 @@ import os
 import posixpath
 import re
 import shlex
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from time import thread_time
@@ -72,7 +74,7 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any, Final
 
-    from engine.policy.session_memory import SessionView
+    from engine.policy.views import DiskView, SessionView
 
 # What hides words from the fast path (quotes, escapes, expansions, braces), or needs
 # the parser to be judged at all (a here-document may be unterminated); and a word ending in `/`:
@@ -175,6 +177,9 @@ _BUDGETED: Final = 256  # texts longer than this parse under the token budget
 # kept: then the parse depends on nothing but the text and the Programs table (links, the working
 # directory and the session's files are looked at when matching, on every check).
 PARSE_CACHE = 512
+# (perf50) Parses of lines that read the files they run from the disk (a check without a session: DiskView), kept with
+# what each file was (DiskView.stamps) and used again while every one is as it was: the least recently used go first.
+DISK_PARSE_CACHE = 256
 _PLAIN: Final = Readings("")  # printable ASCII: no other reading
 _MAX_ESCAPES = 256  # `%` signs past which a text is not decoded (a bound on the work: issue 10)
 _TOO_ESCAPED: Final = "%"  # _percent_decoded's answer for such a text (compared by identity)
@@ -678,6 +683,15 @@ class Evaluator:
         self.parse_cache = PARSE_CACHE
         # (commands, files it runs that were not read, the folders its globs expand in: see Analyzer.dash_folders)
         self._parses: dict[str, tuple[list[Command], tuple[str, ...], tuple[str | None, ...]]] = {}
+        # (perf50) text -> (its parse as in _parses, what each file it read was: DiskView.stamps); see DISK_PARSE_CACHE.
+        # A file changed less than ``disk_settle`` seconds before a check is not kept (a rewrite within the same
+        # clock tick leaves its times as they were). Set disk_parse_cache to 0 to read and parse every such line.
+        self.disk_parse_cache = DISK_PARSE_CACHE
+        self.disk_settle = 2.0
+        self._disk_parses: OrderedDict[
+            str, tuple[list[Command], tuple[str, ...], tuple[str | None, ...], dict[str, object]]
+        ] = OrderedDict()
+        self._disk_lock = threading.Lock()
         # (help38) The names of the programs whose grammar has `runs_nothing`, as the flat scan reads a word (made
         # on its first piece: _quiet_piece)
         self._quiet_names: frozenset[bytes] | None = None
@@ -789,18 +803,23 @@ class Evaluator:
                 return self._match([], text, index, None, view) or [], None
             except RegexTimeout as exc:
                 return self._flat_scan(text, index, lazy.judged), str(exc)
+        diskview: DiskView | None = None
         if workdir is not None:
             # (bg49) no session (a check, a guard hook): the files the line runs are read from the disk (DiskView); a
-            # parse that asked for none is kept as before
-            from engine.policy.session_memory import DiskView  # noqa: PLC0415 (a guard start skips it)
+            # parse that asked for none is kept as before, one that read files while they are as read (perf50)
+            from engine.policy.views import DiskView  # noqa: PLC0415 (a guard start skips it)
 
-            session = DiskView(workdir)
-        disk = session is not None and session.disk
+            session = diskview = DiskView(workdir, self.disk_settle)
+        disk = diskview is not None
         cacheable = (session is None or disk) and len(text) <= _BUDGETED and self.parse_cache > 0
         parsed = self._parses.get(text) if cacheable else None
+        if parsed is None and diskview is not None and cacheable and self.disk_parse_cache > 0:
+            parsed = self._disk_parse(text, diskview)
         if parsed is not None and parsed[2] and any(_dash_names(view, None, cwd) for cwd in parsed[2]):
             parsed = None  # (xf46) a folder its globs expand in holds a name starting with `-` now: read again
             self._parses.pop(text, None)
+            with self._disk_lock:
+                self._disk_parses.pop(text, None)
         analyzer = Analyzer(self.policy.programs, session) if parsed is None else None
         if analyzer is not None:  # (a glob character may come from a value the line computes: `printf '\52'`)
             analyzer.dash_names = partial(_dash_names, view, session)
@@ -819,10 +838,14 @@ class Evaluator:
                     analyzer.analyze(text)
                     commands = analyzer.commands
                     # (lead42) not a reading that looked at the disk (a git alias in git's files): the files may change
-                    if cacheable and not analyzer.read_disk and not (disk and session.asked):  # type: ignore[union-attr]
-                        if len(self._parses) >= self.parse_cache:
-                            self._parses.clear()  # simpler than an LRU, and safe under threads
-                        self._parses[text] = (commands, tuple(analyzer.unread), tuple(analyzer.dash_folders))
+                    if cacheable and not analyzer.read_disk:
+                        entry = (commands, tuple(analyzer.unread), tuple(analyzer.dash_folders))
+                        if diskview is None or not diskview.asked:
+                            if len(self._parses) >= self.parse_cache:
+                                self._parses.clear()  # simpler than an LRU, and safe under threads
+                            self._parses[text] = entry
+                        elif diskview.stamps is not None and self.disk_parse_cache > 0:
+                            self._keep_disk_parse(text, entry, diskview.stamps)
                 except (TooComplex, OverBudget) as limit:
                     # Past a limit: what was read so far, and a flat scan of the whole text.
                     read = self._match(analyzer.commands, text, index, None) or []
@@ -860,6 +883,39 @@ class Evaluator:
         finally:
             if token is not None:
                 BUDGET_OF_CHECK.reset(token)
+
+    def _disk_parse(
+        self, text: str, diskview: DiskView
+    ) -> tuple[list[Command], tuple[str, ...], tuple[str | None, ...]] | None:
+        """(perf50) The kept parse of ``text``, a line that read files from the disk, when every file is as it was
+        then (DiskView.same: the same answer, or the same file by path, inode, size and times, not changed within
+        ``disk_settle`` seconds); else None (and it is dropped). The check's view reads none of them again."""
+        with self._disk_lock:
+            kept = self._disk_parses.get(text)
+            if kept is None:
+                return None
+            self._disk_parses.move_to_end(text)
+        commands, unread, folders, stamps = kept
+        if not diskview.same(stamps):
+            with self._disk_lock:
+                if self._disk_parses.get(text) is kept:
+                    del self._disk_parses[text]
+            return None
+        diskview.asked = True
+        return commands, unread, folders
+
+    def _keep_disk_parse(
+        self,
+        text: str,
+        entry: tuple[list[Command], tuple[str, ...], tuple[str | None, ...]],
+        stamps: dict[str, object],
+    ) -> None:
+        """(perf50) Keep the parse of a line that read files from the disk with what they were (DiskView.stamps)."""
+        with self._disk_lock:
+            self._disk_parses.pop(text, None)
+            self._disk_parses[text] = (entry[0], entry[1], entry[2], dict(stamps))
+            while len(self._disk_parses) > self.disk_parse_cache:
+                self._disk_parses.popitem(last=False)
 
     def _match(
         self,

@@ -1324,7 +1324,13 @@ class Follower:
                     continue
                 if not run.indirect and self.inert_recipe(recipe, depth):
                     continue  # `echo WORDS`: counted, not read
-                self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
+                # (mk50) a recipe runs in a shell of its own: what it exports (make's exports read before it)
+                # is not the line's, nor lost for make itself (`make x CC=clang` read CC as lost: asked)
+                values, lost = dict(self.env), {k: list(v) for k, v in self.env.lost.items()}
+                try:
+                    self._nested(run, partial(self.analyze, recipe, depth=depth, via=via))
+                finally:
+                    self.env.reset(values, lost)
             for name in make_includes(text):
                 # `include x.mk` (in --eval text, a makefile): read as a makefile, once along a chain
                 if name not in via:

@@ -806,6 +806,7 @@ _TABLE_FIELDS = (
     "keeps_environment",
     "unpacks_here",
     "package_sources",
+    "makes_no_names",
 )
 
 
@@ -835,6 +836,10 @@ class ProgramTable:
     # (debt48) The `package_sources:` rows: per kind of package manager's file, the keys naming a source, those
     # naming a credential or a program, the sections not read (executors.package_sources reads them)
     package_sources: Final[tuple[SourceRow, ...]]
+    # (fp49, debt50) The programs that make no entry of the tree whatever their words (`makes_no_names: {names:}`):
+    # shell builtins that only read or set the shell's state, filters and selectors of a listing, deleters, wrappers
+    # whose program is a command of its own (shell.Analyzer._makes_names). A project's names add to the builtin ones.
+    makes_no_names: Final[frozenset[str]]
 
     def __init__(
         self,
@@ -846,6 +851,7 @@ class ProgramTable:
         keeps_environment: frozenset[str] = frozenset(),
         unpacks_here: frozenset[str] = frozenset(),
         package_sources: tuple[SourceRow, ...] = (),
+        makes_no_names: frozenset[str] = frozenset(),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
@@ -855,6 +861,7 @@ class ProgramTable:
         self.keeps_environment = keeps_environment
         self.unpacks_here = unpacks_here
         self.package_sources = package_sources
+        self.makes_no_names = makes_no_names
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -1323,7 +1330,14 @@ def compile_programs(
     unpacking: set[str] = set()
     sources: list[SourceRow] = []
     source_docs: list[tuple[Document, int]] = []
+    no_names: set[str] = set()
+    no_names_docs: list[Document] = []
     for doc in docs:
+        row = doc.data.get("makes_no_names")
+        listed = row.get("names") if isinstance(row, dict) else None
+        if isinstance(listed, list):  # (a malformed one is the schema's error)
+            no_names.update(name.lower() for name in listed if isinstance(name, str))
+            no_names_docs.append(doc)
         listed = doc.data.get("command_readers")
         if isinstance(listed, list):  # (a malformed one is the schema's error)
             readers.update(name.lower() for name in listed if isinstance(name, str))
@@ -1380,11 +1394,14 @@ def compile_programs(
         frozenset(keeping),
         frozenset(unpacking),
         tuple(sources),
+        frozenset(no_names),
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)
     for doc, at in source_docs:
         problems.extend(_source_examples(table, doc, at))
+    for doc in no_names_docs:
+        problems.extend(_no_names_examples(table, doc))
     for doc, base, program in entries:
         node: Any = doc.data
         for part in base:
@@ -1434,6 +1451,30 @@ def _source_examples(table: ProgramTable, doc: Document, at: int) -> list[Proble
             if settings_only(text, row) == expected:
                 verb = "sets none of the keys that matter" if expected else "sets a key that matters"
                 problems.append(doc.problem([*base, key, n], "program-example-failed", f"{text!r} {verb}"))
+    return problems
+
+
+def _no_names_examples(table: ProgramTable, doc: Document) -> list[Problem]:
+    """(debt50) `makes_no_names:`'s examples: `unknown_listing: [LINE]`, a listing of the tree on LINE is not read
+    from the disk (another command of the line may make or rename an entry first); `not_unknown_listing`: it is."""
+    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    examples = doc.data["makes_no_names"].get("examples") or {}
+    problems: list[Problem] = []
+    for key, expected in (("unknown_listing", True), ("not_unknown_listing", False)):
+        for n, line in enumerate(examples.get(key) or ()):
+            pointer: list[str | int] = ["makes_no_names", "examples", key, n]
+            try:
+                analyzer = Analyzer(table)
+                analyzer.analyze(line)
+            except (ShellSyntaxError, RegexTimeout) as exc:
+                problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
+                continue
+            if any(word.startswith("$unknown_listing:") for word in analyzer.unread) != expected:
+                verb = "reads its listing from the disk" if expected else "reads no listing from the disk"
+                message = f"{line!r} {verb} (its `makes_no_names:`)"
+                problems.append(doc.problem(pointer, "program-example-failed", message))
     return problems
 
 

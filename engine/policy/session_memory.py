@@ -46,26 +46,38 @@ from engine.policy.argv import parse_argv
 from engine.policy.commands import SHELLS, command_name
 from engine.policy.lexer import MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
-from engine.policy.paths import key_in_workdir, key_within, runs_path
+from engine.policy.paths import key_in_workdir, key_within
 from engine.policy.programs import EMPTY, ProgramTable
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
+
+# (perf50) the views of a check and their disk reading live in views (a guard's start imports no dataclass)
+from engine.policy.views import (  # noqa: F401 (callers')
+    _BINARY,
+    _PREFIX_MARK,
+    MAX_BYTES,
+    MAX_CONTENT,
+    MAX_FILES,
+    MAX_NAMES,
+    MAX_SEARCHES,
+    MAX_SOURCES,
+    DiskView,
+    Remembered,
+    SessionFiles,
+    SessionView,
+    _live,
+    file_key,
+    held_by,
+)
 
 if TYPE_CHECKING:
     from engine.policy.shell import Analyzer
 
 MAX_SESSIONS = 1024
-MAX_FILES = 256  # files remembered with their content, per session
-MAX_NAMES = 4096  # files remembered at all (past MAX_FILES: as unread), per session
-MAX_BYTES = 4 * 1024 * 1024  # remembered content, per session
-MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
 MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
 MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later one (ProcessInput.context)
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
-MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
-MAX_SEARCHES = 256  # quiet tree searches remembered per session (SessionFiles.searched: past it, the oldest go)
 MAX_WATCHED = 64  # (sess46) live background processes whose code files are watched, per session (Watched)
 MAX_WATCHED_KEYS = 1024  # the files one watches by name; past it, every write of the session is judged against it
-_SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
 
 # Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
 INTERPRETERS = {
@@ -88,17 +100,6 @@ _INLINE_KINDS = frozenset({"python", "ipython", *INTERPRETERS.values()})
 # A background process started with a command no name says reads commands: read with the Programs
 # table by the first write's gate (SessionMemory.resolve), which has it
 UNRESOLVED = "unresolved"
-_BINARY = b"\x00"
-_MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
-_MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
-_NOT_WALKED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages"})
-
-
-@dataclass(slots=True)
-class Remembered:
-    """A file the session wrote: its text when the engine saw it, else None (unread)."""
-
-    content: str | None
 
 
 @dataclass(slots=True)
@@ -138,31 +139,6 @@ class Writing:
     def writes(self, key: str) -> bool:
         """Whether the process may write the file of ``key`` (a file_key)."""
         return key in self.keys or any(_covers(written, key) for written in self.wide)
-
-
-def _live(entries: dict[str, Any], lock: threading.Lock) -> list[Any]:
-    """(bg49) The entries of ``entries`` (Watched, Writing: each with its process's ``alive`` handle) whose process
-    still runs or is about to start (no handle yet); the ended ones are forgotten. A handle that fails: still running.
-    One sweep for the watches and the writers (``lock``, the session memory's, not held by the caller: a handle is
-    asked without it)."""
-    with lock:
-        items = list(entries.items())
-    live: list[Any] = []
-    ended: list[str] = []
-    for key, entry in items:
-        try:
-            alive = entry.alive is None or entry.alive()
-        except Exception:
-            alive = True  # not known: still running
-        if alive:
-            live.append(entry)
-        else:
-            ended.append(key)
-    if ended:
-        with lock:
-            for key in ended:
-                entries.pop(key, None)
-    return live
 
 
 def _glob_matches(key: str, glob: str) -> bool:
@@ -411,113 +387,6 @@ class ProcessInput:
     allowed: list[str] = field(default_factory=list)  # judged lines the gate allowed without an approval
     cwd: str | None = None  # where it started (the working directory's key), for a shell resolved later
     view: SessionView | None = None  # the session's view its last lines were judged in (see judged)
-
-
-class SessionFiles:
-    """One session's remembered files."""
-
-    def __init__(self, started: float) -> None:
-        self.started = started
-        self.files: OrderedDict[str, Remembered] = OrderedDict()
-        self.size = 0
-        self.kept = 0  # entries holding content
-        self.names: frozenset[str] = frozenset()  # basenames, for the fast path
-        self.processes: dict[str, ProcessInput] = {}
-        # Second names the session made (`ln TARGET NAME`, `ln -s`, `cp -l`): NAME -> TARGET, both
-        # absolute. A later line writing through NAME writes TARGET (a hard link cannot be told
-        # from its file on disk by its path).
-        self.links: OrderedDict[str, str] = OrderedDict()
-        # Files a tree reader wrote (`tar czf /tmp/x.tgz .`, `grep -r KEY . > hits`): key -> the words it
-        # read (absolute, `~/…`, or with `$`). A later call sending the file sends them (evaluate:
-        # project_exfiltration judges it as the reader on the sender's line).
-        self.archives: OrderedDict[str, tuple[str, ...]] = OrderedDict()
-        # (quiet42) The quiet tree searches that ran (`grep -rq 'PASSWORD=a' . && echo y`: one bit of what the
-        # tree holds a call), as digests of what each asked (evaluate.quiet_search_key), the oldest forgotten past
-        # MAX_SEARCHES; ``quiet``: one ran. Once one ran, a search of a folder holding a secret asking anything
-        # else asks (evaluate._asked_before), whatever folder each read (a copy of the tree, a link to it).
-        self.searched: OrderedDict[int, None] = OrderedDict()
-        self.quiet = False
-        # (sess46) Live background processes and the files they read as code (Watched), by process id; the
-        # readings the gate allowed whose process has not started yet, by command (SessionMemory.expect).
-        self.watches: dict[str, Watched] = {}
-        self.expected: OrderedDict[str, Watched] = OrderedDict()
-        # (adv48) Live background processes and the files they write (Writing), by process id, or by command
-        # before the process started (SessionMemory.terminal_wrote with background, started)
-        self.writing: dict[str, Writing] = {}
-        self.wide = False  # one of them writes a glob or a tree (Writing.wide): see _names
-
-    def searches(self, found: list[int | None]) -> None:
-        """Remember quiet tree searches that ran: their digests, None for one asking something new each
-        time (only that one ran is remembered; the lock held)."""
-        self.quiet = True
-        for key in found:
-            if key is not None:
-                self.searched.pop(key, None)
-                self.searched[key] = None
-        while len(self.searched) > MAX_SEARCHES:
-            self.searched.popitem(last=False)
-
-    def link(self, made: dict[str, str]) -> None:
-        """Remember second names (NAME -> TARGET); the oldest are forgotten past MAX_NAMES."""
-        for name, target in made.items():
-            self.links.pop(name, None)
-            self.links[name] = target
-        while len(self.links) > MAX_NAMES:
-            self.links.popitem(last=False)
-        self._names()
-
-    def _names(self) -> None:
-        # (adv48) and the files a background job writes through a link (`cp y.txt l.sh`, l.sh -> x.sh: `sh x.sh`)
-        written = (k for writing in self.writing.values() for k in writing.keys)
-        self.names = frozenset(posixpath.basename(k) for k in (*self.files, *self.links, *written))
-        # (bg49) a background writer of a glob or a tree may write any name: no line is skipped unread meanwhile
-        self.wide = any(writing.wide for writing in self.writing.values())
-
-    def remember(self, key: str, content: str | None, sources: tuple[str, ...] = ()) -> None:
-        self.archives.pop(key, None)  # written again: what a reader put there is gone
-        if sources:
-            self.archives[key] = sources[:MAX_SOURCES]
-            while len(self.archives) > MAX_FILES:
-                self.archives.popitem(last=False)
-        if content is not None and (len(content) > MAX_CONTENT or content.encode("utf-8", "replace").count(_BINARY)):
-            content = None  # too large to judge, or not text: unread
-        old = self.files.pop(key, None)
-        if old is not None and old.content is not None:
-            self.size -= len(old.content)
-            self.kept -= 1
-        self.files[key] = Remembered(content)
-        if content is not None:
-            self.size += len(content)
-            self.kept += 1
-        # Over the bounds: the oldest lose their content first (they stay known, as unread),
-        # then their names.
-        if self.size > MAX_BYTES or self.kept > MAX_FILES:
-            for entry in self.files.values():
-                if self.size <= MAX_BYTES and self.kept <= MAX_FILES:
-                    break
-                if entry.content is not None:
-                    self.size -= len(entry.content)
-                    self.kept -= 1
-                    entry.content = None
-        while len(self.files) > MAX_NAMES:
-            self.files.popitem(last=False)
-        self._names()
-
-    def hold(self, key: str, sources: tuple[str, ...]) -> None:
-        """Remember that the files ``key`` stands for (a splitter's prefix: held_by) hold ``sources``."""
-        self.archives.pop(key, None)
-        self.archives[key] = sources
-        while len(self.archives) > MAX_FILES:
-            self.archives.popitem(last=False)
-
-    def forget(self, key: str) -> None:
-        self.archives.pop(key, None)
-        old = self.files.pop(key, None)
-        if old is not None:
-            if old.content is not None:
-                self.size -= len(old.content)
-                self.kept -= 1
-            self._names()
 
 
 class SessionMemory:
@@ -883,384 +752,7 @@ class SessionMemory:
         return lines
 
 
-class SessionView:
-    """What one check reads from its session: remembered files, and files on disk."""
-
-    __slots__ = ("_lock", "_real", "_under", "files", "overlay", "reads", "shell", "workdir")
-    disk = False  # (bg49) a DiskView: a check without a session
-
-    def __init__(self, files: SessionFiles, workdir: str, lock: threading.Lock) -> None:
-        self.files = files
-        self.workdir = workdir
-        self._lock = lock
-        self._real: str | None = None
-        # keys_under's answers in this check (a python command asks twice): one check, one state.
-        self._under: dict[tuple[str, str | None], list[str]] = {}
-        # The background shell a `process write` is judged for: its lines are read from there.
-        self.shell: ShellState | None = None
-        # (sess46) The keys ``read`` is asked for (the gate judging a background command: what its process watches)
-        self.reads: WatchedKeys | None = None
-        # (sess46) Files a call is about to write, by key: their new text (None: not known). A running background
-        # process's command is judged again with these (SessionMemory.rewritten).
-        self.overlay: dict[str, str | None] | None = None
-
-    def searched(self, key: int) -> bool:
-        """Whether a quiet tree search of the session that ran asked what ``key`` digests (SessionFiles.searched)."""
-        with self._lock:
-            return key in self.files.searched
-
-    def links(self) -> dict[str, str]:
-        """The second names the session made, under every key the analyzer may look them up by
-        (absolute, and relative to the working directory when inside it)."""
-        if not self.files.links:
-            return {}
-        with self._lock:
-            made = list(self.files.links.items())
-        out: dict[str, str] = {}
-        for name, target in made:
-            out[name] = target
-            out[file_key(name, self.workdir)] = target
-        return out
-
-    def archive_sources(self, key: str) -> tuple[str, ...]:
-        """The words a tree reader read to write the file the analyzer keys ``key`` (see
-        SessionFiles.archives): none when the session did not write it so."""
-        if not self.files.archives:
-            return ()
-        with self._lock:
-            return held_by(self.files.archives, file_key(key, self.workdir))
-
-    def archives(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Every file the session remembers a tree reader wrote, with the words it read (redt36); a splitter's
-        pieces by their prefix."""
-        if not self.files.archives:
-            return []
-        with self._lock:
-            return [(key.rstrip(_PREFIX_MARK), held) for key, held in self.files.archives.items()]
-
-    def mentioned(self, text: str) -> bool:
-        """Whether ``text`` may run a file this view knows (a fast-path test: no parse), or a
-        name the shell it is written to defined (then it is read)."""
-        if "/" in text or self.shell is not None or self.reads is not None or self.overlay or self.files.wide:
-            return True
-        names = self.files.names
-        return bool(names) and any(name in text for name in names)
-
-    def read(self, key: str) -> str | bool | None:
-        """The text to judge for running the file the analyzer keys ``key``: the remembered
-        text and the text on disk (joined when they differ); False when the session wrote it
-        but nobody can read it; None when the session knows nothing of it (not judged)."""
-        name = file_key(key, self.workdir)
-        if self.reads is not None:
-            self.reads.add(name)
-        if self.overlay and name in self.overlay:
-            rewritten = self.overlay[name]
-            return False if rewritten is None else rewritten
-        if self.files.writing and self._being_written(name):
-            return False  # (adv48) a live background process of the session writes it: its text is not known
-        with self._lock:
-            entry = self.files.files.get(name)
-            remembered = entry.content if entry is not None else None
-        disk = self._disk(name, entry is not None)
-        if entry is None:
-            # changed in the working tree since the session began: its text, or False when it cannot
-            # be judged (a program built there, a text past the bound)
-            return disk if disk is not None else None
-        if remembered is None:
-            return disk if isinstance(disk, str) else False
-        if isinstance(disk, str) and disk != remembered:
-            return remembered + "\n" + disk
-        return remembered
-
-    def planted(self, key: str) -> str | bool | None:
-        """(unpack50) The text of the file the analyzer keys ``key`` that a command runs by its exact name (`bash
-        x.sh`, `./x`), when ``read`` knows nothing of it (the session did not write it, and it did not change since
-        the session began): read from the disk as a check without a session reads it (DiskView, same bounds: inside
-        the working directory, no virtual environment's activation script, no machine code; False past
-        MAX_CONTENT). A script planted before the session began, run through the terminal, was not read while
-        `Engine.check` of the same line read it (bg49's open item)."""
-        if self.disk:
-            return None  # (a DiskView's read already did)
-        return _project_text(self, file_key(key, self.workdir))
-
-    def _being_written(self, name: str) -> bool:
-        """(adv48) Whether a background process of the session that still runs (or is about to start) writes the
-        file of ``name`` (Writing); the ended ones are forgotten."""
-        return any(writing.writes(name) for writing in _live(self.files.writing, self._lock))
-
-    def writes_running(self) -> bool:
-        """(fp49) Whether a background process of the session that writes files (Writing) still runs or is about
-        to start: a listing of the tree read from the disk now may not be what it prints (Analyzer._listings_made). The
-        ended ones are forgotten (_live: debt50, one sweep with _being_written's)."""
-        return bool(self.files.writing) and bool(_live(self.files.writing, self._lock))
-
-    def touched(self, key: str) -> bool:
-        """Whether the session wrote the file the analyzer keys ``key``, or it changed in the working
-        tree since the session began: a program or a library too (which ``read`` leaves unjudged)."""
-        name = file_key(key, self.workdir)
-        inside = name.rstrip("/") + "/"
-        if self.overlay and any(k == name or k.startswith(inside) for k in self.overlay):
-            return True
-        if self.files.writing and self._being_written(name):
-            return True  # (adv48) a live background job of the session writes it
-        with self._lock:
-            if name in self.files.files or any(k.startswith(inside) for k in self.files.files):
-                return True  # the file, or a file in the folder it names (`-provider-path DIR`)
-            if name == "." and any(map(key_in_workdir, self.files.files)):
-                return True  # (env44) the working directory: its files' keys have no `./`
-        path = self._path(name)
-        if path is None:
-            return False
-        try:
-            real = os.path.realpath(path)
-            return self._inside(real) and os.stat(real).st_mtime >= self.files.started - _SLACK
-        except (OSError, ValueError):
-            return False
-
-    def names_in(self, folder: str) -> list[str]:
-        """The names a glob in ``folder`` (a key, "" for the working directory) may match: of the
-        files the session wrote there, and of the folder on disk (the first few hundred)."""
-        with self._lock:
-            names = [posixpath.basename(k) for k in self.files.files if posixpath.dirname(k) == folder]
-        if self.overlay:
-            names += [posixpath.basename(k) for k in self.overlay if posixpath.dirname(k) == folder]
-        path = self._path(folder or ".")
-        if path is not None:
-            try:
-                with os.scandir(path) as entries:
-                    for i, entry in enumerate(entries):
-                        if i >= _MAX_LISTED:
-                            break
-                        names.append(entry.name)
-            except (OSError, ValueError):
-                pass
-        return names
-
-    def keys_under(self, base: str, name: str | None = None) -> list[str]:
-        """The files under the folder ``base`` (an analyzer's key: "" the working directory, "/"
-        anywhere) that a `**` glob may match, at any depth: those the session wrote, and those
-        of the folders under it on disk (not hidden ones, not followed through links; the first
-        few hundred entries), which ``read`` judges only when they changed since it began.
-        ``name``: the glob of the last component a key must match (the others are left out on
-        disk before their file is asked when it changed: one stat each). Remembered for the
-        view's check."""
-        memo = self._under.get((base, name))
-        if memo is not None:
-            return list(memo)
-        keys = self._keys_under(base, name)
-        self._under[base, name] = keys
-        return list(keys)
-
-    def _keys_under(self, base: str, name: str | None) -> list[str]:
-        folder = file_key(base, self.workdir) if base not in ("", "/") else base
-        if folder == ".":
-            folder = ""
-        prefix = folder.rstrip("/") + "/" if folder else ""
-        with self._lock:
-            keys = [
-                k
-                for k in self.files.files
-                if folder == "/" or (k.startswith(prefix) if prefix else not k.startswith(("/", "~")))
-            ]
-        if self.overlay:
-            keys += [
-                k
-                for k in self.overlay
-                if folder == "/" or (k.startswith(prefix) if prefix else not k.startswith(("/", "~")))
-            ]
-        path = self._path(folder or ".") if folder != "/" else None
-        if path is None:
-            return keys
-        pending = [(path, prefix, 0)]
-        seen = 0
-        since = self.files.started - _SLACK
-        while pending and seen < _MAX_LISTED:
-            here, key, depth = pending.pop()
-            try:
-                with os.scandir(here) as entries:
-                    for entry in entries:
-                        seen += 1
-                        if seen > _MAX_LISTED:
-                            break
-                        if entry.name.startswith(".") or entry.name in _NOT_WALKED:
-                            continue
-                        if entry.is_dir(follow_symlinks=False):
-                            if depth < _MAX_DEPTH_WALKED:
-                                pending.append((entry.path, key + entry.name + "/", depth + 1))
-                        elif (name is None or fnmatch.fnmatchcase(entry.name, name)) and _changed_since(entry, since):
-                            keys.append(key + entry.name)  # older ones are not read (see _disk)
-            except (OSError, ValueError):
-                continue
-        return keys
-
-    def _disk(self, name: str, written: bool) -> str | bool | None:
-        """The file's text on disk; False when it is there but cannot be judged (a program written or
-        built since the session began, too); None when it is not read (absent, outside the working
-        directory and not written by the session, or unchanged since the session began)."""
-        path = self._path(name)
-        if path is None:
-            return None
-        try:
-            real = os.path.realpath(path)
-            inside = self._inside(real)
-            if not inside and not (written and real == os.path.abspath(path)):
-                return None
-            stat = os.stat(real)
-            if not written and stat.st_mtime < self.files.started - _SLACK:
-                return None
-            if stat.st_size > MAX_CONTENT * 4:
-                return False
-            with open(real, "rb") as handle:
-                data = handle.read(MAX_CONTENT * 4 + 1)
-        except (OSError, ValueError):
-            return False if written else None
-        if _BINARY in data[:4096]:
-            # a program the session wrote or built in the working tree (`gcc x.c -o x`, then `./x`):
-            # machine code nobody reads here, and not the project's own: it cannot be judged (adv31;
-            # before, it was not read at all, and so ran unjudged)
-            return False
-        text = data.decode("utf-8", "replace")
-        return False if len(text) > MAX_CONTENT else text
-
-    def _inside(self, real: str) -> bool:
-        if self._real is None:
-            self._real = os.path.realpath(self.workdir)
-        root = self._real
-        return real == root or real.startswith(root.rstrip("/") + "/")
-
-    def _path(self, name: str) -> str | None:
-        if not name or name.startswith("$") or "$" in name:
-            return None
-        if name.startswith("~"):
-            expanded = os.path.expanduser(name)
-            return None if expanded.startswith("~") else expanded
-        return name if name.startswith("/") else os.path.join(self.workdir, name)
-
-
-class DiskView(SessionView):
-    """(bg49) What a check without a session reads (`Engine.check`, `hermes-engine check`: what a guard hook asks):
-    the file a command runs, read from the disk as a session reads a file it wrote (`bash x.sh`, `source x`, `./x`,
-    `python x.py`, `node x.js`; `make` with the project's Makefile, `npm run` with its package.json: the Programs
-    rows' `files:` in follow.DISK_LANGUAGES). `Engine.check('bash x.sh')` with x.sh holding `rm -rf ~` was allowed: a
-    check judged the line's text only. Only files named exactly are read -- never a glob's matches (`files: ["*.py",
-    "**/*.py"]`: the modules a script may import; the engine's own tests import modules holding its payload texts,
-    xf48b), never a file outside the working directory. A program (a NUL in its first 4 KiB) is the project's
-    machine code, not read (as before); a text past MAX_CONTENT cannot be judged and is unread (fail closed: an
-    approval no grant covers). A file inside a virtual environment (a folder holding `pyvenv.cfg`: `.venv/bin/activate`)
-    is its installer's, not read. Whether it was asked for a file (``asked``): the parse of such a line is not kept
-    (the file may change before the next check)."""
-
-    __slots__ = ("asked", "listing")
-    disk = True
-
-    def __init__(self, workdir: str) -> None:
-        super().__init__(_NO_FILES, workdir, _NO_LOCK)  # (nothing is remembered: one empty record for all)
-        self.asked = False
-        # (entry50) while the analyzer reads a word naming the file a program runs (not a `files:` glob): a glob
-        # in it is matched against the disk (`bash x.s?`), a folder run file by file is listed (`run-parts d`)
-        self.listing = False
-
-    def mentioned(self, text: str) -> bool:
-        # a command word holding a `/` (`./x`, `bin/tool`): run as a file (the fast path would not read it)
-        return runs_path(text)
-
-    def read(self, key: str) -> str | bool | None:
-        self.asked = True
-        return self._disk(file_key(key, self.workdir), False)
-
-    def _disk(self, name: str, written: bool) -> str | bool | None:
-        """The text of the file of key ``name`` inside the working directory; False: too large to judge; None: not
-        there, not a regular file, a program (machine code), outside, or in a virtual environment."""
-        return _project_text(self, name)
-
-    def touched(self, key: str) -> bool:
-        return False  # nothing changed since a session began: there is none
-
-    def names_in(self, folder: str) -> list[str]:
-        # a glob's matches are not read (see the class), but for the word naming the file a program runs
-        # (``listing``, entry50): the folder's names on disk, as the shell matches them
-        if not self.listing:
-            return []
-        self.asked = True
-        path = self._path(folder or ".")
-        names: list[str] = []
-        if path is None:
-            return names
-        try:
-            if not self._inside(os.path.realpath(path)):
-                return names
-            with os.scandir(path) as entries:
-                for i, entry in enumerate(entries):
-                    if i >= _MAX_LISTED:
-                        break
-                    names.append(entry.name)
-        except (OSError, ValueError):
-            pass
-        return names
-
-    def keys_under(self, base: str, name: str | None = None) -> list[str]:
-        return []
-
-
-def _project_text(view: SessionView, name: str) -> str | bool | None:
-    """(bg49) The text of the project's file of key ``name`` as a check without a session reads it (DiskView), and
-    (unpack50) a session the file a command runs that it did not write and that did not change since it began
-    (SessionView.planted): inside the working directory; False: too large to judge; None: not there, not a regular
-    file, a program (machine code), outside, or a virtual environment's activation script."""
-    path = view._path(name)
-    if path is None:
-        return None
-    try:
-        real = os.path.realpath(path)
-        if not view._inside(real) or _in_environment(real, view._real or ""):
-            return None
-        held = os.stat(real)
-        if not stat.S_ISREG(held.st_mode):
-            return None
-        if held.st_size > MAX_CONTENT * 4:
-            return False
-        with open(real, "rb") as handle:
-            data = handle.read(MAX_CONTENT * 4 + 1)
-    except (OSError, ValueError):
-        return None
-    if data[:4] in _MACHINE_CODE:
-        # the project's program: not read here (as before bg49). (fix49) Only machine code: a NUL anywhere else
-        # (`rm -rf ~\n#\0`: bash runs it; dash drops NULs) is read, and asks
-        return None
-    text = data.decode("utf-8", "replace")
-    return False if len(text) > MAX_CONTENT else text
-
-
-_NO_FILES = SessionFiles(0.0)
-_NO_LOCK = threading.Lock()
-
-
-def _in_environment(real: str, root: str) -> bool:
-    """Whether the file ``real`` is a virtual environment's activation script below ``root`` (`VENV/bin/activate*`
-    with VENV holding pyvenv.cfg). (fix49) Only those: a pyvenv.cfg planted beside a script made any file there
-    unread (`s/pyvenv.cfg` and `s/x.sh`: `bash s/x.sh` was allowed)."""
-    folder = posixpath.dirname(real)
-    if posixpath.basename(folder) != "bin" or not posixpath.basename(real).startswith("activate"):
-        return False
-    venv = posixpath.dirname(folder)
-    return len(venv) > len(root) and venv.startswith(root) and os.path.isfile(posixpath.join(venv, "pyvenv.cfg"))
-
-
-# (fix49) The first bytes of machine code (ELF, thin Mach-O in both byte orders; not 0xcafebabe: a Java class too)
-_MACHINE_CODE = frozenset(
-    {b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"}
-)
-
-
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _changed_since(entry: os.DirEntry[str], since: float) -> bool:
-    """Whether a folder entry's file changed at ``since`` or later (a broken link: no)."""
-    try:
-        return entry.stat().st_mtime >= since
-    except OSError:
-        return False
 
 
 SHARED_KEY = "policy.session_memory"
@@ -1288,46 +780,6 @@ _TARGET = re.compile(r">>?\|?\s*([^\s;&|<>()]+)")
 # Text that may run a quiet tree search (evaluate.quiet_searches: `grep -rq K .`), or a program named so only the
 # parse can tell (`g''rep`, `\grep`, `$G`): its searches are remembered (SessionFiles.searched)
 _MAY_SEARCH = re.compile(r"grep|diff|\b(?:rg|ag|ack|pt|ug)\b|['\"\\$`]")
-
-
-# The home folder named through the user's name, which the analyzer leaves unexpanded (`/home/$USER/.ssh/config`):
-# the home's spellings are one key (xf44b), as `~`, `$HOME` and the home's absolute path are.
-_USER_HOMES = tuple(f"{top}/{name}" for top in ("/home", "/Users") for name in ("$USER", "${USER}", "$LOGNAME"))
-
-
-def file_key(path: str, workdir: str) -> str:
-    """The key a path is remembered under: relative to the working directory when inside it, else `~/…`
-    when in the home folder (spelled `~`, `$HOME`, its absolute path or `/home/$USER`: one key, xf44b),
-    else as spelled (normalised)."""
-    if not path:
-        return path
-    path = posixpath.normpath(path)
-    first = path[:1]
-    if first == "~" or path.startswith(_USER_HOMES):
-        if first == "~":
-            rest = path[1:]
-        else:
-            cut = path.find("/", path.find("/", 1) + 1)
-            rest = path[cut:] if cut > 0 else ""
-            if path[: cut if cut > 0 else len(path)] not in _USER_HOMES:
-                return path  # `/home/$USERX/…`
-        if rest and rest[0] != "/":
-            return path  # `~user/…`: another user's home
-        home = _home()
-        if not home:
-            return "~" + rest
-        path = home + rest
-    elif first != "/":
-        return path
-    root = workdir.rstrip("/")
-    if path == root:
-        return "."
-    if root and path.startswith(root + "/"):
-        return path[len(root) + 1 :]
-    home = _home()
-    if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home) :]
-    return path
 
 
 def _analyzed(view: SessionView, command: str, cwd: str | None, programs: ProgramTable | None) -> Analyzer | None:
@@ -1503,12 +955,6 @@ def _patched(view: SessionView, name: str, args: Any) -> str | None:
     return text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
 
 
-def _home() -> str:
-    """The home folder's absolute path, normalised ("" when unknown or the root)."""
-    home = posixpath.normpath(os.environ.get("HOME") or os.path.expanduser("~"))
-    return "" if home in ("/", ".") or not home.startswith("/") else home.rstrip("/")
-
-
 def _absolute(key: str, workdir: str) -> str:
     """An analyzer's key (relative to the working directory, `~/...` or absolute) made absolute."""
     if key.startswith(("/", "~")):
@@ -1572,22 +1018,6 @@ def _copied_sources(
 
 # A key standing for the files a splitter names from a prefix (`split x.tgz p_`: p_aa, p_ab, ...): the prefix, then
 # this mark (no path holds a NUL)
-_PREFIX_MARK = "\0"
-
-
-def held_by(archives: dict[str, tuple[str, ...]], key: str) -> tuple[str, ...]:
-    """What the file keyed ``key`` holds of a tree reader's (SessionFiles.archives): its own entry, or a splitter's
-    prefix it starts with, the rest a name's tail (`p_aa` after `split x.tgz p_`; open37)."""
-    held = archives.get(key)
-    if held is not None:
-        return held
-    found: list[str] = []
-    for prefix, sources in archives.items():
-        if prefix.endswith(_PREFIX_MARK):
-            stem = prefix[:-1]
-            if key.startswith(stem) and len(key) > len(stem) and "/" not in key[len(stem) :]:
-                found.extend(sources)
-    return tuple(found)
 
 
 def _split_pieces(

@@ -73,7 +73,8 @@ TYPE_CHECKING = False  # not typing's: a guard/check start does not import typin
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Final
 
-    from engine.policy.session_memory import SessionView, ShellState
+    from engine.policy.session_memory import ShellState
+    from engine.policy.views import SessionView
 
 MAX_DEPTH: Final = 8
 # (Final here: a name imported from another module is looked up in this one's globals on each use)
@@ -2773,7 +2774,7 @@ class Analyzer(Follower, LinkFollower):
             ):
                 return True
         name = command.name
-        if name in _MAKES_NO_NAMES or name in _READS_ONLY or name in listing.via:
+        if name in self.programs.makes_no_names or name in _READS_ONLY or name in listing.via:
             return False
         if command.via and _READ_FROM_FILE.search(command.via[-1]) is not None and _not_a_program(name):
             # (merge49) a value a program reads from a file, judged as what it may run (`git ls-files` after `git
@@ -3428,6 +3429,7 @@ class Analyzer(Follower, LinkFollower):
             return False
         if session.touched(key):
             return True
+        self.read_disk = self.read_disk or session.disk  # (perf50) a check's kept parse would not see it change
         return not posixpath.lexists(posixpath.join(session.workdir, key))
 
     def _read_loops(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
@@ -5050,6 +5052,7 @@ class Analyzer(Follower, LinkFollower):
         key = self._file_key(word)
         if self.session is None or key.startswith(("$", "~")):
             return None
+        self.read_disk = self.read_disk or self.session.disk  # (perf50) a check's kept parse would not see it change
         try:
             with open(posixpath.join(self.session.workdir, key), "rb") as handle:
                 return handle.read(_PROJECT_TEXT_BYTES).decode("utf-8", "replace")
@@ -5078,6 +5081,7 @@ class Analyzer(Follower, LinkFollower):
         found = self._file_text(word)  # as the line or the session wrote it, else on disk
         key = self._file_key(word)
         if found is None and self.session is not None and not key.startswith(("$", "~", "/")):
+            self.read_disk = self.read_disk or self.session.disk  # (perf50) a check's kept parse would not see it
             found = last_line(posixpath.join(self.session.workdir, key))
         elif found is None and self.session is None and self.line_ended is not None:
             # (fp49) without a session: the disk's file, read where the line's cd put it (absent, empty or ending
@@ -6357,35 +6361,10 @@ def _held_to_words(pattern: Any) -> bool:
     return "." not in text and "\\" not in text and "[^" not in text
 
 
-# (fp49) What makes no entry of the tree, whatever its words (shell.Analyzer._makes_names): shell builtins that only
-# read or set the shell's state, filters and selectors of a listing, deleters (they make no name), and wrappers
-# whose program is a command of its own there (xargs, env, timeout ...: judged itself)
-_MAKES_NO_NAMES: Final = frozenset(
-    {"cd", "pushd", "popd", "dirs", "true", "false", ":", "echo", "printf", "test", "[", "[[", "pwd", "sleep", "wait"}
-    | {"export", "set", "unset", "shopt", "local", "declare", "typeset", "readonly", "exit", "return", "type"}
-    | {
-        "hash",
-        "read",
-        "readarray",
-        "mapfile",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "sort",
-        "uniq",
-        "rm",
-        "rmdir",
-        "unlink",
-        "break",
-        "continue",
-    }
-    | {"xargs", "env", "timeout", "nice", "nohup", "command", "builtin", "time", "stat", "file", "du", "df", "diff"}
-    | {"ls"}  # (merge49) a listing of another folder (`find . | cpio -pdm /tmp/b && ls /tmp/b`): it writes nothing
-)
 # (debt50) The listers (paths.LISTER_NAMES) _makes_names reads by their words: a listing of the tree itself makes no
-# name (`$(find . -name X)`); `ls` is among _MAKES_NO_NAMES whatever it lists (a test of it here was never reached)
-_TREE_LISTERS: Final = LISTER_NAMES.difference(_MAKES_NO_NAMES)
+# name (`$(find . -name X)`); `ls` is among the builtin table's `makes_no_names:` whatever it lists (policies/
+# executors.yaml; a test of it here was never reached)
+_TREE_LISTERS: Final = LISTER_NAMES.difference({"ls"})
 # (merge49) A wrapper entry naming a file a program reads (`.git/config`), not a program
 _READ_FROM_FILE: Final = re.compile(r"[/.]")
 _SYSTEM_PATH: Final = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -74,6 +74,13 @@ class Variables(dict[str, str]):
         _dict_clear(self)
         _dict_update(self, values)
 
+    def reset(self, values: dict[str, str], lost: dict[str, list[str]]) -> None:
+        """Back to exactly ``values`` and ``lost`` (what another process did, a make recipe's shell, leaves
+        nothing lost here)."""
+        _dict_clear(self)
+        _dict_update(self, values)
+        self.lost = lost
+
     def read_by_programs(self, local: dict[str, str]) -> bool:
         """Whether a program may find a variable the line set, changed or lost (``local``: the
         command's own assignments, `X=1 cmd`): HOME as the engine starts it (`~`) and the shell's

@@ -33,7 +33,7 @@ NEAR_MISSES = [
     "cp -t ~/backups input",  # (cfg49: `cp input ~/.ssh-backup/`, `install ... ~/.local/share/tool` ask: home_config)
     "mv --target-directory=./out input",
     "cp ~/.ssh/id_ed25519.pub /tmp/key-copy.pub",  # reading ~/.ssh itself asks (the secret class)
-    "echo x > ~/.aws#backup",
+    # (cfg50: `echo x > ~/.aws#backup` asks: a dot file at the home's top is home_config, fail closed)
     "sed -n 's/a/b/p' ~/.aws-notes/token",
 ]
 

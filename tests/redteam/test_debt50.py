@@ -37,7 +37,7 @@ from engine.policy.argv import parse_argv
 from engine.policy.evaluate import _line_ended
 from engine.policy.session_memory import SessionMemory, Writing
 from engine.policy.shell import _TREE_LISTERS, Analyzer, last_line
-from tests.redteam.harm import harm_project, home_intact, validated_policy
+from tests.redteam.harm import harm_project, home_intact, policy_project, validated_policy
 
 LISTING = "rm -f $(find . -name '*.pyc')"  # a listing of the tree read from the disk
 NEVER_STARTS = [
@@ -225,3 +225,24 @@ def test_a_listing_is_marked_by_the_word_that_holds_it(table: object, line: str,
     marks = [w for w in analyzer.unread if w.startswith("$unknown_listing:")]
     word = line[line.index("$(") :].split(" && ", maxsplit=1)[0]
     assert marks == ([f"$unknown_listing:{word}"] if asked else []), (line, marks)
+
+
+# -- 5. the programs that make no name are data ----------------------------------------------------------------------
+def test_the_programs_that_make_no_name_are_the_tables(table: object) -> None:
+    names = table.makes_no_names  # type: ignore[attr-defined]
+    assert {"cd", "echo", "grep", "rm", "xargs", "ls", "["} <= names
+    assert not {"mkdir", "touch", "cp", "mv", "tar", "git", "sh", "busybox", "make"} & names  # they make names
+
+
+def test_a_project_adds_a_program_that_makes_no_name(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A project's `makes_no_names:` adds to the builtin list (its examples run at load): `mytool` makes none."""
+    policy = (
+        "kind: Programs\nname: mine\nprograms: []\nmakes_no_names:\n  names: [mytool]\n  examples:\n"
+        "    not_unknown_listing: ['mytool x && rm -f $(find . -name a.pyc)']\n"
+        "    unknown_listing: ['othertool x && rm -f $(find . -name a.pyc)']\n"
+    )
+    with policy_project(tmp_path_factory, "debt50-names", policy) as (_root, engine):
+        assert "mytool" in engine._snapshot.policy.programs.makes_no_names
+        assert "cd" in engine._snapshot.policy.programs.makes_no_names
+        assert engine.check("mytool x && rm -f $(find . -name a.pyc)").decision == "allow"
+        assert engine.check("othertool x && rm -f $(find . -name a.pyc)").decision != "allow"

@@ -20,8 +20,10 @@ Fixed:
 Near misses that stay allowed (both ways): a benign start script, `npm start` with a benign server.js, `node .` with
 a benign index.js, `python3 -m pytest` / `http.server` / `venv` / `pip`, a benign d/__main__.py, `bash x.s?` and
 `run-parts d` with benign files, `ls *.sh`.
-Open: yarn and pnpm are not installed here, so their `start` payloads are judged (ask) but not shown live; a zip or
-a folder holding a zip run by python (`python3 app` with app a zip file) is read as text (as before).
+Open (strict xfail): without a session, `npm --prefix d start` (`pnpm -C d start`) with d/package.json's start
+script holding the payload is allowed (live): the check reads the working folder's package.json only. yarn and pnpm
+are not installed here, so their `start` payloads are judged (ask) but not shown live. A zip run by python under a
+name without its suffix (`python3 app`) is read as text: asks.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "python-m-package": ({"x/__main__.py": PY}, "python3 -m x"),
     "python-m-dotted": ({"x/y.py": PY}, "python3 -m x.y"),
     "python-m-attached": ({"x.py": PY}, "python3 -mx"),
+    "python-m-parent-package": ({"x/__init__.py": PY, "x/w.py": "print(1)\n"}, "python3 -m x.w"),
+    "python-m-grandparent-package": (
+        {"x/__init__.py": PY, "x/y/__init__.py": "", "x/y/z.py": "print(1)\n"},
+        "python3 -m x.y.z",
+    ),
     "run-parts": ({"d/w": "#!/bin/sh\n" + P + "\n"}, "run-parts d"),
     "bash-glob": ({"x.sh": P + "\n"}, "bash x.s?"),
     "sh-bracket-glob": ({"x.sh": P + "\n"}, "sh ./[x].sh"),
@@ -91,6 +98,7 @@ NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
     "python-m-venv": ({"a.py": "print(1)\n"}, "python3 -m venv .venv"),
     "python-m-own": ({"x.py": "print(1)\n"}, "python3 -m x"),
     "python-folder-main": ({"d/__main__.py": "print(1)\n"}, "python3 d"),
+    "python-m-package-module": ({"x/__init__.py": "", "x/w.py": "print(1)\n"}, "python3 -m x.w"),
     "bash-glob": ({"x.sh": "echo hi\n"}, "bash x.s?"),
     "run-parts": ({"d/w": "#!/bin/sh\necho hi\n"}, "run-parts d"),
     "ls-glob": ({"x.sh": "echo hi\n"}, "ls *.sh"),
@@ -216,3 +224,26 @@ def test_the_payload_deletes_the_note_live(tmp_path: Path, name: str) -> None:
 def test_the_near_miss_leaves_the_note_live(tmp_path: Path, name: str) -> None:
     files, command = NEAR_MISSES[name]
     assert home_intact(_live(tmp_path, files, command)), command
+
+
+# Noticed (pre-existing, not this stop's reading): without a session, npm's `--prefix DIR` (pnpm's `-C DIR`) runs
+# DIR/package.json's scripts, which the row reads only through its `*/package.json` glob (a session's written files):
+# the check reads the working folder's package.json alone
+PREFIXED = ["npm --prefix d start", "npm --prefix=d start", "npm run --prefix d start", "pnpm -C d start"]
+PREFIXED_FILES = {"d/package.json": package({"start": P})}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (entry50): a check without a session reads only the working folder's package.json: npm's "
+    "--prefix DIR is not one of the row's chdir: options (rows42: with -g it names where bins go, not the package)",
+)
+@pytest.mark.parametrize("command", PREFIXED)
+def test_open_a_session_less_check_of_a_prefixed_npm_script(loaded: tuple[Path, Engine], command: str) -> None:
+    assert checked(loaded, PREFIXED_FILES, command) != "allow", command
+
+
+def test_a_prefixed_npm_script_runs_live(tmp_path: Path) -> None:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    assert not home_intact(_live(tmp_path, PREFIXED_FILES, "npm --prefix d start"))

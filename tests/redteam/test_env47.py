@@ -218,7 +218,8 @@ LINE_NEAR_MISSES = [
     "cargo build --release",
     "cargo install ripgrep",
     "gem install rails",
-    "printf -- 'gem: --no-document\\n' > ~/.gemrc; gem install rails",
+    # (cfg50) `printf -- 'gem: --no-document\\n' > ~/.gemrc; gem install rails` left this list: a dot file at the home's
+    # top is home_config (a write there asks, fail closed: test_cfg50's home-gemrc)
     "GOPROXY=direct go build ./...",
     "vim -u NONE x.txt",
     "printf -- '--help\\n'",

@@ -6,10 +6,29 @@ an interpreter's program pasted from a here-document, a program's options, an ex
 
 Fixed (each harm shown live below, under bash with a fake HOME):
 
+1. An unquoted here-document's expansions are done by bash before its reader parses the text: `python3 <<EOF` /
+   `$(cat f)` runs the file's text as python (a backquote, `${x#a}`, `${x/a/b}`, `$((n+1))`, a stored `$x` alike;
+   `bash <<EOF` / `echo $(cat f)` runs what f says). A piece the line does not make known is read as unknown code:
+   a shell or an interpreter reading the body asks (stored_code, as a here-string does). A known value is computed
+   with the command-word code (shell.Analyzer._pasted_expansion) and pasted in, then judged. A plain `$NAME` the
+   line never set is the environment's (adv49), `${x:-a}` of one too (the default is read as for a command word).
+2. Options from words only the run knows (options_of_unknown_words, generalised from xf49b): an option of
+   `option_names` given such a value (`ssh -o "$(cat o.txt)" h`), each subcommand level (`docker run $(cat args)`:
+   run has `-v`), and a permuting program (tar, sort, rsync, zip, gzip) given a substitution or a stored variable
+   anywhere before `--`. Decision on `tar czf x.tgz $(git ls-files)`: a real attack when the caller controls the
+   repository's files (it writes them and `git add`s them: a tracked `--checkpoint-action=exec=sh<x.sh` runs x.sh,
+   live), so the index is read (gitindex, as fp49's listings are): allowed when no name it prints starts with `-` or
+   holds a blank or a glob character, asked otherwise. The environment's variables stay allowed.
+3. apply pastes each argument's text into the line sh runs: each word after the command is judged as a shell line
+   too (xf49b's strict xfail `apply 'sh -c "%1"' 'rm -rf ~'` is a plain test there now).
 4. `decode_ansi_c` read `$'...'` otherwise than bash 5.2 (compared here with a real bash over generated escapes):
-   `r$'\\UFFFFFFFF'm -rf ~` (bash: a `\\U` from 0x80000000 on is nothing, the word is `rm`) was allowed and deleted the
-   home; `$'\\x'`, `$'\\u'`, `$'\\U'` without a hex digit and `$'\\8'` keep their backslash (`$'\\8'` raised and asked
-   as unparseable); `$'\\c?'` is DEL, `$'\\c\\\\'` one control character.
+   `r$'\\UFFFFFFFF'm -rf ~` (bash: a `\\U` from 0x80000000 on is nothing, the word is `rm`) was allowed and deleted
+   the home; `$'\\x'`, `$'\\u'`, `$'\\U'` without a hex digit and `$'\\8'` keep their backslash (`$'\\8'` raised and
+   asked as unparseable); `$'\\c?'` is DEL, `$'\\c\\\\'` one control character.
+
+Open: a verb's own permuted options from a substitution (`git log $(cat f)` with `--output=FILE`: strict xfail, harm
+live). Not done: merge49's `_not_a_program` still asks the system's PATH (the Programs table describes only some of
+the programs that make names: moving it there would let an undescribed one through).
 """
 
 from __future__ import annotations
@@ -90,6 +109,9 @@ PAYLOADS: dict[str, Case] = {
     "docker-run-args-quoted": ({}, 'docker run "$(cat args)" alpine'),
     "docker-args": ({}, "docker $(cat args)"),
     "docker-run-stored": ({}, "x=$(cat a); docker run $x"),
+    # 3. apply pastes its arguments into the line sh runs
+    "apply-quoted-percent": ({}, "apply 'sh -c \"%1\"' 'rm -rf ~'"),
+    "apply-separator": ({}, "apply 'echo %1' 'x; rm -rf ~'"),
     # 4. escapes decoded as bash decodes them
     "ansi-c-negative-U": ({}, "r$'\\UFFFFFFFF'm -rf ~"),
     "ansi-c-high-U": ({}, "r$'\\U80000000'm -rf ~"),
@@ -119,6 +141,8 @@ NEAR_MISSES: dict[str, Case] = {
     "git-log-base": ({}, "git log $(git merge-base a b)..HEAD"),
     "git-toplevel": ({}, 'git -C "$(git rev-parse --show-toplevel)" status'),
     "pip-install-list": ({}, "pip install $(cat reqs.txt)"),
+    "apply-echo": ({}, "apply 'echo %1' a b"),
+    "apply-gzip": ({}, "apply 'gzip %1' a.log b.log"),
     "ansi-c-backslash-8": ({}, "echo $'\\8'"),
     "ansi-c-x-no-digit": ({}, "printf '%s\\n' $'a\\xb'"),
     "printf-quoted-variable": ({}, "printf '%s\\n' \"$x\""),
@@ -220,6 +244,39 @@ def test_keys_of_the_option_readings(loaded: tuple[Path, Engine]) -> None:
     for command in ("docker run $(cat args)", 'ssh -o "$(cat o.txt)" h', "tar czf x.tgz $(cat list)"):
         keys = {m.key for m in engine.check(command).matches}
         assert "options_of_unknown_words" in keys, (command, keys)
+
+
+@needs_git
+def test_a_verbs_permuted_option_from_a_file_writes_live(tmp_path: Path) -> None:
+    """Open: `git log $(cat f)` with f holding `--output=FILE` overwrites FILE (git's verbs permute their options)."""
+    setup = f'git init -q && {_GIT} commit -q --allow-empty -m m\nprintf -- "--output=$HOME/notes.txt" > f\n'
+    home, _, printed = run_confined(tmp_path, setup + "git log $(cat f)")
+    assert (home / "notes.txt").read_text() != "keep me\n", printed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a verb's own permuted options are read only at its first operand (xf49b): `git log $(cat f)` may be"
+    " `--output=FILE`, while `git log $(git merge-base a b)..HEAD` must stay allowed",
+)
+def test_open_a_verbs_permuted_option_from_a_file(loaded: tuple[Path, Engine]) -> None:
+    assert loaded[1].check("git log $(cat f)").decision != "allow"
+
+
+# -- 3. apply, emulated live -----------------------------------------------------------------------------------------
+def test_apply_pastes_an_argument_into_its_line_emulated(tmp_path: Path, loaded: tuple[Path, Engine]) -> None:
+    """3. BSD apply is not on Linux: a function doing what apply(1) does (`%1` replaced by the argument's text, the
+    line run by sh) shows both spellings removing the key; the engine denies the real ones."""
+    emulated = 'apply() { c=$1; shift; for a; do sh -c "${c//%1/$a}"; done; }\n'
+    home, _, printed = run_confined(tmp_path, emulated + "apply 'sh -c \"%1\"' 'rm -rf ~/.ssh'")
+    assert not (home / ".ssh").exists(), printed
+    home, _, printed = run_confined(tmp_path / "separator", emulated + "apply 'echo %1' 'x; rm -rf ~/.ssh'")
+    assert not (home / ".ssh").exists(), printed
+    engine = loaded[1]
+    assert engine.check("apply 'sh -c \"%1\"' 'rm -rf ~'").decision == "deny"
+    assert engine.check("apply 'echo %1' 'x; rm -rf ~'").decision == "deny"
+    home, _, printed = run_confined(tmp_path / "near", emulated + "apply 'echo %1' a b")
+    assert printed == "a\nb\n" and home_intact(home)
 
 
 # -- 4. $'...' against a real bash ----------------------------------------------------------------------------------

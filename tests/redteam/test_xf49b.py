@@ -27,8 +27,8 @@ Fixed (each live below, under bash with a fake HOME):
 4. `apply 'rm -rf %1' ~` (BSD/macOS apply) was allowed: policies/executors.yaml describes it (its command with its
    arguments after it, as xargs'): denied.
 
-Open (strict xfails below): apply's `%N` substituted into a quoted part of its command (`apply 'sh -c "%1"' 'rm -rf
-~'`) is read with the argument after the command, not in it. Noticed: a variable from the environment at git's verb
+Open then, closed in stop 50 (subst50): apply's `%N` substituted into a quoted part of its command (`apply 'sh -c
+"%1"' 'rm -rf ~'`). Noticed: a variable from the environment at git's verb
 (`git $GIT_VERB status`) asks now (fail closed), `ssh $HOST uptime` too.
 """
 
@@ -213,13 +213,9 @@ def test_apply_runs_its_command_per_argument_emulated(tmp_path: Path, loaded: tu
     assert loaded[1].check("apply 'rm -rf %1' ~").decision == "deny"
 
 
-# -- open -----------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="apply's %N is read with the argument after the command, not put in its place: inside a quoted part of"
-    ' the command (`sh -c "%1"`) the argument is a command of its own',
-)
-def test_open_apply_substituted_into_a_quoted_command(loaded: tuple[Path, Engine]) -> None:
+# -- closed in stop 50 (subst50) ---------------------------------------------------------------------------------------
+def test_apply_substituted_into_a_quoted_command(loaded: tuple[Path, Engine]) -> None:
+    """(subst50, was a strict xfail) each argument apply pastes into its line is judged as a shell line too."""
     assert loaded[1].check("apply 'sh -c \"%1\"' 'rm -rf ~'").decision != "allow"
 
 
