@@ -1091,8 +1091,9 @@ def make_exports(text: str, variables: dict[str, list[str | None]] | None, given
     if given is not None and given.before:
         text = given.before + "\n" + text
     line = given.line if given is not None else {}
-    if "export" not in text and "EXPORT_ALL" not in text and not line:
-        return ""
+    from_environment = {"PATH", *(given.environment if given is not None else ())}
+    if "export" not in text and "EXPORT_ALL" not in text and not line and not any(n in text for n in from_environment):
+        return ""  # (a variable make had from its environment, PATH, is exported when the makefile sets it)
     known = variables or {}
     everything = ".EXPORT_ALL_VARIABLES" in text
     named: set[str] = set()
@@ -1104,7 +1105,6 @@ def make_exports(text: str, variables: dict[str, list[str | None]] | None, given
             everything = True  # `export $(NAMES)`: names nobody reads here
         elif "=" not in rest and not rest.lstrip().startswith("define"):
             named.update(rest.split())
-    from_environment = {"PATH", *(given.environment if given is not None else ())}
     assigned = {m.group("name") for m in _MAKE_ASSIGN.finditer(text) if m.group("op")}
     statements: list[str] = []
     for match in _MAKE_ASSIGN.finditer(text):
@@ -1123,7 +1123,7 @@ def make_exports(text: str, variables: dict[str, list[str | None]] | None, given
     if "define" in text:
         for match in _MAKE_EXPORT_DEFINE.finditer(text):
             name = match.group("name")
-            if everything or name in named or match.group(0).lstrip().startswith("export"):
+            if everything or name in named or name in from_environment or match.group(0).lstrip().startswith("export"):
                 statements.append(f'export {name}="{_make_to_shell(match.group("value"), known, assigned)}"')
     for name, values in line.items():
         if _SHELL_NAME.fullmatch(name) is None:

@@ -1448,8 +1448,32 @@ class Analyzer(Follower, LinkFollower):
                     continue  # (a variable the line never set: the environment's, which the caller does not write)
                 elif word == "$(git ls-files)" and self._tracked_plain(command):
                     continue
+                elif (
+                    _found_paths(word)
+                    or self._globbed_only(word)
+                    or ("make" in command.via and _MAKE_REF.fullmatch(word))
+                ):
+                    # (fix50) a search's paths (`$(find . -name '*.log')`: each starts with its start point, never
+                    # `-`; a name with a blank is the listing's reading, fp49) or a loop variable over a glob (`for f in
+                    # *.c; do gcc -c "$f"`: a name starting with `-` is the glob's reading, xf46) names no option
+                    continue
                 self.unread.append(f"$unknown_options:{word}")
                 return
+
+    def _globbed_only(self, word: str) -> bool:
+        """(fix50) Whether every variable ``word`` expands holds, where it is read, a value the line makes known that
+        is no option: a loop's word over a glob (`for f in *.c; do gcc -c "$f"`: the body is read with `$f` set to
+        `*.c`; a name the glob matches that starts with `-` is the glob's reading, xf48a) or a plain word."""
+        names = [found.group(1) for found in _SPLICED_NAME.finditer(word)]
+        if not names:
+            return False
+        for name in names:
+            if name in self.globbed:
+                continue  # (the body read with the glob's names as any text: Analyzer.spliced_code judges them)
+            value = self.env.get(name)
+            if not isinstance(value, str) or not value or value[0] == "-" or any(c in value for c in "$`\\ \t\n"):
+                return False
+        return True
 
     def _tracked_plain(self, command: Command) -> bool:
         """(subst50) Whether the names `git ls-files` prints where ``command`` runs are read from the index for
@@ -6315,6 +6339,17 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 _UNPLAIN_TRACKED: Final = re.compile(rb"^-|[\s*?\[]")  # a tracked name split or expanded into an option
 _PATH_SUBSTITUTIONS: Final = frozenset({"$(pwd)", "$(pwd -P)", "$(git rev-parse --show-toplevel)", "$(mktemp -d)"})
 _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
+
+
+# (fix50) a make variable a recipe names that the makefile reader left as written (one set in both arms of an
+# `ifeq`: `$(CC) $(CFLAGS) -o app main.c`): make expands it before the shell runs; its values are the makefile's
+_MAKE_REF = re.compile(r"\$\([A-Z_][A-Z0-9_]*\)")
+
+
+def _found_paths(word: str) -> bool:
+    """(fix50) Whether ``word`` is a search of the tree printing paths that start with its start points (`$(find .
+    -name X)`, lists_tree: relative start points, none starting with `-`)."""
+    return word.startswith(("$(find ", "`find ")) and lists_tree(word)
 
 
 def _path_word(word: str) -> bool:
