@@ -1440,6 +1440,11 @@ class Follower:
             if "//" in candidate:
                 continue
             text = self._script(candidate)
+            if text is None and self.session is not None:
+                # (adv50) a session resolves against the project's planted files too, as a check without a session
+                # resolves against the disk: `node .`, `python3 -m x`, `python3 d` over files planted before the
+                # session began were allowed in a session (the file the entry names was never found, nothing read)
+                text = self._planted(candidate)
             if text is None:
                 continue
             if not key:
