@@ -59,7 +59,67 @@ PAYLOADS: dict[str, tuple[dict[str, str], str]] = {
     "python-m-package-init": ({"x.py": SAFE_PY, "x/__init__.py": PY, "x/__main__.py": SAFE_PY}, "python3 -m x"),
     "python-m-subpackage-main": ({"x/__init__.py": "", "x/y/__init__.py": "", "x/y/__main__.py": PY}, "python3 -m x.y"),
 }
+SH = "rm -rf ~/notes.txt\n"
+PAYLOADS.update(
+    {
+        # a checkout's Makefile / package.json: Engine.check read them, a session did not
+        "make-planted-recipe": ({"Makefile": "test:\n\trm -rf ~/notes.txt\n"}, "make test"),
+        "make-lowercase-makefile": (
+            {"makefile": "test:\n\trm -rf ~/notes.txt\n", "Makefile": "test:\n\ttrue\n"},
+            "make test",
+        ),
+        "make-gnumakefile": (
+            {"GNUmakefile": "test:\n\trm -rf ~/notes.txt\n", "Makefile": "test:\n\ttrue\n"},
+            "make test",
+        ),
+        "make-include": (
+            {
+                "Makefile": "include inc.mk\ntest:\n\ttrue\n",
+                "inc.mk": "SHELL=/bin/bash\nexport BASH_ENV=./x.sh\n",
+                "x.sh": SH,
+            },
+            "make test",
+        ),
+        "make-eval-define-export": (
+            {
+                "Makefile": "SHELL=/bin/bash\ndefine E\nexport BASH_ENV=./x.sh\nendef\n$(eval $(E))\ntest:\n\ttrue\n",
+                "x.sh": SH,
+            },
+            "make test",
+        ),
+        "make-directory": (
+            {"Makefile": "test:\n\ttrue\n", "mk/Makefile": "test:\n\trm -rf ~/notes.txt\n"},
+            "make -C mk test",
+        ),
+        "make-default-rule": ({"Makefile": "test: ; true\n.DEFAULT:\n\trm -rf ~/notes.txt\n"}, "make test x"),
+        # a variable exported under a name make computes (N = BASH_ENV): with or without a session
+        "make-export-computed-name": (
+            {"Makefile": "SHELL=/bin/bash\nN=BASH_ENV\nexport $(N)=./x.sh\ntest:\n\ttrue\n", "x.sh": SH},
+            "make test",
+        ),
+        "make-export-all-computed-name": (
+            {"Makefile": "SHELL=/bin/bash\nN=BASH_ENV\nexport\n$(N)=./x.sh\ntest:\n\ttrue\n", "x.sh": SH},
+            "make test",
+        ),
+        "make-export-named-computed-name": (
+            {"Makefile": "SHELL=/bin/bash\nN=BASH_ENV\nexport BASH_ENV\n$(N) := ./x.sh\ntest:\n\ttrue\n", "x.sh": SH},
+            "make test",
+        ),
+        "npm-test-planted": ({"package.json": json.dumps({"scripts": {"test": "rm -rf ~/notes.txt"}})}, "npm test"),
+    }
+)
 NEAR_MISSES: dict[str, tuple[dict[str, str], str]] = {
+    "make-benign": ({"Makefile": "test:\n\ttrue\n"}, "make test"),
+    "make-computed-name-no-export": (
+        {"Makefile": "N=X\n$(N)_SRC = a.c\nexport CC = gcc\ntest:\n\ttrue\n"},
+        "make test",
+    ),
+    "make-computed-target-export-all": (
+        {"Makefile": "OBJ=a.o\n$(OBJ): a.c\n\ttrue\nexport\ntest:\n\ttrue\n"},
+        "make test",
+    ),
+    "make-export-flags": ({"Makefile": "export CFLAGS = -O2\ntest:\n\ttrue\n"}, "make test"),
+    "npm-test-benign": ({"package.json": json.dumps({"scripts": {"test": "echo ok"}})}, "npm test"),
     "node-dot-index": ({"index.js": SAFE_JS}, "node ."),
     "node-dot-main-folder": ({"package.json": package(main="lib"), "lib/index.js": SAFE_JS}, "node ."),
     "node-index": ({"index.js": SAFE_JS}, "node index"),
