@@ -1015,6 +1015,11 @@ def make_payloads(text: str, given: MakeGiven | None = None, depth: int = 0) -> 
 _MAKE_EXPORT_LINE = re.compile(
     r"^[ ]*(?:[^\t#=:\n]+:[ \t]*)?(?:(?:override|private)[ \t]+)*export(?:[ \t]+(?P<rest>[^\n]*))?$", re.MULTILINE
 )
+# (adv50) an assignment to a name make computes (`$(N) = VALUE`, `export $(N) := VALUE`): with exports, which
+# variable of the recipes' environment it sets is known only when make runs (`N = BASH_ENV`)
+_MAKE_COMPUTED_ASSIGN = re.compile(
+    r"^[ ]*(?:(?:export|override|private)[ \t]+)*[^\s=:#]*\$[({][^\s=:#]*[ \t]*(?::{1,3}|[?+!])?=", re.MULTILINE
+)
 _MAKE_EXPORT_DEFINE = re.compile(
     r"^[ ]*(?:(?:export|override|private)[ \t]+)*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]*)[^\n]*\n"
     r"(?P<value>.*?)^[ ]*endef",
@@ -1102,9 +1107,13 @@ def make_exports(text: str, variables: dict[str, list[str | None]] | None, given
         if not rest.strip():
             everything = True  # `export` alone: every variable
         elif "$" in rest.split("=", 1)[0]:
+            if "=" in rest:
+                return None  # (adv50) `export $(N)=./x.sh`: a value exported under a name make computes
             everything = True  # `export $(NAMES)`: names nobody reads here
         elif "=" not in rest and not rest.lstrip().startswith("define"):
             named.update(rest.split())
+    if (everything or named) and _MAKE_COMPUTED_ASSIGN.search(text):
+        return None  # (adv50) `$(N) = ./x.sh` with every variable (or a name) exported: which one nobody reads here
     assigned = {m.group("name") for m in _MAKE_ASSIGN.finditer(text) if m.group("op")}
     statements: list[str] = []
     for match in _MAKE_ASSIGN.finditer(text):

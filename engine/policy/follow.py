@@ -648,6 +648,11 @@ class Follower:
                 # repository's `d/config` core.fsmonitor, allowed)
                 names += [f"**/{name}" for name in names if not name.startswith(("**/", "/", "~"))]
             values = [name for name in names if self._known(name)]
+            if self.session is not None and run.language in DISK_LANGUAGES and not self.session.disk:
+                # (adv50) the project's Makefile / package.json planted before the session began: read from the
+                # disk as a check without a session reads it (`make test` over a checkout's `test:` recipe holding
+                # `rm -rf ~` was allowed through the terminal while Engine.check asked)
+                values += [name for name in names if name not in values and self._planted(name) is not None]
             if run.language == "npm" and not values and self._touched_in(_NPM_BIN):
                 # (xfail40) the project's own package.json (nobody reads it here) names scripts run with its
                 # node_modules/.bin first on PATH: a program the line or the session wrote there may be what runs
@@ -1440,6 +1445,11 @@ class Follower:
             if "//" in candidate:
                 continue
             text = self._script(candidate)
+            if text is None and self.session is not None:
+                # (adv50) a session resolves against the project's planted files too, as a check without a session
+                # resolves against the disk: `node .`, `python3 -m x`, `python3 d` over files planted before the
+                # session began were allowed in a session (the file the entry names was never found, nothing read)
+                text = self._planted(candidate)
             if text is None:
                 continue
             if not key:
