@@ -1440,6 +1440,10 @@ class Follower:
             if "//" in candidate:
                 continue
             text = self._script(candidate)
+            if text is None and self.session is not None and not self.session.disk:
+                # (rev50) a session resolves it as a check does: a file of the project it did not write (planted
+                # before it began: `python3 -m pkg` with pkg/__main__.py, `node .` with package.json's `main`)
+                text = self._planted(candidate)
             if text is None:
                 continue
             if not key:
