@@ -8,6 +8,9 @@ Found and fixed:
 - `npm start` with a package.json that has no `scripts` key and a server.js deleting the home was allowed:
   npm_scripts returned no command before entry50's `node server.js` fallback (a package.json with any script was
   read). A missing `scripts` is now read as none.
+- `python3 -m pytest` asked when the working directory held an __init__.py with a deletion: entry50's
+  `{/}/../__init__.py` form named the working directory's own __init__.py for a one-part module name (python never
+  runs it). A form climbing above the module's own packages is skipped.
 - (no behaviour) DiskView.names_in and SessionView.names_in listed a folder with the same code: one helper
   (views._listed).
 
@@ -79,6 +82,12 @@ def test_a_package_main_after_its_init_is_not_allowed(plain_harm: tuple[Engine, 
         ({"pkg/__init__.py": "", "pkg/cli.py": "print('hi')\n"}, "python3 -m pkg.cli"),
         ({"pkg/__init__.py": "VERSION = 1\n", "pkg/__main__.py": "from pkg import VERSION\n"}, "python3 -m pkg"),
         ({"tests/test_x.py": "def test_x():\n    assert 1\n"}, "python3 -m pytest -q"),
+        # (rev50) the working directory's own __init__.py is not a package `-m pytest` / `-m a.b` is in
+        ({"__init__.py": "import shutil\nshutil.rmtree('build')\n"}, "python3 -m pytest"),
+        (
+            {"__init__.py": "import shutil\nshutil.rmtree('build')\n", "a/__init__.py": "", "a/b.py": ""},
+            "python3 -m a.b",
+        ),
     ],
 )
 def test_everyday_python_modules_stay_allowed(
@@ -131,6 +140,7 @@ def test_npm_start_without_scripts_in_a_session(plain_harm: tuple[Engine, Path, 
         ({"d/package.json": '{"main": "m.js"}\n', "d/m.js": JS_RM_HOME}, "node d"),
         ({"d/__main__.py": PY_RM_HOME}, "python3 d"),
         ({"a/__init__.py": "", "a/b.py": PY_RM_HOME}, "python3 -m a.b"),
+        ({"a/__init__.py": PY_RM_HOME, "a/b.py": ""}, "python3 -m a.b"),  # the package above the module: still read
     ],
 )
 def test_a_session_resolves_a_planted_entry(
