@@ -19,6 +19,8 @@ package.json's `main` retargeted, a `-m` module's parent __init__.py, a makefile
 file that appears later, the makefile's exports; a line that listed a folder (`run-parts d`, `bash x.s?`) is never
 kept. No exception in the new readings on odd manifests / names (a fail-closed `ask` for everyday commands).
 
+Open (strict xfail): `npm start` in a session with package.json (no scripts) and server.js planted before it began
+is allowed (a session does not read a planted package.json: npm's `files:` row is not a run named exactly).
 Open (noticed, not changed; not this merge's): `make` / `make clean` without a session asks (session_file_unread)
 in a project whose Makefile has a target building `app` and another running `./app`, in a session it is allowed
 (the same at start50); `npm test` with `.npmrc` holding `script-shell=./x.sh` (x.sh deleting the home) on disk
