@@ -1587,9 +1587,10 @@ def npm_scripts(text: str, argv: Sequence[str], operands: Sequence[str] | None =
         data = json.loads(text)
     except ValueError:
         return [text]
-    scripts = data.get("scripts") if isinstance(data, dict) else None
+    scripts = data.get("scripts", {}) if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return []
+    # (rev50) a package.json without `scripts` still runs something: `npm start` its server.js (below)
     words = [w for w in (argv[1:] if operands is None else operands) if not w.startswith("-")]
     # (adv40b) a workspace chosen first runs that package's script (`yarn workspace web test`, `yarn workspaces
     # foreach run test`): the words after the choice name it

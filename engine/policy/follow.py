@@ -1442,13 +1442,14 @@ class Follower:
         for form in run.entry:
             name, _, key = form.partition("#")
             candidate = name.replace("{}", path).replace("{/}", dotted)
-            if "//" in candidate:
+            if "//" in candidate or ("{/}" in name and name.count("/..") > dotted.count("/")):
+                # (rev50) a package above the module's own (`-m pytest`'s `{/}/../__init__.py`: the working
+                # directory's __init__.py, which python never runs)
                 continue
             text = self._script(candidate)
-            if text is None and self.session is not None:
-                # (adv50) a session resolves against the project's planted files too, as a check without a session
-                # resolves against the disk: `node .`, `python3 -m x`, `python3 d` over files planted before the
-                # session began were allowed in a session (the file the entry names was never found, nothing read)
+            if text is None and self.session is not None and not self.session.disk:
+                # (rev50) a session resolves it as a check does: a file of the project it did not write (planted
+                # before it began: `python3 -m pkg` with pkg/__main__.py, `node .` with package.json's `main`)
                 text = self._planted(candidate)
             if text is None:
                 continue

@@ -326,14 +326,7 @@ class SessionView:
             names += [posixpath.basename(k) for k in self.overlay if posixpath.dirname(k) == folder]
         path = self._path(folder or ".")
         if path is not None:
-            try:
-                with os.scandir(path) as entries:
-                    for i, entry in enumerate(entries):
-                        if i >= _MAX_LISTED:
-                            break
-                        names.append(entry.name)
-            except (OSError, ValueError):
-                pass
+            names += _listed(path)
         return names
 
     def keys_under(self, base: str, name: str | None = None) -> list[str]:
@@ -568,23 +561,28 @@ class DiskView(SessionView):
         self.asked = True
         self.stamps = None  # (perf50) a folder's names are not stamped: the line's parse is not kept
         path = self._path(folder or ".")
-        names: list[str] = []
-        if path is None:
-            return names
         try:
-            if not self._inside(os.path.realpath(path)):
-                return names
-            with os.scandir(path) as entries:
-                for i, entry in enumerate(entries):
-                    if i >= _MAX_LISTED:
-                        break
-                    names.append(entry.name)
+            inside = path is not None and self._inside(os.path.realpath(path))
         except (OSError, ValueError):
-            pass
-        return names
+            return []
+        return _listed(path) if path is not None and inside else []
 
     def keys_under(self, base: str, name: str | None = None) -> list[str]:
         return []
+
+
+def _listed(path: str) -> list[str]:
+    """The names in the folder ``path`` on disk (the first _MAX_LISTED; none when it cannot be listed)."""
+    names: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for i, entry in enumerate(entries):
+                if i >= _MAX_LISTED:
+                    break
+                names.append(entry.name)
+    except (OSError, ValueError):
+        pass
+    return names
 
 
 def _stamp(held: os.stat_result) -> tuple[int, int, int, int, int, int, float]:
