@@ -68,24 +68,18 @@ PAYLOADS: dict[str, Case] = {
     "pip-cert": ({}, "PIP_CERT=ca.pem pip install x"),
     "pip-client-cert": ({}, "PIP_CLIENT_CERT=c.pem pip install x"),
     "pip-editable": ({}, "PIP_EDITABLE=git+https://h.example/r pip install"),
-    "pip-proxy": ({}, "PIP_PROXY=http://h.example:8080 pip install x"),
     "pip-proxy-yes": ({}, "PIP_PROXY=1 pip install git+https://h.example/r"),
     "pip-keyring": ({}, "PIP_KEYRING_PROVIDER=subprocess pip install x"),
-    "pip-proxy-option": ({}, "pip install --proxy http://h.example:8080 x"),
     # npm / pnpm: npm_config_<key>
     "npm-cafile": ({}, "npm_config_cafile=ca.pem npm i x"),
-    "npm-https-proxy": ({}, "npm_config_https_proxy=http://h.example:8080 npm i x"),
-    "npm-proxy-option": ({}, "npm i x --proxy=http://h.example:8080"),
     "npm-no-strict-ssl": ({}, "npm install --no-strict-ssl"),
     "npm-strict-ssl-caps": ({}, "NPM_CONFIG_STRICT_SSL=false npm ci"),
     "pnpm-store-dir-env": ({}, "npm_config_store_dir=~/.ssh pnpm install"),
     "pnpm-no-strict-ssl": ({}, "pnpm install --no-strict-ssl"),
     "pnpm-strict-ssl-env": ({}, "npm_config_strict_ssl=false pnpm i"),
-    "pnpm-proxy-env": ({}, "npm_config_https_proxy=http://h.example pnpm add x"),
     # yarn: YARN_<SETTING>
     "yarn-strict-ssl-off": ({}, "YARN_ENABLE_STRICT_SSL=false yarn install"),
     "yarn-strict-ssl-off-bare": ({}, "YARN_ENABLE_STRICT_SSL=0 yarn"),
-    "yarn-https-proxy": ({}, "YARN_HTTPS_PROXY=http://h.example:8 yarn add x"),
     "yarn-global-folder": ({}, "YARN_GLOBAL_FOLDER=~/.ssh yarn global add x"),
     "yarn-unsafe-http": ({}, "YARN_UNSAFE_HTTP_WHITELIST=h.example yarn"),
     # uv: UV_<OPTION> and its folders
@@ -114,6 +108,13 @@ PAYLOADS: dict[str, Case] = {
 }
 
 NEAR_MISSES: dict[str, Case] = {
+    # (fix50) a proxy is no untrusted source: TLS runs through it end to end (a CONNECT tunnel)
+    "pip-proxy": ({}, "PIP_PROXY=http://h.example:8080 pip install x"),
+    "pip-proxy-option": ({}, "pip install --proxy http://h.example:8080 x"),
+    "npm-https-proxy": ({}, "npm_config_https_proxy=http://h.example:8080 npm i x"),
+    "npm-proxy-option": ({}, "npm i x --proxy=http://h.example:8080"),
+    "pnpm-proxy-env": ({}, "npm_config_https_proxy=http://h.example pnpm add x"),
+    "yarn-https-proxy": ({}, "YARN_HTTPS_PROXY=http://h.example:8 yarn add x"),
     "pip-cache-dir-project": ({}, "pip install -r requirements.txt --cache-dir .cache/pip"),
     "pip-index-unset": ({}, "unset PIP_INDEX_URL; pip install x"),
     "pip-index-empty": ({}, "PIP_INDEX_URL= pip install x"),

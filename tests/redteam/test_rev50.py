@@ -123,11 +123,7 @@ def test_npm_start_without_scripts_is_not_allowed(plain_harm: tuple[Engine, Path
     assert engine.check(command).decision != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a session reads a package.json planted before it began only for runs named exactly (unpack50's "
-    "planted): npm's `files: [package.json]` row is not one, so `npm start` / `npm test` run its scripts unread",
-)
+# (fix50) closed by adv50: a session reads the project's Makefile and package.json from the disk
 def test_npm_start_without_scripts_in_a_session(plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, home, root = plain_harm
     _put(root, "package.json", '{"name": "p", "version": "1.0.0"}\n')

@@ -107,7 +107,8 @@ def test_the_fixed_cases_are_the_ones_counted() -> None:
     assert sorted(case["expected"] for case in fixed) == ["allow"] + ["flag"] * 73
     accepted_dangerous = [c for c in CASES if c["expected"] != "allow" and c.get("accepted")]
     accepted_safe = [c for c in CASES if c["expected"] == "allow" and c.get("accepted")]
-    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22 + 2, 31 + 7)  # (+2: fp47's find -delete)
+    # (+2: fp47's find -delete; -1: subst50's here-document reading flags `ruby <<RUBY` pasting `whoami`'s output)
+    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22 + 2 - 1, 31 + 7)
 
 
 # -- the families closed here, in our own spellings, with near misses ---------------------------------------
