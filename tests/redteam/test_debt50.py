@@ -35,6 +35,7 @@ import pytest
 from engine import Engine
 from engine.policy.argv import parse_argv
 from engine.policy.evaluate import _line_ended
+from tests.conftest import pure_build_only
 from engine.policy.session_memory import SessionMemory, Writing
 from engine.policy.shell import _TREE_LISTERS, Analyzer, last_line
 from tests.redteam.harm import harm_project, home_intact, policy_project, validated_policy
@@ -191,6 +192,7 @@ class _Folder:
         return self._folder
 
 
+@pure_build_only  # (a stand-in View: the compiled _line_ended takes paths.View only)
 def test_a_last_line_and_a_line_ended_read_alike(tmp_path: Path) -> None:
     (tmp_path / "ended").write_text("a = 1\n")
     (tmp_path / "open").write_text("a = 1\nscript-shell=")
