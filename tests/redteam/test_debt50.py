@@ -35,9 +35,9 @@ import pytest
 from engine import Engine
 from engine.policy.argv import parse_argv
 from engine.policy.evaluate import _line_ended
-from tests.conftest import pure_build_only
 from engine.policy.session_memory import SessionMemory, Writing
 from engine.policy.shell import _TREE_LISTERS, Analyzer, last_line
+from tests.conftest import pure_build_only
 from tests.redteam.harm import harm_project, home_intact, policy_project, validated_policy
 
 LISTING = "rm -f $(find . -name '*.pyc')"  # a listing of the tree read from the disk
