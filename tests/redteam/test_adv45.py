@@ -117,7 +117,9 @@ UNSEEN_NEAR_MISSES = [
     "tar -cf x.tar --remove-files build",
     "tar -czf src.tgz src",
     "zip -r x.zip src",
-    "find . -name '*.py' | zip x.zip -@",
+    # (fix50) a folder of the repository that holds no link: `.` in a checkout where .ci/npm/node_modules is installed
+    # lists past what is walked, and zip follows links (unpack50): that asks
+    "find engine -name '*.py' | zip x.zip -@",
 ]
 
 

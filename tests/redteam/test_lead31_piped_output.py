@@ -51,7 +51,9 @@ def test_a_written_files_output_piped_into_a_shell_is_not_allowed(
         ({"Makefile": "all:\n\t@echo hi\n"}, "make | grep hi"),
         ({"Makefile": "all:\n\t@echo hi\n"}, "make"),
         ({"package.json": '{"scripts": {"gen": "echo hi"}}'}, "npm run -s gen | wc -l"),
-        ({"notes.txt": "hi\n"}, "make | sh"),  # the project's own Makefile (written before the session)
+        # the project's own Makefile (written before the session), run; (adv50) piped into a shell it asks in a
+        # session as in a check without one (its recipes' output is read as code: written_code_filtered)
+        ({"notes.txt": "hi\n"}, "make"),
     ],
 )
 def test_near_misses_stay_allowed(sessions: SessionChecks, files: dict[str, str], command: str) -> None:
