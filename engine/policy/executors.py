@@ -2025,6 +2025,58 @@ def _config_items(text: str, match: re.Match[str], group: int) -> list[str] | No
     return None
 
 
+_CONF_SECTION = re.compile(r"^[ \t]*\[+[ \t]*([^\]\n]*?)[ \t]*\]+[ \t]*(?:[#;].*)?$")
+_CONF_KEY = re.compile(r"^([A-Za-z_][\w.-]*|\"[^\"\n]*\"|'[^'\n]*')[ \t]*[=:][ \t]*(.*?)[ \t]*$")
+_CONF_NEVER = frozenset({"help", "version"})
+
+
+def option_settings(text: str, tool: str | None) -> list[tuple[str, str]]:
+    """(xf51) The settings of a configuration whose keys are the program's long options (pip.conf / pip.ini,
+    uv.toml, pyproject.toml's [tool.TOOL] tables; ``tool`` the program's name, None for a file of the program's own):
+    each `KEY = VALUE` as (option, value), the option in its line spelling (lower case, `_` as `-`: `cache_dir` is
+    --cache-dir), a value's quotes taken off, a TOML list or an ini value's indented continuation lines each a value
+    of the key. A pyproject.toml's other tables are the project's, not the tool's (`[project] version = "1"` is no
+    --version); help and version are no setting of any. The section a key is in (pip's [global], [install]) is not
+    kept: the option is read where the program reads it (before its verb or after it)."""
+    words: list[tuple[str, str]] = []
+    section = ""
+    key = ""
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        head = _CONF_SECTION.match(line)
+        if head is not None:
+            section = head.group(1).strip().strip("\"'")
+            key = ""
+            continue
+        if tool is not None and not (section == f"tool.{tool}" or section.startswith(f"tool.{tool}.")):
+            continue
+        if line[:1] in " \t" and key:
+            words.append((key, stripped.strip("\"'")))  # an ini continuation: one more value of the key
+            continue
+        found = _CONF_KEY.match(stripped)
+        if found is None:
+            key = ""
+            continue
+        key = found.group(1).strip("\"'").lower().replace("_", "-")
+        if key in _CONF_NEVER:
+            key = ""
+            continue
+        value = found.group(2)
+        if value.startswith("["):
+            rest = "\n".join([value, *lines[at + 1 :]])
+            end = rest.find("]")
+            items = _TOML_ITEM.findall(rest[: end + 1 if end >= 0 else len(rest)])
+            words += [(key, a if a or not b else b) for a, b in items]
+            continue
+        if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
+            value = value[1:-1]
+        words.append((key, value))
+    return words
+
+
 def addopts_words(text: str) -> list[str] | None:
     """The options a pytest configuration adds to every run (`addopts = --basetemp=DIR` in pytest.ini,
     tox.ini or setup.cfg, with its indented continuation lines; a TOML string or list of strings in

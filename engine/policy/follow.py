@@ -18,7 +18,7 @@ from functools import partial
 
 from engine.policy import hgconfig
 from engine.policy.arguments import ipython_commands
-from engine.policy.argv import Parsed, in_system_folder, parse_argv
+from engine.policy.argv import NONE, Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
@@ -43,6 +43,7 @@ from engine.policy.executors import (
     npm_bins,
     npm_scripts,
     option_file_words,
+    option_settings,
     package_sources,
     rake_as_ruby,
     requirement_words,
@@ -1558,6 +1559,14 @@ class Follower:
                 flags = [False] * (len(words) + 1) + list(command.dynamic[1 : 1 + len(own)])
                 self._unwrap([name, *words, *own], flags, [], "", command.fed_by, inner, depth)
             return
+        if language == "conf":
+            # (xf51) a configuration whose keys are the program's long options (pip.conf, uv.toml, pyproject's
+            # [tool.uv]): read as those options on the line, judged by the runs that read the option (one table:
+            # `cache-dir = ~/.ssh` is --cache-dir=~/.ssh is PIP_CACHE_DIR=~/.ssh)
+            if path not in via and command.program is not None:
+                tool = command.name if posixpath.basename(path) == "pyproject.toml" else None
+                self._configured(command, command.program, option_settings(content, tool), inner, depth)
+            return
         if language in ("requirements", "sources"):
             if path not in via:  # (a requirements file naming itself: read once along a chain)
                 self._package_sources(run, command, language, path, content, inner, depth)
@@ -1650,6 +1659,40 @@ class Follower:
                 if self._touched(posixpath.join(place, name)):
                     self._nested(run, partial(self._escape_hatch, None, via, depth))
                     return
+
+    def _configured(
+        self,
+        command: Command,
+        program: Program,
+        settings: list[tuple[str, str]],
+        via: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """(xf51) ``command`` judged once more with a configuration's ``settings`` (option_settings) as its options,
+        spelt as its environment's are (shell._named_options): a no value the negation, a yes value the bare flag
+        when a grammar of the program reads the option without a value, else `--OPTION=VALUE`; one of the program's
+        own options before its verb, a verb's after the line's words (before a `--`)."""
+        before: list[str] = []
+        after: list[str] = []
+        for option, value in settings:
+            folded = value.strip().lower()
+            if not folded:
+                continue
+            if folded in ("0", "false", "no", "off"):
+                word = "--no-" + option
+            elif folded in ("1", "true", "yes", "on") and _declares_flag(program, option, 3):
+                word = "--" + option
+            else:
+                word = f"--{option}={value}"
+            own = program.grammar.stop_at_operand and option in program.grammar.long
+            (before if own else after).append(word)
+        if not before and not after:
+            return
+        argv, flags = list(command.argv), list(command.dynamic)
+        at = argv.index("--") if "--" in argv[1:] else len(argv)
+        words = [*argv[:1], *before, *argv[1:at], *after, *argv[at:]]
+        dynamic = [*flags[:1], *([False] * len(before)), *flags[1:at], *([False] * len(after)), *flags[at:]]
+        self._unwrap(words, dynamic, [], "", command.fed_by, via, depth)
 
     def _python_cells(
         self, command: Command, language: str, path: str, content: str, via: tuple[str, ...], depth: int
@@ -1916,6 +1959,7 @@ _SETTINGS_ONLY: Final = CONFIG_LANGUAGES | {
     "wgetrc",
     "response",
     "addopts",
+    "conf",
     "gitconfig",
     "gitdir",
     "gitconfighome",
@@ -2305,6 +2349,13 @@ def _option_variables(program: Program, parsed: Parsed, local: dict[str, str]) -
                 for variable in run.names:
                     given[variable] = value
     return local if given is None else given
+
+
+def _declares_flag(program: Program, option: str, levels: int) -> bool:
+    """Whether ``program`` or one of its verbs (``levels`` deep) reads the long ``option`` without a value."""
+    if program.grammar.long.get(option) == NONE:
+        return True
+    return levels > 0 and any(_declares_flag(verb, option, levels - 1) for verb in program.subcommands.values())
 
 
 def _home_expanded(path: str) -> str:
