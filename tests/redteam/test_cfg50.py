@@ -22,8 +22,8 @@ Fixed:
 - a dot file at the top of the home is `home_config` (fail closed; histories, .hushlogin and a few markers left
   out): `echo x > ~/.rpmmacros`, `~/.gemrc`, `~/.selected_editor` (sourced by sensible-editor: live below) ask.
 
-Open (strict xfails below): pip.conf's / uv.toml's folder keys (`cache-dir = ~/.ssh`) are settings-only;
-`uv run --keyring-provider subprocess` (a verb grammar of uv's that does not list the option) is allowed.
+Open: none (xf51 read pip.conf's / uv.toml's keys as the options they are, `cache-dir = ~/.ssh` as --cache-dir, and
+gave uv's verbs the options they share: `uv run --keyring-provider subprocess x`; tests/redteam/test_xf51.py).
 """
 
 from __future__ import annotations
@@ -97,6 +97,13 @@ PAYLOADS: dict[str, Case] = {
     "npmrc-modules-dir": ({}, "echo 'modules_dir=/home/u/.ssh' >> .npmrc"),
     "yarnrc-cache-folder": ({}, "printf 'cacheFolder: ~/.ssh\\n' >> .yarnrc.yml"),
     "yarnrc-global-folder": ({}, "printf 'globalFolder: /tmp/x\\n' >> .yarnrc.yml"),
+    # (xf51) a configuration's keys are its options; uv run's index options
+    "pip-conf-cache-dir": (
+        {},
+        "printf '[global]\\ncache-dir = ~/.ssh\\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install x",
+    ),
+    "uv-toml-cache-dir": ({}, "printf 'cache-dir = \"~/.ssh\"\\n' >> uv.toml; uv sync"),
+    "uv-run-keyring": ({}, "uv run --keyring-provider subprocess x"),
     # dot files at the top of the home
     "home-rpmmacros": ({}, "echo '%__os_install_post %(rm -rf ~)' > ~/.rpmmacros"),
     "home-gemrc": ({}, "echo 'gem: --source http://h.example/' > ~/.gemrc"),
@@ -225,26 +232,3 @@ def test_named_option_spelling(loaded: tuple[Path, Engine]) -> None:
     for variable, option in (("PIP_LOG_FILE", "--log-file="), ("PIP_REPORT", "--report=")):
         verdict = engine.check(f"{variable}=~/.bashrc pip install x")
         assert any(option in m.command for m in verdict.matches), (variable, verdict.matches)
-
-
-OPEN: dict[str, tuple[str, str]] = {
-    "pip-conf-cache-dir": (
-        "printf '[global]\\ncache-dir = ~/.ssh\\n' > pip.conf; PIP_CONFIG_FILE=pip.conf pip install x",
-        "a configuration file's folder keys are settings-only (keys are not yet one table with the options)",
-    ),
-    "uv-toml-cache-dir": (
-        "printf 'cache-dir = \"~/.ssh\"\\n' >> uv.toml; uv sync",
-        "uv.toml's folder keys are not read",
-    ),
-    "uv-run-keyring": (
-        "uv run --keyring-provider subprocess x",
-        "uv's run verb grammar does not list --keyring-provider",
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "command", [pytest.param(c, id=n, marks=pytest.mark.xfail(strict=True, reason=r)) for n, (c, r) in OPEN.items()]
-)
-def test_open_spellings(loaded: tuple[Path, Engine], command: str) -> None:
-    assert_verdict(loaded, ({}, command), False, "open")
