@@ -24,9 +24,10 @@ or a checkout followed by a write through a path below its tree; test_fp44/44b/4
 unchanged (test_fp46's corpus test fails on the branch's base already, `man $(find . -name bat.1)`, not this change).
 Likewise `git checkout main && rm -rf node_modules/.cache` asks.
 
-Open (not fixed here): the last name itself being a link to a file, written through by a program that follows it
-(`git clone URL r; cp x r/h` with h -> ~/.bashrc, `echo x > r/h`): only a word that goes through a name is read so;
-a read through such a path (`cat r/h/notes.txt` after the clone) is judged as a read of the clone's file.
+Open at stop 50, closed by debt51 (tests/redteam/test_debt51.py): the last name itself being a link to a file,
+written through by a program that follows it (`git clone URL r; cp x r/h` with h -> ~/.bashrc, `echo x > r/h`), and a
+read through such a path (`cat r/h/.bash_history` after the clone). Who writes through which words moved from
+shell.py's _WRITES_THROUGH to the Programs table's `writes_through:` rows.
 """
 
 from __future__ import annotations
@@ -192,10 +193,10 @@ def test_a_zipped_link_deletes_the_home_live(tmp_path: Path) -> None:
     assert not (home / "notes.txt").exists(), printed
 
 
-# -- open -----------------------------------------------------------------------------------------------------------
+# -- a link at the last name (open at stop 50, closed by debt51) ----------------------------------------------------
 @needs_git
 def test_a_cloned_link_to_a_file_written_through_live(tmp_path: Path) -> None:
-    """The open item's harm: the clone holds `n -> $HOME/notes.txt`; `cp x r/n` overwrites the note."""
+    """The last name's harm: the clone holds `n -> $HOME/notes.txt`; `cp x r/n` overwrites the note."""
     setup = (
         f'mkdir src && cd src && git init -q && ln -s "$HOME/notes.txt" n && git add -A && {_GIT} commit -qm a && '
         "cd .. && echo owned > x\n"
@@ -204,13 +205,13 @@ def test_a_cloned_link_to_a_file_written_through_live(tmp_path: Path) -> None:
     assert (home / "notes.txt").read_text() == "owned\n", printed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: the last name of a path below a cloned tree, written through (a link to a file), is read from the"
-    " disk: `git clone URL r; cp x r/n` with n -> ~/notes.txt is allowed",
-)
 @pytest.mark.parametrize(
     "command", ["git clone https://example.org/r r; cp x r/n", "git clone https://example.org/r r; echo x > r/n"]
 )
-def test_open_a_final_name_written_through(loaded: tuple[Path, Engine], command: str) -> None:
-    assert loaded[1].check(command).decision != "allow"
+def test_a_final_name_written_through(loaded: tuple[Path, Engine], command: str) -> None:
+    """(debt51, was this file's strict xfail) cp's `writes_through: {words: last, last_name: true}` and a redirection
+    read the last name below the clone's folder as a link to a home file only the run knows (tests/redteam/
+    test_debt51.py has the family)."""
+    verdict = loaded[1].check(command)
+    assert verdict.decision != "allow", verdict.matches
+    assert any("link" in m.via for m in verdict.matches), verdict.matches
