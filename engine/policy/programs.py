@@ -732,7 +732,7 @@ class Program:
         parsed = parse_argv(grammar, argv) if wanted or self.subcommands else None
         valued = [] if parsed is None else [v for name, v, _ in parsed.options if v is not None and name in wanted]
         if self.subcommands:
-            levels = _verb_levels(self, argv)
+            levels = None if parsed is None else _verb_levels(self, parsed, argv)
             if levels is not None:
                 sub, at = levels
                 # (a verb's destination is read where the program's own folder option moved it: `git -C d clone U r`)
@@ -765,22 +765,38 @@ class Program:
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
 
 
-def _verb_levels(program: Program, argv: Sequence[str]) -> tuple[Program, int] | None:
-    """(unpack50) The deepest verb of ``program`` that ``argv`` names (`git clone URL DIR`: clone) with where its
-    words start (the verb's own index, read as its argv[0]); None: no verb named."""
-    found: tuple[Program, int] | None = None
-    current, start = program, 0
+def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
+    """The program and the subcommands its operands name (`git -C d push` → git, push), each
+    with its own reading of the words after it (its ``start``: the word after the verb). Kept on ``parsed`` for the
+    matchers (the levels below the program: ``parsed`` holding itself would be freed by the cycle collector only).
+    (debt51: moved from follow.py, which re-exports it; Program.unpacks_target walks the verbs with it too.)"""
+    if parsed.levels is not None:
+        return [(program, parsed), *parsed.levels]
+    levels = [(program, parsed)]
+    current, at = program, parsed
     while current.subcommands:
-        parsed = parse_argv(current.grammar, argv, start=start + 1)
-        index = parsed.operand_at[0] if parsed.operand_at else parsed.rest
+        index = at.operand_at[0] if at.operand_at else at.rest
         if index is None or index >= len(argv):
             break
         sub = current.subcommand(argv[index])
         if sub is None:
             break
-        found = (sub, index)
-        current, start = sub, index
-    return found
+        at = parse_argv(sub.grammar, argv, start=index + 1)
+        current = sub
+        levels.append((sub, at))
+    parsed.levels = levels[1:]
+    return levels
+
+
+def _verb_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> tuple[Program, int] | None:
+    """(unpack50) The deepest verb of ``program`` that ``argv`` (read as ``parsed``) names (`git clone URL DIR`:
+    clone) with where its words start (the verb's own index, read as its argv[0]); None: no verb named.
+    (debt51) The last of subcommand_levels: its reading starts at the word after the verb."""
+    levels = subcommand_levels(program, parsed, argv)
+    if len(levels) < 2:
+        return None
+    sub, reading = levels[-1]
+    return sub, reading.start - 1
 
 
 native_record(Program)

@@ -42,7 +42,7 @@ from engine.policy.commands import (
     shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
-from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
+from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed
 from engine.policy.lexer import (
     ARITH,
     BUDGET,
@@ -63,7 +63,7 @@ from engine.policy.lexer import (
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree
-from engine.policy.programs import EMPTY, Program, ProgramTable, Run
+from engine.policy.programs import EMPTY, Program, ProgramTable, Run, subcommand_levels
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import env_get, fresh_variables, read_by_programs
