@@ -33,7 +33,6 @@ n`), by the decision above: strict xfails below, with their harm live.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,28 +41,29 @@ import pytest
 from engine import Engine
 from engine.policy.programs import _read_through
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
+from tests.redteam.harm import (
+    GIT,
+    Case,
+    assert_verdict,
+    linked_repo,
+    needs_git,
+    run_confined,
+    small_tree,
+    tree_project,
+    verdict_cases,
+)
 
-_GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 _URL = "https://example.org/r"
 
 
 def _linked_repo(link: str, target: str) -> str:
-    """A source repository `src` whose tree holds ``link`` -> ``target`` (git stores the link), and a file x."""
-    return (
-        f'mkdir src && cd src && git init -q && ln -s "{target}" {link} && git add -A && {_GIT} commit -qm a && '
-        "cd .. && echo owned > x\n"
-    )
-
-
-def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
-    (root / "a.py").write_text("print(1)\n")
+    """A source repository `src` whose tree holds ``link`` -> ``target``, and a file x holding `owned`."""
+    return linked_repo(link, target, "echo owned > x")
 
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "debt51", "kind: ApprovalPolicy\n", _prepare) as project:
+    with tree_project(tmp_path_factory, "debt51") as project:
         yield project
 
 
@@ -145,13 +145,13 @@ programs:
 
 
 def _prepare_mine(root: Path, mp: pytest.MonkeyPatch) -> None:
-    _prepare(root, mp)
+    small_tree(root, mp)
     (root / "policies" / "mine.yaml").write_text(_MINE)
 
 
 @pytest.fixture(scope="module")
 def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "debt51m", "kind: ApprovalPolicy\n", _prepare_mine) as project:
+    with tree_project(tmp_path_factory, "debt51m", _prepare_mine) as project:
         yield project
 
 
@@ -232,8 +232,8 @@ def test_the_near_misses_replace_the_link_live(tmp_path: Path, write: str) -> No
 def test_a_pulled_link_at_the_last_name_written_live(tmp_path: Path) -> None:
     """The open item's harm: a branch brings `n -> ~/notes.txt` into the project's own folder; `cp x n` writes it."""
     setup = (
-        f"git init -q && {_GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
-        f'ln -s "$HOME/notes.txt" n && git add -A && {_GIT} commit -qm b && git checkout -q - && echo owned > x\n'
+        f"git init -q && {GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
+        f'ln -s "$HOME/notes.txt" n && git add -A && {GIT} commit -qm b && git checkout -q - && echo owned > x\n'
     )
     home, _, printed = run_confined(tmp_path, setup + "git merge -q evil && cp x n")
     assert (home / "notes.txt").read_text() == "owned\n", printed
