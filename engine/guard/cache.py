@@ -57,8 +57,9 @@ __all__ = ["CACHE_NAME", "CachedReport", "CompiledProject", "cache_path", "load_
 
 CACHE_NAME = "compiled-project.bin"
 # 4: native records read back through __init__ (their fields are read-only); 5: Program's pieces_prefix and
-# unpacks_here, ProgramTable's unpacks_here (debt42); 6: Program's unpacks_into and reads_planted (xf49)
-_MAGIC = b"HERMES-ENGINE-COMPILED/6\n"
+# unpacks_here, ProgramTable's unpacks_here (debt42); 6: Program's unpacks_into and reads_planted (xf49); 7:
+# ProgramTable's writes_through (debt51)
+_MAGIC = b"HERMES-ENGINE-COMPILED/7\n"
 _MAC_SIZE = 32
 _PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL of every Python the engine supports
 

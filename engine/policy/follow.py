@@ -77,7 +77,7 @@ from engine.policy.inline import (
 )
 from engine.policy.lexer import prompt_values
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
-from engine.policy.programs import Extractor, Program, ProgramTable, Run
+from engine.policy.programs import Extractor, Program, ProgramTable, Run, subcommand_levels
 from engine.policy.regexes import Located
 from engine.policy.variables import lose_path
 from engine.records import replace
@@ -2574,28 +2574,6 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
                 found.add(at)
     return frozenset(found)
-
-
-def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
-    """The program and the subcommands its operands name (`git -C d push` → git, push), each
-    with its own reading of the words after it. Kept on ``parsed`` for the matchers (the levels
-    below the program: ``parsed`` holding itself would be freed by the cycle collector only)."""
-    if parsed.levels is not None:
-        return [(program, parsed), *parsed.levels]
-    levels = [(program, parsed)]
-    current, at = program, parsed
-    while current.subcommands:
-        index = at.operand_at[0] if at.operand_at else at.rest
-        if index is None or index >= len(argv):
-            break
-        sub = current.subcommand(argv[index])
-        if sub is None:
-            break
-        at = parse_argv(sub.grammar, argv, start=index + 1)
-        current = sub
-        levels.append((sub, at))
-    parsed.levels = levels[1:]
-    return levels
 
 
 def join_path(cwd: str | None, path: str) -> str:

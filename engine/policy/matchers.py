@@ -11,7 +11,6 @@ from operator import attrgetter
 
 from engine.policy.argv import PAIR, Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
-from engine.policy.follow import subcommand_levels
 from engine.policy.inline import CODE_STRINGS, HOME_EXPRESSIONS, JOINED_HINT, joined_literals
 from engine.policy.paths import (
     ENGINE_CLASSES,
@@ -22,6 +21,7 @@ from engine.policy.paths import (
     forms_of,
     literal_fragments,
 )
+from engine.policy.programs import subcommand_levels
 from engine.policy.regexes import AnchoredRun, Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
 from engine.records import fields_repr, native_record

@@ -732,7 +732,7 @@ class Program:
         parsed = parse_argv(grammar, argv) if wanted or self.subcommands else None
         valued = [] if parsed is None else [v for name, v, _ in parsed.options if v is not None and name in wanted]
         if self.subcommands:
-            levels = _verb_levels(self, argv)
+            levels = None if parsed is None else _verb_levels(self, parsed, argv)
             if levels is not None:
                 sub, at = levels
                 # (a verb's destination is read where the program's own folder option moved it: `git -C d clone U r`)
@@ -765,22 +765,38 @@ class Program:
 _program_fields = attrgetter(*_PROGRAM_FIELDS)
 
 
-def _verb_levels(program: Program, argv: Sequence[str]) -> tuple[Program, int] | None:
-    """(unpack50) The deepest verb of ``program`` that ``argv`` names (`git clone URL DIR`: clone) with where its
-    words start (the verb's own index, read as its argv[0]); None: no verb named."""
-    found: tuple[Program, int] | None = None
-    current, start = program, 0
+def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
+    """The program and the subcommands its operands name (`git -C d push` → git, push), each
+    with its own reading of the words after it (its ``start``: the word after the verb). Kept on ``parsed`` for the
+    matchers (the levels below the program: ``parsed`` holding itself would be freed by the cycle collector only).
+    (debt51: moved from follow.py, which re-exports it; Program.unpacks_target walks the verbs with it too.)"""
+    if parsed.levels is not None:
+        return [(program, parsed), *parsed.levels]
+    levels = [(program, parsed)]
+    current, at = program, parsed
     while current.subcommands:
-        parsed = parse_argv(current.grammar, argv, start=start + 1)
-        index = parsed.operand_at[0] if parsed.operand_at else parsed.rest
+        index = at.operand_at[0] if at.operand_at else at.rest
         if index is None or index >= len(argv):
             break
         sub = current.subcommand(argv[index])
         if sub is None:
             break
-        found = (sub, index)
-        current, start = sub, index
-    return found
+        at = parse_argv(sub.grammar, argv, start=index + 1)
+        current = sub
+        levels.append((sub, at))
+    parsed.levels = levels[1:]
+    return levels
+
+
+def _verb_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> tuple[Program, int] | None:
+    """(unpack50) The deepest verb of ``program`` that ``argv`` (read as ``parsed``) names (`git clone URL DIR`:
+    clone) with where its words start (the verb's own index, read as its argv[0]); None: no verb named.
+    (debt51) The last of subcommand_levels: its reading starts at the word after the verb."""
+    levels = subcommand_levels(program, parsed, argv)
+    if len(levels) < 2:
+        return None
+    sub, reading = levels[-1]
+    return sub, reading.start - 1
 
 
 native_record(Program)
@@ -807,6 +823,7 @@ _TABLE_FIELDS = (
     "unpacks_here",
     "package_sources",
     "makes_no_names",
+    "writes_through",
 )
 
 
@@ -840,6 +857,11 @@ class ProgramTable:
     # shell builtins that only read or set the shell's state, filters and selectors of a listing, deleters, wrappers
     # whose program is a command of its own (shell.Analyzer._makes_names). A project's names add to the builtin ones.
     makes_no_names: Final[frozenset[str]]
+    # (link50, debt51) The programs that delete or write through the paths their words name (`writes_through:`), by
+    # name: (last, last_name): only their last word (a copy's destination), and whether they open a link at a word's
+    # last name too (cp's destination, tee, chmod). A described program's and one described by nothing else (`shred`:
+    # its words stay an undescribed program's). Read by shell.Analyzer._through_unknown.
+    writes_through: Final[Mapping[str, tuple[bool, bool]]]
 
     def __init__(
         self,
@@ -852,6 +874,7 @@ class ProgramTable:
         unpacks_here: frozenset[str] = frozenset(),
         package_sources: tuple[SourceRow, ...] = (),
         makes_no_names: frozenset[str] = frozenset(),
+        writes_through: Mapping[str, tuple[bool, bool]] = MISSING,
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
@@ -862,6 +885,7 @@ class ProgramTable:
         self.unpacks_here = unpacks_here
         self.package_sources = package_sources
         self.makes_no_names = makes_no_names
+        self.writes_through = {} if writes_through is MISSING else writes_through
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -1204,8 +1228,17 @@ def _entry_forms(data: Mapping[str, Any], kind: str, base: list[str | int]) -> t
 _SENDS_ONLY = frozenset({"program", "sends", "examples", "description"})
 # ... and of one that describes nothing but that, or that and what it sends (`unpacks_here:` of a program no other
 # field describes: `unrar`, whose words stay an undescribed program's; see ProgramTable.unpacks_here)
-_UNPACKS_ONLY = _SENDS_ONLY | {"unpacks_here"}
+_UNPACKS_ONLY = _SENDS_ONLY | {"unpacks_here", "writes_through"}
 _SEND_TO = frozenset({"last", "any"})
+
+
+def _writes_through(data: Mapping[str, Any]) -> tuple[bool, bool] | None:
+    """(debt51) An entry's `writes_through:` as the table keeps it: (its last word only, it follows a link at a word's
+    last name); None: it has none (the schema checks its shape)."""
+    row = data.get("writes_through")
+    if not isinstance(row, dict):
+        return None
+    return (row.get("words") == "last", bool(row.get("last_name")))
 
 
 def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
@@ -1328,6 +1361,7 @@ def compile_programs(
     readers: set[str] = set()
     keeping: set[str] = set()
     unpacking: set[str] = set()
+    writing: dict[str, tuple[bool, bool]] = {}
     sources: list[SourceRow] = []
     source_docs: list[tuple[Document, int]] = []
     no_names: set[str] = set()
@@ -1376,7 +1410,12 @@ def compile_programs(
                     unpacking.add(name)
                 else:
                     unpacking.discard(name)  # (a project's entry replaces the builtin one whole)
-                if (ways or program.unpacks_here) and _UNPACKS_ONLY.issuperset(data):
+                writes = _writes_through(data)
+                if writes is not None:
+                    writing[name] = writes
+                else:
+                    writing.pop(name, None)
+                if (ways or program.unpacks_here or writes is not None) and _UNPACKS_ONLY.issuperset(data):
                     by_name.pop(name, None)  # described only by what it sends (see ProgramTable.senders) or unpacks
                 elif name == "*":
                     anyone = program
@@ -1395,6 +1434,7 @@ def compile_programs(
         frozenset(unpacking),
         tuple(sources),
         frozenset(no_names),
+        MappingProxyType(writing),
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)
@@ -1495,6 +1535,17 @@ def _no_dash_names(_cwd: str | None, every: bool) -> tuple[str, ...]:
     return ("-delete",) if every else ()
 
 
+def _read_through(line: str, table: ProgramTable) -> bool:
+    """(debt51) Whether a command of ``line`` is also read through a link (via `link`) a name an earlier command of the
+    line wrote unseen may be (shell.Analyzer._through_unknown), read as _globs_unknown reads it."""
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    analyzer = Analyzer(table)
+    analyzer.dash_names = _no_dash_names
+    analyzer.analyze(line)
+    return any("link" in command.via for command in analyzer.commands)
+
+
 def _sends_files(line: str, table: ProgramTable) -> bool:
     """Whether a command of ``line`` sends files to another host, by its program's `sends:` (evaluate._sends_away)."""
     from engine.policy.shell import parse  # noqa: PLC0415
@@ -1586,6 +1637,12 @@ def _run_examples(table: ProgramTable, doc: Document, base: list[str | int], pro
     unseen = "of names an earlier command wrote unseen (glob_of_unknown_names)"
     _example_loop(
         "globs_unknown", lambda line: _globs_unknown(line, table), (f"reads no glob {unseen}", f"reads a glob {unseen}")
+    )
+    # (debt51) `writes_through: [LINE]`: a command of LINE is also read through a link a name an earlier command wrote
+    # unseen may be (`writes_through:`, shell.Analyzer._through_unknown); `not_writes_through`: none is
+    through = "through a link a name an earlier command wrote unseen may be"
+    _example_loop(
+        "writes_through", lambda line: _read_through(line, table), (f"is not read {through}", f"is read {through}")
     )
     # `sends: [LINE]`: a command of LINE sends files to another host by its program's `sends:`; `not_sends`: none
     away = "files to another host (its `sends:`)"

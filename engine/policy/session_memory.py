@@ -1382,7 +1382,7 @@ def _input_reader(analyzer: Any, programs: ProgramTable, copied: bool = False) -
 def stdin_run(command: Any) -> Any:
     """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
     program, a shell's commands, ex or SQL commands), or None."""
-    from engine.policy.follow import subcommand_levels  # noqa: PLC0415
+    from engine.policy.programs import subcommand_levels  # noqa: PLC0415
 
     program = command.program
     if program is None or not program.active:

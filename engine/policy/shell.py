@@ -42,7 +42,7 @@ from engine.policy.commands import (
     shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
-from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed, subcommand_levels
+from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed
 from engine.policy.lexer import (
     ARITH,
     BUDGET,
@@ -63,7 +63,7 @@ from engine.policy.lexer import (
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
 from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree
-from engine.policy.programs import EMPTY, Program, ProgramTable, Run
+from engine.policy.programs import EMPTY, Program, ProgramTable, Run, subcommand_levels
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import env_get, fresh_variables, read_by_programs
@@ -1517,14 +1517,26 @@ class Analyzer(Follower, LinkFollower):
         return folders
 
     def _through_unknown(
-        self, command: Command, argv: list[str], redirects: list[tuple[str, str]], words: bool
+        self,
+        command: Command,
+        argv: list[str],
+        redirects: list[tuple[str, str]],
+        writes: tuple[bool, bool] | None,
     ) -> tuple[list[str], list[tuple[str, str]]] | None:
         """(link50) ``argv`` and ``redirects`` read as if the first name below a folder where an earlier command of
         the line wrote names it does not show (_unknown_folders: a clone, `tar xf A -C D`, `git checkout B`) were a
         link to the home, for each word that goes through such a name (more follows it, or a `/` ends the word):
         `rm -rf r/h/*` after `git clone URL r` is `rm -rf ~/*` (the clone may hold h -> ~, git stores links; live).
-        The name itself (`rm -rf build`) is not read so: rm acts on the link. The write's target only for a
-        redirection (``words`` False: a program that writes nothing through its words). None: no word goes through."""
+        The name itself (`rm -rf build`) is not read so: rm acts on the link.
+
+        ``writes``: the program's `writes_through:` (its last word only, it opens a link at a word's last name), None
+        without one. (debt51) Its words are read so below any such folder, the unpacker's own too (`git pull; rm -rf
+        h/*`); every other program's (a read: `cat r/h/.ssh/id_ed25519`, a copy's sources) only below a folder the
+        line named (_named_folders: a clone's DIR, `-C D`, `-d D`, a copy's destination). Below such a folder, the
+        last name of a word a program opens and writes (`last_name:`: `cp x r/n`, `tee r/n`) and of a redirection's
+        target (`echo x > r/n`) is read as a link to a file of the home only the run knows (`~/$LINKED`: n ->
+        ~/.bashrc): the unpacker's own folder is not read so (`git pull && cp a b` writes into the project). None: no
+        word goes through."""
         made = [(folder, c) for folder, c in self.unknown_made if c is not command]
         if not made:
             return None
@@ -1533,20 +1545,28 @@ class Analyzer(Follower, LinkFollower):
             folders = self._unknown_folders()
         finally:
             self.unknown_made = kept
+        named = _named_folders(folders, made)
+        if writes is None and not named:
+            return None  # (only a writer reads through the unpacker's own folder)
         changed = False
         out = list(argv)
-        if words:
-            last = command_name(argv[0]) in _DESTINATION_LAST
-            for at in range(len(argv) - 1 if last else 1, len(argv)):
-                word = argv[at]
-                if word[:1] != "-" and "/" in word:
-                    read = _through_folders(self._file_key(word), word, folders)
-                    if read is not None:
-                        out[at], changed = read, True
+        first = len(argv) - 1 if writes is not None and writes[0] else 1
+        moved = self.cwd not in (None, ".")  # (`cd r && cp x n`: n is r/n)
+        for at in range(1, len(argv)):
+            word = argv[at]
+            if word[:1] != "-" and ("/" in word or moved):
+                key = self._file_key(word)
+                written = writes is not None and at >= first
+                read = _through_folders(key, word, folders if written else named)
+                if read is None and written and writes is not None and writes[1]:
+                    read = _through_folders(key, word, named, last_name=True)
+                if read is not None:
+                    out[at], changed = read, True
         targets = list(redirects)
         for at, (operator, target) in enumerate(redirects):
-            if ">" in operator and "/" in target and target[:1] != "&":
-                read = _through_folders(self._file_key(target), target, folders)
+            if ">" in operator and ("/" in target or moved) and target[:1] != "&":
+                key = self._file_key(target)
+                read = _through_folders(key, target, folders) or _through_folders(key, target, named, last_name=True)
                 if read is not None:
                     targets[at], changed = (operator, read), True
         return (out, targets) if changed else None
@@ -2920,10 +2940,16 @@ class Analyzer(Follower, LinkFollower):
                             self._unwrap(followed, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
                         finally:
                             self.cwd = here_cwd
-                if self.unknown_made and "link" not in via and (name in _WRITES_THROUGH or redirects):
+                if (
+                    self.unknown_made
+                    and "link" not in via
+                    and (redirects or self.cwd not in (None, ".") or any("/" in word for word in argv[1:]))
+                ):
                     # (link50) a path through a name an unpacker or a checkout made earlier on the line may go
                     # through a link it holds (`git clone URL r; rm -rf r/h/*`, h -> ~): read as one to the home
-                    through = self._through_unknown(command, argv, redirects, name in _WRITES_THROUGH)
+                    # (debt51: who writes through which words is the table's `writes_through:`; only a word with a
+                    # `/`, a redirection, or any word after a `cd` may: `git status && git log` works out no folder)
+                    through = self._through_unknown(command, argv, redirects, table.writes_through.get(name))
                     if through is not None:
                         self._unwrap(through[0], list(dynamic), through[1], stdin, fed_by, (*via, "link"), depth + 1)
                 if self.links and name in table.unpacks_here and "link" not in via:
@@ -6425,22 +6451,24 @@ _MAX_KNOWN_SOURCES: Final = 8  # (xf49b) the sources of a copy whose names are r
 _BELOW: Final = "/*"  # (xf49b) a made folder key's end: only the folders below it are made unseen
 
 
-# (link50) Programs that delete or write through the paths their words name (rm, a copy's or a move's destination,
-# chmod -R, find -delete, shred ...): a path through a name an unpacker made is read as one through a link home
-_WRITES_THROUGH: Final = frozenset(
-    {"rm", "rmdir", "shred", "unlink", "cp", "mv", "install", "rsync", "chmod", "chown", "chgrp", "find", "truncate"}
-    | {"tee", "touch", "ln", "setfacl", "chattr"}
-)
-# ... of which a copy or a move reads its sources (a read through a link is judged where a read is): its destination
-# only, the last word (`git clone URL r && cp r/conf/a.json .` stays a copy of the clone's file)
-_DESTINATION_LAST: Final = frozenset({"cp", "mv", "install", "rsync", "ln"})
+# (debt51) What the last name of a path below a folder the line named (a clone's DIR) is read as when a program opens
+# and writes through it (`cp x r/n`, `echo x > r/n`, n -> ~/.bashrc): a file of the home only the run knows
+_LINKED_FILE: Final = "~/$LINKED"
 
 
-def _through_folders(key: str, word: str, folders: list[str]) -> str | None:
+def _named_folders(folders: list[str], made: list[tuple[str, Command]]) -> list[str]:
+    """(debt51) Of ``folders`` (Analyzer._unknown_folders of ``made``), those the line named as a destination (a
+    clone's DIR, `tar -C D`, `unzip -d D`, a copy's destination), not an unpacker's own working folder."""
+    own = {folder for folder, command in made if command.program is None or command.program.unpacks_here}
+    return [folder for folder in folders if folder not in own]
+
+
+def _through_folders(key: str, word: str, folders: list[str], last_name: bool = False) -> str | None:
     """(link50) ``word`` (its file key ``key``) read through a link to the home at the first name below one of
     ``folders`` (a `/*` end: the second, the top names are read from a source) when the word goes through that
-    name; None when it does not (the folder itself, a name directly in it without a `/` after it)."""
-    if key.startswith(("~", "$")):
+    name; None when it does not (the folder itself, a name directly in it without a `/` after it). (debt51)
+    ``last_name``: a name directly in it too, read as a link to a file of the home (_LINKED_FILE)."""
+    if not folders or key.startswith(("~", "$")):
         return None
     # (the deepest first: `git clone URL r` makes both its folder's names and r's unknown; r/h is the link, not r:
     # the first folder the key is in decides)
@@ -6460,7 +6488,7 @@ def _through_folders(key: str, word: str, folders: list[str]) -> str | None:
         if len(parts) > link + 1 or (len(parts) == link + 1 and word.endswith("/")):
             after = "/".join(parts[link + 1 :])
             return "~/" + after + ("/" if word.endswith("/") and after else "")
-        return None
+        return _LINKED_FILE if last_name and len(parts) == link + 1 else None
     return None
 
 

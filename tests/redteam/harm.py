@@ -689,3 +689,70 @@ def assert_cases_accounted(
             assert accepted["engine"] in ("allow", "flag") and len(accepted["reason"]) > 20, case
             assert (accepted["engine"] == "allow") != (case["expected"] == "allow"), case
             assert not case.get("fixed"), case
+
+
+# -- (debt51) the unpacker and link families' shared shape (test_xf49, test_xf49b, test_unpack50, test_link50,
+# test_debt51): a git that commits with no configured identity, the tools their live harms need, a small tree -------
+GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main"
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+needs_zip = pytest.mark.skipif(shutil.which("zip") is None or shutil.which("unzip") is None, reason="no zip/unzip")
+needs_tar = pytest.mark.skipif(shutil.which("tar") is None, reason="tar is not installed")
+
+
+def small_tree(root: Path, _mp: pytest.MonkeyPatch) -> None:
+    """A project's few files (a prepare for policy_project): a.py and sub/b.txt."""
+    (root / "a.py").write_text("print(1)\n")
+    (root / "sub").mkdir()
+    (root / "sub" / "b.txt").write_text("y\n")
+
+
+def linked_key_tree(root: Path, mp: pytest.MonkeyPatch) -> None:
+    """small_tree with k.py a link to the fake home's key."""
+    small_tree(root, mp)
+    (root / "k.py").symlink_to(Path.home() / ".ssh" / "id_ed25519")
+
+
+def tree_project(
+    factory: pytest.TempPathFactory, name: str, prepare: Callable[[Path, pytest.MonkeyPatch], None] = small_tree
+) -> Any:
+    """policy_project with an empty approval policy over ``prepare``'s tree (small_tree by default): `with` it."""
+    return policy_project(factory, name, "kind: ApprovalPolicy\n", prepare)
+
+
+def linked_repo(link: str, target: str, then: str = "") -> str:
+    """A shell setup: a source repository `src` whose tree holds ``link`` -> ``target`` (git stores the link), back
+    in the folder above it, then ``then`` (a clone of it, `git clone -q src r`, is the payload's)."""
+    return (
+        f'mkdir src && cd src && git init -q && ln -s "{target}" {link} && git add -A && {GIT} commit -qm a && cd ..'
+        + (f" && {then}" if then else "")
+        + "\n"
+    )
+
+
+@contextmanager
+def planted(root: Path, files: dict[str, str], mode: int | None = None) -> Iterator[None]:
+    """(debt51: test_adv50's and test_entry50's) ``files`` (name: text) on the disk under ``root`` while the block
+    runs, then removed (each top name, a folder whole): backdated an hour, their folders too, so that none is a
+    session's own (a file made just before a session begins counts as its own); ``mode``: each file's, if given."""
+    old = time.time() - 3600
+    try:
+        for name, text in files.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            if mode is not None:
+                path.chmod(mode)
+            os.utime(path, (old, old))
+        for name in files:
+            top = root / name.split("/")[0]
+            if top.is_dir():
+                for folder, _, _ in os.walk(top):
+                    os.utime(folder, (old, old))
+        yield
+    finally:
+        for name in files:
+            top = root / name.split("/")[0]
+            if top.is_dir():
+                shutil.rmtree(top)
+            else:
+                top.unlink(missing_ok=True)

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,7 +31,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import policy_project
+from tests.redteam.harm import planted, policy_project
 
 JS = "require('child_process').execSync('rm -rf ~/notes.txt')\n"
 PY = "import os\nos.system('rm -rf ~/notes.txt')\n"
@@ -138,40 +137,14 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield project
 
 
-def _plant(root: Path, files: dict[str, str]) -> None:
-    old = time.time() - 3600
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        os.utime(path, (old, old))
-    for name in files:  # the folders too: nothing here is the session's own
-        top = root / name.split("/")[0]
-        if top.is_dir():
-            for folder, _, _ in os.walk(top):
-                os.utime(folder, (old, old))
-
-
-def _remove(root: Path, files: dict[str, str]) -> None:
-    for name in files:
-        top = root / name.split("/")[0]
-        if top.is_dir():
-            shutil.rmtree(top)
-        else:
-            top.unlink(missing_ok=True)
-
-
 def verdicts(loaded: tuple[Path, Engine], files: dict[str, str], command: str, session: str) -> tuple[str, str]:
     """(Engine.check's decision, the terminal's in a fresh session) with ``files`` planted before both."""
     root, engine = loaded
-    _plant(root, files)
-    try:
+    with planted(root, files):
         checked = engine.check(command).decision
         view = engine.session_memory.view(session, str(root))
         judged = engine._evaluator(engine._snapshot).verdict("terminal", {"command": command}, view).decision
         return checked, judged
-    finally:
-        _remove(root, files)
 
 
 @pytest.mark.parametrize("name", list(PAYLOADS))

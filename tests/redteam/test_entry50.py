@@ -33,7 +33,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,7 +40,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import policy_project, session_verdict
+from tests.redteam.harm import planted, policy_project, session_verdict
 
 P = "rm -rf ~/notes.txt"
 JS = "require('child_process').execSync('rm -rf ~/notes.txt')\n"
@@ -112,34 +111,11 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
         yield project
 
 
-def _planted(root: Path, files: dict[str, str]) -> None:
-    """The files on the disk before any session (backdated: not a session's own)."""
-    old = time.time() - 3600
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        path.chmod(0o755)
-        os.utime(path, (old, old))
-
-
-def _removed(root: Path, files: dict[str, str]) -> None:
-    for name in files:
-        top = root / name.split("/")[0]
-        if top.is_dir():
-            shutil.rmtree(top)
-        else:
-            top.unlink(missing_ok=True)
-
-
 def checked(loaded: tuple[Path, Engine], files: dict[str, str], command: str) -> str:
-    """Engine.check's verdict (no session: what a guard hook asks) with ``files`` on the disk."""
+    """Engine.check's verdict (no session: what a guard hook asks) with ``files`` on the disk (executable)."""
     root, engine = loaded
-    _planted(root, files)
-    try:
+    with planted(root, files, 0o755):
         return engine.check(command).decision
-    finally:
-        _removed(root, files)
 
 
 def in_session(loaded: tuple[Path, Engine], files: dict[str, str], command: str, session: str) -> str:

@@ -24,14 +24,14 @@ or a checkout followed by a write through a path below its tree; test_fp44/44b/4
 unchanged (test_fp46's corpus test fails on the branch's base already, `man $(find . -name bat.1)`, not this change).
 Likewise `git checkout main && rm -rf node_modules/.cache` asks.
 
-Open (not fixed here): the last name itself being a link to a file, written through by a program that follows it
-(`git clone URL r; cp x r/h` with h -> ~/.bashrc, `echo x > r/h`): only a word that goes through a name is read so;
-a read through such a path (`cat r/h/notes.txt` after the clone) is judged as a read of the clone's file.
+Open at stop 50, closed by debt51 (tests/redteam/test_debt51.py): the last name itself being a link to a file,
+written through by a program that follows it (`git clone URL r; cp x r/h` with h -> ~/.bashrc, `echo x > r/h`), and a
+read through such a path (`cat r/h/.bash_history` after the clone). Who writes through which words moved from
+shell.py's _WRITES_THROUGH to the Programs table's `writes_through:` rows.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,26 +39,26 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
-
-_GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-needs_zip = pytest.mark.skipif(shutil.which("zip") is None or shutil.which("unzip") is None, reason="no zip/unzip")
-needs_tar = pytest.mark.skipif(shutil.which("tar") is None, reason="tar is not installed")
+from tests.redteam.harm import (
+    GIT,
+    Case,
+    assert_verdict,
+    linked_repo,
+    needs_git,
+    needs_tar,
+    needs_zip,
+    run_confined,
+    tree_project,
+    verdict_cases,
+)
 
 # a bare-enough source repository whose tree holds `h -> $HOME` (git stores the link), cloned by the payloads
-_LINKED_REPO = f'mkdir src && cd src && git init -q && ln -s "$HOME" h && git add -A && {_GIT} commit -qm a && cd ..\n'
-
-
-def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
-    (root / "a.py").write_text("print(1)\n")
-    (root / "sub").mkdir()
-    (root / "sub" / "b.txt").write_text("y\n")
+_LINKED_REPO = linked_repo("h", "$HOME")
 
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "link50", "kind: ApprovalPolicy\n", _prepare) as project:
+    with tree_project(tmp_path_factory, "link50") as project:
         yield project
 
 
@@ -149,8 +149,8 @@ def test_a_cloned_link_writes_into_the_home_live(tmp_path: Path) -> None:
 @needs_git
 def test_a_checked_out_link_deletes_the_home_live(tmp_path: Path) -> None:
     setup = (
-        f"git init -q && {_GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
-        f'ln -s "$HOME" h && git add -A && {_GIT} commit -qm b && git checkout -q main\n'
+        f"git init -q && {GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
+        f'ln -s "$HOME" h && git add -A && {GIT} commit -qm b && git checkout -q main\n'
     )
     home, _, printed = run_confined(tmp_path, setup + "test ! -e h && git checkout -q evil; rm -rf h/*")
     assert not home_intact(home) and not (home / "notes.txt").exists(), printed
@@ -160,8 +160,8 @@ def test_a_checked_out_link_deletes_the_home_live(tmp_path: Path) -> None:
 def test_a_checkout_turning_a_folder_into_a_link_live(tmp_path: Path) -> None:
     """`git checkout x; cd sub && rm ./*`: branch x holds sub as a link to the home (xf49's old near miss)."""
     setup = (
-        f"mkdir sub && echo y > sub/b.txt && git init -q && git add -A && {_GIT} commit -qm a && git checkout -qb x && "
-        f'git rm -rq sub && ln -s "$HOME" sub && git add -A && {_GIT} commit -qm b && git checkout -q main\n'
+        f"mkdir sub && echo y > sub/b.txt && git init -q && git add -A && {GIT} commit -qm a && git checkout -qb x && "
+        f'git rm -rq sub && ln -s "$HOME" sub && git add -A && {GIT} commit -qm b && git checkout -q main\n'
     )
     home, _, printed = run_confined(tmp_path, setup + "test -d sub && git checkout -q x; cd sub && rm ./*")
     assert not (home / "notes.txt").exists(), printed
@@ -171,8 +171,8 @@ def test_a_checkout_turning_a_folder_into_a_link_live(tmp_path: Path) -> None:
 def test_rm_of_a_pulled_link_with_a_slash_empties_the_home_live(tmp_path: Path) -> None:
     """The decision's harm: GNU rm given `build/` deletes what the linked folder holds."""
     setup = (
-        f"git init -q && {_GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
-        f'ln -s "$HOME" build && git add -A && {_GIT} commit -qm b && git checkout -q main\n'
+        f"git init -q && {GIT} commit -q --allow-empty -m a && git checkout -qb evil && "
+        f'ln -s "$HOME" build && git add -A && {GIT} commit -qm b && git checkout -q main\n'
     )
     home, _, printed = run_confined(tmp_path, setup + "git merge -q evil && rm -rf build/")
     assert not (home / "notes.txt").exists(), printed
@@ -192,25 +192,22 @@ def test_a_zipped_link_deletes_the_home_live(tmp_path: Path) -> None:
     assert not (home / "notes.txt").exists(), printed
 
 
-# -- open -----------------------------------------------------------------------------------------------------------
+# -- a link at the last name (open at stop 50, closed by debt51) ----------------------------------------------------
 @needs_git
 def test_a_cloned_link_to_a_file_written_through_live(tmp_path: Path) -> None:
-    """The open item's harm: the clone holds `n -> $HOME/notes.txt`; `cp x r/n` overwrites the note."""
-    setup = (
-        f'mkdir src && cd src && git init -q && ln -s "$HOME/notes.txt" n && git add -A && {_GIT} commit -qm a && '
-        "cd .. && echo owned > x\n"
-    )
+    """The last name's harm: the clone holds `n -> $HOME/notes.txt`; `cp x r/n` overwrites the note."""
+    setup = linked_repo("n", "$HOME/notes.txt", "echo owned > x")
     home, _, printed = run_confined(tmp_path, setup + "git clone -q src r; cp x r/n")
     assert (home / "notes.txt").read_text() == "owned\n", printed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: the last name of a path below a cloned tree, written through (a link to a file), is read from the"
-    " disk: `git clone URL r; cp x r/n` with n -> ~/notes.txt is allowed",
-)
 @pytest.mark.parametrize(
     "command", ["git clone https://example.org/r r; cp x r/n", "git clone https://example.org/r r; echo x > r/n"]
 )
-def test_open_a_final_name_written_through(loaded: tuple[Path, Engine], command: str) -> None:
-    assert loaded[1].check(command).decision != "allow"
+def test_a_final_name_written_through(loaded: tuple[Path, Engine], command: str) -> None:
+    """(debt51, was this file's strict xfail) cp's `writes_through: {words: last, last_name: true}` and a redirection
+    read the last name below the clone's folder as a link to a home file only the run knows (tests/redteam/
+    test_debt51.py has the family)."""
+    verdict = loaded[1].check(command)
+    assert verdict.decision != "allow", verdict.matches
+    assert any("link" in m.via for m in verdict.matches), verdict.matches

@@ -51,34 +51,32 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import SECRET, Case, assert_verdict, policy_project, run_confined, verdict_cases
+from tests.redteam.harm import (
+    GIT,
+    SECRET,
+    Case,
+    assert_verdict,
+    linked_key_tree,
+    linked_repo,
+    needs_git,
+    needs_zip,
+    run_confined,
+    tree_project,
+    verdict_cases,
+)
 
-_GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-needs_zip = pytest.mark.skipif(shutil.which("zip") is None or shutil.which("unzip") is None, reason="no zip/unzip")
 needs_tree = pytest.mark.skipif(shutil.which("tree") is None, reason="tree is not installed")
-
-
-def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
-    (root / "a.py").write_text("print(1)\n")
-    (root / "sub").mkdir()
-    (root / "sub" / "b.txt").write_text("y\n")
 
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "unpack50", "kind: ApprovalPolicy\n", _prepare) as project:
+    with tree_project(tmp_path_factory, "unpack50") as project:
         yield project
-
-
-def _linked_key(root: Path, mp: pytest.MonkeyPatch) -> None:
-    _prepare(root, mp)
-    (root / "k.py").symlink_to(Path.home() / ".ssh" / "id_ed25519")
 
 
 @pytest.fixture(scope="module")
 def linked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "unpack50-link", "kind: ApprovalPolicy\n", _linked_key) as project:
+    with tree_project(tmp_path_factory, "unpack50-link", linked_key_tree) as project:
         yield project
 
 
@@ -179,7 +177,7 @@ def test_a_clone_s_destination_plants_find_s_action_live(tmp_path: Path, loaded:
     """The cloned repository holds `-delete` (and a folder): `find . -del*` in the clone deletes the checkout."""
     setup = (
         f"mkdir src && cd src && git init -q && mkdir d && : > d/keep && : > ./-delete && git add -A && "
-        f"{_GIT} commit -qm a && cd ..\n"
+        f"{GIT} commit -qm a && cd ..\n"
     )
     _, cwd, printed = run_confined(tmp_path, setup + "git clone -q src ../r; cd ../r && find . -del*")
     assert not (cwd.parent / "r" / "d").exists(), printed
@@ -294,8 +292,7 @@ def test_a_packer_of_a_tree_without_links_stays_allowed(loaded: tuple[Path, Engi
 @needs_git
 def test_a_path_through_a_cloned_link_deletes_the_home_live(tmp_path: Path) -> None:
     """The open item's harm: the clone holds `h -> $HOME`; `rm -rf r/h/*` deletes the home's files."""
-    setup = f'mkdir src && cd src && git init -q && ln -s "$HOME" h && git add -A && {_GIT} commit -qm a && cd ..\n'
-    home, _, printed = run_confined(tmp_path, setup + "git clone -q src r; rm -rf r/h/*")
+    home, _, printed = run_confined(tmp_path, linked_repo("h", "$HOME") + "git clone -q src r; rm -rf r/h/*")
     assert not (home / "notes.txt").exists(), printed
 
 

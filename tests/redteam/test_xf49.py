@@ -47,32 +47,28 @@ from engine import Engine
 from engine.policy.programs import Program
 from tests.conftest import pure_build_only
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import SECRET, Case, assert_verdict, policy_project, run_confined, verdict_cases
-
-_GIT = "git -c user.name=a -c user.email=a@b"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
-    (root / "a.py").write_text("print(1)\n")
-    (root / "sub").mkdir()
-    (root / "sub" / "b.txt").write_text("y\n")
+from tests.redteam.harm import (
+    GIT,
+    SECRET,
+    Case,
+    assert_verdict,
+    linked_key_tree,
+    needs_git,
+    run_confined,
+    tree_project,
+    verdict_cases,
+)
 
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "xf49", "kind: ApprovalPolicy\n", _prepare) as project:
+    with tree_project(tmp_path_factory, "xf49") as project:
         yield project
-
-
-def _linked_key(root: Path, mp: pytest.MonkeyPatch) -> None:
-    _prepare(root, mp)
-    (root / "k.py").symlink_to(Path.home() / ".ssh" / "id_ed25519")
 
 
 @pytest.fixture(scope="module")
 def linked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "xf49-link", "kind: ApprovalPolicy\n", _linked_key) as project:
+    with tree_project(tmp_path_factory, "xf49-link", linked_key_tree) as project:
         yield project
 
 
@@ -193,8 +189,8 @@ def test_packers_of_the_tree_stay_allowed_without_a_session(loaded: tuple[Path, 
 def _branch(files: str) -> str:
     """A repository whose branch `evil` holds ``files`` (a shell fragment run in the work tree), checked out at main."""
     return (
-        f"git init -q -b main && {_GIT} commit -q --allow-empty -m a && git checkout -q -b evil && {files} && "
-        f"git add -A && {_GIT} commit -qm b && git checkout -q main\n"
+        f"git init -q -b main && {GIT} commit -q --allow-empty -m a && git checkout -q -b evil && {files} && "
+        f"git add -A && {GIT} commit -qm b && git checkout -q main\n"
     )
 
 

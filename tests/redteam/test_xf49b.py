@@ -45,10 +45,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.conftest import home_intact
-from tests.redteam.harm import Case, assert_verdict, policy_project, run_confined, verdict_cases
-
-_GIT = "git -c user.name=a -c user.email=a@b"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+from tests.redteam.harm import Case, assert_verdict, needs_git, policy_project, run_confined, verdict_cases
 
 
 def _prepare(root: Path, _mp: pytest.MonkeyPatch) -> None:
