@@ -1448,6 +1448,11 @@ class Analyzer(Follower, LinkFollower):
                     # (fix50) a loop variable over a glob (`for f in *.c; do gcc -c "$f"`: a name starting with `-` is
                     # the glob's reading, xf46), or a make variable the makefile reader left as written
                     continue
+                if depth and _FILE_WORDS.match(word) and any(r.language == "requirements" for r in level.runs):
+                    # (subst51) a verb reading its own words from a file (`pip install -r reqs.txt`: a requirements
+                    # file's lines are pip's words, an index or an option alike) reads a file's words among its
+                    # operands as that file (`pip install $(cat reqs.txt)`, xf49b's decision)
+                    continue
                 if self._prints_no_option(word, command):
                     # (subst51) a substitution whose words are no option by what its command prints (the table's
                     # `substitution_words:`): `git log $(git merge-base a b)..HEAD`, `gcc -c $(find . -name '*.c')`;
@@ -6362,6 +6367,7 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 # (xf49) Substitutions printing a path that starts with `/` (never an expression word) and the words joining an
 # expression's parts, after which a quoted word is a part of its own (`find . -o "$(cat f)"`): see _split_expression
 _UNPLAIN_TRACKED: Final = re.compile(rb"^-|[\s*?\[]")  # a tracked name split or expanded into an option
+_FILE_WORDS: Final = re.compile(r"^(?:\$\((?:cat\s+|<\s*)[\w./-]+\)|`(?:cat\s+|<\s*)[\w./-]+`)$")
 _LEADING_SUBSTITUTION: Final = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)")
 # (subst51) a word of a substitution whose command prints only its kind: plain, no quote, operator or expansion
 _PLAIN_SUBSTITUTED: Final = re.compile(r"^[\w./:=@^~%+,-]+$")
