@@ -316,7 +316,7 @@ _GIT_OTHERS_NARROWING: Final = frozenset(
 )
 
 
-def _ls_files_others(args: Sequence[str]) -> str | None:
+def ls_files_others(args: Sequence[str]) -> str | None:
     """(subst51) How `git ls-files ARGS` prints untracked files: None, not at all; "only", them alone (`-o`, with
     options that only narrow them: `-z`, `--exclude-standard`, `-i`); "also", with the index's paths (`-o -c`, any
     other option: read as both)."""
@@ -1640,7 +1640,7 @@ class PathClassifier:
         # (subst51) `git ls-files -o`: the untracked files it prints are the tree's names the index does not hold,
         # read from the disk (.gitignore not read: more names than git prints, `--exclude-standard` drops the
         # ignored ones); with an option selecting the index's too (`-c`, `-m`, `-s`), its paths as well
-        others = _ls_files_others(args) if words[0] == "git" and words[1] == "ls-files" else None
+        others = ls_files_others(args) if words[0] == "git" and words[1] == "ls-files" else None
         tracked: frozenset[str] | None = None
         root = walk.leads_to(base)
         if others is not None:

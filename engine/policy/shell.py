@@ -13,6 +13,7 @@ possibly anything.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import re
@@ -62,7 +63,7 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree
+from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree, ls_files_others
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run, SubstitutionRow
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
@@ -1510,11 +1511,24 @@ class Analyzer(Follower, LinkFollower):
         except (OSError, ValueError):
             return False
         bare = kind == "names"
-        if bare and text.split()[0] == "git":
+        words = [w.strip("'\"") for w in text.split("|")[0].split()]
+        if words[0] == "git":
+            # the index's names (`git ls-files`, `git diff --name-only`); the tree's too for the untracked ones (`-o`)
+            # or a diff naming revisions (their names are history's: not read, asked)
             names = gitindex.listed(folder)
             if names is None or any(_UNPLAIN_TRACKED.search(name) for name in names):
                 return False
-        return _tree_plain(folder, bare)
+            if words[1] == "diff":
+                return all(w[:1] == "-" for w in words[3:])
+            return ls_files_others(words[2:]) is None or _tree_plain([folder], bare)
+        # find's start points (the words before its expression), ls's folders: walked below the folder it runs in
+        operands = list(itertools.takewhile(lambda w: w[:1] not in ("-", "(", "!"), words[1:]))
+        if words[0] == "ls":
+            operands = [w for w in words[1:] if w[:1] != "-"]
+        elif words[0] in ("fd", "fdfind"):
+            operands = []  # (its pattern, then its start points: the whole folder is walked)
+        starts = [os.path.join(folder, w) for w in operands if not _UNPLAIN_NAME.search(w)] or [folder]
+        return len(starts) == max(len(operands), 1) and _tree_plain(starts, bare)
 
     def _unknown_folders(self) -> list[str]:
         """(xf49) The folders where a command of Analyzer.unknown_made wrote names the line does not show: an
@@ -6401,15 +6415,19 @@ def substitution_kind(rows: tuple[SubstitutionRow, ...], text: str) -> str:
     return ""
 
 
-def _tree_plain(folder: str, bare: bool) -> bool:
-    """(subst51) Whether the names below ``folder`` (a `.git` not walked) hold none that a blank or a glob character
+def _tree_plain(folders: list[str], bare: bool) -> bool:
+    """(subst51) Whether the names below ``folders`` (a `.git` not walked) hold none that a blank or a glob character
     splits or expands into other words and, ``bare`` (names printed without a start point before them), none that
-    starts with `-`; false past _MAX_TREE_PLAIN entries or a folder that cannot be read."""
-    pending = [folder]
+    starts with `-`; false past _MAX_TREE_PLAIN entries or a folder that cannot be read (a file start point: its own
+    name is the word's, read above)."""
+    pending = list(folders)
     seen = 0
     while pending:
+        folder = pending.pop()
+        if folder in folders and not os.path.isdir(folder):
+            continue  # (a file named as a start point, or none: its name is the word's, read above)
         try:
-            with os.scandir(pending.pop()) as entries:
+            with os.scandir(folder) as entries:
                 for entry in entries:
                     seen += 1
                     name = entry.name
