@@ -296,6 +296,54 @@ def prints_nul(listing: str) -> bool:
     return not _PRINTS_NUL.isdisjoint(w.strip("'\"") for w in listing.removesuffix(")").split())
 
 
+# (subst51) `git ls-files`'s options that print the untracked files (`-o`, `--others`: a unique prefix), the options
+# that only narrow them, and its short options taking a value (`-x PATTERN`, `-X FILE`: a cluster ends there)
+_GIT_OTHERS_NARROWING: Final = frozenset(
+    {
+        "z",
+        "i",
+        "ignored",
+        "exclude-standard",
+        "directory",
+        "no-empty-directory",
+        "exclude",
+        "exclude-from",
+        "exclude-per-directory",
+        "x",
+        "X",
+        NUL_READ[2:],
+    }
+)
+
+
+def ls_files_others(args: Sequence[str]) -> str | None:
+    """(subst51) How `git ls-files ARGS` prints untracked files: None, not at all; "only", them alone (`-o`, with
+    options that only narrow them: `-z`, `--exclude-standard`, `-i`); "also", with the index's paths (`-o -c`, any
+    other option: read as both)."""
+    others = False
+    other = False
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            name = arg[2:].split("=", 1)[0]
+            if len(name) >= 1 and "others".startswith(name) and name[:1] == "o":
+                others = True
+            elif name not in _GIT_OTHERS_NARROWING:
+                other = True
+        elif arg.startswith("-") and len(arg) > 1:
+            for letter in arg[1:]:
+                if letter == "o":
+                    others = True
+                elif letter not in _GIT_OTHERS_NARROWING:
+                    other = True
+                if letter in "xX":
+                    break  # (its value: the rest of the word)
+    if not others:
+        return None
+    return "also" if other else "only"
+
+
 def lists_tree(word: str) -> bool:
     """Whether ``word`` is `$(LISTER ...)` whose output names only files below the working
     directory: `git ls-files`, `git diff --name-only`, `find` of relative folders, plain `ls`
@@ -1589,7 +1637,18 @@ class PathClassifier:
             starts = []
         pending = []
         forms = [lexical]
-        if words[0] == "git" and not self._indexed(walk.leads_to(base), words[1] == "ls-files", walk, nul, forms):
+        # (subst51) `git ls-files -o`: the untracked files it prints are the tree's names the index does not hold,
+        # read from the disk (.gitignore not read: more names than git prints, `--exclude-standard` drops the
+        # ignored ones); with an option selecting the index's too (`-c`, `-m`, `-s`), its paths as well
+        others = ls_files_others(args) if words[0] == "git" and words[1] == "ls-files" else None
+        tracked: frozenset[str] | None = None
+        root = walk.leads_to(base)
+        if others is not None:
+            listed_paths = gitindex.listed(root)
+            if listed_paths is None:
+                return unknown
+            tracked = frozenset(p.decode("utf-8", "surrogateescape") for p in listed_paths)
+        if words[0] == "git" and others != "only" and not self._indexed(root, words[1] == "ls-files", walk, nul, forms):
             return unknown
         seen = 0
         read = 0  # (fp47) entries read in all, a find with a `-name` test's bound (_MAX_NAMED_READ)
@@ -1667,6 +1726,11 @@ class PathClassifier:
                 if tops and (every_level or folder in tops):
                     bare.add(name)
                 path = posixpath.join(folder, name)
+                if tracked is not None:
+                    if name == ".git" and folder != root:
+                        return unknown  # (a repository of its own: git prints its folder, `rm -r` takes it whole)
+                    if kind != _TREE_DIR and path[len(root) + 1 :] in tracked:
+                        continue  # a tracked file: not among the untracked ones
                 if kind == _TREE_LINK:
                     at = self._at(os.path.realpath(path))
                     if at:

@@ -24,6 +24,11 @@ from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord, fields_repr, native_record
 
+# (subst51) A `substitution_words:` row: its spellings (each a command's first words: ("git", "merge-base")), what it
+# prints (absolute, revisions, prefixed, names) and the options with which it prints only that (empty: its kind's
+# reading decides, paths.lists_tree for a listing)
+SubstitutionRow = tuple[tuple[tuple[str, ...], ...], str, frozenset[str]]
+
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Final
@@ -824,6 +829,7 @@ _TABLE_FIELDS = (
     "package_sources",
     "makes_no_names",
     "writes_through",
+    "substitution_words",
 )
 
 
@@ -862,6 +868,10 @@ class ProgramTable:
     # last name too (cp's destination, tee, chmod). A described program's and one described by nothing else (`shred`:
     # its words stay an undescribed program's). Read by shell.Analyzer._through_unknown.
     writes_through: Final[Mapping[str, tuple[bool, bool]]]
+    # (subst51) What a command substitution's words are (`substitution_words:`): per spelling of a command (its
+    # words: `git merge-base`), what it prints (absolute / revisions / prefixed / names) and the options with which
+    # it prints only that (SubstitutionRow; shell.substitution_kind reads them). A command no row names prints anything.
+    substitution_words: Final[tuple[SubstitutionRow, ...]]
 
     def __init__(
         self,
@@ -875,6 +885,7 @@ class ProgramTable:
         package_sources: tuple[SourceRow, ...] = (),
         makes_no_names: frozenset[str] = frozenset(),
         writes_through: Mapping[str, tuple[bool, bool]] = MISSING,
+        substitution_words: tuple[SubstitutionRow, ...] = (),
     ) -> None:
         self.by_name = {} if by_name is MISSING else by_name
         self.anyone = anyone
@@ -886,6 +897,7 @@ class ProgramTable:
         self.package_sources = package_sources
         self.makes_no_names = makes_no_names
         self.writes_through = {} if writes_through is MISSING else writes_through
+        self.substitution_words = substitution_words
 
     def get(self, name: str) -> Program | None:
         return self.by_name.get(name)
@@ -1366,7 +1378,13 @@ def compile_programs(
     source_docs: list[tuple[Document, int]] = []
     no_names: set[str] = set()
     no_names_docs: list[Document] = []
+    printed: list[SubstitutionRow] = []
+    printed_docs: list[Document] = []
     for doc in docs:
+        rows = doc.data.get("substitution_words")
+        if isinstance(rows, dict) and isinstance(rows.get("commands"), list):  # (a malformed one: the schema's error)
+            printed.extend(_substitution_row(row) for row in rows["commands"] if isinstance(row, dict))
+            printed_docs.append(doc)
         row = doc.data.get("makes_no_names")
         listed = row.get("names") if isinstance(row, dict) else None
         if isinstance(listed, list):  # (a malformed one is the schema's error)
@@ -1435,6 +1453,7 @@ def compile_programs(
         tuple(sources),
         frozenset(no_names),
         MappingProxyType(writing),
+        tuple(printed),
     )
     if table_key is None:
         table_key = table_digest(docs, skipped)
@@ -1442,6 +1461,8 @@ def compile_programs(
         problems.extend(_source_examples(table, doc, at))
     for doc in no_names_docs:
         problems.extend(_no_names_examples(table, doc))
+    for doc in printed_docs:
+        problems.extend(_substitution_examples(table, doc))
     for doc, base, program in entries:
         node: Any = doc.data
         for part in base:
@@ -1491,6 +1512,38 @@ def _source_examples(table: ProgramTable, doc: Document, at: int) -> list[Proble
             if settings_only(text, row) == expected:
                 verb = "sets none of the keys that matter" if expected else "sets a key that matters"
                 problems.append(doc.problem([*base, key, n], "program-example-failed", f"{text!r} {verb}"))
+    return problems
+
+
+def _substitution_row(data: Mapping[str, Any]) -> SubstitutionRow:
+    """A `substitution_words:` row as the table keeps it: (its spellings' words, what it prints, its options)."""
+    spellings = tuple(tuple(str(s).split()) for s in data.get("command") or () if isinstance(s, str) and s.strip())
+    options = frozenset(str(o) for o in data.get("options") or () if isinstance(o, str))
+    return (spellings, str(data.get("prints") or ""), options)
+
+
+def _substitution_examples(table: ProgramTable, doc: Document) -> list[Problem]:
+    """(subst51) `substitution_words:`'s examples: `options: [LINE]`, a word of LINE that a substitution prints may
+    be an option of a program whose options run or write something (`$unknown_options:` among the unread);
+    `not_options`: none is."""
+    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
+    from engine.policy.shell import Analyzer  # noqa: PLC0415
+
+    examples = doc.data["substitution_words"].get("examples") or {}
+    problems: list[Problem] = []
+    for key, expected in (("options", True), ("not_options", False)):
+        for n, line in enumerate(examples.get(key) or ()):
+            pointer: list[str | int] = ["substitution_words", "examples", key, n]
+            try:
+                analyzer = Analyzer(table)
+                analyzer.analyze(line)
+            except (ShellSyntaxError, RegexTimeout) as exc:
+                problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
+                continue
+            if any(word.startswith("$unknown_options:") for word in analyzer.unread) != expected:
+                verb = "reads no option from a substitution" if expected else "reads an option from a substitution"
+                message = f"{line!r} {verb} (its `substitution_words:`)"
+                problems.append(doc.problem(pointer, "program-example-failed", message))
     return problems
 
 

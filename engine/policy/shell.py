@@ -13,6 +13,7 @@ possibly anything.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import re
@@ -62,8 +63,8 @@ from engine.policy.lexer import (
     tokenize,
 )
 from engine.policy.links import LINKERS, UNKNOWN_TARGET, LinkFollower
-from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree
-from engine.policy.programs import EMPTY, Program, ProgramTable, Run, subcommand_levels
+from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_within, lists_tree, ls_files_others
+from engine.policy.programs import EMPTY, Program, ProgramTable, Run, SubstitutionRow, subcommand_levels
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
 from engine.policy.variables import env_get, fresh_variables, read_by_programs
@@ -1380,7 +1381,7 @@ class Analyzer(Follower, LinkFollower):
         quoted = command.quoted_words
         for at in range(1, len(argv)):
             word = argv[at]
-            if not command.dynamic[at] or not word.startswith(("$(", "`")) or word in _PATH_SUBSTITUTIONS:
+            if not command.dynamic[at] or not word.startswith(("$(", "`")) or self._path_word(word, whole=True):
                 continue
             before = argv[at - 1]
             if word in quoted and at > 1 and before[:1] == "-" and before not in _EXPRESSION_JOINERS:
@@ -1427,12 +1428,12 @@ class Analyzer(Follower, LinkFollower):
                 named = values.get(at)
                 if named is not None:
                     name, value = named
-                    unknown = command.dynamic[at] and value[:1] in "$`" and not _path_word(value)
+                    unknown = command.dynamic[at] and value[:1] in "$`" and not self._path_word(value)
                     if unknown and name in level.option_names:
                         self.unread.append(f"$unknown_options:{value}")
                         return
                     continue
-                if not command.dynamic[at] or word[:1] not in "$`" or _path_word(word):
+                if not command.dynamic[at] or word[:1] not in "$`" or self._path_word(word):
                     continue
                 environment = word[:2] != "$(" and word[:1] != "`" and not self._splices_a_value(word)
                 if stop:
@@ -1440,22 +1441,23 @@ class Analyzer(Follower, LinkFollower):
                         continue  # (one word, quoted, nothing after it: no verb follows an option it may be)
                     if depth and environment:
                         continue  # (`docker run --rm "$IMAGE" ls`: the environment's, as below)
-                elif depth or "xargs" in command.via:
-                    # (a verb's own permuted options, `git log $(git merge-base a b)..HEAD`, stay read as xf49b did;
-                    # the names xargs appends are its input's reading, see follow._xargs_items)
-                    continue
+                elif "xargs" in command.via:
+                    continue  # (the names xargs appends are its input's reading, see follow._xargs_items)
                 elif environment:
                     continue  # (a variable the line never set: the environment's, which the caller does not write)
-                elif word == "$(git ls-files)" and self._tracked_plain(command):
+                elif self._globbed_only(word) or ("make" in command.via and _MAKE_REF.fullmatch(word)):
+                    # (fix50) a loop variable over a glob (`for f in *.c; do gcc -c "$f"`: a name starting with `-` is
+                    # the glob's reading, xf46), or a make variable the makefile reader left as written
                     continue
-                elif (
-                    _found_paths(word)
-                    or self._globbed_only(word)
-                    or ("make" in command.via and _MAKE_REF.fullmatch(word))
-                ):
-                    # (fix50) a search's paths (`$(find . -name '*.log')`: each starts with its start point, never
-                    # `-`; a name with a blank is the listing's reading, fp49) or a loop variable over a glob (`for f in
-                    # *.c; do gcc -c "$f"`: a name starting with `-` is the glob's reading, xf46) names no option
+                if depth and _FILE_WORDS.match(word) and any(r.language == "requirements" for r in level.runs):
+                    # (subst51) a verb reading its own words from a file (`pip install -r reqs.txt`: a requirements
+                    # file's lines are pip's words, an index or an option alike) reads a file's words among its
+                    # operands as that file (`pip install $(cat reqs.txt)`, xf49b's decision)
+                    continue
+                if self._prints_no_option(word, command):
+                    # (subst51) a substitution whose words are no option by what its command prints (the table's
+                    # `substitution_words:`): `git log $(git merge-base a b)..HEAD`, `gcc -c $(find . -name '*.c')`;
+                    # at a verb's own permuted options too (`git log $(cat f)`: `--output=FILE`)
                     continue
                 self.unread.append(f"$unknown_options:{word}")
                 return
@@ -1475,16 +1477,58 @@ class Analyzer(Follower, LinkFollower):
                 return False
         return True
 
-    def _tracked_plain(self, command: Command) -> bool:
-        """(subst50) Whether the names `git ls-files` prints where ``command`` runs are read from the index for
-        certain and none starts with `-`, holds a blank or a glob character (split and expanded, none is an option)."""
-        cwd = command.cwd if command.cwd not in (None, "$unknown") else "."
+    def _path_word(self, word: str, whole: bool = False) -> bool:
+        """A word that is (``whole``), or starts with, a substitution printing an absolute path (the table's
+        `substitution_words:`, `prints: absolute`: `"$(pwd)/x"`, `$(mktemp -d)`): never an option."""
+        found = _LEADING_SUBSTITUTION.match(word)
+        if found is None or (found.end() != len(word) and (whole or word[found.end()] != "/")):
+            return False
+        text = found.group(1) if found.group(1) is not None else found.group(2)
+        return substitution_kind(self.programs.substitution_words, text) == "absolute"
+
+    def _prints_no_option(self, word: str, command: Command) -> bool:
+        """(subst51) Whether ``word`` starts with a command substitution none of whose words, split and expanded, may
+        start with `-`, by what its command prints (substitution_kind, the table's `substitution_words:`): absolute
+        paths or revisions (`$(pwd)`, `$(git merge-base a b)..HEAD`) always; a listing of the tree (`$(find . -name
+        X)`: each path starts with its start point; `$(git ls-files)`, `$(ls)`: bare names) when the names on the
+        disk below where it runs (and the index's, for git) hold none that a blank or a glob character splits into
+        another word, nor, for bare names, one starting with `-`. Any other substitution prints anything."""
+        found = _LEADING_SUBSTITUTION.match(word[1:] if word[:1] == '"' else word)
+        if found is None:
+            return False
+        text = found.group(1) if found.group(1) is not None else found.group(2)
+        kind = substitution_kind(self.programs.substitution_words, text)
+        if kind in ("absolute", "revisions"):
+            return True
+        if kind not in ("prefixed", "names") or self.dash_names is None:
+            return False  # (the disk is read only in a check: a table's examples read no listing)
+        if command.cwd == "$unknown":
+            return False
+        self.read_disk = True  # (a kept parse would not see a name planted later)
         try:
-            folder = os.path.realpath(os.path.expanduser(cwd or "."))
+            base = self.session.workdir if self.session is not None else os.getcwd()
+            folder = os.path.realpath(os.path.join(base, os.path.expanduser(command.cwd or ".")))
         except (OSError, ValueError):
             return False
-        names = gitindex.listed(folder)
-        return names is not None and not any(_UNPLAIN_TRACKED.search(name) for name in names)
+        bare = kind == "names"
+        words = [w.strip("'\"") for w in text.split("|")[0].split()]
+        if words[0] == "git":
+            # the index's names (`git ls-files`, `git diff --name-only`); the tree's too for the untracked ones (`-o`)
+            # or a diff naming revisions (their names are history's: not read, asked)
+            names = gitindex.listed(folder)
+            if names is None or any(_UNPLAIN_TRACKED.search(name) for name in names):
+                return False
+            if words[1] == "diff":
+                return all(w[:1] == "-" for w in words[3:])
+            return ls_files_others(words[2:]) is None or _tree_plain([folder], bare)
+        # find's start points (the words before its expression), ls's folders: walked below the folder it runs in
+        operands = list(itertools.takewhile(lambda w: w[:1] not in ("-", "(", "!"), words[1:]))
+        if words[0] == "ls":
+            operands = [w for w in words[1:] if w[:1] != "-"]
+        elif words[0] in ("fd", "fdfind"):
+            operands = []  # (its pattern, then its start points: the whole folder is walked)
+        starts = [os.path.join(folder, w) for w in operands if not _UNPLAIN_NAME.search(w)] or [folder]
+        return len(starts) == max(len(operands), 1) and _tree_plain(starts, bare)
 
     def _unknown_folders(self) -> list[str]:
         """(xf49) The folders where a command of Analyzer.unknown_made wrote names the line does not show: an
@@ -6363,7 +6407,12 @@ _QUALIFIER_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_:.-]*")
 # (xf49) Substitutions printing a path that starts with `/` (never an expression word) and the words joining an
 # expression's parts, after which a quoted word is a part of its own (`find . -o "$(cat f)"`): see _split_expression
 _UNPLAIN_TRACKED: Final = re.compile(rb"^-|[\s*?\[]")  # a tracked name split or expanded into an option
-_PATH_SUBSTITUTIONS: Final = frozenset({"$(pwd)", "$(pwd -P)", "$(git rev-parse --show-toplevel)", "$(mktemp -d)"})
+_FILE_WORDS: Final = re.compile(r"^(?:\$\((?:cat\s+|<\s*)[\w./-]+\)|`(?:cat\s+|<\s*)[\w./-]+`)$")
+_LEADING_SUBSTITUTION: Final = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)")
+# (subst51) a word of a substitution whose command prints only its kind: plain, no quote, operator or expansion
+_PLAIN_SUBSTITUTED: Final = re.compile(r"^[\w./:=@^~%+,-]+$")
+_UNPLAIN_NAME: Final = re.compile(r"[\s*?\[]")  # a name on the disk split or expanded into other words
+_MAX_TREE_PLAIN: Final = 4096  # entries _tree_plain reads; past them, a name may be any
 _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
 
 
@@ -6372,15 +6421,49 @@ _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
 _MAKE_REF = re.compile(r"\$\([A-Z_][A-Z0-9_]*\)")
 
 
-def _found_paths(word: str) -> bool:
-    """(fix50) Whether ``word`` is a search of the tree printing paths that start with its start points (`$(find .
-    -name X)`, lists_tree: relative start points, none starting with `-`)."""
-    return word.startswith(("$(find ", "`find ")) and lists_tree(word)
+def substitution_kind(rows: tuple[SubstitutionRow, ...], text: str) -> str:
+    """(subst51) What the command ``text`` of a substitution prints, by the table's `substitution_words:` rows: the
+    kind of the first row one of whose spellings starts its words and that prints only its kind with the others
+    (absolute, revisions: every other word plain, an option among the row's `options:`; prefixed, names: a listing
+    of the tree, paths.lists_tree); "" (anything) otherwise."""
+    words = text.split()
+    for spellings, kind, options in rows:
+        for spelling in spellings:
+            if tuple(words[: len(spelling)]) != spelling:
+                continue
+            if kind in ("prefixed", "names"):
+                if lists_tree("$(" + text + ")"):
+                    return kind
+                continue
+            rest = words[len(spelling) :]
+            if all(_PLAIN_SUBSTITUTED.match(w) and (w[:1] != "-" or w.split("=", 1)[0] in options) for w in rest):
+                return kind
+    return ""
 
 
-def _path_word(word: str) -> bool:
-    """A word that is, or starts with, a substitution printing an absolute path (`"$(pwd)/x"`): never an option."""
-    return any(word == path or word.startswith(path + "/") for path in _PATH_SUBSTITUTIONS)
+def _tree_plain(folders: list[str], bare: bool) -> bool:
+    """(subst51) Whether the names below ``folders`` (a `.git` not walked) hold none that a blank or a glob character
+    splits or expands into other words and, ``bare`` (names printed without a start point before them), none that
+    starts with `-`; false past _MAX_TREE_PLAIN entries or a folder that cannot be read (a file start point: its own
+    name is the word's, read above)."""
+    pending = list(folders)
+    seen = 0
+    while pending:
+        folder = pending.pop()
+        if folder in folders and not os.path.isdir(folder):
+            continue  # (a file named as a start point, or none: its name is the word's, read above)
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    name = entry.name
+                    if seen > _MAX_TREE_PLAIN or _UNPLAIN_NAME.search(name) or (bare and name[:1] == "-"):
+                        return False
+                    if name != ".git" and entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except OSError:
+            return False
+    return True
 
 
 def _runs_options(program: Program) -> bool:

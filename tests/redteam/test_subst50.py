@@ -26,9 +26,9 @@ Fixed (each harm shown live below, under bash with a fake HOME):
    the home; `$'\\x'`, `$'\\u'`, `$'\\U'` without a hex digit and `$'\\8'` keep their backslash (`$'\\8'` raised and
    asked as unparseable); `$'\\c?'` is DEL, `$'\\c\\\\'` one control character.
 
-Open: a verb's own permuted options from a substitution (`git log $(cat f)` with `--output=FILE`: strict xfail, harm
-live). Not done: merge49's `_not_a_program` still asks the system's PATH (the Programs table describes only some of
-the programs that make names: moving it there would let an undescribed one through).
+Closed by subst51 (test_subst51.py): a verb's own permuted options from a substitution (`git log $(cat f)` with
+`--output=FILE`, harm live). Not done: merge49's `_not_a_program` still asks the system's PATH (the Programs table
+describes only some of the programs that make names: moving it there would let an undescribed one through).
 """
 
 from __future__ import annotations
@@ -254,13 +254,12 @@ def test_a_verbs_permuted_option_from_a_file_writes_live(tmp_path: Path) -> None
     assert (home / "notes.txt").read_text() != "keep me\n", printed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a verb's own permuted options are read only at its first operand (xf49b): `git log $(cat f)` may be"
-    " `--output=FILE`, while `git log $(git merge-base a b)..HEAD` must stay allowed",
-)
-def test_open_a_verbs_permuted_option_from_a_file(loaded: tuple[Path, Engine]) -> None:
+def test_a_verbs_permuted_option_from_a_file(loaded: tuple[Path, Engine]) -> None:
+    """(subst51) closed: a verb's operand from a substitution printing anything may be its option (the table's
+    `substitution_words:`), while one printing revisions is none."""
     assert loaded[1].check("git log $(cat f)").decision != "allow"
+    for command in ("git log $(git merge-base a b)..HEAD", "git diff $(git merge-base main HEAD)"):
+        assert loaded[1].check(command).decision == "allow", command
 
 
 # -- 3. apply, emulated live -----------------------------------------------------------------------------------------
