@@ -19,8 +19,9 @@ Misses before / after (209 expectations; the same before and after the fix, see 
   the line does not set, `@Q @E @A @a` (none runs its value), defaults whose words hold `\\140` or `\\x60` as text
   (nothing decodes them), here-strings whose substitution the engine reads (whoami, date, ls, pwd). Its "not
   dangerous" commands the engine flags: 0.
-- OpenHands: 8 of its HIGH commands allowed (7 since home51: `sudo rm secret.db` asks), all accepted (prompt-injection prose and Python source in the command
-  field: no shell command runs them; `sudo rm secret.db`, a file of the working directory). Its LOW/MEDIUM commands
+- OpenHands: 8 of its HIGH commands allowed, all accepted (prompt-injection prose and Python source in the command
+  field: no shell command runs them; `sudo rm secret.db`, a file of the working directory, until home51 flagged a
+  file change run as root: 7 now). Its LOW/MEDIUM commands
   the engine flags: 5, accepted (`chmod 644 /var/www` asks; `rm -- -rf /` names the root; `rm -r "$FLAGS" /` is the
   hardline, FLAGS being known only at run time).
 
