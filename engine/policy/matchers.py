@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from engine.policy.programs import Program
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_TRUNCATING: Final = frozenset({">", ">|", "&>", ">&"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
 # A string literal, quotes and all (no groups: `findall` of 17,000 literals then makes no tuples,
 # and each distinct literal is unquoted once; the unrolled loop is the same language, ~10% faster).
@@ -1211,7 +1212,11 @@ class Matcher:
         return True
 
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
-        targets = [t for op, t in command.redirects if op in _OUTPUT_REDIRECTS]
+        spec = self.redirects
+        # (home51) `position: truncating`: the redirections that empty their file first (`>`, `>|`, `&>`, `>&`), not
+        # an append (`>>`, `&>>`) or `<>` (opened for reading and writing, not truncated)
+        ops = _TRUNCATING if spec is not None and spec.position == "truncating" else _OUTPUT_REDIRECTS
+        targets = [t for op, t in command.redirects if op in ops]
         if command.settings_targets:  # (debt48) a package manager's configuration of settings only
             classify = _Settings(classify, command.settings_targets)
         if command.literal_targets:

@@ -55,6 +55,11 @@ HARD_LINKED = "hard_linked"
 # A folder holding a secret file within a bounded walk, on a line that sends a tree reader's output or
 # a recursive copy to another host (View._holds; the evaluator says which lines: Evaluator._match).
 SECRET_HOLDER = "secret_holder"
+# (home51) A declared class (policies/paths.yaml): a file of the user's outside the working tree (in a home, a
+# sibling folder), read from its spelling. On a live engine a word keeps it only when it names an existing file
+# (not a folder) outside the working tree, where it lands (View._user_file): writing over or deleting it destroys
+# what the user had there; a new file, a folder, or a path in the tree is no such file.
+USER_FILE = "user_file"
 COMPUTED_CLASSES = (
     frozenset(
         {
@@ -92,6 +97,7 @@ _MANY_TOUCHED = 256  # class matches past which classify_plain says no name in a
 _UNSURE_FOLDER = re.compile(r"[$`*?\[{\\]")  # a `cd` target the text alone does not name
 _PLAIN_LINES = re.compile(r"(?m)^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")  # the lines that are a plain name
 _RELATIVE = frozenset({"relative"})
+_USER_FILE = frozenset({USER_FILE})
 
 
 # _lines_finder's finders by their globs: every evaluator of a policy (a reload, another working
@@ -2060,10 +2066,40 @@ class View:
                     kept[word] = (found, walk.depends())
             if "$" in word and "variable" in found and "computed" not in found:
                 found = self._under_unknown(word, found)
+            if USER_FILE in found:
+                found = self._user_file(word, found)
             self._memo[word] = found
         if self.holders and self._holds(word, found):
             return Classes([form | _HOLDER for form in forms_of(found)])
         return found
+
+    def _user_file(self, word: str, found: frozenset[str]) -> frozenset[str]:
+        """``found`` (holding USER_FILE) without it when ``word`` names no existing file of the user's outside
+        the working tree, read on disk now (never kept across checks: a file made since is one): a new name, a
+        folder, a path whose real path is in the working tree (`~/proj/x` with the project at ~/proj). A glob
+        keeps it when one of its matches is such a file (or it matches past the bound); a word whose place only
+        the run knows keeps it (fail closed). Pattern examples (no places on disk) keep the spelling's class."""
+        places = self._classifier.places
+        if places is None or not places.resolve:
+            return found
+        where = self._classifier._where(word)
+        if where is None:
+            return found
+        raw = where[1]
+        names = _globbed(raw) if not _GLOB_CHARS.isdisjoint(raw) else [raw]
+        if names is None:
+            return found
+        cwd = places.cwd.rstrip("/") + "/"
+        for name in names:
+            try:
+                real = os.path.realpath(name)
+                if (real + "/").startswith(cwd) or not os.path.lexists(name) or os.path.isdir(name):
+                    continue
+            except (OSError, ValueError):
+                return found
+            return found
+        forms = [form - _USER_FILE for form in forms_of(found)]
+        return Classes(forms) if len(forms) > 1 else forms[0]
 
     def _holds(self, word: str, found: frozenset[str]) -> bool:
         """Whether ``word`` (classes ``found``) names a folder holding, within a bounded walk, a file

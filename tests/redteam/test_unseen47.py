@@ -104,11 +104,13 @@ def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None
 
 def test_the_fixed_cases_are_the_ones_counted() -> None:
     fixed = [case for case in CASES if case.get("fixed")]
-    assert sorted(case["expected"] for case in fixed) == ["allow"] + ["flag"] * 73
+    # (+1: home51's `sudo rm build/ -rf`, a file change run as root)
+    assert sorted(case["expected"] for case in fixed) == ["allow"] + ["flag"] * (73 + 1)
     accepted_dangerous = [c for c in CASES if c["expected"] != "allow" and c.get("accepted")]
     accepted_safe = [c for c in CASES if c["expected"] == "allow" and c.get("accepted")]
-    # (+2: fp47's find -delete; -1: subst50's here-document reading flags `ruby <<RUBY` pasting `whoami`'s output)
-    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22 + 2 - 1, 31 + 7)
+    # (+2: fp47's find -delete; -1: subst50's here-document reading flags `ruby <<RUBY` pasting `whoami`'s output;
+    # -1: home51's `sudo rm build/ -rf`, privileged_file_change)
+    assert (len(accepted_dangerous), len(accepted_safe)) == (74 + 22 + 2 - 1 - 1, 31 + 7)
 
 
 # -- the families closed here, in our own spellings, with near misses ---------------------------------------

@@ -20,7 +20,8 @@ Misses before / after (209 expectations; the same before and after the fix, see 
   (nothing decodes them), here-strings whose substitution the engine reads (whoami, date, ls, pwd). Its "not
   dangerous" commands the engine flags: 0.
 - OpenHands: 8 of its HIGH commands allowed, all accepted (prompt-injection prose and Python source in the command
-  field: no shell command runs them; `sudo rm secret.db`, a file of the working directory). Its LOW/MEDIUM commands
+  field: no shell command runs them; `sudo rm secret.db`, a file of the working directory, until home51 flagged a
+  file change run as root: 7 now). Its LOW/MEDIUM commands
   the engine flags: 5, accepted (`chmod 644 /var/www` asks; `rm -- -rf /` names the root; `rm -r "$FLAGS" /` is the
   hardline, FLAGS being known only at run time).
 
@@ -82,7 +83,8 @@ def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None
             unsafe = case["expected"] != "allow"
             by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
     # (flagged there and allowed here, safe there and flagged here)
-    assert by_source == {"RooCodeInc/R": (71, 0), "OpenHands/so": (8, 5)}
+    # (home51: OpenHands' `sudo rm secret.db` is flagged now, privileged_file_change)
+    assert by_source == {"RooCodeInc/R": (71, 0), "OpenHands/so": (8 - 1, 5)}
 
 
 # -- a prompt string's escapes (fixed here), in our own spellings, with near misses ---------------------------
