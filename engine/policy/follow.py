@@ -1598,8 +1598,9 @@ class Follower:
                 self._file(replace(run, language=runs_as), command, where, inner, depth)
         elif language == "npm":
             # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
+            # (disk51) a verb's own options read by its grammar (`npm run --prefix d start`: d is no script's name)
             program = command.program
-            operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
+            operands = None if program is None else _verb_operands(program, command.argv)
             # (fresh39b) npm runs a script with node_modules/.bin first on PATH: a program of that folder the
             # line or the session wrote is what `jest` in a script runs (read through that PATH)
             # (adv40b) the package's own: a workspace's scripts (`npm test -w web`, `pnpm -r test`) run in its folder;
@@ -2523,6 +2524,19 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
                 found.add(at)
     return frozenset(found)
+
+
+def _verb_operands(program: Program, argv: Sequence[str]) -> list[str]:
+    """(disk51) The operands of ``argv`` as the program and the verbs it names read them: each verb's word, then the
+    last verb's operands (`npm run --prefix d start` is run, start; `pnpm -C d start` is start)."""
+    parsed = parse_argv(program.grammar, argv)
+    levels = subcommand_levels(program, parsed, argv)
+    words: list[str] = []
+    for _, at in levels[:-1]:
+        index = at.operand_at[0] if at.operand_at else at.rest
+        if index is not None and index < len(argv):
+            words.append(argv[index])
+    return [*words, *levels[-1][1].all_operands(argv)]
 
 
 def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> list[tuple[Program, Parsed]]:
