@@ -2330,7 +2330,8 @@ def settings_only(text: str, row: SourceRow) -> bool:
     value` (`key: value` in YAML) whose key is none of the row's keys naming a source or its settings naming a
     credential or a program (globs, `-` and `_` alike, any case). A line of any other shape (`//host/:_authToken=`,
     `key[]=`, a list's item) is not."""
-    matter = tuple(_folded(glob) for glob in (*row[1], *row[2]))
+    matter = tuple(_folded(glob) for glob in (*row[1], *row[2]) if not glob.endswith("/"))
+    folders = tuple(_folded(glob[:-1]) for glob in row[2] if glob.endswith("/"))
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped[0] in "#;" or _SECTION.match(line) is not None:
@@ -2341,7 +2342,24 @@ def settings_only(text: str, row: SourceRow) -> bool:
         key = _folded(setting.group(1))
         if any(fnmatch.fnmatchcase(key, glob) for glob in matter):
             return False
+        if any(fnmatch.fnmatchcase(key, glob) for glob in folders) and not _folder_below(line[setting.end() :]):
+            return False
     return True
+
+
+# (disk51) a folder named below the folder of the file that names it: plain name parts, no `..`, no variable
+_BELOW = re.compile(r"[\w@+-][\w.@+-]*|\.[\w@+-][\w.@+-]*")
+
+
+def _folder_below(value: str) -> bool:
+    """(disk51) Whether a setting's ``value`` names a folder below the file's own folder (`store-dir=.pnpm-store`,
+    `cacheFolder: .yarn/cache`): what a tool writes there stays in the project. A `settings:` entry ending in `/`
+    is such a folder key: any other value (`~/.ssh`, `/etc`, `../x`, `$HOME`, quoted or not) matters."""
+    value = value.strip()
+    if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
+        value = value[1:-1]
+    parts = value.rstrip("/").split("/")
+    return bool(value) and all(_BELOW.fullmatch(part) is not None and ".." not in part for part in parts)
 
 
 def settings_named(rows: tuple[SourceRow, ...], path: str) -> bool:

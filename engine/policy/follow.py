@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from engine.policy import hgconfig
+from engine.policy import gitindex, hgconfig
 from engine.policy.arguments import ipython_commands
 from engine.policy.argv import NONE, Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
@@ -129,7 +129,25 @@ _LOADED_NAME: Final = re.compile(r"\.so(?:\.|$)|^gconv-modules")
 
 # (bg49) The Programs rows' `files:` languages a check without a session reads from the disk (session_memory.DiskView):
 # the project's files that say what the program runs when the line names none (make's recipes, npm's scripts)
-DISK_LANGUAGES = frozenset({"make", "npm"})
+DISK_LANGUAGES = frozenset({"make", "npm", "npmrc"})
+# (disk51) an .npmrc's `key = value` line (npm's ini: `;`/`#` comments), and the lines read
+_NPMRC_LINE = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*=(.*)$")
+_MAX_NPMRC_LINES = 256
+
+
+def _committed(folder: str, path: str) -> bool:
+    """(disk51) Whether the git index lists the file ``path`` (relative to ``folder``, the working folder): committed
+    (or staged) by the user, not a file a session left behind. Not when git's index cannot be read for certain."""
+    if not folder.startswith("/") or path[:1] in ("/", "~", "$"):
+        return False
+    try:
+        real = os.path.realpath(posixpath.join(folder, posixpath.dirname(path)))
+    except (OSError, ValueError):
+        return False
+    names = gitindex.listed(real)
+    return bool(names) and posixpath.basename(path).encode("utf-8", "surrogateescape") in names
+
+
 _GLOBBED_WORD: Final = re.compile(r"[*?\[]")
 
 
@@ -1598,6 +1616,8 @@ class Follower:
                 self._nested(run, partial(self._escape_hatch, None, inner, depth))
             for line in lines or ():
                 self._nested(run, partial(self.analyze, line, depth=depth, via=inner))
+        elif language == "npmrc":
+            self._npmrc(run, command, path, content, inner, depth)
         elif language == "npmbin":
             # (xfail39) `npm exec NAME`, `npx NAME`: the package's own bin NAME, beside its package.json (node's when
             # JavaScript, else the shell's or its `#!` interpreter's, as `./FILE` runs)
@@ -1607,8 +1627,9 @@ class Follower:
                 self._file(replace(run, language=runs_as), command, where, inner, depth)
         elif language == "npm":
             # its operands as its grammar reads them (`pnpm -C DIR NAME`: DIR is no script's name)
+            # (disk51) a verb's own options read by its grammar (`npm run --prefix d start`: d is no script's name)
             program = command.program
-            operands = None if program is None else parse_argv(program.grammar, command.argv).all_operands(command.argv)
+            operands = None if program is None else _verb_operands(program, command.argv)
             # (fresh39b) npm runs a script with node_modules/.bin first on PATH: a program of that folder the
             # line or the session wrote is what `jest` in a script runs (read through that PATH)
             # (adv40b) the package's own: a workspace's scripts (`npm test -w web`, `pnpm -r test`) run in its folder;
@@ -1624,6 +1645,37 @@ class Follower:
                 self._nested(run, partial(self.analyze, bin_path + script, depth=depth, via=inner))
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
+
+    def _npmrc(self, run: Run, command: Command, path: str, content: str, via: tuple[str, ...], depth: int) -> None:
+        """(disk51) A project's .npmrc npm reads with every command: its `key=value` lines are npm's own options on
+        the program's line (`script-shell=./x` is `npm --script-shell=./x`, `node-options=--require ./x.js` is
+        `npm --node-options='--require ./x.js'`), judged by the row's runs of those options; only options the row's
+        grammar declares, but the ones naming its folder (`prefix`: with npm the global one). One the git index
+        lists is the user's, committed before any session (git ls-files; engine.policy.gitindex): not read."""
+        program = command.program
+        try:
+            folder = self._folder(command.cwd)
+        except Unknown:
+            folder = ""  # (a folder only the run knows: no index read, the file is read)
+        if program is None or _committed(folder, path):
+            return
+        grammar = program.grammar
+        words: list[str] = []
+        for line in content.splitlines()[:_MAX_NPMRC_LINES]:
+            found = _NPMRC_LINE.match(line)
+            if found is None:
+                continue
+            key = found.group(1).lower()
+            name = grammar.aliases.get(key, key) if len(key) > 1 else key
+            if key not in grammar.long or name in grammar.chdir or name in grammar.paths_in:
+                continue
+            value = found.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            words.append(f"--{key}={value}")
+        if words:
+            line = " ".join(shell_word(word) for word in (command.argv[0], *words))
+            self._nested(run, partial(self.analyze, line, depth=depth, via=via))
 
     def _script_named_like_a_runner(self, command: Command, path: str, via: tuple[str, ...], depth: int) -> None:
         """`sh mvnw`, `python3 waf`, `bash gradlew`: a script an interpreter runs whose name is a
@@ -1953,6 +2005,7 @@ _AWK_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Languages of files that only set a program's options (its commands in them are judged as runs): what
 # the program prints is not their text (see written_runs). Every other language counts, unknown ones too.
 _SETTINGS_ONLY: Final = CONFIG_LANGUAGES | {
+    "npmrc",
     "requirements",
     "sources",
     "ssh_config",
@@ -2574,6 +2627,19 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
             elif body and (body[0].lower() if grammar.ignore_case else body[0]) not in grammar.short:
                 found.add(at)
     return frozenset(found)
+
+
+def _verb_operands(program: Program, argv: Sequence[str]) -> list[str]:
+    """(disk51) The operands of ``argv`` as the program and the verbs it names read them: each verb's word, then the
+    last verb's operands (`npm run --prefix d start` is run, start; `pnpm -C d start` is start)."""
+    parsed = parse_argv(program.grammar, argv)
+    levels = subcommand_levels(program, parsed, argv)
+    words: list[str] = []
+    for _, at in levels[:-1]:
+        index = at.operand_at[0] if at.operand_at else at.rest
+        if index is not None and index < len(argv):
+            words.append(argv[index])
+    return [*words, *levels[-1][1].all_operands(argv)]
 
 
 def join_path(cwd: str | None, path: str) -> str:

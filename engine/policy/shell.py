@@ -3137,11 +3137,15 @@ class Analyzer(Follower, LinkFollower):
                     # its subcommands' own (`npm run build --prefix DIR`) after the program's
                     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
                     trees: list[str] = []
+                    # (disk51) an option given before the verb moves the verb where the verb's own reading of it does
+                    # (`npm --prefix d start`, `pnpm -C d test`: d's package.json runs; with `install -g` the prefix
+                    # stays where the bins go: install's row does not move with it)
+                    verb = levels[-1][0].grammar.chdir if len(levels) > 1 else frozenset()
                     for level, reading in levels:
                         for option, folder, _ in reading.options:
                             if folder is None:
                                 continue
-                            if option in level.grammar.chdir:
+                            if option in level.grammar.chdir or (level is program and option in verb):
                                 if not here:
                                     here.append(self.cwd)
                                 self.cwd = self._moved_to(folder, "$" in folder or "`" in folder)

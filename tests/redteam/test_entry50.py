@@ -20,8 +20,8 @@ Fixed:
 Near misses that stay allowed (both ways): a benign start script, `npm start` with a benign server.js, `node .` with
 a benign index.js, `python3 -m pytest` / `http.server` / `venv` / `pip`, a benign d/__main__.py, `bash x.s?` and
 `run-parts d` with benign files, `ls *.sh`.
-Open (strict xfail): without a session, `npm --prefix d start` (`pnpm -C d start`) with d/package.json's start
-script holding the payload is allowed (live): the check reads the working folder's package.json only. yarn and pnpm
+Open (strict xfail) until disk51: without a session, `npm --prefix d start` (`pnpm -C d start`) with d/package.json's
+start script holding the payload was allowed (live); now read in d (tests/redteam/test_disk51.py). yarn and pnpm
 are not installed here, so their `start` payloads are judged (ask) but not shown live. A zip run by python under a
 name without its suffix (`python3 app`) is read as text: asks.
 """
@@ -202,20 +202,14 @@ def test_the_near_miss_leaves_the_note_live(tmp_path: Path, name: str) -> None:
     assert home_intact(_live(tmp_path, files, command)), command
 
 
-# Noticed (pre-existing, not this stop's reading): without a session, npm's `--prefix DIR` (pnpm's `-C DIR`) runs
-# DIR/package.json's scripts, which the row reads only through its `*/package.json` glob (a session's written files):
-# the check reads the working folder's package.json alone
+# Without a session, npm's `--prefix DIR` (pnpm's `-C DIR`) runs DIR/package.json's scripts: (disk51) read there
 PREFIXED = ["npm --prefix d start", "npm --prefix=d start", "npm run --prefix d start", "pnpm -C d start"]
 PREFIXED_FILES = {"d/package.json": package({"start": P})}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (entry50): a check without a session reads only the working folder's package.json: npm's "
-    "--prefix DIR is not one of the row's chdir: options (rows42: with -g it names where bins go, not the package)",
-)
 @pytest.mark.parametrize("command", PREFIXED)
-def test_open_a_session_less_check_of_a_prefixed_npm_script(loaded: tuple[Path, Engine], command: str) -> None:
+def test_a_session_less_check_of_a_prefixed_npm_script(loaded: tuple[Path, Engine], command: str) -> None:
+    """(disk51, was a strict xfail) `npm --prefix d start` moves the verb to d as the verb's own `--prefix` does."""
     assert checked(loaded, PREFIXED_FILES, command) != "allow", command
 
 
