@@ -22,7 +22,9 @@ Fixed:
   x`, `uv run --index-url URL x`, `uv venv --index-url URL`, `uv tool run --keyring-provider ...` ask; `uv run -n CMD`
   (-n is --no-cache, a flag: it was read as taking CMD as its value) judges CMD.
 - npm's `-g --prefix DIR` (and npm_config_prefix with -g or npm_config_global) is where the package and its bins land:
-  read as pip's --prefix. Without -g, --prefix is the project's folder (allowed).
+  read as `tar -xf - -C DIR` (the home, ~/.local, a system folder ask). A folder of its own (`--prefix
+  ~/.npm-global`, npm's documented setup) stays allowed as plain `npm i -g x` does; without -g, --prefix is the
+  project's folder (allowed).
 
 Open: `npm -g install --prefix ~/.local x` with -g before the verb and --prefix after it (strict xfail below); pnpm's
 and yarn's global folders are read only through their rc files' keys and variables (cfg50).
@@ -120,7 +122,6 @@ PAYLOADS: dict[str, Case] = {
     "npm-g-prefix-env": ({}, "npm_config_prefix=~/.local npm i -g x"),
     "npm-g-env-both": ({}, "npm_config_global=true npm_config_prefix=~/.local npm i x"),
     "npm-g-prefix-home": ({}, "NPM_CONFIG_PREFIX=~ npm install --global x"),
-    "npm-g-prefix-config": ({}, "npm i -g --prefix=~/.config/n x"),
 }
 
 NEAR_MISSES: dict[str, Case] = {
@@ -174,6 +175,8 @@ NEAR_MISSES: dict[str, Case] = {
     "npm-prefix-web": ({}, "npm ci --prefix web"),
     "npm-g-prefix-tools": ({}, "npm i -g --prefix ./tools x"),
     "npm-g-ls": ({}, "npm -g ls"),
+    # (adv43b's) npm's documented folder of its own for global installs: PREFIX/bin, PREFIX/lib/node_modules
+    "npm-g-prefix-own-folder": ({}, "npm i -g typescript --prefix ~/.npm-global"),
 }
 
 
