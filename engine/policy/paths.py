@@ -1470,7 +1470,9 @@ class PathClassifier:
             else:
                 joined = posixpath.normpath(posixpath.join(base if base != "~" else "/~", path))
                 joined = joined[1:] if base == "~" else joined
-            classes |= self._match(joined)
+            # (home51) a relative word that stays in the working directory names a file of the tree, never one
+            # of the user's outside it, whatever the working directory is (the home itself)
+            classes |= self._match(joined) - _USER_FILE
         return frozenset(classes)
 
     def _glob_classes(self, path: str, engine: bool = False) -> set[str]:
@@ -1559,8 +1561,9 @@ class PathClassifier:
                 # What the glob may name, in either spelling (`/home/me/.[!.]*` is `~/.[!.]*`).
                 found |= self._glob_classes(path) | self._glob_classes(tilde)
             cwd = places.cwd
-            if self._cwd_area and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
+            if path == cwd or path.startswith(cwd.rstrip("/") + "/"):
                 found -= self._cwd_area
+                found.discard(USER_FILE)  # (home51) a file of the tree
         for name, spec in self._engine.items():
             if spec.include.match(path) and not (spec.exclude is not None and spec.exclude.match(path)):
                 found.add(name)
