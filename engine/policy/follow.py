@@ -145,7 +145,7 @@ def _committed(folder: str, path: str) -> bool:
     except (OSError, ValueError):
         return False
     names = gitindex.listed(real)
-    return bool(names) and posixpath.basename(path).encode("utf-8", "surrogateescape") in names
+    return names is not None and posixpath.basename(path).encode("utf-8", "surrogateescape") in names
 
 
 _GLOBBED_WORD: Final = re.compile(r"[*?\[]")
