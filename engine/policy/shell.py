@@ -4540,7 +4540,8 @@ class Analyzer(Follower, LinkFollower):
         Only a word of option-name letters and expansions, no value (`-o$dir/x`, `--out=$f` are not)."""
         if (
             _OPTION_NAME_WORD.fullmatch(raw) is None
-            or _NAME_OR_DIGIT.fullmatch(name) is None
+            or (_NAME_OR_DIGIT.fullmatch(name) is None and _POSITIONAL_NAME.fullmatch(name) is None)
+            or name == "0"
             or name in self.namerefs
             or name in self.vals.assumed
         ):
@@ -4566,7 +4567,12 @@ class Analyzer(Follower, LinkFollower):
         if len(head) < 2 or head[0] is not seg or head[1].kind != LIT or not head[1].text.startswith("/"):
             return False
         name = seg.text
-        if _NAME_OR_DIGIT.fullmatch(name) is None or name in self.namerefs or name in self.vals.assumed:
+        if (
+            (_NAME_OR_DIGIT.fullmatch(name) is None and _POSITIONAL_NAME.fullmatch(name) is None)
+            or name == "0"
+            or name in self.namerefs
+            or name in self.vals.assumed
+        ):
             return False
         return self._read_empty(name)
 
@@ -6385,7 +6391,12 @@ _ASSIGNED: Final = re.compile(
 )
 _NAME_OR_DIGIT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
 # (fresh41) a word that is an option's name spelled with expansions: `-${t}delete`, `-e"$q"xec`, `--$x`
-_OPTION_NAME_WORD: Final = re.compile(r"--?(?:[A-Za-z0-9_-]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[\"'])*")
+_OPTION_NAME_WORD: Final = re.compile(
+    r"--?(?:[A-Za-z0-9_-]|\$\{?(?:[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|[@*])\}?|[\"'])*"
+)
+# (unseen51) the positional parameters a word may spell: `$9`, `${10}`, `$@`, `$*` (none is set where the terminal's
+# `sh -c` runs a command)
+_POSITIONAL_NAME: Final = re.compile(r"[1-9][0-9]*|[@*]")
 _OPERAND: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
 _INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
 _DEFAULT: Final = re.compile(r"(:?)([-=+?])")
