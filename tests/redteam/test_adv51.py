@@ -22,10 +22,11 @@ never read. Each payload below deletes the fake HOME's note (or moves the home a
 Near misses that stay allowed: benign files for each runner, `prove --version`, `cpack --help`, `ctest -N`,
 `pygmentize -l python a.py` (no -x: a lexer by name), `vim.basic notes.txt`, `editor notes.txt`,
 `rename .htm .html *.htm`, `rename 's/\\.bak$//' *.bak`.
-Open (strict xfail, harm shown live): `lli < y.ll` (IR on its input: no opaque reading of an input yet); a
-credential pulled in by a document's include directive, written on the same line: `cpp x.c` of
-`#include "$HOME/.ssh/id_ed25519"`, `soelim x.ms` / `groff` of `.so $HOME/.ssh/id_ed25519` print the key (no
-reading of a preprocessor's includes yet).
+5. A credential pulled in by a document's include directive, written on the line or by the session: `cpp x.c` /
+   `gcc -E x.c` of `#include "$HOME/.ssh/id_ed25519"`, `soelim x.ms` / `groff` of `.so $HOME/.ssh/id_ed25519`
+   printed the key (live). The includes of a written C source (language cpp, also gcc's operands and -include) and
+   of a roff document (.so / .mso) are read as `cat F` (inline.build_includes).
+Open (strict xfail, harm shown live): `lli < y.ll` (IR on its input: no opaque reading of an input yet).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def test_verdicts(loaded: tuple[Path, Engine], case: Case, allowed: bool, sessio
     assert_verdict(loaded, case, allowed, session)
 
 
-# -- open: a credential pulled in by a document's include directive -------------------------------------------------
+# -- a credential pulled in by a document's include directive (cpp, roff: `cat F`) ------------------------------
 INCLUDES: dict[str, tuple[str, str]] = {
     "cpp-include": ("cpp", 'echo "#include \\"$HOME/.ssh/id_ed25519\\"" > x.c; cpp x.c'),
     "gcc-E-include": ("gcc", 'echo "#include \\"$HOME/.ssh/id_ed25519\\"" > x.c; gcc -E x.c'),
@@ -223,7 +224,31 @@ def test_lli_input_is_not_allowed(loaded: tuple[Path, Engine]) -> None:
     assert_verdict(loaded, ({"y.ll": LL}, "lli < y.ll"), False, "lli-input")
 
 
-@pytest.mark.xfail(strict=True, reason="open: a preprocessor's include of a credential written on the line (adv51)")
 @pytest.mark.parametrize("name", list(INCLUDES))
 def test_include_of_a_credential_is_not_allowed(loaded: tuple[Path, Engine], name: str) -> None:
     assert_verdict(loaded, ({}, INCLUDES[name][1]), False, f"include-{name}")
+
+
+INCLUDE_PAYLOADS: dict[str, Case] = {
+    "cpp-written": ({"x.c": '#include "/root/.ssh/id_ed25519"\n'}, "cpp x.c"),
+    "gcc-written": ({"x.c": "#include </root/.ssh/id_ed25519>\n"}, "gcc -c x.c"),
+    "gcc-include-option": ({}, "gcc -E -include ~/.ssh/id_ed25519 a.c"),
+    "cpp-include-next": ({"x.h": '# include_next "/root/.aws/credentials"\n'}, "cpp x.h"),
+    "soelim-written": ({"x.ms": ".so /root/.ssh/id_ed25519\n"}, "soelim x.ms"),
+    "nroff-mso": ({"x.1": ".TH X 1\n.mso /root/.ssh/id_ed25519\n"}, "nroff -man x.1"),
+}
+INCLUDE_NEAR_MISSES: dict[str, Case] = {
+    "cpp-system-header": ({"x.c": "#include <stdio.h>\nint main(void){return 0;}\n"}, "cpp x.c"),
+    "gcc-local-header": (
+        {"x.c": '#include "x.h"\nint main(void){return 0;}\n', "x.h": "int f(void);\n"},
+        "gcc -o x x.c",
+    ),
+    "gcc-plain": ({}, "gcc -O2 -Wall -c a.c"),
+    "groff-paper": ({"paper.ms": ".TL\nA paper\n"}, "groff -ms -Tpdf paper.ms > paper.pdf"),
+    "nroff-man-so": ({"x.1": ".so man1/y.1\n"}, "nroff -man x.1"),
+}
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(INCLUDE_PAYLOADS, INCLUDE_NEAR_MISSES))
+def test_include_verdicts(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    assert_verdict(loaded, case, allowed, session)
