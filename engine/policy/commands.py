@@ -25,7 +25,31 @@ ASSIGNMENT: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _PYTHON: Final = re.compile(r"^(?:python|pypy)[0-9.]*$")  # pypy3 runs Python as python3 does (redt36)
 # (xfail39) not perl6: Raku, another language (its `shell "CMD"` is no perl)
 _VERSIONED: Final = re.compile(
-    r"(lua|luajit|perl(?!-?6$)|ruby|php|tclsh|wish|node|nodejs|rscript|julia)-?\d+(?:\.\d+)*"
+    r"(lua|luajit|perl(?!-?6$)|ruby|php|tclsh|wish|node|nodejs|rscript|julia|emacs)-?\d+(?:\.\d+)*"
+)
+# (adv51) A flavoured build of one program, installed under its own name: Debian's `NAME.FLAVOUR` (vim.basic,
+# vim.tiny, vim.nox, vim.gtk3, rename.ul), an AppImage (nvim.appimage), emacs's `NAME-FLAVOUR` (emacs-nox,
+# emacs-gtk, emacs-lucid): the program it is built from (`vim.basic -c '!CMD'` ran CMD, allowed as an unknown name)
+_FLAVOURS: Final = (
+    ".basic",
+    ".tiny",
+    ".nox",
+    ".gtk",
+    ".gtk2",
+    ".gtk3",
+    ".athena",
+    ".motif",
+    ".lesstif",
+    ".appimage",
+    ".ul",
+    "-nox",
+    "-gtk",
+    "-gtk3",
+    "-lucid",
+    "-pgtk",
+    "-x11",
+    "-athena",
+    "-motif",
 )
 # The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`, `ld-2.31.so`, `ld64.so.2`,
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
@@ -109,7 +133,7 @@ def renamed(names: frozenset[str] | set[str]) -> set[str]:
 
 def command_name(word: str) -> str:
     """The name patterns match: basename, lower-case, python3.11 and pypy3 → python, BUN.EXE → bun, gcp → cp,
-    ld-linux-x86-64.so.2 → ld.so."""
+    ld-linux-x86-64.so.2 → ld.so, vim.basic and emacs-nox → vim and emacs (adv51)."""
     name = word[word.rfind("/") + 1 :].lower()  # basename(word), without a list
     if name.endswith((".exe", ".cmd", ".bat")) and len(name) > 4:
         name = name[:-4]
@@ -122,6 +146,10 @@ def command_name(word: str) -> str:
         return "python"
     if name.startswith("ld") and ".so" in name and _LOADER.fullmatch(name):
         return "ld.so"
+    if name.endswith(_FLAVOURS):
+        cut = max(name.rfind("."), name.rfind("-"))
+        if cut > 0:
+            return command_name(name[:cut])
     if name[-1:].isdigit():
         # an interpreter named with its version (lua5.4, tclsh8.6, ruby3.2, php8.2, perl5.36; fresh37a)
         versioned = _VERSIONED.fullmatch(name)

@@ -125,6 +125,10 @@ _NINJA_INCLUDE = re.compile(r"(?m)^[ \t]*(?:include|subninja)[ \t]+(\S+)")
 _CMAKE_INCLUDE = re.compile(
     r"(?i)\binclude\s*\(\s*\"?(?:\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/)?([^\s)\"]*[./][^\s)\"]*)"
 )
+# (adv51) a C preprocessor's `#include "F"` / `<F>` (`#include_next`, `#import`) and roff's `.so F` / `.mso F`: F's
+# text is put into the output (`cpp x.c` of `#include "$HOME/.ssh/id_ed25519"` printed the key): read as `cat F`
+_CPP_INCLUDE = re.compile(r'(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*["<]([^">\n]+)[">]')
+_ROFF_INCLUDE = re.compile(r"(?m)^[.'][ \t]*m?so[ \t]+(\S[^\n]*?)[ \t]*$")
 _MAX_ARGUMENTS = 4096  # characters of one call's arguments that are read
 _MAX_CALLS = 64  # calls read per program (the inline_computed_call pattern judges what it builds)
 _MAX_SCAN = 2048  # brackets stepped over per program, in all its calls
@@ -258,6 +262,13 @@ _PLAIN = re.compile(r"[\w@%+=:,./~-]+")
 
 def _quoted(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _path_word(path: str) -> str:
+    """``path`` as a shell word for the path a file names, its variables (a written `$HOME`) and a leading `~` read
+    as the home: the stricter reading of a name written by a line that expanded them."""
+    head, sep, rest = path.partition("/") if path.startswith("~") else ("", "", path)
+    return head + sep + '"' + re.sub(r'(["\\`])', r"\\\1", rest) + '"'
 
 
 def _aliases(code: str, calls: list[re.Match[str]]) -> list[str]:
@@ -1023,13 +1034,18 @@ def _awk_writes(code: str) -> list[str | None]:
 
 def build_includes(code: str, language: str) -> list[str]:
     """The commands that judge the files a ninja or cmake build file reads as more of itself
-    (`subninja sub.ninja`: `ninja -f sub.ninja`; cmake's `include(rules.txt)`: `cmake -P rules.txt`)."""
+    (`subninja sub.ninja`: `ninja -f sub.ninja`; cmake's `include(rules.txt)`: `cmake -P rules.txt`), and the
+    files a C preprocessor's `#include` or roff's `.so` puts into the output (`cat -- F`, adv51)."""
     if language == "ninja" and ("include" in code or "subninja" in code):
         found = itertools.islice(_NINJA_INCLUDE.finditer(code), _MAX_CALLS)
         return [f"ninja -f {_quoted(m.group(1))}" for m in found]
     if language == "cmake" and "nclude" in code.lower():
         found = itertools.islice(_CMAKE_INCLUDE.finditer(code), _MAX_CALLS)
         return [f"cmake -P {_quoted(m.group(1))}" for m in found]
+    if language in ("cpp", "roff"):
+        pattern = _CPP_INCLUDE if language == "cpp" else _ROFF_INCLUDE
+        found = itertools.islice(pattern.finditer(code), _MAX_CALLS)
+        return [f"cat -- {_path_word(m.group(1))}" for m in found]
     return []
 
 
