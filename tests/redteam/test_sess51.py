@@ -16,6 +16,21 @@ Found and fixed (each allowed before; the fake home deleted through `Engine.call
    Near misses that stay allowed: the same line without `&`, the edited (harmless) script run after the leftover
    ended, a line whose background part writes nothing the later call runs.
 
+2. write_file d/x.sh `rm -rf ~`, then a copy that keeps no name outside the working directory -- `cp -r d /tmp/q`,
+   `mv d /tmp/q`, `cp d/* /tmp/q/`, `tar xf d.tar -C /tmp/q`, `find d -exec cp {} /tmp/q/y.sh ';'`, `cp -a` after
+   `touch -d 2001-01-01` -- then `sh /tmp/q/x.sh` (or `cd /tmp/q && sh x.sh`): a file outside the working directory
+   was read only when the session wrote that very path. Now one whose change time is after the session began is
+   read (SessionView._held; the change time, which no caller sets); machine code put there asks
+   (`cp /bin/rm d/zz; cp -r d /tmp/q; /tmp/q/zz -rf ~`). Near miss: a harmless script copied there runs.
+
+3. The same on one line, or in a background shell: `cp -r d e && sh e/x.sh` (`cp d/* e/`, `mv d/* e/`, `rsync -a d/
+   e/`, `mv d e`, `cp -R d e && cd e && sh x.sh`) ran d/x.sh's `rm -rf ~` (live): the analyzer keyed the copy's
+   destination (`e`, `e/d`, `e/*`) and the file run under it was in no key, nor on the disk when judged. Same for a
+   background `bash` sent `sleep 1; cp -r d e`, then `sh e/x.sh` (the shell's state held `e`). Now a file run under
+   a folder or glob the line (or the shell's earlier lines) wrote with no text known is unread
+   (shell._copied_into): approval. Decision: a same-line copy of a harmless folder then a run in it asks too
+   (`rsync -a src/ build/ && python3 build/a.py`); in a later call the copy is on the disk and read (allowed).
+
 Tried and held (no bypass found): hard links, `cp`/`install`/`dd`/`cat >` of a written file, a variable defined in
 one `process write` used in the next, a background shell's own `(…) &` edit.
 
@@ -26,13 +41,15 @@ a background process is the documented "not covered" race (docs/policies.md, Tim
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import RM_HOME, home_intact
 from tests.redteam.harm import run_confined
 
 _SED = "sed -i 's/^echo hi$/rm -rf ~/' x.sh"
@@ -53,6 +70,141 @@ def test_the_leftover_really_rewrites_the_script_before_it_runs(name: str, tmp_p
     """The harm, live under a real bash: the line returns, the next line runs the rewritten script."""
     home, _, _ = run_confined(tmp_path, f"printf 'echo hi\\n' > x.sh; {LEFT[name]} {RUN}")
     assert not home_intact(home), name
+
+
+# (2) a file the session's folder or glob copy put outside the working directory, then run by its path there. OUT
+# is a folder outside the project (beside it, under the test's tmp_path). (line that puts it there, line that runs it)
+OUTSIDE: dict[str, tuple[str, str]] = {
+    "cp -r of a folder": ("cp -r d OUT/q", "sh OUT/q/x.sh"),
+    "mv of a folder": ("mv d OUT/q", "sh OUT/q/x.sh"),
+    "cp of a glob": ("mkdir OUT/q && cp d/* OUT/q/", "sh OUT/q/x.sh"),
+    "tar xf -C": ("tar cf d.tar d && mkdir OUT/q && tar xf d.tar -C OUT/q", "sh OUT/q/d/x.sh"),
+    "find -exec cp": ("mkdir OUT/q && find d -name x.sh -exec cp {} OUT/q/y.sh \\;", "bash OUT/q/y.sh"),
+    "cp -a keeps the old time": ("touch -d 2001-01-01 d/x.sh && cp -a d OUT/q", "sh OUT/q/x.sh"),
+    "cd there, then run": ("cp -r d OUT/q", "cd OUT/q && sh x.sh"),
+}
+
+
+@pytest.mark.parametrize("name", list(OUTSIDE))
+def test_a_script_copied_outside_really_runs_there(name: str, tmp_path: Path) -> None:
+    put, run = OUTSIDE[name]
+    out = tmp_path / "out"
+    out.mkdir()
+    line = f"mkdir d && printf 'rm -rf ~\\n' > d/x.sh && {put} && {run}".replace("OUT", str(out))
+    home, _, _ = run_confined(tmp_path, line)
+    assert not home_intact(home), name
+
+
+@pytest.mark.parametrize("name", list(OUTSIDE))
+def test_a_script_copied_outside_is_read_when_run_there(name: str, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, root = plain_harm
+    out = root.parent / "out"
+    out.mkdir()
+    put, run = (part.replace("OUT", str(out)) for part in OUTSIDE[name])
+    assert engine.call("write_file", {"path": "d/x.sh", "content": RM_HOME}, session_id="s1").ok
+    placed = engine.call("terminal", {"command": put}, session_id="s1")
+    assert placed.ok, placed.error
+    ran = engine.call("terminal", {"command": run}, session_id="s1")
+    assert home_intact(home), name
+    assert not ran.ok and ran.error is not None and ran.error.type == "denied", (name, ran.error)
+
+
+def test_a_program_copied_outside_is_not_run_unjudged(plain_harm: tuple[Engine, Path, Path]) -> None:
+    """`cp /bin/rm d/zz` (a named write: remembered), `cp -r d OUT/q` (no name), `OUT/q/zz -rf ~`: machine code the
+    session put there cannot be read, and asks (it ran before)."""
+    engine, home, root = plain_harm
+    out = root.parent / "out"
+    out.mkdir()
+    rm = shutil.which("rm")
+    assert rm is not None
+    assert engine.call("terminal", {"command": f"mkdir d && cp {rm} d/zz"}, session_id="s1").ok
+    assert engine.call("terminal", {"command": f"cp -r d {out}/q"}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": f"{out}/q/zz -rf ~"}, session_id="s1")
+    assert home_intact(home)
+    assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval")
+
+
+def test_a_harmless_script_copied_outside_runs(plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, root = plain_harm
+    out = root.parent / "out"
+    out.mkdir()
+    assert engine.call("write_file", {"path": "d/x.sh", "content": "echo hi\n"}, session_id="s1").ok
+    assert engine.call("terminal", {"command": f"cp -r d {out}/q"}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": f"sh {out}/q/x.sh"}, session_id="s1")
+    assert ran.ok, ran.error
+    assert "hi" in ran.output
+    assert home_intact(home)
+
+
+# (3) a folder or a glob copied on the same line (or by a background shell's earlier line, which may not have run
+# yet), then a file inside the copy run: d/x.sh holds `rm -rf ~`. (the copying part, the file run, with a shell
+# between them)
+SAME_LINE: dict[str, tuple[str, str]] = {
+    "cp -r": ("cp -r d e", "sh e/x.sh"),
+    "cp -R, then cd": ("cp -R d e", "cd e && sh x.sh"),
+    "cp of a glob": ("mkdir -p e && cp d/* e/", "sh e/x.sh"),
+    "mv of a glob": ("mkdir -p e && mv d/* e/", "sh e/x.sh"),
+    "rsync of a folder's files": ("rsync -a d/ e/", "sh e/x.sh"),
+    "mv of a folder": ("mv d e", "bash e/x.sh"),
+}
+
+
+def _has(program: str) -> None:
+    if shutil.which(program) is None:
+        pytest.skip(f"not installed: {program}")
+
+
+@pytest.mark.parametrize("name", list(SAME_LINE))
+def test_a_copied_folder_s_script_really_runs(name: str, tmp_path: Path) -> None:
+    copy, run = SAME_LINE[name]
+    _has(copy.split("&& ")[-1].split()[0])
+    home, _, _ = run_confined(tmp_path, f"mkdir d && printf 'rm -rf ~\\n' > d/x.sh && {copy} && {run}")
+    assert not home_intact(home), name
+
+
+@pytest.mark.parametrize("name", list(SAME_LINE))
+def test_a_copied_folder_s_script_on_the_same_line_is_not_allowed(
+    name: str, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    copy, run = SAME_LINE[name]
+    _has(copy.split("&& ")[-1].split()[0])
+    engine, home, _ = plain_harm
+    assert engine.call("write_file", {"path": "d/x.sh", "content": RM_HOME}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": f"{copy} && {run}"}, session_id="s1")
+    assert home_intact(home), name
+    assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval"), name
+
+
+@pytest.mark.parametrize("name", list(SAME_LINE))
+def test_a_background_shell_s_copied_folder_is_not_read_from_the_disk(
+    name: str, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """The shell's earlier line copies after a sleep: the later write is judged before the copy exists."""
+    copy, run = SAME_LINE[name]
+    _has(copy.split("&& ")[-1].split()[0])
+    engine, home, _ = plain_harm
+    assert engine.call("write_file", {"path": "d/x.sh", "content": RM_HOME}, session_id="s1").ok
+    started = engine.call("terminal", {"command": "bash", "background": True}, session_id="s1")
+    assert started.ok, started.error
+    pid = json.loads(started.output)["process_id"]
+    line = {"action": "write", "process_id": pid, "input": f"sleep 0.5; {copy}\n"}
+    first = engine.call("process", line, session_id="s1")
+    assert first.ok, first.error
+    ran = engine.call("process", {"action": "write", "process_id": pid, "input": f"{run}\n"}, session_id="s1")
+    time.sleep(1)
+    engine.call("process", {"action": "kill", "process_id": pid}, session_id="s1")
+    assert home_intact(home), name
+    assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval"), name
+
+
+def test_a_copied_folder_run_in_a_later_call_is_read_from_the_disk(plain_harm: tuple[Engine, Path, Path]) -> None:
+    """Near miss: in a later call the copy is on the disk, and its harmless text is read (allowed)."""
+    engine, home, _ = plain_harm
+    assert engine.call("write_file", {"path": "d/x.sh", "content": "echo hi\n"}, session_id="s1").ok
+    assert engine.call("terminal", {"command": "cp -r d e"}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": "sh e/x.sh"}, session_id="s1")
+    assert ran.ok, ran.error
+    assert home_intact(home)
 
 
 def _ended(engine: Engine) -> None:
