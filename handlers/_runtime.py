@@ -79,6 +79,13 @@ def run(ctx: CallContext, command: str, *, cwd: str | None = None, timeout: floa
     limit = time_limit(ctx, timeout)
     with runtime(ctx) as live:
         result = _start(ctx, lambda: live.exec(command, cwd=cwd, env=env(ctx), timeout=limit))
+        if result.left is not None:
+            # (sess51) the line left processes running (`(sleep 1; sed -i … x.sh) >/dev/null 2>&1 &`): they write
+            # on after the call, as a background process does
+            place = file_key(cwd, str(ctx.workdir)) if cwd else None
+            memory_of(ctx.shared).left_behind(
+                ctx.session_id, str(ctx.workdir), command, place, ctx.programs, result.left
+            )
         return shape(result, limit, with_cwd=not live.shares_host_files)
 
 

@@ -30,6 +30,7 @@ bounds is remembered as unread, never as harmless. Thread-safe.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import re
@@ -77,6 +78,7 @@ MAX_PENDING = MAX_LENGTH  # a process's input held before its line ends
 MAX_CONTEXT = 32 * 1024  # an interpreter's earlier lines read with each later one (ProcessInput.context)
 MAX_STATE = MAX_LENGTH  # a background shell's state: characters of values, aliases and function bodies
 MAX_WATCHED = 64  # (sess46) live background processes whose code files are watched, per session (Watched)
+_LEFT = itertools.count(1)  # (sess51) the keys of the writers a foreground line left running (left_behind)
 MAX_WATCHED_KEYS = 1024  # the files one watches by name; past it, every write of the session is judged against it
 
 # Interpreters whose lines are programs (the shells that read commands from their input: commands.SHELLS).
@@ -504,6 +506,31 @@ class SessionMemory:
             }
             if made:
                 view.files.link(made)
+
+    def left_behind(
+        self,
+        session_id: str | None,
+        workdir: str,
+        command: str,
+        cwd: str | None,
+        programs: ProgramTable | None,
+        alive: Callable[[], bool],
+    ) -> None:
+        """(sess51) A foreground terminal ``command`` ended and left processes running (``alive``: whether they still
+        do): `(sleep 1; sed -i 's/^echo hi$/rm -rf ~/' x.sh) >/dev/null 2>&1 &`, `setsid sh -c '…' &`. What its line
+        writes is written by them after the call returned: read as a background process's writes (Writing) while
+        they run. Before, the in-place edit was read from the disk right after the call (the old text), and the next
+        call's `sleep 2; sh x.sh` was judged by that text and ran the edited one."""
+        self.terminal_wrote(session_id, workdir, command, cwd, programs, background=True)
+        files = self.session(session_id)
+        with self._lock:
+            writing = files.writing.pop(command, None)
+            if writing is not None:
+                writing.alive = alive
+                files.writing[f"{command}\0left {next(_LEFT)}"] = writing
+                while len(files.writing) > MAX_WATCHED:
+                    files.writing.pop(next(iter(files.writing)))
+                files._names()
 
     @staticmethod
     def _writing(files: SessionFiles, command: str, keys: Iterable[str], trees: Iterable[str] = ()) -> None:

@@ -5295,6 +5295,8 @@ class Analyzer(Follower, LinkFollower):
                 rest = key[len(prefix) :]
                 if key.startswith(prefix) and rest and (prefix.endswith("/") or "/" not in rest):
                     return _Written(frozenset(), None)
+        if entry is None and self.files and _copied_into(self.files, key):
+            return _Written(frozenset(), None)
         return entry
 
     def _keyed_script(self, key: str, word: str) -> str | None:
@@ -5907,6 +5909,23 @@ def _shebang_unread(text: str) -> bool:
         return True
     name = found.group(1).lower()
     return name not in _SHEBANG_SHELLS and name not in _SHEBANG_LANGUAGES
+
+
+def _copied_into(files: Mapping[str, _Written], key: str) -> bool:
+    """(sess51) Whether the line (or a background shell's earlier lines) copied, moved or unpacked a folder or a glob
+    whose files the file of ``key`` may be one of, with no text known here: `cp -r d e && sh e/x.sh`, `mv d/* f/ && sh
+    f/x.sh`, `rsync -a d/ e/ && sh e/x.sh` (keyed `e`, `e/d`, `f/*`, `e/d`: the file run is in none of them by name,
+    and was not on the disk when judged -- d/x.sh's `rm -rf ~` ran unjudged). Such a file is unread."""
+    for written, entry in files.items():
+        if entry.content is not None or not written or written.startswith("$"):
+            continue
+        if key.startswith(written.rstrip("/") + "/"):
+            return True
+        if _GLOB.search(written) is not None and fnmatch.fnmatchcase(key, written):
+            return True
+        if "rsync" in entry.writers and key.startswith(posixpath.dirname(written) + "/"):
+            return True  # `rsync d/ e/` copies d's files into e (keyed e/d)
+    return False
 
 
 def _under(key: str, base: str) -> bool:

@@ -446,15 +446,25 @@ class SessionView:
         disk = self.disk
         try:
             real = os.path.realpath(path)
-            if self._inside(real):
+            outside = not self._inside(real)
+            if not outside:
                 if disk and _in_environment(real, self._real or ""):
                     return None
-            elif disk or not (written and real == os.path.abspath(path)):
+            elif disk:
                 return None
+            elif written and real == os.path.abspath(path):
+                outside = False  # the very path the session wrote: read as one it wrote
             held = os.stat(real)
         except (OSError, ValueError):
             return False if written and not disk else None
-        if not disk and not written and held.st_mtime < self.files.started - _SLACK:
+        if outside:
+            # (sess51) outside the working directory, not written by that name: read when it changed since the
+            # session began -- its change time, which no caller sets (`cp -r d /tmp/q`, `mv d /tmp/q`, `cp d/*
+            # /tmp/q/`, `tar xf d.tar -C /tmp/q`, `find d -exec cp {} /tmp/q/x.sh \;` keep no name the session
+            # remembers, and `sh /tmp/q/x.sh` ran the copied `rm -rf ~` unjudged); else not read, as before
+            if max(held.st_mtime, held.st_ctime) < self.files.started - _SLACK:
+                return None
+        elif not disk and not written and held.st_mtime < self.files.started - _SLACK:
             return None
         if not stat.S_ISREG(held.st_mode):
             return None if disk or (not written and stat.S_ISDIR(held.st_mode)) else False

@@ -18,7 +18,7 @@ from __future__ import annotations
 import abc
 import os
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -54,6 +54,9 @@ class ExecResult:
     timed_out: bool = False
     omitted: int = 0  # bytes of output dropped from the middle
     cwd: str | None = None  # where the session is after the command (runtimes that track it)
+    # (sess51) the command ended but processes it started still run (`(sleep 1; sed -i … x.sh) >/dev/null 2>&1 &`,
+    # `setsid …`): whether they still do (hostproc.left_running); None: none left, or not known here
+    left: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"exit_code": self.exit_code, "output": self.output}

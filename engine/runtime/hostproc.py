@@ -15,7 +15,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from engine.runtime.base import RUN_MARKER, TIMEOUT_EXIT, ExecResult, ProcessHandle, RuntimeFailure
@@ -49,10 +49,23 @@ def kill_tree(proc: subprocess.Popen[bytes], marker: str | None) -> None:
 def kill_marked(marker: str, *, prefix: bool = False) -> int:
     """SIGKILL every process of this user whose environment holds ``RUN_MARKER=marker``
     (with ``prefix``: a value starting with ``marker``)."""
-    needle = f"{RUN_MARKER}={marker}".encode()
     killed = 0
+    for pid in _marked(marker, prefix):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+    return killed
+
+
+def _marked(marker: str, prefix: bool = False) -> Iterator[int]:
+    """The processes of this user whose environment holds ``RUN_MARKER=marker`` (``prefix``: starting with it)."""
+    needle = f"{RUN_MARKER}={marker}".encode()
     me = os.getpid()
-    for entry in os.scandir("/proc"):
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return
+    for entry in entries:
         if not entry.name.isdigit() or int(entry.name) == me:
             continue
         try:
@@ -60,12 +73,30 @@ def kill_marked(marker: str, *, prefix: bool = False) -> int:
                 environ = handle.read()
         except OSError:
             continue
-        entries = environ.split(b"\0")
-        if needle in entries or (prefix and any(e.startswith(needle) for e in entries)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-    return killed
+        found = environ.split(b"\0")
+        if needle in found or (prefix and any(e.startswith(needle) for e in found)):
+            yield int(entry.name)
+
+
+def left_running(group: int, marker: str | None) -> bool:
+    """(sess51) Whether a command that ended left processes running: members of its process group (``group``,
+    its leader's pid: `cmd &`), or processes carrying its ``marker`` (`setsid cmd`, a double fork). A zombie
+    counts: it may be a moment from its end, and what it wrote is on disk by then."""
+    try:
+        os.killpg(group, 0)
+        return True
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    return marker is not None and next(_marked(marker), None) is not None
+
+
+def _left(proc: subprocess.Popen[bytes], marker: str | None) -> Callable[[], bool] | None:
+    """(sess51) After ``proc`` ended: a handle telling whether what it left behind still runs, None when nothing
+    is left (a foreground line's `… &` keeps writing files after the call returned: SessionMemory.left_behind)."""
+    group = proc.pid
+    if not left_running(group, marker):
+        return None
+    return lambda: left_running(group, marker)
 
 
 def _popen(argv: Sequence[str], cwd: str | None, env: Mapping[str, str], stdin: bool) -> subprocess.Popen[bytes]:
@@ -115,7 +146,8 @@ def run(
                     stream.close()
     if timed_out:
         return ExecResult(TIMEOUT_EXIT, out.text(), True, out.omitted)
-    return ExecResult(proc.returncode if proc.returncode is not None else -1, out.text(), False, out.omitted)
+    code = proc.returncode if proc.returncode is not None else -1
+    return ExecResult(code, out.text(), False, out.omitted, left=_left(proc, marker))
 
 
 def _pump(proc: subprocess.Popen[bytes], out: CappedOutput, stdin: bytes | None, deadline: float) -> bool:
