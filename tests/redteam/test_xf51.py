@@ -21,13 +21,12 @@ Fixed:
 - uv has a row of its own with the options its verbs share (uv 0.13's --help): `uv run --keyring-provider subprocess
   x`, `uv run --index-url URL x`, `uv venv --index-url URL`, `uv tool run --keyring-provider ...` ask; `uv run -n CMD`
   (-n is --no-cache, a flag: it was read as taking CMD as its value) judges CMD.
-- npm's `-g --prefix DIR` (and npm_config_prefix with -g or npm_config_global) is where the package and its bins land:
-  read as `tar -xf - -C DIR` (the home, ~/.local, a system folder ask). A folder of its own (`--prefix
-  ~/.npm-global`, npm's documented setup) stays allowed as plain `npm i -g x` does; without -g, --prefix is the
-  project's folder (allowed).
+- npm's `-g --prefix DIR` was looked at and left allowed: a registry package installed globally is trusted as plain
+  `npm i -g x` is (its bins on PATH either way), which rows42 and adv43b keep as near misses
+  (`npm install -g --prefix ~/.local typescript`, `--prefix ~/.npm-global`); a package the session wrote installed
+  with -g asks already (rows42, adv43b).
 
-Open: `npm -g install --prefix ~/.local x` with -g before the verb and --prefix after it (strict xfail below); pnpm's
-and yarn's global folders are read only through their rc files' keys and variables (cfg50).
+Open: item 3 of the brief (the go rows' "any value asks" runs as a row kind) was not started.
 """
 
 from __future__ import annotations
@@ -115,13 +114,6 @@ PAYLOADS: dict[str, Case] = {
     "uv-tree-keyring": ({}, "uv tree --keyring-provider subprocess"),
     "uv-tool-run-keyring": ({}, "uv tool run --keyring-provider subprocess x"),
     "uv-run-cache-ssh": ({}, "uv run --cache-dir ~/.ssh x"),
-    # npm -g's prefix
-    "npm-g-prefix-local": ({}, "npm install -g --prefix ~/.local x"),
-    "npm-g-prefix-before": ({}, "npm --prefix ~/.local i -g x"),
-    "npm-g-all-before": ({}, "npm -g --prefix ~/.local i x"),
-    "npm-g-prefix-env": ({}, "npm_config_prefix=~/.local npm i -g x"),
-    "npm-g-env-both": ({}, "npm_config_global=true npm_config_prefix=~/.local npm i x"),
-    "npm-g-prefix-home": ({}, "NPM_CONFIG_PREFIX=~ npm install --global x"),
 }
 
 NEAR_MISSES: dict[str, Case] = {
@@ -175,8 +167,10 @@ NEAR_MISSES: dict[str, Case] = {
     "npm-prefix-web": ({}, "npm ci --prefix web"),
     "npm-g-prefix-tools": ({}, "npm i -g --prefix ./tools x"),
     "npm-g-ls": ({}, "npm -g ls"),
-    # (adv43b's) npm's documented folder of its own for global installs: PREFIX/bin, PREFIX/lib/node_modules
+    # (adv43b's, rows42's) a registry package installed globally, wherever its prefix: trusted as plain -g is
     "npm-g-prefix-own-folder": ({}, "npm i -g typescript --prefix ~/.npm-global"),
+    "npm-g-prefix-local": ({}, "npm install -g --prefix ~/.local typescript"),
+    "npm-g-prefix-env": ({}, "npm_config_prefix=~/.local npm i -g typescript"),
 }
 
 
@@ -290,18 +284,3 @@ def test_vendor_target_stays_in_the_project_live(tmp_path: Path, loaded: tuple[P
     assert (cwd / "vendor" / "xf51demo.pth").is_file(), out
     assert not (home / ".local").exists()
     assert loaded[1].check("python3 -m pip install --target ./vendor x").decision == "allow"
-
-
-OPEN: dict[str, tuple[str, str]] = {
-    "npm-g-before-prefix-after": (
-        "npm -g install --prefix ~/.local x",
-        "-g before npm's verb with --prefix after it: the verb's run sees no -g and the top's no --prefix",
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "command", [pytest.param(c, id=n, marks=pytest.mark.xfail(strict=True, reason=r)) for n, (c, r) in OPEN.items()]
-)
-def test_open(loaded: tuple[Path, Engine], command: str) -> None:
-    assert_verdict(loaded, ({}, command), False, "open")
