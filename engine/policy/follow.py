@@ -2630,16 +2630,15 @@ def undeclared_options(command: Command, program: Program) -> frozenset[int]:
 
 
 def _verb_operands(program: Program, argv: Sequence[str]) -> list[str]:
-    """(disk51) The operands of ``argv`` as the program and the verbs it names read them: each verb's word, then the
-    last verb's operands (`npm run --prefix d start` is run, start; `pnpm -C d start` is start)."""
+    """(disk51) The operands of ``argv`` as the program reads them, less the values the verbs it names take as their
+    own options (`npm run --prefix d start` is run, start: d is --prefix's; `pnpm -C d start` is start)."""
     parsed = parse_argv(program.grammar, argv)
-    levels = subcommand_levels(program, parsed, argv)
-    words: list[str] = []
-    for _, at in levels[:-1]:
-        index = at.operand_at[0] if at.operand_at else at.rest
-        if index is not None and index < len(argv):
-            words.append(argv[index])
-    return [*words, *levels[-1][1].all_operands(argv)]
+    operands = parsed.all_operands(argv)
+    for _, at in subcommand_levels(program, parsed, argv)[1:]:
+        for _, value, _ in at.options:
+            if value is not None and value in operands[1:]:
+                operands.pop(operands.index(value, 1))
+    return operands
 
 
 def join_path(cwd: str | None, path: str) -> str:
