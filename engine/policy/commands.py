@@ -146,7 +146,7 @@ def command_name(word: str) -> str:
         return "python"
     if name.startswith("ld") and ".so" in name and _LOADER.fullmatch(name):
         return "ld.so"
-    if name.endswith(_FLAVOURS):
+    if ("." in name or "-" in name) and name.endswith(_FLAVOURS):
         cut = max(name.rfind("."), name.rfind("-"))
         if cut > 0:
             return command_name(name[:cut])

@@ -10,7 +10,8 @@ never read. Each payload below deletes the fake HOME's note (or moves the home a
    `cpack` runs CPackConfig.cmake (or `--config F`) as CMake code; `ctest -S F` (-SP, -SR, --script) runs a CMake
    script. Rows in policies/executors.yaml read those files (perl, cmake).
 2. Programs that load code named in an option: `pygmentize -x -l F.py:CLASS` / `-f F.py:CLASS` imports F.py;
-   `cpan -j F` loads F (Perl) as its configuration; `gpgtar --gpg PROG` runs PROG as gpg; `lli F.ll` runs LLVM IR
+   `cpan -j F` loads F (Perl) as its configuration; `gpgtar --gpg PROG` runs PROG as gpg; `nvcc -ccbin PROG` runs
+   PROG as the host compiler; `lli F.ll` runs LLVM IR
    (read by nobody here: opaque, a file the session or the line wrote asks).
 3. Other installed names of a program the table reads: Debian's flavoured binaries (`vim.basic`, `vim.tiny`,
    `vim.nox`, `vim.gtk3`, `nvim.appimage`: `NAME.FLAVOUR`), emacs's (`emacs-nox`, `emacs-gtk`, `emacs29`) and the
@@ -96,6 +97,10 @@ LIVE: dict[str, tuple[str, str]] = {
         f"{written('g.sh', SH)}; chmod +x g.sh; echo 1 > a; tar cf a.tar a; gpgtar --gpg ./g.sh -t a.tar",
     ),
     "lli-ir": ("lli", f"{written('y.ll', LL)}; lli y.ll"),
+    "nvcc-host-compiler": (
+        "nvcc",
+        f"{written('n.sh', SH)}; chmod +x n.sh; echo 'int main(){{}}' > a.cu; nvcc -ccbin ./n.sh a.cu",
+    ),
     "vim-basic": ("vim.basic", f"vim.basic -es -c '!{RM}' -c q"),
     "editor": ("editor", f"editor -es -c '!{RM}' -c q"),
     "rename-home-away": ("rename.ul", "rename.ul home gone ~"),
@@ -137,6 +142,8 @@ PAYLOADS: dict[str, Case] = {
     "gpgtar-program": ({"g.sh": SH}, "gpgtar --gpg ./g.sh -t a.tar"),
     "gpgtar-program-attached": ({"g.sh": SH}, "gpgtar --gpg=./g.sh --decrypt a.tar"),
     "lli-file": ({"y.ll": LL}, "lli y.ll"),
+    "nvcc-ccbin": ({"n.sh": SH}, "nvcc -ccbin ./n.sh a.cu"),
+    "nvcc-compiler-bindir": ({"n.sh": SH}, "nvcc --compiler-bindir=./n.sh -o k a.cu"),
     "vim-basic": ({}, f"vim.basic -c '!{RM}' -c q"),
     "vim-tiny": ({}, f"vim.tiny -c '!{RM}' -c q"),
     "vim-nox": ({}, f"vim.nox +'!{RM}'"),
@@ -171,6 +178,8 @@ NEAR_MISSES: dict[str, Case] = {
     "ctest-benign-script": ({"s.cmake": "message(STATUS hi)\n"}, "ctest -S s.cmake"),
     "cpan-list": ({}, "cpan -l"),
     "gpgtar-list": ({}, "gpgtar -t a.tar"),
+    "nvcc-plain": ({}, "nvcc -O2 -o k a.cu"),
+    "nvcc-system-host-compiler": ({}, "nvcc -ccbin g++-12 -o k a.cu"),
     "vim-basic-file": ({}, "vim.basic notes.txt"),
     "vim-basic-line": ({}, "vim.basic +42 notes.txt"),
     "editor-file": ({}, "editor notes.txt"),
