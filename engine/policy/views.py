@@ -36,6 +36,7 @@ MAX_CONTENT = MAX_LENGTH  # one file's text judged (the limit of a command line)
 MAX_SOURCES = 16  # the words a tree reader read, remembered per file it wrote (SessionFiles.archives)
 MAX_SEARCHES = 256  # quiet tree searches remembered per session (SessionFiles.searched: past it, the oldest go)
 _SLACK = 2.0  # seconds: file systems stamp times coarser than the clock reads them
+_TICK = 0.05  # (sess51) seconds a file's change time may lag the clock (the kernel stamps with its coarse clock)
 _BINARY = b"\x00"
 _MAX_LISTED = 256  # the entries of a folder read to match a glob (SessionView.names_in, keys_under)
 _MAX_DEPTH_WALKED = 3  # the folders under a `**` glob's folder walked on disk (SessionView.keys_under)
@@ -460,9 +461,11 @@ class SessionView:
         if outside:
             # (sess51) outside the working directory, not written by that name: read when it changed since the
             # session began -- its change time, which no caller sets (`cp -r d /tmp/q`, `mv d /tmp/q`, `cp d/*
-            # /tmp/q/`, `tar xf d.tar -C /tmp/q`, `find d -exec cp {} /tmp/q/x.sh \;` keep no name the session
-            # remembers, and `sh /tmp/q/x.sh` ran the copied `rm -rf ~` unjudged); else not read, as before
-            if max(held.st_mtime, held.st_ctime) < self.files.started - _SLACK:
+            # /tmp/q/`, `tar xf d.tar -C /tmp/q`, `find d -exec cp {} /tmp/q/y.sh ';'` keep no name the session
+            # remembers, and `sh /tmp/q/x.sh` ran the copied `rm -rf ~` unjudged); a file made before the session
+            # began is not read, as before (the user's `~/.ssh/config`): not the working tree's 2 s slack, the tick
+            # of the kernel's coarse clock
+            if max(held.st_mtime, held.st_ctime) < self.files.started - _TICK:
                 return None
         elif not disk and not written and held.st_mtime < self.files.started - _SLACK:
             return None

@@ -167,14 +167,16 @@ def test_writing_and_running_a_harmless_script_still_runs(
 def test_sessions_do_not_share_what_they_wrote(engine: Engine, work: Path, fake_home: Path) -> None:
     outside = work.parent / "elsewhere"
     outside.mkdir()
-    assert _sent(engine, work, "s1", _run(f"printf 'rm -rf ~\\n' > {outside}/x.sh")).ok
     memory = engine.session_memory
+    memory.session("s2")  # (it began before s1's write)
+    assert _sent(engine, work, "s1", _run(f"printf 'rm -rf ~\\n' > {outside}/x.sh")).ok
     evaluator = engine._evaluator(engine._snapshot)
     args = {"command": f"sh {outside}/x.sh"}
     assert evaluator.verdict("terminal", args, memory.view("s1", str(work))).decision == "deny"
-    # Another session never saw the write, and the file is outside the working directory:
-    # its text is not read (a sandbox is what stops a file nobody wrote through the engine).
-    assert evaluator.verdict("terminal", args, memory.view("s2", str(work))).decision == "allow"
+    # Another session never saw the write: its memory holds nothing of it ...
+    assert not any(key.endswith("x.sh") for key in memory.session("s2").files)
+    # ... (sess51) but the file outside the working directory changed since s2 began: read from the disk there too
+    assert evaluator.verdict("terminal", args, memory.view("s2", str(work))).decision == "deny"
     assert home_intact(fake_home)
 
 
