@@ -5911,14 +5911,17 @@ def _shebang_unread(text: str) -> bool:
     return name not in _SHEBANG_SHELLS and name not in _SHEBANG_LANGUAGES
 
 
+_LINK_ONLY: Final = frozenset({"ln", "link", "mount"})
+
+
 def _copied_into(files: Mapping[str, _Written], key: str) -> bool:
     """(sess51) Whether the line (or a background shell's earlier lines) copied, moved or unpacked a folder or a glob
     whose files the file of ``key`` may be one of, with no text known here: `cp -r d e && sh e/x.sh`, `mv d/* f/ && sh
     f/x.sh`, `rsync -a d/ e/ && sh e/x.sh` (keyed `e`, `e/d`, `f/*`, `e/d`: the file run is in none of them by name,
     and was not on the disk when judged -- d/x.sh's `rm -rf ~` ran unjudged). Such a file is unread."""
     for written, entry in files.items():
-        if entry.content is not None or not written or written.startswith("$"):
-            continue
+        if entry.content is not None or not written or written.startswith("$") or entry.writers <= _LINK_ONLY:
+            continue  # (a link the line made is followed to its target: links.LinkFollower, not a copy)
         if key.startswith(written.rstrip("/") + "/"):
             return True
         if _GLOB.search(written) is not None and fnmatch.fnmatchcase(key, written):

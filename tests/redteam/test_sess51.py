@@ -63,12 +63,14 @@ LEFT: dict[str, str] = {
     "setsid": f'setsid sh -c "sleep 0.5; {_SED}" >/dev/null 2>&1 &',
 }
 RUN = "sleep 1; sh x.sh"
+# the live runs wait until the leftover wrote (up to 10 s) rather than RUN's fixed second: a loaded machine starts late
+_WAIT_THEN_RUN = "for i in $(seq 100); do grep -q rm x.sh && break; sleep 0.1; done; sh x.sh"
 
 
 @pytest.mark.parametrize("name", list(LEFT))
 def test_the_leftover_really_rewrites_the_script_before_it_runs(name: str, tmp_path: Path) -> None:
     """The harm, live under a real bash: the line returns, the next line runs the rewritten script."""
-    home, _, _ = run_confined(tmp_path, f"printf 'echo hi\\n' > x.sh; {LEFT[name]} {RUN}")
+    home, _, _ = run_confined(tmp_path, f"printf 'echo hi\\n' > x.sh; {LEFT[name]} {_WAIT_THEN_RUN}")
     assert not home_intact(home), name
 
 
@@ -208,9 +210,9 @@ def test_a_copied_folder_run_in_a_later_call_is_read_from_the_disk(plain_harm: t
 
 
 def _ended(engine: Engine) -> None:
-    """Wait (≤ 3 s) until the leftovers of the session's calls ended."""
+    """Wait (≤ 10 s: a loaded machine) until the leftovers of the session's calls ended."""
     files = engine.session_memory.session("s1")
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if not engine.session_memory.view("s1", ".").writes_running():
             return
@@ -274,7 +276,11 @@ def test_while_the_leftover_runs_other_scripts_still_run(plain_harm: tuple[Engin
     assert home_intact(home)
 
 
-@pytest.mark.xfail(strict=True, reason="open: a leftover that leaves its process group and clears its environment")
+@pytest.mark.xfail(
+    strict=False,
+    reason="open: a leftover that leaves its process group and clears its environment is unseen once it has left (on a"
+    " loaded machine the call may return before setsid moved it: then it is seen, so the outcome races; not strict)",
+)
 def test_a_leftover_with_a_cleared_environment_is_seen(plain_harm: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = plain_harm
     assert engine.call("write_file", {"path": "x.sh", "content": "echo hi\n"}, session_id="s1").ok
@@ -289,5 +295,18 @@ def test_a_leftover_with_a_cleared_environment_is_seen(plain_harm: tuple[Engine,
 def test_a_leftover_with_a_cleared_environment_really_escapes(tmp_path: Path) -> None:
     """The open item's harm, live."""
     line = f'setsid env -i PATH=/usr/bin:/bin sh -c "sleep 0.5; {_SED}" >/dev/null 2>&1 &'
-    home, _, _ = run_confined(tmp_path, f"printf 'echo hi\\n' > x.sh; {line} {RUN}")
+    home, _, _ = run_confined(tmp_path, f"printf 'echo hi\\n' > x.sh; {line} {_WAIT_THEN_RUN}")
     assert not home_intact(home)
+
+
+@pytest.mark.parametrize(("content", "allowed"), [("echo hi\n", True), (RM_HOME, False)])
+def test_a_folder_linked_on_the_line_is_followed_not_unread(
+    content: str, allowed: bool, plain_harm: tuple[Engine, Path, Path]
+) -> None:
+    """(merge51) A link the line makes is not a copy: `ln -s d e && sh e/x.sh` reads d/x.sh (the session's text), so
+    a harmless script runs and a harmful one is refused (sess51's copied-folder rule had made every link unread)."""
+    engine, home, _ = plain_harm
+    assert engine.call("write_file", {"path": "d/x.sh", "content": content}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": "ln -s d e && sh e/x.sh"}, session_id="s1")
+    assert ran.ok is allowed, ran.error
+    assert home_intact(home)
