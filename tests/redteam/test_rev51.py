@@ -1,0 +1,49 @@
+"""rev51 (stop 51, issue 8): review of stop 51's merge (xf51, subst51, home51, disk51, unseen51, adv51, sess51,
+debt51) and the defects the review and this stop's helpers found.
+
+1. adv51 read a C source and a roff document (languages cpp, roff) for their includes, but through the whole
+   inline-code reading: a C source's `system("rm -rf ~")` was read as a command the compiler runs, so
+   `gcc -O2 -Wall -o app x.c` of an ordinary program was DENY (hardline), and a roff page quoting a command was
+   read as running it. Compiling or formatting a document runs none of its text: a document language is read for
+   the files it puts into the output only (inline.build_includes), the include payloads stay not allowed.
+Open: see the strict xfails below (none when the module has none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import Case, assert_verdict, policy_project, verdict_cases
+
+RM = "rm -rf ~"
+C_RUNS = f'#include <stdlib.h>\nint main(void) {{ return system("{RM}"); }}\n'
+C_KEY = '#include "$HOME/.ssh/id_ed25519"\nint main(void) { return 0; }\n'
+ROFF_QUOTES = f'.TH X 1\n.SH EXAMPLE\nsystem("{RM}")\n'
+
+PAYLOADS: dict[str, Case] = {
+    "cpp of a written include of the key": ({"x.c": C_KEY}, "cpp x.c"),
+    "gcc -E of a written include of the key": ({"x.c": C_KEY}, "gcc -E x.c"),
+    "roff .so of the key": ({"x.ms": ".so $HOME/.ssh/id_ed25519\n"}, "groff -Tascii -ms x.ms"),
+}
+
+NEAR_MISSES: dict[str, Case] = {
+    "gcc of a program that calls system()": ({"x.c": C_RUNS}, "gcc -O2 -Wall -o app x.c"),
+    "cc -c of a program that calls system()": ({"x.c": C_RUNS}, "cc -c x.c"),
+    "cpp of a program that calls system()": ({"x.c": C_RUNS}, "cpp x.c"),
+    "nroff of a page quoting a command": ({"x.1": ROFF_QUOTES}, "nroff -man x.1"),
+}
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "rev51", "kind: ApprovalPolicy\n") as project:
+        yield project
+
+
+@pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(PAYLOADS, NEAR_MISSES))
+def test_verdicts(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
+    assert_verdict(loaded, case, allowed, session)
