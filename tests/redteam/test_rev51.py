@@ -6,6 +6,10 @@ debt51) and the defects the review and this stop's helpers found.
    `gcc -O2 -Wall -o app x.c` of an ordinary program was DENY (hardline), and a roff page quoting a command was
    read as running it. Compiling or formatting a document runs none of its text: a document language is read for
    the files it puts into the output only (inline.build_includes), the include payloads stay not allowed.
+2. link50 read a clone as writing unseen names into the working folder as well as into its DIR (git is an unpacker
+   of its own folder: `git pull`), so `git clone https://example.org/r r && rm -rf build/` read build/ as a link
+   to the home: DENY. An unpacker that names its destination (`git clone URL DIR`, `tar -C D`, `unzip -d D`)
+   writes there only; the names below that destination are still read as links (payloads below).
 Open: see the strict xfails below (none when the module has none).
 """
 
@@ -28,6 +32,10 @@ PAYLOADS: dict[str, Case] = {
     "cpp of a written include of the key": ({"x.c": C_KEY}, "cpp x.c"),
     "gcc -E of a written include of the key": ({"x.c": C_KEY}, "gcc -E x.c"),
     "roff .so of the key": ({"x.ms": ".so $HOME/.ssh/id_ed25519\n"}, "groff -Tascii -ms x.ms"),
+    "below a clone's DIR": ({}, "git clone https://example.org/r r && rm -rf r/h/"),
+    "below a clone moved by -C": ({}, "git -C sub clone https://example.org/r r && rm -rf sub/r/h/"),
+    "below tar -C's folder": ({"a.tar": "x"}, "tar xf a.tar -C out && rm -rf out/h/"),
+    "below a clone with no DIR, in the working folder": ({}, "git clone https://example.org/r && rm -rf r/h/"),
 }
 
 NEAR_MISSES: dict[str, Case] = {
@@ -35,6 +43,8 @@ NEAR_MISSES: dict[str, Case] = {
     "cc -c of a program that calls system()": ({"x.c": C_RUNS}, "cc -c x.c"),
     "cpp of a program that calls system()": ({"x.c": C_RUNS}, "cpp x.c"),
     "nroff of a page quoting a command": ({"x.1": ROFF_QUOTES}, "nroff -man x.1"),
+    "a clone into DIR, then the project's build/": ({}, "git clone https://example.org/r r && rm -rf build/"),
+    "tar -C out, then the project's build/": ({"a.tar": "x"}, "tar xf a.tar -C out && rm -rf build/"),
 }
 
 
