@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.harm import Case, assert_verdict, policy_project, verdict_cases
+from tests.redteam.harm import Case, assert_verdict, policy_project, validated_policy, verdict_cases
 
 RM = "rm -rf ~"
 C_RUNS = f'#include <stdlib.h>\nint main(void) {{ return system("{RM}"); }}\n'
@@ -57,3 +57,24 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Eng
 @pytest.mark.parametrize(("case", "allowed", "session"), verdict_cases(PAYLOADS, NEAR_MISSES))
 def test_verdicts(loaded: tuple[Path, Engine], case: Case, allowed: bool, session: str) -> None:
     assert_verdict(loaded, case, allowed, session)
+
+
+# -- the two example readers made one (duplicates --change: subst51's copy of debt50's) -----------------------------
+WRONG_EXAMPLES = {
+    "makes_no_names": (
+        "makes_no_names:\n  names: [mytool]\n  examples:\n"
+        "    unknown_listing: ['mytool x && rm -f $(find . -name a.pyc)']\n",
+        "reads its listing from the disk",
+    ),
+    "substitution_words": (
+        "substitution_words:\n  commands: []\n  examples:\n    not_options: ['git log $(cat f)']\n",
+        "reads an option from a substitution",
+    ),
+}
+
+
+@pytest.mark.parametrize("section", sorted(WRONG_EXAMPLES))
+def test_a_wrong_example_fails_validation(tmp_path: Path, section: str) -> None:
+    text, message = WRONG_EXAMPLES[section]
+    code, output = validated_policy(tmp_path, "mine.yaml", "kind: Programs\nname: mine\nprograms: []\n" + text)
+    assert code != 0 and "program-example-failed" in output and message in output, output
