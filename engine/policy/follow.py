@@ -1885,6 +1885,10 @@ class Follower:
         if language == "ipython":  # `ipython -c`, its input: Python, and its escapes (`!cmd`) as shell lines
             self._python_cells(command, language, "", code, via, depth)
             return
+        if language in _DOCUMENT_LANGUAGES:  # (rev51) a document, not code: only the files it puts into the output
+            for script in build_includes(code, language):
+                self.analyze(script, depth=depth, via=(*via, language))
+            return
         reading = joined_reading(code)  # with the names it joins from pieces (`'sys' + 'tem'`)
         if command.name == language or (command.program is not None and language in command.program.names):
             command.code = reading if command.code is None else command.code + "\n" + reading
@@ -2019,6 +2023,9 @@ _SETTINGS_ONLY: Final = CONFIG_LANGUAGES | {
     "curlrc",
     "curlhome",
 }
+# (rev51) languages of documents a program formats or preprocesses without running any of their text (a C source's
+# `system("rm -rf ~")` is not run by `gcc -c`): read for their includes only (inline.build_includes)
+_DOCUMENT_LANGUAGES = frozenset({"cpp", "roff"})
 _CODE_OPTIONS = frozenset({"e", "E", "c", "r", "f", "file", "source"})  # the program's text given by an option
 
 

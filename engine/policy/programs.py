@@ -1522,53 +1522,46 @@ def _substitution_row(data: Mapping[str, Any]) -> SubstitutionRow:
     return (spellings, str(data.get("prints") or ""), options)
 
 
-def _substitution_examples(table: ProgramTable, doc: Document) -> list[Problem]:
-    """(subst51) `substitution_words:`'s examples: `options: [LINE]`, a word of LINE that a substitution prints may
-    be an option of a program whose options run or write something (`$unknown_options:` among the unread);
-    `not_options`: none is."""
+def _unread_examples(
+    table: ProgramTable, doc: Document, section: str, marker: str, keys: tuple[str, str], verbs: tuple[str, str]
+) -> list[Problem]:
+    """(rev51: subst51's and debt50's example readers, one) ``section``'s examples: each line of ``keys[0]`` leaves a
+    word starting with ``marker`` among the analyzer's unread, each of ``keys[1]`` none; ``verbs``: the message for
+    a line of each that does not."""
     from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
     from engine.policy.shell import Analyzer  # noqa: PLC0415
 
-    examples = doc.data["substitution_words"].get("examples") or {}
+    examples = doc.data[section].get("examples") or {}
     problems: list[Problem] = []
-    for key, expected in (("options", True), ("not_options", False)):
+    for key, expected, verb in ((keys[0], True, verbs[0]), (keys[1], False, verbs[1])):
         for n, line in enumerate(examples.get(key) or ()):
-            pointer: list[str | int] = ["substitution_words", "examples", key, n]
+            pointer: list[str | int] = [section, "examples", key, n]
             try:
                 analyzer = Analyzer(table)
                 analyzer.analyze(line)
             except (ShellSyntaxError, RegexTimeout) as exc:
                 problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
                 continue
-            if any(word.startswith("$unknown_options:") for word in analyzer.unread) != expected:
-                verb = "reads no option from a substitution" if expected else "reads an option from a substitution"
-                message = f"{line!r} {verb} (its `substitution_words:`)"
+            if any(word.startswith(marker) for word in analyzer.unread) != expected:
+                message = f"{line!r} {verb} (its `{section}:`)"
                 problems.append(doc.problem(pointer, "program-example-failed", message))
     return problems
+
+
+def _substitution_examples(table: ProgramTable, doc: Document) -> list[Problem]:
+    """(subst51) `substitution_words:`'s examples: `options: [LINE]`, a word of LINE that a substitution prints may
+    be an option of a program whose options run or write something (`$unknown_options:` among the unread);
+    `not_options`: none is."""
+    verbs = ("reads no option from a substitution", "reads an option from a substitution")
+    return _unread_examples(table, doc, "substitution_words", "$unknown_options:", ("options", "not_options"), verbs)
 
 
 def _no_names_examples(table: ProgramTable, doc: Document) -> list[Problem]:
     """(debt50) `makes_no_names:`'s examples: `unknown_listing: [LINE]`, a listing of the tree on LINE is not read
     from the disk (another command of the line may make or rename an entry first); `not_unknown_listing`: it is."""
-    from engine.policy.lexer import ShellSyntaxError  # noqa: PLC0415
-    from engine.policy.shell import Analyzer  # noqa: PLC0415
-
-    examples = doc.data["makes_no_names"].get("examples") or {}
-    problems: list[Problem] = []
-    for key, expected in (("unknown_listing", True), ("not_unknown_listing", False)):
-        for n, line in enumerate(examples.get(key) or ()):
-            pointer: list[str | int] = ["makes_no_names", "examples", key, n]
-            try:
-                analyzer = Analyzer(table)
-                analyzer.analyze(line)
-            except (ShellSyntaxError, RegexTimeout) as exc:
-                problems.append(doc.problem(pointer, "program-example-failed", f"{line!r}: {exc}"))
-                continue
-            if any(word.startswith("$unknown_listing:") for word in analyzer.unread) != expected:
-                verb = "reads its listing from the disk" if expected else "reads no listing from the disk"
-                message = f"{line!r} {verb} (its `makes_no_names:`)"
-                problems.append(doc.problem(pointer, "program-example-failed", message))
-    return problems
+    keys = ("unknown_listing", "not_unknown_listing")
+    verbs = ("reads its listing from the disk", "reads no listing from the disk")
+    return _unread_examples(table, doc, "makes_no_names", "$unknown_listing:", keys, verbs)
 
 
 def _globs_unknown(line: str, table: ProgramTable) -> bool:

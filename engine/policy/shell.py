@@ -1546,10 +1546,13 @@ class Analyzer(Follower, LinkFollower):
                 folders.append(folder)  # (an undescribed unpacker: every verb may write)
             elif program.unpacks_here:
                 if program.writes_tree(command.argv):
-                    folders.append(folder)
-                    # (unpack50) and where its folder option or its verb's destination sends them: `tar xf a.tar -C
-                    # /tmp/x`, `unzip -d /tmp/x a.zip`, `git clone URL /tmp/r`
-                    for target in program.unpacks_target(command.argv):
+                    # (unpack50) where its folder option or its verb's destination sends them: `tar xf a.tar -C
+                    # /tmp/x`, `unzip -d /tmp/x a.zip`, `git clone URL /tmp/r`; (rev51) there only, not into its own
+                    # folder too (`git clone URL r && rm -rf build/` read build/ as a link: DENY); none named: its own
+                    targets = program.unpacks_target(command.argv)
+                    if not targets:
+                        folders.append(folder)
+                    for target in targets:
                         folders.append(join_path(command.cwd, file_operand(target).rstrip("/") or "/"))
             elif program.unpacks_into:
                 parsed = parse_argv(program.grammar, command.argv)  # (debt50: once, for its sources)
