@@ -181,3 +181,66 @@ def listed(folder: str, *, below: bool = True) -> list[bytes] | None:
     if not folder.startswith(top.rstrip("/") + "/"):
         return None
     return [p[len(prefix) :] for p in paths if p.startswith(prefix)]
+
+
+_MAX_REFS = 20000  # ref names read (more: not read, None)
+_PLAIN_REF = re.compile(r"[A-Za-z0-9_.+@/][A-Za-z0-9_.+@/-]*")
+
+
+def refs_plain(folder: str) -> bool:
+    """(adv51b) Whether every branch and tag name of the repository git finds from ``folder`` (absolute, real), as
+    `git branch --show-current`, `git describe` or `git rev-parse --abbrev-ref` print one, is a plain word that
+    does not start with `-`: git refuses `git branch -- -x` but not `git update-ref 'refs/tags/--output=F' HEAD`
+    nor a clone's tags, and `git log $(git describe --tags)` then wrote F. Loose refs below refs/heads and
+    refs/tags, packed-refs and HEAD are read; False when any is not plain or cannot be read for certain (a ref
+    backend this reader does not know, an unsure configuration)."""
+    found = _repository(folder)
+    if found is False:
+        return True  # (no repository: git prints nothing)
+    if found is None or found is True:
+        return False
+    _top, gitdir = found
+    if not _configuration_is_plain(gitdir):
+        return False
+    common = gitdir
+    try:
+        with open(posixpath.join(gitdir, "commondir"), encoding="utf-8") as f:
+            common = posixpath.normpath(posixpath.join(gitdir, f.read().strip()))
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        return False
+    names: list[str] = []
+    try:
+        with open(posixpath.join(gitdir, "HEAD"), encoding="utf-8") as f:
+            head = f.read(4096).strip()
+        if head.startswith("ref:"):
+            names.append(head[4:].strip())
+        if os.path.isdir(posixpath.join(common, "reftable")):
+            return False  # (the reftable backend: not read)
+        try:
+            with open(posixpath.join(common, "packed-refs"), encoding="utf-8") as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 2 and not line.startswith(("#", "^")):
+                        names.append(parts[1])
+                    if len(names) > _MAX_REFS:
+                        return False
+        except FileNotFoundError:
+            pass
+        for kind in ("heads", "tags"):
+            base = posixpath.join(common, "refs", kind)
+            for root, _dirs, files in os.walk(base):
+                for name in files:
+                    names.append(posixpath.relpath(posixpath.join(root, name), common))
+                if len(names) > _MAX_REFS:
+                    return False
+    except (OSError, UnicodeDecodeError):
+        return False
+    for name in names:
+        for prefix in ("refs/heads/", "refs/tags/"):
+            if name.startswith(prefix):
+                short = name[len(prefix) :]
+                if not _PLAIN_REF.fullmatch(short):
+                    return False
+    return True

@@ -1500,7 +1500,7 @@ class Analyzer(Follower, LinkFollower):
         kind = substitution_kind(self.programs.substitution_words, text)
         if kind in ("absolute", "revisions"):
             return True
-        if kind not in ("prefixed", "names") or self.dash_names is None:
+        if kind not in ("prefixed", "names", "refs") or self.dash_names is None:
             return False  # (the disk is read only in a check: a table's examples read no listing)
         if command.cwd == "$unknown":
             return False
@@ -1510,6 +1510,10 @@ class Analyzer(Follower, LinkFollower):
             folder = os.path.realpath(os.path.join(base, os.path.expanduser(command.cwd or ".")))
         except (OSError, ValueError):
             return False
+        if kind == "refs":
+            # (adv51b) branch and tag names (`git describe`, `git branch --show-current`): a ref named `--output=F`
+            # is git's to keep (`git update-ref`, a clone's tags), read from the repository on the disk
+            return gitindex.refs_plain(folder)
         bare = kind == "names"
         words = [w.strip("'\"") for w in text.split("|")[0].split()]
         if words[0] == "git":
