@@ -193,7 +193,8 @@ def refs_plain(folder: str) -> bool:
     does not start with `-`: git refuses `git branch -- -x` but not `git update-ref 'refs/tags/--output=F' HEAD`
     nor a clone's tags, and `git log $(git describe --tags)` then wrote F. Loose refs below refs/heads and
     refs/tags, packed-refs and HEAD are read; False when any is not plain or cannot be read for certain (a ref
-    backend this reader does not know, an unsure configuration)."""
+    backend this reader does not know, an unsure configuration). Every ref below refs/ counts (`git describe --all`
+    prints any), each in its shortest form (fix51)."""
     found = _repository(folder)
     if found is False:
         return True  # (no repository: git prints nothing)
@@ -228,19 +229,21 @@ def refs_plain(folder: str) -> bool:
                         return False
         except FileNotFoundError:
             pass
-        for kind in ("heads", "tags"):
-            base = posixpath.join(common, "refs", kind)
-            for root, _dirs, files in os.walk(base):
-                for name in files:
-                    names.append(posixpath.relpath(posixpath.join(root, name), common))
-                if len(names) > _MAX_REFS:
-                    return False
+        for root, _dirs, files in os.walk(posixpath.join(common, "refs")):
+            for name in files:
+                names.append(posixpath.relpath(posixpath.join(root, name), common))
+            if len(names) > _MAX_REFS:
+                return False
     except (OSError, UnicodeDecodeError):
         return False
     for name in names:
-        for prefix in ("refs/heads/", "refs/tags/"):
+        # (fix51) every name, HEAD's target too, in every short form git prints: `git symbolic-ref HEAD
+        # refs/--output=F` made `git symbolic-ref --short HEAD` print `--output=F` (refs/ stripped)
+        short = name
+        for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/", "refs/"):
             if name.startswith(prefix):
                 short = name[len(prefix) :]
-                if not _PLAIN_REF.fullmatch(short):
-                    return False
+                break
+        if not _PLAIN_REF.fullmatch(short) or not _PLAIN_REF.fullmatch(name):
+            return False
     return True

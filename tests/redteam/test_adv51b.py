@@ -72,6 +72,9 @@ PLANTS = {
     "tag": "git update-ref 'refs/tags/--output=/tmp/n.txt' HEAD",
     "branch": "git update-ref 'refs/heads/--output=/tmp/n.txt' HEAD && " + _ON_BRANCH,
     "packed": "git update-ref 'refs/tags/--output=/tmp/n.txt' HEAD && git pack-refs --all",
+    # (fix51) HEAD's target below refs/ but outside heads/tags: --short and --abbrev-ref strip `refs/`
+    "head below refs": "git update-ref 'refs/--output=/tmp/n.txt' HEAD"
+    " && git symbolic-ref HEAD 'refs/--output=/tmp/n.txt'",
 }
 
 
@@ -105,6 +108,20 @@ LIVE = {
 def test_a_ref_named_as_an_option_writes_live(tmp_path: Path, reader: str) -> None:
     """git keeps a ref named `--output=F` (update-ref; a clone's tags alike): the name printed, git log writes F."""
     setup = f"git init -q && {_GIT} commit -q --allow-empty -m m && {LIVE[reader]}\n"
+    home, _, printed = run_confined(tmp_path, setup + f"git log -1 $({reader})")
+    assert (home / "notes.txt").read_text() != "keep me\n", printed
+
+
+_BELOW_REFS = (
+    'git update-ref "refs/--output=$HOME/notes.txt" HEAD && git symbolic-ref HEAD "refs/--output=$HOME/notes.txt"'
+)
+
+
+@needs_git
+@pytest.mark.parametrize("reader", ["git symbolic-ref --short HEAD", "git rev-parse --abbrev-ref HEAD"])
+def test_a_head_below_refs_named_as_an_option_writes_live(tmp_path: Path, reader: str) -> None:
+    """(fix51, the review of stop 51) HEAD -> `refs/--output=F`: the short form git prints drops `refs/`."""
+    setup = f"git init -q && {_GIT} commit -q --allow-empty -m m && {_BELOW_REFS}\n"
     home, _, printed = run_confined(tmp_path, setup + f"git log -1 $({reader})")
     assert (home / "notes.txt").read_text() != "keep me\n", printed
 
@@ -154,6 +171,17 @@ def test_refs_plain_reads_the_repository(tmp_path: Path) -> None:
     (git / "refs" / "tags" / "--output=f").unlink()
     (git / "HEAD").write_text("ref: refs/heads/-p\n")
     assert not gitindex.refs_plain(folder)
+    (git / "HEAD").write_text("ref: refs/--output=f\n")
+    assert not gitindex.refs_plain(folder)  # (fix51: outside heads/ and tags/, `refs/` stripped)
     (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "refs" / "remotes" / "origin").mkdir(parents=True)
+    (git / "refs" / "remotes" / "origin" / "main").write_text("0" * 40 + "\n")
+    assert gitindex.refs_plain(folder)
+    (git / "refs" / "remotes" / "origin" / "-x").write_text("0" * 40 + "\n")
+    assert gitindex.refs_plain(folder)  # (origin/-x: its short forms start with the remote's name)
+    (git / "refs" / "--y").mkdir()
+    (git / "refs" / "--y" / "z").write_text("0" * 40 + "\n")
+    assert not gitindex.refs_plain(folder)  # (`git describe --all` prints `--y/z`)
+    (git / "refs" / "--y" / "z").unlink()
     (git / "reftable").mkdir()
     assert not gitindex.refs_plain(folder)
