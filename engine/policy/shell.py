@@ -1902,8 +1902,12 @@ class Analyzer(Follower, LinkFollower):
                             quoted_part = True
                             continue
                     value = self._parameter(seg.text, seg.quoted, subs)
-                if value is None and raw[:1] == "-" and self._empty_in_option(seg.text, raw):
-                    value = ""
+                if value is None and raw[:1] == "-":
+                    # (fix51) `-de${9#x}lete`, `-e${x%y}xec`, `-de${@:1}lete`: an operator that yields nothing
+                    # from an unset parameter reads as the parameter itself here
+                    stripped = _EMPTY_WHEN_UNSET.fullmatch(seg.text)
+                    if self._empty_in_option(stripped.group(1) if stripped else seg.text, raw):
+                        value = ""
                 if value is None and not fields[0] and self._empty_before_path(seg, token):
                     value = ""
                 if value is None:
@@ -6421,7 +6425,13 @@ _ASSIGNED: Final = re.compile(
 _NAME_OR_DIGIT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]")
 # (fresh41) a word that is an option's name spelled with expansions: `-${t}delete`, `-e"$q"xec`, `--$x`
 _OPTION_NAME_WORD: Final = re.compile(
-    r"--?(?:[A-Za-z0-9_-]|\$\{?(?:[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|[@*])\}?|[\"'])*"
+    r"--?(?:[A-Za-z0-9_-]|\$\{?(?:[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|[@*])\}?"
+    r"|\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|[@*])(?:##?|%%?|//?|:[^-=+?}]|\^\^?|,,?)[^}]*\}|[\"'])*"
+)
+# (fix51) a parameter expansion whose operator yields nothing when the parameter is unset or empty (removal of a
+# prefix or suffix, a substitution, a substring, a case change): `${9#x}`, `${x%y}`, `${@:1}`, `${x/a/b}`
+_EMPTY_WHEN_UNSET: Final = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|[@*])(?:##?|%%?|//?|:[^-=+?}]|\^\^?|,,?)[^}]*", re.DOTALL
 )
 # (unseen51) the positional parameters a word may spell: `$9`, `${10}`, `$@`, `$*` (none is set where the terminal's
 # `sh -c` runs a command)

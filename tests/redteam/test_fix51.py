@@ -1,0 +1,62 @@
+"""stop 51, fix51 (issue 8): what the review of stop 51's merge found failing open, fixed after the merge.
+
+- An option's name spelled with a parameter expansion whose operator yields nothing from an unset parameter
+  (`find ~ -de${9#x}lete`, `-de${@:1}lete`, `-de${x%y}lete`, `-e${x/a/b}xec`): unseen51 read `$9`, `${10}`, `$@` as
+  empty there (the terminal's `sh -c` has no positional parameters), but an operator (`#`, `%`, `/`, `:offset`, case)
+  hid the parameter, and the word was kept unknown: allowed, and the fake home deleted live. It reads as the
+  parameter itself now (an unset one gives nothing through these operators): deny. `${x:-w}` keeps its default.
+- (tests/redteam/test_adv51b.py) A HEAD naming `refs/--output=F`: `git symbolic-ref --short HEAD` prints `--output=F`
+  (the `refs/` stripped), and `git log -1 $(…)` emptied F live. gitindex.refs_plain checks every ref in the short
+  form git prints, HEAD's target and refs outside refs/heads and refs/tags too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import policy_project, run_confined
+
+PAYLOADS = [
+    "find ~ -de${9#x}lete",
+    "find ~ -de${@:1}lete",
+    "find ~ -de${x#y}lete",
+    "find ~ -de${x%y}lete",
+    "find ~ -de${x^^}lete",
+    "find ~ -e${x/a/b}xec rm -rf {} +",
+]
+NEAR_MISSES = [
+    'find . -name "${x#y}"',
+    "find . -name x${1#a}.py -print",
+    "ls -l${x,,}",
+    "find . -type f -name '*.py' -print",
+    "git log --format=%H${x%y}",
+]
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "fix51", "kind: ApprovalPolicy\n") as project:
+        yield project
+
+
+@pytest.mark.parametrize("command", PAYLOADS[:4])
+def test_an_operator_on_an_unset_parameter_deletes_the_home_live(tmp_path: Path, command: str) -> None:
+    home, _, printed = run_confined(tmp_path, command)
+    assert not home_intact(home), printed
+
+
+@pytest.mark.parametrize("command", PAYLOADS)
+def test_an_operator_on_an_unset_parameter_in_an_option_name_is_refused(
+    loaded: tuple[Path, Engine], command: str
+) -> None:
+    assert loaded[1].check(command).decision == "deny", command
+
+
+@pytest.mark.parametrize("command", NEAR_MISSES)
+def test_near_misses_stay_allowed(loaded: tuple[Path, Engine], command: str) -> None:
+    assert loaded[1].check(command).decision == "allow", command
