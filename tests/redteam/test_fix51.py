@@ -8,6 +8,10 @@
 - (tests/redteam/test_adv51b.py) A HEAD naming `refs/--output=F`: `git symbolic-ref --short HEAD` prints `--output=F`
   (the `refs/` stripped), and `git log -1 $(…)` emptied F live. gitindex.refs_plain checks every ref in the short
   form git prints, HEAD's target and refs outside refs/heads and refs/tags too.
+
+Open (strict xfail): `pip install $(cat t.txt)` with t.txt holding `--target=~/.local/lib/python3.11/site-packages`
+(or `--index-url=http://…`) is allowed. subst51's exemption for a requirements-reading verb skips the option check
+for `$(cat F)` but does not read F (its CHANGELOG line said it did).
 """
 
 from __future__ import annotations
@@ -38,9 +42,14 @@ NEAR_MISSES = [
 ]
 
 
+def _options_file(root: Path, _: pytest.MonkeyPatch) -> None:
+    (root / "t.txt").write_text("--target=" + str(Path.home()) + "/.local/lib/python3.11/site-packages\n")
+    (root / "reqs.txt").write_text("requests==2.32.3\n")
+
+
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
-    with policy_project(tmp_path_factory, "fix51", "kind: ApprovalPolicy\n") as project:
+    with policy_project(tmp_path_factory, "fix51", "kind: ApprovalPolicy\n", _options_file) as project:
         yield project
 
 
@@ -60,3 +69,15 @@ def test_an_operator_on_an_unset_parameter_in_an_option_name_is_refused(
 @pytest.mark.parametrize("command", NEAR_MISSES)
 def test_near_misses_stay_allowed(loaded: tuple[Path, Engine], command: str) -> None:
     assert loaded[1].check(command).decision == "allow", command
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a requirements-reading verb's `$(cat F)` is exempt from the options check but F is not read",
+)
+def test_a_file_of_options_spliced_into_pip_install_is_not_allowed(loaded: tuple[Path, Engine]) -> None:
+    assert loaded[1].check("pip install $(cat t.txt)").decision != "allow"
+
+
+def test_a_requirements_file_spliced_into_pip_install_stays_allowed(loaded: tuple[Path, Engine]) -> None:
+    assert loaded[1].check("pip install $(cat reqs.txt)").decision == "allow"
