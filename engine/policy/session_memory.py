@@ -528,8 +528,7 @@ class SessionMemory:
             if writing is not None:
                 writing.alive = alive
                 files.writing[f"{command}\0left {next(_LEFT)}"] = writing
-                while len(files.writing) > MAX_WATCHED:
-                    files.writing.pop(next(iter(files.writing)))
+                _bound_writing(files)
                 files._names()
 
     @staticmethod
@@ -542,8 +541,7 @@ class SessionMemory:
         if written or wide:
             files.writing.pop(command, None)
             files.writing[command] = Writing(written | wide, wide=tuple(sorted(wide)))
-            while len(files.writing) > MAX_WATCHED:
-                files.writing.pop(next(iter(files.writing)))
+            _bound_writing(files)
             files._names()
 
     def _searched(self, view: SessionView, commands: list[Any]) -> None:
@@ -907,6 +905,44 @@ def _checkout_top(key: str, workdir: str) -> str:
 
 
 _GLOB_CHARS = re.compile(r"[*?[]")
+
+
+_OVERFLOW = "\0overflow"  # (fix51) the writers past MAX_WATCHED, folded into one that writes any file
+
+
+class _AnyAlive:
+    """(fix51) Whether any of the folded writers still runs (one not started yet, or whose handle fails: running)."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: list[Callable[[], bool] | None]) -> None:
+        self.handles = handles
+
+    def __call__(self) -> bool:
+        running: list[Callable[[], bool] | None] = []
+        for handle in self.handles:
+            try:
+                if handle is None or handle():
+                    running.append(handle)
+            except Exception:
+                running.append(handle)
+        self.handles = running  # (the ended ones forgotten: the list stays as long as what still runs)
+        return bool(running)
+
+
+def _bound_writing(files: SessionFiles) -> None:
+    """(fix51) Past MAX_WATCHED writers, the oldest are folded into one that may write any file (`*`) while any of
+    them runs, instead of being forgotten: 66 `sleep 40 &` calls pushed out a leftover still rewriting x.sh, whose
+    text was then read from the disk (the old one) and run (the review of stop 51). The lock held."""
+    if len(files.writing) <= MAX_WATCHED:
+        return
+    folded = files.writing.pop(_OVERFLOW, None)
+    handles: list[Callable[[], bool] | None] = []
+    if folded is not None and isinstance(folded.alive, _AnyAlive):
+        handles.extend(folded.alive.handles)
+    while len(files.writing) >= MAX_WATCHED:
+        handles.append(files.writing.pop(next(iter(files.writing))).alive)
+    files.writing[_OVERFLOW] = Writing(frozenset({"*"}), alive=_AnyAlive(handles), wide=("*",))
 
 
 def _covers(written: str, key: str) -> bool:

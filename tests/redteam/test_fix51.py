@@ -81,3 +81,20 @@ def test_a_file_of_options_spliced_into_pip_install_is_not_allowed(loaded: tuple
 
 def test_a_requirements_file_spliced_into_pip_install_stays_allowed(loaded: tuple[Path, Engine]) -> None:
     assert loaded[1].check("pip install $(cat reqs.txt)").decision == "allow"
+
+
+def test_more_writers_than_remembered_do_not_push_out_a_live_one(plain_harm: tuple[Engine, Path, Path]) -> None:
+    """(session_memory._bound_writing) A leftover still rewriting x.sh, then more background writers than the session
+    remembers (MAX_WATCHED): the oldest are folded into one that may write any file while any runs, not forgotten.
+    Before, the 66 `sleep &` calls pushed the leftover out and `sh x.sh` read the disk's old text: allowed."""
+    from engine.policy.session_memory import MAX_WATCHED
+
+    engine, home, _ = plain_harm
+    assert engine.call("write_file", {"path": "x.sh", "content": "echo hi\n"}, session_id="s1").ok
+    left = "(sleep 6; sed -i 's/^echo hi$/rm -rf ~/' x.sh) >/dev/null 2>&1 &"
+    assert engine.call("terminal", {"command": left}, session_id="s1").ok
+    for n in range(MAX_WATCHED + 2):
+        assert engine.call("terminal", {"command": f"sleep 6 >/dev/null 2>&1 & echo {n}"}, session_id="s1").ok
+    ran = engine.call("terminal", {"command": "sh x.sh"}, session_id="s1")
+    assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval")
+    assert home_intact(home)
