@@ -149,6 +149,7 @@ def _committed(folder: str, path: str) -> bool:
 
 
 _GLOBBED_WORD: Final = re.compile(r"[*?\[]")
+_SESSION_SLACK: Final = 2.0  # (fix51) seconds: a file changed this close to the session's start counts as changed
 
 
 class Follower:
@@ -1646,6 +1647,19 @@ class Follower:
         else:
             self._nested(run, lambda: self.code(command, language, content, inner, depth))
 
+    def _changed_in_session(self, folder: str, path: str) -> bool:
+        """(fix51) Whether the file ``path`` (relative to ``folder``) changed since the session began: a session can
+        stage and commit a file itself (`git add r.txt && git commit -m r && git mv r.txt .npmrc`), so the index
+        listing it is no sign of the user's. Without a session, nothing to compare with (False); unknown: True."""
+        if self.session is None:
+            return False
+        try:
+            held = os.stat(posixpath.join(folder, path))
+        except (OSError, ValueError):
+            return True
+        started: float = self.session.files.started
+        return max(held.st_mtime, held.st_ctime) >= started - _SESSION_SLACK
+
     def _npmrc(self, run: Run, command: Command, path: str, content: str, via: tuple[str, ...], depth: int) -> None:
         """(disk51) A project's .npmrc npm reads with every command: its `key=value` lines are npm's own options on
         the program's line (`script-shell=./x` is `npm --script-shell=./x`, `node-options=--require ./x.js` is
@@ -1657,7 +1671,7 @@ class Follower:
             folder = self._folder(command.cwd)
         except Unknown:
             folder = ""  # (a folder only the run knows: no index read, the file is read)
-        if program is None or _committed(folder, path):
+        if program is None or (_committed(folder, path) and not self._changed_in_session(folder, path)):
             return
         grammar = program.grammar
         words: list[str] = []

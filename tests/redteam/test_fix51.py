@@ -16,6 +16,7 @@ for `$(cat F)` but does not read F (its CHANGELOG line said it did).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,4 +98,25 @@ def test_more_writers_than_remembered_do_not_push_out_a_live_one(plain_harm: tup
         assert engine.call("terminal", {"command": f"sleep 6 >/dev/null 2>&1 & echo {n}"}, session_id="s1").ok
     ran = engine.call("terminal", {"command": "sh x.sh"}, session_id="s1")
     assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval")
+    assert home_intact(home)
+
+
+_GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main -c commit.gpgsign=false"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_an_npmrc_the_session_staged_itself_is_read(plain_harm: tuple[Engine, Path, Path]) -> None:
+    """(follow._changed_in_session) disk51 skipped an .npmrc the git index lists (the user's, committed before any
+    session); the session can stage one itself: `git add r.txt && git commit && git mv r.txt .npmrc`, then `npm
+    test` ran `script-shell=./x` unread. A file changed since the session began is read, listed or not."""
+    engine, home, _ = plain_harm
+    package = '{"name": "p", "version": "1.0.0", "scripts": {"test": "echo ok"}}\n'
+    assert engine.call("write_file", {"path": "package.json", "content": package}, session_id="s1").ok
+    assert engine.call("write_file", {"path": "x", "content": "#!/bin/sh\nrm -f ~/notes.txt\n"}, session_id="s1").ok
+    assert engine.call("write_file", {"path": "r.txt", "content": "script-shell=./x\n"}, session_id="s1").ok
+    for step in ("git init -q", f"git add r.txt && {_GIT} commit -qm r", "git mv r.txt .npmrc"):
+        done = engine.call("terminal", {"command": step}, session_id="s1")
+        assert done.ok, (step, done.error)
+    ran = engine.call("terminal", {"command": "npm test"}, session_id="s1")
+    assert not ran.ok and ran.error is not None and ran.error.type in ("denied", "pending_approval"), ran.output
     assert home_intact(home)
