@@ -1651,7 +1651,7 @@ class Follower:
         """(fix51) Whether the file ``path`` (relative to ``folder``) changed since the session began: a session can
         stage and commit a file itself (`git add r.txt && git commit -m r && git mv r.txt .npmrc`), so the index
         listing it is no sign of the user's. Without a session, nothing to compare with (False); unknown: True."""
-        if self.session is None:
+        if self.session is None or self.session.disk:
             return False
         try:
             held = os.stat(posixpath.join(folder, path))
