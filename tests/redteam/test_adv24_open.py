@@ -404,7 +404,15 @@ def test_a_written_build_file_runs(engine_here: Engine, fake_home: Path, here: P
 @_needs("ed", "start-stop-daemon", "tar", "busybox", "sqlite3")
 @pytest.mark.parametrize(
     "payload",
-    ["echo '!rm -rf ~' | ed", SSD_PAYLOADS[0], NAMES_PAYLOADS[0], NAMES_PAYLOADS[3], SQLITE_PAYLOADS[0]],
+    # (stop 51) start-stop-daemon -x PROG does nothing when a PROG process already runs (another test's rm, in a
+    # parallel run: CI saw it once); a pidfile nobody wrote makes it match that pid only, so it starts
+    [
+        "echo '!rm -rf ~' | ed",
+        SSD_PAYLOADS[0].replace("-S ", "-S --pidfile ./ssd.pid ", 1),
+        NAMES_PAYLOADS[0],
+        NAMES_PAYLOADS[3],
+        SQLITE_PAYLOADS[0],
+    ],
 )
 def test_the_payload_does_harm_unguarded(tmp_path: Path, payload: str) -> None:
     home, _, printed = run_confined(tmp_path, payload)
