@@ -1366,7 +1366,15 @@ class PathClassifier:
             finders = ()
             if places is not None:
                 declared = [g for spelled in self._globs.values() for g in spelled]
-                here = [g for name, spelled in self._globs.items() if name not in self._cwd_area for g in spelled]
+                # A name in the working directory is in the working tree: never a user_file there on a live
+                # engine (View._user_file; a link landing elsewhere is touched by _plain_scope). Kept in, every
+                # plain name of a project under /root or /home/NAME was touched (`/root/**`): no fold at all.
+                here = [
+                    g
+                    for name, spelled in self._globs.items()
+                    if name not in self._cwd_area and not (name == USER_FILE and places.resolve)
+                    for g in spelled
+                ]
                 here += [*places.engine_files, *places.engine_state, *places.engine_parents]
                 try:
                     finders = (_lines_finder(declared), _lines_finder(here))

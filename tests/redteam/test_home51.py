@@ -236,3 +236,22 @@ def test_privileged_is_never_more_lenient(loaded: tuple[Engine, Path, Path], wra
     wrapped = f"{wrapper} {command}" if ">" not in command else f"{wrapper} sh -c '{command}'"
     privileged = engine.check(wrapped)
     assert strictness(privileged) >= strictness(plain), (said(command, plain), said(wrapped, privileged))
+
+
+def test_a_link_in_the_tree_to_the_users_file_is_still_read_by_the_fold(in_home: tuple[Path, Engine]) -> None:
+    """stop 52: a plain name in the working directory is no longer read by user_file's globs (`~/**`, `/root/**`,
+    `/home/*/**`): with them every name of a project in a home was touched and the flat scan's fold said nothing
+    plain (test_plain_touched failed in CI's checkout under /root). A name there is in the working tree, never a
+    user_file, but a link in it landing on the user's file is touched (and writing through it asks)."""
+    root, engine = in_home
+    home = root.parent
+    (root / "linked.txt").unlink(missing_ok=True)
+    (root / "linked.txt").symlink_to(home / "notes.txt")
+    view = engine._evaluator(engine._snapshot).classifier.view()
+    touched = view.plain_touched(b"a1\nREADME.md\nlinked.txt\n.env")
+    assert touched is not None and {b"linked.txt", b".env"} <= touched
+    assert "linked.txt" not in view.classify_plain(["a1", "README.md", "linked.txt"])
+    for command in ("echo gone > linked.txt", "sed -i d linked.txt", "cp README.md linked.txt"):
+        verdict = engine.check(command)
+        assert verdict.decision != "allow", said(command, verdict)
+    assert engine.check("echo x > a1").decision == "allow"
