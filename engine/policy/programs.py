@@ -1054,7 +1054,8 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
     except GrammarError as exc:
         raise TableError([*base, "getopt"], str(exc)) from None
     try:
-        long, aliases = parse_long(data.get("long") or ())
+        spelled = data.get("long") or ()  # (an item may be a list: `[*uv_long, script=]`)
+        long, aliases = parse_long([n for item in spelled for n in ([item] if isinstance(item, str) else item)])
     except GrammarError as exc:
         raise TableError([*base, "long"], str(exc)) from None
     ignore_case = bool(data.get("ignore_case"))

@@ -1432,6 +1432,11 @@ class Analyzer(Follower, LinkFollower):
                     if unknown and name in level.option_names:
                         self.unread.append(f"$unknown_options:{value}")
                         return
+                    if unknown and word not in command.quoted_words and self._splits_into_options(value, command):
+                        # (stop 52) an unquoted value split at run time: its words after the first are options
+                        # (`git -C $(cat f) status` with f holding `. -c core.fsmonitor=./x.sh`)
+                        self.unread.append(f"$unknown_options:{value}")
+                        return
                     continue
                 if not command.dynamic[at] or word[:1] not in "$`" or self._path_word(word):
                     continue
@@ -1461,6 +1466,15 @@ class Analyzer(Follower, LinkFollower):
                     continue
                 self.unread.append(f"$unknown_options:{word}")
                 return
+
+    def _splits_into_options(self, value: str, command: Command) -> bool:
+        """(stop 52) Whether ``value``, an option's value spelled unquoted, may split at run time into more words that
+        start with `-`: a substitution or a variable the line set to a text nobody knows (read, a substitution's), as
+        an operand is judged in _split_options; not the environment's, a glob's names, nor a substitution whose
+        command prints no option (`-C $(git rev-parse --show-toplevel)`)."""
+        if value[:2] != "$(" and value[:1] != "`" and not self._splices_a_value(value):
+            return False  # (the environment's, which the caller does not write)
+        return not (self._globbed_only(value) or self._prints_no_option(value, command))
 
     def _globbed_only(self, word: str) -> bool:
         """(fix50) Whether every variable ``word`` expands holds, where it is read, a value the line makes known that
@@ -1498,7 +1512,7 @@ class Analyzer(Follower, LinkFollower):
             return False
         text = found.group(1) if found.group(1) is not None else found.group(2)
         kind = substitution_kind(self.programs.substitution_words, text)
-        if kind in ("absolute", "revisions"):
+        if kind in ("absolute", "revisions", "numbers"):
             return True
         if kind not in ("prefixed", "names", "refs") or self.dash_names is None:
             return False  # (the disk is read only in a check: a table's examples read no listing)

@@ -32,14 +32,11 @@ VARIANTS = [
     "HOME=$PWD; echo x > ~/hermes-engine.yaml",
     "r=${PWD}; q=$r/policies; echo x > $q/deny.yaml",
 ]
-_HOME51_OPEN = (
-    "open (stop 51 regression, home51): the kept-$PWD reading after `cd /tmp` now asks (write_computed_ta"
-    "rget); found by the stop's CI, not fixed in time"
-)
 NEAR_MISSES = [
     "p=$PWD/build; mkdir -p $p; echo x > $p/log.txt",
     "OUT=$PWD/out; echo hi > $OUT/result.txt",
-    pytest.param("p=$PWD; cd /tmp; echo x > $p/notes.txt", marks=pytest.mark.xfail(strict=True, reason=_HOME51_OPEN)),
+    # (stop 52) not `$p/notes.txt`: an unknown folder may be the home, whose notes.txt is the user's (test_fix52)
+    "p=$PWD; cd /tmp; echo x > $p/out.txt",
     "d=$(pwd); echo done > $d/status.txt",
     "HOME=$PWD/fakehome; echo x > ~/.profile.bak",
 ]

@@ -40,15 +40,12 @@ VARIANTS = [
     "echo x >> $H/.ssh/authorized_keys",
     "echo x > $XDG_CONFIG_HOME/git/config",
 ]
-_HOME51_OPEN = (
-    "open (stop 51 regression, home51): the kept-$PWD reading after `cd /tmp` now asks (write_computed_ta"
-    "rget); found by the stop's CI, not fixed in time"
-)
 NEAR_MISSES = [
     "echo x > $OUT/log.txt",
     "echo x > $OUT/deploy.yaml",
     "echo x > $OUT_DIR/policies.txt",
-    pytest.param("p=$PWD; cd /tmp; echo x > $p/notes.txt", marks=pytest.mark.xfail(strict=True, reason=_HOME51_OPEN)),
+    # (stop 52) not `$p/notes.txt`: an unknown folder may be the home, whose notes.txt is the user's (test_fix52)
+    "p=$PWD; cd /tmp; echo x > $p/out.txt",
     "tee $LOG/run.log",
     "echo x > $OUT/.gitignore",
     "cat $X/policies/deny.yaml",

@@ -1,0 +1,110 @@
+"""stop 52 (issue 8): an option's value split at run time, uv's `--script PATH`, and stop 51's two regressions.
+
+1. An option's value spelled as an unquoted substitution, or a variable the line set to a text nobody knows, splits
+   at run time: its words after the first are the program's options. `git -C $(cat f) status` with f holding
+   `. -c core.fsmonitor=./x.sh` ran x.sh (live below: the note deleted) and was allowed, as was `read -r s; git -C $s
+   status`; `-C "$(cat f)"` (one word) stays allowed. A substitution printing no option (a path, a revision, a
+   number or a date: `make -j$(nproc)`, `git log --since=$(date +%F)`) is none (substitution_words' `numbers`).
+2. uv's verbs that read a script's inline metadata (add, remove, sync, lock, export, tree) take `--script PATH`; the
+   uv row read it as `uv run`'s flag, so `while read -r script; do uv lock --script "$script" --check; done` (fp45's
+   corpus, from astral-sh/uv's own workflow) asked since stop 51. A table's `long:` may now hold a list (`[*uv_long,
+   script=]`), a later spelling of a name replacing an earlier one; `uv run --script "$s"` still runs $s (asks).
+3. Decision on stop 51's kept-$PWD regression: `p=$PWD; cd /tmp; echo x > $p/notes.txt` asks because p is forgotten
+   at an absolute `cd` and an unknown folder may be the home, where notes.txt is the user's (home51's user_file). A
+   name the home does not hold stays allowed (test_pwd_kept, test_unknown_prefix).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import policy_project, run_confined, said
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+SPLIT_VALUES = [
+    "git -C $(cat f) status",
+    "git -C `cat f` status",
+    "read -r s; git -C $s status",
+    "git -C $(cat f)/sub log",
+    "read -r s; uv sync --script $s",
+    "read -r s; uv lock --script=$s",
+    "git log --since=$(date +%z)",
+]
+NEAR_MISSES = [
+    'git -C "$(cat f)" status',
+    'read -r s; git -C "$s" status',
+    "git -C $(git rev-parse --show-toplevel) status",
+    "git -C $HOME/src/x status",
+    "make -j$(nproc)",
+    "mkdir -p build && cd build && cmake .. && make -j$(nproc)",
+    "git log --since=$(date +%F)",
+    "git log --since=$(date -u +%Y-%m-%d) --oneline",
+    'while IFS= read -r script; do uv lock --script "$script" --check; done',
+    'read -r s; uv add --script "$s" requests',
+    "uv lock --script x.py --check",
+    "uv run --script x.py",
+    "p=$PWD; cd /tmp; echo x > $p/out.txt",
+    "echo x > $OUT/out.txt",
+]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Engine]]:
+    with policy_project(tmp_path_factory, "fix52", "kind: ApprovalPolicy\n") as loaded:
+        yield loaded
+
+
+@needs_git
+def test_a_split_option_value_runs_a_hook_live(tmp_path: Path) -> None:
+    setup = (
+        "git init -q && printf '#!/bin/sh\\nrm -f \"$HOME/notes.txt\"\\n' > x.sh && chmod +x x.sh\n"
+        "printf '. -c core.fsmonitor=./x.sh' > f\n"
+    )
+    home, _, printed = run_confined(tmp_path, setup + "git -C $(cat f) status")
+    assert not (home / "notes.txt").exists(), printed
+    # quoted, the same file is one folder's name: nothing runs
+    home, _, printed = run_confined(tmp_path / "quoted", setup + 'git -C "$(cat f)" status')
+    assert (home / "notes.txt").read_text() == "keep me\n", printed
+
+
+@pytest.mark.parametrize("command", SPLIT_VALUES)
+def test_a_split_option_value_is_not_allowed(project: tuple[Path, Engine], command: str) -> None:
+    _, engine = project
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize("command", NEAR_MISSES)
+def test_near_misses_stay_allowed(project: tuple[Path, Engine], command: str) -> None:
+    _, engine = project
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", said(command, verdict)
+
+
+def test_uv_run_still_runs_its_script_word(project: tuple[Path, Engine]) -> None:
+    """`--script` is a flag of `uv run`: the word after it is the program run (a read one is unknown code)."""
+    _, engine = project
+    for command in ('read -r s; uv run --script "$s"', 'read -r s; uv run -s "$s"', "uv run --script rm -rf ~"):
+        verdict = engine.check(command)
+        assert verdict.decision != "allow", said(command, verdict)
+
+
+def test_an_unknown_folder_before_a_users_file_asks(project: tuple[Path, Engine], tmp_path: Path) -> None:
+    """An unknown folder may be the home (an earlier call's `export X=$HOME`): a name the home holds as the user's
+    file is destroyed there (live), a name it does not hold stays allowed."""
+    _, engine = project
+    home = Path(os.environ["HOME"])
+    assert (home / "notes.txt").is_file()
+    for command in ("echo x > $X/notes.txt", "p=$PWD; cd /tmp; echo x > $p/notes.txt"):
+        verdict = engine.check(command)
+        assert verdict.decision != "allow", said(command, verdict)
+    live, _, printed = run_confined(tmp_path, "X=$HOME; echo x > $X/notes.txt")
+    assert (live / "notes.txt").read_text() != "keep me\n", printed
+    assert engine.check("echo x > $X/out.txt").decision == "allow"
