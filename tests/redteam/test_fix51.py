@@ -9,9 +9,10 @@
   (the `refs/` stripped), and `git log -1 $(…)` emptied F live. gitindex.refs_plain checks every ref in the short
   form git prints, HEAD's target and refs outside refs/heads and refs/tags too.
 
-Open (strict xfail): `pip install $(cat t.txt)` with t.txt holding `--target=~/.local/lib/python3.11/site-packages`
-(or `--index-url=http://…`) is allowed. subst51's exemption for a requirements-reading verb skips the option check
-for `$(cat F)` but does not read F (its CHANGELOG line said it did).
+Was open (strict xfail), fixed at stop 52: `pip install $(cat t.txt)` with t.txt holding
+`--target=~/.local/lib/python3.11/site-packages` (or `--index-url=http://…`) was allowed: subst51's exemption for a
+requirements-reading verb skipped the option check for `$(cat F)` but did not read F. The pip verbs read it now as
+`-r F` (policies/executors.yaml `py_spliced_requirements`).
 """
 
 from __future__ import annotations
@@ -72,16 +73,23 @@ def test_near_misses_stay_allowed(loaded: tuple[Path, Engine], command: str) -> 
     assert loaded[1].check(command).decision == "allow", command
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a requirements-reading verb's `$(cat F)` is exempt from the options check but F is not read",
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install $(cat t.txt)",
+        "pip install `cat t.txt`",
+        "pip3 install -U $(< t.txt)",
+        "uv pip install $(cat t.txt)",
+    ],
 )
-def test_a_file_of_options_spliced_into_pip_install_is_not_allowed(loaded: tuple[Path, Engine]) -> None:
-    assert loaded[1].check("pip install $(cat t.txt)").decision != "allow"
+def test_a_file_of_options_spliced_into_pip_install_is_not_allowed(loaded: tuple[Path, Engine], command: str) -> None:
+    """(stop 52: was a strict xfail) the spliced file is read as `-r FILE` reads it (the pip verbs' runs)."""
+    assert loaded[1].check(command).decision != "allow", command
 
 
-def test_a_requirements_file_spliced_into_pip_install_stays_allowed(loaded: tuple[Path, Engine]) -> None:
-    assert loaded[1].check("pip install $(cat reqs.txt)").decision == "allow"
+@pytest.mark.parametrize("command", ["pip install $(cat reqs.txt)", "pip3 install -U $(< reqs.txt)"])
+def test_a_requirements_file_spliced_into_pip_install_stays_allowed(loaded: tuple[Path, Engine], command: str) -> None:
+    assert loaded[1].check(command).decision == "allow", command
 
 
 def test_more_writers_than_remembered_do_not_push_out_a_live_one(plain_harm: tuple[Engine, Path, Path]) -> None:
