@@ -1957,6 +1957,10 @@ class View:
         self._anywhere[word] = found
         return found
 
+    def _root_baseline(self) -> frozenset[str]:
+        """The classes of any path below the root (`/opt/x`, `/bin/x`): the system's area, the parents' classes."""
+        return self.classify("/opt/x") | self.classify("/x") | _PARENT_CLASSES
+
     def _home_baseline(self) -> frozenset[str]:
         """The classes of a plain file in the home (`~/x`), the parents' classes of any path with them."""
         return self.classify("~/x") | _PARENT_CLASSES
@@ -2179,6 +2183,12 @@ class View:
             parts = parts[parts.index("..") + 1 :]
         if len(parts) > _MAX_UNKNOWN_TAIL:
             return Classes([*forms_of(found), found | _COMPUTED])
+        if parts:
+            # (stop 52) the variable empty (an unset one, `"$@"` with no arguments): the path from the root
+            # (`cat "$X"/etc/shadow`, `echo x > "$DESTDIR"/etc/cron.d/x`), a system file beyond the root's own classes
+            rooted = self.classify("/" + "/".join(parts))
+            if rooted - self._root_baseline():
+                return Classes([*forms_of(found), found | _COMPUTED | (rooted & _SECRET_CLASSES)])
         folders = self._classifier.places.engine_folders if self._classifier.places is not None else ()
         for start in range(len(parts)):
             rel = "/".join(parts[start:])

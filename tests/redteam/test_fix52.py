@@ -108,3 +108,47 @@ def test_an_unknown_folder_before_a_users_file_asks(project: tuple[Path, Engine]
     live, _, printed = run_confined(tmp_path, "X=$HOME; echo x > $X/notes.txt")
     assert (live / "notes.txt").read_text() != "keep me\n", printed
     assert engine.check("echo x > $X/out.txt").decision == "allow"
+
+
+ROOTED = [
+    'cat "$X"/etc/shadow',
+    'cat "$@"/etc/shadow',
+    'cat "$*"/etc/shadow',
+    'cat "${1}"/etc/shadow',
+    'echo x > "$X"/etc/cron.d/x',
+    'cp a.txt "$DESTDIR"/etc/sudoers.d/x',
+]
+ROOTED_NEAR = [
+    'cp a.txt "$OUT"/bin/app',
+    'mkdir -p "$DESTDIR"/usr/share/x',
+    'tar czf "$OUT"/etc.tgz .',
+    'cat "$SRC"/etc/config.yaml',
+    'cat "$X"/etc/hosts',
+]
+
+
+def test_an_empty_quoted_folder_is_the_root_live(tmp_path: Path) -> None:
+    """`"$@"` with no arguments, an unset `"$X"`: the word is the path from the root (what `cat /etc/hostname`
+    prints is printed)."""
+    if not Path("/etc/hostname").is_file():
+        pytest.skip("no /etc/hostname")
+    _, _, printed = run_confined(tmp_path, 'cat "$@"/etc/hostname; cat "$X"/etc/hostname')
+    assert printed == Path("/etc/hostname").read_text() * 2
+
+
+@pytest.mark.parametrize("command", ROOTED)
+def test_a_system_file_below_an_unknown_quoted_folder_is_not_allowed(
+    project: tuple[Path, Engine], command: str
+) -> None:
+    """(stop 52) `cat $X/etc/shadow` asked (unquoted, split), `cat "$X"/etc/shadow` did not: an unknown folder before
+    a path read as a home's or an engine's file only, not as the root's (the variable empty)."""
+    _, engine = project
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize("command", ROOTED_NEAR)
+def test_an_ordinary_path_below_an_unknown_folder_stays_allowed(project: tuple[Path, Engine], command: str) -> None:
+    _, engine = project
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", said(command, verdict)
