@@ -20,6 +20,7 @@ import bisect
 import itertools
 import os
 import posixpath
+import pwd
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1074,6 +1075,21 @@ def _extglob_reach(text: str) -> str:
 _HOME_ANCHOR = "/home/\x00home"
 
 
+# (stop 52) `~root` is /root, not /home/root (`echo x > ~root/notes.txt` was no user_file, HOME being /root)
+_SPELLED_HOMES: Final = {"root": "/root"}
+
+
+@lru_cache(maxsize=64)
+def _user_home(user: str) -> str:
+    """(stop 52) The home `~USER` names here, from the password database (a live engine's reading of the disk): a
+    user whose home is not /home/USER (`~postgres`, `~root`, the engine's own user spelled by name); /home/USER when
+    the database has no such user."""
+    try:
+        return pwd.getpwnam(user).pw_dir.rstrip("/") or "/"
+    except (KeyError, OSError, ValueError):
+        return _SPELLED_HOMES.get(user, f"/home/{user}")
+
+
 def normalize_path(word: str) -> tuple[str, set[str]]:
     """(normalised path, computed classes) for a word used as a path."""
     computed: set[str] = set()
@@ -1099,7 +1115,7 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
         text = _HOME_VARS.sub("~", text).replace("\\", "/")
     if text.startswith("~") and len(text) > 1 and text[1] != "/":
         user, _, rest = text[1:].partition("/")
-        text = f"/home/{user}" + (f"/{rest}" if rest else "")
+        text = _SPELLED_HOMES.get(user, f"/home/{user}") + (f"/{rest}" if rest else "")
     if "$" in text or "`" in text:
         computed.add("variable")
         # Where it lands is only known when the command runs: a command substitution, or a last
@@ -1542,13 +1558,19 @@ class PathClassifier:
         if computed & {"url", "remote", "variable", "windows"}:
             return None
         raw = _HOME_VARS.sub("~", file_operand(word.strip()).removeprefix("file://"))
+        user_home = ""
         if raw == "~" or raw.startswith("~/"):
             raw = places.home + raw[1:]
         elif raw.startswith("~"):
-            raw = "/home/" + raw[1:]
+            user, _, rest = raw[1:].partition("/")
+            user_home = _user_home(user) if user not in ("+", "-") else f"/home/{user}"
+            raw = user_home + (f"/{rest}" if rest else "")
         elif not raw.startswith("/"):
             raw = posixpath.join(places.cwd, raw)
-        if path.startswith("~"):
+        if user_home and path.startswith(_SPELLED_HOMES.get(user, f"/home/{user}")):
+            # (stop 52) where `~USER` is on this machine (the home the engine runs in, by its user's name, too)
+            normal = user_home + path[len(_SPELLED_HOMES.get(user, f"/home/{user}")) :]
+        elif path.startswith("~"):
             normal = places.home + path[1:]
         elif path.startswith("/"):
             normal = path

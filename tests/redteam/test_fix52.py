@@ -17,7 +17,9 @@
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,3 +154,24 @@ def test_an_ordinary_path_below_an_unknown_folder_stays_allowed(project: tuple[P
     _, engine = project
     verdict = engine.check(command)
     assert verdict.decision == "allow", said(command, verdict)
+
+
+def test_a_home_spelled_by_its_users_name_is_read_where_it_is(project: tuple[Path, Engine]) -> None:
+    """(stop 52) `~USER` was read as /home/USER: `~root/notes.txt` (HOME=/root) or `~postgres/x` named no existing
+    file there, so no user_file, and `echo x > ~root/notes.txt` was allowed. The password database says where the
+    home is (the engine's own user's, spelled by name, here: a file of this test's own, removed after)."""
+    _, engine = project
+    me = pwd.getpwuid(os.getuid())
+    real = Path(me.pw_dir)
+    if not real.is_dir() or not os.access(real, os.W_OK) or real.resolve() == Path.cwd().resolve():
+        pytest.skip(f"the user's home {real} is not a writable folder here")
+    note = real / f"hermes-fix52-{os.getpid()}-{time.monotonic_ns()}.txt"
+    note.write_text("keep me\n")
+    try:
+        for command in (f"echo x > ~{me.pw_name}/{note.name}", f"rm ~{me.pw_name}/{note.name}"):
+            verdict = engine.check(command)
+            assert verdict.decision != "allow", said(command, verdict)
+        assert engine.check(f"echo x > ~{me.pw_name}/new-{note.name}").decision == "allow"
+    finally:
+        note.unlink(missing_ok=True)
+    assert engine.check(f"echo x > ~{me.pw_name}/{note.name}").decision == "allow"  # (gone: a new file)
