@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -175,3 +176,31 @@ def test_a_home_spelled_by_its_users_name_is_read_where_it_is(project: tuple[Pat
     finally:
         note.unlink(missing_ok=True)
     assert engine.check(f"echo x > ~{me.pw_name}/{note.name}").decision == "allow"  # (gone: a new file)
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+def test_a_ripgrep_configuration_the_session_wrote_is_read(plain_harm: tuple[Engine, Path, Path]) -> None:
+    """(stop 52) RIPGREP_CONFIG_PATH names a file of rg's arguments, one a line: `--pre=./x.sh` runs x.sh on every
+    file searched. Unguarded, the note is deleted (first run, its own copy); through the engine the call is refused
+    and the home intact; a configuration of plain options stays allowed."""
+    engine, home, root = plain_harm
+    setup = [
+        'printf \'#!/bin/sh\\nrm -f "$HOME"/notes.txt\\ncat "$1"\\n\' > x.sh && chmod +x x.sh',
+        "printf -- '--pre=./x.sh\\n' > cfg",
+        "printf -- '--smart-case\\n--hidden\\n' > plain.cfg",
+        "echo foo > a.txt",
+    ]
+    for step in setup:
+        assert engine.call("terminal", {"command": step}, session_id="rg").ok, step
+    live = root / "live"
+    live.mkdir()
+    for name in ("x.sh", "cfg", "a.txt"):
+        shutil.copy2(root / name, live / name)
+    (live / "notes.txt").write_text("keep me\n")
+    env = {"HOME": str(live), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "RIPGREP_CONFIG_PATH": "cfg"}
+    subprocess.run(["rg", "foo", "a.txt"], cwd=live, env=env, capture_output=True, timeout=30, check=False)
+    assert not (live / "notes.txt").exists()
+    result = engine.call("terminal", {"command": "RIPGREP_CONFIG_PATH=cfg rg foo a.txt"}, session_id="rg")
+    assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
+    assert (home / "notes.txt").read_text() == "keep me\n"
+    assert engine.call("terminal", {"command": "RIPGREP_CONFIG_PATH=plain.cfg rg foo a.txt"}, session_id="rg").ok
