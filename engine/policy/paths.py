@@ -1077,17 +1077,18 @@ _HOME_ANCHOR = "/home/\x00home"
 
 # (stop 52) `~root` is /root, not /home/root (`echo x > ~root/notes.txt` was no user_file, HOME being /root)
 _SPELLED_HOMES: Final = {"root": "/root"}
+_DIRECTORY_STACK: Final = re.compile(r"[+-]?[0-9]+")
 
 
-@lru_cache(maxsize=64)
-def _user_home(user: str) -> str:
-    """(stop 52) The home `~USER` names here, from the password database (a live engine's reading of the disk): a
-    user whose home is not /home/USER (`~postgres`, `~root`, the engine's own user spelled by name); /home/USER when
-    the database has no such user."""
+def _user_home(user: str) -> str | None:
+    """(stop 52) The home `~USER` names here, from the password database (a live engine's reading of the disk, at
+    each check: a user added since is read): a user whose home is not /home/USER (`~postgres`, `~root`, the engine's
+    own user spelled by name), without its trailing `/` (a home of `/` is ""); None when there is no such user (bash
+    leaves the word as written: `~zz/x` is a name in the working directory)."""
     try:
-        return pwd.getpwnam(user).pw_dir.rstrip("/") or "/"
+        return pwd.getpwnam(user).pw_dir.rstrip("/")
     except (KeyError, OSError, ValueError):
-        return _SPELLED_HOMES.get(user, f"/home/{user}")
+        return None
 
 
 def normalize_path(word: str) -> tuple[str, set[str]]:
@@ -1115,6 +1116,9 @@ def normalize_path(word: str) -> tuple[str, set[str]]:
         text = _HOME_VARS.sub("~", text).replace("\\", "/")
     if text.startswith("~") and len(text) > 1 and text[1] != "/":
         user, _, rest = text[1:].partition("/")
+        if _DIRECTORY_STACK.fullmatch(user):
+            # (stop 52) `~1`, `~+1`, `~-2`: a folder of pushd's stack, known when the command runs
+            return text, {"variable", "computed"}
         text = _SPELLED_HOMES.get(user, f"/home/{user}") + (f"/{rest}" if rest else "")
     if "$" in text or "`" in text:
         computed.add("variable")
@@ -1558,18 +1562,21 @@ class PathClassifier:
         if computed & {"url", "remote", "variable", "windows"}:
             return None
         raw = _HOME_VARS.sub("~", file_operand(word.strip()).removeprefix("file://"))
-        user_home = ""
+        named = raw.startswith("~") and raw != "~" and not raw.startswith("~/")
         if raw == "~" or raw.startswith("~/"):
             raw = places.home + raw[1:]
-        elif raw.startswith("~"):
+        elif named:
+            # (stop 52) `~USER` where the password database puts that home (`~root` is /root, a home of `/` is the
+            # root, `..` after it is read from there); no such user: the word as written, in the working directory
             user, _, rest = raw[1:].partition("/")
-            user_home = _user_home(user) if user not in ("+", "-") else f"/home/{user}"
-            raw = user_home + (f"/{rest}" if rest else "")
+            home = _user_home(user)
+            raw = posixpath.join(places.cwd, raw) if home is None else home + "/" + rest
         elif not raw.startswith("/"):
             raw = posixpath.join(places.cwd, raw)
-        if user_home and path.startswith(_SPELLED_HOMES.get(user, f"/home/{user}")):
-            # (stop 52) where `~USER` is on this machine (the home the engine runs in, by its user's name, too)
-            normal = user_home + path[len(_SPELLED_HOMES.get(user, f"/home/{user}")) :]
+        if named:
+            normal = posixpath.normpath(raw)
+            if normal.startswith("//"):
+                normal = normal[1:]
         elif path.startswith("~"):
             normal = places.home + path[1:]
         elif path.startswith("/"):
@@ -1980,8 +1987,9 @@ class View:
         return found
 
     def _root_baseline(self) -> frozenset[str]:
-        """The classes of any path below the root (`/opt/x`, `/bin/x`): the system's area, the parents' classes."""
-        return self.classify("/opt/x") | self.classify("/x") | _PARENT_CLASSES
+        """The classes of any name at the root (`/x`), the parents' classes: a system folder's (`"$X"/usr/bin/ls`
+        with X unset writes /usr/bin/ls) is beyond them."""
+        return self.classify("/x") | _PARENT_CLASSES
 
     def _home_baseline(self) -> frozenset[str]:
         """The classes of a plain file in the home (`~/x`), the parents' classes of any path with them."""

@@ -1428,19 +1428,23 @@ class Analyzer(Follower, LinkFollower):
                 named = values.get(at)
                 if named is not None:
                     name, value = named
-                    unknown = command.dynamic[at] and value[:1] in "$`" and not self._path_word(value)
+                    expands = value[:1] in "$`" or _SUBSTITUTES.search(value) or self._splices_a_value(value)
+                    unknown = command.dynamic[at] and bool(expands) and not self._path_word(value)
                     if unknown and name in level.option_names:
+                        # (stop 52) past its start too: `git -c "core.$(cat f)" status` is `-c core.fsmonitor=./x.sh`
                         self.unread.append(f"$unknown_options:{value}")
                         return
-                    if unknown and word not in command.quoted_words and self._splits_into_options(value, command):
+                    split = command.dynamic[at] and word not in command.quoted_words
+                    if split and self._splits_into_options(value, command):
                         # (stop 52) an unquoted value split at run time: its words after the first are options
                         # (`git -C $(cat f) status` with f holding `. -c core.fsmonitor=./x.sh`)
                         self.unread.append(f"$unknown_options:{value}")
                         return
                     continue
-                if not command.dynamic[at] or word[:1] not in "$`" or self._path_word(word):
+                if not command.dynamic[at] or not _EXPANDS.search(word) or self._path_word(word):
                     continue
-                environment = word[:2] != "$(" and word[:1] != "`" and not self._splices_a_value(word)
+                # (stop 52) an expansion anywhere in the word, not only at its start (`git log x$(cat f)`)
+                environment = not _SUBSTITUTES.search(word) and not self._splices_a_value(word)
                 if stop:
                     if at != first or (word in command.quoted_words and at == len(argv) - 1):
                         continue  # (one word, quoted, nothing after it: no verb follows an option it may be)
@@ -1472,7 +1476,7 @@ class Analyzer(Follower, LinkFollower):
         start with `-`: a substitution or a variable the line set to a text nobody knows (read, a substitution's), as
         an operand is judged in _split_options; not the environment's, a glob's names, nor a substitution whose
         command prints no option (`-C $(git rev-parse --show-toplevel)`)."""
-        if value[:2] != "$(" and value[:1] != "`" and not self._splices_a_value(value):
+        if not _SUBSTITUTES.search(value) and not self._splices_a_value(value):
             return False  # (the environment's, which the caller does not write)
         return not (self._globbed_only(value) or self._prints_no_option(value, command))
 
@@ -1507,11 +1511,19 @@ class Analyzer(Follower, LinkFollower):
         X)`: each path starts with its start point; `$(git ls-files)`, `$(ls)`: bare names) when the names on the
         disk below where it runs (and the index's, for git) hold none that a blank or a glob character splits into
         another word, nor, for bare names, one starting with `-`. Any other substitution prints anything."""
-        found = _LEADING_SUBSTITUTION.match(word[1:] if word[:1] == '"' else word)
-        if found is None:
+        unquoted = word[1:] if word[:1] == '"' else word
+        found = _ANY_SUBSTITUTION.search(unquoted)
+        if found is None or _EXPANDS.search(unquoted, found.end()):
+            return False  # (stop 52) nor one with another expansion after it: `$(id -u)$(cat f)`
+        prefix = unquoted[: found.start()]
+        if prefix and (_EXPANDS.search(prefix) or prefix[0] == "-"):
             return False
         text = found.group(1) if found.group(1) is not None else found.group(2)
         kind = substitution_kind(self.programs.substitution_words, text)
+        if prefix:
+            # (stop 52) after literal text (`backup-$(date +%F).tgz`, `app-$(id -u)`): one word that starts with it,
+            # for what prints no blank (a path may hold one)
+            return kind in ("revisions", "numbers")
         if kind in ("absolute", "revisions", "numbers"):
             return True
         if kind not in ("prefixed", "names", "refs") or self.dash_names is None:
@@ -6479,6 +6491,10 @@ _FILE_WORDS: Final = re.compile(r"^(?:\$\((?:cat\s+|<\s*)[\w./-]+\)|`(?:cat\s+|<
 _LEADING_SUBSTITUTION: Final = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)")
 # (subst51) a word of a substitution whose command prints only its kind: plain, no quote, operator or expansion
 _PLAIN_SUBSTITUTED: Final = re.compile(r"^[\w./:=@^~%+,-]+$")
+_ANY_SUBSTITUTION: Final = re.compile(r"\$\(([^()`$]*)\)|`([^()`$]*)`")
+_EXPANDS: Final = re.compile(r"[$`]")  # (stop 52) a word with an expansion anywhere in it
+_SUBSTITUTES: Final = re.compile(r"\$\(|`")  # ... a command substitution anywhere
+_COMMAND_BREAK: Final = re.compile(r"[\n\r;&]")  # a substitution's text holding more than one command
 _UNPLAIN_NAME: Final = re.compile(r"[\s*?\[]")  # a name on the disk split or expanded into other words
 _MAX_TREE_PLAIN: Final = 4096  # entries _tree_plain reads; past them, a name may be any
 _EXPRESSION_JOINERS: Final = frozenset({"-o", "-or", "-a", "-and", "-not", ","})
@@ -6494,6 +6510,8 @@ def substitution_kind(rows: tuple[SubstitutionRow, ...], text: str) -> str:
     kind of the first row one of whose spellings starts its words and that prints only its kind with the others
     (absolute, revisions: every other word plain, an option among the row's `options:`; prefixed, names: a listing
     of the tree, paths.lists_tree); "" (anything) otherwise."""
+    if _COMMAND_BREAK.search(text):
+        return ""  # (stop 52) another command after it: `$(nproc<newline>cat f)`, `$(pwd; cat f)`
     words = text.split()
     for spellings, kind, options in rows:
         for spelling in spellings:

@@ -20,13 +20,13 @@ import os
 import pwd
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
+from tests.conftest import pure_build_only
 from tests.redteam.harm import policy_project, run_confined, said
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -39,6 +39,17 @@ SPLIT_VALUES = [
     "read -r s; uv sync --script $s",
     "read -r s; uv lock --script=$s",
     "git log --since=$(date +%z)",
+    # (rev52) an expansion past the value's start, or after a substitution printing no option, or a second command
+    "git log $(id -u)$(cat f)",
+    "git -C $(pwd)$(cat f) status",
+    "git -C x$(cat f) status",
+    "git -C $X$(cat f) status",
+    "git log --since=$(date +%F)$(cat g)",
+    "make -j$(nproc)$(cat f)",
+    "make -j$(nproc\ncat f)",
+    "git -C $(pwd; cat f) status",
+    'git -c "core.$(cat f)" status',
+    "git log x$(cat f)",
 ]
 NEAR_MISSES = [
     'git -C "$(cat f)" status',
@@ -49,6 +60,9 @@ NEAR_MISSES = [
     "mkdir -p build && cd build && cmake .. && make -j$(nproc)",
     "git log --since=$(date +%F)",
     "git log --since=$(date -u +%Y-%m-%d) --oneline",
+    "tar czf backup-$(date +%F).tgz src",
+    "docker run --name app-$(id -u) img",
+    "git -C $(pwd)/sub log",
     'while IFS= read -r script; do uv lock --script "$script" --check; done',
     'read -r s; uv add --script "$s" requests',
     "uv lock --script x.py --check",
@@ -65,12 +79,19 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, En
 
 
 @needs_git
-def test_a_split_option_value_runs_a_hook_live(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("planted", "command"),
+    [
+        (". -c core.fsmonitor=./x.sh", "git -C $(cat f) status"),
+        (" -c core.fsmonitor=./x.sh", "git -C $(pwd)$(cat f) status"),
+    ],
+)
+def test_a_split_option_value_runs_a_hook_live(tmp_path: Path, planted: str, command: str) -> None:
     setup = (
         "git init -q && printf '#!/bin/sh\\nrm -f \"$HOME/notes.txt\"\\n' > x.sh && chmod +x x.sh\n"
-        "printf '. -c core.fsmonitor=./x.sh' > f\n"
+        f"printf '{planted}' > f\n"
     )
-    home, _, printed = run_confined(tmp_path, setup + "git -C $(cat f) status")
+    home, _, printed = run_confined(tmp_path, setup + command)
     assert not (home / "notes.txt").exists(), printed
     # quoted, the same file is one folder's name: nothing runs
     home, _, printed = run_confined(tmp_path / "quoted", setup + 'git -C "$(cat f)" status')
@@ -120,9 +141,12 @@ ROOTED = [
     'cat "${1}"/etc/shadow',
     'echo x > "$X"/etc/cron.d/x',
     'cp a.txt "$DESTDIR"/etc/sudoers.d/x',
+    # (rev52) a system folder's file: `echo x > /usr/bin/ls` asks
+    'echo x > "$X"/usr/bin/ls',
+    'cp a.txt "$OUT"/bin/app',
 ]
 ROOTED_NEAR = [
-    'cp a.txt "$OUT"/bin/app',
+    'echo x > "$OUT"/log.txt',
     'mkdir -p "$DESTDIR"/usr/share/x',
     'tar czf "$OUT"/etc.tgz .',
     'cat "$SRC"/etc/config.yaml',
@@ -131,12 +155,13 @@ ROOTED_NEAR = [
 
 
 def test_an_empty_quoted_folder_is_the_root_live(tmp_path: Path) -> None:
-    """`"$@"` with no arguments, an unset `"$X"`: the word is the path from the root (what `cat /etc/hostname`
-    prints is printed)."""
-    if not Path("/etc/hostname").is_file():
-        pytest.skip("no /etc/hostname")
-    _, _, printed = run_confined(tmp_path, 'cat "$@"/etc/hostname; cat "$X"/etc/hostname')
-    assert printed == Path("/etc/hostname").read_text() * 2
+    """`"$@"` with no arguments, an unset `"$X"`: the word is the path from the root (a file of the test's own, by
+    its absolute path without the leading `/`, is printed)."""
+    mine = tmp_path / "mine.txt"
+    mine.write_text("the root's\n")
+    below = str(mine)[1:]
+    _, _, printed = run_confined(tmp_path, f'cat "$@"/{below}; cat "$X"/{below}')
+    assert printed == "the root's\n" * 2
 
 
 @pytest.mark.parametrize("command", ROOTED)
@@ -157,25 +182,44 @@ def test_an_ordinary_path_below_an_unknown_folder_stays_allowed(project: tuple[P
     assert verdict.decision == "allow", said(command, verdict)
 
 
-def test_a_home_spelled_by_its_users_name_is_read_where_it_is(project: tuple[Path, Engine]) -> None:
-    """(stop 52) `~USER` was read as /home/USER: `~root/notes.txt` (HOME=/root) or `~postgres/x` named no existing
-    file there, so no user_file, and `echo x > ~root/notes.txt` was allowed. The password database says where the
-    home is (the engine's own user's, spelled by name, here: a file of this test's own, removed after)."""
-    _, engine = project
-    me = pwd.getpwuid(os.getuid())
-    real = Path(me.pw_dir)
-    if not real.is_dir() or not os.access(real, os.W_OK) or real.resolve() == Path.cwd().resolve():
-        pytest.skip(f"the user's home {real} is not a writable folder here")
-    note = real / f"hermes-fix52-{os.getpid()}-{time.monotonic_ns()}.txt"
-    note.write_text("keep me\n")
+@pure_build_only
+def test_a_home_spelled_by_its_users_name_is_read_where_it_is(
+    project: tuple[Path, Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(stop 52) `~USER` was read as /home/USER: `~root/notes.txt` (HOME=/root), `~postgres/x` named no existing file
+    there, so no user_file (`echo x > ~root/notes.txt` was allowed). The password database says where a home is
+    (here a fake one: a user whose home holds a note, one whose home is `/`, one at /dev with `..` after it); a user
+    it does not know leaves the word as written (a name in the working directory: a link `~zz` there to the home);
+    pushd's stack (`~1`, `~+1`) is known when the command runs."""
+    root, engine = project
+    home = Path(os.environ["HOME"])
+    homes = {"fakeu": str(home), "rootish": "/", "devu": "/dev"}
+
+    def getpwnam(name: str) -> object:
+        if name not in homes:
+            raise KeyError(name)
+        return type("Entry", (), {"pw_dir": homes[name]})()
+
+    monkeypatch.setattr(pwd, "getpwnam", getpwnam)
+    link = root / "~zz"
+    link.symlink_to(home)
     try:
-        for command in (f"echo x > ~{me.pw_name}/{note.name}", f"rm ~{me.pw_name}/{note.name}"):
+        for command in (
+            "echo x > ~fakeu/notes.txt",
+            "rm ~fakeu/notes.txt",
+            "cat ~rootish/etc/shadow",
+            "cat ~devu/../etc/shadow",
+            "echo x > ~devu/../etc/cron.d/x",
+            "echo x > ~zz/notes.txt",
+            "rm ~zz/notes.txt",
+            "pushd ~; pushd /tmp; echo x > ~1/notes.txt",
+            "rm ~+1/notes.txt",
+        ):
             verdict = engine.check(command)
             assert verdict.decision != "allow", said(command, verdict)
-        assert engine.check(f"echo x > ~{me.pw_name}/new-{note.name}").decision == "allow"
+        assert engine.check("echo x > ~fakeu/new.txt").decision == "allow"
     finally:
-        note.unlink(missing_ok=True)
-    assert engine.check(f"echo x > ~{me.pw_name}/{note.name}").decision == "allow"  # (gone: a new file)
+        link.unlink()
 
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
