@@ -1467,7 +1467,7 @@ class Analyzer(Follower, LinkFollower):
                     # file's lines are pip's words, an index or an option alike) reads a file's words among its
                     # operands as that file (`pip install $(cat reqs.txt)`, xf49b's decision)
                     continue
-                if self._expands_no_option(word, command):
+                if ("$(" in word or "`" in word) and self._expands_no_option(word, command):
                     # (subst51) a substitution whose words are no option by what its command prints (the table's
                     # `substitution_words:`): `git log $(git merge-base a b)..HEAD`, `gcc -c $(find . -name '*.c')`;
                     # at a verb's own permuted options too (`git log $(cat f)`: `--output=FILE`)

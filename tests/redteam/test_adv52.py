@@ -13,15 +13,15 @@ and plain names in the working directory no longer read by user_file's globs.
    `uv run x.py` fetch and build its dependencies' direct references, its [tool.uv] indexes and find-links and obey
    its [tool.uv] settings. A written x.py naming `find-links = ["file:///.../wh"]` built a local sdist whose in-tree
    backend deleted ~/notes.txt (live below, when uv is installed); a git URL or an index in the block was allowed
-   where the same keys in pyproject.toml ask. The block is read as a pyproject's (`language: sources` and `conf` on
-   `--script` and on `uv run`'s / `pipx run`'s script operand).
+   where the same keys in pyproject.toml ask. Every written script's block is read as a pyproject's (`language:
+   sources` and `conf`) by uv, hatch, pdm, poetry, pipenv, rye and pipx run (its name may be a variable's).
 3. A `cd` only the run knows (`cd "$(dirname "$PWD")"`, `cd "$(cat f)"`, `cd ${PWD%/*}`) then a plain name: with the
    project at ~/p, `echo x >> .bashrc` or `echo x > notes.txt` wrote the home's file and was allowed, though `echo
    x > $D/.bashrc` asks (stop 52's decision: an unknown folder may be the home). A relative word after such a `cd`
    is now also read as `$UNKNOWN/word` (View._under_unknown): a name the home holds as its file or a secret asks.
 
 Open (not fixed here, see the report): `rm $D/notes.txt` / `cd "$D" && rm .bashrc` (rm of a computed path is no
-rule's, by design); `hatch run x.py` / `pdm run x.py` (PEP 723 too, rows not read); a local find-links folder
+rule's, by design); a local find-links folder
 holding an archive the session wrote (`--find-links wh` with a base64-decoded sdist).
 """
 
@@ -172,6 +172,9 @@ SCRIPT_RUNS = [
     "uv run x.py",
     "uv run -q x.py",
     "uv run --script x.py",
+    'read -r s; uv lock --script "$s"',
+    "hatch run x.py",
+    "pdm run x.py",
 ]
 PLAIN_SCRIPT = _script('requires-python = ">=3.11"', 'dependencies = ["requests<3", "rich"]')
 
@@ -180,6 +183,8 @@ PLAIN_SCRIPT = _script('requires-python = ">=3.11"', 'dependencies = ["requests<
 @pytest.mark.parametrize("command", SCRIPT_RUNS)
 def test_a_written_scripts_sources_are_read(project: tuple[Path, Engine], kind: str, command: str) -> None:
     root, engine = project
+    if kind == "keyring" and not command.startswith(("uv", "read", "for")):
+        pytest.skip("[tool.uv]'s settings are uv's only")
     decision = session_verdict(root, engine, {"x.py": SCRIPTS[kind]}, command, f"script-{kind}-{command}")
     assert decision != "allow", (kind, command, decision)
 
@@ -198,10 +203,13 @@ def test_a_plain_scripts_metadata_stays_allowed(project: tuple[Path, Engine], co
     assert decision == wanted, (command, decision)
 
 
-def test_uv_run_python_reads_no_metadata(project: tuple[Path, Engine]) -> None:
-    """`uv run python x.py` runs the interpreter: uv reads no script's metadata (its sources are not fetched)."""
+def test_every_written_scripts_metadata_is_read(project: tuple[Path, Engine]) -> None:
+    """The script a line names may be one only the run knows (`uv lock --script "$s"`): every written script's block
+    is read, also where uv reads none (`uv run python x.py`, `uv sync`: fail closed, only with such a block)."""
     root, engine = project
-    assert session_verdict(root, engine, {"x.py": SCRIPTS["git"]}, "uv run python x.py", "python-x") == "allow"
+    for command in ("uv run python x.py", "uv sync"):
+        assert session_verdict(root, engine, {"x.py": SCRIPTS["git"]}, command, f"any-{command}") != "allow", command
+        assert session_verdict(root, engine, {"x.py": "print(1)\n"}, command, f"none-{command}") == "allow", command
 
 
 # -- 3. a plain name after a `cd` only the run knows ----------------------------------------------------------------
