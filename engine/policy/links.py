@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from engine.policy.shell import Command
 
 # Programs that make a second name for a file or directory.
-LINKERS = frozenset({"ln", "cp", "mount"})
+LINKERS = frozenset({"ln", "cp", "mount", "link"})  # (adv52: link(1), a hard link)
 # (adv41) The programs writing files whose names the line does not show under the folder they run in (an archive's
 # members, a diff's targets) are the Programs entries with `unpacks_here: true` (ProgramTable.unpacks_here, debt42).
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
@@ -50,10 +50,12 @@ class LinkFollower:
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
         program = command.program
+        if command.name == "link" and len(command.argv) == 3 and not any(w[:1] == "-" for w in command.argv[1:]):
+            # (adv52) link(1) FILE1 FILE2: a hard link (`link ~/notes.txt h; echo x > h` wrote the user's note)
+            self._record_pairs(command, [(command.argv[1], command.argv[2])], None)
+            return
         if program is None:
             return
-        # A target known only at run time (`ln -s "$(which rm)" x`): the name leads anywhere.
-        unknown = {w for w, d in zip(command.argv, command.dynamic, strict=False) if d}
         parsed = parse_argv(program.grammar, command.argv)
         present = {name for name, _, _ in parsed.options}
         if command.name == "cp" and not present & {"s", "l"}:
@@ -74,8 +76,19 @@ class LinkFollower:
                 pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/")))) for t in targets]
             else:
                 pairs = [(targets[0], last)]
+                if not present & {"T", "no-target-directory"}:
+                    # (adv52) NAME may be a folder (`cp -l ~/notes.txt .`, `ln -s ~/notes.txt src`): the link is
+                    # then its TARGET's name inside it (`./notes.txt`), read both ways
+                    inside = posixpath.join(last, posixpath.basename(targets[0].rstrip("/")))
+                    pairs.append((targets[0], posixpath.normpath(inside)))
         else:
             return
+        self._record_pairs(command, pairs, directory)
+
+    def _record_pairs(self, command: Command, pairs: list[tuple[str, str]], directory: str | None) -> None:
+        """The links ``pairs`` (TARGET, NAME) a command made, remembered under NAME's file key (a target known only at
+        run time, `ln -s "$(which rm)" x`: the name leads anywhere)."""
+        unknown = {w for w, d in zip(command.argv, command.dynamic, strict=False) if d}
         for target, name in pairs:
             if name in unknown or (directory is not None and directory in unknown):
                 continue

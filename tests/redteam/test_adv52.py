@@ -20,6 +20,10 @@ and plain names in the working directory no longer read by user_file's globs.
    x > $D/.bashrc` asks (stop 52's decision: an unknown folder may be the home). A relative word after such a `cd`
    is now also read as `$UNKNOWN/word` (View._under_unknown): a name the home holds as its file or a secret asks.
 
+4. A link made on the line into a folder (`cp -l ~/notes.txt .`, `cp -s ~/notes.txt .`) was remembered under the
+   folder's name, and link(1) (`link ~/notes.txt h`) made none: writing `notes.txt` / `h` next wrote the user's note
+   (live below). The link is now also read as NAME/TARGET's name, and link(1) is a linker.
+
 Open (not fixed here, see the report): `rm $D/notes.txt` / `cd "$D" && rm .bashrc` (rm of a computed path is no
 rule's, by design); a local find-links folder
 holding an archive the session wrote (`--find-links wh` with a base64-decoded sdist).
@@ -279,3 +283,44 @@ def test_rm_under_an_unknown_folder_is_not_allowed(in_home: tuple[Path, Engine],
     _, engine = in_home
     verdict = engine.check(command)
     assert verdict.decision != "allow", said(command, verdict)
+
+
+# -- 3b. a hard or symbolic link into the working directory made on the line --------------------------------------
+
+LINKED_HERE = [
+    "link ~/notes.txt h; echo x > h",
+    "cp -l ~/notes.txt .; echo x > notes.txt",
+    "cp --link ~/notes.txt ./; echo x > notes.txt",
+    "cp -s ~/notes.txt .; echo x > notes.txt",
+    "cp -l ~/notes.txt .; sed -i d notes.txt",
+]
+LINKED_NEAR_MISSES = [
+    "cp -l a.txt b.txt; echo x > b.txt",
+    "link a.txt b.txt; echo x > b.txt",
+    "cp a.txt .; echo x > a.txt",
+    "cp -l ~/notes.txt .; cat notes.txt",
+    "cp ~/notes.txt .; echo x > notes.txt",
+]
+
+
+@pytest.mark.parametrize("payload", ["link ~/notes.txt h; echo x > h", "cp -l ~/notes.txt .; echo x > notes.txt"])
+def test_a_link_made_into_the_working_directory_writes_the_note_live(tmp_path: Path, payload: str) -> None:
+    home, _, printed = run_confined(tmp_path, payload)
+    assert (home / "notes.txt").read_text() == "x\n", printed
+
+
+@pytest.mark.parametrize("command", LINKED_HERE)
+def test_a_link_made_into_the_working_directory_is_followed(project: tuple[Path, Engine], command: str) -> None:
+    _, engine = project
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize("command", LINKED_NEAR_MISSES)
+def test_link_near_misses_stay_allowed(project: tuple[Path, Engine], command: str) -> None:
+    root, engine = project
+    (root / "a.txt").write_text("a\n")
+    old = time.time() - 3600
+    os.utime(root / "a.txt", (old, old))
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", said(command, verdict)
