@@ -2282,6 +2282,25 @@ def _key_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
     return pattern
 
 
+# (adv52) PEP 723's inline metadata in a Python script: `# /// script` ... `# ///`, each line `#` or `# TEXT`
+_SCRIPT_METADATA = re.compile(r"(?m)^# /// script[ \t]*$\r?\n(?P<body>(?:^#(?: .*)?\r?\n)*?)^# ///[ \t]*$")
+
+
+def script_metadata(text: str) -> str:
+    """(adv52) The TOML a Python script's inline metadata holds (PEP 723: `# /// script` .. `# ///`, the `# ` taken
+    off each line), which `uv run x.py`, `uv lock --script x.py` read as a pyproject's: its dependencies, direct
+    references (`x @ git+URL`), [tool.uv] sources and indexes and settings; "" without one. A block left open
+    (`# /// script` without its end) is read to the end of the text."""
+    found = _SCRIPT_METADATA.search(text)
+    if found is not None:
+        body = found.group("body")
+    elif re.search(r"(?m)^# /// script", text):
+        body = "\n".join(line for line in text[text.index("# /// script") :].splitlines()[1:] if line[:1] == "#")
+    else:
+        return ""
+    return "\n".join(line[2:] if line[:2] == "# " else line[1:] for line in body.splitlines())
+
+
 def package_sources(text: str, row: SourceRow) -> list[str]:
     """The places a package manager's written configuration or manifest fetches packages from (see
     above): each source key's value (``row``'s keys: a URL or a variable; on its line, or the lines of a list

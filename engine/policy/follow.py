@@ -48,6 +48,7 @@ from engine.policy.executors import (
     rake_as_ruby,
     requirement_words,
     response_words,
+    script_metadata,
     sed_payloads,
     source_row,
     split_string,
@@ -1583,10 +1584,16 @@ class Follower:
             # [tool.uv]): read as those options on the line, judged by the runs that read the option (one table:
             # `cache-dir = ~/.ssh` is --cache-dir=~/.ssh is PIP_CACHE_DIR=~/.ssh)
             if path not in via and command.program is not None:
-                tool = command.name if posixpath.basename(path) == "pyproject.toml" else None
+                in_script = path.endswith((".py", ".pyw"))  # (adv52) a script's inline metadata: its [tool.uv]
+                tool = command.name if in_script or posixpath.basename(path) == "pyproject.toml" else None
+                content = script_metadata(content) if in_script else content
                 self._configured(command, command.program, option_settings(content, tool), inner, depth)
             return
         if language in ("requirements", "sources"):
+            if language == "sources" and path.endswith((".py", ".pyw")):
+                # (adv52) a Python script's sources are its inline metadata's (`uv lock --script x.py`: PEP 723's
+                # `# /// script` block with `dependencies = ["x @ git+URL"]`, `[tool.uv] index-url = URL`)
+                content = script_metadata(content)
             if path not in via:  # (a requirements file naming itself: read once along a chain)
                 self._package_sources(run, command, language, path, content, inner, depth)
             return

@@ -692,6 +692,10 @@ def first_operand(command: Command) -> str | None:
 _COMPUTED_SOURCE = frozenset({"computed", "computed_source"})
 
 
+# (adv52) the folder a `cd` only the run knows leads to, as a variable the line never sets (View._under_unknown)
+_UNKNOWN_FOLDER: Final = "$__folder_known_at_run_time/"
+
+
 def _in_directory(view: View, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
     classify = view.classify
@@ -705,6 +709,9 @@ def _in_directory(view: View, cwd: str) -> Any:
             forms = [form | {"variable"} for form in forms_of(classify(word))]
             # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`)
             forms += anywhere(word)
+            # (adv52) ... and in the home, as a path under a folder only the run knows is (`$D/.bashrc`,
+            # View._under_unknown): `cd "$(cat f)" && echo x >> .bashrc` with f holding the home's path
+            forms += forms_of(classify(_UNKNOWN_FOLDER + word))
             return Classes(forms)
         if word.startswith(("/", "~", "$", "-", "`")) or "://" in word:
             if word.startswith(("$(", "`")) and cwd != "$unknown":

@@ -1430,8 +1430,9 @@ class Analyzer(Follower, LinkFollower):
                     name, value = named
                     expands = value[:1] in "$`" or _SUBSTITUTES.search(value) or self._splices_a_value(value)
                     unknown = command.dynamic[at] and bool(expands) and not self._path_word(value)
-                    if unknown and name in level.option_names:
-                        # (stop 52) past its start too: `git -c "core.$(cat f)" status` is `-c core.fsmonitor=./x.sh`
+                    if unknown and name in level.option_names and not self._expands_no_option(value, command):
+                        # (stop 52) past its start too: `git -c "core.$(cat f)" status` is `-c core.fsmonitor=./x.sh`;
+                        # not what prints no option (`cmake -B build -DX=$(nproc)`)
                         self.unread.append(f"$unknown_options:{value}")
                         return
                     split = command.dynamic[at] and word not in command.quoted_words
@@ -1441,10 +1442,13 @@ class Analyzer(Follower, LinkFollower):
                         self.unread.append(f"$unknown_options:{value}")
                         return
                     continue
-                if not command.dynamic[at] or not _EXPANDS.search(word) or self._path_word(word):
-                    continue
-                # (stop 52) an expansion anywhere in the word, not only at its start (`git log x$(cat f)`)
-                environment = not _SUBSTITUTES.search(word) and not self._splices_a_value(word)
+                if (
+                    not command.dynamic[at]
+                    or ("$" not in word and "`" not in word)
+                    or self._path_word(word, whole=True)
+                ):
+                    continue  # (adv52: an expansion anywhere in the word, `./$(cat f)`, `$(pwd)/$(cat f)`)
+                environment = "$(" not in word and "`" not in word and not self._splices_a_value(word)
                 if stop:
                     if at != first or (word in command.quoted_words and at == len(argv) - 1):
                         continue  # (one word, quoted, nothing after it: no verb follows an option it may be)
@@ -1463,7 +1467,7 @@ class Analyzer(Follower, LinkFollower):
                     # file's lines are pip's words, an index or an option alike) reads a file's words among its
                     # operands as that file (`pip install $(cat reqs.txt)`, xf49b's decision)
                     continue
-                if self._prints_no_option(word, command):
+                if ("$(" in word or "`" in word) and self._expands_no_option(word, command):
                     # (subst51) a substitution whose words are no option by what its command prints (the table's
                     # `substitution_words:`): `git log $(git merge-base a b)..HEAD`, `gcc -c $(find . -name '*.c')`;
                     # at a verb's own permuted options too (`git log $(cat f)`: `--output=FILE`)
@@ -1475,10 +1479,30 @@ class Analyzer(Follower, LinkFollower):
         """(stop 52) Whether ``value``, an option's value spelled unquoted, may split at run time into more words that
         start with `-`: a substitution or a variable the line set to a text nobody knows (read, a substitution's), as
         an operand is judged in _split_options; not the environment's, a glob's names, nor a substitution whose
-        command prints no option (`-C $(git rev-parse --show-toplevel)`)."""
-        if not _SUBSTITUTES.search(value) and not self._splices_a_value(value):
+        command prints no option (`-C $(git rev-parse --show-toplevel)`). (adv52) Every expansion in it, not only a
+        leading one: `-C ./$(cat f)`, `-C $(pwd)/$(cat f)`, `-C $PWD$(cat f)` split as well."""
+        if "$(" not in value and "`" not in value and not self._splices_a_value(value):
             return False  # (the environment's, which the caller does not write)
-        return not (self._globbed_only(value) or self._prints_no_option(value, command))
+        return not self._expands_no_option(value, command)
+
+    def _expands_no_option(self, word: str, command: Command) -> bool:
+        """(adv52) Whether no expansion in ``word`` may split into a word starting with `-`: each command substitution
+        in it prints no option (_prints_no_option: `$(git merge-base a b)..HEAD`, `$(pwd)/x`) and each variable is
+        the environment's or a glob's (_globbed_only); a substitution anywhere, not only leading
+        (`$(nproc)$(cat f)`), or one the line cannot read (nested, quoted inside) is unknown."""
+        text = word[1:] if word[:1] == '"' else word
+        rest: list[str] = []
+        at = 0
+        for found in _ANY_SUBSTITUTION.finditer(text):
+            if not self._prints_no_option(found.group(0), command):
+                return False
+            rest.append(text[at : found.start()])
+            at = found.end()
+        rest.append(text[at:])
+        left = " ".join(rest)
+        if "$(" in left or "`" in left:
+            return False
+        return not self._splices_a_value(left) or self._globbed_only(left)
 
     def _globbed_only(self, word: str) -> bool:
         """(fix50) Whether every variable ``word`` expands holds, where it is read, a value the line makes known that
@@ -1502,7 +1526,14 @@ class Analyzer(Follower, LinkFollower):
         if found is None or (found.end() != len(word) and (whole or word[found.end()] != "/")):
             return False
         text = found.group(1) if found.group(1) is not None else found.group(2)
-        return substitution_kind(self.programs.substitution_words, text) == "absolute"
+        return substitution_kind(self.programs.substitution_words, text) == "absolute" and not self._shadowed(text)
+
+    def _shadowed(self, text: str) -> bool:
+        """(adv52) Whether the command ``text`` of a substitution may run another program than its name says: the line
+        made its name a function, an alias or a hash, or changed PATH (`nproc(){ cat f; }; make -j$(nproc)`,
+        `export PATH=.:$PATH; git -C $(pwd) status` with ./pwd written): what it prints is not the table's kind."""
+        name = text.split(None, 1)[0] if text.strip() else ""
+        return self._redefines(name) or "PATH" in self.env or "PATH" in self.env.lost
 
     def _prints_no_option(self, word: str, command: Command) -> bool:
         """(subst51) Whether ``word`` starts with a command substitution none of whose words, split and expanded, may
@@ -1520,6 +1551,8 @@ class Analyzer(Follower, LinkFollower):
             return False
         text = found.group(1) if found.group(1) is not None else found.group(2)
         kind = substitution_kind(self.programs.substitution_words, text)
+        if kind and self._shadowed(text):
+            return False
         if prefix:
             # (stop 52) after literal text (`backup-$(date +%F).tgz`, `app-$(id -u)`): one word that starts with it,
             # for what prints no blank (a path may hold one)
