@@ -1448,7 +1448,11 @@ class Analyzer(Follower, LinkFollower):
                     or self._path_word(word, whole=True)
                 ):
                     continue  # (adv52: an expansion anywhere in the word, `./$(cat f)`, `$(pwd)/$(cat f)`)
+                if word in command.quoted_words and word[:1] not in "$`-":
+                    continue  # (one word at run time that starts with its literal text: `CFLAGS="$(pkg-config …)"`)
                 environment = "$(" not in word and "`" not in word and not self._splices_a_value(word)
+                if environment and word[:1] not in "$`-":
+                    continue  # (stop 52) the environment's after literal text: `sh /proc/$$/fd/0`, `git log v$VERSION`
                 if stop:
                     if at != first or (word in command.quoted_words and at == len(argv) - 1):
                         continue  # (one word, quoted, nothing after it: no verb follows an option it may be)
@@ -1481,6 +1485,7 @@ class Analyzer(Follower, LinkFollower):
         an operand is judged in _split_options; not the environment's, a glob's names, nor a substitution whose
         command prints no option (`-C $(git rev-parse --show-toplevel)`). (adv52) Every expansion in it, not only a
         leading one: `-C ./$(cat f)`, `-C $(pwd)/$(cat f)`, `-C $PWD$(cat f)` split as well."""
+        value = _ARITHMETIC.sub("0", value)  # (stop 52) `$((n + 1))` is a number: `make -j$((n + 1))`
         if "$(" not in value and "`" not in value and not self._splices_a_value(value):
             return False  # (the environment's, which the caller does not write)
         return not self._expands_no_option(value, command)
@@ -6525,6 +6530,7 @@ _LEADING_SUBSTITUTION: Final = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)")
 # (subst51) a word of a substitution whose command prints only its kind: plain, no quote, operator or expansion
 _PLAIN_SUBSTITUTED: Final = re.compile(r"^[\w./:=@^~%+,-]+$")
 _ANY_SUBSTITUTION: Final = re.compile(r"\$\(([^()`$]*)\)|`([^()`$]*)`")
+_ARITHMETIC: Final = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")  # `$((n + 1))`: a number, one word
 _EXPANDS: Final = re.compile(r"[$`]")  # (stop 52) a word with an expansion anywhere in it
 _SUBSTITUTES: Final = re.compile(r"\$\(|`")  # ... a command substitution anywhere
 _COMMAND_BREAK: Final = re.compile(r"[\n\r;&]")  # a substitution's text holding more than one command
