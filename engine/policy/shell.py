@@ -1547,21 +1547,14 @@ class Analyzer(Follower, LinkFollower):
         X)`: each path starts with its start point; `$(git ls-files)`, `$(ls)`: bare names) when the names on the
         disk below where it runs (and the index's, for git) hold none that a blank or a glob character splits into
         another word, nor, for bare names, one starting with `-`. Any other substitution prints anything."""
-        unquoted = word[1:] if word[:1] == '"' else word
-        found = _ANY_SUBSTITUTION.search(unquoted)
-        if found is None or _EXPANDS.search(unquoted, found.end()):
-            return False  # (stop 52) nor one with another expansion after it: `$(id -u)$(cat f)`
-        prefix = unquoted[: found.start()]
-        if prefix and (_EXPANDS.search(prefix) or prefix[0] == "-"):
+        # (stop 52) called by _expands_no_option with one substitution alone: the text around it is read there
+        found = _ANY_SUBSTITUTION.fullmatch(word[1:] if word[:1] == '"' else word)
+        if found is None:
             return False
         text = found.group(1) if found.group(1) is not None else found.group(2)
         kind = substitution_kind(self.programs.substitution_words, text)
         if kind and self._shadowed(text):
             return False
-        if prefix:
-            # (stop 52) after literal text (`backup-$(date +%F).tgz`, `app-$(id -u)`): one word that starts with it,
-            # for what prints no blank (a path may hold one)
-            return kind in ("revisions", "numbers")
         if kind in ("absolute", "revisions", "numbers"):
             return True
         if kind not in ("prefixed", "names", "refs") or self.dash_names is None:
@@ -6531,7 +6524,6 @@ _LEADING_SUBSTITUTION: Final = re.compile(r"^(?:\$\(([^()`$]*)\)|`([^()`$]*)`)")
 _PLAIN_SUBSTITUTED: Final = re.compile(r"^[\w./:=@^~%+,-]+$")
 _ANY_SUBSTITUTION: Final = re.compile(r"\$\(([^()`$]*)\)|`([^()`$]*)`")
 _ARITHMETIC: Final = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")  # `$((n + 1))`: a number, one word
-_EXPANDS: Final = re.compile(r"[$`]")  # (stop 52) a word with an expansion anywhere in it
 _SUBSTITUTES: Final = re.compile(r"\$\(|`")  # ... a command substitution anywhere
 _COMMAND_BREAK: Final = re.compile(r"[\n\r;&]")  # a substitution's text holding more than one command
 _UNPLAIN_NAME: Final = re.compile(r"[\s*?\[]")  # a name on the disk split or expanded into other words
