@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from engine.policy.shell import Command
 
 # Programs that make a second name for a file or directory.
-LINKERS = frozenset({"ln", "cp", "mount"})
+LINKERS = frozenset({"ln", "cp", "mount", "link"})  # (stop 53: link(1), a hard link)
 # (adv41) The programs writing files whose names the line does not show under the folder they run in (an archive's
 # members, a diff's targets) are the Programs entries with `unpacks_here: true` (ProgramTable.unpacks_here, debt42).
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
@@ -50,10 +50,12 @@ class LinkFollower:
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
         program = command.program
+        if command.name == "link" and len(command.argv) == 3 and not any(w[:1] == "-" for w in command.argv[1:]):
+            # (stop 53) link(1) FILE1 FILE2: a hard link (`link ~/notes.txt h; echo x > h` wrote the user's note)
+            self._record_pairs(command, [(command.argv[1], command.argv[2], command.argv[1])], None)
+            return
         if program is None:
             return
-        # A target known only at run time (`ln -s "$(which rm)" x`): the name leads anywhere.
-        unknown = {w for w, d in zip(command.argv, command.dynamic, strict=False) if d}
         parsed = parse_argv(program.grammar, command.argv)
         present = {name for name, _, _ in parsed.options}
         if command.name == "cp" and not present & {"s", "l"}:
@@ -64,25 +66,45 @@ class LinkFollower:
         # ln and cp -t DIR (mount's -t is a filesystem type).
         directories = parsed.values(frozenset({"t"})) if command.name != "mount" else []
         directory = directories[0] if directories else None
+        # (TARGET as written, NAME, TARGET from the working directory)
+        pairs: list[tuple[str, str, str]]
         if directory is not None:
-            pairs = [(target, posixpath.join(directory, posixpath.basename(target.rstrip("/")))) for target in operands]
+            pairs = [(t, posixpath.join(directory, posixpath.basename(t.rstrip("/"))), t) for t in operands]
         elif len(operands) == 1:
-            pairs = [(operands[0], posixpath.basename(operands[0].rstrip("/")) or operands[0])]
+            pairs = [(operands[0], posixpath.basename(operands[0].rstrip("/")) or operands[0], operands[0])]
         elif len(operands) >= 2:
             *targets, last = operands
             if len(targets) > 1 or last.endswith("/"):
-                pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/")))) for t in targets]
+                pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/"))), t) for t in targets]
             else:
-                pairs = [(targets[0], last)]
+                pairs = [(targets[0], last, targets[0])]
+                base = posixpath.basename(targets[0].rstrip("/"))
+                into = not present & {"T", "no-target-directory"} and command.name != "mount"
+                if into and base not in ("", ".", ".."):
+                    # (stop 53) NAME may be a folder (`cp -l ~/notes.txt .`, `ln -s ~/notes.txt src`): the link is
+                    # then TARGET's name inside it (`./notes.txt`), read both ways. A symbolic link's relative
+                    # TARGET is read from that folder (`ln -s ../../home src` with src a folder: src/home is
+                    # ../home from here), a hard link's from the working directory.
+                    target = targets[0]
+                    inside = posixpath.normpath(posixpath.join(last, base))
+                    symbolic = bool(present & {"s", "symbolic"}) and not present & {"r", "relative"}
+                    spelled = posixpath.join(last, target) if symbolic and not target.startswith(("/", "~")) else target
+                    pairs.append((target, inside, spelled))
         else:
             return
-        for target, name in pairs:
+        self._record_pairs(command, pairs, directory)
+
+    def _record_pairs(self, command: Command, pairs: list[tuple[str, str, str]], directory: str | None) -> None:
+        """The links ``pairs`` (TARGET as written, NAME, TARGET from the working directory) a command made, remembered
+        under NAME's file key (a target known only at run time, `ln -s "$(which rm)" x`: the name leads anywhere)."""
+        unknown = {w for w, d in zip(command.argv, command.dynamic, strict=False) if d}
+        for target, name, spelled in pairs:
             if name in unknown or (directory is not None and directory in unknown):
                 continue
             if target in unknown:
                 self.links[self._file_key(name)] = UNKNOWN_TARGET
                 continue
-            resolved = target if target.startswith(("/", "~")) else join_path(self.cwd, target)
+            resolved = spelled if spelled.startswith(("/", "~")) else join_path(self.cwd, spelled)
             self.links[self._file_key(name)] = self._through_link(resolved)
 
     def _from_link_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str]:
@@ -191,11 +213,14 @@ class LinkFollower:
 
     def _through_link(self, word: str, final: bool = True) -> str:
         key = self._file_key(word) if word else word
-        for name, target in self.links.items():
-            if key == name and (final or word.endswith("/")):
-                return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
-            if key.startswith(name + "/"):
-                return target.rstrip("/") + key[len(name) :]
+        target = self.links.get(key)
+        if target is not None and (final or word.endswith("/")):
+            return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
+        # the deepest link the word is under (`ln ~/notes.txt src` with src a folder made src/notes.txt, under src)
+        under = [name for name in self.links if key.startswith(name + "/")]
+        if under:
+            name = max(under, key=len)
+            return self.links[name].rstrip("/") + key[len(name) :]
         if self.links and not _GLOB_CHARS.isdisjoint(key):
             return _globbed_link(key, word, self.links, final)
         return word

@@ -2222,9 +2222,12 @@ class View:
         folders = self._classifier.places.engine_folders if self._classifier.places is not None else ()
         for start in range(len(parts)):
             rel = "/".join(parts[start:])
-            if self.classify("~/" + rel) - self._home_baseline():
-                # a file of the home's (`$X/.bashrc`, `$X/.ssh/authorized_keys`): the folder may be HOME
-                return Classes([*forms_of(found), found | _COMPUTED])
+            homes = self.classify("~/" + rel) - self._home_baseline()
+            if homes:
+                # a file of the home's (`$X/.bashrc`, `$X/.ssh/authorized_keys`): the folder may be HOME, and
+                # (stop 53) a file of the user's there is theirs to lose (`rm $D/notes.txt`, `cd "$D" && rm
+                # notes.txt`: user_file_destroyed, as `rm ~/notes.txt`)
+                return Classes([*forms_of(found), found | _COMPUTED | (homes & _LOST_AT_HOME)])
             if start == len(parts) - 1 and not any(os.path.lexists(posixpath.join(f, rel)) for f in folders):
                 # A new name alone (`$OUT/deploy.yaml`): that the unknown folder is a manifest folder
                 # is no likelier than any other; its name with the folder's (`$D/policies/x.yaml`) is.
@@ -2476,6 +2479,9 @@ _SECRET_CLASSES: Final = frozenset({"secret", "credential", "secret_parent"})
 _PARENT_CLASSES = frozenset({"engine_parent", "protected_parent", "secret_parent", "home_top", "home_any", "absolute"})
 _MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not walked: asks
 _COMPUTED = frozenset({"computed"})
+# (stop 53) the classes a home's file keeps under a folder that may be the home (View._under_unknown): what the user
+# loses when it is deleted or rewritten there (user_file_destroyed, remove_sensitive_file) and what it prints
+_LOST_AT_HOME: Final = _USER_FILE | _SECRET_CLASSES | frozenset({"shell_startup", "sensitive_dotfile"})
 _PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
 # A word naming a path by more than a plain name holds one of these.
 _PATHLIKE_CHARS: Final = re.compile(r"[/~*?\[]")

@@ -1,0 +1,133 @@
+"""stop 53 (issue 8): two of stop 52's open holes, with the project where users keep theirs (~/p).
+
+1. A link made on the line into a folder. `ln TARGET NAME`, `cp -l|-s TARGET NAME` and link(1) with NAME a folder make
+   NAME/TARGET's-name, and writing that name writes TARGET: `ln ~/notes.txt src; echo x > src/notes.txt` and `cp -l
+   ~/notes.txt .; echo x > notes.txt` overwrote the user's note (live below) and were allowed. Such a link is read
+   under both names now (links.LinkFollower._record_link), the deepest link a word is under first; a symbolic link's
+   relative TARGET is read from the folder it lands in (`ln -s ../../notes.txt src` reaches ~/notes.txt from
+   ~/p/src, `ln -s ../notes.txt src` the project's own notes.txt).
+2. rm of a file of the user's under a folder only the run knows: the folder may be the home (stop 52's decision for
+   writes), so `rm $D/notes.txt` and `cd "$(dirname "$PWD")" && rm notes.txt` (live below) are read as `rm
+   ~/notes.txt` (paths.View._under_unknown keeps the home file's classes).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.conftest import home_intact, make_home
+from tests.redteam.harm import blocked, said
+
+
+def _home_with_project(root: Path) -> tuple[Path, Path]:
+    home = make_home(root)
+    (home / ".bashrc").write_text("# the user's\n")
+    project = home / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "notes.txt").write_text("the project's\n")
+    (project / "a.py").write_text("print(1)\n")
+    (project / "hermes-engine.yaml").write_text("workdir: .\n")
+    return home, project
+
+
+@pytest.fixture
+def in_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
+    home, project = _home_with_project(tmp_path / "guarded")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(project)
+    with Engine.load(project) as engine:
+        yield engine, home, project
+
+
+def _unguarded(tmp_path: Path, payload: str) -> Path:
+    """Runs ``payload`` with bash in a copy of the layout (no engine): the home it ran in."""
+    home, project = _home_with_project(tmp_path / "unguarded")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
+    subprocess.run(["/bin/bash", "-c", payload], cwd=project, env=env, capture_output=True, timeout=30, check=False)
+    return home
+
+
+LINKED_INTO_A_FOLDER = [
+    "ln ~/notes.txt src; echo x > src/notes.txt",
+    "ln ../notes.txt src; echo x > src/notes.txt",
+    "ln -s ../../notes.txt src; echo x > src/notes.txt",
+    "cp -l ~/notes.txt src; sed -i d src/notes.txt",
+    "cp -l ../notes.txt .; echo x > notes.txt",
+    "cp -s ~/notes.txt src; echo x > src/notes.txt",
+    "link ../notes.txt h; echo x > h",
+]
+LINKED_NEAR_MISSES = [
+    # src/notes.txt -> ../notes.txt from src: the project's own notes.txt
+    "ln -s ../notes.txt src; echo x > src/notes.txt",
+    "ln a.py src; echo x > src/a.py",
+    "cp -l a.py src; echo x > src/a.py",
+    "ln ~/notes.txt src; cat src/notes.txt",
+    "cp ~/notes.txt src; echo x > src/notes.txt",
+    "ln -s ../src lib && ls lib/",
+]
+UNDER_AN_UNKNOWN_FOLDER = [
+    "rm $D/notes.txt",
+    'rm -f "$D/notes.txt"',
+    'cd "$D" && rm notes.txt',
+    'cd "$(dirname "$PWD")" && rm notes.txt',
+    "cd ${PWD%/*} && unlink notes.txt",
+    "rm $D/.bashrc",
+    "shred -u $D/.ssh/id_ed25519",
+]
+UNKNOWN_NEAR_MISSES = [
+    "rm $D/a.py",
+    "rm -f $TMPDIR/x.o",
+    'cd "$D" && rm -f build.o',
+    "for f in *.o; do rm $f; done",
+    'rm -f "$F"',
+    "rm -f $OUT/build.log",
+]
+
+
+@pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER)
+def test_a_users_file_reached_through_a_folder_is_not_allowed(
+    in_home: tuple[Engine, Path, Path], command: str
+) -> None:
+    engine, _, _ = in_home
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize("command", LINKED_NEAR_MISSES + UNKNOWN_NEAR_MISSES)
+def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = in_home
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "ln ~/notes.txt src; echo x > src/notes.txt",
+        "link ../notes.txt h; echo x > h",
+        'cd "$(dirname "$PWD")" && rm notes.txt',
+    ],
+)
+def test_the_users_note_is_lost_unguarded_and_kept_through_the_terminal(
+    tmp_path: Path, in_home: tuple[Engine, Path, Path], payload: str
+) -> None:
+    assert not home_intact(_unguarded(tmp_path, payload)), "the payload should lose the note unguarded"
+    engine, home, _ = in_home
+    blocked(engine, home, payload)
+
+
+def test_a_link_to_the_projects_own_file_writes_it(in_home: tuple[Engine, Path, Path]) -> None:
+    # the near miss runs: the symbolic link in src reaches the project's notes.txt, the home's is untouched
+    engine, home, project = in_home
+    result = engine.call("terminal", {"command": "ln -s ../notes.txt src; echo x > src/notes.txt"})
+    assert result.ok, result.output
+    assert (project / "notes.txt").read_text() == "x\n"
+    assert home_intact(home)
