@@ -9,11 +9,15 @@
 2. rm of a file of the user's under a folder only the run knows: the folder may be the home (stop 52's decision for
    writes), so `rm $D/notes.txt` and `cd "$(dirname "$PWD")" && rm notes.txt` (live below) are read as `rm
    ~/notes.txt` (paths.View._under_unknown keeps the home file's classes).
+3. `uv add|remove --script FILE` writes FILE's inline metadata block into it, whatever FILE holds: `uv add --script
+   ~/notes.txt rich` rewrote the user's note and was allowed; it is read as a write to FILE now (user_file_destroyed,
+   write_computed_target, engine_files_write rows).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,6 +86,14 @@ UNDER_AN_UNKNOWN_FOLDER = [
     "rm $D/.bashrc",
     "shred -u $D/.ssh/id_ed25519",
 ]
+UV_SCRIPT_WRITES = [
+    "uv add --script ~/notes.txt rich",
+    "uv remove --script=../notes.txt rich",
+    "uv --directory ~ add --script notes.txt rich",
+    'uv add --script "$(cat f)" rich',
+    "uv add --script hermes-engine.yaml rich",
+]
+UV_SCRIPT_NEAR_MISSES = ["uv add --script a.py rich", "uv lock --script ~/notes.txt", "uv run --script a.py"]
 UNKNOWN_NEAR_MISSES = [
     "rm $D/a.py",
     "rm -f $TMPDIR/x.o",
@@ -92,16 +104,14 @@ UNKNOWN_NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER)
-def test_a_users_file_reached_through_a_folder_is_not_allowed(
-    in_home: tuple[Engine, Path, Path], command: str
-) -> None:
+@pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER + UV_SCRIPT_WRITES)
+def test_a_users_file_reached_through_a_folder_is_not_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, _ = in_home
     verdict = engine.check(command)
     assert verdict.decision != "allow", said(command, verdict)
 
 
-@pytest.mark.parametrize("command", LINKED_NEAR_MISSES + UNKNOWN_NEAR_MISSES)
+@pytest.mark.parametrize("command", LINKED_NEAR_MISSES + UNKNOWN_NEAR_MISSES + UV_SCRIPT_NEAR_MISSES)
 def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, _ = in_home
     verdict = engine.check(command)
@@ -131,3 +141,14 @@ def test_a_link_to_the_projects_own_file_writes_it(in_home: tuple[Engine, Path, 
     assert result.ok, result.output
     assert (project / "notes.txt").read_text() == "x\n"
     assert home_intact(home)
+
+
+@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not installed")
+def test_uv_add_script_rewrites_the_note_unguarded_and_is_refused(
+    tmp_path: Path, in_home: tuple[Engine, Path, Path]
+) -> None:
+    payload = "uv add --frozen --offline --script ~/notes.txt rich"
+    unguarded = _unguarded(tmp_path, payload)
+    assert "# /// script" in (unguarded / "notes.txt").read_text(), "uv should write its block into the note"
+    engine, home, _ = in_home
+    blocked(engine, home, payload)
