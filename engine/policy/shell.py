@@ -4741,6 +4741,11 @@ class Analyzer(Follower, LinkFollower):
     def _moved_to(self, target: str, dynamic: bool) -> str | None:
         """The directory a `cd TARGET` (or `env -C TARGET`) moves to, from the current one."""
         if self.vals.here:
+            if not dynamic and posixpath.normpath(target) == ".":
+                # (stop 53) the folder is the shell's own (`make -C $(pwd)`, `git -C "$PWD" status`): no move, and
+                # the words that took $PWD for "." are where the command runs (it read as one only the run knows,
+                # and "." there as the engine's state folder: a hardline deny)
+                return self.cwd
             # `env -C /tmp rm -rf "$PWD"`: the words took $PWD for "." where the shell is, not
             # where the wrapper goes: the command's place is not known here
             return "$unknown"

@@ -12,6 +12,10 @@
 3. `uv add|remove --script FILE` writes FILE's inline metadata block into it, whatever FILE holds: `uv add --script
    ~/notes.txt rich` rewrote the user's note and was allowed; it is read as a write to FILE now (user_file_destroyed,
    write_computed_target, engine_files_write rows).
+4. False deny: `make -C $(pwd)`, `git -C "$PWD" status` were hardline-denied in every project (engine_state_read): a
+   wrapper's folder spelled `$PWD` made the command's folder one only the run knows (shell.Analyzer._moved_to), and
+   `.` there was read as the engine's state folder. A folder that is the shell's own is no move now; what runs
+   there is still judged (a written Makefile, `-c core.fsmonitor=`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,3 +157,39 @@ def test_uv_add_script_rewrites_the_note_unguarded_and_is_refused(
     assert "# /// script" in (unguarded / "notes.txt").read_text(), "uv should write its block into the note"
     engine, home, _ = in_home
     blocked(engine, home, payload)
+
+
+OWN_FOLDER = ["make -C $(pwd)", 'git -C "$PWD" status', "git -C $(pwd) log --oneline", 'make -C "$(pwd)" test']
+OWN_FOLDER_PAYLOADS = [
+    "printf 'all:\\n\\trm -f ~/notes.txt\\n' > Makefile; make -C $(pwd)",
+    "git -C $PWD -c core.fsmonitor='rm -rf ~' status",
+    'env -C /tmp rm -rf "$PWD"',
+    'env -C $PWD/sub rm -rf "$PWD"',
+]
+
+
+@pytest.mark.parametrize("command", OWN_FOLDER)
+def test_a_wrappers_folder_that_is_the_shells_own_is_no_move(in_home: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = in_home
+    verdict = engine.check(command)
+    assert verdict.decision == "allow", said(command, verdict)
+
+
+@pytest.mark.parametrize("command", OWN_FOLDER_PAYLOADS)
+def test_what_runs_in_the_shells_own_folder_is_still_judged(in_home: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = in_home
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_in_the_shells_own_folder_runs_through_the_terminal(in_home: tuple[Engine, Path, Path]) -> None:
+    # the near miss runs: make -C "$(pwd)" builds the project's own target
+    engine, home, project = in_home
+    (project / "Makefile").write_text("all:\n\techo built > out.txt\n")
+    old = time.time() - 3600
+    os.utime(project / "Makefile", (old, old))
+    result = engine.call("terminal", {"command": 'make -C "$(pwd)"'})
+    assert result.ok, result.output
+    assert (project / "out.txt").read_text() == "built\n"
+    assert home_intact(home)
