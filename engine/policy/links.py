@@ -47,12 +47,27 @@ class LinkFollower:
     def _file_key(self, word: str) -> str:
         raise NotImplementedError
 
+    def _on_disk_folder(self, key: str) -> bool:
+        """Whether the file key ``key`` names a folder on the disk now (False when that cannot be read)."""
+        raise NotImplementedError
+
+    def _a_folder(self, name: str) -> bool:
+        """(stop 53) Whether a link's NAME is a folder for certain: a home, `.`, `..`, `/`, or a folder on the disk."""
+        key = self._file_key(name)
+        bare = key.rstrip("/")
+        if set(bare.split("/")) <= {"", ".", ".."} or (bare.startswith("~") and "/" not in bare):
+            return True
+        return self._on_disk_folder(key)
+
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
         program = command.program
-        if command.name == "link" and len(command.argv) == 3 and not any(w[:1] == "-" for w in command.argv[1:]):
-            # (stop 53) link(1) FILE1 FILE2: a hard link (`link ~/notes.txt h; echo x > h` wrote the user's note)
-            self._record_pairs(command, [(command.argv[1], command.argv[2], command.argv[1])], None)
+        if command.name == "link":
+            # (stop 53) link(1) FILE1 FILE2: a hard link (`link ~/notes.txt h; echo x > h` wrote the user's note); a
+            # FILE2 that exists (`link /tmp/q ~`) makes none
+            words = command.argv[2:] if command.argv[1:2] == ("--",) else command.argv[1:]
+            if len(words) == 2 and not any(w[:1] == "-" for w in words) and not self._a_folder(words[1]):
+                self._record_pairs(command, [(words[0], words[1], words[0])], None)
             return
         if program is None:
             return
@@ -77,19 +92,18 @@ class LinkFollower:
             if len(targets) > 1 or last.endswith("/"):
                 pairs = [(t, posixpath.join(last, posixpath.basename(t.rstrip("/"))), t) for t in targets]
             else:
-                pairs = [(targets[0], last, targets[0])]
-                base = posixpath.basename(targets[0].rstrip("/"))
+                target = targets[0]
+                base = posixpath.basename(target.rstrip("/"))
+                # (stop 53) NAME a folder for certain (`~`, `.`, `..`, `/`, one on the disk): the link is made in it,
+                # never over it (`ln -sf /tmp/q ~; rm -rf ~/` deletes the home)
+                pairs = [] if self._a_folder(last) else [(target, last, target)]
                 into = not present & {"T", "no-target-directory"} and command.name != "mount"
-                if into and base not in ("", ".", ".."):
-                    # (stop 53) NAME may be a folder (`cp -l ~/notes.txt .`, `ln -s ~/notes.txt src`): the link is
-                    # then TARGET's name inside it (`./notes.txt`), read both ways. A symbolic link's relative
-                    # TARGET is read from that folder (`ln -s ../../home src` with src a folder: src/home is
-                    # ../home from here), a hard link's from the working directory.
-                    target = targets[0]
-                    inside = posixpath.normpath(posixpath.join(last, base))
-                    symbolic = bool(present & {"s", "symbolic"}) and not present & {"r", "relative"}
-                    spelled = posixpath.join(last, target) if symbolic and not target.startswith(("/", "~")) else target
-                    pairs.append((target, inside, spelled))
+                symbolic = bool(present & {"s", "symbolic"})
+                if into and base not in ("", ".", "..") and not (symbolic and not target.startswith(("/", "~"))):
+                    # (stop 53) NAME may be a folder (`cp -l ~/notes.txt .`, `ln ~/notes.txt src`): the link is then
+                    # TARGET's name inside it (`./notes.txt`), read both ways. (A symbolic link's relative TARGET is
+                    # read from NAME's folder: the line's `NAME/` reading, shell's _into_folder, makes that pair.)
+                    pairs.append((target, posixpath.normpath(posixpath.join(last, base)), target))
         else:
             return
         self._record_pairs(command, pairs, directory)
@@ -235,7 +249,8 @@ def _globbed_link(key: str, word: str, links: dict[str, str], final: bool) -> st
     match, component by component (the walk the shell's expansion makes; a dot-name matches only a
     dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link."""
     parts = key.rstrip("/").split("/")
-    for name, target in links.items():
+    # the deepest link first (`ln ~/notes.txt src` with src a folder: src/notes.txt, under src)
+    for name, target in sorted(links.items(), key=lambda item: -item[0].count("/")):
         named = name.split("/")
         if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
             continue

@@ -696,6 +696,16 @@ _COMPUTED_SOURCE = frozenset({"computed", "computed_source"})
 _UNKNOWN_FOLDER: Final = "$__folder_known_at_run_time/"
 
 
+_ENGINE_STATE: Final = frozenset({"engine_state"})
+_A_FOLDER_OF_KEYS: Final = frozenset({"credential", "secret_parent"})
+
+
+def _state_unsure(form: frozenset[str]) -> frozenset[str]:
+    """A form of a word under a folder only the run knows that names the engine's state there (View.anywhere): a
+    folder that may hold keys, not the state (see _in_directory)."""
+    return form if form.isdisjoint(_ENGINE_STATE) else (form - _ENGINE_STATE) | _A_FOLDER_OF_KEYS
+
+
 def _in_directory(view: View, cwd: str) -> Any:
     """Classify relative words as paths under ``cwd`` (after a `cd` on the same line)."""
     classify = view.classify
@@ -707,8 +717,10 @@ def _in_directory(view: View, cwd: str) -> Any:
             # Under any directory: each form is kept apart, so that where the word would land
             # from the work tree (`../x` in /tmp) does not excuse it as spelled (`cd "$D"; rm -rf ../x`).
             forms = [form | {"variable"} for form in forms_of(classify(word))]
-            # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`)
-            forms += anywhere(word)
+            # ... and in any folder the engine reads (`cd -; echo x >> deny.yaml`). (stop 53) That the folder is the
+            # engine's state folder is a guess, not a reading of it: a reader there reads a folder of keys (ask, as
+            # `grep -r x ~/.ssh`), not the hardline engine_state_read (`cd "$D" && du -sh .` was denied)
+            forms += [_state_unsure(form) for form in anywhere(word)]
             # (adv52) ... and in the home, as a path under a folder only the run knows is (`$D/.bashrc`,
             # View._under_unknown): `cd "$(cat f)" && echo x >> .bashrc` with f holding the home's path
             forms += forms_of(classify(_UNKNOWN_FOLDER + word))

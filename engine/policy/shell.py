@@ -5220,6 +5220,16 @@ class Analyzer(Follower, LinkFollower):
     def _file_key(self, word: str) -> str:
         return join_path(self.cwd, file_operand(word))
 
+    def _on_disk_folder(self, key: str) -> bool:
+        if self.dash_names is None or key.startswith("$"):
+            return False  # (the disk is read only in a check: a table's examples read no folder)
+        self.read_disk = True  # (a kept parse would not see the folder made later)
+        try:
+            base = self.session.workdir if self.session is not None else os.getcwd()
+            return os.path.isdir(os.path.join(base, os.path.expanduser(key)))
+        except (OSError, ValueError):
+            return False
+
     def _project_text(self, word: str) -> str | None:
         """What the file ``word`` holds: as the line or the session wrote it, else on disk (the start
         of it: a project's go.mod, read for the program `go build` names after it); None: unknown."""

@@ -64,7 +64,8 @@ NEAR_MISSES = [
     "docker run --name app-$(id -u) img",
     "git -C $(pwd)/sub log",
     'while IFS= read -r script; do uv lock --script "$script" --check; done',
-    'read -r s; uv add --script "$s" requests',
+    # (stop 53: `uv add --script "$s"` writes $s, a file only the run knows: asks, write_computed_target)
+    'read -r s; uv export --script "$s"',
     "uv lock --script x.py --check",
     "uv run --script x.py",
     "p=$PWD; cd /tmp; echo x > $p/out.txt",

@@ -16,6 +16,10 @@
    wrapper's folder spelled `$PWD` made the command's folder one only the run knows (shell.Analyzer._moved_to), and
    `.` there was read as the engine's state folder. A folder that is the shell's own is no move now; what runs
    there is still judged (a written Makefile, `-c core.fsmonitor=`).
+5. False deny: a tree reader after a `cd` only the run knows (`cd "$D" && grep -r TODO .`, `cd - && find . -name
+   '*.py'`, `cd "$D" && du -sh .`) was hardline-denied: the folder may be the engine's state folder, a guess the
+   hardline engine_state_read took for a reading. It is read as a folder that may hold keys now (ask, as `grep -r x
+   ~/.ssh`); the state named for certain stays the hardline (test_lead44).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,10 +61,16 @@ def in_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[E
         yield engine, home, project
 
 
+# uv (a dev dependency) from PATH, else beside this interpreter (a venv's python run without activating the venv)
+_BESIDE = Path(sys.executable).with_name("uv")
+UV = shutil.which("uv") or (str(_BESIDE) if _BESIDE.is_file() else None)
+
+
 def _unguarded(tmp_path: Path, payload: str) -> Path:
     """Runs ``payload`` with bash in a copy of the layout (no engine): the home it ran in."""
     home, project = _home_with_project(tmp_path / "unguarded")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
+    path = os.environ["PATH"] if UV is None else f"{Path(UV).parent}:{os.environ['PATH']}"
+    env = {"PATH": path, "HOME": str(home)}
     subprocess.run(["/bin/bash", "-c", payload], cwd=project, env=env, capture_output=True, timeout=30, check=False)
     return home
 
@@ -72,6 +83,16 @@ LINKED_INTO_A_FOLDER = [
     "cp -l ../notes.txt .; echo x > notes.txt",
     "cp -s ~/notes.txt src; echo x > src/notes.txt",
     "link ../notes.txt h; echo x > h",
+    "link -- ../notes.txt h; echo x > h",
+    # (rev53) a symbolic link's relative TARGET read from a NAME with a folder part
+    "mkdir -p a/b; ln -s ../../../notes.txt a/b; echo x > a/b/notes.txt",
+    # (rev53) through the deepest link, for a glob too
+    "ln ~/notes.txt src; sed -i d src/notes.tx?",
+    # (rev53) a NAME that is a folder for certain is no link: the link is made in it
+    "link /tmp/q ~; rm -rf ~/.ssh",
+    "ln -sf /tmp/q ~; echo x > ~/.bashrc",
+    "cp -l /tmp/q ~; rm -rf ~/",
+    "cd ~ && ln -s /tmp/q . && echo x > .bashrc",
 ]
 LINKED_NEAR_MISSES = [
     # src/notes.txt -> ../notes.txt from src: the project's own notes.txt
@@ -93,9 +114,11 @@ UNDER_AN_UNKNOWN_FOLDER = [
 ]
 UV_SCRIPT_WRITES = [
     "uv add --script ~/notes.txt rich",
+    "uv init --script ~/notes.txt",
     "uv remove --script=../notes.txt rich",
     "uv --directory ~ add --script notes.txt rich",
     'uv add --script "$(cat f)" rich',
+    'read -r s; uv add --script "$s" rich',
     "uv add --script hermes-engine.yaml rich",
 ]
 UV_SCRIPT_NEAR_MISSES = ["uv add --script a.py rich", "uv lock --script ~/notes.txt", "uv run --script a.py"]
@@ -148,7 +171,7 @@ def test_a_link_to_the_projects_own_file_writes_it(in_home: tuple[Engine, Path, 
     assert home_intact(home)
 
 
-@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not installed")
+@pytest.mark.skipif(UV is None, reason="uv is not installed")
 def test_uv_add_script_rewrites_the_note_unguarded_and_is_refused(
     tmp_path: Path, in_home: tuple[Engine, Path, Path]
 ) -> None:
@@ -193,3 +216,30 @@ def test_make_in_the_shells_own_folder_runs_through_the_terminal(in_home: tuple[
     assert result.ok, result.output
     assert (project / "out.txt").read_text() == "built\n"
     assert home_intact(home)
+
+
+UNKNOWN_FOLDER_READERS = [
+    'cd "$D" && grep -r TODO .',
+    "cd - && find . -name '*.py'",
+    'cd "$D" && du -sh .',
+    'cd "$(cat f)" && tar czf /tmp/x.tgz .',
+]
+
+
+@pytest.mark.parametrize("command", UNKNOWN_FOLDER_READERS)
+def test_a_reader_of_a_folder_only_the_run_knows_asks(in_home: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = in_home
+    verdict = engine.check(command)
+    assert verdict.decision == "ask", said(command, verdict)
+    assert verdict.grantable, said(command, verdict)
+
+
+def test_the_engine_state_read_from_a_folder_only_the_run_knows_is_refused(in_home: tuple[Engine, Path, Path]) -> None:
+    # the guess comes true: f holds the state folder's path; through the terminal nothing is printed
+    engine, _, project = in_home
+    state = Path(os.environ["XDG_STATE_HOME"]) / "hermes-engine"
+    assert state.is_dir()
+    (project / "f").write_text(str(state))
+    result = engine.call("terminal", {"command": 'cd "$(cat f)" && grep -r . .'})
+    assert not result.ok, result.output
+    assert result.error is not None and result.error.type in ("denied", "pending_approval")
