@@ -25,6 +25,8 @@ LINKERS = frozenset({"ln", "cp", "mount", "link"})  # (stop 53: link(1), a hard 
 # (adv41) The programs writing files whose names the line does not show under the folder they run in (an archive's
 # members, a diff's targets) are the Programs entries with `unpacks_here: true` (ProgramTable.unpacks_here, debt42).
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
+# The builtins entering a folder (a link's name read both ways enters a folder only the run knows)
+_ENTERS = frozenset({"cd", "pushd"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"
 
@@ -46,6 +48,19 @@ class LinkFollower:
 
     def _file_key(self, word: str) -> str:
         raise NotImplementedError
+
+    def _workdir_key(self, key: str) -> str | None:
+        """The file key ``key`` (absolute, `~/...` or `../...`) as the working directory's relative key when it names
+        a file under the session's workdir (`~/p/src/x` with the project at ~/p: `src/x`); None otherwise."""
+        return None
+
+    def _link_key(self, word: str) -> str:
+        """``word``'s file key for the links: a name in the project spelled from the home or the root (`~/p/x`,
+        `$PWD/../p/x`) is its relative key (adv53: `ln -s ~/notes.txt x; echo x > ~/p/x` wrote the user's note)."""
+        key = self._file_key(word)
+        if key[:1] in ("/", "~") or key.startswith("../"):
+            return self._workdir_key(key) or key
+        return key
 
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
@@ -102,10 +117,10 @@ class LinkFollower:
             if name in unknown or (directory is not None and directory in unknown):
                 continue
             if target in unknown:
-                self.links[self._file_key(name)] = UNKNOWN_TARGET
+                self.links[self._link_key(name)] = UNKNOWN_TARGET
                 continue
             resolved = spelled if spelled.startswith(("/", "~")) else join_path(self.cwd, spelled)
-            self.links[self._file_key(name)] = self._through_link(resolved)
+            self.links[self._link_key(name)] = self._through_link(resolved)
 
     def _from_link_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str]:
         """`ln -s TARGET NAME` (not -r): the link reads a relative TARGET from NAME's folder, not
@@ -206,13 +221,23 @@ class LinkFollower:
             self._through_link(word, final) if i == 0 or not word.startswith("-") else word
             for i, word in enumerate(argv)
         ]
+        if argv[0] in _ENTERS:
+            for i, word in enumerate(argv[1:], 1):
+                key = self._link_key(word)
+                target = self.links.get(key, "")
+                outside = target[:1] in ("/", "~", "$") or target.startswith("../")
+                if outside and any(name.startswith(key + "/") for name in self.links):
+                    # (adv53) a name read both as a link and as a folder holding one (`ln ~/notes.txt src` with src
+                    # a folder): which one `cd` enters is known when it runs (`cd src; echo x > notes.txt` wrote the
+                    # user's note); a link to the project's own file (`ln a.py src`) enters the folder
+                    out[i] = UNKNOWN_TARGET
         if "/" in argv[0] and "/" not in out[0]:
             # `ln -s a.sh b; ./b` runs the file a.sh, not a command of that name found on PATH (adv30)
             out[0] = "./" + out[0]
         return out
 
     def _through_link(self, word: str, final: bool = True) -> str:
-        key = self._file_key(word) if word else word
+        key = (self._link_key(word) if self.links else self._file_key(word)) if word else word
         target = self.links.get(key)
         if target is not None and (final or word.endswith("/")):
             return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
