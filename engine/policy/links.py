@@ -221,6 +221,14 @@ class LinkFollower:
             self._through_link(word, final) if i == 0 or not word.startswith("-") else word
             for i, word in enumerate(argv)
         ]
+        for i, word in enumerate(out):
+            head, equals, value = word.partition("=")
+            if i and equals and value and "/" not in head:
+                # (adv53) a name after `=` (dd's `of=x`, `--output=x`): through the link as a word alone
+                # (`ln -s ~/notes.txt x; dd if=a.py of=x` wrote the user's note)
+                through = self._through_link(value, final)
+                if through != value:
+                    out[i] = head + equals + through
         if argv[0] in _ENTERS:
             for i, word in enumerate(argv[1:], 1):
                 key = self._link_key(word)

@@ -13,7 +13,8 @@ The project is where users keep theirs (~/p, tests/redteam/test_stop53.py's layo
    export -o F`, `uv pip compile -o F`, and `uv add|init --directory D` after the verb (policies/executors.yaml's
    uv row: read as `tee F`, the verb's own `chdir:`).
 
-Still open (strict xfails below): `dd of=` through a link made on the line (`ln -s ~/notes.txt x; dd if=a.py of=x`).
+4. A name after `=` (dd's `of=x`, `--output=x`) read through a link made on the line (`ln -s ~/notes.txt x; dd
+   if=a.py of=x` wrote the note; links.LinkFollower._through_links).
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ NEAR_MISSES = [
     "uv add --directory sub rich",
     "uv run --directory sub pytest",
     "pip download -d /tmp/x rich",
+    "ln -s ~/notes.txt x; dd if=x of=y",
+    "ln -s a.py b.py; dd if=/dev/zero of=b.py count=1",
+    "ln -s ../x build/; make OUT=build/x",
 ]
 
 
@@ -176,8 +180,16 @@ def test_dd_through_a_link_writes_the_note_unguarded(tmp_path: Path) -> None:
     assert not home_intact(_unguarded(tmp_path, DD_THROUGH_A_LINK))
 
 
-@pytest.mark.xfail(strict=True, reason="dd's of= is not read through a link made on the line (open, adv53)")
 def test_dd_through_a_link_is_not_allowed(in_home: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = in_home
+    blocked(engine, home, DD_THROUGH_A_LINK)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["ln ~/notes.txt src; dd if=a.py of=src/notes.txt", "ln -s ~/notes.txt x; sort --output=x a.py"],
+)
+def test_a_name_after_equals_is_read_through_the_link(in_home: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, _ = in_home
-    verdict = engine.check(DD_THROUGH_A_LINK)
-    assert verdict.decision != "allow", said(DD_THROUGH_A_LINK, verdict)
+    verdict = engine.check(command)
+    assert verdict.decision != "allow", said(command, verdict)
