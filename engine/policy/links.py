@@ -250,12 +250,19 @@ class LinkFollower:
         if target is not None and (final or word.endswith("/")):
             return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
         # the deepest link the word is under (`ln ~/notes.txt src` with src a folder made src/notes.txt, under src)
+        if self.links and not _GLOB_CHARS.isdisjoint(key):
+            # a glob word: the deepest link it may name (`src/notes.tx?` names src/notes.txt before src)
+            through = _globbed_link(key, word, self.links, final)
+            if through != word:
+                return through
         under = [name for name in self.links if key.startswith(name + "/")]
+        globbed = _link_by_glob(key, word, self.links, final) if self.links else None
         if under:
             name = max(under, key=len)
-            return self.links[name].rstrip("/") + key[len(name) :]
-        if self.links and not _GLOB_CHARS.isdisjoint(key):
-            return _globbed_link(key, word, self.links, final)
+            if globbed is None or globbed[0] <= name.count("/") + 1:
+                return self.links[name].rstrip("/") + key[len(name) :]
+        if globbed is not None:
+            return globbed[1]
         return word
 
 
@@ -268,15 +275,46 @@ def _globbed_link(key: str, word: str, links: dict[str, str], final: bool) -> st
     match, component by component (the walk the shell's expansion makes; a dot-name matches only a
     dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link."""
     parts = key.rstrip("/").split("/")
+    found: tuple[list[str], str] | None = None
     for name, target in links.items():
         named = name.split("/")
         if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
             continue
+        if found is not None and len(named) <= len(found[0]):
+            continue
         if all(_component_matches(n, p) for n, p in zip(named, parts, strict=False)):
-            rest = "/".join(parts[len(named) :])
-            through = target.rstrip("/") + ("/" + rest if rest else "")
-            return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
+            # (adv53) the deepest link it may name (`ln ~/notes.txt src` made src/notes.txt, which `src/notes.tx?`
+            # names, under src read as the link too: `printf x > src/notes.tx?` wrote the user's note)
+            found = (named, target)
+    if found is not None:
+        named, target = found
+        rest = "/".join(parts[len(named) :])
+        through = target.rstrip("/") + ("/" + rest if rest else "")
+        return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
     return word
+
+
+def _link_by_glob(key: str, word: str, links: dict[str, str], final: bool) -> tuple[int, str] | None:
+    """(adv53) A word naming a link whose own name is a glob (`ln ~/notes.* src` made src/notes.*: the names the
+    glob matches when ln runs): the deepest such link a leading part of the word matches (`echo x > src/notes.txt`
+    wrote the user's note), as (its depth, the word through it); None when none does."""
+    parts = key.rstrip("/").split("/")
+    found: tuple[list[str], str] | None = None
+    for name, target in links.items():
+        if _GLOB_CHARS.isdisjoint(name):
+            continue
+        named = name.split("/")
+        if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
+            continue
+        if (found is None or len(named) > len(found[0])) and all(
+            _component_matches(p, n) for n, p in zip(named, parts, strict=False)
+        ):
+            found = (named, target)
+    if found is None:
+        return None
+    named, target = found
+    rest = "/".join(parts[len(named) :])
+    return len(named), target.rstrip("/") + ("/" + rest if rest else "")
 
 
 def _component_matches(name: str, pattern: str) -> bool:

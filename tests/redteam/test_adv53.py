@@ -13,7 +13,13 @@ The project is where users keep theirs (~/p, tests/redteam/test_stop53.py's layo
    export -o F`, `uv pip compile -o F`, and `uv add|init --directory D` after the verb (policies/executors.yaml's
    uv row: read as `tee F`, the verb's own `chdir:`).
 
-4. A name after `=` (dd's `of=x`, `--output=x`) read through a link made on the line (`ln -s ~/notes.txt x; dd
+4. A glob on either side: a link's name made from a glob TARGET (`ln ~/notes.* src; echo x > src/notes.txt`) and
+   a glob word naming a link under another (`ln ~/notes.txt src; printf x > src/notes.tx?`: src was read as the
+   link ~/notes.txt first): the deepest link the word may name (links._globbed_link, _link_by_glob).
+5. `<>` (opened for reading and writing, not truncated) writes over the file from its start: `echo x 1<>~/notes.txt`
+   replaced the note's first bytes and was allowed (home51 left it out of user_file_destroyed's truncating
+   redirections; matchers._TRUNCATING).
+6. A name after `=` (dd's `of=x`, `--output=x`) read through a link made on the line (`ln -s ~/notes.txt x; dd
    if=a.py of=x` wrote the note; links.LinkFollower._through_links).
 """
 
@@ -81,6 +87,14 @@ CD_INTO_A_LINKED_FOLDER = [
     "ln ~/notes.txt src; (cd src && : > notes.txt)",
     "ln ~/notes.txt src; pushd src; echo x > notes.txt",
 ]
+GLOBBED_LINKS = [
+    "ln ~/notes.* src; echo x > src/notes.txt",
+    "ln ~/note?.txt src; echo x > src/notes.txt",
+    "ln ~/notes.txt src; printf x > src/notes.tx?",
+    "ln ~/notes.txt src; echo x > src/note*",
+    "ln ~/notes.txt src; for f in src/*; do echo x > $f; done",
+    "ln ~/notes.txt src; echo x | tee src/*.txt",
+]
 UV_WRITES = [
     "uv init --script ~/notes.txt",
     "uv init --script ../notes.txt --offline",
@@ -115,10 +129,15 @@ NEAR_MISSES = [
     "ln -s ~/notes.txt x; dd if=x of=y",
     "ln -s a.py b.py; dd if=/dev/zero of=b.py count=1",
     "ln -s ../x build/; make OUT=build/x",
+    "ln -s ../x build/; ls build/*",
+    "ln -s ../src/*.c build/; make -C build",
+    "cp -rl src build; rm -f build/*.o",
+    "echo x 1<>out.txt",
+    "cat <> a.py",
 ]
 
 
-@pytest.mark.parametrize("command", LINK_SPELLED_FROM_THE_HOME + CD_INTO_A_LINKED_FOLDER + UV_WRITES)
+@pytest.mark.parametrize("command", LINK_SPELLED_FROM_THE_HOME + CD_INTO_A_LINKED_FOLDER + GLOBBED_LINKS + UV_WRITES)
 def test_a_users_file_written_another_way_is_not_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
     engine, _, _ = in_home
     verdict = engine.check(command)
@@ -138,6 +157,10 @@ def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: s
         "ln -s ~/notes.txt x; echo x > ~/p/x",
         "ln ~/notes.txt ~/p/src; echo x > src/notes.txt",
         "ln ~/notes.txt src; cd src; echo x > notes.txt",
+        "ln ~/notes.* src; echo x > src/notes.txt",
+        "ln ~/notes.txt src; printf x > src/notes.tx?",
+        "echo x 1<>~/notes.txt",
+        "exec 3<>~/notes.txt; echo x >&3",
     ],
 )
 def test_the_users_note_is_lost_unguarded_and_kept_through_the_terminal(
