@@ -25,6 +25,8 @@ LINKERS = frozenset({"ln", "cp", "mount", "link"})  # (stop 53: link(1), a hard 
 # (adv41) The programs writing files whose names the line does not show under the folder they run in (an archive's
 # members, a diff's targets) are the Programs entries with `unpacks_here: true` (ProgramTable.unpacks_here, debt42).
 _ON_THE_LINK = frozenset({"rm", "unlink", "mv"})
+# The builtins entering a folder (a link's name read both ways enters a folder only the run knows)
+_ENTERS = frozenset({"cd", "pushd"})
 # What a link made to a target known only at run time leads to (a program named by it is any program).
 UNKNOWN_TARGET = "$unknown"
 
@@ -58,6 +60,19 @@ class LinkFollower:
         if set(bare.split("/")) <= {"", ".", ".."} or (bare.startswith("~") and "/" not in bare):
             return True
         return self._on_disk_folder(key)
+
+    def _workdir_key(self, key: str) -> str | None:
+        """The file key ``key`` (absolute, `~/...` or `../...`) as the working directory's relative key when it names
+        a file under the session's workdir (`~/p/src/x` with the project at ~/p: `src/x`); None otherwise."""
+        return None
+
+    def _link_key(self, word: str) -> str:
+        """``word``'s file key for the links: a name in the project spelled from the home or the root (`~/p/x`,
+        `$PWD/../p/x`) is its relative key (adv53: `ln -s ~/notes.txt x; echo x > ~/p/x` wrote the user's note)."""
+        key = self._file_key(word)
+        if key[:1] in ("/", "~") or key.startswith("../"):
+            return self._workdir_key(key) or key
+        return key
 
     def _record_link(self, command: Command) -> None:
         """`ln -s TARGET NAME`, `cp -s`, `mount --bind`: later words through NAME mean TARGET."""
@@ -116,10 +131,10 @@ class LinkFollower:
             if name in unknown or (directory is not None and directory in unknown):
                 continue
             if target in unknown:
-                self.links[self._file_key(name)] = UNKNOWN_TARGET
+                self.links[self._link_key(name)] = UNKNOWN_TARGET
                 continue
             resolved = spelled if spelled.startswith(("/", "~")) else join_path(self.cwd, spelled)
-            self.links[self._file_key(name)] = self._through_link(resolved)
+            self.links[self._link_key(name)] = self._through_link(resolved)
 
     def _from_link_folder(self, argv: list[str], dynamic: list[bool], grammar: Grammar) -> list[str]:
         """`ln -s TARGET NAME` (not -r): the link reads a relative TARGET from NAME's folder, not
@@ -220,23 +235,48 @@ class LinkFollower:
             self._through_link(word, final) if i == 0 or not word.startswith("-") else word
             for i, word in enumerate(argv)
         ]
+        for i, word in enumerate(out):
+            head, equals, value = word.partition("=")
+            if i and equals and value and "/" not in head:
+                # (adv53) a name after `=` (dd's `of=x`, `--output=x`): through the link as a word alone
+                # (`ln -s ~/notes.txt x; dd if=a.py of=x` wrote the user's note)
+                through = self._through_link(value, final)
+                if through != value:
+                    out[i] = head + equals + through
+        if argv[0] in _ENTERS:
+            for i, word in enumerate(argv[1:], 1):
+                key = self._link_key(word)
+                target = self.links.get(key, "")
+                outside = target[:1] in ("/", "~", "$") or target.startswith("../")
+                if outside and any(name.startswith(key + "/") for name in self.links):
+                    # (adv53) a name read both as a link and as a folder holding one (`ln ~/notes.txt src` with src
+                    # a folder): which one `cd` enters is known when it runs (`cd src; echo x > notes.txt` wrote the
+                    # user's note); a link to the project's own file (`ln a.py src`) enters the folder
+                    out[i] = UNKNOWN_TARGET
         if "/" in argv[0] and "/" not in out[0]:
             # `ln -s a.sh b; ./b` runs the file a.sh, not a command of that name found on PATH (adv30)
             out[0] = "./" + out[0]
         return out
 
     def _through_link(self, word: str, final: bool = True) -> str:
-        key = self._file_key(word) if word else word
+        key = (self._link_key(word) if self.links else self._file_key(word)) if word else word
         target = self.links.get(key)
         if target is not None and (final or word.endswith("/")):
             return target + ("/" if word.endswith("/") and not target.endswith("/") else "")
         # the deepest link the word is under (`ln ~/notes.txt src` with src a folder made src/notes.txt, under src)
+        if self.links and not _GLOB_CHARS.isdisjoint(key):
+            # a glob word: the deepest link it may name (`src/notes.tx?` names src/notes.txt before src)
+            through = _globbed_link(key, word, self.links, final)
+            if through != word:
+                return through
         under = [name for name in self.links if key.startswith(name + "/")]
+        globbed = _link_by_glob(key, word, self.links, final) if self.links else None
         if under:
             name = max(under, key=len)
-            return self.links[name].rstrip("/") + key[len(name) :]
-        if self.links and not _GLOB_CHARS.isdisjoint(key):
-            return _globbed_link(key, word, self.links, final)
+            if globbed is None or globbed[0] <= name.count("/") + 1:
+                return self.links[name].rstrip("/") + key[len(name) :]
+        if globbed is not None:
+            return globbed[1]
         return word
 
 
@@ -249,16 +289,46 @@ def _globbed_link(key: str, word: str, links: dict[str, str], final: bool) -> st
     match, component by component (the walk the shell's expansion makes; a dot-name matches only a
     dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link."""
     parts = key.rstrip("/").split("/")
-    # the deepest link first (`ln ~/notes.txt src` with src a folder: src/notes.txt, under src)
-    for name, target in sorted(links.items(), key=lambda item: -item[0].count("/")):
+    found: tuple[list[str], str] | None = None
+    for name, target in links.items():
         named = name.split("/")
         if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
             continue
+        if found is not None and len(named) <= len(found[0]):
+            continue
         if all(_component_matches(n, p) for n, p in zip(named, parts, strict=False)):
-            rest = "/".join(parts[len(named) :])
-            through = target.rstrip("/") + ("/" + rest if rest else "")
-            return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
+            # (adv53) the deepest link it may name (`ln ~/notes.txt src` made src/notes.txt, which `src/notes.tx?`
+            # names, under src read as the link too: `printf x > src/notes.tx?` wrote the user's note)
+            found = (named, target)
+    if found is not None:
+        named, target = found
+        rest = "/".join(parts[len(named) :])
+        through = target.rstrip("/") + ("/" + rest if rest else "")
+        return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
     return word
+
+
+def _link_by_glob(key: str, word: str, links: dict[str, str], final: bool) -> tuple[int, str] | None:
+    """(adv53) A word naming a link whose own name is a glob (`ln ~/notes.* src` made src/notes.*: the names the
+    glob matches when ln runs): the deepest such link a leading part of the word matches (`echo x > src/notes.txt`
+    wrote the user's note), as (its depth, the word through it); None when none does."""
+    parts = key.rstrip("/").split("/")
+    found: tuple[list[str], str] | None = None
+    for name, target in links.items():
+        if _GLOB_CHARS.isdisjoint(name):
+            continue
+        named = name.split("/")
+        if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
+            continue
+        if (found is None or len(named) > len(found[0])) and all(
+            _component_matches(p, n) for n, p in zip(named, parts, strict=False)
+        ):
+            found = (named, target)
+    if found is None:
+        return None
+    named, target = found
+    rest = "/".join(parts[len(named) :])
+    return len(named), target.rstrip("/") + ("/" + rest if rest else "")
 
 
 def _component_matches(name: str, pattern: str) -> bool:

@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from engine.policy.programs import Program
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_TRUNCATING: Final = frozenset({">", ">|", "&>", ">&"})
+# (adv53) and `<>`: opened for writing at the file's start, what the command prints replaces its first bytes (`echo x
+# 1<>~/notes.txt` overwrote the user's note)
+_TRUNCATING: Final = frozenset({">", ">|", "&>", ">&", "<>"})
 _INPUT_REDIRECTS = frozenset({"<", "<>"})
 # A string literal, quotes and all (no groups: `findall` of 17,000 literals then makes no tuples,
 # and each distinct literal is unquoted once; the unrolled loop is the same language, ~10% faster).
@@ -1233,7 +1235,7 @@ class Matcher:
     def _redirects_ok(self, command: Command, classify: Any) -> bool:
         spec = self.redirects
         # (home51) `position: truncating`: the redirections that empty their file first (`>`, `>|`, `&>`, `>&`), not
-        # an append (`>>`, `&>>`) or `<>` (opened for reading and writing, not truncated)
+        # an append (`>>`, `&>>`); (adv53) and `<>`, which writes over the file from its start
         ops = _TRUNCATING if spec is not None and spec.position == "truncating" else _OUTPUT_REDIRECTS
         targets = [t for op, t in command.redirects if op in ops]
         if command.settings_targets:  # (debt48) a package manager's configuration of settings only

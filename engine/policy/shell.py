@@ -5230,6 +5230,21 @@ class Analyzer(Follower, LinkFollower):
         except (OSError, ValueError):
             return False
 
+    def _workdir_key(self, key: str) -> str | None:
+        if self.session is None:
+            return None
+        base = posixpath.normpath(self.session.workdir)
+        if key == "~" or key.startswith("~/"):
+            key = posixpath.expanduser("~") + key[1:]
+        elif key.startswith("../") or key == "..":
+            key = posixpath.join(base, key)
+        elif not key.startswith("/"):
+            return None
+        key = posixpath.normpath(key)
+        if key == base:
+            return "."
+        return key[len(base) + 1 :] if key.startswith(base + "/") else None
+
     def _project_text(self, word: str) -> str | None:
         """What the file ``word`` holds: as the line or the session wrote it, else on disk (the start
         of it: a project's go.mod, read for the program `go build` names after it); None: unknown."""
