@@ -2227,7 +2227,8 @@ class View:
                 # a file of the home's (`$X/.bashrc`, `$X/.ssh/authorized_keys`): the folder may be HOME, and
                 # (stop 53) a file of the user's there is theirs to lose (`rm $D/notes.txt`, `cd "$D" && rm
                 # notes.txt`: user_file_destroyed, as `rm ~/notes.txt`)
-                return Classes([*forms_of(found), found | _COMPUTED | (homes & _LOST_AT_HOME)])
+                temp = tail.start() == 0 and tail.group(1).strip("${}") in _TEMP_VARIABLES
+                return Classes([*forms_of(found), found | _COMPUTED | (frozenset() if temp else homes & _LOST_AT_HOME)])
             if start == len(parts) - 1 and not any(os.path.lexists(posixpath.join(f, rel)) for f in folders):
                 # A new name alone (`$OUT/deploy.yaml`): that the unknown folder is a manifest folder
                 # is no likelier than any other; its name with the folder's (`$D/policies/x.yaml`) is.
@@ -2481,6 +2482,8 @@ _MAX_UNKNOWN_TAIL = 8  # names after the variable past which the word is not wal
 _COMPUTED = frozenset({"computed"})
 # (stop 53) the classes a home's file keeps under a folder that may be the home (View._under_unknown): what the user
 # loses when it is deleted or rewritten there (user_file_destroyed, remove_sensitive_file) and what it prints
+# (adv53) a temp folder's variables: a file there is no file of the home's (`rm "$TMPDIR/notes.txt"`)
+_TEMP_VARIABLES: Final = frozenset({"TMPDIR", "TMP", "TEMP", "RUNNER_TEMP"})
 _LOST_AT_HOME: Final = _USER_FILE | _SECRET_CLASSES | frozenset({"shell_startup", "sensitive_dotfile"})
 _PATH_WORDS = re.compile(r"[^\s;&|<>()`'\"=]+")
 # A word naming a path by more than a plain name holds one of these.

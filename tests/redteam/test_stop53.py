@@ -129,6 +129,8 @@ UNKNOWN_NEAR_MISSES = [
     "for f in *.o; do rm $f; done",
     'rm -f "$F"',
     "rm -f $OUT/build.log",
+    # (adv53) a temp folder's variable: no file of the home's there
+    'rm -f "$TMPDIR/notes.txt"',
 ]
 
 
