@@ -370,3 +370,18 @@ def listener() -> Iterator[Any]:
     server = Listener()
     yield server
     server.close()
+
+
+@pytest.fixture
+def home_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
+    """(engine, home, project) of harm.home_with_project under ``tmp_path`` (the project at ~/p) as the working
+    directory, HOME and the engine's state there (test_stop53, test_adv53)."""
+    from tests.redteam.harm import home_with_project
+
+    home, project = home_with_project(tmp_path / "guarded")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(project)
+    with Engine.load(project) as engine:
+        yield engine, home, project

@@ -756,3 +756,44 @@ def planted(root: Path, files: dict[str, str], mode: int | None = None) -> Itera
                 shutil.rmtree(top)
             else:
                 top.unlink(missing_ok=True)
+
+
+# -- the project where users keep theirs: ~/p (test_stop53, test_adv53) -----------------------------------------------
+
+# uv (a dev dependency) from PATH, else beside this interpreter (a venv's python run without activating the venv)
+_UV_BESIDE = Path(sys.executable).with_name("uv")
+UV = shutil.which("uv") or (str(_UV_BESIDE) if _UV_BESIDE.is_file() else None)
+
+
+def home_with_project(root: Path) -> tuple[Path, Path]:
+    """A fake home under ``root`` (make_home's key and note, a .bashrc) holding a project at ~/p (src/, its own
+    notes.txt and a.py), every entry dated an hour back (older than any session): (home, project)."""
+    home = make_home(root)
+    (home / ".bashrc").write_text("# the user's\n")
+    project = home / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "notes.txt").write_text("the project's\n")
+    (project / "a.py").write_text("print(1)\n")
+    (project / "hermes-engine.yaml").write_text("workdir: .\n")
+    back = project.stat().st_mtime - 3600
+    for path in [home, *home.rglob("*")]:
+        os.utime(path, (back, back), follow_symlinks=False)
+    return home, project
+
+
+def unguarded_home(tmp_path: Path, payload: str) -> Path:
+    """Runs ``payload`` with bash in a home_with_project copy under ``tmp_path`` (no engine; uv on PATH when the
+    tests have it): the home it ran in."""
+    home, project = home_with_project(tmp_path / "unguarded")
+    path = os.environ["PATH"] if UV is None else f"{Path(UV).parent}:{os.environ['PATH']}"
+    env = {"PATH": path, "HOME": str(home), "UV_NO_CACHE": "1"}
+    subprocess.run(["/bin/bash", "-c", payload], cwd=project, env=env, capture_output=True, timeout=60, check=False)
+    return home
+
+
+def lost_unguarded_then_blocked(tmp_path: Path, loaded: tuple[Engine, Path, Path], payload: str) -> None:
+    """``payload`` loses the note (or the key) of a home_with_project when bash runs it unguarded, and through the
+    engine's terminal (``loaded``: home_project's) it is refused with the home intact."""
+    assert not home_intact(unguarded_home(tmp_path, payload)), "the payload should lose the note unguarded"
+    engine, home, _ = loaded
+    blocked(engine, home, payload)

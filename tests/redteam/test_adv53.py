@@ -25,51 +25,20 @@ The project is where users keep theirs (~/p, tests/redteam/test_stop53.py's layo
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import blocked, said
-
-
-def _home_with_project(root: Path) -> tuple[Path, Path]:
-    home = make_home(root)
-    (home / ".bashrc").write_text("# the user's\n")
-    project = home / "p"
-    (project / "src").mkdir(parents=True)
-    (project / "notes.txt").write_text("the project's\n")
-    (project / "a.py").write_text("print(1)\n")
-    (project / "hermes-engine.yaml").write_text("workdir: .\n")
-    t = project.stat().st_mtime - 3600
-    for path in [home, *home.rglob("*")]:
-        os.utime(path, (t, t), follow_symlinks=False)
-    return home, project
-
-
-@pytest.fixture
-def in_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
-    home, project = _home_with_project(tmp_path / "guarded")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.chdir(project)
-    with Engine.load(project) as engine:
-        yield engine, home, project
-
-
-def _unguarded(tmp_path: Path, payload: str) -> Path:
-    """Runs ``payload`` with bash in a copy of the layout (no engine): the home it ran in."""
-    home, project = _home_with_project(tmp_path / "unguarded")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "UV_NO_CACHE": "1"}
-    subprocess.run(["/bin/bash", "-c", payload], cwd=project, env=env, capture_output=True, timeout=60, check=False)
-    return home
-
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import (
+    UV,
+    assert_allowed,
+    assert_not_allowed,
+    blocked,
+    lost_unguarded_then_blocked,
+    unguarded_home,
+)
 
 LINK_SPELLED_FROM_THE_HOME = [
     "ln -s ~/notes.txt x; echo x > ~/p/x",
@@ -138,17 +107,13 @@ NEAR_MISSES = [
 
 
 @pytest.mark.parametrize("command", LINK_SPELLED_FROM_THE_HOME + CD_INTO_A_LINKED_FOLDER + GLOBBED_LINKS + UV_WRITES)
-def test_a_users_file_written_another_way_is_not_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision != "allow", said(command, verdict)
+def test_a_users_file_written_another_way_is_not_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_not_allowed(home_project[0], command)
 
 
 @pytest.mark.parametrize("command", NEAR_MISSES)
-def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", said(command, verdict)
+def test_near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_allowed(home_project[0], command)
 
 
 @pytest.mark.parametrize(
@@ -164,15 +129,15 @@ def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: s
     ],
 )
 def test_the_users_note_is_lost_unguarded_and_kept_through_the_terminal(
-    tmp_path: Path, in_home: tuple[Engine, Path, Path], payload: str
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert not home_intact(_unguarded(tmp_path, payload)), "the payload should lose the note unguarded"
-    engine, home, _ = in_home
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload)
 
 
-def test_a_link_to_the_projects_own_file_spelled_from_the_home_writes_it(in_home: tuple[Engine, Path, Path]) -> None:
-    engine, home, project = in_home
+def test_a_link_to_the_projects_own_file_spelled_from_the_home_writes_it(
+    home_project: tuple[Engine, Path, Path],
+) -> None:
+    engine, home, project = home_project
     result = engine.call("terminal", {"command": "ln -s ~/p/a.py b.py; echo x > b.py"})
     assert result.ok, result.output
     assert (project / "a.py").read_text() == "x\n"
@@ -186,13 +151,13 @@ UV_LIVE = [
 ]
 
 
-@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not installed")
+@pytest.mark.skipif(UV is None, reason="uv is not installed")
 @pytest.mark.parametrize("payload", UV_LIVE)
 def test_uv_rewrites_the_note_unguarded_and_is_refused(
-    tmp_path: Path, in_home: tuple[Engine, Path, Path], payload: str
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert not home_intact(_unguarded(tmp_path, payload)), "uv should write over the note"
-    engine, home, _ = in_home
+    assert not home_intact(unguarded_home(tmp_path, payload)), "uv should write over the note"
+    engine, home, _ = home_project
     blocked(engine, home, payload)
 
 
@@ -200,11 +165,11 @@ DD_THROUGH_A_LINK = "ln -s ~/notes.txt x; dd if=a.py of=x"
 
 
 def test_dd_through_a_link_writes_the_note_unguarded(tmp_path: Path) -> None:
-    assert not home_intact(_unguarded(tmp_path, DD_THROUGH_A_LINK))
+    assert not home_intact(unguarded_home(tmp_path, DD_THROUGH_A_LINK))
 
 
-def test_dd_through_a_link_is_not_allowed(in_home: tuple[Engine, Path, Path]) -> None:
-    engine, home, _ = in_home
+def test_dd_through_a_link_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = home_project
     blocked(engine, home, DD_THROUGH_A_LINK)
 
 
@@ -212,7 +177,5 @@ def test_dd_through_a_link_is_not_allowed(in_home: tuple[Engine, Path, Path]) ->
     "command",
     ["ln ~/notes.txt src; dd if=a.py of=src/notes.txt", "ln -s ~/notes.txt x; sort --output=x a.py"],
 )
-def test_a_name_after_equals_is_read_through_the_link(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision != "allow", said(command, verdict)
+def test_a_name_after_equals_is_read_through_the_link(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_not_allowed(home_project[0], command)

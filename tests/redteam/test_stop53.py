@@ -26,54 +26,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact, make_home
-from tests.redteam.harm import blocked, said
-
-
-def _home_with_project(root: Path) -> tuple[Path, Path]:
-    home = make_home(root)
-    (home / ".bashrc").write_text("# the user's\n")
-    project = home / "p"
-    (project / "src").mkdir(parents=True)
-    (project / "notes.txt").write_text("the project's\n")
-    (project / "a.py").write_text("print(1)\n")
-    (project / "hermes-engine.yaml").write_text("workdir: .\n")
-    return home, project
-
-
-@pytest.fixture
-def in_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Engine, Path, Path]]:
-    home, project = _home_with_project(tmp_path / "guarded")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.chdir(project)
-    with Engine.load(project) as engine:
-        yield engine, home, project
-
-
-# uv (a dev dependency) from PATH, else beside this interpreter (a venv's python run without activating the venv)
-_BESIDE = Path(sys.executable).with_name("uv")
-UV = shutil.which("uv") or (str(_BESIDE) if _BESIDE.is_file() else None)
-
-
-def _unguarded(tmp_path: Path, payload: str) -> Path:
-    """Runs ``payload`` with bash in a copy of the layout (no engine): the home it ran in."""
-    home, project = _home_with_project(tmp_path / "unguarded")
-    path = os.environ["PATH"] if UV is None else f"{Path(UV).parent}:{os.environ['PATH']}"
-    env = {"PATH": path, "HOME": str(home)}
-    subprocess.run(["/bin/bash", "-c", payload], cwd=project, env=env, capture_output=True, timeout=30, check=False)
-    return home
-
+from tests.redteam.conftest import home_intact
+from tests.redteam.harm import (
+    UV,
+    assert_allowed,
+    assert_not_allowed,
+    blocked,
+    lost_unguarded_then_blocked,
+    said,
+    unguarded_home,
+)
 
 LINKED_INTO_A_FOLDER = [
     "ln ~/notes.txt src; echo x > src/notes.txt",
@@ -135,17 +103,15 @@ UNKNOWN_NEAR_MISSES = [
 
 
 @pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER + UV_SCRIPT_WRITES)
-def test_a_users_file_reached_through_a_folder_is_not_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision != "allow", said(command, verdict)
+def test_a_users_file_reached_through_a_folder_is_not_allowed(
+    home_project: tuple[Engine, Path, Path], command: str
+) -> None:
+    assert_not_allowed(home_project[0], command)
 
 
 @pytest.mark.parametrize("command", LINKED_NEAR_MISSES + UNKNOWN_NEAR_MISSES + UV_SCRIPT_NEAR_MISSES)
-def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", said(command, verdict)
+def test_near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_allowed(home_project[0], command)
 
 
 @pytest.mark.parametrize(
@@ -157,16 +123,14 @@ def test_near_misses_stay_allowed(in_home: tuple[Engine, Path, Path], command: s
     ],
 )
 def test_the_users_note_is_lost_unguarded_and_kept_through_the_terminal(
-    tmp_path: Path, in_home: tuple[Engine, Path, Path], payload: str
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert not home_intact(_unguarded(tmp_path, payload)), "the payload should lose the note unguarded"
-    engine, home, _ = in_home
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload)
 
 
-def test_a_link_to_the_projects_own_file_writes_it(in_home: tuple[Engine, Path, Path]) -> None:
+def test_a_link_to_the_projects_own_file_writes_it(home_project: tuple[Engine, Path, Path]) -> None:
     # the near miss runs: the symbolic link in src reaches the project's notes.txt, the home's is untouched
-    engine, home, project = in_home
+    engine, home, project = home_project
     result = engine.call("terminal", {"command": "ln -s ../notes.txt src; echo x > src/notes.txt"})
     assert result.ok, result.output
     assert (project / "notes.txt").read_text() == "x\n"
@@ -175,12 +139,12 @@ def test_a_link_to_the_projects_own_file_writes_it(in_home: tuple[Engine, Path, 
 
 @pytest.mark.skipif(UV is None, reason="uv is not installed")
 def test_uv_add_script_rewrites_the_note_unguarded_and_is_refused(
-    tmp_path: Path, in_home: tuple[Engine, Path, Path]
+    tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     payload = "uv add --frozen --offline --script ~/notes.txt rich"
-    unguarded = _unguarded(tmp_path, payload)
+    unguarded = unguarded_home(tmp_path, payload)
     assert "# /// script" in (unguarded / "notes.txt").read_text(), "uv should write its block into the note"
-    engine, home, _ = in_home
+    engine, home, _ = home_project
     blocked(engine, home, payload)
 
 
@@ -194,23 +158,23 @@ OWN_FOLDER_PAYLOADS = [
 
 
 @pytest.mark.parametrize("command", OWN_FOLDER)
-def test_a_wrappers_folder_that_is_the_shells_own_is_no_move(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision == "allow", said(command, verdict)
+def test_a_wrappers_folder_that_is_the_shells_own_is_no_move(
+    home_project: tuple[Engine, Path, Path], command: str
+) -> None:
+    assert_allowed(home_project[0], command)
 
 
 @pytest.mark.parametrize("command", OWN_FOLDER_PAYLOADS)
-def test_what_runs_in_the_shells_own_folder_is_still_judged(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
-    verdict = engine.check(command)
-    assert verdict.decision != "allow", said(command, verdict)
+def test_what_runs_in_the_shells_own_folder_is_still_judged(
+    home_project: tuple[Engine, Path, Path], command: str
+) -> None:
+    assert_not_allowed(home_project[0], command)
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_make_in_the_shells_own_folder_runs_through_the_terminal(in_home: tuple[Engine, Path, Path]) -> None:
+def test_make_in_the_shells_own_folder_runs_through_the_terminal(home_project: tuple[Engine, Path, Path]) -> None:
     # the near miss runs: make -C "$(pwd)" builds the project's own target
-    engine, home, project = in_home
+    engine, home, project = home_project
     (project / "Makefile").write_text("all:\n\techo built > out.txt\n")
     old = time.time() - 3600
     os.utime(project / "Makefile", (old, old))
@@ -229,16 +193,18 @@ UNKNOWN_FOLDER_READERS = [
 
 
 @pytest.mark.parametrize("command", UNKNOWN_FOLDER_READERS)
-def test_a_reader_of_a_folder_only_the_run_knows_asks(in_home: tuple[Engine, Path, Path], command: str) -> None:
-    engine, _, _ = in_home
+def test_a_reader_of_a_folder_only_the_run_knows_asks(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    engine, _, _ = home_project
     verdict = engine.check(command)
     assert verdict.decision == "ask", said(command, verdict)
     assert verdict.grantable, said(command, verdict)
 
 
-def test_the_engine_state_read_from_a_folder_only_the_run_knows_is_refused(in_home: tuple[Engine, Path, Path]) -> None:
+def test_the_engine_state_read_from_a_folder_only_the_run_knows_is_refused(
+    home_project: tuple[Engine, Path, Path],
+) -> None:
     # the guess comes true: f holds the state folder's path; through the terminal nothing is printed
-    engine, _, project = in_home
+    engine, _, project = home_project
     state = Path(os.environ["XDG_STATE_HOME"]) / "hermes-engine"
     assert state.is_dir()
     (project / "f").write_text(str(state))
