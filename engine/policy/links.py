@@ -53,6 +53,10 @@ class LinkFollower:
         """Whether the file key ``key`` names a folder on the disk now (False when that cannot be read)."""
         raise NotImplementedError
 
+    def _on_disk_kind(self, key: str) -> str:
+        """ "folder", "file" or "" (neither, or the disk cannot say) for the file key ``key`` now."""
+        raise NotImplementedError
+
     def _a_folder(self, name: str) -> bool:
         """(stop 53) Whether a link's NAME is a folder for certain: a home, `.`, `..`, `/`, or a folder on the disk."""
         key = self._file_key(name)
@@ -114,7 +118,12 @@ class LinkFollower:
                 pairs = [] if self._a_folder(last) else [(target, last, target)]
                 into = not present & {"T", "no-target-directory"} and command.name != "mount"
                 symbolic = bool(present & {"s", "symbolic"})
-                if into and base not in ("", ".", "..") and not (symbolic and not target.startswith(("/", "~"))):
+                if (
+                    into
+                    and base not in ("", ".", "..")
+                    and base[:1] != "~"
+                    and not (symbolic and not target.startswith(("/", "~")))
+                ):
                     # (stop 53) NAME may be a folder (`cp -l ~/notes.txt .`, `ln ~/notes.txt src`): the link is then
                     # TARGET's name inside it (`./notes.txt`), read both ways. (A symbolic link's relative TARGET is
                     # read from NAME's folder: the line's `NAME/` reading, shell's _into_folder, makes that pair.)
@@ -204,12 +213,12 @@ class LinkFollower:
         for i in followed_words(command):
             if command.dynamic[i]:
                 continue
-            key = self._file_key(argv[i])
+            key = self._link_key(argv[i])  # (rev53b: the links' own keys, `~/p/h` is `h`)
             pending = [key]
             seen = {key}
             if written is not None and len(written) == len(argv) and written[i] != argv[i]:
                 # (the word as written, a folder the link was made in: its own links below it)
-                pending.append(self._file_key(written[i]))
+                pending.append(self._link_key(written[i]))
                 seen.add(pending[-1])
             while pending and len(out) < _MAX_FOLLOWED:
                 folder = pending.pop()
@@ -224,7 +233,7 @@ class LinkFollower:
         """(adv41) The targets of the links made on the line or earlier in the session below the folder the
         command runs in (`ln -s ~ b/h; cd b && tar xf a.tar`): an unpacker there writes a member `h/.bashrc`
         through the link, so it is judged again as run in each target (up to _MAX_FOLLOWED)."""
-        folder = self._file_key(".")
+        folder = self._link_key(".")
         return [target for name, target in self.links.items() if _below(name, folder)][:_MAX_FOLLOWED]
 
     def _through_links(self, argv: list[str]) -> list[str]:
@@ -248,10 +257,13 @@ class LinkFollower:
                 key = self._link_key(word)
                 target = self.links.get(key, "")
                 outside = target[:1] in ("/", "~", "$") or target.startswith("../")
-                if outside and any(name.startswith(key + "/") for name in self.links):
-                    # (adv53) a name read both as a link and as a folder holding one (`ln ~/notes.txt src` with src
-                    # a folder): which one `cd` enters is known when it runs (`cd src; echo x > notes.txt` wrote the
-                    # user's note); a link to the project's own file (`ln a.py src`) enters the folder
+                below = any(name.startswith(key + "/") for name in self.links)
+                if outside and below and self._on_disk_kind(target) == "file":
+                    # (adv53) a name read both as a link and as a folder holding one (`mkdir src; ln ~/notes.txt
+                    # src`): `cd` cannot enter a link to a file, so it enters the folder if there is one, or stays
+                    # (`cd src; echo x > notes.txt` wrote the user's note): a folder only the run knows. A link to a
+                    # folder, or to nothing on the disk (a symbolic one), it enters (rev53b: `ln -s ~ d; cd d && mv
+                    # p /tmp/` moved the project)
                     out[i] = UNKNOWN_TARGET
         if "/" in argv[0] and "/" not in out[0]:
             # `ln -s a.sh b; ./b` runs the file a.sh, not a command of that name found on PATH (adv30)

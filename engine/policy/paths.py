@@ -2227,8 +2227,11 @@ class View:
                 # a file of the home's (`$X/.bashrc`, `$X/.ssh/authorized_keys`): the folder may be HOME, and
                 # (stop 53) a file of the user's there is theirs to lose (`rm $D/notes.txt`, `cd "$D" && rm
                 # notes.txt`: user_file_destroyed, as `rm ~/notes.txt`)
-                temp = tail.start() == 0 and tail.group(1).strip("${}") in _TEMP_VARIABLES
-                return Classes([*forms_of(found), found | _COMPUTED | (frozenset() if temp else homes & _LOST_AT_HOME)])
+                # (a temp folder's own file is no user's: `rm "$TMPDIR/notes.txt"`; rev53b: not above it, whose
+                # parent may be the home, `$TMPDIR/../notes.txt`, and a start-up file keeps its class)
+                temp = tail.start() == 0 and tail.group(1).strip("${}") in _TEMP_VARIABLES and ".." not in tail.group(2)
+                lost = homes & _LOST_AT_HOME - (_USER_FILE if temp else frozenset())
+                return Classes([*forms_of(found), found | _COMPUTED | lost])
             if start == len(parts) - 1 and not any(os.path.lexists(posixpath.join(f, rel)) for f in folders):
                 # A new name alone (`$OUT/deploy.yaml`): that the unknown folder is a manifest folder
                 # is no likelier than any other; its name with the folder's (`$D/policies/x.yaml`) is.

@@ -5221,14 +5221,18 @@ class Analyzer(Follower, LinkFollower):
         return join_path(self.cwd, file_operand(word))
 
     def _on_disk_folder(self, key: str) -> bool:
+        return self._on_disk_kind(key) == "folder"
+
+    def _on_disk_kind(self, key: str) -> str:
         if self.dash_names is None or key.startswith("$"):
-            return False  # (the disk is read only in a check: a table's examples read no folder)
+            return ""  # (the disk is read only in a check: a table's examples read no folder)
         self.read_disk = True  # (a kept parse would not see the folder made later)
         try:
             base = self.session.workdir if self.session is not None else os.getcwd()
-            return os.path.isdir(os.path.join(base, os.path.expanduser(key)))
+            path = os.path.join(base, os.path.expanduser(key))
+            return "folder" if os.path.isdir(path) else "file" if os.path.isfile(path) else ""
         except (OSError, ValueError):
-            return False
+            return ""
 
     def _workdir_key(self, key: str) -> str | None:
         if self.session is None:
@@ -5241,6 +5245,9 @@ class Analyzer(Follower, LinkFollower):
         elif not key.startswith("/"):
             return None
         key = posixpath.normpath(key)
+        if key != base and not key.startswith(base + "/"):
+            # (rev53b) the workdir is a real path: `~/p/x` with ~/p a link to it names the same file
+            key = os.path.realpath(key)
         if key == base:
             return "."
         return key[len(base) + 1 :] if key.startswith(base + "/") else None

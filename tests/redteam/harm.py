@@ -760,9 +760,9 @@ def planted(root: Path, files: dict[str, str], mode: int | None = None) -> Itera
 
 # -- the project where users keep theirs: ~/p (test_stop53, test_adv53) -----------------------------------------------
 
-# uv (a dev dependency) from PATH, else beside this interpreter (a venv's python run without activating the venv)
+# uv (a dev dependency): the venv's own beside this interpreter (run without activating the venv too), else PATH's
 _UV_BESIDE = Path(sys.executable).with_name("uv")
-UV = shutil.which("uv") or (str(_UV_BESIDE) if _UV_BESIDE.is_file() else None)
+UV = str(_UV_BESIDE) if _UV_BESIDE.is_file() else shutil.which("uv")
 
 
 def home_with_project(root: Path) -> tuple[Path, Path]:

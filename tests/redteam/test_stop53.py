@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine
-from tests.redteam.conftest import home_intact
+from tests.redteam.conftest import home_intact, make_home
 from tests.redteam.harm import (
     UV,
     assert_allowed,
@@ -90,6 +90,17 @@ UV_SCRIPT_WRITES = [
     "uv add --script hermes-engine.yaml rich",
 ]
 UV_SCRIPT_NEAR_MISSES = ["uv add --script a.py rich", "uv lock --script ~/notes.txt", "uv run --script a.py"]
+# (rev53b) the merge's regressions, each allowed at its HEAD: a tree reader through a link spelled from the home (the
+# key printed), `cd` into a link to a folder (the project moved away), a temp folder's parent
+REV53B = [
+    'ln -s ~ ~/p/h; grep -rsR "secret" ~/p | head -3',
+    "ln -s ~ ~/p/h; cd ~/p && grep -R secret .",
+    "ln -s ~ d; cd d && mv p /tmp/",
+    "ln -s ~ d; cd d && rm -f .bash_history",
+    "mkdir s2; ln ~/notes.txt s2; cd s2; echo x > notes.txt",
+    'rm -f "$TMPDIR/../notes.txt"',
+    'rm -f "$TMPDIR/.bashrc"',
+]
 UNKNOWN_NEAR_MISSES = [
     "rm $D/a.py",
     "rm -f $TMPDIR/x.o",
@@ -99,10 +110,12 @@ UNKNOWN_NEAR_MISSES = [
     "rm -f $OUT/build.log",
     # (adv53) a temp folder's variable: no file of the home's there
     'rm -f "$TMPDIR/notes.txt"',
+    "ln -s /tmp/build b && cd b && cmake .. && make",
+    "ln a.py src; cd src; make",
 ]
 
 
-@pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER + UV_SCRIPT_WRITES)
+@pytest.mark.parametrize("command", LINKED_INTO_A_FOLDER + UNDER_AN_UNKNOWN_FOLDER + UV_SCRIPT_WRITES + REV53B)
 def test_a_users_file_reached_through_a_folder_is_not_allowed(
     home_project: tuple[Engine, Path, Path], command: str
 ) -> None:
@@ -211,3 +224,19 @@ def test_the_engine_state_read_from_a_folder_only_the_run_knows_is_refused(
     result = engine.call("terminal", {"command": 'cd "$(cat f)" && grep -r . .'})
     assert not result.ok, result.output
     assert result.error is not None and result.error.type in ("denied", "pending_approval")
+
+
+def test_a_link_spelled_through_a_linked_project_folder_is_the_same_link(tmp_path: Path) -> None:
+    # (rev53b) ~/p a symbolic link to the real project folder: the session's workdir is the real path
+    home = make_home(tmp_path)
+    real = tmp_path / "real-p"
+    real.mkdir()
+    (real / "hermes-engine.yaml").write_text("workdir: .\n")
+    (home / "p").symlink_to(real)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+        patch.chdir(real)
+        with Engine.load(real) as engine:
+            blocked(engine, home, "ln -s ~/notes.txt x; echo x > ~/p/x")
