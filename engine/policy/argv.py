@@ -61,6 +61,7 @@ _GRAMMAR_FIELDS = (
     "pattern",
     "quiet_with",
     "apart",
+    "short_equals",
 )
 
 
@@ -116,6 +117,9 @@ class Grammar:
     # (unseen49) Each letter of a short option word is an option, and one that takes a value takes the next word
     # after the word, in order, never the rest of its own word (tree's `-oa FILE`: -o's value is FILE, -a a flag)
     apart: Final[bool]
+    # (stop 54) A short option's value written `-o=VALUE` is VALUE (clap's and lexopt's reading: uv, cargo, rg, fd),
+    # not `=VALUE` as getopt reads it (`uv export -o=~/notes.txt` wrote ~/notes.txt)
+    short_equals: Final[bool]
 
     def __init__(
         self,
@@ -145,6 +149,7 @@ class Grammar:
         pattern: frozenset[str] | None = None,
         quiet_with: frozenset[str] = frozenset(),
         apart: bool = False,
+        short_equals: bool = False,
     ) -> None:
         self.short = {} if short is MISSING else short
         self.long = {} if long is MISSING else long
@@ -172,6 +177,7 @@ class Grammar:
         self.pattern = pattern
         self.quiet_with = quiet_with
         self.apart = apart
+        self.short_equals = short_equals
 
     def canonical(self, name: str) -> str:
         """The one name an option is known by in payload rules: its letter when it has one."""
@@ -675,6 +681,9 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
             j += 1
             continue
         attached = word[j + 1 :]
+        if attached[:1] == "=" and grammar.short_equals:
+            options.append((letter, attached[1:], i))  # `-o=` is an empty value, as clap reads it
+            return i + 1
         if attached:
             if found == OPTIONAL and grammar.values:
                 accepted = grammar.values.get(letter)

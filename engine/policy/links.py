@@ -13,6 +13,7 @@ import posixpath
 from engine.policy.argv import Grammar, parse_argv
 from engine.policy.commands import command_name
 from engine.policy.follow import join_path
+from engine.policy.programs import Program, subcommand_levels
 from engine.policy.regexes import bash_brackets
 from engine.policy.trees import followed_words
 
@@ -268,6 +269,32 @@ class LinkFollower:
         if "/" in argv[0] and "/" not in out[0]:
             # `ln -s a.sh b; ./b` runs the file a.sh, not a command of that name found on PATH (adv30)
             out[0] = "./" + out[0]
+        return out
+
+    def _attached_links(
+        self, program: Program, argv: list[str], dynamic: list[bool]
+    ) -> list[tuple[list[str], list[bool]]]:
+        """(stop 54) ``argv`` once more for each short option whose value is attached to its word and names a link
+        made here (`ln -s ~/notes.txt x; sort -ox a.py` wrote the user's note): the value as a word of its own
+        (`sort -o x a.py`), which the links then read. Fail closed: an extra reading, never in place of the line."""
+        out: list[tuple[list[str], list[bool]]] = []
+        found = [
+            (level.grammar, option, value, at)
+            for level, reading in subcommand_levels(program, parse_argv(program.grammar, argv), argv)
+            for option, value, at in reading.options
+        ]
+        for grammar, option, value, at in found:
+            word = argv[at]
+            if not value or dynamic[at] or word[:2] == "--" or word[:1] != "-" or not word.endswith(value) or len(option) != 1:
+                continue
+            if self._through_link(value) == value:
+                continue
+            head = word[: len(word) - len(value)]
+            if grammar.short_equals and head.endswith("="):
+                head = head[:-1]
+            out.append(([*argv[:at], head, value, *argv[at + 1 :]], [*dynamic[: at + 1], *dynamic[at:]]))
+            if len(out) >= _MAX_FOLLOWED:
+                break
         return out
 
     def _through_link(self, word: str, final: bool = True) -> str:

@@ -1048,7 +1048,7 @@ def _regex(value: str, pointer: list[str | int]) -> Extractor:
         raise TableError(pointer, f"invalid regex {value!r}: {exc}") from None
 
 
-def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
+def _grammar(data: Mapping[str, Any], base: list[str | int], short_equals: bool = False) -> Grammar:
     try:
         short, stop, plus = parse_getopt(data.get("getopt") or "")
     except GrammarError as exc:
@@ -1100,6 +1100,7 @@ def _grammar(data: Mapping[str, Any], base: list[str | int]) -> Grammar:
         pattern=canonical("pattern", data["pattern"] or ()) if "pattern" in data else None,
         quiet_with=canonical("quiet_with", data.get("quiet_with") or ()),
         apart=bool(data.get("apart")),
+        short_equals=bool(data.get("short_equals", short_equals)),
     )
 
 
@@ -1293,7 +1294,8 @@ def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
 def _program(
     data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...], outer: Grammar | None = None
 ) -> Program:
-    grammar = _grammar(data, base)
+    # (stop 54) a program's verbs parse `-o=VALUE` as the program does (clap's verbs share its parser)
+    grammar = _grammar(data, base, outer.short_equals if outer is not None else False)
     runs = tuple(_run(r, grammar, [*base, "runs", i], outer) for i, r in enumerate(data.get("runs") or ()))
     subcommands: dict[str, Program] = {}
     for verb, sub in (data.get("subcommands") or {}).items():

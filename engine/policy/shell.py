@@ -3044,6 +3044,10 @@ class Analyzer(Follower, LinkFollower):
                 if into is not None:
                     # NAME may be a folder: the link is made in it (judged and remembered there too)
                     self._unwrap(into, list(dynamic), redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                if self.links and program is not None and "link" not in via:
+                    for split, split_dynamic in self._attached_links(program, argv, dynamic):
+                        # (stop 54) `sort -ox` with x a link: `sort -o x`, read through it
+                        self._unwrap(split, split_dynamic, redirects, stdin, fed_by, (*via, "link"), depth + 1)
                 if self.links and name in FOLLOWERS and "link" not in via:
                     # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
                     for followed in self._tree_links(command, as_written):

@@ -1,0 +1,121 @@
+"""stop 54 (issue 8): stop 53's open holes, with the project where users keep theirs (~/p).
+
+1. `uv venv DIR --clear` (or UV_VENV_CLEAR=1) deletes DIR with everything in it before it makes the environment:
+   `uv venv ~ --clear --force` deleted the whole home and was allowed (live below; without --force uv 0.13 clears a
+   folder that is a virtual environment already: `uv venv ~ --allow-existing && uv venv ~ -c`, allowed too, did the
+   same). It is read as `rm -rf DIR` now, as
+   python's venv and virtualenv were; `--allow-existing` writes the environment's files over what DIR holds (read as
+   an unpack into DIR: the home asks).
+2. clap's `-o=VALUE` (uv, uvx, cargo, rg, fd, ...): the value is VALUE, not `=VALUE` as getopt reads it, so `uv export
+   --script s.py -o=../notes.txt` wrote the user's note and was allowed (Grammar.short_equals).
+3. `--directory` after a `uv pip` verb moves it as before it: `uv pip compile --directory ~ s.py -o notes.txt` wrote
+   ~/notes.txt.
+4. A short option's attached value naming a link made on the line: `ln -s ~/notes.txt x; sort -ox a.py` wrote the
+   user's note (live below); `sort -o x` was caught, `-ox` was not (links.LinkFollower._attached_links).
+5. A user's file moved out of the home into a temp folder (`mv ~/notes.txt /tmp/`): gone from where the user keeps
+   it, and the next boot empties the folder (user_file_destroyed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import (
+    UV,
+    assert_allowed,
+    assert_hardline,
+    assert_not_allowed,
+    lost_unguarded_then_blocked,
+)
+
+PAYLOADS = [
+    # 1. a venv's folder emptied or written over
+    "uv venv ~/.ssh --clear",
+    "uv venv --clear ..",
+    "UV_VENV_CLEAR=1 uv venv ~/Documents",
+    "UV_VENV_CLEAR=true uv venv ..",
+    "uv venv -qc ~/Documents",
+    "uv venv --directory ~ --clear Documents",
+    "uv --directory .. venv --clear src",
+    "uv venv ~ --allow-existing",
+    # 2. clap's `-o=VALUE`
+    "uv export --script s.py -o=../notes.txt",
+    "uv pip compile s.py -o=../notes.txt",
+    'uv export --script s.py -o="$HOME/.bashrc"',
+    "hyperfine -p='rm -rf ../src' ls",
+    # 3. `--directory` after the pip verb
+    "uv pip compile --directory ~ s.py -o notes.txt",
+    "uv pip compile --directory=.. s.py -o notes.txt",
+    # 4. an attached value through a link made on the line
+    "ln -s ~/notes.txt x; sort -ox a.py",
+    "ln -s ~/notes.txt x; sort -ruox a.py",
+    "ln -s ../notes.txt out; sort -oout a.py",
+    "ln -s ~/.bashrc x; uv export --script s.py -ox",
+    # 5. moved into a temp folder
+    "mv ~/notes.txt /tmp/",
+    "mv -t /dev/shm ../notes.txt",
+    "mv ~/.bashrc /tmp/b",
+]
+NEAR_MISSES = [
+    "uv venv",
+    "uv venv --clear",
+    "uv venv .venv --clear",
+    "uv venv -c -p 3.12",
+    "uv venv -p 3.12 .venv --seed",
+    "uv venv /tmp/v --clear",
+    "uv venv --allow-existing",
+    "UV_VENV_CLEAR=0 uv venv ~/Documents",
+    "uv export --script s.py -o=reqs.txt",
+    "uv pip compile --directory /tmp s.py -o notes.txt",
+    "uv pip compile s.py -o requirements.txt",
+    "rg -e=TODO src",
+    "cargo build -j=2",
+    "ln -s a.py x; sort -ox a.py",
+    "ln -s ~/notes.txt x; sort -o out.txt a.py",
+    "ln -s ~/notes.txt x; cut -d, -f1 a.py",
+    "mv a.py /tmp/",
+    "mv /tmp/a.txt /tmp/b.txt",
+    "mv ~/.cache/x /tmp/",
+    "mv ~/notes.txt ~/old-notes.txt",
+]
+
+
+@pytest.mark.parametrize("command", PAYLOADS)
+def test_a_users_file_or_folder_written_away_is_not_allowed(
+    home_project: tuple[Engine, Path, Path], command: str
+) -> None:
+    assert_not_allowed(home_project[0], command)
+
+
+@pytest.mark.parametrize("command", NEAR_MISSES)
+def test_near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_allowed(home_project[0], command)
+
+
+@pytest.mark.parametrize("command", ["uv venv ~ --clear", "UV_VENV_CLEAR=1 uv venv ~", "uv venv --clear $HOME/"])
+def test_a_venv_made_over_the_home_is_the_hardline(home_project: tuple[Engine, Path, Path], command: str) -> None:
+    assert_hardline(home_project[0], command)
+
+
+@pytest.mark.skipif(UV is None, reason="uv is not installed")
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "uv venv ~ --clear --force --offline -q",
+        "uv venv ~ --allow-existing --offline -q && uv venv ~ -c --offline -q",
+        "uv init --script s.py --no-workspace -q && uv export --offline --script s.py -o=../notes.txt",
+    ],
+)
+def test_uv_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload)
+
+
+def test_sort_through_an_attached_link_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path]
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, "ln -s ~/notes.txt x; sort -ox a.py")
