@@ -50,10 +50,6 @@ class LinkFollower:
     def _file_key(self, word: str) -> str:
         raise NotImplementedError
 
-    def _on_disk_folder(self, key: str) -> bool:
-        """Whether the file key ``key`` names a folder on the disk now (False when that cannot be read)."""
-        raise NotImplementedError
-
     def _on_disk_kind(self, key: str) -> str:
         """ "folder", "file" or "" (neither, or the disk cannot say) for the file key ``key`` now."""
         raise NotImplementedError
@@ -64,7 +60,7 @@ class LinkFollower:
         bare = key.rstrip("/")
         if set(bare.split("/")) <= {"", ".", ".."} or (bare.startswith("~") and "/" not in bare):
             return True
-        return self._on_disk_folder(key)
+        return self._on_disk_kind(key) == "folder"
 
     def _workdir_key(self, key: str) -> str | None:
         """The file key ``key`` (absolute, `~/...` or `../...`) as the working directory's relative key when it names
@@ -285,7 +281,9 @@ class LinkFollower:
         ]
         for grammar, option, value, at in found:
             word = argv[at]
-            if not value or dynamic[at] or word[:2] == "--" or word[:1] != "-" or not word.endswith(value) or len(option) != 1:
+            if not value or dynamic[at] or word[:2] == "--" or word[:1] != "-" or len(option) != 1:
+                continue
+            if not word.endswith(value):
                 continue
             if self._through_link(value) == value:
                 continue
@@ -326,42 +324,38 @@ def _globbed_link(key: str, word: str, links: dict[str, str], final: bool) -> st
     """A glob word that may name a link at run time (`src/*/` with `src/up -> ../..`, `cat
     src/*/.ssh/id_*`, `grep -r x src/*`): read through the first link a leading part of it can
     match, component by component (the walk the shell's expansion makes; a dot-name matches only a
-    dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link."""
-    parts = key.rstrip("/").split("/")
-    found: tuple[list[str], str] | None = None
-    for name, target in links.items():
-        named = name.split("/")
-        if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
-            continue
-        if found is not None and len(named) <= len(found[0]):
-            continue
-        if all(_component_matches(n, p) for n, p in zip(named, parts, strict=False)):
-            # (adv53) the deepest link it may name (`ln ~/notes.txt src` made src/notes.txt, which `src/notes.tx?`
-            # names, under src read as the link too: `printf x > src/notes.tx?` wrote the user's note)
-            found = (named, target)
-    if found is not None:
-        named, target = found
-        rest = "/".join(parts[len(named) :])
-        through = target.rstrip("/") + ("/" + rest if rest else "")
-        return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
-    return word
+    dot-pattern). rm, unlink and mv (``final`` False) given the link's own name act on the link.
+    (adv53) The deepest link it may name (`ln ~/notes.txt src` made src/notes.txt, which `src/notes.tx?`
+    names, under src read as the link too: `printf x > src/notes.tx?` wrote the user's note)."""
+    found = _deepest_link(key, word, links, final, False)
+    if found is None:
+        return word
+    through = found[1]
+    return through + ("/" if word.endswith("/") and not through.endswith("/") else "")
 
 
 def _link_by_glob(key: str, word: str, links: dict[str, str], final: bool) -> tuple[int, str] | None:
     """(adv53) A word naming a link whose own name is a glob (`ln ~/notes.* src` made src/notes.*: the names the
     glob matches when ln runs): the deepest such link a leading part of the word matches (`echo x > src/notes.txt`
     wrote the user's note), as (its depth, the word through it); None when none does."""
+    return _deepest_link(key, word, links, final, True)
+
+
+def _deepest_link(key: str, word: str, links: dict[str, str], final: bool, glob_names: bool) -> tuple[int, str] | None:
+    """The deepest link a leading part of ``key`` may name, as (its depth, ``key`` through it); None when none
+    does. ``glob_names``: the links' names are the globs (only such links are tried), else ``key``'s parts are."""
     parts = key.rstrip("/").split("/")
     found: tuple[list[str], str] | None = None
     for name, target in links.items():
-        if _GLOB_CHARS.isdisjoint(name):
+        if glob_names and _GLOB_CHARS.isdisjoint(name):
             continue
         named = name.split("/")
         if len(named) > len(parts) or (len(named) == len(parts) and not final and not word.endswith("/")):
             continue
-        if (found is None or len(named) > len(found[0])) and all(
-            _component_matches(p, n) for n, p in zip(named, parts, strict=False)
-        ):
+        if found is not None and len(named) <= len(found[0]):
+            continue
+        pairs = zip(parts, named, strict=False) if glob_names else zip(named, parts, strict=False)
+        if all(_component_matches(n, p) for n, p in pairs):
             found = (named, target)
     if found is None:
         return None

@@ -5224,9 +5224,6 @@ class Analyzer(Follower, LinkFollower):
     def _file_key(self, word: str) -> str:
         return join_path(self.cwd, file_operand(word))
 
-    def _on_disk_folder(self, key: str) -> bool:
-        return self._on_disk_kind(key) == "folder"
-
     def _on_disk_kind(self, key: str) -> str:
         if self.dash_names is None or key.startswith("$"):
             return ""  # (the disk is read only in a check: a table's examples read no folder)
