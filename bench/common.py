@@ -101,3 +101,23 @@ def table(title: str, rows: list[tuple[str, ...]], header: tuple[str, ...]) -> s
     out = [title, line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(out)
+
+
+def memory_latency_ns(size: int = 2_000_000, reads: int = 300_000) -> float:
+    """Nanoseconds per read of a random element of a list of ``size`` ints (~70 MB with the ints): a reference
+    for the machine's memory latency as Python sees it, printed beside a benchmark's figures so that runs on
+    different days can be compared (stop 54: the same compiled builds measured 2x slower on a day this read
+    2,000 ns, while a CPU-bound regex loop did not slow). The best of three passes."""
+    import random
+
+    values = list(range(size))
+    rng = random.Random(0)
+    order = [rng.randrange(size) for _ in range(reads)]
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in order:
+            total += values[i]
+        best = min(best, time.perf_counter() - started)
+    return best / reads * 1e9

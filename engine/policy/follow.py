@@ -1903,6 +1903,12 @@ class Follower:
 
     def code(self, command: Command, language: str, code: str, via: tuple[str, ...], depth: int) -> None:
         """An inline program: the interpreter's own command carries it, or one read as it."""
+        if language == "opaque":
+            # (stop 54) code nobody reads here (LLVM IR on lli's input: `lli < y.ll` with y.ll written): a run
+            # nobody can judge, as an opaque file the line or the session wrote is
+            if code.strip():
+                self._escape_hatch(None, via, depth)
+            return
         if language == "ipython":  # `ipython -c`, its input: Python, and its escapes (`!cmd`) as shell lines
             self._python_cells(command, language, "", code, via, depth)
             return

@@ -14,6 +14,8 @@
    user's note (live below); `sort -o x` was caught, `-ox` was not (links.LinkFollower._attached_links).
 5. A user's file moved out of the home into a temp folder (`mv ~/notes.txt /tmp/`): gone from where the user keeps
    it, and the next boot empties the folder (user_file_destroyed).
+6. False alarm: `tar -C . -czf /tmp/x.tgz .` asked as an unpack into the project's top; `-C` counts only in a mode
+   that writes members now.
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ NEAR_MISSES = [
     "mv /tmp/a.txt /tmp/b.txt",
     "mv ~/.cache/x /tmp/",
     "mv ~/notes.txt ~/old-notes.txt",
+    # a tar archive made of the project (`-C` in a mode that reads the folder)
+    "tar -C . -czf /tmp/x.tgz .",
+    "tar --directory=src -cf /tmp/src.tar .",
 ]
 
 
