@@ -118,7 +118,7 @@ class Grammar:
     # after the word, in order, never the rest of its own word (tree's `-oa FILE`: -o's value is FILE, -a a flag)
     apart: Final[bool]
     # (stop 54) A short option's value written `-o=VALUE` is VALUE (clap's and lexopt's reading: uv, cargo, rg, fd),
-    # not `=VALUE` as getopt reads it (`uv export -o=~/notes.txt` wrote ~/notes.txt)
+    # not `=VALUE` as getopt reads it (`uv export -o=../notes.txt` wrote the note above the project)
     short_equals: Final[bool]
 
     def __init__(

@@ -1065,6 +1065,9 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
+            if command.program is not None and command.program.grammar.short_equals:
+                # (rev54) clap's spellings of a marker option: `-x=rm`, `--exec-batch=rm`, `-Hx rm`, `-Hxrm`
+                argv, dynamic = _markers_apart(argv, dynamic, run.names)
             if run.kind in ("path", "file"):
                 # the file named by the word after each marker (find's `-fprint FILE`, vim's `-s KEYS`): that word alone
                 for at in range(1, len(argv) - 1):
@@ -2559,6 +2562,30 @@ def matched_payload(run: Run, value: str) -> str | None:
             return run.output.replace("{}", payload)
         return payload or None
     return value if run.output is None else run.output.replace("{}", value)
+
+
+def _markers_apart(argv: list[str], dynamic: list[bool], markers: frozenset[str]) -> tuple[list[str], list[bool]]:
+    """``argv`` with each marker option spelled in one word as clap reads it made words of its own: `--exec=rm` and
+    `-x=rm` are `--exec rm` / `-x rm`, a one-letter marker inside a cluster of flags (`-Hx rm`, `-Hxrm`) is `-H -x
+    [rm]`. Only for a clap grammar (Grammar.short_equals): getopt reads `-x=rm` otherwise."""
+    out: list[str] = [argv[0]] if argv else []
+    flags: list[bool] = [dynamic[0]] if dynamic else []
+    for word, varies in zip(argv[1:], dynamic[1:], strict=False):
+        head, equals, value = word.partition("=")
+        pieces = [word]
+        if equals and head in markers:
+            pieces = [head, value]
+        elif word[:1] == "-" and word[:2] != "--" and len(word) > 2:
+            for k in range(1, len(word)):
+                if not word[k].isalpha():
+                    break
+                if "-" + word[k] in markers:
+                    rest = word[k + 1 :].removeprefix("=")
+                    pieces = [*([word[:k]] if k > 1 else []), "-" + word[k], *([rest] if rest else [])]
+                    break
+        out += pieces
+        flags += [varies] * len(pieces)
+    return out, flags
 
 
 def _marked(argv: Sequence[str], starts: frozenset[str], ends: frozenset[str]) -> list[tuple[int, int]]:

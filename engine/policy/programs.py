@@ -1292,15 +1292,22 @@ def _sends(data: Mapping[str, Any], base: list[str | int]) -> tuple[Send, ...]:
 
 
 def _program(
-    data: Mapping[str, Any], base: list[str | int], names: tuple[str, ...], outer: Grammar | None = None
+    data: Mapping[str, Any],
+    base: list[str | int],
+    names: tuple[str, ...],
+    outer: Grammar | None = None,
+    short_equals: bool = False,
 ) -> Program:
-    # (stop 54) a program's verbs parse `-o=VALUE` as the program does (clap's verbs share its parser)
-    grammar = _grammar(data, base, outer.short_equals if outer is not None else False)
+    # (stop 54) a program's verbs parse `-o=VALUE` as their parent does (clap's verbs share its parser), unless a
+    # verb says otherwise
+    grammar = _grammar(data, base, short_equals)
     runs = tuple(_run(r, grammar, [*base, "runs", i], outer) for i, r in enumerate(data.get("runs") or ()))
     subcommands: dict[str, Program] = {}
     for verb, sub in (data.get("subcommands") or {}).items():
         # (xf45) a verb's `outer:` runs read the program's own options (the top level's, through nested verbs)
-        program = _program(sub or {}, [*base, "subcommands", verb], (verb,), grammar if outer is None else outer)
+        program = _program(
+            sub or {}, [*base, "subcommands", verb], (verb,), grammar if outer is None else outer, grammar.short_equals
+        )
         for alias in [verb, *(sub or {}).get("aliases", ())]:
             subcommands[alias.lower()] = program
     prints = str(data.get("prints") or "")
