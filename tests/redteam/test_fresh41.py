@@ -58,7 +58,8 @@ EMPTY_IN_OPTION_NEAR = [
     "find . -${t}print",
     "find . -type ${kind:-f} -name '*.md'",
     "bfs docs -name '*.md'",
-    "gcc -o$out main.c",
+    # (stop 54) `-o$out`: gcc reads -oFILE now, a computed output asks as `gcc -o $out` does
+    "gcc -O$level -c main.c",
     "gcc -I$inc -c main.c",
     "ls -$opts",
     "cargo build --features=$feat",
