@@ -42,7 +42,7 @@ CARGO = shutil.which("cargo")
 RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or str(Path("~").expanduser() / ".rustup")
 CARGO_HOME = os.environ.get("CARGO_HOME") or (str(Path(CARGO).parent.parent) if CARGO else "")
 MANIFEST = (
-    "printf '[package]\\nname = \"a\"\\nversion = \"0.1.0\"\\n' > Cargo.toml; mkdir -p src; "
+    'printf \'[package]\\nname = "a"\\nversion = "0.1.0"\\n\' > Cargo.toml; mkdir -p src; '
     "echo 'fn main(){}' > src/main.rs; "
 )
 
@@ -160,12 +160,11 @@ def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
 # --- still open -------------------------------------------------------------------------------------------------
 
 SPLIT = "ln -s ~/notes.txt xaa; split -l1 a.py"
-MSGFMT = "printf 'msgid \"a\"\\nmsgstr \"b\"\\n' > m.po; msgfmt -o ../notes.txt m.po"
+MSGFMT = 'printf \'msgid "a"\\nmsgstr "b"\\n\' > m.po; msgfmt -o ../notes.txt m.po'
 
 
-@pytest.mark.parametrize("payload", [SPLIT, MSGFMT])
-def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, payload: str) -> None:
-    name = payload.split(";")[-1].split()[0]
+@pytest.mark.parametrize(("name", "payload"), [("split", SPLIT), ("msgfmt", MSGFMT)])
+def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, name: str, payload: str) -> None:
     if shutil.which(name) is None:
         pytest.skip(f"{name} is not installed")
     assert _note_lost(unguarded_home(tmp_path, payload))
