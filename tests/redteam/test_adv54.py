@@ -71,6 +71,22 @@ PAYLOADS = [
     # 4. gcc's attached output
     "gcc -o../notes.txt a.c",
     "cc -o$HOME/.bashrc a.c",
+    # 5. go's folders and files: `go mod vendor -o DIR` deletes DIR first, `go test -c -o FILE` writes FILE
+    "go mod vendor -o ..",
+    "go mod vendor -o=~/Documents",
+    "go work vendor -o ~/.ssh",
+    "go test -c -o=../notes.txt .",
+    "go test -o ~/.bashrc ./...",
+    # 6. cobra's (pflag's) `-o=VALUE`, and files written by programs no row read (docs: `docker save --help`,
+    # `terraform plan -help`, pflag's README)
+    "hugo --cleanDestinationDir -d=..",
+    "hugo -d=~/Documents --cleanDestinationDir",
+    "docker save -o ../notes.txt img",
+    "docker save -o=../notes.txt img",
+    "docker image save --output=../notes.txt img",
+    "docker export -o ~/.bashrc c",
+    "terraform plan -out=../notes.txt",
+    "tofu apply -state-out=../.bashrc",
 ]
 NEAR_MISSES = [
     "tar -czf /tmp/out.tgz src",
@@ -96,6 +112,23 @@ NEAR_MISSES = [
     "gcc -c a.c -o build/a.o",
     "mv a.py /tmp/",
     "mv ~/.cache/x /tmp/",
+    "go mod vendor",
+    "go mod vendor -o third_party",
+    "go mod tidy",
+    "go test ./...",
+    "go test -c -o bin/x.test .",
+    "go test -run TestX -v ./...",
+    "hugo -d=public --cleanDestinationDir",
+    "hugo --minify",
+    "docker save -o img.tar img",
+    "docker image save -o /tmp/i.tar img",
+    "docker save img > img.tar",
+    "docker run -v=./src:/src alpine ls",
+    "kubectl get pods -o=yaml",
+    "kubectl -n=default get pods",
+    "helm -n=x list",
+    "terraform plan -out=tfplan",
+    "terraform apply tfplan",
 ]
 
 
@@ -155,6 +188,40 @@ def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
     assert _note_lost(unguarded_home(tmp_path, payload)), "gcc should write over the note"
     engine, home, _ = home_project
     blocked(engine, home, payload)
+
+
+GO = shutil.which("go")
+GO_MODULE = (
+    "export GOPROXY=off GOFLAGS=-mod=mod; printf 'module m\\ngo 1.19\\n' > go.mod; "
+    "echo 'package main; func main(){}' > m.go; "
+)
+
+
+@pytest.mark.skipif(GO is None, reason="go is not installed")
+@pytest.mark.parametrize(
+    "payload",
+    [
+        f"{GO_MODULE}go mod vendor -o ..",
+        f"{GO_MODULE}GOMODCACHE=.. go clean -modcache",
+        f"{GO_MODULE}echo 'package main; import \"testing\"; func TestX(t *testing.T){{}}' > m_test.go; "
+        "go test -c -o=../notes.txt .",
+    ],
+)
+def test_go_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
+) -> None:
+    assert _note_lost(unguarded_home(tmp_path, payload)), "go should delete or write over the note"
+    engine, home, _ = home_project
+    blocked(engine, home, payload)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="docker's global -H=VALUE (pflag: VALUE) is read by the grammar now, but container_remote_daemon reads "
+    "the verb's options only: `docker -H=ssh://h run` is allowed where `docker -H ssh://h run` asks",
+)
+def test_docker_host_with_equals_asks(home_project: tuple[Engine, Path, Path]) -> None:
+    assert_not_allowed(home_project[0], "docker -H=ssh://h.example run alpine ls")
 
 
 # --- still open -------------------------------------------------------------------------------------------------
