@@ -246,6 +246,5 @@ def test_split_through_a_link_at_its_default_name_is_not_allowed(home_project: t
     assert_not_allowed(home_project[0], SPLIT)
 
 
-@pytest.mark.xfail(strict=True, reason="msgfmt has no row: its -o FILE / --output-file=FILE is not read as a write")
 def test_msgfmt_output_over_the_note_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
     assert_not_allowed(home_project[0], MSGFMT)
