@@ -14,8 +14,9 @@ Fixed here (each shown live below: bash, a fake HOME, no engine -- then refused 
 4. gcc's `-oFILE` (the value attached): `gcc -o../notes.txt a.c` wrote a program over the note, allowed (gcc's row
    read only `-o FILE`).
 
-Still open (strict xfails, harm shown live): `split` writing its default output names (xaa) through a link made on
-the line, `msgfmt -o FILE` (no row reads its output).
+Still open (strict xfails): `split` writing its default output names (xaa) through a link made on the line (harm
+live), `docker -H=ssh://h run ...` (the grammar reads -H=VALUE now, container_remote_daemon reads only the verb's
+options).
 """
 
 from __future__ import annotations
@@ -87,6 +88,15 @@ PAYLOADS = [
     "docker export -o ~/.bashrc c",
     "terraform plan -out=../notes.txt",
     "tofu apply -state-out=../.bashrc",
+    # 7. python's modules as writers, and a user's file moved into a fresh temp folder
+    "python3 -m zipfile -c ../notes.txt a.py",
+    "python3 -m zipfile --cr ~/notes.txt a.py",
+    "python3 -m tarfile -c ../.bashrc a.py",
+    "python3 -m json.tool a.json ../notes.txt",
+    "python3 -m json.tool --sort a.json ~/.bashrc",
+    "mv ~/notes.txt $(mktemp -d)",
+    "mv ../notes.txt `mktemp -d`",
+    "d=$(mktemp -d); mv ~/notes.txt $d",
 ]
 NEAR_MISSES = [
     "tar -czf /tmp/out.tgz src",
@@ -129,6 +139,15 @@ NEAR_MISSES = [
     "helm -n=x list",
     "terraform plan -out=tfplan",
     "terraform apply tfplan",
+    "python3 -m zipfile -c out.zip src",
+    "python3 -m zipfile -l a.zip",
+    "python3 -m tarfile -e a.tar build",
+    "python3 -m json.tool a.json",
+    "python3 -m json.tool a.json pretty.json",
+    "cat a.json | python3 -m json.tool",
+    "mv a.py $(mktemp -d)",
+    "d=$(mktemp -d); mv build/x $d",
+    "cp ~/notes.txt $(mktemp -d)",
 ]
 
 
@@ -186,6 +205,23 @@ def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
 ) -> None:
     payload = "echo 'int main(void){return 0;}' > m.c; gcc -o../notes.txt m.c"
     assert _note_lost(unguarded_home(tmp_path, payload)), "gcc should write over the note"
+    engine, home, _ = home_project
+    blocked(engine, home, payload)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "python3 -m zipfile -c ../notes.txt a.py",
+        "python3 -m tarfile -c ../notes.txt a.py",
+        "echo '{}' > j.json; python3 -m json.tool j.json ../notes.txt",
+        "mv ~/notes.txt $(mktemp -d)",
+    ],
+)
+def test_python_modules_and_mktemp_lose_the_note_unguarded_and_are_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
+) -> None:
+    assert _note_lost(unguarded_home(tmp_path, payload)), "the payload should lose the note"
     engine, home, _ = home_project
     blocked(engine, home, payload)
 
