@@ -97,6 +97,10 @@ PAYLOADS = [
     "mv ~/notes.txt $(mktemp -d)",
     "mv ../notes.txt `mktemp -d`",
     "d=$(mktemp -d); mv ~/notes.txt $d",
+    # 8. a conda environment's folder removed (docs: conda env remove, -p/--prefix)
+    "conda env remove -p ..",
+    "mamba env remove -yp ~",
+    "micromamba env remove --prefix=~/Documents",
 ]
 NEAR_MISSES = [
     "tar -czf /tmp/out.tgz src",
@@ -148,6 +152,11 @@ NEAR_MISSES = [
     "mv a.py $(mktemp -d)",
     "d=$(mktemp -d); mv build/x $d",
     "cp ~/notes.txt $(mktemp -d)",
+    "conda env remove -n myenv",
+    "conda env remove -p ./envs/dev -y",
+    "conda env remove -d -p ..",
+    "hatch env remove test",
+    "poetry env remove python3.11",
 ]
 
 
