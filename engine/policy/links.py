@@ -285,7 +285,14 @@ class LinkFollower:
         ]
         for grammar, option, value, at in found:
             word = argv[at]
-            if not value or dynamic[at] or word[:2] == "--" or word[:1] != "-" or not word.endswith(value) or len(option) != 1:
+            if (
+                not value
+                or dynamic[at]
+                or word[:2] == "--"
+                or word[:1] != "-"
+                or not word.endswith(value)
+                or len(option) != 1
+            ):
                 continue
             if self._through_link(value) == value:
                 continue
