@@ -58,8 +58,9 @@ EMPTY_IN_OPTION_NEAR = [
     "find . -${t}print",
     "find . -type ${kind:-f} -name '*.md'",
     "bfs docs -name '*.md'",
-    # (stop 54) `-o$out`: gcc reads -oFILE now, a computed output asks as `gcc -o $out` does
-    "gcc -O$level -c main.c",
+    # (adv54) gcc's `-oFILE` is read now: `gcc -o$out main.c` writes where only the run knows, and asks as `gcc -o
+    # $out main.c` did (write_computed_target); an option letter with an expansion stays allowed
+    "gcc -O$level -o app main.c",
     "gcc -I$inc -c main.c",
     "ls -$opts",
     "cargo build --features=$feat",
