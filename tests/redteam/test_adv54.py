@@ -13,6 +13,9 @@ Fixed here (each shown live below: bash, a fake HOME, no engine -- then refused 
    `GOMODCACHE=DIR go clean -modcache` removes DIR whole (`go help clean`; go is not installed here: not live).
 4. gcc's `-oFILE` (the value attached): `gcc -o../notes.txt a.c` wrote a program over the note, allowed (gcc's row
    read only `-o FILE`).
+5. The rest, each in CHANGELOG.md's "stop 54, adv54" section: go mod vendor -o, go test -c -o=, GOMODCACHE, msgfmt and
+   the gettext tools' -o, python -m zipfile/tarfile/json.tool as writers, mv into `$(mktemp -d)`, conda env remove -p,
+   cobra's `-o=VALUE` (docker, kubectl, helm, gh, hugo), docker save/export -o, terraform -out=.
 
 Still open (strict xfails): `split` writing its default output names (xaa) through a link made on the line (harm
 live), `docker -H=ssh://h run ...` (the grammar reads -H=VALUE now, container_remote_daemon reads only the verb's
@@ -269,10 +272,14 @@ def test_docker_host_with_equals_asks(home_project: tuple[Engine, Path, Path]) -
     assert_not_allowed(home_project[0], "docker -H=ssh://h.example run alpine ls")
 
 
-# --- still open -------------------------------------------------------------------------------------------------
+# --- msgfmt (fixed) and split (still open): each loses the note unguarded ---------------------------------------
 
 SPLIT = "ln -s ~/notes.txt xaa; split -l1 a.py"
 MSGFMT = 'printf \'msgid "a"\\nmsgstr "b"\\n\' > m.po; msgfmt -o ../notes.txt m.po'
+
+
+def test_msgfmt_output_over_the_note_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
+    assert_not_allowed(home_project[0], MSGFMT)
 
 
 @pytest.mark.parametrize(("name", "payload"), [("split", SPLIT), ("msgfmt", MSGFMT)])
@@ -289,7 +296,3 @@ def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, name: str, payloa
 )
 def test_split_through_a_link_at_its_default_name_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
     assert_not_allowed(home_project[0], SPLIT)
-
-
-def test_msgfmt_output_over_the_note_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
-    assert_not_allowed(home_project[0], MSGFMT)
