@@ -797,3 +797,20 @@ def lost_unguarded_then_blocked(tmp_path: Path, loaded: tuple[Engine, Path, Path
     assert not home_intact(unguarded_home(tmp_path, payload)), "the payload should lose the note unguarded"
     engine, home, _ = loaded
     blocked(engine, home, payload)
+
+
+def home_project_verdicts(
+    payloads: list[str], near_misses: list[str]
+) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The two tests of a family judged in home_project's layout (the `home_project` fixture): each payload is not
+    allowed, each near miss is. Assign them to module names starting with `test_` (pytest collects those)."""
+
+    @pytest.mark.parametrize("command", payloads)
+    def payloads_are_not_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+        assert_not_allowed(home_project[0], command)
+
+    @pytest.mark.parametrize("command", near_misses)
+    def near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
+        assert_allowed(home_project[0], command)
+
+    return payloads_are_not_allowed, near_misses_stay_allowed

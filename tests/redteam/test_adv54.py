@@ -32,9 +32,9 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
-    assert_allowed,
     assert_not_allowed,
     blocked,
+    home_project_verdicts,
     lost_unguarded_then_blocked,
     needs_tar,
     needs_zip,
@@ -163,16 +163,9 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", PAYLOADS)
-def test_a_users_file_or_folder_deleted_or_written_over_is_not_allowed(
-    home_project: tuple[Engine, Path, Path], command: str
-) -> None:
-    assert_not_allowed(home_project[0], command)
-
-
-@pytest.mark.parametrize("command", NEAR_MISSES)
-def test_near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
-    assert_allowed(home_project[0], command)
+_verdicts = home_project_verdicts(PAYLOADS, NEAR_MISSES)
+test_a_users_file_or_folder_deleted_or_written_over_is_not_allowed = _verdicts[0]
+test_near_misses_stay_allowed = _verdicts[1]
 
 
 @needs_tar

@@ -34,9 +34,8 @@ import pytest
 from engine import Engine
 from tests.redteam.harm import (
     UV,
-    assert_allowed,
     assert_hardline,
-    assert_not_allowed,
+    home_project_verdicts,
     lost_unguarded_then_blocked,
 )
 
@@ -132,16 +131,9 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("command", PAYLOADS)
-def test_a_users_file_or_folder_written_away_is_not_allowed(
-    home_project: tuple[Engine, Path, Path], command: str
-) -> None:
-    assert_not_allowed(home_project[0], command)
-
-
-@pytest.mark.parametrize("command", NEAR_MISSES)
-def test_near_misses_stay_allowed(home_project: tuple[Engine, Path, Path], command: str) -> None:
-    assert_allowed(home_project[0], command)
+_verdicts = home_project_verdicts(PAYLOADS, NEAR_MISSES)
+test_a_users_file_or_folder_written_away_is_not_allowed = _verdicts[0]
+test_near_misses_stay_allowed = _verdicts[1]
 
 
 @pytest.mark.parametrize("command", ["uv venv ~ --clear", "UV_VENV_CLEAR=1 uv venv ~", "uv venv --clear $HOME/"])
