@@ -21,7 +21,7 @@ from engine.policy.paths import (
     forms_of,
     literal_fragments,
 )
-from engine.policy.programs import subcommand_levels
+from engine.policy.programs import reads_input_program, subcommand_levels
 from engine.policy.regexes import AnchoredRun, Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
 from engine.records import fields_repr, native_record
@@ -82,6 +82,7 @@ _CODE: Final = 10
 _CODE_PATHS: Final = 11
 _CWD: Final = 12
 _SELF_PIPED: Final = 13
+_INPUT_PROGRAM: Final = 14
 
 
 def _glob(pattern: str) -> Regex:
@@ -880,6 +881,7 @@ _MATCHER_FINAL: Final = (
     "no_args",
     "indirect",
     "self_piped",
+    "input_program",
 )
 _MATCHER_DERIVED: Final = (
     "uses_shape",
@@ -942,6 +944,9 @@ class Matcher:
     # (xfail39) A call of a shell function inside its own body (directly or through another function) whose
     # input is piped from another call of it: each call starts two more (a fork bomb, whatever the names).
     self_piped: Final[bool | None]
+    # (stop 55) Whether the command may read its input as its program (programs.reads_input_program: the Programs
+    # table's stdin run applies to its words, `python3 -`, or an undescribed program), not `python3 -m json.tool`.
+    input_program: Final[bool | None]
     uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None
@@ -996,6 +1001,7 @@ class Matcher:
         no_args: bool | None = None,
         indirect: bool | None = None,
         self_piped: bool | None = None,
+        input_program: bool | None = None,
         prefilter: re.Pattern[str] | None = None,
         prefilter_fragments: tuple[str, ...] = (),
         _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
@@ -1026,6 +1032,7 @@ class Matcher:
         self.no_args = no_args
         self.indirect = indirect
         self.self_piped = self_piped
+        self.input_program = input_program
         self.uses_shape = False
         self.prefilter = prefilter
         self.prefilter_fragments = prefilter_fragments
@@ -1084,6 +1091,8 @@ class Matcher:
             checks.append(_INDIRECT)
         if self.fed_by:
             checks.append(_FED)
+        if self.input_program is not None:
+            checks.append(_INPUT_PROGRAM)  # after `fed_by`: parses the words of a command that met it
         if self.code is not None or self.code_paths is not None:
             checks.append(_HAS_CODE)  # cheap, and most commands carry no inline program
         if (self.redirects is not None or self.reads is not None) and self.uses_shape:
@@ -1156,6 +1165,8 @@ class Matcher:
                 ok = self._indirect_ok(command, classify)
             elif check == _SELF_PIPED:
                 ok = (command.name in command.via and command.name in command.fed_by) == self.self_piped
+            elif check == _INPUT_PROGRAM:
+                ok = reads_input_program(command) == self.input_program
             else:  # _NEVER: a path matcher never matches a command
                 ok = False
             if not ok:
@@ -1377,6 +1388,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         no_args=data.get("no_args"),
         indirect=data.get("indirect"),
         self_piped=data.get("self_piped"),
+        input_program=data.get("input_program"),
     )
 
 
