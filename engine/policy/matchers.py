@@ -246,6 +246,7 @@ _SHAPE_FIELDS = (
     "hosts",
     "patterns",
     "sealed",
+    "outer",
 )
 
 
@@ -280,6 +281,10 @@ class Shape:
     # (xf47) The program prints nothing (its grammar's quiet_with): an expansion among `patterns` is read by no
     # class of an expansion either (`grep -qF "$V" f`)
     sealed: bool
+    # (stop 55) The values the program's own grammar read for the options before its verb (`docker -H=ssh://h run`:
+    # pflag's `-H=VALUE` is VALUE), by every name of the option: what a verb's `option_values` reads too for a name
+    # its own grammar does not declare (a global option), beside the words' plain reading. None: no verb named.
+    outer: dict[str, list[str]] | None
 
     def __init__(
         self,
@@ -295,7 +300,9 @@ class Shape:
         hosts: frozenset[str] = frozenset(),
         patterns: frozenset[str] = frozenset(),
         sealed: bool = False,
+        outer: dict[str, list[str]] | None = None,
     ) -> None:
+        self.outer = outer
         self.patterns = patterns
         self.sealed = sealed
         self.firm = firm
@@ -314,7 +321,9 @@ class Shape:
             return self.every_value()
         if self.values is not None and name in self.known:
             return self.values.get(name, [])
-        return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+        found = option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+        outer = self.outer.get(name) if self.outer is not None else None
+        return found + outer if outer else found
 
     def every_value(self) -> list[str]:
         """Every option value (the name `*` of a matcher's `options`): those the grammar read, and
@@ -386,6 +395,13 @@ def shape(command: Command) -> Shape:
         # after it belong to the command it hands them to, never its own options
         # (`docker run alpine ls -v /` mounts nothing).
         _plain(list(argv[reading.rest :]), set(), set(), positionals)
+    outer: dict[str, list[str]] | None = None
+    for above, read in levels[:-1]:
+        for name, value, _ in read.options:
+            if value is not None:
+                outer = {} if outer is None else outer
+                for spelling in above.grammar.names(name):
+                    outer.setdefault(spelling, []).append(value)
     values: dict[str, list[str]] = {}
     pairs = grammar.long
     for name, value, _ in reading.options:
@@ -409,6 +425,7 @@ def shape(command: Command) -> Shape:
             hosts=hosts,
             patterns=patterns,
             sealed=sealed,
+            outer=outer,
         )
     if program.text_runs:
         literal = _program_text(program, reading, command)
@@ -439,6 +456,7 @@ def shape(command: Command) -> Shape:
         hosts,
         patterns,
         sealed,
+        outer,
     )
 
 

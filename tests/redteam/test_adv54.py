@@ -18,8 +18,8 @@ Fixed here (each shown live below: bash, a fake HOME, no engine -- then refused 
    cobra's `-o=VALUE` (docker, kubectl, helm, gh, hugo), docker save/export -o, terraform -out=.
 
 Still open (strict xfails): `split` writing its default output names (xaa) through a link made on the line (harm
-live), `docker -H=ssh://h run ...` (the grammar reads -H=VALUE now, container_remote_daemon reads only the verb's
-options).
+live). (`docker -H=ssh://h run ...` was one until stop 55: a verb's matchers read the global options' values as
+docker's grammar reads them, matchers.Shape.outer.)
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
+    assert_allowed,
     assert_not_allowed,
     blocked,
     home_project_verdicts,
@@ -256,13 +257,12 @@ def test_go_loses_the_note_unguarded_and_is_refused(
     blocked(engine, home, payload)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docker's global -H=VALUE (pflag: VALUE) is read by the grammar now, but container_remote_daemon reads "
-    "the verb's options only: `docker -H=ssh://h run` is allowed where `docker -H ssh://h run` asks",
-)
 def test_docker_host_with_equals_asks(home_project: tuple[Engine, Path, Path]) -> None:
+    """(stop 55: a strict xfail until then) the global option's value as docker's own grammar reads it
+    (matchers.Shape.outer), and the near miss: the local socket in the same spelling."""
     assert_not_allowed(home_project[0], "docker -H=ssh://h.example run alpine ls")
+    assert_not_allowed(home_project[0], "docker --host=tcp://10.0.0.5:2375 -l=debug run alpine ls")
+    assert_allowed(home_project[0], "docker -H=unix:///var/run/docker.sock run alpine ls")
 
 
 # --- msgfmt (fixed) and split (still open): each loses the note unguarded ---------------------------------------
