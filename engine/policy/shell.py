@@ -3049,6 +3049,12 @@ class Analyzer(Follower, LinkFollower):
                     for split, split_dynamic in self._attached_links(program, argv, dynamic):
                         # (stop 54) `sort -ox` with x a link: `sort -o x`, read through it
                         self._unwrap(split, split_dynamic, redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                if self.links and program is not None and program.pieces_prefix and "link" not in via:
+                    for target in self._pieces_links(command):
+                        # (stop 55) a splitter's piece named like a link made here: written through it
+                        self._unwrap(
+                            ["tee", target], [False, False], redirects, stdin, fed_by, (*via, "link"), depth + 1
+                        )
                 if self.links and name in FOLLOWERS and "link" not in via:
                     # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
                     for followed in self._tree_links(command, as_written):

@@ -17,9 +17,9 @@ Fixed here (each shown live below: bash, a fake HOME, no engine -- then refused 
    the gettext tools' -o, python -m zipfile/tarfile/json.tool as writers, mv into `$(mktemp -d)`, conda env remove -p,
    cobra's `-o=VALUE` (docker, kubectl, helm, gh, hugo), docker save/export -o, terraform -out=.
 
-Still open (strict xfails): `split` writing its default output names (xaa) through a link made on the line (harm
-live). (`docker -H=ssh://h run ...` was one until stop 55: a verb's matchers read the global options' values as
-docker's grammar reads them, matchers.Shape.outer.)
+Still open: none. (Stop 55 fixed this file's two strict xfails: `split` writing its default output names (xaa)
+through a link made on the line (links.LinkFollower._pieces_links), and `docker -H=ssh://h run ...` (a verb's
+matchers read the global options' values as docker's grammar reads them, matchers.Shape.outer).)
 """
 
 from __future__ import annotations
@@ -282,10 +282,5 @@ def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, name: str, payloa
     assert _note_lost(unguarded_home(tmp_path, payload))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="split's default output names (xaa, xab, ...) are not read as files it writes: a link made on the line "
-    "under one of them is written through",
-)
 def test_split_through_a_link_at_its_default_name_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
     assert_not_allowed(home_project[0], SPLIT)
