@@ -22,6 +22,11 @@
 6. False alarm: a virtual environment made where users keep theirs (`python3 -m venv ~/.venvs/x`, `uv venv
    ~/.venvs/proj`, `virtualenv ~/.virtualenvs/x`) asked as a write to a dot folder of the home; one folder there,
    spelled so, is not (a path through `..`, a deeper folder, a link made on the line still ask).
+7. The review of stop 54's adversary (rev54b) left these allowed: terraform's global `-chdir=DIR` (the verb's files
+   are read in DIR: `terraform -chdir=.. plan -out=notes.txt` wrote the note), gh's download verbs (`gh release
+   download -O FILE` / `-D DIR`, `gh run download -D DIR`), GOFLAGS's `-o=FILE`, and `go env -w NAME=VALUE`, which
+   keeps VALUE for every later go command (GOFLAGS' -toolexec, a proxy, GOMODCACHE: each asks, never the hardline:
+   it runs nothing itself). Not run live: go, gh and terraform are not installed here; the rows cite `--help`.
 """
 
 from __future__ import annotations
@@ -95,6 +100,19 @@ PAYLOADS = [
     "python3 -m venv ~/.venvs/x/bin",
     "uv venv ~/.venvs/p --clear",
     "ln -s ~/.ssh ~/.venvs/k; python3 -m venv ~/.venvs/k",
+    # 7. rev54b's leftovers: a global -chdir, gh's download verbs, GOFLAGS's -o, go env -w
+    "terraform -chdir=.. plan -out=notes.txt",
+    "tofu -chdir=.. apply -state-out=.bashrc",
+    "gh release download v1 -O ../notes.txt",
+    "gh release download v1 --output=$HOME/.bashrc",
+    "gh release download -O=../notes.txt",
+    "gh release download v1 -D ..",
+    "gh run download 123 -D ~",
+    "GOFLAGS=-o=../notes.txt go build",
+    "GOFLAGS='-mod=mod -o=../notes.txt' go test -c .",
+    "go env -w GOFLAGS=-toolexec=./t",
+    "go env -w GOMODCACHE=$HOME",
+    "go env -w GOPROXY=http://h.example",
 ]
 NEAR_MISSES = [
     f"curl -s {_URL} | python3 -m json.tool",
@@ -124,6 +142,14 @@ NEAR_MISSES = [
     "python3 -m venv ~/.venvs/x",
     "virtualenv ~/.virtualenvs/x",
     "uv venv",
+    "terraform -chdir=infra plan -out=tf.plan",
+    "gh release download v1 -p '*.tgz'",
+    "gh release download v1 -O -",
+    "gh release download v1 -D dist",
+    "gh run download 123",
+    "GOFLAGS=-mod=vendor go build",
+    "go env -w GO111MODULE=on",
+    "go env GOPATH",
 ]
 
 _verdicts = home_project_verdicts(PAYLOADS, NEAR_MISSES)
