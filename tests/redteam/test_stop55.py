@@ -27,6 +27,10 @@
    download -O FILE` / `-D DIR`, `gh run download -D DIR`), GOFLAGS's `-o=FILE`, and `go env -w NAME=VALUE`, which
    keeps VALUE for every later go command (GOFLAGS' -toolexec, a proxy, GOMODCACHE: each asks, never the hardline:
    it runs nothing itself). Not run live: go, gh and terraform are not installed here; the rows cite `--help`.
+8. A marker option that starts a command (`after:` runs) spelled inside a word is found through the program's own
+   parse for every grammar, not only clap's (follow._markers_apart): `genie -ic CMD` and `ksu root -qe CMD` were
+   allowed where `-c CMD` / `-e CMD` were denied, and getopt_long's abbreviation `fd --exec-b rm` is the marker.
+   ksu's options follow its target user, and `-a ARGS` are its shell's (`ksu root -a -c CMD`, from ksu(1)).
 """
 
 from __future__ import annotations
@@ -113,6 +117,13 @@ PAYLOADS = [
     "go env -w GOFLAGS=-toolexec=./t",
     "go env -w GOMODCACHE=$HOME",
     "go env -w GOPROXY=http://h.example",
+    # 8. a command marker option spelled inside a word, for every grammar (through the program's own parse)
+    "genie -ic 'rm -rf ~'",
+    "genie -vc rm -rf ~",
+    "ksu root -qe /bin/rm -rf ~",
+    "ksu root -a -c 'rm -rf ~'",
+    "fd . ~ --exec-b rm -rf",
+    "fd . ~ -Hxrm",
 ]
 NEAR_MISSES = [
     f"curl -s {_URL} | python3 -m json.tool",
@@ -150,6 +161,9 @@ NEAR_MISSES = [
     "GOFLAGS=-mod=vendor go build",
     "go env -w GO111MODULE=on",
     "go env GOPATH",
+    "ksu root -e ls -la",
+    "genie -vc ls",
+    "fd -e py -x wc -l",
 ]
 
 _verdicts = home_project_verdicts(PAYLOADS, NEAR_MISSES)
