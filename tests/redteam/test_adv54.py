@@ -39,6 +39,7 @@ from tests.redteam.harm import (
     lost_unguarded_then_blocked,
     needs_tar,
     needs_zip,
+    note_lost,
     unguarded_home,
 )
 
@@ -200,19 +201,12 @@ def test_cargo_clean_of_a_variables_folder_deletes_the_home_unguarded_and_is_ref
     blocked(engine, guarded, f"{MANIFEST}CARGO_TARGET_DIR=.. cargo clean")
 
 
-def _note_lost(home: Path) -> bool:
-    note = home / "notes.txt"
-    return not note.is_file() or note.read_bytes() != b"keep me\n"
-
-
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     payload = "echo 'int main(void){return 0;}' > m.c; gcc -o../notes.txt m.c"
-    assert _note_lost(unguarded_home(tmp_path, payload)), "gcc should write over the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 @pytest.mark.parametrize(
@@ -227,9 +221,7 @@ def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
 def test_python_modules_and_mktemp_lose_the_note_unguarded_and_are_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert _note_lost(unguarded_home(tmp_path, payload)), "the payload should lose the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 GO = shutil.which("go")
@@ -252,9 +244,7 @@ GO_MODULE = (
 def test_go_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert _note_lost(unguarded_home(tmp_path, payload)), "go should delete or write over the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 def test_docker_host_with_equals_asks(home_project: tuple[Engine, Path, Path]) -> None:
@@ -279,7 +269,7 @@ def test_msgfmt_output_over_the_note_is_not_allowed(home_project: tuple[Engine, 
 def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, name: str, payload: str) -> None:
     if shutil.which(name) is None:
         pytest.skip(f"{name} is not installed")
-    assert _note_lost(unguarded_home(tmp_path, payload))
+    assert note_lost(unguarded_home(tmp_path, payload))
 
 
 def test_split_through_a_link_at_its_default_name_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
