@@ -1172,8 +1172,10 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
     if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
-    if "output" in data and kind not in ("path", "file"):
-        raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
+    if "output" in data and kind not in ("path", "file", "options"):
+        raise TableError(
+            [*base, "output"], "output: is a file the run names (as: path or file), or the options a variable spells"
+        )
     if any(key in data for key in ("strip", "append", "into")) and (source != "operands" or kind != "path"):
         raise TableError(base, "strip:, append: and into: name what an operand writes (operands: true, as: path)")
     if "default" in data and source not in ("operand", "option"):
