@@ -12,7 +12,9 @@
    `docker -H=ssh://h run` (pflag: `-H=VALUE` is VALUE) was allowed where `docker -H ssh://h run` asked.
 3. A splitter's pieces (split's xaa, xab ..., csplit's xx00 ..., or PREFIX + a suffix) named like a link made on the
    line are written through it (links.LinkFollower._pieces_links): `ln -s ~/notes.txt xaa; split -l1 a.py` wrote the
-   user's note (live: test_adv54).
+   user's note (live: test_adv54). And every name the prefix starts: a suffix of the splitter's choosing completes it
+   (`csplit -f ../no -b 'tes.txt%.0d' a.py 2` wrote the note above the project, live below; `split -a4
+   --additional-suffix=.txt big ../n` reaches it at the piece `otes`): read as `tee PREFIX*`.
 4. A copy's or a move's destination named as a system folder itself (`mv ~/notes.txt /run/`, `mv a.py /bin`) was
    allowed where `/usr/bin` or `/bin/x` asked: the class system_any holds the folders themselves now, and the temp
    folders themselves are out of it (`cp a.py /var/tmp` asked, a false alarm).
@@ -57,6 +59,7 @@ from tests.redteam.harm import (
     home_intact,
     home_project_verdicts,
     lost_unguarded_then_blocked,
+    note_lost,
     unguarded_home,
 )
 
@@ -101,6 +104,10 @@ PAYLOADS = [
     "ln -s ~/notes.txt xaa; split -l1 a.py",
     "ln -s ../notes.txt pab; split -l1 a.py p",
     "ln -s ~/.bashrc xx00; csplit a.py 1",
+    # ... and a prefix a suffix of the splitter's choosing completes into a user's file's name
+    "split -l1 -a4 --additional-suffix=.txt big ../n",
+    "csplit -f ../no -b 'tes.txt%.0d' a.py 2",
+    "split -l1 a.py ~/.bash",
     # 4. a move or copy into a system folder named as the folder itself
     "mv ~/notes.txt /run/",
     "mv ~/notes.txt /run",
@@ -158,6 +165,8 @@ NEAR_MISSES = [
     "ln -s ~/notes.txt q; split -l1 a.py",
     "ln -s /tmp/z xaa; split -l1 a.py",
     "split -l1 a.py part-",
+    "split -l 1000 a.py /tmp/part-",
+    "csplit -f out/c a.py 2",
     "cp a.py /var/tmp",
     "cp a.py /dev/shm",
     "mv a.py /tmp",
@@ -227,6 +236,13 @@ def test_perls_diamond_runs_an_operand_ending_in_a_pipe_unguarded_and_is_refused
     tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     lost_unguarded_then_blocked(tmp_path, home_project, "perl -ne print 'rm -f ~/notes.txt|'")
+
+
+def test_csplits_prefix_completed_by_its_format_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path]
+) -> None:
+    payload = "printf 'a\\nb\\n' > s.txt; csplit -f ../no -b 'tes.txt%.0d' s.txt 2"
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 def test_the_networks_json_read_as_data_is_allowed_and_harmless(
