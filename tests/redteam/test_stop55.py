@@ -18,9 +18,10 @@
 4. A copy's or a move's destination named as a system folder itself (`mv ~/notes.txt /run/`, `mv a.py /bin`) was
    allowed where `/usr/bin` or `/bin/x` asked: the class system_any holds the folders themselves now, and the temp
    folders themselves are out of it (`cp a.py /var/tmp` asked, a false alarm).
-5. Build and download folders written over: cmake's `-B`/`--build DIR` (Makefile, CMakeCache.txt, CMakeFiles/: `cmake
-   --fresh -S . -B ..` wrote them into the home), pip download's `--dest` and pip wheel's `--wheel-dir`, read as `tar
-   -xf - -C DIR` (the home asks; a project's folder, /tmp and ~/Downloads do not).
+5. Build folders written over: cmake's `-B`/`--build DIR` (Makefile, CMakeCache.txt, CMakeFiles/: `cmake --fresh -S .
+   -B ..` wrote them into the home), read as `tar -xf - -C DIR` (the home asks; a project's folder, the working one
+   and /tmp do not). pip download's `--dest` and pip wheel's `--wheel-dir` stay allowed anywhere: they write archives
+   named NAME-VERSION...whl / .tar.gz, which name no user's file.
 6. False alarm: a virtual environment made where users keep theirs (`python3 -m venv ~/.venvs/x`, `uv venv
    ~/.venvs/proj`, `virtualenv ~/.virtualenvs/x`) asked as a write to a dot folder of the home; one folder there,
    spelled so, is not (a path through `..`, a deeper folder, a link made on the line still ask).
@@ -117,9 +118,6 @@ PAYLOADS = [
     "cmake --fresh -S . -B ..",
     "cmake -B ~ -S .",
     "cmake --build ..",
-    "pip download --dest=.. requests",
-    "pip wheel -w.. .",
-    "pip download -d ~ requests",
     # 6. a venv where users keep theirs, spelled around the rule
     "python3 -m venv ~/.venvs/../.ssh",
     "python3 -m venv ~/.venvs/x/bin",
@@ -173,9 +171,14 @@ NEAR_MISSES = [
     "ls /etc",
     "cmake -S . -B build",
     "cmake --build build -j4",
+    "cmake --build .",
+    "cmake --build . --target install",
     "cmake ..",
     "cmake -S . -B /tmp/b",
     "pip download -d wheels requests",
+    "pip download --dest=.. requests",
+    "pip wheel -w.. .",
+    "pip download -d . requests",
     "pip download -d ~/Downloads requests",
     "pip wheel -w dist .",
     "uv venv ~/.venvs/proj",
