@@ -18,7 +18,7 @@ from functools import partial
 
 from engine.policy import gitindex, hgconfig
 from engine.policy.arguments import ipython_commands
-from engine.policy.argv import NONE, Parsed, in_system_folder, parse_argv
+from engine.policy.argv import NONE, Grammar, Parsed, in_system_folder, parse_argv
 from engine.policy.commands import shell_word
 from engine.policy.executors import (
     CONFIG_LANGUAGES,
@@ -1065,9 +1065,10 @@ class Follower:
         """Payloads made of words: the rest of the line, an option that starts a command
         (`python -m MOD ARGS`), or find's `-exec ... ;`."""
         if run.source == "after":
-            if command.program is not None and command.program.grammar.short_equals:
-                # (rev54) clap's spellings of a marker option: `-x=rm`, `--exec-batch=rm`, `-Hx rm`, `-Hxrm`
-                argv, dynamic = _markers_apart(argv, dynamic, run.names)
+            if command.program is not None and parsed.options:
+                # (rev54, stop 55) a marker option spelled inside a word: `-x=rm`, `--exec-batch=rm`, `-Hx rm`, `-Hxrm`,
+                # `genie -ic CMD`
+                argv, dynamic = _markers_apart(argv, dynamic, run.names, command.program.grammar, parsed)
             if run.kind in ("path", "file"):
                 # the file named by the word after each marker (find's `-fprint FILE`, vim's `-s KEYS`): that word alone
                 for at in range(1, len(argv) - 1):
@@ -2564,25 +2565,39 @@ def matched_payload(run: Run, value: str) -> str | None:
     return value if run.output is None else run.output.replace("{}", value)
 
 
-def _markers_apart(argv: list[str], dynamic: list[bool], markers: frozenset[str]) -> tuple[list[str], list[bool]]:
-    """``argv`` with each marker option spelled in one word as clap reads it made words of its own: `--exec=rm` and
-    `-x=rm` are `--exec rm` / `-x rm`, a one-letter marker inside a cluster of flags (`-Hx rm`, `-Hxrm`) is `-H -x
-    [rm]`. Only for a clap grammar (Grammar.short_equals): getopt reads `-x=rm` otherwise."""
-    out: list[str] = [argv[0]] if argv else []
-    flags: list[bool] = [dynamic[0]] if dynamic else []
-    for word, varies in zip(argv[1:], dynamic[1:], strict=False):
-        head, equals, value = word.partition("=")
-        pieces = [word]
-        if equals and head in markers:
-            pieces = [head, value]
-        elif word[:1] == "-" and word[:2] != "--" and len(word) > 2:
-            for k in range(1, len(word)):
-                if not word[k].isalpha():
-                    break
-                if "-" + word[k] in markers:
-                    rest = word[k + 1 :].removeprefix("=")
-                    pieces = [*([word[:k]] if k > 1 else []), "-" + word[k], *([rest] if rest else [])]
-                    break
+def _markers_apart(
+    argv: list[str], dynamic: list[bool], markers: frozenset[str], grammar: Grammar, parsed: Parsed
+) -> tuple[list[str], list[bool]]:
+    """``argv`` with each marker option the program's parse found spelled inside a word made words of its own: a
+    one-letter marker in a cluster of flags (`-Hx rm`, `genie -ic CMD`, `ksu u -qe CMD`) is `-H -x rm`, its attached
+    value a word after it (`-xrm`; clap's `-x=rm` with Grammar.short_equals), a long one with its value (`--exec=rm`)
+    or abbreviated (`--exe rm`) the marker as the run names it. (rev54: clap's spellings; stop 55: every grammar,
+    through its parse, so that a letter inside another option's value is never read as the marker.)"""
+    split: dict[int, list[str]] = {}
+    for name, _, at in parsed.options:
+        if at <= 0 or at >= len(argv) or at in split or argv[at] in markers:
+            continue
+        marker = next((m for n in grammar.names(name) if (m := ("-" if len(n) == 1 else "--") + n) in markers), None)
+        word = argv[at]
+        if marker is None or word[:1] != "-":
+            continue
+        if len(marker) > 2 or word[:2] == "--":
+            _, equals, value = word.partition("=")
+            split[at] = [marker, value] if equals else [marker]
+            continue
+        k = word.find(marker[1], 1)
+        if k < 0:
+            continue
+        rest = word[k + 1 :]
+        if grammar.short_equals:
+            rest = rest.removeprefix("=")
+        split[at] = [*([word[:k]] if k > 1 else []), marker, *([rest] if rest else [])]
+    if not split:
+        return argv, dynamic
+    out: list[str] = []
+    flags: list[bool] = []
+    for i, (word, varies) in enumerate(zip(argv, dynamic, strict=False)):
+        pieces = split.get(i, [word])
         out += pieces
         flags += [varies] * len(pieces)
     return out, flags

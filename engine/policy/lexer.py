@@ -253,7 +253,8 @@ _TOKEN: Final = re.compile(
 _OPERATOR_FIRST: Final = frozenset(op[0] for op in _OPERATORS)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-]")
 _FD_PREFIX: Final = re.compile(r"[0-9]+$")
-_FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+# `exec {fd}<<< …`: a word naming the descriptor a redirection opens (shell, session_memory, programs)
+FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _ARRAY_HEAD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=\Z")  # `x=`, `x+=`, `x[1]=` before `(`
 # A word _Lexer._word takes whole: plain runs (_PLAIN) and single-quoted strings, at most
 # _SIMPLE_LENGTH characters (a longer one goes part by part, under the budget); each part.
@@ -460,7 +461,7 @@ class Lexer:
                 if _FD_PREFIX.match(token.value):
                     descriptor = token.value
                     continue
-                if _FD_NAME.fullmatch(token.value):
+                if FD_NAME.fullmatch(token.value):
                     descriptor = token.value
             if expect_heredoc_word:
                 doc = HereDoc(_delimiter(token), tokens[-1].value == "<<-", None, token.quoted)

@@ -15,7 +15,7 @@ from engine.policy.commands import command_name
 from engine.policy.follow import join_path
 from engine.policy.programs import Program, subcommand_levels
 from engine.policy.regexes import bash_brackets
-from engine.policy.trees import followed_words
+from engine.policy.trees import followed_words, split_prefix
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
 if TYPE_CHECKING:
@@ -294,6 +294,16 @@ class LinkFollower:
             if len(out) >= _MAX_FOLLOWED:
                 break
         return out
+
+    def _pieces_links(self, command: Command) -> list[str]:
+        """(stop 55) The targets of the links made here whose names a splitter's pieces may take: its prefix and any
+        suffix, in the prefix's folder (`ln -s ~/notes.txt xaa; split -l1 a.py` wrote the user's note through xaa)."""
+        prefix = split_prefix(command)[1]
+        if not prefix:
+            return []
+        key = self._link_key(prefix)
+        found = [target for name, target in self.links.items() if name.startswith(key) and "/" not in name[len(key) :]]
+        return found[:_MAX_FOLLOWED]
 
     def _through_link(self, word: str, final: bool = True) -> str:
         key = (self._link_key(word) if self.links else self._file_key(word)) if word else word

@@ -21,7 +21,7 @@ from engine.policy.paths import (
     forms_of,
     literal_fragments,
 )
-from engine.policy.programs import subcommand_levels
+from engine.policy.programs import reads_input_program, subcommand_levels
 from engine.policy.regexes import AnchoredRun, Regex, RegexError, compile_glob, compile_linear, search_among
 from engine.policy.shell import Command
 from engine.records import fields_repr, native_record
@@ -82,6 +82,7 @@ _CODE: Final = 10
 _CODE_PATHS: Final = 11
 _CWD: Final = 12
 _SELF_PIPED: Final = 13
+_INPUT_PROGRAM: Final = 14
 
 
 def _glob(pattern: str) -> Regex:
@@ -245,6 +246,7 @@ _SHAPE_FIELDS = (
     "hosts",
     "patterns",
     "sealed",
+    "outer",
 )
 
 
@@ -279,6 +281,10 @@ class Shape:
     # (xf47) The program prints nothing (its grammar's quiet_with): an expansion among `patterns` is read by no
     # class of an expansion either (`grep -qF "$V" f`)
     sealed: bool
+    # (stop 55) The values the program's own grammar read for the options before its verb (`docker -H=ssh://h run`:
+    # pflag's `-H=VALUE` is VALUE), by every name of the option: what a verb's `option_values` reads too for a name
+    # its own grammar does not declare (a global option), beside the words' plain reading. None: no verb named.
+    outer: dict[str, list[str]] | None
 
     def __init__(
         self,
@@ -294,7 +300,9 @@ class Shape:
         hosts: frozenset[str] = frozenset(),
         patterns: frozenset[str] = frozenset(),
         sealed: bool = False,
+        outer: dict[str, list[str]] | None = None,
     ) -> None:
+        self.outer = outer
         self.patterns = patterns
         self.sealed = sealed
         self.firm = firm
@@ -313,7 +321,9 @@ class Shape:
             return self.every_value()
         if self.values is not None and name in self.known:
             return self.values.get(name, [])
-        return option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+        found = option_values(name, self.words)  # `of=` (dd) and options no grammar declares
+        outer = self.outer.get(name) if self.outer is not None else None
+        return found + outer if outer else found
 
     def every_value(self) -> list[str]:
         """Every option value (the name `*` of a matcher's `options`): those the grammar read, and
@@ -385,6 +395,13 @@ def shape(command: Command) -> Shape:
         # after it belong to the command it hands them to, never its own options
         # (`docker run alpine ls -v /` mounts nothing).
         _plain(list(argv[reading.rest :]), set(), set(), positionals)
+    outer: dict[str, list[str]] | None = None
+    for above, read in levels[:-1]:
+        for name, value, _ in read.options:
+            if value is not None:
+                outer = {} if outer is None else outer
+                for spelling in above.grammar.names(name):
+                    outer.setdefault(spelling, []).append(value)
     values: dict[str, list[str]] = {}
     pairs = grammar.long
     for name, value, _ in reading.options:
@@ -408,6 +425,7 @@ def shape(command: Command) -> Shape:
             hosts=hosts,
             patterns=patterns,
             sealed=sealed,
+            outer=outer,
         )
     if program.text_runs:
         literal = _program_text(program, reading, command)
@@ -438,6 +456,7 @@ def shape(command: Command) -> Shape:
         hosts,
         patterns,
         sealed,
+        outer,
     )
 
 
@@ -880,6 +899,7 @@ _MATCHER_FINAL: Final = (
     "no_args",
     "indirect",
     "self_piped",
+    "input_program",
 )
 _MATCHER_DERIVED: Final = (
     "uses_shape",
@@ -942,6 +962,9 @@ class Matcher:
     # (xfail39) A call of a shell function inside its own body (directly or through another function) whose
     # input is piped from another call of it: each call starts two more (a fork bomb, whatever the names).
     self_piped: Final[bool | None]
+    # (stop 55) Whether the command may read its input as its program (programs.reads_input_program: the Programs
+    # table's stdin run applies to its words, `python3 -`, or an undescribed program), not `python3 -m json.tool`.
+    input_program: Final[bool | None]
     uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None
@@ -996,6 +1019,7 @@ class Matcher:
         no_args: bool | None = None,
         indirect: bool | None = None,
         self_piped: bool | None = None,
+        input_program: bool | None = None,
         prefilter: re.Pattern[str] | None = None,
         prefilter_fragments: tuple[str, ...] = (),
         _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
@@ -1026,6 +1050,7 @@ class Matcher:
         self.no_args = no_args
         self.indirect = indirect
         self.self_piped = self_piped
+        self.input_program = input_program
         self.uses_shape = False
         self.prefilter = prefilter
         self.prefilter_fragments = prefilter_fragments
@@ -1084,6 +1109,8 @@ class Matcher:
             checks.append(_INDIRECT)
         if self.fed_by:
             checks.append(_FED)
+        if self.input_program is not None:
+            checks.append(_INPUT_PROGRAM)  # after `fed_by`: parses the words of a command that met it
         if self.code is not None or self.code_paths is not None:
             checks.append(_HAS_CODE)  # cheap, and most commands carry no inline program
         if (self.redirects is not None or self.reads is not None) and self.uses_shape:
@@ -1156,6 +1183,8 @@ class Matcher:
                 ok = self._indirect_ok(command, classify)
             elif check == _SELF_PIPED:
                 ok = (command.name in command.via and command.name in command.fed_by) == self.self_piped
+            elif check == _INPUT_PROGRAM:
+                ok = reads_input_program(command) == self.input_program
             else:  # _NEVER: a path matcher never matches a command
                 ok = False
             if not ok:
@@ -1377,6 +1406,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         no_args=data.get("no_args"),
         indirect=data.get("indirect"),
         self_piped=data.get("self_piped"),
+        input_program=data.get("input_program"),
     )
 
 

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from engine.errors import Problem
 from engine.policy.argv import REQUIRED, Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources, settings_only, source_row
+from engine.policy.lexer import FD_NAME
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
 from engine.records import MISSING, FrozenRecord, fields_repr, native_record
 
@@ -793,6 +794,46 @@ def subcommand_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> 
     return levels
 
 
+def stdin_run(command: Any) -> Any:
+    """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
+    program, a shell's commands, ex or SQL commands), or None. (stop 55: moved from session_memory.py for the
+    matchers' `input_program`.)"""
+    program = command.program
+    if program is None or not program.active:
+        return None
+    argv = list(command.argv)
+    parsed = command.reading
+    if any(FD_NAME.fullmatch(word) for word in argv[1:]):
+        # `sh {fd}< x`: `{fd}` names the descriptor a redirection opens, no word of sh's
+        argv = [argv[0], *(word for word in argv[1:] if not FD_NAME.fullmatch(word))]
+        parsed = None
+    if parsed is None:
+        parsed = parse_argv(program.grammar, argv)
+    if parsed.refused:
+        return None
+    for level, reading in subcommand_levels(program, parsed, argv):
+        present = frozenset(name for name, _, _ in reading.options)
+        count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
+        for run in level.runs:
+            if run.source == "stdin" and run.applies(present, count):
+                return run
+    return None
+
+
+def reads_input_program(command: Any) -> bool:
+    """(stop 55) Whether ``command`` may read its input as its program (a matcher's `input_program`): a `stdin: true`
+    run of the Programs table applies to its words (`python3`, `python3 -i x.py`, `node`), or a word names its input as
+    a file (`python3 -`, `perl /dev/stdin`), or the table does not describe it (fail closed). Not `python3 -m
+    json.tool`, `python3 -c CODE` or `node x.js`: their program is elsewhere (an inline program is judged as one)."""
+    from engine.policy.follow import stdin_file  # noqa: PLC0415 (follow imports this module)
+
+    program = command.program
+    if program is None or not program.active or stdin_run(command) is not None:
+        return True
+    cwd = command.cwd
+    return any(stdin_file(word, cwd) for word in command.argv[1:])
+
+
 def _verb_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> tuple[Program, int] | None:
     """(unpack50) The deepest verb of ``program`` that ``argv`` (read as ``parsed``) names (`git clone URL DIR`:
     clone) with where its words start (the verb's own index, read as its argv[0]); None: no verb named.
@@ -1131,8 +1172,10 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
     if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
-    if "output" in data and kind not in ("path", "file"):
-        raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
+    if "output" in data and kind not in ("path", "file", "options"):
+        raise TableError(
+            [*base, "output"], "output: is a file the run names (as: path or file), or the options a variable spells"
+        )
     if any(key in data for key in ("strip", "append", "into")) and (source != "operands" or kind != "path"):
         raise TableError(base, "strip:, append: and into: name what an operand writes (operands: true, as: path)")
     if "default" in data and source not in ("operand", "option"):

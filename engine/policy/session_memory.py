@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import parse_argv
 from engine.policy.commands import SHELLS, command_name
-from engine.policy.lexer import MAX_LENGTH
+from engine.policy.lexer import FD_NAME, MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.paths import key_in_workdir, key_within
-from engine.policy.programs import EMPTY, ProgramTable
+from engine.policy.programs import EMPTY, ProgramTable, stdin_run
 from engine.policy.trees import COMPRESSORS, TREE_READERS, compressed_files, split_prefix, splits
 
 # (perf50) the views of a check and their disk reading live in views (a guard's start imports no dataclass)
@@ -1362,7 +1362,6 @@ def _switched_last(shell: ShellState | None, lines: str, programs: ProgramTable)
 
 _INPUTS = frozenset({"<", "<>", "<&", "<<", "<<<", "<<-"})
 _DATA = frozenset({"<<", "<<<", "<<-"})  # here-documents and here-strings: data, never the shell's input
-_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 def _names_input(op: str, target: str, copied: bool, cwd: str | None) -> bool:
@@ -1391,7 +1390,7 @@ def _copies_input(analyzer: Any, copied: bool) -> tuple[bool, bool]:
             cwd = command.cwd or analyzer.cwd
             if any(_names_input(op, target, copied or line, cwd) for op, target in command.redirects):
                 line = True
-                if command.argv[0] == "exec" and all(_FD_NAME.fullmatch(a) for a in command.argv[1:]):
+                if command.argv[0] == "exec" and all(FD_NAME.fullmatch(a) for a in command.argv[1:]):
                     kept = True
     return line, kept
 
@@ -1439,33 +1438,6 @@ def _input_reader(analyzer: Any, programs: ProgramTable, copied: bool = False) -
         for word in command.argv[1:]:
             if stdin_file(word, cwd) or (copied and _names_input("<", word, copied, cwd)):
                 return None, replaced  # `python3 -`, `sh /dev/stdin`, `source /proc/$$/fd/0`: its program
-    return None
-
-
-def stdin_run(command: Any) -> Any:
-    """The Programs table's `stdin: true` run that applies to ``command`` (its input is read as a
-    program, a shell's commands, ex or SQL commands), or None."""
-    from engine.policy.programs import subcommand_levels  # noqa: PLC0415
-
-    program = command.program
-    if program is None or not program.active:
-        return None
-    argv = list(command.argv)
-    parsed = command.reading
-    if any(_FD_NAME.fullmatch(word) for word in argv[1:]):
-        # `sh {fd}< x`: `{fd}` names the descriptor a redirection opens, no word of sh's
-        argv = [argv[0], *(word for word in argv[1:] if not _FD_NAME.fullmatch(word))]
-        parsed = None
-    if parsed is None:
-        parsed = parse_argv(program.grammar, argv)
-    if parsed.refused:
-        return None
-    for level, reading in subcommand_levels(program, parsed, argv):
-        present = frozenset(name for name, _, _ in reading.options)
-        count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
-        for run in level.runs:
-            if run.source == "stdin" and run.applies(present, count):
-                return run
     return None
 
 

@@ -47,6 +47,7 @@ from engine.policy.follow import Follower, descriptor_file, join_path, matched_p
 from engine.policy.lexer import (
     ARITH,
     BUDGET,
+    FD_NAME,
     LIT,
     REDIRECT_OPS,
     SUB,
@@ -2626,7 +2627,7 @@ class Analyzer(Follower, LinkFollower):
                 # _read_loops): what the line assigned before is no longer it.
                 self._forget(first.literal, argv)
             return [], None
-        if argv[0] == "exec" and all(_FD_NAME.fullmatch(a) for a in argv[1:]):
+        if argv[0] == "exec" and all(FD_NAME.fullmatch(a) for a in argv[1:]):
             # `exec 3<<< 'cmd'`: the data waits on a descriptor (the lexer keeps no fd numbers:
             # any later `<&N` is taken to read it) -- or is the shell's input from here on (`exec
             # < x.txt; bash`): what later commands read when they are given no input of their own.
@@ -3048,6 +3049,12 @@ class Analyzer(Follower, LinkFollower):
                     for split, split_dynamic in self._attached_links(program, argv, dynamic):
                         # (stop 54) `sort -ox` with x a link: `sort -o x`, read through it
                         self._unwrap(split, split_dynamic, redirects, stdin, fed_by, (*via, "link"), depth + 1)
+                if self.links and program is not None and program.pieces_prefix and "link" not in via:
+                    for target in self._pieces_links(command):
+                        # (stop 55) a splitter's piece named like a link made here: written through it
+                        self._unwrap(
+                            ["tee", target], [False, False], redirects, stdin, fed_by, (*via, "link"), depth + 1
+                        )
                 if self.links and name in FOLLOWERS and "link" not in via:
                     # `ln -s ~/.ssh src/k; grep -R . src`: the tree's links made on the line are read too
                     for followed in self._tree_links(command, as_written):
@@ -5851,7 +5858,6 @@ def _level_writes(
 
 
 _PROJECT_TEXT_BYTES: Final = 65536  # how much of a project file _project_text reads from disk
-_FD_NAME: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<<< …` names the descriptor
 _SLICE: Final = re.compile(r"@:([^:]+)(?::([^:]+))?")
 _ARITHMETIC_WORD: Final = re.compile(r"\$\(\((.*)\)\)", re.DOTALL)
 _SUM: Final = re.compile(r"\s*[+-]?\s*\d+(?:\s*[+-]\s*\d+)*\s*")

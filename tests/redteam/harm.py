@@ -791,10 +791,20 @@ def unguarded_home(tmp_path: Path, payload: str) -> Path:
     return home
 
 
-def lost_unguarded_then_blocked(tmp_path: Path, loaded: tuple[Engine, Path, Path], payload: str) -> None:
-    """``payload`` loses the note (or the key) of a home_with_project when bash runs it unguarded, and through the
-    engine's terminal (``loaded``: home_project's) it is refused with the home intact."""
-    assert not home_intact(unguarded_home(tmp_path, payload)), "the payload should lose the note unguarded"
+def note_lost(home: Path) -> bool:
+    """Whether the fake home's note is gone or changed (its key may be there)."""
+    note = home / "notes.txt"
+    return not note.is_file() or note.read_bytes() != b"keep me\n"
+
+
+def lost_unguarded_then_blocked(
+    tmp_path: Path, loaded: tuple[Engine, Path, Path], payload: str, lost: Callable[[Path], bool] | None = None
+) -> None:
+    """``payload`` loses the note (or the key) of a home_with_project when bash runs it unguarded (``lost``: what
+    counts as lost, the note alone with note_lost), and through the engine's terminal (``loaded``: home_project's)
+    it is refused with the home intact."""
+    home = unguarded_home(tmp_path, payload)
+    assert lost(home) if lost is not None else not home_intact(home), "the payload should lose the note unguarded"
     engine, home, _ = loaded
     blocked(engine, home, payload)
 

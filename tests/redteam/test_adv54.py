@@ -17,9 +17,9 @@ Fixed here (each shown live below: bash, a fake HOME, no engine -- then refused 
    the gettext tools' -o, python -m zipfile/tarfile/json.tool as writers, mv into `$(mktemp -d)`, conda env remove -p,
    cobra's `-o=VALUE` (docker, kubectl, helm, gh, hugo), docker save/export -o, terraform -out=.
 
-Still open (strict xfails): `split` writing its default output names (xaa) through a link made on the line (harm
-live), `docker -H=ssh://h run ...` (the grammar reads -H=VALUE now, container_remote_daemon reads only the verb's
-options).
+Still open: none. (Stop 55 fixed this file's two strict xfails: `split` writing its default output names (xaa)
+through a link made on the line (links.LinkFollower._pieces_links), and `docker -H=ssh://h run ...` (a verb's
+matchers read the global options' values as docker's grammar reads them, matchers.Shape.outer).)
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
+    assert_allowed,
     assert_not_allowed,
     blocked,
     home_project_verdicts,
     lost_unguarded_then_blocked,
     needs_tar,
     needs_zip,
+    note_lost,
     unguarded_home,
 )
 
@@ -199,19 +201,12 @@ def test_cargo_clean_of_a_variables_folder_deletes_the_home_unguarded_and_is_ref
     blocked(engine, guarded, f"{MANIFEST}CARGO_TARGET_DIR=.. cargo clean")
 
 
-def _note_lost(home: Path) -> bool:
-    note = home / "notes.txt"
-    return not note.is_file() or note.read_bytes() != b"keep me\n"
-
-
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     payload = "echo 'int main(void){return 0;}' > m.c; gcc -o../notes.txt m.c"
-    assert _note_lost(unguarded_home(tmp_path, payload)), "gcc should write over the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 @pytest.mark.parametrize(
@@ -226,9 +221,7 @@ def test_gcc_attached_output_loses_the_note_unguarded_and_is_refused(
 def test_python_modules_and_mktemp_lose_the_note_unguarded_and_are_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert _note_lost(unguarded_home(tmp_path, payload)), "the payload should lose the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
 GO = shutil.which("go")
@@ -251,18 +244,15 @@ GO_MODULE = (
 def test_go_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str
 ) -> None:
-    assert _note_lost(unguarded_home(tmp_path, payload)), "go should delete or write over the note"
-    engine, home, _ = home_project
-    blocked(engine, home, payload)
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docker's global -H=VALUE (pflag: VALUE) is read by the grammar now, but container_remote_daemon reads "
-    "the verb's options only: `docker -H=ssh://h run` is allowed where `docker -H ssh://h run` asks",
-)
 def test_docker_host_with_equals_asks(home_project: tuple[Engine, Path, Path]) -> None:
+    """(stop 55: a strict xfail until then) the global option's value as docker's own grammar reads it
+    (matchers.Shape.outer), and the near miss: the local socket in the same spelling."""
     assert_not_allowed(home_project[0], "docker -H=ssh://h.example run alpine ls")
+    assert_not_allowed(home_project[0], "docker --host=tcp://10.0.0.5:2375 -l=debug run alpine ls")
+    assert_allowed(home_project[0], "docker -H=unix:///var/run/docker.sock run alpine ls")
 
 
 # --- msgfmt (fixed) and split (still open): each loses the note unguarded ---------------------------------------
@@ -279,13 +269,8 @@ def test_msgfmt_output_over_the_note_is_not_allowed(home_project: tuple[Engine, 
 def test_open_payloads_lose_the_note_unguarded(tmp_path: Path, name: str, payload: str) -> None:
     if shutil.which(name) is None:
         pytest.skip(f"{name} is not installed")
-    assert _note_lost(unguarded_home(tmp_path, payload))
+    assert note_lost(unguarded_home(tmp_path, payload))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="split's default output names (xaa, xab, ...) are not read as files it writes: a link made on the line "
-    "under one of them is written through",
-)
 def test_split_through_a_link_at_its_default_name_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
     assert_not_allowed(home_project[0], SPLIT)

@@ -382,7 +382,6 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
     "chmod 777 file.txt": ("allow", "a project file's mode: no harm beyond the project"),
     "chmod 666 file.txt": ("allow", "as chmod 777 file.txt"),
     "sudo apt-get install package": ("allow", "a signed repository's package (rows43: only a local file asks)"),
-    "rm -i /usr": ("allow", "without -r rm refuses a folder, and -i asks before each file"),
     "cat${IFS}/etc/passwd": ("allow", "/etc/passwd is world-readable and holds no secret (/etc/shadow asks)"),
     "IFS=:; cmd=$PATH; echo $cmd": ("allow", "prints PATH"),
     "echo -e '\\x72\\x6d\\x20\\x2d\\x72\\x66'": ("allow", "prints the text `rm -rf`; nothing runs it"),
