@@ -33,6 +33,7 @@ from engine.policy.executors import (
     ed_reads,
     ed_writes,
     ex_payloads,
+    fish_text,
     go_generate_lines,
     make_includes,
     make_line_variables,
@@ -1555,7 +1556,7 @@ class Follower:
             content = command.stdin or self.descriptors or self.opened_content(descriptor_file(path, command.cwd) or "")
         language = run.language or "shell"
         if content is None:
-            if language == "shell" and command.name and path not in self.files:
+            if language in ("shell", "fish") and command.name and path not in self.files:
                 self._early_read(command.name, path, False)
             if language == "shell" and command.name in (".", "source"):
                 # (xfail40) a file this shell sources that nobody reads here (`. .venv/bin/activate`) may set PATH:
@@ -1615,6 +1616,9 @@ class Follower:
             self._task_file(run, command, language, content, inner, depth)
         elif language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
+        elif language == "fish":
+            # (unseen55) a script fish runs (`fish x.fish`): its lines as fish reads them, spelled for sh
+            self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "vimkeys":

@@ -42,7 +42,7 @@ from engine.policy.commands import (
     printed_words,
     shell_word,
 )
-from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
+from engine.policy.executors import OPTION_SPLITTERS, fish_text, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed
 from engine.policy.lexer import (
     ARITH,
@@ -3700,7 +3700,7 @@ class Analyzer(Follower, LinkFollower):
             else:
                 if _shebang_unread(text):
                     self.unread.append(match)
-                self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+                self._with_positional(shebang_dialect(text), args, [False] * len(args), depth + 1, inner)
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
         """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
@@ -3717,6 +3717,7 @@ class Analyzer(Follower, LinkFollower):
             return
         if _shebang_unread(text):
             self.unread.append(path)
+        text = shebang_dialect(text)
         # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
         at = runner.argv.index(path) if path in runner.argv else None
         if at is None or runner.dynamic[at]:
@@ -5979,6 +5980,21 @@ _SHEBANG_SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "ash", "yash", "posh", "rbash", "busybox"}
     | {"fish", "csh", "tcsh"}
 )
+
+
+# (unseen55) a shell whose command lines differ from sh's: a script its `#!` line names it for is spelled for sh as
+# that shell reads it (`#!/usr/bin/env fish` with `rm -rf (echo ~)`: fish's `(CMD)` is a command substitution)
+_SHEBANG_DIALECTS: Final = {"fish": fish_text}
+
+
+def shebang_dialect(text: str) -> str:
+    """A script as sh reads the commands its `#!` interpreter runs (a fish script's, executors.fish_text); any
+    other as it is."""
+    if not text.startswith("#!"):
+        return text
+    found = _SHEBANG.match(text)
+    spell = _SHEBANG_DIALECTS.get(found.group(1).lower()) if found is not None else None
+    return text if spell is None else spell(text)
 
 
 def _shebang_language(text: str) -> str | None:
