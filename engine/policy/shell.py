@@ -3915,6 +3915,15 @@ class Analyzer(Follower, LinkFollower):
         """`alias NAME=TEXT ...`: a later command word NAME runs TEXT. A text known only at run time
         is a command word that may be anything; a name known only at run time, any command's."""
         scope = self._shell_scope(via) if via else ()
+        at = 1
+        while at < len(argv) and argv[at][:1] == "-" and not dynamic[at]:
+            at += 1  # (fish's `alias --save`, bash's `alias -p`)
+        if len(argv) - at >= 2 and "=" not in argv[at]:
+            # (unseen55) `alias NAME TEXT…` without `=`: fish's form (`fish -c 'alias x "rm -rf ~"; x'` runs rm) and
+            # csh's (the words joined); to bash it prints NAME and fails: read as the definition (the safe side)
+            text = " ".join(argv[at + 1 :])
+            argv = [argv[0], f"{argv[at]}={text}"]
+            dynamic = [False, any(dynamic[at:])]
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
             alias, sep, value = word.partition("=")
             if is_dynamic and (not sep or "$" in alias or "`" in alias):

@@ -35,11 +35,18 @@ runs commands through wrappers) to the shells the engine reads as sh:
    home (live below); each is now read as fish reads it, for `-c`, `-C`, its input, a script it runs and a `#!fish`
    script the session wrote. Near misses (`fish -c 'echo (date)'`, `\\(` escaped, `'(…)'` quoted, `{a,b}`, find's
    `{}`) stay allowed.
+2. `alias NAME TEXT` without `=` (shell._define_aliases): fish's alias takes the text as a second word and defines it
+   at once (`fish -c 'alias x "rm -rf ~"; x'` deleted the home live, allowed); csh's joins its words. It is now read
+   as `alias NAME=TEXT` (to bash it prints NAME and fails: the safe side), so the later `x` runs rm: deny. `alias ll`,
+   `alias -p`, `fish -c 'alias g git; g status'` stay allowed.
 
-Open: nothing from these sources (no strict xfail). Noticed, not fixed: a quoted `~` is read as the home
-(`rm -rf '~'`, `rm -rf \\~`, `rm -rf ./~` in a project: deny, where rm deletes a folder named `~`), and so are
-`rm -rf ${HOME}x` and `rm -rf "$HOME "` (other paths): false hardlines, rare; csh/tcsh payloads are read as sh
-(their differences found here do no harm: an alias defined in the same `-c` line is not used by tcsh).
+Open (strict xfail, harm live below): an alias's text is read as sh's when the alias runs, so fish's own syntax in
+it is not seen: `fish -c 'alias x "rm -rf (echo ~)"; x'` is allowed and deletes the home.
+
+Noticed, not fixed: a quoted `~` is read as the home (`rm -rf '~'`, `rm -rf \\~`, `rm -rf ./~` in a project: deny,
+where rm deletes a folder named `~`), and so are `rm -rf ${HOME}x` and `rm -rf "$HOME "` (other paths): false
+hardlines, rare. csh/tcsh payloads are still read as sh: their differences found here did no harm (tcsh does not
+use an alias defined in the same `-c` line; reading it as defined, fix 2, is the safe side).
 """
 
 from __future__ import annotations
@@ -196,6 +203,55 @@ def test_a_fish_script_the_session_wrote_is_read_as_fish(plain_harm: tuple[Engin
     # no program to bash)
     assert session_verdict(root, engine, {"x.fish": "echo (date)\n"}, "fish x.fish", "fish-n1") == "allow"
     assert session_verdict(root, engine, {"x.fish": "r\\x6d -rf ~\n"}, "source x.fish", "fish-n2") == "allow"
+
+
+# -- fix 2: `alias NAME TEXT` without `=` (fish's and csh's form) --------------------------------------------------
+ALIAS_WORDS = (
+    [
+        "fish -c 'alias x \"rm -rf ~\"; x'",
+        "fish -c 'alias --save x \"rm -rf ~\"; x'",
+        "alias x 'rm -rf ~'; x",
+    ],
+    [
+        "fish -c 'alias ll \"ls -la\"; ll'",
+        "fish -c 'alias g git; g status'",
+        "alias ll='ls -la'; ll",
+        "alias ll",
+        "alias -p",
+        "alias",
+    ],
+)
+
+
+def test_an_alias_defined_without_an_equals_sign_runs_its_text(scorer: Engine) -> None:
+    payloads, near_misses = ALIAS_WORDS
+    assert allowed_payloads(scorer, payloads) == []
+    assert flagged_near_misses(scorer, near_misses) == []
+
+
+@needs_fish
+def test_a_fish_alias_deletes_home_live_and_is_stopped(tmp_path: Path, plain_harm: tuple[Engine, Path, Path]) -> None:
+    engine, home, _ = plain_harm
+    deleted_then_stopped(tmp_path, engine, home, "fish -c 'alias x \"rm -rf ~\"; x'")
+    # the near miss: fish's alias runs its text
+    _, _, printed = run_confined(tmp_path / "near", "fish -c 'alias hi \"echo hello\"; hi'")
+    assert printed.strip() == "hello"
+
+
+# open: an alias's text is read as sh's when the alias runs, not as the shell that defined it reads it
+FISH_ALIAS_TEXT = "fish -c 'alias x \"rm -rf (echo ~)\"; x'"
+
+
+@pytest.mark.xfail(strict=True, reason="an alias's text is read as sh when it runs: fish's `(CMD)` in it is not seen")
+def test_a_fish_alias_text_is_read_as_fish(scorer: Engine) -> None:
+    assert scorer.check(FISH_ALIAS_TEXT).decision != "allow"
+
+
+@needs_fish
+def test_a_fish_alias_text_deletes_home_live(tmp_path: Path) -> None:
+    """The open case's harm, live (the engine allows it: the strict xfail above)."""
+    home, _, _ = run_confined(tmp_path, FISH_ALIAS_TEXT)
+    assert not (home / "notes.txt").exists()
 
 
 @needs_fish
