@@ -168,6 +168,9 @@ class Follower:
     # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
     # substitution (paths.lists_tree); None: unknown input.
     listing: tuple[str, str | None] | None = None  # (the listing, the folder it runs in: see shell._listing_of)
+    # (unseen55) the shell whose payload is being read is fish: the code its own builtins are handed (`eval TEXT`,
+    # `source F`, an alias's text) is fish's too (see _payload, _FISH_SAME_SHELL); another program's is its own
+    fish_dialect: bool = False
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
@@ -1291,6 +1294,13 @@ class Follower:
             inherited = self.exec_input
             if command.stdin and run.source != "stdin":
                 self.exec_input = command.stdin
+            # (unseen55) fish's payload, and the code a fish builtin is handed (`eval "rm -rf (echo ~)"`), as fish
+            # reads it; any other program's payload (`bash -c`) as sh's
+            fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
+            if fish and run.decode != "fish":
+                text = fish_text(text)
+            dialect = self.fish_dialect
+            self.fish_dialect = fish
             try:
                 if arguments is not None:
                     words, flags = arguments
@@ -1301,6 +1311,7 @@ class Follower:
                     self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
             finally:
                 self.exec_input = inherited
+                self.fish_dialect = dialect
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code" and run.language in CONFIG_LANGUAGES:
@@ -1614,11 +1625,17 @@ class Follower:
             return
         if language in TASK_LANGUAGES:
             self._task_file(run, command, language, content, inner, depth)
+        elif language == "fish" or (language == "shell" and self.fish_dialect and command.name in _FISH_SAME_SHELL):
+            # (unseen55) a script fish runs (`fish x.fish`, or fish's `source x.fish`): its lines as fish reads them,
+            # spelled for sh
+            dialect = self.fish_dialect
+            self.fish_dialect = True
+            try:
+                self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner))
+            finally:
+                self.fish_dialect = dialect
         elif language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
-        elif language == "fish":
-            # (unseen55) a script fish runs (`fish x.fish`): its lines as fish reads them, spelled for sh
-            self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
             self._payload(_as(run, language), command, None, content, inner, depth)
         elif language == "vimkeys":
@@ -2394,6 +2411,10 @@ def sh_argv(text: str) -> str:
     text = text.replace("$#argv", "$#")
     text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
     return _ARGV_ANY.sub("$@", text)
+
+
+# (unseen55) fish's builtins that run code in the same fish (see Follower.fish_dialect)
+_FISH_SAME_SHELL: Final = frozenset({"eval", "source", "."})
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

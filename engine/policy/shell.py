@@ -3922,7 +3922,7 @@ class Analyzer(Follower, LinkFollower):
             # (unseen55) `alias NAME TEXT…` without `=`: fish's form (`fish -c 'alias x "rm -rf ~"; x'` runs rm) and
             # csh's (the words joined); to bash it prints NAME and fails: read as the definition (the safe side)
             text = " ".join(argv[at + 1 :])
-            argv = [argv[0], f"{argv[at]}={text}"]
+            argv = [argv[0], f"{argv[at]}={fish_text(text) if self.fish_dialect else text}"]
             dynamic = [False, any(dynamic[at:])]
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
             alias, sep, value = word.partition("=")

@@ -40,13 +40,18 @@ runs commands through wrappers) to the shells the engine reads as sh:
    as `alias NAME=TEXT` (to bash it prints NAME and fails: the safe side), so the later `x` runs rm: deny. `alias ll`,
    `alias -p`, `fish -c 'alias g git; g status'` stay allowed.
 
-Open (strict xfail, harm live below): an alias's text is read as sh's when the alias runs, so fish's own syntax in
-it is not seen: `fish -c 'alias x "rm -rf (echo ~)"; x'` is allowed and deletes the home.
+3. The code fish's own builtins are handed (Follower.fish_dialect): `fish -c 'eval "rm -rf (echo ~)"'` and
+   `fish -c 'alias x "rm -rf (echo ~)"; x'` read the string as sh, allowed, and deleted the home live. While a fish
+   payload or script is read, the text `eval`, `source`/`.` and an alias run is fish's too; another program's
+   payload (`bash -c` inside fish) stays sh's.
+
+Open: nothing (no strict xfail).
 
 Noticed, not fixed: a quoted `~` is read as the home (`rm -rf '~'`, `rm -rf \\~`, `rm -rf ./~` in a project: deny,
 where rm deletes a folder named `~`), and so are `rm -rf ${HOME}x` and `rm -rf "$HOME "` (other paths): false
 hardlines, rare. csh/tcsh payloads are still read as sh: their differences found here did no harm (tcsh does not
-use an alias defined in the same `-c` line; reading it as defined, fix 2, is the safe side).
+use an alias defined in the same `-c` line; reading it as defined, fix 2, is the safe side). A `#!fish` script run as
+`./x.fish` is read as fish (fix 1), but the code its own `eval` is handed is read as sh.
 """
 
 from __future__ import annotations
@@ -192,6 +197,7 @@ FISH_SCRIPTS: list[tuple[dict[str, str], str]] = [
     ({"x.fish": "r\\x6d -rf ~\n"}, "fish x.fish"),
     ({"x.fish": "r\\x6d -rf ~\n"}, "fish < x.fish"),
     ({"x.fish": "#!/usr/bin/env fish\nrm -rf {$HOME}\n"}, "chmod +x x.fish && ./x.fish"),
+    ({"x.fish": "r\\x6d -rf ~\n"}, "fish -c 'source x.fish'"),
 ]
 
 
@@ -238,20 +244,47 @@ def test_a_fish_alias_deletes_home_live_and_is_stopped(tmp_path: Path, plain_har
     assert printed.strip() == "hello"
 
 
-# open: an alias's text is read as sh's when the alias runs, not as the shell that defined it reads it
-FISH_ALIAS_TEXT = "fish -c 'alias x \"rm -rf (echo ~)\"; x'"
+# -- fix 3: the code fish's own builtins are handed is fish's too ------------------------------------------------
+FISH_BUILTIN_CODE = (
+    [
+        "fish -c 'eval \"rm -rf (echo ~)\"'",
+        "fish -c 'eval \"r\\\\x6d -rf ~\"'",
+        "fish -c 'function x; eval \"rm -rf {$HOME}\"; end; x'",
+        "fish -c 'alias x \"rm -rf (echo ~)\"; x'",
+    ],
+    [
+        "fish -c 'eval \"echo (date)\"'",
+        "fish -c 'alias d \"echo (date)\"; d'",
+        "bash -c 'eval \"echo (date)\"'",  # bash's eval: sh's reading (a syntax error there, nothing runs)
+        "fish -c 'bash -c \"echo \\\\(x\\\\)\"'",  # another shell's payload is its own
+    ],
+)
 
 
-@pytest.mark.xfail(strict=True, reason="an alias's text is read as sh when it runs: fish's `(CMD)` in it is not seen")
-def test_a_fish_alias_text_is_read_as_fish(scorer: Engine) -> None:
-    assert scorer.check(FISH_ALIAS_TEXT).decision != "allow"
+BASH_IN_FISH = 'fish -c "bash -c \\"echo \'a\\\\\' ; rm -rf ~ #\'\\""'
+
+
+def test_the_code_a_fish_builtin_is_handed_is_read_as_fish(scorer: Engine) -> None:
+    payloads, near_misses = FISH_BUILTIN_CODE
+    for command in payloads:
+        assert_hardline(scorer, command)
+    assert flagged_near_misses(scorer, near_misses) == []
+    # bash inside fish reads its own payload as sh: `\'` ends a single-quoted word there, so rm runs (reading it fish's
+    # way would make it one quoted word and hide the rm)
+    assert_hardline(scorer, BASH_IN_FISH)
 
 
 @needs_fish
-def test_a_fish_alias_text_deletes_home_live(tmp_path: Path) -> None:
-    """The open case's harm, live (the engine allows it: the strict xfail above)."""
-    home, _, _ = run_confined(tmp_path, FISH_ALIAS_TEXT)
-    assert not (home / "notes.txt").exists()
+@pytest.mark.parametrize(
+    "payload",
+    [*FISH_BUILTIN_CODE[0][:1], *FISH_BUILTIN_CODE[0][3:], BASH_IN_FISH],
+    ids=["eval", "alias", "bash-in-fish"],
+)
+def test_a_fish_builtins_code_deletes_home_live_and_is_stopped(
+    tmp_path: Path, plain_harm: tuple[Engine, Path, Path], payload: str
+) -> None:
+    engine, home, _ = plain_harm
+    deleted_then_stopped(tmp_path, engine, home, payload)
 
 
 @needs_fish
