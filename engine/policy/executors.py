@@ -1936,10 +1936,137 @@ def decode(value: str, encoding: str | None) -> str:
         return _string_array(value)
     if encoding == "data-url" and value[:5].lower() == "data:":
         return _data_url(value)
+    if encoding == "fish":
+        return fish_text(value)
     if encoding == "sq" and "'\\" in value:
         # (adv42) a value in git's single quotes (GIT_CONFIG_PARAMETERS): `'\''` is a quote, `'\!'` a `!`
         return value.replace("'\\''", "'").replace("'\\!'", "!")
     return value
+
+
+# -- fish ----------------------------------------------------------------------------
+# (unseen55) fish's own reading of a command line, spelled for sh: where the two differ, what fish runs is judged.
+# `(CMD)` unquoted is a command substitution (as `$(CMD)`, which fish 3.4+ also reads, in double quotes too); a
+# backslash outside quotes decodes `\xHH`, `\XHH`, `\ooo`, `\uXXXX`, `\UXXXXXXXX`, `\cX` and `\e`, `\n` ... (`r\x6d` is
+# `rm`); in single quotes `\'` is a quote and `\\` a backslash (`'x\''` is one word, `x'`); `{WORD}` without a comma
+# is WORD (`{$HOME}`), which sh leaves in braces. Backquotes are data to fish: sh's reading of them is kept (the
+# safe side).
+_FISH_ESCAPES: dict[str, str] = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
+_FISH_HEX: dict[str, tuple[int, str]] = {
+    "x": (2, "0123456789abcdefABCDEF"),
+    "X": (2, "0123456789abcdefABCDEF"),
+    "u": (4, "0123456789abcdefABCDEF"),
+    "U": (8, "0123456789abcdefABCDEF"),
+}
+_FISH_GATE = re.compile(r"[\\'({]")
+_FISH_WORD_END = frozenset(" \t\n;|&<>()")
+
+
+def fish_text(text: str) -> str:
+    """A fish command line as sh reads the same commands (see above); text without a backslash, single quote,
+    parenthesis or brace is the same in both."""
+    if _FISH_GATE.search(text) is None:
+        return text
+    out, _ = _fish_span(text, 0, False)
+    return out
+
+
+def _sh_char(char: str) -> str:
+    """One character fish decoded from an escape, quoted for sh."""
+    return "\\'" if char == "'" else f"'{char}'"
+
+
+def _fish_escape(text: str, i: int) -> tuple[str, int]:
+    """The backslash escape at ``text[i]`` (outside quotes) spelled for sh, and where it ends."""
+    nxt = text[i + 1 : i + 2]
+    if nxt in _FISH_ESCAPES:
+        return _sh_char(_FISH_ESCAPES[nxt]), i + 2
+    octal = nxt != "" and nxt in "01234567"
+    if octal or nxt in _FISH_HEX:
+        width, digits = (3, "01234567") if octal else _FISH_HEX[nxt]
+        start = i + 1 if octal else i + 2
+        end = start
+        while end < len(text) and end - start < width and text[end] in digits:
+            end += 1
+        if end == start:
+            return text[i : i + 2], i + 2
+        code = int(text[start:end], 8 if octal else 16)
+        return (_sh_char(chr(code)) if 0 < code <= 0x10FFFF else "''"), end
+    if nxt == "c" and i + 2 < len(text):
+        return _sh_char(chr(ord(text[i + 2]) & 0x1F)), i + 3
+    return text[i : i + 2], i + 2
+
+
+def _fish_span(text: str, i: int, inside: bool) -> tuple[str, int]:
+    """``text`` from ``i`` spelled for sh, to its end or (``inside`` a substitution) the `)` that closes it: the
+    spelling and the index after that `)`."""
+    out: list[str] = []
+    n = len(text)
+    while i < n:
+        char = text[i]
+        if char == "\\":
+            spelled, i = _fish_escape(text, i)
+            out.append(spelled)
+        elif char == "'":
+            out.append("'")
+            i += 1
+            while i < n and text[i] != "'":
+                if text[i] == "\\" and text[i + 1 : i + 2] in ("'", "\\"):
+                    out.append("'\\''" if text[i + 1] == "'" else "\\")
+                    i += 2
+                    continue
+                out.append(text[i])
+                i += 1
+            out.append("'")
+            i += 1
+        elif char == '"':
+            out.append('"')
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    out.append(text[i : i + 2])
+                    i += 2
+                elif text.startswith("$(", i):
+                    inner, i = _fish_span(text, i + 2, True)
+                    out.append(f"$({inner})")
+                else:
+                    out.append(text[i])
+                    i += 1
+            out.append('"')
+            i += 1
+        elif char == "(" or text.startswith("$(", i):
+            inner, i = _fish_span(text, i + (2 if char == "$" else 1), True)
+            out.append(f"$({inner})")
+        elif char == ")" and inside:
+            return "".join(out), i + 1
+        elif char == "#" and (i == 0 or text[i - 1] in _FISH_WORD_END):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(text[i:end])
+            i = end
+        elif char == "{" and (i == 0 or text[i - 1] != "$"):
+            close = text.find("}", i + 1)
+            inner = text[i + 1 : close] if close > i + 1 else ""
+            if inner and not any(c in inner for c in ",{ \t\n;'\""):
+                spelled, _ = _fish_span(inner, 0, False)
+                out.append(spelled)
+                i = close + 1
+            else:
+                out.append(char)
+                i += 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out), i
 
 
 def _data_url(value: str) -> str:

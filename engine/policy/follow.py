@@ -33,6 +33,7 @@ from engine.policy.executors import (
     ed_reads,
     ed_writes,
     ex_payloads,
+    fish_text,
     go_generate_lines,
     make_includes,
     make_line_variables,
@@ -167,6 +168,9 @@ class Follower:
     # (`find . -name '*.py' | xargs grep x`): `$(find . -name '*.py')`, read like that
     # substitution (paths.lists_tree); None: unknown input.
     listing: tuple[str, str | None] | None = None  # (the listing, the folder it runs in: see shell._listing_of)
+    # (unseen55) the shell whose payload is being read is fish: the code its own builtins are handed (`eval TEXT`,
+    # `source F`, an alias's text) is fish's too (see _payload, _FISH_SAME_SHELL); another program's is its own
+    fish_dialect: bool = False
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
@@ -1291,6 +1295,13 @@ class Follower:
             inherited = self.exec_input
             if command.stdin and run.source != "stdin":
                 self.exec_input = command.stdin
+            # (unseen55) fish's payload, and the code a fish builtin is handed (`eval "rm -rf (echo ~)"`), as fish
+            # reads it; any other program's payload (`bash -c`) as sh's
+            fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
+            if fish and run.decode != "fish":
+                text = fish_text(text)
+            dialect = self.fish_dialect
+            self.fish_dialect = fish
             try:
                 if arguments is not None:
                     words, flags = arguments
@@ -1301,6 +1312,7 @@ class Follower:
                     self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
             finally:
                 self.exec_input = inherited
+                self.fish_dialect = dialect
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code" and run.language in CONFIG_LANGUAGES:
@@ -1556,7 +1568,7 @@ class Follower:
             content = command.stdin or self.descriptors or self.opened_content(descriptor_file(path, command.cwd) or "")
         language = run.language or "shell"
         if content is None:
-            if language == "shell" and command.name and path not in self.files:
+            if language in ("shell", "fish") and command.name and path not in self.files:
                 self._early_read(command.name, path, False)
             if language == "shell" and command.name in (".", "source"):
                 # (xfail40) a file this shell sources that nobody reads here (`. .venv/bin/activate`) may set PATH:
@@ -1614,6 +1626,15 @@ class Follower:
             return
         if language in TASK_LANGUAGES:
             self._task_file(run, command, language, content, inner, depth)
+        elif language == "fish" or (language == "shell" and self.fish_dialect and command.name in _FISH_SAME_SHELL):
+            # (unseen55) a script fish runs (`fish x.fish`, or fish's `source x.fish`): its lines as fish reads them,
+            # spelled for sh
+            dialect = self.fish_dialect
+            self.fish_dialect = True
+            try:
+                self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner))
+            finally:
+                self.fish_dialect = dialect
         elif language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
@@ -2391,6 +2412,10 @@ def sh_argv(text: str) -> str:
     text = text.replace("$#argv", "$#")
     text = _ARGV_ITEM.sub(lambda m: "${" + m.group(1) + "}", text)
     return _ARGV_ANY.sub("$@", text)
+
+
+# (unseen55) fish's builtins that run code in the same fish (see Follower.fish_dialect)
+_FISH_SAME_SHELL: Final = frozenset({"eval", "source", "."})
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

@@ -42,7 +42,7 @@ from engine.policy.commands import (
     printed_words,
     shell_word,
 )
-from engine.policy.executors import OPTION_SPLITTERS, settings_named, settings_write
+from engine.policy.executors import OPTION_SPLITTERS, fish_text, settings_named, settings_write
 from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed
 from engine.policy.lexer import (
     ARITH,
@@ -3707,7 +3707,7 @@ class Analyzer(Follower, LinkFollower):
             else:
                 if _shebang_unread(text):
                     self.unread.append(match)
-                self._with_positional(text, args, [False] * len(args), depth + 1, inner)
+                self._with_positional(shebang_dialect(text), args, [False] * len(args), depth + 1, inner)
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
         """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
@@ -3724,6 +3724,7 @@ class Analyzer(Follower, LinkFollower):
             return
         if _shebang_unread(text):
             self.unread.append(path)
+        text = shebang_dialect(text)
         # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
         at = runner.argv.index(path) if path in runner.argv else None
         if at is None or runner.dynamic[at]:
@@ -3921,6 +3922,15 @@ class Analyzer(Follower, LinkFollower):
         """`alias NAME=TEXT ...`: a later command word NAME runs TEXT. A text known only at run time
         is a command word that may be anything; a name known only at run time, any command's."""
         scope = self._shell_scope(via) if via else ()
+        at = 1
+        while at < len(argv) and argv[at][:1] == "-" and not dynamic[at]:
+            at += 1  # (fish's `alias --save`, bash's `alias -p`)
+        if len(argv) - at >= 2 and "=" not in argv[at]:
+            # (unseen55) `alias NAME TEXT…` without `=`: fish's form (`fish -c 'alias x "rm -rf ~"; x'` runs rm) and
+            # csh's (the words joined); to bash it prints NAME and fails: read as the definition (the safe side)
+            text = " ".join(argv[at + 1 :])
+            argv = [argv[0], f"{argv[at]}={fish_text(text) if self.fish_dialect else text}"]
+            dynamic = [False, any(dynamic[at:])]
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
             alias, sep, value = word.partition("=")
             if is_dynamic and (not sep or "$" in alias or "`" in alias):
@@ -5985,6 +5995,21 @@ _SHEBANG_SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "ash", "yash", "posh", "rbash", "busybox"}
     | {"fish", "csh", "tcsh"}
 )
+
+
+# (unseen55) a shell whose command lines differ from sh's: a script its `#!` line names it for is spelled for sh as
+# that shell reads it (`#!/usr/bin/env fish` with `rm -rf (echo ~)`: fish's `(CMD)` is a command substitution)
+_SHEBANG_DIALECTS: Final = {"fish": fish_text}
+
+
+def shebang_dialect(text: str) -> str:
+    """A script as sh reads the commands its `#!` interpreter runs (a fish script's, executors.fish_text); any
+    other as it is."""
+    if not text.startswith("#!"):
+        return text
+    found = _SHEBANG.match(text)
+    spell = _SHEBANG_DIALECTS.get(found.group(1).lower()) if found is not None else None
+    return text if spell is None else spell(text)
 
 
 def _shebang_language(text: str) -> str | None:
