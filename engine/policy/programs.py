@@ -831,7 +831,17 @@ def reads_input_program(command: Any) -> bool:
     if program is None or not program.active or stdin_run(command) is not None:
         return True
     cwd = command.cwd
-    return any(stdin_file(word, cwd) for word in command.argv[1:])
+    # (rev55) and, failing closed, a word that may name it any other way: through `..` from wherever it runs
+    # (`python3 ../../../../dev/stdin`), a glob (`/dev/stdi?`), inside an option's value (`ruby -r/dev/stdin`, `php -d
+    # auto_prepend_file=php://stdin`)
+    return any(stdin_file(word, cwd) or _MAY_NAME_INPUT.search(word) is not None for word in command.argv[1:])
+
+
+# (rev55) The spellings of a program's own input a word may hold (see reads_input_program)
+# (a path word with a glob in it: no blank or quote, a `/` and one of `*?[`; an inline program's text has its quotes)
+_MAY_NAME_INPUT: Final = re.compile(
+    r"dev/std|fd/0(?![0-9])|php://std|/proc/[^/]*/fd|^[^\s'\"]*/[^\s'\"]*[*?\[]|^[^\s'\"]*[*?\[][^\s'\"]*/"
+)
 
 
 def _verb_levels(program: Program, parsed: Parsed, argv: Sequence[str]) -> tuple[Program, int] | None:
@@ -1172,10 +1182,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         raise TableError([*base, "as"], "as: code needs language: (the interpreter that reads it)")
     if kind == "options" and language is not None and language not in OPTION_SPLITTERS:
         raise TableError([*base, "language"], f"as: options reads language: {', '.join(OPTION_SPLITTERS)}")
-    if "output" in data and kind not in ("path", "file", "options"):
-        raise TableError(
-            [*base, "output"], "output: is a file the run names (as: path or file), or the options a variable spells"
-        )
+    if "output" in data and kind not in ("path", "file"):
+        raise TableError([*base, "output"], "output: is a file the run names (as: path or as: file)")
     if any(key in data for key in ("strip", "append", "into")) and (source != "operands" or kind != "path"):
         raise TableError(base, "strip:, append: and into: name what an operand writes (operands: true, as: path)")
     if "default" in data and source not in ("operand", "option"):

@@ -3925,9 +3925,10 @@ class Analyzer(Follower, LinkFollower):
         at = 1
         while at < len(argv) and argv[at][:1] == "-" and not dynamic[at]:
             at += 1  # (fish's `alias --save`, bash's `alias -p`)
-        if len(argv) - at >= 2 and "=" not in argv[at]:
+        if len(argv) - at >= 2 and "=" not in argv[at] and (self.fish_dialect or (scope and scope[-1] in _CSH_SHELLS)):
             # (unseen55) `alias NAME TEXT…` without `=`: fish's form (`fish -c 'alias x "rm -rf ~"; x'` runs rm) and
-            # csh's (the words joined); to bash it prints NAME and fails: read as the definition (the safe side)
+            # csh's (the words joined); (stop 55) only in those shells: to bash (`alias x 'rm -rf ~'; x`) it defines
+            # nothing, prints NAME's lookup failing, and x is no command (a hardline there was about nothing that runs)
             text = " ".join(argv[at + 1 :])
             argv = [argv[0], f"{argv[at]}={fish_text(text) if self.fish_dialect else text}"]
             dynamic = [False, any(dynamic[at:])]
@@ -5995,6 +5996,9 @@ _SHEBANG_SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "ash", "yash", "posh", "rbash", "busybox"}
     | {"fish", "csh", "tcsh"}
 )
+
+
+_CSH_SHELLS: Final = frozenset({"csh", "tcsh"})  # (stop 55) whose `alias NAME TEXT` defines NAME (_define_aliases)
 
 
 # (unseen55) a shell whose command lines differ from sh's: a script its `#!` line names it for is spelled for sh as

@@ -216,9 +216,11 @@ ALIAS_WORDS = (
     [
         "fish -c 'alias x \"rm -rf ~\"; x'",
         "fish -c 'alias --save x \"rm -rf ~\"; x'",
-        "alias x 'rm -rf ~'; x",
+        "csh -c 'alias x rm -rf ~; x'",
     ],
     [
+        # (stop 55) bash defines nothing from `alias NAME TEXT` and x is no command: nothing runs rm
+        "alias x 'rm -rf ~'; x",
         "fish -c 'alias ll \"ls -la\"; ll'",
         "fish -c 'alias g git; g status'",
         "alias ll='ls -la'; ll",
