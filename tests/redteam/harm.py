@@ -691,6 +691,18 @@ def assert_cases_accounted(
             assert not case.get("fixed"), case
 
 
+def accepted_by_source(cases: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """An unseen replay's accepted disagreements counted by source (its first 12 characters): (flagged there and
+    allowed here, safe there and flagged here). (stop 55: test_unseen48 ... test_unseen55 each counted them alike)"""
+    counts: dict[str, tuple[int, int]] = {}
+    for case in cases:
+        if case.get("accepted"):
+            dangerous, safe = counts.get(case["source"][:12], (0, 0))
+            unsafe = case["expected"] != "allow"
+            counts[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    return counts
+
+
 # -- (debt51) the unpacker and link families' shared shape (test_xf49, test_xf49b, test_unpack50, test_link50,
 # test_debt51): a git that commits with no configured identity, the tools their live harms need, a small tree -------
 GIT = "git -c user.name=a -c user.email=a@b -c init.defaultBranch=main"

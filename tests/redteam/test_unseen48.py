@@ -52,6 +52,7 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
+    accepted_by_source,
     allowed_payloads,
     assert_cases_accounted,
     find_dot_where,
@@ -96,12 +97,7 @@ def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None
 def test_the_fixed_cases_are_the_ones_counted() -> None:
     fixed = [case["command"] for case in CASES if case.get("fixed")]
     assert fixed == ["find . -delete -name file.txt"]
-    by_source: dict[str, tuple[int, int]] = {}
-    for case in CASES:
-        if case.get("accepted"):
-            dangerous, safe = by_source.get(case["source"][:12], (0, 0))
-            unsafe = case["expected"] != "allow"
-            by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    by_source = accepted_by_source(CASES)
     assert by_source == {"openai/codex": (30, 0), "google-gemin": (34, 0)}  # +1 in the merge: fp48 reads -ok rm
 
 

@@ -66,6 +66,7 @@ from engine import Engine
 from engine.policy.argv import Grammar, parse_argv, parse_getopt
 from tests.redteam.conftest import home_intact
 from tests.redteam.harm import (
+    accepted_by_source,
     allowed_payloads,
     assert_cases_accounted,
     assert_hardline,
@@ -113,12 +114,7 @@ def test_the_fixed_cases_are_the_ones_counted() -> None:
         'mkfs.ext4 -F -L "/dev/sda" /tmp/image',
         "mkfs.ext4 /tmp/image -L /dev/sda",
     ]
-    by_source: dict[str, tuple[int, int]] = {}
-    for case in CASES:
-        if case.get("accepted"):
-            dangerous, safe = by_source.get(case["source"][:12], (0, 0))
-            unsafe = case["expected"] != "allow"
-            by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    by_source = accepted_by_source(CASES)
     # (flagged there and allowed here, safe there and flagged here); block-open-source's git push is goose's 10th
     assert by_source == {
         "continuedev/": (88, 0),

@@ -48,6 +48,7 @@ import pytest
 from engine import Engine
 from engine.policy.lexer import decode_prompt, prompt_values
 from tests.redteam.harm import (
+    accepted_by_source,
     allowed_payloads,
     assert_cases_accounted,
     deleted_then_stopped,
@@ -76,12 +77,7 @@ test_replayed_expectation_holds = replay_cases(
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
     # (debt51: harm.assert_cases_accounted, which also holds that no accepted disagreement is marked fixed)
     assert_cases_accounted(CASES, SOURCES, 209, lambda case: (case["path"], case["command"]), ("allow", "flag"))
-    by_source: dict[str, tuple[int, int]] = {}
-    for case in CASES:
-        if case.get("accepted"):
-            dangerous, safe = by_source.get(case["source"][:12], (0, 0))
-            unsafe = case["expected"] != "allow"
-            by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    by_source = accepted_by_source(CASES)
     # (flagged there and allowed here, safe there and flagged here)
     # (home51: OpenHands' `sudo rm secret.db` is flagged now, privileged_file_change)
     assert by_source == {"RooCodeInc/R": (71, 0), "OpenHands/so": (8 - 1, 5)}

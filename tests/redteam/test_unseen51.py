@@ -40,7 +40,6 @@ only when the session wrote F.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -49,22 +48,21 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
+    accepted_by_source,
     allowed_payloads,
     assert_cases_accounted,
     assert_hardline,
     deleted_then_stopped,
     flagged_near_misses,
     replay_cases,
+    replay_data,
     run_confined,
     said,
     wanted_verdict,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen51"
 FILES = ("amazon_q.jsonl", "qwen_code.jsonl")
-ALL_CASES: list[dict[str, Any]] = [
-    json.loads(line) for name in FILES for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line
-]
+ALL_CASES: list[dict[str, Any]] = replay_data("unseen51", FILES)
 # the one case whose verdict depends on the machine's /tmp (which the engine lists): judged against the command it
 # spells, below, not against a fixed label
 CASES = [case for case in ALL_CASES if "same_as" not in case]
@@ -85,12 +83,7 @@ test_replayed_expectation_holds = replay_cases(
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
     assert_cases_accounted(ALL_CASES, SOURCES, 300, lambda case: (case["path"], case["command"]), ("allow", "flag"))
-    by_source: dict[str, tuple[int, int]] = {}
-    for case in ALL_CASES:
-        if case.get("accepted"):
-            dangerous, safe = by_source.get(case["source"][:12], (0, 0))
-            unsafe = case["expected"] != "allow"
-            by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    by_source = accepted_by_source(ALL_CASES)
     # (flagged there and allowed here, safe there and flagged here)
     assert by_source == {"aws/amazon-q": (30, 0), "QwenLM/qwen-": (181, 0)}
     fixed = [case["command"] for case in ALL_CASES if case.get("fixed")]

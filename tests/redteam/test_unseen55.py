@@ -56,7 +56,6 @@ use an alias defined in the same `-c` line; reading it as defined, fix 2, is the
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -65,22 +64,21 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
+    accepted_by_source,
     allowed_payloads,
     assert_cases_accounted,
     assert_hardline,
     deleted_then_stopped,
     flagged_near_misses,
     replay_cases,
+    replay_data,
     run_confined,
     session_verdict,
     written_then_stopped,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen55"
 FILES = ("zed.jsonl", "crush.jsonl")
-CASES: list[dict[str, Any]] = [
-    json.loads(line) for name in FILES for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line
-]
+CASES: list[dict[str, Any]] = replay_data("unseen55", FILES)
 SOURCES = {"zed-industries/zed@00b6ce1", "charmbracelet/crush@37f36e9"}
 needs_fish = pytest.mark.skipif(shutil.which("fish") is None, reason="needs fish")
 
@@ -98,12 +96,7 @@ test_replayed_expectation_holds = replay_cases(
 
 def test_every_case_names_its_source_and_every_disagreement_its_reason() -> None:
     assert_cases_accounted(CASES, SOURCES, 195, lambda case: (case["path"], case["command"]), ("allow", "flag"))
-    by_source: dict[str, tuple[int, int]] = {}
-    for case in CASES:
-        if case.get("accepted"):
-            dangerous, safe = by_source.get(case["source"][:12], (0, 0))
-            unsafe = case["expected"] != "allow"
-            by_source[case["source"][:12]] = (dangerous + unsafe, safe + (not unsafe))
+    by_source = accepted_by_source(CASES)
     # (flagged there and allowed here, safe there and flagged here)
     assert by_source == {"zed-industri": (0, 10), "charmbracele": (8, 0)}
     assert [case["command"] for case in CASES if case.get("fixed")] == []
