@@ -1967,8 +1967,23 @@ _FISH_HEX: dict[str, tuple[int, str]] = {
     "u": (4, "0123456789abcdefABCDEF"),
     "U": (8, "0123456789abcdefABCDEF"),
 }
-_FISH_GATE = re.compile(r"[\\'({]")
-_FISH_WORD_END = frozenset(" \t\n;|&<>()")
+_FISH_GATE = re.compile(r"[\\'({]|>\?")
+_FISH_WORD_END = frozenset(" \t\n;|&<>(")
+_FISH_DEPTH = 64
+
+
+def _fish_word_start(text: str, i: int) -> bool:
+    """Whether ``text[i]`` starts a word for fish (a `#` there starts a comment): the line's start, or after an
+    unescaped blank or operator. (rev55b) Not after a substitution's `)` or an escaped blank (`(echo a)#`, `\\ #`: the
+    `#` is in the word, and the rest of the line runs)."""
+    if i == 0:
+        return True
+    if text[i - 1] not in _FISH_WORD_END:
+        return False
+    escapes = 0
+    while i - 2 - escapes >= 0 and text[i - 2 - escapes] == "\\":
+        escapes += 1
+    return escapes % 2 == 0
 
 
 def fish_text(text: str) -> str:
@@ -2006,11 +2021,14 @@ def _fish_escape(text: str, i: int) -> tuple[str, int]:
     return text[i : i + 2], i + 2
 
 
-def _fish_span(text: str, i: int, inside: bool) -> tuple[str, int]:
+def _fish_span(text: str, i: int, inside: bool, depth: int = 0) -> tuple[str, int]:
     """``text`` from ``i`` spelled for sh, to its end or (``inside`` a substitution) the `)` that closes it: the
-    spelling and the index after that `)`."""
+    spelling and the index after that `)`. (stop 55, rev55b) Past _FISH_DEPTH nested substitutions the rest is kept
+    as written (a recursion per `(`: `((((…` raised RecursionError)."""
     out: list[str] = []
     n = len(text)
+    if depth > _FISH_DEPTH:
+        return text[i:], n
     while i < n:
         char = text[i]
         if char == "\\":
@@ -2036,7 +2054,7 @@ def _fish_span(text: str, i: int, inside: bool) -> tuple[str, int]:
                     out.append(text[i : i + 2])
                     i += 2
                 elif text.startswith("$(", i):
-                    inner, i = _fish_span(text, i + 2, True)
+                    inner, i = _fish_span(text, i + 2, True, depth + 1)
                     out.append(f"$({inner})")
                 else:
                     out.append(text[i])
@@ -2044,20 +2062,26 @@ def _fish_span(text: str, i: int, inside: bool) -> tuple[str, int]:
             out.append('"')
             i += 1
         elif char == "(" or text.startswith("$(", i):
-            inner, i = _fish_span(text, i + (2 if char == "$" else 1), True)
+            inner, i = _fish_span(text, i + (2 if char == "$" else 1), True, depth + 1)
             out.append(f"$({inner})")
         elif char == ")" and inside:
             return "".join(out), i + 1
-        elif char == "#" and (i == 0 or text[i - 1] in _FISH_WORD_END):
+        elif char == "#" and _fish_word_start(text, i):
             end = text.find("\n", i)
             end = n if end < 0 else end
             out.append(text[i:end])
             i = end
+        elif char == ">" and text[i + 1 : i + 2] == "?":
+            out.append(">")  # (rev55b) fish's `>?FILE`: written unless it exists (sh reads `?FILE` as the name)
+            i += 2
         elif char == "{" and (i == 0 or text[i - 1] != "$"):
+            # `{WORD}` without a comma is WORD: fish 3.5+ expands only `{$VAR…}` so and keeps `{word}` as written, an
+            # older fish expands both (the safe side: both read so); (rev55b) never a `#` in it (`{#}` read as `#` hid
+            # the rest of the line behind a comment)
             close = text.find("}", i + 1)
             inner = text[i + 1 : close] if close > i + 1 else ""
-            if inner and not any(c in inner for c in ",{ \t\n;'\""):
-                spelled, _ = _fish_span(inner, 0, False)
+            if inner and not any(c in inner for c in ",{ \t\n;'\"#"):
+                spelled, _ = _fish_span(inner, 0, False, depth + 1)
                 out.append(spelled)
                 i = close + 1
             else:

@@ -2415,7 +2415,7 @@ def sh_argv(text: str) -> str:
 
 
 # (unseen55) fish's builtins that run code in the same fish (see Follower.fish_dialect)
-_FISH_SAME_SHELL: Final = frozenset({"eval", "source", "."})
+_FISH_SAME_SHELL: Final = frozenset({"eval", "source", ".", "trap"})  # (rev55b) trap's text runs in fish too
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

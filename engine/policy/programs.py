@@ -834,13 +834,18 @@ def reads_input_program(command: Any) -> bool:
     # (rev55) and, failing closed, a word that may name it any other way: through `..` from wherever it runs
     # (`python3 ../../../../dev/stdin`), a glob (`/dev/stdi?`), inside an option's value (`ruby -r/dev/stdin`, `php -d
     # auto_prepend_file=php://stdin`)
-    return any(stdin_file(word, cwd) or _MAY_NAME_INPUT.search(word) is not None for word in command.argv[1:])
+    # (rev55b) `/dev//stdin`, `/dev/./stdin`: the same file
+    return any(
+        stdin_file(word, cwd) or _MAY_NAME_INPUT.search(_EXTRA_SLASHES.sub("/", word)) is not None
+        for word in command.argv[1:]
+    )
 
 
+_EXTRA_SLASHES: Final = re.compile(r"/(?:\.?/)+")
 # (rev55) The spellings of a program's own input a word may hold (see reads_input_program)
 # (a path word with a glob in it: no blank or quote, a `/` and one of `*?[`; an inline program's text has its quotes)
 _MAY_NAME_INPUT: Final = re.compile(
-    r"dev/std|fd/0(?![0-9])|php://std|/proc/[^/]*/fd|^[^\s'\"]*/[^\s'\"]*[*?\[]|^[^\s'\"]*[*?\[][^\s'\"]*/"
+    r"dev/std|fd/0(?![0-9])|php:/+std|/proc/[^/]*/fd|^[^\s'\"]*/[^\s'\"]*[*?\[]|^[^\s'\"]*[*?\[][^\s'\"]*/"
 )
 
 

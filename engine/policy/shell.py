@@ -3707,7 +3707,13 @@ class Analyzer(Follower, LinkFollower):
             else:
                 if _shebang_unread(text):
                     self.unread.append(match)
-                self._with_positional(shebang_dialect(text), args, [False] * len(args), depth + 1, inner)
+                spelled = shebang_dialect(text)
+                dialect = self.fish_dialect
+                self.fish_dialect = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source: fish's too
+                try:
+                    self._with_positional(spelled, args, [False] * len(args), depth + 1, inner)
+                finally:
+                    self.fish_dialect = dialect
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
         """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
@@ -3724,13 +3730,20 @@ class Analyzer(Follower, LinkFollower):
             return
         if _shebang_unread(text):
             self.unread.append(path)
-        text = shebang_dialect(text)
-        # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
-        at = runner.argv.index(path) if path in runner.argv else None
-        if at is None or runner.dynamic[at]:
-            self.analyze(text, depth=depth, via=via)
-            return
-        self._with_positional(text, list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :]), depth, via, path)
+        spelled = shebang_dialect(text)
+        dialect = self.fish_dialect
+        self.fish_dialect = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
+        try:
+            # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
+            at = runner.argv.index(path) if path in runner.argv else None
+            if at is None or runner.dynamic[at]:
+                self.analyze(spelled, depth=depth, via=via)
+                return
+            self._with_positional(
+                spelled, list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :]), depth, via, path
+            )
+        finally:
+            self.fish_dialect = dialect
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -6009,11 +6022,16 @@ _SHEBANG_DIALECTS: Final = {"fish": fish_text}
 def shebang_dialect(text: str) -> str:
     """A script as sh reads the commands its `#!` interpreter runs (a fish script's, executors.fish_text); any
     other as it is."""
-    if not text.startswith("#!"):
-        return text
-    found = _SHEBANG.match(text)
-    spell = _SHEBANG_DIALECTS.get(found.group(1).lower()) if found is not None else None
+    spell = _SHEBANG_DIALECTS.get(_shebang_shell(text) or "")
     return text if spell is None else spell(text)
+
+
+def _shebang_shell(text: str) -> str | None:
+    """The interpreter a script's `#!` line names (lower case), or None."""
+    if not text.startswith("#!"):
+        return None
+    found = _SHEBANG.match(text)
+    return found.group(1).lower() if found is not None else None
 
 
 def _shebang_language(text: str) -> str | None:

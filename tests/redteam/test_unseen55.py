@@ -288,3 +288,33 @@ def test_a_written_fish_script_deletes_home_live_and_is_stopped(
 ) -> None:
     engine, home, _ = plain_harm
     written_then_stopped(tmp_path, engine, home, {"x.fish": "r\\x6d -rf (echo ~)\n"}, "fish x.fish")
+
+
+# -- (stop 55) the review of the merge (rev55b): fish spellings its first reading missed --------------------------
+REV55B = (
+    [
+        "fish -c 'echo {#}; rm -rf ~/.ssh'",
+        "fish -c 'echo (echo a)#; rm -rf (echo ~)'",
+        "fish -c 'echo \\ #; r\\x6d -rf ~'",
+        "fish -c 'trap \"rm -rf (echo ~)\" EXIT'",
+        "fish -c 'echo \"rm -rf ~\" | source'",
+        "fish -c 'echo x >?~/.bash_profile'",
+    ],
+    ["fish -c 'echo (date) # a comment'", "fish -c 'echo {a,b}'", "fish -c 'git show HEAD@{0}'"],
+)
+
+
+def test_the_reviews_fish_spellings_are_not_allowed(scorer: Engine) -> None:
+    payloads, near_misses = REV55B
+    assert allowed_payloads(scorer, payloads) == []
+    assert flagged_near_misses(scorer, near_misses) == []
+
+
+def test_a_fish_script_run_by_its_shebang_reads_its_eval_as_fish(plain_harm: tuple[Engine, Path, Path]) -> None:
+    root, engine = plain_harm[2], plain_harm[0]
+    script = {"x": '#!/usr/bin/env fish\neval "rm -rf (echo ~/.ssh)"\n'}
+    assert session_verdict(root, engine, script, "./x", "fish-shebang-eval") != "allow"
+
+
+def test_a_deeply_nested_fish_line_is_judged_without_raising(scorer: Engine) -> None:
+    assert scorer.check("fish -c '" + "(" * 5000 + "rm -rf ~'").decision != "allow"
