@@ -248,7 +248,7 @@ NEAR_MISSES = [
     "cmake .",
     "cmake --build .",
     "cmake --build build",
-    f"curl -s {_URL} | node -e 'process.stdin.on(\"data\", c => console.log(String(c).includes(\"ok\")))'",
+    f'curl -s {_URL} | node -e \'process.stdin.on("data", c => console.log(String(c).includes("ok")))\'',
     f"curl -s {_URL} | python3 -c 'import sys, json; print(json.load(sys.stdin)[\"source\"])'",
     f"curl -s {_URL} | ruby -rjson -e 'JSON.parse(STDIN.read).each do |k, v| puts k end'",
 ]
