@@ -1300,19 +1300,18 @@ class Follower:
             fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
             if fish and run.decode != "fish":
                 text = fish_text(text)
-            dialect = self.fish_dialect
-            self.fish_dialect = fish
             try:
                 if arguments is not None:
                     words, flags = arguments
                     if run.positional == "argv":
                         text = sh_argv(text)
-                    self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
+                    self.in_dialect(
+                        fish, lambda: self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
+                    )
                 else:
-                    self._nested(run, lambda: self.analyze(text, depth=depth, via=via))
+                    self.in_dialect(fish, lambda: self._nested(run, lambda: self.analyze(text, depth=depth, via=via)))
             finally:
                 self.exec_input = inherited
-                self.fish_dialect = dialect
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
             self._option_file(run, command, run.language or "", text, via, depth)  # `wget -e COMMAND`
         elif kind == "code" and run.language in CONFIG_LANGUAGES:
@@ -1629,12 +1628,10 @@ class Follower:
         elif language == "fish" or (language == "shell" and self.fish_dialect and command.name in _FISH_SAME_SHELL):
             # (unseen55) a script fish runs (`fish x.fish`, or fish's `source x.fish`): its lines as fish reads them,
             # spelled for sh
-            dialect = self.fish_dialect
-            self.fish_dialect = True
-            try:
-                self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner))
-            finally:
-                self.fish_dialect = dialect
+            self.in_dialect(
+                True,
+                lambda: self._nested(run, lambda: self.run_script(fish_text(content), command, path, depth, inner)),
+            )
         elif language == "shell":
             self._nested(run, lambda: self.run_script(content, command, path, depth, inner))
         elif language in ("make", "sed", "ex", "ed", "sql", "ssh_config"):
@@ -2005,6 +2002,16 @@ class Follower:
             # reads those lines from first, each judged as `sh FILE`
             for word, dynamic in line_files(command, language, code):
                 self._unwrap(["sh", word], [False, dynamic], [], "", command.fed_by, inner, depth)
+
+    def in_dialect(self, fish: bool, action: Callable[[], object]) -> None:
+        """(stop 55) Run ``action`` with the payload read as fish's (``fish``: Follower.fish_dialect) or sh's, the
+        reading before it restored after."""
+        dialect = self.fish_dialect
+        self.fish_dialect = fish
+        try:
+            action()
+        finally:
+            self.fish_dialect = dialect
 
     def _nested(self, run: Run, action: Callable[[], object]) -> None:
         """Run ``action``; what it finds is marked as reached through an escape hatch if ``run`` is one."""

@@ -18,7 +18,7 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import attrgetter
 
 from engine.policy import gitindex, values
@@ -3707,13 +3707,11 @@ class Analyzer(Follower, LinkFollower):
             else:
                 if _shebang_unread(text):
                     self.unread.append(match)
-                spelled = shebang_dialect(text)
-                dialect = self.fish_dialect
-                self.fish_dialect = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source: fish's too
-                try:
-                    self._with_positional(spelled, args, [False] * len(args), depth + 1, inner)
-                finally:
-                    self.fish_dialect = dialect
+                fish = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
+                spelled = fish_text(text) if fish else text
+                self.in_dialect(
+                    fish, partial(self._with_positional, spelled, args, [False] * len(args), depth + 1, inner)
+                )
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
         """`./x`: a file the line or the session wrote, run by the interpreter its `#!` line names
@@ -3730,20 +3728,15 @@ class Analyzer(Follower, LinkFollower):
             return
         if _shebang_unread(text):
             self.unread.append(path)
-        spelled = shebang_dialect(text)
-        dialect = self.fish_dialect
-        self.fish_dialect = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
-        try:
-            # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
-            at = runner.argv.index(path) if path in runner.argv else None
-            if at is None or runner.dynamic[at]:
-                self.analyze(spelled, depth=depth, via=via)
-                return
-            self._with_positional(
-                spelled, list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :]), depth, via, path
-            )
-        finally:
-            self.fish_dialect = dialect
+        fish = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
+        spelled = fish_text(text) if fish else text  # (unseen55) as fish reads its lines
+        # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
+        at = runner.argv.index(path) if path in runner.argv else None
+        if at is None or runner.dynamic[at]:
+            self.in_dialect(fish, lambda: self.analyze(spelled, depth=depth, via=via))
+            return
+        words, flags = list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :])
+        self.in_dialect(fish, lambda: self._with_positional(spelled, words, flags, depth, via, path))
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -6012,18 +6005,6 @@ _SHEBANG_SHELLS: Final = frozenset(
 
 
 _CSH_SHELLS: Final = frozenset({"csh", "tcsh"})  # (stop 55) whose `alias NAME TEXT` defines NAME (_define_aliases)
-
-
-# (unseen55) a shell whose command lines differ from sh's: a script its `#!` line names it for is spelled for sh as
-# that shell reads it (`#!/usr/bin/env fish` with `rm -rf (echo ~)`: fish's `(CMD)` is a command substitution)
-_SHEBANG_DIALECTS: Final = {"fish": fish_text}
-
-
-def shebang_dialect(text: str) -> str:
-    """A script as sh reads the commands its `#!` interpreter runs (a fish script's, executors.fish_text); any
-    other as it is."""
-    spell = _SHEBANG_DIALECTS.get(_shebang_shell(text) or "")
-    return text if spell is None else spell(text)
 
 
 def _shebang_shell(text: str) -> str | None:

@@ -171,6 +171,13 @@ def own_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 
 @pytest.fixture(scope="module")
+def scorer(own_project: Engine) -> Engine:
+    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (the unseen replays:
+    test_unseen46 ... test_unseen55 each defined it; stop 55)."""
+    return own_project
+
+
+@pytest.fixture(scope="module")
 def fresh_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     """The engine's own policies with a fake HOME and state, its working directory a fresh project of ours (src/app.py,
     README.md): where an unseen replay's allowed `find .` is judged (fp47 reads such a find by its listing, which must

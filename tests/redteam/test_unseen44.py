@@ -416,12 +416,6 @@ DIPPY_ACCEPTED_ASKS: dict[str, str] = {
 ALL_CASES = [*DIPPY_DANGEROUS, *DIPPY_SAFE, *CONSOUL_CASES, *SCHLOCK_CASES]
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 @pytest.mark.parametrize(
     ("source", "command", "expected"), [pytest.param(*case, id=f"{case[2]}-{case[1][:60]}") for case in ALL_CASES]
 )

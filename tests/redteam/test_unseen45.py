@@ -500,12 +500,6 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
 ALL_CASES = [*PI_CASES, *AUTODEV_CASES, *BASHX_CASES, *QUICK_CASES, *HERMES_RS_CASES]
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 @pytest.mark.parametrize(
     ("source", "command", "expected"),
     [pytest.param(*case, id=f"{i}-{case[2]}-{case[1][:50]}") for i, case in enumerate(ALL_CASES)],

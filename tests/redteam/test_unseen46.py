@@ -74,12 +74,6 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "unseen46" / "expectations
 CASES: list[dict[str, Any]] = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line]
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES, lambda i, case: f"{i}-{case['source'][:10]}-{wanted_verdict(case)}-{case['command'][:40]}"
 )

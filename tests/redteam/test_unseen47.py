@@ -79,12 +79,6 @@ CASES: list[dict[str, Any]] = [
 SOURCES = {"Dicklesworthstone/destructive_command_guard@1a52415", "NousResearch/hermes-agent@0006718"}
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}"
 )

@@ -63,12 +63,6 @@ CASES: list[dict[str, Any]] = replay_data("unseen50", FILES)
 SOURCES = {"RooCodeInc/Roo-Code@23856a5", "RooCodeInc/Roo-Code@cb83656", "OpenHands/software-agent-sdk@611629e"}
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}"
 )

@@ -70,12 +70,6 @@ SPELLED = [case for case in ALL_CASES if "same_as" in case]
 SOURCES = {"aws/amazon-q-developer-cli@15cc8f3", "QwenLM/qwen-code@10a2974"}
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES, lambda i, case: f"{i}-{case['source'][:8]}-{wanted_verdict(case)}-{case['command'][:40]!r}"
 )

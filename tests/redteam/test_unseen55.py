@@ -83,12 +83,6 @@ SOURCES = {"zed-industries/zed@00b6ce1", "charmbracelet/crush@37f36e9"}
 needs_fish = pytest.mark.skipif(shutil.which("fish") is None, reason="needs fish")
 
 
-@pytest.fixture(scope="module")
-def scorer(own_project: Engine) -> Engine:
-    """The engine's own project with a fake HOME and state, as the issue's scorer loads it (conftest.own_project)."""
-    return own_project
-
-
 test_replayed_expectation_holds = replay_cases(
     CASES, lambda i, case: f"{i}-{case['source'][:8]}-{case['expected']}-{case['command'][:40]!r}"
 )
