@@ -159,6 +159,7 @@ class Follower:
 
     programs: ProgramTable
     env: Variables
+    cwd: str | None  # where the line is, relative to where it started (None: there)
     files: dict[str, Any]  # files written earlier on the line
     session: Any  # what the session wrote before the line (session_memory.SessionView), or None
     indirect: int  # > 0 while analysing an escape hatch's payload
@@ -171,6 +172,9 @@ class Follower:
     # (unseen55) the shell whose payload is being read is fish: the code its own builtins are handed (`eval TEXT`,
     # `source F`, an alias's text) is fish's too (see _payload, _FISH_SAME_SHELL); another program's is its own
     fish_dialect: bool = False
+    # (stop 56) where the command about to be followed was started, when its own `chdir:` option moved the working
+    # folder (a one-element tuple: None is the line's start); its `unmoved:` runs are read there
+    started_in: tuple[str | None] | None = None
     # Files written on the line or in the session that a program ran (a Makefile under make, a script):
     # a count, so a pipeline can tell that a stage's output came from such a file (see shell._pipeline).
     written_runs = 0
@@ -329,6 +333,7 @@ class Follower:
     ) -> tuple[list[str], list[bool], bool] | None:
         """Follow every payload of ``command``; return the command it runs next (argv, dynamic,
         whether that is an escape hatch), or None when it runs nothing more."""
+        started_in, self.started_in = self.started_in, None
         if not program.active:
             return None  # a grammar only (rm, chmod ...): nothing it runs
         argv = list(command.argv)
@@ -409,7 +414,14 @@ class Follower:
                         read = reading
                     if not run.applies(present, count):
                         continue
-                    found = self._run(run, command, level, read, argv, dynamic, local, via)
+                    if run.unmoved and started_in is not None:
+                        moved, self.cwd = self.cwd, started_in[0]
+                        try:
+                            found = self._run(run, command, level, read, argv, dynamic, local, via)
+                        finally:
+                            self.cwd = moved
+                    else:
+                        found = self._run(run, command, level, read, argv, dynamic, local, via)
                     if found is not None and inner is None:
                         inner = found
             hidden = self._held_aliases()

@@ -11,6 +11,7 @@ from operator import attrgetter
 
 from engine.policy.argv import PAIR, Grammar, Parsed, parse_argv
 from engine.policy.commands import option_values
+from engine.policy.dataonly import data_only
 from engine.policy.inline import CODE_STRINGS, HOME_EXPRESSIONS, JOINED_HINT, joined_literals
 from engine.policy.paths import (
     ENGINE_CLASSES,
@@ -83,6 +84,7 @@ _CODE_PATHS: Final = 11
 _CWD: Final = 12
 _SELF_PIPED: Final = 13
 _INPUT_PROGRAM: Final = 14
+_DATA_ONLY: Final = 15
 
 
 def _glob(pattern: str) -> Regex:
@@ -900,6 +902,7 @@ _MATCHER_FINAL: Final = (
     "indirect",
     "self_piped",
     "input_program",
+    "data_only",
 )
 _MATCHER_DERIVED: Final = (
     "uses_shape",
@@ -965,6 +968,9 @@ class Matcher:
     # (stop 55) Whether the command may read its input as its program (programs.reads_input_program: the Programs
     # table's stdin run applies to its words, `python3 -`, or an undescribed program), not `python3 -m json.tool`.
     input_program: Final[bool | None]
+    # (stop 56) Whether the command's inline program is one of the data-only shapes (engine/policy/dataonly.py):
+    # `data_only: false` matches an inline program that may do anything but turn its input into data
+    data_only: Final[bool | None]
     uses_shape: bool
     # Text one of which must appear in the command for this (name-less) matcher to match at all.
     prefilter: re.Pattern[str] | None
@@ -1020,6 +1026,7 @@ class Matcher:
         indirect: bool | None = None,
         self_piped: bool | None = None,
         input_program: bool | None = None,
+        data_only: bool | None = None,
         prefilter: re.Pattern[str] | None = None,
         prefilter_fragments: tuple[str, ...] = (),
         _flags: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
@@ -1051,6 +1058,7 @@ class Matcher:
         self.indirect = indirect
         self.self_piped = self_piped
         self.input_program = input_program
+        self.data_only = data_only
         self.uses_shape = False
         self.prefilter = prefilter
         self.prefilter_fragments = prefilter_fragments
@@ -1111,7 +1119,7 @@ class Matcher:
             checks.append(_FED)
         if self.input_program is not None:
             checks.append(_INPUT_PROGRAM)  # after `fed_by`: parses the words of a command that met it
-        if self.code is not None or self.code_paths is not None:
+        if self.code is not None or self.code_paths is not None or self.data_only is not None:
             checks.append(_HAS_CODE)  # cheap, and most commands carry no inline program
         if (self.redirects is not None or self.reads is not None) and self.uses_shape:
             checks.append(_HAS_REDIRECTS)  # before the shape test, which costs more
@@ -1127,6 +1135,8 @@ class Matcher:
             checks.append(_CODE)
         if self.code_paths is not None:
             checks.append(_CODE_PATHS)
+        if self.data_only is not None:
+            checks.append(_DATA_ONLY)
         if self.cwd is not None:
             checks.append(_CWD)
         self._checks = tuple(checks)
@@ -1185,6 +1195,8 @@ class Matcher:
                 ok = (command.name in command.via and command.name in command.fed_by) == self.self_piped
             elif check == _INPUT_PROGRAM:
                 ok = reads_input_program(command) == self.input_program
+            elif check == _DATA_ONLY:
+                ok = command.code is not None and data_only(command.name, command.code) == self.data_only
             else:  # _NEVER: a path matcher never matches a command
                 ok = False
             if not ok:
@@ -1407,6 +1419,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         indirect=data.get("indirect"),
         self_piped=data.get("self_piped"),
         input_program=data.get("input_program"),
+        data_only=data.get("data_only"),
     )
 
 
@@ -1419,7 +1432,7 @@ def triggers(data: Mapping[str, Any], classes: Mapping[str, Sequence[str]]) -> t
         if len(words) + len(subs) == len(commands):
             return words, subs
         return None
-    if data.get("code") is not None or data.get("code_paths") is not None:
+    if data.get("code") is not None or data.get("code_paths") is not None or data.get("data_only") is not None:
         # An inline program: only a program the Programs table reads as running code carries one
         # (Command.code), and the names of every such program are trigger words already.
         return set(), set()

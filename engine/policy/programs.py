@@ -119,6 +119,7 @@ _RUN_FIELDS = (
     "not_words",
     "outer",
     "entry",
+    "unmoved",
 )
 
 
@@ -204,6 +205,9 @@ class Run:
     # first form whose file the line, the session or the disk holds is the one read; none: the word as given when
     # a form is `{}` itself, else nothing
     entry: Final[tuple[str, ...]]
+    # (stop 56) the run's words name files where the program was started, not where its `chdir:` option moves what
+    # it reads (cmake's -S DIR: CMakeLists.txt is read in DIR, its build files are written where it runs)
+    unmoved: Final[bool]
 
     def __init__(
         self,
@@ -246,6 +250,7 @@ class Run:
         not_words: frozenset[str] = frozenset(),
         outer: bool = False,
         entry: tuple[str, ...] = (),
+        unmoved: bool = False,
     ) -> None:
         self.source = source
         self.kind = kind
@@ -286,6 +291,7 @@ class Run:
         self.not_words = not_words
         self.outer = outer
         self.entry = entry
+        self.unmoved = unmoved
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
@@ -1278,6 +1284,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         not_words=frozenset(str(word) for word in data.get("not_words") or ()),
         outer=outer_run,
         entry=_entry_forms(data, kind, [*base, "entry"]),
+        unmoved=bool(data.get("unmoved")),
     )
 
 

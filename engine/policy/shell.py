@@ -138,6 +138,12 @@ _BARE_GRAMMAR: Final = Grammar()  # an undescribed copier's (`link A B`): every 
 _TARGET_OPTION: Final = frozenset({"t"})  # a copier's -t DIR / --target-directory=DIR (see Analyzer._copies)
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# (stop 56) fish's `set` long options as its short ones (see Analyzer._fish_set)
+_FISH_SET_LONG: Final = {
+    "--erase": "e", "--query": "q", "--names": "n", "--show": "S", "--append": "a", "--prepend": "p",
+    "--export": "x", "--unexport": "u", "--global": "g", "--local": "l", "--universal": "U", "--function": "f",
+    "--path": "", "--unpath": "",
+}  # fmt: skip
 # Builtins that give the variables they name a new value (or none): see Analyzer._forget.
 _VARIABLE_WRITERS: Final = frozenset(
     {"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc", "let"}
@@ -3176,6 +3182,8 @@ class Analyzer(Follower, LinkFollower):
                         for text in _arithmetic_words(name, argv):
                             for script in self._arithmetic(text):
                                 self.analyze(script, depth=depth + 1, via=(*via, name))
+                    elif name == "set" and self.fish_dialect:
+                        self._fish_set(argv, dynamic)
                     elif name in ("set", "shift"):
                         self._set_positional(argv, dynamic)
                 if name in _LINKERS:
@@ -3212,6 +3220,7 @@ class Analyzer(Follower, LinkFollower):
                         self._call_function([_NOT_FOUND, *argv], [False, *dynamic], depth, via)
                     break
                 if program.grammar.chdir or program.grammar.paths_in:
+                    started = self.cwd
                     parsed = parse_argv(program.grammar, argv)
                     # its subcommands' own (`npm run build --prefix DIR`) after the program's
                     levels = subcommand_levels(program, parsed, argv) if program.subcommands else [(program, parsed)]
@@ -3232,6 +3241,8 @@ class Analyzer(Follower, LinkFollower):
                             elif option in level.grammar.paths_in:
                                 trees.append(folder)
                     self._read_in_folders(command, [self._moved_to(f, "$" in f or "`" in f) for f in trees])
+                    if self.cwd != started:
+                        self.started_in = (started,)  # (stop 56) for its `unmoved:` runs (see follow_program)
                 inner = self.follow_program(command, program, local)
                 if local and inner is not None:
                     # `env x='a[$(cmd)]' bash -c 'let y=x'`: what a wrapper sets is a value the line gave the
@@ -4148,6 +4159,40 @@ class Analyzer(Follower, LinkFollower):
         else:
             return  # `set -e`, `set -o pipefail`: options only
         self._positional(argv[start:], dynamic[start:])
+
+    def _fish_set(self, argv: list[str], dynamic: list[bool]) -> None:
+        """(stop 56) fish's `set [-gx…] NAME VALUE…` assigns NAME (`fish -c 'set -x BASH_ENV e.sh; bash -c true'`
+        ran e.sh, allowed: read as `set -- …`, sh's positional parameters): read as `export NAME='VALUE…'` (every
+        variable a later program reads counts, exported or not: the safe side, as for sh); `-a`/`--append` and
+        `-p`/`--prepend` add to the value, `-e`/`--erase` unsets; `-q`, `-n`, `-S` and a bare `set` change nothing;
+        an element `NAME[2] VALUE`, or a NAME known only at run time, leaves the value unknown."""
+        at, flags = 1, set[str]()
+        while at < len(argv) and argv[at].startswith("-") and argv[at] != "-":
+            if argv[at] == "--":
+                at += 1
+                break
+            flags.update(_FISH_SET_LONG.get(argv[at], "?") if argv[at].startswith("--") else argv[at][1:])
+            at += 1
+        operands, changing = argv[at:], dynamic[at:]
+        if not operands or flags & {"q", "n", "S"}:
+            return
+        if "e" in flags:
+            self._forget("unset", ["unset", *(w.split("[", 1)[0] for w in operands)])
+            return
+        name = operands[0].split("[", 1)[0]
+        if not _IDENTIFIER.fullmatch(name) or changing[0]:
+            self._forget("unset", ["unset", "$name"])  # `set $n VALUE`: any variable
+            return
+        if "[" in operands[0] or any(changing[1:]):
+            self._assign(name, None)
+            self._carry(name, " ".join(operands[1:]))
+            return
+        value = " ".join(operands[1:])
+        known = self.env.get(name) if flags & {"a", "p"} else ""
+        if known is None:
+            self._assign(name, None)
+            return
+        self._assign(name, value if not known else f"{known} {value}" if "a" in flags else f"{value} {known}")
 
     def _arithmetic(self, text: str, *, literal: bool = True, seen: set[str] | None = None) -> list[str]:
         """The scripts evaluating arithmetic ``text`` runs: its command substitutions (when

@@ -6,11 +6,14 @@ look like the payloads) must stay `allow`. Harm itself is tested end to end in t
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -392,3 +395,26 @@ def home_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tu
     monkeypatch.chdir(project)
     with Engine.load(project) as engine:
         yield engine, home, project
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A loopback HTTP server (module scope) of three files: p.py and p.sh (each deletes ~/notes.txt) and v.json; its
+    base URL (test_stop55, test_stop56)."""
+    root = tmp_path_factory.mktemp("served")
+    (root / "p.py").write_text("import os\nos.remove(os.path.expanduser('~/notes.txt'))\n")
+    (root / "p.sh").write_text("rm -f ~/notes.txt\n")
+    (root / "v.json").write_text('{"tag": "v1.2.3"}\n')
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -57,11 +57,7 @@ spawn, qx, load ...) asks.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -258,27 +254,6 @@ test_the_networks_text_read_as_a_program_is_not_allowed = _verdicts[0]
 test_near_misses_stay_allowed = _verdicts[1]
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A loopback HTTP server of two files: p.py (deletes ~/notes.txt) and v.json; its base URL."""
-    root = tmp_path_factory.mktemp("served")
-    (root / "p.py").write_text("import os\nos.remove(os.path.expanduser('~/notes.txt'))\n")
-    (root / "v.json").write_text('{"tag": "v1.2.3"}\n')
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize(
     "reader", ["python3", "python3 -", "python3 -u /dev/stdin", "python3 -c 'import sys; exec(sys.stdin.read())'"]
 )
@@ -303,8 +278,8 @@ def test_csplits_prefix_completed_by_its_format_loses_the_note_unguarded_and_is_
 
 def test_cmakes_build_folder_over_a_users_makefile_is_not_allowed(home_project: tuple[Engine, Path, Path]) -> None:
     """(rev55) cmake writes its Makefile into the build folder, the working one without -B (`cd ~ && cmake p` wrote
-    ~/Makefile): a user's Makefile there asks; a new one, or the project's own, does not. (`cd .. && cmake -S p` stays
-    open: the row's `chdir: [S]` reading moves where it lands.)"""
+    ~/Makefile): a user's Makefile there asks; a new one, or the project's own, does not. (`cd .. && cmake -S p`:
+    test_stop56.)"""
     engine, home, _ = home_project
     makefile = home / "Makefile"
     makefile.write_text("all:\n\techo the user's\n")

@@ -1,0 +1,554 @@
+"""(stop 56) Inline programs that only read data: an allowlist of shapes, not a list of the ways to run code.
+
+An inline program fed from the network (`curl -s URL | python3 -c 'import json, sys; print(json.load(sys.stdin)["v"])'`)
+is allowed only when everything it names is known to turn input into data: the modules it imports, the names it calls
+and the attributes it reads are on a short list, and every other name is one the program binds itself. Stop 55 read
+such programs through a regex of the ways to run code (eval, system, pickle, logging.config, timeit ...), and each
+review found another; what is not on this list asks (the matcher condition `data_only`, policies/exec.yaml).
+
+Python is read with its own parser (`ast`): no string, f-string or comment can hide a name from it. The other
+languages are read by their tokens: a string without interpolation is data, a name after a sigil (`$x`, `@x`) or one
+the program declares is its own, and any other name must be on the language's list; a construct that runs a string
+or a command (a backquote, `%x`, perl's `s///e`, an interpolated block) is never data-only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Final
+
+# -- python ------------------------------------------------------------------------------------------------------
+# Modules whose functions turn text into values and values into text (no file, process, import or evaluation).
+_PY_MODULES: Final = frozenset(
+    {
+        "json", "sys", "csv", "re", "base64", "binascii", "math", "statistics", "datetime", "time", "collections",
+        "itertools", "functools", "string", "textwrap", "hashlib", "html", "uuid", "decimal", "fractions", "operator",
+        "pprint", "urllib.parse", "unicodedata", "calendar", "bisect", "heapq", "zlib", "gzip", "io",
+    }
+)  # fmt: skip
+# Builtins that compute values (no open, eval, exec, compile, getattr, __import__, globals, vars, help, breakpoint).
+_PY_BUILTINS: Final = frozenset(
+    {
+        "print", "len", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "frozenset", "sorted",
+        "reversed", "sum", "min", "max", "abs", "round", "any", "all", "enumerate", "zip", "range", "map", "filter",
+        "isinstance", "repr", "ord", "chr", "hex", "oct", "bin", "divmod", "pow", "format", "iter", "next", "input",
+        "bytes", "bytearray", "ascii", "hash", "slice", "exit", "quit", "True", "False", "None", "Exception",
+        "KeyError", "ValueError", "IndexError", "TypeError", "AttributeError", "StopIteration", "ZeroDivisionError",
+        "SystemExit",
+    }
+)  # fmt: skip
+# Attributes read on any value: none names a file, a process, an import or an evaluation (no `_` name ever).
+_PY_ATTRIBUTES: Final = frozenset(
+    {
+        # sys's streams and their reads
+        "stdin", "stdout", "stderr", "buffer", "read", "readline", "readlines", "write", "flush", "argv", "exit",
+        "maxsize",
+        # json, csv, base64, re, hashlib, zlib, gzip
+        "load", "loads", "dump", "dumps", "JSONDecodeError", "reader", "writer", "DictReader", "DictWriter",
+        "writerow", "writerows", "writeheader", "fieldnames", "b64decode", "b64encode", "urlsafe_b64decode",
+        "urlsafe_b64encode", "b32decode", "b16decode", "hexlify", "unhexlify", "search", "match", "fullmatch",
+        "findall", "finditer", "sub", "subn", "split", "group", "groups", "groupdict", "start", "end", "span",
+        "compile", "escape", "IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S", "sha256", "sha1", "md5",
+        "hexdigest", "digest", "decompress", "compress", "parse",
+        # str, bytes, list, dict, set
+        "get", "items", "keys", "values", "append", "extend", "insert", "remove", "pop", "clear", "update",
+        "setdefault", "copy", "sort", "reverse", "count", "index", "strip", "lstrip", "rstrip", "splitlines",
+        "rsplit", "partition", "rpartition", "join", "lower", "upper", "title", "capitalize", "casefold",
+        "startswith", "endswith", "replace", "format", "encode", "decode", "find", "rfind", "isdigit", "isalpha",
+        "isalnum", "isspace", "zfill", "ljust", "rjust", "center", "expandtabs", "hex", "fromhex", "add", "discard",
+        "union", "intersection", "difference",
+        # datetime, time, math, statistics, collections, itertools, functools, operator, urllib.parse
+        "now", "utcnow", "today", "fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "strftime",
+        "isoformat", "timestamp", "timedelta", "timezone", "utc", "date", "datetime", "year", "month", "day",
+        "hour", "minute", "second", "days", "seconds", "total_seconds", "time", "gmtime", "localtime", "sqrt",
+        "floor", "ceil", "log", "log10", "log2", "exp", "pi", "inf", "isnan", "fsum", "prod", "mean", "median",
+        "stdev", "mode", "Counter", "defaultdict", "OrderedDict", "namedtuple", "deque", "most_common", "chain",
+        "groupby", "islice", "product", "permutations", "combinations", "accumulate", "reduce", "itemgetter",
+        "quote", "unquote", "quote_plus", "unquote_plus", "urlparse", "urlsplit", "urlencode",
+        "parse_qs", "parse_qsl", "netloc", "query", "scheme", "hostname", "port", "fragment",
+        "normalize", "name", "category", "dedent", "indent", "wrap", "fill", "shorten", "pformat", "pprint",
+        "ascii_letters", "digits", "TextIOWrapper", "StringIO", "BytesIO", "getvalue", "heappush", "heappop",
+        "nlargest", "nsmallest", "bisect", "insort", "Decimal", "Fraction", "uuid4", "real", "imag",
+    }
+)  # fmt: skip
+# Statements and expressions that compute: anything else (a class, async code, a global or nonlocal, a yield
+# that hands values to a caller nobody reads) is not data-only.
+_PY_NODES: Final = (
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.With,
+    ast.Try, ast.ExceptHandler, ast.Raise, ast.Assert, ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return,
+    ast.FunctionDef, ast.Lambda, ast.arguments, ast.arg, ast.Import, ast.ImportFrom, ast.alias, ast.withitem,
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call, ast.keyword, ast.Attribute,
+    ast.Subscript, ast.Slice, ast.Starred, ast.Name, ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.List,
+    ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension,
+    ast.NamedExpr, ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop,
+)  # fmt: skip
+
+
+def _python_data_only(code: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    bound: set[str] = set()
+    nodes = list(ast.walk(tree))
+    for node in nodes:  # the names the program binds itself (what it assigns, loops over, takes, imports as)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    for node in nodes:
+        if not isinstance(node, _PY_NODES):
+            return False
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in _PY_MODULES:
+                    return False
+                bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or node.module not in _PY_MODULES:
+                return False
+            for alias in node.names:
+                if alias.name not in _PY_ATTRIBUTES:
+                    return False
+                bound.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Attribute):
+            if node.attr not in _PY_ATTRIBUTES:
+                return False
+        elif isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
+            return False
+    return all(
+        not isinstance(node, ast.Name) or node.id in _PY_BUILTINS or (node.id in bound and node.id[:2] != "__")
+        for node in nodes
+    )
+
+
+# -- the other languages, by their tokens -----------------------------------------------------------------------
+# Names each language's data-only programs use: the input read, JSON parsed, text matched, printed.
+_TOKEN_NAMES: Final = {
+    "js": frozenset(
+        {
+            "JSON",
+            "parse",
+            "stringify",
+            "console",
+            "log",
+            "error",
+            "process",
+            "stdin",
+            "stdout",
+            "write",
+            "on",
+            "data",
+            "end",
+            "setEncoding",
+            "argv",
+            "env",
+            "exit",
+            "readFileSync",
+            "require",
+            "fs",
+            "length",
+            "map",
+            "filter",
+            "forEach",
+            "reduce",
+            "find",
+            "some",
+            "every",
+            "keys",
+            "values",
+            "entries",
+            "join",
+            "split",
+            "trim",
+            "slice",
+            "includes",
+            "startsWith",
+            "endsWith",
+            "replace",
+            "toLowerCase",
+            "toUpperCase",
+            "String",
+            "Number",
+            "parseInt",
+            "parseFloat",
+            "Object",
+            "Array",
+            "isArray",
+            "Math",
+            "max",
+            "min",
+            "round",
+            "floor",
+            "Date",
+            "toISOString",
+            "toString",
+            "toFixed",
+            "const",
+            "let",
+            "var",
+            "if",
+            "else",
+            "for",
+            "of",
+            "in",
+            "return",
+            "true",
+            "false",
+            "null",
+            "undefined",
+            "new",
+            "typeof",
+            "while",
+            "break",
+            "continue",
+            "push",
+            "sort",
+            "indexOf",
+            "match",
+            "test",
+            "padStart",
+            "padEnd",
+            "concat",
+            "flat",
+            "size",
+            "has",
+            "get",
+            "set",
+            "Map",
+            "Set",
+            "Buffer",
+            "from",
+            "utf8",
+            "utf",
+            "chunk",
+            "c",
+            "d",
+            "s",
+            "x",
+            "e",
+            "k",
+            "v",
+            "r",
+            "o",
+        }
+    ),
+    "perl": frozenset(
+        {
+            "print",
+            "printf",
+            "say",
+            "if",
+            "unless",
+            "else",
+            "elsif",
+            "while",
+            "for",
+            "foreach",
+            "my",
+            "our",
+            "split",
+            "join",
+            "chomp",
+            "chop",
+            "lc",
+            "uc",
+            "length",
+            "substr",
+            "index",
+            "sprintf",
+            "keys",
+            "values",
+            "each",
+            "sort",
+            "reverse",
+            "scalar",
+            "defined",
+            "exists",
+            "next",
+            "last",
+            "and",
+            "or",
+            "not",
+            "eq",
+            "ne",
+            "lt",
+            "gt",
+            "le",
+            "ge",
+            "cmp",
+            "x",
+            "STDIN",
+            "STDOUT",
+            "STDERR",
+            "ARGV",
+            "END",
+            "BEGIN",
+            "decode_json",
+            "encode_json",
+            "JSON",
+            "PP",
+            "use",
+            "strict",
+            "warnings",
+            "m",
+            "tr",
+            "y",
+            "q",
+            "qq",
+            "qw",
+            "grep",
+            "map",
+            "abs",
+            "int",
+            "hex",
+            "oct",
+            "ord",
+            "chr",
+            "lcfirst",
+            "ucfirst",
+            "local",
+            "new",
+            "decode",
+            "encode",
+            "utf8",
+            "pretty",
+            "canonical",
+            "JSON_PP",
+        }
+    ),
+    "ruby": frozenset(
+        {
+            "puts",
+            "print",
+            "p",
+            "pp",
+            "require",
+            "json",
+            "JSON",
+            "parse",
+            "generate",
+            "pretty_generate",
+            "STDIN",
+            "read",
+            "readlines",
+            "each",
+            "each_line",
+            "map",
+            "select",
+            "reject",
+            "find",
+            "keys",
+            "values",
+            "each_pair",
+            "to_s",
+            "to_i",
+            "to_f",
+            "to_a",
+            "to_h",
+            "strip",
+            "chomp",
+            "split",
+            "join",
+            "upcase",
+            "downcase",
+            "include?",
+            "start_with?",
+            "end_with?",
+            "length",
+            "size",
+            "first",
+            "last",
+            "sort",
+            "sort_by",
+            "reverse",
+            "dig",
+            "fetch",
+            "if",
+            "unless",
+            "else",
+            "elsif",
+            "end",
+            "do",
+            "then",
+            "while",
+            "nil",
+            "true",
+            "false",
+            "and",
+            "or",
+            "not",
+            "gets",
+            "ARGF",
+            "sub",
+            "gsub",
+            "scan",
+            "match",
+            "count",
+            "uniq",
+            "compact",
+            "flatten",
+            "min",
+            "max",
+            "sum",
+            "group_by",
+            "inject",
+            "with_index",
+            "format",
+            "rjust",
+            "ljust",
+        }
+    ),
+    "lua": frozenset(
+        {
+            "print",
+            "io",
+            "read",
+            "write",
+            "lines",
+            "string",
+            "format",
+            "gsub",
+            "match",
+            "gmatch",
+            "find",
+            "sub",
+            "len",
+            "lower",
+            "upper",
+            "rep",
+            "reverse",
+            "byte",
+            "char",
+            "table",
+            "concat",
+            "insert",
+            "remove",
+            "sort",
+            "unpack",
+            "pairs",
+            "ipairs",
+            "tostring",
+            "tonumber",
+            "type",
+            "select",
+            "math",
+            "floor",
+            "ceil",
+            "max",
+            "min",
+            "abs",
+            "huge",
+            "local",
+            "for",
+            "in",
+            "do",
+            "end",
+            "if",
+            "then",
+            "else",
+            "elseif",
+            "while",
+            "repeat",
+            "until",
+            "return",
+            "break",
+            "and",
+            "or",
+            "not",
+            "nil",
+            "true",
+            "false",
+            "function",
+            "a",
+            "l",
+            "n",
+        }
+    ),
+}
+_LANGUAGES: Final = {
+    "node": "js", "nodejs": "js", "deno": "js", "bun": "js", "perl": "perl", "ruby": "ruby", "lua": "lua",
+    "luajit": "lua",
+}  # fmt: skip
+# Strings, by language: a quoted text the language does not interpolate, or interpolates only names from.
+_STRINGS: Final = {
+    "js": re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\$]|\\.|\$(?!\{))*`"),
+    "perl": re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\@$]|\\.|\$(?![{(])\w+|@(?![{(])\w+)*\""),
+    "ruby": re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\#]|\\.|#(?!\{))*\""),
+    "lua": re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\[(=*)\[.*?\]\1\]", re.S),
+}
+# What runs a string or a command in the language, whatever names it uses: a backquote where the language runs one
+# (perl, ruby), ruby's %x, perl's s///e or an expression in a pattern, a code block in a string or a pattern.
+_NEVER: Final = {
+    # (only `require('fs').readFileSync`, only process's streams, arguments and environment; an index that is not a
+    # number or a plain key: `x[k]` reaches `constructor` as `x.constructor` does; `\\u` spells any name)
+    "js": re.compile(
+        r"`|\\u|\\x|\brequire\b(?!\s*\(\s*(['\"])(?:node:)?fs\1\s*\)\s*\.\s*readFileSync\b)"
+        r"|\bprocess\b(?!\s*\.\s*(?:stdin|stdout|stderr|argv|env|exit|exitCode)\b)"
+        r"|[\w)\]]\s*\[(?!\s*\d+\s*\]|\s*(['\"])[\w.-]*\2\s*\])"
+    ),
+    "perl": re.compile(
+        r"`|\(\?\??\{|\bs(\W).*?\1.*?\1[a-z]*e|\bs\s*\{[^}]*\}\s*\{[^}]*\}[a-z]*e|[@$*%&]\s*\{|&\s*\$"
+        r"|->\s*[($]|\bqx\b|\bdo\b|\w::(?!PP\b)"
+    ),
+    "ruby": re.compile(
+        r"`|%x|#\{|\bsend\b|\bmethod\b|\beval\b|\bKernel\b|\bObject\b|::"
+        r"|\brequire\b(?!\s*\(?\s*(['\"])json\1)"
+    ),
+    # (its names are all on the list; `s:m()` is a call through the string library, `t[k]` any field of a table)
+    "lua": re.compile(r"[\w)\]]\s*\[(?!\s*\d+\s*\]|\s*(['\"])\w*\1\s*\])|\\\d|\\x|\\u"),
+}
+_NAME: Final = re.compile(r"(?<![$@%\w])[A-Za-z_][\w]*[?!]?")
+_DECLARED: Final = {
+    "js": re.compile(r"\b(?:const|let|var)\s+(\w+)|\(\s*(\w+)\s*(?:,\s*(\w+)\s*)*\)\s*=>|\b(\w+)\s*=>"),
+    "perl": re.compile(r"$^"),  # its own names are sigiled: `$x`, `@x`, `%x`
+    "ruby": re.compile(r"\|\s*(\w+)(?:\s*,\s*(\w+))*\s*\||\b([a-z_]\w*)\s*=(?!=)"),
+    "lua": re.compile(r"\blocal\s+(\w+)|\bfor\s+(\w+)(?:\s*,\s*(\w+))?"),
+}
+
+
+def _token_data_only(language: str, code: str) -> bool:
+    if _NEVER[language].search(code) is not None:
+        return False
+    text = _STRINGS[language].sub('""', code)
+    if language == "perl":
+        text = _PERL_KEYS.sub(r"\1{}", _PERL_PATTERNS.sub(r"\1//", text))
+    declared = {name for match in _DECLARED[language].finditer(text) for name in match.groups() if name}
+    names = _TOKEN_NAMES[language]
+    for match in _NAME.finditer(text):
+        word = match.group()
+        if word in names or (word in declared and word not in _NEVER_DECLARED):
+            continue
+        # a JavaScript object's property (`JSON.parse(d).version`): any name but those that reach code
+        if language != "js" or word in _JS_DENIED or text[: match.start()].rstrip()[-1:] != ".":
+            return False
+    return True
+
+
+# Names a program may not take for its own: a declared `eval` or `require` is still the builtin to a reader.
+_NEVER_DECLARED: Final = frozenset({"eval", "require", "Function", "import", "system", "exec", "constructor"})
+# The properties through which a JavaScript value reaches a function that runs code, or the module loader.
+_JS_DENIED: Final = frozenset(
+    {
+        "constructor", "__proto__", "prototype", "caller", "callee", "call", "apply", "bind", "__defineGetter__",
+        "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "mainModule", "binding", "_linkedBinding",
+        "dlopen", "require", "main", "then", "valueOf", "toJSON", "eval", "Function", "import",
+    }
+)  # fmt: skip
+# perl: a pattern (`/x/`, `m{x}`, `split /,/`; not s///e, refused above) and a bare hash key (`$h{v}`, `->{v}`)
+_PERL_PATTERNS: Final = re.compile(
+    r"(^|[=!~(,;{]\s*|\b(?:if|unless|and|or|split|grep)\s*)(?:m(?=\W))?/(?:[^/\\\n]|\\.)*/[a-z]*"
+)
+_PERL_KEYS: Final = re.compile(r"((?:[$@%]\w+|->|\}))\s*\{\s*-?\w+\s*\}")
+
+
+def data_only(name: str, code: str) -> bool:
+    """Whether inline program ``code`` that program ``name`` runs is one of the data-only shapes (see above). A
+    language without such shapes (php, lua, R ...) never is: its programs fed from the network ask."""
+    if name.startswith(("python", "pypy")):
+        return _python_data_only(code)
+    language = _LANGUAGES.get(name)
+    return language is not None and len(code) <= 4096 and _token_data_only(language, code)
