@@ -208,7 +208,14 @@ def test_cmake_dash_s_writes_the_users_makefile_unguarded_and_is_refused(
 
 
 # -- 4. compressors over a user's file -------------------------------------------------------------------------------
-_COMPRESSED = ["gzip ~/notes.txt", "bzip2 ../notes.txt", "xz -9 ~/notes.txt", "zstd --rm ~/notes.txt", "lzip ~/n.txt"]
+_COMPRESSED = [
+    "gzip ~/notes.txt",
+    "bzip2 ../notes.txt",
+    "xz -9 ~/notes.txt",
+    "zstd --rm ~/notes.txt",
+    "lzip ~/notes.txt",
+    "gzip -S .x ~/notes.txt",
+]
 _KEPT = ["gzip -k ~/notes.txt", "gzip -c ~/notes.txt > n.gz", "zstd ~/notes.txt", "gzip notes.txt", "xz -t ~/x.xz"]
 
 _compressors = home_project_verdicts(_COMPRESSED, _KEPT)
@@ -220,3 +227,30 @@ def test_gzip_of_the_note_loses_it_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     lost_unguarded_then_blocked(tmp_path, home_project, "gzip ~/notes.txt", note_lost)
+
+
+# -- 5. false alarms -------------------------------------------------------------------------------------------------
+# A module by name in PERL5OPT / RUBYOPT is found in @INC / $LOAD_PATH, which holds no folder of the line's: it is no
+# file the line names (`PERL5OPT=-Mstrict` was read as the file `strict`, and asked); a path, code after the name, or
+# -I DIR still ask. A temp folder itself as a copy's destination puts the file inside it, as /tmp does.
+_OPTION_VARIABLES = [
+    "PERL5OPT='-M./x.pm' prove",
+    "PERL5OPT='-Mstrict;system(1)' prove",
+    "PERL5OPT=-I. prove",
+    "RUBYOPT=-r./x.rb bundle exec rake",
+    "RUBYOPT='-I. -rx' rake",
+    "rsync -a --delete empty/ /var/tmp",
+    "cp a.py /var",
+]
+_OPTION_VARIABLE_NEAR_MISSES = [
+    "PERL5OPT=-Mstrict perl a.pl",
+    "PERL5OPT=-MDevel::Cover=-db,cover_db prove -r t",
+    "PERL5OPT=-d:NYTProf perl a.pl",
+    "RUBYOPT=-rbundler/setup bundle exec rake",
+    "RUBYOPT=-W0 ruby a.rb",
+    "cp a.py /var/tmp",
+    "mv a.py /dev/shm/",
+]
+_options = home_project_verdicts(_OPTION_VARIABLES, _OPTION_VARIABLE_NEAR_MISSES)
+test_a_path_or_code_in_an_option_variable_is_not_allowed = _options[0]
+test_a_module_by_name_in_an_option_variable_stays_allowed = _options[1]
