@@ -501,7 +501,8 @@ _NEVER: Final = {
     # (its names are all on the list; `s:m()` is a call through the string library, `t[k]` any field of a table)
     "lua": re.compile(r"[\w)\]]\s*\[(?!\s*\d+\s*\]|\s*(['\"])\w*\1\s*\])|\\\d|\\x|\\u"),
 }
-_NAME: Final = re.compile(r"(?<![$@%\w])[A-Za-z_][\w]*[?!]?")
+# a name, not one after a sigil (perl's `$x`, ruby's `@x`), with the `.` before it when it is a property
+_NAME: Final = re.compile(r"(\.\s*)?(?<![$@%\w])([A-Za-z_]\w*[?!]?)")
 _DECLARED: Final = {
     "js": re.compile(r"\b(?:const|let|var)\s+(\w+)|\(\s*(\w+)\s*(?:,\s*(\w+)\s*)*\)\s*=>|\b(\w+)\s*=>"),
     "perl": re.compile(r"$^"),  # its own names are sigiled: `$x`, `@x`, `%x`
@@ -519,11 +520,11 @@ def _token_data_only(language: str, code: str) -> bool:
     declared = {name for match in _DECLARED[language].finditer(text) for name in match.groups() if name}
     names = _TOKEN_NAMES[language]
     for match in _NAME.finditer(text):
-        word = match.group()
+        word = match.group(2)
         if word in names or (word in declared and word not in _NEVER_DECLARED):
             continue
         # a JavaScript object's property (`JSON.parse(d).version`): any name but those that reach code
-        if language != "js" or word in _JS_DENIED or text[: match.start()].rstrip()[-1:] != ".":
+        if language != "js" or word in _JS_DENIED or match.group(1) is None:
             return False
     return True
 
