@@ -647,7 +647,7 @@ class Follower:
             if run.language == "gitremote":
                 values = self._remote_urls(run, command, values, local, via, depth)
         elif source == "operands":
-            values = parsed.all_operands(argv)
+            values = parsed.all_operands(argv)[run.index :]  # (stop 56) `operands: N`: from the Nth on
         elif source == "prefixed":
             prefix = next(iter(run.names))
             values = [w[len(prefix) :] for w in argv[1:] if w.startswith(prefix) and len(w) > len(prefix)]
@@ -890,6 +890,7 @@ class Follower:
         operands = parsed.all_operands(argv)
         language = run.language or ""
         if run.source == "operands":
+            operands = operands[run.index :]
             if run.match is None:
                 return
             for i, operand in enumerate(operands[:-1]):

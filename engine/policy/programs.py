@@ -1242,6 +1242,8 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         names = frozenset(data["env_pairs"])
     elif source == "operand":
         index = int(data["operand"])
+    elif source == "operands" and data["operands"] is not True:
+        index = int(data["operands"])  # (stop 56) from the operand at this index on
     elif source == "prefixed":
         names = frozenset([data["prefixed"]])
     return Run(

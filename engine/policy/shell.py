@@ -5902,7 +5902,7 @@ def _level_writes(
             out += operands[run.index : run.index + 1] or ([run.default] if run.default is not None else [])
         elif run.source == "operands":
             # a compiler's default output, named after its sources or not (`cc x.c`: a.out)
-            operands = parsed.all_operands(argv)
+            operands = parsed.all_operands(argv)[run.index :]
             found: list[str | None] = [matched_payload(run, w) for w in operands]
             if run.strip or run.append or run.into:
                 # names computed from an option's value (`gunzip -S .bak x.bak`: x, xfail41)

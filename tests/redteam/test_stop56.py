@@ -232,7 +232,8 @@ def test_gzip_of_the_note_loses_it_unguarded_and_is_refused(
 # -- 5. false alarms -------------------------------------------------------------------------------------------------
 # A module by name in PERL5OPT / RUBYOPT is found in @INC / $LOAD_PATH, which holds no folder of the line's: it is no
 # file the line names (`PERL5OPT=-Mstrict` was read as the file `strict`, and asked); a path, code after the name, or
-# -I DIR still ask. A temp folder itself as a copy's destination puts the file inside it, as /tmp does.
+# -I DIR still ask. A temp folder itself as a copy's destination puts the file inside it, as /tmp does. zip's -m deletes
+# the files it packs, not the archive it adds them to (`zip -m ~/backup.zip a.py` asked as `rm -r ~/backup.zip`).
 _OPTION_VARIABLES = [
     "PERL5OPT='-M./x.pm' prove",
     "PERL5OPT='-Mstrict;system(1)' prove",
@@ -241,6 +242,8 @@ _OPTION_VARIABLES = [
     "RUBYOPT='-I. -rx' rake",
     "rsync -a --delete empty/ /var/tmp",
     "cp a.py /var",
+    "zip -m /tmp/x.zip ~/notes.txt",
+    "zip -m x.zip ../notes.txt",
 ]
 _OPTION_VARIABLE_NEAR_MISSES = [
     "PERL5OPT=-Mstrict perl a.pl",
@@ -250,6 +253,8 @@ _OPTION_VARIABLE_NEAR_MISSES = [
     "RUBYOPT=-W0 ruby a.rb",
     "cp a.py /var/tmp",
     "mv a.py /dev/shm/",
+    "zip -m ~/backup.zip a.py",
+    "zip -mr ~/b.zip src",
 ]
 _options = home_project_verdicts(_OPTION_VARIABLES, _OPTION_VARIABLE_NEAR_MISSES)
 test_a_path_or_code_in_an_option_variable_is_not_allowed = _options[0]
