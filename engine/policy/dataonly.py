@@ -15,63 +15,50 @@ or a command (a backquote, `%x`, perl's `s///e`, an interpolated block) is never
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from typing import Final
 
+
+def _words(text: str) -> frozenset[str]:
+    """The blank-separated words of ``text``: a table of names as written below."""
+    return frozenset(text.split())
+
+
 # -- python ------------------------------------------------------------------------------------------------------
 # Modules whose functions turn text into values and values into text (no file, process, import or evaluation).
-_PY_MODULES: Final = frozenset(
-    {
-        "json", "sys", "csv", "re", "base64", "binascii", "math", "statistics", "datetime", "time", "collections",
-        "itertools", "functools", "string", "textwrap", "hashlib", "html", "uuid", "decimal", "fractions", "operator",
-        "pprint", "urllib.parse", "unicodedata", "calendar", "bisect", "heapq", "zlib", "gzip", "io",
-    }
-)  # fmt: skip
+_PY_MODULES: Final = _words(
+    """json tomllib sys csv re base64 binascii math statistics datetime time collections itertools functools string
+    textwrap hashlib html uuid decimal fractions operator pprint urllib.parse unicodedata calendar bisect heapq
+    zlib gzip io"""
+)
 # Builtins that compute values (no open, eval, exec, compile, getattr, __import__, globals, vars, help, breakpoint).
-_PY_BUILTINS: Final = frozenset(
-    {
-        "print", "len", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "frozenset", "sorted",
-        "reversed", "sum", "min", "max", "abs", "round", "any", "all", "enumerate", "zip", "range", "map", "filter",
-        "isinstance", "repr", "ord", "chr", "hex", "oct", "bin", "divmod", "pow", "format", "iter", "next", "input",
-        "bytes", "bytearray", "ascii", "hash", "slice", "exit", "quit", "True", "False", "None", "Exception",
-        "KeyError", "ValueError", "IndexError", "TypeError", "AttributeError", "StopIteration", "ZeroDivisionError",
-        "SystemExit",
-    }
-)  # fmt: skip
+_PY_BUILTINS: Final = _words(
+    """print len str int float bool list dict set tuple frozenset sorted reversed sum min max abs round any all
+    enumerate zip range map filter isinstance repr ord chr hex oct bin divmod pow format iter next input bytes
+    bytearray ascii hash slice exit quit True False None Exception KeyError ValueError IndexError TypeError
+    AttributeError StopIteration ZeroDivisionError SystemExit"""
+)
+_PY_EVERY_BUILTIN: Final = frozenset(dir(builtins))
 # Attributes read on any value: none names a file, a process, an import or an evaluation (no `_` name ever).
-_PY_ATTRIBUTES: Final = frozenset(
-    {
-        # sys's streams and their reads
-        "stdin", "stdout", "stderr", "buffer", "read", "readline", "readlines", "write", "flush", "argv", "exit",
-        "maxsize",
-        # json, csv, base64, re, hashlib, zlib, gzip
-        "load", "loads", "dump", "dumps", "JSONDecodeError", "reader", "writer", "DictReader", "DictWriter",
-        "writerow", "writerows", "writeheader", "fieldnames", "b64decode", "b64encode", "urlsafe_b64decode",
-        "urlsafe_b64encode", "b32decode", "b16decode", "hexlify", "unhexlify", "search", "match", "fullmatch",
-        "findall", "finditer", "sub", "subn", "split", "group", "groups", "groupdict", "start", "end", "span",
-        "compile", "escape", "IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S", "sha256", "sha1", "md5",
-        "hexdigest", "digest", "decompress", "compress", "parse",
-        # str, bytes, list, dict, set
-        "get", "items", "keys", "values", "append", "extend", "insert", "remove", "pop", "clear", "update",
-        "setdefault", "copy", "sort", "reverse", "count", "index", "strip", "lstrip", "rstrip", "splitlines",
-        "rsplit", "partition", "rpartition", "join", "lower", "upper", "title", "capitalize", "casefold",
-        "startswith", "endswith", "replace", "format", "encode", "decode", "find", "rfind", "isdigit", "isalpha",
-        "isalnum", "isspace", "zfill", "ljust", "rjust", "center", "expandtabs", "hex", "fromhex", "add", "discard",
-        "union", "intersection", "difference",
-        # datetime, time, math, statistics, collections, itertools, functools, operator, urllib.parse
-        "now", "utcnow", "today", "fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "strftime",
-        "isoformat", "timestamp", "timedelta", "timezone", "utc", "date", "datetime", "year", "month", "day",
-        "hour", "minute", "second", "days", "seconds", "total_seconds", "time", "gmtime", "localtime", "sqrt",
-        "floor", "ceil", "log", "log10", "log2", "exp", "pi", "inf", "isnan", "fsum", "prod", "mean", "median",
-        "stdev", "mode", "Counter", "defaultdict", "OrderedDict", "namedtuple", "deque", "most_common", "chain",
-        "groupby", "islice", "product", "permutations", "combinations", "accumulate", "reduce", "itemgetter",
-        "quote", "unquote", "quote_plus", "unquote_plus", "urlparse", "urlsplit", "urlencode",
-        "parse_qs", "parse_qsl", "netloc", "query", "scheme", "hostname", "port", "fragment",
-        "normalize", "name", "category", "dedent", "indent", "wrap", "fill", "shorten", "pformat", "pprint",
-        "ascii_letters", "digits", "TextIOWrapper", "StringIO", "BytesIO", "getvalue", "heappush", "heappop",
-        "nlargest", "nsmallest", "bisect", "insort", "Decimal", "Fraction", "uuid4", "real", "imag",
-    }
-)  # fmt: skip
+_PY_ATTRIBUTES: Final = _words(
+    """stdin stdout stderr buffer read readline readlines write flush argv exit maxsize load loads dump dumps
+    JSONDecodeError reader writer DictReader DictWriter writerow writerows writeheader fieldnames b64decode
+    b64encode urlsafe_b64decode urlsafe_b64encode b32decode b16decode hexlify unhexlify search match fullmatch
+    findall finditer sub subn split group groups groupdict start end span compile escape IGNORECASE MULTILINE
+    DOTALL I M S sha256 sha1 md5 hexdigest digest decompress compress parse get items keys values append extend
+    insert remove pop clear update setdefault copy sort reverse count index strip lstrip rstrip splitlines
+    rsplit partition rpartition join lower upper title capitalize casefold startswith endswith replace format
+    encode decode find rfind isdigit isalpha isalnum isspace zfill ljust rjust center expandtabs hex fromhex add
+    discard union intersection difference now utcnow today fromtimestamp utcfromtimestamp fromisoformat strptime
+    strftime isoformat timestamp timedelta timezone utc date datetime year month day hour minute second days
+    seconds total_seconds time gmtime localtime sqrt floor ceil log log10 log2 exp pi inf isnan fsum prod mean
+    median stdev mode Counter defaultdict OrderedDict deque most_common chain groupby islice product
+    permutations combinations accumulate reduce itemgetter quote unquote quote_plus unquote_plus urlparse
+    urlsplit urlencode parse_qs parse_qsl netloc query scheme hostname port fragment normalize name category
+    dedent indent wrap fill shorten pformat pprint unescape ascii_letters digits TextIOWrapper StringIO BytesIO
+    getvalue heappush heappop nlargest nsmallest bisect insort Decimal Fraction uuid4 real imag"""
+)
 # Statements and expressions that compute: anything else (a class, async code, a global or nonlocal, a yield
 # that hands values to a caller nobody reads) is not data-only.
 _PY_NODES: Final = (
@@ -119,409 +106,163 @@ def _python_data_only(code: str) -> bool:
                 return False
         elif isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
             return False
+    # (adv56) a name the program binds is its own unless it is a builtin's: `(lambda exec: 0)` binds exec in the
+    # lambda alone, and `[exec][0](sys.stdin.read())` ran the response
     return all(
-        not isinstance(node, ast.Name) or node.id in _PY_BUILTINS or (node.id in bound and node.id[:2] != "__")
+        not isinstance(node, ast.Name)
+        or node.id in _PY_BUILTINS
+        or (node.id in bound and node.id not in _PY_EVERY_BUILTIN and node.id[:2] != "__")
         for node in nodes
     )
 
 
 # -- the other languages, by their tokens -----------------------------------------------------------------------
-# Names each language's data-only programs use: the input read, JSON parsed, text matched, printed.
+# Names each language's data-only programs use: the input read, JSON parsed, text matched, printed. (A JavaScript
+# property, `JSON.parse(d).version`, may be any name but those that reach code: _JS_DENIED.)
 _TOKEN_NAMES: Final = {
-    "js": frozenset(
-        {
-            "JSON",
-            "parse",
-            "stringify",
-            "console",
-            "log",
-            "error",
-            "process",
-            "stdin",
-            "stdout",
-            "write",
-            "on",
-            "data",
-            "end",
-            "setEncoding",
-            "argv",
-            "env",
-            "exit",
-            "readFileSync",
-            "require",
-            "fs",
-            "length",
-            "map",
-            "filter",
-            "forEach",
-            "reduce",
-            "find",
-            "some",
-            "every",
-            "keys",
-            "values",
-            "entries",
-            "join",
-            "split",
-            "trim",
-            "slice",
-            "includes",
-            "startsWith",
-            "endsWith",
-            "replace",
-            "toLowerCase",
-            "toUpperCase",
-            "String",
-            "Number",
-            "parseInt",
-            "parseFloat",
-            "Object",
-            "Array",
-            "isArray",
-            "Math",
-            "max",
-            "min",
-            "round",
-            "floor",
-            "Date",
-            "toISOString",
-            "toString",
-            "toFixed",
-            "const",
-            "let",
-            "var",
-            "if",
-            "else",
-            "for",
-            "of",
-            "in",
-            "return",
-            "true",
-            "false",
-            "null",
-            "undefined",
-            "new",
-            "typeof",
-            "while",
-            "break",
-            "continue",
-            "push",
-            "sort",
-            "indexOf",
-            "match",
-            "test",
-            "padStart",
-            "padEnd",
-            "concat",
-            "flat",
-            "size",
-            "has",
-            "get",
-            "set",
-            "Map",
-            "Set",
-            "Buffer",
-            "from",
-            "utf8",
-            "utf",
-            "chunk",
-            "c",
-            "d",
-            "s",
-            "x",
-            "e",
-            "k",
-            "v",
-            "r",
-            "o",
-        }
+    "js": _words(
+        """JSON parse stringify console log error process stdin stdout write on data end setEncoding argv env exit
+        readFileSync require fs length map filter forEach reduce find some every keys values entries join split trim
+        slice includes startsWith endsWith replace toLowerCase toUpperCase String Number parseInt parseFloat Object
+        Array isArray Math max min round floor Date toISOString toString toFixed const let var if else for of in
+        return true false null undefined new typeof while break continue push sort indexOf match test padStart padEnd
+        concat flat size has get set Map Set Buffer from utf8 utf chunk c d s x e k v r o"""
     ),
-    "perl": frozenset(
-        {
-            "print",
-            "printf",
-            "say",
-            "if",
-            "unless",
-            "else",
-            "elsif",
-            "while",
-            "for",
-            "foreach",
-            "my",
-            "our",
-            "split",
-            "join",
-            "chomp",
-            "chop",
-            "lc",
-            "uc",
-            "length",
-            "substr",
-            "index",
-            "sprintf",
-            "keys",
-            "values",
-            "each",
-            "sort",
-            "reverse",
-            "scalar",
-            "defined",
-            "exists",
-            "next",
-            "last",
-            "and",
-            "or",
-            "not",
-            "eq",
-            "ne",
-            "lt",
-            "gt",
-            "le",
-            "ge",
-            "cmp",
-            "x",
-            "STDIN",
-            "STDOUT",
-            "STDERR",
-            "ARGV",
-            "END",
-            "BEGIN",
-            "decode_json",
-            "encode_json",
-            "JSON",
-            "PP",
-            "use",
-            "strict",
-            "warnings",
-            "m",
-            "tr",
-            "y",
-            "q",
-            "qq",
-            "qw",
-            "grep",
-            "map",
-            "abs",
-            "int",
-            "hex",
-            "oct",
-            "ord",
-            "chr",
-            "lcfirst",
-            "ucfirst",
-            "local",
-            "new",
-            "decode",
-            "encode",
-            "utf8",
-            "pretty",
-            "canonical",
-            "JSON_PP",
-        }
+    "perl": _words(
+        """print printf say if unless else elsif while for foreach my our split join chomp chop lc uc length substr
+        index sprintf keys values each sort reverse scalar defined exists next last and or not eq ne lt gt le ge cmp
+        x STDIN STDOUT STDERR END BEGIN decode_json encode_json JSON PP use strict warnings utf8 qw grep map abs int
+        hex oct ord chr lcfirst ucfirst local new decode encode pretty canonical"""
     ),
-    "ruby": frozenset(
-        {
-            "puts",
-            "print",
-            "p",
-            "pp",
-            "require",
-            "json",
-            "JSON",
-            "parse",
-            "generate",
-            "pretty_generate",
-            "STDIN",
-            "read",
-            "readlines",
-            "each",
-            "each_line",
-            "map",
-            "select",
-            "reject",
-            "find",
-            "keys",
-            "values",
-            "each_pair",
-            "to_s",
-            "to_i",
-            "to_f",
-            "to_a",
-            "to_h",
-            "strip",
-            "chomp",
-            "split",
-            "join",
-            "upcase",
-            "downcase",
-            "include?",
-            "start_with?",
-            "end_with?",
-            "length",
-            "size",
-            "first",
-            "last",
-            "sort",
-            "sort_by",
-            "reverse",
-            "dig",
-            "fetch",
-            "if",
-            "unless",
-            "else",
-            "elsif",
-            "end",
-            "do",
-            "then",
-            "while",
-            "nil",
-            "true",
-            "false",
-            "and",
-            "or",
-            "not",
-            "gets",
-            "ARGF",
-            "sub",
-            "gsub",
-            "scan",
-            "match",
-            "count",
-            "uniq",
-            "compact",
-            "flatten",
-            "min",
-            "max",
-            "sum",
-            "group_by",
-            "inject",
-            "with_index",
-            "format",
-            "rjust",
-            "ljust",
-        }
+    "ruby": _words(
+        """puts print p pp require json JSON parse generate pretty_generate STDIN read readlines each each_line map
+        select reject find keys values each_pair to_s to_i to_f to_a to_h strip chomp split join upcase downcase
+        include? start_with? end_with? length size first last sort sort_by reverse dig fetch if unless else elsif end
+        do then while nil true false and or not gets sub gsub scan match count uniq compact flatten min max sum
+        group_by inject with_index format rjust ljust"""
     ),
-    "lua": frozenset(
-        {
-            "print",
-            "io",
-            "read",
-            "write",
-            "lines",
-            "string",
-            "format",
-            "gsub",
-            "match",
-            "gmatch",
-            "find",
-            "sub",
-            "len",
-            "lower",
-            "upper",
-            "rep",
-            "reverse",
-            "byte",
-            "char",
-            "table",
-            "concat",
-            "insert",
-            "remove",
-            "sort",
-            "unpack",
-            "pairs",
-            "ipairs",
-            "tostring",
-            "tonumber",
-            "type",
-            "select",
-            "math",
-            "floor",
-            "ceil",
-            "max",
-            "min",
-            "abs",
-            "huge",
-            "local",
-            "for",
-            "in",
-            "do",
-            "end",
-            "if",
-            "then",
-            "else",
-            "elseif",
-            "while",
-            "repeat",
-            "until",
-            "return",
-            "break",
-            "and",
-            "or",
-            "not",
-            "nil",
-            "true",
-            "false",
-            "function",
-            "a",
-            "l",
-            "n",
-        }
+    "lua": _words(
+        """print io read write string format gsub match gmatch find sub len lower upper rep reverse byte char table
+        concat insert remove sort unpack pairs ipairs tostring tonumber type select math floor ceil max min abs huge
+        local for in do end if then else elseif while repeat until return break and or not nil true false function
+        lines a l n"""
     ),
 }
 _LANGUAGES: Final = {
     "node": "js", "nodejs": "js", "deno": "js", "bun": "js", "perl": "perl", "ruby": "ruby", "lua": "lua",
     "luajit": "lua",
 }  # fmt: skip
-# Strings, by language: a quoted text the language does not interpolate, or interpolates only names from.
-_STRINGS: Final = {
-    "js": re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\$]|\\.|\$(?!\{))*`"),
-    "perl": re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\@$]|\\.|\$(?![{(])\w+|@(?![{(])\w+)*\""),
-    "ruby": re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\#]|\\.|#(?!\{))*\""),
-    "lua": re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\[(=*)\[.*?\]\1\]", re.S),
+# Strings and comments, by language, read left to right (a quote inside a comment opens no string, adv56: perl's `#
+# '` hid the code between two such comments): a string the language does not interpolate, or interpolates only names
+# into (a string with a code block in it is refused below), and a comment.
+_LEXEMES: Final = {
+    "js": re.compile(
+        r"(?P<c>//[^\n]*|/\*.*?\*/)"
+        r"|'(?P<s>(?:[^'\\\n]|\\.)*)'|\"(?P<s2>(?:[^\"\\\n]|\\.)*)\"|`(?P<s3>(?:[^`\\$]|\\.|\$(?!\{))*)`",
+        re.S,
+    ),
+    "perl": re.compile(
+        r"(?P<c>(?<![$\\])#[^\n]*)"
+        r"|'(?P<s>(?:[^'\\]|\\.)*)'|\"(?P<s2>(?:[^\"\\@$]|\\.|\$(?![{(])\w+|@(?![{(])\w+)*)\""
+    ),
+    "ruby": re.compile(
+        r"(?P<c>(?<![$?\\])#(?!\{)[^\n]*)|'(?P<s>(?:[^'\\]|\\.)*)'|\"(?P<s2>(?:[^\"\\#]|\\.|#(?!\{))*)\""
+    ),
+    "lua": re.compile(
+        r"(?P<c>--\[(?P<e>=*)\[.*?\](?P=e)\]|--[^\n]*)"
+        r"|'(?P<s>(?:[^'\\\n]|\\.)*)'|\"(?P<s2>(?:[^\"\\\n]|\\.)*)\"|\[(?P<e2>=*)\[(?P<s3>.*?)\](?P=e2)\]",
+        re.S,
+    ),
 }
-# What runs a string or a command in the language, whatever names it uses: a backquote where the language runs one
-# (perl, ruby), ruby's %x, perl's s///e or an expression in a pattern, a code block in a string or a pattern.
+# What runs a string or a command whatever names it uses, in the program as written: a backquote where the language
+# runs one, ruby's %x, perl's s///e or a code block in a pattern or a string, an escape that spells a name; the
+# arguments and the files a program reads beyond its input (perl's @ARGV and ruby's ARGV, which `<>`, ARGF and gets
+# open: adv56, `chomp(@ARGV=<STDIN>); print while <>` ran the response's `CMD|`; node's readFileSync of anything but
+# its input: a path from the response printed the key).
 _NEVER: Final = {
-    # (only `require('fs').readFileSync`, only process's streams, arguments and environment; an index that is not a
-    # number or a plain key: `x[k]` reaches `constructor` as `x.constructor` does; `\\u` spells any name)
     "js": re.compile(
         r"`|\\u|\\x|\brequire\b(?!\s*\(\s*(['\"])(?:node:)?fs\1\s*\)\s*\.\s*readFileSync\b)"
         r"|\bprocess\b(?!\s*\.\s*(?:stdin|stdout|stderr|argv|env|exit|exitCode)\b)"
-        r"|[\w)\]]\s*\[(?!\s*\d+\s*\]|\s*(['\"])[\w.-]*\2\s*\])"
+        r"|readFileSync\s*\((?!\s*(?:0|(['\"])/dev/stdin\2)\s*[,)])"
     ),
     "perl": re.compile(
         r"`|\(\?\??\{|\bs(\W).*?\1.*?\1[a-z]*e|\bs\s*\{[^}]*\}\s*\{[^}]*\}[a-z]*e|[@$*%&]\s*\{|&\s*\$"
-        r"|->\s*[($]|\bqx\b|\bdo\b|\w::(?!PP\b)"
+        r"|->\s*[($]|\bqx\b|\w::(?!PP\b)|@ARGV|\$ARGV\s*\[|\\[0-7xNo]"
     ),
     "ruby": re.compile(
-        r"`|%x|#\{|\bsend\b|\bmethod\b|\beval\b|\bKernel\b|\bObject\b|::"
+        r"`|%x|#\{|\bsend\b|\bmethod\b|eval|\bKernel\b|\bObject\b|::|\bARGV\b|\$\*|\\[0-7xu]"
         r"|\brequire\b(?!\s*\(?\s*(['\"])json\1)"
     ),
-    # (its names are all on the list; `s:m()` is a call through the string library, `t[k]` any field of a table)
-    "lua": re.compile(r"[\w)\]]\s*\[(?!\s*\d+\s*\]|\s*(['\"])\w*\1\s*\])|\\\d|\\x|\\u"),
+    "lua": re.compile(r"\\\d|\\x|\\u|\blines\s*\(\s*[^)\s]"),
+}
+# ... and in the program with its strings and comments blanked: an index that is not a number (a plain key in
+# node: `x[k]` and `x["constr" + "uctor"]` reach what `x.constructor` does; lua's `io["open"]`), a module perl
+# uses other than these (`use if 1, "re", lc "EVAL"` turned on code in patterns), perl's do, require, sub and goto.
+_NEVER_BLANKED: Final = {
+    "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])"),
+    "perl": re.compile(r"\b(?:use|no)\s+(?!(?:strict|warnings|utf8|JSON::PP)\s*(?:;|$))|\b(?:do|require|sub|goto)\b"),
+    "ruby": re.compile(r"(?!)"),
+    "lua": re.compile(r"\[(?!\s*\d+\s*\])"),
+}
+# Patterns a program matches text with (their words are no names): perl's and ruby's `/…/` where an operand goes,
+# perl's m, s (not s///e, refused above), tr and y, ruby's %r.
+_PATTERNS: Final = {
+    "perl": re.compile(
+        r"(?<![\w$@%&])(?:s|tr|y)(?P<d>[/#|!,])(?:[^\\\n]|\\.)*?(?P=d)(?:[^\\\n]|\\.)*?(?P=d)[a-z]*"
+        r"|(?<![\w$@%&])s\s*\{[^{}]*\}\s*\{[^{}]*\}[a-z]*"
+        r"|(?<![\w$@%&])m\s*(?:\{[^{}]*\}|\([^()]*\)|(?P<m>[/#|!,])(?:[^\\\n]|\\.)*?(?P=m))[a-z]*"
+        r"|(?P<k>^|[=~(,;{!]|\b(?:if|or|and|not|for|map|grep|when|while|split|until|print|return|unless))"
+        r"\s*/(?:[^/\\\n]|\\.)*/[a-z]*"
+    ),
+    "ruby": re.compile(
+        r"%r\{[^{}]*\}[a-z]*"
+        r"|(?P<k>^|[=~(,;{|!&]|\b(?:if|or|and|not|sub|scan|gsub|when|grep|match|split|unless|index))"
+        r"\s*/(?:[^/\\\n]|\\.)*/[a-z]*"
+    ),
 }
 # a name, not one after a sigil (perl's `$x`, ruby's `@x`), with the `.` before it when it is a property
 _NAME: Final = re.compile(r"(\.\s*)?(?<![$@%\w])([A-Za-z_]\w*[?!]?)")
 _DECLARED: Final = {
     "js": re.compile(r"\b(?:const|let|var)\s+(\w+)|\(\s*(\w+)\s*(?:,\s*(\w+)\s*)*\)\s*=>|\b(\w+)\s*=>"),
     "perl": re.compile(r"$^"),  # its own names are sigiled: `$x`, `@x`, `%x`
-    "ruby": re.compile(r"\|\s*(\w+)(?:\s*,\s*(\w+))*\s*\||\b([a-z_]\w*)\s*=(?!=)"),
+    "ruby": re.compile(r"\|\s*(\w+)(?:\s*,\s*(\w+))*\s*\||\b([a-z_]\w*)\s*=(?![=~])"),
     "lua": re.compile(r"\blocal\s+(\w+)|\bfor\s+(\w+)(?:\s*,\s*(\w+))?"),
 }
+# (ruby) a declared name called as a method (`x(…)`, `x ARG`) is the method, not the variable (adv56: `instance_eval
+# = 0; instance_eval(STDIN.read)` ran the response)
+_CALLED: Final = re.compile(r"\s*\(|[ \t]+(?!(?:if|unless|and|or|then|do|end|while|until|rescue)\b)[\w\"'$@:\[]")
 
 
 def _token_data_only(language: str, code: str) -> bool:
     if _NEVER[language].search(code) is not None:
         return False
-    text = _STRINGS[language].sub('""', code)
+    strings: list[str] = []
+
+    def blank(match: re.Match[str]) -> str:
+        if match.group("c") is not None:
+            return " "
+        found = match.groupdict()
+        strings.append(next((found[g] for g in ("s", "s2", "s3") if found.get(g) is not None), ""))
+        return '""'
+
+    text = _LEXEMES[language].sub(blank, code)
+    if language == "js" and any(s.strip() in _JS_DENIED for s in strings):
+        return False  # `x["constructor"]`, a key spelled in a string
+    patterns = _PATTERNS.get(language)
+    if patterns is not None:
+        text = patterns.sub(lambda match: (match.group("k") or "") + '""', text)
     if language == "perl":
-        text = _PERL_KEYS.sub(r"\1{}", _PERL_PATTERNS.sub(r"\1//", text))
+        text = _PERL_KEYS.sub(r"\1{}", text)
+    if _NEVER_BLANKED[language].search(text) is not None:
+        return False
     declared = {name for match in _DECLARED[language].finditer(text) for name in match.groups() if name}
+    declared -= _NEVER_DECLARED
     names = _TOKEN_NAMES[language]
     for match in _NAME.finditer(text):
         word = match.group(2)
-        if word in names or (word in declared and word not in _NEVER_DECLARED):
+        if word in names:
+            continue
+        if word in declared and not (language == "ruby" and _CALLED.match(text, match.end())):
             continue
         # a JavaScript object's property (`JSON.parse(d).version`): any name but those that reach code
         if language != "js" or word in _JS_DENIED or match.group(1) is None:
@@ -529,26 +270,27 @@ def _token_data_only(language: str, code: str) -> bool:
     return True
 
 
-# Names a program may not take for its own: a declared `eval` or `require` is still the builtin to a reader.
-_NEVER_DECLARED: Final = frozenset({"eval", "require", "Function", "import", "system", "exec", "constructor"})
-# The properties through which a JavaScript value reaches a function that runs code, or the module loader.
-_JS_DENIED: Final = frozenset(
-    {
-        "constructor", "__proto__", "prototype", "caller", "callee", "call", "apply", "bind", "__defineGetter__",
-        "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "mainModule", "binding", "_linkedBinding",
-        "dlopen", "require", "main", "then", "valueOf", "toJSON", "eval", "Function", "import",
-    }
-)  # fmt: skip
-# perl: a pattern (`/x/`, `m{x}`, `split /,/`; not s///e, refused above) and a bare hash key (`$h{v}`, `->{v}`)
-_PERL_PATTERNS: Final = re.compile(
-    r"(^|[=!~(,;{]\s*|\b(?:if|unless|and|or|split|grep)\s*)(?:m(?=\W))?/(?:[^/\\\n]|\\.)*/[a-z]*"
+# Names a program may not take for its own: a builtin or global a declaration in one scope leaves reachable in
+# another (adv56: python's `(lambda exec: 0)` then `exec(...)`; node's `{ let setTimeout }`, lua's `do local load`).
+_NEVER_DECLARED: Final = _words(
+    """eval exec system require Function import constructor setTimeout setInterval setImmediate queueMicrotask
+    globalThis global module exports Reflect Proxy WebAssembly Worker process Deno Bun fetch this arguments load
+    loadstring dofile os io debug package rawget rawset setmetatable getmetatable _G _ENV pcall xpcall string
+    instance_eval instance_exec class_eval module_eval send public_send open spawn fork syscall binding"""
 )
+# The properties through which a JavaScript value reaches a function that runs code, or the module loader.
+_JS_DENIED: Final = _words(
+    """constructor __proto__ prototype caller callee call apply bind __defineGetter__ __defineSetter__
+    __lookupGetter__ __lookupSetter__ mainModule binding _linkedBinding dlopen require main then valueOf toJSON eval
+    Function import"""
+)
+# perl: a bare hash key (`$h{v}`, `->{v}`)
 _PERL_KEYS: Final = re.compile(r"((?:[$@%]\w+|->|\}))\s*\{\s*-?\w+\s*\}")
 
 
 def data_only(name: str, code: str) -> bool:
     """Whether inline program ``code`` that program ``name`` runs is one of the data-only shapes (see above). A
-    language without such shapes (php, lua, R ...) never is: its programs fed from the network ask."""
+    language without such shapes (php, tcl, R ...) never is: its programs fed from the network ask."""
     if name.startswith(("python", "pypy")):
         return _python_data_only(code)
     language = _LANGUAGES.get(name)

@@ -81,7 +81,7 @@ from engine.policy.lexer import prompt_values
 from engine.policy.paths import FIND_EITHER, NUL_READ, prints_nul
 from engine.policy.programs import Extractor, Program, ProgramTable, Run, subcommand_levels
 from engine.policy.regexes import Located
-from engine.policy.variables import lose_path
+from engine.policy.variables import ANY_VARIABLE, lose_path
 from engine.records import replace
 
 _NPM_BIN = "node_modules/.bin"  # (see _run: a package's scripts find their programs there first)
@@ -568,6 +568,10 @@ class Follower:
         Variables.readings), so it says nothing. (The `**` entry names ~150 variables, a line
         sets a few: every name was read before, for each command of a line that sets any.)"""
         present = {*local, *self.env, *self.env.lost}
+        if ANY_VARIABLE in present and run.names:
+            # (stop 56) a variable named only at run time may be any of them: one, holding a value known only at run
+            # time, says so (each of ~150 names read so, and again in each shell started, passed every bound)
+            present.add(min(run.names))
         if run.pattern is None:
             return sorted(run.names.intersection(present))
         match = run.pattern.fullmatch

@@ -68,7 +68,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run, SubstitutionRow, subcommand_levels
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import env_get, fresh_variables, read_by_programs
+from engine.policy.variables import ANY_VARIABLE, env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -4181,7 +4181,9 @@ class Analyzer(Follower, LinkFollower):
             return
         name = operands[0].split("[", 1)[0]
         if not _IDENTIFIER.fullmatch(name) or changing[0]:
-            self._forget("unset", ["unset", "$name"])  # `set $n VALUE`: any variable
+            # `set -x (string upper bash_env) e.sh`: any variable, those programs read as code too (adv56)
+            self._forget("unset", ["unset", operands[0] if "$" in operands[0] else f"${{{operands[0]}}}"])
+            self._any_variable()
             return
         if "[" in operands[0] or any(changing[1:]):
             self._assign(name, None)
@@ -4193,6 +4195,13 @@ class Analyzer(Follower, LinkFollower):
             self._assign(name, None)
             return
         self._assign(name, value if not known else f"{known} {value}" if "a" in flags else f"{value} {known}")
+
+    def _any_variable(self) -> None:
+        """(stop 56, adv56) A variable named only at run time was given a value: it may be any variable, so each a
+        program reads holds a value known only at run time (Variables.readings: `export "$(cat f)=e.sh"; bash -c
+        true` may run e.sh as BASH_ENV). (Its value is not kept: each variable of each program judged as it, the
+        shells' again in the shell they start, is past any bound.)"""
+        self.env.lost.setdefault(ANY_VARIABLE, [])
 
     def _arithmetic(self, text: str, *, literal: bool = True, seen: set[str] | None = None) -> list[str]:
         """The scripts evaluating arithmetic ``text`` runs: its command substitutions (when
@@ -5148,6 +5157,8 @@ class Analyzer(Follower, LinkFollower):
             if named is None:
                 if "$" in word or "`" in word:
                     self._forget("unset", ["unset", word])  # `declare "$n=…"`: any variable
+                    if "=" in word:
+                        self._any_variable()
                 continue
             attributes = (self.vals.attributes.get(named, frozenset()) | (flags & _ATTRIBUTES)) - removed
             if "l" in flags or "u" in flags:

@@ -22,6 +22,9 @@ _ABSENT: Final = object()
 # a dozen of them (`:(){ :|:& };:`), which made every program after it read its ~20 `env:` runs for
 # nothing.
 SHELL_OWN: Final = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
+# (stop 56) The key of `lost` for a variable the line named only at run time (`export "$(cat f)=e.sh"`, fish's `set -x
+# (string upper bash_env) e.sh`): it may be any variable, so every name a program reads may hold its values.
+ANY_VARIABLE: Final = "$any"
 
 
 # dict's own methods, called by name from a module constant: in a compiled method `super().pop(...)`
@@ -97,7 +100,9 @@ class Variables(dict[str, str]):
             return [value], False
         held = self.lost.get(name)
         if held is None:
-            return [], False
+            held = self.lost.get(ANY_VARIABLE)  # (stop 56) a variable named only at run time may be this one
+            if held is None:
+                return [], False
         return list(held), True
 
 

