@@ -414,7 +414,7 @@ class Follower:
                         read = reading
                     if not run.applies(present, count):
                         continue
-                    if run.unmoved and started_in is not None:
+                    if started_in is not None and run.unmoved:  # (a local first: most commands moved nowhere)
                         moved, self.cwd = self.cwd, started_in[0]
                         try:
                             found = self._run(run, command, level, read, argv, dynamic, local, via)
