@@ -36,7 +36,7 @@ _PY_MODULES: Final = _words(
 _PY_BUILTINS: Final = _words(
     """print len str int float bool list dict set tuple frozenset sorted reversed sum min max abs round any all
     enumerate zip range map filter isinstance repr ord chr hex oct bin divmod pow format iter next input bytes
-    bytearray ascii hash slice exit quit True False None Exception KeyError ValueError IndexError TypeError
+    bytearray ascii hash slice exit quit type True False None Exception KeyError ValueError IndexError TypeError
     AttributeError StopIteration ZeroDivisionError SystemExit"""
 )
 _PY_EVERY_BUILTIN: Final = frozenset(dir(builtins))
@@ -139,7 +139,7 @@ _TOKEN_NAMES: Final = {
         select reject find keys values each_pair to_s to_i to_f to_a to_h strip chomp split join upcase downcase
         include? start_with? end_with? length size first last sort sort_by reverse dig fetch if unless else elsif end
         do then while nil true false and or not gets sub gsub scan match count uniq compact flatten min max sum
-        group_by inject with_index format rjust ljust"""
+        group_by with_index format rjust ljust"""
     ),
     "lua": _words(
         """print io read write string format gsub match gmatch find sub len lower upper rep reverse byte char table
@@ -155,18 +155,41 @@ _LANGUAGES: Final = {
 # Strings and comments, by language, read left to right (a quote inside a comment opens no string, adv56: perl's `#
 # '` hid the code between two such comments): a string the language does not interpolate, or interpolates only names
 # into (a string with a code block in it is refused below), and a comment.
+# A pattern's text (perl's and ruby's `/…/` where an operand goes, perl's m, s, tr and y, ruby's %r, node's regex
+# literal), a segment up to its delimiter: linear, whatever the text (rev56: a lazy `.*?` took 43 s on `s/` * 2048).
+_SEGMENT: Final = r"(?:[^\\\n/]|\\.)*"
+_PERL_PATTERN: Final = (
+    r"(?<![\w$@%&])(?:s|tr|y)(?P<d>[#|!,])(?:(?!(?P=d))[^\\\n]|\\.)*(?P=d)(?:(?!(?P=d))[^\\\n]|\\.)*(?P=d)[a-z]*"
+    rf"|(?<![\w$@%&])(?:s|tr|y)/{_SEGMENT}/{_SEGMENT}/[a-z]*"
+    r"|(?<![\w$@%&])s\s*\{[^{}\n]*\}\s*\{[^{}\n]*\}[a-z]*"
+    rf"|(?<![\w$@%&])m\s*(?:\{{[^{{}}\n]*\}}|\([^()\n]*\)|/{_SEGMENT}/)[a-z]*"
+    rf"|(?P<k>^|[=~(,;{{!]|\b(?:if|or|and|not|for|map|grep|when|while|split|until|print|return|unless))\s*/{_SEGMENT}/[a-z]*"
+)
+_RUBY_PATTERN: Final = (
+    r"%r\{[^{}\n]*\}[a-z]*"
+    rf"|(?P<k>^|[=~(,;{{|!&]|\b(?:if|or|and|not|sub|scan|gsub|when|grep|match|split|unless|index))\s*/{_SEGMENT}/[a-z]*"
+)
+_JS_PATTERN: Final = rf"(?P<k>^|[=(,;:!&|?{{}}]|\breturn)\s*/(?![/*]){_SEGMENT}/[a-z]*"
+# Strings, comments and patterns, by language, read left to right in one pass (a quote inside a comment or a pattern
+# opens no string: adv56's perl `# '`, rev56's `print if /'/; readpipe; print if /'/`): a string the language does not
+# interpolate, or interpolates only plain names into (perl's `"$x[readpipe]"` and `"$x->[…]"` run code, rev56: such a
+# string is read as code), a comment, a pattern (the same for what it interpolates).
+_PERL_PLAIN: Final = r"(?:[$@](?![{(])\w+(?:\[-?\d+\])*(?![\w\[{]|->))"
 _LEXEMES: Final = {
     "js": re.compile(
         r"(?P<c>//[^\n]*|/\*.*?\*/)"
-        r"|'(?P<s>(?:[^'\\\n]|\\.)*)'|\"(?P<s2>(?:[^\"\\\n]|\\.)*)\"|`(?P<s3>(?:[^`\\$]|\\.|\$(?!\{))*)`",
+        r"|'(?P<s>(?:[^'\\\n]|\\.)*)'|\"(?P<s2>(?:[^\"\\\n]|\\.)*)\"|`(?P<s3>(?:[^`\\$]|\\.|\$(?!\{))*)`"
+        rf"|(?P<p>{_JS_PATTERN})",
         re.S,
     ),
     "perl": re.compile(
         r"(?P<c>(?<![$\\])#[^\n]*)"
-        r"|'(?P<s>(?:[^'\\]|\\.)*)'|\"(?P<s2>(?:[^\"\\@$]|\\.|\$(?![{(])\w+|@(?![{(])\w+)*)\""
+        rf"|'(?P<s>(?:[^'\\]|\\.)*)'|\"(?P<s2>(?:[^\"\\@$]|\\.|{_PERL_PLAIN})*)\""
+        rf"|(?P<p>{_PERL_PATTERN})"
     ),
     "ruby": re.compile(
         r"(?P<c>(?<![$?\\])#(?!\{)[^\n]*)|'(?P<s>(?:[^'\\]|\\.)*)'|\"(?P<s2>(?:[^\"\\#]|\\.|#(?!\{))*)\""
+        rf"|(?P<p>{_RUBY_PATTERN})"
     ),
     "lua": re.compile(
         r"(?P<c>--\[(?P<e>=*)\[.*?\](?P=e)\]|--[^\n]*)"
@@ -175,7 +198,8 @@ _LEXEMES: Final = {
     ),
 }
 # What runs a string or a command whatever names it uses, in the program as written: a backquote where the language
-# runs one, ruby's %x, perl's s///e or a code block in a pattern or a string, an escape that spells a name; the
+# runs one, ruby's %x, perl's s///e or a code block in a pattern or a string, an expression perl interpolates (an
+# index or a key that is not a plain word or number: `$x[readpipe]`, rev56), an escape that spells a name; the
 # arguments and the files a program reads beyond its input (perl's @ARGV and ruby's ARGV, which `<>`, ARGF and gets
 # open: adv56, `chomp(@ARGV=<STDIN>); print while <>` ran the response's `CMD|`; node's readFileSync of anything but
 # its input: a path from the response printed the key).
@@ -186,8 +210,9 @@ _NEVER: Final = {
         r"|readFileSync\s*\((?!\s*(?:0|(['\"])/dev/stdin\2)\s*[,)])"
     ),
     "perl": re.compile(
-        r"`|\(\?\??\{|\bs(\W).*?\1.*?\1[a-z]*e|\bs\s*\{[^}]*\}\s*\{[^}]*\}[a-z]*e|[@$*%&]\s*\{|&\s*\$"
-        r"|->\s*[($]|\bqx\b|\w::(?!PP\b)|@ARGV|\$ARGV\s*\[|\\[0-7xNo]"
+        r"`|\(\?\??\{|\bs(\W)(?:(?!\1)[^\n])*\1(?:(?!\1)[^\n])*\1[a-z]*e|\bs\s*\{[^}]*\}\s*\{[^}]*\}[a-z]*e"
+        r"|[@$*%&]\s*\{|&\s*\$|->\s*[($]|\bqx\b|\w::(?!PP\b)|@ARGV|\$ARGV\s*\[|\\[0-7xNo]"
+        r"|(?:[$@]\w+|->)\s*\[[^\]\n]*[A-Za-z_($@]|(?:[$@%]\w+|->)\s*\{[^}\n]*[^\w\s}-]"
     ),
     "ruby": re.compile(
         r"`|%x|#\{|\bsend\b|\bmethod\b|eval|\bKernel\b|\bObject\b|::|\bARGV\b|\$\*|\\[0-7xu]"
@@ -197,28 +222,13 @@ _NEVER: Final = {
 }
 # ... and in the program with its strings and comments blanked: an index that is not a number (a plain key in
 # node: `x[k]` and `x["constr" + "uctor"]` reach what `x.constructor` does; lua's `io["open"]`), a module perl
-# uses other than these (`use if 1, "re", lc "EVAL"` turned on code in patterns), perl's do, require, sub and goto.
+# uses other than these (`use if 1, "re", lc "EVAL"` turned on code in patterns), perl's do, require, sub and goto,
+# a lua library handed on as a value (`pairs(io)` reached io.popen, rev56).
 _NEVER_BLANKED: Final = {
     "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])"),
     "perl": re.compile(r"\b(?:use|no)\s+(?!(?:strict|warnings|utf8|JSON::PP)\s*(?:;|$))|\b(?:do|require|sub|goto)\b"),
     "ruby": re.compile(r"(?!)"),
-    "lua": re.compile(r"\[(?!\s*\d+\s*\])"),
-}
-# Patterns a program matches text with (their words are no names): perl's and ruby's `/…/` where an operand goes,
-# perl's m, s (not s///e, refused above), tr and y, ruby's %r.
-_PATTERNS: Final = {
-    "perl": re.compile(
-        r"(?<![\w$@%&])(?:s|tr|y)(?P<d>[/#|!,])(?:[^\\\n]|\\.)*?(?P=d)(?:[^\\\n]|\\.)*?(?P=d)[a-z]*"
-        r"|(?<![\w$@%&])s\s*\{[^{}]*\}\s*\{[^{}]*\}[a-z]*"
-        r"|(?<![\w$@%&])m\s*(?:\{[^{}]*\}|\([^()]*\)|(?P<m>[/#|!,])(?:[^\\\n]|\\.)*?(?P=m))[a-z]*"
-        r"|(?P<k>^|[=~(,;{!]|\b(?:if|or|and|not|for|map|grep|when|while|split|until|print|return|unless))"
-        r"\s*/(?:[^/\\\n]|\\.)*/[a-z]*"
-    ),
-    "ruby": re.compile(
-        r"%r\{[^{}]*\}[a-z]*"
-        r"|(?P<k>^|[=~(,;{|!&]|\b(?:if|or|and|not|sub|scan|gsub|when|grep|match|split|unless|index))"
-        r"\s*/(?:[^/\\\n]|\\.)*/[a-z]*"
-    ),
+    "lua": re.compile(r"\[(?!\s*\d+\s*\])|\b(?:io|string|table|math)\b(?!\s*[.:])"),
 }
 # a name, not one after a sigil (perl's `$x`, ruby's `@x`), with the `.` before it when it is a property
 _NAME: Final = re.compile(r"(\.\s*)?(?<![$@%\w])([A-Za-z_]\w*[?!]?)")
@@ -233,24 +243,46 @@ _DECLARED: Final = {
 _CALLED: Final = re.compile(r"\s*\(|[ \t]+(?!(?:if|unless|and|or|then|do|end|while|until|rescue)\b)[\w\"'$@:\[]")
 
 
+# (rev56) node's commonest spelling, `const fs = require("fs"); … fs.readFileSync(0, "utf8")`: the name read as the
+# module itself when it is used for nothing else
+_FS_ALIAS: Final = re.compile(r"\b(?:const|let|var)\s+(\w+)\s*=\s*(require\s*\(\s*(['\"])(?:node:)?fs\3\s*\))")
+
+
+def _fs_aliased(code: str) -> str:
+    """``code`` with each name bound to require("fs") and used only as `NAME.readFileSync` spelled as the module."""
+    for match in _FS_ALIAS.finditer(code):
+        name, module = match.group(1), match.group(2)
+        uses = [
+            m.end()
+            for m in re.finditer(rf"(?<![\w$.]){re.escape(name)}\b", code)
+            if not match.start() <= m.start() < match.end()
+        ]
+        if uses and all(re.match(r"\s*\.\s*readFileSync\b", code[end:]) for end in uses):
+            head = code[: match.start()] + "const " + name + " = 0"
+            rest = re.sub(rf"(?<![\w$.]){re.escape(name)}(?=\s*\.\s*readFileSync\b)", module, code[match.end() :])
+            return _fs_aliased(head + rest)
+    return code
+
+
 def _token_data_only(language: str, code: str) -> bool:
+    if language == "js" and "require" in code:
+        code = _fs_aliased(code)
     if _NEVER[language].search(code) is not None:
         return False
     strings: list[str] = []
 
     def blank(match: re.Match[str]) -> str:
-        if match.group("c") is not None:
-            return " "
         found = match.groupdict()
+        if found["c"] is not None:
+            return " "
+        if found.get("p") is not None:
+            return (found.get("k") or "") + '""'  # a pattern: its text is no names
         strings.append(next((found[g] for g in ("s", "s2", "s3") if found.get(g) is not None), ""))
         return '""'
 
     text = _LEXEMES[language].sub(blank, code)
     if language == "js" and any(s.strip() in _JS_DENIED for s in strings):
         return False  # `x["constructor"]`, a key spelled in a string
-    patterns = _PATTERNS.get(language)
-    if patterns is not None:
-        text = patterns.sub(lambda match: (match.group("k") or "") + '""', text)
     if language == "perl":
         text = _PERL_KEYS.sub(r"\1{}", text)
     if _NEVER_BLANKED[language].search(text) is not None:
@@ -282,7 +314,8 @@ _NEVER_DECLARED: Final = _words(
 _JS_DENIED: Final = _words(
     """constructor __proto__ prototype caller callee call apply bind __defineGetter__ __defineSetter__
     __lookupGetter__ __lookupSetter__ mainModule binding _linkedBinding dlopen require main then valueOf toJSON eval
-    Function import"""
+    Function import getOwnPropertyDescriptor getOwnPropertyDescriptors getPrototypeOf setPrototypeOf
+    getOwnPropertyNames getOwnPropertySymbols defineProperty defineProperties __defineProperty getBuiltinModule"""
 )
 # perl: a bare hash key (`$h{v}`, `->{v}`)
 _PERL_KEYS: Final = re.compile(r"((?:[$@%]\w+|->|\}))\s*\{\s*-?\w+\s*\}")

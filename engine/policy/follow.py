@@ -1245,7 +1245,8 @@ class Follower:
         depth: int,
     ) -> None:
         if run.prepend is not None:
-            words, flags = [run.prepend, *words], [False, *flags]
+            prepended = run.prepend.split()  # (rev56: `prepend: env -C` is two words)
+            words, flags = [*prepended, *words], [*[False] * len(prepended), *flags]
         if run.kind == "argv":
             self._nested(run, partial(self._argv_run, words, flags, command, via, depth))
             return

@@ -2450,8 +2450,9 @@ class Analyzer(Follower, LinkFollower):
                         literal = self._content(resolved_target.texts[0]) if known and op == "<" else None
                 for sub in resolved_target.subs:
                     self._substitution(sub, depth, via)
-                    if op == "<":
-                        # `bash < <(curl ...)`: its input is what the substitution prints.
+                    if op in ("<", "<<<"):
+                        # `bash < <(curl ...)`: its input is what the substitution prints; (stop 56) and a
+                        # here-string's (`python3 -c CODE <<< "$(curl URL)"`: fed by curl, as `curl URL | …` is)
                         fed_names.update(self._names_in(sub))
                 if op == "<<<":
                     stdin_parts.append(resolved_target.texts[0] if resolved_target.texts else "")
@@ -4188,6 +4189,13 @@ class Analyzer(Follower, LinkFollower):
         if "[" in operands[0] or any(changing[1:]):
             self._assign(name, None)
             self._carry(name, " ".join(operands[1:]))
+            return
+        if "x" not in flags or flags & {"l", "u"} or (self.calling and not flags & {"g", "U"}):
+            # (rev56) a value only this fish holds, or only for a while: not exported (a `bash -c` it starts sees
+            # the variable unset), block-local (`begin; set -l X p/; end`), or a function's own (`function f; set X
+            # p/; end; f`): each read `rm -f ~/"$X"notes.txt` as `~/p/notes.txt`, where it ran `rm -f
+            # ~/notes.txt`. Known only at run time, then (fail closed: `set c rm; $c -rf ~` still asks)
+            self._assign(name, None)
             return
         value = " ".join(operands[1:])
         known = self.env.get(name) if flags & {"a", "p"} else ""

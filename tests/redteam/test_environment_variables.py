@@ -46,7 +46,7 @@ ASK = [
     "ENV=x.sh sh -i",
     "PYTHONSTARTUP=x.py python3",
     "NODE_OPTIONS='--require /tmp/evil.js' node a.js",
-    "PERL5OPT='-Mevil' perl x.pl",
+    "PERL5OPT='-I/tmp -Mevil' perl x.pl",  # (stop 56: a module by name, -Mevil alone, is found in @INC as perl -M's)
     "RUBYOPT='-r/tmp/evil' ruby a.rb",
 ]
 

@@ -76,6 +76,14 @@ _PROGRAMS_THAT_RUN_IT = [
     "ruby -e 'ARGV.replace([STDIN.read]); puts ARGF.read'",
     'lua -e \'local x = io.read("a"); local f = io["open"]("../notes.txt", "w"); f:write(x)\'',
     "lua -e 'for l in io.lines(io.read()) do print(l) end'",
+    # the review of this stop (rev56), each live against the second allowlist
+    "perl -ne 'my @x = (1); print \"$x[readpipe]\"'",
+    "perl -ne 'print if /$x[readpipe]/'",
+    "perl -ne 'print if /'\"'\"'/; readpipe; print if /'\"'\"'/'",
+    "ruby -e 'c = STDIN.readlines; puts [\"\", c[1]].inject(c[0].chomp)'",
+    'node -e \'const p = JSON.parse(require("fs").readFileSync(0)); Object.getOwnPropertyDescriptor('
+    "Object.getPrototypeOf(x => 0), p[0]).value(p)()'",
+    'lua -e \'local a = io.read("l"); for k, v in pairs(io) do if k == a then v(io.read("a")) end end\'',
 ]
 _DATA_READERS = [
     "python3 -c 'import json, sys; print(json.load(sys.stdin)[\"tag_name\"])'",
@@ -98,6 +106,10 @@ _DATA_READERS = [
     "ruby -e 'puts STDIN.read.scan(/v\\d+/).uniq'",
     "python3 -c 'import sys, tomllib; print(tomllib.load(sys.stdin.buffer)[\"tool\"])'",
     "python3 -c 'import html, sys; print(html.unescape(sys.stdin.read()))'",
+    # rev56's false alarms of the second
+    "node -e \"const fs = require('fs'); console.log(JSON.parse(fs.readFileSync(0, 'utf8')).version)\"",
+    "python3 -c 'import json, sys; print(type(json.load(sys.stdin)))'",
+    "perl -lane 'print \"$F[1]\"'",
 ]
 
 
@@ -178,6 +190,10 @@ _FISH_PAYLOADS = [
     "fish -c 'set -x (string upper bash_env) e.sh; bash -c true'",
     'export "$(cat f)=e.sh"; bash -c true',
     'declare -x "$(cat f)=./x.so"; ls',
+    # (rev56) a value only this fish holds, or only for a while: unexported, block-local, a function's own
+    'fish -c \'set X p/; bash -c "rm -f ~/\\"\\$X\\"notes.txt"\'',
+    "fish -c 'begin; set -l X p/; end; rm -f ~/\"$X\"notes.txt'",
+    "fish -c 'function f; set X p/; end; f; rm -f ~/\"$X\"notes.txt'",
 ]
 _FISH_NEAR_MISSES = [
     "fish -c 'set x 1; echo $x'",
@@ -188,6 +204,7 @@ _FISH_NEAR_MISSES = [
     "bash -c 'set -x; ls'",
     "bash -c 'set -- a b; echo $1'",
     "fish -c 'set -x (echo FOO) bar; ls'",
+    "fish -c 'set d src; ls $d'",
     'unset "$(cat f)"; ls',
 ]
 
@@ -266,6 +283,12 @@ _COMPRESSED += [
     "tar -C src -cf ../notes.txt .",
     "tar -cf ~/notes.txt a.py",
     "tar --create --file=../notes.txt a.py",
+    # (rev56) zstd's last of -k and --rm wins; lbzip2; cmake -E's file commands
+    "zstd -q -k --rm ~/notes.txt",
+    "lbzip2 ~/notes.txt",
+    "cmake -E copy a.py ~/notes.txt",
+    "cmake -E remove ~/notes.txt",
+    "cmake -E chdir .. rm notes.txt",
 ]
 _KEPT = [
     "gzip -k ~/notes.txt",
@@ -277,6 +300,8 @@ _KEPT = [
     "lz4 -m a.py src/b.py",
     "tar -czf ~/backup.tgz src",
     "tar -cf - src | gzip > s.tgz",
+    "cmake -E copy a.py build/",
+    "cmake -E chdir src ls",
 ]
 
 _compressors = home_project_verdicts(_COMPRESSED, _KEPT)

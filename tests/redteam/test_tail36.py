@@ -318,7 +318,7 @@ def test_a_compressed_archive_sent_by_a_later_call_is_refused(
     work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     calls = [
         "tar cf ../x.tar .",
-        f"{compressor} ../x.tar",
+        f"{compressor} -k ../x.tar",  # (stop 56: replacing ../x.tar, a file outside the tree, asks)
         SEND.replace("SUFFIX", suffix).replace("PORT", str(listener.port)),
     ]
     for command in calls:
@@ -326,6 +326,7 @@ def test_a_compressed_archive_sent_by_a_later_call_is_refused(
     assert _sent_key(listener, KEY, magic, unpack), "the payload should send the key unguarded"
     listener.received.clear()
     (tmp_path / f"x.tar.{suffix}").unlink()
+    (tmp_path / "x.tar").unlink()  # (kept by -k: the engine's run makes it again)
     with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
         for command in calls[:2]:
             assert engine.call("terminal", {"command": command}, session_id="s").ok, command

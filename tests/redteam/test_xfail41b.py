@@ -130,7 +130,7 @@ LISTED_NEAR: dict[str, Case] = {
     "gzip -dN in a subfolder": ({}, "gzip -dN src/x.gz"),
     "gunzip in the home": ({}, "gunzip ~/x.gz"),
     "gunzip -Nc": ({}, "gunzip -Nc ~/x.gz > x"),
-    "gzip -N compressing": ({}, "gzip -N ~/notes.txt"),
+    "gzip -N compressing": ({}, "gzip -Nk ~/notes.txt"),  # (stop 56: without -k the note is replaced: asks)
     "lha l": ({}, "lha l a.lzh"),
     "lha xf in a subfolder": ({}, "cd build && lha xf ../a.lzh"),
     "lha a": ({}, "lha a out.lzh src"),
