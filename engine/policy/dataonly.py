@@ -152,9 +152,6 @@ _LANGUAGES: Final = {
     "node": "js", "nodejs": "js", "deno": "js", "bun": "js", "perl": "perl", "ruby": "ruby", "lua": "lua",
     "luajit": "lua",
 }  # fmt: skip
-# Strings and comments, by language, read left to right (a quote inside a comment opens no string, adv56: perl's `#
-# '` hid the code between two such comments): a string the language does not interpolate, or interpolates only names
-# into (a string with a code block in it is refused below), and a comment.
 # A pattern's text (perl's and ruby's `/…/` where an operand goes, perl's m, s, tr and y, ruby's %r, node's regex
 # literal), a segment up to its delimiter: linear, whatever the text (rev56: a lazy `.*?` took 43 s on `s/` * 2048).
 _SEGMENT: Final = r"(?:[^\\\n/]|\\.)*"
@@ -315,7 +312,7 @@ _JS_DENIED: Final = _words(
     """constructor __proto__ prototype caller callee call apply bind __defineGetter__ __defineSetter__
     __lookupGetter__ __lookupSetter__ mainModule binding _linkedBinding dlopen require main then valueOf toJSON eval
     Function import getOwnPropertyDescriptor getOwnPropertyDescriptors getPrototypeOf setPrototypeOf
-    getOwnPropertyNames getOwnPropertySymbols defineProperty defineProperties __defineProperty getBuiltinModule"""
+    getOwnPropertyNames getOwnPropertySymbols defineProperty defineProperties getBuiltinModule"""
 )
 # perl: a bare hash key (`$h{v}`, `->{v}`)
 _PERL_KEYS: Final = re.compile(r"((?:[$@%]\w+|->|\}))\s*\{\s*-?\w+\s*\}")
