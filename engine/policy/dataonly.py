@@ -17,7 +17,10 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from typing import Final
+
+TYPE_CHECKING = False  # not typing's: a guard does not import typing (annotations only; test_guard)
+if TYPE_CHECKING:
+    from typing import Final
 
 
 def _words(text: str) -> frozenset[str]:

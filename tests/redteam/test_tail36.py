@@ -317,8 +317,9 @@ def test_a_compressed_archive_sent_by_a_later_call_is_refused(
     suffix, magic, unpack = COMPRESSION[compressor]
     work, env = secret_work_tree(tmp_path, monkeypatch, KEY)
     calls = [
-        "tar cf ../x.tar .",
-        f"{compressor} -k ../x.tar",  # (stop 56: replacing ../x.tar, a file outside the tree, asks)
+        # (stop 56: `tar cf ../x.tar .` then `gzip ../x.tar` replaced a file outside the tree, which asks; packed and
+        # compressed in one pipe, the archive the later call sends is the same)
+        f"tar cf - . | {compressor} > ../x.tar.{suffix}",
         SEND.replace("SUFFIX", suffix).replace("PORT", str(listener.port)),
     ]
     for command in calls:
@@ -326,13 +327,11 @@ def test_a_compressed_archive_sent_by_a_later_call_is_refused(
     assert _sent_key(listener, KEY, magic, unpack), "the payload should send the key unguarded"
     listener.received.clear()
     (tmp_path / f"x.tar.{suffix}").unlink()
-    (tmp_path / "x.tar").unlink()  # (kept by -k: the engine's run makes it again)
     with Engine.load(REPO, config={"workdir": str(work), "state_dir": str(tmp_path / "state")}) as engine:
-        for command in calls[:2]:
-            assert engine.call("terminal", {"command": command}, session_id="s").ok, command
-        result = engine.call("terminal", {"command": calls[2]}, session_id="s")
+        assert engine.call("terminal", {"command": calls[0]}, session_id="s").ok, calls[0]
+        result = engine.call("terminal", {"command": calls[1]}, session_id="s")
         assert not result.ok and result.error is not None and result.error.type in ("denied", "pending_approval")
-        assert engine.check(calls[2]).decision == "allow"  # a session that made no archive: as before
+        assert engine.check(calls[1]).decision == "allow"  # a session that made no archive: as before
     time.sleep(0.3)
     assert magic not in listener.received
 
