@@ -4163,10 +4163,11 @@ class Analyzer(Follower, LinkFollower):
 
     def _fish_set(self, argv: list[str], dynamic: list[bool]) -> None:
         """(stop 56) fish's `set [-gx…] NAME VALUE…` assigns NAME (`fish -c 'set -x BASH_ENV e.sh; bash -c true'`
-        ran e.sh, allowed: read as `set -- …`, sh's positional parameters): read as `export NAME='VALUE…'` (every
-        variable a later program reads counts, exported or not: the safe side, as for sh); `-a`/`--append` and
-        `-p`/`--prepend` add to the value, `-e`/`--erase` unsets; `-q`, `-n`, `-S` and a bare `set` change nothing;
-        an element `NAME[2] VALUE`, or a NAME known only at run time, leaves the value unknown."""
+        ran e.sh, allowed: read as `set -- …`, sh's positional parameters): an exported, lasting one (`-x`, not `-l`,
+        not a function's own) as `export NAME='VALUE…'`, any other as a value known only at run time (rev56, below);
+        `-a`/`--append` and `-p`/`--prepend` add to the value, `-e`/`--erase` unsets; `-q`, `-n`, `-S` and a bare
+        `set` change nothing; an element `NAME[2] VALUE` leaves the value unknown, a NAME known only at run time may
+        be any variable (_any_variable)."""
         at, flags = 1, set[str]()
         while at < len(argv) and argv[at].startswith("-") and argv[at] != "-":
             if argv[at] == "--":

@@ -23,7 +23,8 @@ _ABSENT: Final = object()
 # nothing.
 SHELL_OWN: Final = frozenset(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"))
 # (stop 56) The key of `lost` for a variable the line named only at run time (`export "$(cat f)=e.sh"`, fish's `set -x
-# (string upper bash_env) e.sh`): it may be any variable, so every name a program reads may hold its values.
+# (string upper bash_env) e.sh`): it may be any variable, so a name a program reads may hold a value known only at run
+# time (Variables.readings; follow.Follower.variables_read reads one name of each run so).
 ANY_VARIABLE: Final = "$any"
 
 
