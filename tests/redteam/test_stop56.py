@@ -272,17 +272,13 @@ _COMPRESSED = [
     "lzip ~/notes.txt",
     "gzip -S .x ~/notes.txt",
 ]
-# (adv56) lz4 deletes its input with --rm even under -c, and writes its second operand; zstdmt and pzstd are zstd; tar's
-# archive (-f) is written where tar was started, not under -C
+# (adv56) lz4 deletes its input with --rm even under -c, and writes its second operand; zstdmt and pzstd are zstd
 _COMPRESSED += [
     "lz4 --rm -c ~/notes.txt > x.lz4",
     "lz4 -f a.py ~/notes.txt",
     "unlz4 -f a.lz4 ~/notes.txt",
     "zstdmt --rm ~/notes.txt",
     "pzstd --rm ~/notes.txt",
-    "tar -C src -cf ../notes.txt .",
-    "tar -cf ~/notes.txt a.py",
-    "tar --create --file=../notes.txt a.py",
     # (rev56) zstd's last of -k and --rm wins; lbzip2; cmake -E's file commands
     "zstd -q -k --rm ~/notes.txt",
     "lbzip2 ~/notes.txt",
