@@ -255,7 +255,12 @@ def test_a_repeated_command_is_matched_once(engine: Engine, monkeypatch: pytest.
 # Four shards, so that pytest-xdist's workers share them (one test was the suite's longest call).
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("shard", range(4))
-def test_corpus_and_redteam_strings_judge_as_the_reference(engine: Engine, shard: int) -> None:
+def test_corpus_and_redteam_strings_judge_as_the_reference(
+    engine: Engine, shard: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (stop 56) a comparison of the two readings, not of the clock: past the 0.5 s budget a loaded machine reads a long
+    # text by the flat scan on one path and not the other (CI at stop 56, shard 0, on a redteam docstring)
+    monkeypatch.setattr(evaluate, "BUDGET", 60.0)
     texts = _corpus() + _redteam_strings()
     assert len(texts) > 1000
     _compare(engine, texts[shard::4])
