@@ -315,6 +315,11 @@ class Follower:
         """Read shell ``text`` with ``words`` as its $0, $1… (``flags``: known only at run time)."""
         raise NotImplementedError
 
+    def in_new_shell(self, action: Callable[[], object]) -> None:
+        """Run ``action``, the reading of a shell another program starts: without the variables the line did not
+        export (see Analyzer.in_new_shell)."""
+        raise NotImplementedError
+
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         raise NotImplementedError
 
@@ -1318,16 +1323,20 @@ class Follower:
             fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
             if fish and run.decode != "fish":
                 text = fish_text(text)
+            # (stop 57) a program's shell sees only the variables the line exported; a builtin's text (`eval`, `trap`)
+            # runs in this shell
+            same = command.name in _SAME_SHELL_RUNNERS or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
             try:
                 if arguments is not None:
                     words, flags = arguments
                     if run.positional == "argv":
                         text = sh_argv(text)
-                    self.in_dialect(
-                        fish, lambda: self._nested(run, lambda: self.run_with(text, words, flags, depth, via))
-                    )
+                    reading: Callable[[], object] = lambda: self.run_with(text, words, flags, depth, via)  # noqa: E731
                 else:
-                    self.in_dialect(fish, lambda: self._nested(run, lambda: self.analyze(text, depth=depth, via=via)))
+                    reading = lambda: self.analyze(text, depth=depth, via=via)  # noqa: E731
+                self.in_dialect(
+                    fish, lambda: self._nested(run, reading if same else lambda: self.in_new_shell(reading))
+                )
             finally:
                 self.exec_input = inherited
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
@@ -2441,6 +2450,8 @@ def sh_argv(text: str) -> str:
 
 # (unseen55) fish's builtins that run code in the same fish (see Follower.fish_dialect)
 _FISH_SAME_SHELL: Final = frozenset({"eval", "source", ".", "trap"})  # (rev55b) trap's text runs in fish too
+# (stop 57) builtins whose text runs in the shell that reads them (bash's, and those of the shells like it)
+_SAME_SHELL_RUNNERS: Final = frozenset({"eval", "source", ".", "trap", "fc", "bind"})
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

@@ -85,6 +85,7 @@ _CWD: Final = 12
 _SELF_PIPED: Final = 13
 _INPUT_PROGRAM: Final = 14
 _DATA_ONLY: Final = 15
+_NOT_VIA: Final = 16
 
 
 def _glob(pattern: str) -> Regex:
@@ -891,6 +892,7 @@ _MATCHER_FINAL: Final = (
     "redirects",
     "reads",
     "via",
+    "not_via",
     "fed_by",
     "text",
     "code",
@@ -953,6 +955,10 @@ class Matcher:
     redirects: Final[ArgSpec | None]
     reads: Final[ArgSpec | None]
     via: Final[frozenset[str]]
+    # (stop 57) The command was reached through none of these: `not_via: [session]` leaves out the readers the
+    # evaluator makes of the archives this session wrote (evaluate.py: `tar -c -f FILE -- SOURCES`), which name that
+    # archive as tar's -f and are no run of tar the caller wrote
+    not_via: Final[frozenset[str]]
     fed_by: Final[tuple[Regex, ...]]
     text: Final[Regex | None]
     code: Final[Regex | None]
@@ -1015,6 +1021,7 @@ class Matcher:
         redirects: ArgSpec | None = None,
         reads: ArgSpec | None = None,
         via: frozenset[str] = frozenset(),
+        not_via: frozenset[str] = frozenset(),
         fed_by: tuple[Regex, ...] = (),
         text: Regex | None = None,
         code: Regex | None = None,
@@ -1047,6 +1054,7 @@ class Matcher:
         self.redirects = redirects
         self.reads = reads
         self.via = via
+        self.not_via = not_via
         self.fed_by = fed_by
         self.text = text
         self.code = code
@@ -1113,6 +1121,8 @@ class Matcher:
             checks.append(_SELF_PIPED)  # two set lookups: first, most commands are no function's call
         if self.via:
             checks.append(_VIA)
+        if self.not_via:
+            checks.append(_NOT_VIA)
         if self.indirect is not None:
             checks.append(_INDIRECT)
         if self.fed_by:
@@ -1197,6 +1207,8 @@ class Matcher:
                 ok = reads_input_program(command) == self.input_program
             elif check == _DATA_ONLY:
                 ok = command.code is not None and data_only(command.name, command.code) == self.data_only
+            elif check == _NOT_VIA:
+                ok = self.not_via.isdisjoint(command.via)
             else:  # _NEVER: a path matcher never matches a command
                 ok = False
             if not ok:
@@ -1406,6 +1418,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         redirects=_arg_spec(data["redirects"], [*base, "redirects"], known_classes) if "redirects" in data else None,
         reads=_arg_spec(data["reads"], [*base, "reads"], known_classes) if "reads" in data else None,
         via=frozenset(v.lower() for v in data.get("via") or ()),
+        not_via=frozenset(v.lower() for v in data.get("not_via") or ()),
         fed_by=tuple(_glob(f.lower()) for f in data.get("fed_by") or ()),
         text=compile_regex(data["text"], [*base, "text"]) if "text" in data else None,
         code=compile_regex(data["code"], [*base, "code"]) if "code" in data else None,

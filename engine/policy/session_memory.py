@@ -172,7 +172,7 @@ class ShellState:
     cwd: str | None
     positional: tuple[str, ...] | None
     directories: tuple[str | None, ...]  # pushd's stack
-    values: tuple[object, ...]  # _Values: unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at
+    values: tuple[object, ...]  # _Values: unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at, exported
     streams: tuple[object, ...]  # descriptors, sinks, sink, fetched
     lost: str | None = None  # why the state is not known: every later line needs approval
     # What the shell's earlier lines write, copy or move (KEY, writers, text when the line spelled
@@ -209,8 +209,9 @@ class ShellState:
         analyzer.positional = list(self.positional) if self.positional is not None else None
         analyzer.directories = list(self.directories)
         vals = analyzer.vals
-        unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at = self.values
+        unset, readonly, arrays, written, attributes, oldpwd, oldpwd_at, exported = self.values
         vals.unset, vals.readonly, vals.written = set(unset), set(readonly), set(written)  # type: ignore[call-overload]
+        vals.exported = set(exported)  # type: ignore[call-overload]
         vals.arrays = {k: list(v) for k, v in arrays.items()}  # type: ignore[attr-defined]
         vals.attributes = dict(attributes)  # type: ignore[call-overload]
         vals.oldpwd, vals.oldpwd_at = oldpwd, oldpwd_at
@@ -265,6 +266,7 @@ def shell_state_of(analyzer: Any, lost: str | None = None) -> ShellState:
             dict(vals.attributes),
             vals.oldpwd,
             vals.oldpwd_at,
+            frozenset(vals.exported),
         ),
         (analyzer.descriptors, dict(analyzer.sinks), analyzer.sink, analyzer.fetched),
         lost,
@@ -323,6 +325,7 @@ def _merge_state(analyzer: Any, other: Any) -> str | None:
     vals.unset &= their_vals.unset
     vals.readonly |= their_vals.readonly
     vals.written |= their_vals.written
+    vals.exported &= their_vals.exported  # (stop 57) exported in one reading only: maybe not (see in_new_shell)
     for key in set(vals.arrays) | set(their_vals.arrays):
         if vals.arrays.get(key) != their_vals.arrays.get(key):
             vals.arrays.pop(key, None)

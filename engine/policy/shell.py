@@ -68,7 +68,7 @@ from engine.policy.paths import LISTER_NAMES, file_operand, key_in_workdir, key_
 from engine.policy.programs import EMPTY, Program, ProgramTable, Run, SubstitutionRow, subcommand_levels
 from engine.policy.trees import FOLLOWERS, split_prefix
 from engine.policy.values import arithmetic_value
-from engine.policy.variables import ANY_VARIABLE, env_get, fresh_variables, read_by_programs
+from engine.policy.variables import ANY_VARIABLE, SHELL_OWN, env_get, fresh_variables, read_by_programs
 from engine.records import fields_repr
 
 TYPE_CHECKING = False  # not typing's: a guard/check start does not import typing (mypy reads it as typing's)
@@ -824,6 +824,7 @@ _VALUES_FIELDS: Final = (
     "readonly",
     "arrays",
     "written",
+    "exported",
     "attributes",
     "heads",
     "oldpwd",
@@ -845,6 +846,9 @@ class _Values:
     readonly: set[str]
     arrays: dict[str, list[str]]  # `a=(x y)`: the elements, when all are known
     written: set[str]  # variables the line wrote or unset ($PWD/$OLDPWD are then not cd's)
+    # (stop 57) variables the line exported (`export X`, `declare -x X`; EXPORT_ALL after `set -a`): a program's shell
+    # (`bash -c`, a script it runs) sees no other variable the line wrote (see Analyzer.in_new_shell)
+    exported: set[str]
     attributes: dict[str, frozenset[str]]  # `declare -i/-l/-u NAME`: how assignments store
     heads: dict[int, list[tuple[str, Token | None]]]  # see _loop_inputs
     oldpwd: str | None  # where the last `cd` left from (None: not known)
@@ -861,6 +865,7 @@ class _Values:
         self.readonly = set()
         self.arrays = {}
         self.written = set()
+        self.exported = set()
         self.attributes = {}
         self.heads = {}
         self.oldpwd = None
@@ -943,6 +948,9 @@ class Analyzer(Follower, LinkFollower):
     # Lines of another process being read (`sh -c`, `awk`'s system(), a function's body): its
     # environment may hold any name its parent gave it (`env x=/ sh -c 'rm -rf ${x:-tmp}'`: see _inherited).
     children = 0
+    # (stop 57) The variables the command being read assigns before its name (`X=1 bash -c …`): its environment's,
+    # exported to the programs it starts (see in_new_shell)
+    leading: frozenset[str] = frozenset()
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
     # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
@@ -2521,6 +2529,7 @@ class Analyzer(Follower, LinkFollower):
                 words = [([w], False) for w in plain]
         assigning = True
         home_before: str | None = None  # (the home before a HOME= that leads this command: adv42b)
+        leading: list[str] = []
         for texts, is_dynamic in words:
             if not texts:
                 continue
@@ -2542,6 +2551,7 @@ class Analyzer(Follower, LinkFollower):
                     # `declare -i n; n+='a[$(cmd)]'`, `n+=$x` (adv44): the whole value, as bash does not split it
                     self._integer_text(" ".join(texts)[appended.end() :])
                 self._assign(appended.group(1), grown, appended=True)
+                leading.append(appended.group(1))
                 if is_dynamic:
                     self._carry(appended.group(1), text[appended.end() :])
                 if is_dynamic and self._stored_value(text[appended.end() :]):
@@ -2551,6 +2561,7 @@ class Analyzer(Follower, LinkFollower):
                 if home_before is None and match.group(1) == "HOME":
                     home_before = env_get(self.env, "HOME", "~")
                 self._assign(match.group(1), None if is_dynamic else text[match.end() :])
+                leading.append(match.group(1))
                 if is_dynamic:
                     self._carry(match.group(1), text[match.end() :])
                     if self._stored_value(text[match.end() :]):
@@ -2669,10 +2680,14 @@ class Analyzer(Follower, LinkFollower):
             self.literal_targets = _literal_targets(descriptors)
         self.literal_words = _literal_words(raw.words, argv, dynamic)
         self.quoted_words = _quoted_words(raw.words, resolved) if resolved is not None and any(dynamic) else _NO_TARGETS
+        outer_leading = self.leading
+        if leading or outer_leading:
+            self.leading = frozenset(leading)
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
             self.literal_targets, self.literal_words, self.quoted_words = outer_literal, outer_words, outer_quoted
+            self.leading = outer_leading
             self.vals.input = None
             self.vals.here = here
             printed, self.printing = self.printing, printing
@@ -3681,7 +3696,11 @@ class Analyzer(Follower, LinkFollower):
         # (mk49) a script run (not sourced) gets the path it runs as for its $0 (`cd "$(dirname "$0")"`)
         script = command.name in _SCRIPT_SHELLS and path in argv and not command.dynamic[at - 1]
         name = path if script else None
-        self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via, name)
+        run = partial(self._with_positional, text, argv[at:], list(command.dynamic[at:]), depth, via, name)
+        if command.name in (".", "source"):
+            run()
+        else:
+            self.in_new_shell(run)
 
     def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
         """`run-parts DIR`: every file of DIR runs, with the `--arg` words as its $1…. The files the
@@ -3722,7 +3741,11 @@ class Analyzer(Follower, LinkFollower):
                 fish = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
                 spelled = fish_text(text) if fish else text
                 self.in_dialect(
-                    fish, partial(self._with_positional, spelled, args, [False] * len(args), depth + 1, inner)
+                    fish,
+                    partial(
+                        self.in_new_shell,
+                        partial(self._with_positional, spelled, args, [False] * len(args), depth + 1, inner),
+                    ),
                 )
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
@@ -3745,10 +3768,12 @@ class Analyzer(Follower, LinkFollower):
         # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
         at = runner.argv.index(path) if path in runner.argv else None
         if at is None or runner.dynamic[at]:
-            self.in_dialect(fish, lambda: self.analyze(spelled, depth=depth, via=via))
+            self.in_dialect(fish, lambda: self.in_new_shell(lambda: self.analyze(spelled, depth=depth, via=via)))
             return
         words, flags = list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :])
-        self.in_dialect(fish, lambda: self._with_positional(spelled, words, flags, depth, via, path))
+        self.in_dialect(
+            fish, lambda: self.in_new_shell(lambda: self._with_positional(spelled, words, flags, depth, via, path))
+        )
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -3760,6 +3785,47 @@ class Analyzer(Follower, LinkFollower):
         if self.session is not None:
             names.update(self.session.names_in(key))
         return sorted(names)
+
+    def in_new_shell(self, action: Callable[[], object]) -> None:
+        """Run ``action``, the reading of a shell another program starts (`bash -c`, `sh x.sh`, `./x.sh`): a variable
+        the line wrote and did not export is none of that shell's (stop 57: `X=p/; bash -c 'rm -f ~/"$X"notes.txt'`
+        removes ~/notes.txt, read as ~/p/notes.txt). It may still be in the environment the line was started with
+        (assigning one of those changes what the child sees): known only at run time there, its value one reading.
+        Those the command itself assigns (`X=1 bash -c …`) and those exported are the new shell's, and exported by it
+        in turn."""
+        vals = self.vals
+        exported, leading = vals.exported, self.leading
+        env = self.env
+        hidden = (
+            [
+                name
+                for name in vals.written
+                if name in env
+                and name not in exported
+                and name not in leading
+                and name not in SHELL_OWN
+                and name != "HOME"
+            ]
+            if EXPORT_ALL not in exported
+            else []
+        )
+        if not hidden and not leading:
+            action()
+            return
+        saved = {name: env[name] for name in hidden}
+        lost = {key: list(values) for key, values in env.lost.items()}
+        for name in hidden:
+            env.pop(name)
+        vals.exported = exported | leading | {name for name in vals.written if name in env}
+        self.leading = _NOTHING
+        try:
+            action()
+        finally:
+            vals.exported, self.leading = exported, leading
+            for name in hidden:
+                env.pop(name, None)
+            env.update(saved)
+            env.lost = lost
 
     def run_with(self, text: str, words: list[str], flags: list[bool], depth: int, via: tuple[str, ...]) -> None:
         """`sh -c 'rm -rf "$1"' _ ~`, `bash -s ~ <<< 'rm -rf "$1"'`: the words after the text
@@ -4153,6 +4219,13 @@ class Analyzer(Follower, LinkFollower):
             else:
                 self._positional(["$unknown"], [True], bool(self.spliced_args))
             return
+        for at, word in enumerate(argv[1:], 1):
+            if word == "--" or not word.startswith("-"):
+                break
+            if ("a" in word[1:] and not word.startswith("--")) or (
+                word == "-o" and argv[at + 1 : at + 2] == ["allexport"]
+            ):
+                self.vals.exported.add(EXPORT_ALL)  # (stop 57) `set -a`: every variable set after it is exported
         if "--" in argv:
             start = argv.index("--") + 1
         elif len(argv) > 1 and not argv[1].startswith(("-", "+")):
@@ -5148,10 +5221,15 @@ class Analyzer(Follower, LinkFollower):
             flags.add("r")
         if flags & {"f", "F", "p"}:
             return  # functions, or printing: no variable changes
+        # (stop 57) `export -n X`, `declare +x X` take the export away; `export`'s -n is no name reference
+        export = argv[0] == "export"
+        unexported = (export and "n" in flags) or "x" in removed
+        exported = not unexported and (export or "x" in flags)
+        nameref = "n" in flags and not export
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
             if len(word) > 1 and word[0] in "-+" and not word.startswith("--"):
                 continue
-            if "n" in flags and _IDENTIFIER.match(word):
+            if nameref and _IDENTIFIER.match(word):
                 name = _IDENTIFIER.match(word)
                 if name is not None:
                     self.namerefs.add(name.group())
@@ -5169,6 +5247,10 @@ class Analyzer(Follower, LinkFollower):
                     if "=" in word:
                         self._any_variable()
                 continue
+            if exported:
+                self.vals.exported.add(named)
+            elif unexported:
+                self.vals.exported.discard(named)
             attributes = (self.vals.attributes.get(named, frozenset()) | (flags & _ATTRIBUTES)) - removed
             if "l" in flags or "u" in flags:
                 attributes -= {"u"} if "l" in flags else {"l"}
@@ -6611,6 +6693,9 @@ _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
 _SUBSCRIPTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\+?=", re.DOTALL)  # the last `]=` (a[b[$(c)]]=1)
 _ATTRIBUTES: Final = frozenset("ilu")
+# (stop 57) In _Values.exported: `set -a` (allexport) ran: every variable is taken for exported, those set before it too
+# (as all were before stop 57; no variable's name holds a dash)
+EXPORT_ALL: Final = "-a"
 _LET_ASSIGNMENT: Final = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
 # A variable an arithmetic expression assigns: `x=`, `x+=` ... `x++`, `--x`.
 _ASSIGNED: Final = re.compile(

@@ -370,6 +370,15 @@ def written_then_allowed(engine: Engine, files: dict[str, str], command: str) ->
     assert result.ok, (command, result.error)
 
 
+def allowed_and_harmless(loaded: tuple[Engine, Path, Path], command: str) -> None:
+    """A near miss in home_project's layout (``loaded``): ``command`` is allowed, runs through the terminal, and the
+    home is intact after it."""
+    engine, home, _ = loaded
+    assert_allowed(engine, command)
+    written_then_allowed(engine, {}, command)
+    assert home_intact(home), ("the near miss harmed the home", command)
+
+
 # -- the harm of sending: the key reaches a listener on loopback when bash runs the payload ----------
 
 

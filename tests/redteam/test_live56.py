@@ -18,11 +18,9 @@ import pytest
 
 from engine import Engine
 from tests.redteam.harm import (
-    assert_allowed,
-    home_intact,
+    allowed_and_harmless,
     lost_unguarded_then_blocked,
     note_lost,
-    written_then_allowed,
     written_then_stopped,
 )
 
@@ -37,14 +35,6 @@ def _needs(*programs: str) -> pytest.MarkDecorator:
 def _live(*programs: str, payload: str) -> object:
     """A parameter: ``payload``, skipped without ``programs``."""
     return pytest.param(payload, marks=_needs(*programs), id=payload)
-
-
-def allowed_and_harmless(loaded: Loaded, command: str) -> None:
-    """A near miss: ``command`` is allowed, runs through the terminal, and the home is intact after it."""
-    engine, home, _ = loaded
-    assert_allowed(engine, command)
-    written_then_allowed(engine, {}, command)
-    assert home_intact(home), ("the near miss harmed the home", command)
 
 
 @pytest.fixture
