@@ -227,7 +227,6 @@ _NEVER: Final = {
 _NEVER_BLANKED: Final = {
     "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])"),
     "perl": re.compile(r"\b(?:use|no)\s+(?!(?:strict|warnings|utf8|JSON::PP)\s*(?:;|$))|\b(?:do|require|sub|goto)\b"),
-    "ruby": re.compile(r"(?!)"),
     "lua": re.compile(r"\[(?!\s*\d+\s*\])|\b(?:io|string|table|math)\b(?!\s*[.:])"),
 }
 # a name, not one after a sigil (perl's `$x`, ruby's `@x`), with the `.` before it when it is a property
@@ -285,7 +284,8 @@ def _token_data_only(language: str, code: str) -> bool:
         return False  # `x["constructor"]`, a key spelled in a string
     if language == "perl":
         text = _PERL_KEYS.sub(r"\1{}", text)
-    if _NEVER_BLANKED[language].search(text) is not None:
+    never = _NEVER_BLANKED.get(language)  # (ruby has none)
+    if never is not None and never.search(text) is not None:
         return False
     declared = {name for match in _DECLARED[language].finditer(text) for name in match.groups() if name}
     declared -= _NEVER_DECLARED

@@ -30,6 +30,8 @@ from engine.policy.argv import (
     abbreviates,
     in_system_folder,
     parse_argv,
+    parse_getopt,
+    parse_long,
     stopping,
     without_unknown_values,
 )
@@ -138,12 +140,15 @@ _BARE_GRAMMAR: Final = Grammar()  # an undescribed copier's (`link A B`): every 
 _TARGET_OPTION: Final = frozenset({"t"})  # a copier's -t DIR / --target-directory=DIR (see Analyzer._copies)
 # Builtins whose NAME=VALUE arguments set variables for the rest of the line.
 _DECLARERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# (stop 56) fish's `set` long options as its short ones (see Analyzer._fish_set)
-_FISH_SET_LONG: Final = {
-    "--erase": "e", "--query": "q", "--names": "n", "--show": "S", "--append": "a", "--prepend": "p",
-    "--export": "x", "--unexport": "u", "--global": "g", "--local": "l", "--universal": "U", "--function": "f",
-    "--path": "", "--unpath": "",
-}  # fmt: skip
+# fish's `set` as its option parser reads it (wgetopt, `+`: options end at the first operand; a long one abbreviated to
+# a unique prefix): Analyzer._fish_set
+_FISH_SET_LONG: Final = parse_long([
+    "erase/e", "query/q", "names/n", "show/S", "append/a", "prepend/p", "export/x", "unexport/u", "global/g",
+    "local/l", "universal/U", "function/f", "long/L", "help/h", "path", "unpath",
+])  # fmt: skip
+_FISH_SET: Final = Grammar(
+    short=parse_getopt("LSUaefghlnpqux")[0], long=_FISH_SET_LONG[0], aliases=_FISH_SET_LONG[1], stop_at_operand=True
+)
 # Builtins that give the variables they name a new value (or none): see Analyzer._forget.
 _VARIABLE_WRITERS: Final = frozenset(
     {"unset", "read", "mapfile", "readarray", "printf", "getopts", "wait", "coproc", "let"}
@@ -4241,13 +4246,11 @@ class Analyzer(Follower, LinkFollower):
         `-a`/`--append` and `-p`/`--prepend` add to the value, `-e`/`--erase` unsets; `-q`, `-n`, `-S` and a bare
         `set` change nothing; an element `NAME[2] VALUE` leaves the value unknown, a NAME known only at run time may
         be any variable (_any_variable)."""
-        at, flags = 1, set[str]()
-        while at < len(argv) and argv[at].startswith("-") and argv[at] != "-":
-            if argv[at] == "--":
-                at += 1
-                break
-            flags.update(_FISH_SET_LONG.get(argv[at], "?") if argv[at].startswith("--") else argv[at][1:])
-            at += 1
+        parsed = parse_argv(_FISH_SET, argv)
+        flags = {name for name, _, _ in parsed.options}
+        if parsed.unknown or parsed.refused:
+            flags.add("?")  # an option fish refuses (the command fails) or one not known here: not read as exported
+        at = parsed.operand_at[0] if parsed.operand_at else parsed.rest if parsed.rest is not None else len(argv)
         operands, changing = argv[at:], dynamic[at:]
         if not operands or flags & {"q", "n", "S"}:
             return
@@ -4271,6 +4274,7 @@ class Analyzer(Follower, LinkFollower):
             # ~/notes.txt`. Known only at run time, then (fail closed: `set c rm; $c -rf ~` still asks)
             self._assign(name, None)
             return
+        self.vals.exported.add(name)  # (stop 57) a shell it starts sees it (see in_new_shell)
         value = " ".join(operands[1:])
         known = self.env.get(name) if flags & {"a", "p"} else ""
         if known is None:

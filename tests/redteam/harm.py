@@ -802,6 +802,16 @@ def home_with_project(root: Path) -> tuple[Path, Path]:
     return home, project
 
 
+def users_makefile(home: Path) -> Path:
+    """A Makefile of the user's in the fake ``home`` (~/Makefile), dated an hour back like home_with_project's files
+    (older than any session: the user's, not one the session wrote)."""
+    makefile = home / "Makefile"
+    makefile.write_text("all:\n\techo the user's\n")
+    back = makefile.stat().st_mtime - 3600
+    os.utime(makefile, (back, back))
+    return makefile
+
+
 def unguarded_home(tmp_path: Path, payload: str) -> Path:
     """Runs ``payload`` with bash in a home_with_project copy under ``tmp_path`` (no engine; uv on PATH when the
     tests have it): the home it ran in."""

@@ -57,7 +57,6 @@ spawn, qx, load ...) asks.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -71,6 +70,7 @@ from tests.redteam.harm import (
     lost_unguarded_then_blocked,
     note_lost,
     unguarded_home,
+    users_makefile,
 )
 
 _URL = "https://api.example.com/v1/x"
@@ -281,10 +281,7 @@ def test_cmakes_build_folder_over_a_users_makefile_is_not_allowed(home_project: 
     ~/Makefile): a user's Makefile there asks; a new one, or the project's own, does not. (`cd .. && cmake -S p`:
     test_stop56.)"""
     engine, home, _ = home_project
-    makefile = home / "Makefile"
-    makefile.write_text("all:\n\techo the user's\n")
-    back = makefile.stat().st_mtime - 3600
-    os.utime(makefile, (back, back))
+    users_makefile(home)
     for command in ("cmake --fresh -B ~ -S .", "cd ~ && cmake p", "cd .. && cmake p"):
         assert_not_allowed(engine, command)
     for command in ("cmake -S . -B build", "cmake .", "cmake -B /tmp/b -S ."):

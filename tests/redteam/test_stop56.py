@@ -37,6 +37,7 @@ from tests.redteam.harm import (
     lost_unguarded_then_blocked,
     note_lost,
     unguarded_home,
+    users_makefile,
 )
 
 _URL = "https://api.example.com/v1/x"
@@ -222,17 +223,9 @@ def test_fishs_set_of_bash_env_loses_the_note_unguarded_and_is_refused(
 
 
 # -- 3. cmake -S ------------------------------------------------------------------------------------------------------
-def _users_makefile(home: Path) -> Path:
-    makefile = home / "Makefile"
-    makefile.write_text("all:\n\techo the user's\n")
-    back = makefile.stat().st_mtime - 3600
-    os.utime(makefile, (back, back))
-    return makefile
-
-
 def test_cmakes_build_files_land_where_it_was_started(home_project: tuple[Engine, Path, Path]) -> None:
     engine, home, _ = home_project
-    _users_makefile(home)
+    users_makefile(home)
     for command in (
         "cd .. && cmake -S p",
         "cd .. && cmake -S ./p -B .",
@@ -250,7 +243,7 @@ def test_cmake_dash_s_writes_the_users_makefile_unguarded_and_is_refused(
     tmp_path: Path, home_project: tuple[Engine, Path, Path]
 ) -> None:
     home, project = home_with_project(tmp_path / "unguarded")
-    makefile = _users_makefile(home)
+    makefile = users_makefile(home)
     (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\n")
     env = {"PATH": os.environ["PATH"], "HOME": str(home)}
     subprocess.run(
@@ -258,7 +251,7 @@ def test_cmake_dash_s_writes_the_users_makefile_unguarded_and_is_refused(
     )
     assert "echo the user's" not in makefile.read_text(), "cmake should write its Makefile over the user's"
     engine, guarded, guarded_project = home_project
-    _users_makefile(guarded)
+    users_makefile(guarded)
     (guarded_project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\n")
     assert_not_allowed(engine, "cd .. && cmake -S p")
 

@@ -82,6 +82,9 @@ _UNEXPORTED = [
     f"X=p/; echo '{_RM}' > x.sh; chmod +x x.sh; ./x.sh",
     f"X=p/ true; bash -c '{_RM}'",
     "X=p/; bash -c 'bash -c \"rm -f ~/\\${X}notes.txt\"'",
+    # fish: a `set` without -x is this fish's alone (stop 56 left it unknown), read by its own option parser now
+    "fish -c 'set X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
+    "fish -c 'set -g X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
 ]
 _EXPORTED = [
     f"export X=p/; bash -c '{_RM}'",
@@ -95,6 +98,8 @@ _EXPORTED = [
     f"X=p/; echo '{_RM}' > x.sh; . ./x.sh",
     'X=src; bash -c "ls $X"',
     "GIT_PAGER=cat git log -1",
+    "fish -c 'set -gx X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
+    "fish -c 'set --exp X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
 ]
 _variables = home_project_verdicts(_UNEXPORTED, _EXPORTED)
 test_a_variable_not_exported_is_empty_in_a_new_shell_and_not_allowed = _variables[0]
