@@ -208,15 +208,24 @@ _NEVER: Final = {
         r"`|\\u|\\x|\brequire\b(?!\s*\(\s*(['\"])(?:node:)?fs\1\s*\)\s*\.\s*readFileSync\b)"
         r"|\bprocess\b(?!\s*\.\s*(?:stdin|stdout|stderr|argv|env|exit|exitCode)\b)"
         r"|readFileSync\s*\((?!\s*(?:0|(['\"])/dev/stdin\2)\s*[,)])"
+        r"|\[\^?[^\]\n]*/[^\]\n]*\]"  # (adv57) a pattern's class holding a `/` (`/[/]'/`): where the reader ends it
     ),
     "perl": re.compile(
         r"`|\(\?\??\{|\bs(\W)(?:(?!\1)[^\n])*\1(?:(?!\1)[^\n])*\1[a-z]*e|\bs\s*\{[^}]*\}\s*\{[^}]*\}[a-z]*e"
         r"|[@$*%&]\s*\{|&\s*\$|->\s*[($]|\bqx\b|\w::(?!PP\b)|@ARGV|\$ARGV\s*\[|\\[0-7xNo]"
         r"|(?:[$@]\w+|->)\s*\[[^\]\n]*[A-Za-z_($@]|(?:[$@%]\w+|->)\s*\{[^}\n]*[^\w\s}-]"
+        # (adv57) quoting the reader above does not read, whose quote or `#` it would take for a string's or a
+        # comment's and so hide code (`print qw#a#; system <STDIN>`): q, qq, qw, qr, m and s/tr/y with other
+        # delimiters, a here-document, the data after __END__, pod
+        r"|(?<![\w$@%&])(?:q|qq|qw|qr)\s*[^\w\s=,;)]|(?<![\w$@%&])m\s*[^\w\s{(/=,;)]"
+        r"|(?<![\w$@%&])(?:s|tr|y)\s*[^\w\s/#|!,{=;)]|<<\s*[\"'~A-Za-z_]|__(?:END|DATA)__|(?m:^=[a-z])"
     ),
     "ruby": re.compile(
         r"`|%x|#\{|\bsend\b|\bmethod\b|eval|\bKernel\b|\bObject\b|::|\bARGV\b|\$\*|\\[0-7xu]"
         r"|\brequire\b(?!\s*\(?\s*(['\"])json\1)"
+        # (adv57) quoting the reader above does not read (`x = ?'; system STDIN.read; y = ?'`: a character literal
+        # whose quote it took for a string's): `?'`, the %-literals but %r{…}, here-documents, =begin, __END__
+        r"|\?['\"\\]|%(?!r\{)[qQwWiIsr]?[(\[{<|!/^']|<<[~-]?['\"A-Za-z_]|(?m:^=begin)|__END__"
     ),
     "lua": re.compile(r"\\\d|\\x|\\u|\blines\s*\(\s*[^)\s]"),
 }
@@ -225,7 +234,9 @@ _NEVER: Final = {
 # uses other than these (`use if 1, "re", lc "EVAL"` turned on code in patterns), perl's do, require, sub and goto,
 # a lua library handed on as a value (`pairs(io)` reached io.popen, rev56).
 _NEVER_BLANKED: Final = {
-    "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])"),
+    # (adv57) and a string right after a `/` the reader took for a division (`if (1) /'/; CODE; /'/`: a pattern to
+    # node, whose quotes hid CODE in a "string" here), or a pattern's class holding a `/` (`/[/]'/`)
+    "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])|/\s*\"\"|\"\"\s*/(?![/*])"),
     "perl": re.compile(r"\b(?:use|no)\s+(?!(?:strict|warnings|utf8|JSON::PP)\s*(?:;|$))|\b(?:do|require|sub|goto)\b"),
     "lua": re.compile(r"\[(?!\s*\d+\s*\])|\b(?:io|string|table|math)\b(?!\s*[.:])"),
 }

@@ -1644,6 +1644,15 @@ _UNKNOWN_LISTING: Final = (
     " the session) may make or rename entries, or IFS is changed: a name with a blank splits into other paths, so"
     " which names it hands on is not known"
 )
+# (stop 57, adv57) A shell's text in a syntax of its own the analyzer does not read (follow.Follower._payload: csh's
+# `set NAME=VALUE`, `setenv`, `@`, `$NAME:r` modifiers and `=N` stack folders, fish's `function` bodies): its variables
+# and calls are not followed, so what its commands are given is not known: among the unread as `$unread_shell:TEXT`
+UNREAD_SHELL = "shell_syntax_unread"
+UNREAD_SHELL_MARK: Final = "$unread_shell:"
+_UNREAD_SHELL: Final = (
+    "a shell's text in a syntax the engine does not follow (csh's variables and their modifiers, fish's functions):"
+    " what its commands are given is not known"
+)
 # (xf49b) A program reading options that run code given, where it reads them, a word known only when it runs
 # (shell.Analyzer._split_options: `git $(cat f.txt)`, `ssh $(cat o) h`): among the unread as `$unknown_options:W`
 UNKNOWN_OPTIONS = "options_of_unknown_words"
@@ -3165,6 +3174,8 @@ def _unread(paths: list[str]) -> list[Match]:
         if path.startswith(_LISTING_MARK)
         else Match(UNKNOWN_OPTIONS, _UNKNOWN_OPTIONS, "dangerous", path[len(_OPTIONS_MARK) :], grantable=False)
         if path.startswith(_OPTIONS_MARK)
+        else Match(UNREAD_SHELL, _UNREAD_SHELL, "dangerous", path[len(UNREAD_SHELL_MARK) :], grantable=False)
+        if path.startswith(UNREAD_SHELL_MARK)
         else Match(UNREAD, reason, "dangerous", path, grantable=False)
         for path in dict.fromkeys(paths)
     ]

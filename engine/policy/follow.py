@@ -207,6 +207,7 @@ class Follower:
         raise NotImplementedError
 
     commands: list[Command]
+    unread: list[str]  # the analyzer's (see evaluate._unread)
 
     def spent(self) -> int:
         raise NotImplementedError
@@ -315,9 +316,9 @@ class Follower:
         """Read shell ``text`` with ``words`` as its $0, $1… (``flags``: known only at run time)."""
         raise NotImplementedError
 
-    def in_new_shell(self, action: Callable[[], object]) -> None:
-        """Run ``action``, the reading of a shell another program starts: without the variables the line did not
-        export (see Analyzer.in_new_shell)."""
+    def in_new_shell(self, action: Callable[[], object], runner: str = "") -> None:
+        """Run ``action``, the reading of a shell program ``runner`` starts: without the variables the line did not
+        export (see Analyzer.in_new_shell); a builtin's text runs in this shell."""
         raise NotImplementedError
 
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
@@ -1321,11 +1322,14 @@ class Follower:
             # (unseen55) fish's payload, and the code a fish builtin is handed (`eval "rm -rf (echo ~)"`), as fish
             # reads it; any other program's payload (`bash -c`) as sh's
             fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
+            unread = _CSH_UNREAD if command.name in _CSH_NAMES else _FISH_UNREAD if fish else None
+            if unread is not None and unread.search(text) is not None:
+                self.unread.append(_UNREAD_SHELL_MARK + text[:80])  # (stop 57) see evaluate.UNREAD_SHELL
             if fish and run.decode != "fish":
                 text = fish_text(text)
-            # (stop 57) a program's shell sees only the variables the line exported; a builtin's text (`eval`, `trap`)
-            # runs in this shell
-            same = command.name in _SAME_SHELL_RUNNERS or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
+            # (stop 57) a program's shell sees only the variables the line exported; a builtin's text (`eval`, `trap`,
+            # `compgen -W`) runs in this shell
+            same = self.fish_dialect and command.name in _FISH_SAME_SHELL
             try:
                 if arguments is not None:
                     words, flags = arguments
@@ -1335,7 +1339,8 @@ class Follower:
                 else:
                     reading = lambda: self.analyze(text, depth=depth, via=via)  # noqa: E731
                 self.in_dialect(
-                    fish, lambda: self._nested(run, reading if same else lambda: self.in_new_shell(reading))
+                    fish,
+                    lambda: self._nested(run, reading if same else lambda: self.in_new_shell(reading, command.name)),
                 )
             finally:
                 self.exec_input = inherited
@@ -2450,8 +2455,15 @@ def sh_argv(text: str) -> str:
 
 # (unseen55) fish's builtins that run code in the same fish (see Follower.fish_dialect)
 _FISH_SAME_SHELL: Final = frozenset({"eval", "source", ".", "trap"})  # (rev55b) trap's text runs in fish too
-# (stop 57) builtins whose text runs in the shell that reads them (bash's, and those of the shells like it)
-_SAME_SHELL_RUNNERS: Final = frozenset({"eval", "source", ".", "trap", "fc", "bind"})
+# (stop 57, adv57) csh's and fish's syntax the analyzer (which reads sh's) does not follow (evaluate.UNREAD_SHELL):
+# csh's assignments (`set f=~/notes.txt; rm -f $f`), its modifiers (`$f:r`, `$HOME:h`), subscripts (`$f[2]`), the
+# folder stack (`=0/..`) and `chdir`; fish's functions (`function f; rm -f $argv; end; f ~/notes.txt`)
+_CSH_NAMES: Final = frozenset({"csh", "tcsh"})
+_CSH_UNREAD: Final = re.compile(
+    r"(?:^|[\s;&|({])(?:set|setenv|unsetenv|@|chdir|pushd|popd)(?=[\s;&|)}]|$)|\$\{?\w+\}?(?::[a-zA-Z&]|\[)|(?:^|\s)=[0-9-]"
+)
+_FISH_UNREAD: Final = re.compile(r"(?:^|[\s;&|(])function(?=\s)")
+_UNREAD_SHELL_MARK: Final = "$unread_shell:"  # evaluate.UNREAD_SHELL_MARK
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

@@ -1989,6 +1989,8 @@ class Analyzer(Follower, LinkFollower):
                     value = ""
                 if value is None:
                     carried = self._carried_text(seg.text) if self.carried is not None else None
+                    if carried is None and self._derived(seg.text):
+                        carried = f"$(derived ${{{seg.text}}})"  # (stop 57) see _derived
                     fields[-1].append("$" + seg.text if carried is None else carried)
                     dynamic = True
                     continue
@@ -3791,13 +3793,16 @@ class Analyzer(Follower, LinkFollower):
             names.update(self.session.names_in(key))
         return sorted(names)
 
-    def in_new_shell(self, action: Callable[[], object]) -> None:
+    def in_new_shell(self, action: Callable[[], object], runner: str = "") -> None:
         """Run ``action``, the reading of a shell another program starts (`bash -c`, `sh x.sh`, `./x.sh`): a variable
         the line wrote and did not export is none of that shell's (stop 57: `X=p/; bash -c 'rm -f ~/"$X"notes.txt'`
         removes ~/notes.txt, read as ~/p/notes.txt). It may still be in the environment the line was started with
         (assigning one of those changes what the child sees): known only at run time there, its value one reading.
         Those the command itself assigns (`X=1 bash -c …`) and those exported are the new shell's, and exported by it
-        in turn."""
+        in turn. A builtin ``runner`` (`eval`, `trap`, `compgen -W`) runs its text in this shell."""
+        if runner in _BASH_BUILTINS:
+            action()
+            return
         vals = self.vals
         exported, leading = vals.exported, self.leading
         env = self.env
@@ -4692,6 +4697,27 @@ class Analyzer(Follower, LinkFollower):
         if rest[0] == "/":
             return self._substituted(value, rest, quoted)
         return None
+
+    def _derived(self, text: str) -> bool:
+        """(stop 57, adv57) Whether `${TEXT}`, whose value is not known here, is one the line computes from a text it
+        knows or chose: an operator that transforms (`%`, `#`, `/`, case, substring, an element) a value the line set
+        (`x=~/notes.txt.bak; rm -f ${x%.*}`: the `~` stands for a home whose text is not known, so it is not worked
+        out), a positional parameter the line gave, or the places HOME, PWD and OLDPWD (`rm -f "${PWD%/*}/notes.txt"`
+        is the user's note above the tree); or `$_`, BASH_REMATCH and OPTARG, what the line's earlier words put there
+        (`ls ~/notes.txt; rm -f "$_"`). Such a word is a path computed from the line (a `$(…)` marker: paths read it
+        as `computed_source`, and delete_computed_path asks for a delete of it), not the environment's unknown
+        variable a bare `$F` is (`rm -f "$TMPFILE"` stays allowed), nor a default's readings (`${D:?}`, `${x:-y}`)."""
+        operand = _OPERAND.match(text, 1 if text[:1] == "!" else 0)
+        if operand is None or text[:1] == "#":
+            return False  # a length is a number
+        name, rest = operand.group(1), text[operand.end() :]
+        if name in _LINE_DERIVED:
+            return True
+        if (not rest and operand.group(2) is None) or _DEFAULT.match(rest) is not None:
+            return False
+        if name in _PLACE_VARIABLES or name in self.env or name in self.vals.arrays or name in self.vals.written:
+            return True
+        return name.isdigit() and self.positional is not None
 
     def _prompt_scripts(self, operand: str) -> list[str]:
         """The scripts `${OPERAND@P}` runs when OPERAND is positional parameters or an array's elements (a
@@ -6722,6 +6748,10 @@ _POSITIONAL_NAME: Final = re.compile(r"[1-9][0-9]*|[@*]")
 _OPERAND: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
 _INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
 _DEFAULT: Final = re.compile(r"(:?)([-=+?])")
+# (stop 57) Analyzer._derived: variables the line's earlier words set (the last word of the command before, a match's
+# groups, getopts' value), and the places whose text is not known here but whose meaning is
+_LINE_DERIVED: Final = frozenset({"_", "BASH_REMATCH", "OPTARG"})
+_PLACE_VARIABLES: Final = frozenset({"HOME", "PWD", "OLDPWD"})
 _BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 
 
