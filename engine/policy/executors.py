@@ -351,6 +351,11 @@ _VIM_VARIABLE = re.compile(r"\$\w+")
 _VIM_LITERAL = re.compile(r"""^(?:expand\s*\(\s*)?(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)')\s*\)?$""")
 
 
+def _ex_word(path: str) -> str:
+    """A path an ex command names (`~/x` expanded as vim does) as a shell word."""
+    return path if path in ("~", "~/") else "~/" + shlex.quote(path[2:]) if path.startswith("~/") else shlex.quote(path)
+
+
 def _vim_path(expression: str) -> str:
     """A vimscript path expression as a shell word: a literal's text, `$NAME`, or a variable nobody sets."""
     expression = expression.strip()
@@ -377,6 +382,16 @@ _EX_WRITE = re.compile(
     r"\s+(?P<path>[^\s|!][^\s|]*)\s*$"
 )
 _EX_DUMP = re.compile(r"^(?:dump|append)(?:\s+(?:binary|verilog|ihex|srec|tekhex|value|memory))*\s+(?P<path>[^\s|]+)\s")
+# (stop 57, adv57) a file opened into a buffer (`:e F`, `:sp F`, `:tabe F`, `:badd F`, `:args F`): a later `:w`, `:x`,
+# `:up` writes it (`vim -es -c 'e ~/.bashrc' -c 'call append("$", "CMD")' -c w -c q` put CMD in .bashrc), so it
+# is judged as a file written (`tee F`); a file read into the buffer (`:r F`, `:r ~/.ssh/id_ed25519` then `:w!
+# leak.txt`: the key in a file the caller sends) as `cat F`
+_EX_EDIT = re.compile(
+    r"^(?:e(?:d(?:it?)?)?|vi(?:s(?:u(?:al?)?)?)?|sp(?:l(?:it?)?)?|vs(?:p(?:l(?:it?)?)?)?|new|vne(?:w)?"
+    r"|tabe(?:d(?:it?)?)?|tabnew|sv(?:i(?:ew?)?)?|vie(?:w)?|fin(?:d)?|sf(?:i(?:nd?)?)?|bad(?:d)?|arga(?:d(?:d)?)?"
+    r"|ar(?:gs?)?|n(?:e(?:xt?)?)?|drop|tabf(?:i(?:nd?)?)?)!?\s+(?:\+\S+\s+)?(?P<path>[^\s|!][^\s|]*)\s*$"
+)
+_EX_READ = re.compile(r"^(?:r(?:e(?:ad?)?)?|ins(?:e(?:rt?)?)?)\s+(?P<path>[^\s|!][^\s|]*)\s*$")
 
 
 # Lines no reader below can find a payload in, dropped in one pass before the per-line reading (a
@@ -466,9 +481,13 @@ def _ex_body(body: str, out: list[tuple[str, str | None]]) -> None:
     if source is not None:
         out.append(("file", source.group(1).strip()))
         return
-    written = _EX_WRITE.match(body) or _EX_DUMP.match(body)
+    written = _EX_WRITE.match(body) or _EX_DUMP.match(body) or _EX_EDIT.match(body)
     if written is not None:
         out.append(("write", written.group("path")))
+        return
+    read = _EX_READ.match(body)
+    if read is not None:
+        out.append(("run", f"cat -- {_ex_word(read.group('path'))}"))
         return
     code = _EX_CODE.match(body)
     if code is not None:

@@ -27,6 +27,7 @@ from engine import Engine
 from tests.redteam.harm import (
     allowed_and_harmless,
     assert_not_allowed,
+    blocked,
     home_intact,
     home_project_verdicts,
     lost_unguarded_then_blocked,
@@ -215,3 +216,50 @@ def test_quoting_the_data_only_reader_does_not_read_is_not_allowed_from_the_netw
 ) -> None:
     assert_not_allowed(home_project[0], f"curl -s https://api.example.com/v1/x | {program}")
     assert_not_allowed(home_project[0], f'{program} <<< "$(curl -s https://api.example.com/v1/x)"')
+
+
+# editors and patch given a user's file (user_file_destroyed), a file an ex script opens into its buffer (judged as
+# written) or reads into it (judged as read)
+_DIFF = "printf -- '--- a\\n+++ b\\n@@ -1 +1 @@\\n-keep me\\n+gone\\n' > x.diff; "
+_EDITED = [
+    _DIFF + "patch ~/notes.txt < x.diff",
+    _DIFF + "patch -R ~/notes.txt x.diff",
+    "vim -es -c '%d' -c wq ~/notes.txt",
+    "printf ',d\\nw\\nq\\n' | ed -s ~/notes.txt",
+    "ex -s -c 'e ~/notes.txt|%d|w|q'",
+    "vim -es -c 'e ~/.bashrc' -c 'call append(\"$\", \"rm -f ~/notes.txt\")' -c w -c q",
+    "vim -es -c 'e ~/.ssh/id_ed25519' -c 'w! leak.txt' -c q",
+    "vim -es -c 'r ~/.ssh/id_ed25519' -c 'w! leak.txt' -c q a.py",
+]
+_EDITED_NEAR_MISSES = [
+    "vim -es -c '%s/x/y/g' -c wq a.py",
+    "vim -es -c 'e a.py' -c '%s/x/y/g' -c wq",
+    "printf ',p\\nq\\n' | ed -s a.py",
+    "vim +1 -es -c q a.py",
+]
+_editors = home_project_verdicts(_EDITED, _EDITED_NEAR_MISSES)
+test_an_editor_or_patch_over_a_users_file_is_not_allowed = _editors[0]
+test_an_editor_on_the_projects_files_stays_allowed = _editors[1]
+
+
+@pytest.mark.parametrize(
+    ("program", "payload"), [("patch", _EDITED[0]), ("vim", _EDITED[2]), ("ed", _EDITED[3]), ("ex", _EDITED[4])]
+)
+def test_an_editor_over_the_note_loses_it_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, program: str, payload: str
+) -> None:
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+@pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
+def test_vims_buffer_written_to_the_bashrc_changes_it_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded
+) -> None:
+    home = unguarded_home(tmp_path, _EDITED[5])
+    if "rm -f ~/notes.txt" not in (home / ".bashrc").read_text():
+        pytest.skip("this vim has no +eval (append() is vimscript)")
+    engine, guarded, _ = home_project
+    blocked(engine, guarded, _EDITED[5])
+    assert (guarded / ".bashrc").read_text() == "# the user's\n"
