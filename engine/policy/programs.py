@@ -841,8 +841,11 @@ def reads_input_program(command: Any) -> bool:
     # (`python3 ../../../../dev/stdin`), a glob (`/dev/stdi?`), inside an option's value (`ruby -r/dev/stdin`, `php -d
     # auto_prepend_file=php://stdin`)
     # (rev55b) `/dev//stdin`, `/dev/./stdin`: the same file
+    # (stop 57, adv57) not the inline program's own text, judged as a program (`node -p 'JSON.parse(require("fs")
+    # .readFileSync("/dev/stdin", "utf8")).v'` reads its input as data: the data_only rows)
+    code = command.code
     return any(
-        stdin_file(word, cwd) or _MAY_NAME_INPUT.search(_EXTRA_SLASHES.sub("/", word)) is not None
+        (stdin_file(word, cwd) or _MAY_NAME_INPUT.search(_EXTRA_SLASHES.sub("/", word)) is not None) and word != code
         for word in command.argv[1:]
     )
 
