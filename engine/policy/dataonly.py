@@ -217,15 +217,16 @@ _NEVER: Final = {
         # (adv57) quoting the reader above does not read, whose quote or `#` it would take for a string's or a
         # comment's and so hide code (`print qw#a#; system <STDIN>`): q, qq, qw, qr, m and s/tr/y with other
         # delimiters, a here-document, the data after __END__, pod
-        r"|(?<![\w$@%&])(?:q|qq|qw|qr)\s*[^\w\s=,;)]|(?<![\w$@%&])m\s*[^\w\s{(/=,;)]"
-        r"|(?<![\w$@%&])(?:s|tr|y)\s*[^\w\s/#|!,{=;)]|<<\s*[\"'~A-Za-z_]|__(?:END|DATA)__|(?m:^=[a-z])"
+        # (rev57: not an escape's letter, `\s*` in a pattern)
+        r"|(?<![\w$@%&\\])(?:q|qq|qw|qr)\s*[^\w\s=,;)]|(?<![\w$@%&\\])m\s*[^\w\s{(/=,;)]"
+        r"|(?<![\w$@%&\\])(?:s|tr|y)\s*[^\w\s/#|!,{=;)\]]|<<\s*[\"'~A-Za-z_]|__(?:END|DATA)__|(?m:^=[a-z])"
     ),
     "ruby": re.compile(
         r"`|%x|#\{|\bsend\b|\bmethod\b|eval|\bKernel\b|\bObject\b|::|\bARGV\b|\$\*|\\[0-7xu]"
         r"|\brequire\b(?!\s*\(?\s*(['\"])json\1)"
-        # (adv57) quoting the reader above does not read (`x = ?'; system STDIN.read; y = ?'`: a character literal
-        # whose quote it took for a string's): `?'`, the %-literals but %r{…}, here-documents, =begin, __END__
-        r"|\?['\"\\]|%(?!r\{)[qQwWiIsr]?[(\[{<|!/^']|<<[~-]?['\"A-Za-z_]|(?m:^=begin)|__END__"
+        # (adv57) =begin comments and the data after __END__ (and, read in the program with its strings blanked,
+        # below: the quoting the reader does not read)
+        r"|(?m:^=begin)|__END__"
     ),
     "lua": re.compile(r"\\\d|\\x|\\u|\blines\s*\(\s*[^)\s]"),
 }
@@ -239,6 +240,10 @@ _NEVER_BLANKED: Final = {
     "js": re.compile(r"[\w)\]]\s*\[(?!\s*(?:\d+|\"\")\s*\])|/\s*\"\"|\"\"\s*/(?![/*])"),
     "perl": re.compile(r"\b(?:use|no)\s+(?!(?:strict|warnings|utf8|JSON::PP)\s*(?:;|$))|\b(?:do|require|sub|goto)\b"),
     "lua": re.compile(r"\[(?!\s*\d+\s*\])|\b(?:io|string|table|math)\b(?!\s*[.:])"),
+    # (adv57) ruby's quoting the reader does not read, whose quote it took for a string's and so hid code (`x = ?';
+    # system STDIN.read; y = ?'`: a character literal): `?` before a string or a backslash, the %-literals but
+    # %r{…}, here-documents (rev57: read with the strings blanked, so `puts "100%!"` and `"a?"` are no such thing)
+    "ruby": re.compile(r"\?(?:\"\"|\\)|%(?!r\{)[qQwWiIsr]?[(\[{<|!/^]|<<[~-]?(?:\"\"|[A-Za-z_])"),
 }
 # a name, not one after a sigil (perl's `$x`, ruby's `@x`), with the `.` before it when it is a property
 _NAME: Final = re.compile(r"(\.\s*)?(?<![$@%\w])([A-Za-z_]\w*[?!]?)")
@@ -295,8 +300,7 @@ def _token_data_only(language: str, code: str) -> bool:
         return False  # `x["constructor"]`, a key spelled in a string
     if language == "perl":
         text = _PERL_KEYS.sub(r"\1{}", text)
-    never = _NEVER_BLANKED.get(language)  # (ruby has none)
-    if never is not None and never.search(text) is not None:
+    if _NEVER_BLANKED[language].search(text) is not None:
         return False
     declared = {name for match in _DECLARED[language].finditer(text) for name in match.groups() if name}
     declared -= _NEVER_DECLARED

@@ -31,7 +31,7 @@ from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError, expand_braces
-from engine.policy.matchers import Matcher, Shape, code_paths, first_operand, literal_reading, shape
+from engine.policy.matchers import READER_MARK, Matcher, Shape, code_paths, first_operand, literal_reading, shape
 from engine.policy.model import ALLOW, ASK, DENY, CompiledPattern, CompiledPolicy, Match, Rule, Verdict
 from engine.policy.normalize import Readings, readings, suspicious
 from engine.policy.paths import (
@@ -2959,7 +2959,7 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
         for word, sources in found:
             handed = handed or word == "-"
             argv = ("tar", "-c", "-f", word, "--", *sources)
-            flags, via, tar = (False,) * len(argv), (*command.via, "session"), programs.get("tar")
+            flags, via, tar = (False,) * len(argv), (*command.via, _SESSION_READER), programs.get("tar")
             made = Command("tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, tar)
             out = [*out, made]
     if handed:
@@ -2968,6 +2968,9 @@ def _sent_archives(commands: list[Command], session: SessionView, programs: Prog
 
 
 _ADDRESSED = frozenset({"socat", "curl"})
+# (stop 57) the via marks of the readers made here (`not_via: [session]`, `[batch]`: matchers.READER_MARK)
+_SESSION_READER: Final = READER_MARK + "session"
+_BATCH_READER: Final = READER_MARK + "batch"
 # socat's address types that open a file by its path (`FILE:.env`, `OPEN:x,rdonly`, `GOPEN:x`, `CREATE:x`)
 _SOCAT_FILES = re.compile(r"(?i)^(?:FILE|OPEN|GOPEN|CREATE|CREAT|PIPE|NAMEDPIPE):")
 
@@ -3068,7 +3071,7 @@ def _batch_puts(commands: list[Command], programs: ProgramTable) -> list[Command
                 words += _put_words(text)
         if words:
             argv = ("tar", "-c", "-f", "-", "--", *dict.fromkeys(words))
-            flags, via = (False,) * len(argv), (*command.via, "batch")
+            flags, via = (False,) * len(argv), (*command.via, _BATCH_READER)
             made = Command(
                 "tar", argv, flags, (), "", frozenset(), via, None, command.depth, command.cwd, programs.get("tar")
             )

@@ -116,19 +116,10 @@ _CMAKE_COMMAND = re.compile(r"\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\))+?)(?=\s+[A-Z
 _CMAKE_REMOVE = re.compile(r"(?i)\bfile\s*\(\s*(REMOVE_RECURSE|REMOVE)\b([^()]*)\)")
 _CMAKE_ENV = re.compile(r"\$ENV\{(\w+)\}")
 _CMAKE_VARIABLE = re.compile(r"\$\{[^{}]*\}")
-# (stop 57, adv57) cmake's own places (CMAKE_BINARY_DIR, PROJECT_SOURCE_DIR ...): set by cmake from where it runs
-_CMAKE_OWN = re.compile(r"\$\{(?:CMAKE|PROJECT)_\w+\}")
-
-
-def _cmake_value(match: re.Match[str]) -> str:
-    """A `${NAME}` in a path cmake's file(REMOVE …) deletes: cmake's own place is a variable of the run; any other
-    is the script's or the line's (`cmake -DX=$HOME/notes.txt -P r.cmake` with `file(REMOVE ${X})` removed the note):
-    a path computed from what the caller chose, read as a command's output (delete_computed_path asks)."""
-    if _CMAKE_OWN.fullmatch(match.group()):
-        return '"$CMAKE_EXPRESSION"'
-    return '"$(printf %s "$CMAKE_EXPRESSION")"'
-
-
+# (stop 57, adv57) a `${NAME}` in a path cmake's file(REMOVE …) deletes is the script's or the line's (`cmake
+# -DX=$HOME/notes.txt -P r.cmake` with `file(REMOVE ${X})` removed the note; rev57: cmake's own names too, which -D and
+# set() give any value): a path computed from what the caller chose, read as a command's output (delete_computed_path)
+_CMAKE_VALUE = '"$(printf %s "$CMAKE_EXPRESSION")"'
 # ninja: a rule's `command = ...` (run through /bin/sh -c)
 _NINJA_COMMAND = re.compile(r"(?m)^[ \t]*command[ \t]*=[ \t]*(.+)$")
 # a build file's lines naming more of it: ninja's `include F` / `subninja F` (relative to ninja's folder),
@@ -190,7 +181,7 @@ def embedded_shell(code: str, language: str = "") -> list[str]:
     elif language == "cmake":
         scripts += [m.group(1).strip() for m in itertools.islice(_CMAKE_COMMAND.finditer(code), _MAX_CALLS)]
         for removed in itertools.islice(_CMAKE_REMOVE.finditer(code), _MAX_CALLS):
-            paths = _CMAKE_VARIABLE.sub(_cmake_value, _CMAKE_ENV.sub(r'"${\1}"', removed.group(2)))
+            paths = _CMAKE_VARIABLE.sub(_CMAKE_VALUE, _CMAKE_ENV.sub(r'"${\1}"', removed.group(2)))
             verb = "rm -rf --" if removed.group(1).upper() == "REMOVE_RECURSE" else "rm -f --"
             scripts.append(f"{verb} {paths.strip()}")
     elif language == "ninja":

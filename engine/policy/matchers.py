@@ -86,6 +86,10 @@ _SELF_PIPED: Final = 13
 _INPUT_PROGRAM: Final = 14
 _DATA_ONLY: Final = 15
 _NOT_VIA: Final = 16
+# (stop 57, rev57) The mark of the readers the evaluator makes itself (evaluate.py: of an archive the session wrote,
+# `session`; of a batch uploader's puts, `batch`) in Command.via: a NUL first, which no word of a line holds (a
+# script named `session` run as `bash session` is in via as `session`, and was left out by `not_via: [session]`)
+READER_MARK: Final = "\x00"
 
 
 def _glob(pattern: str) -> Regex:
@@ -955,9 +959,9 @@ class Matcher:
     redirects: Final[ArgSpec | None]
     reads: Final[ArgSpec | None]
     via: Final[frozenset[str]]
-    # (stop 57) The command was reached through none of these: `not_via: [session]` leaves out the readers the
-    # evaluator makes of the archives this session wrote (evaluate.py: `tar -c -f FILE -- SOURCES`), which name that
-    # archive as tar's -f and are no run of tar the caller wrote
+    # (stop 57) The command is none of these readers the evaluator makes itself (READER_MARK + name in its via):
+    # `not_via: [session]` leaves out those of the archives this session wrote (evaluate.py: `tar -c -f FILE --
+    # SOURCES`), which name that archive as tar's -f and are no run of tar the caller wrote
     not_via: Final[frozenset[str]]
     fed_by: Final[tuple[Regex, ...]]
     text: Final[Regex | None]
@@ -1418,7 +1422,7 @@ def compile_matcher(data: Mapping[str, Any], known_classes: frozenset[str], base
         redirects=_arg_spec(data["redirects"], [*base, "redirects"], known_classes) if "redirects" in data else None,
         reads=_arg_spec(data["reads"], [*base, "reads"], known_classes) if "reads" in data else None,
         via=frozenset(v.lower() for v in data.get("via") or ()),
-        not_via=frozenset(v.lower() for v in data.get("not_via") or ()),
+        not_via=frozenset(READER_MARK + v.lower() for v in data.get("not_via") or ()),
         fed_by=tuple(_glob(f.lower()) for f in data.get("fed_by") or ()),
         text=compile_regex(data["text"], [*base, "text"]) if "text" in data else None,
         code=compile_regex(data["code"], [*base, "code"]) if "code" in data else None,

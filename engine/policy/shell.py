@@ -216,6 +216,8 @@ _RESERVED_WORDS: Final = (
 _RESERVED: Final = frozenset(_RESERVED_WORDS.split())
 # What `via` holds that runs in the same shell: substitutions, function bodies, alias texts, loops.
 _SAME_SHELL_MARKS: Final = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
+# (stop 57) other steps of via that read text in the same shell (Analyzer._new_shell): the trace prompt, a link read
+_SAME_SHELL_STEPS: Final = frozenset({"PS4", "link", "<()", "let", "declare", "hash", "exec", "fc"})
 # An alias whose text is known only at run time: a command word that may be anything.
 _UNKNOWN_ALIAS: Final = '"$__alias_known_at_run_time"'
 _MAX_ALIASES: Final = 64  # alias expansions for one command
@@ -1810,6 +1812,29 @@ class Analyzer(Follower, LinkFollower):
         self._analyze_tokens(tokens, depth, via)
 
     def _analyze_tokens(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
+        # (stop 57, rev57) the text of a shell another program starts (python's os.system, awk's system(), perl's,
+        # node's, a git alias, ssh's remote line, not only `bash -c`): the variables the line did not export are
+        # none of its (see in_new_shell)
+        if via and self.vals.written and self._new_shell(via):
+            self.in_new_shell(partial(self._analyze_tokens_here, tokens, depth, via))
+        else:
+            self._analyze_tokens_here(tokens, depth, via)
+
+    def _new_shell(self, via: tuple[str, ...]) -> bool:
+        """Whether ``via``'s last step starts another process's shell: a program, not a builtin, a function, a
+        substitution or the file `source` reads (see _shell_scope)."""
+        step = via[-1]
+        if len(via) > 1 and via[-2] in ("source", "."):
+            return False
+        return not (
+            step in _BASH_BUILTINS
+            or step in _SAME_SHELL_MARKS
+            or step in _RESERVED
+            or step in _SAME_SHELL_STEPS
+            or step in self.functions
+        )
+
+    def _analyze_tokens_here(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         if depth > MAX_DEPTH:
             raise TooComplex(f"commands nested more than {MAX_DEPTH} levels deep")
         # A script another process runs (`sh -c`, `$(...)`) moves only itself with a `cd`; `eval`,
@@ -1817,7 +1842,11 @@ class Analyzer(Follower, LinkFollower):
         saved = self.cwd
         child = bool(via) and via[-1] not in ("eval", "alias") and not (len(via) > 1 and via[-2] in ("source", "."))
         vals = self.vals
-        values = (dict(self.env), dict(vals.arrays), set(vals.unset), set(vals.assumed)) if child else None
+        values = (
+            (dict(self.env), dict(vals.arrays), set(vals.unset), set(vals.assumed), set(vals.exported))
+            if child
+            else None
+        )
         if child:
             self.children += 1  # not undone when reading fails: then only more is inherited
         spans = _define_functions(tokens, self.functions) if len(tokens) > 2 else ()
@@ -1842,7 +1871,7 @@ class Analyzer(Follower, LinkFollower):
             self.children -= 1
         if values is not None:
             # nor its variables: `x=/etc; bash -c 'x=build'; rm -rf $x` removes /etc
-            env, self.vals.arrays, self.vals.unset, self.vals.assumed = values
+            env, self.vals.arrays, self.vals.unset, self.vals.assumed, self.vals.exported = values
             self.env.restore(env)
 
     def _run_pipelines(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
@@ -1859,14 +1888,21 @@ class Analyzer(Follower, LinkFollower):
             self.vals.heads.update(heads)
         pipelines = _split(tokens, sure, kept)
         k = 0
+        # (stop 57, rev57) the variables exported before commands that may not run or run in a subshell (`[ -n "$Z" ]
+        # && export X`, `(export X)`, `export X | cat`): one they export may not be after (read as not: in_new_shell)
+        exported: set[str] | None = None
         while k < len(pipelines):
             certain, end = sure[k]
             if certain:
                 if before is not None:
                     self._settle(*before)
                     before = None
+                if exported is not None:
+                    self.vals.exported &= exported
+                    exported = None
             elif before is None:
                 before = (dict(self.env), self.positional, self.cwd)
+                exported = set(self.vals.exported)
             if heads:
                 for raw in pipelines[k]:
                     given = heads.get(id(raw.words[0])) if raw.words else None
@@ -1883,6 +1919,8 @@ class Analyzer(Follower, LinkFollower):
                 pipelines = _split(tokens, sure, kept)
         if before is not None:
             self._settle(*before)
+        if exported is not None:
+            self.vals.exported &= exported
 
     def _settle(self, env: dict[str, str], positional: list[str] | None, cwd: str | None) -> None:
         """After commands that may not have run: what they changed of ``env`` (and of the
@@ -2689,7 +2727,8 @@ class Analyzer(Follower, LinkFollower):
         self.quoted_words = _quoted_words(raw.words, resolved) if resolved is not None and any(dynamic) else _NO_TARGETS
         outer_leading = self.leading
         if leading or outer_leading:
-            self.leading = frozenset(leading)
+            # (rev57) and the outer command's, still in the environment of what it runs (`X=1 eval "bash -c …"`)
+            self.leading = frozenset(leading) | outer_leading
         try:
             stages = self._unwrap(argv, dynamic, redirects, stdin, extra_fed, via, depth)
         finally:
@@ -3806,19 +3845,11 @@ class Analyzer(Follower, LinkFollower):
         vals = self.vals
         exported, leading = vals.exported, self.leading
         env = self.env
-        hidden = (
-            [
-                name
-                for name in vals.written
-                if name in env
-                and name not in exported
-                and name not in leading
-                and name not in SHELL_OWN
-                and name != "HOME"
-            ]
-            if EXPORT_ALL not in exported
-            else []
-        )
+        hidden = [
+            name
+            for name in vals.written
+            if name in env and name not in exported and name not in leading and name not in SHELL_OWN and name != "HOME"
+        ]
         if not hidden and not leading:
             action()
             return
@@ -4230,12 +4261,15 @@ class Analyzer(Follower, LinkFollower):
                 self._positional(["$unknown"], [True], bool(self.spliced_args))
             return
         for at, word in enumerate(argv[1:], 1):
-            if word == "--" or not word.startswith("-"):
+            if word == "--" or word[:1] not in ("-", "+"):
                 break
-            if ("a" in word[1:] and not word.startswith("--")) or (
-                word == "-o" and argv[at + 1 : at + 2] == ["allexport"]
-            ):
-                self.vals.exported.add(EXPORT_ALL)  # (stop 57) `set -a`: every variable set after it is exported
+            # (stop 57) `set -a` / `set -o allexport`: every variable set after it is exported; `+a` ends it
+            allexport = word[1:] == "o" and argv[at + 1 : at + 2] == ["allexport"]
+            if allexport or ("a" in word[1:] and word[1:2] != word[:1]):
+                if word[0] == "-":
+                    self.vals.exported.add(EXPORT_ALL)
+                else:
+                    self.vals.exported.discard(EXPORT_ALL)
         if "--" in argv:
             start = argv.index("--") + 1
         elif len(argv) > 1 and not argv[1].startswith(("-", "+")):
@@ -4969,6 +5003,8 @@ class Analyzer(Follower, LinkFollower):
         variable), plus the builtins' default variables. A name known only at run time
         (`unset "$n"`) may be any variable: none is known afterwards."""
         words = argv[1:]
+        if name == "unset" and self.vals.exported:
+            self.vals.exported.difference_update(words)  # (rev57) an unset variable set again is not exported
         if name in ("for", "select"):
             self._drop(words[0])
             dynamic = any("$" in word or "`" in word for word in words)
@@ -5254,7 +5290,13 @@ class Analyzer(Follower, LinkFollower):
         # (stop 57) `export -n X`, `declare +x X` take the export away; `export`'s -n is no name reference
         export = argv[0] == "export"
         unexported = (export and "n" in flags) or "x" in removed
-        exported = not unexported and (export or "x" in flags)
+        # (rev57) readonly takes no -x, and `local` outside a function fails: neither exports
+        exported = (
+            not unexported
+            and (export or "x" in flags)
+            and argv[0] != "readonly"
+            and (argv[0] != "local" or bool(self.frames))
+        )
         nameref = "n" in flags and not export
         for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=False):
             if len(word) > 1 and word[0] in "-+" and not word.startswith("--"):
@@ -5337,6 +5379,8 @@ class Analyzer(Follower, LinkFollower):
         self.vals.unset.discard(name)
         self.vals.assumed.discard(name)
         self.vals.written.add(name)
+        if EXPORT_ALL in self.vals.exported:
+            self.vals.exported.add(name)  # (stop 57) `set -a` is on
         if value is None:
             self.env.pop(name, None)
             self.vals.arrays.pop(name, None)
@@ -6723,8 +6767,8 @@ _ARRAY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ELEMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]=")
 _SUBSCRIPTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\+?=", re.DOTALL)  # the last `]=` (a[b[$(c)]]=1)
 _ATTRIBUTES: Final = frozenset("ilu")
-# (stop 57) In _Values.exported: `set -a` (allexport) ran: every variable is taken for exported, those set before it too
-# (as all were before stop 57; no variable's name holds a dash)
+# (stop 57) In _Values.exported: `set -a` (allexport) is on: each variable set from then on is exported (_assign; no
+# variable's name holds a dash)
 EXPORT_ALL: Final = "-a"
 _LET_ASSIGNMENT: Final = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
 # A variable an arithmetic expression assigns: `x=`, `x+=` ... `x++`, `--x`.

@@ -91,6 +91,20 @@ _UNEXPORTED = [
     f"X=p/; echo '{_RM}' > x.sh; chmod +x x.sh; ./x.sh",
     f"X=p/ true; bash -c '{_RM}'",
     "X=p/; bash -c 'bash -c \"rm -f ~/\\${X}notes.txt\"'",
+    # (rev57) exports that do not last, or were never made: `set +a`, a variable set before `set -a`, unset then set
+    # again, `local` outside a function, readonly's -x, an export in a child, a subshell, a pipe, a branch
+    "set -a; set +a; X=p/; bash -c '" + _RM + "'",
+    "X=p/; set -a; bash -c '" + _RM + "'",
+    "export X=p/; unset X; X=p/; bash -c '" + _RM + "'",
+    "local -x X=p/; bash -c '" + _RM + "'",
+    "X=p/; readonly -x X; bash -c '" + _RM + "'",
+    "bash -c 'export X=1'; X=p/; bash -c '" + _RM + "'",
+    "(export X=1); X=p/; bash -c '" + _RM + "'",
+    "export X=1 | cat; X=p/; bash -c '" + _RM + "'",
+    'X=p/; [ -n "$Z" ] && export X; bash -c \'' + _RM + "'",
+    # (rev57) the shells other programs start: python's os.system, awk's system()
+    'X=p/; python3 -c \'import os; os.system("rm -f ~/\\"$X\\"notes.txt")\'',
+    'X=p/; awk \'BEGIN { system("rm -f ~/\\"$X\\"notes.txt") }\'',
     # fish: a `set` without -x is this fish's alone (stop 56 left it unknown), read by its own option parser now
     "fish -c 'set X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
     "fish -c 'set -g X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
@@ -108,6 +122,8 @@ _EXPORTED = [
     'X=src; bash -c "ls $X"',
     "GIT_PAGER=cat git log -1",
     "fish -c 'set -gx X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
+    'X=p/ eval "bash -c \'rm -f ~/\\"\\$X\\"notes.txt\'"',
+    'X=p/; export X; python3 -c \'import os; os.system("rm -f ~/\\"$X\\"notes.txt")\'',
     "fish -c 'set --exp X p/; bash -c \"rm -f ~/\\${X}notes.txt\"'",
 ]
 _variables = home_project_verdicts(_UNEXPORTED, _EXPORTED)
@@ -115,7 +131,7 @@ test_a_variable_not_exported_is_empty_in_a_new_shell_and_not_allowed = _variable
 test_an_exported_variable_or_one_of_the_same_shell_stays_allowed = _variables[1]
 
 
-@pytest.mark.parametrize("payload", _UNEXPORTED[:2] + _UNEXPORTED[4:8])
+@pytest.mark.parametrize("payload", _UNEXPORTED[:2] + _UNEXPORTED[4:8] + _UNEXPORTED[10:21])
 def test_a_new_shell_without_the_variable_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: Loaded, payload: str
 ) -> None:
@@ -161,6 +177,8 @@ _COMPUTED_FROM_THE_LINE = [
     "tcsh -c 'rm -f =0/../notes.txt'",
     "fish -c 'function f; rm -f $argv; end; f ~/notes.txt'",
     "echo 'file(REMOVE ${X})' > r.cmake; cmake -DX=$HOME/notes.txt -P r.cmake",
+    # (rev57) cmake's own names are any value -D or set() gives them
+    "echo 'file(REMOVE ${CMAKE_X})' > r.cmake; cmake -DCMAKE_X=$HOME/notes.txt -P r.cmake",
 ]
 _COMPUTED_NEAR_MISSES = [
     'for f in *.c; do rm -f "${f%.c}.o"; done',
@@ -169,7 +187,6 @@ _COMPUTED_NEAR_MISSES = [
     'rm -f "${TMPDIR:-/tmp}/x.lock"',
     "tcsh -c 'echo hi; ls'",
     "fish -c 'echo hi; ls'",
-    "echo 'file(REMOVE ${CMAKE_BINARY_DIR}/x.o)' > r.cmake; cmake -P r.cmake",
     'x=abc.bak; rm -f "${x%.*}"',
     'cd "${PWD%/*}" && ls',
 ]
