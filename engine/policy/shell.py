@@ -216,8 +216,12 @@ _RESERVED_WORDS: Final = (
 _RESERVED: Final = frozenset(_RESERVED_WORDS.split())
 # What `via` holds that runs in the same shell: substitutions, function bodies, alias texts, loops.
 _SAME_SHELL_MARKS: Final = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
-# (stop 57) other steps of via that read text in the same shell (Analyzer._new_shell): the trace prompt, a link read
-_SAME_SHELL_STEPS: Final = frozenset({"PS4", "link", "<()", "let", "declare", "hash", "exec", "fc"})
+# (stop 57) other steps of via that read text in the same shell (Analyzer._new_shell): the prompts (PROMPT_COMMAND,
+# PS0-PS4: fresh39b's `PROMPT_COMMAND='history -a'` to a background shell asked), a link read again, zsh's braces (a
+# `zsh -c` line's own new shell is the Programs table's run: in_new_shell there)
+_SAME_SHELL_STEPS: Final = frozenset(
+    {"PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "link", "<()", "let", "declare", "hash", "exec", "fc", "zsh"}
+)
 # An alias whose text is known only at run time: a command word that may be anything.
 _UNKNOWN_ALIAS: Final = '"$__alias_known_at_run_time"'
 _MAX_ALIASES: Final = 64  # alias expansions for one command
