@@ -108,6 +108,7 @@ _WRITERS_KEPT = [
     "ssh-keygen -lf ~/.ssh/id_ed25519.pub",
     "ssh-keygen -y -f ~/.ssh/id_ed25519",
     "ssh-keygen -F host -f ~/.ssh/known_hosts",
+    "ssh-keygen -f ~/.ssh/known_hosts -R 192.168.1.1",
 ]
 _writers = home_project_verdicts(_WRITERS, _WRITERS_KEPT)
 test_a_programs_output_over_a_users_file_is_not_allowed = _writers[0]
