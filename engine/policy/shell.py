@@ -4751,7 +4751,9 @@ class Analyzer(Follower, LinkFollower):
         name, rest = operand.group(1), text[operand.end() :]
         if name in _LINE_DERIVED:
             return True
-        if (not rest and operand.group(2) is None) or _DEFAULT.match(rest) is not None:
+        if (not rest and operand.group(2) in (None, "[@]", "[*]")) or _DEFAULT.match(rest) is not None:
+            # (CI of 692ffff7) `"${a[@]}"` whole: its elements are read where they stand (xf48a's globs of names
+            # starting with `-`, judged where find reads them)
             return False
         if name in _PLACE_VARIABLES or name in self.env or name in self.vals.arrays or name in self.vals.written:
             return True
