@@ -1331,17 +1331,18 @@ class Follower:
             # `compgen -W`) runs in this shell
             same = self.fish_dialect and command.name in _FISH_SAME_SHELL
             try:
+                # (partials, not lambdas kept in a local: compiled, a closure stored in its own function's environment
+                # is a reference cycle, left for the cycle collector after each check)
+                reading: Callable[[], object]
                 if arguments is not None:
                     words, flags = arguments
                     if run.positional == "argv":
                         text = sh_argv(text)
-                    reading: Callable[[], object] = lambda: self.run_with(text, words, flags, depth, via)  # noqa: E731
+                    reading = partial(self.run_with, text, words, flags, depth, via)
                 else:
-                    reading = lambda: self.analyze(text, depth=depth, via=via)  # noqa: E731
-                self.in_dialect(
-                    fish,
-                    lambda: self._nested(run, reading if same else lambda: self.in_new_shell(reading, command.name)),
-                )
+                    reading = partial(self.analyze, text, depth=depth, via=via)
+                action = reading if same else partial(self.in_new_shell, reading, command.name)
+                self.in_dialect(fish, partial(self._nested, run, action))
             finally:
                 self.exec_input = inherited
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
