@@ -29,6 +29,7 @@ from time import thread_time
 from engine.policy.arguments import TYPED_ARGUMENTS
 from engine.policy.argv import abbreviates, parse_argv, runs_nothing_later
 from engine.policy.commands import SHELLS, command_name, shell_word
+from engine.policy.follow import UNREAD_SHELL_MARK
 from engine.policy.lexer import BUDGET as BUDGET_OF_CHECK
 from engine.policy.lexer import MAX_LENGTH, MAX_TOKENS, Budget, OverBudget, ShellSyntaxError, expand_braces
 from engine.policy.matchers import READER_MARK, Matcher, Shape, code_paths, first_operand, literal_reading, shape
@@ -1648,7 +1649,6 @@ _UNKNOWN_LISTING: Final = (
 # `set NAME=VALUE`, `setenv`, `@`, `$NAME:r` modifiers and `=N` stack folders, fish's `function` bodies): its variables
 # and calls are not followed, so what its commands are given is not known: among the unread as `$unread_shell:TEXT`
 UNREAD_SHELL = "shell_syntax_unread"
-UNREAD_SHELL_MARK: Final = "$unread_shell:"
 _UNREAD_SHELL: Final = (
     "a shell's text in a syntax the engine does not follow (csh's variables and their modifiers, fish's functions):"
     " what its commands are given is not known"

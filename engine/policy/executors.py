@@ -362,9 +362,7 @@ def _vim_path(expression: str) -> str:
     literal = _VIM_LITERAL.match(expression)
     if literal is not None:
         text = literal.group("dq") if literal.group("dq") is not None else literal.group("sq").replace("''", "'")
-        if text in ("~", "~/") or not text.startswith("~/"):
-            return text if text in ("~", "~/") else shlex.quote(text)
-        return "~/" + shlex.quote(text[2:])
+        return _ex_word(text)
     if _VIM_VARIABLE.fullmatch(expression):
         return f'"{expression}"'
     return '"$VIM_EXPRESSION"'  # known only when it runs

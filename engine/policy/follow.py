@@ -316,11 +316,6 @@ class Follower:
         """Read shell ``text`` with ``words`` as its $0, $1… (``flags``: known only at run time)."""
         raise NotImplementedError
 
-    def in_new_shell(self, action: Callable[[], object], runner: str = "") -> None:
-        """Run ``action``, the reading of a shell program ``runner`` starts: without the variables the line did not
-        export (see Analyzer.in_new_shell); a builtin's text runs in this shell."""
-        raise NotImplementedError
-
     def _synthetic(self, name: str, argv: tuple[str, ...], via: tuple[str, ...], depth: int) -> Command:
         raise NotImplementedError
 
@@ -1324,12 +1319,10 @@ class Follower:
             fish = run.decode == "fish" or (self.fish_dialect and command.name in _FISH_SAME_SHELL)
             unread = _CSH_UNREAD if command.name in _CSH_NAMES else _FISH_UNREAD if fish else None
             if unread is not None and unread.search(text) is not None:
-                self.unread.append(_UNREAD_SHELL_MARK + text[:80])  # (stop 57) see evaluate.UNREAD_SHELL
+                self.unread.append(UNREAD_SHELL_MARK + text[:80])  # (stop 57) see evaluate.UNREAD_SHELL
             if fish and run.decode != "fish":
                 text = fish_text(text)
-            # (stop 57) a program's shell sees only the variables the line exported; a builtin's text (`eval`, `trap`,
-            # `compgen -W`) runs in this shell
-            same = self.fish_dialect and command.name in _FISH_SAME_SHELL
+            # (a program's shell sees only the variables the line exported: Analyzer._analyze_tokens, _new_shell)
             try:
                 # (partials, not lambdas kept in a local: compiled, a closure stored in its own function's environment
                 # is a reference cycle, left for the cycle collector after each check)
@@ -1341,8 +1334,7 @@ class Follower:
                     reading = partial(self.run_with, text, words, flags, depth, via)
                 else:
                     reading = partial(self.analyze, text, depth=depth, via=via)
-                action = reading if same else partial(self.in_new_shell, reading, command.name)
-                self.in_dialect(fish, partial(self._nested, run, action))
+                self.in_dialect(fish, partial(self._nested, run, reading))
             finally:
                 self.exec_input = inherited
         elif kind == "code" and run.language in ("curlrc", "wgetrc"):
@@ -2464,7 +2456,7 @@ _CSH_UNREAD: Final = re.compile(
     r"(?:^|[\s;&|({])(?:set|setenv|unsetenv|@|chdir|pushd|popd)(?=[\s;&|)}]|$)|\$\{?\w+\}?(?::[a-zA-Z&]|\[)|(?:^|\s)=[0-9-]"
 )
 _FISH_UNREAD: Final = re.compile(r"(?:^|[\s;&|(])function(?=\s)")
-_UNREAD_SHELL_MARK: Final = "$unread_shell:"  # evaluate.UNREAD_SHELL_MARK
+UNREAD_SHELL_MARK: Final = "$unread_shell:"  # among the unread: evaluate.UNREAD_SHELL
 
 
 _ALIAS_GROUP: Final = "(?P<alias>"  # a run's match naming an alias (see Follower._given_alias)

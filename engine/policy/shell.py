@@ -215,12 +215,10 @@ _RESERVED_WORDS: Final = (
 )
 _RESERVED: Final = frozenset(_RESERVED_WORDS.split())
 # What `via` holds that runs in the same shell: substitutions, function bodies, alias texts, loops.
-_SAME_SHELL_MARKS: Final = frozenset({"$()", ">()", "function", "alias", "for", "stdin"})
-# (stop 57) other steps of via that read text in the same shell (Analyzer._new_shell): the prompts (PROMPT_COMMAND,
-# PS0-PS4: fresh39b's `PROMPT_COMMAND='history -a'` to a background shell asked), a link read again, zsh's braces (a
-# `zsh -c` line's own new shell is the Programs table's run: in_new_shell there)
-_SAME_SHELL_STEPS: Final = frozenset(
-    {"PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "link", "<()", "let", "declare", "hash", "exec", "fc", "zsh"}
+# (stop 57) and the prompts a shell runs itself (PROMPT_COMMAND, PS0-PS4: fresh39b's `PROMPT_COMMAND='history -a'`
+# to a background shell asked once _new_shell took it for another shell's) and a link read again
+_SAME_SHELL_MARKS: Final = frozenset(
+    {"$()", ">()", "<()", "function", "alias", "for", "stdin", "link", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4"}
 )
 # An alias whose text is known only at run time: a command word that may be anything.
 _UNKNOWN_ALIAS: Final = '"$__alias_known_at_run_time"'
@@ -1825,18 +1823,14 @@ class Analyzer(Follower, LinkFollower):
             self._analyze_tokens_here(tokens, depth, via)
 
     def _new_shell(self, via: tuple[str, ...]) -> bool:
-        """Whether ``via``'s last step starts another process's shell: a program, not a builtin, a function, a
-        substitution or the file `source` reads (see _shell_scope)."""
-        step = via[-1]
-        if len(via) > 1 and via[-2] in ("source", "."):
-            return False
-        return not (
-            step in _BASH_BUILTINS
-            or step in _SAME_SHELL_MARKS
-            or step in _RESERVED
-            or step in _SAME_SHELL_STEPS
-            or step in self.functions
-        )
+        """Whether ``via``'s last step starts another process's shell (see _starts_shell), not being the file `source`
+        reads: `bash -c`, `sh x.sh`, `./x.sh`, find's `-exec sh -c`, python's os.system, a git alias, ssh's line."""
+        return not (len(via) > 1 and via[-2] in ("source", ".")) and self._starts_shell(via[-1])
+
+    def _starts_shell(self, step: str) -> bool:
+        """Whether a step of via is a program (a shell of its own), not a builtin (`eval`, `trap`, `compgen -W`), a
+        reserved word, a function the line defined or one of the same-shell marks (a substitution, a prompt)."""
+        return not (step in _BASH_BUILTINS or step in _SAME_SHELL_MARKS or step in _RESERVED or step in self.functions)
 
     def _analyze_tokens_here(self, tokens: list[Token], depth: int, via: tuple[str, ...]) -> None:
         if depth > MAX_DEPTH:
@@ -3746,11 +3740,7 @@ class Analyzer(Follower, LinkFollower):
         # (mk49) a script run (not sourced) gets the path it runs as for its $0 (`cd "$(dirname "$0")"`)
         script = command.name in _SCRIPT_SHELLS and path in argv and not command.dynamic[at - 1]
         name = path if script else None
-        run = partial(self._with_positional, text, argv[at:], list(command.dynamic[at:]), depth, via, name)
-        if command.name in (".", "source"):
-            run()
-        else:
-            self.in_new_shell(run)
+        self._with_positional(text, argv[at:], list(command.dynamic[at:]), depth, via, name)
 
     def run_folder(self, command: Command, folder: str, via: tuple[str, ...], depth: int) -> None:
         """`run-parts DIR`: every file of DIR runs, with the `--arg` words as its $1…. The files the
@@ -3791,11 +3781,7 @@ class Analyzer(Follower, LinkFollower):
                 fish = _shebang_shell(text) == "fish"  # (rev55b) a fish script's eval/source are fish's too
                 spelled = fish_text(text) if fish else text
                 self.in_dialect(
-                    fish,
-                    partial(
-                        self.in_new_shell,
-                        partial(self._with_positional, spelled, args, [False] * len(args), depth + 1, inner),
-                    ),
+                    fish, partial(self._with_positional, spelled, args, [False] * len(args), depth + 1, inner)
                 )
 
     def _run_written(self, runner: Command, text: str, path: str, depth: int, via: tuple[str, ...]) -> None:
@@ -3818,12 +3804,10 @@ class Analyzer(Follower, LinkFollower):
         # (mk49) its $0 the path it runs as, its $1… the words after it (`cd "$(dirname "$0")"`)
         at = runner.argv.index(path) if path in runner.argv else None
         if at is None or runner.dynamic[at]:
-            self.in_dialect(fish, lambda: self.in_new_shell(lambda: self.analyze(spelled, depth=depth, via=via)))
+            self.in_dialect(fish, lambda: self.analyze(spelled, depth=depth, via=via))
             return
         words, flags = list(runner.argv[at + 1 :]), list(runner.dynamic[at + 1 :])
-        self.in_dialect(
-            fish, lambda: self.in_new_shell(lambda: self._with_positional(spelled, words, flags, depth, via, path))
-        )
+        self.in_dialect(fish, lambda: self._with_positional(spelled, words, flags, depth, via, path))
 
     def written_in(self, folder: str) -> list[str] | None:
         if "$" in folder or "`" in folder:
@@ -3836,16 +3820,13 @@ class Analyzer(Follower, LinkFollower):
             names.update(self.session.names_in(key))
         return sorted(names)
 
-    def in_new_shell(self, action: Callable[[], object], runner: str = "") -> None:
+    def in_new_shell(self, action: Callable[[], object]) -> None:
         """Run ``action``, the reading of a shell another program starts (`bash -c`, `sh x.sh`, `./x.sh`): a variable
         the line wrote and did not export is none of that shell's (stop 57: `X=p/; bash -c 'rm -f ~/"$X"notes.txt'`
         removes ~/notes.txt, read as ~/p/notes.txt). It may still be in the environment the line was started with
         (assigning one of those changes what the child sees): known only at run time there, its value one reading.
         Those the command itself assigns (`X=1 bash -c …`) and those exported are the new shell's, and exported by it
-        in turn. A builtin ``runner`` (`eval`, `trap`, `compgen -W`) runs its text in this shell."""
-        if runner in _BASH_BUILTINS:
-            action()
-            return
+        in turn. (Entered from _analyze_tokens, for a text whose last step of via starts a shell: _new_shell.)"""
         vals = self.vals
         exported, leading = vals.exported, self.leading
         env = self.env
@@ -4041,9 +4022,7 @@ class Analyzer(Follower, LinkFollower):
                 sourced = False  # the file `source` reads
             elif step in ("source", "."):
                 sourced = True
-            elif not (
-                step in _BASH_BUILTINS or step in _SAME_SHELL_MARKS or step in _RESERVED or step in self.functions
-            ):
+            elif self._starts_shell(step):
                 scope.append(step)
         return tuple(scope)
 
