@@ -53,6 +53,8 @@ _GRAMMAR_FIELDS = (
     "runs_nothing_unless",
     "conflicts",
     "chdir",
+    "clears_environment",
+    "unsets_variable",
     "paths_in",
     "lone_dash",
     "input_from",
@@ -97,6 +99,8 @@ class Grammar:
     runs_nothing_unless: Final[frozenset[str]]
     conflicts: Final[tuple[frozenset[str], ...]]  # options the program refuses together (su -m -w)
     chdir: Final[frozenset[str]]  # options naming the directory the command runs in (env -C)
+    clears_environment: Final[frozenset[str]]  # options with which the command it runs gets no variable (env -i)
+    unsets_variable: Final[frozenset[str]]  # options naming a variable the command it runs does not get (env -u)
     paths_in: Final[frozenset[str]]  # options naming the directory its own paths are read in (git --work-tree)
     lone_dash: Final[str]  # the option a lone `-` before the command stands for (env's `-` is -i); "" none
     input_from: Final[frozenset[str]]  # options naming a file the program reads as it reads its input (sftp -b)
@@ -141,6 +145,8 @@ class Grammar:
         runs_nothing_unless: frozenset[str] = frozenset(),
         conflicts: tuple[frozenset[str], ...] = (),
         chdir: frozenset[str] = frozenset(),
+        clears_environment: frozenset[str] = frozenset(),
+        unsets_variable: frozenset[str] = frozenset(),
         paths_in: frozenset[str] = frozenset(),
         lone_dash: str = "",
         input_from: frozenset[str] = frozenset(),
@@ -169,6 +175,8 @@ class Grammar:
         self.runs_nothing_unless = runs_nothing_unless
         self.conflicts = conflicts
         self.chdir = chdir
+        self.clears_environment = clears_environment
+        self.unsets_variable = unsets_variable
         self.paths_in = paths_in
         self.lone_dash = lone_dash
         self.input_from = input_from
@@ -227,6 +235,10 @@ _PARSED_FIELDS = (
 )
 
 
+# Marks, in Parsed.present(), an option given without a value
+BARE: Final = "\x00"
+
+
 class Parsed:
     """An argv as its program reads it."""
 
@@ -278,6 +290,13 @@ class Parsed:
 
     def has(self, names: frozenset[str]) -> bool:
         return any(name in names for name, _, _ in self.options)
+
+    def present(self) -> frozenset[str]:
+        """The names of the options given, and BARE before the name of each given without a value (a Run's
+        `if_bare`: `node -p` with no program reads its input as one)."""
+        return frozenset(
+            [name for name, _, _ in self.options] + [BARE + name for name, value, _ in self.options if value is None]
+        )
 
     def values(self, names: frozenset[str]) -> list[str]:
         return [value for name, value, _ in self.options if name in names and value is not None]
@@ -658,6 +677,9 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
                 return i + 1
             options.append((canonical, argv[i + 1], i))
             return i + 2
+        if kind == OPTIONAL and not eq and canonical in grammar.next_value and _next_value(argv, i):
+            options.append((canonical, argv[i + 1], i))  # `node --print CODE`, as its short `-p CODE`
+            return i + 2
         options.append((canonical, value if eq and kind != NONE else None, i))
         if eq and kind == NONE:
             parsed.refused = True  # `--force=x`: "option doesn't allow an argument"
@@ -700,7 +722,7 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
             options.append((letter, attached, i))
             return i + 1
         if found == OPTIONAL:
-            if letter in grammar.next_value and i + 1 < len(argv) and argv[i + 1][:1] not in ("-", ""):
+            if letter in grammar.next_value and _next_value(argv, i):
                 options.append((letter, argv[i + 1], i))
                 return i + 2
             options.append((letter, None, i))
@@ -711,6 +733,12 @@ def _option(grammar: Grammar, argv: Sequence[str], i: int, parsed: Parsed) -> in
         options.append((letter, argv[i + 1], i))
         return i + 2
     return i + 1
+
+
+def _next_value(argv: Sequence[str], i: int) -> bool:
+    """Whether the word after an optional-valued option of `next_value` is its value: one that is there and
+    does not start with `-` (nor is empty)."""
+    return i + 1 < len(argv) and argv[i + 1][:1] not in ("-", "")
 
 
 def _long_only_match(grammar: Grammar, body: str) -> bool:

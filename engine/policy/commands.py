@@ -55,7 +55,12 @@ _FLAVOURS: Final = (
 # `ld-musl-x86_64.so.1`): one entry, `ld.so`, whatever the architecture and version in its name.
 _LOADER: Final = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
-PASS_THROUGH = frozenset({"cat", "tee", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold"})
+# (stop 58, adv58) Only those that pass all of it as it is: tr, fold, head, tail, sort and uniq change it (`echo
+# ../notes.txtX | tr -d X`, `head -c 18` of a longer line, `tail -n 2` of a here-document that quoted its lines).
+PASS_THROUGH = frozenset({"cat", "tee", "dos2unix"})
+# ... and those that pass one line (or copies of it) whole, given no option but a count of lines of at least one
+_LINE_FILTERS: Final = frozenset({"head", "tail", "sort", "uniq"})
+_LINE_COUNT: Final = re.compile(r"(?:-[1-9][0-9]{0,5}|-n ?[1-9][0-9]{0,5}|--lines=[1-9][0-9]{0,5})?")
 # Shells: programs that read commands from their input or a `-c` string (session_memory's background
 # shells, evaluate's finders running a line through one).
 SHELLS = frozenset(
@@ -165,8 +170,11 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     if name in ("base64", "base32") and ({"-d", "--decode", "-D"} & flags):
         import base64  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
 
+        compact = re.sub(r"\s+", "", data)
+        if "=" in compact.rstrip("="):
+            return None  # (stop 58, adv58) GNU base64 -d decodes on past a padded block; Python's stops there
         try:
-            raw = base64.b64decode(data.strip()) if name == "base64" else base64.b32decode(data.strip())
+            raw = base64.b64decode(compact) if name == "base64" else base64.b32decode(compact)
         except ValueError:  # binascii.Error is one
             return None
         return raw.decode("utf-8", errors="replace")
@@ -181,7 +189,15 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
         return "\n".join(line[::-1] for line in data.split("\n"))
     if name in PASS_THROUGH:
         return data
+    if name in _LINE_FILTERS and _LINE_COUNT.fullmatch(" ".join(filter_argv[1:])) and _one_line(data):
+        return data  # one line (or copies of it), kept whole: `yes CMD | head -1`, `echo CMD | sort`
     return None
+
+
+def _one_line(data: str) -> bool:
+    """Whether ``data`` is one line, or copies of one line (yes's printed text)."""
+    lines = data.rstrip("\n").split("\n")
+    return len(lines) == 1 or all(line == lines[0] for line in lines)
 
 
 def download_targets(name: str, argv: tuple[str, ...] | list[str]) -> list[str]:
@@ -254,7 +270,7 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
         while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
             flags.update(words.pop(0)[1:])
         text = " ".join(words)
-        return decode_ansi_c(text) if "e" in flags else text
+        return decode_echo(text)[0] if "e" in flags else text
     if name != "printf" or not args:
         return None
     if args[0] == "--":  # (env47) the end of its options: `printf -- '-x\n'`, bash's builtin and coreutils' alike
@@ -278,7 +294,10 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
             if kind in "sq":
                 out.append(value)
             elif kind == "b":
-                out.append(decode_ansi_c(value))
+                decoded, stopped = decode_echo(value, octal=True)
+                out.append(decoded)
+                if stopped:
+                    return "".join(out)  # `\c` in a %b argument ends all of printf's output
             elif kind == "c":
                 out.append(value[:1])
             else:
@@ -287,6 +306,36 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
         if not rest or not consumed:
             break
     return "".join(out)
+
+
+# (stop 58, adv58) The escapes of echo -e and printf's %b (bash 5.2's, compared with it): `\0NNN` (up to three octal
+# digits after the 0), `\NNN` for %b only (echo leaves it as it is), `\c` ends the output; the others as $'...'s.
+_ECHO_ESCAPE = re.compile(
+    r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)", re.S
+)
+
+
+def decode_echo(text: str, octal: bool = False) -> tuple[str, bool]:
+    r"""What echo -e (``octal``: printf's %b) prints of ``text``, and whether a `\c` ended it there (`echo -e 'rm -f
+    ../notes.txt\c'` prints the path and no more: decode_ansi_c kept `\c`; `\0164` was read as `\016` and a 4)."""
+    if "\\" not in text:
+        return text, False
+    out: list[str] = []
+    at = 0
+    for match in _ECHO_ESCAPE.finditer(text):
+        out.append(text[at : match.start()])
+        at = match.end()
+        code = match.group(1)
+        if code == "c":
+            return "".join(out), True
+        if code[0] == "0":
+            out.append(chr(int(code[1:] or "0", 8) & 0xFF))
+        elif code[0] in "1234567":
+            out.append(chr(int(code, 8) & 0xFF) if octal else "\\" + code)
+        else:
+            out.append(decode_ansi_c("\\" + code))
+    out.append(text[at:])
+    return "".join(out), False
 
 
 # A `%` sequence of a format (date's +FORMAT, seq -f): what it becomes is not evaluated here.

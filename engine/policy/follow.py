@@ -307,6 +307,12 @@ class Follower:
         the session began (a program, too: a shared object built there)."""
         raise NotImplementedError
 
+    def wrapper_environment(self, grammar: Grammar, parsed: Parsed, unknown: bool) -> None:
+        """(stop 58) What a wrapper's reading ``parsed`` gives the command it runs: its assignments (``unknown``:
+        one of its words is known only at run time) and no variable its `clears_environment` or `unsets_variable`
+        options take away, for the rest of the chain (`env -i`, `env -u X`, `env X=/`)."""
+        raise NotImplementedError
+
     def run_script(self, text: str, command: Command, path: str, depth: int, via: tuple[str, ...]) -> None:
         """Read a shell script ``command`` runs from ``path`` (the analyzer gives it the words after
         the path as its positional parameters)."""
@@ -347,6 +353,9 @@ class Follower:
         if parsed.refused:
             return None  # the program rejects its arguments: nothing runs
         local.update(parsed.assignments)
+        grammar = program.grammar
+        if parsed.assignments or grammar.clears_environment or grammar.unsets_variable:
+            self.wrapper_environment(grammar, parsed, any(dynamic[: parsed.rest]))
         levels = subcommand_levels(program, parsed, argv)
         inner: tuple[list[str], list[bool], bool] | None = None
         via = (*command.via, command.name)
@@ -371,7 +380,7 @@ class Follower:
                 runs = level.runs
                 if not runs:
                     continue
-                present = frozenset(name for name, _, _ in reading.options)
+                present = reading.present()
                 if level.option_names.isdisjoint(present):
                     runs = level.plain_runs
                     if not (variables or stdin or files or piped):

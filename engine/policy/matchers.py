@@ -496,7 +496,7 @@ def _program_text(program: Program, reading: Parsed, command: Command) -> frozen
     for run in program.text_runs:  # those of its runs whose operand is program text (TEXT_KINDS)
         if operands is None:
             operands = reading.all_operands(argv)
-            present = frozenset(name for name, _, _ in reading.options)
+            present = reading.present()
         if run.index >= len(operands) or not run.applies(present, len(operands)):
             continue
         word = operands[run.index]

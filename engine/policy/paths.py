@@ -1615,7 +1615,8 @@ class PathClassifier:
             if words is not None and words != [word]:
                 return Classes([form for w in words for form in forms_of(self._classify_here(w, walk))])
         lexical = self._lexical(word)
-        if walk is not None and "computed" in lexical and "computed_source" not in lexical:
+        listing = "computed" in lexical and "computed_source" not in lexical and _SUBSTITUTION.match(word) is not None
+        if walk is not None and listing:
             walk.sure = False  # a listing of the tree: read with scandir, globs, the git index
             return self._listed(word, lexical, walk)
         where = self._where(word)

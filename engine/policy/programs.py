@@ -19,7 +19,7 @@ from operator import attrgetter
 from types import MappingProxyType
 
 from engine.errors import Problem
-from engine.policy.argv import REQUIRED, Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
+from engine.policy.argv import BARE, REQUIRED, Grammar, GrammarError, Parsed, parse_argv, parse_getopt, parse_long
 from engine.policy.executors import OPTION_SPLITTERS, SourceRow, package_sources, settings_only, source_row
 from engine.policy.lexer import FD_NAME
 from engine.policy.regexes import Regex, RegexTimeout, bounded, compile_linear, fallback_engine
@@ -105,6 +105,7 @@ _RUN_FIELDS = (
     "argument_files",
     "decode",
     "if_flags",
+    "if_bare",
     "unless_flags",
     "if_operands",
     "unless_operands",
@@ -168,6 +169,7 @@ class Run:
     argument_files: Final[frozenset[str]]
     decode: Final[str | None]  # "base64-utf16le" (powershell -EncodedCommand)
     if_flags: Final[frozenset[str]]
+    if_bare: Final[frozenset[str]]  # argv.BARE + each option of if_bare: only when one is given without a value
     unless_flags: Final[frozenset[str]]
     if_operands: Final[int]
     unless_operands: Final[int]
@@ -236,6 +238,7 @@ class Run:
         argument_files: frozenset[str] = frozenset(),
         decode: str | None = None,
         if_flags: frozenset[str] = frozenset(),
+        if_bare: frozenset[str] = frozenset(),
         unless_flags: frozenset[str] = frozenset(),
         if_operands: int = 0,
         unless_operands: int = 0,
@@ -277,6 +280,7 @@ class Run:
         self.argument_files = argument_files
         self.decode = decode
         self.if_flags = if_flags
+        self.if_bare = if_bare
         self.unless_flags = unless_flags
         self.if_operands = if_operands
         self.unless_operands = unless_operands
@@ -295,6 +299,8 @@ class Run:
 
     def applies(self, present: frozenset[str], operands: int) -> bool:
         if self.if_flags and present.isdisjoint(self.if_flags):
+            return False
+        if self.if_bare and present.isdisjoint(self.if_bare):
             return False
         if self.unless_flags and not present.isdisjoint(self.unless_flags):
             return False
@@ -818,7 +824,7 @@ def stdin_run(command: Any) -> Any:
     if parsed.refused:
         return None
     for level, reading in subcommand_levels(program, parsed, argv):
-        present = frozenset(name for name, _, _ in reading.options)
+        present = reading.present()
         count = len(reading.operands) + (len(argv) - reading.rest if reading.rest is not None else 0)
         for run in level.runs:
             if run.source == "stdin" and run.applies(present, count):
@@ -1157,6 +1163,8 @@ def _grammar(data: Mapping[str, Any], base: list[str | int], short_equals: bool 
         runs_nothing_unless=canonical("runs_nothing_unless", data.get("runs_nothing_unless") or ()),
         conflicts=tuple(canonical("conflicts", group) for group in data.get("conflicts") or ()),
         chdir=canonical("chdir", data.get("chdir") or ()),
+        clears_environment=canonical("clears_environment", data.get("clears_environment") or ()),
+        unsets_variable=canonical("unsets_variable", data.get("unsets_variable") or ()),
         paths_in=canonical("paths_in", data.get("paths_in") or ()),
         lone_dash=next(iter(canonical("lone_dash", [data["lone_dash"]]))) if data.get("lone_dash") else "",
         input_from=canonical("input_from", data.get("input_from") or ()),
@@ -1275,6 +1283,7 @@ def _run(data: Mapping[str, Any], grammar: Grammar, base: list[str | int], outer
         argument_files=options("argument_files") if data.get("argument_files") else frozenset(),
         decode=data.get("decode"),
         if_flags=options("if_flags"),
+        if_bare=frozenset(BARE + name for name in options("if_bare")),
         unless_flags=options("unless_flags"),
         if_operands=int(data.get("if_operands") or 0),
         unless_operands=int(data.get("unless_operands") or 0),

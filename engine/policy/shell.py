@@ -45,7 +45,7 @@ from engine.policy.commands import (
     shell_word,
 )
 from engine.policy.executors import OPTION_SPLITTERS, fish_text, settings_named, settings_write
-from engine.policy.follow import Follower, descriptor_file, join_path, matched_payload, renamed
+from engine.policy.follow import UNREAD_SHELL_MARK, Follower, descriptor_file, join_path, matched_payload, renamed
 from engine.policy.lexer import (
     ARITH,
     BUDGET,
@@ -960,6 +960,9 @@ class Analyzer(Follower, LinkFollower):
     # (stop 57) The variables the command being read assigns before its name (`X=1 bash -c …`): its environment's,
     # exported to the programs it starts (see in_new_shell)
     leading: frozenset[str] = frozenset()
+    # (stop 58) The variables, lost values and `leading` before a wrapper of the chain being read changed what the
+    # command it runs gets (`env -i`, `env -u X`, `env X=/`: wrapper_environment); put back when the chain ends
+    wrapped: tuple[dict[str, str], dict[str, list[str]], frozenset[str]] | None = None
     # A background shell's input (session_memory.ShellState): what its earlier lines left (its
     # functions, variables, directory...) is where every reading of this line starts. `ended`,
     # when a list: every other reading's analyzer once read (what the line leaves is any of theirs).
@@ -1223,7 +1226,25 @@ class Analyzer(Follower, LinkFollower):
             if self.listings:
                 self._listings_made(text)
             return
+        if via and (via[-1] in _DASH_NAMES or len(via) > 1 or text[:2] == "#!") and self._dash_reads(text, via):
+            self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see _DASH_UNREAD
         self._analyze(text, depth, via)
+
+    def _dash_reads(self, text: str, via: tuple[str, ...]) -> bool:
+        r"""(stop 58, adv58) Whether ``text`` is run by a POSIX sh (dash, ash: `sh -c`, `| sh`, `sh x.sh`, a script of
+        `#!/bin/sh`) and holds syntax bash reads otherwise (_DASH_UNREAD), which the analyzer (bash's) does not
+        follow there: `sh -c "echo \$'a\\' ; rm -rf ~ # \\''"` runs rm in dash."""
+        step = via[-1]
+        if step not in _DASH_NAMES:
+            if len(via) > 1 and via[-2] in _DASH_NAMES and step not in self.programs.by_name:
+                pass  # `sh x.sh`, `sh` reading its input (via `stdin`)
+            elif "/" not in step or not text.startswith("#!"):
+                return False
+            else:
+                shebang = _SHEBANG.match(text)
+                if shebang is None or shebang.group(1) not in _DASH_NAMES:
+                    return False
+        return _DASH_UNREAD.search(text) is not None
 
     def _readings(self, text: str) -> None:
         """Read the line once taking the first option at every choice (see _choose); then again
@@ -2490,13 +2511,17 @@ class Analyzer(Follower, LinkFollower):
                             # (subst50) a piece of the text its reader parses that only the run knows:
                             # `python3 <<E` / `$(cat f)`, `${x:-a}`, `$((n))` (read as `bash <<< "$x"` is)
                             fed_names.update(_STORED_INPUT)
-                    literal = None if literal is not None or expands else body
+                    # (stop 58, adv58) an unquoted body of no expansion is its text, backslashes processed (`read a
+                    # <<E` of `../notes.tx\t`: read without -r makes it ../notes.txt)
+                    whole = not expands or ("$" not in body and "`" not in body)
+                    literal = None if literal is not None else stdin_parts[-1] if whole else _UNKNOWN_INPUT
                     continue
                 resolved_target = self._resolve(target, split=False, here=op != "<<<")
                 if op in ("<", "<&", "<>", "<<<"):
                     known = not resolved_target.dynamic and len(resolved_target.texts) == 1 and literal is None
                     if op == "<<<":
-                        literal = resolved_target.texts[0] + "\n" if known else None
+                        unknown = literal is None and resolved_target.dynamic
+                        literal = resolved_target.texts[0] + "\n" if known else _UNKNOWN_INPUT if unknown else None
                     else:  # a file the line wrote (`<(echo ~)` is one)
                         literal = self._content(resolved_target.texts[0]) if known and op == "<" else None
                 for sub in resolved_target.subs:
@@ -2653,14 +2678,15 @@ class Analyzer(Follower, LinkFollower):
         if self.integer_stored:
             self._integer_value(depth, via)
         # (`~` first: a slice and a lookup per word otherwise, on every command)
-        if any(word.startswith("~") and word[:2] in _DIRECTORY_TILDES for word in argv) or any(
-            t.startswith("~") and t[:2] in _DIRECTORY_TILDES for _, t in redirects
+        if any(word.startswith("~") and _directory_tilde(word) for word in argv) or any(
+            t.startswith("~") and _directory_tilde(t) for _, t in redirects
         ):
             # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
-            # the home of a user named `+`)
+            # the home of a user named `+`); `~1`, `~+1`, `~-2` a folder of the stack pushd made
             old = self.env.get("OLDPWD")
             dynamic = [
-                d or (not old and _tilde_dir(w) is not None and w[1] == "-") for w, d in zip(argv, dynamic, strict=True)
+                d or (_tilde_dir(w) is not None and (w[1] not in "+-" or (not old and w[1] == "-") or w[2:3].isdigit()))
+                for w, d in zip(argv, dynamic, strict=True)
             ]
             argv = [_tilde_dir(word, old) or word for word in argv]
             redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
@@ -3047,6 +3073,7 @@ class Analyzer(Follower, LinkFollower):
         escaped = 0  # escape hatches entered along this chain (they end with the chain)
         here: list[str | None] = []  # a wrapper's directory option (`env -C DIR`) moves only what it runs
         shadowed: _State | None = None  # what a function named like a builtin left (see below)
+        wrapped, self.wrapped = self.wrapped, None
         try:
             as_written: list[str] | None = None  # (xf45) the words before the links were read through (_tree_links)
             while argv:
@@ -3336,6 +3363,7 @@ class Analyzer(Follower, LinkFollower):
             self.indirect -= escaped
             if here:
                 self.cwd = here[0]
+            self._end_wrapped(wrapped)
         if shadowed is not None:
             self._merge(shadowed)
         return stages
@@ -3819,6 +3847,38 @@ class Analyzer(Follower, LinkFollower):
         if self.session is not None:
             names.update(self.session.names_in(key))
         return sorted(names)
+
+    def _end_wrapped(self, outer: tuple[dict[str, str], dict[str, list[str]], frozenset[str]] | None) -> None:
+        """A chain ends (_unwrap): what its wrappers gave the commands they ran is undone, the outer chain's is back."""
+        if self.wrapped is not None:
+            values, lost, self.leading = self.wrapped
+            self.env.reset(values, lost)
+        self.wrapped = outer
+
+    def wrapper_environment(self, grammar: Grammar, parsed: Parsed, unknown: bool) -> None:
+        """(stop 58) `export X=p/; env X=/ bash -c 'rm -f ~/"$X"notes.txt'` removed the note, read with the exported
+        value: what a wrapper gives the command it runs is what the rest of the chain reads. A variable `env -i`
+        empties or `env -u` unsets is known only at run time there (its value before one reading); one it assigns
+        has its value (none known when a word of the wrapper's is known only at run time), and the shell it starts
+        gets it (`leading`). Undone when the chain ends (_unwrap)."""
+        env = self.env
+        if self.wrapped is None:
+            self.wrapped = (dict(env), {key: list(values) for key, values in env.lost.items()}, self.leading)
+        gone: list[str] = []
+        if grammar.clears_environment and parsed.has(grammar.clears_environment):
+            # (HOME as the engine starts it, `~`, stays: the tilde of a shell with no HOME is the user's home)
+            gone.extend(name for name in env if name not in SHELL_OWN and (name != "HOME" or env[name] != "~"))
+        if grammar.unsets_variable:
+            gone.extend(parsed.values(grammar.unsets_variable))
+        for name in gone:
+            env.pop(name)
+        if parsed.assignments:
+            for name, value in parsed.assignments:
+                if unknown:
+                    env.pop(name)
+                else:
+                    env[name] = value
+            self.leading = self.leading | {name for name, _ in parsed.assignments}
 
     def in_new_shell(self, action: Callable[[], object]) -> None:
         """Run ``action``, the reading of a shell another program starts (`bash -c`, `sh x.sh`, `./x.sh`): a variable
@@ -4720,9 +4780,9 @@ class Analyzer(Follower, LinkFollower):
         knows or chose: an operator that transforms (`%`, `#`, `/`, case, substring, an element) a value the line set
         (`x=~/notes.txt.bak; rm -f ${x%.*}`: the `~` stands for a home whose text is not known, so it is not worked
         out), a positional parameter the line gave, or the places HOME, PWD and OLDPWD (`rm -f "${PWD%/*}/notes.txt"`
-        is the user's note above the tree); or `$_`, BASH_REMATCH and OPTARG, what the line's earlier words put there
-        (`ls ~/notes.txt; rm -f "$_"`). Such a word is a path computed from the line (a `$(…)` marker: paths read it
-        as `computed_source`, and delete_computed_path asks for a delete of it), not the environment's unknown
+        is the user's note above the tree); or `$_`, BASH_REMATCH, OPTARG and DIRSTACK, what the line's earlier words
+        put there (`ls ~/notes.txt; rm -f "$_"`). Such a word is a path computed from the line (a `$(…)` marker: paths
+        read it as `computed_source`, and delete_computed_path asks for a delete of it), not the environment's unknown
         variable a bare `$F` is (`rm -f "$TMPFILE"` stays allowed), nor a default's readings (`${D:?}`, `${x:-y}`)."""
         operand = _OPERAND.match(text, 1 if text[:1] == "!" else 0)
         if operand is None or text[:1] == "#":
@@ -5058,6 +5118,10 @@ class Analyzer(Follower, LinkFollower):
         if name in _INPUT_READERS:
             # `read n < f`: the input's text, which an earlier command may have written (see _arithmetic)
             feeding = None if known else self.feeding
+            if feeding is None and not known and stdin is not None and stdin[0]:
+                # (stop 58, adv58) a text the line gave that is not split here (`IFS=: read a b <<< x:../notes.txt`,
+                # `read a` of a backslash): a path the line computed, not the environment's unknown value
+                feeding = "$(derived read)"
             for word in (*words, *_DEFAULT_VARIABLES.get(name, ())):
                 if _IDENTIFIER.fullmatch(word):
                     self._taint(word)
@@ -5134,7 +5198,7 @@ class Analyzer(Follower, LinkFollower):
             return None
         names, raw, array, descriptor = self._read_options(words) if name == "read" else ([], False, None, False)
         stdin = self.descriptors if descriptor else (None if given is None else given[0])
-        if stdin is None:
+        if stdin is None or stdin is _UNKNOWN_INPUT:
             return None
         lines = stdin.split("\n")
         if lines and lines[-1] == "":
@@ -5437,6 +5501,10 @@ class Analyzer(Follower, LinkFollower):
                 before = self._elements(name) if name in self.vals.arrays else None
                 if before is None and name in self.env and name not in self.vals.arrays:
                     before = [self.env[name]] if self.env[name] or name not in self.vals.unset else []
+                if before is None and name not in self.vals.written and not self.env.lost:
+                    # (stop 58) one the line never set: the environment's, unset in most (`x+=(~/notes.txt); rm -f
+                    # ${x[@]}` was dropped, read as the user's value, and allowed); one it holds is the user's
+                    before = []
                 if before is None and not dashed:
                     self._drop(name)
                     continue
@@ -6160,14 +6228,29 @@ _DIRECTORY_TILDES: Final = (_PWD_TILDE, _OLDPWD_TILDE)
 
 
 def may_name_directory_tilde(text: str) -> bool:
-    """Whether ``text`` holds `~+` or `~-` anywhere (a superset of the words that are one)."""
+    """Whether ``text`` holds `~+`, `~-` or `~` and a digit anywhere (a superset of the words that are one)."""
     # `~` first: one memchr, where a search for two characters steps through a long text.
-    return "~" in text and (_PWD_TILDE in text or _OLDPWD_TILDE in text)
+    return "~" in text and (_PWD_TILDE in text or _OLDPWD_TILDE in text or _STACK_TILDE.search(text) is not None)
+
+
+# (stop 58) `~1`, `~+1`, `~-2`: a folder of the stack pushd made (`pushd ~; pushd /tmp; rm -f ~1/notes.txt` removes
+# the user's note): a path the line's own cd and pushd computed (Analyzer._derived's DIRSTACK)
+_STACK_TILDE: Final = re.compile(r"~[+-]?[0-9]")
+_STACK_WORD: Final = re.compile(r"~[+-]?[0-9]+(?=/|$)")
+
+
+def _directory_tilde(word: str) -> bool:
+    """Whether ``word`` (starting with `~`) starts with one of the tildes _tilde_dir reads."""
+    return word[:2] in _DIRECTORY_TILDES or _STACK_WORD.match(word) is not None
 
 
 def _tilde_dir(word: str, old: str | None = None) -> str | None:
     """`~+` / `~+/x` as `.` / `./x` (the shell's $PWD: where the command runs), `~-` / `~-/x` as the
-    $OLDPWD the line gave (a `$OLDPWD` nobody knows otherwise); None for any other word."""
+    $OLDPWD the line gave (a `$OLDPWD` nobody knows otherwise), `~1/x` (`~+1`, `~-1`) as a path the line computed,
+    `$(derived ~1)/x`; None for any other word."""
+    stack = _STACK_WORD.match(word)
+    if stack is not None:
+        return f"$(derived {stack.group()})" + word[stack.end() :]
     if word[:2] not in _DIRECTORY_TILDES or (len(word) > 2 and word[2] != "/"):
         return None
     if word[1] == "+":
@@ -6182,6 +6265,16 @@ def _rehome(word: str, home: str) -> str:
 _MAX_LOOP_VALUES: Final = 16
 
 
+# (stop 58, adv58) The shells that read only POSIX sh (Debian's /bin/sh is dash), and the syntax of bash's they read
+# otherwise, each a way to run more than bash would: `$'…'` (dash: `$` and a plain quote, `echo $'a\' ; rm -rf ~ #
+# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, `printf -v` (a no-op: the
+# variable keeps the value before), echo with a backslash (dash's echo decodes `\c`, `\0NNN`), printf's `\x` (dash's
+# prints it as it is), a here-string `<<<`.
+_DASH_NAMES: Final = frozenset({"sh", "dash", "ash", "posh"})
+_DASH_UNREAD: Final = re.compile(
+    r"\$'|(?:^|[\s;&|(!])(?:\[\[|\(\(|(?:declare|typeset|let|shopt)\s|printf\s+-v)|(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+="
+    r"|(?:^|[\s;&|(])echo\s[^;&|\n]*\\|printf\s[^;&|\n]*\\x|<<<"
+)
 _SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
 _SHEBANG_LANGUAGES: Final = {
     "python": "python",
@@ -6779,7 +6872,11 @@ _INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+
 _DEFAULT: Final = re.compile(r"(:?)([-=+?])")
 # (stop 57) Analyzer._derived: variables the line's earlier words set (the last word of the command before, a match's
 # groups, getopts' value), and the places whose text is not known here but whose meaning is
-_LINE_DERIVED: Final = frozenset({"_", "BASH_REMATCH", "OPTARG"})
+# (stop 58) DIRSTACK: the directories the line's cd, pushd and popd put there (`cd ~; rm -f ${DIRSTACK[0]}/notes.txt`)
+# (stop 58) The input of a command the line gives in a here-document or here-string whose text only the run knows
+# (an expansion in it): what `read` takes from it is a value the line computed (see _forget)
+_UNKNOWN_INPUT: Final = "$(derived input)"
+_LINE_DERIVED: Final = frozenset({"_", "BASH_REMATCH", "OPTARG", "DIRSTACK"})
 _PLACE_VARIABLES: Final = frozenset({"HOME", "PWD", "OLDPWD"})
 _BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")
 
@@ -7310,7 +7407,7 @@ def _script_words(program: Program, argv: list[str]) -> list[str] | None:
     for run in program.runs:
         if run.kind == "file" and run.source == "operand":
             parsed = parse_argv(program.grammar, argv)
-            present = frozenset(name for name, _, _ in parsed.options)
+            present = parsed.present()
             operands = parsed.all_operands(argv)
             if run.applies(present, len(operands)) and len(operands) > run.index:
                 return [operands[run.index]]

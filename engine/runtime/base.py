@@ -163,7 +163,8 @@ class Runtime(abc.ABC):
         stdin: bytes | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
     ) -> ExecResult:
-        """Run ``command`` with ``/bin/sh -c`` and wait for it (at most ``timeout`` seconds).
+        """Run ``command`` with ``SHELL -c`` and wait for it (at most ``timeout`` seconds); SHELL is the manifest's
+        `shell`, by default bash on a host runtime (host_shell) and /bin/sh in a container or on an ssh host.
 
         Raises:
             RuntimeUnavailable: the runtime cannot run commands now.
@@ -218,6 +219,22 @@ class Runtime(abc.ABC):
         """``path`` (relative to the working directory) as a normalised absolute path in the runtime."""
         joined = path if path.startswith("/") else posixpath.join(self.workdir(), path)
         return posixpath.normpath(joined)
+
+
+# (stop 58) The shell a host runtime runs commands with when its manifest names none: bash, the shell the policies
+# read every line as (shell.Analyzer models bash). /bin/sh is dash on Debian, which reads the same text differently:
+# `echo $'a\' ; rm -rf ~ # \''` is one echo word in bash and an `rm` in dash, `x+=.bak` and `declare` change nothing
+# there, its echo decodes `\c` and `\0NNN` (adv58): a line judged as bash must run in bash. /bin/sh only where no
+# bash is installed.
+_HOST_SHELLS = ("/bin/bash", "/usr/bin/bash")
+
+
+def host_shell(settings: Mapping[str, Any]) -> str:
+    """The shell a host runtime (local, sandbox) starts commands with: the manifest's `shell`, else bash."""
+    configured = settings.get("shell")
+    if configured:
+        return str(configured)
+    return next((path for path in _HOST_SHELLS if os.access(path, os.X_OK)), "/bin/sh")
 
 
 def remote_env(env: Mapping[str, str] | None, extra: Mapping[str, str]) -> dict[str, str]:

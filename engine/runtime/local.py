@@ -18,6 +18,7 @@ from engine.runtime.base import (
     Runtime,
     RuntimeFailure,
     Session,
+    host_shell,
 )
 
 LOG_LIMIT = 16 * 1024 * 1024
@@ -41,7 +42,7 @@ class HostRuntime(Runtime):
 
     def argv(self, command: str, cwd: str) -> list[str]:
         """How ``command`` is started (the sandbox wraps it)."""
-        return [str(self.settings.get("shell") or "/bin/sh"), "-c", command]
+        return [host_shell(self.settings), "-c", command]
 
     def _run_dir(self, cwd: str | None) -> str:
         path = self.resolve(cwd) if cwd else self.workdir()

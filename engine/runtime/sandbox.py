@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
-from engine.runtime.base import RuntimeUnavailable
+from engine.runtime.base import RuntimeUnavailable, host_shell
 from engine.runtime.local import HostRuntime
 
 _NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
@@ -83,4 +83,4 @@ class SandboxRuntime(HostRuntime):
         if not self.settings.get("network"):
             out.append("--unshare-net")
         out += ["--new-session", "--die-with-parent", "--chdir", cwd, "--"]
-        return [*out, str(self.settings.get("shell") or "/bin/sh"), "-c", command]
+        return [*out, host_shell(self.settings), "-c", command]

