@@ -36,6 +36,12 @@ def test_commands_run_inside_the_container_with_their_exit_code(box: DockerRunti
     assert lines[0] == "inside" and box.container_id is not None and box.container_id.startswith(lines[1])
 
 
+def test_a_container_without_bash_runs_its_sh(box: DockerRuntime) -> None:
+    """(stop 58) bash where the container has it; the busybox image has none: its /bin/sh runs the command."""
+    result = box.exec('echo "${BASH_VERSION:-sh}"; command -v bash || echo none', timeout=30)
+    assert result.exit_code == 0 and result.output == "sh\nnone\n"
+
+
 def test_the_host_environment_stays_on_the_host(box: DockerRuntime) -> None:
     result = box.exec("echo $PATH; echo $HOME; echo $ALLOWED; echo $LANG", env=ENV, timeout=30)
     path, home, allowed, lang = result.output.splitlines()

@@ -35,6 +35,13 @@ def test_commands_run_on_the_host_with_their_exit_code(remote: SshRuntime, remot
     assert (result.exit_code, result.output) == (5, f"{remote_dir}\nout\nerr\n")
 
 
+def test_commands_run_in_bash_where_the_host_has_it(remote: SshRuntime) -> None:
+    """(stop 58) The shell the policies read every line as: `x+=2` appends in bash (dash reads a command `x+=2`), and
+    its variables kept across the line."""
+    result = remote.exec('x=1; x+=2; echo "$x ${BASH_VERSION:+bash}"', env=ENV, timeout=20)
+    assert result.output == "12 bash\n"
+
+
 def test_only_the_sanitised_names_travel(remote: SshRuntime) -> None:
     result = remote.exec("echo $ALLOWED $LANG; echo $PATH; echo $HOME", env=ENV, timeout=20)
     first, path, home = result.output.splitlines()

@@ -61,6 +61,16 @@ PASS_THROUGH = frozenset({"cat", "tee", "dos2unix"})
 # ... and those that pass one line (or copies of it) whole, given no option but a count of lines of at least one
 _LINE_FILTERS: Final = frozenset({"head", "tail", "sort", "uniq"})
 _LINE_COUNT: Final = re.compile(r"(?:-[1-9][0-9]{0,5}|-n ?[1-9][0-9]{0,5}|--lines=[1-9][0-9]{0,5})?")
+# (stop 58, adv58) The shells that read only POSIX sh (Debian's /bin/sh is dash), and the syntax of bash's they read
+# otherwise, each a way to run more than bash would: `$'…'` (dash: `$` and a plain quote, `echo $'a\' ; rm -rf ~ #
+# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, `printf -v` (a no-op: the
+# variable keeps the value before), echo with a backslash (dash's echo decodes `\c`, `\0NNN`), printf's `\x` (dash's
+# prints it as it is), a here-string `<<<`.
+POSIX_SHELLS: Final = frozenset({"sh", "dash", "ash", "posh"})
+DASH_UNREAD: Final = re.compile(
+    r"\$'|(?:^|[\s;&|(!])(?:\[\[|\(\(|(?:declare|typeset|let|shopt)\s|printf\s+-v)|(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+="
+    r"|(?:^|[\s;&|(])echo\s[^;&|\n]*\\|printf\s[^;&|\n]*\\x|<<<"
+)
 # Shells: programs that read commands from their input or a `-c` string (session_memory's background
 # shells, evaluate's finders running a line through one).
 SHELLS = frozenset(

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.policy.argv import parse_argv
-from engine.policy.commands import SHELLS, command_name
+from engine.policy.commands import DASH_UNREAD, POSIX_SHELLS, SHELLS, command_name
 from engine.policy.lexer import FD_NAME, MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.paths import key_in_workdir, key_within
@@ -392,6 +392,7 @@ class ProcessInput:
     allowed: list[str] = field(default_factory=list)  # judged lines the gate allowed without an approval
     cwd: str | None = None  # where it started (the working directory's key), for a shell resolved later
     view: SessionView | None = None  # the session's view its last lines were judged in (see judged)
+    posix: bool = False  # (stop 58) a shell named among POSIX sh's (dash's): bash-only syntax reads otherwise there
 
 
 class SessionMemory:
@@ -584,6 +585,7 @@ class SessionMemory:
         state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
         if kind == "shell":
             state.shell = _fresh_shell(cwd)
+            state.posix = any(command_name(word) in POSIX_SHELLS for word in command.split())
             if _starts_environment(command):
                 state.shell = replace(state.shell, environ=True)
         with self._lock:
@@ -709,6 +711,9 @@ class SessionMemory:
             return f"{state.command} <<< {shlex.quote(lines)}"
         if state.kind != "shell":
             return inline_text(programs or state.programs, state.kind, state.context + lines)
+        if state.posix and DASH_UNREAD.search(lines) is not None:
+            # (stop 58, adv58) `sh` in the background, `x+=.bak` written: judged as sh's text (shell_syntax_unread)
+            return f"sh -c {shlex.quote(lines)}"
         return lines
 
     def judged(

@@ -37,6 +37,8 @@ from engine.policy.argv import (
 )
 from engine.policy.commands import (
     ASSIGNMENT,
+    DASH_UNREAD,
+    POSIX_SHELLS,
     command_name,
     decode_filter,
     download_targets,
@@ -1226,25 +1228,25 @@ class Analyzer(Follower, LinkFollower):
             if self.listings:
                 self._listings_made(text)
             return
-        if via and (via[-1] in _DASH_NAMES or len(via) > 1 or text[:2] == "#!") and self._dash_reads(text, via):
-            self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see _DASH_UNREAD
+        if via and (via[-1] in POSIX_SHELLS or len(via) > 1 or text[:2] == "#!") and self._dash_reads(text, via):
+            self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see DASH_UNREAD
         self._analyze(text, depth, via)
 
     def _dash_reads(self, text: str, via: tuple[str, ...]) -> bool:
         r"""(stop 58, adv58) Whether ``text`` is run by a POSIX sh (dash, ash: `sh -c`, `| sh`, `sh x.sh`, a script of
-        `#!/bin/sh`) and holds syntax bash reads otherwise (_DASH_UNREAD), which the analyzer (bash's) does not
+        `#!/bin/sh`) and holds syntax bash reads otherwise (DASH_UNREAD), which the analyzer (bash's) does not
         follow there: `sh -c "echo \$'a\\' ; rm -rf ~ # \\''"` runs rm in dash."""
         step = via[-1]
-        if step not in _DASH_NAMES:
-            if len(via) > 1 and via[-2] in _DASH_NAMES and step not in self.programs.by_name:
+        if step not in POSIX_SHELLS:
+            if len(via) > 1 and via[-2] in POSIX_SHELLS and step not in self.programs.by_name:
                 pass  # `sh x.sh`, `sh` reading its input (via `stdin`)
             elif "/" not in step or not text.startswith("#!"):
                 return False
             else:
                 shebang = _SHEBANG.match(text)
-                if shebang is None or shebang.group(1) not in _DASH_NAMES:
+                if shebang is None or shebang.group(1) not in POSIX_SHELLS:
                     return False
-        return _DASH_UNREAD.search(text) is not None
+        return DASH_UNREAD.search(text) is not None
 
     def _readings(self, text: str) -> None:
         """Read the line once taking the first option at every choice (see _choose); then again
@@ -6265,16 +6267,6 @@ def _rehome(word: str, home: str) -> str:
 _MAX_LOOP_VALUES: Final = 16
 
 
-# (stop 58, adv58) The shells that read only POSIX sh (Debian's /bin/sh is dash), and the syntax of bash's they read
-# otherwise, each a way to run more than bash would: `$'…'` (dash: `$` and a plain quote, `echo $'a\' ; rm -rf ~ #
-# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, `printf -v` (a no-op: the
-# variable keeps the value before), echo with a backslash (dash's echo decodes `\c`, `\0NNN`), printf's `\x` (dash's
-# prints it as it is), a here-string `<<<`.
-_DASH_NAMES: Final = frozenset({"sh", "dash", "ash", "posh"})
-_DASH_UNREAD: Final = re.compile(
-    r"\$'|(?:^|[\s;&|(!])(?:\[\[|\(\(|(?:declare|typeset|let|shopt)\s|printf\s+-v)|(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+="
-    r"|(?:^|[\s;&|(])echo\s[^;&|\n]*\\|printf\s[^;&|\n]*\\x|<<<"
-)
 _SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
 _SHEBANG_LANGUAGES: Final = {
     "python": "python",

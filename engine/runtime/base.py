@@ -164,7 +164,7 @@ class Runtime(abc.ABC):
         max_output: int = DEFAULT_MAX_OUTPUT,
     ) -> ExecResult:
         """Run ``command`` with ``SHELL -c`` and wait for it (at most ``timeout`` seconds); SHELL is the manifest's
-        `shell`, by default bash on a host runtime (host_shell) and /bin/sh in a container or on an ssh host.
+        `shell`, by default bash where the machine has it, else /bin/sh (host_shell, shellwrap.wrap).
 
         Raises:
             RuntimeUnavailable: the runtime cannot run commands now.
@@ -225,7 +225,7 @@ class Runtime(abc.ABC):
 # read every line as (shell.Analyzer models bash). /bin/sh is dash on Debian, which reads the same text differently:
 # `echo $'a\' ; rm -rf ~ # \''` is one echo word in bash and an `rm` in dash, `x+=.bak` and `declare` change nothing
 # there, its echo decodes `\c` and `\0NNN` (adv58): a line judged as bash must run in bash. /bin/sh only where no
-# bash is installed.
+# bash is installed (a container's and an ssh host's: shellwrap.wrap).
 _HOST_SHELLS = ("/bin/bash", "/usr/bin/bash")
 
 

@@ -41,6 +41,14 @@ from engine.runtime.base import (
 from engine.runtime.output import CappedLog, CappedOutput
 
 LABEL = "hermes-engine"
+
+
+def _shell(settings: Mapping[str, Any]) -> str | None:
+    """The manifest's `shell`; None: bash where the container has one, else /bin/sh (shellwrap.wrap)."""
+    shell = settings.get("shell")
+    return str(shell) if shell else None
+
+
 # The container's init: a shell no signal from inside can stop (init ignores what it does not
 # handle, and SIGKILL from its own namespace), which reaps orphans each time one exits.
 _KEEPALIVE = ["/bin/sh", "-c", "trap '' TERM INT HUP QUIT; while :; do sleep 3600 & wait $!; done"]
@@ -349,7 +357,7 @@ class DockerRuntime(Runtime):
         token = shellwrap.nonce()
         marker = self._prefix + token[9:]
         run_dir = self.resolve(cwd) if cwd else (self._cwd or self.workdir())
-        argv = shellwrap.wrap(command, run_dir, token, str(self.settings.get("shell") or "/bin/sh"))
+        argv = shellwrap.wrap(command, run_dir, token, _shell(self.settings))
         child_env = {**remote_env(env, self.settings.get("env") or {}), RUN_MARKER: marker}
         exec_id, frames = self._open(container, argv, child_env, stdin is not None)
         out = CappedOutput(max_output)
@@ -411,7 +419,7 @@ class DockerRuntime(Runtime):
         token = shellwrap.nonce()
         marker = self._prefix + token[9:]
         run_dir = self.resolve(cwd) if cwd else (self._cwd or self.workdir())
-        argv = shellwrap.wrap(command, run_dir, token, str(self.settings.get("shell") or "/bin/sh"))
+        argv = shellwrap.wrap(command, run_dir, token, _shell(self.settings))
         child_env = {**remote_env(env, self.settings.get("env") or {}), RUN_MARKER: marker}
         with self._lock:
             exec_id, frames = self._open(self._container, argv, child_env, True)

@@ -32,6 +32,12 @@ WRAPPER = (
     'trap \'__hermes_rc=$?; printf "\\n%s %s %s\\n" "$__hermes_n" "$__hermes_rc" "$(pwd -P)"\' EXIT; '
     'unset __hermes_d; eval "$__hermes_c"'
 )
+# (stop 58) With no shell named, the wrapper runs in bash where the machine has one (the shell the policies read every
+# line as: a container's or a host's /bin/sh may be dash or busybox's ash, which read `$'…'`, `[[`, `x+=` otherwise),
+# else in /bin/sh: this starts it with the wrapper as its $0 and the wrapper's arguments after.
+_BASH_OR_SH = (
+    'if command -v bash >/dev/null 2>&1; then exec bash -c "$0" hermes "$@"; fi; exec /bin/sh -c "$0" hermes "$@"'
+)
 _MARKER = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -39,8 +45,11 @@ def nonce() -> str:
     return "__hermes_" + os.urandom(10).hex()
 
 
-def wrap(command: str, cwd: str, token: str, shell: str = "/bin/sh") -> list[str]:
-    """argv that runs ``command`` in ``cwd`` and ends with the trailer for ``token``."""
+def wrap(command: str, cwd: str, token: str, shell: str | None = None) -> list[str]:
+    """argv that runs ``command`` in ``cwd`` and ends with the trailer for ``token`` (in ``shell``; None: bash where
+    there is one, else /bin/sh)."""
+    if shell is None:
+        return ["/bin/sh", "-c", _BASH_OR_SH, WRAPPER, token, cwd, command]
     return [shell, "-c", WRAPPER, "hermes", token, cwd, command]
 
 

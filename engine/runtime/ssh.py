@@ -116,7 +116,7 @@ def _assignments(env: Mapping[str, str]) -> str:
     return " ".join(f"{k}={shellwrap.quote(v)}" for k, v in env.items() if _NAME.match(k))
 
 
-def _wrapped(command: str, run_dir: str, token: str, shell: str) -> str:
+def _wrapped(command: str, run_dir: str, token: str, shell: str | None) -> str:
     return " ".join(shellwrap.quote(a) for a in shellwrap.wrap(command, run_dir, token, shell))
 
 
@@ -271,7 +271,7 @@ class SshRuntime(Runtime):
         marker = self._prefix + token[9:]
         run_dir = self.resolve(cwd) if cwd else (self._cwd or self.workdir())
         child_env = {**remote_env(env, self.settings.get("env") or {}), RUN_MARKER: marker}
-        shell = str(self.settings.get("shell") or "/bin/sh")
+        shell = str(self.settings["shell"]) if self.settings.get("shell") else None
         run = f"{_assignments(child_env)} {_wrapped(command, run_dir, token, shell)}"
         report = f"printf '\\n%s %s\\n' {ctrl} \"$?\""
         if stdin is None:
@@ -345,7 +345,7 @@ class SshRuntime(Runtime):
         marker = self._prefix + token[9:]
         run_dir = self.resolve(cwd) if cwd else (self._cwd or self.workdir())
         child_env = {**remote_env(env, self.settings.get("env") or {}), RUN_MARKER: marker}
-        shell = str(self.settings.get("shell") or "/bin/sh")
+        shell = str(self.settings["shell"]) if self.settings.get("shell") else None
         exports = _assignments(child_env)
         script = (f"export {exports}; " if exports else "") + f"exec {_wrapped(command, run_dir, token, shell)} 2>&1"
         # Its own channel, started with the command: input written to a shell that is about to

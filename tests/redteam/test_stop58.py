@@ -22,6 +22,7 @@ import pytest
 from engine import Engine
 from tests.redteam.harm import (
     allowed_and_harmless,
+    background_writes,
     home_project_verdicts,
     lost_unguarded_then_blocked,
     note_lost,
@@ -154,3 +155,109 @@ def test_node_print_of_its_input_loses_the_note_unguarded_and_is_refused(
 def test_node_print_of_a_given_program_leaves_the_note(tmp_path: Path) -> None:
     """The near miss's harm: with a program given, its input is data (the note stays)."""
     assert not note_lost(unguarded_home(tmp_path, _NODE_KEPT[4]))
+
+
+# -- 5. (adv58) the terminal runs the shell the policies read every line as ------------------------------------------
+# Each was allowed and did harm when the terminal ran /bin/sh (dash): `$'…'` ends at `\'` there, `x+=` and `[[ > ]]`
+# mean something else, echo decodes `\c`. The analyzer reads bash, and the terminal runs bash: allowed, and harmless.
+_BASH_READ = [
+    "echo $'a\\' ; rm -f ../notes.txt # \\''",
+    'x=../notes.txt; x+=.bak; rm -f "$x"',
+    "[[ a > ../notes.txt ]]",
+    "echo '../notes.txt\\c' | xargs rm -f",
+    "((rm -f ../notes.txt))",
+]
+
+
+@pytest.mark.parametrize("command", _BASH_READ)
+def test_what_the_policies_read_as_bash_runs_in_bash(home_project: Loaded, command: str) -> None:
+    allowed_and_harmless(home_project, command)
+
+
+def test_the_terminal_runs_bash(home_project: Loaded) -> None:
+    engine = home_project[0]
+    result = engine.call("terminal", {"command": 'echo "${BASH_VERSION:+bash}"'})
+    assert result.ok, result.output
+    assert "bash" in result.output
+
+
+# -- 6. a POSIX sh's text holding bash-only syntax it reads otherwise -------------------------------------------------
+_DASH_TEXTS = [
+    "sh -c \"echo \\$'a\\\\' ; rm -f ../notes.txt # \\\\''\"",
+    "echo 'x=../notes.txt; x+=.bak; rm -f \"$x\"' > x.sh; sh x.sh",
+    "printf '#!/bin/sh\\n[[ a > ../notes.txt ]]\\n' > y.sh; chmod +x y.sh; ./y.sh",
+    "echo 'declare x=a.o' | dash",
+    "busybox sh -c 'x+=1'",
+]
+_DASH_KEPT = [
+    "sh -c '[ -f x ] && echo ok'",
+    "sh -c 'echo $((1+2))'",
+    "echo 'echo hi' | sh",
+    "bash -c '[[ -f x ]] && echo ok'",
+    "printf '#!/bin/bash\\n[[ -f x ]]\\n' > y.sh; chmod +x y.sh; ./y.sh",
+]
+_dash = home_project_verdicts(_DASH_TEXTS, _DASH_KEPT)
+test_bash_only_syntax_in_a_posix_shs_text_is_not_allowed = _dash[0]
+test_posix_syntax_in_shs_text_stays_allowed = _dash[1]
+
+
+@pytest.mark.skipif(shutil.which("dash") is None, reason="no dash here")
+@pytest.mark.parametrize("payload", _DASH_TEXTS[:3])
+def test_dash_reading_bash_only_syntax_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+@pytest.mark.parametrize(
+    "writes",
+    [["x=../notes.txt\n", "x+=.bak\n", 'rm -f "$x"\n'], ["echo $'a\\' ; rm -f ../notes.txt # \\''\n"]],
+)
+def test_bash_only_syntax_written_to_a_background_sh_is_held(home_project: Loaded, writes: list[str]) -> None:
+    """`sh` started in the background by the terminal (dash here), then its lines: one dash reads otherwise than bash
+    (`x+=.bak` changes nothing, `$'…'` ends at `\\'`) is judged as sh's text and held for approval; the note stays."""
+    engine, home, _ = home_project
+    results = background_writes(engine, "sh", writes)
+    assert any(not result.ok for result in results), [result.output for result in results]
+    assert not note_lost(home)
+
+
+def test_bash_only_syntax_written_to_a_background_bash_runs(home_project: Loaded) -> None:
+    """The near miss: the same lines to bash run as the policies read them (the note stays: x is its .bak)."""
+    engine, home, _ = home_project
+    results = background_writes(engine, "bash", ["x=../notes.txt\n", "x+=.bak\n", 'rm -f "$x"\n'])
+    assert all(result.ok for result in results), [result.output for result in results]
+    assert not note_lost(home)
+
+
+# -- 7-10. (adv58) values the engine worked out as a different text than the shell -----------------------------------
+_MISREAD_VALUES = [
+    "printf '%b' 'rm -f ../notes.txt\\c' | sh",  # %b's \c ends the output
+    "echo -e 'rm -f ../no\\0164es.txt' | sh",  # \0164 is a t
+    'rm -f "$(echo c3JjLw==Li4vLi4vbm90ZXMudHh0 | base64 -d)"',  # GNU base64 decodes past the padded block
+    'rm -f "$(echo ../notes.txtX | tr -d X)"',
+    "echo 'rm -f ../notes.txt.bak' | head -c 18 | sh",
+    "IFS=: read -r a b <<< 'x:../notes.txt'; rm -f \"$b\"",
+    'read a <<EOF\n../notes.tx\\t\nEOF\nrm -f "$a"',  # read without -r drops the backslash
+    'x=../notes.txt; read a <<EOF\n$x\nEOF\nrm -f "$a"',
+]
+_VALUES_KEPT = [
+    "echo -e 'a\\tb'",
+    "printf '%b\\n' 'x\\101'",
+    "yes 'echo hi' | head -1 | sh",
+    "echo 'echo hi' | sort | sh",
+    "echo hi | tr a-z A-Z",
+    'rm -f "$(echo eC5v | base64 -d)"',
+    'read -r a <<< x.o; rm -f "$a"',
+    'read -r a <<EOF\nx.o\nEOF\nrm -f "$a"',
+]
+_values = home_project_verdicts(_MISREAD_VALUES, _VALUES_KEPT)
+test_a_value_only_the_run_works_out_is_not_allowed = _values[0]
+test_values_worked_out_as_the_shell_does_stay_allowed = _values[1]
+
+
+@pytest.mark.parametrize("payload", _MISREAD_VALUES)
+def test_a_misread_value_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
