@@ -2092,6 +2092,11 @@ class Analyzer(Follower, LinkFollower):
                 fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
                 continue
+            if (value == "~" or value[:2] == "~/") and any(fields[-1]) and fields[-1][-1][-1:] not in ("=", ":", ""):
+                # (stop 58, fix58a) the home (`$HOME`, a value a tilde gave) after other text of the word is the
+                # home's path there, not a `~` the paths read as a folder of that name (`rm -f /$HOME/notes.txt`); after
+                # a `=` or `:` (`--file=$HOME/x`, `PATH=a:$HOME/bin`) the paths read the `~` as the home already
+                value = posixpath.expanduser("~") + value[1:]
             if seg.quoted or not separators:
                 fields[-1].append(value)
                 quoted_part = quoted_part or seg.quoted
