@@ -545,8 +545,9 @@ def _ex_lines(text: str) -> list[str]:
         start = 0
         while start < len(line):
             body = _EX_PREFIX.sub("", line[start : start + 64], count=1)
-            # (gdb's `pipe` and `|`: their `|` is the pipe to the shell line, no separator)
-            if body.lstrip().startswith(("!", "r!", "r !", "w !", "w!", "read !", "write !", "|", "pipe ")):
+            # (gdb's `pipe` and `|`: their `|` is the pipe to the shell line, no separator; fix58a: `w! FILE` is a
+            # forced write, its `|` a separator: `w! ../notes.txt|q` writes ../notes.txt)
+            if body.lstrip().startswith(("!", "r!", "r !", "w !", "read !", "write !", "|", "pipe ")):
                 lines.append(line[start:])
                 break
             at = line.find("|", start)

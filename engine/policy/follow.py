@@ -112,6 +112,8 @@ _FOLDER_FILES: Final = {
 # make's names (a command of one of them is read with its command line and environment: Follower.making),
 # and its options `--eval TEXT` and `-e` (the environment overrides the makefiles' variables)
 _MAKES: Final = frozenset({"make", "gmake"})
+# (fix58a) copiers a program runs by their words (shell._COPIERS and tee): the files they write are remembered
+_ARGV_COPIERS: Final = frozenset({"cp", "mv", "install", "rsync", "ln", "link", "gcp", "gmv", "ginstall", "tee"})
 _MAKE_EVAL = frozenset({"E"})
 _MAKE_FILES = frozenset({"f", "makefile"})  # (mk49) `-f F`, `--file=F`, `--makefile=F`
 _MAKE_HIDDEN = frozenset(
@@ -233,6 +235,11 @@ class Follower:
     def _content(self, word: str) -> str | None:
         raise NotImplementedError
 
+    def _record_writes(
+        self, last: Command, stages: list[Command], redirects: list[tuple[str, str]], stdin: str, output: str | None
+    ) -> None:
+        raise NotImplementedError
+
     def _print(self, text: str) -> None:
         """What a line or a command run by a stage whose output is read prints (see shell._simple)."""
         raise NotImplementedError
@@ -246,6 +253,11 @@ class Follower:
         """A command a program runs without a shell (`xargs echo CMD`, `setsid CMD`): what it prints
         (the known part: xargs adds what it reads) is the program's output too."""
         stages = self._unwrap(words, flags, [], "", command.fed_by, via, depth)
+        if stages and stages[-1].name in _ARGV_COPIERS:
+            # (fix58a) a copy made under another program's name (`cmake -E copy /dev/stdin x.sh`, gio's copy and
+            # move: cp's and mv's words) is remembered as cp's own is (the file holds the source's text, else one
+            # nobody knows here: `curl URL | cmake -E copy /dev/stdin x.sh; sh x.sh`, allowed)
+            self._record_writes(stages[-1], stages, [], "", None)
         if self.printing is not None and stages:
             printed = self._output(stages[-1], "")
             if printed:

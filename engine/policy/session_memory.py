@@ -1205,8 +1205,12 @@ def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | No
     try:
         commands = parse(command)
         names = [c.name for c in commands]
+        argvs = [list(c.argv) for c in commands]
     except (ShellSyntaxError, TooComplex, RecursionError):
         names = [command_name(w) for w in command.split()]
+        argvs = [command.split()]
+    if _line_runner(argvs):
+        return "shell"  # (fix58a) each line written to it runs as a shell's (`perl -ne 'system $_'`)
     # (redt36) without the Programs table a wrapper is not unwrapped (`env bash`, `nice python3 -i`,
     # `stdbuf -oL sqlite3`): a command whose words name none read as a shell's or an interpreter's is
     # read by each word's name too (stricter: a word naming one is taken for it)
@@ -1224,6 +1228,27 @@ def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | No
         elif name in readers:
             kind = kind or "input"
     return kind
+
+
+# (fix58a) interpreters whose inline program may run the lines it reads as shell commands (follow.runs_input_lines)
+_LINE_LANGUAGES = {"perl": "perl", "ruby": "ruby", "php": "php", "node": "node", "nodejs": "node", "awk": "awk"}
+_LINE_LANGUAGES.update({"gawk": "awk", "mawk": "awk", "nawk": "awk", "busybox-awk": "awk"})
+
+
+def _line_runner(argvs: list[list[str]]) -> bool:
+    """(fix58a) Whether a background command runs an interpreter whose inline program hands each line it reads to the
+    system's shell (`perl -ne 'system $_'`, `ruby -ne 'system $_'`, `perl -ne 'exec $_'`, `awk '{system($0)}'`,
+    python's `for l in sys.stdin: os.system(l)`): what is written to it is a shell's input (`process write "rm -f
+    ../notes.txt"` was judged as perl's program, and allowed)."""
+    from engine.policy.follow import runs_input_lines  # noqa: PLC0415
+
+    for argv in argvs:
+        for at, word in enumerate(argv):
+            name = command_name(word)
+            language = "python" if _PYTHON.match(name) else _LINE_LANGUAGES.get(name)
+            if language is not None and any(runs_input_lines(language, code, argv) for code in argv[at + 1 :]):
+                return True
+    return False
 
 
 _OPENERS = frozenset({"if", "case", "for", "while", "until", "select", "{"})
