@@ -261,3 +261,24 @@ def test_a_misread_value_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: Loaded, payload: str
 ) -> None:
     lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+# -- 11. (fix58a) the home pasted after other text of a word -----------------------------------------------------------
+_HOME_MIDWORD = [
+    "rm -f /$HOME/notes.txt",
+    "cp a.py /tmp/../$HOME/notes.txt",
+    'rm -f "/tmp/..$HOME/notes.txt"',
+    "rm -f //${HOME}/notes.txt",
+    "x=~; rm -f /$x/notes.txt",
+]
+_HOME_MIDWORD_KEPT = ["rm -f x$HOME/notes.txt", "rm -f /$HOME/p/x.o", 'echo "home: $HOME"', "cp a.py $HOME/p/b.py"]
+_midword = home_project_verdicts(_HOME_MIDWORD, _HOME_MIDWORD_KEPT)
+test_the_home_after_other_text_of_a_word_is_the_homes_path = _midword[0]
+test_a_path_through_the_home_into_the_project_stays_allowed = _midword[1]
+
+
+@pytest.mark.parametrize("payload", _HOME_MIDWORD[:3])
+def test_the_home_after_a_slash_loses_the_note_unguarded_and_is_refused(
+    tmp_path: Path, home_project: Loaded, payload: str
+) -> None:
+    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
