@@ -292,10 +292,10 @@ class Parsed:
         return any(name in names for name, _, _ in self.options)
 
     def present(self) -> frozenset[str]:
-        """The names of the options given, and BARE before the name of each given without a value (a Run's
-        `if_bare`: `node -p` with no program reads its input as one)."""
+        """The names of the options given, and BARE before the name of each given without a value, or an empty one
+        (a Run's `if_bare`: `node -p`, `node --print=` with no program read their input as one)."""
         return frozenset(
-            [name for name, _, _ in self.options] + [BARE + name for name, value, _ in self.options if value is None]
+            [name for name, _, _ in self.options] + [BARE + name for name, value, _ in self.options if not value]
         )
 
     def values(self, names: frozenset[str]) -> list[str]:

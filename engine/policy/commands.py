@@ -63,13 +63,17 @@ _LINE_FILTERS: Final = frozenset({"head", "tail", "sort", "uniq"})
 _LINE_COUNT: Final = re.compile(r"(?:-[1-9][0-9]{0,5}|-n ?[1-9][0-9]{0,5}|--lines=[1-9][0-9]{0,5})?")
 # (stop 58, adv58) The shells that read only POSIX sh (Debian's /bin/sh is dash), and the syntax of bash's they read
 # otherwise, each a way to run more than bash would: `$'…'` (dash: `$` and a plain quote, `echo $'a\' ; rm -rf ~ #
-# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, `printf -v` (a no-op: the
-# variable keeps the value before), echo with a backslash (dash's echo decodes `\c`, `\0NNN`), printf's `\x` (dash's
-# prints it as it is), a here-string `<<<`.
+# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, shopt, `printf -v` (a
+# no-op: the variable keeps the value before), pushd and popd (dash stays where it was), a here-string `<<<`. Each at a
+# command's start (after an operator, a quote, a backslash or eval/exec/command/then/do/else: `eval "x+=.bak"`,
+# `\declare`), or `$'` starting a word. (rev58: dash's echo and printf are read as dash writes: printed_text's posix)
 POSIX_SHELLS: Final = frozenset({"sh", "dash", "ash", "posh"})
 DASH_UNREAD: Final = re.compile(
-    r"\$'|(?:^|[\s;&|(!])(?:\[\[|\(\(|(?:declare|typeset|let|shopt)\s|printf\s+-v)|(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+="
-    r"|(?:^|[\s;&|(])echo\s[^;&|\n]*\\|printf\s[^;&|\n]*\\x|<<<"
+    r"(?:^|[\s=;&|(])\$'"
+    r"|(?:^|[;&|(){}\n`\"'\\]|\b(?:then|do|else|eval|exec|command|builtin|time)\s)\s*\\?"
+    r"(?:\[\[|\(\(|(?:declare|typeset|let|shopt|pushd|popd)(?=[\s;&|)]|$)|printf\s+-v"
+    r"|[A-Za-z_]\w*(?:\[[^]\n]{0,64}\])?\+=)"
+    r"|<<<"
 )
 # Shells: programs that read commands from their input or a `-c` string (session_memory's background
 # shells, evaluate's finders running a line through one).
@@ -180,11 +184,13 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
     if name in ("base64", "base32") and ({"-d", "--decode", "-D"} & flags):
         import base64  # noqa: PLC0415  (a start-up import otherwise: few commands decode)
 
-        compact = re.sub(r"\s+", "", data)
-        if "=" in compact.rstrip("="):
-            return None  # (stop 58, adv58) GNU base64 -d decodes on past a padded block; Python's stops there
+        compact = data.replace("\n", "")
+        if "=" in compact.rstrip("=") or " " in compact or "\t" in compact:
+            # (stop 58, adv58, rev58) GNU base64 -d decodes on past a padded block and stops at a blank; Python's
+            # b64decode stops at the first and drops the second
+            return None
         try:
-            raw = base64.b64decode(compact) if name == "base64" else base64.b32decode(compact)
+            raw = base64.b64decode(compact, validate=True) if name == "base64" else base64.b32decode(compact)
         except ValueError:  # binascii.Error is one
             return None
         return raw.decode("utf-8", errors="replace")
@@ -272,8 +278,14 @@ def _url_basename(url: str) -> str:
 _PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?([sbcdiuxXoq]))")
 
 
-def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
-    """What `echo ...` or `printf FORMAT ARGS...` writes, escapes decoded; None if not knowable."""
+def printed_text(name: str, args: list[str] | tuple[str, ...], posix: bool = False) -> str | None:
+    r"""What `echo ...` or `printf FORMAT ARGS...` writes, escapes decoded; None if not knowable. ``posix``: as dash's
+    builtins write it (stop 58: its echo takes only -n and always decodes; its printf leaves `\x`, `\u`, `\U`)."""
+    if name == "echo" and posix:
+        words = list(args)
+        while words and words[0] == "-n":
+            words.pop(0)
+        return decode_echo(" ".join(words))[0]
     if name == "echo":
         flags: set[str] = set()
         words = list(args)
@@ -293,7 +305,7 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
         at = 0
         consumed = False
         for match in _PRINTF_SPEC.finditer(fmt):
-            out.append(decode_ansi_c(fmt[at : match.start()]))  # escapes live in the format only
+            out.append(_format_text(fmt[at : match.start()], posix))  # escapes live in the format only
             at = match.end()
             kind = match.group(2)
             if match.group(1) == "%":
@@ -312,17 +324,29 @@ def printed_text(name: str, args: list[str] | tuple[str, ...]) -> str | None:
                 out.append(value[:1])
             else:
                 return None  # numbers are rarely how a command is spelled; do not guess
-        out.append(decode_ansi_c(fmt[at:]))
+        out.append(_format_text(fmt[at:], posix))
         if not rest or not consumed:
             break
     return "".join(out)
 
 
+def _format_text(text: str, posix: bool) -> str:
+    r"""A printf format's text, its escapes decoded (``posix``: dash's printf keeps `\x`, `\u`, `\U` as they are)."""
+    if posix and "\\" in text:
+        text = _HEX_ESCAPE.sub(r"\1\\\\", text)
+    return decode_ansi_c(text)
+
+
+# (the backslash of `\x`, `\u`, `\U` escaped, unless it is escaped itself: `\\x` stays a backslash and an x)
+_HEX_ESCAPE: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[xuU])")
 # (stop 58, adv58) The escapes of echo -e and printf's %b (bash 5.2's, compared with it): `\0NNN` (up to three octal
 # digits after the 0), `\NNN` for %b only (echo leaves it as it is), `\c` ends the output; the others as $'...'s.
 _ECHO_ESCAPE = re.compile(
     r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)", re.S
 )
+
+
+_ECHO_LETTERS: Final = frozenset("abeEfnrtv\\xuU")
 
 
 def decode_echo(text: str, octal: bool = False) -> tuple[str, bool]:
@@ -342,8 +366,10 @@ def decode_echo(text: str, octal: bool = False) -> tuple[str, bool]:
             out.append(chr(int(code[1:] or "0", 8) & 0xFF))
         elif code[0] in "1234567":
             out.append(chr(int(code, 8) & 0xFF) if octal else "\\" + code)
-        else:
+        elif code[0] in _ECHO_LETTERS:
             out.append(decode_ansi_c("\\" + code))
+        else:
+            out.append("\\" + code)  # (rev58) `\'`, `\"`, `\?`: echo keeps the backslash ($'…' drops it)
     out.append(text[at:])
     return "".join(out), False
 

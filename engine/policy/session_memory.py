@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.policy.argv import parse_argv
 from engine.policy.commands import DASH_UNREAD, POSIX_SHELLS, SHELLS, command_name
@@ -585,7 +585,8 @@ class SessionMemory:
         state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
         if kind == "shell":
             state.shell = _fresh_shell(cwd)
-            state.posix = any(command_name(word) in POSIX_SHELLS for word in command.split())
+            # (rev58) every word, also inside another's quotes (`bash -c 'exec sh'`)
+            state.posix = any(command_name(word) in POSIX_SHELLS for word in _WORDS.findall(command))
             if _starts_environment(command):
                 state.shell = replace(state.shell, environ=True)
         with self._lock:
@@ -1369,6 +1370,9 @@ def _after(
     elif copied and state.lost is None:
         state = replace(state, copied=True)
     return state
+
+
+_WORDS: Final = re.compile(r"[\w./+-]+")
 
 
 def sets_environment(lines: str) -> bool:

@@ -962,6 +962,8 @@ class Analyzer(Follower, LinkFollower):
     # (stop 57) The variables the command being read assigns before its name (`X=1 bash -c …`): its environment's,
     # exported to the programs it starts (see in_new_shell)
     leading: frozenset[str] = frozenset()
+    # (stop 58) The text being read is a POSIX sh's (dash's): see _dialect
+    posix = False
     # (stop 58) The variables, lost values and `leading` before a wrapper of the chain being read changed what the
     # command it runs gets (`env -i`, `env -u X`, `env X=/`: wrapper_environment); put back when the chain ends
     wrapped: tuple[dict[str, str], dict[str, list[str]], frozenset[str]] | None = None
@@ -1228,25 +1230,45 @@ class Analyzer(Follower, LinkFollower):
             if self.listings:
                 self._listings_made(text)
             return
-        if via and (via[-1] in POSIX_SHELLS or len(via) > 1 or text[:2] == "#!") and self._dash_reads(text, via):
-            self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see DASH_UNREAD
+        if via:
+            dialect = self._dialect(text, via)
+            if dialect is not None and dialect != self.posix:
+                self.posix = dialect
+                try:
+                    self._posix_analyze(text, depth, via)
+                finally:
+                    self.posix = not dialect
+                return
+        self._posix_analyze(text, depth, via)
+
+    def _posix_analyze(self, text: str, depth: int, via: tuple[str, ...]) -> None:
+        if self.posix and DASH_UNREAD.search(text) is not None:
+            self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see commands.DASH_UNREAD
         self._analyze(text, depth, via)
 
-    def _dash_reads(self, text: str, via: tuple[str, ...]) -> bool:
-        r"""(stop 58, adv58) Whether ``text`` is run by a POSIX sh (dash, ash: `sh -c`, `| sh`, `sh x.sh`, a script of
-        `#!/bin/sh`) and holds syntax bash reads otherwise (DASH_UNREAD), which the analyzer (bash's) does not
-        follow there: `sh -c "echo \$'a\\' ; rm -rf ~ # \\''"` runs rm in dash."""
+    def _dialect(self, text: str, via: tuple[str, ...]) -> bool | None:
+        r"""(stop 58, adv58, rev58) Whether ``text``, reached through ``via``, is read by a POSIX sh (True: dash, ash),
+        by another shell (False: bash, zsh, ...), or by the shell reading it now (None: `eval`, `$(…)`, a function).
+        `sh -c`, `| sh`, `sh x.sh`, a `#!/bin/sh` script and the shell a program's system() or a make recipe starts
+        (/bin/sh) are POSIX sh's: there bash-only syntax asks (commands.DASH_UNREAD) and echo and printf write as
+        dash's do (printed_text's posix): `sh -c "echo \$'a\\' ; rm -rf ~ # \\''"` runs rm in dash."""
         step = via[-1]
-        if step not in POSIX_SHELLS:
-            if len(via) > 1 and via[-2] in POSIX_SHELLS and step not in self.programs.by_name:
-                pass  # `sh x.sh`, `sh` reading its input (via `stdin`)
-            elif "/" not in step or not text.startswith("#!"):
+        if step in POSIX_SHELLS:
+            return True
+        if step in _OTHER_SHELLS:
+            return False
+        script = "/" in step or step == "stdin" or "." in step or "*" in step
+        if script and text[:2] == "#!":
+            shebang = _SHEBANG.match(text)
+            if shebang is not None:
+                return shebang.group(1) in POSIX_SHELLS
+        if script and len(via) > 1 and step not in self.programs.by_name:
+            step = via[-2]  # `sh x.sh`, `sh` reading its input, `python mod.py`'s system()
+            if step in POSIX_SHELLS:
+                return True
+            if step in _OTHER_SHELLS:
                 return False
-            else:
-                shebang = _SHEBANG.match(text)
-                if shebang is None or shebang.group(1) not in POSIX_SHELLS:
-                    return False
-        return DASH_UNREAD.search(text) is not None
+        return True if step in _SYSTEM_SHELL_RUNNERS else None
 
     def _readings(self, text: str) -> None:
         """Read the line once taking the first option at every choice (see _choose); then again
@@ -2241,7 +2263,7 @@ class Analyzer(Follower, LinkFollower):
             return self._path_printed(raw)  # (mk49) `$(dirname "$0")`: a known value's folder
         if raw.redirects or not words or any(w is None for w in words):
             return None
-        return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None])
+        return printed_text(command_name(words[0] or ""), [w for w in words[1:] if w is not None], self.posix)
 
     def _path_printed(self, raw: _Raw) -> str | None:
         """(mk49) What `dirname WORD`/`basename WORD` print when each word is literal text and variables
@@ -2369,7 +2391,7 @@ class Analyzer(Follower, LinkFollower):
                 # the text it prints, its unknown words as they are spelled (a reader runs `$x` as a command
                 # nobody knows here, and the known words as they stand)
                 last_stage = stages[-1]
-                data = printed_text(last_stage.name or "", list(last_stage.argv[1:]))
+                data = printed_text(last_stage.name or "", list(last_stage.argv[1:]), self.posix)
                 if any(
                     d and (self.spliced_code(w) or _WHOLE_VALUE.fullmatch(w))
                     for w, d in zip(last_stage.argv, last_stage.dynamic, strict=False)
@@ -2614,6 +2636,10 @@ class Analyzer(Follower, LinkFollower):
             if appended is not None:
                 # `c=r; c+=m`: the value grows (unknown when either part is)
                 current = self.env.get(appended.group(1))
+                if current is None and appended.group(1) not in self.vals.written and not self.env.lost:
+                    # (rev58) one the line never set: the environment's, unset in most (`x+=../notes.txt; rm -f "$x"`
+                    # was read as the user's value): it holds what the line appended (see _assign_arrays)
+                    current = ""
                 if current is None and appended.group(1) in self.references:
                     # `declare -n r=PS4; r+='$(cmd)'`: the target's value grows (adv44)
                     referent = self._referent(appended.group(1))
@@ -2949,7 +2975,7 @@ class Analyzer(Follower, LinkFollower):
         if command is None or any(command.dynamic):
             return None
         if command.name in ("echo", "printf"):
-            return printed_text(command.name, command.argv[1:])
+            return printed_text(command.name, command.argv[1:], self.posix)
         if command.name == "ls" and len(command.argv) > 1:
             return _listed_names(command.argv)
         if stdin:
@@ -3876,7 +3902,13 @@ class Analyzer(Follower, LinkFollower):
             # (HOME as the engine starts it, `~`, stays: the tilde of a shell with no HOME is the user's home)
             gone.extend(name for name in env if name not in SHELL_OWN and (name != "HOME" or env[name] != "~"))
         if grammar.unsets_variable:
-            gone.extend(parsed.values(grammar.unsets_variable))
+            # (rev58) a name the line never set is unset there as it may be here: nothing to take (`env -u
+            # VIRTUAL_ENV pip list` is no variable of any value); HOME as the engine starts it stays, as with -i
+            gone.extend(
+                name
+                for name in parsed.values(grammar.unsets_variable)
+                if name in env and (name != "HOME" or env[name] != "~")
+            )
         for name in gone:
             env.pop(name)
         if parsed.assignments:
@@ -5199,7 +5231,7 @@ class Analyzer(Follower, LinkFollower):
         if name == "printf":
             if len(words) < 3 or words[0] != "-v" or not _IDENTIFIER.fullmatch(words[1]) or "q" in words[2]:
                 return None
-            printed = printed_text("printf", words[2:])
+            printed = printed_text("printf", words[2:], self.posix)
             return None if printed is None else [{words[1]: printed}]
         if name not in ("read", "mapfile", "readarray"):
             return None
@@ -6272,6 +6304,54 @@ def _rehome(word: str, home: str) -> str:
 _MAX_LOOP_VALUES: Final = 16
 
 
+# (stop 58) The shells that are no POSIX sh (a text they run is read as bash's), and the programs whose system(),
+# recipes or aliases run /bin/sh (see Analyzer._dialect)
+_OTHER_SHELLS: Final = frozenset(
+    {"bash", "rbash", "zsh", "ksh", "mksh", "pdksh", "yash", "fish", "csh", "tcsh", "pwsh", "powershell", "cmd", "ssh"}
+)
+_SYSTEM_SHELL_RUNNERS: Final = frozenset(
+    {
+        "python",
+        "python2",
+        "python3",
+        "pypy",
+        "pypy3",
+        "perl",
+        "ruby",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "php",
+        "lua",
+        "awk",
+        "gawk",
+        "mawk",
+        "nawk",
+        "busybox",
+        "make",
+        "gmake",
+        "git",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "watch",
+        "flock",
+        "tclsh",
+        "R",
+        "Rscript",
+        "sqlite3",
+        "vim",
+        "vi",
+        "nvim",
+        "ex",
+        "ed",
+        "less",
+        "man",
+        "gdb",
+    }
+)
 _SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")
 _SHEBANG_LANGUAGES: Final = {
     "python": "python",

@@ -197,11 +197,29 @@ def read_fields(line: str, count: int, ifs: str) -> list[str] | None:
     if ifs == "":
         return [line] + [""] * (count - 1)
     if ifs != _DEFAULT_IFS:
-        return None
+        return None if any(c in " \t\n" for c in ifs) else _read_delimited(line, count, ifs)
     stripped = line.strip(_DEFAULT_IFS)
     if count == 1:  # one name takes the whole line (re.split's maxsplit=0 would split it all: rt10)
         return [stripped]
     fields = re.split(r"[ \t\n]+", stripped, maxsplit=count - 1) if stripped else []
+    return fields + [""] * (count - len(fields))
+
+
+def _read_delimited(line: str, count: int, ifs: str) -> list[str]:
+    """(rev58) read's fields when IFS holds no blank (`IFS=, read -r a b <<< "x.o,y.o"`), as bash 5.2 splits them
+    (compared with it): each IFS character ends a field, blanks are kept, and the last name takes the rest, less one
+    trailing IFS character when the rest holds no other (`x:y:` gives `x` and `y`; `x:y:z` gives `x` and `y:z`)."""
+    fields: list[str] = []
+    rest = line
+    while len(fields) < count - 1:
+        cut = next((i for i, c in enumerate(rest) if c in ifs), -1)
+        if cut < 0:
+            break
+        fields.append(rest[:cut])
+        rest = rest[cut + 1 :]
+    if rest and rest[-1] in ifs and not any(c in ifs for c in rest[:-1]):
+        rest = rest[:-1]
+    fields.append(rest)
     return fields + [""] * (count - len(fields))
 
 

