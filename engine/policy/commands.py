@@ -56,7 +56,8 @@ _FLAVOURS: Final = (
 _LOADER: Final = re.compile(r"ld(?:-linux|64|-musl)?(?:-[\w.-]*)?\.so(?:\.[\d.]+)?")
 # Pipeline filters that pass literal data through (or decode it) on its way to a sink.
 # (stop 58, adv58) Only those that pass all of it as it is: tr, fold, head, tail, sort and uniq change it (`echo
-# ../notes.txtX | tr -d X`, `head -c 18` of a longer line, `tail -n 2` of a here-document that quoted its lines).
+# ../notes.txtX | tr -d X`, `head -c 18` of a longer line, `tail -n 2` of a here-document that quoted its lines); tr's
+# simple sets are worked out (_tr).
 PASS_THROUGH = frozenset({"cat", "tee", "dos2unix"})
 # ... and those that pass one line (or copies of it) whole, given no option but a count of lines of at least one
 _LINE_FILTERS: Final = frozenset({"head", "tail", "sort", "uniq"})
@@ -205,9 +206,65 @@ def decode_filter(filter_argv: tuple[str, ...], data: str) -> str | None:
         return "\n".join(line[::-1] for line in data.split("\n"))
     if name in PASS_THROUGH:
         return data
+    if name == "tr":
+        return _tr(filter_argv[1:], data)
     if name in _LINE_FILTERS and _LINE_COUNT.fullmatch(" ".join(filter_argv[1:])) and _one_line(data):
         return data  # one line (or copies of it), kept whole: `yes CMD | head -1`, `echo CMD | sort`
     return None
+
+
+def _tr(args: Sequence[str], data: str) -> str | None:
+    r"""(CI of f21bd19b) What `tr -d SET` or `tr SET1 SET2` writes of ``data``, on its bytes as GNU tr works (`tr -d
+    'â'` deletes a zero-width space's UTF-8 bytes): sets of characters, octal and letter escapes and
+    ascending ranges; None for any other option, a class, an equivalence or a repeat (not worked out here)."""
+    delete = bool(args) and args[0] == "-d"
+    sets = [_tr_set(word) for word in (args[1:] if delete else args)]
+    if any(found is None for found in sets) or len(sets) != (1 if delete else 2):
+        return None
+    raw = data.encode("utf-8", "surrogateescape")
+    first = sets[0]
+    assert first is not None
+    if delete:
+        out = raw.translate(None, first)
+    else:
+        second = sets[1]
+        if not second:
+            return None
+        second = (second + second[-1:] * len(first))[: len(first)]
+        out = raw.translate(bytes.maketrans(first, second))
+    return out.decode("utf-8", errors="replace")
+
+
+_TR_ESCAPES: Final = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92}
+
+
+def _tr_set(word: str) -> bytes | None:
+    """tr's SET as its bytes (None: a class, an equivalence class, a repeat or an option)."""
+    if word.startswith("-") or "[:" in word or "[=" in word or "*" in word:
+        return None
+    raw = word.encode("utf-8", "surrogateescape")
+    items: list[int] = []
+    i = 0
+    while i < len(raw):
+        byte = raw[i]
+        if byte == 92 and i + 1 < len(raw):  # a backslash
+            octal = re.match(rb"[0-7]{1,3}", raw[i + 1 : i + 4])
+            if octal is not None:
+                items.append(int(octal.group(), 8) & 0xFF)
+                i += 1 + len(octal.group())
+                continue
+            items.append(_TR_ESCAPES.get(chr(raw[i + 1]), raw[i + 1]))
+            i += 2
+            continue
+        if i + 2 < len(raw) and raw[i + 1] == 45 and raw[i + 2] != 92:  # `a-z`
+            if raw[i + 2] < byte:
+                return None
+            items.extend(range(byte, raw[i + 2] + 1))
+            i += 3
+            continue
+        items.append(byte)
+        i += 1
+    return bytes(items)
 
 
 def _one_line(data: str) -> bool:

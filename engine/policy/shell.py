@@ -2717,12 +2717,19 @@ class Analyzer(Follower, LinkFollower):
             # `~+` is $PWD, `~-` is $OLDPWD (adv29: `echo x > ~+/policies/deny.yaml` was read as
             # the home of a user named `+`); `~1`, `~+1`, `~-2` a folder of the stack pushd made
             old = self.env.get("OLDPWD")
+            # (CI of f21bd19b) a stack's tilde only where the word spells it unquoted (`--preview-window '~3'` is text)
+            tokens = [*raw.words, *(t for _, t in raw.redirects if t is not None)]
+            stacked = frozenset(m.group() for t in tokens if t.value[:1] == "~" and (m := _STACK_PREFIX.match(t.value)))
             dynamic = [
-                d or (_tilde_dir(w) is not None and (w[1] not in "+-" or (not old and w[1] == "-") or w[2:3].isdigit()))
+                d
+                or (
+                    _tilde_dir(w, None, stacked) is not None
+                    and (w[1] not in "+-" or (not old and w[1] == "-") or w[2:3].isdigit())
+                )
                 for w, d in zip(argv, dynamic, strict=True)
             ]
-            argv = [_tilde_dir(word, old) or word for word in argv]
-            redirects = [(op, _tilde_dir(target, old) or target) for op, target in redirects]
+            argv = [_tilde_dir(word, old, stacked) or word for word in argv]
+            redirects = [(op, _tilde_dir(target, old, stacked) or target) for op, target in redirects]
         # `HOME=/etc; cp x ~/passwd`: a tilde is the home the line set; a HOME= leading the command itself is
         # assigned after its words are expanded (adv42b: `HOME=/tmp/x rm -rf ~` was read as `rm -rf /tmp/x` and
         # allowed: bash deletes the home), its tilde the home before: the real one named as a path when that was
@@ -6276,6 +6283,7 @@ def may_name_directory_tilde(text: str) -> bool:
 # the user's note): a path the line's own cd and pushd computed (Analyzer._derived's DIRSTACK)
 _STACK_TILDE: Final = re.compile(r"~[+-]?[0-9]")
 _STACK_WORD: Final = re.compile(r"~[+-]?[0-9]+(?=/|$)")
+_STACK_PREFIX: Final = re.compile(r"~[+-]?[0-9]+")
 
 
 def _directory_tilde(word: str) -> bool:
@@ -6283,13 +6291,13 @@ def _directory_tilde(word: str) -> bool:
     return word[:2] in _DIRECTORY_TILDES or _STACK_WORD.match(word) is not None
 
 
-def _tilde_dir(word: str, old: str | None = None) -> str | None:
+def _tilde_dir(word: str, old: str | None = None, stacked: frozenset[str] = frozenset()) -> str | None:
     """`~+` / `~+/x` as `.` / `./x` (the shell's $PWD: where the command runs), `~-` / `~-/x` as the
     $OLDPWD the line gave (a `$OLDPWD` nobody knows otherwise), `~1/x` (`~+1`, `~-1`) as a path the line computed,
-    `$(derived ~1)/x`; None for any other word."""
+    `$(derived ~1)/x` (``stacked``: the stack's tildes the line spells unquoted); None for any other word."""
     stack = _STACK_WORD.match(word)
     if stack is not None:
-        return f"$(derived {stack.group()})" + word[stack.end() :]
+        return f"$(derived {stack.group()})" + word[stack.end() :] if stack.group() in stacked else None
     if word[:2] not in _DIRECTORY_TILDES or (len(word) > 2 and word[2] != "/"):
         return None
     if word[1] == "+":
