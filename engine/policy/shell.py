@@ -6276,12 +6276,11 @@ _DIRECTORY_TILDES: Final = (_PWD_TILDE, _OLDPWD_TILDE)
 def may_name_directory_tilde(text: str) -> bool:
     """Whether ``text`` holds `~+`, `~-` or `~` and a digit anywhere (a superset of the words that are one)."""
     # `~` first: one memchr, where a search for two characters steps through a long text.
-    return "~" in text and (_PWD_TILDE in text or _OLDPWD_TILDE in text or _STACK_TILDE.search(text) is not None)
+    return "~" in text and (_PWD_TILDE in text or _OLDPWD_TILDE in text or _STACK_PREFIX.search(text) is not None)
 
 
 # (stop 58) `~1`, `~+1`, `~-2`: a folder of the stack pushd made (`pushd ~; pushd /tmp; rm -f ~1/notes.txt` removes
 # the user's note): a path the line's own cd and pushd computed (Analyzer._derived's DIRSTACK)
-_STACK_TILDE: Final = re.compile(r"~[+-]?[0-9]")
 _STACK_WORD: Final = re.compile(r"~[+-]?[0-9]+(?=/|$)")
 _STACK_PREFIX: Final = re.compile(r"~[+-]?[0-9]+")
 
@@ -6955,12 +6954,12 @@ _POSITIONAL_NAME: Final = re.compile(r"[1-9][0-9]*|[@*]")
 _OPERAND: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?")
 _INDIRECT: Final = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\[-?[0-9@*]+\])?")
 _DEFAULT: Final = re.compile(r"(:?)([-=+?])")
-# (stop 57) Analyzer._derived: variables the line's earlier words set (the last word of the command before, a match's
-# groups, getopts' value), and the places whose text is not known here but whose meaning is
-# (stop 58) DIRSTACK: the directories the line's cd, pushd and popd put there (`cd ~; rm -f ${DIRSTACK[0]}/notes.txt`)
 # (stop 58) The input of a command the line gives in a here-document or here-string whose text only the run knows
 # (an expansion in it): what `read` takes from it is a value the line computed (see _forget)
 _UNKNOWN_INPUT: Final = "$(derived input)"
+# (stop 57) Analyzer._derived: variables the line's earlier words set (the last word of the command before, a match's
+# groups, getopts' value), and the places whose text is not known here but whose meaning is
+# (stop 58) DIRSTACK: the directories the line's cd, pushd and popd put there (`cd ~; rm -f ${DIRSTACK[0]}/notes.txt`)
 _LINE_DERIVED: Final = frozenset({"_", "BASH_REMATCH", "OPTARG", "DIRSTACK"})
 _PLACE_VARIABLES: Final = frozenset({"HOME", "PWD", "OLDPWD"})
 _BOUNDS: Final = re.compile(r":[ ]*(-?[0-9]+)[ ]*(?::[ ]*(-?[0-9]+)[ ]*)?")

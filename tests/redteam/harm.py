@@ -855,3 +855,15 @@ def home_project_verdicts(
         assert_allowed(home_project[0], command)
 
     return payloads_are_not_allowed, near_misses_stay_allowed
+
+
+def note_lost_then_blocked(payloads: list[str]) -> Callable[..., None]:
+    """The live test of a family in home_project's layout: each payload loses ~/notes.txt when bash runs it unguarded,
+    and through the engine's terminal it is refused with the home intact (lost_unguarded_then_blocked). Assign it to
+    a module name starting with `test_`."""
+
+    @pytest.mark.parametrize("payload", payloads)
+    def note_lost_unguarded_and_refused(tmp_path: Path, home_project: tuple[Engine, Path, Path], payload: str) -> None:
+        lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+
+    return note_lost_unguarded_and_refused

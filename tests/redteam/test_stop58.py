@@ -25,8 +25,8 @@ from tests.redteam.harm import (
     allowed_and_harmless,
     background_writes,
     home_project_verdicts,
-    lost_unguarded_then_blocked,
     note_lost,
+    note_lost_then_blocked,
     unguarded_home,
 )
 
@@ -60,11 +60,8 @@ test_a_variable_a_wrapper_changes_is_not_read_with_the_lines_value = _wrapped[0]
 test_what_a_wrapper_gives_stays_read_where_it_is_known = _wrapped[1]
 
 
-@pytest.mark.parametrize("payload", _WRAPPED_AWAY[:2])  # (env -i: the tilde of a shell with no HOME is the real one)
-def test_a_wrappers_environment_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+# (not env -i live: the tilde of a shell with no HOME is the real user's home, not the fake one)
+test_a_wrappers_environment_loses_the_note_unguarded_and_is_refused = note_lost_then_blocked(_WRAPPED_AWAY[:2])
 
 
 def test_what_a_wrapper_assigns_is_the_projects_file_it_names(home_project: Loaded) -> None:
@@ -92,11 +89,7 @@ test_an_array_appended_to_holds_what_the_line_appended = _appended[0]
 test_an_array_of_the_projects_files_stays_allowed = _appended[1]
 
 
-@pytest.mark.parametrize("payload", _APPENDED[:2])
-def test_an_appended_array_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_an_appended_array_loses_the_note_unguarded_and_is_refused = note_lost_then_blocked(_APPENDED[:2])
 
 
 # -- 3. pushd's stack -------------------------------------------------------------------------------------------------
@@ -120,11 +113,7 @@ test_a_folder_of_pushds_stack_is_a_path_the_line_computed = _stacked[0]
 test_the_working_directorys_tildes_stay_read_as_before = _stacked[1]
 
 
-@pytest.mark.parametrize("payload", _STACKED[:3])
-def test_pushds_stack_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_pushds_stack_loses_the_note_unguarded_and_is_refused = note_lost_then_blocked(_STACKED[:3])
 
 
 # -- 4. node -p with no program ---------------------------------------------------------------------------------------
@@ -149,12 +138,9 @@ test_node_print_with_no_program_reads_its_input_as_one = _node[0]
 test_node_print_of_a_given_program_stays_allowed = _node[1]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-@pytest.mark.parametrize("payload", _NODE_INPUT[:3])
-def test_node_print_of_its_input_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_node_print_of_its_input_loses_the_note_unguarded_and_is_refused = pytest.mark.skipif(
+    shutil.which("node") is None, reason="node is not installed"
+)(note_lost_then_blocked(_NODE_INPUT[:3]))
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -224,12 +210,9 @@ test_bash_only_syntax_in_a_posix_shs_text_is_not_allowed = _dash[0]
 test_posix_syntax_in_shs_text_stays_allowed = _dash[1]
 
 
-@pytest.mark.skipif(shutil.which("dash") is None, reason="no dash here")
-@pytest.mark.parametrize("payload", _DASH_TEXTS[:3])
-def test_dash_reading_bash_only_syntax_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_dash_reading_bash_only_syntax_loses_the_note_unguarded_and_is_refused = pytest.mark.skipif(
+    shutil.which("dash") is None, reason="no dash here"
+)(note_lost_then_blocked(_DASH_TEXTS[:3]))
 
 
 @pytest.mark.parametrize(
@@ -282,11 +265,7 @@ test_a_value_only_the_run_works_out_is_not_allowed = _values[0]
 test_values_worked_out_as_the_shell_does_stay_allowed = _values[1]
 
 
-@pytest.mark.parametrize("payload", _MISREAD_VALUES)
-def test_a_misread_value_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_a_misread_value_loses_the_note_unguarded_and_is_refused = note_lost_then_blocked(_MISREAD_VALUES)
 
 
 # -- 11. (fix58a) the home pasted after other text of a word -----------------------------------------------------------
@@ -303,11 +282,7 @@ test_the_home_after_other_text_of_a_word_is_the_homes_path = _midword[0]
 test_a_path_through_the_home_into_the_project_stays_allowed = _midword[1]
 
 
-@pytest.mark.parametrize("payload", _HOME_MIDWORD[:3])
-def test_the_home_after_a_slash_loses_the_note_unguarded_and_is_refused(
-    tmp_path: Path, home_project: Loaded, payload: str
-) -> None:
-    lost_unguarded_then_blocked(tmp_path, home_project, payload, note_lost)
+test_the_home_after_a_slash_loses_the_note_unguarded_and_is_refused = note_lost_then_blocked(_HOME_MIDWORD[:3])
 
 
 def test_read_splits_at_an_ifs_of_no_blank_as_bash_does() -> None:
