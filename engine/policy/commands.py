@@ -64,18 +64,59 @@ _LINE_FILTERS: Final = frozenset({"head", "tail", "sort", "uniq"})
 _LINE_COUNT: Final = re.compile(r"(?:-[1-9][0-9]{0,5}|-n ?[1-9][0-9]{0,5}|--lines=[1-9][0-9]{0,5})?")
 # (stop 58, adv58) The shells that read only POSIX sh (Debian's /bin/sh is dash), and the syntax of bash's they read
 # otherwise, each a way to run more than bash would: `$'…'` (dash: `$` and a plain quote, `echo $'a\' ; rm -rf ~ #
-# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, shopt, `printf -v` (a
-# no-op: the variable keeps the value before), pushd and popd (dash stays where it was), a here-string `<<<`. Each at a
-# command's start (after an operator, a quote, a backslash or eval/exec/command/then/do/else: `eval "x+=.bak"`,
-# `\declare`), or `$'` starting a word. (rev58: dash's echo and printf are read as dash writes: printed_text's posix)
+# \''`), `[[ a > f ]]` (a redirection), `((…))` (subshells), `x+=…`, declare, typeset, let, shopt, `printf -v`,
+# mapfile, readarray, source, builtin, `read -a`, `cd -e` (a no-op or a failure: the variable or the folder stays
+# what it was), pushd and popd, a here-string `<<<`. Each at a command's start (after an operator, a backslash, `!`
+# or if/elif/while/until/then/do/else/eval/exec/command/time), or `$'` anywhere, outside quotes (dash_unread reads
+# the text with its quoted parts blanked: `grep '^$'`, `echo "let me know"` are none; eval's text is read on its
+# own). (rev58: dash's echo and printf are read as dash writes: printed_text's posix)
 POSIX_SHELLS: Final = frozenset({"sh", "dash", "ash", "posh"})
 DASH_UNREAD: Final = re.compile(
-    r"(?:^|[\s=;&|(])\$'"
-    r"|(?:^|[;&|(){}\n`\"'\\]|\b(?:then|do|else|eval|exec|command|builtin|time)\s)\s*\\?"
-    r"(?:\[\[|\(\(|(?:declare|typeset|let|shopt|pushd|popd)(?=[\s;&|)]|$)|printf\s+-v"
-    r"|[A-Za-z_]\w*(?:\[[^]\n]{0,64}\])?\+=)"
+    r"\$'"
+    r"|(?:^|[;&|(){}\n`!\\]|\b(?:if|elif|while|until|then|do|else|eval|exec|command|time)\s)(?<!\$\()\s*\\?"
+    r"(?:\[\[|\(\(|(?:declare|typeset|let|shopt|pushd|popd|mapfile|readarray|source|builtin)(?=[\s;&|)]|$)"
+    r"|printf\s+-v|read\s+-[A-Za-z]*[ac-oqs-z]|cd\s+-[A-Za-z@]*[^\sLP-]|[A-Za-z_]\w*(?:\[[^]\n]{0,64}\])?\+=)"
     r"|<<<"
 )
+
+
+def dash_unread(text: str) -> bool:
+    """Whether ``text``, a POSIX sh's, holds syntax of bash's dash reads otherwise (DASH_UNREAD, outside quotes)."""
+    if not _DASH_HINT.search(text):
+        return False
+    return DASH_UNREAD.search(_blank_quoted(text)) is not None
+
+
+_DASH_HINT: Final = re.compile(
+    r"\$'|\[\[|\(\(|\+=|<<<|declare|typeset|let|shopt|printf|pushd|popd|mapfile|readarray|source|builtin|read|cd"
+)
+
+
+def _blank_quoted(text: str) -> str:
+    """``text`` with what its single and double quotes hold blanked (`_`), the quotes and a backslash's escape kept."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if quote == "'":
+            out.append("'" if char == "'" else "_")
+            quote = "" if char == "'" else quote
+        elif char == "\\" and i + 1 < n:
+            out.append(char + (text[i + 1] if not quote else "_"))
+            i += 2
+            continue
+        elif quote == '"':
+            out.append('"' if char == '"' else "_")
+            quote = "" if char == '"' else quote
+        else:
+            out.append(char)
+            if char in "'\"":
+                quote = char
+        i += 1
+    return "".join(out)
+
+
 # Shells: programs that read commands from their input or a `-c` string (session_memory's background
 # shells, evaluate's finders running a line through one).
 SHELLS = frozenset(
@@ -239,31 +280,42 @@ _TR_ESCAPES: Final = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11
 
 
 def _tr_set(word: str) -> bytes | None:
-    """tr's SET as its bytes (None: a class, an equivalence class, a repeat or an option)."""
+    """tr's SET as its bytes (None: a class, an equivalence class, a repeat or an option). An octal escape takes up to
+    three digits of a value below 0400 (`\\400` is a space and a 0, as GNU tr reads it); a range's ends may be
+    escapes (`X-\\132`)."""
     if word.startswith("-") or "[:" in word or "[=" in word or "*" in word:
         return None
     raw = word.encode("utf-8", "surrogateescape")
-    items: list[int] = []
+    tokens: list[tuple[int, bool]] = []  # (byte, whether it is a plain `-`)
     i = 0
     while i < len(raw):
         byte = raw[i]
         if byte == 92 and i + 1 < len(raw):  # a backslash
-            octal = re.match(rb"[0-7]{1,3}", raw[i + 1 : i + 4])
-            if octal is not None:
-                items.append(int(octal.group(), 8) & 0xFF)
-                i += 1 + len(octal.group())
+            digits = re.match(rb"[0-7]{1,3}", raw[i + 1 : i + 4])
+            if digits is not None:
+                text = digits.group()
+                if int(text, 8) > 0o377:
+                    text = text[:2]
+                tokens.append((int(text, 8), False))
+                i += 1 + len(text)
                 continue
-            items.append(_TR_ESCAPES.get(chr(raw[i + 1]), raw[i + 1]))
+            tokens.append((_TR_ESCAPES.get(chr(raw[i + 1]), raw[i + 1]), False))
             i += 2
             continue
-        if i + 2 < len(raw) and raw[i + 1] == 45 and raw[i + 2] != 92:  # `a-z`
-            if raw[i + 2] < byte:
-                return None
-            items.extend(range(byte, raw[i + 2] + 1))
-            i += 3
-            continue
-        items.append(byte)
+        tokens.append((byte, byte == 45))
         i += 1
+    items: list[int] = []
+    k = 0
+    while k < len(tokens):
+        if k + 2 < len(tokens) and tokens[k + 1][1]:  # `a-z`
+            low, high = tokens[k][0], tokens[k + 2][0]
+            if high < low:
+                return None
+            items.extend(range(low, high + 1))
+            k += 3
+            continue
+        items.append(tokens[k][0])
+        k += 1
     return bytes(items)
 
 
@@ -342,7 +394,7 @@ def printed_text(name: str, args: list[str] | tuple[str, ...], posix: bool = Fal
         words = list(args)
         while words and words[0] == "-n":
             words.pop(0)
-        return decode_echo(" ".join(words))[0]
+        return decode_echo(" ".join(words), posix=True)[0]
     if name == "echo":
         flags: set[str] = set()
         words = list(args)
@@ -373,7 +425,7 @@ def printed_text(name: str, args: list[str] | tuple[str, ...], posix: bool = Fal
             if kind in "sq":
                 out.append(value)
             elif kind == "b":
-                decoded, stopped = decode_echo(value, octal=True)
+                decoded, stopped = decode_echo(value, octal=True, posix=posix)
                 out.append(decoded)
                 if stopped:
                     return "".join(out)  # `\c` in a %b argument ends all of printf's output
@@ -404,9 +456,10 @@ _ECHO_ESCAPE = re.compile(
 
 
 _ECHO_LETTERS: Final = frozenset("abeEfnrtv\\xuU")
+_DASH_ECHO_LETTERS: Final = frozenset("abfnrtv\\")  # (adv58b) dash's echo and %b: no \x, \u, \U, \e
 
 
-def decode_echo(text: str, octal: bool = False) -> tuple[str, bool]:
+def decode_echo(text: str, octal: bool = False, posix: bool = False) -> tuple[str, bool]:
     r"""What echo -e (``octal``: printf's %b) prints of ``text``, and whether a `\c` ended it there (`echo -e 'rm -f
     ../notes.txt\c'` prints the path and no more: decode_ansi_c kept `\c`; `\0164` was read as `\016` and a 4)."""
     if "\\" not in text:
@@ -423,7 +476,7 @@ def decode_echo(text: str, octal: bool = False) -> tuple[str, bool]:
             out.append(chr(int(code[1:] or "0", 8) & 0xFF))
         elif code[0] in "1234567":
             out.append(chr(int(code, 8) & 0xFF) if octal else "\\" + code)
-        elif code[0] in _ECHO_LETTERS:
+        elif code[0] in (_DASH_ECHO_LETTERS if posix else _ECHO_LETTERS):
             out.append(decode_ansi_c("\\" + code))
         else:
             out.append("\\" + code)  # (rev58) `\'`, `\"`, `\?`: echo keeps the backslash ($'…' drops it)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from engine.policy.argv import parse_argv
-from engine.policy.commands import DASH_UNREAD, POSIX_SHELLS, SHELLS, command_name
+from engine.policy.commands import POSIX_SHELLS, SHELLS, command_name, dash_unread
 from engine.policy.lexer import FD_NAME, MAX_LENGTH
 from engine.policy.links import UNKNOWN_TARGET
 from engine.policy.paths import key_in_workdir, key_within
@@ -712,8 +712,9 @@ class SessionMemory:
             return f"{state.command} <<< {shlex.quote(lines)}"
         if state.kind != "shell":
             return inline_text(programs or state.programs, state.kind, state.context + lines)
-        if state.posix and DASH_UNREAD.search(lines) is not None:
-            # (stop 58, adv58) `sh` in the background, `x+=.bak` written: judged as sh's text (shell_syntax_unread)
+        if state.posix and (dash_unread(lines) or "\\" in lines):
+            # (stop 58, adv58) `sh` in the background, `x+=.bak` written: judged as sh's text (shell_syntax_unread);
+            # and a line holding a backslash (adv58b: dash's echo decodes `\n`), which sh's text reads as dash writes
             return f"sh -c {shlex.quote(lines)}"
         return lines
 

@@ -37,9 +37,9 @@ from engine.policy.argv import (
 )
 from engine.policy.commands import (
     ASSIGNMENT,
-    DASH_UNREAD,
     POSIX_SHELLS,
     command_name,
+    dash_unread,
     decode_filter,
     download_targets,
     printed_text,
@@ -1242,14 +1242,14 @@ class Analyzer(Follower, LinkFollower):
         self._posix_analyze(text, depth, via)
 
     def _posix_analyze(self, text: str, depth: int, via: tuple[str, ...]) -> None:
-        if self.posix and DASH_UNREAD.search(text) is not None:
+        if self.posix and dash_unread(text):
             self.unread.append(UNREAD_SHELL_MARK + text[:80])  # see commands.DASH_UNREAD
         self._analyze(text, depth, via)
 
     def _dialect(self, text: str, via: tuple[str, ...]) -> bool | None:
         r"""(stop 58, adv58, rev58) Whether ``text``, reached through ``via``, is read by a POSIX sh (True: dash, ash),
         by another shell (False: bash, zsh, ...), or by the shell reading it now (None: `eval`, `$(…)`, a function).
-        `sh -c`, `| sh`, `sh x.sh`, a `#!/bin/sh` script and the shell a program's system() or a make recipe starts
+        `sh -c`, `| sh`, `sh x.sh`, a `#!/bin/sh` script and the shell a program's system() or a git alias starts
         (/bin/sh) are POSIX sh's: there bash-only syntax asks (commands.DASH_UNREAD) and echo and printf write as
         dash's do (printed_text's posix): `sh -c "echo \$'a\\' ; rm -rf ~ # \\''"` runs rm in dash."""
         step = via[-1]
@@ -1258,16 +1258,20 @@ class Analyzer(Follower, LinkFollower):
         if step in _OTHER_SHELLS:
             return False
         script = "/" in step or step == "stdin" or "." in step or "*" in step
+        if len(via) > 1 and step not in self.programs.by_name:
+            # `sh x.sh`, `sh` reading its input, `python mod.py`'s system(), make's Makefile: the shell named reads the
+            # file, whatever its `#!` line says (adv58b: `sh c.sh` of a `#!/bin/bash` file is dash's)
+            if via[-2] in POSIX_SHELLS:
+                return True
+            if via[-2] in _OTHER_SHELLS:
+                return False
+            if via[-2] in _SYSTEM_SHELL_RUNNERS:
+                return True
         if script and text[:2] == "#!":
             shebang = _SHEBANG.match(text)
             if shebang is not None:
-                return shebang.group(1) in POSIX_SHELLS
-        if script and len(via) > 1 and step not in self.programs.by_name:
-            step = via[-2]  # `sh x.sh`, `sh` reading its input, `python mod.py`'s system()
-            if step in POSIX_SHELLS:
-                return True
-            if step in _OTHER_SHELLS:
-                return False
+                # (adv58b) `#!/usr/bin/busybox sh`: busybox's sh and ash are POSIX sh's
+                return shebang.group(1) in POSIX_SHELLS or shebang.group(1) == "busybox"
         return True if step in _SYSTEM_SHELL_RUNNERS else None
 
     def _readings(self, text: str) -> None:
@@ -6311,8 +6315,9 @@ def _rehome(word: str, home: str) -> str:
 _MAX_LOOP_VALUES: Final = 16
 
 
-# (stop 58) The shells that are no POSIX sh (a text they run is read as bash's), and the programs whose system(),
-# recipes or aliases run /bin/sh (see Analyzer._dialect)
+# (stop 58) The shells that are no POSIX sh (a text they run is read as bash's), and the programs whose system() or
+# aliases run /bin/sh (see Analyzer._dialect). Not make: a Makefile may name its SHELL (`SHELL := /bin/bash`), which
+# the recipe's reading does not see here (its recipes are read as bash's, as before)
 _OTHER_SHELLS: Final = frozenset(
     {"bash", "rbash", "zsh", "ksh", "mksh", "pdksh", "yash", "fish", "csh", "tcsh", "pwsh", "powershell", "cmd", "ssh"}
 )
@@ -6336,8 +6341,6 @@ _SYSTEM_SHELL_RUNNERS: Final = frozenset(
         "mawk",
         "nawk",
         "busybox",
-        "make",
-        "gmake",
         "git",
         "npm",
         "npx",
@@ -6357,6 +6360,7 @@ _SYSTEM_SHELL_RUNNERS: Final = frozenset(
         "less",
         "man",
         "gdb",
+        "tar",
     }
 )
 _SHEBANG: Final = re.compile(r"#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:\S*/)?([A-Za-z]+)")

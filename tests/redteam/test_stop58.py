@@ -189,6 +189,19 @@ _DASH_TEXTS = [
     # (rev58) dash's echo always decodes, its printf leaves \u as it is
     r"""sh -c 'echo "a\nrm -f ../notes.txt" | sh'""",
     r"""sh -c "printf 'echo \\u0023; rm -f ../notes.txt' | bash" """,
+    # (adv58b) the shell named reads a file whatever its #! line says; if/while/! before the syntax; `$'` after text;
+    # dash's missing builtins (source, builtin, mapfile, cd -e); tar's exec; busybox's sh; dash's echo keeps \x
+    "printf '#!/bin/bash\\nx=../notes.txt\\nx+=.bak\\nrm -f \"$x\"\\n' > c.sh; sh c.sh",
+    "sh -c 'if [[ a > ../notes.txt ]]; then :; fi'",
+    """sh -c 'x=../notes.txt; ! declare x=a.o; rm -f "$x"'""",
+    "sh -c '! ((rm -f ../notes.txt))'",
+    r"""sh -c "echo x\$'a\\' ; rm -f ../notes.txt # \\''" """,
+    """sh -c 'x=../notes.txt; source ./set.sh; rm -f "$x"'""",
+    "sh -c 'cd ..; builtin cd p; rm -f notes.txt'",
+    "sh -c 'cd ..; cd -e p; rm -f notes.txt'",
+    "tar -cf /dev/null --checkpoint=1 --checkpoint-action='exec=[[ a > ../notes.txt ]]' a.py",
+    "printf '#!/usr/bin/busybox sh\\n[[ a > ../notes.txt ]]\\n' > s3.sh; chmod +x s3.sh; ./s3.sh",
+    r"""sh -c "echo '\\x23;rm ../notes.txt' | sh" """,
 ]
 _DASH_KEPT = [
     "sh -c '[ -f x ] && echo ok'",
@@ -204,6 +217,16 @@ _DASH_KEPT = [
     "sh -c 'make CFLAGS+=-O2'",
     r"""sh -c 'printf "\x1b[32mok\x1b[0m\n"'""",
     "sh -c 'cd src && make'",
+    # (adv58b) quoted text, arithmetic, make's recipes (a Makefile may name bash as its SHELL), bash on a sh script
+    """sh -c "grep -c '[[:space:]]' notes.txt" """,
+    """sh -c 'echo "let me know"'""",
+    """sh -c 'git commit -m "declare victory"'""",
+    """sh -c 'echo "CFLAGS+=-O2" >> config.mk'""",
+    """sh -c "grep -n '^<<<<<<<' f" """,
+    "sh -c 'echo $(((1+2)*3))'",
+    """sh -c 'echo "((x))"'""",
+    "printf 'all:\\n\\t[[ -f x ]] || echo no\\n' > Makefile; make",
+    "printf '#!/bin/sh\\n[[ -f x ]] && echo y\\n' > e.sh; bash e.sh",
 ]
 _dash = home_project_verdicts(_DASH_TEXTS, _DASH_KEPT)
 test_bash_only_syntax_in_a_posix_shs_text_is_not_allowed = _dash[0]
@@ -217,7 +240,12 @@ test_dash_reading_bash_only_syntax_loses_the_note_unguarded_and_is_refused = pyt
 
 @pytest.mark.parametrize(
     "writes",
-    [["x=../notes.txt\n", "x+=.bak\n", 'rm -f "$x"\n'], ["echo $'a\\' ; rm -f ../notes.txt # \\''\n"]],
+    [
+        ["x=../notes.txt\n", "x+=.bak\n", 'rm -f "$x"\n'],
+        ["echo $'a\\' ; rm -f ../notes.txt # \\''\n"],
+        ["if [[ a > ../notes.txt ]]; then :; fi\n"],  # (adv58b)
+        ["echo '#\\nrm -f ../notes.txt' | sh\n"],  # (adv58b) dash's echo decodes \n
+    ],
 )
 def test_bash_only_syntax_written_to_a_background_sh_is_held(home_project: Loaded, writes: list[str]) -> None:
     """`sh` started in the background by the terminal (dash here), then its lines: one dash reads otherwise than bash
@@ -248,6 +276,8 @@ _MISREAD_VALUES = [
     'x=../notes.txt; read a <<EOF\n$x\nEOF\nrm -f "$a"',
     r"""echo -e "echo \\' ; rm -f ../notes.txt ; echo \\'" | bash""",  # (rev58) echo -e keeps the backslash of \'
     "rm -f \"$(echo 'Li4vbm90ZXMudHh0 LmJhaw==' | base64 -d)\"",  # GNU base64 stops at the blank
+    "rm -f \"$(echo .Y./notes.txt | tr -d 'X-\\132')\"",  # (adv58b) a range's end an escape
+    "rm -f \"$(echo .0./notes.txt | tr -d '\\400')\"",  # \400 is a space and a 0
 ]
 _VALUES_KEPT = [
     "echo -e 'a\\tb'",
