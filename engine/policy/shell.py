@@ -2118,10 +2118,16 @@ class Analyzer(Follower, LinkFollower):
                 fields[-1].append(f"$(({seg.text}))")
                 dynamic = True
                 continue
-            if (value == "~" or value[:2] == "~/") and any(fields[-1]) and fields[-1][-1][-1:] not in ("=", ":", ""):
+            if (
+                seg.kind == VAR
+                and (value == "~" or value[:2] == "~/")
+                and any(fields[-1])
+                and fields[-1][-1][-1:] not in ("=", ":", "")
+            ):
                 # (stop 58, fix58a) the home (`$HOME`, a value a tilde gave) after other text of the word is the
                 # home's path there, not a `~` the paths read as a folder of that name (`rm -f /$HOME/notes.txt`); after
-                # a `=` or `:` (`--file=$HOME/x`, `PATH=a:$HOME/bin`) the paths read the `~` as the home already
+                # a `=` or `:` (`--file=$HOME/x`, `PATH=a:$HOME/bin`) the paths read the `~` as the home already. A
+                # variable's only: a substitution's `~` is what a printer made of one (`$(basename ~)`, CI of 4f7108f2)
                 value = posixpath.expanduser("~") + value[1:]
             if seg.quoted or not separators:
                 fields[-1].append(value)
@@ -2640,9 +2646,17 @@ class Analyzer(Follower, LinkFollower):
             if appended is not None:
                 # `c=r; c+=m`: the value grows (unknown when either part is)
                 current = self.env.get(appended.group(1))
-                if current is None and appended.group(1) not in self.vals.written and not self.env.lost:
+                grown_name = appended.group(1)
+                if (
+                    current is None
+                    and grown_name not in self.vals.written
+                    and not self.env.lost
+                    and grown_name not in self.vals.attributes
+                    and grown_name not in self.references
+                ):
                     # (rev58) one the line never set: the environment's, unset in most (`x+=../notes.txt; rm -f "$x"`
-                    # was read as the user's value): it holds what the line appended (see _assign_arrays)
+                    # was read as the user's value): it holds what the line appended (see _assign_arrays). Not one
+                    # declared (`declare -i y; y+=$x` is arithmetic: CI of 4f7108f2) nor a reference
                     current = ""
                 if current is None and appended.group(1) in self.references:
                     # `declare -n r=PS4; r+='$(cmd)'`: the target's value grows (adv44)
