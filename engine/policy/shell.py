@@ -2737,7 +2737,12 @@ class Analyzer(Follower, LinkFollower):
             old = self.env.get("OLDPWD")
             # (CI of f21bd19b) a stack's tilde only where the word spells it unquoted (`--preview-window '~3'` is text)
             tokens = [*raw.words, *(t for _, t in raw.redirects if t is not None)]
-            stacked = frozenset(m.group() for t in tokens if t.value[:1] == "~" and (m := _STACK_PREFIX.match(t.value)))
+            # (CI of 8244a8c5: `\~0` as `~0`, as the other tildes here read a word whatever its quoting of the `~`)
+            stacked = frozenset(
+                m.group()
+                for t in tokens
+                if (m := _STACK_PREFIX.match(t.value[1:] if t.value[:2] == "\\~" else t.value))
+            )
             dynamic = [
                 d
                 or (
