@@ -2738,11 +2738,12 @@ class Analyzer(Follower, LinkFollower):
             # (CI of f21bd19b) a stack's tilde only where the word spells it unquoted (`--preview-window '~3'` is text)
             tokens = [*raw.words, *(t for _, t in raw.redirects if t is not None)]
             # (CI of 8244a8c5: `\~0` as `~0`, as the other tildes here read a word whatever its quoting of the `~`)
-            stacked = frozenset(
-                m.group()
-                for t in tokens
-                if (m := _STACK_PREFIX.match(t.value[1:] if t.value[:2] == "\\~" else t.value))
-            )
+            spelled: set[str] = set()  # (a loop, not a walrus in a generator: the compiled build's)
+            for token in tokens:
+                found = _STACK_PREFIX.match(token.value[1:] if token.value[:2] == "\\~" else token.value)
+                if found is not None:
+                    spelled.add(found.group())
+            stacked = frozenset(spelled)
             dynamic = [
                 d
                 or (
