@@ -585,8 +585,10 @@ class SessionMemory:
         state = ProcessInput(kind, command=command if kind in ("input", UNRESOLVED) else "", cwd=cwd)
         if kind == "shell":
             state.shell = _fresh_shell(cwd)
-            # (rev58) every word, also inside another's quotes (`bash -c 'exec sh'`)
-            state.posix = any(command_name(word) in POSIX_SHELLS for word in _WORDS.findall(command))
+            # (rev58) every word, also inside another's quotes (`bash -c 'exec sh'`); and a program that hands its lines
+            # to /bin/sh (`perl -ne 'system $_'`): any command naming no other shell
+            names = {command_name(word) for word in _WORDS.findall(command)}
+            state.posix = not names.isdisjoint(POSIX_SHELLS) or names.isdisjoint(_NON_POSIX_SHELLS)
             if _starts_environment(command):
                 state.shell = replace(state.shell, environ=True)
         with self._lock:
@@ -1233,8 +1235,10 @@ def reader_kind(command: str, readers: frozenset[str] = frozenset()) -> str | No
 
 
 # (fix58a) interpreters whose inline program may run the lines it reads as shell commands (follow.runs_input_lines)
-_LINE_LANGUAGES = {"perl": "perl", "ruby": "ruby", "php": "php", "node": "node", "nodejs": "node", "awk": "awk"}
-_LINE_LANGUAGES.update({"gawk": "awk", "mawk": "awk", "nawk": "awk", "busybox-awk": "awk"})
+_LINE_LANGUAGES: Final = {
+    **{"perl": "perl", "ruby": "ruby", "php": "php", "node": "node", "nodejs": "node"},
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), "awk"),
+}
 
 
 def _line_runner(argvs: list[list[str]]) -> bool:
@@ -1374,6 +1378,7 @@ def _after(
 
 
 _WORDS: Final = re.compile(r"[\w./+-]+")
+_NON_POSIX_SHELLS: Final = frozenset({"bash", "rbash", "zsh", "ksh", "mksh", "yash", "fish", "csh", "tcsh"})
 
 
 def sets_environment(lines: str) -> bool:
